@@ -1,0 +1,1 @@
+"""Subcommands of the ``sapsam`` command line, one module each (see ``sapsam.cli``)."""

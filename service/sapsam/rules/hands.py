@@ -1,0 +1,316 @@
+"""Hand values for the 5-card rows (middle, back) and the 3-card front.
+
+One value type, :class:`HandValue`, orders every row against every other row, whatever its size
+(rules.md §1): compare the category, then the group ranks (quads, the trips of a full house, the
+pairs from high to low), then the kickers from high to low, where **a missing kicker is weaker than
+any real card**. So front ``Q Q K`` is weaker than middle ``Q Q K 3 2``, and front ``A A K`` is
+stronger than middle ``K K Q J T``. Suits never break ties. The front knows only three of a kind,
+pair and high card; 5-card rows know all nine categories, the ace plays high and also low in the
+wheel ``A 2 3 4 5`` (a five-high straight, the lowest one); there is no wrap-around.
+
+Every distinct value (7,462 for five cards, 455 for three) is built once at import, by enumerating
+rank multisets rather than hands, and the evaluators return these shared objects. Evaluating five
+cards is a handful of table lookups: the product of one prime per rank identifies the rank multiset
+(the classic Cactus Kev trick), and a flush needs only the five suits to agree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from itertools import combinations_with_replacement
+from typing import Final
+
+from sapsam.rules.cards import RANK_CHARS, RANK_NAMES, RANK_PLURALS
+
+__all__ = [
+    "ALL_VALUES",
+    "FIVE_CARD_VALUES",
+    "THREE_CARD_VALUES",
+    "Category",
+    "HandValue",
+    "evaluate",
+    "evaluate3",
+    "evaluate5",
+]
+
+
+class Category(IntEnum):
+    """Hand categories; a larger number is a stronger category, for 5- and 3-card rows alike."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+
+
+ACE: Final = 12
+FIVE: Final = 3  # the top card of the wheel A-2-3-4-5
+_KEY_LENGTH: Final = 5  # the longest comparison key (high card or flush: five ranks)
+_MISSING: Final = -1  # a missing kicker ranks below the deuce (rank 0)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HandValue:
+    """The value of one row: a category and its comparison ranks; totally ordered over both sizes.
+
+    ``ranks`` holds the group ranks (quads; trips then pair of a full house; pairs high to low; a
+    trips) and then the kickers high to low, ranks ``0 .. 12`` meaning ``2 .. A``. A straight or
+    straight flush is keyed by its top card alone (the wheel's top is the five, rank 3). ``size``
+    is the number of cards in the row, 3 or 5. ``strength`` is one integer, the value's position in
+    the sorted order of all 7,917 distinct values of both sizes, so ``a < b`` exactly when
+    ``a.strength < b.strength``; a 3-card value never equals a 5-card value.
+
+    Values are shared: the evaluators return one object per distinct value, so ``is`` also works,
+    but compare with ``==`` (it compares strengths).
+    """
+
+    category: Category
+    ranks: tuple[int, ...]
+    size: int
+    strength: int
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        """The category then the ranks, padded with ``-1`` (missing kickers) to a fixed length.
+
+        Ordering these tuples lexicographically is the rule book's order; ``strength`` is built
+        from it.
+        """
+        return _comparison_key(self.category, self.ranks)
+
+    def describe(self) -> str:
+        """The value in words, e.g. ``"pair of sevens, kickers 9 5 3"``."""
+        return _describe(self.category, self.ranks)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def __repr__(self) -> str:
+        return f"HandValue({self.category.name}, ranks={self.ranks}, size={self.size})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.strength == other.strength
+
+    def __ne__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.strength != other.strength
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.strength < other.strength
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.strength <= other.strength
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.strength > other.strength
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, HandValue):
+            return NotImplemented
+        return self.strength >= other.strength
+
+    def __hash__(self) -> int:
+        return hash(self.strength)
+
+
+def _comparison_key(category: int, ranks: tuple[int, ...]) -> tuple[int, ...]:
+    return (category, *ranks, *(_MISSING,) * (_KEY_LENGTH - len(ranks)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Words
+
+
+def _describe(category: Category, ranks: tuple[int, ...]) -> str:
+    top = ranks[0]
+
+    def kickers(rest: tuple[int, ...]) -> str:
+        if not rest:
+            return ""
+        label = "kicker" if len(rest) == 1 else "kickers"
+        return f", {label} " + " ".join(RANK_CHARS[rank] for rank in rest)
+
+    if category == Category.STRAIGHT_FLUSH:
+        royal = " (royal flush)" if top == ACE else ""
+        return f"{RANK_NAMES[top]}-high straight flush{royal}"
+    if category == Category.FOUR_OF_A_KIND:
+        return f"four of a kind, {RANK_PLURALS[top]}{kickers(ranks[1:])}"
+    if category == Category.FULL_HOUSE:
+        return f"full house, {RANK_PLURALS[top]} over {RANK_PLURALS[ranks[1]]}"
+    if category == Category.FLUSH:
+        return f"{RANK_NAMES[top]}-high flush{kickers(ranks[1:])}"
+    if category == Category.STRAIGHT:
+        return f"{RANK_NAMES[top]}-high straight"
+    if category == Category.THREE_OF_A_KIND:
+        return f"three of a kind, {RANK_PLURALS[top]}{kickers(ranks[1:])}"
+    if category == Category.TWO_PAIR:
+        return f"two pair, {RANK_PLURALS[top]} and {RANK_PLURALS[ranks[1]]}{kickers(ranks[2:])}"
+    if category == Category.PAIR:
+        return f"pair of {RANK_PLURALS[top]}{kickers(ranks[1:])}"
+    return f"{RANK_NAMES[top]} high{kickers(ranks[1:])}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Classification of rank multisets (done once, at import)
+
+
+def _straight_top(distinct_ranks_descending: tuple[int, ...]) -> int | None:
+    """The top card if five distinct ranks form a straight (the wheel's top is the five)."""
+    if distinct_ranks_descending[0] - distinct_ranks_descending[4] == 4:
+        return distinct_ranks_descending[0]
+    if distinct_ranks_descending == (ACE, 3, 2, 1, 0):
+        return FIVE
+    return None
+
+
+def _classify(ranks: tuple[int, ...], suited: bool) -> tuple[Category, tuple[int, ...]]:
+    """Category and comparison ranks of a rank multiset (3 or 5 ranks; ``suited`` for flushes)."""
+    counts = Counter(ranks)
+    # Groups first (larger groups, then higher ranks), which is also the comparison order.
+    groups = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    ordered = tuple(rank for rank, _ in groups)
+    shape = tuple(count for _, count in groups)
+    if len(ranks) == 3:
+        if shape == (3,):
+            return Category.THREE_OF_A_KIND, ordered
+        if shape == (2, 1):
+            return Category.PAIR, ordered
+        return Category.HIGH_CARD, ordered
+    if shape == (4, 1):
+        return Category.FOUR_OF_A_KIND, ordered
+    if shape == (3, 2):
+        return Category.FULL_HOUSE, ordered
+    if shape == (3, 1, 1):
+        return Category.THREE_OF_A_KIND, ordered
+    if shape == (2, 2, 1):
+        return Category.TWO_PAIR, ordered
+    if shape == (2, 1, 1, 1):
+        return Category.PAIR, ordered
+    top = _straight_top(ordered)
+    if top is not None:
+        return (Category.STRAIGHT_FLUSH if suited else Category.STRAIGHT), (top,)
+    return (Category.FLUSH if suited else Category.HIGH_CARD), ordered
+
+
+# One prime per rank: the product of a hand's primes names its rank multiset uniquely.
+_RANK_PRIMES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+
+
+def _product(ranks: tuple[int, ...]) -> int:
+    result = 1
+    for rank in ranks:
+        result *= _RANK_PRIMES[rank]
+    return result
+
+
+def _build() -> tuple[
+    tuple[HandValue, ...], dict[int, HandValue], dict[int, HandValue], dict[int, HandValue]
+]:
+    # (category, ranks, size, product, suited) for every distinct value source.
+    entries: list[tuple[Category, tuple[int, ...], int, int, bool]] = []
+    for size in (5, 3):
+        limit = 4 if size == 5 else 3
+        for multiset in combinations_with_replacement(range(12, -1, -1), size):
+            if max(Counter(multiset).values()) > limit:
+                continue
+            product = _product(multiset)
+            category, ranks = _classify(multiset, suited=False)
+            entries.append((category, ranks, size, product, False))
+            if size == 5 and len(set(multiset)) == 5:
+                category, ranks = _classify(multiset, suited=True)
+                entries.append((category, ranks, size, product, True))
+    entries.sort(key=lambda entry: _comparison_key(entry[0], entry[1]))
+    values: list[HandValue] = []
+    unsuited: dict[int, HandValue] = {}
+    suited: dict[int, HandValue] = {}
+    front: dict[int, HandValue] = {}
+    for strength, (category, ranks, size, product, is_suited) in enumerate(entries):
+        value = HandValue(category, ranks, size, strength)
+        values.append(value)
+        if size == 3:
+            front[product] = value
+        elif is_suited:
+            suited[product] = value
+        else:
+            unsuited[product] = value
+    return tuple(values), unsuited, suited, front
+
+
+_TABLES: Final = _build()
+ALL_VALUES: Final = _TABLES[0]
+"""Every distinct value of both sizes, weakest first; ``ALL_VALUES[v.strength] is v``."""
+_UNSUITED: Final = _TABLES[1]
+_SUITED: Final = _TABLES[2]
+_FRONT: Final = _TABLES[3]
+
+FIVE_CARD_VALUES: Final = tuple(value for value in ALL_VALUES if value.size == 5)
+"""The 7,462 distinct 5-card values, weakest first."""
+THREE_CARD_VALUES: Final = tuple(value for value in ALL_VALUES if value.size == 3)
+"""The 455 distinct 3-card values, weakest first."""
+
+# Per-card prime of the card's rank, indexed by card (rank * 4 + suit).
+_CARD_PRIME: Final = [_RANK_PRIMES[card >> 2] for card in range(52)]
+# Per-card bit, for checking that the cards are distinct; a dict, so a bad card is a KeyError.
+_CARD_BIT: Final = {card: 1 << card for card in range(52)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+
+def evaluate5(c1: int, c2: int, c3: int, c4: int, c5: int) -> HandValue:
+    """The value of five cards (``0 .. 51``); the fast path, which trusts its input.
+
+    The cards must be valid and distinct; this is not checked (use :func:`evaluate` for untrusted
+    input). Five cards are a flush when all suits (``card & 3``) agree: then every pairwise
+    difference is a multiple of four, so the low two bits of their union are zero.
+    """
+    product = (
+        _CARD_PRIME[c1] * _CARD_PRIME[c2] * _CARD_PRIME[c3] * _CARD_PRIME[c4] * _CARD_PRIME[c5]
+    )
+    if ((c1 - c2) | (c1 - c3) | (c1 - c4) | (c1 - c5)) & 3:
+        return _UNSUITED[product]
+    return _SUITED[product]
+
+
+def evaluate3(c1: int, c2: int, c3: int) -> HandValue:
+    """The value of a 3-card front; the fast path, which trusts its input (valid, distinct)."""
+    return _FRONT[_CARD_PRIME[c1] * _CARD_PRIME[c2] * _CARD_PRIME[c3]]
+
+
+def evaluate(cards: Sequence[int]) -> HandValue:
+    """The value of a row of 3 or 5 distinct cards (``0 .. 51``), checked.
+
+    Raises ``ValueError`` for another number of cards, a card outside ``0 .. 51`` or a repeat.
+    """
+    try:
+        mask = 0
+        for card in cards:
+            mask |= _CARD_BIT[card]
+    except (KeyError, TypeError):
+        raise ValueError(f"not a card index 0..51 among {list(cards)!r}") from None
+    count = len(cards)
+    if mask.bit_count() != count:
+        raise ValueError(f"repeated card among {list(cards)!r}")
+    if count == 5:
+        return evaluate5(*cards)
+    if count == 3:
+        return evaluate3(*cards)
+    raise ValueError(f"a row has 3 or 5 cards, not {count}")

@@ -1,0 +1,249 @@
+"""Rule sets: every number the scoring and the table read, as one frozen, serialisable value.
+
+A rule set is recorded in a table's first event, so an old deal replays under the rules it was
+played with. It therefore holds integers, strings, enums and ``None`` only, and it has one canonical
+JSON form (sorted keys, no spaces, no floats) whose bytes are stable across runs and machines.
+
+Money is counted in *units*: ``row_unit`` is the value of one unit, and every other amount
+(``scoop_bonus``, the 1-6 points) is a number of units, so a table playing for higher stakes
+changes ``row_unit`` only.
+
+The presets (``PRESETS``) follow docs/rules.md: ``pagat`` is the base game of §1 and the default;
+``two_four``, ``one_six`` and ``scoop_bonus`` are the closed-game scoring options of §2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Final
+
+RULES_VERSION: Final = 1
+"""The rules-engine version this code implements; recorded with every rule set."""
+
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1})
+
+MAX_NAME_LENGTH: Final = 64
+
+
+class RuleSetError(ValueError):
+    """A rule set is malformed: an unknown key, a value of the wrong type or out of range, or an
+    unknown preset name. The message names the key or preset."""
+
+
+class ScoringMethod(StrEnum):
+    """How one pair of players settles a deal (docs/rules.md §1 and §2).
+
+    * ``per_row``: each row won +1 unit, lost -1, tied 0 (Pagat's basic scoring).
+    * ``two_four``: per row, plus 1 unit to the player who won more rows (2-1 nets +2, 3-0 +4).
+    * ``one_six``: ``one_six_two_of_three`` units to the player who won more rows,
+      ``one_six_scoop`` units for winning all three.
+    * ``per_row_scoop_bonus``: per row, plus ``scoop_bonus`` units for winning all three.
+    """
+
+    PER_ROW = "per_row"
+    TWO_FOUR = "two_four"
+    ONE_SIX = "one_six"
+    PER_ROW_SCOOP_BONUS = "per_row_scoop_bonus"
+
+
+class TimeoutPolicy(StrEnum):
+    """What happens to a seat that has not confirmed an arrangement when the deadline passes.
+
+    * ``foul``: the seat is judged fouled.
+    * ``solver``: the seat gets the solver's arrangement of its cards.
+    """
+
+    FOUL = "foul"
+    SOLVER = "solver"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every parameter of a game; defaults are the Pagat base game (docs/rules.md §1).
+
+    Construction validates every field and raises :class:`RuleSetError` naming the bad one.
+    """
+
+    name: str = "pagat"
+    """A short label, e.g. the preset it came from; not interpreted by the rules."""
+    rules_version: int = RULES_VERSION
+    scoring: ScoringMethod = ScoringMethod.PER_ROW
+    row_unit: int = 1
+    """The value of one unit; every other amount is counted in units."""
+    scoop_bonus: int = 1
+    """Extra units for winning all three rows; read only by ``per_row_scoop_bonus``."""
+    one_six_two_of_three: int = 1
+    """Units for winning more rows than the opponent without a scoop; read only by ``one_six``."""
+    one_six_scoop: int = 6
+    """Units for winning all three rows; read only by ``one_six``."""
+    min_seats: int = 2
+    max_seats: int = 4
+    series_length: int = 8
+    """Deals in a series (the deal passes to the left after each)."""
+    arrange_seconds: int | None = None
+    """Seconds each seat has to confirm an arrangement; ``None`` means no deadline."""
+    reveal_seconds: int | None = None
+    """Seconds each seat has to reveal after all confirmed; ``None`` means no deadline."""
+    arrange_timeout_policy: TimeoutPolicy = TimeoutPolicy.FOUL
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as plain JSON values (enums as their string values)."""
+        result: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            result[field.name] = value.value if isinstance(value, StrEnum) else value
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """Read a rule set from plain values, strictly.
+
+        Unknown keys, values of the wrong type (a float or bool where an integer belongs) and
+        values out of range raise :class:`RuleSetError` naming the key. A missing key takes its
+        default, so rule sets recorded before a field existed still load with the behaviour they
+        had.
+        """
+        if not isinstance(data, Mapping):
+            raise RuleSetError(f"a rule set must be a JSON object, got {type(data).__name__}")
+        known = {field.name: field for field in dataclasses.fields(cls)}
+        unknown = sorted(str(key) for key in data if key not in known)
+        if unknown:
+            raise RuleSetError(
+                f"unknown rule set key {unknown[0]!r} (known keys: {', '.join(sorted(known))})"
+            )
+        values: dict[str, Any] = {}
+        for key, raw in data.items():
+            if key == "scoring":
+                values[key] = _enum_value(ScoringMethod, key, raw)
+            elif key == "arrange_timeout_policy":
+                values[key] = _enum_value(TimeoutPolicy, key, raw)
+            else:
+                values[key] = raw
+        return cls(**values)
+
+    def to_json(self) -> str:
+        """Canonical JSON: sorted keys, no white space, UTF-8 text, integers only."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> RuleSet:
+        """Read a rule set from JSON (canonical or not); see :meth:`from_dict`."""
+        try:
+            data = json.loads(text, parse_float=_refuse_float, parse_constant=_refuse_float)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise RuleSetError(f"rule set is not valid JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise RuleSetError(f"a rule set must be a JSON object, got {type(data).__name__}")
+        return cls.from_dict(data)
+
+    def with_changes(self, **changes: Any) -> RuleSet:
+        """A copy with some fields replaced (validated like any rule set)."""
+        return dataclasses.replace(self, **changes)
+
+
+def _refuse_float(text: str) -> Any:
+    raise RuleSetError(f"rule sets hold integers only, got {text}")
+
+
+def _enum_value(enum_type: type[StrEnum], key: str, raw: object) -> StrEnum:
+    allowed = ", ".join(member.value for member in enum_type)
+    if not isinstance(raw, str):
+        raise RuleSetError(f"rule set key {key!r} must be one of {allowed}; got {raw!r}")
+    try:
+        return enum_type(raw)
+    except ValueError:
+        raise RuleSetError(f"rule set key {key!r} must be one of {allowed}; got {raw!r}") from None
+
+
+def _require_int(key: str, value: object, minimum: int, maximum: int | None = None) -> None:
+    # bool is an int subclass in Python but never a sensible count or amount.
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RuleSetError(f"rule set key {key!r} must be an integer, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+        raise RuleSetError(f"rule set key {key!r} must be {bounds}, got {value}")
+
+
+def _validate(rule_set: RuleSet) -> None:
+    name = rule_set.name
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH:
+        raise RuleSetError(
+            f"rule set key 'name' must be a non-empty string of at most {MAX_NAME_LENGTH} "
+            f"characters, got {name!r}"
+        )
+    if not name.isprintable():
+        raise RuleSetError(f"rule set key 'name' must be printable text, got {name!r}")
+    _require_int("rules_version", rule_set.rules_version, 1)
+    if rule_set.rules_version not in SUPPORTED_RULES_VERSIONS:
+        supported = ", ".join(str(version) for version in sorted(SUPPORTED_RULES_VERSIONS))
+        raise RuleSetError(
+            f"rule set key 'rules_version': version {rule_set.rules_version} is not supported "
+            f"(supported: {supported})"
+        )
+    for key, enum_type in (
+        ("scoring", ScoringMethod),
+        ("arrange_timeout_policy", TimeoutPolicy),
+    ):
+        if not isinstance(getattr(rule_set, key), enum_type):
+            # Direct construction with a plain string: accept the value if it is a member.
+            object.__setattr__(rule_set, key, _enum_value(enum_type, key, getattr(rule_set, key)))
+    _require_int("row_unit", rule_set.row_unit, 1)
+    _require_int("scoop_bonus", rule_set.scoop_bonus, 0)
+    _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0)
+    _require_int("one_six_scoop", rule_set.one_six_scoop, 0)
+    _require_int("min_seats", rule_set.min_seats, 2, 4)
+    _require_int("max_seats", rule_set.max_seats, 2, 4)
+    if rule_set.min_seats > rule_set.max_seats:
+        raise RuleSetError(
+            f"rule set key 'min_seats' ({rule_set.min_seats}) exceeds "
+            f"'max_seats' ({rule_set.max_seats})"
+        )
+    _require_int("series_length", rule_set.series_length, 1)
+    for key in ("arrange_seconds", "reveal_seconds"):
+        value = getattr(rule_set, key)
+        if value is not None:
+            _require_int(key, value, 1)
+
+
+PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
+    {
+        "pagat": RuleSet(name="pagat", scoring=ScoringMethod.PER_ROW),
+        "two_four": RuleSet(name="two_four", scoring=ScoringMethod.TWO_FOUR),
+        "one_six": RuleSet(name="one_six", scoring=ScoringMethod.ONE_SIX),
+        "scoop_bonus": RuleSet(
+            name="scoop_bonus", scoring=ScoringMethod.PER_ROW_SCOOP_BONUS, scoop_bonus=1
+        ),
+    }
+)
+"""Named rule sets; ``pagat`` (docs/rules.md §1) is the default."""
+
+DEFAULT_RULE_SET: Final = PRESETS["pagat"]
+
+
+def preset(name: str) -> RuleSet:
+    """The preset called ``name``; an unknown name raises :class:`RuleSetError` listing them."""
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise RuleSetError(
+            f"unknown rule set preset {name!r} (known presets: {', '.join(PRESETS)})"
+        ) from None
+
+
+def resolve_rule_set(value: str | Mapping[str, Any]) -> RuleSet:
+    """A rule set from a preset name or a full rule-set object (as in :meth:`RuleSet.from_dict`)."""
+    if isinstance(value, str):
+        return preset(value)
+    if isinstance(value, Mapping):
+        return RuleSet.from_dict(value)
+    raise RuleSetError(
+        f"rules must be a preset name or a rule set object, got {type(value).__name__}"
+    )

@@ -1,0 +1,139 @@
+"""Rule sets: presets, strict reading, canonical JSON."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sapsam.rules.ruleset import (
+    DEFAULT_RULE_SET,
+    PRESETS,
+    RuleSet,
+    RuleSetError,
+    ScoringMethod,
+    TimeoutPolicy,
+    preset,
+    resolve_rule_set,
+)
+
+
+def test_default_is_the_pagat_base_game() -> None:
+    assert DEFAULT_RULE_SET is PRESETS["pagat"]
+    assert DEFAULT_RULE_SET.scoring is ScoringMethod.PER_ROW
+    assert DEFAULT_RULE_SET.row_unit == 1
+    assert (DEFAULT_RULE_SET.min_seats, DEFAULT_RULE_SET.max_seats) == (2, 4)
+    assert DEFAULT_RULE_SET.series_length == 8
+    assert DEFAULT_RULE_SET.arrange_timeout_policy is TimeoutPolicy.FOUL
+    assert DEFAULT_RULE_SET.arrange_seconds is None
+    assert RuleSet() == DEFAULT_RULE_SET
+
+
+def test_presets_cover_every_scoring_method() -> None:
+    assert {"pagat", "two_four", "one_six", "scoop_bonus"} <= set(PRESETS)
+    assert {rule_set.scoring for rule_set in PRESETS.values()} == set(ScoringMethod)
+    for name, rule_set in PRESETS.items():
+        assert rule_set.name == name
+        assert preset(name) is rule_set
+
+
+def test_unknown_preset_lists_the_known_names() -> None:
+    with pytest.raises(RuleSetError, match=r"'hold_em'.*pagat, two_four, one_six, scoop_bonus"):
+        preset("hold_em")
+
+
+def test_canonical_json_is_sorted_compact_and_round_trips() -> None:
+    text = DEFAULT_RULE_SET.to_json()
+    assert " " not in text
+    data = json.loads(text)
+    assert list(data) == sorted(data)
+    assert data["scoring"] == "per_row"
+    assert data["arrange_seconds"] is None
+    assert RuleSet.from_json(text) == DEFAULT_RULE_SET
+    assert RuleSet.from_json(text).to_json() == text
+
+
+def test_resolve_accepts_a_name_or_a_full_object() -> None:
+    assert resolve_rule_set("one_six") is PRESETS["one_six"]
+    custom = PRESETS["two_four"].with_changes(name="high stakes", row_unit=10)
+    assert resolve_rule_set(custom.to_dict()) == custom
+    with pytest.raises(RuleSetError, match="unknown rule set preset"):
+        resolve_rule_set("nope")
+
+
+def test_missing_keys_take_their_defaults() -> None:
+    assert RuleSet.from_dict({"name": "x", "scoring": "one_six"}) == RuleSet(
+        name="x", scoring=ScoringMethod.ONE_SIX
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"colour": "red"}, "colour"),
+        ({"row_unit": 1.0}, "row_unit"),
+        ({"row_unit": 0}, "row_unit"),
+        ({"row_unit": True}, "row_unit"),
+        ({"row_unit": "1"}, "row_unit"),
+        ({"scoring": "per_card"}, "scoring"),
+        ({"scoring": 1}, "scoring"),
+        ({"arrange_timeout_policy": "ignore"}, "arrange_timeout_policy"),
+        ({"min_seats": 1}, "min_seats"),
+        ({"max_seats": 5}, "max_seats"),
+        ({"min_seats": 4, "max_seats": 3}, "min_seats"),
+        ({"series_length": 0}, "series_length"),
+        ({"arrange_seconds": 0}, "arrange_seconds"),
+        ({"reveal_seconds": 2.5}, "reveal_seconds"),
+        ({"scoop_bonus": -1}, "scoop_bonus"),
+        ({"name": ""}, "name"),
+        ({"name": 7}, "name"),
+        ({"rules_version": 99}, "rules_version"),
+    ],
+)
+def test_bad_values_are_refused_naming_the_key(changes: dict[str, object], key: str) -> None:
+    data = {**DEFAULT_RULE_SET.to_dict(), **changes}
+    with pytest.raises(RuleSetError, match=repr(key)):
+        RuleSet.from_dict(data)
+
+
+def test_json_with_floats_or_not_an_object_is_refused() -> None:
+    with pytest.raises(RuleSetError, match="integers only"):
+        RuleSet.from_json('{"row_unit": 1.5}')
+    with pytest.raises(RuleSetError, match="JSON object"):
+        RuleSet.from_json("[1, 2]")
+    with pytest.raises(RuleSetError, match="not valid JSON"):
+        RuleSet.from_json("{")
+
+
+def test_direct_construction_is_validated_and_accepts_enum_strings() -> None:
+    with pytest.raises(RuleSetError, match="'row_unit'"):
+        RuleSet(row_unit=-3)
+    assert RuleSet(scoring="one_six").scoring is ScoringMethod.ONE_SIX  # type: ignore[arg-type]
+
+
+rule_sets = st.builds(
+    RuleSet,
+    name=st.text(
+        alphabet=st.characters(categories=("L", "N", "Zs", "P")), min_size=1, max_size=20
+    ).filter(lambda text: bool(text.strip())),
+    scoring=st.sampled_from(ScoringMethod),
+    row_unit=st.integers(1, 10**12),
+    scoop_bonus=st.integers(0, 100),
+    one_six_two_of_three=st.integers(0, 100),
+    one_six_scoop=st.integers(0, 100),
+    min_seats=st.just(2),
+    max_seats=st.integers(2, 4),
+    series_length=st.integers(1, 1000),
+    arrange_seconds=st.none() | st.integers(1, 3600),
+    reveal_seconds=st.none() | st.integers(1, 3600),
+    arrange_timeout_policy=st.sampled_from(TimeoutPolicy),
+)
+
+
+@given(rule_sets)
+def test_json_round_trip_is_lossless(rule_set: RuleSet) -> None:
+    text = rule_set.to_json()
+    again = RuleSet.from_json(text)
+    assert again == rule_set
+    assert again.to_json() == text
+    assert RuleSet.from_dict(rule_set.to_dict()) == rule_set

@@ -1,0 +1,167 @@
+"""Arrangements: a player's 13 cards split into front 3, middle 5 and back 5, and the foul check.
+
+An :class:`Arrangement` holds whatever rows a player sent, of any sizes, so that a wrong count can
+be represented and judged: :func:`check_arrangement` decides whether it is a foul and says why, in
+words a player can read (docs/rules.md §1: the back must not be weaker than the middle, the middle
+not weaker than the front, equal is allowed; a wrong number of cards is a foul too).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from sapsam.rules.cards import Card, canonical_order, format_cards, parse_cards
+from sapsam.rules.hands import HandValue, evaluate3, evaluate5
+
+FRONT_SIZE: Final = 3
+MIDDLE_SIZE: Final = 5
+BACK_SIZE: Final = 5
+ROW_NAMES: Final = ("front", "middle", "back")
+ROW_SIZES: Final = (FRONT_SIZE, MIDDLE_SIZE, BACK_SIZE)
+HAND_SIZE: Final = FRONT_SIZE + MIDDLE_SIZE + BACK_SIZE
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """Three rows of cards as a player set them; sizes are not enforced here (see the check)."""
+
+    front: tuple[Card, ...]
+    middle: tuple[Card, ...]
+    back: tuple[Card, ...]
+
+    @classmethod
+    def parse(cls, front: str, middle: str, back: str) -> Arrangement:
+        """Read three rows in card notation, e.g. ``Arrangement.parse("2s 2h Ad", …)``.
+
+        Raises :class:`~sapsam.rules.cards.CardError` for a bad token or a card repeated inside
+        one row; repeats across rows and wrong row sizes are left for :func:`check_arrangement`.
+        """
+        return cls(parse_cards(front), parse_cards(middle), parse_cards(back))
+
+    @classmethod
+    def of(cls, front: Iterable[int], middle: Iterable[int], back: Iterable[int]) -> Arrangement:
+        """An arrangement from card indices (``0 .. 51``) in any iterable form."""
+        return cls(
+            tuple(Card(card) for card in front),
+            tuple(Card(card) for card in middle),
+            tuple(Card(card) for card in back),
+        )
+
+    @property
+    def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
+        """Front, middle, back."""
+        return (self.front, self.middle, self.back)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """All cards in row order: front, then middle, then back."""
+        return self.front + self.middle + self.back
+
+    def canonical(self) -> Arrangement:
+        """The same rows, each sorted into canonical deck order (for hashing and comparing)."""
+        return Arrangement(
+            canonical_order(self.front), canonical_order(self.middle), canonical_order(self.back)
+        )
+
+    def __str__(self) -> str:
+        return " / ".join(format_cards(row) for row in self.rows)
+
+
+class FoulReason(StrEnum):
+    """Why an arrangement is a foul."""
+
+    WRONG_ROW_SIZE = "WRONG_ROW_SIZE"
+    """A row does not have 3 (front) or 5 (middle, back) cards."""
+    NOT_DEALT_CARDS = "NOT_DEALT_CARDS"
+    """A card repeats, or the cards are not exactly the 13 dealt to the seat."""
+    ROWS_OUT_OF_ORDER = "ROWS_OUT_OF_ORDER"
+    """The front beats the middle or the middle beats the back."""
+
+
+@dataclass(frozen=True)
+class ArrangementCheck:
+    """The verdict on one arrangement.
+
+    ``values`` are the front, middle and back values whenever the row sizes are right and no card
+    repeats (also for a foul by order or by undealt cards, so a referee can show them), ``None``
+    otherwise. ``detail`` is
+    empty for a legal arrangement and says what is wrong for a foul.
+    """
+
+    foul: bool
+    reason: FoulReason | None
+    detail: str
+    values: tuple[HandValue, HandValue, HandValue] | None
+
+
+def _values(arrangement: Arrangement) -> tuple[HandValue, HandValue, HandValue]:
+    return (
+        evaluate3(*arrangement.front),
+        evaluate5(*arrangement.middle),
+        evaluate5(*arrangement.back),
+    )
+
+
+def _foul(
+    reason: FoulReason, detail: str, values: tuple[HandValue, HandValue, HandValue] | None = None
+) -> ArrangementCheck:
+    return ArrangementCheck(foul=True, reason=reason, detail=detail, values=values)
+
+
+def check_arrangement(
+    arrangement: Arrangement, dealt: Collection[int] | None = None
+) -> ArrangementCheck:
+    """Judge an arrangement: legal, or a foul with its reason.
+
+    The checks run in this order and the first failure is reported: row sizes (3, 5, 5), then the
+    cards (no repeats; and, when ``dealt`` is given, exactly the dealt cards), then the order
+    back >= middle >= front, where equal values are allowed and a 3-card front compares with a
+    5-card middle as in docs/rules.md §1 (a missing kicker is weaker than any real card).
+    """
+    for name, row, size in zip(ROW_NAMES, arrangement.rows, ROW_SIZES, strict=True):
+        if len(row) != size:
+            return _foul(FoulReason.WRONG_ROW_SIZE, f"{name} has {len(row)} cards, expected {size}")
+    cards = arrangement.cards
+    repeated = [card for card, count in Counter(cards).items() if count > 1]
+    if repeated:
+        # Values of rows with repeated cards would be meaningless: report none.
+        return _foul(
+            FoulReason.NOT_DEALT_CARDS, f"card repeated: {format_cards(canonical_order(repeated))}"
+        )
+    values = _values(arrangement)
+    if dealt is not None:
+        dealt_set = set(dealt)
+        missing = dealt_set.difference(cards)
+        extra = set(cards).difference(dealt_set)
+        if missing or extra or len(dealt_set) != HAND_SIZE:
+            parts = []
+            if extra:
+                parts.append(f"not dealt: {format_cards(canonical_order(extra))}")
+            if missing:
+                parts.append(f"dealt but not placed: {format_cards(canonical_order(missing))}")
+            if not parts:
+                parts.append(f"{len(dealt_set)} cards were dealt, expected {HAND_SIZE}")
+            return _foul(FoulReason.NOT_DEALT_CARDS, "; ".join(parts), values)
+    front, middle, back = values
+    if front > middle:
+        return _foul(
+            FoulReason.ROWS_OUT_OF_ORDER,
+            f"front {front.describe()} beats middle {middle.describe()}",
+            values,
+        )
+    if middle > back:
+        return _foul(
+            FoulReason.ROWS_OUT_OF_ORDER,
+            f"middle {middle.describe()} beats back {back.describe()}",
+            values,
+        )
+    return ArrangementCheck(foul=False, reason=None, detail="", values=values)
+
+
+def is_foul(arrangement: Arrangement, dealt: Collection[int] | None = None) -> bool:
+    """Whether :func:`check_arrangement` judges the arrangement a foul."""
+    return check_arrangement(arrangement, dealt).foul

@@ -8,7 +8,7 @@ from sapsam.rules.arrangement import (
     check_arrangement,
     is_foul,
 )
-from sapsam.rules.cards import CardError, parse_cards
+from sapsam.rules.cards import Card, CardError, parse_cards
 from sapsam.rules.hands import Category
 
 WORKED_A = Arrangement.parse("2♠ 2♥ A♦", "7♣ 7♦ 9♠ 5♥ 3♦", "10♣ J♣ Q♣ K♣ A♣")
@@ -125,3 +125,10 @@ def test_legal_order_but_foul_by_cards_reports_cards_first() -> None:
     out_of_order = Arrangement.parse("As Ah 2d", "Kc Kd Js 3h 2c", "7c 7d 8h 8c 9s")
     check = check_arrangement(out_of_order, dealt=WORKED_A.cards)
     assert check.reason is FoulReason.NOT_DEALT_CARDS
+
+
+def test_rows_are_stored_as_tuples_of_cards_whatever_was_passed() -> None:
+    arrangement = Arrangement.of([0, 1, 2], range(3, 8), (8, 9, 10, 11, 12))
+    assert arrangement == Arrangement.parse("2c 2d 2h", "2s 3c 3d 3h 3s", "4c 4d 4h 4s 5c")
+    assert all(type(card) is Card for card in arrangement.cards)
+    assert hash(arrangement) == hash(arrangement.canonical())

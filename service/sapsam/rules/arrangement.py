@@ -33,6 +33,14 @@ class Arrangement:
     middle: tuple[Card, ...]
     back: tuple[Card, ...]
 
+    def __post_init__(self) -> None:
+        # Accept any iterable of card indices, so that callers may pass lists or plain ints; the
+        # stored rows are always tuples of Card (hashable, printable).
+        for name in ROW_NAMES:
+            row = getattr(self, name)
+            if not (type(row) is tuple and all(type(card) is Card for card in row)):
+                object.__setattr__(self, name, tuple(Card(card) for card in row))
+
     @classmethod
     def parse(cls, front: str, middle: str, back: str) -> Arrangement:
         """Read three rows in card notation, e.g. ``Arrangement.parse("2s 2h Ad", …)``.
@@ -45,11 +53,7 @@ class Arrangement:
     @classmethod
     def of(cls, front: Iterable[int], middle: Iterable[int], back: Iterable[int]) -> Arrangement:
         """An arrangement from card indices (``0 .. 51``) in any iterable form."""
-        return cls(
-            tuple(Card(card) for card in front),
-            tuple(Card(card) for card in middle),
-            tuple(Card(card) for card in back),
-        )
+        return cls(tuple(front), tuple(middle), tuple(back))  # type: ignore[arg-type]
 
     @property
     def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:

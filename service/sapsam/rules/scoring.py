@@ -1,0 +1,150 @@
+"""Scoring a deal: every pair of players compares row by row, then settles under the rule set.
+
+Each pair of seats settles separately (docs/rules.md §1): front against front, middle against
+middle, back against back, each row won (+1), lost (-1) or tied (0) from the first seat's side. A
+legal arrangement wins all three rows against a fouled one, whatever the cards; two fouled seats
+tie all three rows. The rows then turn into a payment under the rule set's scoring method; every
+payment is antisymmetric, so every deal is zero-sum.
+
+Ties under the majority-based methods (``two_four``'s majority unit and ``one_six``'s points): a
+tied row counts for neither player, and the majority goes to the player who won *more rows than the
+other*. So one row won and two tied earns the majority (``two_four`` nets +2, ``one_six`` pays the
+2-of-3 points), one won, one lost and one tied earns nothing beyond the rows, and a scoop means
+winning all three rows (two won and one tied is not a scoop).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sapsam.rules.arrangement import ArrangementCheck
+from sapsam.rules.ruleset import RuleSet, ScoringMethod
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """How seat ``seat_a`` fared against seat ``seat_b`` (``seat_a < seat_b``).
+
+    ``rows`` are front, middle, back from ``seat_a``'s side: +1 won, -1 lost, 0 tied. ``delta`` is
+    what ``seat_a`` gains (and ``seat_b`` loses) under the rule set's scoring method.
+    """
+
+    seat_a: int
+    seat_b: int
+    rows: tuple[int, int, int]
+    delta: int
+
+
+@dataclass(frozen=True)
+class DealScore:
+    """Every pair's result, and each seat's total for the deal (index = seat); sums to zero."""
+
+    pairs: tuple[PairResult, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A seat's place: totals sorted high to low, equal totals sharing a place (1, 1, 3)."""
+
+    seat: int
+    total: int
+    place: int
+
+
+def _sign(number: int) -> int:
+    return (number > 0) - (number < 0)
+
+
+def compare_rows(first: ArrangementCheck, second: ArrangementCheck) -> tuple[int, int, int]:
+    """Front, middle and back results from ``first``'s side: +1 won, -1 lost, 0 tied.
+
+    A legal arrangement wins every row against a fouled one; two fouls tie every row.
+    """
+    if first.foul or second.foul:
+        outcome = 0 if first.foul and second.foul else (-1 if first.foul else 1)
+        return (outcome, outcome, outcome)
+    first_values, second_values = first.values, second.values
+    if first_values is None or second_values is None:
+        raise ValueError("a legal arrangement check must carry its row values")
+    front, middle, back = (
+        _sign(mine.strength - theirs.strength)
+        for mine, theirs in zip(first_values, second_values, strict=True)
+    )
+    return (front, middle, back)
+
+
+def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
+    """What the first player gains from row results ``rows`` under ``rule_set``'s method.
+
+    Amounts are counted in units and multiplied by ``row_unit``. See the module docstring for how
+    ties count towards a majority.
+    """
+    won = rows.count(1)
+    lost = rows.count(-1)
+    by_rows = won - lost
+    majority = _sign(won - lost)
+    scoop = 1 if won == 3 else -1 if lost == 3 else 0
+    method = rule_set.scoring
+    if method is ScoringMethod.PER_ROW:
+        units = by_rows
+    elif method is ScoringMethod.TWO_FOUR:
+        units = by_rows + majority
+    elif method is ScoringMethod.ONE_SIX:
+        if scoop:
+            units = scoop * rule_set.one_six_scoop
+        else:
+            units = majority * rule_set.one_six_two_of_three
+    elif method is ScoringMethod.PER_ROW_SCOOP_BONUS:
+        units = by_rows + scoop * rule_set.scoop_bonus
+    else:  # pragma: no cover - every method is handled above
+        raise ValueError(f"unknown scoring method {method!r}")
+    return units * rule_set.row_unit
+
+
+def score_deal(rule_set: RuleSet, checks: Sequence[ArrangementCheck]) -> DealScore:
+    """Score one deal; seat ``i`` played the arrangement judged by ``checks[i]``.
+
+    Pairs come in seat order (0-1, 0-2, …, 1-2, …). Raises ``ValueError`` when the number of seats
+    is outside the rule set's ``min_seats .. max_seats``.
+    """
+    seat_count = len(checks)
+    if not rule_set.min_seats <= seat_count <= rule_set.max_seats:
+        raise ValueError(
+            f"a deal has {rule_set.min_seats} to {rule_set.max_seats} seats, not {seat_count}"
+        )
+    totals = [0] * seat_count
+    pairs: list[PairResult] = []
+    for seat_a in range(seat_count):
+        for seat_b in range(seat_a + 1, seat_count):
+            rows = compare_rows(checks[seat_a], checks[seat_b])
+            delta = settle(rule_set, rows)
+            pairs.append(PairResult(seat_a, seat_b, rows, delta))
+            totals[seat_a] += delta
+            totals[seat_b] -= delta
+    return DealScore(pairs=tuple(pairs), totals=tuple(totals))
+
+
+def series_totals(deals: Iterable[DealScore], seat_count: int) -> tuple[int, ...]:
+    """Running totals over a series, starting at 0 for every seat."""
+    totals = [0] * seat_count
+    for number, deal in enumerate(deals, start=1):
+        if len(deal.totals) != seat_count:
+            raise ValueError(
+                f"deal {number} has {len(deal.totals)} seats, the series has {seat_count}"
+            )
+        for seat, total in enumerate(deal.totals):
+            totals[seat] += total
+    return tuple(totals)
+
+
+def standings(totals: Sequence[int]) -> tuple[Standing, ...]:
+    """Seats by total, highest first (then by seat); equal totals share a place: 1, 1, 3."""
+    order = sorted(range(len(totals)), key=lambda seat: (-totals[seat], seat))
+    result: list[Standing] = []
+    for position, seat in enumerate(order):
+        tied_with_previous = position > 0 and totals[seat] == result[-1].total
+        place = result[-1].place if tied_with_previous else position + 1
+        result.append(Standing(seat=seat, total=totals[seat], place=place))
+    return tuple(result)

@@ -1,0 +1,186 @@
+"""Seats and directions, the cut, the deal, and the dealer's record of each stage.
+
+Seats are numbered ``0 .. n-1`` and the numbers increase **clockwise**. "Left" of a seat is the
+next seat clockwise (``seat + 1 mod n``), "right" the previous one (``seat - 1 mod n``). The seat
+on the dealer's right cuts; the deal starts on the dealer's left and goes clockwise, one card at a
+time, 13 cards to each seat; with fewer than four seats the rest of the deck is not used.
+
+The *deal record* holds keyed digests of the deck after the shuffle, after the cut, and of each
+seat's hand after the deal. The server publishes it when it deals (it reveals nothing while the
+seed is secret, because the key comes from the seed); once the seed is public, it lets a verifier
+say which published fact was altered, stage by stage (docs/fairness.md §7, §9).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sapsam.fairness.encoding import (
+    DECK_SIZE,
+    HAND_SIZE,
+    TAG_CUT_DECK_RECORD,
+    TAG_DECK_RECORD,
+    TAG_HAND_RECORD,
+    TAG_RECORD_KEY,
+    FairnessError,
+    card_bytes,
+    length_prefixed,
+    require_cards,
+    require_deal_number,
+    require_seat,
+    require_seat_count,
+    require_seed,
+    require_table_id,
+    u8,
+)
+from sapsam.fairness.shuffle import shuffle_deck
+from sapsam.rules.cards import DECK, Card
+
+
+def left_of(seat: int, seat_count: int) -> int:
+    """The seat on ``seat``'s left: the next seat clockwise, ``seat + 1 mod seat_count``."""
+    require_seat(seat, require_seat_count(seat_count))
+    return (seat + 1) % seat_count
+
+
+def right_of(seat: int, seat_count: int) -> int:
+    """The seat on ``seat``'s right: the previous seat clockwise, ``seat - 1 mod seat_count``."""
+    require_seat(seat, require_seat_count(seat_count))
+    return (seat - 1) % seat_count
+
+
+def cutter_for(dealer: int, seat_count: int) -> int:
+    """The seat that cuts: the one on the dealer's right."""
+    return right_of(dealer, seat_count)
+
+
+def _require_deck(deck: Sequence[int]) -> tuple[int, ...]:
+    cards = require_cards(deck, "deck")
+    if len(cards) != DECK_SIZE or len(set(cards)) != DECK_SIZE:
+        raise FairnessError(
+            f"a deck is 52 distinct cards, got {len(cards)} ({len(set(cards))} distinct)"
+        )
+    return cards
+
+
+def cut_deck(deck: Sequence[int], position: int) -> tuple[Card, ...]:
+    """Cut at ``position`` (1 .. 51): the top ``position`` cards go to the bottom.
+
+    ``result = deck[position:] + deck[:position]``, so the card that was at ``position`` (0-based,
+    from the top) becomes the top card. Position 0 or 52 would be no cut at all and is refused.
+    """
+    if isinstance(position, bool) or not isinstance(position, int):
+        raise FairnessError(f"cut position must be an integer, not {position!r}")
+    if not 1 <= position <= DECK_SIZE - 1:
+        raise FairnessError(f"cut position {position} is outside 1..51")
+    cards = _require_deck(deck)
+    return tuple(DECK[card] for card in cards[position:] + cards[:position])
+
+
+def deal_hands(deck: Sequence[int], dealer: int, seat_count: int) -> tuple[tuple[Card, ...], ...]:
+    """Deal 13 cards to each seat from the top, one at a time, clockwise from the dealer's left.
+
+    Card ``k`` (0-based from the top) goes to seat ``(dealer + 1 + k) mod seat_count``; each hand
+    lists its cards in the order received; ``result[seat]`` is that seat's hand.
+    """
+    require_seat(dealer, require_seat_count(seat_count), "dealer")
+    cards = _require_deck(deck)
+    first = (dealer + 1) % seat_count
+    hands: list[tuple[Card, ...]] = [()] * seat_count
+    for offset in range(seat_count):
+        seat = (first + offset) % seat_count
+        hands[seat] = tuple(
+            DECK[card] for card in cards[offset : HAND_SIZE * seat_count : seat_count]
+        )
+    return tuple(hands)
+
+
+def hands_for_deal(
+    seed: bytes,
+    contributions: Sequence[bytes | None],
+    table_id: uuid.UUID,
+    deal_number: int,
+    cut_position: int,
+    dealer: int,
+    seat_count: int,
+) -> tuple[tuple[Card, ...], ...]:
+    """Each seat's 13 cards: shuffle, cut, deal. The one function the server and verifier share."""
+    _require_matching_seats(contributions, seat_count)
+    deck = shuffle_deck(seed, contributions, table_id, deal_number)
+    return deal_hands(cut_deck(deck, cut_position), dealer, seat_count)
+
+
+def _require_matching_seats(contributions: Sequence[bytes | None], seat_count: int) -> None:
+    require_seat_count(seat_count)
+    if len(contributions) != seat_count:
+        raise FairnessError(
+            f"contributions must have one entry per seat ({seat_count}), got {len(contributions)}"
+        )
+
+
+@dataclass(frozen=True)
+class DealRecord:
+    """Keyed digests of each stage of a deal, published by the dealer when it deals.
+
+    ``deck`` is the shuffled deck before the cut, ``cut_deck`` the deck after the cut, and
+    ``hands[seat]`` each seat's hand; all are 32-byte HMAC-SHA256 values under the record key.
+    """
+
+    deck: bytes
+    cut_deck: bytes
+    hands: tuple[bytes, ...]
+
+
+def record_key(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
+    """The HMAC key of the deal record; it depends on the seed alone, not on the contributions."""
+    return hashlib.sha256(
+        length_prefixed(TAG_RECORD_KEY)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + length_prefixed(require_seed(seed))
+    ).digest()
+
+
+def deck_digest(key: bytes, deck: Sequence[int]) -> bytes:
+    """``HMAC(key, lp(deck tag) || 52 card bytes)`` for the shuffled deck, top first."""
+    return hmac.digest(key, length_prefixed(TAG_DECK_RECORD) + card_bytes(deck), "sha256")
+
+
+def cut_deck_digest(key: bytes, deck: Sequence[int]) -> bytes:
+    """``HMAC(key, lp(cut-deck tag) || 52 card bytes)`` for the deck after the cut, top first."""
+    return hmac.digest(key, length_prefixed(TAG_CUT_DECK_RECORD) + card_bytes(deck), "sha256")
+
+
+def hand_digest(key: bytes, seat: int, hand: Sequence[int]) -> bytes:
+    """``HMAC(key, lp(hand tag) || u8(seat) || lp(hand cards in dealt order))``."""
+    return hmac.digest(
+        key,
+        length_prefixed(TAG_HAND_RECORD) + u8(seat) + length_prefixed(card_bytes(hand)),
+        "sha256",
+    )
+
+
+def deal_record(
+    seed: bytes,
+    contributions: Sequence[bytes | None],
+    table_id: uuid.UUID,
+    deal_number: int,
+    cut_position: int,
+    dealer: int,
+    seat_count: int,
+) -> DealRecord:
+    """The record the dealer publishes with the deal (same inputs as :func:`hands_for_deal`)."""
+    _require_matching_seats(contributions, seat_count)
+    key = record_key(table_id, deal_number, seed)
+    deck = shuffle_deck(seed, contributions, table_id, deal_number)
+    after_cut = cut_deck(deck, cut_position)
+    hands = deal_hands(after_cut, dealer, seat_count)
+    return DealRecord(
+        deck=deck_digest(key, deck),
+        cut_deck=cut_deck_digest(key, after_cut),
+        hands=tuple(hand_digest(key, seat, hand) for seat, hand in enumerate(hands)),
+    )

@@ -1,0 +1,157 @@
+"""Byte encodings shared by every fairness construction (docs/fairness.md §2).
+
+Every hash input is a concatenation of fields, each written in exactly one way:
+
+* fixed-width unsigned integers, big-endian (``u8``, ``u32``, ``u64``);
+* the table id as its 16 RFC 4122 bytes (``uuid.UUID.bytes``);
+* every byte string of variable or caller-chosen length (domain tags, seeds, contributions,
+  nonces, rows of cards) as ``u32`` length followed by the bytes, so no two different field
+  lists can encode to the same bytes.
+
+Domain tags name the construction and carry the version (``sapsam/fairness/v1/...``), so a hash
+made for one purpose can never be replayed as another, and a future v2 cannot collide with v1.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Final
+
+VERSION: Final = 1
+TAG_PREFIX: Final = b"sapsam/fairness/v1/"
+
+SEED_BYTES: Final = 32
+MIN_NONCE_BYTES: Final = 16
+MAX_NONCE_BYTES: Final = 64
+MIN_CONTRIBUTION_BYTES: Final = 1
+MAX_CONTRIBUTION_BYTES: Final = 64
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 4
+DECK_SIZE: Final = 52
+HAND_SIZE: Final = 13
+MAX_DEAL_NUMBER: Final = 2**64 - 1
+
+TAG_SEED_COMMITMENT: Final = TAG_PREFIX + b"seed-commitment"
+TAG_SHUFFLE_KEY: Final = TAG_PREFIX + b"shuffle-key"
+TAG_LOT_COMMITMENT: Final = TAG_PREFIX + b"lot-commitment"
+TAG_LOT_KEY: Final = TAG_PREFIX + b"lot-key"
+TAG_RECORD_KEY: Final = TAG_PREFIX + b"record-key"
+TAG_DECK_RECORD: Final = TAG_PREFIX + b"deck"
+TAG_CUT_DECK_RECORD: Final = TAG_PREFIX + b"cut-deck"
+TAG_HAND_RECORD: Final = TAG_PREFIX + b"hand"
+TAG_ARRANGEMENT_COMMITMENT: Final = TAG_PREFIX + b"arrangement-commitment"
+
+
+class FairnessError(ValueError):
+    """An input to a fairness construction is out of range or malformed.
+
+    The message names the input, its value and what is allowed, so it can be shown as it is.
+    """
+
+
+def u8(value: int) -> bytes:
+    """One byte."""
+    return value.to_bytes(1, "big")
+
+
+def u32(value: int) -> bytes:
+    """Four bytes, big-endian."""
+    return value.to_bytes(4, "big")
+
+
+def u64(value: int) -> bytes:
+    """Eight bytes, big-endian."""
+    return value.to_bytes(8, "big")
+
+
+def length_prefixed(data: bytes) -> bytes:
+    """``u32(len(data)) || data``."""
+    return len(data).to_bytes(4, "big") + data
+
+
+def card_bytes(cards: Iterable[int]) -> bytes:
+    """One byte per card: its index ``0 .. 51`` (rank * 4 + suit), in the order given."""
+    return bytes(cards)
+
+
+def require_table_id(table_id: uuid.UUID) -> bytes:
+    """The table id's 16 bytes; refuses anything that is not a ``uuid.UUID``."""
+    if not isinstance(table_id, uuid.UUID):
+        raise FairnessError(f"table id must be a UUID, not {type(table_id).__name__}")
+    return table_id.bytes
+
+
+def require_deal_number(deal_number: int) -> bytes:
+    """The deal number as ``u64``; it must be an integer ``0 .. 2**64 - 1``."""
+    if isinstance(deal_number, bool) or not isinstance(deal_number, int):
+        raise FairnessError(f"deal number must be an integer, not {deal_number!r}")
+    if not 0 <= deal_number <= MAX_DEAL_NUMBER:
+        raise FairnessError(f"deal number {deal_number} is outside 0..2**64-1")
+    return u64(deal_number)
+
+
+def require_seed(seed: bytes, what: str = "seed") -> bytes:
+    """A seed must be exactly 32 bytes."""
+    if not isinstance(seed, bytes | bytearray):
+        raise FairnessError(f"{what} must be bytes, not {type(seed).__name__}")
+    if len(seed) != SEED_BYTES:
+        raise FairnessError(f"{what} must be {SEED_BYTES} bytes, got {len(seed)}")
+    return bytes(seed)
+
+
+def require_seat_count(seat_count: int) -> int:
+    """A table has 2 to 4 seats."""
+    if isinstance(seat_count, bool) or not isinstance(seat_count, int):
+        raise FairnessError(f"seat count must be an integer, not {seat_count!r}")
+    if not MIN_SEATS <= seat_count <= MAX_SEATS:
+        raise FairnessError(
+            f"seat count {seat_count} is not supported: a deal has {MIN_SEATS} to {MAX_SEATS} seats"
+        )
+    return seat_count
+
+
+def require_seat(seat: int, seat_count: int, what: str = "seat") -> int:
+    """A seat number is ``0 .. seat_count - 1``."""
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise FairnessError(f"{what} must be an integer, not {seat!r}")
+    if not 0 <= seat < seat_count:
+        raise FairnessError(f"{what} {seat} is outside 0..{seat_count - 1}")
+    return seat
+
+
+def require_nonce(nonce: bytes) -> bytes:
+    """An arrangement nonce is 16 to 64 bytes, chosen by the client."""
+    if not isinstance(nonce, bytes | bytearray):
+        raise FairnessError(f"nonce must be bytes, not {type(nonce).__name__}")
+    if not MIN_NONCE_BYTES <= len(nonce) <= MAX_NONCE_BYTES:
+        raise FairnessError(
+            f"nonce must be {MIN_NONCE_BYTES} to {MAX_NONCE_BYTES} bytes, got {len(nonce)}"
+        )
+    return bytes(nonce)
+
+
+def require_contribution(contribution: bytes | None, seat: int) -> bytes | None:
+    """A seat's entropy is ``None`` (nothing contributed) or 1 to 64 bytes."""
+    if contribution is None:
+        return None
+    if not isinstance(contribution, bytes | bytearray):
+        raise FairnessError(
+            f"contribution of seat {seat} must be bytes or None, not {type(contribution).__name__}"
+        )
+    if not MIN_CONTRIBUTION_BYTES <= len(contribution) <= MAX_CONTRIBUTION_BYTES:
+        raise FairnessError(
+            f"contribution of seat {seat} must be {MIN_CONTRIBUTION_BYTES} to "
+            f"{MAX_CONTRIBUTION_BYTES} bytes (None means no contribution), "
+            f"got {len(contribution)}"
+        )
+    return bytes(contribution)
+
+
+def require_cards(cards: Iterable[int], what: str) -> tuple[int, ...]:
+    """Card indices, each ``0 .. 51``."""
+    result = tuple(cards)
+    for card in result:
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < DECK_SIZE:
+            raise FairnessError(f"{what} holds {card!r}, which is not a card index 0..51")
+    return result

@@ -1,0 +1,222 @@
+"""The seed, its commitment, the keyed counter stream and the unbiased Fisher–Yates shuffle.
+
+docs/fairness.md §3–§5 specify every byte. In short::
+
+    seed_commitment = SHA-256(lp(tag) || table_id || u64(deal) || lp(seed))
+    shuffle_key     = SHA-256(lp(tag) || table_id || u64(deal) || lp(seed) || u8(seats)
+                              || for each seat in seat order: 0x00 | 0x01 || lp(contribution))
+    block[c]        = HMAC-SHA256(shuffle_key, u64(c)),  c = 0, 1, 2, ...
+    words           = the blocks' bytes read as consecutive big-endian u32
+    for i = 51 down to 1: j = next accepted word mod (i + 1); swap deck[i], deck[j]
+
+A word ``w`` is accepted for a bound ``n`` only if ``w < 2**32 - (2**32 mod n)``: the accepted
+range holds every residue mod ``n`` equally often, so ``w mod n`` is exactly uniform.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import struct
+import uuid
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeVar
+
+from sapsam.fairness.encoding import (
+    DECK_SIZE,
+    SEED_BYTES,
+    TAG_LOT_COMMITMENT,
+    TAG_LOT_KEY,
+    TAG_SEED_COMMITMENT,
+    TAG_SHUFFLE_KEY,
+    FairnessError,
+    length_prefixed,
+    require_contribution,
+    require_deal_number,
+    require_seat_count,
+    require_seed,
+    require_table_id,
+    u8,
+    u64,
+)
+from sapsam.rules.cards import DECK, Card
+
+WORD_BITS: Final = 32
+WORDS_PER_BLOCK: Final = 8
+# 51 draws need 51 words; seven blocks give 56, so a whole shuffle almost always takes one pass.
+_FIRST_BLOCKS: Final = 7
+_WORD_FORMAT: Final = struct.Struct(">" + "I" * (WORDS_PER_BLOCK * _FIRST_BLOCKS))
+_BLOCK_FORMAT: Final = struct.Struct(">" + "I" * WORDS_PER_BLOCK)
+
+_Item = TypeVar("_Item")
+
+
+def new_seed() -> bytes:
+    """A fresh 32-byte seed from the operating system's CSPRNG (the only randomness here)."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def seed_commitment(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
+    """The 32-byte SHA-256 commitment to a deal's seed, published before anyone acts on the deal."""
+    return hashlib.sha256(
+        length_prefixed(TAG_SEED_COMMITMENT)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + length_prefixed(require_seed(seed))
+    ).digest()
+
+
+def encode_contributions(contributions: Sequence[bytes | None]) -> bytes:
+    """``u8(seat count)`` then, per seat in seat order, ``0x00`` (none) or ``0x01 || lp(bytes)``."""
+    seat_count = require_seat_count(len(contributions))
+    parts = [u8(seat_count)]
+    for seat, contribution in enumerate(contributions):
+        checked = require_contribution(contribution, seat)
+        parts.append(b"\x00" if checked is None else b"\x01" + length_prefixed(checked))
+    return b"".join(parts)
+
+
+def shuffle_key(
+    seed: bytes, contributions: Sequence[bytes | None], table_id: uuid.UUID, deal_number: int
+) -> bytes:
+    """The 32-byte HMAC key of the deal's counter stream: seed and every seat's entropy mixed."""
+    return hashlib.sha256(
+        length_prefixed(TAG_SHUFFLE_KEY)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + length_prefixed(require_seed(seed))
+        + encode_contributions(contributions)
+    ).digest()
+
+
+def stream_block(key: bytes, counter: int) -> bytes:
+    """Block ``counter`` of the stream: ``HMAC-SHA256(key, u64(counter))``."""
+    return hmac.digest(key, u64(counter), "sha256")
+
+
+def stream_words(key: bytes) -> Iterator[int]:
+    """The stream as an endless sequence of big-endian 32-bit words (8 per block)."""
+    counter = 0
+    while True:
+        yield from _BLOCK_FORMAT.unpack(stream_block(key, counter))
+        counter += 1
+
+
+def acceptance_limit(bound: int, word_bits: int = WORD_BITS) -> int:
+    """Words below this limit are accepted for ``bound``: the largest multiple of ``bound``.
+
+    ``word_bits`` is a parameter only so the tests can enumerate every word of a small size.
+    """
+    if not 1 <= bound <= 1 << word_bits:
+        raise FairnessError(f"bound {bound} is outside 1..2**{word_bits}")
+    space = 1 << word_bits
+    return space - space % bound
+
+
+def accept_word(word: int, bound: int, word_bits: int = WORD_BITS) -> int | None:
+    """The index ``word mod bound`` if the word is accepted, ``None`` if it must be rejected."""
+    if word < acceptance_limit(bound, word_bits):
+        return word % bound
+    return None
+
+
+def draw_index(words: Iterator[int], bound: int, word_bits: int = WORD_BITS) -> int:
+    """A uniform index ``0 .. bound - 1``: take words until one is accepted (rejection sampling)."""
+    limit = acceptance_limit(bound, word_bits)
+    for word in words:
+        if word < limit:
+            return word % bound
+    raise FairnessError("the word stream ended before a word was accepted")
+
+
+def fisher_yates(items: MutableSequence[_Item], draw: Callable[[int], int]) -> None:
+    """Shuffle in place: for ``i`` from the last position down to 1, swap ``i`` with ``draw(i+1)``.
+
+    The reference form of the loop, written for any item type and any index source; the deal
+    uses the faster :func:`shuffle_deck`, which the tests show to be identical.
+    """
+    for position in range(len(items) - 1, 0, -1):
+        other = draw(position + 1)
+        items[position], items[other] = items[other], items[position]
+
+
+# Precomputed acceptance limits for the bounds a 52-card shuffle uses (index = bound).
+_LIMITS: Final = (0, *(acceptance_limit(bound) for bound in range(1, DECK_SIZE + 1)))
+
+
+def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
+    """The canonical deck shuffled by the stream of ``key`` (the loop of :func:`fisher_yates`)."""
+    words = _WORD_FORMAT.unpack(b"".join(stream_block(key, c) for c in range(_FIRST_BLOCKS)))
+    next_counter = _FIRST_BLOCKS
+    used = 0
+    deck = list(range(DECK_SIZE))
+    limits = _LIMITS
+    for position in range(DECK_SIZE - 1, 0, -1):
+        bound = position + 1
+        limit = limits[bound]
+        while True:
+            if used == len(words):
+                # Rejections are rare (p < 2**-26 per word); fetch one more block when they happen.
+                words = words + _BLOCK_FORMAT.unpack(stream_block(key, next_counter))
+                next_counter += 1
+            word = words[used]
+            used += 1
+            if word < limit:
+                break
+        other = word % bound
+        deck[position], deck[other] = deck[other], deck[position]
+    return tuple(DECK[card] for card in deck)
+
+
+def shuffle_deck(
+    seed: bytes, contributions: Sequence[bytes | None], table_id: uuid.UUID, deal_number: int
+) -> tuple[Card, ...]:
+    """The deal's shuffled deck, top card first, before the cut.
+
+    ``contributions`` holds one entry per seat (its length is the seat count, 2 .. 4); ``None``
+    marks a seat that contributed nothing, which is encoded explicitly and differs from any bytes.
+    """
+    return shuffle_with_key(shuffle_key(seed, contributions, table_id, deal_number))
+
+
+@dataclass(frozen=True)
+class DealerLot:
+    """The draw for the first dealer: ``cards[seat]`` is the card that seat drew.
+
+    The highest card deals: higher rank first, and between equal ranks the higher suit in deck
+    order (clubs < diamonds < hearts < spades), i.e. simply the highest card index. Two seats
+    never draw the same card, so there is never a tie left to break.
+    """
+
+    cards: tuple[Card, ...]
+    dealer: int
+
+
+def lot_commitment(table_id: uuid.UUID, lot_seed: bytes) -> bytes:
+    """The 32-byte SHA-256 commitment to the lot seed, published before the draw."""
+    return hashlib.sha256(
+        length_prefixed(TAG_LOT_COMMITMENT)
+        + require_table_id(table_id)
+        + length_prefixed(require_seed(lot_seed, "lot seed"))
+    ).digest()
+
+
+def lot_key(table_id: uuid.UUID, lot_seed: bytes) -> bytes:
+    """The stream key of the lot deck."""
+    return hashlib.sha256(
+        length_prefixed(TAG_LOT_KEY)
+        + require_table_id(table_id)
+        + length_prefixed(require_seed(lot_seed, "lot seed"))
+    ).digest()
+
+
+def draw_dealer(lot_seed: bytes, table_id: uuid.UUID, seat_count: int) -> DealerLot:
+    """Draw the first dealer by lot: the lot deck is shuffled, seat ``s`` takes card ``s`` from
+    the top, and the seat with the highest card deals."""
+    require_seat_count(seat_count)
+    deck = shuffle_with_key(lot_key(table_id, lot_seed))
+    cards = deck[:seat_count]
+    dealer = max(range(seat_count), key=lambda seat: cards[seat])
+    return DealerLot(cards=cards, dealer=dealer)

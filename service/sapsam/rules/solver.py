@@ -1,0 +1,155 @@
+"""The arrangement solver: the best legal split of 13 cards under a documented objective.
+
+Objective (the default and, for now, the only one): maximise the summed chance that each row beats
+a uniformly random row of the same size drawn from a full deck, ties counting half::
+
+    objective = P(front beats a random front) + P(middle beats a random 5-card hand)
+              + P(back beats a random 5-card hand)
+
+The chances come from exact counts over all 22,100 fronts and 2,598,960 five-card hands
+(:mod:`sapsam.rules.solver_tables`, shipped as package data), held as integers over one common
+denominator so that comparisons are exact and the result is deterministic. Among arrangements with
+the same objective the solver keeps the first found, trying backs from the strongest down.
+
+The search evaluates each of the C(13,5) = 1,287 five-card subsets and C(13,3) = 286 three-card
+subsets once, then walks the backs from the strongest down; for each back it tries the 56 ways to
+split the other eight cards into middle and front. The middle is never stronger than the back and
+a row's chance grows with its strength, so ``2 * P(back) + best front`` bounds everything a back
+can still achieve: once that bound cannot beat the best found, no weaker back can either and the
+search stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import cache
+from itertools import combinations
+from typing import Final
+
+from sapsam.rules.arrangement import HAND_SIZE, Arrangement
+from sapsam.rules.cards import Card, CardError, by_strength, canonical_order, format_cards
+from sapsam.rules.hands import evaluate3, evaluate5
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.solver_tables import win_scores
+
+_POSITIONS: Final = range(HAND_SIZE)
+_FIVE_SUBSETS: Final = tuple(combinations(_POSITIONS, 5))
+_THREE_SUBSETS: Final = tuple(combinations(_POSITIONS, 3))
+
+
+@cache
+def _splits() -> tuple[tuple[tuple[int, int], ...], ...]:
+    """For each back (index into the 5-subsets): every (middle index, front index) of the rest.
+
+    Depends on positions only, not on cards, so it is built once per process.
+    """
+    five_index: dict[tuple[int, ...], int] = {
+        subset: index for index, subset in enumerate(_FIVE_SUBSETS)
+    }
+    three_index: dict[tuple[int, ...], int] = {
+        subset: index for index, subset in enumerate(_THREE_SUBSETS)
+    }
+    splits: list[tuple[tuple[int, int], ...]] = []
+    for back in _FIVE_SUBSETS:
+        rest = tuple(position for position in _POSITIONS if position not in back)
+        pairs = []
+        for middle in combinations(rest, 5):
+            front = tuple(position for position in rest if position not in middle)
+            pairs.append((five_index[middle], three_index[front]))
+        splits.append(tuple(pairs))
+    return tuple(splits)
+
+
+def _checked_cards(cards: Sequence[int]) -> tuple[Card, ...]:
+    # Canonical order first, so that the result does not depend on the order the cards came in.
+    result = canonical_order(Card(card) for card in cards)
+    if len(result) != HAND_SIZE:
+        raise CardError(f"expected {HAND_SIZE} cards, got {len(result)}")
+    if len(set(result)) != HAND_SIZE:
+        raise CardError(f"repeated card among {format_cards(result)}")
+    return result
+
+
+def _strengths(hand: tuple[Card, ...]) -> tuple[list[int], list[int]]:
+    five = [
+        evaluate5(hand[a], hand[b], hand[c], hand[d], hand[e]).strength
+        for a, b, c, d, e in _FIVE_SUBSETS
+    ]
+    three = [evaluate3(hand[a], hand[b], hand[c]).strength for a, b, c in _THREE_SUBSETS]
+    return five, three
+
+
+def _arrangement(hand: tuple[Card, ...], back: int, middle: int, front: int) -> Arrangement:
+    return Arrangement(
+        by_strength([hand[position] for position in _THREE_SUBSETS[front]]),
+        by_strength([hand[position] for position in _FIVE_SUBSETS[middle]]),
+        by_strength([hand[position] for position in _FIVE_SUBSETS[back]]),
+    )
+
+
+def solve(cards: Sequence[int], rule_set: RuleSet = DEFAULT_RULE_SET) -> Arrangement:
+    """The legal arrangement of 13 distinct cards with the highest :func:`objective`.
+
+    Never a foul: a legal arrangement always exists (e.g. the five strongest-ranked cards in the
+    back, the next five in the middle). Rows are listed strongest card first. The result depends
+    on the set of cards only, not on their order. ``rule_set`` is
+    accepted so that objectives may later depend on the scoring method; the current objective does
+    not. Raises :class:`~sapsam.rules.cards.CardError` unless given 13 distinct cards.
+    """
+    del rule_set  # the objective does not depend on the scoring method (see the module docs)
+    hand = _checked_cards(cards)
+    five, three = _strengths(hand)
+    five_score_by_strength, three_score_by_strength, _ = win_scores()
+    five_score = [five_score_by_strength[strength] for strength in five]
+    three_score = [three_score_by_strength[strength] for strength in three]
+    best_front_score = max(three_score)
+    splits = _splits()
+    best = -1
+    best_split = (0, 0, 0)
+    for back in sorted(range(len(five)), key=five.__getitem__, reverse=True):
+        back_strength = five[back]
+        back_score = five_score[back]
+        if 2 * back_score + best_front_score <= best:
+            break
+        for middle, front in splits[back]:
+            middle_strength = five[middle]
+            if middle_strength > back_strength or three[front] > middle_strength:
+                continue
+            total = back_score + five_score[middle] + three_score[front]
+            if total > best:
+                best = total
+                best_split = (back, middle, front)
+    back, middle, front = best_split
+    return _arrangement(hand, back, middle, front)
+
+
+def objective(arrangement: Arrangement) -> float:
+    """The summed chance that each row beats a random row of its size (ties half), in 0 .. 3.
+
+    Scores the rows as they stand, legal or not; raises ``ValueError`` when a row has the wrong
+    number of cards or a card repeats.
+    """
+    front, middle, back = arrangement.rows
+    if (len(front), len(middle), len(back)) != (3, 5, 5) or len(set(arrangement.cards)) != 13:
+        raise ValueError(f"not a 3/5/5 arrangement of distinct cards: {arrangement}")
+    five_score, three_score, denominator = win_scores()
+    total = (
+        three_score[evaluate3(*front).strength]
+        + five_score[evaluate5(*middle).strength]
+        + five_score[evaluate5(*back).strength]
+    )
+    return total / denominator
+
+
+def legal_arrangements(cards: Sequence[int]) -> Iterator[Arrangement]:
+    """Every legal arrangement of 13 distinct cards, each split once (rows strongest card first).
+
+    There are 72,072 splits into back, middle and front; this yields those that are not fouls.
+    """
+    hand = _checked_cards(cards)
+    five, three = _strengths(hand)
+    for back, pairs in enumerate(_splits()):
+        back_strength = five[back]
+        for middle, front in pairs:
+            if three[front] <= five[middle] <= back_strength:
+                yield _arrangement(hand, back, middle, front)

@@ -1,0 +1,57 @@
+"""The committed generated code is exactly what `make proto` produces from proto/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sapsam.api import codegen
+
+COMMITTED = codegen.DEFAULT_OUTPUT
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_regenerating_changes_nothing(tmp_path: Path) -> None:
+    codegen.generate(codegen.DEFAULT_PROTO_ROOT, tmp_path)
+    fresh = _tree(tmp_path)
+    committed = _tree(COMMITTED)
+    assert sorted(fresh) == sorted(committed), "run `make proto` and commit the result"
+    stale = [name for name in fresh if fresh[name] != committed[name]]
+    assert stale == [], f"generated code is stale, run `make proto`: {stale}"
+
+
+def test_generated_code_imports_relatively() -> None:
+    # The folder must work wherever it is placed, so no module names the proto package directly.
+    for name, text in _tree(COMMITTED).items():
+        assert "from sapsam.v1 import" not in text, name
+
+
+def test_services_are_importable_with_every_rpc() -> None:
+    from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
+
+    table_service = table_service_pb2.DESCRIPTOR.services_by_name["TableService"]
+    assert [method.name for method in table_service.methods] == [
+        "CreateTable",
+        "GetTable",
+        "ListTables",
+        "JoinTable",
+        "ChooseDealer",
+        "StartDeal",
+        "ContributeEntropy",
+        "CutDeck",
+        "GetMyHand",
+        "CommitArrangement",
+        "ConfirmArrangement",
+        "RevealArrangement",
+        "GetDealResult",
+        "WatchTable",
+    ]
+    assert table_service.methods_by_name["WatchTable"].server_streaming
+    player_service = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]
+    assert [method.name for method in player_service.methods] == ["RegisterPlayer", "GetPlayer"]

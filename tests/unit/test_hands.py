@@ -233,7 +233,7 @@ def test_values_do_not_compare_with_other_types() -> None:
     royal = value("As Ks Qs Js Ts")
     assert royal != royal.strength
     with pytest.raises(TypeError):
-        _ = royal < royal.strength  # type: ignore[operator]
+        _ = royal < royal.strength
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ The measured loop calls the library's public function once per hand:
 
 * ``sapsam_evaluate5``: ``evaluate5(*hand)``, the unchecked fast path;
 * ``sapsam_evaluate``: ``evaluate(hand)``, which also checks the cards are valid and distinct;
+* ``sapsam_evaluate5_plain_int``: ``evaluate5(*hand)`` on plain ``int`` cards rather than ``Card``
+  (an ``int`` subclass, which CPython's specialised integer operations do not cover);
 * ``treys``: ``Evaluator().evaluate(hole, board)`` with the hand split 2 + 3, as treys expects;
 * ``pokerkit``: ``StandardHighHand.lookup.get_entry(hand)``, its fastest 5-card lookup (the
   ``StandardHighHand(hand).entry`` constructor path is also reported, on fewer hands, as it is
@@ -82,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for hand in sapsam_hands:
             evaluate5(*hand)
 
+    def run_evaluate5_plain_ints() -> None:
+        for hand in hands:
+            evaluate5(*hand)
+
     def run_evaluate() -> None:
         for hand in sapsam_hands:
             evaluate(hand)
@@ -104,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     result: dict[str, Any] = {
         "sapsam_evaluate5_per_s": round(best_rate(run_evaluate5, count, args.repeats)),
         "sapsam_evaluate_per_s": round(best_rate(run_evaluate, count, args.repeats)),
+        "sapsam_evaluate5_plain_int_per_s": round(
+            best_rate(run_evaluate5_plain_ints, count, args.repeats)
+        ),
         "treys_per_s": round(best_rate(run_treys, count, args.repeats)),
         "pokerkit_per_s": round(best_rate(run_pokerkit, count, args.repeats)),
         "pokerkit_hand_per_s": round(

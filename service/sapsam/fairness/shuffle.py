@@ -146,10 +146,18 @@ def fisher_yates(items: MutableSequence[_Item], draw: Callable[[int], int]) -> N
 _LIMITS: Final = (0, *(acceptance_limit(bound) for bound in range(1, DECK_SIZE + 1)))
 
 
-def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
-    """The canonical deck shuffled by the stream of ``key`` (the loop of :func:`fisher_yates`)."""
-    words = _WORD_FORMAT.unpack(b"".join(stream_block(key, c) for c in range(_FIRST_BLOCKS)))
-    next_counter = _FIRST_BLOCKS
+def shuffle_words(
+    first_words: Sequence[int], first_counter: int, block_words: Callable[[int], Sequence[int]]
+) -> tuple[Card, ...]:
+    """The canonical deck shuffled by a word stream: the loop of :func:`fisher_yates` with
+    :func:`draw_index`, unrolled for speed.
+
+    ``first_words`` are the stream's words from its start, ``block_words(c)`` the words of block
+    ``c``; it is called for ``c = first_counter, first_counter + 1, …`` only when rejections use
+    up ``first_words``.
+    """
+    words = tuple(first_words)
+    next_counter = first_counter
     used = 0
     deck = list(range(DECK_SIZE))
     limits = _LIMITS
@@ -158,8 +166,7 @@ def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
         limit = limits[bound]
         while True:
             if used == len(words):
-                # Rejections are rare (p < 2**-26 per word); fetch one more block when they happen.
-                words = words + _BLOCK_FORMAT.unpack(stream_block(key, next_counter))
+                words = words + tuple(block_words(next_counter))
                 next_counter += 1
             word = words[used]
             used += 1
@@ -168,6 +175,15 @@ def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
         other = word % bound
         deck[position], deck[other] = deck[other], deck[position]
     return tuple(DECK[card] for card in deck)
+
+
+def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
+    """The canonical deck shuffled by the counter stream of ``key``."""
+    first = _WORD_FORMAT.unpack(b"".join(stream_block(key, c) for c in range(_FIRST_BLOCKS)))
+    # Rejections are rare (p < 2**-26 per word); more blocks are fetched only when they happen.
+    return shuffle_words(
+        first, _FIRST_BLOCKS, lambda counter: _BLOCK_FORMAT.unpack(stream_block(key, counter))
+    )
 
 
 def shuffle_deck(

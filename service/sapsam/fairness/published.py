@@ -1,0 +1,201 @@
+"""Everything published about a finished deal, in one frozen value, and its JSON form.
+
+The JSON form (docs/fairness.md §9) uses hex for bytes, the table id in its canonical text form,
+cards in the usual notation (``"Ah Kd 2c"``) and ``null`` for a seat that contributed nothing,
+never committed or never revealed. It is the format of the verification vectors and of exports.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sapsam.fairness.deal import DealRecord
+from sapsam.fairness.encoding import FairnessError, require_seat_count
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import Card, CardError, format_cards
+from sapsam.rules.ruleset import RuleSet, RuleSetError
+from sapsam.rules.scoring import DealScore, PairResult
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """A seat's revealed arrangement and the nonce it committed with."""
+
+    arrangement: Arrangement
+    nonce: bytes
+
+
+@dataclass(frozen=True)
+class PublishedDeal:
+    """A finished deal as published: the inputs of the deal, the records made while it was played,
+    and the recorded outcome that :func:`~sapsam.fairness.verify.verify_deal` recomputes.
+
+    Per-seat tuples are indexed by seat. ``contributions[s]``, ``seat_commitments[s]`` and
+    ``reveals[s]`` are ``None`` when the seat contributed nothing, never committed, or never
+    revealed (a seat that never revealed has fouled). ``recorded_fouls`` and ``recorded_scores``
+    are what the server recorded when it scored the deal.
+    """
+
+    table_id: uuid.UUID
+    deal_number: int
+    rule_set: RuleSet
+    seat_count: int
+    dealer: int
+    seed_commitment: bytes
+    seed: bytes
+    contributions: tuple[bytes | None, ...]
+    cut_position: int
+    record: DealRecord
+    seat_commitments: tuple[bytes | None, ...]
+    reveals: tuple[Reveal | None, ...]
+    recorded_fouls: tuple[bool, ...]
+    recorded_scores: DealScore
+
+    def __post_init__(self) -> None:
+        require_seat_count(self.seat_count)
+        for name, values in (
+            ("contributions", self.contributions),
+            ("record.hands", self.record.hands),
+            ("seat_commitments", self.seat_commitments),
+            ("reveals", self.reveals),
+            ("recorded_fouls", self.recorded_fouls),
+            ("recorded_scores.totals", self.recorded_scores.totals),
+        ):
+            if len(values) != self.seat_count:
+                raise FairnessError(
+                    f"{name} must have one entry per seat ({self.seat_count}), got {len(values)}"
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: plain values only."""
+        return {
+            "format": FORMAT_VERSION,
+            "table_id": str(self.table_id),
+            "deal_number": self.deal_number,
+            "rule_set": self.rule_set.to_dict(),
+            "seat_count": self.seat_count,
+            "dealer": self.dealer,
+            "seed_commitment": self.seed_commitment.hex(),
+            "seed": self.seed.hex(),
+            "contributions": [_optional_hex(value) for value in self.contributions],
+            "cut_position": self.cut_position,
+            "record": {
+                "deck": self.record.deck.hex(),
+                "cut_deck": self.record.cut_deck.hex(),
+                "hands": [digest.hex() for digest in self.record.hands],
+            },
+            "seat_commitments": [_optional_hex(value) for value in self.seat_commitments],
+            "reveals": [_reveal_to_dict(reveal) for reveal in self.reveals],
+            "recorded": {
+                "fouls": list(self.recorded_fouls),
+                "pairs": [
+                    {
+                        "seats": [pair.seat_a, pair.seat_b],
+                        "rows": list(pair.rows),
+                        "delta": pair.delta,
+                    }
+                    for pair in self.recorded_scores.pairs
+                ],
+                "totals": list(self.recorded_scores.totals),
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PublishedDeal:
+        """Read the JSON form; malformed data raises :class:`FairnessError` naming the field."""
+        try:
+            if data.get("format") != FORMAT_VERSION:
+                raise FairnessError(f"unknown published deal format {data.get('format')!r}")
+            record = data["record"]
+            recorded = data["recorded"]
+            return cls(
+                table_id=uuid.UUID(data["table_id"]),
+                deal_number=_int(data["deal_number"], "deal_number"),
+                rule_set=RuleSet.from_dict(data["rule_set"]),
+                seat_count=_int(data["seat_count"], "seat_count"),
+                dealer=_int(data["dealer"], "dealer"),
+                seed_commitment=bytes.fromhex(data["seed_commitment"]),
+                seed=bytes.fromhex(data["seed"]),
+                contributions=tuple(_optional_bytes(value) for value in data["contributions"]),
+                cut_position=_int(data["cut_position"], "cut_position"),
+                record=DealRecord(
+                    deck=bytes.fromhex(record["deck"]),
+                    cut_deck=bytes.fromhex(record["cut_deck"]),
+                    hands=tuple(bytes.fromhex(digest) for digest in record["hands"]),
+                ),
+                seat_commitments=tuple(
+                    _optional_bytes(value) for value in data["seat_commitments"]
+                ),
+                reveals=tuple(_reveal_from_dict(value) for value in data["reveals"]),
+                recorded_fouls=tuple(bool(value) for value in recorded["fouls"]),
+                recorded_scores=DealScore(
+                    pairs=tuple(
+                        PairResult(
+                            seat_a=_int(pair["seats"][0], "seats"),
+                            seat_b=_int(pair["seats"][1], "seats"),
+                            rows=_rows(pair["rows"]),
+                            delta=_int(pair["delta"], "delta"),
+                        )
+                        for pair in recorded["pairs"]
+                    ),
+                    totals=tuple(_int(value, "totals") for value in recorded["totals"]),
+                ),
+            )
+        except (KeyError, TypeError, IndexError, AttributeError) as error:
+            raise FairnessError(f"malformed published deal: missing or bad field {error}") from None
+        except (CardError, RuleSetError) as error:
+            raise FairnessError(f"malformed published deal: {error}") from None
+        except ValueError as error:
+            if isinstance(error, FairnessError):
+                raise
+            raise FairnessError(f"malformed published deal: {error}") from None
+
+
+def _optional_hex(value: bytes | None) -> str | None:
+    return None if value is None else value.hex()
+
+
+def _optional_bytes(value: str | None) -> bytes | None:
+    return None if value is None else bytes.fromhex(value)
+
+
+def _int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FairnessError(f"malformed published deal: {name} must be an integer, not {value!r}")
+    return value
+
+
+def _rows(value: Sequence[object]) -> tuple[int, int, int]:
+    first, second, third = (_int(item, "rows") for item in value)
+    return (first, second, third)
+
+
+def _reveal_to_dict(reveal: Reveal | None) -> dict[str, str] | None:
+    if reveal is None:
+        return None
+    arrangement = reveal.arrangement
+    return {
+        "front": format_cards(arrangement.front),
+        "middle": format_cards(arrangement.middle),
+        "back": format_cards(arrangement.back),
+        "nonce": reveal.nonce.hex(),
+    }
+
+
+def _row(text: str) -> tuple[Card, ...]:
+    # Repeated cards are kept, not refused: a published reveal is evidence, judged by the verifier.
+    return tuple(Card.parse(token) for token in text.split())
+
+
+def _reveal_from_dict(value: Mapping[str, str] | None) -> Reveal | None:
+    if value is None:
+        return None
+    return Reveal(
+        arrangement=Arrangement(_row(value["front"]), _row(value["middle"]), _row(value["back"])),
+        nonce=bytes.fromhex(value["nonce"]),
+    )

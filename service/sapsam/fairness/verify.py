@@ -1,0 +1,315 @@
+"""Verify a finished deal from its published data alone (docs/fairness.md §9).
+
+Each check confirms one published fact from facts already confirmed, in this order:
+
+===========================  =============================================  ===================
+check                        confirms                                       needs
+===========================  =============================================  ===================
+``seed_commitment``          the seed matches the commitment                —
+``contributions``            seed + contributions give the recorded deck    seed_commitment
+``cut``                      the cut gives the recorded cut deck            contributions
+``dealer``                   dealing from the dealer's left gives the       cut
+                             recorded hands
+``reveal_commitment[s]``     seat ``s``'s reveal and nonce match its        —
+                             commitment
+``fouls``                    the recorded fouls follow from the reveals     dealer, every
+                             and the dealt hands                            reveal_commitment
+``scores``                   the recorded scores follow from the rules      dealer, every
+                                                                            reveal_commitment
+===========================  =============================================  ===================
+
+A check whose needs did not all pass is *skipped*, not failed: its inputs are not trustworthy, so
+it says nothing. Hence altering any single published fact fails exactly the check that owns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from sapsam.fairness.commitments import arrangement_commitment
+from sapsam.fairness.deal import (
+    cut_deck,
+    cut_deck_digest,
+    deal_hands,
+    deck_digest,
+    hand_digest,
+    record_key,
+)
+from sapsam.fairness.encoding import FairnessError
+from sapsam.fairness.published import PublishedDeal
+from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
+from sapsam.rules.arrangement import ArrangementCheck, FoulReason, check_arrangement
+from sapsam.rules.cards import Card, format_cards
+from sapsam.rules.scoring import DealScore, score_deal
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verification step: its stable name, whether it passed, and on failure what was
+    expected (from the published record) and what was found (by recomputation).
+
+    A skipped check has ``passed=False`` and ``skipped=True``: it could not be run because a check
+    it depends on failed.
+    """
+
+    name: str
+    passed: bool
+    expected: str
+    found: str
+    detail: str
+    skipped: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """Ran and did not pass."""
+        return not self.passed and not self.skipped
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """The result of :func:`verify_deal`: ``ok`` only if every check ran and passed.
+
+    ``hands`` are the recomputed hands (index = seat, in dealt order) when the seed checked out.
+    """
+
+    ok: bool
+    checks: tuple[Check, ...]
+    hands: tuple[tuple[Card, ...], ...] | None = None
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """Names of the checks that ran and failed."""
+        return tuple(check.name for check in self.checks if check.failed)
+
+    @property
+    def skipped(self) -> tuple[str, ...]:
+        """Names of the checks that could not run."""
+        return tuple(check.name for check in self.checks if check.skipped)
+
+    def check(self, name: str) -> Check:
+        """The check called ``name``; ``KeyError`` if there is none."""
+        for check in self.checks:
+            if check.name == name:
+                return check
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain values for JSON output."""
+        return {
+            "ok": self.ok,
+            "checks": [
+                {
+                    "name": check.name,
+                    "passed": check.passed,
+                    "skipped": check.skipped,
+                    "expected": check.expected,
+                    "found": check.found,
+                    "detail": check.detail,
+                }
+                for check in self.checks
+            ],
+        }
+
+
+def _pass(name: str, value: str, detail: str = "") -> Check:
+    return Check(name=name, passed=True, expected=value, found=value, detail=detail)
+
+
+def _fail(name: str, expected: str, found: str, detail: str) -> Check:
+    return Check(name=name, passed=False, expected=expected, found=found, detail=detail)
+
+
+def _compare(name: str, expected: str, found: str, detail: str) -> Check:
+    if expected == found:
+        return _pass(name, expected)
+    return _fail(name, expected, found, detail)
+
+
+@dataclass
+class _Work:
+    """Values computed by one check and used by the checks that rely on it."""
+
+    key: bytes = b""
+    deck: tuple[Card, ...] = ()
+    cut_deck: tuple[Card, ...] = ()
+    hands: tuple[tuple[Card, ...], ...] = ()
+
+
+class _Checks:
+    """Collects checks in order and skips a check whose dependencies did not all pass."""
+
+    def __init__(self) -> None:
+        self.results: list[Check] = []
+        self._passed: dict[str, bool] = {}
+
+    def run(self, name: str, needs: Sequence[str], body: Callable[[], Check]) -> bool:
+        blocked = [need for need in needs if not self._passed.get(need, False)]
+        if blocked:
+            check = Check(
+                name=name,
+                passed=False,
+                expected="",
+                found="",
+                detail=f"not checked: it relies on {', '.join(blocked)}, which did not pass",
+                skipped=True,
+            )
+        else:
+            try:
+                check = body()
+            except ValueError as error:
+                # FairnessError, CardError and RuleSetError are ValueErrors: malformed published
+                # values fail the check that reads them instead of aborting the verification.
+                check = _fail(name, "well-formed input", "malformed input", str(error))
+        self.results.append(check)
+        self._passed[name] = check.passed
+        return check.passed
+
+
+def _hex_list(values: Sequence[bytes | None]) -> str:
+    return ",".join("-" if value is None else value.hex() for value in values)
+
+
+def _foul_for_missing_reveal() -> ArrangementCheck:
+    return ArrangementCheck(
+        foul=True, reason=FoulReason.WRONG_ROW_SIZE, detail="never revealed", values=None
+    )
+
+
+def _score_text(score: DealScore) -> str:
+    pairs = " ".join(
+        f"{pair.seat_a}-{pair.seat_b}:{','.join(map(str, pair.rows))}={pair.delta}"
+        for pair in score.pairs
+    )
+    return f"pairs {pairs}; totals {','.join(map(str, score.totals))}"
+
+
+def verify_deal(published: PublishedDeal) -> VerificationReport:
+    """Recompute a finished deal from its published data and report every check by name.
+
+    Never raises for bad published values: a malformed or altered value fails its check.
+    """
+    deal = published
+    checks = _Checks()
+    state = _Work()
+
+    def seed_check() -> Check:
+        found = seed_commitment(deal.table_id, deal.deal_number, deal.seed)
+        return _compare(
+            "seed_commitment",
+            deal.seed_commitment.hex(),
+            found.hex(),
+            "the published seed does not hash to the seed commitment published at the deal's start",
+        )
+
+    def contributions_check() -> Check:
+        key = record_key(deal.table_id, deal.deal_number, deal.seed)
+        deck = shuffle_deck(deal.seed, deal.contributions, deal.table_id, deal.deal_number)
+        state.key, state.deck = key, deck
+        return _compare(
+            "contributions",
+            deal.record.deck.hex(),
+            deck_digest(key, deck).hex(),
+            f"shuffling with the seed and the contributions {_hex_list(deal.contributions)} "
+            "does not give the deck recorded at the deal",
+        )
+
+    def cut_check() -> Check:
+        key = state.key
+        after_cut = cut_deck(state.deck, deal.cut_position)
+        state.cut_deck = after_cut
+        return _compare(
+            "cut",
+            deal.record.cut_deck.hex(),
+            cut_deck_digest(key, after_cut).hex(),
+            f"cutting at position {deal.cut_position} does not give the cut deck recorded at "
+            "the deal",
+        )
+
+    def dealer_check() -> Check:
+        key = state.key
+        hands = deal_hands(state.cut_deck, deal.dealer, deal.seat_count)
+        state.hands = hands
+        found = [hand_digest(key, seat, hand) for seat, hand in enumerate(hands)]
+        wrong = [seat for seat in range(deal.seat_count) if found[seat] != deal.record.hands[seat]]
+        return _compare(
+            "dealer",
+            _hex_list(deal.record.hands),
+            _hex_list(found),
+            f"dealing from the left of dealer {deal.dealer} does not give the hands recorded at "
+            f"the deal for seat(s) {', '.join(map(str, wrong))}",
+        )
+
+    checks.run("seed_commitment", (), seed_check)
+    checks.run("contributions", ("seed_commitment",), contributions_check)
+    checks.run("cut", ("contributions",), cut_check)
+    checks.run("dealer", ("cut",), dealer_check)
+
+    reveal_names = []
+    for seat in range(deal.seat_count):
+        name = f"reveal_commitment[{seat}]"
+        reveal_names.append(name)
+        checks.run(name, (), partial(_reveal_check, deal, seat, name))
+
+    needs = ("dealer", *reveal_names)
+    judged: list[ArrangementCheck] = []
+
+    def fouls_check() -> Check:
+        hands = state.hands
+        for seat, reveal in enumerate(deal.reveals):
+            judged.append(
+                _foul_for_missing_reveal()
+                if reveal is None
+                else check_arrangement(reveal.arrangement, hands[seat])
+            )
+        found = tuple(verdict.foul for verdict in judged)
+        reasons = "; ".join(
+            f"seat {seat}: {verdict.detail}" for seat, verdict in enumerate(judged) if verdict.foul
+        )
+        return _compare(
+            "fouls",
+            ",".join(map(str, deal.recorded_fouls)),
+            ",".join(map(str, found)),
+            f"the reveals judged against the dealt hands give other fouls ({reasons or 'none'})",
+        )
+
+    def scores_check() -> Check:
+        if len(judged) != deal.seat_count:
+            raise FairnessError("the reveals could not be judged")
+        found = score_deal(deal.rule_set, judged)
+        return _compare(
+            "scores",
+            _score_text(deal.recorded_scores),
+            _score_text(found),
+            f"rescoring under the rule set {deal.rule_set.name!r} gives other results",
+        )
+
+    checks.run("fouls", needs, fouls_check)
+    checks.run("scores", needs, scores_check)
+
+    results = tuple(checks.results)
+    return VerificationReport(
+        ok=all(check.passed for check in results),
+        checks=results,
+        hands=state.hands or None,
+    )
+
+
+def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
+    commitment = deal.seat_commitments[seat]
+    reveal = deal.reveals[seat]
+    if reveal is None:
+        return _pass(name, "no reveal", "the seat never revealed: its hand counts as a foul")
+    if commitment is None:
+        return _fail(name, "a commitment", "none", "the seat revealed without having committed")
+    arrangement = reveal.arrangement
+    found = arrangement_commitment(deal.table_id, deal.deal_number, seat, arrangement, reveal.nonce)
+    shown = " / ".join(format_cards(row) for row in arrangement.rows)
+    return _compare(
+        name,
+        commitment.hex(),
+        found.hex(),
+        f"the revealed arrangement {shown} with nonce {reveal.nonce.hex()} does not match the "
+        "seat's commitment",
+    )

@@ -23,7 +23,7 @@ WORKED_B = Arrangement.parse("3♠ 3♥ 4♦", "6♣ 6♦ 8♠ 5♣ 2♦", "9♣
 # Two more legal hands from the cards the worked example leaves, for 3- and 4-seat deals.
 LEGAL_C = Arrangement.parse("4c 4h 5d", "8c 8d 8h Jd Js", "Kd Kh Ks Qd Qh")
 LEGAL_D = Arrangement.parse("Qs Jh 9h", "6h 6s 2c 3c 4s", "7h 7s Ah Td 5s")
-FOULED = Arrangement.parse("Kd Kh Ks", "8c 8d 8h Jd Js", "4c 4h 5d Qd Qh")  # trips front over pair
+FOULED = Arrangement.parse("Kd Kh Ks", "8c 8d 8h Jd Js", "4c 4h 5d Qd Qh")  # full house over 2 pair
 
 
 def check(arrangement: Arrangement) -> ArrangementCheck:
@@ -43,7 +43,7 @@ def test_worked_example_exactly() -> None:
 def test_a_legal_hand_wins_all_rows_against_a_foul_whatever_the_cards() -> None:
     fouled = check(FOULED)
     assert fouled.foul
-    # The fouled hand's trips and full house would beat A's front and tie nothing: it still loses.
+    # The fouled hand's trips and full house would beat B's front and middle: it still loses.
     score = score_deal(DEFAULT_RULE_SET, [fouled, check(WORKED_B)])
     assert score.pairs[0].rows == (-1, -1, -1)
     assert score.totals == (-3, 3)

@@ -66,7 +66,7 @@ def test_legal_arrangements_are_exactly_the_splits_that_are_not_fouls() -> None:
 def test_the_worked_example_hand_solves_to_a_known_arrangement() -> None:
     solved = solve(WORKED_A_CARDS)
     # Better than A's own split in rules.md: aces in front, two pair in the middle, a king-high
-    # straight flush behind.
+    # straight behind (the straight flush broken up).
     assert str(solved) == "Ac Ad 5h / 7c 7d 3d 2h 2s / Kc Qc Jc Tc 9s"
     assert objective(solved) > objective(
         Arrangement.parse("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac")

@@ -1,0 +1,251 @@
+"""``sapsam hand``, ``sapsam arrange`` and ``sapsam score``: the rules engine on the command line.
+
+``score`` is a contract for other tools. It reads one deal as a JSON object (from a file or stdin)::
+
+    {"rules": "pagat", "seats": [{"front": "2s 2h Ad", "middle": "7c 7d 9s 5h 3d",
+                                  "back": "Tc Jc Qc Kc Ac"}, ...]}
+
+``rules`` is a preset name or a full rule-set object (default ``pagat``); ``seats`` holds 2 to 4
+arrangements, numbered from 0 in the output and in error messages. With ``--jsonl`` it reads one
+such deal per line (blank lines are skipped) and prints one result per line.
+
+A seat must give 13 distinct cards and no card may appear at two seats: anything else is bad input.
+Thirteen cards in rows of the wrong sizes (say 4/4/5) are a foul, judged like any other. Bad input
+prints one line on stderr naming the problem (and, for ``--jsonl`` or a JSON syntax error, the
+line), nothing on stdout, and exits with status 2; ``--jsonl`` checks every line before printing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from sapsam.rules.arrangement import (
+    HAND_SIZE,
+    ROW_NAMES,
+    Arrangement,
+    ArrangementCheck,
+    check_arrangement,
+)
+from sapsam.rules.cards import Card, CardError, format_cards, parse_cards
+from sapsam.rules.hands import evaluate
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError, resolve_rule_set
+from sapsam.rules.scoring import DealScore, score_deal
+from sapsam.rules.solver import objective, solve
+
+BAD_INPUT: Final = 2
+DEAL_KEYS: Final = frozenset({"rules", "seats"})
+
+
+class InputError(ValueError):
+    """Input the command cannot use; the message is shown to the user as one line."""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``hand``, ``arrange`` and ``score`` subcommands."""
+    hand = subparsers.add_parser(
+        "hand", help="print the value of a 3- or 5-card row in words", description=_hand.__doc__
+    )
+    hand.add_argument("cards", nargs="+", help='cards, e.g. "As Ks Qs Js Ts"')
+    hand.set_defaults(handler=_hand)
+
+    arrange = subparsers.add_parser(
+        "arrange", help="the solver's best arrangement of 13 cards", description=_arrange.__doc__
+    )
+    arrange.add_argument("cards", nargs="+", help="13 cards")
+    arrange.add_argument("--json", action="store_true", help="print JSON instead of text")
+    arrange.set_defaults(handler=_arrange)
+
+    score = subparsers.add_parser(
+        "score",
+        help="score a deal given as JSON",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    score.add_argument("file", nargs="?", default="-", help="JSON input (default: stdin)")
+    score.add_argument("--jsonl", action="store_true", help="one deal per line, one result each")
+    score.set_defaults(handler=_score)
+
+
+def _fail(command: str, message: str) -> int:
+    # One line, always: a message with new lines in it would break line-oriented callers.
+    print(f"sapsam {command}: {' '.join(message.split())}", file=sys.stderr)
+    return BAD_INPUT
+
+
+def _hand(arguments: argparse.Namespace) -> int:
+    """Print the value of a 3-card front or a 5-card row in words."""
+    try:
+        cards = parse_cards(" ".join(arguments.cards))
+        if len(cards) not in (3, 5):
+            raise CardError(f"expected 3 or 5 cards, got {len(cards)}")
+    except CardError as error:
+        return _fail("hand", str(error))
+    print(evaluate(cards).describe())
+    return 0
+
+
+def _arrange(arguments: argparse.Namespace) -> int:
+    """Print the solver's front, middle and back for 13 cards, with each row's value."""
+    try:
+        cards = parse_cards(" ".join(arguments.cards), count=HAND_SIZE)
+    except CardError as error:
+        return _fail("arrange", str(error))
+    arrangement = solve(cards)
+    rows = [
+        (name, row, evaluate(row).describe())
+        for name, row in zip(ROW_NAMES, arrangement.rows, strict=True)
+    ]
+    if arguments.json:
+        result: dict[str, Any] = {name: format_cards(row) for name, row, _ in rows}
+        result["values"] = [words for _, _, words in rows]
+        result["objective"] = round(objective(arrangement), 6)
+        print(json.dumps(result))
+    else:
+        for name, row, words in rows:
+            print(f"{name:<7} {format_cards(row):<15} {words}")
+    return 0
+
+
+def _score(arguments: argparse.Namespace) -> int:
+    """Score deals read as JSON; see the module documentation for the format."""
+    try:
+        text = _read_input(arguments.file)
+    except InputError as error:
+        return _fail("score", str(error))
+    try:
+        if arguments.jsonl:
+            results = []
+            for number, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    try:
+                        results.append(score_document(_load_json(line, one_line=True)))
+                    except InputError as error:
+                        raise InputError(f"line {number}: {error}") from None
+        else:
+            results = [score_document(_load_json(text))]
+    except InputError as error:
+        return _fail("score", str(error))
+    for result in results:
+        print(json.dumps(result, separators=(",", ":")))
+    return 0
+
+
+def _read_input(file: str) -> str:
+    if file == "-":
+        return sys.stdin.read()
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read {file}: {error}") from None
+
+
+def _load_json(text: str, one_line: bool = False) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        where = f"column {error.colno}" if one_line else f"line {error.lineno} column {error.colno}"
+        raise InputError(f"bad JSON at {where}: {error.msg}") from None
+
+
+def read_deal(document: object) -> tuple[RuleSet, list[Arrangement]]:
+    """The rule set and the seats' arrangements of one deal object, or :class:`InputError`."""
+    if not isinstance(document, Mapping):
+        raise InputError(f"a deal must be a JSON object, got {_json_type(document)}")
+    unknown = sorted(str(key) for key in document if key not in DEAL_KEYS)
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r} (a deal has 'rules' and 'seats')")
+    rules = document.get("rules", DEFAULT_RULE_SET.name)
+    if not isinstance(rules, str | Mapping):
+        raise InputError(f"'rules' must be a preset name or an object, got {_json_type(rules)}")
+    try:
+        rule_set = resolve_rule_set(rules)
+    except RuleSetError as error:
+        raise InputError(str(error)) from None
+    seats = document.get("seats")
+    if not isinstance(seats, list):
+        raise InputError(f"'seats' must be a list of arrangements, got {_json_type(seats)}")
+    if not rule_set.min_seats <= len(seats) <= rule_set.max_seats:
+        raise InputError(
+            f"{len(seats)} seats; rule set {rule_set.name!r} plays with "
+            f"{rule_set.min_seats} to {rule_set.max_seats}"
+        )
+    arrangements: list[Arrangement] = []
+    seen: dict[Card, str] = {}
+    for seat, data in enumerate(seats):
+        arrangement = _read_seat(seat, data)
+        for name, row in zip(ROW_NAMES, arrangement.rows, strict=True):
+            for card in row:
+                where = f"seat {seat} {name}"
+                if card in seen:
+                    raise InputError(f"{where}: card {card} repeats (already in {seen[card]})")
+                seen[card] = where
+        arrangements.append(arrangement)
+    return rule_set, arrangements
+
+
+def _read_seat(seat: int, data: object) -> Arrangement:
+    if not isinstance(data, Mapping):
+        raise InputError(f"seat {seat}: expected an object with front, middle, back")
+    unknown = sorted(str(key) for key in data if key not in ROW_NAMES)
+    if unknown:
+        raise InputError(f"seat {seat}: unknown key {unknown[0]!r} (rows are front, middle, back)")
+    rows: list[tuple[Card, ...]] = []
+    for name in ROW_NAMES:
+        if name not in data:
+            raise InputError(f"seat {seat}: missing {name!r}")
+        value = data[name]
+        if not isinstance(value, str) and not (
+            isinstance(value, list) and all(isinstance(token, str) for token in value)
+        ):
+            raise InputError(f'seat {seat} {name}: expected cards as a string like "As Kd Tc"')
+        try:
+            rows.append(parse_cards(value))
+        except CardError as error:
+            raise InputError(f"seat {seat} {name}: {error}") from None
+    count = sum(len(row) for row in rows)
+    if count != HAND_SIZE:
+        raise InputError(f"seat {seat}: {count} cards, expected {HAND_SIZE}")
+    return Arrangement(rows[0], rows[1], rows[2])
+
+
+def score_document(document: object) -> dict[str, Any]:
+    """Read one deal object and return its scored result as JSON-ready data."""
+    rule_set, arrangements = read_deal(document)
+    checks = [check_arrangement(arrangement) for arrangement in arrangements]
+    return deal_result(checks, score_deal(rule_set, checks))
+
+
+def deal_result(checks: Sequence[ArrangementCheck], score: DealScore) -> dict[str, Any]:
+    """The ``score`` command's output for one deal."""
+    seats: list[dict[str, Any]] = []
+    for seat, (check, total) in enumerate(zip(checks, score.totals, strict=True)):
+        entry: dict[str, Any] = {
+            "seat": seat,
+            "foul": check.foul,
+            "total": total,
+            "rows": None if check.values is None else [v.describe() for v in check.values],
+        }
+        if check.foul and check.reason is not None:
+            entry["foul_reason"] = check.reason.value
+            entry["foul_detail"] = check.detail
+        seats.append(entry)
+    pairs = [
+        {"seat_a": pair.seat_a, "seat_b": pair.seat_b, "rows": list(pair.rows), "delta": pair.delta}
+        for pair in score.pairs
+    ]
+    return {"seats": seats, "pairs": pairs}
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    for kind, name in names.items():
+        if isinstance(value, kind):
+            return name
+    return "a number"

@@ -1,0 +1,240 @@
+"""``sapsam hand``, ``sapsam arrange`` and ``sapsam score`` (the command-line contract)."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sapsam.cli import main
+
+WORKED_A = {"front": "2s 2h Ad", "middle": "7c 7d 9s 5h 3d", "back": "Tc Jc Qc Kc Ac"}
+WORKED_B = {"front": "3♠ 3♥ 4♦", "middle": "6♣ 6♦ 8♠ 5♣ 2♦", "back": "9♣ 9♦ 10♥ 10♠ A♠"}
+WORKED_DEAL = {"rules": "pagat", "seats": [WORKED_A, WORKED_B]}
+WORKED_RESULT = {
+    "seats": [
+        {
+            "seat": 0,
+            "foul": False,
+            "total": 1,
+            "rows": [
+                "pair of twos, kicker A",
+                "pair of sevens, kickers 9 5 3",
+                "ace-high straight flush (royal flush)",
+            ],
+        },
+        {
+            "seat": 1,
+            "foul": False,
+            "total": -1,
+            "rows": [
+                "pair of threes, kicker 4",
+                "pair of sixes, kickers 8 5 2",
+                "two pair, tens and nines, kicker A",
+            ],
+        },
+    ],
+    "pairs": [{"seat_a": 0, "seat_b": 1, "rows": [-1, 1, 1], "delta": 1}],
+}
+# A middle full house over a back two pair; the cards are apart from A's and B's.
+FOULED = {"front": "Kd Kh Ks", "middle": "8c 8d 8h Jd Js", "back": "4c 4h 5d Qd Qh"}
+
+
+def run_cli(arguments: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the real command in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "sapsam.cli", *arguments],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+def run_in_process(
+    arguments: list[str], stdin: str, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(arguments)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_score_worked_example_in_a_real_process() -> None:
+    result = run_cli(["score"], json.dumps(WORKED_DEAL))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert json.loads(result.stdout) == WORKED_RESULT
+
+
+def test_score_reads_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(WORKED_DEAL, indent=2), encoding="utf-8")
+    assert main(["score", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out) == WORKED_RESULT
+
+
+def test_score_defaults_to_pagat_and_accepts_a_full_rule_set(
+    capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    code, out, _ = run_in_process(
+        ["score"], json.dumps({"seats": [WORKED_A, WORKED_B, FOULED]}), capsys, monkeypatch
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert [seat["total"] for seat in result["seats"]] == [4, 2, -6]
+    fouled = result["seats"][2]
+    assert fouled["foul"] is True
+    assert fouled["foul_reason"] == "ROWS_OUT_OF_ORDER"
+    assert fouled["foul_detail"].startswith("middle full house, eights over jacks beats back")
+    assert "foul_reason" not in result["seats"][0]
+
+    rules = {"name": "sixes", "scoring": "one_six", "row_unit": 2}
+    deal: dict[str, Any] = {"rules": rules, "seats": [WORKED_A, WORKED_B, FOULED]}
+    code, out, _ = run_in_process(["score"], json.dumps(deal), capsys, monkeypatch)
+    assert code == 0
+    # A beats B 2-1 (1 point), both scoop the foul (6 points each); all times 2.
+    assert [seat["total"] for seat in json.loads(out)["seats"]] == [14, 10, -24]
+
+
+def test_wrong_row_sizes_with_thirteen_cards_are_a_foul_not_an_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    four_four_five = {"front": "2s 2h Ad 7c", "middle": "7d 9s 5h 3d", "back": "Tc Jc Qc Kc Ac"}
+    deal = {"seats": [four_four_five, WORKED_B]}
+    code, out, _ = run_in_process(["score"], json.dumps(deal), capsys, monkeypatch)
+    assert code == 0
+    seat = json.loads(out)["seats"][0]
+    assert seat["foul_reason"] == "WRONG_ROW_SIZE"
+    assert seat["rows"] is None
+    assert seat["total"] == -3
+
+
+def test_score_jsonl_prints_one_result_per_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    lines = [
+        json.dumps(WORKED_DEAL),
+        "",
+        json.dumps({"rules": "two_four", "seats": [WORKED_B, WORKED_A]}),
+    ]
+    code, out, err = run_in_process(["score", "--jsonl"], "\n".join(lines), capsys, monkeypatch)
+    assert (code, err) == (0, "")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert results[0] == WORKED_RESULT
+    assert results[1]["pairs"] == [{"seat_a": 0, "seat_b": 1, "rows": [1, -1, -1], "delta": -2}]
+
+
+def seats_with(seat: int, row: str, cards: str) -> dict[str, Any]:
+    seats = [dict(WORKED_A), dict(WORKED_B)]
+    seats[seat][row] = cards
+    return {"seats": seats}
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (
+            json.dumps(seats_with(1, "middle", "6c Xd 8s 5c 2d")),
+            "seat 1 middle: bad card 'Xd' at position 2",
+        ),
+        (json.dumps(seats_with(0, "front", "2s 2s Ad")), "seat 0 front: duplicate card '2s'"),
+        (
+            json.dumps(seats_with(1, "front", "3s 3h 2s")),
+            "seat 1 front: card 2s repeats (already in seat 0 front)",
+        ),
+        (json.dumps(seats_with(0, "front", "2s 2h")), "seat 0: 12 cards, expected 13"),
+        (json.dumps({"seats": [WORKED_A, WORKED_B, WORKED_A, WORKED_B, WORKED_A]}), "5 seats"),
+        (json.dumps({"seats": [WORKED_A]}), "1 seats"),
+        ('{"seats": [', "bad JSON at line 1 column 12"),
+        (json.dumps({**WORKED_DEAL, "rules": "poker"}), "unknown rule set preset 'poker'"),
+        (
+            json.dumps({**WORKED_DEAL, "rules": {"scoring": "per_card"}}),
+            "rule set key 'scoring'",
+        ),
+        (json.dumps({**WORKED_DEAL, "table": 1}), "unknown key 'table'"),
+        (json.dumps({"seats": "all"}), "'seats' must be a list"),
+        (json.dumps({"seats": [WORKED_A, {"front": "3s 3h 4d"}]}), "seat 1: missing 'middle'"),
+        ("[]", "a deal must be a JSON object"),
+    ],
+)
+def test_score_refuses_bad_input_with_one_line_and_no_output(
+    stdin: str, message: str, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    code, out, err = run_in_process(["score"], stdin, capsys, monkeypatch)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("sapsam score: ")
+    assert message in err
+
+
+def test_jsonl_names_the_bad_line_and_prints_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    lines = [
+        json.dumps(WORKED_DEAL),
+        json.dumps(WORKED_DEAL),
+        json.dumps(seats_with(1, "middle", "6c Xd 8s 5c 2d")),
+    ]
+    code, out, err = run_in_process(["score", "--jsonl"], "\n".join(lines), capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err == (
+        "sapsam score: line 3: seat 1 middle: bad card 'Xd' at position 2: "
+        "unknown rank 'X' (use 2-9, T or 10, J, Q, K, A)\n"
+    )
+    code, out, err = run_in_process(
+        ["score", "--jsonl"], json.dumps(WORKED_DEAL) + "\n{oops", capsys, monkeypatch
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("sapsam score: line 2: bad JSON at column 2")
+
+
+def test_bad_input_in_a_real_process_exits_2() -> None:
+    result = run_cli(["score"], json.dumps(seats_with(0, "front", "2s 2h")))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == "sapsam score: seat 0: 12 cards, expected 13\n"
+    missing = run_cli(["score", "/nonexistent/deal.json"])
+    assert missing.returncode == 2
+    assert missing.stdout == ""
+    assert missing.stderr.startswith("sapsam score: cannot read /nonexistent/deal.json")
+
+
+def test_hand_prints_the_value_in_words() -> None:
+    result = run_cli(["hand", "As Ks Qs Js Ts"])
+    assert result.returncode == 0
+    assert result.stdout == "ace-high straight flush (royal flush)\n"
+
+
+def test_hand_accepts_fronts_and_separate_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hand", "7c", "7d", "2s"]) == 0
+    assert capsys.readouterr().out == "pair of sevens, kicker 2\n"
+    assert main(["hand", "7c 7d 2s 9h"]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "sapsam hand: expected 3 or 5 cards, got 4\n")
+
+
+def test_arrange_prints_the_solvers_rows_with_values() -> None:
+    result = run_cli(["arrange", "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc Ac"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "front   Ac Ad 5h        pair of aces, kicker 5",
+        "middle  7c 7d 3d 2h 2s  two pair, sevens and twos, kicker 3",
+        "back    Kc Qc Jc Tc 9s  king-high straight",
+    ]
+
+
+def test_arrange_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["arrange", "--json", "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc Ac"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["front"] == "Ac Ad 5h"
+    assert result["values"][2] == "king-high straight"
+    assert 0 < result["objective"] <= 3
+    assert main(["arrange", "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc"]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "sapsam arrange: expected 13 cards, got 12\n")

@@ -14,7 +14,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import cast
 
-COMMAND_MODULES: tuple[str, ...] = ("sapsam.commands.rules_commands",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "sapsam.commands.rules_commands",
+    "sapsam.commands.store_commands",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

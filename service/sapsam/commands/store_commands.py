@@ -1,0 +1,97 @@
+"""``sapsam migrate`` and ``sapsam projections rebuild``: the event store's maintenance commands.
+
+Both use ``--database-url`` (else ``DATABASE_URL``) or, with neither, the embedded PostgreSQL in
+``--data-dir`` (else ``SAPSAM_DATA_DIR``, else the user's data directory), which they start and
+stop around their work. Each prints one JSON object describing what it did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import psycopg
+
+from sapsam.store import schema
+from sapsam.store.embedded import EmbeddedDatabaseError, open_database
+from sapsam.store.projections import rebuild_projections, registered_projectors
+
+FAILED = 1
+
+
+def _add_database_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
+    )
+    parser.add_argument(
+        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``migrate`` and ``projections`` subcommands."""
+    migrate = subparsers.add_parser(
+        "migrate", help="apply the database migrations", description=_migrate.__doc__
+    )
+    _add_database_options(migrate)
+    migrate.add_argument("--revision", default=schema.HEAD, help="target revision (default head)")
+    migrate.add_argument(
+        "--downgrade",
+        metavar="REVISION",
+        help="undo migrations down to REVISION instead ('base' empties the schema: tests only)",
+    )
+    migrate.set_defaults(handler=_migrate)
+
+    projections = subparsers.add_parser(
+        "projections", help="maintain the read models", description="Maintain the read models."
+    )
+    actions = projections.add_subparsers(dest="projections_action", metavar="ACTION", required=True)
+    rebuild = actions.add_parser(
+        "rebuild", help="drop the read models and replay the log", description=_rebuild.__doc__
+    )
+    _add_database_options(rebuild)
+    rebuild.set_defaults(handler=_rebuild)
+
+
+def _migrate(arguments: argparse.Namespace) -> int:
+    """Apply the alembic migrations (or undo them with --downgrade)."""
+    try:
+        with open_database(arguments.database_url, arguments.data_dir, migrate=False) as handle:
+            before = schema.current_revision(handle.url)
+            if arguments.downgrade:
+                schema.downgrade(handle.url, arguments.downgrade)
+            else:
+                schema.upgrade(handle.url, arguments.revision)
+            after = schema.current_revision(handle.url)
+            backend = handle.backend
+    except EmbeddedDatabaseError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    print(json.dumps({"database": backend, "from": before, "to": after}))
+    return 0
+
+
+def _rebuild(arguments: argparse.Namespace) -> int:
+    """Drop every registered read model and rebuild it by replaying the whole log."""
+    try:
+        with (
+            open_database(arguments.database_url, arguments.data_dir) as handle,
+            psycopg.connect(handle.url, autocommit=True) as connection,
+        ):
+            reports = rebuild_projections(connection, registered_projectors())
+    except EmbeddedDatabaseError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    print(
+        json.dumps(
+            {
+                "projections": [
+                    {"name": r.name, "events": r.events_applied, "position": r.position}
+                    for r in reports
+                ]
+            }
+        )
+    )
+    return 0

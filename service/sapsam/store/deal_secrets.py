@@ -1,0 +1,42 @@
+"""The secret seed of each running deal, kept out of the log.
+
+The log holds only the seed's commitment (``DealStarted``) until ``SeedRevealed``; the seed itself
+sits in ``deal_secrets`` for the service alone to read. Delete it in the same transaction that
+appends ``SeedRevealed`` (pass a ``project`` callback to ``append`` that calls
+``delete_deal_seed``), so there is never a moment with the seed in both places or in neither.
+docs/store.md explains what an operator with database access can and cannot learn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+Connection = psycopg.Connection[Any]
+
+
+def store_deal_seed(connection: Connection, stream_id: str, deal_number: int, seed: bytes) -> None:
+    """Keep a deal's secret seed; a second seed for the same deal is refused (UniqueViolation)."""
+    connection.execute(
+        "INSERT INTO deal_secrets (stream_id, deal_number, seed) VALUES (%s, %s, %s)",
+        [stream_id, deal_number, seed],
+    )
+
+
+def load_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bytes | None:
+    """The deal's secret seed, or None when it was never stored or already revealed."""
+    row = connection.execute(
+        "SELECT seed FROM deal_secrets WHERE stream_id = %s AND deal_number = %s",
+        [stream_id, deal_number],
+    ).fetchone()
+    return bytes(row[0]) if row else None
+
+
+def delete_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bool:
+    """Forget a deal's seed (once revealed in the log); True if there was one to delete."""
+    cursor = connection.execute(
+        "DELETE FROM deal_secrets WHERE stream_id = %s AND deal_number = %s",
+        [stream_id, deal_number],
+    )
+    return cursor.rowcount == 1

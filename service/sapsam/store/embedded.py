@@ -1,0 +1,338 @@
+"""Which PostgreSQL sapsam uses: ``DATABASE_URL`` if given, else a private embedded server.
+
+The embedded server runs in a data folder: ``--data-dir`` if given, else ``SAPSAM_DATA_DIR``, else
+the user's data directory (``platformdirs``), with PostgreSQL's files under ``<data dir>/postgres``.
+It listens on a Unix socket only (no TCP port to collide with), trusts local connections (the
+socket sits in the owner-only data folder), and is stopped on exit if this process started it.
+
+Two ways to get the server binaries, tried in order (or forced with
+``SAPSAM_EMBEDDED_BACKEND=pgserver|system``):
+
+1. the ``pgserver`` package: PostgreSQL shipped in a wheel (Python <= 3.12);
+2. the machine's own ``initdb``/``pg_ctl`` (on PATH or in the usual distribution folders).
+   PostgreSQL refuses to run as root, so as root the cluster is run as an unprivileged user:
+   ``SAPSAM_POSTGRES_OS_USER`` if set, else ``postgres``; that user must be able to reach the data
+   folder.
+
+With neither, ``EmbeddedDatabaseUnavailableError`` says exactly what to install.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shlex
+import shutil
+import subprocess
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import psycopg
+from psycopg import sql
+
+from sapsam.store import schema
+
+EMBEDDED_DATABASE = "sapsam"
+SUPERUSER = "postgres"
+INSTALL_HINT = (
+    "sapsam found no PostgreSQL to run its embedded database. Either\n"
+    "  - set DATABASE_URL to a PostgreSQL server you run (e.g. postgresql://user@host/db), or\n"
+    "  - install the embedded server wheel: pip install pgserver  (Python 3.9-3.12 only), or\n"
+    "  - install the PostgreSQL server binaries (initdb, pg_ctl), e.g.\n"
+    "      Debian/Ubuntu: apt-get install postgresql\n"
+    "      Fedora/RHEL:   dnf install postgresql-server\n"
+    "      macOS:         brew install postgresql@16\n"
+    "    they are found on PATH or under /usr/lib/postgresql/*/bin."
+)
+SEARCH_FOLDERS = (
+    "/usr/lib/postgresql/*/bin",
+    "/usr/pgsql-*/bin",
+    "/usr/local/pgsql/bin",
+    "/opt/homebrew/opt/postgresql*/bin",
+    "/usr/local/opt/postgresql*/bin",
+)
+
+
+class EmbeddedDatabaseError(RuntimeError):
+    """The embedded PostgreSQL could not be started or stopped."""
+
+
+class EmbeddedDatabaseUnavailableError(EmbeddedDatabaseError):
+    """No way to run an embedded PostgreSQL here; the message says what to install."""
+
+
+@dataclass(frozen=True)
+class DatabaseHandle:
+    """The database sapsam talks to: a libpq URL, and where it came from."""
+
+    url: str
+    backend: str  # "external", "pgserver" or "system"
+    data_dir: Path | None = None
+
+    @property
+    def embedded(self) -> bool:
+        """True when sapsam runs this server itself."""
+        return self.backend != "external"
+
+
+def database_url(explicit: str | None = None) -> str | None:
+    """The external database to use: ``explicit`` if given, else ``DATABASE_URL``, else None."""
+    return explicit or os.environ.get("DATABASE_URL") or None
+
+
+def resolve_data_dir(explicit: str | Path | None = None) -> Path:
+    """The data folder: the flag, else ``SAPSAM_DATA_DIR``, else the user's data directory."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    from_environment = os.environ.get("SAPSAM_DATA_DIR")
+    if from_environment:
+        return Path(from_environment).expanduser().resolve()
+    import platformdirs
+
+    return platformdirs.user_data_path("sapsam").resolve()
+
+
+def database_in(server_url: str, database: str) -> str:
+    """The same server's URL (or conninfo) pointing at another database."""
+    return psycopg.conninfo.make_conninfo(server_url, dbname=database)
+
+
+def ensure_database(server_url: str, database: str) -> None:
+    """Create ``database`` on the server unless it exists."""
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [database]
+        ).fetchone()
+        if not exists:
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+
+
+@dataclass
+class EmbeddedServer:
+    """A running embedded server and how to stop it."""
+
+    server_url: str  # the maintenance database ("postgres") of the private cluster
+    backend: str
+    data_dir: Path
+    _stop: Any = None
+
+    def stop(self) -> None:
+        """Stop the server if this process started it (idempotent)."""
+        stop, self._stop = self._stop, None
+        if stop is not None:
+            stop()
+
+
+def start_embedded(
+    data_dir: str | Path | None = None, *, backend: str | None = None, delete_on_stop: bool = False
+) -> EmbeddedServer:
+    """Start (or join) the private PostgreSQL in ``data_dir``; see the module docstring."""
+    folder = resolve_data_dir(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    choice = backend or os.environ.get("SAPSAM_EMBEDDED_BACKEND", "auto")
+    if choice not in ("auto", "pgserver", "system"):
+        raise EmbeddedDatabaseError(f"unknown embedded backend {choice!r}: auto, pgserver, system")
+    if choice in ("auto", "pgserver"):
+        try:
+            with warnings.catch_warnings():
+                # pgserver asks platformdirs for a runtime folder at import; the fallback it warns
+                # about (no XDG_RUNTIME_DIR) is fine for its lock file.
+                warnings.simplefilter("ignore")
+                from pgserver.postgres_server import get_server
+        except ImportError as error:
+            if choice == "pgserver":
+                raise EmbeddedDatabaseUnavailableError(INSTALL_HINT) from error
+        else:
+            server = get_server(
+                folder / "postgres", cleanup_mode="delete" if delete_on_stop else "stop"
+            )
+            return EmbeddedServer(str(server.get_uri()), "pgserver", folder, server.cleanup)
+    return _start_system_cluster(folder, delete_on_stop)
+
+
+@contextmanager
+def open_database(
+    url: str | None = None,
+    data_dir: str | Path | None = None,
+    *,
+    migrate: bool = True,
+    backend: str | None = None,
+) -> Iterator[DatabaseHandle]:
+    """The database for this process: external if a URL is given or set, else embedded.
+
+    ``url`` falls back to ``DATABASE_URL``. The embedded server is started in
+    ``data_dir`` (see ``resolve_data_dir``), gets a ``sapsam`` database, and is stopped when the
+    context exits. With ``migrate`` the alembic migrations are applied first.
+    """
+    external = database_url(url)
+    if external:
+        if migrate:
+            schema.upgrade(external)
+        yield DatabaseHandle(external, "external")
+        return
+    server = start_embedded(data_dir, backend=backend)
+    try:
+        ensure_database(server.server_url, EMBEDDED_DATABASE)
+        embedded_url = database_in(server.server_url, EMBEDDED_DATABASE)
+        if migrate:
+            schema.upgrade(embedded_url)
+        yield DatabaseHandle(embedded_url, server.backend, server.data_dir)
+    finally:
+        server.stop()
+
+
+# --- the machine's own PostgreSQL binaries ---------------------------------------------------
+
+
+def find_server_binaries() -> Path | None:
+    """The folder holding ``initdb`` and ``pg_ctl``, or None."""
+    on_path = shutil.which("pg_ctl")
+    if on_path and shutil.which("initdb"):
+        return Path(on_path).resolve().parent
+    candidates: list[Path] = []
+    for pattern in SEARCH_FOLDERS:
+        candidates += sorted(Path("/").glob(pattern.lstrip("/")), reverse=True)
+    for folder in candidates:
+        if (folder / "pg_ctl").exists() and (folder / "initdb").exists():
+            return folder
+    return None
+
+
+def _run_as(os_user: str | None, command: list[str]) -> list[str]:
+    if os_user is None:
+        return command
+    if shutil.which("runuser"):
+        return ["runuser", "-u", os_user, "--", *command]
+    return ["su", os_user, "-s", "/bin/sh", "-c", shlex.join(command)]
+
+
+def _os_user_for_root() -> str | None:
+    """The unprivileged user to run PostgreSQL as, when we are root; None otherwise."""
+    if os.geteuid() != 0:
+        return None
+    name = os.environ.get("SAPSAM_POSTGRES_OS_USER", "postgres")
+    try:
+        pwd.getpwnam(name)
+    except KeyError as error:
+        raise EmbeddedDatabaseError(
+            "PostgreSQL refuses to run as root, and there is no user "
+            f"{name!r} to run it as. Create one (useradd --system {name}), name another with "
+            "SAPSAM_POSTGRES_OS_USER, run sapsam as a normal user, or set DATABASE_URL."
+        ) from error
+    return name
+
+
+def _check(command: list[str], what: str) -> subprocess.CompletedProcess[str]:
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise EmbeddedDatabaseError(
+            f"{what} failed ({shlex.join(command)}):\n{completed.stdout}{completed.stderr}"
+        )
+    return completed
+
+
+def _running_socket(pgdata: Path) -> tuple[str, int] | None:
+    """Socket folder and port of a live server on ``pgdata``, read from postmaster.pid."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+        pid, port, socket_dir = int(lines[0]), int(lines[3]), lines[4]
+    except (OSError, IndexError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, owned by another user
+    return socket_dir, port
+
+
+def _start_system_cluster(folder: Path, delete_on_stop: bool) -> EmbeddedServer:
+    binaries = find_server_binaries()
+    if binaries is None:
+        raise EmbeddedDatabaseUnavailableError(INSTALL_HINT)
+    os_user = _os_user_for_root()
+    pgdata = folder / "postgres"
+    pgdata.mkdir(mode=0o700, exist_ok=True)
+    if os_user is not None:
+        account = pwd.getpwnam(os_user)
+        os.chown(pgdata, account.pw_uid, account.pw_gid)
+        reachable = subprocess.run(_run_as(os_user, ["test", "-w", str(pgdata)]), check=False)
+        if reachable.returncode != 0:
+            raise EmbeddedDatabaseError(
+                f"running as root, sapsam runs PostgreSQL as {os_user!r}, who cannot reach "
+                f"{pgdata}. Choose a data folder that user can enter (--data-dir or "
+                "SAPSAM_DATA_DIR, e.g. under /var/lib/sapsam or /tmp), or set DATABASE_URL."
+            )
+    if not (pgdata / "PG_VERSION").exists():
+        _check(
+            _run_as(
+                os_user,
+                [
+                    str(binaries / "initdb"),
+                    "-D",
+                    str(pgdata),
+                    "-U",
+                    SUPERUSER,
+                    "--auth=trust",
+                    "--encoding=UTF8",
+                ],
+            ),
+            "initdb",
+        )
+    started_here = False
+    running = _running_socket(pgdata)
+    if running is None:
+        # Unix socket paths are limited to ~107 bytes; use a short private folder if needed.
+        socket_dir = pgdata
+        if len(str(pgdata)) > 80:
+            socket_dir = Path(tempfile.mkdtemp(prefix="sapsam-pg-"))
+            if os_user is not None:
+                account = pwd.getpwnam(os_user)
+                os.chown(socket_dir, account.pw_uid, account.pw_gid)
+        options = f"-k {shlex.quote(str(socket_dir))} -c listen_addresses=''"
+        _check(
+            _run_as(
+                os_user,
+                [
+                    str(binaries / "pg_ctl"),
+                    "-D",
+                    str(pgdata),
+                    "-w",
+                    "-l",
+                    str(pgdata / "server.log"),
+                    "-o",
+                    options,
+                    "start",
+                ],
+            ),
+            "pg_ctl start",
+        )
+        started_here = True
+        running = _running_socket(pgdata)
+        if running is None:
+            raise EmbeddedDatabaseError(
+                f"PostgreSQL started but left no postmaster.pid in {pgdata}"
+            )
+    socket_dir_text, port = running
+    url = f"postgresql://{SUPERUSER}@/postgres?host={quote(socket_dir_text)}&port={port}"
+
+    def stop() -> None:
+        if started_here:
+            _check(
+                _run_as(
+                    os_user,
+                    [str(binaries / "pg_ctl"), "-D", str(pgdata), "-w", "-m", "fast", "stop"],
+                ),
+                "pg_ctl stop",
+            )
+        if delete_on_stop:
+            shutil.rmtree(pgdata, ignore_errors=True)
+
+    return EmbeddedServer(url, "system", folder, stop)

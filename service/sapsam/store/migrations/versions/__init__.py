@@ -1,0 +1,1 @@
+"""Alembic revisions: self-contained raw SQL, never importing application code."""

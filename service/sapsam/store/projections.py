@@ -1,0 +1,220 @@
+"""Read models: tables kept current from the log, inside the append's own transaction.
+
+A projector owns some tables (never ``events``): it says how to create them and how to apply one
+event to them. The store calls ``apply`` for every appended event in the append's transaction, so a
+reply never shows state older than what it just wrote. Because read models are a function of the
+log, they can be dropped and replayed at any time (``rebuild_projections``,
+``sapsam projections rebuild``), and the result must be identical row for row.
+
+Read-model tables are created by their projector, not by alembic: their definition is code, and a
+changed definition (detected through ``definition_hash``) is applied by rebuilding from the log.
+The ``projections`` table (created by the migrations) records, per projector, that hash and the
+last global position applied.
+
+Projectors are found through ``PROJECTOR_MODULES``: each listed module exposes
+``projectors() -> Sequence[Projector]``. Add a module there to register its read models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import psycopg
+from psycopg import sql
+
+from sapsam.store.reads import iterate_all, last_position
+from sapsam.store.records import RecordedEvent
+
+Connection = psycopg.Connection[Any]
+
+# The lock every writer of the log takes (see the migration's events_serialise_inserts trigger).
+# Rebuilds take it too, so no append slips in between the replay and the recorded checkpoint.
+APPEND_LOCK_KEY = 7526466447829417325
+
+# Modules exposing ``projectors() -> Sequence[Projector]``; the game's read models register here.
+PROJECTOR_MODULES: tuple[str, ...] = ()
+
+
+class Projector(Protocol):
+    """A read model: the tables it owns and how one event changes them."""
+
+    @property
+    def name(self) -> str:
+        """A stable name, the key of its row in ``projections``."""
+        ...
+
+    @property
+    def tables(self) -> Sequence[str]:
+        """The tables it owns; a rebuild drops them (never name ``events`` here)."""
+        ...
+
+    @property
+    def create_statements(self) -> Sequence[str]:
+        """SQL that creates its tables (and indexes) in an empty schema."""
+        ...
+
+    def apply(self, connection: Connection, event: RecordedEvent) -> None:
+        """Bring the tables up to date with one event; must not commit or roll back."""
+        ...
+
+
+@dataclass(frozen=True)
+class SqlProjector:
+    """A Projector assembled from a name, its tables' SQL and an apply function."""
+
+    name: str
+    tables: tuple[str, ...]
+    create_statements: tuple[str, ...]
+    apply_event: Callable[[Connection, RecordedEvent], None]
+
+    def apply(self, connection: Connection, event: RecordedEvent) -> None:
+        """Apply one event (delegates to ``apply_event``)."""
+        self.apply_event(connection, event)
+
+
+@dataclass(frozen=True)
+class ProjectionReport:
+    """What preparing or rebuilding one projector did."""
+
+    name: str
+    action: str  # "rebuilt", "caught up" or "current"
+    events_applied: int
+    position: int
+
+
+def registered_projectors() -> list[Projector]:
+    """Every projector of the modules in ``PROJECTOR_MODULES``."""
+    found: list[Projector] = []
+    for module_name in PROJECTOR_MODULES:
+        found.extend(importlib.import_module(module_name).projectors())
+    return found
+
+
+def definition_hash(projector: Projector) -> bytes:
+    """SHA-256 over the projector's table names and create statements."""
+    digest = hashlib.sha256(projector.name.encode())
+    for text in (*projector.tables, "\x00", *projector.create_statements):
+        digest.update(b"\x00" + text.encode())
+    return digest.digest()
+
+
+def _check_names(projectors: Sequence[Projector]) -> None:
+    names = [projector.name for projector in projectors]
+    if len(set(names)) != len(names):
+        raise ValueError(f"projector names must be unique: {names}")
+    for projector in projectors:
+        if any(table in ("events", "processed_requests") for table in projector.tables):
+            raise ValueError(f"projector {projector.name!r} may not own the store's own tables")
+
+
+def apply_projectors(
+    connection: Connection, projectors: Sequence[Projector], events: Sequence[RecordedEvent]
+) -> None:
+    """Apply freshly appended events to every projector and advance their checkpoints."""
+    if not projectors or not events:
+        return
+    for projector in projectors:
+        for event in events:
+            projector.apply(connection, event)
+    connection.execute(
+        "UPDATE projections SET position = %s WHERE name = ANY(%s)",
+        [events[-1].position, [projector.name for projector in projectors]],
+    )
+
+
+def _reset_tables(connection: Connection, projector: Projector) -> None:
+    for table in projector.tables:
+        connection.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(table)))
+    for statement in projector.create_statements:
+        connection.execute(statement)
+
+
+def _replay(
+    connection: Connection, projectors: Sequence[Projector], after_position: int
+) -> tuple[int, int]:
+    """Apply every event after ``after_position``; returns (events applied, last position)."""
+    count = 0
+    position = after_position
+    for event in iterate_all(connection, after_position):
+        for projector in projectors:
+            projector.apply(connection, event)
+        count += 1
+        position = event.position
+    return count, position
+
+
+def _record(connection: Connection, projector: Projector, position: int) -> None:
+    connection.execute(
+        """
+        INSERT INTO projections (name, definition_hash, position, rebuilt_at)
+        VALUES (%s, %s, %s, now())
+        ON CONFLICT (name) DO UPDATE
+        SET definition_hash = excluded.definition_hash, position = excluded.position,
+            rebuilt_at = excluded.rebuilt_at
+        """,
+        [projector.name, definition_hash(projector), position],
+    )
+
+
+def rebuild_projections(
+    connection: Connection, projectors: Sequence[Projector]
+) -> list[ProjectionReport]:
+    """Drop and recreate every projector's tables and replay the whole log into them.
+
+    Runs in one transaction holding the append lock, so appends wait and the rebuilt read models
+    match the log exactly at the recorded position.
+    """
+    _check_names(projectors)
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
+        for projector in projectors:
+            _reset_tables(connection, projector)
+        count, position = _replay(connection, projectors, 0)
+        position = max(position, last_position(connection))
+        for projector in projectors:
+            _record(connection, projector, position)
+    return [ProjectionReport(p.name, "rebuilt", count, position) for p in projectors]
+
+
+def prepare_projections(
+    connection: Connection, projectors: Sequence[Projector]
+) -> list[ProjectionReport]:
+    """Make every projector's tables exist and be current; call once when a server starts.
+
+    A projector never seen, or whose definition changed, is rebuilt from the log; one that is
+    behind (events were appended by a process that did not register it) catches up from its
+    checkpoint; the rest are left alone.
+    """
+    _check_names(projectors)
+    reports: list[ProjectionReport] = []
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
+        head = last_position(connection)
+        stale: list[Projector] = []
+        for projector in projectors:
+            row = connection.execute(
+                "SELECT definition_hash, position FROM projections WHERE name = %s",
+                [projector.name],
+            ).fetchone()
+            if row is None or bytes(row[0]) != definition_hash(projector):
+                stale.append(projector)
+                continue
+            recorded_position = int(row[1])
+            if recorded_position < head:
+                count, _ = _replay(connection, [projector], recorded_position)
+                _record(connection, projector, head)
+                reports.append(ProjectionReport(projector.name, "caught up", count, head))
+            else:
+                reports.append(ProjectionReport(projector.name, "current", 0, recorded_position))
+        if stale:
+            for projector in stale:
+                _reset_tables(connection, projector)
+            count, _ = _replay(connection, stale, 0)
+            for projector in stale:
+                _record(connection, projector, head)
+                reports.append(ProjectionReport(projector.name, "rebuilt", count, head))
+    return reports

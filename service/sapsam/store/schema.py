@@ -1,0 +1,179 @@
+"""Applying the alembic migrations, and the schema the code expects them to produce.
+
+The migrations live inside the package (``sapsam/store/migrations``) so an installed sapsam can
+migrate a database without a source checkout; ``alembic.ini`` at the repository root points at the
+same folder for developers who run ``alembic`` by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from alembic import command
+from alembic.config import Config
+
+MIGRATIONS_FOLDER = Path(__file__).resolve().parent / "migrations"
+HEAD = "head"
+BASE = "base"
+
+
+def alembic_config(database_url: str) -> Config:
+    """An alembic configuration for the packaged migrations and this database."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_FOLDER))
+    config.attributes["database_url"] = database_url
+    return config
+
+
+def upgrade(database_url: str, revision: str = HEAD) -> None:
+    """Apply migrations up to ``revision`` (default: the latest)."""
+    command.upgrade(alembic_config(database_url), revision)
+
+
+def downgrade(database_url: str, revision: str = BASE) -> None:
+    """Undo migrations down to ``revision`` (default: an empty schema; for tests)."""
+    command.downgrade(alembic_config(database_url), revision)
+
+
+def current_revision(database_url: str) -> str | None:
+    """The revision the database is at, or None when it was never migrated."""
+    with psycopg.connect(database_url) as connection:
+        exists = connection.execute("SELECT to_regclass('alembic_version') IS NOT NULL").fetchone()
+        if not exists or not exists[0]:
+            return None
+        row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+        return str(row[0]) if row else None
+
+
+@dataclass(frozen=True)
+class SchemaDescription:
+    """The parts of a schema the store relies on, as comparable sets of tuples."""
+
+    columns: frozenset[tuple[str, str, str, bool]]  # table, column, data type, nullable
+    indexes: frozenset[tuple[str, str]]  # table, index definition (as pg_indexes prints it)
+    triggers: frozenset[tuple[str, str, str, str]]  # table, trigger, timing, event
+
+    def difference(self, other: SchemaDescription) -> list[str]:
+        """Readable lines for everything that differs between two descriptions."""
+        lines: list[str] = []
+        for label, mine, theirs in (
+            ("column", self.columns, other.columns),
+            ("index", self.indexes, other.indexes),
+            ("trigger", self.triggers, other.triggers),
+        ):
+            lines += [f"only in first: {label} {item}" for item in sorted(mine - theirs)]
+            lines += [f"only in second: {label} {item}" for item in sorted(theirs - mine)]
+        return lines
+
+
+STORE_TABLES = ("events", "processed_requests", "deal_secrets", "projections")
+
+EXPECTED_SCHEMA = SchemaDescription(
+    columns=frozenset(
+        {
+            ("events", "position", "bigint", False),
+            ("events", "stream_id", "text", False),
+            ("events", "version", "integer", False),
+            ("events", "type", "text", False),
+            ("events", "schema_version", "integer", False),
+            ("events", "data", "jsonb", False),
+            ("events", "metadata", "jsonb", False),
+            ("events", "hash", "bytea", False),
+            ("processed_requests", "request_id", "text", False),
+            ("processed_requests", "stream_id", "text", False),
+            ("processed_requests", "fingerprint", "bytea", False),
+            ("processed_requests", "first_version", "integer", False),
+            ("processed_requests", "last_version", "integer", False),
+            ("processed_requests", "first_position", "bigint", False),
+            ("processed_requests", "last_position", "bigint", False),
+            ("processed_requests", "response", "jsonb", True),
+            ("processed_requests", "processed_at", "timestamp with time zone", False),
+            ("deal_secrets", "stream_id", "text", False),
+            ("deal_secrets", "deal_number", "integer", False),
+            ("deal_secrets", "seed", "bytea", False),
+            ("deal_secrets", "created_at", "timestamp with time zone", False),
+            ("projections", "name", "text", False),
+            ("projections", "definition_hash", "bytea", False),
+            ("projections", "position", "bigint", False),
+            ("projections", "rebuilt_at", "timestamp with time zone", False),
+        }
+    ),
+    indexes=frozenset(
+        {
+            ("events", "CREATE UNIQUE INDEX events_pkey ON public.events USING btree (position)"),
+            (
+                "events",
+                "CREATE UNIQUE INDEX events_stream_version_key ON public.events "
+                "USING btree (stream_id, version)",
+            ),
+            (
+                "processed_requests",
+                "CREATE UNIQUE INDEX processed_requests_pkey ON public.processed_requests "
+                "USING btree (request_id)",
+            ),
+            (
+                "deal_secrets",
+                "CREATE UNIQUE INDEX deal_secrets_pkey ON public.deal_secrets "
+                "USING btree (stream_id, deal_number)",
+            ),
+            (
+                "projections",
+                "CREATE UNIQUE INDEX projections_pkey ON public.projections USING btree (name)",
+            ),
+        }
+    ),
+    triggers=frozenset(
+        {
+            ("events", "events_append_only", "BEFORE", "UPDATE"),
+            ("events", "events_append_only", "BEFORE", "DELETE"),
+            ("events", "events_append_only", "BEFORE", "TRUNCATE"),
+            ("events", "events_serialise_inserts", "BEFORE", "INSERT"),
+        }
+    ),
+)
+
+
+def inspect_schema(
+    connection: psycopg.Connection[Any], tables: tuple[str, ...] = STORE_TABLES
+) -> SchemaDescription:
+    """Describe the named tables of the ``public`` schema as the database has them."""
+    columns = connection.execute(
+        """
+        SELECT table_name, column_name, data_type, is_nullable = 'YES'
+        FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name = ANY(%s)
+        """,
+        [list(tables)],
+    ).fetchall()
+    indexes = connection.execute(
+        """
+        SELECT tablename, indexdef FROM pg_indexes
+        WHERE schemaname = 'public' AND tablename = ANY(%s)
+        """,
+        [list(tables)],
+    ).fetchall()
+    # information_schema.triggers omits TRUNCATE triggers, so read pg_trigger directly: tgtype's
+    # bits say BEFORE (2) and which of INSERT (4), DELETE (8), UPDATE (16), TRUNCATE (32).
+    trigger_rows = connection.execute(
+        """
+        SELECT c.relname, t.tgname, t.tgtype
+        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relname = ANY(%s) AND NOT t.tgisinternal
+        """,
+        [list(tables)],
+    ).fetchall()
+    triggers: set[tuple[str, str, str, str]] = set()
+    for table, name, trigger_type in trigger_rows:
+        timing = "BEFORE" if trigger_type & 2 else ("INSTEAD OF" if trigger_type & 64 else "AFTER")
+        for bit, event in ((4, "INSERT"), (8, "DELETE"), (16, "UPDATE"), (32, "TRUNCATE")):
+            if trigger_type & bit:
+                triggers.add((table, name, timing, event))
+    return SchemaDescription(
+        columns=frozenset((str(t), str(c), str(d), bool(n)) for t, c, d, n in columns),
+        indexes=frozenset((str(t), str(d)) for t, d in indexes),
+        triggers=frozenset(triggers),
+    )

@@ -1,0 +1,117 @@
+"""Shared fixtures: a real PostgreSQL, and a fresh database per test.
+
+The server is ``DATABASE_URL`` when set (its user must be allowed to create databases), else an
+embedded one started once per session in a temporary folder and deleted afterwards. It starts only
+when a test asks for one of these fixtures, so pure tests never pay for it.
+
+- ``database_url``: a fresh database with the migrations applied (copied from a migrated template,
+  a few milliseconds), dropped after the test;
+- ``empty_database_url``: a fresh database with nothing in it (for migration tests);
+- ``database_factory``: the factory behind both, for tests that need more databases.
+
+Every test gets its own database, so concurrent or dirty state never leaks between tests.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from sapsam.store import schema
+from sapsam.store.embedded import database_in, start_embedded
+
+
+class DatabaseFactory:
+    """Creates (and later drops) uniquely named databases on one server."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.tag = uuid.uuid4().hex[:8]
+        self.template: str | None = None
+        self.count = 0
+        self.live: list[str] = []
+
+    def _execute(self, statement: sql.Composable) -> None:
+        with psycopg.connect(self.server_url, autocommit=True) as connection:
+            connection.execute(statement)
+
+    def _migrated_template(self) -> str:
+        if self.template is None:
+            name = f"sapsam_test_{self.tag}_template"
+            self._execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            self.template = name
+            schema.upgrade(database_in(self.server_url, name))
+        return self.template
+
+    def create(self, migrated: bool = True) -> tuple[str, str]:
+        """A new database: (name, URL); migrated ones are copies of a migrated template."""
+        self.count += 1
+        name = f"sapsam_test_{self.tag}_{self.count}"
+        if migrated:
+            statement = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(name), sql.Identifier(self._migrated_template())
+            )
+        else:
+            statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        self._execute(statement)
+        self.live.append(name)
+        return name, database_in(self.server_url, name)
+
+    def drop(self, name: str) -> None:
+        """Drop a database, closing any connection a test left open."""
+        self._execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        if name in self.live:
+            self.live.remove(name)
+
+    def drop_all(self) -> None:
+        """Drop every database this factory made, the template too."""
+        for name in list(self.live):
+            self.drop(name)
+        if self.template is not None:
+            self.drop(self.template)
+            self.template = None
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A URL of a PostgreSQL server the tests may create databases on."""
+    external = os.environ.get("DATABASE_URL")
+    if external:
+        yield external
+        return
+    server = start_embedded(tmp_path_factory.mktemp("embedded"), delete_on_stop=True)
+    try:
+        yield server.server_url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def database_factory(postgres_server_url: str) -> Iterator[DatabaseFactory]:
+    """The session's database factory; drops whatever is left at the end."""
+    factory = DatabaseFactory(postgres_server_url)
+    yield factory
+    factory.drop_all()
+
+
+@pytest.fixture
+def database_url(database_factory: DatabaseFactory) -> Iterator[str]:
+    """A fresh, migrated database for this test alone."""
+    name, url = database_factory.create(migrated=True)
+    yield url
+    database_factory.drop(name)
+
+
+@pytest.fixture
+def empty_database_url(database_factory: DatabaseFactory) -> Iterator[str]:
+    """A fresh database with no schema at all."""
+    name, url = database_factory.create(migrated=False)
+    yield url
+    database_factory.drop(name)

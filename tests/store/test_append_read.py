@@ -1,0 +1,227 @@
+"""Appending and reading: versions, positions, metadata, optimistic concurrency, idempotency."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from sapsam.store.appends import append, find_processed_request
+from sapsam.store.chain import verify_stream_chain
+from sapsam.store.event_store import EventStore
+from sapsam.store.reads import last_position, read_all, read_stream, stream_version
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RequestIdReused
+
+
+@pytest.fixture
+def connection(database_url: str) -> Iterator[psycopg.Connection[object]]:
+    with psycopg.connect(database_url, autocommit=True) as opened:
+        yield opened
+
+
+def events(*names: str) -> list[NewEvent]:
+    return [NewEvent(name, {"name": name, "n": index}) for index, name in enumerate(names)]
+
+
+def test_a_new_stream_starts_at_version_one_and_reads_back_what_was_written(
+    connection: psycopg.Connection[object],
+) -> None:
+    result = append(connection, "table-a", 0, events("Created", "Seated"), "r1", actor="alice")
+    assert (result.first_version, result.last_version, result.replayed) == (1, 2, False)
+    stored = read_stream(connection, "table-a")
+    assert [(e.version, e.type, e.data) for e in stored] == [
+        (1, "Created", {"name": "Created", "n": 0}),
+        (2, "Seated", {"name": "Seated", "n": 1}),
+    ]
+    assert stored[0].metadata["request_id"] == "r1"
+    assert stored[0].metadata["actor"] == "alice"
+    assert str(stored[0].metadata["recorded_at"]).endswith("Z")
+    assert [e.position for e in stored] == [result.first_position, result.last_position]
+    assert stored == list(result.events)
+    assert stream_version(connection, "table-a") == 2
+    assert stream_version(connection, "table-none") == 0
+
+
+def test_reading_a_stream_from_a_version(connection: psycopg.Connection[object]) -> None:
+    append(connection, "s", 0, events("A", "B", "C", "D"), "r1")
+    assert [e.type for e in read_stream(connection, "s", from_version=3)] == ["C", "D"]
+    assert [e.type for e in read_stream(connection, "s", 2, to_version=3)] == ["B", "C"]
+
+
+def test_read_all_runs_in_global_order_from_a_checkpoint(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s1", 0, events("A"), "r1")
+    append(connection, "s2", 0, events("B", "C"), "r2")
+    append(connection, "s1", 1, events("D"), "r3")
+    everything = read_all(connection)
+    assert [e.type for e in everything] == ["A", "B", "C", "D"]
+    positions = [e.position for e in everything]
+    assert positions == sorted(positions)
+    assert [e.type for e in read_all(connection, positions[1])] == ["C", "D"]
+    assert [e.type for e in read_all(connection, 0, limit=2)] == ["A", "B"]
+    assert [e.type for e in read_all(connection, 0, stream_id="s1")] == ["A", "D"]
+    assert last_position(connection) == positions[-1]
+
+
+def test_a_stale_expected_version_is_a_conflict_carrying_the_current_version(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s", 0, events("A", "B"), "r1")
+    with pytest.raises(ConcurrencyConflict) as raised:
+        append(connection, "s", 1, events("C"), "r2")
+    assert raised.value.current_version == 2
+    assert raised.value.expected_version == 1
+    assert stream_version(connection, "s") == 2
+    assert find_processed_request(connection, "r2") is None
+
+
+def test_a_batch_is_atomic_when_the_transaction_fails(
+    connection: psycopg.Connection[object],
+) -> None:
+    def fail(_connection: psycopg.Connection[object], _events: object) -> None:
+        raise RuntimeError("projection failed")
+
+    with pytest.raises(RuntimeError):
+        append(connection, "s", 0, events("A", "B", "C"), "r1", project=fail)
+    assert read_all(connection) == []
+    assert find_processed_request(connection, "r1") is None
+    # The request id was not burnt: the same request can run once the fault is gone.
+    assert append(connection, "s", 0, events("A", "B", "C"), "r1").last_version == 3
+
+
+def test_a_retried_request_returns_the_original_result_and_appends_nothing(
+    connection: psycopg.Connection[object],
+) -> None:
+    first = append(connection, "s", 0, events("A", "B"), "r1", response={"table": "s", "ok": True})
+    again = append(connection, "s", 0, events("A", "B"), "r1", response={"ignored": 1})
+    assert again.replayed and not first.replayed
+    assert again.response == {"table": "s", "ok": True}
+    assert (again.first_position, again.last_position, again.last_version) == (
+        first.first_position,
+        first.last_position,
+        first.last_version,
+    )
+    assert again.events == first.events
+    assert len(read_all(connection)) == 2
+
+
+def test_a_retry_after_the_stream_moved_on_is_still_the_same_request(
+    connection: psycopg.Connection[object],
+) -> None:
+    first = append(connection, "s", 0, events("A"), "r1")
+    append(connection, "s", 1, events("B"), "r2")
+    again = append(connection, "s", 2, events("A"), "r1")
+    assert again.replayed and again.last_version == first.last_version
+    assert stream_version(connection, "s") == 2
+
+
+def test_a_request_id_reused_for_another_stream_or_payload_is_refused(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s", 0, events("A"), "r1")
+    with pytest.raises(RequestIdReused, match="stream 's'"):
+        append(connection, "other", 0, events("A"), "r1")
+    with pytest.raises(RequestIdReused, match="different events"):
+        append(connection, "s", 1, events("B"), "r1")
+    assert len(read_all(connection)) == 1
+
+
+def test_a_retry_is_answered_from_the_database_after_a_reconnect(database_url: str) -> None:
+    first_store = EventStore.connect(database_url)
+    try:
+        first = first_store.append("s", 0, events("A", "B"), "r1", response={"v": 2})
+    finally:
+        first_store.close()
+    second_store = EventStore.connect(database_url)
+    try:
+        again = second_store.append("s", 0, events("A", "B"), "r1")
+        assert again.replayed
+        assert again.response == {"v": 2}
+        assert again.last_position == first.last_position
+        assert len(second_store.read_all()) == 2
+    finally:
+        second_store.close()
+
+
+def test_empty_batches_floats_and_reserved_metadata_are_refused(
+    connection: psycopg.Connection[object],
+) -> None:
+    with pytest.raises(ValueError):
+        append(connection, "s", 0, [], "r1")
+    with pytest.raises(ValueError, match="float"):
+        append(connection, "s", 0, [NewEvent("A", {"x": 1.5})], "r2")
+    with pytest.raises(ValueError, match="set by the store"):
+        append(connection, "s", 0, events("A"), "r3", metadata={"actor": "mallory"})
+    assert read_all(connection) == []
+
+
+def test_extra_metadata_is_recorded_and_the_chain_holds(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s", 0, events("A", "B"), "r1", metadata={"correlation": "c-9"})
+    append(connection, "s", 2, [NewEvent("C", {"text": "ünïcødé ♠", "big": 2**62})], "r2")
+    stored = read_stream(connection, "s")
+    assert stored[0].metadata["correlation"] == "c-9"
+    assert verify_stream_chain(stored).intact
+
+
+def test_append_inside_a_callers_transaction_commits_with_it(
+    connection: psycopg.Connection[object],
+) -> None:
+    with pytest.raises(RuntimeError), connection.transaction():
+        append(connection, "s", 0, events("A"), "r1")
+        raise RuntimeError("caller changed its mind")
+    assert read_all(connection) == []
+    with connection.transaction():
+        append(connection, "s", 0, events("A"), "r1")
+    assert len(read_all(connection)) == 1
+
+
+def test_a_unique_violation_from_a_writer_bypassing_the_lock_becomes_a_conflict(
+    connection: psycopg.Connection[object], database_url: str
+) -> None:
+    # With the insert trigger disabled, a raw writer holds version 1 uncommitted; our append sees
+    # version 0, inserts version 1, waits on the unique index, and must end as a conflict.
+    connection.execute("ALTER TABLE events DISABLE TRIGGER events_serialise_inserts")
+    outcome: list[BaseException | None] = []
+    with psycopg.connect(database_url) as raw_writer:
+        raw_writer.execute(
+            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)"
+            " VALUES ('s', 1, 'Raw', 1, '{}', '{}', %s)",
+            [bytes(32)],
+        )
+
+        def racing_append() -> None:
+            with psycopg.connect(database_url, autocommit=True) as own:
+                try:
+                    append(own, "s", 0, events("A"), "r1")
+                    outcome.append(None)
+                except BaseException as error:  # reported to the test thread below
+                    outcome.append(error)
+
+        racer = threading.Thread(target=racing_append)
+        racer.start()
+        wait_until_blocked_on_a_lock(connection)
+        raw_writer.commit()
+        racer.join(timeout=60)
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ConcurrencyConflict)
+    assert outcome[0].current_version == 1
+    assert [e.type for e in read_stream(connection, "s")] == ["Raw"]
+
+
+def wait_until_blocked_on_a_lock(connection: psycopg.Connection[object]) -> None:
+    """Wait until some other session of this database waits on a lock."""
+    for _ in range(6000):
+        row = connection.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        ).fetchone()
+        if row and row[0]:
+            return
+        time.sleep(0.01)
+    raise AssertionError("no session ever waited on a lock")

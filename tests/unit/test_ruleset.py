@@ -26,7 +26,8 @@ def test_default_is_the_pagat_base_game() -> None:
     assert DEFAULT_RULE_SET.series_length == 8
     assert DEFAULT_RULE_SET.arrange_timeout_policy is TimeoutPolicy.FOUL
     assert DEFAULT_RULE_SET.arrange_seconds is None
-    assert RuleSet() == DEFAULT_RULE_SET
+    assert RuleSet().name == "custom"
+    assert RuleSet(name="pagat") == DEFAULT_RULE_SET
 
 
 def test_presets_cover_every_scoring_method() -> None:

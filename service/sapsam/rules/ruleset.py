@@ -8,7 +8,7 @@ Money is counted in *units*: ``row_unit`` is the value of one unit, and every ot
 (``scoop_bonus``, the 1-6 points) is a number of units, so a table playing for higher stakes
 changes ``row_unit`` only.
 
-The presets (``PRESETS``) follow docs/rules.md: ``pagat`` is the base game of §1 and the default;
+The presets (``PRESETS``) follow rules.md: ``pagat`` is the base game of §1 and the default;
 ``two_four``, ``one_six`` and ``scoop_bonus`` are the closed-game scoring options of §2.
 """
 
@@ -36,7 +36,7 @@ class RuleSetError(ValueError):
 
 
 class ScoringMethod(StrEnum):
-    """How one pair of players settles a deal (docs/rules.md §1 and §2).
+    """How one pair of players settles a deal (rules.md §1 and §2).
 
     * ``per_row``: each row won +1 unit, lost -1, tied 0 (Pagat's basic scoring).
     * ``two_four``: per row, plus 1 unit to the player who won more rows (2-1 nets +2, 3-0 +4).
@@ -64,12 +64,15 @@ class TimeoutPolicy(StrEnum):
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Every parameter of a game; defaults are the Pagat base game (docs/rules.md §1).
+    """Every parameter of a game; defaults are the Pagat base game (rules.md §1).
+
+    The default ``name`` is ``"custom"``: a rule set built or read without a name is not mistaken
+    for a preset, although ``RuleSet()`` plays exactly like the ``pagat`` preset.
 
     Construction validates every field and raises :class:`RuleSetError` naming the bad one.
     """
 
-    name: str = "pagat"
+    name: str = "custom"
     """A short label, e.g. the preset it came from; not interpreted by the rules."""
     rules_version: int = RULES_VERSION
     scoring: ScoringMethod = ScoringMethod.PER_ROW
@@ -223,7 +226,7 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
         ),
     }
 )
-"""Named rule sets; ``pagat`` (docs/rules.md §1) is the default."""
+"""Named rule sets; ``pagat`` (rules.md §1) is the default."""
 
 DEFAULT_RULE_SET: Final = PRESETS["pagat"]
 

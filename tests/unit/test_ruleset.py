@@ -116,7 +116,7 @@ rule_sets = st.builds(
     RuleSet,
     name=st.text(
         alphabet=st.characters(categories=("L", "N", "Zs", "P")), min_size=1, max_size=20
-    ).filter(lambda text: bool(text.strip())),
+    ).filter(lambda text: bool(text.strip()) and text.isprintable()),
     scoring=st.sampled_from(ScoringMethod),
     row_unit=st.integers(1, 10**12),
     scoop_bonus=st.integers(0, 100),

@@ -1,0 +1,278 @@
+"""Errors on the wire: one table from stable reason codes to gRPC status codes.
+
+Every error the API returns is a ``google.rpc.Status`` carrying ``google.rpc.ErrorInfo`` with the
+stable ``reason`` and the domain ``sapsam.dev``; INVALID_ARGUMENT errors also carry
+``google.rpc.BadRequest`` naming the offending field, and ABORTED errors carry the table's current
+version in the ErrorInfo metadata (``current_version``). Clients branch on the reason, never on the
+message text.
+
+The reasons come from two places: the domain (``sapsam.domain.errors.Reason``: a refused
+command) and the API layer itself (authentication, resource names, etags). Both are listed in
+:data:`STATUS_BY_REASON`, the only place that decides a status code. A reason missing from the
+table is a bug; it is answered FAILED_PRECONDITION (the domain refused the command, so nothing was
+written) and logged.
+
+Anything unexpected becomes INTERNAL with a fixed message: the exception's text never reaches the
+client, and the log line names only its type and traceback, since a message could quote a secret.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any, Final, Protocol
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from grpc_status import rpc_status
+
+from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+
+ERROR_DOMAIN: Final = "sapsam.dev"
+"""The ``ErrorInfo.domain`` of every sapsam error."""
+
+CURRENT_VERSION_KEY: Final = "current_version"
+"""ErrorInfo metadata key holding the table's current version on ABORTED errors."""
+
+INTERNAL_REASON: Final = "INTERNAL"
+
+_logger = logging.getLogger("sapsam.api.errors")
+
+_INVALID = grpc.StatusCode.INVALID_ARGUMENT
+_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
+_EXISTS = grpc.StatusCode.ALREADY_EXISTS
+_DENIED = grpc.StatusCode.PERMISSION_DENIED
+_NOT_FOUND = grpc.StatusCode.NOT_FOUND
+_UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
+_ABORTED = grpc.StatusCode.ABORTED
+_INTERNAL = grpc.StatusCode.INTERNAL
+
+STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
+    {
+        # Malformed input: wrong whatever the table's state. Carries a BadRequest field violation.
+        "INVALID_ARGUMENT": _INVALID,
+        "BAD_SEAT_COUNT": _INVALID,
+        "BAD_RULE_SET": _INVALID,
+        "BAD_COMMITMENT": _INVALID,
+        "BAD_NONCE": _INVALID,
+        "BAD_ENTROPY": _INVALID,
+        "BAD_CUT_POSITION": _INVALID,
+        "BAD_CARDS": _INVALID,
+        "UNKNOWN_SEAT": _INVALID,
+        "BAD_RESOURCE_NAME": _INVALID,
+        "BAD_REQUEST_ID": _INVALID,
+        "BAD_PAGE_SIZE": _INVALID,
+        "BAD_PAGE_TOKEN": _INVALID,
+        "BAD_DISPLAY_NAME": _INVALID,
+        "BAD_SERIES_LENGTH": _INVALID,
+        "MISSING_FIELD": _INVALID,
+        # A right request at the wrong moment: out of phase, out of turn, already done.
+        "WRONG_PHASE": _PRECONDITION,
+        "NOT_YOUR_TURN": _PRECONDITION,
+        "SEAT_TAKEN": _PRECONDITION,
+        "TABLE_FULL": _PRECONDITION,
+        "ALREADY_CONTRIBUTED": _PRECONDITION,
+        "ALREADY_CONFIRMED": _PRECONDITION,
+        "ALREADY_REVEALED": _PRECONDITION,
+        "NO_COMMITMENT": _PRECONDITION,
+        "COMMITMENT_MISMATCH": _PRECONDITION,
+        "SEAT_TIMED_OUT": _PRECONDITION,
+        "NOTHING_TIMED_OUT": _PRECONDITION,
+        "SERIES_COMPLETE": _PRECONDITION,
+        # Something the caller would create exists already.
+        "ALREADY_SEATED": _EXISTS,
+        "TABLE_EXISTS": _EXISTS,
+        "TOKEN_ALREADY_ISSUED": _EXISTS,
+        # The caller may not do this: not its seat, not seated, not the operator.
+        "NOT_SEATED": _DENIED,
+        "NOT_YOUR_SEAT": _DENIED,
+        "PLAYERS_ONLY": _DENIED,
+        # What the request names does not exist.
+        "TABLE_NOT_FOUND": _NOT_FOUND,
+        "TABLE_NOT_CREATED": _NOT_FOUND,
+        "DEAL_NOT_FOUND": _NOT_FOUND,
+        "PLAYER_NOT_FOUND": _NOT_FOUND,
+        # Who is calling is unknown.
+        "MISSING_TOKEN": _UNAUTHENTICATED,
+        "UNKNOWN_TOKEN": _UNAUTHENTICATED,
+        # The table moved on: the etag did not match, or another call won the race. Retry after
+        # reading the table again; the current version is in the ErrorInfo metadata.
+        "VERSION_MISMATCH": _ABORTED,
+        "CONCURRENCY_CONFLICT": _ABORTED,
+        # Only the server's own commands can hit these (the seed is never sent by a client).
+        "BAD_SEED": _INTERNAL,
+        "SEED_MISMATCH": _INTERNAL,
+        INTERNAL_REASON: _INTERNAL,
+    }
+)
+"""Every reason code and the gRPC status it is answered with. Never rename a reason."""
+
+
+class ReasonedError(Protocol):
+    """What a domain error looks like to the API: a stable reason, a message, maybe a field."""
+
+    @property
+    def reason(self) -> Any:
+        """The stable reason code (a ``str`` or a ``StrEnum``)."""
+
+    @property
+    def message(self) -> str:
+        """A readable explanation."""
+
+    @property
+    def field(self) -> str | None:
+        """The request field at fault, for malformed content."""
+
+
+class ApiError(Exception):
+    """An error raised by the API layer itself (auth, resource names, etags).
+
+    Servicers raise it; the error interceptor turns it into a status like a domain error.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        message: str,
+        field: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+        self.field = field
+        self.metadata: Mapping[str, str] = dict(metadata or {})
+
+
+def status_code_for(reason: str) -> grpc.StatusCode:
+    """The gRPC status code for a reason; an unlisted reason is a refused command."""
+    code = STATUS_BY_REASON.get(reason)
+    if code is None:
+        _logger.warning("reason %s is missing from STATUS_BY_REASON", reason)
+        return _PRECONDITION
+    return code
+
+
+def build_status(
+    reason: str,
+    message: str,
+    *,
+    field: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> grpc.Status:
+    """The ``grpc.Status`` for a reason: ErrorInfo always, BadRequest for INVALID_ARGUMENT."""
+    code = status_code_for(reason)
+    error_info = error_details_pb2.ErrorInfo(
+        reason=reason, domain=ERROR_DOMAIN, metadata=dict(metadata or {})
+    )
+    details = [_pack(error_info)]
+    if code == _INVALID:
+        violation = error_details_pb2.BadRequest.FieldViolation(
+            field=field or "", description=message
+        )
+        details.append(_pack(error_details_pb2.BadRequest(field_violations=[violation])))
+    status = status_pb2.Status(code=_code_number(code), message=message, details=details)
+    return rpc_status.to_status(status)
+
+
+def _pack(message: Any) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+def _code_number(code: grpc.StatusCode) -> int:
+    number = code.value[0]
+    assert isinstance(number, int)
+    assert code_pb2.Code.Name(number) == code.name
+    return number
+
+
+def _reason_text(reason: Any) -> str:
+    # A StrEnum member is a str whose value is the reason; plain strings pass through.
+    return str(reason.value) if hasattr(reason, "value") else str(reason)
+
+
+def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
+    """The status a raised exception is answered with.
+
+    ``ApiError`` and any exception with a ``reason`` (a domain error) map through the table;
+    exceptions with a ``current_version`` (a lost concurrency race) become ABORTED with it;
+    anything else is INTERNAL and is logged without its message.
+    """
+    if isinstance(error, ApiError):
+        return build_status(error.reason, error.message, field=error.field, metadata=error.metadata)
+    current_version = getattr(error, "current_version", None)
+    if isinstance(current_version, int):
+        return build_status(
+            "CONCURRENCY_CONFLICT",
+            "the table changed while this call was being decided; read it again and retry",
+            metadata={CURRENT_VERSION_KEY: str(current_version)},
+        )
+    reason = getattr(error, "reason", None)
+    message = getattr(error, "message", None)
+    if reason is not None and isinstance(message, str):
+        field_name = getattr(error, "field", None)
+        return build_status(
+            _reason_text(reason),
+            message,
+            field=field_name if isinstance(field_name, str) else None,
+        )
+    log_unexpected(error, method)
+    return build_status(INTERNAL_REASON, "internal error")
+
+
+def log_unexpected(error: BaseException, method: str) -> None:
+    """Log an unexpected exception by type and traceback only (its message may hold secrets)."""
+    # Frames only, without source lines: a line of code could quote a value as well.
+    frames = " <- ".join(
+        f"{frame.filename}:{frame.lineno} {frame.name}"
+        for frame in reversed(traceback.extract_tb(error.__traceback__))
+    )
+    _logger.error("unexpected %s in %s at %s", type(error).__name__, method, frames)
+
+
+def version_mismatch(expected: int, current: int) -> ApiError:
+    """The ABORTED error for a request whose ``expected_version`` is stale."""
+    return ApiError(
+        "VERSION_MISMATCH",
+        f"the table is at version {current}, not {expected}; read it again and retry",
+        field="expected_version",
+        metadata={CURRENT_VERSION_KEY: str(current)},
+    )
+
+
+def _status_already_set(context: grpc.ServicerContext) -> bool:
+    # context.abort() raises a bare Exception after setting the code; the generated base servicer
+    # sets UNIMPLEMENTED before raising NotImplementedError. Those keep the status they chose.
+    code = context.code()
+    return code is not None and code != grpc.StatusCode.OK
+
+
+class ErrorInterceptor(CallInterceptor):
+    """Turns whatever a servicer raises into the status :func:`status_for_exception` gives it."""
+
+    def around(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    ) -> Any:
+        """Run the call; answer an exception with its mapped status."""
+        try:
+            return proceed()
+        except Exception as error:
+            if _status_already_set(context):
+                raise
+            context.abort_with_status(status_for_exception(error, method))
+
+    def around_stream(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
+    ) -> Iterator[Any]:
+        """Stream the call's responses; end the stream with the mapped status on an exception."""
+        try:
+            yield from proceed()
+        except Exception as error:
+            if _status_already_set(context):
+                raise
+            context.abort_with_status(status_for_exception(error, method))

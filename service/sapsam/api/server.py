@@ -1,0 +1,216 @@
+"""The gRPC server: servicers, interceptors, health, reflection, TLS, graceful stop, workers.
+
+:func:`build_server` assembles a server from a :class:`ServerConfig` and the :class:`Services` to
+serve; :func:`serve_until_signalled` runs one until SIGTERM or SIGINT and then stops it
+gracefully (health goes NOT_SERVING, live streams are told to end, calls in flight get
+``grace_seconds`` to finish). :func:`run_worker_processes` runs several server processes that
+share one port through SO_REUSEPORT, so a machine's cores all serve (Python runs about one core
+per process).
+
+Interceptors run outermost first: the call log (sees every outcome, including refused
+authentication), authentication, then error mapping (turns whatever a servicer raises into a
+status). The server is grpc's thread-pool server: the store is synchronous psycopg, and one
+thread per call keeps each call's work, its deadline and its context variables together.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, Final
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from sapsam.api.auth import AuthInterceptor, TokenLookup
+from sapsam.api.call_log import CallLogInterceptor
+from sapsam.api.errors import ErrorInterceptor
+from sapsam.api.generated.v1 import (
+    player_service_pb2,
+    player_service_pb2_grpc,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+
+DEFAULT_LISTEN: Final = "127.0.0.1:50051"
+TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
+    "PlayerService"
+].full_name
+SERVICE_NAMES: Final = (TABLE_SERVICE_NAME, PLAYER_SERVICE_NAME)
+
+_logger = logging.getLogger("sapsam.api.server")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How to listen and whom to trust."""
+
+    listen: str = DEFAULT_LISTEN
+    """``host:port`` to listen on; port 0 picks a free port (see ``RunningServer.port``)."""
+    tls_cert: Path | None = None
+    """PEM certificate chain; with ``tls_key``, the server speaks TLS only."""
+    tls_key: Path | None = None
+    """PEM private key for ``tls_cert``."""
+    operator_token: str | None = None
+    """Bearer token of the operator (administrative calls); ``None`` disables the operator."""
+    threads: int = 64
+    """Calls served at once; each WatchTable stream holds one thread while it is open."""
+    reuse_port: bool = False
+    """Let several processes listen on the same port (only for ``--workers``)."""
+    grace_seconds: float = 5.0
+    """How long calls in flight may take to finish once stopping begins."""
+
+
+def _no_op() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Services:
+    """What a server serves: the servicers, and how to find a player by a token's hash."""
+
+    table_service: table_service_pb2_grpc.TableServiceServicer
+    player_service: player_service_pb2_grpc.PlayerServiceServicer
+    token_lookup: TokenLookup
+    on_stop: Callable[[], None] = field(default=_no_op)
+    """Called when stopping begins, e.g. to end live WatchTable streams and close pools."""
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    """A started server, the port it listens on, and its health service."""
+
+    server: grpc.Server
+    port: int
+    health: health.HealthServicer
+    services: Services
+    grace_seconds: float
+
+    def stop(self) -> None:
+        """Stop gracefully: report NOT_SERVING, end live streams, let calls finish, then close."""
+        self.health.enter_graceful_shutdown()
+        self.services.on_stop()
+        self.server.stop(self.grace_seconds).wait()
+
+
+def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
+    if config.tls_cert is None and config.tls_key is None:
+        return None
+    if config.tls_cert is None or config.tls_key is None:
+        raise ValueError("TLS needs both a certificate (--tls-cert) and a key (--tls-key)")
+    return grpc.ssl_server_credentials(
+        ((config.tls_key.read_bytes(), config.tls_cert.read_bytes()),)
+    )
+
+
+def start_server(config: ServerConfig, services: Services) -> RunningServer:
+    """Build, bind and start a server; raises ``RuntimeError`` if the address cannot be bound."""
+    from concurrent import futures
+
+    options: Sequence[tuple[str, Any]] = (
+        # Off by default so a second server on a busy port fails loudly instead of sharing it.
+        ("grpc.so_reuseport", 1 if config.reuse_port else 0),
+    )
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="sapsam-rpc"),
+        interceptors=(
+            CallLogInterceptor(),
+            AuthInterceptor(services.token_lookup, config.operator_token),
+            ErrorInterceptor(),
+        ),
+        options=options,
+    )
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(services.table_service, server)
+    player_service_pb2_grpc.add_PlayerServiceServicer_to_server(services.player_service, server)
+    health_servicer = health.HealthServicer(experimental_non_blocking=True)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    credentials = _credentials(config)
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(config.listen)
+        else:
+            port = server.add_secure_port(config.listen, credentials)
+    except RuntimeError as error:
+        raise RuntimeError(f"cannot listen on {config.listen}: {error}") from None
+    if port == 0:
+        raise RuntimeError(f"cannot listen on {config.listen}")
+    server.start()
+    for name in ("", *SERVICE_NAMES):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server, port, health_servicer, services, config.grace_seconds)
+
+
+def serve_until_signalled(config: ServerConfig, services: Services) -> int:
+    """Serve until SIGTERM or SIGINT, then stop gracefully. Must run in the main thread."""
+    stopping = threading.Event()
+
+    def request_stop(signal_number: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    previous = {
+        number: signal.signal(number, request_stop) for number in (signal.SIGTERM, signal.SIGINT)
+    }
+    try:
+        running = start_server(config, services)
+        scheme = "TLS" if config.tls_cert else "plaintext"
+        _logger.info("serving on %s (port %d, %s)", config.listen, running.port, scheme)
+        stopping.wait()
+        _logger.info("stopping: finishing calls in flight")
+        running.stop()
+        _logger.info("stopped")
+        return 0
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_worker_processes(count: int, target: Callable[..., int], arguments: tuple[Any, ...]) -> int:
+    """Run ``target(*arguments)`` in ``count`` fresh processes until they exit; forward signals.
+
+    The processes are spawned (not forked: grpc must not be initialised before a fork). On SIGTERM
+    or SIGINT each child gets SIGTERM and stops gracefully. If one child exits on its own, the
+    others are stopped too; the result is the first non-zero exit code, or 0.
+    """
+    context = multiprocessing.get_context("spawn")
+    children = [
+        context.Process(target=_run_child, args=(target, arguments), name=f"sapsam-worker-{index}")
+        for index in range(count)
+    ]
+    stopping = threading.Event()
+
+    def request_stop(signal_number: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    previous = {
+        number: signal.signal(number, request_stop) for number in (signal.SIGTERM, signal.SIGINT)
+    }
+    try:
+        for child in children:
+            child.start()
+        while not stopping.is_set() and all(child.is_alive() for child in children):
+            stopping.wait(0.2)
+        for child in children:
+            if child.is_alive() and child.pid is not None:
+                child.terminate()  # SIGTERM: the child stops gracefully
+        for child in children:
+            child.join()
+        codes = [child.exitcode or 0 for child in children]
+        return next((code for code in codes if code != 0), 0)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _run_child(target: Callable[..., int], arguments: tuple[Any, ...]) -> None:
+    raise SystemExit(target(*arguments))

@@ -1,0 +1,226 @@
+"""docs/fairness-vectors.json against the code, and against a second verifier written from the spec.
+
+The second verifier (``_Spec*`` below) uses only hashlib, hmac and struct, and follows
+docs/fairness.md step by step, as a third party would; it shares no code with sapsam.fairness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import struct
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sapsam.fairness import (
+    arrangement_commitment,
+    check_reveal,
+    cut_deck,
+    cutter_for,
+    deal_hands,
+    deal_record,
+    draw_dealer,
+    hands_for_deal,
+    lot_commitment,
+    record_key,
+    seed_commitment,
+    shuffle_deck,
+    shuffle_key,
+)
+from sapsam.fairness.commitments import encode_rows
+from sapsam.fairness.published import PublishedDeal
+from sapsam.fairness.shuffle import acceptance_limit, lot_key, stream_block
+from sapsam.fairness.vectors import build_vectors
+from sapsam.fairness.verify import verify_deal
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import format_cards, parse_cards
+
+VECTORS_PATH = Path(__file__).resolve().parents[2] / "docs" / "fairness-vectors.json"
+VECTORS: dict[str, Any] = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
+DEALS = VECTORS["deals"]
+
+
+def _contributions(values: list[str | None]) -> tuple[bytes | None, ...]:
+    return tuple(None if value is None else bytes.fromhex(value) for value in values)
+
+
+def test_the_file_has_two_three_and_four_seat_deals_with_and_without_contributions() -> None:
+    kinds = {
+        (deal["input"]["seat_count"], any(c is not None for c in deal["input"]["contributions"]))
+        for deal in DEALS
+    }
+    assert len(DEALS) >= 6
+    assert kinds == {(n, contributed) for n in (2, 3, 4) for contributed in (False, True)}
+
+
+def test_the_file_is_what_the_generator_builds() -> None:
+    # A change to the code that changes any byte of any vector must come with a new file.
+    assert build_vectors() == VECTORS
+
+
+@pytest.mark.parametrize("vector", DEALS, ids=[deal["name"] for deal in DEALS])
+def test_deal_vector(vector: dict[str, Any]) -> None:
+    given, expected = vector["input"], vector["expected"]
+    table_id = uuid.UUID(given["table_id"])
+    deal_number, seed = given["deal_number"], bytes.fromhex(given["seed"])
+    contributions = _contributions(given["contributions"])
+    cut, dealer, seats = given["cut_position"], given["dealer"], given["seat_count"]
+
+    assert seed_commitment(table_id, deal_number, seed).hex() == expected["seed_commitment"]
+    key = shuffle_key(seed, contributions, table_id, deal_number)
+    assert key.hex() == expected["shuffle_key"]
+    assert stream_block(key, 0).hex() == expected["stream_block_0"]
+    deck = shuffle_deck(seed, contributions, table_id, deal_number)
+    assert format_cards(deck) == expected["deck"]
+    assert list(deck) == expected["deck_indices"]
+    assert cutter_for(dealer, seats) == expected["cutter"]
+    assert format_cards(cut_deck(deck, cut)) == expected["cut_deck"]
+    hands = hands_for_deal(seed, contributions, table_id, deal_number, cut, dealer, seats)
+    assert [format_cards(hand) for hand in hands] == expected["hands"]
+    assert hands == deal_hands(cut_deck(deck, cut), dealer, seats)
+    assert record_key(table_id, deal_number, seed).hex() == expected["record_key"]
+    record = deal_record(seed, contributions, table_id, deal_number, cut, dealer, seats)
+    assert record.deck.hex() == expected["record"]["deck"]
+    assert record.cut_deck.hex() == expected["record"]["cut_deck"]
+    assert [digest.hex() for digest in record.hands] == expected["record"]["hands"]
+
+
+@pytest.mark.parametrize("vector", VECTORS["lots"])
+def test_lot_vector(vector: dict[str, Any]) -> None:
+    given, expected = vector["input"], vector["expected"]
+    table_id, lot_seed = uuid.UUID(given["table_id"]), bytes.fromhex(given["lot_seed"])
+    lot = draw_dealer(lot_seed, table_id, given["seat_count"])
+    assert lot_commitment(table_id, lot_seed).hex() == expected["lot_commitment"]
+    assert lot_key(table_id, lot_seed).hex() == expected["lot_key"]
+    assert format_cards(lot.cards) == expected["cards"]
+    assert lot.dealer == expected["dealer"]
+    assert lot.cards[lot.dealer] == max(lot.cards)
+
+
+@pytest.mark.parametrize("vector", VECTORS["arrangement_commitments"])
+def test_arrangement_commitment_vector(vector: dict[str, Any]) -> None:
+    given, expected = vector["input"], vector["expected"]
+    table_id = uuid.UUID(given["table_id"])
+    arrangement = Arrangement.parse(given["front"], given["middle"], given["back"])
+    nonce = bytes.fromhex(given["nonce"])
+    assert encode_rows(arrangement).hex() == expected["rows_encoding"]
+    found = arrangement_commitment(
+        table_id, given["deal_number"], given["seat"], arrangement, nonce
+    )
+    assert found.hex() == expected["commitment"]
+    assert check_reveal(found, table_id, given["deal_number"], given["seat"], arrangement, nonce)
+
+
+def test_the_two_orderings_in_the_file_commit_alike() -> None:
+    first, second = VECTORS["arrangement_commitments"][:2]
+    assert first["input"]["front"] != second["input"]["front"]
+    assert first["expected"]["commitment"] == second["expected"]["commitment"]
+    others = {vector["expected"]["commitment"] for vector in VECTORS["arrangement_commitments"][2:]}
+    assert first["expected"]["commitment"] not in others
+
+
+@pytest.mark.parametrize("vector", VECTORS["sampler"])
+def test_sampler_vector(vector: dict[str, Any]) -> None:
+    bound, word = vector["bound"], int(vector["word"], 16)
+    assert acceptance_limit(bound) == vector["limit"]
+    assert vector["index"] == (word % bound if word < vector["limit"] else None)
+
+
+def test_the_file_shows_both_an_accepted_and_a_rejected_word() -> None:
+    assert {vector["index"] is None for vector in VECTORS["sampler"]} == {True, False}
+
+
+@pytest.mark.parametrize("published", VECTORS["published_deals"])
+def test_published_deal_vector_verifies(published: dict[str, Any]) -> None:
+    deal = PublishedDeal.from_dict(published)
+    assert deal.to_dict() == published
+    report = verify_deal(deal)
+    assert report.ok, report.to_dict()
+    assert report.failed == ()
+
+
+# --- A second verifier, written from docs/fairness.md alone -------------------------------------
+
+
+def _lp(data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + data
+
+
+_TAG = b"sapsam/fairness/v1/"
+
+
+def _spec_seed_commitment(table: uuid.UUID, deal: int, seed: bytes) -> bytes:
+    message = _lp(_TAG + b"seed-commitment") + table.bytes + struct.pack(">Q", deal) + _lp(seed)
+    return hashlib.sha256(message).digest()
+
+
+def _spec_shuffle(key: bytes) -> list[int]:
+    def words() -> Any:
+        counter = 0
+        while True:
+            block = hmac.new(key, struct.pack(">Q", counter), hashlib.sha256).digest()
+            yield from struct.unpack(">8I", block)
+            counter += 1
+
+    stream = words()
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = 2**32 - (2**32 % n)
+        word = next(stream)
+        while word >= limit:
+            word = next(stream)
+        j = word % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def _spec_hands(vector_input: dict[str, Any]) -> tuple[bytes, list[list[int]]]:
+    table = uuid.UUID(vector_input["table_id"])
+    deal = vector_input["deal_number"]
+    seed = bytes.fromhex(vector_input["seed"])
+    seats = vector_input["seat_count"]
+    encoded = bytes([seats])
+    for value in vector_input["contributions"]:
+        encoded += b"\x00" if value is None else b"\x01" + _lp(bytes.fromhex(value))
+    key = hashlib.sha256(
+        _lp(_TAG + b"shuffle-key") + table.bytes + struct.pack(">Q", deal) + _lp(seed) + encoded
+    ).digest()
+    deck = _spec_shuffle(key)
+    cut = vector_input["cut_position"]
+    deck = deck[cut:] + deck[:cut]
+    hands: list[list[int]] = [[] for _ in range(seats)]
+    for k in range(13 * seats):
+        hands[(vector_input["dealer"] + 1 + k) % seats].append(deck[k])
+    return key, hands
+
+
+@pytest.mark.parametrize("vector", DEALS, ids=[deal["name"] for deal in DEALS])
+def test_an_independent_verifier_reproduces_the_deal_vectors(vector: dict[str, Any]) -> None:
+    given, expected = vector["input"], vector["expected"]
+    table = uuid.UUID(given["table_id"])
+    commitment = _spec_seed_commitment(table, given["deal_number"], bytes.fromhex(given["seed"]))
+    assert commitment.hex() == expected["seed_commitment"]
+    key, hands = _spec_hands(given)
+    assert key.hex() == expected["shuffle_key"]
+    assert [list(parse_cards(hand)) for hand in expected["hands"]] == hands
+
+
+@pytest.mark.parametrize("vector", VECTORS["arrangement_commitments"])
+def test_an_independent_verifier_reproduces_the_commitment_vectors(vector: dict[str, Any]) -> None:
+    given = vector["input"]
+    rows = b"".join(
+        _lp(bytes(sorted(parse_cards(given[name])))) for name in ("front", "middle", "back")
+    )
+    message = (
+        _lp(_TAG + b"arrangement-commitment")
+        + uuid.UUID(given["table_id"]).bytes
+        + struct.pack(">QB", given["deal_number"], given["seat"])
+        + rows
+        + _lp(bytes.fromhex(given["nonce"]))
+    )
+    assert hashlib.sha256(message).hexdigest() == vector["expected"]["commitment"]

@@ -22,7 +22,6 @@ from sapsam.fairness.encoding import (
     MAX_SEATS,
     TAG_ARRANGEMENT_COMMITMENT,
     FairnessError,
-    card_bytes,
     length_prefixed,
     require_cards,
     require_deal_number,
@@ -53,7 +52,7 @@ def encode_rows(arrangement: Rows) -> bytes:
     parts = []
     for name in ("front", "middle", "back"):
         row = require_cards(getattr(arrangement, name), f"the {name} row")
-        parts.append(length_prefixed(card_bytes(sorted(row))))
+        parts.append(length_prefixed(bytes(sorted(row))))
     return b"".join(parts)
 
 

@@ -58,7 +58,7 @@ def cutter_for(dealer: int, seat_count: int) -> int:
     return right_of(dealer, seat_count)
 
 
-def _require_deck(deck: Sequence[int]) -> tuple[int, ...]:
+def _require_deck(deck: Sequence[int]) -> bytes:
     cards = require_cards(deck, "deck")
     if len(cards) != DECK_SIZE or len(set(cards)) != DECK_SIZE:
         raise FairnessError(

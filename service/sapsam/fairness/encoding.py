@@ -148,10 +148,12 @@ def require_contribution(contribution: bytes | None, seat: int) -> bytes | None:
     return bytes(contribution)
 
 
-def require_cards(cards: Iterable[int], what: str) -> tuple[int, ...]:
-    """Card indices, each ``0 .. 51``."""
-    result = tuple(cards)
-    for card in result:
-        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < DECK_SIZE:
-            raise FairnessError(f"{what} holds {card!r}, which is not a card index 0..51")
-    return result
+def require_cards(cards: Iterable[int], what: str) -> bytes:
+    """Card indices, each ``0 .. 51``, as one byte per card in the order given."""
+    try:
+        encoded = bytes(cards)
+    except (TypeError, ValueError):
+        raise FairnessError(f"{what} holds something that is not a card index 0..51") from None
+    if encoded and max(encoded) >= DECK_SIZE:
+        raise FairnessError(f"{what} holds {max(encoded)}, which is not a card index 0..51")
+    return encoded

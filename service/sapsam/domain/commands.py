@@ -1,0 +1,141 @@
+"""Commands to a table: what someone asks for. ``decide`` accepts or refuses each one.
+
+A command that acts for a seat names the *player* asking; the table finds that player's seat, so
+nobody can act for a seat they do not hold. Values only the service knows — a fresh seed's
+commitment, a seat's dealt cards (from the secret seed), the current time — are filled in by the
+service, never by a client, and never read from a clock or a database inside the domain.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sapsam.fairness import DealRecord
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import Card
+from sapsam.rules.ruleset import RuleSet
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    """Open a table with a rule set and a seat count; ``lot_commitment`` binds the dealer lot."""
+
+    table_id: uuid.UUID
+    rule_set: RuleSet
+    seat_count: int
+    lot_commitment: bytes
+    created_by: str
+
+
+@dataclass(frozen=True)
+class SeatPlayer:
+    """Seat a player: at ``seat`` if given, else at the lowest free seat."""
+
+    player_id: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class ChooseDealer:
+    """Draw the first dealer by lot with the seed committed at table creation."""
+
+    lot_seed: bytes
+
+
+@dataclass(frozen=True)
+class StartDeal:
+    """Begin the next deal; the service holds the seed and passes only its commitment."""
+
+    seed_commitment: bytes
+
+
+@dataclass(frozen=True)
+class ContributeEntropy:
+    """Mix a seat's own random bytes into this deal's shuffle (before the cut)."""
+
+    player_id: str
+    entropy: bytes
+
+
+@dataclass(frozen=True)
+class CutDeck:
+    """Cut the deck at ``position`` (1..51); only the seat on the dealer's right may.
+
+    The service follows an accepted cut at once with ``DealCards`` in the same append.
+    """
+
+    player_id: str
+    position: int
+
+
+@dataclass(frozen=True)
+class DealCards:
+    """Deal after the cut (issued by the service, which alone can compute the deal record).
+
+    ``deal_record`` holds the keyed digests of the deck, the cut deck and each hand, computed from
+    the secret seed; ``now_ms`` (Unix milliseconds) starts the arranging clock.
+    """
+
+    deal_record: DealRecord
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class CommitArrangement:
+    """Commit to an arrangement by its 32-byte hash; repeatable until the seat confirms."""
+
+    player_id: str
+    commitment: bytes
+
+
+@dataclass(frozen=True)
+class ConfirmArrangement:
+    """Lock the seat's last commitment. ``now_ms`` starts the reveal clock when it is the last."""
+
+    player_id: str
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class RevealArrangement:
+    """Show the arrangement and nonce behind the seat's commitment.
+
+    ``dealt`` is the seat's 13 dealt cards, computed by the service from the secret seed, so the
+    reveal can be checked against them before the seed is published.
+    """
+
+    player_id: str
+    arrangement: Arrangement
+    nonce: bytes
+    dealt: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class TimeOutSeats:
+    """Record every seat whose deadline has passed by ``now_ms`` (issued by the service)."""
+
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class RevealSeed:
+    """Publish the deal's seed once every seat has revealed or timed out, and score the deal."""
+
+    seed: bytes
+
+
+Command = (
+    CreateTable
+    | SeatPlayer
+    | ChooseDealer
+    | StartDeal
+    | ContributeEntropy
+    | CutDeck
+    | DealCards
+    | CommitArrangement
+    | ConfirmArrangement
+    | RevealArrangement
+    | TimeOutSeats
+    | RevealSeed
+)

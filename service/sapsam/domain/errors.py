@@ -1,0 +1,62 @@
+"""Domain errors: a refused command, with a stable reason code a client can branch on.
+
+The reason codes are part of the public contract (they travel in ``google.rpc.ErrorInfo``); the
+API maps each one to a gRPC status in one table (``sapsam.api.errors``). Never rename a reason.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    """Why a command was refused. Grouped by the kind of mistake."""
+
+    # Malformed content: the request itself is wrong, whatever the table's state.
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    BAD_SEAT_COUNT = "BAD_SEAT_COUNT"
+    BAD_RULE_SET = "BAD_RULE_SET"
+    BAD_COMMITMENT = "BAD_COMMITMENT"
+    BAD_NONCE = "BAD_NONCE"
+    BAD_ENTROPY = "BAD_ENTROPY"
+    BAD_CUT_POSITION = "BAD_CUT_POSITION"
+    BAD_CARDS = "BAD_CARDS"
+    BAD_SEED = "BAD_SEED"
+    UNKNOWN_SEAT = "UNKNOWN_SEAT"
+    # Right request, wrong moment.
+    WRONG_PHASE = "WRONG_PHASE"
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    TABLE_NOT_CREATED = "TABLE_NOT_CREATED"
+    SEAT_TAKEN = "SEAT_TAKEN"
+    TABLE_FULL = "TABLE_FULL"
+    ALREADY_SEATED = "ALREADY_SEATED"
+    ALREADY_CONTRIBUTED = "ALREADY_CONTRIBUTED"
+    ALREADY_CONFIRMED = "ALREADY_CONFIRMED"
+    ALREADY_REVEALED = "ALREADY_REVEALED"
+    NO_COMMITMENT = "NO_COMMITMENT"
+    COMMITMENT_MISMATCH = "COMMITMENT_MISMATCH"
+    SEED_MISMATCH = "SEED_MISMATCH"
+    SEAT_TIMED_OUT = "SEAT_TIMED_OUT"
+    NOTHING_TIMED_OUT = "NOTHING_TIMED_OUT"
+    SERIES_COMPLETE = "SERIES_COMPLETE"
+    # Who is asking.
+    NOT_SEATED = "NOT_SEATED"
+    # Existence.
+    TABLE_EXISTS = "TABLE_EXISTS"
+
+
+class DomainError(Exception):
+    """A command the table refuses. It produced no events.
+
+    ``field`` names the offending request field for malformed content, so the API can return a
+    ``google.rpc.BadRequest`` field violation.
+    """
+
+    def __init__(self, reason: Reason, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"DomainError({self.reason.value}, {self.message!r}, field={self.field!r})"

@@ -1,0 +1,337 @@
+"""The table's events: frozen dataclasses named in the past tense, serialised as canonical JSON.
+
+Every event has a stable ``TYPE`` (its name in the log) and a ``SCHEMA_VERSION``. Field values are
+JSON-native on purpose — ints, strings, booleans, ``None`` and tuples of them; bytes travel as
+lowercase hex, cards in the usual notation — so an event's JSON is its exact content and an auditor
+in another language reads the log without knowing our classes. There are no floats anywhere.
+
+When a later release changes an event's shape, its ``SCHEMA_VERSION`` goes up and an upcaster
+(``EventCodec.register_upcaster``) turns stored data of the old version into the new shape on read;
+stored events are never rewritten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeAlias
+
+JsonValue: TypeAlias = Any
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all table events."""
+
+    TYPE: ClassVar[str] = ""
+    SCHEMA_VERSION: ClassVar[int] = 1
+
+    def to_data(self) -> dict[str, JsonValue]:
+        """The event's content as a JSON-ready dict (tuples become lists)."""
+        return {
+            field.name: _to_json(getattr(self, field.name)) for field in dataclasses.fields(self)
+        }
+
+
+@dataclass(frozen=True)
+class TableCreated(Event):
+    """A table exists: its full rule set, seat count and the commitment to the dealer lot."""
+
+    TYPE: ClassVar[str] = "TableCreated"
+    table_id: str
+    rule_set: Mapping[str, JsonValue]
+    seat_count: int
+    lot_commitment: str
+    created_by: str
+
+
+@dataclass(frozen=True)
+class PlayerSeated(Event):
+    """A player took a seat (seats are numbered 0.., increasing clockwise)."""
+
+    TYPE: ClassVar[str] = "PlayerSeated"
+    seat: int
+    player_id: str
+
+
+@dataclass(frozen=True)
+class DealerChosen(Event):
+    """The first dealer, drawn by lot; the lot seed is published so anyone can redo the draw."""
+
+    TYPE: ClassVar[str] = "DealerChosen"
+    dealer: int
+    lot_seed: str
+    lot_cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DealStarted(Event):
+    """A deal began: its number, its dealer and the commitment to its secret seed."""
+
+    TYPE: ClassVar[str] = "DealStarted"
+    deal_number: int
+    dealer: int
+    seed_commitment: str
+
+
+@dataclass(frozen=True)
+class EntropyContributed(Event):
+    """A seat mixed its own randomness into this deal's shuffle (before the cut)."""
+
+    TYPE: ClassVar[str] = "EntropyContributed"
+    deal_number: int
+    seat: int
+    entropy: str
+
+
+@dataclass(frozen=True)
+class DeckCut(Event):
+    """The seat on the dealer's right cut the deck at ``position`` (1..51)."""
+
+    TYPE: ClassVar[str] = "DeckCut"
+    deal_number: int
+    seat: int
+    position: int
+
+
+@dataclass(frozen=True)
+class CardsDealt(Event):
+    """Thirteen cards went to each seat. The cards are not here: they follow from the secret seed.
+
+    The digests are the deal record (docs/fairness.md): HMACs of the shuffled deck, the cut deck
+    and each seat's hand under a key derived from the seed, so they reveal nothing now and pin
+    every stage of the deal once the seed is published. ``arrange_deadline_ms`` is the Unix time in
+    milliseconds by which every seat must confirm, or ``None`` when the rule set sets no limit.
+    """
+
+    TYPE: ClassVar[str] = "CardsDealt"
+    deal_number: int
+    deck_digest: str
+    cut_deck_digest: str
+    hand_digests: tuple[str, ...]
+    arrange_deadline_ms: int | None
+
+
+@dataclass(frozen=True)
+class ArrangementCommitted(Event):
+    """A seat committed to an arrangement by its hash; it may commit again until it confirms."""
+
+    TYPE: ClassVar[str] = "ArrangementCommitted"
+    deal_number: int
+    seat: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class SeatConfirmed(Event):
+    """A seat locked its last commitment; nothing changes for it after this."""
+
+    TYPE: ClassVar[str] = "SeatConfirmed"
+    deal_number: int
+    seat: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class RevealsOpened(Event):
+    """Every seat is settled (confirmed or timed out): reveals may begin.
+
+    ``reveal_deadline_ms`` is when unrevealed seats time out, or ``None`` for no limit.
+    """
+
+    TYPE: ClassVar[str] = "RevealsOpened"
+    deal_number: int
+    reveal_deadline_ms: int | None
+
+
+@dataclass(frozen=True)
+class ArrangementRevealed(Event):
+    """A seat showed the arrangement behind its commitment; a foul is recorded here as a fact."""
+
+    TYPE: ClassVar[str] = "ArrangementRevealed"
+    deal_number: int
+    seat: int
+    front: tuple[str, ...]
+    middle: tuple[str, ...]
+    back: tuple[str, ...]
+    nonce: str
+    foul: bool
+    foul_reason: str | None
+
+
+@dataclass(frozen=True)
+class SeatTimedOut(Event):
+    """A deadline passed for a seat.
+
+    ``stage`` is ``arranging`` or ``revealing``; ``consequence`` is ``foul`` or ``solver`` (the
+    seat's hand is set by the solver when the seed is revealed; only for a missed arranging
+    deadline, under the rule set's option).
+    """
+
+    TYPE: ClassVar[str] = "SeatTimedOut"
+    deal_number: int
+    seat: int
+    stage: str
+    consequence: str
+
+
+@dataclass(frozen=True)
+class SeedRevealed(Event):
+    """The deal's seed: from now on anyone can recompute the deck and every seat's cards."""
+
+    TYPE: ClassVar[str] = "SeedRevealed"
+    deal_number: int
+    seed: str
+
+
+@dataclass(frozen=True)
+class PairScored:
+    """One pair's result: rows (front, middle, back) from ``seat_a``'s side, and its gain."""
+
+    seat_a: int
+    seat_b: int
+    rows: tuple[int, int, int]
+    delta: int
+
+
+@dataclass(frozen=True)
+class DealScored(Event):
+    """The deal's result as the rule set computes it.
+
+    ``arrangements`` holds, per seat, the rows that were scored (``front|middle|back`` in card
+    notation) or ``None`` for a fouled seat without one; ``fouls`` flags each seat scored as fouled.
+    """
+
+    TYPE: ClassVar[str] = "DealScored"
+    deal_number: int
+    pairs: tuple[PairScored, ...]
+    totals: tuple[int, ...]
+    fouls: tuple[bool, ...]
+    arrangements: tuple[str | None, ...]
+    series_totals: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SeatStanding:
+    """A seat's place in the series; equal totals share a place."""
+
+    seat: int
+    total: int
+    place: int
+
+
+@dataclass(frozen=True)
+class SeriesCompleted(Event):
+    """The last deal of the series is scored: final totals and standings."""
+
+    TYPE: ClassVar[str] = "SeriesCompleted"
+    deals_played: int
+    standings: tuple[SeatStanding, ...]
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    TableCreated,
+    PlayerSeated,
+    DealerChosen,
+    DealStarted,
+    EntropyContributed,
+    DeckCut,
+    CardsDealt,
+    ArrangementCommitted,
+    SeatConfirmed,
+    RevealsOpened,
+    ArrangementRevealed,
+    SeatTimedOut,
+    SeedRevealed,
+    DealScored,
+    SeriesCompleted,
+)
+
+# Nested records, by the event field that holds a tuple of them.
+_NESTED: dict[tuple[str, str], type[Any]] = {
+    ("DealScored", "pairs"): PairScored,
+    ("SeriesCompleted", "standings"): SeatStanding,
+}
+
+Upcaster: TypeAlias = Callable[[dict[str, JsonValue]], dict[str, JsonValue]]
+
+
+class UnknownEventError(ValueError):
+    """Stored data names an event type or schema version this code cannot read."""
+
+
+class EventCodec:
+    """Turns events into (type, schema version, data) and back, upcasting old versions on read."""
+
+    def __init__(self, event_types: tuple[type[Event], ...] = EVENT_TYPES) -> None:
+        self._types = {event_type.TYPE: event_type for event_type in event_types}
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+
+    def register_upcaster(self, type_name: str, from_version: int, upcaster: Upcaster) -> None:
+        """Teach the codec to read ``type_name`` data of ``from_version`` as the next version."""
+        self._upcasters[(type_name, from_version)] = upcaster
+
+    def encode(self, event: Event) -> tuple[str, int, dict[str, JsonValue]]:
+        """The event's type name, schema version and JSON-ready data."""
+        return event.TYPE, event.SCHEMA_VERSION, event.to_data()
+
+    def decode(self, type_name: str, schema_version: int, data: Mapping[str, JsonValue]) -> Event:
+        """The event for stored data, upcast to the current schema version first."""
+        event_type = self._types.get(type_name)
+        if event_type is None:
+            raise UnknownEventError(f"unknown event type {type_name!r}")
+        current = dict(data)
+        version = schema_version
+        while version < event_type.SCHEMA_VERSION:
+            upcaster = self._upcasters.get((type_name, version))
+            if upcaster is None:
+                raise UnknownEventError(f"no upcaster for {type_name} schema version {version}")
+            current = upcaster(current)
+            version += 1
+        if version != event_type.SCHEMA_VERSION:
+            raise UnknownEventError(
+                f"{type_name} schema version {schema_version} is newer than this code reads"
+            )
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(event_type):
+            value = current[field.name]
+            nested = _NESTED.get((type_name, field.name))
+            if nested is not None:
+                values[field.name] = tuple(nested(**_from_json(item)) for item in value)
+            else:
+                values[field.name] = _from_json(value)
+        return event_type(**values)
+
+
+DEFAULT_CODEC = EventCodec()
+
+
+def canonical_json(value: JsonValue) -> str:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 characters kept, floats refused."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def _to_json(value: Any) -> JsonValue:
+    if isinstance(value, float):
+        raise TypeError("events carry no floats")
+    if isinstance(value, tuple | list):
+        return [_to_json(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _to_json(item) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: _to_json(getattr(value, field.name)) for field in dataclasses.fields(value)
+        }
+    return value
+
+
+def _from_json(value: JsonValue) -> Any:
+    if isinstance(value, list):
+        return tuple(_from_json(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _from_json(item) for key, item in value.items()}
+    return value

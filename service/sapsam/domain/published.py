@@ -1,0 +1,111 @@
+"""From a table's events to what fair dealing verifies: one finished deal as a ``PublishedDeal``.
+
+Pure: the events of one table's stream in, a value out. The audit uses it on exported files and on
+the live log alike, so both verify exactly the same thing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+
+from sapsam.domain.events import (
+    ArrangementRevealed,
+    CardsDealt,
+    DealScored,
+    DealStarted,
+    DeckCut,
+    EntropyContributed,
+    Event,
+    SeatConfirmed,
+    SeatTimedOut,
+    SeedRevealed,
+    TableCreated,
+)
+from sapsam.fairness import DealRecord
+from sapsam.fairness.published import PublishedDeal, Reveal
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.ruleset import RuleSet
+from sapsam.rules.scoring import DealScore, PairResult
+
+
+class DealNotFinishedError(ValueError):
+    """The events do not hold a finished (scored) deal with that number."""
+
+
+def published_deal(events: Iterable[Event], deal_number: int) -> PublishedDeal:
+    """Everything published about deal ``deal_number`` of one table, from that table's events."""
+    created: TableCreated | None = None
+    started: DealStarted | None = None
+    cut: DeckCut | None = None
+    dealt: CardsDealt | None = None
+    seed: SeedRevealed | None = None
+    scored: DealScored | None = None
+    contributions: dict[int, bytes] = {}
+    commitments: dict[int, bytes] = {}
+    reveals: dict[int, Reveal] = {}
+    solver_seats: set[int] = set()
+    for event in events:
+        if isinstance(event, TableCreated):
+            created = event
+            continue
+        if getattr(event, "deal_number", None) != deal_number:
+            continue
+        if isinstance(event, DealStarted):
+            started = event
+        elif isinstance(event, EntropyContributed):
+            contributions[event.seat] = bytes.fromhex(event.entropy)
+        elif isinstance(event, DeckCut):
+            cut = event
+        elif isinstance(event, CardsDealt):
+            dealt = event
+        elif isinstance(event, SeatConfirmed):
+            commitments[event.seat] = bytes.fromhex(event.commitment)
+        elif isinstance(event, ArrangementRevealed):
+            reveals[event.seat] = Reveal(
+                arrangement=Arrangement(
+                    front=parse_cards(event.front),
+                    middle=parse_cards(event.middle),
+                    back=parse_cards(event.back),
+                ),
+                nonce=bytes.fromhex(event.nonce),
+            )
+        elif isinstance(event, SeatTimedOut) and event.consequence == "solver":
+            solver_seats.add(event.seat)
+        elif isinstance(event, SeedRevealed):
+            seed = event
+        elif isinstance(event, DealScored):
+            scored = event
+    if created is None or started is None or cut is None or dealt is None:
+        raise DealNotFinishedError(f"deal {deal_number} was not dealt")
+    if seed is None or scored is None:
+        raise DealNotFinishedError(f"deal {deal_number} is not finished")
+    seats = range(created.seat_count)
+    return PublishedDeal(
+        table_id=uuid.UUID(created.table_id),
+        deal_number=deal_number,
+        rule_set=RuleSet.from_dict(created.rule_set),
+        seat_count=created.seat_count,
+        dealer=started.dealer,
+        seed_commitment=bytes.fromhex(started.seed_commitment),
+        seed=bytes.fromhex(seed.seed),
+        contributions=tuple(contributions.get(seat) for seat in seats),
+        cut_position=cut.position,
+        record=DealRecord(
+            deck=bytes.fromhex(dealt.deck_digest),
+            cut_deck=bytes.fromhex(dealt.cut_deck_digest),
+            hands=tuple(bytes.fromhex(digest) for digest in dealt.hand_digests),
+        ),
+        seat_commitments=tuple(commitments.get(seat) for seat in seats),
+        reveals=tuple(reveals.get(seat) for seat in seats),
+        solver_seats=tuple(seat in solver_seats for seat in seats),
+        recorded_fouls=scored.fouls,
+        recorded_scores=DealScore(
+            pairs=tuple(
+                PairResult(seat_a=pair.seat_a, seat_b=pair.seat_b, rows=pair.rows, delta=pair.delta)
+                for pair in scored.pairs
+            ),
+            totals=scored.totals,
+        ),
+    )

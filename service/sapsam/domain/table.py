@@ -1,0 +1,760 @@
+"""The table aggregate: ``decide(state, command) -> events`` and ``evolve(state, event) -> state``.
+
+Only ``decide`` validates: it refuses a command with a ``DomainError`` and then produces no events.
+``evolve`` trusts the log and never raises, so any stored stream replays to the state it describes.
+
+A table's life: created → seats filled → dealer drawn by lot → deals, each going
+``AWAITING_CUT → DEALING → ARRANGING → REVEALING → AWAITING_SEED → (scored)`` → the next deal with
+the dealer passing left → after ``series_length`` deals, the series is complete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from sapsam import fairness
+from sapsam.domain.commands import (
+    ChooseDealer,
+    CommitArrangement,
+    ConfirmArrangement,
+    ContributeEntropy,
+    CreateTable,
+    CutDeck,
+    DealCards,
+    RevealArrangement,
+    RevealSeed,
+    SeatPlayer,
+    StartDeal,
+    TimeOutSeats,
+)
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import (
+    ArrangementCommitted,
+    ArrangementRevealed,
+    CardsDealt,
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    DeckCut,
+    EntropyContributed,
+    Event,
+    PairScored,
+    PlayerSeated,
+    RevealsOpened,
+    SeatConfirmed,
+    SeatStanding,
+    SeatTimedOut,
+    SeedRevealed,
+    SeriesCompleted,
+    TableCreated,
+)
+from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.cards import Card, format_cards, parse_cards
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError
+from sapsam.rules.scoring import score_deal, standings
+from sapsam.rules.solver import solve
+
+COMMITMENT_BYTES = 32
+
+
+class TablePhase(StrEnum):
+    """Where a table stands; what it waits for next."""
+
+    NOT_CREATED = "NOT_CREATED"
+    SEATING = "SEATING"
+    AWAITING_DEALER = "AWAITING_DEALER"
+    BETWEEN_DEALS = "BETWEEN_DEALS"
+    AWAITING_CUT = "AWAITING_CUT"
+    DEALING = "DEALING"
+    ARRANGING = "ARRANGING"
+    REVEALING = "REVEALING"
+    AWAITING_SEED = "AWAITING_SEED"
+    SERIES_COMPLETE = "SERIES_COMPLETE"
+
+
+class SeatTimeout(StrEnum):
+    """What a seat's timeout in the current deal means for its hand."""
+
+    FOUL = "foul"
+    SOLVER = "solver"
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """A seat's revealed arrangement and whether it was judged a foul."""
+
+    arrangement: Arrangement
+    nonce: bytes
+    foul: bool
+
+
+@dataclass(frozen=True)
+class DealState:
+    """The current deal: everything public about it, as the log tells it."""
+
+    number: int
+    dealer: int
+    seed_commitment: bytes
+    contributions: tuple[bytes | None, ...]
+    cut_position: int | None = None
+    dealt: bool = False
+    deck_digest: bytes = b""
+    cut_deck_digest: bytes = b""
+    hand_digests: tuple[bytes, ...] = ()
+    commitments: tuple[bytes | None, ...] = ()
+    confirmed: tuple[bool, ...] = ()
+    timeouts: tuple[SeatTimeout | None, ...] = ()
+    reveals: tuple[Reveal | None, ...] = ()
+    arrange_deadline_ms: int | None = None
+    reveal_deadline_ms: int | None = None
+    reveals_open: bool = False
+    seed: bytes | None = None
+    scored: bool = False
+
+
+@dataclass(frozen=True)
+class TableState:
+    """A table as its events describe it. ``version`` counts the events folded in."""
+
+    version: int = 0
+    table_id: uuid.UUID | None = None
+    rule_set: RuleSet = DEFAULT_RULE_SET
+    seat_count: int = 0
+    seats: tuple[str | None, ...] = ()
+    lot_commitment: bytes = b""
+    first_dealer: int | None = None
+    deal: DealState | None = None
+    deals_scored: int = 0
+    series_totals: tuple[int, ...] = ()
+    series_complete: bool = False
+
+    @property
+    def phase(self) -> TablePhase:
+        """The phase, derived from the facts so it can never disagree with them."""
+        if self.table_id is None:
+            return TablePhase.NOT_CREATED
+        if self.series_complete:
+            return TablePhase.SERIES_COMPLETE
+        if any(player is None for player in self.seats):
+            return TablePhase.SEATING
+        if self.first_dealer is None:
+            return TablePhase.AWAITING_DEALER
+        deal = self.deal
+        if deal is None or deal.scored:
+            return TablePhase.BETWEEN_DEALS
+        if deal.cut_position is None:
+            return TablePhase.AWAITING_CUT
+        if not deal.dealt:
+            return TablePhase.DEALING
+        if not deal.reveals_open:
+            return TablePhase.ARRANGING
+        if any(_awaits_reveal(deal, seat) for seat in range(self.seat_count)):
+            return TablePhase.REVEALING
+        return TablePhase.AWAITING_SEED
+
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat a player holds here, if any."""
+        for seat, holder in enumerate(self.seats):
+            if holder == player_id:
+                return seat
+        return None
+
+    @property
+    def next_dealer(self) -> int | None:
+        """Who deals the next deal: the first dealer, then passing left after each deal."""
+        if self.first_dealer is None:
+            return None
+        if self.deal is None:
+            return self.first_dealer
+        return fairness.left_of(self.deal.dealer, self.seat_count)
+
+
+INITIAL_STATE = TableState()
+
+
+def _awaits_reveal(deal: DealState, seat: int) -> bool:
+    return deal.reveals[seat] is None and deal.timeouts[seat] is None
+
+
+# ---------------------------------------------------------------------------------------------
+# decide
+
+
+def decide(state: TableState, command: Any) -> list[Event]:
+    """The events a command produces on this table, or a ``DomainError`` refusing it."""
+    handler = _DECIDERS.get(type(command))
+    if handler is None:
+        raise DomainError(Reason.INVALID_ARGUMENT, f"unknown command {type(command).__name__}")
+    if not isinstance(command, CreateTable) and state.table_id is None:
+        raise DomainError(Reason.TABLE_NOT_CREATED, "the table does not exist")
+    return handler(state, command)
+
+
+def _require_phase(state: TableState, *phases: TablePhase) -> None:
+    if state.phase not in phases:
+        wanted = " or ".join(phase.value for phase in phases)
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            f"the table is in phase {state.phase.value}; this needs {wanted}",
+        )
+
+
+def _seat_for(state: TableState, player_id: str) -> int:
+    seat = state.seat_of(player_id)
+    if seat is None:
+        raise DomainError(Reason.NOT_SEATED, "you do not hold a seat at this table")
+    return seat
+
+
+def _require_seed_size(seed: bytes, field: str) -> None:
+    if len(seed) != fairness.SEED_BYTES:
+        raise DomainError(
+            Reason.BAD_SEED,
+            f"a seed is {fairness.SEED_BYTES} bytes, not {len(seed)}",
+            field=field,
+        )
+
+
+def _current_deal(state: TableState) -> DealState:
+    # Only called after a phase check that implies a running deal.
+    assert state.deal is not None
+    return state.deal
+
+
+def _decide_create(state: TableState, command: CreateTable) -> list[Event]:
+    if state.table_id is not None:
+        raise DomainError(Reason.TABLE_EXISTS, "the table already exists")
+    rule_set = command.rule_set
+    if not rule_set.min_seats <= command.seat_count <= rule_set.max_seats:
+        raise DomainError(
+            Reason.BAD_SEAT_COUNT,
+            f"seat count must be {rule_set.min_seats} to {rule_set.max_seats} under rule set "
+            f"{rule_set.name!r}, not {command.seat_count}",
+            field="seat_count",
+        )
+    if rule_set.series_length < 1:
+        raise DomainError(
+            Reason.BAD_RULE_SET, "series length must be at least 1", field="series_length"
+        )
+    if len(command.lot_commitment) != COMMITMENT_BYTES:
+        raise DomainError(Reason.BAD_COMMITMENT, "the lot commitment must be 32 bytes")
+    return [
+        TableCreated(
+            table_id=str(command.table_id),
+            rule_set=rule_set.to_dict(),
+            seat_count=command.seat_count,
+            lot_commitment=command.lot_commitment.hex(),
+            created_by=command.created_by,
+        )
+    ]
+
+
+def _decide_seat(state: TableState, command: SeatPlayer) -> list[Event]:
+    if state.seat_of(command.player_id) is not None:
+        raise DomainError(Reason.ALREADY_SEATED, "you already hold a seat at this table")
+    if all(holder is not None for holder in state.seats):
+        raise DomainError(Reason.TABLE_FULL, "every seat at this table is taken")
+    if command.seat is None:
+        free = [seat for seat, holder in enumerate(state.seats) if holder is None]
+        seat = free[0]
+    else:
+        seat = command.seat
+        if not 0 <= seat < state.seat_count:
+            raise DomainError(
+                Reason.UNKNOWN_SEAT,
+                f"seat {seat} does not exist; this table has seats 0 to {state.seat_count - 1}",
+                field="seat",
+            )
+        if state.seats[seat] is not None:
+            raise DomainError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
+    return [PlayerSeated(seat=seat, player_id=command.player_id)]
+
+
+def _decide_choose_dealer(state: TableState, command: ChooseDealer) -> list[Event]:
+    _require_phase(state, TablePhase.AWAITING_DEALER)
+    assert state.table_id is not None
+    _require_seed_size(command.lot_seed, "lot_seed")
+    if fairness.lot_commitment(state.table_id, command.lot_seed) != state.lot_commitment:
+        raise DomainError(
+            Reason.SEED_MISMATCH, "the lot seed does not match the commitment made at creation"
+        )
+    lot = fairness.draw_dealer(command.lot_seed, state.table_id, state.seat_count)
+    return [
+        DealerChosen(
+            dealer=lot.dealer,
+            lot_seed=command.lot_seed.hex(),
+            lot_cards=tuple(str(card) for card in lot.cards),
+        )
+    ]
+
+
+def _decide_start_deal(state: TableState, command: StartDeal) -> list[Event]:
+    _require_phase(state, TablePhase.BETWEEN_DEALS)
+    if len(command.seed_commitment) != COMMITMENT_BYTES:
+        raise DomainError(Reason.BAD_COMMITMENT, "the seed commitment must be 32 bytes")
+    dealer = state.next_dealer
+    assert dealer is not None
+    return [
+        DealStarted(
+            deal_number=state.deals_scored + 1,
+            dealer=dealer,
+            seed_commitment=command.seed_commitment.hex(),
+        )
+    ]
+
+
+def _decide_contribute(state: TableState, command: ContributeEntropy) -> list[Event]:
+    seat = _seat_for(state, command.player_id)
+    _require_phase(state, TablePhase.AWAITING_CUT)
+    deal = _current_deal(state)
+    if deal.contributions[seat] is not None:
+        raise DomainError(Reason.ALREADY_CONTRIBUTED, "this seat already contributed entropy")
+    if not 1 <= len(command.entropy) <= fairness.MAX_CONTRIBUTION_BYTES:
+        raise DomainError(
+            Reason.BAD_ENTROPY,
+            f"entropy must be 1 to {fairness.MAX_CONTRIBUTION_BYTES} bytes, "
+            f"not {len(command.entropy)}",
+            field="entropy",
+        )
+    return [EntropyContributed(deal_number=deal.number, seat=seat, entropy=command.entropy.hex())]
+
+
+def _decide_cut(state: TableState, command: CutDeck) -> list[Event]:
+    seat = _seat_for(state, command.player_id)
+    _require_phase(state, TablePhase.AWAITING_CUT)
+    deal = _current_deal(state)
+    cutter = fairness.cutter_for(deal.dealer, state.seat_count)
+    if seat != cutter:
+        raise DomainError(
+            Reason.NOT_YOUR_TURN, f"seat {cutter}, on the dealer's right, cuts; you hold {seat}"
+        )
+    if not 1 <= command.position <= 51:
+        raise DomainError(
+            Reason.BAD_CUT_POSITION,
+            f"cut position must be 1 to 51, not {command.position}",
+            field="position",
+        )
+    return [DeckCut(deal_number=deal.number, seat=seat, position=command.position)]
+
+
+def _decide_deal_cards(state: TableState, command: DealCards) -> list[Event]:
+    _require_phase(state, TablePhase.DEALING)
+    deal = _current_deal(state)
+    if len(command.deal_record.hands) != state.seat_count:
+        raise DomainError(Reason.INVALID_ARGUMENT, "the deal record must cover every seat")
+    limit = state.rule_set.arrange_seconds
+    deadline = None if limit is None else command.now_ms + limit * 1000
+    return [
+        CardsDealt(
+            deal_number=deal.number,
+            deck_digest=command.deal_record.deck.hex(),
+            cut_deck_digest=command.deal_record.cut_deck.hex(),
+            hand_digests=tuple(digest.hex() for digest in command.deal_record.hands),
+            arrange_deadline_ms=deadline,
+        ),
+    ]
+
+
+def _require_arranging_seat(state: TableState, player_id: str) -> tuple[DealState, int]:
+    seat = _seat_for(state, player_id)
+    _require_phase(state, TablePhase.ARRANGING)
+    deal = _current_deal(state)
+    if deal.timeouts[seat] is not None:
+        raise DomainError(Reason.SEAT_TIMED_OUT, "this seat missed its deadline for this deal")
+    if deal.confirmed[seat]:
+        raise DomainError(Reason.ALREADY_CONFIRMED, "this seat already confirmed its arrangement")
+    return deal, seat
+
+
+def _decide_commit(state: TableState, command: CommitArrangement) -> list[Event]:
+    deal, seat = _require_arranging_seat(state, command.player_id)
+    if len(command.commitment) != COMMITMENT_BYTES:
+        raise DomainError(
+            Reason.BAD_COMMITMENT,
+            f"a commitment is a 32-byte SHA-256 hash, not {len(command.commitment)} bytes",
+            field="commitment",
+        )
+    return [
+        ArrangementCommitted(
+            deal_number=deal.number, seat=seat, commitment=command.commitment.hex()
+        )
+    ]
+
+
+def _decide_confirm(state: TableState, command: ConfirmArrangement) -> list[Event]:
+    deal, seat = _require_arranging_seat(state, command.player_id)
+    commitment = deal.commitments[seat]
+    if commitment is None:
+        raise DomainError(Reason.NO_COMMITMENT, "commit an arrangement before confirming it")
+    events: list[Event] = [
+        SeatConfirmed(deal_number=deal.number, seat=seat, commitment=commitment.hex())
+    ]
+    settled = all(
+        other == seat or deal.confirmed[other] or deal.timeouts[other] is not None
+        for other in range(state.seat_count)
+    )
+    if settled:
+        events.append(_reveals_opened(state, deal, command.now_ms))
+    return events
+
+
+def _reveals_opened(state: TableState, deal: DealState, now_ms: int) -> RevealsOpened:
+    limit = state.rule_set.reveal_seconds
+    deadline = None if limit is None else now_ms + limit * 1000
+    return RevealsOpened(deal_number=deal.number, reveal_deadline_ms=deadline)
+
+
+def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
+    seat = _seat_for(state, command.player_id)
+    _require_phase(state, TablePhase.REVEALING)
+    deal = _current_deal(state)
+    assert state.table_id is not None
+    if deal.reveals[seat] is not None:
+        raise DomainError(Reason.ALREADY_REVEALED, "this seat already revealed")
+    if deal.timeouts[seat] is not None:
+        raise DomainError(Reason.SEAT_TIMED_OUT, "this seat missed its deadline for this deal")
+    if len(command.nonce) < fairness.MIN_NONCE_BYTES:
+        raise DomainError(
+            Reason.BAD_NONCE,
+            f"the nonce must be at least {fairness.MIN_NONCE_BYTES} bytes",
+            field="nonce",
+        )
+    commitment = deal.commitments[seat]
+    assert commitment is not None  # a confirmed seat always has one
+    arrangement = command.arrangement
+    if not fairness.check_reveal(
+        commitment, state.table_id, deal.number, seat, arrangement, command.nonce
+    ):
+        raise DomainError(
+            Reason.COMMITMENT_MISMATCH,
+            "these rows and nonce do not hash to the commitment this seat confirmed",
+        )
+    check = check_arrangement(arrangement, command.dealt)
+    return [
+        ArrangementRevealed(
+            deal_number=deal.number,
+            seat=seat,
+            front=tuple(str(card) for card in arrangement.front),
+            middle=tuple(str(card) for card in arrangement.middle),
+            back=tuple(str(card) for card in arrangement.back),
+            nonce=command.nonce.hex(),
+            foul=check.foul,
+            foul_reason=None if check.reason is None else check.reason.value,
+        )
+    ]
+
+
+def _decide_time_out(state: TableState, command: TimeOutSeats) -> list[Event]:
+    phase = state.phase
+    deal = state.deal
+    events: list[Event] = []
+    if phase is TablePhase.ARRANGING and deal is not None:
+        deadline = deal.arrange_deadline_ms
+        if deadline is not None and command.now_ms >= deadline:
+            consequence = SeatTimeout(state.rule_set.arrange_timeout_policy.value)
+            for seat in range(state.seat_count):
+                if not deal.confirmed[seat] and deal.timeouts[seat] is None:
+                    events.append(
+                        SeatTimedOut(
+                            deal_number=deal.number,
+                            seat=seat,
+                            stage="arranging",
+                            consequence=consequence.value,
+                        )
+                    )
+            if events:
+                events.append(_reveals_opened(state, deal, command.now_ms))
+    elif phase is TablePhase.REVEALING and deal is not None:
+        deadline = deal.reveal_deadline_ms
+        if deadline is not None and command.now_ms >= deadline:
+            events.extend(
+                SeatTimedOut(
+                    deal_number=deal.number,
+                    seat=seat,
+                    stage="revealing",
+                    consequence=SeatTimeout.FOUL.value,
+                )
+                for seat in range(state.seat_count)
+                if _awaits_reveal(deal, seat)
+            )
+    if not events:
+        raise DomainError(Reason.NOTHING_TIMED_OUT, "no deadline has passed at this table")
+    return events
+
+
+def _decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
+    _require_phase(state, TablePhase.AWAITING_SEED)
+    deal = _current_deal(state)
+    assert state.table_id is not None and deal.cut_position is not None
+    _require_seed_size(command.seed, "seed")
+    if fairness.seed_commitment(state.table_id, deal.number, command.seed) != deal.seed_commitment:
+        raise DomainError(
+            Reason.SEED_MISMATCH, "the seed does not match the commitment published for this deal"
+        )
+    hands = fairness.hands_for_deal(
+        command.seed,
+        deal.contributions,
+        state.table_id,
+        deal.number,
+        deal.cut_position,
+        deal.dealer,
+        state.seat_count,
+    )
+    scored_arrangements = final_arrangements(state.rule_set, deal, hands)
+    checks = [
+        check_arrangement(arrangement if arrangement is not None else _NO_ARRANGEMENT, dealt)
+        for arrangement, dealt in zip(scored_arrangements, hands, strict=True)
+    ]
+    fouls = tuple(check.foul for check in checks)
+    score = score_deal(state.rule_set, checks)
+    series_totals = tuple(
+        before + gained for before, gained in zip(state.series_totals, score.totals, strict=True)
+    )
+    events: list[Event] = [
+        SeedRevealed(deal_number=deal.number, seed=command.seed.hex()),
+        DealScored(
+            deal_number=deal.number,
+            pairs=tuple(
+                PairScored(seat_a=pair.seat_a, seat_b=pair.seat_b, rows=pair.rows, delta=pair.delta)
+                for pair in score.pairs
+            ),
+            totals=score.totals,
+            fouls=fouls,
+            arrangements=tuple(
+                None if arrangement is None else arrangement_text(arrangement)
+                for arrangement in scored_arrangements
+            ),
+            series_totals=series_totals,
+        ),
+    ]
+    if deal.number >= state.rule_set.series_length:
+        events.append(
+            SeriesCompleted(
+                deals_played=deal.number,
+                standings=tuple(
+                    SeatStanding(seat=standing.seat, total=standing.total, place=standing.place)
+                    for standing in standings(series_totals)
+                ),
+            )
+        )
+    return events
+
+
+# An arrangement with no cards: judged a foul (wrong row sizes) by the rules engine, which is how a
+# seat that never showed a hand is scored.
+_NO_ARRANGEMENT = Arrangement(front=(), middle=(), back=())
+
+
+def final_arrangements(
+    rule_set: RuleSet, deal: DealState, hands: Sequence[Sequence[Card]]
+) -> tuple[Arrangement | None, ...]:
+    """Per seat, the arrangement that is scored: the revealed one, the solver's for a seat that
+    timed out under the solver rule, or ``None`` for a seat that timed out into a foul."""
+    result: list[Arrangement | None] = []
+    for seat, dealt in enumerate(hands):
+        reveal = deal.reveals[seat]
+        if reveal is not None:
+            result.append(reveal.arrangement)
+        elif deal.timeouts[seat] is SeatTimeout.SOLVER:
+            result.append(solve(dealt, rule_set))
+        else:
+            result.append(None)
+    return tuple(result)
+
+
+def arrangement_text(arrangement: Arrangement) -> str:
+    """Rows as ``front|middle|back`` in card notation, e.g. ``2s 2h Ad|7c 7d 9s 5h 3d|…``."""
+    return "|".join(
+        format_cards(row) for row in (arrangement.front, arrangement.middle, arrangement.back)
+    )
+
+
+_DECIDERS: dict[type[Any], Callable[[TableState, Any], list[Event]]] = {
+    CreateTable: _decide_create,
+    SeatPlayer: _decide_seat,
+    ChooseDealer: _decide_choose_dealer,
+    StartDeal: _decide_start_deal,
+    ContributeEntropy: _decide_contribute,
+    CutDeck: _decide_cut,
+    DealCards: _decide_deal_cards,
+    CommitArrangement: _decide_commit,
+    ConfirmArrangement: _decide_confirm,
+    RevealArrangement: _decide_reveal,
+    TimeOutSeats: _decide_time_out,
+    RevealSeed: _decide_reveal_seed,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# evolve
+
+_Field = TypeVar("_Field")
+
+
+def _replace_at(values: tuple[_Field, ...], index: int, value: _Field) -> tuple[_Field, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _with_deal(state: TableState, **changes: Any) -> TableState:
+    assert state.deal is not None
+    return dataclasses.replace(
+        state, version=state.version + 1, deal=dataclasses.replace(state.deal, **changes)
+    )
+
+
+def evolve(state: TableState, event: Event) -> TableState:
+    """The state after one event. Never raises for an event ``decide`` could have produced."""
+    return _EVOLVERS[type(event)](state, event)
+
+
+def fold(events: Sequence[Event], state: TableState = INITIAL_STATE) -> TableState:
+    """The state after a sequence of events."""
+    for event in events:
+        state = _EVOLVERS[type(event)](state, event)
+    return state
+
+
+def _on_table_created(state: TableState, event: TableCreated) -> TableState:
+    try:
+        rule_set = RuleSet.from_dict(event.rule_set)
+    except RuleSetError:  # pragma: no cover - decide only records valid rule sets
+        rule_set = DEFAULT_RULE_SET
+    return dataclasses.replace(
+        state,
+        version=state.version + 1,
+        table_id=uuid.UUID(event.table_id),
+        rule_set=rule_set,
+        seat_count=event.seat_count,
+        seats=(None,) * event.seat_count,
+        lot_commitment=bytes.fromhex(event.lot_commitment),
+        series_totals=(0,) * event.seat_count,
+    )
+
+
+def _on_player_seated(state: TableState, event: PlayerSeated) -> TableState:
+    return dataclasses.replace(
+        state,
+        version=state.version + 1,
+        seats=_replace_at(state.seats, event.seat, event.player_id),
+    )
+
+
+def _on_dealer_chosen(state: TableState, event: DealerChosen) -> TableState:
+    return dataclasses.replace(state, version=state.version + 1, first_dealer=event.dealer)
+
+
+def _on_deal_started(state: TableState, event: DealStarted) -> TableState:
+    seats = state.seat_count
+    return dataclasses.replace(
+        state,
+        version=state.version + 1,
+        deal=DealState(
+            number=event.deal_number,
+            dealer=event.dealer,
+            seed_commitment=bytes.fromhex(event.seed_commitment),
+            contributions=(None,) * seats,
+            commitments=(None,) * seats,
+            confirmed=(False,) * seats,
+            timeouts=(None,) * seats,
+            reveals=(None,) * seats,
+        ),
+    )
+
+
+def _on_entropy(state: TableState, event: EntropyContributed) -> TableState:
+    assert state.deal is not None
+    contributions = _replace_at(state.deal.contributions, event.seat, bytes.fromhex(event.entropy))
+    return _with_deal(state, contributions=contributions)
+
+
+def _on_deck_cut(state: TableState, event: DeckCut) -> TableState:
+    return _with_deal(state, cut_position=event.position)
+
+
+def _on_cards_dealt(state: TableState, event: CardsDealt) -> TableState:
+    return _with_deal(
+        state,
+        dealt=True,
+        deck_digest=bytes.fromhex(event.deck_digest),
+        cut_deck_digest=bytes.fromhex(event.cut_deck_digest),
+        hand_digests=tuple(bytes.fromhex(digest) for digest in event.hand_digests),
+        arrange_deadline_ms=event.arrange_deadline_ms,
+    )
+
+
+def _on_committed(state: TableState, event: ArrangementCommitted) -> TableState:
+    assert state.deal is not None
+    commitments = _replace_at(state.deal.commitments, event.seat, bytes.fromhex(event.commitment))
+    return _with_deal(state, commitments=commitments)
+
+
+def _on_confirmed(state: TableState, event: SeatConfirmed) -> TableState:
+    assert state.deal is not None
+    return _with_deal(state, confirmed=_replace_at(state.deal.confirmed, event.seat, True))
+
+
+def _on_reveals_opened(state: TableState, event: RevealsOpened) -> TableState:
+    return _with_deal(state, reveals_open=True, reveal_deadline_ms=event.reveal_deadline_ms)
+
+
+def _on_revealed(state: TableState, event: ArrangementRevealed) -> TableState:
+    assert state.deal is not None
+    reveal = Reveal(
+        arrangement=Arrangement(
+            front=parse_cards(event.front),
+            middle=parse_cards(event.middle),
+            back=parse_cards(event.back),
+        ),
+        nonce=bytes.fromhex(event.nonce),
+        foul=event.foul,
+    )
+    return _with_deal(state, reveals=_replace_at(state.deal.reveals, event.seat, reveal))
+
+
+def _on_timed_out(state: TableState, event: SeatTimedOut) -> TableState:
+    assert state.deal is not None
+    timeout = SeatTimeout(event.consequence)
+    return _with_deal(state, timeouts=_replace_at(state.deal.timeouts, event.seat, timeout))
+
+
+def _on_seed_revealed(state: TableState, event: SeedRevealed) -> TableState:
+    return _with_deal(state, seed=bytes.fromhex(event.seed))
+
+
+def _on_deal_scored(state: TableState, event: DealScored) -> TableState:
+    assert state.deal is not None
+    return dataclasses.replace(
+        state,
+        version=state.version + 1,
+        deal=dataclasses.replace(state.deal, scored=True),
+        deals_scored=event.deal_number,
+        series_totals=event.series_totals,
+    )
+
+
+def _on_series_completed(state: TableState, event: SeriesCompleted) -> TableState:
+    return dataclasses.replace(state, version=state.version + 1, series_complete=True)
+
+
+_EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
+    TableCreated: _on_table_created,
+    PlayerSeated: _on_player_seated,
+    DealerChosen: _on_dealer_chosen,
+    DealStarted: _on_deal_started,
+    EntropyContributed: _on_entropy,
+    DeckCut: _on_deck_cut,
+    CardsDealt: _on_cards_dealt,
+    ArrangementCommitted: _on_committed,
+    SeatConfirmed: _on_confirmed,
+    RevealsOpened: _on_reveals_opened,
+    ArrangementRevealed: _on_revealed,
+    SeatTimedOut: _on_timed_out,
+    SeedRevealed: _on_seed_revealed,
+    DealScored: _on_deal_scored,
+    SeriesCompleted: _on_series_completed,
+}

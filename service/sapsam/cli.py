@@ -17,6 +17,7 @@ from typing import cast
 COMMAND_MODULES: tuple[str, ...] = (
     "sapsam.commands.rules_commands",
     "sapsam.commands.store_commands",
+    "sapsam.commands.serve_command",
 )
 
 

@@ -103,3 +103,30 @@ class CallLogInterceptor(CallInterceptor):
             raise
         finally:
             self._log(method, request, context, started, status or "UNKNOWN")
+
+
+class JsonLineFormatter(logging.Formatter):
+    """Every log record as one JSON line: call lines as they are, others wrapped.
+
+    A call line is already a JSON object; any other record becomes
+    ``{"level": ..., "logger": ..., "message": ...}``, so the server's output is uniformly JSON.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a single JSON line."""
+        message = record.getMessage()
+        if record.name == LOGGER_NAME:
+            return message
+        line = {"level": record.levelname, "logger": record.name, "message": message}
+        return json.dumps(line, separators=(",", ":"), ensure_ascii=False)
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Send every log record to stderr as one JSON line (the ``sapsam serve`` set-up)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonLineFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    # The embedded PostgreSQL wrapper narrates every pg_ctl call at INFO; keep its warnings only.
+    logging.getLogger("pgserver").setLevel(max(level, logging.WARNING))

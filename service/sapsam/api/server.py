@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
@@ -164,7 +165,9 @@ def serve_until_signalled(config: ServerConfig, services: Services) -> int:
     try:
         running = start_server(config, services)
         scheme = "TLS" if config.tls_cert else "plaintext"
-        _logger.info("serving on %s (port %d, %s)", config.listen, running.port, scheme)
+        _logger.info(
+            "serving on %s (port %d, %s, pid %d)", config.listen, running.port, scheme, os.getpid()
+        )
         stopping.wait()
         _logger.info("stopping: finishing calls in flight")
         running.stop()

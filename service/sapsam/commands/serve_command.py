@@ -1,0 +1,93 @@
+"""``sapsam serve``: run the game service over gRPC.
+
+The database is ``--database-url`` (else ``DATABASE_URL``) or, with neither, the embedded
+PostgreSQL in ``--data-dir`` (else ``SAPSAM_DATA_DIR``, else the user's data directory), started
+here and stopped on exit. Migrations are applied before serving. ``--workers N`` runs N server
+processes on the same port (SO_REUSEPORT), all on the one database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from sapsam.api.bootstrap import serve_database
+from sapsam.api.call_log import configure_logging
+from sapsam.api.server import DEFAULT_LISTEN, ServerConfig, run_worker_processes
+
+FAILED = 1
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``serve`` subcommand."""
+    parser = subparsers.add_parser("serve", help="run the game service", description=__doc__)
+    parser.add_argument(
+        "--listen",
+        default=DEFAULT_LISTEN,
+        help=f"host:port to listen on (default {DEFAULT_LISTEN})",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="server processes sharing the port (default 1)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=64, help="calls served at once per process (default 64)"
+    )
+    parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain; enables TLS")
+    parser.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
+    parser.add_argument(
+        "--operator-token",
+        help="bearer token for administrative calls (default: SAPSAM_OPERATOR_TOKEN; none: off)",
+    )
+    parser.add_argument(
+        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
+    )
+    parser.add_argument(
+        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
+    )
+    parser.set_defaults(handler=_serve)
+
+
+def _config(arguments: argparse.Namespace) -> ServerConfig:
+    if (arguments.tls_cert is None) != (arguments.tls_key is None):
+        raise ValueError("--tls-cert and --tls-key go together")
+    for path in (arguments.tls_cert, arguments.tls_key):
+        if path is not None and not path.is_file():
+            raise ValueError(f"no such file: {path}")
+    if arguments.workers < 1 or arguments.threads < 1:
+        raise ValueError("--workers and --threads must be at least 1")
+    if arguments.workers > 1 and arguments.listen.rsplit(":", 1)[-1] == "0":
+        raise ValueError("--workers needs a fixed port: each process would pick its own")
+    return ServerConfig(
+        listen=arguments.listen,
+        tls_cert=arguments.tls_cert,
+        tls_key=arguments.tls_key,
+        operator_token=arguments.operator_token or os.environ.get("SAPSAM_OPERATOR_TOKEN") or None,
+        threads=arguments.threads,
+        reuse_port=arguments.workers > 1,
+    )
+
+
+def _serve(arguments: argparse.Namespace) -> int:
+    """Open (and migrate) the database, then serve until SIGTERM or SIGINT."""
+    from sapsam.store.embedded import EmbeddedDatabaseError, open_database
+
+    try:
+        config = _config(arguments)
+    except ValueError as error:
+        print(f"sapsam serve: {error}", file=sys.stderr)
+        return 2
+    configure_logging()
+    try:
+        with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
+            if arguments.workers == 1:
+                return serve_database(config, handle.url)
+            return run_worker_processes(arguments.workers, serve_database, (config, handle.url))
+    except EmbeddedDatabaseError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    except RuntimeError as error:
+        print(f"sapsam serve: {error}", file=sys.stderr)
+        return FAILED

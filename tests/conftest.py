@@ -15,8 +15,11 @@ Every test gets its own database, so concurrent or dirty state never leaks betwe
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -80,17 +83,21 @@ class DatabaseFactory:
 
 
 @pytest.fixture(scope="session")
-def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_server_url() -> Iterator[str]:
     """A URL of a PostgreSQL server the tests may create databases on."""
     external = os.environ.get("DATABASE_URL")
     if external:
         yield external
         return
-    server = start_embedded(tmp_path_factory.mktemp("embedded"), delete_on_stop=True)
+    # Not under pytest's tmp_path: a concurrent pytest run prunes old basetemp folders, which
+    # would pull the data folder from under a running server.
+    folder = Path(tempfile.mkdtemp(prefix="sapsam-test-pg-"))
+    server = start_embedded(folder, delete_on_stop=True)
     try:
         yield server.server_url
     finally:
         server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -52,6 +52,12 @@ def register(subparsers: Any) -> None:
         "rebuild", help="drop the read models and replay the log", description=_rebuild.__doc__
     )
     _add_database_options(rebuild)
+    rebuild.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="also rebuild the projectors of this module (one exposing projectors()); repeatable",
+    )
     rebuild.set_defaults(handler=_rebuild)
 
 
@@ -80,7 +86,9 @@ def _rebuild(arguments: argparse.Namespace) -> int:
             open_database(arguments.database_url, arguments.data_dir) as handle,
             psycopg.connect(handle.url, autocommit=True) as connection,
         ):
-            reports = rebuild_projections(connection, registered_projectors())
+            reports = rebuild_projections(
+                connection, registered_projectors(tuple(arguments.module))
+            )
     except EmbeddedDatabaseError as error:
         print(error, file=sys.stderr)
         return FAILED

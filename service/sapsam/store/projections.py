@@ -86,10 +86,10 @@ class ProjectionReport:
     position: int
 
 
-def registered_projectors() -> list[Projector]:
-    """Every projector of the modules in ``PROJECTOR_MODULES``."""
+def registered_projectors(extra_modules: Sequence[str] = ()) -> list[Projector]:
+    """Every projector of the modules in ``PROJECTOR_MODULES`` (and of ``extra_modules``)."""
     found: list[Projector] = []
-    for module_name in PROJECTOR_MODULES:
+    for module_name in (*PROJECTOR_MODULES, *extra_modules):
         found.extend(importlib.import_module(module_name).projectors())
     return found
 

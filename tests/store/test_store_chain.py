@@ -1,0 +1,97 @@
+"""The hash chain's definition, pinned by hand-written bytes, and what verification reports."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+import pytest
+
+from sapsam.store.chain import (
+    GENESIS_HASH,
+    CanonicalJsonError,
+    canonical_event_bytes,
+    canonical_json,
+    event_hash,
+    verify_stream_chain,
+)
+from sapsam.store.records import RecordedEvent
+
+
+def make_stream(count: int, stream_id: str = "table-x") -> list[RecordedEvent]:
+    events: list[RecordedEvent] = []
+    previous = GENESIS_HASH
+    for version in range(1, count + 1):
+        draft = RecordedEvent(
+            position=version * 10,
+            stream_id=stream_id,
+            version=version,
+            type="Happened",
+            schema_version=1,
+            data={"n": version, "name": "é"},
+            metadata={"request_id": f"r{version}"},
+            hash=b"",
+        )
+        event = dataclasses.replace(draft, hash=event_hash(previous, draft))
+        events.append(event)
+        previous = event.hash
+    return events
+
+
+def test_canonical_json_sorts_keys_drops_spaces_and_keeps_unicode() -> None:
+    assert canonical_json({"b": [1, True, None], "a": "♠é"}) == (
+        '{"a":"♠é","b":[1,true,null]}'.encode()
+    )
+
+
+@pytest.mark.parametrize("value", [1.5, {"x": float("nan")}, {1: "a"}, "a\x00b", {"s": {1, 2}}])
+def test_values_without_a_canonical_form_are_refused(value: object) -> None:
+    with pytest.raises(CanonicalJsonError):
+        canonical_json(value)  # type: ignore[arg-type]
+
+
+def test_the_hash_is_sha256_of_the_previous_hash_and_the_canonical_event() -> None:
+    expected_bytes = (
+        b'{"data":{"seats":4},"metadata":{"actor":"ann","request_id":"r1"},'
+        b'"schema_version":1,"stream":"table-1","type":"TableCreated","version":1}'
+    )
+    produced = canonical_event_bytes(
+        "table-1", 1, "TableCreated", 1, {"seats": 4}, {"request_id": "r1", "actor": "ann"}
+    )
+    assert produced == expected_bytes
+    event = RecordedEvent(
+        1, "table-1", 1, "TableCreated", 1, {"seats": 4}, {"request_id": "r1", "actor": "ann"}, b""
+    )
+    assert event_hash(GENESIS_HASH, event) == hashlib.sha256(bytes(32) + expected_bytes).digest()
+
+
+def test_an_untouched_stream_is_intact() -> None:
+    report = verify_stream_chain(make_stream(5))
+    assert report.intact and report.events_checked == 5
+    assert report.last_hash == make_stream(5)[-1].hash
+
+
+def test_an_edited_event_is_reported_at_its_version() -> None:
+    events = make_stream(5)
+    events[2] = dataclasses.replace(events[2], data={"n": 99, "name": "é"})
+    report = verify_stream_chain(events)
+    assert report.first_broken_version == 3
+    assert [problem.version for problem in report.problems] == [3]
+
+
+def test_reordered_missing_or_foreign_events_are_reported() -> None:
+    events = make_stream(4)
+    assert verify_stream_chain([events[0], events[2], events[3]]).first_broken_version == 3
+    assert verify_stream_chain([events[1], events[0]]).first_broken_version == 2
+    foreign = make_stream(2, "table-y")[1]
+    assert not verify_stream_chain([events[0], foreign]).intact
+
+
+def test_a_tail_verifies_from_the_previous_hash_and_version() -> None:
+    events = make_stream(6)
+    assert verify_stream_chain(events[3:], events[2].hash, 3).intact
+    assert not verify_stream_chain(events[3:]).intact
+
+
+def test_an_empty_stream_is_trivially_intact() -> None:
+    assert verify_stream_chain([]).intact

@@ -1,0 +1,189 @@
+"""Concurrent writers: no lost or duplicated event, and a global reader that never skips one."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import psycopg
+
+from sapsam.store.appends import append
+from sapsam.store.reads import read_all, read_stream, stream_version
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
+
+WRITERS = 8
+
+
+@dataclass
+class WriterLog:
+    """What one writer thread saw."""
+
+    appended_versions: list[int] = field(default_factory=list)
+    conflicts: list[ConcurrencyConflict] = field(default_factory=list)
+    errors: list[BaseException] = field(default_factory=list)
+
+
+def run_threads(targets: Sequence[threading.Thread]) -> None:
+    for thread in targets:
+        thread.start()
+    for thread in targets:
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+
+
+def test_eight_writers_racing_for_the_first_version_one_wins_seven_conflict(
+    database_url: str,
+) -> None:
+    barrier = threading.Barrier(WRITERS)
+    logs = [WriterLog() for _ in range(WRITERS)]
+
+    def writer(index: int) -> None:
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            barrier.wait()
+            try:
+                result = append(
+                    connection, "race", 0, [NewEvent("Wrote", {"writer": index})], f"r{index}"
+                )
+                logs[index].appended_versions.append(result.last_version)
+            except ConcurrencyConflict as conflict:
+                logs[index].conflicts.append(conflict)
+            except BaseException as error:
+                logs[index].errors.append(error)
+
+    run_threads([threading.Thread(target=writer, args=(i,)) for i in range(WRITERS)])
+    assert [log.errors for log in logs] == [[]] * WRITERS
+    winners = [i for i, log in enumerate(logs) if log.appended_versions]
+    assert len(winners) == 1
+    losers = [log.conflicts[0] for log in logs if log.conflicts]
+    assert len(losers) == WRITERS - 1
+    assert all(c.current_version == 1 and c.expected_version == 0 for c in losers)
+    with psycopg.connect(database_url) as connection:
+        stored = read_stream(connection, "race")
+    assert [(e.version, e.data) for e in stored] == [(1, {"writer": winners[0]})]
+
+
+def test_eight_writers_retrying_on_one_stream_lose_and_duplicate_nothing(
+    database_url: str,
+) -> None:
+    appends_each = 12
+    barrier = threading.Barrier(WRITERS + 1)
+    logs = [WriterLog() for _ in range(WRITERS)]
+    seen_by_reader: list[RecordedEvent] = []
+    writers_done = threading.Event()
+
+    def writer(index: int) -> None:
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            barrier.wait()
+            try:
+                sequence = 0
+                while sequence < appends_each:
+                    expected = stream_version(connection, "race")
+                    try:
+                        result = append(
+                            connection,
+                            "race",
+                            expected,
+                            [NewEvent("Wrote", {"writer": index, "sequence": sequence})],
+                            f"w{index}-{sequence}",
+                        )
+                    except ConcurrencyConflict as conflict:
+                        assert conflict.current_version > expected
+                        logs[index].conflicts.append(conflict)
+                        continue
+                    assert result.last_version == expected + 1
+                    logs[index].appended_versions.append(result.last_version)
+                    sequence += 1
+            except BaseException as error:
+                logs[index].errors.append(error)
+
+    def reader() -> None:
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            barrier.wait()
+            checkpoint = 0
+            while True:
+                finished = writers_done.is_set()
+                batch = read_all(connection, checkpoint, limit=7)
+                seen_by_reader.extend(batch)
+                if batch:
+                    checkpoint = batch[-1].position
+                elif finished:
+                    return
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(WRITERS)]
+    reading = threading.Thread(target=reader)
+    reading.start()
+    run_threads(threads)
+    writers_done.set()
+    reading.join(timeout=120)
+
+    assert [log.errors for log in logs] == [[]] * WRITERS
+    total = WRITERS * appends_each
+    with psycopg.connect(database_url) as connection:
+        stored = read_stream(connection, "race")
+        everything = read_all(connection, 0, limit=10 * total)
+    assert [e.version for e in stored] == list(range(1, total + 1))
+    payloads = [(e.data["writer"], e.data["sequence"]) for e in stored]
+    assert sorted(payloads) == [(w, s) for w in range(WRITERS) for s in range(appends_each)]
+    won = sorted(v for log in logs for v in log.appended_versions)
+    assert won == list(range(1, total + 1))
+    # The reader, reading while the race ran, saw exactly the log, in order, nothing skipped.
+    assert seen_by_reader == everything
+
+
+def test_a_global_reader_never_skips_an_event_committed_late_across_streams(
+    database_url: str,
+) -> None:
+    # Each writer owns a stream, so nobody conflicts; a random pause between insert and commit
+    # (inside the append's transaction) gives late commits every chance to overtake.
+    appends_each = 15
+    barrier = threading.Barrier(WRITERS + 1)
+    errors: list[BaseException] = []
+    seen_by_reader: list[RecordedEvent] = []
+    writers_done = threading.Event()
+
+    def pause(_connection: psycopg.Connection[object], _events: object) -> None:
+        threading.Event().wait(random.uniform(0, 0.003))
+
+    def writer(index: int) -> None:
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            barrier.wait()
+            try:
+                for sequence in range(appends_each):
+                    append(
+                        connection,
+                        f"stream-{index}",
+                        2 * sequence,
+                        [NewEvent("Wrote", {"n": sequence}), NewEvent("Wrote", {"n": -sequence})],
+                        f"w{index}-{sequence}",
+                        project=pause,
+                    )
+            except BaseException as error:
+                errors.append(error)
+
+    def reader() -> None:
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            barrier.wait()
+            checkpoint = 0
+            while True:
+                finished = writers_done.is_set()
+                batch = read_all(connection, checkpoint, limit=5)
+                for event in batch:
+                    assert event.position > checkpoint
+                    checkpoint = event.position
+                seen_by_reader.extend(batch)
+                if not batch and finished:
+                    return
+
+    reading = threading.Thread(target=reader)
+    reading.start()
+    run_threads([threading.Thread(target=writer, args=(i,)) for i in range(WRITERS)])
+    writers_done.set()
+    reading.join(timeout=120)
+    assert not reading.is_alive()
+    assert errors == []
+    with psycopg.connect(database_url) as connection:
+        everything = read_all(connection, 0, limit=10_000)
+    assert len(everything) == WRITERS * appends_each * 2
+    assert seen_by_reader == everything

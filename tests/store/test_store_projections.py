@@ -1,0 +1,200 @@
+"""Read models: updated in the append's transaction, rebuilt from the log identical row for row."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from store_sample_projectors import PROJECTORS, STREAM_SUMMARY, TYPE_COUNTS, apply_type_count
+
+from sapsam.store.appends import append
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import (
+    SqlProjector,
+    definition_hash,
+    prepare_projections,
+    rebuild_projections,
+)
+from sapsam.store.records import NewEvent, RecordedEvent
+
+Connection = psycopg.Connection[object]
+
+
+def dump(connection: Connection) -> dict[str, list[tuple[object, ...]]]:
+    return {
+        "stream_summaries": connection.execute(
+            "SELECT * FROM stream_summaries ORDER BY stream_id"
+        ).fetchall(),
+        "type_counts": connection.execute("SELECT * FROM type_counts ORDER BY type").fetchall(),
+    }
+
+
+def positions(connection: Connection) -> dict[str, int]:
+    rows = connection.execute("SELECT name, position FROM projections").fetchall()
+    return {str(name): int(position) for name, position in rows}
+
+
+@pytest.fixture
+def connection(database_url: str) -> Iterator[Connection]:
+    with psycopg.connect(database_url, autocommit=True) as opened:
+        prepare_projections(opened, PROJECTORS)
+        yield opened
+
+
+def fill(connection: Connection) -> None:
+    for index in range(5):
+        stream = f"s{index % 3}"
+        version = connection.execute(
+            "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s", [stream]
+        ).fetchone()
+        assert version is not None
+        append(
+            connection,
+            stream,
+            int(version[0]),
+            [NewEvent("Scored", {"value": index * 7}), NewEvent("Noted", {"text": "x"})],
+            f"fill-{index}",
+            projectors=PROJECTORS,
+        )
+
+
+def test_read_models_change_in_the_same_transaction_as_the_append(
+    connection: Connection,
+) -> None:
+    result = append(
+        connection, "s", 0, [NewEvent("Scored", {"value": 5})], "r1", projectors=PROJECTORS
+    )
+    assert dump(connection)["stream_summaries"] == [("s", 1, 1, "Scored", 5)]
+    assert positions(connection) == {"stream_summary": result.last_position, "type_counts": 1}
+
+
+def test_a_failing_projector_rolls_the_append_back(connection: Connection) -> None:
+    def broken(_connection: Connection, _event: RecordedEvent) -> None:
+        raise RuntimeError("read model bug")
+
+    broken_projector = SqlProjector("broken", (), (), broken)
+    with pytest.raises(RuntimeError):
+        append(
+            connection,
+            "s",
+            0,
+            [NewEvent("Scored", {"value": 5})],
+            "r1",
+            projectors=(*PROJECTORS, broken_projector),
+        )
+    assert dump(connection)["stream_summaries"] == []
+    assert connection.execute("SELECT count(*) FROM events").fetchone() == (0,)
+
+
+def test_rebuilding_gives_identical_rows(connection: Connection) -> None:
+    fill(connection)
+    before = dump(connection)
+    assert len(before["stream_summaries"]) == 3
+    reports = rebuild_projections(connection, PROJECTORS)
+    assert [report.events_applied for report in reports] == [10, 10]
+    assert dump(connection) == before
+    assert set(positions(connection).values()) == {reports[0].position}
+
+
+def test_rebuild_repairs_a_damaged_read_model(connection: Connection) -> None:
+    fill(connection)
+    before = dump(connection)
+    connection.execute("DELETE FROM stream_summaries WHERE stream_id = 's1'")
+    connection.execute("UPDATE type_counts SET count = 0")
+    rebuild_projections(connection, PROJECTORS)
+    assert dump(connection) == before
+
+
+def test_prepare_catches_up_a_projector_that_missed_appends(connection: Connection) -> None:
+    fill(connection)
+    before = dump(connection)
+    # A process that registered only one projector appended: the other fell behind.
+    append(
+        connection, "s9", 0, [NewEvent("Scored", {"value": 1})], "late", projectors=[TYPE_COUNTS]
+    )
+    reports = {report.name: report for report in prepare_projections(connection, PROJECTORS)}
+    assert reports["stream_summary"].action == "caught up"
+    assert reports["stream_summary"].events_applied == 1
+    assert reports["type_counts"].action == "current"
+    rebuilt_from_scratch = dump(connection)
+    rebuild_projections(connection, PROJECTORS)
+    assert dump(connection) == rebuilt_from_scratch
+    assert dump(connection)["stream_summaries"] == [
+        *before["stream_summaries"],
+        ("s9", 1, 1, "Scored", 1),
+    ]
+
+
+def test_prepare_rebuilds_a_projector_whose_definition_changed(connection: Connection) -> None:
+    fill(connection)
+    changed = SqlProjector(
+        name="type_counts",
+        tables=("type_counts",),
+        create_statements=(
+            "CREATE TABLE type_counts (type text PRIMARY KEY, count integer NOT NULL,"
+            " last_position bigint NOT NULL, note text)",
+        ),
+        apply_event=apply_type_count,
+    )
+    assert definition_hash(changed) != definition_hash(TYPE_COUNTS)
+    reports = {r.name: r for r in prepare_projections(connection, (STREAM_SUMMARY, changed))}
+    assert reports["type_counts"].action == "rebuilt"
+    assert reports["stream_summary"].action == "current"
+    columns = connection.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'type_counts'"
+    ).fetchall()
+    assert ("note",) in columns
+    assert connection.execute("SELECT sum(count) FROM type_counts").fetchone() == (10,)
+
+
+def test_projectors_may_not_own_the_log(connection: Connection) -> None:
+    hostile = SqlProjector("hostile", ("events",), (), apply_type_count)
+    with pytest.raises(ValueError, match="store's own tables"):
+        rebuild_projections(connection, [hostile])
+    assert connection.execute("SELECT to_regclass('events') IS NOT NULL").fetchone() == (True,)
+
+
+def test_the_event_store_applies_its_registered_projectors(database_url: str) -> None:
+    store = EventStore.connect(database_url, projectors=PROJECTORS)
+    try:
+        assert {report.action for report in store.prepare()} == {"rebuilt"}
+        store.append("s", 0, [NewEvent("Scored", {"value": 3})], "r1")
+        with store.connection() as connection:
+            assert dump(connection)["type_counts"][0][:2] == ("Scored", 1)
+    finally:
+        store.close()
+
+
+def test_the_rebuild_command_replays_the_log_into_registered_read_models(
+    connection: Connection, database_url: str
+) -> None:
+    fill(connection)
+    before = dump(connection)
+    connection.execute("TRUNCATE stream_summaries, type_counts")
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sapsam.cli",
+            "projections",
+            "rebuild",
+            "--database-url",
+            database_url,
+            "--module",
+            "store_sample_projectors",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+    )
+    report = json.loads(completed.stdout)
+    assert [entry["name"] for entry in report["projections"]] == ["stream_summary", "type_counts"]
+    assert {entry["events"] for entry in report["projections"]} == {10}
+    assert dump(connection) == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import struct
 import uuid
 from pathlib import Path
@@ -34,7 +35,7 @@ from sapsam.fairness import (
 from sapsam.fairness.commitments import encode_rows
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import acceptance_limit, lot_key, stream_block
-from sapsam.fairness.vectors import build_vectors
+from sapsam.fairness.vectors import DEAL_INPUTS, build_vectors, simple_arrangement
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import format_cards, parse_cards
@@ -224,3 +225,35 @@ def test_an_independent_verifier_reproduces_the_commitment_vectors(vector: dict[
         + _lp(bytes.fromhex(given["nonce"]))
     )
     assert hashlib.sha256(message).hexdigest() == vector["expected"]["commitment"]
+
+
+def test_the_worked_example_in_the_spec_matches_the_code() -> None:
+    text = (VECTORS_PATH.parent / "fairness.md").read_text(encoding="utf-8")
+    example = text[text.index("## 15. Worked example") : text.index("## 16.")]
+    stated = dict(re.findall(r"^`?([a-z_\[\]0-9]+) += ([0-9a-f]{64})`?$", example, re.MULTILINE))
+    inputs = DEAL_INPUTS[1]
+    table_id, deal, seed = inputs["table_id"], inputs["deal_number"], inputs["seed"]
+    contributions = inputs["contributions"]
+    key = shuffle_key(seed, contributions, table_id, deal)
+    record = deal_record(seed, contributions, table_id, deal, 26, 1, 2)
+    deck = shuffle_deck(seed, contributions, table_id, deal)
+    hands = deal_hands(cut_deck(deck, 26), 1, 2)
+    arrangement = simple_arrangement(hands[0])
+    assert str(arrangement) == "3s 4h 5d / 2s 8s Ts Kc Ad / 2h 6c 6h Qc Qd"
+    assert stated == {
+        "seed_commitment": seed_commitment(table_id, deal, seed).hex(),
+        "shuffle_key": key.hex(),
+        "block[0]": stream_block(key, 0).hex(),
+        "block[1]": stream_block(key, 1).hex(),
+        "record_key": record_key(table_id, deal, seed).hex(),
+        "deck_digest": record.deck.hex(),
+        "cut_digest": record.cut_deck.hex(),
+        "hand_digest[0]": record.hands[0].hex(),
+        "hand_digest[1]": record.hands[1].hex(),
+        "commitment": arrangement_commitment(
+            table_id, deal, 0, arrangement, bytes(range(16))
+        ).hex(),
+    }
+    assert format_cards(deck[:26]) in " ".join(example.split())
+    for seat, hand in enumerate(hands):
+        assert f"seat {seat}: {format_cards(hand)}" in example

@@ -238,3 +238,12 @@ def test_arrange_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arrange", "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc"]) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", "sapsam arrange: expected 13 cards, got 12\n")
+
+
+def test_arrange_can_aim_at_played_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    cards = "2s 2h Ad 7c 7d 9s 5h 3d Tc Jc Qc Kc Ac"
+    assert main(["arrange", "--json", "--objective", "played_rows", cards]) == 0
+    result = json.loads(capsys.readouterr().out)
+    rows = [result["front"], result["middle"], result["back"]]
+    assert sorted(" ".join(rows).split()) == sorted(cards.split())
+    assert 0 < result["objective"] <= 3

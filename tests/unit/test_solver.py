@@ -11,12 +11,16 @@ from hypothesis import strategies as st
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.rules.hands import FIVE_CARD_VALUES, THREE_CARD_VALUES, evaluate
-from sapsam.rules.solver import legal_arrangements, objective, solve
+from sapsam.rules.solver import Objective, legal_arrangements, objective, solve
 from sapsam.rules.solver_tables import (
     FIVE_CARD_TOTAL,
+    PLAYED_DEALS,
+    PLAYED_FILE_NAME,
     THREE_CARD_TOTAL,
+    compute_played_row_counts,
     compute_row_counts,
     encode,
+    played_row_scores,
     shipped_text,
     win_scores,
 )
@@ -40,12 +44,15 @@ def random_legal_arrangement(cards: list[int], rng: random.Random) -> Arrangemen
             return arrangement
 
 
+@pytest.mark.parametrize("goal", list(Objective))
 @pytest.mark.parametrize("cards", HANDS, ids=["worked-a", "dragon", "six-pairs", "quads"])
-def test_solver_is_legal_and_optimal_over_every_legal_arrangement(cards: tuple[int, ...]) -> None:
-    solved = solve(cards)
+def test_solver_is_legal_and_optimal_over_every_legal_arrangement(
+    cards: tuple[int, ...], goal: Objective
+) -> None:
+    solved = solve(cards, goal=goal)
     assert not check_arrangement(solved, dealt=cards).foul
-    best = max(objective(arrangement) for arrangement in legal_arrangements(cards))
-    assert objective(solved) == best
+    best = max(objective(arrangement, goal) for arrangement in legal_arrangements(cards))
+    assert objective(solved, goal) == best
 
 
 def test_legal_arrangements_are_exactly_the_splits_that_are_not_fouls() -> None:
@@ -97,17 +104,17 @@ def test_objective_is_the_summed_chance_of_beating_random_rows() -> None:
     assert objective(weakest) == pytest.approx(0.0, abs=2e-3)
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**64))
-def test_solver_beats_or_equals_200_random_legal_arrangements(seed: int) -> None:
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**64), st.sampled_from(Objective))
+def test_solver_beats_or_equals_200_random_legal_arrangements(seed: int, goal: Objective) -> None:
     rng = random.Random(seed)
     cards = rng.sample(range(52), 13)
-    solved = solve(cards)
+    solved = solve(cards, goal=goal)
     check = check_arrangement(solved, dealt=cards)
     assert not check.foul, check.detail
-    best = objective(solved)
+    best = objective(solved, goal)
     for _ in range(200):
-        assert objective(random_legal_arrangement(cards, rng)) <= best
+        assert objective(random_legal_arrangement(cards, rng), goal) <= best
 
 
 def test_shipped_tables_cover_every_value_once() -> None:
@@ -130,6 +137,32 @@ def test_shipped_tables_cover_every_value_once() -> None:
     assert three[trip_aces] == denominator - 4 * denominator // (2 * THREE_CARD_TOTAL)
 
 
+def test_played_rows_aim_at_real_rows() -> None:
+    # A real back is much stronger than a random hand: the same two pair that beats most random
+    # hands beats few real backs, and more real middles than real backs.
+    two_pair = Arrangement.parse("2c 3d 4h", "5c 5d 6h 6s 8c", "9c 9d Th Ts Ac")
+    front, middle, back, denominator = played_row_scores()
+    back_strength = evaluate(two_pair.back).strength
+    assert back[back_strength] < middle[back_strength]
+    assert (
+        back[back_strength] / denominator < 0.5 < win_scores()[0][back_strength] / win_scores()[2]
+    )
+    assert objective(two_pair, Objective.PLAYED_ROWS) < objective(two_pair)
+    assert json.loads(shipped_text(PLAYED_FILE_NAME))["deals"] == PLAYED_DEALS
+    assert len(front) == len(THREE_CARD_VALUES)
+
+
+def test_goal_can_be_named_by_its_string() -> None:
+    assert solve(WORKED_A_CARDS, goal="played_rows") == solve(  # type: ignore[arg-type]
+        WORKED_A_CARDS, goal=Objective.PLAYED_ROWS
+    )
+
+
 @pytest.mark.slow
 def test_shipped_tables_equal_a_fresh_exhaustive_enumeration() -> None:
     assert shipped_text() == encode(compute_row_counts())
+
+
+@pytest.mark.slow
+def test_shipped_played_rows_equal_a_fresh_simulation() -> None:
+    assert shipped_text(PLAYED_FILE_NAME) == encode(compute_played_row_counts())

@@ -34,7 +34,7 @@ from sapsam.rules.cards import Card, CardError, format_cards, parse_cards
 from sapsam.rules.hands import evaluate
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError, resolve_rule_set
 from sapsam.rules.scoring import DealScore, score_deal
-from sapsam.rules.solver import objective, solve
+from sapsam.rules.solver import Objective, objective, solve
 
 BAD_INPUT: Final = 2
 DEAL_KEYS: Final = frozenset({"rules", "seats"})
@@ -57,6 +57,12 @@ def register(subparsers: Any) -> None:
     )
     arrange.add_argument("cards", nargs="+", help="13 cards")
     arrange.add_argument("--json", action="store_true", help="print JSON instead of text")
+    arrange.add_argument(
+        "--objective",
+        choices=[goal.value for goal in Objective],
+        default=Objective.RANDOM_ROWS.value,
+        help="what the solver maximises (default: %(default)s; see sapsam.rules.solver)",
+    )
     arrange.set_defaults(handler=_arrange)
 
     score = subparsers.add_parser(
@@ -94,7 +100,8 @@ def _arrange(arguments: argparse.Namespace) -> int:
         cards = parse_cards(" ".join(arguments.cards), count=HAND_SIZE)
     except CardError as error:
         return _fail("arrange", str(error))
-    arrangement = solve(cards)
+    goal = Objective(arguments.objective)
+    arrangement = solve(cards, goal=goal)
     rows = [
         (name, row, evaluate(row).describe())
         for name, row in zip(ROW_NAMES, arrangement.rows, strict=True)
@@ -102,7 +109,7 @@ def _arrange(arguments: argparse.Namespace) -> int:
     if arguments.json:
         result: dict[str, Any] = {name: format_cards(row) for name, row, _ in rows}
         result["values"] = [words for _, _, words in rows]
-        result["objective"] = round(objective(arrangement), 6)
+        result["objective"] = round(objective(arrangement, goal), 6)
         print(json.dumps(result))
     else:
         for name, row, words in rows:

@@ -69,6 +69,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "BAD_DISPLAY_NAME": _INVALID,
         "BAD_SERIES_LENGTH": _INVALID,
         "MISSING_FIELD": _INVALID,
+        "REQUEST_ID_REUSED": _INVALID,
         # A right request at the wrong moment: out of phase, out of turn, already done.
         "WRONG_PHASE": _PRECONDITION,
         "NOT_YOUR_TURN": _PRECONDITION,

@@ -77,15 +77,21 @@ class _TablePhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TablePhase
     """A deal started with its seed committed; seats may add entropy (ContributeEntropy) and the
     seat on the dealer's right is to cut (CutDeck), after which the cards are dealt.
     """
-    TABLE_PHASE_ARRANGING: _TablePhase.ValueType  # 5
+    TABLE_PHASE_DEALING: _TablePhase.ValueType  # 5
+    """The deck is cut and the server is dealing; CutDeck deals in the same call, so this is seen
+    only if a server stopped between the two.
+    """
+    TABLE_PHASE_ARRANGING: _TablePhase.ValueType  # 6
     """Cards are dealt; each seat commits (CommitArrangement, repeatable) and then confirms
     (ConfirmArrangement).
     """
-    TABLE_PHASE_REVEALING: _TablePhase.ValueType  # 6
+    TABLE_PHASE_REVEALING: _TablePhase.ValueType  # 7
     """Every seat confirmed or timed out; each seat reveals its arrangement (RevealArrangement)."""
-    TABLE_PHASE_AWAITING_SEED: _TablePhase.ValueType  # 7
-    """Every seat revealed or timed out; the server reveals the seed and scores the deal."""
-    TABLE_PHASE_SERIES_COMPLETE: _TablePhase.ValueType  # 8
+    TABLE_PHASE_AWAITING_SEED: _TablePhase.ValueType  # 8
+    """Every seat revealed or timed out; the server reveals the seed and scores the deal (in the
+    call of the last reveal, so this too is seen only after an interruption).
+    """
+    TABLE_PHASE_SERIES_COMPLETE: _TablePhase.ValueType  # 9
     """The last deal of the series is scored; the table is complete."""
 
 class TablePhase(_TablePhase, metaclass=_TablePhaseEnumTypeWrapper):
@@ -103,15 +109,21 @@ TABLE_PHASE_AWAITING_CUT: TablePhase.ValueType  # 4
 """A deal started with its seed committed; seats may add entropy (ContributeEntropy) and the
 seat on the dealer's right is to cut (CutDeck), after which the cards are dealt.
 """
-TABLE_PHASE_ARRANGING: TablePhase.ValueType  # 5
+TABLE_PHASE_DEALING: TablePhase.ValueType  # 5
+"""The deck is cut and the server is dealing; CutDeck deals in the same call, so this is seen
+only if a server stopped between the two.
+"""
+TABLE_PHASE_ARRANGING: TablePhase.ValueType  # 6
 """Cards are dealt; each seat commits (CommitArrangement, repeatable) and then confirms
 (ConfirmArrangement).
 """
-TABLE_PHASE_REVEALING: TablePhase.ValueType  # 6
+TABLE_PHASE_REVEALING: TablePhase.ValueType  # 7
 """Every seat confirmed or timed out; each seat reveals its arrangement (RevealArrangement)."""
-TABLE_PHASE_AWAITING_SEED: TablePhase.ValueType  # 7
-"""Every seat revealed or timed out; the server reveals the seed and scores the deal."""
-TABLE_PHASE_SERIES_COMPLETE: TablePhase.ValueType  # 8
+TABLE_PHASE_AWAITING_SEED: TablePhase.ValueType  # 8
+"""Every seat revealed or timed out; the server reveals the seed and scores the deal (in the
+call of the last reveal, so this too is seen only after an interruption).
+"""
+TABLE_PHASE_SERIES_COMPLETE: TablePhase.ValueType  # 9
 """The last deal of the series is scored; the table is complete."""
 Global___TablePhase: _TypeAlias = TablePhase  # noqa: Y015
 

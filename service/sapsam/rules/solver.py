@@ -122,10 +122,11 @@ def solve(
 ) -> Arrangement:
     """The legal arrangement of 13 distinct cards with the highest :func:`objective` for ``goal``.
 
-    Never a foul: a legal arrangement always exists (e.g. the five strongest-ranked cards in the
-    back, the next five in the middle). Rows are listed strongest card first. The result depends
-    on the set of cards only, not on their order. ``rule_set`` is accepted so that objectives may
-    later depend on the scoring method; the current ones do not. Raises
+    Never a foul: a legal arrangement always exists (the strongest five-card hand in the back, the
+    strongest five of the other eight in the middle: that middle is at least as strong as the
+    front plus any two cards, hence as the front). Rows are listed strongest card first. The
+    result depends on the set of cards only, not on their order. ``rule_set`` is accepted so that
+    objectives may later depend on the scoring method; the current ones do not. Raises
     :class:`~sapsam.rules.cards.CardError` unless given 13 distinct cards.
     """
     del rule_set  # no objective depends on the scoring method yet (see the module docs)
@@ -138,7 +139,7 @@ def solve(
     best_front_score = max(front_score)
     splits = _splits()
     best = -1
-    best_split = (0, 0, 0)
+    best_split = (-1, -1, -1)
     for back in sorted(range(len(five)), key=five.__getitem__, reverse=True):
         back_strength = five[back]
         score_of_back = back_score[back]
@@ -153,6 +154,8 @@ def solve(
             if total > best:
                 best = total
                 best_split = (back, middle, front)
+    if best < 0:  # pragma: no cover - a legal arrangement always exists (see above)
+        raise AssertionError(f"no legal arrangement found for {format_cards(hand)}")
     back, middle, front = best_split
     return _arrangement(hand, back, middle, front)
 

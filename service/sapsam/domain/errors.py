@@ -43,6 +43,10 @@ class Reason(StrEnum):
     NOT_SEATED = "NOT_SEATED"
     # Existence.
     TABLE_EXISTS = "TABLE_EXISTS"
+    TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
+    DEAL_NOT_FOUND = "DEAL_NOT_FOUND"
+    # Retries.
+    REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
 
 
 class DomainError(Exception):

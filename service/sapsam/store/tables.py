@@ -1,0 +1,489 @@
+"""The table service: runs the table's commands against the log, one transaction each.
+
+This is where the pure domain meets the database. For each request it loads the table (the stream,
+folded), lets ``decide`` produce events, and appends them with the stream version it decided on —
+together with the read models and the deal secrets, in the append's transaction. It also supplies
+what only the service may know: fresh seeds (kept in ``deal_secrets``, never in the log until
+revealed), each seat's dealt cards, and the current time.
+
+Follow-up commands that the rules make automatic are decided in the same append: the deal right
+after the cut, and the seed reveal and scoring right after the last reveal or timeout. So a table
+is never left waiting for the service itself.
+
+Retries: every mutating call takes a request id. A repeated id returns the original outcome and
+appends nothing (the store keeps processed ids durably). A lost race (another writer appended
+first) is retried against the fresh state a few times, then reported as a conflict.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from sapsam import fairness
+from sapsam.domain.commands import (
+    ChooseDealer,
+    CommitArrangement,
+    ConfirmArrangement,
+    ContributeEntropy,
+    CreateTable,
+    CutDeck,
+    DealCards,
+    RevealArrangement,
+    RevealSeed,
+    SeatPlayer,
+    StartDeal,
+    TimeOutSeats,
+)
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import DEFAULT_CODEC, Event, EventCodec
+from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import Card
+from sapsam.rules.ruleset import RuleSet
+from sapsam.store import appends, reads
+from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
+from sapsam.store.event_store import EventStore
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
+
+Connection = psycopg.Connection[Any]
+
+STREAM_PREFIX = "table-"
+# The deal number under which the dealer lot's seed waits in ``deal_secrets`` until it is drawn.
+LOT_SECRET_NUMBER = 0
+# Namespace for table ids derived from the creator and request id, so a retried CreateTable
+# lands on the same stream and is recognised as the same request.
+TABLE_ID_NAMESPACE = uuid.UUID("6f1c7a52-3c1e-4b8e-9d0a-5a7c2b9e41d3")
+CONFLICT_RETRIES = 5
+CACHE_SIZE = 4096
+
+
+def stream_id_for(table_id: uuid.UUID) -> str:
+    """The log stream of a table."""
+    return f"{STREAM_PREFIX}{table_id}"
+
+
+def wall_clock_ms() -> int:
+    """Unix time in milliseconds: the only clock the game reads, here in the service layer."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class TableOutcome:
+    """The result of a command: the table after it and what it appended.
+
+    ``events`` are the events this request appended (for a retried request id, the events of the
+    original append, read back from the log); ``replayed`` tells a retry apart.
+    """
+
+    table_id: uuid.UUID
+    state: TableState
+    events: tuple[RecordedEvent, ...]
+    replayed: bool
+
+    @property
+    def version(self) -> int:
+        """The table's stream version after this command (its etag)."""
+        return self.events[-1].version if self.events else self.state.version
+
+
+class TableNotFoundError(DomainError):
+    """No table has that id."""
+
+    def __init__(self, table_id: uuid.UUID) -> None:
+        super().__init__(Reason.TABLE_NOT_FOUND, f"no table {table_id}", field="table")
+
+
+@dataclass
+class _Plan:
+    """Commands to decide in order, and what to do in the append's transaction."""
+
+    commands: list[object]
+    in_transaction: Callable[[Connection, TableState], None] | None = None
+
+
+class TableService:
+    """Runs table commands and reads tables, over an ``EventStore``."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Callable[[], int] = wall_clock_ms,
+        codec: EventCodec = DEFAULT_CODEC,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.codec = codec
+        # Folded states by table, so a command reads only the events after the cached version.
+        # The cache is only an optimisation: every command still reads the log's tail first.
+        self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def load(self, table_id: uuid.UUID, connection: Connection | None = None) -> TableState:
+        """The table as its events describe it now; ``TableNotFoundError`` if it has none."""
+        if connection is None:
+            with self.store.connection() as own:
+                return self.load(table_id, own)
+        with self._cache_lock:
+            state = self._cache.get(table_id, INITIAL_STATE)
+        tail = reads.read_stream(connection, stream_id_for(table_id), state.version + 1)
+        for recorded in tail:
+            state = evolve(state, self.decode(recorded))
+        if state.table_id is None:
+            raise TableNotFoundError(table_id)
+        self._remember(table_id, state)
+        return state
+
+    def decode(self, recorded: RecordedEvent) -> Event:
+        """The domain event for a recorded one."""
+        return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
+
+    def events(self, table_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
+        """The table's recorded events from ``from_version``."""
+        return self.store.read_stream(stream_id_for(table_id), from_version)
+
+    def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
+        """The caller's own seat and 13 dealt cards in the current deal.
+
+        Only the seat's holder can ask; other seats' cards are never computed for a caller.
+        """
+        with self.store.connection() as connection:
+            state = self.load(table_id, connection)
+            seat = state.seat_of(player_id)
+            if seat is None:
+                raise DomainError(Reason.NOT_SEATED, "you do not hold a seat at this table")
+            deal = state.deal
+            if deal is None or not deal.dealt:
+                raise DomainError(Reason.WRONG_PHASE, "no cards have been dealt yet")
+            seed = deal.seed or load_deal_seed(connection, stream_id_for(table_id), deal.number)
+        if seed is None:  # pragma: no cover - the seed is kept until it is in the log
+            raise RuntimeError(f"the seed of deal {deal.number} of table {table_id} is missing")
+        return seat, _dealt_hands(state, seed)[seat]
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def create_table(
+        self, rule_set: RuleSet, seat_count: int, created_by: str, request_id: str
+    ) -> TableOutcome:
+        """Open a table; its id is derived from the creator and request id (retries agree)."""
+        table_id = uuid.uuid5(TABLE_ID_NAMESPACE, f"{created_by}/{request_id}")
+        lot_seed = fairness.new_seed()
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            command = CreateTable(
+                table_id=table_id,
+                rule_set=rule_set,
+                seat_count=seat_count,
+                lot_commitment=fairness.lot_commitment(table_id, lot_seed),
+                created_by=created_by,
+            )
+
+            def keep_lot_seed(connection: Connection, state: TableState) -> None:
+                store_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER, lot_seed)
+
+            return _Plan([command], keep_lot_seed)
+
+        return self._execute(table_id, created_by, request_id, plan, new_table=True)
+
+    def join(
+        self, table_id: uuid.UUID, player_id: str, seat: int | None, request_id: str
+    ) -> TableOutcome:
+        """Seat a player; when the last seat fills, the dealer is drawn by lot at once."""
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            commands: list[object] = [SeatPlayer(player_id=player_id, seat=seat)]
+            free = sum(holder is None for holder in state.seats)
+            if free == 1:
+                lot_seed = load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER)
+                if lot_seed is not None:
+                    commands.append(ChooseDealer(lot_seed=lot_seed))
+            return _Plan(commands, _forget_lot_seed)
+
+        return self._execute(table_id, player_id, request_id, plan)
+
+    def choose_dealer(self, table_id: uuid.UUID, actor: str, request_id: str) -> TableOutcome:
+        """Draw the first dealer by lot (normally automatic when the table fills)."""
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            _require_holder_or_operator(state, actor)
+            lot_seed = load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER)
+            if lot_seed is None:
+                raise DomainError(Reason.WRONG_PHASE, "the dealer has already been chosen")
+            return _Plan([ChooseDealer(lot_seed=lot_seed)], _forget_lot_seed)
+
+        return self._execute(table_id, actor, request_id, plan)
+
+    def start_deal(self, table_id: uuid.UUID, actor: str, request_id: str) -> TableOutcome:
+        """Begin the next deal: a fresh secret seed, only its commitment in the log."""
+        seed = fairness.new_seed()
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            _require_holder_or_operator(state, actor)
+            number = state.deals_scored + 1
+            command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
+
+            def keep_seed(connection: Connection, after: TableState) -> None:
+                store_deal_seed(connection, stream_id_for(table_id), number, seed)
+
+            return _Plan([command], keep_seed)
+
+        return self._execute(table_id, actor, request_id, plan)
+
+    def contribute_entropy(
+        self, table_id: uuid.UUID, player_id: str, entropy: bytes, request_id: str
+    ) -> TableOutcome:
+        """Mix a seat's bytes into this deal's shuffle."""
+        command = ContributeEntropy(player_id=player_id, entropy=entropy)
+        return self._execute(table_id, player_id, request_id, _fixed(command))
+
+    def cut(
+        self, table_id: uuid.UUID, player_id: str, position: int, request_id: str
+    ) -> TableOutcome:
+        """Cut the deck (the seat on the dealer's right), and deal at once."""
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            cut = CutDeck(player_id=player_id, position=position)
+            # Validate the cut before using the secret seed for anything.
+            cut_state = _apply(state, decide(state, cut))
+            deal = cut_state.deal
+            assert deal is not None
+            seed = _secret_seed(connection, table_id, deal.number)
+            record = fairness.deal_record(
+                seed,
+                deal.contributions,
+                table_id,
+                deal.number,
+                position,
+                deal.dealer,
+                state.seat_count,
+            )
+            return _Plan([cut, DealCards(deal_record=record, now_ms=self.clock())])
+
+        return self._execute(table_id, player_id, request_id, plan)
+
+    def commit(
+        self, table_id: uuid.UUID, player_id: str, commitment: bytes, request_id: str
+    ) -> TableOutcome:
+        """Record a seat's arrangement commitment (the hash only)."""
+        command = CommitArrangement(player_id=player_id, commitment=commitment)
+        return self._execute(table_id, player_id, request_id, _fixed(command))
+
+    def confirm(self, table_id: uuid.UUID, player_id: str, request_id: str) -> TableOutcome:
+        """Lock a seat's last commitment."""
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            return _Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
+
+        return self._execute(table_id, player_id, request_id, plan)
+
+    def reveal(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        arrangement: Arrangement,
+        nonce: bytes,
+        request_id: str,
+    ) -> TableOutcome:
+        """Show a seat's arrangement; after the last reveal the seed is published and scored."""
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            deal = state.deal
+            seat = state.seat_of(player_id)
+            if deal is None or seat is None or state.phase is not TablePhase.REVEALING:
+                # Let decide give the precise refusal (not seated, wrong phase, ...).
+                return _Plan(
+                    [RevealArrangement(player_id, arrangement, nonce, dealt=())],
+                )
+            seed = _secret_seed(connection, table_id, deal.number)
+            dealt = _dealt_hands(state, seed)[seat]
+            return _Plan(
+                [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
+                _finish_if_all_revealed(table_id, seed),
+            )
+
+        return self._execute(table_id, player_id, request_id, plan, follow_up=True)
+
+    def time_out(self, table_id: uuid.UUID, request_id: str) -> TableOutcome:
+        """Record every seat past its deadline now (the server's sweeper calls this)."""
+        now = self.clock()
+
+        def plan(state: TableState, connection: Connection) -> _Plan:
+            deal = state.deal
+            seed = (
+                None
+                if deal is None
+                else load_deal_seed(connection, stream_id_for(table_id), deal.number)
+            )
+            finish = None if seed is None else _finish_if_all_revealed(table_id, seed)
+            return _Plan([TimeOutSeats(now_ms=now)], finish)
+
+        return self._execute(table_id, "service", request_id, plan, follow_up=True)
+
+    # -- the one way commands reach the log ---------------------------------------------------
+
+    def _execute(
+        self,
+        table_id: uuid.UUID,
+        actor: str,
+        request_id: str,
+        plan: Callable[[TableState, Connection], _Plan],
+        new_table: bool = False,
+        follow_up: bool = False,
+    ) -> TableOutcome:
+        stream_id = stream_id_for(table_id)
+        scoped_request_id = f"{actor}/{request_id}"
+        for _attempt in range(CONFLICT_RETRIES):
+            with self.store.connection() as connection:
+                earlier = appends.find_processed_request(connection, scoped_request_id)
+                if earlier is not None:
+                    return self._replayed(table_id, earlier[0], earlier[2], connection)
+                state = INITIAL_STATE if new_table else self.load(table_id, connection)
+                planned = plan(state, connection)
+                events: list[Event] = []
+                after = state
+                for command in planned.commands:
+                    produced = decide(after, command)
+                    after = _apply(after, produced)
+                    events.extend(produced)
+                if follow_up and planned.in_transaction is not None:
+                    # The seed reveal after the last reveal or timeout joins this append.
+                    extra = _seed_reveal_events(after, planned)
+                    after = _apply(after, extra)
+                    events.extend(extra)
+                final_state = after
+                try:
+                    result = self.store.append(
+                        stream_id,
+                        state.version,
+                        [NewEvent(*_encoded(self.codec, event)) for event in events],
+                        scoped_request_id,
+                        actor,
+                        response={"table_id": str(table_id)},
+                        project=_TransactionHook(planned.in_transaction, final_state),
+                    )
+                except ConcurrencyConflict:
+                    with self._cache_lock:
+                        self._cache.pop(table_id, None)
+                    continue
+            self._remember(table_id, final_state)
+            return TableOutcome(table_id, final_state, result.events, replayed=False)
+        raise ConcurrencyConflict(stream_id, state.version, self.store.stream_version(stream_id))
+
+    def _replayed(
+        self, table_id: uuid.UUID, stream_id: str, original: Any, connection: Connection
+    ) -> TableOutcome:
+        if stream_id != stream_id_for(table_id):
+            raise DomainError(
+                Reason.REQUEST_ID_REUSED,
+                "this request id was already used for another table; use a fresh one",
+                field="request_id",
+            )
+        recorded = reads.read_stream(
+            connection, stream_id, original.first_version, original.last_version
+        )
+        state = self.load(table_id, connection)
+        return TableOutcome(table_id, state, tuple(recorded), replayed=True)
+
+    def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
+        with self._cache_lock:
+            cached = self._cache.get(table_id)
+            if cached is None or cached.version <= state.version:
+                self._cache[table_id] = state
+                self._cache.move_to_end(table_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _TransactionHook:
+    """Runs a plan's in-transaction work (secrets) with the state the append leads to."""
+
+    work: Callable[[Connection, TableState], None] | None
+    state_after: TableState
+
+    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
+        if self.work is not None:
+            self.work(connection, self.state_after)
+
+
+def _apply(state: TableState, events: Sequence[Event]) -> TableState:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def _encoded(codec: EventCodec, event: Event) -> tuple[str, dict[str, Any], int]:
+    type_name, schema_version, data = codec.encode(event)
+    return type_name, data, schema_version
+
+
+def _fixed(command: object) -> Callable[[TableState, Connection], _Plan]:
+    def plan(state: TableState, connection: Connection) -> _Plan:
+        return _Plan([command])
+
+    return plan
+
+
+def _forget_lot_seed(connection: Connection, state: TableState) -> None:
+    if state.first_dealer is not None and state.table_id is not None:
+        delete_deal_seed(connection, stream_id_for(state.table_id), LOT_SECRET_NUMBER)
+
+
+def _require_holder_or_operator(state: TableState, actor: str) -> None:
+    if actor != "operator" and state.seat_of(actor) is None:
+        raise DomainError(Reason.NOT_SEATED, "only a seated player or the operator may do this")
+
+
+def _secret_seed(connection: Connection, table_id: uuid.UUID, deal_number: int) -> bytes:
+    seed = load_deal_seed(connection, stream_id_for(table_id), deal_number)
+    if seed is None:  # pragma: no cover - a running deal always has its seed kept
+        raise RuntimeError(f"the seed of deal {deal_number} of table {table_id} is missing")
+    return seed
+
+
+def _dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
+    deal = state.deal
+    assert deal is not None and deal.cut_position is not None and state.table_id is not None
+    return fairness.hands_for_deal(
+        seed,
+        deal.contributions,
+        state.table_id,
+        deal.number,
+        deal.cut_position,
+        deal.dealer,
+        state.seat_count,
+    )
+
+
+@dataclass(frozen=True)
+class _SeedRevealPlan:
+    table_id: uuid.UUID
+    seed: bytes
+
+    def __call__(self, connection: Connection, state: TableState) -> None:
+        deal = state.deal
+        if deal is not None and deal.seed is not None:
+            delete_deal_seed(connection, stream_id_for(self.table_id), deal.number)
+
+
+def _finish_if_all_revealed(table_id: uuid.UUID, seed: bytes) -> _SeedRevealPlan:
+    return _SeedRevealPlan(table_id, seed)
+
+
+def _seed_reveal_events(state: TableState, planned: _Plan) -> list[Event]:
+    hook = planned.in_transaction
+    if not isinstance(hook, _SeedRevealPlan) or state.phase is not TablePhase.AWAITING_SEED:
+        return []
+    return decide(state, RevealSeed(seed=hook.seed))

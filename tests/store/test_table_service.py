@@ -1,0 +1,156 @@
+"""The table service over a real PostgreSQL: deals end to end, refusals, retries, read models."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from sapsam import fairness
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.published import published_deal
+from sapsam.domain.table import INITIAL_STATE, TablePhase, fold
+from sapsam.rules.arrangement import check_arrangement
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.scoring import score_deal
+from sapsam.rules.solver import solve
+from sapsam.store.deal_secrets import load_deal_seed
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import rebuild_projections
+from sapsam.store.table_projections import projectors, table_rows_as_json
+from sapsam.store.tables import TableService, stream_id_for
+
+PLAYERS = ("ann", "bob", "cid", "dee")
+
+
+@pytest.fixture
+def service(database_url: str) -> Iterator[TableService]:
+    store = EventStore.connect(database_url, projectors=projectors())
+    store.prepare()
+    try:
+        yield TableService(store)
+    finally:
+        store.close()
+
+
+def event_count(service: TableService) -> int:
+    with service.store.connection() as connection:
+        row = connection.execute("SELECT count(*) FROM events").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def seated_table(service: TableService, seat_count: int) -> uuid.UUID:
+    created = service.create_table(DEFAULT_RULE_SET, seat_count, "operator", "create-1")
+    for player in PLAYERS[:seat_count]:
+        service.join(created.table_id, player, None, f"join-{player}")
+    return created.table_id
+
+
+def play_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
+    state = service.start_deal(table_id, "operator", f"start-{number}").state
+    deal = state.deal
+    assert deal is not None
+    cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
+    assert cutter is not None
+    service.cut(table_id, cutter, 7 + number, f"cut-{number}")
+    nonce = bytes([number]) * 16
+    chosen = {}
+    for player in state.seats:
+        assert player is not None
+        seat, hand = service.hand_of(table_id, player)
+        arrangement = solve(hand)
+        chosen[player] = arrangement
+        commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
+        service.commit(table_id, player, commitment, f"commit-{number}")
+        service.confirm(table_id, player, f"confirm-{number}")
+    for player, arrangement in chosen.items():
+        service.reveal(table_id, player, arrangement, nonce, f"reveal-{number}")
+
+
+def test_a_four_seat_deal_through_domain_and_store(service: TableService) -> None:
+    table_id = seated_table(service, 4)
+    state = service.load(table_id)
+    assert state.phase is TablePhase.BETWEEN_DEALS  # the dealer was drawn when the table filled
+    play_deal(service, table_id, 1)
+    state = service.load(table_id)
+    assert state.deals_scored == 1 and state.phase is TablePhase.BETWEEN_DEALS
+    recorded = service.events(table_id)
+    events = [service.decode(event) for event in recorded]
+    # Replaying the stored events gives the same state.
+    assert fold(events, INITIAL_STATE) == state
+    # The fair-dealing verifier passes on what the log holds, and scores match the rules engine.
+    published = published_deal(events, 1)
+    report = fairness.verify_deal(published)
+    assert report.ok, [check for check in report.checks if not check.passed]
+    hands = fairness.hands_for_deal(
+        published.seed,
+        published.contributions,
+        table_id,
+        1,
+        published.cut_position,
+        published.dealer,
+        4,
+    )
+    expected = score_deal(DEFAULT_RULE_SET, [check_arrangement(solve(h), h) for h in hands])
+    assert published.recorded_scores.totals == expected.totals
+    # The seed left the secrets table in the transaction that revealed it.
+    with service.store.connection() as connection:
+        assert load_deal_seed(connection, stream_id_for(table_id), 1) is None
+
+
+def test_refused_commands_write_nothing(service: TableService) -> None:
+    table_id = seated_table(service, 2)
+    before = event_count(service)
+    refusals = [
+        (lambda: service.cut(table_id, "ann", 5, "r1"), Reason.WRONG_PHASE),
+        (lambda: service.commit(table_id, "ann", b"x" * 32, "r2"), Reason.WRONG_PHASE),
+        (lambda: service.join(table_id, "zed", None, "r3"), Reason.TABLE_FULL),
+        (lambda: service.start_deal(table_id, "zed", "r4"), Reason.NOT_SEATED),
+        (lambda: service.hand_of(table_id, "ann"), Reason.WRONG_PHASE),
+        (lambda: service.load(uuid.uuid4()), Reason.TABLE_NOT_FOUND),
+    ]
+    for attempt, reason in refusals:
+        with pytest.raises(DomainError) as caught:
+            attempt()
+        assert caught.value.reason is reason
+        assert event_count(service) == before
+
+
+def test_a_retried_request_appends_nothing_and_answers_the_same(
+    service: TableService, database_url: str
+) -> None:
+    first = service.create_table(DEFAULT_RULE_SET, 2, "operator", "same-request")
+    again = service.create_table(DEFAULT_RULE_SET, 2, "operator", "same-request")
+    assert again.replayed and again.table_id == first.table_id
+    assert [e.hash for e in again.events] == [e.hash for e in first.events]
+    joined = service.join(first.table_id, "ann", 1, "join")
+    # After a reconnect (a new pool, a new service), the retry is still recognised.
+    other_store = EventStore.connect(database_url, projectors=projectors())
+    try:
+        retried = TableService(other_store).join(first.table_id, "ann", 1, "join")
+    finally:
+        other_store.close()
+    assert retried.replayed
+    assert [e.position for e in retried.events] == [e.position for e in joined.events]
+    assert event_count(service) == 2
+
+
+def test_read_models_follow_the_log_and_rebuild_identically(
+    service: TableService, database_url: str
+) -> None:
+    table_id = seated_table(service, 3)
+    play_deal(service, table_id, 1)
+    service.start_deal(table_id, "operator", "start-2")
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT phase, deal_number, deals_scored, version FROM table_state"
+        ).fetchone()
+        assert row == ("AWAITING_CUT", 2, 1, service.load(table_id).version)
+        scores = connection.execute("SELECT count(*), sum(delta) FROM seat_scores").fetchone()
+        assert scores == (3, 0)
+        live = table_rows_as_json(connection)
+        rebuild_projections(connection, projectors())
+        assert table_rows_as_json(connection) == live

@@ -13,7 +13,6 @@ stored events are never rewritten.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
@@ -306,13 +305,6 @@ class EventCodec:
 
 
 DEFAULT_CODEC = EventCodec()
-
-
-def canonical_json(value: JsonValue) -> str:
-    """Canonical JSON: sorted keys, no spaces, UTF-8 characters kept, floats refused."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
 
 
 def _to_json(value: Any) -> JsonValue:

@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 
 MIGRATIONS_FOLDER = Path(__file__).resolve().parent / "migrations"
 HEAD = "head"
@@ -36,6 +37,14 @@ def upgrade(database_url: str, revision: str = HEAD) -> None:
 def downgrade(database_url: str, revision: str = BASE) -> None:
     """Undo migrations down to ``revision`` (default: an empty schema; for tests)."""
     command.downgrade(alembic_config(database_url), revision)
+
+
+def head_revision() -> str:
+    """The latest revision the packaged migrations define."""
+    head = ScriptDirectory(str(MIGRATIONS_FOLDER)).get_current_head()
+    if head is None:
+        raise RuntimeError(f"no migrations found in {MIGRATIONS_FOLDER}")
+    return head
 
 
 def current_revision(database_url: str) -> str | None:
@@ -103,7 +112,7 @@ EXPECTED_SCHEMA = SchemaDescription(
     ),
     indexes=frozenset(
         {
-            ("events", "CREATE UNIQUE INDEX events_pkey ON public.events USING btree (position)"),
+            ("events", 'CREATE UNIQUE INDEX events_pkey ON public.events USING btree ("position")'),
             (
                 "events",
                 "CREATE UNIQUE INDEX events_stream_version_key ON public.events "

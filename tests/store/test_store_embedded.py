@@ -1,0 +1,113 @@
+"""Choosing the database: DATABASE_URL, the pgserver wheel, or the machine's own binaries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from sapsam.store import embedded, schema
+from sapsam.store.embedded import (
+    EmbeddedDatabaseError,
+    EmbeddedDatabaseUnavailableError,
+    open_database,
+    resolve_data_dir,
+    start_embedded,
+)
+
+
+@pytest.fixture
+def data_folder() -> Iterator[Path]:
+    # Under /tmp and world-traversable: as root the system-binaries backend runs PostgreSQL as an
+    # unprivileged user, who must be able to reach the folder.
+    folder = Path(tempfile.mkdtemp(prefix="sapsam-embedded-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def server_answers(url: str) -> bool:
+    try:
+        with psycopg.connect(url, connect_timeout=5) as connection:
+            return connection.execute("SELECT 1").fetchone() == (1,)
+    except psycopg.OperationalError:
+        return False
+
+
+def test_the_data_folder_comes_from_the_flag_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SAPSAM_DATA_DIR", str(tmp_path / "from-env"))
+    assert resolve_data_dir(tmp_path / "from-flag") == tmp_path / "from-flag"
+    assert resolve_data_dir() == tmp_path / "from-env"
+    monkeypatch.delenv("SAPSAM_DATA_DIR")
+    assert resolve_data_dir().name == "sapsam"
+
+
+def test_a_given_url_is_used_and_migrated(empty_database_url: str) -> None:
+    with open_database(empty_database_url) as handle:
+        assert handle.url == empty_database_url
+        assert not handle.embedded
+        assert schema.current_revision(handle.url) == schema.head_revision()
+
+
+def test_the_pgserver_backend_starts_migrates_and_stops(
+    data_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with open_database(data_dir=data_folder, backend="pgserver") as handle:
+        assert handle.backend == "pgserver" and handle.embedded
+        assert handle.data_dir == data_folder
+        assert schema.current_revision(handle.url) == schema.head_revision()
+        url = handle.url
+    assert (data_folder / "postgres" / "PG_VERSION").exists()
+    assert not server_answers(url)
+
+
+def test_the_system_binaries_backend_starts_migrates_and_stops(
+    data_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if embedded.find_server_binaries() is None:
+        pytest.skip("no initdb/pg_ctl on this machine")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with open_database(data_dir=data_folder, backend="system") as handle:
+        assert handle.backend == "system"
+        assert schema.current_revision(handle.url) == schema.head_revision()
+        with psycopg.connect(handle.url) as connection:
+            # A private cluster: no TCP listener, only the socket in the data folder.
+            assert connection.execute("SHOW listen_addresses").fetchone() == ("",)
+        url = handle.url
+    assert not server_answers(url)
+    # The folder survives a stop, and the next start finds the data again.
+    with open_database(data_dir=data_folder, backend="system", migrate=False) as handle:
+        assert schema.current_revision(handle.url) == schema.head_revision()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root must hand PostgreSQL to another user")
+def test_as_root_an_unreachable_data_folder_is_a_clear_error() -> None:
+    if embedded.find_server_binaries() is None:
+        pytest.skip("no initdb/pg_ctl on this machine")
+    folder = Path(tempfile.mkdtemp(prefix="sapsam-private-"))  # mode 0700, root's alone
+    try:
+        with pytest.raises(EmbeddedDatabaseError, match="cannot reach"):
+            start_embedded(folder, backend="system")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_with_no_postgresql_at_all_the_error_says_what_to_install(
+    data_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(data_folder))
+    monkeypatch.setattr(embedded, "SEARCH_FOLDERS", ())
+    with pytest.raises(EmbeddedDatabaseUnavailableError) as raised:
+        start_embedded(data_folder, backend="system")
+    message = str(raised.value)
+    assert "DATABASE_URL" in message
+    assert "pip install pgserver" in message
+    assert "apt-get install postgresql" in message

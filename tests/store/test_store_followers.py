@@ -1,0 +1,113 @@
+"""Following the log: NOTIFY wakes a follower, polling catches what no notification announced."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from sapsam.store.appends import NOTIFY_CHANNEL, append
+from sapsam.store.chain import GENESIS_HASH
+from sapsam.store.records import NewEvent, RecordedEvent
+from sapsam.store.subscriptions import follow, parse_wakeup
+
+# Long enough that, were the wake-up missing, the follower would still be asleep when the test
+# gives up waiting; the test only waits for liveness, it asserts nothing about time.
+NEVER = 600.0
+
+
+class Follower:
+    """Runs ``follow`` in a thread and hands over each event through a queue."""
+
+    def __init__(self, url: str, poll_seconds: float, stream_id: str | None = None) -> None:
+        self.received: queue.Queue[RecordedEvent] = queue.Queue()
+        self.stopping = threading.Event()
+        self.listening = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(url, poll_seconds, stream_id))
+        self.thread.start()
+
+    def _run(self, url: str, poll_seconds: float, stream_id: str | None) -> None:
+        def should_stop() -> bool:
+            self.listening.set()  # called only after LISTEN and a first read
+            return self.stopping.is_set()
+
+        for event in follow(url, 0, stream_id, poll_seconds=poll_seconds, should_stop=should_stop):
+            self.received.put(event)
+
+    def next_event(self) -> RecordedEvent:
+        return self.received.get(timeout=60)
+
+    def stop(self, url: str) -> None:
+        self.stopping.set()
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, "{}"])
+        self.thread.join(timeout=60)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def connection(database_url: str) -> Iterator[psycopg.Connection[object]]:
+    with psycopg.connect(database_url, autocommit=True) as opened:
+        yield opened
+
+
+def test_an_append_wakes_a_waiting_follower(
+    database_url: str, connection: psycopg.Connection[object]
+) -> None:
+    append(connection, "s", 0, [NewEvent("Before", {})], "r0")
+    follower = Follower(database_url, poll_seconds=NEVER)
+    try:
+        assert follower.next_event().type == "Before"
+        assert follower.listening.wait(timeout=60)
+        result = append(connection, "s", 1, [NewEvent("A", {}), NewEvent("B", {})], "r1")
+        first, second = follower.next_event(), follower.next_event()
+        assert [first.type, second.type] == ["A", "B"]
+        assert second.position == result.last_position
+    finally:
+        follower.stop(database_url)
+
+
+def test_a_follower_of_one_stream_sees_only_that_stream(
+    database_url: str, connection: psycopg.Connection[object]
+) -> None:
+    follower = Follower(database_url, poll_seconds=NEVER, stream_id="mine")
+    try:
+        assert follower.listening.wait(timeout=60)
+        append(connection, "other", 0, [NewEvent("Theirs", {})], "r1")
+        append(connection, "mine", 0, [NewEvent("Mine", {})], "r2")
+        assert follower.next_event().type == "Mine"
+        assert follower.received.empty()
+    finally:
+        follower.stop(database_url)
+
+
+def test_polling_finds_events_no_notification_announced(
+    database_url: str, connection: psycopg.Connection[object]
+) -> None:
+    follower = Follower(database_url, poll_seconds=0.05)
+    try:
+        assert follower.listening.wait(timeout=60)
+        # A writer outside the store sends no NOTIFY; the poll still finds its event.
+        connection.execute(
+            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)"
+            " VALUES ('quiet', 1, 'Quiet', 1, '{}', '{}', %s)",
+            [GENESIS_HASH],
+        )
+        assert follower.next_event().type == "Quiet"
+    finally:
+        follower.stop(database_url)
+
+
+def test_the_notification_carries_the_stream_and_position_only(
+    database_url: str, connection: psycopg.Connection[object]
+) -> None:
+    with psycopg.connect(database_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        result = append(connection, "s", 0, [NewEvent("Secret", {"hand": "As Ks"})], "r1")
+        notification = next(listener.notifies(timeout=60, stop_after=1))
+    wakeup = parse_wakeup(notification.payload)
+    assert (wakeup.stream_id, wakeup.position) == ("s", result.last_position)
+    assert "hand" not in notification.payload

@@ -23,6 +23,9 @@ HONEST = {
     "3 seats": example_published_deal(DEAL_INPUTS[3], preset("two_four")),
     "4 seats": example_published_deal(DEAL_INPUTS[5]),
     "4 seats, one never revealed": example_published_deal(DEAL_INPUTS[6], revealed=False),
+    "3 seats, one set by the solver": example_published_deal(
+        DEAL_INPUTS[2], revealed=False, solver=True
+    ),
 }
 DEAL_IDS = list(HONEST)
 
@@ -230,7 +233,7 @@ _DEPENDENTS = {
     "cut": {"dealer", "fouls", "scores"},
     "dealer": {"fouls", "scores"},
     "reveal_commitment[1]": {"fouls", "scores"},
-    "fouls": set(),
+    "fouls": {"scores"},
     "scores": set(),
 }
 
@@ -271,6 +274,33 @@ def test_the_report_says_what_was_expected_and_what_was_found() -> None:
     skipped = verify_deal(_seed(deal)).check("scores")
     assert skipped.skipped and "seed_commitment" not in skipped.detail
     assert "dealer" in skipped.detail
+
+
+def test_a_seat_set_by_the_solver_is_scored_with_the_solvers_hand() -> None:
+    deal = HONEST["3 seats, one set by the solver"]
+    assert deal.solver_seats == (False, False, True)
+    assert deal.reveals[2] is None and deal.seat_commitments[2] is None
+    assert deal.recorded_fouls[2] is False
+    report = verify_deal(deal)
+    assert report.ok
+    assert "solver" in report.check("reveal_commitment[2]").detail
+
+
+@pytest.mark.parametrize("name", ["4 seats, one never revealed", "3 seats, one set by the solver"])
+def test_flipping_the_solver_flag_of_a_seat_that_did_not_reveal_fails_fouls(name: str) -> None:
+    # Set by the solver <-> never revealed: the seat's foul changes, scoring is then skipped.
+    deal = HONEST[name]
+    last = deal.seat_count - 1
+    flags = _replace_at(deal.solver_seats, last, not deal.solver_seats[last])
+    report = verify_deal(dataclasses.replace(deal, solver_seats=flags))
+    assert report.failed == ("fouls",)
+    assert report.skipped == ("scores",)
+
+
+def test_a_seat_set_by_the_solver_cannot_also_reveal() -> None:
+    deal = HONEST["3 seats"]
+    altered = dataclasses.replace(deal, solver_seats=(False, True, False))
+    assert verify_deal(altered).failed == ("reveal_commitment[1]",)
 
 
 def test_a_reveal_without_a_commitment_fails_its_check() -> None:

@@ -35,6 +35,7 @@ from sapsam.fairness.encoding import (
     VERSION,
     FairnessError,
 )
+from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.fairness.shuffle import (
     DealerLot,
     draw_dealer,
@@ -44,6 +45,7 @@ from sapsam.fairness.shuffle import (
     shuffle_deck,
     shuffle_key,
 )
+from sapsam.fairness.verify import Check, VerificationReport, verify_deal
 
 __all__ = [
     "COMMITMENT_BYTES",
@@ -55,10 +57,14 @@ __all__ = [
     "MIN_SEATS",
     "SEED_BYTES",
     "VERSION",
+    "Check",
     "DealRecord",
     "DealerLot",
     "FairnessError",
+    "PublishedDeal",
+    "Reveal",
     "Rows",
+    "VerificationReport",
     "arrangement_commitment",
     "check_reveal",
     "commit",
@@ -77,4 +83,5 @@ __all__ = [
     "seed_commitment",
     "shuffle_deck",
     "shuffle_key",
+    "verify_deal",
 ]

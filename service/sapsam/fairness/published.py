@@ -37,8 +37,10 @@ class PublishedDeal:
 
     Per-seat tuples are indexed by seat. ``contributions[s]``, ``seat_commitments[s]`` and
     ``reveals[s]`` are ``None`` when the seat contributed nothing, never committed, or never
-    revealed (a seat that never revealed has fouled). ``recorded_fouls`` and ``recorded_scores``
-    are what the server recorded when it scored the deal.
+    revealed. A seat that never revealed has fouled, unless ``solver_seats[s]`` says the solver
+    set its hand (``sapsam.rules.solver.solve`` of the dealt cards under the rule set).
+    ``recorded_fouls`` and ``recorded_scores`` are what the server recorded when it scored the
+    deal.
     """
 
     table_id: uuid.UUID
@@ -55,9 +57,14 @@ class PublishedDeal:
     reveals: tuple[Reveal | None, ...]
     recorded_fouls: tuple[bool, ...]
     recorded_scores: DealScore
+    solver_seats: tuple[bool, ...] = ()
+    """Per seat, whether the seat missed its arranging deadline under the rule set's ``solver``
+    policy, so that the solver set its hand; ``()`` (the default) means no seat."""
 
     def __post_init__(self) -> None:
         require_seat_count(self.seat_count)
+        if not self.solver_seats:
+            object.__setattr__(self, "solver_seats", (False,) * self.seat_count)
         for name, values in (
             ("contributions", self.contributions),
             ("record.hands", self.record.hands),
@@ -65,6 +72,7 @@ class PublishedDeal:
             ("reveals", self.reveals),
             ("recorded_fouls", self.recorded_fouls),
             ("recorded_scores.totals", self.recorded_scores.totals),
+            ("solver_seats", self.solver_seats),
         ):
             if len(values) != self.seat_count:
                 raise FairnessError(
@@ -91,6 +99,7 @@ class PublishedDeal:
             },
             "seat_commitments": [_optional_hex(value) for value in self.seat_commitments],
             "reveals": [_reveal_to_dict(reveal) for reveal in self.reveals],
+            "solver_seats": list(self.solver_seats),
             "recorded": {
                 "fouls": list(self.recorded_fouls),
                 "pairs": [
@@ -132,6 +141,7 @@ class PublishedDeal:
                     _optional_bytes(value) for value in data["seat_commitments"]
                 ),
                 reveals=tuple(_reveal_from_dict(value) for value in data["reveals"]),
+                solver_seats=tuple(bool(value) for value in data.get("solver_seats", ())),
                 recorded_fouls=tuple(bool(value) for value in recorded["fouls"]),
                 recorded_scores=DealScore(
                     pairs=tuple(

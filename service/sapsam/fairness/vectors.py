@@ -39,6 +39,7 @@ from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, preset
 from sapsam.rules.scoring import score_deal
+from sapsam.rules.solver import solve
 
 
 def _bytes_from_label(label: str, length: int) -> bytes:
@@ -227,12 +228,16 @@ def simple_arrangement(hand: Sequence[int]) -> Arrangement:
 
 
 def example_published_deal(
-    inputs: dict[str, Any], rule_set: RuleSet = DEFAULT_RULE_SET, revealed: bool = True
+    inputs: dict[str, Any],
+    rule_set: RuleSet = DEFAULT_RULE_SET,
+    revealed: bool = True,
+    solver: bool = False,
 ) -> PublishedDeal:
     """A finished deal built from ``inputs`` as an honest server would publish it.
 
-    Each seat plays :func:`simple_arrangement` with a nonce derived from its seat; with
-    ``revealed=False`` the last seat never reveals (a foul).
+    Each seat plays :func:`simple_arrangement` with a nonce derived from its seat. With
+    ``revealed=False`` the last seat never reveals: a foul, or, with ``solver=True``, a seat that
+    timed out while arranging and whose hand the solver set.
     """
     table_id: uuid.UUID = inputs["table_id"]
     deal_number: int = inputs["deal_number"]
@@ -252,15 +257,19 @@ def example_published_deal(
         nonce = _bytes_from_label(f"nonce {deal_number} {seat}", 16)
         commitments.append(arrangement_commitment(table_id, deal_number, seat, arrangement, nonce))
         reveals.append(Reveal(arrangement, nonce))
+    solver_seats = [False] * seat_count
     if not revealed:
         reveals[-1] = None
+        commitments[-1] = None if solver else commitments[-1]
+        solver_seats[-1] = solver
     verdicts = []
     for seat, reveal in enumerate(reveals):
-        verdicts.append(
-            check_arrangement(reveal.arrangement, hands[seat])
-            if reveal is not None
-            else check_arrangement(Arrangement((), (), ()), hands[seat])
-        )
+        if reveal is not None:
+            verdicts.append(check_arrangement(reveal.arrangement, hands[seat]))
+        elif solver_seats[seat]:
+            verdicts.append(check_arrangement(solve(hands[seat], rule_set), hands[seat]))
+        else:
+            verdicts.append(check_arrangement(Arrangement((), (), ()), hands[seat]))
     scores = score_deal(rule_set, verdicts)
     return PublishedDeal(
         table_id=table_id,
@@ -277,6 +286,7 @@ def example_published_deal(
         reveals=tuple(reveals),
         recorded_fouls=tuple(verdict.foul for verdict in verdicts),
         recorded_scores=scores,
+        solver_seats=tuple(solver_seats),
     )
 
 
@@ -372,6 +382,7 @@ def build_vectors() -> dict[str, Any]:
             example_published_deal(DEAL_INPUTS[3], preset("two_four")).to_dict(),
             example_published_deal(DEAL_INPUTS[5]).to_dict(),
             example_published_deal(DEAL_INPUTS[6], revealed=False).to_dict(),
+            example_published_deal(DEAL_INPUTS[2], revealed=False, solver=True).to_dict(),
         ],
     }
 

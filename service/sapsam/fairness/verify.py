@@ -13,9 +13,9 @@ check                        confirms                                       need
 ``reveal_commitment[s]``     seat ``s``'s reveal and nonce match its        —
                              commitment
 ``fouls``                    the recorded fouls follow from the reveals     dealer, every
-                             and the dealt hands                            reveal_commitment
-``scores``                   the recorded scores follow from the rules      dealer, every
-                                                                            reveal_commitment
+                             (or the solver) and the dealt hands            reveal_commitment
+``scores``                   the recorded scores follow from the rules      fouls (and all
+                                                                            that fouls needs)
 ===========================  =============================================  ===================
 
 A check whose needs did not all pass is *skipped*, not failed: its inputs are not trustworthy, so
@@ -43,6 +43,7 @@ from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.rules.arrangement import ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.scoring import DealScore, score_deal
+from sapsam.rules.solver import solve
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,16 @@ def _foul_for_missing_reveal() -> ArrangementCheck:
     )
 
 
+def _judge(deal: PublishedDeal, seat: int, hand: Sequence[Card]) -> ArrangementCheck:
+    """The verdict on the arrangement scored for ``seat``: its reveal, the solver's, or none."""
+    reveal = deal.reveals[seat]
+    if reveal is not None:
+        return check_arrangement(reveal.arrangement, hand)
+    if deal.solver_seats[seat]:
+        return check_arrangement(solve(hand, deal.rule_set), hand)
+    return _foul_for_missing_reveal()
+
+
 def _score_text(score: DealScore) -> str:
     pairs = " ".join(
         f"{pair.seat_a}-{pair.seat_b}:{','.join(map(str, pair.rows))}={pair.delta}"
@@ -267,13 +278,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
     judged: list[ArrangementCheck] = []
 
     def fouls_check() -> Check:
-        hands = state.hands
-        for seat, reveal in enumerate(deal.reveals):
-            judged.append(
-                _foul_for_missing_reveal()
-                if reveal is None
-                else check_arrangement(reveal.arrangement, hands[seat])
-            )
+        judged.extend(_judge(deal, seat, hand) for seat, hand in enumerate(state.hands))
         found = tuple(verdict.foul for verdict in judged)
 
         def detail() -> str:
@@ -302,7 +307,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         )
 
     checks.run("fouls", needs, fouls_check)
-    checks.run("scores", needs, scores_check)
+    checks.run("scores", (*needs, "fouls"), scores_check)
 
     results = tuple(checks.results)
     return VerificationReport(
@@ -316,7 +321,16 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
     commitment = deal.seat_commitments[seat]
     reveal = deal.reveals[seat]
     if reveal is None:
+        if deal.solver_seats[seat]:
+            return _pass(name, "no reveal", "the seat timed out: the solver set its hand")
         return _pass(name, "no reveal", "the seat never revealed: its hand counts as a foul")
+    if deal.solver_seats[seat]:
+        return _fail(
+            name,
+            "no reveal",
+            "a reveal",
+            "a seat whose hand the solver set cannot also have revealed",
+        )
     if commitment is None:
         return _fail(name, "a commitment", "none", "the seat revealed without having committed")
     arrangement = reveal.arrangement

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
 
@@ -10,6 +11,7 @@ import pytest
 
 from sapsam import fairness
 from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import SeatTimedOut
 from sapsam.domain.published import published_deal
 from sapsam.domain.table import INITIAL_STATE, TablePhase, fold
 from sapsam.rules.arrangement import check_arrangement
@@ -154,3 +156,58 @@ def test_read_models_follow_the_log_and_rebuild_identically(
         live = table_rows_as_json(connection)
         rebuild_projections(connection, projectors())
         assert table_rows_as_json(connection) == live
+
+
+class FakeClock:
+    """A clock the test moves by hand (Unix milliseconds)."""
+
+    def __init__(self) -> None:
+        self.now_ms = 1_000_000
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+
+def test_the_deadline_sweeper_times_out_seats_once_across_processes(database_url: str) -> None:
+    clock = FakeClock()
+    rules = dataclasses.replace(DEFAULT_RULE_SET, arrange_seconds=60, reveal_seconds=30)
+    stores = [EventStore.connect(database_url, projectors=projectors()) for _ in range(2)]
+    try:
+        stores[0].prepare()
+        first, second = (TableService(store, clock=clock) for store in stores)
+        table_id = first.create_table(rules, 2, "operator", "create").table_id
+        first.join(table_id, "ann", None, "join")
+        first.join(table_id, "bob", None, "join")
+        state = first.start_deal(table_id, "operator", "start").state
+        assert state.deal is not None
+        cutter = state.seats[fairness.cutter_for(state.deal.dealer, 2)]
+        assert cutter is not None
+        first.cut(table_id, cutter, 20, "cut")
+        seat, hand = first.hand_of(table_id, "ann")
+        arrangement = solve(hand)
+        nonce = b"k" * 16
+        first.commit(
+            table_id,
+            "ann",
+            fairness.arrangement_commitment(table_id, 1, seat, arrangement, nonce),
+            "commit",
+        )
+        first.confirm(table_id, "ann", "confirm")
+        clock.now_ms += 59_999
+        assert first.sweep_deadlines() == 0 and second.sweep_deadlines() == 0
+        clock.now_ms += 1
+        # Two processes sweep the same deadline: it is acted on once.
+        results = [first.sweep_deadlines(), second.sweep_deadlines()]
+        assert sorted(results) == [0, 1]
+        events = [first.decode(event) for event in first.events(table_id)]
+        timeouts = [event for event in events if isinstance(event, SeatTimedOut)]
+        assert [(event.seat, event.stage) for event in timeouts] == [(1 - seat, "arranging")]
+        # The reveal deadline: ann does not reveal either; both time out, the deal is scored.
+        clock.now_ms += 30_000
+        assert second.sweep_deadlines() == 1
+        state = first.load(table_id)
+        assert state.deals_scored == 1 and state.series_totals == (0, 0)
+        assert state.phase is TablePhase.BETWEEN_DEALS
+    finally:
+        for store in stores:
+            store.close()

@@ -38,11 +38,16 @@ CREATE TABLE table_state (
     deals_scored integer NOT NULL,
     seat_status jsonb NOT NULL,
     series_totals jsonb NOT NULL,
+    deadline_ms bigint,
     version integer NOT NULL,
     last_position bigint NOT NULL
 )
 """
 TABLE_STATE_INDEX_SQL = "CREATE INDEX table_state_phase ON table_state (phase, table_id)"
+# The deadline sweeper looks up tables whose current deadline has passed.
+TABLE_STATE_DEADLINE_INDEX_SQL = (
+    "CREATE INDEX table_state_deadline ON table_state (deadline_ms) WHERE deadline_ms IS NOT NULL"
+)
 SEAT_SCORES_SQL = """
 CREATE TABLE seat_scores (
     table_id uuid NOT NULL,
@@ -134,7 +139,7 @@ def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
     elif event.type == "DeckCut":
         changes["phase"] = "DEALING"
     elif event.type == "CardsDealt":
-        changes["phase"] = "ARRANGING"
+        changes.update(phase="ARRANGING", deadline_ms=data["arrange_deadline_ms"])
     elif event.type in ("ArrangementCommitted", "SeatConfirmed", "ArrangementRevealed"):
         assert isinstance(seat, int)
         flag = {
@@ -153,10 +158,13 @@ def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
         if row["phase"] == "REVEALING":
             changes["phase"] = _phase_after_reveal(seat_status)
     elif event.type == "RevealsOpened":
-        changes["phase"] = _phase_after_reveal(seat_status)
+        changes.update(
+            phase=_phase_after_reveal(seat_status), deadline_ms=data["reveal_deadline_ms"]
+        )
     elif event.type == "DealScored":
         changes.update(
             phase="BETWEEN_DEALS",
+            deadline_ms=None,
             deals_scored=data["deal_number"],
             series_totals=Jsonb(data["series_totals"]),
         )
@@ -213,7 +221,10 @@ def _sql_projector(
 
 
 TABLE_STATE = _sql_projector(
-    "table_state", ("table_state",), (TABLE_STATE_SQL, TABLE_STATE_INDEX_SQL), apply_table_state
+    "table_state",
+    ("table_state",),
+    (TABLE_STATE_SQL, TABLE_STATE_INDEX_SQL, TABLE_STATE_DEADLINE_INDEX_SQL),
+    apply_table_state,
 )
 # seat_scores reads table_state's players, so it is listed (and applied) after it.
 SEAT_SCORES = _sql_projector(
@@ -227,6 +238,19 @@ SEAT_SCORES = _sql_projector(
 def projectors() -> Sequence[Projector]:
     """The game's read models, in the order they must be applied."""
     return (TABLE_STATE, SEAT_SCORES)
+
+
+def tables_past_deadline(connection: Connection, now_ms: int, limit: int = 100) -> list[str]:
+    """Ids of tables whose arranging or reveal deadline has passed by ``now_ms``."""
+    rows = connection.execute(
+        """
+        SELECT table_id::text FROM table_state
+        WHERE deadline_ms <= %s AND phase IN ('ARRANGING', 'REVEALING')
+        ORDER BY deadline_ms LIMIT %s
+        """,
+        [now_ms, limit],
+    ).fetchall()
+    return [row[0] for row in rows]
 
 
 def table_rows_as_json(connection: Connection) -> str:

@@ -52,6 +52,7 @@ from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.event_store import EventStore
 from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
+from sapsam.store.table_projections import tables_past_deadline
 
 Connection = psycopg.Connection[Any]
 
@@ -327,6 +328,26 @@ class TableService:
             return _Plan([TimeOutSeats(now_ms=now)], finish)
 
         return self._execute(table_id, "service", request_id, plan, follow_up=True)
+
+    def sweep_deadlines(self, limit: int = 100) -> int:
+        """Time out the seats of every table past its deadline; returns how many tables changed.
+
+        Safe to run in every server process at once: the request id names the table and the
+        version the deadline was seen at, so the first process to act records the timeout and the
+        others get the original result back (or find nothing left to time out).
+        """
+        with self.store.connection() as connection:
+            due = tables_past_deadline(connection, self.clock(), limit)
+        changed = 0
+        for text in due:
+            table_id = uuid.UUID(text)
+            try:
+                version = self.load(table_id).version
+                outcome = self.time_out(table_id, f"deadline/{table_id}/{version}")
+            except (DomainError, ConcurrencyConflict):
+                continue  # another process acted first, or the deadline was met after all
+            changed += not outcome.replayed
+        return changed
 
     # -- the one way commands reach the log ---------------------------------------------------
 

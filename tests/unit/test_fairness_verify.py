@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sapsam.fairness import FairnessError, arrangement_commitment
+from sapsam.fairness import FairnessError, arrangement_commitment, deal_record
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
 from sapsam.fairness.verify import verify_deal
@@ -377,3 +377,30 @@ def test_the_report_has_a_json_form() -> None:
     by_name = {check["name"]: check for check in data["checks"]}
     assert by_name["reveal_commitment[1]"]["passed"] is False
     assert by_name["scores"]["skipped"] is True
+
+
+@pytest.mark.parametrize("name", ["2 seats", "3 seats", "4 seats"])
+def test_a_consistent_rewrite_of_the_cut_and_the_record_is_still_caught_by_the_reveals(
+    name: str,
+) -> None:
+    # Once the seed is public anyone can recompute the deal record, so a careful forger may alter
+    # the cut and the record together. The players' reveals, committed before the seed was
+    # revealed, hold the cards they were really dealt: the forged hands make them fouls.
+    deal = HONEST[name]
+    cut = deal.cut_position % 51 + 1
+    forged = dataclasses.replace(
+        deal,
+        cut_position=cut,
+        record=deal_record(
+            deal.seed,
+            deal.contributions,
+            deal.table_id,
+            deal.deal_number,
+            cut,
+            deal.dealer,
+            deal.seat_count,
+        ),
+    )
+    report = verify_deal(forged)
+    assert report.failed == ("fouls",)
+    assert "not dealt" in report.check("fouls").detail

@@ -274,6 +274,7 @@ def test_refusals_name_their_reason_and_change_nothing() -> None:
     table.commit(1, arrangements[1])
     table.run(ConfirmArrangement(player_id="bob", now_ms=0))
     table.refused(dataclasses.replace(reveal, nonce=b"short"), Reason.BAD_NONCE)
+    table.refused(dataclasses.replace(reveal, nonce=b"x" * 65), Reason.BAD_NONCE)
     table.refused(dataclasses.replace(reveal, nonce=b"m" * 16), Reason.COMMITMENT_MISMATCH)
     swapped = Arrangement(
         front=arrangements[0].front, middle=arrangements[0].back, back=arrangements[0].middle

@@ -418,10 +418,11 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
         raise DomainError(Reason.ALREADY_REVEALED, "this seat already revealed")
     if deal.timeouts[seat] is not None:
         raise DomainError(Reason.SEAT_TIMED_OUT, "this seat missed its deadline for this deal")
-    if len(command.nonce) < fairness.MIN_NONCE_BYTES:
+    if not fairness.MIN_NONCE_BYTES <= len(command.nonce) <= fairness.MAX_NONCE_BYTES:
         raise DomainError(
             Reason.BAD_NONCE,
-            f"the nonce must be at least {fairness.MIN_NONCE_BYTES} bytes",
+            f"the nonce must be {fairness.MIN_NONCE_BYTES} to {fairness.MAX_NONCE_BYTES} bytes, "
+            f"not {len(command.nonce)}",
             field="nonce",
         )
     commitment = deal.commitments[seat]

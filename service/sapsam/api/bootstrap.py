@@ -1,29 +1,92 @@
 """The composition root: the one place that wires the store and the servicers into a server.
 
-``serve_database`` is what each server process runs (``sapsam serve`` calls it once, or once per
-worker process): it opens the store on an already migrated database, builds the servicers on it,
-and serves until SIGTERM.
+``build_services`` opens the store on an already migrated database (one pool per process),
+prepares the read models, and assembles the servicers, the token lookup, the live event feed and
+the deadline sweeper. ``serve_database`` is what each server process runs.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+from typing import Final
+
 from sapsam.api.call_log import configure_logging
-from sapsam.api.generated.v1 import player_service_pb2_grpc, table_service_pb2_grpc
+from sapsam.api.players import PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
+from sapsam.api.table_servicer import TableServicer
+from sapsam.api.watch import EventFeed
+from sapsam.store import table_projections
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import Projector, registered_projectors
+from sapsam.store.tables import TableService
+
+SWEEP_SECONDS: Final = 1.0
+POOL_SIZE: Final = 16
+
+_logger = logging.getLogger("sapsam.api.bootstrap")
 
 
-def _no_players(token_hash: bytes) -> str | None:
-    return None
+def _projectors() -> list[Projector]:
+    # The game's read models, plus any registered elsewhere, each once.
+    found: dict[str, Projector] = {}
+    for projector in (*table_projections.projectors(), *registered_projectors()):
+        found.setdefault(projector.name, projector)
+    return list(found.values())
 
 
-def build_services(database_url: str) -> Services:
-    """The servicers and token lookup for one server process, on the given database."""
-    # The servicers over the domain and the store come with the second phase of the API work;
-    # until then the generated bases answer UNIMPLEMENTED behind the real auth and error layers.
+class DeadlineSweeper:
+    """Issues the timeout commands of tables past a deadline, every ``interval`` seconds.
+
+    Every server process runs one; each deadline is still acted on once, because the table
+    service names the timeout's request after the table and version (see ``sweep_deadlines``).
+    """
+
+    def __init__(self, tables: TableService, interval: float = SWEEP_SECONDS) -> None:
+        self._tables = tables
+        self._interval = interval
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sapsam-deadlines", daemon=True)
+
+    def start(self) -> None:
+        """Start sweeping in a background thread."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop sweeping (waits for a sweep in progress)."""
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self._interval):
+            try:
+                self._tables.sweep_deadlines()
+            except Exception as error:  # a bad sweep must not stop the next one
+                _logger.error("deadline sweep failed: %s", type(error).__name__)
+
+
+def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
+    """The servicers, token lookup and background work for one server process."""
+    store = EventStore.connect(database_url, projectors=_projectors(), max_size=pool_size)
+    store.prepare()
+    tables = TableService(store)
+    players = PlayerDirectory(store.pool)
+    feed = EventFeed(database_url)
+    sweeper = DeadlineSweeper(tables)
+    feed.start()
+    sweeper.start()
+
+    def on_stop() -> None:
+        sweeper.stop()
+        feed.stop()
+
     return Services(
-        table_service=table_service_pb2_grpc.TableServiceServicer(),  # type: ignore[abstract]
-        player_service=player_service_pb2_grpc.PlayerServiceServicer(),  # type: ignore[abstract]
-        token_lookup=_no_players,
+        table_service=TableServicer(tables, players, store.pool, feed),
+        player_service=PlayerServicer(players),
+        token_lookup=players.player_for_token_hash,
+        on_stop=on_stop,
+        close=store.close,
     )
 
 

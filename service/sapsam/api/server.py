@@ -82,7 +82,9 @@ class Services:
     player_service: player_service_pb2_grpc.PlayerServiceServicer
     token_lookup: TokenLookup
     on_stop: Callable[[], None] = field(default=_no_op)
-    """Called when stopping begins, e.g. to end live WatchTable streams and close pools."""
+    """Called when stopping begins: end live WatchTable streams, stop background work."""
+    close: Callable[[], None] = field(default=_no_op)
+    """Called once the server has stopped: release pools and connections."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class RunningServer:
         self.health.enter_graceful_shutdown()
         self.services.on_stop()
         self.server.stop(self.grace_seconds).wait()
+        self.services.close()
 
 
 def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:

@@ -1,0 +1,382 @@
+"""The TableService servicer: parse the request, call the table service, map the result back.
+
+Order of checks, the same for every mutating call, so a refused call never writes anything:
+the request's own form (INVALID_ARGUMENT), the table's existence (NOT_FOUND), the caller's right
+to act (PERMISSION_DENIED), the etag (ABORTED), then the domain's decision (FAILED_PRECONDITION
+and friends). A repeated ``request_id`` is answered from the log before any of the state checks,
+with a response built from the events the original call appended, so it is identical.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any, Final
+
+import grpc
+from psycopg_pool import ConnectionPool
+
+from sapsam.api import auth, resources, views
+from sapsam.api.errors import ApiError, version_mismatch
+from sapsam.api.generated.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+from sapsam.api.players import PlayerDirectory
+from sapsam.api.watch import EventFeed, watch_table
+from sapsam.domain import events as domain_events
+from sapsam.domain.table import TableState, fold
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import CardError, parse_cards
+from sapsam.store.tables import TableOutcome, TableService
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 100
+
+_STATUS_PHASES: Final[dict[int, tuple[str, ...]]] = {
+    table_pb2.TABLE_STATUS_OPEN: ("SEATING",),
+    table_pb2.TABLE_STATUS_COMPLETED: ("SERIES_COMPLETE",),
+}
+
+
+def _player_or_operator(caller: auth.Caller) -> str:
+    return views.OPERATOR_ACTOR if caller.is_operator else str(caller.player_id)
+
+
+def _player_only(caller: auth.Caller) -> str:
+    if caller.player_id is None:
+        raise ApiError("PLAYERS_ONLY", "only a player can do this, not the operator")
+    return caller.player_id
+
+
+def _request_id(method: str, request_id: str) -> str:
+    # Scoped by method (the table service scopes by caller too); empty: a fresh, unshared id.
+    checked = resources.check_request_id(request_id)
+    return f"{method}/{checked or uuid.uuid4()}"
+
+
+def _check_deadline(context: grpc.ServicerContext) -> None:
+    # A call whose deadline already passed does nothing; the append itself is all or nothing.
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded before the move")
+
+
+def _event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
+    for recorded in outcome.events:
+        if recorded.type == event_type.TYPE:
+            return domain_events.DEFAULT_CODEC.decode(
+                recorded.type, recorded.schema_version, recorded.data
+            )
+    raise RuntimeError(f"the call recorded no {event_type.TYPE}")
+
+
+class TableServicer(table_service_pb2_grpc.TableServiceServicer):
+    """Every TableService RPC over one ``TableService`` (the store) and the players."""
+
+    def __init__(
+        self,
+        tables: TableService,
+        players: PlayerDirectory,
+        pool: ConnectionPool[Any],
+        feed: EventFeed,
+    ) -> None:
+        self._tables = tables
+        self._players = players
+        self._pool = pool
+        self._feed = feed
+        self._facts: dict[uuid.UUID, views.TableFacts] = {}
+
+    # -- shared steps ---------------------------------------------------------------------------
+
+    def _load(self, table_id: uuid.UUID) -> TableState:
+        # TableNotFoundError is a DomainError with reason TABLE_NOT_FOUND.
+        return self._tables.load(table_id)
+
+    def _table_view(self, state: TableState) -> table_pb2.Table:
+        assert state.table_id is not None
+        facts = self._facts.get(state.table_id)
+        if facts is None:
+            first = self._tables.events(state.table_id, 1)[:1]
+            facts = views.facts_from_first_event(first[0])
+            self._facts[state.table_id] = facts
+        names = self._players.display_names(state.seats)
+        return views.table_message(state, facts, names)
+
+    def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str, TableState]:
+        """The table and seat of a seat name, checked to be the caller's own."""
+        seat = resources.parse_seat(seat_field)
+        player_id = _player_only(auth.current_caller())
+        state = self._load(seat.table_id)
+        if not 0 <= seat.seat < state.seat_count:
+            raise ApiError(
+                "UNKNOWN_SEAT",
+                f"seat {seat.seat} does not exist; the table has seats 0 to {state.seat_count - 1}",
+                field="seat",
+            )
+        if state.seats[seat.seat] != player_id:
+            raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat.seat} at this table")
+        return seat.table_id, seat.seat, player_id, state
+
+    @staticmethod
+    def _check_version(state: TableState, request: Any) -> None:
+        if request.HasField("expected_version") and request.expected_version != state.version:
+            raise version_mismatch(request.expected_version, state.version)
+
+    # -- standard methods -----------------------------------------------------------------------
+
+    def CreateTable(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.CreateTableRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.CreateTableResponse:
+        """Create a table with a preset, a full rule set or the base game."""
+        request_id = _request_id("CreateTable", request.request_id)
+        which = request.WhichOneof("rules")
+        rule_set = views.rule_set_for_request(
+            request.rule_set_preset if which == "rule_set_preset" else None,
+            request.rule_set if which == "rule_set" else None,
+            request.series_length if request.HasField("series_length") else None,
+        )
+        actor = _player_or_operator(auth.current_caller())
+        _check_deadline(context)
+        outcome = self._tables.create_table(rule_set, request.seat_count, actor, request_id)
+        created = fold([self._tables.decode(recorded) for recorded in outcome.events])
+        return table_service_pb2.CreateTableResponse(table=self._table_view(created))
+
+    def GetTable(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.GetTableRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.GetTableResponse:
+        """A table's public state."""
+        state = self._load(resources.parse_table(request.name, "name"))
+        return table_service_pb2.GetTableResponse(table=self._table_view(state))
+
+    def ListTables(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.ListTablesRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.ListTablesResponse:
+        """A page of tables, newest first, optionally in one status."""
+        page_size = request.page_size or DEFAULT_PAGE_SIZE
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise ApiError(
+                "BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_PAGE_SIZE}", field="page_size"
+            )
+        status = int(request.status)
+        if status not in table_pb2.TableStatus.values():
+            raise ApiError("INVALID_ARGUMENT", "unknown table status", field="status")
+        after = _decode_page_token(request.page_token, status)
+        ids = self._page_of_table_ids(status, after, page_size + 1)
+        tables = [self._table_view(self._load(table_id)) for table_id, _ in ids[:page_size]]
+        next_token = ""
+        if len(ids) > page_size:
+            last_id, last_created = ids[page_size - 1]
+            next_token = _encode_page_token(status, last_created, last_id)
+        return table_service_pb2.ListTablesResponse(tables=tables, next_page_token=next_token)
+
+    def _page_of_table_ids(
+        self, status: int, after: tuple[str, uuid.UUID] | None, limit: int
+    ) -> list[tuple[uuid.UUID, str]]:
+        conditions = []
+        parameters: list[Any] = []
+        if status == table_pb2.TABLE_STATUS_PLAYING:
+            conditions.append("phase NOT IN ('SEATING', 'SERIES_COMPLETE')")
+        elif status in _STATUS_PHASES:
+            conditions.append("phase = ANY(%s)")
+            parameters.append(list(_STATUS_PHASES[status]))
+        if after is not None:
+            conditions.append("(created_at, table_id) < (%s, %s)")
+            parameters += [after[0], after[1]]
+        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+        with self._pool.connection() as connection:
+            rows = connection.execute(
+                # The condition texts above are fixed strings; only values are parameters.
+                f"SELECT table_id, created_at FROM table_state {where}"
+                " ORDER BY created_at DESC, table_id DESC LIMIT %s",
+                [*parameters, limit],
+            ).fetchall()
+        return [(uuid.UUID(str(row[0])), str(row[1])) for row in rows]
+
+    # -- seating and dealing --------------------------------------------------------------------
+
+    def JoinTable(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.JoinTableRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.JoinTableResponse:
+        """Take a seat (the lowest free one unless one is named)."""
+        request_id = _request_id("JoinTable", request.request_id)
+        table_id = resources.parse_table(request.table, "table")
+        player_id = _player_only(auth.current_caller())
+        state = self._load(table_id)
+        self._check_version(state, request)
+        _check_deadline(context)
+        seat = request.seat if request.HasField("seat") else None
+        outcome = self._tables.join(table_id, player_id, seat, request_id)
+        seated = _event_of(outcome, domain_events.PlayerSeated)
+        return table_service_pb2.JoinTableResponse(
+            seat=resources.seat_name(table_id, seated.seat), version=outcome.version
+        )
+
+    def ChooseDealer(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.ChooseDealerRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.ChooseDealerResponse:
+        """Draw the first dealer by lot (normally done as the last seat fills)."""
+        request_id = _request_id("ChooseDealer", request.request_id)
+        table_id = resources.parse_table(request.table, "table")
+        actor = _player_or_operator(auth.current_caller())
+        state = self._load(table_id)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.choose_dealer(table_id, actor, request_id)
+        chosen = _event_of(outcome, domain_events.DealerChosen)
+        return table_service_pb2.ChooseDealerResponse(
+            dealer_seat=resources.seat_name(table_id, chosen.dealer), version=outcome.version
+        )
+
+    def StartDeal(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.StartDealRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.StartDealResponse:
+        """Start the next deal; only the seed's commitment is published."""
+        request_id = _request_id("StartDeal", request.request_id)
+        table_id = resources.parse_table(request.table, "table")
+        actor = _player_or_operator(auth.current_caller())
+        state = self._load(table_id)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.start_deal(table_id, actor, request_id)
+        started = _event_of(outcome, domain_events.DealStarted)
+        return table_service_pb2.StartDealResponse(
+            deal=resources.deal_name(table_id, started.deal_number),
+            seed_commitment=bytes.fromhex(started.seed_commitment),
+            version=outcome.version,
+        )
+
+    def ContributeEntropy(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.ContributeEntropyRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.ContributeEntropyResponse:
+        """Mix the seat's bytes into the shuffle."""
+        request_id = _request_id("ContributeEntropy", request.request_id)
+        table_id, _, player_id, state = self._seat_holder(request.seat)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.contribute_entropy(table_id, player_id, request.entropy, request_id)
+        return table_service_pb2.ContributeEntropyResponse(version=outcome.version)
+
+    def CutDeck(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.CutDeckRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.CutDeckResponse:
+        """Cut, and deal."""
+        request_id = _request_id("CutDeck", request.request_id)
+        table_id, _, player_id, state = self._seat_holder(request.seat)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.cut(table_id, player_id, request.position, request_id)
+        return table_service_pb2.CutDeckResponse(version=outcome.version)
+
+    def GetMyHand(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.GetMyHandRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.GetMyHandResponse:
+        """The caller's own 13 cards."""
+        table_id, seat, player_id, _ = self._seat_holder(request.seat)
+        held_seat, cards = self._tables.hand_of(table_id, player_id)
+        if held_seat != seat:  # the seat changed hands between the two reads: impossible today
+            raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
+        state = self._load(table_id)
+        assert state.deal is not None
+        return table_service_pb2.GetMyHandResponse(
+            deal=resources.deal_name(table_id, state.deal.number),
+            cards=[str(card) for card in sorted(cards)],
+        )
+
+    # -- arranging and revealing ----------------------------------------------------------------
+
+    def CommitArrangement(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.CommitArrangementRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.CommitArrangementResponse:
+        """Record the seat's commitment (the hash only)."""
+        request_id = _request_id("CommitArrangement", request.request_id)
+        table_id, _, player_id, state = self._seat_holder(request.seat)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.commit(table_id, player_id, request.commitment, request_id)
+        return table_service_pb2.CommitArrangementResponse(version=outcome.version)
+
+    def ConfirmArrangement(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.ConfirmArrangementRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.ConfirmArrangementResponse:
+        """Lock the seat's last commitment."""
+        request_id = _request_id("ConfirmArrangement", request.request_id)
+        table_id, _, player_id, state = self._seat_holder(request.seat)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.confirm(table_id, player_id, request_id)
+        return table_service_pb2.ConfirmArrangementResponse(version=outcome.version)
+
+    def RevealArrangement(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.RevealArrangementRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.RevealArrangementResponse:
+        """Show the committed rows and nonce; the last reveal also scores the deal."""
+        request_id = _request_id("RevealArrangement", request.request_id)
+        arrangement = _arrangement(request.arrangement)
+        table_id, _, player_id, state = self._seat_holder(request.seat)
+        self._check_version(state, request)
+        _check_deadline(context)
+        outcome = self._tables.reveal(table_id, player_id, arrangement, request.nonce, request_id)
+        return table_service_pb2.RevealArrangementResponse(version=outcome.version)
+
+    # -- results and the live feed --------------------------------------------------------------
+
+    def GetDealResult(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.GetDealResultRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.GetDealResultResponse:
+        """One deal's public record so far."""
+        name = resources.parse_deal(request.name)
+        state = self._load(name.table_id)
+        recorded = self._tables.events(name.table_id, 1)
+        facts = views.gather_deal(
+            (self._tables.decode(event) for event in recorded), name.deal_number
+        )
+        if facts is None:
+            raise ApiError("DEAL_NOT_FOUND", f"no deal {request.name}", field="name")
+        return table_service_pb2.GetDealResultResponse(
+            result=views.deal_result_message(name.table_id, state.seat_count, facts)
+        )
+
+    def WatchTable(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.WatchTableRequest, context: grpc.ServicerContext
+    ) -> Iterator[table_service_pb2.WatchTableResponse]:
+        """The table's public events after ``after_version``, then live."""
+        table_id = resources.parse_table(request.table, "table")
+        if request.after_version < 0:
+            raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
+        self._load(table_id)  # NOT_FOUND before the stream starts
+        for message in watch_table(
+            self._tables, self._feed, table_id, request.after_version, context.is_active
+        ):
+            yield table_service_pb2.WatchTableResponse(event=message)
+
+
+def _arrangement(message: table_pb2.Arrangement) -> Arrangement:
+    rows = []
+    for row_name in ("front", "middle", "back"):
+        try:
+            rows.append(parse_cards(list(getattr(message, row_name))))
+        except CardError as error:
+            raise ApiError("BAD_CARDS", str(error), field=f"arrangement.{row_name}") from None
+    return Arrangement(rows[0], rows[1], rows[2])
+
+
+def _encode_page_token(status: int, created_at: str, table_id: uuid.UUID) -> str:
+    text = json.dumps({"s": status, "c": created_at, "t": str(table_id)}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def _decode_page_token(token: str, status: int) -> tuple[str, uuid.UUID] | None:
+    if not token:
+        return None
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
+        if decoded["s"] != status:
+            raise ValueError("the filter changed")
+        return str(decoded["c"]), uuid.UUID(decoded["t"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise ApiError(
+            "BAD_PAGE_TOKEN",
+            "page_token is not one this server issued for this filter",
+            field="page_token",
+        ) from None

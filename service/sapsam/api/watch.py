@@ -1,0 +1,129 @@
+"""WatchTable: a table's public events from a version, then live, in any server process.
+
+Each server process keeps one ``LISTEN sapsam_events`` connection (:class:`EventFeed`). An append
+anywhere, by any process, sends a NOTIFY on commit naming the stream; the feed wakes the watchers
+of that table, and each reads the new events from the log itself. A wake-up carries no data, so a
+lost or merged notification only delays a watcher until its next poll (every second), and the
+order and completeness of what it sends come from the log alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Final
+
+import psycopg
+from psycopg import sql
+
+from sapsam.api import views
+from sapsam.api.generated.v1 import table_event_pb2
+from sapsam.domain import events as domain_events
+from sapsam.domain.table import INITIAL_STATE, evolve
+from sapsam.store.appends import NOTIFY_CHANNEL
+from sapsam.store.subscriptions import parse_wakeup
+from sapsam.store.tables import TableService, stream_id_for
+
+POLL_SECONDS: Final = 1.0
+
+_logger = logging.getLogger("sapsam.api.watch")
+
+
+class EventFeed:
+    """Wake-ups per stream from one LISTEN connection, for every watcher in this process."""
+
+    def __init__(self, conninfo: str, poll_seconds: float = POLL_SECONDS) -> None:
+        self._conninfo = conninfo
+        self._poll_seconds = poll_seconds
+        self._generations: dict[str, int] = {}
+        self._condition = threading.Condition()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._listen, name="sapsam-event-feed", daemon=True)
+
+    def start(self) -> None:
+        """Start listening in a background thread."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop listening and release every waiting watcher (their streams then end)."""
+        self._stopping.set()
+        with self._condition:
+            self._condition.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    @property
+    def stopping(self) -> bool:
+        """True once the server is stopping."""
+        return self._stopping.is_set()
+
+    def generation(self, stream_id: str) -> int:
+        """A counter that changes whenever the stream may have new events."""
+        with self._condition:
+            return self._generations.get(stream_id, 0)
+
+    def wait(self, stream_id: str, seen: int, timeout: float) -> None:
+        """Block until the stream's generation differs from ``seen``, the feed stops, or timeout."""
+        with self._condition:
+            self._condition.wait_for(
+                lambda: self._stopping.is_set() or self._generations.get(stream_id, 0) != seen,
+                timeout,
+            )
+
+    def _wake(self, stream_id: str) -> None:
+        with self._condition:
+            self._generations[stream_id] = self._generations.get(stream_id, 0) + 1
+            self._condition.notify_all()
+
+    def _listen(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True) as connection:
+                    connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+                    while not self._stopping.is_set():
+                        for notification in connection.notifies(timeout=self._poll_seconds):
+                            self._wake(parse_wakeup(notification.payload).stream_id)
+            except Exception as error:  # the watchers keep polling meanwhile
+                if self._stopping.is_set():
+                    return
+                _logger.warning(
+                    "event feed lost its connection (%s); reconnecting", type(error).__name__
+                )
+                self._stopping.wait(self._poll_seconds)
+
+
+def watch_table(
+    tables: TableService,
+    feed: EventFeed,
+    table_id: uuid.UUID,
+    after_version: int,
+    is_active: Callable[[], bool],
+) -> Iterator[table_event_pb2.TableEvent]:
+    """The table's events with a version above ``after_version``, public part only, then live.
+
+    Ends once the series-complete event is sent, when ``is_active`` turns false (the client left),
+    or when the feed stops (the server is stopping; the client resumes elsewhere).
+    """
+    stream_id = stream_id_for(table_id)
+    state = INITIAL_STATE
+    deal: views.DealFacts | None = None
+    next_version = 1
+    while True:
+        seen = feed.generation(stream_id)
+        complete = False
+        for recorded in tables.events(table_id, next_version):
+            event = tables.decode(recorded)
+            if isinstance(event, domain_events.DealStarted):
+                deal = views.DealFacts(event.deal_number)
+            if deal is not None and getattr(event, "deal_number", None) == deal.deal_number:
+                deal.add(event)
+            state = evolve(state, event)
+            next_version = recorded.version + 1
+            if recorded.version > after_version:
+                yield views.table_event_message(table_id, recorded, event, state.seats, deal)
+            complete = complete or isinstance(event, domain_events.SeriesCompleted)
+        if complete or feed.stopping or not is_active():
+            return
+        feed.wait(stream_id, seen, POLL_SECONDS)

@@ -1,0 +1,412 @@
+"""The checks of one deal and of the series, over decoded events. Pure.
+
+Per deal: ``sequence`` (the events follow the protocol, in order, each by the seat allowed to act),
+``dealer_rotation`` (the deal passes left from the dealer drawn by lot), then, once the seed is
+published, fair dealing's own checks (``seed_commitment``, ``contributions``, ``cut``, ``dealer``,
+``reveal_commitment[s]``, ``fouls``, ``scores``: see docs/fairness.md §9) and two consistency
+checks of what was recorded on the way (``reveal_fouls``, ``scored_arrangements``).
+
+Over the series: ``series_totals`` (each deal's running totals are the previous ones plus the
+deal's verified totals) and ``standings`` (the final standings follow from the final totals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sapsam import fairness
+from sapsam.audit.report import AuditCheck, Status
+from sapsam.domain.events import (
+    ArrangementCommitted,
+    ArrangementRevealed,
+    CardsDealt,
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    DeckCut,
+    EntropyContributed,
+    Event,
+    RevealsOpened,
+    SeatConfirmed,
+    SeatTimedOut,
+    SeedRevealed,
+    SeriesCompleted,
+    TableCreated,
+)
+from sapsam.domain.published import DealNotFinishedError, published_deal
+from sapsam.rules.cards import CardError, parse_cards
+from sapsam.rules.ruleset import RuleSet
+from sapsam.rules.scoring import standings
+
+
+@dataclass
+class DealEvents:
+    """One deal's decoded events in export order, with their stream versions."""
+
+    number: int
+    events: list[Event] = field(default_factory=list)
+    versions: list[int] = field(default_factory=list)
+
+    def first(self, event_type: type[Event]) -> Event | None:
+        """The first event of a type, if any."""
+        return next((event for event in self.events if isinstance(event, event_type)), None)
+
+    @property
+    def finished(self) -> bool:
+        """Scored (and so its seed is published)."""
+        return self.first(DealScored) is not None
+
+
+class _SequenceError(Exception):
+    """An event out of the protocol's order."""
+
+
+@dataclass
+class _Progress:
+    """Where a deal stands while its events are walked through."""
+
+    seat_count: int
+    dealer: int = 0
+    stage: str = "start"
+    contributed: set[int] = field(default_factory=set)
+    committed: dict[int, str] = field(default_factory=dict)
+    confirmed: set[int] = field(default_factory=set)
+    timed_out: set[int] = field(default_factory=set)
+    revealed: set[int] = field(default_factory=set)
+
+
+def _seat(progress: _Progress, seat: int) -> int:
+    if not 0 <= seat < progress.seat_count:
+        raise _SequenceError(f"seat {seat} does not exist at a {progress.seat_count}-seat table")
+    return seat
+
+
+def _expect(progress: _Progress, *stages: str) -> None:
+    if progress.stage not in stages:
+        raise _SequenceError(f"it comes at stage {progress.stage!r}, not {' or '.join(stages)}")
+
+
+def _step(progress: _Progress, event: Event, number: int) -> None:
+    """Advance ``progress`` by one event, or raise ``_SequenceError`` saying why it is misplaced."""
+    deal_number = getattr(event, "deal_number", number)
+    if deal_number != number:
+        raise _SequenceError(f"it names deal {deal_number} inside deal {number}")
+    settled = progress.confirmed | progress.timed_out
+    if isinstance(event, DealStarted):
+        _expect(progress, "start")
+        progress.dealer = _seat(progress, event.dealer)
+        progress.stage = "started"
+    elif isinstance(event, EntropyContributed):
+        _expect(progress, "started")
+        if _seat(progress, event.seat) in progress.contributed:
+            raise _SequenceError(f"seat {event.seat} already contributed")
+        progress.contributed.add(event.seat)
+    elif isinstance(event, DeckCut):
+        _expect(progress, "started")
+        cutter = fairness.cutter_for(progress.dealer, progress.seat_count)
+        if event.seat != cutter:
+            raise _SequenceError(f"seat {event.seat} cut; the cut belongs to seat {cutter}")
+        progress.stage = "cut"
+    elif isinstance(event, CardsDealt):
+        _expect(progress, "cut")
+        progress.stage = "arranging"
+    elif isinstance(event, ArrangementCommitted):
+        _expect(progress, "arranging")
+        if _seat(progress, event.seat) in settled:
+            raise _SequenceError(f"seat {event.seat} committed after it was settled")
+        progress.committed[event.seat] = event.commitment
+    elif isinstance(event, SeatConfirmed):
+        _expect(progress, "arranging")
+        if _seat(progress, event.seat) in settled:
+            raise _SequenceError(f"seat {event.seat} confirmed twice or after timing out")
+        if progress.committed.get(event.seat) != event.commitment:
+            raise _SequenceError(f"seat {event.seat} confirmed a commitment it never made last")
+        progress.confirmed.add(event.seat)
+    elif isinstance(event, SeatTimedOut):
+        _seat(progress, event.seat)
+        if event.stage == "arranging":
+            _expect(progress, "arranging")
+            if event.seat in settled:
+                raise _SequenceError(f"seat {event.seat} timed out after it was settled")
+        else:
+            _expect(progress, "revealing")
+            if event.seat in progress.revealed | progress.timed_out:
+                raise _SequenceError(f"seat {event.seat} timed out after revealing")
+        progress.timed_out.add(event.seat)
+    elif isinstance(event, RevealsOpened):
+        _expect(progress, "arranging")
+        if len(settled) != progress.seat_count:
+            raise _SequenceError("reveals opened before every seat confirmed or timed out")
+        progress.stage = "revealing"
+    elif isinstance(event, ArrangementRevealed):
+        _expect(progress, "revealing")
+        seat = _seat(progress, event.seat)
+        if seat not in progress.confirmed or seat in progress.revealed | progress.timed_out:
+            raise _SequenceError(f"seat {seat} revealed without a confirmed, unrevealed hand")
+        progress.revealed.add(seat)
+    elif isinstance(event, SeedRevealed):
+        _expect(progress, "revealing")
+        if len(progress.revealed | progress.timed_out) != progress.seat_count:
+            raise _SequenceError("the seed was revealed before every seat revealed or timed out")
+        progress.stage = "seed"
+    elif isinstance(event, DealScored):
+        _expect(progress, "seed")
+        progress.stage = "scored"
+    elif isinstance(event, SeriesCompleted):
+        _expect(progress, "scored")
+        progress.stage = "series complete"
+    else:
+        raise _SequenceError(f"a {event.TYPE} event does not belong inside a deal")
+
+
+def sequence_check(deal: DealEvents, seat_count: int) -> AuditCheck:
+    """The deal's events follow the protocol: right order, right seats, nothing twice."""
+    progress = _Progress(seat_count)
+    for event, version in zip(deal.events, deal.versions, strict=True):
+        try:
+            _step(progress, event, deal.number)
+        except _SequenceError as error:
+            return AuditCheck(
+                "sequence",
+                Status.FAILED,
+                f"the {event.TYPE} event at version {version} is out of place: {error}",
+                deal=deal.number,
+            )
+    return AuditCheck(
+        "sequence",
+        Status.PASSED,
+        f"{len(deal.events)} events in protocol order (up to {progress.stage!r})",
+        deal=deal.number,
+    )
+
+
+def rotation_check(deal: DealEvents, chosen: DealerChosen | None, seat_count: int) -> AuditCheck:
+    """Deal ``n``'s dealer is the first dealer moved ``n - 1`` seats to the left."""
+    started = deal.first(DealStarted)
+    if chosen is None or not isinstance(started, DealStarted):
+        return AuditCheck(
+            "dealer_rotation", Status.SKIPPED, "no DealerChosen or DealStarted", deal=deal.number
+        )
+    expected = chosen.dealer
+    for _ in range(deal.number - 1):
+        expected = fairness.left_of(expected, seat_count)
+    if started.dealer == expected:
+        return AuditCheck(
+            "dealer_rotation", Status.PASSED, f"seat {expected} deals", deal=deal.number
+        )
+    return AuditCheck(
+        "dealer_rotation",
+        Status.FAILED,
+        f"deal {deal.number} is dealt by seat {started.dealer}; passing left from seat "
+        f"{chosen.dealer} makes it seat {expected}",
+        expected=str(expected),
+        found=str(started.dealer),
+        deal=deal.number,
+    )
+
+
+def fairness_checks(
+    deal: DealEvents, created: TableCreated
+) -> tuple[list[AuditCheck], tuple[int, ...] | None]:
+    """Fair dealing's checks of a finished deal, and its verified totals (None if unverified)."""
+    number = deal.number
+    try:
+        published = published_deal([created, *deal.events], number)
+    except (DealNotFinishedError, ValueError) as error:
+        return [
+            AuditCheck(
+                "published_deal",
+                Status.FAILED,
+                f"the deal's events do not make a publishable deal: {error}",
+                deal=number,
+            )
+        ], None
+    report = fairness.verify_deal(published)
+    checks = [
+        AuditCheck(
+            check.name,
+            Status.PASSED if check.passed else Status.SKIPPED if check.skipped else Status.FAILED,
+            check.detail,
+            expected="" if check.passed else check.expected,
+            found="" if check.passed else check.found,
+            deal=number,
+        )
+        for check in report.checks
+    ]
+    checks.extend(_recorded_checks(deal, report.ok))
+    verified = published.recorded_scores.totals if report.ok else None
+    return checks, verified
+
+
+def _recorded_checks(deal: DealEvents, verified: bool) -> list[AuditCheck]:
+    """What was recorded at the reveals and at scoring agrees with the verified reveals."""
+    scored = deal.first(DealScored)
+    assert isinstance(scored, DealScored)
+    reveals = [event for event in deal.events if isinstance(event, ArrangementRevealed)]
+    if not verified:
+        detail = "not checked: the deal itself did not verify"
+        return [
+            AuditCheck("reveal_fouls", Status.SKIPPED, detail, deal=deal.number),
+            AuditCheck("scored_arrangements", Status.SKIPPED, detail, deal=deal.number),
+        ]
+    wrong_fouls = [
+        reveal.seat
+        for reveal in reveals
+        if reveal.seat >= len(scored.fouls) or reveal.foul != scored.fouls[reveal.seat]
+    ]
+    fouls = (
+        AuditCheck(
+            "reveal_fouls",
+            Status.PASSED,
+            "each reveal's recorded foul flag agrees with the scoring",
+            deal=deal.number,
+        )
+        if not wrong_fouls
+        else AuditCheck(
+            "reveal_fouls",
+            Status.FAILED,
+            f"the foul flag recorded at the reveal of seat(s) {wrong_fouls} disagrees with the "
+            "verified fouls",
+            deal=deal.number,
+        )
+    )
+    wrong_rows = [
+        reveal.seat
+        for reveal in reveals
+        if reveal.seat >= len(scored.arrangements)
+        or not _same_rows(scored.arrangements[reveal.seat], reveal)
+    ]
+    rows = (
+        AuditCheck(
+            "scored_arrangements",
+            Status.PASSED,
+            "the scored rows are the revealed ones",
+            deal=deal.number,
+        )
+        if not wrong_rows
+        else AuditCheck(
+            "scored_arrangements",
+            Status.FAILED,
+            f"the rows recorded with the score for seat(s) {wrong_rows} are not the revealed ones",
+            deal=deal.number,
+        )
+    )
+    return [fouls, rows]
+
+
+def _same_rows(text: str | None, reveal: ArrangementRevealed) -> bool:
+    if text is None:
+        return False
+    parts = text.split("|")
+    if len(parts) != 3:
+        return False
+    try:
+        return all(
+            parse_cards(part) == parse_cards(row)
+            for part, row in zip(parts, (reveal.front, reveal.middle, reveal.back), strict=True)
+        )
+    except CardError:
+        return False
+
+
+def series_checks(
+    deals: Sequence[DealEvents],
+    verified_totals: dict[int, tuple[int, ...]],
+    rule_set: RuleSet | None,
+    seat_count: int,
+) -> list[AuditCheck]:
+    """Running totals and final standings against the verified deal results."""
+    checks: list[AuditCheck] = []
+    running: dict[int, tuple[int, ...]] = {0: (0,) * seat_count}
+    for deal in deals:
+        scored = deal.first(DealScored)
+        if not isinstance(scored, DealScored):
+            continue
+        number = deal.number
+        previous = running.get(number - 1)
+        totals = verified_totals.get(number)
+        if previous is None:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.PENDING,
+                    f"not checkable from this export: it needs deal {number - 1}'s result "
+                    "(export the whole table to check the series)",
+                    deal=number,
+                )
+            )
+            # Later deals can still be checked against this deal's recorded running totals.
+            running[number] = scored.series_totals
+            continue
+        if totals is None:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.SKIPPED,
+                    "not checked: the deal's result did not verify",
+                    deal=number,
+                )
+            )
+            running[number] = scored.series_totals
+            continue
+        expected = tuple(a + b for a, b in zip(previous, totals, strict=True))
+        if scored.series_totals == expected:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.PASSED,
+                    f"running totals {list(expected)}",
+                    deal=number,
+                )
+            )
+        else:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.FAILED,
+                    f"the running totals recorded after deal {number} are not the previous "
+                    "totals plus this deal's verified result",
+                    expected=",".join(map(str, expected)),
+                    found=",".join(map(str, scored.series_totals)),
+                    deal=number,
+                )
+            )
+        running[number] = scored.series_totals
+    for deal in deals:
+        completed = deal.first(SeriesCompleted)
+        if isinstance(completed, SeriesCompleted):
+            checks.append(_standings_check(deal, completed, running.get(deal.number), rule_set))
+    return checks
+
+
+def _standings_check(
+    deal: DealEvents,
+    completed: SeriesCompleted,
+    final_totals: tuple[int, ...] | None,
+    rule_set: RuleSet | None,
+) -> AuditCheck:
+    length = None if rule_set is None else rule_set.series_length
+    if completed.deals_played != deal.number or length != deal.number:
+        return AuditCheck(
+            "standings",
+            Status.FAILED,
+            f"the series is recorded complete after deal {deal.number} "
+            f"(deals_played {completed.deals_played}); the rule set's series has {length} deals",
+            deal=deal.number,
+        )
+    if final_totals is None:
+        return AuditCheck("standings", Status.SKIPPED, "no final totals to rank", deal=deal.number)
+    expected = [(item.seat, item.total, item.place) for item in standings(final_totals)]
+    found = [(item.seat, item.total, item.place) for item in completed.standings]
+    if expected == found:
+        places = ", ".join(f"seat {seat}: {total} (place {place})" for seat, total, place in found)
+        return AuditCheck("standings", Status.PASSED, places, deal=deal.number)
+    return AuditCheck(
+        "standings",
+        Status.FAILED,
+        "the recorded standings do not follow from the final totals (equal totals share a place)",
+        expected=str(expected),
+        found=str(found),
+        deal=deal.number,
+    )

@@ -1,0 +1,516 @@
+"""The audit export: a table's events as JSON lines, with what ties them to the hash chain.
+
+Pure: no database or network imports. The DB-backed exporter (``sapsam.audit.database``) reads a
+stream and calls :func:`select_table` or :func:`select_deal`; the offline verifier reads a file
+with :func:`read_export`. The format is specified in docs/audit.md; in short::
+
+    {"format": "sapsam-audit-export", "format_version": 1, "table_id": ..., "stream_id": ...,
+     "scope": "deal" | "table", "deals": [...], "finished_deals": [...], "rule_set": {...},
+     "seat_count": N, "segments": [{"anchor": {"version": V, "hash": H}, "first_version": F,
+     "last_version": L, "last_hash": X}, ...], "withheld": "..."}
+    {"position": P, "version": 1, "type": "TableCreated", "schema_version": 1, "data": {...},
+     "metadata": {...}, "hash": "..."}
+    ...
+
+A segment is a run of consecutive stream versions; its anchor is the version and hash of the event
+just before its first one (version 0 and 32 zero bytes, the genesis hash, for a segment that starts
+the stream). A whole-table export is one segment from the genesis. A deal export is the table's
+opening (``TableCreated`` to ``DealerChosen``, from the genesis) plus the deal's own consecutive
+events (``DealStarted`` to ``DealScored``, and ``SeriesCompleted`` when it ends the series); when
+the two touch (deal 1) they are one segment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from sapsam.store.chain import GENESIS_HASH, canonical_json
+from sapsam.store.records import JsonObject, RecordedEvent
+
+FORMAT_TAG: Final = "sapsam-audit-export"
+FORMAT_VERSION: Final = 1
+STREAM_PREFIX: Final = "table-"
+WITHHELD_NOTE: Final = (
+    "the secret seed of a running deal is kept outside the log and is never exported; "
+    "it appears only in SeedRevealed once the deal ends"
+)
+# Event types that belong to the table's opening, before any deal.
+OPENING_TYPES: Final = frozenset({"TableCreated", "PlayerSeated", "DealerChosen"})
+
+
+class ExportFormatError(ValueError):
+    """The input is not a well-formed audit export; the message names the line and field."""
+
+
+class ExportAccessError(PermissionError):
+    """The requester may not export this: not their table, or a deal still being played.
+
+    ``reason`` is a stable code (``NOT_SEATED``, ``DEAL_NOT_FINISHED``); ``message`` explains.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.field: str | None = None
+
+
+class NothingToExportError(LookupError):
+    """The table or the deal does not exist."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.field: str | None = None
+
+
+@dataclass(frozen=True)
+class Requester:
+    """Who asks for an export: a player by id, or the operator."""
+
+    player_id: str | None
+    is_operator: bool = False
+
+    @classmethod
+    def operator(cls) -> Requester:
+        """The operator: may export anything (running deals without their secrets)."""
+        return cls(player_id=None, is_operator=True)
+
+    @classmethod
+    def player(cls, player_id: str) -> Requester:
+        """A player: may export finished deals of tables where they hold a seat."""
+        return cls(player_id=player_id, is_operator=False)
+
+
+@dataclass(frozen=True)
+class ChainAnchor:
+    """The version and hash of the event just before a segment (0 and the genesis hash)."""
+
+    version: int
+    hash: bytes
+
+    @property
+    def is_genesis(self) -> bool:
+        """True for the start of the stream."""
+        return self.version == 0 and self.hash == GENESIS_HASH
+
+
+GENESIS_ANCHOR: Final = ChainAnchor(0, GENESIS_HASH)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive stream versions ``first_version..last_version`` and where they hang."""
+
+    anchor: ChainAnchor
+    first_version: int
+    last_version: int
+    last_hash: bytes
+
+
+@dataclass(frozen=True)
+class ExportedEvent:
+    """One event line: a recorded event without its stream (the header names it)."""
+
+    position: int
+    version: int
+    type: str
+    schema_version: int
+    data: JsonObject
+    metadata: JsonObject
+    hash: bytes
+
+    def recorded(self, stream_id: str) -> RecordedEvent:
+        """As the store's record type, for the chain functions."""
+        return RecordedEvent(
+            position=self.position,
+            stream_id=stream_id,
+            version=self.version,
+            type=self.type,
+            schema_version=self.schema_version,
+            data=self.data,
+            metadata=self.metadata,
+            hash=self.hash,
+        )
+
+
+@dataclass(frozen=True)
+class ExportHeader:
+    """The first line: what the export covers and how it is anchored."""
+
+    table_id: str
+    stream_id: str
+    scope: str
+    deals: tuple[int, ...]
+    finished_deals: tuple[int, ...]
+    rule_set: JsonObject
+    seat_count: int
+    segments: tuple[Segment, ...]
+    withheld: str = WITHHELD_NOTE
+    format_version: int = FORMAT_VERSION
+
+
+@dataclass(frozen=True)
+class AuditExport:
+    """A parsed export: the header and the event lines in order."""
+
+    header: ExportHeader
+    events: tuple[ExportedEvent, ...] = field(default=())
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def _anchor_json(anchor: ChainAnchor) -> dict[str, Any]:
+    return {"version": anchor.version, "hash": anchor.hash.hex()}
+
+
+def header_to_dict(header: ExportHeader) -> dict[str, Any]:
+    """The header line's JSON object."""
+    return {
+        "format": FORMAT_TAG,
+        "format_version": header.format_version,
+        "table_id": header.table_id,
+        "stream_id": header.stream_id,
+        "scope": header.scope,
+        "deals": list(header.deals),
+        "finished_deals": list(header.finished_deals),
+        "rule_set": dict(header.rule_set),
+        "seat_count": header.seat_count,
+        "segments": [
+            {
+                "anchor": _anchor_json(segment.anchor),
+                "first_version": segment.first_version,
+                "last_version": segment.last_version,
+                "last_hash": segment.last_hash.hex(),
+            }
+            for segment in header.segments
+        ],
+        "withheld": header.withheld,
+    }
+
+
+def event_to_dict(event: ExportedEvent) -> dict[str, Any]:
+    """An event line's JSON object."""
+    return {
+        "position": event.position,
+        "version": event.version,
+        "type": event.type,
+        "schema_version": event.schema_version,
+        "data": event.data,
+        "metadata": event.metadata,
+        "hash": event.hash.hex(),
+    }
+
+
+def write_lines(export: AuditExport) -> Iterator[str]:
+    """The export as JSON lines (no trailing newlines): the header, then one line per event.
+
+    Lines are canonical JSON (sorted keys, no spaces, UTF-8), so the same export always gives the
+    same bytes.
+    """
+    yield canonical_json(header_to_dict(export.header)).decode("utf-8")
+    for event in export.events:
+        yield canonical_json(event_to_dict(event)).decode("utf-8")
+
+
+def export_text(export: AuditExport) -> str:
+    """The whole export as one text, one line per record, ending with a newline."""
+    return "".join(line + "\n" for line in write_lines(export))
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def _require(condition: bool, where: str, message: str) -> None:
+    if not condition:
+        raise ExportFormatError(f"{where}: {message}")
+
+
+def _int(value: object, where: str) -> int:
+    _require(isinstance(value, int) and not isinstance(value, bool), where, "must be an integer")
+    assert isinstance(value, int)
+    return value
+
+
+def _hex(value: object, where: str, size: int | None = 32) -> bytes:
+    _require(isinstance(value, str), where, "must be a hex string")
+    assert isinstance(value, str)
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise ExportFormatError(f"{where}: {value!r} is not hex") from None
+    _require(size is None or len(raw) == size, where, f"must be {size} bytes")
+    return raw
+
+
+def _object(value: object, where: str) -> Mapping[str, Any]:
+    _require(isinstance(value, dict), where, "must be a JSON object")
+    assert isinstance(value, dict)
+    return value
+
+
+def _int_list(value: object, where: str) -> tuple[int, ...]:
+    _require(isinstance(value, list), where, "must be a list")
+    assert isinstance(value, list)
+    return tuple(_int(item, f"{where}[{index}]") for index, item in enumerate(value))
+
+
+def _reject_floats(text: str) -> Any:
+    raise ExportFormatError(f"floats are not allowed in an export (found {text})")
+
+
+def _parse_line(line: str, number: int) -> Mapping[str, Any]:
+    try:
+        value = json.loads(line, parse_float=_reject_floats)
+    except json.JSONDecodeError as error:
+        raise ExportFormatError(f"line {number}: not JSON ({error.msg})") from None
+    return _object(value, f"line {number}")
+
+
+def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportHeader:
+    """Read the header line's object; raises ``ExportFormatError`` naming the bad field."""
+    _require(value.get("format") == FORMAT_TAG, where, f"format must be {FORMAT_TAG!r}")
+    version = _int(value.get("format_version"), f"{where} format_version")
+    _require(version == FORMAT_VERSION, where, f"format_version {version} is not supported")
+    segments = value.get("segments")
+    _require(isinstance(segments, list) and bool(segments), where, "segments must be a list")
+    assert isinstance(segments, list)
+    parsed: list[Segment] = []
+    for index, raw in enumerate(segments):
+        at = f"{where} segments[{index}]"
+        segment = _object(raw, at)
+        anchor = _object(segment.get("anchor"), f"{at}.anchor")
+        parsed.append(
+            Segment(
+                anchor=ChainAnchor(
+                    _int(anchor.get("version"), f"{at}.anchor.version"),
+                    _hex(anchor.get("hash"), f"{at}.anchor.hash"),
+                ),
+                first_version=_int(segment.get("first_version"), f"{at}.first_version"),
+                last_version=_int(segment.get("last_version"), f"{at}.last_version"),
+                last_hash=_hex(segment.get("last_hash"), f"{at}.last_hash"),
+            )
+        )
+    for name in ("table_id", "stream_id", "scope", "withheld"):
+        _require(isinstance(value.get(name), str), where, f"{name} must be a string")
+    return ExportHeader(
+        table_id=str(value["table_id"]),
+        stream_id=str(value["stream_id"]),
+        scope=str(value["scope"]),
+        deals=_int_list(value.get("deals"), f"{where} deals"),
+        finished_deals=_int_list(value.get("finished_deals"), f"{where} finished_deals"),
+        rule_set=_object(value.get("rule_set"), f"{where} rule_set"),
+        seat_count=_int(value.get("seat_count"), f"{where} seat_count"),
+        segments=tuple(parsed),
+        withheld=str(value["withheld"]),
+        format_version=version,
+    )
+
+
+def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
+    """Read one event line's object; raises ``ExportFormatError`` naming the bad field."""
+    event_type = value.get("type")
+    _require(isinstance(event_type, str) and bool(event_type), where, "type must be a string")
+    assert isinstance(event_type, str)
+    return ExportedEvent(
+        position=_int(value.get("position"), f"{where} position"),
+        version=_int(value.get("version"), f"{where} version"),
+        type=event_type,
+        schema_version=_int(value.get("schema_version"), f"{where} schema_version"),
+        data=_object(value.get("data"), f"{where} data"),
+        metadata=_object(value.get("metadata"), f"{where} metadata"),
+        hash=_hex(value.get("hash"), f"{where} hash"),
+    )
+
+
+def read_export(lines: Iterable[str]) -> AuditExport:
+    """Parse an export from its lines (blank lines are ignored).
+
+    Only the shape is checked here; whether the content holds is the verifier's question.
+    """
+    header: ExportHeader | None = None
+    events: list[ExportedEvent] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        value = _parse_line(line, number)
+        if header is None:
+            header = header_from_dict(value, f"line {number}")
+        else:
+            events.append(event_from_dict(value, f"line {number}"))
+    if header is None:
+        raise ExportFormatError("the export is empty: no header line")
+    return AuditExport(header=header, events=tuple(events))
+
+
+# -- selecting what to export (from a stream read by the caller) ---------------------------------
+
+
+def _deal_of(event: RecordedEvent) -> int | None:
+    number = event.data.get("deal_number")
+    return number if isinstance(number, int) else None
+
+
+@dataclass(frozen=True)
+class _DealSpan:
+    """Where one deal's events lie in the stream (list indexes, inclusive)."""
+
+    number: int
+    first: int
+    last: int
+    finished: bool
+
+
+def _deal_spans(events: Sequence[RecordedEvent]) -> list[_DealSpan]:
+    spans: list[_DealSpan] = []
+    for index, event in enumerate(events):
+        if event.type == "DealStarted":
+            number = _deal_of(event)
+            if number is not None:
+                spans.append(_DealSpan(number, index, index, False))
+        elif spans:
+            current = spans[-1]
+            finished = current.finished or (
+                event.type == "DealScored" and _deal_of(event) == current.number
+            )
+            # SeriesCompleted follows the last deal's DealScored and belongs to that deal.
+            spans[-1] = _DealSpan(current.number, current.first, index, finished)
+    return spans
+
+
+def _opening_end(events: Sequence[RecordedEvent]) -> int:
+    """Index of the last event before the first deal (the table's opening)."""
+    last = 0
+    for index, event in enumerate(events):
+        if event.type not in OPENING_TYPES:
+            break
+        last = index
+    return last
+
+
+def _check_table(events: Sequence[RecordedEvent], requester: Requester, table_id: str) -> None:
+    if not events or events[0].type != "TableCreated":
+        raise NothingToExportError("TABLE_NOT_FOUND", f"no table {table_id}")
+    if requester.is_operator:
+        return
+    seated = any(
+        event.type == "PlayerSeated" and event.data.get("player_id") == requester.player_id
+        for event in events
+    )
+    if not seated:
+        raise ExportAccessError(
+            "NOT_SEATED", f"you do not hold a seat at table {table_id}: only its players may"
+        )
+
+
+def _segments(events: Sequence[RecordedEvent], ranges: Sequence[tuple[int, int]]) -> list[Segment]:
+    """Segments for inclusive index ranges (in order), merging ranges that touch."""
+    merged: list[tuple[int, int]] = []
+    for first, last in ranges:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    segments = []
+    for first, last in merged:
+        anchor = (
+            GENESIS_ANCHOR
+            if first == 0
+            else ChainAnchor(events[first - 1].version, events[first - 1].hash)
+        )
+        segments.append(
+            Segment(anchor, events[first].version, events[last].version, events[last].hash)
+        )
+    return segments
+
+
+def _build(
+    events: Sequence[RecordedEvent],
+    scope: str,
+    ranges: Sequence[tuple[int, int]],
+    spans: Sequence[_DealSpan],
+) -> AuditExport:
+    created = events[0]
+    segments = _segments(events, ranges)
+    chosen = [
+        event
+        for segment in segments
+        for event in events
+        if segment.first_version <= event.version <= segment.last_version
+    ]
+    table_id = str(created.data.get("table_id", created.stream_id.removeprefix(STREAM_PREFIX)))
+    rule_set = created.data.get("rule_set")
+    seat_count = created.data.get("seat_count")
+    header = ExportHeader(
+        table_id=table_id,
+        stream_id=created.stream_id,
+        scope=scope,
+        deals=tuple(span.number for span in spans),
+        finished_deals=tuple(span.number for span in spans if span.finished),
+        rule_set=rule_set if isinstance(rule_set, dict) else {},
+        seat_count=seat_count if isinstance(seat_count, int) else 0,
+        segments=tuple(segments),
+    )
+    return AuditExport(
+        header=header,
+        events=tuple(
+            ExportedEvent(
+                position=event.position,
+                version=event.version,
+                type=event.type,
+                schema_version=event.schema_version,
+                data=event.data,
+                metadata=event.metadata,
+                hash=event.hash,
+            )
+            for event in chosen
+        ),
+    )
+
+
+def select_table(
+    events: Sequence[RecordedEvent], requester: Requester, table_id: str = ""
+) -> AuditExport:
+    """The export of a whole table (its series) from the table's stream, read in full.
+
+    The operator gets every event, a running deal included (its seed is not in the log). A player
+    of the table gets the events up to the end of the last finished deal: a running deal is left
+    out entirely.
+    """
+    _check_table(events, requester, table_id)
+    spans = _deal_spans(events)
+    last = len(events) - 1
+    if not requester.is_operator:
+        running = [span for span in spans if not span.finished]
+        if running:
+            last = running[0].first - 1
+            spans = [span for span in spans if span.finished]
+    return _build(events, "table", [(0, last)], spans)
+
+
+def select_deal(
+    events: Sequence[RecordedEvent], deal_number: int, requester: Requester, table_id: str = ""
+) -> AuditExport:
+    """The export of one deal: the table's opening plus the deal's consecutive events.
+
+    A player may export only a finished deal of a table where they hold a seat
+    (``ExportAccessError`` otherwise); the operator may export a running deal too.
+    """
+    _check_table(events, requester, table_id)
+    spans = [span for span in _deal_spans(events) if span.number == deal_number]
+    if not spans:
+        raise NothingToExportError(
+            "DEAL_NOT_FOUND", f"table {table_id or events[0].stream_id} has no deal {deal_number}"
+        )
+    span = spans[0]
+    if not span.finished and not requester.is_operator:
+        raise ExportAccessError(
+            "DEAL_NOT_FINISHED",
+            f"deal {deal_number} is still being played: players may export it once it is scored",
+        )
+    return _build(events, "deal", [(0, _opening_end(events)), (span.first, span.last)], [span])

@@ -1,0 +1,296 @@
+"""Replay an export: the table as it stood after each event, and what each seat could see. Pure.
+
+The table state after each event is the domain's own fold (``sapsam.domain.table.evolve``) of the
+exported events. The cards: the log never holds a hand; offline, the hands of a deal can be
+recomputed only from its published seed (``SeedRevealed``). For a finished deal the replay shows
+each seat's hand from the moment it was dealt, labelled as seen by that seat only, until the seat
+reveals its arrangement or the seed is revealed, after which everyone can see it. For a deal still
+being played the hands are not computable and the replay says so.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sapsam import fairness
+from sapsam.audit.export_format import AuditExport
+from sapsam.domain.events import (
+    DEFAULT_CODEC,
+    ArrangementCommitted,
+    ArrangementRevealed,
+    CardsDealt,
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    DeckCut,
+    EntropyContributed,
+    Event,
+    EventCodec,
+    PlayerSeated,
+    RevealsOpened,
+    SeatConfirmed,
+    SeatTimedOut,
+    SeedRevealed,
+    SeriesCompleted,
+    TableCreated,
+)
+from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
+from sapsam.rules.cards import format_cards
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat at one moment: who sits there, how far it is, and its cards as far as known."""
+
+    seat: int
+    player: str | None
+    status: str
+    cards: str | None
+    """The seat's 13 dealt cards (card notation), when they can be known offline."""
+    seen_by: str
+    """Who could see ``cards`` at that moment: ``nobody``, ``seat N only`` or ``everyone``."""
+    arrangement: str | None
+    """The revealed rows ``front|middle|back``, public from the reveal on."""
+    series_total: int
+
+
+@dataclass(frozen=True)
+class ReplayFrame:
+    """The table right after one event."""
+
+    version: int
+    position: int
+    event_type: str
+    actor: str
+    recorded_at: str
+    happened: str
+    phase: str
+    deal_number: int | None
+    dealer: int | None
+    seats: tuple[SeatView, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for JSON output."""
+        return {
+            "version": self.version,
+            "position": self.position,
+            "event_type": self.event_type,
+            "actor": self.actor,
+            "recorded_at": self.recorded_at,
+            "happened": self.happened,
+            "phase": self.phase,
+            "deal_number": self.deal_number,
+            "dealer": self.dealer,
+            "seats": [
+                {
+                    "seat": view.seat,
+                    "player": view.player,
+                    "status": view.status,
+                    "cards": view.cards,
+                    "seen_by": view.seen_by,
+                    "arrangement": view.arrangement,
+                    "series_total": view.series_total,
+                }
+                for view in self.seats
+            ],
+        }
+
+
+def _hands_by_deal(events: Sequence[Event], table_id: uuid.UUID | None) -> dict[int, list[str]]:
+    """Each finished deal's dealt hands, recomputed from its published seed."""
+    hands: dict[int, list[str]] = {}
+    if table_id is None:
+        return hands
+    seat_count = 0
+    started: dict[int, DealStarted] = {}
+    cuts: dict[int, int] = {}
+    contributions: dict[int, dict[int, bytes]] = {}
+    for event in events:
+        if isinstance(event, TableCreated):
+            seat_count = event.seat_count
+        elif isinstance(event, DealStarted):
+            started[event.deal_number] = event
+        elif isinstance(event, EntropyContributed):
+            contributions.setdefault(event.deal_number, {})[event.seat] = bytes.fromhex(
+                event.entropy
+            )
+        elif isinstance(event, DeckCut):
+            cuts[event.deal_number] = event.position
+        elif isinstance(event, SeedRevealed) and event.deal_number in started:
+            number = event.deal_number
+            given = contributions.get(number, {})
+            try:
+                dealt = fairness.hands_for_deal(
+                    bytes.fromhex(event.seed),
+                    tuple(given.get(seat) for seat in range(seat_count)),
+                    table_id,
+                    number,
+                    cuts[number],
+                    started[number].dealer,
+                    seat_count,
+                )
+            except (KeyError, ValueError):
+                continue  # a malformed record: the verifier names it; the replay just can't show
+            hands[number] = [format_cards(hand) for hand in dealt]
+    return hands
+
+
+def _happened(event: Event, state: TableState) -> str:
+    """The event in words."""
+    if isinstance(event, TableCreated):
+        rules = state.rule_set
+        return (
+            f"{event.created_by} created the table: {event.seat_count} seats, rule set "
+            f"{rules.name!r}, a series of {rules.series_length} deals"
+        )
+    if isinstance(event, PlayerSeated):
+        return f"{event.player_id} sat at seat {event.seat}"
+    if isinstance(event, DealerChosen):
+        return f"the lot drew {' '.join(event.lot_cards)}: seat {event.dealer} deals first"
+    if isinstance(event, DealStarted):
+        return (
+            f"deal {event.deal_number} started, dealt by seat {event.dealer}; the seed is "
+            f"committed as {event.seed_commitment[:16]}…"
+        )
+    if isinstance(event, EntropyContributed):
+        return f"seat {event.seat} mixed its own entropy into the shuffle"
+    if isinstance(event, DeckCut):
+        return f"seat {event.seat} cut the deck at position {event.position}"
+    if isinstance(event, CardsDealt):
+        return "thirteen cards were dealt to each seat (the log holds only their digests)"
+    if isinstance(event, ArrangementCommitted):
+        return f"seat {event.seat} committed to an arrangement ({event.commitment[:16]}…)"
+    if isinstance(event, SeatConfirmed):
+        return f"seat {event.seat} confirmed its arrangement"
+    if isinstance(event, RevealsOpened):
+        return "every seat is settled: reveals are open"
+    if isinstance(event, ArrangementRevealed):
+        rows = f"{' '.join(event.front)} | {' '.join(event.middle)} | {' '.join(event.back)}"
+        foul = f" — a foul ({event.foul_reason})" if event.foul else ""
+        return f"seat {event.seat} revealed {rows}{foul}"
+    if isinstance(event, SeatTimedOut):
+        return (
+            f"seat {event.seat} missed its {event.stage} deadline: its hand counts as "
+            f"{'the solver sets it' if event.consequence == 'solver' else 'a foul'}"
+        )
+    if isinstance(event, SeedRevealed):
+        return "the seed was revealed: anyone can now recompute every hand of this deal"
+    if isinstance(event, DealScored):
+        return (
+            f"deal {event.deal_number} scored: {list(event.totals)}; series totals "
+            f"{list(event.series_totals)}"
+        )
+    if isinstance(event, SeriesCompleted):
+        places = ", ".join(f"seat {s.seat} place {s.place} ({s.total})" for s in event.standings)
+        return f"the series is complete after {event.deals_played} deals: {places}"
+    return event.TYPE  # pragma: no cover - every event type is listed above
+
+
+def _seat_status(state: TableState, seat: int) -> str:
+    deal = state.deal
+    if deal is None or deal.scored:
+        return "seated" if state.seats[seat] is not None else "empty"
+    if not deal.dealt:
+        return "waiting for the deal"
+    reveal = deal.reveals[seat]
+    if reveal is not None:
+        return "revealed (foul)" if reveal.foul else "revealed"
+    if deal.timeouts[seat] is not None:
+        return f"timed out ({deal.timeouts[seat]})"
+    if deal.confirmed[seat]:
+        return "confirmed"
+    if deal.commitments[seat] is not None:
+        return "committed"
+    return "arranging"
+
+
+def _seat_view(state: TableState, seat: int, hands: Mapping[int, list[str]]) -> SeatView:
+    deal = state.deal
+    cards: str | None = None
+    seen_by = "nobody"
+    arrangement: str | None = None
+    if deal is not None and deal.dealt:
+        reveal = deal.reveals[seat]
+        if reveal is not None:
+            arrangement = arrangement_text(reveal.arrangement)
+        known = hands.get(deal.number)
+        cards = known[seat] if known is not None else None
+        if deal.seed is not None or reveal is not None:
+            seen_by = "everyone"
+        else:
+            seen_by = f"seat {seat} only"
+            if cards is None:
+                seen_by += " (not computable offline before the seed is revealed)"
+    totals = state.series_totals
+    return SeatView(
+        seat=seat,
+        player=state.seats[seat],
+        status=_seat_status(state, seat),
+        cards=cards,
+        seen_by=seen_by,
+        arrangement=arrangement,
+        series_total=totals[seat] if seat < len(totals) else 0,
+    )
+
+
+def replay(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) -> list[ReplayFrame]:
+    """One frame per exported event, in order. Raises ``ValueError`` for an undecodable event
+    (verify the export first to learn what is wrong with it)."""
+    decoded = [codec.decode(e.type, e.schema_version, e.data) for e in export.events]
+    created = next((event for event in decoded if isinstance(event, TableCreated)), None)
+    table_id = uuid.UUID(created.table_id) if created is not None else None
+    hands = _hands_by_deal(decoded, table_id)
+    frames: list[ReplayFrame] = []
+    state = INITIAL_STATE
+    for exported, event in zip(export.events, decoded, strict=True):
+        state = evolve(state, event)
+        deal = state.deal
+        frames.append(
+            ReplayFrame(
+                version=exported.version,
+                position=exported.position,
+                event_type=exported.type,
+                actor=str(exported.metadata.get("actor", "")),
+                recorded_at=str(exported.metadata.get("recorded_at", "")),
+                happened=_happened(event, state),
+                phase=state.phase.value,
+                deal_number=None if deal is None else deal.number,
+                dealer=None if deal is None else deal.dealer,
+                seats=tuple(_seat_view(state, seat, hands) for seat in range(state.seat_count)),
+            )
+        )
+    return frames
+
+
+def frame_at(frames: Sequence[ReplayFrame], version: int) -> ReplayFrame | None:
+    """The table as it stood at ``version``: the frame of the last event at or before it."""
+    chosen = None
+    for frame in frames:
+        if frame.version <= version:
+            chosen = frame
+    return chosen
+
+
+def render_frame(frame: ReplayFrame) -> str:
+    """A frame as text: the event, then the table and each seat."""
+    deal = "" if frame.deal_number is None else f", deal {frame.deal_number}"
+    dealer = "" if frame.dealer is None else f", dealer seat {frame.dealer}"
+    lines = [
+        f"v{frame.version} {frame.event_type} by {frame.actor or '?'} at {frame.recorded_at}",
+        f"  {frame.happened}",
+        f"  table: {frame.phase}{deal}{dealer}",
+    ]
+    for view in frame.seats:
+        player = view.player or "(empty)"
+        line = f"  seat {view.seat} {player}: {view.status}, total {view.series_total}"
+        if view.cards is not None:
+            line += f"; cards {view.cards} [seen by {view.seen_by}]"
+        elif view.seen_by != "nobody":
+            line += f"; cards seen by {view.seen_by}"
+        if view.arrangement is not None:
+            line += f"; shows {view.arrangement}"
+        lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,146 @@
+"""The audit report: named checks with ✓/✗, the first divergence in words, and a JSON form.
+
+Pure. A check has a stable ``name`` (``chain``, ``seed_commitment``, ``reveal_commitment[2]`` …;
+docs/audit.md lists them all) and, for a deal's checks, the ``deal`` number it belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    """How a check ended."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    """Not run: a check it relies on failed, so its inputs are not trustworthy."""
+    PENDING = "pending"
+    """Not yet checkable: the deal is still being played (its seed is not published)."""
+
+
+SYMBOLS = {
+    Status.PASSED: "✓",
+    Status.FAILED: "✗",
+    Status.SKIPPED: "–",
+    Status.PENDING: "…",
+}
+
+
+@dataclass(frozen=True)
+class AuditCheck:
+    """One check: what it confirms, its status, and on failure what was expected and found."""
+
+    name: str
+    status: Status
+    detail: str = ""
+    expected: str = ""
+    found: str = ""
+    deal: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The check's name, prefixed with its deal: ``deal 3 · cut``."""
+        return self.name if self.deal is None else f"deal {self.deal} · {self.name}"
+
+    @property
+    def failed(self) -> bool:
+        """Ran and did not hold."""
+        return self.status is Status.FAILED
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for JSON output."""
+        return {
+            "name": self.name,
+            "deal": self.deal,
+            "status": self.status.value,
+            "passed": self.status is Status.PASSED,
+            "detail": self.detail,
+            "expected": self.expected,
+            "found": self.found,
+        }
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """Every check in the order it ran. ``ok`` only when none failed or was skipped."""
+
+    subject: str
+    checks: tuple[AuditCheck, ...]
+    deals_verified: int = 0
+    events_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when everything checked holds (pending deals are not failures)."""
+        return all(check.status in (Status.PASSED, Status.PENDING) for check in self.checks)
+
+    @property
+    def failed(self) -> tuple[AuditCheck, ...]:
+        """The checks that ran and failed, in order."""
+        return tuple(check for check in self.checks if check.failed)
+
+    @property
+    def first_divergence(self) -> AuditCheck | None:
+        """The first check that failed: where the record stops holding."""
+        failed = self.failed
+        return failed[0] if failed else None
+
+    def named(self, name: str, deal: int | None = None) -> AuditCheck:
+        """The check called ``name`` (of ``deal``); ``KeyError`` if there is none."""
+        for check in self.checks:
+            if check.name == name and (deal is None or check.deal == deal):
+                return check
+        raise KeyError(name if deal is None else f"deal {deal} {name}")
+
+    def failed_names(self) -> tuple[str, ...]:
+        """Names of the failed checks (without their deal)."""
+        return tuple(check.name for check in self.failed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON values."""
+        first = self.first_divergence
+        return {
+            "subject": self.subject,
+            "ok": self.ok,
+            "deals_verified": self.deals_verified,
+            "events_checked": self.events_checked,
+            "first_divergence": None if first is None else first.to_dict(),
+            "checks": [check.to_dict() for check in self.checks],
+        }
+
+
+def render_text(report: AuditReport) -> str:
+    """The human report: one line per check, the first divergence in words, then a verdict."""
+    lines = [f"Audit of {report.subject}"]
+    for check in report.checks:
+        text = f"{SYMBOLS[check.status]} {check.label}"
+        if check.detail:
+            text += f": {check.detail}"
+        lines.append(text)
+        if check.failed and (check.expected or check.found):
+            lines.append(f"    expected {check.expected or '-'}")
+            lines.append(f"    found    {check.found or '-'}")
+    first = report.first_divergence
+    if first is not None:
+        lines.append(f"First divergence: {first.label}: {first.detail}")
+    verdict = "everything holds" if report.ok else f"{len(report.failed)} check(s) failed"
+    lines.append(
+        f"{'OK' if report.ok else 'FAILED'}: {verdict} "
+        f"({report.deals_verified} deal(s) verified, {report.events_checked} event(s) checked)"
+    )
+    return "\n".join(lines)
+
+
+def merge(subject: str, reports: Sequence[AuditReport]) -> AuditReport:
+    """One report from several (e.g. the offline checks plus the database's own)."""
+    return AuditReport(
+        subject=subject,
+        checks=tuple(check for report in reports for check in report.checks),
+        deals_verified=sum(report.deals_verified for report in reports),
+        events_checked=sum(report.events_checked for report in reports),
+    )

@@ -1,0 +1,81 @@
+"""Plays whole deals and series through the real ``TableService``: sample data for the audit's
+tests, benchmarks and demonstrations. Every seat plays the solver's arrangement, commits to it with
+a fresh nonce, confirms and reveals, exactly as a client would over the API.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sapsam import fairness
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.solver import solve
+from sapsam.store.tables import TableService
+
+PLAYERS = ("ann", "bob", "cid", "dee")
+
+
+def seated_table(
+    service: TableService,
+    seat_count: int,
+    rule_set: RuleSet = DEFAULT_RULE_SET,
+    players: tuple[str, ...] = PLAYERS,
+    request_id: str | None = None,
+) -> uuid.UUID:
+    """A new table with every seat taken (the dealer is drawn when the last seat fills)."""
+    created = service.create_table(
+        rule_set, seat_count, "operator", request_id or f"create-{uuid.uuid4()}"
+    )
+    for player in players[:seat_count]:
+        service.join(created.table_id, player, None, f"join-{player}")
+    return created.table_id
+
+
+def start_and_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
+    """Start deal ``number`` and have the seat on the dealer's right cut (the cards are dealt)."""
+    state = service.start_deal(table_id, "operator", f"start-{number}").state
+    deal = state.deal
+    assert deal is not None
+    cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
+    assert cutter is not None
+    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"cut-{number}")
+
+
+def play_deal(
+    service: TableService, table_id: uuid.UUID, number: int, entropy: bool = True
+) -> None:
+    """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal."""
+    state = service.start_deal(table_id, "operator", f"start-{number}").state
+    deal = state.deal
+    assert deal is not None
+    seats = [player for player in state.seats if player is not None]
+    if entropy:
+        # The first seat mixes in its own bytes, so the contributions path is exercised too.
+        service.contribute_entropy(table_id, seats[0], bytes([number]) * 16, f"entropy-{number}")
+    cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
+    assert cutter is not None
+    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"cut-{number}")
+    chosen = {}
+    for player in seats:
+        seat, hand = service.hand_of(table_id, player)
+        arrangement = solve(hand, service.load(table_id).rule_set)
+        nonce = fairness.new_seed()[:16]
+        chosen[player] = (arrangement, nonce)
+        commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
+        service.commit(table_id, player, commitment, f"commit-{number}")
+        service.confirm(table_id, player, f"confirm-{number}")
+    for player, (arrangement, nonce) in chosen.items():
+        service.reveal(table_id, player, arrangement, nonce, f"reveal-{number}")
+
+
+def play_series(
+    service: TableService,
+    seat_count: int,
+    deals: int | None = None,
+    rule_set: RuleSet = DEFAULT_RULE_SET,
+) -> uuid.UUID:
+    """A new table with ``deals`` deals played (default: the whole series)."""
+    table_id = seated_table(service, seat_count, rule_set)
+    for number in range(1, (deals or rule_set.series_length) + 1):
+        play_deal(service, table_id, number)
+    return table_id

@@ -105,12 +105,15 @@ class Api:
         self.revealed: set[int] = set()
         self.secrets: dict[int, DealSecrets] = {}
         self.lock = threading.Lock()
+        # Calls made with these tokens go to another server's stubs (two-process tests).
+        self.routes: dict[str, Api] = {}
 
     # -- calls ----------------------------------------------------------------------------------
 
     def call(self, method: str, request: Message, token: str, observer: str = "") -> Any:
         """Call a TableService or PlayerService method and record the response."""
-        stub: Any = self.players if method in ("RegisterPlayer", "GetPlayer") else self.tables
+        target = self.routes.get(token, self)
+        stub: Any = target.players if method in ("RegisterPlayer", "GetPlayer") else target.tables
         response = getattr(stub, method)(request, metadata=bearer(token) if token else ())
         self.record(response, observer)
         return response

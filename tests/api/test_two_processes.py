@@ -1,0 +1,132 @@
+"""Two `sapsam serve` processes on one database: players split across them finish a deal, and a
+watcher on each process sees every event, in order. Both stop gracefully on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from api_client import OPERATOR_TOKEN, Api, Watcher, hidden_information_violations
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from sapsam.rules.ruleset import preset
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ServerProcess:
+    """One `sapsam serve` child process."""
+
+    def __init__(self, database_url: str) -> None:
+        self.port = free_port()
+        environment = {**os.environ, "SAPSAM_OPERATOR_TOKEN": OPERATOR_TOKEN}
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sapsam.cli",
+                "serve",
+                "--database-url",
+                database_url,
+                "--listen",
+                f"127.0.0.1:{self.port}",
+            ],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+
+    def wait_until_serving(self, timeout: float = 60) -> None:
+        health = health_pb2_grpc.HealthStub(self.channel)
+        deadline = time.monotonic() + timeout
+        while True:
+            assert self.process.poll() is None, (
+                self.process.stderr.read() if self.process.stderr else ""
+            )
+            try:
+                status = health.Check(health_pb2.HealthCheckRequest(), timeout=1).status
+                if status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+
+    def stop(self) -> tuple[int, str]:
+        """SIGTERM, then the exit code and everything it logged."""
+        self.channel.close()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            _, log = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, log = self.process.communicate()
+        return self.process.returncode, log
+
+
+@pytest.fixture
+def two_servers(database_url: str) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    servers = (ServerProcess(database_url), ServerProcess(database_url))
+    try:
+        for server in servers:
+            server.wait_until_serving()
+        yield servers
+    finally:
+        for server in servers:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.communicate()
+
+
+def test_players_split_across_two_processes_finish_a_deal(
+    two_servers: tuple[ServerProcess, ServerProcess], database_url: str
+) -> None:
+    first, second = two_servers
+    api = Api(first.channel, database_url)
+    other = Api(second.channel, database_url)
+    table, players = api.seated_table(4, "pagat", series_length=1)
+    # Seats 1 and 3 play through the second process; the rest through the first.
+    for player in players[1::2]:
+        api.routes[player.token] = other
+    spectator = api.register("spectator")
+    watchers = [Watcher(api, table, spectator.token), Watcher(other, table, spectator.token)]
+
+    api.play_deal(table, players, preset("pagat"), deal_index=0)
+
+    logged = api.logged_events(table)
+    for watcher in watchers:
+        watcher.wait()
+        streamed = [response.event for response in watcher.messages]
+        assert [event.version for event in streamed] == list(range(1, len(logged) + 1))
+        assert [event.type for event in streamed] == [event.TYPE for event in logged]
+        assert hidden_information_violations(watcher.observations, api.secrets) == []
+    first_stream = [r.SerializeToString() for r in watchers[0].messages]
+    assert first_stream == [r.SerializeToString() for r in watchers[1].messages]
+
+    tokens = [player.token for player in players] + [spectator.token, OPERATOR_TOKEN]
+    for server in (first, second):
+        code, log = server.stop()
+        assert code == 0, log
+        lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+        calls = [line for line in lines if "method" in line]
+        assert calls, "each process logged its calls"
+        assert all(
+            {"method", "table", "seat", "status", "duration_ms"} <= line.keys() for line in calls
+        )
+        assert not any(token in log for token in tokens)
+        assert any(line.get("message") == "stopped" for line in lines)

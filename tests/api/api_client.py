@@ -257,6 +257,22 @@ class Api:
                 player.token,
                 player.seat,
             )
+        # Mid-deal reads, so the hidden-information walk sees every response type with secrets
+        # in play: a deal result, a table listing and a player profile before the reveals.
+        partial = self.call(
+            "GetDealResult",
+            table_service_pb2.GetDealResultRequest(name=started.deal),
+            players[0].token,
+            players[0].seat,
+        ).result
+        assert not partial.seed_revealed and not partial.seed
+        self.call("ListTables", table_service_pb2.ListTablesRequest(), players[0].token)
+        self.call(
+            "GetPlayer",
+            player_service_pb2.GetPlayerRequest(name=players[-1].name),
+            players[0].token,
+            players[0].seat,
+        )
         for index, player in enumerate(players):
             arrangement, nonce = chosen[player.seat]
             if index == len(players) - 1:

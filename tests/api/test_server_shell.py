@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -301,3 +304,54 @@ def test_every_domain_reason_has_a_status() -> None:
 def test_unlisted_reasons_are_refusals_not_internal_errors() -> None:
     assert errors.status_code_for("SOMETHING_NEW") == grpc.StatusCode.FAILED_PRECONDITION
     assert errors.status_code_for("NOT_SEATED") == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_tls_only_with_the_configured_certificate(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    services = Services(
+        table_service=RaisingTableService(),
+        player_service=player_service_pb2_grpc.PlayerServiceServicer(),
+        token_lookup={}.get,
+    )
+    running = start_server(
+        ServerConfig(listen="127.0.0.1:0", tls_cert=cert, tls_key=key, grace_seconds=1), services
+    )
+    try:
+        credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        with grpc.secure_channel(f"localhost:{running.port}", credentials) as secure:
+            response = health_pb2_grpc.HealthStub(secure).Check(
+                health_pb2.HealthCheckRequest(), timeout=10
+            )
+            assert response.status == health_pb2.HealthCheckResponse.SERVING
+        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as plaintext:
+            with pytest.raises(grpc.RpcError) as raised:
+                health_pb2_grpc.HealthStub(plaintext).Check(
+                    health_pb2.HealthCheckRequest(), timeout=5
+                )
+            assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        running.stop()

@@ -130,3 +130,43 @@ def test_players_split_across_two_processes_finish_a_deal(
         )
         assert not any(token in log for token in tokens)
         assert any(line.get("message") == "stopped" for line in lines)
+
+
+def test_workers_share_one_port(database_url: str) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sapsam.cli",
+            "serve",
+            "--database-url",
+            database_url,
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # Fresh connections are spread over the processes by the kernel (SO_REUSEPORT).
+        for _ in range(24):
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), wait_for_ready=True, timeout=60
+                )
+        process.send_signal(signal.SIGTERM)
+        _, log = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, log
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+    serving_pids = {
+        line["pid"] for line in lines if line.get("method") == "/grpc.health.v1.Health/Check"
+    }
+    assert len(serving_pids) == 2, "both worker processes answered calls"

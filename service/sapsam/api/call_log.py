@@ -1,4 +1,4 @@
-"""One structured JSON log line per call: method, table, seat, status, duration.
+"""One structured JSON log line per call: method, table, seat, status, duration (and the pid).
 
 The line is built from an allow-list, never from the request or the metadata as a whole: the only
 request fields read are the resource names ``name``, ``table`` and ``seat`` (reduced to a table id
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -70,6 +71,7 @@ class CallLogInterceptor(CallInterceptor):
             "seat": seat,
             "status": status,
             "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            "pid": os.getpid(),  # which worker process served the call
         }
         _logger.info(json.dumps(line, separators=(",", ":")))
 

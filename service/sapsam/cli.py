@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sapsam.commands.rules_commands",
     "sapsam.commands.store_commands",
     "sapsam.commands.serve_command",
+    "sapsam.commands.audit_commands",
 )
 
 

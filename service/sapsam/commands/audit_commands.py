@@ -1,0 +1,270 @@
+"""``sapsam audit export | verify | replay``: take a deal home, check it, watch it again.
+
+- ``sapsam audit export --table T [--deal N] [-o FILE] [--player ID]`` writes the export (JSON
+  lines, docs/audit.md) of one deal or, without ``--deal``, of the whole table. The command runs
+  with the operator's rights unless ``--player`` names whose rights to apply.
+- ``sapsam audit verify FILE [--json]`` verifies an export offline: no database, no network.
+- ``sapsam audit verify --table T [--deal N] [--json]`` verifies against the database.
+- ``sapsam audit verify --all [--json]`` audits the whole database: every stream's chain, every
+  finished deal, every read model rebuilt in a scratch schema and compared row by row.
+- ``sapsam audit replay FILE [--at VERSION] [--json]`` prints the table after each event.
+
+The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
+Exit status: 0 when everything holds, 1 when a check fails, 2 when the command cannot run (bad
+arguments, unreadable file, no such table or deal, not allowed); errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+import psycopg
+
+from sapsam.audit.export_format import (
+    AuditExport,
+    ExportAccessError,
+    ExportFormatError,
+    NothingToExportError,
+    Requester,
+    read_export,
+    write_lines,
+)
+from sapsam.audit.replay import frame_at, render_frame, replay
+from sapsam.audit.report import AuditReport, render_text
+from sapsam.audit.verifier import verify_export
+
+FAILED: Final = 1
+CANNOT_RUN: Final = 2
+TABLE_PREFIX: Final = "tables/"
+
+
+class CommandError(Exception):
+    """The command cannot run; the message is shown as one line."""
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``audit`` subcommand and its actions."""
+    audit = subparsers.add_parser(
+        "audit", help="export, verify and replay deals", description=__doc__.split("\n\n")[0]
+    )
+    actions = audit.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
+
+    export = actions.add_parser("export", help="write a deal's or table's export (JSON lines)")
+    export.add_argument("--table", required=True, help="table id (uuid or tables/{id})")
+    export.add_argument("--deal", type=int, help="deal number (default: the whole table)")
+    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+    export.add_argument("--player", help="apply this player's export rights, not the operator's")
+    _database_options(export)
+    export.set_defaults(handler=_export)
+
+    verify = actions.add_parser("verify", help="verify an export offline, or the database")
+    verify.add_argument("file", nargs="?", help="export to verify offline ('-' for stdin)")
+    verify.add_argument("--table", help="verify this table in the database")
+    verify.add_argument("--deal", type=int, help="with --table: only this deal")
+    verify.add_argument("--all", action="store_true", help="audit the whole database")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="with --all: also compare the projectors of this module; repeatable",
+    )
+    _database_options(verify)
+    verify.set_defaults(handler=_verify)
+
+    replay_parser = actions.add_parser("replay", help="print the table after each event")
+    replay_parser.add_argument("file", help="export to replay ('-' for stdin)")
+    replay_parser.add_argument("--at", type=int, metavar="VERSION", help="show only this moment")
+    replay_parser.add_argument("--json", action="store_true", help="print frames as JSON lines")
+    replay_parser.set_defaults(handler=_replay)
+
+
+def _database_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
+    )
+    parser.add_argument(
+        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
+    )
+
+
+def _table_id(text: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text.removeprefix(TABLE_PREFIX))
+    except ValueError:
+        raise CommandError(f"--table {text!r} is not a table id") from None
+
+
+@contextmanager
+def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
+    # Imported here so offline verification and replay never load the database code.
+    from sapsam.store.embedded import EmbeddedDatabaseError, open_database
+
+    try:
+        with (
+            open_database(arguments.database_url, arguments.data_dir) as handle,
+            psycopg.connect(handle.url, autocommit=True) as connection,
+        ):
+            yield connection
+    except EmbeddedDatabaseError as error:
+        raise CommandError(str(error)) from None
+    except psycopg.OperationalError as error:
+        raise CommandError(f"cannot reach the database: {error}".strip()) from None
+
+
+@contextmanager
+def _input(name: str) -> Iterator[TextIO]:
+    if name == "-":
+        yield sys.stdin
+        return
+    try:
+        with Path(name).open(encoding="utf-8") as handle:
+            yield handle
+    except OSError as error:
+        raise CommandError(f"cannot read {name}: {error.strerror}") from None
+
+
+def _run(body: Any, arguments: argparse.Namespace) -> int:
+    try:
+        result = body(arguments)
+        assert isinstance(result, int)
+        return result
+    except (CommandError, ExportAccessError, NothingToExportError, ExportFormatError) as error:
+        print(f"sapsam audit: {error}", file=sys.stderr)
+        return CANNOT_RUN
+
+
+def _export(arguments: argparse.Namespace) -> int:
+    """Write the export of one deal (``--deal``) or of the whole table."""
+    return _run(_export_body, arguments)
+
+
+def _export_body(arguments: argparse.Namespace) -> int:
+    from sapsam.audit import database
+
+    table_id = _table_id(arguments.table)
+    requester = Requester.player(arguments.player) if arguments.player else Requester.operator()
+    with _connection(arguments) as connection:
+        if arguments.deal is None:
+            export = database.export_table(connection, table_id, requester)
+        else:
+            export = database.export_deal(connection, table_id, arguments.deal, requester)
+    _write_export(export, arguments.output)
+    return 0
+
+
+def _write_export(export: AuditExport, output: str | None) -> None:
+    text = "".join(line + "\n" for line in write_lines(export))
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot write {output}: {error.strerror}") from None
+
+
+def _verify(arguments: argparse.Namespace) -> int:
+    """Verify an export offline, one table or deal in the database, or the whole database."""
+    return _run(_verify_body, arguments)
+
+
+def _verify_body(arguments: argparse.Namespace) -> int:
+    chosen = [arguments.file is not None, arguments.table is not None, arguments.all]
+    if sum(chosen) != 1:
+        raise CommandError("give exactly one of FILE, --table T or --all")
+    if arguments.deal is not None and arguments.table is None:
+        raise CommandError("--deal needs --table")
+    if arguments.file is not None:
+        with _input(arguments.file) as handle:
+            report = verify_export(handle)
+    else:
+        report = _verify_online(arguments)
+    _print_report(report, arguments.json)
+    return 0 if report.ok else FAILED
+
+
+def _verify_online(arguments: argparse.Namespace) -> AuditReport:
+    from sapsam.audit import database
+    from sapsam.audit.projection_audit import default_projectors
+    from sapsam.store.projections import registered_projectors
+
+    with _connection(arguments) as connection:
+        if arguments.all:
+            projectors = default_projectors()
+            for extra in registered_projectors(tuple(arguments.module)):
+                if all(extra.name != known.name for known in projectors):
+                    projectors.append(extra)
+            bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+            try:
+                return database.audit_database(connection, bar.update if bar else None, projectors)
+            finally:
+                if bar is not None:
+                    bar.finish()
+        table_id = _table_id(arguments.table)
+        if arguments.deal is None:
+            return database.verify_table_online(connection, table_id)
+        return database.verify_deal_online(connection, table_id, arguments.deal)
+
+
+def _print_report(report: AuditReport, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        print(render_text(report))
+
+
+class ProgressBar:
+    """A one-line progress bar redrawn in place (only used when stderr is a terminal)."""
+
+    WIDTH: Final = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.drawn = False
+
+    def update(self, done: int, total: int) -> None:
+        """Redraw for ``done`` of ``total`` deals."""
+        filled = self.WIDTH if total == 0 else self.WIDTH * done // total
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.stream.write(f"\rverifying deals [{bar}] {done}/{total}")
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        """End the bar's line (the projection comparison follows)."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _replay(arguments: argparse.Namespace) -> int:
+    """Print the table as it stood after each event (or at ``--at VERSION``)."""
+    return _run(_replay_body, arguments)
+
+
+def _replay_body(arguments: argparse.Namespace) -> int:
+    with _input(arguments.file) as handle:
+        export = read_export(handle)
+    try:
+        frames = replay(export)
+    except ValueError as error:
+        raise CommandError(f"cannot replay: {error} (run sapsam audit verify on it)") from None
+    if arguments.at is not None:
+        frame = frame_at(frames, arguments.at)
+        if frame is None:
+            raise CommandError(f"the export has no event at or before version {arguments.at}")
+        frames = [frame]
+    for frame in frames:
+        if arguments.json:
+            print(json.dumps(frame.to_dict(), ensure_ascii=False))
+        else:
+            print(render_frame(frame))
+    return 0

@@ -355,3 +355,15 @@ def test_tls_only_with_the_configured_certificate(tmp_path: Path) -> None:
             assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
     finally:
         running.stop()
+
+
+def test_the_api_guide_lists_every_reason_with_its_status() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    section = guide.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[1].startswith("`"):
+            for reason in cells[1].replace("`", "").split(","):
+                rows[reason.strip()] = cells[0]
+    assert rows == {reason: code.name for reason, code in errors.STATUS_BY_REASON.items()}

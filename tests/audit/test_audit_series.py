@@ -48,7 +48,7 @@ def test_every_deal_of_a_series_verifies_offline_and_online(
             )
             lines = list(write_lines(export))
             report = verify_export(lines)
-            assert report.ok, [check for check in report.checks if not check.status == "passed"]
+            assert report.ok, [check for check in report.checks if check.status != "passed"]
             assert report.deals_verified == 1
             for name in FAIRNESS_CHECKS:
                 assert report.named(name, number).status is Status.PASSED

@@ -90,6 +90,7 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
     rule_set = _rule_set(created)
     checks.append(_header_check(export, decoded, created, rule_set))
     chosen = next((event for _, event in decoded if isinstance(event, DealerChosen)), None)
+    checks.append(_opening_check(decoded, created))
     checks.append(_lot_check(created, chosen))
     deals = _group_deals(decoded)
     verified_totals: dict[int, tuple[int, ...]] = {}
@@ -347,6 +348,48 @@ def _header_check(
         Status.PASSED,
         f"table {created.table_id}, {created.seat_count} seats, rule set {name!r} as recorded",
     )
+
+
+def _opening_check(
+    decoded: Sequence[tuple[int, Event]], created: TableCreated | None
+) -> AuditCheck:
+    """TableCreated at version 1, each seat taken once, then the dealer drawn; nothing else."""
+    opening: list[tuple[int, Event]] = []
+    for version, event in decoded:
+        if isinstance(event, DealStarted):
+            break
+        opening.append((version, event))
+    if created is None or not opening or opening[0][1] is not created or opening[0][0] != 1:
+        return AuditCheck("opening", Status.FAILED, "the export does not begin with TableCreated")
+    seats: dict[int, str] = {}
+    drawn = False
+    for version, event in opening[1:]:
+        if isinstance(event, PlayerSeated) and not drawn:
+            if not 0 <= event.seat < created.seat_count or event.seat in seats:
+                return AuditCheck(
+                    "opening",
+                    Status.FAILED,
+                    f"the PlayerSeated event at version {version} takes seat {event.seat}, "
+                    "which does not exist or is already taken",
+                )
+            if event.player_id in seats.values():
+                return AuditCheck(
+                    "opening",
+                    Status.FAILED,
+                    f"the PlayerSeated event at version {version} seats {event.player_id} twice",
+                )
+            seats[event.seat] = event.player_id
+        elif isinstance(event, DealerChosen) and not drawn and len(seats) == created.seat_count:
+            drawn = True
+        else:
+            return AuditCheck(
+                "opening",
+                Status.FAILED,
+                f"the {event.TYPE} event at version {version} is out of place before the first "
+                "deal (expected TableCreated, a PlayerSeated per seat, then DealerChosen)",
+            )
+    players = ", ".join(f"seat {seat}: {seats[seat]}" for seat in sorted(seats))
+    return AuditCheck("opening", Status.PASSED, players or "no seat taken yet")
 
 
 def _lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> AuditCheck:

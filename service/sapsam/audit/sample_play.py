@@ -27,34 +27,36 @@ def seated_table(
         rule_set, seat_count, "operator", request_id or f"create-{uuid.uuid4()}"
     )
     for player in players[:seat_count]:
-        service.join(created.table_id, player, None, f"join-{player}")
+        service.join(created.table_id, player, None, f"{created.table_id}/join-{player}")
     return created.table_id
 
 
 def start_and_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
     """Start deal ``number`` and have the seat on the dealer's right cut (the cards are dealt)."""
-    state = service.start_deal(table_id, "operator", f"start-{number}").state
+    state = service.start_deal(table_id, "operator", f"{table_id}/start-{number}").state
     deal = state.deal
     assert deal is not None
     cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
     assert cutter is not None
-    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"cut-{number}")
+    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
 
 
 def play_deal(
     service: TableService, table_id: uuid.UUID, number: int, entropy: bool = True
 ) -> None:
     """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal."""
-    state = service.start_deal(table_id, "operator", f"start-{number}").state
+    state = service.start_deal(table_id, "operator", f"{table_id}/start-{number}").state
     deal = state.deal
     assert deal is not None
     seats = [player for player in state.seats if player is not None]
     if entropy:
         # The first seat mixes in its own bytes, so the contributions path is exercised too.
-        service.contribute_entropy(table_id, seats[0], bytes([number]) * 16, f"entropy-{number}")
+        service.contribute_entropy(
+            table_id, seats[0], bytes([number]) * 16, f"{table_id}/entropy-{number}"
+        )
     cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
     assert cutter is not None
-    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"cut-{number}")
+    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
     chosen = {}
     for player in seats:
         seat, hand = service.hand_of(table_id, player)
@@ -62,10 +64,10 @@ def play_deal(
         nonce = fairness.new_seed()[:16]
         chosen[player] = (arrangement, nonce)
         commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
-        service.commit(table_id, player, commitment, f"commit-{number}")
-        service.confirm(table_id, player, f"confirm-{number}")
+        service.commit(table_id, player, commitment, f"{table_id}/commit-{number}")
+        service.confirm(table_id, player, f"{table_id}/confirm-{number}")
     for player, (arrangement, nonce) in chosen.items():
-        service.reveal(table_id, player, arrangement, nonce, f"reveal-{number}")
+        service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{number}")
 
 
 def play_series(

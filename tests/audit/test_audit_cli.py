@@ -1,0 +1,223 @@
+"""``sapsam audit``: export → verify round trips, tampered files, online and whole-database runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
+from sapsam.cli import main
+from sapsam.store.tables import TableService
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_export_then_verify_round_trip_exits_zero(
+    service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = play_series(service, 3, deals=2)
+    deal_file = tmp_path / "deal.jsonl"
+    code, out, err = _run(
+        capsys,
+        "audit",
+        "export",
+        "--table",
+        f"tables/{table_id}",
+        "--deal",
+        "2",
+        "-o",
+        str(deal_file),
+        "--player",
+        "bob",
+        "--database-url",
+        database_url,
+    )
+    assert (code, out, err) == (0, "", "")
+    code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
+    assert code == 0
+    assert "✓ chain" in out and "✓ deal 2 · scores" in out and "OK: everything holds" in out
+    code, out, _ = _run(capsys, "audit", "verify", str(deal_file), "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+    # The whole table to stdout, verified from stdin-like file.
+    code, out, _ = _run(
+        capsys, "audit", "export", "--table", str(table_id), "--database-url", database_url
+    )
+    assert code == 0
+    table_file = tmp_path / "table.jsonl"
+    table_file.write_text(out, encoding="utf-8")
+    code, out, _ = _run(capsys, "audit", "verify", str(table_file), "--json")
+    assert code == 0 and json.loads(out)["deals_verified"] == 2
+
+
+def test_a_tampered_file_exits_non_zero_naming_the_check(
+    service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = play_series(service, 2, deals=1)
+    deal_file = tmp_path / "deal.jsonl"
+    assert (
+        main(
+            [
+                "audit",
+                "export",
+                "--table",
+                str(table_id),
+                "--deal",
+                "1",
+                "-o",
+                str(deal_file),
+                "--database-url",
+                database_url,
+            ]
+        )
+        == 0
+    )
+    lines = deal_file.read_text(encoding="utf-8").splitlines()
+    cut_line = next(i for i, line in enumerate(lines) if '"type":"DeckCut"' in line)
+    event = json.loads(lines[cut_line])
+    event["data"]["position"] = event["data"]["position"] % 51 + 1
+    lines[cut_line] = json.dumps(event)
+    deal_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
+    assert code == 1
+    assert "✗ chain: segment 1, the DeckCut event at version" in out
+    assert "First divergence: chain" in out
+    assert "FAILED" in out.splitlines()[-1]
+    code, out, _ = _run(capsys, "audit", "verify", str(deal_file), "--json")
+    assert code == 1
+    assert json.loads(out)["first_divergence"]["name"] == "chain"
+
+
+def test_online_verification_and_the_whole_database(
+    service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = play_series(service, 2, deals=2)
+    code, out, _ = _run(
+        capsys,
+        "audit",
+        "verify",
+        "--table",
+        str(table_id),
+        "--deal",
+        "2",
+        "--database-url",
+        database_url,
+    )
+    assert code == 0 and "✓ stored_chain" in out
+    code, out, _ = _run(
+        capsys, "audit", "verify", "--table", str(table_id), "--database-url", database_url
+    )
+    assert code == 0 and "✓ deal 2 · series_totals" in out
+    code, out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
+    assert code == 0, out
+    assert "✓ projection table_state" in out and "2 of 2 finished deal(s)" in out
+    assert err == ""  # no progress bar when stderr is not a terminal
+
+
+def test_refusals_and_bad_input_exit_two_with_one_line(
+    service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = seated_table(service, 2)
+    start_and_deal(service, table_id, 1)
+    code, out, err = _run(
+        capsys,
+        "audit",
+        "export",
+        "--table",
+        str(table_id),
+        "--deal",
+        "1",
+        "--player",
+        "ann",
+        "--database-url",
+        database_url,
+    )
+    assert code == 2 and out == ""
+    assert err.startswith("sapsam audit: deal 1 is still being played") and err.count("\n") == 1
+    code, _, err = _run(
+        capsys,
+        "audit",
+        "export",
+        "--table",
+        str(table_id),
+        "--deal",
+        "1",
+        "--player",
+        "zed",
+        "--database-url",
+        database_url,
+    )
+    assert code == 2 and "you do not hold a seat" in err
+    code, _, err = _run(capsys, "audit", "verify", str(tmp_path / "missing.jsonl"))
+    assert code == 2 and "cannot read" in err
+    code, _, err = _run(capsys, "audit", "verify")
+    assert code == 2 and "exactly one of" in err
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("not json\n", encoding="utf-8")
+    code, out, _ = _run(capsys, "audit", "verify", str(garbage))
+    assert code == 1 and "✗ format" in out
+
+
+def test_replay_prints_every_moment_or_one(
+    service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = play_series(service, 2, deals=1)
+    deal_file = tmp_path / "deal.jsonl"
+    main(
+        [
+            "audit",
+            "export",
+            "--table",
+            str(table_id),
+            "--deal",
+            "1",
+            "-o",
+            str(deal_file),
+            "--database-url",
+            database_url,
+        ]
+    )
+    code, out, _ = _run(capsys, "audit", "replay", str(deal_file))
+    assert code == 0
+    assert out.count("\nv") + 1 == len(deal_file.read_text(encoding="utf-8").splitlines()) - 1
+    dealt_version = next(
+        json.loads(line)["version"]
+        for line in deal_file.read_text(encoding="utf-8").splitlines()
+        if '"type":"CardsDealt"' in line
+    )
+    code, out, _ = _run(capsys, "audit", "replay", str(deal_file), "--at", str(dealt_version))
+    assert code == 0
+    assert out.startswith(f"v{dealt_version} CardsDealt")
+    assert "[seen by seat 0 only]" in out and "[seen by seat 1 only]" in out
+    code, out, _ = _run(capsys, "audit", "replay", str(deal_file), "--at", "3", "--json")
+    frame = json.loads(out)
+    assert frame["version"] == 3 and frame["event_type"] == "PlayerSeated"
+
+
+def test_offline_verification_loads_no_database_or_network_code() -> None:
+    # The promise to auditors: verifying a file needs nothing but the package.
+    script = (
+        "import sys\n"
+        "from sapsam.audit import verify_export\n"
+        "verify_export(['{}'])\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('psycopg', 'grpc', 'psycopg_pool')"
+        " or m.startswith(('sapsam.store.reads', 'sapsam.store.embedded', 'sapsam.api'))]\n"
+        "print(','.join(loaded))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    loaded = [name for name in result.stdout.strip().split(",") if name]
+    assert loaded == []

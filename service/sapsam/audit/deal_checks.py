@@ -298,6 +298,8 @@ def _recorded_checks(deal: DealEvents, verified: bool) -> list[AuditCheck]:
 def _same_rows(text: str | None, reveal: ArrangementRevealed) -> bool:
     if text is None:
         return False
+    if text == f"{' '.join(reveal.front)}|{' '.join(reveal.middle)}|{' '.join(reveal.back)}":
+        return True  # the usual case, written alike; otherwise compare the cards themselves
     parts = text.split("|")
     if len(parts) != 3:
         return False

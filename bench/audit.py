@@ -1,0 +1,297 @@
+"""Audit throughput: deals verified per second offline and online, and ``verify --all`` wall time.
+
+Prints one JSON object. Runs against ``DATABASE_URL`` (in a scratch database it creates and drops)
+or, without it, a private embedded PostgreSQL in a temporary folder.
+
+- ``generated``: the stored deals. Each table's whole series is decided by the pure domain
+  (``decide``/``evolve``: fresh seeds, the cut, the deal record, solver arrangements committed,
+  confirmed and revealed, the seed revealed, scoring) and appended in one ``EventStore.append``
+  with the game's read models, so the log is exactly what the service writes, only faster to make
+  than playing through ``TableService`` one request at a time.
+- ``offline``: ``verify_export`` on export files held in memory as JSON lines (parse, hash chain,
+  decode, every deal check), one process, one core. ``deal_exports``: one deal per file (the
+  table's opening plus the deal); ``table_exports``: whole series, eight deals per file.
+- ``online``: ``verify_deal_online`` (reads the table's stream, runs the same checks, checks the
+  stored chain from the genesis) per second, one connection.
+- ``verify_all``: wall time of ``audit_database`` (what ``sapsam audit verify --all`` runs) over
+  every stored deal, split into the streams-and-deals pass and the projection rebuild/comparison.
+
+Usage: ``python bench/audit.py [--deals 10000] [--seats 4] [--offline 800] [--online 200]``.
+Targets: offline >= 2,000 deals/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from sapsam import fairness
+from sapsam.audit import Requester, verify_export, write_lines
+from sapsam.audit import database as audit_database
+from sapsam.domain.commands import (
+    ChooseDealer,
+    CommitArrangement,
+    ConfirmArrangement,
+    CreateTable,
+    CutDeck,
+    DealCards,
+    RevealArrangement,
+    RevealSeed,
+    SeatPlayer,
+    StartDeal,
+)
+from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.solver import solve
+from sapsam.store import schema
+from sapsam.store.embedded import database_in, start_embedded
+from sapsam.store.event_store import EventStore
+from sapsam.store.records import NewEvent
+from sapsam.store.table_projections import projectors
+
+TARGET_OFFLINE_PER_S = 2_000
+PLAYERS = ("ann", "bob", "cid", "dee")
+NOW_MS = 1_800_000_000_000
+
+
+def series_events(table_id: uuid.UUID, seat_count: int, deals: int) -> list[Event]:
+    """A whole series decided by the domain, as the service would record it."""
+    state: TableState = INITIAL_STATE
+    events: list[Event] = []
+
+    def run(command: object) -> None:
+        nonlocal state
+        for event in decide(state, command):
+            state = evolve(state, event)
+            events.append(event)
+
+    lot_seed = fairness.new_seed()
+    run(
+        CreateTable(
+            table_id=table_id,
+            rule_set=DEFAULT_RULE_SET,
+            seat_count=seat_count,
+            lot_commitment=fairness.lot_commitment(table_id, lot_seed),
+            created_by="operator",
+        )
+    )
+    for seat in range(seat_count):
+        run(SeatPlayer(player_id=PLAYERS[seat], seat=seat))
+    run(ChooseDealer(lot_seed=lot_seed))
+    for number in range(1, deals + 1):
+        seed = fairness.new_seed()
+        run(StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed)))
+        deal = state.deal
+        assert deal is not None
+        cutter = PLAYERS[fairness.cutter_for(deal.dealer, seat_count)]
+        position = 1 + (7 * number) % 51
+        run(CutDeck(player_id=cutter, position=position))
+        record = fairness.deal_record(
+            seed, deal.contributions, table_id, number, position, deal.dealer, seat_count
+        )
+        run(DealCards(deal_record=record, now_ms=NOW_MS))
+        hands = fairness.hands_for_deal(
+            seed, deal.contributions, table_id, number, position, deal.dealer, seat_count
+        )
+        chosen = []
+        for seat, hand in enumerate(hands):
+            arrangement = solve(hand)
+            nonce = fairness.new_seed()[:16]
+            chosen.append((arrangement, nonce))
+            commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
+            run(CommitArrangement(player_id=PLAYERS[seat], commitment=commitment))
+            run(ConfirmArrangement(player_id=PLAYERS[seat], now_ms=NOW_MS))
+        for seat, (arrangement, nonce) in enumerate(chosen):
+            run(RevealArrangement(PLAYERS[seat], arrangement, nonce, dealt=hands[seat]))
+        run(RevealSeed(seed=seed))
+    return events
+
+
+def generate(url: str, deals: int, seat_count: int, series_length: int = 8) -> dict[str, Any]:
+    """Store ``deals`` finished deals in tables of ``series_length`` deals."""
+    store = EventStore.connect(url, projectors=projectors())
+    store.prepare()
+    started = time.perf_counter()
+    tables: list[uuid.UUID] = []
+    events = 0
+    try:
+        remaining = deals
+        while remaining > 0:
+            count = min(series_length, remaining)
+            table_id = uuid.uuid4()
+            recorded = series_events(table_id, seat_count, count)
+            new = [
+                NewEvent(type_name, data, schema_version)
+                for type_name, schema_version, data in map(DEFAULT_CODEC.encode, recorded)
+            ]
+            store.append(f"table-{table_id}", 0, new, f"bench/{table_id}", "bench")
+            tables.append(table_id)
+            events += len(new)
+            remaining -= count
+    finally:
+        store.close()
+    seconds = time.perf_counter() - started
+    return {
+        "deals": deals,
+        "tables": len(tables),
+        "seat_count": seat_count,
+        "events": events,
+        "seconds": round(seconds, 1),
+        "table_ids": tables,
+    }
+
+
+def measure_offline(url: str, tables: list[uuid.UUID], count: int) -> dict[str, Any]:
+    """Deals verified per second from in-memory export files."""
+    deal_files: list[list[str]] = []
+    table_files: list[list[str]] = []
+    with psycopg.connect(url, autocommit=True) as connection:
+        for table_id in tables:
+            if len(deal_files) >= count:
+                break
+            events = audit_database.export_table(connection, table_id, Requester.operator())
+            table_files.append(list(write_lines(events)))
+            for number in events.header.finished_deals:
+                export = audit_database.export_deal(
+                    connection, table_id, number, Requester.operator()
+                )
+                deal_files.append(list(write_lines(export)))
+    results: dict[str, Any] = {}
+    for label, files in (("deal_exports", deal_files[:count]), ("table_exports", table_files)):
+        deals = 0
+        started = time.perf_counter()
+        for lines in files:
+            report = verify_export(lines)
+            assert report.ok, report.failed_names()
+            deals += report.deals_verified
+        seconds = time.perf_counter() - started
+        results[label] = {
+            "files": len(files),
+            "deals": deals,
+            "events_per_file": round(sum(len(f) - 1 for f in files) / max(len(files), 1), 1),
+            "deals_per_s": round(deals / seconds),
+        }
+    return results
+
+
+def measure_online(url: str, tables: list[uuid.UUID], count: int) -> dict[str, Any]:
+    """Deals verified per second against the database."""
+    deals = 0
+    with psycopg.connect(url, autocommit=True) as connection:
+        started = time.perf_counter()
+        for table_id in tables:
+            if deals >= count:
+                break
+            for number in range(1, 9):
+                report = audit_database.verify_deal_online(connection, table_id, number)
+                assert report.ok, report.failed_names()
+                deals += 1
+        seconds = time.perf_counter() - started
+    return {"deals": deals, "deals_per_s": round(deals / seconds)}
+
+
+def measure_verify_all(url: str) -> dict[str, Any]:
+    """Wall time of the whole-database audit, split at the end of the deals pass."""
+    marks: list[float] = []
+    with psycopg.connect(url, autocommit=True) as connection:
+        started = time.perf_counter()
+        report = audit_database.audit_database(
+            connection, progress=lambda done, total: marks.append(time.perf_counter())
+        )
+        finished = time.perf_counter()
+    assert report.ok, report.failed_names()
+    deals_done = marks[-1] if marks else started
+    return {
+        "deals": report.deals_verified,
+        "events": report.events_checked,
+        "wall_s": round(finished - started, 1),
+        "streams_and_deals_s": round(deals_done - started, 1),
+        "projection_rebuild_and_compare_s": round(finished - deals_done, 1),
+    }
+
+
+@contextmanager
+def scratch_database() -> Iterator[tuple[str, str]]:
+    """A migrated scratch database: (URL, what server it is on)."""
+    external = os.environ.get("DATABASE_URL")
+    folder: Path | None = None
+    server = None
+    if external:
+        server_url, label = external, "DATABASE_URL"
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="sapsam-bench-audit-"))
+        folder.chmod(0o755)
+        server = start_embedded(folder, delete_on_stop=True)
+        server_url, label = server.server_url, f"embedded ({server.backend})"
+    name = f"sapsam_bench_audit_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = database_in(server_url, name)
+    try:
+        schema.upgrade(url)
+        with psycopg.connect(url, autocommit=True) as connection:
+            version = connection.execute("SHOW server_version").fetchone()
+        yield url, f"{label}, PostgreSQL {version[0] if version else '?'}"
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+        if server is not None:
+            server.stop()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=10_000, help="finished deals to store")
+    parser.add_argument("--seats", type=int, default=4, help="seats per table (2-4)")
+    parser.add_argument("--offline", type=int, default=800, help="deal exports to verify")
+    parser.add_argument("--online", type=int, default=200, help="deals to verify online")
+    arguments = parser.parse_args()
+    with scratch_database() as (url, server):
+        generated = generate(url, arguments.deals, arguments.seats)
+        tables = generated.pop("table_ids")
+        offline = measure_offline(url, tables, arguments.offline)
+        online = measure_online(url, tables, arguments.online)
+        verify_all = measure_verify_all(url)
+    best_offline = max(entry["deals_per_s"] for entry in offline.values())
+    print(
+        json.dumps(
+            {
+                "benchmark": "audit",
+                "server": server,
+                "generated": generated,
+                "offline": offline,
+                "online": online,
+                "verify_all": verify_all,
+                "target": {
+                    "offline_deals_per_s_min": TARGET_OFFLINE_PER_S,
+                    "offline_deal_exports_per_s": offline["deal_exports"]["deals_per_s"],
+                    "offline_table_exports_per_s": offline["table_exports"]["deals_per_s"],
+                    "met_by_deal_exports": offline["deal_exports"]["deals_per_s"]
+                    >= TARGET_OFFLINE_PER_S,
+                    "met_by_best": best_offline >= TARGET_OFFLINE_PER_S,
+                },
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -153,7 +153,7 @@ class Api:
     def seated_table(
         self, seat_count: int, preset: str, series_length: int = 8
     ) -> tuple[str, list[Player]]:
-        """A new table with every seat taken by a fresh player (the dealer is drawn on the way)."""
+        """A new table with every seat taken by a fresh player and the dealer drawn by lot."""
         creator = self.register("creator")
         table = self.call(
             "CreateTable",
@@ -175,6 +175,11 @@ class Api:
             )
             player.seat = joined.seat
             players.append(player)
+        self.call(
+            "ChooseDealer",
+            table_service_pb2.ChooseDealerRequest(request_id=str(uuid.uuid4()), table=table.name),
+            players[0].token,
+        )
         return table.name, players
 
     def play_deal(

@@ -61,6 +61,11 @@ def test_every_mutating_call_is_idempotent(api: Api) -> None:
             player.token,
         )
         seats[joined.seat] = player  # type: ignore[attr-defined]
+    replay.twice(
+        "ChooseDealer",
+        table_service_pb2.ChooseDealerRequest(request_id=rid(), table=table.name),
+        bob.token,
+    )
     started = replay.twice(
         "StartDeal",
         table_service_pb2.StartDealRequest(request_id=rid(), table=table.name),

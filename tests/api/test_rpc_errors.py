@@ -648,3 +648,18 @@ def test_a_stale_etag_is_aborted_with_the_current_version(game: Game) -> None:
         player.token,
     )
     assert started.version == version + 1
+
+
+def test_a_retry_with_its_original_etag_gets_the_original_answer(game: Game) -> None:
+    # The etag is checked after retry detection: the table has moved on since the first call, yet
+    # the retry is recognised as the same request and answered as before, not ABORTED.
+    api, player = game.api, game.seats[0]
+    table = api.call("GetTable", table_service_pb2.GetTableRequest(name=game.table), player.token)
+    request = table_service_pb2.StartDealRequest(
+        request_id="etag-retry", table=game.table, expected_version=table.table.version
+    )
+    first = api.call("StartDeal", request, player.token)
+    count = api.event_count()
+    again = api.call("StartDeal", request, player.token)
+    assert again.SerializeToString() == first.SerializeToString()
+    assert api.event_count() == count

@@ -67,6 +67,9 @@ def test_a_missed_arranging_deadline_times_seats_out_and_scores_the_deal(api: Ap
             "JoinTable", table_service_pb2.JoinTableRequest(table=table.name), player.token
         ).seat
         players.append(player)
+    api.call(
+        "ChooseDealer", table_service_pb2.ChooseDealerRequest(table=table.name), players[0].token
+    )
     watcher = Watcher(api, table.name, creator.token)
     started = api.call(
         "StartDeal", table_service_pb2.StartDealRequest(table=table.name), players[0].token

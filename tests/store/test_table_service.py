@@ -48,6 +48,7 @@ def seated_table(service: TableService, seat_count: int) -> uuid.UUID:
     created = service.create_table(DEFAULT_RULE_SET, seat_count, "operator", "create-1")
     for player in PLAYERS[:seat_count]:
         service.join(created.table_id, player, None, f"join-{player}")
+    service.choose_dealer(created.table_id, PLAYERS[0], "dealer")
     return created.table_id
 
 
@@ -75,7 +76,7 @@ def play_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
 def test_a_four_seat_deal_through_domain_and_store(service: TableService) -> None:
     table_id = seated_table(service, 4)
     state = service.load(table_id)
-    assert state.phase is TablePhase.BETWEEN_DEALS  # the dealer was drawn when the table filled
+    assert state.phase is TablePhase.BETWEEN_DEALS and state.first_dealer is not None
     play_deal(service, table_id, 1)
     state = service.load(table_id)
     assert state.deals_scored == 1 and state.phase is TablePhase.BETWEEN_DEALS
@@ -178,6 +179,7 @@ def test_the_deadline_sweeper_times_out_seats_once_across_processes(database_url
         table_id = first.create_table(rules, 2, "operator", "create").table_id
         first.join(table_id, "ann", None, "join")
         first.join(table_id, "bob", None, "join")
+        first.choose_dealer(table_id, "operator", "dealer")
         state = first.start_deal(table_id, "operator", "start").state
         assert state.deal is not None
         cutter = state.seats[fairness.cutter_for(state.deal.dealer, 2)]

@@ -207,6 +207,13 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
     if isinstance(error, ApiError):
         return build_status(error.reason, error.message, field=error.field, metadata=error.metadata)
     current_version = getattr(error, "current_version", None)
+    expected_version = getattr(error, "expected_version", None)
+    if (
+        getattr(error, "reason", None) == "VERSION_MISMATCH"
+        and isinstance(current_version, int)
+        and isinstance(expected_version, int)
+    ):
+        return status_for_exception(version_mismatch(expected_version, current_version), method)
     if isinstance(current_version, int):
         return build_status(
             "CONCURRENCY_CONFLICT",

@@ -20,7 +20,7 @@ import grpc
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
-from sapsam.api.errors import ApiError, version_mismatch
+from sapsam.api.errors import ApiError
 from sapsam.api.generated.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.watch import EventFeed, watch_table
@@ -37,6 +37,11 @@ _STATUS_PHASES: Final[dict[int, tuple[str, ...]]] = {
     table_pb2.TABLE_STATUS_OPEN: ("SEATING",),
     table_pb2.TABLE_STATUS_COMPLETED: ("SERIES_COMPLETE",),
 }
+
+
+def _expected_version(request: Any) -> int | None:
+    """The request's etag, if it sent one; the table service checks it after retry detection."""
+    return int(request.expected_version) if request.HasField("expected_version") else None
 
 
 def _player_or_operator(caller: auth.Caller) -> str:
@@ -118,11 +123,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat.seat} at this table")
         return seat.table_id, seat.seat, player_id, state
 
-    @staticmethod
-    def _check_version(state: TableState, request: Any) -> None:
-        if request.HasField("expected_version") and request.expected_version != state.version:
-            raise version_mismatch(request.expected_version, state.version)
-
     # -- standard methods -----------------------------------------------------------------------
 
     def CreateTable(  # noqa: N802 - the generated method name
@@ -202,11 +202,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = _request_id("JoinTable", request.request_id)
         table_id = resources.parse_table(request.table, "table")
         player_id = _player_only(auth.current_caller())
-        state = self._load(table_id)
-        self._check_version(state, request)
         _check_deadline(context)
         seat = request.seat if request.HasField("seat") else None
-        outcome = self._tables.join(table_id, player_id, seat, request_id)
+        outcome = self._tables.join(
+            table_id, player_id, seat, request_id, expected_version=_expected_version(request)
+        )
         seated = _event_of(outcome, domain_events.PlayerSeated)
         return table_service_pb2.JoinTableResponse(
             seat=resources.seat_name(table_id, seated.seat), version=outcome.version
@@ -219,10 +219,10 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = _request_id("ChooseDealer", request.request_id)
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
-        state = self._load(table_id)
-        self._check_version(state, request)
         _check_deadline(context)
-        outcome = self._tables.choose_dealer(table_id, actor, request_id)
+        outcome = self._tables.choose_dealer(
+            table_id, actor, request_id, expected_version=_expected_version(request)
+        )
         chosen = _event_of(outcome, domain_events.DealerChosen)
         return table_service_pb2.ChooseDealerResponse(
             dealer_seat=resources.seat_name(table_id, chosen.dealer), version=outcome.version
@@ -235,10 +235,10 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = _request_id("StartDeal", request.request_id)
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
-        state = self._load(table_id)
-        self._check_version(state, request)
         _check_deadline(context)
-        outcome = self._tables.start_deal(table_id, actor, request_id)
+        outcome = self._tables.start_deal(
+            table_id, actor, request_id, expected_version=_expected_version(request)
+        )
         started = _event_of(outcome, domain_events.DealStarted)
         return table_service_pb2.StartDealResponse(
             deal=resources.deal_name(table_id, started.deal_number),
@@ -251,10 +251,15 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.ContributeEntropyResponse:
         """Mix the seat's bytes into the shuffle."""
         request_id = _request_id("ContributeEntropy", request.request_id)
-        table_id, _, player_id, state = self._seat_holder(request.seat)
-        self._check_version(state, request)
+        table_id, _, player_id, _state = self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.contribute_entropy(table_id, player_id, request.entropy, request_id)
+        outcome = self._tables.contribute_entropy(
+            table_id,
+            player_id,
+            request.entropy,
+            request_id,
+            expected_version=_expected_version(request),
+        )
         return table_service_pb2.ContributeEntropyResponse(version=outcome.version)
 
     def CutDeck(  # noqa: N802 - the generated method name
@@ -262,10 +267,15 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.CutDeckResponse:
         """Cut, and deal."""
         request_id = _request_id("CutDeck", request.request_id)
-        table_id, _, player_id, state = self._seat_holder(request.seat)
-        self._check_version(state, request)
+        table_id, _, player_id, _state = self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.cut(table_id, player_id, request.position, request_id)
+        outcome = self._tables.cut(
+            table_id,
+            player_id,
+            request.position,
+            request_id,
+            expected_version=_expected_version(request),
+        )
         return table_service_pb2.CutDeckResponse(version=outcome.version)
 
     def GetMyHand(  # noqa: N802 - the generated method name
@@ -290,10 +300,15 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.CommitArrangementResponse:
         """Record the seat's commitment (the hash only)."""
         request_id = _request_id("CommitArrangement", request.request_id)
-        table_id, _, player_id, state = self._seat_holder(request.seat)
-        self._check_version(state, request)
+        table_id, _, player_id, _state = self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.commit(table_id, player_id, request.commitment, request_id)
+        outcome = self._tables.commit(
+            table_id,
+            player_id,
+            request.commitment,
+            request_id,
+            expected_version=_expected_version(request),
+        )
         return table_service_pb2.CommitArrangementResponse(version=outcome.version)
 
     def ConfirmArrangement(  # noqa: N802 - the generated method name
@@ -301,10 +316,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.ConfirmArrangementResponse:
         """Lock the seat's last commitment."""
         request_id = _request_id("ConfirmArrangement", request.request_id)
-        table_id, _, player_id, state = self._seat_holder(request.seat)
-        self._check_version(state, request)
+        table_id, _, player_id, _state = self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.confirm(table_id, player_id, request_id)
+        outcome = self._tables.confirm(
+            table_id, player_id, request_id, expected_version=_expected_version(request)
+        )
         return table_service_pb2.ConfirmArrangementResponse(version=outcome.version)
 
     def RevealArrangement(  # noqa: N802 - the generated method name
@@ -313,10 +329,16 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Show the committed rows and nonce; the last reveal also scores the deal."""
         request_id = _request_id("RevealArrangement", request.request_id)
         arrangement = _arrangement(request.arrangement)
-        table_id, _, player_id, state = self._seat_holder(request.seat)
-        self._check_version(state, request)
+        table_id, _, player_id, _state = self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.reveal(table_id, player_id, arrangement, request.nonce, request_id)
+        outcome = self._tables.reveal(
+            table_id,
+            player_id,
+            arrangement,
+            request.nonce,
+            request_id,
+            expected_version=_expected_version(request),
+        )
         return table_service_pb2.RevealArrangementResponse(version=outcome.version)
 
     # -- results and the live feed --------------------------------------------------------------

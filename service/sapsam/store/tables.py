@@ -95,6 +95,12 @@ class TableOutcome:
         return self.events[-1].version if self.events else self.state.version
 
 
+class StaleVersionError(ConcurrencyConflict):
+    """The caller's ``expected_version`` (its etag) is not the table's version: nothing was done."""
+
+    reason = "VERSION_MISMATCH"
+
+
 class TableNotFoundError(DomainError):
     """No table has that id."""
 
@@ -196,34 +202,50 @@ class TableService:
         return self._execute(table_id, created_by, request_id, plan, new_table=True)
 
     def join(
-        self, table_id: uuid.UUID, player_id: str, seat: int | None, request_id: str
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        seat: int | None,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
     ) -> TableOutcome:
-        """Seat a player; when the last seat fills, the dealer is drawn by lot at once."""
+        """Seat a player (at ``seat``, or the lowest free seat)."""
+        command = SeatPlayer(player_id=player_id, seat=seat)
+        return self._execute(
+            table_id, player_id, request_id, _fixed(command), expected_version=expected_version
+        )
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
-            commands: list[object] = [SeatPlayer(player_id=player_id, seat=seat)]
-            free = sum(holder is None for holder in state.seats)
-            if free == 1:
-                lot_seed = load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER)
-                if lot_seed is not None:
-                    commands.append(ChooseDealer(lot_seed=lot_seed))
-            return _Plan(commands, _forget_lot_seed)
-
-        return self._execute(table_id, player_id, request_id, plan)
-
-    def choose_dealer(self, table_id: uuid.UUID, actor: str, request_id: str) -> TableOutcome:
-        """Draw the first dealer by lot (normally automatic when the table fills)."""
+    def choose_dealer(
+        self,
+        table_id: uuid.UUID,
+        actor: str,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+    ) -> TableOutcome:
+        """Draw the first dealer by lot, with the seed committed when the table was created."""
 
         def plan(state: TableState, connection: Connection) -> _Plan:
             _require_holder_or_operator(state, actor)
+            if state.phase is not TablePhase.AWAITING_DEALER:
+                # decide names the phase precisely; no secret is read for a refused command.
+                return _Plan([ChooseDealer(lot_seed=b"")])
             lot_seed = load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER)
-            if lot_seed is None:
-                raise DomainError(Reason.WRONG_PHASE, "the dealer has already been chosen")
+            if lot_seed is None:  # pragma: no cover - kept until the draw is in the log
+                raise RuntimeError(f"the dealer lot seed of table {table_id} is missing")
             return _Plan([ChooseDealer(lot_seed=lot_seed)], _forget_lot_seed)
 
-        return self._execute(table_id, actor, request_id, plan)
+        return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
 
-    def start_deal(self, table_id: uuid.UUID, actor: str, request_id: str) -> TableOutcome:
+    def start_deal(
+        self,
+        table_id: uuid.UUID,
+        actor: str,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+    ) -> TableOutcome:
         """Begin the next deal: a fresh secret seed, only its commitment in the log."""
         seed = fairness.new_seed()
 
@@ -237,17 +259,31 @@ class TableService:
 
             return _Plan([command], keep_seed)
 
-        return self._execute(table_id, actor, request_id, plan)
+        return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
 
     def contribute_entropy(
-        self, table_id: uuid.UUID, player_id: str, entropy: bytes, request_id: str
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        entropy: bytes,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
     ) -> TableOutcome:
         """Mix a seat's bytes into this deal's shuffle."""
         command = ContributeEntropy(player_id=player_id, entropy=entropy)
-        return self._execute(table_id, player_id, request_id, _fixed(command))
+        return self._execute(
+            table_id, player_id, request_id, _fixed(command), expected_version=expected_version
+        )
 
     def cut(
-        self, table_id: uuid.UUID, player_id: str, position: int, request_id: str
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        position: int,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
     ) -> TableOutcome:
         """Cut the deck (the seat on the dealer's right), and deal at once."""
 
@@ -269,22 +305,41 @@ class TableService:
             )
             return _Plan([cut, DealCards(deal_record=record, now_ms=self.clock())])
 
-        return self._execute(table_id, player_id, request_id, plan)
+        return self._execute(
+            table_id, player_id, request_id, plan, expected_version=expected_version
+        )
 
     def commit(
-        self, table_id: uuid.UUID, player_id: str, commitment: bytes, request_id: str
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        commitment: bytes,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
     ) -> TableOutcome:
         """Record a seat's arrangement commitment (the hash only)."""
         command = CommitArrangement(player_id=player_id, commitment=commitment)
-        return self._execute(table_id, player_id, request_id, _fixed(command))
+        return self._execute(
+            table_id, player_id, request_id, _fixed(command), expected_version=expected_version
+        )
 
-    def confirm(self, table_id: uuid.UUID, player_id: str, request_id: str) -> TableOutcome:
+    def confirm(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+    ) -> TableOutcome:
         """Lock a seat's last commitment."""
 
         def plan(state: TableState, connection: Connection) -> _Plan:
             return _Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
 
-        return self._execute(table_id, player_id, request_id, plan)
+        return self._execute(
+            table_id, player_id, request_id, plan, expected_version=expected_version
+        )
 
     def reveal(
         self,
@@ -293,6 +348,8 @@ class TableService:
         arrangement: Arrangement,
         nonce: bytes,
         request_id: str,
+        *,
+        expected_version: int | None = None,
     ) -> TableOutcome:
         """Show a seat's arrangement; after the last reveal the seed is published and scored."""
 
@@ -311,7 +368,9 @@ class TableService:
                 _finish_if_all_revealed(table_id, seed),
             )
 
-        return self._execute(table_id, player_id, request_id, plan, follow_up=True)
+        return self._execute(
+            table_id, player_id, request_id, plan, follow_up=True, expected_version=expected_version
+        )
 
     def time_out(self, table_id: uuid.UUID, request_id: str) -> TableOutcome:
         """Record every seat past its deadline now (the server's sweeper calls this)."""
@@ -359,6 +418,7 @@ class TableService:
         plan: Callable[[TableState, Connection], _Plan],
         new_table: bool = False,
         follow_up: bool = False,
+        expected_version: int | None = None,
     ) -> TableOutcome:
         stream_id = stream_id_for(table_id)
         scoped_request_id = f"{actor}/{request_id}"
@@ -368,6 +428,9 @@ class TableService:
                 if earlier is not None:
                     return self._replayed(table_id, earlier[0], earlier[2], connection)
                 state = INITIAL_STATE if new_table else self.load(table_id, connection)
+                if expected_version is not None and expected_version != state.version:
+                    # An etag check: refuse rather than retry, the caller decided on old state.
+                    raise StaleVersionError(stream_id, expected_version, state.version)
                 planned = plan(state, connection)
                 events: list[Event] = []
                 after = state
@@ -394,6 +457,10 @@ class TableService:
                 except ConcurrencyConflict:
                     with self._cache_lock:
                         self._cache.pop(table_id, None)
+                    if expected_version is not None:
+                        raise StaleVersionError(
+                            stream_id, expected_version, self.store.stream_version(stream_id)
+                        ) from None
                     continue
             self._remember(table_id, final_state)
             return TableOutcome(table_id, final_state, result.events, replayed=False)

@@ -11,6 +11,7 @@ import logging
 import threading
 from typing import Final
 
+from sapsam.api.audit_servicer import AuditServicer
 from sapsam.api.call_log import configure_logging
 from sapsam.api.players import PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
@@ -87,6 +88,7 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
         token_lookup=players.player_for_token_hash,
         on_stop=on_stop,
         close=store.close,
+        audit_service=AuditServicer(store.pool),
     )
 
 

@@ -30,6 +30,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from sapsam.api import audit_servicer
 from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.errors import ErrorInterceptor
@@ -85,6 +86,7 @@ class Services:
     """Called when stopping begins: end live WatchTable streams, stop background work."""
     close: Callable[[], None] = field(default=_no_op)
     """Called once the server has stopped: release pools and connections."""
+    audit_service: Any = None  # an AuditServicer (sapsam.api.audit_servicer); None: not served
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     )
     table_service_pb2_grpc.add_TableServiceServicer_to_server(services.table_service, server)
     player_service_pb2_grpc.add_PlayerServiceServicer_to_server(services.player_service, server)
+    audit_servicer.add_audit_service(services.audit_service, server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

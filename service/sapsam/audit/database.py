@@ -85,12 +85,16 @@ def verify_deal_online(
     connection: Connection,
     table_id: uuid.UUID,
     deal_number: int,
+    requester: Requester | None = None,
     codec: EventCodec = DEFAULT_CODEC,
 ) -> AuditReport:
     """Verify one deal from the database: the offline checks on its export, plus the stored chain
-    from the genesis (which confirms the anchors an offline verifier must take as stated)."""
+    from the genesis (which confirms the anchors an offline verifier must take as stated).
+
+    ``requester`` (default: the operator) must be allowed to export the deal.
+    """
     events = _table_events(connection, table_id)
-    export = select_deal(events, deal_number, Requester.operator(), str(table_id))
+    export = select_deal(events, deal_number, requester or Requester.operator(), str(table_id))
     offline = verify_audit_export(export, codec)
     last = export.header.segments[-1].last_version
     stored = AuditReport(offline.subject, (_stream_check(events, last),))

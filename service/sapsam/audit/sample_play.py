@@ -22,12 +22,13 @@ def seated_table(
     players: tuple[str, ...] = PLAYERS,
     request_id: str | None = None,
 ) -> uuid.UUID:
-    """A new table with every seat taken (the dealer is drawn when the last seat fills)."""
+    """A new table with every seat taken and the first dealer drawn by lot."""
     created = service.create_table(
         rule_set, seat_count, "operator", request_id or f"create-{uuid.uuid4()}"
     )
     for player in players[:seat_count]:
         service.join(created.table_id, player, None, f"{created.table_id}/join-{player}")
+    service.choose_dealer(created.table_id, "operator", f"{created.table_id}/dealer")
     return created.table_id
 
 

@@ -35,7 +35,7 @@ def apply_type_count(connection: Connection, event: RecordedEvent) -> None:
     connection.execute(
         "INSERT INTO type_counts (type, count, last_position) VALUES (%s, 1, %s)"
         " ON CONFLICT (type) DO UPDATE SET count = type_counts.count + 1,"
-        " last_position = excluded.last_position",
+        " last_position = greatest(type_counts.last_position, excluded.last_position)",
         [event.type, event.position],
     )
 

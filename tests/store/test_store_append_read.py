@@ -181,12 +181,11 @@ def test_append_inside_a_callers_transaction_commits_with_it(
     assert len(read_all(connection)) == 1
 
 
-def test_a_unique_violation_from_a_writer_bypassing_the_lock_becomes_a_conflict(
+def test_a_writer_taking_the_version_between_our_check_and_our_insert_makes_a_conflict(
     connection: psycopg.Connection[object], database_url: str
 ) -> None:
-    # With the insert trigger disabled, a raw writer holds version 1 uncommitted; our append sees
-    # version 0, inserts version 1, waits on the unique index, and must end as a conflict.
-    connection.execute("ALTER TABLE events DISABLE TRIGGER events_serialise_inserts")
+    # Another writer holds version 1 uncommitted: our append sees version 0, inserts version 1,
+    # waits on the unique index, and once the other commits must end as a conflict.
     outcome: list[BaseException | None] = []
     with psycopg.connect(database_url) as raw_writer:
         raw_writer.execute(

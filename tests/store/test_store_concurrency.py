@@ -187,3 +187,59 @@ def test_a_global_reader_never_skips_an_event_committed_late_across_streams(
         everything = read_all(connection, 0, limit=10_000)
     assert len(everything) == WRITERS * appends_each * 2
     assert seen_by_reader == everything
+
+
+def test_a_reader_waits_for_an_append_in_flight_below_a_committed_one(database_url: str) -> None:
+    # The race the high-water mark exists for, made deterministic: append A draws a position and
+    # stays open; append B draws a higher one and commits. A reader must not return B alone.
+    with (
+        psycopg.connect(database_url) as slow,
+        psycopg.connect(database_url, autocommit=True) as fast,
+        psycopg.connect(database_url, autocommit=True) as observer,
+    ):
+        with slow.transaction():
+            slow_result = append(slow, "slow", 0, [NewEvent("Slow", {})], "r-slow")
+            fast_result = append(fast, "fast", 0, [NewEvent("Fast", {})], "r-fast")
+            assert fast_result.first_position > slow_result.first_position
+            seen: list[list[RecordedEvent]] = []
+
+            def read() -> None:
+                with psycopg.connect(database_url, autocommit=True) as reader:
+                    seen.append(read_all(reader, 0))
+
+            reading = threading.Thread(target=read)
+            reading.start()
+            wait_until_a_reader_waits(observer)
+            assert seen == []  # still waiting for the slow append
+        reading.join(timeout=60)
+    assert [[event.type for event in batch] for batch in seen] == [["Slow", "Fast"]]
+
+
+def test_a_reader_does_not_wait_for_its_own_open_append(database_url: str) -> None:
+    with psycopg.connect(database_url) as connection, connection.transaction():
+        append(connection, "s", 0, [NewEvent("Mine", {})], "r1")
+        assert [event.type for event in read_all(connection)] == ["Mine"]
+
+
+def test_read_all_refuses_a_snapshot_that_would_hide_late_commits(database_url: str) -> None:
+    with psycopg.connect(database_url) as connection:
+        connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        try:
+            read_all(connection)
+        except RuntimeError as error:
+            assert "READ COMMITTED" in str(error)
+        else:
+            raise AssertionError("read_all ran under REPEATABLE READ")
+
+
+def wait_until_a_reader_waits(observer: psycopg.Connection[object]) -> None:
+    """Wait until some session sleeps inside sapsam_safe_position (pg_sleep shows as PgSleep)."""
+    for _ in range(6000):
+        row = observer.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event = 'PgSleep'"
+        ).fetchone()
+        if row and row[0]:
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError("no reader ever waited")

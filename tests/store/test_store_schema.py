@@ -37,9 +37,11 @@ def test_upgrade_from_empty_downgrade_to_base_and_upgrade_again(empty_database_u
     schema.downgrade(empty_database_url, schema.BASE)
     assert schema.current_revision(empty_database_url) is None
     assert describe(empty_database_url) == SchemaDescription(frozenset(), frozenset(), frozenset())
-    assert not {"sapsam_refuse_event_change", "sapsam_serialise_event_inserts"} & functions(
-        empty_database_url
-    )
+    assert not {
+        "sapsam_refuse_event_change",
+        "sapsam_mark_event_insert",
+        "sapsam_safe_position",
+    } & functions(empty_database_url)
 
     schema.upgrade(empty_database_url)
     assert EXPECTED_SCHEMA.difference(describe(empty_database_url)) == []
@@ -53,12 +55,10 @@ def test_the_test_databases_carry_the_expected_schema(database_url: str) -> None
 def test_a_schema_difference_is_spelled_out(database_url: str) -> None:
     with psycopg.connect(database_url, autocommit=True) as connection:
         connection.execute("ALTER TABLE deal_secrets ADD COLUMN note text")
-        connection.execute("DROP TRIGGER events_serialise_inserts ON events")
+        connection.execute("DROP TRIGGER events_mark_inserts ON events")
     lines = EXPECTED_SCHEMA.difference(describe(database_url))
     assert "only in second: column ('deal_secrets', 'note', 'text', True)" in lines
-    assert (
-        "only in first: trigger ('events', 'events_serialise_inserts', 'BEFORE', 'INSERT')" in lines
-    )
+    assert "only in first: trigger ('events', 'events_mark_inserts', 'BEFORE', 'INSERT')" in lines
 
 
 def test_the_migrate_command_upgrades_and_downgrades(empty_database_url: str) -> None:

@@ -1,38 +1,49 @@
 """Appending to the event log: optimistic concurrency, idempotent request ids, atomic batches.
 
-One append is one transaction that:
+An append:
 
-1. takes the append lock (a transaction-scoped advisory lock). Appends are serialised so that
-   global positions are handed out in commit order: a reader that has seen position N can never
-   later find a new event below N (see ``sapsam.store.reads``). The ``events_serialise_inserts``
-   trigger takes the same lock for any other writer. The price is that appends do not share a
-   disk flush (no group commit); bench/store.py measures it against a plain INSERT loop;
-2. looks the request id up in ``processed_requests``: a retry gets the original result back and
-   appends nothing; the same id with another stream or other events is ``RequestIdReused``;
-3. checks the stream's current version against the expected one (``ConcurrencyConflict``);
-4. inserts the batch, each event hash-chained to the previous one of its stream;
-5. records the request id with the caller's ``response``;
-6. applies the registered projectors and the caller's ``project`` callback (same transaction);
-7. sends ``NOTIFY sapsam_events`` with the stream id and last position, delivered on commit.
+1. computes everything it can before touching the database: metadata, the canonical bytes of
+   each event (refusing floats and the like), the request's fingerprint;
+2. in one round trip, looks up the request id in ``processed_requests`` and the stream's last
+   version and hash. A processed request id returns the original result and appends nothing (or
+   raises ``RequestIdReused`` for another stream or other events); a version other than the
+   expected one raises ``ConcurrencyConflict`` carrying the current version;
+3. chains each event's hash to the previous one of its stream. The previous hash read in step 2
+   is still the right one if the insert succeeds: events never change, and the insert only
+   succeeds if nobody took the next version in between;
+4. in one statement, inserts the batch, records the request id with the caller's ``response``
+   and queues ``NOTIFY sapsam_events`` (stream id and last position only, delivered on commit);
+5. applies the registered projectors and the caller's ``project`` callback in the same
+   transaction, when there are any.
 
-The unique (stream_id, version) constraint backs step 3: should two writers ever pass the check
-together, the loser's insert fails and is reported as ``ConcurrencyConflict``, never an overwrite.
+Nothing is locked while deciding: the database's unique keys settle every race. A writer that
+took the expected version first makes our insert fail on (stream_id, version), reported as
+``ConcurrencyConflict`` (never an overwrite); the same request id sent twice at once fails on
+``processed_requests``' key, and the loser answers with the winner's result. Appends to different
+streams commit concurrently and share disk flushes; how global readers still never skip an event
+is explained in ``sapsam.store.reads``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 from psycopg import errors
+from psycopg.pq import TransactionStatus
 from psycopg.types.json import Jsonb
 
-from sapsam.store.chain import GENESIS_HASH, canonical_event_bytes, canonical_json, chain_hash
-from sapsam.store.projections import APPEND_LOCK_KEY, Projector, apply_projectors
+from sapsam.store.chain import (
+    GENESIS_HASH,
+    assemble_from_json_parts,
+    canonical_json,
+    chain_hash,
+    json_string,
+)
+from sapsam.store.projections import Projector, apply_projectors
 from sapsam.store.reads import event_from_row, stream_version
 from sapsam.store.records import (
     AppendResult,
@@ -43,6 +54,7 @@ from sapsam.store.records import (
     RecordedEvent,
     RequestIdReused,
 )
+from sapsam.store.stream_heads import forget, recall, remember
 
 Connection = psycopg.Connection[Any]
 ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], None]
@@ -59,20 +71,24 @@ def recorded_at_now() -> str:
 def request_fingerprint(stream_id: str, events: Sequence[NewEvent]) -> bytes:
     """What makes two appends "the same request": the stream and each event's type and data.
 
-    The expected version is left out on purpose: a client retrying after a timeout may have
-    reloaded the stream, and its retry is still the same request.
+    SHA-256 of the canonical JSON of ``{"events": [{"data", "schema_version", "type"}, ...],
+    "stream"}``. The expected version is left out on purpose: a client retrying after a timeout
+    may have reloaded the stream, and its retry is still the same request.
     """
-    return hashlib.sha256(
-        canonical_json(
-            {
-                "stream": stream_id,
-                "events": [
-                    {"type": e.type, "schema_version": e.schema_version, "data": e.data}
-                    for e in events
-                ],
-            }
-        )
-    ).digest()
+    return _fingerprint(stream_id, events, [canonical_json(event.data) for event in events])
+
+
+def _fingerprint(
+    stream_id: str, events: Sequence[NewEvent], canonical_data: Sequence[bytes]
+) -> bytes:
+    # Assembled from canonical parts (keys in sorted order), equal to canonical_json of the whole.
+    parts = [
+        b'{"data":%b,"schema_version":%d,"type":%b}'
+        % (data, event.schema_version, json_string(event.type))
+        for event, data in zip(events, canonical_data, strict=True)
+    ]
+    stream = json_string(stream_id)
+    return hashlib.sha256(b'{"events":[%b],"stream":%b}' % (b",".join(parts), stream)).digest()
 
 
 def append(
@@ -108,101 +124,183 @@ def append(
     clash = RESERVED_METADATA & extra.keys()
     if clash:
         raise ValueError(f"metadata keys {sorted(clash)} are set by the store")
-    try:
-        with connection.transaction():
-            return _append_in_transaction(
-                connection,
-                stream_id,
-                expected_version,
-                events,
-                request_id,
-                actor,
-                extra,
-                response,
-                projectors,
-                project,
-            )
-    except errors.UniqueViolation as error:
-        if error.diag.constraint_name == "events_stream_version_key":
-            current = stream_version(connection, stream_id)
-            raise ConcurrencyConflict(stream_id, expected_version, current) from error
-        raise
-
-
-def _append_in_transaction(
-    connection: Connection,
-    stream_id: str,
-    expected_version: int,
-    events: Sequence[NewEvent],
-    request_id: str,
-    actor: str | None,
-    extra_metadata: Mapping[str, JsonValue],
-    response: JsonValue,
-    projectors: Sequence[Projector],
-    project: ProjectCallback | None,
-) -> AppendResult:
-    # Taken before anything is read, so the version check and the idempotency check below see
-    # every append that committed before ours, and positions follow commit order.
-    connection.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
-    fingerprint = request_fingerprint(stream_id, events)
-    earlier = find_processed_request(connection, request_id)
-    if earlier is not None:
-        original_stream, original_fingerprint, result = earlier
-        if original_stream != stream_id:
-            raise RequestIdReused(request_id, f"for stream {original_stream!r}")
-        if original_fingerprint != fingerprint:
-            raise RequestIdReused(request_id, "with different events")
-        return result
-
-    last = connection.execute(
-        "SELECT version, hash FROM events WHERE stream_id = %s ORDER BY version DESC LIMIT 1",
-        [stream_id],
-    ).fetchone()
-    current_version, previous_hash = (int(last[0]), bytes(last[1])) if last else (0, GENESIS_HASH)
-    if current_version != expected_version:
-        raise ConcurrencyConflict(stream_id, expected_version, current_version)
-
     event_metadata: dict[str, JsonValue] = {
-        **extra_metadata,
+        **extra,
         "request_id": request_id,
         "recorded_at": recorded_at_now(),
     }
     if actor is not None:
         event_metadata["actor"] = actor
-    versions: list[int] = []
-    hashes: list[bytes] = []
-    for offset, event in enumerate(events, start=1):
-        version = expected_version + offset
-        previous_hash = chain_hash(
-            previous_hash,
-            canonical_event_bytes(
-                stream_id, version, event.type, event.schema_version, event.data, event_metadata
-            ),
+    canonical_data = [canonical_json(event.data) for event in events]
+    canonical_metadata = canonical_json(event_metadata)
+    stream_json = json_string(stream_id)
+    type_json = {event.type: json_string(event.type) for event in events}
+    canonical = [
+        assemble_from_json_parts(
+            stream_json,
+            expected_version + offset,
+            type_json[event.type],
+            event.schema_version,
+            data,
+            canonical_metadata,
         )
-        versions.append(version)
-        hashes.append(previous_hash)
-    metadata_text = json.dumps(event_metadata)
-    # One statement for the whole batch (unnest keeps array order, so positions follow versions);
-    # its text never changes, so psycopg prepares it once per connection.
-    rows = connection.execute(
-        """
-        INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)
-        SELECT %s::text, v, t, s, d, %s::jsonb, h
-        FROM unnest(%s::int[], %s::text[], %s::int[], %s::jsonb[], %s::bytea[]) AS b(v, t, s, d, h)
-        RETURNING position, stream_id, version, type, schema_version, data, metadata, hash
-        """,
-        [
+        for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
+    ]
+    fingerprint = _fingerprint(stream_id, events, canonical_data)
+
+    # The hash to chain from: none needed for a new stream; else the remembered head (checked
+    # by the insert itself), else one query, which also settles retries and stale versions.
+    previous_hash = (
+        GENESIS_HASH if expected_version == 0 else recall(connection, stream_id, expected_version)
+    )
+    for _attempt in range(2):
+        if previous_hash is None:
+            head = _read_head(connection, request_id, stream_id, expected_version, fingerprint)
+            if isinstance(head, AppendResult):
+                return head
+            previous_hash = head
+        outcome = _insert(
+            connection,
             stream_id,
-            metadata_text,
-            versions,
-            [event.type for event in events],
-            [event.schema_version for event in events],
-            [Jsonb(event.data) for event in events],
-            hashes,
-        ],
-    ).fetchall()
-    recorded = sorted((event_from_row(row) for row in rows), key=lambda e: e.version)
-    result = AppendResult(
+            expected_version,
+            events,
+            request_id,
+            event_metadata,
+            canonical,
+            canonical_data,
+            canonical_metadata,
+            type_json,
+            fingerprint,
+            previous_hash,
+            response,
+            projectors,
+            project,
+        )
+        if outcome is not None:
+            remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
+            return outcome
+        # The insert found no event at the expected version with that hash: the hint was stale.
+        forget(connection, stream_id)
+        previous_hash = None
+    raise RuntimeError(f"stream {stream_id!r} changed under two attempts to append")
+
+
+def _read_head(
+    connection: Connection,
+    request_id: str,
+    stream_id: str,
+    expected_version: int,
+    fingerprint: bytes,
+) -> bytes | AppendResult:
+    """The hash at the expected version, or the original result of a retried request.
+
+    Raises ConcurrencyConflict when the stream is not at the expected version.
+    """
+    lookup = connection.execute(
+        """
+        SELECT p.stream_id, e.version, e.hash
+        FROM (SELECT 1) AS one
+        LEFT JOIN processed_requests AS p ON p.request_id = %s
+        LEFT JOIN LATERAL (
+            SELECT version, hash FROM events WHERE stream_id = %s ORDER BY version DESC LIMIT 1
+        ) AS e ON true
+        """,
+        [request_id, stream_id],
+    ).fetchone()
+    assert lookup is not None
+    if lookup[0] is not None:
+        return _answer_retry(connection, request_id, stream_id, fingerprint)
+    current_version = int(lookup[1]) if lookup[1] is not None else 0
+    if current_version != expected_version:
+        raise ConcurrencyConflict(stream_id, expected_version, current_version)
+    if lookup[2] is None:
+        return GENESIS_HASH
+    remember(connection, stream_id, current_version, bytes(lookup[2]))
+    return bytes(lookup[2])
+
+
+def _insert(
+    connection: Connection,
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    request_id: str,
+    event_metadata: JsonObject,
+    canonical: Sequence[bytes],
+    canonical_data: Sequence[bytes],
+    canonical_metadata: bytes,
+    type_json: dict[str, bytes],
+    fingerprint: bytes,
+    previous_hash: bytes,
+    response: JsonValue,
+    projectors: Sequence[Projector],
+    project: ProjectCallback | None,
+) -> AppendResult | None:
+    """Insert the batch chained from ``previous_hash``; None if that hash is not the head's."""
+    hashes: list[bytes] = []
+    chained = previous_hash
+    for event_bytes in canonical:
+        chained = chain_hash(chained, event_bytes)
+        hashes.append(chained)
+    # The batch travels as one JSON document built from the canonical parts: the server parses it
+    # once, and no per-event adaptation runs in Python.
+    batch = b",".join(
+        b'{"d":%b,"h":"%b","s":%d,"t":%b,"v":%d}'
+        % (
+            data,
+            event_hash.hex().encode(),
+            event.schema_version,
+            type_json[event.type],
+            expected_version + offset,
+        )
+        for offset, (event, data, event_hash) in enumerate(
+            zip(events, canonical_data, hashes, strict=True), start=1
+        )
+    )
+    parameters = {
+        "stream": stream_id,
+        "expected": expected_version,
+        "previous": previous_hash,
+        "metadata": canonical_metadata.decode("utf-8"),
+        "batch": (b"[" + batch + b"]").decode("utf-8"),
+        "request": request_id,
+        "fingerprint": fingerprint,
+        "response": Jsonb(response),
+        "channel": NOTIFY_CHANNEL,
+    }
+    owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
+    try:
+        if owns_transaction and connection.autocommit and not projectors and project is None:
+            # A single statement on an idle autocommit connection is its own transaction.
+            rows = connection.execute(INSERT_BATCH, parameters).fetchall()
+            if not rows:
+                return None
+            recorded = _recorded(rows, stream_id, events, event_metadata, hashes)
+        else:
+            with connection.transaction():
+                rows = connection.execute(INSERT_BATCH, parameters).fetchall()
+                if not rows:
+                    raise _StaleHeadError
+                recorded = _recorded(rows, stream_id, events, event_metadata, hashes)
+                apply_projectors(connection, projectors, recorded)
+                if project is not None:
+                    project(connection, recorded)
+    except _StaleHeadError:
+        return None
+    except errors.UniqueViolation as error:
+        if error.diag.constraint_name not in (
+            "events_stream_version_key",
+            "processed_requests_pkey",
+        ):
+            raise
+        # Lost a race. If it was against a retry of this very request, answer as a retry.
+        if find_processed_request(connection, request_id) is not None:
+            return _answer_retry(connection, request_id, stream_id, fingerprint)
+        if error.diag.constraint_name == "events_stream_version_key":
+            current = stream_version(connection, stream_id)
+            raise ConcurrencyConflict(stream_id, expected_version, current) from error
+        raise
+    return AppendResult(
         stream_id=stream_id,
         request_id=request_id,
         first_version=recorded[0].version,
@@ -213,31 +311,82 @@ def _append_in_transaction(
         replayed=False,
         events=tuple(recorded),
     )
-    connection.execute(
-        """
-        INSERT INTO processed_requests (request_id, stream_id, fingerprint, first_version,
-            last_version, first_position, last_position, response)
-        VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
-        """,
-        [
-            request_id,
-            stream_id,
-            fingerprint,
-            result.first_version,
-            result.last_version,
-            result.first_position,
-            result.last_position,
-            Jsonb(response),
-        ],
-    )
-    apply_projectors(connection, projectors, recorded)
-    if project is not None:
-        project(connection, recorded)
-    # A wake-up signal only: followers read the log themselves, so the payload carries no data.
-    connection.execute(
-        "SELECT pg_notify(%s, %s)",
-        [NOTIFY_CHANNEL, json.dumps({"stream": stream_id, "position": result.last_position})],
-    )
+
+
+class _StaleHeadError(Exception):
+    """The event at the expected version is missing or has another hash: re-read the head."""
+
+
+# Insert the batch, record the request id and queue the wake-up, as one statement. Rows are
+# inserted in batch order, so positions follow versions. The guard inserts nothing unless the
+# event we chain from is the one at the expected version (or the stream is new): a stale version
+# or hash hint yields no rows instead of a broken chain; a version already taken fails on the
+# unique key instead. The NOTIFY is delivered on commit (dropped on rollback) and carries no
+# event data: followers read the log themselves.
+INSERT_BATCH = """
+WITH guard AS (
+    SELECT 1 WHERE %(expected)s::int = 0 OR EXISTS (
+        SELECT 1 FROM events WHERE stream_id = %(stream)s::text
+            AND version = %(expected)s::int AND hash = %(previous)s::bytea)
+), inserted AS (
+    INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)
+    SELECT %(stream)s::text, (e->>'v')::int, e->>'t', (e->>'s')::int, e->'d',
+        %(metadata)s::jsonb, decode(e->>'h', 'hex')
+    FROM guard, jsonb_array_elements(%(batch)s::jsonb) WITH ORDINALITY AS batch(e, n)
+    ORDER BY n
+    RETURNING position, version
+), processed AS (
+    INSERT INTO processed_requests (request_id, stream_id, fingerprint, first_version,
+        last_version, first_position, last_position, response)
+    SELECT %(request)s::text, %(stream)s::text, %(fingerprint)s::bytea, min(version),
+        max(version), min(position), max(position), %(response)s::jsonb
+    FROM inserted
+    HAVING count(*) > 0
+    RETURNING last_position
+), notified AS (
+    SELECT pg_notify(%(channel)s::text,
+        json_build_object('stream', %(stream)s::text, 'position', last_position)::text)
+    FROM processed
+)
+SELECT inserted.position, inserted.version FROM inserted CROSS JOIN notified
+ORDER BY inserted.version
+"""
+
+
+def _recorded(
+    rows: Sequence[tuple[Any, ...]],
+    stream_id: str,
+    events: Sequence[NewEvent],
+    metadata: JsonObject,
+    hashes: Sequence[bytes],
+) -> list[RecordedEvent]:
+    if len(rows) != len(events):
+        raise RuntimeError(f"inserted {len(rows)} rows for {len(events)} events")
+    return [
+        RecordedEvent(
+            position=int(position),
+            stream_id=stream_id,
+            version=int(version),
+            type=event.type,
+            schema_version=event.schema_version,
+            data=event.data,
+            metadata=metadata,
+            hash=event_hash,
+        )
+        for (position, version), event, event_hash in zip(rows, events, hashes, strict=True)
+    ]
+
+
+def _answer_retry(
+    connection: Connection, request_id: str, stream_id: str, fingerprint: bytes
+) -> AppendResult:
+    earlier = find_processed_request(connection, request_id)
+    assert earlier is not None
+    original_stream, original_fingerprint, result = earlier
+    if original_stream != stream_id:
+        raise RequestIdReused(request_id, f"for stream {original_stream!r}")
+    if original_fingerprint != fingerprint:
+        raise RequestIdReused(request_id, "with different events")
     return result
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from sapsam.store.records import JsonObject, JsonValue, RecordedEvent
 
@@ -31,33 +32,109 @@ class CanonicalJsonError(ValueError):
     """A value that has no canonical JSON form here (a float, a non-string key, NaN …)."""
 
 
-def _check_canonical(value: object, where: str) -> None:
-    """Refuse what would not survive a jsonb round trip byte for byte."""
-    if value is None or isinstance(value, bool | int | str):
-        if isinstance(value, str) and "\x00" in value:
-            raise CanonicalJsonError(f"{where}: NUL characters cannot be stored in jsonb")
-        return
-    if isinstance(value, float):
-        raise CanonicalJsonError(f"{where}: floats are not allowed in events (got {value!r})")
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise CanonicalJsonError(f"{where}: object keys must be strings (got {key!r})")
-            _check_canonical(item, f"{where}.{key}")
-        return
-    if isinstance(value, Sequence):
-        for index, item in enumerate(value):
-            _check_canonical(item, f"{where}[{index}]")
-        return
-    raise CanonicalJsonError(f"{where}: {type(value).__name__} is not JSON")
+def _first_problem(value: object) -> str | None:
+    """What in ``value`` would not survive a jsonb round trip byte for byte, if anything.
+
+    Walks the value with an explicit stack and exact type checks first: this runs on every event
+    appended, so it is kept cheap. int and str subclasses (a Card, an IntEnum) are fine.
+    """
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is int or kind is bool or item is None:
+            continue
+        if kind is str:
+            if "\x00" in cast(str, item):
+                return "a NUL character (jsonb cannot store it)"
+        elif kind is dict:
+            mapping = cast(dict[object, object], item)
+            for key in mapping:
+                if type(key) is not str:
+                    return f"an object key that is not a string ({key!r})"
+            stack.extend(mapping.values())
+        elif kind is list or kind is tuple:
+            stack.extend(cast(list[object], item))
+        elif isinstance(item, float):
+            return f"a float ({item!r}); events carry integers only"
+        elif isinstance(item, str):
+            if "\x00" in item:
+                return "a NUL character (jsonb cannot store it)"
+        elif isinstance(item, int):
+            continue
+        elif isinstance(item, dict):
+            stack.append(dict(item))
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        else:
+            return f"a {kind.__name__}, which is not JSON here (use dict, list, str, int, bool)"
+    return None
+
+
+# One encoder for every call: json.dumps with options builds a new encoder each time.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
+def _dumps(value: object) -> str:
+    return _ENCODER.encode(value)
+
+
+def json_string(text: str) -> bytes:
+    """A string as canonical JSON (quoted and escaped), UTF-8."""
+    return _ENCODER.encode(text).encode("utf-8")
 
 
 def canonical_json(value: JsonValue) -> bytes:
     """The canonical JSON bytes of a value: sorted keys, no spaces, UTF-8, no floats."""
-    _check_canonical(value, "$")
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    problem = _first_problem(value)
+    if problem is not None:
+        raise CanonicalJsonError(f"not canonical JSON: {problem}")
+    return _dumps(value).encode("utf-8")
+
+
+def assemble_event_bytes(
+    stream_id: str,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    canonical_data: bytes,
+    canonical_metadata: bytes,
+) -> bytes:
+    """``canonical_event_bytes`` from the already canonical data and metadata.
+
+    The keys of the event object sort as data < metadata < schema_version < stream < type <
+    version, and a nested canonical value is the same bytes as on its own, so concatenating the
+    parts gives exactly the canonical JSON of the whole (tested against ``canonical_json``).
+    """
+    return assemble_from_json_parts(
+        json_string(stream_id),
+        version,
+        json_string(event_type),
+        schema_version,
+        canonical_data,
+        canonical_metadata,
+    )
+
+
+def assemble_from_json_parts(
+    stream_json: bytes,
+    version: int,
+    type_json: bytes,
+    schema_version: int,
+    canonical_data: bytes,
+    canonical_metadata: bytes,
+) -> bytes:
+    """``assemble_event_bytes`` with the stream id and type already as JSON strings."""
+    return b'{"data":%b,"metadata":%b,"schema_version":%d,"stream":%b,"type":%b,"version":%d}' % (
+        canonical_data,
+        canonical_metadata,
+        schema_version,
+        stream_json,
+        type_json,
+        version,
+    )
 
 
 def canonical_event_bytes(
@@ -69,15 +146,13 @@ def canonical_event_bytes(
     metadata: JsonObject,
 ) -> bytes:
     """The bytes of one event that the chain hashes (see the module docstring)."""
-    return canonical_json(
-        {
-            "data": data,
-            "metadata": metadata,
-            "schema_version": schema_version,
-            "stream": stream_id,
-            "type": event_type,
-            "version": version,
-        }
+    return assemble_event_bytes(
+        stream_id,
+        version,
+        event_type,
+        schema_version,
+        canonical_json(data),
+        canonical_json(metadata),
     )
 
 

@@ -9,7 +9,15 @@ log, they can be dropped and replayed at any time (``rebuild_projections``,
 Read-model tables are created by their projector, not by alembic: their definition is code, and a
 changed definition (detected through ``definition_hash``) is applied by rebuilding from the log.
 The ``projections`` table (created by the migrations) records, per projector, that hash and the
-last global position applied.
+log position its last rebuild replayed to.
+
+Appends to different streams commit concurrently, so an in-transaction projector must give the
+same rows whatever order appends of *different streams* are applied in: keep its rows per stream
+(a table's state, its seats' scores) or make cross-stream updates commutative (sums, counts).
+Order-dependent views across streams (leaderboards, "latest N") should follow the log instead
+(``sapsam.store.subscriptions.follow``) with their own checkpoint. Every process that appends must
+register the same projectors (the composition root does); a read model that missed appends is
+repaired by ``sapsam projections rebuild``.
 
 Projectors are found through ``PROJECTOR_MODULES``: each listed module exposes
 ``projectors() -> Sequence[Projector]``. Add a module there to register its read models.
@@ -26,13 +34,14 @@ from typing import Any, Protocol
 import psycopg
 from psycopg import sql
 
-from sapsam.store.reads import iterate_all, last_position
+from sapsam.store.reads import iterate_all
 from sapsam.store.records import RecordedEvent
 
 Connection = psycopg.Connection[Any]
 
-# The lock every writer of the log takes (see the migration's events_serialise_inserts trigger).
-# Rebuilds take it too, so no append slips in between the replay and the recorded checkpoint.
+# Every insert into events holds this advisory lock in shared mode (the migration's
+# events_mark_inserts trigger). Rebuilds take it exclusively: they wait for appends in flight and
+# hold new ones off, so the rebuilt read models match the log exactly at the recorded position.
 APPEND_LOCK_KEY = 7526466447829417325
 
 # Modules exposing ``projectors() -> Sequence[Projector]``; the game's read models register here.
@@ -81,7 +90,7 @@ class ProjectionReport:
     """What preparing or rebuilding one projector did."""
 
     name: str
-    action: str  # "rebuilt", "caught up" or "current"
+    action: str  # "rebuilt" or "current"
     events_applied: int
     position: int
 
@@ -114,16 +123,10 @@ def _check_names(projectors: Sequence[Projector]) -> None:
 def apply_projectors(
     connection: Connection, projectors: Sequence[Projector], events: Sequence[RecordedEvent]
 ) -> None:
-    """Apply freshly appended events to every projector and advance their checkpoints."""
-    if not projectors or not events:
-        return
+    """Apply freshly appended events to every projector (inside the append's transaction)."""
     for projector in projectors:
         for event in events:
             projector.apply(connection, event)
-    connection.execute(
-        "UPDATE projections SET position = %s WHERE name = ANY(%s)",
-        [events[-1].position, [projector.name for projector in projectors]],
-    )
 
 
 def _reset_tables(connection: Connection, projector: Projector) -> None:
@@ -174,7 +177,6 @@ def rebuild_projections(
         for projector in projectors:
             _reset_tables(connection, projector)
         count, position = _replay(connection, projectors, 0)
-        position = max(position, last_position(connection))
         for projector in projectors:
             _record(connection, projector, position)
     return [ProjectionReport(p.name, "rebuilt", count, position) for p in projectors]
@@ -183,17 +185,15 @@ def rebuild_projections(
 def prepare_projections(
     connection: Connection, projectors: Sequence[Projector]
 ) -> list[ProjectionReport]:
-    """Make every projector's tables exist and be current; call once when a server starts.
+    """Make every projector's tables exist and match its definition; call once at start-up.
 
-    A projector never seen, or whose definition changed, is rebuilt from the log; one that is
-    behind (events were appended by a process that did not register it) catches up from its
-    checkpoint; the rest are left alone.
+    A projector never seen, or whose definition changed, is rebuilt from the log (holding off
+    appends while it runs); the others are left as they are.
     """
     _check_names(projectors)
     reports: list[ProjectionReport] = []
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
-        head = last_position(connection)
         stale: list[Projector] = []
         for projector in projectors:
             row = connection.execute(
@@ -202,19 +202,13 @@ def prepare_projections(
             ).fetchone()
             if row is None or bytes(row[0]) != definition_hash(projector):
                 stale.append(projector)
-                continue
-            recorded_position = int(row[1])
-            if recorded_position < head:
-                count, _ = _replay(connection, [projector], recorded_position)
-                _record(connection, projector, head)
-                reports.append(ProjectionReport(projector.name, "caught up", count, head))
             else:
-                reports.append(ProjectionReport(projector.name, "current", 0, recorded_position))
+                reports.append(ProjectionReport(projector.name, "current", 0, int(row[1])))
         if stale:
             for projector in stale:
                 _reset_tables(connection, projector)
-            count, _ = _replay(connection, stale, 0)
+            count, position = _replay(connection, stale, 0)
             for projector in stale:
-                _record(connection, projector, head)
-                reports.append(ProjectionReport(projector.name, "rebuilt", count, head))
+                _record(connection, projector, position)
+                reports.append(ProjectionReport(projector.name, "rebuilt", count, position))
     return reports

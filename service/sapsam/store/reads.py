@@ -1,11 +1,18 @@
 """Reading the event log: one stream from a version, or every stream in global order.
 
-Why reading the global order by ``position > checkpoint`` never skips an event: every insert into
-``events`` holds one transaction-scoped advisory lock from before its rows draw positions until its
-commit (see ``sapsam.store.appends`` and the ``events_serialise_inserts`` trigger). So when a
-reader sees position N committed, every transaction that drew a lower position has already
-committed or rolled back: nothing can later appear below N. Gaps in the positions are rolled-back
-appends and stay gaps for ever.
+Why reading the global order by ``position > checkpoint`` never skips an event, although appends
+run concurrently and may commit out of position order: ``read_all`` first asks the database for a
+*proven high-water mark* (``sapsam_safe_position()``, defined by the migrations) and reads only
+positions at or below it, in a separate statement so its snapshot is taken after the proof. Every
+insert into ``events`` holds a shared advisory lock from before it draws positions until it ends;
+the function reads the last position drawn, then waits for the transactions holding that lock at
+that moment to end. After that, no transaction can still commit a position at or below the mark:
+those that drew one have committed or rolled back. Gaps in the positions below the mark are
+rolled-back appends and stay gaps for ever.
+
+The cost: a reader may wait for in-flight appends to finish (about one commit). Appends never
+wait for readers. ``read_all`` must not run inside a REPEATABLE READ or SERIALIZABLE transaction
+(its second statement needs a fresh snapshot); it checks.
 """
 
 from __future__ import annotations
@@ -14,8 +21,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 
 from sapsam.store.records import JsonObject, RecordedEvent
+from sapsam.store.stream_heads import remember
 
 Connection = psycopg.Connection[Any]
 
@@ -50,7 +59,17 @@ def read_stream(
         " ORDER BY version",
         [stream_id, from_version, to_version if to_version is not None else 2**31 - 1],
     ).fetchall()
-    return [event_from_row(row) for row in rows]
+    events = [event_from_row(row) for row in rows]
+    if events and to_version is None:
+        # The stream's head: an append right after this read can chain without another query.
+        remember(connection, stream_id, events[-1].version, events[-1].hash)
+    return events
+
+
+def safe_position(connection: Connection) -> int:
+    """The proven high-water mark: no event at or below it can still appear (see above)."""
+    row = connection.execute("SELECT sapsam_safe_position()").fetchone()
+    return int(row[0]) if row else 0
 
 
 def read_all(
@@ -62,20 +81,28 @@ def read_all(
     """Up to ``limit`` events with ``position > after_position`` in global order.
 
     Use the last returned position as the next checkpoint. With ``stream_id`` only that stream's
-    events are returned (still by global position). Safe against late commits: see the module
-    docstring.
+    events are returned (still by global position). Never skips an event that commits late:
+    see the module docstring.
     """
+    if connection.info.transaction_status != TransactionStatus.IDLE and connection.execute(
+        "SELECT current_setting('transaction_isolation') <> 'read committed'"
+    ).fetchone() == (True,):
+        raise RuntimeError("read_all needs READ COMMITTED: each statement must see a new snapshot")
+    high_water = safe_position(connection)
+    if high_water <= after_position:
+        return []
     if stream_id is None:
         rows = connection.execute(
             "SELECT position, stream_id, version, type, schema_version, data, metadata, hash"
-            " FROM events WHERE position > %s ORDER BY position LIMIT %s",
-            [after_position, limit],
+            " FROM events WHERE position > %s AND position <= %s ORDER BY position LIMIT %s",
+            [after_position, high_water, limit],
         ).fetchall()
     else:
         rows = connection.execute(
             "SELECT position, stream_id, version, type, schema_version, data, metadata, hash"
-            " FROM events WHERE stream_id = %s AND position > %s ORDER BY position LIMIT %s",
-            [stream_id, after_position, limit],
+            " FROM events WHERE stream_id = %s AND position > %s AND position <= %s"
+            " ORDER BY position LIMIT %s",
+            [stream_id, after_position, high_water, limit],
         ).fetchall()
     return [event_from_row(row) for row in rows]
 

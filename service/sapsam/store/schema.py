@@ -139,7 +139,7 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("events", "events_append_only", "BEFORE", "UPDATE"),
             ("events", "events_append_only", "BEFORE", "DELETE"),
             ("events", "events_append_only", "BEFORE", "TRUNCATE"),
-            ("events", "events_serialise_inserts", "BEFORE", "INSERT"),
+            ("events", "events_mark_inserts", "BEFORE", "INSERT"),
         }
     ),
 )

@@ -47,23 +47,56 @@ UPGRADE_STATEMENTS = (
     FOR EACH STATEMENT EXECUTE FUNCTION sapsam_refuse_event_change()
     """,
     # Readers of the global order must never skip an event that commits late with a lower
-    # position. Every insert therefore takes one transaction-scoped advisory lock BEFORE its rows
-    # draw positions (a statement-level BEFORE trigger fires before any identity value is drawn),
-    # and holds it until commit: positions are then handed out in commit order. The store's append
-    # takes the same lock earlier; this trigger makes the rule hold for any writer.
+    # position. Every insert therefore holds a SHARED transaction-scoped advisory lock from before
+    # its rows draw positions (a statement-level BEFORE trigger fires before any identity value is
+    # drawn) until it ends. Inserts do not block each other (they still share disk flushes), and
+    # a reader can prove a high-water mark safe: see sapsam_safe_position below.
     """
-    CREATE FUNCTION sapsam_serialise_event_inserts() RETURNS trigger
+    CREATE FUNCTION sapsam_mark_event_insert() RETURNS trigger
     LANGUAGE plpgsql AS $$
     BEGIN
-        PERFORM pg_advisory_xact_lock(7526466447829417325);
+        PERFORM pg_advisory_xact_lock_shared(7526466447829417325);
         RETURN NULL;
     END
     $$
     """,
     """
-    CREATE TRIGGER events_serialise_inserts
+    CREATE TRIGGER events_mark_inserts
     BEFORE INSERT ON events
-    FOR EACH STATEMENT EXECUTE FUNCTION sapsam_serialise_event_inserts()
+    FOR EACH STATEMENT EXECUTE FUNCTION sapsam_mark_event_insert()
+    """,
+    # The proven high-water mark. Read the last position drawn (W), then the transactions holding
+    # the insert lock, then wait until each of those has ended. Every position <= W was drawn
+    # before W was read, by a transaction that held the lock from before its draw to its end: it
+    # has ended (committed or rolled back) or was holding the lock when we looked, and we waited
+    # for it. So once this returns, every position <= W is settled, and a read in a NEW statement
+    # (a fresh snapshot) of positions <= W sees all that will ever exist there. The caller's own
+    # open transaction is not waited for (its rows are visible to it already).
+    """
+    CREATE FUNCTION sapsam_safe_position() RETURNS bigint
+    LANGUAGE plpgsql AS $$
+    DECLARE
+        high_water bigint;
+        in_flight text[];
+    BEGIN
+        high_water := coalesce(
+            pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass), 0);
+        SELECT array_agg(virtualtransaction) INTO in_flight FROM pg_locks
+        WHERE locktype = 'advisory' AND database = (
+                SELECT oid FROM pg_database WHERE datname = current_database())
+            AND classid = 1752392027 AND objid = 2093268333 AND objsubid = 1
+            AND mode = 'ShareLock' AND granted AND pid <> pg_backend_pid();
+        WHILE in_flight IS NOT NULL AND EXISTS (
+            SELECT 1 FROM pg_locks
+            WHERE locktype = 'advisory' AND classid = 1752392027 AND objid = 2093268333
+                AND objsubid = 1 AND mode = 'ShareLock' AND granted
+                AND virtualtransaction = ANY (in_flight)
+        ) LOOP
+            PERFORM pg_sleep(0.0005);
+        END LOOP;
+        RETURN high_water;
+    END
+    $$
     """,
     # Idempotency, durably: one row per processed request id, written in the append's transaction.
     """
@@ -90,7 +123,7 @@ UPGRADE_STATEMENTS = (
     )
     """,
     # One row per read model: the hash of its table definitions (a change triggers a rebuild) and
-    # the last global position applied to it.
+    # the log position its last rebuild replayed to.
     """
     CREATE TABLE projections (
         name text PRIMARY KEY,
@@ -106,7 +139,8 @@ DOWNGRADE_STATEMENTS = (
     "DROP TABLE deal_secrets",
     "DROP TABLE processed_requests",
     "DROP TABLE events",
-    "DROP FUNCTION sapsam_serialise_event_inserts()",
+    "DROP FUNCTION sapsam_safe_position()",
+    "DROP FUNCTION sapsam_mark_event_insert()",
     "DROP FUNCTION sapsam_refuse_event_change()",
 )
 

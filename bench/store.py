@@ -1,0 +1,332 @@
+"""Event store throughput: appends beside a plain INSERT+COMMIT ceiling, and replay speed.
+
+Prints one JSON object. Runs against ``DATABASE_URL`` (in a scratch database it creates and drops)
+or, without it, a private embedded PostgreSQL in a temporary folder. Every figure comes from the
+same server in the same run, so read the ratios, not the absolutes.
+
+- ``appends``: events appended per second through ``sapsam.store.appends.append`` (optimistic
+  concurrency, idempotency record, hash chain, NOTIFY), one event per commit and one-deal batches
+  of 14 events, with 1 and 4 writer threads (each on its own connection and its own streams);
+- ``ceiling``: the same shapes as plain ``INSERT ... ; COMMIT`` into a look-alike table with the
+  same columns and unique key but no triggers, no lock, no idempotency record;
+- ``replay``: events read from the log in global order and folded into state, per second.
+  ``replay_evolve`` is the fold: a stand-in until it is pointed at the game's ``evolve``.
+
+Usage: ``python bench/store.py [--seconds 3] [--rounds 3] [--replay-events 20000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from sapsam.store import schema
+from sapsam.store.appends import append
+from sapsam.store.embedded import database_in, start_embedded
+from sapsam.store.reads import iterate_all
+from sapsam.store.records import NewEvent, RecordedEvent
+
+DEAL_BATCH = 14
+TARGET_BATCHED_RATIO = 0.70
+
+Connection = psycopg.Connection[Any]
+
+LOOK_ALIKE_TABLE = """
+CREATE TABLE plain_events (
+    position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    stream_id text NOT NULL,
+    version integer NOT NULL,
+    type text NOT NULL,
+    schema_version integer NOT NULL,
+    data jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    hash bytea NOT NULL,
+    UNIQUE (stream_id, version)
+)
+"""
+# The plain loop's insert: the batch as one JSON document, parsed once by the server (the
+# cheapest multi-row form we found; the store's append uses the same form).
+PLAIN_INSERT = """
+INSERT INTO plain_events (stream_id, version, type, schema_version, data, metadata, hash)
+SELECT %s::text, (e->>'v')::int, e->>'t', 1, e->'d', %s::jsonb, decode(e->>'h', 'hex')
+FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS batch(e, n)
+ORDER BY n
+"""
+
+
+def sample_event(sequence: int) -> NewEvent:
+    """An event about the size of the game's: a seat, a hash, a few fields."""
+    return NewEvent(
+        "ArrangementCommitted",
+        {"deal": 1, "seat": sequence % 4, "commitment": f"{sequence:064x}", "round": sequence},
+    )
+
+
+# --- the fold used by the replay figure --------------------------------------------------------
+
+
+def replay_initial_state() -> dict[str, int]:
+    """The state the replay starts from (swap together with ``replay_evolve``)."""
+    return {}
+
+
+def replay_evolve(state: dict[str, int], event: RecordedEvent) -> dict[str, int]:
+    """Fold one event into state. A stand-in: counts events per stream.
+
+    Point this at the game's fold (decode the event, then ``sapsam.domain`` ``evolve`` per
+    stream) to measure real replay; the reading loop around it stays the same.
+    """
+    state[event.stream_id] = state.get(event.stream_id, 0) + 1
+    return state
+
+
+# --- measuring ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Rows (events) written per second, and commits per second."""
+
+    rows_per_second: float
+    commits_per_second: float
+
+
+def run_writers(
+    url: str, writers: int, seconds: float, body: Callable[[Connection, int, int], int]
+) -> Rate:
+    """Run ``body(connection, writer, iteration) -> rows`` in ``writers`` threads for a while."""
+    rows = [0] * writers
+    commits = [0] * writers
+    errors: list[BaseException] = []
+    start = threading.Barrier(writers + 1)
+    stop = threading.Event()
+
+    def work(writer: int) -> None:
+        try:
+            with psycopg.connect(url, autocommit=True) as connection:
+                start.wait()
+                iteration = 0
+                while not stop.is_set():
+                    rows[writer] += body(connection, writer, iteration)
+                    commits[writer] += 1
+                    iteration += 1
+        except BaseException as error:
+            errors.append(error)
+            raise
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(writers)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - began
+    if errors:
+        raise errors[0]
+    return Rate(sum(rows) / elapsed, sum(commits) / elapsed)
+
+
+def plain_insert_body(batch: int, run_tag: str) -> Callable[[Connection, int, int], int]:
+    def body(connection: Connection, writer: int, iteration: int) -> int:
+        events = [sample_event(iteration * batch + i) for i in range(batch)]
+        rows = [
+            {"v": iteration * batch + i + 1, "t": event.type, "d": event.data, "h": "00" * 32}
+            for i, event in enumerate(events)
+        ]
+        connection.execute(
+            PLAIN_INSERT,
+            [
+                f"{run_tag}-{writer}",
+                json.dumps({"request_id": f"{run_tag}-{writer}-{iteration}"}),
+                json.dumps(rows),
+            ],
+        )
+        return batch
+
+    return body
+
+
+def append_body(batch: int, run_tag: str) -> Callable[[Connection, int, int], int]:
+    def body(connection: Connection, writer: int, iteration: int) -> int:
+        events = [sample_event(iteration * batch + i) for i in range(batch)]
+        append(
+            connection,
+            f"{run_tag}-{writer}",
+            iteration * batch,
+            events,
+            f"{run_tag}-{writer}-{iteration}",
+            actor=f"seat-{writer}",
+        )
+        return batch
+
+    return body
+
+
+def alternate(
+    url: str,
+    writers: int,
+    seconds: float,
+    rounds: int,
+    bodies: tuple[Callable[[int], Callable[[Connection, int, int], int]], ...],
+) -> list[Rate]:
+    """Run each body in turn for ``rounds`` rounds (sharing the run time), averaging each.
+
+    Interleaving keeps a burst of load from elsewhere on the machine from landing on one side of
+    the comparison only.
+    """
+    totals = [[0.0, 0.0] for _ in bodies]
+    for round_number in range(rounds):
+        for index, make_body in enumerate(bodies):
+            rate = run_writers(url, writers, seconds / rounds, make_body(round_number))
+            totals[index][0] += rate.rows_per_second / rounds
+            totals[index][1] += rate.commits_per_second / rounds
+    return [Rate(rows, commits) for rows, commits in totals]
+
+
+def measure_appends(url: str, seconds: float, rounds: int) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for label, batch in (("one_event_per_commit", 1), ("deal_batch_of_14", DEAL_BATCH)):
+        results[label] = {}
+        for writers in (1, 4):
+            tag = f"{label}-{writers}-{uuid.uuid4().hex[:6]}"
+            ceiling, appended = alternate(
+                url,
+                writers,
+                seconds,
+                rounds,
+                (
+                    lambda r: plain_insert_body(batch, f"{tag}-{r}"),  # noqa: B023
+                    lambda r: append_body(batch, f"{tag}-{r}"),  # noqa: B023
+                ),
+            )
+            results[label][f"writers_{writers}"] = {
+                "append_events_per_s": round(appended.rows_per_second),
+                "append_commits_per_s": round(appended.commits_per_second),
+                "ceiling_rows_per_s": round(ceiling.rows_per_second),
+                "ceiling_commits_per_s": round(ceiling.commits_per_second),
+                "ratio": round(appended.rows_per_second / ceiling.rows_per_second, 3),
+            }
+    return results
+
+
+def measure_replay(url: str, events: int) -> dict[str, Any]:
+    with psycopg.connect(url, autocommit=True) as connection:
+        already = connection.execute("SELECT count(*) FROM events").fetchone()
+        streams = max(1, events // 200)
+        for stream in range(streams):
+            for deal in range(200 // DEAL_BATCH + 1):
+                append(
+                    connection,
+                    f"replay-{stream}",
+                    deal * DEAL_BATCH,
+                    [sample_event(deal * DEAL_BATCH + i) for i in range(DEAL_BATCH)],
+                    f"replay-{stream}-{deal}",
+                )
+        began = time.perf_counter()
+        read = sum(1 for _ in iterate_all(connection))
+        read_seconds = time.perf_counter() - began
+        began = time.perf_counter()
+        state = replay_initial_state()
+        folded = 0
+        for event in iterate_all(connection):
+            state = replay_evolve(state, event)
+            folded += 1
+        fold_seconds = time.perf_counter() - began
+    return {
+        "events": folded,
+        "events_before_replay_fill": int(already[0]) if already else 0,
+        "read_events_per_s": round(read / read_seconds),
+        "read_and_fold_events_per_s": round(folded / fold_seconds),
+        "fold": "replay_evolve (stand-in: count per stream)",
+    }
+
+
+@contextmanager
+def scratch_database() -> Iterator[tuple[str, str]]:
+    """A migrated scratch database: (URL, what server it is on)."""
+    external = os.environ.get("DATABASE_URL")
+    folder: Path | None = None
+    server = None
+    if external:
+        server_url, label = external, "DATABASE_URL"
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="sapsam-bench-"))
+        folder.chmod(0o755)
+        server = start_embedded(folder, delete_on_stop=True)
+        server_url, label = server.server_url, f"embedded ({server.backend})"
+    name = f"sapsam_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = database_in(server_url, name)
+    try:
+        schema.upgrade(url)
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute(LOOK_ALIKE_TABLE)
+            version = connection.execute("SHOW server_version").fetchone()
+            fsync = connection.execute("SHOW fsync").fetchone()
+        yield (
+            url,
+            f"{label}, PostgreSQL {version[0] if version else '?'}, fsync {fsync[0] if fsync else '?'}",
+        )
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+        if server is not None:
+            server.stop()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="time for each side of each comparison"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="alternations per comparison")
+    parser.add_argument("--replay-events", type=int, default=20_000, help="events to replay")
+    arguments = parser.parse_args()
+    with scratch_database() as (url, server):
+        appends = measure_appends(url, arguments.seconds, arguments.rounds)
+        replay = measure_replay(url, arguments.replay_events)
+    batched = [entry["ratio"] for entry in appends["deal_batch_of_14"].values()]
+    print(
+        json.dumps(
+            {
+                "benchmark": "store",
+                "server": server,
+                "seconds_per_side": arguments.seconds,
+                "rounds": arguments.rounds,
+                "appends": appends,
+                "replay": replay,
+                "target": {
+                    "batched_append_ratio_min": TARGET_BATCHED_RATIO,
+                    "batched_append_ratios": batched,
+                    "met": all(ratio >= TARGET_BATCHED_RATIO for ratio in batched),
+                },
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

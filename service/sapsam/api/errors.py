@@ -103,6 +103,23 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # reading the table again; the current version is in the ErrorInfo metadata.
         "VERSION_MISMATCH": _ABORTED,
         "CONCURRENCY_CONFLICT": _ABORTED,
+        # Tournaments (sapsam.domain.tournament).
+        "TOURNAMENT_EXISTS": _EXISTS,
+        "TOURNAMENT_NOT_FOUND": _NOT_FOUND,
+        "REGISTRATION_NOT_OPEN": _PRECONDITION,
+        "REGISTRATION_CLOSED": _PRECONDITION,
+        "ALREADY_REGISTERED": _EXISTS,
+        "NOT_REGISTERED": _PRECONDITION,
+        "TOURNAMENT_FULL": _PRECONDITION,
+        "ALREADY_STARTED": _PRECONDITION,
+        "TOO_FEW_PLAYERS": _PRECONDITION,
+        "PLAYER_SEATED": _PRECONDITION,
+        "ROUND_NOT_COMPLETE": _PRECONDITION,
+        "TOURNAMENT_COMPLETE": _PRECONDITION,
+        "OPERATOR_ONLY": _DENIED,
+        # Only the results process can hit these (it credits deals, never a client).
+        "NOT_A_TOURNAMENT_TABLE": _INTERNAL,
+        "ALREADY_CREDITED": _INTERNAL,
         # Only the server's own commands can hit these (the seed is never sent by a client).
         "BAD_SEED": _INTERNAL,
         "SEED_MISMATCH": _INTERNAL,

@@ -1,0 +1,132 @@
+"""The tournament's events: frozen dataclasses in the past tense, JSON-native fields only.
+
+A tournament is one stream, ``tournament-<uuid>``. Its events use the table events' conventions
+(``sapsam.domain.events``): a stable ``TYPE``, a ``SCHEMA_VERSION``, bytes as lowercase hex, no
+floats. Lists that belong together are parallel tuples (players and their deltas, in seat order),
+so an auditor in another language reads them without knowing our classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sapsam.domain.events import Event, EventCodec, JsonValue
+
+
+@dataclass(frozen=True)
+class TournamentCreated(Event):
+    """A tournament exists, with every setting and one seating commitment per round.
+
+    ``seating_commitments[r - 1]`` binds round ``r``'s seating seed (docs/tournaments.md), so the
+    seats cannot be chosen after the entrants are known. Times are Unix milliseconds.
+    """
+
+    TYPE: ClassVar[str] = "TournamentCreated"
+    tournament_id: str
+    name: str
+    rule_set: Mapping[str, JsonValue]
+    seats_per_table: int
+    rounds: int
+    deals_per_round: int
+    registration_opens_ms: int
+    registration_closes_ms: int
+    max_entrants: int
+    reseating: str
+    tie_break: str
+    seating_commitments: tuple[str, ...]
+    created_by: str
+    created_at_ms: int
+
+
+@dataclass(frozen=True)
+class PlayerRegistered(Event):
+    """A player entered the tournament."""
+
+    TYPE: ClassVar[str] = "PlayerRegistered"
+    player_id: str
+    registered_at_ms: int
+
+
+@dataclass(frozen=True)
+class PlayerUnregistered(Event):
+    """A player withdrew before the start."""
+
+    TYPE: ClassVar[str] = "PlayerUnregistered"
+    player_id: str
+
+
+@dataclass(frozen=True)
+class TournamentStarted(Event):
+    """Registration closed; ``entrants`` in canonical order (by their ids' UTF-8 bytes)."""
+
+    TYPE: ClassVar[str] = "TournamentStarted"
+    entrants: tuple[str, ...]
+    started_at_ms: int
+
+
+@dataclass(frozen=True)
+class RoundSeated(Event):
+    """A round's tables and who sits where, with the round's seating seed revealed.
+
+    ``seatings[i]`` lists table ``table_ids[i]``'s players by seat (seat 0 first). ``method`` is
+    ``random`` or ``standings``; either way anyone can redo the draw from the seed.
+    """
+
+    TYPE: ClassVar[str] = "RoundSeated"
+    round: int
+    method: str
+    seating_seed: str
+    table_ids: tuple[str, ...]
+    seatings: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class DealCredited(Event):
+    """A finished deal of a tournament table counted towards the standings.
+
+    ``players`` and ``deltas`` are in seat order, as the table's ``DealScored.totals``;
+    ``source_position`` is that ``DealScored`` event's position in the log.
+    """
+
+    TYPE: ClassVar[str] = "DealCredited"
+    round: int
+    table_id: str
+    deal_number: int
+    players: tuple[str, ...]
+    deltas: tuple[int, ...]
+    source_position: int
+
+
+@dataclass(frozen=True)
+class RoundCompleted(Event):
+    """Every deal of every table of the round is credited."""
+
+    TYPE: ClassVar[str] = "RoundCompleted"
+    round: int
+
+
+@dataclass(frozen=True)
+class TournamentCompleted(Event):
+    """The last round is complete: final standings, best first (parallel tuples)."""
+
+    TYPE: ClassVar[str] = "TournamentCompleted"
+    players: tuple[str, ...]
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+
+TOURNAMENT_EVENT_TYPES: tuple[type[Event], ...] = (
+    TournamentCreated,
+    PlayerRegistered,
+    PlayerUnregistered,
+    TournamentStarted,
+    RoundSeated,
+    DealCredited,
+    RoundCompleted,
+    TournamentCompleted,
+)
+
+TOURNAMENT_CODEC = EventCodec(TOURNAMENT_EVENT_TYPES)
+"""Encodes and decodes the tournament's events."""

@@ -9,11 +9,12 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from sapsam.store import stream_heads
 from sapsam.store.appends import append, find_processed_request
 from sapsam.store.chain import verify_stream_chain
 from sapsam.store.event_store import EventStore
 from sapsam.store.reads import last_position, read_all, read_stream, stream_version
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RequestIdReused
+from sapsam.store.records import AppendResult, ConcurrencyConflict, NewEvent, RequestIdReused
 
 
 @pytest.fixture
@@ -224,3 +225,54 @@ def wait_until_blocked_on_a_lock(connection: psycopg.Connection[object]) -> None
             return
         time.sleep(0.01)
     raise AssertionError("no session ever waited on a lock")
+
+
+def test_a_wrong_remembered_head_costs_a_retry_never_a_bad_chain(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s", 0, events("A"), "r1")
+    # As if the database had been emptied and refilled under the same name: a wrong hint.
+    stream_heads.forget(connection, "s")
+    stream_heads.remember(connection, "s", 1, b"\x01" * 32)
+    result = append(connection, "s", 1, events("B"), "r2")
+    assert result.last_version == 2
+    assert verify_stream_chain(read_stream(connection, "s")).intact
+
+
+def test_a_remembered_head_that_another_writer_moved_past_is_a_conflict(
+    connection: psycopg.Connection[object],
+) -> None:
+    first = append(connection, "s", 0, events("A"), "r1")
+    append(connection, "s", 1, events("B"), "r2")
+    # This process last saw version 1 (another process appended version 2).
+    stream_heads.forget(connection, "s")
+    stream_heads.remember(connection, "s", 1, first.events[0].hash)
+    with pytest.raises(ConcurrencyConflict) as raised:
+        append(connection, "s", 1, events("C"), "r3")
+    assert raised.value.current_version == 2
+    assert [e.type for e in read_stream(connection, "s")] == ["A", "B"]
+
+
+def test_a_retry_racing_its_original_gets_the_original_result(database_url: str) -> None:
+    # Both copies of one request start from version 0; exactly one appends, the other answers
+    # with its result, whichever wins.
+    barrier = threading.Barrier(2)
+    results: list[object] = []
+
+    def send() -> None:
+        with psycopg.connect(database_url, autocommit=True) as own:
+            barrier.wait()
+            results.append(append(own, "s", 0, events("A", "B"), "same-request"))
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(results) == 2
+    first, second = results
+    assert isinstance(first, AppendResult) and isinstance(second, AppendResult)
+    assert {first.replayed, second.replayed} == {False, True}
+    assert first.last_position == second.last_position
+    with psycopg.connect(database_url) as check:
+        assert len(read_all(check)) == 2

@@ -30,7 +30,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from sapsam.api import audit_servicer
+from sapsam.api import audit_servicer, bench_echo
 from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.errors import ErrorInterceptor
@@ -69,6 +69,8 @@ class ServerConfig:
     """Let several processes listen on the same port (only for ``--workers``)."""
     grace_seconds: float = 5.0
     """How long calls in flight may take to finish once stopping begins."""
+    bench_echo: bool = False
+    """Also serve the benchmarking echo RPC (``sapsam.api.bench_echo``); off in production."""
 
 
 def _no_op() -> None:
@@ -137,6 +139,8 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     table_service_pb2_grpc.add_TableServiceServicer_to_server(services.table_service, server)
     player_service_pb2_grpc.add_PlayerServiceServicer_to_server(services.player_service, server)
     audit_servicer.add_audit_service(services.audit_service, server)
+    if config.bench_echo:
+        bench_echo.add_echo_service(server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

@@ -47,6 +47,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
     )
+    parser.add_argument(
+        "--bench-echo",
+        action="store_true",
+        help="benchmarking aid: also serve sapsam.bench.v1.EchoService/Echo (see bench/service.py)",
+    )
     parser.set_defaults(handler=_serve)
 
 
@@ -67,6 +72,7 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         operator_token=arguments.operator_token or os.environ.get("SAPSAM_OPERATOR_TOKEN") or None,
         threads=arguments.threads,
         reuse_port=arguments.workers > 1,
+        bench_echo=arguments.bench_echo,
     )
 
 

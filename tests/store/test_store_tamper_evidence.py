@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
-from psycopg import errors
+from psycopg import errors, sql
 
 from sapsam.store.appends import append
 from sapsam.store.chain import GENESIS_HASH, event_hash, verify_stream_chain
 from sapsam.store.reads import read_all, read_stream
 from sapsam.store.records import NewEvent
+from sapsam.store.schema import grant_service_role
 
 
 @pytest.fixture
@@ -109,3 +111,29 @@ def test_the_first_event_chains_from_the_genesis_hash(
 ) -> None:
     first = read_stream(connection, "table-2")[0]
     assert first.hash == event_hash(GENESIS_HASH, first)
+
+
+def test_the_service_role_appends_but_cannot_rewrite_or_unguard_the_log(
+    connection: psycopg.Connection[object], database_url: str
+) -> None:
+    role = f"sapsam_service_{uuid.uuid4().hex[:8]}"
+    connection.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
+    try:
+        grant_service_role(connection, role)
+        with psycopg.connect(database_url, autocommit=True) as service:
+            service.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
+            result = append(service, "table-1", 3, [NewEvent("PlayerSeated", {"seat": 2})], "r9")
+            assert result.last_version == 4
+            assert len(read_all(service)) == 5
+            for statement in (
+                "UPDATE events SET data = '{}'",
+                "DELETE FROM events",
+                "TRUNCATE events",
+                "ALTER TABLE events DISABLE TRIGGER events_append_only",
+            ):
+                with pytest.raises(errors.InsufficientPrivilege):
+                    service.execute(statement)  # type: ignore[arg-type]
+    finally:
+        connection.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+        connection.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+    assert verify_stream_chain(read_stream(connection, "table-1")).intact

@@ -15,6 +15,7 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from psycopg import sql
 
 MIGRATIONS_FOLDER = Path(__file__).resolve().parent / "migrations"
 HEAD = "head"
@@ -186,3 +187,26 @@ def inspect_schema(
         indexes=frozenset((str(t), str(d)) for t, d in indexes),
         triggers=frozenset(triggers),
     )
+
+
+def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
+    """Give ``role`` what the service needs and nothing that could rewrite history.
+
+    The role may read and append events (never UPDATE, DELETE or TRUNCATE them: privileges refuse
+    what the triggers also refuse, and as a non-owner it cannot disable the triggers), record
+    request ids, keep and delete deal secrets, and maintain its read models. Run it as the owner
+    of the schema after ``sapsam migrate``; docs/store.md shows the whole role setup.
+    """
+    name = sql.Identifier(role)
+    statements = (
+        sql.SQL("REVOKE ALL ON events, processed_requests, deal_secrets, projections FROM {}"),
+        sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
+        # Global readers prove their high-water mark from the identity sequence's last value.
+        sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}"),
+        sql.SQL("GRANT SELECT, INSERT, DELETE ON deal_secrets TO {}"),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE ON projections TO {}"),
+        # Read models are created and rebuilt by the service (see sapsam.store.projections).
+        sql.SQL("GRANT CREATE ON SCHEMA public TO {}"),
+    )
+    for statement in statements:
+        connection.execute(statement.format(name))

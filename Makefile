@@ -4,15 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean proto serve
+.PHONY: install test lint typecheck unit bench clean proto serve demo
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall whenever the project's metadata changes.
-$(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+$(STAMP): $(BIN)/python pyproject.toml clients/sapsam_client/pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -e 'clients/sapsam_client[rules]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -22,21 +22,28 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict service/sapsam
+	MYPYPATH=clients/sapsam_client/src $(BIN)/mypy --strict service/sapsam clients/sapsam_client/src
 
 # pytest exits 5 when it collects nothing; that is a failure here, and make stops on it.
 test: lint typecheck
 	$(BIN)/python -m pytest
 
-# Regenerate the committed Python code of the API contract (proto/ -> service/sapsam/api/generated);
-# tests/api/test_generated_code.py fails when the committed code differs from what this produces.
+# Regenerate the committed Python code of the API contract (proto/ -> service/sapsam/api/generated
+# and the client package's own copy); tests/api/test_generated_code.py and
+# tests/clients/test_generated_copy.py fail when the committed code differs from what this produces.
 proto: $(STAMP)
 	$(BIN)/python -m sapsam.api.codegen --proto-root proto --output service/sapsam/api/generated
+	$(BIN)/python -m sapsam.api.codegen --proto-root proto --output clients/sapsam_client/src/sapsam_client/generated
 
 # Run the game service on 127.0.0.1:50051 (embedded PostgreSQL unless DATABASE_URL is set);
 # extra flags go in SERVE_ARGS, e.g. `make serve SERVE_ARGS="--workers 2"`.
 serve: $(STAMP)
 	$(BIN)/sapsam serve $(SERVE_ARGS)
+
+# A server on a fresh embedded database in a temporary folder, four bots over gRPC playing an
+# 8-deal series, every deal's reveal and scores, the standings, and every deal verified from the log.
+demo: $(STAMP)
+	$(BIN)/sapsam demo
 
 bench: $(STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -1,0 +1,412 @@
+"""The SDK's connection: one method per RPC, retries that reuse the request_id, typed errors.
+
+::
+
+    client = connect("127.0.0.1:50051")
+    client.register("Ann")                      # the token is kept on the client
+    table = client.create_table(seat_count=2)
+    seat = client.join_table(table.name)        # a Seat: see sapsam_client.seat
+
+Every mutating call gets a fresh ``request_id`` (a UUID) once; a retry after ``UNAVAILABLE``,
+``DEADLINE_EXCEEDED`` or a lost race (``ABORTED``/``CONCURRENCY_CONFLICT``) sends the very same
+request, so the server answers it at most once (docs/api.md, "Retries and concurrency"). A
+refused call raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reason code.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import grpc
+
+from sapsam_client.errors import SapsamError, UnavailableError, from_rpc_error
+from sapsam_client.generated.v1 import (
+    player_pb2,
+    player_service_pb2,
+    player_service_pb2_grpc,
+    rule_set_pb2,
+    table_event_pb2,
+    table_pb2,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+
+if TYPE_CHECKING:
+    from sapsam_client.seat import Seat
+
+DEFAULT_SERVER: Final = "127.0.0.1:50051"
+ResponseT = TypeVar("ResponseT")
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A new player: its resource name, display name and bearer token (shown only once)."""
+
+    player: str
+    display_name: str
+    token: str
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A seat's 13 cards in one deal, in canonical order."""
+
+    deal: str
+    cards: tuple[str, ...]
+
+    @property
+    def deal_number(self) -> int:
+        """The deal's number within the series."""
+        return deal_number(self.deal)
+
+
+def table_id(name: str) -> uuid.UUID:
+    """The UUID of a table, seat or deal name (``tables/{uuid}/…``)."""
+    parts = name.split("/")
+    if len(parts) < 2 or parts[0] != "tables":
+        raise ValueError(f"not a table resource name: {name!r}")
+    return uuid.UUID(parts[1])
+
+
+def table_name(name: str) -> str:
+    """``tables/{uuid}`` of a table, seat or deal name, or of a bare UUID."""
+    if not name.startswith("tables/"):
+        return f"tables/{uuid.UUID(name)}"
+    return f"tables/{table_id(name)}"
+
+
+def seat_position(seat: str) -> int:
+    """The seat number of ``tables/{t}/seats/{n}``."""
+    return int(seat.rsplit("/", 1)[1])
+
+
+def deal_number(deal: str) -> int:
+    """The deal number of ``tables/{t}/deals/{n}``."""
+    return int(deal.rsplit("/", 1)[1])
+
+
+def _request_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Client:
+    """A connection to a sapsam server, acting as one player (or the operator, or nobody).
+
+    ``attempts`` bounds how often one request is sent; ``timeout`` is each attempt's deadline in
+    seconds. The client is safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        channel: grpc.Channel,
+        token: str | None = None,
+        *,
+        attempts: int = 5,
+        backoff_seconds: float = 0.2,
+        timeout: float = 30.0,
+    ) -> None:
+        self.channel = channel
+        self.token = token
+        self.attempts = max(1, attempts)
+        self.backoff_seconds = backoff_seconds
+        self.timeout = timeout
+        self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
+        self.tables = table_service_pb2_grpc.TableServiceStub(channel)
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The call metadata: the bearer token, when there is one."""
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+    def call(
+        self, method: Callable[..., Any], request: Any, response_type: type[ResponseT]
+    ) -> ResponseT:
+        """Send ``request`` through a stub method, retrying what is safe to retry, unchanged.
+
+        The request (with its request_id) is built once by the caller, so every attempt is the
+        same request and the server acts on it at most once.
+        """
+        for attempt in range(self.attempts):
+            try:
+                response = method(request, metadata=self.metadata(), timeout=self.timeout)
+                if not isinstance(response, response_type):
+                    raise TypeError(f"expected {response_type.__name__}, got {type(response)}")
+                return response
+            except grpc.RpcError as rpc_error:
+                error = from_rpc_error(rpc_error)
+                # A stale etag fails the same way again: only a lost race is worth repeating.
+                retry = error.retryable and error.reason != "VERSION_MISMATCH"
+                if not retry or attempt == self.attempts - 1:
+                    raise error from None
+                time.sleep(self.backoff_seconds * (2**attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- players --------------------------------------------------------------------------------
+
+    def register(self, display_name: str) -> Registration:
+        """Register a new player and act as it from now on (the token is kept on the client)."""
+        response = self.call(
+            self.players.RegisterPlayer,
+            player_service_pb2.RegisterPlayerRequest(
+                request_id=_request_id(), display_name=display_name
+            ),
+            player_service_pb2.RegisterPlayerResponse,
+        )
+        self.token = response.token
+        return Registration(response.player.name, response.player.display_name, response.token)
+
+    def get_player(self, name: str) -> player_pb2.Player:
+        """A player's public profile."""
+        return self.call(
+            self.players.GetPlayer,
+            player_service_pb2.GetPlayerRequest(name=name),
+            player_service_pb2.GetPlayerResponse,
+        ).player
+
+    # -- tables ---------------------------------------------------------------------------------
+
+    def create_table(
+        self,
+        seat_count: int = 2,
+        *,
+        preset: str | None = None,
+        rule_set: rule_set_pb2.RuleSet | None = None,
+        series_length: int | None = None,
+    ) -> table_pb2.Table:
+        """Create a table (the base game unless a preset or rule set is given); not seated."""
+        request = table_service_pb2.CreateTableRequest(
+            request_id=_request_id(), seat_count=seat_count
+        )
+        if preset is not None:
+            request.rule_set_preset = preset
+        if rule_set is not None:
+            request.rule_set.CopyFrom(rule_set)
+        if series_length is not None:
+            request.series_length = series_length
+        return self.call(
+            self.tables.CreateTable, request, table_service_pb2.CreateTableResponse
+        ).table
+
+    def get_table(self, table: str) -> table_pb2.Table:
+        """A table's public state."""
+        return self.call(
+            self.tables.GetTable,
+            table_service_pb2.GetTableRequest(name=table_name(table)),
+            table_service_pb2.GetTableResponse,
+        ).table
+
+    def list_tables(
+        self, status: table_pb2.TableStatus.ValueType = table_pb2.TABLE_STATUS_UNSPECIFIED
+    ) -> Iterator[table_pb2.Table]:
+        """Every table (newest first), optionally only those in ``status``, page after page."""
+        token = ""
+        while True:
+            page = self.call(
+                self.tables.ListTables,
+                table_service_pb2.ListTablesRequest(page_token=token, status=status),
+                table_service_pb2.ListTablesResponse,
+            )
+            yield from page.tables
+            token = page.next_page_token
+            if not token:
+                return
+
+    def join_table(
+        self, table: str, seat: int | None = None, *, expected_version: int | None = None
+    ) -> Seat:
+        """Take a seat (the lowest free one unless ``seat`` is given); returns the :class:`Seat`."""
+        from sapsam_client.seat import Seat
+
+        request = table_service_pb2.JoinTableRequest(
+            request_id=_request_id(), table=table_name(table)
+        )
+        if seat is not None:
+            request.seat = seat
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return Seat(
+            self,
+            self.call(self.tables.JoinTable, request, table_service_pb2.JoinTableResponse).seat,
+        )
+
+    def seat(self, name: str) -> Seat:
+        """A :class:`Seat` for a seat this client's player already holds (e.g. after a restart)."""
+        from sapsam_client.seat import Seat
+
+        return Seat(self, name)
+
+    def choose_dealer(self, table: str, *, expected_version: int | None = None) -> str:
+        """Draw the first dealer by lot; returns the dealer's seat name."""
+        request = table_service_pb2.ChooseDealerRequest(
+            request_id=_request_id(), table=table_name(table)
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self.call(
+            self.tables.ChooseDealer, request, table_service_pb2.ChooseDealerResponse
+        ).dealer_seat
+
+    def start_deal(self, table: str, *, expected_version: int | None = None) -> str:
+        """Start the next deal (the server commits to a secret seed); returns the deal name."""
+        request = table_service_pb2.StartDealRequest(
+            request_id=_request_id(), table=table_name(table)
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self.call(self.tables.StartDeal, request, table_service_pb2.StartDealResponse).deal
+
+    # -- a seat's moves -------------------------------------------------------------------------
+
+    def contribute_entropy(self, seat: str, entropy: bytes | None = None) -> int:
+        """Mix random bytes (32 fresh ones by default) into the shuffle; returns the version."""
+        request = table_service_pb2.ContributeEntropyRequest(
+            request_id=_request_id(), seat=seat, entropy=entropy or secrets.token_bytes(32)
+        )
+        return self.call(
+            self.tables.ContributeEntropy, request, table_service_pb2.ContributeEntropyResponse
+        ).version
+
+    def cut_deck(self, seat: str, position: int | None = None) -> int:
+        """Cut (at a random position 1..51 by default) and deal; returns the version."""
+        cut = position if position is not None else 1 + secrets.randbelow(51)
+        request = table_service_pb2.CutDeckRequest(
+            request_id=_request_id(), seat=seat, position=cut
+        )
+        return self.call(self.tables.CutDeck, request, table_service_pb2.CutDeckResponse).version
+
+    def get_my_hand(self, seat: str) -> Hand:
+        """The seat's own 13 cards in the current deal."""
+        response = self.call(
+            self.tables.GetMyHand,
+            table_service_pb2.GetMyHandRequest(seat=seat),
+            table_service_pb2.GetMyHandResponse,
+        )
+        return Hand(response.deal, tuple(response.cards))
+
+    def commit_arrangement(self, seat: str, commitment: bytes) -> int:
+        """Send a 32-byte commitment (see :mod:`sapsam_client.commitment`); returns the version."""
+        request = table_service_pb2.CommitArrangementRequest(
+            request_id=_request_id(), seat=seat, commitment=commitment
+        )
+        return self.call(
+            self.tables.CommitArrangement, request, table_service_pb2.CommitArrangementResponse
+        ).version
+
+    def confirm_arrangement(self, seat: str) -> int:
+        """Lock the seat's last commitment; returns the version."""
+        request = table_service_pb2.ConfirmArrangementRequest(request_id=_request_id(), seat=seat)
+        return self.call(
+            self.tables.ConfirmArrangement, request, table_service_pb2.ConfirmArrangementResponse
+        ).version
+
+    def reveal_arrangement(
+        self, seat: str, front: list[str], middle: list[str], back: list[str], nonce: bytes
+    ) -> int:
+        """Reveal the committed rows and nonce; returns the version."""
+        request = table_service_pb2.RevealArrangementRequest(
+            request_id=_request_id(),
+            seat=seat,
+            arrangement=table_pb2.Arrangement(front=front, middle=middle, back=back),
+            nonce=nonce,
+        )
+        return self.call(
+            self.tables.RevealArrangement, request, table_service_pb2.RevealArrangementResponse
+        ).version
+
+    def get_deal_result(self, deal: str) -> table_pb2.DealResult:
+        """A deal's public record: hands, nonces and the seed once the seed is revealed."""
+        return self.call(
+            self.tables.GetDealResult,
+            table_service_pb2.GetDealResultRequest(name=deal),
+            table_service_pb2.GetDealResultResponse,
+        ).result
+
+    # -- watching -------------------------------------------------------------------------------
+
+    def watch(self, table: str, after_version: int = 0) -> Iterator[table_event_pb2.TableEvent]:
+        """The table's events after ``after_version``, live, until the series is complete.
+
+        A broken stream (``UNAVAILABLE``) is resumed from the last version received, up to
+        ``attempts`` times in a row.
+        """
+        last = after_version
+        failures = 0
+        while True:
+            stream = self.tables.WatchTable(
+                table_service_pb2.WatchTableRequest(table=table_name(table), after_version=last),
+                metadata=self.metadata(),
+            )
+            try:
+                for response in stream:
+                    failures = 0
+                    last = response.event.version
+                    yield response.event
+                return
+            except grpc.RpcError as rpc_error:
+                error = from_rpc_error(rpc_error)
+                failures += 1
+                if not isinstance(error, UnavailableError) or failures >= self.attempts:
+                    raise error from None
+                time.sleep(self.backoff_seconds * (2**failures))
+            finally:
+                stream.cancel()
+
+
+def connect(
+    target: str = DEFAULT_SERVER,
+    *,
+    token: str | None = None,
+    tls: bool = False,
+    root_certificates: bytes | Path | None = None,
+    server_name: str | None = None,
+    attempts: int = 5,
+    timeout: float = 30.0,
+) -> Client:
+    """A :class:`Client` on ``host:port``; TLS with the system's roots or ``root_certificates``.
+
+    ``server_name`` overrides the name checked against the server's certificate.
+    """
+    if tls or root_certificates is not None:
+        roots = (
+            root_certificates.read_bytes()
+            if isinstance(root_certificates, Path)
+            else root_certificates
+        )
+        options = (("grpc.ssl_target_name_override", server_name),) if server_name else ()
+        channel = grpc.secure_channel(
+            target, grpc.ssl_channel_credentials(root_certificates=roots), options=options
+        )
+    else:
+        channel = grpc.insecure_channel(target)
+    return Client(channel, token, attempts=attempts, timeout=timeout)
+
+
+__all__ = [
+    "DEFAULT_SERVER",
+    "Client",
+    "Hand",
+    "Registration",
+    "SapsamError",
+    "connect",
+    "deal_number",
+    "seat_position",
+    "table_id",
+    "table_name",
+]

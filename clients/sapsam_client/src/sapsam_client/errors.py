@@ -1,0 +1,127 @@
+"""Typed errors: every failed call becomes a :class:`SapsamError` carrying the reason code.
+
+The server puts a ``google.rpc.Status`` in the trailing metadata ``grpc-status-details-bin``; its
+details hold a ``google.rpc.ErrorInfo`` (domain ``sapsam.dev``, a stable ``reason`` such as
+``NOT_YOUR_TURN``) and, for malformed input, a ``google.rpc.BadRequest`` naming the fields at
+fault. Branch on ``error.reason``, never on the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+
+STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
+ERROR_DOMAIN: Final = "sapsam.dev"
+
+
+@dataclass(eq=False)
+class SapsamError(Exception):
+    """A call the server refused (or could not answer); ``reason`` is the stable reason code."""
+
+    code: str
+    """The gRPC status code's name, e.g. ``"FAILED_PRECONDITION"``."""
+    reason: str
+    """ErrorInfo's reason, e.g. ``"WRONG_PHASE"``; the code's name when the server sent none."""
+    message: str
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    """ErrorInfo's metadata, e.g. ``{"current_version": "12"}``."""
+    fields: tuple[str, ...] = ()
+    """Request fields a BadRequest named as at fault."""
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.reason}: {self.message}"
+
+    @property
+    def retryable(self) -> bool:
+        """Safe to retry with the same request_id (docs/api.md, "What to retry")."""
+        return self.code in RETRYABLE_CODES
+
+
+class InvalidArgumentError(SapsamError):
+    """INVALID_ARGUMENT: malformed input."""
+
+
+class FailedPreconditionError(SapsamError):
+    """FAILED_PRECONDITION: out of phase or out of turn (``WRONG_PHASE``, ``NOT_YOUR_TURN`` …)."""
+
+
+class NotFoundError(SapsamError):
+    """NOT_FOUND: no such table, deal or player."""
+
+
+class AlreadyExistsError(SapsamError):
+    """ALREADY_EXISTS: already seated, or a repeated registration."""
+
+
+class PermissionDeniedError(SapsamError):
+    """PERMISSION_DENIED: not your seat, not seated, players only."""
+
+
+class UnauthenticatedError(SapsamError):
+    """UNAUTHENTICATED: no token, or a token the server does not know."""
+
+
+class AbortedError(SapsamError):
+    """ABORTED: a stale etag or a lost race; re-read and decide again."""
+
+
+class UnavailableError(SapsamError):
+    """UNAVAILABLE or DEADLINE_EXCEEDED: the server could not be reached or did not answer."""
+
+
+class InternalError(SapsamError):
+    """INTERNAL or anything else unexpected: a server fault."""
+
+
+RETRYABLE_CODES: Final = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED"})
+
+_CLASS_BY_CODE: Final[dict[str, type[SapsamError]]] = {
+    "INVALID_ARGUMENT": InvalidArgumentError,
+    "OUT_OF_RANGE": InvalidArgumentError,
+    "FAILED_PRECONDITION": FailedPreconditionError,
+    "NOT_FOUND": NotFoundError,
+    "ALREADY_EXISTS": AlreadyExistsError,
+    "PERMISSION_DENIED": PermissionDeniedError,
+    "UNAUTHENTICATED": UnauthenticatedError,
+    "ABORTED": AbortedError,
+    "UNAVAILABLE": UnavailableError,
+    "DEADLINE_EXCEEDED": UnavailableError,
+}
+
+
+def _status_details(error: grpc.RpcError) -> Any:
+    """The google.rpc.Status from the trailing metadata, or None."""
+    trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    for key, value in trailing or ():
+        if key == STATUS_DETAILS_KEY:
+            status = status_pb2.Status()
+            status.ParseFromString(value)
+            return status
+    return None
+
+
+def from_rpc_error(error: grpc.RpcError) -> SapsamError:
+    """The typed error for a failed gRPC call, reason code and all."""
+    code_object = error.code() if hasattr(error, "code") else None
+    code = code_object.name if code_object is not None else "UNKNOWN"
+    message = (error.details() if hasattr(error, "details") else None) or str(error)
+    reason, metadata = code, {}
+    fields: list[str] = []
+    status = _status_details(error)
+    if status is not None:
+        for detail in status.details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                reason, metadata = info.reason, dict(info.metadata)
+            elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                bad_request = error_details_pb2.BadRequest()
+                detail.Unpack(bad_request)
+                fields.extend(violation.field for violation in bad_request.field_violations)
+    error_class = _CLASS_BY_CODE.get(code, InternalError)
+    return error_class(code, reason, message, metadata, tuple(fields))

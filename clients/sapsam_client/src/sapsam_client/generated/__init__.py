@@ -1,0 +1,1 @@
+"""Code generated from proto/ by `make proto`; do not edit."""

@@ -1,0 +1,128 @@
+"""Hand values, foul checks and arrangers, from the optional ``rules`` extra.
+
+The SDK needs no rules: the server judges every hand. A client that wants to show a row's value,
+warn before a foul or suggest rows uses the pure rules code of the ``sapsam`` distribution
+(``sapsam.rules``: no I/O, no database), installed with ``pip install 'sapsam-client[rules]'``.
+It is imported only when one of these functions is called, with a clear message when absent.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from types import ModuleType
+from typing import Final
+
+from sapsam_client.client import Hand
+from sapsam_client.commitment import Rows, card_index, card_text, row_problem
+from sapsam_client.generated.v1 import table_pb2
+from sapsam_client.seat import Arranger
+
+INSTALL_HINT: Final = (
+    "hand values, foul checks and the solver need the rules extra: "
+    "pip install 'sapsam-client[rules]' (it installs the sapsam distribution's pure rules code)"
+)
+RANDOM_TRIES: Final = 500
+
+
+class RulesUnavailableError(ImportError):
+    """``sapsam.rules`` is not installed."""
+
+
+def rules_module(name: str) -> ModuleType:
+    """``sapsam.rules.<name>``, or :class:`RulesUnavailableError` with the install hint."""
+    try:
+        return importlib.import_module(f"sapsam.rules.{name}")
+    except ImportError as error:
+        raise RulesUnavailableError(INSTALL_HINT) from error
+
+
+def rules_available() -> bool:
+    """Whether the rules extra is installed."""
+    try:
+        rules_module("arrangement")
+    except RulesUnavailableError:
+        return False
+    return True
+
+
+def _arrangement(rows: Rows) -> object:
+    arrangement = rules_module("arrangement")
+    return arrangement.Arrangement.of(
+        [card_index(card) for card in rows.front],
+        [card_index(card) for card in rows.middle],
+        [card_index(card) for card in rows.back],
+    )
+
+
+def _rows(arrangement: object) -> Rows:
+    return Rows.of(
+        (str(card) for card in arrangement.front),  # type: ignore[attr-defined]
+        (str(card) for card in arrangement.middle),  # type: ignore[attr-defined]
+        (str(card) for card in arrangement.back),  # type: ignore[attr-defined]
+    )
+
+
+def row_values(rows: Rows) -> tuple[str, str, str] | None:
+    """Each row's value in words (front, middle, back), or None when the rows are malformed."""
+    if row_problem(rows, rows.cards):
+        return None
+    check = rules_module("arrangement").check_arrangement(_arrangement(rows))
+    if check.values is None:
+        return None
+    front, middle, back = check.values
+    return (front.describe(), middle.describe(), back.describe())
+
+
+def foul_detail(rows: Rows, dealt: tuple[str, ...]) -> str:
+    """Why these rows would be scored as a foul with this hand; ``""`` when they are legal."""
+    problem = row_problem(rows, dealt)
+    if problem:
+        return problem
+    arrangement = rules_module("arrangement")
+    check = arrangement.check_arrangement(_arrangement(rows), [card_index(card) for card in dealt])
+    return str(check.detail) if check.foul else ""
+
+
+def solver_rows(cards: tuple[str, ...]) -> Rows:
+    """The solver's suggestion for 13 cards: never a foul."""
+    solver = rules_module("solver")
+    return _rows(solver.solve([card_index(card) for card in cards]))
+
+
+def random_legal_rows(cards: tuple[str, ...], generator: random.Random) -> Rows:
+    """A random legal arrangement: random rows, the stronger five-card row put at the back,
+    retried until the front is no stronger than the middle (the solver's rows if unlucky)."""
+    hands = rules_module("hands")
+    indices = [card_index(card) for card in cards]
+    for _ in range(RANDOM_TRIES):
+        generator.shuffle(indices)
+        front, first, second = indices[:3], indices[3:8], indices[8:]
+        if hands.evaluate5(*first) > hands.evaluate5(*second):
+            first, second = second, first
+        if hands.evaluate3(*front) <= hands.evaluate5(*first):
+            rows = Rows.of(
+                (card_text(card) for card in front),
+                (card_text(card) for card in first),
+                (card_text(card) for card in second),
+            )
+            if not foul_detail(rows, cards):
+                return rows
+    return solver_rows(cards)
+
+
+def solver_arranger(hand: Hand, table: table_pb2.Table) -> Rows:
+    """An :data:`~sapsam_client.seat.Arranger` that plays the solver's rows."""
+    del table
+    return solver_rows(hand.cards)
+
+
+def random_arranger(seed: int | None = None) -> Arranger:
+    """An arranger playing random legal rows (seeded for repeatable runs)."""
+    generator = random.Random(seed)
+
+    def arrange(hand: Hand, table: table_pb2.Table) -> Rows:
+        del table
+        return random_legal_rows(hand.cards, generator)
+
+    return arrange

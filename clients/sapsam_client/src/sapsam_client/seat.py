@@ -1,0 +1,170 @@
+"""A seat at a table: play a deal (hand, commitment, confirm, reveal) and whole series.
+
+::
+
+    seat = client.join_table(table.name)
+    seat.play_series(lambda hand, table: choose_rows(hand))
+
+The commitment is computed here, on the client, with a fresh 32-byte nonce per commitment; the
+rows and nonce stay in this object until the table asks for the reveal. ``play_series`` follows
+the table with ``WatchTable`` and makes every move that falls to this seat: it draws the first
+dealer (seat 0), starts the deals it deals, adds entropy, cuts when it sits on the dealer's right,
+arranges with the given arranger, and reveals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sapsam_client.client import Client, Hand, seat_position, table_id, table_name
+from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
+from sapsam_client.errors import SapsamError
+from sapsam_client.generated.v1 import table_event_pb2, table_pb2
+
+Arranger = Callable[[Hand, table_pb2.Table], Rows]
+"""Chooses the rows for a hand; given the hand and the table as it stands."""
+EventHandler = Callable[[table_event_pb2.TableEvent], None]
+
+# Refusals that only mean "someone else (or an earlier call) already did it".
+_ALREADY_DONE = frozenset(
+    {"WRONG_PHASE", "ALREADY_CONTRIBUTED", "ALREADY_CONFIRMED", "ALREADY_REVEALED"}
+)
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """What a seat committed to in one deal: kept secret until the reveal."""
+
+    deal_number: int
+    rows: Rows
+    nonce: bytes
+    commitment: bytes
+
+
+@dataclass
+class SeriesOutcome:
+    """What a seat saw of a series: every scored deal's result and the final standings."""
+
+    results: list[table_pb2.DealResult] = field(default_factory=list)
+    standings: list[table_pb2.Standing] = field(default_factory=list)
+
+
+class Seat:
+    """One seat held by the client's player."""
+
+    def __init__(self, client: Client, name: str) -> None:
+        self.client = client
+        self.name = name
+        self.table = table_name(name)
+        self.table_id = table_id(name)
+        self.position = seat_position(name)
+        self.commitments: dict[int, Commitment] = {}
+        self._done: set[tuple[str, int]] = set()
+
+    def __repr__(self) -> str:
+        return f"Seat({self.name!r})"
+
+    # -- one deal, step by step -----------------------------------------------------------------
+
+    def hand(self) -> Hand:
+        """The seat's 13 cards in the current deal."""
+        return self.client.get_my_hand(self.name)
+
+    def commit(self, deal: int, rows: Rows) -> Commitment:
+        """Commit to ``rows`` for deal number ``deal`` with a fresh nonce; repeatable until
+        :meth:`confirm`. Only the hash leaves the client."""
+        nonce = fresh_nonce()
+        digest = arrangement_commitment(self.table_id, deal, self.position, rows, nonce)
+        self.client.commit_arrangement(self.name, digest)
+        committed = Commitment(deal, rows, nonce, digest)
+        self.commitments[deal] = committed
+        return committed
+
+    def confirm(self) -> None:
+        """Lock the last commitment."""
+        self.client.confirm_arrangement(self.name)
+
+    def reveal(self, deal: int) -> None:
+        """Reveal the rows and nonce committed for deal number ``deal``."""
+        committed = self.commitments[deal]
+        self.client.reveal_arrangement(
+            self.name,
+            list(committed.rows.front),
+            list(committed.rows.middle),
+            list(committed.rows.back),
+            committed.nonce,
+        )
+
+    def arrange(self, arranger: Arranger, table: table_pb2.Table) -> Commitment:
+        """Fetch the hand, let ``arranger`` choose the rows, commit and confirm."""
+        hand = self.hand()
+        rows = arranger(hand, table)
+        committed = self.commit(hand.deal_number, rows)
+        self.confirm()
+        return committed
+
+    # -- a whole series -------------------------------------------------------------------------
+
+    def play_series(
+        self,
+        arranger: Arranger,
+        *,
+        on_event: EventHandler | None = None,
+        contribute_entropy: bool = True,
+    ) -> SeriesOutcome:
+        """Play until the series is complete, making every move that falls to this seat.
+
+        ``on_event`` sees each of the table's public events as it arrives (a ``deal_scored``
+        event carries the deal's full result). Returns the scored deals and the standings.
+        """
+        outcome = SeriesOutcome()
+        seen = 0
+        for event in self.client.watch(self.table):
+            if on_event is not None:
+                on_event(event)
+            kind = event.WhichOneof("payload")
+            if kind == "deal_scored":
+                outcome.results.append(event.deal_scored.result)
+            elif kind == "series_completed":
+                outcome.standings = list(event.series_completed.standings)
+            if event.version <= seen:
+                continue  # the table read after a later event already showed this one
+            table = self.client.get_table(self.table)
+            seen = table.version
+            self.act(table, arranger, contribute_entropy=contribute_entropy)
+        return outcome
+
+    def act(
+        self, table: table_pb2.Table, arranger: Arranger, *, contribute_entropy: bool = True
+    ) -> None:
+        """Make whatever move the table, as read, expects of this seat (possibly none)."""
+        phase = table.phase
+        deal = table.deal_number
+        mine = table.seats[self.position]
+        if phase == table_pb2.TABLE_PHASE_AWAITING_DEALER and self.position == 0:
+            self._once("dealer", 0, lambda: self.client.choose_dealer(self.table))
+        elif phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and table.dealer_seat == self.name:
+            self._once("start", deal + 1, lambda: self.client.start_deal(self.table))
+        elif phase == table_pb2.TABLE_PHASE_AWAITING_CUT:
+            if contribute_entropy and not mine.entropy_contributed:
+                self._once("entropy", deal, lambda: self.client.contribute_entropy(self.name))
+            if table.cutter_seat == self.name:
+                self._once("cut", deal, lambda: self.client.cut_deck(self.name))
+        elif phase == table_pb2.TABLE_PHASE_ARRANGING and not mine.confirmed:
+            self._once("arrange", deal, lambda: self.arrange(arranger, table))
+        elif phase == table_pb2.TABLE_PHASE_REVEALING and not mine.revealed:
+            # Without the commitment (e.g. another process confirmed) there is nothing to show.
+            reveal = deal in self.commitments
+            self._once("reveal", deal, lambda: self.reveal(deal) if reveal else None)
+
+    def _once(self, step: str, deal: int, move: Callable[[], object]) -> None:
+        """Make a move once per deal; a refusal meaning "already done" is not an error."""
+        if (step, deal) in self._done:
+            return
+        self._done.add((step, deal))
+        try:
+            move()
+        except SapsamError as error:
+            if error.reason not in _ALREADY_DONE:
+                raise

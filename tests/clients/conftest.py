@@ -1,0 +1,29 @@
+"""Client test fixtures: a real server on a real socket over a fresh PostgreSQL database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from sapsam.api.bootstrap import build_services
+from sapsam.api.server import RunningServer, ServerConfig, start_server
+
+OPERATOR_TOKEN = "operator-token-for-client-tests-0123456789"
+
+
+@pytest.fixture
+def server(database_url: str) -> Iterator[RunningServer]:
+    """The full service (store-backed servicers, auth, errors) on 127.0.0.1:<free port>."""
+    running = start_server(
+        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
+        build_services(database_url, pool_size=8),
+    )
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def address(server: RunningServer) -> str:
+    """``host:port`` of the running server."""
+    return f"127.0.0.1:{server.port}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -69,11 +70,20 @@ def test_the_pgserver_backend_starts_migrates_and_stops(
     assert not server_answers(url)
 
 
+def system_backend_or_skip() -> None:
+    if embedded.find_server_binaries() is None:
+        pytest.skip("no initdb/pg_ctl on this machine")
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam(os.environ.get("SAPSAM_POSTGRES_OS_USER", "postgres"))
+        except KeyError:
+            pytest.skip("root, and no unprivileged user to run PostgreSQL as")
+
+
 def test_the_system_binaries_backend_starts_migrates_and_stops(
     data_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if embedded.find_server_binaries() is None:
-        pytest.skip("no initdb/pg_ctl on this machine")
+    system_backend_or_skip()
     monkeypatch.delenv("DATABASE_URL", raising=False)
     with open_database(data_dir=data_folder, backend="system") as handle:
         assert handle.backend == "system"
@@ -90,8 +100,7 @@ def test_the_system_binaries_backend_starts_migrates_and_stops(
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root must hand PostgreSQL to another user")
 def test_as_root_an_unreachable_data_folder_is_a_clear_error() -> None:
-    if embedded.find_server_binaries() is None:
-        pytest.skip("no initdb/pg_ctl on this machine")
+    system_backend_or_skip()
     folder = Path(tempfile.mkdtemp(prefix="sapsam-private-"))  # mode 0700, root's alone
     try:
         with pytest.raises(EmbeddedDatabaseError, match="cannot reach"):

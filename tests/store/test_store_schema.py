@@ -91,3 +91,13 @@ def test_the_migrate_command_upgrades_and_downgrades(empty_database_url: str) ->
         "to": None,
     }
     assert schema.current_revision(empty_database_url) is None
+
+
+def test_the_position_sequence_hands_out_values_one_at_a_time(database_url: str) -> None:
+    # The high-water-mark proof in sapsam_safe_position needs CACHE 1 (see docs/store.md).
+    with psycopg.connect(database_url) as connection:
+        row = connection.execute(
+            "SELECT seqcache FROM pg_sequence"
+            " WHERE seqrelid = pg_get_serial_sequence('events', 'position')::regclass"
+        ).fetchone()
+    assert row == (1,)

@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sapsam.commands.store_commands",
     "sapsam.commands.serve_command",
     "sapsam.commands.audit_commands",
+    "sapsam.commands.demo_command",
 )
 
 

@@ -1,0 +1,223 @@
+"""``sapsam demo``: a whole series played by bots over gRPC, shown and then verified.
+
+Starts an embedded PostgreSQL in a temporary folder and the game service on a free port, creates
+a table as the operator, and starts one ``sapsam-bot`` process per seat (solver and random-legal
+bots by turns). It watches the table like any spectator, printing each deal's reveal (every
+seat's rows, fouls, row-by-row results, scores) and the final standings, where equal totals share
+a place. Then it reads the table's events back from the log and verifies every deal with
+``verify_deal`` (docs/fairness.md §13), printing the verdict. Everything is removed afterwards.
+
+Exit status 0 when the series was played and every deal verified, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+FAILED: Final = 1
+BOT_SECONDS: Final = 120
+STRATEGIES: Final = ("solver", "random")
+OUTCOME: Final = {1: "won", 2: "lost", 3: "tie"}
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``demo`` subcommand."""
+    parser = subparsers.add_parser(
+        "demo",
+        help="bots play a series over gRPC; then every deal is verified",
+        description=__doc__,
+    )
+    parser.add_argument("--seats", type=int, default=4, help="seats at the table (default 4)")
+    parser.add_argument("--deals", type=int, default=8, help="deals in the series (default 8)")
+    parser.add_argument("--preset", default="pagat", help="rule set preset (default pagat)")
+    parser.add_argument(
+        "--database-url", help="use this PostgreSQL instead of a fresh embedded one (a test aid)"
+    )
+    parser.set_defaults(handler=_demo)
+
+
+@contextmanager
+def _database(explicit_url: str | None) -> Iterator[str]:
+    """A migrated database: ``explicit_url``, else a fresh embedded one in a temporary folder."""
+    from sapsam.store import schema
+    from sapsam.store.embedded import (
+        EMBEDDED_DATABASE,
+        database_in,
+        ensure_database,
+        start_embedded,
+    )
+
+    if explicit_url:
+        schema.upgrade(explicit_url)
+        yield explicit_url
+        return
+    folder = Path(tempfile.mkdtemp(prefix="sapsam-demo-"))
+    server = start_embedded(folder, delete_on_stop=True)
+    try:
+        ensure_database(server.server_url, EMBEDDED_DATABASE)
+        url = database_in(server.server_url, EMBEDDED_DATABASE)
+        schema.upgrade(url)
+        yield url
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _seat_number(name: str) -> int:
+    return int(name.rsplit("/", 1)[1])
+
+
+def _deal_lines(result: Any, names: dict[str, str]) -> list[str]:
+    """One deal's reveal, results and scores, in lines of at most 80 characters."""
+    lines = [f"deal {result.deal_number}  (dealer seat {_seat_number(result.dealer_seat)})"]
+    for seat in result.seats:
+        rows = seat.arrangement
+        shown = " | ".join(" ".join(row) for row in (rows.front, rows.middle, rows.back))
+        foul = "  FOUL" if seat.foul else ""
+        who = names.get(seat.seat, "")[:14]
+        lines.append(f"  {_seat_number(seat.seat)} {who:<14} {shown}{foul}")
+    for pair in result.pairs:
+        first, second = _seat_number(pair.first_seat), _seat_number(pair.second_seat)
+        outcomes = ", ".join(
+            f"{row} {OUTCOME.get(outcome, '?')}"
+            for row, outcome in (
+                ("front", pair.front),
+                ("middle", pair.middle),
+                ("back", pair.back),
+            )
+        )
+        lines.append(f"  seat {first} v {second}: {outcomes}  {pair.first_seat_delta:+d}")
+    scores = "  ".join(
+        f"{_seat_number(seat.seat)}: {seat.score_delta:+d} ({seat.series_total:+d})"
+        for seat in result.seats
+    )
+    lines.append(f"  scores (total): {scores}")
+    return lines
+
+
+def _standing_lines(standings: Any, names: dict[str, str]) -> list[str]:
+    places = [standing.place for standing in standings]
+    lines = ["final standings (equal totals share a place)"]
+    for standing in sorted(standings, key=lambda s: (s.place, _seat_number(s.seat))):
+        shared = "=" if places.count(standing.place) > 1 else " "
+        who = names.get(standing.seat, standing.player)
+        lines.append(
+            f"  {standing.place}{shared} seat {_seat_number(standing.seat)}  {who:<20} "
+            f"{standing.total:+d}"
+        )
+    return lines
+
+
+def _verify(database_url: str, table: str, deals: int) -> tuple[bool, list[str]]:
+    """Verify every deal of ``table`` from the events the log holds."""
+    import psycopg
+
+    from sapsam.domain.events import DEFAULT_CODEC
+    from sapsam.domain.published import published_deal
+    from sapsam.fairness.verify import verify_deal
+    from sapsam.store.reads import read_stream
+
+    stream = "table-" + table.removeprefix("tables/")
+    with psycopg.connect(database_url) as connection:
+        recorded = read_stream(connection, stream)
+    events = [DEFAULT_CODEC.decode(r.type, r.schema_version, r.data) for r in recorded]
+    lines = [f"verifying {deals} deals from the log ({len(events)} events)"]
+    passed = 0
+    for number in range(1, deals + 1):
+        report = verify_deal(published_deal(events, number))
+        if report.ok:
+            passed += 1
+            lines.append(f"  deal {number}: ok ({len(report.checks)} checks)")
+        else:
+            lines.append(f"  deal {number}: FAILED {', '.join(report.failed + report.skipped)}")
+    ok = passed == deals
+    lines.append(
+        f"verification: {'PASSED' if ok else 'FAILED'} ({passed} of {deals} deals verified)"
+    )
+    return ok, lines
+
+
+def _demo(arguments: argparse.Namespace) -> int:
+    try:
+        from sapsam_client import connect
+    except ImportError:
+        print(
+            "sapsam demo: the client package is missing: pip install -e 'clients/sapsam_client'",
+            file=sys.stderr,
+        )
+        return FAILED
+    from sapsam.api.bootstrap import build_services
+    from sapsam.api.server import ServerConfig, start_server
+
+    started = time.monotonic()
+    operator_token = secrets.token_urlsafe(24)
+    with _database(arguments.database_url) as database_url:
+        server = start_server(
+            ServerConfig(listen="127.0.0.1:0", operator_token=operator_token, grace_seconds=2),
+            build_services(database_url, pool_size=8),
+        )
+        address = f"127.0.0.1:{server.port}"
+        bots: list[subprocess.Popen[str]] = []
+        try:
+            print(f"server listening on {address} (embedded PostgreSQL in a temporary folder)")
+            operator = connect(address, token=operator_token)
+            table = operator.create_table(
+                arguments.seats, preset=arguments.preset, series_length=arguments.deals
+            )
+            print(f"table {table.name}: {arguments.seats} seats, {arguments.deals} deals")
+            for seat in range(arguments.seats):
+                strategy = STRATEGIES[seat % len(STRATEGIES)]
+                command = [
+                    sys.executable,
+                    "-m",
+                    "sapsam_client.bot",
+                    *("--server", address, "--table", table.name, "--seat", str(seat)),
+                    *("--strategy", strategy, "--seed", str(seat), "--quiet"),
+                    *("--name", f"{strategy} bot {seat}"),
+                ]
+                bots.append(
+                    subprocess.Popen(
+                        command,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        text=True,
+                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                    )
+                )
+            names: dict[str, str] = {}
+            standings: list[Any] = []
+            for event in operator.watch(table.name):
+                kind = event.WhichOneof("payload")
+                if kind == "player_seated":
+                    player = operator.get_player(event.player_seated.player)
+                    names[event.player_seated.seat] = player.display_name
+                elif kind == "deal_scored":
+                    print("\n".join(_deal_lines(event.deal_scored.result, names)), flush=True)
+                elif kind == "series_completed":
+                    standings = list(event.series_completed.standings)
+            print("\n".join(_standing_lines(standings, names)))
+            for bot in bots:
+                output, _ = bot.communicate(timeout=BOT_SECONDS)
+                if bot.returncode != 0:
+                    print(f"a bot failed ({bot.returncode}):\n{output}", file=sys.stderr)
+                    return FAILED
+            ok, lines = _verify(database_url, table.name, arguments.deals)
+            print("\n".join(lines))
+            print(f"demo finished in {time.monotonic() - started:.1f} s")
+            return 0 if ok else FAILED
+        finally:
+            for bot in bots:
+                if bot.poll() is None:
+                    bot.kill()
+            server.stop()

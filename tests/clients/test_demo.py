@@ -1,0 +1,39 @@
+"""`sapsam demo` (what `make demo` runs): a fresh embedded server, four bot processes over gRPC,
+an 8-deal series printed deal by deal, the standings, and every deal verified from the log."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_the_demo_plays_a_series_and_verifies_every_deal() -> None:
+    sapsam = Path(sys.executable).parent / "sapsam"
+    completed = subprocess.run(
+        [str(sapsam), "demo"], capture_output=True, text=True, timeout=300, check=False
+    )
+    output = completed.stdout
+    assert completed.returncode == 0, output + completed.stderr
+    # Every deal's reveal: four seats' rows, six pairs' results, the scores.
+    for number in range(1, 9):
+        assert re.search(rf"^deal {number}  \(dealer seat [0-3]\)$", output, re.MULTILINE)
+    assert len(re.findall(r"^  seat \d v \d: front \w+, middle \w+, back \w+", output, re.M)) == 48
+    assert len(re.findall(r"^  scores \(total\): ", output, re.MULTILINE)) == 8
+    # The standings: four seats, places 1..4 or shared, totals summing to zero.
+    standings = output.split("final standings", 1)[1].split("verifying", 1)[0]
+    rows = re.findall(r"^  (\d)([= ]) seat (\d)  .+ ([+-]\d+)$", standings, re.MULTILINE)
+    assert sorted(int(seat) for _, _, seat, _ in rows) == [0, 1, 2, 3]
+    assert sum(int(total) for *_, total in rows) == 0
+    totals = [int(total) for *_, total in rows]
+    assert totals == sorted(totals, reverse=True)
+    for place, shared, _, total in rows:
+        # A place is one more than the number of seats strictly ahead; equal totals share it.
+        assert int(place) == 1 + totals.index(int(total))
+        assert (shared == "=") == (totals.count(int(total)) > 1)
+    # The verdict.
+    assert len(re.findall(r"^  deal \d: ok \(\d+ checks\)$", output, re.MULTILINE)) == 8
+    assert "verification: PASSED (8 of 8 deals verified)" in output
+    # No line is wider than a terminal.
+    assert max(len(line) for line in output.splitlines()) <= 80

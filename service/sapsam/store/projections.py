@@ -45,7 +45,7 @@ Connection = psycopg.Connection[Any]
 APPEND_LOCK_KEY = 7526466447829417325
 
 # Modules exposing ``projectors() -> Sequence[Projector]``; the game's read models register here.
-PROJECTOR_MODULES: tuple[str, ...] = ()
+PROJECTOR_MODULES: tuple[str, ...] = ("sapsam.store.tournament_projections",)  # tournaments
 
 
 class Projector(Protocol):

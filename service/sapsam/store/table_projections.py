@@ -217,7 +217,20 @@ def _sql_projector(
     statements: tuple[str, ...],
     apply: Callable[[Connection, RecordedEvent], None],
 ) -> SqlProjector:
-    return SqlProjector(name=name, tables=tables, create_statements=statements, apply_event=apply)
+    return SqlProjector(
+        name=name, tables=tables, create_statements=statements, apply_event=_tables_only(apply)
+    )
+
+
+def _tables_only(
+    apply: Callable[[Connection, RecordedEvent], None],
+) -> Callable[[Connection, RecordedEvent], None]:
+    # Other aggregates' streams (tournament-<uuid>) share the log; these read models are tables'.
+    def apply_table_events(connection: Connection, event: RecordedEvent) -> None:
+        if event.stream_id.startswith("table-"):
+            apply(connection, event)
+
+    return apply_table_events
 
 
 TABLE_STATE = _sql_projector(

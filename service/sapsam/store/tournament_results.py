@@ -1,0 +1,232 @@
+"""The results process: follows the log and credits each finished tournament deal exactly once.
+
+It reads the global order (``read_all``) from its checkpoint. For a ``DealScored`` of a table that
+belongs to a tournament (``tournament_tables``), it appends ``DealCredited`` to the tournament's
+stream — and, when that completes a round, the next round's seating — **and** advances its
+checkpoint row to that event's position, in one transaction. So after any crash the log and the
+checkpoint agree: either both happened or neither did, and the event is handled again from the
+same state. The append's request id is derived from the table and deal (``credit/<table>/<deal>``)
+and the aggregate refuses a second credit of a deal (``ALREADY_CREDITED``): two more guards
+against double counting, should a checkpoint ever be restored from an older backup.
+
+Events of no interest move the checkpoint forward in a separate, later write; nothing depends on
+them. After a round is seated, the process creates its tables through ``TableService``; that is
+idempotent and repeated for every running tournament when the process starts, so a crash between
+the commit and the tables costs nothing.
+
+One process follows the log at a time (a session advisory lock); every server process runs one,
+and another takes over when the holder dies. ``crash_hook`` is called with the name of each step
+(``read``, ``decided``, ``appended``, ``checkpointed``, ``committed``, ``tables``): the tests raise
+there to kill the process between any two steps.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any, Final
+
+import psycopg
+from psycopg import sql
+
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import DealScored, Event
+from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
+from sapsam.store import appends, reads
+from sapsam.store.records import ConcurrencyConflict, RecordedEvent
+from sapsam.store.tournaments import TournamentService, stream_id_for
+
+Connection = psycopg.Connection[Any]
+
+PROCESS_NAME: Final = "tournament-results"
+# Held (session level) by the one process following the log; any value unique to this purpose.
+FOLLOWER_LOCK_KEY: Final = 7526466447829417399
+CONFLICT_RETRIES: Final = 8
+CHECKPOINTS_SQL: Final = """
+CREATE TABLE IF NOT EXISTS tournament_checkpoints (
+    name text PRIMARY KEY,
+    position bigint NOT NULL
+)
+"""
+STEPS: Final = ("read", "decided", "appended", "checkpointed", "committed", "tables")
+
+_logger = logging.getLogger("sapsam.store.tournament_results")
+
+
+class SimulatedCrash(Exception):  # noqa: N818 - a crash, not an error to handle
+    """Raised by a test's crash hook to stop the process between two steps."""
+
+
+def _no_crash(step: str) -> None:
+    return None
+
+
+def ensure_checkpoint_table(connection: Connection) -> None:
+    """Create the checkpoint table if it is missing (it is process state, not a read model)."""
+    connection.execute(CHECKPOINTS_SQL)
+
+
+def read_checkpoint(connection: Connection, name: str = PROCESS_NAME) -> int:
+    """The last log position the process has fully handled (0 if it never ran)."""
+    ensure_checkpoint_table(connection)
+    row = connection.execute(
+        "SELECT position FROM tournament_checkpoints WHERE name = %s", [name]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _save_checkpoint(connection: Connection, name: str, position: int) -> None:
+    # GREATEST: a checkpoint never moves back, whoever writes it.
+    connection.execute(
+        """
+        INSERT INTO tournament_checkpoints (name, position) VALUES (%s, %s)
+        ON CONFLICT (name) DO UPDATE
+        SET position = GREATEST(tournament_checkpoints.position, excluded.position)
+        """,
+        [name, position],
+    )
+
+
+class ResultsProcess:
+    """Credits finished tournament deals from the log; see the module docstring."""
+
+    def __init__(
+        self,
+        tournaments: TournamentService,
+        name: str = PROCESS_NAME,
+        crash_hook: Callable[[str], None] = _no_crash,
+    ) -> None:
+        self.tournaments = tournaments
+        self.store = tournaments.store
+        self.name = name
+        self.crash_hook = crash_hook
+
+    def checkpoint(self) -> int:
+        """The process's checkpoint."""
+        with self.store.connection() as connection:
+            return read_checkpoint(connection, self.name)
+
+    def reconcile(self) -> int:
+        """Finish setting up the current round's tables of every running tournament."""
+        with self.store.connection() as connection:
+            rows = connection.execute(
+                "SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'"
+            ).fetchall()
+        return sum(self.tournaments.ensure_round_tables(uuid.UUID(str(row[0]))) for row in rows)
+
+    def process_available(self, batch_size: int = 500) -> int:
+        """Handle every event after the checkpoint, until caught up; returns deals credited."""
+        credited = 0
+        with self.store.connection() as connection:
+            position = read_checkpoint(connection, self.name)
+            while True:
+                batch = reads.read_all(connection, position, batch_size)
+                if not batch:
+                    return credited
+                for event in batch:
+                    credited += self._handle(connection, event)
+                    position = event.position
+                # The rest of the batch changed nothing: just remember it was read.
+                _save_checkpoint(connection, self.name, position)
+
+    def _tournament_of(self, connection: Connection, event: RecordedEvent) -> uuid.UUID | None:
+        if event.type != DealScored.TYPE or not event.stream_id.startswith("table-"):
+            return None
+        row = connection.execute(
+            "SELECT tournament_id FROM tournament_tables WHERE table_id = %s",
+            [event.stream_id.removeprefix("table-")],
+        ).fetchone()
+        return None if row is None else uuid.UUID(str(row[0]))
+
+    def _handle(self, connection: Connection, event: RecordedEvent) -> int:
+        tournament_id = self._tournament_of(connection, event)
+        if tournament_id is None:
+            return 0
+        self.crash_hook("read")
+        scored = self.store_decode(event)
+        assert isinstance(scored, DealScored)
+        table_id = uuid.UUID(event.stream_id.removeprefix("table-"))
+        command = CreditDeal(table_id, scored.deal_number, scored.totals, event.position)
+        for _attempt in range(CONFLICT_RETRIES):
+            try:
+                seated_next = self._credit(connection, tournament_id, command, event)
+            except ConcurrencyConflict:
+                continue  # a registration or another writer moved the stream: decide again
+            self.crash_hook("committed")
+            if seated_next:
+                self.tournaments.ensure_round_tables(tournament_id)
+                self.crash_hook("tables")
+            return 1
+        raise ConcurrencyConflict(stream_id_for(tournament_id), -1, -1)
+
+    def store_decode(self, event: RecordedEvent) -> Event:
+        """A table event, decoded."""
+        return self.tournaments.tables.decode(event)
+
+    def _credit(
+        self,
+        connection: Connection,
+        tournament_id: uuid.UUID,
+        command: CreditDeal,
+        event: RecordedEvent,
+    ) -> bool:
+        """In one transaction: the credit (and the next round's seating) and the checkpoint."""
+        with connection.transaction():
+            state = self.tournaments.load(tournament_id, connection)
+            try:
+                events = decide(state, command)
+            except DomainError as error:
+                if error.reason is not Reason.ALREADY_CREDITED:
+                    raise
+                events = []  # credited before (e.g. a restored checkpoint): only move on
+            after = state
+            for produced in events:
+                after = evolve(after, produced)
+            work = None
+            if events and after.phase is TournamentPhase.BETWEEN_ROUNDS:
+                next_round, work = self.tournaments.next_round_command(connection, after)
+                events += decide(after, next_round)
+            self.crash_hook("decided")
+            if events:
+                appends.append(
+                    connection,
+                    stream_id_for(tournament_id),
+                    state.version,
+                    [self.tournaments.encode(item) for item in events],
+                    f"credit/{command.table_id}/{command.deal_number}",
+                    "results",
+                    response={"tournament_id": str(tournament_id)},
+                    projectors=self.store.projectors,
+                    project=None if work is None else (lambda conn, recorded: work(conn)),
+                )
+            self.crash_hook("appended")
+            _save_checkpoint(connection, self.name, event.position)
+            self.crash_hook("checkpointed")
+        return work is not None
+
+    def run(self, should_stop: Callable[[], bool], poll_seconds: float = 1.0) -> None:
+        """Follow the log until ``should_stop()``: take the lock, reconcile, then handle events
+        as they commit (woken by NOTIFY, polling every ``poll_seconds`` otherwise)."""
+        conninfo = self.store.pool.conninfo
+        assert isinstance(conninfo, str)  # the pool was opened with a connection string
+        with psycopg.connect(conninfo, autocommit=True) as listener:
+            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(appends.NOTIFY_CHANNEL)))
+            while True:
+                if should_stop():
+                    return
+                row = listener.execute(
+                    "SELECT pg_try_advisory_lock(%s)", [FOLLOWER_LOCK_KEY]
+                ).fetchone()
+                if row is not None and row[0]:
+                    break
+                for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
+                    pass
+            self.reconcile()
+            while not should_stop():
+                try:
+                    self.process_available()
+                except (ConcurrencyConflict, DomainError, psycopg.Error) as error:
+                    _logger.error("results process step failed: %s", type(error).__name__)
+                for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
+                    pass

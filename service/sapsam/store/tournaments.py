@@ -1,0 +1,361 @@
+"""The tournament service: runs tournament commands against the log and sets up each round's tables.
+
+Like the table service, each command loads the stream (``tournament-<uuid>``), lets the pure
+aggregate decide, and appends with the version it decided on, with the read models and the secrets
+in the append's transaction. It supplies what only the service knows: the time, one fresh seating
+seed per round (kept in ``deal_secrets`` under the tournament's stream and the round number, its
+commitment in ``TournamentCreated``; deleted in the transaction that reveals it), and the ids of
+the tables it will create.
+
+A round's tables are created through ``TableService`` after the round is seated in the log.
+Every step there is idempotent — the table ids and request ids derive from the tournament, round
+and table index — so ``ensure_round_tables`` can be run again after any crash and finishes the
+job without doing anything twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from sapsam import fairness
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import Event, EventCodec
+from sapsam.domain.table import TablePhase
+from sapsam.domain.tournament import (
+    INITIAL_STATE,
+    CreateTournament,
+    RegisterPlayer,
+    SeatNextRound,
+    StartTournament,
+    TournamentPhase,
+    TournamentState,
+    UnregisterPlayer,
+    decide,
+    evolve,
+    planned_table_count,
+)
+from sapsam.domain.tournament_events import TOURNAMENT_CODEC
+from sapsam.domain.tournament_seating import seating_commitment
+from sapsam.rules.ruleset import RuleSet
+from sapsam.store import appends, reads
+from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
+from sapsam.store.event_store import EventStore
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
+from sapsam.store.tables import (
+    TABLE_ID_NAMESPACE,
+    TableNotFoundError,
+    TableService,
+    wall_clock_ms,
+)
+from sapsam.store.tournament_projections import STREAM_PREFIX
+
+Connection = psycopg.Connection[Any]
+
+TOURNAMENT_ID_NAMESPACE = uuid.UUID("2d9b6c1e-8f47-4a53-b0c2-7e4f1a9d3c85")
+TABLE_CREATOR = "operator"
+CONFLICT_RETRIES = 5
+
+
+def stream_id_for(tournament_id: uuid.UUID) -> str:
+    """The log stream of a tournament."""
+    return f"{STREAM_PREFIX}{tournament_id}"
+
+
+def round_table_request(tournament_id: uuid.UUID, round_number: int, index: int) -> str:
+    """The request id that creates table ``index`` of a round (its table id follows from it)."""
+    return f"tournament/{tournament_id}/round/{round_number}/table/{index}"
+
+
+def round_table_id(tournament_id: uuid.UUID, round_number: int, index: int) -> uuid.UUID:
+    """The id ``TableService.create_table`` gives the round's table ``index``."""
+    request = round_table_request(tournament_id, round_number, index)
+    return uuid.uuid5(TABLE_ID_NAMESPACE, f"{TABLE_CREATOR}/{request}")
+
+
+@dataclass(frozen=True)
+class TournamentOutcome:
+    """A command's result: the tournament after it and the events it appended (or, for a retried
+    request id, the original append's events)."""
+
+    tournament_id: uuid.UUID
+    state: TournamentState
+    events: tuple[RecordedEvent, ...]
+    replayed: bool
+
+
+class TournamentNotFoundError(DomainError):
+    """No tournament has that id."""
+
+    def __init__(self, tournament_id: uuid.UUID) -> None:
+        super().__init__(
+            Reason.TOURNAMENT_NOT_FOUND, f"no tournament {tournament_id}", field="tournament"
+        )
+
+
+@dataclass(frozen=True)
+class TournamentSettings:
+    """What the operator chooses when creating a tournament."""
+
+    name: str
+    rule_set: RuleSet
+    seats_per_table: int
+    rounds: int
+    deals_per_round: int
+    registration_opens_ms: int
+    registration_closes_ms: int
+    max_entrants: int
+    reseating: str = "random"
+    tie_break: str = "none"
+
+
+Plan = Callable[[TournamentState, Connection], tuple[object, Callable[[Connection], None] | None]]
+
+
+class TournamentService:
+    """Runs tournament commands and sets up rounds, over an ``EventStore`` and a table service."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        tables: TableService,
+        clock: Callable[[], int] = wall_clock_ms,
+        codec: EventCodec = TOURNAMENT_CODEC,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.clock = clock
+        self.codec = codec
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def decode(self, recorded: RecordedEvent) -> Event:
+        """The domain event of a recorded tournament event."""
+        return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
+
+    def load(
+        self, tournament_id: uuid.UUID, connection: Connection | None = None
+    ) -> TournamentState:
+        """The tournament as its events describe it; ``TournamentNotFoundError`` if none."""
+        if connection is None:
+            with self.store.connection() as own:
+                return self.load(tournament_id, own)
+        state = INITIAL_STATE
+        for recorded in reads.read_stream(connection, stream_id_for(tournament_id)):
+            state = evolve(state, self.decode(recorded))
+        if state.tournament_id is None:
+            raise TournamentNotFoundError(tournament_id)
+        return state
+
+    def events(self, tournament_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
+        """The tournament's recorded events from ``from_version``."""
+        return self.store.read_stream(stream_id_for(tournament_id), from_version)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def create(
+        self, settings: TournamentSettings, created_by: str, request_id: str
+    ) -> TournamentOutcome:
+        """Create a tournament: one secret seating seed per round, only commitments in the log."""
+        tournament_id = uuid.uuid5(TOURNAMENT_ID_NAMESPACE, f"{created_by}/{request_id}")
+        seeds = [fairness.new_seed() for _ in range(max(settings.rounds, 0))]
+        stream_id = stream_id_for(tournament_id)
+
+        def plan(
+            state: TournamentState, connection: Connection
+        ) -> tuple[object, Callable[[Connection], None] | None]:
+            command = CreateTournament(
+                tournament_id=tournament_id,
+                name=settings.name,
+                rule_set=settings.rule_set,
+                seats_per_table=settings.seats_per_table,
+                rounds=settings.rounds,
+                deals_per_round=settings.deals_per_round,
+                registration_opens_ms=settings.registration_opens_ms,
+                registration_closes_ms=settings.registration_closes_ms,
+                max_entrants=settings.max_entrants,
+                reseating=settings.reseating,
+                tie_break=settings.tie_break,
+                seating_commitments=tuple(
+                    seating_commitment(tournament_id, number, seed)
+                    for number, seed in enumerate(seeds, start=1)
+                ),
+                created_by=created_by,
+                now_ms=self.clock(),
+            )
+
+            def keep_seeds(connection: Connection) -> None:
+                for number, seed in enumerate(seeds, start=1):
+                    store_deal_seed(connection, stream_id, number, seed)
+
+            return command, keep_seeds
+
+        return self._execute(tournament_id, created_by, request_id, plan, new=True)
+
+    def register(
+        self, tournament_id: uuid.UUID, player_id: str, request_id: str
+    ) -> TournamentOutcome:
+        """Enter a player."""
+        command = RegisterPlayer(player_id=player_id, now_ms=self.clock())
+        return self._execute(tournament_id, player_id, request_id, _fixed(command))
+
+    def unregister(
+        self, tournament_id: uuid.UUID, player_id: str, request_id: str
+    ) -> TournamentOutcome:
+        """Withdraw a player before the start."""
+        command = UnregisterPlayer(player_id=player_id)
+        return self._execute(tournament_id, player_id, request_id, _fixed(command))
+
+    def start(self, tournament_id: uuid.UUID, actor: str, request_id: str) -> TournamentOutcome:
+        """Close registration, seat round 1 by the committed draw, and set up its tables."""
+        stream_id = stream_id_for(tournament_id)
+
+        def plan(
+            state: TournamentState, connection: Connection
+        ) -> tuple[object, Callable[[Connection], None] | None]:
+            if (
+                state.phase is not TournamentPhase.REGISTRATION
+                or len(state.registered) < state.min_entrants
+            ):
+                # decide gives the precise refusal; no secret is read for a refused command.
+                return StartTournament(self.clock(), b"", ()), None
+            seed = load_deal_seed(connection, stream_id, 1)
+            if seed is None:  # pragma: no cover - kept until round 1 is seated
+                raise RuntimeError(f"the seating seed of tournament {tournament_id} is missing")
+            count = planned_table_count(state, len(state.registered))
+            table_ids = tuple(round_table_id(tournament_id, 1, index) for index in range(count))
+            return StartTournament(self.clock(), seed, table_ids), _forget_seed(stream_id, 1)
+
+        outcome = self._execute(tournament_id, actor, request_id, plan)
+        self.ensure_round_tables(tournament_id)
+        return outcome
+
+    def next_round_command(
+        self, connection: Connection, state: TournamentState
+    ) -> tuple[SeatNextRound, Callable[[Connection], None]]:
+        """The command seating the round after the current one, and its in-transaction work."""
+        assert state.tournament_id is not None
+        number = state.current_round + 1
+        stream_id = stream_id_for(state.tournament_id)
+        seed = load_deal_seed(connection, stream_id, number)
+        if seed is None:  # pragma: no cover - kept until the round is seated
+            raise RuntimeError(f"the seating seed of round {number} is missing")
+        count = planned_table_count(state)
+        table_ids = tuple(
+            round_table_id(state.tournament_id, number, index) for index in range(count)
+        )
+        return SeatNextRound(seed, table_ids), _forget_seed(stream_id, number)
+
+    def ensure_round_tables(self, tournament_id: uuid.UUID) -> int:
+        """Create, fill and draw the dealer of every table of the current round that needs it.
+
+        Idempotent: safe to run again after a crash at any point; returns the tables touched.
+        """
+        state = self.load(tournament_id)
+        touched = 0
+        if state.current_round == 0:
+            return touched
+        for table in state.round_tables(state.current_round):
+            try:
+                table_state = self.tables.load(table.table_id)
+            except TableNotFoundError:
+                request = round_table_request(tournament_id, table.round, table.index)
+                created = self.tables.create_table(
+                    state.rule_set, len(table.players), TABLE_CREATOR, request
+                )
+                assert created.table_id == table.table_id
+                table_state = created.state
+            if table_state.phase not in (TablePhase.SEATING, TablePhase.AWAITING_DEALER):
+                continue
+            touched += 1
+            for seat, player in enumerate(table.players):
+                if table_state.seats[seat] is None:
+                    self.tables.join(
+                        table.table_id, player, seat, f"tournament-seat/{table.table_id}"
+                    )
+            try:
+                self.tables.choose_dealer(
+                    table.table_id, TABLE_CREATOR, f"tournament-dealer/{table.table_id}"
+                )
+            except DomainError as error:
+                if error.reason is not Reason.WRONG_PHASE:  # the dealer was drawn already
+                    raise
+        return touched
+
+    # -- the one way commands reach the log ---------------------------------------------------
+
+    def _execute(
+        self,
+        tournament_id: uuid.UUID,
+        actor: str,
+        request_id: str,
+        plan: Plan,
+        new: bool = False,
+    ) -> TournamentOutcome:
+        stream_id = stream_id_for(tournament_id)
+        scoped = f"{actor}/{request_id}"
+        for _attempt in range(CONFLICT_RETRIES):
+            with self.store.connection() as connection:
+                earlier = appends.find_processed_request(connection, scoped)
+                if earlier is not None:
+                    if earlier[0] != stream_id:
+                        raise DomainError(
+                            Reason.REQUEST_ID_REUSED,
+                            "this request id was already used for another stream",
+                            field="request_id",
+                        )
+                    state = self.load(tournament_id, connection)
+                    return TournamentOutcome(tournament_id, state, earlier[2].events, True)
+                state = INITIAL_STATE if new else self.load(tournament_id, connection)
+                command, work = plan(state, connection)
+                events = decide(state, command)
+                after = state
+                for event in events:
+                    after = evolve(after, event)
+                try:
+                    result = self.store.append(
+                        stream_id,
+                        state.version,
+                        [self.encode(event) for event in events],
+                        scoped,
+                        actor,
+                        response={"tournament_id": str(tournament_id)},
+                        project=None if work is None else _Hook(work),
+                    )
+                except ConcurrencyConflict:
+                    continue
+            return TournamentOutcome(tournament_id, after, result.events, replayed=False)
+        raise ConcurrencyConflict(stream_id, state.version, self.store.stream_version(stream_id))
+
+    def encode(self, event: Event) -> NewEvent:
+        """The event as the store appends it."""
+        type_name, schema_version, data = self.codec.encode(event)
+        return NewEvent(type_name, data, schema_version)
+
+
+@dataclass(frozen=True)
+class _Hook:
+    work: Callable[[Connection], None]
+
+    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
+        self.work(connection)
+
+
+def _fixed(command: object) -> Plan:
+    def plan(
+        state: TournamentState, connection: Connection
+    ) -> tuple[object, Callable[[Connection], None] | None]:
+        return command, None
+
+    return plan
+
+
+def _forget_seed(stream_id: str, round_number: int) -> Callable[[Connection], None]:
+    def forget(connection: Connection) -> None:
+        delete_deal_seed(connection, stream_id, round_number)
+
+    return forget

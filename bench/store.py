@@ -8,7 +8,10 @@ same server in the same run, so read the ratios, not the absolutes.
   concurrency, idempotency record, hash chain, NOTIFY), one event per commit and one-deal batches
   of 14 events, with 1 and 4 writer threads (each on its own connection and its own streams);
 - ``ceiling``: the same shapes as plain ``INSERT ... ; COMMIT`` into a look-alike table with the
-  same columns and unique key but no triggers, no lock, no idempotency record;
+  same columns and unique key but no triggers, no lock, no idempotency record, sending the batch
+  as one JSON document as ``append`` does (the fastest plain form we know: the strict ceiling);
+- ``plain_values``: the same plain insert in its conventional form, a multi-row ``VALUES`` list
+  with one parameter per value, for context;
 - ``replay``: events read from the log in global order and folded into state, per second.
   ``replay_evolve`` is the fold: a stand-in until it is pointed at the game's ``evolve``.
 
@@ -33,6 +36,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 from sapsam.store import schema
 from sapsam.store.appends import append
@@ -163,6 +167,32 @@ def plain_insert_body(batch: int, run_tag: str) -> Callable[[Connection, int, in
     return body
 
 
+def values_insert_body(batch: int, run_tag: str) -> Callable[[Connection, int, int], int]:
+    """The conventional plain form: a multi-row VALUES list, every value its own parameter."""
+
+    def body(connection: Connection, writer: int, iteration: int) -> int:
+        events = [sample_event(iteration * batch + i) for i in range(batch)]
+        statement = sql.SQL(
+            "INSERT INTO plain_events (stream_id, version, type, schema_version, data, metadata,"
+            " hash) VALUES {}"
+        ).format(sql.SQL(", ").join([sql.SQL("(%s, %s, %s, 1, %s, %s, %s)")] * batch))
+        metadata = Jsonb({"request_id": f"{run_tag}-{writer}-{iteration}"})
+        parameters: list[Any] = []
+        for i, event in enumerate(events):
+            parameters += [
+                f"{run_tag}-{writer}",
+                iteration * batch + i + 1,
+                event.type,
+                Jsonb(event.data),
+                metadata,
+                bytes(32),
+            ]
+        connection.execute(statement, parameters)
+        return batch
+
+    return body
+
+
 def append_body(batch: int, run_tag: str) -> Callable[[Connection, int, int], int]:
     def body(connection: Connection, writer: int, iteration: int) -> int:
         events = [sample_event(iteration * batch + i) for i in range(batch)]
@@ -206,13 +236,14 @@ def measure_appends(url: str, seconds: float, rounds: int) -> dict[str, Any]:
         results[label] = {}
         for writers in (1, 4):
             tag = f"{label}-{writers}-{uuid.uuid4().hex[:6]}"
-            ceiling, appended = alternate(
+            ceiling, conventional, appended = alternate(
                 url,
                 writers,
                 seconds,
                 rounds,
                 (
                     lambda r: plain_insert_body(batch, f"{tag}-{r}"),  # noqa: B023
+                    lambda r: values_insert_body(batch, f"{tag}-v{r}"),  # noqa: B023
                     lambda r: append_body(batch, f"{tag}-{r}"),  # noqa: B023
                 ),
             )
@@ -222,6 +253,10 @@ def measure_appends(url: str, seconds: float, rounds: int) -> dict[str, Any]:
                 "ceiling_rows_per_s": round(ceiling.rows_per_second),
                 "ceiling_commits_per_s": round(ceiling.commits_per_second),
                 "ratio": round(appended.rows_per_second / ceiling.rows_per_second, 3),
+                "plain_values_rows_per_s": round(conventional.rows_per_second),
+                "ratio_to_plain_values": round(
+                    appended.rows_per_second / conventional.rows_per_second, 3
+                ),
             }
     return results
 

@@ -1,0 +1,46 @@
+"""Runs the results process in its own OS process, for the kill tests.
+
+    python results_runner.py DATABASE_URL catch-up        # reconcile, handle everything, exit 0
+    python results_runner.py DATABASE_URL kill-at STEP     # same, but SIGKILL itself at STEP
+    python results_runner.py DATABASE_URL follow           # follow the log until killed
+
+``kill-at`` exits with status 3 if the step was never reached.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import registered_projectors
+from sapsam.store.table_projections import projectors as table_projectors
+from sapsam.store.tables import TableService
+from sapsam.store.tournament_results import ResultsProcess
+from sapsam.store.tournaments import TournamentService
+
+
+def main(arguments: list[str]) -> int:
+    """Run the process as asked; see the module docstring."""
+    url, mode = arguments[0], arguments[1]
+    kill_step = arguments[2] if mode == "kill-at" else None
+
+    def hook(step: str) -> None:
+        if step == kill_step:
+            os.kill(os.getpid(), signal.SIGKILL)  # a real, unannounced death
+
+    store = EventStore.connect(url, projectors=[*table_projectors(), *registered_projectors()])
+    tables = TableService(store)
+    process = ResultsProcess(TournamentService(store, tables), crash_hook=hook)
+    if mode == "follow":
+        process.run(lambda: False, poll_seconds=0.2)
+        return 0
+    process.reconcile()
+    process.process_available()
+    store.close()
+    return 3 if kill_step is not None else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -6,15 +6,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from sapsam.audit.projection_audit import default_projectors
 from sapsam.store.event_store import EventStore
-from sapsam.store.table_projections import projectors
 from sapsam.store.tables import TableService
 
 
 @pytest.fixture
 def service(database_url: str) -> Iterator[TableService]:
-    """A table service on a fresh migrated database, with the game's read models."""
-    store = EventStore.connect(database_url, projectors=projectors())
+    """A table service on a fresh migrated database, with every read model the server keeps."""
+    store = EventStore.connect(database_url, projectors=default_projectors())
     store.prepare()
     try:
         yield TableService(store)

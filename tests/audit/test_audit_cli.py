@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
+from sapsam.commands.audit_commands import ProgressBar
 from sapsam.store.tables import TableService
 
 
@@ -221,3 +223,15 @@ def test_offline_verification_loads_no_database_or_network_code() -> None:
     )
     loaded = [name for name in result.stdout.strip().split(",") if name]
     assert loaded == []
+
+
+def test_the_progress_bar_redraws_one_line() -> None:
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    bar.update(0, 8)
+    bar.update(4, 8)
+    bar.update(8, 8)
+    bar.finish()
+    text = stream.getvalue()
+    assert text.count("\r") == 3 and text.endswith("8/8\n")
+    assert "[" + "#" * 15 + "." * 15 + "] 4/8" in text

@@ -16,8 +16,11 @@ from sapsam.audit import (
     write_lines,
 )
 from sapsam.audit import database as audit_database
+from sapsam.audit.projection_audit import compare_projections, default_projectors
 from sapsam.audit.sample_play import play_deal, play_series, seated_table, start_and_deal
+from sapsam.cli import main
 from sapsam.store.deal_secrets import load_deal_seed
+from sapsam.store.projections import SqlProjector
 from sapsam.store.tables import TableService, stream_id_for
 
 
@@ -53,7 +56,7 @@ def test_the_whole_database_audit_passes_on_an_honest_log(
 
 
 def test_a_row_of_events_edited_in_place_is_caught(
-    service: TableService, database_url: str
+    service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table_id = play_series(service, 2, deals=2)
     other = play_series(service, 3, deals=1)
@@ -81,6 +84,11 @@ def test_a_row_of_events_edited_in_place_is_caught(
     # Online verification of the deal names the break too; the other table still verifies.
     assert {"chain", "reveal_commitment[1]", "stored_chain"} <= set(online.failed_names())
     assert untouched.ok
+    # And the command an operator runs after an incident says so, with a non-zero exit.
+    assert main(["audit", "verify", "--all", "--database-url", database_url]) == 1
+    out = capsys.readouterr().out
+    assert f"✗ {stream}: chain: segment 1, the ArrangementRevealed event at version" in out
+    assert "First divergence: chains" in out
 
 
 def test_a_tampered_projection_row_is_named_by_the_comparison(
@@ -166,3 +174,23 @@ def test_the_operator_exports_a_running_deal_without_its_secret(
     assert report.named("fair_dealing", 2).status is Status.PENDING
     assert "secret" in report.named("fair_dealing", 2).detail
     assert verify_export(write_lines(whole)).deals_verified == 1
+
+
+def test_a_read_model_never_set_up_here_is_pending_and_a_dropped_one_fails(
+    service: TableService, database_url: str
+) -> None:
+    play_series(service, 2, deals=1)
+    never = SqlProjector(
+        name="audit_test_never",
+        tables=("audit_test_never",),
+        create_statements=("CREATE TABLE audit_test_never (id integer PRIMARY KEY)",),
+        apply_event=lambda connection, event: None,
+    )
+    with _connect(database_url) as connection:
+        pending, present = compare_projections(connection, [never, *default_projectors()[:1]])
+        assert pending.status is Status.PENDING and present.status is Status.PASSED
+        connection.execute("DROP TABLE seat_scores")
+        (dropped,) = compare_projections(
+            connection, [p for p in default_projectors() if p.name == "seat_scores"]
+        )
+    assert dropped.status is Status.FAILED and "do not exist" in dropped.detail

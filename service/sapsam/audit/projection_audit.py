@@ -91,6 +91,14 @@ def _table_exists(connection: Connection, schema: str, table: str) -> bool:
     return bool(row and row[0])
 
 
+def _was_prepared(connection: Connection, projector: Projector) -> bool:
+    """Whether the projector has a checkpoint row in ``projections`` (it was set up here)."""
+    row = connection.execute(
+        "SELECT count(*) FROM projections WHERE name = %s", [projector.name]
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def _rows(connection: Connection, schema: str, table: str) -> list[dict[str, Any]]:
     query = sql.SQL("SELECT to_jsonb(t) FROM {}.{} t").format(
         sql.Identifier(schema), sql.Identifier(table)
@@ -167,6 +175,12 @@ def _projector_check(
         table for table in projector.tables if not _table_exists(connection, LIVE_SCHEMA, table)
     ]
     if missing:
+        if len(missing) == len(projector.tables) and not _was_prepared(connection, projector):
+            return AuditCheck(
+                name,
+                Status.PENDING,
+                "never set up in this database (no live tables, no checkpoint): nothing to compare",
+            )
         return AuditCheck(name, Status.FAILED, f"the live table(s) {missing} do not exist")
     differences = [
         difference

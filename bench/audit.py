@@ -10,7 +10,10 @@ or, without it, a private embedded PostgreSQL in a temporary folder.
   than playing through ``TableService`` one request at a time.
 - ``offline``: ``verify_export`` on export files held in memory as JSON lines (parse, hash chain,
   decode, every deal check), one process, one core. ``deal_exports``: one deal per file (the
-  table's opening plus the deal); ``table_exports``: whole series, eight deals per file.
+  table's opening plus the deal); ``table_exports``: whole series, eight deals per file. The files
+  come from the stored deals (``from_database``, ``--seats`` seats) and, for 2, 3 and 4 seats,
+  from series made in memory with the chain computed by ``sapsam.store.chain`` (``by_seats``: no
+  database involved at all, best of three runs).
 - ``online``: ``verify_deal_online`` (reads the table's stream, runs the same checks, checks the
   stored chain from the genesis) per second, one connection.
 - ``verify_all``: wall time of ``audit_database`` (what ``sapsam audit verify --all`` runs) over
@@ -38,7 +41,7 @@ import psycopg
 from psycopg import sql
 
 from sapsam import fairness
-from sapsam.audit import Requester, verify_export, write_lines
+from sapsam.audit import Requester, select_deal, select_table, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.domain.commands import (
     ChooseDealer,
@@ -57,9 +60,10 @@ from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 from sapsam.store import schema
+from sapsam.store.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.store.embedded import database_in, start_embedded
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import NewEvent
+from sapsam.store.records import NewEvent, RecordedEvent
 from sapsam.store.table_projections import projectors
 
 TARGET_OFFLINE_PER_S = 2_000
@@ -187,6 +191,57 @@ def measure_offline(url: str, tables: list[uuid.UUID], count: int) -> dict[str, 
     return results
 
 
+def memory_stream(seat_count: int, deals: int = 8) -> list[RecordedEvent]:
+    """A table's stream as the store would record it, made without a database."""
+    table_id = uuid.uuid4()
+    stream_id = f"table-{table_id}"
+    previous = GENESIS_HASH
+    recorded: list[RecordedEvent] = []
+    for version, event in enumerate(series_events(table_id, seat_count, deals), start=1):
+        type_name, schema_version, data = DEFAULT_CODEC.encode(event)
+        metadata = {"actor": "bench", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "b"}
+        previous = chain_hash(
+            previous,
+            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
+        )
+        recorded.append(
+            RecordedEvent(
+                version, stream_id, version, type_name, schema_version, data, metadata, previous
+            )
+        )
+    return recorded
+
+
+def _rate(files: list[list[str]], deals_per_file: int, repeats: int = 3) -> int:
+    best = 0.0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for lines in files:
+            assert verify_export(lines).ok
+        best = max(best, len(files) * deals_per_file / (time.perf_counter() - started))
+    return round(best)
+
+
+def measure_offline_by_seats(tables: int = 25) -> dict[str, Any]:
+    """Offline rates for 2, 3 and 4 seats on exports made in memory."""
+    results: dict[str, Any] = {}
+    for seat_count in (2, 3, 4):
+        streams = [memory_stream(seat_count) for _ in range(tables)]
+        operator = Requester.operator()
+        deal_files = [
+            list(write_lines(select_deal(stream, number, operator)))
+            for stream in streams
+            for number in range(1, 9)
+        ]
+        table_files = [list(write_lines(select_table(stream, operator))) for stream in streams]
+        results[f"{seat_count}_seats"] = {
+            "deal_exports_per_s": _rate(deal_files, 1),
+            "table_exports_per_s": _rate(table_files, 8),
+            "deals": len(deal_files),
+        }
+    return results
+
+
 def measure_online(url: str, tables: list[uuid.UUID], count: int) -> dict[str, Any]:
     """Deals verified per second against the database."""
     deals = 0
@@ -266,10 +321,15 @@ def main() -> None:
     with scratch_database() as (url, server):
         generated = generate(url, arguments.deals, arguments.seats)
         tables = generated.pop("table_ids")
-        offline = measure_offline(url, tables, arguments.offline)
+        offline = {
+            "from_database": measure_offline(url, tables, arguments.offline),
+            "by_seats": measure_offline_by_seats(),
+        }
         online = measure_online(url, tables, arguments.online)
         verify_all = measure_verify_all(url)
-    best_offline = max(entry["deals_per_s"] for entry in offline.values())
+    from_database = offline["from_database"]
+    by_seats = offline["by_seats"]
+    rates = [value for entry in by_seats.values() for key, value in entry.items() if key != "deals"]
     print(
         json.dumps(
             {
@@ -281,11 +341,15 @@ def main() -> None:
                 "verify_all": verify_all,
                 "target": {
                     "offline_deals_per_s_min": TARGET_OFFLINE_PER_S,
-                    "offline_deal_exports_per_s": offline["deal_exports"]["deals_per_s"],
-                    "offline_table_exports_per_s": offline["table_exports"]["deals_per_s"],
-                    "met_by_deal_exports": offline["deal_exports"]["deals_per_s"]
+                    "met_by_stored_deal_exports": from_database["deal_exports"]["deals_per_s"]
                     >= TARGET_OFFLINE_PER_S,
-                    "met_by_best": best_offline >= TARGET_OFFLINE_PER_S,
+                    "met_by": sorted(
+                        f"{seats} {kind}"
+                        for seats, entry in by_seats.items()
+                        for kind, value in entry.items()
+                        if kind != "deals" and value >= TARGET_OFFLINE_PER_S
+                    ),
+                    "best_offline_per_s": max(rates),
                 },
             },
             indent=2,

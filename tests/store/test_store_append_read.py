@@ -276,3 +276,21 @@ def test_a_retry_racing_its_original_gets_the_original_result(database_url: str)
     assert first.last_position == second.last_position
     with psycopg.connect(database_url) as check:
         assert len(read_all(check)) == 2
+
+
+def test_the_appended_events_equal_what_a_read_returns(
+    connection: psycopg.Connection[object],
+) -> None:
+    class Seat(int):
+        """An int subclass, as the game's Card is."""
+
+    result = append(
+        connection,
+        "s",
+        0,
+        [NewEvent("Dealt", {"seats": (Seat(1), Seat(2)), "nested": {"b": [True, None], "a": "x"}})],
+        "r1",
+        metadata={"path": ("a", "b")},
+    )
+    assert list(result.events) == read_stream(connection, "s")
+    assert result.events[0].data == {"seats": [1, 2], "nested": {"a": "x", "b": [True, None]}}

@@ -44,7 +44,7 @@ from sapsam.store.chain import (
     json_string,
 )
 from sapsam.store.projections import Projector, apply_projectors
-from sapsam.store.reads import event_from_row, stream_version
+from sapsam.store.reads import decode_json, event_from_row, stream_version
 from sapsam.store.records import (
     AppendResult,
     ConcurrencyConflict,
@@ -275,13 +275,17 @@ def _insert(
             rows = connection.execute(INSERT_BATCH, parameters).fetchall()
             if not rows:
                 return None
-            recorded = _recorded(rows, stream_id, events, event_metadata, hashes)
+            recorded = _recorded(
+                rows, stream_id, events, canonical_data, canonical_metadata, hashes
+            )
         else:
             with connection.transaction():
                 rows = connection.execute(INSERT_BATCH, parameters).fetchall()
                 if not rows:
                     raise _StaleHeadError
-                recorded = _recorded(rows, stream_id, events, event_metadata, hashes)
+                recorded = _recorded(
+                    rows, stream_id, events, canonical_data, canonical_metadata, hashes
+                )
                 apply_projectors(connection, projectors, recorded)
                 if project is not None:
                     project(connection, recorded)
@@ -357,11 +361,18 @@ def _recorded(
     rows: Sequence[tuple[Any, ...]],
     stream_id: str,
     events: Sequence[NewEvent],
-    metadata: JsonObject,
+    canonical_data: Sequence[bytes],
+    canonical_metadata: bytes,
     hashes: Sequence[bytes],
 ) -> list[RecordedEvent]:
+    """The appended events exactly as a read will return them.
+
+    Data and metadata are decoded from their canonical bytes rather than passed through, so
+    tuples come back as lists and int subclasses as ints, as they do from the database.
+    """
     if len(rows) != len(events):
         raise RuntimeError(f"inserted {len(rows)} rows for {len(events)} events")
+    metadata = decode_json(canonical_metadata)
     return [
         RecordedEvent(
             position=int(position),
@@ -369,11 +380,13 @@ def _recorded(
             version=int(version),
             type=event.type,
             schema_version=event.schema_version,
-            data=event.data,
+            data=decode_json(data),
             metadata=metadata,
             hash=event_hash,
         )
-        for (position, version), event, event_hash in zip(rows, events, hashes, strict=True)
+        for (position, version), event, data, event_hash in zip(
+            rows, events, canonical_data, hashes, strict=True
+        )
     ]
 
 

@@ -47,7 +47,8 @@ def event_from_row(row: Sequence[Any]) -> RecordedEvent:
 _SCAN_JSON = json.scanner.make_scanner(cast(Any, json.JSONDecoder()))  # typeshed's stub is off
 
 
-def _decode_json(data: bytes | bytearray | memoryview | str) -> Any:
+def decode_json(data: bytes | bytearray | memoryview | str) -> Any:
+    """Decode well-formed JSON as jsonb prints it (or canonical JSON), fast."""
     text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     return _SCAN_JSON(text, 0)[0]
 
@@ -55,7 +56,7 @@ def _decode_json(data: bytes | bytearray | memoryview | str) -> Any:
 def _events_cursor(connection: Connection) -> psycopg.Cursor[Any]:
     """A cursor with the fast jsonb decoder (the connection's own adapters are left alone)."""
     cursor = connection.cursor()
-    set_json_loads(_decode_json, cursor)
+    set_json_loads(decode_json, cursor)
     return cursor
 
 

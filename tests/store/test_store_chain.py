@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from sapsam.store.appends import request_fingerprint
 from sapsam.store.chain import (
     GENESIS_HASH,
     CanonicalJsonError,
@@ -15,7 +19,7 @@ from sapsam.store.chain import (
     event_hash,
     verify_stream_chain,
 )
-from sapsam.store.records import RecordedEvent
+from sapsam.store.records import NewEvent, RecordedEvent
 
 
 def make_stream(count: int, stream_id: str = "table-x") -> list[RecordedEvent]:
@@ -95,3 +99,71 @@ def test_a_tail_verifies_from_the_previous_hash_and_version() -> None:
 
 def test_an_empty_stream_is_trivially_intact() -> None:
     assert verify_stream_chain([]).intact
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text().filter(lambda t: "\x00" not in t),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text().filter(lambda t: "\x00" not in t), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(
+    stream=st.text(min_size=1).filter(lambda t: "\x00" not in t),
+    version=st.integers(1, 2**31 - 1),
+    event_type=st.text(min_size=1).filter(lambda t: "\x00" not in t),
+    schema_version=st.integers(1, 1000),
+    data=st.dictionaries(st.text().filter(lambda t: "\x00" not in t), json_values, max_size=5),
+    metadata=st.dictionaries(st.text().filter(lambda t: "\x00" not in t), json_values, max_size=3),
+)
+def test_the_assembled_event_bytes_are_the_canonical_json_of_the_whole_event(
+    stream: str,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: dict[str, Any],
+    metadata: dict[str, Any],
+) -> None:
+    whole = {
+        "data": data,
+        "metadata": metadata,
+        "schema_version": schema_version,
+        "stream": stream,
+        "type": event_type,
+        "version": version,
+    }
+    assert canonical_event_bytes(
+        stream, version, event_type, schema_version, data, metadata
+    ) == canonical_json(whole)
+
+
+@given(
+    stream=st.text(min_size=1).filter(lambda t: "\x00" not in t),
+    batch=st.lists(
+        st.tuples(
+            st.text(min_size=1).filter(lambda t: "\x00" not in t),
+            st.dictionaries(st.text().filter(lambda t: "\x00" not in t), json_values, max_size=4),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_the_request_fingerprint_is_the_hash_of_the_canonical_request(
+    stream: str, batch: list[tuple[str, dict[str, Any]]]
+) -> None:
+    events = [NewEvent(event_type, data) for event_type, data in batch]
+    expected = hashlib.sha256(
+        canonical_json(
+            {
+                "events": [
+                    {"data": e.data, "schema_version": e.schema_version, "type": e.type}
+                    for e in events
+                ],
+                "stream": stream,
+            }
+        )
+    ).digest()
+    assert request_fingerprint(stream, events) == expected

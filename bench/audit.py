@@ -40,88 +40,17 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from sapsam import fairness
 from sapsam.audit import Requester, select_deal, select_table, verify_export, write_lines
 from sapsam.audit import database as audit_database
-from sapsam.domain.commands import (
-    ChooseDealer,
-    CommitArrangement,
-    ConfirmArrangement,
-    CreateTable,
-    CutDeck,
-    DealCards,
-    RevealArrangement,
-    RevealSeed,
-    SeatPlayer,
-    StartDeal,
-)
-from sapsam.domain.events import DEFAULT_CODEC, Event
-from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
-from sapsam.rules.solver import solve
+from sapsam.audit.sample_series import recorded_stream, series_events
+from sapsam.domain.events import DEFAULT_CODEC
 from sapsam.store import schema
-from sapsam.store.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.store.embedded import database_in, start_embedded
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import NewEvent, RecordedEvent
+from sapsam.store.records import NewEvent
 from sapsam.store.table_projections import projectors
 
 TARGET_OFFLINE_PER_S = 2_000
-PLAYERS = ("ann", "bob", "cid", "dee")
-NOW_MS = 1_800_000_000_000
-
-
-def series_events(table_id: uuid.UUID, seat_count: int, deals: int) -> list[Event]:
-    """A whole series decided by the domain, as the service would record it."""
-    state: TableState = INITIAL_STATE
-    events: list[Event] = []
-
-    def run(command: object) -> None:
-        nonlocal state
-        for event in decide(state, command):
-            state = evolve(state, event)
-            events.append(event)
-
-    lot_seed = fairness.new_seed()
-    run(
-        CreateTable(
-            table_id=table_id,
-            rule_set=DEFAULT_RULE_SET,
-            seat_count=seat_count,
-            lot_commitment=fairness.lot_commitment(table_id, lot_seed),
-            created_by="operator",
-        )
-    )
-    for seat in range(seat_count):
-        run(SeatPlayer(player_id=PLAYERS[seat], seat=seat))
-    run(ChooseDealer(lot_seed=lot_seed))
-    for number in range(1, deals + 1):
-        seed = fairness.new_seed()
-        run(StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed)))
-        deal = state.deal
-        assert deal is not None
-        cutter = PLAYERS[fairness.cutter_for(deal.dealer, seat_count)]
-        position = 1 + (7 * number) % 51
-        run(CutDeck(player_id=cutter, position=position))
-        record = fairness.deal_record(
-            seed, deal.contributions, table_id, number, position, deal.dealer, seat_count
-        )
-        run(DealCards(deal_record=record, now_ms=NOW_MS))
-        hands = fairness.hands_for_deal(
-            seed, deal.contributions, table_id, number, position, deal.dealer, seat_count
-        )
-        chosen = []
-        for seat, hand in enumerate(hands):
-            arrangement = solve(hand)
-            nonce = fairness.new_seed()[:16]
-            chosen.append((arrangement, nonce))
-            commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
-            run(CommitArrangement(player_id=PLAYERS[seat], commitment=commitment))
-            run(ConfirmArrangement(player_id=PLAYERS[seat], now_ms=NOW_MS))
-        for seat, (arrangement, nonce) in enumerate(chosen):
-            run(RevealArrangement(PLAYERS[seat], arrangement, nonce, dealt=hands[seat]))
-        run(RevealSeed(seed=seed))
-    return events
 
 
 def generate(url: str, deals: int, seat_count: int, series_length: int = 8) -> dict[str, Any]:
@@ -191,27 +120,6 @@ def measure_offline(url: str, tables: list[uuid.UUID], count: int) -> dict[str, 
     return results
 
 
-def memory_stream(seat_count: int, deals: int = 8) -> list[RecordedEvent]:
-    """A table's stream as the store would record it, made without a database."""
-    table_id = uuid.uuid4()
-    stream_id = f"table-{table_id}"
-    previous = GENESIS_HASH
-    recorded: list[RecordedEvent] = []
-    for version, event in enumerate(series_events(table_id, seat_count, deals), start=1):
-        type_name, schema_version, data = DEFAULT_CODEC.encode(event)
-        metadata = {"actor": "bench", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "b"}
-        previous = chain_hash(
-            previous,
-            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
-        )
-        recorded.append(
-            RecordedEvent(
-                version, stream_id, version, type_name, schema_version, data, metadata, previous
-            )
-        )
-    return recorded
-
-
 def _rate(files: list[list[str]], deals_per_file: int, repeats: int = 3) -> int:
     best = 0.0
     for _ in range(repeats):
@@ -226,7 +134,7 @@ def measure_offline_by_seats(tables: int = 25) -> dict[str, Any]:
     """Offline rates for 2, 3 and 4 seats on exports made in memory."""
     results: dict[str, Any] = {}
     for seat_count in (2, 3, 4):
-        streams = [memory_stream(seat_count) for _ in range(tables)]
+        streams = [recorded_stream(seat_count) for _ in range(tables)]
         operator = Requester.operator()
         deal_files = [
             list(write_lines(select_deal(stream, number, operator)))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from sapsam import fairness
 from sapsam.audit.report import AuditCheck, Status
@@ -38,6 +39,9 @@ from sapsam.domain.published import DealNotFinishedError, published_deal
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import standings
+
+# What malformed field values raise when a check reads them (the codec checks names, not types).
+MALFORMED: Final = (TypeError, ValueError, KeyError, AttributeError, IndexError)
 
 
 @dataclass
@@ -213,16 +217,20 @@ def fairness_checks(
     number = deal.number
     try:
         published = published_deal([created, *deal.events], number)
-    except (DealNotFinishedError, ValueError) as error:
+        report = fairness.verify_deal(published)
+        recorded = _recorded_checks(deal, report.ok)
+    except (DealNotFinishedError, *MALFORMED) as error:
+        # The codec checks field names, not their types: a forged value of the wrong type ends
+        # here, as a failure of the deal's record, never as a crash of the verifier.
         return [
             AuditCheck(
                 "published_deal",
                 Status.FAILED,
-                f"the deal's events do not make a publishable deal: {error}",
+                f"the deal's events do not make a publishable deal: {type(error).__name__}: "
+                f"{error}",
                 deal=number,
             )
         ], None
-    report = fairness.verify_deal(published)
     checks = [
         AuditCheck(
             check.name,
@@ -234,7 +242,7 @@ def fairness_checks(
         )
         for check in report.checks
     ]
-    checks.extend(_recorded_checks(deal, report.ok))
+    checks.extend(recorded)
     verified = published.recorded_scores.totals if report.ok else None
     return checks, verified
 

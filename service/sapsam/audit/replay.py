@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sapsam import fairness
+from sapsam.audit.deal_checks import MALFORMED
 from sapsam.audit.export_format import AuditExport
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -236,9 +237,21 @@ def _seat_view(state: TableState, seat: int, hands: Mapping[int, list[str]]) -> 
     )
 
 
+class ReplayError(ValueError):
+    """The export cannot be replayed: an event cannot be read or folded (verify it to see why)."""
+
+
 def replay(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) -> list[ReplayFrame]:
-    """One frame per exported event, in order. Raises ``ValueError`` for an undecodable event
-    (verify the export first to learn what is wrong with it)."""
+    """One frame per exported event, in order. Raises ``ReplayError`` for an event that cannot be
+    read or folded (verify the export first to learn what is wrong with it)."""
+    try:
+        return _replay(export, codec)
+    except (*MALFORMED, AssertionError) as error:
+        # evolve trusts the log's order (it asserts a deal exists); a forged order trips it.
+        raise ReplayError(f"{type(error).__name__}: {error}") from None
+
+
+def _replay(export: AuditExport, codec: EventCodec) -> list[ReplayFrame]:
     decoded = [codec.decode(e.type, e.schema_version, e.data) for e in export.events]
     created = next((event for event in decoded if isinstance(event, TableCreated)), None)
     table_id = uuid.UUID(created.table_id) if created is not None else None

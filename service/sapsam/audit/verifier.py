@@ -25,10 +25,13 @@ failure is the first divergence.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any, Final, TypeVar, overload
 
 from sapsam import fairness
 from sapsam.audit.deal_checks import (
+    MALFORMED,
     DealEvents,
     fairness_checks,
     rotation_check,
@@ -56,6 +59,8 @@ from sapsam.domain.events import (
 from sapsam.rules.cards import format_cards
 from sapsam.rules.ruleset import RuleSet, RuleSetError
 from sapsam.store.chain import verify_stream_chain
+
+_NO_FALLBACK: Final = object()
 
 
 def verify_export(lines: Iterable[str], codec: EventCodec = DEFAULT_CODEC) -> AuditReport:
@@ -87,18 +92,24 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
     decoded, decode_check = _decode(export.events, codec)
     checks.append(decode_check)
     created = next((event for _, event in decoded if isinstance(event, TableCreated)), None)
-    rule_set = _rule_set(created)
-    checks.append(_header_check(export, decoded, created, rule_set))
+    rule_set = _safely("header", None, lambda: _rule_set(created), None)
+    checks.append(
+        _safely("header", None, lambda: _header_check(export, decoded, created, rule_set))
+    )
     chosen = next((event for _, event in decoded if isinstance(event, DealerChosen)), None)
-    checks.append(_opening_check(decoded, created))
-    checks.append(_lot_check(created, chosen))
+    checks.append(_safely("opening", None, lambda: _opening_check(decoded, created)))
+    checks.append(_safely("dealer_lot", None, lambda: _lot_check(created, chosen)))
     deals = _group_deals(decoded)
     verified_totals: dict[int, tuple[int, ...]] = {}
     deals_verified = 0
     seat_count = created.seat_count if created is not None else header.seat_count
     for deal in deals:
-        checks.append(sequence_check(deal, seat_count))
-        checks.append(rotation_check(deal, chosen, seat_count))
+        checks.append(_safely("sequence", deal.number, partial(sequence_check, deal, seat_count)))
+        checks.append(
+            _safely(
+                "dealer_rotation", deal.number, partial(rotation_check, deal, chosen, seat_count)
+            )
+        )
         if not deal.finished:
             checks.append(
                 AuditCheck(
@@ -120,13 +131,49 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
         if totals is not None:
             verified_totals[deal.number] = totals
             deals_verified += 1
-    checks.extend(series_checks(deals, verified_totals, rule_set, seat_count))
+    checks.extend(
+        _safely(
+            "series_totals",
+            None,
+            lambda: series_checks(deals, verified_totals, rule_set, seat_count),
+            [_malformed("series_totals", None, "the recorded running totals cannot be read")],
+        )
+    )
     return AuditReport(
         subject=f"table {header.table_id} ({_scope_text(export)})",
         checks=tuple(checks),
         deals_verified=deals_verified,
         events_checked=len(export.events),
     )
+
+
+_Result = TypeVar("_Result")
+
+
+def _malformed(name: str, deal: int | None, detail: str) -> AuditCheck:
+    return AuditCheck(name, Status.FAILED, f"malformed event content: {detail}", deal=deal)
+
+
+@overload
+def _safely(name: str, deal: int | None, compute: Callable[[], AuditCheck]) -> AuditCheck: ...
+
+
+@overload
+def _safely(
+    name: str, deal: int | None, compute: Callable[[], _Result], fallback: _Result
+) -> _Result: ...
+
+
+def _safely(
+    name: str, deal: int | None, compute: Callable[[], Any], fallback: Any = _NO_FALLBACK
+) -> Any:
+    """Run a check; a malformed value it trips over fails the check instead of the verifier."""
+    try:
+        return compute()
+    except MALFORMED as error:
+        if fallback is not _NO_FALLBACK:
+            return fallback
+        return _malformed(name, deal, f"{type(error).__name__}: {error}")
 
 
 def _scope_text(export: AuditExport) -> str:
@@ -260,6 +307,8 @@ def _coverage_check(
                 f"{segment.last_version} ({wanted} events) but holds {len(events)}: "
                 "events are missing or repeated",
             )
+        if not events:
+            return AuditCheck("coverage", Status.FAILED, f"segment {index} names no version at all")
         if events[-1].version != segment.last_version or events[-1].hash != segment.last_hash:
             return AuditCheck(
                 "coverage",

@@ -343,8 +343,9 @@ class Client:
     def watch(self, table: str, after_version: int = 0) -> Iterator[table_event_pb2.TableEvent]:
         """The table's events after ``after_version``, live, until the series is complete.
 
-        A broken stream (``UNAVAILABLE``) is resumed from the last version received, up to
-        ``attempts`` times in a row.
+        A stream that breaks (``UNAVAILABLE``) or ends before the series is complete (its
+        server stopping) is resumed from the last version received, on whichever server process
+        answers, up to ``attempts`` times in a row without an event.
         """
         last = after_version
         failures = 0
@@ -358,15 +359,21 @@ class Client:
                     failures = 0
                     last = response.event.version
                     yield response.event
-                return
+                    if response.event.WhichOneof("payload") == "series_completed":
+                        return
+                error: SapsamError = UnavailableError(
+                    "UNAVAILABLE", "UNAVAILABLE", "the table's stream ended before the series"
+                )
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                failures += 1
-                if not isinstance(error, UnavailableError) or failures >= self.attempts:
+                if not isinstance(error, UnavailableError):
                     raise error from None
-                time.sleep(self.backoff_seconds * (2**failures))
             finally:
                 stream.cancel()
+            failures += 1
+            if failures >= self.attempts:
+                raise error
+            time.sleep(self.backoff_seconds * (2**failures))
 
 
 def connect(

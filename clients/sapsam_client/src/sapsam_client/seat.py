@@ -26,9 +26,17 @@ Arranger = Callable[[Hand, table_pb2.Table], Rows]
 """Chooses the rows for a hand; given the hand and the table as it stands."""
 EventHandler = Callable[[table_event_pb2.TableEvent], None]
 
-# Refusals that only mean "someone else (or an earlier call) already did it".
-_ALREADY_DONE = frozenset(
-    {"WRONG_PHASE", "ALREADY_CONTRIBUTED", "ALREADY_CONFIRMED", "ALREADY_REVEALED"}
+# Refusals that only mean "someone else (or an earlier call) already did it", or "too late":
+# the table has moved on, and the next event says where to.
+_NOTHING_TO_DO = frozenset(
+    {
+        "WRONG_PHASE",
+        "ALREADY_CONTRIBUTED",
+        "ALREADY_CONFIRMED",
+        "ALREADY_REVEALED",
+        "SEAT_TIMED_OUT",
+        "SERIES_COMPLETE",
+    }
 )
 
 
@@ -166,5 +174,5 @@ class Seat:
         try:
             move()
         except SapsamError as error:
-            if error.reason not in _ALREADY_DONE:
+            if error.reason not in _NOTHING_TO_DO:
                 raise

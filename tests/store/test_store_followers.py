@@ -111,3 +111,19 @@ def test_the_notification_carries_the_stream_and_position_only(
     wakeup = parse_wakeup(notification.payload)
     assert (wakeup.stream_id, wakeup.position) == ("s", result.last_position)
     assert "hand" not in notification.payload
+
+
+def test_inside_a_callers_transaction_the_wake_up_goes_out_with_its_commit_only(
+    database_url: str, connection: psycopg.Connection[object]
+) -> None:
+    with psycopg.connect(database_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        with pytest.raises(RuntimeError), connection.transaction():
+            append(connection, "rolled-back", 0, [NewEvent("Never", {})], "r1")
+            raise RuntimeError("caller rolls back")
+        with connection.transaction():
+            result = append(connection, "kept", 0, [NewEvent("Kept", {})], "r2")
+        notification = next(listener.notifies(timeout=60, stop_after=1))
+    # The first wake-up to arrive is the committed one: the rolled-back append sent none.
+    wakeup = parse_wakeup(notification.payload)
+    assert (wakeup.stream_id, wakeup.position) == ("kept", result.last_position)

@@ -11,10 +11,12 @@ An append:
 3. chains each event's hash to the previous one of its stream. The previous hash read in step 2
    is still the right one if the insert succeeds: events never change, and the insert only
    succeeds if nobody took the next version in between;
-4. in one statement, inserts the batch, records the request id with the caller's ``response``
-   and queues ``NOTIFY sapsam_events`` (stream id and last position only, delivered on commit);
+4. in one statement, inserts the batch and records the request id with the caller's
+   ``response``;
 5. applies the registered projectors and the caller's ``project`` callback in the same
-   transaction, when there are any.
+   transaction, when there are any;
+6. sends ``NOTIFY sapsam_events`` (stream id and last position only) right after its commit, or
+   with the caller's commit when it runs inside the caller's transaction.
 
 Nothing is locked while deciding: the database's unique keys settle every race. A writer that
 took the expected version first makes our insert fail on (stream_id, version), reported as
@@ -27,6 +29,7 @@ is explained in ``sapsam.store.reads``.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -266,7 +269,6 @@ def _insert(
         "request": request_id,
         "fingerprint": fingerprint,
         "response": Jsonb(response),
-        "channel": NOTIFY_CHANNEL,
     }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     try:
@@ -289,6 +291,17 @@ def _insert(
                 apply_projectors(connection, projectors, recorded)
                 if project is not None:
                     project(connection, recorded)
+                if not owns_transaction:
+                    # Inside the caller's transaction: the wake-up goes out with its commit.
+                    _notify(connection, stream_id, recorded[-1].position)
+        if owns_transaction:
+            # After our commit, as a transaction of its own: PostgreSQL serialises the commits
+            # of all transactions that NOTIFY (a global lock held through the commit's disk
+            # flush), which would stop concurrent appends from sharing flushes. Should the
+            # process die right here, followers still find the events when they next poll.
+            _notify(connection, stream_id, recorded[-1].position)
+            if not connection.autocommit:
+                connection.commit()
     except _StaleHeadError:
         return None
     except errors.UniqueViolation as error:
@@ -321,12 +334,10 @@ class _StaleHeadError(Exception):
     """The event at the expected version is missing or has another hash: re-read the head."""
 
 
-# Insert the batch, record the request id and queue the wake-up, as one statement. Rows are
-# inserted in batch order, so positions follow versions. The guard inserts nothing unless the
-# event we chain from is the one at the expected version (or the stream is new): a stale version
-# or hash hint yields no rows instead of a broken chain; a version already taken fails on the
-# unique key instead. The NOTIFY is delivered on commit (dropped on rollback) and carries no
-# event data: followers read the log themselves.
+# Insert the batch and record the request id, as one statement. Rows are inserted in batch
+# order, so positions follow versions. The guard inserts nothing unless the event we chain from
+# is the one at the expected version (or the stream is new): a stale version or hash hint yields
+# no rows instead of a broken chain; a version already taken fails on the unique key instead.
 INSERT_BATCH = """
 WITH guard AS (
     SELECT 1 WHERE %(expected)s::int = 0 OR EXISTS (
@@ -347,14 +358,17 @@ WITH guard AS (
     FROM inserted
     HAVING count(*) > 0
     RETURNING last_position
-), notified AS (
-    SELECT pg_notify(%(channel)s::text,
-        json_build_object('stream', %(stream)s::text, 'position', last_position)::text)
-    FROM processed
 )
-SELECT inserted.position, inserted.version FROM inserted CROSS JOIN notified
-ORDER BY inserted.version
+SELECT inserted.position, inserted.version FROM inserted ORDER BY inserted.version
 """
+
+
+def _notify(connection: Connection, stream_id: str, position: int) -> None:
+    # A wake-up signal only: followers read the log themselves, so the payload carries no data.
+    connection.execute(
+        "SELECT pg_notify(%s, %s)",
+        [NOTIFY_CHANNEL, json.dumps({"stream": stream_id, "position": position})],
+    )
 
 
 def _recorded(

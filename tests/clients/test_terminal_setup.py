@@ -1,0 +1,86 @@
+"""`sapsam-play`'s set-up steps with scripted answers: signing in (saved, stale or new token),
+picking an open table or creating one, and coming back to a seat already held."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from sapsam_client import connect
+from sapsam_client.terminal import (
+    Terminal,
+    build_parser,
+    choose_table,
+    parse_row,
+    sign_in,
+    take_seat,
+)
+from sapsam_client.tokens import SavedPlayer, load_player, save_player
+
+
+def scripted(answers: list[str]) -> tuple[Terminal, list[str]]:
+    said: list[str] = []
+    replies: Iterator[str] = iter(answers)
+
+    def ask(question: str) -> str:
+        said.append(question)
+        return next(replies)
+
+    return Terminal(ask, said.append), said
+
+
+def test_sign_in_saves_reuses_and_replaces_a_token(address: str, tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    arguments = build_parser().parse_args(["--server", address, "--token-file", str(tokens)])
+    terminal, said = scripted(["Ann"])
+    first = sign_in(connect(address), arguments, terminal)
+    assert "Your name: " in said and first.display_name == "Ann"
+    assert load_player(tokens, address) == first
+
+    terminal, said = scripted([])
+    client = connect(address)
+    assert sign_in(client, arguments, terminal) == first  # no question asked
+    assert client.get_player(first.player).display_name == "Ann"
+
+    # A token this server does not know (say, a fresh database) is replaced by a new player.
+    save_player(tokens, address, SavedPlayer(first.player, "Ann", "stale-token"))
+    terminal, said = scripted(["Ann again"])
+    replaced = sign_in(connect(address), arguments, terminal)
+    assert replaced.player != first.player and replaced.display_name == "Ann again"
+    assert any("not known" in line for line in said)
+    # Other servers' entries are kept.
+    save_player(tokens, "elsewhere:1", first)
+    assert load_player(tokens, address) == replaced and load_player(tokens, "elsewhere:1") == first
+
+
+def test_pick_an_open_table_or_create_one(address: str, tmp_path: Path) -> None:
+    host = connect(address)
+    host.register("host")
+    older = host.create_table(2, series_length=1).name
+    newer = host.create_table(3, preset="two_four").name
+    arguments = build_parser().parse_args(["--server", address])
+    terminal, said = scripted(["2"])
+    assert choose_table(host, arguments, terminal) == older  # listed newest first
+    assert any(newer in line and "0/3 seated, two_four" in line for line in said)
+
+    terminal, said = scripted([""])
+    created = choose_table(host, arguments, terminal)
+    assert created not in (older, newer) and any("share this name" in line for line in said)
+
+    arguments = build_parser().parse_args(["--server", address, "--create", "--seats", "2"])
+    terminal, _ = scripted([])
+    made = choose_table(host, arguments, terminal)
+    assert host.get_table(made).seat_count == 2
+
+
+def test_coming_back_finds_the_seat_already_held(address: str) -> None:
+    client = connect(address)
+    player = client.register("Cy")
+    table = client.create_table(2).name
+    seat = take_seat(client, table, player.player, 1)
+    again = take_seat(client, table, player.player, None)
+    assert again.name == seat.name and again.position == 1
+
+
+def test_rows_are_read_as_people_type_them() -> None:
+    assert parse_row("as, 10h  Q♠ td") == ["As", "Th", "Qs", "Td"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from sapsam_client import connect
+from sapsam_client import connect, seat_position, solver_arranger
+from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.terminal import (
     Terminal,
     build_parser,
@@ -84,3 +85,36 @@ def test_coming_back_finds_the_seat_already_held(address: str) -> None:
 
 def test_rows_are_read_as_people_type_them() -> None:
     assert parse_row("as, 10h  Q♠ td") == ["As", "Th", "Qs", "Td"]
+
+
+def test_a_restarted_seat_reveals_from_its_commitment_file(address: str, tmp_path: Path) -> None:
+    keeper_path = tmp_path / "commitments.json"
+    clients = [connect(address) for _ in range(2)]
+    players = [client.register(f"r{index}") for index, client in enumerate(clients)]
+    table = clients[0].create_table(2, series_length=1).name
+    seats = [
+        take_seat(client, table, player.player, None, CommitmentFile(keeper_path))
+        for client, player in zip(clients, players, strict=True)
+    ]
+    clients[0].choose_dealer(table)
+    clients[0].start_deal(table)
+    cutter = clients[0].get_table(table).cutter_seat
+    clients[seat_position(cutter)].cut_deck(cutter)
+    for seat in seats:
+        hand = seat.hand()
+        seat.commit(hand.deal_number, solver_arranger(hand, clients[0].get_table(table)))
+        seat.confirm()
+    assert keeper_path.stat().st_mode & 0o077 == 0
+    # Both clients "restart": fresh Seat objects know only what the file kept.
+    restarted = [
+        take_seat(
+            connect(address, token=p.token), table, p.player, None, CommitmentFile(keeper_path)
+        )
+        for p in players
+    ]
+    for old, new in zip(seats, restarted, strict=True):
+        assert new.name == old.name and new.commitments == old.commitments
+        new.reveal(1)
+    result = clients[0].get_deal_result(f"{table}/deals/1")
+    assert result.scored and not any(seat.foul for seat in result.seats)
+    assert CommitmentFile(keeper_path).load(seats[0].name) == {}  # forgotten once revealed

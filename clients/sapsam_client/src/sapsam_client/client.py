@@ -38,7 +38,7 @@ from sapsam_client.generated.v1 import (
 )
 
 if TYPE_CHECKING:
-    from sapsam_client.seat import Seat
+    from sapsam_client.seat import CommitmentKeeper, Seat
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
 ResponseT = TypeVar("ResponseT")
@@ -229,9 +229,15 @@ class Client:
                 return
 
     def join_table(
-        self, table: str, seat: int | None = None, *, expected_version: int | None = None
+        self,
+        table: str,
+        seat: int | None = None,
+        *,
+        expected_version: int | None = None,
+        keeper: CommitmentKeeper | None = None,
     ) -> Seat:
-        """Take a seat (the lowest free one unless ``seat`` is given); returns the :class:`Seat`."""
+        """Take a seat (the lowest free one unless ``seat`` is given); returns the :class:`Seat`
+        (which keeps its open commitments in ``keeper``, if given)."""
         from sapsam_client.seat import Seat
 
         request = table_service_pb2.JoinTableRequest(
@@ -244,13 +250,15 @@ class Client:
         return Seat(
             self,
             self.call(self.tables.JoinTable, request, table_service_pb2.JoinTableResponse).seat,
+            keeper,
         )
 
-    def seat(self, name: str) -> Seat:
-        """A :class:`Seat` for a seat this client's player already holds (e.g. after a restart)."""
+    def seat(self, name: str, keeper: CommitmentKeeper | None = None) -> Seat:
+        """A :class:`Seat` for a seat this client's player already holds (e.g. after a restart);
+        with a ``keeper``, its open commitments are loaded from there."""
         from sapsam_client.seat import Seat
 
-        return Seat(self, name)
+        return Seat(self, name, keeper)
 
     def choose_dealer(self, table: str, *, expected_version: int | None = None) -> str:
         """Draw the first dealer by lot; returns the dealer's seat name."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sapsam_client.client import Client, Hand, seat_position, table_id, table_name
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
@@ -50,6 +51,22 @@ class Commitment:
     commitment: bytes
 
 
+class CommitmentKeeper(Protocol):
+    """Somewhere to keep open commitments across restarts (e.g. ``CommitmentFile``)."""
+
+    def load(self, seat: str) -> dict[int, Commitment]:
+        """The seat's open commitments by deal number."""
+        ...
+
+    def save(self, seat: str, committed: Commitment) -> None:
+        """Keep a commitment before it is sent."""
+        ...
+
+    def forget(self, seat: str, deal: int) -> None:
+        """Drop a commitment once revealed."""
+        ...
+
+
 @dataclass
 class SeriesOutcome:
     """What a seat saw of a series: every scored deal's result and the final standings."""
@@ -59,15 +76,20 @@ class SeriesOutcome:
 
 
 class Seat:
-    """One seat held by the client's player."""
+    """One seat held by the client's player.
 
-    def __init__(self, client: Client, name: str) -> None:
+    With a ``keeper``, open commitments (rows and nonce) are saved before they are sent and
+    loaded when the seat is taken up again, so a restarted client can still reveal.
+    """
+
+    def __init__(self, client: Client, name: str, keeper: CommitmentKeeper | None = None) -> None:
         self.client = client
         self.name = name
         self.table = table_name(name)
         self.table_id = table_id(name)
         self.position = seat_position(name)
-        self.commitments: dict[int, Commitment] = {}
+        self.keeper = keeper
+        self.commitments: dict[int, Commitment] = keeper.load(name) if keeper else {}
         self._done: set[tuple[str, int]] = set()
 
     def __repr__(self) -> str:
@@ -84,8 +106,10 @@ class Seat:
         :meth:`confirm`. Only the hash leaves the client."""
         nonce = fresh_nonce()
         digest = arrangement_commitment(self.table_id, deal, self.position, rows, nonce)
-        self.client.commit_arrangement(self.name, digest)
         committed = Commitment(deal, rows, nonce, digest)
+        if self.keeper is not None:
+            self.keeper.save(self.name, committed)
+        self.client.commit_arrangement(self.name, digest)
         self.commitments[deal] = committed
         return committed
 
@@ -96,13 +120,20 @@ class Seat:
     def reveal(self, deal: int) -> None:
         """Reveal the rows and nonce committed for deal number ``deal``."""
         committed = self.commitments[deal]
-        self.client.reveal_arrangement(
-            self.name,
-            list(committed.rows.front),
-            list(committed.rows.middle),
-            list(committed.rows.back),
-            committed.nonce,
-        )
+        try:
+            self.client.reveal_arrangement(
+                self.name,
+                list(committed.rows.front),
+                list(committed.rows.middle),
+                list(committed.rows.back),
+                committed.nonce,
+            )
+        except SapsamError as error:
+            if error.reason == "ALREADY_REVEALED" and self.keeper is not None:
+                self.keeper.forget(self.name, deal)
+            raise
+        if self.keeper is not None:
+            self.keeper.forget(self.name, deal)
 
     def arrange(self, arranger: Arranger, table: table_pb2.Table) -> Commitment:
         """Fetch the hand, let ``arranger`` choose the rows, commit and confirm."""

@@ -8,8 +8,10 @@
 
 The first run registers a player and saves its token (``--token-file``, else
 ``$SAPSAM_TOKEN_FILE``, else ``sapsam/tokens.json`` in the user's config folder); later runs reuse
-it. Each deal shows your 13 cards sorted and the solver's suggestion with each row's value; type
-the front and middle rows (the back row is what is left) or press Enter to accept the suggestion.
+it. Open commitments are kept next to it (``commitments.json``) until revealed, so a restarted
+session can still reveal. Each deal shows your 13 cards sorted and the solver's suggestion with
+each row's value; type the front and middle rows (the back row is what is left) or press Enter to
+accept the suggestion.
 A foul is announced before you confirm. Committing, confirming and revealing need no typing: the
 commitment is computed here and only its hash is sent until every seat has confirmed. After each
 deal: every seat's revealed rows, the row-by-row results and the standings. Other seats' cards are
@@ -27,6 +29,7 @@ from typing import Final
 
 from sapsam_client.client import DEFAULT_SERVER, Client, Hand, connect, seat_position
 from sapsam_client.commitment import CardError, Rows, card_index, card_text, row_problem
+from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import AlreadyExistsError, SapsamError, UnauthenticatedError
 from sapsam_client.generated.v1 import table_event_pb2, table_pb2
 from sapsam_client.rules import (
@@ -36,7 +39,7 @@ from sapsam_client.rules import (
     rules_module,
     solver_rows,
 )
-from sapsam_client.seat import Seat
+from sapsam_client.seat import CommitmentKeeper, Seat
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
 
 OUTCOME_LETTER: Final = {
@@ -316,16 +319,23 @@ def choose_table(client: Client, arguments: argparse.Namespace, terminal: Termin
     return created.name
 
 
-def take_seat(client: Client, table: str, player: str, seat: int | None) -> Seat:
-    """Join ``table``, or find the seat this player already holds there."""
+def take_seat(
+    client: Client,
+    table: str,
+    player: str,
+    seat: int | None,
+    keeper: CommitmentKeeper | None = None,
+) -> Seat:
+    """Join ``table``, or take up the seat this player already holds there (with the open
+    commitments ``keeper`` kept, so a deal confirmed before a restart can still be revealed)."""
     try:
-        return client.join_table(table, seat)
+        return client.join_table(table, seat, keeper=keeper)
     except AlreadyExistsError as error:
         if error.reason != "ALREADY_SEATED":
             raise
         for held in client.get_table(table).seats:
             if held.player == player:
-                return client.seat(held.name)
+                return client.seat(held.name, keeper)
         raise
 
 
@@ -336,7 +346,8 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     player = sign_in(client, arguments, terminal)
     terminal.say(f"playing as {player.display_name} on {arguments.server}")
     table_name = choose_table(client, arguments, terminal)
-    seat = take_seat(client, table_name, player.player, arguments.seat)
+    keeper = CommitmentFile(token_file(arguments.token_file).with_name("commitments.json"))
+    seat = take_seat(client, table_name, player.player, arguments.seat, keeper)
     table = Table(client, seat)
     table.refresh()
     terminal.say(f"you sit at seat {seat.position} of {seat.table}")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -28,10 +30,13 @@ from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
+from sapsam.store.records import RecordedEvent
 from sapsam.store.tables import TableOutcome, TableService
 
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
+CACHE_TABLES: Final = 4096
+"""Tables whose immutable facts (creator, full seats, deal starts) each cache keeps."""
 
 _STATUS_PHASES: Final[dict[int, tuple[str, ...]]] = {
     table_pb2.TABLE_STATUS_OPEN: ("SEATING",),
@@ -90,7 +95,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self._players = players
         self._pool = pool
         self._feed = feed
-        self._facts: dict[uuid.UUID, views.TableFacts] = {}
+        self._facts: OrderedDict[uuid.UUID, views.TableFacts] = OrderedDict()
+        # Seat holders of tables whose every seat is taken: a seat never changes hands once
+        # taken, so a caller found here holds the seat without reading the log again.
+        self._full_seats: OrderedDict[uuid.UUID, tuple[str | None, ...]] = OrderedDict()
+        # Where each deal starts in its table's stream, and how far the stream was scanned, so
+        # GetDealResult reads one deal's events instead of the whole stream.
+        self._deal_starts: OrderedDict[uuid.UUID, tuple[int, dict[int, int]]] = OrderedDict()
+        self._lock = threading.Lock()
 
     # -- shared steps ---------------------------------------------------------------------------
 
@@ -100,19 +112,32 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     def _table_view(self, state: TableState) -> table_pb2.Table:
         assert state.table_id is not None
-        facts = self._facts.get(state.table_id)
+        with self._lock:
+            facts = self._facts.get(state.table_id)
         if facts is None:
             first = self._tables.events(state.table_id, 1)[:1]
             facts = views.facts_from_first_event(first[0])
-            self._facts[state.table_id] = facts
+            with self._lock:
+                _bounded_put(self._facts, state.table_id, facts)
         names = self._players.display_names(state.seats)
         return views.table_message(state, facts, names)
 
-    def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str, TableState]:
+    def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
         """The table and seat of a seat name, checked to be the caller's own."""
         seat = resources.parse_seat(seat_field)
         player_id = _player_only(auth.current_caller())
+        with self._lock:
+            holders = self._full_seats.get(seat.table_id)
+        if (
+            holders is not None
+            and 0 <= seat.seat < len(holders)
+            and holders[seat.seat] == player_id
+        ):
+            return seat.table_id, seat.seat, player_id  # the seat is the caller's for good
         state = self._load(seat.table_id)
+        if state.seats and None not in state.seats:
+            with self._lock:
+                _bounded_put(self._full_seats, seat.table_id, state.seats)
         if not 0 <= seat.seat < state.seat_count:
             raise ApiError(
                 "UNKNOWN_SEAT",
@@ -121,7 +146,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             )
         if state.seats[seat.seat] != player_id:
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat.seat} at this table")
-        return seat.table_id, seat.seat, player_id, state
+        return seat.table_id, seat.seat, player_id
 
     # -- standard methods -----------------------------------------------------------------------
 
@@ -251,7 +276,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.ContributeEntropyResponse:
         """Mix the seat's bytes into the shuffle."""
         request_id = _request_id("ContributeEntropy", request.request_id)
-        table_id, _, player_id, _state = self._seat_holder(request.seat)
+        table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.contribute_entropy(
             table_id,
@@ -267,7 +292,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.CutDeckResponse:
         """Cut, and deal."""
         request_id = _request_id("CutDeck", request.request_id)
-        table_id, _, player_id, _state = self._seat_holder(request.seat)
+        table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.cut(
             table_id,
@@ -282,7 +307,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.GetMyHandRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.GetMyHandResponse:
         """The caller's own 13 cards."""
-        table_id, seat, player_id, _ = self._seat_holder(request.seat)
+        table_id, seat, player_id = self._seat_holder(request.seat)
         held_seat, cards = self._tables.hand_of(table_id, player_id)
         if held_seat != seat:  # the seat changed hands between the two reads: impossible today
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
@@ -300,7 +325,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.CommitArrangementResponse:
         """Record the seat's commitment (the hash only)."""
         request_id = _request_id("CommitArrangement", request.request_id)
-        table_id, _, player_id, _state = self._seat_holder(request.seat)
+        table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.commit(
             table_id,
@@ -316,7 +341,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.ConfirmArrangementResponse:
         """Lock the seat's last commitment."""
         request_id = _request_id("ConfirmArrangement", request.request_id)
-        table_id, _, player_id, _state = self._seat_holder(request.seat)
+        table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.confirm(
             table_id, player_id, request_id, expected_version=_expected_version(request)
@@ -329,7 +354,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Show the committed rows and nonce; the last reveal also scores the deal."""
         request_id = _request_id("RevealArrangement", request.request_id)
         arrangement = _arrangement(request.arrangement)
-        table_id, _, player_id, _state = self._seat_holder(request.seat)
+        table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.reveal(
             table_id,
@@ -349,7 +374,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
         state = self._load(name.table_id)
-        recorded = self._tables.events(name.table_id, 1)
+        recorded = self._deal_events(name.table_id, name.deal_number)
         facts = views.gather_deal(
             (self._tables.decode(event) for event in recorded), name.deal_number
         )
@@ -358,6 +383,34 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         return table_service_pb2.GetDealResultResponse(
             result=views.deal_result_message(name.table_id, state.seat_count, facts)
         )
+
+    def _deal_events(self, table_id: uuid.UUID, deal_number: int) -> list[RecordedEvent]:
+        """The table's events from the start of deal ``deal_number`` on; empty if it never began.
+
+        Only the stream's tail since the last look is scanned for deals starting: versions never
+        change, so where a deal starts, once seen, stays true.
+        """
+        with self._lock:
+            scanned_to, starts = self._deal_starts.get(table_id, (0, {}))
+        start = starts.get(deal_number)
+        if start is not None:
+            return self._tables.events(table_id, start)
+        tail = self._tables.events(table_id, scanned_to + 1)
+        found = dict(starts)
+        for recorded in tail:
+            number = recorded.data.get("deal_number")
+            if recorded.type == domain_events.DealStarted.TYPE and isinstance(number, int):
+                found[number] = recorded.version
+        if tail:
+            with self._lock:
+                known = self._deal_starts.get(table_id)
+                if known is None or known[0] < tail[-1].version:
+                    _bounded_put(self._deal_starts, table_id, (tail[-1].version, found))
+        start = found.get(deal_number)
+        if start is None:
+            return []
+        # Not among the starts known before the scan, so it is in the tail just read.
+        return [recorded for recorded in tail if recorded.version >= start]
 
     def WatchTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.WatchTableRequest, context: grpc.ServicerContext
@@ -371,6 +424,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             self._tables, self._feed, table_id, request.after_version, context.is_active
         ):
             yield table_service_pb2.WatchTableResponse(event=message)
+
+
+def _bounded_put(cache: OrderedDict[uuid.UUID, Any], key: uuid.UUID, value: Any) -> None:
+    # Callers hold the servicer's lock. The least recently stored entries go first.
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_TABLES:
+        cache.popitem(last=False)
 
 
 def _arrangement(message: table_pb2.Arrangement) -> Arrangement:

@@ -14,9 +14,12 @@ Every test gets its own database, so concurrent or dirty state never leaks betwe
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,6 +85,45 @@ class DatabaseFactory:
             self.template = None
 
 
+TEST_SERVER_PREFIX = "sapsam-test-pg-"
+
+
+def remove_abandoned_test_servers() -> None:
+    """Stop and delete embedded test servers whose pytest sessions died without cleaning up.
+
+    pgserver lists the processes using a server in ``.handle_pids.json``; a folder of ours whose
+    listed processes are all gone was left by a killed session.
+    """
+    for folder in Path(tempfile.gettempdir()).glob(TEST_SERVER_PREFIX + "*"):
+        pgdata = folder / "postgres"
+        try:
+            users = json.loads((pgdata / ".handle_pids.json").read_text())
+        except (OSError, ValueError):
+            continue  # not (yet) a pgserver folder: leave it
+        if any(process_alive(int(pid)) for pid in users):
+            continue
+        try:
+            server_pid = int((pgdata / "postmaster.pid").read_text().split()[0])
+            os.kill(server_pid, signal.SIGINT)  # fast shutdown
+            for _ in range(100):
+                if not process_alive(server_pid):
+                    break
+                time.sleep(0.1)
+        except (OSError, ValueError, IndexError):
+            pass
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 @pytest.fixture(scope="session")
 def postgres_server_url() -> Iterator[str]:
     """A URL of a PostgreSQL server the tests may create databases on."""
@@ -91,7 +133,8 @@ def postgres_server_url() -> Iterator[str]:
         return
     # Not under pytest's tmp_path: a concurrent pytest run prunes old basetemp folders, which
     # would pull the data folder from under a running server.
-    folder = Path(tempfile.mkdtemp(prefix="sapsam-test-pg-"))
+    remove_abandoned_test_servers()
+    folder = Path(tempfile.mkdtemp(prefix=TEST_SERVER_PREFIX))
     server = start_embedded(folder, delete_on_stop=True)
     try:
         yield server.server_url

@@ -43,8 +43,21 @@ def table_stream(table_id: uuid.UUID) -> str:
     return f"{STREAM_PREFIX}{table_id}"
 
 
-def _table_events(connection: Connection, table_id: uuid.UUID) -> list[RecordedEvent]:
-    events = read_stream(connection, table_stream(table_id))
+def _table_events(
+    connection: Connection, table_id: uuid.UUID, through_deal: int | None = None
+) -> list[RecordedEvent]:
+    """The table's stream, or with ``through_deal`` only up to the end of that deal."""
+    stream_id = table_stream(table_id)
+    last: int | None = None
+    if through_deal is not None:
+        # Nothing after the deal is needed: stop before the next deal's DealStarted.
+        row = connection.execute(
+            "SELECT min(version) FROM events WHERE stream_id = %s AND type = 'DealStarted'"
+            " AND data->>'deal_number' = %s",
+            [stream_id, str(through_deal + 1)],
+        ).fetchone()
+        last = None if row is None or row[0] is None else int(row[0]) - 1
+    events = read_stream(connection, stream_id, 1, last)
     if not events:
         raise NothingToExportError("TABLE_NOT_FOUND", f"no table {table_id}")
     return events
@@ -59,7 +72,8 @@ def export_deal(
     connection: Connection, table_id: uuid.UUID, deal_number: int, requester: Requester
 ) -> AuditExport:
     """One deal as an export; ``ExportAccessError`` if the requester may not have it."""
-    return select_deal(_table_events(connection, table_id), deal_number, requester, str(table_id))
+    events = _table_events(connection, table_id, deal_number)
+    return select_deal(events, deal_number, requester, str(table_id))
 
 
 def _stream_check(events: Sequence[RecordedEvent], last_version: int) -> AuditCheck:
@@ -93,7 +107,7 @@ def verify_deal_online(
 
     ``requester`` (default: the operator) must be allowed to export the deal.
     """
-    events = _table_events(connection, table_id)
+    events = _table_events(connection, table_id, deal_number)
     export = select_deal(events, deal_number, requester or Requester.operator(), str(table_id))
     offline = verify_audit_export(export, codec)
     last = export.header.segments[-1].last_version

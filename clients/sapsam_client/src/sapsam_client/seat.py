@@ -181,6 +181,8 @@ class Seat:
         phase = table.phase
         deal = table.deal_number
         mine = table.seats[self.position]
+        if mine.timed_out:
+            return  # the server settled this seat's deal (a foul, or the solver's rows)
         if phase == table_pb2.TABLE_PHASE_AWAITING_DEALER and self.position == 0:
             self._once("dealer", 0, lambda: self.client.choose_dealer(self.table))
         elif phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and table.dealer_seat == self.name:

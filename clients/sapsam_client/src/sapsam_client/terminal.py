@@ -24,6 +24,7 @@ import argparse
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
@@ -135,6 +136,9 @@ class Terminal:
             f"\nDeal {hand.deal_number}: your cards (seat {seat.position}, dealer seat {dealer})"
         )
         self.say("  " + row_text(hand.cards))
+        if table.HasField("deadline_time"):
+            left = table.deadline_time.ToDatetime(tzinfo=UTC) - datetime.now(UTC)
+            self.say(f"time limit: confirm within {max(0, int(left.total_seconds()))} s")
         while True:
             for line in rows_block(suggestion, "Suggested rows:"):
                 self.say(line)

@@ -7,11 +7,13 @@ import uuid
 import psycopg
 import pytest
 
+from sapsam import fairness
 from sapsam.audit import (
     ExportAccessError,
     NothingToExportError,
     Requester,
     Status,
+    replay,
     verify_export,
     write_lines,
 )
@@ -19,7 +21,10 @@ from sapsam.audit import database as audit_database
 from sapsam.audit.projection_audit import compare_projections, default_projectors
 from sapsam.audit.sample_play import play_deal, play_series, seated_table, start_and_deal
 from sapsam.cli import main
+from sapsam.rules.ruleset import RuleSet, TimeoutPolicy
+from sapsam.rules.solver import solve
 from sapsam.store.deal_secrets import load_deal_seed
+from sapsam.store.event_store import EventStore
 from sapsam.store.projections import SqlProjector
 from sapsam.store.tables import TableService, stream_id_for
 
@@ -194,3 +199,49 @@ def test_a_read_model_never_set_up_here_is_pending_and_a_dropped_one_fails(
             connection, [p for p in default_projectors() if p.name == "seat_scores"]
         )
     assert dropped.status is Status.FAILED and "do not exist" in dropped.detail
+
+
+def test_deals_with_timeouts_verify_and_replay(database_url: str) -> None:
+    # A seat that misses the arranging deadline gets the solver's hand (the rule set's option);
+    # one that misses the reveal deadline fouls. Both are facts of the deal the audit checks.
+    now = [1_800_000_000_000]
+    rules = RuleSet(
+        arrange_seconds=10, reveal_seconds=10, arrange_timeout_policy=TimeoutPolicy.SOLVER
+    )
+    store = EventStore.connect(database_url, projectors=default_projectors())
+    store.prepare()
+    try:
+        service = TableService(store, clock=lambda: now[0])
+        table_id = seated_table(service, 3, rules)
+        start_and_deal(service, table_id, 1)
+        chosen = {}
+        for player in ("ann", "bob"):
+            seat, hand = service.hand_of(table_id, player)
+            arrangement, nonce = solve(hand, rules), bytes([seat + 1]) * 16
+            chosen[player] = (arrangement, nonce)
+            commitment = fairness.arrangement_commitment(table_id, 1, seat, arrangement, nonce)
+            service.commit(table_id, player, commitment, "commit")
+            service.confirm(table_id, player, "confirm")
+        now[0] += 11_000
+        service.time_out(table_id, "arranging-deadline")  # cid: the solver sets its hand
+        service.reveal(table_id, "ann", *chosen["ann"], "reveal")
+        now[0] += 11_000
+        service.time_out(table_id, "reveal-deadline")  # bob never reveals: a foul
+        with _connect(database_url) as connection:
+            export = audit_database.export_deal(connection, table_id, 1, Requester.player("cid"))
+            online = audit_database.verify_deal_online(connection, table_id, 1)
+    finally:
+        store.close()
+    kinds = [(e.type, e.data.get("stage")) for e in export.events if e.type == "SeatTimedOut"]
+    assert kinds == [("SeatTimedOut", "arranging"), ("SeatTimedOut", "revealing")]
+    report = verify_export(write_lines(export))
+    assert report.ok, report.failed_names()
+    assert online.ok
+    assert "never revealed" in report.named("reveal_commitment[1]", 1).detail
+    assert "solver" in report.named("reveal_commitment[2]", 1).detail
+    scored = next(e for e in export.events if e.type == "DealScored")
+    assert scored.data["fouls"] == [False, True, False]
+    final = replay(export)[-1]
+    assert [view.status for view in final.seats] == ["seated"] * 3
+    timed_out = next(f for f in replay(export) if f.event_type == "SeatTimedOut")
+    assert timed_out.seats[2].status == "timed out (solver)"

@@ -52,11 +52,19 @@ class CommandError(Exception):
 def register(subparsers: Any) -> None:
     """Add the ``audit`` subcommand and its actions."""
     audit = subparsers.add_parser(
-        "audit", help="export, verify and replay deals", description=__doc__.split("\n\n")[0]
+        "audit",
+        help="export, verify and replay deals",
+        description="Export, verify and replay deals (docs/audit.md). Exit status: 0 when "
+        "everything holds, 1 when a check fails, 2 when the command cannot run.",
     )
     actions = audit.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
 
-    export = actions.add_parser("export", help="write a deal's or table's export (JSON lines)")
+    export = actions.add_parser(
+        "export",
+        help="write a deal's or table's export (JSON lines)",
+        description="Write the export of one deal (--deal) or of the whole table, with the "
+        "operator's rights unless --player names whose rights to apply.",
+    )
     export.add_argument("--table", required=True, help="table id (uuid or tables/{id})")
     export.add_argument("--deal", type=int, help="deal number (default: the whole table)")
     export.add_argument("-o", "--output", help="file to write (default: stdout)")
@@ -64,7 +72,12 @@ def register(subparsers: Any) -> None:
     _database_options(export)
     export.set_defaults(handler=_export)
 
-    verify = actions.add_parser("verify", help="verify an export offline, or the database")
+    verify = actions.add_parser(
+        "verify",
+        help="verify an export offline, or the database",
+        description="Verify an export file offline (no database, no network), one table or deal "
+        "in the database (--table, --deal), or the whole database (--all).",
+    )
     verify.add_argument("file", nargs="?", help="export to verify offline ('-' for stdin)")
     verify.add_argument("--table", help="verify this table in the database")
     verify.add_argument("--deal", type=int, help="with --table: only this deal")
@@ -79,7 +92,12 @@ def register(subparsers: Any) -> None:
     _database_options(verify)
     verify.set_defaults(handler=_verify)
 
-    replay_parser = actions.add_parser("replay", help="print the table after each event")
+    replay_parser = actions.add_parser(
+        "replay",
+        help="print the table after each event",
+        description="Print the table as it stood after each event of an export, and what each "
+        "seat could see; --at VERSION prints one moment.",
+    )
     replay_parser.add_argument("file", help="export to replay ('-' for stdin)")
     replay_parser.add_argument("--at", type=int, metavar="VERSION", help="show only this moment")
     replay_parser.add_argument("--json", action="store_true", help="print frames as JSON lines")

@@ -235,3 +235,35 @@ def test_the_progress_bar_redraws_one_line() -> None:
     text = stream.getvalue()
     assert text.count("\r") == 3 and text.endswith("8/8\n")
     assert "[" + "#" * 15 + "." * 15 + "] 4/8" in text
+
+
+def test_a_running_deal_verifies_as_incomplete_with_exit_three(
+    service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = seated_table(service, 2)
+    start_and_deal(service, table_id, 1)
+    deal_file = tmp_path / "running.jsonl"
+    assert (
+        main(
+            [
+                "audit",
+                "export",
+                "--table",
+                str(table_id),
+                "--deal",
+                "1",
+                "-o",
+                str(deal_file),
+                "--database-url",
+                database_url,
+            ]
+        )
+        == 0
+    )
+    code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
+    assert code == 3
+    assert "… deal 1 · fair_dealing" in out
+    assert out.splitlines()[-1].startswith("INCOMPLETE: nothing failed")
+    code, out, _ = _run(capsys, "audit", "verify", str(deal_file), "--json")
+    report = json.loads(out)
+    assert code == 3 and report["ok"] is True and report["complete"] is False

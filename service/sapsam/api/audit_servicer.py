@@ -30,6 +30,7 @@ _STATUS = {
     Status.FAILED: audit_pb2.CHECK_STATUS_FAILED,
     Status.SKIPPED: audit_pb2.CHECK_STATUS_SKIPPED,
     Status.PENDING: audit_pb2.CHECK_STATUS_PENDING,
+    Status.NOT_COVERED: audit_pb2.CHECK_STATUS_NOT_COVERED,
 }
 
 
@@ -74,6 +75,7 @@ def _check_message(check: AuditCheck) -> audit_pb2.AuditCheck:
 def _report_message(report: AuditReport) -> audit_service_pb2.VerifyDealResponse:
     response = audit_service_pb2.VerifyDealResponse(
         ok=report.ok,
+        complete=report.complete,
         checks=[_check_message(check) for check in report.checks],
         deals_verified=report.deals_verified,
         events_checked=report.events_checked,

@@ -21,6 +21,9 @@ class Status(StrEnum):
     """Not run: a check it relies on failed, so its inputs are not trustworthy."""
     PENDING = "pending"
     """Not yet checkable: the deal is still being played (its seed is not published)."""
+    NOT_COVERED = "not_covered"
+    """Not checkable from what was given (e.g. a later deal's running totals without the deal
+    before it); the subject of the check lies outside the export."""
 
 
 SYMBOLS = {
@@ -28,6 +31,7 @@ SYMBOLS = {
     Status.FAILED: "✗",
     Status.SKIPPED: "–",
     Status.PENDING: "…",
+    Status.NOT_COVERED: "·",
 }
 
 
@@ -67,7 +71,11 @@ class AuditCheck:
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Every check in the order it ran. ``ok`` only when none failed or was skipped."""
+    """Every check in the order it ran.
+
+    ``ok``: nothing failed (or was skipped). ``complete``: nothing is pending, i.e. no deal is
+    still being played. ``holds``: both, which is when ``sapsam audit verify`` exits 0.
+    """
 
     subject: str
     checks: tuple[AuditCheck, ...]
@@ -76,8 +84,31 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        """True when everything checked holds (pending deals are not failures)."""
-        return all(check.status in (Status.PASSED, Status.PENDING) for check in self.checks)
+        """True when no check failed or was skipped (pending deals are not failures)."""
+        return all(check.status not in (Status.FAILED, Status.SKIPPED) for check in self.checks)
+
+    @property
+    def complete(self) -> bool:
+        """True when nothing is pending: every deal in the subject is finished and checked."""
+        return all(check.status is not Status.PENDING for check in self.checks)
+
+    @property
+    def holds(self) -> bool:
+        """Everything holds: nothing failed and nothing is pending."""
+        return self.ok and self.complete
+
+    @property
+    def pending_deals(self) -> tuple[int, ...]:
+        """The deals still being played (their cards cannot be checked yet)."""
+        return tuple(
+            sorted(
+                {
+                    check.deal
+                    for check in self.checks
+                    if check.status is Status.PENDING and check.deal is not None
+                }
+            )
+        )
 
     @property
     def failed(self) -> tuple[AuditCheck, ...]:
@@ -107,6 +138,8 @@ class AuditReport:
         return {
             "subject": self.subject,
             "ok": self.ok,
+            "complete": self.complete,
+            "holds": self.holds,
             "deals_verified": self.deals_verified,
             "events_checked": self.events_checked,
             "first_divergence": None if first is None else first.to_dict(),
@@ -128,10 +161,19 @@ def render_text(report: AuditReport) -> str:
     first = report.first_divergence
     if first is not None:
         lines.append(f"First divergence: {first.label}: {first.detail}")
-    verdict = "everything holds" if report.ok else f"{len(report.failed)} check(s) failed"
+    if not report.ok:
+        verdict = f"FAILED: {len(report.failed)} check(s) failed"
+    elif not report.complete:
+        waiting = ", ".join(map(str, report.pending_deals)) or "-"
+        verdict = (
+            "INCOMPLETE: nothing failed, but not everything could be checked yet "
+            f"(deals still being played: {waiting})"
+        )
+    else:
+        verdict = "OK: everything holds"
     lines.append(
-        f"{'OK' if report.ok else 'FAILED'}: {verdict} "
-        f"({report.deals_verified} deal(s) verified, {report.events_checked} event(s) checked)"
+        f"{verdict} ({report.deals_verified} deal(s) verified, "
+        f"{report.events_checked} event(s) checked)"
     )
     return "\n".join(lines)
 

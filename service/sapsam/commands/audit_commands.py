@@ -11,7 +11,8 @@
 
 The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
 Exit status: 0 when everything holds, 1 when a check fails, 2 when the command cannot run (bad
-arguments, unreadable file, no such table or deal, not allowed); errors are one line on stderr.
+arguments, unreadable file, no such table or deal, not allowed; one line on stderr), 3 when
+nothing failed but a deal is still being played, so its cards could not be checked yet.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from sapsam.audit.verifier import verify_export
 
 FAILED: Final = 1
 CANNOT_RUN: Final = 2
+INCOMPLETE: Final = 3
 TABLE_PREFIX: Final = "tables/"
 
 
@@ -55,7 +57,8 @@ def register(subparsers: Any) -> None:
         "audit",
         help="export, verify and replay deals",
         description="Export, verify and replay deals (docs/audit.md). Exit status: 0 when "
-        "everything holds, 1 when a check fails, 2 when the command cannot run.",
+        "everything holds, 1 when a check fails, 2 when the command cannot run, 3 when nothing "
+        "failed but a deal is still being played.",
     )
     actions = audit.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
 
@@ -206,7 +209,9 @@ def _verify_body(arguments: argparse.Namespace) -> int:
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
-    return 0 if report.ok else FAILED
+    if not report.ok:
+        return FAILED
+    return 0 if report.complete else INCOMPLETE
 
 
 def _verify_online(arguments: argparse.Namespace) -> AuditReport:

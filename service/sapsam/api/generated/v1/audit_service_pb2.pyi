@@ -145,6 +145,7 @@ class VerifyDealResponse(_message.Message):
     DEALS_VERIFIED_FIELD_NUMBER: _builtins.int
     EVENTS_CHECKED_FIELD_NUMBER: _builtins.int
     REPORT_TEXT_FIELD_NUMBER: _builtins.int
+    COMPLETE_FIELD_NUMBER: _builtins.int
     ok: _builtins.bool
     """True when no check failed or was skipped."""
     deals_verified: _builtins.int
@@ -153,6 +154,10 @@ class VerifyDealResponse(_message.Message):
     """Number of events checked."""
     report_text: _builtins.str
     """The human report, one line per check with ✓/✗, as the command line prints it."""
+    complete: _builtins.bool
+    """True when nothing is pending, i.e. no deal of the subject is still being played. Everything
+    holds when both ok and complete are true.
+    """
     @_builtins.property
     def checks(self) -> _containers.RepeatedCompositeFieldContainer[_audit_pb2.AuditCheck]:
         """Every check, in the order it ran."""
@@ -170,10 +175,11 @@ class VerifyDealResponse(_message.Message):
         deals_verified: _builtins.int = ...,
         events_checked: _builtins.int = ...,
         report_text: _builtins.str = ...,
+        complete: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["first_divergence", b"first_divergence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["checks", b"checks", "deals_verified", b"deals_verified", "events_checked", b"events_checked", "first_divergence", b"first_divergence", "ok", b"ok", "report_text", b"report_text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checks", b"checks", "complete", b"complete", "deals_verified", b"deals_verified", "events_checked", b"events_checked", "first_divergence", b"first_divergence", "ok", b"ok", "report_text", b"report_text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

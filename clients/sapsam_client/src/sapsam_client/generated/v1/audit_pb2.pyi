@@ -37,7 +37,13 @@ class _CheckStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CheckStat
     CHECK_STATUS_SKIPPED: _CheckStatus.ValueType  # 3
     """Not run: a check it relies on failed, so its inputs are not trustworthy."""
     CHECK_STATUS_PENDING: _CheckStatus.ValueType  # 4
-    """Not checkable yet (a running deal) or not from this export; not a failure."""
+    """Not checkable yet: the deal is still being played, its seed is secret. Not a failure, but
+    the verification is incomplete.
+    """
+    CHECK_STATUS_NOT_COVERED: _CheckStatus.ValueType  # 5
+    """Not checkable from what was given (e.g. a later deal's running totals without the deal
+    before it); not a failure.
+    """
 
 class CheckStatus(_CheckStatus, metaclass=_CheckStatusEnumTypeWrapper):
     """How a check ended."""
@@ -51,7 +57,13 @@ CHECK_STATUS_FAILED: CheckStatus.ValueType  # 2
 CHECK_STATUS_SKIPPED: CheckStatus.ValueType  # 3
 """Not run: a check it relies on failed, so its inputs are not trustworthy."""
 CHECK_STATUS_PENDING: CheckStatus.ValueType  # 4
-"""Not checkable yet (a running deal) or not from this export; not a failure."""
+"""Not checkable yet: the deal is still being played, its seed is secret. Not a failure, but
+the verification is incomplete.
+"""
+CHECK_STATUS_NOT_COVERED: CheckStatus.ValueType  # 5
+"""Not checkable from what was given (e.g. a later deal's running totals without the deal
+before it); not a failure.
+"""
 Global___CheckStatus: _TypeAlias = CheckStatus  # noqa: Y015
 
 @_typing.final

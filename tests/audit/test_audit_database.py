@@ -182,7 +182,7 @@ def test_the_operator_exports_a_running_deal_without_its_secret(
     assert verify_export(write_lines(whole)).deals_verified == 1
 
 
-def test_a_read_model_never_set_up_here_is_pending_and_a_dropped_one_fails(
+def test_a_read_model_never_set_up_here_is_not_covered_and_a_dropped_one_fails(
     service: TableService, database_url: str
 ) -> None:
     play_series(service, 2, deals=1)

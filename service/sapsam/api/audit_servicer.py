@@ -3,8 +3,7 @@
 Each RPC parses the deal's name, applies the caller's export rights (``sapsam.audit``: a player,
 finished deals of their own tables; the operator, anything, never a secret), calls the audit
 library and maps the result to messages. Errors go through the error interceptor and its reason
-table (``sapsam.api.errors``); the one exception is ``DEAL_NOT_FINISHED``, answered
-PERMISSION_DENIED with the same ErrorInfo shape until the shared reason table lists it.
+table (``sapsam.api.errors``).
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import grpc
-from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
-from grpc_status import rpc_status
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, errors, resources
@@ -42,23 +39,8 @@ def _requester() -> Requester:
 
 
 def _access_status(error: ExportAccessError) -> grpc.Status:
-    """PERMISSION_DENIED for an export the caller may not have, with ErrorInfo as usual."""
-    if error.reason in errors.STATUS_BY_REASON:
-        return errors.build_status(error.reason, error.message)
-    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=errors.ERROR_DOMAIN)
-    detail = _packed(info)
-    status = status_pb2.Status(
-        code=code_pb2.PERMISSION_DENIED, message=error.message, details=[detail]
-    )
-    return rpc_status.to_status(status)
-
-
-def _packed(message: Any) -> Any:
-    from google.protobuf import any_pb2
-
-    packed = any_pb2.Any()
-    packed.Pack(message)
-    return packed
+    """PERMISSION_DENIED (or NOT_FOUND) for an export the caller may not have, via the one table."""
+    return errors.build_status(error.reason, error.message)
 
 
 def _check_message(check: AuditCheck) -> audit_pb2.AuditCheck:

@@ -91,6 +91,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "NOT_SEATED": _DENIED,
         "NOT_YOUR_SEAT": _DENIED,
         "PLAYERS_ONLY": _DENIED,
+        "DEAL_NOT_FINISHED": _DENIED,
         # What the request names does not exist.
         "TABLE_NOT_FOUND": _NOT_FOUND,
         "TABLE_NOT_CREATED": _NOT_FOUND,

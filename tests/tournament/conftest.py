@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from sapsam.api.bootstrap import build_services
+from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
@@ -36,3 +38,22 @@ def services(database_url: str) -> Iterator[Services]:
         yield Services(store, tables, TournamentService(store, tables), database_url)
     finally:
         store.close()
+
+
+OPERATOR_TOKEN = "operator-token-for-tournament-tests-0123"
+
+
+@pytest.fixture
+def server(database_url: str) -> Iterator[RunningServer]:
+    """The full service (tournaments included) on 127.0.0.1:<free port>.
+
+    The pool is sized for twelve bots: a table command holds two pooled connections at once
+    (``TableService._execute`` reads on one and appends through the store on another), so a
+    pool smaller than twice the concurrent commands can starve.
+    """
+    running = start_server(
+        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
+        build_services(database_url, pool_size=40),
+    )
+    yield running
+    running.stop()

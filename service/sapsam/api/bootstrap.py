@@ -16,11 +16,14 @@ from sapsam.api.call_log import configure_logging
 from sapsam.api.players import PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
+from sapsam.api.tournament_servicer import TournamentServicer
 from sapsam.api.watch import EventFeed
 from sapsam.store import table_projections
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import Projector, registered_projectors
 from sapsam.store.tables import TableService
+from sapsam.store.tournament_results import ResultsFollower, ResultsProcess
+from sapsam.store.tournaments import TournamentService
 
 SWEEP_SECONDS: Final = 1.0
 POOL_SIZE: Final = 16
@@ -75,10 +78,14 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
     players = PlayerDirectory(store.pool)
     feed = EventFeed(database_url)
     sweeper = DeadlineSweeper(tables)
+    tournaments = TournamentService(store, tables)  # tournaments: service and results process
+    results = ResultsFollower(ResultsProcess(tournaments))
     feed.start()
     sweeper.start()
+    results.start()
 
     def on_stop() -> None:
+        results.stop()
         sweeper.stop()
         feed.stop()
 
@@ -89,6 +96,7 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
         on_stop=on_stop,
         close=store.close,
         audit_service=AuditServicer(store.pool),
+        tournament_service=TournamentServicer(tournaments, players, store.pool, feed),
     )
 
 

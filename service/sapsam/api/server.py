@@ -30,7 +30,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from sapsam.api import audit_servicer, bench_echo
+from sapsam.api import audit_servicer, bench_echo, tournament_servicer
 from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.errors import ErrorInterceptor
@@ -89,6 +89,7 @@ class Services:
     close: Callable[[], None] = field(default=_no_op)
     """Called once the server has stopped: release pools and connections."""
     audit_service: Any = None  # an AuditServicer (sapsam.api.audit_servicer); None: not served
+    tournament_service: Any = None  # a TournamentServicer; None: not served
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     table_service_pb2_grpc.add_TableServiceServicer_to_server(services.table_service, server)
     player_service_pb2_grpc.add_PlayerServiceServicer_to_server(services.player_service, server)
     audit_servicer.add_audit_service(services.audit_service, server)
+    tournament_servicer.add_tournament_service(services.tournament_service, server)
     if config.bench_echo:
         bench_echo.add_echo_service(server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)

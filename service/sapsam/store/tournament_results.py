@@ -23,6 +23,7 @@ there to kill the process between any two steps.
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any, Final
@@ -230,3 +231,32 @@ class ResultsProcess:
                     _logger.error("results process step failed: %s", type(error).__name__)
                 for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
                     pass
+
+
+class ResultsFollower:
+    """Runs a ``ResultsProcess`` in a background thread (one per server process; the advisory
+    lock lets one of them follow the log at a time). A failed run is logged and started again."""
+
+    def __init__(self, process: ResultsProcess, poll_seconds: float = 1.0) -> None:
+        self._process = process
+        self._poll_seconds = poll_seconds
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sapsam-results", daemon=True)
+
+    def start(self) -> None:
+        """Start following."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop following (waits for the step in progress)."""
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                self._process.run(self._stopping.is_set, self._poll_seconds)
+            except Exception as error:  # a failed run must not stop the next one
+                _logger.error("results process failed: %s", type(error).__name__)
+                self._stopping.wait(self._poll_seconds)

@@ -317,13 +317,17 @@ class TournamentService:
                 for event in events:
                     after = evolve(after, event)
                 try:
-                    result = self.store.append(
+                    # On the connection already held: taking a second one from the pool while
+                    # holding this one could starve the pool under load.
+                    result = appends.append(
+                        connection,
                         stream_id,
                         state.version,
                         [self.encode(event) for event in events],
                         scoped,
                         actor,
                         response={"tournament_id": str(tournament_id)},
+                        projectors=self.store.projectors,
                         project=None if work is None else _Hook(work),
                     )
                 except ConcurrencyConflict:

@@ -1,0 +1,169 @@
+"""Tournament bots: players that play every round of a tournament over gRPC, with the client SDK.
+
+Each bot is a registered player with its own token. It registers for the tournament, then waits
+for rounds to be seated (``GetTournament``); for each round it finds its seat in the round's
+tables and plays that table's series with ``sapsam_client``'s ``Seat.play_series`` — the same
+moves as ``sapsam-bot`` (draw, start, entropy, cut, commit, confirm, reveal when it falls to the
+seat). It stops when the tournament is complete. Used by ``make demo-tournament`` and the
+tournament API tests; it needs the client package (``clients/sapsam_client``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from sapsam.api.generated.v1 import (
+    tournament_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
+
+POLL_SECONDS = 0.1
+
+
+@dataclass
+class TournamentBot:
+    """One bot: its player, its token, and what it played."""
+
+    display_name: str
+    player: str
+    token: str
+    strategy: str = "solver"
+    tables_played: list[str] = field(default_factory=list)
+    error: BaseException | None = None
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The bot's call metadata."""
+        return (("authorization", f"Bearer {self.token}"),)
+
+
+def register_bots(target: str, count: int, prefix: str = "bot") -> list[TournamentBot]:
+    """Register ``count`` new players on the server at ``target``."""
+    from sapsam_client import connect
+
+    bots = []
+    for index in range(count):
+        client = connect(target)
+        strategy = "solver" if index % 2 == 0 else "random"
+        registration = client.register(f"{prefix} {index:02} ({strategy})")
+        bots.append(
+            TournamentBot(
+                registration.display_name, registration.player, registration.token, strategy
+            )
+        )
+        client.close()
+    return bots
+
+
+def enter(channel: grpc.Channel, bot: TournamentBot, tournament: str) -> int:
+    """Register the bot in the tournament; returns the tournament's version after it."""
+    stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
+    response = stub.RegisterTournamentPlayer(
+        tournament_service_pb2.RegisterTournamentPlayerRequest(
+            request_id=str(uuid.uuid4()), tournament=tournament
+        ),
+        metadata=bot.metadata(),
+        timeout=30,
+    )
+    return int(response.version)
+
+
+def _my_seat(round_message: tournament_pb2.TournamentRound, player: str) -> str | None:
+    for table in round_message.tables:
+        for seat, holder in enumerate(table.players):
+            if holder == player:
+                return f"{table.table}/seats/{seat}"
+    return None
+
+
+def _play_when_ready(seat: Any, arranger: Any, should_stop: Callable[[], bool]) -> None:
+    """Play the seat's series; a round's tables are opened just after the round is seated in the
+    tournament, so a table not found yet is waited for."""
+    from sapsam_client.errors import SapsamError
+
+    while True:
+        try:
+            seat.play_series(arranger)
+            return
+        except SapsamError as error:
+            if error.reason != "TABLE_NOT_FOUND" or should_stop():
+                raise
+            time.sleep(POLL_SECONDS)
+
+
+def play_tournament(
+    target: str,
+    bot: TournamentBot,
+    tournament: str,
+    seed: int,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> None:
+    """Play every round the bot is seated in until the tournament is complete."""
+    from sapsam_client import connect
+    from sapsam_client.bot import arranger_for
+
+    client = connect(target, token=bot.token)
+    stub = tournament_service_pb2_grpc.TournamentServiceStub(client.channel)
+    arranger = arranger_for(bot.strategy, seed)
+    played: set[int] = set()
+    try:
+        while not should_stop():
+            view = stub.GetTournament(
+                tournament_service_pb2.GetTournamentRequest(name=tournament),
+                metadata=bot.metadata(),
+                timeout=30,
+            ).tournament
+            waiting = True
+            for round_message in view.seated_rounds:
+                if round_message.round in played:
+                    continue
+                seat = _my_seat(round_message, bot.player)
+                played.add(round_message.round)
+                if seat is None:
+                    continue
+                waiting = False
+                _play_when_ready(client.seat(seat), arranger, should_stop)
+                bot.tables_played.append(seat.rsplit("/seats/", 1)[0])
+            if view.status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE:
+                return
+            if waiting:
+                time.sleep(POLL_SECONDS)
+    finally:
+        client.close()
+
+
+def run_bots(target: str, bots: list[TournamentBot], tournament: str) -> list[threading.Thread]:
+    """Start one thread per bot playing the tournament; join them to wait for the end."""
+    threads = []
+    for index, bot in enumerate(bots):
+
+        def run(bot: TournamentBot = bot, seed: int = index) -> None:
+            try:
+                play_tournament(target, bot, tournament, seed)
+            except BaseException as error:  # reported by the caller, never lost
+                bot.error = error
+
+        thread = threading.Thread(target=run, name=f"tournament-bot-{index}", daemon=True)
+        thread.start()
+        threads.append(thread)
+    return threads
+
+
+def wait_for(threads: list[threading.Thread], bots: list[TournamentBot], timeout: float) -> None:
+    """Wait for every bot; raises the first bot's error, or ``TimeoutError``."""
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            played = ", ".join(f"{bot.display_name}: {len(bot.tables_played)}" for bot in bots)
+            raise TimeoutError(f"the bots did not finish the tournament in time ({played})")
+    for bot in bots:
+        if bot.error is not None:
+            raise RuntimeError(f"{bot.display_name} failed: {bot.error!r}") from bot.error

@@ -1,0 +1,488 @@
+"""The TournamentService servicer: parse the request, call the tournament service, map back.
+
+Checks run in the TableService's order, so a refused call writes nothing: the request's form
+(INVALID_ARGUMENT), the caller's right (PERMISSION_DENIED: creating and starting are the
+operator's; a player registers only itself), existence (NOT_FOUND), then the aggregate's decision.
+A repeated ``request_id`` returns the original outcome. Tournament events hold no secrets (a
+round's seating seed is in the log only once that round is seated), so every read is public.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+import grpc
+from psycopg_pool import ConnectionPool
+
+from sapsam.api import auth, resources, views
+from sapsam.api.errors import ApiError
+from sapsam.api.generated.v1 import (
+    tournament_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
+from sapsam.api.players import PlayerDirectory
+from sapsam.api.watch import POLL_SECONDS, EventFeed
+from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
+from sapsam.domain.tournament_events import RoundSeated, TournamentCompleted
+from sapsam.store import tournament_queries as queries
+from sapsam.store.records import RecordedEvent
+from sapsam.store.tournaments import (
+    TournamentNotFoundError,
+    TournamentService,
+    TournamentSettings,
+    stream_id_for,
+)
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 100
+MAX_NEIGHBOURS: Final = 20
+_TOURNAMENT = re.compile(r"^tournaments/([0-9a-fA-F-]{36})$")
+_PERIOD = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])$")
+
+_STATUS: Final = {
+    TournamentPhase.REGISTRATION: tournament_pb2.TOURNAMENT_STATUS_REGISTRATION,
+    TournamentPhase.RUNNING: tournament_pb2.TOURNAMENT_STATUS_RUNNING,
+    TournamentPhase.BETWEEN_ROUNDS: tournament_pb2.TOURNAMENT_STATUS_RUNNING,
+    TournamentPhase.COMPLETE: tournament_pb2.TOURNAMENT_STATUS_COMPLETE,
+}
+_PHASES_BY_STATUS: Final[dict[int, list[str] | None]] = {
+    tournament_pb2.TOURNAMENT_STATUS_UNSPECIFIED: None,
+    tournament_pb2.TOURNAMENT_STATUS_REGISTRATION: ["REGISTRATION"],
+    tournament_pb2.TOURNAMENT_STATUS_RUNNING: ["RUNNING", "BETWEEN_ROUNDS"],
+    tournament_pb2.TOURNAMENT_STATUS_COMPLETE: ["COMPLETE"],
+}
+_RESEATING: Final = {
+    tournament_pb2.RESEATING_UNSPECIFIED: "random",
+    tournament_pb2.RESEATING_RANDOM: "random",
+    tournament_pb2.RESEATING_STANDINGS: "standings",
+}
+_TIE_BREAK: Final = {
+    tournament_pb2.TIE_BREAK_UNSPECIFIED: "none",
+    tournament_pb2.TIE_BREAK_NONE: "none",
+    tournament_pb2.TIE_BREAK_DEALS_WON: "deals_won",
+}
+
+
+def tournament_name(tournament_id: uuid.UUID) -> str:
+    """``tournaments/{tournament}``."""
+    return f"tournaments/{tournament_id}"
+
+
+def parse_tournament(value: str, field: str) -> uuid.UUID:
+    """The tournament id of ``tournaments/{tournament}``."""
+    match = _TOURNAMENT.match(value)
+    if match is None:
+        reason = "MISSING_FIELD" if not value else "BAD_RESOURCE_NAME"
+        raise ApiError(reason, f"{field} must be tournaments/{{tournament}} with a UUID", field)
+    try:
+        return uuid.UUID(match.group(1))
+    except ValueError:
+        raise ApiError("BAD_RESOURCE_NAME", f"{field} holds no UUID", field) from None
+
+
+def _request_id(method: str, request_id: str) -> str:
+    checked = resources.check_request_id(request_id)
+    return f"{method}/{checked or uuid.uuid4()}"
+
+
+def _require_operator(caller: auth.Caller) -> None:
+    if not caller.is_operator:
+        raise ApiError("OPERATOR_ONLY", "only the operator may do this")
+
+
+def _page_size(value: int) -> int:
+    size = value or DEFAULT_PAGE_SIZE
+    if not 1 <= size <= MAX_PAGE_SIZE:
+        raise ApiError("BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_PAGE_SIZE}", "page_size")
+    return size
+
+
+def _encode_token(values: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(values, sort_keys=True).encode()).decode()
+
+
+def _decode_token(token: str, expected: dict[str, Any]) -> dict[str, Any] | None:
+    """The token's values, checked to belong to the same query (``expected`` keys match)."""
+    if not token:
+        return None
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
+        if not isinstance(decoded, dict) or any(decoded.get(k) != v for k, v in expected.items()):
+            raise ValueError("another query")
+        return decoded
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise ApiError(
+            "BAD_PAGE_TOKEN",
+            "page_token is not one this server issued for this query",
+            "page_token",
+        ) from None
+
+
+def _offset(token: dict[str, Any] | None) -> int:
+    if token is None:
+        return 0
+    offset = token.get("offset")
+    if not isinstance(offset, int) or offset < 0:
+        raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token")
+    return offset
+
+
+class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
+    """Every TournamentService RPC over one ``TournamentService`` and the players."""
+
+    def __init__(
+        self,
+        tournaments: TournamentService,
+        players: PlayerDirectory,
+        pool: ConnectionPool[Any],
+        feed: EventFeed,
+    ) -> None:
+        self._tournaments = tournaments
+        self._players = players
+        self._pool = pool
+        self._feed = feed
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def _message(
+        self, state: TournamentState, recorded: Sequence[RecordedEvent]
+    ) -> tournament_pb2.Tournament:
+        assert state.tournament_id is not None
+        rounds = []
+        for item in recorded:
+            if item.type == RoundSeated.TYPE:
+                seated = self._tournaments.decode(item)
+                assert isinstance(seated, RoundSeated)
+                rounds.append(self._round_message(state, seated))
+        message = tournament_pb2.Tournament(
+            name=tournament_name(state.tournament_id),
+            display_name=state.name,
+            rule_set=views.rule_set_message(state.rule_set),
+            seats_per_table=state.seats_per_table,
+            rounds=state.rounds,
+            deals_per_round=state.deals_per_round,
+            registration_open_time=views.timestamp_from_ms(state.registration_opens_ms),
+            registration_close_time=views.timestamp_from_ms(state.registration_closes_ms),
+            max_entrants=state.max_entrants,
+            reseating=(
+                tournament_pb2.RESEATING_STANDINGS
+                if state.reseating.value == "standings"
+                else tournament_pb2.RESEATING_RANDOM
+            ),
+            tie_break=(
+                tournament_pb2.TIE_BREAK_DEALS_WON
+                if state.tie_break.value == "deals_won"
+                else tournament_pb2.TIE_BREAK_NONE
+            ),
+            status=_STATUS[state.phase],
+            players=[resources.player_name(p) for p in (state.entrants or state.registered)],
+            seating_commitments=list(state.seating_commitments),
+            seated_rounds=rounds,
+            current_round=state.current_round,
+            rounds_completed=state.rounds_completed,
+            create_time=views.timestamp_from_ms(state.created_at_ms),
+            version=state.version,
+        )
+        if state.started_at_ms is not None:
+            message.start_time.CopyFrom(views.timestamp_from_ms(state.started_at_ms))
+        return message
+
+    def _round_message(
+        self, state: TournamentState, seated: RoundSeated
+    ) -> tournament_pb2.TournamentRound:
+        tables = []
+        for text, players in zip(seated.table_ids, seated.seatings, strict=True):
+            table = state.tables.get(uuid.UUID(text))
+            tables.append(
+                tournament_pb2.TournamentTable(
+                    table=resources.table_name(uuid.UUID(text)),
+                    players=[resources.player_name(player) for player in players],
+                    deals_credited=0 if table is None else len(table.credited),
+                )
+            )
+        return tournament_pb2.TournamentRound(
+            round=seated.round,
+            method=(
+                tournament_pb2.RESEATING_STANDINGS
+                if seated.method == "standings"
+                else tournament_pb2.RESEATING_RANDOM
+            ),
+            seating_seed=bytes.fromhex(seated.seating_seed),
+            tables=tables,
+        )
+
+    def _view(self, tournament_id: uuid.UUID) -> tournament_pb2.Tournament:
+        recorded = self._tournaments.events(tournament_id)
+        if not recorded:
+            raise TournamentNotFoundError(tournament_id)
+        state = TournamentState()
+        for item in recorded:
+            state = evolve(state, self._tournaments.decode(item))
+        return self._message(state, recorded)
+
+    def _player_for(self, caller: auth.Caller, named: str) -> str:
+        """The player a registration is for: the caller, or (operator only) the named one."""
+        if named:
+            player_id = str(resources.parse_player(named, "player"))
+            if not caller.is_operator and player_id != caller.player_id:
+                raise ApiError("OPERATOR_ONLY", "only the operator may register another player")
+            if self._players.get(player_id) is None:
+                raise ApiError("PLAYER_NOT_FOUND", f"no player {named}", "player")
+            return player_id
+        if caller.player_id is None:
+            raise ApiError("PLAYERS_ONLY", "the operator must name the player", "player")
+        return caller.player_id
+
+    # -- commands --------------------------------------------------------------------------------
+
+    def CreateTournament(  # noqa: N802 - the generated method name
+        self,
+        request: tournament_service_pb2.CreateTournamentRequest,
+        context: grpc.ServicerContext,
+    ) -> tournament_service_pb2.CreateTournamentResponse:
+        """Create a tournament (operator only)."""
+        request_id = _request_id("CreateTournament", request.request_id)
+        _require_operator(auth.current_caller())
+        which = request.WhichOneof("rules")
+        rule_set = views.rule_set_for_request(
+            request.rule_set_preset if which == "rule_set_preset" else None,
+            request.rule_set if which == "rule_set" else None,
+            None,
+        )
+        if not request.HasField("registration_close_time"):
+            raise ApiError(
+                "MISSING_FIELD", "registration_close_time is required", "registration_close_time"
+            )
+        opens = (
+            request.registration_open_time.ToMilliseconds()
+            if request.HasField("registration_open_time")
+            else self._tournaments.clock()
+        )
+        if request.reseating not in _RESEATING:
+            raise ApiError("INVALID_ARGUMENT", "unknown reseating", "reseating")
+        if request.tie_break not in _TIE_BREAK:
+            raise ApiError("INVALID_ARGUMENT", "unknown tie_break", "tie_break")
+        settings = TournamentSettings(
+            name=request.display_name,
+            rule_set=rule_set,
+            seats_per_table=request.seats_per_table,
+            rounds=request.rounds,
+            deals_per_round=request.deals_per_round,
+            registration_opens_ms=opens,
+            registration_closes_ms=request.registration_close_time.ToMilliseconds(),
+            max_entrants=request.max_entrants,
+            reseating=_RESEATING[request.reseating],
+            tie_break=_TIE_BREAK[request.tie_break],
+        )
+        outcome = self._tournaments.create(settings, views.OPERATOR_ACTOR, request_id)
+        return tournament_service_pb2.CreateTournamentResponse(
+            tournament=self._view(outcome.tournament_id)
+        )
+
+    def RegisterTournamentPlayer(  # noqa: N802 - the generated method name
+        self,
+        request: tournament_service_pb2.RegisterTournamentPlayerRequest,
+        context: grpc.ServicerContext,
+    ) -> tournament_service_pb2.RegisterTournamentPlayerResponse:
+        """Register the caller (or, for the operator, a named player)."""
+        request_id = _request_id("RegisterTournamentPlayer", request.request_id)
+        tournament_id = parse_tournament(request.tournament, "tournament")
+        player_id = self._player_for(auth.current_caller(), request.player)
+        outcome = self._tournaments.register(tournament_id, player_id, request_id)
+        version = outcome.events[-1].version if outcome.events else outcome.state.version
+        return tournament_service_pb2.RegisterTournamentPlayerResponse(version=version)
+
+    def UnregisterTournamentPlayer(  # noqa: N802 - the generated method name
+        self,
+        request: tournament_service_pb2.UnregisterTournamentPlayerRequest,
+        context: grpc.ServicerContext,
+    ) -> tournament_service_pb2.UnregisterTournamentPlayerResponse:
+        """Withdraw the caller (or, for the operator, a named player) before the start."""
+        request_id = _request_id("UnregisterTournamentPlayer", request.request_id)
+        tournament_id = parse_tournament(request.tournament, "tournament")
+        player_id = self._player_for(auth.current_caller(), request.player)
+        outcome = self._tournaments.unregister(tournament_id, player_id, request_id)
+        version = outcome.events[-1].version if outcome.events else outcome.state.version
+        return tournament_service_pb2.UnregisterTournamentPlayerResponse(version=version)
+
+    def StartTournament(  # noqa: N802 - the generated method name
+        self,
+        request: tournament_service_pb2.StartTournamentRequest,
+        context: grpc.ServicerContext,
+    ) -> tournament_service_pb2.StartTournamentResponse:
+        """Start the tournament (operator only)."""
+        request_id = _request_id("StartTournament", request.request_id)
+        tournament_id = parse_tournament(request.tournament, "tournament")
+        _require_operator(auth.current_caller())
+        outcome = self._tournaments.start(tournament_id, views.OPERATOR_ACTOR, request_id)
+        return tournament_service_pb2.StartTournamentResponse(
+            tournament=self._view(outcome.tournament_id)
+        )
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def GetTournament(  # noqa: N802 - the generated method name
+        self, request: tournament_service_pb2.GetTournamentRequest, context: grpc.ServicerContext
+    ) -> tournament_service_pb2.GetTournamentResponse:
+        """A tournament's public state."""
+        tournament_id = parse_tournament(request.name, "name")
+        return tournament_service_pb2.GetTournamentResponse(tournament=self._view(tournament_id))
+
+    def ListTournaments(  # noqa: N802 - the generated method name
+        self, request: tournament_service_pb2.ListTournamentsRequest, context: grpc.ServicerContext
+    ) -> tournament_service_pb2.ListTournamentsResponse:
+        """A page of tournaments, newest first."""
+        size = _page_size(request.page_size)
+        status = int(request.status)
+        if status not in _PHASES_BY_STATUS:
+            raise ApiError("INVALID_ARGUMENT", "unknown tournament status", "status")
+        token = _decode_token(request.page_token, {"query": "tournaments", "status": status})
+        after = None
+        if token is not None:
+            time, last = token.get("time"), token.get("id")
+            if not isinstance(time, int) or not isinstance(last, str):
+                raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token")
+            after = (time, last)
+        with self._pool.connection() as connection:
+            ids = queries.tournament_ids_page(
+                connection, _PHASES_BY_STATUS[status], after, size + 1
+            )
+        tournaments = [self._view(uuid.UUID(item)) for item, _ in ids[:size]]
+        next_token = ""
+        if len(ids) > size:
+            last_id, last_time = ids[size - 1]
+            next_token = _encode_token(
+                {"query": "tournaments", "status": status, "time": last_time, "id": last_id}
+            )
+        return tournament_service_pb2.ListTournamentsResponse(
+            tournaments=tournaments, next_page_token=next_token
+        )
+
+    def GetStandings(  # noqa: N802 - the generated method name
+        self, request: tournament_service_pb2.GetStandingsRequest, context: grpc.ServicerContext
+    ) -> tournament_service_pb2.GetStandingsResponse:
+        """A page of the standings, best first; equal totals share a place."""
+        tournament_id = parse_tournament(request.tournament, "tournament")
+        size = _page_size(request.page_size)
+        key = {"query": "standings", "tournament": str(tournament_id)}
+        offset = _offset(_decode_token(request.page_token, key))
+        state = self._tournaments.load(tournament_id)
+        with self._pool.connection() as connection:
+            rows, total = queries.standings_page(
+                connection, str(tournament_id), state.tie_break.value, offset, size
+            )
+        names = self._players.display_names(row.player_id for row in rows)
+        standings = [
+            tournament_pb2.TournamentStanding(
+                player=resources.player_name(row.player_id),
+                display_name=names.get(row.player_id, ""),
+                total=row.total,
+                deals_won=row.deals_won,
+                deals_played=row.deals_played,
+                place=row.place,
+            )
+            for row in rows
+        ]
+        next_token = (
+            _encode_token({**key, "offset": offset + size}) if offset + size < total else ""
+        )
+        return tournament_service_pb2.GetStandingsResponse(
+            standings=standings,
+            next_page_token=next_token,
+            total_size=total,
+            final=state.phase is TournamentPhase.COMPLETE,
+        )
+
+    def GetLeaderboard(  # noqa: N802 - the generated method name
+        self, request: tournament_service_pb2.GetLeaderboardRequest, context: grpc.ServicerContext
+    ) -> tournament_service_pb2.GetLeaderboardResponse:
+        """A page of a leaderboard across tournaments, and the caller's neighbourhood."""
+        size = _page_size(request.page_size)
+        if request.period and not _PERIOD.match(request.period):
+            raise ApiError("INVALID_ARGUMENT", "period must be YYYY-MM", "period")
+        if not 0 <= request.neighbours <= MAX_NEIGHBOURS:
+            raise ApiError(
+                "INVALID_ARGUMENT", f"neighbours must be 0 to {MAX_NEIGHBOURS}", "neighbours"
+            )
+        rule_set = request.rule_set_name or None
+        period = request.period or None
+        key = {"query": "leaderboard", "rule_set": rule_set, "period": period}
+        offset = _offset(_decode_token(request.page_token, key))
+        caller = auth.current_caller()
+        with self._pool.connection() as connection:
+            rows, total = queries.leaderboard_page(connection, rule_set, period, offset, size)
+            around = []
+            if request.neighbours and caller.player_id is not None:
+                around = queries.leaderboard_around(
+                    connection, rule_set, period, caller.player_id, request.neighbours
+                )
+        names = self._players.display_names(row.player_id for row in [*rows, *around])
+
+        def entry(row: queries.LeaderboardRow) -> tournament_pb2.LeaderboardEntry:
+            return tournament_pb2.LeaderboardEntry(
+                player=resources.player_name(row.player_id),
+                display_name=names.get(row.player_id, ""),
+                total=row.total,
+                deals_played=row.deals_played,
+                tournaments_played=row.tournaments_played,
+                place=row.place,
+            )
+
+        next_token = (
+            _encode_token({**key, "offset": offset + size}) if offset + size < total else ""
+        )
+        return tournament_service_pb2.GetLeaderboardResponse(
+            entries=[entry(row) for row in rows],
+            next_page_token=next_token,
+            total_size=total,
+            around_me=[entry(row) for row in around],
+        )
+
+    def WatchTournament(  # noqa: N802 - the generated method name
+        self,
+        request: tournament_service_pb2.WatchTournamentRequest,
+        context: grpc.ServicerContext,
+    ) -> Iterator[tournament_service_pb2.WatchTournamentResponse]:
+        """The tournament's events after ``after_version``, then live, until it is complete."""
+        tournament_id = parse_tournament(request.tournament, "tournament")
+        if request.after_version < 0:
+            raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
+        state = self._tournaments.load(tournament_id)  # NOT_FOUND before the stream starts
+        if state.phase is TournamentPhase.COMPLETE and request.after_version >= state.version:
+            return
+        stream_id = stream_id_for(tournament_id)
+        next_version = request.after_version + 1
+        while True:
+            seen = self._feed.generation(stream_id)
+            complete = False
+            for recorded in self._tournaments.events(tournament_id, next_version):
+                next_version = recorded.version + 1
+                complete = complete or recorded.type == TournamentCompleted.TYPE
+                yield tournament_service_pb2.WatchTournamentResponse(
+                    event=tournament_pb2.TournamentEvent(
+                        version=recorded.version,
+                        type=recorded.type,
+                        record_time=views.timestamp_from_text(
+                            str(recorded.metadata["recorded_at"])
+                        ),
+                        data_json=json.dumps(
+                            recorded.data, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+                        ),
+                    )
+                )
+            if complete or self._feed.stopping or not context.is_active():
+                return
+            self._feed.wait(stream_id, seen, POLL_SECONDS)
+
+
+def add_tournament_service(servicer: TournamentServicer | None, server: grpc.Server) -> None:
+    """Register the servicer on a server (nothing when there is none, e.g. in shell tests)."""
+    if servicer is not None:
+        tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(servicer, server)

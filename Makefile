@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean proto serve demo
+.PHONY: install test lint typecheck unit bench clean proto serve demo demo-tournament
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ serve: $(STAMP)
 # 8-deal series, every deal's reveal and scores, the standings, and every deal verified from the log.
 demo: $(STAMP)
 	$(BIN)/sapsam demo
+
+# Twelve bots play a 3-table, 2-round tournament over gRPC on a fresh embedded database; prints each
+# round's tables and the standings, then verifies the seating draw, every deal and the standings.
+demo-tournament: $(STAMP)
+	$(BIN)/sapsam tournament demo
 
 bench: $(STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

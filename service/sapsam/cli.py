@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sapsam.commands.serve_command",
     "sapsam.commands.audit_commands",
     "sapsam.commands.demo_command",
+    "sapsam.commands.tournament_commands",
 )
 
 

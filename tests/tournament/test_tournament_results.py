@@ -118,3 +118,27 @@ def test_killing_the_process_at_each_step_loses_and_doubles_nothing(
     counts = credited_deals(tournaments, tournament_id)
     assert len(counts) == 12 and set(counts.values()) == {1}
     assert dict(state.totals) == verified_totals(tables, tournaments, tournament_id)
+
+
+def test_the_tournament_audit_holds_and_names_pending_credits(services: Services) -> None:
+    from sapsam.store.tournament_audit import verify_tournament
+
+    tournaments, tables = services.tournaments, services.tables
+    tournament_id = started_tournament(tournaments, 5, seats=2, rounds=2, deals=1)
+    process = ResultsProcess(tournaments)
+    play_round_deal(tables, tournaments.load(tournament_id), 1)
+    with services.store.connection() as connection:
+        waiting = verify_tournament(connection, tournament_id)
+    assert waiting.ok and not waiting.complete
+    assert waiting.named("credits").status.value == "pending"
+    process.process_available()
+    play_round_deal(tables, tournaments.load(tournament_id), 1)
+    process.process_available()
+    with services.store.connection() as connection:
+        report = verify_tournament(connection, tournament_id)
+    assert report.holds, [check for check in report.checks if check.failed]
+    names = {check.name for check in report.checks}
+    assert {"seating_seed[1]", "seating[1]", "seating_seed[2]", "seating[2]"} <= names
+    assert {"table_seats[1.0]", "table_seats[1.1]", "credits", "standings"} <= names
+    # 5 players at 2 seats: one table of 3 and one of 2, each playing one deal per round.
+    assert report.deals_verified == 4

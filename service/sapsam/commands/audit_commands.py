@@ -85,6 +85,7 @@ def register(subparsers: Any) -> None:
     verify.add_argument("--table", help="verify this table in the database")
     verify.add_argument("--deal", type=int, help="with --table: only this deal")
     verify.add_argument("--all", action="store_true", help="audit the whole database")
+    verify.add_argument("--tournament", help="verify this tournament (seating, deals, standings)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.add_argument(
         "--module",
@@ -199,8 +200,9 @@ def _verify(arguments: argparse.Namespace) -> int:
 
 def _verify_body(arguments: argparse.Namespace) -> int:
     chosen = [arguments.file is not None, arguments.table is not None, arguments.all]
+    chosen.append(arguments.tournament is not None)  # tournaments (sapsam.store.tournament_audit)
     if sum(chosen) != 1:
-        raise CommandError("give exactly one of FILE, --table T or --all")
+        raise CommandError("give exactly one of FILE, --table T, --tournament T or --all")
     if arguments.deal is not None and arguments.table is None:
         raise CommandError("--deal needs --table")
     if arguments.file is not None:
@@ -220,6 +222,14 @@ def _verify_online(arguments: argparse.Namespace) -> AuditReport:
     from sapsam.store.projections import registered_projectors
 
     with _connection(arguments) as connection:
+        if arguments.tournament is not None:  # tournaments: seating draw, deals, standings
+            from sapsam.store.tournament_audit import verify_tournament
+
+            try:
+                tournament_id = uuid.UUID(arguments.tournament.removeprefix("tournaments/"))
+            except ValueError:
+                raise CommandError(f"--tournament {arguments.tournament!r} is not an id") from None
+            return verify_tournament(connection, tournament_id)
         if arguments.all:
             projectors = default_projectors()
             for extra in registered_projectors(tuple(arguments.module)):

@@ -1,0 +1,211 @@
+"""Verify a tournament from the log: ``sapsam audit verify --tournament ID``.
+
+Checks, in order (each named in the report; docs/tournaments.md explains them):
+
+- ``seating_seed[r]``: round r's revealed seating seed matches the commitment published at
+  creation, before anyone registered.
+- ``seating[r]``: round r's tables are the documented draw (random, or by standings with totals
+  recomputed from the verified deals before that round) over the entrants in the log.
+- ``table_seats[r.i]``: table i of round r was created with the tournament's rules and seats the
+  drawn players in the drawn order.
+- ``deal[r.i.n]``: each credited deal verifies (the audit's full deal verification) and its
+  credited deltas are that deal's scored totals; ``credits``: every scored deal of every
+  tournament table is credited exactly once (a deal scored but not yet credited is pending).
+- ``standings``: each player's total equals the sum of their verified deal results, and the
+  final standings (if complete) rank those sums with equal totals sharing a place.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from typing import Any
+
+import psycopg
+
+from sapsam.audit.database import verify_deal_online
+from sapsam.audit.report import AuditCheck, AuditReport, Status
+from sapsam.domain.events import DEFAULT_CODEC, DealScored, PlayerSeated, TableCreated
+from sapsam.domain.tournament import Reseating, TournamentState, evolve, rank_players
+from sapsam.domain.tournament_events import (
+    TOURNAMENT_CODEC,
+    DealCredited,
+    RoundSeated,
+    TournamentCompleted,
+)
+from sapsam.domain.tournament_seating import (
+    seat_by_standings,
+    seat_randomly,
+    seating_commitment,
+)
+from sapsam.fairness.encoding import FairnessError
+from sapsam.store.reads import read_stream
+from sapsam.store.tournaments import stream_id_for
+
+Connection = psycopg.Connection[Any]
+
+
+def _passed(name: str, detail: str) -> AuditCheck:
+    return AuditCheck(name, Status.PASSED, detail)
+
+
+def _failed(name: str, detail: str, expected: object = "", found: object = "") -> AuditCheck:
+    return AuditCheck(name, Status.FAILED, detail, str(expected), str(found))
+
+
+def _check_seating(
+    state: TournamentState, seated: RoundSeated, verified_totals: dict[str, int]
+) -> list[AuditCheck]:
+    assert state.tournament_id is not None
+    checks = []
+    seed = bytes.fromhex(seated.seating_seed)
+    name = f"seating_seed[{seated.round}]"
+    try:
+        commitment = seating_commitment(state.tournament_id, seated.round, seed)
+    except FairnessError as error:
+        return [_failed(name, str(error))]
+    if commitment == state.seating_commitments[seated.round - 1]:
+        checks.append(_passed(name, "the revealed seed matches the commitment made at creation"))
+    else:
+        checks.append(_failed(name, "the revealed seed does not match its commitment"))
+        return checks
+    method = Reseating.RANDOM if seated.round == 1 else state.reseating
+    if method is Reseating.RANDOM:
+        expected = seat_randomly(
+            state.tournament_id, seated.round, seed, state.entrants, state.seats_per_table
+        )
+    else:
+        totals = {player: verified_totals.get(player, 0) for player in state.entrants}
+        expected = seat_by_standings(
+            state.tournament_id, seated.round, seed, totals, state.seats_per_table
+        )
+    name = f"seating[{seated.round}]"
+    if seated.method == method.value and tuple(seated.seatings) == expected:
+        checks.append(_passed(name, f"{method.value} draw over {len(state.entrants)} entrants"))
+    else:
+        checks.append(
+            _failed(name, "the tables are not the documented draw", expected, seated.seatings)
+        )
+    return checks
+
+
+def _check_table(
+    connection: Connection, state: TournamentState, seated: RoundSeated, index: int
+) -> tuple[list[AuditCheck], dict[int, tuple[tuple[int, ...], int]]]:
+    """The table's seats, and its scored deals: number -> (totals, log position)."""
+    table_id = seated.table_ids[index]
+    players = seated.seatings[index]
+    name = f"table_seats[{seated.round}.{index}]"
+    seats: dict[int, str] = {}
+    created: TableCreated | None = None
+    scored: dict[int, tuple[tuple[int, ...], int]] = {}
+    for recorded in read_stream(connection, f"table-{table_id}"):
+        event = DEFAULT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
+        if isinstance(event, TableCreated):
+            created = event
+        elif isinstance(event, PlayerSeated):
+            seats[event.seat] = event.player_id
+        elif isinstance(event, DealScored):
+            scored[event.deal_number] = (event.totals, recorded.position)
+    if created is None:
+        return [AuditCheck(name, Status.PENDING, "the table is not created yet")], scored
+    wanted = state.rule_set.to_dict()
+    found = tuple(seats.get(seat) for seat in range(created.seat_count))
+    if dict(created.rule_set) == wanted and found == tuple(players):
+        return [_passed(name, f"{len(players)} players seated as drawn, rules as set")], scored
+    return [
+        _failed(name, "the table's seats or rules differ from the draw", players, found)
+    ], scored
+
+
+def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> AuditReport:
+    """Every check of the module docstring over the tournament's stream and its tables."""
+    subject = f"tournament {tournament_id}"
+    recorded_events = read_stream(connection, stream_id_for(tournament_id))
+    if not recorded_events:
+        return AuditReport(subject, (_failed("tournament", "no such tournament"),))
+    checks: list[AuditCheck] = []
+    state = TournamentState()
+    verified_totals: dict[str, int] = {}
+    credited: Counter[tuple[str, int]] = Counter()
+    scored_deals: dict[tuple[str, int], tuple[tuple[int, ...], int]] = {}
+    table_players: dict[str, tuple[str, ...]] = {}
+    deals_verified = 0
+    completed: TournamentCompleted | None = None
+    for recorded in recorded_events:
+        event = TOURNAMENT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
+        if isinstance(event, RoundSeated):
+            checks += _check_seating(state, event, verified_totals)
+            for index, table_id in enumerate(event.table_ids):
+                table_checks, scored = _check_table(connection, state, event, index)
+                checks += table_checks
+                table_players[table_id] = event.seatings[index]
+                for number, outcome in scored.items():
+                    scored_deals[(table_id, number)] = outcome
+        elif isinstance(event, DealCredited):
+            key = (event.table_id, event.deal_number)
+            credited[key] += 1
+            name = f"deal[{event.round}.{event.table_id[:8]}.{event.deal_number}]"
+            report = verify_deal_online(connection, uuid.UUID(event.table_id), event.deal_number)
+            result = scored_deals.get(key)
+            if not report.ok:
+                first = report.first_divergence
+                checks.append(_failed(name, f"the deal does not verify: {first and first.label}"))
+            elif result is None or result[0] != event.deltas or result[1] != event.source_position:
+                checks.append(
+                    _failed(
+                        name, "credited deltas differ from the scored deal", result, event.deltas
+                    )
+                )
+            elif event.players != table_players.get(event.table_id):
+                checks.append(_failed(name, "credited to other players than the table's"))
+            else:
+                deals_verified += 1
+                checks.append(_passed(name, f"verified; deltas {list(event.deltas)}"))
+                for player, delta in zip(event.players, event.deltas, strict=True):
+                    verified_totals[player] = verified_totals.get(player, 0) + delta
+        elif isinstance(event, TournamentCompleted):
+            completed = event
+        state = evolve(state, event)
+    doubled = sorted(
+        f"{table[:8]}/{deal}" for (table, deal), count in credited.items() if count > 1
+    )
+    missing = sorted(
+        f"{table[:8]}/{deal}" for (table, deal) in scored_deals if (table, deal) not in credited
+    )
+    if doubled:
+        checks.append(_failed("credits", "deals credited more than once", "", ", ".join(doubled)))
+    elif missing:
+        checks.append(
+            AuditCheck("credits", Status.PENDING, f"scored, not yet credited: {', '.join(missing)}")
+        )
+    else:
+        checks.append(_passed("credits", f"{len(credited)} scored deals, each credited once"))
+    checks.append(_standings_check(state, verified_totals, completed))
+    return AuditReport(
+        subject, tuple(checks), deals_verified=deals_verified, events_checked=len(recorded_events)
+    )
+
+
+def _standings_check(
+    state: TournamentState, verified: dict[str, int], completed: TournamentCompleted | None
+) -> AuditCheck:
+    sums = {player: verified.get(player, 0) for player in state.entrants}
+    if dict(state.totals) != sums:
+        return _failed(
+            "standings", "totals are not the sums of the verified deals", sums, dict(state.totals)
+        )
+    if completed is None:
+        return _passed("standings", "running totals equal the sums of the verified deals")
+    ranked = rank_players(
+        state.entrants, sums, state.deals_won, state.deals_played, state.tie_break
+    )
+    expected = [(item.player_id, item.total, item.place) for item in ranked]
+    found = list(zip(completed.players, completed.totals, completed.places, strict=True))
+    if expected == found:
+        shared = len({item.place for item in ranked}) < len(ranked)
+        note = "; equal totals share places" if shared else ""
+        return _passed("standings", f"final standings follow from the verified deals{note}")
+    return _failed(
+        "standings", "the final standings do not rank the verified sums", expected, found
+    )

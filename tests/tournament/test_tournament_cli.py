@@ -1,0 +1,75 @@
+"""``sapsam tournament …`` and ``sapsam audit verify --tournament``, run as the operator would."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import uuid
+
+from conftest import Services
+
+
+def sapsam(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sapsam.cli", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_demo_plays_and_verifies_a_tournament_and_the_audit_agrees(database_url: str) -> None:
+    demo = sapsam("tournament", "demo", "--database-url", database_url)
+    assert demo.returncode == 0, demo.stderr
+    assert "verification: PASSED (seating of both rounds, 12 deals, standings)" in demo.stdout
+    assert demo.stdout.count("  table ") == 6
+    standings = re.findall(r"^ +(\d+)([= ]) .* ([+-]\d+)  \(", demo.stdout, re.MULTILINE)
+    assert len(standings) == 12
+    tournament = re.search(r"^(tournaments/\S+):", demo.stdout, re.MULTILINE)
+    assert tournament is not None
+    audit = sapsam(
+        "audit", "verify", "--tournament", tournament.group(1), "--database-url", database_url
+    )
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "✓ seating[1]" in audit.stdout and "✓ standings" in audit.stdout
+
+
+def test_operator_commands(services: Services) -> None:
+    url = services.database_url
+    created = sapsam(
+        "tournament",
+        "create",
+        "--name",
+        "Club night",
+        "--seats",
+        "2",
+        "--rounds",
+        "1",
+        "--deals",
+        "1",
+        "--database-url",
+        url,
+    )
+    assert created.returncode == 0, created.stderr
+    tournament = created.stdout.strip()
+    assert tournament.startswith("tournaments/")
+    players = [str(uuid.uuid4()) for _ in range(3)]
+    assert sapsam("tournament", "start", tournament, "--database-url", url).returncode == 2
+    registered = sapsam("tournament", "register", tournament, *players, "--database-url", url)
+    assert registered.returncode == 0 and registered.stdout.count("registered") == 3
+    withdrawn = sapsam("tournament", "unregister", tournament, players[2], "--database-url", url)
+    assert withdrawn.returncode == 0
+    started = sapsam("tournament", "start", tournament, "--database-url", url)
+    assert started.returncode == 0 and "round 1:" in started.stdout
+    again = sapsam("tournament", "start", tournament, "--database-url", url)
+    assert again.returncode == 2 and "ALREADY_STARTED" in again.stderr
+    shown = sapsam("tournament", "show", tournament, "--database-url", url)
+    assert "RUNNING" in shown.stdout and "2 players" in shown.stdout
+    standings = sapsam("tournament", "standings", tournament, "--database-url", url)
+    assert standings.stdout.count(" 1= ") == 2  # nothing played yet: both share first place
+    listed = sapsam("tournament", "list", "--database-url", url)
+    assert tournament in listed.stdout
+    verified = sapsam("tournament", "verify", tournament, "--database-url", url)
+    assert verified.returncode == 0, verified.stdout

@@ -26,6 +26,8 @@ class CreateTable:
     seat_count: int
     lot_commitment: bytes
     created_by: str
+    after_series: str = "close"
+    """``close`` (the table is done) or ``new_series`` (totals reset, play goes on)."""
 
 
 @dataclass(frozen=True)

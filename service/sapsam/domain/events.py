@@ -36,14 +36,20 @@ class Event:
 
 @dataclass(frozen=True)
 class TableCreated(Event):
-    """A table exists: its full rule set, seat count and the commitment to the dealer lot."""
+    """A table exists: its full rule set, seat count and the commitment to the dealer lot.
+
+    ``after_series`` (schema version 2): ``close`` or ``new_series``; version 1 data reads as
+    ``close``, which is what every table did then.
+    """
 
     TYPE: ClassVar[str] = "TableCreated"
+    SCHEMA_VERSION: ClassVar[int] = 2
     table_id: str
     rule_set: Mapping[str, JsonValue]
     seat_count: int
     lot_commitment: str
     created_by: str
+    after_series: str = "close"
 
 
 @dataclass(frozen=True)
@@ -230,6 +236,16 @@ class SeriesCompleted(Event):
     standings: tuple[SeatStanding, ...]
 
 
+@dataclass(frozen=True)
+class SeriesStarted(Event):
+    """A new series began at a table created with ``after_series = new_series``: totals reset
+    to zero; deal numbers go on from ``first_deal_number`` and the deal keeps passing left."""
+
+    TYPE: ClassVar[str] = "SeriesStarted"
+    series_number: int
+    first_deal_number: int
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     TableCreated,
     PlayerSeated,
@@ -246,6 +262,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     SeedRevealed,
     DealScored,
     SeriesCompleted,
+    SeriesStarted,
 )
 
 # Nested records, by the event field that holds a tuple of them.
@@ -304,7 +321,12 @@ class EventCodec:
         return event_type(**values)
 
 
+def _table_created_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {**data, "after_series": "close"}
+
+
 DEFAULT_CODEC = EventCodec()
+DEFAULT_CODEC.register_upcaster("TableCreated", 1, _table_created_v1_to_v2)
 
 
 def _to_json(value: Any) -> JsonValue:

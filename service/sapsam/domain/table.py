@@ -51,6 +51,7 @@ from sapsam.domain.events import (
     SeatTimedOut,
     SeedRevealed,
     SeriesCompleted,
+    SeriesStarted,
     TableCreated,
 )
 from sapsam.rules.arrangement import Arrangement, check_arrangement
@@ -60,6 +61,7 @@ from sapsam.rules.scoring import score_deal, standings
 from sapsam.rules.solver import solve
 
 COMMITMENT_BYTES = 32
+AFTER_SERIES_OPTIONS = ("close", "new_series")
 
 
 class TablePhase(StrEnum):
@@ -132,6 +134,9 @@ class TableState:
     deals_scored: int = 0
     series_totals: tuple[int, ...] = ()
     series_complete: bool = False
+    after_series: str = "close"
+    series_number: int = 1
+    series_first_deal: int = 1
 
     @property
     def phase(self) -> TablePhase:
@@ -243,6 +248,12 @@ def _decide_create(state: TableState, command: CreateTable) -> list[Event]:
         )
     if len(command.lot_commitment) != COMMITMENT_BYTES:
         raise DomainError(Reason.BAD_COMMITMENT, "the lot commitment must be 32 bytes")
+    if command.after_series not in AFTER_SERIES_OPTIONS:
+        raise DomainError(
+            Reason.INVALID_ARGUMENT,
+            f"after_series must be one of {', '.join(AFTER_SERIES_OPTIONS)}",
+            field="after_series",
+        )
     return [
         TableCreated(
             table_id=str(command.table_id),
@@ -250,6 +261,7 @@ def _decide_create(state: TableState, command: CreateTable) -> list[Event]:
             seat_count=command.seat_count,
             lot_commitment=command.lot_commitment.hex(),
             created_by=command.created_by,
+            after_series=command.after_series,
         )
     ]
 
@@ -533,16 +545,24 @@ def _decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
             series_totals=series_totals,
         ),
     ]
-    if deal.number >= state.rule_set.series_length:
+    deals_in_series = deal.number - state.series_first_deal + 1
+    if deals_in_series >= state.rule_set.series_length:
         events.append(
             SeriesCompleted(
-                deals_played=deal.number,
+                deals_played=deals_in_series,
                 standings=tuple(
                     SeatStanding(seat=standing.seat, total=standing.total, place=standing.place)
                     for standing in standings(series_totals)
                 ),
             )
         )
+        if state.after_series == "new_series":
+            # A new series: the totals reset, the deal numbers and the dealer rotation go on.
+            events.append(
+                SeriesStarted(
+                    series_number=state.series_number + 1, first_deal_number=deal.number + 1
+                )
+            )
     return events
 
 
@@ -634,6 +654,7 @@ def _on_table_created(state: TableState, event: TableCreated) -> TableState:
         seats=(None,) * event.seat_count,
         lot_commitment=bytes.fromhex(event.lot_commitment),
         series_totals=(0,) * event.seat_count,
+        after_series=event.after_series,
     )
 
 
@@ -742,6 +763,17 @@ def _on_series_completed(state: TableState, event: SeriesCompleted) -> TableStat
     return dataclasses.replace(state, version=state.version + 1, series_complete=True)
 
 
+def _on_series_started(state: TableState, event: SeriesStarted) -> TableState:
+    return dataclasses.replace(
+        state,
+        version=state.version + 1,
+        series_complete=False,
+        series_totals=(0,) * state.seat_count,
+        series_number=event.series_number,
+        series_first_deal=event.first_deal_number,
+    )
+
+
 _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     TableCreated: _on_table_created,
     PlayerSeated: _on_player_seated,
@@ -758,4 +790,5 @@ _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     SeedRevealed: _on_seed_revealed,
     DealScored: _on_deal_scored,
     SeriesCompleted: _on_series_completed,
+    SeriesStarted: _on_series_started,
 }

@@ -170,6 +170,8 @@ def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
         )
     elif event.type == "SeriesCompleted":
         changes["phase"] = "SERIES_COMPLETE"
+    elif event.type == "SeriesStarted":  # a table that plays on (after_series = new_series)
+        changes.update(phase="BETWEEN_DEALS", series_totals=Jsonb([0] * len(players)))
     changes.update(version=event.version, last_position=event.position)
     assignments = ", ".join(f"{column} = %s" for column in changes)
     connection.execute(

@@ -179,9 +179,17 @@ class TableService:
     # -- commands ------------------------------------------------------------------------------
 
     def create_table(
-        self, rule_set: RuleSet, seat_count: int, created_by: str, request_id: str
+        self,
+        rule_set: RuleSet,
+        seat_count: int,
+        created_by: str,
+        request_id: str,
+        after_series: str = "close",
     ) -> TableOutcome:
-        """Open a table; its id is derived from the creator and request id (retries agree)."""
+        """Open a table; its id is derived from the creator and request id (retries agree).
+
+        ``after_series``: ``close`` ends the table with its series; ``new_series`` starts another.
+        """
         table_id = uuid.uuid5(TABLE_ID_NAMESPACE, f"{created_by}/{request_id}")
         lot_seed = fairness.new_seed()
 
@@ -192,6 +200,7 @@ class TableService:
                 seat_count=seat_count,
                 lot_commitment=fairness.lot_commitment(table_id, lot_seed),
                 created_by=created_by,
+                after_series=after_series,
             )
 
             def keep_lot_seed(connection: Connection, state: TableState) -> None:

@@ -1,0 +1,86 @@
+"""A table's series: after the last deal it closes, or (``after_series = new_series``) a new
+series starts with totals reset, the deal numbers and the dealer rotation going on."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Services
+
+from sapsam import fairness
+from sapsam.audit.sample_play import play_deal
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import (
+    DEFAULT_CODEC,
+    DealScored,
+    DealStarted,
+    SeriesCompleted,
+    SeriesStarted,
+    TableCreated,
+)
+from sapsam.domain.table import TablePhase
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.scoring import standings
+
+RULES = DEFAULT_RULE_SET.with_changes(series_length=2)
+
+
+def seated(services: Services, after_series: str) -> object:
+    created = services.tables.create_table(
+        RULES, 3, "operator", f"series-{after_series}", after_series
+    )
+    for player in ("ann", "bob", "cid"):
+        services.tables.join(created.table_id, player, None, f"join-{player}")
+    services.tables.choose_dealer(created.table_id, "operator", "dealer")
+    return created.table_id
+
+
+def test_a_new_series_resets_the_totals_and_goes_on(services: Services) -> None:
+    table_id = seated(services, "new_series")
+    for number in (1, 2, 3, 4):
+        play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
+    events = [services.tables.decode(r) for r in services.tables.events(table_id)]  # type: ignore[arg-type]
+    scored = [event for event in events if isinstance(event, DealScored)]
+    completed = [event for event in events if isinstance(event, SeriesCompleted)]
+    started = [event for event in events if isinstance(event, SeriesStarted)]
+    dealers = [event.dealer for event in events if isinstance(event, DealStarted)]
+    assert [event.deal_number for event in scored] == [1, 2, 3, 4]
+    assert started[0] == SeriesStarted(series_number=2, first_deal_number=3)
+    assert len(started) == 2  # the table plays on after the second series too
+    # Series 2's running totals start from zero at deal 3.
+    assert scored[2].series_totals == scored[2].totals
+    second = tuple(a + b for a, b in zip(scored[2].totals, scored[3].totals, strict=True))
+    assert scored[3].series_totals == second
+    assert [c.deals_played for c in completed] == [2, 2]
+    ranks = [(s.seat, s.total, s.place) for s in standings(second)]
+    assert [(s.seat, s.total, s.place) for s in completed[1].standings] == ranks
+    # The deal keeps passing left across the series boundary.
+    assert dealers[1:] == [fairness.left_of(d, 3) for d in dealers[:-1]]
+    state = services.tables.load(table_id)  # type: ignore[arg-type]
+    assert state.phase is TablePhase.BETWEEN_DEALS and state.series_number == 3
+    with services.store.connection() as connection:
+        row = connection.execute(
+            "SELECT phase FROM table_state WHERE table_id = %s", [table_id]
+        ).fetchone()
+    assert row == ("BETWEEN_DEALS",)
+
+
+def test_a_closing_table_refuses_another_deal(services: Services) -> None:
+    table_id = seated(services, "close")
+    for number in (1, 2):
+        play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
+    with pytest.raises(DomainError) as refused:
+        services.tables.start_deal(table_id, "operator", "one-more")  # type: ignore[arg-type]
+    assert refused.value.reason is Reason.WRONG_PHASE
+
+
+def test_table_created_version_1_reads_as_closing() -> None:
+    data = {
+        "table_id": "00000000-0000-4000-8000-000000000009",
+        "rule_set": RULES.to_dict(),
+        "seat_count": 2,
+        "lot_commitment": "00" * 32,
+        "created_by": "operator",
+    }
+    event = DEFAULT_CODEC.decode("TableCreated", 1, data)
+    assert isinstance(event, TableCreated) and event.after_series == "close"
+    assert DEFAULT_CODEC.encode(event)[1] == 2

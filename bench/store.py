@@ -15,7 +15,9 @@ same server in the same run, so read the ratios, not the absolutes.
 - ``replay``: events read from the log in global order and folded into state, per second.
   ``replay_evolve`` is the fold: a stand-in until it is pointed at the game's ``evolve``.
 
-Usage: ``python bench/store.py [--seconds 3] [--rounds 3] [--replay-events 20000]``
+Usage: ``python bench/store.py [--seconds 3] [--rounds 3] [--replay-events 20000]
+[--synchronous-commit off]``. With ``off`` neither side waits for the disk: the ratio then shows
+the software's own cost, free of disk contention from whatever else the machine runs.
 """
 
 from __future__ import annotations
@@ -339,10 +341,19 @@ def main() -> None:
         "--seconds", type=float, default=3.0, help="time for each side of each comparison"
     )
     parser.add_argument("--rounds", type=int, default=3, help="alternations per comparison")
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("on", "off"),
+        default="on",
+        help="off: commits do not wait for the disk (both sides), to see the software's own cost",
+    )
     parser.add_argument("--replay-events", type=int, default=20_000, help="events to replay")
     arguments = parser.parse_args()
     with scratch_database() as (url, server):
-        appends = measure_appends(url, arguments.seconds, arguments.rounds)
+        writer_url = psycopg.conninfo.make_conninfo(
+            url, options=f"-c synchronous_commit={arguments.synchronous_commit}"
+        )
+        appends = measure_appends(writer_url, arguments.seconds, arguments.rounds)
         replay = measure_replay(url, arguments.replay_events)
     batched = [entry["ratio"] for entry in appends["deal_batch_of_14"].values()]
     print(
@@ -352,6 +363,7 @@ def main() -> None:
                 "server": server,
                 "seconds_per_side": arguments.seconds,
                 "rounds": arguments.rounds,
+                "synchronous_commit": arguments.synchronous_commit,
                 "appends": appends,
                 "replay": replay,
                 "target": {

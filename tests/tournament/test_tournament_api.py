@@ -240,6 +240,33 @@ def test_refusals_have_reasons_and_write_nothing(server: RunningServer, database
             grpc.StatusCode.INVALID_ARGUMENT,
             "BAD_RESOURCE_NAME",
         )
+        # Lists: newest first, paged, filtered by status.
+        other = create(stub, display_name="Later cup")
+        listed = stub.ListTournaments(
+            tournament_service_pb2.ListTournamentsRequest(page_size=1), metadata=OPERATOR
+        )
+        assert [t.name for t in listed.tournaments] == [other.name] and listed.next_page_token
+        rest = stub.ListTournaments(
+            tournament_service_pb2.ListTournamentsRequest(
+                page_size=1, page_token=listed.next_page_token
+            ),
+            metadata=OPERATOR,
+        )
+        assert [t.name for t in rest.tournaments] == [tournament.name]
+        running = stub.ListTournaments(
+            tournament_service_pb2.ListTournamentsRequest(
+                status=tournament_pb2.TOURNAMENT_STATUS_RUNNING
+            ),
+            metadata=OPERATOR,
+        )
+        assert [t.name for t in running.tournaments] == [tournament.name]
+        bad_token = tournament_service_pb2.ListTournamentsRequest(
+            page_token=listed.next_page_token, status=tournament_pb2.TOURNAMENT_STATUS_COMPLETE
+        )
+        assert refused(stub.ListTournaments, bad_token, OPERATOR) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "BAD_PAGE_TOKEN",
+        )
         # A retried start returns the original response and appends nothing.
         before = event_count(database_url)
         replay = stub.StartTournament(start, metadata=OPERATOR).tournament

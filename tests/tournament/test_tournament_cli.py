@@ -34,6 +34,9 @@ def test_the_demo_plays_and_verifies_a_tournament_and_the_audit_agrees(database_
     )
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "✓ seating[1]" in audit.stdout and "✓ standings" in audit.stdout
+    # The whole-database audit holds too: tournament streams' chains, tables, read models.
+    everything = sapsam("audit", "verify", "--all", "--database-url", database_url)
+    assert everything.returncode == 0, everything.stdout + everything.stderr
 
 
 def test_operator_commands(services: Services) -> None:

@@ -15,7 +15,9 @@ job without doing anything twice.
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +61,7 @@ Connection = psycopg.Connection[Any]
 TOURNAMENT_ID_NAMESPACE = uuid.UUID("2d9b6c1e-8f47-4a53-b0c2-7e4f1a9d3c85")
 TABLE_CREATOR = "operator"
 CONFLICT_RETRIES = 5
+CACHE_SIZE = 1024
 
 
 def stream_id_for(tournament_id: uuid.UUID) -> str:
@@ -130,6 +133,11 @@ class TournamentService:
         self.tables = tables
         self.clock = clock
         self.codec = codec
+        # Folded states by tournament, so a load reads only the events after the cached version
+        # (a long tournament is credited deal by deal). Only committed reads are cached, and every
+        # load still reads the stream's tail, so the cache can never serve an old state.
+        self._cache: OrderedDict[uuid.UUID, TournamentState] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -144,11 +152,20 @@ class TournamentService:
         if connection is None:
             with self.store.connection() as own:
                 return self.load(tournament_id, own)
-        state = INITIAL_STATE
-        for recorded in reads.read_stream(connection, stream_id_for(tournament_id)):
+        with self._cache_lock:
+            state = self._cache.get(tournament_id, INITIAL_STATE)
+        tail = reads.read_stream(connection, stream_id_for(tournament_id), state.version + 1)
+        for recorded in tail:
             state = evolve(state, self.decode(recorded))
         if state.tournament_id is None:
             raise TournamentNotFoundError(tournament_id)
+        with self._cache_lock:
+            cached = self._cache.get(tournament_id)
+            if cached is None or cached.version < state.version:
+                self._cache[tournament_id] = state
+                self._cache.move_to_end(tournament_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
         return state
 
     def events(self, tournament_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:

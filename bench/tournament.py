@@ -1,0 +1,134 @@
+"""Tournament results process: finished deals credited per second, and the tournament audit.
+
+Prints one JSON object. Runs on a private embedded PostgreSQL in a temporary folder (or on
+``DATABASE_URL``, in a scratch database it creates and drops).
+
+A tournament of ``--players`` players at 4 per table plays one round of ``--deals`` deals through
+the real ``TableService`` while the results process is stopped; then one ``ResultsProcess``
+catches up (each credit: read, decide, append + checkpoint in one transaction), and
+``verify_tournament`` checks the seating, every credited deal and the standings.
+
+Usage: ``python bench/tournament.py [--players 16] [--deals 4]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from sapsam.audit.sample_play import play_deal
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.store import schema
+from sapsam.store.embedded import EMBEDDED_DATABASE, database_in, ensure_database, start_embedded
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import registered_projectors
+from sapsam.store.table_projections import projectors as table_projectors
+from sapsam.store.tables import TableService
+from sapsam.store.tournament_audit import verify_tournament
+from sapsam.store.tournament_results import ResultsProcess
+from sapsam.store.tournaments import TournamentService, TournamentSettings
+
+
+@contextmanager
+def database() -> Iterator[str]:
+    """A migrated scratch database."""
+    server_url = os.environ.get("DATABASE_URL")
+    if server_url:
+        name = f"sapsam_bench_tournament_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(server_url, autocommit=True) as connection:
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        url = database_in(server_url, name)
+        try:
+            schema.upgrade(url)
+            yield url
+        finally:
+            with psycopg.connect(server_url, autocommit=True) as connection:
+                connection.execute(
+                    sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name))
+                )
+        return
+    folder = Path(tempfile.mkdtemp(prefix="sapsam-bench-tournament-"))
+    server = start_embedded(folder, delete_on_stop=True)
+    try:
+        ensure_database(server.server_url, EMBEDDED_DATABASE)
+        url = database_in(server.server_url, EMBEDDED_DATABASE)
+        schema.upgrade(url)
+        yield url
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=16)
+    parser.add_argument("--deals", type=int, default=4)
+    arguments = parser.parse_args()
+    with database() as url:
+        store = EventStore.connect(url, projectors=[*table_projectors(), *registered_projectors()])
+        store.prepare()
+        tables = TableService(store)
+        tournaments = TournamentService(store, tables)
+        settings = TournamentSettings(
+            name="Bench cup",
+            rule_set=DEFAULT_RULE_SET,
+            seats_per_table=4,
+            rounds=1,
+            deals_per_round=arguments.deals,
+            registration_opens_ms=0,
+            registration_closes_ms=4_102_444_800_000,
+            max_entrants=arguments.players,
+        )
+        tournament_id = tournaments.create(settings, "operator", "bench").tournament_id
+        for index in range(arguments.players):
+            tournaments.register(tournament_id, f"player-{index:04}", "register")
+        started = time.perf_counter()
+        tournaments.start(tournament_id, "operator", "start")
+        setup_seconds = time.perf_counter() - started
+        state = tournaments.load(tournament_id)
+        started = time.perf_counter()
+        for table in state.round_tables(1):
+            for number in range(1, arguments.deals + 1):
+                play_deal(tables, table.table_id, number)
+        play_seconds = time.perf_counter() - started
+        process = ResultsProcess(tournaments)
+        started = time.perf_counter()
+        credited = process.process_available()
+        credit_seconds = time.perf_counter() - started
+        with store.connection() as connection:
+            started = time.perf_counter()
+            report = verify_tournament(connection, tournament_id)
+            audit_seconds = time.perf_counter() - started
+        store.close()
+    print(
+        json.dumps(
+            {
+                "players": arguments.players,
+                "tables": len(state.round_tables(1)),
+                "deals": credited,
+                "start_and_seat_seconds": round(setup_seconds, 3),
+                "play_seconds_via_table_service": round(play_seconds, 2),
+                "credit_seconds": round(credit_seconds, 3),
+                "credits_per_second": round(credited / credit_seconds, 1),
+                "audit_seconds": round(audit_seconds, 3),
+                "audit_holds": report.holds,
+                "audit_deals_per_second": round(report.deals_verified / audit_seconds, 1),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

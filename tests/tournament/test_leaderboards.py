@@ -8,6 +8,7 @@ import uuid
 from conftest import Services
 from tournament_play import play_round_deal, settings
 
+from sapsam.domain.tournament import TieBreak, rank_players
 from sapsam.rules.ruleset import preset
 from sapsam.store.projections import rebuild_projections, registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
@@ -83,6 +84,15 @@ def test_leaderboards_by_rule_set_and_period_paged_and_around_me(services: Servi
         assert leaderboard_around(connection, None, None, "stranger", 2) == []
         standings, count = standings_page(connection, str(first), "none", 0, 10)
         assert count == 4 and {row.player_id: row.total for row in standings} == totals[first]
+        # The SQL places agree with the aggregate's, with and without the tie-break.
+        state = tournaments.load(first)
+        for tie_break in (TieBreak.NONE, TieBreak.DEALS_WON):
+            ranked = rank_players(
+                state.entrants, state.totals, state.deals_won, state.deals_played, tie_break
+            )
+            lines, _ = standings_page(connection, str(first), tie_break.value, 0, 10)
+            expected = {item.player_id: item.place for item in ranked}
+            assert {row.player_id: row.place for row in lines} == expected
 
 
 def test_tournament_read_models_rebuild_to_the_same_rows(services: Services) -> None:

@@ -142,3 +142,23 @@ def test_the_tournament_audit_holds_and_names_pending_credits(services: Services
     assert {"table_seats[1.0]", "table_seats[1.1]", "credits", "standings"} <= names
     # 5 players at 2 seats: one table of 3 and one of 2, each playing one deal per round.
     assert report.deals_verified == 4
+
+
+def test_a_rounds_seed_stays_secret_until_its_round_is_seated(services: Services) -> None:
+    from sapsam.store.deal_secrets import load_deal_seed
+    from sapsam.store.tournaments import stream_id_for
+
+    tournaments, tables = services.tournaments, services.tables
+    tournament_id = started_tournament(tournaments, 4, seats=2, rounds=2, deals=1)
+    stream = stream_id_for(tournament_id)
+    with services.store.connection() as connection:
+        assert load_deal_seed(connection, stream, 1) is None  # revealed with round 1
+        second = load_deal_seed(connection, stream, 2)
+        assert second is not None
+        logged = connection.execute("SELECT data::text FROM events").fetchall()
+    assert all(second.hex() not in row[0] for row in logged)
+    play_round_deal(tables, tournaments.load(tournament_id), 1)
+    ResultsProcess(tournaments).process_available()
+    with services.store.connection() as connection:
+        assert load_deal_seed(connection, stream, 2) is None
+    assert _round_seed(tournaments, tournament_id, 2) == second.hex()

@@ -283,6 +283,14 @@ class EventCodec:
 
     def __init__(self, event_types: tuple[type[Event], ...] = EVENT_TYPES) -> None:
         self._types = {event_type.TYPE: event_type for event_type in event_types}
+        # Per type, each field's name and nested record type, worked out once (decode is hot).
+        self._fields: dict[str, tuple[tuple[str, type[Any] | None], ...]] = {
+            event_type.TYPE: tuple(
+                (field.name, _NESTED.get((event_type.TYPE, field.name)))
+                for field in dataclasses.fields(event_type)
+            )
+            for event_type in event_types
+        }
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
 
     def register_upcaster(self, type_name: str, from_version: int, upcaster: Upcaster) -> None:
@@ -311,13 +319,12 @@ class EventCodec:
                 f"{type_name} schema version {schema_version} is newer than this code reads"
             )
         values: dict[str, Any] = {}
-        for field in dataclasses.fields(event_type):
-            value = current[field.name]
-            nested = _NESTED.get((type_name, field.name))
+        for name, nested in self._fields[type_name]:
+            value = current[name]
             if nested is not None:
-                values[field.name] = tuple(nested(**_from_json(item)) for item in value)
+                values[name] = tuple(nested(**_from_json(item)) for item in value)
             else:
-                values[field.name] = _from_json(value)
+                values[name] = _from_json(value)
         return event_type(**values)
 
 

@@ -3,10 +3,13 @@ series starts with totals reset, the deal numbers and the dealer rotation going 
 
 from __future__ import annotations
 
+import grpc
 import pytest
-from conftest import Services
+from conftest import OPERATOR_TOKEN, Services
 
 from sapsam import fairness
+from sapsam.api.generated.v1 import table_service_pb2, table_service_pb2_grpc
+from sapsam.api.server import RunningServer
 from sapsam.audit.sample_play import play_deal
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import (
@@ -84,3 +87,30 @@ def test_table_created_version_1_reads_as_closing() -> None:
     event = DEFAULT_CODEC.decode("TableCreated", 1, data)
     assert isinstance(event, TableCreated) and event.after_series == "close"
     assert DEFAULT_CODEC.encode(event)[1] == 2
+
+
+def test_watching_a_table_that_plays_on_does_not_end_with_the_series(
+    services: Services, server: RunningServer
+) -> None:
+    created = services.tables.create_table(
+        DEFAULT_RULE_SET.with_changes(series_length=1), 2, "operator", "watch-on", "new_series"
+    )
+    table_id = created.table_id
+    for player in ("ann", "bob"):
+        services.tables.join(table_id, player, None, f"join-{player}")
+    services.tables.choose_dealer(table_id, "operator", "dealer")
+    play_deal(services.tables, table_id, 1)
+    received: list[str] = []
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stream = table_service_pb2_grpc.TableServiceStub(channel).WatchTable(
+            table_service_pb2.WatchTableRequest(table=f"tables/{table_id}"),
+            metadata=(("authorization", f"Bearer {OPERATOR_TOKEN}"),),
+        )
+        for response in stream:
+            received.append(response.event.type)
+            if received.count("DealScored") == 1 and received[-1] == "SeriesStarted":
+                play_deal(services.tables, table_id, 2)  # the stream is still open: deal on
+            if received.count("SeriesStarted") == 2:
+                stream.cancel()
+                break
+    assert received.count("SeriesCompleted") == 2 and received.count("DealScored") == 2

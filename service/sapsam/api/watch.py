@@ -123,7 +123,11 @@ def watch_table(
             next_version = recorded.version + 1
             if recorded.version > after_version:
                 yield views.table_event_message(table_id, recorded, event, state.seats, deal)
-            complete = complete or isinstance(event, domain_events.SeriesCompleted)
+            # A table that starts a new series after this one (after_series) plays on.
+            ends = (
+                isinstance(event, domain_events.SeriesCompleted) and state.after_series == "close"
+            )
+            complete = complete or ends
         if complete or feed.stopping or not is_active():
             return
         feed.wait(stream_id, seen, POLL_SECONDS)

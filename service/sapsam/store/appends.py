@@ -295,9 +295,10 @@ def _insert(
         if owns_transaction:
             # After our commit, as a transaction of its own: PostgreSQL serialises the commits
             # of all transactions that NOTIFY (a global lock held through the commit's disk
-            # flush), which would stop concurrent appends from sharing flushes. Should the
-            # process die right here, followers still find the events when they next poll.
-            _notify(connection, stream_id, recorded[-1].position)
+            # flush), which would stop concurrent appends from sharing flushes. That transaction
+            # writes nothing worth a flush, so it commits asynchronously. Should the process
+            # die right here, followers still find the events when they next poll.
+            _notify(connection, stream_id, recorded[-1].position, asynchronous_commit=True)
             if not connection.autocommit:
                 connection.commit()
     except _StaleHeadError:
@@ -361,12 +362,17 @@ SELECT inserted.position, inserted.version FROM inserted ORDER BY inserted.versi
 """
 
 
-def _notify(connection: Connection, stream_id: str, position: int) -> None:
+def _notify(
+    connection: Connection, stream_id: str, position: int, asynchronous_commit: bool = False
+) -> None:
     # A wake-up signal only: followers read the log themselves, so the payload carries no data.
-    connection.execute(
-        "SELECT pg_notify(%s, %s)",
-        [NOTIFY_CHANNEL, json.dumps({"stream": stream_id, "position": position})],
-    )
+    payload = [NOTIFY_CHANNEL, json.dumps({"stream": stream_id, "position": position})]
+    if asynchronous_commit:
+        connection.execute(
+            "SELECT set_config('synchronous_commit', 'off', true), pg_notify(%s, %s)", payload
+        )
+    else:
+        connection.execute("SELECT pg_notify(%s, %s)", payload)
 
 
 def _recorded(

@@ -454,13 +454,17 @@ class TableService:
                     events.extend(extra)
                 final_state = after
                 try:
-                    result = self.store.append(
+                    # On the connection already held: a second one per write would halve what
+                    # the pool can serve.
+                    result = appends.append(
+                        connection,
                         stream_id,
                         state.version,
                         [NewEvent(*_encoded(self.codec, event)) for event in events],
                         scoped_request_id,
                         actor,
                         response={"table_id": str(table_id)},
+                        projectors=self.store.projectors,
                         project=_TransactionHook(planned.in_transaction, final_state),
                     )
                 except ConcurrencyConflict:

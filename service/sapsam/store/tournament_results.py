@@ -223,12 +223,18 @@ class ResultsProcess:
                     break
                 for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
                     pass
-            self.reconcile()
+            needs_reconcile = True
             while not should_stop():
                 try:
+                    if needs_reconcile:
+                        # At the start, and after a failure (which may have come between a
+                        # round's seating and its tables): finish every round's set-up.
+                        self.reconcile()
+                        needs_reconcile = False
                     self.process_available()
                 except (ConcurrencyConflict, DomainError, psycopg.Error) as error:
                     _logger.error("results process step failed: %s", type(error).__name__)
+                    needs_reconcile = True
                 for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
                     pass
 

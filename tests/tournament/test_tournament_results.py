@@ -162,3 +162,51 @@ def test_a_rounds_seed_stays_secret_until_its_round_is_seated(services: Services
     with services.store.connection() as connection:
         assert load_deal_seed(connection, stream, 2) is None
     assert _round_seed(tournaments, tournament_id, 2) == second.hex()
+
+
+def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None:
+    import threading
+    import time
+
+    from sapsam.store.tournaments import TournamentService
+
+    tournaments, tables = services.tournaments, services.tables
+    tournament_id = started_tournament(tournaments, 8, seats=4, rounds=2, deals=2)
+    stopping = threading.Event()
+    followers = [
+        threading.Thread(
+            target=ResultsProcess(TournamentService(services.store, tables)).run,
+            args=(stopping.is_set, 0.05),
+        )
+        for _ in range(2)
+    ]
+    for follower in followers:
+        follower.start()
+    try:
+        for round_number in (1, 2):
+            deadline = time.monotonic() + 60
+            while tournaments.load(tournament_id).current_round < round_number:
+                assert time.monotonic() < deadline, "the next round was not seated"
+                time.sleep(0.05)
+            state = tournaments.load(tournament_id)
+            while any(
+                tables.load(t.table_id).first_dealer is None
+                for t in state.round_tables(round_number)
+            ):
+                assert time.monotonic() < deadline, "the round's tables were not set up"
+                time.sleep(0.05)
+            for deal in (1, 2):
+                play_round_deal(tables, state, deal)
+        deadline = time.monotonic() + 60
+        while tournaments.load(tournament_id).phase is not TournamentPhase.COMPLETE:
+            assert time.monotonic() < deadline, "the tournament did not complete"
+            time.sleep(0.05)
+    finally:
+        stopping.set()
+        for follower in followers:
+            follower.join(10)
+    counts = credited_deals(tournaments, tournament_id)
+    assert len(counts) == 8 and set(counts.values()) == {1}
+    assert dict(tournaments.load(tournament_id).totals) == verified_totals(
+        tables, tournaments, tournament_id
+    )

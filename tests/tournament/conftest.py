@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
+from tournament_play import OPERATOR_TOKEN, Services
 
 from sapsam.api.bootstrap import build_services
 from sapsam.api.server import RunningServer, ServerConfig, start_server
@@ -14,16 +14,6 @@ from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
 from sapsam.store.tables import TableService
 from sapsam.store.tournaments import TournamentService
-
-
-@dataclass(frozen=True)
-class Services:
-    """What a tournament test drives."""
-
-    store: EventStore
-    tables: TableService
-    tournaments: TournamentService
-    database_url: str
 
 
 @pytest.fixture
@@ -38,9 +28,6 @@ def services(database_url: str) -> Iterator[Services]:
         yield Services(store, tables, TournamentService(store, tables), database_url)
     finally:
         store.close()
-
-
-OPERATOR_TOKEN = "operator-token-for-tournament-tests-0123"
 
 
 @pytest.fixture

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from conftest import Services
-from tournament_play import play_round_deal, settings
+from tournament_play import Services, play_round_deal, settings
 
 from sapsam.domain.tournament import TieBreak, rank_players
 from sapsam.rules.ruleset import preset

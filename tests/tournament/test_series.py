@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from conftest import OPERATOR_TOKEN, Services
+from tournament_play import OPERATOR_TOKEN, Services
 
 from sapsam import fairness
 from sapsam.api.generated.v1 import table_service_pb2, table_service_pb2_grpc
@@ -114,3 +114,33 @@ def test_watching_a_table_that_plays_on_does_not_end_with_the_series(
                 stream.cancel()
                 break
     assert received.count("SeriesCompleted") == 2 and received.count("DealScored") == 2
+
+
+def test_create_table_over_grpc_with_a_new_series_after_each(
+    services: Services, server: RunningServer
+) -> None:
+    import uuid
+
+    metadata = (("authorization", f"Bearer {OPERATOR_TOKEN}"),)
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        table = stub.CreateTable(
+            table_service_pb2.CreateTableRequest(
+                request_id="plays-on",
+                seat_count=2,
+                after_series=table_service_pb2.AFTER_SERIES_NEW_SERIES,
+            ),
+            metadata=metadata,
+        ).table
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.CreateTable(
+                table_service_pb2.CreateTableRequest(
+                    request_id="odd",
+                    seat_count=2,
+                    after_series=7,  # type: ignore[arg-type]
+                ),
+                metadata=metadata,
+            )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    table_id = uuid.UUID(table.name.removeprefix("tables/"))
+    assert services.tables.load(table_id).after_series == "new_series"

@@ -10,10 +10,10 @@ from typing import Any
 import grpc
 import psycopg
 import pytest
-from conftest import OPERATOR_TOKEN
 from google.protobuf.timestamp_pb2 import Timestamp
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
+from tournament_play import OPERATOR_TOKEN
 
 from sapsam.api import tournament_bots
 from sapsam.api.generated.v1 import (

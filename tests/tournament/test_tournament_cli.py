@@ -7,7 +7,7 @@ import subprocess
 import sys
 import uuid
 
-from conftest import Services
+from tournament_play import Services
 
 
 def sapsam(*arguments: str) -> subprocess.CompletedProcess[str]:

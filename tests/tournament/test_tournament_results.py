@@ -6,8 +6,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import Services
 from tournament_play import (
+    Services,
     credited_deals,
     play_round_deal,
     started_tournament,

@@ -9,8 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import Services
-from tournament_play import credited_deals, play_round_deal, started_tournament, verified_totals
+from tournament_play import (
+    Services,
+    credited_deals,
+    play_round_deal,
+    started_tournament,
+    verified_totals,
+)
 
 from sapsam.domain.tournament import TournamentPhase
 

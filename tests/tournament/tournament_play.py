@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 
 from sapsam.audit.database import verify_table_online
 from sapsam.audit.sample_play import play_deal
@@ -11,10 +12,22 @@ from sapsam.domain.events import DealScored
 from sapsam.domain.tournament import TournamentState
 from sapsam.domain.tournament_events import DealCredited
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.store.event_store import EventStore
 from sapsam.store.tables import TableService
 from sapsam.store.tournaments import TournamentService, TournamentSettings
 
 FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01
+OPERATOR_TOKEN = "operator-token-for-tournament-tests-0123"
+
+
+@dataclass(frozen=True)
+class Services:
+    """What a tournament test drives (the ``services`` fixture)."""
+
+    store: EventStore
+    tables: TableService
+    tournaments: TournamentService
+    database_url: str
 
 
 def settings(

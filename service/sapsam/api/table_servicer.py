@@ -38,6 +38,13 @@ MAX_PAGE_SIZE: Final = 100
 CACHE_TABLES: Final = 4096
 """Tables whose immutable facts (creator, full seats, deal starts) each cache keeps."""
 
+# What a table does after its series (the request's enum to the domain's option).
+_AFTER_SERIES: Final[dict[int, str]] = {
+    table_service_pb2.AFTER_SERIES_UNSPECIFIED: "close",
+    table_service_pb2.AFTER_SERIES_CLOSE: "close",
+    table_service_pb2.AFTER_SERIES_NEW_SERIES: "new_series",
+}
+
 _STATUS_PHASES: Final[dict[int, tuple[str, ...]]] = {
     table_pb2.TABLE_STATUS_OPEN: ("SEATING",),
     table_pb2.TABLE_STATUS_COMPLETED: ("SERIES_COMPLETE",),
@@ -163,7 +170,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
-        outcome = self._tables.create_table(rule_set, request.seat_count, actor, request_id)
+        after_series = _AFTER_SERIES.get(int(request.after_series))
+        if after_series is None:
+            raise ApiError("INVALID_ARGUMENT", "unknown after_series", field="after_series")
+        outcome = self._tables.create_table(
+            rule_set, request.seat_count, actor, request_id, after_series
+        )
         created = fold([self._tables.decode(recorded) for recorded in outcome.events])
         return table_service_pb2.CreateTableResponse(table=self._table_view(created))
 

@@ -23,6 +23,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from . import rule_set_pb2 as _rule_set_pb2
 from . import table_event_pb2 as _table_event_pb2
 from . import table_pb2 as _table_pb2
@@ -37,6 +38,34 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _AfterSeries:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _AfterSeriesEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AfterSeries.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    AFTER_SERIES_UNSPECIFIED: _AfterSeries.ValueType  # 0
+    """Not set: AFTER_SERIES_CLOSE."""
+    AFTER_SERIES_CLOSE: _AfterSeries.ValueType  # 1
+    """The table is done; no further deal can start."""
+    AFTER_SERIES_NEW_SERIES: _AfterSeries.ValueType  # 2
+    """A new series starts at once (a SeriesStarted event): totals reset, the deal numbers and the
+    dealer rotation go on.
+    """
+
+class AfterSeries(_AfterSeries, metaclass=_AfterSeriesEnumTypeWrapper):
+    """What a table does when its series is complete (docs/tournaments.md, "Series at a table")."""
+
+AFTER_SERIES_UNSPECIFIED: AfterSeries.ValueType  # 0
+"""Not set: AFTER_SERIES_CLOSE."""
+AFTER_SERIES_CLOSE: AfterSeries.ValueType  # 1
+"""The table is done; no further deal can start."""
+AFTER_SERIES_NEW_SERIES: AfterSeries.ValueType  # 2
+"""A new series starts at once (a SeriesStarted event): totals reset, the deal numbers and the
+dealer rotation go on.
+"""
+Global___AfterSeries: _TypeAlias = AfterSeries  # noqa: Y015
+
 @_typing.final
 class CreateTableRequest(_message.Message):
     """Request of CreateTable."""
@@ -48,6 +77,7 @@ class CreateTableRequest(_message.Message):
     RULE_SET_FIELD_NUMBER: _builtins.int
     SEAT_COUNT_FIELD_NUMBER: _builtins.int
     SERIES_LENGTH_FIELD_NUMBER: _builtins.int
+    AFTER_SERIES_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request, at most 64 characters (a UUID is recommended); a
     repeat with the same request_id returns the original response and creates nothing. Empty:
@@ -61,6 +91,8 @@ class CreateTableRequest(_message.Message):
     """Number of seats, 2 to 4."""
     series_length: _builtins.int
     """Deals in the series; overrides the rule set's series_length when set (at least 1)."""
+    after_series: Global___AfterSeries.ValueType
+    """What the table does when its series is complete. Unset: AFTER_SERIES_CLOSE."""
     @_builtins.property
     def rule_set(self) -> _rule_set_pb2.RuleSet:
         """A full rule set; fields left unset take the base game's values."""
@@ -73,10 +105,11 @@ class CreateTableRequest(_message.Message):
         rule_set: _rule_set_pb2.RuleSet | None = ...,
         seat_count: _builtins.int = ...,
         series_length: _builtins.int | None = ...,
+        after_series: Global___AfterSeries.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "rule_set", b"rule_set", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "request_id", b"request_id", "rule_set", b"rule_set", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "seat_count", b"seat_count", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "after_series", b"after_series", "request_id", b"request_id", "rule_set", b"rule_set", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "seat_count", b"seat_count", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__series_length: _TypeAlias = _typing.Literal["series_length"]  # noqa: Y015
     _WhichOneofArgType__series_length: _TypeAlias = _typing.Literal["_series_length", b"_series_length"]  # noqa: Y015

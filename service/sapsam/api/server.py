@@ -35,16 +35,22 @@ from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.errors import ErrorInterceptor
 from sapsam.api.generated.v1 import (
+    audit_service_pb2,
     player_service_pb2,
     player_service_pb2_grpc,
     table_service_pb2,
     table_service_pb2_grpc,
+    tournament_service_pb2,
 )
 
 DEFAULT_LISTEN: Final = "127.0.0.1:50051"
 TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
+].full_name
+AUDIT_SERVICE_NAME: Final = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+TOURNAMENT_SERVICE_NAME: Final = tournament_service_pb2.DESCRIPTOR.services_by_name[
+    "TournamentService"
 ].full_name
 SERVICE_NAMES: Final = (TABLE_SERVICE_NAME, PLAYER_SERVICE_NAME)
 
@@ -143,10 +149,15 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     tournament_servicer.add_tournament_service(services.tournament_service, server)
     if config.bench_echo:
         bench_echo.add_echo_service(server)
+    served = (
+        *SERVICE_NAMES,
+        *((AUDIT_SERVICE_NAME,) if services.audit_service is not None else ()),
+        *((TOURNAMENT_SERVICE_NAME,) if services.tournament_service is not None else ()),
+    )
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (*served, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     credentials = _credentials(config)
     try:
@@ -159,7 +170,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     if port == 0:
         raise RuntimeError(f"cannot listen on {config.listen}")
     server.start()
-    for name in ("", *SERVICE_NAMES):
+    for name in ("", *served):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return RunningServer(server, port, health_servicer, services, config.grace_seconds)
 

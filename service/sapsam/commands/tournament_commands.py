@@ -362,11 +362,11 @@ def _demo(arguments: argparse.Namespace) -> int:
     import psycopg
     from google.protobuf.timestamp_pb2 import Timestamp
 
-    from sapsam.api import tournament_bots
     from sapsam.api.bootstrap import build_services
     from sapsam.api.generated.v1 import tournament_service_pb2, tournament_service_pb2_grpc
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.audit.report import render_text
+    from sapsam.commands import tournament_bots
     from sapsam.store.tournament_audit import verify_tournament
 
     started = time.monotonic()

@@ -623,6 +623,7 @@ def _replace(record: _Record, **changes: Any) -> _Record:
     copy.__dict__.update(record.__dict__, **changes)
     return copy
 
+
 _Field = TypeVar("_Field")
 
 
@@ -632,9 +633,7 @@ def _replace_at(values: tuple[_Field, ...], index: int, value: _Field) -> tuple[
 
 def _with_deal(state: TableState, **changes: Any) -> TableState:
     assert state.deal is not None
-    return _replace(
-        state, version=state.version + 1, deal=_replace(state.deal, **changes)
-    )
+    return _replace(state, version=state.version + 1, deal=_replace(state.deal, **changes))
 
 
 def evolve(state: TableState, event: Event) -> TableState:

@@ -7,7 +7,14 @@ published, fair dealing's own checks (``seed_commitment``, ``contributions``, ``
 checks of what was recorded on the way (``reveal_fouls``, ``scored_arrangements``).
 
 Over the series: ``series_totals`` (each deal's running totals are the previous ones plus the
-deal's verified totals) and ``standings`` (the final standings follow from the final totals).
+deal's verified totals, from zero at the first deal of each series), ``standings`` (the final
+standings follow from the final totals) and, at a table created with ``after_series = new_series``,
+``series_start`` (after each completed series the next one is recorded as started, with the right
+number and first deal).
+
+Series follow from the deal numbers: every series has the rule set's ``series_length`` deals, so at
+a ``new_series`` table series ``k`` holds deals ``(k - 1) * length + 1 .. k * length``; deal numbers
+and the dealer rotation run on across series.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from sapsam.domain.events import (
     SeatTimedOut,
     SeedRevealed,
     SeriesCompleted,
+    SeriesStarted,
     TableCreated,
 )
 from sapsam.domain.published import DealNotFinishedError, published_deal
@@ -42,6 +50,21 @@ from sapsam.rules.scoring import standings
 
 # What malformed field values raise when a check reads them (the codec checks names, not types).
 MALFORMED: Final = (TypeError, ValueError, KeyError, AttributeError, IndexError)
+NEW_SERIES: Final = "new_series"
+
+
+def first_deal_of_series(deal_number: int, series_length: int, after_series: str) -> int:
+    """The number of the first deal of the series that deal ``deal_number`` belongs to."""
+    if after_series != NEW_SERIES:
+        return 1
+    return (deal_number - 1) // series_length * series_length + 1
+
+
+def series_of_deal(deal_number: int, series_length: int, after_series: str) -> int:
+    """The number of the series (from 1) that deal ``deal_number`` belongs to."""
+    if after_series != NEW_SERIES:
+        return 1
+    return (deal_number - 1) // series_length + 1
 
 
 @dataclass
@@ -71,6 +94,7 @@ class _Progress:
     """Where a deal stands while its events are walked through."""
 
     seat_count: int
+    after_series: str = "close"
     dealer: int = 0
     stage: str = "start"
     contributed: set[int] = field(default_factory=set)
@@ -160,13 +184,26 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
     elif isinstance(event, SeriesCompleted):
         _expect(progress, "scored")
         progress.stage = "series complete"
+    elif isinstance(event, SeriesStarted):
+        _expect(progress, "series complete")
+        if progress.after_series != NEW_SERIES:
+            raise _SequenceError(
+                f"the table was created with after_series = {progress.after_series}, so no new "
+                "series starts"
+            )
+        if event.first_deal_number != number + 1:
+            raise _SequenceError(
+                f"it starts the next series at deal {event.first_deal_number}, not {number + 1}"
+            )
+        progress.stage = "series started"
     else:
         raise _SequenceError(f"a {event.TYPE} event does not belong inside a deal")
 
 
-def sequence_check(deal: DealEvents, seat_count: int) -> AuditCheck:
-    """The deal's events follow the protocol: right order, right seats, nothing twice."""
-    progress = _Progress(seat_count)
+def sequence_check(deal: DealEvents, seat_count: int, after_series: str = "close") -> AuditCheck:
+    """The deal's events follow the protocol: right order, right seats, nothing twice; a
+    ``SeriesStarted`` only after ``SeriesCompleted`` and only at a ``new_series`` table."""
+    progress = _Progress(seat_count, after_series)
     for event, version in zip(deal.events, deal.versions, strict=True):
         try:
             _step(progress, event, deal.number)
@@ -186,7 +223,8 @@ def sequence_check(deal: DealEvents, seat_count: int) -> AuditCheck:
 
 
 def rotation_check(deal: DealEvents, chosen: DealerChosen | None, seat_count: int) -> AuditCheck:
-    """Deal ``n``'s dealer is the first dealer moved ``n - 1`` seats to the left."""
+    """Deal ``n``'s dealer is the first dealer moved ``n - 1`` seats to the left (across series
+    too: a new series does not draw a new dealer, the deal keeps passing left)."""
     started = deal.first(DealStarted)
     if chosen is None or not isinstance(started, DealStarted):
         return AuditCheck(
@@ -325,17 +363,31 @@ def series_checks(
     verified_totals: dict[int, tuple[int, ...]],
     rule_set: RuleSet | None,
     seat_count: int,
+    after_series: str = "close",
 ) -> list[AuditCheck]:
-    """Running totals and final standings against the verified deal results."""
+    """Running totals, final standings and (at a ``new_series`` table) each new series' start,
+    against the verified deal results and the rule set's series length."""
     checks: list[AuditCheck] = []
-    running: dict[int, tuple[int, ...]] = {0: (0,) * seat_count}
+    length = None if rule_set is None else rule_set.series_length
+    zeros = (0,) * seat_count
+    running: dict[int, tuple[int, ...]] = {0: zeros}
+    restarted: set[int] = set()  # deals after which a SeriesStarted is recorded
     for deal in deals:
         scored = deal.first(DealScored)
         if not isinstance(scored, DealScored):
             continue
         number = deal.number
-        previous = running.get(number - 1)
+        opens_series = number == 1 or (
+            length is not None
+            and after_series == NEW_SERIES
+            and first_deal_of_series(number, length, after_series) == number
+        )
+        if length is None and number - 1 in restarted:
+            opens_series = True  # no valid series length: trust the recorded SeriesStarted
+        previous = zeros if opens_series else running.get(number - 1)
         totals = verified_totals.get(number)
+        if isinstance(deal.first(SeriesStarted), SeriesStarted):
+            restarted.add(number)
         if previous is None:
             checks.append(
                 AuditCheck(
@@ -361,12 +413,17 @@ def series_checks(
             running[number] = scored.series_totals
             continue
         expected = tuple(a + b for a, b in zip(previous, totals, strict=True))
+        fresh = (
+            f" (series {series_of_deal(number, length, after_series)} starts from zero)"
+            if opens_series and number > 1 and length is not None
+            else ""
+        )
         if scored.series_totals == expected:
             checks.append(
                 AuditCheck(
                     "series_totals",
                     Status.PASSED,
-                    f"running totals {list(expected)}",
+                    f"running totals {list(expected)}{fresh}",
                     deal=number,
                 )
             )
@@ -376,7 +433,7 @@ def series_checks(
                     "series_totals",
                     Status.FAILED,
                     f"the running totals recorded after deal {number} are not the previous "
-                    "totals plus this deal's verified result",
+                    f"totals plus this deal's verified result{fresh}",
                     expected=",".join(map(str, expected)),
                     found=",".join(map(str, scored.series_totals)),
                     deal=number,
@@ -386,7 +443,12 @@ def series_checks(
     for deal in deals:
         completed = deal.first(SeriesCompleted)
         if isinstance(completed, SeriesCompleted):
-            checks.append(_standings_check(deal, completed, running.get(deal.number), rule_set))
+            checks.append(
+                _standings_check(deal, completed, running.get(deal.number), length, after_series)
+            )
+        start = _series_start_check(deal, length, after_series)
+        if start is not None:
+            checks.append(start)
     return checks
 
 
@@ -394,15 +456,18 @@ def _standings_check(
     deal: DealEvents,
     completed: SeriesCompleted,
     final_totals: tuple[int, ...] | None,
-    rule_set: RuleSet | None,
+    length: int | None,
+    after_series: str,
 ) -> AuditCheck:
-    length = None if rule_set is None else rule_set.series_length
-    if completed.deals_played != deal.number or length != deal.number:
+    first = 1 if length is None else first_deal_of_series(deal.number, length, after_series)
+    in_series = deal.number - first + 1
+    if completed.deals_played != in_series or length != in_series:
         return AuditCheck(
             "standings",
             Status.FAILED,
             f"the series is recorded complete after deal {deal.number} "
-            f"(deals_played {completed.deals_played}); the rule set's series has {length} deals",
+            f"(deals_played {completed.deals_played}); the rule set's series has {length} deals"
+            + (f" and this series began at deal {first}" if first > 1 else ""),
             deal=deal.number,
         )
     if final_totals is None:
@@ -418,5 +483,63 @@ def _standings_check(
         "the recorded standings do not follow from the final totals (equal totals share a place)",
         expected=str(expected),
         found=str(found),
+        deal=deal.number,
+    )
+
+
+def _series_start_check(
+    deal: DealEvents, length: int | None, after_series: str
+) -> AuditCheck | None:
+    """At a ``new_series`` table, the finished last deal of each series records the next series'
+    start with the right number and first deal; no other deal records one. ``None``: nothing to
+    check for this deal."""
+    started = deal.first(SeriesStarted)
+    ends_series = (
+        after_series == NEW_SERIES
+        and length is not None
+        and deal.finished
+        and deal.number % length == 0
+    )
+    if not ends_series:
+        if isinstance(started, SeriesStarted):
+            why = (
+                f"the table was created with after_series = {after_series}"
+                if after_series != NEW_SERIES
+                else f"deal {deal.number} does not end a series of {length} deals"
+            )
+            return AuditCheck(
+                "series_start",
+                Status.FAILED,
+                f"a new series is recorded after deal {deal.number}, but {why}",
+                deal=deal.number,
+            )
+        return None
+    assert length is not None
+    expected_number = deal.number // length + 1
+    expected = f"series {expected_number} from deal {deal.number + 1}"
+    if not isinstance(started, SeriesStarted):
+        return AuditCheck(
+            "series_start",
+            Status.FAILED,
+            f"deal {deal.number} ends series {expected_number - 1} of a new_series table, but no "
+            "SeriesStarted follows it",
+            expected=expected,
+            found="none",
+            deal=deal.number,
+        )
+    found = f"series {started.series_number} from deal {started.first_deal_number}"
+    if found != expected:
+        return AuditCheck(
+            "series_start",
+            Status.FAILED,
+            f"the SeriesStarted after deal {deal.number} names the wrong series or first deal",
+            expected=expected,
+            found=found,
+            deal=deal.number,
+        )
+    return AuditCheck(
+        "series_start",
+        Status.PASSED,
+        f"{expected}: totals reset to zero, the deal keeps passing left",
         deal=deal.number,
     )

@@ -36,6 +36,7 @@ from sapsam.domain.events import (
     SeatTimedOut,
     SeedRevealed,
     SeriesCompleted,
+    SeriesStarted,
     TableCreated,
 )
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
@@ -72,6 +73,8 @@ class ReplayFrame:
     deal_number: int | None
     dealer: int | None
     seats: tuple[SeatView, ...]
+    series_number: int | None = None
+    """The series being played, at a table created with ``after_series = new_series``."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values for JSON output."""
@@ -85,6 +88,7 @@ class ReplayFrame:
             "phase": self.phase,
             "deal_number": self.deal_number,
             "dealer": self.dealer,
+            "series_number": self.series_number,
             "seats": [
                 {
                     "seat": view.seat,
@@ -143,9 +147,14 @@ def _happened(event: Event, state: TableState) -> str:
     """The event in words."""
     if isinstance(event, TableCreated):
         rules = state.rule_set
+        after = (
+            ", a new series after each"
+            if event.after_series == "new_series"
+            else ", closing after it"
+        )
         return (
             f"{event.created_by} created the table: {event.seat_count} seats, rule set "
-            f"{rules.name!r}, a series of {rules.series_length} deals"
+            f"{rules.name!r}, a series of {rules.series_length} deals{after}"
         )
     if isinstance(event, PlayerSeated):
         return f"{event.player_id} sat at seat {event.seat}"
@@ -187,6 +196,13 @@ def _happened(event: Event, state: TableState) -> str:
     if isinstance(event, SeriesCompleted):
         places = ", ".join(f"seat {s.seat} place {s.place} ({s.total})" for s in event.standings)
         return f"the series is complete after {event.deals_played} deals: {places}"
+    if isinstance(event, SeriesStarted):
+        dealer = state.next_dealer
+        by = "" if dealer is None else f", dealt by seat {dealer} (the deal keeps passing left)"
+        return (
+            f"series {event.series_number} started: every total is back to zero; deal "
+            f"{event.first_deal_number} comes next{by}"
+        )
     return event.TYPE  # pragma: no cover - every event type is listed above
 
 
@@ -273,6 +289,7 @@ def _replay(export: AuditExport, codec: EventCodec) -> list[ReplayFrame]:
                 deal_number=None if deal is None else deal.number,
                 dealer=None if deal is None else deal.dealer,
                 seats=tuple(_seat_view(state, seat, hands) for seat in range(state.seat_count)),
+                series_number=state.series_number if state.after_series == "new_series" else None,
             )
         )
     return frames
@@ -289,12 +306,13 @@ def frame_at(frames: Sequence[ReplayFrame], version: int) -> ReplayFrame | None:
 
 def render_frame(frame: ReplayFrame) -> str:
     """A frame as text: the event, then the table and each seat."""
+    series = "" if frame.series_number is None else f", series {frame.series_number}"
     deal = "" if frame.deal_number is None else f", deal {frame.deal_number}"
     dealer = "" if frame.dealer is None else f", dealer seat {frame.dealer}"
     lines = [
         f"v{frame.version} {frame.event_type} by {frame.actor or '?'} at {frame.recorded_at}",
         f"  {frame.happened}",
-        f"  table: {frame.phase}{deal}{dealer}",
+        f"  table: {frame.phase}{series}{deal}{dealer}",
     ]
     for view in frame.seats:
         player = view.player or "(empty)"

@@ -21,10 +21,12 @@ def seated_table(
     rule_set: RuleSet = DEFAULT_RULE_SET,
     players: tuple[str, ...] = PLAYERS,
     request_id: str | None = None,
+    after_series: str = "close",
 ) -> uuid.UUID:
-    """A new table with every seat taken and the first dealer drawn by lot."""
+    """A new table with every seat taken and the first dealer drawn by lot; ``after_series``
+    (``close`` or ``new_series``) says what follows a completed series."""
     created = service.create_table(
-        rule_set, seat_count, "operator", request_id or f"create-{uuid.uuid4()}"
+        rule_set, seat_count, "operator", request_id or f"create-{uuid.uuid4()}", after_series
     )
     for player in players[:seat_count]:
         service.join(created.table_id, player, None, f"{created.table_id}/join-{player}")
@@ -76,9 +78,11 @@ def play_series(
     seat_count: int,
     deals: int | None = None,
     rule_set: RuleSet = DEFAULT_RULE_SET,
+    after_series: str = "close",
 ) -> uuid.UUID:
-    """A new table with ``deals`` deals played (default: the whole series)."""
-    table_id = seated_table(service, seat_count, rule_set)
+    """A new table with ``deals`` deals played (default: the whole series; at a ``new_series``
+    table deals go on past the series length into the next series)."""
+    table_id = seated_table(service, seat_count, rule_set, after_series=after_series)
     for number in range(1, (deals or rule_set.series_length) + 1):
         play_deal(service, table_id, number)
     return table_id

@@ -16,7 +16,8 @@ in this order (docs/audit.md describes each precisely):
 7. ``dealer_lot``: the lot seed matches the table's lot commitment and draws the recorded dealer.
 8. Per deal (see ``sapsam.audit.deal_checks``): ``sequence``, ``dealer_rotation``, and for a
    finished deal fair dealing's checks plus ``reveal_fouls`` and ``scored_arrangements``.
-9. Over the series: ``series_totals`` and ``standings``.
+9. Over the series: ``series_totals``, ``standings`` and (at a table created with
+   ``after_series = new_series``) ``series_start``; totals restart from zero with each series.
 
 Every check runs even after an earlier one failed, so a report shows all that is wrong; the first
 failure is the first divergence.
@@ -103,8 +104,13 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
     verified_totals: dict[int, tuple[int, ...]] = {}
     deals_verified = 0
     seat_count = created.seat_count if created is not None else header.seat_count
+    after_series = created.after_series if created is not None else "close"
     for deal in deals:
-        checks.append(_safely("sequence", deal.number, partial(sequence_check, deal, seat_count)))
+        checks.append(
+            _safely(
+                "sequence", deal.number, partial(sequence_check, deal, seat_count, after_series)
+            )
+        )
         checks.append(
             _safely(
                 "dealer_rotation", deal.number, partial(rotation_check, deal, chosen, seat_count)
@@ -135,7 +141,7 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
         _safely(
             "series_totals",
             None,
-            lambda: series_checks(deals, verified_totals, rule_set, seat_count),
+            lambda: series_checks(deals, verified_totals, rule_set, seat_count, after_series),
             [_malformed("series_totals", None, "the recorded running totals cannot be read")],
         )
     )
@@ -477,7 +483,8 @@ def _lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> Aud
 
 
 def _group_deals(decoded: Sequence[tuple[int, Event]]) -> list[DealEvents]:
-    """Each deal's events from its DealStarted on (SeriesCompleted goes with the last deal).
+    """Each deal's events from its DealStarted on (SeriesCompleted, and SeriesStarted at a
+    ``new_series`` table, go with the last deal of the series).
 
     An event after the opening that is not in a deal's run is kept where it sits, so the sequence
     check of the deal around it reports it.

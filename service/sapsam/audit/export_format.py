@@ -16,8 +16,8 @@ A segment is a run of consecutive stream versions; its anchor is the version and
 just before its first one (version 0 and 32 zero bytes, the genesis hash, for a segment that starts
 the stream). A whole-table export is one segment from the genesis. A deal export is the table's
 opening (``TableCreated`` to ``DealerChosen``, from the genesis) plus the deal's own consecutive
-events (``DealStarted`` to ``DealScored``, and ``SeriesCompleted`` when it ends the series); when
-the two touch (deal 1) they are one segment.
+events (``DealStarted`` to ``DealScored``, and ``SeriesCompleted`` when it ends a series, then
+``SeriesStarted`` at a ``new_series`` table); when the two touch (deal 1) they are one segment.
 """
 
 from __future__ import annotations
@@ -417,7 +417,8 @@ def _deal_spans(events: Sequence[RecordedEvent]) -> list[_DealSpan]:
             finished = current.finished or (
                 event.type == "DealScored" and _deal_of(event) == current.number
             )
-            # SeriesCompleted follows the last deal's DealScored and belongs to that deal.
+            # SeriesCompleted (and SeriesStarted) follow the last deal's DealScored and belong to
+            # that deal.
             spans[-1] = _DealSpan(current.number, current.first, index, finished)
     return spans
 

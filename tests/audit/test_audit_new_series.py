@@ -137,6 +137,10 @@ def test_sapsam_audit_verify_table_passes_a_two_series_table(
     out = capsys.readouterr().out
     assert code == 0, out
     assert "✓ deal 2 · series_start" in out and "✓ deal 4 · standings" in out
+    code = main(["audit", "verify", "--all", "--database-url", two_series.url])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "4 of 4 finished deal(s)" in out
 
 
 def test_replay_shows_the_new_series(two_series: TwoSeries) -> None:

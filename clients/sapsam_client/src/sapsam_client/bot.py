@@ -10,6 +10,17 @@ With ``--table`` the bot joins that table; with ``--create`` it creates one (pri
 from this one process (a thread and a player each). Strategies: ``solver`` plays the solver's
 rows, ``random`` random legal rows (``--seed`` makes them repeatable). Each bot registers a
 fresh player unless ``--token`` is given. One line per scored deal, then the standings.
+
+A player that already holds a seat at the table (taken in advance, or by a bot that restarted)
+plays that seat instead of joining again::
+
+    sapsam-bot --table tables/<uuid> --token <token> --player players/<id> --commitments bot.json
+
+The seat is found by the player's name among the table's seats: ``--player``, else the player
+saved with this token for this server in the token file (``$SAPSAM_TOKEN_FILE``, as
+``sapsam-play`` saves it); without either, ``--seat N`` names the seat the player holds.
+``--commitments FILE`` keeps open commitments on disk, so a bot restarted between confirming and
+revealing can still reveal.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
+from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
 from sapsam_client.generated.v1 import table_event_pb2, table_pb2
 from sapsam_client.rules import (
@@ -29,7 +41,14 @@ from sapsam_client.rules import (
     rules_module,
     solver_arranger,
 )
-from sapsam_client.seat import Arranger, SeriesOutcome
+from sapsam_client.seat import (
+    Arranger,
+    Commitment,
+    CommitmentKeeper,
+    SeriesOutcome,
+    take_seat,
+)
+from sapsam_client.tokens import load_player, token_file
 
 STRATEGIES = ("solver", "random")
 
@@ -58,7 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="seed of the random strategy")
     parser.add_argument("--name", default="bot", help="display name (numbered per seat)")
     parser.add_argument("--token", help="play as this player instead of registering one")
-    parser.add_argument("--seat", type=int, help="take this seat number")
+    parser.add_argument(
+        "--player",
+        help="with --token: the token's player (players/<id>), to find a seat it already holds",
+    )
+    parser.add_argument(
+        "--seat", type=int, help="take this seat number (or, with --token, the seat already held)"
+    )
+    parser.add_argument(
+        "--commitments", type=Path, help="keep open commitments in this file (survive a restart)"
+    )
     parser.add_argument("--seats-here", type=int, default=1, help="seats this process plays")
     parser.add_argument("--seat-count", type=int, default=4, help="with --create: seats, 2-4")
     parser.add_argument("--deals", type=int, help="with --create: deals in the series")
@@ -82,9 +110,13 @@ def play_seat(
     arranger: Arranger,
     seat: int | None = None,
     report: bool = True,
+    *,
+    player: str | None = None,
+    keeper: CommitmentKeeper | None = None,
 ) -> SeriesOutcome:
-    """Join ``table`` (at ``seat`` or the lowest free one) and play its series to the end."""
-    taken = client.join_table(table, seat)
+    """Join ``table`` (at ``seat`` or the lowest free one), or take up the seat the client's
+    player already holds there (see ``take_seat``), and play its series to the end."""
+    taken = take_seat(client, table, seat, player=player, keeper=keeper)
 
     def on_event(event: table_event_pb2.TableEvent) -> None:
         if report and event.WhichOneof("payload") == "deal_scored":
@@ -114,14 +146,56 @@ def format_standings(standings: Sequence[table_pb2.Standing], names: dict[str, s
     return lines
 
 
+class SharedKeeper:
+    """A commitment keeper shared by this process's seat threads: one call at a time, so two
+    seats never rewrite the same file over each other."""
+
+    def __init__(self, keeper: CommitmentKeeper) -> None:
+        self.keeper = keeper
+        self.lock = threading.Lock()
+
+    def load(self, seat: str) -> dict[int, Commitment]:
+        """The seat's open commitments by deal number."""
+        with self.lock:
+            return self.keeper.load(seat)
+
+    def save(self, seat: str, committed: Commitment) -> None:
+        """Keep a commitment before it is sent."""
+        with self.lock:
+            self.keeper.save(seat, committed)
+
+    def forget(self, seat: str, deal: int) -> None:
+        """Drop a commitment once revealed."""
+        with self.lock:
+            self.keeper.forget(seat, deal)
+
+
+def _token_player(arguments: argparse.Namespace) -> str | None:
+    """The player ``--token`` belongs to: ``--player``, else the one saved with that token for
+    this server in the token file, else unknown."""
+    if arguments.token is None:
+        return None
+    if arguments.player:
+        player: str = arguments.player
+        return player if player.startswith("players/") else f"players/{player}"
+    saved = load_player(token_file(), arguments.server)
+    return saved.player if saved is not None and saved.token == arguments.token else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bot; the exit code is 0 when the series was played to the end."""
     arguments = build_parser().parse_args(argv)
     try:
         rules_module("solver")  # fail now, with the install hint, if the rules are missing
         first = _client(arguments, arguments.token)
+        players: dict[int, str | None] = {0: _token_player(arguments)}
         if arguments.token is None:
-            first.register(arguments.name)
+            players[0] = first.register(arguments.name).player
+        keeper = (
+            None
+            if arguments.commitments is None
+            else SharedKeeper(CommitmentFile(arguments.commitments))
+        )
         table = arguments.table
         if arguments.create:
             created = first.create_table(
@@ -136,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             client = first
             if index > 0:
                 client = _client(arguments)
-                client.register(f"{arguments.name} {index + 1}")
+                players[index] = client.register(f"{arguments.name} {index + 1}").player
             seed = None if arguments.seed is None else arguments.seed + index
             seat = None if arguments.seat is None else arguments.seat + index
             try:
@@ -147,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         arranger_for(arguments.strategy, seed),
                         seat,
                         report=not arguments.quiet,
+                        player=players.get(index),
+                        keeper=keeper,
                     )
                 )
             except BaseException as error:  # reported by the main thread

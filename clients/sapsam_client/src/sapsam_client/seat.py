@@ -10,6 +10,9 @@ rows and nonce stay in this object until the table asks for the reveal. ``play_s
 the table with ``WatchTable`` and makes every move that falls to this seat: it draws the first
 dealer (seat 0), starts the deals it deals, adds entropy, cuts when it sits on the dealer's right,
 arranges with the given arranger, and reveals.
+
+:func:`take_seat` joins a table or, when the client's player already holds a seat there (taken in
+advance, or by this program before it restarted), takes that seat up again.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Protocol
 
 from sapsam_client.client import Client, Hand, seat_position, table_id, table_name
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
-from sapsam_client.errors import SapsamError
+from sapsam_client.errors import AlreadyExistsError, SapsamError
 from sapsam_client.generated.v1 import table_event_pb2, table_pb2
 
 Arranger = Callable[[Hand, table_pb2.Table], Rows]
@@ -209,3 +212,53 @@ class Seat:
         except SapsamError as error:
             if error.reason not in _NOTHING_TO_DO:
                 raise
+
+
+def held_seat(table: table_pb2.Table, player: str) -> str | None:
+    """The name of the seat ``player`` (``players/{id}``) holds at ``table``, if any."""
+    for seat in table.seats:
+        if seat.player == player:
+            return seat.name
+    return None
+
+
+def take_seat(
+    client: Client,
+    table: str,
+    seat: int | None = None,
+    *,
+    player: str | None = None,
+    keeper: CommitmentKeeper | None = None,
+) -> Seat:
+    """The seat the client's player already holds at ``table``, else a seat joined now (``seat``
+    or the lowest free one).
+
+    The held seat is found by the player's name (``players/{id}``) in the table's seats, when
+    ``player`` is given; a held seat wins over ``seat``. Without ``player`` the join is tried, and
+    its ``ALREADY_SEATED`` refusal says the player is seated: then ``seat`` names the seat to take
+    up, and without it the refusal is raised again, saying what to give. ``keeper`` keeps open
+    commitments across restarts (see :class:`Seat`).
+    """
+    if player is not None:
+        held = held_seat(client.get_table(table), player)
+        if held is not None:
+            return Seat(client, held, keeper)
+    try:
+        return client.join_table(table, seat, keeper=keeper)
+    except AlreadyExistsError as error:
+        if error.reason != "ALREADY_SEATED":
+            raise
+        if player is not None:
+            # Seated between the read and the join (e.g. by another process of this player).
+            held = held_seat(client.get_table(table), player)
+            if held is not None:
+                return Seat(client, held, keeper)
+        if seat is not None:
+            return Seat(client, f"{table_name(table)}/seats/{seat}", keeper)
+        raise AlreadyExistsError(
+            error.code,
+            error.reason,
+            f"{error.message}; to play that seat, name the player (players/ID) or the seat number",
+            error.metadata,
+            error.fields,
+        ) from error

@@ -259,3 +259,23 @@ def test_a_forged_series_with_the_chain_recomputed_is_named(
     assert expected <= failed, failed
     # Nothing about the cards was touched: fair dealing still holds for every deal.
     assert {"seed_commitment", "cut", "scores"}.isdisjoint(failed)
+
+
+def test_a_second_series_dealt_again_from_the_drawn_dealer_fails_the_rotation(
+    two_series: TwoSeries,
+) -> None:
+    # As if a new series drew no one but restarted the rotation at the first dealer.
+    def restart_the_rotation(events: list[Json]) -> None:
+        first_dealer = _of_type(events, "DealerChosen")["data"]["dealer"]
+        _of_type(events, "DealStarted", 2)["data"]["dealer"] = first_dealer
+
+    report = verify_export(_forged(two_series, restart_the_rotation, rechain=True))
+    rotation = report.named("dealer_rotation", 3)
+    assert rotation.status is Status.FAILED
+    dealers = {
+        e["data"]["deal_number"]: e["data"]["dealer"]
+        for e in _events(two_series.table_lines)
+        if e["type"] == "DealStarted"
+    }
+    assert rotation.expected == str(dealers[3]) == str(fairness.left_of(dealers[2], SEATS))
+    assert report.named("dealer_rotation", 4).status is Status.PASSED

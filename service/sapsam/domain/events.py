@@ -306,13 +306,13 @@ class EventCodec:
         event_type = self._types.get(type_name)
         if event_type is None:
             raise UnknownEventError(f"unknown event type {type_name!r}")
-        current = dict(data)
+        current = data
         version = schema_version
         while version < event_type.SCHEMA_VERSION:
             upcaster = self._upcasters.get((type_name, version))
             if upcaster is None:
                 raise UnknownEventError(f"no upcaster for {type_name} schema version {version}")
-            current = upcaster(current)
+            current = upcaster(dict(current))
             version += 1
         if version != event_type.SCHEMA_VERSION:
             raise UnknownEventError(
@@ -323,8 +323,10 @@ class EventCodec:
             value = current[name]
             if nested is not None:
                 values[name] = tuple(nested(**_from_json(item)) for item in value)
-            else:
+            elif isinstance(value, list | dict):
                 values[name] = _from_json(value)
+            else:
+                values[name] = value
         return event_type(**values)
 
 

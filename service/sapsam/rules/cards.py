@@ -101,11 +101,16 @@ class Card(int):
 
 _ALL_CARDS: Final = tuple(int.__new__(Card, index) for index in range(52))
 
+_BY_NOTATION: Final = {str(card): card for card in _ALL_CARDS}
+
 DECK: Final[tuple[Card, ...]] = _ALL_CARDS
 """The canonical deck: ``2c 2d 2h 2s 3c … As``, i.e. card index order."""
 
 
 def _parse_token(token: str, position: int | None) -> Card:
+    known = _BY_NOTATION.get(token)
+    if known is not None:  # the printed form ("As"), as every event and reply holds it
+        return known
     where = f" at position {position}" if position is not None else ""
     text = token.strip()
     if len(text) < 2:

@@ -160,6 +160,10 @@ class AuditExport:
 
     header: ExportHeader
     events: tuple[ExportedEvent, ...] = field(default=())
+    # True when the events came from ``read_export``: parsed from JSON with floats and NaN
+    # refused, so the chain check may hash them without walking them first (same outcome). Not
+    # compared: it says how the export was obtained, not what it holds.
+    parsed_json: bool = field(default=False, compare=False)
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -384,7 +388,7 @@ def read_export(lines: Iterable[str]) -> AuditExport:
             events.append(event_from_dict(value, f"line {number}"))
     if header is None:
         raise ExportFormatError("the export is empty: no header line")
-    return AuditExport(header=header, events=tuple(events))
+    return AuditExport(header=header, events=tuple(events), parsed_json=True)
 
 
 # -- selecting what to export (from a stream read by the caller) ---------------------------------

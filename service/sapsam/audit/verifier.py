@@ -208,7 +208,9 @@ def _chain_check(export: AuditExport, segment_events: Sequence[list[ExportedEven
         zip(export.header.segments, segment_events, strict=True), start=1
     ):
         records = [event.recorded(stream_id) for event in events]
-        report = verify_stream_chain(records, segment.anchor.hash, segment.anchor.version)
+        report = verify_stream_chain(
+            records, segment.anchor.hash, segment.anchor.version, export.parsed_json
+        )
         checked += report.events_checked
         if not report.intact:
             problem = report.problems[0]

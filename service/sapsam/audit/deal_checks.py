@@ -249,12 +249,15 @@ def rotation_check(deal: DealEvents, chosen: DealerChosen | None, seat_count: in
 
 
 def fairness_checks(
-    deal: DealEvents, created: TableCreated
+    deal: DealEvents, created: TableCreated, rule_set: RuleSet | None = None
 ) -> tuple[list[AuditCheck], tuple[int, ...] | None]:
-    """Fair dealing's checks of a finished deal, and its verified totals (None if unverified)."""
+    """Fair dealing's checks of a finished deal, and its verified totals (None if unverified).
+
+    ``rule_set`` is the created table's rule set when already read (None: read it here).
+    """
     number = deal.number
     try:
-        published = published_deal([created, *deal.events], number)
+        published = published_deal([created, *deal.events], number, rule_set)
         report = fairness.verify_deal(published)
         recorded = _recorded_checks(deal, report.ok)
     except (DealNotFinishedError, *MALFORMED) as error:

@@ -59,7 +59,7 @@ from sapsam.domain.events import (
 )
 from sapsam.rules.cards import format_cards
 from sapsam.rules.ruleset import RuleSet, RuleSetError
-from sapsam.store.chain import verify_stream_chain
+from sapsam.store.chain import verify_chain_of_stream
 
 _NO_FALLBACK: Final = object()
 
@@ -132,7 +132,7 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
                 AuditCheck("fair_dealing", Status.SKIPPED, "no TableCreated", deal=deal.number)
             )
             continue
-        deal_checks, totals = fairness_checks(deal, created)
+        deal_checks, totals = fairness_checks(deal, created, rule_set)
         checks.extend(deal_checks)
         if totals is not None:
             verified_totals[deal.number] = totals
@@ -207,9 +207,8 @@ def _chain_check(export: AuditExport, segment_events: Sequence[list[ExportedEven
     for index, (segment, events) in enumerate(
         zip(export.header.segments, segment_events, strict=True), start=1
     ):
-        records = [event.recorded(stream_id) for event in events]
-        report = verify_stream_chain(
-            records, segment.anchor.hash, segment.anchor.version, export.parsed_json
+        report = verify_chain_of_stream(
+            stream_id, events, segment.anchor.hash, segment.anchor.version, export.parsed_json
         )
         checked += report.events_checked
         if not report.intact:

@@ -34,8 +34,14 @@ class DealNotFinishedError(ValueError):
     """The events do not hold a finished (scored) deal with that number."""
 
 
-def published_deal(events: Iterable[Event], deal_number: int) -> PublishedDeal:
-    """Everything published about deal ``deal_number`` of one table, from that table's events."""
+def published_deal(
+    events: Iterable[Event], deal_number: int, rule_set: RuleSet | None = None
+) -> PublishedDeal:
+    """Everything published about deal ``deal_number`` of one table, from that table's events.
+
+    ``rule_set`` may pass ``RuleSet.from_dict`` of the TableCreated's rule set when the caller
+    already holds it (the audit verifies many deals of one table); otherwise it is read here.
+    """
     created: TableCreated | None = None
     started: DealStarted | None = None
     cut: DeckCut | None = None
@@ -85,7 +91,7 @@ def published_deal(events: Iterable[Event], deal_number: int) -> PublishedDeal:
     return PublishedDeal(
         table_id=uuid.UUID(created.table_id),
         deal_number=deal_number,
-        rule_set=RuleSet.from_dict(created.rule_set),
+        rule_set=rule_set if rule_set is not None else RuleSet.from_dict(created.rule_set),
         seat_count=created.seat_count,
         dealer=started.dealer,
         seed_commitment=bytes.fromhex(started.seed_commitment),

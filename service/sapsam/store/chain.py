@@ -21,7 +21,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, Protocol, cast
 
 from sapsam.store.records import JsonObject, JsonValue, RecordedEvent
 
@@ -278,6 +278,32 @@ class ChainReport:
         return self.problems[0].version if self.problems else None
 
 
+class ChainedEvent(Protocol):
+    """What the chain check reads of an event besides its stream: a ``RecordedEvent``, or an
+    exported event whose stream the export's header names."""
+
+    @property
+    def position(self) -> int: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def schema_version(self) -> int: ...
+
+    @property
+    def data(self) -> JsonObject: ...
+
+    @property
+    def metadata(self) -> JsonObject: ...
+
+    @property
+    def hash(self) -> bytes: ...
+
+
 def verify_stream_chain(
     events: Sequence[RecordedEvent],
     previous_hash: bytes = GENESIS_HASH,
@@ -293,12 +319,37 @@ def verify_stream_chain(
     ``parsed_json=True`` says the events' data and metadata were parsed from JSON with floats
     refused, so they are hashed through ``canonical_json_of_parsed`` (same outcome, faster).
     """
-    problems: list[ChainProblem] = []
     stream_id = events[0].stream_id if events else ""
+    return _verify_chain(stream_id, events, previous_hash, previous_version, parsed_json, True)
+
+
+def verify_chain_of_stream(
+    stream_id: str,
+    events: Sequence[ChainedEvent],
+    previous_hash: bytes = GENESIS_HASH,
+    previous_version: int = 0,
+    parsed_json: bool = False,
+) -> ChainReport:
+    """``verify_stream_chain`` for events that all belong to ``stream_id`` by construction (the
+    events of an export, whose header names the stream), without copying them into records."""
+    return _verify_chain(stream_id, events, previous_hash, previous_version, parsed_json, False)
+
+
+def _verify_chain(
+    stream_id: str,
+    events: Sequence[Any],
+    previous_hash: bytes,
+    previous_version: int,
+    parsed_json: bool,
+    check_stream: bool,
+) -> ChainReport:
+    """The walk of ``verify_stream_chain``; ``check_stream`` compares each event's stream id."""
+    problems: list[ChainProblem] = []
+    checked = not parsed_json
     expected_previous = previous_hash
     expected_version = previous_version + 1
     for event in events:
-        if event.stream_id != stream_id:
+        if check_stream and event.stream_id != stream_id:
             problems.append(
                 ChainProblem(
                     event.version, event.position, f"belongs to stream {event.stream_id!r}"
@@ -313,7 +364,19 @@ def verify_stream_chain(
                 )
             )
         try:
-            recomputed = event_hash(expected_previous, event, not parsed_json)
+            recomputed = chain_hash(
+                expected_previous,
+                canonical_event_bytes(
+                    # A record hashes with its own stream id, as event_hash does.
+                    event.stream_id if check_stream else stream_id,
+                    event.version,
+                    event.type,
+                    event.schema_version,
+                    event.data,
+                    event.metadata,
+                    checked,
+                ),
+            )
         except CanonicalJsonError as error:
             problems.append(ChainProblem(event.version, event.position, f"not canonical: {error}"))
         else:

@@ -23,9 +23,11 @@ events (``DealStarted`` to ``DealScored``, and ``SeriesCompleted`` when it ends 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import json.scanner
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from sapsam.store.chain import GENESIS_HASH, canonical_json
 from sapsam.store.records import JsonObject, RecordedEvent
@@ -276,9 +278,24 @@ def _reject_constants(text: str) -> Any:
 _DECODER = json.JSONDecoder(parse_float=_reject_floats, parse_constant=_reject_constants)
 
 
+# The decoder's own scanner (same options), to read a line's value without ``decode``'s frames.
+# (The stubs type ``make_scanner`` as the scanner class, not as taking a decoder.)
+_scan_value: Callable[[str, int], tuple[Any, int]] = cast(Any, json.scanner.make_scanner)(_DECODER)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")  # what ``decode`` allows around the value
+
+
 def _parse_line(line: str, number: int) -> Mapping[str, Any]:
     try:
-        value = _DECODER.decode(line)
+        # A written line is one value from its first character: scan it directly, which skips
+        # the two frames and whitespace matches of ``decode``. Anything else (leading space, not
+        # JSON, extra data) goes through ``decode`` itself, which raises with its usual message.
+        try:
+            value, end = _scan_value(line, 0)
+        except StopIteration:
+            value = _DECODER.decode(line)
+        else:
+            if end != len(line) and not _WHITESPACE.fullmatch(line, end):
+                value = _DECODER.decode(line)
     except json.JSONDecodeError as error:
         raise ExportFormatError(f"line {number}: not JSON ({error.msg})") from None
     except ExportFormatError as error:

@@ -26,9 +26,9 @@ failure is the first divergence.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, TypeVar, cast, overload
 
 from sapsam import fairness
 from sapsam.audit.deal_checks import (
@@ -353,9 +353,35 @@ def _rule_set(created: TableCreated | None) -> RuleSet | None:
     if created is None:
         return None
     try:
-        return RuleSet.from_dict(created.rule_set)
+        return _read_rule_set(created.rule_set)
     except RuleSetError:
         return None
+
+
+# RuleSet.from_dict validates every field, and a verifier going through many exports meets the
+# same few rule sets again and again. A RuleSet is frozen, so one reading is shared: the key holds
+# each value's type too (true and 1 are equal in Python, not as rule set values). Errors are not
+# kept, so a bad rule set raises every time.
+_RuleSetKey = tuple[tuple[str, type, object], ...]
+_RULE_SETS: dict[_RuleSetKey, RuleSet] = {}
+_RULE_SETS_KEPT = 64
+
+
+def _read_rule_set(data: object) -> RuleSet:
+    """``RuleSet.from_dict(data)``, read once per distinct rule set."""
+    if type(data) is not dict:
+        return RuleSet.from_dict(cast(Mapping[str, Any], data))
+    try:
+        key = tuple((name, type(value), value) for name, value in data.items())
+        known = _RULE_SETS.get(key)
+    except TypeError:  # an unhashable value (a list …): nothing to share, from_dict judges it
+        return RuleSet.from_dict(data)
+    if known is None:
+        known = RuleSet.from_dict(data)
+        if len(_RULE_SETS) >= _RULE_SETS_KEPT:
+            _RULE_SETS.clear()
+        _RULE_SETS[key] = known
+    return known
 
 
 def _header_check(

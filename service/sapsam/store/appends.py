@@ -29,7 +29,6 @@ is explained in ``sapsam.store.reads``.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -58,11 +57,12 @@ from sapsam.store.records import (
     RequestIdReused,
 )
 from sapsam.store.stream_heads import forget, recall, remember
+from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
+from sapsam.store.subscriptions import send_wakeup, wakeup_payload
 
 Connection = psycopg.Connection[Any]
 ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], None]
 
-NOTIFY_CHANNEL = "sapsam_events"
 RESERVED_METADATA = frozenset({"request_id", "actor", "recorded_at"})
 
 
@@ -293,14 +293,12 @@ def _insert(
                     # Inside the caller's transaction: the wake-up goes out with its commit.
                     _notify(connection, stream_id, recorded[-1].position)
         if owns_transaction:
-            # After our commit, as a transaction of its own: PostgreSQL serialises the commits
-            # of all transactions that NOTIFY (a global lock held through the commit's disk
-            # flush), which would stop concurrent appends from sharing flushes. That transaction
-            # writes nothing worth a flush, so it commits asynchronously. Should the process
-            # die right here, followers still find the events when they next poll.
-            _notify(connection, stream_id, recorded[-1].position, asynchronous_commit=True)
-            if not connection.autocommit:
-                connection.commit()
+            # After our commit, by this process's notifier thread on its own connection, not in
+            # our transaction: PostgreSQL serialises the commits of all transactions that NOTIFY
+            # (a global lock held through the commit's disk flush), which would stop concurrent
+            # appends from sharing flushes. Should the wake-up be lost, followers still find the
+            # events when they next poll.
+            send_wakeup(connection, stream_id, recorded[-1].position)
     except _StaleHeadError:
         return None
     except errors.UniqueViolation as error:
@@ -362,17 +360,11 @@ SELECT inserted.position, inserted.version FROM inserted ORDER BY inserted.versi
 """
 
 
-def _notify(
-    connection: Connection, stream_id: str, position: int, asynchronous_commit: bool = False
-) -> None:
+def _notify(connection: Connection, stream_id: str, position: int) -> None:
     # A wake-up signal only: followers read the log themselves, so the payload carries no data.
-    payload = [NOTIFY_CHANNEL, json.dumps({"stream": stream_id, "position": position})]
-    if asynchronous_commit:
-        connection.execute(
-            "SELECT set_config('synchronous_commit', 'off', true), pg_notify(%s, %s)", payload
-        )
-    else:
-        connection.execute("SELECT pg_notify(%s, %s)", payload)
+    connection.execute(
+        "SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, wakeup_payload(stream_id, position)]
+    )
 
 
 def _recorded(

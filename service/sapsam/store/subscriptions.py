@@ -1,23 +1,48 @@
 """Following the log live: LISTEN for wake-ups, read the log, poll when nothing wakes us.
 
-Every append sends ``NOTIFY sapsam_events`` on commit with a payload of ``{"stream", "position"}``:
-a wake-up signal, never the data. A follower reads the events itself from its checkpoint, so a lost
-or coalesced notification costs latency only, never an event; the timed wait is the polling
-fallback. Any number of server processes can follow the same table this way.
+Every append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",
+"position"}``: a wake-up signal, never the data. A follower reads the events itself from its
+checkpoint, so a lost or coalesced notification costs latency only, never an event; the timed wait
+is the polling fallback. Any number of server processes can follow the same table this way.
+
+An append that commits on its own hands its wake-up to ``send_wakeup``: a per-process thread (one
+per database) sends it on a connection of its own, so the NOTIFY costs the append no round trip
+and no server time, and wake-ups that pile up while one is being sent go out together, in one
+transaction. That transaction commits asynchronously: PostgreSQL serialises the commits of all
+transactions that NOTIFY (a global lock held through the commit), so a NOTIFY must never wait for
+a disk flush, and it writes nothing worth one.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
-from sapsam.store.appends import NOTIFY_CHANNEL
 from sapsam.store.reads import read_all
 from sapsam.store.records import RecordedEvent
+
+NOTIFY_CHANNEL = "sapsam_events"
+# A notifier thread with nothing to send closes its connection and ends after this long.
+NOTIFIER_IDLE_SECONDS = 2.0
+# At most one NOTIFY transaction per this interval and process and database: wake-ups that come
+# sooner wait for the rest of it and go out together. Followers hear of an append at most this
+# much later, and a busy writer pays for one NOTIFY per interval rather than one per append.
+NOTIFIER_INTERVAL_SECONDS = 0.005
+# After a failure (server gone, say) a notifier drops what it held and waits this long.
+NOTIFIER_RETRY_SECONDS = 0.5
+
+SEND_WAKEUPS = """
+SELECT set_config('synchronous_commit', 'off', true), pg_notify(%s, payload)
+FROM unnest(%s::text[]) AS payload
+"""
 
 
 @dataclass(frozen=True)
@@ -66,3 +91,95 @@ def follow(
                 return
             for _ in connection.notifies(timeout=poll_seconds, stop_after=1):
                 pass
+
+
+def wakeup_payload(stream_id: str, position: int) -> str:
+    """The NOTIFY payload for ``stream_id`` having reached ``position``."""
+    return json.dumps({"stream": stream_id, "position": position})
+
+
+class _Notifier:
+    """Sends the wake-ups of one database from a thread of its own, coalescing per stream."""
+
+    def __init__(self, conninfo: str) -> None:
+        self._conninfo = conninfo
+        self._pending: dict[str, int] = {}
+        self._condition = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def wake(self, stream_id: str, position: int) -> None:
+        with self._condition:
+            if self._pending.get(stream_id, 0) < position:
+                self._pending[stream_id] = position
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="sapsam-notifier", daemon=True
+                )
+                self._thread.start()
+            else:
+                self._condition.notify()
+
+    def _take(self, not_before: float) -> dict[str, int] | None:
+        """The pending wake-ups, waiting for some; None (and the thread ends) when idle.
+
+        Waits until ``not_before`` (a ``time.monotonic`` value) too, gathering what comes in.
+        """
+        with self._condition:
+            if not self._pending:
+                self._condition.wait(NOTIFIER_IDLE_SECONDS)
+            if not self._pending:
+                self._thread = None
+                return None
+        delay = not_before - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        with self._condition:
+            pending, self._pending = self._pending, {}
+            return pending
+
+    def _run(self) -> None:
+        connection: psycopg.Connection[Any] | None = None
+        try:
+            sent_at = 0.0
+            while (pending := self._take(sent_at + NOTIFIER_INTERVAL_SECONDS)) is not None:
+                sent_at = time.monotonic()
+                payloads = [wakeup_payload(stream, last) for stream, last in pending.items()]
+                try:
+                    if connection is None:
+                        connection = psycopg.connect(self._conninfo, autocommit=True)
+                    connection.execute(SEND_WAKEUPS, [NOTIFY_CHANNEL, payloads])
+                except psycopg.Error:
+                    # Those wake-ups are lost, which followers survive (they poll).
+                    if connection is not None:
+                        connection.close()
+                        connection = None
+                    threading.Event().wait(NOTIFIER_RETRY_SECONDS)
+        finally:
+            if connection is not None:
+                connection.close()
+            with self._condition:
+                if self._thread is threading.current_thread():
+                    self._thread = None
+
+
+_notifiers: dict[tuple[bytes | None, ...], _Notifier] = {}
+_notifiers_lock = threading.Lock()
+
+
+def send_wakeup(connection: psycopg.Connection[Any], stream_id: str, position: int) -> None:
+    """Have this process's notifier for ``connection``'s database announce ``stream_id``.
+
+    Returns at once; the NOTIFY goes out shortly after, from another connection. Call it after
+    the events committed. A wake-up lost on the way (the process dies, the server restarts)
+    delays followers until their next poll, nothing more.
+    """
+    pgconn = connection.pgconn
+    key = (pgconn.host, pgconn.port, pgconn.db, pgconn.user, pgconn.options)
+    with _notifiers_lock:
+        notifier = _notifiers.get(key)
+        if notifier is None:
+            # The libpq view of the connection's parameters: connection.info.dsn leaves out
+            # the password, which the notifier needs to connect on its own.
+            conninfo = make_conninfo(connection.info.dsn, password=connection.info.password or None)
+            notifier = _notifiers[key] = _Notifier(conninfo)
+    notifier.wake(stream_id, position)

@@ -300,6 +300,8 @@ def _parse_line(line: str, number: int) -> Mapping[str, Any]:
         raise ExportFormatError(f"line {number}: not JSON ({error.msg})") from None
     except ExportFormatError as error:
         raise ExportFormatError(f"line {number}: {error}") from None
+    if type(value) is dict:  # the usual case, without formatting the place for an error
+        return value
     return _object(value, f"line {number}")
 
 
@@ -343,8 +345,9 @@ def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportH
     )
 
 
-def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
-    """Read one event line's object; raises ``ExportFormatError`` naming the bad field."""
+def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
+    """The usual, well-formed event line in one test; None sends it to the checks that name the
+    bad field."""
     position, version, event_type, schema_version, data, metadata, hash_text = (
         value.get("position"),
         value.get("version"),
@@ -354,7 +357,6 @@ def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
         value.get("metadata"),
         value.get("hash"),
     )
-    # The usual, well-formed line in one test; anything else gets the checks that name the field.
     if (
         type(position) is int
         and type(version) is int
@@ -369,11 +371,16 @@ def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
         try:
             digest = bytes.fromhex(hash_text)
         except ValueError:
-            pass
-        else:
-            return ExportedEvent(
-                position, version, event_type, schema_version, data, metadata, digest
-            )
+            return None
+        return ExportedEvent(position, version, event_type, schema_version, data, metadata, digest)
+    return None
+
+
+def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
+    """Read one event line's object; raises ``ExportFormatError`` naming the bad field."""
+    well_formed = _well_formed_event(value)
+    if well_formed is not None:
+        return well_formed
     event_type = value.get("type")
     _require(isinstance(event_type, str) and bool(event_type), where, "type must be a string")
     assert isinstance(event_type, str)
@@ -402,7 +409,9 @@ def read_export(lines: Iterable[str]) -> AuditExport:
         if header is None:
             header = header_from_dict(value, f"line {number}")
         else:
-            events.append(event_from_dict(value, f"line {number}"))
+            # The place is formatted only for a line that needs the field-by-field checks.
+            event = _well_formed_event(value)
+            events.append(event if event is not None else event_from_dict(value, f"line {number}"))
     if header is None:
         raise ExportFormatError("the export is empty: no header line")
     return AuditExport(header=header, events=tuple(events), parsed_json=True)

@@ -383,6 +383,8 @@ def _recorded(
     if len(rows) != len(events):
         raise RuntimeError(f"inserted {len(rows)} rows for {len(events)} events")
     metadata = decode_json(canonical_metadata)
+    # One decode for the whole batch: the canonical parts joined form a JSON list.
+    decoded_data = decode_json(b"[" + b",".join(canonical_data) + b"]")
     return [
         RecordedEvent(
             position=int(position),
@@ -390,12 +392,12 @@ def _recorded(
             version=int(version),
             type=event.type,
             schema_version=event.schema_version,
-            data=decode_json(data),
+            data=data,
             metadata=metadata,
             hash=event_hash,
         )
         for (position, version), event, data, event_hash in zip(
-            rows, events, canonical_data, hashes, strict=True
+            rows, events, decoded_data, hashes, strict=True
         )
     ]
 

@@ -126,6 +126,14 @@ def canonical_json(value: JsonValue) -> bytes:
     return _parsed_dumps(value).encode("utf-8")
 
 
+def canonical_json_each(values: Sequence[JsonValue]) -> list[bytes]:
+    """``canonical_json`` of each value, checked in one walk (the append path's batches)."""
+    problem = _first_problem(list(values))
+    if problem is not None:
+        raise CanonicalJsonError(f"not canonical JSON: {problem}")
+    return [_parsed_dumps(value).encode("utf-8") for value in values]
+
+
 def canonical_json_of_parsed(value: JsonValue) -> bytes:
     """``canonical_json`` of a value that ``json`` parsed with floats and NaN refused.
 

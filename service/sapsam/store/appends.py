@@ -15,8 +15,9 @@ An append:
    ``response``;
 5. applies the registered projectors and the caller's ``project`` callback in the same
    transaction, when there are any;
-6. sends ``NOTIFY sapsam_events`` (stream id and last position only) right after its commit, or
-   with the caller's commit when it runs inside the caller's transaction.
+6. has ``NOTIFY sapsam_events`` (stream id and last position only) sent after its commit by the
+   process's notifier thread (``subscriptions.send_wakeup``), or sends it with the caller's
+   commit when it runs inside the caller's transaction.
 
 Nothing is locked while deciding: the database's unique keys settle every race. A writer that
 took the expected version first makes our insert fail on (stream_id, version), reported as

@@ -32,6 +32,16 @@ class CanonicalJsonError(ValueError):
     """A value that has no canonical JSON form here (a float, a non-string key, NaN …)."""
 
 
+def _utf8(text: str) -> bytes:
+    # A lone surrogate (JSON "\ud800") parses into a str but has no UTF-8 form: not canonical.
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CanonicalJsonError(
+            "not canonical JSON: a lone surrogate, which has no UTF-8 form"
+        ) from None
+
+
 def _first_problem(value: object) -> str | None:
     """What in ``value`` would not survive a jsonb round trip byte for byte, if anything.
 
@@ -114,7 +124,7 @@ _parsed_dumps = _make_parsed_dumps()
 
 def json_string(text: str) -> bytes:
     """A string as canonical JSON (quoted and escaped), UTF-8."""
-    return _ENCODER.encode(text).encode("utf-8")
+    return _utf8(_ENCODER.encode(text))
 
 
 def canonical_json(value: JsonValue) -> bytes:
@@ -123,7 +133,7 @@ def canonical_json(value: JsonValue) -> bytes:
     if problem is not None:
         raise CanonicalJsonError(f"not canonical JSON: {problem}")
     # Checked, so plain JSON types only: the encoder made once gives the same text as _dumps.
-    return _parsed_dumps(value).encode("utf-8")
+    return _utf8(_parsed_dumps(value))
 
 
 def canonical_json_each(values: Sequence[JsonValue]) -> list[bytes]:
@@ -131,7 +141,7 @@ def canonical_json_each(values: Sequence[JsonValue]) -> list[bytes]:
     problem = _first_problem(list(values))
     if problem is not None:
         raise CanonicalJsonError(f"not canonical JSON: {problem}")
-    return [_parsed_dumps(value).encode("utf-8") for value in values]
+    return [_utf8(_parsed_dumps(value)) for value in values]
 
 
 def canonical_json_of_parsed(value: JsonValue) -> bytes:
@@ -146,7 +156,7 @@ def canonical_json_of_parsed(value: JsonValue) -> bytes:
     text = _parsed_dumps(value)
     if "\\u0000" in text:
         return canonical_json(value)
-    return text.encode("utf-8")
+    return _utf8(text)
 
 
 def assemble_event_bytes(
@@ -221,7 +231,7 @@ def canonical_event_bytes(
             }
         )
         if "\\u0000" not in text:
-            return text.encode("utf-8")
+            return _utf8(text)
     return assemble_event_bytes(
         stream_id,
         version,

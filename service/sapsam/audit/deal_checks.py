@@ -110,6 +110,11 @@ def _seat(progress: _Progress, seat: int) -> int:
     return seat
 
 
+def _settled(progress: _Progress, seat: int) -> bool:
+    """The seat has confirmed or timed out (a set of the two is made only where counted)."""
+    return seat in progress.confirmed or seat in progress.timed_out
+
+
 def _expect(progress: _Progress, *stages: str) -> None:
     if progress.stage not in stages:
         raise _SequenceError(f"it comes at stage {progress.stage!r}, not {' or '.join(stages)}")
@@ -120,7 +125,6 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
     deal_number = getattr(event, "deal_number", number)
     if deal_number != number:
         raise _SequenceError(f"it names deal {deal_number} inside deal {number}")
-    settled = progress.confirmed | progress.timed_out
     if isinstance(event, DealStarted):
         _expect(progress, "start")
         progress.dealer = _seat(progress, event.dealer)
@@ -141,12 +145,12 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         progress.stage = "arranging"
     elif isinstance(event, ArrangementCommitted):
         _expect(progress, "arranging")
-        if _seat(progress, event.seat) in settled:
+        if _settled(progress, _seat(progress, event.seat)):
             raise _SequenceError(f"seat {event.seat} committed after it was settled")
         progress.committed[event.seat] = event.commitment
     elif isinstance(event, SeatConfirmed):
         _expect(progress, "arranging")
-        if _seat(progress, event.seat) in settled:
+        if _settled(progress, _seat(progress, event.seat)):
             raise _SequenceError(f"seat {event.seat} confirmed twice or after timing out")
         if progress.committed.get(event.seat) != event.commitment:
             raise _SequenceError(f"seat {event.seat} confirmed a commitment it never made last")
@@ -155,7 +159,7 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         _seat(progress, event.seat)
         if event.stage == "arranging":
             _expect(progress, "arranging")
-            if event.seat in settled:
+            if _settled(progress, event.seat):
                 raise _SequenceError(f"seat {event.seat} timed out after it was settled")
         else:
             _expect(progress, "revealing")
@@ -164,7 +168,7 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         progress.timed_out.add(event.seat)
     elif isinstance(event, RevealsOpened):
         _expect(progress, "arranging")
-        if len(settled) != progress.seat_count:
+        if len(progress.confirmed | progress.timed_out) != progress.seat_count:
             raise _SequenceError("reveals opened before every seat confirmed or timed out")
         progress.stage = "revealing"
     elif isinstance(event, ArrangementRevealed):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Final, TypeAlias
 
 JsonValue: TypeAlias = Any
 
@@ -322,7 +322,7 @@ class EventCodec:
         for name, nested in self._fields[type_name]:
             value = current[name]
             if nested is not None:
-                values[name] = tuple(nested(**_from_json(item)) for item in value)
+                values[name] = tuple([nested(**_from_json(item)) for item in value])
             elif isinstance(value, list | dict):
                 values[name] = _from_json(value)
             else:
@@ -352,9 +352,21 @@ def _to_json(value: Any) -> JsonValue:
     return value
 
 
+# JSON scalar types: a list holding only these is copied into a tuple as it is.
+_SCALARS: Final = frozenset({str, int, bool, float, type(None)})
+
+
 def _from_json(value: JsonValue) -> Any:
+    # Scalars are taken as they are without a call each; lists and dicts are walked.
     if isinstance(value, list):
-        return tuple(_from_json(item) for item in value)
+        if _SCALARS.issuperset(map(type, value)):
+            return tuple(value)
+        return tuple(
+            [_from_json(item) if isinstance(item, list | dict) else item for item in value]
+        )
     if isinstance(value, dict):
-        return {key: _from_json(item) for key, item in value.items()}
+        return {
+            key: _from_json(item) if isinstance(item, list | dict) else item
+            for key, item in value.items()
+        }
     return value

@@ -16,7 +16,7 @@ import hashlib
 import hmac
 import uuid
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Final, Protocol
 
 from sapsam.fairness.encoding import (
     MAX_SEATS,
@@ -34,6 +34,10 @@ from sapsam.fairness.encoding import (
 COMMITMENT_BYTES = 32
 
 
+# Each tag's length-prefixed bytes, encoded once (they are the same on every call).
+_TAG_ARRANGEMENT_COMMITMENT_PREFIX: Final = length_prefixed(TAG_ARRANGEMENT_COMMITMENT)
+
+
 class Rows(Protocol):
     """Anything with three rows of card indices (``sapsam.rules.arrangement.Arrangement``)."""
 
@@ -49,11 +53,14 @@ class Rows(Protocol):
 
 def encode_rows(arrangement: Rows) -> bytes:
     """``lp(front) || lp(middle) || lp(back)``, each row's card bytes in ascending order."""
-    parts = []
-    for name in ("front", "middle", "back"):
-        row = require_cards(getattr(arrangement, name), f"the {name} row")
-        parts.append(length_prefixed(bytes(sorted(row))))
-    return b"".join(parts)
+    front = require_cards(arrangement.front, "the front row")
+    middle = require_cards(arrangement.middle, "the middle row")
+    back = require_cards(arrangement.back, "the back row")
+    return (
+        length_prefixed(bytes(sorted(front)))
+        + length_prefixed(bytes(sorted(middle)))
+        + length_prefixed(bytes(sorted(back)))
+    )
 
 
 def arrangement_commitment(
@@ -61,7 +68,7 @@ def arrangement_commitment(
 ) -> bytes:
     """The client's half: the 32-byte commitment it sends before confirming (``commit``)."""
     return hashlib.sha256(
-        length_prefixed(TAG_ARRANGEMENT_COMMITMENT)
+        _TAG_ARRANGEMENT_COMMITMENT_PREFIX
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + u8(require_seat(seat, MAX_SEATS))

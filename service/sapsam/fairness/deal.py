@@ -18,6 +18,7 @@ import hmac
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from sapsam.fairness.encoding import (
     DECK_SIZE,
@@ -39,6 +40,12 @@ from sapsam.fairness.encoding import (
 )
 from sapsam.fairness.shuffle import shuffle_deck
 from sapsam.rules.cards import DECK, Card
+
+# Each tag's length-prefixed bytes, encoded once (they are the same on every call).
+_TAG_CUT_DECK_RECORD_PREFIX: Final = length_prefixed(TAG_CUT_DECK_RECORD)
+_TAG_DECK_RECORD_PREFIX: Final = length_prefixed(TAG_DECK_RECORD)
+_TAG_HAND_RECORD_PREFIX: Final = length_prefixed(TAG_HAND_RECORD)
+_TAG_RECORD_KEY_PREFIX: Final = length_prefixed(TAG_RECORD_KEY)
 
 
 def left_of(seat: int, seat_count: int) -> int:
@@ -78,7 +85,7 @@ def cut_deck(deck: Sequence[int], position: int) -> tuple[Card, ...]:
     if not 1 <= position <= DECK_SIZE - 1:
         raise FairnessError(f"cut position {position} is outside 1..51")
     cards = _require_deck(deck)
-    return tuple(DECK[card] for card in cards[position:] + cards[:position])
+    return tuple(map(DECK.__getitem__, cards[position:] + cards[:position]))
 
 
 def deal_hands(deck: Sequence[int], dealer: int, seat_count: int) -> tuple[tuple[Card, ...], ...]:
@@ -94,7 +101,7 @@ def deal_hands(deck: Sequence[int], dealer: int, seat_count: int) -> tuple[tuple
     for offset in range(seat_count):
         seat = (first + offset) % seat_count
         hands[seat] = tuple(
-            DECK[card] for card in cards[offset : HAND_SIZE * seat_count : seat_count]
+            map(DECK.__getitem__, cards[offset : HAND_SIZE * seat_count : seat_count])
         )
     return tuple(hands)
 
@@ -138,7 +145,7 @@ class DealRecord:
 def record_key(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
     """The HMAC key of the deal record; it depends on the seed alone, not on the contributions."""
     return hashlib.sha256(
-        length_prefixed(TAG_RECORD_KEY)
+        _TAG_RECORD_KEY_PREFIX
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + length_prefixed(require_seed(seed))
@@ -147,19 +154,19 @@ def record_key(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
 
 def deck_digest(key: bytes, deck: Sequence[int]) -> bytes:
     """``HMAC(key, lp(deck tag) || 52 card bytes)`` for the shuffled deck, top first."""
-    return hmac.digest(key, length_prefixed(TAG_DECK_RECORD) + card_bytes(deck), "sha256")
+    return hmac.digest(key, _TAG_DECK_RECORD_PREFIX + card_bytes(deck), "sha256")
 
 
 def cut_deck_digest(key: bytes, deck: Sequence[int]) -> bytes:
     """``HMAC(key, lp(cut-deck tag) || 52 card bytes)`` for the deck after the cut, top first."""
-    return hmac.digest(key, length_prefixed(TAG_CUT_DECK_RECORD) + card_bytes(deck), "sha256")
+    return hmac.digest(key, _TAG_CUT_DECK_RECORD_PREFIX + card_bytes(deck), "sha256")
 
 
 def hand_digest(key: bytes, seat: int, hand: Sequence[int]) -> bytes:
     """``HMAC(key, lp(hand tag) || u8(seat) || lp(hand cards in dealt order))``."""
     return hmac.digest(
         key,
-        length_prefixed(TAG_HAND_RECORD) + u8(seat) + length_prefixed(card_bytes(hand)),
+        _TAG_HAND_RECORD_PREFIX + u8(seat) + length_prefixed(card_bytes(hand)),
         "sha256",
     )
 

@@ -53,6 +53,13 @@ _BLOCK_FORMAT: Final = struct.Struct(">" + "I" * WORDS_PER_BLOCK)
 _Item = TypeVar("_Item")
 
 
+# Each tag's length-prefixed bytes, encoded once (they are the same on every call).
+_TAG_LOT_COMMITMENT_PREFIX: Final = length_prefixed(TAG_LOT_COMMITMENT)
+_TAG_LOT_KEY_PREFIX: Final = length_prefixed(TAG_LOT_KEY)
+_TAG_SEED_COMMITMENT_PREFIX: Final = length_prefixed(TAG_SEED_COMMITMENT)
+_TAG_SHUFFLE_KEY_PREFIX: Final = length_prefixed(TAG_SHUFFLE_KEY)
+
+
 def new_seed() -> bytes:
     """A fresh 32-byte seed from the operating system's CSPRNG (the only randomness here)."""
     return secrets.token_bytes(SEED_BYTES)
@@ -61,7 +68,7 @@ def new_seed() -> bytes:
 def seed_commitment(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
     """The 32-byte SHA-256 commitment to a deal's seed, published before anyone acts on the deal."""
     return hashlib.sha256(
-        length_prefixed(TAG_SEED_COMMITMENT)
+        _TAG_SEED_COMMITMENT_PREFIX
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + length_prefixed(require_seed(seed))
@@ -83,7 +90,7 @@ def shuffle_key(
 ) -> bytes:
     """The 32-byte HMAC key of the deal's counter stream: seed and every seat's entropy mixed."""
     return hashlib.sha256(
-        length_prefixed(TAG_SHUFFLE_KEY)
+        _TAG_SHUFFLE_KEY_PREFIX
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + length_prefixed(require_seed(seed))
@@ -142,8 +149,14 @@ def fisher_yates(items: MutableSequence[_Item], draw: Callable[[int], int]) -> N
         items[position], items[other] = items[other], items[position]
 
 
+# The u64 counters of the first blocks, encoded once.
+_COUNTERS: Final = tuple(u64(counter) for counter in range(_FIRST_BLOCKS))
 # Precomputed acceptance limits for the bounds a 52-card shuffle uses (index = bound).
 _LIMITS: Final = (0, *(acceptance_limit(bound) for bound in range(1, DECK_SIZE + 1)))
+# The draws of a shuffle, their positions in draw order, and the lowest limit any draw uses.
+_DRAWS: Final = DECK_SIZE - 1
+_POSITIONS: Final = tuple(range(DECK_SIZE - 1, 0, -1))
+_LOWEST_LIMIT: Final = min(_LIMITS[2:])
 
 
 def shuffle_words(
@@ -157,6 +170,14 @@ def shuffle_words(
     up ``first_words``.
     """
     words = tuple(first_words)
+    if len(words) >= _DRAWS and max(words[:_DRAWS]) < _LOWEST_LIMIT:
+        # No word among the first 51 can be rejected (each is below every bound's limit), so
+        # word k is draw k: the same swaps as the loop below, without its acceptance tests.
+        fast = list(range(DECK_SIZE))
+        for position, word in zip(_POSITIONS, words, strict=False):
+            other = word % (position + 1)
+            fast[position], fast[other] = fast[other], fast[position]
+        return tuple(map(DECK.__getitem__, fast))
     next_counter = first_counter
     used = 0
     deck = list(range(DECK_SIZE))
@@ -174,16 +195,23 @@ def shuffle_words(
                 break
         other = word % bound
         deck[position], deck[other] = deck[other], deck[position]
-    return tuple(DECK[card] for card in deck)
+    return tuple(map(DECK.__getitem__, deck))
 
 
 def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
     """The canonical deck shuffled by the counter stream of ``key``."""
-    first = _WORD_FORMAT.unpack(b"".join(stream_block(key, c) for c in range(_FIRST_BLOCKS)))
+    # The key's HMAC state is set up once and copied per block: the same HMAC-SHA256 values as
+    # stream_block, without keying a new HMAC for each of the seven blocks.
+    keyed = hmac.new(key, digestmod="sha256")
+
+    def block(counter: int) -> bytes:
+        mac = keyed.copy()
+        mac.update(_COUNTERS[counter] if counter < _FIRST_BLOCKS else u64(counter))
+        return mac.digest()
+
+    first = _WORD_FORMAT.unpack(b"".join([block(c) for c in range(_FIRST_BLOCKS)]))
     # Rejections are rare (p < 2**-26 per word); more blocks are fetched only when they happen.
-    return shuffle_words(
-        first, _FIRST_BLOCKS, lambda counter: _BLOCK_FORMAT.unpack(stream_block(key, counter))
-    )
+    return shuffle_words(first, _FIRST_BLOCKS, lambda counter: _BLOCK_FORMAT.unpack(block(counter)))
 
 
 def shuffle_deck(
@@ -213,7 +241,7 @@ class DealerLot:
 def lot_commitment(table_id: uuid.UUID, lot_seed: bytes) -> bytes:
     """The 32-byte SHA-256 commitment to the lot seed, published before the draw."""
     return hashlib.sha256(
-        length_prefixed(TAG_LOT_COMMITMENT)
+        _TAG_LOT_COMMITMENT_PREFIX
         + require_table_id(table_id)
         + length_prefixed(require_seed(lot_seed, "lot seed"))
     ).digest()
@@ -222,7 +250,7 @@ def lot_commitment(table_id: uuid.UUID, lot_seed: bytes) -> bytes:
 def lot_key(table_id: uuid.UUID, lot_seed: bytes) -> bytes:
     """The stream key of the lot deck."""
     return hashlib.sha256(
-        length_prefixed(TAG_LOT_KEY)
+        _TAG_LOT_KEY_PREFIX
         + require_table_id(table_id)
         + length_prefixed(require_seed(lot_seed, "lot seed"))
     ).digest()

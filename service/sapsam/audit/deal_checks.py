@@ -77,7 +77,10 @@ class DealEvents:
 
     def first(self, event_type: type[Event]) -> Event | None:
         """The first event of a type, if any."""
-        return next((event for event in self.events if isinstance(event, event_type)), None)
+        for event in self.events:  # a plain loop: this runs several times per deal
+            if isinstance(event, event_type):
+                return event
+        return None
 
     @property
     def finished(self) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import json.scanner
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -345,18 +346,21 @@ def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportH
     )
 
 
+# An event line's fields in one call (a missing field sends the line to the named checks).
+_EVENT_FIELDS: Final = operator.itemgetter(
+    "position", "version", "type", "schema_version", "data", "metadata", "hash"
+)
+
+
 def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
     """The usual, well-formed event line in one test; None sends it to the checks that name the
     bad field."""
-    position, version, event_type, schema_version, data, metadata, hash_text = (
-        value.get("position"),
-        value.get("version"),
-        value.get("type"),
-        value.get("schema_version"),
-        value.get("data"),
-        value.get("metadata"),
-        value.get("hash"),
-    )
+    try:
+        position, version, event_type, schema_version, data, metadata, hash_text = _EVENT_FIELDS(
+            value
+        )
+    except KeyError:
+        return None
     if (
         type(position) is int
         and type(version) is int

@@ -22,7 +22,7 @@ from sapsam.store.deal_secrets import load_deal_seed
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import rebuild_projections
 from sapsam.store.table_projections import projectors, table_rows_as_json
-from sapsam.store.tables import TableService, stream_id_for
+from sapsam.store.tables import LOT_SECRET_NUMBER, TableService, stream_id_for
 
 PLAYERS = ("ann", "bob", "cid", "dee")
 
@@ -99,9 +99,11 @@ def test_a_four_seat_deal_through_domain_and_store(service: TableService) -> Non
     )
     expected = score_deal(DEFAULT_RULE_SET, [check_arrangement(solve(h), h) for h in hands])
     assert published.recorded_scores.totals == expected.totals
-    # The seed left the secrets table in the transaction that revealed it.
+    # Each secret left the secrets table in the transaction that published it: the deal's seed
+    # with SeedRevealed, the lot seed with DealerChosen.
     with service.store.connection() as connection:
         assert load_deal_seed(connection, stream_id_for(table_id), 1) is None
+        assert load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER) is None
 
 
 def test_refused_commands_write_nothing(service: TableService) -> None:

@@ -43,7 +43,7 @@ from sapsam.domain.commands import (
     TimeOutSeats,
 )
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import DEFAULT_CODEC, Event, EventCodec
+from sapsam.domain.events import DEFAULT_CODEC, DealerChosen, Event, EventCodec, SeedRevealed
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
@@ -110,10 +110,15 @@ class TableNotFoundError(DomainError):
 
 @dataclass
 class _Plan:
-    """Commands to decide in order, and what to do in the append's transaction."""
+    """Commands to decide in order, and what to do in the append's transaction.
+
+    ``seed_to_reveal``: the deal's secret seed, when the commands may settle the last seat; if
+    they do, the seed reveal and the scoring join the same append.
+    """
 
     commands: list[object]
     in_transaction: Callable[[Connection, TableState], None] | None = None
+    seed_to_reveal: bytes | None = None
 
 
 class TableService:
@@ -243,7 +248,7 @@ class TableService:
             lot_seed = load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER)
             if lot_seed is None:  # pragma: no cover - kept until the draw is in the log
                 raise RuntimeError(f"the dealer lot seed of table {table_id} is missing")
-            return _Plan([ChooseDealer(lot_seed=lot_seed)], _forget_lot_seed)
+            return _Plan([ChooseDealer(lot_seed=lot_seed)])
 
         return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
 
@@ -374,11 +379,11 @@ class TableService:
             dealt = _dealt_hands(state, seed)[seat]
             return _Plan(
                 [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
-                _finish_if_all_revealed(table_id, seed),
+                seed_to_reveal=seed,
             )
 
         return self._execute(
-            table_id, player_id, request_id, plan, follow_up=True, expected_version=expected_version
+            table_id, player_id, request_id, plan, expected_version=expected_version
         )
 
     def time_out(self, table_id: uuid.UUID, request_id: str) -> TableOutcome:
@@ -392,10 +397,9 @@ class TableService:
                 if deal is None
                 else load_deal_seed(connection, stream_id_for(table_id), deal.number)
             )
-            finish = None if seed is None else _finish_if_all_revealed(table_id, seed)
-            return _Plan([TimeOutSeats(now_ms=now)], finish)
+            return _Plan([TimeOutSeats(now_ms=now)], seed_to_reveal=seed)
 
-        return self._execute(table_id, "service", request_id, plan, follow_up=True)
+        return self._execute(table_id, "service", request_id, plan)
 
     def sweep_deadlines(self, limit: int = 100) -> int:
         """Time out the seats of every table past its deadline; returns how many tables changed.
@@ -426,7 +430,6 @@ class TableService:
         request_id: str,
         plan: Callable[[TableState, Connection], _Plan],
         new_table: bool = False,
-        follow_up: bool = False,
         expected_version: int | None = None,
     ) -> TableOutcome:
         stream_id = stream_id_for(table_id)
@@ -447,9 +450,10 @@ class TableService:
                     produced = decide(after, command)
                     after = _apply(after, produced)
                     events.extend(produced)
-                if follow_up and planned.in_transaction is not None:
-                    # The seed reveal after the last reveal or timeout joins this append.
-                    extra = _seed_reveal_events(after, planned)
+                seed = planned.seed_to_reveal
+                if seed is not None and after.phase is TablePhase.AWAITING_SEED:
+                    # Every seat is settled: the seed reveal and the score join this append.
+                    extra = decide(after, RevealSeed(seed=seed))
                     after = _apply(after, extra)
                     events.extend(extra)
                 final_state = after
@@ -465,7 +469,7 @@ class TableService:
                         actor,
                         response={"table_id": str(table_id)},
                         projectors=self.store.projectors,
-                        project=_TransactionHook(planned.in_transaction, final_state),
+                        project=_TransactionHook(table_id, planned.in_transaction, final_state),
                     )
                 except ConcurrencyConflict:
                     with self._cache_lock:
@@ -509,14 +513,25 @@ class TableService:
 
 @dataclass(frozen=True)
 class _TransactionHook:
-    """Runs a plan's in-transaction work (secrets) with the state the append leads to."""
+    """In the append's transaction: the plan's own work (keeping a new secret), and forgetting
+    every secret the appended events publish — the lot seed with ``DealerChosen``, a deal's seed
+    with ``SeedRevealed`` — so a secret is never in both places or in neither."""
 
+    table_id: uuid.UUID
     work: Callable[[Connection, TableState], None] | None
     state_after: TableState
 
     def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
         if self.work is not None:
             self.work(connection, self.state_after)
+        stream_id = stream_id_for(self.table_id)
+        for event in recorded:
+            if event.type == DealerChosen.TYPE:
+                delete_deal_seed(connection, stream_id, LOT_SECRET_NUMBER)
+            elif event.type == SeedRevealed.TYPE:
+                number = event.data["deal_number"]
+                assert isinstance(number, int)
+                delete_deal_seed(connection, stream_id, number)
 
 
 def _apply(state: TableState, events: Sequence[Event]) -> TableState:
@@ -535,11 +550,6 @@ def _fixed(command: object) -> Callable[[TableState, Connection], _Plan]:
         return _Plan([command])
 
     return plan
-
-
-def _forget_lot_seed(connection: Connection, state: TableState) -> None:
-    if state.first_dealer is not None and state.table_id is not None:
-        delete_deal_seed(connection, stream_id_for(state.table_id), LOT_SECRET_NUMBER)
 
 
 def _require_holder_or_operator(state: TableState, actor: str) -> None:
@@ -566,25 +576,3 @@ def _dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]
         deal.dealer,
         state.seat_count,
     )
-
-
-@dataclass(frozen=True)
-class _SeedRevealPlan:
-    table_id: uuid.UUID
-    seed: bytes
-
-    def __call__(self, connection: Connection, state: TableState) -> None:
-        deal = state.deal
-        if deal is not None and deal.seed is not None:
-            delete_deal_seed(connection, stream_id_for(self.table_id), deal.number)
-
-
-def _finish_if_all_revealed(table_id: uuid.UUID, seed: bytes) -> _SeedRevealPlan:
-    return _SeedRevealPlan(table_id, seed)
-
-
-def _seed_reveal_events(state: TableState, planned: _Plan) -> list[Event]:
-    hook = planned.in_transaction
-    if not isinstance(hook, _SeedRevealPlan) or state.phase is not TablePhase.AWAITING_SEED:
-        return []
-    return decide(state, RevealSeed(seed=hook.seed))

@@ -27,25 +27,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import sql
+from _scratch import scratch_database
 
 from sapsam.audit import Requester, select_deal, select_table, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_series import recorded_stream, series_events
 from sapsam.domain.events import DEFAULT_CODEC
-from sapsam.store import schema
-from sapsam.store.embedded import database_in, start_embedded
 from sapsam.store.event_store import EventStore
 from sapsam.store.records import NewEvent
 from sapsam.store.table_projections import projectors
@@ -186,39 +178,6 @@ def measure_verify_all(url: str) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def scratch_database() -> Iterator[tuple[str, str]]:
-    """A migrated scratch database: (URL, what server it is on)."""
-    external = os.environ.get("DATABASE_URL")
-    folder: Path | None = None
-    server = None
-    if external:
-        server_url, label = external, "DATABASE_URL"
-    else:
-        folder = Path(tempfile.mkdtemp(prefix="sapsam-bench-audit-"))
-        folder.chmod(0o755)
-        server = start_embedded(folder, delete_on_stop=True)
-        server_url, label = server.server_url, f"embedded ({server.backend})"
-    name = f"sapsam_bench_audit_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(server_url, autocommit=True) as connection:
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = database_in(server_url, name)
-    try:
-        schema.upgrade(url)
-        with psycopg.connect(url, autocommit=True) as connection:
-            version = connection.execute("SHOW server_version").fetchone()
-        yield url, f"{label}, PostgreSQL {version[0] if version else '?'}"
-    finally:
-        with psycopg.connect(server_url, autocommit=True) as connection:
-            connection.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-        if server is not None:
-            server.stop()
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=10_000, help="finished deals to store")
@@ -226,7 +185,7 @@ def main() -> None:
     parser.add_argument("--offline", type=int, default=800, help="deal exports to verify")
     parser.add_argument("--online", type=int, default=200, help="deals to verify online")
     arguments = parser.parse_args()
-    with scratch_database() as (url, server):
+    with scratch_database("sapsam-bench-audit") as (url, server):
         generated = generate(url, arguments.deals, arguments.seats)
         tables = generated.pop("table_ids")
         offline = {

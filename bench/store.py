@@ -24,19 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import psycopg
+from _scratch import scratch_database
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
@@ -44,9 +40,7 @@ from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
-from sapsam.store import schema
 from sapsam.store.appends import append
-from sapsam.store.embedded import database_in, start_embedded
 from sapsam.store.reads import iterate_all
 from sapsam.store.records import NewEvent, RecordedEvent
 
@@ -311,43 +305,6 @@ def measure_replay(url: str, events: int) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def scratch_database() -> Iterator[tuple[str, str]]:
-    """A migrated scratch database: (URL, what server it is on)."""
-    external = os.environ.get("DATABASE_URL")
-    folder: Path | None = None
-    server = None
-    if external:
-        server_url, label = external, "DATABASE_URL"
-    else:
-        folder = Path(tempfile.mkdtemp(prefix="sapsam-bench-"))
-        folder.chmod(0o755)
-        server = start_embedded(folder, delete_on_stop=True)
-        server_url, label = server.server_url, f"embedded ({server.backend})"
-    name = f"sapsam_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(server_url, autocommit=True) as connection:
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = database_in(server_url, name)
-    try:
-        schema.upgrade(url)
-        with psycopg.connect(url, autocommit=True) as connection:
-            connection.execute(LOOK_ALIKE_TABLE)
-            version = connection.execute("SHOW server_version").fetchone()
-            fsync = connection.execute("SHOW fsync").fetchone()
-        server_version = version[0] if version else "?"
-        fsync_setting = fsync[0] if fsync else "?"
-        yield url, f"{label}, PostgreSQL {server_version}, fsync {fsync_setting}"
-    finally:
-        with psycopg.connect(server_url, autocommit=True) as connection:
-            connection.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-        if server is not None:
-            server.stop()
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -362,7 +319,9 @@ def main() -> None:
     )
     parser.add_argument("--replay-events", type=int, default=20_000, help="events to replay")
     arguments = parser.parse_args()
-    with scratch_database() as (url, server):
+    with scratch_database("sapsam-bench-store") as (url, server):
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute(LOOK_ALIKE_TABLE)
         writer_url = psycopg.conninfo.make_conninfo(
             url, options=f"-c synchronous_commit={arguments.synchronous_commit}"
         )

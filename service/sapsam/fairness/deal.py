@@ -74,18 +74,32 @@ def _require_deck(deck: Sequence[int]) -> bytes:
     return cards
 
 
+def require_cut_position(position: int) -> int:
+    """A cut position is an integer 1 .. 51 (0 or 52 would be no cut at all)."""
+    if isinstance(position, bool) or not isinstance(position, int):
+        raise FairnessError(f"cut position must be an integer, not {position!r}")
+    if not 1 <= position <= DECK_SIZE - 1:
+        raise FairnessError(f"cut position {position} is outside 1..51")
+    return position
+
+
 def cut_deck(deck: Sequence[int], position: int) -> tuple[Card, ...]:
     """Cut at ``position`` (1 .. 51): the top ``position`` cards go to the bottom.
 
     ``result = deck[position:] + deck[:position]``, so the card that was at ``position`` (0-based,
     from the top) becomes the top card. Position 0 or 52 would be no cut at all and is refused.
     """
-    if isinstance(position, bool) or not isinstance(position, int):
-        raise FairnessError(f"cut position must be an integer, not {position!r}")
-    if not 1 <= position <= DECK_SIZE - 1:
-        raise FairnessError(f"cut position {position} is outside 1..51")
+    require_cut_position(position)
     cards = _require_deck(deck)
     return tuple(map(DECK.__getitem__, cards[position:] + cards[:position]))
+
+
+def _deal_bytes(cards: bytes, dealer: int, seat_count: int) -> tuple[bytes, ...]:
+    first = (dealer + 1) % seat_count
+    hands: list[bytes] = [b""] * seat_count
+    for offset in range(seat_count):
+        hands[(first + offset) % seat_count] = cards[offset : HAND_SIZE * seat_count : seat_count]
+    return tuple(hands)
 
 
 def deal_hands(deck: Sequence[int], dealer: int, seat_count: int) -> tuple[tuple[Card, ...], ...]:
@@ -96,14 +110,16 @@ def deal_hands(deck: Sequence[int], dealer: int, seat_count: int) -> tuple[tuple
     """
     require_seat(dealer, require_seat_count(seat_count), "dealer")
     cards = _require_deck(deck)
-    first = (dealer + 1) % seat_count
-    hands: list[tuple[Card, ...]] = [()] * seat_count
-    for offset in range(seat_count):
-        seat = (first + offset) % seat_count
-        hands[seat] = tuple(
-            map(DECK.__getitem__, cards[offset : HAND_SIZE * seat_count : seat_count])
-        )
-    return tuple(hands)
+    return tuple(
+        tuple(map(DECK.__getitem__, hand)) for hand in _deal_bytes(cards, dealer, seat_count)
+    )
+
+
+def deal_hand_bytes(cards: bytes, dealer: int, seat_count: int) -> tuple[bytes, ...]:
+    """:func:`deal_hands` as card bytes, from the card bytes of a deck the caller made (a shuffle
+    and a cut of the canonical deck, so 52 distinct cards: the deck is not checked again here)."""
+    require_seat(dealer, require_seat_count(seat_count), "dealer")
+    return _deal_bytes(cards, dealer, seat_count)
 
 
 def hands_for_deal(
@@ -152,23 +168,34 @@ def record_key(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
     ).digest()
 
 
+def deck_record_message(cards: bytes) -> bytes:
+    """What :func:`deck_digest` signs: ``lp(deck tag) || 52 card bytes``."""
+    return _TAG_DECK_RECORD_PREFIX + cards
+
+
+def cut_deck_record_message(cards: bytes) -> bytes:
+    """What :func:`cut_deck_digest` signs: ``lp(cut-deck tag) || 52 card bytes``."""
+    return _TAG_CUT_DECK_RECORD_PREFIX + cards
+
+
+def hand_record_message(seat: int, cards: bytes) -> bytes:
+    """What :func:`hand_digest` signs: ``lp(hand tag) || u8(seat) || lp(hand cards)``."""
+    return _TAG_HAND_RECORD_PREFIX + u8(seat) + length_prefixed(cards)
+
+
 def deck_digest(key: bytes, deck: Sequence[int]) -> bytes:
     """``HMAC(key, lp(deck tag) || 52 card bytes)`` for the shuffled deck, top first."""
-    return hmac.digest(key, _TAG_DECK_RECORD_PREFIX + card_bytes(deck), "sha256")
+    return hmac.digest(key, deck_record_message(card_bytes(deck)), "sha256")
 
 
 def cut_deck_digest(key: bytes, deck: Sequence[int]) -> bytes:
     """``HMAC(key, lp(cut-deck tag) || 52 card bytes)`` for the deck after the cut, top first."""
-    return hmac.digest(key, _TAG_CUT_DECK_RECORD_PREFIX + card_bytes(deck), "sha256")
+    return hmac.digest(key, cut_deck_record_message(card_bytes(deck)), "sha256")
 
 
 def hand_digest(key: bytes, seat: int, hand: Sequence[int]) -> bytes:
     """``HMAC(key, lp(hand tag) || u8(seat) || lp(hand cards in dealt order))``."""
-    return hmac.digest(
-        key,
-        _TAG_HAND_RECORD_PREFIX + u8(seat) + length_prefixed(card_bytes(hand)),
-        "sha256",
-    )
+    return hmac.digest(key, hand_record_message(seat, card_bytes(hand)), "sha256")
 
 
 def deal_record(

@@ -14,8 +14,9 @@ made for one purpose can never be replayed as another, and a future v2 cannot co
 
 from __future__ import annotations
 
+import hashlib
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 VERSION: Final = 1
@@ -63,6 +64,35 @@ def u32(value: int) -> bytes:
 def u64(value: int) -> bytes:
     """Eight bytes, big-endian."""
     return value.to_bytes(8, "big")
+
+
+# HMAC-SHA256 (RFC 2104): the key, padded to SHA-256's 64-byte block, XORed with these bytes.
+_SHA256_BLOCK: Final = 64
+_INNER_PAD: Final = bytes(byte ^ 0x36 for byte in range(256))
+_OUTER_PAD: Final = bytes(byte ^ 0x5C for byte in range(256))
+
+
+def keyed_hmac_sha256(key: bytes) -> Callable[[bytes], bytes]:
+    """``message -> hmac.digest(key, message, "sha256")``, the same values, for one key used on
+    several messages (a stream's blocks, a deal record's digests).
+
+    The key's inner and outer SHA-256 states are computed once and copied per message, instead of
+    keying a new HMAC for each one as ``hmac.digest`` does.
+    """
+    if len(key) > _SHA256_BLOCK:
+        key = hashlib.sha256(key).digest()
+    padded = bytes(key).ljust(_SHA256_BLOCK, b"\0")
+    inner = hashlib.sha256(padded.translate(_INNER_PAD))
+    outer = hashlib.sha256(padded.translate(_OUTER_PAD))
+
+    def mac(message: bytes) -> bytes:
+        inner_copy = inner.copy()
+        inner_copy.update(message)
+        outer_copy = outer.copy()
+        outer_copy.update(inner_copy.digest())
+        return outer_copy.digest()
+
+    return mac
 
 
 def length_prefixed(data: bytes) -> bytes:

@@ -32,6 +32,7 @@ from sapsam.fairness.encoding import (
     TAG_SEED_COMMITMENT,
     TAG_SHUFFLE_KEY,
     FairnessError,
+    keyed_hmac_sha256,
     length_prefixed,
     require_contribution,
     require_deal_number,
@@ -156,6 +157,7 @@ _LIMITS: Final = (0, *(acceptance_limit(bound) for bound in range(1, DECK_SIZE +
 # The draws of a shuffle, their positions in draw order, and the lowest limit any draw uses.
 _DRAWS: Final = DECK_SIZE - 1
 _POSITIONS: Final = tuple(range(DECK_SIZE - 1, 0, -1))
+_BOUNDS: Final = tuple(position + 1 for position in _POSITIONS)
 _LOWEST_LIMIT: Final = min(_LIMITS[2:])
 
 
@@ -173,11 +175,13 @@ def shuffle_words(
     if len(words) >= _DRAWS and max(words[:_DRAWS]) < _LOWEST_LIMIT:
         # No word among the first 51 can be rejected (each is below every bound's limit), so
         # word k is draw k: the same swaps as the loop below, without its acceptance tests.
-        fast = list(range(DECK_SIZE))
-        for position, word in zip(_POSITIONS, words, strict=False):
-            other = word % (position + 1)
+        # The cards themselves are swapped (no index-to-card pass at the end), each position
+        # with its bound precomputed.
+        fast = list(DECK)
+        for position, bound, word in zip(_POSITIONS, _BOUNDS, words, strict=False):
+            other = word % bound
             fast[position], fast[other] = fast[other], fast[position]
-        return tuple(map(DECK.__getitem__, fast))
+        return tuple(fast)
     next_counter = first_counter
     used = 0
     deck = list(range(DECK_SIZE))
@@ -200,16 +204,14 @@ def shuffle_words(
 
 def shuffle_with_key(key: bytes) -> tuple[Card, ...]:
     """The canonical deck shuffled by the counter stream of ``key``."""
-    # The key's HMAC state is set up once and copied per block: the same HMAC-SHA256 values as
+    # The key's HMAC states are set up once for all the blocks: the same HMAC-SHA256 values as
     # stream_block, without keying a new HMAC for each of the seven blocks.
-    keyed = hmac.new(key, digestmod="sha256")
+    mac = keyed_hmac_sha256(key)
 
     def block(counter: int) -> bytes:
-        mac = keyed.copy()
-        mac.update(_COUNTERS[counter] if counter < _FIRST_BLOCKS else u64(counter))
-        return mac.digest()
+        return mac(_COUNTERS[counter] if counter < _FIRST_BLOCKS else u64(counter))
 
-    first = _WORD_FORMAT.unpack(b"".join([block(c) for c in range(_FIRST_BLOCKS)]))
+    first = _WORD_FORMAT.unpack(b"".join([mac(counter) for counter in _COUNTERS]))
     # Rejections are rare (p < 2**-26 per word); more blocks are fetched only when they happen.
     return shuffle_words(first, _FIRST_BLOCKS, lambda counter: _BLOCK_FORMAT.unpack(block(counter)))
 

@@ -30,18 +30,18 @@ from functools import partial
 
 from sapsam.fairness.commitments import arrangement_commitment
 from sapsam.fairness.deal import (
-    cut_deck,
-    cut_deck_digest,
-    deal_hands,
-    deck_digest,
-    hand_digest,
+    cut_deck_record_message,
+    deal_hand_bytes,
+    deck_record_message,
+    hand_record_message,
     record_key,
+    require_cut_position,
 )
-from sapsam.fairness.encoding import FairnessError
+from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.rules.arrangement import ArrangementCheck, FoulReason, check_arrangement
-from sapsam.rules.cards import Card, format_cards
+from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.scoring import DealScore, score_deal
 from sapsam.rules.solver import solve
 
@@ -129,13 +129,22 @@ def _compare(name: str, expected: str, found: str, detail: Callable[[], str]) ->
     return _fail(name, expected, found, detail())
 
 
+def _no_key(message: bytes) -> bytes:
+    raise FairnessError("the record key was never derived")
+
+
 @dataclass
 class _Work:
-    """Values computed by one check and used by the checks that rely on it."""
+    """Values computed by one check and used by the checks that rely on it.
 
-    key: bytes = b""
-    deck: tuple[Card, ...] = ()
-    cut_deck: tuple[Card, ...] = ()
+    The decks and hands go from check to check as card bytes, what the record's digests sign; the
+    record key as its HMAC, keyed once for the deal's digests (``deck_digest``, ``cut_deck_digest``
+    and ``hand_digest`` give the same values).
+    """
+
+    mac: Callable[[bytes], bytes] = _no_key
+    deck: bytes = b""
+    cut_deck: bytes = b""
     hands: tuple[tuple[Card, ...], ...] = ()
 
 
@@ -220,12 +229,15 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
 
     def contributions_check() -> Check:
         key = record_key(deal.table_id, deal.deal_number, deal.seed)
-        deck = shuffle_deck(deal.seed, deal.contributions, deal.table_id, deal.deal_number)
-        state.key, state.deck = key, deck
+        deck = card_bytes(
+            shuffle_deck(deal.seed, deal.contributions, deal.table_id, deal.deal_number)
+        )
+        mac = keyed_hmac_sha256(key)
+        state.mac, state.deck = mac, deck
         return _compare(
             "contributions",
             deal.record.deck.hex(),
-            deck_digest(key, deck).hex(),
+            mac(deck_record_message(deck)).hex(),
             lambda: (
                 f"shuffling with the seed and the contributions "
                 f"{_hex_list(deal.contributions)} does not give the deck recorded at the deal"
@@ -233,13 +245,14 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         )
 
     def cut_check() -> Check:
-        key = state.key
-        after_cut = cut_deck(state.deck, deal.cut_position)
+        # cut_deck on the shuffled deck (a permutation of the canonical deck, so a valid deck).
+        position = require_cut_position(deal.cut_position)
+        after_cut = state.deck[position:] + state.deck[:position]
         state.cut_deck = after_cut
         return _compare(
             "cut",
             deal.record.cut_deck.hex(),
-            cut_deck_digest(key, after_cut).hex(),
+            state.mac(cut_deck_record_message(after_cut)).hex(),
             lambda: (
                 f"cutting at position {deal.cut_position} does not give the cut deck recorded "
                 "at the deal"
@@ -247,10 +260,10 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         )
 
     def dealer_check() -> Check:
-        key = state.key
-        hands = deal_hands(state.cut_deck, deal.dealer, deal.seat_count)
-        state.hands = hands
-        found = [hand_digest(key, seat, hand) for seat, hand in enumerate(hands)]
+        mac = state.mac
+        dealt = deal_hand_bytes(state.cut_deck, deal.dealer, deal.seat_count)
+        state.hands = tuple(tuple(map(DECK.__getitem__, hand)) for hand in dealt)
+        found = [mac(hand_record_message(seat, hand)) for seat, hand in enumerate(dealt)]
 
         def detail() -> str:
             wrong = [

@@ -1,0 +1,73 @@
+"""The faster forms the offline verifier uses give exactly what the reference forms give.
+
+Issue #7 (audit speed) replaced a few steps of the verification by quicker ones; each is checked
+here against the plain function it stands for, on ordinary and on odd inputs.
+"""
+
+from __future__ import annotations
+
+import hmac
+import random
+
+import pytest
+
+from sapsam.fairness.deal import (
+    cut_deck,
+    cut_deck_digest,
+    cut_deck_record_message,
+    deal_hand_bytes,
+    deal_hands,
+    deck_digest,
+    deck_record_message,
+    hand_digest,
+    hand_record_message,
+)
+from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
+from sapsam.rules.cards import DECK
+
+
+@pytest.mark.parametrize("key_size", [0, 1, 16, 32, 63, 64, 65, 100, 200])
+def test_keyed_hmac_is_hmac_sha256(key_size: int) -> None:
+    rng = random.Random(key_size)
+    key = rng.randbytes(key_size)
+    mac = keyed_hmac_sha256(key)
+    for size in (0, 1, 8, 55, 56, 64, 65, 200):
+        message = rng.randbytes(size)
+        assert mac(message) == hmac.digest(key, message, "sha256")
+    # The states are copied, never consumed: the same message again gives the same value.
+    assert mac(b"again") == mac(b"again") == hmac.digest(key, b"again", "sha256")
+
+
+@pytest.mark.parametrize("seat_count", [2, 3, 4])
+def test_record_digests_from_card_bytes_match(seat_count: int) -> None:
+    rng = random.Random(seat_count)
+    key = rng.randbytes(32)
+    mac = keyed_hmac_sha256(key)
+    for _ in range(20):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        position = rng.randint(1, 51)
+        dealer = rng.randrange(seat_count)
+        cards = card_bytes(deck)
+        assert mac(deck_record_message(cards)) == deck_digest(key, deck)
+        after_cut = cut_deck(deck, position)
+        cut_cards = cards[position:] + cards[:position]
+        assert cut_cards == card_bytes(after_cut)
+        assert mac(cut_deck_record_message(cut_cards)) == cut_deck_digest(key, after_cut)
+        hands = deal_hands(after_cut, dealer, seat_count)
+        dealt = deal_hand_bytes(cut_cards, dealer, seat_count)
+        assert dealt == tuple(card_bytes(hand) for hand in hands)
+        for seat, hand in enumerate(hands):
+            assert mac(hand_record_message(seat, dealt[seat])) == hand_digest(key, seat, hand)
+
+
+@pytest.mark.parametrize(
+    ("dealer", "seat_count"), [(4, 4), (-1, 3), (True, 2), (0, 5), (0, 1), ("0", 2)]
+)
+def test_deal_hand_bytes_refuses_what_deal_hands_refuses(dealer: object, seat_count: int) -> None:
+    cards = card_bytes(DECK)
+    with pytest.raises(FairnessError) as reference:
+        deal_hands(DECK, dealer, seat_count)  # type: ignore[arg-type]
+    with pytest.raises(FairnessError) as fast:
+        deal_hand_bytes(cards, dealer, seat_count)  # type: ignore[arg-type]
+    assert str(fast.value) == str(reference.value)

@@ -1,0 +1,106 @@
+"""A global read decodes each event exactly as a row-by-row read with psycopg's own loaders does.
+
+``read_all`` decodes a page's jsonb texts in one go and builds the recorded events directly (see
+``sapsam.store.reads``); these tests hold it to the plain, obvious decoding of the same rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from sapsam.store.appends import append
+from sapsam.store.reads import iterate_all, read_all, read_stream
+from sapsam.store.records import NewEvent, RecordedEvent
+
+AWKWARD_DATA = [
+    {"text": 'comma, bracket ] brace } quote " backslash \\ tab \t', "n": 0},
+    {"unicode": "♠ ♥ é 漢字 \u2028 \U0001f0a1", "empty": "", "nothing": None},
+    {"nested": [[1, [2, {"deep": [True, False, None]}]], {}], "list": []},
+    {"big": 2**62, "negative": -(2**40), "zero": 0, "key with space": "v"},
+    {},
+    {"newline": "line\nline", "control": "\u0001\u001f", "slash": "/"},
+]
+
+
+@pytest.fixture
+def connection(database_url: str) -> Iterator[psycopg.Connection[object]]:
+    with psycopg.connect(database_url, autocommit=True) as opened:
+        yield opened
+
+
+def plainly_read(connection: psycopg.Connection[object]) -> list[RecordedEvent]:
+    """Every event, one row at a time, through RecordedEvent's constructor and json.loads."""
+    rows = connection.execute(
+        "SELECT position, stream_id, version, type, schema_version, data::text,"
+        " metadata::text, hash FROM events ORDER BY position"
+    ).fetchall()
+    return [
+        RecordedEvent(
+            position,
+            stream_id,
+            version,
+            type_,
+            schema_version,
+            json.loads(data),
+            json.loads(metadata),
+            hash_,
+        )
+        for position, stream_id, version, type_, schema_version, data, metadata, hash_ in rows
+    ]
+
+
+def test_read_all_decodes_awkward_json_exactly_as_a_plain_row_by_row_read(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s1", 0, [NewEvent("A", data) for data in AWKWARD_DATA[:3]], "r1")
+    append(
+        connection,
+        "s2",
+        0,
+        [NewEvent("B", data, schema_version=3) for data in AWKWARD_DATA[3:]],
+        "r2",
+        actor='ünïcode " actor',
+        metadata={"extra": ["x", {"y": None}]},
+    )
+    expected = plainly_read(connection)
+    assert len(expected) == len(AWKWARD_DATA)
+    everything = read_all(connection)
+    assert everything == expected
+    assert [event.data for event in everything] == AWKWARD_DATA
+    # Field by field, with the exact types: a bytes hash, plain ints and dicts.
+    for got, wanted in zip(everything, expected, strict=True):
+        for field in dataclasses.fields(RecordedEvent):
+            value = getattr(got, field.name)
+            assert value == getattr(wanted, field.name)
+            assert type(value) is type(getattr(wanted, field.name))
+    assert read_all(connection, 0, stream_id="s2") == expected[3:]
+    assert read_all(connection, everything[1].position, limit=2) == expected[2:4]
+    assert list(iterate_all(connection, batch_size=4)) == expected
+    assert read_stream(connection, "s1") == expected[:3]
+
+
+def test_events_from_a_global_read_are_frozen_and_hashable_like_constructed_ones(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s", 0, [NewEvent("A", {"n": 1})], "r1")
+    [event] = read_all(connection)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.position = 7  # type: ignore[misc]
+    rebuilt = RecordedEvent(
+        **{field.name: getattr(event, field.name) for field in dataclasses.fields(event)}
+    )
+    assert rebuilt == event
+    assert repr(rebuilt) == repr(event)
+    assert dataclasses.replace(event, version=2).version == 2
+
+
+def test_each_event_has_its_own_decoded_values(connection: psycopg.Connection[object]) -> None:
+    append(connection, "s", 0, [NewEvent("A", {"n": [1]}), NewEvent("A", {"n": [1]})], "r1")
+    first, second = read_all(connection)
+    assert first.data == second.data
+    assert first.data is not second.data

@@ -6,11 +6,14 @@ here against the plain function it stands for, on ordinary and on odd inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import random
+from typing import Any
 
 import pytest
 
+from sapsam.audit.export_format import ExportedEvent
 from sapsam.fairness.deal import (
     cut_deck,
     cut_deck_digest,
@@ -24,6 +27,14 @@ from sapsam.fairness.deal import (
 )
 from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
 from sapsam.rules.cards import DECK
+from sapsam.store.chain import (
+    GENESIS_HASH,
+    CanonicalJsonError,
+    _verify_chain,
+    canonical_event_bytes,
+    chain_hash,
+    verify_chain_of_stream,
+)
 
 
 @pytest.mark.parametrize("key_size", [0, 1, 16, 32, 63, 64, 65, 100, 200])
@@ -71,3 +82,54 @@ def test_deal_hand_bytes_refuses_what_deal_hands_refuses(dealer: object, seat_co
     with pytest.raises(FairnessError) as fast:
         deal_hand_bytes(cards, dealer, seat_count)  # type: ignore[arg-type]
     assert str(fast.value) == str(reference.value)
+
+
+def _chain_events(
+    stream_id: str, contents: list[tuple[str, dict[str, Any], dict[str, Any]]]
+) -> list[ExportedEvent]:
+    """Events with a correct chain where the content has a canonical form, a dummy hash where
+    it has none."""
+    events: list[ExportedEvent] = []
+    previous = GENESIS_HASH
+    for version, (event_type, data, metadata) in enumerate(contents, start=1):
+        try:
+            digest = chain_hash(
+                previous,
+                canonical_event_bytes(stream_id, version, event_type, 1, data, metadata),
+            )
+        except CanonicalJsonError:
+            digest = bytes(32)
+        events.append(ExportedEvent(version * 10, version, event_type, 1, data, metadata, digest))
+        previous = digest
+    return events
+
+
+_ODD_CONTENTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("DealStarted", {"deal_number": 1, "b": [1, "x", None, True]}, {"actor": "a"}),
+    ("Odd", {"text": "\x00 in data"}, {}),
+    ("Odd", {"text": "ok"}, {"note": "\x00 in metadata"}),
+    ("Odd", {"text": "\ud800 lone surrogate"}, {}),
+    ("Odd", {"text": "both \ud800 and \x00"}, {"m": "\ud800"}),
+    ("Odd", {"text": "a backslash-u0000 \\u0000 written out"}, {}),
+    ("Odd\ud800", {"text": "type without UTF-8"}, {}),
+    ("Odd", {"é": "ünïcode ♠", "nested": {"z": 1, "a": [{"y": 2, "b": 3}]}}, {}),
+    ("Odd\x00", {"text": "type with a NUL"}, {"k": "v"}),
+]
+
+
+@pytest.mark.parametrize("stream_id", ["table-1", "table-\x00", "table-\ud800", "tàble-♠"])
+def test_parsed_chain_walk_reports_what_the_general_walk_reports(stream_id: str) -> None:
+    events = _chain_events(stream_id, _ODD_CONTENTS)
+    tampered = [
+        *events[:2],
+        dataclasses.replace(events[2], data={"text": "changed"}),
+        *events[3:5],
+        dataclasses.replace(events[5], version=9),
+        *events[6:],
+    ]
+    for chain in (events, tampered, tampered[3:], []):
+        for anchor_hash, anchor_version in ((GENESIS_HASH, 0), (events[2].hash, 3)):
+            fast = verify_chain_of_stream(stream_id, chain, anchor_hash, anchor_version, True)
+            general = _verify_chain(stream_id, chain, anchor_hash, anchor_version, True, False)
+            checked = _verify_chain(stream_id, chain, anchor_hash, anchor_version, False, False)
+            assert fast == general == checked

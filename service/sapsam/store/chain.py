@@ -351,7 +351,94 @@ def verify_chain_of_stream(
 ) -> ChainReport:
     """``verify_stream_chain`` for events that all belong to ``stream_id`` by construction (the
     events of an export, whose header names the stream), without copying them into records."""
+    if parsed_json:
+        report = _verify_parsed_chain(stream_id, events, previous_hash, previous_version)
+        if report is not None:
+            return report
     return _verify_chain(stream_id, events, previous_hash, previous_version, parsed_json, False)
+
+
+def _verify_parsed_chain(
+    stream_id: str,
+    events: Sequence[ChainedEvent],
+    previous_hash: bytes,
+    previous_version: int,
+) -> ChainReport | None:
+    """``_verify_chain`` of parsed events that all belong to ``stream_id`` (the audit's export
+    check), with the same problems in the same order; None if the stream id itself has no
+    canonical form, which the general walk then reports event by event.
+
+    Each event's bytes are assembled from its data and metadata encoded on their own
+    (``assemble_event_bytes``, tested to equal the canonical JSON of the whole event), with the
+    stream id and each type encoded once. A ``\\u0000`` in either encoding sends the event to
+    ``canonical_event_bytes``' checked path, as the whole-object encoding does; a lone surrogate
+    fails the UTF-8 encoding with the same error either way.
+    """
+    try:
+        stream_json = json_string(stream_id)
+    except CanonicalJsonError:
+        return None
+    problems: list[ChainProblem] = []
+    expected_previous = previous_hash
+    expected_version = previous_version + 1
+    type_json: dict[str, bytes] = {}
+    dumps = _parsed_dumps
+    sha256 = hashlib.sha256
+    for event in events:
+        version = event.version
+        if version != expected_version:
+            problems.append(
+                ChainProblem(
+                    version,
+                    event.position,
+                    f"version {version} where {expected_version} was expected",
+                )
+            )
+        try:
+            data_text = dumps(event.data)
+            metadata_text = dumps(event.metadata)
+            if "\\u0000" in data_text or "\\u0000" in metadata_text:
+                event_bytes = canonical_event_bytes(
+                    stream_id,
+                    version,
+                    event.type,
+                    event.schema_version,
+                    event.data,
+                    event.metadata,
+                )
+            else:
+                event_type = event.type
+                known_type = type_json.get(event_type)
+                if known_type is None:
+                    known_type = type_json[event_type] = json_string(event_type)
+                event_bytes = assemble_from_json_parts(
+                    stream_json,
+                    version,
+                    known_type,
+                    event.schema_version,
+                    _utf8(data_text),
+                    _utf8(metadata_text),
+                )
+            recomputed = sha256(expected_previous + event_bytes).digest()
+        except CanonicalJsonError as error:
+            problems.append(ChainProblem(version, event.position, f"not canonical: {error}"))
+        else:
+            if recomputed != event.hash:
+                problems.append(
+                    ChainProblem(
+                        version,
+                        event.position,
+                        "hash does not match the event's content and the previous hash",
+                    )
+                )
+        expected_previous = event.hash
+        expected_version = version + 1
+    return ChainReport(
+        stream_id=stream_id,
+        events_checked=len(events),
+        last_hash=expected_previous,
+        problems=tuple(problems),
+    )
 
 
 def _verify_chain(

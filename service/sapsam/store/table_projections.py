@@ -69,23 +69,58 @@ def _table_id(event: RecordedEvent) -> str:
     return event.stream_id.removeprefix("table-")
 
 
-def _load(connection: Connection, event: RecordedEvent) -> dict[str, Any] | None:
-    row = connection.execute(
-        "SELECT seat_count, players, phase, seat_status FROM table_state WHERE table_id = %s",
-        [_table_id(event)],
-    ).fetchone()
-    if row is None:
-        return None
-    return {"seat_count": row[0], "players": row[1], "phase": row[2], "seat_status": row[3]}
+# The phase once a seat settles during the reveals, from the seat statuses given (an SQL
+# expression): still REVEALING while some seat has neither revealed nor timed out.
+_PHASE_AFTER_REVEAL = """CASE WHEN EXISTS (
+        SELECT 1 FROM jsonb_array_elements({status}) AS seat
+        WHERE seat->'revealed' = 'false' AND seat->'timed_out' = 'null'
+    ) THEN 'REVEALING' ELSE 'AWAITING_SEED' END"""
+_SEAT_FLAG = "jsonb_set(seat_status, ARRAY[%(seat)s::text, '{flag}'], 'true')"
+_TIMED_OUT = "jsonb_set(seat_status, ARRAY[%(seat)s::text, 'timed_out'], to_jsonb(%(stage)s::text))"
+_SEATED = "jsonb_set(players, ARRAY[%(seat)s::text], to_jsonb(%(player)s::text))"
 
-
-def _phase_after_reveal(seat_status: Sequence[dict[str, Any]]) -> str:
-    waiting = any(not seat["revealed"] and seat["timed_out"] is None for seat in seat_status)
-    return "REVEALING" if waiting else "AWAITING_SEED"
+# Each event's change to its table's row, as SET assignments computed by the database from the
+# row itself: one statement per event, with no read of the row first (so an append's projection
+# never waits for a reply in between). Types not listed change only the version and position.
+_ASSIGNMENTS: dict[str, str] = {
+    "PlayerSeated": f"players = {_SEATED}, phase = CASE WHEN {_SEATED} @> '[null]' THEN phase"
+    " ELSE 'AWAITING_DEALER' END",
+    "DealerChosen": "phase = 'BETWEEN_DEALS', dealer = %(dealer)s",
+    "DealStarted": "phase = 'AWAITING_CUT', dealer = %(dealer)s, deal_number = %(deal_number)s,"
+    " seat_status = (SELECT jsonb_agg(%(fresh_seat)s::jsonb) FROM generate_series(1, seat_count))",
+    "DeckCut": "phase = 'DEALING'",
+    "CardsDealt": "phase = 'ARRANGING', deadline_ms = %(arrange_deadline_ms)s",
+    "ArrangementCommitted": "seat_status = " + _SEAT_FLAG.format(flag="committed"),
+    "SeatConfirmed": "seat_status = " + _SEAT_FLAG.format(flag="confirmed"),
+    "ArrangementRevealed": "seat_status = {status}, phase = {phase}".format(
+        status=_SEAT_FLAG.format(flag="revealed"),
+        phase=_PHASE_AFTER_REVEAL.format(status=_SEAT_FLAG.format(flag="revealed")),
+    ),
+    "SeatTimedOut": f"seat_status = {_TIMED_OUT}, phase = CASE WHEN phase = 'REVEALING' THEN "
+    + _PHASE_AFTER_REVEAL.format(status=_TIMED_OUT)
+    + " ELSE phase END",
+    "RevealsOpened": "phase = "
+    + _PHASE_AFTER_REVEAL.format(status="seat_status")
+    + ", deadline_ms = %(reveal_deadline_ms)s",
+    "DealScored": "phase = 'BETWEEN_DEALS', deadline_ms = NULL, deals_scored = %(deal_number)s,"
+    " series_totals = %(series_totals)s",
+    "SeriesCompleted": "phase = 'SERIES_COMPLETE'",
+    "SeriesStarted": "phase = 'BETWEEN_DEALS',"
+    " series_totals = (SELECT jsonb_agg(0) FROM generate_series(1, seat_count))",
+}
+_UPDATES: dict[str, str] = {
+    event_type: f"UPDATE table_state SET {assignments}, version = %(version)s,"
+    " last_position = %(position)s WHERE table_id = %(table_id)s"
+    for event_type, assignments in _ASSIGNMENTS.items()
+}
+_VERSION_ONLY = (
+    "UPDATE table_state SET version = %(version)s, last_position = %(position)s"
+    " WHERE table_id = %(table_id)s"
+)
 
 
 def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
-    """Fold one event into its table's ``table_state`` row."""
+    """Fold one event into its table's ``table_state`` row (one statement, no read first)."""
     data = event.data
     if event.type == "TableCreated":
         rule_set = data["rule_set"]
@@ -114,103 +149,57 @@ def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
             ],
         )
         return
-    row = _load(connection, event)
-    if row is None:  # not a table stream
-        return
-    changes: dict[str, Any] = {}
-    players: list[str | None] = list(row["players"])
-    seat_status: list[dict[str, Any]] = [dict(seat) for seat in row["seat_status"]]
-    seat = data.get("seat")
+    parameters: dict[str, Any] = {
+        "table_id": _table_id(event),
+        "version": event.version,
+        "position": event.position,
+        "seat": data.get("seat"),
+    }
     if event.type == "PlayerSeated":
-        assert isinstance(seat, int)
-        players[seat] = str(data["player_id"])
-        changes["players"] = Jsonb(players)
-        if all(player is not None for player in players):
-            changes["phase"] = "AWAITING_DEALER"
+        parameters["player"] = str(data["player_id"])
     elif event.type == "DealerChosen":
-        changes.update(phase="BETWEEN_DEALS", dealer=data["dealer"])
+        parameters["dealer"] = data["dealer"]
     elif event.type == "DealStarted":
-        changes.update(
-            phase="AWAITING_CUT",
-            dealer=data["dealer"],
-            deal_number=data["deal_number"],
-            seat_status=Jsonb([_FRESH_SEAT] * row["seat_count"]),
+        parameters.update(
+            dealer=data["dealer"], deal_number=data["deal_number"], fresh_seat=Jsonb(_FRESH_SEAT)
         )
-    elif event.type == "DeckCut":
-        changes["phase"] = "DEALING"
     elif event.type == "CardsDealt":
-        changes.update(phase="ARRANGING", deadline_ms=data["arrange_deadline_ms"])
-    elif event.type in ("ArrangementCommitted", "SeatConfirmed", "ArrangementRevealed"):
-        assert isinstance(seat, int)
-        flag = {
-            "ArrangementCommitted": "committed",
-            "SeatConfirmed": "confirmed",
-            "ArrangementRevealed": "revealed",
-        }[event.type]
-        seat_status[seat][flag] = True
-        changes["seat_status"] = Jsonb(seat_status)
-        if event.type == "ArrangementRevealed":
-            changes["phase"] = _phase_after_reveal(seat_status)
+        parameters["arrange_deadline_ms"] = data["arrange_deadline_ms"]
     elif event.type == "SeatTimedOut":
-        assert isinstance(seat, int)
-        seat_status[seat]["timed_out"] = data["stage"]
-        changes["seat_status"] = Jsonb(seat_status)
-        if row["phase"] == "REVEALING":
-            changes["phase"] = _phase_after_reveal(seat_status)
+        parameters["stage"] = data["stage"]
     elif event.type == "RevealsOpened":
-        changes.update(
-            phase=_phase_after_reveal(seat_status), deadline_ms=data["reveal_deadline_ms"]
-        )
+        parameters["reveal_deadline_ms"] = data["reveal_deadline_ms"]
     elif event.type == "DealScored":
-        changes.update(
-            phase="BETWEEN_DEALS",
-            deadline_ms=None,
-            deals_scored=data["deal_number"],
-            series_totals=Jsonb(data["series_totals"]),
+        parameters.update(
+            deal_number=data["deal_number"], series_totals=Jsonb(data["series_totals"])
         )
-    elif event.type == "SeriesCompleted":
-        changes["phase"] = "SERIES_COMPLETE"
-    elif event.type == "SeriesStarted":  # a table that plays on (after_series = new_series)
-        changes.update(phase="BETWEEN_DEALS", series_totals=Jsonb([0] * len(players)))
-    changes.update(version=event.version, last_position=event.position)
-    assignments = ", ".join(f"{column} = %s" for column in changes)
-    connection.execute(
-        f"UPDATE table_state SET {assignments} WHERE table_id = %s",  # columns are fixed names
-        [*changes.values(), _table_id(event)],
-    )
+    connection.execute(_UPDATES.get(event.type, _VERSION_ONLY), parameters)
 
 
 def apply_seat_scores(connection: Connection, event: RecordedEvent) -> None:
-    """One row per seat for every scored deal."""
+    """One row per seat for every scored deal (the player read from ``table_state``)."""
     if event.type != "DealScored":
         return
-    row = connection.execute(
-        "SELECT players FROM table_state WHERE table_id = %s", [_table_id(event)]
-    ).fetchone()
-    players = row[0] if row else []
     data = event.data
-    totals = data["totals"]
-    series_totals = data["series_totals"]
-    fouls = data["fouls"]
-    assert isinstance(totals, list) and isinstance(series_totals, list)
-    assert isinstance(fouls, list)
-    for seat, delta in enumerate(totals):
-        connection.execute(
-            """
-            INSERT INTO seat_scores (table_id, deal_number, seat, player_id, delta,
-                series_total, fouled)
-            VALUES (%s, %s, %s, %s, %s, %s, %s)
-            """,
-            [
-                _table_id(event),
-                data["deal_number"],
-                seat,
-                players[seat] if seat < len(players) else "",
-                delta,
-                series_totals[seat],
-                fouls[seat],
-            ],
-        )
+    connection.execute(
+        """
+        INSERT INTO seat_scores (table_id, deal_number, seat, player_id, delta, series_total,
+            fouled)
+        SELECT %(table_id)s, %(deal_number)s, score.seat - 1,
+            COALESCE((SELECT players->>(score.seat::int - 1) FROM table_state
+                WHERE table_id = %(table_id)s), ''),
+            score.delta, score.series_total, score.fouled
+        FROM unnest(%(totals)s::int[], %(series_totals)s::int[], %(fouls)s::boolean[])
+            WITH ORDINALITY AS score(delta, series_total, fouled, seat)
+        """,
+        {
+            "table_id": _table_id(event),
+            "deal_number": data["deal_number"],
+            "totals": data["totals"],
+            "series_totals": data["series_totals"],
+            "fouls": data["fouls"],
+        },
+    )
 
 
 def _sql_projector(

@@ -13,6 +13,12 @@ is never left waiting for the service itself.
 Retries: every mutating call takes a request id. A repeated id returns the original outcome and
 appends nothing (the store keeps processed ids durably). A lost race (another writer appended
 first) is retried against the fresh state a few times, then reported as a conflict.
+
+Memory: each process remembers the tables it served, folded, and decides a command on that state
+without reading the log first; the append is the check (a version taken meanwhile is a conflict,
+a processed request id a retry). Only a refusal is re-checked against the log before it is
+returned, so a stale memory costs a retry, never a wrong answer. A write is thus one transaction
+and no read, whichever process served the table last.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from sapsam.rules.ruleset import RuleSet
 from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.store.table_projections import tables_past_deadline
 
 Connection = psycopg.Connection[Any]
@@ -133,8 +139,8 @@ class TableService:
         self.store = store
         self.clock = clock
         self.codec = codec
-        # Folded states by table, so a command reads only the events after the cached version.
-        # The cache is only an optimisation: every command still reads the log's tail first.
+        # Folded states by table. A read folds only the log's tail after the remembered version;
+        # a command is decided on the remembered state and the append checks it (see _execute).
         self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
         self._cache_lock = threading.Lock()
 
@@ -245,10 +251,9 @@ class TableService:
             if state.phase is not TablePhase.AWAITING_DEALER:
                 # decide names the phase precisely; no secret is read for a refused command.
                 return _Plan([ChooseDealer(lot_seed=b"")])
-            lot_seed = load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER)
-            if lot_seed is None:  # pragma: no cover - kept until the draw is in the log
-                raise RuntimeError(f"the dealer lot seed of table {table_id} is missing")
-            return _Plan([ChooseDealer(lot_seed=lot_seed)])
+            return _Plan(
+                [ChooseDealer(lot_seed=_secret_seed(connection, table_id, LOT_SECRET_NUMBER))]
+            )
 
         return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
 
@@ -436,27 +441,28 @@ class TableService:
         scoped_request_id = f"{actor}/{request_id}"
         for _attempt in range(CONFLICT_RETRIES):
             with self.store.connection() as connection:
-                earlier = appends.find_processed_request(connection, scoped_request_id)
-                if earlier is not None:
-                    return self._replayed(table_id, earlier[0], earlier[2], connection)
-                state = INITIAL_STATE if new_table else self.load(table_id, connection)
-                if expected_version is not None and expected_version != state.version:
-                    # An etag check: refuse rather than retry, the caller decided on old state.
-                    raise StaleVersionError(stream_id, expected_version, state.version)
-                planned = plan(state, connection)
-                events: list[Event] = []
-                after = state
-                for command in planned.commands:
-                    produced = decide(after, command)
-                    after = _apply(after, produced)
-                    events.extend(produced)
-                seed = planned.seed_to_reveal
-                if seed is not None and after.phase is TablePhase.AWAITING_SEED:
-                    # Every seat is settled: the seed reveal and the score join this append.
-                    extra = decide(after, RevealSeed(seed=seed))
-                    after = _apply(after, extra)
-                    events.extend(extra)
-                final_state = after
+                # Optimistic: decide on the state this process last saw, without asking the
+                # database first. The append is what checks it: it refuses a version someone
+                # else took (a conflict: reload and decide again) and a request id already
+                # processed (answered as a retry). Only a refusal is re-checked against the log
+                # before it is returned, so a stale memory never refuses a valid command.
+                state = None if new_table else self._cached(table_id)
+                if state is None:
+                    earlier = self._earlier(table_id, scoped_request_id, connection)
+                    if earlier is not None:
+                        return earlier
+                    state = INITIAL_STATE if new_table else self.load(table_id, connection)
+                    decided = self._decide(state, plan, connection, stream_id, expected_version)
+                else:
+                    try:
+                        decided = self._decide(state, plan, connection, stream_id, expected_version)
+                    except (DomainError, StaleVersionError, _SecretMissingError):
+                        earlier = self._earlier(table_id, scoped_request_id, connection)
+                        if earlier is not None:
+                            return earlier
+                        state = self.load(table_id, connection)
+                        decided = self._decide(state, plan, connection, stream_id, expected_version)
+                events, final_state, planned = decided
                 try:
                     # On the connection already held: a second one per write would halve what
                     # the pool can serve.
@@ -471,17 +477,70 @@ class TableService:
                         projectors=self.store.projectors,
                         project=_TransactionHook(table_id, planned.in_transaction, final_state),
                     )
+                except RequestIdReused:
+                    result = None
                 except ConcurrencyConflict:
-                    with self._cache_lock:
-                        self._cache.pop(table_id, None)
+                    self._forget(table_id)
                     if expected_version is not None:
                         raise StaleVersionError(
                             stream_id, expected_version, self.store.stream_version(stream_id)
                         ) from None
                     continue
+                if result is None or result.replayed:
+                    # The request id was processed meanwhile (a retry racing its original, or
+                    # one decided on this process's memory): answer with the original outcome.
+                    self._forget(table_id)
+                    earlier = self._earlier(table_id, scoped_request_id, connection)
+                    if earlier is None:  # pragma: no cover - the append just found it
+                        raise RuntimeError(f"request {scoped_request_id!r} vanished")
+                    return earlier
             self._remember(table_id, final_state)
             return TableOutcome(table_id, final_state, result.events, replayed=False)
-        raise ConcurrencyConflict(stream_id, state.version, self.store.stream_version(stream_id))
+        raise ConcurrencyConflict(stream_id, -1, self.store.stream_version(stream_id))
+
+    def _decide(
+        self,
+        state: TableState,
+        plan: Callable[[TableState, Connection], _Plan],
+        connection: Connection,
+        stream_id: str,
+        expected_version: int | None,
+    ) -> tuple[list[Event], TableState, _Plan]:
+        """The events a plan's commands produce on ``state``, the state after them, the plan."""
+        if expected_version is not None and expected_version != state.version:
+            # An etag check: refuse rather than retry, the caller decided on old state.
+            raise StaleVersionError(stream_id, expected_version, state.version)
+        planned = plan(state, connection)
+        events: list[Event] = []
+        after = state
+        for command in planned.commands:
+            produced = decide(after, command)
+            after = _apply(after, produced)
+            events.extend(produced)
+        seed = planned.seed_to_reveal
+        if seed is not None and after.phase is TablePhase.AWAITING_SEED:
+            # Every seat is settled: the seed reveal and the score join this append.
+            extra = decide(after, RevealSeed(seed=seed))
+            after = _apply(after, extra)
+            events.extend(extra)
+        return events, after, planned
+
+    def _earlier(
+        self, table_id: uuid.UUID, scoped_request_id: str, connection: Connection
+    ) -> TableOutcome | None:
+        """The original outcome of an already processed request id, if it was processed."""
+        earlier = appends.find_processed_request(connection, scoped_request_id)
+        if earlier is None:
+            return None
+        return self._replayed(table_id, earlier[0], earlier[2], connection)
+
+    def _cached(self, table_id: uuid.UUID) -> TableState | None:
+        with self._cache_lock:
+            return self._cache.get(table_id)
+
+    def _forget(self, table_id: uuid.UUID) -> None:
+        with self._cache_lock:
+            self._cache.pop(table_id, None)
 
     def _replayed(
         self, table_id: uuid.UUID, stream_id: str, original: Any, connection: Connection
@@ -557,10 +616,15 @@ def _require_holder_or_operator(state: TableState, actor: str) -> None:
         raise DomainError(Reason.NOT_SEATED, "only a seated player or the operator may do this")
 
 
+class _SecretMissingError(RuntimeError):
+    """A running deal's seed is not in ``deal_secrets``: the state decided on is stale (the deal
+    was settled meanwhile), or, on the log's current state, the database lost it."""
+
+
 def _secret_seed(connection: Connection, table_id: uuid.UUID, deal_number: int) -> bytes:
     seed = load_deal_seed(connection, stream_id_for(table_id), deal_number)
-    if seed is None:  # pragma: no cover - a running deal always has its seed kept
-        raise RuntimeError(f"the seed of deal {deal_number} of table {table_id} is missing")
+    if seed is None:
+        raise _SecretMissingError(f"the seed of deal {deal_number} of table {table_id} is missing")
     return seed
 
 

@@ -1,0 +1,158 @@
+"""The table service decides on its remembered state; a stale memory never gives a wrong answer.
+
+Two ``TableService`` instances on one database stand for two server processes: each remembers
+the tables it served, and the other's appends make that memory stale without telling it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from sapsam import fairness
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.table import TablePhase
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.solver import solve
+from sapsam.store.event_store import EventStore
+from sapsam.store.table_projections import projectors
+from sapsam.store.tables import StaleVersionError, TableService
+
+PLAYERS = ("ann", "bob", "cid", "dee")
+
+
+@pytest.fixture
+def two_processes(database_url: str) -> Iterator[tuple[TableService, TableService]]:
+    stores = [EventStore.connect(database_url, projectors=projectors()) for _ in range(2)]
+    stores[0].prepare()
+    try:
+        yield TableService(stores[0]), TableService(stores[1])
+    finally:
+        for store in stores:
+            store.close()
+
+
+def event_count(service: TableService) -> int:
+    with service.store.connection() as connection:
+        row = connection.execute("SELECT count(*) FROM events").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def dealt_table(first: TableService, second: TableService) -> uuid.UUID:
+    """A 4-seat table with cards dealt, which both services have loaded (and remember)."""
+    table_id = first.create_table(DEFAULT_RULE_SET, 4, "operator", "create").table_id
+    for player in PLAYERS:
+        first.join(table_id, player, None, f"join-{player}")
+    first.choose_dealer(table_id, PLAYERS[0], "dealer")
+    state = first.start_deal(table_id, "operator", "start").state
+    assert state.deal is not None
+    cutter = state.seats[fairness.cutter_for(state.deal.dealer, 4)]
+    assert cutter is not None
+    first.cut(table_id, cutter, 9, "cut")
+    second.load(table_id)
+    return table_id
+
+
+def test_a_command_decided_on_a_stale_memory_is_decided_again_on_the_log(
+    two_processes: tuple[TableService, TableService],
+) -> None:
+    first, second = two_processes
+    table_id = dealt_table(first, second)
+    first.commit(table_id, "ann", bytes(32), "ann-commit")  # second's memory is now stale
+    outcome = second.commit(table_id, "bob", bytes(32), "bob-commit")
+    assert not outcome.replayed
+    assert outcome.version == first.load(table_id).version
+    assert outcome.state == first.load(table_id)
+    # Both commits are in the log, contiguous, the second after the first.
+    types = [event.type for event in first.events(table_id)[-2:]]
+    assert types == ["ArrangementCommitted", "ArrangementCommitted"]
+
+
+def test_a_refusal_on_a_stale_memory_is_checked_against_the_log_first(
+    two_processes: tuple[TableService, TableService],
+) -> None:
+    first, second = two_processes
+    table_id = dealt_table(first, second)
+    table = first.load(table_id)
+    assert table.deal is not None
+    nonce = bytes(16)
+    arrangements = {}
+    for player in PLAYERS:
+        seat, hand = first.hand_of(table_id, player)
+        arrangements[player] = solve(hand)
+        commitment = fairness.arrangement_commitment(
+            table_id, table.deal.number, seat, arrangements[player], nonce
+        )
+        first.commit(table_id, player, commitment, f"commit-{player}")
+        first.confirm(table_id, player, f"confirm-{player}")
+    # second still remembers the table as ARRANGING, where a reveal is out of phase.
+    outcome = second.reveal(table_id, "ann", arrangements["ann"], nonce, "ann-reveal")
+    assert outcome.state.phase is TablePhase.REVEALING
+    assert outcome.events[-1].type == "ArrangementRevealed"
+
+
+def test_a_true_refusal_is_still_refused_and_writes_nothing(
+    two_processes: tuple[TableService, TableService],
+) -> None:
+    first, second = two_processes
+    table_id = dealt_table(first, second)
+    first.commit(table_id, "ann", bytes(32), "ann-commit")
+    first.confirm(table_id, "ann", "ann-confirm")
+    before = event_count(first)
+    with pytest.raises(DomainError) as refused:
+        second.commit(table_id, "ann", bytes(32), "ann-commit-again")
+    assert refused.value.reason is Reason.ALREADY_CONFIRMED
+    assert event_count(first) == before
+
+
+def test_a_secret_gone_from_a_stale_memory_gives_the_logs_refusal(
+    two_processes: tuple[TableService, TableService],
+) -> None:
+    first, second = two_processes
+    table_id = first.create_table(DEFAULT_RULE_SET, 2, "operator", "create").table_id
+    for player in PLAYERS[:2]:
+        first.join(table_id, player, None, f"join-{player}")
+    second.load(table_id)  # remembers AWAITING_DEALER, with the lot seed still kept
+    first.choose_dealer(table_id, "ann", "dealer")  # draws the lot: its seed is deleted
+    before = event_count(first)
+    with pytest.raises(DomainError) as refused:
+        second.choose_dealer(table_id, "bob", "dealer-again")
+    assert refused.value.reason is Reason.WRONG_PHASE
+    assert event_count(first) == before
+
+
+def test_a_retry_decided_on_memory_answers_with_the_original_outcome(
+    two_processes: tuple[TableService, TableService],
+) -> None:
+    first, second = two_processes
+    table_id = dealt_table(first, second)
+    original = first.commit(table_id, "ann", bytes(32), "ann-commit")
+    first.commit(table_id, "bob", bytes(32), "bob-commit")
+    before = event_count(first)
+    # A commit is repeatable, so the retry decides fine on memory: the log's record of the
+    # request id is what answers it, with the original events, and nothing is appended.
+    for service in (first, second):
+        retried = service.commit(table_id, "ann", bytes(32), "ann-commit")
+        assert retried.replayed
+        assert retried.events == original.events
+    # A retry whose command is now refused on memory (bob confirmed) is answered the same way.
+    first.confirm(table_id, "bob", "bob-confirm")
+    retried = first.commit(table_id, "bob", bytes(32), "bob-commit")
+    assert retried.replayed and retried.events[0].type == "ArrangementCommitted"
+    assert event_count(first) == before + 1
+
+
+def test_an_etag_newer_than_memory_is_checked_against_the_log(
+    two_processes: tuple[TableService, TableService],
+) -> None:
+    first, second = two_processes
+    table_id = dealt_table(first, second)
+    version = first.commit(table_id, "ann", bytes(32), "ann-commit").version
+    # second remembers an older version; the caller's etag is the log's current one.
+    outcome = second.commit(table_id, "bob", bytes(32), "bob-commit", expected_version=version)
+    assert outcome.version == version + 1
+    with pytest.raises(StaleVersionError):
+        second.commit(table_id, "cid", bytes(32), "cid-commit", expected_version=version)

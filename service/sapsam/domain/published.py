@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from typing import Final
 
 from sapsam.domain.events import (
     ArrangementRevealed,
@@ -25,13 +26,60 @@ from sapsam.domain.events import (
 from sapsam.fairness import DealRecord
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import parse_cards
+from sapsam.rules.cards import DECK, Card, parse_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import DealScore, PairResult
 
 
 class DealNotFinishedError(ValueError):
     """The events do not hold a finished (scored) deal with that number."""
+
+
+# The event types a deal's record is read from, in the order they were tested with isinstance.
+_KINDS: Final[tuple[type[Event], ...]] = (
+    TableCreated,
+    DealStarted,
+    EntropyContributed,
+    DeckCut,
+    CardsDealt,
+    SeatConfirmed,
+    ArrangementRevealed,
+    SeatTimedOut,
+    SeedRevealed,
+    DealScored,
+)
+# Per concrete event type, the first of _KINDS its instances are instances of (None: none). What
+# isinstance answers depends on the type alone, so each type is worked out once, and an event is
+# then tested once, against the one kind it can be, instead of along the whole chain.
+_KIND_OF_TYPE: dict[type, type[Event] | None] = {kind: kind for kind in _KINDS}
+
+
+def _kind(event: Event) -> type[Event] | None:
+    event_type = type(event)
+    try:
+        return _KIND_OF_TYPE[event_type]
+    except KeyError:
+        kind = next((kind for kind in _KINDS if issubclass(event_type, kind)), None)
+        _KIND_OF_TYPE[event_type] = kind
+        return kind
+
+
+# Each card's printed form ("As"), as every recorded reveal holds it.
+_CARD_BY_TEXT: Final[dict[object, Card]] = {str(card): card for card in DECK}
+
+
+def _cards(tokens: tuple[str, ...]) -> tuple[Card, ...]:
+    """``parse_cards(tokens)``: a row of distinct cards in their printed form is read with one
+    lookup per card; anything else (another notation, a repeat, a bad token, not a tuple) goes to
+    ``parse_cards``, which reads it or raises as it always did."""
+    if type(tokens) is tuple:
+        try:
+            cards = tuple(map(_CARD_BY_TEXT.__getitem__, tokens))
+        except (KeyError, TypeError):
+            return parse_cards(tokens)
+        if len(set(cards)) == len(cards):
+            return cards
+    return parse_cards(tokens)
 
 
 def published_deal(
@@ -53,35 +101,40 @@ def published_deal(
     reveals: dict[int, Reveal] = {}
     solver_seats: set[int] = set()
     for event in events:
-        if isinstance(event, TableCreated):
+        kind = _kind(event)
+        if kind is None:
+            continue
+        if kind is TableCreated and isinstance(event, TableCreated):
             created = event
             continue
         if getattr(event, "deal_number", None) != deal_number:
             continue
-        if isinstance(event, DealStarted):
-            started = event
-        elif isinstance(event, EntropyContributed):
-            contributions[event.seat] = bytes.fromhex(event.entropy)
-        elif isinstance(event, DeckCut):
-            cut = event
-        elif isinstance(event, CardsDealt):
-            dealt = event
-        elif isinstance(event, SeatConfirmed):
-            commitments[event.seat] = bytes.fromhex(event.commitment)
-        elif isinstance(event, ArrangementRevealed):
+        # One isinstance per event, against its kind (it holds, and tells mypy the type).
+        if kind is ArrangementRevealed and isinstance(event, ArrangementRevealed):
             reveals[event.seat] = Reveal(
                 arrangement=Arrangement(
-                    front=parse_cards(event.front),
-                    middle=parse_cards(event.middle),
-                    back=parse_cards(event.back),
+                    front=_cards(event.front),
+                    middle=_cards(event.middle),
+                    back=_cards(event.back),
                 ),
                 nonce=bytes.fromhex(event.nonce),
             )
-        elif isinstance(event, SeatTimedOut) and event.consequence == "solver":
-            solver_seats.add(event.seat)
-        elif isinstance(event, SeedRevealed):
+        elif kind is SeatConfirmed and isinstance(event, SeatConfirmed):
+            commitments[event.seat] = bytes.fromhex(event.commitment)
+        elif kind is EntropyContributed and isinstance(event, EntropyContributed):
+            contributions[event.seat] = bytes.fromhex(event.entropy)
+        elif kind is DealStarted and isinstance(event, DealStarted):
+            started = event
+        elif kind is DeckCut and isinstance(event, DeckCut):
+            cut = event
+        elif kind is CardsDealt and isinstance(event, CardsDealt):
+            dealt = event
+        elif kind is SeatTimedOut and isinstance(event, SeatTimedOut):
+            if event.consequence == "solver":
+                solver_seats.add(event.seat)
+        elif kind is SeedRevealed and isinstance(event, SeedRevealed):
             seed = event
-        elif isinstance(event, DealScored):
+        elif kind is DealScored and isinstance(event, DealScored):
             scored = event
     if created is None or started is None or cut is None or dealt is None:
         raise DealNotFinishedError(f"deal {deal_number} was not dealt")

@@ -143,6 +143,10 @@ class TableService:
         # a command is decided on the remembered state and the append checks it (see _execute).
         self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
         self._cache_lock = threading.Lock()
+        # Secret seeds of running deals (and lots) by (table, deal number), as read from or
+        # written to ``deal_secrets``: a seed never changes, so it is read once per process, not
+        # at every cut, hand and reveal. Dropped once the log publishes it.
+        self._secrets: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -182,9 +186,7 @@ class TableService:
             deal = state.deal
             if deal is None or not deal.dealt:
                 raise DomainError(Reason.WRONG_PHASE, "no cards have been dealt yet")
-            seed = deal.seed or load_deal_seed(connection, stream_id_for(table_id), deal.number)
-        if seed is None:  # pragma: no cover - the seed is kept until it is in the log
-            raise RuntimeError(f"the seed of deal {deal.number} of table {table_id} is missing")
+            seed = deal.seed or self._secret_seed(connection, table_id, deal.number)
         return seat, _dealt_hands(state, seed)[seat]
 
     # -- commands ------------------------------------------------------------------------------
@@ -219,7 +221,10 @@ class TableService:
 
             return _Plan([command], keep_lot_seed)
 
-        return self._execute(table_id, created_by, request_id, plan, new_table=True)
+        outcome = self._execute(table_id, created_by, request_id, plan, new_table=True)
+        if not outcome.replayed:
+            self._remember_secret(table_id, LOT_SECRET_NUMBER, lot_seed)
+        return outcome
 
     def join(
         self,
@@ -252,7 +257,7 @@ class TableService:
                 # decide names the phase precisely; no secret is read for a refused command.
                 return _Plan([ChooseDealer(lot_seed=b"")])
             return _Plan(
-                [ChooseDealer(lot_seed=_secret_seed(connection, table_id, LOT_SECRET_NUMBER))]
+                [ChooseDealer(lot_seed=self._secret_seed(connection, table_id, LOT_SECRET_NUMBER))]
             )
 
         return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
@@ -278,7 +283,12 @@ class TableService:
 
             return _Plan([command], keep_seed)
 
-        return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
+        outcome = self._execute(
+            table_id, actor, request_id, plan, expected_version=expected_version
+        )
+        if not outcome.replayed and outcome.state.deal is not None:
+            self._remember_secret(table_id, outcome.state.deal.number, seed)
+        return outcome
 
     def contribute_entropy(
         self,
@@ -312,7 +322,7 @@ class TableService:
             cut_state = _apply(state, decide(state, cut))
             deal = cut_state.deal
             assert deal is not None
-            seed = _secret_seed(connection, table_id, deal.number)
+            seed = self._secret_seed(connection, table_id, deal.number)
             record = fairness.deal_record(
                 seed,
                 deal.contributions,
@@ -380,7 +390,7 @@ class TableService:
                 return _Plan(
                     [RevealArrangement(player_id, arrangement, nonce, dealt=())],
                 )
-            seed = _secret_seed(connection, table_id, deal.number)
+            seed = self._secret_seed(connection, table_id, deal.number)
             dealt = _dealt_hands(state, seed)[seat]
             return _Plan(
                 [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
@@ -397,11 +407,12 @@ class TableService:
 
         def plan(state: TableState, connection: Connection) -> _Plan:
             deal = state.deal
-            seed = (
-                None
-                if deal is None
-                else load_deal_seed(connection, stream_id_for(table_id), deal.number)
-            )
+            seed = None
+            if deal is not None:
+                try:
+                    seed = self._secret_seed(connection, table_id, deal.number)
+                except _SecretMissingError:
+                    seed = None  # nothing left to reveal: TimeOutSeats says so precisely
             return _Plan([TimeOutSeats(now_ms=now)], seed_to_reveal=seed)
 
         return self._execute(table_id, "service", request_id, plan)
@@ -495,6 +506,7 @@ class TableService:
                         raise RuntimeError(f"request {scoped_request_id!r} vanished")
                     return earlier
             self._remember(table_id, final_state)
+            self._forget_published_secrets(table_id, result.events)
             return TableOutcome(table_id, final_state, result.events, replayed=False)
         raise ConcurrencyConflict(stream_id, -1, self.store.stream_version(stream_id))
 
@@ -533,6 +545,33 @@ class TableService:
         if earlier is None:
             return None
         return self._replayed(table_id, earlier[0], earlier[2], connection)
+
+    def _secret_seed(self, connection: Connection, table_id: uuid.UUID, number: int) -> bytes:
+        """A running deal's (or, for number 0, the dealer lot's) secret seed."""
+        with self._cache_lock:
+            seed = self._secrets.get((table_id, number))
+        if seed is None:
+            seed = load_deal_seed(connection, stream_id_for(table_id), number)
+            if seed is None:
+                raise _SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
+            self._remember_secret(table_id, number, seed)
+        return seed
+
+    def _remember_secret(self, table_id: uuid.UUID, number: int, seed: bytes) -> None:
+        with self._cache_lock:
+            self._secrets[(table_id, number)] = seed
+            self._secrets.move_to_end((table_id, number))
+            while len(self._secrets) > CACHE_SIZE:
+                self._secrets.popitem(last=False)
+
+    def _forget_published_secrets(
+        self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent]
+    ) -> None:
+        for event in recorded:
+            number = _published_secret(event)
+            if number is not None:
+                with self._cache_lock:
+                    self._secrets.pop((table_id, number), None)
 
     def _cached(self, table_id: uuid.UUID) -> TableState | None:
         with self._cache_lock:
@@ -585,12 +624,21 @@ class _TransactionHook:
             self.work(connection, self.state_after)
         stream_id = stream_id_for(self.table_id)
         for event in recorded:
-            if event.type == DealerChosen.TYPE:
-                delete_deal_seed(connection, stream_id, LOT_SECRET_NUMBER)
-            elif event.type == SeedRevealed.TYPE:
-                number = event.data["deal_number"]
-                assert isinstance(number, int)
+            number = _published_secret(event)
+            if number is not None:
                 delete_deal_seed(connection, stream_id, number)
+
+
+def _published_secret(event: RecordedEvent) -> int | None:
+    """The secret an event publishes: 0 (the lot) for DealerChosen, the deal's number for
+    SeedRevealed, else None."""
+    if event.type == DealerChosen.TYPE:
+        return LOT_SECRET_NUMBER
+    if event.type == SeedRevealed.TYPE:
+        number = event.data["deal_number"]
+        assert isinstance(number, int)
+        return number
+    return None
 
 
 def _apply(state: TableState, events: Sequence[Event]) -> TableState:
@@ -619,13 +667,6 @@ def _require_holder_or_operator(state: TableState, actor: str) -> None:
 class _SecretMissingError(RuntimeError):
     """A running deal's seed is not in ``deal_secrets``: the state decided on is stale (the deal
     was settled meanwhile), or, on the log's current state, the database lost it."""
-
-
-def _secret_seed(connection: Connection, table_id: uuid.UUID, deal_number: int) -> bytes:
-    seed = load_deal_seed(connection, stream_id_for(table_id), deal_number)
-    if seed is None:
-        raise _SecretMissingError(f"the seed of deal {deal_number} of table {table_id} is missing")
-    return seed
 
 
 def _dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:

@@ -104,3 +104,27 @@ def test_each_event_has_its_own_decoded_values(connection: psycopg.Connection[ob
     first, second = read_all(connection)
     assert first.data == second.data
     assert first.data is not second.data
+
+
+def test_each_append_keeps_its_own_metadata_across_pages(
+    connection: psycopg.Connection[object],
+) -> None:
+    for number in range(4):
+        append(
+            connection,
+            f"s{number % 2}",
+            number // 2 * 3,
+            [NewEvent("A", {"n": index}) for index in range(3)],
+            f"r{number}",
+            actor=f"actor-{number}",
+        )
+    expected = plainly_read(connection)
+    for batch_size in (1, 2, 5, 100):
+        events = list(iterate_all(connection, batch_size=batch_size))
+        assert events == expected
+        assert [event.metadata["request_id"] for event in events] == [
+            f"r{number}" for number in range(4) for _ in range(3)
+        ]
+        assert [event.metadata["actor"] for event in events] == [
+            f"actor-{number}" for number in range(4) for _ in range(3)
+        ]

@@ -95,22 +95,33 @@ def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
 
     jsonb prints well-formed JSON, so a page's data and metadata texts joined by commas are one
     JSON list: a single call of the C scanner decodes them all, instead of two Python-level
-    loader calls per row.
+    loader calls per row. The events of one append carry the same metadata (request id, actor,
+    time): each distinct metadata text is decoded once and its events share that dict, as the
+    events ``append`` returns do.
     """
     if not rows:
         return []
-    texts: list[str] = []
-    add = texts.append
-    for row in rows:
-        add(row[5])
-        add(row[6])
-    values = _SCAN_JSON("[" + ",".join(texts) + "]", 0)[0]
+    positions, stream_ids, versions, types, schema_versions, data_texts, metadata_texts, hashes = (
+        zip(*rows, strict=True)
+    )
+    distinct_metadata = list(dict.fromkeys(metadata_texts))
+    values = _SCAN_JSON("[" + ",".join(data_texts) + "," + ",".join(distinct_metadata) + "]", 0)[0]
+    count = len(rows)
+    metadata_by_text = dict(zip(distinct_metadata, values[count:], strict=True))
     new = object.__new__
     set_attribute = object.__setattr__
     events: list[RecordedEvent] = []
-    add_event = events.append
-    for (position, stream_id, version, type_, schema_version, _, _, hash_), data, metadata in zip(
-        rows, values[0::2], values[1::2], strict=True
+    add = events.append
+    for position, stream_id, version, type_, schema_version, data, metadata, hash_ in zip(
+        positions,
+        stream_ids,
+        versions,
+        types,
+        schema_versions,
+        values[:count],
+        map(metadata_by_text.__getitem__, metadata_texts),
+        hashes,
+        strict=True,
     ):
         event = new(RecordedEvent)
         set_attribute(
@@ -127,7 +138,7 @@ def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
                 "hash": hash_,
             },
         )
-        add_event(event)
+        add(event)
     return events
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sapsam.audit.export_format import ExportedEvent
+from sapsam.audit.export_format import ExportedEvent, _exported_event
 from sapsam.fairness.deal import (
     cut_deck,
     cut_deck_digest,
@@ -133,3 +133,22 @@ def test_parsed_chain_walk_reports_what_the_general_walk_reports(stream_id: str)
             general = _verify_chain(stream_id, chain, anchor_hash, anchor_version, True, False)
             checked = _verify_chain(stream_id, chain, anchor_hash, anchor_version, False, False)
             assert fast == general == checked
+
+
+def test_exported_event_made_without_init_is_the_same_event() -> None:
+    values = (7, 3, "DealStarted", 1, {"deal_number": 1}, {"actor": "a"}, bytes(range(32)))
+    fast = _exported_event(*values)
+    reference = ExportedEvent(*values)
+    assert type(fast) is ExportedEvent
+    assert fast == reference
+    assert repr(fast) == repr(reference)
+    assert vars(fast) == vars(reference)
+    assert dataclasses.astuple(fast) == values
+    # The fast form fills exactly the dataclass's fields: a new field (or a default, or a
+    # __post_init__) must be added there too.
+    assert [field.name for field in dataclasses.fields(ExportedEvent)] == list(vars(fast))
+    assert all(field.default is dataclasses.MISSING for field in dataclasses.fields(ExportedEvent))
+    assert not hasattr(ExportedEvent, "__post_init__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.version = 4  # type: ignore[misc]
+    assert dataclasses.replace(fast, version=4) == dataclasses.replace(reference, version=4)

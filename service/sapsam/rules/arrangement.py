@@ -130,8 +130,9 @@ def check_arrangement(
         if len(row) != size:
             return _foul(FoulReason.WRONG_ROW_SIZE, f"{name} has {len(row)} cards, expected {size}")
     cards = arrangement.cards
-    repeated = [card for card, count in Counter(cards).items() if count > 1]
-    if repeated:
+    card_set = set(cards)
+    if len(card_set) != len(cards):  # only then are the repeats counted
+        repeated = [card for card, count in Counter(cards).items() if count > 1]
         # Values of rows with repeated cards would be meaningless: report none.
         return _foul(
             FoulReason.NOT_DEALT_CARDS, f"card repeated: {format_cards(canonical_order(repeated))}"
@@ -139,17 +140,20 @@ def check_arrangement(
     values = _values(arrangement)
     if dealt is not None:
         dealt_set = set(dealt)
-        missing = dealt_set.difference(cards)
-        extra = set(cards).difference(dealt_set)
-        if missing or extra or len(dealt_set) != HAND_SIZE:
-            parts = []
-            if extra:
-                parts.append(f"not dealt: {format_cards(canonical_order(extra))}")
-            if missing:
-                parts.append(f"dealt but not placed: {format_cards(canonical_order(missing))}")
-            if not parts:
-                parts.append(f"{len(dealt_set)} cards were dealt, expected {HAND_SIZE}")
-            return _foul(FoulReason.NOT_DEALT_CARDS, "; ".join(parts), values)
+        # The usual case, exactly the 13 dealt cards, passes in one comparison; otherwise what is
+        # missing and what is extra is worked out.
+        if dealt_set != card_set or len(dealt_set) != HAND_SIZE:
+            missing = dealt_set.difference(cards)
+            extra = card_set.difference(dealt_set)
+            if missing or extra or len(dealt_set) != HAND_SIZE:
+                parts = []
+                if extra:
+                    parts.append(f"not dealt: {format_cards(canonical_order(extra))}")
+                if missing:
+                    parts.append(f"dealt but not placed: {format_cards(canonical_order(missing))}")
+                if not parts:
+                    parts.append(f"{len(dealt_set)} cards were dealt, expected {HAND_SIZE}")
+                return _foul(FoulReason.NOT_DEALT_CARDS, "; ".join(parts), values)
     front, middle, back = values
     if front > middle:
         return _foul(

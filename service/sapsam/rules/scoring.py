@@ -68,6 +68,14 @@ def compare_rows(first: ArrangementCheck, second: ArrangementCheck) -> tuple[int
     first_values, second_values = first.values, second.values
     if first_values is None or second_values is None:
         raise ValueError("a legal arrangement check must carry its row values")
+    if len(first_values) == 3 == len(second_values):  # always, from check_arrangement
+        my_front, my_middle, my_back = first_values
+        their_front, their_middle, their_back = second_values
+        return (
+            _sign(my_front.strength - their_front.strength),
+            _sign(my_middle.strength - their_middle.strength),
+            _sign(my_back.strength - their_back.strength),
+        )
     front, middle, back = (
         _sign(mine.strength - theirs.strength)
         for mine, theirs in zip(first_values, second_values, strict=True)

@@ -210,3 +210,39 @@ def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None
     assert dict(tournaments.load(tournament_id).totals) == verified_totals(
         tables, tournaments, tournament_id
     )
+
+
+def test_events_of_no_interest_move_the_checkpoint_in_a_write_every_few_seconds(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sapsam.domain.table import TablePhase
+    from sapsam.rules.ruleset import DEFAULT_RULE_SET
+    from sapsam.store import tournament_results
+    from sapsam.store.reads import last_position
+
+    tables = services.tables
+    process = ResultsProcess(services.tournaments)
+
+    def log_end() -> int:
+        with services.store.connection() as connection:
+            return last_position(connection)
+
+    def busy_table() -> None:  # game events of no tournament: nothing to credit
+        created = tables.create_table(DEFAULT_RULE_SET, 2, "operator", str(uuid.uuid4()))
+        for player in ("ann", "bob"):
+            tables.join(created.table_id, player, None, str(uuid.uuid4()))
+        assert tables.load(created.table_id).phase is TablePhase.AWAITING_DEALER
+
+    busy_table()
+    assert process.process_available() == 0
+    assert process.checkpoint() == log_end()  # the first look writes its position
+    written = process.checkpoint()
+    busy_table()
+    assert process.process_available() == 0
+    assert process.checkpoint() == written  # within the interval: remembered, not written
+    assert process.process_available() == 0  # and not read again
+    monkeypatch.setattr(tournament_results, "IDLE_CHECKPOINT_SECONDS", 0.0)  # it has passed
+    assert process.process_available() == 0
+    assert process.checkpoint() == log_end()
+    # A restarted process starts from the checkpoint written and finds nothing to credit.
+    assert ResultsProcess(services.tournaments).process_available() == 0

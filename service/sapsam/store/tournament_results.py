@@ -9,8 +9,12 @@ same state. The append's request id is derived from the table and deal (``credit
 and the aggregate refuses a second credit of a deal (``ALREADY_CREDITED``): two more guards
 against double counting, should a checkpoint ever be restored from an older backup.
 
-Events of no interest move the checkpoint forward in a separate, later write; nothing depends on
-them. After a round is seated, the process creates its tables through ``TableService``; that is
+Events of no interest move the checkpoint forward in a separate, later write, at most every
+``IDLE_CHECKPOINT_SECONDS`` (the process remembers its position meanwhile); nothing depends on
+them, and a restart reads them again for nothing. So a busy log of game events costs the follower
+reads, not a disk flush per wake-up.
+
+After a round is seated, the process creates its tables through ``TableService``; that is
 idempotent and repeated for every running tournament when the process starts, so a crash between
 the commit and the tables costs nothing.
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any, Final
@@ -44,6 +49,7 @@ PROCESS_NAME: Final = "tournament-results"
 # Held (session level) by the one process following the log; any value unique to this purpose.
 FOLLOWER_LOCK_KEY: Final = 7526466447829417399
 CONFLICT_RETRIES: Final = 8
+IDLE_CHECKPOINT_SECONDS: Final = 5.0
 CHECKPOINTS_SQL: Final = """
 CREATE TABLE IF NOT EXISTS tournament_checkpoints (
     name text PRIMARY KEY,
@@ -102,6 +108,12 @@ class ResultsProcess:
         self.store = tournaments.store
         self.name = name
         self.crash_hook = crash_hook
+        # How far this process has handled the log (None: not yet read from its checkpoint),
+        # the position its checkpoint row holds, and when it last wrote one for events of no
+        # interest.
+        self._position: int | None = None
+        self._checkpointed = 0
+        self._idle_saved_at = 0.0
 
     def checkpoint(self) -> int:
         """The process's checkpoint."""
@@ -120,16 +132,25 @@ class ResultsProcess:
         """Handle every event after the checkpoint, until caught up; returns deals credited."""
         credited = 0
         with self.store.connection() as connection:
-            position = read_checkpoint(connection, self.name)
+            if self._position is None:
+                self._position = self._checkpointed = read_checkpoint(connection, self.name)
             while True:
-                batch = reads.read_all(connection, position, batch_size)
+                batch = reads.read_all(connection, self._position, batch_size)
                 if not batch:
-                    return credited
+                    break
                 for event in batch:
-                    credited += self._handle(connection, event)
-                    position = event.position
-                # The rest of the batch changed nothing: just remember it was read.
-                _save_checkpoint(connection, self.name, position)
+                    if self._handle(connection, event):
+                        credited += 1
+                        self._checkpointed = event.position  # in the credit's transaction
+                    self._position = event.position
+            now = time.monotonic()
+            idle_for = now - self._idle_saved_at
+            if self._position != self._checkpointed and idle_for >= IDLE_CHECKPOINT_SECONDS:
+                # The rest changed nothing: just remember it was read.
+                _save_checkpoint(connection, self.name, self._position)
+                self._checkpointed = self._position
+                self._idle_saved_at = now
+        return credited
 
     def _tournament_of(self, connection: Connection, event: RecordedEvent) -> uuid.UUID | None:
         if event.type != DealScored.TYPE or not event.stream_id.startswith("table-"):

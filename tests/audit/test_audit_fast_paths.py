@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import dataclasses
 import hmac
+import json
 import random
+import types
 from typing import Any
 
 import pytest
 
-from sapsam.audit.export_format import ExportedEvent, _exported_event
+from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit.export_format import (
+    ExportedEvent,
+    ExportFormatError,
+    _exported_event,
+    header_from_dict,
+)
+from sapsam.audit.sample_series import recorded_stream
 from sapsam.fairness.deal import (
     cut_deck,
     cut_deck_digest,
@@ -152,3 +161,64 @@ def test_exported_event_made_without_init_is_the_same_event() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.version = 4  # type: ignore[misc]
     assert dataclasses.replace(fast, version=4) == dataclasses.replace(reference, version=4)
+
+
+def _header_variants() -> list[dict[str, Any]]:
+    events = recorded_stream(3, deals=2)
+    header = json.loads(next(iter(write_lines(select_deal(events, 2, Requester.operator())))))
+    assert len(header["segments"]) == 2
+    variants = [header]
+
+    def changed(path: tuple[object, ...], new: object) -> None:
+        variant = json.loads(json.dumps(header))
+        target = variant
+        for step in path[:-1]:
+            target = target[step]
+        if new is _DELETE:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = new
+        variants.append(variant)
+
+    for name in header:
+        changed((name,), _DELETE)
+        for odd in (None, True, 1, "x", [], {}, [1, "2"], 2.5):
+            changed((name,), odd)
+    for field in ("anchor", "first_version", "last_version", "last_hash"):
+        changed(("segments", 1, field), _DELETE)
+        for odd in (None, False, 3, "00" * 31, "AB" * 32, " " + "ab" * 32, "zz" * 32, {}):
+            changed(("segments", 1, field), odd)
+    for field in ("version", "hash"):
+        changed(("segments", 0, "anchor", field), _DELETE)
+        for odd in (None, True, -1, "00" * 33, "0" * 63):
+            changed(("segments", 0, "anchor", field), odd)
+    changed(("segments", 1), "not an object")
+    changed(("deals", 0), True)
+    changed(("finished_deals", 0), "1")
+    return variants
+
+
+_DELETE = object()
+
+
+def test_header_read_without_formatting_is_the_header_read_field_by_field() -> None:
+    variants = _header_variants()
+    assert len(variants) > 150
+    for variant in variants:
+        try:
+            fast = header_from_dict(variant)
+        except ExportFormatError as error:
+            fast_error: str | None = str(error)
+        else:
+            fast_error = None
+        # A read-only view is not a dict, so it always takes the field-by-field checks.
+        try:
+            checked = header_from_dict(types.MappingProxyType(variant))
+        except ExportFormatError as error:
+            assert fast_error == str(error)
+        else:
+            assert fast_error is None
+            assert fast == checked
+            assert [type(value) for value in vars(fast).values()] == [
+                type(value) for value in vars(checked).values()
+            ]

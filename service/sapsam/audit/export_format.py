@@ -306,8 +306,120 @@ def _parse_line(line: str, number: int) -> Mapping[str, Any]:
     return _object(value, f"line {number}")
 
 
+# The header line's fields in one call (a missing field sends it to the named checks).
+_HEADER_FIELDS: Final = operator.itemgetter(
+    "format",
+    "format_version",
+    "segments",
+    "table_id",
+    "stream_id",
+    "scope",
+    "withheld",
+    "deals",
+    "finished_deals",
+    "rule_set",
+    "seat_count",
+)
+_SEGMENT_FIELDS: Final = operator.itemgetter("anchor", "first_version", "last_version", "last_hash")
+_ANCHOR_FIELDS: Final = operator.itemgetter("version", "hash")
+
+
+def _digest(text: object) -> bytes | None:
+    """``_hex(text, ...)`` of a well-formed 32-byte hash, None for anything else."""
+    if type(text) is not str:
+        return None
+    try:
+        digest = bytes.fromhex(text)
+    except ValueError:
+        return None
+    return digest if len(digest) == 32 else None
+
+
+def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
+    """``header_from_dict(value)`` for the usual, well-formed header of plain JSON types, tested
+    without formatting a field's place for each test; None sends it to the checks that name the
+    bad field."""
+    if type(value) is not dict:
+        return None
+    try:
+        (
+            tag,
+            version,
+            segments,
+            table_id,
+            stream_id,
+            scope,
+            withheld,
+            deals,
+            finished_deals,
+            rule_set,
+            seat_count,
+        ) = _HEADER_FIELDS(value)
+    except KeyError:
+        return None
+    if not (
+        tag == FORMAT_TAG
+        and type(version) is int
+        and version == FORMAT_VERSION
+        and type(segments) is list
+        and segments
+        and type(table_id) is str
+        and type(stream_id) is str
+        and type(scope) is str
+        and type(withheld) is str
+        and type(deals) is list
+        and all(type(number) is int for number in deals)
+        and type(finished_deals) is list
+        and all(type(number) is int for number in finished_deals)
+        and type(rule_set) is dict
+        and type(seat_count) is int
+    ):
+        return None
+    parsed: list[Segment] = []
+    for raw in segments:
+        if type(raw) is not dict:
+            return None
+        try:
+            anchor, first_version, last_version, last_hash = _SEGMENT_FIELDS(raw)
+            if type(anchor) is not dict:
+                return None
+            anchor_version, anchor_hash = _ANCHOR_FIELDS(anchor)
+        except KeyError:
+            return None
+        anchor_digest = _digest(anchor_hash)
+        last_digest = _digest(last_hash)
+        if (
+            type(anchor_version) is not int
+            or anchor_digest is None
+            or type(first_version) is not int
+            or type(last_version) is not int
+            or last_digest is None
+        ):
+            return None
+        parsed.append(
+            Segment(
+                ChainAnchor(anchor_version, anchor_digest), first_version, last_version, last_digest
+            )
+        )
+    return ExportHeader(
+        table_id=table_id,
+        stream_id=stream_id,
+        scope=scope,
+        deals=tuple(deals),
+        finished_deals=tuple(finished_deals),
+        rule_set=rule_set,
+        seat_count=seat_count,
+        segments=tuple(parsed),
+        withheld=withheld,
+        format_version=version,
+    )
+
+
 def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportHeader:
     """Read the header line's object; raises ``ExportFormatError`` naming the bad field."""
+    well_formed = _well_formed_header(value)
+    if well_formed is not None:
+        return well_formed
     _require(value.get("format") == FORMAT_TAG, where, f"format must be {FORMAT_TAG!r}")
     version = _int(value.get("format_version"), f"{where} format_version")
     _require(version == FORMAT_VERSION, where, f"format_version {version} is not supported")

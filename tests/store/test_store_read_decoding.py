@@ -1,6 +1,6 @@
 """A global read decodes each event exactly as a row-by-row read with psycopg's own loaders does.
 
-``read_all`` decodes a page's jsonb texts in one go and builds the recorded events directly (see
+``read_all`` decodes a page's jsonb texts in one go and shares metadata within an append (see
 ``sapsam.store.reads``); these tests hold it to the plain, obvious decoding of the same rows.
 """
 

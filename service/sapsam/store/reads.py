@@ -17,7 +17,6 @@ wait for readers. ``read_all`` must not run inside a REPEATABLE READ or SERIALIZ
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import json.scanner
 from collections.abc import Iterator, Sequence
@@ -68,27 +67,6 @@ _EVENT_COLUMNS = (
     "position, stream_id, version, type, schema_version, data::text, metadata::text, hash"
 )
 
-_RECORDED_FIELDS = (
-    "position",
-    "stream_id",
-    "version",
-    "type",
-    "schema_version",
-    "data",
-    "metadata",
-    "hash",
-)
-# ``_recorded_events`` fills a RecordedEvent's ``__dict__`` directly, skipping the frozen
-# dataclass's ``__init__`` (eight ``object.__setattr__`` calls per event, a tenth of a replay's
-# read time). That is the same object only while RecordedEvent is a plain frozen dataclass with
-# exactly these fields: if it changes, fail at import rather than build events that differ.
-if (
-    tuple(field.name for field in dataclasses.fields(RecordedEvent)) != _RECORDED_FIELDS
-    or hasattr(RecordedEvent, "__post_init__")
-    or hasattr(RecordedEvent, "__slots__")
-):  # pragma: no cover - a guard for a future change of RecordedEvent
-    raise ImportError("sapsam.store.reads builds RecordedEvent by its fields; update it")
-
 
 def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     """Events from rows of ``_EVENT_COLUMNS``, equal to ``event_from_row`` of the decoded row.
@@ -107,39 +85,22 @@ def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     distinct_metadata = list(dict.fromkeys(metadata_texts))
     values = _SCAN_JSON("[" + ",".join(data_texts) + "," + ",".join(distinct_metadata) + "]", 0)[0]
     count = len(rows)
+    if len(values) != count + len(distinct_metadata):  # pragma: no cover - one value per text
+        raise RuntimeError(f"{len(values)} JSON values decoded for {count} events")
     metadata_by_text = dict(zip(distinct_metadata, values[count:], strict=True))
-    new = object.__new__
-    set_attribute = object.__setattr__
-    events: list[RecordedEvent] = []
-    add = events.append
-    for position, stream_id, version, type_, schema_version, data, metadata, hash_ in zip(
-        positions,
-        stream_ids,
-        versions,
-        types,
-        schema_versions,
-        values[:count],
-        map(metadata_by_text.__getitem__, metadata_texts),
-        hashes,
-        strict=True,
-    ):
-        event = new(RecordedEvent)
-        set_attribute(
-            event,
-            "__dict__",
-            {
-                "position": position,
-                "stream_id": stream_id,
-                "version": version,
-                "type": type_,
-                "schema_version": schema_version,
-                "data": data,
-                "metadata": metadata,
-                "hash": hash_,
-            },
+    return list(
+        map(
+            RecordedEvent,
+            positions,
+            stream_ids,
+            versions,
+            types,
+            schema_versions,
+            values[:count],
+            map(metadata_by_text.__getitem__, metadata_texts),
+            hashes,
         )
-        add(event)
-    return events
+    )
 
 
 def read_stream(

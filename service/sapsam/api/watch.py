@@ -5,12 +5,18 @@ anywhere, by any process, sends a NOTIFY on commit naming the stream; the feed w
 of that table, and each reads the new events from the log itself. A wake-up carries no data, so a
 lost or merged notification only delays a watcher until its next poll (every second), and the
 order and completeness of what it sends come from the log alone.
+
+The feed listens only while someone watches (a watcher asks for a generation or waits at least
+every second): a process nobody watches does not receive a notification for every append. When
+it starts listening again it wakes every watcher, so anything committed before the LISTEN is read
+at once.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Final
@@ -27,6 +33,8 @@ from sapsam.store.subscriptions import parse_wakeup
 from sapsam.store.tables import TableService, stream_id_for
 
 POLL_SECONDS: Final = 1.0
+# How long a watcher's last look keeps the feed listening.
+INTEREST_SECONDS: Final = 3 * POLL_SECONDS
 
 _logger = logging.getLogger("sapsam.api.watch")
 
@@ -38,8 +46,12 @@ class EventFeed:
         self._conninfo = conninfo
         self._poll_seconds = poll_seconds
         self._generations: dict[str, int] = {}
+        # Bumped when the feed (re)starts listening: every stream's generation changes then.
+        self._restarts = 0
         self._condition = threading.Condition()
         self._stopping = threading.Event()
+        self._interest_until = 0.0
+        self._interested = threading.Event()
         self._thread = threading.Thread(target=self._listen, name="sapsam-event-feed", daemon=True)
 
     def start(self) -> None:
@@ -49,6 +61,7 @@ class EventFeed:
     def stop(self) -> None:
         """Stop listening and release every waiting watcher (their streams then end)."""
         self._stopping.set()
+        self._interested.set()
         with self._condition:
             self._condition.notify_all()
         if self._thread.is_alive():
@@ -61,28 +74,58 @@ class EventFeed:
 
     def generation(self, stream_id: str) -> int:
         """A counter that changes whenever the stream may have new events."""
+        self._note_interest()
         with self._condition:
-            return self._generations.get(stream_id, 0)
+            # Both terms only grow, so the sum changes whenever either does.
+            return self._restarts + self._generations.get(stream_id, 0)
 
     def wait(self, stream_id: str, seen: int, timeout: float) -> None:
         """Block until the stream's generation differs from ``seen``, the feed stops, or timeout."""
+        self._note_interest()
         with self._condition:
             self._condition.wait_for(
-                lambda: self._stopping.is_set() or self._generations.get(stream_id, 0) != seen,
+                lambda: (
+                    self._stopping.is_set()
+                    or self._restarts + self._generations.get(stream_id, 0) != seen
+                ),
                 timeout,
             )
+
+    def _note_interest(self) -> None:
+        self._interest_until = time.monotonic() + INTEREST_SECONDS
+        if not self._interested.is_set():
+            self._interested.set()
 
     def _wake(self, stream_id: str) -> None:
         with self._condition:
             self._generations[stream_id] = self._generations.get(stream_id, 0) + 1
             self._condition.notify_all()
 
+    def _wake_all(self) -> None:
+        with self._condition:
+            self._restarts += 1
+            self._condition.notify_all()
+
     def _listen(self) -> None:
+        channel = sql.Identifier(NOTIFY_CHANNEL)
         while not self._stopping.is_set():
             try:
                 with psycopg.connect(self._conninfo, autocommit=True) as connection:
-                    connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+                    listening = False
                     while not self._stopping.is_set():
+                        watched = time.monotonic() < self._interest_until
+                        if watched and not listening:
+                            connection.execute(sql.SQL("LISTEN {}").format(channel))
+                            listening = True
+                            self._wake_all()  # what committed before the LISTEN: read it now
+                        elif listening and not watched:
+                            connection.execute(sql.SQL("UNLISTEN {}").format(channel))
+                            listening = False
+                        if not listening:
+                            self._interested.clear()
+                            if time.monotonic() >= self._interest_until:  # still nobody
+                                self._interested.wait(self._poll_seconds)
+                            continue
                         for notification in connection.notifies(timeout=self._poll_seconds):
                             self._wake(parse_wakeup(notification.payload).stream_id)
             except Exception as error:  # the watchers keep polling meanwhile

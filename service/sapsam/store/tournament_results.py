@@ -50,6 +50,7 @@ PROCESS_NAME: Final = "tournament-results"
 FOLLOWER_LOCK_KEY: Final = 7526466447829417399
 CONFLICT_RETRIES: Final = 8
 IDLE_CHECKPOINT_SECONDS: Final = 5.0
+FOLLOW_PAUSE_SECONDS: Final = 0.2
 CHECKPOINTS_SQL: Final = """
 CREATE TABLE IF NOT EXISTS tournament_checkpoints (
     name text PRIMARY KEY,
@@ -233,7 +234,6 @@ class ResultsProcess:
         conninfo = self.store.pool.conninfo
         assert isinstance(conninfo, str)  # the pool was opened with a connection string
         with psycopg.connect(conninfo, autocommit=True) as listener:
-            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(appends.NOTIFY_CHANNEL)))
             while True:
                 if should_stop():
                     return
@@ -242,8 +242,10 @@ class ResultsProcess:
                 ).fetchone()
                 if row is not None and row[0]:
                     break
-                for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
-                    pass
+                # Another process follows: nothing to do here until it stops holding the lock.
+                time.sleep(poll_seconds)
+            # LISTEN before the first read: anything committed after that read wakes us.
+            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(appends.NOTIFY_CHANNEL)))
             needs_reconcile = True
             while not should_stop():
                 try:
@@ -257,6 +259,11 @@ class ResultsProcess:
                     _logger.error("results process step failed: %s", type(error).__name__)
                     needs_reconcile = True
                 for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
+                    pass
+                # Let a busy log's appends gather: one read then handles them all (a credit
+                # waits at most this long), instead of a read for every append.
+                time.sleep(FOLLOW_PAUSE_SECONDS)
+                for _ in listener.notifies(timeout=0):
                     pass
 
 

@@ -323,7 +323,7 @@ class EventCodec:
             value = current[name]
             if nested is not None:
                 values[name] = tuple([nested(**_from_json(item)) for item in value])
-            elif isinstance(value, list | dict):
+            elif isinstance(value, _CONTAINERS):
                 values[name] = _from_json(value)
             else:
                 values[name] = value
@@ -354,6 +354,8 @@ def _to_json(value: Any) -> JsonValue:
 
 # JSON scalar types: a list holding only these is copied into a tuple as it is.
 _SCALARS: Final = frozenset({str, int, bool, float, type(None)})
+# A tuple rather than ``list | dict``, which builds a new union object each time it is evaluated.
+_CONTAINERS: Final = (list, dict)
 
 
 def _from_json(value: JsonValue) -> Any:
@@ -362,11 +364,11 @@ def _from_json(value: JsonValue) -> Any:
         if _SCALARS.issuperset(map(type, value)):
             return tuple(value)
         return tuple(
-            [_from_json(item) if isinstance(item, list | dict) else item for item in value]
+            [_from_json(item) if isinstance(item, _CONTAINERS) else item for item in value]
         )
     if isinstance(value, dict):
         return {
-            key: _from_json(item) if isinstance(item, list | dict) else item
+            key: _from_json(item) if isinstance(item, _CONTAINERS) else item
             for key, item in value.items()
         }
     return value

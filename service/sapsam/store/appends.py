@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import psycopg
@@ -67,6 +68,9 @@ ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], None]
 
 RESERVED_METADATA = frozenset({"request_id", "actor", "recorded_at"})
 
+# Event type names as JSON strings: a handful of names, encoded once each instead of per event.
+_type_json = lru_cache(maxsize=1024)(json_string)
+
 
 def recorded_at_now() -> str:
     """The current UTC time as the metadata's ``recorded_at`` text (microseconds, ``Z``)."""
@@ -90,7 +94,7 @@ def _fingerprint(
     # Assembled from canonical parts (keys in sorted order), equal to canonical_json of the whole.
     parts = [
         b'{"data":%b,"schema_version":%d,"type":%b}'
-        % (data, event.schema_version, json_string(event.type))
+        % (data, event.schema_version, _type_json(event.type))
         for event, data in zip(events, canonical_data, strict=True)
     ]
     stream = json_string(stream_id)
@@ -140,7 +144,7 @@ def append(
     canonical_data = canonical_json_each([event.data for event in events])
     canonical_metadata = canonical_json(event_metadata)
     stream_json = json_string(stream_id)
-    type_json = {event.type: json_string(event.type) for event in events}
+    type_json = {event.type: _type_json(event.type) for event in events}
     canonical = [
         assemble_from_json_parts(
             stream_json,

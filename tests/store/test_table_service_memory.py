@@ -7,9 +7,10 @@ the tables it served, and the other's appends make that memory stale without tel
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from test_table_service import PLAYERS, event_count
 
 from sapsam import fairness
 from sapsam.domain.errors import DomainError, Reason
@@ -19,8 +20,6 @@ from sapsam.rules.solver import solve
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 from sapsam.store.tables import StaleVersionError, TableService
-
-PLAYERS = ("ann", "bob", "cid", "dee")
 
 
 @pytest.fixture
@@ -34,11 +33,15 @@ def two_processes(database_url: str) -> Iterator[tuple[TableService, TableServic
             store.close()
 
 
-def event_count(service: TableService) -> int:
-    with service.store.connection() as connection:
-        row = connection.execute("SELECT count(*) FROM events").fetchone()
-    assert row is not None
-    return int(row[0])
+def assert_refused_writing_nothing(
+    service: TableService, reason: Reason, command: Callable[[], object]
+) -> None:
+    """``command`` is refused with ``reason`` and the log is unchanged."""
+    before = event_count(service)
+    with pytest.raises(DomainError) as refused:
+        command()
+    assert refused.value.reason is reason
+    assert event_count(service) == before
 
 
 def dealt_table(first: TableService, second: TableService) -> uuid.UUID:
@@ -101,11 +104,11 @@ def test_a_true_refusal_is_still_refused_and_writes_nothing(
     table_id = dealt_table(first, second)
     first.commit(table_id, "ann", bytes(32), "ann-commit")
     first.confirm(table_id, "ann", "ann-confirm")
-    before = event_count(first)
-    with pytest.raises(DomainError) as refused:
-        second.commit(table_id, "ann", bytes(32), "ann-commit-again")
-    assert refused.value.reason is Reason.ALREADY_CONFIRMED
-    assert event_count(first) == before
+    assert_refused_writing_nothing(
+        first,
+        Reason.ALREADY_CONFIRMED,
+        lambda: second.commit(table_id, "ann", bytes(32), "ann-commit-again"),
+    )
 
 
 def test_a_secret_gone_from_a_stale_memory_gives_the_logs_refusal(
@@ -117,11 +120,9 @@ def test_a_secret_gone_from_a_stale_memory_gives_the_logs_refusal(
         first.join(table_id, player, None, f"join-{player}")
     second.load(table_id)  # remembers AWAITING_DEALER, with the lot seed still kept
     first.choose_dealer(table_id, "ann", "dealer")  # draws the lot: its seed is deleted
-    before = event_count(first)
-    with pytest.raises(DomainError) as refused:
-        second.choose_dealer(table_id, "bob", "dealer-again")
-    assert refused.value.reason is Reason.WRONG_PHASE
-    assert event_count(first) == before
+    assert_refused_writing_nothing(
+        first, Reason.WRONG_PHASE, lambda: second.choose_dealer(table_id, "bob", "dealer-again")
+    )
 
 
 def test_a_retry_decided_on_memory_answers_with_the_original_outcome(

@@ -16,13 +16,17 @@ from typing import Any
 import pytest
 
 from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit import deal_checks as deal_checks_module
 from sapsam.audit.export_format import (
     ExportedEvent,
     ExportFormatError,
     _exported_event,
     header_from_dict,
 )
+from sapsam.audit.report import AuditCheck, Status
 from sapsam.audit.sample_series import recorded_stream
+from sapsam.domain import published as published_module
+from sapsam.fairness import verify as verify_module
 from sapsam.fairness.deal import (
     cut_deck,
     cut_deck_digest,
@@ -35,7 +39,11 @@ from sapsam.fairness.deal import (
     hand_record_message,
 )
 from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
-from sapsam.rules.cards import DECK
+from sapsam.fairness.published import Reveal
+from sapsam.fairness.verify import Check
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import DECK, CardError, parse_cards
+from sapsam.rules.scoring import PairResult
 from sapsam.store.chain import (
     GENESIS_HASH,
     CanonicalJsonError,
@@ -222,3 +230,66 @@ def test_header_read_without_formatting_is_the_header_read_field_by_field() -> N
             assert [type(value) for value in vars(fast).values()] == [
                 type(value) for value in vars(checked).values()
             ]
+
+
+def _same_instance(fast: object, reference: object) -> None:
+    assert type(fast) is type(reference)
+    assert fast == reference
+    assert repr(fast) == repr(reference)
+    # The same attributes in the same order as the dataclass's own __init__ sets them.
+    assert list(vars(fast).items()) == list(vars(reference).items())
+    assert [field.name for field in dataclasses.fields(type(fast))] == list(vars(fast))  # type: ignore[arg-type]
+
+
+def test_values_made_without_init_are_the_constructors_values() -> None:
+    front, middle, back = DECK[0:3], DECK[3:8], DECK[8:13]
+    arrangement = published_module._arrangement(front, middle, back)
+    _same_instance(arrangement, Arrangement(front, middle, back))
+    _same_instance(published_module._reveal(arrangement, b"n" * 16), Reveal(arrangement, b"n" * 16))
+    _same_instance(
+        published_module._pair_result(0, 2, (1, -1, 0), 3),
+        PairResult(seat_a=0, seat_b=2, rows=(1, -1, 0), delta=3),
+    )
+    for passed in (True, False):
+        _same_instance(
+            verify_module._check("cut", passed, "e", "f", "d"),
+            Check(name="cut", passed=passed, expected="e", found="f", detail="d"),
+        )
+    for status in Status:
+        _same_instance(
+            deal_checks_module._deal_check("dealer", status, "d", "e", "f", 3),
+            AuditCheck("dealer", status, "d", expected="e", found="f", deal=3),
+        )
+    # Only Arrangement has a __post_init__, and it keeps rows that are tuples of Card as they
+    # are (the only rows _arrangement is given).
+    for kind in (Reveal, PairResult, Check, AuditCheck):
+        assert not hasattr(kind, "__post_init__")
+    assert (
+        published_module._cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front
+    )
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        ("As", "Kd", "2c"),
+        ("As", "Kd", "As"),
+        ("as", "KD", "10h"),
+        ("A♠", "Kd"),
+        ("Xx", "Kd"),
+        ("As", 5),
+        ("As", ["Kd"]),
+        (),
+        "As Kd 2c",
+        ["As", "Kd"],
+    ],
+)
+def test_printed_rows_are_read_as_parse_cards_reads_them(tokens: Any) -> None:
+    try:
+        expected: object = parse_cards(tokens)
+    except (CardError, TypeError, AttributeError) as error:
+        with pytest.raises(type(error)) as raised:
+            published_module._cards(tokens)
+        assert str(raised.value) == str(error)
+    else:
+        assert published_module._cards(tokens) == expected

@@ -64,6 +64,38 @@ def _kind(event: Event) -> type[Event] | None:
         return kind
 
 
+_new = object.__new__
+_set_attribute = object.__setattr__
+
+
+def _arrangement(
+    front: tuple[Card, ...], middle: tuple[Card, ...], back: tuple[Card, ...]
+) -> Arrangement:
+    """``Arrangement(front, middle, back)`` for rows that are tuples of ``Card`` (what ``_cards``
+    returns), which its ``__post_init__`` keeps as they are: made without running it."""
+    arrangement = _new(Arrangement)
+    _set_attribute(arrangement, "__dict__", {"front": front, "middle": middle, "back": back})
+    return arrangement
+
+
+def _reveal(arrangement: Arrangement, nonce: bytes) -> Reveal:
+    """``Reveal(arrangement, nonce)`` (no defaults, no ``__post_init__``) without ``__init__``'s
+    setattr per field."""
+    reveal = _new(Reveal)
+    _set_attribute(reveal, "__dict__", {"arrangement": arrangement, "nonce": nonce})
+    return reveal
+
+
+def _pair_result(seat_a: int, seat_b: int, rows: tuple[int, int, int], delta: int) -> PairResult:
+    """``PairResult(seat_a, seat_b, rows, delta)`` (no defaults, no ``__post_init__``) without
+    ``__init__``'s setattr per field."""
+    pair = _new(PairResult)
+    _set_attribute(
+        pair, "__dict__", {"seat_a": seat_a, "seat_b": seat_b, "rows": rows, "delta": delta}
+    )
+    return pair
+
+
 # Each card's printed form ("As"), as every recorded reveal holds it.
 _CARD_BY_TEXT: Final[dict[object, Card]] = {str(card): card for card in DECK}
 
@@ -111,13 +143,9 @@ def published_deal(
             continue
         # One isinstance per event, against its kind (it holds, and tells mypy the type).
         if kind is ArrangementRevealed and isinstance(event, ArrangementRevealed):
-            reveals[event.seat] = Reveal(
-                arrangement=Arrangement(
-                    front=_cards(event.front),
-                    middle=_cards(event.middle),
-                    back=_cards(event.back),
-                ),
-                nonce=bytes.fromhex(event.nonce),
+            reveals[event.seat] = _reveal(
+                _arrangement(_cards(event.front), _cards(event.middle), _cards(event.back)),
+                bytes.fromhex(event.nonce),
             )
         elif kind is SeatConfirmed and isinstance(event, SeatConfirmed):
             commitments[event.seat] = bytes.fromhex(event.commitment)
@@ -162,7 +190,7 @@ def published_deal(
         recorded_fouls=scored.fouls,
         recorded_scores=DealScore(
             pairs=tuple(
-                PairResult(seat_a=pair.seat_a, seat_b=pair.seat_b, rows=pair.rows, delta=pair.delta)
+                _pair_result(pair.seat_a, pair.seat_b, pair.rows, pair.delta)
                 for pair in scored.pairs
             ),
             totals=scored.totals,

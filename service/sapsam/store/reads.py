@@ -67,6 +67,19 @@ _EVENT_COLUMNS = (
     "position, stream_id, version, type, schema_version, data::text, metadata::text, hash"
 )
 
+# The first ``limit`` events in ``after < position <= high_water``, by position. The page is taken
+# along the primary key bounded below only, and the high-water mark then filters it (PostgreSQL
+# never moves a condition into a subquery with a LIMIT): the same rows, since those at or below
+# the mark come first in position order. Why not both bounds inside: on a table without planner
+# statistics yet (a log just filled, before autovacuum analyses it) a range bounded on both sides
+# gets a fixed guess of a few hundred rows, and for that guess PostgreSQL plans a bitmap scan of
+# the whole rest of the log and a sort, for every page: a whole replay measured three times slower.
+_READ_ALL_QUERY = (
+    f"SELECT * FROM (SELECT {_EVENT_COLUMNS} FROM events"
+    " WHERE position > %s ORDER BY position LIMIT %s) page"
+    " WHERE position <= %s ORDER BY position"
+)
+
 
 def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     """Events from rows of ``_EVENT_COLUMNS``, equal to ``event_from_row`` of the decoded row.
@@ -155,11 +168,7 @@ def read_all(
     if stream_id is None:
         rows = (
             connection.cursor(binary=True)
-            .execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events"
-                " WHERE position > %s AND position <= %s ORDER BY position LIMIT %s",
-                [after_position, high_water, limit],
-            )
+            .execute(_READ_ALL_QUERY, [after_position, limit, high_water])
             .fetchall()
         )
     else:

@@ -177,16 +177,16 @@ def published_deal(
         dealer=started.dealer,
         seed_commitment=bytes.fromhex(started.seed_commitment),
         seed=bytes.fromhex(seed.seed),
-        contributions=tuple(contributions.get(seat) for seat in seats),
+        contributions=tuple(map(contributions.get, seats)),
         cut_position=cut.position,
         record=DealRecord(
             deck=bytes.fromhex(dealt.deck_digest),
             cut_deck=bytes.fromhex(dealt.cut_deck_digest),
-            hands=tuple(bytes.fromhex(digest) for digest in dealt.hand_digests),
+            hands=tuple(map(bytes.fromhex, dealt.hand_digests)),
         ),
-        seat_commitments=tuple(commitments.get(seat) for seat in seats),
-        reveals=tuple(reveals.get(seat) for seat in seats),
-        solver_seats=tuple(seat in solver_seats for seat in seats),
+        seat_commitments=tuple(map(commitments.get, seats)),
+        reveals=tuple(map(reveals.get, seats)),
+        solver_seats=tuple(map(solver_seats.__contains__, seats)),
         recorded_fouls=scored.fouls,
         recorded_scores=DealScore(
             pairs=tuple(

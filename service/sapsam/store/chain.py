@@ -411,13 +411,18 @@ def _verify_parsed_chain(
                 known_type = type_json.get(event_type)
                 if known_type is None:
                     known_type = type_json[event_type] = json_string(event_type)
+                try:
+                    data_bytes = data_text.encode("utf-8")
+                    metadata_bytes = metadata_text.encode("utf-8")
+                except UnicodeEncodeError:  # _utf8 raises its CanonicalJsonError for it
+                    data_bytes, metadata_bytes = _utf8(data_text), _utf8(metadata_text)
                 event_bytes = assemble_from_json_parts(
                     stream_json,
                     version,
                     known_type,
                     event.schema_version,
-                    _utf8(data_text),
-                    _utf8(metadata_text),
+                    data_bytes,
+                    metadata_bytes,
                 )
             recomputed = sha256(expected_previous + event_bytes).digest()
         except CanonicalJsonError as error:

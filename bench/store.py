@@ -14,9 +14,6 @@ same server in the same run, so read the ratios, not the absolutes.
   with one parameter per value, for context;
 - ``replay``: events read from the log in global order and folded into state, per second.
   ``replay_evolve`` is the fold: decode each event and apply the domain's ``evolve`` per table.
-  The read (every event of the log, through ``iterate_all``) and the fold (every game event) are
-  timed apart, each after an untimed full garbage collection; ``read_and_fold_events_per_s``
-  combines the two rates as one event after the other.
 
 Usage: ``python bench/store.py [--seconds 3] [--rounds 3] [--replay-events 20000]
 [--synchronous-commit off]``. With ``off`` neither side waits for the disk: the ratio then shows
@@ -26,7 +23,6 @@ the software's own cost, free of disk contention from whatever else the machine 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import threading
 import time
@@ -285,17 +281,11 @@ def measure_replay(url: str, events: int) -> dict[str, Any]:
                 )
         # One untimed pass first, so the timed pass reads from a warm cache.
         events_in_log = sum(1 for _ in iterate_all(connection))
-        # Each timed phase starts with the garbage collector's books clear (a full collection,
-        # untimed), so that neither pays for objects the setup before it allocated: without this
-        # the fold paid for walking the ~100,000 events the read had just made, a cost of holding
-        # the whole log in memory that a streaming replay never has.
-        gc.collect()
         began = time.perf_counter()
         recorded = list(iterate_all(connection))
         read_seconds = time.perf_counter() - began
     # The game's events only: the append figures' sample events share the log.
     game = [event for event in recorded if event.stream_id.startswith("table-")]
-    gc.collect()
     began = time.perf_counter()
     state = replay_initial_state()
     for event in game:

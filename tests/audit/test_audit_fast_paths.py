@@ -42,7 +42,7 @@ from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha25
 from sapsam.fairness.published import Reveal
 from sapsam.fairness.verify import Check
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import DECK, CardError, parse_cards
+from sapsam.rules.cards import DECK, parse_cards
 from sapsam.rules.scoring import PairResult
 from sapsam.store.chain import (
     GENESIS_HASH,
@@ -264,32 +264,4 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
     # are (the only rows _arrangement is given).
     for kind in (Reveal, PairResult, Check, AuditCheck):
         assert not hasattr(kind, "__post_init__")
-    assert (
-        published_module._cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front
-    )
-
-
-@pytest.mark.parametrize(
-    "tokens",
-    [
-        ("As", "Kd", "2c"),
-        ("As", "Kd", "As"),
-        ("as", "KD", "10h"),
-        ("A♠", "Kd"),
-        ("Xx", "Kd"),
-        ("As", 5),
-        ("As", ["Kd"]),
-        (),
-        "As Kd 2c",
-        ["As", "Kd"],
-    ],
-)
-def test_printed_rows_are_read_as_parse_cards_reads_them(tokens: Any) -> None:
-    try:
-        expected: object = parse_cards(tokens)
-    except (CardError, TypeError, AttributeError) as error:
-        with pytest.raises(type(error)) as raised:
-            published_module._cards(tokens)
-        assert str(raised.value) == str(error)
-    else:
-        assert published_module._cards(tokens) == expected
+    assert parse_cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front

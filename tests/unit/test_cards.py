@@ -1,11 +1,14 @@
 """Card notation, errors and the canonical deck."""
 
+from typing import Any
+
 import pytest
 
 from sapsam.rules.cards import (
     DECK,
     Card,
     CardError,
+    _parse_tokens,
     by_strength,
     canonical_order,
     format_cards,
@@ -80,3 +83,39 @@ def test_orders() -> None:
     cards = parse_cards("2s Ah 2c Kd")
     assert format_cards(canonical_order(cards)) == "2c 2s Kd Ah"
     assert format_cards(by_strength(cards)) == "Ah Kd 2c 2s"
+
+
+PRINTED_AND_OTHER_ROWS = [
+    ("As", "Kd", "2c"),  # printed forms: the quick path
+    ("Tc", "Jc", "Qc", "Kc", "Ac"),
+    (),
+    ["2s"],
+    "As Kd 2c",  # a string, split first
+    ("10h", "as", "K♠"),  # other notations: read token by token
+    ("As", "As"),  # a repeat
+    ("As", "Kd", "As"),
+    ("Zz",),  # no such card
+    ("As", ""),
+    ("As", 7),  # not a token
+    ("As", ["Kd"]),  # not hashable
+]
+
+
+@pytest.mark.parametrize("row", PRINTED_AND_OTHER_ROWS)
+@pytest.mark.parametrize("count", [None, 2, 3])
+def test_the_quick_path_reads_as_token_by_token_reading_does(row: Any, count: int | None) -> None:
+    tokens = row.replace(",", " ").split() if isinstance(row, str) else list(row)
+    try:
+        expected = _parse_tokens(tokens, count)
+    except Exception as error:
+        with pytest.raises(type(error)) as raised:
+            parse_cards(row, count)
+        assert str(raised.value) == str(error)
+    else:
+        parsed = parse_cards(row, count)
+        assert parsed == expected
+        assert all(type(card) is Card for card in parsed)
+
+
+def test_every_card_reads_back_from_its_printed_form_by_the_quick_path() -> None:
+    assert parse_cards([str(card) for card in DECK]) == DECK

@@ -26,7 +26,7 @@ from sapsam.domain.events import (
 from sapsam.fairness import DealRecord
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import DECK, Card, parse_cards
+from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import DealScore, PairResult
 
@@ -96,24 +96,6 @@ def _pair_result(seat_a: int, seat_b: int, rows: tuple[int, int, int], delta: in
     return pair
 
 
-# Each card's printed form ("As"), as every recorded reveal holds it.
-_CARD_BY_TEXT: Final[dict[object, Card]] = {str(card): card for card in DECK}
-
-
-def _cards(tokens: tuple[str, ...]) -> tuple[Card, ...]:
-    """``parse_cards(tokens)``: a row of distinct cards in their printed form is read with one
-    lookup per card; anything else (another notation, a repeat, a bad token, not a tuple) goes to
-    ``parse_cards``, which reads it or raises as it always did."""
-    if type(tokens) is tuple:
-        try:
-            cards = tuple(map(_CARD_BY_TEXT.__getitem__, tokens))
-        except (KeyError, TypeError):
-            return parse_cards(tokens)
-        if len(set(cards)) == len(cards):
-            return cards
-    return parse_cards(tokens)
-
-
 def published_deal(
     events: Iterable[Event], deal_number: int, rule_set: RuleSet | None = None
 ) -> PublishedDeal:
@@ -144,7 +126,9 @@ def published_deal(
         # One isinstance per event, against its kind (it holds, and tells mypy the type).
         if kind is ArrangementRevealed and isinstance(event, ArrangementRevealed):
             reveals[event.seat] = _reveal(
-                _arrangement(_cards(event.front), _cards(event.middle), _cards(event.back)),
+                _arrangement(
+                    parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
+                ),
                 bytes.fromhex(event.nonce),
             )
         elif kind is SeatConfirmed and isinstance(event, SeatConfirmed):

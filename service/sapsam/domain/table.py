@@ -54,7 +54,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.rules.arrangement import Arrangement, check_arrangement
-from sapsam.rules.cards import DECK, Card, format_cards, parse_cards
+from sapsam.rules.cards import Card, format_cards, parse_cards
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError
 from sapsam.rules.scoring import score_deal, standings
 from sapsam.rules.solver import solve
@@ -654,25 +654,6 @@ def _with_deal(state: TableState, **changes: Any) -> TableState:
     return new_state
 
 
-# Cards as every event prints them ("As"), for reading a revealed row without the general parser.
-_CARD_BY_TEXT: dict[str, Card] = {str(card): card for card in DECK}
-
-
-def _parse_row(tokens: Sequence[str]) -> tuple[Card, ...]:
-    """``parse_cards(tokens)``, quicker for what the log holds: printed cards, none repeated.
-
-    Anything else (another notation, a repeat, a bad token) goes to ``parse_cards`` itself, so
-    the result, or the error, is always exactly its own.
-    """
-    try:
-        cards = tuple(map(_CARD_BY_TEXT.__getitem__, tokens))
-    except (KeyError, TypeError):
-        return parse_cards(tokens)
-    if len(set(cards)) != len(cards):
-        return parse_cards(tokens)
-    return cards
-
-
 def _parsed_arrangement(
     front: tuple[Card, ...], middle: tuple[Card, ...], back: tuple[Card, ...]
 ) -> Arrangement:
@@ -784,7 +765,7 @@ def _on_revealed(state: TableState, event: ArrangementRevealed) -> TableState:
     assert state.deal is not None
     reveal = Reveal(
         arrangement=_parsed_arrangement(
-            _parse_row(event.front), _parse_row(event.middle), _parse_row(event.back)
+            parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
         ),
         nonce=bytes.fromhex(event.nonce),
         foul=event.foul,

@@ -104,6 +104,8 @@ _ALL_CARDS: Final = tuple(int.__new__(Card, index) for index in range(52))
 _BY_NOTATION: Final = {str(card): card for card in _ALL_CARDS}
 
 DECK: Final[tuple[Card, ...]] = _ALL_CARDS
+# Each card by its printed form ("As", "Td"): parse_cards' quick path.
+_CARD_BY_PRINTED_FORM: Final[dict[object, Card]] = {str(card): card for card in _ALL_CARDS}
 """The canonical deck: ``2c 2d 2h 2s 3c … As``, i.e. card index order."""
 
 
@@ -137,6 +139,21 @@ def parse_cards(text: str | Iterable[str], count: int | None = None) -> tuple[Ca
     ``text`` may also be an iterable of single tokens. Positions in error messages are 1-based.
     """
     tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    # What the log and every export hold: distinct cards, each as str(card) prints it. One
+    # lookup per card (replays and audits read thousands of rows); anything else, or a wrong
+    # count, takes the token-by-token reading, which gives the same cards or the precise error.
+    try:
+        printed = tuple(map(_CARD_BY_PRINTED_FORM.__getitem__, tokens))
+    except (KeyError, TypeError):
+        pass
+    else:
+        if len(set(printed)) == len(printed) and (count is None or len(printed) == count):
+            return printed
+    return _parse_tokens(tokens, count)
+
+
+def _parse_tokens(tokens: Sequence[str], count: int | None) -> tuple[Card, ...]:
+    """``parse_cards`` token by token: every notation, every check, positions in errors."""
     cards: list[Card] = []
     seen: dict[Card, int] = {}
     for position, token in enumerate(tokens, start=1):

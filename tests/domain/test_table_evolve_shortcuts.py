@@ -18,27 +18,11 @@ from sapsam.audit.sample_series import series_events
 from sapsam.domain.table import (
     INITIAL_STATE,
     DealState,
-    _parsed_arrangement,
     _replace,
     _with_deal,
     evolve,
 )
-from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import parse_cards
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
-
-
-def test_a_parsed_arrangement_equals_the_constructed_one() -> None:
-    rows = (parse_cards("As Kd 2c"), parse_cards("Tc Jc Qc Kc Ac"), parse_cards("2d 3d"))
-    built = _parsed_arrangement(*rows)
-    constructed = Arrangement(*rows)
-    assert built == constructed
-    assert hash(built) == hash(constructed)
-    assert repr(built) == repr(constructed)
-    assert vars(built) == vars(constructed)
-    assert type(built) is Arrangement
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        built.front = ()  # type: ignore[misc]
 
 
 def test_copies_equal_dataclasses_replace_and_leave_the_original_alone() -> None:

@@ -1,5 +1,7 @@
 """Arrangements and the foul check (docs/rules.md §1)."""
 
+import dataclasses
+
 import pytest
 
 from sapsam.rules.arrangement import (
@@ -132,3 +134,16 @@ def test_rows_are_stored_as_tuples_of_cards_whatever_was_passed() -> None:
     assert arrangement == Arrangement.parse("2c 2d 2h", "2s 3c 3d 3h 3s", "4c 4d 4h 4s 5c")
     assert all(type(card) is Card for card in arrangement.cards)
     assert hash(arrangement) == hash(arrangement.canonical())
+
+
+def test_an_arrangement_of_card_rows_equals_the_constructed_one() -> None:
+    rows = (parse_cards("As Kd 2c"), parse_cards("Tc Jc Qc Kc Ac"), parse_cards("2d 3d"))
+    built = Arrangement.of_card_rows(*rows)
+    constructed = Arrangement(*rows)
+    assert built == constructed
+    assert hash(built) == hash(constructed)
+    assert repr(built) == repr(constructed)
+    assert vars(built) == vars(constructed)
+    assert type(built) is Arrangement
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.front = ()  # type: ignore[misc]

@@ -654,17 +654,6 @@ def _with_deal(state: TableState, **changes: Any) -> TableState:
     return new_state
 
 
-def _parsed_arrangement(
-    front: tuple[Card, ...], middle: tuple[Card, ...], back: tuple[Card, ...]
-) -> Arrangement:
-    """``Arrangement(front, middle, back)`` for rows that are tuples of ``Card``, as the parsers
-    return them. Its ``__post_init__`` only turns other rows into such tuples, so for these it
-    changes nothing and the fields are set directly: that check was a fifth of a reveal's fold."""
-    arrangement = _new(Arrangement)
-    _set_attribute(arrangement, "__dict__", {"front": front, "middle": middle, "back": back})
-    return arrangement
-
-
 def evolve(state: TableState, event: Event) -> TableState:
     """The state after one event. Never raises for an event ``decide`` could have produced."""
     return _EVOLVERS[type(event)](state, event)
@@ -764,7 +753,7 @@ def _on_reveals_opened(state: TableState, event: RevealsOpened) -> TableState:
 def _on_revealed(state: TableState, event: ArrangementRevealed) -> TableState:
     assert state.deal is not None
     reveal = Reveal(
-        arrangement=_parsed_arrangement(
+        arrangement=Arrangement.of_card_rows(
             parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
         ),
         nonce=bytes.fromhex(event.nonce),

@@ -55,6 +55,19 @@ class Arrangement:
         """An arrangement from card indices (``0 .. 51``) in any iterable form."""
         return cls(tuple(front), tuple(middle), tuple(back))  # type: ignore[arg-type]
 
+    @classmethod
+    def of_card_rows(
+        cls, front: tuple[Card, ...], middle: tuple[Card, ...], back: tuple[Card, ...]
+    ) -> Arrangement:
+        """The arrangement of rows that already are tuples of ``Card`` (as ``parse_cards``
+        returns them), made without ``__post_init__``, whose conversion would change nothing:
+        replays and audits make them by the thousand. Pass anything else to the constructor."""
+        arrangement = object.__new__(cls)
+        object.__setattr__(
+            arrangement, "__dict__", {"front": front, "middle": middle, "back": back}
+        )
+        return arrangement
+
     @property
     def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
         """Front, middle, back."""

@@ -474,13 +474,14 @@ class TableService:
                         state = self.load(table_id, connection)
                         decided = self._decide(state, plan, connection, stream_id, expected_version)
                 events, final_state, planned = decided
+                decided_on = state.version
                 try:
                     # On the connection already held: a second one per write would halve what
                     # the pool can serve.
                     result = appends.append(
                         connection,
                         stream_id,
-                        state.version,
+                        decided_on,
                         [NewEvent(*_encoded(self.codec, event)) for event in events],
                         scoped_request_id,
                         actor,
@@ -508,7 +509,8 @@ class TableService:
             self._remember(table_id, final_state)
             self._forget_published_secrets(table_id, result.events)
             return TableOutcome(table_id, final_state, result.events, replayed=False)
-        raise ConcurrencyConflict(stream_id, -1, self.store.stream_version(stream_id))
+        # Every attempt lost its race: report the version last decided on and the log's now.
+        raise ConcurrencyConflict(stream_id, decided_on, self.store.stream_version(stream_id))
 
     def _decide(
         self,

@@ -131,6 +131,10 @@ _ODD_CONTENTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("Odd\ud800", {"text": "type without UTF-8"}, {}),
     ("Odd", {"é": "ünïcode ♠", "nested": {"z": 1, "a": [{"y": 2, "b": 3}]}}, {}),
     ("Odd\x00", {"text": "type with a NUL"}, {"k": "v"}),
+    # Beyond orjson (integers over 64 bits) and its escapes (control characters, DEL, U+2028).
+    ("Odd", {"big": 2**64, "small": -(2**63) - 1, "edge": 2**64 - 1}, {"actor": "a"}),
+    ("Odd", {"text": '\x01\x1f\x7f\u2028\t"\\'}, {"big": 10**30}),
+    ("Odd", {"\U00010000": 1, "\uffff": 2, "\ue000": 3}, {"deep": [[[{"b": 1, "a": 2}]]]}),
 ]
 
 

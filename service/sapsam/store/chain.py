@@ -21,7 +21,9 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Final, Protocol, cast
+
+import orjson
 
 from sapsam.store.records import JsonObject, JsonValue, RecordedEvent
 
@@ -122,6 +124,30 @@ def _make_parsed_dumps() -> Callable[[object], str]:
 _parsed_dumps = _make_parsed_dumps()
 
 
+_ORJSON_DUMPS: Final = orjson.dumps
+_ORJSON_SORTED: Final = orjson.OPT_SORT_KEYS
+_ORJSON_REFUSED: Final = orjson.JSONEncodeError
+
+
+def _quick_parsed_bytes(value: JsonValue) -> bytes | None:
+    """``_utf8(_parsed_dumps(value))`` by orjson's C encoder, for a value parsed from JSON with
+    floats refused; None where orjson cannot give it, and then the caller takes the json path.
+
+    For such a value (dict with string keys, list, str, int, bool, None) orjson with sorted keys
+    writes the same bytes as the canonical encoder: keys in code point order, separators ``,``
+    and ``:``, non-ASCII as itself, the same escapes for quotes, backslashes and control
+    characters (``\\u0000`` for a NUL, which the callers look for either way). What orjson
+    refuses (an integer beyond 64 bits, a lone surrogate, nesting deeper than 254, a non-string
+    key) gives None. A float would be written here, not refused: the callers pass only parsed
+    values, which cannot hold one. tests/audit/test_orjson_canonical.py holds the two paths to
+    each other on arbitrary JSON-like values.
+    """
+    try:
+        return _ORJSON_DUMPS(value, option=_ORJSON_SORTED)
+    except _ORJSON_REFUSED:
+        return None
+
+
 def json_string(text: str) -> bytes:
     """A string as canonical JSON (quoted and escaped), UTF-8."""
     return _utf8(_ENCODER.encode(text))
@@ -153,6 +179,9 @@ def canonical_json_of_parsed(value: JsonValue) -> bytes:
     and any ``CanonicalJsonError`` are exactly those of ``canonical_json``. For the verifiers of
     parsed exports; appends keep ``canonical_json``, which accepts any value.
     """
+    quick = _quick_parsed_bytes(value)
+    if quick is not None and b"\\u0000" not in quick:
+        return quick
     text = _parsed_dumps(value)
     if "\\u0000" in text:
         return canonical_json(value)
@@ -358,6 +387,28 @@ def verify_chain_of_stream(
     return _verify_chain(stream_id, events, previous_hash, previous_version, parsed_json, False)
 
 
+def _parsed_event_parts(data: JsonObject, metadata: JsonObject) -> tuple[bytes, bytes] | None:
+    """The canonical bytes of a parsed event's data and metadata; None if either encoding has a
+    ``\\u0000`` (the checked path then decides); a lone surrogate raises ``_utf8``'s error.
+
+    orjson's bytes when it gives both without a NUL (the json path's bytes, see
+    ``_quick_parsed_bytes``); otherwise the json path, as it was before orjson.
+    """
+    data_bytes = _quick_parsed_bytes(data)
+    if data_bytes is not None and b"\\u0000" not in data_bytes:
+        metadata_bytes = _quick_parsed_bytes(metadata)
+        if metadata_bytes is not None and b"\\u0000" not in metadata_bytes:
+            return data_bytes, metadata_bytes
+    data_text = _parsed_dumps(data)
+    metadata_text = _parsed_dumps(metadata)
+    if "\\u0000" in data_text or "\\u0000" in metadata_text:
+        return None
+    try:
+        return data_text.encode("utf-8"), metadata_text.encode("utf-8")
+    except UnicodeEncodeError:  # _utf8 raises its CanonicalJsonError for it
+        return _utf8(data_text), _utf8(metadata_text)
+
+
 def _verify_parsed_chain(
     stream_id: str,
     events: Sequence[ChainedEvent],
@@ -382,7 +433,6 @@ def _verify_parsed_chain(
     expected_previous = previous_hash
     expected_version = previous_version + 1
     type_json: dict[str, bytes] = {}
-    dumps = _parsed_dumps
     sha256 = hashlib.sha256
     for event in events:
         version = event.version
@@ -395,9 +445,8 @@ def _verify_parsed_chain(
                 )
             )
         try:
-            data_text = dumps(event.data)
-            metadata_text = dumps(event.metadata)
-            if "\\u0000" in data_text or "\\u0000" in metadata_text:
+            parts = _parsed_event_parts(event.data, event.metadata)
+            if parts is None:
                 event_bytes = canonical_event_bytes(
                     stream_id,
                     version,
@@ -411,18 +460,8 @@ def _verify_parsed_chain(
                 known_type = type_json.get(event_type)
                 if known_type is None:
                     known_type = type_json[event_type] = json_string(event_type)
-                try:
-                    data_bytes = data_text.encode("utf-8")
-                    metadata_bytes = metadata_text.encode("utf-8")
-                except UnicodeEncodeError:  # _utf8 raises its CanonicalJsonError for it
-                    data_bytes, metadata_bytes = _utf8(data_text), _utf8(metadata_text)
                 event_bytes = assemble_from_json_parts(
-                    stream_json,
-                    version,
-                    known_type,
-                    event.schema_version,
-                    data_bytes,
-                    metadata_bytes,
+                    stream_json, version, known_type, event.schema_version, *parts
                 )
             recomputed = sha256(expected_previous + event_bytes).digest()
         except CanonicalJsonError as error:

@@ -1,0 +1,164 @@
+"""orjson's canonical bytes stand for the json-based ones exactly (issue #7, audit speed).
+
+The offline verifier hashes the data and metadata of parsed exports through orjson
+(``sapsam.store.chain._quick_parsed_bytes``) and falls back to the json encoder, the reference,
+for whatever orjson refuses. These tests compare the two on arbitrary JSON-like values of the
+kinds a parsed export holds (no floats: the export parser refuses them), with the characters,
+keys, integers and nesting where the two could differ drawn often.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sapsam.audit.export_format import ExportFormatError, _parse_line
+from sapsam.store.chain import (
+    CanonicalJsonError,
+    _parsed_dumps,
+    _parsed_event_parts,
+    _quick_parsed_bytes,
+    _utf8,
+    canonical_event_bytes,
+    canonical_json,
+    canonical_json_of_parsed,
+)
+
+# Where JSON encoders tend to differ: escapes, DEL, the line separators JavaScript cares about,
+# lone surrogates, the edges of the BMP and the astral planes (key order by UTF-16 would differ).
+_ODD_CHARACTERS = [
+    "\x00", "\x01", "\x08", "\x09", "\x0a", "\x0b", "\x0c", "\x0d", "\x1f", "\x20", "\x7f",
+    "\x80", "\xff", '"', "\\", "/", "\u2028", "\u2029", "\ud7ff", "\ud800", "\udbff", "\udc00",
+    "\udfff", "\ue000", "\ufeff", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff", "é", "a",
+    "\\u0000",
+]  # fmt: skip
+
+_characters = st.one_of(
+    st.sampled_from(_ODD_CHARACTERS),
+    st.characters(exclude_categories=()),  # any code point, surrogates included
+)
+_texts = st.lists(_characters, max_size=12).map("".join)
+_integers = st.one_of(
+    st.integers(),
+    st.sampled_from([0, -1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, 10**40]),
+    st.integers(min_value=-(2**70), max_value=2**70),
+)
+_scalars = st.one_of(st.none(), st.booleans(), _integers, _texts)
+_values = st.recursive(
+    _scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(_texts, children, max_size=5),
+    ),
+    max_leaves=30,
+)
+
+
+def _outcome(function: Any, *arguments: Any) -> tuple[str, Any]:
+    try:
+        return ("value", function(*arguments))
+    except CanonicalJsonError as error:
+        return ("refused", str(error))
+
+
+@settings(max_examples=800, deadline=None)
+@given(_values)
+def test_orjson_bytes_are_the_json_bytes_where_orjson_gives_them(value: Any) -> None:
+    quick = _quick_parsed_bytes(value)
+    if quick is not None:
+        # orjson refuses what has no UTF-8 form, so the reference encodes without error.
+        assert quick == _utf8(_parsed_dumps(value))
+
+
+@settings(max_examples=800, deadline=None)
+@given(_values)
+def test_canonical_json_of_parsed_is_canonical_json(value: Any) -> None:
+    assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+
+
+def _reference_event_parts(data: Any, metadata: Any) -> tuple[bytes, bytes] | None:
+    """The json-only form of ``_parsed_event_parts`` (as the chain walk did before orjson)."""
+    data_text = _parsed_dumps(data)
+    metadata_text = _parsed_dumps(metadata)
+    if "\\u0000" in data_text or "\\u0000" in metadata_text:
+        return None
+    return _utf8(data_text), _utf8(metadata_text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_texts, _values, max_size=3), st.dictionaries(_texts, _values, max_size=3))
+def test_event_parts_are_the_json_parts(data: Any, metadata: Any) -> None:
+    parts = _outcome(_parsed_event_parts, data, metadata)
+    assert parts == _outcome(_reference_event_parts, data, metadata)
+    # And the bytes hashed are the canonical event bytes of the checked path.
+    whole = _outcome(canonical_event_bytes, "table-1", 1, "Odd", 1, data, metadata)
+    if parts[0] == "value" and parts[1] is not None:
+        assert whole == ("value", canonical_event_bytes("table-1", 1, "Odd", 1, data, metadata))
+        assert b'"metadata":%b' % parts[1][1] in whole[1]
+        assert whole[1].startswith(b'{"data":%b,' % parts[1][0])
+    elif parts[0] == "refused":
+        assert whole[0] == "refused"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_values, st.booleans())
+def test_values_parsed_from_export_text_give_the_same_bytes(value: Any, ascii_only: bool) -> None:
+    # The values the verifier actually hashes come out of the export parser.
+    try:
+        text = json.dumps({"v": value}, ensure_ascii=ascii_only)
+    except RecursionError:  # pragma: no cover - the strategy nests far less deep
+        return
+    try:
+        parsed = _parse_line(text, 2)
+    except ExportFormatError:
+        return
+    assert _outcome(canonical_json_of_parsed, parsed) == _outcome(canonical_json, parsed)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        2**64,
+        -(2**63) - 1,
+        {"a": [1, 2**100]},
+        "\ud800",
+        {"k\udfff": 1},
+        ["ok", {"deep": "\udbff"}],
+    ],
+)
+def test_what_orjson_refuses_takes_the_json_path(value: Any) -> None:
+    assert _quick_parsed_bytes(value) is None
+    assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+
+
+@pytest.mark.parametrize("depth", [1, 100, 250, 253, 254, 255, 256, 300, 600])
+def test_deep_nesting_gives_the_same_outcome(depth: int) -> None:
+    for leaf in ([], {}, "x\x00", "\ud800", 2**64):
+        value: Any = leaf
+        for level in range(depth):
+            value = [value] if level % 2 else {"k": value}
+        assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+
+
+def test_orjson_sorts_keys_by_code_point() -> None:
+    keys = ["\U00010000", "\uffff", "\ue000", "\ud7ff", "b", "a", "B", "", "é", "aa"]
+    value = dict.fromkeys(keys, 1)
+    assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == canonical_json(value)
+    assert list(json.loads(canonical_json_of_parsed(value))) == sorted(keys)
+
+
+def test_every_ascii_and_odd_character_is_written_alike() -> None:
+    # orjson takes these (no surrogate among them), so the comparison is byte for byte.
+    characters = [chr(code) for code in range(0x100)] + [
+        character for character in _ODD_CHARACTERS if not 0xD800 <= ord(character[0]) <= 0xDFFF
+    ]
+    for character in characters:
+        value = {character: [character, "x" + character + "y"]}
+        quick = _quick_parsed_bytes(value)
+        assert quick is not None
+        assert quick == _utf8(_parsed_dumps(value)), repr(character)

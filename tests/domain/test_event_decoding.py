@@ -28,6 +28,7 @@ from sapsam.domain.events import (
     SeatStanding,
     SeriesCompleted,
     TableCreated,
+    _made_by_fields,
 )
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 
@@ -141,3 +142,33 @@ def test_an_event_type_with_post_init_or_one_field_is_built_through_its_construc
     assert checked == ["x", "x"]
     with pytest.raises(ValueError, match="a name is needed"):
         codec.decode("Checked", 1, {"name": ""})
+
+
+def test_event_types_are_filled_in_one_step_and_odd_types_go_through_their_constructor() -> None:
+    assert all(_made_by_fields(event_type) for event_type in EVENT_TYPES)
+
+    @dataclass(frozen=True)
+    class WithInitVar(Event):
+        TYPE: ClassVar[str] = "WithInitVar"
+        name: str
+        scale: dataclasses.InitVar[int] = 1
+
+    @dataclass(frozen=True, slots=True)
+    class WithSlots(Event):
+        TYPE: ClassVar[str] = "WithSlots"
+        name: str
+
+    @dataclass(frozen=True)
+    class OwnInit(Event):
+        TYPE: ClassVar[str] = "OwnInit"
+        name: str
+
+        def __init__(self, name: str) -> None:
+            object.__setattr__(self, "name", name.upper())
+
+    for odd in (WithInitVar, WithSlots, OwnInit):
+        assert not _made_by_fields(odd)
+        decoded = EventCodec((odd,)).decode(odd.TYPE, 1, {"name": "x"})
+        assert decoded == odd("x")  # type: ignore[call-arg]
+        assert type(decoded) is odd
+    assert EventCodec((OwnInit,)).decode("OwnInit", 1, {"name": "x"}).name == "X"  # type: ignore[attr-defined]

@@ -292,6 +292,10 @@ class EventCodec:
             for event_type in event_types
         }
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        # Types whose instances decode fills in one step (see _made_by_fields).
+        self._by_fields: frozenset[str] = frozenset(
+            event_type.TYPE for event_type in event_types if _made_by_fields(event_type)
+        )
 
     def register_upcaster(self, type_name: str, from_version: int, upcaster: Upcaster) -> None:
         """Teach the codec to read ``type_name`` data of ``from_version`` as the next version."""
@@ -327,7 +331,34 @@ class EventCodec:
                 values[name] = _from_json(value)
             else:
                 values[name] = value
+        if type_name in self._by_fields:
+            # Every field is in ``values`` (a missing one raised KeyError above), so filling the
+            # new instance's __dict__ gives what the frozen dataclass's __init__ gives, without
+            # its object.__setattr__ per field (tests/domain holds the two to each other).
+            event: Event = _new_instance(event_type)
+            event.__dict__.update(values)
+            return event
         return event_type(**values)
+
+
+_new_instance: Final = object.__new__
+
+
+def _made_by_fields(event_type: type[Event]) -> bool:
+    """Whether an instance equal to the constructor's is made by filling its ``__dict__`` with
+    every field: a dataclass without ``__slots__`` or ``__post_init__`` whose ``__init__`` is the
+    one dataclass generated (made from source text) and takes exactly the fields (no
+    ``InitVar``). Any other type is built by its constructor."""
+    if not dataclasses.is_dataclass(event_type) or hasattr(event_type, "__post_init__"):
+        return False
+    if any("__slots__" in vars(klass) for klass in event_type.__mro__[:-1]):
+        return False
+    init = vars(event_type).get("__init__")
+    code = getattr(init, "__code__", None)
+    if code is None or code.co_filename != "<string>":
+        return False
+    parameters: tuple[str, ...] = code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+    return parameters == tuple(field.name for field in dataclasses.fields(event_type))
 
 
 def _table_created_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:

@@ -22,6 +22,7 @@ from sapsam.store.chain import (
     CanonicalJsonError,
     _parsed_dumps,
     _parsed_event_parts,
+    _quick_event_bytes,
     _quick_parsed_bytes,
     _utf8,
     canonical_event_bytes,
@@ -162,3 +163,37 @@ def test_every_ascii_and_odd_character_is_written_alike() -> None:
         quick = _quick_parsed_bytes(value)
         assert quick is not None
         assert quick == _utf8(_parsed_dumps(value)), repr(character)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    _texts,
+    _integers,
+    _texts,
+    _integers,
+    st.dictionaries(_texts, _values, max_size=3),
+    st.dictionaries(_texts, _values, max_size=3),
+)
+def test_whole_event_bytes_are_the_canonical_event_bytes(
+    stream_id: str, version: int, event_type: str, schema_version: int, data: Any, metadata: Any
+) -> None:
+    quick = _quick_event_bytes(stream_id, version, event_type, schema_version, data, metadata)
+    if quick is not None:
+        # Where orjson gives bytes, they are the checked path's (which then raises nothing).
+        assert quick == canonical_event_bytes(
+            stream_id, version, event_type, schema_version, data, metadata
+        )
+        assert b"\\u0000" not in quick
+
+
+def test_whole_event_bytes_of_ordinary_and_odd_events() -> None:
+    ordinary = ("table-1", 3, "PlayerSeated", 1, {"seat": 1, "player_id": "ann"}, {"a": "b"})
+    assert _quick_event_bytes(*ordinary) == canonical_event_bytes(*ordinary)
+    for odd in (
+        ("table-\ud800", 1, "T", 1, {}, {}),
+        ("table-1", 2**64, "T", 1, {}, {}),
+        ("table-1", 1, "T\x00", 1, {}, {}),
+        ("table-1", 1, "T", 1, {"x": "\x00"}, {}),
+        ("table-1", 1, "T", 1, {}, {"big": -(2**63) - 1}),
+    ):
+        assert _quick_event_bytes(*odd) is None

@@ -148,6 +148,35 @@ def _quick_parsed_bytes(value: JsonValue) -> bytes | None:
         return None
 
 
+def _quick_event_bytes(
+    stream_id: str,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+) -> bytes | None:
+    """``canonical_event_bytes`` of a parsed event in one orjson call, or None where that cannot
+    stand for it (orjson refuses a part, or a ``\\u0000`` appears: the callers' json path
+    decides those). The event object's keys sort as in the definition, and orjson writes each
+    part as the json path does (``_quick_parsed_bytes``), so the bytes are the same."""
+    try:
+        event_bytes = _ORJSON_DUMPS(
+            {
+                "data": data,
+                "metadata": metadata,
+                "schema_version": schema_version,
+                "stream": stream_id,
+                "type": event_type,
+                "version": version,
+            },
+            option=_ORJSON_SORTED,
+        )
+    except _ORJSON_REFUSED:
+        return None
+    return None if b"\\u0000" in event_bytes else event_bytes
+
+
 def json_string(text: str) -> bytes:
     """A string as canonical JSON (quoted and escaped), UTF-8."""
     return _utf8(_ENCODER.encode(text))
@@ -419,11 +448,13 @@ def _verify_parsed_chain(
     check), with the same problems in the same order; None if the stream id itself has no
     canonical form, which the general walk then reports event by event.
 
-    Each event's bytes are assembled from its data and metadata encoded on their own
-    (``assemble_event_bytes``, tested to equal the canonical JSON of the whole event), with the
-    stream id and each type encoded once. A ``\\u0000`` in either encoding sends the event to
-    ``canonical_event_bytes``' checked path, as the whole-object encoding does; a lone surrogate
-    fails the UTF-8 encoding with the same error either way.
+    Each event's bytes come from one orjson call on the whole event object where that gives
+    them (``_quick_event_bytes``, tested to equal ``canonical_event_bytes``). Otherwise they are
+    assembled from its data and metadata encoded on their own (``assemble_event_bytes``, tested
+    to equal the canonical JSON of the whole event), with the stream id and each type encoded
+    once. A ``\\u0000`` in either encoding sends the event to ``canonical_event_bytes``' checked
+    path, as the whole-object encoding does; a lone surrogate fails the UTF-8 encoding with the
+    same error either way.
     """
     try:
         stream_json = json_string(stream_id)
@@ -434,6 +465,7 @@ def _verify_parsed_chain(
     expected_version = previous_version + 1
     type_json: dict[str, bytes] = {}
     sha256 = hashlib.sha256
+    quick_event_bytes = _quick_event_bytes
     for event in events:
         version = event.version
         if version != expected_version:
@@ -445,8 +477,12 @@ def _verify_parsed_chain(
                 )
             )
         try:
-            parts = _parsed_event_parts(event.data, event.metadata)
-            if parts is None:
+            quick = quick_event_bytes(
+                stream_id, version, event.type, event.schema_version, event.data, event.metadata
+            )
+            if quick is not None:
+                event_bytes = quick
+            elif (parts := _parsed_event_parts(event.data, event.metadata)) is None:
                 event_bytes = canonical_event_bytes(
                     stream_id,
                     version,

@@ -449,12 +449,12 @@ def _verify_parsed_chain(
     canonical form, which the general walk then reports event by event.
 
     Each event's bytes come from one orjson call on the whole event object where that gives
-    them (``_quick_event_bytes``, tested to equal ``canonical_event_bytes``). Otherwise they are
-    assembled from its data and metadata encoded on their own (``assemble_event_bytes``, tested
-    to equal the canonical JSON of the whole event), with the stream id and each type encoded
-    once. A ``\\u0000`` in either encoding sends the event to ``canonical_event_bytes``' checked
-    path, as the whole-object encoding does; a lone surrogate fails the UTF-8 encoding with the
-    same error either way.
+    them (``_quick_event_bytes``, inlined; tested to equal ``canonical_event_bytes``).
+    Otherwise they are assembled from its data and metadata encoded on their own
+    (``assemble_event_bytes``, tested to equal the canonical JSON of the whole event), with the
+    stream id and each type encoded once. A ``\\u0000`` in either encoding sends the event to
+    ``canonical_event_bytes``' checked path, as the whole-object encoding does; a lone surrogate
+    fails the UTF-8 encoding with the same error either way.
     """
     try:
         stream_json = json_string(stream_id)
@@ -465,7 +465,10 @@ def _verify_parsed_chain(
     expected_version = previous_version + 1
     type_json: dict[str, bytes] = {}
     sha256 = hashlib.sha256
-    quick_event_bytes = _quick_event_bytes
+    orjson_dumps = _ORJSON_DUMPS
+    sorted_keys = _ORJSON_SORTED
+    orjson_refused = _ORJSON_REFUSED
+    nul = b"\\u0000"
     for event in events:
         version = event.version
         if version != expected_version:
@@ -477,10 +480,22 @@ def _verify_parsed_chain(
                 )
             )
         try:
-            quick = quick_event_bytes(
-                stream_id, version, event.type, event.schema_version, event.data, event.metadata
-            )
-            if quick is not None:
+            # _quick_event_bytes, inlined: this runs for every event of every export.
+            try:
+                quick: bytes | None = orjson_dumps(
+                    {
+                        "data": event.data,
+                        "metadata": event.metadata,
+                        "schema_version": event.schema_version,
+                        "stream": stream_id,
+                        "type": event.type,
+                        "version": version,
+                    },
+                    option=sorted_keys,
+                )
+            except orjson_refused:
+                quick = None
+            if quick is not None and nul not in quick:
                 event_bytes = quick
             elif (parts := _parsed_event_parts(event.data, event.metadata)) is None:
                 event_bytes = canonical_event_bytes(

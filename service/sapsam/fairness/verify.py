@@ -180,7 +180,13 @@ class _Checks:
         self._passed: dict[str, bool] = {}
 
     def run(self, name: str, needs: Sequence[str], body: Callable[[], Check]) -> bool:
-        blocked = [need for need in needs if not self._passed.get(need, False)]
+        passed = self._passed
+        blocked: list[str] | None = None
+        # A plain loop (no comprehension frame per check); the list only when a need failed.
+        for need in needs:
+            if not passed.get(need, False):
+                blocked = [need for need in needs if not passed.get(need, False)]
+                break
         if blocked:
             check = Check(
                 name=name,
@@ -198,7 +204,7 @@ class _Checks:
                 # values fail the check that reads them instead of aborting the verification.
                 check = _fail(name, "well-formed input", "malformed input", str(error))
         self.results.append(check)
-        self._passed[name] = check.passed
+        passed[name] = check.passed
         return check.passed
 
 

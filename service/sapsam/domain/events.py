@@ -292,10 +292,20 @@ class EventCodec:
             for event_type in event_types
         }
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
-        # Types whose instances decode fills in one step (see _made_by_fields).
-        self._by_fields: frozenset[str] = frozenset(
-            event_type.TYPE for event_type in event_types if _made_by_fields(event_type)
-        )
+        # Per type name, what decode needs in one lookup: the class, its schema version, its
+        # fields (as above) and whether an instance is made by filling its fields in one step
+        # (see _made_by_fields).
+        self._decoding: dict[
+            str, tuple[type[Event], int, tuple[tuple[str, type[Any] | None], ...], bool]
+        ] = {
+            event_type.TYPE: (
+                event_type,
+                event_type.SCHEMA_VERSION,
+                self._fields[event_type.TYPE],
+                _made_by_fields(event_type),
+            )
+            for event_type in event_types
+        }
 
     def register_upcaster(self, type_name: str, from_version: int, upcaster: Upcaster) -> None:
         """Teach the codec to read ``type_name`` data of ``from_version`` as the next version."""
@@ -307,23 +317,24 @@ class EventCodec:
 
     def decode(self, type_name: str, schema_version: int, data: Mapping[str, JsonValue]) -> Event:
         """The event for stored data, upcast to the current schema version first."""
-        event_type = self._types.get(type_name)
-        if event_type is None:
+        decoding = self._decoding.get(type_name)
+        if decoding is None:
             raise UnknownEventError(f"unknown event type {type_name!r}")
+        event_type, current_version, fields, by_fields = decoding
         current = data
         version = schema_version
-        while version < event_type.SCHEMA_VERSION:
+        while version < current_version:
             upcaster = self._upcasters.get((type_name, version))
             if upcaster is None:
                 raise UnknownEventError(f"no upcaster for {type_name} schema version {version}")
             current = upcaster(dict(current))
             version += 1
-        if version != event_type.SCHEMA_VERSION:
+        if version != current_version:
             raise UnknownEventError(
                 f"{type_name} schema version {schema_version} is newer than this code reads"
             )
         values: dict[str, Any] = {}
-        for name, nested in self._fields[type_name]:
+        for name, nested in fields:
             value = current[name]
             if nested is not None:
                 values[name] = tuple([nested(**_from_json(item)) for item in value])
@@ -331,7 +342,7 @@ class EventCodec:
                 values[name] = _from_json(value)
             else:
                 values[name] = value
-        if type_name in self._by_fields:
+        if by_fields:
             # Every field is in ``values`` (a missing one raised KeyError above), so filling the
             # new instance's __dict__ gives what the frozen dataclass's __init__ gives, without
             # its object.__setattr__ per field (tests/domain holds the two to each other).

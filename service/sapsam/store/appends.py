@@ -30,6 +30,7 @@ is explained in ``sapsam.store.reads``.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -48,7 +49,13 @@ from sapsam.store.chain import (
     chain_hash,
     json_string,
 )
-from sapsam.store.projections import Projector, apply_projectors
+from sapsam.store.projections import (
+    NOT_INLINED,
+    InlineStatement,
+    PendingEvent,
+    Projector,
+    apply_projectors,
+)
 from sapsam.store.reads import decode_json, event_from_row, stream_version
 from sapsam.store.records import (
     AppendResult,
@@ -157,6 +164,9 @@ def append(
         for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
     ]
     fingerprint = _fingerprint(stream_id, events, canonical_data)
+    projectors, companions = _inline_where_possible(
+        connection, stream_id, expected_version, events, event_metadata, projectors, project
+    )
 
     # The hash to chain from: none needed for a new stream; else the remembered head (checked
     # by the insert itself), else one query, which also settles retries and stale versions.
@@ -184,6 +194,7 @@ def append(
             response,
             projectors,
             project,
+            companions,
         )
         if outcome is not None:
             remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
@@ -243,8 +254,11 @@ def _insert(
     response: JsonValue,
     projectors: Sequence[Projector],
     project: ProjectCallback | None,
+    companions: Sequence[InlineStatement] = (),
 ) -> AppendResult | None:
-    """Insert the batch chained from ``previous_hash``; None if that hash is not the head's."""
+    """Insert the batch chained from ``previous_hash``; None if that hash is not the head's.
+
+    ``companions`` run inside the insert's own statement (only on the single-statement path)."""
     hashes: list[bytes] = []
     chained = previous_hash
     for event_bytes in canonical:
@@ -276,16 +290,21 @@ def _insert(
         "response": Jsonb(response),
     }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
+    statement = INSERT_BATCH
+    if companions:
+        statement = _with_companions(companions, parameters)
     try:
         if owns_transaction and connection.autocommit and not projectors and project is None:
             # A single statement on an idle autocommit connection is its own transaction.
-            rows = connection.execute(INSERT_BATCH, parameters).fetchall()
+            rows = connection.execute(statement, parameters).fetchall()
             if not rows:
                 return None
             recorded = _recorded(
                 rows, stream_id, events, canonical_data, canonical_metadata, hashes
             )
         else:
+            if companions:  # pragma: no cover - append only inlines on the path above
+                raise RuntimeError("companion statements need the single-statement path")
             with connection.transaction():
                 rows = connection.execute(INSERT_BATCH, parameters).fetchall()
                 if not rows:
@@ -334,6 +353,62 @@ def _insert(
     )
 
 
+def _inline_where_possible(
+    connection: Connection,
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    metadata: JsonObject,
+    projectors: Sequence[Projector],
+    project: ProjectCallback | None,
+) -> tuple[Sequence[Projector], list[InlineStatement]]:
+    """The projectors to apply after the insert, and the statements to run inside it instead.
+
+    Projectors that never change for this stream are left out. A one-event append on an idle
+    autocommit connection with no ``project`` callback, whose every remaining projector can say
+    its change as one statement, becomes a single statement: the read models change inside the
+    insert (no BEGIN, no COMMIT, no statement after it). Anything else is applied after the insert
+    in the append's transaction, as always.
+    """
+    handling = [projector for projector in projectors if projector.handles(stream_id)]
+    if (
+        len(events) != 1
+        or not handling
+        or project is not None
+        or not connection.autocommit
+        or connection.info.transaction_status != TransactionStatus.IDLE
+    ):
+        return handling, []
+    event = events[0]
+    pending = PendingEvent(stream_id, expected_version + 1, event.type, event.data, metadata)
+    inlined = [projector.inline(pending) for projector in handling]
+    companions = [statement for statement in inlined if isinstance(statement, InlineStatement)]
+    if any(statement is NOT_INLINED for statement in inlined):
+        return handling, []
+    return (), companions
+
+
+def _with_companions(companions: Sequence[InlineStatement], parameters: dict[str, Any]) -> str:
+    """``INSERT_BATCH`` with each companion as a data-modifying CTE. Each companion's parameters
+    join ``parameters`` under its own prefix (``companion<i>_``), so companions may use the same
+    names as each other and as the append."""
+    ctes = []
+    for index, companion in enumerate(companions):
+        prefix = f"companion{index}_"
+        parameters.update({prefix + name: value for name, value in companion.parameters.items()})
+        ctes.append(f", companion_{index} AS ({_prefixed(companion.sql, prefix)})")
+    return INSERT_BATCH.replace(_RESULT_OF_INSERT, "".join(ctes) + _RESULT_OF_INSERT)
+
+
+_PARAMETER = re.compile(r"%\((\w+)\)s")
+
+
+@lru_cache(maxsize=512)
+def _prefixed(sql: str, prefix: str) -> str:
+    """``sql`` with every named parameter ``%(name)s`` renamed ``%(<prefix>name)s``."""
+    return _PARAMETER.sub(lambda match: f"%({prefix}{match.group(1)})s", sql)
+
+
 class _StaleHeadError(Exception):
     """The event at the expected version is missing or has another hash: re-read the head."""
 
@@ -365,6 +440,9 @@ WITH guard AS (
 )
 SELECT inserted.position, inserted.version FROM inserted ORDER BY inserted.version
 """
+_RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version FROM inserted ORDER BY"
+if _RESULT_OF_INSERT not in INSERT_BATCH:  # pragma: no cover - a guard on the text above
+    raise RuntimeError("INSERT_BATCH no longer ends with the result its companions go before")
 
 
 def _notify(connection: Connection, stream_id: str, position: int) -> None:

@@ -29,13 +29,14 @@ import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from enum import Enum
+from typing import Any, Final, Protocol
 
 import psycopg
 from psycopg import sql
 
 from sapsam.store.reads import iterate_all
-from sapsam.store.records import RecordedEvent
+from sapsam.store.records import JsonObject, RecordedEvent
 
 Connection = psycopg.Connection[Any]
 
@@ -70,19 +71,81 @@ class Projector(Protocol):
         """Bring the tables up to date with one event; must not commit or roll back."""
         ...
 
+    def handles(self, stream_id: str) -> bool:
+        """False when events of ``stream_id`` never change its tables (a hint to the append)."""
+        ...
+
+    def inline(self, event: PendingEvent) -> InlineStatement | NotInlined | None:
+        """The change ``apply`` would make for ``event``, as one statement to run inside the
+        append's own INSERT (None: no change), or ``NOT_INLINED`` if it cannot be said so."""
+        ...
+
+
+@dataclass(frozen=True)
+class PendingEvent:
+    """An event being appended, before the database has given it a position."""
+
+    stream_id: str
+    version: int
+    type: str
+    data: JsonObject
+    metadata: JsonObject
+
+
+@dataclass(frozen=True)
+class InlineStatement:
+    """A data-modifying statement that runs as a CTE of the append's INSERT, so a one-event
+    append with its read models stays a single statement (one round trip, no BEGIN/COMMIT).
+
+    ``sql`` may read the CTE ``inserted(position, version)``, which holds the new event's row, or
+    none if the insert was refused (the statement must then change nothing: take the position
+    from ``inserted`` in a FROM or a SELECT). Its named parameters (``%(name)s``) are its own:
+    the append renames them apart.
+    """
+
+    sql: str
+    parameters: dict[str, Any]
+
+
+class NotInlined(Enum):
+    """The answer of a projector that can only ``apply`` after the insert."""
+
+    NOT_INLINED = "not inlined"
+
+
+NOT_INLINED: Final = NotInlined.NOT_INLINED
+
 
 @dataclass(frozen=True)
 class SqlProjector:
-    """A Projector assembled from a name, its tables' SQL and an apply function."""
+    """A Projector assembled from a name, its tables' SQL and an apply function.
+
+    ``stream_prefix``: only streams whose id starts with it change its tables (None: any).
+    ``inline_event``: how to say ``apply_event``'s change for one event as an ``InlineStatement``
+    (None: the projector runs only after the insert, in the append's transaction); both must give
+    the same rows, which the rebuild tests check.
+    """
 
     name: str
     tables: tuple[str, ...]
     create_statements: tuple[str, ...]
     apply_event: Callable[[Connection, RecordedEvent], None]
+    stream_prefix: str | None = None
+    inline_event: Callable[[PendingEvent], InlineStatement | None] | None = None
 
     def apply(self, connection: Connection, event: RecordedEvent) -> None:
         """Apply one event (delegates to ``apply_event``)."""
         self.apply_event(connection, event)
+
+    def handles(self, stream_id: str) -> bool:
+        """Whether events of this stream can change its tables."""
+        return self.stream_prefix is None or stream_id.startswith(self.stream_prefix)
+
+    def inline(self, event: PendingEvent) -> InlineStatement | NotInlined | None:
+        """``inline_event``'s statement for ``event``, or ``NOT_INLINED`` without one."""
+        if self.inline_event is None:
+            return NOT_INLINED
+        return self.inline_event(event)
 
 
 @dataclass(frozen=True)

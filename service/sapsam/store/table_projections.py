@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from sapsam.store.projections import Projector, SqlProjector
+from sapsam.store.projections import InlineStatement, PendingEvent, Projector, SqlProjector
 from sapsam.store.records import RecordedEvent
 
 Connection = psycopg.Connection[Any]
@@ -65,7 +65,7 @@ SEAT_SCORES_PLAYER_INDEX_SQL = "CREATE INDEX seat_scores_player ON seat_scores (
 _FRESH_SEAT = {"committed": False, "confirmed": False, "revealed": False, "timed_out": None}
 
 
-def _table_id(event: RecordedEvent) -> str:
+def _table_id(event: RecordedEvent | PendingEvent) -> str:
     return event.stream_id.removeprefix("table-")
 
 
@@ -108,53 +108,43 @@ _ASSIGNMENTS: dict[str, str] = {
     "SeriesStarted": "phase = 'BETWEEN_DEALS',"
     " series_totals = (SELECT jsonb_agg(0) FROM generate_series(1, seat_count))",
 }
-_UPDATES: dict[str, str] = {
-    event_type: f"UPDATE table_state SET {assignments}, version = %(version)s,"
-    " last_position = %(position)s WHERE table_id = %(table_id)s"
-    for event_type, assignments in _ASSIGNMENTS.items()
-}
-_VERSION_ONLY = (
-    "UPDATE table_state SET version = %(version)s, last_position = %(position)s"
-    " WHERE table_id = %(table_id)s"
-)
+# Where the event's position comes from: a parameter when applied after the insert, the row of
+# the append's ``inserted`` CTE when run inside it (no row there: the statement changes nothing).
+_AFTER_INSERT = ("%(position)s", "")
+_INSIDE_INSERT = ("inserted.position", " FROM inserted")
 
 
-def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
-    """Fold one event into its table's ``table_state`` row (one statement, no read first)."""
+def _table_state_statement(
+    event: RecordedEvent | PendingEvent, inside: bool
+) -> tuple[str, dict[str, Any]]:
+    """The one statement that folds ``event`` into its table's ``table_state`` row."""
+    position, source = _INSIDE_INSERT if inside else _AFTER_INSERT
     data = event.data
+    parameters: dict[str, Any] = {"table_id": _table_id(event), "version": event.version}
     if event.type == "TableCreated":
         rule_set = data["rule_set"]
-        assert isinstance(rule_set, dict)
         seat_count = data["seat_count"]
-        assert isinstance(seat_count, int)
-        connection.execute(
-            """
-            INSERT INTO table_state (table_id, rule_set_name, seat_count, series_length,
-                created_by, created_at, players, phase, dealer, deal_number, deals_scored,
-                seat_status, series_totals, version, last_position)
-            VALUES (%s, %s, %s, %s, %s, %s, %s, 'SEATING', NULL, 0, 0, %s, %s, %s, %s)
-            """,
-            [
-                _table_id(event),
-                rule_set["name"],
-                seat_count,
-                rule_set["series_length"],
-                data["created_by"],
-                event.metadata.get("recorded_at", ""),
-                Jsonb([None] * seat_count),
-                Jsonb([_FRESH_SEAT] * seat_count),
-                Jsonb([0] * seat_count),
-                event.version,
-                event.position,
-            ],
+        assert isinstance(rule_set, dict) and isinstance(seat_count, int)
+        parameters.update(
+            rule_set_name=rule_set["name"],
+            seat_count=seat_count,
+            series_length=rule_set["series_length"],
+            created_by=data["created_by"],
+            created_at=event.metadata.get("recorded_at", ""),
+            players=Jsonb([None] * seat_count),
+            seat_status=Jsonb([_FRESH_SEAT] * seat_count),
+            series_totals=Jsonb([0] * seat_count),
         )
-        return
-    parameters: dict[str, Any] = {
-        "table_id": _table_id(event),
-        "version": event.version,
-        "position": event.position,
-        "seat": data.get("seat"),
-    }
+        sql = (
+            "INSERT INTO table_state (table_id, rule_set_name, seat_count, series_length,"
+            " created_by, created_at, players, phase, dealer, deal_number, deals_scored,"
+            " seat_status, series_totals, version, last_position)"
+            " SELECT %(table_id)s, %(rule_set_name)s, %(seat_count)s, %(series_length)s,"
+            " %(created_by)s, %(created_at)s, %(players)s, 'SEATING', NULL, 0, 0,"
+            f" %(seat_status)s, %(series_totals)s, %(version)s, {position}{source}"
+        )
+        return sql, parameters
+    parameters["seat"] = data.get("seat")
     if event.type == "PlayerSeated":
         parameters["player"] = str(data["player_id"])
     elif event.type == "DealerChosen":
@@ -173,16 +163,32 @@ def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
         parameters.update(
             deal_number=data["deal_number"], series_totals=Jsonb(data["series_totals"])
         )
-    connection.execute(_UPDATES.get(event.type, _VERSION_ONLY), parameters)
+    assignments = _ASSIGNMENTS.get(event.type)
+    changes = f"{assignments}, " if assignments else ""
+    sql = (
+        f"UPDATE table_state SET {changes}version = %(version)s, last_position = {position}"
+        f"{source} WHERE table_id = %(table_id)s"
+    )
+    return sql, parameters
 
 
-def apply_seat_scores(connection: Connection, event: RecordedEvent) -> None:
-    """One row per seat for every scored deal (the player read from ``table_state``)."""
+def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
+    """Fold one event into its table's ``table_state`` row (one statement, no read first)."""
+    sql, parameters = _table_state_statement(event, inside=False)
+    parameters["position"] = event.position
+    connection.execute(sql, parameters)
+
+
+def _seat_scores_statement(
+    event: RecordedEvent | PendingEvent, inside: bool
+) -> tuple[str, dict[str, Any]] | None:
+    """One row per seat for a scored deal (the player read from ``table_state``); None for any
+    other event."""
     if event.type != "DealScored":
-        return
+        return None
+    source = ", inserted" if inside else ""
     data = event.data
-    connection.execute(
-        """
+    sql = f"""
         INSERT INTO seat_scores (table_id, deal_number, seat, player_id, delta, series_total,
             fouled)
         SELECT %(table_id)s, %(deal_number)s, score.seat - 1,
@@ -190,16 +196,32 @@ def apply_seat_scores(connection: Connection, event: RecordedEvent) -> None:
                 WHERE table_id = %(table_id)s), ''),
             score.delta, score.series_total, score.fouled
         FROM unnest(%(totals)s::int[], %(series_totals)s::int[], %(fouls)s::boolean[])
-            WITH ORDINALITY AS score(delta, series_total, fouled, seat)
-        """,
-        {
-            "table_id": _table_id(event),
-            "deal_number": data["deal_number"],
-            "totals": data["totals"],
-            "series_totals": data["series_totals"],
-            "fouls": data["fouls"],
-        },
-    )
+            WITH ORDINALITY AS score(delta, series_total, fouled, seat){source}
+        """
+    parameters = {
+        "table_id": _table_id(event),
+        "deal_number": data["deal_number"],
+        "totals": data["totals"],
+        "series_totals": data["series_totals"],
+        "fouls": data["fouls"],
+    }
+    return sql, parameters
+
+
+def apply_seat_scores(connection: Connection, event: RecordedEvent) -> None:
+    """One row per seat for every scored deal."""
+    statement = _seat_scores_statement(event, inside=False)
+    if statement is not None:
+        connection.execute(*statement)
+
+
+def _inline_table_state(event: PendingEvent) -> InlineStatement:
+    return InlineStatement(*_table_state_statement(event, inside=True))
+
+
+def _inline_seat_scores(event: PendingEvent) -> InlineStatement | None:
+    statement = _seat_scores_statement(event, inside=True)
+    return None if statement is None else InlineStatement(*statement)
 
 
 def _sql_projector(
@@ -207,9 +229,15 @@ def _sql_projector(
     tables: tuple[str, ...],
     statements: tuple[str, ...],
     apply: Callable[[Connection, RecordedEvent], None],
+    inline: Callable[[PendingEvent], InlineStatement | None],
 ) -> SqlProjector:
     return SqlProjector(
-        name=name, tables=tables, create_statements=statements, apply_event=_tables_only(apply)
+        name=name,
+        tables=tables,
+        create_statements=statements,
+        apply_event=_tables_only(apply),
+        stream_prefix="table-",
+        inline_event=inline,
     )
 
 
@@ -229,6 +257,7 @@ TABLE_STATE = _sql_projector(
     ("table_state",),
     (TABLE_STATE_SQL, TABLE_STATE_INDEX_SQL, TABLE_STATE_DEADLINE_INDEX_SQL),
     apply_table_state,
+    _inline_table_state,
 )
 # seat_scores reads table_state's players, so it is listed (and applied) after it.
 SEAT_SCORES = _sql_projector(
@@ -236,6 +265,7 @@ SEAT_SCORES = _sql_projector(
     ("seat_scores",),
     (SEAT_SCORES_SQL, SEAT_SCORES_PLAYER_INDEX_SQL),
     apply_seat_scores,
+    _inline_seat_scores,
 )
 
 

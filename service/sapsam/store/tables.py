@@ -487,7 +487,9 @@ class TableService:
                         actor,
                         response={"table_id": str(table_id)},
                         projectors=self.store.projectors,
-                        project=_TransactionHook(table_id, planned.in_transaction, final_state),
+                        project=_transaction_hook(
+                            table_id, planned.in_transaction, final_state, events
+                        ),
                     )
                 except RequestIdReused:
                     result = None
@@ -629,6 +631,19 @@ class _TransactionHook:
             number = _published_secret(event)
             if number is not None:
                 delete_deal_seed(connection, stream_id, number)
+
+
+def _transaction_hook(
+    table_id: uuid.UUID,
+    work: Callable[[Connection, TableState], None] | None,
+    state_after: TableState,
+    events: Sequence[Event],
+) -> _TransactionHook | None:
+    """The hook, or None when it has nothing to do (which lets a one-event append with its read
+    models be a single statement)."""
+    if work is None and not any(isinstance(event, DealerChosen | SeedRevealed) for event in events):
+        return None
+    return _TransactionHook(table_id, work, state_after)
 
 
 def _published_secret(event: RecordedEvent) -> int | None:

@@ -1,0 +1,140 @@
+"""One-event appends carry their read models inside the insert's own statement.
+
+The same projector applied after the insert (a rebuild) must give the very same rows; a projector
+that cannot say its change as a statement, a batch, a ``project`` callback or a caller's
+transaction take the transaction path, as before.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from store_sample_projectors import TYPE_COUNTS
+
+from sapsam.audit.sample_series import series_events
+from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.store.appends import _inline_where_possible, append
+from sapsam.store.projections import InlineStatement, rebuild_projections
+from sapsam.store.records import ConcurrencyConflict, NewEvent
+from sapsam.store.table_projections import projectors, table_rows_as_json
+
+Connection = psycopg.Connection[Any]
+
+
+@pytest.fixture
+def connection(database_url: str) -> Iterator[Connection]:
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        rebuild_projections(connection, [*projectors(), TYPE_COUNTS])
+        yield connection
+
+
+def encoded(table_id: uuid.UUID, seat_count: int = 3) -> list[NewEvent]:
+    """A whole series of one table, as the table service appends it."""
+    return [
+        NewEvent(type_name, data, schema_version)
+        for type_name, schema_version, data in map(
+            DEFAULT_CODEC.encode, series_events(table_id, seat_count, 2)
+        )
+    ]
+
+
+def test_one_event_at_a_time_gives_the_rows_a_rebuild_gives(connection: Connection) -> None:
+    # Every event type of a game, each appended on its own: each goes through the inline path.
+    for number in range(2):
+        table_id = uuid.UUID(int=number + 1)
+        for version, event in enumerate(encoded(table_id, 2 + number)):
+            stream = f"table-{table_id}"
+            inlined = _inline_where_possible(
+                connection, stream, version, [event], {}, projectors(), None
+            )
+            assert inlined[0] == () and all(isinstance(s, InlineStatement) for s in inlined[1])
+            append(
+                connection,
+                stream,
+                version,
+                [event],
+                f"r-{table_id}-{version}",
+                "t",
+                projectors=projectors(),
+            )
+    live = table_rows_as_json(connection)
+    tables = connection.execute(
+        "SELECT phase, deals_scored FROM table_state ORDER BY table_id"
+    ).fetchall()
+    assert tables == [("BETWEEN_DEALS", 2), ("BETWEEN_DEALS", 2)]
+    scores = connection.execute("SELECT count(*) FROM seat_scores").fetchone()
+    assert scores == (2 * 2 + 2 * 3,)  # two deals at a 2-seat table, two at a 3-seat one
+    rebuild_projections(connection, projectors())
+    assert table_rows_as_json(connection) == live
+
+
+def test_batches_and_transactions_take_the_transaction_path(connection: Connection) -> None:
+    table_id = uuid.uuid4()
+    stream = f"table-{table_id}"
+    events = encoded(table_id)
+
+    def path(**changes: Any) -> tuple[object, list[InlineStatement]]:
+        arguments: dict[str, Any] = {
+            "connection": connection,
+            "stream_id": stream,
+            "expected_version": 0,
+            "events": events[:1],
+            "metadata": {},
+            "projectors": projectors(),
+            "project": None,
+            **changes,
+        }
+        after, inside = _inline_where_possible(**arguments)
+        return tuple(after), inside
+
+    assert path()[0] == ()  # the one-event case: everything inside the insert
+    assert path(events=events[:2]) == (tuple(projectors()), [])  # a batch
+    assert path(project=lambda connection, recorded: None) == (tuple(projectors()), [])
+    assert path(projectors=[*projectors(), TYPE_COUNTS]) == (
+        (*projectors(), TYPE_COUNTS),  # a projector with no statement of its own
+        [],
+    )
+    with connection.transaction():  # a caller's transaction
+        assert path() == (tuple(projectors()), [])
+    # A projector for other streams is left out, not applied for nothing.
+    assert path(stream_id=f"tournament-{table_id}") == ((), [])
+
+
+def test_companions_parameters_are_renamed_apart() -> None:
+    from sapsam.store import appends
+
+    parameters: dict[str, Any] = {"stream": "table-x"}
+    statement = appends._with_companions(
+        [
+            InlineStatement("UPDATE a SET x = %(stream)s WHERE y = %(y)s", {"stream": 1, "y": 2}),
+            InlineStatement("UPDATE b SET x = %(y)s", {"y": 3}),
+        ],
+        parameters,
+    )
+    assert parameters == {
+        "stream": "table-x",
+        "companion0_stream": 1,
+        "companion0_y": 2,
+        "companion1_y": 3,
+    }
+    assert (
+        "companion_0 AS (UPDATE a SET x = %(companion0_stream)s WHERE y = %(companion0_y)s)"
+        in statement
+    )
+    assert "companion_1 AS (UPDATE b SET x = %(companion1_y)s)" in statement
+    assert statement.rstrip().endswith("ORDER BY inserted.version")
+
+
+def test_a_refused_insert_changes_no_read_model(connection: Connection) -> None:
+    table_id = uuid.uuid4()
+    stream = f"table-{table_id}"
+    events = encoded(table_id)
+    append(connection, stream, 0, events[:1], "first", "t", projectors=projectors())
+    before = table_rows_as_json(connection)
+    with pytest.raises(ConcurrencyConflict):  # the version is taken: nothing written
+        append(connection, stream, 0, events[1:2], "second", "t", projectors=projectors())
+    assert table_rows_as_json(connection) == before

@@ -213,5 +213,6 @@ def projectors() -> Sequence[Projector]:
                 TABLES_SQL,
             ),
             apply_event=apply_tournament,
+            stream_prefix=STREAM_PREFIX,
         )
     ]

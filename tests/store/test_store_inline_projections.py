@@ -138,3 +138,15 @@ def test_a_refused_insert_changes_no_read_model(connection: Connection) -> None:
     with pytest.raises(ConcurrencyConflict):  # the version is taken: nothing written
         append(connection, stream, 0, events[1:2], "second", "t", projectors=projectors())
     assert table_rows_as_json(connection) == before
+
+
+def test_the_servers_read_models_let_a_table_write_be_one_statement(
+    connection: Connection,
+) -> None:
+    from sapsam.api.bootstrap import _projectors as server_projectors
+
+    table_id = uuid.uuid4()
+    after, inside = _inline_where_possible(
+        connection, f"table-{table_id}", 0, encoded(table_id)[:1], {}, server_projectors(), None
+    )
+    assert after == () and len(inside) == 1  # table_state's statement; nothing else applies

@@ -42,25 +42,30 @@ class TwoSeries:
 
 @pytest.fixture(scope="module")
 def two_series(database_factory: Any) -> Iterator[TwoSeries]:
-    name, url = database_factory.create(migrated=True)
-    store = EventStore.connect(url, projectors=projectors())
-    store.prepare()
-    try:
-        service = TableService(store)
-        # The deals are random. A first series that ends all square would make "carry its
-        # totals into the next series" change nothing, so play until it does not (rarely twice).
-        for _attempt in range(20):
+    # The deals are random. A first series that ends all square would make "carry its totals
+    # into the next series" change nothing, so play until it does not (rarely twice), each time
+    # in a database of its own: the whole-database audit below must find this one table only.
+    for _attempt in range(20):
+        name, url = database_factory.create(migrated=True)
+        store = EventStore.connect(url, projectors=projectors())
+        try:
+            store.prepare()
             table_id = play_series(
-                service, SEATS, deals=4, rule_set=RULES, after_series="new_series"
+                TableService(store), SEATS, deals=4, rule_set=RULES, after_series="new_series"
             )
             with psycopg.connect(url, autocommit=True) as connection:
                 export = audit_database.export_table(connection, table_id, Requester.player("ann"))
-            lines = list(write_lines(export))
-            if any(_of_type(_events(lines), "DealScored", 1)["data"]["series_totals"]):
-                break
+        finally:
+            store.close()
+        lines = list(write_lines(export))
+        if any(_of_type(_events(lines), "DealScored", 1)["data"]["series_totals"]):
+            break
+        database_factory.drop(name)
+    else:
+        raise AssertionError("twenty first series all ended all square")
+    try:
         yield TwoSeries(url, table_id, lines)
     finally:
-        store.close()
         database_factory.drop(name)
 
 

@@ -15,22 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
-import psycopg
-from psycopg import sql
+from _scratch import scratch_database
 
 from sapsam.audit.sample_play import play_deal
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
-from sapsam.store import schema
-from sapsam.store.embedded import EMBEDDED_DATABASE, database_in, ensure_database, start_embedded
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
@@ -40,43 +30,13 @@ from sapsam.store.tournament_results import ResultsProcess
 from sapsam.store.tournaments import TournamentService, TournamentSettings
 
 
-@contextmanager
-def database() -> Iterator[str]:
-    """A migrated scratch database."""
-    server_url = os.environ.get("DATABASE_URL")
-    if server_url:
-        name = f"sapsam_bench_tournament_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(server_url, autocommit=True) as connection:
-            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        url = database_in(server_url, name)
-        try:
-            schema.upgrade(url)
-            yield url
-        finally:
-            with psycopg.connect(server_url, autocommit=True) as connection:
-                connection.execute(
-                    sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name))
-                )
-        return
-    folder = Path(tempfile.mkdtemp(prefix="sapsam-bench-tournament-"))
-    server = start_embedded(folder, delete_on_stop=True)
-    try:
-        ensure_database(server.server_url, EMBEDDED_DATABASE)
-        url = database_in(server.server_url, EMBEDDED_DATABASE)
-        schema.upgrade(url)
-        yield url
-    finally:
-        server.stop()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=16)
     parser.add_argument("--deals", type=int, default=4)
     arguments = parser.parse_args()
-    with database() as url:
+    with scratch_database("sapsam-bench-tournament") as (url, server):
         store = EventStore.connect(url, projectors=[*table_projectors(), *registered_projectors()])
         store.prepare()
         tables = TableService(store)
@@ -115,6 +75,7 @@ def main() -> None:
     print(
         json.dumps(
             {
+                "server": server,
                 "players": arguments.players,
                 "tables": len(state.round_tables(1)),
                 "deals": credited,

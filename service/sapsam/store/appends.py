@@ -392,18 +392,25 @@ def _with_companions(companions: Sequence[InlineStatement], parameters: dict[str
     """``INSERT_BATCH`` with each companion as a data-modifying CTE. Each companion's parameters
     join ``parameters`` under its own prefix (``companion<i>_``), so companions may use the same
     names as each other and as the append."""
-    ctes = []
     for index, companion in enumerate(companions):
         prefix = f"companion{index}_"
         parameters.update({prefix + name: value for name, value in companion.parameters.items()})
-        ctes.append(f", companion_{index} AS ({_prefixed(companion.sql, prefix)})")
-    return INSERT_BATCH.replace(_RESULT_OF_INSERT, "".join(ctes) + _RESULT_OF_INSERT)
+    return _insert_with(tuple(companion.sql for companion in companions))
+
+
+@lru_cache(maxsize=256)
+def _insert_with(companion_sqls: tuple[str, ...]) -> str:
+    """The statement text for these companions, written once per combination."""
+    ctes = "".join(
+        f", companion_{index} AS ({_prefixed(sql, f'companion{index}_')})"
+        for index, sql in enumerate(companion_sqls)
+    )
+    return INSERT_BATCH.replace(_RESULT_OF_INSERT, ctes + _RESULT_OF_INSERT)
 
 
 _PARAMETER = re.compile(r"%\((\w+)\)s")
 
 
-@lru_cache(maxsize=512)
 def _prefixed(sql: str, prefix: str) -> str:
     """``sql`` with every named parameter ``%(name)s`` renamed ``%(<prefix>name)s``."""
     return _PARAMETER.sub(lambda match: f"%({prefix}{match.group(1)})s", sql)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import psycopg
@@ -118,7 +119,6 @@ def _table_state_statement(
     event: RecordedEvent | PendingEvent, inside: bool
 ) -> tuple[str, dict[str, Any]]:
     """The one statement that folds ``event`` into its table's ``table_state`` row."""
-    position, source = _INSIDE_INSERT if inside else _AFTER_INSERT
     data = event.data
     parameters: dict[str, Any] = {"table_id": _table_id(event), "version": event.version}
     if event.type == "TableCreated":
@@ -135,15 +135,7 @@ def _table_state_statement(
             seat_status=Jsonb([_FRESH_SEAT] * seat_count),
             series_totals=Jsonb([0] * seat_count),
         )
-        sql = (
-            "INSERT INTO table_state (table_id, rule_set_name, seat_count, series_length,"
-            " created_by, created_at, players, phase, dealer, deal_number, deals_scored,"
-            " seat_status, series_totals, version, last_position)"
-            " SELECT %(table_id)s, %(rule_set_name)s, %(seat_count)s, %(series_length)s,"
-            " %(created_by)s, %(created_at)s, %(players)s, 'SEATING', NULL, 0, 0,"
-            f" %(seat_status)s, %(series_totals)s, %(version)s, {position}{source}"
-        )
-        return sql, parameters
+        return _table_state_sql(event.type, inside), parameters
     parameters["seat"] = data.get("seat")
     if event.type == "PlayerSeated":
         parameters["player"] = str(data["player_id"])
@@ -163,13 +155,28 @@ def _table_state_statement(
         parameters.update(
             deal_number=data["deal_number"], series_totals=Jsonb(data["series_totals"])
         )
-    assignments = _ASSIGNMENTS.get(event.type)
+    return _table_state_sql(event.type, inside), parameters
+
+
+@lru_cache(maxsize=64)
+def _table_state_sql(event_type: str, inside: bool) -> str:
+    """The statement text for one event type, written once per type and place."""
+    position, source = _INSIDE_INSERT if inside else _AFTER_INSERT
+    if event_type == "TableCreated":
+        return (
+            "INSERT INTO table_state (table_id, rule_set_name, seat_count, series_length,"
+            " created_by, created_at, players, phase, dealer, deal_number, deals_scored,"
+            " seat_status, series_totals, version, last_position)"
+            " SELECT %(table_id)s, %(rule_set_name)s, %(seat_count)s, %(series_length)s,"
+            " %(created_by)s, %(created_at)s, %(players)s, 'SEATING', NULL, 0, 0,"
+            f" %(seat_status)s, %(series_totals)s, %(version)s, {position}{source}"
+        )
+    assignments = _ASSIGNMENTS.get(event_type)
     changes = f"{assignments}, " if assignments else ""
-    sql = (
+    return (
         f"UPDATE table_state SET {changes}version = %(version)s, last_position = {position}"
         f"{source} WHERE table_id = %(table_id)s"
     )
-    return sql, parameters
 
 
 def apply_table_state(connection: Connection, event: RecordedEvent) -> None:

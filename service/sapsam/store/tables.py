@@ -641,9 +641,13 @@ def _transaction_hook(
 ) -> _TransactionHook | None:
     """The hook, or None when it has nothing to do (which lets a one-event append with its read
     models be a single statement)."""
-    if work is None and not any(isinstance(event, DealerChosen | SeedRevealed) for event in events):
+    if work is None and not any(event.TYPE in _PUBLISHES_A_SECRET for event in events):
         return None
     return _TransactionHook(table_id, work, state_after)
+
+
+# The events whose append publishes a secret, which is then deleted from deal_secrets.
+_PUBLISHES_A_SECRET = frozenset({DealerChosen.TYPE, SeedRevealed.TYPE})
 
 
 def _published_secret(event: RecordedEvent) -> int | None:

@@ -48,8 +48,11 @@ def register(subparsers: Any) -> None:
 
 
 @contextmanager
-def _database(explicit_url: str | None) -> Iterator[str]:
-    """A migrated database: ``explicit_url``, else a fresh embedded one in a temporary folder."""
+def demo_database(explicit_url: str | None, prefix: str = "sapsam-demo-") -> Iterator[str]:
+    """A migrated database: ``explicit_url``, else a fresh embedded one in a temporary folder.
+
+    Shared by ``sapsam demo`` and ``sapsam tournament demo``; ``prefix`` names the folder.
+    """
     from sapsam.store import schema
     from sapsam.store.embedded import (
         EMBEDDED_DATABASE,
@@ -62,7 +65,7 @@ def _database(explicit_url: str | None) -> Iterator[str]:
         schema.upgrade(explicit_url)
         yield explicit_url
         return
-    folder = Path(tempfile.mkdtemp(prefix="sapsam-demo-"))
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     server = start_embedded(folder, delete_on_stop=True)
     try:
         ensure_database(server.server_url, EMBEDDED_DATABASE)
@@ -162,7 +165,7 @@ def _demo(arguments: argparse.Namespace) -> int:
 
     started = time.monotonic()
     operator_token = secrets.token_urlsafe(24)
-    with _database(arguments.database_url) as database_url:
+    with demo_database(arguments.database_url) as database_url:
         server = start_server(
             ServerConfig(listen="127.0.0.1:0", operator_token=operator_token, grace_seconds=2),
             build_services(database_url, pool_size=8),

@@ -20,16 +20,13 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 
@@ -325,32 +322,6 @@ def _follow_results(arguments: argparse.Namespace) -> int:
     return 0
 
 
-@contextmanager
-def _demo_database(explicit_url: str | None) -> Iterator[str]:
-    from sapsam.store import schema
-    from sapsam.store.embedded import (
-        EMBEDDED_DATABASE,
-        database_in,
-        ensure_database,
-        start_embedded,
-    )
-
-    if explicit_url:
-        schema.upgrade(explicit_url)
-        yield explicit_url
-        return
-    folder = Path(tempfile.mkdtemp(prefix="sapsam-tournament-demo-"))
-    server = start_embedded(folder, delete_on_stop=True)
-    try:
-        ensure_database(server.server_url, EMBEDDED_DATABASE)
-        url = database_in(server.server_url, EMBEDDED_DATABASE)
-        schema.upgrade(url)
-        yield url
-    finally:
-        server.stop()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def _demo(arguments: argparse.Namespace) -> int:
     try:
         import sapsam_client  # noqa: F401 - the bots need it
@@ -367,12 +338,13 @@ def _demo(arguments: argparse.Namespace) -> int:
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.audit.report import render_text
     from sapsam.commands import tournament_bots
+    from sapsam.commands.demo_command import demo_database
     from sapsam.store.tournament_audit import verify_tournament
 
     started = time.monotonic()
     token = secrets.token_urlsafe(24)
     operator = (("authorization", f"Bearer {token}"),)
-    with _demo_database(arguments.database_url) as url:
+    with demo_database(arguments.database_url, "sapsam-tournament-demo-") as url:
         # A table command holds two pooled connections; twelve bots want room for both.
         server = start_server(
             ServerConfig(listen="127.0.0.1:0", operator_token=token, grace_seconds=2),

@@ -56,7 +56,7 @@ from sapsam.store.projections import (
     Projector,
     apply_projectors,
 )
-from sapsam.store.reads import decode_json, event_from_row, stream_version
+from sapsam.store.reads import decode_json, select_events, stream_version
 from sapsam.store.records import (
     AppendResult,
     ConcurrencyConflict,
@@ -525,11 +525,11 @@ def find_processed_request(
     if row is None:
         return None
     stream_id, fingerprint, first_version, last_version, first_position, last_position, reply = row
-    events = connection.execute(
-        "SELECT position, stream_id, version, type, schema_version, data, metadata, hash"
-        " FROM events WHERE stream_id = %s AND version BETWEEN %s AND %s ORDER BY version",
+    events = select_events(
+        connection,
+        "stream_id = %s AND version BETWEEN %s AND %s ORDER BY version",
         [stream_id, first_version, last_version],
-    ).fetchall()
+    )
     result = AppendResult(
         stream_id=str(stream_id),
         request_id=request_id,
@@ -539,6 +539,6 @@ def find_processed_request(
         last_position=int(last_position),
         response=reply,
         replayed=True,
-        events=tuple(event_from_row(event) for event in events),
+        events=tuple(events),
     )
     return str(stream_id), bytes(fingerprint), result

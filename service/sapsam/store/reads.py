@@ -24,7 +24,6 @@ from typing import Any, cast
 
 import psycopg
 from psycopg.pq import TransactionStatus
-from psycopg.types.json import set_json_loads
 
 from sapsam.store.records import RecordedEvent
 from sapsam.store.stream_heads import remember
@@ -51,13 +50,6 @@ def decode_json(data: bytes | bytearray | memoryview | str) -> Any:
     """Decode well-formed JSON as jsonb prints it (or canonical JSON), fast."""
     text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     return _SCAN_JSON(text, 0)[0]
-
-
-def _events_cursor(connection: Connection) -> psycopg.Cursor[Any]:
-    """A cursor with the fast jsonb decoder (the connection's own adapters are left alone)."""
-    cursor = connection.cursor()
-    set_json_loads(decode_json, cursor)
-    return cursor
 
 
 # The columns of a read, in RecordedEvent's field order. data and metadata come as jsonb's text,
@@ -116,6 +108,19 @@ def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     )
 
 
+def select_events(
+    connection: Connection, condition: str, parameters: Sequence[Any]
+) -> list[RecordedEvent]:
+    """The events matching ``condition`` (SQL after ``WHERE``, with its ORDER BY), decoded the
+    one fast way every read of the log uses."""
+    rows = (
+        connection.cursor(binary=True)
+        .execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {condition}", parameters)
+        .fetchall()
+    )
+    return _recorded_events(rows)
+
+
 def read_stream(
     connection: Connection,
     stream_id: str,
@@ -123,17 +128,11 @@ def read_stream(
     to_version: int | None = None,
 ) -> list[RecordedEvent]:
     """The events of one stream with ``from_version <= version [<= to_version]``, in order."""
-    rows = (
-        _events_cursor(connection)
-        .execute(
-            "SELECT position, stream_id, version, type, schema_version, data, metadata, hash"
-            " FROM events WHERE stream_id = %s AND version >= %s AND version <= %s"
-            " ORDER BY version",
-            [stream_id, from_version, to_version if to_version is not None else 2**31 - 1],
-        )
-        .fetchall()
+    events = select_events(
+        connection,
+        "stream_id = %s AND version >= %s AND version <= %s ORDER BY version",
+        [stream_id, from_version, to_version if to_version is not None else 2**31 - 1],
     )
-    events = [event_from_row(row) for row in rows]
     if events and to_version is None:
         # The stream's head: an append right after this read can chain without another query.
         remember(connection, stream_id, events[-1].version, events[-1].hash)
@@ -172,15 +171,10 @@ def read_all(
             .fetchall()
         )
     else:
-        rows = (
-            connection.cursor(binary=True)
-            .execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events"
-                " WHERE stream_id = %s AND position > %s AND position <= %s"
-                " ORDER BY position LIMIT %s",
-                [stream_id, after_position, high_water, limit],
-            )
-            .fetchall()
+        return select_events(
+            connection,
+            "stream_id = %s AND position > %s AND position <= %s ORDER BY position LIMIT %s",
+            [stream_id, after_position, high_water, limit],
         )
     return _recorded_events(rows)
 

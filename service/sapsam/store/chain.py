@@ -276,8 +276,12 @@ def canonical_event_bytes(
     """
     if not checked:
         # One encoding of the whole event object: its keys sort as in the definition, so this is
-        # the same text as assembling the parts. A NUL anywhere sends it to the checked path,
-        # which raises for a NUL in data or metadata exactly as before.
+        # the same text as assembling the parts. orjson first (``_quick_event_bytes``), json where
+        # orjson refuses. A NUL anywhere sends it to the checked path, which raises for a NUL in
+        # data or metadata exactly as before.
+        quick = _quick_event_bytes(stream_id, version, event_type, schema_version, data, metadata)
+        if quick is not None:
+            return quick
         text = _parsed_dumps(
             {
                 "data": data,
@@ -394,7 +398,8 @@ def verify_stream_chain(
     from the event's content and the previous *stored* hash, so an edited event is reported at its
     own version, and a re-hashed edit (hash updated to match) breaks the link to the next event.
     ``parsed_json=True`` says the events' data and metadata were parsed from JSON with floats
-    refused, so they are hashed through ``canonical_json_of_parsed`` (same outcome, faster).
+    refused, so they are hashed through ``canonical_event_bytes(checked=False)`` (same outcome,
+    faster).
     """
     stream_id = events[0].stream_id if events else ""
     return _verify_chain(stream_id, events, previous_hash, previous_version, parsed_json, True)
@@ -410,32 +415,8 @@ def verify_chain_of_stream(
     """``verify_stream_chain`` for events that all belong to ``stream_id`` by construction (the
     events of an export, whose header names the stream), without copying them into records."""
     if parsed_json:
-        report = _verify_parsed_chain(stream_id, events, previous_hash, previous_version)
-        if report is not None:
-            return report
-    return _verify_chain(stream_id, events, previous_hash, previous_version, parsed_json, False)
-
-
-def _parsed_event_parts(data: JsonObject, metadata: JsonObject) -> tuple[bytes, bytes] | None:
-    """The canonical bytes of a parsed event's data and metadata; None if either encoding has a
-    ``\\u0000`` (the checked path then decides); a lone surrogate raises ``_utf8``'s error.
-
-    orjson's bytes when it gives both without a NUL (the json path's bytes, see
-    ``_quick_parsed_bytes``); otherwise the json path, as it was before orjson.
-    """
-    data_bytes = _quick_parsed_bytes(data)
-    if data_bytes is not None and b"\\u0000" not in data_bytes:
-        metadata_bytes = _quick_parsed_bytes(metadata)
-        if metadata_bytes is not None and b"\\u0000" not in metadata_bytes:
-            return data_bytes, metadata_bytes
-    data_text = _parsed_dumps(data)
-    metadata_text = _parsed_dumps(metadata)
-    if "\\u0000" in data_text or "\\u0000" in metadata_text:
-        return None
-    try:
-        return data_text.encode("utf-8"), metadata_text.encode("utf-8")
-    except UnicodeEncodeError:  # _utf8 raises its CanonicalJsonError for it
-        return _utf8(data_text), _utf8(metadata_text)
+        return _verify_parsed_chain(stream_id, events, previous_hash, previous_version)
+    return _verify_chain(stream_id, events, previous_hash, previous_version, False, False)
 
 
 def _verify_parsed_chain(
@@ -443,27 +424,18 @@ def _verify_parsed_chain(
     events: Sequence[ChainedEvent],
     previous_hash: bytes,
     previous_version: int,
-) -> ChainReport | None:
+) -> ChainReport:
     """``_verify_chain`` of parsed events that all belong to ``stream_id`` (the audit's export
-    check), with the same problems in the same order; None if the stream id itself has no
-    canonical form, which the general walk then reports event by event.
+    check), with the same problems in the same order.
 
     Each event's bytes come from one orjson call on the whole event object where that gives
-    them (``_quick_event_bytes``, inlined; tested to equal ``canonical_event_bytes``).
-    Otherwise they are assembled from its data and metadata encoded on their own
-    (``assemble_event_bytes``, tested to equal the canonical JSON of the whole event), with the
-    stream id and each type encoded once. A ``\\u0000`` in either encoding sends the event to
-    ``canonical_event_bytes``' checked path, as the whole-object encoding does; a lone surrogate
-    fails the UTF-8 encoding with the same error either way.
+    them (``_quick_event_bytes``, inlined because this runs for every event of every export);
+    otherwise from ``canonical_event_bytes(checked=False)``, whose json path decides a refused
+    value or a ``\\u0000`` exactly as ``_verify_chain`` would.
     """
-    try:
-        stream_json = json_string(stream_id)
-    except CanonicalJsonError:
-        return None
     problems: list[ChainProblem] = []
     expected_previous = previous_hash
     expected_version = previous_version + 1
-    type_json: dict[str, bytes] = {}
     sha256 = hashlib.sha256
     orjson_dumps = _ORJSON_DUMPS
     sorted_keys = _ORJSON_SORTED
@@ -480,7 +452,6 @@ def _verify_parsed_chain(
                 )
             )
         try:
-            # _quick_event_bytes, inlined: this runs for every event of every export.
             try:
                 quick: bytes | None = orjson_dumps(
                     {
@@ -497,7 +468,7 @@ def _verify_parsed_chain(
                 quick = None
             if quick is not None and nul not in quick:
                 event_bytes = quick
-            elif (parts := _parsed_event_parts(event.data, event.metadata)) is None:
+            else:
                 event_bytes = canonical_event_bytes(
                     stream_id,
                     version,
@@ -505,14 +476,7 @@ def _verify_parsed_chain(
                     event.schema_version,
                     event.data,
                     event.metadata,
-                )
-            else:
-                event_type = event.type
-                known_type = type_json.get(event_type)
-                if known_type is None:
-                    known_type = type_json[event_type] = json_string(event_type)
-                event_bytes = assemble_from_json_parts(
-                    stream_json, version, known_type, event.schema_version, *parts
+                    checked=False,
                 )
             recomputed = sha256(expected_previous + event_bytes).digest()
         except CanonicalJsonError as error:

@@ -247,7 +247,7 @@ def _same_instance(fast: object, reference: object) -> None:
 
 def test_values_made_without_init_are_the_constructors_values() -> None:
     front, middle, back = DECK[0:3], DECK[3:8], DECK[8:13]
-    arrangement = published_module._arrangement(front, middle, back)
+    arrangement = Arrangement.of_card_rows(front, middle, back)
     _same_instance(arrangement, Arrangement(front, middle, back))
     _same_instance(published_module._reveal(arrangement, b"n" * 16), Reveal(arrangement, b"n" * 16))
     _same_instance(
@@ -265,7 +265,7 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
             AuditCheck("dealer", status, "d", expected="e", found="f", deal=3),
         )
     # Only Arrangement has a __post_init__, and it keeps rows that are tuples of Card as they
-    # are (the only rows _arrangement is given).
+    # are (the only rows published_deal gives Arrangement.of_card_rows).
     for kind in (Reveal, PairResult, Check, AuditCheck):
         assert not hasattr(kind, "__post_init__")
     assert parse_cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front

@@ -26,7 +26,7 @@ from sapsam.domain.events import (
 from sapsam.fairness import DealRecord
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import Card, parse_cards
+from sapsam.rules.cards import parse_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import DealScore, PairResult
 
@@ -66,16 +66,6 @@ def _kind(event: Event) -> type[Event] | None:
 
 _new = object.__new__
 _set_attribute = object.__setattr__
-
-
-def _arrangement(
-    front: tuple[Card, ...], middle: tuple[Card, ...], back: tuple[Card, ...]
-) -> Arrangement:
-    """``Arrangement(front, middle, back)`` for rows that are tuples of ``Card`` (what ``_cards``
-    returns), which its ``__post_init__`` keeps as they are: made without running it."""
-    arrangement = _new(Arrangement)
-    _set_attribute(arrangement, "__dict__", {"front": front, "middle": middle, "back": back})
-    return arrangement
 
 
 def _reveal(arrangement: Arrangement, nonce: bytes) -> Reveal:
@@ -126,7 +116,7 @@ def published_deal(
         # One isinstance per event, against its kind (it holds, and tells mypy the type).
         if kind is ArrangementRevealed and isinstance(event, ArrangementRevealed):
             reveals[event.seat] = _reveal(
-                _arrangement(
+                Arrangement.of_card_rows(
                     parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
                 ),
                 bytes.fromhex(event.nonce),

@@ -35,6 +35,7 @@ from sapsam.store import tournament_queries as queries
 from sapsam.store.records import RecordedEvent
 from sapsam.store.tournaments import (
     TournamentNotFoundError,
+    TournamentOutcome,
     TournamentService,
     TournamentSettings,
     stream_id_for,
@@ -90,6 +91,11 @@ def parse_tournament(value: str, field: str) -> uuid.UUID:
 def _request_id(method: str, request_id: str) -> str:
     checked = resources.check_request_id(request_id)
     return f"{method}/{checked or uuid.uuid4()}"
+
+
+def _outcome_version(outcome: TournamentOutcome) -> int:
+    # The stream's version after the command: its last event's, or (nothing appended) the state's.
+    return outcome.events[-1].version if outcome.events else outcome.state.version
 
 
 def _require_operator(caller: auth.Caller) -> None:
@@ -296,8 +302,9 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = self._player_for(auth.current_caller(), request.player)
         outcome = self._tournaments.register(tournament_id, player_id, request_id)
-        version = outcome.events[-1].version if outcome.events else outcome.state.version
-        return tournament_service_pb2.RegisterTournamentPlayerResponse(version=version)
+        return tournament_service_pb2.RegisterTournamentPlayerResponse(
+            version=_outcome_version(outcome)
+        )
 
     def UnregisterTournamentPlayer(  # noqa: N802 - the generated method name
         self,
@@ -309,8 +316,9 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = self._player_for(auth.current_caller(), request.player)
         outcome = self._tournaments.unregister(tournament_id, player_id, request_id)
-        version = outcome.events[-1].version if outcome.events else outcome.state.version
-        return tournament_service_pb2.UnregisterTournamentPlayerResponse(version=version)
+        return tournament_service_pb2.UnregisterTournamentPlayerResponse(
+            version=_outcome_version(outcome)
+        )
 
     def StartTournament(  # noqa: N802 - the generated method name
         self,

@@ -8,7 +8,6 @@ the deadline sweeper. ``serve_database`` is what each server process runs.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Final
 
 from sapsam.api.audit_servicer import AuditServicer
@@ -19,10 +18,11 @@ from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
 from sapsam.api.watch import EventFeed
 from sapsam.store import table_projections
+from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import Projector, registered_projectors
 from sapsam.store.tables import TableService
-from sapsam.store.tournament_results import ResultsFollower, ResultsProcess
+from sapsam.store.tournament_results import ResultsProcess, results_follower
 from sapsam.store.tournaments import TournamentService
 
 SWEEP_SECONDS: Final = 1.0
@@ -39,35 +39,15 @@ def _projectors() -> list[Projector]:
     return list(found.values())
 
 
-class DeadlineSweeper:
+def deadline_sweeper(tables: TableService, interval: float = SWEEP_SECONDS) -> BackgroundLoop:
     """Issues the timeout commands of tables past a deadline, every ``interval`` seconds.
 
     Every server process runs one; each deadline is still acted on once, because the table
     service names the timeout's request after the table and version (see ``sweep_deadlines``).
     """
-
-    def __init__(self, tables: TableService, interval: float = SWEEP_SECONDS) -> None:
-        self._tables = tables
-        self._interval = interval
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="sapsam-deadlines", daemon=True)
-
-    def start(self) -> None:
-        """Start sweeping in a background thread."""
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop sweeping (waits for a sweep in progress)."""
-        self._stopping.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stopping.wait(self._interval):
-            try:
-                self._tables.sweep_deadlines()
-            except Exception as error:  # a bad sweep must not stop the next one
-                _logger.error("deadline sweep failed: %s", type(error).__name__)
+    return BackgroundLoop(
+        "sapsam-deadlines", lambda should_stop: tables.sweep_deadlines(), interval, _logger
+    )
 
 
 def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
@@ -77,9 +57,9 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
     tables = TableService(store)
     players = PlayerDirectory(store.pool)
     feed = EventFeed(database_url)
-    sweeper = DeadlineSweeper(tables)
+    sweeper = deadline_sweeper(tables)
     tournaments = TournamentService(store, tables)  # tournaments: service and results process
-    results = ResultsFollower(ResultsProcess(tournaments))
+    results = results_follower(ResultsProcess(tournaments))
     feed.start()
     sweeper.start()
     results.start()

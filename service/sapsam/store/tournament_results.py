@@ -27,7 +27,6 @@ there to kill the process between any two steps.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DealScored, Event
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.store import appends, reads
+from sapsam.store.background import BackgroundLoop
 from sapsam.store.records import ConcurrencyConflict, RecordedEvent
 from sapsam.store.tournaments import TournamentService, stream_id_for
 
@@ -267,30 +267,13 @@ class ResultsProcess:
                     pass
 
 
-class ResultsFollower:
-    """Runs a ``ResultsProcess`` in a background thread (one per server process; the advisory
-    lock lets one of them follow the log at a time). A failed run is logged and started again."""
-
-    def __init__(self, process: ResultsProcess, poll_seconds: float = 1.0) -> None:
-        self._process = process
-        self._poll_seconds = poll_seconds
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="sapsam-results", daemon=True)
-
-    def start(self) -> None:
-        """Start following."""
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop following (waits for the step in progress)."""
-        self._stopping.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                self._process.run(self._stopping.is_set, self._poll_seconds)
-            except Exception as error:  # a failed run must not stop the next one
-                _logger.error("results process failed: %s", type(error).__name__)
-                self._stopping.wait(self._poll_seconds)
+def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> BackgroundLoop:
+    """``process`` following the log in a background thread (one per server process; the
+    advisory lock lets one of them follow at a time). A failed run is logged and started again
+    after ``poll_seconds``."""
+    return BackgroundLoop(
+        "sapsam-results",
+        lambda should_stop: process.run(should_stop, poll_seconds),
+        poll_seconds,
+        _logger,
+    )

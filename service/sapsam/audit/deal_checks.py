@@ -44,6 +44,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.published import DealNotFinishedError, published_deal
+from sapsam.frozen import from_fields
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import standings
@@ -297,20 +298,14 @@ def fairness_checks(
     return checks, verified
 
 
-_new = object.__new__
-_set_attribute = object.__setattr__
-
-
 def _deal_check(
     name: str, status: Status, detail: str, expected: str, found: str, deal: int
 ) -> AuditCheck:
     """``AuditCheck(name, status, detail, expected, found, deal)``: an audit check has no
     ``__post_init__``, so its fields are set in one step instead of ``__init__``'s setattr per
     field (fair dealing gives ten checks per deal)."""
-    check = _new(AuditCheck)
-    _set_attribute(
-        check,
-        "__dict__",
+    return from_fields(
+        AuditCheck,
         {
             "name": name,
             "status": status,
@@ -320,7 +315,6 @@ def _deal_check(
             "deal": deal,
         },
     )
-    return check
 
 
 def _recorded_checks(deal: DealEvents, verified: bool) -> list[AuditCheck]:

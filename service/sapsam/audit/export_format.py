@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
+from sapsam.frozen import from_fields
 from sapsam.store.chain import GENESIS_HASH, canonical_json
 from sapsam.store.records import JsonObject, RecordedEvent
 
@@ -462,7 +463,6 @@ def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportH
 _EVENT_FIELDS: Final = operator.itemgetter(
     "position", "version", "type", "schema_version", "data", "metadata", "hash"
 )
-_new_instance: Final = object.__new__
 
 
 def _exported_event(
@@ -479,16 +479,18 @@ def _exported_event(
     each field through ``object.__setattr__``: the class has no defaults and no
     ``__post_init__``, so filling the new instance's ``__dict__`` gives an equal instance with
     the same attributes (tests/audit/test_audit_fast_paths.py holds the two to each other)."""
-    event: ExportedEvent = _new_instance(ExportedEvent)
-    fields = event.__dict__
-    fields["position"] = position
-    fields["version"] = version
-    fields["type"] = event_type
-    fields["schema_version"] = schema_version
-    fields["data"] = data
-    fields["metadata"] = metadata
-    fields["hash"] = digest
-    return event
+    return from_fields(
+        ExportedEvent,
+        {
+            "position": position,
+            "version": version,
+            "type": event_type,
+            "schema_version": schema_version,
+            "data": data,
+            "metadata": metadata,
+            "hash": digest,
+        },
+    )
 
 
 def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:

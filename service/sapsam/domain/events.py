@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
 
+from sapsam.frozen import from_fields
+
 JsonValue: TypeAlias = Any
 
 
@@ -346,13 +348,8 @@ class EventCodec:
             # Every field is in ``values`` (a missing one raised KeyError above), so filling the
             # new instance's __dict__ gives what the frozen dataclass's __init__ gives, without
             # its object.__setattr__ per field (tests/domain holds the two to each other).
-            event: Event = _new_instance(event_type)
-            event.__dict__.update(values)
-            return event
+            return from_fields(event_type, values)
         return event_type(**values)
-
-
-_new_instance: Final = object.__new__
 
 
 def _made_by_fields(event_type: type[Event]) -> bool:

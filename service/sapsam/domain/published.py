@@ -25,6 +25,7 @@ from sapsam.domain.events import (
 )
 from sapsam.fairness import DealRecord
 from sapsam.fairness.published import PublishedDeal, Reveal
+from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.ruleset import RuleSet
@@ -64,26 +65,18 @@ def _kind(event: Event) -> type[Event] | None:
         return kind
 
 
-_new = object.__new__
-_set_attribute = object.__setattr__
-
-
 def _reveal(arrangement: Arrangement, nonce: bytes) -> Reveal:
     """``Reveal(arrangement, nonce)`` (no defaults, no ``__post_init__``) without ``__init__``'s
     setattr per field."""
-    reveal = _new(Reveal)
-    _set_attribute(reveal, "__dict__", {"arrangement": arrangement, "nonce": nonce})
-    return reveal
+    return from_fields(Reveal, {"arrangement": arrangement, "nonce": nonce})
 
 
 def _pair_result(seat_a: int, seat_b: int, rows: tuple[int, int, int], delta: int) -> PairResult:
     """``PairResult(seat_a, seat_b, rows, delta)`` (no defaults, no ``__post_init__``) without
     ``__init__``'s setattr per field."""
-    pair = _new(PairResult)
-    _set_attribute(
-        pair, "__dict__", {"seat_a": seat_a, "seat_b": seat_b, "rows": rows, "delta": delta}
+    return from_fields(
+        PairResult, {"seat_a": seat_a, "seat_b": seat_b, "rows": rows, "delta": delta}
     )
-    return pair
 
 
 def published_deal(

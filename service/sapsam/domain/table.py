@@ -53,6 +53,7 @@ from sapsam.domain.events import (
     SeriesStarted,
     TableCreated,
 )
+from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import Card, format_cards, parse_cards
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError
@@ -614,8 +615,6 @@ _DECIDERS: dict[type[Any], Callable[[TableState, Any], list[Event]]] = {
 # evolve
 
 _Record = TypeVar("_Record")
-_new = object.__new__
-_set_attribute = object.__setattr__
 
 
 def _replace(record: _Record, **changes: Any) -> _Record:
@@ -626,9 +625,7 @@ def _replace(record: _Record, **changes: Any) -> _Record:
     of building the new ``__dict__`` key by key."""
     fields = record.__dict__.copy()
     fields.update(changes)
-    copy = _new(type(record))
-    _set_attribute(copy, "__dict__", fields)
-    return copy
+    return from_fields(type(record), fields)
 
 
 _Field = TypeVar("_Field")
@@ -644,14 +641,10 @@ def _with_deal(state: TableState, **changes: Any) -> TableState:
     assert deal is not None
     deal_fields = deal.__dict__.copy()
     deal_fields.update(changes)
-    new_deal = _new(type(deal))
-    _set_attribute(new_deal, "__dict__", deal_fields)
     state_fields = state.__dict__.copy()
     state_fields["version"] = state.version + 1
-    state_fields["deal"] = new_deal
-    new_state = _new(type(state))
-    _set_attribute(new_state, "__dict__", state_fields)
-    return new_state
+    state_fields["deal"] = from_fields(type(deal), deal_fields)
+    return from_fields(type(state), state_fields)
 
 
 def evolve(state: TableState, event: Event) -> TableState:

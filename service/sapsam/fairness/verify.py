@@ -40,6 +40,7 @@ from sapsam.fairness.deal import (
 from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
+from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.scoring import DealScore, score_deal
@@ -114,18 +115,12 @@ class VerificationReport:
         }
 
 
-_new = object.__new__
-_set_attribute = object.__setattr__
-
-
 def _check(name: str, passed: bool, expected: str, found: str, detail: str) -> Check:
     """``Check(name, passed, expected, found, detail)`` (``skipped`` False): a check has no
     ``__post_init__``, so its fields are set in one step instead of ``__init__``'s setattr per
     field (every verified deal makes ten)."""
-    check = _new(Check)
-    _set_attribute(
-        check,
-        "__dict__",
+    return from_fields(
+        Check,
         {
             "name": name,
             "passed": passed,
@@ -135,7 +130,6 @@ def _check(name: str, passed: bool, expected: str, found: str, detail: str) -> C
             "skipped": False,
         },
     )
-    return check
 
 
 def _pass(name: str, value: str, detail: str = "") -> Check:

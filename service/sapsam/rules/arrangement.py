@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from sapsam.frozen import from_fields
 from sapsam.rules.cards import Card, canonical_order, format_cards, parse_cards
 from sapsam.rules.hands import HandValue, evaluate3, evaluate5
 
@@ -62,11 +63,7 @@ class Arrangement:
         """The arrangement of rows that already are tuples of ``Card`` (as ``parse_cards``
         returns them), made without ``__post_init__``, whose conversion would change nothing:
         replays and audits make them by the thousand. Pass anything else to the constructor."""
-        arrangement = object.__new__(cls)
-        object.__setattr__(
-            arrangement, "__dict__", {"front": front, "middle": middle, "back": back}
-        )
-        return arrangement
+        return from_fields(cls, {"front": front, "middle": middle, "back": back})
 
     @property
     def rows(self) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:

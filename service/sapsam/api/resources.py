@@ -117,3 +117,9 @@ def check_request_id(request_id: str) -> str:
             field="request_id",
         )
     return request_id
+
+
+def scoped_request_id(method: str, request_id: str) -> str:
+    """The store's request id for a mutating call: the client's (checked) scoped by method, or a
+    fresh, unshared one when the client sent none. (The services scope it by caller too.)"""
+    return f"{method}/{check_request_id(request_id) or uuid.uuid4()}"

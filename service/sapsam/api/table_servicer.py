@@ -66,12 +66,6 @@ def _player_only(caller: auth.Caller) -> str:
     return caller.player_id
 
 
-def _request_id(method: str, request_id: str) -> str:
-    # Scoped by method (the table service scopes by caller too); empty: a fresh, unshared id.
-    checked = resources.check_request_id(request_id)
-    return f"{method}/{checked or uuid.uuid4()}"
-
-
 def _check_deadline(context: grpc.ServicerContext) -> None:
     # A call whose deadline already passed does nothing; the append itself is all or nothing.
     remaining = context.time_remaining()
@@ -161,7 +155,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.CreateTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CreateTableResponse:
         """Create a table with a preset, a full rule set or the base game."""
-        request_id = _request_id("CreateTable", request.request_id)
+        request_id = resources.scoped_request_id("CreateTable", request.request_id)
         which = request.WhichOneof("rules")
         rule_set = views.rule_set_for_request(
             request.rule_set_preset if which == "rule_set_preset" else None,
@@ -236,7 +230,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.JoinTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.JoinTableResponse:
         """Take a seat (the lowest free one unless one is named)."""
-        request_id = _request_id("JoinTable", request.request_id)
+        request_id = resources.scoped_request_id("JoinTable", request.request_id)
         table_id = resources.parse_table(request.table, "table")
         player_id = _player_only(auth.current_caller())
         _check_deadline(context)
@@ -253,7 +247,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.ChooseDealerRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ChooseDealerResponse:
         """Draw the first dealer by lot (normally done as the last seat fills)."""
-        request_id = _request_id("ChooseDealer", request.request_id)
+        request_id = resources.scoped_request_id("ChooseDealer", request.request_id)
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
@@ -269,7 +263,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.StartDealRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.StartDealResponse:
         """Start the next deal; only the seed's commitment is published."""
-        request_id = _request_id("StartDeal", request.request_id)
+        request_id = resources.scoped_request_id("StartDeal", request.request_id)
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
@@ -287,7 +281,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.ContributeEntropyRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ContributeEntropyResponse:
         """Mix the seat's bytes into the shuffle."""
-        request_id = _request_id("ContributeEntropy", request.request_id)
+        request_id = resources.scoped_request_id("ContributeEntropy", request.request_id)
         table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.contribute_entropy(
@@ -303,7 +297,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.CutDeckRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CutDeckResponse:
         """Cut, and deal."""
-        request_id = _request_id("CutDeck", request.request_id)
+        request_id = resources.scoped_request_id("CutDeck", request.request_id)
         table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.cut(
@@ -336,7 +330,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.CommitArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CommitArrangementResponse:
         """Record the seat's commitment (the hash only)."""
-        request_id = _request_id("CommitArrangement", request.request_id)
+        request_id = resources.scoped_request_id("CommitArrangement", request.request_id)
         table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.commit(
@@ -352,7 +346,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.ConfirmArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ConfirmArrangementResponse:
         """Lock the seat's last commitment."""
-        request_id = _request_id("ConfirmArrangement", request.request_id)
+        request_id = resources.scoped_request_id("ConfirmArrangement", request.request_id)
         table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.confirm(
@@ -364,7 +358,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.RevealArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.RevealArrangementResponse:
         """Show the committed rows and nonce; the last reveal also scores the deal."""
-        request_id = _request_id("RevealArrangement", request.request_id)
+        request_id = resources.scoped_request_id("RevealArrangement", request.request_id)
         arrangement = _arrangement(request.arrangement)
         table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)

@@ -88,11 +88,6 @@ def parse_tournament(value: str, field: str) -> uuid.UUID:
         raise ApiError("BAD_RESOURCE_NAME", f"{field} holds no UUID", field) from None
 
 
-def _request_id(method: str, request_id: str) -> str:
-    checked = resources.check_request_id(request_id)
-    return f"{method}/{checked or uuid.uuid4()}"
-
-
 def _outcome_version(outcome: TournamentOutcome) -> int:
     # The stream's version after the command: its last event's, or (nothing appended) the state's.
     return outcome.events[-1].version if outcome.events else outcome.state.version
@@ -254,7 +249,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.CreateTournamentResponse:
         """Create a tournament (operator only)."""
-        request_id = _request_id("CreateTournament", request.request_id)
+        request_id = resources.scoped_request_id("CreateTournament", request.request_id)
         _require_operator(auth.current_caller())
         which = request.WhichOneof("rules")
         rule_set = views.rule_set_for_request(
@@ -298,7 +293,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.RegisterTournamentPlayerResponse:
         """Register the caller (or, for the operator, a named player)."""
-        request_id = _request_id("RegisterTournamentPlayer", request.request_id)
+        request_id = resources.scoped_request_id("RegisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = self._player_for(auth.current_caller(), request.player)
         outcome = self._tournaments.register(tournament_id, player_id, request_id)
@@ -312,7 +307,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.UnregisterTournamentPlayerResponse:
         """Withdraw the caller (or, for the operator, a named player) before the start."""
-        request_id = _request_id("UnregisterTournamentPlayer", request.request_id)
+        request_id = resources.scoped_request_id("UnregisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = self._player_for(auth.current_caller(), request.player)
         outcome = self._tournaments.unregister(tournament_id, player_id, request_id)
@@ -326,7 +321,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.StartTournamentResponse:
         """Start the tournament (operator only)."""
-        request_id = _request_id("StartTournament", request.request_id)
+        request_id = resources.scoped_request_id("StartTournament", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         _require_operator(auth.current_caller())
         outcome = self._tournaments.start(tournament_id, views.OPERATOR_ACTOR, request_id)

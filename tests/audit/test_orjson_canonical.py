@@ -1,14 +1,16 @@
-"""orjson's canonical bytes stand for the json-based ones exactly (issue #7, audit speed).
+"""orjson's canonical bytes stand for the json-based ones exactly (issues #7 and #4, speed).
 
 The offline verifier hashes the data and metadata of parsed exports through orjson
 (``sapsam.store.chain._quick_parsed_bytes``) and falls back to the json encoder, the reference,
-for whatever orjson refuses. These tests compare the two on arbitrary JSON-like values of the
+for whatever orjson refuses; the append path (``canonical_json``) encodes the values it checked
+the same way. These tests compare the two on arbitrary JSON-like values of the
 kinds a parsed export holds (no floats: the export parser refuses them), with the characters,
 keys, integers and nesting where the two could differ drawn often.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Any
 
@@ -20,12 +22,15 @@ from hypothesis import strategies as st
 from sapsam.audit.export_format import ExportFormatError, _parse_line
 from sapsam.store.chain import (
     CanonicalJsonError,
+    _dumps,
+    _first_problem,
     _parsed_dumps,
     _quick_event_bytes,
     _quick_parsed_bytes,
     _utf8,
     canonical_event_bytes,
     canonical_json,
+    canonical_json_each,
     canonical_json_of_parsed,
 )
 
@@ -59,6 +64,53 @@ _values = st.recursive(
 )
 
 
+def _json_reference(value: Any) -> bytes:
+    """``canonical_json`` as it was before orjson: the walk, then the json encoder alone."""
+    problem = _first_problem(value)
+    if problem is not None:
+        raise CanonicalJsonError(f"not canonical JSON: {problem}")
+    return _utf8(_dumps(value))
+
+
+class _Seat(enum.IntEnum):
+    NORTH = 0
+    EAST = 1
+    BIG = 2**64
+
+
+class _Rank(int):
+    """An int subclass with its own repr, as a Card is: JSON writes its value, not its repr."""
+
+    def __repr__(self) -> str:
+        return f"Rank({int(self)})"
+
+
+class _Name(str):
+    pass
+
+
+class _Mapping(dict[str, Any]):
+    pass
+
+
+# What an append's data may hold besides parsed JSON: subclasses of int, str and dict, tuples.
+_appended_values = st.recursive(
+    st.one_of(
+        _scalars,
+        st.sampled_from(list(_Seat)),
+        _integers.map(_Rank),
+        _texts.map(_Name),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.lists(children, max_size=5).map(tuple),
+        st.dictionaries(_texts, children, max_size=5),
+        st.dictionaries(_texts, children, max_size=5).map(_Mapping),
+    ),
+    max_leaves=30,
+)
+
+
 def _outcome(function: Any, *arguments: Any) -> tuple[str, Any]:
     try:
         return ("value", function(*arguments))
@@ -79,6 +131,18 @@ def test_orjson_bytes_are_the_json_bytes_where_orjson_gives_them(value: Any) -> 
 @given(_values)
 def test_canonical_json_of_parsed_is_canonical_json(value: Any) -> None:
     assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+    assert _outcome(canonical_json, value) == _outcome(_json_reference, value)
+
+
+@settings(max_examples=800, deadline=None)
+@given(_appended_values)
+def test_canonical_json_of_appended_values_is_the_json_encoders(value: Any) -> None:
+    # The append path encodes checked values through orjson, falling back to json: same bytes,
+    # same refusals, for the subclasses and tuples an event's data may hold too.
+    assert _outcome(canonical_json, value) == _outcome(_json_reference, value)
+    assert _outcome(canonical_json_each, [value, value]) == _outcome(
+        lambda item: [_json_reference(item)] * 2, value
+    )
 
 
 def _reference_event_parts(data: Any, metadata: Any) -> tuple[bytes, bytes] | None:

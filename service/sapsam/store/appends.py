@@ -41,6 +41,7 @@ from psycopg import errors
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Jsonb
 
+from sapsam.frozen import from_fields
 from sapsam.store.chain import (
     GENESIS_HASH,
     assemble_from_json_parts,
@@ -478,15 +479,18 @@ def _recorded(
     # One decode for the whole batch: the canonical parts joined form a JSON list.
     decoded_data = decode_json(b"[" + b",".join(canonical_data) + b"]")
     return [
-        RecordedEvent(
-            position=int(position),
-            stream_id=stream_id,
-            version=int(version),
-            type=event.type,
-            schema_version=event.schema_version,
-            data=data,
-            metadata=metadata,
-            hash=event_hash,
+        from_fields(  # without __init__'s setattr per field, as reads make them
+            RecordedEvent,
+            {
+                "position": int(position),
+                "stream_id": stream_id,
+                "version": int(version),
+                "type": event.type,
+                "schema_version": event.schema_version,
+                "data": data,
+                "metadata": metadata,
+                "hash": event_hash,
+            },
         )
         for (position, version), event, data, event_hash in zip(
             rows, events, decoded_data, hashes, strict=True

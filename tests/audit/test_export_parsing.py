@@ -1,0 +1,139 @@
+"""Export lines parse by msgspec exactly as by json, the reference (issue #7, audit speed).
+
+``sapsam.audit.export_format._parse_line`` tries msgspec (floats refused through its hook) and
+hands whatever msgspec refuses to json's scanner, which decides and words the error. So the two
+must agree wherever msgspec gives a value: the same value, with the same types and key order.
+These tests compare ``_parse_line`` with the json-only parse on valid lines, on lines with what
+the format refuses (floats, NaN, exponents), and on text mangled at random.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit.export_format import ExportFormatError, _parse_line, _parsed_by_json
+from sapsam.audit.sample_series import recorded_stream
+
+_ODD_CHARACTERS = [
+    "\x00", "\x01", "\x1f", "\x7f", '"', "\\", "/", "\u2028", "\ud800", "\udfff", "\ufeff",
+    "\U0001f600", "é", "e", "E", ".", "-", "+", "0", "1", "9", "{", "}", "[", "]", ":", ",", " ",
+    "\t", "\n", "\r", "\x0c", "\xa0",
+]  # fmt: skip
+_characters = st.one_of(st.sampled_from(_ODD_CHARACTERS), st.characters(exclude_categories=()))
+_texts = st.lists(_characters, max_size=10).map("".join)
+_numbers = st.one_of(
+    st.integers(),
+    st.sampled_from([2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**40, -(10**40)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), _numbers, _texts),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(_texts, children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def _outcome(parse: Any, line: str) -> tuple[str, str]:
+    """What a parse gives, typed: repr shows int vs float vs bool and the order of keys."""
+    try:
+        return ("value", repr(parse(line)))
+    except ExportFormatError as error:
+        return ("format error", str(error))
+    except (ValueError, RecursionError) as error:
+        return (type(error).__name__, str(error))
+
+
+def _quick(line: str) -> Any:
+    return _parse_line(line, 3)
+
+
+def _agree(line: str) -> None:
+    quick = _outcome(_quick, line)
+    reference = _outcome(lambda text: _parsed_by_json(text, 3), line)
+    if reference[0] == "value":
+        # A value json reads is read the same; only an object is a line.
+        if reference[1].startswith("{"):
+            assert quick == reference
+        else:
+            assert quick[0] == "format error"
+    else:
+        assert quick == reference
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.dictionaries(_texts, _values, max_size=5), st.booleans(), st.booleans())
+def test_json_text_parses_the_same(value: Any, ascii_only: bool, spaced: bool) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else None)
+    _agree(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.dictionaries(_texts, _values, max_size=4),
+    st.integers(min_value=0, max_value=10_000),
+    _texts,
+    st.integers(min_value=0, max_value=3),
+)
+def test_mangled_text_parses_the_same(value: Any, at: int, insert: str, cut: int) -> None:
+    text = json.dumps(value)
+    where = at % (len(text) + 1)
+    _agree(text[:where] + insert + text[where + cut :])
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts)
+def test_any_text_parses_the_same(text: str) -> None:
+    _agree(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"a":1.5}',
+        '{"a":1e5}',
+        '{"a":1E-5}',
+        '{"a":-0.0}',
+        '{"a":NaN}',
+        '{"a":Infinity}',
+        '{"a":-Infinity}',
+        '{"a":' + "9" * 30 + "}",
+        '{"a":' + "9" * 5000 + "}",
+        '{"a":1,"a":2,"b":3}',
+        '{"a":"\\ud800"}',
+        '{"a":"x\ty"}',
+        ' {"a":1} ',
+        '\x0c{"a":1}',
+        '{"a":1}\x0c',
+        '{"a":1} x',
+        '{"a":' + "[" * 3000 + "]" * 3000 + "}",
+        "[1,2]",
+        "7",
+        "",
+        '{"a":-0}',
+        '{"a":"\\u0000"}',
+    ],
+)
+def test_edge_lines_parse_the_same(line: str) -> None:
+    _agree(line)
+
+
+def test_floats_are_refused_with_the_line_number() -> None:
+    with pytest.raises(ExportFormatError, match=r"line 3: floats are not allowed"):
+        _parse_line('{"a":1.5}', 3)
+    with pytest.raises(ExportFormatError, match=r"line 4: NaN is not allowed"):
+        _parse_line('{"a":NaN}', 4)
+
+
+def test_every_line_of_a_real_export_parses_the_same() -> None:
+    stream = recorded_stream(4)
+    for number in (1, 2):
+        for line in write_lines(select_deal(stream, number, Requester.operator())):
+            assert _outcome(_quick, line) == _outcome(lambda text: _parsed_by_json(text, 3), line)

@@ -157,7 +157,10 @@ def test_empty_batches_floats_and_reserved_metadata_are_refused(
         append(connection, "s", 0, [NewEvent("A", {"x": 1.5})], "r2")
     with pytest.raises(ValueError, match="set by the store"):
         append(connection, "s", 0, events("A"), "r3", metadata={"actor": "mallory"})
+    with pytest.raises(ValueError, match="float"):
+        append(connection, "s", 0, events("A"), "r4", response={"score": 0.5})
     assert read_all(connection) == []
+    assert connection.execute("SELECT count(*) FROM processed_requests").fetchone() == (0,)
 
 
 def test_extra_metadata_is_recorded_and_the_chain_holds(

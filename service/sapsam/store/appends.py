@@ -39,7 +39,6 @@ from typing import Any
 import psycopg
 from psycopg import errors
 from psycopg.pq import TransactionStatus
-from psycopg.types.json import Jsonb
 
 from sapsam.frozen import from_fields
 from sapsam.store.chain import (
@@ -132,7 +131,8 @@ def append(
 
     Commits on a connection with no transaction open; inside the caller's transaction it becomes a
     savepoint and the caller commits. Raises ``ConcurrencyConflict`` (carrying the current
-    version), ``RequestIdReused``, or ``ValueError`` for an empty batch or malformed metadata.
+    version), ``RequestIdReused``, or ``ValueError`` for an empty batch, malformed metadata, or
+    data, metadata or response without a canonical JSON form (a float, say).
     """
     if not events:
         raise ValueError("an append needs at least one event")
@@ -151,6 +151,9 @@ def append(
         event_metadata["actor"] = actor
     canonical_data = canonical_json_each([event.data for event in events])
     canonical_metadata = canonical_json(event_metadata)
+    # Stored as jsonb like the metadata, and refused (before anything is written) for what has no
+    # canonical JSON form, a float say, as event data is.
+    response_json = canonical_json(response).decode("utf-8")
     stream_json = json_string(stream_id)
     type_json = {event.type: _type_json(event.type) for event in events}
     canonical = [
@@ -193,6 +196,7 @@ def append(
             fingerprint,
             previous_hash,
             response,
+            response_json,
             projectors,
             project,
             companions,
@@ -253,6 +257,7 @@ def _insert(
     fingerprint: bytes,
     previous_hash: bytes,
     response: JsonValue,
+    response_json: str,
     projectors: Sequence[Projector],
     project: ProjectCallback | None,
     companions: Sequence[InlineStatement] = (),
@@ -288,7 +293,7 @@ def _insert(
         "batch": (b"[" + batch + b"]").decode("utf-8"),
         "request": request_id,
         "fingerprint": fingerprint,
-        "response": Jsonb(response),
+        "response": response_json,
     }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH

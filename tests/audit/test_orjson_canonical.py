@@ -1,10 +1,10 @@
 """orjson's canonical bytes stand for the json-based ones exactly (issues #7 and #4, speed).
 
-The offline verifier hashes the data and metadata of parsed exports through orjson
-(``sapsam.store.chain._quick_parsed_bytes``) and falls back to the json encoder, the reference,
-for whatever orjson refuses; the append path (``canonical_json``) encodes the values it checked
-the same way. These tests compare the two on arbitrary JSON-like values of the
-kinds a parsed export holds (no floats: the export parser refuses them), with the characters,
+``sapsam.store.chain`` writes canonical bytes through orjson and falls back to the json encoder,
+the reference, for whatever orjson refuses: for the values an append checked (``canonical_json``)
+and for the events of a parsed export (``canonical_event_bytes(checked=False)``). These tests
+compare the two on arbitrary JSON-like values of the kinds a parsed export holds (no floats: the
+export parser refuses them) and an append may pass (subclasses, tuples), with the characters,
 keys, integers and nesting where the two could differ drawn often.
 """
 
@@ -26,12 +26,10 @@ from sapsam.store.chain import (
     _first_problem,
     _parsed_dumps,
     _quick_event_bytes,
-    _quick_parsed_bytes,
     _utf8,
     canonical_event_bytes,
     canonical_json,
     canonical_json_each,
-    canonical_json_of_parsed,
 )
 
 # Where JSON encoders tend to differ: escapes, DEL, the line separators JavaScript cares about,
@@ -111,6 +109,14 @@ _appended_values = st.recursive(
 )
 
 
+def _orjson_bytes(value: Any) -> bytes | None:
+    """orjson's bytes with sorted keys, None where it refuses the value."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return None
+
+
 def _outcome(function: Any, *arguments: Any) -> tuple[str, Any]:
     try:
         return ("value", function(*arguments))
@@ -121,7 +127,7 @@ def _outcome(function: Any, *arguments: Any) -> tuple[str, Any]:
 @settings(max_examples=800, deadline=None)
 @given(_values)
 def test_orjson_bytes_are_the_json_bytes_where_orjson_gives_them(value: Any) -> None:
-    quick = _quick_parsed_bytes(value)
+    quick = _orjson_bytes(value)
     if quick is not None:
         # orjson refuses what has no UTF-8 form, so the reference encodes without error.
         assert quick == _utf8(_parsed_dumps(value))
@@ -129,8 +135,7 @@ def test_orjson_bytes_are_the_json_bytes_where_orjson_gives_them(value: Any) -> 
 
 @settings(max_examples=800, deadline=None)
 @given(_values)
-def test_canonical_json_of_parsed_is_canonical_json(value: Any) -> None:
-    assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+def test_canonical_json_is_the_json_encoders(value: Any) -> None:
     assert _outcome(canonical_json, value) == _outcome(_json_reference, value)
 
 
@@ -184,7 +189,7 @@ def test_values_parsed_from_export_text_give_the_same_bytes(value: Any, ascii_on
         parsed = _parse_line(text, 2)
     except ExportFormatError:
         return
-    assert _outcome(canonical_json_of_parsed, parsed) == _outcome(canonical_json, parsed)
+    assert _outcome(canonical_json, parsed) == _outcome(_json_reference, parsed)
 
 
 @pytest.mark.parametrize(
@@ -199,8 +204,8 @@ def test_values_parsed_from_export_text_give_the_same_bytes(value: Any, ascii_on
     ],
 )
 def test_what_orjson_refuses_takes_the_json_path(value: Any) -> None:
-    assert _quick_parsed_bytes(value) is None
-    assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+    assert _orjson_bytes(value) is None
+    assert _outcome(canonical_json, value) == _outcome(_json_reference, value)
 
 
 @pytest.mark.parametrize("depth", [1, 100, 250, 253, 254, 255, 256, 300, 600])
@@ -209,14 +214,14 @@ def test_deep_nesting_gives_the_same_outcome(depth: int) -> None:
         value: Any = leaf
         for level in range(depth):
             value = [value] if level % 2 else {"k": value}
-        assert _outcome(canonical_json_of_parsed, value) == _outcome(canonical_json, value)
+        assert _outcome(canonical_json, value) == _outcome(_json_reference, value)
 
 
 def test_orjson_sorts_keys_by_code_point() -> None:
     keys = ["\U00010000", "\uffff", "\ue000", "\ud7ff", "b", "a", "B", "", "é", "aa"]
     value = dict.fromkeys(keys, 1)
-    assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == canonical_json(value)
-    assert list(json.loads(canonical_json_of_parsed(value))) == sorted(keys)
+    assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == _json_reference(value)
+    assert list(json.loads(canonical_json(value))) == sorted(keys)
 
 
 def test_every_ascii_and_odd_character_is_written_alike() -> None:
@@ -226,7 +231,7 @@ def test_every_ascii_and_odd_character_is_written_alike() -> None:
     ]
     for character in characters:
         value = {character: [character, "x" + character + "y"]}
-        quick = _quick_parsed_bytes(value)
+        quick = _orjson_bytes(value)
         assert quick is not None
         assert quick == _utf8(_parsed_dumps(value)), repr(character)
 

@@ -129,25 +129,6 @@ _ORJSON_SORTED: Final = orjson.OPT_SORT_KEYS
 _ORJSON_REFUSED: Final = orjson.JSONEncodeError
 
 
-def _quick_parsed_bytes(value: JsonValue) -> bytes | None:
-    """``_utf8(_parsed_dumps(value))`` by orjson's C encoder, for a value parsed from JSON with
-    floats refused; None where orjson cannot give it, and then the caller takes the json path.
-
-    For such a value (dict with string keys, list, str, int, bool, None) orjson with sorted keys
-    writes the same bytes as the canonical encoder: keys in code point order, separators ``,``
-    and ``:``, non-ASCII as itself, the same escapes for quotes, backslashes and control
-    characters (``\\u0000`` for a NUL, which the callers look for either way). What orjson
-    refuses (an integer beyond 64 bits, a lone surrogate, nesting deeper than 254, a non-string
-    key) gives None. A float would be written here, not refused: the callers pass only parsed
-    values, which cannot hold one. tests/audit/test_orjson_canonical.py holds the two paths to
-    each other on arbitrary JSON-like values.
-    """
-    try:
-        return _ORJSON_DUMPS(value, option=_ORJSON_SORTED)
-    except _ORJSON_REFUSED:
-        return None
-
-
 def _quick_event_bytes(
     stream_id: str,
     version: int,
@@ -159,7 +140,7 @@ def _quick_event_bytes(
     """``canonical_event_bytes`` of a parsed event in one orjson call, or None where that cannot
     stand for it (orjson refuses a part, or a ``\\u0000`` appears: the callers' json path
     decides those). The event object's keys sort as in the definition, and orjson writes each
-    part as the json path does (``_quick_parsed_bytes``), so the bytes are the same."""
+    part as the json path does (``_checked_bytes``), so the bytes are the same."""
     try:
         event_bytes = _ORJSON_DUMPS(
             {
@@ -183,14 +164,16 @@ def json_string(text: str) -> bytes:
 
 
 def _checked_bytes(value: JsonValue) -> bytes:
-    """The canonical bytes of a value ``_first_problem`` passed.
+    """The canonical bytes of a value ``_first_problem`` passed, or parsed from JSON with floats
+    refused.
 
-    orjson first: for such a value (dict with string keys, list or tuple, str, int, bool, None,
-    and their subclasses: an IntEnum, a Card) it writes what the json encoder writes (see
-    ``_quick_parsed_bytes``; an int or str subclass as its int or text, which is also what json
-    writes). Where orjson refuses (an integer beyond 64 bits, a lone surrogate, deep nesting) the
-    json encoder made once decides, and ``_utf8`` refuses a lone surrogate. tests/store/
-    test_chain.py holds the two paths to each other on such values.
+    orjson first. For such a value (dict with string keys, list or tuple, str, int, bool, None,
+    and their subclasses: an IntEnum, a Card, written as their int or text as json writes them)
+    orjson with sorted keys writes the same bytes as the json encoder: keys in code point order,
+    separators ``,`` and ``:``, non-ASCII as itself, the same escapes for quotes, backslashes
+    and control characters. Where orjson refuses (an integer beyond 64 bits, a lone surrogate,
+    nesting deeper than 254) the json encoder made once decides, and ``_utf8`` refuses a lone
+    surrogate. tests/audit/test_orjson_canonical.py holds the two encoders to each other.
     """
     try:
         return _ORJSON_DUMPS(value, option=_ORJSON_SORTED)
@@ -212,24 +195,6 @@ def canonical_json_each(values: Sequence[JsonValue]) -> list[bytes]:
     if problem is not None:
         raise CanonicalJsonError(f"not canonical JSON: {problem}")
     return [_checked_bytes(value) for value in values]
-
-
-def canonical_json_of_parsed(value: JsonValue) -> bytes:
-    """``canonical_json`` of a value that ``json`` parsed with floats and NaN refused.
-
-    Such a value holds only dict (string keys), list, str, int, bool and None, so of the checks in
-    ``canonical_json`` only the NUL character can apply: it is looked for in the encoded text (a
-    NUL encodes as ``\\u0000``) and, if that text appears, the full check decides, so the result
-    and any ``CanonicalJsonError`` are exactly those of ``canonical_json``. For the verifiers of
-    parsed exports; appends keep ``canonical_json``, which accepts any value.
-    """
-    quick = _quick_parsed_bytes(value)
-    if quick is not None and b"\\u0000" not in quick:
-        return quick
-    text = _parsed_dumps(value)
-    if "\\u0000" in text:
-        return canonical_json(value)
-    return _utf8(text)
 
 
 def assemble_event_bytes(
@@ -286,8 +251,9 @@ def canonical_event_bytes(
 ) -> bytes:
     """The bytes of one event that the chain hashes (see the module docstring).
 
-    ``checked=False`` is only for data and metadata that ``json`` parsed with floats refused
-    (see ``canonical_json_of_parsed``): it skips the walk over the value, same bytes and errors.
+    ``checked=False`` is only for data and metadata parsed from JSON with floats refused (an
+    export's lines): such values can fail the walk only by a NUL, which is looked for in the
+    encoded text instead, so it skips the walk with the same bytes and errors.
     """
     if not checked:
         # One encoding of the whole event object: its keys sort as in the definition, so this is

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterator
 
 import psycopg
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sapsam.store.appends import append
-from sapsam.store.reads import iterate_all, read_all, read_stream
+from sapsam.store.reads import decode_json, iterate_all, read_all, read_stream
 from sapsam.store.records import NewEvent, RecordedEvent
 
 AWKWARD_DATA = [
@@ -128,3 +131,44 @@ def test_each_append_keeps_its_own_metadata_across_pages(
         assert [event.metadata["actor"] for event in events] == [
             f"actor-{number}" for number in range(4) for _ in range(3)
         ]
+
+
+_json_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.sampled_from([2**63, 2**64, -(2**63) - 1, 10**40, 10**300]),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(st.characters(exclude_categories=("Cs",)), max_size=8),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(max_size=4), children, max_size=4),
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_json_values, st.booleans())
+def test_decode_json_gives_what_json_gives(value: object, ascii_only: bool) -> None:
+    # msgspec decodes, json's scanner only where msgspec refuses: the same values either way,
+    # with the same types (repr tells 1 from 1.0 from True) and key order, floats to the bit.
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
+    assert repr(decode_json(text)) == repr(json.loads(text))
+    assert repr(decode_json(text.encode())) == repr(json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1" * 5000, "[" + "1" * 5000 + "]", "0.1000000000000000055511151231257827", "1e308", "-0"],
+)
+def test_decode_json_takes_json_where_msgspec_refuses_or_rounds(text: str) -> None:
+    try:
+        expected = repr(json.loads(text))
+    except ValueError as error:  # thousands of digits: json refuses them too
+        with pytest.raises(ValueError, match=re.escape(str(error))):
+            decode_json(text)
+        return
+    assert repr(decode_json(text)) == expected

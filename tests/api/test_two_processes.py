@@ -170,3 +170,57 @@ def test_workers_share_one_port(database_url: str) -> None:
         line["pid"] for line in lines if line.get("method") == "/grpc.health.v1.Health/Check"
     }
     assert len(serving_pids) == 2, "both worker processes answered calls"
+
+
+_SLEEPING_WORKERS = (
+    "import sys, time\n"
+    "from sapsam.api.server import run_worker_processes\n"
+    "sys.exit(run_worker_processes(2, time.sleep, (120,)))\n"
+)
+
+
+def _spawned_children(pid: int, count: int) -> list[int]:
+    """The pids of ``pid``'s children once its ``count`` workers (and multiprocessing's resource
+    tracker, which some starts add) exist; the workers are the processes running the spawn."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/task/{pid}/children") as listing:
+            children = [int(child) for child in listing.read().split()]
+        workers = []
+        for child in children:
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as cmdline:
+                    if b"spawn_main" in cmdline.read():
+                        workers.append(child)
+            except FileNotFoundError:
+                continue
+        if len(workers) == count:
+            return workers
+        time.sleep(0.02)
+    raise AssertionError(f"{count} workers of {pid} never started")
+
+
+def test_workers_stopped_while_starting_stop_cleanly() -> None:
+    # The supervisor's SIGTERM can reach a worker before it installed its own handler (it is
+    # still importing, or, here, never installs one): that worker stopped as asked, exit 0.
+    process = subprocess.Popen([sys.executable, "-c", _SLEEPING_WORKERS])
+    try:
+        _spawned_children(process.pid, 2)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def test_a_worker_killed_from_outside_is_an_error() -> None:
+    # A worker ended by someone else's signal is not a clean stop: the supervisor stops the
+    # other one and exits non-zero.
+    process = subprocess.Popen([sys.executable, "-c", _SLEEPING_WORKERS])
+    try:
+        first, _second = _spawned_children(process.pid, 2)
+        os.kill(first, signal.SIGTERM)
+        assert process.wait(timeout=60) != 0
+    finally:
+        if process.poll() is None:
+            process.kill()

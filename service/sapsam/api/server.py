@@ -206,7 +206,9 @@ def run_worker_processes(count: int, target: Callable[..., int], arguments: tupl
 
     The processes are spawned (not forked: grpc must not be initialised before a fork). On SIGTERM
     or SIGINT each child gets SIGTERM and stops gracefully. If one child exits on its own, the
-    others are stopped too; the result is the first non-zero exit code, or 0.
+    others are stopped too; the result is the first non-zero exit code, or 0. A child that our
+    SIGTERM ended before it could handle it (still starting up: nothing in flight) stopped as
+    asked, not in error; one killed by anyone else's signal is an error.
     """
     context = multiprocessing.get_context("spawn")
     children = [
@@ -226,12 +228,19 @@ def run_worker_processes(count: int, target: Callable[..., int], arguments: tupl
             child.start()
         while not stopping.is_set() and all(child.is_alive() for child in children):
             stopping.wait(0.2)
-        for child in children:
+        terminated: set[int] = set()
+        for index, child in enumerate(children):
             if child.is_alive() and child.pid is not None:
                 child.terminate()  # SIGTERM: the child stops gracefully
+                terminated.add(index)
         for child in children:
             child.join()
-        codes = [child.exitcode or 0 for child in children]
+        codes = [
+            0
+            if index in terminated and child.exitcode == -signal.SIGTERM
+            else (child.exitcode or 0)
+            for index, child in enumerate(children)
+        ]
         return next((code for code in codes if code != 0), 0)
     finally:
         for number, handler in previous.items():

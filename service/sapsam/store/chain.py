@@ -164,8 +164,7 @@ def json_string(text: str) -> bytes:
 
 
 def _checked_bytes(value: JsonValue) -> bytes:
-    """The canonical bytes of a value ``_first_problem`` passed, or parsed from JSON with floats
-    refused.
+    """The canonical bytes of a value ``_first_problem`` passed.
 
     orjson first. For such a value (dict with string keys, list or tuple, str, int, bool, None,
     and their subclasses: an IntEnum, a Card, written as their int or text as json writes them)

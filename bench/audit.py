@@ -13,7 +13,9 @@ or, without it, a private embedded PostgreSQL in a temporary folder.
   table's opening plus the deal); ``table_exports``: whole series, eight deals per file. The files
   come from the stored deals (``from_database``, ``--seats`` seats) and, for 2, 3 and 4 seats,
   from series made in memory with the chain computed by ``sapsam.store.chain`` (``by_seats``: no
-  database involved at all). Each rate is the best of three passes over its files.
+  database involved at all). Each rate is the best of three passes over its files, per second of
+  wall time (``*_per_s``, what the target is read on) and of the process's CPU time
+  (``*_per_cpu_s``: one core's cost, free of time other processes took).
 - ``online``: ``verify_deal_online`` (reads the table's stream, runs the same checks, checks the
   stored chain from the genesis) per second, one connection.
 - ``verify_all``: wall time of ``audit_database`` (what ``sapsam audit verify --all`` runs) over
@@ -107,20 +109,23 @@ def measure_offline(url: str, tables: list[uuid.UUID], count: int) -> dict[str, 
             "files": len(files),
             "deals": deals,
             "events_per_file": round(sum(len(f) - 1 for f in files) / max(len(files), 1), 1),
-            "deals_per_s": _rate(files, deals),
         }
+        results[label]["deals_per_s"], results[label]["deals_per_cpu_s"] = _rates(files, deals)
     return results
 
 
-def _rate(files: list[list[str]], deals: int, repeats: int = 3) -> int:
-    """Deals verified per second over ``files`` (holding ``deals`` deals), best of ``repeats``."""
-    best = 0.0
+def _rates(files: list[list[str]], deals: int, repeats: int = 3) -> tuple[int, int]:
+    """Deals verified per second over ``files`` (holding ``deals`` deals), best of ``repeats``:
+    per second of wall time (the figure the target is read on), and per second of this process's
+    CPU time (what one core spends, without the time other processes took from it)."""
+    best_wall = best_cpu = 0.0
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         for lines in files:
             assert verify_export(lines).ok
-        best = max(best, deals / (time.perf_counter() - started))
-    return round(best)
+        best_wall = max(best_wall, deals / (time.perf_counter() - started))
+        best_cpu = max(best_cpu, deals / (time.process_time() - started_cpu))
+    return round(best_wall), round(best_cpu)
 
 
 def measure_offline_by_seats(tables: int = 25) -> dict[str, Any]:
@@ -135,9 +140,13 @@ def measure_offline_by_seats(tables: int = 25) -> dict[str, Any]:
             for number in range(1, 9)
         ]
         table_files = [list(write_lines(select_table(stream, operator))) for stream in streams]
+        deal_wall, deal_cpu = _rates(deal_files, len(deal_files))
+        table_wall, table_cpu = _rates(table_files, 8 * len(table_files))
         results[f"{seat_count}_seats"] = {
-            "deal_exports_per_s": _rate(deal_files, len(deal_files)),
-            "table_exports_per_s": _rate(table_files, 8 * len(table_files)),
+            "deal_exports_per_s": deal_wall,
+            "table_exports_per_s": table_wall,
+            "deal_exports_per_cpu_s": deal_cpu,
+            "table_exports_per_cpu_s": table_cpu,
             "deals": len(deal_files),
         }
     return results
@@ -197,7 +206,13 @@ def main() -> None:
         verify_all = measure_verify_all(url)
     from_database = offline["from_database"]
     by_seats = offline["by_seats"]
-    rates = [value for entry in by_seats.values() for key, value in entry.items() if key != "deals"]
+    # The target is read on wall time; the CPU-time rates are printed beside it.
+    wall_rates = {
+        f"{seats} {kind}": value
+        for seats, entry in by_seats.items()
+        for kind, value in entry.items()
+        if kind.endswith("_per_s")
+    }
     print(
         json.dumps(
             {
@@ -212,12 +227,12 @@ def main() -> None:
                     "met_by_stored_deal_exports": from_database["deal_exports"]["deals_per_s"]
                     >= TARGET_OFFLINE_PER_S,
                     "met_by": sorted(
-                        f"{seats} {kind}"
-                        for seats, entry in by_seats.items()
-                        for kind, value in entry.items()
-                        if kind != "deals" and value >= TARGET_OFFLINE_PER_S
+                        name for name, value in wall_rates.items() if value >= TARGET_OFFLINE_PER_S
                     ),
-                    "best_offline_per_s": max(rates),
+                    "not_met_by": sorted(
+                        name for name, value in wall_rates.items() if value < TARGET_OFFLINE_PER_S
+                    ),
+                    "best_offline_per_s": max(wall_rates.values()),
                 },
             },
             indent=2,

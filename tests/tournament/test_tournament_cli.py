@@ -63,7 +63,7 @@ def test_operator_commands(services: Services) -> None:
     registered = sapsam("tournament", "register", tournament, *players, "--database-url", url)
     assert registered.returncode == 0 and registered.stdout.count("registered") == 3
     withdrawn = sapsam("tournament", "unregister", tournament, players[2], "--database-url", url)
-    assert withdrawn.returncode == 0
+    assert withdrawn.returncode == 0 and withdrawn.stdout == f"withdrew players/{players[2]}\n"
     started = sapsam("tournament", "start", tournament, "--database-url", url)
     assert started.returncode == 0 and "round 1:" in started.stdout
     again = sapsam("tournament", "start", tournament, "--database-url", url)

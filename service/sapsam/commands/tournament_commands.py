@@ -190,22 +190,24 @@ def _create(arguments: argparse.Namespace) -> int:
 
 
 def _register(arguments: argparse.Namespace) -> int:
-    tournament_id = _id(arguments.tournament, "tournaments/")
-    with _services(arguments) as tournaments:
-        for player in arguments.players:
-            player_id = str(_id(player, "players/"))
-            tournaments.register(tournament_id, player_id, f"cli-{uuid.uuid4()}")
-            print(f"registered players/{player_id}")
-    return 0
+    return _for_each_player(arguments, lambda service: service.register, "registered")
 
 
 def _unregister(arguments: argparse.Namespace) -> int:
+    return _for_each_player(arguments, lambda service: service.unregister, "withdrew")
+
+
+def _for_each_player(
+    arguments: argparse.Namespace, method: Callable[[Any], Callable[..., object]], done: str
+) -> int:
+    """Call ``method(service)(tournament, player, request_id)`` for each player named (one
+    request each) and say ``done`` for each."""
     tournament_id = _id(arguments.tournament, "tournaments/")
     with _services(arguments) as tournaments:
         for player in arguments.players:
             player_id = str(_id(player, "players/"))
-            tournaments.unregister(tournament_id, player_id, f"cli-{uuid.uuid4()}")
-            print(f"withdrew players/{player_id}")
+            method(tournaments)(tournament_id, player_id, f"cli-{uuid.uuid4()}")
+            print(f"{done} players/{player_id}")
     return 0
 
 

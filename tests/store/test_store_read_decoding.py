@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from sapsam.store.appends import append
 from sapsam.store.reads import decode_json, iterate_all, read_all, read_stream
-from sapsam.store.records import NewEvent, RecordedEvent
+from sapsam.store.records import NewEvent, RecordedEvent, recorded_event
 
 AWKWARD_DATA = [
     {"text": 'comma, bracket ] brace } quote " backslash \\ tab \t', "n": 0},
@@ -172,3 +172,12 @@ def test_decode_json_takes_json_where_msgspec_refuses_or_rounds(text: str) -> No
             decode_json(text)
         return
     assert repr(decode_json(text)) == expected
+
+
+def test_recorded_event_is_the_constructors_record() -> None:
+    fields = (7, "table-x", 3, "SeatConfirmed", 1, {"seat": 1}, {"actor": "a"}, bytes(32))
+    made = recorded_event(*fields)
+    built = RecordedEvent(*fields)
+    assert made == built and repr(made) == repr(built) and vars(made) == vars(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.version = 4  # type: ignore[misc]

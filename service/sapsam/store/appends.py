@@ -40,7 +40,6 @@ import psycopg
 from psycopg import errors
 from psycopg.pq import TransactionStatus
 
-from sapsam.frozen import from_fields
 from sapsam.store.chain import (
     GENESIS_HASH,
     assemble_from_json_parts,
@@ -65,6 +64,7 @@ from sapsam.store.records import (
     NewEvent,
     RecordedEvent,
     RequestIdReused,
+    recorded_event,
 )
 from sapsam.store.stream_heads import forget, recall, remember
 from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
@@ -484,18 +484,15 @@ def _recorded(
     # One decode for the whole batch: the canonical parts joined form a JSON list.
     decoded_data = decode_json(b"[" + b",".join(canonical_data) + b"]")
     return [
-        from_fields(  # without __init__'s setattr per field, as reads make them
-            RecordedEvent,
-            {
-                "position": int(position),
-                "stream_id": stream_id,
-                "version": int(version),
-                "type": event.type,
-                "schema_version": event.schema_version,
-                "data": data,
-                "metadata": metadata,
-                "hash": event_hash,
-            },
+        recorded_event(
+            int(position),
+            stream_id,
+            int(version),
+            event.type,
+            event.schema_version,
+            data,
+            metadata,
+            event_hash,
         )
         for (position, version), event, data, event_hash in zip(
             rows, events, decoded_data, hashes, strict=True

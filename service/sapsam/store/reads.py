@@ -26,8 +26,7 @@ import msgspec
 import psycopg
 from psycopg.pq import TransactionStatus
 
-from sapsam.frozen import from_fields
-from sapsam.store.records import RecordedEvent
+from sapsam.store.records import RecordedEvent, recorded_event
 from sapsam.store.stream_heads import remember
 
 Connection = psycopg.Connection[Any]
@@ -105,44 +104,19 @@ def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     if len(values) != count + len(distinct_metadata):  # pragma: no cover - one value per text
         raise RuntimeError(f"{len(values)} JSON values decoded for {count} events")
     metadata_by_text = dict(zip(distinct_metadata, values[count:], strict=True))
-    # from_fields: the frozen dataclass's __init__ sets each of the eight fields through
-    # object.__setattr__, half the cost of a replay's read (tests/store/test_store_read_decoding
-    # holds these records to the constructor's).
-    return [
-        from_fields(
-            RecordedEvent,
-            {
-                "position": position,
-                "stream_id": stream_id,
-                "version": version,
-                "type": type_name,
-                "schema_version": schema_version,
-                "data": data,
-                "metadata": metadata_by_text[metadata_text],
-                "hash": event_hash,
-            },
-        )
-        for (
-            position,
-            stream_id,
-            version,
-            type_name,
-            schema_version,
-            data,
-            metadata_text,
-            event_hash,
-        ) in zip(
+    return list(
+        map(
+            recorded_event,
             positions,
             stream_ids,
             versions,
             types,
             schema_versions,
             values[:count],
-            metadata_texts,
+            map(metadata_by_text.__getitem__, metadata_texts),
             hashes,
-            strict=True,
         )
-    ]
+    )
 
 
 def select_events(

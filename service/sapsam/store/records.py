@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from sapsam.frozen import from_fields
+
 # JSON as it goes into and comes out of a jsonb column. No floats: canonical bytes must round-trip
 # exactly through PostgreSQL, and jsonb rewrites float text (1.0 comes back as 1.0 or 1 by type).
 JsonValue: TypeAlias = bool | int | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"] | None
@@ -42,6 +44,34 @@ class RecordedEvent:
     data: JsonObject
     metadata: JsonObject
     hash: bytes
+
+
+def recorded_event(
+    position: int,
+    stream_id: str,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+    event_hash: bytes,
+) -> RecordedEvent:
+    """``RecordedEvent(...)`` without the frozen dataclass's ``__init__``, which sets each of the
+    eight fields through ``object.__setattr__``: reads and appends make them by the thousand
+    (tests/store/test_store_read_decoding.py holds them to the constructor's)."""
+    return from_fields(
+        RecordedEvent,
+        {
+            "position": position,
+            "stream_id": stream_id,
+            "version": version,
+            "type": event_type,
+            "schema_version": schema_version,
+            "data": data,
+            "metadata": metadata,
+            "hash": event_hash,
+        },
+    )
 
 
 @dataclass(frozen=True)

@@ -101,11 +101,10 @@ class Card(int):
 
 _ALL_CARDS: Final = tuple(int.__new__(Card, index) for index in range(52))
 
+# Each card by its printed form ("As", "Td"): parse_cards' quick path, and each token's first try.
 _BY_NOTATION: Final = {str(card): card for card in _ALL_CARDS}
 
 DECK: Final[tuple[Card, ...]] = _ALL_CARDS
-# Each card by its printed form ("As", "Td"): parse_cards' quick path.
-_CARD_BY_PRINTED_FORM: Final[dict[object, Card]] = {str(card): card for card in _ALL_CARDS}
 """The canonical deck: ``2c 2d 2h 2s 3c … As``, i.e. card index order."""
 
 
@@ -143,7 +142,7 @@ def parse_cards(text: str | Iterable[str], count: int | None = None) -> tuple[Ca
     # lookup per card (replays and audits read thousands of rows); anything else, or a wrong
     # count, takes the token-by-token reading, which gives the same cards or the precise error.
     try:
-        printed = tuple(map(_CARD_BY_PRINTED_FORM.__getitem__, tokens))
+        printed = tuple(map(_BY_NOTATION.__getitem__, tokens))
     except (KeyError, TypeError):
         pass
     else:

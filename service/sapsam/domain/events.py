@@ -284,26 +284,20 @@ class EventCodec:
     """Turns events into (type, schema version, data) and back, upcasting old versions on read."""
 
     def __init__(self, event_types: tuple[type[Event], ...] = EVENT_TYPES) -> None:
-        self._types = {event_type.TYPE: event_type for event_type in event_types}
-        # Per type, each field's name and nested record type, worked out once (decode is hot).
-        self._fields: dict[str, tuple[tuple[str, type[Any] | None], ...]] = {
-            event_type.TYPE: tuple(
-                (field.name, _NESTED.get((event_type.TYPE, field.name)))
-                for field in dataclasses.fields(event_type)
-            )
-            for event_type in event_types
-        }
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
-        # Per type name, what decode needs in one lookup: the class, its schema version, its
-        # fields (as above) and whether an instance is made by filling its fields in one step
-        # (see _made_by_fields).
+        # Per type name, what decode needs in one lookup, worked out once (decode is hot): the
+        # class, its schema version, each field's name and nested record type, and whether an
+        # instance is made by filling its fields in one step (see _made_by_fields).
         self._decoding: dict[
             str, tuple[type[Event], int, tuple[tuple[str, type[Any] | None], ...], bool]
         ] = {
             event_type.TYPE: (
                 event_type,
                 event_type.SCHEMA_VERSION,
-                self._fields[event_type.TYPE],
+                tuple(
+                    (field.name, _NESTED.get((event_type.TYPE, field.name)))
+                    for field in dataclasses.fields(event_type)
+                ),
                 _made_by_fields(event_type),
             )
             for event_type in event_types

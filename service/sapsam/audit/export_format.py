@@ -531,20 +531,34 @@ def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
         and type(version) is int
         and type(schema_version) is int
         and type(event_type) is str
-        and event_type
         and type(data) is dict
         and type(metadata) is dict
         and type(hash_text) is str
-        and len(hash_text) == 64
     ):
-        try:
-            digest = bytes.fromhex(hash_text)
-        except ValueError:
-            return None
-        return _exported_event(
-            position, version, event_type, schema_version, data, metadata, digest
+        return _event_of_typed_fields(
+            position, version, event_type, schema_version, data, metadata, hash_text
         )
     return None
+
+
+def _event_of_typed_fields(
+    position: int,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+    hash_text: str,
+) -> ExportedEvent | None:
+    """The event of fields whose types hold, if the type is named and the hash is 64 hex
+    digits; None sends the line to the checks that name the bad field."""
+    if not event_type or len(hash_text) != 64:
+        return None
+    try:
+        digest = bytes.fromhex(hash_text)
+    except ValueError:
+        return None
+    return _exported_event(position, version, event_type, schema_version, data, metadata, digest)
 
 
 def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
@@ -593,21 +607,14 @@ def _quick_event(line: str) -> ExportedEvent | None:
         parsed = _QUICK_EVENT_DECODE(line)
     except _QUICK_REFUSED:
         return None
-    hash_text = parsed.hash
-    if not parsed.type or len(hash_text) != 64:
-        return None
-    try:
-        digest = bytes.fromhex(hash_text)
-    except ValueError:
-        return None
-    return _exported_event(
+    return _event_of_typed_fields(
         parsed.position,
         parsed.version,
         parsed.type,
         parsed.schema_version,
         parsed.data,
         parsed.metadata,
-        digest,
+        parsed.hash,
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_strategies import json_values, texts
 
 from sapsam.audit import Requester, select_deal, write_lines
 from sapsam.audit.export_format import (
@@ -33,19 +34,14 @@ _ODD_CHARACTERS = [
     "\U0001f600", "é", "e", "E", ".", "-", "+", "0", "1", "9", "{", "}", "[", "]", ":", ",", " ",
     "\t", "\n", "\r", "\x0c", "\xa0",
 ]  # fmt: skip
-_characters = st.one_of(st.sampled_from(_ODD_CHARACTERS), st.characters(exclude_categories=()))
-_texts = st.lists(_characters, max_size=10).map("".join)
+_texts = texts(_ODD_CHARACTERS, max_size=10)
 _numbers = st.one_of(
     st.integers(),
     st.sampled_from([2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**40, -(10**40)]),
     st.floats(allow_nan=True, allow_infinity=True),
 )
-_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), _numbers, _texts),
-    lambda children: st.one_of(
-        st.lists(children, max_size=4), st.dictionaries(_texts, children, max_size=4)
-    ),
-    max_leaves=20,
+_values = json_values(
+    st.one_of(st.none(), st.booleans(), _numbers, _texts), _texts, max_size=4, max_leaves=20
 )
 
 

@@ -18,6 +18,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_strategies import json_values, texts
 
 from sapsam.audit.export_format import ExportFormatError, _parse_line
 from sapsam.store.chain import (
@@ -41,25 +42,14 @@ _ODD_CHARACTERS = [
     "\\u0000",
 ]  # fmt: skip
 
-_characters = st.one_of(
-    st.sampled_from(_ODD_CHARACTERS),
-    st.characters(exclude_categories=()),  # any code point, surrogates included
-)
-_texts = st.lists(_characters, max_size=12).map("".join)
+_texts = texts(_ODD_CHARACTERS, max_size=12)
 _integers = st.one_of(
     st.integers(),
     st.sampled_from([0, -1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, 10**40]),
     st.integers(min_value=-(2**70), max_value=2**70),
 )
 _scalars = st.one_of(st.none(), st.booleans(), _integers, _texts)
-_values = st.recursive(
-    _scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=5),
-        st.dictionaries(_texts, children, max_size=5),
-    ),
-    max_leaves=30,
-)
+_values = json_values(_scalars, _texts, max_size=5, max_leaves=30)
 
 
 def _json_reference(value: Any) -> bytes:

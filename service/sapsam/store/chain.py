@@ -129,6 +129,25 @@ _ORJSON_SORTED: Final = orjson.OPT_SORT_KEYS
 _ORJSON_REFUSED: Final = orjson.JSONEncodeError
 
 
+def _event_object(
+    stream_id: str,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+) -> dict[str, JsonValue]:
+    """The object whose canonical JSON is an event's chained bytes (see the module docstring)."""
+    return {
+        "data": data,
+        "metadata": metadata,
+        "schema_version": schema_version,
+        "stream": stream_id,
+        "type": event_type,
+        "version": version,
+    }
+
+
 def _quick_event_bytes(
     stream_id: str,
     version: int,
@@ -143,14 +162,7 @@ def _quick_event_bytes(
     part as the json path does (``_checked_bytes``), so the bytes are the same."""
     try:
         event_bytes = _ORJSON_DUMPS(
-            {
-                "data": data,
-                "metadata": metadata,
-                "schema_version": schema_version,
-                "stream": stream_id,
-                "type": event_type,
-                "version": version,
-            },
+            _event_object(stream_id, version, event_type, schema_version, data, metadata),
             option=_ORJSON_SORTED,
         )
     except _ORJSON_REFUSED:
@@ -263,14 +275,7 @@ def canonical_event_bytes(
         if quick is not None:
             return quick
         text = _parsed_dumps(
-            {
-                "data": data,
-                "metadata": metadata,
-                "schema_version": schema_version,
-                "stream": stream_id,
-                "type": event_type,
-                "version": version,
-            }
+            _event_object(stream_id, version, event_type, schema_version, data, metadata)
         )
         if "\\u0000" not in text:
             return _utf8(text)

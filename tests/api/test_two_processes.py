@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -151,19 +152,43 @@ def test_workers_share_one_port(database_url: str) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert process.stderr is not None
+    log_lines: list[str] = []
+    both_serving = threading.Event()
+
+    def collect_log() -> None:
+        # The workers bind one after the other: connections made before the second one listens
+        # all reach the first, so the calls start only once both said they serve.
+        assert process.stderr is not None
+        serving: set[int] = set()
+        for line in process.stderr:
+            log_lines.append(line)
+            if line.strip():
+                record = json.loads(line)
+                if str(record.get("message", "")).startswith("serving on"):
+                    serving.add(record["pid"])
+                    if len(serving) == 2:
+                        both_serving.set()
+
+    reader = threading.Thread(target=collect_log, daemon=True)
+    reader.start()
     try:
-        # Fresh connections are spread over the processes by the kernel (SO_REUSEPORT).
+        assert both_serving.wait(timeout=60), "".join(log_lines)
+        # Fresh connections are spread over the processes by the kernel (SO_REUSEPORT): with 24
+        # of them, all landing on one process has a chance of about 1 in 8 million.
         for _ in range(24):
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
                 health_pb2_grpc.HealthStub(channel).Check(
                     health_pb2.HealthCheckRequest(), wait_for_ready=True, timeout=60
                 )
         process.send_signal(signal.SIGTERM)
-        _, log = process.communicate(timeout=60)
+        process.wait(timeout=60)
+        reader.join(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
-            process.communicate()
+            process.wait()
+    log = "".join(log_lines)
     assert process.returncode == 0, log
     lines = [json.loads(line) for line in log.splitlines() if line.strip()]
     serving_pids = {

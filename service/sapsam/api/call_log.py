@@ -111,7 +111,8 @@ class JsonLineFormatter(logging.Formatter):
     """Every log record as one JSON line: call lines as they are, others wrapped.
 
     A call line is already a JSON object; any other record becomes
-    ``{"level": ..., "logger": ..., "message": ...}``, so the server's output is uniformly JSON.
+    ``{"level": ..., "logger": ..., "message": ..., "pid": ...}``, so the server's output is
+    uniformly JSON and, with ``--workers``, each line says which process wrote it.
     """
 
     def format(self, record: logging.LogRecord) -> str:
@@ -119,7 +120,12 @@ class JsonLineFormatter(logging.Formatter):
         message = record.getMessage()
         if record.name == LOGGER_NAME:
             return message
-        line = {"level": record.levelname, "logger": record.name, "message": message}
+        line = {
+            "level": record.levelname,
+            "logger": record.name,
+            "message": message,
+            "pid": record.process,
+        }
         return json.dumps(line, separators=(",", ":"), ensure_ascii=False)
 
 

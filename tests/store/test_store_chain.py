@@ -48,10 +48,93 @@ def test_canonical_json_sorts_keys_drops_spaces_and_keeps_unicode() -> None:
     )
 
 
-@pytest.mark.parametrize("value", [1.5, {"x": float("nan")}, {1: "a"}, "a\x00b", {"s": {1, 2}}])
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+class _Mapping(dict[str, Any]):
+    pass
+
+
+_REFUSED = [
+    1.5,
+    {"x": float("nan")},
+    {1: "a"},
+    "a\x00b",
+    {"s": {1, 2}},
+    [1, [2, 3.0]],
+    ("a", 1.5),
+    {"a": {"b": {"c": -0.0}}},
+    {"a": ["x", "y\x00"]},
+    {"a\x00": 1},
+    {"a": _Mapping(b=[1, {"c": 2.5}])},
+    [_Text("x\x00")],
+    {"a": [None, True, b"bytes"]},
+]
+
+
+@pytest.mark.parametrize("value", _REFUSED)
 def test_values_without_a_canonical_form_are_refused(value: object) -> None:
     with pytest.raises(CanonicalJsonError):
         canonical_json(value)  # type: ignore[arg-type]
+
+
+def _has_a_problem(value: object) -> bool:
+    """The plain recursive statement of what ``canonical_json`` refuses."""
+    if value is None or isinstance(value, bool | int):
+        return False  # bool before float: True is an int, never a float
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(
+            not isinstance(key, str) or "\x00" in key or _has_a_problem(member)
+            for key, member in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_has_a_problem(member) for member in value)
+    return True  # a float, a set, bytes, anything else
+
+
+_walked_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers().map(_Number),
+    st.text(alphabet="ab\x00", max_size=3),
+    st.text(alphabet="ab\x00", max_size=3).map(_Text),
+    st.floats(allow_nan=True),
+    st.just(b"x"),
+    st.just(frozenset()),
+)
+_walked_keys = st.one_of(
+    st.text(alphabet="ab\x00", max_size=3),
+    st.text(alphabet="ab", max_size=3).map(_Text),
+    st.integers(),
+)
+_walked_values = st.recursive(
+    _walked_scalars,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.lists(children, max_size=4).map(tuple)
+        | st.dictionaries(_walked_keys, children, max_size=4)
+        | st.dictionaries(_walked_keys, children, max_size=4).map(_Mapping)
+    ),
+    max_leaves=20,
+)
+
+
+@given(_walked_values)
+def test_canonical_json_refuses_exactly_what_the_recursive_statement_refuses(value: Any) -> None:
+    try:
+        canonical_json(value)
+    except CanonicalJsonError:
+        assert _has_a_problem(value)
+    else:
+        assert not _has_a_problem(value)
 
 
 def test_the_hash_is_sha256_of_the_previous_hash_and_the_canonical_event() -> None:

@@ -21,7 +21,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Protocol
 
 import orjson
 
@@ -48,38 +48,52 @@ def _first_problem(value: object) -> str | None:
     """What in ``value`` would not survive a jsonb round trip byte for byte, if anything.
 
     Walks the value with an explicit stack and exact type checks first: this runs on every event
-    appended, so it is kept cheap. int and str subclasses (a Card, an IntEnum) are fine.
+    appended, so it is kept cheap: a container's plain str and int members are checked where they
+    are met instead of pushed, and nothing calls ``typing.cast`` (a real call at run time).
+    int and str subclasses (a Card, an IntEnum) are fine.
     """
-    stack: list[object] = [value]
+    stack: list[Any] = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is int or kind is bool or item is None:
-            continue
-        if kind is str:
-            if "\x00" in cast(str, item):
-                return "a NUL character (jsonb cannot store it)"
-        elif kind is dict:
-            mapping = cast(dict[object, object], item)
-            for key in mapping:
-                if type(key) is not str:
+        if kind is dict:
+            for key in item:
+                if type(key) is not str and not isinstance(key, str):
                     return f"an object key that is not a string ({key!r})"
-            stack.extend(mapping.values())
+                if "\x00" in key:
+                    return "a NUL character in an object key (jsonb cannot store it)"
+            members = item.values()
         elif kind is list or kind is tuple:
-            stack.extend(cast(list[object], item))
+            members = item
+        elif kind is int or kind is bool or item is None:
+            continue
+        elif kind is str:
+            if "\x00" in item:
+                return "a NUL character (jsonb cannot store it)"
+            continue
         elif isinstance(item, float):
             return f"a float ({item!r}); events carry integers only"
         elif isinstance(item, str):
             if "\x00" in item:
                 return "a NUL character (jsonb cannot store it)"
+            continue
         elif isinstance(item, int):
             continue
         elif isinstance(item, dict):
             stack.append(dict(item))
+            continue
         elif isinstance(item, list | tuple):
             stack.extend(item)
+            continue
         else:
             return f"a {kind.__name__}, which is not JSON here (use dict, list, str, int, bool)"
+        for member in members:
+            member_kind = type(member)
+            if member_kind is str:
+                if "\x00" in member:
+                    return "a NUL character (jsonb cannot store it)"
+            elif member_kind is not int and member_kind is not bool and member is not None:
+                stack.append(member)
     return None
 
 

@@ -3,6 +3,7 @@ watcher on each process sees every event, in order. Both stop gracefully on SIGT
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -133,68 +135,111 @@ def test_players_split_across_two_processes_finish_a_deal(
         assert any(line.get("message") == "stopped" for line in lines)
 
 
-def test_workers_share_one_port(database_url: str) -> None:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sapsam.cli",
-            "serve",
-            "--database-url",
-            database_url,
-            "--listen",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    log_lines: list[str] = []
-    both_serving = threading.Event()
+class WorkersProcess:
+    """`sapsam serve --workers 2` as a child process, its log (stderr) read as it comes."""
 
-    def collect_log() -> None:
+    def __init__(self, database_url: str) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sapsam.cli",
+                "serve",
+                "--database-url",
+                database_url,
+                "--listen",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "2",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[dict[str, Any]] = []
+        self._raw: list[str] = []
+        self._serving: set[int] = set()
+        self._both_serving = threading.Event()
+        # The workers write to the same pipe: it ends when the last of them has exited.
+        self._reader = threading.Thread(target=self._read_log, daemon=True)
+        self._reader.start()
+
+    def _read_log(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._raw.append(line)
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            self.lines.append(record)
+            if str(record.get("message", "")).startswith("serving on"):
+                self._serving.add(record["pid"])
+                if len(self._serving) == 2:
+                    self._both_serving.set()
+
+    def serving_pids(self) -> set[int]:
+        return set(self._serving)
+
+    @property
+    def log(self) -> str:
+        return "".join(self._raw)
+
+    def wait_until_both_serve(self) -> None:
         # The workers bind one after the other: connections made before the second one listens
-        # all reach the first, so the calls start only once both said they serve.
-        assert process.stderr is not None
-        serving: set[int] = set()
-        for line in process.stderr:
-            log_lines.append(line)
-            if line.strip():
-                record = json.loads(line)
-                if str(record.get("message", "")).startswith("serving on"):
-                    serving.add(record["pid"])
-                    if len(serving) == 2:
-                        both_serving.set()
+        # all reach the first.
+        assert self._both_serving.wait(timeout=60), self.log
 
-    reader = threading.Thread(target=collect_log, daemon=True)
-    reader.start()
+    def wait_for_log_end(self) -> None:
+        self._reader.join(timeout=60)
+        assert not self._reader.is_alive(), "a worker still holds the log open"
+
+    def kill_leftovers(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for pid in self._serving:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_workers_share_one_port(database_url: str) -> None:
+    server = WorkersProcess(database_url)
     try:
-        assert both_serving.wait(timeout=60), "".join(log_lines)
+        server.wait_until_both_serve()
         # Fresh connections are spread over the processes by the kernel (SO_REUSEPORT): with 24
         # of them, all landing on one process has a chance of about 1 in 8 million.
         for _ in range(24):
-            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
                 health_pb2_grpc.HealthStub(channel).Check(
                     health_pb2.HealthCheckRequest(), wait_for_ready=True, timeout=60
                 )
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
-        reader.join(timeout=60)
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=60) == 0, server.log
+        server.wait_for_log_end()
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    log = "".join(log_lines)
-    assert process.returncode == 0, log
-    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+        server.kill_leftovers()
     serving_pids = {
-        line["pid"] for line in lines if line.get("method") == "/grpc.health.v1.Health/Check"
+        line["pid"] for line in server.lines if line.get("method") == "/grpc.health.v1.Health/Check"
     }
     assert len(serving_pids) == 2, "both worker processes answered calls"
+
+
+def test_workers_stop_gracefully_when_the_supervisor_is_killed(database_url: str) -> None:
+    # Orphaned workers would keep the shared port and take the next server's connections.
+    server = WorkersProcess(database_url)
+    try:
+        server.wait_until_both_serve()
+        workers = server.serving_pids()
+        server.process.kill()
+        server.process.wait()
+        server.wait_for_log_end()
+        stopped = {line["pid"] for line in server.lines if line.get("message") == "stopped"}
+        assert stopped == workers, server.log
+        with socket.socket() as probe:  # nobody listens there any more
+            assert probe.connect_ex(("127.0.0.1", server.port)) != 0
+    finally:
+        server.kill_leftovers()
 
 
 _SLEEPING_WORKERS = (

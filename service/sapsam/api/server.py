@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -208,7 +209,8 @@ def run_worker_processes(count: int, target: Callable[..., int], arguments: tupl
     or SIGINT each child gets SIGTERM and stops gracefully. If one child exits on its own, the
     others are stopped too; the result is the first non-zero exit code, or 0. A child that our
     SIGTERM ended before it could handle it (still starting up: nothing in flight) stopped as
-    asked, not in error; one killed by anyone else's signal is an error.
+    asked, not in error; one killed by anyone else's signal is an error. Should this process be
+    killed outright, each child notices and stops gracefully on its own.
     """
     context = multiprocessing.get_context("spawn")
     children = [
@@ -248,4 +250,23 @@ def run_worker_processes(count: int, target: Callable[..., int], arguments: tupl
 
 
 def _run_child(target: Callable[..., int], arguments: tuple[Any, ...]) -> None:
+    _stop_when_orphaned()
     raise SystemExit(target(*arguments))
+
+
+def _stop_when_orphaned() -> None:
+    """Send this worker SIGTERM (a graceful stop) once its supervisor is gone, however it went.
+
+    A supervisor killed outright (SIGKILL, the OOM killer) cannot stop its workers; left running,
+    they would keep the port (shared through SO_REUSEPORT) and take connections meant for the next
+    ``sapsam serve``. The parent's sentinel becomes ready when the parent exits, with no race.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:  # pragma: no cover - only called in spawned workers
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="sapsam-orphan-watch", daemon=True).start()

@@ -29,6 +29,21 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def serve_command(database_url: str, port: int, *options: str) -> list[str]:
+    """The command line of `sapsam serve` on ``database_url``, listening on ``port``."""
+    return [
+        sys.executable,
+        "-m",
+        "sapsam.cli",
+        "serve",
+        "--database-url",
+        database_url,
+        "--listen",
+        f"127.0.0.1:{port}",
+        *options,
+    ]
+
+
 class ServerProcess:
     """One `sapsam serve` child process."""
 
@@ -36,16 +51,7 @@ class ServerProcess:
         self.port = free_port()
         environment = {**os.environ, "SAPSAM_OPERATOR_TOKEN": OPERATOR_TOKEN}
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sapsam.cli",
-                "serve",
-                "--database-url",
-                database_url,
-                "--listen",
-                f"127.0.0.1:{self.port}",
-            ],
+            serve_command(database_url, self.port),
             env=environment,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -141,18 +147,7 @@ class WorkersProcess:
     def __init__(self, database_url: str) -> None:
         self.port = free_port()
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sapsam.cli",
-                "serve",
-                "--database-url",
-                database_url,
-                "--listen",
-                f"127.0.0.1:{self.port}",
-                "--workers",
-                "2",
-            ],
+            serve_command(database_url, self.port, "--workers", "2"),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

@@ -168,12 +168,13 @@ def open_database(
 
     ``url`` falls back to ``DATABASE_URL``. The embedded server is started in
     ``data_dir`` (see ``resolve_data_dir``), gets a ``sapsam`` database, and is stopped when the
-    context exits. With ``migrate`` the alembic migrations are applied first.
+    context exits. With ``migrate`` the alembic migrations are applied first, unless the database
+    is already at the latest revision (``schema.upgrade_unless_current``).
     """
     external = database_url(url)
     if external:
         if migrate:
-            schema.upgrade(external)
+            schema.upgrade_unless_current(external)
         yield DatabaseHandle(external, "external")
         return
     server = start_embedded(data_dir, backend=backend)
@@ -181,7 +182,7 @@ def open_database(
         ensure_database(server.server_url, EMBEDDED_DATABASE)
         embedded_url = database_in(server.server_url, EMBEDDED_DATABASE)
         if migrate:
-            schema.upgrade(embedded_url)
+            schema.upgrade_unless_current(embedded_url)
         yield DatabaseHandle(embedded_url, server.backend, server.data_dir)
     finally:
         server.stop()

@@ -15,7 +15,7 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
-from psycopg import sql
+from psycopg import errors, sql
 
 MIGRATIONS_FOLDER = Path(__file__).resolve().parent / "migrations"
 HEAD = "head"
@@ -38,6 +38,41 @@ def upgrade(database_url: str, revision: str = HEAD) -> None:
 def downgrade(database_url: str, revision: str = BASE) -> None:
     """Undo migrations down to ``revision`` (default: an empty schema; for tests)."""
     command.downgrade(alembic_config(database_url), revision)
+
+
+class SchemaAccessError(RuntimeError):
+    """The connecting role may not read the schema's revision, or may not migrate it."""
+
+
+def upgrade_unless_current(database_url: str) -> None:
+    """Apply the migrations unless the database is already at the latest revision.
+
+    What ``sapsam serve`` runs at start. A database at the latest revision is left alone, so the
+    least-privilege service role (``grant_service_role``), which may read the revision but not
+    change the schema, can start the server; an older one is upgraded. Raises
+    ``SchemaAccessError`` saying what to do when the role may not read or upgrade the schema.
+    """
+    try:
+        current = current_revision(database_url)
+    except errors.InsufficientPrivilege as error:
+        raise SchemaAccessError(
+            "this role may not read the schema revision (table alembic_version): grant it SELECT"
+            " there (sapsam.store.schema.grant_service_role does), or connect as the schema owner"
+        ) from error
+    head = head_revision()
+    if current == head:
+        return
+    try:
+        upgrade(database_url)
+    except Exception as error:
+        # alembic runs on SQLAlchemy, which wraps the driver's error as ``orig``.
+        if isinstance(getattr(error, "orig", error), errors.InsufficientPrivilege):
+            raise SchemaAccessError(
+                f"the database is at schema revision {current or 'none'} and this code needs"
+                f" {head}, but this role may not migrate it: run `sapsam migrate` as the schema"
+                " owner first"
+            ) from error
+        raise
 
 
 def head_revision() -> str:
@@ -79,7 +114,9 @@ class SchemaDescription:
         return lines
 
 
-STORE_TABLES = ("events", "processed_requests", "deal_secrets", "projections")
+# Every table the migrations create (read models are created by the service itself, see
+# sapsam.store.projections, and alembic keeps its own alembic_version).
+MIGRATED_TABLES = ("events", "processed_requests", "deal_secrets", "projections", "players")
 
 EXPECTED_SCHEMA = SchemaDescription(
     columns=frozenset(
@@ -109,6 +146,11 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("projections", "definition_hash", "bytea", False),
             ("projections", "position", "bigint", False),
             ("projections", "rebuilt_at", "timestamp with time zone", False),
+            ("players", "player_id", "uuid", False),
+            ("players", "display_name", "text", False),
+            ("players", "token_hash", "bytea", False),
+            ("players", "request_id", "text", True),
+            ("players", "created_at", "timestamp with time zone", False),
         }
     ),
     indexes=frozenset(
@@ -133,6 +175,20 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "projections",
                 "CREATE UNIQUE INDEX projections_pkey ON public.projections USING btree (name)",
             ),
+            (
+                "players",
+                "CREATE UNIQUE INDEX players_pkey ON public.players USING btree (player_id)",
+            ),
+            (
+                "players",
+                "CREATE UNIQUE INDEX players_token_hash_key ON public.players "
+                "USING btree (token_hash)",
+            ),
+            (
+                "players",
+                "CREATE UNIQUE INDEX players_request_id_key ON public.players "
+                "USING btree (request_id)",
+            ),
         }
     ),
     triggers=frozenset(
@@ -147,7 +203,7 @@ EXPECTED_SCHEMA = SchemaDescription(
 
 
 def inspect_schema(
-    connection: psycopg.Connection[Any], tables: tuple[str, ...] = STORE_TABLES
+    connection: psycopg.Connection[Any], tables: tuple[str, ...] = MIGRATED_TABLES
 ) -> SchemaDescription:
     """Describe the named tables of the ``public`` schema as the database has them."""
     columns = connection.execute(
@@ -194,13 +250,21 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
 
     The role may read and append events (never UPDATE, DELETE or TRUNCATE them: privileges refuse
     what the triggers also refuse, and as a non-owner it cannot disable the triggers), record
-    request ids, keep and delete deal secrets, and maintain its read models. Run it as the owner
+    request ids, keep and delete deal secrets, register and look up players, read the schema
+    revision, and maintain its read models. Run it as the owner
     of the schema after ``sapsam migrate``; docs/store.md shows the whole role setup.
     """
     name = sql.Identifier(role)
     statements = (
-        sql.SQL("REVOKE ALL ON events, processed_requests, deal_secrets, projections FROM {}"),
+        sql.SQL(
+            "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
+            " alembic_version FROM {}"
+        ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
+        # The server checks the schema revision at start (it migrates nothing when current).
+        sql.SQL("GRANT SELECT ON alembic_version TO {}"),
+        # Players register (a row each, never changed) and are looked up by their token's hash.
+        sql.SQL("GRANT SELECT, INSERT ON players TO {}"),
         # Global readers prove their high-water mark from the identity sequence's last value.
         sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}"),
         sql.SQL("GRANT SELECT, INSERT, DELETE ON deal_secrets TO {}"),

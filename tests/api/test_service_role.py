@@ -1,0 +1,71 @@
+"""The server runs as the least-privileged role of docs/store.md: it starts without migrating,
+plays a whole series, and the log it wrote is intact."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterator
+
+import grpc
+import psycopg
+import pytest
+from api_client import OPERATOR_TOKEN, Api
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from sapsam.api.bootstrap import build_services
+from sapsam.api.server import ServerConfig, start_server
+from sapsam.rules.ruleset import preset
+from sapsam.store.chain import verify_stream_chain
+from sapsam.store.embedded import open_database
+from sapsam.store.reads import read_stream
+from sapsam.store.schema import grant_service_role
+
+
+@pytest.fixture
+def service_role(database_url: str) -> Iterator[str]:
+    """A role with exactly ``grant_service_role``'s privileges on the migrated test database."""
+    role = f"sapsam_service_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
+        grant_service_role(admin, role)
+    try:
+        yield role
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def test_the_server_plays_a_series_as_the_service_role(
+    database_url: str, service_role: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Every connection of the server acts as the role (as if it had logged in as it).
+    service_url = make_conninfo(database_url, options=f"-c role={service_role}")
+    with psycopg.connect(service_url) as probe:
+        assert probe.execute("SELECT current_user").fetchone() == (service_role,)
+
+    caplog.set_level(logging.WARNING)
+    with open_database(service_url, migrate=True) as handle:  # what `sapsam serve` does first
+        running = start_server(
+            ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
+            build_services(handle.url, pool_size=4),
+        )
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+                api = Api(channel, database_url)
+                table, players = api.seated_table(4, "pagat", series_length=1)
+                result = api.play_deal(table, players, preset("pagat"), deal_index=0)
+        finally:
+            running.stop()
+    assert result.scored
+    assert [
+        record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR
+    ] == []
+    with psycopg.connect(database_url) as connection:
+        stream = read_stream(connection, "table-" + table.removeprefix("tables/"))
+        secrets_left = connection.execute("SELECT count(*) FROM deal_secrets").fetchone()
+    assert stream[-1].type == "SeriesCompleted"
+    assert verify_stream_chain(stream).intact
+    assert secrets_left == (0,)

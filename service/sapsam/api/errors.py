@@ -12,8 +12,10 @@ command) and the API layer itself (authentication, resource names, etags). Both 
 table is a bug; it is answered FAILED_PRECONDITION (the domain refused the command, so nothing was
 written) and logged.
 
-Anything unexpected becomes INTERNAL with a fixed message: the exception's text never reaches the
-client, and the log line names only its type and traceback, since a message could quote a secret.
+The database out of reach (a restart, a failover) is UNAVAILABLE, reason ``DATABASE_UNAVAILABLE``:
+retry with the same request id. Anything unexpected becomes INTERNAL with a fixed message: the
+exception's text never reaches the client, and the log line names only its type and traceback,
+since a message could quote a secret.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Final, Protocol
 
 import grpc
+import psycopg
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
@@ -38,6 +41,7 @@ CURRENT_VERSION_KEY: Final = "current_version"
 """ErrorInfo metadata key holding the table's current version on ABORTED errors."""
 
 INTERNAL_REASON: Final = "INTERNAL"
+DATABASE_UNAVAILABLE_REASON: Final = "DATABASE_UNAVAILABLE"
 
 _logger = logging.getLogger("sapsam.api.errors")
 
@@ -49,6 +53,7 @@ _NOT_FOUND = grpc.StatusCode.NOT_FOUND
 _UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 _ABORTED = grpc.StatusCode.ABORTED
 _INTERNAL = grpc.StatusCode.INTERNAL
+_UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
 
 STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
     {
@@ -124,6 +129,9 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # Only the server's own commands can hit these (the seed is never sent by a client).
         "BAD_SEED": _INTERNAL,
         "SEED_MISMATCH": _INTERNAL,
+        # The database is out of reach or refusing work for now (a restart, a failover, too many
+        # connections). Safe to retry with the same request_id: a call recorded all or nothing.
+        DATABASE_UNAVAILABLE_REASON: _UNAVAILABLE,
         INTERNAL_REASON: _INTERNAL,
     }
 )
@@ -219,8 +227,9 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
     """The status a raised exception is answered with.
 
     ``ApiError`` and any exception with a ``reason`` (a domain error) map through the table;
-    exceptions with a ``current_version`` (a lost concurrency race) become ABORTED with it;
-    anything else is INTERNAL and is logged without its message.
+    exceptions with a ``current_version`` (a lost concurrency race) become ABORTED with it; the
+    database out of reach (``psycopg.OperationalError``) is UNAVAILABLE; anything else is INTERNAL
+    and is logged without its message.
     """
     if isinstance(error, ApiError):
         return build_status(error.reason, error.message, field=error.field, metadata=error.metadata)
@@ -246,6 +255,14 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
             _reason_text(reason),
             message,
             field=field_name if isinstance(field_name, str) else None,
+        )
+    if isinstance(error, psycopg.OperationalError):
+        # Connection lost, server shutting down, no connection free in time (PoolTimeout), a
+        # transaction the server rolled back: the database's state, not the request, is at fault.
+        _logger.warning("database unavailable in %s: %s", method, type(error).__name__)
+        return build_status(
+            DATABASE_UNAVAILABLE_REASON,
+            "the database is not available right now; retry the call with the same request_id",
         )
     log_unexpected(error, method)
     return build_status(INTERNAL_REASON, "internal error")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +17,7 @@ import pytest
 
 from sapsam.store import embedded, schema
 from sapsam.store.embedded import (
+    DatabaseUnreachableError,
     EmbeddedDatabaseError,
     EmbeddedDatabaseUnavailableError,
     open_database,
@@ -120,3 +124,42 @@ def test_with_no_postgresql_at_all_the_error_says_what_to_install(
     assert "DATABASE_URL" in message
     assert "pip install pgserver" in message
     assert "apt-get install postgresql" in message
+
+
+def _refused_url() -> str:
+    """A URL on a local port where nothing listens."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"postgresql://sapsam@127.0.0.1:{port}/sapsam"
+
+
+def test_an_unreachable_database_url_is_one_clear_error() -> None:
+    with (
+        pytest.raises(DatabaseUnreachableError, match="cannot reach the database"),
+        open_database(_refused_url()),
+    ):
+        pass
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["serve", "--listen", "127.0.0.1:0"],
+        ["migrate"],
+        ["projections", "rebuild"],
+        ["audit", "verify", "--all"],
+    ],
+)
+def test_the_commands_say_the_database_is_unreachable_without_a_traceback(
+    command: list[str],
+) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "sapsam.cli", *command, "--database-url", _refused_url()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode != 0
+    assert "cannot reach the database" in completed.stderr
+    assert "Traceback" not in completed.stderr

@@ -127,7 +127,7 @@ def _table_id(text: str) -> uuid.UUID:
 @contextmanager
 def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
     # Imported here so offline verification and replay never load the database code.
-    from sapsam.store.embedded import EmbeddedDatabaseError, open_database
+    from sapsam.store.embedded import DatabaseError, open_database
 
     try:
         with (
@@ -135,7 +135,7 @@ def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[An
             psycopg.connect(handle.url, autocommit=True) as connection,
         ):
             yield connection
-    except EmbeddedDatabaseError as error:
+    except DatabaseError as error:
         raise CommandError(str(error)) from None
     except psycopg.OperationalError as error:
         raise CommandError(f"cannot reach the database: {error}".strip()) from None

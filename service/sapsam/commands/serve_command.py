@@ -78,7 +78,7 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
 
 def _serve(arguments: argparse.Namespace) -> int:
     """Open (and migrate) the database, then serve until SIGTERM or SIGINT."""
-    from sapsam.store.embedded import EmbeddedDatabaseError, open_database
+    from sapsam.store.embedded import DatabaseError, open_database
 
     try:
         config = _config(arguments)
@@ -91,7 +91,7 @@ def _serve(arguments: argparse.Namespace) -> int:
             if arguments.workers == 1:
                 return serve_database(config, handle.url)
             return run_worker_processes(arguments.workers, serve_database, (config, handle.url))
-    except EmbeddedDatabaseError as error:
+    except DatabaseError as error:
         print(error, file=sys.stderr)
         return FAILED
     except RuntimeError as error:

@@ -139,7 +139,7 @@ def _id(text: str, prefix: str) -> uuid.UUID:
 @contextmanager
 def _services(arguments: argparse.Namespace) -> Iterator[Any]:
     """A tournament service over the chosen database (migrated first)."""
-    from sapsam.store.embedded import EmbeddedDatabaseError, open_database
+    from sapsam.store.embedded import DatabaseError, open_database
     from sapsam.store.event_store import EventStore
     from sapsam.store.projections import registered_projectors
     from sapsam.store.table_projections import projectors as table_projectors
@@ -158,7 +158,7 @@ def _services(arguments: argparse.Namespace) -> Iterator[Any]:
                 yield TournamentService(store, TableService(store))
             finally:
                 store.close()
-    except EmbeddedDatabaseError as error:
+    except DatabaseError as error:
         raise CommandError(str(error)) from None
 
 

@@ -59,7 +59,15 @@ SEARCH_FOLDERS = (
 )
 
 
-class EmbeddedDatabaseError(RuntimeError):
+class DatabaseError(RuntimeError):
+    """The database sapsam should use cannot be opened; the message says why, for a person."""
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """The server at ``DATABASE_URL`` (or ``--database-url``) does not accept a connection."""
+
+
+class EmbeddedDatabaseError(DatabaseError):
     """The embedded PostgreSQL could not be started or stopped."""
 
 
@@ -173,6 +181,7 @@ def open_database(
     """
     external = database_url(url)
     if external:
+        _check_reachable(external)
         if migrate:
             schema.upgrade_unless_current(external)
         yield DatabaseHandle(external, "external")
@@ -186,6 +195,15 @@ def open_database(
         yield DatabaseHandle(embedded_url, server.backend, server.data_dir)
     finally:
         server.stop()
+
+
+def _check_reachable(url: str) -> None:
+    """Connect once, so an unreachable server is one clear error rather than a traceback."""
+    try:
+        psycopg.connect(url, connect_timeout=10).close()
+    except psycopg.OperationalError as error:
+        # libpq's message names the host and port and why, never the password.
+        raise DatabaseUnreachableError(f"cannot reach the database: {error}".strip()) from None
 
 
 # --- the machine's own PostgreSQL binaries ---------------------------------------------------

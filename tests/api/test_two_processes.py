@@ -164,9 +164,12 @@ class WorkersProcess:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self._raw.append(line)
-            if not line.strip():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # not a log record (a blank line, a crash's traceback): kept in .log
+            if not isinstance(record, dict):
                 continue
-            record = json.loads(line)
             self.lines.append(record)
             if str(record.get("message", "")).startswith("serving on"):
                 self._serving.add(record["pid"])
@@ -193,6 +196,8 @@ class WorkersProcess:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        if not self._reader.is_alive():
+            return  # every worker closed the log: none is left (and their pids may be reused)
         for pid in self._serving:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)

@@ -143,6 +143,28 @@ def test_an_unreachable_database_url_is_one_clear_error() -> None:
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://sapsam:s3cr%zzet@127.0.0.1/sapsam",  # bad percent-encoding
+        "host=127.0.0.1 password='s3cret",  # an unclosed quote
+    ],
+)
+def test_a_malformed_database_url_is_refused_without_quoting_it(url: str) -> None:
+    with pytest.raises(DatabaseUnreachableError) as raised, open_database(url):
+        pass
+    assert "not a valid PostgreSQL connection string" in str(raised.value)
+    assert "s3cr" not in str(raised.value)
+
+
+def test_the_unreachable_error_never_shows_the_password() -> None:
+    url = _refused_url().replace("sapsam@", "sapsam:hunter2-secret@")
+    with pytest.raises(DatabaseUnreachableError) as raised, open_database(url):
+        pass
+    assert "hunter2" not in str(raised.value)
+    assert "127.0.0.1" in str(raised.value)  # where it tried, so the operator can act
+
+
+@pytest.mark.parametrize(
     "command",
     [
         ["serve", "--listen", "127.0.0.1:0"],

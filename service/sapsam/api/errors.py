@@ -228,8 +228,8 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
 
     ``ApiError`` and any exception with a ``reason`` (a domain error) map through the table;
     exceptions with a ``current_version`` (a lost concurrency race) become ABORTED with it; the
-    database out of reach (``psycopg.OperationalError``) is UNAVAILABLE; anything else is INTERNAL
-    and is logged without its message.
+    database out of reach (``database_unavailable``) is UNAVAILABLE; anything else is INTERNAL and
+    is logged without its message.
     """
     if isinstance(error, ApiError):
         return build_status(error.reason, error.message, field=error.field, metadata=error.metadata)
@@ -256,16 +256,44 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
             message,
             field=field_name if isinstance(field_name, str) else None,
         )
-    if isinstance(error, psycopg.OperationalError):
-        # Connection lost, server shutting down, no connection free in time (PoolTimeout), a
-        # transaction the server rolled back: the database's state, not the request, is at fault.
-        _logger.warning("database unavailable in %s: %s", method, type(error).__name__)
+    if database_unavailable(error):
+        _logger.warning(
+            "database unavailable in %s: %s (SQLSTATE %s)",
+            method,
+            type(error).__name__,
+            getattr(error, "sqlstate", None),
+        )
         return build_status(
             DATABASE_UNAVAILABLE_REASON,
             "the database is not available right now; retry the call with the same request_id",
         )
     log_unexpected(error, method)
     return build_status(INTERNAL_REASON, "internal error")
+
+
+# SQLSTATEs that say the database, not the request, is at fault, and that a retry can get past:
+# connection exceptions (08), insufficient resources (53: too many connections, disk full),
+# transaction rollbacks (40: serialization failure, deadlock), the server shutting down or not yet
+# accepting connections (57P01 to 57P05), a lock not available in time (55P03).
+_RETRYABLE_SQLSTATE_CLASSES: Final = ("08", "53", "40")
+_RETRYABLE_SQLSTATES: Final = frozenset({"57P01", "57P02", "57P03", "57P04", "57P05", "55P03"})
+
+
+def database_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` means the database is out of reach for now, so a retry may succeed.
+
+    psycopg's OperationalError without a SQLSTATE is the client side's view of the same thing: a
+    connection lost or refused, or no pooled connection free in time (``PoolTimeout``). Other
+    OperationalErrors (a statement timeout, a program limit) would fail again: not these.
+    """
+    if not isinstance(error, psycopg.OperationalError):
+        return False
+    sqlstate = error.sqlstate
+    return (
+        sqlstate is None
+        or sqlstate.startswith(_RETRYABLE_SQLSTATE_CLASSES)
+        or sqlstate in _RETRYABLE_SQLSTATES
+    )
 
 
 def log_unexpected(error: BaseException, method: str) -> None:

@@ -255,7 +255,8 @@ def _run_child(target: Callable[..., int], arguments: tuple[Any, ...]) -> None:
 
 
 def _stop_when_orphaned() -> None:
-    """Send this worker SIGTERM (a graceful stop) once its supervisor is gone, however it went.
+    """Send this worker SIGTERM once its supervisor is gone, however it went: a graceful stop
+    once it serves (before that, SIGTERM's default ends it, with nothing in flight).
 
     A supervisor killed outright (SIGKILL, the OOM killer) cannot stop its workers; left running,
     they would keep the port (shared through SO_REUSEPORT) and take connections meant for the next

@@ -127,7 +127,8 @@ def _table_id(text: str) -> uuid.UUID:
 @contextmanager
 def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
     # Imported here so offline verification and replay never load the database code.
-    from sapsam.store.embedded import DatabaseError, open_database
+    from sapsam.store.embedded import database_url, open_database, unreachable_message
+    from sapsam.store.records import DatabaseOpenError
 
     try:
         with (
@@ -135,10 +136,11 @@ def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[An
             psycopg.connect(handle.url, autocommit=True) as connection,
         ):
             yield connection
-    except DatabaseError as error:
+    except DatabaseOpenError as error:
         raise CommandError(str(error)) from None
-    except psycopg.OperationalError as error:
-        raise CommandError(f"cannot reach the database: {error}".strip()) from None
+    except psycopg.OperationalError as error:  # lost after opening
+        url = database_url(arguments.database_url) or ""
+        raise CommandError(unreachable_message(error, url)) from None
 
 
 @contextmanager

@@ -78,7 +78,8 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
 
 def _serve(arguments: argparse.Namespace) -> int:
     """Open (and migrate) the database, then serve until SIGTERM or SIGINT."""
-    from sapsam.store.embedded import DatabaseError, open_database
+    from sapsam.store.embedded import open_database
+    from sapsam.store.records import DatabaseOpenError
 
     try:
         config = _config(arguments)
@@ -91,7 +92,7 @@ def _serve(arguments: argparse.Namespace) -> int:
             if arguments.workers == 1:
                 return serve_database(config, handle.url)
             return run_worker_processes(arguments.workers, serve_database, (config, handle.url))
-    except DatabaseError as error:
+    except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
     except RuntimeError as error:

@@ -15,8 +15,9 @@ from typing import Any
 import psycopg
 
 from sapsam.store import schema
-from sapsam.store.embedded import DatabaseError, open_database
+from sapsam.store.embedded import open_database
 from sapsam.store.projections import rebuild_projections, registered_projectors
+from sapsam.store.records import DatabaseOpenError
 
 FAILED = 1
 
@@ -72,7 +73,7 @@ def _migrate(arguments: argparse.Namespace) -> int:
                 schema.upgrade(handle.url, arguments.revision)
             after = schema.current_revision(handle.url)
             backend = handle.backend
-    except DatabaseError as error:
+    except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
     print(json.dumps({"database": backend, "from": before, "to": after}))
@@ -89,7 +90,7 @@ def _rebuild(arguments: argparse.Namespace) -> int:
             reports = rebuild_projections(
                 connection, registered_projectors(tuple(arguments.module))
             )
-    except DatabaseError as error:
+    except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
     print(

@@ -139,9 +139,10 @@ def _id(text: str, prefix: str) -> uuid.UUID:
 @contextmanager
 def _services(arguments: argparse.Namespace) -> Iterator[Any]:
     """A tournament service over the chosen database (migrated first)."""
-    from sapsam.store.embedded import DatabaseError, open_database
+    from sapsam.store.embedded import open_database
     from sapsam.store.event_store import EventStore
     from sapsam.store.projections import registered_projectors
+    from sapsam.store.records import DatabaseOpenError
     from sapsam.store.table_projections import projectors as table_projectors
     from sapsam.store.tables import TableService
     from sapsam.store.tournaments import TournamentService
@@ -158,7 +159,7 @@ def _services(arguments: argparse.Namespace) -> Iterator[Any]:
                 yield TournamentService(store, TableService(store))
             finally:
                 store.close()
-    except DatabaseError as error:
+    except DatabaseOpenError as error:
         raise CommandError(str(error)) from None
 
 

@@ -35,8 +35,10 @@ from urllib.parse import quote
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from sapsam.store import schema
+from sapsam.store.records import DatabaseOpenError
 
 EMBEDDED_DATABASE = "sapsam"
 SUPERUSER = "postgres"
@@ -59,15 +61,11 @@ SEARCH_FOLDERS = (
 )
 
 
-class DatabaseError(RuntimeError):
-    """The database sapsam should use cannot be opened; the message says why, for a person."""
-
-
-class DatabaseUnreachableError(DatabaseError):
+class DatabaseUnreachableError(DatabaseOpenError):
     """The server at ``DATABASE_URL`` (or ``--database-url``) does not accept a connection."""
 
 
-class EmbeddedDatabaseError(DatabaseError):
+class EmbeddedDatabaseError(DatabaseOpenError):
     """The embedded PostgreSQL could not be started or stopped."""
 
 
@@ -108,7 +106,7 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
 
 def database_in(server_url: str, database: str) -> str:
     """The same server's URL (or conninfo) pointing at another database."""
-    return psycopg.conninfo.make_conninfo(server_url, dbname=database)
+    return make_conninfo(server_url, dbname=database)
 
 
 def ensure_database(server_url: str, database: str) -> None:
@@ -200,10 +198,35 @@ def open_database(
 def _check_reachable(url: str) -> None:
     """Connect once, so an unreachable server is one clear error rather than a traceback."""
     try:
-        psycopg.connect(url, connect_timeout=10).close()
+        parameters = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        # Its message quotes the URL, password included: say only what is wrong.
+        raise DatabaseUnreachableError(
+            "the database URL is not a valid PostgreSQL connection string"
+        ) from None
+    try:
+        # The URL's own connect_timeout wins; without one, do not wait for ever.
+        target = url if "connect_timeout" in parameters else make_conninfo(url, connect_timeout=10)
+        psycopg.connect(target).close()
     except psycopg.OperationalError as error:
-        # libpq's message names the host and port and why, never the password.
-        raise DatabaseUnreachableError(f"cannot reach the database: {error}".strip()) from None
+        raise DatabaseUnreachableError(unreachable_message(error, url)) from None
+
+
+def unreachable_message(error: psycopg.OperationalError, url: str) -> str:
+    """``cannot reach the database: <libpq's reason>``, with the URL's password masked.
+
+    libpq's reason names the host and port; a password it parsed could appear in it, so it is
+    masked. (A password with a stray ``@`` splits the URL differently: then libpq's host holds a
+    piece of it, as the URL itself does. Percent-encode such passwords.)
+    """
+    reason = str(error).strip()
+    try:
+        password = conninfo_to_dict(url).get("password")
+    except psycopg.ProgrammingError:
+        password = None
+    if password:
+        reason = reason.replace(str(password), "***")
+    return f"cannot reach the database: {reason}"
 
 
 # --- the machine's own PostgreSQL binaries ---------------------------------------------------

@@ -103,6 +103,11 @@ class StoreError(Exception):
     """Base of the errors the event store raises on purpose."""
 
 
+class DatabaseOpenError(RuntimeError):
+    """The database cannot be opened or used as configured: unreachable, not startable, or a
+    schema this role may not read or migrate. The message says why, for a person."""
+
+
 class ConcurrencyConflict(StoreError):  # noqa: N818 - the name the API layer maps
     """The stream moved on since the caller read it: reload and decide again.
 

@@ -17,6 +17,8 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from psycopg import errors, sql
 
+from sapsam.store.records import DatabaseOpenError
+
 MIGRATIONS_FOLDER = Path(__file__).resolve().parent / "migrations"
 HEAD = "head"
 BASE = "base"
@@ -40,7 +42,7 @@ def downgrade(database_url: str, revision: str = BASE) -> None:
     command.downgrade(alembic_config(database_url), revision)
 
 
-class SchemaAccessError(RuntimeError):
+class SchemaAccessError(DatabaseOpenError):
     """The connecting role may not read the schema's revision, or may not migrate it."""
 
 

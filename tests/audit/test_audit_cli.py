@@ -14,6 +14,7 @@ import pytest
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
 from sapsam.commands.audit_commands import ProgressBar
+from sapsam.store import schema
 from sapsam.store.tables import TableService
 
 
@@ -118,7 +119,7 @@ def test_online_verification_and_the_whole_database(
         capsys, "audit", "verify", "--table", str(table_id), "--database-url", database_url
     )
     assert code == 0 and "✓ deal 2 · series_totals" in out
-    code, out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
+    code, _out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
     assert code == 0, out
     assert "✓ projection table_state" in out and "2 of 2 finished deal(s)" in out
     assert err == ""  # no progress bar when stderr is not a terminal
@@ -267,3 +268,12 @@ def test_a_running_deal_verifies_as_incomplete_with_exit_three(
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file), "--json")
     report = json.loads(out)
     assert code == 3 and report["ok"] is True and report["complete"] is False
+
+
+def test_an_audit_never_migrates_the_database_it_reads(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema.downgrade(database_url, "0001")  # a database behind this code
+    code, _out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
+    assert code == 0, err
+    assert schema.current_revision(database_url) == "0001"

@@ -130,9 +130,14 @@ def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[An
     from sapsam.store.embedded import database_url, open_database, unreachable_message
     from sapsam.store.records import DatabaseOpenError
 
+    # An audit reads: it never migrates a database it is pointed at (one behind would be a finding,
+    # not something to change); only the embedded default is prepared as usual.
+    external = database_url(arguments.database_url) is not None
     try:
         with (
-            open_database(arguments.database_url, arguments.data_dir) as handle,
+            open_database(
+                arguments.database_url, arguments.data_dir, migrate=not external
+            ) as handle,
             psycopg.connect(handle.url, autocommit=True) as connection,
         ):
             yield connection

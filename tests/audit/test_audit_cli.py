@@ -119,7 +119,7 @@ def test_online_verification_and_the_whole_database(
         capsys, "audit", "verify", "--table", str(table_id), "--database-url", database_url
     )
     assert code == 0 and "✓ deal 2 · series_totals" in out
-    code, _out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
+    code, out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
     assert code == 0, out
     assert "✓ projection table_state" in out and "2 of 2 finished deal(s)" in out
     assert err == ""  # no progress bar when stderr is not a terminal

@@ -16,6 +16,7 @@ from tournament_play import (
 
 from sapsam.domain.tournament import TournamentPhase
 from sapsam.domain.tournament_seating import seat_randomly
+from sapsam.store.tables import TableNotFoundError, TableService
 from sapsam.store.tournament_results import STEPS, ResultsProcess, SimulatedCrash
 
 
@@ -164,6 +165,13 @@ def test_a_rounds_seed_stays_secret_until_its_round_is_seated(services: Services
     assert _round_seed(tournaments, tournament_id, 2) == second.hex()
 
 
+def _dealer_drawn(tables: TableService, table_id: uuid.UUID) -> bool:
+    try:
+        return tables.load(table_id).first_dealer is not None
+    except TableNotFoundError:
+        return False  # not created yet
+
+
 def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None:
     import threading
     import time
@@ -189,9 +197,9 @@ def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None
                 assert time.monotonic() < deadline, "the next round was not seated"
                 time.sleep(0.05)
             state = tournaments.load(tournament_id)
-            while any(
-                tables.load(t.table_id).first_dealer is None
-                for t in state.round_tables(round_number)
+            # The round is seated first; its tables are created and their dealers drawn after.
+            while not all(
+                _dealer_drawn(tables, t.table_id) for t in state.round_tables(round_number)
             ):
                 assert time.monotonic() < deadline, "the round's tables were not set up"
                 time.sleep(0.05)

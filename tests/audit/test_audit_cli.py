@@ -7,9 +7,13 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
+import psycopg
 import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
@@ -277,3 +281,46 @@ def test_an_audit_never_migrates_the_database_it_reads(
     code, _out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
     assert code == 0, err
     assert schema.current_revision(database_url) == "0001"
+
+
+def test_a_read_only_role_audits_what_it_may_and_is_told_what_it_may_not(
+    service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = play_series(service, 2, deals=2)
+    role = f"sapsam_reader_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
+        # docs/store.md's read-only role
+        admin.execute(sql.SQL("GRANT SELECT ON events TO {}").format(sql.Identifier(role)))
+        admin.execute(
+            sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}").format(
+                sql.Identifier(role)
+            )
+        )
+    reader_url = make_conninfo(database_url, options=f"-c role={role}")
+    try:
+        code, out, _ = _run(
+            capsys, "audit", "verify", "--table", str(table_id), "--database-url", reader_url
+        )
+        assert code == 0 and "✓ deal 2 · series_totals" in out
+        export = tmp_path / "table.jsonl"
+        code, _, err = _run(
+            capsys,
+            "audit",
+            "export",
+            "--table",
+            str(table_id),
+            "-o",
+            str(export),
+            "--database-url",
+            reader_url,
+        )
+        assert code == 0, err
+        code, _, err = _run(capsys, "audit", "verify", "--all", "--database-url", reader_url)
+        assert code == 2
+        assert err.startswith("sapsam audit: this database role may not do that: permission")
+        assert "Traceback" not in err
+    finally:
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))

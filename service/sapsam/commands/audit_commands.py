@@ -146,6 +146,10 @@ def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[An
     except psycopg.OperationalError as error:  # lost after opening
         url = database_url(arguments.database_url) or ""
         raise CommandError(unreachable_message(error, url)) from None
+    except psycopg.errors.InsufficientPrivilege as error:
+        # PostgreSQL's message names the object ("permission denied for table seat_scores"):
+        # what to grant, or to run as a role that has it (docs/audit.md, "Who may audit").
+        raise CommandError(f"this database role may not do that: {error}".strip()) from None
 
 
 @contextmanager

@@ -165,6 +165,14 @@ def test_the_service_role_on_an_old_schema_is_told_to_migrate_as_the_owner(
     try:
         with pytest.raises(schema.SchemaAccessError, match="run `sapsam migrate` as the schema"):
             schema.upgrade_unless_current(url)
+        migrate = subprocess.run(
+            [sys.executable, "-m", "sapsam.cli", "migrate", "--database-url", url],
+            capture_output=True,
+            text=True,
+        )
+        assert migrate.returncode != 0
+        assert "at schema revision 0001 and this role may not migrate it" in migrate.stderr
+        assert "Traceback" not in migrate.stderr
         assert schema.current_revision(database_url) == "0001"  # nothing half-done
         assert "players" not in public_tables(database_url)
     finally:

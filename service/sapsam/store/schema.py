@@ -7,6 +7,8 @@ same folder for developers who run ``alembic`` by hand.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,18 +34,46 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+class SchemaAccessError(DatabaseOpenError):
+    """The connecting role may not read the schema's revision, or may not migrate it."""
+
+
 def upgrade(database_url: str, revision: str = HEAD) -> None:
-    """Apply migrations up to ``revision`` (default: the latest)."""
-    command.upgrade(alembic_config(database_url), revision)
+    """Apply migrations up to ``revision`` (default: the latest).
+
+    Raises ``SchemaAccessError`` when the role may not change the schema.
+    """
+    with _migrating(database_url):
+        command.upgrade(alembic_config(database_url), revision)
 
 
 def downgrade(database_url: str, revision: str = BASE) -> None:
     """Undo migrations down to ``revision`` (default: an empty schema; for tests)."""
-    command.downgrade(alembic_config(database_url), revision)
+    with _migrating(database_url):
+        command.downgrade(alembic_config(database_url), revision)
 
 
-class SchemaAccessError(DatabaseOpenError):
-    """The connecting role may not read the schema's revision, or may not migrate it."""
+@contextmanager
+def _migrating(database_url: str) -> Iterator[None]:
+    """Turn a refused privilege during a migration into a ``SchemaAccessError`` that says what
+    to do; the migration's transaction is rolled back, so nothing is half done."""
+    try:
+        yield
+    except Exception as error:
+        # alembic runs on SQLAlchemy, which wraps the driver's error as ``orig``.
+        if not isinstance(getattr(error, "orig", error), errors.InsufficientPrivilege):
+            raise
+        raise SchemaAccessError(
+            f"the database is at schema revision {_revision_or_none(database_url)} and this role"
+            " may not migrate it: run `sapsam migrate` as the schema owner"
+        ) from error
+
+
+def _revision_or_none(database_url: str) -> str:
+    try:
+        return current_revision(database_url) or "none"
+    except psycopg.Error:
+        return "unknown"
 
 
 def upgrade_unless_current(database_url: str) -> None:
@@ -61,20 +91,8 @@ def upgrade_unless_current(database_url: str) -> None:
             "this role may not read the schema revision (table alembic_version): grant it SELECT"
             " there (sapsam.store.schema.grant_service_role does), or connect as the schema owner"
         ) from error
-    head = head_revision()
-    if current == head:
-        return
-    try:
+    if current != head_revision():
         upgrade(database_url)
-    except Exception as error:
-        # alembic runs on SQLAlchemy, which wraps the driver's error as ``orig``.
-        if isinstance(getattr(error, "orig", error), errors.InsufficientPrivilege):
-            raise SchemaAccessError(
-                f"the database is at schema revision {current or 'none'} and this code needs"
-                f" {head}, but this role may not migrate it: run `sapsam migrate` as the schema"
-                " owner first"
-            ) from error
-        raise
 
 
 def head_revision() -> str:

@@ -9,7 +9,7 @@ import uuid
 import grpc
 import psycopg
 import pytest
-from api_client import Api, error_reason
+from api_client import Api, Watcher, error_reason
 from psycopg import errors
 from psycopg_pool import PoolTimeout
 
@@ -88,3 +88,44 @@ def test_only_a_database_out_of_reach_is_unavailable(error: Exception, retry: bo
     status = status_for_exception(error, "/sapsam.v1.TableService/GetTable")
     expected = grpc.StatusCode.UNAVAILABLE if retry else grpc.StatusCode.INTERNAL
     assert status.code == expected
+
+
+def test_a_watch_across_the_outage_misses_nothing_once_resumed(
+    server: RunningServer, api: Api, database_url: str
+) -> None:
+    table, players = api.seated_table(2, "pagat", series_length=1)
+    spectator = api.register("spectator")
+    watcher = Watcher(api, table, spectator.token)
+    watcher.wait_for(lambda: len(watcher.messages) >= len(api.logged_events(table)))
+    _terminate_server_connections(database_url)
+
+    # The move may meet a dead connection first: the client retries with the same request id.
+    start = table_service_pb2.StartDealRequest(request_id=str(uuid.uuid4()), table=table)
+    for _ in range(16):
+        try:
+            api.call("StartDeal", start, players[0].token)
+            break
+        except grpc.RpcError as error:
+            assert error_reason(error)[:2] == (
+                grpc.StatusCode.UNAVAILABLE,
+                "DATABASE_UNAVAILABLE",
+            )
+    logged = api.logged_events(table)
+
+    # The stream either carried on or ended with UNAVAILABLE; resumed from the last version it
+    # delivered, it gives every event, in order, once.
+    def delivered_all() -> bool:
+        return len(watcher.messages) >= len(logged) or watcher.error is not None
+
+    watcher.wait_for(delivered_all)
+    received = [response.event.version for response in watcher.messages]
+    if watcher.error is not None:
+        assert isinstance(watcher.error, grpc.RpcError)
+        code, reason, _, _ = error_reason(watcher.error)
+        assert (code, reason) == (grpc.StatusCode.UNAVAILABLE, "DATABASE_UNAVAILABLE")
+        resumed = Watcher(api, table, spectator.token, after_version=received[-1])
+        resumed.wait_for(lambda: len(received) + len(resumed.messages) >= len(logged))
+        received += [response.event.version for response in resumed.messages]
+        resumed.cancel()
+    watcher.cancel()
+    assert received == list(range(1, len(logged) + 1))

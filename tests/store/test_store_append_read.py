@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import psycopg
 import pytest
 
 from sapsam.store import stream_heads
-from sapsam.store.appends import append, find_processed_request
+from sapsam.store.appends import append, find_processed_request, prune_processed_requests
 from sapsam.store.chain import verify_stream_chain
 from sapsam.store.event_store import EventStore
 from sapsam.store.reads import last_position, read_all, read_stream, stream_version
@@ -297,3 +301,34 @@ def test_the_appended_events_equal_what_a_read_returns(
     )
     assert list(result.events) == read_stream(connection, "s")
     assert result.events[0].data == {"seats": [1, 2], "nested": {"a": "x", "b": [True, None]}}
+
+
+def test_pruning_forgets_only_request_ids_older_than_the_window(
+    connection: psycopg.Connection[object], database_url: str
+) -> None:
+    append(connection, "table-old", 0, [NewEvent("Happened", {"n": 1})], "old-request")
+    append(connection, "table-new", 0, [NewEvent("Happened", {"n": 1})], "new-request")
+    connection.execute(
+        "UPDATE processed_requests SET processed_at = now() - interval '31 days'"
+        " WHERE request_id = 'old-request'"
+    )
+    with pytest.raises(ValueError):
+        prune_processed_requests(connection, timedelta(0))
+
+    completed = subprocess.run(
+        [
+            *(sys.executable, "-m", "sapsam.cli", "requests", "prune"),
+            *("--older-than-days", "30", "--database-url", database_url),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(completed.stdout) == {"deleted": 1, "older_than_days": 30}
+    assert find_processed_request(connection, "old-request") is None
+    assert find_processed_request(connection, "new-request") is not None
+    # The log is untouched, and a retry of the forgotten request is decided anew: refused here,
+    # since its stream has moved on.
+    assert len(read_all(connection)) == 2
+    with pytest.raises(ConcurrencyConflict):
+        append(connection, "table-old", 0, [NewEvent("Happened", {"n": 1})], "old-request")

@@ -1,6 +1,7 @@
-"""``sapsam migrate`` and ``sapsam projections rebuild``: the event store's maintenance commands.
+"""``sapsam migrate``, ``sapsam projections rebuild`` and ``sapsam requests prune``: the event
+store's maintenance commands.
 
-Both use ``--database-url`` (else ``DATABASE_URL``) or, with neither, the embedded PostgreSQL in
+All use ``--database-url`` (else ``DATABASE_URL``) or, with neither, the embedded PostgreSQL in
 ``--data-dir`` (else ``SAPSAM_DATA_DIR``, else the user's data directory), which they start and
 stop around their work. Each prints one JSON object describing what it did.
 """
@@ -10,11 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import timedelta
 from typing import Any
 
 import psycopg
 
 from sapsam.store import schema
+from sapsam.store.appends import prune_processed_requests
 from sapsam.store.embedded import open_database
 from sapsam.store.projections import rebuild_projections, registered_projectors
 from sapsam.store.records import DatabaseOpenError
@@ -32,7 +35,7 @@ def _add_database_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``migrate`` and ``projections`` subcommands."""
+    """Add the ``migrate``, ``projections`` and ``requests`` subcommands."""
     migrate = subparsers.add_parser(
         "migrate", help="apply the database migrations", description=_migrate.__doc__
     )
@@ -60,6 +63,27 @@ def register(subparsers: Any) -> None:
         help="also rebuild the projectors of this module (one exposing projectors()); repeatable",
     )
     rebuild.set_defaults(handler=_rebuild)
+
+    requests = subparsers.add_parser(
+        "requests",
+        help="maintain the processed request ids",
+        description="Maintain the processed request ids (idempotency records).",
+    )
+    request_actions = requests.add_subparsers(
+        dest="requests_action", metavar="ACTION", required=True
+    )
+    prune = request_actions.add_parser(
+        "prune", help="forget request ids older than a retry window", description=_prune.__doc__
+    )
+    _add_database_options(prune)
+    prune.add_argument(
+        "--older-than-days",
+        type=int,
+        required=True,
+        metavar="DAYS",
+        help="forget the request ids processed more than DAYS days ago (at least 1)",
+    )
+    prune.set_defaults(handler=_prune)
 
 
 def _migrate(arguments: argparse.Namespace) -> int:
@@ -103,4 +127,33 @@ def _rebuild(arguments: argparse.Namespace) -> int:
             }
         )
     )
+    return 0
+
+
+def _prune(arguments: argparse.Namespace) -> int:
+    """Forget the request ids processed more than --older-than-days days ago.
+
+    A retry older than that window is then decided anew instead of answered from its record
+    (and refused if its table has moved on). Run it as the schema owner.
+    """
+    if arguments.older_than_days < 1:
+        print("sapsam requests prune: --older-than-days must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        with (
+            open_database(arguments.database_url, arguments.data_dir) as handle,
+            psycopg.connect(handle.url, autocommit=True) as connection,
+        ):
+            deleted = prune_processed_requests(
+                connection, timedelta(days=arguments.older_than_days)
+            )
+    except DatabaseOpenError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    except psycopg.errors.InsufficientPrivilege as error:
+        print(
+            f"sapsam requests prune: this database role may not do that: {error}", file=sys.stderr
+        )
+        return FAILED
+    print(json.dumps({"deleted": deleted, "older_than_days": arguments.older_than_days}))
     return 0

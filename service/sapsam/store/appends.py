@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -548,3 +548,18 @@ def find_processed_request(
         events=tuple(events),
     )
     return str(stream_id), bytes(fingerprint), result
+
+
+def prune_processed_requests(connection: Connection, older_than: timedelta) -> int:
+    """Forget the request ids processed more than ``older_than`` ago; returns how many.
+
+    Idempotency then ends for them: a retry of such an old request is decided anew (and is
+    refused if the stream has moved on, as it almost always will have). The events are untouched.
+    Run as the schema owner: the service role may not delete these rows (docs/store.md).
+    """
+    if older_than <= timedelta(0):
+        raise ValueError("older_than must be positive: the retry window to keep")
+    cursor = connection.execute(
+        "DELETE FROM processed_requests WHERE processed_at < now() - %s", [older_than]
+    )
+    return cursor.rowcount

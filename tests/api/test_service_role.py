@@ -4,15 +4,12 @@ plays a whole series, and the log it wrote is intact."""
 from __future__ import annotations
 
 import logging
-import uuid
-from collections.abc import Iterator
 
 import grpc
 import psycopg
 import pytest
 from api_client import OPERATOR_TOKEN, Api
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from database_roles import new_role
 
 from sapsam.api.bootstrap import build_services
 from sapsam.api.server import ServerConfig, start_server
@@ -23,28 +20,19 @@ from sapsam.store.reads import read_stream
 from sapsam.store.schema import grant_service_role
 
 
-@pytest.fixture
-def service_role(database_url: str) -> Iterator[str]:
-    """A role with exactly ``grant_service_role``'s privileges on the migrated test database."""
-    role = f"sapsam_service_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
-        grant_service_role(admin, role)
-    try:
-        yield role
-    finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
-            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
-
-
 def test_the_server_plays_a_series_as_the_service_role(
-    database_url: str, service_role: str, caplog: pytest.LogCaptureFixture
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with new_role(database_url, grant_service_role) as (role, service_url):
+        _play_a_series_as(role, service_url, database_url, caplog)
+
+
+def _play_a_series_as(
+    role: str, service_url: str, database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Every connection of the server acts as the role (as if it had logged in as it).
-    service_url = make_conninfo(database_url, options=f"-c role={service_role}")
     with psycopg.connect(service_url) as probe:
-        assert probe.execute("SELECT current_user").fetchone() == (service_role,)
+        assert probe.execute("SELECT current_user").fetchone() == (role,)
 
     caplog.set_level(logging.WARNING)
     with open_database(service_url, migrate=True) as handle:  # what `sapsam serve` does first

@@ -7,13 +7,10 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
-import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from database_roles import new_role, read_only
 
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
@@ -287,18 +284,7 @@ def test_a_read_only_role_audits_what_it_may_and_is_told_what_it_may_not(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     table_id = play_series(service, 2, deals=2)
-    role = f"sapsam_reader_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
-        # docs/store.md's read-only role
-        admin.execute(sql.SQL("GRANT SELECT ON events TO {}").format(sql.Identifier(role)))
-        admin.execute(
-            sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}").format(
-                sql.Identifier(role)
-            )
-        )
-    reader_url = make_conninfo(database_url, options=f"-c role={role}")
-    try:
+    with new_role(database_url, read_only) as (_, reader_url):
         code, out, _ = _run(
             capsys, "audit", "verify", "--table", str(table_id), "--database-url", reader_url
         )
@@ -320,7 +306,3 @@ def test_a_read_only_role_audits_what_it_may_and_is_told_what_it_may_not(
         assert code == 2
         assert err.startswith("sapsam audit: this database role may not do that: permission")
         assert "Traceback" not in err
-    finally:
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
-            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import uuid
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from database_roles import new_role
 
 from sapsam.store import schema
 from sapsam.store.schema import (
@@ -123,46 +121,25 @@ def test_the_position_sequence_hands_out_values_one_at_a_time(database_url: str)
     assert row == (1,)
 
 
-def _as_new_role(database_url: str, grant: bool) -> tuple[str, str]:
-    """A new role (with ``grant_service_role``'s privileges if ``grant``) and a URL acting as it."""
-    role = f"sapsam_role_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
-        if grant:
-            grant_service_role(admin, role)
-    return role, make_conninfo(database_url, options=f"-c role={role}")
-
-
-def _drop_role(database_url: str, role: str) -> None:
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
-        admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
-
-
 def test_the_service_role_starts_on_a_current_schema_without_migrating(database_url: str) -> None:
-    role, url = _as_new_role(database_url, grant=True)
-    try:
+    with new_role(database_url, grant_service_role) as (_, url):
         schema.upgrade_unless_current(url)  # nothing to do, and nothing it may not do
         assert schema.current_revision(url) == schema.head_revision()
-    finally:
-        _drop_role(database_url, role)
 
 
 def test_a_role_that_cannot_read_the_revision_is_told_what_to_grant(database_url: str) -> None:
-    role, url = _as_new_role(database_url, grant=False)
-    try:
-        with pytest.raises(schema.SchemaAccessError, match="grant it SELECT"):
-            schema.upgrade_unless_current(url)
-    finally:
-        _drop_role(database_url, role)
+    with (
+        new_role(database_url) as (_, url),
+        pytest.raises(schema.SchemaAccessError, match="grant it SELECT"),
+    ):
+        schema.upgrade_unless_current(url)
 
 
 def test_the_service_role_on_an_old_schema_is_told_to_migrate_as_the_owner(
     database_url: str,
 ) -> None:
-    role, url = _as_new_role(database_url, grant=True)
-    schema.downgrade(database_url, "0001")  # as if this code were newer than the database
-    try:
+    with new_role(database_url, grant_service_role) as (_, url):
+        schema.downgrade(database_url, "0001")  # as if this code were newer than the database
         with pytest.raises(schema.SchemaAccessError, match="run `sapsam migrate` as the schema"):
             schema.upgrade_unless_current(url)
         migrate = subprocess.run(
@@ -175,7 +152,5 @@ def test_the_service_role_on_an_old_schema_is_told_to_migrate_as_the_owner(
         assert "Traceback" not in migrate.stderr
         assert schema.current_revision(database_url) == "0001"  # nothing half-done
         assert "players" not in public_tables(database_url)
-    finally:
-        _drop_role(database_url, role)
     schema.upgrade_unless_current(database_url)  # the owner can
     assert EXPECTED_SCHEMA.difference(describe(database_url)) == []

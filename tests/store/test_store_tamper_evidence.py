@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
-from psycopg import errors, sql
+from database_roles import new_role
+from psycopg import errors
 
 from sapsam.store.appends import append
 from sapsam.store.chain import GENESIS_HASH, event_hash, verify_stream_chain
@@ -116,24 +116,19 @@ def test_the_first_event_chains_from_the_genesis_hash(
 def test_the_service_role_appends_but_cannot_rewrite_or_unguard_the_log(
     connection: psycopg.Connection[object], database_url: str
 ) -> None:
-    role = f"sapsam_service_{uuid.uuid4().hex[:8]}"
-    connection.execute(sql.SQL("CREATE ROLE {}").format(sql.Identifier(role)))
-    try:
-        grant_service_role(connection, role)
-        with psycopg.connect(database_url, autocommit=True) as service:
-            service.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(role)))
-            result = append(service, "table-1", 3, [NewEvent("PlayerSeated", {"seat": 2})], "r9")
-            assert result.last_version == 4
-            assert len(read_all(service)) == 5
-            for statement in (
-                "UPDATE events SET data = '{}'",
-                "DELETE FROM events",
-                "TRUNCATE events",
-                "ALTER TABLE events DISABLE TRIGGER events_append_only",
-            ):
-                with pytest.raises(errors.InsufficientPrivilege):
-                    service.execute(statement)  # type: ignore[arg-type]
-    finally:
-        connection.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
-        connection.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+    with (
+        new_role(database_url, grant_service_role) as (_, service_url),
+        psycopg.connect(service_url, autocommit=True) as service,
+    ):
+        result = append(service, "table-1", 3, [NewEvent("PlayerSeated", {"seat": 2})], "r9")
+        assert result.last_version == 4
+        assert len(read_all(service)) == 5
+        for statement in (
+            "UPDATE events SET data = '{}'",
+            "DELETE FROM events",
+            "TRUNCATE events",
+            "ALTER TABLE events DISABLE TRIGGER events_append_only",
+        ):
+            with pytest.raises(errors.InsufficientPrivilege):
+                service.execute(statement)  # type: ignore[arg-type]
     assert verify_stream_chain(read_stream(connection, "table-1")).intact

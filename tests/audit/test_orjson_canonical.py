@@ -24,6 +24,7 @@ from sapsam.audit.export_format import ExportFormatError, _parse_line
 from sapsam.store.chain import (
     CanonicalJsonError,
     _dumps,
+    _event_object,
     _first_problem,
     _parsed_dumps,
     _quick_event_bytes,
@@ -238,7 +239,9 @@ def test_every_ascii_and_odd_character_is_written_alike() -> None:
 def test_whole_event_bytes_are_the_canonical_event_bytes(
     stream_id: str, version: int, event_type: str, schema_version: int, data: Any, metadata: Any
 ) -> None:
-    quick = _quick_event_bytes(stream_id, version, event_type, schema_version, data, metadata)
+    quick = _quick_event_bytes(
+        _event_object(stream_id, version, event_type, schema_version, data, metadata)
+    )
     if quick is not None:
         # Where orjson gives bytes, they are the checked path's (which then raises nothing).
         assert quick == canonical_event_bytes(
@@ -249,7 +252,7 @@ def test_whole_event_bytes_are_the_canonical_event_bytes(
 
 def test_whole_event_bytes_of_ordinary_and_odd_events() -> None:
     ordinary = ("table-1", 3, "PlayerSeated", 1, {"seat": 1, "player_id": "ann"}, {"a": "b"})
-    assert _quick_event_bytes(*ordinary) == canonical_event_bytes(*ordinary)
+    assert _quick_event_bytes(_event_object(*ordinary)) == canonical_event_bytes(*ordinary)
     for odd in (
         ("table-\ud800", 1, "T", 1, {}, {}),
         ("table-1", 2**64, "T", 1, {}, {}),
@@ -257,4 +260,4 @@ def test_whole_event_bytes_of_ordinary_and_odd_events() -> None:
         ("table-1", 1, "T", 1, {"x": "\x00"}, {}),
         ("table-1", 1, "T", 1, {}, {"big": -(2**63) - 1}),
     ):
-        assert _quick_event_bytes(*odd) is None
+        assert _quick_event_bytes(_event_object(*odd)) is None

@@ -164,23 +164,14 @@ def _event_object(
     }
 
 
-def _quick_event_bytes(
-    stream_id: str,
-    version: int,
-    event_type: str,
-    schema_version: int,
-    data: JsonObject,
-    metadata: JsonObject,
-) -> bytes | None:
-    """``canonical_event_bytes`` of a parsed event in one orjson call, or None where that cannot
-    stand for it (orjson refuses a part, or a ``\\u0000`` appears: the callers' json path
-    decides those). The event object's keys sort as in the definition, and orjson writes each
-    part as the json path does (``_checked_bytes``), so the bytes are the same."""
+def _quick_event_bytes(event_object: dict[str, JsonValue]) -> bytes | None:
+    """``canonical_event_bytes`` of a parsed event's ``_event_object`` in one orjson call, or
+    None where that cannot stand for it (orjson refuses a part, or a ``\\u0000`` appears: the
+    callers' json path decides those). The event object's keys sort as in the definition, and
+    orjson writes each part as the json path does (``_checked_bytes``), so the bytes are the
+    same."""
     try:
-        event_bytes = _ORJSON_DUMPS(
-            _event_object(stream_id, version, event_type, schema_version, data, metadata),
-            option=_ORJSON_SORTED,
-        )
+        event_bytes = _ORJSON_DUMPS(event_object, option=_ORJSON_SORTED)
     except _ORJSON_REFUSED:
         return None
     return None if b"\\u0000" in event_bytes else event_bytes
@@ -287,12 +278,11 @@ def canonical_event_bytes(
         # the same text as assembling the parts. orjson first (``_quick_event_bytes``), json where
         # orjson refuses. A NUL anywhere sends it to the checked path, which raises for a NUL in
         # data or metadata exactly as before.
-        quick = _quick_event_bytes(stream_id, version, event_type, schema_version, data, metadata)
+        event_object = _event_object(stream_id, version, event_type, schema_version, data, metadata)
+        quick = _quick_event_bytes(event_object)
         if quick is not None:
             return quick
-        text = _parsed_dumps(
-            _event_object(stream_id, version, event_type, schema_version, data, metadata)
-        )
+        text = _parsed_dumps(event_object)
         if "\\u0000" not in text:
             return _utf8(text)
     return assemble_event_bytes(

@@ -127,29 +127,19 @@ def _table_id(text: str) -> uuid.UUID:
 @contextmanager
 def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
     # Imported here so offline verification and replay never load the database code.
-    from sapsam.store.embedded import database_url, open_database, unreachable_message
+    from sapsam.store.embedded import database_connection, database_url
     from sapsam.store.records import DatabaseOpenError
 
     # An audit reads: it never migrates a database it is pointed at (one behind would be a finding,
     # not something to change); only the embedded default is prepared as usual.
     external = database_url(arguments.database_url) is not None
     try:
-        with (
-            open_database(
-                arguments.database_url, arguments.data_dir, migrate=not external
-            ) as handle,
-            psycopg.connect(handle.url, autocommit=True) as connection,
-        ):
+        with database_connection(
+            arguments.database_url, arguments.data_dir, migrate=not external
+        ) as connection:
             yield connection
-    except DatabaseOpenError as error:
+    except DatabaseOpenError as error:  # docs/audit.md, "Who may audit", for a missing privilege
         raise CommandError(str(error)) from None
-    except psycopg.OperationalError as error:  # lost after opening
-        url = database_url(arguments.database_url) or ""
-        raise CommandError(unreachable_message(error, url)) from None
-    except psycopg.errors.InsufficientPrivilege as error:
-        # PostgreSQL's message names the object ("permission denied for table seat_scores"):
-        # what to grant, or to run as a role that has it (docs/audit.md, "Who may audit").
-        raise CommandError(f"this database role may not do that: {error}".strip()) from None
 
 
 @contextmanager

@@ -14,11 +14,9 @@ import sys
 from datetime import timedelta
 from typing import Any
 
-import psycopg
-
 from sapsam.store import schema
 from sapsam.store.appends import prune_processed_requests
-from sapsam.store.embedded import open_database
+from sapsam.store.embedded import database_connection, open_database
 from sapsam.store.projections import rebuild_projections, registered_projectors
 from sapsam.store.records import DatabaseOpenError
 
@@ -107,10 +105,7 @@ def _migrate(arguments: argparse.Namespace) -> int:
 def _rebuild(arguments: argparse.Namespace) -> int:
     """Drop every registered read model and rebuild it by replaying the whole log."""
     try:
-        with (
-            open_database(arguments.database_url, arguments.data_dir) as handle,
-            psycopg.connect(handle.url, autocommit=True) as connection,
-        ):
+        with database_connection(arguments.database_url, arguments.data_dir) as connection:
             reports = rebuild_projections(
                 connection, registered_projectors(tuple(arguments.module))
             )
@@ -140,20 +135,12 @@ def _prune(arguments: argparse.Namespace) -> int:
         print("sapsam requests prune: --older-than-days must be at least 1", file=sys.stderr)
         return 2
     try:
-        with (
-            open_database(arguments.database_url, arguments.data_dir) as handle,
-            psycopg.connect(handle.url, autocommit=True) as connection,
-        ):
+        with database_connection(arguments.database_url, arguments.data_dir) as connection:
             deleted = prune_processed_requests(
                 connection, timedelta(days=arguments.older_than_days)
             )
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
-        return FAILED
-    except psycopg.errors.InsufficientPrivilege as error:
-        print(
-            f"sapsam requests prune: this database role may not do that: {error}", file=sys.stderr
-        )
         return FAILED
     print(json.dumps({"deleted": deleted, "older_than_days": arguments.older_than_days}))
     return 0

@@ -209,24 +209,40 @@ def _check_reachable(url: str) -> None:
         target = url if "connect_timeout" in parameters else make_conninfo(url, connect_timeout=10)
         psycopg.connect(target).close()
     except psycopg.OperationalError as error:
-        raise DatabaseUnreachableError(unreachable_message(error, url)) from None
+        raise DatabaseUnreachableError(_unreachable(error)) from None
 
 
-def unreachable_message(error: psycopg.OperationalError, url: str) -> str:
-    """``cannot reach the database: <libpq's reason>``, with the URL's password masked.
+def _unreachable(error: psycopg.OperationalError) -> str:
+    # libpq's reason names the host, port and user, never the password. (A password with a stray
+    # "@" splits a URL elsewhere, so libpq's host then holds a piece of it, as the URL itself
+    # does: percent-encode such passwords.)
+    return f"cannot reach the database: {str(error).strip()}"
 
-    libpq's reason names the host and port; a password it parsed could appear in it, so it is
-    masked. (A password with a stray ``@`` splits the URL differently: then libpq's host holds a
-    piece of it, as the URL itself does. Percent-encode such passwords.)
+
+class DatabasePrivilegeError(DatabaseOpenError):
+    """The connecting role lacks a privilege the command's work needs."""
+
+
+@contextmanager
+def database_connection(
+    url: str | None = None, data_dir: str | Path | None = None, *, migrate: bool = True
+) -> Iterator[psycopg.Connection[Any]]:
+    """``open_database`` and one autocommit connection to it: what the commands work through.
+
+    A connection lost during the work, or a privilege the role lacks (PostgreSQL's message names
+    the object), becomes a ``DatabaseOpenError`` with one line for a person, as the failures of
+    ``open_database`` itself are.
     """
-    reason = str(error).strip()
-    try:
-        password = conninfo_to_dict(url).get("password")
-    except psycopg.ProgrammingError:
-        password = None
-    if password:
-        reason = reason.replace(str(password), "***")
-    return f"cannot reach the database: {reason}"
+    with open_database(url, data_dir, migrate=migrate) as handle:
+        try:
+            with psycopg.connect(handle.url, autocommit=True) as connection:
+                yield connection
+        except psycopg.errors.InsufficientPrivilege as error:
+            raise DatabasePrivilegeError(
+                f"this database role may not do that: {str(error).strip()}"
+            ) from None
+        except psycopg.OperationalError as error:
+            raise DatabaseUnreachableError(_unreachable(error)) from None
 
 
 # --- the machine's own PostgreSQL binaries ---------------------------------------------------

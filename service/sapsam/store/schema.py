@@ -157,6 +157,7 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("processed_requests", "first_position", "bigint", False),
             ("processed_requests", "last_position", "bigint", False),
             ("processed_requests", "response", "jsonb", True),
+            ("processed_requests", "request_digest", "bytea", True),
             ("processed_requests", "processed_at", "timestamp with time zone", False),
             ("deal_secrets", "stream_id", "text", False),
             ("deal_secrets", "deal_number", "integer", False),
@@ -170,6 +171,7 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("players", "display_name", "text", False),
             ("players", "token_hash", "bytea", False),
             ("players", "request_id", "text", True),
+            ("players", "request_digest", "bytea", True),
             ("players", "created_at", "timestamp with time zone", False),
         }
     ),

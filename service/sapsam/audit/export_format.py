@@ -776,18 +776,19 @@ def select_table(
 ) -> AuditExport:
     """The export of a whole table (its series) from the table's stream, read in full.
 
-    The operator gets every event, a running deal included (its seed is not in the log). A player
-    of the table gets the events up to the end of the last finished deal: a running deal is left
-    out entirely.
+    The operator gets every event, a running deal included up to its first reveal (its seed is not
+    in the log; see ``_withheld_reveals``). A player of the table gets the events up to the end of
+    the last finished deal: a running deal is left out entirely.
     """
     _check_table(events, requester, table_id)
     spans = _deal_spans(events)
     last = len(events) - 1
-    if not requester.is_operator:
-        running = [span for span in spans if not span.finished]
-        if running:
-            last = running[0].first - 1
-            spans = [span for span in spans if span.finished]
+    running = [span for span in spans if not span.finished]
+    if running and not requester.is_operator:
+        last = running[0].first - 1
+        spans = [span for span in spans if span.finished]
+    elif running:
+        last = _withheld_reveals(events, running[0])
     return _build(events, "table", [(0, last)], spans)
 
 
@@ -797,7 +798,8 @@ def select_deal(
     """The export of one deal: the table's opening plus the deal's consecutive events.
 
     A player may export only a finished deal of a table where they hold a seat
-    (``ExportAccessError`` otherwise); the operator may export a running deal too.
+    (``ExportAccessError`` otherwise); the operator may export a running deal too, up to its first
+    reveal (``_withheld_reveals``).
     """
     _check_table(events, requester, table_id)
     spans = [span for span in _deal_spans(events) if span.number == deal_number]
@@ -811,4 +813,19 @@ def select_deal(
             "DEAL_NOT_FINISHED",
             f"deal {deal_number} is still being played: players may export it once it is scored",
         )
-    return _build(events, "deal", [(0, _opening_end(events)), (span.first, span.last)], [span])
+    last = span.last if span.finished else _withheld_reveals(events, span)
+    return _build(events, "deal", [(0, _opening_end(events)), (span.first, last)], [span])
+
+
+def _withheld_reveals(events: Sequence[RecordedEvent], running: _DealSpan) -> int:
+    """Index of the last event of a running deal that may be exported: the one before its first
+    ``ArrangementRevealed``.
+
+    A reveal carries a seat's rows and nonce, which nobody may see before the deal is scored (the
+    API's views hold them back until then too), the operator included; the export stops there, so
+    its chain stays whole and the deal reads as pending.
+    """
+    for index in range(running.first, running.last + 1):
+        if events[index].type == "ArrangementRevealed":
+            return index - 1
+    return running.last

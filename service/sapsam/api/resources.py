@@ -1,8 +1,16 @@
 """Resource names on the wire and the ids behind them.
 
-``tables/{table}``, ``tables/{table}/seats/{seat}``, ``tables/{table}/deals/{deal}`` and
-``players/{player}``; table and player ids are UUIDs, seats are numbered from 0, deals from 1.
-A malformed name is INVALID_ARGUMENT (``BAD_RESOURCE_NAME``) naming the request field.
+``tables/{table}``, ``tables/{table}/seats/{seat}``, ``tables/{table}/deals/{deal}``,
+``players/{player}`` and ``tournaments/{tournament}``; table, player and tournament ids are UUIDs,
+seats are numbered from 0, deals from 1.
+
+Each resource has exactly one spelling, the one the server writes: a UUID in lowercase hex with
+its four hyphens (``str(uuid.UUID)``), a number in ASCII decimal without leading zeros. Anything
+else (uppercase, 32 hex digits without hyphens, ``{...}``, ``urn:uuid:``, ``deals/01``, Arabic-Indic
+or fullwidth digits, ``seats/00``, a trailing newline) is INVALID_ARGUMENT (``BAD_RESOURCE_NAME``)
+naming the request field and quoting at most a short prefix of the value; an empty one is
+``MISSING_FIELD``. The patterns spell out their ASCII classes: a regex digit class matches any
+Unicode digit and ``uuid.UUID()`` accepts many spellings, so neither decides what is a name.
 """
 
 from __future__ import annotations
@@ -13,13 +21,19 @@ from dataclasses import dataclass
 from typing import Final
 
 from sapsam.api.errors import ApiError
+from sapsam.quoting import quote_prefix
 
 MAX_REQUEST_ID_LENGTH: Final = 64
 
-_TABLE = re.compile(r"^tables/([^/]+)$")
-_SEAT = re.compile(r"^tables/([^/]+)/seats/(\d{1,3})$")
-_DEAL = re.compile(r"^tables/([^/]+)/deals/(\d{1,6})$")
-_PLAYER = re.compile(r"^players/([^/]+)$")
+# Canonical spellings only (matched with fullmatch, so no trailing newline slips through).
+_UUID: Final = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_SEAT_NUMBER: Final = "0|[1-9][0-9]{0,2}"  # 0 to 999
+_DEAL_NUMBER: Final = "[1-9][0-9]{0,5}"  # 1 to 999999
+_TABLE = re.compile(f"tables/({_UUID})")
+_SEAT = re.compile(f"tables/({_UUID})/seats/({_SEAT_NUMBER})")
+_DEAL = re.compile(f"tables/({_UUID})/deals/({_DEAL_NUMBER})")
+_PLAYER = re.compile(f"players/({_UUID})")
+_TOURNAMENT = re.compile(f"tournaments/({_UUID})")
 
 
 @dataclass(frozen=True)
@@ -58,54 +72,55 @@ def player_name(player_id: str) -> str:
     return f"players/{player_id}" if player_id else ""
 
 
+_UUID_SPELLING: Final = "a lowercase, hyphenated UUID"
+
+
 def _bad(field: str, value: str, pattern: str) -> ApiError:
-    shown = value if len(value) <= 80 else value[:77] + "..."
     if not value:
         return ApiError("MISSING_FIELD", f"{field} is required, as {pattern}", field=field)
-    return ApiError("BAD_RESOURCE_NAME", f"{field} {shown!r} is not {pattern}", field=field)
+    return ApiError(
+        "BAD_RESOURCE_NAME", f"{field} {quote_prefix(value)} is not {pattern}", field=field
+    )
 
 
-def _uuid(text: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        return None
+def _matched(pattern: re.Pattern[str], value: str, field: str, spelling: str) -> re.Match[str]:
+    match = pattern.fullmatch(value)
+    if match is None:
+        raise _bad(field, value, spelling)
+    return match
 
 
 def parse_table(value: str, field: str) -> uuid.UUID:
     """The table id of ``tables/{table}``."""
-    match = _TABLE.match(value)
-    table_id = _uuid(match.group(1)) if match else None
-    if table_id is None:
-        raise _bad(field, value, "tables/{table} with a UUID")
-    return table_id
+    match = _matched(_TABLE, value, field, f"tables/{{table}} with {_UUID_SPELLING}")
+    return uuid.UUID(match.group(1))
 
 
 def parse_seat(value: str, field: str = "seat") -> SeatName:
     """The table id and seat number of ``tables/{table}/seats/{seat}``."""
-    match = _SEAT.match(value)
-    table_id = _uuid(match.group(1)) if match else None
-    if match is None or table_id is None:
-        raise _bad(field, value, "tables/{table}/seats/{seat}")
-    return SeatName(table_id, int(match.group(2)))
+    spelling = f"tables/{{table}}/seats/{{seat}} with {_UUID_SPELLING} and a seat number 0-999"
+    match = _matched(_SEAT, value, field, spelling)
+    return SeatName(uuid.UUID(match.group(1)), int(match.group(2)))
 
 
 def parse_deal(value: str, field: str = "name") -> DealName:
     """The table id and deal number of ``tables/{table}/deals/{deal}``."""
-    match = _DEAL.match(value)
-    table_id = _uuid(match.group(1)) if match else None
-    if match is None or table_id is None or int(match.group(2)) < 1:
-        raise _bad(field, value, "tables/{table}/deals/{deal} with a deal number from 1")
-    return DealName(table_id, int(match.group(2)))
+    spelling = f"tables/{{table}}/deals/{{deal}} with {_UUID_SPELLING} and a deal number from 1"
+    match = _matched(_DEAL, value, field, spelling)
+    return DealName(uuid.UUID(match.group(1)), int(match.group(2)))
 
 
 def parse_player(value: str, field: str = "name") -> uuid.UUID:
     """The player id of ``players/{player}``."""
-    match = _PLAYER.match(value)
-    player_id = _uuid(match.group(1)) if match else None
-    if player_id is None:
-        raise _bad(field, value, "players/{player} with a UUID")
-    return player_id
+    match = _matched(_PLAYER, value, field, f"players/{{player}} with {_UUID_SPELLING}")
+    return uuid.UUID(match.group(1))
+
+
+def parse_tournament(value: str, field: str) -> uuid.UUID:
+    """The tournament id of ``tournaments/{tournament}``."""
+    spelling = f"tournaments/{{tournament}} with {_UUID_SPELLING}"
+    match = _matched(_TOURNAMENT, value, field, spelling)
+    return uuid.UUID(match.group(1))
 
 
 def check_request_id(request_id: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from sapsam.store import schema
 from sapsam.store.appends import prune_processed_requests
 from sapsam.store.embedded import database_connection, open_database
-from sapsam.store.projections import rebuild_projections, registered_projectors
+from sapsam.store.projections import all_projectors, rebuild_projections
 from sapsam.store.records import DatabaseOpenError
 
 FAILED = 1
@@ -58,7 +58,8 @@ def register(subparsers: Any) -> None:
         "--module",
         action="append",
         default=[],
-        help="also rebuild the projectors of this module (one exposing projectors()); repeatable",
+        help="also rebuild the projectors of this module (one exposing projectors()); repeatable"
+        " (every read model of the service is rebuilt without it)",
     )
     rebuild.set_defaults(handler=_rebuild)
 
@@ -103,12 +104,15 @@ def _migrate(arguments: argparse.Namespace) -> int:
 
 
 def _rebuild(arguments: argparse.Namespace) -> int:
-    """Drop every registered read model and rebuild it by replaying the whole log."""
+    """Drop every read model (table_state, seat_scores, the tournaments' and any registered
+    or --module one) and rebuild it by replaying the whole log.
+
+    Each table keeps its owner and grants, whichever role runs it; a role that could not give a
+    table back to its owner is refused with one line naming that owner, and nothing changes.
+    """
     try:
         with database_connection(arguments.database_url, arguments.data_dir) as connection:
-            reports = rebuild_projections(
-                connection, registered_projectors(tuple(arguments.module))
-            )
+            reports = rebuild_projections(connection, all_projectors(tuple(arguments.module)))
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED

@@ -21,6 +21,12 @@ repaired by ``sapsam projections rebuild``.
 
 Projectors are found through ``PROJECTOR_MODULES``: each listed module exposes
 ``projectors() -> Sequence[Projector]``. Add a module there to register its read models.
+``all_projectors`` is every read model the service keeps: the game's own (``table_state``,
+``seat_scores``, from ``GAME_PROJECTOR_MODULE``) and then the registered ones.
+
+A rebuild drops and recreates tables, so it carries each existing table's owner and grants over to
+its new table; a role that could not give a table back to its owner is refused before anything
+changes (``ReadModelOwnerError``), so a read model never ends up out of the service's reach.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import psycopg
 from psycopg import sql
 
 from sapsam.store.reads import iterate_all
-from sapsam.store.records import JsonObject, RecordedEvent
+from sapsam.store.records import DatabaseOpenError, JsonObject, RecordedEvent
 
 Connection = psycopg.Connection[Any]
 
@@ -47,6 +53,8 @@ APPEND_LOCK_KEY = 7526466447829417325
 
 # Modules exposing ``projectors() -> Sequence[Projector]``; the game's read models register here.
 PROJECTOR_MODULES: tuple[str, ...] = ("sapsam.store.tournament_projections",)  # tournaments
+# The tables' own read models (table_state, then seat_scores, which reads it): applied first.
+GAME_PROJECTOR_MODULE = "sapsam.store.table_projections"
 
 
 class Projector(Protocol):
@@ -166,6 +174,19 @@ def registered_projectors(extra_modules: Sequence[str] = ()) -> list[Projector]:
     return found
 
 
+def all_projectors(extra_modules: Sequence[str] = ()) -> list[Projector]:
+    """Every read model the service keeps, each once, in apply order: the game's
+    (``GAME_PROJECTOR_MODULE``), the registered ones, then those of ``extra_modules``.
+
+    What ``sapsam projections rebuild`` rebuilds and ``sapsam audit verify --all`` compares."""
+    found: list[Projector] = []
+    game = importlib.import_module(GAME_PROJECTOR_MODULE).projectors()
+    for projector in (*game, *registered_projectors(extra_modules)):
+        if all(projector.name != known.name for known in found):
+            found.append(projector)
+    return found
+
+
 def definition_hash(projector: Projector) -> bytes:
     """SHA-256 over the projector's table names and create statements."""
     digest = hashlib.sha256(projector.name.encode())
@@ -192,11 +213,106 @@ def apply_projectors(
             projector.apply(connection, event)
 
 
-def _reset_tables(connection: Connection, projector: Projector) -> None:
-    for table in projector.tables:
-        connection.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(table)))
-    for statement in projector.create_statements:
-        connection.execute(statement)
+class ReadModelOwnerError(DatabaseOpenError):
+    """A rebuild would take a read model away from its owner: run it as that role instead."""
+
+
+@dataclass(frozen=True)
+class _TableAccess:
+    """Who owns an existing read-model table and what others were granted on it."""
+
+    table: str
+    owner: str
+    grants: tuple[tuple[str | None, str, bool], ...]  # grantee (None: PUBLIC), privilege, option
+
+
+def _access_of(connection: Connection, table: str) -> _TableAccess | None:
+    """The table's owner and grants (None: no such table); ``ReadModelOwnerError`` when the
+    connected role could not give a rebuilt table back to that owner."""
+    row = connection.execute(
+        "SELECT pg_get_userbyid(relowner), pg_has_role(relowner, 'MEMBER'), current_user"
+        " FROM pg_class WHERE oid = to_regclass(quote_ident(%s))",
+        [table],
+    ).fetchone()
+    if row is None:
+        return None
+    owner, may_act_as_owner, current = str(row[0]), bool(row[1]), str(row[2])
+    if not may_act_as_owner:
+        raise ReadModelOwnerError(
+            f"the read model {table} belongs to the role {owner}, and {current} may not give a"
+            f" rebuilt table back to it: run `sapsam projections rebuild` as {owner} (or as a"
+            " role that is a member of it), so that the read models keep their owner and grants"
+        )
+    grants = connection.execute(
+        "SELECT CASE WHEN acl.grantee = 0 THEN NULL ELSE pg_get_userbyid(acl.grantee) END,"
+        " acl.privilege_type, acl.is_grantable"
+        " FROM pg_class c, aclexplode(c.relacl) AS acl"
+        " WHERE c.oid = to_regclass(quote_ident(%s)) AND acl.grantee <> c.relowner"
+        " ORDER BY 1, 2",
+        [table],
+    ).fetchall()
+    return _TableAccess(table, owner, tuple((g, str(p), bool(o)) for g, p, o in grants))
+
+
+# What aclexplode can name on a table (MAINTAIN since PostgreSQL 17).
+_TABLE_PRIVILEGES = frozenset(
+    {"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "MAINTAIN"}
+)
+
+
+def _restore_access(connection: Connection, access: _TableAccess) -> None:
+    """Give the recreated table its old owner and grants (the creator's own are dropped with
+    ownership, as they were before)."""
+    table = sql.Identifier(access.table)
+    current = connection.execute("SELECT current_user").fetchone()
+    if current is None or current[0] != access.owner:
+        connection.execute(
+            sql.SQL("ALTER TABLE {} OWNER TO {}").format(table, sql.Identifier(access.owner))
+        )
+    for grantee, privilege, grantable in access.grants:
+        if privilege not in _TABLE_PRIVILEGES:
+            raise ValueError(f"unexpected privilege {privilege!r} on {access.table}")
+        connection.execute(
+            sql.SQL("GRANT {} ON {} TO {}{}").format(
+                sql.SQL(privilege),
+                table,
+                sql.SQL("PUBLIC") if grantee is None else sql.Identifier(grantee),
+                sql.SQL(" WITH GRANT OPTION" if grantable else ""),
+            )
+        )
+
+
+def _reset_projectors(
+    connection: Connection, projectors: Sequence[Projector]
+) -> list[_TableAccess]:
+    """Drop and recreate every projector's tables; returns what ``_restore_access`` must give
+    back once they are filled (the creating role writes them meanwhile as their owner).
+
+    Every table is looked at before any is dropped, so a refusal changes nothing. A table that
+    did not exist goes to the owner of the first one that did (the role that created the read
+    models, usually the service's), else stays with the role running this.
+    """
+    found = {
+        table: _access_of(connection, table)
+        for projector in projectors
+        for table in projector.tables
+    }
+    existing = [access for access in found.values() if access is not None]
+    kept = list(existing)
+    if existing:
+        kept += [
+            _TableAccess(table, existing[0].owner, ())
+            for table, access in found.items()
+            if access is None
+        ]
+    for projector in projectors:
+        for table in projector.tables:
+            connection.execute(
+                sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(table))
+            )
+        for statement in projector.create_statements:
+            connection.execute(statement)
+    return kept
 
 
 def _replay(
@@ -232,14 +348,16 @@ def rebuild_projections(
     """Drop and recreate every projector's tables and replay the whole log into them.
 
     Runs in one transaction holding the append lock, so appends wait and the rebuilt read models
-    match the log exactly at the recorded position.
+    match the log exactly at the recorded position. Each table keeps its owner and grants
+    (``ReadModelOwnerError``, before anything changes, for a role that could not keep them).
     """
     _check_names(projectors)
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
-        for projector in projectors:
-            _reset_tables(connection, projector)
+        kept = _reset_projectors(connection, projectors)
         count, position = _replay(connection, projectors, 0)
+        for access in kept:
+            _restore_access(connection, access)
         for projector in projectors:
             _record(connection, projector, position)
     return [ProjectionReport(p.name, "rebuilt", count, position) for p in projectors]
@@ -268,9 +386,10 @@ def prepare_projections(
             else:
                 reports.append(ProjectionReport(projector.name, "current", 0, int(row[1])))
         if stale:
-            for projector in stale:
-                _reset_tables(connection, projector)
+            kept = _reset_projectors(connection, stale)
             count, position = _replay(connection, stale, 0)
+            for access in kept:
+                _restore_access(connection, access)
             for projector in stale:
                 _record(connection, projector, position)
                 reports.append(ProjectionReport(projector.name, "rebuilt", count, position))

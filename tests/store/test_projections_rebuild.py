@@ -1,0 +1,143 @@
+"""Issue 13, defect 5: ``sapsam projections rebuild`` rebuilds every read model (the tables' too),
+and the rebuilt tables keep their owner and grants whichever role runs it, or it refuses in one
+line and changes nothing."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+from database_roles import new_role
+from psycopg import sql
+
+from sapsam.audit.sample_play import play_series
+from sapsam.cli import main
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import all_projectors
+from sapsam.store.schema import grant_service_role
+from sapsam.store.table_projections import table_rows_as_json
+from sapsam.store.tables import TableService
+
+READ_MODEL_TABLES = [table for projector in all_projectors() for table in projector.tables]
+
+
+@contextmanager
+def _service(url: str) -> Iterator[TableService]:
+    store = EventStore.connect(url, projectors=all_projectors())
+    store.prepare()
+    try:
+        yield TableService(store)
+    finally:
+        store.close()
+
+
+def _rebuild(url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(["projections", "rebuild", "--database-url", url])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _owners(url: str) -> dict[str, str]:
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "SELECT tablename, tableowner FROM pg_tables WHERE tablename = ANY(%s)",
+            [READ_MODEL_TABLES],
+        ).fetchall()
+    return {str(table): str(owner) for table, owner in rows}
+
+
+def _table_rows(url: str) -> str:
+    with psycopg.connect(url) as connection:
+        return table_rows_as_json(connection)
+
+
+def test_the_default_rebuild_repairs_the_table_read_models(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _service(database_url) as service:
+        table_id = play_series(service, 3, deals=2)
+    before = _table_rows(database_url)
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute("UPDATE table_state SET phase = 'ARRANGING', deals_scored = 7")
+        connection.execute("DELETE FROM seat_scores WHERE deal_number = 2")
+    assert _table_rows(database_url) != before
+
+    status, out, err = _rebuild(database_url, capsys)
+
+    assert (status, err) == (0, "")
+    rebuilt = {entry["name"]: entry for entry in json.loads(out)["projections"]}
+    assert {"table_state", "seat_scores", "tournaments"} <= set(rebuilt)
+    assert _table_rows(database_url) == before
+    assert str(table_id) in before
+
+
+def test_an_owner_rebuild_leaves_the_read_models_with_the_service_role(
+    database_url: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        new_role(database_url, grant_service_role) as (service_role, service_url),
+        new_role(database_url) as (reader, _),
+    ):
+        # The service creates its read models at start and plays; it lets a reader see scores.
+        with _service(service_url) as service:
+            play_series(service, 2, deals=2)
+        with psycopg.connect(service_url, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("GRANT SELECT ON seat_scores TO {}").format(sql.Identifier(reader))
+            )
+        assert set(_owners(database_url).values()) == {service_role}
+        before = _table_rows(database_url)
+
+        # The schema owner (here the superuser that migrated) rebuilds.
+        status, _, err = _rebuild(database_url, capsys)
+        assert (status, err) == (0, "")
+        assert _owners(database_url) == dict.fromkeys(READ_MODEL_TABLES, service_role)
+        assert _table_rows(database_url) == before
+        with psycopg.connect(database_url) as connection:
+            granted = connection.execute(
+                "SELECT has_table_privilege(%s, 'seat_scores', 'SELECT'),"
+                " has_table_privilege(%s, 'table_state', 'SELECT')",
+                [reader, reader],
+            ).fetchone()
+        assert granted == (True, False)
+
+        # The service goes on writing every read model, without a privilege error.
+        caplog.set_level(logging.WARNING)
+        with _service(service_url) as service:
+            play_series(service, 3, deals=1)
+        with psycopg.connect(service_url) as connection:  # every privilege it needs, unused
+            for table in READ_MODEL_TABLES:
+                connection.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)))
+            connection.rollback()
+        assert not [r for r in caplog.records if "InsufficientPrivilege" in r.getMessage()]
+
+        # And the service role rebuilds them itself, keeping the same owner.
+        status, out, err = _rebuild(service_url, capsys)
+        assert (status, err) == (0, "")
+        assert _owners(database_url) == dict.fromkeys(READ_MODEL_TABLES, service_role)
+        assert len(json.loads(out)["projections"]) == len(all_projectors())
+
+
+def test_a_role_that_could_not_keep_the_owner_is_refused_in_one_line(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _service(database_url) as service:  # the owner made the read models
+        play_series(service, 2, deals=1)
+    before = _table_rows(database_url)
+    with psycopg.connect(database_url) as connection:
+        owner = connection.execute("SELECT current_user").fetchone()
+    assert owner is not None
+    with new_role(database_url, grant_service_role) as (service_role, service_url):
+        status, out, err = _rebuild(service_url, capsys)
+    assert (status, out) == (1, "")
+    assert len(err.strip().splitlines()) == 1
+    assert f"belongs to the role {owner[0]}" in err
+    assert f"run `sapsam projections rebuild` as {owner[0]}" in err
+    assert "Traceback" not in err
+    assert _table_rows(database_url) == before
+    assert set(_owners(database_url).values()) == {owner[0]}
+    assert service_role not in err.split("and")[0]

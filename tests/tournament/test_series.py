@@ -73,7 +73,7 @@ def test_a_closing_table_refuses_another_deal(services: Services) -> None:
         play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
     with pytest.raises(DomainError) as refused:
         services.tables.start_deal(table_id, "operator", "one-more")  # type: ignore[arg-type]
-    assert refused.value.reason is Reason.WRONG_PHASE
+    assert refused.value.reason is Reason.SERIES_COMPLETE
 
 
 def test_table_created_version_1_reads_as_closing() -> None:

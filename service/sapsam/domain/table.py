@@ -202,6 +202,9 @@ def decide(state: TableState, command: Any) -> list[Event]:
 
 def _require_phase(state: TableState, *phases: TablePhase) -> None:
     if state.phase not in phases:
+        if state.phase is TablePhase.SERIES_COMPLETE:
+            # Not a moment to wait for: no move will ever be accepted again (docs/api.md).
+            raise DomainError(Reason.SERIES_COMPLETE, "the series is over; the table is closed")
         wanted = " or ".join(phase.value for phase in phases)
         raise DomainError(
             Reason.WRONG_PHASE,

@@ -10,13 +10,21 @@ want to append or read with a pooled connection.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+import select
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import psycopg
+from psycopg import pq
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
+from psycopg_pool.base import AttemptWithBackoff
 
 from sapsam.store import appends, reads
 from sapsam.store.appends import ProjectCallback
@@ -24,11 +32,178 @@ from sapsam.store.projections import ProjectionReport, Projector, prepare_projec
 from sapsam.store.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
 
 
-def open_pool(url: str, min_size: int = 1, max_size: int = 8) -> ConnectionPool[Any]:
+@dataclass(frozen=True)
+class PoolPolicy:
+    """How the service's pool waits, reconnects and gives up: the one place these are set.
+
+    Why it matters: after a database outage the pool's stock policy (psycopg_pool) retried a lost
+    connection after 1, 2, 4, 8 … seconds, so a database back after 20 s was used again only at
+    the next attempt, ~9 s later, and every call waited up to 30 s for a connection, well past
+    its own deadline. Here reconnection never waits more than ``reconnect_delay_max``, a call
+    waits no longer than its own remaining time, and while the database is known to be out of
+    reach a call waits at most ``outage_wait`` before it is told to retry.
+    """
+
+    min_size: int = 1
+    max_size: int = 8
+    wait: float = 10.0
+    """Longest wait for a free connection when nothing else bounds it (background work)."""
+    outage_wait: float = 0.5
+    """Longest wait for a connection while the last attempt to connect failed."""
+    reconnect_delay_max: float = 0.25
+    """Longest pause between two attempts to replace a lost connection."""
+    deadline_reserve: float = 0.05
+    """Kept back from a call's remaining time, so its refusal still reaches the caller in time."""
+    connect_timeout: int = 5
+    """Seconds one connection attempt may take (unless the URL sets ``connect_timeout``)."""
+
+
+DEFAULT_POOL_POLICY: Final = PoolPolicy()
+
+TimeRemaining = Callable[[], float]
+"""Seconds left to the call being served (its deadline, or the server's stop, if sooner)."""
+
+_time_remaining: contextvars.ContextVar[TimeRemaining | None] = contextvars.ContextVar(
+    "sapsam_time_remaining", default=None
+)
+
+
+@contextlib.contextmanager
+def waits_bounded_by(time_remaining: TimeRemaining) -> Iterator[None]:
+    """Within this block, waiting for a pooled connection ends before ``time_remaining()`` does.
+
+    The API sets it around each call, so a call that cannot get a connection is refused
+    (``PoolTimeout``: the database is unavailable) while its caller still listens.
+    """
+    token = _time_remaining.set(time_remaining)
+    try:
+        yield
+    finally:
+        # A stream's generator may be closed from another thread (a cancelled call): then the
+        # variable belongs to another context and there is nothing of ours to reset.
+        with contextlib.suppress(ValueError):
+            _time_remaining.reset(token)
+
+
+class _CappedBackoff(AttemptWithBackoff):
+    """psycopg_pool's reconnection backoff, but never pausing longer than ``max_delay``."""
+
+    def __init__(self, *, timeout: float, max_delay: float) -> None:
+        super().__init__(timeout=timeout)
+        self.max_delay = max_delay
+
+    def update_delay(self, now: float) -> None:
+        super().update_delay(now)
+        self.delay = min(self.delay, self.max_delay)
+
+
+class ServicePool(ConnectionPool[Any]):
+    """A connection pool that follows a :class:`PoolPolicy` and can cut off work in progress.
+
+    Two hooks into psycopg_pool's internals (``_connect``, ``_add_connection``; the recovery
+    test in tests/api/test_database_recovery.py fails should they change): one records whether
+    the last connection attempt failed, the other caps the reconnection backoff.
+    """
+
+    def __init__(self, url: str, policy: PoolPolicy = DEFAULT_POOL_POLICY) -> None:
+        kwargs: dict[str, Any] = {"autocommit": True}
+        if "connect_timeout" not in conninfo_to_dict(url):
+            kwargs["connect_timeout"] = policy.connect_timeout
+        self.policy = policy
+        self._unreachable = False
+        self._lent: set[psycopg.Connection[Any]] = set()
+        self._lent_lock = threading.Lock()
+        super().__init__(
+            url,
+            min_size=policy.min_size,
+            max_size=policy.max_size,
+            open=True,
+            kwargs=kwargs,
+            timeout=policy.wait,
+        )
+
+    @property
+    def unreachable(self) -> bool:
+        """True while the last attempt to open a connection failed."""
+        return self._unreachable
+
+    def getconn(self, timeout: float | None = None) -> psycopg.Connection[Any]:
+        """A live connection, waiting no longer than the policy and the call's remaining time."""
+        wait = self.policy.wait if timeout is None else timeout
+        if self._unreachable:
+            wait = min(wait, self.policy.outage_wait)
+        time_remaining = _time_remaining.get()
+        if time_remaining is not None:
+            wait = min(wait, time_remaining() - self.policy.deadline_reserve)
+        deadline = time.monotonic() + wait
+        while True:
+            # A timeout of 0 or less raises PoolTimeout at once: the caller is told to retry.
+            connection: psycopg.Connection[Any] = super().getconn(deadline - time.monotonic())
+            if _still_connected(connection):
+                break
+            super().putconn(connection)  # closed: discarded, and a replacement is opened
+        with self._lent_lock:
+            self._lent.add(connection)
+        return connection
+
+    def putconn(self, conn: psycopg.Connection[Any]) -> None:
+        """Take a connection back."""
+        with self._lent_lock:
+            self._lent.discard(conn)
+        super().putconn(conn)
+
+    def cancel_work_in_progress(self) -> int:
+        """Cancel the statement running on every connection now lent out; how many there were.
+
+        Called when a stopping server's grace period ends: the calls still waiting on the
+        database then fail at once (and are answered UNAVAILABLE) instead of being cut off.
+        """
+        with self._lent_lock:
+            lent = list(self._lent)
+        for connection in lent:
+            with contextlib.suppress(Exception):
+                connection.cancel_safe(timeout=1.0)
+        return len(lent)
+
+    def _connect(self, timeout: float | None = None) -> psycopg.Connection[Any]:
+        try:
+            connection: psycopg.Connection[Any] = super()._connect(timeout)
+        except Exception:
+            self._unreachable = True
+            raise
+        self._unreachable = False
+        return connection
+
+    def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
+        if attempt is None:
+            attempt = _CappedBackoff(
+                timeout=self.reconnect_timeout, max_delay=self.policy.reconnect_delay_max
+            )
+        super()._add_connection(attempt, growing)
+
+
+def _still_connected(connection: psycopg.Connection[Any]) -> bool:
+    """Whether an idle pooled connection is still alive, without a round trip to the server.
+
+    An idle connection receives nothing unless the server ended it (a restart, an administrator
+    terminating it): then its socket reads the farewell or end of file. Reading that marks the
+    connection bad; anything else that arrived (a notice) is consumed and the connection kept.
+    """
+    if connection.closed:
+        return False
+    pgconn = connection.pgconn
+    try:
+        readable, _, _ = select.select([pgconn.socket], [], [], 0)
+        if readable:
+            pgconn.consume_input()
+    except (OSError, psycopg.OperationalError):
+        return False
+    return pgconn.status == pq.ConnStatus.OK
+
+
+def open_pool(url: str, min_size: int = 1, max_size: int = 8) -> ServicePool:
     """An open pool on ``url`` of autocommit connections: each call runs its own transaction."""
-    pool: ConnectionPool[Any] = ConnectionPool(
-        url, min_size=min_size, max_size=max_size, open=True, kwargs={"autocommit": True}
-    )
+    pool = ServicePool(url, PoolPolicy(min_size=min_size, max_size=max_size))
     pool.wait()
     return pool
 
@@ -37,7 +212,7 @@ def open_pool(url: str, min_size: int = 1, max_size: int = 8) -> ConnectionPool[
 class EventStore:
     """Append to and read from the log through a pool, applying ``projectors`` on every append."""
 
-    pool: ConnectionPool[Any]
+    pool: ServicePool
     projectors: tuple[Projector, ...] = ()
 
     @classmethod

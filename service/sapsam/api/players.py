@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool
 from sapsam.api import auth, resources
 from sapsam.api.errors import ApiError
 from sapsam.api.generated.v1 import player_pb2, player_service_pb2, player_service_pb2_grpc
+from sapsam.api.request_digest import request_digest
 
 MAX_DISPLAY_NAME_LENGTH: Final = 64
 
@@ -66,24 +67,47 @@ class PlayerDirectory:
         self._names: dict[str, str] = {}
         self._names_lock = threading.Lock()
 
-    def register(self, display_name: str, request_id: str) -> tuple[PlayerRecord, str]:
-        """A new player and its token; a repeated ``request_id`` raises TOKEN_ALREADY_ISSUED."""
+    def register(
+        self, display_name: str, request_id: str, request_digest: bytes | None = None
+    ) -> tuple[PlayerRecord, str]:
+        """A new player and its token; a repeated ``request_id`` raises TOKEN_ALREADY_ISSUED, or
+        REQUEST_ID_REUSED when its ``request_digest`` (``sapsam.api.request_digest``) differs."""
         token = auth.new_token()
         player_id = str(uuid.uuid4())
         with self._pool.connection() as connection:
             row = connection.execute(
                 """
-                INSERT INTO players (player_id, display_name, token_hash, request_id)
-                VALUES (%s, %s, %s, %s)
+                INSERT INTO players (player_id, display_name, token_hash, request_id,
+                    request_digest)
+                VALUES (%s, %s, %s, %s, %s)
                 ON CONFLICT (request_id) DO NOTHING
                 RETURNING created_at
                 """,
-                [player_id, display_name, auth.hash_token(token), request_id or None],
+                [
+                    player_id,
+                    display_name,
+                    auth.hash_token(token),
+                    request_id or None,
+                    request_digest,
+                ],
             ).fetchone()
             if row is None:
                 earlier = connection.execute(
-                    "SELECT player_id FROM players WHERE request_id = %s", [request_id]
+                    "SELECT player_id, request_digest FROM players WHERE request_id = %s",
+                    [request_id],
                 ).fetchone()
+                if (
+                    earlier
+                    and request_digest
+                    and earlier[1]
+                    and bytes(earlier[1]) != request_digest
+                ):
+                    raise ApiError(
+                        "REQUEST_ID_REUSED",
+                        "this request_id already registered a player with a different request;"
+                        " a new registration needs a fresh request_id",
+                        field="request_id",
+                    )
                 existing = resources.player_name(str(earlier[0])) if earlier else ""
                 raise ApiError(
                     "TOKEN_ALREADY_ISSUED",
@@ -152,7 +176,7 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
         """Register a player; the token is in this response only."""
         request_id = resources.check_request_id(request.request_id)
         display_name = check_display_name(request.display_name)
-        player, token = self._directory.register(display_name, request_id)
+        player, token = self._directory.register(display_name, request_id, request_digest(request))
         return player_service_pb2.RegisterPlayerResponse(player=player.to_message(), token=token)
 
     def GetPlayer(  # noqa: N802 - the generated method name

@@ -1,10 +1,14 @@
 """The TableService servicer: parse the request, call the table service, map the result back.
 
 Order of checks, the same for every mutating call, so a refused call never writes anything:
-the request's own form (INVALID_ARGUMENT), the table's existence (NOT_FOUND), the caller's right
-to act (PERMISSION_DENIED), the etag (ABORTED), then the domain's decision (FAILED_PRECONDITION
-and friends). A repeated ``request_id`` is answered from the log before any of the state checks,
-with a response built from the events the original call appended, so it is identical.
+the caller's credential for the method (UNAUTHENTICATED; PERMISSION_DENIED for the operator on a
+player's move: the auth interceptor, from ``sapsam.api.access``, before the request is read), the
+request's own form (INVALID_ARGUMENT), the table's existence (NOT_FOUND), the caller's right to
+the named seat (PERMISSION_DENIED), the etag (ABORTED), then the domain's decision
+(FAILED_PRECONDITION and friends). A repeated ``request_id`` is answered from the log before any
+of the state checks, with a response built from the events the original call appended, so it is
+identical; the same ``request_id`` with a different request (``sapsam.api.request_digest``) is
+REQUEST_ID_REUSED.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from sapsam.api import auth, resources, views
 from sapsam.api.errors import ApiError
 from sapsam.api.generated.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 from sapsam.api.players import PlayerDirectory
+from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import EventFeed, watch_table
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
@@ -168,7 +173,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if after_series is None:
             raise ApiError("INVALID_ARGUMENT", "unknown after_series", field="after_series")
         outcome = self._tables.create_table(
-            rule_set, request.seat_count, actor, request_id, after_series
+            rule_set,
+            request.seat_count,
+            actor,
+            request_id,
+            after_series,
+            request_digest=request_digest(request),
         )
         created = fold([self._tables.decode(recorded) for recorded in outcome.events])
         return table_service_pb2.CreateTableResponse(table=self._table_view(created))
@@ -230,13 +240,18 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.JoinTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.JoinTableResponse:
         """Take a seat (the lowest free one unless one is named)."""
+        player_id = _player_only(auth.current_caller())
         request_id = resources.scoped_request_id("JoinTable", request.request_id)
         table_id = resources.parse_table(request.table, "table")
-        player_id = _player_only(auth.current_caller())
         _check_deadline(context)
         seat = request.seat if request.HasField("seat") else None
         outcome = self._tables.join(
-            table_id, player_id, seat, request_id, expected_version=_expected_version(request)
+            table_id,
+            player_id,
+            seat,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         seated = _event_of(outcome, domain_events.PlayerSeated)
         return table_service_pb2.JoinTableResponse(
@@ -252,7 +267,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
         outcome = self._tables.choose_dealer(
-            table_id, actor, request_id, expected_version=_expected_version(request)
+            table_id,
+            actor,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         chosen = _event_of(outcome, domain_events.DealerChosen)
         return table_service_pb2.ChooseDealerResponse(
@@ -268,7 +287,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
         outcome = self._tables.start_deal(
-            table_id, actor, request_id, expected_version=_expected_version(request)
+            table_id,
+            actor,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         started = _event_of(outcome, domain_events.DealStarted)
         return table_service_pb2.StartDealResponse(
@@ -290,6 +313,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request.entropy,
             request_id,
             expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.ContributeEntropyResponse(version=outcome.version)
 
@@ -306,6 +330,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request.position,
             request_id,
             expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.CutDeckResponse(version=outcome.version)
 
@@ -339,6 +364,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request.commitment,
             request_id,
             expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.CommitArrangementResponse(version=outcome.version)
 
@@ -350,7 +376,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id, _, player_id = self._seat_holder(request.seat)
         _check_deadline(context)
         outcome = self._tables.confirm(
-            table_id, player_id, request_id, expected_version=_expected_version(request)
+            table_id,
+            player_id,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.ConfirmArrangementResponse(version=outcome.version)
 
@@ -369,6 +399,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request.nonce,
             request_id,
             expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.RevealArrangementResponse(version=outcome.version)
 

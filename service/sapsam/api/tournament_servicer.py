@@ -1,8 +1,9 @@
 """The TournamentService servicer: parse the request, call the tournament service, map back.
 
-Checks run in the TableService's order, so a refused call writes nothing: the request's form
-(INVALID_ARGUMENT), the caller's right (PERMISSION_DENIED: creating and starting are the
-operator's; a player registers only itself), existence (NOT_FOUND), then the aggregate's decision.
+Checks run in the TableService's order, so a refused call writes nothing: the caller's right
+(UNAUTHENTICATED, PERMISSION_DENIED: creating and starting are the operator's, checked by the
+auth interceptor from ``sapsam.api.access``; a player registers only itself, checked first here),
+the request's form (INVALID_ARGUMENT), existence (NOT_FOUND), then the aggregate's decision.
 A repeated ``request_id`` returns the original outcome. Tournament events hold no secrets (a
 round's seating seed is in the log only once that round is seated), so every read is public.
 """
@@ -28,6 +29,7 @@ from sapsam.api.generated.v1 import (
     tournament_service_pb2_grpc,
 )
 from sapsam.api.players import PlayerDirectory
+from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import POLL_SECONDS, EventFeed
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated, TournamentCompleted
@@ -44,7 +46,6 @@ from sapsam.store.tournaments import (
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
 MAX_NEIGHBOURS: Final = 20
-_TOURNAMENT = re.compile(r"^tournaments/([0-9a-fA-F-]{36})$")
 _PERIOD = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])$")
 
 _STATUS: Final = {
@@ -77,15 +78,8 @@ def tournament_name(tournament_id: uuid.UUID) -> str:
 
 
 def parse_tournament(value: str, field: str) -> uuid.UUID:
-    """The tournament id of ``tournaments/{tournament}``."""
-    match = _TOURNAMENT.match(value)
-    if match is None:
-        reason = "MISSING_FIELD" if not value else "BAD_RESOURCE_NAME"
-        raise ApiError(reason, f"{field} must be tournaments/{{tournament}} with a UUID", field)
-    try:
-        return uuid.UUID(match.group(1))
-    except ValueError:
-        raise ApiError("BAD_RESOURCE_NAME", f"{field} holds no UUID", field) from None
+    """The tournament id of ``tournaments/{tournament}`` (canonical spelling only)."""
+    return resources.parse_tournament(value, field)
 
 
 def _outcome_version(outcome: TournamentOutcome) -> int:
@@ -96,6 +90,13 @@ def _outcome_version(outcome: TournamentOutcome) -> int:
 def _require_operator(caller: auth.Caller) -> None:
     if not caller.is_operator:
         raise ApiError("OPERATOR_ONLY", "only the operator may do this")
+
+
+def _check_may_name(caller: auth.Caller, named: str) -> None:
+    # Before any field is read: a player may name itself or no one; naming another player is the
+    # operator's right, refused whatever else the request holds.
+    if named and not caller.is_operator and named != caller.player_name:
+        raise ApiError("OPERATOR_ONLY", "only the operator may register another player")
 
 
 def _page_size(value: int) -> int:
@@ -249,8 +250,8 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.CreateTournamentResponse:
         """Create a tournament (operator only)."""
+        _require_operator(auth.current_caller())  # the access table checked it already
         request_id = resources.scoped_request_id("CreateTournament", request.request_id)
-        _require_operator(auth.current_caller())
         which = request.WhichOneof("rules")
         rule_set = views.rule_set_for_request(
             request.rule_set_preset if which == "rule_set_preset" else None,
@@ -282,7 +283,9 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             reseating=_RESEATING[request.reseating],
             tie_break=_TIE_BREAK[request.tie_break],
         )
-        outcome = self._tournaments.create(settings, views.OPERATOR_ACTOR, request_id)
+        outcome = self._tournaments.create(
+            settings, views.OPERATOR_ACTOR, request_id, request_digest=request_digest(request)
+        )
         return tournament_service_pb2.CreateTournamentResponse(
             tournament=self._view(outcome.tournament_id)
         )
@@ -293,10 +296,13 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.RegisterTournamentPlayerResponse:
         """Register the caller (or, for the operator, a named player)."""
+        _check_may_name(auth.current_caller(), request.player)
         request_id = resources.scoped_request_id("RegisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = self._player_for(auth.current_caller(), request.player)
-        outcome = self._tournaments.register(tournament_id, player_id, request_id)
+        outcome = self._tournaments.register(
+            tournament_id, player_id, request_id, request_digest=request_digest(request)
+        )
         return tournament_service_pb2.RegisterTournamentPlayerResponse(
             version=_outcome_version(outcome)
         )
@@ -307,10 +313,13 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.UnregisterTournamentPlayerResponse:
         """Withdraw the caller (or, for the operator, a named player) before the start."""
+        _check_may_name(auth.current_caller(), request.player)
         request_id = resources.scoped_request_id("UnregisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = self._player_for(auth.current_caller(), request.player)
-        outcome = self._tournaments.unregister(tournament_id, player_id, request_id)
+        outcome = self._tournaments.unregister(
+            tournament_id, player_id, request_id, request_digest=request_digest(request)
+        )
         return tournament_service_pb2.UnregisterTournamentPlayerResponse(
             version=_outcome_version(outcome)
         )
@@ -321,10 +330,12 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.StartTournamentResponse:
         """Start the tournament (operator only)."""
+        _require_operator(auth.current_caller())  # the access table checked it already
         request_id = resources.scoped_request_id("StartTournament", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
-        _require_operator(auth.current_caller())
-        outcome = self._tournaments.start(tournament_id, views.OPERATOR_ACTOR, request_id)
+        outcome = self._tournaments.start(
+            tournament_id, views.OPERATOR_ACTOR, request_id, request_digest=request_digest(request)
+        )
         return tournament_service_pb2.StartTournamentResponse(
             tournament=self._view(outcome.tournament_id)
         )

@@ -6,8 +6,9 @@ An append:
    each event (refusing floats and the like), the request's fingerprint;
 2. in one round trip, looks up the request id in ``processed_requests`` and the stream's last
    version and hash. A processed request id returns the original result and appends nothing (or
-   raises ``RequestIdReused`` for another stream or other events); a version other than the
-   expected one raises ``ConcurrencyConflict`` carrying the current version;
+   raises ``RequestIdReused`` for another stream or another request: see ``same_request``); a
+   version other than the expected one raises ``ConcurrencyConflict`` carrying the current
+   version;
 3. chains each event's hash to the previous one of its stream. The previous hash read in step 2
    is still the right one if the insert succeeds: events never change, and the insert only
    succeeds if nobody took the next version in between;
@@ -29,10 +30,9 @@ is explained in ``sapsam.store.reads``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -48,6 +48,13 @@ from sapsam.store.chain import (
     chain_hash,
     json_string,
 )
+from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
+from sapsam.store.processed_requests import find_processed_request as find_processed_request
+from sapsam.store.processed_requests import fingerprint_of_parts
+from sapsam.store.processed_requests import (
+    prune_processed_requests as prune_processed_requests,  # re-exported
+)
+from sapsam.store.processed_requests import request_fingerprint as request_fingerprint
 from sapsam.store.projections import (
     NOT_INLINED,
     InlineStatement,
@@ -55,7 +62,7 @@ from sapsam.store.projections import (
     Projector,
     apply_projectors,
 )
-from sapsam.store.reads import decode_json, select_events, stream_version
+from sapsam.store.reads import decode_json, stream_version
 from sapsam.store.records import (
     AppendResult,
     ConcurrencyConflict,
@@ -63,7 +70,6 @@ from sapsam.store.records import (
     JsonValue,
     NewEvent,
     RecordedEvent,
-    RequestIdReused,
     recorded_event,
 )
 from sapsam.store.stream_heads import forget, recall, remember
@@ -85,29 +91,6 @@ def recorded_at_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
-def request_fingerprint(stream_id: str, events: Sequence[NewEvent]) -> bytes:
-    """What makes two appends "the same request": the stream and each event's type and data.
-
-    SHA-256 of the canonical JSON of ``{"events": [{"data", "schema_version", "type"}, ...],
-    "stream"}``. The expected version is left out on purpose: a client retrying after a timeout
-    may have reloaded the stream, and its retry is still the same request.
-    """
-    return _fingerprint(stream_id, events, [canonical_json(event.data) for event in events])
-
-
-def _fingerprint(
-    stream_id: str, events: Sequence[NewEvent], canonical_data: Sequence[bytes]
-) -> bytes:
-    # Assembled from canonical parts (keys in sorted order), equal to canonical_json of the whole.
-    parts = [
-        b'{"data":%b,"schema_version":%d,"type":%b}'
-        % (data, event.schema_version, _type_json(event.type))
-        for event, data in zip(events, canonical_data, strict=True)
-    ]
-    stream = json_string(stream_id)
-    return hashlib.sha256(b'{"events":[%b],"stream":%b}' % (b",".join(parts), stream)).digest()
-
-
 def append(
     connection: Connection,
     stream_id: str,
@@ -120,6 +103,7 @@ def append(
     response: JsonValue = None,
     projectors: Sequence[Projector] = (),
     project: ProjectCallback | None = None,
+    request_digest: bytes | None = None,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -128,6 +112,9 @@ def append(
     (``replayed=True``) and appends nothing. ``response`` is stored with the request id and
     returned on retries. ``projectors`` and ``project`` run inside the append's transaction with
     the recorded events, so read models, deal secrets and the like change atomically with the log.
+    ``request_digest`` (32 bytes: the API's digest of the request as the client sent it) is kept
+    with the request id; a retry is then the same request when its digest is the same, whatever
+    events deciding it again would give (see ``same_request``).
 
     Commits on a connection with no transaction open; inside the caller's transaction it becomes a
     savepoint and the caller commits. Raises ``ConcurrencyConflict`` (carrying the current
@@ -138,6 +125,8 @@ def append(
         raise ValueError("an append needs at least one event")
     if expected_version < 0:
         raise ValueError("expected_version must be 0 (new stream) or more")
+    if request_digest is not None and len(request_digest) != 32:
+        raise ValueError("a request digest is 32 bytes (SHA-256)")
     extra = dict(metadata or {})
     clash = RESERVED_METADATA & extra.keys()
     if clash:
@@ -167,7 +156,7 @@ def append(
         )
         for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
     ]
-    fingerprint = _fingerprint(stream_id, events, canonical_data)
+    fingerprint = fingerprint_of_parts(stream_id, events, canonical_data)
     projectors, companions = _inline_where_possible(
         connection, stream_id, expected_version, events, event_metadata, projectors, project
     )
@@ -179,7 +168,9 @@ def append(
     )
     for _attempt in range(2):
         if previous_hash is None:
-            head = _read_head(connection, request_id, stream_id, expected_version, fingerprint)
+            head = _read_head(
+                connection, request_id, stream_id, expected_version, fingerprint, request_digest
+            )
             if isinstance(head, AppendResult):
                 return head
             previous_hash = head
@@ -200,6 +191,7 @@ def append(
             projectors,
             project,
             companions,
+            request_digest,
         )
         if outcome is not None:
             remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
@@ -216,6 +208,7 @@ def _read_head(
     stream_id: str,
     expected_version: int,
     fingerprint: bytes,
+    request_digest: bytes | None,
 ) -> bytes | AppendResult:
     """The hash at the expected version, or the original result of a retried request.
 
@@ -234,7 +227,7 @@ def _read_head(
     ).fetchone()
     assert lookup is not None
     if lookup[0] is not None:
-        return _answer_retry(connection, request_id, stream_id, fingerprint)
+        return _answer_retry(connection, request_id, stream_id, fingerprint, request_digest)
     current_version = int(lookup[1]) if lookup[1] is not None else 0
     if current_version != expected_version:
         raise ConcurrencyConflict(stream_id, expected_version, current_version)
@@ -261,6 +254,7 @@ def _insert(
     projectors: Sequence[Projector],
     project: ProjectCallback | None,
     companions: Sequence[InlineStatement] = (),
+    request_digest: bytes | None = None,
 ) -> AppendResult | None:
     """Insert the batch chained from ``previous_hash``; None if that hash is not the head's.
 
@@ -293,6 +287,7 @@ def _insert(
         "batch": (b"[" + batch + b"]").decode("utf-8"),
         "request": request_id,
         "fingerprint": fingerprint,
+        "digest": request_digest,
         "response": response_json,
     }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
@@ -341,7 +336,7 @@ def _insert(
             raise
         # Lost a race. If it was against a retry of this very request, answer as a retry.
         if find_processed_request(connection, request_id) is not None:
-            return _answer_retry(connection, request_id, stream_id, fingerprint)
+            return _answer_retry(connection, request_id, stream_id, fingerprint, request_digest)
         if error.diag.constraint_name == "events_stream_version_key":
             current = stream_version(connection, stream_id)
             raise ConcurrencyConflict(stream_id, expected_version, current) from error
@@ -444,9 +439,9 @@ WITH guard AS (
     RETURNING position, version
 ), processed AS (
     INSERT INTO processed_requests (request_id, stream_id, fingerprint, first_version,
-        last_version, first_position, last_position, response)
+        last_version, first_position, last_position, response, request_digest)
     SELECT %(request)s::text, %(stream)s::text, %(fingerprint)s::bytea, min(version),
-        max(version), min(position), max(position), %(response)s::jsonb
+        max(version), min(position), max(position), %(response)s::jsonb, %(digest)s::bytea
     FROM inserted
     HAVING count(*) > 0
     RETURNING last_position
@@ -501,65 +496,13 @@ def _recorded(
 
 
 def _answer_retry(
-    connection: Connection, request_id: str, stream_id: str, fingerprint: bytes
+    connection: Connection,
+    request_id: str,
+    stream_id: str,
+    fingerprint: bytes,
+    request_digest: bytes | None,
 ) -> AppendResult:
     earlier = find_processed_request(connection, request_id)
     assert earlier is not None
-    original_stream, original_fingerprint, result = earlier
-    if original_stream != stream_id:
-        raise RequestIdReused(request_id, f"for stream {original_stream!r}")
-    if original_fingerprint != fingerprint:
-        raise RequestIdReused(request_id, "with different events")
-    return result
-
-
-def find_processed_request(
-    connection: Connection, request_id: str
-) -> tuple[str, bytes, AppendResult] | None:
-    """The stream, fingerprint and original result of a processed request id, if any.
-
-    An API may call this before deciding, to answer a retry without re-running the command.
-    """
-    row = connection.execute(
-        """
-        SELECT stream_id, fingerprint, first_version, last_version, first_position,
-            last_position, response
-        FROM processed_requests WHERE request_id = %s
-        """,
-        [request_id],
-    ).fetchone()
-    if row is None:
-        return None
-    stream_id, fingerprint, first_version, last_version, first_position, last_position, reply = row
-    events = select_events(
-        connection,
-        "stream_id = %s AND version BETWEEN %s AND %s ORDER BY version",
-        [stream_id, first_version, last_version],
-    )
-    result = AppendResult(
-        stream_id=str(stream_id),
-        request_id=request_id,
-        first_version=int(first_version),
-        last_version=int(last_version),
-        first_position=int(first_position),
-        last_position=int(last_position),
-        response=reply,
-        replayed=True,
-        events=tuple(events),
-    )
-    return str(stream_id), bytes(fingerprint), result
-
-
-def prune_processed_requests(connection: Connection, older_than: timedelta) -> int:
-    """Forget the request ids processed more than ``older_than`` ago; returns how many.
-
-    Idempotency then ends for them: a retry of such an old request is decided anew (and is
-    refused if the stream has moved on, as it almost always will have). The events are untouched.
-    Run as the schema owner: the service role may not delete these rows (docs/store.md).
-    """
-    if older_than <= timedelta(0):
-        raise ValueError("older_than must be positive: the retry window to keep")
-    cursor = connection.execute(
-        "DELETE FROM processed_requests WHERE processed_at < now() - %s", [older_than]
-    )
-    return cursor.rowcount
+    earlier.check_same_request(stream_id, request_digest, fingerprint)
+    return earlier.result

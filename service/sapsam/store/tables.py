@@ -198,6 +198,8 @@ class TableService:
         created_by: str,
         request_id: str,
         after_series: str = "close",
+        *,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Open a table; its id is derived from the creator and request id (retries agree).
 
@@ -221,7 +223,9 @@ class TableService:
 
             return _Plan([command], keep_lot_seed)
 
-        outcome = self._execute(table_id, created_by, request_id, plan, new_table=True)
+        outcome = self._execute(
+            table_id, created_by, request_id, plan, new_table=True, request_digest=request_digest
+        )
         if not outcome.replayed:
             self._remember_secret(table_id, LOT_SECRET_NUMBER, lot_seed)
         return outcome
@@ -234,11 +238,17 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Seat a player (at ``seat``, or the lowest free seat)."""
         command = SeatPlayer(player_id=player_id, seat=seat)
         return self._execute(
-            table_id, player_id, request_id, _fixed(command), expected_version=expected_version
+            table_id,
+            player_id,
+            request_id,
+            _fixed(command),
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
 
     def choose_dealer(
@@ -248,6 +258,7 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Draw the first dealer by lot, with the seed committed when the table was created."""
 
@@ -260,7 +271,14 @@ class TableService:
                 [ChooseDealer(lot_seed=self._secret_seed(connection, table_id, LOT_SECRET_NUMBER))]
             )
 
-        return self._execute(table_id, actor, request_id, plan, expected_version=expected_version)
+        return self._execute(
+            table_id,
+            actor,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
+        )
 
     def start_deal(
         self,
@@ -269,6 +287,7 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Begin the next deal: a fresh secret seed, only its commitment in the log."""
         seed = fairness.new_seed()
@@ -284,7 +303,12 @@ class TableService:
             return _Plan([command], keep_seed)
 
         outcome = self._execute(
-            table_id, actor, request_id, plan, expected_version=expected_version
+            table_id,
+            actor,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
         if not outcome.replayed and outcome.state.deal is not None:
             self._remember_secret(table_id, outcome.state.deal.number, seed)
@@ -298,11 +322,17 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Mix a seat's bytes into this deal's shuffle."""
         command = ContributeEntropy(player_id=player_id, entropy=entropy)
         return self._execute(
-            table_id, player_id, request_id, _fixed(command), expected_version=expected_version
+            table_id,
+            player_id,
+            request_id,
+            _fixed(command),
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
 
     def cut(
@@ -313,6 +343,7 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Cut the deck (the seat on the dealer's right), and deal at once."""
 
@@ -335,7 +366,12 @@ class TableService:
             return _Plan([cut, DealCards(deal_record=record, now_ms=self.clock())])
 
         return self._execute(
-            table_id, player_id, request_id, plan, expected_version=expected_version
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
 
     def commit(
@@ -346,11 +382,17 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Record a seat's arrangement commitment (the hash only)."""
         command = CommitArrangement(player_id=player_id, commitment=commitment)
         return self._execute(
-            table_id, player_id, request_id, _fixed(command), expected_version=expected_version
+            table_id,
+            player_id,
+            request_id,
+            _fixed(command),
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
 
     def confirm(
@@ -360,6 +402,7 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Lock a seat's last commitment."""
 
@@ -367,7 +410,12 @@ class TableService:
             return _Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
 
         return self._execute(
-            table_id, player_id, request_id, plan, expected_version=expected_version
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
 
     def reveal(
@@ -379,6 +427,7 @@ class TableService:
         request_id: str,
         *,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Show a seat's arrangement; after the last reveal the seed is published and scored."""
 
@@ -398,7 +447,12 @@ class TableService:
             )
 
         return self._execute(
-            table_id, player_id, request_id, plan, expected_version=expected_version
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
         )
 
     def time_out(self, table_id: uuid.UUID, request_id: str) -> TableOutcome:
@@ -447,6 +501,7 @@ class TableService:
         plan: Callable[[TableState, Connection], _Plan],
         new_table: bool = False,
         expected_version: int | None = None,
+        request_digest: bytes | None = None,
     ) -> TableOutcome:
         stream_id = stream_id_for(table_id)
         scoped_request_id = f"{actor}/{request_id}"
@@ -459,7 +514,7 @@ class TableService:
                 # before it is returned, so a stale memory never refuses a valid command.
                 state = None if new_table else self._cached(table_id)
                 if state is None:
-                    earlier = self._earlier(table_id, scoped_request_id, connection)
+                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
                     if earlier is not None:
                         return earlier
                     state = INITIAL_STATE if new_table else self.load(table_id, connection)
@@ -468,7 +523,9 @@ class TableService:
                     try:
                         decided = self._decide(state, plan, connection, stream_id, expected_version)
                     except (DomainError, StaleVersionError, _SecretMissingError):
-                        earlier = self._earlier(table_id, scoped_request_id, connection)
+                        earlier = self._earlier(
+                            table_id, scoped_request_id, connection, request_digest
+                        )
                         if earlier is not None:
                             return earlier
                         state = self.load(table_id, connection)
@@ -490,6 +547,7 @@ class TableService:
                         project=_transaction_hook(
                             table_id, planned.in_transaction, final_state, events
                         ),
+                        request_digest=request_digest,
                     )
                 except RequestIdReused:
                     result = None
@@ -504,7 +562,7 @@ class TableService:
                     # The request id was processed meanwhile (a retry racing its original, or
                     # one decided on this process's memory): answer with the original outcome.
                     self._forget(table_id)
-                    earlier = self._earlier(table_id, scoped_request_id, connection)
+                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
                     if earlier is None:  # pragma: no cover - the append just found it
                         raise RuntimeError(f"request {scoped_request_id!r} vanished")
                     return earlier
@@ -542,13 +600,30 @@ class TableService:
         return events, after, planned
 
     def _earlier(
-        self, table_id: uuid.UUID, scoped_request_id: str, connection: Connection
+        self,
+        table_id: uuid.UUID,
+        scoped_request_id: str,
+        connection: Connection,
+        request_digest: bytes | None,
     ) -> TableOutcome | None:
-        """The original outcome of an already processed request id, if it was processed."""
+        """The original outcome of an already processed request id, if it was processed.
+
+        Raises REQUEST_ID_REUSED when the id was used for another table or, by its digest, for
+        another request: answering that with the first result would hide the caller's bug.
+        """
         earlier = appends.find_processed_request(connection, scoped_request_id)
         if earlier is None:
             return None
-        return self._replayed(table_id, earlier[0], earlier[2], connection)
+        if earlier.stream_id == stream_id_for(table_id) and not earlier.same_request(
+            earlier.stream_id, request_digest
+        ):
+            raise DomainError(
+                Reason.REQUEST_ID_REUSED,
+                "this request id was already used for a different request; a retry must repeat"
+                " the request unchanged, and a new request needs a fresh request id",
+                field="request_id",
+            )
+        return self._replayed(table_id, earlier.stream_id, earlier.result, connection)
 
     def _secret_seed(self, connection: Connection, table_id: uuid.UUID, number: int) -> bytes:
         """A running deal's (or, for number 0, the dealer lot's) secret seed."""

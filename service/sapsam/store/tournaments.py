@@ -47,7 +47,7 @@ from sapsam.rules.ruleset import RuleSet
 from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.store.tables import (
     TABLE_ID_NAMESPACE,
     TableNotFoundError,
@@ -175,7 +175,12 @@ class TournamentService:
     # -- commands ------------------------------------------------------------------------------
 
     def create(
-        self, settings: TournamentSettings, created_by: str, request_id: str
+        self,
+        settings: TournamentSettings,
+        created_by: str,
+        request_id: str,
+        *,
+        request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         """Create a tournament: one secret seating seed per round, only commitments in the log."""
         tournament_id = uuid.uuid5(TOURNAMENT_ID_NAMESPACE, f"{created_by}/{request_id}")
@@ -211,23 +216,46 @@ class TournamentService:
 
             return command, keep_seeds
 
-        return self._execute(tournament_id, created_by, request_id, plan, new=True)
+        return self._execute(
+            tournament_id, created_by, request_id, plan, new=True, request_digest=request_digest
+        )
 
     def register(
-        self, tournament_id: uuid.UUID, player_id: str, request_id: str
+        self,
+        tournament_id: uuid.UUID,
+        player_id: str,
+        request_id: str,
+        *,
+        request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         """Enter a player."""
         command = RegisterPlayer(player_id=player_id, now_ms=self.clock())
-        return self._execute(tournament_id, player_id, request_id, _fixed(command))
+        return self._execute(
+            tournament_id, player_id, request_id, _fixed(command), request_digest=request_digest
+        )
 
     def unregister(
-        self, tournament_id: uuid.UUID, player_id: str, request_id: str
+        self,
+        tournament_id: uuid.UUID,
+        player_id: str,
+        request_id: str,
+        *,
+        request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         """Withdraw a player before the start."""
         command = UnregisterPlayer(player_id=player_id)
-        return self._execute(tournament_id, player_id, request_id, _fixed(command))
+        return self._execute(
+            tournament_id, player_id, request_id, _fixed(command), request_digest=request_digest
+        )
 
-    def start(self, tournament_id: uuid.UUID, actor: str, request_id: str) -> TournamentOutcome:
+    def start(
+        self,
+        tournament_id: uuid.UUID,
+        actor: str,
+        request_id: str,
+        *,
+        request_digest: bytes | None = None,
+    ) -> TournamentOutcome:
         """Close registration, seat round 1 by the committed draw, and set up its tables."""
         stream_id = stream_id_for(tournament_id)
 
@@ -247,7 +275,9 @@ class TournamentService:
             table_ids = tuple(round_table_id(tournament_id, 1, index) for index in range(count))
             return StartTournament(self.clock(), seed, table_ids), _forget_seed(stream_id, 1)
 
-        outcome = self._execute(tournament_id, actor, request_id, plan)
+        outcome = self._execute(
+            tournament_id, actor, request_id, plan, request_digest=request_digest
+        )
         self.ensure_round_tables(tournament_id)
         return outcome
 
@@ -312,6 +342,7 @@ class TournamentService:
         request_id: str,
         plan: Plan,
         new: bool = False,
+        request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         stream_id = stream_id_for(tournament_id)
         scoped = f"{actor}/{request_id}"
@@ -319,14 +350,22 @@ class TournamentService:
             with self.store.connection() as connection:
                 earlier = appends.find_processed_request(connection, scoped)
                 if earlier is not None:
-                    if earlier[0] != stream_id:
+                    if earlier.stream_id != stream_id:
                         raise DomainError(
                             Reason.REQUEST_ID_REUSED,
                             "this request id was already used for another stream",
                             field="request_id",
                         )
+                    if not earlier.same_request(stream_id, request_digest):
+                        raise DomainError(
+                            Reason.REQUEST_ID_REUSED,
+                            "this request id was already used for a different request; a retry"
+                            " must repeat the request unchanged, and a new request needs a fresh"
+                            " request id",
+                            field="request_id",
+                        )
                     state = self.load(tournament_id, connection)
-                    return TournamentOutcome(tournament_id, state, earlier[2].events, True)
+                    return TournamentOutcome(tournament_id, state, earlier.result.events, True)
                 state = INITIAL_STATE if new else self.load(tournament_id, connection)
                 command, work = plan(state, connection)
                 events = decide(state, command)
@@ -346,8 +385,11 @@ class TournamentService:
                         response={"tournament_id": str(tournament_id)},
                         projectors=self.store.projectors,
                         project=None if work is None else _Hook(work),
+                        request_digest=request_digest,
                     )
-                except ConcurrencyConflict:
+                except (ConcurrencyConflict, RequestIdReused):
+                    # Lost a race (to a retry of this request id too): the look-up above answers
+                    # the next attempt, as the original's result or as REQUEST_ID_REUSED.
                     continue
             return TournamentOutcome(tournament_id, after, result.events, replayed=False)
         raise ConcurrencyConflict(stream_id, state.version, self.store.stream_version(stream_id))

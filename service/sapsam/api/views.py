@@ -410,6 +410,11 @@ def _sign(number: int) -> int:
     return (number > 0) - (number < 0)
 
 
+MISSED_DEADLINE_FOUL: Final = "MISSED_DEADLINE"
+"""``DealSeatResult.foul_reason`` of a seat fouled for missing a deadline; the other codes are
+the rules' :class:`~sapsam.rules.arrangement.FoulReason` values, recorded with the reveal."""
+
+
 def _reveal_seat(
     view: table_pb2.DealSeatResult,
     seat: int,
@@ -438,7 +443,7 @@ def _reveal_seat(
                 )
             )
         if view.foul and not view.foul_reason and seat_facts.timed_out is not None:
-            view.foul_reason = f"missed the {seat_facts.timed_out.stage} deadline"
+            view.foul_reason = MISSED_DEADLINE_FOUL
 
 
 # -- the public event feed -----------------------------------------------------------------------
@@ -584,6 +589,12 @@ def table_event_message(
                     )
                     for standing in event.standings
                 ],
+            )
+        )
+    elif isinstance(event, domain_events.SeriesStarted):
+        message.series_started.CopyFrom(
+            table_event_pb2.SeriesStarted(
+                series_number=event.series_number, first_deal_number=event.first_deal_number
             )
         )
     return message

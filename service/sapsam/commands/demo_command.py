@@ -1,11 +1,13 @@
 """``sapsam demo``: a whole series played by bots over gRPC, shown and then verified.
 
-Starts an embedded PostgreSQL in a temporary folder and the game service on a free port, creates
-a table as the operator, and starts one ``sapsam-bot`` process per seat (solver and random-legal
-bots by turns). It watches the table like any spectator, printing each deal's reveal (every
-seat's rows, fouls, row-by-row results, scores) and the final standings, where equal totals share
-a place. Then it reads the table's events back from the log and verifies every deal with
-``verify_deal`` (docs/fairness.md §13), printing the verdict. Everything is removed afterwards.
+Starts an embedded PostgreSQL in a temporary folder (or, with ``--database-url``, uses that
+database: migrated if behind, and the table played stays in it) and the game service on a free
+port, creates a table as the operator, and starts one ``sapsam-bot`` process per seat (solver
+and random-legal bots by turns). It watches the table like any spectator, printing each deal's
+reveal (every seat's rows, fouls, row-by-row results, scores) and the final standings, where
+equal totals share a place. Then it reads the table's events back from the log and verifies
+every deal with ``verify_deal`` (docs/fairness.md §13), printing the verdict. The embedded
+database is removed afterwards; a ``--database-url`` database keeps the table.
 
 Exit status 0 when the series was played and every deal verified, 1 otherwise.
 """
@@ -42,7 +44,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--deals", type=int, default=8, help="deals in the series (default 8)")
     parser.add_argument("--preset", default="pagat", help="rule set preset (default pagat)")
     parser.add_argument(
-        "--database-url", help="use this PostgreSQL instead of a fresh embedded one (a test aid)"
+        "--database-url",
+        help="use this PostgreSQL (migrated if behind; the table played stays in it) instead of "
+        "a fresh embedded one in a temporary folder",
     )
     parser.set_defaults(handler=_demo)
 
@@ -75,6 +79,13 @@ def demo_database(explicit_url: str | None, prefix: str = "sapsam-demo-") -> Ite
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def describe_demo_database(explicit_url: str | None) -> str:
+    """Where a demo's data lives, for its first line; never the URL (it may hold a password)."""
+    if explicit_url:
+        return "the PostgreSQL given by --database-url; the table stays in it"
+    return "embedded PostgreSQL in a temporary folder, removed afterwards"
 
 
 def _seat_number(name: str) -> int:
@@ -173,7 +184,8 @@ def _demo(arguments: argparse.Namespace) -> int:
         address = f"127.0.0.1:{server.port}"
         bots: list[subprocess.Popen[str]] = []
         try:
-            print(f"server listening on {address} (embedded PostgreSQL in a temporary folder)")
+            where = describe_demo_database(arguments.database_url)
+            print(f"server listening on {address} ({where})")
             operator = connect(address, token=operator_token)
             table = operator.create_table(
                 arguments.seats, preset=arguments.preset, series_length=arguments.deals

@@ -90,8 +90,9 @@ class TableServiceStub:
     """
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
     """Streams the table's events, public part only, in order, starting after a given version and
-    then live as they are recorded (by any server process). The stream ends when the series is
-    complete and every event was sent, or when the client cancels.
+    then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+    was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
+    on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
     """
 
 @_typing.type_check_only
@@ -139,8 +140,9 @@ class TableServiceAsyncStub(TableServiceStub):
     """
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
     """Streams the table's events, public part only, in order, starting after a given version and
-    then live as they are recorded (by any server process). The stream ends when the series is
-    complete and every event was sent, or when the client cancels.
+    then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+    was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
+    on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -269,8 +271,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_service_pb2.WatchTableResponse], _abc.AsyncIterator[_table_service_pb2.WatchTableResponse]]:
         """Streams the table's events, public part only, in order, starting after a given version and
-        then live as they are recorded (by any server process). The stream ends when the series is
-        complete and every event was sent, or when the client cancels.
+        then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+        was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
+        on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

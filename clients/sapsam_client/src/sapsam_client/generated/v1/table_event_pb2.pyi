@@ -52,6 +52,7 @@ class TableEvent(_message.Message):
     SEED_REVEALED_FIELD_NUMBER: _builtins.int
     DEAL_SCORED_FIELD_NUMBER: _builtins.int
     SERIES_COMPLETED_FIELD_NUMBER: _builtins.int
+    SERIES_STARTED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -126,6 +127,10 @@ class TableEvent(_message.Message):
     def series_completed(self) -> Global___SeriesCompleted:
         """The series is over."""
 
+    @_builtins.property
+    def series_started(self) -> Global___SeriesStarted:
+        """A new series began (tables created with after_series = new_series)."""
+
     def __init__(
         self,
         *,
@@ -148,12 +153,13 @@ class TableEvent(_message.Message):
         seed_revealed: Global___SeedRevealed | None = ...,
         deal_scored: Global___DealScored | None = ...,
         series_completed: Global___SeriesCompleted | None = ...,
+        series_started: Global___SeriesStarted | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -602,3 +608,31 @@ class SeriesCompleted(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeriesCompleted: _TypeAlias = SeriesCompleted  # noqa: Y015
+
+@_typing.final
+class SeriesStarted(_message.Message):
+    """Public payload of SeriesStarted: after a completed series, at a table created with
+    after_series = new_series, the next series begins. Series totals start again from zero.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SERIES_NUMBER_FIELD_NUMBER: _builtins.int
+    FIRST_DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    series_number: _builtins.int
+    """The new series' number: 2 for the series after the first, then 3 …"""
+    first_deal_number: _builtins.int
+    """The number of the new series' first deal; deal numbers go on across series."""
+    def __init__(
+        self,
+        *,
+        series_number: _builtins.int = ...,
+        first_deal_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_deal_number", b"first_deal_number", "series_number", b"series_number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeriesStarted: _TypeAlias = SeriesStarted  # noqa: Y015

@@ -499,7 +499,11 @@ class DealSeatResult(_message.Message):
     foul: _builtins.bool
     """The seat's hand was scored as fouled (wrong row order, or a missed deadline)."""
     foul_reason: _builtins.str
-    """Why the hand fouled, in words; empty if it did not."""
+    """Why the hand fouled, as a stable code to branch on (never words); empty if it did not:
+    "WRONG_ROW_SIZE" (a row without 3 / 5 cards), "NOT_DEALT_CARDS" (a card repeated or not
+    dealt to the seat), "ROWS_OUT_OF_ORDER" (the front beats the middle or the middle the back),
+    "MISSED_DEADLINE" (the seat timed out; timed_out_stage says which deadline).
+    """
     timed_out_stage: Global___TimeoutStage.ValueType
     """The deadline the seat missed, if any."""
     timeout_consequence: Global___TimeoutConsequence.ValueType

@@ -210,8 +210,9 @@ class TableServiceServicer:
 
     def WatchTable(self, request, context):
         """Streams the table's events, public part only, in order, starting after a given version and
-        then live as they are recorded (by any server process). The stream ends when the series is
-        complete and every event was sent, or when the client cancels.
+        then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+        was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
+        on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

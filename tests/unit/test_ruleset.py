@@ -118,7 +118,7 @@ rule_sets = st.builds(
         alphabet=st.characters(categories=("L", "N", "Zs", "P")), min_size=1, max_size=20
     ).filter(lambda text: bool(text.strip()) and text.isprintable()),
     scoring=st.sampled_from(ScoringMethod),
-    row_unit=st.integers(1, 10**12),
+    row_unit=st.integers(1, 10**6),
     scoop_bonus=st.integers(0, 100),
     one_six_two_of_three=st.integers(0, 100),
     one_six_scoop=st.integers(0, 100),

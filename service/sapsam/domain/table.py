@@ -57,7 +57,7 @@ from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import Card, format_cards, parse_cards
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError
-from sapsam.rules.scoring import score_deal, standings
+from sapsam.rules.scoring import add_totals, score_deal, standings
 from sapsam.rules.solver import solve
 
 COMMITMENT_BYTES = 32
@@ -528,9 +528,7 @@ def _decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
     ]
     fouls = tuple(check.foul for check in checks)
     score = score_deal(state.rule_set, checks)
-    series_totals = tuple(
-        before + gained for before, gained in zip(state.series_totals, score.totals, strict=True)
-    )
+    series_totals = add_totals(state.series_totals, score.totals)
     events: list[Event] = [
         SeedRevealed(deal_number=deal.number, seed=command.seed.hex()),
         DealScored(

@@ -22,12 +22,30 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Final
 
+from sapsam.quoting import quote_prefix
+
 RULES_VERSION: Final = 1
 """The rules-engine version this code implements; recorded with every rule set."""
 
 SUPPORTED_RULES_VERSIONS: Final = frozenset({1})
 
 MAX_NAME_LENGTH: Final = 64
+
+# The largest value each number of a rule set may take (docs/api.md, "Rule set limits"). They are
+# chosen so that money can never overflow anywhere it is counted: the worst a seat can lose in one
+# deal is (MAX_SEATS - 1) opponents x (3 + MAX_BONUS_UNITS) units x MAX_ROW_UNIT, about 3.0e9, and
+# over a series of MAX_SERIES_LENGTH deals about 3.0e13 -- some 300,000 times below int64's
+# 9.2e18 (PostgreSQL bigint, every language's 64-bit integer) and below 2^53, so even a JSON
+# reader that holds numbers as doubles reads every total exactly. ``rules.scoring`` computes that
+# worst case (``worst_series_total``) and a test holds it to the margin.
+MAX_ROW_UNIT: Final = 1_000_000
+MAX_BONUS_UNITS: Final = 1_000
+"""Most units for ``scoop_bonus``, ``one_six_two_of_three`` and ``one_six_scoop``."""
+MAX_SERIES_LENGTH: Final = 10_000
+MAX_DEADLINE_SECONDS: Final = 86_400
+"""Most seconds for ``arrange_seconds`` and ``reveal_seconds`` (one day)."""
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 4
 
 
 class RuleSetError(ValueError):
@@ -120,7 +138,8 @@ class RuleSet:
         unknown = sorted(str(key) for key in data if key not in known)
         if unknown:
             raise RuleSetError(
-                f"unknown rule set key {unknown[0]!r} (known keys: {', '.join(sorted(known))})"
+                f"unknown rule set key {quote_prefix(unknown[0])} "
+                f"(known keys: {', '.join(sorted(known))})"
             )
         values: dict[str, Any] = {}
         for key, raw in data.items():
@@ -159,20 +178,26 @@ def _refuse_float(text: str) -> Any:
 def _enum_value(enum_type: type[StrEnum], key: str, raw: object) -> StrEnum:
     allowed = ", ".join(member.value for member in enum_type)
     if not isinstance(raw, str):
-        raise RuleSetError(f"rule set key {key!r} must be one of {allowed}; got {raw!r}")
+        raise RuleSetError(
+            f"rule set key {key!r} must be one of {allowed}; got {quote_prefix(raw)}"
+        )
     try:
         return enum_type(raw)
     except ValueError:
-        raise RuleSetError(f"rule set key {key!r} must be one of {allowed}; got {raw!r}") from None
+        raise RuleSetError(
+            f"rule set key {key!r} must be one of {allowed}; got {quote_prefix(raw)}"
+        ) from None
 
 
 def _require_int(key: str, value: object, minimum: int, maximum: int | None = None) -> None:
     # bool is an int subclass in Python but never a sensible count or amount.
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RuleSetError(f"rule set key {key!r} must be an integer, got {value!r}")
+        raise RuleSetError(f"rule set key {key!r} must be an integer, got {quote_prefix(value)}")
     if value < minimum or (maximum is not None and value > maximum):
         bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
-        raise RuleSetError(f"rule set key {key!r} must be {bounds}, got {value}")
+        # A short prefix only: a value of thousands of digits is not echoed back whole.
+        shown = str(value) if abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
+        raise RuleSetError(f"rule set key {key!r} must be {bounds}, got {shown}")
 
 
 def _validate(rule_set: RuleSet) -> None:
@@ -180,10 +205,10 @@ def _validate(rule_set: RuleSet) -> None:
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH:
         raise RuleSetError(
             f"rule set key 'name' must be a non-empty string of at most {MAX_NAME_LENGTH} "
-            f"characters, got {name!r}"
+            f"characters, got {quote_prefix(name)}"
         )
     if not name.isprintable():
-        raise RuleSetError(f"rule set key 'name' must be printable text, got {name!r}")
+        raise RuleSetError(f"rule set key 'name' must be printable text, got {quote_prefix(name)}")
     _require_int("rules_version", rule_set.rules_version, 1)
     if rule_set.rules_version not in SUPPORTED_RULES_VERSIONS:
         supported = ", ".join(str(version) for version in sorted(SUPPORTED_RULES_VERSIONS))
@@ -198,22 +223,22 @@ def _validate(rule_set: RuleSet) -> None:
         if not isinstance(getattr(rule_set, key), enum_type):
             # Direct construction with a plain string: accept the value if it is a member.
             object.__setattr__(rule_set, key, _enum_value(enum_type, key, getattr(rule_set, key)))
-    _require_int("row_unit", rule_set.row_unit, 1)
-    _require_int("scoop_bonus", rule_set.scoop_bonus, 0)
-    _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0)
-    _require_int("one_six_scoop", rule_set.one_six_scoop, 0)
-    _require_int("min_seats", rule_set.min_seats, 2, 4)
-    _require_int("max_seats", rule_set.max_seats, 2, 4)
+    _require_int("row_unit", rule_set.row_unit, 1, MAX_ROW_UNIT)
+    _require_int("scoop_bonus", rule_set.scoop_bonus, 0, MAX_BONUS_UNITS)
+    _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0, MAX_BONUS_UNITS)
+    _require_int("one_six_scoop", rule_set.one_six_scoop, 0, MAX_BONUS_UNITS)
+    _require_int("min_seats", rule_set.min_seats, MIN_SEATS, MAX_SEATS)
+    _require_int("max_seats", rule_set.max_seats, MIN_SEATS, MAX_SEATS)
     if rule_set.min_seats > rule_set.max_seats:
         raise RuleSetError(
             f"rule set key 'min_seats' ({rule_set.min_seats}) exceeds "
             f"'max_seats' ({rule_set.max_seats})"
         )
-    _require_int("series_length", rule_set.series_length, 1)
+    _require_int("series_length", rule_set.series_length, 1, MAX_SERIES_LENGTH)
     for key in ("arrange_seconds", "reveal_seconds"):
         value = getattr(rule_set, key)
         if value is not None:
-            _require_int(key, value, 1)
+            _require_int(key, value, 1, MAX_DEADLINE_SECONDS)
 
 
 PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
@@ -237,7 +262,7 @@ def preset(name: str) -> RuleSet:
         return PRESETS[name]
     except (KeyError, TypeError):
         raise RuleSetError(
-            f"unknown rule set preset {name!r} (known presets: {', '.join(PRESETS)})"
+            f"unknown rule set preset {quote_prefix(name)} (known presets: {', '.join(PRESETS)})"
         ) from None
 
 

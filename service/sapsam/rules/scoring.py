@@ -17,9 +17,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from sapsam.rules.arrangement import ArrangementCheck
-from sapsam.rules.ruleset import RuleSet, ScoringMethod
+from sapsam.rules.ruleset import (
+    MAX_BONUS_UNITS,
+    MAX_ROW_UNIT,
+    MAX_SEATS,
+    MAX_SERIES_LENGTH,
+    RuleSet,
+    ScoringMethod,
+)
+
+INT64_MAX: Final = 2**63 - 1
+"""The largest amount any store or client holds (PostgreSQL bigint, a 64-bit integer)."""
+
+
+class ScoreOverflowError(ArithmeticError):
+    """An amount left the int64 range. The rule-set maxima make this impossible; it is raised
+    rather than let a wrong or unstorable number through, should they ever be loosened."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +124,42 @@ def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
         units = by_rows + scoop * rule_set.scoop_bonus
     else:  # pragma: no cover - every method is handled above
         raise ValueError(f"unknown scoring method {method!r}")
-    return units * rule_set.row_unit
+    return _int64(units * rule_set.row_unit)
+
+
+def _int64(amount: int) -> int:
+    # Python's integers never wrap; the stores and clients downstream hold 64 bits.
+    if not -INT64_MAX <= amount <= INT64_MAX:
+        raise ScoreOverflowError("an amount left the 64-bit range")
+    return amount
+
+
+def worst_pair_units(rule_set: RuleSet) -> int:
+    """The most units one pair can settle for in one deal under ``rule_set`` (a scoop)."""
+    return abs(settle(rule_set.with_changes(row_unit=1), (1, 1, 1)))
+
+
+def worst_series_total(
+    row_unit: int = MAX_ROW_UNIT,
+    bonus_units: int = MAX_BONUS_UNITS,
+    seats: int = MAX_SEATS,
+    series_length: int = MAX_SERIES_LENGTH,
+) -> int:
+    """The largest amount a seat can win or lose over one series with the given numbers (by
+    default every rule-set maximum): every deal a scoop of every opponent under the scoring
+    method that pays most. The amounts of a deal, a series and a read model stay below it."""
+    worst_units = max(
+        worst_pair_units(
+            RuleSet(
+                scoring=method,
+                scoop_bonus=bonus_units,
+                one_six_two_of_three=bonus_units,
+                one_six_scoop=bonus_units,
+            )
+        )
+        for method in ScoringMethod
+    )
+    return worst_units * row_unit * (seats - 1) * series_length
 
 
 def score_deal(rule_set: RuleSet, checks: Sequence[ArrangementCheck]) -> DealScore:
@@ -131,7 +182,7 @@ def score_deal(rule_set: RuleSet, checks: Sequence[ArrangementCheck]) -> DealSco
             pairs.append(PairResult(seat_a, seat_b, rows, delta))
             totals[seat_a] += delta
             totals[seat_b] -= delta
-    return DealScore(pairs=tuple(pairs), totals=tuple(totals))
+    return DealScore(pairs=tuple(pairs), totals=tuple(map(_int64, totals)))
 
 
 def series_totals(deals: Iterable[DealScore], seat_count: int) -> tuple[int, ...]:
@@ -144,7 +195,12 @@ def series_totals(deals: Iterable[DealScore], seat_count: int) -> tuple[int, ...
             )
         for seat, total in enumerate(deal.totals):
             totals[seat] += total
-    return tuple(totals)
+    return tuple(map(_int64, totals))
+
+
+def add_totals(before: Sequence[int], gained: Sequence[int]) -> tuple[int, ...]:
+    """Running totals after one more deal (seat by seat), checked against the 64-bit range."""
+    return tuple(_int64(old + new) for old, new in zip(before, gained, strict=True))
 
 
 def standings(totals: Sequence[int]) -> tuple[Standing, ...]:

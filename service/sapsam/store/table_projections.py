@@ -55,12 +55,17 @@ CREATE TABLE seat_scores (
     deal_number integer NOT NULL,
     seat integer NOT NULL,
     player_id text NOT NULL,
-    delta integer NOT NULL,
-    series_total integer NOT NULL,
+    delta bigint NOT NULL,
+    series_total bigint NOT NULL,
     fouled boolean NOT NULL,
     PRIMARY KEY (table_id, deal_number, seat)
 )
 """
+# Amounts are bigint: a deal's delta reaches about 3.0e9 under the rule-set maxima (beyond an
+# integer's 2.1e9) and a series total about 3.0e13 (rules.scoring.worst_series_total, held below
+# bigint's 9.2e18 by a test), so no insert can fail on a number the rules produced. Sums over
+# bigint (leaderboards) are numeric in PostgreSQL and cannot overflow at all. table_state's
+# series_totals is jsonb, whose numbers are numeric too.
 SEAT_SCORES_PLAYER_INDEX_SQL = "CREATE INDEX seat_scores_player ON seat_scores (player_id)"
 
 _FRESH_SEAT = {"committed": False, "confirmed": False, "revealed": False, "timed_out": None}
@@ -202,7 +207,7 @@ def _seat_scores_statement(
             COALESCE((SELECT players->>(score.seat::int - 1) FROM table_state
                 WHERE table_id = %(table_id)s), ''),
             score.delta, score.series_total, score.fouled
-        FROM unnest(%(totals)s::int[], %(series_totals)s::int[], %(fouls)s::boolean[])
+        FROM unnest(%(totals)s::bigint[], %(series_totals)s::bigint[], %(fouls)s::boolean[])
             WITH ORDINALITY AS score(delta, series_total, fouled, seat){source}
         """
     parameters = {

@@ -60,7 +60,7 @@ ENTRIES_SQL = """
 CREATE TABLE tournament_entries (
     tournament_id uuid NOT NULL,
     player_id text NOT NULL,
-    total integer NOT NULL,
+    total bigint NOT NULL,  -- up to rounds x deals x a deal's ~3.0e9 (rules.scoring)
     deals_won integer NOT NULL,
     deals_played integer NOT NULL,
     PRIMARY KEY (tournament_id, player_id)

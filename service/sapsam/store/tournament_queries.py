@@ -34,7 +34,7 @@ _STANDINGS: Final = {
 
 _LEADERBOARD: Final = """
     WITH board AS (
-        SELECT entry.player_id, sum(entry.total) AS total,
+        SELECT entry.player_id, sum(entry.total)::bigint AS total,
             sum(entry.deals_played) AS deals_played, count(*) AS tournaments_played
         FROM tournament_entries entry JOIN tournaments USING (tournament_id)
         WHERE tournaments.started_at_ms IS NOT NULL

@@ -109,25 +109,36 @@ class RuleSet(_message.Message):
     scoring_method: Global___ScoringMethod.ValueType
     """How each pair of players settles a deal."""
     row_unit: _builtins.int
-    """The value of one unit; every other amount below is a number of units. At least 1."""
+    """The value of one unit; every other amount below is a number of units. 1 to 1,000,000.
+    Every number here has a range (docs/api.md, "Rule set limits"): a value outside it is
+    INVALID_ARGUMENT, reason BAD_RULE_SET, naming the field.
+    """
     scoop_bonus: _builtins.int
-    """Extra units for winning all three rows; read only by SCORING_METHOD_PER_ROW_SCOOP_BONUS."""
+    """Extra units for winning all three rows; read only by SCORING_METHOD_PER_ROW_SCOOP_BONUS.
+    0 to 1,000.
+    """
     one_six_two_of_three: _builtins.int
     """Units for winning more rows than the opponent without a scoop; read only by
-    SCORING_METHOD_ONE_SIX.
+    SCORING_METHOD_ONE_SIX. 0 to 1,000.
     """
     one_six_scoop: _builtins.int
-    """Units for winning all three rows; read only by SCORING_METHOD_ONE_SIX."""
+    """Units for winning all three rows; read only by SCORING_METHOD_ONE_SIX. 0 to 1,000."""
     min_seats: _builtins.int
     """Fewest seats a table under this rule set may have (2 or more)."""
     max_seats: _builtins.int
     """Most seats a table under this rule set may have (4 or fewer)."""
     series_length: _builtins.int
-    """Deals in a series; the deal passes to the left after each. The base game plays 8."""
+    """Deals in a series; the deal passes to the left after each. The base game plays 8.
+    1 to 10,000.
+    """
     arrange_seconds: _builtins.int
-    """Seconds each seat has, from the deal, to confirm an arrangement. Unset: no time limit."""
+    """Seconds each seat has, from the deal, to confirm an arrangement (1 to 86,400). Unset: no
+    time limit. A deadline that expires while no server serves is extended (DeadlinesExtended).
+    """
     reveal_seconds: _builtins.int
-    """Seconds each seat has, once every seat confirmed, to reveal. Unset: no time limit."""
+    """Seconds each seat has, once every seat confirmed, to reveal (1 to 86,400). Unset: no time
+    limit.
+    """
     arrange_timeout_policy: Global___TimeoutPolicy.ValueType
     """What a missed arranging deadline does to the seat's hand."""
     def __init__(

@@ -1,0 +1,99 @@
+"""Every number of a rule set is bounded, and the bounds keep every amount far inside int64."""
+
+import pytest
+
+from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.ruleset import (
+    MAX_BONUS_UNITS,
+    MAX_DEADLINE_SECONDS,
+    MAX_ROW_UNIT,
+    MAX_SEATS,
+    MAX_SERIES_LENGTH,
+    RuleSet,
+    RuleSetError,
+    ScoringMethod,
+)
+from sapsam.rules.scoring import (
+    INT64_MAX,
+    ScoreOverflowError,
+    add_totals,
+    score_deal,
+    settle,
+    worst_series_total,
+)
+
+# The margin the bounds must leave below int64 (and the exact range of a double, 2^53, which a
+# JSON reader in JavaScript uses for every number).
+WIDE_MARGIN = 1000
+
+
+def test_the_worst_series_total_fits_int64_with_a_wide_margin() -> None:
+    # Computed here from the rules, independently of worst_series_total's own loop: the method
+    # paying most per pair is a scoop under per_row_scoop_bonus (3 rows + the bonus).
+    per_pair = max(
+        abs(settle(extreme, rows))
+        for extreme in (
+            RuleSet(
+                scoring=method,
+                scoop_bonus=MAX_BONUS_UNITS,
+                one_six_scoop=MAX_BONUS_UNITS,
+                one_six_two_of_three=MAX_BONUS_UNITS,
+            )
+            for method in ScoringMethod
+        )
+        for rows in ((1, 1, 1), (1, 1, 0), (1, 0, 0), (1, 1, -1), (1, -1, 0))
+    )
+    worst = per_pair * MAX_ROW_UNIT * (MAX_SEATS - 1) * MAX_SERIES_LENGTH
+    assert worst == worst_series_total() == 1003 * 10**6 * 3 * 10_000
+    assert worst * WIDE_MARGIN < INT64_MAX
+    assert worst < 2**53
+
+
+def test_a_deal_at_every_maximum_scores_without_overflow() -> None:
+    rules = RuleSet(
+        scoring=ScoringMethod.PER_ROW_SCOOP_BONUS,
+        row_unit=MAX_ROW_UNIT,
+        scoop_bonus=MAX_BONUS_UNITS,
+        series_length=MAX_SERIES_LENGTH,
+    )
+    legal = check_arrangement(Arrangement.parse("2♠ 2♥ A♦", "7♣ 7♦ 9♠ 5♥ 3♦", "10♣ J♣ Q♣ K♣ A♣"))
+    fouled = check_arrangement(Arrangement(front=(), middle=(), back=()))
+    # One legal hand against three fouls scoops everyone: the worst deal there is.
+    score = score_deal(rules, [legal, fouled, fouled, fouled])
+    one_deal = 3 * (3 + MAX_BONUS_UNITS) * MAX_ROW_UNIT
+    assert score.totals == (one_deal, -one_deal // 3, -one_deal // 3, -one_deal // 3)
+    totals: tuple[int, ...] = (0, 0, 0, 0)
+    for _ in range(MAX_SERIES_LENGTH):
+        totals = add_totals(totals, score.totals)
+    assert totals[0] == worst_series_total()
+
+
+def test_an_amount_beyond_int64_is_refused_loudly() -> None:
+    with pytest.raises(ScoreOverflowError):
+        add_totals((INT64_MAX,), (1,))
+
+
+@pytest.mark.parametrize(
+    ("key", "largest"),
+    [
+        ("row_unit", MAX_ROW_UNIT),
+        ("scoop_bonus", MAX_BONUS_UNITS),
+        ("one_six_two_of_three", MAX_BONUS_UNITS),
+        ("one_six_scoop", MAX_BONUS_UNITS),
+        ("series_length", MAX_SERIES_LENGTH),
+        ("arrange_seconds", MAX_DEADLINE_SECONDS),
+        ("reveal_seconds", MAX_DEADLINE_SECONDS),
+        ("max_seats", MAX_SEATS),
+    ],
+)
+def test_each_number_has_a_documented_maximum(key: str, largest: int) -> None:
+    assert getattr(RuleSet(**{key: largest}), key) == largest
+    for too_big in (largest + 1, 2**31 - 1, 2**63, 10**5000):
+        with pytest.raises(RuleSetError, match=f"'{key}' must be in"):
+            RuleSet(**{key: too_big})
+
+
+def test_a_huge_value_is_not_echoed_whole() -> None:
+    with pytest.raises(RuleSetError) as raised:
+        RuleSet(row_unit=10**5000)
+    assert len(str(raised.value)) < 200

@@ -8,6 +8,7 @@ checks. Nothing here reads ``deal_secrets``: the seed of a running deal is never
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 
 import psycopg
 
+from sapsam.audit.database_checks import acknowledged_request_checks, deals_in_play_checks
 from sapsam.audit.export_format import (
     AuditExport,
     NothingToExportError,
@@ -22,11 +24,12 @@ from sapsam.audit.export_format import (
     select_deal,
     select_table,
 )
-from sapsam.audit.projection_audit import compare_projections, default_projectors
+from sapsam.audit.projection_audit import ProjectionComparison, default_projectors
+from sapsam.audit.projection_folds import TableStateFold
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
-from sapsam.store.chain import verify_stream_chain
+from sapsam.store.chain import GENESIS_HASH, verify_stream_chain
 from sapsam.store.projections import Projector
 from sapsam.store.reads import read_stream
 from sapsam.store.records import RecordedEvent
@@ -125,41 +128,53 @@ def verify_table_online(
 
 @dataclass(frozen=True)
 class StreamSummary:
-    """A stream of the log and how many of its events are finished deals' scores."""
+    """A stream of the log: its events, how many are finished deals' scores, its last version."""
 
     stream_id: str
     events: int
     finished_deals: int
+    head: int = 0
 
 
 def list_streams(connection: Connection) -> list[StreamSummary]:
     """Every stream of the log, in stream order."""
     rows = connection.execute(
-        "SELECT stream_id, count(*), count(*) FILTER (WHERE type = 'DealScored')"
+        "SELECT stream_id, count(*), count(*) FILTER (WHERE type = 'DealScored'), max(version)"
         " FROM events GROUP BY stream_id ORDER BY stream_id"
     ).fetchall()
-    return [StreamSummary(str(row[0]), int(row[1]), int(row[2])) for row in rows]
+    return [StreamSummary(str(row[0]), int(row[1]), int(row[2]), int(row[3])) for row in rows]
 
 
-def _verify_stream(
-    connection: Connection, stream: StreamSummary, codec: EventCodec
+def _chain_check(
+    name: str, events: Sequence[RecordedEvent], anchor: tuple[bytes, int]
+) -> AuditCheck:
+    report = verify_stream_chain(events, anchor[0], anchor[1])
+    if report.intact:
+        return AuditCheck(name, Status.PASSED, f"{len(events)} events")
+    problem = report.problems[0]
+    return AuditCheck(name, Status.FAILED, f"breaks at version {problem.version}: {problem.reason}")
+
+
+def _verify_events(
+    stream_id: str, events: Sequence[RecordedEvent], codec: EventCodec
 ) -> tuple[AuditReport, bool]:
-    """One stream's report and whether it is a table (its chain is checked by the export)."""
-    events = read_stream(connection, stream.stream_id)
+    """One stream's report and whether it is a table (its chain is checked by the export).
+
+    A table's whole-table export stops before the first reveal of a deal still being played
+    (``select_table``); the rest of its stream is chained on from the export's last hash here.
+    """
     if events and events[0].type == "TableCreated":
-        export = select_table(events, Requester.operator(), stream.stream_id)
-        return verify_audit_export(export, codec), True
-    report = verify_stream_chain(events)
-    check = (
-        AuditCheck("chain", Status.PASSED, f"{len(events)} events")
-        if report.intact
-        else AuditCheck(
-            "chain",
-            Status.FAILED,
-            f"breaks at version {report.problems[0].version}: {report.problems[0].reason}",
-        )
-    )
-    return AuditReport(stream.stream_id, (check,), events_checked=len(events)), False
+        export = select_table(events, Requester.operator(), stream_id)
+        report = verify_audit_export(export, codec)
+        exported = len(export.events)
+        if exported < len(events):
+            last = export.header.segments[-1]
+            tail = _chain_check("chain", events[exported:], (last.last_hash, last.last_version))
+            if tail.failed:
+                report = merge(report.subject, [report, AuditReport(stream_id, (tail,))])
+        return report, True
+    check = _chain_check("chain", events, (GENESIS_HASH, 0))
+    return AuditReport(stream_id, (check,), events_checked=len(events)), False
 
 
 def audit_database(
@@ -167,14 +182,39 @@ def audit_database(
     progress: Progress | None = None,
     projectors: Sequence[Projector] | None = None,
     codec: EventCodec = DEFAULT_CODEC,
+    now_ms: int | None = None,
 ) -> AuditReport:
-    """Re-verify every stream's chain and every finished deal, then the read models.
+    """Re-verify every stream's chain and every finished deal, every acknowledged request against
+    the log, the deals still in play, then the read models.
 
-    The report holds a summary check for chains, deals and series, one failed check per problem
-    found (named after its stream), and the projection comparison (``projection_audit``).
+    One REPEATABLE READ snapshot for all of it (``connection`` in autocommit mode, outside a
+    transaction; rolled back at the end), so the parts agree with each other while appends go on.
+    Each stream is read once: verified, and folded into the read models it feeds
+    (``projection_audit``), so the cost grows linearly with the log. The report holds summary
+    checks (chains, deals, acknowledged requests, deals in play), one check per problem found or
+    deal in play (named after its stream), and one per read model.
     """
+    chosen = default_projectors() if projectors is None else projectors
+    now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    with connection.transaction() as transaction:
+        connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        report = _audit_snapshot(connection, progress, chosen, codec, now)
+        raise psycopg.Rollback(transaction)
+    return report
+
+
+def _audit_snapshot(
+    connection: Connection,
+    progress: Progress | None,
+    projectors: Sequence[Projector],
+    codec: EventCodec,
+    now_ms: int,
+) -> AuditReport:
     streams = list_streams(connection)
     total_deals = sum(stream.finished_deals for stream in streams)
+    comparison = ProjectionComparison(projectors)
+    table_state = comparison.folds.get("table_state")
+    phases = table_state if isinstance(table_state, TableStateFold) else TableStateFold()
     done = 0
     problems: list[AuditCheck] = []
     events_checked = 0
@@ -182,7 +222,11 @@ def audit_database(
     tables = 0
     broken_chains = 0
     for stream in streams:
-        report, is_table = _verify_stream(connection, stream, codec)
+        events = read_stream(connection, stream.stream_id)
+        report, is_table = _verify_events(stream.stream_id, events, codec)
+        comparison.fold_stream(events)
+        if phases is not table_state:
+            phases.fold_stream(events)
         tables += is_table
         events_checked += report.events_checked
         deals_verified += report.deals_verified
@@ -213,11 +257,21 @@ def audit_database(
             f"{deals_verified} of {total_deals} finished deal(s) in {tables} table(s) verified",
         ),
     ]
-    chosen = default_projectors() if projectors is None else projectors
-    projection_checks = compare_projections(connection, chosen)
+    heads = {stream.stream_id: stream.head for stream in streams}
+    requests = acknowledged_request_checks(connection, heads)
+    in_play = deals_in_play_checks(phases.tables.items(), now_ms)
+    projection_checks = comparison.checks(connection)
     return AuditReport(
         subject="the whole database",
-        checks=(*summary, *problems, *projection_checks),
+        checks=(
+            *summary,
+            requests[0],
+            in_play[0],
+            *problems,
+            *requests[1:],
+            *in_play[1:],
+            *projection_checks,
+        ),
         deals_verified=deals_verified,
         events_checked=events_checked,
     )

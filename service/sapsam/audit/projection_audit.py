@@ -1,12 +1,16 @@
-"""Rebuild every read model in a scratch schema and compare it with the live one, row by row.
+"""Every read model rebuilt from the log and compared with the live one, row by row.
 
-Read models are a function of the log, so replaying the log into fresh tables must give exactly
-the live rows. Here that happens in one REPEATABLE READ transaction: the replay and the live rows
-are read from the same snapshot, so appends running meanwhile cannot make a false difference, and
-nothing is locked. The scratch schema (``audit_scratch_<random>``) comes first on the transaction's
-``search_path``, so each projector's own create statements and ``apply`` write there while
-``events`` and anything else still resolve to the live schema. The transaction is rolled back at
-the end, which drops the scratch schema with everything in it.
+Read models are a function of the log, so rebuilding them from the log must give exactly the live
+rows. Both sides come from one REPEATABLE READ snapshot (the caller's transaction, or one opened
+here), so appends running meanwhile cannot make a false difference, and nothing is locked.
+
+The game's read models (``table_state``, ``seat_scores``, the tournaments') are rebuilt in memory
+by their folds (``projection_folds``), one stream at a time as the whole-database audit reads the
+log, and compared with one read of each live table: linear in the log. Any other projector (one
+added with ``--module``) is replayed through its own SQL into a scratch schema
+(``audit_scratch_<random>``) that comes first on the transaction's ``search_path``, so its create
+statements and ``apply`` write there while ``events`` still resolves to the live schema; the
+transaction is rolled back at the end, which drops the scratch schema with everything in it.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from sapsam.audit.projection_folds import FOLDS, ReadModelFold, Row
 from sapsam.audit.report import AuditCheck, Status
-from sapsam.store import table_projections
-from sapsam.store.projections import Projector, registered_projectors
+from sapsam.store.projections import Projector, all_projectors
 from sapsam.store.reads import event_from_row
 from sapsam.store.records import RecordedEvent
 
@@ -53,11 +57,7 @@ def _snapshot_events(connection: Connection, batch_size: int = 5000) -> Iterator
 
 def default_projectors() -> list[Projector]:
     """The game's read models plus any registered ones, each once, in apply order."""
-    found: list[Projector] = []
-    for projector in (*table_projections.projectors(), *registered_projectors()):
-        if all(projector.name != known.name for known in found):
-            found.append(projector)
-    return found
+    return all_projectors()
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,11 @@ def _key_of(row: dict[str, Any], columns: Sequence[str]) -> str:
     return ", ".join(f"{column}={row.get(column)}" for column in columns)
 
 
-def compare_table(connection: Connection, scratch: str, table: str) -> list[RowDifference]:
-    """The differences between ``public.<table>`` and ``<scratch>.<table>``."""
-    columns = _key_columns(connection, scratch, table)
-    live = {_key_of(row, columns): row for row in _rows(connection, LIVE_SCHEMA, table)}
-    rebuilt = {_key_of(row, columns): row for row in _rows(connection, scratch, table)}
+def _differences(
+    table: str, columns: Sequence[str], live_rows: list[Row], rebuilt_rows: list[Row]
+) -> list[RowDifference]:
+    live = {_key_of(row, columns): row for row in live_rows}
+    rebuilt = {_key_of(row, columns): row for row in rebuilt_rows}
     differences: list[RowDifference] = []
     for key in sorted(set(live) | set(rebuilt)):
         live_row, rebuilt_row = live.get(key), rebuilt.get(key)
@@ -135,60 +135,182 @@ def compare_table(connection: Connection, scratch: str, table: str) -> list[RowD
     return differences
 
 
+def compare_table(connection: Connection, scratch: str, table: str) -> list[RowDifference]:
+    """The differences between ``public.<table>`` and ``<scratch>.<table>``."""
+    columns = _key_columns(connection, scratch, table)
+    return _differences(
+        table, columns, _rows(connection, LIVE_SCHEMA, table), _rows(connection, scratch, table)
+    )
+
+
+class ProjectionComparison:
+    """Rebuilds the chosen read models from the streams it is given, then compares them.
+
+    Give it every stream of a snapshot (``fold_stream``, each stream whole and once), then call
+    ``checks`` in the same snapshot's transaction.
+    """
+
+    def __init__(self, projectors: Sequence[Projector]) -> None:
+        self.projectors = list(projectors)
+        self.folds: dict[str, ReadModelFold] = {
+            p.name: FOLDS[p.name]() for p in self.projectors if p.name in FOLDS
+        }
+        self.unfoldable: dict[str, str] = {}
+        self.events = 0
+
+    def fold_stream(self, events: Sequence[RecordedEvent]) -> None:
+        """Fold one stream's events into every in-memory read model."""
+        self.events += len(events)
+        for name, fold in self.folds.items():
+            try:
+                fold.fold_stream(events)
+            except (KeyError, TypeError, ValueError, AssertionError, AttributeError) as error:
+                # A malformed event (the deal checks name it): the rebuild cannot be trusted.
+                self.unfoldable.setdefault(
+                    name, f"{events[0].stream_id} cannot be folded ({type(error).__name__})"
+                )
+
+    def checks(self, connection: Connection) -> list[AuditCheck]:
+        """One check per projector; runs in the caller's (snapshot) transaction."""
+        replayed = [p for p in self.projectors if p.name not in self.folds]
+        scratch = _replay_into_scratch(connection, replayed) if replayed else ""
+        checks = []
+        for projector in self.projectors:
+            fold = self.folds.get(projector.name)
+            if fold is None:
+                checks.append(_projector_check(connection, scratch, projector, self.events))
+            else:
+                checks.append(self._fold_check(connection, projector, fold))
+        return checks
+
+    def _fold_check(
+        self, connection: Connection, projector: Projector, fold: ReadModelFold
+    ) -> AuditCheck:
+        name = f"projection {projector.name}"
+        missing = _missing_check(connection, projector)
+        if missing is not None:
+            return missing
+        if projector.name in self.unfoldable:
+            return AuditCheck(name, Status.FAILED, self.unfoldable[projector.name])
+        rebuilt = fold.rows()
+        differences = [
+            difference
+            for table in projector.tables
+            for difference in _differences(
+                table,
+                _key_columns(connection, LIVE_SCHEMA, table),
+                _rows(connection, LIVE_SCHEMA, table),
+                rebuilt.get(table, []),
+            )
+        ]
+        rows = sum(len(rebuilt.get(table, [])) for table in projector.tables)
+        return _outcome(name, differences, rows, self.events)
+
+
+def _snapshot_streams(connection: Connection) -> Iterator[list[RecordedEvent]]:
+    """Every stream of the transaction's snapshot, whole, in stream order."""
+    current: list[RecordedEvent] = []
+    for event in _stream_ordered_events(connection):
+        if current and event.stream_id != current[0].stream_id:
+            yield current
+            current = []
+        current.append(event)
+    if current:
+        yield current
+
+
+def _stream_ordered_events(
+    connection: Connection, batch_size: int = 5000
+) -> Iterator[RecordedEvent]:
+    after: tuple[str, int] = ("", 0)
+    while True:
+        rows = connection.execute(
+            "SELECT position, stream_id, version, type, schema_version, data, metadata, hash"
+            " FROM events WHERE (stream_id, version) > (%s, %s) ORDER BY stream_id, version"
+            " LIMIT %s",
+            [after[0], after[1], batch_size],
+        ).fetchall()
+        if not rows:
+            return
+        for row in rows:
+            yield event_from_row(row)
+        after = (str(rows[-1][1]), int(rows[-1][2]))
+
+
 def compare_projections(
     connection: Connection, projectors: Sequence[Projector]
 ) -> list[AuditCheck]:
     """One check per projector: its tables rebuilt from the log equal the live ones.
 
-    Runs in its own transaction (``connection`` must be in autocommit mode, outside one).
+    Runs in its own REPEATABLE READ transaction (``connection`` must be in autocommit mode,
+    outside one); ``sapsam.audit.database.audit_database`` does the same within its own pass.
     """
-    scratch = f"audit_scratch_{uuid.uuid4().hex[:12]}"
-    checks: list[AuditCheck] = []
     with connection.transaction() as transaction:
         connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(scratch)))
-        connection.execute(
-            sql.SQL("SET LOCAL search_path TO {}, {}").format(
-                sql.Identifier(scratch), sql.Identifier(LIVE_SCHEMA)
-            )
-        )
-        for projector in projectors:
-            for statement in projector.create_statements:
-                connection.execute(statement)
-        replayed = 0
-        for event in _snapshot_events(connection):
-            for projector in projectors:
-                projector.apply(connection, event)
-            replayed += 1
-        for projector in projectors:
-            checks.append(_projector_check(connection, scratch, projector, replayed))
-        # Rolling back drops the scratch schema and leaves no trace of the rebuild.
+        comparison = ProjectionComparison(projectors)
+        for stream in _snapshot_streams(connection):
+            comparison.fold_stream(stream)
+        checks = comparison.checks(connection)
         raise psycopg.Rollback(transaction)
     return checks
+
+
+def _replay_into_scratch(connection: Connection, projectors: Sequence[Projector]) -> str:
+    """Replay the snapshot's log into the projectors' tables in a new scratch schema (dropped
+    when the caller's transaction rolls back); returns the schema's name."""
+    scratch = f"audit_scratch_{uuid.uuid4().hex[:12]}"
+    connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(scratch)))
+    connection.execute(
+        sql.SQL("SET LOCAL search_path TO {}, {}").format(
+            sql.Identifier(scratch), sql.Identifier(LIVE_SCHEMA)
+        )
+    )
+    for projector in projectors:
+        for statement in projector.create_statements:
+            connection.execute(statement)
+    for event in _snapshot_events(connection):
+        for projector in projectors:
+            if projector.handles(event.stream_id):
+                projector.apply(connection, event)
+    connection.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(LIVE_SCHEMA)))
+    return scratch
+
+
+def _missing_check(connection: Connection, projector: Projector) -> AuditCheck | None:
+    name = f"projection {projector.name}"
+    missing = [
+        table for table in projector.tables if not _table_exists(connection, LIVE_SCHEMA, table)
+    ]
+    if not missing:
+        return None
+    if len(missing) == len(projector.tables) and not _was_prepared(connection, projector):
+        return AuditCheck(
+            name,
+            Status.NOT_COVERED,
+            "never set up in this database (no live tables, no checkpoint): nothing to compare",
+        )
+    return AuditCheck(name, Status.FAILED, f"the live table(s) {missing} do not exist")
 
 
 def _projector_check(
     connection: Connection, scratch: str, projector: Projector, replayed: int
 ) -> AuditCheck:
-    name = f"projection {projector.name}"
-    missing = [
-        table for table in projector.tables if not _table_exists(connection, LIVE_SCHEMA, table)
-    ]
-    if missing:
-        if len(missing) == len(projector.tables) and not _was_prepared(connection, projector):
-            return AuditCheck(
-                name,
-                Status.NOT_COVERED,
-                "never set up in this database (no live tables, no checkpoint): nothing to compare",
-            )
-        return AuditCheck(name, Status.FAILED, f"the live table(s) {missing} do not exist")
+    missing = _missing_check(connection, projector)
+    if missing is not None:
+        return missing
     differences = [
         difference
         for table in projector.tables
         for difference in compare_table(connection, scratch, table)
     ]
+    rows = sum(len(_rows(connection, scratch, table)) for table in projector.tables)
+    return _outcome(f"projection {projector.name}", differences, rows, replayed)
+
+
+def _outcome(
+    name: str, differences: Sequence[RowDifference], rows: int, replayed: int
+) -> AuditCheck:
     if not differences:
-        rows = sum(len(_rows(connection, scratch, table)) for table in projector.tables)
         return AuditCheck(
             name,
             Status.PASSED,

@@ -6,7 +6,8 @@
 - ``sapsam audit verify FILE [--json]`` verifies an export offline: no database, no network.
 - ``sapsam audit verify --table T [--deal N] [--json]`` verifies against the database.
 - ``sapsam audit verify --all [--json]`` audits the whole database: every stream's chain, every
-  finished deal, every read model rebuilt in a scratch schema and compared row by row.
+  finished deal, every acknowledged request against the log, the deals still in play (pending or
+  stuck), every read model rebuilt from the log and compared row by row.
 - ``sapsam audit replay FILE [--at VERSION] [--json]`` prints the table after each event.
 
 The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
@@ -34,9 +35,10 @@ from sapsam.audit.export_format import (
     ExportFormatError,
     NothingToExportError,
     Requester,
-    read_export,
     write_lines,
 )
+from sapsam.audit.export_limits import ExportLimitError, bounded_lines
+from sapsam.audit.export_reading import read_export
 from sapsam.audit.replay import frame_at, render_frame, replay
 from sapsam.audit.report import AuditReport, render_text
 from sapsam.audit.verifier import verify_export
@@ -159,7 +161,14 @@ def _run(body: Any, arguments: argparse.Namespace) -> int:
         result = body(arguments)
         assert isinstance(result, int)
         return result
-    except (CommandError, ExportAccessError, NothingToExportError, ExportFormatError) as error:
+    except (
+        CommandError,
+        ExportAccessError,
+        NothingToExportError,
+        ExportFormatError,
+        ExportLimitError,  # an input beyond docs/audit.md's limits: refused unread
+        UnicodeDecodeError,  # a file that is not UTF-8 text
+    ) as error:
         print(f"sapsam audit: {error}", file=sys.stderr)
         return CANNOT_RUN
 
@@ -208,7 +217,7 @@ def _verify_body(arguments: argparse.Namespace) -> int:
         raise CommandError("--deal needs --table")
     if arguments.file is not None:
         with _input(arguments.file) as handle:
-            report = verify_export(handle)
+            report = verify_export(bounded_lines(handle))
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
@@ -219,8 +228,7 @@ def _verify_body(arguments: argparse.Namespace) -> int:
 
 def _verify_online(arguments: argparse.Namespace) -> AuditReport:
     from sapsam.audit import database
-    from sapsam.audit.projection_audit import default_projectors
-    from sapsam.store.projections import registered_projectors
+    from sapsam.store.projections import all_projectors
 
     with _connection(arguments) as connection:
         if arguments.tournament is not None:  # tournaments: seating draw, deals, standings
@@ -232,10 +240,7 @@ def _verify_online(arguments: argparse.Namespace) -> AuditReport:
                 raise CommandError(f"--tournament {arguments.tournament!r} is not an id") from None
             return verify_tournament(connection, tournament_id)
         if arguments.all:
-            projectors = default_projectors()
-            for extra in registered_projectors(tuple(arguments.module)):
-                if all(extra.name != known.name for known in projectors):
-                    projectors.append(extra)
+            projectors = all_projectors(tuple(arguments.module))
             bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
             try:
                 return database.audit_database(connection, bar.update if bar else None, projectors)
@@ -286,7 +291,7 @@ def _replay(arguments: argparse.Namespace) -> int:
 
 def _replay_body(arguments: argparse.Namespace) -> int:
     with _input(arguments.file) as handle:
-        export = read_export(handle)
+        export = read_export(bounded_lines(handle))
     try:
         frames = replay(export)
     except ValueError as error:

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean proto serve demo demo-tournament
+.PHONY: install test lint typecheck unit bench clean proto serve demo demo-tournament torture
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,13 @@ demo-tournament: $(STAMP)
 
 bench: $(STAMP)
 	@for script in bench/[!_]*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+# SIGKILLs of the server and PostgreSQL crashes under bot load, with a ledger of every acknowledged
+# call checked against the log (torture/run.py, docs/reliability.md); never part of `make test`.
+# PROFILE=short is the CI-sized run (about 5 minutes); TORTURE_ARGS e.g. "--seed 7 --keep".
+PROFILE ?= full
+torture: $(STAMP)
+	$(BIN)/python -m torture.run --profile $(PROFILE) $(TORTURE_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

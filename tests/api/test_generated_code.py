@@ -54,4 +54,9 @@ def test_services_are_importable_with_every_rpc() -> None:
     ]
     assert table_service.methods_by_name["WatchTable"].server_streaming
     player_service = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]
-    assert [method.name for method in player_service.methods] == ["RegisterPlayer", "GetPlayer"]
+    assert [method.name for method in player_service.methods] == [
+        "RegisterPlayer",
+        "GetPlayer",
+        "RotateToken",
+        "RevokePlayerTokens",
+    ]

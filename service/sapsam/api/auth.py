@@ -1,49 +1,65 @@
-"""Authentication: one interceptor turns the bearer token of each call into a caller.
+"""Authentication: one interceptor turns the bearer token of each call into a caller, then checks
+that the caller holds the credential the method needs (``sapsam.api.access``).
 
-A call carries ``authorization: Bearer <token>``. The token is either a player's, issued once by
-RegisterPlayer and stored only as its SHA-256 hash (so the lookup function injected here receives
-the hash, never the token), or the operator token from the server's configuration. Missing or
-unknown tokens are refused with UNAUTHENTICATED, except on the few methods anyone may call:
-RegisterPlayer, health checking and server reflection.
+A call carries the metadata ``authorization: Bearer <token>``, exactly once and exactly so: the
+scheme ``Bearer`` as written, one space, then the token in RFC 6750's token characters. Anything
+else (``bearer``, two spaces, a space at either end, no token, two ``authorization`` entries) is
+UNAUTHENTICATED, reason BAD_AUTHORIZATION_HEADER, on every method: a client that sends a header
+means to authenticate, and guessing what it meant would accept what it did not.
+
+The token is either a player's or the operator token from the server's configuration. A player's
+token is stored only as its SHA-256 hash (the lookup injected here receives the hash, never the
+token) with its issue time and whether it still works: rotated away by its player or revoked by
+the operator is TOKEN_REVOKED, older than the server's ``token_ttl`` is TOKEN_EXPIRED, never
+issued is UNKNOWN_TOKEN. The one exception: a token its player just rotated away may still call
+RotateToken, so that a retry of that rotation (which the client can only send with the old token,
+the answer having been lost) gets the same new token; ``sapsam.api.players`` allows nothing else.
+
+Public methods (RegisterPlayer, health checking, reflection) need no token; a token that does not
+work there is ignored, a malformed header is not.
 
 Whether the caller may act on a particular seat is the servicer's question (it knows the table);
-this module only says who is calling, through :func:`current_caller`.
+this module says who is calling, through :func:`current_caller` (and :func:`caller_or_none`,
+which the limits interceptor uses to tell callers apart).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import contextvars
 import hashlib
 import hmac
+import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import grpc
 
 from sapsam.api import errors
+from sapsam.api.access import Access, required_access
 from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.store.player_tokens import ROTATED, PlayerToken
 
-TokenLookup = Callable[[bytes], str | None]
-"""Finds the player id for a token's SHA-256 hash, or ``None`` for an unknown token."""
+TokenLookup = Callable[[bytes], PlayerToken | None]
+"""Finds the token with a SHA-256 hash (whoever holds it, whether it works), or ``None``."""
 
 AUTHORIZATION_KEY: Final = "authorization"
 TOKEN_PREFIX: Final = "sps_"
+MAX_TOKEN_LENGTH: Final = 512
+"""Longer tokens are refused unread (ours are 47 characters)."""
+ROTATE_TOKEN_METHOD: Final = "/sapsam.v1.PlayerService/RotateToken"
+"""The one method a rotated-away token may still call (to retry its own rotation)."""
 
-PUBLIC_METHODS: Final = frozenset({"/sapsam.v1.PlayerService/RegisterPlayer"})
-"""Methods callable without a token (besides the public services below)."""
-
-PUBLIC_SERVICE_PREFIXES: Final = (
-    "/grpc.health.v1.Health/",
-    "/grpc.reflection.v1alpha.ServerReflection/",
-    "/grpc.reflection.v1.ServerReflection/",
-)
-
-_CACHE_SIZE: Final = 10_000
+# RFC 6750, section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+_TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+_ROTATION_LABEL: Final = b"sapsam token rotation v1\x00"
 
 
 @dataclass(frozen=True)
@@ -52,17 +68,30 @@ class Caller:
 
     player_id: str | None
     is_operator: bool = False
+    retired_token: bool = False
+    """The player called with a token it rotated away (allowed on RotateToken only)."""
 
     @property
     def player_name(self) -> str:
         """The player's resource name, ``players/{player}``; empty for the operator."""
         return f"players/{self.player_id}" if self.player_id is not None else ""
 
+    @property
+    def key(self) -> str:
+        """A stable, non-secret key for this caller, the same across its token rotations:
+        ``operator`` or ``player:{player}`` (what per-caller limits count by)."""
+        return "operator" if self.is_operator else f"player:{self.player_id}"
+
 
 OPERATOR: Final = Caller(player_id=None, is_operator=True)
 
 _current_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
     "sapsam_current_caller", default=None
+)
+# The token as presented, for RotateToken only (the new token is derived from it); kept apart
+# from Caller so that logging or comparing a Caller can never show a token.
+_presented_token: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "sapsam_presented_token", default=""
 )
 
 
@@ -78,9 +107,31 @@ def current_caller() -> Caller:
     return caller
 
 
+def caller_or_none() -> Caller | None:
+    """The authenticated caller of the call being served; ``None`` for an anonymous call (a
+    public method called without a working token) or outside a call."""
+    return _current_caller.get()
+
+
+def presented_token() -> str:
+    """The bearer token the call being served presented; empty for the operator or nobody."""
+    return _presented_token.get()
+
+
 def new_token() -> str:
     """A fresh bearer token: a prefix that makes it recognisable, then 256 random bits."""
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def rotated_token(old_token: str, salt: bytes) -> str:
+    """The token a rotation issues: HMAC-SHA256 keyed by the old token over a random salt.
+
+    The salt is stored, the old token is not, so a database reader cannot compute it, while a
+    retried rotation, which presents the old token again, gets the same new token back. It has
+    the form of :func:`new_token` (the prefix, then 256 bits in unpadded URL-safe base64).
+    """
+    digest = hmac.new(old_token.encode("utf-8"), _ROTATION_LABEL + salt, hashlib.sha256).digest()
+    return TOKEN_PREFIX + base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
 def hash_token(token: str) -> bytes:
@@ -88,113 +139,215 @@ def hash_token(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
-def _bearer_token(metadata: Any) -> str | None:
-    for key, value in metadata or ():
-        if key.lower() != AUTHORIZATION_KEY or not isinstance(value, str):
-            continue
-        scheme, _, token = value.strip().partition(" ")
-        if scheme.lower() == "bearer" and token.strip():
-            return token.strip()
-    return None
+def check_token_format(token: str) -> str:
+    """``token`` if it can travel in a bearer header; ValueError saying what is wrong otherwise.
+
+    For the configured operator token, which a malformed header could never present.
+    """
+    if len(token) > MAX_TOKEN_LENGTH or not _TOKEN.fullmatch(token):
+        raise ValueError(
+            f"a token must be 1 to {MAX_TOKEN_LENGTH} of the characters A-Z a-z 0-9 - . _ ~ + /,"
+            " optionally followed by '='"
+        )
+    return token
 
 
-def is_public(method: str) -> bool:
-    """Whether a method may be called without a token."""
-    return method in PUBLIC_METHODS or method.startswith(PUBLIC_SERVICE_PREFIXES)
+def _malformed(problem: str) -> errors.ApiError:
+    # The header's value is a credential: the message never quotes it.
+    return errors.ApiError(
+        "BAD_AUTHORIZATION_HEADER",
+        f"send the metadata 'authorization: Bearer <token>' exactly once: {problem}",
+    )
 
 
-class _PlayerCache:
-    """A bounded map from token hash to player id, for known tokens only.
+def bearer_token(metadata: Any) -> str | None:
+    """The token of the call's one ``authorization: Bearer <token>`` entry; None without one.
 
-    A player's token never changes owner, so a hit is always right; unknown tokens are not cached,
-    so a player registered on another server process is found on its first call here.
+    Raises BAD_AUTHORIZATION_HEADER for anything but exactly one entry of exactly that form.
+    """
+    values = [value for key, value in metadata or () if key.lower() == AUTHORIZATION_KEY]
+    if not values:
+        return None
+    if len(values) > 1:
+        raise _malformed(f"this call sent {len(values)} authorization entries")
+    value = values[0]
+    if not isinstance(value, str):
+        raise _malformed("the value is not text")
+    scheme, space, token = value.partition(" ")
+    if scheme != "Bearer":
+        raise _malformed("the scheme must be 'Bearer', spelt so, at the start of the value")
+    if not token:
+        raise _malformed("the token is missing" if not space else "the token is empty")
+    if token != token.strip(" ") or " " in token:
+        raise _malformed("one space between 'Bearer' and the token, and none around them")
+    if len(token) > MAX_TOKEN_LENGTH:
+        raise _malformed(f"the token is longer than {MAX_TOKEN_LENGTH} characters")
+    if not _TOKEN.fullmatch(token):
+        raise _malformed("the token has characters outside A-Z a-z 0-9 - . _ ~ + / (and = last)")
+    return token
+
+
+class TokenCache:
+    """A bounded map from token hash to a working token, each entry trusted for ``seconds``.
+
+    Every call needs its token looked up; this keeps a busy caller from costing a query per call.
+    An entry is dropped at once where a token is rotated or revoked (``forget``); other server
+    processes hold theirs at most ``seconds`` longer, which bounds how long a retired token can
+    still work there. Tokens that do not work are not cached: unknown ones are looked up each
+    time, so a player registered in another process is found on its first call here.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, seconds: float, clock: Callable[[], float] = time.monotonic):
         self._size = size
-        self._entries: OrderedDict[bytes, str] = OrderedDict()
+        self._seconds = seconds
+        self._clock = clock
+        self._entries: OrderedDict[bytes, tuple[float, PlayerToken]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, token_hash: bytes) -> str | None:
+    def get(self, token_hash: bytes) -> PlayerToken | None:
+        """The cached token, if it was looked up less than ``seconds`` ago."""
         with self._lock:
-            player_id = self._entries.get(token_hash)
-            if player_id is not None:
-                self._entries.move_to_end(token_hash)
-            return player_id
+            entry = self._entries.get(token_hash)
+            if entry is None:
+                return None
+            if self._clock() - entry[0] >= self._seconds:
+                del self._entries[token_hash]
+                return None
+            self._entries.move_to_end(token_hash)
+            return entry[1]
 
-    def put(self, token_hash: bytes, player_id: str) -> None:
+    def put(self, token_hash: bytes, token: PlayerToken) -> None:
+        """Remember a working token."""
         with self._lock:
-            self._entries[token_hash] = player_id
+            self._entries[token_hash] = (self._clock(), token)
             self._entries.move_to_end(token_hash)
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
 
+    def forget(self, token_hash: bytes | None = None, player_id: str | None = None) -> None:
+        """Drop one token, or every token of a player."""
+        with self._lock:
+            if token_hash is not None:
+                self._entries.pop(token_hash, None)
+            if player_id is not None:
+                for cached_hash in [
+                    key for key, (_, token) in self._entries.items() if token.player_id == player_id
+                ]:
+                    del self._entries[cached_hash]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
 
 class AuthInterceptor(CallInterceptor):
-    """Authenticates every call but the public ones and makes the caller available to servicers."""
+    """Authenticates every call, checks the method's access, and runs the call as the caller."""
 
-    def __init__(self, lookup: TokenLookup, operator_token: str | None = None) -> None:
+    def __init__(
+        self,
+        lookup: TokenLookup,
+        operator_token: str | None = None,
+        token_ttl: timedelta | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
         self._lookup = lookup
-        self._operator_token = operator_token or None
-        self._cache = _PlayerCache(_CACHE_SIZE)
+        self._operator_token = check_token_format(operator_token) if operator_token else None
+        self._token_ttl = token_ttl
+        self._clock = clock
 
-    def authenticate(self, method: str, metadata: Any) -> Caller | None:
-        """The caller for a call's metadata; ``None`` for an anonymous call to a public method.
+    def authenticate(self, method: str, metadata: Any) -> tuple[Caller | None, str]:
+        """The caller for a call's metadata (``None``: anonymous, on a public method) and the
+        token it presented.
 
-        Raises :class:`errors.ApiError` for a missing or unknown token on any other method.
+        Raises :class:`errors.ApiError` for a malformed header anywhere, and for a missing or
+        not working token on any method but the public ones.
         """
-        token = _bearer_token(metadata)
+        token = bearer_token(metadata)
+        public = required_access(method) is Access.PUBLIC
         if token is None:
-            if is_public(method):
-                return None
+            if public:
+                return None, ""
             raise errors.ApiError(
                 "MISSING_TOKEN", "send the metadata 'authorization: Bearer <token>'"
             )
         if self._operator_token is not None and hmac.compare_digest(
             token.encode("utf-8"), self._operator_token.encode("utf-8")
         ):
-            return OPERATOR
-        token_hash = hash_token(token)
-        player_id = self._cache.get(token_hash)
-        if player_id is None:
-            player_id = self._lookup(token_hash)
-            if player_id is not None:
-                self._cache.put(token_hash, player_id)
-        if player_id is None:
-            if is_public(method):
-                return None
+            return OPERATOR, ""
+        found = self._lookup(hash_token(token))
+        try:
+            return self._player(method, found), token
+        except errors.ApiError:
+            if public:
+                return None, ""
+            raise
+
+    def _player(self, method: str, found: PlayerToken | None) -> Caller:
+        if found is None:
             raise errors.ApiError("UNKNOWN_TOKEN", "the bearer token is not known here")
-        return Caller(player_id=player_id)
+        if not found.live:
+            if found.revoked_because == ROTATED and method == ROTATE_TOKEN_METHOD:
+                return Caller(player_id=found.player_id, retired_token=True)
+            raise errors.ApiError(
+                "TOKEN_REVOKED",
+                "this token was replaced by a rotation"
+                if found.revoked_because == ROTATED
+                else "the operator revoked this player's tokens",
+            )
+        if (
+            self._token_ttl is not None
+            and found.issued_at is not None
+            and self._clock() >= found.issued_at + self._token_ttl
+        ):
+            raise errors.ApiError(
+                "TOKEN_EXPIRED",
+                "the token is older than this server's token lifetime"
+                f" ({self._token_ttl.total_seconds() / 86400:g} days); rotate tokens before"
+                " they expire",
+            )
+        return Caller(player_id=found.player_id)
+
+    @staticmethod
+    def authorise(method: str, caller: Caller | None) -> None:
+        """Refuse a caller without the credential ``method`` needs (before the request is read)."""
+        access = required_access(method)
+        if access is Access.OPERATOR and (caller is None or not caller.is_operator):
+            raise errors.ApiError("OPERATOR_ONLY", "only the operator may make this call")
+        if access is Access.PLAYER and caller is not None and caller.player_id is None:
+            raise errors.ApiError("PLAYERS_ONLY", "only a player can do this, not the operator")
 
     def _enter(
         self, method: str, context: grpc.ServicerContext
-    ) -> contextvars.Token[Caller | None]:
+    ) -> tuple[contextvars.Token[Caller | None], contextvars.Token[str]]:
         try:
-            caller = self.authenticate(method, context.invocation_metadata())
+            caller, token = self.authenticate(method, context.invocation_metadata())
+            self.authorise(method, caller)
         except Exception as error:
             context.abort_with_status(errors.status_for_exception(error, method))
             raise  # abort_with_status always raises; this only tells readers so
-        return _current_caller.set(caller)
+        return _current_caller.set(caller), _presented_token.set(token)
 
     def around(
         self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
     ) -> Any:
-        """Authenticate, then run the call as the caller."""
-        reset = self._enter(method, context)
+        """Authenticate and authorise, then run the call as the caller."""
+        caller_reset, token_reset = self._enter(method, context)
         try:
             return proceed()
         finally:
-            _current_caller.reset(reset)
+            _presented_token.reset(token_reset)
+            _current_caller.reset(caller_reset)
 
     def around_stream(
         self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
     ) -> Iterator[Any]:
-        """Authenticate, then stream the call's responses as the caller."""
-        reset = self._enter(method, context)
+        """Authenticate and authorise, then stream the call's responses as the caller."""
+        caller_reset, token_reset = self._enter(method, context)
         try:
             yield from proceed()
         finally:
-            # A stream may be finished from another thread (on cancellation); then the variable
-            # belongs to another context and there is nothing of ours to reset.
+            # A stream may be finished from another thread (on cancellation); then the variables
+            # belong to another context and there is nothing of ours to reset.
             with contextlib.suppress(ValueError):
-                _current_caller.reset(reset)
+                _presented_token.reset(token_reset)
+                _current_caller.reset(caller_reset)

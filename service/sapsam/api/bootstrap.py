@@ -72,7 +72,7 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
     return Services(
         table_service=TableServicer(tables, players, store.pool, feed),
         player_service=PlayerServicer(players),
-        token_lookup=players.player_for_token_hash,
+        token_lookup=players.token_for_hash,
         on_stop=on_stop,
         close=store.close,
         audit_service=AuditServicer(store.pool),

@@ -105,6 +105,9 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # Who is calling is unknown.
         "MISSING_TOKEN": _UNAUTHENTICATED,
         "UNKNOWN_TOKEN": _UNAUTHENTICATED,
+        "BAD_AUTHORIZATION_HEADER": _UNAUTHENTICATED,
+        "TOKEN_REVOKED": _UNAUTHENTICATED,
+        "TOKEN_EXPIRED": _UNAUTHENTICATED,
         # The table moved on: the etag did not match, or another call won the race. Retry after
         # reading the table again; the current version is in the ErrorInfo metadata.
         "VERSION_MISMATCH": _ABORTED,

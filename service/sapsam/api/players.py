@@ -1,18 +1,26 @@
 """Players: registration with a bearer token, look-up by token hash, and the PlayerService.
 
-A player is a row in ``players`` (migration 0002): id, display name, the SHA-256 hash of its
-token, and the request id that created it. The token is returned once, by RegisterPlayer, and
-never stored; a retried RegisterPlayer (same request id) finds the player but cannot show the
-token again, so it is answered ALREADY_EXISTS (``TOKEN_ALREADY_ISSUED``) naming the player.
+A player is a row in ``players`` (migration 0002): id, display name and the request id that
+created it; its tokens are rows of ``player_tokens`` (migration 0004,
+``sapsam.store.player_tokens``), by SHA-256 hash only. The token is returned once, by
+RegisterPlayer, and never stored; a retried RegisterPlayer (same request id) finds the player but
+cannot show the token again, so it is answered ALREADY_EXISTS (``TOKEN_ALREADY_ISSUED``) naming
+the player.
+
+A player rotates its token (RotateToken): the new token is derived from the old one and a stored
+random salt (``auth.rotated_token``), so a retry of the rotation, which a client whose answer was
+lost can only send with the old token, gets the same new token within
+:data:`ROTATION_RETRY_WINDOW`. The operator revokes a player's tokens (RevokePlayerTokens).
 """
 
 from __future__ import annotations
 
+import secrets
 import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import grpc
@@ -23,8 +31,14 @@ from sapsam.api import auth, resources
 from sapsam.api.errors import ApiError
 from sapsam.api.generated.v1 import player_pb2, player_service_pb2, player_service_pb2_grpc
 from sapsam.api.request_digest import request_digest
+from sapsam.store import player_tokens
 
 MAX_DISPLAY_NAME_LENGTH: Final = 64
+ROTATION_RETRY_WINDOW: Final = timedelta(minutes=10)
+"""How long after a rotation its retry is still answered when sent with the old token."""
+TOKEN_CACHE_SECONDS: Final = 1.0
+"""How long a server process trusts a token it looked up (``auth.TokenCache``)."""
+TOKEN_CACHE_SIZE: Final = 10_000
 
 
 @dataclass(frozen=True)
@@ -59,10 +73,12 @@ def check_display_name(display_name: str) -> str:
 
 
 class PlayerDirectory:
-    """The ``players`` table: register, find by token hash, read profiles (names cached)."""
+    """Players and their tokens: register, find a token, rotate and revoke tokens, read profiles
+    (names and working tokens cached)."""
 
     def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
+        self._tokens = auth.TokenCache(TOKEN_CACHE_SIZE, TOKEN_CACHE_SECONDS)
         # Display names never change, so they are cached for the table views.
         self._names: dict[str, str] = {}
         self._names_lock = threading.Lock()
@@ -77,16 +93,14 @@ class PlayerDirectory:
         with self._pool.connection() as connection:
             row = connection.execute(
                 """
-                INSERT INTO players (player_id, display_name, token_hash, request_id,
-                    request_digest)
-                VALUES (%s, %s, %s, %s, %s)
+                INSERT INTO players (player_id, display_name, request_id, request_digest)
+                VALUES (%s, %s, %s, %s)
                 ON CONFLICT (request_id) DO NOTHING
                 RETURNING created_at
                 """,
                 [
                     player_id,
                     display_name,
-                    auth.hash_token(token),
                     request_id or None,
                     request_digest,
                 ],
@@ -114,15 +128,70 @@ class PlayerDirectory:
                     "this request_id already registered a player; its token is shown only once",
                     metadata={"player": existing},
                 )
+            player_tokens.insert_token(connection, player_id, auth.hash_token(token))
         return PlayerRecord(player_id, display_name, row[0]), token
 
-    def player_for_token_hash(self, token_hash: bytes) -> str | None:
-        """The player id holding a token (by its hash), or None: the auth interceptor's lookup."""
+    def token_for_hash(self, token_hash: bytes) -> player_tokens.PlayerToken | None:
+        """The token with this hash, working or not, or None: the auth interceptor's lookup."""
+        cached = self._tokens.get(token_hash)
+        if cached is not None:
+            return cached
         with self._pool.connection() as connection:
-            row = connection.execute(
-                "SELECT player_id FROM players WHERE token_hash = %s", [token_hash]
-            ).fetchone()
-        return str(row[0]) if row else None
+            found = player_tokens.find_token(connection, token_hash)
+        if found is not None and found.live:
+            self._tokens.put(token_hash, found)
+        return found
+
+    def rotate_token(self, caller: auth.Caller, token: str, request_id: str) -> str:
+        """The caller's new token, its presented ``token`` retired; the same one on a retry.
+
+        ``caller.retired_token`` says the token was already rotated away: then only a retry of
+        that very rotation is answered, anything else is TOKEN_REVOKED.
+        """
+        assert caller.player_id is not None  # the access table lets only players call
+        presented = auth.hash_token(token)
+        with self._pool.connection() as connection:
+            # Twice at most: a rotation that loses the race to a concurrent retry of itself
+            # finds that retry's rotation on the second look.
+            for _ in range(2):
+                earlier = None
+                if request_id:
+                    earlier = player_tokens.find_rotation(
+                        connection, caller.player_id, request_id, ROTATION_RETRY_WINDOW
+                    )
+                if earlier is not None:
+                    return _replay(earlier, token, presented, caller)
+                if caller.retired_token:
+                    break
+                if not request_id:
+                    raise ApiError(
+                        "MISSING_FIELD",
+                        "RotateToken needs a request_id: a lost answer is recovered only by"
+                        " retrying with it",
+                        field="request_id",
+                    )
+                salt = secrets.token_bytes(32)
+                new_token = auth.rotated_token(token, salt)
+                rotated = player_tokens.rotate_token(
+                    connection,
+                    caller.player_id,
+                    presented,
+                    auth.hash_token(new_token),
+                    salt,
+                    request_id,
+                )
+                if rotated:
+                    self._tokens.forget(token_hash=presented)
+                    return new_token
+                caller = auth.Caller(player_id=caller.player_id, retired_token=True)
+        raise ApiError("TOKEN_REVOKED", "this token was replaced or revoked")
+
+    def revoke_tokens(self, player_id: str, request_id: str) -> int:
+        """Revoke every working token of a player; how many (the first count on a repeat)."""
+        with self._pool.connection() as connection:
+            count = player_tokens.revoke_player_tokens(connection, player_id, request_id)
+        self._tokens.forget(player_id=player_id)
+        return count
 
     def get(self, player_id: str) -> PlayerRecord | None:
         """A player's profile, or None."""
@@ -152,6 +221,31 @@ class PlayerDirectory:
                 self._names.update(fetched)
             found.update(fetched)
         return found
+
+
+def _replay(
+    earlier: player_tokens.Rotation, token: str, presented: bytes, caller: auth.Caller
+) -> str:
+    """The answer to a repeated rotation: the new token it issued, or a refusal."""
+    if presented == earlier.new_hash:
+        return token  # retried with the new token: the answer had arrived after all
+    if presented == earlier.old_hash:
+        if not earlier.replayable:
+            raise ApiError(
+                "TOKEN_REVOKED",
+                "this token was replaced by a rotation whose retry window is over, or whose new"
+                " token no longer works",
+            )
+        new_token = auth.rotated_token(token, earlier.salt)
+        if auth.hash_token(new_token) == earlier.new_hash:
+            return new_token
+    if caller.retired_token:
+        raise ApiError("TOKEN_REVOKED", "this token was replaced or revoked")
+    raise ApiError(
+        "REQUEST_ID_REUSED",
+        "this request_id already rotated another token; a new rotation needs a fresh request_id",
+        field="request_id",
+    )
 
 
 def _is_uuid(text: str) -> bool:
@@ -190,3 +284,36 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
         if player is None:
             raise ApiError("PLAYER_NOT_FOUND", f"no player {request.name}", field="name")
         return player_service_pb2.GetPlayerResponse(player=player.to_message())
+
+    def RotateToken(  # noqa: N802 - the generated method name
+        self,
+        request: player_service_pb2.RotateTokenRequest,
+        context: grpc.ServicerContext,
+    ) -> player_service_pb2.RotateTokenResponse:
+        """Replace the calling player's token; the same new token on a retry."""
+        caller = auth.current_caller()
+        try:
+            request_id = resources.check_request_id(request.request_id)
+        except ApiError:
+            if not caller.retired_token:
+                raise
+            # A retired token may only retry its own rotation, which no malformed id names:
+            # it is refused as revoked, not told what is wrong with the request.
+            request_id = ""
+        token = self._directory.rotate_token(caller, auth.presented_token(), request_id)
+        return player_service_pb2.RotateTokenResponse(token=token)
+
+    def RevokePlayerTokens(  # noqa: N802 - the generated method name
+        self,
+        request: player_service_pb2.RevokePlayerTokensRequest,
+        context: grpc.ServicerContext,
+    ) -> player_service_pb2.RevokePlayerTokensResponse:
+        """Revoke every token of a player (the access table admits only the operator)."""
+        request_id = resources.check_request_id(request.request_id)
+        player_id = str(resources.parse_player(request.player, "player"))
+        if self._directory.get(player_id) is None:
+            raise ApiError("PLAYER_NOT_FOUND", "no such player", field="player")
+        count = self._directory.revoke_tokens(player_id, request_id)
+        return player_service_pb2.RevokePlayerTokensResponse(
+            player=resources.player_name(player_id), revoked_token_count=count
+        )

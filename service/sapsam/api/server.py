@@ -23,6 +23,7 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from types import FrameType
 from typing import Any, Final
@@ -70,6 +71,8 @@ class ServerConfig:
     """PEM private key for ``tls_cert``."""
     operator_token: str | None = None
     """Bearer token of the operator (administrative calls); ``None`` disables the operator."""
+    token_ttl: timedelta | None = None
+    """How long a player's token works after it was issued; ``None``: until rotated or revoked."""
     threads: int = 64
     """Calls served at once; each WatchTable stream holds one thread while it is open."""
     reuse_port: bool = False
@@ -139,7 +142,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
         futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="sapsam-rpc"),
         interceptors=(
             CallLogInterceptor(),
-            AuthInterceptor(services.token_lookup, config.operator_token),
+            AuthInterceptor(services.token_lookup, config.operator_token, config.token_ttl),
             ErrorInterceptor(),
         ),
         options=options,

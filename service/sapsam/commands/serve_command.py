@@ -11,14 +11,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from sapsam.api.auth import check_token_format
 from sapsam.api.bootstrap import serve_database
 from sapsam.api.call_log import configure_logging
 from sapsam.api.server import DEFAULT_LISTEN, ServerConfig, run_worker_processes
 
 FAILED = 1
+MAX_TOKEN_TTL_DAYS = 36_500
 
 
 def register(subparsers: Any) -> None:
@@ -40,6 +43,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--operator-token",
         help="bearer token for administrative calls (default: SAPSAM_OPERATOR_TOKEN; none: off)",
+    )
+    parser.add_argument(
+        "--token-ttl-days",
+        type=float,
+        help="a player's token stops working this many days after it was issued"
+        " (TOKEN_EXPIRED; rotating issues a fresh one); default: tokens do not expire",
     )
     parser.add_argument(
         "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
@@ -65,11 +74,25 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         raise ValueError("--workers and --threads must be at least 1")
     if arguments.workers > 1 and arguments.listen.rsplit(":", 1)[-1] == "0":
         raise ValueError("--workers needs a fixed port: each process would pick its own")
+    operator_token = arguments.operator_token or os.environ.get("SAPSAM_OPERATOR_TOKEN") or None
+    if operator_token is not None:
+        try:
+            check_token_format(operator_token)
+        except ValueError as error:
+            raise ValueError(
+                f"the operator token cannot be sent as a bearer token: {error}"
+            ) from None
+    token_ttl = None
+    if arguments.token_ttl_days is not None:
+        if not 0 < arguments.token_ttl_days <= MAX_TOKEN_TTL_DAYS:
+            raise ValueError(f"--token-ttl-days must be above 0 and at most {MAX_TOKEN_TTL_DAYS}")
+        token_ttl = timedelta(days=arguments.token_ttl_days)
     return ServerConfig(
         listen=arguments.listen,
         tls_cert=arguments.tls_cert,
         tls_key=arguments.tls_key,
-        operator_token=arguments.operator_token or os.environ.get("SAPSAM_OPERATOR_TOKEN") or None,
+        operator_token=operator_token,
+        token_ttl=token_ttl,
         threads=arguments.threads,
         reuse_port=arguments.workers > 1,
         bench_echo=arguments.bench_echo,

@@ -136,7 +136,14 @@ class SchemaDescription:
 
 # Every table the migrations create (read models are created by the service itself, see
 # sapsam.store.projections, and alembic keeps its own alembic_version).
-MIGRATED_TABLES = ("events", "processed_requests", "deal_secrets", "projections", "players")
+MIGRATED_TABLES = (
+    "events",
+    "processed_requests",
+    "deal_secrets",
+    "projections",
+    "players",
+    "player_tokens",
+)
 
 EXPECTED_SCHEMA = SchemaDescription(
     columns=frozenset(
@@ -169,10 +176,18 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("projections", "rebuilt_at", "timestamp with time zone", False),
             ("players", "player_id", "uuid", False),
             ("players", "display_name", "text", False),
-            ("players", "token_hash", "bytea", False),
             ("players", "request_id", "text", True),
             ("players", "request_digest", "bytea", True),
             ("players", "created_at", "timestamp with time zone", False),
+            ("player_tokens", "token_hash", "bytea", False),
+            ("player_tokens", "player_id", "uuid", False),
+            ("player_tokens", "issued_at", "timestamp with time zone", False),
+            ("player_tokens", "rotated_from", "bytea", True),
+            ("player_tokens", "rotation_salt", "bytea", True),
+            ("player_tokens", "rotation_request_id", "text", True),
+            ("player_tokens", "revoked_at", "timestamp with time zone", True),
+            ("player_tokens", "revoked_because", "text", True),
+            ("player_tokens", "revocation_request_id", "text", True),
         }
     ),
     indexes=frozenset(
@@ -202,9 +217,19 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "CREATE UNIQUE INDEX players_pkey ON public.players USING btree (player_id)",
             ),
             (
-                "players",
-                "CREATE UNIQUE INDEX players_token_hash_key ON public.players "
+                "player_tokens",
+                "CREATE UNIQUE INDEX player_tokens_pkey ON public.player_tokens "
                 "USING btree (token_hash)",
+            ),
+            (
+                "player_tokens",
+                "CREATE UNIQUE INDEX player_tokens_player_id_rotation_request_id_key"
+                " ON public.player_tokens USING btree (player_id, rotation_request_id)",
+            ),
+            (
+                "player_tokens",
+                "CREATE UNIQUE INDEX player_tokens_live_key ON public.player_tokens "
+                "USING btree (player_id) WHERE (revoked_at IS NULL)",
             ),
             (
                 "players",
@@ -272,14 +297,16 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
 
     The role may read and append events (never UPDATE, DELETE or TRUNCATE them: privileges refuse
     what the triggers also refuse, and as a non-owner it cannot disable the triggers), record
-    request ids, keep and delete deal secrets, register and look up players, read the schema
-    revision, and maintain its read models. Run it as the owner
-    of the schema after ``sapsam migrate``; docs/store.md shows the whole role setup.
+    request ids, keep and delete deal secrets, register and look up players and their tokens
+    (rotate and revoke them, never delete them), read the schema revision, and maintain its read
+    models. Run it as the owner of the schema after ``sapsam migrate``; docs/store.md shows the
+    whole role setup.
     """
     name = sql.Identifier(role)
     statements = (
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
+            " player_tokens,"
             " alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
@@ -287,6 +314,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL("GRANT SELECT ON alembic_version TO {}"),
         # Players register (a row each, never changed) and are looked up by their token's hash.
         sql.SQL("GRANT SELECT, INSERT ON players TO {}"),
+        # Their tokens: issued, looked up, and marked rotated or revoked (never deleted).
+        sql.SQL("GRANT SELECT, INSERT, UPDATE ON player_tokens TO {}"),
         # Global readers prove their high-water mark from the identity sequence's last value.
         sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}"),
         sql.SQL("GRANT SELECT, INSERT, DELETE ON deal_secrets TO {}"),

@@ -172,6 +172,22 @@ class Client:
         self.token = response.token
         return Registration(response.player.name, response.player.display_name, response.token)
 
+    def rotate_token(self) -> str:
+        """Replace this client's player token with a new one, use it from now on, and return it.
+
+        The old token stops working at once. One request id serves every attempt, and each
+        retry goes out with the old token: should an answer be lost, the retry gets the same new
+        token (the server accepts the old token for that retry only). Save the returned token
+        wherever the old one was kept.
+        """
+        response = self.call(
+            self.players.RotateToken,
+            player_service_pb2.RotateTokenRequest(request_id=_request_id()),
+            player_service_pb2.RotateTokenResponse,
+        )
+        self.token = response.token
+        return response.token
+
     def get_player(self, name: str) -> player_pb2.Player:
         """A player's public profile."""
         return self.call(

@@ -43,6 +43,20 @@ class PlayerServiceStub:
     """
     GetPlayer: _grpc.UnaryUnaryMultiCallable[_player_service_pb2.GetPlayerRequest, _player_service_pb2.GetPlayerResponse]
     """Returns a player's public profile."""
+    RotateToken: _grpc.UnaryUnaryMultiCallable[_player_service_pb2.RotateTokenRequest, _player_service_pb2.RotateTokenResponse]
+    """Replaces the calling player's token with a new one, returned in the response: from that
+    moment the old token is refused (TOKEN_REVOKED) and the new one works, with a fresh lifetime
+    when the server sets one. Players only (the operator is PLAYERS_ONLY). request_id is
+    required: a retry with the same request_id returns the same new token, whether it is sent
+    with the old token (the answer was lost; accepted for 10 minutes after the rotation, while
+    the new token still works) or with the new one. The same request_id used for another
+    rotation is INVALID_ARGUMENT, REQUEST_ID_REUSED.
+    """
+    RevokePlayerTokens: _grpc.UnaryUnaryMultiCallable[_player_service_pb2.RevokePlayerTokensRequest, _player_service_pb2.RevokePlayerTokensResponse]
+    """Revokes every token of a player (operator only, OPERATOR_ONLY otherwise): each is refused
+    from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
+    request_id returns the same response and revokes nothing more.
+    """
 
 @_typing.type_check_only
 class PlayerServiceAsyncStub(PlayerServiceStub):
@@ -58,6 +72,20 @@ class PlayerServiceAsyncStub(PlayerServiceStub):
     """
     GetPlayer: _aio.UnaryUnaryMultiCallable[_player_service_pb2.GetPlayerRequest, _player_service_pb2.GetPlayerResponse]  # type: ignore[assignment]
     """Returns a player's public profile."""
+    RotateToken: _aio.UnaryUnaryMultiCallable[_player_service_pb2.RotateTokenRequest, _player_service_pb2.RotateTokenResponse]  # type: ignore[assignment]
+    """Replaces the calling player's token with a new one, returned in the response: from that
+    moment the old token is refused (TOKEN_REVOKED) and the new one works, with a fresh lifetime
+    when the server sets one. Players only (the operator is PLAYERS_ONLY). request_id is
+    required: a retry with the same request_id returns the same new token, whether it is sent
+    with the old token (the answer was lost; accepted for 10 minutes after the rotation, while
+    the new token still works) or with the new one. The same request_id used for another
+    rotation is INVALID_ARGUMENT, REQUEST_ID_REUSED.
+    """
+    RevokePlayerTokens: _aio.UnaryUnaryMultiCallable[_player_service_pb2.RevokePlayerTokensRequest, _player_service_pb2.RevokePlayerTokensResponse]  # type: ignore[assignment]
+    """Revokes every token of a player (operator only, OPERATOR_ONLY otherwise): each is refused
+    from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
+    request_id returns the same response and revokes nothing more.
+    """
 
 class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
     """Players: register to get a bearer token, and look players up."""
@@ -82,5 +110,31 @@ class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_player_service_pb2.GetPlayerResponse, _abc.Awaitable[_player_service_pb2.GetPlayerResponse]]:
         """Returns a player's public profile."""
+
+    @_abc_1.abstractmethod
+    def RotateToken(
+        self,
+        request: _player_service_pb2.RotateTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_service_pb2.RotateTokenResponse, _abc.Awaitable[_player_service_pb2.RotateTokenResponse]]:
+        """Replaces the calling player's token with a new one, returned in the response: from that
+        moment the old token is refused (TOKEN_REVOKED) and the new one works, with a fresh lifetime
+        when the server sets one. Players only (the operator is PLAYERS_ONLY). request_id is
+        required: a retry with the same request_id returns the same new token, whether it is sent
+        with the old token (the answer was lost; accepted for 10 minutes after the rotation, while
+        the new token still works) or with the new one. The same request_id used for another
+        rotation is INVALID_ARGUMENT, REQUEST_ID_REUSED.
+        """
+
+    @_abc_1.abstractmethod
+    def RevokePlayerTokens(
+        self,
+        request: _player_service_pb2.RevokePlayerTokensRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_service_pb2.RevokePlayerTokensResponse, _abc.Awaitable[_player_service_pb2.RevokePlayerTokensResponse]]:
+        """Revokes every token of a player (operator only, OPERATOR_ONLY otherwise): each is refused
+        from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
+        request_id returns the same response and revokes nothing more.
+        """
 
 def add_PlayerServiceServicer_to_server(servicer: PlayerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -120,3 +120,106 @@ class GetPlayerResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetPlayerResponse: _TypeAlias = GetPlayerResponse  # noqa: Y015
+
+@_typing.final
+class RotateTokenRequest(_message.Message):
+    """Request of RotateToken. The caller is the player whose token is rotated."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this rotation, required, at most 64 printable characters (a UUID
+    is recommended): a rotation whose answer is lost can only be recovered by retrying it with
+    the same request_id.
+    """
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateTokenRequest: _TypeAlias = RotateTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateTokenResponse(_message.Message):
+    """Response of RotateToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The new bearer token. The token the call was made with no longer works (except to retry
+    this same rotation). Keep it secret; the server keeps only its SHA-256 hash.
+    """
+    def __init__(
+        self,
+        *,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateTokenResponse: _TypeAlias = RotateTokenResponse  # noqa: Y015
+
+@_typing.final
+class RevokePlayerTokensRequest(_message.Message):
+    """Request of RevokePlayerTokens."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request, at most 64 printable characters. Empty: the
+    request is not deduplicated (revoking again revokes nothing more, and counts 0).
+    """
+    player: _builtins.str
+    """Resource name of the player whose tokens are revoked, "players/{player}"."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokePlayerTokensRequest: _TypeAlias = RevokePlayerTokensRequest  # noqa: Y015
+
+@_typing.final
+class RevokePlayerTokensResponse(_message.Message):
+    """Response of RevokePlayerTokens."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    REVOKED_TOKEN_COUNT_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """Resource name of the player, "players/{player}"."""
+    revoked_token_count: _builtins.int
+    """How many working tokens the request revoked (0 when the player had none left)."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        revoked_token_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "revoked_token_count", b"revoked_token_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokePlayerTokensResponse: _TypeAlias = RevokePlayerTokensResponse  # noqa: Y015

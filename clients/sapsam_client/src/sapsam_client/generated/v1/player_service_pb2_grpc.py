@@ -45,6 +45,16 @@ class PlayerServiceStub:
                 request_serializer=sapsam_dot_v1_dot_player__service__pb2.GetPlayerRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_player__service__pb2.GetPlayerResponse.FromString,
                 _registered_method=True)
+        self.RotateToken = channel.unary_unary(
+                '/sapsam.v1.PlayerService/RotateToken',
+                request_serializer=sapsam_dot_v1_dot_player__service__pb2.RotateTokenRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_player__service__pb2.RotateTokenResponse.FromString,
+                _registered_method=True)
+        self.RevokePlayerTokens = channel.unary_unary(
+                '/sapsam.v1.PlayerService/RevokePlayerTokens',
+                request_serializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensResponse.FromString,
+                _registered_method=True)
 
 
 class PlayerServiceServicer:
@@ -69,6 +79,28 @@ class PlayerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateToken(self, request, context):
+        """Replaces the calling player's token with a new one, returned in the response: from that
+        moment the old token is refused (TOKEN_REVOKED) and the new one works, with a fresh lifetime
+        when the server sets one. Players only (the operator is PLAYERS_ONLY). request_id is
+        required: a retry with the same request_id returns the same new token, whether it is sent
+        with the old token (the answer was lost; accepted for 10 minutes after the rotation, while
+        the new token still works) or with the new one. The same request_id used for another
+        rotation is INVALID_ARGUMENT, REQUEST_ID_REUSED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokePlayerTokens(self, request, context):
+        """Revokes every token of a player (operator only, OPERATOR_ONLY otherwise): each is refused
+        from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
+        request_id returns the same response and revokes nothing more.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlayerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -81,6 +113,16 @@ def add_PlayerServiceServicer_to_server(servicer, server):
                     servicer.GetPlayer,
                     request_deserializer=sapsam_dot_v1_dot_player__service__pb2.GetPlayerRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_player__service__pb2.GetPlayerResponse.SerializeToString,
+            ),
+            'RotateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToken,
+                    request_deserializer=sapsam_dot_v1_dot_player__service__pb2.RotateTokenRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_player__service__pb2.RotateTokenResponse.SerializeToString,
+            ),
+            'RevokePlayerTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokePlayerTokens,
+                    request_deserializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -138,6 +180,60 @@ class PlayerService:
             '/sapsam.v1.PlayerService/GetPlayer',
             sapsam_dot_v1_dot_player__service__pb2.GetPlayerRequest.SerializeToString,
             sapsam_dot_v1_dot_player__service__pb2.GetPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.PlayerService/RotateToken',
+            sapsam_dot_v1_dot_player__service__pb2.RotateTokenRequest.SerializeToString,
+            sapsam_dot_v1_dot_player__service__pb2.RotateTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokePlayerTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.PlayerService/RevokePlayerTokens',
+            sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensRequest.SerializeToString,
+            sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,156 @@
+"""Players' bearer tokens, by their SHA-256 hashes: issued, looked up, rotated, revoked.
+
+One row of ``player_tokens`` (migration 0004) per token a player was ever given. The table holds
+hashes only: nothing here can act as a player. Deriving tokens and deciding who may use one is
+``sapsam.api.auth``'s business; this module only reads and writes the rows, in the caller's
+transaction where several statements must agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+import psycopg
+
+Connection = psycopg.Connection[Any]
+
+ROTATED: Final = "ROTATED"
+"""``revoked_because`` of a token its player replaced by rotation."""
+REVOKED: Final = "REVOKED"
+"""``revoked_because`` of a token the operator revoked."""
+
+
+@dataclass(frozen=True)
+class PlayerToken:
+    """What the store knows of one token: whose it is, since when, and whether it still works."""
+
+    player_id: str
+    issued_at: datetime | None = None
+    """When the token was issued; ``None`` for a token that never expires (tests' fixed tokens)."""
+    revoked_because: str | None = None
+    """``None`` while the token works; else :data:`ROTATED` or :data:`REVOKED`."""
+
+    @property
+    def live(self) -> bool:
+        """Whether the token still works (expiry aside: that is the server's setting)."""
+        return self.revoked_because is None
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """A rotation a player made: the token it replaced, the token it issued, and how."""
+
+    old_hash: bytes
+    new_hash: bytes
+    salt: bytes
+    replayable: bool
+    """Whether a retry sent with the old token may still get the new one: the new token still
+    works (it was not rotated or revoked since) and the rotation is inside the retry window."""
+
+
+def player_exists(connection: Connection, player_id: str) -> bool:
+    """Whether a player with this id (a UUID) registered."""
+    row = connection.execute("SELECT 1 FROM players WHERE player_id = %s", [player_id]).fetchone()
+    return row is not None
+
+
+def insert_token(connection: Connection, player_id: str, token_hash: bytes) -> None:
+    """Record a newly registered player's first token, issued now (the transaction's time)."""
+    connection.execute(
+        "INSERT INTO player_tokens (token_hash, player_id) VALUES (%s, %s)",
+        [token_hash, player_id],
+    )
+
+
+def find_token(connection: Connection, token_hash: bytes) -> PlayerToken | None:
+    """The token with this hash, live or not; ``None`` if no player was ever given it."""
+    row = connection.execute(
+        "SELECT player_id, issued_at, revoked_because FROM player_tokens WHERE token_hash = %s",
+        [token_hash],
+    ).fetchone()
+    if row is None:
+        return None
+    return PlayerToken(str(row[0]), row[1], None if row[2] is None else str(row[2]))
+
+
+def find_rotation(
+    connection: Connection, player_id: str, request_id: str, retry_window: timedelta
+) -> Rotation | None:
+    """The rotation the player made with ``request_id``, if any; the window is measured by the
+    database's clock, the one that stamped ``issued_at``."""
+    row = connection.execute(
+        """
+        SELECT rotated_from, token_hash, rotation_salt,
+            revoked_at IS NULL AND issued_at > now() - %s
+        FROM player_tokens WHERE player_id = %s AND rotation_request_id = %s
+        """,
+        [retry_window, player_id, request_id],
+    ).fetchone()
+    if row is None:
+        return None
+    return Rotation(bytes(row[0]), bytes(row[1]), bytes(row[2]), bool(row[3]))
+
+
+def rotate_token(
+    connection: Connection,
+    player_id: str,
+    old_hash: bytes,
+    new_hash: bytes,
+    salt: bytes,
+    request_id: str,
+) -> bool:
+    """Retire the live token ``old_hash`` and issue ``new_hash`` in its place, in one transaction.
+
+    False (and nothing written) when ``old_hash`` is no longer the player's live token: another
+    rotation or a revocation got there first. The UPDATE's row lock makes a concurrent rotation of
+    the same token wait for this one and then find it retired.
+    """
+    with connection.transaction():
+        retired = connection.execute(
+            """
+            UPDATE player_tokens SET revoked_at = now(), revoked_because = %s
+            WHERE token_hash = %s AND player_id = %s AND revoked_at IS NULL
+            """,
+            [ROTATED, old_hash, player_id],
+        )
+        if retired.rowcount != 1:
+            return False
+        connection.execute(
+            """
+            INSERT INTO player_tokens
+                (token_hash, player_id, rotated_from, rotation_salt, rotation_request_id)
+            VALUES (%s, %s, %s, %s, %s)
+            """,
+            [new_hash, player_id, old_hash, salt, request_id],
+        )
+    return True
+
+
+def revoke_player_tokens(connection: Connection, player_id: str, request_id: str) -> int:
+    """Revoke every live token of the player; how many were revoked.
+
+    A repeat of a revocation (same non-empty ``request_id``) revokes nothing more and answers the
+    first revocation's count.
+    """
+    with connection.transaction():
+        if request_id:
+            row = connection.execute(
+                """
+                SELECT count(*) FROM player_tokens
+                WHERE player_id = %s AND revocation_request_id = %s
+                """,
+                [player_id, request_id],
+            ).fetchone()
+            if row is not None and int(row[0]) > 0:
+                return int(row[0])
+        revoked = connection.execute(
+            """
+            UPDATE player_tokens
+            SET revoked_at = now(), revoked_because = %s, revocation_request_id = %s
+            WHERE player_id = %s AND revoked_at IS NULL
+            """,
+            [REVOKED, request_id or None, player_id],
+        )
+    return revoked.rowcount

@@ -119,3 +119,23 @@ def test_the_audit_names_pending_and_stuck_deals(
     out = capsys.readouterr().out
     assert f"… {stream_id_for(arranging)}: deal_in_play: deal 1 stuck" in out
     assert "OK: everything holds" not in out
+
+
+def test_worker_processes_give_the_same_report(
+    service: TableService, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tampered = play_series(service, 2, deals=2)
+    play_series(service, 3, deals=1)
+    running = seated_table(service, 2)
+    start_and_deal(service, running, 1)
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute(
+            "UPDATE seat_scores SET delta = delta + 1 WHERE table_id = %s AND deal_number = 2",
+            [tampered],
+        )
+    monkeypatch.setattr(audit_database, "PARALLEL_FROM_EVENTS", 0)
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        alone = audit_database.audit_database(connection, now_ms=0)
+        shared = audit_database.audit_database(connection, now_ms=0, workers=2)
+    assert not alone.ok and alone.named("projection seat_scores").failed
+    assert shared == alone

@@ -25,11 +25,12 @@ from sapsam.audit.export_format import (
     select_table,
 )
 from sapsam.audit.projection_audit import ProjectionComparison, default_projectors
-from sapsam.audit.projection_folds import TableStateFold
+from sapsam.audit.projection_folds import Row
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
+from sapsam.audit.stream_audit import StreamResult, audit_in_workers, audit_stream
 from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
-from sapsam.store.chain import GENESIS_HASH, verify_stream_chain
+from sapsam.store.chain import verify_stream_chain
 from sapsam.store.projections import Projector
 from sapsam.store.reads import read_stream
 from sapsam.store.records import RecordedEvent
@@ -145,44 +146,13 @@ def list_streams(connection: Connection) -> list[StreamSummary]:
     return [StreamSummary(str(row[0]), int(row[1]), int(row[2]), int(row[3])) for row in rows]
 
 
-def _chain_check(
-    name: str, events: Sequence[RecordedEvent], anchor: tuple[bytes, int]
-) -> AuditCheck:
-    report = verify_stream_chain(events, anchor[0], anchor[1])
-    if report.intact:
-        return AuditCheck(name, Status.PASSED, f"{len(events)} events")
-    problem = report.problems[0]
-    return AuditCheck(name, Status.FAILED, f"breaks at version {problem.version}: {problem.reason}")
-
-
-def _verify_events(
-    stream_id: str, events: Sequence[RecordedEvent], codec: EventCodec
-) -> tuple[AuditReport, bool]:
-    """One stream's report and whether it is a table (its chain is checked by the export).
-
-    A table's whole-table export stops before the first reveal of a deal still being played
-    (``select_table``); the rest of its stream is chained on from the export's last hash here.
-    """
-    if events and events[0].type == "TableCreated":
-        export = select_table(events, Requester.operator(), stream_id)
-        report = verify_audit_export(export, codec)
-        exported = len(export.events)
-        if exported < len(events):
-            last = export.header.segments[-1]
-            tail = _chain_check("chain", events[exported:], (last.last_hash, last.last_version))
-            if tail.failed:
-                report = merge(report.subject, [report, AuditReport(stream_id, (tail,))])
-        return report, True
-    check = _chain_check("chain", events, (GENESIS_HASH, 0))
-    return AuditReport(stream_id, (check,), events_checked=len(events)), False
-
-
 def audit_database(
     connection: Connection,
     progress: Progress | None = None,
     projectors: Sequence[Projector] | None = None,
     codec: EventCodec = DEFAULT_CODEC,
     now_ms: int | None = None,
+    workers: int = 1,
 ) -> AuditReport:
     """Re-verify every stream's chain and every finished deal, every acknowledged request against
     the log, the deals still in play, then the read models.
@@ -190,17 +160,62 @@ def audit_database(
     One REPEATABLE READ snapshot for all of it (``connection`` in autocommit mode, outside a
     transaction; rolled back at the end), so the parts agree with each other while appends go on.
     Each stream is read once: verified, and folded into the read models it feeds
-    (``projection_audit``), so the cost grows linearly with the log. The report holds summary
-    checks (chains, deals, acknowledged requests, deals in play), one check per problem found or
-    deal in play (named after its stream), and one per read model.
+    (``projection_audit``), so the cost grows linearly with the log. With ``workers`` > 1 (and a
+    log of more than ``PARALLEL_FROM_EVENTS`` events) the streams are spread over that many
+    processes sharing the snapshot (``stream_audit``). The report holds summary checks (chains,
+    deals, acknowledged requests, deals in play), one check per problem found or deal in play
+    (named after its stream), and one per read model.
     """
     chosen = default_projectors() if projectors is None else projectors
     now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
     with connection.transaction() as transaction:
         connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        report = _audit_snapshot(connection, progress, chosen, codec, now)
+        report = _audit_snapshot(connection, progress, chosen, codec, now, workers)
         raise psycopg.Rollback(transaction)
     return report
+
+
+# Below this many events, starting worker processes (about a second) costs more than it saves.
+PARALLEL_FROM_EVENTS = 50_000
+
+
+@dataclass
+class _Tally:
+    """The streams-and-deals pass so far."""
+
+    total_deals: int
+    progress: Progress | None
+    done: int = 0
+    events_checked: int = 0
+    deals_verified: int = 0
+    tables: int = 0
+    broken_chains: int = 0
+
+    def __post_init__(self) -> None:
+        self.problems: list[AuditCheck] = []
+        self.table_rows: list[tuple[str, Row]] = []
+        self.finished: dict[str, int] = {}
+
+    def add(self, result: StreamResult) -> None:
+        self.tables += result.is_table
+        self.events_checked += result.events_checked
+        self.deals_verified += result.deals_verified
+        if result.table_row is not None:
+            self.table_rows.append((result.stream_id, result.table_row))
+        for check in result.failed:
+            self.problems.append(
+                AuditCheck(
+                    f"{result.stream_id}: {check.label}",
+                    Status.FAILED,
+                    check.detail,
+                    check.expected,
+                    check.found,
+                )
+            )
+            self.broken_chains += check.name == "chain"
+        self.done += self.finished.get(result.stream_id, 0)
+        if self.progress is not None:
+            self.progress(self.done, self.total_deals)
 
 
 def _audit_snapshot(
@@ -209,57 +224,40 @@ def _audit_snapshot(
     projectors: Sequence[Projector],
     codec: EventCodec,
     now_ms: int,
+    workers: int,
 ) -> AuditReport:
     streams = list_streams(connection)
-    total_deals = sum(stream.finished_deals for stream in streams)
+    tally = _Tally(sum(stream.finished_deals for stream in streams), progress)
+    tally.finished = {stream.stream_id: stream.finished_deals for stream in streams}
     comparison = ProjectionComparison(projectors)
-    table_state = comparison.folds.get("table_state")
-    phases = table_state if isinstance(table_state, TableStateFold) else TableStateFold()
-    done = 0
-    problems: list[AuditCheck] = []
-    events_checked = 0
-    deals_verified = 0
-    tables = 0
-    broken_chains = 0
-    for stream in streams:
-        events = read_stream(connection, stream.stream_id)
-        report, is_table = _verify_events(stream.stream_id, events, codec)
-        comparison.fold_stream(events)
-        if phases is not table_state:
-            phases.fold_stream(events)
-        tables += is_table
-        events_checked += report.events_checked
-        deals_verified += report.deals_verified
-        for check in report.failed:
-            problems.append(
-                AuditCheck(
-                    f"{stream.stream_id}: {check.label}",
-                    Status.FAILED,
-                    check.detail,
-                    check.expected,
-                    check.found,
-                )
-            )
-            broken_chains += check.name == "chain"
-        done += stream.finished_deals
-        if progress is not None:
-            progress(done, total_deals)
+    if (
+        workers > 1
+        and codec is DEFAULT_CODEC
+        and sum(s.events for s in streams) >= PARALLEL_FROM_EVENTS
+    ):
+        sizes = [(stream.stream_id, stream.events) for stream in streams]
+        comparison.add(audit_in_workers(connection, sizes, comparison.names, workers, tally.add))
+    else:
+        for stream in streams:
+            events = read_stream(connection, stream.stream_id)
+            tally.add(audit_stream(stream.stream_id, events, comparison.local, codec))
     summary = [
         AuditCheck(
             "chains",
-            Status.FAILED if broken_chains else Status.PASSED,
-            f"{len(streams)} stream(s), {events_checked} events: "
-            f"{len(streams) - broken_chains} chain(s) intact, {broken_chains} broken",
+            Status.FAILED if tally.broken_chains else Status.PASSED,
+            f"{len(streams)} stream(s), {tally.events_checked} events: "
+            f"{len(streams) - tally.broken_chains} chain(s) intact, {tally.broken_chains} broken",
         ),
         AuditCheck(
             "deals",
-            Status.PASSED if deals_verified == total_deals else Status.FAILED,
-            f"{deals_verified} of {total_deals} finished deal(s) in {tables} table(s) verified",
+            Status.PASSED if tally.deals_verified == tally.total_deals else Status.FAILED,
+            f"{tally.deals_verified} of {tally.total_deals} finished deal(s) in {tally.tables}"
+            " table(s) verified",
         ),
     ]
     heads = {stream.stream_id: stream.head for stream in streams}
     requests = acknowledged_request_checks(connection, heads)
-    in_play = deals_in_play_checks(phases.tables.items(), now_ms)
+    in_play = deals_in_play_checks(sorted(tally.table_rows, key=lambda item: item[0]), now_ms)
     projection_checks = comparison.checks(connection)
     return AuditReport(
         subject="the whole database",
@@ -267,11 +265,11 @@ def _audit_snapshot(
             *summary,
             requests[0],
             in_play[0],
-            *problems,
+            *sorted(tally.problems, key=lambda check: check.name.split(":")[0]),
             *requests[1:],
             *in_play[1:],
             *projection_checks,
         ),
-        deals_verified=deals_verified,
-        events_checked=events_checked,
+        deals_verified=tally.deals_verified,
+        events_checked=tally.events_checked,
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -143,23 +143,35 @@ def compare_table(connection: Connection, scratch: str, table: str) -> list[RowD
     )
 
 
-class ProjectionComparison:
-    """Rebuilds the chosen read models from the streams it is given, then compares them.
+@dataclass
+class FoldedReadModels:
+    """Read models folded in memory from some streams; merged across worker processes."""
 
-    Give it every stream of a snapshot (``fold_stream``, each stream whole and once), then call
-    ``checks`` in the same snapshot's transaction.
-    """
+    rows: dict[str, dict[str, list[Row]]] = field(default_factory=dict)
+    unfoldable: dict[str, str] = field(default_factory=dict)
+    events: int = 0
 
-    def __init__(self, projectors: Sequence[Projector]) -> None:
-        self.projectors = list(projectors)
-        self.folds: dict[str, ReadModelFold] = {
-            p.name: FOLDS[p.name]() for p in self.projectors if p.name in FOLDS
-        }
+    def merge(self, other: FoldedReadModels) -> None:
+        """Add another part's rows (each stream is folded in exactly one part)."""
+        for name, tables in other.rows.items():
+            mine = self.rows.setdefault(name, {})
+            for table, rows in tables.items():
+                mine.setdefault(table, []).extend(rows)
+        for name, problem in other.unfoldable.items():
+            self.unfoldable.setdefault(name, problem)
+        self.events += other.events
+
+
+class StreamFolds:
+    """The in-memory folds of the named read models, fed one whole stream at a time."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.folds: dict[str, ReadModelFold] = {name: FOLDS[name]() for name in names}
         self.unfoldable: dict[str, str] = {}
         self.events = 0
 
     def fold_stream(self, events: Sequence[RecordedEvent]) -> None:
-        """Fold one stream's events into every in-memory read model."""
+        """Fold one stream's events into every read model."""
         self.events += len(events)
         for name, fold in self.folds.items():
             try:
@@ -170,29 +182,64 @@ class ProjectionComparison:
                     name, f"{events[0].stream_id} cannot be folded ({type(error).__name__})"
                 )
 
+    def result(self) -> FoldedReadModels:
+        """What was folded so far."""
+        rows = {name: fold.rows() for name, fold in self.folds.items()}
+        return FoldedReadModels(rows, dict(self.unfoldable), self.events)
+
+
+def folded_names(projectors: Sequence[Projector]) -> list[str]:
+    """The projectors that are rebuilt in memory (the others are replayed through their SQL)."""
+    return [projector.name for projector in projectors if projector.name in FOLDS]
+
+
+class ProjectionComparison:
+    """Rebuilds the chosen read models from the streams it is given, then compares them.
+
+    Give it every stream of a snapshot (``fold_stream``, or ``add`` for streams folded
+    elsewhere; each stream whole and once), then call ``checks`` in the same snapshot's
+    transaction. ``use_folds=False`` replays every projector through its SQL instead.
+    """
+
+    def __init__(self, projectors: Sequence[Projector], use_folds: bool = True) -> None:
+        self.projectors = list(projectors)
+        self.names = folded_names(self.projectors) if use_folds else []
+        self.local = StreamFolds(self.names)
+        self.added = FoldedReadModels()
+
+    def fold_stream(self, events: Sequence[RecordedEvent]) -> None:
+        """Fold one stream's events into every in-memory read model."""
+        self.local.fold_stream(events)
+
+    def add(self, folded: FoldedReadModels) -> None:
+        """Add read models folded from other streams (by a worker process)."""
+        self.added.merge(folded)
+
     def checks(self, connection: Connection) -> list[AuditCheck]:
         """One check per projector; runs in the caller's (snapshot) transaction."""
-        replayed = [p for p in self.projectors if p.name not in self.folds]
-        scratch = _replay_into_scratch(connection, replayed) if replayed else ""
+        folded = FoldedReadModels()
+        folded.merge(self.local.result())
+        folded.merge(self.added)
+        replayed = [p for p in self.projectors if p.name not in self.names]
+        scratch, events = _replay_into_scratch(connection, replayed) if replayed else ("", 0)
         checks = []
         for projector in self.projectors:
-            fold = self.folds.get(projector.name)
-            if fold is None:
-                checks.append(_projector_check(connection, scratch, projector, self.events))
+            if projector.name in self.names:
+                checks.append(self._fold_check(connection, projector, folded))
             else:
-                checks.append(self._fold_check(connection, projector, fold))
+                checks.append(_projector_check(connection, scratch, projector, events))
         return checks
 
     def _fold_check(
-        self, connection: Connection, projector: Projector, fold: ReadModelFold
+        self, connection: Connection, projector: Projector, folded: FoldedReadModels
     ) -> AuditCheck:
         name = f"projection {projector.name}"
         missing = _missing_check(connection, projector)
         if missing is not None:
             return missing
-        if projector.name in self.unfoldable:
-            return AuditCheck(name, Status.FAILED, self.unfoldable[projector.name])
-        rebuilt = fold.rows()
+        if projector.name in folded.unfoldable:
+            return AuditCheck(name, Status.FAILED, folded.unfoldable[projector.name])
+        rebuilt = folded.rows.get(projector.name, {})
         differences = [
             difference
             for table in projector.tables
@@ -204,7 +251,7 @@ class ProjectionComparison:
             )
         ]
         rows = sum(len(rebuilt.get(table, [])) for table in projector.tables)
-        return _outcome(name, differences, rows, self.events)
+        return _outcome(name, differences, rows, folded.events)
 
 
 def _snapshot_streams(connection: Connection) -> Iterator[list[RecordedEvent]]:
@@ -255,9 +302,11 @@ def compare_projections(
     return checks
 
 
-def _replay_into_scratch(connection: Connection, projectors: Sequence[Projector]) -> str:
+def _replay_into_scratch(
+    connection: Connection, projectors: Sequence[Projector]
+) -> tuple[str, int]:
     """Replay the snapshot's log into the projectors' tables in a new scratch schema (dropped
-    when the caller's transaction rolls back); returns the schema's name."""
+    when the caller's transaction rolls back); returns the schema's name and the events read."""
     scratch = f"audit_scratch_{uuid.uuid4().hex[:12]}"
     connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(scratch)))
     connection.execute(
@@ -268,12 +317,14 @@ def _replay_into_scratch(connection: Connection, projectors: Sequence[Projector]
     for projector in projectors:
         for statement in projector.create_statements:
             connection.execute(statement)
+    events = 0
     for event in _snapshot_events(connection):
+        events += 1
         for projector in projectors:
             if projector.handles(event.stream_id):
                 projector.apply(connection, event)
     connection.execute(sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(LIVE_SCHEMA)))
-    return scratch
+    return scratch, events
 
 
 def _missing_check(connection: Connection, projector: Projector) -> AuditCheck | None:

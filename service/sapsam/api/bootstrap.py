@@ -75,6 +75,7 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
         token_lookup=players.token_for_hash,
         on_stop=on_stop,
         close=store.close,
+        cut_off=store.pool.cancel_work_in_progress,
         audit_service=AuditServicer(store.pool),
         tournament_service=TournamentServicer(tournaments, players, store.pool, feed),
     )

@@ -54,6 +54,7 @@ _UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 _ABORTED = grpc.StatusCode.ABORTED
 _INTERNAL = grpc.StatusCode.INTERNAL
 _UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
+_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
     {
@@ -135,6 +136,13 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # The database is out of reach or refusing work for now (a restart, a failover, too many
         # connections). Safe to retry with the same request_id: a call recorded all or nothing.
         DATABASE_UNAVAILABLE_REASON: _UNAVAILABLE,
+        # The server process is stopping (sapsam.api.stopping): retry, with the same request_id,
+        # on another process or once it is back.
+        "SERVER_STOPPING": _UNAVAILABLE,
+        # A caller over one of its limits (sapsam.api.limits); RetryInfo says when to try again.
+        "RATE_LIMITED": _EXHAUSTED,
+        "TOO_MANY_REGISTRATIONS": _EXHAUSTED,
+        "TOO_MANY_STREAMS": _EXHAUSTED,
         INTERNAL_REASON: _INTERNAL,
     }
 )
@@ -169,12 +177,16 @@ class ApiError(Exception):
         message: str,
         field: str | None = None,
         metadata: Mapping[str, str] | None = None,
+        *,
+        retry_delay: float | None = None,
     ) -> None:
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.message = message
         self.field = field
         self.metadata: Mapping[str, str] = dict(metadata or {})
+        self.retry_delay = retry_delay
+        """Seconds after which a retry may succeed; sent as ``google.rpc.RetryInfo``."""
 
 
 def status_code_for(reason: str) -> grpc.StatusCode:
@@ -192,8 +204,10 @@ def build_status(
     *,
     field: str | None = None,
     metadata: Mapping[str, str] | None = None,
+    retry_delay: float | None = None,
 ) -> grpc.Status:
-    """The ``grpc.Status`` for a reason: ErrorInfo always, BadRequest for INVALID_ARGUMENT."""
+    """The ``grpc.Status`` for a reason: ErrorInfo always, BadRequest for INVALID_ARGUMENT,
+    RetryInfo when a ``retry_delay`` (seconds) is given."""
     code = status_code_for(reason)
     error_info = error_details_pb2.ErrorInfo(
         reason=reason, domain=ERROR_DOMAIN, metadata=dict(metadata or {})
@@ -204,6 +218,10 @@ def build_status(
             field=field or "", description=message
         )
         details.append(_pack(error_details_pb2.BadRequest(field_violations=[violation])))
+    if retry_delay is not None:
+        retry_info = error_details_pb2.RetryInfo()
+        retry_info.retry_delay.FromNanoseconds(max(0, round(retry_delay * 1e9)))
+        details.append(_pack(retry_info))
     status = status_pb2.Status(code=_code_number(code), message=message, details=details)
     return rpc_status.to_status(status)
 
@@ -235,7 +253,13 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
     is logged without its message.
     """
     if isinstance(error, ApiError):
-        return build_status(error.reason, error.message, field=error.field, metadata=error.metadata)
+        return build_status(
+            error.reason,
+            error.message,
+            field=error.field,
+            metadata=error.metadata,
+            retry_delay=error.retry_delay,
+        )
     current_version = getattr(error, "current_version", None)
     expected_version = getattr(error, "expected_version", None)
     if (

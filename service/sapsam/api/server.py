@@ -8,9 +8,11 @@ share one port through SO_REUSEPORT, so a machine's cores all serve (Python runs
 per process).
 
 Interceptors run outermost first: the call log (sees every outcome, including refused
-authentication), authentication, then error mapping (turns whatever a servicer raises into a
-status). The server is grpc's thread-pool server: the store is synchronous psycopg, and one
-thread per call keeps each call's work, its deadline and its context variables together.
+authentication), stopping (refuses calls once the server stops, see ``sapsam.api.stopping``),
+authentication, the limits per caller (``sapsam.api.limits``), then error mapping (turns
+whatever a servicer raises into a status). The server is grpc's thread-pool server: the store
+is synchronous psycopg, and one thread per call keeps each call's work, its deadline and its
+context variables together.
 """
 
 from __future__ import annotations
@@ -44,8 +46,13 @@ from sapsam.api.generated.v1 import (
     table_service_pb2_grpc,
     tournament_service_pb2,
 )
+from sapsam.api.limits import CallerLimits, LimitsInterceptor
+from sapsam.api.stopping import StopGate, StoppingInterceptor
 
 DEFAULT_LISTEN: Final = "127.0.0.1:50051"
+DEFAULT_MAX_RECEIVE_MESSAGE_BYTES: Final = 1024 * 1024
+STATUS_MARGIN_SECONDS: Final = 1.0
+"""After the grace period, how long calls cut off by the stop get to send their UNAVAILABLE."""
 TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
@@ -79,6 +86,10 @@ class ServerConfig:
     """Let several processes listen on the same port (only for ``--workers``)."""
     grace_seconds: float = 5.0
     """How long calls in flight may take to finish once stopping begins."""
+    limits: CallerLimits = field(default_factory=CallerLimits)
+    """Registrations per address, calls and open streams per player (``sapsam.api.limits``)."""
+    max_receive_message_bytes: int = DEFAULT_MAX_RECEIVE_MESSAGE_BYTES
+    """The largest request accepted; grpc answers a larger one RESOURCE_EXHAUSTED itself."""
     bench_echo: bool = False
     """Also serve the benchmarking echo RPC (``sapsam.api.bench_echo``); off in production."""
 
@@ -98,6 +109,9 @@ class Services:
     """Called when stopping begins: end live WatchTable streams, stop background work."""
     close: Callable[[], None] = field(default=_no_op)
     """Called once the server has stopped: release pools and connections."""
+    cut_off: Callable[[], object] = field(default=_no_op)
+    """Called when the grace period ends with calls still in flight: cancel their database work,
+    so that they answer UNAVAILABLE now rather than be cut off by grpc (CANCELLED)."""
     audit_service: Any = None  # an AuditServicer (sapsam.api.audit_servicer); None: not served
     tournament_service: Any = None  # a TournamentServicer; None: not served
 
@@ -111,13 +125,36 @@ class RunningServer:
     health: health.HealthServicer
     services: Services
     grace_seconds: float
+    gate: StopGate = field(default_factory=StopGate)
 
     def stop(self) -> None:
-        """Stop gracefully: report NOT_SERVING, end live streams, let calls finish, then close."""
+        """Stop gracefully: refuse new calls (UNAVAILABLE) and report NOT_SERVING, end live
+        streams (UNAVAILABLE), let calls in flight finish within the grace period, cancel the
+        database work of any left (they answer UNAVAILABLE), then stop grpc and close."""
+        self.gate.begin_stop(self.grace_seconds)
         self.health.enter_graceful_shutdown()
-        self.services.on_stop()
-        self.server.stop(self.grace_seconds).wait()
+        # At the cut-off, whatever still waits on the database (a call, or background work that
+        # on_stop is waiting for) is cancelled, wherever this thread is by then.
+        cutter = threading.Timer(self.grace_seconds, self._cut_off)
+        cutter.daemon = True
+        cutter.start()
+        try:
+            self.services.on_stop()
+            if not self.gate.wait_for_drain():
+                # Let the cut-off calls send their UNAVAILABLE before grpc cancels what is left.
+                self.gate.wait_for_drain(extra_seconds=STATUS_MARGIN_SECONDS)
+        finally:
+            cutter.cancel()
+        self.server.stop(STATUS_MARGIN_SECONDS).wait()
         self.services.close()
+
+    def _cut_off(self) -> None:
+        if self.gate.in_flight:
+            _logger.warning(
+                "grace period over with %d calls in flight: cancelling their database work",
+                self.gate.in_flight,
+            )
+        self.services.cut_off()
 
 
 def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
@@ -137,12 +174,16 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     options: Sequence[tuple[str, Any]] = (
         # Off by default so a second server on a busy port fails loudly instead of sharing it.
         ("grpc.so_reuseport", 1 if config.reuse_port else 0),
+        ("grpc.max_receive_message_length", config.max_receive_message_bytes),
     )
+    gate = StopGate()
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="sapsam-rpc"),
         interceptors=(
             CallLogInterceptor(),
+            StoppingInterceptor(gate),
             AuthInterceptor(services.token_lookup, config.operator_token, config.token_ttl),
+            LimitsInterceptor(config.limits),
             ErrorInterceptor(),
         ),
         options=options,
@@ -176,7 +217,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     server.start()
     for name in ("", *served):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, port, health_servicer, services, config.grace_seconds)
+    return RunningServer(server, port, health_servicer, services, config.grace_seconds, gate)
 
 
 def serve_until_signalled(config: ServerConfig, services: Services) -> int:

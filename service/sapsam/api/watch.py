@@ -147,7 +147,8 @@ def watch_table(
     """The table's events with a version above ``after_version``, public part only, then live.
 
     Ends once the series-complete event is sent, when ``is_active`` turns false (the client left),
-    or when the feed stops (the server is stopping; the client resumes elsewhere).
+    or when the feed stops: the server is stopping, and ``sapsam.api.stopping`` ends the stream
+    UNAVAILABLE (``SERVER_STOPPING``), so the client resumes from its last version elsewhere.
     """
     stream_id = stream_id_for(table_id)
     state = INITIAL_STATE

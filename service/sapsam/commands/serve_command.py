@@ -18,7 +18,13 @@ from typing import Any
 from sapsam.api.auth import check_token_format
 from sapsam.api.bootstrap import serve_database
 from sapsam.api.call_log import configure_logging
-from sapsam.api.server import DEFAULT_LISTEN, ServerConfig, run_worker_processes
+from sapsam.api.limits import CallerLimits
+from sapsam.api.server import (
+    DEFAULT_LISTEN,
+    DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+    ServerConfig,
+    run_worker_processes,
+)
 
 FAILED = 1
 MAX_TOKEN_TTL_DAYS = 36_500
@@ -61,6 +67,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="benchmarking aid: also serve sapsam.bench.v1.EchoService/Echo (see bench/service.py)",
     )
+    _add_stop_and_limit_arguments(parser)
     parser.set_defaults(handler=_serve)
 
 
@@ -96,6 +103,9 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         threads=arguments.threads,
         reuse_port=arguments.workers > 1,
         bench_echo=arguments.bench_echo,
+        grace_seconds=_non_negative(arguments.grace_seconds, "--grace-seconds"),
+        limits=_caller_limits(arguments),
+        max_receive_message_bytes=_max_message_bytes(arguments.max_message_bytes),
     )
 
 
@@ -121,3 +131,80 @@ def _serve(arguments: argparse.Namespace) -> int:
     except RuntimeError as error:
         print(f"sapsam serve: {error}", file=sys.stderr)
         return FAILED
+
+
+_DEFAULT_LIMITS = CallerLimits()
+_MIN_MESSAGE_BYTES = 4 * 1024  # below this even an ordinary move would not fit
+_GRACE_DEFAULT = ServerConfig().grace_seconds
+
+
+def _add_stop_and_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The graceful stop's grace period and the limits per caller (docs/api.md, "Limits")."""
+    parser.add_argument(
+        "--grace-seconds",
+        type=float,
+        default=_GRACE_DEFAULT,
+        help="on SIGTERM, how long calls in flight may take to finish; calls still running then"
+        f" are answered UNAVAILABLE (default {_GRACE_DEFAULT:g})",
+    )
+    group = parser.add_argument_group("limits per caller (0 turns one off)")
+    group.add_argument(
+        "--registrations-per-minute",
+        type=int,
+        default=_DEFAULT_LIMITS.registrations_per_minute,
+        help="RegisterPlayer calls per peer address per minute"
+        f" (default {_DEFAULT_LIMITS.registrations_per_minute})",
+    )
+    group.add_argument(
+        "--calls-per-second",
+        type=float,
+        default=_DEFAULT_LIMITS.calls_per_second,
+        help="calls per player per second, sustained"
+        f" (default {_DEFAULT_LIMITS.calls_per_second:g})",
+    )
+    group.add_argument(
+        "--call-burst",
+        type=int,
+        default=_DEFAULT_LIMITS.call_burst,
+        help=f"calls per player at once (default {_DEFAULT_LIMITS.call_burst})",
+    )
+    group.add_argument(
+        "--streams-per-player",
+        type=int,
+        default=_DEFAULT_LIMITS.streams_per_caller,
+        help="open WatchTable/WatchTournament streams per player"
+        f" (default {_DEFAULT_LIMITS.streams_per_caller})",
+    )
+    group.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+        help="largest request accepted; larger ones are RESOURCE_EXHAUSTED"
+        f" (default {DEFAULT_MAX_RECEIVE_MESSAGE_BYTES})",
+    )
+
+
+def _non_negative(value: float, flag: str) -> float:
+    if not value >= 0:  # also refuses NaN
+        raise ValueError(f"{flag} must be 0 or more")
+    return value
+
+
+def _caller_limits(arguments: argparse.Namespace) -> CallerLimits:
+    limits = CallerLimits(
+        registrations_per_minute=int(
+            _non_negative(arguments.registrations_per_minute, "--registrations-per-minute")
+        ),
+        calls_per_second=_non_negative(arguments.calls_per_second, "--calls-per-second"),
+        call_burst=int(_non_negative(arguments.call_burst, "--call-burst")),
+        streams_per_caller=int(_non_negative(arguments.streams_per_player, "--streams-per-player")),
+    )
+    if limits.calls_per_second > 0 and limits.call_burst < 1:
+        raise ValueError("--call-burst must be at least 1 while --calls-per-second is set")
+    return limits
+
+
+def _max_message_bytes(value: int) -> int:
+    if value < _MIN_MESSAGE_BYTES:
+        raise ValueError(f"--max-message-bytes must be at least {_MIN_MESSAGE_BYTES}")
+    return value

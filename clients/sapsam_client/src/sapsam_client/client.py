@@ -7,10 +7,12 @@
     table = client.create_table(seat_count=2)
     seat = client.join_table(table.name)        # a Seat: see sapsam_client.seat
 
-Every mutating call gets a fresh ``request_id`` (a UUID) once; a retry after ``UNAVAILABLE``,
-``DEADLINE_EXCEEDED`` or a lost race (``ABORTED``/``CONCURRENCY_CONFLICT``) sends the very same
-request, so the server answers it at most once (docs/api.md, "Retries and concurrency"). A
-refused call raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reason code.
+Every mutating call gets a fresh ``request_id`` (a UUID) once; a retry after ``UNAVAILABLE``
+(a server stopping, a database out of reach), ``DEADLINE_EXCEEDED``, a lost race
+(``ABORTED``/``CONCURRENCY_CONFLICT``) or a limit that says when to come back
+(``RESOURCE_EXHAUSTED`` with RetryInfo, after at least that delay) sends the very same request,
+so the server answers it at most once (docs/api.md, "Retries and concurrency"). A refused call
+raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reason code.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import grpc
 
-from sapsam_client.errors import SapsamError, UnavailableError, from_rpc_error
+from sapsam_client.errors import (
+    ResourceExhaustedError,
+    SapsamError,
+    UnavailableError,
+    from_rpc_error,
+)
 from sapsam_client.generated.v1 import (
     player_pb2,
     player_service_pb2,
@@ -41,6 +48,8 @@ if TYPE_CHECKING:
     from sapsam_client.seat import CommitmentKeeper, Seat
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
+MAX_RETRY_DELAY_SECONDS: Final = 30.0
+"""A server asking for a longer pause than this (RetryInfo) is not retried: the error is raised."""
 ResponseT = TypeVar("ResponseT")
 
 
@@ -155,8 +164,16 @@ class Client:
                 retry = error.retryable and error.reason != "VERSION_MISMATCH"
                 if not retry or attempt == self.attempts - 1:
                     raise error from None
-                time.sleep(self.backoff_seconds * (2**attempt))
+                time.sleep(self._pause(error, attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _pause(self, error: SapsamError, attempt: int) -> float:
+        """How long to wait before retry ``attempt + 1``: the backoff, or the server's RetryInfo
+        delay if longer. Raises ``error`` if the server asks for more than we would wait."""
+        if error.retry_delay is not None and error.retry_delay > MAX_RETRY_DELAY_SECONDS:
+            raise error from None
+        backoff: float = self.backoff_seconds * 2.0**attempt
+        return max(backoff, error.retry_delay or 0.0)
 
     # -- players --------------------------------------------------------------------------------
 
@@ -187,6 +204,14 @@ class Client:
         )
         self.token = response.token
         return response.token
+
+    def revoke_player_tokens(self, player: str) -> int:
+        """Revoke every token of ``players/{player}`` (the operator's client only); how many."""
+        return self.call(
+            self.players.RevokePlayerTokens,
+            player_service_pb2.RevokePlayerTokensRequest(request_id=_request_id(), player=player),
+            player_service_pb2.RevokePlayerTokensResponse,
+        ).revoked_token_count
 
     def get_player(self, name: str) -> player_pb2.Player:
         """A player's public profile."""
@@ -367,8 +392,9 @@ class Client:
     def watch(self, table: str, after_version: int = 0) -> Iterator[table_event_pb2.TableEvent]:
         """The table's events after ``after_version``, live, until the series is complete.
 
-        A stream that breaks (``UNAVAILABLE``) or ends before the series is complete (its
-        server stopping) is resumed from the last version received, on whichever server process
+        A stream that breaks (``UNAVAILABLE``: its server stopping, the database out of reach),
+        ends before the series is complete, or is refused for now (``TOO_MANY_STREAMS``, with
+        RetryInfo) is resumed from the last version received, on whichever server process
         answers, up to ``attempts`` times in a row without an event.
         """
         last = after_version
@@ -390,14 +416,16 @@ class Client:
                 )
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
-                if not isinstance(error, UnavailableError):
+                if not isinstance(error, UnavailableError) and not (
+                    isinstance(error, ResourceExhaustedError) and error.retryable
+                ):
                     raise error from None
             finally:
                 stream.cancel()
             failures += 1
             if failures >= self.attempts:
                 raise error
-            time.sleep(self.backoff_seconds * (2**failures))
+            time.sleep(self._pause(error, failures))
 
 
 def connect(

@@ -3,7 +3,8 @@
 The server puts a ``google.rpc.Status`` in the trailing metadata ``grpc-status-details-bin``; its
 details hold a ``google.rpc.ErrorInfo`` (domain ``sapsam.dev``, a stable ``reason`` such as
 ``NOT_YOUR_TURN``) and, for malformed input, a ``google.rpc.BadRequest`` naming the fields at
-fault. Branch on ``error.reason``, never on the message.
+fault. Branch on ``error.reason``, never on the message. A caller over one of the server's limits
+gets RESOURCE_EXHAUSTED with a ``google.rpc.RetryInfo``: ``error.retry_delay`` holds its delay.
 """
 
 from __future__ import annotations
@@ -32,13 +33,18 @@ class SapsamError(Exception):
     """ErrorInfo's metadata, e.g. ``{"current_version": "12"}``."""
     fields: tuple[str, ...] = ()
     """Request fields a BadRequest named as at fault."""
+    retry_delay: float | None = None
+    """Seconds to wait before retrying, from the server's RetryInfo (limits); else None."""
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"
 
     @property
     def retryable(self) -> bool:
-        """Safe to retry with the same request_id (docs/api.md, "What to retry")."""
+        """Safe to retry with the same request_id (docs/api.md, "What to retry"): UNAVAILABLE,
+        DEADLINE_EXCEEDED, ABORTED, and RESOURCE_EXHAUSTED that says when (RetryInfo)."""
+        if self.code == "RESOURCE_EXHAUSTED":
+            return self.retry_delay is not None
         return self.code in RETRYABLE_CODES
 
 
@@ -74,6 +80,12 @@ class UnavailableError(SapsamError):
     """UNAVAILABLE or DEADLINE_EXCEEDED: the server could not be reached or did not answer."""
 
 
+class ResourceExhaustedError(SapsamError):
+    """RESOURCE_EXHAUSTED: over a server limit (``RATE_LIMITED``, ``TOO_MANY_STREAMS`` …; retry
+    after ``retry_delay``), or a request larger than the server accepts (no reason: do not retry).
+    """
+
+
 class InternalError(SapsamError):
     """INTERNAL or anything else unexpected: a server fault."""
 
@@ -91,6 +103,7 @@ _CLASS_BY_CODE: Final[dict[str, type[SapsamError]]] = {
     "ABORTED": AbortedError,
     "UNAVAILABLE": UnavailableError,
     "DEADLINE_EXCEEDED": UnavailableError,
+    "RESOURCE_EXHAUSTED": ResourceExhaustedError,
 }
 
 
@@ -112,6 +125,7 @@ def from_rpc_error(error: grpc.RpcError) -> SapsamError:
     message = (error.details() if hasattr(error, "details") else None) or str(error)
     reason, metadata = code, {}
     fields: list[str] = []
+    retry_delay: float | None = None
     status = _status_details(error)
     if status is not None:
         for detail in status.details:
@@ -123,5 +137,9 @@ def from_rpc_error(error: grpc.RpcError) -> SapsamError:
                 bad_request = error_details_pb2.BadRequest()
                 detail.Unpack(bad_request)
                 fields.extend(violation.field for violation in bad_request.field_violations)
+            elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                retry_info = error_details_pb2.RetryInfo()
+                detail.Unpack(retry_info)
+                retry_delay = retry_info.retry_delay.ToNanoseconds() / 1e9
     error_class = _CLASS_BY_CODE.get(code, InternalError)
-    return error_class(code, reason, message, metadata, tuple(fields))
+    return error_class(code, reason, message, metadata, tuple(fields), retry_delay)

@@ -1,0 +1,258 @@
+"""Limits per caller, so that no one caller takes more than its share of a server process.
+
+Three limits, each configurable (``sapsam serve --help``, docs/api.md "Limits"), each 0 to turn
+it off:
+
+- registrations per peer address per minute (``RegisterPlayer``), a token bucket per address that
+  holds a minute's worth and refills evenly;
+- calls per player per second, a token bucket per player with a burst;
+- open response streams per player (``WatchTable``, ``WatchTournament``).
+
+A call over a limit is refused before it runs: RESOURCE_EXHAUSTED with ErrorInfo (reason
+``TOO_MANY_REGISTRATIONS``, ``RATE_LIMITED`` or ``TOO_MANY_STREAMS``) and ``google.rpc.RetryInfo``
+saying when to try again. The operator and grpc's own services (health, reflection) are not
+limited. The limits hold per server process: with ``--workers N`` a caller spread over several
+connections may get up to N times as much.
+
+The buckets are plain objects that are told the time (:class:`TokenBucket`) or given a clock
+(:class:`KeyedBuckets`), so they are tested without waiting and serve a sync or an asyncio
+interceptor alike; :class:`LimitsInterceptor` is the grpc side.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import grpc
+
+from sapsam.api import errors
+from sapsam.api.auth import current_caller
+from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+
+REGISTER_PLAYER_METHOD: Final = "/sapsam.v1.PlayerService/RegisterPlayer"
+RATE_LIMITED_REASON: Final = "RATE_LIMITED"
+TOO_MANY_REGISTRATIONS_REASON: Final = "TOO_MANY_REGISTRATIONS"
+TOO_MANY_STREAMS_REASON: Final = "TOO_MANY_STREAMS"
+STREAM_RETRY_SECONDS: Final = 1.0
+"""The retry hint for a refused stream: a slot frees when one of the caller's streams ends."""
+MAX_TRACKED_KEYS: Final = 100_000
+"""Buckets kept per limit; the least recently used is forgotten beyond that (memory stays flat)."""
+
+_GRPC_SERVICES_PREFIX: Final = "/grpc."
+
+
+@dataclass(frozen=True)
+class CallerLimits:
+    """The limits per caller; 0 turns one off. The defaults are far above what a game client
+    needs (a few calls a second, one or two streams) and well below what wedges a process."""
+
+    registrations_per_minute: int = 120
+    """``RegisterPlayer`` calls per peer address (IP, without the port) per minute."""
+    calls_per_second: float = 50.0
+    """Calls per player, sustained."""
+    call_burst: int = 100
+    """Calls per player at once, before the sustained rate applies."""
+    streams_per_caller: int = 32
+    """Open response streams per player."""
+
+
+UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0)
+
+
+class TokenBucket:
+    """``burst`` tokens that refill at ``rate`` per second; each admitted call takes one.
+
+    Pure: every method is told the time (monotonic seconds), so tests need no clock.
+    """
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("a token bucket needs a positive rate and a burst of at least 1")
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.updated = now
+
+    def _refill(self, now: float) -> None:
+        if now > self.updated:
+            self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
+            self.updated = now
+
+    def take(self, now: float) -> float:
+        """Take a token: 0.0 if one was there, else the seconds until one will be (none taken)."""
+        self._refill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
+
+
+class KeyedBuckets:
+    """One :class:`TokenBucket` per key (a player, an address), thread-safe, bounded in memory."""
+
+    def __init__(
+        self,
+        rate: float,
+        burst: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = MAX_TRACKED_KEYS,
+    ) -> None:
+        self._rate = rate
+        self._burst = burst
+        self._clock = clock
+        self._max_keys = max_keys
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """Take a token from ``key``'s bucket: 0.0, or the seconds to wait before retrying."""
+        with self._lock:
+            now = self._clock()
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                bucket = self._buckets[key] = TokenBucket(self._rate, self._burst, now)
+                while len(self._buckets) > self._max_keys:
+                    self._buckets.popitem(last=False)
+            else:
+                self._buckets.move_to_end(key)
+            return bucket.take(now)
+
+
+class StreamCounter:
+    """Open streams per key, at most ``limit`` each."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def open(self, key: str) -> bool:
+        """Count a stream in; ``False`` (not counted) if ``key`` has its limit open already."""
+        with self._lock:
+            count = self._open.get(key, 0)
+            if count >= self._limit:
+                return False
+            self._open[key] = count + 1
+            return True
+
+    def close(self, key: str) -> None:
+        """Count a stream out."""
+        with self._lock:
+            count = self._open.get(key, 0) - 1
+            if count > 0:
+                self._open[key] = count
+            else:
+                self._open.pop(key, None)
+
+    def count(self, key: str) -> int:
+        """Streams ``key`` has open."""
+        with self._lock:
+            return self._open.get(key, 0)
+
+
+def peer_address(peer: str) -> str:
+    """The address part of a grpc peer string: ``ipv4:1.2.3.4:5`` -> ``ipv4:1.2.3.4``,
+    ``ipv6:[::1]:5`` -> ``ipv6:[::1]``; a Unix socket peer stays whole."""
+    if peer.startswith(("ipv4:", "ipv6:")):
+        return peer.rsplit(":", 1)[0]
+    return peer
+
+
+def _limited_player() -> str | None:
+    """The player whose limits apply to this call: ``None`` for the operator or nobody."""
+    try:
+        caller = current_caller()
+    except errors.ApiError:
+        return None
+    return None if caller.is_operator else caller.player_id
+
+
+def _refuse(reason: str, message: str, retry_delay: float) -> errors.ApiError:
+    return errors.ApiError(reason, message, retry_delay=retry_delay)
+
+
+class LimitsInterceptor(CallInterceptor):
+    """Refuses calls over a :class:`CallerLimits` limit; runs after authentication."""
+
+    def __init__(self, limits: CallerLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self._registrations = (
+            KeyedBuckets(
+                limits.registrations_per_minute / 60.0, limits.registrations_per_minute, clock
+            )
+            if limits.registrations_per_minute > 0
+            else None
+        )
+        self._calls = (
+            KeyedBuckets(limits.calls_per_second, max(1, limits.call_burst), clock)
+            if limits.calls_per_second > 0
+            else None
+        )
+        self._streams = StreamCounter(limits.streams_per_caller)
+        self._stream_limit = limits.streams_per_caller
+
+    def admit(self, method: str, peer: str, player: str | None) -> None:
+        """Raise :class:`errors.ApiError` (RESOURCE_EXHAUSTED) if this call is over a limit."""
+        if self._registrations is not None and method == REGISTER_PLAYER_METHOD:
+            delay = self._registrations.take(peer_address(peer))
+            if delay > 0:
+                raise _refuse(
+                    TOO_MANY_REGISTRATIONS_REASON,
+                    "too many registrations from this address; retry after the delay given",
+                    delay,
+                )
+        if self._calls is not None and player is not None:
+            delay = self._calls.take(player)
+            if delay > 0:
+                raise _refuse(
+                    RATE_LIMITED_REASON,
+                    "too many calls for this player; retry after the delay given",
+                    delay,
+                )
+
+    def _check(self, method: str, context: grpc.ServicerContext) -> str | None:
+        player = _limited_player()
+        try:
+            self.admit(method, context.peer(), player)
+        except errors.ApiError as error:
+            context.abort_with_status(errors.status_for_exception(error, method))
+        return player
+
+    def around(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    ) -> Any:
+        """Refuse the call if it is over a limit, else run it."""
+        if not method.startswith(_GRPC_SERVICES_PREFIX):
+            self._check(method, context)
+        return proceed()
+
+    def around_stream(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
+    ) -> Iterator[Any]:
+        """Refuse the stream if it is over a limit (calls or open streams), else stream it."""
+        if method.startswith(_GRPC_SERVICES_PREFIX):
+            yield from proceed()
+            return
+        player = self._check(method, context)
+        if player is None or self._stream_limit <= 0:
+            yield from proceed()
+            return
+        if not self._streams.open(player):
+            error = _refuse(
+                TOO_MANY_STREAMS_REASON,
+                f"this player has {self._stream_limit} streams open already; close one first",
+                STREAM_RETRY_SECONDS,
+            )
+            context.abort_with_status(errors.status_for_exception(error, method))
+        try:
+            yield from proceed()
+        finally:
+            self._streams.close(player)
+
+    def open_streams(self, player: str) -> int:
+        """How many streams ``player`` has open here."""
+        return self._streams.count(player)

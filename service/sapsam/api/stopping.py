@@ -1,0 +1,178 @@
+"""Stopping gracefully: calls in flight finish within a grace period; whatever the stop cuts off,
+and whatever arrives meanwhile, is answered UNAVAILABLE (reason ``SERVER_STOPPING``), which a
+client retries on another process, never CANCELLED.
+
+:class:`StopGate` is the state: serving, or stopping with a cut-off time. The
+:class:`StoppingInterceptor` runs every sapsam call through it (grpc's own health and reflection
+services pass untouched, so a load balancer sees NOT_SERVING):
+
+- a call that arrives once stopping began is refused at once;
+- a call in flight waits for database connections no longer than the cut-off (nor its own
+  deadline: see ``sapsam.store.event_store.waits_bounded_by``), and an error it ends with after
+  the cut-off is answered ``SERVER_STOPPING``;
+- a response stream (WatchTable, WatchTournament) that ends because the server stops ends with
+  ``SERVER_STOPPING`` too, so the client resumes from the last version it received.
+
+The server (``RunningServer.stop``) waits for the calls in flight to drain until the cut-off,
+cancels the database work of those left, and only then stops grpc, which would answer a call
+still running CANCELLED.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+import grpc
+
+from sapsam.api import errors
+from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.store.event_store import waits_bounded_by
+
+SERVER_STOPPING_REASON: Final = "SERVER_STOPPING"
+SERVER_STOPPING_MESSAGE: Final = (
+    "the server is stopping; retry the call (with the same request_id) on another server process"
+)
+# grpc's own services: health must keep answering (NOT_SERVING) while the server stops.
+_GRPC_SERVICES_PREFIX: Final = "/grpc."
+# What a call cut off by the stop ends with before this module answers it: no status yet, the
+# database wait it could not finish (UNAVAILABLE), its cancelled statement (INTERNAL). A refusal
+# the call earned on its own (FAILED_PRECONDITION …) keeps its answer.
+_CUT_OFF_CODES: Final = frozenset(
+    {None, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
+)
+
+
+class StopGate:
+    """Whether the server still serves, when stopping cuts off calls, and how many are in flight.
+
+    ``clock`` is injectable for tests (monotonic seconds).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._cutoff: float | None = None
+        self._in_flight = 0
+        self._condition = threading.Condition()
+
+    @property
+    def stopping(self) -> bool:
+        """True once stopping began."""
+        return self._cutoff is not None
+
+    def begin_stop(self, grace_seconds: float) -> None:
+        """Refuse new calls from now on; calls in flight may run ``grace_seconds`` more."""
+        with self._condition:
+            if self._cutoff is None:
+                self._cutoff = self._clock() + max(0.0, grace_seconds)
+            self._condition.notify_all()
+
+    def time_to_cutoff(self) -> float:
+        """Seconds until calls in flight are cut off (infinite while serving)."""
+        cutoff = self._cutoff
+        return float("inf") if cutoff is None else cutoff - self._clock()
+
+    @property
+    def cut_off(self) -> bool:
+        """True once the grace period is over."""
+        return self.time_to_cutoff() <= 0
+
+    @property
+    def in_flight(self) -> int:
+        """Calls being served now."""
+        with self._condition:
+            return self._in_flight
+
+    def enter(self) -> bool:
+        """Count a call in, unless stopping began (then ``False``: refuse it)."""
+        with self._condition:
+            if self._cutoff is not None:
+                return False
+            self._in_flight += 1
+            return True
+
+    def leave(self) -> None:
+        """Count a call out."""
+        with self._condition:
+            self._in_flight -= 1
+            self._condition.notify_all()
+
+    def wait_for_drain(self, extra_seconds: float = 0.0, poll_seconds: float = 0.05) -> bool:
+        """Wait until no call is in flight, or until ``extra_seconds`` after the cut-off; True if
+        none is left."""
+        with self._condition:
+            while self._in_flight > 0:
+                remaining = self.time_to_cutoff() + extra_seconds
+                if remaining <= 0:
+                    return False
+                self._condition.wait(min(remaining, poll_seconds))
+            return True
+
+
+def server_stopping_status() -> grpc.Status:
+    """UNAVAILABLE, reason SERVER_STOPPING."""
+    return errors.build_status(SERVER_STOPPING_REASON, SERVER_STOPPING_MESSAGE)
+
+
+class StoppingInterceptor(CallInterceptor):
+    """Refuses calls once stopping began and answers calls the stop cuts off UNAVAILABLE."""
+
+    def __init__(self, gate: StopGate) -> None:
+        self._gate = gate
+
+    def _time_remaining(self, context: grpc.ServicerContext) -> Callable[[], float]:
+        def remaining() -> float:
+            deadline_left: float = context.time_remaining()
+            return min(deadline_left, self._gate.time_to_cutoff())
+
+        return remaining
+
+    def _stopped(self, context: grpc.ServicerContext) -> None:
+        # Replaces whatever status an inner interceptor set: the stop, not the call, failed.
+        context.abort_with_status(server_stopping_status())
+
+    def _cut_off_by_stop(self, context: grpc.ServicerContext) -> bool:
+        return self._gate.stopping and context.code() in _CUT_OFF_CODES
+
+    def around(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    ) -> Any:
+        """Run the call unless stopping; a failure after the cut-off is SERVER_STOPPING."""
+        if method.startswith(_GRPC_SERVICES_PREFIX):
+            return proceed()
+        if not self._gate.enter():
+            self._stopped(context)
+        try:
+            with waits_bounded_by(self._time_remaining(context)):
+                return proceed()
+        except Exception:
+            if self._cut_off_by_stop(context):
+                self._stopped(context)
+            raise
+        finally:
+            self._gate.leave()
+
+    def around_stream(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
+    ) -> Iterator[Any]:
+        """Stream the call unless stopping; a stream the stop ends ends SERVER_STOPPING."""
+        if method.startswith(_GRPC_SERVICES_PREFIX):
+            yield from proceed()
+            return
+        if not self._gate.enter():
+            self._stopped(context)
+        try:
+            with waits_bounded_by(self._time_remaining(context)):
+                yield from proceed()
+        except Exception:
+            if self._cut_off_by_stop(context):
+                self._stopped(context)
+            raise
+        finally:
+            self._gate.leave()
+        if self._gate.stopping and context.is_active():
+            # The stream ended because the server stops (the feed let its watchers go): say so,
+            # so the client resumes elsewhere instead of taking the end for the table's end.
+            self._stopped(context)

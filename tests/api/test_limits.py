@@ -1,0 +1,173 @@
+"""Limits per caller on a real server: a caller over a limit is refused RESOURCE_EXHAUSTED with
+ErrorInfo and RetryInfo, while another caller carries on; requests above the size limit are
+refused by grpc itself; the SDK waits as RetryInfo says and then succeeds."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]
+from grpc_status import rpc_status
+
+from sapsam.api.bootstrap import build_services
+from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
+from sapsam.api.limits import UNLIMITED, CallerLimits
+from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam_client import Client
+
+ServerFactory = Callable[[CallerLimits], RunningServer]
+
+
+@pytest.fixture
+def limited_server(database_url: str) -> Iterator[ServerFactory]:
+    """Starts a server (on every local address, IPv4 and IPv6) with the limits given."""
+    started: list[RunningServer] = []
+
+    def start(limits: CallerLimits) -> RunningServer:
+        running = start_server(
+            ServerConfig(
+                listen="[::]:0",
+                operator_token=OPERATOR_TOKEN,
+                grace_seconds=1,
+                limits=limits,
+                max_receive_message_bytes=64 * 1024,
+            ),
+            build_services(database_url, pool_size=4),
+        )
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+def _retry_delay(error: grpc.RpcError) -> float:
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None
+    for detail in status.details:
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return float(info.retry_delay.ToNanoseconds()) / 1e9
+    raise AssertionError("no RetryInfo")
+
+
+def _refused(call: Callable[[], Any], reason: str) -> float:
+    """Call until refused over a limit; the RetryInfo delay of the refusal."""
+    for _ in range(1000):
+        try:
+            call()
+        except grpc.RpcError as error:
+            code, got, _, _ = error_reason(error)
+            assert (code, got) == (grpc.StatusCode.RESOURCE_EXHAUSTED, reason)
+            delay = _retry_delay(error)
+            assert delay > 0
+            return delay
+    raise AssertionError(f"never refused with {reason}")
+
+
+def _register(api: Api, name: str) -> Any:
+    return api.players.RegisterPlayer(
+        player_service_pb2.RegisterPlayerRequest(request_id=str(uuid.uuid4()), display_name=name)
+    )
+
+
+def test_registrations_are_limited_per_address(
+    limited_server: ServerFactory, database_url: str
+) -> None:
+    running = limited_server(CallerLimits(registrations_per_minute=3, calls_per_second=0))
+    with (
+        grpc.insecure_channel(f"127.0.0.1:{running.port}") as first,
+        grpc.insecure_channel(f"[::1]:{running.port}") as second,
+    ):
+        here, there = Api(first, database_url), Api(second, database_url)
+        delay = _refused(lambda: _register(here, "flood"), "TOO_MANY_REGISTRATIONS")
+        assert delay <= 60 / 3  # one registration comes back every 20 s
+        assert _register(there, "neighbour").token  # another address is unaffected
+
+
+def test_calls_are_limited_per_player(limited_server: ServerFactory, database_url: str) -> None:
+    running = limited_server(
+        CallerLimits(registrations_per_minute=0, calls_per_second=2.0, call_burst=5)
+    )
+    with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        api = Api(channel, database_url)
+        ann, bob = api.register("ann"), api.register("bob")
+        request = player_service_pb2.GetPlayerRequest(name=ann.name)
+        delay = _refused(
+            lambda: api.players.GetPlayer(request, metadata=bearer(ann.token)), "RATE_LIMITED"
+        )
+        assert delay <= 0.5  # a token every half second
+        assert api.players.GetPlayer(request, metadata=bearer(bob.token)).player.name == ann.name
+        # The operator is not limited.
+        for _ in range(20):
+            api.players.GetPlayer(request, metadata=bearer(OPERATOR_TOKEN))
+
+
+def test_the_sdk_waits_as_retry_info_says(limited_server: ServerFactory, database_url: str) -> None:
+    running = limited_server(
+        CallerLimits(registrations_per_minute=0, calls_per_second=5.0, call_burst=2)
+    )
+    with Client(grpc.insecure_channel(f"127.0.0.1:{running.port}"), attempts=3) as client:
+        player = client.register("patient").player
+        for _ in range(8):  # well over the burst: each refusal is waited out and retried
+            assert client.get_player(player).name == player
+
+
+def test_open_streams_are_limited_per_player(
+    limited_server: ServerFactory, database_url: str
+) -> None:
+    running = limited_server(
+        CallerLimits(registrations_per_minute=0, calls_per_second=0, streams_per_caller=2)
+    )
+    with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        api = Api(channel, database_url)
+        table, players = api.seated_table(2, "pagat", series_length=1)
+        ann, bob = players
+        watch = table_service_pb2.WatchTableRequest(table=table)
+        open_streams = [api.tables.WatchTable(watch, metadata=bearer(ann.token)) for _ in range(2)]
+        for stream in open_streams:
+            next(stream)  # each is open and serving
+        third = api.tables.WatchTable(watch, metadata=bearer(ann.token))
+        with pytest.raises(grpc.RpcError) as refused:
+            next(third)
+        code, reason, _, _ = error_reason(refused.value)
+        assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_STREAMS")
+        assert _retry_delay(refused.value) > 0
+        # Another player is unaffected; and once ann closes one, she may open another.
+        assert next(api.tables.WatchTable(watch, metadata=bearer(bob.token))).event.version == 1
+        open_streams[0].cancel()
+        for _ in range(200):
+            try:
+                assert next(api.tables.WatchTable(watch, metadata=bearer(ann.token)))
+                break
+            except grpc.RpcError as error:
+                assert error_reason(error)[1] == "TOO_MANY_STREAMS"
+                time.sleep(0.05)  # the server notices the cancellation at its next poll
+        else:
+            raise AssertionError("the closed stream was never counted out")
+        for stream in open_streams:
+            stream.cancel()
+
+
+def test_a_request_over_the_size_limit_is_refused_by_grpc(
+    limited_server: ServerFactory, database_url: str
+) -> None:
+    running = limited_server(UNLIMITED)
+    with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        api = Api(channel, database_url)
+        player = api.register("big")
+        huge = player_service_pb2.GetPlayerRequest(name="players/" + "x" * 70_000)
+        with pytest.raises(grpc.RpcError) as refused:
+            api.players.GetPlayer(huge, metadata=bearer(player.token))
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert api.players.GetPlayer(
+            player_service_pb2.GetPlayerRequest(name=player.name), metadata=bearer(player.token)
+        )

@@ -13,11 +13,13 @@ import grpc
 import psycopg
 import pytest
 from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
+from database_roles import new_role
 
 from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli import main as sapsam_main
+from sapsam.store.schema import grant_service_role
 
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 
@@ -375,3 +377,30 @@ def test_the_sdk_rotates_and_keeps_the_new_token(api: Api) -> None:
     assert new != registered.token and client.token == new
     assert client.get_player(registered.player).display_name == "Ann"
     assert _reason(api, registered.token) == "TOKEN_REVOKED"
+    operator = Client(api.channel, OPERATOR_TOKEN)
+    assert operator.revoke_player_tokens(registered.player) == 1
+    assert _reason(api, new) == "TOKEN_REVOKED"
+
+
+def test_the_service_role_registers_rotates_revokes_and_expires_tokens(database_url: str) -> None:
+    with new_role(database_url, grant_service_role) as (_, service_url):
+        running = start_server(
+            ServerConfig(
+                listen="127.0.0.1:0",
+                operator_token=OPERATOR_TOKEN,
+                token_ttl=timedelta(days=1),
+                grace_seconds=1,
+            ),
+            build_services(service_url, pool_size=2),
+        )
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+                api = Api(channel, database_url)
+                ann, bo = api.register("Ann"), api.register("Bo")
+                new = _rotate(api, ann.token, "rotation-1")
+                assert _rotate(api, ann.token, "rotation-1") == new
+                assert _who(api, bearer(new)) == ann.name
+                assert _revoke(api, OPERATOR_TOKEN, bo.name, "r").revoked_token_count == 1
+                assert _reason(api, bo.token) == "TOKEN_REVOKED"
+        finally:
+            running.stop()

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sapsam.commands.audit_commands",
     "sapsam.commands.demo_command",
     "sapsam.commands.tournament_commands",
+    "sapsam.commands.tables_commands",
     "sapsam.commands.player_commands",
 )
 

@@ -1,4 +1,4 @@
-"""Helpers for the deadline tests: a table dealt and waiting for its seats, on a hand-moved clock."""
+"""Helpers for the deadline tests: a table dealt, waiting for its seats, on a hand-moved clock."""
 
 from __future__ import annotations
 

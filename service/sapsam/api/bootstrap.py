@@ -2,7 +2,13 @@
 
 ``build_services`` opens the store on an already migrated database (one pool per process),
 prepares the read models, and assembles the servicers, the token lookup, the live event feed and
-the deadline sweeper. ``serve_database`` is what each server process runs.
+the background work. ``serve_database`` is what each server process runs.
+
+The deadline sweeper starts only once the server serves (``Services.on_serving``), after this
+process's first heartbeat in the serving record: a seat can act only while a server serves, so a
+deadline is enforced only by a process that serves, and a deadline that fell while none did (or
+within ``deadline_grace_seconds`` after serving resumed) is extended instead
+(``sapsam.store.serving``, ``sapsam.domain.table_deadlines``).
 """
 
 from __future__ import annotations
@@ -21,12 +27,17 @@ from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import Projector, registered_projectors
+from sapsam.store.serving import BEAT_SECONDS, ServingRecord
 from sapsam.store.tables import TableService
 from sapsam.store.tournament_results import ResultsProcess, results_follower
 from sapsam.store.tournaments import TournamentService
 
 SWEEP_SECONDS: Final = 1.0
 POOL_SIZE: Final = 16
+DEADLINE_GRACE_SECONDS: Final = 30.0
+"""Serving time every seat gets after an outage before a deadline that fell in it is enforced."""
+MAX_BACKGROUND_PAUSE_SECONDS: Final = 10.0
+"""The longest a failing background loop waits before trying again (it backs off up to this)."""
 
 _logger = logging.getLogger("sapsam.api.bootstrap")
 
@@ -39,34 +50,69 @@ def _projectors() -> list[Projector]:
     return list(found.values())
 
 
-def deadline_sweeper(tables: TableService, interval: float = SWEEP_SECONDS) -> BackgroundLoop:
+def deadline_sweeper(
+    tables: TableService,
+    serving: ServingRecord | None = None,
+    interval: float = SWEEP_SECONDS,
+    grace_seconds: float = DEADLINE_GRACE_SECONDS,
+) -> BackgroundLoop:
     """Issues the timeout commands of tables past a deadline, every ``interval`` seconds.
 
     Every server process runs one; each deadline is still acted on once, because the table
     service names the timeout's request after the table and version (see ``sweep_deadlines``).
+    With a ``serving`` record it sweeps only while this process's heartbeat is current, and
+    extends the deadlines that fell while no server served (or within ``grace_seconds`` after).
+    One table failing is backed off on its own (``sapsam.store.table_failures``); the loop itself
+    backs off only when a whole sweep fails (the database is out of reach).
     """
+    grace_ms = round(grace_seconds * 1000)
+
+    def sweep(should_stop: object) -> None:
+        if serving is None:
+            tables.sweep_deadlines()
+        elif serving.serving:
+            tables.sweep_deadlines(unserved=serving.unserved_since, grace_ms=grace_ms)
+
     return BackgroundLoop(
-        "sapsam-deadlines", lambda should_stop: tables.sweep_deadlines(), interval, _logger
+        "sapsam-deadlines", sweep, interval, _logger, max_pause=MAX_BACKGROUND_PAUSE_SECONDS
     )
 
 
-def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
+def heartbeat(serving: ServingRecord) -> BackgroundLoop:
+    """This process's heartbeat in the serving record, every ``BEAT_SECONDS``."""
+    return BackgroundLoop(
+        "sapsam-heartbeat", lambda should_stop: serving.beat(), BEAT_SECONDS, _logger
+    )
+
+
+def build_services(
+    database_url: str,
+    pool_size: int = POOL_SIZE,
+    deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
+) -> Services:
     """The servicers, token lookup and background work for one server process."""
     store = EventStore.connect(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     tables = TableService(store)
     players = PlayerDirectory(store.pool)
     feed = EventFeed(database_url)
-    sweeper = deadline_sweeper(tables)
+    serving = ServingRecord(store.pool)
+    beats = heartbeat(serving)
+    sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
     tournaments = TournamentService(store, tables)  # tournaments: service and results process
     results = results_follower(ResultsProcess(tournaments))
     feed.start()
-    sweeper.start()
     results.start()
+
+    def on_serving() -> None:
+        # Heartbeat first: the sweeper waits for this process's first beat before it judges.
+        beats.start()
+        sweeper.start()
 
     def on_stop() -> None:
         results.stop()
         sweeper.stop()
+        beats.stop()
         feed.stop()
 
     return Services(
@@ -74,6 +120,7 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
         player_service=PlayerServicer(players),
         token_lookup=players.token_for_hash,
         on_stop=on_stop,
+        on_serving=on_serving,
         close=store.close,
         cut_off=store.pool.cancel_work_in_progress,
         audit_service=AuditServicer(store.pool),
@@ -81,7 +128,12 @@ def build_services(database_url: str, pool_size: int = POOL_SIZE) -> Services:
     )
 
 
-def serve_database(config: ServerConfig, database_url: str) -> int:
+def serve_database(
+    config: ServerConfig,
+    database_url: str,
+    deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
+) -> int:
     """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code."""
     configure_logging()
-    return serve_until_signalled(config, build_services(database_url))
+    services = build_services(database_url, deadline_grace_seconds=deadline_grace_seconds)
+    return serve_until_signalled(config, services)

@@ -109,6 +109,9 @@ class Services:
     """Called when stopping begins: end live WatchTable streams, stop background work."""
     close: Callable[[], None] = field(default=_no_op)
     """Called once the server has stopped: release pools and connections."""
+    on_serving: Callable[[], None] = field(default=_no_op)
+    """Called once the port is open and health says SERVING: start work that must run only
+    while the server serves (the deadline sweeper: deadlines are fair only if seats can act)."""
     cut_off: Callable[[], object] = field(default=_no_op)
     """Called when the grace period ends with calls still in flight: cancel their database work,
     so that they answer UNAVAILABLE now rather than be cut off by grpc (CANCELLED)."""
@@ -217,6 +220,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
     server.start()
     for name in ("", *served):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    services.on_serving()
     return RunningServer(server, port, health_servicer, services, config.grace_seconds, gate)
 
 

@@ -597,4 +597,17 @@ def table_event_message(
                 series_number=event.series_number, first_deal_number=event.first_deal_number
             )
         )
+    elif isinstance(event, domain_events.DeadlinesExtended):
+        message.deadlines_extended.CopyFrom(
+            table_event_pb2.DeadlinesExtended(
+                deal=deal_of(event.deal_number),
+                stage=_STAGE_TO_WIRE.get(event.stage, table_pb2.TIMEOUT_STAGE_UNSPECIFIED),
+                seats=[seat(number) for number in event.seats],
+                previous_deadline_time=timestamp_from_ms(event.previous_deadline_ms),
+                deadline_time=timestamp_from_ms(event.deadline_ms),
+                reason=event.reason,
+                unserved_from_time=timestamp_from_ms(event.unserved_from_ms),
+                unserved_until_time=timestamp_from_ms(event.unserved_until_ms),
+            )
+        )
     return message

@@ -29,6 +29,7 @@ from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
     CardsDealt,
+    DeadlinesExtended,
     DealerChosen,
     DealScored,
     DealStarted,
@@ -170,6 +171,15 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
             if event.seat in progress.revealed | progress.timed_out:
                 raise _SequenceError(f"seat {event.seat} timed out after revealing")
         progress.timed_out.add(event.seat)
+    elif isinstance(event, DeadlinesExtended):
+        # A deadline moved because no server served when it fell (docs/events.md): it belongs to
+        # the stage it names, for seats that have still to act there.
+        _expect(progress, event.stage)
+        for seat in event.seats:
+            if _seat(progress, seat) in progress.timed_out or (
+                seat in (progress.confirmed if event.stage == "arranging" else progress.revealed)
+            ):
+                raise _SequenceError(f"it extends seat {seat}'s deadline after the seat acted")
     elif isinstance(event, RevealsOpened):
         _expect(progress, "arranging")
         if len(progress.confirmed | progress.timed_out) != progress.seat_count:

@@ -23,6 +23,7 @@ from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
     CardsDealt,
+    DeadlinesExtended,
     DealerChosen,
     DealScored,
     DealStarted,
@@ -185,6 +186,13 @@ def _happened(event: Event, state: TableState) -> str:
         return (
             f"seat {event.seat} missed its {event.stage} deadline: its hand counts as "
             f"{'the solver sets it' if event.consequence == 'solver' else 'a foul'}"
+        )
+    if isinstance(event, DeadlinesExtended):
+        seats = ", ".join(str(seat) for seat in event.seats)
+        return (
+            f"the {event.stage} deadline was extended by "
+            f"{(event.deadline_ms - event.previous_deadline_ms) / 1000:g} s for seat(s) {seats}: "
+            f"it fell while no server was serving ({event.reason.replace('_', ' ')})"
         )
     if isinstance(event, SeedRevealed):
         return "the seed was revealed: anyone can now recompute every hand of this deal"

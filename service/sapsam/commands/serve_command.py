@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sapsam.api.auth import check_token_format
-from sapsam.api.bootstrap import serve_database
+from sapsam.api.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
 from sapsam.api.call_log import configure_logging
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import (
@@ -68,6 +68,13 @@ def register(subparsers: Any) -> None:
         help="benchmarking aid: also serve sapsam.bench.v1.EchoService/Echo (see bench/service.py)",
     )
     _add_stop_and_limit_arguments(parser)
+    parser.add_argument(
+        "--deadline-grace-seconds",
+        type=float,
+        default=DEADLINE_GRACE_SECONDS,
+        help="serving time each seat gets after an outage before a deadline that fell in it is"
+        f" enforced (default {DEADLINE_GRACE_SECONDS:g}; docs/events.md, DeadlinesExtended)",
+    )
     parser.set_defaults(handler=_serve)
 
 
@@ -119,12 +126,18 @@ def _serve(arguments: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"sapsam serve: {error}", file=sys.stderr)
         return 2
+    grace = arguments.deadline_grace_seconds
+    if not 0 <= grace <= 86_400:
+        print("sapsam serve: --deadline-grace-seconds must be 0 to 86400", file=sys.stderr)
+        return 2
     configure_logging()
     try:
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
             if arguments.workers == 1:
-                return serve_database(config, handle.url)
-            return run_worker_processes(arguments.workers, serve_database, (config, handle.url))
+                return serve_database(config, handle.url, grace)
+            return run_worker_processes(
+                arguments.workers, serve_database, (config, handle.url, grace)
+            )
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED

@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.fairness import DealRecord
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
@@ -115,9 +116,16 @@ class RevealArrangement:
 
 @dataclass(frozen=True)
 class TimeOutSeats:
-    """Record every seat whose deadline has passed by ``now_ms`` (issued by the service)."""
+    """Record every seat whose deadline has passed by ``now_ms`` (issued by the service).
+
+    ``unserved`` are the windows when no server served, and ``grace_ms`` the grace period after
+    each: a passed deadline that such a window makes unfair is extended instead
+    (``DeadlinesExtended``; see ``sapsam.domain.table_deadlines``).
+    """
 
     now_ms: int
+    unserved: tuple[UnservedWindow, ...] = ()
+    grace_ms: int = 0
 
 
 @dataclass(frozen=True)

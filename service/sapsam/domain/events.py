@@ -185,6 +185,28 @@ class SeatTimedOut(Event):
 
 
 @dataclass(frozen=True)
+class DeadlinesExtended(Event):
+    """The current deadline of the deal was moved, not enforced: it expired while no server was
+    serving, or within the grace period after serving resumed (``sapsam.domain.table_deadlines``).
+
+    ``stage`` is ``arranging`` or ``revealing``; ``seats`` are the seats still due to act;
+    ``reason`` is ``server_restart`` or ``database_outage``; ``unserved_from_ms`` and
+    ``unserved_until_ms`` bound the time no server served (from 0 when no server was ever
+    recorded serving before).
+    """
+
+    TYPE: ClassVar[str] = "DeadlinesExtended"
+    deal_number: int
+    stage: str
+    seats: tuple[int, ...]
+    previous_deadline_ms: int
+    deadline_ms: int
+    reason: str
+    unserved_from_ms: int
+    unserved_until_ms: int
+
+
+@dataclass(frozen=True)
 class SeedRevealed(Event):
     """The deal's seed: from now on anyone can recompute the deck and every seat's cards."""
 
@@ -265,6 +287,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     DealScored,
     SeriesCompleted,
     SeriesStarted,
+    DeadlinesExtended,
 )
 
 # Nested records, by the event field that holds a tuple of them.

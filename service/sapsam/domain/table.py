@@ -36,6 +36,7 @@ from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
     CardsDealt,
+    DeadlinesExtended,
     DealerChosen,
     DealScored,
     DealStarted,
@@ -53,6 +54,7 @@ from sapsam.domain.events import (
     SeriesStarted,
     TableCreated,
 )
+from sapsam.domain.table_deadlines import deadline_extension
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import Card, format_cards, parse_cards
@@ -114,6 +116,9 @@ class DealState:
     reveals: tuple[Reveal | None, ...] = ()
     arrange_deadline_ms: int | None = None
     reveal_deadline_ms: int | None = None
+    deadline_set_ms: int | None = None
+    """When the current deadline was set (or last extended): only a deadline already running when
+    an outage began is extended for it (``sapsam.domain.table_deadlines``)."""
     reveals_open: bool = False
     seed: bytes | None = None
     scored: bool = False
@@ -466,6 +471,9 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
 
 
 def _decide_time_out(state: TableState, command: TimeOutSeats) -> list[Event]:
+    extended = deadline_extension(state, command)
+    if extended is not None:
+        return [extended]
     phase = state.phase
     deal = state.deal
     events: list[Event] = []
@@ -718,6 +726,11 @@ def _on_deck_cut(state: TableState, event: DeckCut) -> TableState:
     return _with_deal(state, cut_position=event.position)
 
 
+def _set_at(deadline_ms: int | None, seconds: int | None) -> int | None:
+    # A deadline is set ``seconds`` before it expires (decide adds them to the time of setting).
+    return None if deadline_ms is None or seconds is None else deadline_ms - seconds * 1000
+
+
 def _on_cards_dealt(state: TableState, event: CardsDealt) -> TableState:
     return _with_deal(
         state,
@@ -726,6 +739,7 @@ def _on_cards_dealt(state: TableState, event: CardsDealt) -> TableState:
         cut_deck_digest=bytes.fromhex(event.cut_deck_digest),
         hand_digests=tuple(map(bytes.fromhex, event.hand_digests)),
         arrange_deadline_ms=event.arrange_deadline_ms,
+        deadline_set_ms=_set_at(event.arrange_deadline_ms, state.rule_set.arrange_seconds),
     )
 
 
@@ -741,7 +755,17 @@ def _on_confirmed(state: TableState, event: SeatConfirmed) -> TableState:
 
 
 def _on_reveals_opened(state: TableState, event: RevealsOpened) -> TableState:
-    return _with_deal(state, reveals_open=True, reveal_deadline_ms=event.reveal_deadline_ms)
+    return _with_deal(
+        state,
+        reveals_open=True,
+        reveal_deadline_ms=event.reveal_deadline_ms,
+        deadline_set_ms=_set_at(event.reveal_deadline_ms, state.rule_set.reveal_seconds),
+    )
+
+
+def _on_deadlines_extended(state: TableState, event: DeadlinesExtended) -> TableState:
+    moved = "arrange_deadline_ms" if event.stage == "arranging" else "reveal_deadline_ms"
+    return _with_deal(state, **{moved: event.deadline_ms}, deadline_set_ms=event.unserved_until_ms)
 
 
 def _on_revealed(state: TableState, event: ArrangementRevealed) -> TableState:
@@ -809,4 +833,5 @@ _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     DealScored: _on_deal_scored,
     SeriesCompleted: _on_series_completed,
     SeriesStarted: _on_series_started,
+    DeadlinesExtended: _on_deadlines_extended,
 }

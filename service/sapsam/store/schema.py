@@ -143,6 +143,8 @@ MIGRATED_TABLES = (
     "projections",
     "players",
     "player_tokens",
+    "serving_intervals",
+    "background_failures",
 )
 
 EXPECTED_SCHEMA = SchemaDescription(
@@ -188,6 +190,17 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("player_tokens", "revoked_at", "timestamp with time zone", True),
             ("player_tokens", "revoked_because", "text", True),
             ("player_tokens", "revocation_request_id", "text", True),
+            ("serving_intervals", "server_id", "uuid", False),
+            ("serving_intervals", "started_ms", "bigint", False),
+            ("serving_intervals", "beat_ms", "bigint", False),
+            ("background_failures", "process", "text", False),
+            ("background_failures", "table_id", "uuid", False),
+            ("background_failures", "failures", "integer", False),
+            ("background_failures", "first_failed_ms", "bigint", False),
+            ("background_failures", "last_failed_ms", "bigint", False),
+            ("background_failures", "retry_at_ms", "bigint", False),
+            ("background_failures", "last_error", "text", False),
+            ("background_failures", "pending_positions", "ARRAY", False),
         }
     ),
     indexes=frozenset(
@@ -235,6 +248,21 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "players",
                 "CREATE UNIQUE INDEX players_request_id_key ON public.players "
                 "USING btree (request_id)",
+            ),
+            (
+                "serving_intervals",
+                "CREATE UNIQUE INDEX serving_intervals_pkey ON public.serving_intervals "
+                "USING btree (server_id, started_ms)",
+            ),
+            (
+                "serving_intervals",
+                "CREATE INDEX serving_intervals_beat ON public.serving_intervals "
+                "USING btree (beat_ms)",
+            ),
+            (
+                "background_failures",
+                "CREATE UNIQUE INDEX background_failures_pkey ON public.background_failures "
+                "USING btree (process, table_id)",
             ),
         }
     ),
@@ -306,7 +334,7 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
     statements = (
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
-            " player_tokens,"
+            " player_tokens, serving_intervals, background_failures,"
             " alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
@@ -320,6 +348,9 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}"),
         sql.SQL("GRANT SELECT, INSERT, DELETE ON deal_secrets TO {}"),
         sql.SQL("GRANT SELECT, INSERT, UPDATE ON projections TO {}"),
+        # Heartbeats of the serving processes, and the tables background work fails on.
+        sql.SQL("GRANT SELECT, INSERT, UPDATE ON serving_intervals TO {}"),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON background_failures TO {}"),
         # Read models are created and rebuilt by the service (see sapsam.store.projections).
         sql.SQL("GRANT CREATE ON SCHEMA public TO {}"),
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +22,7 @@ from psycopg.types.json import Jsonb
 
 from sapsam.store.projections import InlineStatement, PendingEvent, Projector, SqlProjector
 from sapsam.store.records import RecordedEvent
+from sapsam.store.table_failures import DEADLINES_PROCESS
 
 Connection = psycopg.Connection[Any]
 
@@ -110,6 +112,7 @@ _ASSIGNMENTS: dict[str, str] = {
     + ", deadline_ms = %(reveal_deadline_ms)s",
     "DealScored": "phase = 'BETWEEN_DEALS', deadline_ms = NULL, deals_scored = %(deal_number)s,"
     " series_totals = %(series_totals)s",
+    "DeadlinesExtended": "deadline_ms = %(deadline_ms)s",
     "SeriesCompleted": "phase = 'SERIES_COMPLETE'",
     "SeriesStarted": "phase = 'BETWEEN_DEALS',"
     " series_totals = (SELECT jsonb_agg(0) FROM generate_series(1, seat_count))",
@@ -156,6 +159,8 @@ def _table_state_statement(
         parameters["stage"] = data["stage"]
     elif event.type == "RevealsOpened":
         parameters["reveal_deadline_ms"] = data["reveal_deadline_ms"]
+    elif event.type == "DeadlinesExtended":
+        parameters["deadline_ms"] = data["deadline_ms"]
     elif event.type == "DealScored":
         parameters.update(
             deal_number=data["deal_number"], series_totals=Jsonb(data["series_totals"])
@@ -286,17 +291,32 @@ def projectors() -> Sequence[Projector]:
     return (TABLE_STATE, SEAT_SCORES)
 
 
-def tables_past_deadline(connection: Connection, now_ms: int, limit: int = 100) -> list[str]:
-    """Ids of tables whose arranging or reveal deadline has passed by ``now_ms``."""
+@dataclass(frozen=True)
+class DueTable:
+    """A table whose deadline has passed; ``failing``: the sweeper has failed on it before."""
+
+    table_id: str
+    deadline_ms: int
+    failing: bool
+
+
+def tables_past_deadline(connection: Connection, now_ms: int, limit: int = 100) -> list[DueTable]:
+    """Tables whose arranging or reveal deadline has passed by ``now_ms``, earliest first.
+
+    A table the sweeper keeps failing on waits out its back-off (``background_failures``) and is
+    left out meanwhile, so however many tables fail, the batch is filled with the others.
+    """
     rows = connection.execute(
         """
-        SELECT table_id::text FROM table_state
-        WHERE deadline_ms <= %s AND phase IN ('ARRANGING', 'REVEALING')
-        ORDER BY deadline_ms LIMIT %s
+        SELECT t.table_id::text, t.deadline_ms, f.table_id IS NOT NULL FROM table_state t
+        LEFT JOIN background_failures f ON f.process = %(process)s AND f.table_id = t.table_id
+        WHERE t.deadline_ms <= %(now)s AND t.phase IN ('ARRANGING', 'REVEALING')
+            AND (f.retry_at_ms IS NULL OR f.retry_at_ms <= %(now)s)
+        ORDER BY t.deadline_ms LIMIT %(limit)s
         """,
-        [now_ms, limit],
+        {"process": DEADLINES_PROCESS, "now": now_ms, "limit": limit},
     ).fetchall()
-    return [row[0] for row in rows]
+    return [DueTable(str(row[0]), int(row[1]), bool(row[2])) for row in rows]
 
 
 def table_rows_as_json(connection: Connection) -> str:

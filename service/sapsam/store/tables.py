@@ -23,6 +23,7 @@ and no read, whichever process served the table last.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -51,6 +52,7 @@ from sapsam.domain.commands import (
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DEFAULT_CODEC, DealerChosen, Event, EventCodec, SeedRevealed
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve
+from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.ruleset import RuleSet
@@ -58,6 +60,7 @@ from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.event_store import EventStore
 from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
+from sapsam.store.table_failures import DEADLINES_PROCESS, clear_failure, record_failure
 from sapsam.store.table_projections import tables_past_deadline
 
 Connection = psycopg.Connection[Any]
@@ -70,6 +73,8 @@ LOT_SECRET_NUMBER = 0
 TABLE_ID_NAMESPACE = uuid.UUID("6f1c7a52-3c1e-4b8e-9d0a-5a7c2b9e41d3")
 CONFLICT_RETRIES = 5
 CACHE_SIZE = 4096
+
+_logger = logging.getLogger("sapsam.store.tables")
 
 
 def stream_id_for(table_id: uuid.UUID) -> str:
@@ -455,8 +460,15 @@ class TableService:
             request_digest=request_digest,
         )
 
-    def time_out(self, table_id: uuid.UUID, request_id: str) -> TableOutcome:
-        """Record every seat past its deadline now (the server's sweeper calls this)."""
+    def time_out(
+        self,
+        table_id: uuid.UUID,
+        request_id: str,
+        unserved: tuple[UnservedWindow, ...] = (),
+        grace_ms: int = 0,
+    ) -> TableOutcome:
+        """Record every seat past its deadline now (the server's sweeper calls this), or extend
+        the deadline when it fell in (or just after) one of the ``unserved`` windows."""
         now = self.clock()
 
         def plan(state: TableState, connection: Connection) -> _Plan:
@@ -467,29 +479,82 @@ class TableService:
                     seed = self._secret_seed(connection, table_id, deal.number)
                 except _SecretMissingError:
                     seed = None  # nothing left to reveal: TimeOutSeats says so precisely
-            return _Plan([TimeOutSeats(now_ms=now)], seed_to_reveal=seed)
+            command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
+            return _Plan([command], seed_to_reveal=seed)
 
         return self._execute(table_id, "service", request_id, plan)
 
-    def sweep_deadlines(self, limit: int = 100) -> int:
+    def sweep_deadlines(
+        self,
+        limit: int = 100,
+        unserved: Callable[[int], tuple[UnservedWindow, ...]] | None = None,
+        grace_ms: int = 0,
+    ) -> int:
         """Time out the seats of every table past its deadline; returns how many tables changed.
 
         Safe to run in every server process at once: the request id names the table and the
         version the deadline was seen at, so the first process to act records the timeout and the
         others get the original result back (or find nothing left to time out).
+
+        ``unserved(since_ms)`` gives the windows when no server served since ``since_ms``: a
+        deadline in one (or within ``grace_ms`` after it) is extended instead of enforced.
+
+        Each table on its own: a table whose command fails for any reason but the database's own
+        unavailability is logged with its id, recorded in ``background_failures`` and backed off
+        (``sapsam.store.table_failures``), and the sweep goes on with the next one. A lost
+        database ends the sweep (every table would fail alike; the loop tries again).
         """
+        now = self.clock()
         with self.store.connection() as connection:
-            due = tables_past_deadline(connection, self.clock(), limit)
+            due = tables_past_deadline(connection, now, limit)
+        if not due:
+            return 0
+        windows = () if unserved is None else unserved(min(table.deadline_ms for table in due))
         changed = 0
-        for text in due:
-            table_id = uuid.UUID(text)
+        for table in due:
+            table_id = uuid.UUID(table.table_id)
             try:
                 version = self.load(table_id).version
-                outcome = self.time_out(table_id, f"deadline/{table_id}/{version}")
+                outcome = self.time_out(
+                    table_id, f"deadline/{table_id}/{version}", windows, grace_ms
+                )
+                changed += not outcome.replayed
             except (DomainError, ConcurrencyConflict):
-                continue  # another process acted first, or the deadline was met after all
-            changed += not outcome.replayed
+                pass  # another process acted first, or the deadline was met after all
+            except psycopg.OperationalError:
+                raise  # the database, not this table: the loop logs it and tries again
+            except Exception as error:  # one table's failure must not stop the others
+                self._table_failed(table_id, error)
+                continue
+            if table.failing:
+                with self.store.connection() as connection:
+                    clear_failure(connection, DEADLINES_PROCESS, table_id)
+                _logger.warning("deadline sweep: table %s succeeds again", table_id)
         return changed
+
+    def _table_failed(self, table_id: uuid.UUID, error: Exception) -> None:
+        """Log and record a table the sweeper failed on, backing it off."""
+        self._forget(table_id)
+        try:
+            with self.store.connection() as connection:
+                failure = record_failure(
+                    connection, DEADLINES_PROCESS, table_id, error, self.clock()
+                )
+        except psycopg.Error as record_error:
+            _logger.error(
+                "deadline sweep failed at table %s: %s (and recording it failed: %s)",
+                table_id,
+                type(error).__name__,
+                type(record_error).__name__,
+            )
+            return
+        _logger.error(
+            "deadline sweep failed at table %s: %s (failure %d in a row; next try in %d ms)",
+            table_id,
+            type(error).__name__,
+            failure.failures,
+            failure.retry_at_ms - failure.last_failed_ms,
+        )
 
     # -- the one way commands reach the log ---------------------------------------------------
 

@@ -18,6 +18,14 @@ After a round is seated, the process creates its tables through ``TableService``
 idempotent and repeated for every running tournament when the process starts, so a crash between
 the commit and the tables costs nothing.
 
+Each table on its own: a table whose deal cannot be credited (any error but the database's own
+unavailability) is *parked*: the failure is recorded in ``background_failures`` with the event's
+log position, in the same transaction as the checkpoint moving past it, and logged with the
+table's id. Later events of a parked table join its pending positions in order; every other table
+goes on. The parked events are tried again, in order, with an exponential back-off
+(``sapsam.store.table_failures``), and the table leaves the list once all are credited.
+``sapsam tables stuck`` shows the parked tables.
+
 One process follows the log at a time (a session advisory lock); every server process runs one,
 and another takes over when the holder dies. ``crash_hook`` is called with the name of each step
 (``read``, ``decided``, ``appended``, ``checkpointed``, ``committed``, ``tables``): the tests raise
@@ -41,6 +49,13 @@ from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.store import appends, reads
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.records import ConcurrencyConflict, RecordedEvent
+from sapsam.store.table_failures import (
+    RESULTS_PROCESS,
+    TableFailure,
+    clear_failure,
+    failing_tables,
+    record_failure,
+)
 from sapsam.store.tournaments import TournamentService, stream_id_for
 
 Connection = psycopg.Connection[Any]
@@ -68,6 +83,10 @@ class SimulatedCrash(Exception):  # noqa: N818 - a crash, not an error to handle
 
 def _no_crash(step: str) -> None:
     return None
+
+
+def _wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 def ensure_checkpoint_table(connection: Connection) -> None:
@@ -104,11 +123,17 @@ class ResultsProcess:
         tournaments: TournamentService,
         name: str = PROCESS_NAME,
         crash_hook: Callable[[str], None] = _no_crash,
+        clock: Callable[[], int] = _wall_clock_ms,
     ) -> None:
         self.tournaments = tournaments
         self.store = tournaments.store
         self.name = name
         self.crash_hook = crash_hook
+        self.clock = clock
+        # Tables whose events wait in background_failures (None: not read yet).
+        self._parked: set[str] | None = None
+        # A failure may have come between a credit and its round's tables: set them up again.
+        self.reconcile_wanted = False
         # How far this process has handled the log (None: not yet read from its checkpoint),
         # the position its checkpoint row holds, and when it last wrote one for events of no
         # interest.
@@ -127,7 +152,20 @@ class ResultsProcess:
             rows = connection.execute(
                 "SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'"
             ).fetchall()
-        return sum(self.tournaments.ensure_round_tables(uuid.UUID(str(row[0]))) for row in rows)
+        created = 0
+        for row in rows:
+            try:
+                created += self.tournaments.ensure_round_tables(uuid.UUID(str(row[0])))
+            except psycopg.OperationalError:
+                raise
+            except Exception as error:  # one tournament must not hold up the others
+                _logger.error(
+                    "results process: setting up tournament %s's tables failed: %s",
+                    row[0],
+                    type(error).__name__,
+                )
+                self.reconcile_wanted = True
+        return created
 
     def process_available(self, batch_size: int = 500) -> int:
         """Handle every event after the checkpoint, until caught up; returns deals credited."""
@@ -135,14 +173,30 @@ class ResultsProcess:
         with self.store.connection() as connection:
             if self._position is None:
                 self._position = self._checkpointed = read_checkpoint(connection, self.name)
+            credited += self._retry_parked(connection)
+            parked = self._parked
+            assert parked is not None
             while True:
                 batch = reads.read_all(connection, self._position, batch_size)
                 if not batch:
                     break
                 for event in batch:
-                    if self._handle(connection, event):
-                        credited += 1
-                        self._checkpointed = event.position  # in the credit's transaction
+                    table = _table_of(event)
+                    if table is not None and table in parked:
+                        self._park(connection, table, event, None)  # behind its earlier ones
+                    else:
+                        try:
+                            handled = self._handle(connection, event)
+                        except (psycopg.OperationalError, SimulatedCrash):
+                            raise  # the database, not this table (or a test's crash)
+                        except Exception as error:  # one table must not hold up the others
+                            if table is None:
+                                raise
+                            self._park(connection, table, event, error)
+                            handled = 0
+                        if handled:
+                            credited += 1
+                            self._checkpointed = event.position  # in the credit's transaction
                     self._position = event.position
             now = time.monotonic()
             idle_for = now - self._idle_saved_at
@@ -151,6 +205,91 @@ class ResultsProcess:
                 _save_checkpoint(connection, self.name, self._position)
                 self._checkpointed = self._position
                 self._idle_saved_at = now
+        return credited
+
+    def _park(
+        self,
+        connection: Connection,
+        table: str,
+        event: RecordedEvent,
+        error: Exception | None,
+    ) -> None:
+        """Set ``event`` aside behind the table's earlier parked events, moving the checkpoint
+        past it in the same transaction, so that the log's other tables go on."""
+        assert self._parked is not None
+        connection.rollback()  # whatever the failed attempt left open
+        with connection.transaction():
+            if error is None:
+                connection.execute(
+                    "UPDATE background_failures SET pending_positions = pending_positions"
+                    " || %s::bigint WHERE process = %s AND table_id = %s",
+                    [event.position, RESULTS_PROCESS, table],
+                )
+            else:
+                failure = record_failure(
+                    connection, RESULTS_PROCESS, table, error, self.clock(), [event.position]
+                )
+                _logger.error(
+                    "results process failed at table %s (position %d): %s (failure %d in a row;"
+                    " its events wait, the other tables go on)",
+                    table,
+                    event.position,
+                    type(error).__name__,
+                    failure.failures,
+                )
+            _save_checkpoint(connection, self.name, event.position)
+        self._parked.add(table)
+        self._checkpointed = event.position
+        self.reconcile_wanted = error is not None
+
+    def _retry_parked(self, connection: Connection) -> int:
+        """Try the parked tables whose back-off is over; returns the deals credited."""
+        failures = failing_tables(connection, RESULTS_PROCESS)
+        self._parked = {failure.table_id for failure in failures}
+        credited = 0
+        for failure in failures:
+            if failure.retry_at_ms <= self.clock():
+                credited += self._retry_table(connection, failure)
+        return credited
+
+    def _retry_table(self, connection: Connection, failure: TableFailure) -> int:
+        assert self._parked is not None
+        credited = 0
+        for position in failure.pending_positions:
+            batch = reads.read_all(connection, position - 1, 1)
+            try:
+                if batch and batch[0].position == position:
+                    credited += self._handle(connection, batch[0])
+            except (psycopg.OperationalError, SimulatedCrash):
+                raise
+            except Exception as error:
+                connection.rollback()
+                with connection.transaction():
+                    again = record_failure(
+                        connection, RESULTS_PROCESS, failure.table_id, error, self.clock()
+                    )
+                _logger.error(
+                    "results process failed again at table %s: %s (failure %d in a row)",
+                    failure.table_id,
+                    type(error).__name__,
+                    again.failures,
+                )
+                return credited
+            connection.execute(
+                "UPDATE background_failures SET pending_positions ="
+                " array_remove(pending_positions, %s::bigint) WHERE process = %s AND table_id = %s",
+                [position, RESULTS_PROCESS, failure.table_id],
+            )
+        with connection.transaction():
+            row = connection.execute(
+                "SELECT cardinality(pending_positions) FROM background_failures"
+                " WHERE process = %s AND table_id = %s FOR UPDATE",
+                [RESULTS_PROCESS, failure.table_id],
+            ).fetchone()
+            if row is not None and row[0] == 0:
+                clear_failure(connection, RESULTS_PROCESS, failure.table_id)
+                self._parked.discard(failure.table_id)
+                _logger.warning("results process: table %s is credited again", failure.table_id)
         return credited
 
     def _tournament_of(self, connection: Connection, event: RecordedEvent) -> uuid.UUID | None:
@@ -249,11 +388,11 @@ class ResultsProcess:
             needs_reconcile = True
             while not should_stop():
                 try:
-                    if needs_reconcile:
+                    if needs_reconcile or self.reconcile_wanted:
                         # At the start, and after a failure (which may have come between a
                         # round's seating and its tables): finish every round's set-up.
+                        needs_reconcile = self.reconcile_wanted = False
                         self.reconcile()
-                        needs_reconcile = False
                     self.process_available()
                 except (ConcurrencyConflict, DomainError, psycopg.Error) as error:
                     _logger.error("results process step failed: %s", type(error).__name__)
@@ -265,6 +404,13 @@ class ResultsProcess:
                 time.sleep(FOLLOW_PAUSE_SECONDS)
                 for _ in listener.notifies(timeout=0):
                     pass
+
+
+def _table_of(event: RecordedEvent) -> str | None:
+    """The table a scored deal belongs to (None for any other event)."""
+    if event.type != DealScored.TYPE or not event.stream_id.startswith("table-"):
+        return None
+    return event.stream_id.removeprefix("table-")
 
 
 def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> BackgroundLoop:

@@ -53,6 +53,7 @@ class TableEvent(_message.Message):
     DEAL_SCORED_FIELD_NUMBER: _builtins.int
     SERIES_COMPLETED_FIELD_NUMBER: _builtins.int
     SERIES_STARTED_FIELD_NUMBER: _builtins.int
+    DEADLINES_EXTENDED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -131,6 +132,10 @@ class TableEvent(_message.Message):
     def series_started(self) -> Global___SeriesStarted:
         """A new series began (tables created with after_series = new_series)."""
 
+    @_builtins.property
+    def deadlines_extended(self) -> Global___DeadlinesExtended:
+        """A deadline was moved instead of enforced: it fell while no server was serving."""
+
     def __init__(
         self,
         *,
@@ -154,12 +159,13 @@ class TableEvent(_message.Message):
         deal_scored: Global___DealScored | None = ...,
         series_completed: Global___SeriesCompleted | None = ...,
         series_started: Global___SeriesStarted | None = ...,
+        deadlines_extended: Global___DeadlinesExtended | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -636,3 +642,70 @@ class SeriesStarted(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeriesStarted: _TypeAlias = SeriesStarted  # noqa: Y015
+
+@_typing.final
+class DeadlinesExtended(_message.Message):
+    """Public payload of DeadlinesExtended: the deal's current deadline was moved, not enforced,
+    because it expired while no server was serving (or within the server's grace period after
+    serving resumed), so no seat loses a hand to an outage. docs/events.md says when.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    STAGE_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    PREVIOUS_DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    UNSERVED_FROM_TIME_FIELD_NUMBER: _builtins.int
+    UNSERVED_UNTIL_TIME_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    stage: _table_pb2.TimeoutStage.ValueType
+    """Which deadline was moved."""
+    reason: _builtins.str
+    """Why: "server_restart" (no server served until one started) or "database_outage" (the
+    servers could not reach the database).
+    """
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Names of the seats still due to act, whom the extension protects."""
+
+    @_builtins.property
+    def previous_deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """When the deadline would have expired."""
+
+    @_builtins.property
+    def deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """The new deadline."""
+
+    @_builtins.property
+    def unserved_from_time(self) -> _timestamp_pb2.Timestamp:
+        """When no server was serving: from the last heartbeat before the outage (the Unix epoch when
+        none was ever recorded) until serving resumed.
+        """
+
+    @_builtins.property
+    def unserved_until_time(self) -> _timestamp_pb2.Timestamp:
+        """When serving resumed."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        stage: _table_pb2.TimeoutStage.ValueType = ...,
+        seats: _abc.Iterable[_builtins.str] | None = ...,
+        previous_deadline_time: _timestamp_pb2.Timestamp | None = ...,
+        deadline_time: _timestamp_pb2.Timestamp | None = ...,
+        reason: _builtins.str = ...,
+        unserved_from_time: _timestamp_pb2.Timestamp | None = ...,
+        unserved_until_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time", "previous_deadline_time", b"previous_deadline_time", "unserved_from_time", b"unserved_from_time", "unserved_until_time", b"unserved_until_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time", "deal", b"deal", "previous_deadline_time", b"previous_deadline_time", "reason", b"reason", "seats", b"seats", "stage", b"stage", "unserved_from_time", b"unserved_from_time", "unserved_until_time", b"unserved_until_time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeadlinesExtended: _TypeAlias = DeadlinesExtended  # noqa: Y015

@@ -1,0 +1,120 @@
+"""``sapsam tables stuck``: the tables the server's background work cannot move on.
+
+Two kinds, each line naming the table:
+
+- **failing**: the deadline sweeper or the tournament results process failed on the table, and
+  keeps trying it with a back-off (``background_failures``): how often, since when, the error's
+  type and the next try. The other tables are not held up by it.
+- **overdue**: a table in play whose deadline passed more than ``--overdue-seconds`` ago (default
+  60) and whose seats nobody timed out: no server is sweeping, or the sweeper fails on it.
+
+Reads only (it never migrates). ``--json`` prints one JSON object instead of lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from sapsam.store.embedded import database_connection
+from sapsam.store.records import DatabaseOpenError
+from sapsam.store.table_failures import failing_tables, overdue_tables
+
+FAILED = 1
+DEFAULT_OVERDUE_SECONDS = 60
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``tables`` subcommand."""
+    tables = subparsers.add_parser(
+        "tables", help="inspect the tables in play", description="Inspect the tables in play."
+    )
+    actions = tables.add_subparsers(dest="tables_action", metavar="ACTION", required=True)
+    stuck = actions.add_parser(
+        "stuck",
+        help="tables the background work keeps failing on, or left past their deadline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stuck.add_argument(
+        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
+    )
+    stuck.add_argument(
+        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
+    )
+    stuck.add_argument(
+        "--overdue-seconds",
+        type=int,
+        default=DEFAULT_OVERDUE_SECONDS,
+        help=f"how long past its deadline a table counts as overdue (default "
+        f"{DEFAULT_OVERDUE_SECONDS})",
+    )
+    stuck.add_argument("--json", action="store_true", help="print one JSON object")
+    stuck.set_defaults(handler=_stuck)
+
+
+def _time(milliseconds: int) -> str:
+    return datetime.fromtimestamp(milliseconds / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _stuck(arguments: argparse.Namespace) -> int:
+    """List the failing and the overdue tables."""
+    if not 0 <= arguments.overdue_seconds <= 10**7:
+        print("sapsam tables stuck: --overdue-seconds must be 0 to 10000000", file=sys.stderr)
+        return 2
+    now_ms = time.time_ns() // 1_000_000
+    try:
+        with database_connection(
+            arguments.database_url, arguments.data_dir, migrate=False
+        ) as connection:
+            failing = failing_tables(connection)
+            overdue = overdue_tables(connection, now_ms - arguments.overdue_seconds * 1000)
+    except DatabaseOpenError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    except psycopg.errors.UndefinedTable:
+        print(
+            "sapsam tables stuck: this database has no record of failing tables yet"
+            " (migrate it with `sapsam migrate`)",
+            file=sys.stderr,
+        )
+        return FAILED
+    if arguments.json:
+        print(
+            json.dumps(
+                {
+                    "failing": [dataclasses.asdict(failure) for failure in failing],
+                    "overdue": [dataclasses.asdict(table) for table in overdue],
+                },
+                sort_keys=True,
+            )
+        )
+        return 0
+    if not failing and not overdue:
+        print("no stuck tables")
+        return 0
+    for failure in failing:
+        pending = (
+            f", {len(failure.pending_positions)} events waiting"
+            if failure.pending_positions
+            else ""
+        )
+        print(
+            f"failing  tables/{failure.table_id}  {failure.process}: {failure.failures} failures"
+            f" since {_time(failure.first_failed_ms)} ({failure.last_error}{pending}),"
+            f" next try {_time(failure.retry_at_ms)}"
+        )
+    for table in overdue:
+        late = (now_ms - table.deadline_ms) // 1000
+        print(
+            f"overdue  tables/{table.table_id}  {table.phase}: deadline {_time(table.deadline_ms)}"
+            f" passed {late} s ago"
+        )
+    return 0

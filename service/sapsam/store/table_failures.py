@@ -1,0 +1,152 @@
+"""Tables the background work keeps failing on: recorded, backed off, and listed for the operator.
+
+The deadline sweeper and the tournament results process act on many tables. One table that makes
+them fail (a bug, a corrupt row) must not stop them for every other table, nor be retried in a
+tight loop: each failure is recorded here (``background_failures``, revision 0005) with its count,
+the error's type and when to try again, ``FIRST_RETRY_MS`` doubled at every failure up to
+``MAX_RETRY_MS``. The row is deleted when the table succeeds again. The record is in the database,
+not in a process's memory, so the back-off holds across processes and restarts, and
+``sapsam tables stuck`` shows it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import psycopg
+
+Connection = psycopg.Connection[Any]
+
+DEADLINES_PROCESS: Final = "deadlines"
+RESULTS_PROCESS: Final = "tournament-results"
+FIRST_RETRY_MS: Final = 1_000
+MAX_RETRY_MS: Final = 300_000
+
+
+def retry_delay_ms(failures: int) -> int:
+    """The back-off after the ``failures``-th failure in a row: 1 s, 2 s, 4 s … up to 5 min."""
+    return min(FIRST_RETRY_MS << min(max(failures - 1, 0), 20), MAX_RETRY_MS)
+
+
+@dataclass(frozen=True)
+class TableFailure:
+    """A table a background process keeps failing on."""
+
+    process: str
+    table_id: str
+    failures: int
+    first_failed_ms: int
+    last_failed_ms: int
+    retry_at_ms: int
+    last_error: str
+    pending_positions: tuple[int, ...] = ()
+
+
+_COLUMNS: Final = (
+    "process, table_id::text, failures, first_failed_ms, last_failed_ms, retry_at_ms,"
+    " last_error, pending_positions"
+)
+
+
+def _failure(row: Sequence[Any]) -> TableFailure:
+    return TableFailure(
+        process=str(row[0]),
+        table_id=str(row[1]),
+        failures=int(row[2]),
+        first_failed_ms=int(row[3]),
+        last_failed_ms=int(row[4]),
+        retry_at_ms=int(row[5]),
+        last_error=str(row[6]),
+        pending_positions=tuple(int(position) for position in row[7]),
+    )
+
+
+def record_failure(
+    connection: Connection,
+    process: str,
+    table_id: uuid.UUID | str,
+    error: BaseException,
+    now_ms: int,
+    pending_positions: Sequence[int] = (),
+) -> TableFailure:
+    """Count one more failure of ``process`` at ``table_id`` and set when to try it next.
+
+    Only the error's type is kept: its message might hold what must not be stored (a seed).
+    ``pending_positions`` are appended to the row's (the results process's events still due).
+    """
+    row = connection.execute(
+        f"""
+        INSERT INTO background_failures (process, table_id, failures, first_failed_ms,
+            last_failed_ms, retry_at_ms, last_error, pending_positions)
+        VALUES (%(process)s, %(table)s, 1, %(now)s, %(now)s, %(now)s + %(first)s, %(error)s,
+            %(pending)s::bigint[])
+        ON CONFLICT (process, table_id) DO UPDATE SET
+            failures = background_failures.failures + 1,
+            last_failed_ms = excluded.last_failed_ms,
+            last_error = excluded.last_error,
+            retry_at_ms = excluded.last_failed_ms + least(
+                %(first)s * power(2, least(background_failures.failures, 20))::bigint, %(cap)s),
+            pending_positions = background_failures.pending_positions || ARRAY(
+                SELECT position FROM unnest(excluded.pending_positions) AS position
+                WHERE position <> ALL (background_failures.pending_positions))
+        RETURNING {_COLUMNS}
+        """,
+        {
+            "process": process,
+            "table": str(table_id),
+            "now": now_ms,
+            "first": FIRST_RETRY_MS,
+            "cap": MAX_RETRY_MS,
+            "error": type(error).__name__,
+            "pending": list(pending_positions),
+        },
+    ).fetchone()
+    assert row is not None
+    return _failure(row)
+
+
+def clear_failure(connection: Connection, process: str, table_id: uuid.UUID | str) -> None:
+    """The table succeeded: forget its failures."""
+    connection.execute(
+        "DELETE FROM background_failures WHERE process = %s AND table_id = %s",
+        [process, str(table_id)],
+    )
+
+
+def failing_tables(connection: Connection, process: str | None = None) -> list[TableFailure]:
+    """Every recorded failure (of one process, or of all), longest failing first."""
+    rows = connection.execute(
+        f"""
+        SELECT {_COLUMNS} FROM background_failures
+        WHERE %(process)s::text IS NULL OR process = %(process)s
+        ORDER BY first_failed_ms, process, table_id
+        """,
+        {"process": process},
+    ).fetchall()
+    return [_failure(row) for row in rows]
+
+
+@dataclass(frozen=True)
+class OverdueTable:
+    """A table still waiting for seats long after its deadline passed."""
+
+    table_id: str
+    phase: str
+    deadline_ms: int
+
+
+def overdue_tables(connection: Connection, before_ms: int, limit: int = 1000) -> list[OverdueTable]:
+    """Tables in play whose deadline passed before ``before_ms``: past all deadlines, yet nobody
+    timed their seats out (no sweeper running, or one failing on them)."""
+    rows = connection.execute(
+        """
+        SELECT table_id::text, phase, deadline_ms FROM table_state
+        WHERE deadline_ms < %s AND phase IN ('ARRANGING', 'REVEALING')
+        ORDER BY deadline_ms LIMIT %s
+        """,
+        [before_ms, limit],
+    ).fetchall()
+    return [OverdueTable(str(row[0]), str(row[1]), int(row[2])) for row in rows]

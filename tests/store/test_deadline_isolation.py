@@ -1,0 +1,137 @@
+"""One table the deadline sweeper always fails on is logged, backed off and listed, and every other
+table is still timed out on time (real PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from deadline_tables import FakeClock, confirm_solved, dealt_table
+
+from sapsam.cli import main
+from sapsam.domain.events import SeatTimedOut
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.store.event_store import EventStore
+from sapsam.store.table_failures import DEADLINES_PROCESS, failing_tables
+from sapsam.store.table_projections import projectors
+from sapsam.store.tables import TableOutcome, TableService
+
+RULES = DEFAULT_RULE_SET.with_changes(arrange_seconds=60)
+
+
+class BrokenTableError(RuntimeError):
+    """What the injected table raises on every timeout."""
+
+
+class ServiceWithABrokenTable(TableService):
+    """The real table service, except that timing out the ``broken`` table always raises (as
+    the overflowing table of issue 13 did)."""
+
+    broken: uuid.UUID | None = None
+    attempts = 0
+
+    def time_out(self, table_id: uuid.UUID, *arguments: object, **options: object) -> TableOutcome:
+        if table_id == self.broken:
+            self.attempts += 1
+            raise BrokenTableError("the table's timeout always fails")
+        return super().time_out(table_id, *arguments, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def service(database_url: str, clock: FakeClock) -> Iterator[ServiceWithABrokenTable]:
+    store = EventStore.connect(database_url, projectors=projectors())
+    store.prepare()
+    try:
+        yield ServiceWithABrokenTable(store, clock=clock)
+    finally:
+        store.close()
+
+
+def timed_out(service: TableService, table_id: uuid.UUID) -> list[int]:
+    events = [service.decode(recorded) for recorded in service.events(table_id)]
+    return [event.seat for event in events if isinstance(event, SeatTimedOut)]
+
+
+def test_a_failing_table_never_delays_the_others(
+    service: ServiceWithABrokenTable, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The broken table is dealt first: its deadline is the earliest, first in every batch.
+    broken = dealt_table(service, RULES, ("ann", "bob"), "broken")
+    clock.now_ms += 1
+    healthy = [dealt_table(service, RULES, ("cid", "dee"), f"ok-{n}") for n in range(3)]
+    for table_id in (broken, *healthy):
+        confirm_solved(service, table_id, service.load(table_id).seats[0] or "")
+    service.broken = broken
+    clock.now_ms += 60_000
+    with caplog.at_level(logging.ERROR, logger="sapsam.store.tables"):
+        # A batch of one: the broken table takes the first sweep, the next ones go on with
+        # the others instead of failing on it again.
+        assert service.sweep_deadlines(limit=1) == 0
+        assert [service.sweep_deadlines(limit=1) for _ in range(3)] == [1, 1, 1]
+    assert f"deadline sweep failed at table {broken}: BrokenTableError" in caplog.text
+    assert "always fails" not in caplog.text  # the type only, never the message
+    for table_id in healthy:
+        assert timed_out(service, table_id) == [1]
+    assert timed_out(service, broken) == [] and service.attempts == 1
+    (failure,) = failing_tables(service.store.pool.connection().__enter__(), DEADLINES_PROCESS)
+    assert (failure.table_id, failure.failures, failure.last_error) == (
+        str(broken),
+        1,
+        "BrokenTableError",
+    )
+    assert failure.retry_at_ms == clock.now_ms + 1_000
+    # Backed off: not tried again before its time; then exponentially (1 s, 2 s, 4 s ...).
+    assert service.sweep_deadlines() == 0 and service.attempts == 1
+    clock.now_ms += 1_000
+    service.sweep_deadlines()
+    assert service.attempts == 2
+    with service.store.connection() as connection:
+        (failure,) = failing_tables(connection)
+    assert (failure.failures, failure.retry_at_ms) == (2, clock.now_ms + 2_000)
+    # Fixed, it is timed out at its next try and leaves the list.
+    service.broken = None
+    clock.now_ms += 2_000
+    assert service.sweep_deadlines() == 1
+    assert timed_out(service, broken) == [1]
+    with service.store.connection() as connection:
+        assert failing_tables(connection) == []
+
+
+def test_sapsam_tables_stuck_names_the_failing_and_the_overdue_tables(
+    service: ServiceWithABrokenTable,
+    clock: FakeClock,
+    database_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Real time here: the command compares deadlines with the wall clock.
+    clock.now_ms = FakeClock.wall()
+    broken = dealt_table(service, RULES, ("ann", "bob"), "broken")
+    overdue = dealt_table(service, RULES, ("cid", "dee"), "overdue")
+    service.broken = broken
+    clock.now_ms -= 3_600_000  # dealt an hour ago, as the sweeper sees it: long past due
+    for table_id in (broken, overdue):
+        with service.store.connection() as connection:
+            connection.execute(
+                "UPDATE table_state SET deadline_ms = deadline_ms - 3600000 WHERE table_id = %s",
+                [table_id],
+            )
+    clock.now_ms += 3_600_000
+    service.sweep_deadlines(limit=1)  # fails on the broken table; never reaches the other
+    assert main(["tables", "stuck", "--database-url", database_url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(
+        line.startswith(f"failing  tables/{broken}  deadlines: 1 failures") for line in lines
+    ), lines
+    assert any(line.startswith(f"overdue  tables/{overdue}  ARRANGING") for line in lines)
+    assert main(["tables", "stuck", "--json", "--database-url", database_url]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [entry["table_id"] for entry in found["failing"]] == [str(broken)]
+    assert {entry["table_id"] for entry in found["overdue"]} == {str(broken), str(overdue)}

@@ -1,0 +1,98 @@
+"""The serving record: heartbeats of serving processes, and the windows when none served."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from deadline_tables import FakeClock, confirm_solved, dealt_table
+
+from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
+from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.store.event_store import EventStore
+from sapsam.store.serving import ServingInterval, ServingRecord, unserved_windows
+from sapsam.store.table_projections import projectors
+from sapsam.store.tables import TableService
+
+A, B = "a", "b"
+
+
+def test_windows_are_the_gaps_between_merged_intervals() -> None:
+    intervals = [
+        ServingInterval(A, 1_000, 9_000),
+        ServingInterval(B, 5_000, 12_000),  # overlaps A: no gap
+        ServingInterval(A, 20_000, 30_000),  # A back after a gap with B gone: A served before
+        ServingInterval("c", 40_000, 41_000),  # a new process after a gap
+    ]
+    assert unserved_windows(intervals, known_before=True) == (
+        UnservedWindow(12_000, 20_000, DATABASE_OUTAGE),
+        UnservedWindow(30_000, 40_000, SERVER_RESTART),
+    )
+    # Nothing recorded before the first interval: no server is known to have served then.
+    assert unserved_windows(intervals[:1], known_before=False) == (
+        UnservedWindow(0, 1_000, SERVER_RESTART),
+    )
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[EventStore]:
+    opened = EventStore.connect(database_url, projectors=projectors())
+    opened.prepare()
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def test_a_killed_server_leaves_a_window_the_next_one_extends_deadlines_for(
+    store: EventStore,
+) -> None:
+    clock = FakeClock(1_000_000)
+    service = TableService(store, clock=clock)
+    first = ServingRecord(store.pool, clock)
+    first.beat()
+    rules = DEFAULT_RULE_SET.with_changes(arrange_seconds=60)
+    table_id = dealt_table(service, rules, ("ann", "bob"), "t")  # deadline: 1,060,000
+    confirm_solved(service, table_id, "ann")
+    for _ in range(10):
+        clock.now_ms += 1_000
+        first.beat()  # last beat at 1,010,000; then the process is killed
+    clock.now_ms = 1_090_000
+    second = ServingRecord(store.pool, clock)
+    second.beat()
+    assert second.serving and not first.serving
+    # Before the first heartbeat ever recorded, too, no server is known to have served.
+    assert second.unserved_since(1_060_000) == (
+        UnservedWindow(0, 1_000_000, SERVER_RESTART),
+        UnservedWindow(1_010_000, 1_090_000, SERVER_RESTART),
+    )
+    clock.now_ms += 500
+    assert service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 1
+    events = [service.decode(recorded) for recorded in service.events(table_id)]
+    extended = events[-1]
+    assert isinstance(extended, DeadlinesExtended) and extended.deadline_ms == 1_120_000
+    assert not any(isinstance(event, SeatTimedOut) for event in events)
+    # The read model follows: the table is not due again until the new deadline.
+    clock.now_ms = 1_119_999
+    assert service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 0
+    clock.now_ms = 1_120_000
+    assert service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 1
+    timed_out = [
+        e for e in map(service.decode, service.events(table_id)) if isinstance(e, SeatTimedOut)
+    ]
+    assert [event.seat for event in timed_out] == [1]
+
+
+def test_a_process_cut_off_from_the_database_starts_a_new_interval(store: EventStore) -> None:
+    clock = FakeClock(5_000_000)
+    record = ServingRecord(store.pool, clock, server_id=uuid.uuid4())
+    record.beat()
+    clock.now_ms += 1_000
+    record.beat()
+    clock.now_ms += 20_000  # beats failed for 20 s: the database was out of reach
+    record.beat()
+    assert record.unserved_since(5_000_000)[-1] == (
+        UnservedWindow(5_001_000, 5_021_000, DATABASE_OUTAGE)
+    )

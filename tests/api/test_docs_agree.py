@@ -11,10 +11,9 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from sapsam.api.generated.v1 import (
 )
 from sapsam.api.server import RunningServer
 from sapsam.api.views import MISSED_DEADLINE_FOUL
+from sapsam.commands import demo_command
 from sapsam.commands.demo_command import describe_demo_database
 from sapsam.domain import events
 from sapsam.rules.arrangement import FoulReason
@@ -177,10 +177,8 @@ def test_demo_says_which_database_it_plays_on() -> None:
     assert "secret" not in given and "db.example" not in given
     assert "embedded" in describe_demo_database(None)
     assert "temporary" in describe_demo_database(None)
-    sapsam = Path(sys.executable).parent / "sapsam"
-    shown = subprocess.run(
-        [str(sapsam), "demo", "--help"], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
-    help_text = " ".join(shown.split())
+    subparsers = argparse.ArgumentParser(prog="sapsam").add_subparsers()
+    demo_command.register(subparsers)
+    help_text = " ".join(subparsers.choices["demo"].format_help().split())
     assert "the table played stays in it" in help_text
     assert "database keeps the table" in help_text

@@ -72,9 +72,19 @@ SERVER_ONLY: dict[str, str] = {
 """Reasons no client call can produce, and why (see the comments in sapsam.api.errors)."""
 
 COVERED_ELSEWHERE: dict[str, str] = {
+    # The database cut off under a running server.
     "DATABASE_UNAVAILABLE": "tests/api/test_database_outage.py",
+    # A server started with --token-ttl-days and a token older than that.
+    "TOKEN_EXPIRED": "tests/api/test_authentication.py",
+    # A server stopping (SIGTERM) with calls in flight.
+    "SERVER_STOPPING": "tests/api/test_graceful_stop.py",
+    # A server started with low per-caller limits, then flooded.
+    "RATE_LIMITED": "tests/api/test_limits.py",
+    "TOO_MANY_REGISTRATIONS": "tests/api/test_limits.py",
+    "TOO_MANY_STREAMS": "tests/api/test_limits.py",
 }
-"""Reasons provoked over a real server by another test file (it needs the database cut off)."""
+"""Reasons another test file provokes over a real server, because they need a server configured
+or treated differently from this module's (each file must exist and name the reason)."""
 
 
 def documented_reasons() -> dict[str, str]:
@@ -467,6 +477,25 @@ def _unknown_token(world: World) -> Attempt:
     table, _ = _open_table(world)
     request = table_service_pb2.GetTableRequest(name=table)
     return lambda: world.table_call("GetTable", request, "a-token-nobody-was-given")
+
+
+@provokes("BAD_AUTHORIZATION_HEADER")
+def _lowercase_bearer(world: World) -> Attempt:
+    player = world.player()
+    request = player_service_pb2.GetPlayerRequest(name=player.name)
+    metadata = (("authorization", f"bearer {player.token}"),)
+    return lambda: world.api.players.GetPlayer(request, metadata=metadata)
+
+
+@provokes("TOKEN_REVOKED")
+def _rotated_away_token(world: World) -> Attempt:
+    player = world.player()
+    world.api.players.RotateToken(
+        player_service_pb2.RotateTokenRequest(request_id=str(uuid.uuid4())),
+        metadata=bearer(player.token),
+    )
+    request = player_service_pb2.GetPlayerRequest(name=player.name)
+    return lambda: world.api.players.GetPlayer(request, metadata=bearer(player.token))
 
 
 @provokes("TOKEN_ALREADY_ISSUED")

@@ -77,7 +77,10 @@ def wait_for(condition, timeout: float = 60) -> None:  # type: ignore[no-untyped
 
 
 def test_a_deadline_that_fell_while_no_server_served_is_extended(
-    database_url: str, servers: list[Server], tmp_path: Path
+    database_url: str,
+    servers: list[Server],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     first = Server(database_url)
     servers.append(first)
@@ -199,3 +202,8 @@ def test_a_deadline_that_fell_while_no_server_served_is_extended(
     arguments = ["--database-url", database_url]
     assert main(["audit", "export", "--table", str(table_id), "-o", str(export), *arguments]) == 0
     assert main(["audit", "verify", str(export)]) == 0
+    capsys.readouterr()
+    assert main(["audit", "replay", str(export)]) == 0
+    told = capsys.readouterr().out
+    assert "the revealing deadline was extended by" in told
+    assert "it fell while no server was serving (server restart)" in told

@@ -4,15 +4,24 @@ Each subcommand lives in a module of ``sapsam.commands`` that exposes
 ``register(subparsers) -> None``; registering sets ``handler`` on its parser, a function taking the
 parsed arguments and returning the process exit code. Add a module to ``COMMAND_MODULES`` to add a
 subcommand.
+
+A reader that goes away before the output ends (``sapsam audit verify --json FILE | head -1``)
+ends the command quietly with exit status 141 (128 + SIGPIPE, what a shell reports for a command
+that signal ends), never with a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import io
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Final, cast
+
+BROKEN_PIPE: Final = 141
+"""The exit status when the output's reader went away: 128 + SIGPIPE, as a shell reports it."""
 
 COMMAND_MODULES: tuple[str, ...] = (
     "sapsam.commands.rules_commands",
@@ -42,7 +51,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     arguments = parser.parse_args(argv)
     handler = cast(Callable[[argparse.Namespace], int], arguments.handler)
-    return handler(arguments)
+    try:
+        code = handler(arguments)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe could no longer be handled
+    except BrokenPipeError:
+        _discard_stdout()
+        return BROKEN_PIPE
+    return code
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null: what is still buffered would fail again (and print
+    "Exception ignored ... BrokenPipeError") when Python flushes the stream at exit."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return  # not a real file (captured in tests): nothing flushes it at exit
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, descriptor)
+    os.close(null)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Export lines read by msgspec exactly as by json, the reference (issue #7, audit speed).
 
-``sapsam.audit.export_format._parse_line`` tries msgspec (floats refused through its hook) and
+``sapsam.audit.export_reading._parse_line`` tries msgspec (floats refused through its hook) and
 hands whatever msgspec refuses to json's scanner, which decides and words the error. So the two
 must agree wherever msgspec gives a value: the same value, with the same types and key order.
 These tests compare ``_parse_line`` with the json-only parse on valid lines, on lines with what
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from json_strategies import json_values, texts
 
 from sapsam.audit import Requester, select_deal, write_lines
-from sapsam.audit.export_format import (
-    ExportFormatError,
+from sapsam.audit.export_format import ExportFormatError
+from sapsam.audit.export_reading import (
     _parse_line,
     _parsed_by_json,
     _quick_event,

@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_strategies import json_values, texts
 
-from sapsam.audit.export_format import ExportFormatError, _parse_line
+from sapsam.audit.export_format import ExportFormatError
+from sapsam.audit.export_reading import _parse_line
 from sapsam.store.chain import (
     CanonicalJsonError,
     _dumps,

@@ -18,6 +18,7 @@ from sapsam.api import auth, errors, resources
 from sapsam.api.generated.v1 import audit_pb2, audit_service_pb2, audit_service_pb2_grpc
 from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import AuditExport, ExportAccessError, Requester, export_text
+from sapsam.audit.export_limits import ExportLimitError, check_export_size
 from sapsam.audit.replay import ReplayFrame, frame_at, replay
 from sapsam.audit.report import AuditCheck, AuditReport, Status, render_text
 from sapsam.audit.verifier import verify_export
@@ -67,6 +68,18 @@ def _report_message(report: AuditReport) -> audit_service_pb2.VerifyDealResponse
     if first is not None:
         response.first_divergence.CopyFrom(_check_message(first))
     return response
+
+
+def _verify_sent_export(text: str) -> AuditReport:
+    """The report on an export sent with the request; INVALID_ARGUMENT (``EXPORT_LIMIT_EXCEEDED``,
+    field ``export``) for one beyond docs/audit.md's limits, which is refused unread."""
+    try:
+        check_export_size(len(text))
+        # Lines end at "\n" only, as the export writes them (splitlines would also cut at U+2028
+        # and the like, which JSON strings may hold).
+        return verify_export(text.split("\n"))
+    except ExportLimitError as error:
+        raise errors.ApiError("EXPORT_LIMIT_EXCEEDED", str(error), field="export") from None
 
 
 def _frame_message(frame: ReplayFrame) -> audit_pb2.ReplayFrame:
@@ -145,7 +158,7 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         resources.check_request_id(request.request_id)
         subject = request.WhichOneof("subject")
         if subject == "export":
-            return _report_message(verify_export(request.export.splitlines()))
+            return _report_message(_verify_sent_export(request.export))
         if subject != "name":
             raise errors.ApiError(
                 "MISSING_FIELD", "give the deal's name or an export to verify", field="name"

@@ -40,6 +40,12 @@ ERROR_DOMAIN: Final = "sapsam.dev"
 CURRENT_VERSION_KEY: Final = "current_version"
 """ErrorInfo metadata key holding the table's current version on ABORTED errors."""
 
+MAX_MESSAGE_BYTES: Final = 400
+"""An error message (and its field violation's description) is cut to this many UTF-8 bytes."""
+
+MAX_DETAIL_BYTES: Final = 200
+"""A field name or ErrorInfo metadata key or value is cut to this many UTF-8 bytes."""
+
 INTERNAL_REASON: Final = "INTERNAL"
 DATABASE_UNAVAILABLE_REASON: Final = "DATABASE_UNAVAILABLE"
 
@@ -76,6 +82,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "BAD_SERIES_LENGTH": _INVALID,
         "MISSING_FIELD": _INVALID,
         "REQUEST_ID_REUSED": _INVALID,
+        "EXPORT_LIMIT_EXCEEDED": _INVALID,  # VerifyDeal's export beyond docs/audit.md's limits
         # A right request at the wrong moment: out of phase, out of turn, already done.
         "WRONG_PHASE": _PRECONDITION,
         "NOT_YOUR_TURN": _PRECONDITION,
@@ -207,10 +214,24 @@ def build_status(
     retry_delay: float | None = None,
 ) -> grpc.Status:
     """The ``grpc.Status`` for a reason: ErrorInfo always, BadRequest for INVALID_ARGUMENT,
-    RetryInfo when a ``retry_delay`` (seconds) is given."""
+    RetryInfo when a ``retry_delay`` (seconds) is given.
+
+    The message, the field and the metadata are cut to a few hundred bytes each
+    (:data:`MAX_MESSAGE_BYTES`, :data:`MAX_DETAIL_BYTES`), whatever a caller of this function
+    quoted: the status travels in the trailing metadata (the message percent-encoded, up to three
+    bytes per byte), and metadata over gRPC's limit (8 KB soft, 16 KB hard by default) reaches the
+    client as RESOURCE_EXHAUSTED without its ErrorInfo.
+    """
     code = status_code_for(reason)
+    message = _cut(message, MAX_MESSAGE_BYTES)
+    field = None if field is None else _cut(field, MAX_DETAIL_BYTES)
     error_info = error_details_pb2.ErrorInfo(
-        reason=reason, domain=ERROR_DOMAIN, metadata=dict(metadata or {})
+        reason=reason,
+        domain=ERROR_DOMAIN,
+        metadata={
+            _cut(key, MAX_DETAIL_BYTES): _cut(value, MAX_DETAIL_BYTES)
+            for key, value in (metadata or {}).items()
+        },
     )
     details = [_pack(error_info)]
     if code == _INVALID:
@@ -224,6 +245,17 @@ def build_status(
         details.append(_pack(retry_info))
     status = status_pb2.Status(code=_code_number(code), message=message, details=details)
     return rpc_status.to_status(status)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` if it is at most ``limit`` bytes in UTF-8, else its longest prefix that is, with
+    an ellipsis (three bytes) in place of the rest."""
+    if 4 * len(text) <= limit:  # no character takes more than four bytes
+        return text
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= limit:
+        return text
+    return encoded[: limit - 3].decode("utf-8", "ignore") + "\N{HORIZONTAL ELLIPSIS}"
 
 
 def _pack(message: Any) -> any_pb2.Any:

@@ -23,11 +23,12 @@ from sapsam.audit.export_format import (
     Requester,
     Segment,
     export_text,
-    read_export,
     select_deal,
     select_table,
     write_lines,
 )
+from sapsam.audit.export_limits import ExportLimitError
+from sapsam.audit.export_reading import read_export
 from sapsam.audit.replay import ReplayFrame, SeatView, render_frame, replay
 from sapsam.audit.report import AuditCheck, AuditReport, Status, render_text
 from sapsam.audit.verifier import verify_audit_export, verify_export
@@ -40,6 +41,7 @@ __all__ = [
     "ExportAccessError",
     "ExportFormatError",
     "ExportHeader",
+    "ExportLimitError",
     "ExportedEvent",
     "NothingToExportError",
     "ReplayFrame",

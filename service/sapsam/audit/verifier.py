@@ -44,8 +44,8 @@ from sapsam.audit.export_format import (
     ExportedEvent,
     ExportFormatError,
     Segment,
-    read_export,
 )
+from sapsam.audit.export_reading import read_export
 from sapsam.audit.report import AuditCheck, AuditReport, Status
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -65,7 +65,11 @@ _NO_FALLBACK: Final = object()
 
 
 def verify_export(lines: Iterable[str], codec: EventCodec = DEFAULT_CODEC) -> AuditReport:
-    """Verify an export from its JSON lines; never raises for bad content."""
+    """Verify an export from its JSON lines; a malformed export is a failed ``format`` check.
+
+    Raises ``ExportLimitError`` (``sapsam.audit.export_limits``) for an input beyond the
+    documented limits, which is refused unread rather than verified.
+    """
     try:
         export = read_export(lines)
     except ExportFormatError as error:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from sapsam.quoting import quote_prefix
+
 RANK_CHARS: Final = "23456789TJQKA"
 SUIT_CHARS: Final = "cdhs"
 SUIT_SYMBOLS: Final = "♣♦♥♠"
@@ -113,21 +115,21 @@ def _parse_token(token: str, position: int | None) -> Card:
     if known is not None:  # the printed form ("As"), as every event and reply holds it
         return known
     where = f" at position {position}" if position is not None else ""
+    shown = quote_prefix(token, 12)  # a card is 2 or 3 characters: more is quoted in part only
     text = token.strip()
     if len(text) < 2:
-        raise CardError(
-            f"bad card {token!r}{where}: expected a rank and a suit, like 'As' or '10h'"
-        )
+        raise CardError(f"bad card {shown}{where}: expected a rank and a suit, like 'As' or '10h'")
     rank_text, suit_text = (text[:2], text[2:]) if text.startswith("10") else (text[0], text[1:])
     rank = 8 if rank_text == "10" else _RANK_BY_CHAR.get(rank_text.upper())
     if rank is None:
         raise CardError(
-            f"bad card {token!r}{where}: unknown rank {rank_text!r} (use 2-9, T or 10, J, Q, K, A)"
+            f"bad card {shown}{where}: unknown rank {rank_text!r} (use 2-9, T or 10, J, Q, K, A)"
         )
     suit = _SUIT_BY_CHAR.get(suit_text.lower())
     if suit is None:
         raise CardError(
-            f"bad card {token!r}{where}: unknown suit {suit_text!r} (use c d h s or ♣ ♦ ♥ ♠)"
+            f"bad card {shown}{where}: unknown suit {quote_prefix(suit_text, 12)} "
+            "(use c d h s or ♣ ♦ ♥ ♠)"
         )
     return _ALL_CARDS[rank * 4 + suit]
 
@@ -159,7 +161,7 @@ def _parse_tokens(tokens: Sequence[str], count: int | None) -> tuple[Card, ...]:
         card = _parse_token(token, position)
         if card in seen:
             raise CardError(
-                f"duplicate card {token!r} at position {position} "
+                f"duplicate card {quote_prefix(token, 12)} at position {position} "
                 f"(already given at position {seen[card]})"
             )
         seen[card] = position

@@ -1,0 +1,452 @@
+"""Reading an audit export from its lines, within documented limits (docs/audit.md, "Limits").
+
+Pure: no database or network imports. :func:`read_export` parses the header and the event lines
+(the format is in ``sapsam.audit.export_format``); only the shape is checked here, whether the
+content holds is the verifier's question. A malformed line is an ``ExportFormatError`` naming the
+line and field, which the verifier reports as a failed ``format`` check.
+
+Each line is held to the input limits (``sapsam.audit.export_limits``) before it is parsed, so no
+input can exhaust the parsers; beyond them :func:`read_export` raises ``ExportLimitError``.
+"""
+
+from __future__ import annotations
+
+import json
+import json.scanner
+import operator
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, cast
+
+import msgspec
+
+from sapsam.audit.export_format import (
+    FORMAT_TAG,
+    FORMAT_VERSION,
+    AuditExport,
+    ChainAnchor,
+    ExportedEvent,
+    ExportFormatError,
+    ExportHeader,
+    Segment,
+)
+from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
+from sapsam.frozen import from_fields
+from sapsam.quoting import quote_prefix
+from sapsam.store.records import JsonObject
+
+
+def _require(condition: bool, where: str, message: str) -> None:
+    if not condition:
+        raise ExportFormatError(f"{where}: {message}")
+
+
+def _int(value: object, where: str) -> int:
+    _require(isinstance(value, int) and not isinstance(value, bool), where, "must be an integer")
+    assert isinstance(value, int)
+    return value
+
+
+def _hex(value: object, where: str, size: int | None = 32) -> bytes:
+    _require(isinstance(value, str), where, "must be a hex string")
+    assert isinstance(value, str)
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise ExportFormatError(f"{where}: {quote_prefix(value)} is not hex") from None
+    _require(size is None or len(raw) == size, where, f"must be {size} bytes")
+    return raw
+
+
+def _object(value: object, where: str) -> Mapping[str, Any]:
+    _require(isinstance(value, dict), where, "must be a JSON object")
+    assert isinstance(value, dict)
+    return value
+
+
+def _int_list(value: object, where: str) -> tuple[int, ...]:
+    _require(isinstance(value, list), where, "must be a list")
+    assert isinstance(value, list)
+    return tuple(_int(item, f"{where}[{index}]") for index, item in enumerate(value))
+
+
+def _reject_floats(text: str) -> Any:
+    raise ExportFormatError(f"floats are not allowed in an export (found {quote_prefix(text)})")
+
+
+def _reject_constants(text: str) -> Any:
+    raise ExportFormatError(f"{text} is not allowed in an export")
+
+
+# One decoder for every line (json.loads with options builds a new decoder per call).
+_DECODER = json.JSONDecoder(parse_float=_reject_floats, parse_constant=_reject_constants)
+
+
+# The decoder's own scanner (same options), to read a line's value without ``decode``'s frames.
+# (The stubs type ``make_scanner`` as the scanner class, not as taking a decoder.)
+_scan_value: Callable[[str, int], tuple[Any, int]] = cast(Any, json.scanner.make_scanner)(_DECODER)
+_WHITESPACE = re.compile(r"[ \t\n\r]*")  # what ``decode`` allows around the value
+
+
+def _refuse_float(text: str) -> Any:
+    raise ValueError(f"a float ({text})")
+
+
+# msgspec's C parser, refusing floats through its hook as ``_DECODER`` does (about twice as fast
+# as json's scanner on export lines, which dominated reading an export).
+_QUICK_DECODE: Final = msgspec.json.Decoder(float_hook=_refuse_float).decode
+_QUICK_REFUSED: Final = (msgspec.MsgspecError, RecursionError, UnicodeEncodeError)
+
+
+def _parse_line(line: str, number: int) -> Mapping[str, Any]:
+    try:
+        # What msgspec accepts, json accepts with the same value (tests/audit/
+        # test_export_parsing.py compares the two); whatever it refuses (a float, NaN, a big
+        # exponent, bad JSON, a lone surrogate) goes to json, which decides and words the error.
+        value = _QUICK_DECODE(line)
+    except _QUICK_REFUSED:
+        value = _parsed_by_json(line, number)
+    if type(value) is dict:  # the usual case, without formatting the place for an error
+        return value
+    return _object(value, f"line {number}")
+
+
+def _parsed_by_json(line: str, number: int) -> Any:
+    """The line's value by json's own scanner, floats and NaN refused: the reference parser."""
+    try:
+        # A written line is one value from its first character: scan it directly, which skips
+        # the two frames and whitespace matches of ``decode``. Anything else (leading space, not
+        # JSON, extra data) goes through ``decode`` itself, which raises with its usual message.
+        try:
+            value, end = _scan_value(line, 0)
+        except StopIteration:
+            value = _DECODER.decode(line)
+        else:
+            if end != len(line) and not _WHITESPACE.fullmatch(line, end):
+                value = _DECODER.decode(line)
+    except json.JSONDecodeError as error:
+        raise ExportFormatError(f"line {number}: not JSON ({error.msg})") from None
+    except ExportFormatError as error:
+        raise ExportFormatError(f"line {number}: {error}") from None
+    return value
+
+
+# The header line's fields in one call (a missing field sends it to the named checks).
+_HEADER_FIELDS: Final = operator.itemgetter(
+    "format",
+    "format_version",
+    "segments",
+    "table_id",
+    "stream_id",
+    "scope",
+    "withheld",
+    "deals",
+    "finished_deals",
+    "rule_set",
+    "seat_count",
+)
+_SEGMENT_FIELDS: Final = operator.itemgetter("anchor", "first_version", "last_version", "last_hash")
+_ANCHOR_FIELDS: Final = operator.itemgetter("version", "hash")
+
+
+def _digest(text: object) -> bytes | None:
+    """``_hex(text, ...)`` of a well-formed 32-byte hash, None for anything else."""
+    if type(text) is not str:
+        return None
+    try:
+        digest = bytes.fromhex(text)
+    except ValueError:
+        return None
+    return digest if len(digest) == 32 else None
+
+
+def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
+    """``header_from_dict(value)`` for the usual, well-formed header of plain JSON types, tested
+    without formatting a field's place for each test; None sends it to the checks that name the
+    bad field."""
+    if type(value) is not dict:
+        return None
+    try:
+        (
+            tag,
+            version,
+            segments,
+            table_id,
+            stream_id,
+            scope,
+            withheld,
+            deals,
+            finished_deals,
+            rule_set,
+            seat_count,
+        ) = _HEADER_FIELDS(value)
+    except KeyError:
+        return None
+    if not (
+        tag == FORMAT_TAG
+        and type(version) is int
+        and version == FORMAT_VERSION
+        and type(segments) is list
+        and segments
+        and type(table_id) is str
+        and type(stream_id) is str
+        and type(scope) is str
+        and type(withheld) is str
+        and type(deals) is list
+        and all(type(number) is int for number in deals)
+        and type(finished_deals) is list
+        and all(type(number) is int for number in finished_deals)
+        and type(rule_set) is dict
+        and type(seat_count) is int
+    ):
+        return None
+    parsed: list[Segment] = []
+    for raw in segments:
+        if type(raw) is not dict:
+            return None
+        try:
+            anchor, first_version, last_version, last_hash = _SEGMENT_FIELDS(raw)
+            if type(anchor) is not dict:
+                return None
+            anchor_version, anchor_hash = _ANCHOR_FIELDS(anchor)
+        except KeyError:
+            return None
+        anchor_digest = _digest(anchor_hash)
+        last_digest = _digest(last_hash)
+        if (
+            type(anchor_version) is not int
+            or anchor_digest is None
+            or type(first_version) is not int
+            or type(last_version) is not int
+            or last_digest is None
+        ):
+            return None
+        parsed.append(
+            Segment(
+                ChainAnchor(anchor_version, anchor_digest), first_version, last_version, last_digest
+            )
+        )
+    return ExportHeader(
+        table_id=table_id,
+        stream_id=stream_id,
+        scope=scope,
+        deals=tuple(deals),
+        finished_deals=tuple(finished_deals),
+        rule_set=rule_set,
+        seat_count=seat_count,
+        segments=tuple(parsed),
+        withheld=withheld,
+        format_version=version,
+    )
+
+
+def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportHeader:
+    """Read the header line's object; raises ``ExportFormatError`` naming the bad field."""
+    well_formed = _well_formed_header(value)
+    if well_formed is not None:
+        return well_formed
+    _require(value.get("format") == FORMAT_TAG, where, f"format must be {FORMAT_TAG!r}")
+    version = _int(value.get("format_version"), f"{where} format_version")
+    _require(version == FORMAT_VERSION, where, f"format_version {version} is not supported")
+    segments = value.get("segments")
+    _require(isinstance(segments, list) and bool(segments), where, "segments must be a list")
+    assert isinstance(segments, list)
+    parsed: list[Segment] = []
+    for index, raw in enumerate(segments):
+        at = f"{where} segments[{index}]"
+        segment = _object(raw, at)
+        anchor = _object(segment.get("anchor"), f"{at}.anchor")
+        parsed.append(
+            Segment(
+                anchor=ChainAnchor(
+                    _int(anchor.get("version"), f"{at}.anchor.version"),
+                    _hex(anchor.get("hash"), f"{at}.anchor.hash"),
+                ),
+                first_version=_int(segment.get("first_version"), f"{at}.first_version"),
+                last_version=_int(segment.get("last_version"), f"{at}.last_version"),
+                last_hash=_hex(segment.get("last_hash"), f"{at}.last_hash"),
+            )
+        )
+    for name in ("table_id", "stream_id", "scope", "withheld"):
+        _require(isinstance(value.get(name), str), where, f"{name} must be a string")
+    return ExportHeader(
+        table_id=str(value["table_id"]),
+        stream_id=str(value["stream_id"]),
+        scope=str(value["scope"]),
+        deals=_int_list(value.get("deals"), f"{where} deals"),
+        finished_deals=_int_list(value.get("finished_deals"), f"{where} finished_deals"),
+        rule_set=_object(value.get("rule_set"), f"{where} rule_set"),
+        seat_count=_int(value.get("seat_count"), f"{where} seat_count"),
+        segments=tuple(parsed),
+        withheld=str(value["withheld"]),
+        format_version=version,
+    )
+
+
+# An event line's fields in one call (a missing field sends the line to the named checks).
+_EVENT_FIELDS: Final = operator.itemgetter(
+    "position", "version", "type", "schema_version", "data", "metadata", "hash"
+)
+
+
+def _exported_event(
+    position: int,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+    digest: bytes,
+) -> ExportedEvent:
+    """``ExportedEvent(position, version, event_type, schema_version, data, metadata, digest)``,
+    made for the many lines of an export without the frozen dataclass's ``__init__``, which sets
+    each field through ``object.__setattr__``: the class has no defaults and no
+    ``__post_init__``, so filling the new instance's ``__dict__`` gives an equal instance with
+    the same attributes (tests/audit/test_audit_fast_paths.py holds the two to each other)."""
+    return from_fields(
+        ExportedEvent,
+        {
+            "position": position,
+            "version": version,
+            "type": event_type,
+            "schema_version": schema_version,
+            "data": data,
+            "metadata": metadata,
+            "hash": digest,
+        },
+    )
+
+
+def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
+    """The usual, well-formed event line in one test; None sends it to the checks that name the
+    bad field."""
+    try:
+        position, version, event_type, schema_version, data, metadata, hash_text = _EVENT_FIELDS(
+            value
+        )
+    except KeyError:
+        return None
+    if (
+        type(position) is int
+        and type(version) is int
+        and type(schema_version) is int
+        and type(event_type) is str
+        and type(data) is dict
+        and type(metadata) is dict
+        and type(hash_text) is str
+    ):
+        return _event_of_typed_fields(
+            position, version, event_type, schema_version, data, metadata, hash_text
+        )
+    return None
+
+
+def _event_of_typed_fields(
+    position: int,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+    hash_text: str,
+) -> ExportedEvent | None:
+    """The event of fields whose types hold, if the type is named and the hash is 64 hex
+    digits; None sends the line to the checks that name the bad field."""
+    if not event_type or len(hash_text) != 64:
+        return None
+    try:
+        digest = bytes.fromhex(hash_text)
+    except ValueError:
+        return None
+    return _exported_event(position, version, event_type, schema_version, data, metadata, digest)
+
+
+def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
+    """Read one event line's object; raises ``ExportFormatError`` naming the bad field."""
+    well_formed = _well_formed_event(value)
+    if well_formed is not None:
+        return well_formed
+    event_type = value.get("type")
+    _require(isinstance(event_type, str) and bool(event_type), where, "type must be a string")
+    assert isinstance(event_type, str)
+    return ExportedEvent(
+        position=_int(value.get("position"), f"{where} position"),
+        version=_int(value.get("version"), f"{where} version"),
+        type=event_type,
+        schema_version=_int(value.get("schema_version"), f"{where} schema_version"),
+        data=_object(value.get("data"), f"{where} data"),
+        metadata=_object(value.get("metadata"), f"{where} metadata"),
+        hash=_hex(value.get("hash"), f"{where} hash"),
+    )
+
+
+class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
+    """An event line as msgspec reads it when every field is there with its type and no other
+    (msgspec would skip an unknown field's value unread, a float in it included; such a line
+    takes the usual path, which ignores extra fields but refuses a float anywhere)."""
+
+    position: int
+    version: int
+    type: str
+    schema_version: int
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    hash: str
+
+
+_QUICK_EVENT_DECODE: Final = msgspec.json.Decoder(_EventLine, float_hook=_refuse_float).decode
+
+
+def _quick_event(line: str) -> ExportedEvent | None:
+    """``_well_formed_event(_parse_line(line))`` in one msgspec call with the types checked in C;
+    None where that is not certain (a field missing or of another type, a float, bad JSON …),
+    and the line then takes the usual path, which names what is wrong. msgspec's ``int`` takes
+    JSON integers only (no ``true``), and the last of duplicate keys wins, as in json
+    (tests/audit/test_export_parsing.py compares the two paths)."""
+    try:
+        parsed = _QUICK_EVENT_DECODE(line)
+    except _QUICK_REFUSED:
+        return None
+    return _event_of_typed_fields(
+        parsed.position,
+        parsed.version,
+        parsed.type,
+        parsed.schema_version,
+        parsed.data,
+        parsed.metadata,
+        parsed.hash,
+    )
+
+
+def read_export(lines: Iterable[str]) -> AuditExport:
+    """Parse an export from its lines (blank lines are ignored).
+
+    Only the shape is checked here; whether the content holds is the verifier's question. Raises
+    ``ExportLimitError`` for an input beyond the limits (each line is checked before it is
+    parsed), ``ExportFormatError`` for a malformed one.
+    """
+    header: ExportHeader | None = None
+    events: list[ExportedEvent] = []
+    size = 0
+    for number, line in enumerate(lines, start=1):
+        size += len(line)
+        if size > MAX_EXPORT_CHARS:
+            check_export_size(size)
+        check_line(line, number)
+        if not line.strip():
+            continue
+        if header is not None:
+            quick = _quick_event(line)
+            if quick is not None:
+                events.append(quick)
+                continue
+        value = _parse_line(line, number)
+        if header is None:
+            header = header_from_dict(value, f"line {number}")
+        else:
+            # The place is formatted only for a line that needs the field-by-field checks.
+            event = _well_formed_event(value)
+            events.append(event if event is not None else event_from_dict(value, f"line {number}"))
+    if header is None:
+        raise ExportFormatError("the export is empty: no header line")
+    return AuditExport(header=header, events=tuple(events), parsed_json=True)

@@ -14,8 +14,10 @@ or, without it, a private embedded PostgreSQL in a temporary folder. Never part 
 - ``verify_all``: ``audit_database`` (what ``sapsam audit verify --all`` runs), whole: every
   chain and deal, the acknowledged requests, the deals in play and the comparison of every read
   model; ``deals_per_s`` is finished deals verified per second of wall time, ``cpu_s`` this
-  process's CPU time (the database's is not in it), ``load_average`` the machine's 1-minute load
-  before and after (other processes share the cores).
+  process's CPU time (the database's and the workers' are not in it), ``load_average`` the
+  machine's 1-minute load before and after (other processes share the cores). Measured as the
+  command runs by default (``workers``: one process per CPU, at most 4), then in one process
+  (``verify_all_one_process``).
 - ``one_long_table``: ``verify_table_online`` (``--table``) of one long table, for comparison.
 
 Usage: ``python bench/audit_all.py [--long-tables 6] [--long-deals 2000] [--short-tables 250]``.
@@ -156,8 +158,9 @@ def _encoded(event: Event) -> tuple[str, dict[str, Any], int]:
     return type_name, dict(data), schema_version
 
 
-def measure_verify_all(url: str) -> dict[str, Any]:
-    """``audit_database`` over everything, with the CLI's progress bar on a terminal."""
+def measure_verify_all(url: str, workers: int) -> dict[str, Any]:
+    """``audit_database`` over everything in ``workers`` processes, with the CLI's progress bar
+    on a terminal."""
     from sapsam.commands.audit_commands import ProgressBar
 
     load_before = os.getloadavg()[0]
@@ -171,13 +174,14 @@ def measure_verify_all(url: str) -> dict[str, Any]:
 
     with psycopg.connect(url, autocommit=True) as connection:
         started, started_cpu = time.perf_counter(), time.process_time()
-        report = audit_database.audit_database(connection, progress=progress)
+        report = audit_database.audit_database(connection, progress=progress, workers=workers)
         seconds, cpu = time.perf_counter() - started, time.process_time() - started_cpu
     if bar is not None:
         bar.finish()
     assert report.holds, [check.label for check in report.checks if check.status != "passed"]
     deals_done = (marks[-1] if marks else started) - started
     return {
+        "workers": workers,
         "deals": report.deals_verified,
         "events": report.events_checked,
         "wall_s": round(seconds, 1),
@@ -212,7 +216,9 @@ def main() -> None:
             url, arguments.long_tables, arguments.long_deals, arguments.short_tables
         )
         long_ids = generated.pop("long_table_ids")
-        verify_all = measure_verify_all(url)
+        # What the command does by default (one process per CPU, at most 4), then one process.
+        verify_all = measure_verify_all(url, min(os.cpu_count() or 1, 4))
+        one_process = measure_verify_all(url, 1)
         one_table = measure_one_table(url, long_ids[0]) if long_ids else None
     print(
         json.dumps(
@@ -222,6 +228,7 @@ def main() -> None:
                 "cpu_count": os.cpu_count(),
                 "generated": generated,
                 "verify_all": verify_all,
+                "verify_all_one_process": one_process,
                 "one_long_table": one_table,
                 "target": {
                     "deals_per_s_min": TARGET_DEALS_PER_S,

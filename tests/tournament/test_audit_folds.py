@@ -1,4 +1,4 @@
-"""The whole-database audit's in-memory read models (``sapsam.audit.projection_folds``) give the
+"""The whole-database audit's in-memory read models (``sapsam.store.projection_folds``) give the
 rows the projectors' SQL gives, for every kind of event: tournaments (with a withdrawal and
 credited deals), timeouts of both stages, a table running into a second series, a deal mid-reveal.
 """
@@ -10,12 +10,12 @@ from tournament_play import Services, play_round_deal, settings
 
 from sapsam import fairness
 from sapsam.audit.projection_audit import ProjectionComparison, compare_projections
-from sapsam.audit.projection_folds import FOLDED_TABLE_EVENTS, FOLDS
 from sapsam.audit.report import Status
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.rules.ruleset import RuleSet, TimeoutPolicy
 from sapsam.rules.solver import solve
 from sapsam.store import table_projections
+from sapsam.store.projection_folds import FOLDED_TABLE_EVENTS, FOLDS
 from sapsam.store.projections import all_projectors, rebuild_projections
 from sapsam.store.tables import TableService
 from sapsam.store.tournament_results import ResultsProcess

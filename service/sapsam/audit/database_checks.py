@@ -20,8 +20,8 @@ from typing import Any, Final
 
 import psycopg
 
-from sapsam.audit.projection_folds import Row
 from sapsam.audit.report import AuditCheck, Status
+from sapsam.store.projection_folds import Row
 
 Connection = psycopg.Connection[Any]
 

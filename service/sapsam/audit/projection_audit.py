@@ -23,9 +23,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from sapsam.audit.projection_folds import FOLDS, ReadModelFold, Row
 from sapsam.audit.report import AuditCheck, Status
-from sapsam.store.projections import Projector, all_projectors
+from sapsam.store.projection_folds import FOLDS, ReadModelFold, Row
+from sapsam.store.projections import Projector, all_projectors, iterate_streams
 from sapsam.store.reads import event_from_row
 from sapsam.store.records import RecordedEvent
 
@@ -254,36 +254,6 @@ class ProjectionComparison:
         return _outcome(name, differences, rows, folded.events)
 
 
-def _snapshot_streams(connection: Connection) -> Iterator[list[RecordedEvent]]:
-    """Every stream of the transaction's snapshot, whole, in stream order."""
-    current: list[RecordedEvent] = []
-    for event in _stream_ordered_events(connection):
-        if current and event.stream_id != current[0].stream_id:
-            yield current
-            current = []
-        current.append(event)
-    if current:
-        yield current
-
-
-def _stream_ordered_events(
-    connection: Connection, batch_size: int = 5000
-) -> Iterator[RecordedEvent]:
-    after: tuple[str, int] = ("", 0)
-    while True:
-        rows = connection.execute(
-            "SELECT position, stream_id, version, type, schema_version, data, metadata, hash"
-            " FROM events WHERE (stream_id, version) > (%s, %s) ORDER BY stream_id, version"
-            " LIMIT %s",
-            [after[0], after[1], batch_size],
-        ).fetchall()
-        if not rows:
-            return
-        for row in rows:
-            yield event_from_row(row)
-        after = (str(rows[-1][1]), int(rows[-1][2]))
-
-
 def compare_projections(
     connection: Connection, projectors: Sequence[Projector]
 ) -> list[AuditCheck]:
@@ -295,7 +265,7 @@ def compare_projections(
     with connection.transaction() as transaction:
         connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         comparison = ProjectionComparison(projectors)
-        for stream in _snapshot_streams(connection):
+        for stream in iterate_streams(connection):
             comparison.fold_stream(stream)
         checks = comparison.checks(connection)
         raise psycopg.Rollback(transaction)

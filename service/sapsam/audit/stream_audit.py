@@ -22,11 +22,11 @@ from psycopg.conninfo import make_conninfo
 
 from sapsam.audit.export_format import Requester, select_table
 from sapsam.audit.projection_audit import FoldedReadModels, StreamFolds
-from sapsam.audit.projection_folds import Row, table_state_row
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
 from sapsam.store.chain import GENESIS_HASH, verify_stream_chain
+from sapsam.store.projection_folds import Row, table_state_row
 from sapsam.store.reads import read_stream
 from sapsam.store.records import RecordedEvent
 

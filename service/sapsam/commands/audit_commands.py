@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -280,17 +281,20 @@ class ProgressBar:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.drawn = False
+        self.started = time.monotonic()
 
     def update(self, done: int, total: int) -> None:
         """Redraw for ``done`` of ``total`` deals."""
         filled = self.WIDTH if total == 0 else self.WIDTH * done // total
         bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.stream.write(f"\rverifying deals [{bar}] {done}/{total}")
+        elapsed = time.monotonic() - self.started
+        rate = f" ({done / elapsed:,.0f} deals/s)" if elapsed > 1 else ""
+        self.stream.write(f"\rverifying deals [{bar}] {done}/{total}{rate}")
         self.stream.flush()
         self.drawn = True
 
     def finish(self) -> None:
-        """End the bar's line (the projection comparison follows)."""
+        """End the bar's line (the requests, deals in play and read models follow)."""
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()

@@ -82,6 +82,8 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "RATE_LIMITED": "tests/api/test_limits.py",
     "TOO_MANY_REGISTRATIONS": "tests/api/test_limits.py",
     "TOO_MANY_STREAMS": "tests/api/test_limits.py",
+    # VerifyDeal with hostile exports (deep nesting, huge integers), next to the 1 MB inputs.
+    "EXPORT_LIMIT_EXCEEDED": "tests/api/test_input_limits.py",
 }
 """Reasons another test file provokes over a real server, because they need a server configured
 or treated differently from this module's (each file must exist and name the reason)."""

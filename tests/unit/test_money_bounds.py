@@ -97,3 +97,34 @@ def test_a_huge_value_is_not_echoed_whole() -> None:
     with pytest.raises(RuleSetError) as raised:
         RuleSet(row_unit=10**5000)
     assert len(str(raised.value)) < 200
+
+
+def test_a_rule_set_recorded_before_the_maxima_still_reads_as_recorded() -> None:
+    # An old table's first event keeps its rules: reading it must not fail or fall back to the
+    # defaults (its deals would replay under other rules); only a new table is held to them.
+    recorded = {**RuleSet().to_dict(), "row_unit": 10**7, "series_length": 20_000}
+    old = RuleSet.from_dict(recorded)
+    assert (old.row_unit, old.series_length) == (10**7, 20_000)
+    with pytest.raises(RuleSetError, match=r"'row_unit' must be in 1\.\.1000000"):
+        old.check_limits()
+    with pytest.raises(RuleSetError, match="'row_unit'"):
+        RuleSet.from_dict({**recorded, "row_unit": 0})  # the minima always hold
+
+
+def test_creating_a_table_beyond_the_maxima_is_refused_by_the_domain() -> None:
+    import uuid
+
+    from sapsam.domain.commands import CreateTable
+    from sapsam.domain.errors import DomainError, Reason
+    from sapsam.domain.table import INITIAL_STATE, decide
+
+    command = CreateTable(
+        table_id=uuid.uuid4(),
+        rule_set=RuleSet.from_dict({"scoop_bonus": MAX_BONUS_UNITS + 1}),
+        seat_count=2,
+        lot_commitment=b"c" * 32,
+        created_by="operator",
+    )
+    with pytest.raises(DomainError) as refused:
+        decide(INITIAL_STATE, command)
+    assert refused.value.reason is Reason.BAD_RULE_SET

@@ -138,9 +138,11 @@ def rule_set_from_message(message: rule_set_pb2.RuleSet) -> RuleSet:
         if message.HasField(name):
             values[name] = getattr(message, name)
     try:
-        return RuleSet.from_dict(values)
+        rule_set = RuleSet.from_dict(values)
+        rule_set.check_limits()  # a new table's: every number within its documented maximum
     except RuleSetError as error:
         raise _rule_set_error(error, "rule_set") from None
+    return rule_set
 
 
 def rule_set_for_request(

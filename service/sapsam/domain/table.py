@@ -250,10 +250,10 @@ def _decide_create(state: TableState, command: CreateTable) -> list[Event]:
             f"{rule_set.name!r}, not {command.seat_count}",
             field="seat_count",
         )
-    if rule_set.series_length < 1:
-        raise DomainError(
-            Reason.BAD_RULE_SET, "series length must be at least 1", field="series_length"
-        )
+    try:
+        rule_set.check_limits()  # recorded rule sets are read as they are; new ones are bounded
+    except RuleSetError as error:
+        raise DomainError(Reason.BAD_RULE_SET, str(error), field="rule_set") from None
     if len(command.lot_commitment) != COMMITMENT_BYTES:
         raise DomainError(Reason.BAD_COMMITMENT, "the lot commitment must be 32 bytes")
     if command.after_series not in AFTER_SERIES_OPTIONS:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
@@ -113,7 +114,14 @@ class RuleSet:
     arrange_timeout_policy: TimeoutPolicy = TimeoutPolicy.FOUL
 
     def __post_init__(self) -> None:
-        _validate(self)
+        _validate(self, limits=not _READING_RECORDED.get())
+
+    def check_limits(self) -> None:
+        """Raise :class:`RuleSetError` naming the first number above its maximum (see
+        ``MAX_ROW_UNIT`` and the rest): what a new table's rule set must satisfy. A rule set read
+        with :meth:`from_dict` is checked for everything else only (it may have been recorded
+        before the maxima existed, and an old deal replays under the rules it was played with)."""
+        _validate(self, limits=True)
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON values (enums as their string values)."""
@@ -130,7 +138,8 @@ class RuleSet:
         Unknown keys, values of the wrong type (a float or bool where an integer belongs) and
         values out of range raise :class:`RuleSetError` naming the key. A missing key takes its
         default, so rule sets recorded before a field existed still load with the behaviour they
-        had.
+        had. The maxima of amounts, series length and deadlines are not applied here, for the same
+        reason: a new table's rule set is held to them with :meth:`check_limits`.
         """
         if not isinstance(data, Mapping):
             raise RuleSetError(f"a rule set must be a JSON object, got {type(data).__name__}")
@@ -149,7 +158,11 @@ class RuleSet:
                 values[key] = _enum_value(TimeoutPolicy, key, raw)
             else:
                 values[key] = raw
-        return cls(**values)
+        reading = _READING_RECORDED.set(True)
+        try:
+            return cls(**values)
+        finally:
+            _READING_RECORDED.reset(reading)
 
     def to_json(self) -> str:
         """Canonical JSON: sorted keys, no white space, UTF-8 text, integers only."""
@@ -200,7 +213,11 @@ def _require_int(key: str, value: object, minimum: int, maximum: int | None = No
         raise RuleSetError(f"rule set key {key!r} must be {bounds}, got {shown}")
 
 
-def _validate(rule_set: RuleSet) -> None:
+# Set while from_dict builds a rule set: the maxima are then left to check_limits.
+_READING_RECORDED: ContextVar[bool] = ContextVar("sapsam_reading_recorded_rule_set", default=False)
+
+
+def _validate(rule_set: RuleSet, limits: bool = True) -> None:
     name = rule_set.name
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH:
         raise RuleSetError(
@@ -223,10 +240,11 @@ def _validate(rule_set: RuleSet) -> None:
         if not isinstance(getattr(rule_set, key), enum_type):
             # Direct construction with a plain string: accept the value if it is a member.
             object.__setattr__(rule_set, key, _enum_value(enum_type, key, getattr(rule_set, key)))
-    _require_int("row_unit", rule_set.row_unit, 1, MAX_ROW_UNIT)
-    _require_int("scoop_bonus", rule_set.scoop_bonus, 0, MAX_BONUS_UNITS)
-    _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0, MAX_BONUS_UNITS)
-    _require_int("one_six_scoop", rule_set.one_six_scoop, 0, MAX_BONUS_UNITS)
+    units, bonus = (MAX_ROW_UNIT, MAX_BONUS_UNITS) if limits else (None, None)
+    _require_int("row_unit", rule_set.row_unit, 1, units)
+    _require_int("scoop_bonus", rule_set.scoop_bonus, 0, bonus)
+    _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0, bonus)
+    _require_int("one_six_scoop", rule_set.one_six_scoop, 0, bonus)
     _require_int("min_seats", rule_set.min_seats, MIN_SEATS, MAX_SEATS)
     _require_int("max_seats", rule_set.max_seats, MIN_SEATS, MAX_SEATS)
     if rule_set.min_seats > rule_set.max_seats:
@@ -234,11 +252,11 @@ def _validate(rule_set: RuleSet) -> None:
             f"rule set key 'min_seats' ({rule_set.min_seats}) exceeds "
             f"'max_seats' ({rule_set.max_seats})"
         )
-    _require_int("series_length", rule_set.series_length, 1, MAX_SERIES_LENGTH)
+    _require_int("series_length", rule_set.series_length, 1, MAX_SERIES_LENGTH if limits else None)
     for key in ("arrange_seconds", "reveal_seconds"):
         value = getattr(rule_set, key)
         if value is not None:
-            _require_int(key, value, 1, MAX_DEADLINE_SECONDS)
+            _require_int(key, value, 1, MAX_DEADLINE_SECONDS if limits else None)
 
 
 PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(

@@ -33,9 +33,11 @@ INT64_MAX: Final = 2**63 - 1
 """The largest amount any store or client holds (PostgreSQL bigint, a 64-bit integer)."""
 
 
-class ScoreOverflowError(ArithmeticError):
-    """An amount left the int64 range. The rule-set maxima make this impossible; it is raised
-    rather than let a wrong or unstorable number through, should they ever be loosened."""
+class ScoreOverflowError(ArithmeticError, ValueError):
+    """An amount left the int64 range. The rule-set maxima make this impossible for a new table;
+    it is raised rather than let an unstorable number through (a rule set recorded before the
+    maxima, an export made up by hand). A ValueError too, so a verifier reports it as a malformed
+    record."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ def sapsam(*arguments: str) -> subprocess.CompletedProcess[str]:
 def test_the_demo_plays_and_verifies_a_tournament_and_the_audit_agrees(database_url: str) -> None:
     demo = sapsam("tournament", "demo", "--database-url", database_url)
     assert demo.returncode == 0, demo.stderr
+    # It says where it plays: the given database (it said "fresh database"), never its URL.
+    assert "(the PostgreSQL given by --database-url; what is played stays in it)" in demo.stdout
+    assert database_url not in demo.stdout
     assert "verification: PASSED (seating of both rounds, 12 deals, standings)" in demo.stdout
     assert demo.stdout.count("  table ") == 6
     standings = re.findall(r"^ +(\d+)([= ]) .* ([+-]\d+)  \(", demo.stdout, re.MULTILINE)

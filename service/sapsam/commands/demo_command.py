@@ -84,7 +84,7 @@ def demo_database(explicit_url: str | None, prefix: str = "sapsam-demo-") -> Ite
 def describe_demo_database(explicit_url: str | None) -> str:
     """Where a demo's data lives, for its first line; never the URL (it may hold a password)."""
     if explicit_url:
-        return "the PostgreSQL given by --database-url; the table stays in it"
+        return "the PostgreSQL given by --database-url; what is played stays in it"
     return "embedded PostgreSQL in a temporary folder, removed afterwards"
 
 

@@ -341,7 +341,7 @@ def _demo(arguments: argparse.Namespace) -> int:
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.audit.report import render_text
     from sapsam.commands import tournament_bots
-    from sapsam.commands.demo_command import demo_database
+    from sapsam.commands.demo_command import demo_database, describe_demo_database
     from sapsam.store.tournament_audit import verify_tournament
 
     started = time.monotonic()
@@ -355,7 +355,8 @@ def _demo(arguments: argparse.Namespace) -> int:
         )
         target = f"127.0.0.1:{server.port}"
         try:
-            print(f"server listening on {target} (fresh database)")
+            where = describe_demo_database(arguments.database_url)
+            print(f"server listening on {target} ({where})")
             with grpc.insecure_channel(target) as channel:
                 stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
                 closes = Timestamp()

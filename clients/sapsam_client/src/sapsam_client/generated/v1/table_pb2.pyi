@@ -497,7 +497,7 @@ class DealSeatResult(_message.Message):
     nonce: _builtins.bytes
     """The nonce behind the seat's commitment; empty until the seed is revealed."""
     foul: _builtins.bool
-    """The seat's hand was scored as fouled (wrong row order, or a missed deadline)."""
+    """The seat's hand was scored as fouled: by its rows, or for a missed deadline (foul_reason)."""
     foul_reason: _builtins.str
     """Why the hand fouled, as a stable code to branch on (never words); empty if it did not:
     "WRONG_ROW_SIZE" (a row without 3 / 5 cards), "NOT_DEALT_CARDS" (a card repeated or not

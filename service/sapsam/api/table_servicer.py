@@ -494,7 +494,8 @@ def _decode_page_token(token: str, status: int) -> tuple[str, uuid.UUID] | None:
         if decoded["s"] != status:
             raise ValueError("the filter changed")
         return str(decoded["c"]), uuid.UUID(decoded["t"])
-    except (ValueError, KeyError, TypeError, binascii.Error):
+    # RecursionError: a token of deeply nested JSON (json gives up on the depth).
+    except (ValueError, RecursionError, KeyError, TypeError, binascii.Error):
         raise ApiError(
             "BAD_PAGE_TOKEN",
             "page_token is not one this server issued for this filter",

@@ -46,6 +46,8 @@ from sapsam.store.tournaments import (
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
 MAX_NEIGHBOURS: Final = 20
+_MAX_BIGINT: Final = 2**63 - 1
+"""Numbers from a page token go to SQL as bigint: larger ones are a damaged token, not INTERNAL."""
 _PERIOD = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])$")
 
 _STATUS: Final = {
@@ -119,7 +121,8 @@ def _decode_token(token: str, expected: dict[str, Any]) -> dict[str, Any] | None
         if not isinstance(decoded, dict) or any(decoded.get(k) != v for k, v in expected.items()):
             raise ValueError("another query")
         return decoded
-    except (ValueError, binascii.Error, UnicodeDecodeError):
+    # RecursionError: a token of deeply nested JSON (json gives up on the depth).
+    except (ValueError, RecursionError, binascii.Error, UnicodeDecodeError):
         raise ApiError(
             "BAD_PAGE_TOKEN",
             "page_token is not one this server issued for this query",
@@ -131,7 +134,7 @@ def _offset(token: dict[str, Any] | None) -> int:
     if token is None:
         return 0
     offset = token.get("offset")
-    if not isinstance(offset, int) or offset < 0:
+    if not isinstance(offset, int) or not 0 <= offset <= _MAX_BIGINT:  # SQL OFFSET is bigint
         raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token")
     return offset
 
@@ -361,7 +364,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         after = None
         if token is not None:
             time, last = token.get("time"), token.get("id")
-            if not isinstance(time, int) or not isinstance(last, str):
+            if not isinstance(time, int) or not isinstance(last, str) or abs(time) > _MAX_BIGINT:
                 raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token")
             after = (time, last)
         with self._pool.connection() as connection:

@@ -157,10 +157,14 @@ class LedgerClient(Client):
                 took = time.monotonic() - sent
                 self.stats.add(f"failed {error.code} {error.reason}")
                 self.stats.most(f"slowest failed attempt {error.code}", took)
-                retry = error.retryable and error.reason != "VERSION_MISMATCH"
+                # A limit says when to come back (google.rpc.RetryInfo, in the SDK's error).
+                wait = getattr(error, "retry_delay", None)
+                limited = error.code == "RESOURCE_EXHAUSTED" and wait is not None
+                retry = (error.retryable or limited) and error.reason != "VERSION_MISMATCH"
                 if not retry or time.monotonic() - began > GIVE_UP_SECONDS:
                     raise error from None
-                time.sleep(min(1.0, 0.05 * 2 ** min(attempt, 5)) * random.uniform(0.5, 1.0))
+                backoff = min(1.0, 0.05 * 2 ** min(attempt, 5)) * random.uniform(0.5, 1.0)
+                time.sleep(max(backoff, float(wait or 0.0)))
                 continue
             if not isinstance(response, response_type):
                 raise TypeError(f"expected {response_type.__name__}, got {type(response)}")

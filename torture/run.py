@@ -216,7 +216,7 @@ class Torture:
         exited = self.server.process is not None and self.server.process.poll() is not None
         return {
             "kind": "database",
-            "mode": mode,
+            "mode": f"{mode}, down {down_seconds:.0f} s" if down_seconds else mode,
             "at": stopped_at,
             "down_s": round(ready_at - stopped_at, 2),
             "ready_to_write_s": round(recovery, 2),
@@ -362,9 +362,7 @@ class Torture:
             "server_kills": len(kills),
             "server_kills_by_mode": _count(item["mode"] for item in kills),
             "restart_to_serving_s": _spread([item["restart_to_serving_s"] for item in kills]),
-            "database_restarts": _count(
-                f"{item['mode']}{' stop' if item['down_s'] > 5 else ''}" for item in database
-            ),
+            "database_restarts": _count(item["mode"] for item in database),
             "database_down_s": [item["down_s"] for item in database],
             "database_ready_to_write_s": [item["ready_to_write_s"] for item in database],
             "server_exited_during_database_outage": sum(

@@ -33,6 +33,7 @@ from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import POLL_SECONDS, EventFeed
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated, TournamentCompleted
+from sapsam.rules.ruleset import MAX_NAME_LENGTH
 from sapsam.store import tournament_queries as queries
 from sapsam.store.records import RecordedEvent
 from sapsam.store.tournaments import (
@@ -427,6 +428,13 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         if not 0 <= request.neighbours <= MAX_NEIGHBOURS:
             raise ApiError(
                 "INVALID_ARGUMENT", f"neighbours must be 0 to {MAX_NEIGHBOURS}", "neighbours"
+            )
+        if len(request.rule_set_name) > MAX_NAME_LENGTH or not request.rule_set_name.isprintable():
+            # As a rule set's own name must be; a NUL would also fail in PostgreSQL's text.
+            raise ApiError(
+                "INVALID_ARGUMENT",
+                f"rule_set_name must be at most {MAX_NAME_LENGTH} printable characters",
+                "rule_set_name",
             )
         rule_set = request.rule_set_name or None
         period = request.period or None

@@ -7,9 +7,10 @@ client retries on another process, never CANCELLED.
 services pass untouched, so a load balancer sees NOT_SERVING):
 
 - a call that arrives once stopping began is refused at once;
-- a call in flight waits for database connections no longer than the cut-off (nor its own
-  deadline: see ``sapsam.store.event_store.waits_bounded_by``), and an error it ends with after
-  the cut-off is answered ``SERVER_STOPPING``;
+- a call in flight waits for database connections no longer than the cut-off (nor, for a unary
+  call, its own deadline: see ``sapsam.store.event_store.waits_bounded_by``), and an error it
+  ends with once stopping began (a database wait cut short, a cancelled statement) is answered
+  ``SERVER_STOPPING``;
 - a response stream (WatchTable, WatchTournament) that ends because the server stops ends with
   ``SERVER_STOPPING`` too, so the client resumes from the last version it received.
 
@@ -164,7 +165,9 @@ class StoppingInterceptor(CallInterceptor):
         if not self._gate.enter():
             self._stopped(context)
         try:
-            with waits_bounded_by(self._time_remaining(context)):
+            # Only the stop bounds a stream's waits: its deadline says how long to watch, and a
+            # watch that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
+            with waits_bounded_by(self._gate.time_to_cutoff):
                 yield from proceed()
         except Exception:
             if self._cut_off_by_stop(context):

@@ -15,7 +15,6 @@ series and everything is checked once more. Exit status 0 when every invariant h
 from __future__ import annotations
 
 import argparse
-import calendar
 import json
 import random
 import shutil
@@ -35,6 +34,7 @@ from torture.cluster import PostgresCluster, free_port
 from torture.deadline import cross_deadline
 from torture.ledger import Ledger, Stats
 from torture.load import Lane, LaneConfig, Lateness, TableRecord
+from torture.report import count, spread, timeouts_seen
 from torture.server import ServerProcess, log_findings
 
 
@@ -360,9 +360,9 @@ class Torture:
             "seconds": round(time.monotonic() - self.began, 1),
             "drain_seconds": round(drain, 1),
             "server_kills": len(kills),
-            "server_kills_by_mode": _count(item["mode"] for item in kills),
-            "restart_to_serving_s": _spread([item["restart_to_serving_s"] for item in kills]),
-            "database_restarts": _count(item["mode"] for item in database),
+            "server_kills_by_mode": count(item["mode"] for item in kills),
+            "restart_to_serving_s": spread([item["restart_to_serving_s"] for item in kills]),
+            "database_restarts": count(item["mode"] for item in database),
             "database_down_s": [item["down_s"] for item in database],
             "database_ready_to_write_s": [item["ready_to_write_s"] for item in database],
             "server_exited_during_database_outage": sum(
@@ -370,7 +370,7 @@ class Torture:
             ),
             "kills_across_deadlines": self.deadline_results,
             "acknowledged_calls": ledger["acknowledged"],
-            "acknowledged_by_method": _count(entry["method"] for entry in self.ledger.snapshot()),
+            "acknowledged_by_method": count(entry["method"] for entry in self.ledger.snapshot()),
             "lost": ledger.get("lost", 0),
             "doubled": ledger.get("doubled", 0) + log.get("doubled", 0),
             "half_written": ledger.get("half-written", 0) + log.get("half-written", 0),
@@ -381,7 +381,7 @@ class Torture:
             "audits_that_raced_the_load": sum(
                 1 for point in self.checkpoints if point["audit_raced_the_load"]
             ),
-            "audit_seconds": _spread(
+            "audit_seconds": spread(
                 [point["audit_s"] for point in self.checkpoints if point["audit_s"] is not None]
             ),
             "final_audit_exit": final["audit_exit"],
@@ -402,67 +402,6 @@ class Torture:
             "server_exit_on_sigterm": exit_code,
             "disruptions": self.disruptions,
         }
-
-
-def timeouts_seen(
-    url: str, late: list[Lateness], disruptions: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """Every SeatTimedOut: the laggards' on purpose, the rest (findings) with the disruption
-    they followed."""
-    import psycopg
-
-    expected = {(item.table, item.seat, item.deal, item.stage) for item in late}
-    with psycopg.connect(url) as connection:
-        rows = connection.execute(
-            "SELECT stream_id, (data->>'deal_number')::int, (data->>'seat')::int, data->>'stage',"
-            " metadata->>'recorded_at' FROM events WHERE type = 'SeatTimedOut'"
-        ).fetchall()
-    unexpected = []
-    on_purpose = 0
-    for stream, deal, seat, stage, recorded in rows:
-        key = ("tables/" + stream.removeprefix("table-"), seat, deal, stage)
-        if key in expected:
-            on_purpose += 1
-            continue
-        at = calendar.timegm(time.strptime(recorded[:19], "%Y-%m-%dT%H:%M:%S"))
-        before = [item for item in disruptions if item.get("at", 0) <= at]
-        last = max(before, key=lambda item: item["at"], default=None)
-        unexpected.append(
-            {
-                "table": key[0],
-                "deal": deal,
-                "seat": seat,
-                "stage": stage,
-                "recorded_at": recorded,
-                "after": None
-                if last is None
-                else f"{last['kind']} {last.get('mode', '')} {round(at - last['at'], 1)} s earlier",
-            }
-        )
-    return {
-        "on_purpose": on_purpose,
-        "laggard_deadlines_skipped": len(expected),
-        "unexpected": unexpected,
-    }
-
-
-def _count(items: Any) -> dict[str, int]:
-    counted: dict[str, int] = {}
-    for item in items:
-        counted[str(item)] = counted.get(str(item), 0) + 1
-    return counted
-
-
-def _spread(values: list[float]) -> dict[str, float]:
-    if not values:
-        return {}
-    ordered = sorted(values)
-    return {
-        "n": len(ordered),
-        "min": ordered[0],
-        "median": ordered[len(ordered) // 2],
-        "max": ordered[-1],
-    }
 
 
 def main(argv: list[str] | None = None) -> int:

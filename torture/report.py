@@ -68,3 +68,13 @@ def spread(values: list[float]) -> dict[str, float]:
         "median": ordered[len(ordered) // 2],
         "max": ordered[-1],
     }
+
+
+def deadlines_extended(url: str) -> dict[str, int]:
+    """``DeadlinesExtended`` events by reason (deadlines that fell while no server served)."""
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "SELECT coalesce(data->>'reason', '?'), count(*) FROM events"
+            " WHERE type = 'DeadlinesExtended' GROUP BY 1"
+        ).fetchall()
+    return {str(reason): int(number) for reason, number in rows}

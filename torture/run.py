@@ -34,7 +34,7 @@ from torture.cluster import PostgresCluster, free_port
 from torture.deadline import cross_deadline
 from torture.ledger import Ledger, Stats
 from torture.load import Lane, LaneConfig, Lateness, TableRecord
-from torture.report import count, spread, timeouts_seen
+from torture.report import count, deadlines_extended, spread, timeouts_seen
 from torture.server import ServerProcess, log_findings
 
 
@@ -393,6 +393,7 @@ class Torture:
             "deals_scored": log["deals_scored"],
             "events": log["events"],
             "timeouts": timeouts,
+            "deadlines_extended": deadlines_extended(self.cluster.url),
             "counters": dict(sorted(self.stats.counts.items())),
             "slowest_failed_attempt_s": {
                 key: round(value, 2) for key, value in sorted(self.stats.maxima.items())

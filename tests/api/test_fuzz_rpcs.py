@@ -11,17 +11,22 @@ same or another payload. For every answer:
 - the status is OK or a documented (status, reason) pair of docs/api.md, never INTERNAL or
   UNKNOWN, and carries google.rpc.ErrorInfo (domain sapsam.dev; BadRequest with
   INVALID_ARGUMENT) with a short message whatever the input's size;
-- who may call comes first: no token, an unknown or malformed one is UNAUTHENTICATED, the
-  operator on a player's move is PLAYERS_ONLY, a player on an operator's call OPERATOR_ONLY;
-- a name in any spelling but the canonical one is refused;
+- who may call comes first: no token is MISSING_TOKEN, an unknown one UNKNOWN_TOKEN, a revoked
+  one TOKEN_REVOKED, a malformed header BAD_AUTHORIZATION_HEADER (on every method), the operator
+  on a player's move PLAYERS_ONLY, a player on an operator's call OPERATOR_ONLY;
+- a name in any spelling but the canonical one is refused; a request over the size limit is
+  RESOURCE_EXHAUSTED (from grpc, without ErrorInfo); a created table or tournament has its rule
+  set within the documented maxima;
 - a request id used before by the same caller and method returns the first answer byte for byte
   when the request is the same, and is refused when it is not;
-- the event count moves only on OK, and the server logs no warning or error.
+- the event count moves only on an accepted command (never on a refusal or a read), and the
+  server logs no warning or error.
 
 Findings are gathered over the whole budget and reported per RPC at the end, so one run lists
-them all. The budget is fixed and each RPC's generation seeded (reproducible in CI);
+them all; requests that once broke the server are kept in PINNED and sent on every run. The
+budget is fixed and each RPC's generation seeded (reproducible in CI):
 ``SAPSAM_FUZZ_EXAMPLES=500`` runs a longer one (default 25 examples per RPC), and
-``SAPSAM_FUZZ_REPORT=FILE`` also writes the findings to FILE.
+``SAPSAM_FUZZ_REPORT=FILE`` appends each RPC's answers and findings to FILE.
 """
 
 from __future__ import annotations
@@ -409,6 +414,14 @@ PINNED: dict[str, list[tuple[Callable[[World], dict[str, Any]], str]]] = {
     "CreateTournament": [
         (lambda w: {**_CUP, "display_name": "cup\x00"}, "operator"),
         (lambda w: {**_CUP, "rule_set": RuleSet(name="house\x00")}, "operator"),
+        (
+            lambda w: {**_CUP, "registration_close_time": Timestamp(seconds=1, nanos=-1)},
+            "operator",
+        ),
+        (
+            lambda w: {**_CUP, "registration_open_time": Timestamp(seconds=2**63 - 1)},
+            "operator",
+        ),
     ],
     "WatchTable": [  # a live wait cut short by the caller's deadline
         (lambda w: {"table": w.names[0], "after_version": 2**63 - 1}, "alice"),
@@ -431,7 +444,7 @@ def test_every_rpc_is_fuzzed() -> None:
     """Every RPC the descriptors define has an access class here; none is left out or stale."""
     described = {f"{service}/{method.name}" for service, method in described_rpcs()}
     assert described == set(RPC_TABLE), (
-        f"add to fuzz_strategies.RPC_TABLE: {sorted(described - set(RPC_TABLE))}; "
+        f"add to fuzz_world.RPC_TABLE: {sorted(described - set(RPC_TABLE))}; "
         f"remove: {sorted(set(RPC_TABLE) - described)}"
     )
 

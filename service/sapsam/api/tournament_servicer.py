@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
@@ -83,6 +84,18 @@ def tournament_name(tournament_id: uuid.UUID) -> str:
 def parse_tournament(value: str, field: str) -> uuid.UUID:
     """The tournament id of ``tournaments/{tournament}`` (canonical spelling only)."""
     return resources.parse_tournament(value, field)
+
+
+def _milliseconds(stamp: Timestamp, field: str) -> int:
+    """A request's timestamp in Unix milliseconds; INVALID_ARGUMENT if it is no valid time."""
+    try:
+        return int(stamp.ToMilliseconds())
+    except ValueError:  # seconds outside years 1 to 9999, or nanos outside 0 to 999,999,999
+        raise ApiError(
+            "INVALID_ARGUMENT",
+            f"{field} must be a valid time: years 1 to 9999, nanos 0 to 999,999,999",
+            field,
+        ) from None
 
 
 def _outcome_version(outcome: TournamentOutcome) -> int:
@@ -267,10 +280,11 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
                 "MISSING_FIELD", "registration_close_time is required", "registration_close_time"
             )
         opens = (
-            request.registration_open_time.ToMilliseconds()
+            _milliseconds(request.registration_open_time, "registration_open_time")
             if request.HasField("registration_open_time")
             else self._tournaments.clock()
         )
+        closes = _milliseconds(request.registration_close_time, "registration_close_time")
         if request.reseating not in _RESEATING:
             raise ApiError("INVALID_ARGUMENT", "unknown reseating", "reseating")
         if request.tie_break not in _TIE_BREAK:
@@ -282,7 +296,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             rounds=request.rounds,
             deals_per_round=request.deals_per_round,
             registration_opens_ms=opens,
-            registration_closes_ms=request.registration_close_time.ToMilliseconds(),
+            registration_closes_ms=closes,
             max_entrants=request.max_entrants,
             reseating=_RESEATING[request.reseating],
             tie_break=_TIE_BREAK[request.tie_break],

@@ -4,6 +4,7 @@ refused by grpc itself; the SDK waits as RetryInfo says and then succeeds."""
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,8 +38,19 @@ class Limited:
     there: Api  # [::1]: registers every other player
 
 
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
 @pytest.fixture(scope="module")
 def limited(database_factory: Any) -> Iterator[Limited]:
+    if not _ipv6_loopback():
+        pytest.skip("needs IPv6 loopback as a second caller address")
     name, url = database_factory.create(migrated=True)
     running = start_server(
         ServerConfig(

@@ -380,7 +380,15 @@ PLAUSIBLE_INTS = {
     "deals_per_round": st.integers(1, 3),
     "max_entrants": st.integers(2, 16),
     "series_length": st.integers(1, 8),
-    "seconds": st.integers(1_700_000_000, 4_102_444_800),
+    "seconds": st.integers(2_000_000_000, 4_102_444_800),  # in the future: windows open
+    "min_seats": st.just(2),
+    "max_seats": st.integers(2, 4),
+    "row_unit": st.integers(1, 3),
+    "scoop_bonus": st.integers(0, 3),
+    "one_six_two_of_three": st.integers(1, 3),
+    "one_six_scoop": st.integers(1, 6),
+    "arrange_seconds": st.integers(60, 600),
+    "reveal_seconds": st.integers(60, 600),
     "nanos": st.integers(0, 999_999_999),
     "rules_version": st.just(1),
 }

@@ -22,21 +22,6 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import strategies as st
 
-from sapsam.api.generated.v1 import (
-    audit_service_pb2,
-    player_service_pb2,
-    table_service_pb2,
-    tournament_service_pb2,
-)
-
-SERVICE_MODULES = (
-    table_service_pb2,
-    player_service_pb2,
-    audit_service_pb2,
-    tournament_service_pb2,
-)
-"""Every module of sapsam.api.generated.v1 that defines a service."""
-
 HUGE = 1_000_000
 """The largest string or bytes value sent (a request stays under gRPC's 4 MiB default)."""
 

@@ -10,7 +10,9 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
+import pkgutil
 import re
 import threading
 from collections.abc import Iterator
@@ -22,12 +24,13 @@ from typing import Any
 import grpc
 import psycopg
 from api_client import OPERATOR_TOKEN, Api, bearer
-from fuzz_strategies import SERVICE_MODULES, World
+from fuzz_strategies import World
 from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+import sapsam.api.generated.v1 as generated_v1
 from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
@@ -112,9 +115,15 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
 
 
 def described_rpcs() -> list[tuple[str, MethodDescriptor]]:
-    """(service full name, method) of every RPC the generated descriptors define."""
+    """(service full name, method) of every RPC the generated descriptors define, found in every
+    ``*_pb2`` module of sapsam.api.generated.v1 (so a new service is found too)."""
+    modules = [
+        importlib.import_module(f"{generated_v1.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(generated_v1.__path__)
+        if info.name.endswith("_pb2")
+    ]
     found = []
-    for module in SERVICE_MODULES:
+    for module in modules:
         for service in module.DESCRIPTOR.services_by_name.values():
             found.extend((service.full_name, method) for method in service.methods)
     return found

@@ -25,7 +25,8 @@ same or another payload. For every answer:
 Findings are gathered over the whole budget and reported per RPC at the end, so one run lists
 them all; requests that once broke the server are kept in PINNED and sent on every run. The
 budget is fixed and each RPC's generation seeded (reproducible in CI):
-``SAPSAM_FUZZ_EXAMPLES=500`` runs a longer one (default 25 examples per RPC), and
+``SAPSAM_FUZZ_EXAMPLES=500`` runs a longer one (default 25 examples per RPC),
+``SAPSAM_FUZZ_SEED=N`` other requests than CI's, and
 ``SAPSAM_FUZZ_REPORT=FILE`` appends each RPC's answers and findings to FILE.
 """
 
@@ -69,6 +70,7 @@ from sapsam.rules.ruleset import (
 )
 
 EXAMPLES = int(os.environ.get("SAPSAM_FUZZ_EXAMPLES", "25"))
+SEED = int(os.environ.get("SAPSAM_FUZZ_SEED", "0"))  # another value explores other requests
 UNARY_SECONDS = 30.0  # a unary call that takes this long is a hang: a finding
 STREAM_SECONDS = 1.03  # how long a stream is read for its first message or its error
 MAX_MESSAGE_CHARS = 1024
@@ -456,7 +458,7 @@ def test_fuzzed_requests_get_documented_answers(rpc: Rpc, env: Env) -> None:
 
     # A fixed seed per RPC: the same requests on every run (CI reproduces a failure), and not
     # the same choices for every RPC, as one derandomised seed would give them.
-    @seed(zlib.crc32(rpc.path.encode()))
+    @seed(zlib.crc32(rpc.path.encode()) + SEED)
     @settings(
         max_examples=EXAMPLES,
         database=None,

@@ -438,6 +438,15 @@ on every run, whatever the budget, so that a fixed finding stays fixed."""
 RPCS = all_rpcs()
 
 
+def test_a_leaderboard_period_has_one_spelling(env: Env) -> None:
+    """A period with a trailing newline was taken (a regex's "$"), and paged under that key."""
+    rpc = next(rpc for rpc in RPCS if rpc.method.name == "GetLeaderboard")
+    for period in ("2026-12\n", "２０２６-12", "2026-12 "):
+        request = rpc.request_class(period=period)
+        answer, _ = invoke(env, rpc, request, metadata_for(env, "operator"))
+        assert answer.code == grpc.StatusCode.INVALID_ARGUMENT, (period, answer)
+
+
 def test_pinned_requests_name_real_rpcs() -> None:
     assert set(PINNED) <= {rpc.method.name for rpc in RPCS}
 

@@ -437,7 +437,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
     ) -> tournament_service_pb2.GetLeaderboardResponse:
         """A page of a leaderboard across tournaments, and the caller's neighbourhood."""
         size = _page_size(request.page_size)
-        if request.period and not _PERIOD.match(request.period):
+        if request.period and not _PERIOD.fullmatch(request.period):  # "$" would allow a "\n"
             raise ApiError("INVALID_ARGUMENT", "period must be YYYY-MM", "period")
         if not 0 <= request.neighbours <= MAX_NEIGHBOURS:
             raise ApiError(

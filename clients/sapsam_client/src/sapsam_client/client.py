@@ -8,7 +8,8 @@
     seat = client.join_table(table.name)        # a Seat: see sapsam_client.seat
 
 Every mutating call gets a fresh ``request_id`` (a UUID) once; a retry after ``UNAVAILABLE``
-(a server stopping, a database out of reach), ``DEADLINE_EXCEEDED``, a lost race
+(a server stopping, a database out of reach), ``CANCELLED`` (grpc's answer to a call that
+reached a server as it stopped), ``DEADLINE_EXCEEDED``, a lost race
 (``ABORTED``/``CONCURRENCY_CONFLICT``) or a limit that says when to come back
 (``RESOURCE_EXHAUSTED`` with RetryInfo, after at least that delay) sends the very same request,
 so the server answers it at most once (docs/api.md, "Retries and concurrency"). A refused call

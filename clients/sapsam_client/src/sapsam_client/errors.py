@@ -42,7 +42,8 @@ class SapsamError(Exception):
     @property
     def retryable(self) -> bool:
         """Safe to retry with the same request_id (docs/api.md, "What to retry"): UNAVAILABLE,
-        DEADLINE_EXCEEDED, ABORTED, and RESOURCE_EXHAUSTED that says when (RetryInfo)."""
+        DEADLINE_EXCEEDED, ABORTED, CANCELLED (grpc's answer to a call that met a server stopping),
+        and RESOURCE_EXHAUSTED that says when (RetryInfo)."""
         if self.code == "RESOURCE_EXHAUSTED":
             return self.retry_delay is not None
         return self.code in RETRYABLE_CODES
@@ -77,7 +78,9 @@ class AbortedError(SapsamError):
 
 
 class UnavailableError(SapsamError):
-    """UNAVAILABLE or DEADLINE_EXCEEDED: the server could not be reached or did not answer."""
+    """UNAVAILABLE or DEADLINE_EXCEEDED: the server could not be reached or did not answer; or
+    CANCELLED, which grpc itself answers a call that reaches a server in the instant it stops
+    (the call never ran: this SDK never cancels a call it then reports)."""
 
 
 class ResourceExhaustedError(SapsamError):
@@ -90,7 +93,7 @@ class InternalError(SapsamError):
     """INTERNAL or anything else unexpected: a server fault."""
 
 
-RETRYABLE_CODES: Final = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED"})
+RETRYABLE_CODES: Final = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED", "CANCELLED"})
 
 _CLASS_BY_CODE: Final[dict[str, type[SapsamError]]] = {
     "INVALID_ARGUMENT": InvalidArgumentError,
@@ -103,6 +106,7 @@ _CLASS_BY_CODE: Final[dict[str, type[SapsamError]]] = {
     "ABORTED": AbortedError,
     "UNAVAILABLE": UnavailableError,
     "DEADLINE_EXCEEDED": UnavailableError,
+    "CANCELLED": UnavailableError,
     "RESOURCE_EXHAUSTED": ResourceExhaustedError,
 }
 

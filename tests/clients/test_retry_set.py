@@ -1,0 +1,101 @@
+"""The SDK's retry set, as docs/api.md ("What to retry") states it, from errors as grpc raises
+them: UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED, and RESOURCE_EXHAUSTED only with a
+RetryInfo (whose delay the client then waits at least)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+
+from sapsam_client import Client
+from sapsam_client.errors import ResourceExhaustedError, UnavailableError, from_rpc_error
+
+
+class RaisedError(grpc.RpcError):  # type: ignore[misc]
+    """What a failed stub call raises: a code, details and trailing metadata."""
+
+    def __init__(self, code: grpc.StatusCode, *details: Any) -> None:
+        self._code = code
+        packed = []
+        for detail in details:
+            wrapper = any_pb2.Any()
+            wrapper.Pack(detail)
+            packed.append(wrapper)
+        status = status_pb2.Status(code=code.value[0], message="m", details=packed)
+        self._trailing = (("grpc-status-details-bin", status.SerializeToString()),)
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return "m"
+
+    def trailing_metadata(self) -> Any:
+        return self._trailing
+
+
+def _info(reason: str) -> Any:
+    return error_details_pb2.ErrorInfo(reason=reason, domain="sapsam.dev")
+
+
+def _retry_info(seconds: float) -> Any:
+    info = error_details_pb2.RetryInfo()
+    info.retry_delay.FromNanoseconds(int(seconds * 1e9))
+    return info
+
+
+@pytest.mark.parametrize(
+    ("error", "retryable"),
+    [
+        (RaisedError(grpc.StatusCode.UNAVAILABLE, _info("SERVER_STOPPING")), True),
+        (RaisedError(grpc.StatusCode.UNAVAILABLE), True),
+        (RaisedError(grpc.StatusCode.CANCELLED), True),
+        (RaisedError(grpc.StatusCode.DEADLINE_EXCEEDED), True),
+        (RaisedError(grpc.StatusCode.ABORTED, _info("CONCURRENCY_CONFLICT")), True),
+        (
+            RaisedError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, _info("RATE_LIMITED"), _retry_info(0.25)
+            ),
+            True,
+        ),
+        (RaisedError(grpc.StatusCode.RESOURCE_EXHAUSTED), False),  # a request over the size limit
+        (RaisedError(grpc.StatusCode.FAILED_PRECONDITION, _info("WRONG_PHASE")), False),
+        (RaisedError(grpc.StatusCode.INTERNAL, _info("INTERNAL")), False),
+    ],
+)
+def test_the_retry_set(error: RaisedError, retryable: bool) -> None:
+    assert from_rpc_error(error).retryable is retryable
+
+
+def test_a_cancelled_call_is_unavailable_and_retry_info_gives_the_delay() -> None:
+    assert isinstance(from_rpc_error(RaisedError(grpc.StatusCode.CANCELLED)), UnavailableError)
+    limited = from_rpc_error(
+        RaisedError(grpc.StatusCode.RESOURCE_EXHAUSTED, _info("RATE_LIMITED"), _retry_info(1.5))
+    )
+    assert isinstance(limited, ResourceExhaustedError)
+    assert (limited.reason, limited.retry_delay) == ("RATE_LIMITED", 1.5)
+
+
+def test_the_client_waits_at_least_the_retry_info_delay() -> None:
+    calls: list[int] = []
+
+    def stub(request: Any, metadata: Any, timeout: float) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RaisedError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, _info("RATE_LIMITED"), _retry_info(0.3)
+            )
+        return "answer"
+
+    client = Client(grpc.insecure_channel("127.0.0.1:9"), attempts=2, backoff_seconds=0.01)
+    error = from_rpc_error(
+        RaisedError(grpc.StatusCode.RESOURCE_EXHAUSTED, _info("RATE_LIMITED"), _retry_info(0.3))
+    )
+    assert client._pause(error, 0) == pytest.approx(0.3)  # longer than the 0.01 s backoff
+    assert client.call(stub, object(), str) == "answer"
+    assert len(calls) == 2
+    client.close()

@@ -38,6 +38,7 @@ class World:
     export: str = ""  # a finished deal's export (JSON lines)
     cards: list[str] = field(default_factory=list)  # a real hand's cards
     tournament_id: str = ""
+    player_names: list[str] = field(default_factory=list)  # alice, bob, the outsider
 
 
 CANONICAL_NAME = re.compile(

@@ -293,6 +293,7 @@ def _build_world(api: Api) -> tuple[World, dict[str, str], dict[str, str]]:
         export=export,
         cards=list(hand.cards),
         tournament_id=cups[0].removeprefix("tournaments/"),
+        player_names=[player.name for player in [*players, outsider]],
     )
     by_label = {
         "alice": players[0].token,

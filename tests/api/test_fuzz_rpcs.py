@@ -425,6 +425,10 @@ PINNED: dict[str, list[tuple[Callable[[World], dict[str, Any]], str]]] = {
             "operator",
         ),
     ],
+    "RevokePlayerTokens": [  # one request id, two players: the second is REQUEST_ID_REUSED
+        (lambda w: {"request_id": "pinned-revoke", "player": w.player_names[2]}, "operator"),
+        (lambda w: {"request_id": "pinned-revoke", "player": w.player_names[1]}, "operator"),
+    ],
     "WatchTable": [  # a live wait cut short by the caller's deadline
         (lambda w: {"table": w.names[0], "after_version": 2**63 - 1}, "alice"),
     ],

@@ -260,8 +260,16 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
             deal_checks_module._deal_check("dealer", status, "d", "e", "f", 3),
             AuditCheck("dealer", status, "d", expected="e", found="f", deal=3),
         )
-    # Only Arrangement has a __post_init__, and it keeps rows that are tuples of Card as they
-    # are (the only rows published_deal gives Arrangement.of_card_rows).
-    for kind in (Reveal, PairResult, Check, AuditCheck):
+    # AuditCheck's __post_init__ changes only a forged deal number or an overlong text, which
+    # _deal_check hands to the constructor; the rest it makes without it, equal.
+    long_text = "x" * 5_000
+    for deal, text in ((True, "d"), (0, "d"), (2**40, "d"), (3, long_text)):
+        _same_instance(
+            deal_checks_module._deal_check("dealer", Status.FAILED, text, "e", "f", deal),
+            AuditCheck("dealer", Status.FAILED, text, expected="e", found="f", deal=deal),
+        )
+    # Of the others, only Arrangement has a __post_init__, and it keeps rows that are tuples of
+    # Card as they are (the only rows published_deal gives Arrangement.of_card_rows).
+    for kind in (Reveal, PairResult, Check):
         assert not hasattr(kind, "__post_init__")
     assert parse_cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front

@@ -4,12 +4,14 @@ never a traceback; and the CLI ends quietly when its reader goes away."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from sapsam.api.audit_servicer import _report_message
 from sapsam.audit import ExportLimitError, Requester, select_deal, select_table, write_lines
 from sapsam.audit.export_limits import (
     MAX_LINE_CHARS,
@@ -150,3 +152,40 @@ def test_verify_ends_quietly_when_its_reader_goes_away(tmp_path: Path) -> None:
         check=False,
     )
     assert "Traceback" not in piped.stderr and "Exception ignored" not in piped.stderr
+
+
+def with_field(lines: list[str], event_type: str, field: str, value: object) -> list[str]:
+    """The export with ``value`` as ``data[field]`` of the first ``event_type`` event."""
+    changed = list(lines)
+    index = next(i for i, line in enumerate(changed) if f'"type":"{event_type}"' in line)
+    record = json.loads(changed[index])
+    record["data"][field] = value
+    changed[index] = json.dumps(record)
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("event_type", "field", "value"),
+    [
+        ("TableCreated", "seat_count", 10**9),
+        ("TableCreated", "seat_count", 2**63),
+        ("TableCreated", "lot_commitment", [1]),
+        ("DealStarted", "deal_number", "x"),
+        ("DealStarted", "deal_number", True),
+        ("DealStarted", "deal_number", 10**18),
+        ("DealStarted", "deal_number", {"a": 1}),
+    ],
+)
+def test_forged_sizes_and_numbers_within_the_limits_fail_checks(
+    event_type: str, field: str, value: object
+) -> None:
+    """Within the limits, a forged seat count of 10^9 is refused before anything is sized by it
+    (it took gigabytes), and a deal "number" of another type or size fails the checks with a
+    report that has its JSON and protobuf forms (it made VerifyDeal INTERNAL)."""
+    report = verify_export(with_field(deal_lines(), event_type, field, value))
+    assert not report.ok
+    json.dumps(report.to_dict())
+    for check in report.checks:
+        assert check.deal is None or 0 < check.deal < 2**31
+        assert all(isinstance(text, str) for text in (check.detail, check.expected, check.found))
+    _report_message(report)  # the VerifyDeal response

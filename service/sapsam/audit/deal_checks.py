@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sapsam import fairness
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import MAX_CHECK_TEXT, MAX_DEAL_NUMBER, AuditCheck, Status
 from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
@@ -45,6 +45,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.published import DealNotFinishedError, published_deal
+from sapsam.fairness.encoding import require_seat_count
 from sapsam.frozen import from_fields
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.rules.ruleset import RuleSet
@@ -315,9 +316,16 @@ def fairness_checks(
 def _deal_check(
     name: str, status: Status, detail: str, expected: str, found: str, deal: int
 ) -> AuditCheck:
-    """``AuditCheck(name, status, detail, expected, found, deal)``: an audit check has no
-    ``__post_init__``, so its fields are set in one step instead of ``__init__``'s setattr per
-    field (fair dealing gives ten checks per deal)."""
+    """``AuditCheck(name, status, detail, expected, found, deal)``: for the usual check (a deal
+    number that is a plain int in range, short texts), whose ``__post_init__`` would change
+    nothing, its fields are set in one step instead of ``__init__``'s setattr per field (fair
+    dealing gives ten checks per deal); anything else takes the constructor."""
+    if not (
+        type(deal) is int
+        and 0 < deal <= MAX_DEAL_NUMBER
+        and max(len(detail), len(expected), len(found)) <= MAX_CHECK_TEXT
+    ):
+        return AuditCheck(name, status, detail, expected, found, deal)
     return from_fields(
         AuditCheck,
         {
@@ -415,7 +423,8 @@ def series_checks(
     against the verified deal results and the rule set's series length."""
     checks: list[AuditCheck] = []
     length = None if rule_set is None else rule_set.series_length
-    zeros = (0,) * seat_count
+    # Before anything is sized by it: a forged seat count of 10^9 made gigabytes of zeros.
+    zeros = (0,) * require_seat_count(seat_count)
     running: dict[int, tuple[int, ...]] = {0: zeros}
     restarted: set[int] = set()  # deals after which a SeriesStarted is recorded
     for deal in deals:

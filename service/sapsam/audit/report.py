@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
+
+from sapsam.quoting import quote_prefix
+
+MAX_CHECK_TEXT: Final = 1_000
+"""A check's detail, expected and found values are cut to this many characters."""
+
+MAX_DEAL_NUMBER: Final = 2**31 - 1
+"""The largest deal number a report names (the protobuf field is an int32)."""
 
 
 class Status(StrEnum):
@@ -37,7 +45,14 @@ SYMBOLS = {
 
 @dataclass(frozen=True)
 class AuditCheck:
-    """One check: what it confirms, its status, and on failure what was expected and found."""
+    """One check: what it confirms, its status, and on failure what was expected and found.
+
+    ``detail``, ``expected`` and ``found`` are text cut to :data:`MAX_CHECK_TEXT` characters each:
+    they quote what an export holds, and a forged export's megabyte-long value is reported by a
+    prefix, not echoed whole into every report line and the VerifyDeal response. ``deal`` is a
+    deal number (1 to 2^31 - 1) or None: a forged export's deal "number" of another type or
+    size is named in the detail instead, so every report has a JSON and a protobuf form.
+    """
 
     name: str
     status: Status
@@ -45,6 +60,20 @@ class AuditCheck:
     expected: str = ""
     found: str = ""
     deal: int | None = None
+
+    def __post_init__(self) -> None:
+        deal = self.deal
+        if deal is not None and (type(deal) is not int or not 0 < deal <= MAX_DEAL_NUMBER):
+            object.__setattr__(self, "deal", None)
+            object.__setattr__(self, "detail", f"deal {quote_prefix(deal)}: {self.detail}")
+        for text_field in ("detail", "expected", "found"):
+            text = getattr(self, text_field)
+            if type(text) is not str:  # a forged export's value where text was expected
+                text = str(text)
+                object.__setattr__(self, text_field, text)
+            if len(text) > MAX_CHECK_TEXT:
+                shortened = f"{text[:MAX_CHECK_TEXT]}... ({len(text)} characters)"
+                object.__setattr__(self, text_field, shortened)
 
     @property
     def label(self) -> str:

@@ -24,6 +24,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.fairness import DealRecord
+from sapsam.fairness.encoding import require_seat_count
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement
@@ -135,7 +136,9 @@ def published_deal(
         raise DealNotFinishedError(f"deal {deal_number} was not dealt")
     if seed is None or scored is None:
         raise DealNotFinishedError(f"deal {deal_number} is not finished")
-    seats = range(created.seat_count)
+    # Checked before anything is sized by it: a forged TableCreated's seat count of 10^9 made
+    # the per-seat tuples below take gigabytes (an audit must refuse it, not build it).
+    seats = range(require_seat_count(created.seat_count))
     return PublishedDeal(
         table_id=uuid.UUID(created.table_id),
         deal_number=deal_number,

@@ -32,18 +32,17 @@ budget is fixed and each RPC's generation seeded (reproducible in CI):
 
 from __future__ import annotations
 
-import base64
-import json
 import os
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import pytest
 from api_client import bearer
-from fuzz_strategies import CANONICAL_NAME, NAME_FIELDS, World, describe, messages, short
+from fuzz_pinned import PINNED
+from fuzz_strategies import CANONICAL_NAME, NAME_FIELDS, describe, messages, short
 from fuzz_world import (
     RPC_TABLE,
     Access,
@@ -54,14 +53,12 @@ from fuzz_world import (
     running_env,
 )
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from sapsam.api.errors import ERROR_DOMAIN, STATUS_BY_REASON
-from sapsam.api.generated.v1.rule_set_pb2 import RuleSet
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_DEADLINE_SECONDS,
@@ -345,96 +342,6 @@ def _check_request_id(
             env.findings.add(rpc, "a replay changed the event count", example)
     elif ok:
         env.findings.add(rpc, "a request id reused with another payload was answered OK", example)
-
-
-# -- findings kept: requests that broke the server once, sent on every run -----------------------
-
-
-def _page_token(value: Any) -> str:
-    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode()
-
-
-UUID0 = "00000000-0000-0000-0000-000000000000"
-_CUP: dict[str, Any] = {
-    "display_name": "cup",
-    "seats_per_table": 2,
-    "rounds": 1,
-    "deals_per_round": 1,
-    "registration_close_time": Timestamp(seconds=4_102_444_800),
-    "max_entrants": 8,
-}
-PINNED: dict[str, list[tuple[Callable[[World], dict[str, Any]], str]]] = {
-    "ListTables": [
-        (lambda w: {"page_token": _page_token({"s": 0, "c": "not a time", "t": UUID0})}, "bob"),
-        (lambda w: {"page_token": base64.urlsafe_b64encode(b"[" * 100_000).decode()}, "bob"),
-    ],
-    "ListTournaments": [
-        (lambda w: {"page_token": base64.urlsafe_b64encode(b"[" * 100_000).decode()}, "bob"),
-        (
-            lambda w: {
-                "page_token": _page_token(
-                    {"query": "tournaments", "status": 0, "time": 2**63, "id": UUID0}
-                )
-            },
-            "bob",
-        ),
-    ],
-    "GetStandings": [
-        (
-            lambda w: {
-                "tournament": f"tournaments/{w.tournament_id}",
-                "page_token": _page_token(
-                    {"query": "standings", "tournament": w.tournament_id, "offset": 2**63}
-                ),
-            },
-            "alice",
-        ),
-    ],
-    "GetLeaderboard": [
-        (lambda w: {"rule_set_name": "pagat\x00"}, "bob"),
-        (lambda w: {"period": "0000-01"}, "bob"),
-        (
-            lambda w: {
-                "page_token": _page_token(
-                    {"query": "leaderboard", "rule_set": None, "period": None, "offset": 2**63}
-                )
-            },
-            "bob",
-        ),
-        (
-            lambda w: {
-                "page_token": _page_token(
-                    {"query": "leaderboard", "rule_set": None, "period": None, "offset": 2**63 - 1}
-                )
-            },
-            "bob",
-        ),
-    ],
-    "CreateTable": [
-        (lambda w: {"rule_set": RuleSet(name="house\x00"), "seat_count": 2}, "alice"),
-    ],
-    "CreateTournament": [
-        (lambda w: {**_CUP, "display_name": "cup\x00"}, "operator"),
-        (lambda w: {**_CUP, "rule_set": RuleSet(name="house\x00")}, "operator"),
-        (
-            lambda w: {**_CUP, "registration_close_time": Timestamp(seconds=1, nanos=-1)},
-            "operator",
-        ),
-        (
-            lambda w: {**_CUP, "registration_open_time": Timestamp(seconds=2**63 - 1)},
-            "operator",
-        ),
-    ],
-    "RevokePlayerTokens": [  # one request id, two players: the second is REQUEST_ID_REUSED
-        (lambda w: {"request_id": "pinned-revoke", "player": w.player_names[2]}, "operator"),
-        (lambda w: {"request_id": "pinned-revoke", "player": w.player_names[1]}, "operator"),
-    ],
-    "WatchTable": [  # a live wait cut short by the caller's deadline
-        (lambda w: {"table": w.names[0], "after_version": 2**63 - 1}, "alice"),
-    ],
-}
-"""Requests that broke the server once (see /work/notes/fuzz_findings.md), by RPC: sent first
-on every run, whatever the budget, so that a fixed finding stays fixed."""
 
 
 # -- the tests ------------------------------------------------------------------------------------

@@ -49,8 +49,19 @@ class ExportLimitError(ValueError):
     """
 
 
-# What makes a line need the careful check: a run of too many digits anywhere in it.
-_LONG_DIGIT_RUN: Final = re.compile(f"[0-9]{{{MAX_NUMBER_DIGITS + 1}}}")
+# A run of too many digits anywhere in a line sends it to the careful check. Each ASCII digit
+# becomes "0" and every other ASCII character " ": such a run is then a run of "0"s that ``in``
+# finds (ten times faster than a regex, which retries at each digit of a hash).
+_DIGITS_AS_ZEROS: Final = str.maketrans(
+    {chr(code): "0" if chr(code) in "0123456789" else " " for code in range(128)}
+)
+_LONG_DIGIT_RUN: Final = "0" * (MAX_NUMBER_DIGITS + 1)
+
+
+def _has_long_digit_run(text: str) -> bool:
+    return _LONG_DIGIT_RUN in text.translate(_DIGITS_AS_ZEROS)
+
+
 _NOT_A_BRACKET: Final = re.compile(r"[^\[\]{}]+")
 _DEPTH_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 
@@ -69,12 +80,12 @@ def check_line(line: str, number: int) -> None:
             f"line {number}: longer than {MAX_LINE_CHARS} characters ({len(line)})"
         )
     opening = line.count("[") + line.count("{")
-    long_digits = _LONG_DIGIT_RUN.search(line) is not None
+    long_digits = _has_long_digit_run(line)
     if opening <= MAX_NESTING_DEPTH and not long_digits:
         return
     unescaped = line.replace("\\\\", "").replace('\\"', "")
     outside_strings = "".join(unescaped.split('"')[0::2])
-    if long_digits and _LONG_DIGIT_RUN.search(outside_strings):
+    if long_digits and _has_long_digit_run(outside_strings):
         raise ExportLimitError(f"line {number}: a number longer than {MAX_NUMBER_DIGITS} digits")
     if opening > MAX_NESTING_DEPTH:
         brackets = _NOT_A_BRACKET.sub("", outside_strings)

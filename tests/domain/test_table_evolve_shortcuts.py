@@ -15,13 +15,8 @@ import uuid
 import pytest
 
 from sapsam.audit.sample_series import series_events
-from sapsam.domain.table import (
-    INITIAL_STATE,
-    DealState,
-    _replace,
-    _with_deal,
-    evolve,
-)
+from sapsam.domain.table import INITIAL_STATE, DealState, evolve
+from sapsam.domain.table_evolve import _replace, _with_deal
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from sapsam.domain.events import DeadlinesExtended
+from sapsam.domain.table_state import TablePhase, TableState
 
-if TYPE_CHECKING:  # table.py imports this module: its types are for annotations only
+if TYPE_CHECKING:
     from sapsam.domain.commands import TimeOutSeats
-    from sapsam.domain.table import TableState
 
 SERVER_RESTART: Final = "server_restart"
 """No server served until a server process (re)started."""
@@ -73,11 +73,10 @@ def deadline_extension(state: TableState, command: TimeOutSeats) -> DeadlinesExt
     deal = state.deal
     if deal is None or not command.unserved:
         return None
-    # The phase by its value: TablePhase lives in table.py, which imports this module.
-    if state.phase.value == "ARRANGING":
+    if state.phase is TablePhase.ARRANGING:
         stage, deadline = "arranging", deal.arrange_deadline_ms
         due = [seat for seat, confirmed in enumerate(deal.confirmed) if not confirmed]
-    elif state.phase.value == "REVEALING":
+    elif state.phase is TablePhase.REVEALING:
         stage, deadline = "revealing", deal.reveal_deadline_ms
         due = [seat for seat, reveal in enumerate(deal.reveals) if reveal is None]
     else:

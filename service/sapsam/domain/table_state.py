@@ -1,0 +1,141 @@
+"""The table aggregate's state: what a table's events describe, and the phase derived from it.
+
+Frozen records only; ``sapsam.domain.table_evolve`` builds them from events and
+``sapsam.domain.table_decide`` reads them to judge commands.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sapsam import fairness
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+
+
+class TablePhase(StrEnum):
+    """Where a table stands; what it waits for next."""
+
+    NOT_CREATED = "NOT_CREATED"
+    SEATING = "SEATING"
+    AWAITING_DEALER = "AWAITING_DEALER"
+    BETWEEN_DEALS = "BETWEEN_DEALS"
+    AWAITING_CUT = "AWAITING_CUT"
+    DEALING = "DEALING"
+    ARRANGING = "ARRANGING"
+    REVEALING = "REVEALING"
+    AWAITING_SEED = "AWAITING_SEED"
+    SERIES_COMPLETE = "SERIES_COMPLETE"
+
+
+class SeatTimeout(StrEnum):
+    """What a seat's timeout in the current deal means for its hand."""
+
+    FOUL = "foul"
+    SOLVER = "solver"
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """A seat's revealed arrangement and whether it was judged a foul."""
+
+    arrangement: Arrangement
+    nonce: bytes
+    foul: bool
+
+
+@dataclass(frozen=True)
+class DealState:
+    """The current deal: everything public about it, as the log tells it."""
+
+    number: int
+    dealer: int
+    seed_commitment: bytes
+    contributions: tuple[bytes | None, ...]
+    cut_position: int | None = None
+    dealt: bool = False
+    deck_digest: bytes = b""
+    cut_deck_digest: bytes = b""
+    hand_digests: tuple[bytes, ...] = ()
+    commitments: tuple[bytes | None, ...] = ()
+    confirmed: tuple[bool, ...] = ()
+    timeouts: tuple[SeatTimeout | None, ...] = ()
+    reveals: tuple[Reveal | None, ...] = ()
+    arrange_deadline_ms: int | None = None
+    reveal_deadline_ms: int | None = None
+    deadline_set_ms: int | None = None
+    """When the current deadline was set (or last extended): only a deadline already running when
+    an outage began is extended for it (``sapsam.domain.table_deadlines``)."""
+    reveals_open: bool = False
+    seed: bytes | None = None
+    scored: bool = False
+
+
+@dataclass(frozen=True)
+class TableState:
+    """A table as its events describe it. ``version`` counts the events folded in."""
+
+    version: int = 0
+    table_id: uuid.UUID | None = None
+    rule_set: RuleSet = DEFAULT_RULE_SET
+    seat_count: int = 0
+    seats: tuple[str | None, ...] = ()
+    lot_commitment: bytes = b""
+    first_dealer: int | None = None
+    deal: DealState | None = None
+    deals_scored: int = 0
+    series_totals: tuple[int, ...] = ()
+    series_complete: bool = False
+    after_series: str = "close"
+    series_number: int = 1
+    series_first_deal: int = 1
+
+    @property
+    def phase(self) -> TablePhase:
+        """The phase, derived from the facts so it can never disagree with them."""
+        if self.table_id is None:
+            return TablePhase.NOT_CREATED
+        if self.series_complete:
+            return TablePhase.SERIES_COMPLETE
+        if any(player is None for player in self.seats):
+            return TablePhase.SEATING
+        if self.first_dealer is None:
+            return TablePhase.AWAITING_DEALER
+        deal = self.deal
+        if deal is None or deal.scored:
+            return TablePhase.BETWEEN_DEALS
+        if deal.cut_position is None:
+            return TablePhase.AWAITING_CUT
+        if not deal.dealt:
+            return TablePhase.DEALING
+        if not deal.reveals_open:
+            return TablePhase.ARRANGING
+        if any(awaits_reveal(deal, seat) for seat in range(self.seat_count)):
+            return TablePhase.REVEALING
+        return TablePhase.AWAITING_SEED
+
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat a player holds here, if any."""
+        for seat, holder in enumerate(self.seats):
+            if holder == player_id:
+                return seat
+        return None
+
+    @property
+    def next_dealer(self) -> int | None:
+        """Who deals the next deal: the first dealer, then passing left after each deal."""
+        if self.first_dealer is None:
+            return None
+        if self.deal is None:
+            return self.first_dealer
+        return fairness.left_of(self.deal.dealer, self.seat_count)
+
+
+INITIAL_STATE = TableState()
+
+
+def awaits_reveal(deal: DealState, seat: int) -> bool:
+    """Whether a seat still owes its reveal in this deal (neither revealed nor timed out)."""
+    return deal.reveals[seat] is None and deal.timeouts[seat] is None

@@ -95,6 +95,9 @@ PINNED: dict[str, list[tuple[Callable[[World], dict[str, Any]], str]]] = {
             lambda w: {**_CUP, "registration_open_time": Timestamp(seconds=2**63 - 1)},
             "operator",
         ),
+        # A seating seed was drawn for every round asked for, before the domain refused more than
+        # 50: 2^31-1 rounds never answered (and would have filled the memory).
+        (lambda w: {**_CUP, "rounds": 2**31 - 1}, "operator"),
     ],
     "RevokePlayerTokens": [  # one request id, two players: the second is REQUEST_ID_REUSED
         (lambda w: {"request_id": "pinned-revoke", "player": w.player_names[2]}, "operator"),

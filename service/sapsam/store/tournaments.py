@@ -30,6 +30,7 @@ from sapsam.domain.events import Event, EventCodec
 from sapsam.domain.table import TablePhase
 from sapsam.domain.tournament import (
     INITIAL_STATE,
+    MAX_ROUNDS,
     CreateTournament,
     RegisterPlayer,
     SeatNextRound,
@@ -184,7 +185,10 @@ class TournamentService:
     ) -> TournamentOutcome:
         """Create a tournament: one secret seating seed per round, only commitments in the log."""
         tournament_id = uuid.uuid5(TOURNAMENT_ID_NAMESPACE, f"{created_by}/{request_id}")
-        seeds = [fairness.new_seed() for _ in range(max(settings.rounds, 0))]
+        # Seeds only for a number of rounds the domain can accept: it refuses any other count
+        # (INVALID_ARGUMENT) before looking at them, and 2^31-1 rounds of seeds never finish.
+        rounds = settings.rounds if 1 <= settings.rounds <= MAX_ROUNDS else 0
+        seeds = [fairness.new_seed() for _ in range(rounds)]
         stream_id = stream_id_for(tournament_id)
 
         def plan(

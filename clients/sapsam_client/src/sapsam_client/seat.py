@@ -184,8 +184,13 @@ class Seat:
         phase = table.phase
         deal = table.deal_number
         mine = table.seats[self.position]
-        if mine.timed_out:
+        if mine.timed_out and phase in (
+            table_pb2.TABLE_PHASE_ARRANGING,
+            table_pb2.TABLE_PHASE_REVEALING,
+        ):
             return  # the server settled this seat's deal (a foul, or the solver's rows)
+        # The flag stays up until the next deal starts; between deals a timed-out dealer must
+        # still start it, or the table (which has no deadline there) waits for ever.
         if phase == table_pb2.TABLE_PHASE_AWAITING_DEALER and self.position == 0:
             self._once("dealer", 0, lambda: self.client.choose_dealer(self.table))
         elif phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and table.dealer_seat == self.name:

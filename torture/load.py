@@ -45,30 +45,15 @@ class Lateness:
 
 
 class TortureSeat(Seat):
-    """The SDK's seat, except that a seat timed out in the last deal still deals the next one.
+    """The SDK's seat, with the run's counters at hand (``stats``).
 
-    The SDK's ``Seat.act`` makes no move at all while the table shows the seat ``timed_out``,
-    and the table keeps showing it between deals: a dealer that timed out never starts the next
-    deal and the table waits for ever (docs/reliability.md, finding T4). Each time this seat
-    steps in for that, ``stats`` counts it.
+    (It used to step in for a timed-out dealer that the SDK left waiting between deals: finding
+    T4 in docs/reliability.md, fixed in the SDK by 90145cc.)
     """
 
     def __init__(self, *arguments: Any, stats: Stats, **options: Any) -> None:
         super().__init__(*arguments, **options)
         self.stats = stats
-
-    def act(
-        self, table: table_pb2.Table, arranger: Arranger, *, contribute_entropy: bool = True
-    ) -> None:
-        """As the SDK's seat, but a timed-out dealer still starts the next deal."""
-        mine = table.seats[self.position]
-        between = table.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS
-        if mine.timed_out and between and table.dealer_seat == self.name:
-            if ("start", table.deal_number + 1) not in self._done:
-                self.stats.add("deals the SDK would not have started (timed-out dealer)")
-            self._once("start", table.deal_number + 1, lambda: self.client.start_deal(self.table))
-            return
-        super().act(table, arranger, contribute_entropy=contribute_entropy)
 
 
 class LaggardSeat(TortureSeat):

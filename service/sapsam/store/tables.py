@@ -10,29 +10,14 @@ Follow-up commands that the rules make automatic are decided in the same append:
 after the cut, and the seed reveal and scoring right after the last reveal or timeout. So a table
 is never left waiting for the service itself.
 
-Retries: every mutating call takes a request id. A repeated id returns the original outcome and
-appends nothing (the store keeps processed ids durably). A lost race (another writer appended
-first) is retried against the fresh state a few times, then reported as a conflict.
-
-Memory: each process remembers the tables it served, folded, and decides a command on that state
-without reading the log first; the append is the check (a version taken meanwhile is a conflict,
-a processed request id a retry). Only a refusal is re-checked against the log before it is
-returned, so a stale memory costs a retry, never a wrong answer. A write is thus one transaction
-and no read, whichever process served the table last.
+The machinery every command shares (memory, retries, the append) is ``sapsam.store.table_runner``;
+the deadline sweep is ``sapsam.store.deadline_sweep``.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
-
-import psycopg
+from collections.abc import Callable
 
 from sapsam import fairness
 from sapsam.domain.commands import (
@@ -44,135 +29,59 @@ from sapsam.domain.commands import (
     CutDeck,
     DealCards,
     RevealArrangement,
-    RevealSeed,
     SeatPlayer,
     StartDeal,
     TimeOutSeats,
 )
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import DEFAULT_CODEC, DealerChosen, Event, EventCodec, SeedRevealed
-from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve
+from sapsam.domain.table import TablePhase, TableState, decide, fold
 from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.ruleset import RuleSet
-from sapsam.store import appends, reads
-from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
-from sapsam.store.event_store import EventStore
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
-from sapsam.store.table_failures import DEADLINES_PROCESS, clear_failure, record_failure
-from sapsam.store.table_projections import tables_past_deadline
+from sapsam.store import deadline_sweep
+from sapsam.store.deal_secrets import store_deal_seed
+from sapsam.store.records import RecordedEvent
+from sapsam.store.table_runner import (
+    CACHE_SIZE,
+    CONFLICT_RETRIES,
+    LOT_SECRET_NUMBER,
+    STREAM_PREFIX,
+    Connection,
+    Plan,
+    SecretMissingError,
+    StaleVersionError,
+    TableNotFoundError,
+    TableOutcome,
+    TableRunner,
+    dealt_hands,
+    stream_id_for,
+    wall_clock_ms,
+)
 
-Connection = psycopg.Connection[Any]
+__all__ = [
+    "CACHE_SIZE",
+    "CONFLICT_RETRIES",
+    "LOT_SECRET_NUMBER",
+    "STREAM_PREFIX",
+    "TABLE_ID_NAMESPACE",
+    "StaleVersionError",
+    "TableNotFoundError",
+    "TableOutcome",
+    "TableService",
+    "stream_id_for",
+    "wall_clock_ms",
+]
 
-STREAM_PREFIX = "table-"
-# The deal number under which the dealer lot's seed waits in ``deal_secrets`` until it is drawn.
-LOT_SECRET_NUMBER = 0
 # Namespace for table ids derived from the creator and request id, so a retried CreateTable
 # lands on the same stream and is recognised as the same request.
 TABLE_ID_NAMESPACE = uuid.UUID("6f1c7a52-3c1e-4b8e-9d0a-5a7c2b9e41d3")
-CONFLICT_RETRIES = 5
-CACHE_SIZE = 4096
-
-_logger = logging.getLogger("sapsam.store.tables")
 
 
-def stream_id_for(table_id: uuid.UUID) -> str:
-    """The log stream of a table."""
-    return f"{STREAM_PREFIX}{table_id}"
-
-
-def wall_clock_ms() -> int:
-    """Unix time in milliseconds: the only clock the game reads, here in the service layer."""
-    return time.time_ns() // 1_000_000
-
-
-@dataclass(frozen=True)
-class TableOutcome:
-    """The result of a command: the table after it and what it appended.
-
-    ``events`` are the events this request appended (for a retried request id, the events of the
-    original append, read back from the log); ``replayed`` tells a retry apart.
-    """
-
-    table_id: uuid.UUID
-    state: TableState
-    events: tuple[RecordedEvent, ...]
-    replayed: bool
-
-    @property
-    def version(self) -> int:
-        """The table's stream version after this command (its etag)."""
-        return self.events[-1].version if self.events else self.state.version
-
-
-class StaleVersionError(ConcurrencyConflict):
-    """The caller's ``expected_version`` (its etag) is not the table's version: nothing was done."""
-
-    reason = "VERSION_MISMATCH"
-
-
-class TableNotFoundError(DomainError):
-    """No table has that id."""
-
-    def __init__(self, table_id: uuid.UUID) -> None:
-        super().__init__(Reason.TABLE_NOT_FOUND, f"no table {table_id}", field="table")
-
-
-@dataclass
-class _Plan:
-    """Commands to decide in order, and what to do in the append's transaction.
-
-    ``seed_to_reveal``: the deal's secret seed, when the commands may settle the last seat; if
-    they do, the seed reveal and the scoring join the same append.
-    """
-
-    commands: list[object]
-    in_transaction: Callable[[Connection, TableState], None] | None = None
-    seed_to_reveal: bytes | None = None
-
-
-class TableService:
+class TableService(TableRunner):
     """Runs table commands and reads tables, over an ``EventStore``."""
 
-    def __init__(
-        self,
-        store: EventStore,
-        clock: Callable[[], int] = wall_clock_ms,
-        codec: EventCodec = DEFAULT_CODEC,
-    ) -> None:
-        self.store = store
-        self.clock = clock
-        self.codec = codec
-        # Folded states by table. A read folds only the log's tail after the remembered version;
-        # a command is decided on the remembered state and the append checks it (see _execute).
-        self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
-        self._cache_lock = threading.Lock()
-        # Secret seeds of running deals (and lots) by (table, deal number), as read from or
-        # written to ``deal_secrets``: a seed never changes, so it is read once per process, not
-        # at every cut, hand and reveal. Dropped once the log publishes it.
-        self._secrets: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
-
     # -- reads ---------------------------------------------------------------------------------
-
-    def load(self, table_id: uuid.UUID, connection: Connection | None = None) -> TableState:
-        """The table as its events describe it now; ``TableNotFoundError`` if it has none."""
-        if connection is None:
-            with self.store.connection() as own:
-                return self.load(table_id, own)
-        with self._cache_lock:
-            state = self._cache.get(table_id, INITIAL_STATE)
-        tail = reads.read_stream(connection, stream_id_for(table_id), state.version + 1)
-        for recorded in tail:
-            state = evolve(state, self.decode(recorded))
-        if state.table_id is None:
-            raise TableNotFoundError(table_id)
-        self._remember(table_id, state)
-        return state
-
-    def decode(self, recorded: RecordedEvent) -> Event:
-        """The domain event for a recorded one."""
-        return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
 
     def events(self, table_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
         """The table's recorded events from ``from_version``."""
@@ -192,7 +101,7 @@ class TableService:
             if deal is None or not deal.dealt:
                 raise DomainError(Reason.WRONG_PHASE, "no cards have been dealt yet")
             seed = deal.seed or self._secret_seed(connection, table_id, deal.number)
-        return seat, _dealt_hands(state, seed)[seat]
+        return seat, dealt_hands(state, seed)[seat]
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -213,7 +122,7 @@ class TableService:
         table_id = uuid.uuid5(TABLE_ID_NAMESPACE, f"{created_by}/{request_id}")
         lot_seed = fairness.new_seed()
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
+        def plan(state: TableState, connection: Connection) -> Plan:
             command = CreateTable(
                 table_id=table_id,
                 rule_set=rule_set,
@@ -226,7 +135,7 @@ class TableService:
             def keep_lot_seed(connection: Connection, state: TableState) -> None:
                 store_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER, lot_seed)
 
-            return _Plan([command], keep_lot_seed)
+            return Plan([command], keep_lot_seed)
 
         outcome = self._execute(
             table_id, created_by, request_id, plan, new_table=True, request_digest=request_digest
@@ -267,12 +176,12 @@ class TableService:
     ) -> TableOutcome:
         """Draw the first dealer by lot, with the seed committed when the table was created."""
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
+        def plan(state: TableState, connection: Connection) -> Plan:
             _require_holder_or_operator(state, actor)
             if state.phase is not TablePhase.AWAITING_DEALER:
                 # decide names the phase precisely; no secret is read for a refused command.
-                return _Plan([ChooseDealer(lot_seed=b"")])
-            return _Plan(
+                return Plan([ChooseDealer(lot_seed=b"")])
+            return Plan(
                 [ChooseDealer(lot_seed=self._secret_seed(connection, table_id, LOT_SECRET_NUMBER))]
             )
 
@@ -297,7 +206,7 @@ class TableService:
         """Begin the next deal: a fresh secret seed, only its commitment in the log."""
         seed = fairness.new_seed()
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
+        def plan(state: TableState, connection: Connection) -> Plan:
             _require_holder_or_operator(state, actor)
             number = state.deals_scored + 1
             command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
@@ -305,7 +214,7 @@ class TableService:
             def keep_seed(connection: Connection, after: TableState) -> None:
                 store_deal_seed(connection, stream_id_for(table_id), number, seed)
 
-            return _Plan([command], keep_seed)
+            return Plan([command], keep_seed)
 
         outcome = self._execute(
             table_id,
@@ -352,10 +261,10 @@ class TableService:
     ) -> TableOutcome:
         """Cut the deck (the seat on the dealer's right), and deal at once."""
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
+        def plan(state: TableState, connection: Connection) -> Plan:
             cut = CutDeck(player_id=player_id, position=position)
             # Validate the cut before using the secret seed for anything.
-            cut_state = _apply(state, decide(state, cut))
+            cut_state = fold(decide(state, cut), state)
             deal = cut_state.deal
             assert deal is not None
             seed = self._secret_seed(connection, table_id, deal.number)
@@ -368,7 +277,7 @@ class TableService:
                 deal.dealer,
                 state.seat_count,
             )
-            return _Plan([cut, DealCards(deal_record=record, now_ms=self.clock())])
+            return Plan([cut, DealCards(deal_record=record, now_ms=self.clock())])
 
         return self._execute(
             table_id,
@@ -411,8 +320,8 @@ class TableService:
     ) -> TableOutcome:
         """Lock a seat's last commitment."""
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
-            return _Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
+        def plan(state: TableState, connection: Connection) -> Plan:
+            return Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
 
         return self._execute(
             table_id,
@@ -436,17 +345,17 @@ class TableService:
     ) -> TableOutcome:
         """Show a seat's arrangement; after the last reveal the seed is published and scored."""
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
+        def plan(state: TableState, connection: Connection) -> Plan:
             deal = state.deal
             seat = state.seat_of(player_id)
             if deal is None or seat is None or state.phase is not TablePhase.REVEALING:
                 # Let decide give the precise refusal (not seated, wrong phase, ...).
-                return _Plan(
+                return Plan(
                     [RevealArrangement(player_id, arrangement, nonce, dealt=())],
                 )
             seed = self._secret_seed(connection, table_id, deal.number)
-            dealt = _dealt_hands(state, seed)[seat]
-            return _Plan(
+            dealt = dealt_hands(state, seed)[seat]
+            return Plan(
                 [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
                 seed_to_reveal=seed,
             )
@@ -471,16 +380,16 @@ class TableService:
         the deadline when it fell in (or just after) one of the ``unserved`` windows."""
         now = self.clock()
 
-        def plan(state: TableState, connection: Connection) -> _Plan:
+        def plan(state: TableState, connection: Connection) -> Plan:
             deal = state.deal
             seed = None
             if deal is not None:
                 try:
                     seed = self._secret_seed(connection, table_id, deal.number)
-                except _SecretMissingError:
+                except SecretMissingError:
                     seed = None  # nothing left to reveal: TimeOutSeats says so precisely
             command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
-            return _Plan([command], seed_to_reveal=seed)
+            return Plan([command], seed_to_reveal=seed)
 
         return self._execute(table_id, "service", request_id, plan)
 
@@ -490,332 +399,14 @@ class TableService:
         unserved: Callable[[int], tuple[UnservedWindow, ...]] | None = None,
         grace_ms: int = 0,
     ) -> int:
-        """Time out the seats of every table past its deadline; returns how many tables changed.
-
-        Safe to run in every server process at once: the request id names the table and the
-        version the deadline was seen at, so the first process to act records the timeout and the
-        others get the original result back (or find nothing left to time out).
-
-        ``unserved(since_ms)`` gives the windows when no server served since ``since_ms``: a
-        deadline in one (or within ``grace_ms`` after it) is extended instead of enforced.
-
-        Each table on its own: a table whose command fails for any reason but the database's own
-        unavailability is logged with its id, recorded in ``background_failures`` and backed off
-        (``sapsam.store.table_failures``), and the sweep goes on with the next one. A lost
-        database ends the sweep (every table would fail alike; the loop tries again).
-        """
-        now = self.clock()
-        with self.store.connection() as connection:
-            due = tables_past_deadline(connection, now, limit)
-        if not due:
-            return 0
-        windows = () if unserved is None else unserved(min(table.deadline_ms for table in due))
-        changed = 0
-        for table in due:
-            table_id = uuid.UUID(table.table_id)
-            try:
-                version = self.load(table_id).version
-                outcome = self.time_out(
-                    table_id, f"deadline/{table_id}/{version}", windows, grace_ms
-                )
-                changed += not outcome.replayed
-            except (DomainError, ConcurrencyConflict):
-                pass  # another process acted first, or the deadline was met after all
-            except psycopg.OperationalError:
-                raise  # the database, not this table: the loop logs it and tries again
-            except Exception as error:  # one table's failure must not stop the others
-                self._table_failed(table_id, error)
-                continue
-            if table.failing:
-                with self.store.connection() as connection:
-                    clear_failure(connection, DEADLINES_PROCESS, table_id)
-                _logger.warning("deadline sweep: table %s succeeds again", table_id)
-        return changed
-
-    def _table_failed(self, table_id: uuid.UUID, error: Exception) -> None:
-        """Log and record a table the sweeper failed on, backing it off."""
-        self._forget(table_id)
-        try:
-            with self.store.connection() as connection:
-                failure = record_failure(
-                    connection, DEADLINES_PROCESS, table_id, error, self.clock()
-                )
-        except psycopg.Error as record_error:
-            _logger.error(
-                "deadline sweep failed at table %s: %s (and recording it failed: %s)",
-                table_id,
-                type(error).__name__,
-                type(record_error).__name__,
-            )
-            return
-        _logger.error(
-            "deadline sweep failed at table %s: %s (failure %d in a row; next try in %d ms)",
-            table_id,
-            type(error).__name__,
-            failure.failures,
-            failure.retry_at_ms - failure.last_failed_ms,
-        )
-
-    # -- the one way commands reach the log ---------------------------------------------------
-
-    def _execute(
-        self,
-        table_id: uuid.UUID,
-        actor: str,
-        request_id: str,
-        plan: Callable[[TableState, Connection], _Plan],
-        new_table: bool = False,
-        expected_version: int | None = None,
-        request_digest: bytes | None = None,
-    ) -> TableOutcome:
-        stream_id = stream_id_for(table_id)
-        scoped_request_id = f"{actor}/{request_id}"
-        for _attempt in range(CONFLICT_RETRIES):
-            with self.store.connection() as connection:
-                # Optimistic: decide on the state this process last saw, without asking the
-                # database first. The append is what checks it: it refuses a version someone
-                # else took (a conflict: reload and decide again) and a request id already
-                # processed (answered as a retry). Only a refusal is re-checked against the log
-                # before it is returned, so a stale memory never refuses a valid command.
-                state = None if new_table else self._cached(table_id)
-                if state is None:
-                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
-                    if earlier is not None:
-                        return earlier
-                    state = INITIAL_STATE if new_table else self.load(table_id, connection)
-                    decided = self._decide(state, plan, connection, stream_id, expected_version)
-                else:
-                    try:
-                        decided = self._decide(state, plan, connection, stream_id, expected_version)
-                    except (DomainError, StaleVersionError, _SecretMissingError):
-                        earlier = self._earlier(
-                            table_id, scoped_request_id, connection, request_digest
-                        )
-                        if earlier is not None:
-                            return earlier
-                        state = self.load(table_id, connection)
-                        decided = self._decide(state, plan, connection, stream_id, expected_version)
-                events, final_state, planned = decided
-                decided_on = state.version
-                try:
-                    # On the connection already held: a second one per write would halve what
-                    # the pool can serve.
-                    result = appends.append(
-                        connection,
-                        stream_id,
-                        decided_on,
-                        [NewEvent(*_encoded(self.codec, event)) for event in events],
-                        scoped_request_id,
-                        actor,
-                        response={"table_id": str(table_id)},
-                        projectors=self.store.projectors,
-                        project=_transaction_hook(
-                            table_id, planned.in_transaction, final_state, events
-                        ),
-                        request_digest=request_digest,
-                    )
-                except RequestIdReused:
-                    result = None
-                except ConcurrencyConflict:
-                    self._forget(table_id)
-                    if expected_version is not None:
-                        raise StaleVersionError(
-                            stream_id, expected_version, self.store.stream_version(stream_id)
-                        ) from None
-                    continue
-                if result is None or result.replayed:
-                    # The request id was processed meanwhile (a retry racing its original, or
-                    # one decided on this process's memory): answer with the original outcome.
-                    self._forget(table_id)
-                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
-                    if earlier is None:  # pragma: no cover - the append just found it
-                        raise RuntimeError(f"request {scoped_request_id!r} vanished")
-                    return earlier
-            self._remember(table_id, final_state)
-            self._forget_published_secrets(table_id, result.events)
-            return TableOutcome(table_id, final_state, result.events, replayed=False)
-        # Every attempt lost its race: report the version last decided on and the log's now.
-        raise ConcurrencyConflict(stream_id, decided_on, self.store.stream_version(stream_id))
-
-    def _decide(
-        self,
-        state: TableState,
-        plan: Callable[[TableState, Connection], _Plan],
-        connection: Connection,
-        stream_id: str,
-        expected_version: int | None,
-    ) -> tuple[list[Event], TableState, _Plan]:
-        """The events a plan's commands produce on ``state``, the state after them, the plan."""
-        if expected_version is not None and expected_version != state.version:
-            # An etag check: refuse rather than retry, the caller decided on old state.
-            raise StaleVersionError(stream_id, expected_version, state.version)
-        planned = plan(state, connection)
-        events: list[Event] = []
-        after = state
-        for command in planned.commands:
-            produced = decide(after, command)
-            after = _apply(after, produced)
-            events.extend(produced)
-        seed = planned.seed_to_reveal
-        if seed is not None and after.phase is TablePhase.AWAITING_SEED:
-            # Every seat is settled: the seed reveal and the score join this append.
-            extra = decide(after, RevealSeed(seed=seed))
-            after = _apply(after, extra)
-            events.extend(extra)
-        return events, after, planned
-
-    def _earlier(
-        self,
-        table_id: uuid.UUID,
-        scoped_request_id: str,
-        connection: Connection,
-        request_digest: bytes | None,
-    ) -> TableOutcome | None:
-        """The original outcome of an already processed request id, if it was processed.
-
-        Raises REQUEST_ID_REUSED when the id was used for another table or, by its digest, for
-        another request: answering that with the first result would hide the caller's bug.
-        """
-        earlier = appends.find_processed_request(connection, scoped_request_id)
-        if earlier is None:
-            return None
-        if earlier.stream_id == stream_id_for(table_id) and not earlier.same_request(
-            earlier.stream_id, request_digest
-        ):
-            raise DomainError(
-                Reason.REQUEST_ID_REUSED,
-                "this request id was already used for a different request; a retry must repeat"
-                " the request unchanged, and a new request needs a fresh request id",
-                field="request_id",
-            )
-        return self._replayed(table_id, earlier.stream_id, earlier.result, connection)
-
-    def _secret_seed(self, connection: Connection, table_id: uuid.UUID, number: int) -> bytes:
-        """A running deal's (or, for number 0, the dealer lot's) secret seed."""
-        with self._cache_lock:
-            seed = self._secrets.get((table_id, number))
-        if seed is None:
-            seed = load_deal_seed(connection, stream_id_for(table_id), number)
-            if seed is None:
-                raise _SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
-            self._remember_secret(table_id, number, seed)
-        return seed
-
-    def _remember_secret(self, table_id: uuid.UUID, number: int, seed: bytes) -> None:
-        with self._cache_lock:
-            self._secrets[(table_id, number)] = seed
-            self._secrets.move_to_end((table_id, number))
-            while len(self._secrets) > CACHE_SIZE:
-                self._secrets.popitem(last=False)
-
-    def _forget_published_secrets(
-        self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent]
-    ) -> None:
-        for event in recorded:
-            number = _published_secret(event)
-            if number is not None:
-                with self._cache_lock:
-                    self._secrets.pop((table_id, number), None)
-
-    def _cached(self, table_id: uuid.UUID) -> TableState | None:
-        with self._cache_lock:
-            return self._cache.get(table_id)
-
-    def _forget(self, table_id: uuid.UUID) -> None:
-        with self._cache_lock:
-            self._cache.pop(table_id, None)
-
-    def _replayed(
-        self, table_id: uuid.UUID, stream_id: str, original: Any, connection: Connection
-    ) -> TableOutcome:
-        if stream_id != stream_id_for(table_id):
-            raise DomainError(
-                Reason.REQUEST_ID_REUSED,
-                "this request id was already used for another table; use a fresh one",
-                field="request_id",
-            )
-        recorded = reads.read_stream(
-            connection, stream_id, original.first_version, original.last_version
-        )
-        state = self.load(table_id, connection)
-        return TableOutcome(table_id, state, tuple(recorded), replayed=True)
-
-    def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
-        with self._cache_lock:
-            cached = self._cache.get(table_id)
-            if cached is None or cached.version <= state.version:
-                self._cache[table_id] = state
-                self._cache.move_to_end(table_id)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+        """Time out the seats of every table past its deadline; returns how many tables changed
+        (``sapsam.store.deadline_sweep.sweep_deadlines``)."""
+        return deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms)
 
 
-# -- helpers -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _TransactionHook:
-    """In the append's transaction: the plan's own work (keeping a new secret), and forgetting
-    every secret the appended events publish — the lot seed with ``DealerChosen``, a deal's seed
-    with ``SeedRevealed`` — so a secret is never in both places or in neither."""
-
-    table_id: uuid.UUID
-    work: Callable[[Connection, TableState], None] | None
-    state_after: TableState
-
-    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
-        if self.work is not None:
-            self.work(connection, self.state_after)
-        stream_id = stream_id_for(self.table_id)
-        for event in recorded:
-            number = _published_secret(event)
-            if number is not None:
-                delete_deal_seed(connection, stream_id, number)
-
-
-def _transaction_hook(
-    table_id: uuid.UUID,
-    work: Callable[[Connection, TableState], None] | None,
-    state_after: TableState,
-    events: Sequence[Event],
-) -> _TransactionHook | None:
-    """The hook, or None when it has nothing to do (which lets a one-event append with its read
-    models be a single statement)."""
-    if work is None and not any(event.TYPE in _PUBLISHES_A_SECRET for event in events):
-        return None
-    return _TransactionHook(table_id, work, state_after)
-
-
-# The events whose append publishes a secret, which is then deleted from deal_secrets.
-_PUBLISHES_A_SECRET = frozenset({DealerChosen.TYPE, SeedRevealed.TYPE})
-
-
-def _published_secret(event: RecordedEvent) -> int | None:
-    """The secret an event publishes: 0 (the lot) for DealerChosen, the deal's number for
-    SeedRevealed, else None."""
-    if event.type == DealerChosen.TYPE:
-        return LOT_SECRET_NUMBER
-    if event.type == SeedRevealed.TYPE:
-        number = event.data["deal_number"]
-        assert isinstance(number, int)
-        return number
-    return None
-
-
-def _apply(state: TableState, events: Sequence[Event]) -> TableState:
-    for event in events:
-        state = evolve(state, event)
-    return state
-
-
-def _encoded(codec: EventCodec, event: Event) -> tuple[str, dict[str, Any], int]:
-    type_name, schema_version, data = codec.encode(event)
-    return type_name, data, schema_version
-
-
-def _fixed(command: object) -> Callable[[TableState, Connection], _Plan]:
-    def plan(state: TableState, connection: Connection) -> _Plan:
-        return _Plan([command])
+def _fixed(command: object) -> Callable[[TableState, Connection], Plan]:
+    def plan(state: TableState, connection: Connection) -> Plan:
+        return Plan([command])
 
     return plan
 
@@ -823,22 +414,3 @@ def _fixed(command: object) -> Callable[[TableState, Connection], _Plan]:
 def _require_holder_or_operator(state: TableState, actor: str) -> None:
     if actor != "operator" and state.seat_of(actor) is None:
         raise DomainError(Reason.NOT_SEATED, "only a seated player or the operator may do this")
-
-
-class _SecretMissingError(RuntimeError):
-    """A running deal's seed is not in ``deal_secrets``: the state decided on is stale (the deal
-    was settled meanwhile), or, on the log's current state, the database lost it."""
-
-
-def _dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
-    deal = state.deal
-    assert deal is not None and deal.cut_position is not None and state.table_id is not None
-    return fairness.hands_for_deal(
-        seed,
-        deal.contributions,
-        state.table_id,
-        deal.number,
-        deal.cut_position,
-        deal.dealer,
-        state.seat_count,
-    )

@@ -1,0 +1,101 @@
+"""The deadline sweep: time out the seats of every table past its deadline, each table on its own.
+
+A table whose timeout fails (for any reason but the database's own unavailability) is logged with
+its id, recorded in ``background_failures`` and backed off (``sapsam.store.table_failures``); the
+sweep goes on with the next table.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import psycopg
+
+from sapsam.domain.errors import DomainError
+from sapsam.domain.table_deadlines import UnservedWindow
+from sapsam.store.records import ConcurrencyConflict
+from sapsam.store.table_failures import DEADLINES_PROCESS, clear_failure, record_failure
+from sapsam.store.table_projections import tables_past_deadline
+
+if TYPE_CHECKING:
+    from sapsam.store.tables import TableService
+
+# The sweep logs under the table service's name, as it did when it was one of its methods.
+_logger = logging.getLogger("sapsam.store.tables")
+
+
+def sweep_deadlines(
+    service: TableService,
+    limit: int = 100,
+    unserved: Callable[[int], tuple[UnservedWindow, ...]] | None = None,
+    grace_ms: int = 0,
+) -> int:
+    """Time out the seats of every table past its deadline; returns how many tables changed.
+
+    Safe to run in every server process at once: the request id names the table and the
+    version the deadline was seen at, so the first process to act records the timeout and the
+    others get the original result back (or find nothing left to time out).
+
+    ``unserved(since_ms)`` gives the windows when no server served since ``since_ms``: a
+    deadline in one (or within ``grace_ms`` after it) is extended instead of enforced.
+
+    Each table on its own: a table whose command fails for any reason but the database's own
+    unavailability is logged with its id, recorded in ``background_failures`` and backed off
+    (``sapsam.store.table_failures``), and the sweep goes on with the next one. A lost
+    database ends the sweep (every table would fail alike; the loop tries again).
+    """
+    now = service.clock()
+    with service.store.connection() as connection:
+        due = tables_past_deadline(connection, now, limit)
+    if not due:
+        return 0
+    windows = () if unserved is None else unserved(min(table.deadline_ms for table in due))
+    changed = 0
+    for table in due:
+        table_id = uuid.UUID(table.table_id)
+        try:
+            version = service.load(table_id).version
+            outcome = service.time_out(
+                table_id, f"deadline/{table_id}/{version}", windows, grace_ms
+            )
+            changed += not outcome.replayed
+        except (DomainError, ConcurrencyConflict):
+            pass  # another process acted first, or the deadline was met after all
+        except psycopg.OperationalError:
+            raise  # the database, not this table: the loop logs it and tries again
+        except Exception as error:  # one table's failure must not stop the others
+            _table_failed(service, table_id, error)
+            continue
+        if table.failing:
+            with service.store.connection() as connection:
+                clear_failure(connection, DEADLINES_PROCESS, table_id)
+            _logger.warning("deadline sweep: table %s succeeds again", table_id)
+    return changed
+
+
+def _table_failed(service: TableService, table_id: uuid.UUID, error: Exception) -> None:
+    """Log and record a table the sweeper failed on, backing it off."""
+    service.forget(table_id)
+    try:
+        with service.store.connection() as connection:
+            failure = record_failure(
+                connection, DEADLINES_PROCESS, table_id, error, service.clock()
+            )
+    except psycopg.Error as record_error:
+        _logger.error(
+            "deadline sweep failed at table %s: %s (and recording it failed: %s)",
+            table_id,
+            type(error).__name__,
+            type(record_error).__name__,
+        )
+        return
+    _logger.error(
+        "deadline sweep failed at table %s: %s (failure %d in a row; next try in %d ms)",
+        table_id,
+        type(error).__name__,
+        failure.failures,
+        failure.retry_at_ms - failure.last_failed_ms,
+    )

@@ -1,0 +1,417 @@
+"""Running a table's commands against the log: the one way they reach it, one transaction each.
+
+``TableRunner`` loads a table (the stream, folded), decides a plan's commands on it and appends the
+events with the stream version it decided on, together with the read models and the deal secrets,
+in the append's transaction. ``sapsam.store.tables.TableService`` builds on it, one plan per
+command.
+
+Retries: every mutating call takes a request id. A repeated id returns the original outcome and
+appends nothing (the store keeps processed ids durably). A lost race (another writer appended
+first) is retried against the fresh state a few times, then reported as a conflict.
+
+Memory: each process remembers the tables it served, folded, and decides a command on that state
+without reading the log first; the append is the check (a version taken meanwhile is a conflict,
+a processed request id a retry). Only a refusal is re-checked against the log before it is
+returned, so a stale memory costs a retry, never a wrong answer. A write is thus one transaction
+and no read, whichever process served the table last.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from sapsam import fairness
+from sapsam.domain.commands import RevealSeed
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import DEFAULT_CODEC, DealerChosen, Event, EventCodec, SeedRevealed
+from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve, fold
+from sapsam.rules.cards import Card
+from sapsam.store import appends, reads
+from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed
+from sapsam.store.event_store import EventStore
+from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
+
+Connection = psycopg.Connection[Any]
+
+STREAM_PREFIX = "table-"
+# The deal number under which the dealer lot's seed waits in ``deal_secrets`` until it is drawn.
+LOT_SECRET_NUMBER = 0
+CONFLICT_RETRIES = 5
+CACHE_SIZE = 4096
+
+
+def stream_id_for(table_id: uuid.UUID) -> str:
+    """The log stream of a table."""
+    return f"{STREAM_PREFIX}{table_id}"
+
+
+def wall_clock_ms() -> int:
+    """Unix time in milliseconds: the only clock the game reads, here in the service layer."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class TableOutcome:
+    """The result of a command: the table after it and what it appended.
+
+    ``events`` are the events this request appended (for a retried request id, the events of the
+    original append, read back from the log); ``replayed`` tells a retry apart.
+    """
+
+    table_id: uuid.UUID
+    state: TableState
+    events: tuple[RecordedEvent, ...]
+    replayed: bool
+
+    @property
+    def version(self) -> int:
+        """The table's stream version after this command (its etag)."""
+        return self.events[-1].version if self.events else self.state.version
+
+
+class StaleVersionError(ConcurrencyConflict):
+    """The caller's ``expected_version`` (its etag) is not the table's version: nothing was done."""
+
+    reason = "VERSION_MISMATCH"
+
+
+class TableNotFoundError(DomainError):
+    """No table has that id."""
+
+    def __init__(self, table_id: uuid.UUID) -> None:
+        super().__init__(Reason.TABLE_NOT_FOUND, f"no table {table_id}", field="table")
+
+
+@dataclass
+class Plan:
+    """Commands to decide in order, and what to do in the append's transaction.
+
+    ``seed_to_reveal``: the deal's secret seed, when the commands may settle the last seat; if
+    they do, the seed reveal and the scoring join the same append.
+    """
+
+    commands: list[object]
+    in_transaction: Callable[[Connection, TableState], None] | None = None
+    seed_to_reveal: bytes | None = None
+
+
+class SecretMissingError(RuntimeError):
+    """A running deal's seed is not in ``deal_secrets``: the state decided on is stale (the deal
+    was settled meanwhile), or, on the log's current state, the database lost it."""
+
+
+class TableRunner:
+    """Runs plans of table commands against the log, over an ``EventStore``, remembering
+    folded tables and secret seeds."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Callable[[], int] = wall_clock_ms,
+        codec: EventCodec = DEFAULT_CODEC,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.codec = codec
+        # Folded states by table. A read folds only the log's tail after the remembered version;
+        # a command is decided on the remembered state and the append checks it (see _execute).
+        self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        # Secret seeds of running deals (and lots) by (table, deal number), as read from or
+        # written to ``deal_secrets``: a seed never changes, so it is read once per process, not
+        # at every cut, hand and reveal. Dropped once the log publishes it.
+        self._secrets: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def load(self, table_id: uuid.UUID, connection: Connection | None = None) -> TableState:
+        """The table as its events describe it now; ``TableNotFoundError`` if it has none."""
+        if connection is None:
+            with self.store.connection() as own:
+                return self.load(table_id, own)
+        with self._cache_lock:
+            state = self._cache.get(table_id, INITIAL_STATE)
+        tail = reads.read_stream(connection, stream_id_for(table_id), state.version + 1)
+        for recorded in tail:
+            state = evolve(state, self.decode(recorded))
+        if state.table_id is None:
+            raise TableNotFoundError(table_id)
+        self._remember(table_id, state)
+        return state
+
+    def decode(self, recorded: RecordedEvent) -> Event:
+        """The domain event for a recorded one."""
+        return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
+
+    # -- the one way commands reach the log ---------------------------------------------------
+
+    def _execute(
+        self,
+        table_id: uuid.UUID,
+        actor: str,
+        request_id: str,
+        plan: Callable[[TableState, Connection], Plan],
+        new_table: bool = False,
+        expected_version: int | None = None,
+        request_digest: bytes | None = None,
+    ) -> TableOutcome:
+        stream_id = stream_id_for(table_id)
+        scoped_request_id = f"{actor}/{request_id}"
+        for _attempt in range(CONFLICT_RETRIES):
+            with self.store.connection() as connection:
+                # Optimistic: decide on the state this process last saw, without asking the
+                # database first. The append is what checks it: it refuses a version someone
+                # else took (a conflict: reload and decide again) and a request id already
+                # processed (answered as a retry). Only a refusal is re-checked against the log
+                # before it is returned, so a stale memory never refuses a valid command.
+                state = None if new_table else self._cached(table_id)
+                if state is None:
+                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
+                    if earlier is not None:
+                        return earlier
+                    state = INITIAL_STATE if new_table else self.load(table_id, connection)
+                    decided = self._decide(state, plan, connection, stream_id, expected_version)
+                else:
+                    try:
+                        decided = self._decide(state, plan, connection, stream_id, expected_version)
+                    except (DomainError, StaleVersionError, SecretMissingError):
+                        earlier = self._earlier(
+                            table_id, scoped_request_id, connection, request_digest
+                        )
+                        if earlier is not None:
+                            return earlier
+                        state = self.load(table_id, connection)
+                        decided = self._decide(state, plan, connection, stream_id, expected_version)
+                events, final_state, planned = decided
+                decided_on = state.version
+                try:
+                    # On the connection already held: a second one per write would halve what
+                    # the pool can serve.
+                    result = appends.append(
+                        connection,
+                        stream_id,
+                        decided_on,
+                        [NewEvent(*_encoded(self.codec, event)) for event in events],
+                        scoped_request_id,
+                        actor,
+                        response={"table_id": str(table_id)},
+                        projectors=self.store.projectors,
+                        project=_transaction_hook(
+                            table_id, planned.in_transaction, final_state, events
+                        ),
+                        request_digest=request_digest,
+                    )
+                except RequestIdReused:
+                    result = None
+                except ConcurrencyConflict:
+                    self.forget(table_id)
+                    if expected_version is not None:
+                        raise StaleVersionError(
+                            stream_id, expected_version, self.store.stream_version(stream_id)
+                        ) from None
+                    continue
+                if result is None or result.replayed:
+                    # The request id was processed meanwhile (a retry racing its original, or
+                    # one decided on this process's memory): answer with the original outcome.
+                    self.forget(table_id)
+                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
+                    if earlier is None:  # pragma: no cover - the append just found it
+                        raise RuntimeError(f"request {scoped_request_id!r} vanished")
+                    return earlier
+            self._remember(table_id, final_state)
+            self._forget_published_secrets(table_id, result.events)
+            return TableOutcome(table_id, final_state, result.events, replayed=False)
+        # Every attempt lost its race: report the version last decided on and the log's now.
+        raise ConcurrencyConflict(stream_id, decided_on, self.store.stream_version(stream_id))
+
+    def _decide(
+        self,
+        state: TableState,
+        plan: Callable[[TableState, Connection], Plan],
+        connection: Connection,
+        stream_id: str,
+        expected_version: int | None,
+    ) -> tuple[list[Event], TableState, Plan]:
+        """The events a plan's commands produce on ``state``, the state after them, the plan."""
+        if expected_version is not None and expected_version != state.version:
+            # An etag check: refuse rather than retry, the caller decided on old state.
+            raise StaleVersionError(stream_id, expected_version, state.version)
+        planned = plan(state, connection)
+        events: list[Event] = []
+        after = state
+        for command in planned.commands:
+            produced = decide(after, command)
+            after = fold(produced, after)
+            events.extend(produced)
+        seed = planned.seed_to_reveal
+        if seed is not None and after.phase is TablePhase.AWAITING_SEED:
+            # Every seat is settled: the seed reveal and the score join this append.
+            extra = decide(after, RevealSeed(seed=seed))
+            after = fold(extra, after)
+            events.extend(extra)
+        return events, after, planned
+
+    def _earlier(
+        self,
+        table_id: uuid.UUID,
+        scoped_request_id: str,
+        connection: Connection,
+        request_digest: bytes | None,
+    ) -> TableOutcome | None:
+        """The original outcome of an already processed request id, if it was processed.
+
+        Raises REQUEST_ID_REUSED when the id was used for another table or, by its digest, for
+        another request: answering that with the first result would hide the caller's bug.
+        """
+        earlier = appends.find_processed_request(connection, scoped_request_id)
+        if earlier is None:
+            return None
+        if earlier.stream_id == stream_id_for(table_id) and not earlier.same_request(
+            earlier.stream_id, request_digest
+        ):
+            raise DomainError(
+                Reason.REQUEST_ID_REUSED,
+                "this request id was already used for a different request; a retry must repeat"
+                " the request unchanged, and a new request needs a fresh request id",
+                field="request_id",
+            )
+        return self._replayed(table_id, earlier.stream_id, earlier.result, connection)
+
+    def _secret_seed(self, connection: Connection, table_id: uuid.UUID, number: int) -> bytes:
+        """A running deal's (or, for number 0, the dealer lot's) secret seed."""
+        with self._cache_lock:
+            seed = self._secrets.get((table_id, number))
+        if seed is None:
+            seed = load_deal_seed(connection, stream_id_for(table_id), number)
+            if seed is None:
+                raise SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
+            self._remember_secret(table_id, number, seed)
+        return seed
+
+    def _remember_secret(self, table_id: uuid.UUID, number: int, seed: bytes) -> None:
+        with self._cache_lock:
+            self._secrets[(table_id, number)] = seed
+            self._secrets.move_to_end((table_id, number))
+            while len(self._secrets) > CACHE_SIZE:
+                self._secrets.popitem(last=False)
+
+    def _forget_published_secrets(
+        self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent]
+    ) -> None:
+        for event in recorded:
+            number = _published_secret(event)
+            if number is not None:
+                with self._cache_lock:
+                    self._secrets.pop((table_id, number), None)
+
+    def _cached(self, table_id: uuid.UUID) -> TableState | None:
+        with self._cache_lock:
+            return self._cache.get(table_id)
+
+    def forget(self, table_id: uuid.UUID) -> None:
+        """Drop the remembered state of a table: the next use reads it from the log."""
+        with self._cache_lock:
+            self._cache.pop(table_id, None)
+
+    def _replayed(
+        self, table_id: uuid.UUID, stream_id: str, original: Any, connection: Connection
+    ) -> TableOutcome:
+        if stream_id != stream_id_for(table_id):
+            raise DomainError(
+                Reason.REQUEST_ID_REUSED,
+                "this request id was already used for another table; use a fresh one",
+                field="request_id",
+            )
+        recorded = reads.read_stream(
+            connection, stream_id, original.first_version, original.last_version
+        )
+        state = self.load(table_id, connection)
+        return TableOutcome(table_id, state, tuple(recorded), replayed=True)
+
+    def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
+        with self._cache_lock:
+            cached = self._cache.get(table_id)
+            if cached is None or cached.version <= state.version:
+                self._cache[table_id] = state
+                self._cache.move_to_end(table_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _TransactionHook:
+    """In the append's transaction: the plan's own work (keeping a new secret), and forgetting
+    every secret the appended events publish — the lot seed with ``DealerChosen``, a deal's seed
+    with ``SeedRevealed`` — so a secret is never in both places or in neither."""
+
+    table_id: uuid.UUID
+    work: Callable[[Connection, TableState], None] | None
+    state_after: TableState
+
+    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
+        if self.work is not None:
+            self.work(connection, self.state_after)
+        stream_id = stream_id_for(self.table_id)
+        for event in recorded:
+            number = _published_secret(event)
+            if number is not None:
+                delete_deal_seed(connection, stream_id, number)
+
+
+def _transaction_hook(
+    table_id: uuid.UUID,
+    work: Callable[[Connection, TableState], None] | None,
+    state_after: TableState,
+    events: Sequence[Event],
+) -> _TransactionHook | None:
+    """The hook, or None when it has nothing to do (which lets a one-event append with its read
+    models be a single statement)."""
+    if work is None and not any(event.TYPE in _PUBLISHES_A_SECRET for event in events):
+        return None
+    return _TransactionHook(table_id, work, state_after)
+
+
+# The events whose append publishes a secret, which is then deleted from deal_secrets.
+_PUBLISHES_A_SECRET = frozenset({DealerChosen.TYPE, SeedRevealed.TYPE})
+
+
+def _published_secret(event: RecordedEvent) -> int | None:
+    """The secret an event publishes: 0 (the lot) for DealerChosen, the deal's number for
+    SeedRevealed, else None."""
+    if event.type == DealerChosen.TYPE:
+        return LOT_SECRET_NUMBER
+    if event.type == SeedRevealed.TYPE:
+        number = event.data["deal_number"]
+        assert isinstance(number, int)
+        return number
+    return None
+
+
+def _encoded(codec: EventCodec, event: Event) -> tuple[str, dict[str, Any], int]:
+    type_name, schema_version, data = codec.encode(event)
+    return type_name, data, schema_version
+
+
+def dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
+    deal = state.deal
+    assert deal is not None and deal.cut_position is not None and state.table_id is not None
+    return fairness.hands_for_deal(
+        seed,
+        deal.contributions,
+        state.table_id,
+        deal.number,
+        deal.cut_position,
+        deal.dealer,
+        state.seat_count,
+    )

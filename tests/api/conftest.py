@@ -1,20 +1,26 @@
-"""API test fixtures: a real server on a real socket over a fresh PostgreSQL database."""
+"""API test fixtures: a real server on a real socket over a fresh PostgreSQL database.
+
+``server`` and ``api`` are per test; ``module_database_url``, ``module_running_server`` and
+``world`` start the service once for a module on its own fresh database (one server per module
+keeps the tests of a table of cases fast) and wrap it in ``scenarios.World``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api
+from scenarios import World
 
 from sapsam.api.bootstrap import build_services
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 
 
-@pytest.fixture
-def server(database_url: str) -> Iterator[RunningServer]:
-    """The full service (store-backed servicers, auth, errors) on 127.0.0.1:<free port>."""
+def _serving(database_url: str) -> Iterator[RunningServer]:
+    """The full service (store, auth, errors, sweeper) on 127.0.0.1:<free port> until closed."""
     running = start_server(
         ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
         build_services(database_url, pool_size=8),
@@ -24,7 +30,34 @@ def server(database_url: str) -> Iterator[RunningServer]:
 
 
 @pytest.fixture
+def server(database_url: str) -> Iterator[RunningServer]:
+    """The full service (store-backed servicers, auth, errors) on 127.0.0.1:<free port>."""
+    yield from _serving(database_url)
+
+
+@pytest.fixture
 def api(server: RunningServer, database_url: str) -> Iterator[Api]:
     """Generated stubs on a channel to ``server``, recording every response."""
     with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
         yield Api(channel, database_url)
+
+
+@pytest.fixture(scope="module")
+def module_database_url(database_factory: Any) -> Iterator[str]:
+    """A fresh migrated database for the whole module, dropped after it."""
+    name, url = database_factory.create(migrated=True)
+    yield url
+    database_factory.drop(name)
+
+
+@pytest.fixture(scope="module")
+def module_running_server(module_database_url: str) -> Iterator[RunningServer]:
+    """The full service on ``module_database_url``, once for the module."""
+    yield from _serving(module_database_url)
+
+
+@pytest.fixture(scope="module")
+def world(module_running_server: RunningServer, module_database_url: str) -> Iterator[World]:
+    """``scenarios.World`` on a channel to the module's server."""
+    with grpc.insecure_channel(f"127.0.0.1:{module_running_server.port}") as channel:
+        yield World(channel, module_database_url)

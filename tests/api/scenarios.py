@@ -1,8 +1,8 @@
-"""One real server for a test module, and the table states the reason and docs tests start from.
+"""The table states the reason and docs tests start from.
 
-``module_server`` starts the full service once for a module on its own fresh database (one
-server per module keeps the tests of a table of cases fast). ``World`` wraps the stubs of every
-service with the steps that bring a table to a given state: seated, dealt, revealing, played.
+``World`` wraps the stubs of every service with the steps that bring a table to a given state:
+seated, dealt, revealing, played. conftest's module-scoped ``world`` fixture gives each module
+one on its own server and fresh database.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,6 @@ import psycopg
 from api_client import OPERATOR_TOKEN, Api, Player, bearer
 
 from sapsam import fairness
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import (
     audit_service_pb2_grpc,
     rule_set_pb2,
@@ -28,7 +27,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2,
     tournament_service_pb2_grpc,
 )
-from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.ruleset import preset
@@ -36,16 +34,6 @@ from sapsam.rules.solver import solve
 
 WAIT_SECONDS = 60.0
 """A generous bound for what the server does on its own (a deadline sweep)."""
-
-
-def module_server(database_url: str) -> Iterator[RunningServer]:
-    """The full service (store, auth, errors, sweeper) on 127.0.0.1:<free port>, as conftest's."""
-    running = start_server(
-        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
-        build_services(database_url, pool_size=8),
-    )
-    yield running
-    running.stop()
 
 
 @dataclass

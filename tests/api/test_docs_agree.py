@@ -14,14 +14,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import grpc
-import pytest
 from api_client import OPERATOR_TOKEN, Watcher
-from scenarios import World, module_server
+from scenarios import World
 
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
@@ -31,7 +27,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2,
     tournament_service_pb2,
 )
-from sapsam.api.server import RunningServer
 from sapsam.api.views import MISSED_DEADLINE_FOUL
 from sapsam.commands import demo_command
 from sapsam.commands.demo_command import describe_demo_database
@@ -108,24 +103,6 @@ def test_the_foul_reason_codes_are_the_documented_ones() -> None:
 
 
 # -- over gRPC: one server for the module --------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def module_database_url(database_factory: Any) -> Iterator[str]:
-    name, url = database_factory.create(migrated=True)
-    yield url
-    database_factory.drop(name)
-
-
-@pytest.fixture(scope="module")
-def module_running_server(module_database_url: str) -> Iterator[RunningServer]:
-    yield from module_server(module_database_url)
-
-
-@pytest.fixture(scope="module")
-def world(module_running_server: RunningServer, module_database_url: str) -> Iterator[World]:
-    with grpc.insecure_channel(f"127.0.0.1:{module_running_server.port}") as channel:
-        yield World(channel, module_database_url)
 
 
 def test_foul_reason_is_a_code_for_a_bad_reveal_and_for_a_missed_deadline(world: World) -> None:

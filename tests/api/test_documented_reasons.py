@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, bearer, error_reason
 from google.protobuf.timestamp_pb2 import Timestamp
-from scenarios import World, module_server
+from scenarios import World
 
 from sapsam.api import errors
 from sapsam.api.generated.v1 import (
@@ -33,7 +33,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2,
     tournament_service_pb2,
 )
-from sapsam.api.server import RunningServer
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 GUIDE = REPOSITORY / "docs" / "api.md"
@@ -683,24 +682,6 @@ def _leave_after_the_start(world: World) -> Attempt:
 
 
 # -- reachability: one server for the module (after the provokers, which parametrize it) --------
-
-
-@pytest.fixture(scope="module")
-def module_database_url(database_factory: Any) -> Iterator[str]:
-    name, url = database_factory.create(migrated=True)
-    yield url
-    database_factory.drop(name)
-
-
-@pytest.fixture(scope="module")
-def module_running_server(module_database_url: str) -> Iterator[RunningServer]:
-    yield from module_server(module_database_url)
-
-
-@pytest.fixture(scope="module")
-def world(module_running_server: RunningServer, module_database_url: str) -> Iterator[World]:
-    with grpc.insecure_channel(f"127.0.0.1:{module_running_server.port}") as channel:
-        yield World(channel, module_database_url)
 
 
 @pytest.mark.parametrize("reason", sorted(PROVOKERS))

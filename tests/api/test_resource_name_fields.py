@@ -6,7 +6,6 @@ in the canonical spelling gets past the name (whatever it then answers)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from api_client import OPERATOR_TOKEN, Player, bearer, error_reason
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
-from scenarios import World, module_server
+from scenarios import World
 
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
@@ -23,7 +22,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2,
     tournament_service_pb2,
 )
-from sapsam.api.server import RunningServer
 
 RESOURCE_FIELDS = ("name", "table", "seat", "player", "tournament")
 SERVICES = (
@@ -96,24 +94,6 @@ class Resources:
 
 def kind_of(method: str, field: str) -> str:
     return NAME_KINDS[method] if field == "name" else field
-
-
-@pytest.fixture(scope="module")
-def module_database_url(database_factory: Any) -> Iterator[str]:
-    name, url = database_factory.create(migrated=True)
-    yield url
-    database_factory.drop(name)
-
-
-@pytest.fixture(scope="module")
-def module_running_server(module_database_url: str) -> Iterator[RunningServer]:
-    yield from module_server(module_database_url)
-
-
-@pytest.fixture(scope="module")
-def world(module_running_server: RunningServer, module_database_url: str) -> Iterator[World]:
-    with grpc.insecure_channel(f"127.0.0.1:{module_running_server.port}") as channel:
-        yield World(channel, module_database_url)
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -22,18 +20,13 @@ import pytest
 from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
+from test_two_processes import free_port, serve_command
 
 from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
 from sapsam_client import connect, solver_arranger
 from sapsam_client.seat import Seat
 
 GRACE_SECONDS = 1.0
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Serve:
@@ -44,18 +37,7 @@ class Serve:
         # A file, not a pipe: a full pipe would stall the server's logging, and the server.
         self.stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by kill()
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sapsam.cli",
-                "serve",
-                "--database-url",
-                database_url,
-                "--listen",
-                f"127.0.0.1:{port}",
-                "--grace-seconds",
-                str(GRACE_SECONDS),
-            ],
+            serve_command(database_url, port, "--grace-seconds", str(GRACE_SECONDS)),
             env={**os.environ, "SAPSAM_OPERATOR_TOKEN": OPERATOR_TOKEN},
             stdout=subprocess.DEVNULL,
             stderr=self.stderr,
@@ -98,7 +80,7 @@ class Serve:
 
 @pytest.fixture
 def serve(database_url: str) -> Iterator[Serve]:
-    server = Serve(database_url, _free_port())
+    server = Serve(database_url, free_port())
     try:
         server.wait_until_serving()
         yield server
@@ -210,7 +192,7 @@ def test_sigterm_answers_in_flight_calls_unavailable_never_cancelled(
 
 
 def test_sdk_players_finish_their_series_across_a_server_restart(database_url: str) -> None:
-    port = _free_port()
+    port = free_port()
     first = Serve(database_url, port)
     second: Serve | None = None
     try:

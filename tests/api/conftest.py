@@ -12,27 +12,18 @@ from typing import Any
 
 import grpc
 import pytest
-from api_client import OPERATOR_TOKEN, Api
+from api_client import Api
 from scenarios import World
+from serving import serving
 
-from sapsam.api.bootstrap import build_services
-from sapsam.api.server import RunningServer, ServerConfig, start_server
-
-
-def _serving(database_url: str) -> Iterator[RunningServer]:
-    """The full service (store, auth, errors, sweeper) on 127.0.0.1:<free port> until closed."""
-    running = start_server(
-        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
-        build_services(database_url, pool_size=8),
-    )
-    yield running
-    running.stop()
+from sapsam.api.server import RunningServer
 
 
 @pytest.fixture
 def server(database_url: str) -> Iterator[RunningServer]:
     """The full service (store-backed servicers, auth, errors) on 127.0.0.1:<free port>."""
-    yield from _serving(database_url)
+    with serving(database_url) as running:
+        yield running
 
 
 @pytest.fixture
@@ -53,7 +44,8 @@ def module_database_url(database_factory: Any) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def module_running_server(module_database_url: str) -> Iterator[RunningServer]:
     """The full service on ``module_database_url``, once for the module."""
-    yield from _serving(module_database_url)
+    with serving(module_database_url) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

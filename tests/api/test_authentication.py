@@ -14,10 +14,9 @@ import psycopg
 import pytest
 from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from database_roles import new_role
+from serving import serving_api
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
-from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli import main as sapsam_main
 from sapsam.store.schema import grant_service_role
 
@@ -28,15 +27,10 @@ UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 def api(database_factory: Any) -> Iterator[Api]:
     """One server for the module (each test registers its own players), tokens without expiry."""
     name, url = database_factory.create(migrated=True)
-    running = start_server(
-        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=1),
-        build_services(url, pool_size=4),
-    )
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            yield Api(channel, url)
+        with serving_api(url) as api:
+            yield api
     finally:
-        running.stop()
         database_factory.drop(name)
 
 
@@ -316,20 +310,8 @@ def _poll(condition: Any, timeout: float = 10.0) -> bool:
 @pytest.fixture
 def short_lived(database_url: str) -> Iterator[Api]:
     """A server whose tokens live one day."""
-    running = start_server(
-        ServerConfig(
-            listen="127.0.0.1:0",
-            operator_token=OPERATOR_TOKEN,
-            token_ttl=timedelta(days=1),
-            grace_seconds=1,
-        ),
-        build_services(database_url, pool_size=4),
-    )
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            yield Api(channel, database_url)
-    finally:
-        running.stop()
+    with serving_api(database_url, token_ttl=timedelta(days=1)) as api:
+        yield api
 
 
 def _age(database_url: str, player: str, age: str) -> None:
@@ -383,24 +365,18 @@ def test_the_sdk_rotates_and_keeps_the_new_token(api: Api) -> None:
 
 
 def test_the_service_role_registers_rotates_revokes_and_expires_tokens(database_url: str) -> None:
-    with new_role(database_url, grant_service_role) as (_, service_url):
-        running = start_server(
-            ServerConfig(
-                listen="127.0.0.1:0",
-                operator_token=OPERATOR_TOKEN,
-                token_ttl=timedelta(days=1),
-                grace_seconds=1,
-            ),
-            build_services(service_url, pool_size=2),
-        )
-        try:
-            with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-                api = Api(channel, database_url)
-                ann, bo = api.register("Ann"), api.register("Bo")
-                new = _rotate(api, ann.token, "rotation-1")
-                assert _rotate(api, ann.token, "rotation-1") == new
-                assert _who(api, bearer(new)) == ann.name
-                assert _revoke(api, OPERATOR_TOKEN, bo.name, "r").revoked_token_count == 1
-                assert _reason(api, bo.token) == "TOKEN_REVOKED"
-        finally:
-            running.stop()
+    with (
+        new_role(database_url, grant_service_role) as (_, service_url),
+        serving_api(
+            database_url,
+            server_database_url=service_url,
+            pool_size=2,
+            token_ttl=timedelta(days=1),
+        ) as api,
+    ):
+        ann, bo = api.register("Ann"), api.register("Bo")
+        new = _rotate(api, ann.token, "rotation-1")
+        assert _rotate(api, ann.token, "rotation-1") == new
+        assert _who(api, bearer(new)) == ann.name
+        assert _revoke(api, OPERATOR_TOKEN, bo.name, "r").revoked_token_count == 1
+        assert _reason(api, bo.token) == "TOKEN_REVOKED"

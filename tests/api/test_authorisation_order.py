@@ -16,16 +16,15 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api, Player, bearer, error_reason
 from google.protobuf import descriptor, message_factory
+from serving import serving_api
 
 from sapsam.api.access import METHOD_ACCESS, Access, required_access
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
     player_service_pb2,
     table_service_pb2,
     tournament_service_pb2,
 )
-from sapsam.api.server import ServerConfig, start_server
 
 SERVICE_MODULES: tuple[ModuleType, ...] = (
     table_service_pb2,
@@ -86,16 +85,10 @@ def _call(channel: grpc.Channel, method: descriptor.MethodDescriptor, metadata: 
 def shared(database_factory: Any) -> Iterator[tuple[Api, Player]]:
     """One server (and one registered player) for every RPC's test: they change nothing."""
     name, url = database_factory.create(migrated=True)
-    running = start_server(
-        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=1),
-        build_services(url, pool_size=4),
-    )
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            api = Api(channel, url)
+        with serving_api(url) as api:
             yield api, api.register("Ann")
     finally:
-        running.stop()
         database_factory.drop(name)
 
 

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,9 +24,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 
-def _group_members(group: int) -> list[int]:
-    """Live (not zombie) processes of a process group, read from /proc."""
-    members = []
+def _live_processes() -> Iterator[tuple[int, int, int]]:
+    """(pid, parent pid, process group) of every live (not zombie) process, read from /proc."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -35,9 +35,13 @@ def _group_members(group: int) -> list[int]:
             continue
         # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
         fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[2]) == group and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
+        if fields[0] != "Z":
+            yield int(entry.name), int(fields[1]), int(fields[2])
+
+
+def _group_members(group: int) -> list[int]:
+    """Live processes of a process group."""
+    return [pid for pid, _, process_group in _live_processes() if process_group == group]
 
 
 def _workers(parent: int) -> list[int]:
@@ -54,18 +58,8 @@ def _workers(parent: int) -> list[int]:
 
 
 def _children(parent: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[1]) == parent and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
+    """Live child processes of ``parent``."""
+    return [pid for pid, parent_pid, _ in _live_processes() if parent_pid == parent]
 
 
 @dataclass

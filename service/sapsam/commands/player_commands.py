@@ -16,6 +16,7 @@ from typing import Any
 
 from sapsam.api import resources
 from sapsam.api.errors import ApiError
+from sapsam.commands.store_commands import add_database_options
 from sapsam.store import player_tokens
 from sapsam.store.embedded import database_connection
 from sapsam.store.records import DatabaseOpenError
@@ -34,12 +35,7 @@ def register(subparsers: Any) -> None:
         "revoke", help="revoke every token of a player", description=_revoke.__doc__
     )
     revoke.add_argument("player", help="the player's resource name, players/{player}")
-    revoke.add_argument(
-        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
-    )
-    revoke.add_argument(
-        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
-    )
+    add_database_options(revoke)
     revoke.set_defaults(handler=_revoke)
 
 

@@ -25,6 +25,7 @@ from sapsam.api.server import (
     ServerConfig,
     run_worker_processes,
 )
+from sapsam.commands.store_commands import add_database_options
 
 FAILED = 1
 MAX_TOKEN_TTL_DAYS = 36_500
@@ -56,12 +57,7 @@ def register(subparsers: Any) -> None:
         help="a player's token stops working this many days after it was issued"
         " (TOKEN_EXPIRED; rotating issues a fresh one); default: tokens do not expire",
     )
-    parser.add_argument(
-        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
-    )
-    parser.add_argument(
-        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
-    )
+    add_database_options(parser)
     parser.add_argument(
         "--bench-echo",
         action="store_true",

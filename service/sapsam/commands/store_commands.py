@@ -23,7 +23,9 @@ from sapsam.store.records import DatabaseOpenError
 FAILED = 1
 
 
-def _add_database_options(parser: argparse.ArgumentParser) -> None:
+def add_database_options(parser: argparse.ArgumentParser) -> None:
+    """``--database-url`` and ``--data-dir``, as ``database_connection`` takes them: every
+    command that opens the database offers the same two."""
     parser.add_argument(
         "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
     )
@@ -37,7 +39,7 @@ def register(subparsers: Any) -> None:
     migrate = subparsers.add_parser(
         "migrate", help="apply the database migrations", description=_migrate.__doc__
     )
-    _add_database_options(migrate)
+    add_database_options(migrate)
     migrate.add_argument("--revision", default=schema.HEAD, help="target revision (default head)")
     migrate.add_argument(
         "--downgrade",
@@ -53,7 +55,7 @@ def register(subparsers: Any) -> None:
     rebuild = actions.add_parser(
         "rebuild", help="drop the read models and replay the log", description=_rebuild.__doc__
     )
-    _add_database_options(rebuild)
+    add_database_options(rebuild)
     rebuild.add_argument(
         "--module",
         action="append",
@@ -74,7 +76,7 @@ def register(subparsers: Any) -> None:
     prune = request_actions.add_parser(
         "prune", help="forget request ids older than a retry window", description=_prune.__doc__
     )
-    _add_database_options(prune)
+    add_database_options(prune)
     prune.add_argument(
         "--older-than-days",
         type=int,

@@ -23,6 +23,7 @@ from typing import Any
 
 import psycopg
 
+from sapsam.commands.store_commands import add_database_options
 from sapsam.store.embedded import database_connection
 from sapsam.store.records import DatabaseOpenError
 from sapsam.store.table_failures import failing_tables, overdue_tables
@@ -43,12 +44,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    stuck.add_argument(
-        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
-    )
-    stuck.add_argument(
-        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
-    )
+    add_database_options(stuck)
     stuck.add_argument(
         "--overdue-seconds",
         type=int,

@@ -209,6 +209,7 @@ class Env:
     answered: dict[tuple[str, str, str], tuple[bytes, bytes]] = field(default_factory=dict)
     outcomes: dict[str, set[str]] = field(default_factory=dict)
     revoked: set[str] = field(default_factory=set)  # labels whose tokens the operator revoked
+    slowest: dict[str, tuple[float, str]] = field(default_factory=dict)  # by RPC, for the report
 
     def event_count(self) -> int:
         row = self.database.execute("SELECT count(*) FROM events").fetchone()

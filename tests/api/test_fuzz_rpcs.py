@@ -33,6 +33,7 @@ budget is fixed and each RPC's generation seeded (reproducible in CI):
 from __future__ import annotations
 
 import os
+import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -237,11 +238,15 @@ def exercise(env: Env, rpc: Rpc, request: Message, auth: str) -> None:
     """One call with every check; what fails is added to env.findings."""
     metadata = metadata_for(env, auth)
     events_before, log_mark = env.event_count(), len(env.log.lines)
+    started = time.monotonic()
     answer, problems = invoke(env, rpc, request, metadata)
+    took = time.monotonic() - started
     events_after = env.event_count()
     ok = answer.code == grpc.StatusCode.OK
     env.outcomes.setdefault(rpc.method.name, set()).add(_label(answer))
     example = f"{describe(request)} [auth: {auth}] -> {_label(answer)}"
+    if took > env.slowest.get(rpc.method.name, (0.0, ""))[0]:
+        env.slowest[rpc.method.name] = (took, example)
     for problem in problems:
         env.findings.add(rpc, problem, example)
     # A stream still open at its deadline was accepted (it waits for live events).
@@ -408,5 +413,9 @@ def test_fuzzed_requests_get_documented_answers(rpc: Rpc, env: Env) -> None:
     answers = sorted(env.outcomes.get(rpc.method.name, ()))
     if os.environ.get("SAPSAM_FUZZ_REPORT"):
         with open(os.environ["SAPSAM_FUZZ_REPORT"], "a", encoding="utf-8") as out:
-            out.write(f"## {rpc.method.name}\nanswers: {', '.join(answers)}\n{report}\n\n")
+            took, slowest = env.slowest.get(rpc.method.name, (0.0, ""))
+            out.write(
+                f"## {rpc.method.name}\nanswers: {', '.join(answers)}\n"
+                f"slowest call: {took:.2f} s: {short(slowest, 300)}\n{report}\n\n"
+            )
     assert not report, f"{rpc.path} answered {answers}; findings:\n{report}"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import grpc
@@ -137,23 +138,32 @@ class StoppingInterceptor(CallInterceptor):
     def _cut_off_by_stop(self, context: grpc.ServicerContext) -> bool:
         return self._gate.stopping and context.code() in _CUT_OFF_CODES
 
-    def around(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
-    ) -> Any:
-        """Run the call unless stopping; a failure after the cut-off is SERVER_STOPPING."""
-        if method.startswith(_GRPC_SERVICES_PREFIX):
-            return proceed()
+    @contextmanager
+    def _admitted(
+        self, context: grpc.ServicerContext, time_remaining: Callable[[], float]
+    ) -> Iterator[None]:
+        """Inside the gate for the call, its waits bounded by ``time_remaining``; refused
+        SERVER_STOPPING once stopping, and a failure after the cut-off is SERVER_STOPPING."""
         if not self._gate.enter():
             self._stopped(context)
         try:
-            with waits_bounded_by(self._time_remaining(context)):
-                return proceed()
+            with waits_bounded_by(time_remaining):
+                yield
         except Exception:
             if self._cut_off_by_stop(context):
                 self._stopped(context)
             raise
         finally:
             self._gate.leave()
+
+    def around(
+        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    ) -> Any:
+        """Run the call unless stopping; a failure after the cut-off is SERVER_STOPPING."""
+        if method.startswith(_GRPC_SERVICES_PREFIX):
+            return proceed()
+        with self._admitted(context, self._time_remaining(context)):
+            return proceed()
 
     def around_stream(
         self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
@@ -162,19 +172,10 @@ class StoppingInterceptor(CallInterceptor):
         if method.startswith(_GRPC_SERVICES_PREFIX):
             yield from proceed()
             return
-        if not self._gate.enter():
-            self._stopped(context)
-        try:
-            # Only the stop bounds a stream's waits: its deadline says how long to watch, and a
-            # watch that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
-            with waits_bounded_by(self._gate.time_to_cutoff):
-                yield from proceed()
-        except Exception:
-            if self._cut_off_by_stop(context):
-                self._stopped(context)
-            raise
-        finally:
-            self._gate.leave()
+        # Only the stop bounds a stream's waits: its deadline says how long to watch, and a watch
+        # that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
+        with self._admitted(context, self._gate.time_to_cutoff):
+            yield from proceed()
         if self._gate.stopping and context.is_active():
             # The stream ended because the server stops (the feed let its watchers go): say so,
             # so the client resumes elsewhere instead of taking the end for the table's end.

@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 import psycopg
 from api_client import OPERATOR_TOKEN, Api, Player, bearer
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam import fairness
 from sapsam.api.generated.v1 import (
@@ -25,6 +26,7 @@ from sapsam.api.generated.v1 import (
     rule_set_pb2,
     table_pb2,
     table_service_pb2,
+    tournament_service_pb2,
     tournament_service_pb2_grpc,
 )
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
@@ -34,6 +36,25 @@ from sapsam.rules.solver import solve
 
 WAIT_SECONDS = 60.0
 """A generous bound for what the server does on its own (a deadline sweep)."""
+
+
+def cup_request(
+    display_name: str, **changes: Any
+) -> tournament_service_pb2.CreateTournamentRequest:
+    """CreateTournament for a small cup (pagat, two seats, one round of one deal, four entrants,
+    entries open until 2100) with a fresh request id; ``changes`` replace any field."""
+    values: dict[str, Any] = {
+        "request_id": str(uuid.uuid4()),
+        "display_name": display_name,
+        "rule_set_preset": "pagat",
+        "seats_per_table": 2,
+        "rounds": 1,
+        "deals_per_round": 1,
+        "registration_close_time": Timestamp(seconds=4_102_444_800),
+        "max_entrants": 4,
+        **changes,
+    }
+    return tournament_service_pb2.CreateTournamentRequest(**values)
 
 
 @dataclass

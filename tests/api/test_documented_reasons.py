@@ -23,7 +23,7 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, bearer, error_reason
 from google.protobuf.timestamp_pb2 import Timestamp
-from scenarios import World
+from scenarios import World, cup_request
 
 from sapsam.api import errors
 from sapsam.api.generated.v1 import (
@@ -565,18 +565,8 @@ def _no_such_player(world: World) -> Attempt:
 
 
 def _tournament(world: World, **changes: Any) -> str:
-    values: dict[str, Any] = {
-        "request_id": str(uuid.uuid4()),
-        "display_name": "Reasons cup",
-        "rule_set_preset": "pagat",
-        "seats_per_table": 2,
-        "rounds": 1,
-        "deals_per_round": 1,
-        "registration_close_time": FAR_FUTURE,
-        "max_entrants": 8,
-    }
-    values.update(changes)
-    request = tournament_service_pb2.CreateTournamentRequest(**values)
+    changes.setdefault("max_entrants", 8)
+    request = cup_request("Reasons cup", **changes)
     return str(world.tournaments.CreateTournament(request, metadata=world.operator).tournament.name)
 
 

@@ -14,10 +14,10 @@ import psycopg
 import pytest
 from api_client import OPERATOR_TOKEN, Api, Player, bearer, error_reason
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
+from scenarios import cup_request
+from serving import serving
 
 from sapsam import fairness
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import (
     player_service_pb2,
     table_pb2,
@@ -26,7 +26,7 @@ from sapsam.api.generated.v1 import (
     tournament_service_pb2_grpc,
 )
 from sapsam.api.request_digest import request_digest
-from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.api.server import RunningServer
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.solver import solve
 
@@ -178,16 +178,7 @@ def test_every_tournament_rpc_refuses_a_request_id_reused_with_another_payload(a
         return getattr(stub, method)(request, metadata=bearer(token))
 
     checker = Checker(api.database_url, call)
-    create = tournament_service_pb2.CreateTournamentRequest(
-        request_id=rid(),
-        display_name="Digest cup",
-        rule_set_preset="pagat",
-        seats_per_table=2,
-        rounds=1,
-        deals_per_round=1,
-        registration_close_time=Timestamp(seconds=4_102_444_800),
-        max_entrants=4,
-    )
+    create = cup_request("Digest cup")
     tournament = checker.check(
         "CreateTournament", create, altered(create, display_name="Other cup"), OPERATOR_TOKEN
     ).tournament
@@ -229,12 +220,8 @@ def test_every_tournament_rpc_refuses_a_request_id_reused_with_another_payload(a
 def second_server(database_url: str) -> Iterator[RunningServer]:
     """Another server process's view: a fresh TableService that remembers no table, so a retry is
     looked up before deciding (the path a retry takes after a restart or on another replica)."""
-    running = start_server(
-        ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
-        build_services(database_url, pool_size=4),
-    )
-    yield running
-    running.stop()
+    with serving(database_url, pool_size=4) as running:
+        yield running
 
 
 def test_a_retry_on_another_server_is_compared_by_its_digest_too(

@@ -13,8 +13,7 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Player, bearer, error_reason
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
-from scenarios import World
+from scenarios import World, cup_request
 
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
@@ -100,16 +99,7 @@ def kind_of(method: str, field: str) -> str:
 def resources(world: World) -> Resources:
     seated = world.seated(seat_count=2)
     tournament = world.tournaments.CreateTournament(
-        tournament_service_pb2.CreateTournamentRequest(
-            request_id=str(uuid.uuid4()),
-            display_name="Names cup",
-            rule_set_preset="pagat",
-            seats_per_table=2,
-            rounds=1,
-            deals_per_round=1,
-            registration_close_time=Timestamp(seconds=4_102_444_800),
-            max_entrants=4,
-        ),
+        cup_request("Names cup"),
         metadata=world.operator,
     ).tournament
     tournament_id = uuid.UUID(tournament.name.removeprefix("tournaments/"))

@@ -21,7 +21,10 @@ or, without it, a private embedded PostgreSQL in a temporary folder. Never part 
 - ``one_long_table``: ``verify_table_online`` (``--table``) of one long table, for comparison.
 
 Usage: ``python bench/audit_all.py [--long-tables 6] [--long-deals 2000] [--short-tables 250]``.
-Target: >= 2,000 deals/s for ``verify_all`` on >= 250,000 events.
+Generating takes minutes: ``--keep NAME`` generates into database NAME on ``DATABASE_URL``'s
+server and keeps it (then ``--generate-only`` stops there); ``--reuse NAME`` measures that
+database again without generating (its figures are read back from the log); ``--measure``
+chooses which measurements run. Target: >= 2,000 deals/s for ``verify_all`` on >= 250,000 events.
 """
 
 from __future__ import annotations
@@ -33,10 +36,12 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
 from _scratch import scratch_database
+from psycopg import sql
 
 from sapsam import fairness
 from sapsam.audit import database as audit_database
@@ -56,6 +61,8 @@ from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.ruleset import RuleSet
+from sapsam.store import schema
+from sapsam.store.embedded import database_in
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import all_projectors
 from sapsam.store.records import NewEvent
@@ -153,6 +160,46 @@ def generate(url: str, long_tables: int, long_deals: int, short_tables: int) -> 
     }
 
 
+def generated_figures(url: str) -> dict[str, Any]:
+    """What ``generate`` reported, read back from a kept database (``--reuse``)."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT stream_id, count(*), count(*) FILTER (WHERE type = 'DealScored')"
+            " FROM events GROUP BY stream_id"
+        ).fetchall()
+        requests = connection.execute("SELECT count(*) FROM processed_requests").fetchone()
+    deals_by_table = {stream.removeprefix("table-"): deals for stream, _, deals in rows}
+    longest = max(deals_by_table.values(), default=0)
+    long_ids = [table for table, deals in deals_by_table.items() if deals == longest > 8]
+    return {
+        "tables": len(rows),
+        "long_tables": len(long_ids),
+        "deals_per_long_table": longest,
+        "short_tables": len(rows) - len(long_ids),
+        "deals": sum(deals_by_table.values()),
+        "events": sum(count for _, count, _ in rows),
+        "acknowledged_requests": requests[0] if requests else 0,
+        "seconds": None,
+        "long_table_ids": long_ids,
+    }
+
+
+@contextmanager
+def kept_database(name: str, create: bool) -> Iterator[tuple[str, str]]:
+    """Database ``name`` on ``DATABASE_URL``'s server, made and migrated when ``create``; kept."""
+    server_url = os.environ.get("DATABASE_URL")
+    if not server_url:
+        raise SystemExit("--keep and --reuse need DATABASE_URL (a server that keeps the database)")
+    if create:
+        with psycopg.connect(server_url, autocommit=True) as connection:
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        schema.upgrade(database_in(server_url, name))
+    url = database_in(server_url, name)
+    with psycopg.connect(url, autocommit=True) as connection:
+        version = connection.execute("SHOW server_version").fetchone()
+    yield url, f"DATABASE_URL (kept database {name}), PostgreSQL {version[0] if version else '?'}"
+
+
 def _encoded(event: Event) -> tuple[str, dict[str, Any], int]:
     type_name, schema_version, data = DEFAULT_CODEC.encode(event)
     return type_name, dict(data), schema_version
@@ -210,16 +257,42 @@ def main() -> None:
     parser.add_argument("--long-tables", type=int, default=6, help="tables of --long-deals deals")
     parser.add_argument("--long-deals", type=int, default=2000, help="deals per long table")
     parser.add_argument("--short-tables", type=int, default=250, help="tables of 8 deals")
+    parser.add_argument("--keep", metavar="NAME", help="generate into database NAME, keep it")
+    parser.add_argument("--reuse", metavar="NAME", help="measure kept database NAME again")
+    parser.add_argument("--generate-only", action="store_true", help="with --keep: no measuring")
+    parser.add_argument(
+        "--measure",
+        default="workers,one-process,one-table",
+        help="comma-separated: workers, one-process, one-table (default: all three)",
+    )
     arguments = parser.parse_args()
-    with scratch_database("sapsam-bench-audit-all") as (url, server):
-        generated = generate(
-            url, arguments.long_tables, arguments.long_deals, arguments.short_tables
-        )
+    measures = set(arguments.measure.split(","))
+    if arguments.reuse:
+        database = kept_database(arguments.reuse, create=False)
+    elif arguments.keep:
+        database = kept_database(arguments.keep, create=True)
+    else:
+        database = scratch_database("sapsam-bench-audit-all")
+    verify_all = one_process = one_table = None
+    with database as (url, server):
+        if arguments.reuse:
+            generated = generated_figures(url)
+        else:
+            generated = generate(
+                url, arguments.long_tables, arguments.long_deals, arguments.short_tables
+            )
         long_ids = generated.pop("long_table_ids")
+        if arguments.generate_only:
+            print(json.dumps({"benchmark": "audit_all", "generated": generated}, indent=2))
+            return
         # What the command does by default (one process per CPU, at most 4), then one process.
-        verify_all = measure_verify_all(url, min(os.cpu_count() or 1, 4))
-        one_process = measure_verify_all(url, 1)
-        one_table = measure_one_table(url, long_ids[0]) if long_ids else None
+        if "workers" in measures:
+            verify_all = measure_verify_all(url, min(os.cpu_count() or 1, 4))
+        if "one-process" in measures:
+            one_process = measure_verify_all(url, 1)
+        if "one-table" in measures and long_ids:
+            one_table = measure_one_table(url, long_ids[0])
+    headline = verify_all or one_process
     print(
         json.dumps(
             {
@@ -233,7 +306,8 @@ def main() -> None:
                 "target": {
                     "deals_per_s_min": TARGET_DEALS_PER_S,
                     "events_min": 250_000,
-                    "met": verify_all["deals_per_s"] >= TARGET_DEALS_PER_S
+                    "met": headline is not None
+                    and headline["deals_per_s"] >= TARGET_DEALS_PER_S
                     and generated["events"] >= 250_000,
                 },
             },

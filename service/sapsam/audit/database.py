@@ -230,17 +230,28 @@ def _audit_snapshot(
     tally = _Tally(sum(stream.finished_deals for stream in streams), progress)
     tally.finished = {stream.stream_id: stream.finished_deals for stream in streams}
     comparison = ProjectionComparison(projectors)
+    heads = {stream.stream_id: stream.head for stream in streams}
+    requests: list[AuditCheck] = []
+
+    def read_the_rest() -> None:
+        # What needs only the snapshot, not the streams' verdicts.
+        requests.extend(acknowledged_request_checks(connection, heads))
+        comparison.read_live(connection)
+
     if (
         workers > 1
         and codec is DEFAULT_CODEC
         and sum(s.events for s in streams) >= PARALLEL_FROM_EVENTS
     ):
         sizes = [(stream.stream_id, stream.events) for stream in streams]
-        comparison.add(audit_in_workers(connection, sizes, comparison.names, workers, tally.add))
+        comparison.add(
+            audit_in_workers(connection, sizes, comparison.names, workers, tally.add, read_the_rest)
+        )
     else:
         for stream in streams:
             events = read_stream(connection, stream.stream_id)
             tally.add(audit_stream(stream.stream_id, events, comparison.local, codec))
+        read_the_rest()
     summary = [
         AuditCheck(
             "chains",
@@ -255,8 +266,6 @@ def _audit_snapshot(
             " table(s) verified",
         ),
     ]
-    heads = {stream.stream_id: stream.head for stream in streams}
-    requests = acknowledged_request_checks(connection, heads)
     in_play = deals_in_play_checks(sorted(tally.table_rows, key=lambda item: item[0]), now_ms)
     projection_checks = comparison.checks(connection)
     return AuditReport(

@@ -24,9 +24,9 @@ import psycopg
 from psycopg import sql
 
 from sapsam.audit.report import AuditCheck, Status
-from sapsam.store.projection_folds import FOLDS, ReadModelFold, Row
+from sapsam.store.projection_folds import FOLDS, TABLE_PREFIX, ReadModelFold, Row, TableStateFold
 from sapsam.store.projections import Projector, all_projectors, iterate_streams
-from sapsam.store.reads import event_from_row
+from sapsam.store.reads import decode_json, event_from_row
 from sapsam.store.records import RecordedEvent
 
 Connection = psycopg.Connection[Any]
@@ -100,10 +100,15 @@ def _was_prepared(connection: Connection, projector: Projector) -> bool:
 
 
 def _rows(connection: Connection, schema: str, table: str) -> list[dict[str, Any]]:
-    query = sql.SQL("SELECT to_jsonb(t) FROM {}.{} t").format(
+    # As text, decoded in one call for the whole table (a JSON list of the rows), instead of
+    # psycopg's json loader once per row: the same values (reads.decode_json).
+    query = sql.SQL("SELECT to_jsonb(t)::text FROM {}.{} t").format(
         sql.Identifier(schema), sql.Identifier(table)
     )
-    return [dict(row[0]) for row in connection.execute(query).fetchall()]
+    texts = [row[0] for row in connection.execute(query).fetchall()]
+    rows = decode_json("[" + ",".join(texts) + "]")
+    assert isinstance(rows, list)
+    return [dict(row) for row in rows]
 
 
 def _key_of(row: dict[str, Any], columns: Sequence[str]) -> str:
@@ -182,6 +187,15 @@ class StreamFolds:
                     name, f"{events[0].stream_id} cannot be folded ({type(error).__name__})"
                 )
 
+    def table_row(self, stream_id: str) -> Row | None:
+        """The ``table_state`` row folded from ``stream_id`` (None: none was folded)."""
+        fold = self.folds.get(TableStateFold.name)
+        return fold.tables.get(stream_id) if isinstance(fold, TableStateFold) else None
+
+    def folds_table_state(self, stream_id: str) -> bool:
+        """Whether the ``table_state`` fold takes ``stream_id`` (its row, if None, is broken)."""
+        return TableStateFold.name in self.folds and stream_id.startswith(TABLE_PREFIX)
+
     def result(self) -> FoldedReadModels:
         """What was folded so far."""
         rows = {name: fold.rows() for name, fold in self.folds.items()}
@@ -206,6 +220,30 @@ class ProjectionComparison:
         self.names = folded_names(self.projectors) if use_folds else []
         self.local = StreamFolds(self.names)
         self.added = FoldedReadModels()
+        # The live side of each folded projector, read ahead by ``read_live`` (None: not yet).
+        self.live: dict[str, AuditCheck | dict[str, tuple[list[str], list[Row]]]] | None = None
+
+    def read_live(self, connection: Connection) -> None:
+        """Read the live tables of the folded read models now (in the snapshot's transaction),
+        so ``checks`` only compares: the whole-database audit reads them while its workers
+        verify the streams."""
+        live: dict[str, AuditCheck | dict[str, tuple[list[str], list[Row]]]] = {}
+        for projector in self.projectors:
+            if projector.name not in self.names:
+                continue
+            missing = _missing_check(connection, projector)
+            live[projector.name] = (
+                missing
+                if missing is not None
+                else {
+                    table: (
+                        _key_columns(connection, LIVE_SCHEMA, table),
+                        _rows(connection, LIVE_SCHEMA, table),
+                    )
+                    for table in projector.tables
+                }
+            )
+        self.live = live
 
     def fold_stream(self, events: Sequence[RecordedEvent]) -> None:
         """Fold one stream's events into every in-memory read model."""
@@ -221,22 +259,27 @@ class ProjectionComparison:
         folded.merge(self.local.result())
         folded.merge(self.added)
         replayed = [p for p in self.projectors if p.name not in self.names]
+        if self.live is None:
+            self.read_live(connection)
+        assert self.live is not None
         scratch, events = _replay_into_scratch(connection, replayed) if replayed else ("", 0)
         checks = []
         for projector in self.projectors:
             if projector.name in self.names:
-                checks.append(self._fold_check(connection, projector, folded))
+                checks.append(self._fold_check(projector, self.live[projector.name], folded))
             else:
                 checks.append(_projector_check(connection, scratch, projector, events))
         return checks
 
     def _fold_check(
-        self, connection: Connection, projector: Projector, folded: FoldedReadModels
+        self,
+        projector: Projector,
+        live: AuditCheck | dict[str, tuple[list[str], list[Row]]],
+        folded: FoldedReadModels,
     ) -> AuditCheck:
         name = f"projection {projector.name}"
-        missing = _missing_check(connection, projector)
-        if missing is not None:
-            return missing
+        if isinstance(live, AuditCheck):
+            return live  # its live tables are missing
         if projector.name in folded.unfoldable:
             return AuditCheck(name, Status.FAILED, folded.unfoldable[projector.name])
         rebuilt = folded.rows.get(projector.name, {})
@@ -244,10 +287,7 @@ class ProjectionComparison:
             difference
             for table in projector.tables
             for difference in _differences(
-                table,
-                _key_columns(connection, LIVE_SCHEMA, table),
-                _rows(connection, LIVE_SCHEMA, table),
-                rebuilt.get(table, []),
+                table, live[table][0], live[table][1], rebuilt.get(table, [])
             )
         ]
         rows = sum(len(rebuilt.get(table, [])) for table in projector.tables)

@@ -250,7 +250,7 @@ def _audit_snapshot(
     else:
         for stream in streams:
             events = read_stream(connection, stream.stream_id)
-            tally.add(audit_stream(stream.stream_id, events, comparison.local, codec, True))
+            tally.add(audit_stream(stream.stream_id, events, comparison.local, codec))
         read_the_rest()
     summary = [
         AuditCheck(

@@ -14,11 +14,9 @@ import multiprocessing
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any
 
-import msgspec
-import orjson
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
@@ -61,44 +59,16 @@ def chain_check(
     return AuditCheck(name, Status.FAILED, f"breaks at version {problem.version}: {problem.reason}")
 
 
-def _refuse_float(text: str) -> Any:
-    raise ValueError(f"a float ({text})")
-
-
-_FLOAT_REFUSING_DECODE: Final = msgspec.json.Decoder(float_hook=_refuse_float).decode
-
-
-def _parsed_without_floats(events: Sequence[RecordedEvent]) -> bool:
-    """Whether events whose data and metadata were parsed from the database's JSON hold no float.
-
-    Such values are then what an export file's reader makes (``parsed_json``: JSON parsed with
-    floats refused), so the chain check may hash each event in one orjson call instead of
-    walking every value for what jsonb could not store: only a float or a NUL could fail that
-    walk, and the one-call path looks for a NUL itself. Checked for the whole stream in two C
-    calls; anything unusual (an integer beyond 64 bits, deep nesting) answers False, and the
-    chain check walks as before.
-    """
-    try:
-        _FLOAT_REFUSING_DECODE(orjson.dumps([(event.data, event.metadata) for event in events]))
-    except (msgspec.MsgspecError, ValueError, TypeError, RecursionError):
-        return False
-    return True
-
-
 def verify_events(
-    stream_id: str, events: Sequence[RecordedEvent], codec: EventCodec, from_json: bool = False
+    stream_id: str, events: Sequence[RecordedEvent], codec: EventCodec
 ) -> tuple[AuditReport, bool]:
     """One stream's report and whether it is a table (its chain is checked by the export).
 
     A table's whole-table export stops before the first reveal of a deal still being played
     (``select_table``); the rest of its stream is chained on from the export's last hash here.
-    ``from_json``: the events' data and metadata were parsed from the log's JSON
-    (``reads.read_stream``), not made in memory.
     """
     if events and events[0].type == "TableCreated":
         export = select_table(events, Requester.operator(), stream_id)
-        if from_json and _parsed_without_floats(events):
-            export = replace(export, parsed_json=True)
         report = verify_audit_export(export, codec)
         exported = len(export.events)
         if exported < len(events):
@@ -112,14 +82,10 @@ def verify_events(
 
 
 def audit_stream(
-    stream_id: str,
-    events: Sequence[RecordedEvent],
-    folds: StreamFolds,
-    codec: EventCodec,
-    from_json: bool = False,
+    stream_id: str, events: Sequence[RecordedEvent], folds: StreamFolds, codec: EventCodec
 ) -> StreamResult:
-    """Verify one whole stream and fold it into ``folds`` (``from_json``: see ``verify_events``)."""
-    report, is_table = verify_events(stream_id, events, codec, from_json)
+    """Verify one whole stream and fold it into ``folds``."""
+    report, is_table = verify_events(stream_id, events, codec)
     folds.fold_stream(events)
     row = None
     if is_table:
@@ -157,7 +123,7 @@ def _audit_task(stream_ids: Sequence[str]) -> tuple[list[StreamResult], FoldedRe
     connection: Connection = _WORKER["connection"]
     folds = StreamFolds(_WORKER["names"])
     results = [
-        audit_stream(stream_id, read_stream(connection, stream_id), folds, DEFAULT_CODEC, True)
+        audit_stream(stream_id, read_stream(connection, stream_id), folds, DEFAULT_CODEC)
         for stream_id in stream_ids
     ]
     return results, folds.result()

@@ -248,6 +248,14 @@ def test_the_operator_revokes_a_players_tokens_and_a_player_may_not(api: Api) ->
     assert _reason(api, bo.token) == "TOKEN_REVOKED"
     assert _reason(api, ann.token) == ""  # only Bo's
     assert _revoke(api, OPERATOR_TOKEN, bo.name, request_id) == first  # a repeat: same answer
+    # The same request id naming another player is another request: refused, Ann keeps her token.
+    reused = _refused(
+        api.players.RevokePlayerTokens,
+        player_service_pb2.RevokePlayerTokensRequest(request_id=request_id, player=ann.name),
+        bearer(OPERATOR_TOKEN),
+    )
+    assert reused[:2] == (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED")
+    assert _reason(api, ann.token) == ""
     assert _revoke(api, OPERATOR_TOKEN, bo.name, "").revoked_token_count == 0
     revoked_rotation = _refused(
         api.players.RotateToken,

@@ -32,6 +32,7 @@ from sapsam.api.errors import ApiError
 from sapsam.api.generated.v1 import player_pb2, player_service_pb2, player_service_pb2_grpc
 from sapsam.api.request_digest import request_digest
 from sapsam.store import player_tokens
+from sapsam.store.records import RequestIdReused
 
 MAX_DISPLAY_NAME_LENGTH: Final = 64
 ROTATION_RETRY_WINDOW: Final = timedelta(minutes=10)
@@ -313,7 +314,15 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
         player_id = str(resources.parse_player(request.player, "player"))
         if self._directory.get(player_id) is None:
             raise ApiError("PLAYER_NOT_FOUND", "no such player", field="player")
-        count = self._directory.revoke_tokens(player_id, request_id)
+        try:
+            count = self._directory.revoke_tokens(player_id, request_id)
+        except RequestIdReused:
+            raise ApiError(
+                "REQUEST_ID_REUSED",
+                "this request_id already revoked another player's tokens;"
+                " a new revocation needs a fresh request_id",
+                field="request_id",
+            ) from None
         return player_service_pb2.RevokePlayerTokensResponse(
             player=resources.player_name(player_id), revoked_token_count=count
         )

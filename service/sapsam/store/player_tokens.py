@@ -14,6 +14,8 @@ from typing import Any, Final
 
 import psycopg
 
+from sapsam.store.records import RequestIdReused
+
 Connection = psycopg.Connection[Any]
 
 ROTATED: Final = "ROTATED"
@@ -132,19 +134,22 @@ def revoke_player_tokens(connection: Connection, player_id: str, request_id: str
     """Revoke every live token of the player; how many were revoked.
 
     A repeat of a revocation (same non-empty ``request_id``) revokes nothing more and answers the
-    first revocation's count.
+    first revocation's count; the same ``request_id`` naming another player raises
+    ``RequestIdReused`` (an idempotency key names one request, never two).
     """
     with connection.transaction():
         if request_id:
-            row = connection.execute(
+            rows = connection.execute(
                 """
-                SELECT count(*) FROM player_tokens
-                WHERE player_id = %s AND revocation_request_id = %s
+                SELECT player_id::text, count(*) FROM player_tokens
+                WHERE revocation_request_id = %s GROUP BY player_id
                 """,
-                [player_id, request_id],
-            ).fetchone()
-            if row is not None and int(row[0]) > 0:
-                return int(row[0])
+                [request_id],
+            ).fetchall()
+            if any(str(other) != player_id for other, _ in rows):
+                raise RequestIdReused(request_id, "to revoke another player's tokens")
+            if rows:
+                return int(rows[0][1])
         revoked = connection.execute(
             """
             UPDATE player_tokens

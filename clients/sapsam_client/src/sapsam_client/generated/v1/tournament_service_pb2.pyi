@@ -519,7 +519,9 @@ class GetLeaderboardRequest(_message.Message):
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     NEIGHBOURS_FIELD_NUMBER: _builtins.int
     rule_set_name: _builtins.str
-    """Only tournaments played under this rule set name (e.g. "pagat"); empty: every rule set."""
+    """Only tournaments played under this rule set name (e.g. "pagat"), at most 64 printable
+    characters (a longer or unprintable one is INVALID_ARGUMENT); empty: every rule set.
+    """
     period: _builtins.str
     """Only tournaments started in this UTC month, "YYYY-MM"; empty: all time."""
     page_size: _builtins.int

@@ -90,7 +90,7 @@ class CreateTableRequest(_message.Message):
     seat_count: _builtins.int
     """Number of seats, 2 to 4."""
     series_length: _builtins.int
-    """Deals in the series; overrides the rule set's series_length when set (at least 1)."""
+    """Deals in the series, 1 to 10,000; overrides the rule set's series_length when set."""
     after_series: Global___AfterSeries.ValueType
     """What the table does when its series is complete. Unset: AFTER_SERIES_CLOSE."""
     @_builtins.property

@@ -3,18 +3,14 @@ trailing metadata over 16 KB, and the client would get RESOURCE_EXHAUSTED withou
 
 from __future__ import annotations
 
-import grpc
-import psycopg.errors
 import pytest
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
 from sapsam.api.errors import (
-    DATABASE_UNAVAILABLE_REASON,
     MAX_DETAIL_BYTES,
     MAX_MESSAGE_BYTES,
     ApiError,
     build_status,
-    database_unavailable,
     status_for_exception,
 )
 
@@ -49,15 +45,3 @@ def test_a_megabyte_message_field_and_metadata_are_cut(character: str) -> None:
 def test_a_short_message_is_kept_whole() -> None:
     status = status_for_exception(ApiError("BAD_CARDS", "bad card 'Zz'", field="arrangement.front"))
     assert status.details == "bad card 'Zz'"
-
-
-def test_a_cancelled_statement_is_retryable_not_internal() -> None:
-    # The graceful stop's cut-off cancels the statements of calls still running (57014); the call
-    # wrote nothing, so its answer says retry, and it is no "unexpected" error in the log.
-    cancelled = psycopg.errors.QueryCanceled("canceling statement due to user request")
-    assert database_unavailable(cancelled)
-    status = status_for_exception(cancelled, "/sapsam.v1.TableService/RevealArrangement")
-    assert status.code == grpc.StatusCode.UNAVAILABLE
-    parsed = status_pb2.Status.FromString(dict(status.trailing_metadata)["grpc-status-details-bin"])
-    info = error_details_pb2.ErrorInfo()
-    assert parsed.details[0].Unpack(info) and info.reason == DATABASE_UNAVAILABLE_REASON

@@ -333,13 +333,9 @@ def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
 # SQLSTATEs that say the database, not the request, is at fault, and that a retry can get past:
 # connection exceptions (08), insufficient resources (53: too many connections, disk full),
 # transaction rollbacks (40: serialization failure, deadlock), the server shutting down or not yet
-# accepting connections (57P01 to 57P05), a lock not available in time (55P03), a statement
-# cancelled (57014: the server sets no statement_timeout, so it is the graceful stop's cut-off or an
-# operator's pg_cancel_backend; the transaction rolled back, so a retry is safe).
+# accepting connections (57P01 to 57P05), a lock not available in time (55P03).
 _RETRYABLE_SQLSTATE_CLASSES: Final = ("08", "53", "40")
-_RETRYABLE_SQLSTATES: Final = frozenset(
-    {"57P01", "57P02", "57P03", "57P04", "57P05", "55P03", "57014"}
-)
+_RETRYABLE_SQLSTATES: Final = frozenset({"57P01", "57P02", "57P03", "57P04", "57P05", "55P03"})
 
 
 def database_unavailable(error: BaseException) -> bool:

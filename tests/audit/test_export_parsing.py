@@ -72,14 +72,14 @@ def _agree(line: str) -> None:
         assert quick == reference
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.dictionaries(_texts, _values, max_size=5), st.booleans(), st.booleans())
 def test_json_text_parses_the_same(value: Any, ascii_only: bool, spaced: bool) -> None:
     text = json.dumps(value, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else None)
     _agree(text)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.dictionaries(_texts, _values, max_size=4),
     st.integers(min_value=0, max_value=10_000),
@@ -92,7 +92,7 @@ def test_mangled_text_parses_the_same(value: Any, at: int, insert: str, cut: int
     _agree(text[:where] + insert + text[where + cut :])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_texts)
 def test_any_text_parses_the_same(text: str) -> None:
     _agree(text)
@@ -172,7 +172,7 @@ def _event_outcome(read: Any, line: str) -> tuple[str, str]:
     return ("event", repr(event) + repr([type(getattr(event, key)) for key in _EVENT_KEYS]))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.fixed_dictionaries(
         {

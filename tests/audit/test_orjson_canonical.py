@@ -116,7 +116,7 @@ def _outcome(function: Any, *arguments: Any) -> tuple[str, Any]:
         return ("refused", str(error))
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_values)
 def test_orjson_bytes_are_the_json_bytes_where_orjson_gives_them(value: Any) -> None:
     quick = _orjson_bytes(value)
@@ -125,13 +125,13 @@ def test_orjson_bytes_are_the_json_bytes_where_orjson_gives_them(value: Any) -> 
         assert quick == _utf8(_parsed_dumps(value))
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_values)
 def test_canonical_json_is_the_json_encoders(value: Any) -> None:
     assert _outcome(canonical_json, value) == _outcome(_json_reference, value)
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_appended_values)
 def test_canonical_json_of_appended_values_is_the_json_encoders(value: Any) -> None:
     # The append path encodes checked values through orjson, falling back to json: same bytes,
@@ -152,7 +152,7 @@ def _reference_event_parts(data: Any, metadata: Any) -> tuple[bytes, bytes] | No
     return _utf8(data_text), _utf8(metadata_text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.dictionaries(_texts, _values, max_size=3), st.dictionaries(_texts, _values, max_size=3))
 def test_parsed_event_bytes_are_the_json_parts(data: Any, metadata: Any) -> None:
     # The parsed path (orjson, then json) hashes the bytes, and raises the errors, of the
@@ -169,7 +169,7 @@ def test_parsed_event_bytes_are_the_json_parts(data: Any, metadata: Any) -> None
         assert whole[0] == "refused"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_values, st.booleans())
 def test_values_parsed_from_export_text_give_the_same_bytes(value: Any, ascii_only: bool) -> None:
     # The values the verifier actually hashes come out of the export parser.
@@ -228,7 +228,7 @@ def test_every_ascii_and_odd_character_is_written_alike() -> None:
         assert quick == _utf8(_parsed_dumps(value)), repr(character)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     _texts,
     _integers,

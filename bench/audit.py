@@ -12,7 +12,7 @@ or, without it, a private embedded PostgreSQL in a temporary folder.
   decode, every deal check), one process, one core. ``deal_exports``: one deal per file (the
   table's opening plus the deal); ``table_exports``: whole series, eight deals per file. The files
   come from the stored deals (``from_database``, ``--seats`` seats) and, for 2, 3 and 4 seats,
-  from series made in memory with the chain computed by ``sapsam.store.chain`` (``by_seats``: no
+  from series made in memory with the chain computed by ``sapsam.log.chain`` (``by_seats``: no
   database involved at all). Each rate is the best of three passes over its files, per second of
   wall time (``*_per_s``, what the target is read on) and of the process's CPU time
   (``*_per_cpu_s``: one core's cost, free of time other processes took).
@@ -40,8 +40,8 @@ from sapsam.audit import Requester, select_deal, select_table, verify_export, wr
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_series import recorded_stream, series_events
 from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.log.records import NewEvent
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import NewEvent
 from sapsam.store.table_projections import projectors
 
 TARGET_OFFLINE_PER_S = 2_000

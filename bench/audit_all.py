@@ -59,13 +59,13 @@ from sapsam.domain.commands import (
 )
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
+from sapsam.log.records import NewEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.ruleset import RuleSet
 from sapsam.store import schema
 from sapsam.store.embedded import database_in
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import all_projectors
-from sapsam.store.records import NewEvent
 
 TARGET_DEALS_PER_S = 2_000
 PLAYERS = ("ann", "bob", "cid", "dee")
@@ -208,7 +208,7 @@ def _encoded(event: Event) -> tuple[str, dict[str, Any], int]:
 def measure_verify_all(url: str, workers: int) -> dict[str, Any]:
     """``audit_database`` over everything in ``workers`` processes, with the CLI's progress bar
     on a terminal."""
-    from sapsam.commands.audit_commands import ProgressBar
+    from sapsam.cli.audit_commands import ProgressBar
 
     load_before = os.getloadavg()[0]
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None

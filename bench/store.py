@@ -39,10 +39,10 @@ from psycopg.types.json import Jsonb
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
+from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.appends import append
 from sapsam.store.reads import iterate_all
-from sapsam.store.records import NewEvent, RecordedEvent
 
 DEAL_BATCH = 14
 TARGET_BATCHED_RATIO = 0.70

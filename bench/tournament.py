@@ -20,12 +20,12 @@ import time
 from _scratch import scratch_database
 
 from sapsam.audit.sample_play import play_deal
+from sapsam.audit.tournament_audit import verify_tournament
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
 from sapsam.store.tables import TableService
-from sapsam.store.tournament_audit import verify_tournament
 from sapsam.store.tournament_results import ResultsProcess
 from sapsam.store.tournaments import TournamentService, TournamentSettings
 

@@ -31,7 +31,6 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
 import sapsam.api.generated.v1 as generated_v1
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
     table_service_pb2,
@@ -40,6 +39,7 @@ from sapsam.api.generated.v1 import (
 )
 from sapsam.api.limits import UNLIMITED
 from sapsam.api.server import ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 from sapsam.rules.ruleset import PRESETS
 
 

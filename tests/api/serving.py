@@ -9,8 +9,8 @@ from datetime import timedelta
 import grpc
 from api_client import OPERATOR_TOKEN, Api
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 
 
 @contextlib.contextmanager

@@ -18,9 +18,9 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import table_service_pb2
 from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 from sapsam.store import schema
 from sapsam.store.embedded import (
     EmbeddedServer,

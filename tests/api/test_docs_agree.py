@@ -28,8 +28,8 @@ from sapsam.api.generated.v1 import (
     tournament_service_pb2,
 )
 from sapsam.api.views import MISSED_DEADLINE_FOUL
-from sapsam.commands import demo_command
-from sapsam.commands.demo_command import describe_demo_database
+from sapsam.cli import demo_command
+from sapsam.cli.demo_command import describe_demo_database
 from sapsam.domain import events
 from sapsam.rules.arrangement import FoulReason
 

@@ -11,8 +11,8 @@ import pytest
 
 from sapsam.api import watch
 from sapsam.api.watch import EventFeed
+from sapsam.log.records import NewEvent
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import NewEvent
 
 
 def test_an_append_wakes_the_feed_for_its_stream(database_url: str) -> None:

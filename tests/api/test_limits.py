@@ -17,10 +17,10 @@ from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 from sapsam_client import Client
 
 LIMITS = CallerLimits(

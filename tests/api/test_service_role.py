@@ -11,10 +11,10 @@ import pytest
 from api_client import OPERATOR_TOKEN, Api
 from database_roles import new_role
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.server import ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
+from sapsam.log.chain import verify_stream_chain
 from sapsam.rules.ruleset import preset
-from sapsam.store.chain import verify_stream_chain
 from sapsam.store.embedded import open_database
 from sapsam.store.reads import read_stream
 from sapsam.store.schema import grant_service_role

@@ -37,10 +37,7 @@ from sapsam.fairness.deal import (
 from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
 from sapsam.fairness.published import Reveal
 from sapsam.fairness.verify import Check
-from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import DECK, parse_cards
-from sapsam.rules.scoring import PairResult
-from sapsam.store.chain import (
+from sapsam.log.chain import (
     GENESIS_HASH,
     CanonicalJsonError,
     _verify_chain,
@@ -48,6 +45,9 @@ from sapsam.store.chain import (
     chain_hash,
     verify_chain_of_stream,
 )
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import DECK, parse_cards
+from sapsam.rules.scoring import PairResult
 
 
 @pytest.mark.parametrize("key_size", [0, 1, 16, 32, 63, 64, 65, 100, 200])

@@ -20,8 +20,8 @@ from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import write_lines
 from sapsam.audit.sample_play import play_series
 from sapsam.cli import main
+from sapsam.log.chain import canonical_event_bytes, chain_hash
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
-from sapsam.store.chain import canonical_event_bytes, chain_hash
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 from sapsam.store.tables import TableService

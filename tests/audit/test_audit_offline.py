@@ -24,7 +24,7 @@ from sapsam.audit import (
     write_lines,
 )
 from sapsam.audit.sample_series import recorded_stream
-from sapsam.store.records import RecordedEvent
+from sapsam.log.records import RecordedEvent
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from sapsam.audit import (
 from sapsam.audit import database as audit_database
 from sapsam.audit.replay import frame_at
 from sapsam.audit.sample_play import play_series
-from sapsam.store.chain import GENESIS_HASH
+from sapsam.log.chain import GENESIS_HASH
 from sapsam.store.tables import TableService
 
 FAIRNESS_CHECKS = (

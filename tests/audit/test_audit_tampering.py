@@ -20,8 +20,8 @@ import pytest
 from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_play import play_series
+from sapsam.log.chain import canonical_event_bytes, chain_hash
 from sapsam.rules.cards import DECK, format_cards, parse_cards
-from sapsam.store.chain import canonical_event_bytes, chain_hash
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 from sapsam.store.tables import TableService

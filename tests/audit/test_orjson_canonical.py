@@ -1,6 +1,6 @@
 """orjson's canonical bytes stand for the json-based ones exactly (issues #7 and #4, speed).
 
-``sapsam.store.chain`` writes canonical bytes through orjson and falls back to the json encoder,
+``sapsam.log.chain`` writes canonical bytes through orjson and falls back to the json encoder,
 the reference, for whatever orjson refuses: for the values an append checked (``canonical_json``)
 and for the events of a parsed export (``canonical_event_bytes(checked=False)``). These tests
 compare the two on arbitrary JSON-like values of the kinds a parsed export holds (no floats: the
@@ -22,7 +22,7 @@ from json_strategies import json_values, texts
 
 from sapsam.audit.export_format import ExportFormatError
 from sapsam.audit.export_reading import _parse_line
-from sapsam.store.chain import (
+from sapsam.log.chain import (
     CanonicalJsonError,
     _dumps,
     _event_object,

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 
 OPERATOR_TOKEN = "operator-token-for-client-tests-0123456789"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.server import ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 from sapsam_client import Seat, connect, solver_arranger
 from sapsam_client.generated.v1 import table_pb2
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.server import ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 from sapsam_client import connect, solver_arranger
 from sapsam_client.generated.v1 import table_event_pb2
 

@@ -13,12 +13,12 @@ from datetime import timedelta
 import psycopg
 import pytest
 
+from sapsam.log.chain import verify_stream_chain
+from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent, RequestIdReused
 from sapsam.store import stream_heads
 from sapsam.store.appends import append, find_processed_request, prune_processed_requests
-from sapsam.store.chain import verify_stream_chain
 from sapsam.store.event_store import EventStore
 from sapsam.store.reads import last_position, read_all, read_stream, stream_version
-from sapsam.store.records import AppendResult, ConcurrencyConflict, NewEvent, RequestIdReused
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sapsam.store.appends import request_fingerprint
-from sapsam.store.chain import (
+from sapsam.log.chain import (
     GENESIS_HASH,
     CanonicalJsonError,
     canonical_event_bytes,
@@ -19,7 +18,8 @@ from sapsam.store.chain import (
     event_hash,
     verify_stream_chain,
 )
-from sapsam.store.records import NewEvent, RecordedEvent
+from sapsam.log.records import NewEvent, RecordedEvent
+from sapsam.store.appends import request_fingerprint
 
 
 def make_stream(count: int, stream_id: str = "table-x") -> list[RecordedEvent]:

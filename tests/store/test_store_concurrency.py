@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import psycopg
 
+from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent
 from sapsam.store.appends import append
 from sapsam.store.reads import read_all, read_stream, stream_version
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent
 
 WRITERS = 8
 

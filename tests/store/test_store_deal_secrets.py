@@ -8,10 +8,10 @@ import psycopg
 import pytest
 from psycopg import errors
 
+from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.store.appends import append
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.reads import read_all
-from sapsam.store.records import NewEvent, RecordedEvent
 
 Connection = psycopg.Connection[object]
 SEED = bytes(range(32))

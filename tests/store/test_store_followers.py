@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from sapsam.log.chain import GENESIS_HASH
+from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.store.appends import NOTIFY_CHANNEL, append
-from sapsam.store.chain import GENESIS_HASH
-from sapsam.store.records import NewEvent, RecordedEvent
 from sapsam.store.subscriptions import follow, parse_wakeup
 
 # Long enough that, were the wake-up missing, the follower would still be asleep when the test

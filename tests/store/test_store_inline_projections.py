@@ -17,9 +17,9 @@ from store_sample_projectors import TYPE_COUNTS
 
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.log.records import ConcurrencyConflict, NewEvent
 from sapsam.store.appends import _inline_where_possible, append
 from sapsam.store.projections import InlineStatement, rebuild_projections
-from sapsam.store.records import ConcurrencyConflict, NewEvent
 from sapsam.store.table_projections import projectors, table_rows_as_json
 
 Connection = psycopg.Connection[Any]
@@ -143,7 +143,7 @@ def test_a_refused_insert_changes_no_read_model(connection: Connection) -> None:
 def test_the_servers_read_models_let_a_table_write_be_one_statement(
     connection: Connection,
 ) -> None:
-    from sapsam.api.bootstrap import _projectors as server_projectors
+    from sapsam.cli.bootstrap import _projectors as server_projectors
 
     table_id = uuid.uuid4()
     after, inside = _inline_where_possible(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import psycopg
 
+from sapsam.log.records import NewEvent
 from sapsam.store.appends import NOTIFY_CHANNEL, append
-from sapsam.store.records import NewEvent
 from sapsam.store.subscriptions import parse_wakeup
 
 

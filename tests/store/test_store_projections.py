@@ -13,6 +13,7 @@ import psycopg
 import pytest
 from store_sample_projectors import PROJECTORS, STREAM_SUMMARY, TYPE_COUNTS, apply_type_count
 
+from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.store.appends import append
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import (
@@ -21,7 +22,6 @@ from sapsam.store.projections import (
     prepare_projections,
     rebuild_projections,
 )
-from sapsam.store.records import NewEvent, RecordedEvent
 
 Connection = psycopg.Connection[object]
 

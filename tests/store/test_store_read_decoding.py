@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sapsam.log.records import NewEvent, RecordedEvent, recorded_event
 from sapsam.store.appends import append
 from sapsam.store.reads import decode_json, iterate_all, read_all, read_stream
-from sapsam.store.records import NewEvent, RecordedEvent, recorded_event
 
 AWKWARD_DATA = [
     {"text": 'comma, bracket ] brace } quote " backslash \\ tab \t', "n": 0},

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from sapsam.log.records import NewEvent
 from sapsam.store.appends import append
 from sapsam.store.reads import _READ_ALL_QUERY, read_all, safe_position
-from sapsam.store.records import NewEvent
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 from database_roles import new_role
 from psycopg import errors
 
+from sapsam.log.chain import GENESIS_HASH, event_hash, verify_stream_chain
+from sapsam.log.records import NewEvent
 from sapsam.store.appends import append
-from sapsam.store.chain import GENESIS_HASH, event_hash, verify_stream_chain
 from sapsam.store.reads import read_all, read_stream
-from sapsam.store.records import NewEvent
 from sapsam.store.schema import grant_service_role
 
 

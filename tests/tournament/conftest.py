@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from tournament_play import OPERATOR_TOKEN, Services
 
-from sapsam.api.bootstrap import build_services
 from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors

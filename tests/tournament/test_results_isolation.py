@@ -10,7 +10,7 @@ import pytest
 from tournament_play import Services, credited_deals, play_round_deal, started_tournament
 
 from sapsam.domain.tournament import CreditDeal, TournamentPhase
-from sapsam.store.records import RecordedEvent
+from sapsam.log.records import RecordedEvent
 from sapsam.store.table_failures import RESULTS_PROCESS, failing_tables
 from sapsam.store.tournament_results import ResultsProcess
 

@@ -22,7 +22,7 @@ from sapsam.api.generated.v1 import (
 )
 from sapsam.api.server import RunningServer
 from sapsam.audit.database import verify_table_online
-from sapsam.commands import tournament_bots
+from sapsam.cli import tournament_bots
 from sapsam.domain.events import DEFAULT_CODEC, DealScored
 from sapsam.domain.tournament_seating import seat_randomly
 from sapsam.store.reads import read_stream

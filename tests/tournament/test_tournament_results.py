@@ -122,7 +122,7 @@ def test_killing_the_process_at_each_step_loses_and_doubles_nothing(
 
 
 def test_the_tournament_audit_holds_and_names_pending_credits(services: Services) -> None:
-    from sapsam.store.tournament_audit import verify_tournament
+    from sapsam.audit.tournament_audit import verify_tournament
 
     tournaments, tables = services.tournaments, services.tables
     tournament_id = started_tournament(tournaments, 5, seats=2, rounds=2, deals=1)

@@ -33,9 +33,9 @@ from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import EventFeed, watch_table
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
-from sapsam.store.records import RecordedEvent
 from sapsam.store.tables import TableOutcome, TableService
 
 DEFAULT_PAGE_SIZE: Final = 50

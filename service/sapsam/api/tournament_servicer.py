@@ -34,9 +34,9 @@ from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import POLL_SECONDS, EventFeed
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated, TournamentCompleted
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.ruleset import MAX_NAME_LENGTH
 from sapsam.store import tournament_queries as queries
-from sapsam.store.records import RecordedEvent
 from sapsam.store.tournaments import (
     TournamentNotFoundError,
     TournamentOutcome,

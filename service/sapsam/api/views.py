@@ -21,6 +21,7 @@ from sapsam.api.errors import ApiError
 from sapsam.api.generated.v1 import rule_set_pb2, table_event_pb2, table_pb2
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TablePhase, TableState
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
@@ -30,7 +31,6 @@ from sapsam.rules.ruleset import (
     TimeoutPolicy,
     preset,
 )
-from sapsam.store.records import RecordedEvent
 
 OPERATOR_ACTOR: Final = "operator"
 

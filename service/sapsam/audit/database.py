@@ -29,11 +29,11 @@ from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.stream_audit import StreamResult, audit_in_workers, audit_stream
 from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
-from sapsam.store.chain import verify_stream_chain
+from sapsam.log.chain import verify_stream_chain
+from sapsam.log.records import RecordedEvent
 from sapsam.store.projection_folds import Row
 from sapsam.store.projections import Projector
 from sapsam.store.reads import read_stream
-from sapsam.store.records import RecordedEvent
 
 Connection = psycopg.Connection[Any]
 Progress = Callable[[int, int], None]

@@ -27,8 +27,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sapsam.store.chain import GENESIS_HASH, canonical_json
-from sapsam.store.records import JsonObject, RecordedEvent
+from sapsam.log.chain import GENESIS_HASH, canonical_json
+from sapsam.log.records import JsonObject, RecordedEvent
 
 FORMAT_TAG: Final = "sapsam-audit-export"
 FORMAT_VERSION: Final = 1

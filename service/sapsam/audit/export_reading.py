@@ -32,8 +32,8 @@ from sapsam.audit.export_format import (
 )
 from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
 from sapsam.frozen import from_fields
+from sapsam.log.records import JsonObject
 from sapsam.quoting import quote_prefix
-from sapsam.store.records import JsonObject
 
 
 def _require(condition: bool, where: str, message: str) -> None:

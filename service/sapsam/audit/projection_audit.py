@@ -24,10 +24,10 @@ import psycopg
 from psycopg import sql
 
 from sapsam.audit.report import AuditCheck, Status
+from sapsam.log.records import RecordedEvent
 from sapsam.store.projection_folds import FOLDS, TABLE_PREFIX, ReadModelFold, Row, TableStateFold
 from sapsam.store.projections import Projector, all_projectors, iterate_streams
 from sapsam.store.reads import decode_json, event_from_row
-from sapsam.store.records import RecordedEvent
 
 Connection = psycopg.Connection[Any]
 LIVE_SCHEMA = "public"

@@ -26,10 +26,10 @@ from sapsam.domain.commands import (
 )
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
+from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
 from sapsam.rules.solver import solve
-from sapsam.store.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
-from sapsam.store.records import RecordedEvent
 
 PLAYERS: Final = ("ann", "bob", "cid", "dee")
 NOW_MS: Final = 1_800_000_000_000

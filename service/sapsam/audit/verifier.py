@@ -5,7 +5,7 @@ in this order (docs/audit.md describes each precisely):
 
 1. ``format``: the header and every event line parse.
 2. ``chain``: each segment's events, recomputed from its anchor, give the recorded hashes
-   (``sapsam.store.chain``), with versions running on without a gap.
+   (``sapsam.log.chain``), with versions running on without a gap.
 3. ``anchor``: the first segment starts the stream (genesis); each later segment hangs on the
    event just before it, and where it touches the previous segment, on that segment's last hash.
 4. ``coverage``: each segment holds exactly the versions its header names and ends on the
@@ -57,9 +57,9 @@ from sapsam.domain.events import (
     PlayerSeated,
     TableCreated,
 )
+from sapsam.log.chain import verify_chain_of_stream
 from sapsam.rules.cards import format_cards
 from sapsam.rules.ruleset import RuleSet, RuleSetError
-from sapsam.store.chain import verify_chain_of_stream
 
 _NO_FALLBACK: Final = object()
 

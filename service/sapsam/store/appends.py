@@ -40,13 +40,22 @@ import psycopg
 from psycopg import errors
 from psycopg.pq import TransactionStatus
 
-from sapsam.store.chain import (
+from sapsam.log.chain import (
     GENESIS_HASH,
     assemble_from_json_parts,
     canonical_json,
     canonical_json_each,
     chain_hash,
     json_string,
+)
+from sapsam.log.records import (
+    AppendResult,
+    ConcurrencyConflict,
+    JsonObject,
+    JsonValue,
+    NewEvent,
+    RecordedEvent,
+    recorded_event,
 )
 from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
 from sapsam.store.processed_requests import find_processed_request as find_processed_request
@@ -63,15 +72,6 @@ from sapsam.store.projections import (
     apply_projectors,
 )
 from sapsam.store.reads import decode_json, stream_version
-from sapsam.store.records import (
-    AppendResult,
-    ConcurrencyConflict,
-    JsonObject,
-    JsonValue,
-    NewEvent,
-    RecordedEvent,
-    recorded_event,
-)
 from sapsam.store.stream_heads import forget, recall, remember
 from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
 from sapsam.store.subscriptions import send_wakeup, wakeup_payload

@@ -16,7 +16,7 @@ import psycopg
 
 from sapsam.domain.errors import DomainError
 from sapsam.domain.table_deadlines import UnservedWindow
-from sapsam.store.records import ConcurrencyConflict
+from sapsam.log.records import ConcurrencyConflict
 from sapsam.store.table_failures import DEADLINES_PROCESS, clear_failure, record_failure
 from sapsam.store.table_projections import tables_past_deadline
 

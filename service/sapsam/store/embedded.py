@@ -37,8 +37,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from sapsam.log.records import DatabaseOpenError
 from sapsam.store import schema
-from sapsam.store.records import DatabaseOpenError
 
 EMBEDDED_DATABASE = "sapsam"
 SUPERUSER = "postgres"

@@ -26,10 +26,10 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
+from sapsam.log.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
 from sapsam.store import appends, reads
 from sapsam.store.appends import ProjectCallback
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
-from sapsam.store.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import psycopg
 
-from sapsam.store.records import RequestIdReused
+from sapsam.log.records import RequestIdReused
 
 Connection = psycopg.Connection[Any]
 

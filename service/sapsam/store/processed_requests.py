@@ -17,9 +17,9 @@ from typing import Any
 
 import psycopg
 
-from sapsam.store.chain import canonical_json, json_string
+from sapsam.log.chain import canonical_json, json_string
+from sapsam.log.records import AppendResult, NewEvent, RequestIdReused
 from sapsam.store.reads import select_events
-from sapsam.store.records import AppendResult, NewEvent, RequestIdReused
 
 Connection = psycopg.Connection[Any]
 

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from sapsam.store.records import RecordedEvent
+from sapsam.log.records import RecordedEvent
 from sapsam.store.tournament_projections import period_of
 
 Row = dict[str, Any]

@@ -42,8 +42,8 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from sapsam.log.records import DatabaseOpenError, JsonObject, RecordedEvent
 from sapsam.store.reads import event_from_row, iterate_all
-from sapsam.store.records import DatabaseOpenError, JsonObject, RecordedEvent
 
 Connection = psycopg.Connection[Any]
 

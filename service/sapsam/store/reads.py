@@ -26,7 +26,7 @@ import msgspec
 import psycopg
 from psycopg.pq import TransactionStatus
 
-from sapsam.store.records import RecordedEvent, recorded_event
+from sapsam.log.records import RecordedEvent, recorded_event
 from sapsam.store.stream_heads import remember
 
 Connection = psycopg.Connection[Any]

@@ -19,7 +19,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from psycopg import errors, sql
 
-from sapsam.store.records import DatabaseOpenError
+from sapsam.log.records import DatabaseOpenError
 
 MIGRATIONS_FOLDER = Path(__file__).resolve().parent / "migrations"
 HEAD = "head"

@@ -26,8 +26,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from sapsam.log.records import RecordedEvent
 from sapsam.store.reads import read_all
-from sapsam.store.records import RecordedEvent
 
 NOTIFY_CHANNEL = "sapsam_events"
 # A notifier thread with nothing to send closes its connection and ends after this long.

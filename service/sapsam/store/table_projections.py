@@ -20,8 +20,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from sapsam.log.records import RecordedEvent
 from sapsam.store.projections import InlineStatement, PendingEvent, Projector, SqlProjector
-from sapsam.store.records import RecordedEvent
 from sapsam.store.table_failures import DEADLINES_PROCESS
 
 Connection = psycopg.Connection[Any]

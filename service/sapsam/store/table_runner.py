@@ -33,11 +33,11 @@ from sapsam.domain.commands import RevealSeed
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DEFAULT_CODEC, DealerChosen, Event, EventCodec, SeedRevealed
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve, fold
+from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.rules.cards import Card
 from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 
 Connection = psycopg.Connection[Any]
 

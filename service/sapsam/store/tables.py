@@ -36,12 +36,12 @@ from sapsam.domain.commands import (
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TablePhase, TableState, decide, fold
 from sapsam.domain.table_deadlines import UnservedWindow
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.ruleset import RuleSet
 from sapsam.store import deadline_sweep
 from sapsam.store.deal_secrets import store_deal_seed
-from sapsam.store.records import RecordedEvent
 from sapsam.store.table_runner import (
     CACHE_SIZE,
     CONFLICT_RETRIES,

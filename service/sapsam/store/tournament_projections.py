@@ -23,8 +23,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from sapsam.log.records import RecordedEvent
 from sapsam.store.projections import Projector, SqlProjector
-from sapsam.store.records import RecordedEvent
 
 Connection = psycopg.Connection[Any]
 

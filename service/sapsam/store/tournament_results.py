@@ -46,9 +46,9 @@ from psycopg import sql
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DealScored, Event
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
+from sapsam.log.records import ConcurrencyConflict, RecordedEvent
 from sapsam.store import appends, reads
 from sapsam.store.background import BackgroundLoop
-from sapsam.store.records import ConcurrencyConflict, RecordedEvent
 from sapsam.store.table_failures import (
     RESULTS_PROCESS,
     TableFailure,

@@ -44,11 +44,11 @@ from sapsam.domain.tournament import (
 )
 from sapsam.domain.tournament_events import TOURNAMENT_CODEC
 from sapsam.domain.tournament_seating import seating_commitment
+from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.rules.ruleset import RuleSet
 from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.event_store import EventStore
-from sapsam.store.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.store.tables import (
     TABLE_ID_NAMESPACE,
     TableNotFoundError,

@@ -14,11 +14,11 @@ import sys
 from datetime import timedelta
 from typing import Any
 
+from sapsam.log.records import DatabaseOpenError
 from sapsam.store import schema
 from sapsam.store.appends import prune_processed_requests
 from sapsam.store.embedded import database_connection, open_database
 from sapsam.store.projections import all_projectors, rebuild_projections
-from sapsam.store.records import DatabaseOpenError
 
 FAILED = 1
 

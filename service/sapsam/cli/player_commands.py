@@ -16,10 +16,10 @@ from typing import Any
 
 from sapsam.api import resources
 from sapsam.api.errors import ApiError
-from sapsam.commands.store_commands import add_database_options
+from sapsam.cli.store_commands import add_database_options
+from sapsam.log.records import DatabaseOpenError
 from sapsam.store import player_tokens
 from sapsam.store.embedded import database_connection
-from sapsam.store.records import DatabaseOpenError
 
 FAILED = 1
 USAGE = 2

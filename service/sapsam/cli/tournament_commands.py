@@ -139,10 +139,10 @@ def _id(text: str, prefix: str) -> uuid.UUID:
 @contextmanager
 def _services(arguments: argparse.Namespace) -> Iterator[Any]:
     """A tournament service over the chosen database (migrated first)."""
+    from sapsam.log.records import DatabaseOpenError
     from sapsam.store.embedded import open_database
     from sapsam.store.event_store import EventStore
     from sapsam.store.projections import registered_projectors
-    from sapsam.store.records import DatabaseOpenError
     from sapsam.store.table_projections import projectors as table_projectors
     from sapsam.store.tables import TableService
     from sapsam.store.tournaments import TournamentService
@@ -273,7 +273,7 @@ def _standings(arguments: argparse.Namespace) -> int:
 
 def _verify(arguments: argparse.Namespace) -> int:
     from sapsam.audit.report import render_text
-    from sapsam.store.tournament_audit import verify_tournament
+    from sapsam.audit.tournament_audit import verify_tournament
 
     tournament_id = _id(arguments.tournament, "tournaments/")
     with _services(arguments) as tournaments, tournaments.store.connection() as connection:
@@ -336,13 +336,13 @@ def _demo(arguments: argparse.Namespace) -> int:
     import psycopg
     from google.protobuf.timestamp_pb2 import Timestamp
 
-    from sapsam.api.bootstrap import build_services
     from sapsam.api.generated.v1 import tournament_service_pb2, tournament_service_pb2_grpc
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.audit.report import render_text
-    from sapsam.commands import tournament_bots
-    from sapsam.commands.demo_command import demo_database, describe_demo_database
-    from sapsam.store.tournament_audit import verify_tournament
+    from sapsam.audit.tournament_audit import verify_tournament
+    from sapsam.cli import tournament_bots
+    from sapsam.cli.bootstrap import build_services
+    from sapsam.cli.demo_command import demo_database, describe_demo_database
 
     started = time.monotonic()
     token = secrets.token_urlsafe(24)

@@ -33,7 +33,7 @@ class RecordedEvent:
     ``position`` is the global order over every stream; ``version`` counts 1, 2, 3 … within the
     stream. ``metadata`` holds ``request_id``, ``actor`` and ``recorded_at`` (ISO 8601, UTC) plus
     whatever the caller added. ``hash`` chains the event to the previous event of its stream (see
-    ``sapsam.store.chain``).
+    ``sapsam.log.chain``).
     """
 
     position: int

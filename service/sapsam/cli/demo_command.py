@@ -171,8 +171,8 @@ def _demo(arguments: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return FAILED
-    from sapsam.api.bootstrap import build_services
     from sapsam.api.server import ServerConfig, start_server
+    from sapsam.cli.bootstrap import build_services
 
     started = time.monotonic()
     operator_token = secrets.token_urlsafe(24)

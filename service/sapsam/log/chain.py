@@ -25,7 +25,7 @@ from typing import Any, Final, Protocol
 
 import orjson
 
-from sapsam.store.records import JsonObject, JsonValue, RecordedEvent
+from sapsam.log.records import JsonObject, JsonValue, RecordedEvent
 
 GENESIS_HASH = bytes(32)
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import psycopg
 
-from sapsam.commands.store_commands import add_database_options
+from sapsam.cli.store_commands import add_database_options
+from sapsam.log.records import DatabaseOpenError
 from sapsam.store.embedded import database_connection
-from sapsam.store.records import DatabaseOpenError
 from sapsam.store.table_failures import failing_tables, overdue_tables
 
 FAILED = 1

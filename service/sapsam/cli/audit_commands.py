@@ -139,8 +139,8 @@ def _table_id(text: str) -> uuid.UUID:
 @contextmanager
 def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
     # Imported here so offline verification and replay never load the database code.
+    from sapsam.log.records import DatabaseOpenError
     from sapsam.store.embedded import database_connection, database_url
-    from sapsam.store.records import DatabaseOpenError
 
     # An audit reads: it never migrates a database it is pointed at (one behind would be a finding,
     # not something to change); only the embedded default is prepared as usual.
@@ -220,7 +220,7 @@ def _verify(arguments: argparse.Namespace) -> int:
 
 def _verify_body(arguments: argparse.Namespace) -> int:
     chosen = [arguments.file is not None, arguments.table is not None, arguments.all]
-    chosen.append(arguments.tournament is not None)  # tournaments (sapsam.store.tournament_audit)
+    chosen.append(arguments.tournament is not None)  # tournaments (sapsam.audit.tournament_audit)
     if sum(chosen) != 1:
         raise CommandError("give exactly one of FILE, --table T, --tournament T or --all")
     if arguments.deal is not None and arguments.table is None:
@@ -242,7 +242,7 @@ def _verify_online(arguments: argparse.Namespace) -> AuditReport:
 
     with _connection(arguments) as connection:
         if arguments.tournament is not None:  # tournaments: seating draw, deals, standings
-            from sapsam.store.tournament_audit import verify_tournament
+            from sapsam.audit.tournament_audit import verify_tournament
 
             try:
                 tournament_id = uuid.UUID(arguments.tournament.removeprefix("tournaments/"))

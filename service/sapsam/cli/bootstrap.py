@@ -39,7 +39,7 @@ DEADLINE_GRACE_SECONDS: Final = 30.0
 MAX_BACKGROUND_PAUSE_SECONDS: Final = 10.0
 """The longest a failing background loop waits before trying again (it backs off up to this)."""
 
-_logger = logging.getLogger("sapsam.api.bootstrap")
+_logger = logging.getLogger("sapsam.cli.bootstrap")
 
 
 def _projectors() -> list[Projector]:

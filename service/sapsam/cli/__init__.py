@@ -1,6 +1,6 @@
 """The ``sapsam`` command: one entry point, one subcommand per tool.
 
-Each subcommand lives in a module of ``sapsam.commands`` that exposes
+Each subcommand lives in a module of ``sapsam.cli`` that exposes
 ``register(subparsers) -> None``; registering sets ``handler`` on its parser, a function taking the
 parsed arguments and returning the process exit code. Add a module to ``COMMAND_MODULES`` to add a
 subcommand.
@@ -24,14 +24,14 @@ BROKEN_PIPE: Final = 141
 """The exit status when the output's reader went away: 128 + SIGPIPE, as a shell reports it."""
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "sapsam.commands.rules_commands",
-    "sapsam.commands.store_commands",
-    "sapsam.commands.serve_command",
-    "sapsam.commands.audit_commands",
-    "sapsam.commands.demo_command",
-    "sapsam.commands.tournament_commands",
-    "sapsam.commands.tables_commands",
-    "sapsam.commands.player_commands",
+    "sapsam.cli.rules_commands",
+    "sapsam.cli.store_commands",
+    "sapsam.cli.serve_command",
+    "sapsam.cli.audit_commands",
+    "sapsam.cli.demo_command",
+    "sapsam.cli.tournament_commands",
+    "sapsam.cli.tables_commands",
+    "sapsam.cli.player_commands",
 )
 
 
@@ -70,7 +70,3 @@ def _discard_stdout() -> None:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, descriptor)
     os.close(null)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from sapsam.api.auth import check_token_format
-from sapsam.api.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
 from sapsam.api.call_log import configure_logging
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import (
@@ -25,7 +24,8 @@ from sapsam.api.server import (
     ServerConfig,
     run_worker_processes,
 )
-from sapsam.commands.store_commands import add_database_options
+from sapsam.cli.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
+from sapsam.cli.store_commands import add_database_options
 
 FAILED = 1
 MAX_TOKEN_TTL_DAYS = 36_500
@@ -114,8 +114,8 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
 
 def _serve(arguments: argparse.Namespace) -> int:
     """Open (and migrate) the database, then serve until SIGTERM or SIGINT."""
+    from sapsam.log.records import DatabaseOpenError
     from sapsam.store.embedded import open_database
-    from sapsam.store.records import DatabaseOpenError
 
     try:
         config = _config(arguments)

@@ -1,1 +1,0 @@
-"""Subcommands of the ``sapsam`` command line, one module each (see ``sapsam.cli``)."""

@@ -1,6 +1,8 @@
 """Every error reason docs/api.md documents is real: listed in the one table, and reachable.
 
-- docs/api.md's reason list and ``STATUS_BY_REASON`` name the same reasons with the same status;
+- the proto enum ``sapsam.v1.ErrorReason`` (what clients share), docs/api.md's reason list and
+  ``STATUS_BY_REASON`` (what the server sends) name the same reasons, the guide and the table with
+  the same status, and every reason the domain can refuse a command with is among them;
 - every reason a client can cause is provoked here by a real call over gRPC (one server for the
   module), which must fail with the documented status and the reason in its ErrorInfo, carry a
   field violation when it is INVALID_ARGUMENT, and record nothing;
@@ -28,11 +30,13 @@ from scenarios import World, cup_request
 from sapsam.api import errors
 from sapsam.api.generated.v1 import (
     audit_service_pb2,
+    errors_pb2,
     player_service_pb2,
     table_pb2,
     table_service_pb2,
     tournament_service_pb2,
 )
+from sapsam.domain.errors import Reason
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 GUIDE = REPOSITORY / "docs" / "api.md"
@@ -122,6 +126,35 @@ def test_the_guide_and_the_error_table_list_the_same_reasons_and_statuses() -> N
     assert sorted(set(documented) - set(table)) == [], "documented, not in STATUS_BY_REASON"
     assert sorted(set(table) - set(documented)) == [], "in STATUS_BY_REASON, not in docs/api.md"
     assert documented == table
+
+
+def enum_reasons() -> set[str]:
+    """The proto enum's reasons, as ErrorInfo spells them (the value name less its prefix)."""
+    names = set(errors_pb2.ErrorReason.keys()) - {"ERROR_REASON_UNSPECIFIED"}
+    assert all(name.startswith("ERROR_REASON_") for name in names)
+    return {name.removeprefix("ERROR_REASON_") for name in names}
+
+
+def test_the_proto_enum_the_guide_and_the_error_table_name_the_same_reasons() -> None:
+    enum = enum_reasons()
+    assert sorted(enum - set(documented_reasons())) == [], "in the enum, not in docs/api.md"
+    assert sorted(set(documented_reasons()) - enum) == [], "in docs/api.md, not in the enum"
+    assert sorted(enum - set(errors.STATUS_BY_REASON)) == [], "in the enum, not in the table"
+    assert sorted(set(errors.STATUS_BY_REASON) - enum) == [], "in the table, not in the enum"
+    assert enum == errors.WIRE_REASONS
+
+
+def test_every_domain_reason_is_in_the_proto_enum() -> None:
+    assert sorted({reason.value for reason in Reason} - enum_reasons()) == []
+
+
+def test_an_enum_value_names_its_reason_and_keeps_its_number() -> None:
+    # Numbers are the enum's wire identity: pinned for a few, so a reordering fails here.
+    assert errors.reason_name(errors_pb2.ERROR_REASON_INVALID_ARGUMENT) == "INVALID_ARGUMENT"
+    assert errors_pb2.ERROR_REASON_INVALID_ARGUMENT == 1
+    assert errors.reason_name(errors_pb2.ERROR_REASON_TABLE_NOT_FOUND) == "TABLE_NOT_FOUND"
+    assert errors_pb2.ERROR_REASON_TABLE_NOT_FOUND == 38
+    assert errors_pb2.ERROR_REASON_INTERNAL == 71
 
 
 def test_every_reason_is_provoked_here_or_justified() -> None:

@@ -32,31 +32,14 @@ from sapsam.api.generated.v1 import (
     table_service_pb2_grpc,
 )
 from sapsam.api.server import RunningServer, ServerConfig, Services, start_server
-from sapsam.domain.errors import Reason
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.log.records import ConcurrencyConflict
 from sapsam.store.player_tokens import PlayerToken
 
 PLAYER_TOKEN = auth.new_token()
 PLAYER_ID = "0b6f3a52-4f7e-4a43-9f57-1d2b9f0c7e11"
 OPERATOR_TOKEN = "operator-" + auth.new_token()
 TABLE = "tables/5b0e8c7e-3c55-4d7e-8f0a-3a1f2e9d6c01"
-
-
-class RefusedCommandError(Exception):
-    """Shaped like a domain error: a stable reason, a message, maybe a field."""
-
-    def __init__(self, reason: str, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-        self.field = field
-
-
-class LostRaceError(Exception):
-    """Shaped like the store's concurrency conflict: it carries the current version."""
-
-    def __init__(self, current_version: int) -> None:
-        super().__init__(f"expected another version; current is {current_version}")
-        self.current_version = current_version
 
 
 class RaisingTableService(table_service_pb2_grpc.TableServiceServicer):  # type: ignore[misc]
@@ -67,11 +50,11 @@ class RaisingTableService(table_service_pb2_grpc.TableServiceServicer):  # type:
     ) -> table_service_pb2.GetTableResponse:
         kind = request.name.removeprefix("tables/")
         if kind == "turn":
-            raise RefusedCommandError("NOT_YOUR_TURN", "it is seat 2's turn to cut")
+            raise DomainError(Reason.NOT_YOUR_TURN, "it is seat 2's turn to cut")
         if kind == "cards":
-            raise RefusedCommandError("BAD_CARDS", "Zs is not a card", field="arrangement.front")
+            raise DomainError(Reason.BAD_CARDS, "Zs is not a card", field="arrangement.front")
         if kind == "race":
-            raise LostRaceError(current_version=17)
+            raise ConcurrencyConflict(request.name, expected_version=16, current_version=17)
         if kind == "stale":
             raise errors.version_mismatch(expected=3, current=9)
         if kind == "secret":
@@ -87,7 +70,7 @@ class RaisingTableService(table_service_pb2_grpc.TableServiceServicer):  # type:
         yield table_service_pb2.WatchTableResponse(
             event=table_event_pb2.TableEvent(table=request.table, version=1, type="TableCreated")
         )
-        raise RefusedCommandError("TABLE_NOT_FOUND", "no such table")
+        raise DomainError(Reason.TABLE_NOT_FOUND, "no such table")
 
 
 @pytest.fixture(scope="module")

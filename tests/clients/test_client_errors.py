@@ -10,6 +10,7 @@ import pytest
 
 from sapsam_client import (
     AlreadyExistsError,
+    ErrorReason,
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
@@ -19,7 +20,23 @@ from sapsam_client import (
     connect,
 )
 from sapsam_client.client import Client
+from sapsam_client.errors import SapsamError, error_reason_of
 from sapsam_client.generated.v1 import table_service_pb2
+
+
+def test_a_server_error_matches_the_shared_reason_enum(address: str) -> None:
+    ann = connect(address)
+    ann.register("Ann")
+    with pytest.raises(SapsamError) as not_found:
+        ann.get_table("tables/5a9c7e3e-1f2b-4c8d-9e0f-112233445566")
+    assert not_found.value.error_reason == ErrorReason.ERROR_REASON_TABLE_NOT_FOUND
+    assert ErrorReason.Name(not_found.value.error_reason) == "ERROR_REASON_TABLE_NOT_FOUND"
+    table = ann.create_table(2, series_length=1)
+    with pytest.raises(SapsamError) as unseated:
+        ann.choose_dealer(table.name)
+    assert unseated.value.error_reason == ErrorReason.ERROR_REASON_NOT_SEATED
+    # A reason this SDK does not know (a newer server's) is UNSPECIFIED, never an error.
+    assert error_reason_of("SOMETHING_NEWER") == ErrorReason.ERROR_REASON_UNSPECIFIED
 
 
 def test_refusals_carry_their_reason_codes(address: str) -> None:

@@ -1,4 +1,4 @@
-"""Errors on the wire: one table from stable reason codes to gRPC status codes.
+"""Errors on the wire: one table from reasons to gRPC status codes, one from exception types.
 
 Every error the API returns is a ``google.rpc.Status`` carrying ``google.rpc.ErrorInfo`` with the
 stable ``reason`` and the domain ``sapsam.dev``; INVALID_ARGUMENT errors also carry
@@ -6,13 +6,17 @@ stable ``reason`` and the domain ``sapsam.dev``; INVALID_ARGUMENT errors also ca
 version in the ErrorInfo metadata (``current_version``). Clients branch on the reason, never on the
 message text.
 
-The reasons come from two places: the domain (``sapsam.domain.errors.Reason``: a refused
-command) and the API layer itself (authentication, resource names, etags). Both are listed in
-:data:`STATUS_BY_REASON`, the only place that decides a status code. A reason missing from the
-table is a bug; it is answered FAILED_PRECONDITION (the domain refused the command, so nothing was
-written) and logged.
+Every reason is a value of the proto enum ``sapsam.v1.ErrorReason`` (proto/sapsam/v1/errors.proto),
+which clients share: the ``reason`` string is the value's name without its ``ERROR_REASON_``
+prefix (:func:`reason_name`). The reasons come from two places: the domain
+(``sapsam.domain.errors.Reason``: a refused command) and the API layer itself (authentication,
+resource names, etags). :data:`STATUS_BY_REASON` is the only place that decides a status code;
+tests/api/test_documented_reasons.py keeps it, the enum, the domain's reasons and docs/api.md in
+step. A reason missing from the table is a bug; it is answered FAILED_PRECONDITION (the domain
+refused the command, so nothing was written) and logged.
 
-The database out of reach (a restart, a failover) is UNAVAILABLE, reason ``DATABASE_UNAVAILABLE``:
+Which exception becomes which status is decided by its type, in :data:`STATUS_BY_ERROR_TYPE`. The
+database out of reach (a restart, a failover) is UNAVAILABLE, reason ``DATABASE_UNAVAILABLE``:
 retry with the same request id. Anything unexpected becomes INTERNAL with a fixed message: the
 exception's text never reaches the client, and the log line names only its type and traceback,
 since a message could quote a secret.
@@ -22,9 +26,9 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import grpc
 import psycopg
@@ -32,7 +36,28 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
+from sapsam.api.generated.v1 import errors_pb2
 from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.audit.export_format import ExportAccessError, NothingToExportError
+from sapsam.domain.errors import DomainError
+from sapsam.log.records import ConcurrencyConflict
+from sapsam.store.table_runner import StaleVersionError
+
+REASON_PREFIX: Final = "ERROR_REASON_"
+"""``sapsam.v1.ErrorReason`` value names are this prefix and the ErrorInfo ``reason``."""
+
+
+def reason_name(value: errors_pb2.ErrorReason.ValueType) -> str:
+    """The ErrorInfo ``reason`` of an ``ErrorReason`` value: its name without the prefix."""
+    return errors_pb2.ErrorReason.Name(value).removeprefix(REASON_PREFIX)
+
+
+WIRE_REASONS: Final[frozenset[str]] = frozenset(
+    reason_name(value)
+    for value in errors_pb2.ErrorReason.values()
+    if value != errors_pb2.ERROR_REASON_UNSPECIFIED
+)
+"""Every reason the server may send: the proto enum's, as ErrorInfo spells them."""
 
 ERROR_DOMAIN: Final = "sapsam.dev"
 """The ``ErrorInfo.domain`` of every sapsam error."""
@@ -156,22 +181,6 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
 """Every reason code and the gRPC status it is answered with. Never rename a reason."""
 
 
-class ReasonedError(Protocol):
-    """What a domain error looks like to the API: a stable reason, a message, maybe a field."""
-
-    @property
-    def reason(self) -> Any:
-        """The stable reason code (a ``str`` or a ``StrEnum``)."""
-
-    @property
-    def message(self) -> str:
-        """A readable explanation."""
-
-    @property
-    def field(self) -> str | None:
-        """The request field at fault, for malformed content."""
-
-
 class ApiError(Exception):
     """An error raised by the API layer itself (auth, resource names, etags).
 
@@ -271,63 +280,88 @@ def _code_number(code: grpc.StatusCode) -> int:
     return number
 
 
-def _reason_text(reason: Any) -> str:
-    # A StrEnum member is a str whose value is the reason; plain strings pass through.
-    return str(reason.value) if hasattr(reason, "value") else str(reason)
-
-
 def status_for_exception(error: BaseException, method: str = "") -> grpc.Status:
-    """The status a raised exception is answered with.
+    """The status a raised exception is answered with: by its type, in
+    :data:`STATUS_BY_ERROR_TYPE` (the closest class in its MRO); anything else is INTERNAL and is
+    logged without its message."""
+    for error_type in type(error).__mro__:
+        status_of = STATUS_BY_ERROR_TYPE.get(error_type)
+        if status_of is not None:
+            return status_of(error, method)
+    return _internal_status(error, method)
 
-    ``ApiError`` and any exception with a ``reason`` (a domain error) map through the table;
-    exceptions with a ``current_version`` (a lost concurrency race) become ABORTED with it; the
-    database out of reach (``database_unavailable``) is UNAVAILABLE; anything else is INTERNAL and
-    is logged without its message.
-    """
-    if isinstance(error, ApiError):
-        return build_status(
-            error.reason,
-            error.message,
-            field=error.field,
-            metadata=error.metadata,
-            retry_delay=error.retry_delay,
-        )
-    current_version = getattr(error, "current_version", None)
-    expected_version = getattr(error, "expected_version", None)
-    if (
-        getattr(error, "reason", None) == "VERSION_MISMATCH"
-        and isinstance(current_version, int)
-        and isinstance(expected_version, int)
-    ):
-        return status_for_exception(version_mismatch(expected_version, current_version), method)
-    if isinstance(current_version, int):
-        return build_status(
-            "CONCURRENCY_CONFLICT",
-            "the table changed while this call was being decided; read it again and retry",
-            metadata={CURRENT_VERSION_KEY: str(current_version)},
-        )
-    reason = getattr(error, "reason", None)
-    message = getattr(error, "message", None)
-    if reason is not None and isinstance(message, str):
-        field_name = getattr(error, "field", None)
-        return build_status(
-            _reason_text(reason),
-            message,
-            field=field_name if isinstance(field_name, str) else None,
-        )
-    if database_unavailable(error):
-        _logger.warning(
-            "database unavailable in %s: %s (SQLSTATE %s)",
-            method,
-            type(error).__name__,
-            getattr(error, "sqlstate", None),
-        )
-        return build_status(
-            DATABASE_UNAVAILABLE_REASON,
-            "the database is not available right now; retry the call with the same request_id",
-        )
+
+def _api_error_status(error: ApiError, method: str) -> grpc.Status:
+    return build_status(
+        error.reason,
+        error.message,
+        field=error.field,
+        metadata=error.metadata,
+        retry_delay=error.retry_delay,
+    )
+
+
+def _refusal_status(
+    error: DomainError | ExportAccessError | NothingToExportError, method: str
+) -> grpc.Status:
+    # A domain Reason is a StrEnum: its str() would name the member, so take the value.
+    reason = error.reason.value if isinstance(error, DomainError) else error.reason
+    return build_status(reason, error.message, field=error.field)
+
+
+def _stale_version_status(error: StaleVersionError, method: str) -> grpc.Status:
+    stale = version_mismatch(error.expected_version, error.current_version)
+    return _api_error_status(stale, method)
+
+
+def _concurrency_conflict_status(error: ConcurrencyConflict, method: str) -> grpc.Status:
+    return build_status(
+        "CONCURRENCY_CONFLICT",
+        "the table changed while this call was being decided; read it again and retry",
+        metadata={CURRENT_VERSION_KEY: str(error.current_version)},
+    )
+
+
+def _operational_error_status(error: psycopg.OperationalError, method: str) -> grpc.Status:
+    if not database_unavailable(error):
+        return _internal_status(error, method)
+    _logger.warning(
+        "database unavailable in %s: %s (SQLSTATE %s)",
+        method,
+        type(error).__name__,
+        error.sqlstate,
+    )
+    return build_status(
+        DATABASE_UNAVAILABLE_REASON,
+        "the database is not available right now; retry the call with the same request_id",
+    )
+
+
+def _internal_status(error: BaseException, method: str) -> grpc.Status:
     log_unexpected(error, method)
     return build_status(INTERNAL_REASON, "internal error")
+
+
+STATUS_BY_ERROR_TYPE: Final[Mapping[type[BaseException], Callable[[Any, str], grpc.Status]]] = (
+    MappingProxyType(
+        {
+            # Raised by the API layer itself (auth, resource names, etags, limits).
+            ApiError: _api_error_status,
+            # A command the domain refused; TableNotFoundError and friends are DomainErrors.
+            DomainError: _refusal_status,
+            # An export the caller may not have, or of nothing (sapsam.audit.export_format).
+            ExportAccessError: _refusal_status,
+            NothingToExportError: _refusal_status,
+            # The request's etag is stale: ABORTED VERSION_MISMATCH, before anything was decided.
+            StaleVersionError: _stale_version_status,
+            # Another call won every race for the next stream version: ABORTED, retry.
+            ConcurrencyConflict: _concurrency_conflict_status,
+            # The database out of reach is UNAVAILABLE; other OperationalErrors are INTERNAL.
+            psycopg.OperationalError: _operational_error_status,
+        }
+    )
+)
+"""Exception type -> the function that builds its status (given the error and the method)."""
 
 
 # SQLSTATEs that say the database, not the request, is at fault, and that a retry can get past:

@@ -1,7 +1,11 @@
 """Domain errors: a refused command, with a stable reason code a client can branch on.
 
-The reason codes are part of the public contract (they travel in ``google.rpc.ErrorInfo``); the
-API maps each one to a gRPC status in one table (``sapsam.api.errors``). Never rename a reason.
+The reason codes are part of the public contract (they travel in ``google.rpc.ErrorInfo``). Each
+is a value of the proto enum ``sapsam.v1.ErrorReason`` (proto/sapsam/v1/errors.proto, the one list
+clients share), spelled as that value's name without its ``ERROR_REASON_`` prefix; the domain keeps
+its own enum because it imports nothing of the API, and tests/api/test_documented_reasons.py
+checks that every member here is in the proto enum. The API maps each one to a gRPC status in one
+table (``sapsam.api.errors``). Never rename a reason; a new one goes into the proto enum too.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.errors import (
     AbortedError,
     AlreadyExistsError,
+    ErrorReason,
     FailedPreconditionError,
     InternalError,
     InvalidArgumentError,
@@ -58,6 +59,7 @@ __all__ = [
     "Arranger",
     "Client",
     "Commitment",
+    "ErrorReason",
     "FailedPreconditionError",
     "Hand",
     "InternalError",

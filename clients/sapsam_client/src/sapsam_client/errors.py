@@ -3,8 +3,15 @@
 The server puts a ``google.rpc.Status`` in the trailing metadata ``grpc-status-details-bin``; its
 details hold a ``google.rpc.ErrorInfo`` (domain ``sapsam.dev``, a stable ``reason`` such as
 ``NOT_YOUR_TURN``) and, for malformed input, a ``google.rpc.BadRequest`` naming the fields at
-fault. Branch on ``error.reason``, never on the message. A caller over one of the server's limits
-gets RESOURCE_EXHAUSTED with a ``google.rpc.RetryInfo``: ``error.retry_delay`` holds its delay.
+fault. Branch on the reason, never on the message: ``error.error_reason`` is the reason as a
+value of the API's ``sapsam.v1.ErrorReason`` enum (:data:`ErrorReason`, from errors.proto),
+``error.reason`` the same as a string::
+
+    except SapsamError as error:
+        if error.error_reason == ErrorReason.ERROR_REASON_WRONG_PHASE: ...
+
+A caller over one of the server's limits gets RESOURCE_EXHAUSTED with a ``google.rpc.RetryInfo``:
+``error.retry_delay`` holds its delay.
 """
 
 from __future__ import annotations
@@ -16,8 +23,26 @@ from typing import Any, Final
 import grpc
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
+from sapsam_client.generated.v1 import errors_pb2
+
 STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
 ERROR_DOMAIN: Final = "sapsam.dev"
+
+ErrorReason = errors_pb2.ErrorReason
+"""The API's ``sapsam.v1.ErrorReason`` enum: every reason the server sends, e.g.
+``ErrorReason.ERROR_REASON_TABLE_NOT_FOUND`` for the reason ``"TABLE_NOT_FOUND"``."""
+
+REASON_PREFIX: Final = "ERROR_REASON_"
+"""An ``ErrorReason`` value's name is this prefix and the ErrorInfo reason it stands for."""
+
+
+def error_reason_of(reason: str) -> errors_pb2.ErrorReason.ValueType:
+    """The ``ErrorReason`` value of an ErrorInfo reason; ``ERROR_REASON_UNSPECIFIED`` for one this
+    SDK does not know (a newer server's) and for a call that failed with no ErrorInfo."""
+    try:
+        return ErrorReason.Value(REASON_PREFIX + reason)
+    except ValueError:
+        return errors_pb2.ERROR_REASON_UNSPECIFIED
 
 
 @dataclass(eq=False)
@@ -38,6 +63,11 @@ class SapsamError(Exception):
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"
+
+    @property
+    def error_reason(self) -> errors_pb2.ErrorReason.ValueType:
+        """The reason as an :data:`ErrorReason` value (``ERROR_REASON_UNSPECIFIED`` if unknown)."""
+        return error_reason_of(self.reason)
 
     @property
     def retryable(self) -> bool:

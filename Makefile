@@ -11,8 +11,9 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall whenever the project's metadata changes.
-$(STAMP): $(BIN)/python pyproject.toml clients/sapsam_client/pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -e 'clients/sapsam_client[rules]'
+$(STAMP): $(BIN)/python pyproject.toml clients/sapsam_client/pyproject.toml clients/sapsam_proto/pyproject.toml
+	$(BIN)/python -m pip install --quiet -e clients/sapsam_proto -e '.[dev,bench]' \
+		-e 'clients/sapsam_client[rules]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -22,18 +23,17 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	MYPYPATH=clients/sapsam_client/src $(BIN)/mypy --strict service/sapsam clients/sapsam_client/src
+	$(BIN)/mypy --strict service/sapsam clients/sapsam_client/src
 
 # pytest exits 5 when it collects nothing; that is a failure here, and make stops on it.
 test: lint typecheck
 	$(BIN)/python -m pytest
 
-# Regenerate the committed Python code of the API contract (proto/ -> service/sapsam/api/generated
-# and the client package's own copy); tests/api/test_generated_code.py and
-# tests/clients/test_generated_copy.py fail when the committed code differs from what this produces.
+# Regenerate the committed Python code of the API contract (proto/ -> sapsam_proto.v1, the one copy
+# the server and the SDK share); tests/api/test_generated_code.py fails when the committed code
+# differs from what this produces.
 proto: $(STAMP)
-	$(BIN)/python -m sapsam.api.codegen --proto-root proto --output service/sapsam/api/generated
-	$(BIN)/python -m sapsam.api.codegen --proto-root proto --output clients/sapsam_client/src/sapsam_client/generated
+	$(BIN)/python -m sapsam.api.codegen --proto-root proto --output clients/sapsam_proto/src/sapsam_proto
 
 # Run the game service on 127.0.0.1:50051 (embedded PostgreSQL unless DATABASE_URL is set);
 # extra flags go in SERVE_ARGS, e.g. `make serve SERVE_ARGS="--workers 2"`.

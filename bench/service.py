@@ -48,16 +48,16 @@ import grpc
 
 from sapsam import fairness
 from sapsam.api.bench_echo import ECHO_METHOD
-from sapsam.api.generated.v1 import (
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.solver import solve
+from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from sapsam.rules.cards import parse_cards
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
-from sapsam.rules.solver import solve
 
 SEATS = 4
 ECHO_PAYLOAD = os.urandom(96)  # about the size of a game request

@@ -19,8 +19,8 @@ import grpc
 import psycopg
 
 from sapsam_client.errors import SapsamError
-from sapsam_client.generated.v1 import rule_set_pb2, table_pb2
 from sapsam_client.seat import Seat
+from sapsam_proto.v1 import rule_set_pb2, table_pb2
 from torture.ledger import Ledger, LedgerClient, Stats
 from torture.load import register, sorted_rows
 

@@ -22,7 +22,7 @@ import grpc
 
 from sapsam_client.client import Client, table_name
 from sapsam_client.errors import SapsamError, UnavailableError, from_rpc_error
-from sapsam_client.generated.v1 import table_event_pb2, table_service_pb2
+from sapsam_proto.v1 import table_event_pb2, table_service_pb2
 
 ResponseT = TypeVar("ResponseT")
 GIVE_UP_SECONDS = 240.0

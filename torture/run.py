@@ -28,7 +28,7 @@ from typing import Any
 
 import grpc
 
-from sapsam_client.generated.v1 import player_service_pb2, player_service_pb2_grpc
+from sapsam_proto.v1 import player_service_pb2, player_service_pb2_grpc
 from torture import checks
 from torture.cluster import PostgresCluster, free_port
 from torture.deadline import cross_deadline

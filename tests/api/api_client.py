@@ -21,13 +21,6 @@ from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
 from sapsam import fairness
-from sapsam.api.generated.v1 import (
-    player_service_pb2,
-    player_service_pb2_grpc,
-    table_pb2,
-    table_service_pb2,
-    table_service_pb2_grpc,
-)
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import Card, parse_cards
@@ -35,6 +28,13 @@ from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import DealScore, score_deal
 from sapsam.rules.solver import solve
 from sapsam.store.reads import read_stream
+from sapsam_proto.v1 import (
+    player_service_pb2,
+    player_service_pb2_grpc,
+    table_pb2,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
 
 OPERATOR_TOKEN = "operator-token-for-tests-0123456789"
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")

@@ -14,7 +14,7 @@ from typing import Any
 from fuzz_strategies import World
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from sapsam.api.generated.v1.rule_set_pb2 import RuleSet
+from sapsam_proto.v1.rule_set_pb2 import RuleSet
 
 
 def _page_token(value: Any) -> str:

@@ -30,17 +30,17 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-import sapsam.api.generated.v1 as generated_v1
-from sapsam.api.generated.v1 import (
+import sapsam_proto.v1 as generated_v1
+from sapsam.api.limits import UNLIMITED
+from sapsam.api.server import ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
+from sapsam.rules.ruleset import PRESETS
+from sapsam_proto.v1 import (
     audit_service_pb2,
     table_service_pb2,
     tournament_service_pb2,
     tournament_service_pb2_grpc,
 )
-from sapsam.api.limits import UNLIMITED
-from sapsam.api.server import ServerConfig, start_server
-from sapsam.cli.bootstrap import build_services
-from sapsam.rules.ruleset import PRESETS
 
 
 class Access(Enum):
@@ -116,7 +116,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
 
 def described_rpcs() -> list[tuple[str, MethodDescriptor]]:
     """(service full name, method) of every RPC the generated descriptors define, found in every
-    ``*_pb2`` module of sapsam.api.generated.v1 (so a new service is found too)."""
+    ``*_pb2`` module of sapsam_proto.v1 (so a new service is found too)."""
     modules = [
         importlib.import_module(f"{generated_v1.__name__}.{info.name}")
         for info in pkgutil.iter_modules(generated_v1.__path__)

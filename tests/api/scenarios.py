@@ -21,7 +21,11 @@ from api_client import OPERATOR_TOKEN, Api, Player, bearer
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam import fairness
-from sapsam.api.generated.v1 import (
+from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
+from sapsam.rules.cards import Card, parse_cards
+from sapsam.rules.ruleset import preset
+from sapsam.rules.solver import solve
+from sapsam_proto.v1 import (
     audit_service_pb2_grpc,
     rule_set_pb2,
     table_pb2,
@@ -29,10 +33,6 @@ from sapsam.api.generated.v1 import (
     tournament_service_pb2,
     tournament_service_pb2_grpc,
 )
-from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
-from sapsam.rules.cards import Card, parse_cards
-from sapsam.rules.ruleset import preset
-from sapsam.rules.solver import solve
 
 WAIT_SECONDS = 60.0
 """A generous bound for what the server does on its own (a deadline sweep)."""

@@ -14,14 +14,14 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api, Player, bearer, error_reason
 
-from sapsam.api.generated.v1 import (
+from sapsam.audit import verify_export
+from sapsam.rules.ruleset import preset
+from sapsam_proto.v1 import (
     audit_pb2,
     audit_service_pb2,
     audit_service_pb2_grpc,
     table_service_pb2,
 )
-from sapsam.audit import verify_export
-from sapsam.rules.ruleset import preset
 
 
 def _stub(api: Api) -> audit_service_pb2_grpc.AuditServiceStub:

@@ -16,9 +16,9 @@ from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from database_roles import new_role
 from serving import serving_api
 
-from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
 from sapsam.cli import main as sapsam_main
 from sapsam.store.schema import grant_service_role
+from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 

@@ -19,7 +19,7 @@ from google.protobuf import descriptor, message_factory
 from serving import serving_api
 
 from sapsam.api.access import METHOD_ACCESS, Access, required_access
-from sapsam.api.generated.v1 import (
+from sapsam_proto.v1 import (
     audit_service_pb2,
     player_service_pb2,
     table_service_pb2,

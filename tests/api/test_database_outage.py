@@ -14,8 +14,8 @@ from psycopg import errors
 from psycopg_pool import PoolTimeout
 
 from sapsam.api.errors import status_for_exception
-from sapsam.api.generated.v1 import table_service_pb2
 from sapsam.api.server import RunningServer
+from sapsam_proto.v1 import table_service_pb2
 
 
 def _terminate_server_connections(database_url: str) -> int:

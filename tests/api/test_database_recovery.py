@@ -18,7 +18,6 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 
-from sapsam.api.generated.v1 import table_service_pb2
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam.store import schema
@@ -29,6 +28,7 @@ from sapsam.store.embedded import (
     find_server_binaries,
     start_embedded,
 )
+from sapsam_proto.v1 import table_service_pb2
 
 OUTAGE_SECONDS = 8.0  # long enough for psycopg_pool's stock backoff to have grown to 8 s
 CALL_DEADLINE_SECONDS = 3.0

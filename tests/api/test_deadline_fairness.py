@@ -17,11 +17,11 @@ from api_client import OPERATOR_TOKEN, Api, Player
 from test_two_processes import free_port, serve_command
 
 from sapsam import fairness
-from sapsam.api.generated.v1 import rule_set_pb2, table_pb2, table_service_pb2
 from sapsam.cli import main
 from sapsam.domain.events import DeadlinesExtended, DealScored, SeatTimedOut
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.solver import solve
+from sapsam_proto.v1 import rule_set_pb2, table_pb2, table_service_pb2
 
 REVEAL_SECONDS = 2
 GRACE_SECONDS = 60

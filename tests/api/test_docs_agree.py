@@ -19,7 +19,12 @@ from pathlib import Path
 from api_client import OPERATOR_TOKEN, Watcher
 from scenarios import World
 
-from sapsam.api.generated.v1 import (
+from sapsam.api.views import MISSED_DEADLINE_FOUL
+from sapsam.cli import demo_command
+from sapsam.cli.demo_command import describe_demo_database
+from sapsam.domain import events
+from sapsam.rules.arrangement import FoulReason
+from sapsam_proto.v1 import (
     audit_service_pb2,
     player_service_pb2,
     table_event_pb2,
@@ -27,11 +32,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2,
     tournament_service_pb2,
 )
-from sapsam.api.views import MISSED_DEADLINE_FOUL
-from sapsam.cli import demo_command
-from sapsam.cli.demo_command import describe_demo_database
-from sapsam.domain import events
-from sapsam.rules.arrangement import FoulReason
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 API_GUIDE = (REPOSITORY / "docs" / "api.md").read_text(encoding="utf-8")

@@ -28,7 +28,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from scenarios import World, cup_request
 
 from sapsam.api import errors
-from sapsam.api.generated.v1 import (
+from sapsam.domain.errors import Reason
+from sapsam_proto.v1 import (
     audit_service_pb2,
     errors_pb2,
     player_service_pb2,
@@ -36,7 +37,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2,
     tournament_service_pb2,
 )
-from sapsam.domain.errors import Reason
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 GUIDE = REPOSITORY / "docs" / "api.md"

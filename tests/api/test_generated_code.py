@@ -1,4 +1,5 @@
-"""The committed generated code is exactly what `make proto` produces from proto/."""
+"""The committed generated code (the one copy, ``sapsam_proto.v1`` in clients/sapsam_proto) is
+exactly what `make proto` produces from proto/."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 from sapsam.api import codegen
 
-COMMITTED = codegen.DEFAULT_OUTPUT
+COMMITTED = codegen.DEFAULT_OUTPUT / codegen.OUTPUT_PACKAGE
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -19,7 +20,7 @@ def _tree(root: Path) -> dict[str, str]:
 
 def test_regenerating_changes_nothing(tmp_path: Path) -> None:
     codegen.generate(codegen.DEFAULT_PROTO_ROOT, tmp_path)
-    fresh = _tree(tmp_path)
+    fresh = _tree(tmp_path / codegen.OUTPUT_PACKAGE)
     committed = _tree(COMMITTED)
     assert sorted(fresh) == sorted(committed), "run `make proto` and commit the result"
     stale = [name for name in fresh if fresh[name] != committed[name]]
@@ -33,7 +34,7 @@ def test_generated_code_imports_relatively() -> None:
 
 
 def test_services_are_importable_with_every_rpc() -> None:
-    from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
+    from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
     table_service = table_service_pb2.DESCRIPTOR.services_by_name["TableService"]
     assert [method.name for method in table_service.methods] == [
@@ -60,3 +61,16 @@ def test_services_are_importable_with_every_rpc() -> None:
         "RotateToken",
         "RevokePlayerTokens",
     ]
+
+
+def test_server_and_client_import_the_one_copy() -> None:
+    # No second copy may creep back in beside the server or the SDK.
+    import sapsam
+    import sapsam_client
+    import sapsam_proto
+
+    assert Path(sapsam_proto.__file__).resolve().parent == codegen.DEFAULT_OUTPUT.resolve()
+    for package in (sapsam, sapsam_client):
+        root = Path(package.__file__).resolve().parent
+        copies = [path for path in root.rglob("*_pb2.py") if "__pycache__" not in path.parts]
+        assert copies == [], copies

@@ -22,9 +22,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from test_two_processes import free_port, serve_command
 
-from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
 from sapsam_client import connect, solver_arranger
 from sapsam_client.seat import Seat
+from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 GRACE_SECONDS = 1.0
 

@@ -15,7 +15,9 @@ from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from grpc_status import rpc_status
 
 from sapsam.api.errors import MAX_MESSAGE_BYTES
-from sapsam.api.generated.v1 import (
+from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit.sample_series import recorded_stream
+from sapsam_proto.v1 import (
     audit_service_pb2,
     audit_service_pb2_grpc,
     player_service_pb2,
@@ -23,8 +25,6 @@ from sapsam.api.generated.v1 import (
     table_pb2,
     table_service_pb2,
 )
-from sapsam.audit import Requester, select_deal, write_lines
-from sapsam.audit.sample_series import recorded_stream
 
 MEGABYTE_TEXT = "A" * 1_000_000  # within the server's 1 MiB message limit, with room to spare
 

@@ -17,11 +17,11 @@ from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam_client import Client
+from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 LIMITS = CallerLimits(
     registrations_per_minute=10, calls_per_second=2.0, call_burst=5, streams_per_caller=2

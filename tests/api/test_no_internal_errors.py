@@ -15,7 +15,7 @@ import grpc
 from api_client import OPERATOR_TOKEN, Api, error_reason
 from google.protobuf.message import Message
 
-from sapsam.api.generated.v1 import player_service_pb2, table_service_pb2
+from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 REQUESTS = (
     table_service_pb2.CreateTableRequest,

@@ -18,17 +18,17 @@ from scenarios import cup_request
 from serving import serving
 
 from sapsam import fairness
-from sapsam.api.generated.v1 import (
+from sapsam.api.request_digest import request_digest
+from sapsam.api.server import RunningServer
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.solver import solve
+from sapsam_proto.v1 import (
     player_service_pb2,
     table_pb2,
     table_service_pb2,
     tournament_service_pb2,
     tournament_service_pb2_grpc,
 )
-from sapsam.api.request_digest import request_digest
-from sapsam.api.server import RunningServer
-from sapsam.rules.cards import parse_cards
-from sapsam.rules.solver import solve
 
 
 def rid() -> str:

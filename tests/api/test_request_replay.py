@@ -11,9 +11,9 @@ from api_client import Api, error_reason
 from google.protobuf.message import Message
 
 from sapsam import fairness
-from sapsam.api.generated.v1 import table_pb2, table_service_pb2
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.solver import solve
+from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 
 class Replayer:

@@ -15,7 +15,7 @@ from api_client import OPERATOR_TOKEN, Player, bearer, error_reason
 from google.protobuf.message import Message
 from scenarios import World, cup_request
 
-from sapsam.api.generated.v1 import (
+from sapsam_proto.v1 import (
     audit_service_pb2,
     player_service_pb2,
     table_service_pb2,

@@ -15,7 +15,7 @@ import pytest
 from api_client import OPERATOR_TOKEN, Api, Player, error_reason
 from google.protobuf.message import Message
 
-from sapsam.api.generated.v1 import player_service_pb2, table_pb2, table_service_pb2
+from sapsam_proto.v1 import player_service_pb2, table_pb2, table_service_pb2
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION

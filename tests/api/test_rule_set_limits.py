@@ -8,13 +8,13 @@ import grpc
 import pytest
 from api_client import Api, error_reason
 
-from sapsam.api.generated.v1 import rule_set_pb2, table_service_pb2
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_DEADLINE_SECONDS,
     MAX_ROW_UNIT,
     MAX_SERIES_LENGTH,
 )
+from sapsam_proto.v1 import rule_set_pb2, table_service_pb2
 
 INT32_MAX = 2**31 - 1
 LIMITS = {

@@ -24,17 +24,17 @@ from grpc_status import rpc_status
 
 from sapsam.api import auth, errors
 from sapsam.api.call_log import LOGGER_NAME
-from sapsam.api.generated.v1 import (
+from sapsam.api.server import RunningServer, ServerConfig, Services, start_server
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.log.records import ConcurrencyConflict
+from sapsam.store.player_tokens import PlayerToken
+from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
     table_event_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from sapsam.api.server import RunningServer, ServerConfig, Services, start_server
-from sapsam.domain.errors import DomainError, Reason
-from sapsam.log.records import ConcurrencyConflict
-from sapsam.store.player_tokens import PlayerToken
 
 PLAYER_TOKEN = auth.new_token()
 PLAYER_ID = "0b6f3a52-4f7e-4a43-9f57-1d2b9f0c7e11"

@@ -6,7 +6,7 @@ import uuid
 
 from api_client import Api, Watcher
 
-from sapsam.api.generated.v1 import rule_set_pb2, table_pb2, table_service_pb2
+from sapsam_proto.v1 import rule_set_pb2, table_pb2, table_service_pb2
 
 
 def list_all(api: Api, token: str, status: int, page_size: int) -> list[list[str]]:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from sapsam_client import Client, Registration, connect
-from sapsam_client.generated.v1 import table_pb2
 from sapsam_client.tokens import SavedPlayer, save_player
+from sapsam_proto.v1 import table_pb2
 
 BOT = [sys.executable, "-m", "sapsam_client.bot"]
 DEAL_LINE = re.compile(r"^tables/\S+/seats/(\d): deal (\d+) ([+-]\d+)", re.MULTILINE)

@@ -16,7 +16,7 @@ import pytest
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam_client import Seat, connect, solver_arranger
-from sapsam_client.generated.v1 import table_pb2
+from sapsam_proto.v1 import table_pb2
 
 BOT = [sys.executable, "-m", "sapsam_client.bot"]
 

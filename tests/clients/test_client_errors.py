@@ -21,7 +21,7 @@ from sapsam_client import (
 )
 from sapsam_client.client import Client
 from sapsam_client.errors import SapsamError, error_reason_of
-from sapsam_client.generated.v1 import table_service_pb2
+from sapsam_proto.v1 import table_service_pb2
 
 
 def test_a_server_error_matches_the_shared_reason_enum(address: str) -> None:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from sapsam_client import Hand, Rows, SeriesOutcome, connect, solver_arranger
-from sapsam_client.generated.v1 import rule_set_pb2, table_pb2
+from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 
 def test_a_late_seat_is_timed_out_and_the_series_goes_on(address: str) -> None:

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from sapsam_client import connect
-from sapsam_client.generated.v1 import table_pb2
 from sapsam_client.rules import random_arranger
+from sapsam_proto.v1 import table_pb2
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

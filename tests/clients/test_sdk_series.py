@@ -18,8 +18,8 @@ from sapsam.rules.cards import parse_cards
 from sapsam.store.reads import read_stream
 from sapsam_client import Client, Hand, Rows, Seat, SeriesOutcome, connect, table_id
 from sapsam_client.commitment import arrangement_commitment
-from sapsam_client.generated.v1 import table_pb2
 from sapsam_client.rules import random_arranger, solver_arranger
+from sapsam_proto.v1 import table_pb2
 
 
 def logged_events(database_url: str, table: str) -> list[Event]:

@@ -9,7 +9,7 @@ import time
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam_client import connect, solver_arranger
-from sapsam_client.generated.v1 import table_event_pb2
+from sapsam_proto.v1 import table_event_pb2
 
 
 def test_a_watch_resumes_after_its_server_restarts(database_url: str) -> None:

@@ -8,7 +8,6 @@ import pytest
 from tournament_play import OPERATOR_TOKEN, Services
 
 from sapsam import fairness
-from sapsam.api.generated.v1 import table_service_pb2, table_service_pb2_grpc
 from sapsam.api.server import RunningServer
 from sapsam.audit.sample_play import play_deal
 from sapsam.domain.errors import DomainError, Reason
@@ -23,6 +22,7 @@ from sapsam.domain.events import (
 from sapsam.domain.table import TablePhase
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.rules.scoring import standings
+from sapsam_proto.v1 import table_service_pb2, table_service_pb2_grpc
 
 RULES = DEFAULT_RULE_SET.with_changes(series_length=2)
 

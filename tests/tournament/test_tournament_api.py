@@ -15,17 +15,17 @@ from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 from tournament_play import OPERATOR_TOKEN
 
-from sapsam.api.generated.v1 import (
-    tournament_pb2,
-    tournament_service_pb2,
-    tournament_service_pb2_grpc,
-)
 from sapsam.api.server import RunningServer
 from sapsam.audit.database import verify_table_online
 from sapsam.cli import tournament_bots
 from sapsam.domain.events import DEFAULT_CODEC, DealScored
 from sapsam.domain.tournament_seating import seat_randomly
 from sapsam.store.reads import read_stream
+from sapsam_proto.v1 import (
+    tournament_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
 
 OPERATOR = (("authorization", f"Bearer {OPERATOR_TOKEN}"),)
 FAR_FUTURE = Timestamp(seconds=4_102_444_800)

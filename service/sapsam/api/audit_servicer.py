@@ -15,13 +15,13 @@ import grpc
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, errors, resources
-from sapsam.api.generated.v1 import audit_pb2, audit_service_pb2, audit_service_pb2_grpc
 from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import AuditExport, ExportAccessError, Requester, export_text
 from sapsam.audit.export_limits import ExportLimitError, check_export_size
 from sapsam.audit.replay import ReplayFrame, frame_at, replay
 from sapsam.audit.report import AuditCheck, AuditReport, Status, render_text
 from sapsam.audit.verifier import verify_export
+from sapsam_proto.v1 import audit_pb2, audit_service_pb2, audit_service_pb2_grpc
 
 _STATUS = {
     Status.PASSED: audit_pb2.CHECK_STATUS_PASSED,

@@ -29,10 +29,10 @@ from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources
 from sapsam.api.errors import ApiError
-from sapsam.api.generated.v1 import player_pb2, player_service_pb2, player_service_pb2_grpc
 from sapsam.api.request_digest import request_digest
 from sapsam.log.records import RequestIdReused
 from sapsam.store import player_tokens
+from sapsam_proto.v1 import player_pb2, player_service_pb2, player_service_pb2_grpc
 
 MAX_DISPLAY_NAME_LENGTH: Final = 64
 ROTATION_RETRY_WINDOW: Final = timedelta(minutes=10)

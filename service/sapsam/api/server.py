@@ -38,7 +38,9 @@ from sapsam.api import audit_servicer, bench_echo, tournament_servicer
 from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.errors import ErrorInterceptor
-from sapsam.api.generated.v1 import (
+from sapsam.api.limits import CallerLimits, LimitsInterceptor
+from sapsam.api.stopping import StopGate, StoppingInterceptor
+from sapsam_proto.v1 import (
     audit_service_pb2,
     player_service_pb2,
     player_service_pb2_grpc,
@@ -46,8 +48,6 @@ from sapsam.api.generated.v1 import (
     table_service_pb2_grpc,
     tournament_service_pb2,
 )
-from sapsam.api.limits import CallerLimits, LimitsInterceptor
-from sapsam.api.stopping import StopGate, StoppingInterceptor
 
 DEFAULT_LISTEN: Final = "127.0.0.1:50051"
 DEFAULT_MAX_RECEIVE_MESSAGE_BYTES: Final = 1024 * 1024

@@ -27,7 +27,6 @@ from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
 from sapsam.api.errors import ApiError
-from sapsam.api.generated.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import EventFeed, watch_table
@@ -37,6 +36,7 @@ from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.store.tables import TableOutcome, TableService
+from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100

@@ -24,11 +24,6 @@ from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
 from sapsam.api.errors import ApiError
-from sapsam.api.generated.v1 import (
-    tournament_pb2,
-    tournament_service_pb2,
-    tournament_service_pb2_grpc,
-)
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
 from sapsam.api.watch import POLL_SECONDS, EventFeed
@@ -43,6 +38,11 @@ from sapsam.store.tournaments import (
     TournamentService,
     TournamentSettings,
     stream_id_for,
+)
+from sapsam_proto.v1 import (
+    tournament_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
 )
 
 DEFAULT_PAGE_SIZE: Final = 50

@@ -18,7 +18,6 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sapsam import fairness
 from sapsam.api import resources
 from sapsam.api.errors import ApiError
-from sapsam.api.generated.v1 import rule_set_pb2, table_event_pb2, table_pb2
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TablePhase, TableState
 from sapsam.log.records import RecordedEvent
@@ -31,6 +30,7 @@ from sapsam.rules.ruleset import (
     TimeoutPolicy,
     preset,
 )
+from sapsam_proto.v1 import rule_set_pb2, table_event_pb2, table_pb2
 
 OPERATOR_ACTOR: Final = "operator"
 

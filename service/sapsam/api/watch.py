@@ -25,12 +25,12 @@ import psycopg
 from psycopg import sql
 
 from sapsam.api import views
-from sapsam.api.generated.v1 import table_event_pb2
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import INITIAL_STATE, evolve
 from sapsam.store.appends import NOTIFY_CHANNEL
 from sapsam.store.subscriptions import parse_wakeup
 from sapsam.store.tables import TableService, stream_id_for
+from sapsam_proto.v1 import table_event_pb2
 
 POLL_SECONDS: Final = 1.0
 # How long a watcher's last look keeps the feed listening.

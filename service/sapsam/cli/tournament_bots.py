@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 
-from sapsam.api.generated.v1 import (
+from sapsam_proto.v1 import (
     tournament_pb2,
     tournament_service_pb2,
     tournament_service_pb2_grpc,

@@ -336,13 +336,13 @@ def _demo(arguments: argparse.Namespace) -> int:
     import psycopg
     from google.protobuf.timestamp_pb2 import Timestamp
 
-    from sapsam.api.generated.v1 import tournament_service_pb2, tournament_service_pb2_grpc
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.audit.report import render_text
     from sapsam.audit.tournament_audit import verify_tournament
     from sapsam.cli import tournament_bots
     from sapsam.cli.bootstrap import build_services
     from sapsam.cli.demo_command import demo_database, describe_demo_database
+    from sapsam_proto.v1 import tournament_service_pb2, tournament_service_pb2_grpc
 
     started = time.monotonic()
     token = secrets.token_urlsafe(24)

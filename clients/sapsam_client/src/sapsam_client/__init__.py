@@ -11,7 +11,7 @@
     outcome = seat.play_series(solver_arranger)
 
 The package depends only on grpcio, protobuf and googleapis-common-protos, and carries its own
-copy of the generated API code (``sapsam_client.generated.v1``). Hand values, foul checks and the
+copy of the generated API code (``sapsam_proto.v1``). Hand values, foul checks and the
 solver come from the optional ``rules`` extra (``sapsam_client.rules``).
 """
 

@@ -34,7 +34,6 @@ from pathlib import Path
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
-from sapsam_client.generated.v1 import table_event_pb2, table_pb2
 from sapsam_client.rules import (
     RulesUnavailableError,
     random_arranger,
@@ -49,6 +48,7 @@ from sapsam_client.seat import (
     take_seat,
 )
 from sapsam_client.tokens import load_player, token_file
+from sapsam_proto.v1 import table_event_pb2, table_pb2
 
 STRATEGIES = ("solver", "random")
 

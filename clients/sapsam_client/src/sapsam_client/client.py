@@ -34,7 +34,7 @@ from sapsam_client.errors import (
     UnavailableError,
     from_rpc_error,
 )
-from sapsam_client.generated.v1 import (
+from sapsam_proto.v1 import (
     player_pb2,
     player_service_pb2,
     player_service_pb2_grpc,

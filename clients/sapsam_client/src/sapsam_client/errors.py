@@ -23,7 +23,7 @@ from typing import Any, Final
 import grpc
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
-from sapsam_client.generated.v1 import errors_pb2
+from sapsam_proto.v1 import errors_pb2
 
 STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
 ERROR_DOMAIN: Final = "sapsam.dev"

@@ -15,8 +15,8 @@ from typing import Final
 
 from sapsam_client.client import Hand
 from sapsam_client.commitment import Rows, card_index, card_text, row_problem
-from sapsam_client.generated.v1 import table_pb2
 from sapsam_client.seat import Arranger
+from sapsam_proto.v1 import table_pb2
 
 INSTALL_HINT: Final = (
     "hand values, foul checks and the solver need the rules extra: "

@@ -24,7 +24,7 @@ from typing import Protocol
 from sapsam_client.client import Client, Hand, seat_position, table_id, table_name
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.errors import AlreadyExistsError, SapsamError
-from sapsam_client.generated.v1 import table_event_pb2, table_pb2
+from sapsam_proto.v1 import table_event_pb2, table_pb2
 
 Arranger = Callable[[Hand, table_pb2.Table], Rows]
 """Chooses the rows for a hand; given the hand and the table as it stands."""

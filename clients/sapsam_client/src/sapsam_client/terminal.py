@@ -32,7 +32,6 @@ from sapsam_client.client import DEFAULT_SERVER, Client, Hand, connect, seat_pos
 from sapsam_client.commitment import CardError, Rows, card_index, card_text, row_problem
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import AlreadyExistsError, SapsamError, UnauthenticatedError
-from sapsam_client.generated.v1 import table_event_pb2, table_pb2
 from sapsam_client.rules import (
     RulesUnavailableError,
     foul_detail,
@@ -42,6 +41,7 @@ from sapsam_client.rules import (
 )
 from sapsam_client.seat import CommitmentKeeper, Seat
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
+from sapsam_proto.v1 import table_event_pb2, table_pb2
 
 OUTCOME_LETTER: Final = {
     table_pb2.ROW_OUTCOME_FIRST_SEAT_WON: "W",

@@ -1,1 +1,0 @@
-"""Code generated from proto/ by `make proto`; do not edit."""

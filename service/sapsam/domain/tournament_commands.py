@@ -1,0 +1,76 @@
+"""The tournament aggregate's commands: what the service asks ``decide`` to do.
+
+Values only the service knows (the time, the secret seating seed, the ids of the tables it will
+create, a table's deal result read from the log) come in the commands.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sapsam.rules.ruleset import RuleSet
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreateTournament:
+    """Create a tournament; ``seating_commitments`` holds one commitment per round."""
+
+    tournament_id: uuid.UUID
+    name: str
+    rule_set: RuleSet
+    seats_per_table: int
+    rounds: int
+    deals_per_round: int
+    registration_opens_ms: int
+    registration_closes_ms: int
+    max_entrants: int
+    reseating: str
+    tie_break: str
+    seating_commitments: tuple[bytes, ...]
+    created_by: str
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class RegisterPlayer:
+    """Enter a player (inside the registration window, before the start)."""
+
+    player_id: str
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class UnregisterPlayer:
+    """Withdraw a player before the start."""
+
+    player_id: str
+
+
+@dataclass(frozen=True)
+class StartTournament:
+    """Close registration and seat round 1 with its (secret until now) seating seed."""
+
+    now_ms: int
+    seating_seed: bytes
+    table_ids: tuple[uuid.UUID, ...]
+
+
+@dataclass(frozen=True)
+class CreditDeal:
+    """Count a finished deal of a tournament table (issued by the results process)."""
+
+    table_id: uuid.UUID
+    deal_number: int
+    seat_deltas: tuple[int, ...]
+    source_position: int
+
+
+@dataclass(frozen=True)
+class SeatNextRound:
+    """Seat the next round once the current one is complete."""
+
+    seating_seed: bytes
+    table_ids: tuple[uuid.UUID, ...]

@@ -1,0 +1,174 @@
+"""The tournament aggregate's state: its settings, phase, tables and standings.
+
+``sapsam.domain.tournament`` is the aggregate's entry; this module holds the records it folds
+into, the settings' limits and enums, and ``rank_players``, which orders standings.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+
+COMMITMENT_BYTES: Final = 32
+MAX_NAME_LENGTH: Final = 100
+MAX_ROUNDS: Final = 50
+MAX_DEALS_PER_ROUND: Final = 100
+MAX_ENTRANTS: Final = 1000
+
+
+class Reseating(StrEnum):
+    """How players are seated from round 2 on."""
+
+    RANDOM = "random"
+    """A fresh seeded draw each round."""
+    STANDINGS = "standings"
+    """Strongest together: by total, equal totals in the round's drawn order."""
+
+
+class TieBreak(StrEnum):
+    """What separates equal totals in the standings."""
+
+    NONE = "none"
+    """Nothing: equal totals share a place."""
+    DEALS_WON = "deals_won"
+    """More deals with a positive result first; equal on both still share a place."""
+
+
+class TournamentPhase(StrEnum):
+    """Where a tournament stands."""
+
+    NOT_CREATED = "NOT_CREATED"
+    REGISTRATION = "REGISTRATION"
+    RUNNING = "RUNNING"
+    BETWEEN_ROUNDS = "BETWEEN_ROUNDS"
+    COMPLETE = "COMPLETE"
+
+
+# -- state -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentTable:
+    """One table of one round: its players by seat and how many of its deals are credited."""
+
+    round: int
+    index: int
+    table_id: uuid.UUID
+    players: tuple[str, ...]
+    credited: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class PlayerStanding:
+    """A player's place: equal totals (and equal tie-break, if configured) share a place."""
+
+    player_id: str
+    total: int
+    deals_won: int
+    deals_played: int
+    place: int
+
+
+@dataclass(frozen=True)
+class TournamentState:
+    """A tournament as its events describe it; ``version`` counts the events folded in."""
+
+    version: int = 0
+    tournament_id: uuid.UUID | None = None
+    name: str = ""
+    rule_set: RuleSet = DEFAULT_RULE_SET
+    seats_per_table: int = 0
+    rounds: int = 0
+    deals_per_round: int = 0
+    registration_opens_ms: int = 0
+    registration_closes_ms: int = 0
+    max_entrants: int = 0
+    reseating: Reseating = Reseating.RANDOM
+    tie_break: TieBreak = TieBreak.NONE
+    seating_commitments: tuple[bytes, ...] = ()
+    created_by: str = ""
+    created_at_ms: int = 0
+    registered: tuple[str, ...] = ()
+    entrants: tuple[str, ...] = ()
+    started_at_ms: int | None = None
+    current_round: int = 0
+    rounds_completed: int = 0
+    tables: Mapping[uuid.UUID, TournamentTable] = field(default_factory=dict)
+    totals: Mapping[str, int] = field(default_factory=dict)
+    deals_won: Mapping[str, int] = field(default_factory=dict)
+    deals_played: Mapping[str, int] = field(default_factory=dict)
+    complete: bool = False
+
+    @property
+    def phase(self) -> TournamentPhase:
+        """The phase, derived from the facts."""
+        if self.tournament_id is None:
+            return TournamentPhase.NOT_CREATED
+        if self.complete:
+            return TournamentPhase.COMPLETE
+        if self.started_at_ms is None:
+            return TournamentPhase.REGISTRATION
+        if self.rounds_completed >= self.current_round:
+            return TournamentPhase.BETWEEN_ROUNDS
+        return TournamentPhase.RUNNING
+
+    @property
+    def min_entrants(self) -> int:
+        """Fewest entrants a start accepts: one full table."""
+        return self.seats_per_table
+
+    def round_tables(self, round_number: int) -> list[TournamentTable]:
+        """The tables of a round, by index."""
+        found = [table for table in self.tables.values() if table.round == round_number]
+        return sorted(found, key=lambda table: table.index)
+
+    def standings(self) -> tuple[PlayerStanding, ...]:
+        """Every entrant (or registered player, before the start) by place."""
+        players = self.entrants or self.registered
+        return rank_players(players, self.totals, self.deals_won, self.deals_played, self.tie_break)
+
+
+INITIAL_STATE: Final = TournamentState()
+
+
+def rank_players(
+    players: Sequence[str],
+    totals: Mapping[str, int],
+    deals_won: Mapping[str, int],
+    deals_played: Mapping[str, int],
+    tie_break: TieBreak = TieBreak.NONE,
+) -> tuple[PlayerStanding, ...]:
+    """Players by total, highest first; equal keys share a place (1, 1, 3).
+
+    The key is the total, plus deals won under ``TieBreak.DEALS_WON``. Players sharing a place are
+    listed by id only so the list has a stable order; the order carries no meaning.
+    """
+
+    def key(player: str) -> tuple[int, ...]:
+        total = totals.get(player, 0)
+        if tie_break is TieBreak.DEALS_WON:
+            return (total, deals_won.get(player, 0))
+        return (total,)
+
+    ordered = sorted(players, key=lambda player: (tuple(-part for part in key(player)), player))
+    result: list[PlayerStanding] = []
+    previous_key: tuple[int, ...] | None = None
+    for position, player in enumerate(ordered):
+        player_key = key(player)
+        place = result[-1].place if player_key == previous_key else position + 1
+        previous_key = player_key
+        result.append(
+            PlayerStanding(
+                player_id=player,
+                total=totals.get(player, 0),
+                deals_won=deals_won.get(player, 0),
+                deals_played=deals_played.get(player, 0),
+                place=place,
+            )
+        )
+    return tuple(result)

@@ -1,0 +1,201 @@
+"""The checks over a table's series: ``series_totals``, ``standings`` and, at a ``new_series``
+table, ``series_start`` (see ``sapsam.audit.deal_checks``). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sapsam.audit.deal_events import NEW_SERIES, DealEvents, first_deal_of_series, series_of_deal
+from sapsam.audit.report import AuditCheck, Status
+from sapsam.domain.events import DealScored, SeriesCompleted, SeriesStarted
+from sapsam.fairness.encoding import require_seat_count
+from sapsam.rules.ruleset import RuleSet
+from sapsam.rules.scoring import standings
+
+
+def series_checks(
+    deals: Sequence[DealEvents],
+    verified_totals: dict[int, tuple[int, ...]],
+    rule_set: RuleSet | None,
+    seat_count: int,
+    after_series: str = "close",
+) -> list[AuditCheck]:
+    """Running totals, final standings and (at a ``new_series`` table) each new series' start,
+    against the verified deal results and the rule set's series length."""
+    checks: list[AuditCheck] = []
+    length = None if rule_set is None else rule_set.series_length
+    # Before anything is sized by it: a forged seat count of 10^9 made gigabytes of zeros.
+    zeros = (0,) * require_seat_count(seat_count)
+    running: dict[int, tuple[int, ...]] = {0: zeros}
+    restarted: set[int] = set()  # deals after which a SeriesStarted is recorded
+    for deal in deals:
+        scored = deal.first(DealScored)
+        if not isinstance(scored, DealScored):
+            continue
+        number = deal.number
+        opens_series = number == 1 or (
+            length is not None
+            and after_series == NEW_SERIES
+            and first_deal_of_series(number, length, after_series) == number
+        )
+        if length is None and number - 1 in restarted:
+            opens_series = True  # no valid series length: trust the recorded SeriesStarted
+        previous = zeros if opens_series else running.get(number - 1)
+        totals = verified_totals.get(number)
+        if isinstance(deal.first(SeriesStarted), SeriesStarted):
+            restarted.add(number)
+        if previous is None:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.NOT_COVERED,
+                    f"not checkable from this export: it needs deal {number - 1}'s result "
+                    "(export the whole table to check the series)",
+                    deal=number,
+                )
+            )
+            # Later deals can still be checked against this deal's recorded running totals.
+            running[number] = scored.series_totals
+            continue
+        if totals is None:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.SKIPPED,
+                    "not checked: the deal's result did not verify",
+                    deal=number,
+                )
+            )
+            running[number] = scored.series_totals
+            continue
+        expected = tuple(a + b for a, b in zip(previous, totals, strict=True))
+        fresh = (
+            f" (series {series_of_deal(number, length, after_series)} starts from zero)"
+            if opens_series and number > 1 and length is not None
+            else ""
+        )
+        if scored.series_totals == expected:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.PASSED,
+                    f"running totals {list(expected)}{fresh}",
+                    deal=number,
+                )
+            )
+        else:
+            checks.append(
+                AuditCheck(
+                    "series_totals",
+                    Status.FAILED,
+                    f"the running totals recorded after deal {number} are not the previous "
+                    f"totals plus this deal's verified result{fresh}",
+                    expected=",".join(map(str, expected)),
+                    found=",".join(map(str, scored.series_totals)),
+                    deal=number,
+                )
+            )
+        running[number] = scored.series_totals
+    for deal in deals:
+        completed = deal.first(SeriesCompleted)
+        if isinstance(completed, SeriesCompleted):
+            checks.append(
+                _standings_check(deal, completed, running.get(deal.number), length, after_series)
+            )
+        start = _series_start_check(deal, length, after_series)
+        if start is not None:
+            checks.append(start)
+    return checks
+
+
+def _standings_check(
+    deal: DealEvents,
+    completed: SeriesCompleted,
+    final_totals: tuple[int, ...] | None,
+    length: int | None,
+    after_series: str,
+) -> AuditCheck:
+    first = 1 if length is None else first_deal_of_series(deal.number, length, after_series)
+    in_series = deal.number - first + 1
+    if completed.deals_played != in_series or length != in_series:
+        return AuditCheck(
+            "standings",
+            Status.FAILED,
+            f"the series is recorded complete after deal {deal.number} "
+            f"(deals_played {completed.deals_played}); the rule set's series has {length} deals"
+            + (f" and this series began at deal {first}" if first > 1 else ""),
+            deal=deal.number,
+        )
+    if final_totals is None:
+        return AuditCheck("standings", Status.SKIPPED, "no final totals to rank", deal=deal.number)
+    expected = [(item.seat, item.total, item.place) for item in standings(final_totals)]
+    found = [(item.seat, item.total, item.place) for item in completed.standings]
+    if expected == found:
+        places = ", ".join(f"seat {seat}: {total} (place {place})" for seat, total, place in found)
+        return AuditCheck("standings", Status.PASSED, places, deal=deal.number)
+    return AuditCheck(
+        "standings",
+        Status.FAILED,
+        "the recorded standings do not follow from the final totals (equal totals share a place)",
+        expected=str(expected),
+        found=str(found),
+        deal=deal.number,
+    )
+
+
+def _series_start_check(
+    deal: DealEvents, length: int | None, after_series: str
+) -> AuditCheck | None:
+    """At a ``new_series`` table, the finished last deal of each series records the next series'
+    start with the right number and first deal; no other deal records one. ``None``: nothing to
+    check for this deal."""
+    started = deal.first(SeriesStarted)
+    ends_series = (
+        after_series == NEW_SERIES
+        and length is not None
+        and deal.finished
+        and deal.number % length == 0
+    )
+    if not ends_series:
+        if isinstance(started, SeriesStarted):
+            why = (
+                f"the table was created with after_series = {after_series}"
+                if after_series != NEW_SERIES
+                else f"deal {deal.number} does not end a series of {length} deals"
+            )
+            return AuditCheck(
+                "series_start",
+                Status.FAILED,
+                f"a new series is recorded after deal {deal.number}, but {why}",
+                deal=deal.number,
+            )
+        return None
+    assert length is not None
+    expected_number = deal.number // length + 1
+    expected = f"series {expected_number} from deal {deal.number + 1}"
+    if not isinstance(started, SeriesStarted):
+        return AuditCheck(
+            "series_start",
+            Status.FAILED,
+            f"deal {deal.number} ends series {expected_number - 1} of a new_series table, but no "
+            "SeriesStarted follows it",
+            expected=expected,
+            found="none",
+            deal=deal.number,
+        )
+    found = f"series {started.series_number} from deal {started.first_deal_number}"
+    if found != expected:
+        return AuditCheck(
+            "series_start",
+            Status.FAILED,
+            f"the SeriesStarted after deal {deal.number} names the wrong series or first deal",
+            expected=expected,
+            found=found,
+            deal=deal.number,
+        )
+    return AuditCheck(
+        "series_start",
+        Status.PASSED,
+        f"{expected}: totals reset to zero, the deal keeps passing left",
+        deal=deal.number,
+    )

@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 
+from sapsam.store.background import StopSignal
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
@@ -34,7 +35,7 @@ def main(arguments: list[str]) -> int:
     tables = TableService(store)
     process = ResultsProcess(TournamentService(store, tables), crash_hook=hook)
     if mode == "follow":
-        process.run(lambda: False, poll_seconds=0.2)
+        process.run(StopSignal(), poll_seconds=0.2)  # never set: runs until killed
         return 0
     process.reconcile()
     process.process_available()

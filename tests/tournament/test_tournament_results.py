@@ -176,15 +176,16 @@ def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None
     import threading
     import time
 
+    from sapsam.store.background import StopSignal
     from sapsam.store.tournaments import TournamentService
 
     tournaments, tables = services.tournaments, services.tables
     tournament_id = started_tournament(tournaments, 8, seats=4, rounds=2, deals=2)
-    stopping = threading.Event()
+    stopping = StopSignal()
     followers = [
         threading.Thread(
             target=ResultsProcess(TournamentService(services.store, tables)).run,
-            args=(stopping.is_set, 0.05),
+            args=(stopping, 0.05),
         )
         for _ in range(2)
     ]
@@ -254,3 +255,32 @@ def test_events_of_no_interest_move_the_checkpoint_in_a_write_every_few_seconds(
     assert process.checkpoint() == log_end()
     # A restarted process starts from the checkpoint written and finds nothing to credit.
     assert ResultsProcess(services.tournaments).process_available() == 0
+
+
+def test_the_results_follower_stops_at_once_while_it_waits_for_the_log(
+    services: Services,
+) -> None:
+    import time
+
+    import psycopg
+
+    from sapsam.store.tournament_results import results_follower
+
+    poll_seconds = 60.0  # a stop that waited for the poll would fail the bound below
+    follower = results_follower(ResultsProcess(services.tournaments), poll_seconds)
+    follower.start()
+    try:
+        deadline = time.monotonic() + 30
+        with psycopg.connect(services.database_url, autocommit=True) as connection:
+            # Its LISTEN ran (it holds the lock and has caught up): it waits for the log now.
+            while not connection.execute(
+                "SELECT 1 FROM pg_stat_activity WHERE datname = current_database()"
+                " AND query LIKE 'LISTEN%%' AND state = 'idle'"
+            ).fetchone():
+                assert time.monotonic() < deadline, "the follower never listened"
+                time.sleep(0.02)
+    finally:
+        started = time.monotonic()
+        follower.stop()
+    assert time.monotonic() - started < 2.0
+    assert follower.failures == 0

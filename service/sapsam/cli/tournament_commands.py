@@ -22,7 +22,6 @@ import argparse
 import secrets
 import signal
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -311,9 +310,10 @@ def _leaderboard(arguments: argparse.Namespace) -> int:
 
 
 def _follow_results(arguments: argparse.Namespace) -> int:
+    from sapsam.store.background import StopSignal
     from sapsam.store.tournament_results import ResultsProcess
 
-    stopping = threading.Event()
+    stopping = StopSignal()
 
     def request_stop(signal_number: int, frame: FrameType | None) -> None:
         stopping.set()
@@ -321,7 +321,7 @@ def _follow_results(arguments: argparse.Namespace) -> int:
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, request_stop)
     with _services(arguments) as tournaments:
-        ResultsProcess(tournaments).run(stopping.is_set)
+        ResultsProcess(tournaments).run(stopping)
     return 0
 
 

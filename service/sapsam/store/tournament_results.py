@@ -48,7 +48,7 @@ from sapsam.domain.events import DealScored, Event
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.log.records import ConcurrencyConflict, RecordedEvent
 from sapsam.store import appends, reads
-from sapsam.store.background import BackgroundLoop
+from sapsam.store.background import BackgroundLoop, StopSignal
 from sapsam.store.table_failures import (
     RESULTS_PROCESS,
     TableFailure,
@@ -367,14 +367,15 @@ class ResultsProcess:
             self.crash_hook("checkpointed")
         return work is not None
 
-    def run(self, should_stop: Callable[[], bool], poll_seconds: float = 1.0) -> None:
-        """Follow the log until ``should_stop()``: take the lock, reconcile, then handle events
-        as they commit (woken by NOTIFY, polling every ``poll_seconds`` otherwise)."""
+    def run(self, stop: StopSignal, poll_seconds: float = 1.0) -> None:
+        """Follow the log until ``stop`` is set: take the lock, reconcile, then handle events
+        as they commit (woken by NOTIFY, polling every ``poll_seconds`` otherwise). Every wait
+        ends as soon as ``stop`` is set."""
         conninfo = self.store.pool.conninfo
         assert isinstance(conninfo, str)  # the pool was opened with a connection string
         with psycopg.connect(conninfo, autocommit=True) as listener:
             while True:
-                if should_stop():
+                if stop.is_set():
                     return
                 row = listener.execute(
                     "SELECT pg_try_advisory_lock(%s)", [FOLLOWER_LOCK_KEY]
@@ -382,11 +383,11 @@ class ResultsProcess:
                 if row is not None and row[0]:
                     break
                 # Another process follows: nothing to do here until it stops holding the lock.
-                time.sleep(poll_seconds)
+                stop.wait(poll_seconds)
             # LISTEN before the first read: anything committed after that read wakes us.
             listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(appends.NOTIFY_CHANNEL)))
             needs_reconcile = True
-            while not should_stop():
+            while not stop.is_set():
                 try:
                     if needs_reconcile or self.reconcile_wanted:
                         # At the start, and after a failure (which may have come between a
@@ -397,11 +398,14 @@ class ResultsProcess:
                 except (ConcurrencyConflict, DomainError, psycopg.Error) as error:
                     _logger.error("results process step failed: %s", type(error).__name__)
                     needs_reconcile = True
-                for _ in listener.notifies(timeout=poll_seconds, stop_after=1):
-                    pass
+                # Every notification read so far came before the read above; wait for the
+                # next one on the socket (or the stop, or the poll interval).
+                if stop.wait_readable(listener.fileno(), poll_seconds):
+                    return
                 # Let a busy log's appends gather: one read then handles them all (a credit
                 # waits at most this long), instead of a read for every append.
-                time.sleep(FOLLOW_PAUSE_SECONDS)
+                if stop.wait(FOLLOW_PAUSE_SECONDS):
+                    return
                 for _ in listener.notifies(timeout=0):
                     pass
 
@@ -419,7 +423,7 @@ def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> Back
     after ``poll_seconds``."""
     return BackgroundLoop(
         "sapsam-results",
-        lambda should_stop: process.run(should_stop, poll_seconds),
+        lambda stop: process.run(stop, poll_seconds),
         poll_seconds,
         _logger,
     )

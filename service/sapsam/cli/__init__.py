@@ -2,8 +2,14 @@
 
 Each subcommand lives in a module of ``sapsam.cli`` that exposes
 ``register(subparsers) -> None``; registering sets ``handler`` on its parser, a function taking the
-parsed arguments and returning the process exit code. Add a module to ``COMMAND_MODULES`` to add a
-subcommand.
+parsed arguments and returning the process exit code. Add the module's subcommands to
+``SUBCOMMANDS`` to add them.
+
+Only the module of the subcommand being run is imported: ``sapsam hand`` needs the rules, not
+gRPC, alembic or the database driver, and importing every module would cost every command their
+start-up time. The other subcommands appear as placeholders that carry their one-line summary,
+so ``sapsam --help`` still lists them all (tests/cli check that the summaries here match the
+modules' own).
 
 A reader that goes away before the output ends (``sapsam audit verify --json FILE | head -1``)
 ends the command quietly with exit status 141 (128 + SIGPIPE, what a shell reports for a command
@@ -18,38 +24,85 @@ import io
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Final, cast
+
+from sapsam import __version__
 
 BROKEN_PIPE: Final = 141
 """The exit status when the output's reader went away: 128 + SIGPIPE, as a shell reports it."""
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "sapsam.cli.rules_commands",
-    "sapsam.cli.store_commands",
-    "sapsam.cli.serve_command",
-    "sapsam.cli.audit_commands",
-    "sapsam.cli.demo_command",
-    "sapsam.cli.tournament_commands",
-    "sapsam.cli.tables_commands",
-    "sapsam.cli.player_commands",
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A top-level subcommand: its name, the module that registers it, and its summary."""
+
+    name: str
+    module: str
+    summary: str
+
+
+_RULES: Final = "sapsam.cli.rules_commands"
+_STORE: Final = "sapsam.cli.store_commands"
+
+# In the order ``sapsam --help`` lists them; a module's subcommands stay together.
+SUBCOMMANDS: Final = (
+    Subcommand("hand", _RULES, "print the value of a 3- or 5-card row in words"),
+    Subcommand("arrange", _RULES, "the solver's best arrangement of 13 cards"),
+    Subcommand("score", _RULES, "score a deal given as JSON"),
+    Subcommand("migrate", _STORE, "apply the database migrations"),
+    Subcommand("projections", _STORE, "maintain the read models"),
+    Subcommand("requests", _STORE, "maintain the processed request ids"),
+    Subcommand("serve", "sapsam.cli.serve_command", "run the game service"),
+    Subcommand("audit", "sapsam.cli.audit_commands", "export, verify and replay deals"),
+    Subcommand(
+        "demo",
+        "sapsam.cli.demo_command",
+        "bots play a series over gRPC; then every deal is verified",
+    ),
+    Subcommand("tournament", "sapsam.cli.tournament_commands", "run tournaments (operator)"),
+    Subcommand("tables", "sapsam.cli.tables_commands", "inspect the tables in play"),
+    Subcommand("players", "sapsam.cli.player_commands", "manage players"),
 )
 
+COMMAND_MODULES: Final = tuple(dict.fromkeys(command.module for command in SUBCOMMANDS))
+"""Every module that registers subcommands, each once, in ``SUBCOMMANDS`` order."""
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every registered subcommand."""
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The argument parser, with the subcommands of ``modules`` registered in full and the
+    others as placeholders (summary only). By default every module is imported."""
     parser = argparse.ArgumentParser(
         prog="sapsam", description="Chinese poker game service and tools."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    registered: set[str] = set()
+    for command in SUBCOMMANDS:
+        if command.module in modules:
+            if command.module not in registered:
+                importlib.import_module(command.module).register(subparsers)
+                registered.add(command.module)
+        else:
+            subparsers.add_parser(command.name, help=command.summary)
     return parser
+
+
+def command_module(argv: Sequence[str]) -> str | None:
+    """The module of the subcommand ``argv`` names, or None when it names none (``--help``).
+
+    The top-level options take no value, so the subcommand is the first word that is not one.
+    """
+    word = next((argument for argument in argv if not argument.startswith("-")), None)
+    return next((command.module for command in SUBCOMMANDS if command.name == word), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand and return its exit code."""
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
+    arguments_given = sys.argv[1:] if argv is None else list(argv)
+    module = command_module(arguments_given)
+    parser = build_parser(() if module is None else (module,))
+    arguments = parser.parse_args(arguments_given)
     handler = cast(Callable[[argparse.Namespace], int], arguments.handler)
     try:
         code = handler(arguments)

@@ -1,0 +1,113 @@
+"""Every ``sapsam`` subcommand imports only what it uses: the pure tools (``hand``, ``arrange``,
+``score``) load no gRPC, alembic, SQLAlchemy or database driver, and ``sapsam --help`` imports no
+subcommand module at all."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+import sapsam
+from sapsam import cli
+
+HEAVY = ("grpc", "alembic", "sqlalchemy", "psycopg", "psycopg_pool", "sapsam_proto")
+
+# Runs the CLI in a fresh interpreter and prints, as JSON, its exit code and the heavy top-level
+# packages that ended up in sys.modules.
+PROBE = """
+import json, sys
+from sapsam.cli import main
+code = main(sys.argv[1:])
+heavy = sorted({name.split(".")[0] for name in sys.modules} & set(json.loads(%r)))
+modules = sorted(name for name in sys.modules if name.startswith("sapsam.cli."))
+print(json.dumps({"code": code, "heavy": heavy, "cli_modules": modules}), file=sys.stderr)
+"""
+
+
+def _probe(*argv: str, stdin: str = "") -> dict[str, object]:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE % json.dumps(HEAVY), *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    report: dict[str, object] = json.loads(completed.stderr.strip().splitlines()[-1])
+    report["stdout"] = completed.stdout
+    return report
+
+
+SCORE_INPUT = json.dumps(
+    {
+        "seats": [
+            {"front": "2c 3d 4h", "middle": "5s 6c 7d 8h Ts", "back": "Jc Qd Kh Ac 9s"},
+            {"front": "Ah Ad Ks", "middle": "2s 2d 3c 3s 4d", "back": "6h 7h 8c 9h Th"},
+        ]
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "expected_output"),
+    [
+        (("hand", "As Ks Qs Js Ts"), "", "royal flush"),
+        (("arrange", "As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s"), "", "Ts"),
+        (("score",), SCORE_INPUT, '"seats"'),
+    ],
+)
+def test_pure_commands_load_no_network_or_database_code(
+    argv: tuple[str, ...], stdin: str, expected_output: str
+) -> None:
+    report = _probe(*argv, stdin=stdin)
+    assert report["code"] == 0
+    assert expected_output in str(report["stdout"])
+    assert report["heavy"] == []
+    assert report["cli_modules"] == ["sapsam.cli.rules_commands"]
+
+
+def test_help_lists_every_command_and_imports_none() -> None:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom sapsam.cli import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('sapsam.cli.')), file=sys.stderr)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert completed.stderr.strip() == "[]"
+    for command in cli.SUBCOMMANDS:
+        assert command.name in completed.stdout
+
+
+def test_the_placeholders_say_what_the_modules_say() -> None:
+    # The lazy parser's help (summaries from SUBCOMMANDS) is the full parser's, word for word.
+    assert cli.build_parser(()).format_help() == cli.build_parser().format_help()
+
+
+def test_every_registered_subcommand_is_listed() -> None:
+    # A module that registers a subcommand SUBCOMMANDS does not name would be unreachable lazily.
+    parser = cli.build_parser()
+    subparsers = [
+        action
+        for action in parser._actions  # argparse exposes its subparsers action only here
+        if isinstance(action, argparse._SubParsersAction)
+    ]
+    assert len(subparsers) == 1
+    assert list(subparsers[0].choices) == [command.name for command in cli.SUBCOMMANDS]
+
+
+def test_version_is_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"sapsam {sapsam.__version__}"

@@ -81,6 +81,15 @@ def demo_database(explicit_url: str | None, prefix: str = "sapsam-demo-") -> Ite
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def missing_client_message(error: ImportError) -> str:
+    """What to install when the bots' SDK (``sapsam-client``, the ``demo`` extra) is missing."""
+    return (
+        f"the bots need the client package, and {error.name or 'a module'} is missing:"
+        " pip install 'sapsam[demo]' (from a source checkout: pip install -e clients/sapsam_proto"
+        " -e clients/sapsam_client)"
+    )
+
+
 def describe_demo_database(explicit_url: str | None) -> str:
     """Where a demo's data lives, for its first line; never the URL (it may hold a password)."""
     if explicit_url:
@@ -165,11 +174,8 @@ def _verify(database_url: str, table: str, deals: int) -> tuple[bool, list[str]]
 def _demo(arguments: argparse.Namespace) -> int:
     try:
         from sapsam_client import connect
-    except ImportError:
-        print(
-            "sapsam demo: the client package is missing: pip install -e 'clients/sapsam_client'",
-            file=sys.stderr,
-        )
+    except ImportError as error:
+        print(f"sapsam demo: {missing_client_message(error)}", file=sys.stderr)
         return FAILED
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.cli.bootstrap import build_services

@@ -326,12 +326,12 @@ def _follow_results(arguments: argparse.Namespace) -> int:
 
 
 def _demo(arguments: argparse.Namespace) -> int:
+    from sapsam.cli.demo_command import missing_client_message
+
     try:
         import sapsam_client  # noqa: F401 - the bots need it
-    except ImportError:
-        raise CommandError(
-            "the client package is missing: pip install -e 'clients/sapsam_client'"
-        ) from None
+    except ImportError as error:
+        raise CommandError(missing_client_message(error)) from None
     import grpc
     import psycopg
     from google.protobuf.timestamp_pb2 import Timestamp

@@ -52,6 +52,9 @@ def solver_arranger(hand: Hand, table: object) -> Rows:
     return solver_rows(hand.cards)
 
 
+__version__ = "0.1.0"
+"""The version of the ``sapsam-client`` distribution (its pyproject.toml reads it from here)."""
+
 __all__ = [
     "DEFAULT_SERVER",
     "AbortedError",

@@ -135,8 +135,10 @@ def test_players_split_across_two_processes_finish_a_deal(
         calls = [line for line in lines if "method" in line]
         assert calls, "each process logged its calls"
         assert all(
-            {"method", "table", "seat", "status", "duration_ms"} <= line.keys() for line in calls
+            {"time", "method", "table", "seat", "status", "duration_ms", "pid"} <= line.keys()
+            for line in calls
         )
+        assert all(line["time"].endswith("Z") for line in lines)  # every line, UTC
         assert not any(token in log for token in tokens)
         assert any(line.get("message") == "stopped" for line in lines)
 

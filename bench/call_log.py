@@ -1,0 +1,94 @@
+"""The call log's cost per call: the time ``sapsam serve`` spends writing one call's log line.
+
+Prints one JSON object. Each round logs ``--calls`` calls through the call-log interceptor's line
+(``CallLogInterceptor._log``: the table and seat from the request's resource names, the JSON line,
+the logging call) with the logging ``sapsam serve`` sets up (``configure_logging``), its handler
+writing to ``/dev/null``, so what is measured is the line and the logging machinery, not a
+terminal. Two request shapes alternate: ``GetTable`` (a table name) and ``CutDeck`` (a seat
+name). ``us_per_call`` is the best round's wall time per call and ``cpu_us_per_call`` its process
+CPU time per call (the best is the figure least disturbed by other processes on the machine);
+``median_us_per_call`` is the middle round's.
+
+No database, no server, no socket: ``python bench/call_log.py [--calls 20000] [--rounds 7]``.
+Target (issue #14): a fraction of the 62 us per call measured before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import logging
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable
+
+from sapsam.api.call_log import CallLogInterceptor, configure_logging
+from sapsam_proto.v1 import table_service_pb2
+
+
+def _line_writer() -> Callable[[str, object, float, str], None]:
+    """``CallLogInterceptor._log`` as (method, request, started, status), whichever server it is
+    (the thread-pool server's also took the call's context, which the line does not read)."""
+    interceptor = CallLogInterceptor()
+    if "context" in inspect.signature(interceptor._log).parameters:
+        return lambda method, request, started, status: interceptor._log(
+            method, request, None, started, status
+        )
+    return interceptor._log  # type: ignore[return-value]
+
+
+def _round(write: Callable[[str, object, float, str], None], calls: int) -> tuple[float, float]:
+    table = f"tables/{uuid.uuid4()}"
+    shapes = [
+        ("/sapsam.v1.TableService/GetTable", table_service_pb2.GetTableRequest(name=table), "OK"),
+        (
+            "/sapsam.v1.TableService/CutDeck",
+            table_service_pb2.CutDeckRequest(seat=f"{table}/seats/2", position=7),
+            "FAILED_PRECONDITION",
+        ),
+    ]
+    wall, cpu = time.perf_counter(), time.process_time()
+    for number in range(calls):
+        method, request, status = shapes[number & 1]
+        write(method, request, time.perf_counter(), status)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main() -> None:
+    """Measure and print the figures as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=7)
+    arguments = parser.parse_args()
+    stderr = sys.stderr
+    with open(os.devnull, "w") as devnull:
+        sys.stderr = devnull  # configure_logging's handler writes to the stderr of its set-up
+        try:
+            configure_logging()
+        finally:
+            sys.stderr = stderr
+        write = _line_writer()
+        _round(write, 1_000)  # warm-up: caches, the regular expression, the allocator
+        rounds = [_round(write, arguments.calls) for _ in range(arguments.rounds)]
+        logging.getLogger().handlers.clear()
+    per_call = sorted(wall / arguments.calls * 1e6 for wall, _ in rounds)
+    cpu_per_call = sorted(cpu / arguments.calls * 1e6 for _, cpu in rounds)
+    print(
+        json.dumps(
+            {
+                "calls_per_round": arguments.calls,
+                "rounds": arguments.rounds,
+                "us_per_call": round(per_call[0], 2),
+                "cpu_us_per_call": round(cpu_per_call[0], 2),
+                "median_us_per_call": round(statistics.median(per_call), 2),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The log lines ``sapsam serve`` writes: one JSON object per line, each starting with its time in
+ISO-8601 UTC with milliseconds; a call's line built without a JSON encoder is still valid JSON,
+whatever the client put in the method path."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+from sapsam.api.call_log import LOGGER_NAME, JsonLineFormatter, call_line, utc_timestamp
+
+ISO_UTC_MILLISECONDS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+def _record(name: str, message: str, created: float) -> logging.LogRecord:
+    record = logging.LogRecord(name, logging.INFO, __file__, 1, message, (), None)
+    record.created = created
+    return record
+
+
+def test_the_timestamp_is_iso_8601_utc_with_milliseconds() -> None:
+    assert utc_timestamp(0.0) == "1970-01-01T00:00:00.000Z"
+    assert utc_timestamp(1_700_000_000.1234) == "2023-11-14T22:13:20.123Z"
+    assert utc_timestamp(1_700_000_000.9999) == "2023-11-14T22:13:20.999Z"  # truncated, not rounded
+    assert utc_timestamp(1_700_000_001.0) == "2023-11-14T22:13:21.000Z"  # the next second
+
+
+def test_a_call_line_gets_the_time_first_and_the_pid_last() -> None:
+    message = call_line("/sapsam.v1.TableService/CutDeck", "5b0e8c7e", 2, "OK", 1.23456)
+    formatted = JsonLineFormatter().format(_record(LOGGER_NAME, message, 1_700_000_000.5))
+    line = json.loads(formatted)
+    assert list(line) == ["time", "method", "table", "seat", "status", "duration_ms", "pid"]
+    assert line["time"] == "2023-11-14T22:13:20.500Z"
+    assert (line["method"], line["table"], line["seat"], line["status"]) == (
+        "/sapsam.v1.TableService/CutDeck",
+        "5b0e8c7e",
+        2,
+        "OK",
+    )
+    assert line["duration_ms"] == 1.235 and isinstance(line["pid"], int)
+    assert "\n" not in formatted
+
+
+def test_a_call_line_without_a_table_and_with_a_hostile_method_is_valid_json() -> None:
+    method = '/x"y\n{"injected":1}\\'
+    line = json.loads(call_line(method, None, None, "UNIMPLEMENTED", 0.0))
+    assert line == {
+        "method": method,
+        "table": None,
+        "seat": None,
+        "status": "UNIMPLEMENTED",
+        "duration_ms": 0.0,
+    }
+
+
+def test_any_other_record_is_wrapped_with_its_time_level_and_logger() -> None:
+    formatted = JsonLineFormatter().format(_record("sapsam.cli", 'said "hi"\n', 86_400.25))
+    line = json.loads(formatted)
+    assert ISO_UTC_MILLISECONDS.match(line["time"])
+    assert line == {
+        "time": "1970-01-02T00:00:00.250Z",
+        "level": "INFO",
+        "logger": "sapsam.cli",
+        "message": 'said "hi"\n',
+        "pid": line["pid"],
+    }
+    assert "\n" not in formatted

@@ -1,1 +1,0 @@
-"""Alembic migrations of the sapsam schema (env.py and versions/); a package so installs ship it."""

@@ -21,9 +21,16 @@ $(STAMP): $(BIN)/python pyproject.toml setup.py clients/sapsam_client/pyproject.
 
 install: $(STAMP)
 
+# buf breaking compares proto/ with the last release: the newest v* tag reachable from HEAD, or,
+# in a clone made without tags, the commit that v0.1.0 tags.
+RELEASE_TAG := $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null)
+RELEASE_REF := $(if $(RELEASE_TAG),tag=$(RELEASE_TAG),ref=3e21771e8e74593c0abdca98c623922f89eeb624)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/buf lint
+	$(BIN)/buf breaking proto --against '.git#$(RELEASE_REF),subdir=proto'
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict service/sapsam clients/sapsam_client/src migrations

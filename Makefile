@@ -10,13 +10,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall whenever the project's metadata changes. editable_mode=compat puts service/ on the
-# path (a .pth line), as a plain install puts sapsam in site-packages: the default editable mode
-# for setup.py's migrations/ mapping is an import hook that runs after the path search, so a
-# client's protoc output (a sapsam/ folder of its own) would hide the server.
-$(STAMP): $(BIN)/python pyproject.toml setup.py clients/sapsam_client/pyproject.toml clients/sapsam_proto/pyproject.toml
-	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat \
-		-e clients/sapsam_proto -e '.[dev,bench]' -e 'clients/sapsam_client[rules]'
+# Reinstall whenever the project's metadata changes.
+$(STAMP): $(BIN)/python pyproject.toml clients/sapsam_client/pyproject.toml clients/sapsam_proto/pyproject.toml
+	$(BIN)/python -m pip install --quiet -e clients/sapsam_proto -e '.[dev,bench]' \
+		-e 'clients/sapsam_client[rules]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -33,7 +30,7 @@ lint: $(STAMP)
 	$(BIN)/buf breaking proto --against '.git#$(RELEASE_REF),subdir=proto'
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict service/sapsam clients/sapsam_client/src migrations
+	$(BIN)/mypy --strict service/sapsam clients/sapsam_client/src
 
 # pytest exits 5 when it collects nothing; that is a failure here, and make stops on it.
 test: lint typecheck

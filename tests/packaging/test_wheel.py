@@ -19,7 +19,7 @@ from sapsam.store import schema
 ROOT = Path(__file__).resolve().parents[2]
 # What the sapsam build reads. Builds run on copies, so that their folders (build/, *.egg-info)
 # never land in the working tree.
-SERVER_SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "service", "migrations")
+SERVER_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "service", "migrations")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
 
 
@@ -48,7 +48,8 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     server.mkdir()
     for name in SERVER_SOURCES:
         if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, server / name, ignore=IGNORED)
+            # symlinks=True: the copy keeps service/sapsam/migrations a link, as in the checkout.
+            shutil.copytree(ROOT / name, server / name, symlinks=True, ignore=IGNORED)
         else:
             shutil.copy2(ROOT / name, server / name)
     proto = work / "sapsam_proto"

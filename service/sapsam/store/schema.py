@@ -1,9 +1,10 @@
 """Applying the alembic migrations, and the schema the code expects them to produce.
 
 The migrations live in the repository's top-level ``migrations/`` (``env.py``, ``versions/``) and
-ship inside the wheel as ``sapsam/migrations`` (setup.py maps the folder), so an installed sapsam
-can migrate a database without a source checkout; ``alembic.ini`` at the repository root points
-at the same folder for developers who run ``alembic`` by hand.
+ship inside the wheel as ``sapsam/migrations`` (``service/sapsam/migrations`` is a symbolic link to
+them, which the build follows), so an installed sapsam can migrate a database without a source
+checkout; ``alembic.ini`` at the repository root points at the same folder for developers who run
+``alembic`` by hand.
 """
 
 from __future__ import annotations
@@ -22,19 +23,9 @@ from psycopg import errors, sql
 
 from sapsam.log.records import DatabaseOpenError
 
-
-def _migrations_folder() -> Path:
-    """``sapsam/migrations`` in an installed wheel, else the source checkout's ``migrations/``.
-
-    Found by path, not imported: in a checkout (or an editable install) the package folder is
-    ``service/sapsam``, two levels below the repository root.
-    """
-    package = Path(__file__).resolve().parents[1]
-    shipped = package / "migrations"
-    return shipped if shipped.is_dir() else package.parents[1] / "migrations"
-
-
-MIGRATIONS_FOLDER = _migrations_folder()
+# service/sapsam/migrations links to the top-level migrations/ in a checkout; a wheel holds the
+# files themselves there.
+MIGRATIONS_FOLDER = Path(__file__).resolve().parents[1] / "migrations"
 HEAD = "head"
 BASE = "base"
 

@@ -4,7 +4,9 @@ Every example of the JSON file is recomputed with ``sapsam.rules`` (and through 
 reader, the command-line contract the page points to); the tables of docs/rules.md (categories,
 foul checks, rule-set fields, presets, every pair outcome, the worked examples) are read back and
 compared with the code and the file; and every name ``sapsam.rules.ruleset`` defines must appear
-on the page, so the spec cannot fall behind the code.
+on the page, so the spec cannot fall behind the code. A second reading of the page (``spec_*``
+below), which shares nothing with ``sapsam``, reaches every documented result too, as a verifier
+written elsewhere from the page alone would.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -338,3 +341,134 @@ def test_the_page_shows_each_series_as_the_file_holds_it(series: dict[str, Any])
     }
     for deal_id in series["deals"]:
         assert f"`{deal_id}`" in section(headings[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# A second reading: the page's rules written out again with nothing from sapsam (§1.3-§1.7, §2.3)
+
+SPEC_RANKS = "23456789TJQKA"
+SPEC_CATEGORIES = (
+    "high_card",
+    "pair",
+    "two_pair",
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+)
+
+
+def spec_key(row: str) -> tuple[int, ...]:
+    """§1.4's three steps: ranks by (count, rank), the category, the key padded with -1."""
+    cards = row.split()
+    counts = Counter(SPEC_RANKS.index(card[0]) for card in cards)
+    ranks = sorted(counts, key=lambda rank: (counts[rank], rank), reverse=True)
+    shape = sorted(counts.values(), reverse=True)
+    shapes = {(3,): 3, (2, 1): 1, (4, 1): 7, (3, 2): 6, (3, 1, 1): 3, (2, 2, 1): 2, (2, 1, 1, 1): 1}
+    if tuple(shape) in shapes:
+        category = shapes[tuple(shape)]
+    elif len(cards) == 3:
+        category = 0
+    else:
+        flush = len({card[1] for card in cards}) == 1
+        top = ranks[0] if ranks[0] - ranks[4] == 4 else 3 if ranks == [12, 3, 2, 1, 0] else None
+        if top is not None:
+            category, ranks = (8 if flush else 4), [top]
+        else:
+            category = 5 if flush else 0
+    return (category, *ranks, *[-1] * (5 - len(ranks)))
+
+
+def spec_foul(seat: dict[str, str], dealt: str | None = None) -> str | None:
+    """§1.5's checks in their order; the reason code of the first that fails."""
+    rows = [seat[name].split() for name in ROWS]
+    if [len(row) for row in rows] != [3, 5, 5]:
+        return "WRONG_ROW_SIZE"
+    cards = [card for row in rows for card in row]
+    if len(set(cards)) != 13 or (dealt is not None and set(cards) != set(dealt.split())):
+        return "NOT_DEALT_CARDS"
+    front, middle, back = (spec_key(seat[name]) for name in ROWS)
+    return "ROWS_OUT_OF_ORDER" if front > middle or middle > back else None
+
+
+def spec_sign(number_: int) -> int:
+    return (number_ > 0) - (number_ < 0)
+
+
+def spec_units(rule_set_: dict[str, Any], rows: list[int]) -> int:
+    """§2.3's table, with §2.1's defaults for the fields a rule set leaves out."""
+    params = {"scoring": "per_row", "row_unit": 1, "scoop_bonus": 1}
+    params |= {"one_six_two_of_three": 1, "one_six_scoop": 6} | rule_set_
+    won, lost = rows.count(1), rows.count(-1)
+    scoop = 1 if won == 3 else -1 if lost == 3 else 0
+    units = {
+        "per_row": won - lost,
+        "two_four": won - lost + spec_sign(won - lost),
+        "one_six": scoop * params["one_six_scoop"]
+        if scoop
+        else spec_sign(won - lost) * params["one_six_two_of_three"],
+        "per_row_scoop_bonus": won - lost + scoop * params["scoop_bonus"],
+    }[params["scoring"]]
+    return int(units * params["row_unit"])
+
+
+def spec_score(deal: dict[str, Any], rule_set_: dict[str, Any]) -> tuple[list[Any], list[int]]:
+    """§1.5-§1.6: every pair's rows and delta in seat order, and each seat's total."""
+    seats = deal["seats"]
+    fouls = [spec_foul(seat) is not None for seat in seats]
+    pairs: list[Any] = []
+    totals = [0] * len(seats)
+    for a in range(len(seats)):
+        for b in range(a + 1, len(seats)):
+            if fouls[a] or fouls[b]:
+                rows = [0 if fouls[a] and fouls[b] else -1 if fouls[a] else 1] * 3
+            else:
+                keys = [(spec_key(seats[a][n]), spec_key(seats[b][n])) for n in ROWS]
+                rows = [(mine > theirs) - (mine < theirs) for mine, theirs in keys]
+            delta = spec_units(rule_set_, rows)
+            pairs.append(({"seats": [a, b], "rows": rows}, delta))
+            totals[a] += delta
+            totals[b] -= delta
+    return pairs, totals
+
+
+def spec_places(totals: list[int]) -> list[int]:
+    """§1.7: one more than the number of seats with a higher total."""
+    return [1 + sum(other > total for other in totals) for total in totals]
+
+
+def test_the_page_alone_gives_every_row_value_and_comparison() -> None:
+    for example in EXAMPLES["row_values"]:
+        assert SPEC_CATEGORIES[spec_key(example["cards"])[0]] == example["category"], example
+    for example in EXAMPLES["row_comparisons"]:
+        first, second = spec_key(example["first"]), spec_key(example["second"])
+        assert (first > second) - (first < second) == example["result"], example
+    for example in EXAMPLES["arrangements"]:
+        assert spec_foul(example, example.get("dealt")) == example["foul_reason"], example
+
+
+@pytest.mark.parametrize("deal", EXAMPLES["deals"], ids=lambda d: d["id"])
+def test_the_page_alone_gives_every_deal_result(deal: dict[str, Any]) -> None:
+    assert [spec_foul(seat) for seat in deal["seats"]] == deal["foul_reasons"]
+    for entry in deal["scores"]:
+        pairs, totals = spec_score(deal, entry["rule_set"])
+        assert [pair for pair, _ in pairs] == deal["pairs"]
+        assert [delta for _, delta in pairs] == entry["deltas"], entry["label"]
+        assert totals == entry["totals"], entry["label"]
+    if "standings" in deal:
+        per_row = spec_score(deal, {})[1]
+        places = spec_places(per_row)
+        assert [places[s["seat"]] for s in deal["standings"]] == [
+            s["place"] for s in deal["standings"]
+        ]
+
+
+@pytest.mark.parametrize("series", EXAMPLES["series"], ids=lambda s: s["id"])
+def test_the_page_alone_gives_every_series_result(series: dict[str, Any]) -> None:
+    for entry in series["scores"]:
+        deal_totals = [spec_score(DEALS[d], entry["rule_set"])[1] for d in series["deals"]]
+        totals = [sum(column) for column in zip(*deal_totals, strict=True)]
+        assert totals == entry["totals"]
+        assert spec_places(totals) == entry["places"]

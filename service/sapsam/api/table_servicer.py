@@ -417,8 +417,10 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         if facts is None:
             raise ApiError("DEAL_NOT_FOUND", f"no deal {request.name}", field="name")
+        caller = auth.current_caller()
+        viewer = views.Viewer.of(state, caller.player_id, operator=caller.is_operator)
         return table_service_pb2.GetDealResultResponse(
-            result=views.deal_result_message(name.table_id, state.seat_count, facts)
+            result=views.deal_result_message(name.table_id, state.seat_count, facts, viewer)
         )
 
     def _deal_events(self, table_id: uuid.UUID, deal_number: int) -> list[RecordedEvent]:

@@ -36,6 +36,7 @@ from sapsam.domain.commands import (
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TablePhase, TableState, decide, fold
 from sapsam.domain.table_deadlines import UnservedWindow
+from sapsam.domain.table_views import Viewer, own_hand_seat
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
@@ -94,12 +95,10 @@ class TableService(TableRunner):
         """
         with self.store.connection() as connection:
             state = self.load(table_id, connection)
-            seat = state.seat_of(player_id)
-            if seat is None:
-                raise DomainError(Reason.NOT_SEATED, "you do not hold a seat at this table")
+            # Whose cards the caller may have is the domain's call, made before any is computed.
+            seat = own_hand_seat(state, Viewer.of(state, player_id))
             deal = state.deal
-            if deal is None or not deal.dealt:
-                raise DomainError(Reason.WRONG_PHASE, "no cards have been dealt yet")
+            assert deal is not None
             seed = deal.seed or self._secret_seed(connection, table_id, deal.number)
         return seat, dealt_hands(state, seed)[seat]
 

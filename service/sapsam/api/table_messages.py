@@ -1,0 +1,115 @@
+"""Tables on the wire: a ``Table`` message from the view a caller may see of a table's state.
+
+What the caller may see is decided in ``sapsam.domain.table_views``; this module translates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from sapsam.api import resources
+from sapsam.api.common_messages import (
+    creator_name,
+    rule_set_message,
+    timestamp_from_ms,
+    timestamp_from_text,
+)
+from sapsam.domain.table_state import TablePhase, TableState
+from sapsam.domain.table_views import SPECTATOR, TableView, Viewer, table_view_for
+from sapsam.log.records import RecordedEvent
+from sapsam_proto.v1 import table_pb2
+
+_PHASE_TO_WIRE: Final = {
+    TablePhase.SEATING: table_pb2.TABLE_PHASE_SEATING,
+    TablePhase.AWAITING_DEALER: table_pb2.TABLE_PHASE_AWAITING_DEALER,
+    TablePhase.BETWEEN_DEALS: table_pb2.TABLE_PHASE_BETWEEN_DEALS,
+    TablePhase.AWAITING_CUT: table_pb2.TABLE_PHASE_AWAITING_CUT,
+    TablePhase.DEALING: table_pb2.TABLE_PHASE_DEALING,
+    TablePhase.ARRANGING: table_pb2.TABLE_PHASE_ARRANGING,
+    TablePhase.REVEALING: table_pb2.TABLE_PHASE_REVEALING,
+    TablePhase.AWAITING_SEED: table_pb2.TABLE_PHASE_AWAITING_SEED,
+    TablePhase.SERIES_COMPLETE: table_pb2.TABLE_PHASE_SERIES_COMPLETE,
+}
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What a table view needs beyond its folded state: immutable facts of its first event."""
+
+    created_by: str
+    create_time: str
+
+
+def facts_from_first_event(recorded: RecordedEvent) -> TableFacts:
+    """The creator and creation time, from the recorded TableCreated."""
+    created_by = recorded.data.get("created_by")
+    recorded_at = recorded.metadata.get("recorded_at")
+    return TableFacts(
+        created_by=created_by if isinstance(created_by, str) else "",
+        create_time=recorded_at if isinstance(recorded_at, str) else "",
+    )
+
+
+def table_status(phase: TablePhase) -> table_pb2.TableStatus.ValueType:
+    """The coarse status for a phase."""
+    if phase in (TablePhase.NOT_CREATED, TablePhase.SEATING):
+        return table_pb2.TABLE_STATUS_OPEN
+    if phase is TablePhase.SERIES_COMPLETE:
+        return table_pb2.TABLE_STATUS_COMPLETED
+    return table_pb2.TABLE_STATUS_PLAYING
+
+
+def table_message(
+    state: TableState,
+    facts: TableFacts,
+    display_names: Mapping[str, str],
+    viewer: Viewer = SPECTATOR,
+) -> table_pb2.Table:
+    """The table as ``viewer`` may see it (today every viewer sees the same ``Table``)."""
+    return table_view_message(table_view_for(state, viewer), facts, display_names)
+
+
+def table_view_message(
+    view: TableView, facts: TableFacts, display_names: Mapping[str, str]
+) -> table_pb2.Table:
+    """A table view on the wire."""
+    table_id = view.table_id
+    seats = [
+        table_pb2.Seat(
+            name=resources.seat_name(table_id, seat.seat),
+            position=seat.seat,
+            player=resources.player_name(seat.player_id or ""),
+            display_name=display_names.get(seat.player_id or "", ""),
+            series_total=seat.series_total,
+            entropy_contributed=seat.entropy_contributed,
+            committed=seat.committed,
+            confirmed=seat.confirmed,
+            revealed=seat.revealed,
+            timed_out=seat.timed_out,
+        )
+        for seat in view.seats
+    ]
+    table = table_pb2.Table(
+        name=resources.table_name(table_id),
+        status=table_status(view.phase),
+        phase=_PHASE_TO_WIRE.get(view.phase, table_pb2.TABLE_PHASE_UNSPECIFIED),
+        rule_set=rule_set_message(view.rule_set),
+        seat_count=view.seat_count,
+        seats=seats,
+        version=view.version,
+        create_time=timestamp_from_text(facts.create_time),
+        creator=creator_name(facts.created_by),
+    )
+    if view.dealer is not None:
+        table.dealer_seat = resources.seat_name(table_id, view.dealer)
+    if view.deal_number is not None:
+        table.deal_number = view.deal_number
+        table.current_deal = resources.deal_name(table_id, view.deal_number)
+        table.seed_commitment = view.seed_commitment
+    if view.cutter is not None:
+        table.cutter_seat = resources.seat_name(table_id, view.cutter)
+    if view.deadline_ms is not None:
+        table.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
+    return table

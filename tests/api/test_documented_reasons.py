@@ -16,6 +16,7 @@ A reason nobody provokes or justifies fails the partition test: add it to one of
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -146,6 +147,24 @@ def test_the_proto_enum_the_guide_and_the_error_table_name_the_same_reasons() ->
 
 def test_every_domain_reason_is_in_the_proto_enum() -> None:
     assert sorted({reason.value for reason in Reason} - enum_reasons()) == []
+
+
+# How the server's code spells a reason outside the domain's Reason enum: the API's own errors,
+# the export's access errors, and the reason constants of the stop gate and the limits.
+_REASON_IN_CODE = re.compile(
+    r'(?:ApiError|build_status|ExportAccessError|NothingToExportError)\(\s*"([A-Z][A-Z_]+)"'
+    r'|_REASON(?:: Final)? = "([A-Z][A-Z_]+)"'
+)
+
+
+def test_every_reason_the_servers_code_names_is_in_the_proto_enum() -> None:
+    named: dict[str, str] = {}
+    for path in sorted((REPOSITORY / "service" / "sapsam").rglob("*.py")):
+        for match in _REASON_IN_CODE.finditer(path.read_text(encoding="utf-8")):
+            reason = next(group for group in match.groups() if group)
+            named.setdefault(reason, str(path.relative_to(REPOSITORY)))
+    assert len(named) > 30, "the pattern no longer finds the API's reasons"
+    assert {reason: where for reason, where in named.items() if reason not in enum_reasons()} == {}
 
 
 def test_an_enum_value_names_its_reason_and_keeps_its_number() -> None:

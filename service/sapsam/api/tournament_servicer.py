@@ -52,12 +52,6 @@ _MAX_BIGINT: Final = 2**63 - 1
 """Numbers from a page token go to SQL as bigint: larger ones are a damaged token, not INTERNAL."""
 _PERIOD = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])$")
 
-_STATUS: Final = {
-    TournamentPhase.REGISTRATION: tournament_pb2.TOURNAMENT_STATUS_REGISTRATION,
-    TournamentPhase.RUNNING: tournament_pb2.TOURNAMENT_STATUS_RUNNING,
-    TournamentPhase.BETWEEN_ROUNDS: tournament_pb2.TOURNAMENT_STATUS_RUNNING,
-    TournamentPhase.COMPLETE: tournament_pb2.TOURNAMENT_STATUS_COMPLETE,
-}
 _PHASES_BY_STATUS: Final[dict[int, list[str] | None]] = {
     tournament_pb2.TOURNAMENT_STATUS_UNSPECIFIED: None,
     tournament_pb2.TOURNAMENT_STATUS_REGISTRATION: ["REGISTRATION"],
@@ -74,11 +68,6 @@ _TIE_BREAK: Final = {
     tournament_pb2.TIE_BREAK_NONE: "none",
     tournament_pb2.TIE_BREAK_DEALS_WON: "deals_won",
 }
-
-
-def tournament_name(tournament_id: uuid.UUID) -> str:
-    """``tournaments/{tournament}``."""
-    return f"tournaments/{tournament_id}"
 
 
 def parse_tournament(value: str, field: str) -> uuid.UUID:
@@ -173,69 +162,13 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
     def _message(
         self, state: TournamentState, recorded: Sequence[RecordedEvent]
     ) -> tournament_pb2.Tournament:
-        assert state.tournament_id is not None
-        rounds = []
+        seated = []
         for item in recorded:
             if item.type == RoundSeated.TYPE:
-                seated = self._tournaments.decode(item)
-                assert isinstance(seated, RoundSeated)
-                rounds.append(self._round_message(state, seated))
-        message = tournament_pb2.Tournament(
-            name=tournament_name(state.tournament_id),
-            display_name=state.name,
-            rule_set=views.rule_set_message(state.rule_set),
-            seats_per_table=state.seats_per_table,
-            rounds=state.rounds,
-            deals_per_round=state.deals_per_round,
-            registration_open_time=views.timestamp_from_ms(state.registration_opens_ms),
-            registration_close_time=views.timestamp_from_ms(state.registration_closes_ms),
-            max_entrants=state.max_entrants,
-            reseating=(
-                tournament_pb2.RESEATING_STANDINGS
-                if state.reseating.value == "standings"
-                else tournament_pb2.RESEATING_RANDOM
-            ),
-            tie_break=(
-                tournament_pb2.TIE_BREAK_DEALS_WON
-                if state.tie_break.value == "deals_won"
-                else tournament_pb2.TIE_BREAK_NONE
-            ),
-            status=_STATUS[state.phase],
-            players=[resources.player_name(p) for p in (state.entrants or state.registered)],
-            seating_commitments=list(state.seating_commitments),
-            seated_rounds=rounds,
-            current_round=state.current_round,
-            rounds_completed=state.rounds_completed,
-            create_time=views.timestamp_from_ms(state.created_at_ms),
-            version=state.version,
-        )
-        if state.started_at_ms is not None:
-            message.start_time.CopyFrom(views.timestamp_from_ms(state.started_at_ms))
-        return message
-
-    def _round_message(
-        self, state: TournamentState, seated: RoundSeated
-    ) -> tournament_pb2.TournamentRound:
-        tables = []
-        for text, players in zip(seated.table_ids, seated.seatings, strict=True):
-            table = state.tables.get(uuid.UUID(text))
-            tables.append(
-                tournament_pb2.TournamentTable(
-                    table=resources.table_name(uuid.UUID(text)),
-                    players=[resources.player_name(player) for player in players],
-                    deals_credited=0 if table is None else len(table.credited),
-                )
-            )
-        return tournament_pb2.TournamentRound(
-            round=seated.round,
-            method=(
-                tournament_pb2.RESEATING_STANDINGS
-                if seated.method == "standings"
-                else tournament_pb2.RESEATING_RANDOM
-            ),
-            seating_seed=bytes.fromhex(seated.seating_seed),
-            tables=tables,
-        )
+                event = self._tournaments.decode(item)
+                assert isinstance(event, RoundSeated)
+                seated.append(event)
+        return views.tournament_message(state, seated)
 
     def _view(self, tournament_id: uuid.UUID) -> tournament_pb2.Tournament:
         recorded = self._tournaments.events(tournament_id)

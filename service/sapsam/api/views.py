@@ -9,7 +9,8 @@ reads a secret seed); the modules behind this one translate views to messages:
 - ``common_messages``: rule sets (both ways), timestamps, timeout stages, a table's creator;
 - ``table_messages``: ``Table``;
 - ``deal_messages``: ``DealResult``;
-- ``event_messages``: the public event feed's ``TableEvent``, one converter per event type.
+- ``event_messages``: the public event feed's ``TableEvent``, one converter per event type;
+- ``tournament_messages``: ``Tournament`` and its seated rounds.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sapsam.api.table_messages import (
     table_status,
     table_view_message,
 )
+from sapsam.api.tournament_messages import round_message, tournament_message, tournament_name
 from sapsam.domain.deal_facts import DealFacts, gather_deal
 from sapsam.domain.table_views import MISSED_DEADLINE_FOUL, OPERATOR, SPECTATOR, Viewer
 
@@ -48,6 +50,7 @@ __all__ = [
     "deal_view_message",
     "facts_from_first_event",
     "gather_deal",
+    "round_message",
     "rule_set_for_request",
     "rule_set_from_message",
     "rule_set_message",
@@ -57,4 +60,6 @@ __all__ = [
     "table_view_message",
     "timestamp_from_ms",
     "timestamp_from_text",
+    "tournament_message",
+    "tournament_name",
 ]

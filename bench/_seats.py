@@ -1,0 +1,253 @@
+"""Scripted four-seat tables for the asyncio load generators (``grpc.aio``: thousands of streams
+in one process, no thread each).
+
+A :class:`Table` registers its four players, creates the table, seats them, opens one WatchTable
+stream per seat and plays at human pace: every action waits a think time first. Decisions follow
+the events of seat 0's stream; every stream's events are timed from their record time to their
+arrival. Arrangements are random legal rows (no foul, about 0.1 ms: the solver costs 3 ms) made when
+the hand arrives, during the seat's think time, so never on a call's path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from _game import SEATS, PreparedSeat, bearer, create_table_request, prepare_seat, request_id
+from _proto import (
+    player_service_pb2,
+    player_service_pb2_grpc,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+
+
+@dataclass
+class Tally:
+    """What a generator saw: latencies of calls that finished inside the window, event delivery
+    lags, failures, deals scored."""
+
+    window: tuple[float, float] = (0.0, 0.0)
+    latencies_ms: dict[str, list[float]] = field(default_factory=dict)
+    delivery_ms: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    deals_scored: int = 0
+
+    def inside(self) -> bool:
+        """Whether now is inside the measured window."""
+        return self.window[0] <= time.monotonic() <= self.window[1]
+
+    def reset(self, window: tuple[float, float]) -> None:
+        """Start tallying a new window."""
+        self.window = window
+        self.latencies_ms, self.delivery_ms = {}, []
+        self.errors, self.deals_scored = Counter(), 0
+
+
+class Connection:
+    """One channel and its stubs (several tables share one, as players behind one NAT would)."""
+
+    def __init__(self, target: str) -> None:
+        self.channel = grpc.aio.insecure_channel(
+            target, options=(("grpc.use_local_subchannel_pool", 1),)
+        )
+        self.tables = table_service_pb2_grpc.TableServiceStub(self.channel)
+        self.players = player_service_pb2_grpc.PlayerServiceStub(self.channel)
+
+
+class Table:
+    """One scripted table; ``play`` runs it until ``stop``."""
+
+    def __init__(
+        self, connection: Connection, tally: Tally, think: float, setup_gate: asyncio.Semaphore
+    ) -> None:
+        self.connection = connection
+        self.tally = tally
+        self.think = think
+        self.setup_gate = setup_gate
+        self.name = ""
+        self.tokens: list[str] = []
+        self.seats: list[str] = []
+        self.deal = ""
+        self.entropy = 0
+        self.stopped = False
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.random = random.Random()
+        self.prepared: dict[int, PreparedSeat] = {}
+
+    async def call(self, method: str, request: Any, seat: int = 0) -> Any:
+        """One unary call as the seat's player, timed when it finishes inside the window."""
+        stub = self.connection.tables if method != "RegisterPlayer" else self.connection.players
+        started = time.monotonic()
+        try:
+            response = await getattr(stub, method)(
+                request, metadata=bearer(self.tokens[seat]) if self.tokens else None, timeout=30
+            )
+        except grpc.aio.AioRpcError as error:
+            self.tally.errors[f"{method} {error.code().name}: {error.details()}"[:160]] += 1
+            raise
+        if self.tally.inside():
+            elapsed = (time.monotonic() - started) * 1e3
+            self.tally.latencies_ms.setdefault(method, []).append(elapsed)
+        return response
+
+    async def set_up(self) -> None:
+        """Register four players, create the table and seat them (at most a few tables at once,
+        so that growing the room does not swamp the tables already playing)."""
+        async with self.setup_gate:
+            for index in range(SEATS):
+                registration = player_service_pb2.RegisterPlayerRequest(
+                    request_id=request_id(), display_name=f"capacity {index}"
+                )
+                self.tokens.append((await self.call("RegisterPlayer", registration)).token)
+            self.name = (await self.call("CreateTable", create_table_request())).table.name
+            for index in range(SEATS):
+                join = table_service_pb2.JoinTableRequest(request_id=request_id(), table=self.name)
+                self.seats.append((await self.call("JoinTable", join, index)).seat)
+
+    async def play(self, streams_open: asyncio.Event | None = None) -> None:
+        """Set up, open a stream per seat, draw the dealer after a think, then play on."""
+        try:
+            await self.set_up()
+            watchers = [asyncio.create_task(self.watch(seat)) for seat in range(SEATS)]
+            if streams_open is not None:
+                streams_open.set()
+            self.later(self.pause(), "ChooseDealer", 0, self.choose_dealer_request())
+            await asyncio.gather(*watchers)
+        except grpc.aio.AioRpcError:
+            pass  # tallied where it failed
+        except Exception as error:  # reported, not hidden: the run is then not a clean one
+            self.tally.errors[f"{type(error).__name__}: {error}"[:160]] += 1
+
+    def choose_dealer_request(self) -> table_service_pb2.ChooseDealerRequest:
+        """Drawing the first dealer."""
+        return table_service_pb2.ChooseDealerRequest(request_id=request_id(), table=self.name)
+
+    def pause(self) -> float:
+        """A think time: the configured one, give or take a fifth (so tables drift apart)."""
+        return self.think * self.random.uniform(0.8, 1.2)
+
+    def later(self, delay: float, method: str, seat: int, request: Any) -> None:
+        """Send ``request`` after ``delay`` seconds, without holding up the stream."""
+
+        async def act() -> None:
+            await asyncio.sleep(delay)
+            if not self.stopped:
+                await self.call(method, request, seat)
+
+        self.spawn(act())
+
+    def spawn(self, work: Any) -> None:
+        """Run ``work`` as a task of this table; its failure is tallied, not raised."""
+
+        async def guarded() -> None:
+            with contextlib.suppress(grpc.aio.AioRpcError):  # tallied by ``call``
+                await work
+
+        task = asyncio.create_task(guarded())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def watch(self, seat: int) -> None:
+        """Seat ``seat``'s stream: every event's delivery lag; seat 0's events drive the play."""
+        stream = self.connection.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table=self.name, after_version=0),
+            metadata=bearer(self.tokens[seat]),
+        )
+        try:
+            async for response in stream:
+                event = response.event
+                if self.tally.inside():
+                    lag = time.time() - event.record_time.ToNanoseconds() / 1e9
+                    self.tally.delivery_ms.append(lag * 1e3)
+                if seat == 0:
+                    self.on_event(event)
+        except grpc.aio.AioRpcError as error:
+            if not self.stopped:
+                self.tally.errors[f"WatchTable {error.code().name}: {error.details()}"[:160]] += 1
+            raise
+        if not self.stopped:
+            self.tally.errors["WatchTable ended"] += 1
+
+    def on_event(self, event: Any) -> None:
+        """What the table does next, after a think time."""
+        kind = event.WhichOneof("payload")
+        if kind == "dealer_chosen":
+            self.start_deal_later()
+        elif kind == "deal_started":
+            self.deal, self.entropy = event.deal_started.deal, 0
+            for seat, name in enumerate(self.seats):
+                entropy = table_service_pb2.ContributeEntropyRequest(
+                    request_id=request_id(), seat=name, entropy=self.random.randbytes(16)
+                )
+                self.later(self.pause(), "ContributeEntropy", seat, entropy)
+        elif kind == "entropy_contributed":
+            self.entropy += 1
+            if self.entropy == SEATS:
+                self.spawn(self.cut())
+        elif kind == "cards_dealt":
+            for seat in range(SEATS):
+                self.spawn(self.arrange(seat))
+        elif kind == "reveals_opened":
+            for seat in range(SEATS):
+                self.spawn(self.reveal(seat))
+        elif kind == "deal_scored":
+            if self.tally.inside():
+                self.tally.deals_scored += 1
+            result = table_service_pb2.GetDealResultRequest(name=self.deal)
+            self.later(0.0, "GetDealResult", 0, result)
+            self.start_deal_later()
+
+    def start_deal_later(self) -> None:
+        """The next deal, started by the seat that deals it (any seat may)."""
+        start = table_service_pb2.StartDealRequest(request_id=request_id(), table=self.name)
+        self.later(self.pause(), "StartDeal", 0, start)
+
+    async def cut(self) -> None:
+        """Read the table to see who cuts; that seat cuts after a think."""
+        table = (
+            await self.call("GetTable", table_service_pb2.GetTableRequest(name=self.name))
+        ).table
+        cutter = self.seats.index(table.cutter_seat)
+        request = table_service_pb2.CutDeckRequest(
+            request_id=request_id(), seat=self.seats[cutter], position=self.random.randint(1, 51)
+        )
+        self.later(self.pause(), "CutDeck", cutter, request)
+
+    async def arrange(self, seat: int) -> None:
+        """Read the hand, arrange it while thinking, commit and confirm."""
+        hand = await self.call(
+            "GetMyHand", table_service_pb2.GetMyHandRequest(seat=self.seats[seat]), seat
+        )
+        number = int(self.deal.rsplit("/", 1)[1])
+        deadline = time.monotonic() + self.pause()
+        cards = tuple(hand.cards)
+        self.prepared[seat] = prepare_seat(
+            self.name, number, self.seats[seat], cards, solve=False, generator=self.random
+        )
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        if self.stopped:
+            return
+        await self.call("CommitArrangement", self.prepared[seat].commit, seat)
+        confirm = table_service_pb2.ConfirmArrangementRequest(
+            request_id=request_id(), seat=self.seats[seat]
+        )
+        await self.call("ConfirmArrangement", confirm, seat)
+
+    async def reveal(self, seat: int) -> None:
+        """Reveal the prepared arrangement after a think."""
+        await asyncio.sleep(self.pause())
+        if not self.stopped:
+            await self.call("RevealArrangement", self.prepared[seat].reveal, seat)
+
+    def stop(self) -> None:
+        """Act no more; the caller cancels the play task (which ends the streams)."""
+        self.stopped = True
+        for task in list(self.tasks):
+            task.cancel()

@@ -150,6 +150,7 @@ class PostgresReading:
     backends: dict[int, float]
     cluster: dict[int, float]
     statements: dict[str, int]
+    statement_ms: dict[str, float]
     commits: int
 
 
@@ -161,18 +162,21 @@ def read_postgres(database: Database) -> PostgresReading:
         # Finished backends' time shows in the postmaster's reaped-children counters.
         cluster = cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
     statements: dict[str, int] = {}
+    statement_ms: dict[str, float] = {}
     with database.admin() as connection:
         if database.statements_counted:
             rows = connection.execute(
-                "SELECT s.query, s.calls FROM pg_stat_statements s"
-                " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = %s",
+                "SELECT s.query, sum(s.calls), sum(s.total_exec_time + s.total_plan_time)"
+                " FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
+                " WHERE d.datname = %s GROUP BY s.query",
                 [database.name],
             ).fetchall()
-            statements = {str(query): int(calls) for query, calls in rows}
+            statements = {str(query): int(calls) for query, calls, _ in rows}
+            statement_ms = {str(query): float(ms) for query, _, ms in rows}
         row = connection.execute(
             "SELECT xact_commit FROM pg_stat_database WHERE datname = %s", [database.name]
         ).fetchone()
-    return PostgresReading(backends, cluster, statements, int(row[0]) if row else 0)
+    return PostgresReading(backends, cluster, statements, statement_ms, int(row[0]) if row else 0)
 
 
 def postgres_spent(before: PostgresReading, after: PostgresReading) -> dict[str, Any]:
@@ -194,5 +198,11 @@ def postgres_spent(before: PostgresReading, after: PostgresReading) -> dict[str,
         "statements": sum(by_text.values()) if after.statements else None,
         "transaction_control_statements": control if after.statements else None,
         "statements_by_text": by_text,
+        # Time inside PostgreSQL (planning + execution, not waits for the client) by statement.
+        "statement_ms_by_text": {
+            query: ms - before.statement_ms.get(query, 0.0)
+            for query, ms in after.statement_ms.items()
+            if query in by_text
+        },
         "commits": after.commits - before.commits,
     }

@@ -112,13 +112,15 @@ class Table:
                 self.seats.append((await self.call("JoinTable", join, index)).seat)
 
     async def play(self, streams_open: asyncio.Event | None = None) -> None:
-        """Set up, open a stream per seat, draw the dealer after a think, then play on."""
+        """Set up, open a stream per seat, draw the dealer after a while, then play on."""
         try:
             await self.set_up()
             watchers = [asyncio.create_task(self.watch(seat)) for seat in range(SEATS)]
             if streams_open is not None:
                 streams_open.set()
-            self.later(self.pause(), "ChooseDealer", 0, self.choose_dealer_request())
+            # New tables start at random moments over four think times, not all at once.
+            start = self.random.uniform(0.0, 4 * self.think)
+            self.later(start, "ChooseDealer", 0, self.choose_dealer_request())
             await asyncio.gather(*watchers)
         except grpc.aio.AioRpcError:
             pass  # tallied where it failed

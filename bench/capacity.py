@@ -9,17 +9,19 @@ reveal) comes a think time after the event that allows it (``--think-seconds``, 
 give or take a fifth), so a deal takes about five think times and 24 unary calls. Arrangements are
 random legal rows made during the think time (see ``_seats``).
 
-The search: levels of N tables, from ``--start-tables``, doubling while a level passes and halving
-the gap once one fails (tables are added, or stopped, between levels). Each level lets new tables
-settle, then measures a window (``--level-seconds``): per-method p50/p99 of the calls that
-finished in it, event delivery lag (an event's record time to its arrival on a stream), deals
-scored, failures, and the CPU spent in it by the server, PostgreSQL (the backends serving the
-benchmark's database; on the private cluster every cluster process too) and the generators, per
-table per second. A level passes when every method's p99 is at most 100 ms and nothing failed.
-The search stops at ``--max-tables`` or when ``--max-seconds`` are spent.
+The search: levels of N tables, from ``--start-tables`` (the target, 1,000, by default), doubling
+while a level passes (up to ``--max-tables``) and halving the gap once one fails (tables are
+added, or stopped, between levels). New tables draw their dealer at random moments over four think
+times; a level that added tables waits ``--settle-seconds`` (five think times) before it measures
+a window of ``--level-seconds``: per-method p50/p99 of the calls that finished in it, event
+delivery lag (an event's record time to its arrival on a stream), deals scored, failures, and the
+CPU spent in it by the server, PostgreSQL (the backends serving the benchmark's database; on the
+private cluster every cluster process too) and the generators, per table per second. A level
+passes when every method's p99 is at most 100 ms and nothing failed. No new level starts after
+``--max-seconds``.
 
-Usage: ``python bench/capacity.py [--think-seconds 5] [--start-tables 125] [--max-tables 1000]
-[--level-seconds 20] [--generators 2] [--workers 2] [--max-seconds 170]``
+Usage: ``python bench/capacity.py [--think-seconds 5] [--start-tables 1000] [--max-tables 1000]
+[--level-seconds 25] [--generators 2] [--tables-per-connection 25] [--workers 2]``
 """
 
 from __future__ import annotations
@@ -158,6 +160,7 @@ def run_level(
     """Grow or shrink to ``tables``, let them settle, measure one window."""
     count = len(generators.pipes)
     shares = [tables // count + (1 if index < tables % count else 0) for index in range(count)]
+    grew = sum(generators.tell_all("status")) < tables
     generators.ask([("tables", share) for share in shares])
     setup_began = time.monotonic()
     while sum(generators.tell_all("status")) < tables:
@@ -165,7 +168,8 @@ def run_level(
             break
         time.sleep(1.0)
     setup_seconds = time.monotonic() - setup_began
-    time.sleep(arguments.settle_seconds)
+    if grew:  # new tables start over four think times, then take a deal to reach their pace
+        time.sleep(arguments.settle_seconds)
     begin = time.monotonic() + 0.2
     until = begin + arguments.level_seconds
     generators.tell_all("window", begin, until)
@@ -232,12 +236,12 @@ def main() -> int:
     """Run the search and print its JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--think-seconds", type=float, default=5.0)
-    parser.add_argument("--start-tables", type=int, default=125)
+    parser.add_argument("--start-tables", type=int, default=TARGET_TABLES)
     parser.add_argument("--max-tables", type=int, default=TARGET_TABLES)
-    parser.add_argument("--level-seconds", type=float, default=20.0)
-    parser.add_argument("--settle-seconds", type=float, default=None, help="default 2 thinks")
+    parser.add_argument("--level-seconds", type=float, default=25.0)
+    parser.add_argument("--settle-seconds", type=float, default=None, help="default 5 thinks")
     parser.add_argument("--setup-timeout", type=float, default=60.0)
-    parser.add_argument("--max-seconds", type=float, default=170.0, help="search time budget")
+    parser.add_argument("--max-seconds", type=float, default=150.0, help="no new level after")
     parser.add_argument("--generators", type=int, default=2, help="load generator processes")
     parser.add_argument("--tables-per-connection", type=int, default=25)
     parser.add_argument("--setup-at-once", type=int, default=16, help="tables set up at once")
@@ -246,7 +250,7 @@ def main() -> int:
     parser.add_argument("--server-option", action="append", default=[], help="extra serve flag")
     arguments = parser.parse_args()
     if arguments.settle_seconds is None:
-        arguments.settle_seconds = 2 * arguments.think_seconds
+        arguments.settle_seconds = 5 * arguments.think_seconds
     began = time.monotonic()
     load_before = os.getloadavg()[0]
     levels: list[dict[str, Any]] = []

@@ -8,8 +8,9 @@ machine lands on both sides:
 
 - ``echo``: every caller calls ``sapsam.bench.v1.EchoService/Echo`` back to back (same server,
   interceptors and call log as the game, no database): the stack's own cost per call;
-- ``game``: every caller owns ``--tables-per-caller`` four-seat tables and plays one deal cycle
-  per table in turn (24 RPCs: the four commitments, confirmations and reveals of the deal whose
+- ``game``: every caller owns four-seat tables (``--tables-per-caller`` at first, more added
+  between rounds when a round came near to using them all) and plays one deal cycle per table in
+  turn (24 RPCs: the four commitments, confirmations and reveals of the deal whose
   hands it holds, the result, then the next deal's start, entropy from each seat, a table read,
   the cut and each seat's hand). Arrangements are solved **between** rounds, outside the measured
   window, so the window holds only RPCs; tables are created and first dealt before round one.
@@ -98,6 +99,7 @@ class Caller:
             for index in range(SEATS)
         ]
         self.tables: list[Table] = []
+        self.cycled = 0  # deal cycles this caller played in the last game round
         self.tally = Tally()
         self.window = (0.0, 0.0)
 
@@ -151,7 +153,11 @@ class Caller:
         table.prepared = []
 
     def prepare(self) -> None:
-        """Solve every dealt hand not solved yet (between the measured windows)."""
+        """Solve every dealt hand not solved yet (between the measured windows), and add tables
+        if the last round came near to using them all."""
+        while len(self.tables) < self.cycled * 2 + 2:
+            self.add_table()
+        self.cycled = 0
         for table in self.tables:
             if not table.prepared:
                 number = int(table.deal.rsplit("/", 1)[1])
@@ -199,6 +205,7 @@ class Caller:
             if not table.prepared:
                 continue
             self.finish_and_deal(table, cycle)
+            self.cycled += 1
             if self.window[0] <= time.monotonic() <= self.window[1]:
                 with self.tally.lock:
                     self.tally.cycles += 1
@@ -359,19 +366,27 @@ def summarise(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         summary["deal_cycles"] = sum(r["cycles"] for r in rounds)
         summary["deals_per_second"] = round(deals / seconds, 2)
         summary["callers_out_of_tables"] = sum(r["callers_out_of_tables"] for r in rounds)
+        # pg_stat_database's xact_commit: read-only transactions count too.
         commits = sum(r["postgres"]["commits"] for r in rounds)
-        summary["commits_per_deal"] = round(commits / deals, 1)
+        summary["transactions_per_deal"] = round(commits / deals, 1)
         if None not in statements:
             control = sum(r["postgres"]["transaction_control_statements"] for r in rounds)
             by_text: Counter[str] = Counter()
+            ms_by_text: Counter[str] = Counter()
             for r in rounds:
                 by_text.update(r["postgres"]["statements_by_text"])
+                ms_by_text.update(r["postgres"]["statement_ms_by_text"])
             summary["statements_per_deal"] = round(sum(statements) / deals, 1)
             summary["statements_per_deal_without_begin_commit"] = round(
                 (sum(statements) - control) / deals, 1
             )
+            summary["statement_us_per_game_rpc"] = round(sum(ms_by_text.values()) / rpcs * 1e3, 1)
+            # Per deal: how often each statement ran, and its planning + execution µs in all.
             summary["statements_per_deal_by_text"] = {
-                " ".join(text.split())[:160]: round(calls / deals, 2)
+                " ".join(text.split())[:160]: [
+                    round(calls / deals, 2),
+                    round(ms_by_text[text] / deals * 1e3, 1),
+                ]
                 for text, calls in by_text.most_common(25)
             }
     elif None not in statements:
@@ -385,7 +400,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="server processes")
     parser.add_argument("--client-processes", type=int, default=4)
     parser.add_argument("--callers", type=int, default=16, help="sequential callers in all")
-    parser.add_argument("--tables-per-caller", type=int, default=24)
+    parser.add_argument(
+        "--tables-per-caller", type=int, default=24, help="at first; more are added as needed"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each job (at least 3)")
     parser.add_argument("--echo-seconds", type=float, default=5.0)
     parser.add_argument("--game-seconds", type=float, default=10.0)

@@ -115,7 +115,7 @@ async def append_one_each(target: str, tables: list[str], seats: list[str], toke
         request = table_service_pb2.ContributeEntropyRequest(
             request_id=request_id(), seat=seat, entropy=os.urandom(16)
         )
-        await stub.ContributeEntropy(request, metadata=bearer(token), timeout=60)
+        await stub.ContributeEntropy(request, metadata=bearer(token), timeout=30)
 
     await asyncio.gather(*(one(seat) for seat in seats))
     await connection.channel.close()
@@ -201,10 +201,10 @@ def probe(target: str, table: str, token: str, seconds: float, rate: float) -> d
                 started = time.monotonic()
                 try:
                     if name == "health":
-                        health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+                        health.Check(health_pb2.HealthCheckRequest(), timeout=5)
                     else:
                         read = table_service_pb2.GetTableRequest(name=table)
-                        stub.GetTable(read, metadata=bearer(token), timeout=10)
+                        stub.GetTable(read, metadata=bearer(token), timeout=5)
                 except grpc.RpcError as error:
                     key = f"{name} {error.code().name}"
                     failures[key] = failures.get(key, 0) + 1
@@ -288,18 +288,22 @@ def fan_out(
     streams_per_table: dict[str, int],
 ) -> dict[str, Any]:
     """One ContributeEntropy per watched table; until the last open stream has it."""
-    with grpc.insecure_channel(target) as channel:
-        stub = table_service_pb2_grpc.TableServiceStub(channel)
-        versions = {
-            name: stub.GetTable(
-                table_service_pb2.GetTableRequest(name=name), metadata=bearer(token), timeout=30
-            ).table.version
-            + 1
-            for name, _ in watched
-        }
     began = time.monotonic()
-    seats = [seats[seat] for _, seats in watched]
-    asyncio.run(append_one_each(target, [name for name, _ in watched], seats, token))
+    try:
+        with grpc.insecure_channel(target) as channel:
+            stub = table_service_pb2_grpc.TableServiceStub(channel)
+            versions = {
+                name: stub.GetTable(
+                    table_service_pb2.GetTableRequest(name=name), metadata=bearer(token), timeout=10
+                ).table.version
+                + 1
+                for name, _ in watched
+            }
+        began = time.monotonic()
+        seats = [seats[seat] for _, seats in watched]
+        asyncio.run(append_one_each(target, [name for name, _ in watched], seats, token))
+    except grpc.RpcError as error:  # a wedged server: reported, the run goes on to its end
+        return {"events": len(watched), "failed": f"{error.code().name}: {error.details()}"}
     appended = time.monotonic() - began
     expected = sum(streams_per_table.values())
     while True:
@@ -380,8 +384,8 @@ def main() -> int:
         finally:
             holders.stop()
         server_line = describe(server)
-    slowest = [f["seconds_to_last_stream"] for f in fan_outs if f["seconds_to_last_stream"]]
-    reached_all = all(f["streams_reached"] >= f["streams_expected"] for f in fan_outs)
+    slowest = [f["seconds_to_last_stream"] for f in fan_outs if f.get("seconds_to_last_stream")]
+    reached_all = all(f.get("streams_reached", 0) >= f.get("streams_expected", 1) for f in fan_outs)
     health_p99 = probed["health"]["p99_ms"]
     result = {
         "benchmark": "streams",
@@ -407,6 +411,8 @@ def main() -> int:
         "fan_out": fan_outs,
         "fan_out_holders_cpu_seconds": round(fan_out_holder_cpu, 2),
         "targets": TARGETS,
+        # The targets are for 10,000 streams and 1,000 open tables; a smaller run only tries.
+        "at_target_size": arguments.streams >= 10_000 and count >= 1000,
         "meets_targets": {
             "health_p99": health_p99 is not None
             and health_p99 <= TARGETS["health_p99_ms_at_most"]

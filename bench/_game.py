@@ -11,10 +11,9 @@ import random
 import uuid
 from dataclasses import dataclass
 
-from _proto import table_pb2, table_service_pb2
-
 from sapsam_client.commitment import Rows, arrangement_commitment
 from sapsam_client.rules import random_legal_rows, solver_rows
+from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 SEATS = 4
 RULE_SET = "pagat"

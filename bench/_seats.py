@@ -20,7 +20,8 @@ from typing import Any
 
 import grpc
 from _game import SEATS, PreparedSeat, bearer, create_table_request, prepare_seat, request_id
-from _proto import (
+
+from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
     table_service_pb2,

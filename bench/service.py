@@ -42,13 +42,14 @@ import grpc
 from _game import DEAL_RPCS, SEATS, PreparedSeat, bearer, create_table_request, prepare_seat
 from _postgres import benchmark_database, postgres_spent, read_postgres
 from _procs import cpu_by_pid, cpu_delta, latency_summary, per_unit, rss_mb
-from _proto import (
+from _server import ECHO_METHOD, describe, running_server
+
+from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
     table_service_pb2,
     table_service_pb2_grpc,
 )
-from _server import ECHO_METHOD, describe, running_server
 
 ECHO_PAYLOAD = os.urandom(96)  # about the size of a game request
 TARGETS = {
@@ -361,7 +362,7 @@ def summarise(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     if len(latencies) > 1:
         summary["per_method"] = {m: latency_summary(v) for m, v in sorted(latencies.items())}
     statements = [r["postgres"]["statements"] for r in rounds]
-    if rounds[0]["job"] == "game":
+    if rounds[0]["job"] == "game" and rpcs:
         deals = rpcs / DEAL_RPCS
         summary["deal_cycles"] = sum(r["cycles"] for r in rounds)
         summary["deals_per_second"] = round(deals / seconds, 2)

@@ -37,10 +37,11 @@ import grpc
 from _game import SEATS, bearer, create_table_request, request_id
 from _postgres import benchmark_database
 from _procs import cpu_by_pid, cpu_delta, latency_summary, rss_mb
-from _proto import player_service_pb2, table_service_pb2, table_service_pb2_grpc
 from _seats import Connection
 from _server import describe, running_server
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from sapsam_proto.v1 import player_service_pb2, table_service_pb2, table_service_pb2_grpc
 
 STREAMS_PER_PLAYER = 16
 TARGETS = {

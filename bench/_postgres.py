@@ -106,8 +106,11 @@ class Database:
 
 
 @contextmanager
-def benchmark_database(database_url: str | None, prefix: str) -> Iterator[Database]:
-    """A fresh migrated database on a private cluster (or on ``database_url``'s server)."""
+def benchmark_database(
+    database_url: str | None, prefix: str, *, synchronous_commit: str = "on"
+) -> Iterator[Database]:
+    """A fresh migrated database on a private cluster (or on ``database_url``'s server);
+    ``synchronous_commit`` is set for it (every connection made to it afterwards)."""
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     with _server(database_url) as (server_url, postmaster):
         with psycopg.connect(server_url, autocommit=True) as connection:
@@ -118,6 +121,12 @@ def benchmark_database(database_url: str | None, prefix: str) -> Iterator[Databa
         url = database_in(server_url, name)
         try:
             schema.upgrade(url)
+            with psycopg.connect(server_url, autocommit=True) as connection:
+                connection.execute(
+                    sql.SQL("ALTER DATABASE {} SET synchronous_commit = {}").format(
+                        sql.Identifier(name), sql.Literal(synchronous_commit)
+                    )
+                )
             counted = preload is not None and "pg_stat_statements" in str(preload[0])
             if counted:
                 with psycopg.connect(server_url, autocommit=True) as connection:

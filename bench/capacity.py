@@ -21,7 +21,7 @@ passes when every method's p99 is at most 100 ms and nothing failed. No new leve
 ``--max-seconds``.
 
 Usage: ``python bench/capacity.py [--think-seconds 5] [--start-tables 1000] [--max-tables 1000]
-[--level-seconds 25] [--generators 2] [--tables-per-connection 25] [--workers 2]``
+[--level-seconds 25] [--generators 2] [--tables-per-connection 4] [--workers 2]``
 """
 
 from __future__ import annotations
@@ -243,7 +243,7 @@ def main() -> int:
     parser.add_argument("--setup-timeout", type=float, default=60.0)
     parser.add_argument("--max-seconds", type=float, default=150.0, help="no new level after")
     parser.add_argument("--generators", type=int, default=2, help="load generator processes")
-    parser.add_argument("--tables-per-connection", type=int, default=25)
+    parser.add_argument("--tables-per-connection", type=int, default=4)
     parser.add_argument("--setup-at-once", type=int, default=16, help="tables set up at once")
     parser.add_argument("--workers", type=int, default=2, help="server processes")
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")

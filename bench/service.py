@@ -408,6 +408,12 @@ def main() -> int:
     parser.add_argument("--echo-seconds", type=float, default=5.0)
     parser.add_argument("--game-seconds", type=float, default=10.0)
     parser.add_argument("--lead-seconds", type=float, default=0.5, help="unmeasured start")
+    parser.add_argument(
+        "--synchronous-commit",
+        choices=("on", "off"),
+        default="on",
+        help="off (for the database): commits do not wait for the disk, to see the software's cost",
+    )
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     parser.add_argument("--server-option", action="append", default=[], help="extra serve flag")
     arguments = parser.parse_args()
@@ -416,7 +422,11 @@ def main() -> int:
     began = time.monotonic()
     load_before = os.getloadavg()[0]
     with (
-        benchmark_database(arguments.database_url, "sapsam_bench_service") as database,
+        benchmark_database(
+            arguments.database_url,
+            "sapsam_bench_service",
+            synchronous_commit=arguments.synchronous_commit,
+        ) as database,
         running_server(database.url, arguments.workers, extra=arguments.server_option) as server,
     ):
         clients = Clients(server.target, processes, per_process, arguments.tables_per_caller)
@@ -457,6 +467,7 @@ def main() -> int:
         "benchmark": "service",
         "server": server_line,
         "database": database.label,
+        "synchronous_commit": arguments.synchronous_commit,
         "cpus": os.cpu_count(),
         "load_average_1m": {"before": load_before, "after": os.getloadavg()[0]},
         "callers": processes * per_process,

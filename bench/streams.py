@@ -404,7 +404,7 @@ def main() -> int:
             **opening,
             "server_rss_mb": rss_streams,
             "server_rss_mb_after_fan_outs": rss_after,
-            "server_cpu_ms_per_second_while_idle": round(
+            "server_cpu_ms_per_second_during_probe": round(
                 idle_cpu / arguments.probe_seconds * 1e3, 1
             ),
         },

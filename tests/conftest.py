@@ -4,8 +4,8 @@ The server is ``DATABASE_URL`` when set (its user must be allowed to create data
 embedded one started once per session in a temporary folder and deleted afterwards. It starts only
 when a test asks for one of these fixtures, so pure tests never pay for it.
 
-- ``database_url``: a fresh database with the migrations applied (copied from a migrated template,
-  a few milliseconds), dropped after the test;
+- ``database_url``: a fresh database with the migrations applied (copied from a migrated template
+  while the test before ran), dropped after the test (while the next one runs);
 - ``empty_database_url``: a fresh database with nothing in it (for migration tests);
 - ``database_factory``: the factory behind both, for tests that need more databases.
 
@@ -19,9 +19,11 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -33,7 +35,14 @@ from sapsam.store.embedded import database_in, start_embedded
 
 
 class DatabaseFactory:
-    """Creates (and later drops) uniquely named databases on one server."""
+    """Creates (and later drops) uniquely named databases on one server.
+
+    Copying the template and dropping a database (a checkpoint) take 0.1-0.5 s each on this
+    machine, and a test would wait for both. So one helper thread keeps the next migrated
+    database ready and drops finished ones while the next test runs: a test waits only when it
+    asks for databases faster than the thread makes them. A drop that failed in the thread is
+    raised by ``drop_all``, at the end of the session.
+    """
 
     def __init__(self, server_url: str) -> None:
         self.server_url = server_url
@@ -41,23 +50,33 @@ class DatabaseFactory:
         self.template: str | None = None
         self.count = 0
         self.live: list[str] = []
+        self._lock = threading.Lock()
+        self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-databases")
+        self._next_migrated: Future[tuple[str, str]] | None = None
+        self._pending_drops: list[Future[None]] = []
 
     def _execute(self, statement: sql.Composable) -> None:
         with psycopg.connect(self.server_url, autocommit=True) as connection:
             connection.execute(statement)
 
     def _migrated_template(self) -> str:
-        if self.template is None:
-            name = f"sapsam_test_{self.tag}_template"
-            self._execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-            self.template = name
-            schema.upgrade(database_in(self.server_url, name))
-        return self.template
+        with self._lock:
+            if self.template is None:
+                name = f"sapsam_test_{self.tag}_template"
+                self._execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+                self.template = name
+                schema.upgrade(database_in(self.server_url, name))
+            return self.template
 
-    def create(self, migrated: bool = True) -> tuple[str, str]:
-        """A new database: (name, URL); migrated ones are copies of a migrated template."""
-        self.count += 1
-        name = f"sapsam_test_{self.tag}_{self.count}"
+    def _new_name(self) -> str:
+        with self._lock:
+            self.count += 1
+            name = f"sapsam_test_{self.tag}_{self.count}"
+            self.live.append(name)
+            return name
+
+    def _create_now(self, migrated: bool) -> tuple[str, str]:
+        name = self._new_name()
         if migrated:
             statement = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
                 sql.Identifier(name), sql.Identifier(self._migrated_template())
@@ -65,24 +84,41 @@ class DatabaseFactory:
         else:
             statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
         self._execute(statement)
-        self.live.append(name)
         return name, database_in(self.server_url, name)
 
-    def drop(self, name: str) -> None:
-        """Drop a database, closing any connection a test left open."""
+    def create(self, migrated: bool = True) -> tuple[str, str]:
+        """A new database: (name, URL); migrated ones are copies of a migrated template."""
+        if not migrated:
+            return self._create_now(migrated=False)
+        ready, self._next_migrated = self._next_migrated, None
+        created = ready.result() if ready is not None else self._create_now(migrated=True)
+        self._next_migrated = self._helper.submit(self._create_now, True)
+        return created
+
+    def _drop_now(self, name: str) -> None:
         self._execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
-        if name in self.live:
-            self.live.remove(name)
+        with self._lock:
+            if name in self.live:
+                self.live.remove(name)
+
+    def drop(self, name: str) -> None:
+        """Drop a database soon, closing any connection a test left open (in the helper thread:
+        the caller does not wait for it)."""
+        self._pending_drops.append(self._helper.submit(self._drop_now, name))
 
     def drop_all(self) -> None:
-        """Drop every database this factory made, the template too."""
+        """Drop every database this factory made, the template too; raise a drop that failed."""
+        self._helper.shutdown(wait=True)
+        failed = [drop.exception() for drop in self._pending_drops if drop.exception()]
         for name in list(self.live):
-            self.drop(name)
+            self._drop_now(name)
         if self.template is not None:
-            self.drop(self.template)
+            self._drop_now(self.template)
             self.template = None
+        if failed:
+            raise failed[0]  # type: ignore[misc]
 
 
 TEST_SERVER_PREFIX = "sapsam-test-pg-"
@@ -137,6 +173,14 @@ def postgres_server_url() -> Iterator[str]:
     folder = Path(tempfile.mkdtemp(prefix=TEST_SERVER_PREFIX))
     server = start_embedded(folder, delete_on_stop=True)
     try:
+        with psycopg.connect(server.server_url, autocommit=True) as connection:
+            # A throwaway cluster, deleted after the session: nothing in it must survive an
+            # operating-system crash, so it need not wait for the disk (no test relies on it;
+            # a process or server crash loses nothing either way). Commits, checkpoints and the
+            # drop of every test's database then cost no fsync.
+            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+                connection.execute(sql.SQL("ALTER SYSTEM SET {} = off").format(sql.SQL(setting)))
+            connection.execute("SELECT pg_reload_conf()")
         yield server.server_url
     finally:
         server.stop()

@@ -12,8 +12,11 @@ Every mutating call gets a fresh ``request_id`` (a UUID) once; a retry after ``U
 reached a server as it stopped), ``DEADLINE_EXCEEDED``, a lost race
 (``ABORTED``/``CONCURRENCY_CONFLICT``) or a limit that says when to come back
 (``RESOURCE_EXHAUSTED`` with RetryInfo, after at least that delay) sends the very same request,
-so the server answers it at most once (docs/api.md, "Retries and concurrency"). A refused call
-raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reason code.
+so the server answers it at most once (docs/api.md, "Retries and concurrency"). Between attempts
+the client backs off, capped and exponentially, with jitter (``sapsam_client.backoff``). A refused
+call raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reason code.
+``connect``'s channel keeps an open stream alive through NATs and proxies
+(``sapsam_client.keepalive``).
 """
 
 from __future__ import annotations
@@ -28,12 +31,19 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import grpc
 
+from sapsam_client.backoff import (
+    DEFAULT_BACKOFF_SECONDS,
+    MAX_BACKOFF_SECONDS,
+    MAX_RETRY_DELAY_SECONDS,
+    retry_pause,
+)
 from sapsam_client.errors import (
     ResourceExhaustedError,
     SapsamError,
     UnavailableError,
     from_rpc_error,
 )
+from sapsam_client.keepalive import KEEPALIVE_OPTIONS
 from sapsam_proto.v1 import (
     player_pb2,
     player_service_pb2,
@@ -49,8 +59,6 @@ if TYPE_CHECKING:
     from sapsam_client.seat import CommitmentKeeper, Seat
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
-MAX_RETRY_DELAY_SECONDS: Final = 30.0
-"""A server asking for a longer pause than this (RetryInfo) is not retried: the error is raised."""
 ResponseT = TypeVar("ResponseT")
 
 
@@ -109,7 +117,8 @@ class Client:
     """A connection to a sapsam server, acting as one player (or the operator, or nobody).
 
     ``attempts`` bounds how often one request is sent; ``timeout`` is each attempt's deadline in
-    seconds. The client is safe to share between threads.
+    seconds; ``backoff_seconds`` and ``max_backoff_seconds`` shape the pauses between attempts
+    (``sapsam_client.backoff.retry_pause``). The client is safe to share between threads.
     """
 
     def __init__(
@@ -118,13 +127,15 @@ class Client:
         token: str | None = None,
         *,
         attempts: int = 5,
-        backoff_seconds: float = 0.2,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        max_backoff_seconds: float = MAX_BACKOFF_SECONDS,
         timeout: float = 30.0,
     ) -> None:
         self.channel = channel
         self.token = token
         self.attempts = max(1, attempts)
         self.backoff_seconds = backoff_seconds
+        self.max_backoff_seconds = max_backoff_seconds
         self.timeout = timeout
         self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
         self.tables = table_service_pb2_grpc.TableServiceStub(channel)
@@ -169,12 +180,17 @@ class Client:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _pause(self, error: SapsamError, attempt: int) -> float:
-        """How long to wait before retry ``attempt + 1``: the backoff, or the server's RetryInfo
-        delay if longer. Raises ``error`` if the server asks for more than we would wait."""
+        """How long to wait before retry ``attempt + 1``: a jittered back-off, or at least the
+        server's RetryInfo delay when it sent one. Raises ``error`` if the server asks for more
+        than we would wait."""
         if error.retry_delay is not None and error.retry_delay > MAX_RETRY_DELAY_SECONDS:
             raise error from None
-        backoff: float = self.backoff_seconds * 2.0**attempt
-        return max(backoff, error.retry_delay or 0.0)
+        return retry_pause(
+            attempt,
+            error.retry_delay,
+            backoff=self.backoff_seconds,
+            max_backoff=self.max_backoff_seconds,
+        )
 
     # -- players --------------------------------------------------------------------------------
 
@@ -441,7 +457,8 @@ def connect(
 ) -> Client:
     """A :class:`Client` on ``host:port``; TLS with the system's roots or ``root_certificates``.
 
-    ``server_name`` overrides the name checked against the server's certificate.
+    ``server_name`` overrides the name checked against the server's certificate. The channel
+    carries the SDK's keepalive (``sapsam_client.keepalive.KEEPALIVE_OPTIONS``).
     """
     if tls or root_certificates is not None:
         roots = (
@@ -449,12 +466,14 @@ def connect(
             if isinstance(root_certificates, Path)
             else root_certificates
         )
-        options = (("grpc.ssl_target_name_override", server_name),) if server_name else ()
+        options: tuple[tuple[str, Any], ...] = KEEPALIVE_OPTIONS
+        if server_name:
+            options += (("grpc.ssl_target_name_override", server_name),)
         channel = grpc.secure_channel(
             target, grpc.ssl_channel_credentials(root_certificates=roots), options=options
         )
     else:
-        channel = grpc.insecure_channel(target)
+        channel = grpc.insecure_channel(target, options=KEEPALIVE_OPTIONS)
     return Client(channel, token, attempts=attempts, timeout=timeout)
 
 

@@ -1,0 +1,45 @@
+"""How long the SDK waits before it sends a request again.
+
+Without a word from the server the pause is capped exponential back-off with full jitter: a
+random time between 0 and ``min(max_backoff, backoff * 2 ** attempt)``. Clients that failed at the
+same moment (a server stopping, the database restarting) so come back spread out instead of in
+step, and the total wait stays short (the "full jitter" of the AWS Architecture Blog's
+"Exponential Backoff And Jitter"). When the server says when to come back (a
+``google.rpc.RetryInfo``, e.g. ``RATE_LIMITED``), the pause is that delay, stretched by a random
+0 to 20 % so that callers told the same delay do not all return at once; a delay longer than
+``MAX_RETRY_DELAY_SECONDS`` is not waited for (the caller gets the error).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Final
+
+DEFAULT_BACKOFF_SECONDS: Final = 0.2
+"""The ceiling of the first pause; it doubles with every attempt after."""
+MAX_BACKOFF_SECONDS: Final = 5.0
+"""The ceiling never grows past this."""
+MAX_RETRY_DELAY_SECONDS: Final = 30.0
+"""A server asking for a longer pause than this (RetryInfo) is not retried: the error is raised."""
+RETRY_INFO_SPREAD: Final = 0.2
+"""A RetryInfo delay is waited for plus up to this fraction of it, at random."""
+
+
+def retry_pause(
+    attempt: int,
+    retry_delay: float | None = None,
+    *,
+    backoff: float = DEFAULT_BACKOFF_SECONDS,
+    max_backoff: float = MAX_BACKOFF_SECONDS,
+    uniform: Callable[[], float] = random.random,
+) -> float:
+    """Seconds to wait before retry ``attempt + 1`` (``attempt`` 0: the first retry).
+
+    ``retry_delay`` is the server's RetryInfo delay, if it sent one; the caller checks it against
+    ``MAX_RETRY_DELAY_SECONDS`` first. ``uniform`` draws from [0, 1) (a parameter for tests).
+    """
+    if retry_delay is not None:
+        return retry_delay * (1.0 + RETRY_INFO_SPREAD * uniform())
+    ceiling = min(max_backoff, backoff * 2.0 ** min(attempt, 62))
+    return ceiling * uniform()

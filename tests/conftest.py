@@ -14,6 +14,7 @@ Every test gets its own database, so concurrent or dirty state never leaks betwe
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
@@ -38,11 +39,14 @@ class DatabaseFactory:
     """Creates (and later drops) uniquely named databases on one server.
 
     Copying the template and dropping a database (a checkpoint) take 0.1-0.5 s each on this
-    machine, and a test would wait for both. So one helper thread keeps the next migrated
-    database ready and drops finished ones while the next test runs: a test waits only when it
-    asks for databases faster than the thread makes them. A drop that failed in the thread is
-    raised by ``drop_all``, at the end of the session.
+    machine, and a test would wait for both. So one helper thread keeps the next
+    ``SPARE_DATABASES`` migrated databases ready and drops finished ones while tests run: a test
+    waits only when tests ask for databases faster than the thread makes them (a run of short
+    tests draws on what long ones left time to make). A drop that failed in the thread is raised
+    by ``drop_all``, at the end of the session.
     """
+
+    SPARE_DATABASES = 2
 
     def __init__(self, server_url: str) -> None:
         self.server_url = server_url
@@ -52,7 +56,7 @@ class DatabaseFactory:
         self.live: list[str] = []
         self._lock = threading.Lock()
         self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-databases")
-        self._next_migrated: Future[tuple[str, str]] | None = None
+        self._spares: collections.deque[Future[tuple[str, str]]] = collections.deque()
         self._pending_drops: list[Future[None]] = []
 
     def _execute(self, statement: sql.Composable) -> None:
@@ -90,9 +94,11 @@ class DatabaseFactory:
         """A new database: (name, URL); migrated ones are copies of a migrated template."""
         if not migrated:
             return self._create_now(migrated=False)
-        ready, self._next_migrated = self._next_migrated, None
-        created = ready.result() if ready is not None else self._create_now(migrated=True)
-        self._next_migrated = self._helper.submit(self._create_now, True)
+        created = (
+            self._spares.popleft().result() if self._spares else self._create_now(migrated=True)
+        )
+        while len(self._spares) < self.SPARE_DATABASES:
+            self._spares.append(self._helper.submit(self._create_now, True))
         return created
 
     def _drop_now(self, name: str) -> None:

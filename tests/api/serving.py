@@ -9,6 +9,7 @@ from datetime import timedelta
 import grpc
 from api_client import OPERATOR_TOKEN, Api
 
+from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 
@@ -20,8 +21,10 @@ def serving(
     pool_size: int = 8,
     grace_seconds: float = 2,
     token_ttl: timedelta | None = None,
+    watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
 ) -> Iterator[RunningServer]:
-    """The full service (store, auth, errors, sweeper) on ``database_url``, stopped on leaving."""
+    """The full service (store, auth, errors, sweeper) on ``database_url``, stopped on leaving;
+    each WatchTable may have ``watch_buffer_events`` events waiting (``sapsam.api.watch``)."""
     running = start_server(
         ServerConfig(
             listen="127.0.0.1:0",
@@ -29,7 +32,7 @@ def serving(
             token_ttl=token_ttl,
             grace_seconds=grace_seconds,
         ),
-        build_services(database_url, pool_size=pool_size),
+        build_services(database_url, pool_size=pool_size, watch_buffer_events=watch_buffer_events),
     )
     try:
         yield running

@@ -1,45 +1,100 @@
-"""The per-process event feed wakes watchers on NOTIFY, without waiting for the poll, and listens
-only while someone watches."""
+"""The per-process event feed (one LISTEN connection) wakes the channel of the stream an append
+names, without waiting for its poll; the poll catches a wake-up that never came; and the feed
+listens only while it has channels."""
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import psycopg
-import pytest
 
-from sapsam.api import watch
-from sapsam.api.watch import EventFeed
+from sapsam.api.live_feed import EventFeed
 from sapsam.log.records import NewEvent
 from sapsam.store.event_store import EventStore
 
 
-def test_an_append_wakes_the_feed_for_its_stream(database_url: str) -> None:
-    # The feed's generations change only on a notification (watchers poll on their own).
-    feed = EventFeed(database_url)
-    feed.start()
+class RecordingChannel:
+    """A channel that only counts its wake-ups (what ``sapsam.api.watch`` channels react to)."""
+
+    def __init__(self, stream_id: str, head: int = 0) -> None:
+        self.stream_id = stream_id
+        self.head = head
+        self.wakes = 0
+        self.closed = False
+
+    def wake(self) -> None:
+        self.wakes += 1
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def _eventually(check: Callable[[], bool], seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "the feed never got there"
+        await asyncio.sleep(0.02)
+
+
+def _append(database_url: str, stream_id: str, count: int) -> None:
     store = EventStore.connect(database_url)
     try:
-        seen = feed.generation("table-x")
-        deadline = time.monotonic() + 30
-        # The feed may not be listening yet when the first append commits; append until woken.
-        version = 0
-        while feed.generation("table-x") == seen:
-            assert time.monotonic() < deadline, "no wake-up arrived"
-            store.append("table-x", version, [NewEvent("Ping", {"n": version})], f"r{version}")
-            version += 1
-            feed.wait("table-x", seen, timeout=1)
-        # Once listening, another stream's appends leave this one's generation alone.
-        other = feed.generation("table-other")
-        woken = feed.generation("table-x")
-        store.append("table-x", version, [NewEvent("Ping", {"n": version})], "last")
-        feed.wait("table-x", woken, timeout=10)
-        assert feed.generation("table-x") != woken
-        assert feed.generation("table-other") == other
+        for version in range(count):
+            store.append(
+                stream_id, version, [NewEvent("Ping", {"n": version})], f"{stream_id}{version}"
+            )
     finally:
         store.close()
-        feed.stop()
+
+
+def _with_feed(feed: EventFeed, body: Callable[[], Awaitable[None]]) -> None:
+    async def run() -> None:
+        await feed.start()
+        try:
+            await body()
+        finally:
+            await feed.stop()
+
+    asyncio.run(run())
+
+
+def test_an_append_wakes_only_the_channel_of_its_stream(database_url: str) -> None:
+    feed = EventFeed(database_url, poll_seconds=60)  # no poll in this test: wake-ups only
+    watched = RecordingChannel("table-x")
+    other = RecordingChannel("table-other")
+
+    async def body() -> None:
+        feed.channel(watched.stream_id, lambda: watched)
+        feed.channel(other.stream_id, lambda: other)
+        await _eventually(lambda: feed.listening and watched.wakes > 0)  # LISTEN wakes them all
+        before_other = other.wakes
+        before = watched.wakes
+        await asyncio.to_thread(_append, database_url, "table-x", 1)
+        await _eventually(lambda: watched.wakes > before)
+        assert other.wakes == before_other
+
+    _with_feed(feed, body)
+    assert watched.closed and other.closed  # stopping the feed lets every channel go
+
+
+def test_the_poll_wakes_a_channel_whose_wakeup_never_came(database_url: str) -> None:
+    _append(database_url, "table-quiet", 2)  # before anyone listens: no wake-up will come
+    feed = EventFeed(database_url, poll_seconds=0.1)
+    quiet = RecordingChannel("table-quiet", head=2)
+
+    async def body() -> None:
+        feed.channel(quiet.stream_id, lambda: quiet)
+        await _eventually(lambda: feed.listening)
+        await asyncio.sleep(0.3)  # several polls: the channel is at the head, nothing to wake
+        quiet.wakes = 0
+        await asyncio.sleep(0.3)
+        assert quiet.wakes == 0
+        quiet.head = 1  # as if it had missed version 2's wake-up
+        await _eventually(lambda: quiet.wakes > 0, seconds=5)
+
+    _with_feed(feed, body)
 
 
 def _feed_statement(database_url: str) -> str | None:
@@ -47,32 +102,26 @@ def _feed_statement(database_url: str) -> str | None:
     with psycopg.connect(database_url, autocommit=True) as connection:
         row = connection.execute(
             "SELECT query FROM pg_stat_activity WHERE query ILIKE '%%LISTEN%%sapsam_events%%'"
-            " AND pid <> pg_backend_pid()"
+            " AND pid <> pg_backend_pid() AND datname = current_database()"
         ).fetchone()
     return None if row is None else str(row[0])
 
 
-def _eventually(check: Callable[[], bool], seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "the feed never got there"
-        time.sleep(0.05)
-
-
-def test_the_feed_listens_only_while_watched(
-    database_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(watch, "INTEREST_SECONDS", 0.5)
+def test_the_feed_listens_only_while_it_has_channels(database_url: str) -> None:
     feed = EventFeed(database_url, poll_seconds=0.1)
-    feed.start()
-    try:
-        time.sleep(0.5)
-        assert _feed_statement(database_url) is None  # nobody watches: no LISTEN at all
-        seen = feed.generation("table-y")  # a watcher looks
-        # The feed starts listening, and wakes every watcher so it reads what came before.
-        _eventually(lambda: feed.generation("table-y") != seen)
-        assert (_feed_statement(database_url) or "").startswith("LISTEN")
-        # Nobody looks again: the feed stops listening.
-        _eventually(lambda: (_feed_statement(database_url) or "").startswith("UNLISTEN"))
-    finally:
-        feed.stop()
+    channel = RecordingChannel("table-y")
+
+    async def statement() -> str:
+        return await asyncio.to_thread(_feed_statement, database_url) or ""
+
+    async def body() -> None:
+        await asyncio.sleep(0.3)
+        assert await statement() == ""  # nobody watches: no LISTEN at all
+        feed.channel(channel.stream_id, lambda: channel)
+        await _eventually(lambda: feed.listening)
+        assert (await statement()).startswith("LISTEN")
+        feed.release(channel)  # its last watcher left
+        await _eventually(lambda: not feed.listening)
+        assert (await statement()).startswith("UNLISTEN")
+
+    _with_feed(feed, body)

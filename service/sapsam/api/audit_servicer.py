@@ -15,6 +15,7 @@ import grpc
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, errors, resources
+from sapsam.api.interception import StatusError
 from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import AuditExport, ExportAccessError, Requester, export_text
 from sapsam.audit.export_limits import ExportLimitError, check_export_size
@@ -125,8 +126,7 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
                     connection, deal.table_id, deal.deal_number, requester
                 )
         except ExportAccessError as error:
-            context.abort_with_status(_access_status(error))
-            raise  # pragma: no cover - abort_with_status raises
+            raise StatusError(_access_status(error)) from None
 
     def ExportDeal(  # noqa: N802 - the generated method name
         self, request: audit_service_pb2.ExportDealRequest, context: grpc.ServicerContext
@@ -171,8 +171,7 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
                     connection, deal.table_id, deal.deal_number, requester
                 )
         except ExportAccessError as error:
-            context.abort_with_status(_access_status(error))
-            raise  # pragma: no cover - abort_with_status raises
+            raise StatusError(_access_status(error)) from None
         return _report_message(report)
 
     def ReplayDeal(  # noqa: N802 - the generated method name
@@ -184,13 +183,11 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         if request.HasField("at_version"):
             frame = frame_at(frames, request.at_version)
             frames = [] if frame is None else [frame]
-        for frame in frames:
-            if not context.is_active():
-                return
+        for frame in frames:  # a client that leaves cancels the call, and the bridge stops here
             yield audit_service_pb2.ReplayDealResponse(frame=_frame_message(frame))
 
 
-def add_audit_service(servicer: AuditServicer | None, server: grpc.Server) -> None:
+def add_audit_service(servicer: AuditServicer | None, server: grpc.aio.Server) -> None:
     """Register the servicer on a server (nothing when there is none, e.g. in shell tests)."""
     if servicer is not None:
         audit_service_pb2_grpc.add_AuditServiceServicer_to_server(servicer, server)

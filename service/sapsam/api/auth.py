@@ -35,16 +35,17 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-import grpc
+from grpc import aio
 
 from sapsam.api import errors
 from sapsam.api.access import Access, required_access
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.api.blocking import run_blocking
+from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream, StatusError
 from sapsam.store.player_tokens import ROTATED, PlayerToken
 
 TokenLookup = Callable[[bytes], PlayerToken | None]
@@ -249,13 +250,15 @@ class AuthInterceptor(CallInterceptor):
         operator_token: str | None = None,
         token_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = _utc_now,
+        cached_lookup: TokenLookup | None = None,
     ) -> None:
         self._lookup = lookup
+        self._cached_lookup = cached_lookup
         self._operator_token = check_token_format(operator_token) if operator_token else None
         self._token_ttl = token_ttl
         self._clock = clock
 
-    def authenticate(self, method: str, metadata: Any) -> tuple[Caller | None, str]:
+    async def authenticate(self, method: str, metadata: Any) -> tuple[Caller | None, str]:
         """The caller for a call's metadata (``None``: anonymous, on a public method) and the
         token it presented.
 
@@ -274,7 +277,11 @@ class AuthInterceptor(CallInterceptor):
             token.encode("utf-8"), self._operator_token.encode("utf-8")
         ):
             return OPERATOR, ""
-        found = self._lookup(hash_token(token))
+        token_hash = hash_token(token)
+        # The lookup may query the database: on the blocking bridge, unless memory knows it.
+        found = self._cached_lookup(token_hash) if self._cached_lookup is not None else None
+        if found is None:
+            found = await run_blocking(self._lookup, token_hash)
         try:
             return self._player(method, found), token
         except errors.ApiError:
@@ -316,38 +323,38 @@ class AuthInterceptor(CallInterceptor):
         if access is Access.PLAYER and caller is not None and caller.player_id is None:
             raise errors.ApiError("PLAYERS_ONLY", "only a player can do this, not the operator")
 
-    def _enter(
-        self, method: str, context: grpc.ServicerContext
+    async def _enter(
+        self, method: str, context: aio.ServicerContext
     ) -> tuple[contextvars.Token[Caller | None], contextvars.Token[str]]:
         try:
-            caller, token = self.authenticate(method, context.invocation_metadata())
+            caller, token = await self.authenticate(method, context.invocation_metadata())
             self.authorise(method, caller)
         except Exception as error:
-            context.abort_with_status(errors.status_for_exception(error, method))
-            raise  # abort_with_status always raises; this only tells readers so
+            raise StatusError(errors.status_for_exception(error, method)) from None
         return _current_caller.set(caller), _presented_token.set(token)
 
-    def around(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    async def around(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
     ) -> Any:
         """Authenticate and authorise, then run the call as the caller."""
-        caller_reset, token_reset = self._enter(method, context)
+        caller_reset, token_reset = await self._enter(method, context)
         try:
-            return proceed()
+            return await proceed()
         finally:
             _presented_token.reset(token_reset)
             _current_caller.reset(caller_reset)
 
-    def around_stream(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
-    ) -> Iterator[Any]:
+    async def around_stream(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
+    ) -> AsyncIterator[Any]:
         """Authenticate and authorise, then stream the call's responses as the caller."""
-        caller_reset, token_reset = self._enter(method, context)
+        caller_reset, token_reset = await self._enter(method, context)
         try:
-            yield from proceed()
+            async for response in proceed():
+                yield response
         finally:
-            # A stream may be finished from another thread (on cancellation); then the variables
-            # belong to another context and there is nothing of ours to reset.
+            # A stream may be finished from another context (an abandoned generator closed by
+            # the loop); then the variables are not ours to reset.
             with contextlib.suppress(ValueError):
                 _presented_token.reset(token_reset)
                 _current_caller.reset(caller_reset)

@@ -2,7 +2,7 @@
 
 ``sapsam serve --bench-echo`` adds ``sapsam.bench.v1.EchoService/Echo``, which answers each
 request with its own bytes. It is registered as a generic handler with identity (de)serialisers
-(no protobuf), on the same server, so it runs in the same thread pool and through the same
+(no protobuf), on the same server, so it runs on the same event loop and through the same
 interceptors (call log, authentication, error mapping) as every game RPC: what it measures is the
 ceiling the gRPC stack and the interceptors leave for the game's own work (see bench/service.py).
 It needs a bearer token like any non-public method, and it touches no database.
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 import grpc
+from grpc import aio
 
 ECHO_SERVICE_NAME: Final = "sapsam.bench.v1.EchoService"
 ECHO_METHOD_NAME: Final = "Echo"
@@ -20,11 +21,11 @@ ECHO_METHOD: Final = f"/{ECHO_SERVICE_NAME}/{ECHO_METHOD_NAME}"
 """The full method name a client calls (request and response are raw bytes)."""
 
 
-def _echo(request: bytes, context: grpc.ServicerContext) -> bytes:
+async def _echo(request: bytes, context: aio.ServicerContext) -> bytes:
     return request
 
 
-def add_echo_service(server: grpc.Server) -> None:
+def add_echo_service(server: aio.Server) -> None:
     """Serve the echo RPC on ``server`` (bytes in, the same bytes out)."""
     # No (de)serialisers: grpc hands the handler the request's bytes and sends back its bytes.
     handler = grpc.method_handlers_generic_handler(

@@ -14,18 +14,19 @@ made directly, without looking up the caller's source line.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
-import grpc
 from google.protobuf.message import Message
+from grpc import aio
 
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream, ended_with
 
 LOGGER_NAME: Final = "sapsam.api.calls"
 
@@ -88,52 +89,48 @@ def log_call(method: str, table: str | None, seat: int | None, status: str, star
     _logger.handle(_logger.makeRecord(LOGGER_NAME, logging.INFO, __file__, 0, message, (), None))
 
 
-def _status_name(context: grpc.ServicerContext, failed: bool) -> str:
-    code = context.code()
-    if code is None:
-        return "UNKNOWN" if failed else "OK"
-    return str(code.name)
-
-
 class CallLogInterceptor(CallInterceptor):
     """Logs one JSON line per call when it ends, whatever the outcome."""
 
-    def _log(
-        self, method: str, request: Any, context: grpc.ServicerContext, started: float, status: str
-    ) -> None:
-        table, seat = call_subject(request)
-        log_call(method, table, seat, status, started)
-
-    def around(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    async def around(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
     ) -> Any:
         """Run the call and log its outcome."""
         started = time.perf_counter()
-        failed = True
+        status = "UNKNOWN"
         try:
-            response = proceed()
-            failed = False
+            response = await proceed()
+            status = "OK"
             return response
+        except asyncio.CancelledError:
+            status = "CANCELLED"  # the client went away
+            raise
+        except Exception as error:
+            status = ended_with(error, context).name
+            raise
         finally:
-            self._log(method, request, context, started, _status_name(context, failed))
+            table, seat = call_subject(request)
+            log_call(method, table, seat, status, started)
 
-    def around_stream(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
-    ) -> Iterator[Any]:
+    async def around_stream(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
+    ) -> AsyncIterator[Any]:
         """Stream the call's responses and log the outcome when the stream ends."""
         started = time.perf_counter()
-        status: str | None = None
+        status = "UNKNOWN"
         try:
-            yield from proceed()
-            status = _status_name(context, failed=False)
-        except GeneratorExit:
+            async for response in proceed():
+                yield response
+            status = "OK"
+        except (asyncio.CancelledError, GeneratorExit):
             status = "CANCELLED"  # the client went away or the server is stopping
             raise
-        except BaseException:
-            status = _status_name(context, failed=True)
+        except Exception as error:
+            status = ended_with(error, context).name
             raise
         finally:
-            self._log(method, request, context, started, status or "UNKNOWN")
+            table, seat = call_subject(request)
+            log_call(method, table, seat, status, started)
 
 
 def utc_timestamp(created: float) -> str:

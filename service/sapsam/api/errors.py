@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -36,7 +36,6 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
 from sapsam.audit.export_format import ExportAccessError, NothingToExportError
 from sapsam.domain.errors import DomainError
 from sapsam.log.records import ConcurrencyConflict
@@ -175,6 +174,9 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "RATE_LIMITED": _EXHAUSTED,
         "TOO_MANY_REGISTRATIONS": _EXHAUSTED,
         "TOO_MANY_STREAMS": _EXHAUSTED,
+        # A watch stream whose client read more slowly than the stream grew (sapsam.api.watch);
+        # resume from the version in the ErrorInfo metadata.
+        "STREAM_BEHIND": _EXHAUSTED,
         INTERNAL_REASON: _INTERNAL,
     }
 )
@@ -407,36 +409,3 @@ def version_mismatch(expected: int, current: int) -> ApiError:
         field="expected_version",
         metadata={CURRENT_VERSION_KEY: str(current)},
     )
-
-
-def _status_already_set(context: grpc.ServicerContext) -> bool:
-    # context.abort() raises a bare Exception after setting the code; the generated base servicer
-    # sets UNIMPLEMENTED before raising NotImplementedError. Those keep the status they chose.
-    code = context.code()
-    return code is not None and code != grpc.StatusCode.OK
-
-
-class ErrorInterceptor(CallInterceptor):
-    """Turns whatever a servicer raises into the status :func:`status_for_exception` gives it."""
-
-    def around(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
-    ) -> Any:
-        """Run the call; answer an exception with its mapped status."""
-        try:
-            return proceed()
-        except Exception as error:
-            if _status_already_set(context):
-                raise
-            context.abort_with_status(status_for_exception(error, method))
-
-    def around_stream(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
-    ) -> Iterator[Any]:
-        """Stream the call's responses; end the stream with the mapped status on an exception."""
-        try:
-            yield from proceed()
-        except Exception as error:
-            if _status_already_set(context):
-                raise
-            context.abort_with_status(status_for_exception(error, method))

@@ -24,15 +24,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-import grpc
+from grpc import aio
 
 from sapsam.api import errors
 from sapsam.api.auth import current_caller
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream, StatusError
 
 REGISTER_PLAYER_METHOD: Final = "/sapsam.v1.PlayerService/RegisterPlayer"
 RATE_LIMITED_REASON: Final = "RATE_LIMITED"
@@ -214,32 +214,30 @@ class LimitsInterceptor(CallInterceptor):
                     delay,
                 )
 
-    def _check(self, method: str, context: grpc.ServicerContext) -> str | None:
+    def _check(self, method: str, context: aio.ServicerContext) -> str | None:
         player = _limited_player()
         try:
             self.admit(method, context.peer(), player)
         except errors.ApiError as error:
-            context.abort_with_status(errors.status_for_exception(error, method))
+            raise StatusError(errors.status_for_exception(error, method)) from None
         return player
 
-    def around(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    async def around(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
     ) -> Any:
         """Refuse the call if it is over a limit, else run it."""
         if not method.startswith(_GRPC_SERVICES_PREFIX):
             self._check(method, context)
-        return proceed()
+        return await proceed()
 
-    def around_stream(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
-    ) -> Iterator[Any]:
+    async def around_stream(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
+    ) -> AsyncIterator[Any]:
         """Refuse the stream if it is over a limit (calls or open streams), else stream it."""
-        if method.startswith(_GRPC_SERVICES_PREFIX):
-            yield from proceed()
-            return
-        player = self._check(method, context)
+        player = None if method.startswith(_GRPC_SERVICES_PREFIX) else self._check(method, context)
         if player is None or self._stream_limit <= 0:
-            yield from proceed()
+            async for response in proceed():
+                yield response
             return
         if not self._streams.open(player):
             error = _refuse(
@@ -247,9 +245,10 @@ class LimitsInterceptor(CallInterceptor):
                 f"this player has {self._stream_limit} streams open already; close one first",
                 STREAM_RETRY_SECONDS,
             )
-            context.abort_with_status(errors.status_for_exception(error, method))
+            raise StatusError(errors.status_for_exception(error, method))
         try:
-            yield from proceed()
+            async for response in proceed():
+                yield response
         finally:
             self._streams.close(player)
 

@@ -132,6 +132,10 @@ class PlayerDirectory:
             player_tokens.insert_token(connection, player_id, auth.hash_token(token))
         return PlayerRecord(player_id, display_name, row[0]), token
 
+    def cached_token(self, token_hash: bytes) -> player_tokens.PlayerToken | None:
+        """The working token with this hash if memory has it (no I/O: safe on the event loop)."""
+        return self._tokens.get(token_hash)
+
     def token_for_hash(self, token_hash: bytes) -> player_tokens.PlayerToken | None:
         """The token with this hash, working or not, or None: the auth interceptor's lookup."""
         cached = self._tokens.get(token_hash)

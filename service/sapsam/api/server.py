@@ -1,22 +1,30 @@
 """The gRPC server: servicers, interceptors, health, reflection, TLS, graceful stop, workers.
 
-:func:`build_server` assembles a server from a :class:`ServerConfig` and the :class:`Services` to
-serve; :func:`serve_until_signalled` runs one until SIGTERM or SIGINT and then stops it
-gracefully (health goes NOT_SERVING, live streams are told to end, calls in flight get
-``grace_seconds`` to finish). :func:`run_worker_processes` runs several server processes that
-share one port through SO_REUSEPORT, so a machine's cores all serve (Python runs about one core
-per process).
+The server is ``grpc.aio``: one event loop per process serves every call and every open stream
+(no thread per call, none per stream). :func:`serve_until_signalled` runs one on the process's
+main thread until SIGTERM or SIGINT and then stops it gracefully (health goes NOT_SERVING, live
+streams are told to end, calls in flight get ``grace_seconds`` to finish).
+:func:`run_worker_processes` runs several server processes that share one port through
+SO_REUSEPORT, so a machine's cores all serve (Python runs about one core per process).
+:func:`start_server` runs one on a loop thread of its own, for tests and in-process use, and
+gives back a :class:`RunningServer` to stop it from any thread.
 
-Interceptors run outermost first: the call log (sees every outcome, including refused
+Interceptors run outermost first: the status sender (sends what the layers inside decided,
+``sapsam.api.interception``), the call log (sees every outcome, including refused
 authentication), stopping (refuses calls once the server stops, see ``sapsam.api.stopping``),
 authentication, the limits per caller (``sapsam.api.limits``), then error mapping (turns
-whatever a servicer raises into a status). The server is grpc's thread-pool server: the store
-is synchronous psycopg, and one thread per call keeps each call's work, its deadline and its
-context variables together.
+whatever a servicer raises into a status). The store below is still synchronous psycopg: its
+work runs on the blocking bridge (``sapsam.api.blocking``), never on the loop.
+
+Keepalive (:data:`KEEPALIVE_OPTIONS`, docs/api.md "Keepalive"): the server pings an idle
+connection every 60 s and drops it if the ping is not answered within 20 s, so a stream whose
+client vanished without a word (a dead NAT entry, a pulled cable) is freed; a client may ping as
+often as every 10 s, even with no call open, and is never sent GOAWAY for that.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -24,20 +32,22 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from types import FrameType
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import grpc
+from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from sapsam.api import audit_servicer, bench_echo, tournament_servicer
+from sapsam.api import audit_servicer, bench_echo, blocking, tournament_servicer
 from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
-from sapsam.api.errors import ErrorInterceptor
+from sapsam.api.interception import ErrorInterceptor, StatusSender
 from sapsam.api.limits import CallerLimits, LimitsInterceptor
 from sapsam.api.stopping import StopGate, StoppingInterceptor
 from sapsam_proto.v1 import (
@@ -51,8 +61,18 @@ from sapsam_proto.v1 import (
 
 DEFAULT_LISTEN: Final = "127.0.0.1:50051"
 DEFAULT_MAX_RECEIVE_MESSAGE_BYTES: Final = 1024 * 1024
+DEFAULT_BLOCKING_THREADS: Final = 16
+"""Threads of the blocking bridge: as many as the database pool has connections by default."""
 STATUS_MARGIN_SECONDS: Final = 1.0
 """After the grace period, how long calls cut off by the stop get to send their UNAVAILABLE."""
+KEEPALIVE_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
+    ("grpc.keepalive_time_ms", 60_000),  # ping a connection after 60 s without traffic
+    ("grpc.keepalive_timeout_ms", 20_000),  # and close it if the ping is not answered in 20 s
+    ("grpc.keepalive_permit_without_calls", 1),  # clients may ping with no call open
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),  # at most every 10 s
+    ("grpc.http2.max_ping_strikes", 0),  # a client pinging too often is not sent GOAWAY
+)
+"""The server's keepalive settings (documented in docs/api.md, "Keepalive")."""
 TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
@@ -80,8 +100,9 @@ class ServerConfig:
     """Bearer token of the operator (administrative calls); ``None`` disables the operator."""
     token_ttl: timedelta | None = None
     """How long a player's token works after it was issued; ``None``: until rotated or revoked."""
-    threads: int = 64
-    """Calls served at once; each WatchTable stream holds one thread while it is open."""
+    threads: int = DEFAULT_BLOCKING_THREADS
+    """Threads of the blocking bridge (``sapsam.api.blocking``): synchronous store work running
+    at once. Calls and streams themselves need no thread; size this like the database pool."""
     reuse_port: bool = False
     """Let several processes listen on the same port (only for ``--workers``)."""
     grace_seconds: float = 5.0
@@ -98,6 +119,17 @@ def _no_op() -> None:
     return None
 
 
+class LiveFeed(Protocol):
+    """What the server starts and stops on its loop: the process's event feed (the LISTEN
+    connection that wakes WatchTable and WatchTournament streams, ``sapsam.api.watch``)."""
+
+    async def start(self) -> None:
+        """Start listening (on the running loop)."""
+
+    async def stop(self) -> None:
+        """Stop listening and end every stream it feeds."""
+
+
 @dataclass(frozen=True)
 class Services:
     """What a server serves: the servicers, and how to find a player by a token's hash."""
@@ -106,7 +138,7 @@ class Services:
     player_service: player_service_pb2_grpc.PlayerServiceServicer
     token_lookup: TokenLookup
     on_stop: Callable[[], None] = field(default=_no_op)
-    """Called when stopping begins: end live WatchTable streams, stop background work."""
+    """Called (on a thread) when stopping begins: stop background work."""
     close: Callable[[], None] = field(default=_no_op)
     """Called once the server has stopped: release pools and connections."""
     on_serving: Callable[[], None] = field(default=_no_op)
@@ -117,39 +149,48 @@ class Services:
     so that they answer UNAVAILABLE now rather than be cut off by grpc (CANCELLED)."""
     audit_service: Any = None  # an AuditServicer (sapsam.api.audit_servicer); None: not served
     tournament_service: Any = None  # a TournamentServicer; None: not served
+    cached_token_lookup: TokenLookup | None = None
+    """Finds a token in memory only (no I/O), so most calls authenticate without a thread hop."""
+    feed: LiveFeed | None = None
+    """Started on the server's loop before it serves, stopped first when it stops."""
 
 
 @dataclass(frozen=True)
-class RunningServer:
-    """A started server, the port it listens on, and its health service."""
+class ServedServer:
+    """A server serving on the running loop, the port it listens on, and its health service."""
 
-    server: grpc.Server
+    server: aio.Server
     port: int
-    health: health.HealthServicer
+    health: Any  # grpc_health's asyncio HealthServicer
     services: Services
     grace_seconds: float
-    gate: StopGate = field(default_factory=StopGate)
+    gate: StopGate
+    bridge: ThreadPoolExecutor
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         """Stop gracefully: refuse new calls (UNAVAILABLE) and report NOT_SERVING, end live
         streams (UNAVAILABLE), let calls in flight finish within the grace period, cancel the
         database work of any left (they answer UNAVAILABLE), then stop grpc and close."""
         self.gate.begin_stop(self.grace_seconds)
-        self.health.enter_graceful_shutdown()
+        await self.health.enter_graceful_shutdown()
         # At the cut-off, whatever still waits on the database (a call, or background work that
-        # on_stop is waiting for) is cancelled, wherever this thread is by then.
+        # on_stop is waiting for) is cancelled, wherever the loop is by then.
         cutter = threading.Timer(self.grace_seconds, self._cut_off)
         cutter.daemon = True
         cutter.start()
         try:
-            self.services.on_stop()
-            if not self.gate.wait_for_drain():
+            if self.services.feed is not None:
+                await self.services.feed.stop()
+            # Background loops join their threads: not on the loop, which serves meanwhile.
+            await asyncio.to_thread(self.services.on_stop)
+            if not await self.gate.drained():
                 # Let the cut-off calls send their UNAVAILABLE before grpc cancels what is left.
-                self.gate.wait_for_drain(extra_seconds=STATUS_MARGIN_SECONDS)
+                await self.gate.drained(extra_seconds=STATUS_MARGIN_SECONDS)
         finally:
             cutter.cancel()
-        self.server.stop(STATUS_MARGIN_SECONDS).wait()
-        self.services.close()
+        await self.server.stop(STATUS_MARGIN_SECONDS)
+        await asyncio.to_thread(self.services.close)
+        self.bridge.shutdown(wait=False)
 
     def _cut_off(self) -> None:
         if self.gate.in_flight:
@@ -170,22 +211,28 @@ def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
     )
 
 
-def start_server(config: ServerConfig, services: Services) -> RunningServer:
-    """Build, bind and start a server; raises ``RuntimeError`` if the address cannot be bound."""
-    from concurrent import futures
-
+async def serve(config: ServerConfig, services: Services) -> ServedServer:
+    """Build, bind and start a server on the running loop; ``RuntimeError`` if the address
+    cannot be bound."""
     options: Sequence[tuple[str, Any]] = (
         # Off by default so a second server on a busy port fails loudly instead of sharing it.
         ("grpc.so_reuseport", 1 if config.reuse_port else 0),
         ("grpc.max_receive_message_length", config.max_receive_message_bytes),
+        *KEEPALIVE_OPTIONS,
     )
     gate = StopGate()
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="sapsam-rpc"),
+    bridge = blocking.open_pool(asyncio.get_running_loop(), config.threads)
+    server = aio.server(
         interceptors=(
+            StatusSender(),
             CallLogInterceptor(),
             StoppingInterceptor(gate),
-            AuthInterceptor(services.token_lookup, config.operator_token, config.token_ttl),
+            AuthInterceptor(
+                services.token_lookup,
+                config.operator_token,
+                config.token_ttl,
+                cached_lookup=services.cached_token_lookup,
+            ),
             LimitsInterceptor(config.limits),
             ErrorInterceptor(),
         ),
@@ -202,7 +249,7 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
         *((AUDIT_SERVICE_NAME,) if services.audit_service is not None else ()),
         *((TOURNAMENT_SERVICE_NAME,) if services.tournament_service is not None else ()),
     )
-    health_servicer = health.HealthServicer(experimental_non_blocking=True)
+    health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (*served, health.SERVICE_NAME, reflection.SERVICE_NAME), server
@@ -214,40 +261,100 @@ def start_server(config: ServerConfig, services: Services) -> RunningServer:
         else:
             port = server.add_secure_port(config.listen, credentials)
     except RuntimeError as error:
+        bridge.shutdown(wait=False)
         raise RuntimeError(f"cannot listen on {config.listen}: {error}") from None
     if port == 0:
+        bridge.shutdown(wait=False)
         raise RuntimeError(f"cannot listen on {config.listen}")
-    server.start()
+    if services.feed is not None:
+        await services.feed.start()
+    await server.start()
     for name in ("", *served):
-        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     services.on_serving()
-    return RunningServer(server, port, health_servicer, services, config.grace_seconds, gate)
+    return ServedServer(server, port, health_servicer, services, config.grace_seconds, gate, bridge)
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    """A server serving on a loop thread of its own (:func:`start_server`)."""
+
+    served: ServedServer
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        return self.served.port
+
+    @property
+    def gate(self) -> StopGate:
+        """Its stop gate (calls in flight)."""
+        return self.served.gate
+
+    @property
+    def services(self) -> Services:
+        """What it serves."""
+        return self.served.services
+
+    def stop(self) -> None:
+        """Stop gracefully (``ServedServer.stop``), then end the loop thread. Call it once,
+        from any thread but the loop's."""
+        try:
+            asyncio.run_coroutine_threadsafe(self.served.stop(), self.loop).result()
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join()
+
+
+def start_server(config: ServerConfig, services: Services) -> RunningServer:
+    """Serve on a new loop thread; raises ``RuntimeError`` if the address cannot be bound."""
+    loop = asyncio.new_event_loop()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    thread = threading.Thread(target=run, name="sapsam-server-loop", daemon=True)
+    thread.start()
+    try:
+        served = asyncio.run_coroutine_threadsafe(serve(config, services), loop).result()
+    except BaseException:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        raise
+    return RunningServer(served, loop, thread)
 
 
 def serve_until_signalled(config: ServerConfig, services: Services) -> int:
     """Serve until SIGTERM or SIGINT, then stop gracefully. Must run in the main thread."""
-    stopping = threading.Event()
+    return asyncio.run(_serve_until_signalled(config, services))
 
-    def request_stop(signal_number: int, frame: FrameType | None) -> None:
-        stopping.set()
 
-    previous = {
-        number: signal.signal(number, request_stop) for number in (signal.SIGTERM, signal.SIGINT)
-    }
+async def _serve_until_signalled(config: ServerConfig, services: Services) -> int:
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(number, stopping.set)
     try:
-        running = start_server(config, services)
+        served = await serve(config, services)
         scheme = "TLS" if config.tls_cert else "plaintext"
         _logger.info(
-            "serving on %s (port %d, %s, pid %d)", config.listen, running.port, scheme, os.getpid()
+            "serving on %s (port %d, %s, pid %d)", config.listen, served.port, scheme, os.getpid()
         )
-        stopping.wait()
+        await stopping.wait()
         _logger.info("stopping: finishing calls in flight")
-        running.stop()
+        await served.stop()
         _logger.info("stopped")
         return 0
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        for number in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(number)
 
 
 def run_worker_processes(count: int, target: Callable[..., int], arguments: tuple[Any, ...]) -> int:

@@ -21,16 +21,24 @@ still running CANCELLED.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
 import grpc
+from grpc import aio
 
 from sapsam.api import errors
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream
+from sapsam.api.interception import (
+    CallInterceptor,
+    Proceed,
+    ProceedStream,
+    StatusError,
+    ended_with,
+)
 from sapsam.store.event_store import waits_bounded_by
 
 SERVER_STOPPING_REASON: Final = "SERVER_STOPPING"
@@ -112,6 +120,15 @@ class StopGate:
                 self._condition.wait(min(remaining, poll_seconds))
             return True
 
+    async def drained(self, extra_seconds: float = 0.0, poll_seconds: float = 0.05) -> bool:
+        """:meth:`wait_for_drain` for the event loop: polls, never blocks it."""
+        while self.in_flight > 0:
+            remaining = self.time_to_cutoff() + extra_seconds
+            if remaining <= 0:
+                return False
+            await asyncio.sleep(min(remaining, poll_seconds))
+        return True
+
 
 def server_stopping_status() -> grpc.Status:
     """UNAVAILABLE, reason SERVER_STOPPING."""
@@ -124,59 +141,60 @@ class StoppingInterceptor(CallInterceptor):
     def __init__(self, gate: StopGate) -> None:
         self._gate = gate
 
-    def _time_remaining(self, context: grpc.ServicerContext) -> Callable[[], float]:
+    def _time_remaining(self, context: aio.ServicerContext) -> Callable[[], float]:
         def remaining() -> float:
-            deadline_left: float = context.time_remaining()
-            return min(deadline_left, self._gate.time_to_cutoff())
+            deadline_left = context.time_remaining()
+            if deadline_left is None:  # no deadline
+                return self._gate.time_to_cutoff()
+            return min(float(deadline_left), self._gate.time_to_cutoff())
 
         return remaining
 
-    def _stopped(self, context: grpc.ServicerContext) -> None:
-        # Replaces whatever status an inner interceptor set: the stop, not the call, failed.
-        context.abort_with_status(server_stopping_status())
-
-    def _cut_off_by_stop(self, context: grpc.ServicerContext) -> bool:
-        return self._gate.stopping and context.code() in _CUT_OFF_CODES
+    def _stopped(self) -> StatusError:
+        # Replaces whatever status an inner interceptor chose: the stop, not the call, failed.
+        return StatusError(server_stopping_status())
 
     @contextmanager
     def _admitted(
-        self, context: grpc.ServicerContext, time_remaining: Callable[[], float]
+        self, context: aio.ServicerContext, time_remaining: Callable[[], float]
     ) -> Iterator[None]:
         """Inside the gate for the call, its waits bounded by ``time_remaining``; refused
         SERVER_STOPPING once stopping, and a failure after the cut-off is SERVER_STOPPING."""
         if not self._gate.enter():
-            self._stopped(context)
+            raise self._stopped()
         try:
             with waits_bounded_by(time_remaining):
                 yield
-        except Exception:
-            if self._cut_off_by_stop(context):
-                self._stopped(context)
+        except Exception as error:
+            if self._gate.stopping and ended_with(error, context) in _CUT_OFF_CODES:
+                raise self._stopped() from None
             raise
         finally:
             self._gate.leave()
 
-    def around(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: Proceed
+    async def around(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
     ) -> Any:
         """Run the call unless stopping; a failure after the cut-off is SERVER_STOPPING."""
         if method.startswith(_GRPC_SERVICES_PREFIX):
-            return proceed()
+            return await proceed()
         with self._admitted(context, self._time_remaining(context)):
-            return proceed()
+            return await proceed()
 
-    def around_stream(
-        self, method: str, request: Any, context: grpc.ServicerContext, proceed: ProceedStream
-    ) -> Iterator[Any]:
+    async def around_stream(
+        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
+    ) -> AsyncIterator[Any]:
         """Stream the call unless stopping; a stream the stop ends ends SERVER_STOPPING."""
         if method.startswith(_GRPC_SERVICES_PREFIX):
-            yield from proceed()
+            async for response in proceed():
+                yield response
             return
         # Only the stop bounds a stream's waits: its deadline says how long to watch, and a watch
         # that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
         with self._admitted(context, self._gate.time_to_cutoff):
-            yield from proceed()
-        if self._gate.stopping and context.is_active():
+            async for response in proceed():
+                yield response
+        if self._gate.stopping:
             # The stream ended because the server stops (the feed let its watchers go): say so,
             # so the client resumes elsewhere instead of taking the end for the table's end.
-            self._stopped(context)
+            raise self._stopped()

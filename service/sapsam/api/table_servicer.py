@@ -19,23 +19,27 @@ import json
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import grpc
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
+from sapsam.api.blocking import run_blocking
 from sapsam.api.errors import ApiError
+from sapsam.api.interception import PlainStatus, StatusError
+from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
-from sapsam.api.watch import EventFeed, watch_table
+from sapsam.api.stream_channels import TableChannel
+from sapsam.api.watch import watch
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
-from sapsam.store.tables import TableOutcome, TableService
+from sapsam.store.tables import TableOutcome, TableService, stream_id_for
 from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 DEFAULT_PAGE_SIZE: Final = 50
@@ -75,7 +79,9 @@ def _check_deadline(context: grpc.ServicerContext) -> None:
     # A call whose deadline already passed does nothing; the append itself is all or nothing.
     remaining = context.time_remaining()
     if remaining is not None and remaining <= 0:
-        context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded before the move")
+        raise StatusError(
+            PlainStatus(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded before the move")
+        )
 
 
 def _event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
@@ -88,7 +94,10 @@ def _event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
-    """Every TableService RPC over one ``TableService`` (the store) and the players."""
+    """Every TableService RPC over one ``TableService`` (the store) and the players.
+
+    The unary methods are synchronous, as the store is: the server runs each on the blocking
+    bridge (``sapsam.api.blocking``). WatchTable runs on the event loop."""
 
     def __init__(
         self,
@@ -451,18 +460,23 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # Not among the starts known before the scan, so it is in the tail just read.
         return [recorded for recorded in tail if recorded.version >= start]
 
-    def WatchTable(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.WatchTableRequest, context: grpc.ServicerContext
-    ) -> Iterator[table_service_pb2.WatchTableResponse]:
-        """The table's public events after ``after_version``, then live."""
+    async def WatchTable(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        """The table's public events after ``after_version``, then live (``sapsam.api.watch``)."""
         table_id = resources.parse_table(request.table, "table")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
-        self._load(table_id)  # NOT_FOUND before the stream starts
-        for message in watch_table(
-            self._tables, self._feed, table_id, request.after_version, context.is_active
-        ):
-            yield table_service_pb2.WatchTableResponse(event=message)
+        await run_blocking(self._load, table_id)  # NOT_FOUND before the stream starts
+        feed = self._feed
+        responses = watch(
+            feed,
+            stream_id_for(table_id),
+            lambda: TableChannel(self._tables, table_id, feed, feed.buffer_limit),
+            request.after_version,
+        )
+        async for response in responses:
+            yield response
 
 
 def _bounded_put(cache: OrderedDict[uuid.UUID, Any], key: uuid.UUID, value: Any) -> None:

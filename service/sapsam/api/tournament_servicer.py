@@ -15,7 +15,7 @@ import binascii
 import json
 import re
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
 import grpc
@@ -23,12 +23,15 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
+from sapsam.api.blocking import run_blocking
 from sapsam.api.errors import ApiError
+from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
-from sapsam.api.watch import POLL_SECONDS, EventFeed
+from sapsam.api.stream_channels import TournamentChannel
+from sapsam.api.watch import watch
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
-from sapsam.domain.tournament_events import RoundSeated, TournamentCompleted
+from sapsam.domain.tournament_events import RoundSeated
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.ruleset import MAX_NAME_LENGTH
 from sapsam.store import tournament_queries as queries
@@ -417,44 +420,30 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             around_me=[entry(row) for row in around],
         )
 
-    def WatchTournament(  # noqa: N802 - the generated method name
+    async def WatchTournament(  # noqa: N802 - the generated method name
         self,
         request: tournament_service_pb2.WatchTournamentRequest,
-        context: grpc.ServicerContext,
-    ) -> Iterator[tournament_service_pb2.WatchTournamentResponse]:
-        """The tournament's events after ``after_version``, then live, until it is complete."""
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[tournament_service_pb2.WatchTournamentResponse]:
+        """The tournament's events after ``after_version``, then live, until it is complete
+        (``sapsam.api.watch``)."""
         tournament_id = parse_tournament(request.tournament, "tournament")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
-        state = self._tournaments.load(tournament_id)  # NOT_FOUND before the stream starts
-        if state.phase is TournamentPhase.COMPLETE and request.after_version >= state.version:
-            return
-        stream_id = stream_id_for(tournament_id)
-        next_version = request.after_version + 1
-        while True:
-            seen = self._feed.generation(stream_id)
-            complete = False
-            for recorded in self._tournaments.events(tournament_id, next_version):
-                next_version = recorded.version + 1
-                complete = complete or recorded.type == TournamentCompleted.TYPE
-                yield tournament_service_pb2.WatchTournamentResponse(
-                    event=tournament_pb2.TournamentEvent(
-                        version=recorded.version,
-                        type=recorded.type,
-                        record_time=views.timestamp_from_text(
-                            str(recorded.metadata["recorded_at"])
-                        ),
-                        data_json=json.dumps(
-                            recorded.data, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-                        ),
-                    )
-                )
-            if complete or self._feed.stopping or not context.is_active():
-                return
-            self._feed.wait(stream_id, seen, POLL_SECONDS)
+        # NOT_FOUND before the stream starts.
+        await run_blocking(self._tournaments.load, tournament_id)
+        feed = self._feed
+        responses = watch(
+            feed,
+            stream_id_for(tournament_id),
+            lambda: TournamentChannel(self._tournaments, tournament_id, feed, feed.buffer_limit),
+            request.after_version,
+        )
+        async for response in responses:
+            yield response
 
 
-def add_tournament_service(servicer: TournamentServicer | None, server: grpc.Server) -> None:
+def add_tournament_service(servicer: TournamentServicer | None, server: grpc.aio.Server) -> None:
     """Register the servicer on a server (nothing when there is none, e.g. in shell tests)."""
     if servicer is not None:
         tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(servicer, server)

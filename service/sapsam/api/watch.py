@@ -1,177 +1,254 @@
-"""WatchTable: a table's public events from a version, then live, in any server process.
+"""WatchTable and WatchTournament: a stream's events from a version, then live, from memory.
 
-Each server process keeps one ``LISTEN sapsam_events`` connection (:class:`EventFeed`). An append
-anywhere, by any process, sends a NOTIFY on commit naming the stream; the feed wakes the watchers
-of that table, and each reads the new events from the log itself. A wake-up carries no data, so a
-lost or merged notification only delays a watcher until its next poll (every second), and the
-order and completeness of what it sends come from the log alone.
+Every stream watched in this process has one :class:`StreamChannel`, woken by the process's
+event feed (``sapsam.api.live_feed``). On a wake-up the channel reads the stream's new events
+once (on the blocking bridge), turns each into the response every watcher is sent, and hands
+them to all its watchers; no watcher reads the log for live events, and no watcher holds a
+thread. A channel keeps the last :data:`RECENT_EVENTS` responses, so a watcher that joins or
+resumes near the head is served from memory; one that starts further back reads the part it
+misses itself, once.
 
-The feed listens only while someone watches (a watcher asks for a generation or waits at least
-every second): a process nobody watches does not receive a notification for every append. When
-it starts listening again it wakes every watcher, so anything committed before the LISTEN is read
-at once.
+Each watcher has a bounded buffer (``buffer_limit`` events). A watcher that falls that far
+behind (its client reads more slowly than the stream grows) is let go: its stream ends
+RESOURCE_EXHAUSTED, reason ``STREAM_BEHIND``, whose ErrorInfo metadata ``after_version`` is the
+last version it was sent; the client resumes with that ``after_version`` (docs/api.md).
+
+A stream ends once its last event is sent (a series that closes, a complete tournament), when
+the client leaves, or when the feed stops: the server is stopping, and ``sapsam.api.stopping``
+ends the stream UNAVAILABLE (``SERVER_STOPPING``), so the client resumes from its last version
+elsewhere.
 """
 
 from __future__ import annotations
 
+import abc
+import asyncio
 import logging
-import threading
-import time
-import uuid
-from collections.abc import Callable, Iterator
-from typing import Final
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Final
 
-import psycopg
-from psycopg import sql
+from sapsam.api.blocking import run_blocking
+from sapsam.api.errors import ApiError
+from sapsam.api.live_feed import EventFeed
 
-from sapsam.api import views
-from sapsam.domain import events as domain_events
-from sapsam.domain.table import INITIAL_STATE, evolve
-from sapsam.store.appends import NOTIFY_CHANNEL
-from sapsam.store.subscriptions import parse_wakeup
-from sapsam.store.tables import TableService, stream_id_for
-from sapsam_proto.v1 import table_event_pb2
-
-POLL_SECONDS: Final = 1.0
-# How long a watcher's last look keeps the feed listening.
-INTEREST_SECONDS: Final = 3 * POLL_SECONDS
+RECENT_EVENTS: Final = 256
+"""Responses a channel keeps for watchers that join near the head."""
+STREAM_BEHIND_REASON: Final = "STREAM_BEHIND"
+AFTER_VERSION_KEY: Final = "after_version"
+"""ErrorInfo metadata of STREAM_BEHIND: the last version sent, to resume from."""
+RESUME_DELAY_SECONDS: Final = 1.0
+"""The retry hint of STREAM_BEHIND."""
 
 _logger = logging.getLogger("sapsam.api.watch")
 
 
-class EventFeed:
-    """Wake-ups per stream from one LISTEN connection, for every watcher in this process."""
+@dataclass(frozen=True)
+class Sent:
+    """One event as every watcher of its stream is sent it."""
 
-    def __init__(self, conninfo: str, poll_seconds: float = POLL_SECONDS) -> None:
-        self._conninfo = conninfo
-        self._poll_seconds = poll_seconds
-        self._generations: dict[str, int] = {}
-        # Bumped when the feed (re)starts listening: every stream's generation changes then.
-        self._restarts = 0
-        self._condition = threading.Condition()
-        self._stopping = threading.Event()
-        self._interest_until = 0.0
-        self._interested = threading.Event()
-        self._thread = threading.Thread(target=self._listen, name="sapsam-event-feed", daemon=True)
+    version: int
+    response: Any
+    last: bool = False
+    """Nothing follows it: the stream's watchers end once it is sent."""
 
-    def start(self) -> None:
-        """Start listening in a background thread."""
-        self._thread.start()
 
-    def stop(self) -> None:
-        """Stop listening and release every waiting watcher (their streams then end)."""
-        self._stopping.set()
-        self._interested.set()
-        with self._condition:
-            self._condition.notify_all()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
+class Watcher:
+    """One open stream's place in a channel: what it has yet to send, in a bounded buffer."""
+
+    def __init__(self, buffer_limit: int) -> None:
+        self.waiting: deque[Sent] = deque()
+        self.behind = False
+        self.catch_up_through: int | None = None
+        """The last version it reads itself before what the channel hands it (None: none)."""
+        self._limit = buffer_limit
+        self._woken = asyncio.Event()
+
+    def offer(self, fresh: Iterable[Sent]) -> bool:
+        """Take new events; ``False`` (and the buffer is dropped) if they would overflow it."""
+        fresh = list(fresh)
+        if len(self.waiting) + len(fresh) > self._limit:
+            self.behind = True
+            self.waiting.clear()
+        else:
+            self.waiting.extend(fresh)
+        self._woken.set()
+        return not self.behind
+
+    def wake(self) -> None:
+        """Have :meth:`wait` return (the channel closed)."""
+        self._woken.set()
+
+    async def wait(self) -> None:
+        """Until the channel offers events or closes."""
+        await self._woken.wait()
+        self._woken.clear()
+
+
+class StreamChannel(abc.ABC):
+    """One stream's live tail in this process, read once per wake-up for all its watchers."""
+
+    def __init__(self, stream_id: str, feed: EventFeed, buffer_limit: int) -> None:
+        self._stream_id = stream_id
+        self._feed = feed
+        self._buffer_limit = buffer_limit
+        self._head = 0
+        self._recent: deque[Sent] = deque(maxlen=max(1, min(RECENT_EVENTS, buffer_limit)))
+        self._watchers: set[Watcher] = set()
+        self._users = 0  # watchers joined or still waiting for the channel to open
+        self._read_lock = asyncio.Lock()
+        self._refreshing: asyncio.Task[None] | None = None
+        self._again = False
+        self.opened = False
+        self.finished = False
+        """Its last event was read: nothing more will come."""
+        self.closed = False
 
     @property
-    def stopping(self) -> bool:
-        """True once the server is stopping."""
-        return self._stopping.is_set()
+    def stream_id(self) -> str:
+        """The stream it follows."""
+        return self._stream_id
 
-    def generation(self, stream_id: str) -> int:
-        """A counter that changes whenever the stream may have new events."""
-        self._note_interest()
-        with self._condition:
-            # Both terms only grow, so the sum changes whenever either does.
-            return self._restarts + self._generations.get(stream_id, 0)
+    @property
+    def head(self) -> int:
+        """The last version it has read."""
+        return self._head
 
-    def wait(self, stream_id: str, seen: int, timeout: float) -> None:
-        """Block until the stream's generation differs from ``seen``, the feed stops, or timeout."""
-        self._note_interest()
-        with self._condition:
-            self._condition.wait_for(
-                lambda: (
-                    self._stopping.is_set()
-                    or self._restarts + self._generations.get(stream_id, 0) != seen
-                ),
-                timeout,
-            )
+    @abc.abstractmethod
+    def read_after(self, version: int) -> list[Sent]:
+        """The stream's events after ``version`` as sent (on the bridge; one at a time)."""
 
-    def _note_interest(self) -> None:
-        self._interest_until = time.monotonic() + INTEREST_SECONDS
-        if not self._interested.is_set():
-            self._interested.set()
+    @abc.abstractmethod
+    def history(self, after: int, through: int) -> list[Sent]:
+        """The events from ``after`` (excluded) to ``through`` as sent, read afresh (on the
+        bridge), for a watcher that starts before what the channel keeps."""
 
-    def _wake(self, stream_id: str) -> None:
-        with self._condition:
-            self._generations[stream_id] = self._generations.get(stream_id, 0) + 1
-            self._condition.notify_all()
+    async def _read(self, opening: bool = False) -> None:
+        async with self._read_lock:  # reads, and the fold some channels keep, one at a time
+            if opening and self.opened:
+                return
+            fresh = await run_blocking(self.read_after, self._head)
+            self.opened = True
+            self._publish(fresh)
 
-    def _wake_all(self) -> None:
-        with self._condition:
-            self._restarts += 1
-            self._condition.notify_all()
-
-    def _listen(self) -> None:
-        channel = sql.Identifier(NOTIFY_CHANNEL)
-        while not self._stopping.is_set():
-            try:
-                with psycopg.connect(self._conninfo, autocommit=True) as connection:
-                    listening = False
-                    while not self._stopping.is_set():
-                        watched = time.monotonic() < self._interest_until
-                        if watched and not listening:
-                            connection.execute(sql.SQL("LISTEN {}").format(channel))
-                            listening = True
-                            self._wake_all()  # what committed before the LISTEN: read it now
-                        elif listening and not watched:
-                            connection.execute(sql.SQL("UNLISTEN {}").format(channel))
-                            listening = False
-                        if not listening:
-                            self._interested.clear()
-                            if time.monotonic() >= self._interest_until:  # still nobody
-                                self._interested.wait(self._poll_seconds)
-                            continue
-                        for notification in connection.notifies(timeout=self._poll_seconds):
-                            self._wake(parse_wakeup(notification.payload).stream_id)
-            except Exception as error:  # the watchers keep polling meanwhile
-                if self._stopping.is_set():
-                    return
-                _logger.warning(
-                    "event feed lost its connection (%s); reconnecting", type(error).__name__
-                )
-                self._stopping.wait(self._poll_seconds)
-
-
-def watch_table(
-    tables: TableService,
-    feed: EventFeed,
-    table_id: uuid.UUID,
-    after_version: int,
-    is_active: Callable[[], bool],
-) -> Iterator[table_event_pb2.TableEvent]:
-    """The table's events with a version above ``after_version``, public part only, then live.
-
-    Ends once the series-complete event is sent, when ``is_active`` turns false (the client left),
-    or when the feed stops: the server is stopping, and ``sapsam.api.stopping`` ends the stream
-    UNAVAILABLE (``SERVER_STOPPING``), so the client resumes from its last version elsewhere.
-    """
-    stream_id = stream_id_for(table_id)
-    state = INITIAL_STATE
-    deal: views.DealFacts | None = None
-    next_version = 1
-    while True:
-        seen = feed.generation(stream_id)
-        complete = False
-        for recorded in tables.events(table_id, next_version):
-            event = tables.decode(recorded)
-            if isinstance(event, domain_events.DealStarted):
-                deal = views.DealFacts(event.deal_number)
-            if deal is not None and getattr(event, "deal_number", None) == deal.deal_number:
-                deal.add(event)
-            state = evolve(state, event)
-            next_version = recorded.version + 1
-            if recorded.version > after_version:
-                yield views.table_event_message(table_id, recorded, event, state.seats, deal)
-            # A table that starts a new series after this one (after_series) plays on.
-            ends = (
-                isinstance(event, domain_events.SeriesCompleted) and state.after_series == "close"
-            )
-            complete = complete or ends
-        if complete or feed.stopping or not is_active():
+    def _publish(self, fresh: list[Sent]) -> None:
+        if not fresh:
             return
-        feed.wait(stream_id, seen, POLL_SECONDS)
+        for sent in fresh:
+            self._recent.append(sent)
+            self._head = sent.version
+            self.finished = self.finished or sent.last
+        for watcher in list(self._watchers):
+            if not watcher.offer(fresh):
+                self._watchers.discard(watcher)  # behind: it ends STREAM_BEHIND
+
+    async def open(self) -> None:
+        """Read the stream up to now, unless done already (the first watcher waits for it)."""
+        if not self.opened:
+            await self._read(opening=True)
+
+    def wake(self) -> None:
+        """Read what is new, in a task of its own; a wake-up during a read reads again."""
+        if self.closed:
+            return
+        if self._refreshing is not None:
+            self._again = True
+            return
+        self._refreshing = asyncio.get_running_loop().create_task(self._refresh())
+
+    async def _refresh(self) -> None:
+        try:
+            self._again = True
+            while self._again and not self.closed:
+                self._again = False
+                try:
+                    await self._read()
+                except Exception as error:  # the feed's poll wakes us again
+                    _logger.warning("reading %s failed: %s", self._stream_id, type(error).__name__)
+                    return
+        finally:
+            self._refreshing = None
+
+    def enter(self) -> Watcher:
+        """A new watcher; it is sent nothing until it joins (once the channel is open)."""
+        self._users += 1
+        return Watcher(self._buffer_limit)
+
+    def join(self, watcher: Watcher, after_version: int) -> None:
+        """Send ``watcher`` the events after ``after_version``: what the channel keeps now, and
+        every event it reads from now on (the rest it reads itself, ``catch_up_through``)."""
+        oldest = self._recent[0].version if self._recent else self._head + 1
+        if after_version + 1 < oldest:
+            watcher.catch_up_through = oldest - 1
+        watcher.waiting.extend(sent for sent in self._recent if sent.version > after_version)
+        self._watchers.add(watcher)
+
+    def leave(self, watcher: Watcher) -> None:
+        """A watcher's stream ended; the feed forgets the channel once nobody watches."""
+        self._watchers.discard(watcher)
+        self._users -= 1
+        if self._users == 0:
+            self.closed = True
+            self._feed.release(self)
+
+    def close(self) -> None:
+        """The feed stops: every watcher ends once it has sent what it holds."""
+        self.closed = True
+        for watcher in self._watchers:
+            watcher.wake()
+
+    @property
+    def watcher_count(self) -> int:
+        """Streams open on this channel (joined or about to)."""
+        return self._users
+
+
+def stream_behind(last_version: int) -> ApiError:
+    """The error that ends a watcher whose buffer overflowed (by default
+    :data:`DEFAULT_BUFFER_EVENTS` events; ``EventFeed.buffer_limit``)."""
+    return ApiError(
+        STREAM_BEHIND_REASON,
+        "this stream fell too far behind the table; watch again from the version in"
+        f" ErrorInfo metadata {AFTER_VERSION_KEY!r}",
+        metadata={AFTER_VERSION_KEY: str(last_version)},
+        retry_delay=RESUME_DELAY_SECONDS,
+    )
+
+
+async def watch(
+    feed: EventFeed,
+    stream_id: str,
+    create: Callable[[], StreamChannel],
+    after_version: int,
+) -> AsyncIterator[Any]:
+    """The responses for the stream's events after ``after_version``, then live (see the
+    module's docstring for how it ends)."""
+    channel = feed.channel(stream_id, create)
+    watcher = channel.enter()
+    try:
+        await channel.open()
+        channel.join(watcher, after_version)
+        last = after_version
+        if watcher.catch_up_through is not None:
+            for sent in await run_blocking(
+                channel.history, after_version, watcher.catch_up_through
+            ):
+                last = sent.version
+                yield sent.response
+                if sent.last:
+                    return
+        while True:
+            while watcher.waiting:
+                sent = watcher.waiting.popleft()
+                last = sent.version
+                yield sent.response
+                if sent.last:
+                    return
+            if watcher.behind:
+                raise stream_behind(last)
+            if channel.closed or channel.finished:
+                return
+            await watcher.wait()
+    finally:
+        channel.leave(watcher)

@@ -18,11 +18,11 @@ from typing import Final
 
 from sapsam.api.audit_servicer import AuditServicer
 from sapsam.api.call_log import configure_logging
+from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS, EventFeed
 from sapsam.api.players import PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
-from sapsam.api.watch import EventFeed
 from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
@@ -89,19 +89,20 @@ def build_services(
     database_url: str,
     pool_size: int = POOL_SIZE,
     deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
+    watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
 ) -> Services:
-    """The servicers, token lookup and background work for one server process."""
+    """The servicers, token lookup and background work for one server process (the event feed
+    starts on the server's loop: ``Services.feed``)."""
     store = EventStore.connect(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     tables = TableService(store)
     players = PlayerDirectory(store.pool)
-    feed = EventFeed(database_url)
+    feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
     sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
     tournaments = TournamentService(store, tables)  # tournaments: service and results process
     results = results_follower(ResultsProcess(tournaments))
-    feed.start()
     results.start()
 
     def on_serving() -> None:
@@ -113,12 +114,13 @@ def build_services(
         results.stop()
         sweeper.stop()
         beats.stop()
-        feed.stop()
 
     return Services(
         table_service=TableServicer(tables, players, store.pool, feed),
         player_service=PlayerServicer(players),
         token_lookup=players.token_for_hash,
+        cached_token_lookup=players.cached_token,
+        feed=feed,
         on_stop=on_stop,
         on_serving=on_serving,
         close=store.close,

@@ -19,6 +19,7 @@ from sapsam.api.auth import check_token_format
 from sapsam.api.call_log import configure_logging
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import (
+    DEFAULT_BLOCKING_THREADS,
     DEFAULT_LISTEN,
     DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
     ServerConfig,
@@ -43,7 +44,11 @@ def register(subparsers: Any) -> None:
         "--workers", type=int, default=1, help="server processes sharing the port (default 1)"
     )
     parser.add_argument(
-        "--threads", type=int, default=64, help="calls served at once per process (default 64)"
+        "--threads",
+        type=int,
+        default=DEFAULT_BLOCKING_THREADS,
+        help="threads per process for the store's synchronous work; calls and streams need none"
+        f" (default {DEFAULT_BLOCKING_THREADS}, the database pool's size)",
     )
     parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain; enables TLS")
     parser.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")

@@ -1,5 +1,9 @@
 """Following the log live: LISTEN for wake-ups, read the log, poll when nothing wakes us.
 
+A server process follows live streams through one asyncio LISTEN connection
+(``sapsam.api.live_feed``): :func:`listen`, :func:`unlisten` and :func:`stream_heads` are its
+statements; :func:`follow` is the synchronous follower of background work.
+
 Every append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",
 "position"}``: a wake-up signal, never the data. A follower reads the events itself from its
 checkpoint, so a lost or coalesced notification costs latency only, never an event; the timed wait
@@ -18,7 +22,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +55,31 @@ class Wakeup:
 
     stream_id: str
     position: int
+
+
+STREAM_HEADS = """
+SELECT stream, (SELECT max(version) FROM events WHERE stream_id = stream)
+FROM unnest(%s::text[]) AS stream
+"""
+
+
+async def listen(connection: psycopg.AsyncConnection[Any]) -> None:
+    """Receive the wake-ups of every append on ``connection`` (autocommit) from now on."""
+    await connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+
+
+async def unlisten(connection: psycopg.AsyncConnection[Any]) -> None:
+    """Stop receiving wake-ups on ``connection``."""
+    await connection.execute(sql.SQL("UNLISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+
+
+async def stream_heads(
+    connection: psycopg.AsyncConnection[Any], stream_ids: Sequence[str]
+) -> dict[str, int]:
+    """The last version of each stream (0 for one with no events), in one round trip: one
+    index probe per stream, however long the streams are."""
+    cursor = await connection.execute(STREAM_HEADS, [list(stream_ids)])
+    return {str(stream): int(head or 0) for stream, head in await cursor.fetchall()}
 
 
 def parse_wakeup(payload: str) -> Wakeup:

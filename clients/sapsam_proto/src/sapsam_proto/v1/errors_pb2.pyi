@@ -182,6 +182,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INTERNAL: a server fault; report it."""
     ERROR_REASON_INTERNAL: _ErrorReason.ValueType  # 71
     """INTERNAL: a server fault; report it."""
+    ERROR_REASON_STREAM_BEHIND: _ErrorReason.ValueType  # 72
+    """RESOURCE_EXHAUSTED: a `WatchTable` or `WatchTournament` stream read more slowly than the stream
+    grew; watch again with `after_version` from the ErrorInfo metadata `after_version` (the last
+    version sent).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -359,4 +364,9 @@ ERROR_REASON_SEED_MISMATCH: ErrorReason.ValueType  # 70
 """INTERNAL: a server fault; report it."""
 ERROR_REASON_INTERNAL: ErrorReason.ValueType  # 71
 """INTERNAL: a server fault; report it."""
+ERROR_REASON_STREAM_BEHIND: ErrorReason.ValueType  # 72
+"""RESOURCE_EXHAUSTED: a `WatchTable` or `WatchTournament` stream read more slowly than the stream
+grew; watch again with `after_version` from the ErrorInfo metadata `after_version` (the last
+version sent).
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -1,0 +1,172 @@
+"""The process's event feed: one LISTEN connection wakes every live stream this process serves.
+
+An append anywhere, by any process, sends a NOTIFY after its commit naming its stream
+(``sapsam.store.subscriptions``). The feed keeps one asyncio connection listening, on the
+server's event loop, and hands each wake-up to the :class:`Channel` of that stream, if this
+process has one: a channel reads the stream's new events once and shares them among all its
+watchers (``sapsam.api.watch``). A wake-up carries no data, so a lost or merged notification
+only delays a channel, and what a watcher is sent comes from the log alone.
+
+Lost wake-ups are caught by a poll: every ``poll_seconds`` the feed reads the last version of
+every stream it has a channel for, in one statement, and wakes the channels that are behind.
+When it (re)starts listening it wakes every channel, so whatever committed before the LISTEN is
+read at once. The feed listens only while it has channels: a process nobody watches is not sent
+a notification for every append.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any, Final, Protocol, TypeVar
+
+import psycopg
+
+from sapsam.store import subscriptions
+
+POLL_SECONDS: Final = 1.0
+"""How often the feed checks the heads of the watched streams (lost wake-ups)."""
+DEFAULT_BUFFER_EVENTS: Final = 1024
+"""Events a watcher may have waiting before it is let go (``sapsam.api.watch``, STREAM_BEHIND)."""
+
+_logger = logging.getLogger("sapsam.api.live_feed")
+
+
+class Channel(Protocol):
+    """One stream's live tail in this process, as the feed sees it."""
+
+    @property
+    def stream_id(self) -> str:
+        """The stream it follows."""
+
+    @property
+    def head(self) -> int:
+        """The last version it has read."""
+
+    def wake(self) -> None:
+        """The stream may have new events: read them (returns at once)."""
+
+    def close(self) -> None:
+        """The feed stops: let every watcher go."""
+
+
+_Channel = TypeVar("_Channel", bound=Channel)
+
+
+class EventFeed:
+    """Wake-ups per stream from one LISTEN connection, for every channel of this process.
+
+    Runs on the server's event loop: :meth:`start` and :meth:`stop` are called by the server
+    (``Services.feed``), the rest by the watchers, all on that loop.
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        poll_seconds: float = POLL_SECONDS,
+        buffer_limit: int = DEFAULT_BUFFER_EVENTS,
+    ) -> None:
+        self._conninfo = conninfo
+        self.buffer_limit = buffer_limit
+        """Events each watcher may have waiting (its channel's ``buffer_limit``)."""
+        self._poll_seconds = poll_seconds
+        self._channels: dict[str, Channel] = {}
+        self._attached = asyncio.Event()
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+        self.listening = False
+        """Whether the connection LISTENs now (only while there are channels)."""
+
+    @property
+    def stopping(self) -> bool:
+        """True once the feed stops (the server is stopping)."""
+        return self._stopping
+
+    async def start(self) -> None:
+        """Start following on the running loop."""
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="sapsam-feed")
+
+    async def stop(self) -> None:
+        """Stop listening and close every channel (their watchers then end)."""
+        self._stopping = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for channel in list(self._channels.values()):
+            channel.close()
+        self._channels.clear()
+
+    def channel(self, stream_id: str, create: Callable[[], _Channel]) -> _Channel:
+        """The stream's channel, created (``create()``) if this process has none yet."""
+        found = self._channels.get(stream_id)
+        if found is None:
+            found = self._channels[stream_id] = create()
+            self._attached.set()
+            if self._stopping:
+                found.close()
+        return found  # type: ignore[return-value]  # one stream id, one kind of channel
+
+    def release(self, channel: Channel) -> None:
+        """Forget a channel its last watcher left."""
+        if self._channels.get(channel.stream_id) is channel:
+            del self._channels[channel.stream_id]
+
+    @property
+    def channel_count(self) -> int:
+        """Streams followed now."""
+        return len(self._channels)
+
+    def _wake(self, stream_id: str) -> None:
+        channel = self._channels.get(stream_id)
+        if channel is not None:
+            channel.wake()
+
+    def _wake_all(self) -> None:
+        for channel in list(self._channels.values()):
+            channel.wake()
+
+    async def _poll(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        """Wake the channels whose stream moved on without a wake-up reaching us."""
+        if not self._channels:
+            return
+        heads = await subscriptions.stream_heads(connection, list(self._channels))
+        for stream_id, head in heads.items():
+            channel = self._channels.get(stream_id)
+            if channel is not None and head > channel.head:
+                channel.wake()
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            try:
+                await self._follow()
+            except (psycopg.Error, OSError) as error:  # the channels wait meanwhile
+                _logger.warning(
+                    "event feed lost its connection (%s); reconnecting", type(error).__name__
+                )
+                self.listening = False
+                await asyncio.sleep(self._poll_seconds)
+
+    async def _follow(self) -> None:
+        async with await psycopg.AsyncConnection.connect(
+            self._conninfo, autocommit=True
+        ) as connection:
+            self.listening = False
+            while not self._stopping:
+                if self._channels and not self.listening:
+                    await subscriptions.listen(connection)
+                    self.listening = True
+                    self._wake_all()  # what committed before the LISTEN: read it now
+                elif self.listening and not self._channels:
+                    await subscriptions.unlisten(connection)
+                    self.listening = False
+                if not self.listening:
+                    self._attached.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._attached.wait(), self._poll_seconds)
+                    continue
+                async for notification in connection.notifies(timeout=self._poll_seconds):
+                    self._wake(subscriptions.parse_wakeup(notification.payload).stream_id)
+                await self._poll(connection)

@@ -26,6 +26,8 @@ import psycopg
 
 from sapsam.store import subscriptions
 
+APPLICATION_NAME: Final = "sapsam event feed"
+"""The feed's connection as pg_stat_activity shows it."""
 POLL_SECONDS: Final = 1.0
 """How often the feed checks the heads of the watched streams (lost wake-ups)."""
 DEFAULT_BUFFER_EVENTS: Final = 1024
@@ -151,7 +153,7 @@ class EventFeed:
 
     async def _follow(self) -> None:
         async with await psycopg.AsyncConnection.connect(
-            self._conninfo, autocommit=True
+            self._conninfo, autocommit=True, application_name=APPLICATION_NAME
         ) as connection:
             self.listening = False
             while not self._stopping:

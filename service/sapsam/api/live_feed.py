@@ -116,6 +116,11 @@ class EventFeed:
         if self._channels.get(channel.stream_id) is channel:
             del self._channels[channel.stream_id]
 
+    def has_events(self, stream_id: str) -> bool:
+        """Whether this process follows ``stream_id`` and has read events of it (so it exists)."""
+        channel = self._channels.get(stream_id)
+        return channel is not None and channel.head > 0
+
     @property
     def channel_count(self) -> int:
         """Streams followed now."""

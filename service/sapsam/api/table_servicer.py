@@ -467,11 +467,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
-        await run_blocking(self._load, table_id)  # NOT_FOUND before the stream starts
         feed = self._feed
+        stream_id = stream_id_for(table_id)
+        if not feed.has_events(stream_id):  # else another watcher here has seen it exists
+            await run_blocking(self._load, table_id)  # NOT_FOUND before the stream starts
         responses = watch(
             feed,
-            stream_id_for(table_id),
+            stream_id,
             lambda: TableChannel(self._tables, table_id, feed, feed.buffer_limit),
             request.after_version,
         )

@@ -430,12 +430,13 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         tournament_id = parse_tournament(request.tournament, "tournament")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
-        # NOT_FOUND before the stream starts.
-        await run_blocking(self._tournaments.load, tournament_id)
         feed = self._feed
+        stream_id = stream_id_for(tournament_id)
+        if not feed.has_events(stream_id):  # else another watcher here has seen it exists
+            await run_blocking(self._tournaments.load, tournament_id)  # NOT_FOUND first
         responses = watch(
             feed,
-            stream_id_for(tournament_id),
+            stream_id,
             lambda: TournamentChannel(self._tournaments, tournament_id, feed, feed.buffer_limit),
             request.after_version,
         )

@@ -25,7 +25,7 @@ import abc
 import asyncio
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -33,8 +33,9 @@ from sapsam.api.blocking import run_blocking
 from sapsam.api.errors import ApiError
 from sapsam.api.live_feed import EventFeed
 
-RECENT_EVENTS: Final = 256
-"""Responses a channel keeps for watchers that join near the head."""
+RECENT_EVENTS: Final = 32
+"""Responses a channel keeps for watchers that join or resume near the head (a resume after a
+dropped connection is a few events back; more would cost every watched table memory)."""
 STREAM_BEHIND_REASON: Final = "STREAM_BEHIND"
 AFTER_VERSION_KEY: Final = "after_version"
 """ErrorInfo metadata of STREAM_BEHIND: the last version sent, to resume from."""
@@ -65,9 +66,8 @@ class Watcher:
         self._limit = buffer_limit
         self._woken = asyncio.Event()
 
-    def offer(self, fresh: Iterable[Sent]) -> bool:
+    def offer(self, fresh: list[Sent]) -> bool:
         """Take new events; ``False`` (and the buffer is dropped) if they would overflow it."""
-        fresh = list(fresh)
         if len(self.waiting) + len(fresh) > self._limit:
             self.behind = True
             self.waiting.clear()
@@ -195,6 +195,8 @@ class StreamChannel(abc.ABC):
     def close(self) -> None:
         """The feed stops: every watcher ends once it has sent what it holds."""
         self.closed = True
+        if self._refreshing is not None:
+            self._refreshing.cancel()
         for watcher in self._watchers:
             watcher.wake()
 

@@ -1,6 +1,7 @@
 """Every ``sapsam`` subcommand imports only what it uses: the pure tools (``hand``, ``arrange``,
-``score``) load no gRPC, alembic, SQLAlchemy or database driver, and ``sapsam --help`` imports no
-subcommand module at all."""
+``score``) and the offline audit (``audit verify FILE``, ``audit replay FILE``) load no gRPC,
+alembic, SQLAlchemy or database driver, and ``sapsam --help`` imports no subcommand module at
+all."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import sapsam
 from sapsam import cli
+from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit.sample_series import recorded_stream
 
 HEAVY = ("grpc", "alembic", "sqlalchemy", "psycopg", "psycopg_pool", "sapsam_proto")
 
@@ -68,6 +72,24 @@ def test_pure_commands_load_no_network_or_database_code(
     assert expected_output in str(report["stdout"])
     assert report["heavy"] == []
     assert report["cli_modules"] == ["sapsam.cli.rules_commands"]
+
+
+def test_offline_verification_and_replay_load_no_network_or_database_code(
+    tmp_path: Path,
+) -> None:
+    # An export made by the pure domain, as an auditor at home has it (tests/audit too).
+    export = tmp_path / "deal.jsonl"
+    deal = select_deal(recorded_stream(2, deals=1), 1, Requester.operator())
+    export.write_text("".join(line + "\n" for line in write_lines(deal)), encoding="utf-8")
+    verified = _probe("audit", "verify", str(export))
+    assert verified["code"] == 0
+    assert "OK: everything holds (1 deal(s) verified" in str(verified["stdout"])
+    replayed = _probe("audit", "replay", str(export), "--json")
+    assert replayed["code"] == 0
+    assert str(replayed["stdout"]).count("\n") > 1
+    for report in (verified, replayed):
+        assert report["heavy"] == []
+        assert report["cli_modules"] == ["sapsam.cli.audit_commands"]
 
 
 def test_help_lists_every_command_and_imports_none() -> None:

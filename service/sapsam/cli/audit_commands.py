@@ -27,9 +27,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final, TextIO
-
-import psycopg
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from sapsam.audit.export_format import (
     AuditExport,
@@ -44,6 +42,9 @@ from sapsam.audit.export_reading import read_export
 from sapsam.audit.replay import frame_at, render_frame, replay
 from sapsam.audit.report import AuditReport, render_text
 from sapsam.audit.verifier import verify_export
+
+if TYPE_CHECKING:  # offline verification and replay never load the database driver
+    import psycopg
 
 FAILED: Final = 1
 CANNOT_RUN: Final = 2

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from sapsam.app.tables import TableService
 from sapsam.audit.projection_audit import default_projectors
 from sapsam.store.event_store import EventStore
-from sapsam.store.tables import TableService
 
 
 @pytest.fixture

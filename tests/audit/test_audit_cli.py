@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from database_roles import new_role, read_only
 
+from sapsam.app.tables import TableService
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
 from sapsam.cli.audit_commands import ProgressBar
 from sapsam.store import schema
-from sapsam.store.tables import TableService
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -8,6 +8,7 @@ import psycopg
 import pytest
 
 from sapsam import fairness
+from sapsam.app.tables import TableService, stream_id_for
 from sapsam.audit import (
     ExportAccessError,
     NothingToExportError,
@@ -26,7 +27,6 @@ from sapsam.rules.solver import solve
 from sapsam.store.deal_secrets import load_deal_seed
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import SqlProjector
-from sapsam.store.tables import TableService, stream_id_for
 
 
 def _connect(url: str) -> psycopg.Connection[tuple[object, ...]]:

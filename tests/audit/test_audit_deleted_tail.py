@@ -8,13 +8,13 @@ import psycopg
 import pytest
 
 from sapsam import fairness
+from sapsam.app.tables import TableService, stream_id_for
 from sapsam.audit import Status
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
-from sapsam.store.tables import TableService, stream_id_for
 
 SHORT_SERIES = RuleSet(series_length=2)
 

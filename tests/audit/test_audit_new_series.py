@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from sapsam import fairness
+from sapsam.app.tables import TableService
 from sapsam.audit import Requester, Status, read_export, render_frame, replay, verify_export
 from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import write_lines
@@ -24,7 +25,6 @@ from sapsam.log.chain import canonical_event_bytes, chain_hash
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
-from sapsam.store.tables import TableService
 
 RULES = DEFAULT_RULE_SET.with_changes(series_length=2)
 SEATS = 3

@@ -7,6 +7,7 @@ import json
 import psycopg
 import pytest
 
+from sapsam.app.tables import TableService
 from sapsam.audit import (
     Requester,
     Status,
@@ -20,7 +21,6 @@ from sapsam.audit import database as audit_database
 from sapsam.audit.replay import frame_at
 from sapsam.audit.sample_play import play_series
 from sapsam.log.chain import GENESIS_HASH
-from sapsam.store.tables import TableService
 
 FAIRNESS_CHECKS = (
     "seed_commitment",

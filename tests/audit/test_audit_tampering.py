@@ -17,6 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from sapsam.app.tables import TableService
 from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_play import play_series
@@ -24,7 +25,6 @@ from sapsam.log.chain import canonical_event_bytes, chain_hash
 from sapsam.rules.cards import DECK, format_cards, parse_cards
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
-from sapsam.store.tables import TableService
 
 Json = dict[str, Any]
 

@@ -11,13 +11,13 @@ import psycopg
 import pytest
 
 from sapsam import fairness
+from sapsam.app.tables import TableService
 from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_play import seated_table
 from sapsam.cli import main
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.solver import solve
-from sapsam.store.tables import TableService
 
 SECRET_FIELDS = ("front", "middle", "back", "nonce")
 

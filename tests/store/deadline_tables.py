@@ -6,9 +6,9 @@ import time
 import uuid
 
 from sapsam import fairness
+from sapsam.app.tables import TableService
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
-from sapsam.store.tables import TableService
 
 
 class FakeClock:

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 import pytest
 from deadline_tables import FakeClock, confirm_solved, dealt_table
 
+from sapsam.app.tables import TableOutcome, TableService
 from sapsam.cli import main
 from sapsam.domain.events import SeatTimedOut
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_failures import DEADLINES_PROCESS, failing_tables
 from sapsam.store.table_projections import projectors
-from sapsam.store.tables import TableOutcome, TableService
 
 RULES = DEFAULT_RULE_SET.with_changes(arrange_seconds=60)
 
@@ -71,7 +71,7 @@ def test_a_failing_table_never_delays_the_others(
         confirm_solved(service, table_id, service.load(table_id).seats[0] or "")
     service.broken = broken
     clock.now_ms += 60_000
-    with caplog.at_level(logging.ERROR, logger="sapsam.store.tables"):
+    with caplog.at_level(logging.ERROR, logger="sapsam.app.tables"):
         # A batch of one: the broken table takes the first sweep, the next ones go on with
         # the others instead of failing on it again.
         assert service.sweep_deadlines(limit=1) == 0

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from deadline_tables import FakeClock, confirm_solved, dealt_table
 
+from sapsam.app.tables import TableService
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
@@ -17,7 +18,6 @@ from sapsam.rules.ruleset import (
 )
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
-from sapsam.store.tables import TableService
 
 EXTREME = RuleSet(
     scoring=ScoringMethod.PER_ROW_SCOOP_BONUS,

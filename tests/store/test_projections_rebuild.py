@@ -14,13 +14,13 @@ import pytest
 from database_roles import new_role
 from psycopg import sql
 
+from sapsam.app.tables import TableService
 from sapsam.audit.sample_play import play_series
 from sapsam.cli import main
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import all_projectors
 from sapsam.store.schema import grant_service_role
 from sapsam.store.table_projections import table_rows_as_json
-from sapsam.store.tables import TableService
 
 READ_MODEL_TABLES = [table for projector in all_projectors() for table in projector.tables]
 

@@ -8,13 +8,13 @@ from collections.abc import Iterator
 import pytest
 from deadline_tables import FakeClock, confirm_solved, dealt_table
 
+from sapsam.app.tables import TableService
 from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.serving import ServingInterval, ServingRecord, unserved_windows
 from sapsam.store.table_projections import projectors
-from sapsam.store.tables import TableService
 
 A, B = "a", "b"
 

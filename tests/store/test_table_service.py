@@ -10,6 +10,7 @@ import psycopg
 import pytest
 
 from sapsam import fairness
+from sapsam.app.tables import LOT_SECRET_NUMBER, TableService, stream_id_for
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import SeatTimedOut
 from sapsam.domain.published import published_deal
@@ -22,7 +23,6 @@ from sapsam.store.deal_secrets import load_deal_seed
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import rebuild_projections
 from sapsam.store.table_projections import projectors, table_rows_as_json
-from sapsam.store.tables import LOT_SECRET_NUMBER, TableService, stream_id_for
 
 PLAYERS = ("ann", "bob", "cid", "dee")
 

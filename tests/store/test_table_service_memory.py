@@ -13,13 +13,13 @@ import pytest
 from test_table_service import PLAYERS, event_count
 
 from sapsam import fairness
+from sapsam.app.tables import StaleVersionError, TableService
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TablePhase
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
-from sapsam.store.tables import StaleVersionError, TableService
 
 
 @pytest.fixture

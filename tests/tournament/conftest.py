@@ -8,12 +8,12 @@ import pytest
 from tournament_play import OPERATOR_TOKEN, Services
 
 from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.app.tables import TableService
+from sapsam.app.tournaments import TournamentService
 from sapsam.cli.bootstrap import build_services
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
-from sapsam.store.tables import TableService
-from sapsam.store.tournaments import TournamentService
 
 
 @pytest.fixture

@@ -13,13 +13,13 @@ import os
 import signal
 import sys
 
+from sapsam.app.tables import TableService
+from sapsam.app.tournament_results import ResultsProcess
+from sapsam.app.tournaments import TournamentService
 from sapsam.store.background import StopSignal
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
-from sapsam.store.tables import TableService
-from sapsam.store.tournament_results import ResultsProcess
-from sapsam.store.tournaments import TournamentService
 
 
 def main(arguments: list[str]) -> int:

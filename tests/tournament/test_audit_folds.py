@@ -9,6 +9,9 @@ import psycopg
 from tournament_play import Services, play_round_deal, settings
 
 from sapsam import fairness
+from sapsam.app.tables import TableService
+from sapsam.app.tournament_results import ResultsProcess
+from sapsam.app.tournaments import TournamentService
 from sapsam.audit.projection_audit import ProjectionComparison, compare_projections
 from sapsam.audit.report import Status
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
@@ -17,9 +20,6 @@ from sapsam.rules.solver import solve
 from sapsam.store import table_projections
 from sapsam.store.projection_folds import FOLDED_TABLE_EVENTS, FOLDS
 from sapsam.store.projections import all_projectors, rebuild_projections
-from sapsam.store.tables import TableService
-from sapsam.store.tournament_results import ResultsProcess
-from sapsam.store.tournaments import TournamentService
 
 
 def _play_everything(services: Services) -> None:

@@ -7,6 +7,8 @@ import uuid
 
 from tournament_play import Services, play_round_deal, settings
 
+from sapsam.app.tournament_results import ResultsProcess
+from sapsam.app.tournaments import TournamentService
 from sapsam.domain.tournament import TieBreak, rank_players
 from sapsam.rules.ruleset import preset
 from sapsam.store.projections import rebuild_projections, registered_projectors
@@ -16,8 +18,6 @@ from sapsam.store.tournament_queries import (
     leaderboard_page,
     standings_page,
 )
-from sapsam.store.tournament_results import ResultsProcess
-from sapsam.store.tournaments import TournamentService
 
 JANUARY = 1_768_435_200_000  # 2026-01-15 00:00 UTC
 FEBRUARY = 1_771_113_600_000  # 2026-02-15 00:00 UTC

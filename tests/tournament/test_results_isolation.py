@@ -9,10 +9,10 @@ import uuid
 import pytest
 from tournament_play import Services, credited_deals, play_round_deal, started_tournament
 
+from sapsam.app.tournament_results import ResultsProcess
 from sapsam.domain.tournament import CreditDeal, TournamentPhase
 from sapsam.log.records import RecordedEvent
 from sapsam.store.table_failures import RESULTS_PROCESS, failing_tables
-from sapsam.store.tournament_results import ResultsProcess
 
 
 class FakeClock:
@@ -49,7 +49,7 @@ def test_a_failing_table_is_parked_and_the_others_are_credited(
     process = ProcessWithABrokenTable(tournaments, clock=clock)
     played = play_round_deal(tables, tournaments.load(tournament_id), 1)
     process.broken = played[0]
-    with caplog.at_level(logging.ERROR, logger="sapsam.store.tournament_results"):
+    with caplog.at_level(logging.ERROR, logger="sapsam.app.tournament_results"):
         assert process.process_available() == 2
     assert f"results process failed at table {played[0]}" in caplog.text
     assert "always fails" not in caplog.text

@@ -14,10 +14,10 @@ from tournament_play import (
     verified_totals,
 )
 
+from sapsam.app.tables import TableNotFoundError, TableService
+from sapsam.app.tournament_results import STEPS, ResultsProcess, SimulatedCrash
 from sapsam.domain.tournament import TournamentPhase
 from sapsam.domain.tournament_seating import seat_randomly
-from sapsam.store.tables import TableNotFoundError, TableService
-from sapsam.store.tournament_results import STEPS, ResultsProcess, SimulatedCrash
 
 
 def test_a_twelve_player_tournament_credits_every_deal_once(services: Services) -> None:
@@ -146,8 +146,8 @@ def test_the_tournament_audit_holds_and_names_pending_credits(services: Services
 
 
 def test_a_rounds_seed_stays_secret_until_its_round_is_seated(services: Services) -> None:
+    from sapsam.app.tournaments import stream_id_for
     from sapsam.store.deal_secrets import load_deal_seed
-    from sapsam.store.tournaments import stream_id_for
 
     tournaments, tables = services.tournaments, services.tables
     tournament_id = started_tournament(tournaments, 4, seats=2, rounds=2, deals=1)
@@ -176,8 +176,8 @@ def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None
     import threading
     import time
 
+    from sapsam.app.tournaments import TournamentService
     from sapsam.store.background import StopSignal
-    from sapsam.store.tournaments import TournamentService
 
     tournaments, tables = services.tournaments, services.tables
     tournament_id = started_tournament(tournaments, 8, seats=4, rounds=2, deals=2)
@@ -224,9 +224,9 @@ def test_two_followers_at_once_credit_each_deal_once(services: Services) -> None
 def test_events_of_no_interest_move_the_checkpoint_in_a_write_every_few_seconds(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from sapsam.app import tournament_results
     from sapsam.domain.table import TablePhase
     from sapsam.rules.ruleset import DEFAULT_RULE_SET
-    from sapsam.store import tournament_results
     from sapsam.store.reads import last_position
 
     tables = services.tables
@@ -264,7 +264,7 @@ def test_the_results_follower_stops_at_once_while_it_waits_for_the_log(
 
     import psycopg
 
-    from sapsam.store.tournament_results import results_follower
+    from sapsam.cli.bootstrap import results_follower
 
     poll_seconds = 60.0  # a stop that waited for the poll would fail the bound below
     follower = results_follower(ResultsProcess(services.tournaments), poll_seconds)

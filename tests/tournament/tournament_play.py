@@ -6,6 +6,8 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 
+from sapsam.app.tables import TableService
+from sapsam.app.tournaments import TournamentService, TournamentSettings
 from sapsam.audit.database import verify_table_online
 from sapsam.audit.sample_play import play_deal
 from sapsam.domain.events import DealScored
@@ -13,8 +15,6 @@ from sapsam.domain.tournament import TournamentState
 from sapsam.domain.tournament_events import DealCredited
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
-from sapsam.store.tables import TableService
-from sapsam.store.tournaments import TournamentService, TournamentSettings
 
 FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01
 OPERATOR_TOKEN = "operator-token-for-tournament-tests-0123"

@@ -36,10 +36,10 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
+from sapsam.app.table_runner import StaleVersionError
 from sapsam.audit.export_format import ExportAccessError, NothingToExportError
 from sapsam.domain.errors import DomainError
 from sapsam.log.records import ConcurrencyConflict
-from sapsam.store.table_runner import StaleVersionError
 from sapsam_proto.v1 import errors_pb2
 
 REASON_PREFIX: Final = "ERROR_REASON_"

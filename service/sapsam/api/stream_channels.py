@@ -13,12 +13,12 @@ import uuid
 from sapsam.api import views
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.watch import Sent, StreamChannel
+from sapsam.app import tables as table_store
+from sapsam.app import tournaments as tournament_store
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.domain.tournament_events import TournamentCompleted
 from sapsam.log.records import RecordedEvent
-from sapsam.store import tables as table_store
-from sapsam.store import tournaments as tournament_store
 from sapsam_proto.v1 import table_service_pb2, tournament_pb2, tournament_service_pb2
 
 

@@ -34,12 +34,12 @@ from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TableChannel
 from sapsam.api.watch import watch
+from sapsam.app.tables import TableOutcome, TableService, stream_id_for
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
-from sapsam.store.tables import TableOutcome, TableService, stream_id_for
 from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 DEFAULT_PAGE_SIZE: Final = 50

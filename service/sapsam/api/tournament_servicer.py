@@ -30,18 +30,18 @@ from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TournamentChannel
 from sapsam.api.watch import watch
-from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
-from sapsam.domain.tournament_events import RoundSeated
-from sapsam.log.records import RecordedEvent
-from sapsam.rules.ruleset import MAX_NAME_LENGTH
-from sapsam.store import tournament_queries as queries
-from sapsam.store.tournaments import (
+from sapsam.app.tournaments import (
     TournamentNotFoundError,
     TournamentOutcome,
     TournamentService,
     TournamentSettings,
     stream_id_for,
 )
+from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
+from sapsam.domain.tournament_events import RoundSeated
+from sapsam.log.records import RecordedEvent
+from sapsam.rules.ruleset import MAX_NAME_LENGTH
+from sapsam.store import tournament_queries as queries
 from sapsam_proto.v1 import (
     tournament_pb2,
     tournament_service_pb2,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import uuid
 
 from sapsam import fairness
+from sapsam.app.tables import TableService
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
 from sapsam.rules.solver import solve
-from sapsam.store.tables import TableService
 
 PLAYERS = ("ann", "bob", "cid", "dee")
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import psycopg
 
+from sapsam.app.tournaments import stream_id_for
 from sapsam.audit.database import verify_deal_online
 from sapsam.audit.report import AuditCheck, AuditReport, Status
 from sapsam.domain.events import DEFAULT_CODEC, DealScored, PlayerSeated, TableCreated
@@ -40,7 +41,6 @@ from sapsam.domain.tournament_seating import (
 )
 from sapsam.fairness.encoding import FairnessError
 from sapsam.store.reads import read_stream
-from sapsam.store.tournaments import stream_id_for
 
 Connection = psycopg.Connection[Any]
 

@@ -23,14 +23,14 @@ from sapsam.api.players import PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
+from sapsam.app.tables import TableService
+from sapsam.app.tournament_results import ResultsProcess
+from sapsam.app.tournaments import TournamentService
 from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import Projector, registered_projectors
 from sapsam.store.serving import BEAT_SECONDS, ServingRecord
-from sapsam.store.tables import TableService
-from sapsam.store.tournament_results import ResultsProcess, results_follower
-from sapsam.store.tournaments import TournamentService
 
 SWEEP_SECONDS: Final = 1.0
 POOL_SIZE: Final = 16
@@ -75,6 +75,18 @@ def deadline_sweeper(
 
     return BackgroundLoop(
         "sapsam-deadlines", sweep, interval, _logger, max_pause=MAX_BACKGROUND_PAUSE_SECONDS
+    )
+
+
+def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> BackgroundLoop:
+    """``process`` following the log in a background thread (one per server process; the
+    advisory lock lets one of them follow at a time). A failed run is logged and started again
+    after ``poll_seconds``."""
+    return BackgroundLoop(
+        "sapsam-results",
+        lambda stop: process.run(stop, poll_seconds),
+        poll_seconds,
+        logging.getLogger("sapsam.app.tournament_results"),
     )
 
 

@@ -138,13 +138,13 @@ def _id(text: str, prefix: str) -> uuid.UUID:
 @contextmanager
 def _services(arguments: argparse.Namespace) -> Iterator[Any]:
     """A tournament service over the chosen database (migrated first)."""
+    from sapsam.app.tables import TableService
+    from sapsam.app.tournaments import TournamentService
     from sapsam.log.records import DatabaseOpenError
     from sapsam.store.embedded import open_database
     from sapsam.store.event_store import EventStore
     from sapsam.store.projections import registered_projectors
     from sapsam.store.table_projections import projectors as table_projectors
-    from sapsam.store.tables import TableService
-    from sapsam.store.tournaments import TournamentService
 
     try:
         with open_database(
@@ -163,8 +163,8 @@ def _services(arguments: argparse.Namespace) -> Iterator[Any]:
 
 
 def _create(arguments: argparse.Namespace) -> int:
+    from sapsam.app.tournaments import TournamentSettings
     from sapsam.rules.ruleset import RuleSetError, preset
-    from sapsam.store.tournaments import TournamentSettings
 
     try:
         rule_set = preset(arguments.preset)
@@ -310,8 +310,8 @@ def _leaderboard(arguments: argparse.Namespace) -> int:
 
 
 def _follow_results(arguments: argparse.Namespace) -> int:
+    from sapsam.app.tournament_results import ResultsProcess
     from sapsam.store.background import StopSignal
-    from sapsam.store.tournament_results import ResultsProcess
 
     stopping = StopSignal()
 

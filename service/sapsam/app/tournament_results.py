@@ -43,12 +43,13 @@ from typing import Any, Final
 import psycopg
 from psycopg import sql
 
+from sapsam.app.tournaments import TournamentService, stream_id_for
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DealScored, Event
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.log.records import ConcurrencyConflict, RecordedEvent
 from sapsam.store import appends, reads
-from sapsam.store.background import BackgroundLoop, StopSignal
+from sapsam.store.background import StopSignal
 from sapsam.store.table_failures import (
     RESULTS_PROCESS,
     TableFailure,
@@ -56,7 +57,6 @@ from sapsam.store.table_failures import (
     failing_tables,
     record_failure,
 )
-from sapsam.store.tournaments import TournamentService, stream_id_for
 
 Connection = psycopg.Connection[Any]
 
@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS tournament_checkpoints (
 """
 STEPS: Final = ("read", "decided", "appended", "checkpointed", "committed", "tables")
 
-_logger = logging.getLogger("sapsam.store.tournament_results")
+_logger = logging.getLogger("sapsam.app.tournament_results")
 
 
 class SimulatedCrash(Exception):  # noqa: N818 - a crash, not an error to handle
@@ -415,15 +415,3 @@ def _table_of(event: RecordedEvent) -> str | None:
     if event.type != DealScored.TYPE or not event.stream_id.startswith("table-"):
         return None
     return event.stream_id.removeprefix("table-")
-
-
-def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> BackgroundLoop:
-    """``process`` following the log in a background thread (one per server process; the
-    advisory lock lets one of them follow at a time). A failed run is logged and started again
-    after ``poll_seconds``."""
-    return BackgroundLoop(
-        "sapsam-results",
-        lambda stop: process.run(stop, poll_seconds),
-        poll_seconds,
-        _logger,
-    )

@@ -10,8 +10,8 @@ Follow-up commands that the rules make automatic are decided in the same append:
 after the cut, and the seed reveal and scoring right after the last reveal or timeout. So a table
 is never left waiting for the service itself.
 
-The machinery every command shares (memory, retries, the append) is ``sapsam.store.table_runner``;
-the deadline sweep is ``sapsam.store.deadline_sweep``.
+The machinery every command shares (memory, retries, the append) is ``sapsam.app.table_runner``;
+the deadline sweep is ``sapsam.app.deadline_sweep``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,23 @@ import uuid
 from collections.abc import Callable
 
 from sapsam import fairness
+from sapsam.app import deadline_sweep
+from sapsam.app.table_runner import (
+    CACHE_SIZE,
+    CONFLICT_RETRIES,
+    LOT_SECRET_NUMBER,
+    STREAM_PREFIX,
+    Connection,
+    Plan,
+    SecretMissingError,
+    StaleVersionError,
+    TableNotFoundError,
+    TableOutcome,
+    TableRunner,
+    dealt_hands,
+    stream_id_for,
+    wall_clock_ms,
+)
 from sapsam.domain.commands import (
     ChooseDealer,
     CommitArrangement,
@@ -41,24 +58,7 @@ from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.ruleset import RuleSet
-from sapsam.store import deadline_sweep
 from sapsam.store.deal_secrets import store_deal_seed
-from sapsam.store.table_runner import (
-    CACHE_SIZE,
-    CONFLICT_RETRIES,
-    LOT_SECRET_NUMBER,
-    STREAM_PREFIX,
-    Connection,
-    Plan,
-    SecretMissingError,
-    StaleVersionError,
-    TableNotFoundError,
-    TableOutcome,
-    TableRunner,
-    dealt_hands,
-    stream_id_for,
-    wall_clock_ms,
-)
 
 __all__ = [
     "CACHE_SIZE",
@@ -399,7 +399,7 @@ class TableService(TableRunner):
         grace_ms: int = 0,
     ) -> int:
         """Time out the seats of every table past its deadline; returns how many tables changed
-        (``sapsam.store.deadline_sweep.sweep_deadlines``)."""
+        (``sapsam.app.deadline_sweep.sweep_deadlines``)."""
         return deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms)
 
 

@@ -21,10 +21,10 @@ from sapsam.store.table_failures import DEADLINES_PROCESS, clear_failure, record
 from sapsam.store.table_projections import tables_past_deadline
 
 if TYPE_CHECKING:
-    from sapsam.store.tables import TableService
+    from sapsam.app.tables import TableService
 
 # The sweep logs under the table service's name, as it did when it was one of its methods.
-_logger = logging.getLogger("sapsam.store.tables")
+_logger = logging.getLogger("sapsam.app.tables")
 
 
 def sweep_deadlines(

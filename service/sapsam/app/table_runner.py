@@ -2,7 +2,7 @@
 
 ``TableRunner`` loads a table (the stream, folded), decides a plan's commands on it and appends the
 events with the stream version it decided on, together with the read models and the deal secrets,
-in the append's transaction. ``sapsam.store.tables.TableService`` builds on it, one plan per
+in the append's transaction. ``sapsam.app.tables.TableService`` builds on it, one plan per
 command.
 
 Retries: every mutating call takes a request id. A repeated id returns the original outcome and

@@ -25,6 +25,12 @@ from typing import Any
 import psycopg
 
 from sapsam import fairness
+from sapsam.app.tables import (
+    TABLE_ID_NAMESPACE,
+    TableNotFoundError,
+    TableService,
+    wall_clock_ms,
+)
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event, EventCodec
 from sapsam.domain.table import TablePhase
@@ -49,12 +55,6 @@ from sapsam.rules.ruleset import RuleSet
 from sapsam.store import appends, reads
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.event_store import EventStore
-from sapsam.store.tables import (
-    TABLE_ID_NAMESPACE,
-    TableNotFoundError,
-    TableService,
-    wall_clock_ms,
-)
 from sapsam.store.tournament_projections import STREAM_PREFIX
 
 Connection = psycopg.Connection[Any]

@@ -1,8 +1,8 @@
 """The deadline sweep: time out the seats of every table past its deadline, each table on its own.
 
 A table whose timeout fails (for any reason but the database's own unavailability) is logged with
-its id, recorded in ``background_failures`` and backed off (``sapsam.store.table_failures``); the
-sweep goes on with the next table.
+its id, recorded among the background failures and backed off (``sapsam.store.table_failures``);
+the sweep goes on with the next table.
 """
 
 from __future__ import annotations
@@ -12,13 +12,10 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import psycopg
-
+from sapsam.app.store_interface import DEADLINES_PROCESS
 from sapsam.domain.errors import DomainError
 from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.log.records import ConcurrencyConflict
-from sapsam.store.table_failures import DEADLINES_PROCESS, clear_failure, record_failure
-from sapsam.store.table_projections import tables_past_deadline
 
 if TYPE_CHECKING:
     from sapsam.app.tables import TableService
@@ -48,8 +45,8 @@ def sweep_deadlines(
     database ends the sweep (every table would fail alike; the loop tries again).
     """
     now = service.clock()
-    with service.store.connection() as connection:
-        due = tables_past_deadline(connection, now, limit)
+    with service.store.session() as session:
+        due = session.tables_past_deadline(now, limit)
     if not due:
         return 0
     windows = () if unserved is None else unserved(min(table.deadline_ms for table in due))
@@ -64,14 +61,14 @@ def sweep_deadlines(
             changed += not outcome.replayed
         except (DomainError, ConcurrencyConflict):
             pass  # another process acted first, or the deadline was met after all
-        except psycopg.OperationalError:
+        except service.store.outage_errors:
             raise  # the database, not this table: the loop logs it and tries again
         except Exception as error:  # one table's failure must not stop the others
             _table_failed(service, table_id, error)
             continue
         if table.failing:
-            with service.store.connection() as connection:
-                clear_failure(connection, DEADLINES_PROCESS, table_id)
+            with service.store.session() as session:
+                session.clear_failure(DEADLINES_PROCESS, table_id)
             _logger.warning("deadline sweep: table %s succeeds again", table_id)
     return changed
 
@@ -80,11 +77,9 @@ def _table_failed(service: TableService, table_id: uuid.UUID, error: Exception) 
     """Log and record a table the sweeper failed on, backing it off."""
     service.forget(table_id)
     try:
-        with service.store.connection() as connection:
-            failure = record_failure(
-                connection, DEADLINES_PROCESS, table_id, error, service.clock()
-            )
-    except psycopg.Error as record_error:
+        with service.store.session() as session:
+            failure = session.record_failure(DEADLINES_PROCESS, table_id, error, service.clock())
+    except service.store.database_errors as record_error:
         _logger.error(
             "deadline sweep failed at table %s: %s (and recording it failed: %s)",
             table_id,

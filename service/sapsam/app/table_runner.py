@@ -26,20 +26,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
-
 from sapsam import fairness
+from sapsam.app.store_interface import SecretChanges, Store, StoreSession
 from sapsam.domain.commands import RevealSeed
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DEFAULT_CODEC, DealerChosen, Event, EventCodec, SeedRevealed
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve, fold
 from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.rules.cards import Card
-from sapsam.store import appends, reads
-from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed
-from sapsam.store.event_store import EventStore
-
-Connection = psycopg.Connection[Any]
 
 STREAM_PREFIX = "table-"
 # The deal number under which the dealer lot's seed waits in ``deal_secrets`` until it is drawn.
@@ -92,14 +86,15 @@ class TableNotFoundError(DomainError):
 
 @dataclass
 class Plan:
-    """Commands to decide in order, and what to do in the append's transaction.
+    """Commands to decide in order, and a secret to keep in the append's transaction.
 
-    ``seed_to_reveal``: the deal's secret seed, when the commands may settle the last seat; if
-    they do, the seed reveal and the scoring join the same append.
+    ``keep_secret``: (number, seed) of a new secret (the dealer lot's, a deal's), stored with
+    the append. ``seed_to_reveal``: the deal's secret seed, when the commands may settle the
+    last seat; if they do, the seed reveal and the scoring join the same append.
     """
 
     commands: list[object]
-    in_transaction: Callable[[Connection, TableState], None] | None = None
+    keep_secret: tuple[int, bytes] | None = None
     seed_to_reveal: bytes | None = None
 
 
@@ -109,12 +104,12 @@ class SecretMissingError(RuntimeError):
 
 
 class TableRunner:
-    """Runs plans of table commands against the log, over an ``EventStore``, remembering
-    folded tables and secret seeds."""
+    """Runs plans of table commands against the log, over a ``Store``
+    (``sapsam.app.store_interface``), remembering folded tables and secret seeds."""
 
     def __init__(
         self,
-        store: EventStore,
+        store: Store,
         clock: Callable[[], int] = wall_clock_ms,
         codec: EventCodec = DEFAULT_CODEC,
     ) -> None:
@@ -132,14 +127,14 @@ class TableRunner:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def load(self, table_id: uuid.UUID, connection: Connection | None = None) -> TableState:
+    def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
         """The table as its events describe it now; ``TableNotFoundError`` if it has none."""
-        if connection is None:
-            with self.store.connection() as own:
+        if session is None:
+            with self.store.session() as own:
                 return self.load(table_id, own)
         with self._cache_lock:
             state = self._cache.get(table_id, INITIAL_STATE)
-        tail = reads.read_stream(connection, stream_id_for(table_id), state.version + 1)
+        tail = session.read_stream(stream_id_for(table_id), state.version + 1)
         for recorded in tail:
             state = evolve(state, self.decode(recorded))
         if state.table_id is None:
@@ -158,7 +153,7 @@ class TableRunner:
         table_id: uuid.UUID,
         actor: str,
         request_id: str,
-        plan: Callable[[TableState, Connection], Plan],
+        plan: Callable[[TableState, StoreSession], Plan],
         new_table: bool = False,
         expected_version: int | None = None,
         request_digest: bytes | None = None,
@@ -166,7 +161,7 @@ class TableRunner:
         stream_id = stream_id_for(table_id)
         scoped_request_id = f"{actor}/{request_id}"
         for _attempt in range(CONFLICT_RETRIES):
-            with self.store.connection() as connection:
+            with self.store.session() as session:
                 # Optimistic: decide on the state this process last saw, without asking the
                 # database first. The append is what checks it: it refuses a version someone
                 # else took (a conflict: reload and decide again) and a request id already
@@ -174,39 +169,35 @@ class TableRunner:
                 # before it is returned, so a stale memory never refuses a valid command.
                 state = None if new_table else self._cached(table_id)
                 if state is None:
-                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
+                    earlier = self._earlier(table_id, scoped_request_id, session, request_digest)
                     if earlier is not None:
                         return earlier
-                    state = INITIAL_STATE if new_table else self.load(table_id, connection)
-                    decided = self._decide(state, plan, connection, stream_id, expected_version)
+                    state = INITIAL_STATE if new_table else self.load(table_id, session)
+                    decided = self._decide(state, plan, session, stream_id, expected_version)
                 else:
                     try:
-                        decided = self._decide(state, plan, connection, stream_id, expected_version)
+                        decided = self._decide(state, plan, session, stream_id, expected_version)
                     except (DomainError, StaleVersionError, SecretMissingError):
                         earlier = self._earlier(
-                            table_id, scoped_request_id, connection, request_digest
+                            table_id, scoped_request_id, session, request_digest
                         )
                         if earlier is not None:
                             return earlier
-                        state = self.load(table_id, connection)
-                        decided = self._decide(state, plan, connection, stream_id, expected_version)
+                        state = self.load(table_id, session)
+                        decided = self._decide(state, plan, session, stream_id, expected_version)
                 events, final_state, planned = decided
                 decided_on = state.version
                 try:
-                    # On the connection already held: a second one per write would halve what
-                    # the pool can serve.
-                    result = appends.append(
-                        connection,
+                    # In the session already held: a second connection per write would halve
+                    # what the pool can serve.
+                    result = session.append(
                         stream_id,
                         decided_on,
                         [NewEvent(*_encoded(self.codec, event)) for event in events],
                         scoped_request_id,
                         actor,
                         response={"table_id": str(table_id)},
-                        projectors=self.store.projectors,
-                        project=_transaction_hook(
-                            table_id, planned.in_transaction, final_state, events
-                        ),
+                        secrets=_secret_changes(planned.keep_secret, events),
                         request_digest=request_digest,
                     )
                 except RequestIdReused:
@@ -215,14 +206,14 @@ class TableRunner:
                     self.forget(table_id)
                     if expected_version is not None:
                         raise StaleVersionError(
-                            stream_id, expected_version, self.store.stream_version(stream_id)
+                            stream_id, expected_version, session.stream_version(stream_id)
                         ) from None
                     continue
                 if result is None or result.replayed:
                     # The request id was processed meanwhile (a retry racing its original, or
                     # one decided on this process's memory): answer with the original outcome.
                     self.forget(table_id)
-                    earlier = self._earlier(table_id, scoped_request_id, connection, request_digest)
+                    earlier = self._earlier(table_id, scoped_request_id, session, request_digest)
                     if earlier is None:  # pragma: no cover - the append just found it
                         raise RuntimeError(f"request {scoped_request_id!r} vanished")
                     return earlier
@@ -230,13 +221,15 @@ class TableRunner:
             self._forget_published_secrets(table_id, result.events)
             return TableOutcome(table_id, final_state, result.events, replayed=False)
         # Every attempt lost its race: report the version last decided on and the log's now.
-        raise ConcurrencyConflict(stream_id, decided_on, self.store.stream_version(stream_id))
+        with self.store.session() as session:
+            current = session.stream_version(stream_id)
+        raise ConcurrencyConflict(stream_id, decided_on, current)
 
     def _decide(
         self,
         state: TableState,
-        plan: Callable[[TableState, Connection], Plan],
-        connection: Connection,
+        plan: Callable[[TableState, StoreSession], Plan],
+        session: StoreSession,
         stream_id: str,
         expected_version: int | None,
     ) -> tuple[list[Event], TableState, Plan]:
@@ -244,7 +237,7 @@ class TableRunner:
         if expected_version is not None and expected_version != state.version:
             # An etag check: refuse rather than retry, the caller decided on old state.
             raise StaleVersionError(stream_id, expected_version, state.version)
-        planned = plan(state, connection)
+        planned = plan(state, session)
         events: list[Event] = []
         after = state
         for command in planned.commands:
@@ -263,7 +256,7 @@ class TableRunner:
         self,
         table_id: uuid.UUID,
         scoped_request_id: str,
-        connection: Connection,
+        session: StoreSession,
         request_digest: bytes | None,
     ) -> TableOutcome | None:
         """The original outcome of an already processed request id, if it was processed.
@@ -271,7 +264,7 @@ class TableRunner:
         Raises REQUEST_ID_REUSED when the id was used for another table or, by its digest, for
         another request: answering that with the first result would hide the caller's bug.
         """
-        earlier = appends.find_processed_request(connection, scoped_request_id)
+        earlier = session.find_processed_request(scoped_request_id)
         if earlier is None:
             return None
         if earlier.stream_id == stream_id_for(table_id) and not earlier.same_request(
@@ -283,14 +276,14 @@ class TableRunner:
                 " the request unchanged, and a new request needs a fresh request id",
                 field="request_id",
             )
-        return self._replayed(table_id, earlier.stream_id, earlier.result, connection)
+        return self._replayed(table_id, earlier.stream_id, earlier.result, session)
 
-    def _secret_seed(self, connection: Connection, table_id: uuid.UUID, number: int) -> bytes:
+    def _secret_seed(self, session: StoreSession, table_id: uuid.UUID, number: int) -> bytes:
         """A running deal's (or, for number 0, the dealer lot's) secret seed."""
         with self._cache_lock:
             seed = self._secrets.get((table_id, number))
         if seed is None:
-            seed = load_deal_seed(connection, stream_id_for(table_id), number)
+            seed = session.load_secret(stream_id_for(table_id), number)
             if seed is None:
                 raise SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
             self._remember_secret(table_id, number, seed)
@@ -307,7 +300,7 @@ class TableRunner:
         self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent]
     ) -> None:
         for event in recorded:
-            number = _published_secret(event)
+            number = _published_secret_recorded(event)
             if number is not None:
                 with self._cache_lock:
                     self._secrets.pop((table_id, number), None)
@@ -322,7 +315,7 @@ class TableRunner:
             self._cache.pop(table_id, None)
 
     def _replayed(
-        self, table_id: uuid.UUID, stream_id: str, original: Any, connection: Connection
+        self, table_id: uuid.UUID, stream_id: str, original: Any, session: StoreSession
     ) -> TableOutcome:
         if stream_id != stream_id_for(table_id):
             raise DomainError(
@@ -330,10 +323,8 @@ class TableRunner:
                 "this request id was already used for another table; use a fresh one",
                 field="request_id",
             )
-        recorded = reads.read_stream(
-            connection, stream_id, original.first_version, original.last_version
-        )
-        state = self.load(table_id, connection)
+        recorded = session.read_stream(stream_id, original.first_version, original.last_version)
+        state = self.load(table_id, session)
         return TableOutcome(table_id, state, tuple(recorded), replayed=True)
 
     def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
@@ -349,46 +340,28 @@ class TableRunner:
 # -- helpers -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _TransactionHook:
-    """In the append's transaction: the plan's own work (keeping a new secret), and forgetting
-    every secret the appended events publish — the lot seed with ``DealerChosen``, a deal's seed
-    with ``SeedRevealed`` — so a secret is never in both places or in neither."""
-
-    table_id: uuid.UUID
-    work: Callable[[Connection, TableState], None] | None
-    state_after: TableState
-
-    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
-        if self.work is not None:
-            self.work(connection, self.state_after)
-        stream_id = stream_id_for(self.table_id)
-        for event in recorded:
-            number = _published_secret(event)
-            if number is not None:
-                delete_deal_seed(connection, stream_id, number)
+def _secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> SecretChanges:
+    """In the append's transaction: keep the plan's new secret, and forget every secret the
+    appended events publish — the lot seed with ``DealerChosen``, a deal's seed with
+    ``SeedRevealed`` — so a secret is never in both places or in neither."""
+    published = tuple(
+        number for number in (_published_secret(event) for event in events) if number is not None
+    )
+    return SecretChanges(keep=() if keep is None else (keep,), forget=published)
 
 
-def _transaction_hook(
-    table_id: uuid.UUID,
-    work: Callable[[Connection, TableState], None] | None,
-    state_after: TableState,
-    events: Sequence[Event],
-) -> _TransactionHook | None:
-    """The hook, or None when it has nothing to do (which lets a one-event append with its read
-    models be a single statement)."""
-    if work is None and not any(event.TYPE in _PUBLISHES_A_SECRET for event in events):
-        return None
-    return _TransactionHook(table_id, work, state_after)
-
-
-# The events whose append publishes a secret, which is then deleted from deal_secrets.
-_PUBLISHES_A_SECRET = frozenset({DealerChosen.TYPE, SeedRevealed.TYPE})
-
-
-def _published_secret(event: RecordedEvent) -> int | None:
+def _published_secret(event: Event) -> int | None:
     """The secret an event publishes: 0 (the lot) for DealerChosen, the deal's number for
     SeedRevealed, else None."""
+    if isinstance(event, DealerChosen):
+        return LOT_SECRET_NUMBER
+    if isinstance(event, SeedRevealed):
+        return event.deal_number
+    return None
+
+
+def _published_secret_recorded(event: RecordedEvent) -> int | None:
+    """``_published_secret`` of a recorded event, read from its data."""
     if event.type == DealerChosen.TYPE:
         return LOT_SECRET_NUMBER
     if event.type == SeedRevealed.TYPE:

@@ -1,8 +1,9 @@
 """The table service: runs the table's commands against the log, one transaction each.
 
-This is where the pure domain meets the database. For each request it loads the table (the stream,
-folded), lets ``decide`` produce events, and appends them with the stream version it decided on —
-together with the read models and the deal secrets, in the append's transaction. It also supplies
+This is where the pure domain meets the store (``sapsam.app.store_interface``). For each request
+it loads the table (the stream, folded), lets ``decide`` produce events, and appends them with the
+stream version it decided on — together with the read models and the deal secrets, in the
+append's transaction. It also supplies
 what only the service may know: fresh seeds (kept in ``deal_secrets``, never in the log until
 revealed), each seat's dealt cards, and the current time.
 
@@ -21,12 +22,12 @@ from collections.abc import Callable
 
 from sapsam import fairness
 from sapsam.app import deadline_sweep
+from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_runner import (
     CACHE_SIZE,
     CONFLICT_RETRIES,
     LOT_SECRET_NUMBER,
     STREAM_PREFIX,
-    Connection,
     Plan,
     SecretMissingError,
     StaleVersionError,
@@ -58,7 +59,6 @@ from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.ruleset import RuleSet
-from sapsam.store.deal_secrets import store_deal_seed
 
 __all__ = [
     "CACHE_SIZE",
@@ -86,20 +86,21 @@ class TableService(TableRunner):
 
     def events(self, table_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
         """The table's recorded events from ``from_version``."""
-        return self.store.read_stream(stream_id_for(table_id), from_version)
+        with self.store.session() as session:
+            return session.read_stream(stream_id_for(table_id), from_version)
 
     def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
         """The caller's own seat and 13 dealt cards in the current deal.
 
         Only the seat's holder can ask; other seats' cards are never computed for a caller.
         """
-        with self.store.connection() as connection:
-            state = self.load(table_id, connection)
+        with self.store.session() as session:
+            state = self.load(table_id, session)
             # Whose cards the caller may have is the domain's call, made before any is computed.
             seat = own_hand_seat(state, Viewer.of(state, player_id))
             deal = state.deal
             assert deal is not None
-            seed = deal.seed or self._secret_seed(connection, table_id, deal.number)
+            seed = deal.seed or self._secret_seed(session, table_id, deal.number)
         return seat, dealt_hands(state, seed)[seat]
 
     # -- commands ------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ class TableService(TableRunner):
         table_id = uuid.uuid5(TABLE_ID_NAMESPACE, f"{created_by}/{request_id}")
         lot_seed = fairness.new_seed()
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             command = CreateTable(
                 table_id=table_id,
                 rule_set=rule_set,
@@ -131,10 +132,7 @@ class TableService(TableRunner):
                 after_series=after_series,
             )
 
-            def keep_lot_seed(connection: Connection, state: TableState) -> None:
-                store_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER, lot_seed)
-
-            return Plan([command], keep_lot_seed)
+            return Plan([command], keep_secret=(LOT_SECRET_NUMBER, lot_seed))
 
         outcome = self._execute(
             table_id, created_by, request_id, plan, new_table=True, request_digest=request_digest
@@ -175,13 +173,13 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Draw the first dealer by lot, with the seed committed when the table was created."""
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             _require_holder_or_operator(state, actor)
             if state.phase is not TablePhase.AWAITING_DEALER:
                 # decide names the phase precisely; no secret is read for a refused command.
                 return Plan([ChooseDealer(lot_seed=b"")])
             return Plan(
-                [ChooseDealer(lot_seed=self._secret_seed(connection, table_id, LOT_SECRET_NUMBER))]
+                [ChooseDealer(lot_seed=self._secret_seed(session, table_id, LOT_SECRET_NUMBER))]
             )
 
         return self._execute(
@@ -205,15 +203,12 @@ class TableService(TableRunner):
         """Begin the next deal: a fresh secret seed, only its commitment in the log."""
         seed = fairness.new_seed()
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             _require_holder_or_operator(state, actor)
             number = state.deals_scored + 1
             command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
 
-            def keep_seed(connection: Connection, after: TableState) -> None:
-                store_deal_seed(connection, stream_id_for(table_id), number, seed)
-
-            return Plan([command], keep_seed)
+            return Plan([command], keep_secret=(number, seed))
 
         outcome = self._execute(
             table_id,
@@ -260,13 +255,13 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Cut the deck (the seat on the dealer's right), and deal at once."""
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             cut = CutDeck(player_id=player_id, position=position)
             # Validate the cut before using the secret seed for anything.
             cut_state = fold(decide(state, cut), state)
             deal = cut_state.deal
             assert deal is not None
-            seed = self._secret_seed(connection, table_id, deal.number)
+            seed = self._secret_seed(session, table_id, deal.number)
             record = fairness.deal_record(
                 seed,
                 deal.contributions,
@@ -319,7 +314,7 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Lock a seat's last commitment."""
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             return Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
 
         return self._execute(
@@ -344,7 +339,7 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Show a seat's arrangement; after the last reveal the seed is published and scored."""
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
             seat = state.seat_of(player_id)
             if deal is None or seat is None or state.phase is not TablePhase.REVEALING:
@@ -352,7 +347,7 @@ class TableService(TableRunner):
                 return Plan(
                     [RevealArrangement(player_id, arrangement, nonce, dealt=())],
                 )
-            seed = self._secret_seed(connection, table_id, deal.number)
+            seed = self._secret_seed(session, table_id, deal.number)
             dealt = dealt_hands(state, seed)[seat]
             return Plan(
                 [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
@@ -379,12 +374,12 @@ class TableService(TableRunner):
         the deadline when it fell in (or just after) one of the ``unserved`` windows."""
         now = self.clock()
 
-        def plan(state: TableState, connection: Connection) -> Plan:
+        def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
             seed = None
             if deal is not None:
                 try:
-                    seed = self._secret_seed(connection, table_id, deal.number)
+                    seed = self._secret_seed(session, table_id, deal.number)
                 except SecretMissingError:
                     seed = None  # nothing left to reveal: TimeOutSeats says so precisely
             command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
@@ -403,8 +398,8 @@ class TableService(TableRunner):
         return deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms)
 
 
-def _fixed(command: object) -> Callable[[TableState, Connection], Plan]:
-    def plan(state: TableState, connection: Connection) -> Plan:
+def _fixed(command: object) -> Callable[[TableState, StoreSession], Plan]:
+    def plan(state: TableState, session: StoreSession) -> Plan:
         return Plan([command])
 
     return plan

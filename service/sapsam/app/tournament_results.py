@@ -38,27 +38,20 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
-import psycopg
-from psycopg import sql
-
+from sapsam.app.store_interface import (
+    RESULTS_PROCESS,
+    SecretChanges,
+    StopSignal,
+    StoreSession,
+    TableFailure,
+)
 from sapsam.app.tournaments import TournamentService, stream_id_for
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DealScored, Event
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.log.records import ConcurrencyConflict, RecordedEvent
-from sapsam.store import appends, reads
-from sapsam.store.background import StopSignal
-from sapsam.store.table_failures import (
-    RESULTS_PROCESS,
-    TableFailure,
-    clear_failure,
-    failing_tables,
-    record_failure,
-)
-
-Connection = psycopg.Connection[Any]
 
 PROCESS_NAME: Final = "tournament-results"
 # Held (session level) by the one process following the log; any value unique to this purpose.
@@ -66,12 +59,8 @@ FOLLOWER_LOCK_KEY: Final = 7526466447829417399
 CONFLICT_RETRIES: Final = 8
 IDLE_CHECKPOINT_SECONDS: Final = 5.0
 FOLLOW_PAUSE_SECONDS: Final = 0.2
-CHECKPOINTS_SQL: Final = """
-CREATE TABLE IF NOT EXISTS tournament_checkpoints (
-    name text PRIMARY KEY,
-    position bigint NOT NULL
-)
-"""
+"""After a wake-up, appends gather this long so one read handles them all (a credit waits at
+most this long) instead of one read per append."""
 STEPS: Final = ("read", "decided", "appended", "checkpointed", "committed", "tables")
 
 _logger = logging.getLogger("sapsam.app.tournament_results")
@@ -89,32 +78,6 @@ def _wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def ensure_checkpoint_table(connection: Connection) -> None:
-    """Create the checkpoint table if it is missing (it is process state, not a read model)."""
-    connection.execute(CHECKPOINTS_SQL)
-
-
-def read_checkpoint(connection: Connection, name: str = PROCESS_NAME) -> int:
-    """The last log position the process has fully handled (0 if it never ran)."""
-    ensure_checkpoint_table(connection)
-    row = connection.execute(
-        "SELECT position FROM tournament_checkpoints WHERE name = %s", [name]
-    ).fetchone()
-    return int(row[0]) if row else 0
-
-
-def _save_checkpoint(connection: Connection, name: str, position: int) -> None:
-    # GREATEST: a checkpoint never moves back, whoever writes it.
-    connection.execute(
-        """
-        INSERT INTO tournament_checkpoints (name, position) VALUES (%s, %s)
-        ON CONFLICT (name) DO UPDATE
-        SET position = GREATEST(tournament_checkpoints.position, excluded.position)
-        """,
-        [name, position],
-    )
-
-
 class ResultsProcess:
     """Credits finished tournament deals from the log; see the module docstring."""
 
@@ -127,6 +90,14 @@ class ResultsProcess:
     ) -> None:
         self.tournaments = tournaments
         self.store = tournaments.store
+        # Raised on, never parked: the database being out of reach, or a test's crash.
+        self._unhandled: tuple[type[Exception], ...] = (*self.store.outage_errors, SimulatedCrash)
+        # A follower step failing with these is logged and tried again.
+        self._step_failures: tuple[type[Exception], ...] = (
+            ConcurrencyConflict,
+            DomainError,
+            *self.store.database_errors,
+        )
         self.name = name
         self.crash_hook = crash_hook
         self.clock = clock
@@ -143,25 +114,23 @@ class ResultsProcess:
 
     def checkpoint(self) -> int:
         """The process's checkpoint."""
-        with self.store.connection() as connection:
-            return read_checkpoint(connection, self.name)
+        with self.store.session() as session:
+            return session.read_checkpoint(self.name)
 
     def reconcile(self) -> int:
         """Finish setting up the current round's tables of every running tournament."""
-        with self.store.connection() as connection:
-            rows = connection.execute(
-                "SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'"
-            ).fetchall()
+        with self.store.session() as session:
+            running = session.running_tournaments()
         created = 0
-        for row in rows:
+        for tournament_id in running:
             try:
-                created += self.tournaments.ensure_round_tables(uuid.UUID(str(row[0])))
-            except psycopg.OperationalError:
+                created += self.tournaments.ensure_round_tables(tournament_id)
+            except self.store.outage_errors:
                 raise
             except Exception as error:  # one tournament must not hold up the others
                 _logger.error(
                     "results process: setting up tournament %s's tables failed: %s",
-                    row[0],
+                    tournament_id,
                     type(error).__name__,
                 )
                 self.reconcile_wanted = True
@@ -170,29 +139,29 @@ class ResultsProcess:
     def process_available(self, batch_size: int = 500) -> int:
         """Handle every event after the checkpoint, until caught up; returns deals credited."""
         credited = 0
-        with self.store.connection() as connection:
+        with self.store.session() as session:
             if self._position is None:
-                self._position = self._checkpointed = read_checkpoint(connection, self.name)
-            credited += self._retry_parked(connection)
+                self._position = self._checkpointed = session.read_checkpoint(self.name)
+            credited += self._retry_parked(session)
             parked = self._parked
             assert parked is not None
             while True:
-                batch = reads.read_all(connection, self._position, batch_size)
+                batch = session.read_all(self._position, batch_size)
                 if not batch:
                     break
                 for event in batch:
                     table = _table_of(event)
                     if table is not None and table in parked:
-                        self._park(connection, table, event, None)  # behind its earlier ones
+                        self._park(session, table, event, None)  # behind its earlier ones
                     else:
                         try:
-                            handled = self._handle(connection, event)
-                        except (psycopg.OperationalError, SimulatedCrash):
+                            handled = self._handle(session, event)
+                        except self._unhandled:
                             raise  # the database, not this table (or a test's crash)
                         except Exception as error:  # one table must not hold up the others
                             if table is None:
                                 raise
-                            self._park(connection, table, event, error)
+                            self._park(session, table, event, error)
                             handled = 0
                         if handled:
                             credited += 1
@@ -202,14 +171,14 @@ class ResultsProcess:
             idle_for = now - self._idle_saved_at
             if self._position != self._checkpointed and idle_for >= IDLE_CHECKPOINT_SECONDS:
                 # The rest changed nothing: just remember it was read.
-                _save_checkpoint(connection, self.name, self._position)
+                session.save_checkpoint(self.name, self._position)
                 self._checkpointed = self._position
                 self._idle_saved_at = now
         return credited
 
     def _park(
         self,
-        connection: Connection,
+        session: StoreSession,
         table: str,
         event: RecordedEvent,
         error: Exception | None,
@@ -217,17 +186,13 @@ class ResultsProcess:
         """Set ``event`` aside behind the table's earlier parked events, moving the checkpoint
         past it in the same transaction, so that the log's other tables go on."""
         assert self._parked is not None
-        connection.rollback()  # whatever the failed attempt left open
-        with connection.transaction():
+        session.rollback()  # whatever the failed attempt left open
+        with session.transaction():
             if error is None:
-                connection.execute(
-                    "UPDATE background_failures SET pending_positions = pending_positions"
-                    " || %s::bigint WHERE process = %s AND table_id = %s",
-                    [event.position, RESULTS_PROCESS, table],
-                )
+                session.add_pending_position(RESULTS_PROCESS, table, event.position)
             else:
-                failure = record_failure(
-                    connection, RESULTS_PROCESS, table, error, self.clock(), [event.position]
+                failure = session.record_failure(
+                    RESULTS_PROCESS, table, error, self.clock(), [event.position]
                 )
                 _logger.error(
                     "results process failed at table %s (position %d): %s (failure %d in a row;"
@@ -237,36 +202,36 @@ class ResultsProcess:
                     type(error).__name__,
                     failure.failures,
                 )
-            _save_checkpoint(connection, self.name, event.position)
+            session.save_checkpoint(self.name, event.position)
         self._parked.add(table)
         self._checkpointed = event.position
         self.reconcile_wanted = error is not None
 
-    def _retry_parked(self, connection: Connection) -> int:
+    def _retry_parked(self, session: StoreSession) -> int:
         """Try the parked tables whose back-off is over; returns the deals credited."""
-        failures = failing_tables(connection, RESULTS_PROCESS)
+        failures = session.failing_tables(RESULTS_PROCESS)
         self._parked = {failure.table_id for failure in failures}
         credited = 0
         for failure in failures:
             if failure.retry_at_ms <= self.clock():
-                credited += self._retry_table(connection, failure)
+                credited += self._retry_table(session, failure)
         return credited
 
-    def _retry_table(self, connection: Connection, failure: TableFailure) -> int:
+    def _retry_table(self, session: StoreSession, failure: TableFailure) -> int:
         assert self._parked is not None
         credited = 0
         for position in failure.pending_positions:
-            batch = reads.read_all(connection, position - 1, 1)
+            batch = session.read_all(position - 1, 1)
             try:
                 if batch and batch[0].position == position:
-                    credited += self._handle(connection, batch[0])
-            except (psycopg.OperationalError, SimulatedCrash):
+                    credited += self._handle(session, batch[0])
+            except self._unhandled:
                 raise
             except Exception as error:
-                connection.rollback()
-                with connection.transaction():
-                    again = record_failure(
-                        connection, RESULTS_PROCESS, failure.table_id, error, self.clock()
+                session.rollback()
+                with session.transaction():
+                    again = session.record_failure(
+                        RESULTS_PROCESS, failure.table_id, error, self.clock()
                     )
                 _logger.error(
                     "results process failed again at table %s: %s (failure %d in a row)",
@@ -275,34 +240,20 @@ class ResultsProcess:
                     again.failures,
                 )
                 return credited
-            connection.execute(
-                "UPDATE background_failures SET pending_positions ="
-                " array_remove(pending_positions, %s::bigint) WHERE process = %s AND table_id = %s",
-                [position, RESULTS_PROCESS, failure.table_id],
-            )
-        with connection.transaction():
-            row = connection.execute(
-                "SELECT cardinality(pending_positions) FROM background_failures"
-                " WHERE process = %s AND table_id = %s FOR UPDATE",
-                [RESULTS_PROCESS, failure.table_id],
-            ).fetchone()
-            if row is not None and row[0] == 0:
-                clear_failure(connection, RESULTS_PROCESS, failure.table_id)
+            session.remove_pending_position(RESULTS_PROCESS, failure.table_id, position)
+        with session.transaction():
+            if session.pending_count(RESULTS_PROCESS, failure.table_id) == 0:
+                session.clear_failure(RESULTS_PROCESS, failure.table_id)
                 self._parked.discard(failure.table_id)
                 _logger.warning("results process: table %s is credited again", failure.table_id)
         return credited
 
-    def _tournament_of(self, connection: Connection, event: RecordedEvent) -> uuid.UUID | None:
-        if event.type != DealScored.TYPE or not event.stream_id.startswith("table-"):
-            return None
-        row = connection.execute(
-            "SELECT tournament_id FROM tournament_tables WHERE table_id = %s",
-            [event.stream_id.removeprefix("table-")],
-        ).fetchone()
-        return None if row is None else uuid.UUID(str(row[0]))
+    def _tournament_of(self, session: StoreSession, event: RecordedEvent) -> uuid.UUID | None:
+        table = _table_of(event)
+        return None if table is None else session.tournament_of_table(table)
 
-    def _handle(self, connection: Connection, event: RecordedEvent) -> int:
-        tournament_id = self._tournament_of(connection, event)
+    def _handle(self, session: StoreSession, event: RecordedEvent) -> int:
+        tournament_id = self._tournament_of(session, event)
         if tournament_id is None:
             return 0
         self.crash_hook("read")
@@ -312,7 +263,7 @@ class ResultsProcess:
         command = CreditDeal(table_id, scored.deal_number, scored.totals, event.position)
         for _attempt in range(CONFLICT_RETRIES):
             try:
-                seated_next = self._credit(connection, tournament_id, command, event)
+                seated_next = self._credit(session, tournament_id, command, event)
             except ConcurrencyConflict:
                 continue  # a registration or another writer moved the stream: decide again
             self.crash_hook("committed")
@@ -328,14 +279,14 @@ class ResultsProcess:
 
     def _credit(
         self,
-        connection: Connection,
+        session: StoreSession,
         tournament_id: uuid.UUID,
         command: CreditDeal,
         event: RecordedEvent,
     ) -> bool:
         """In one transaction: the credit (and the next round's seating) and the checkpoint."""
-        with connection.transaction():
-            state = self.tournaments.load(tournament_id, connection)
+        with session.transaction():
+            state = self.tournaments.load(tournament_id, session)
             try:
                 events = decide(state, command)
             except DomainError as error:
@@ -345,69 +296,45 @@ class ResultsProcess:
             after = state
             for produced in events:
                 after = evolve(after, produced)
-            work = None
-            if events and after.phase is TournamentPhase.BETWEEN_ROUNDS:
-                next_round, work = self.tournaments.next_round_command(connection, after)
+            secrets = SecretChanges()
+            seated_next = events and after.phase is TournamentPhase.BETWEEN_ROUNDS
+            if seated_next:
+                next_round, secrets = self.tournaments.next_round_command(session, after)
                 events += decide(after, next_round)
             self.crash_hook("decided")
             if events:
-                appends.append(
-                    connection,
+                session.append(
                     stream_id_for(tournament_id),
                     state.version,
                     [self.tournaments.encode(item) for item in events],
                     f"credit/{command.table_id}/{command.deal_number}",
                     "results",
                     response={"tournament_id": str(tournament_id)},
-                    projectors=self.store.projectors,
-                    project=None if work is None else (lambda conn, recorded: work(conn)),
+                    secrets=secrets,
                 )
             self.crash_hook("appended")
-            _save_checkpoint(connection, self.name, event.position)
+            session.save_checkpoint(self.name, event.position)
             self.crash_hook("checkpointed")
-        return work is not None
+        return bool(seated_next)
 
     def run(self, stop: StopSignal, poll_seconds: float = 1.0) -> None:
         """Follow the log until ``stop`` is set: take the lock, reconcile, then handle events
         as they commit (woken by NOTIFY, polling every ``poll_seconds`` otherwise). Every wait
         ends as soon as ``stop`` is set."""
-        conninfo = self.store.pool.conninfo
-        assert isinstance(conninfo, str)  # the pool was opened with a connection string
-        with psycopg.connect(conninfo, autocommit=True) as listener:
-            while True:
-                if stop.is_set():
-                    return
-                row = listener.execute(
-                    "SELECT pg_try_advisory_lock(%s)", [FOLLOWER_LOCK_KEY]
-                ).fetchone()
-                if row is not None and row[0]:
-                    break
-                # Another process follows: nothing to do here until it stops holding the lock.
-                stop.wait(poll_seconds)
-            # LISTEN before the first read: anything committed after that read wakes us.
-            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(appends.NOTIFY_CHANNEL)))
-            needs_reconcile = True
-            while not stop.is_set():
-                try:
-                    if needs_reconcile or self.reconcile_wanted:
-                        # At the start, and after a failure (which may have come between a
-                        # round's seating and its tables): finish every round's set-up.
-                        needs_reconcile = self.reconcile_wanted = False
-                        self.reconcile()
-                    self.process_available()
-                except (ConcurrencyConflict, DomainError, psycopg.Error) as error:
-                    _logger.error("results process step failed: %s", type(error).__name__)
-                    needs_reconcile = True
-                # Every notification read so far came before the read above; wait for the
-                # next one on the socket (or the stop, or the poll interval).
-                if stop.wait_readable(listener.fileno(), poll_seconds):
-                    return
-                # Let a busy log's appends gather: one read then handles them all (a credit
-                # waits at most this long), instead of a read for every append.
-                if stop.wait(FOLLOW_PAUSE_SECONDS):
-                    return
-                for _ in listener.notifies(timeout=0):
-                    pass
+        needs_reconcile = True
+        for _wakeup in self.store.follow_log(
+            FOLLOWER_LOCK_KEY, stop, poll_seconds, FOLLOW_PAUSE_SECONDS
+        ):
+            try:
+                if needs_reconcile or self.reconcile_wanted:
+                    # At the start, and after a failure (which may have come between a round's
+                    # seating and its tables): finish every round's set-up.
+                    needs_reconcile = self.reconcile_wanted = False
+                    self.reconcile()
+                self.process_available()
+            except self._step_failures as error:
+                _logger.error("results process step failed: %s", type(error).__name__)
+                needs_reconcile = True
 
 
 def _table_of(event: RecordedEvent) -> str | None:

@@ -18,13 +18,11 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import psycopg
 
 from sapsam import fairness
+from sapsam.app.store_interface import SecretChanges, Store, StoreSession
 from sapsam.app.tables import (
     TABLE_ID_NAMESPACE,
     TableNotFoundError,
@@ -52,12 +50,8 @@ from sapsam.domain.tournament_events import TOURNAMENT_CODEC
 from sapsam.domain.tournament_seating import seating_commitment
 from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 from sapsam.rules.ruleset import RuleSet
-from sapsam.store import appends, reads
-from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
-from sapsam.store.event_store import EventStore
-from sapsam.store.tournament_projections import STREAM_PREFIX
 
-Connection = psycopg.Connection[Any]
+STREAM_PREFIX = "tournament-"
 
 TOURNAMENT_ID_NAMESPACE = uuid.UUID("2d9b6c1e-8f47-4a53-b0c2-7e4f1a9d3c85")
 TABLE_CREATOR = "operator"
@@ -117,15 +111,16 @@ class TournamentSettings:
     tie_break: str = "none"
 
 
-Plan = Callable[[TournamentState, Connection], tuple[object, Callable[[Connection], None] | None]]
+Plan = Callable[[TournamentState, StoreSession], tuple[object, SecretChanges]]
+"""A command's plan: the command to decide on the state, and the secrets to keep or forget."""
 
 
 class TournamentService:
-    """Runs tournament commands and sets up rounds, over an ``EventStore`` and a table service."""
+    """Runs tournament commands and sets up rounds, over a ``Store`` and a table service."""
 
     def __init__(
         self,
-        store: EventStore,
+        store: Store,
         tables: TableService,
         clock: Callable[[], int] = wall_clock_ms,
         codec: EventCodec = TOURNAMENT_CODEC,
@@ -147,15 +142,15 @@ class TournamentService:
         return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
 
     def load(
-        self, tournament_id: uuid.UUID, connection: Connection | None = None
+        self, tournament_id: uuid.UUID, session: StoreSession | None = None
     ) -> TournamentState:
         """The tournament as its events describe it; ``TournamentNotFoundError`` if none."""
-        if connection is None:
-            with self.store.connection() as own:
+        if session is None:
+            with self.store.session() as own:
                 return self.load(tournament_id, own)
         with self._cache_lock:
             state = self._cache.get(tournament_id, INITIAL_STATE)
-        tail = reads.read_stream(connection, stream_id_for(tournament_id), state.version + 1)
+        tail = session.read_stream(stream_id_for(tournament_id), state.version + 1)
         for recorded in tail:
             state = evolve(state, self.decode(recorded))
         if state.tournament_id is None:
@@ -171,7 +166,8 @@ class TournamentService:
 
     def events(self, tournament_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
         """The tournament's recorded events from ``from_version``."""
-        return self.store.read_stream(stream_id_for(tournament_id), from_version)
+        with self.store.session() as session:
+            return session.read_stream(stream_id_for(tournament_id), from_version)
 
     # -- commands ------------------------------------------------------------------------------
 
@@ -189,11 +185,8 @@ class TournamentService:
         # (INVALID_ARGUMENT) before looking at them, and 2^31-1 rounds of seeds never finish.
         rounds = settings.rounds if 1 <= settings.rounds <= MAX_ROUNDS else 0
         seeds = [fairness.new_seed() for _ in range(rounds)]
-        stream_id = stream_id_for(tournament_id)
 
-        def plan(
-            state: TournamentState, connection: Connection
-        ) -> tuple[object, Callable[[Connection], None] | None]:
+        def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
             command = CreateTournament(
                 tournament_id=tournament_id,
                 name=settings.name,
@@ -214,11 +207,7 @@ class TournamentService:
                 now_ms=self.clock(),
             )
 
-            def keep_seeds(connection: Connection) -> None:
-                for number, seed in enumerate(seeds, start=1):
-                    store_deal_seed(connection, stream_id, number, seed)
-
-            return command, keep_seeds
+            return command, SecretChanges(keep=tuple(enumerate(seeds, start=1)))
 
         return self._execute(
             tournament_id, created_by, request_id, plan, new=True, request_digest=request_digest
@@ -263,21 +252,19 @@ class TournamentService:
         """Close registration, seat round 1 by the committed draw, and set up its tables."""
         stream_id = stream_id_for(tournament_id)
 
-        def plan(
-            state: TournamentState, connection: Connection
-        ) -> tuple[object, Callable[[Connection], None] | None]:
+        def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
             if (
                 state.phase is not TournamentPhase.REGISTRATION
                 or len(state.registered) < state.min_entrants
             ):
                 # decide gives the precise refusal; no secret is read for a refused command.
-                return StartTournament(self.clock(), b"", ()), None
-            seed = load_deal_seed(connection, stream_id, 1)
+                return StartTournament(self.clock(), b"", ()), SecretChanges()
+            seed = session.load_secret(stream_id, 1)
             if seed is None:  # pragma: no cover - kept until round 1 is seated
                 raise RuntimeError(f"the seating seed of tournament {tournament_id} is missing")
             count = planned_table_count(state, len(state.registered))
             table_ids = tuple(round_table_id(tournament_id, 1, index) for index in range(count))
-            return StartTournament(self.clock(), seed, table_ids), _forget_seed(stream_id, 1)
+            return StartTournament(self.clock(), seed, table_ids), SecretChanges(forget=(1,))
 
         outcome = self._execute(
             tournament_id, actor, request_id, plan, request_digest=request_digest
@@ -286,20 +273,20 @@ class TournamentService:
         return outcome
 
     def next_round_command(
-        self, connection: Connection, state: TournamentState
-    ) -> tuple[SeatNextRound, Callable[[Connection], None]]:
-        """The command seating the round after the current one, and its in-transaction work."""
+        self, session: StoreSession, state: TournamentState
+    ) -> tuple[SeatNextRound, SecretChanges]:
+        """The command seating the round after the current one, and the seed it publishes."""
         assert state.tournament_id is not None
         number = state.current_round + 1
         stream_id = stream_id_for(state.tournament_id)
-        seed = load_deal_seed(connection, stream_id, number)
+        seed = session.load_secret(stream_id, number)
         if seed is None:  # pragma: no cover - kept until the round is seated
             raise RuntimeError(f"the seating seed of round {number} is missing")
         count = planned_table_count(state)
         table_ids = tuple(
             round_table_id(state.tournament_id, number, index) for index in range(count)
         )
-        return SeatNextRound(seed, table_ids), _forget_seed(stream_id, number)
+        return SeatNextRound(seed, table_ids), SecretChanges(forget=(number,))
 
     def ensure_round_tables(self, tournament_id: uuid.UUID) -> int:
         """Create, fill and draw the dealer of every table of the current round that needs it.
@@ -351,8 +338,8 @@ class TournamentService:
         stream_id = stream_id_for(tournament_id)
         scoped = f"{actor}/{request_id}"
         for _attempt in range(CONFLICT_RETRIES):
-            with self.store.connection() as connection:
-                earlier = appends.find_processed_request(connection, scoped)
+            with self.store.session() as session:
+                earlier = session.find_processed_request(scoped)
                 if earlier is not None:
                     if earlier.stream_id != stream_id:
                         raise DomainError(
@@ -368,27 +355,25 @@ class TournamentService:
                             " request id",
                             field="request_id",
                         )
-                    state = self.load(tournament_id, connection)
+                    state = self.load(tournament_id, session)
                     return TournamentOutcome(tournament_id, state, earlier.result.events, True)
-                state = INITIAL_STATE if new else self.load(tournament_id, connection)
-                command, work = plan(state, connection)
+                state = INITIAL_STATE if new else self.load(tournament_id, session)
+                command, secrets = plan(state, session)
                 events = decide(state, command)
                 after = state
                 for event in events:
                     after = evolve(after, event)
                 try:
-                    # On the connection already held: taking a second one from the pool while
-                    # holding this one could starve the pool under load.
-                    result = appends.append(
-                        connection,
+                    # In the session already held: taking a second connection from the pool
+                    # while holding this one could starve the pool under load.
+                    result = session.append(
                         stream_id,
                         state.version,
                         [self.encode(event) for event in events],
                         scoped,
                         actor,
                         response={"tournament_id": str(tournament_id)},
-                        projectors=self.store.projectors,
-                        project=None if work is None else _Hook(work),
+                        secrets=secrets,
                         request_digest=request_digest,
                     )
                 except (ConcurrencyConflict, RequestIdReused):
@@ -396,7 +381,9 @@ class TournamentService:
                     # the next attempt, as the original's result or as REQUEST_ID_REUSED.
                     continue
             return TournamentOutcome(tournament_id, after, result.events, replayed=False)
-        raise ConcurrencyConflict(stream_id, state.version, self.store.stream_version(stream_id))
+        with self.store.session() as session:
+            current = session.stream_version(stream_id)
+        raise ConcurrencyConflict(stream_id, state.version, current)
 
     def encode(self, event: Event) -> NewEvent:
         """The event as the store appends it."""
@@ -404,25 +391,8 @@ class TournamentService:
         return NewEvent(type_name, data, schema_version)
 
 
-@dataclass(frozen=True)
-class _Hook:
-    work: Callable[[Connection], None]
-
-    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
-        self.work(connection)
-
-
 def _fixed(command: object) -> Plan:
-    def plan(
-        state: TournamentState, connection: Connection
-    ) -> tuple[object, Callable[[Connection], None] | None]:
-        return command, None
+    def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
+        return command, SecretChanges()
 
     return plan
-
-
-def _forget_seed(stream_id: str, round_number: int) -> Callable[[Connection], None]:
-    def forget(connection: Connection) -> None:
-        delete_deal_seed(connection, stream_id, round_number)
-
-    return forget

@@ -26,10 +26,13 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
+from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
 from sapsam.store import appends, reads
 from sapsam.store.appends import ProjectCallback
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
+from sapsam.store.session import PostgresSession
+from sapsam.store.subscriptions import follow_as_leader
 
 
 @dataclass(frozen=True)
@@ -280,3 +283,30 @@ class EventStore:
     def connection(self) -> AbstractContextManager[psycopg.Connection[Any]]:
         """A pooled (autocommit) connection, for work that spans several calls."""
         return self.pool.connection()
+
+    # -- the application layer's interface (``sapsam.app.store_interface.Store``) ---------------
+
+    @property
+    def outage_errors(self) -> tuple[type[Exception], ...]:
+        """The database is out of reach (psycopg's OperationalError)."""
+        return (psycopg.OperationalError,)
+
+    @property
+    def database_errors(self) -> tuple[type[Exception], ...]:
+        """Anything the database or psycopg raises."""
+        return (psycopg.Error,)
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[PostgresSession]:
+        """Store operations on one pooled connection (``sapsam.store.session``)."""
+        with self.pool.connection() as connection:
+            yield PostgresSession(connection, self.projectors)
+
+    def follow_log(
+        self, lock_key: int, stop: StopSignal, poll_seconds: float, gather_seconds: float
+    ) -> Iterator[None]:
+        """Follow the log as its one follower (``subscriptions.follow_as_leader``), on a
+        connection of its own outside the pool."""
+        conninfo = self.pool.conninfo
+        assert isinstance(conninfo, str)  # the pool was opened with a connection string
+        return follow_as_leader(conninfo, lock_key, stop, poll_seconds, gather_seconds)

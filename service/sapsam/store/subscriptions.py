@@ -30,6 +30,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import RecordedEvent
 from sapsam.store.reads import read_all
 
@@ -212,3 +213,40 @@ def send_wakeup(connection: psycopg.Connection[Any], stream_id: str, position: i
             conninfo = make_conninfo(connection.info.dsn, password=connection.info.password or None)
             notifier = _notifiers[key] = _Notifier(conninfo)
     notifier.wake(stream_id, position)
+
+
+def follow_as_leader(
+    conninfo: str,
+    lock_key: int,
+    stop: StopSignal,
+    poll_seconds: float,
+    gather_seconds: float,
+) -> Iterator[None]:
+    """Yield once this process holds the session advisory lock ``lock_key`` (one follower at a
+    time; another takes over when the holder's connection ends), then again after every wake-up
+    or ``poll_seconds``; ends as soon as ``stop`` is set, whatever it waits for.
+
+    After a wake-up it waits ``gather_seconds`` so that a busy log's appends are handled by one
+    read (a follower's reaction waits at most that long) instead of one read per append.
+    """
+    with psycopg.connect(conninfo, autocommit=True) as listener:
+        while True:
+            if stop.is_set():
+                return
+            row = listener.execute("SELECT pg_try_advisory_lock(%s)", [lock_key]).fetchone()
+            if row is not None and row[0]:
+                break
+            # Another process follows: nothing to do here until it stops holding the lock.
+            stop.wait(poll_seconds)
+        # LISTEN before the first read: anything committed after that read wakes us.
+        listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+        while not stop.is_set():
+            yield
+            # Every notification read so far came before the caller's read; wait for the next
+            # one on the socket (or the stop, or the poll interval).
+            if stop.wait_readable(listener.fileno(), poll_seconds):
+                return
+            if stop.wait(gather_seconds):
+                return
+            for _ in listener.notifies(timeout=0):
+                pass

@@ -18,10 +18,11 @@ from typing import Any, Final
 
 import psycopg
 
+from sapsam.app.store_interface import DEADLINES_PROCESS as DEADLINES_PROCESS  # re-exported
+from sapsam.app.store_interface import RESULTS_PROCESS as RESULTS_PROCESS  # re-exported
+
 Connection = psycopg.Connection[Any]
 
-DEADLINES_PROCESS: Final = "deadlines"
-RESULTS_PROCESS: Final = "tournament-results"
 FIRST_RETRY_MS: Final = 1_000
 MAX_RETRY_MS: Final = 300_000
 
@@ -127,6 +128,38 @@ def failing_tables(connection: Connection, process: str | None = None) -> list[T
         {"process": process},
     ).fetchall()
     return [_failure(row) for row in rows]
+
+
+def add_pending_position(
+    connection: Connection, process: str, table_id: str, position: int
+) -> None:
+    """Park one more log position behind the table's earlier ones."""
+    connection.execute(
+        "UPDATE background_failures SET pending_positions = pending_positions || %s::bigint"
+        " WHERE process = %s AND table_id = %s",
+        [position, process, table_id],
+    )
+
+
+def remove_pending_position(
+    connection: Connection, process: str, table_id: str, position: int
+) -> None:
+    """A parked position was handled: take it off the table's list."""
+    connection.execute(
+        "UPDATE background_failures SET pending_positions ="
+        " array_remove(pending_positions, %s::bigint) WHERE process = %s AND table_id = %s",
+        [position, process, table_id],
+    )
+
+
+def pending_count(connection: Connection, process: str, table_id: str) -> int | None:
+    """How many positions the table still has parked, locking its row (None: not failing)."""
+    row = connection.execute(
+        "SELECT cardinality(pending_positions) FROM background_failures"
+        " WHERE process = %s AND table_id = %s FOR UPDATE",
+        [process, table_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 @dataclass(frozen=True)

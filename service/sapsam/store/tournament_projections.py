@@ -23,12 +23,11 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from sapsam.app.tournaments import STREAM_PREFIX as STREAM_PREFIX  # re-exported
 from sapsam.log.records import RecordedEvent
 from sapsam.store.projections import Projector, SqlProjector
 
 Connection = psycopg.Connection[Any]
-
-STREAM_PREFIX = "tournament-"
 
 TOURNAMENTS_SQL = """
 CREATE TABLE tournaments (

@@ -10,6 +10,7 @@ those of one rule set and one period (the UTC month a tournament started in).
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -149,3 +150,19 @@ def tournament_ids_page(
         },
     ).fetchall()
     return [(str(row[0]), int(row[1])) for row in rows]
+
+
+def running_tournament_ids(connection: Connection) -> list[uuid.UUID]:
+    """Every tournament in play (phase ``RUNNING``)."""
+    rows = connection.execute(
+        "SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'"
+    ).fetchall()
+    return [uuid.UUID(str(row[0])) for row in rows]
+
+
+def tournament_of_table(connection: Connection, table_id: str) -> uuid.UUID | None:
+    """The tournament a table was created for, if any."""
+    row = connection.execute(
+        "SELECT tournament_id FROM tournament_tables WHERE table_id = %s", [table_id]
+    ).fetchone()
+    return None if row is None else uuid.UUID(str(row[0]))

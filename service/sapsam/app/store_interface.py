@@ -1,0 +1,256 @@
+"""The store as the application layer sees it: app owns it, ``sapsam.store`` implements it.
+
+app decides; the store only keeps. So the application code names *what* it needs from the
+database (read a stream, find a processed request id, append with these secret changes, ...)
+and never how: no SQL, no connection, no driver here. ``sapsam.store.session.PostgresSession``
+implements ``StoreSession`` over one pooled connection, each method one named query of
+``sapsam.store.queries``; ``sapsam.store.event_store.EventStore`` implements ``Store``.
+
+A session is one connection held for a unit of work (one attempt of a command: its reads, its
+secret look-ups and its append), so a write never holds two pooled connections at once. Each
+method is one statement (or, for ``append``, one append with its read models), which makes the
+move to an asynchronous driver mechanical: every method becomes ``async`` and every call an
+``await``, nothing else changes shape.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Final, Protocol
+
+from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
+
+DEADLINES_PROCESS: Final = "deadlines"
+"""The deadline sweeper's name in the failure records."""
+RESULTS_PROCESS: Final = "tournament-results"
+"""The tournament results process's name in the failure records."""
+
+
+@dataclass(frozen=True)
+class SecretChanges:
+    """Secrets of the appended stream to keep or forget in the append's transaction.
+
+    ``keep``: (number, seed) pairs to store (a deal's number, 0 for a table's dealer lot, a
+    round's number for a tournament's seating); ``forget``: numbers whose secret the appended
+    events publish, deleted in the same transaction so a secret is never in the log and in the
+    store at once, nor in neither.
+    """
+
+    keep: tuple[tuple[int, bytes], ...] = ()
+    forget: tuple[int, ...] = field(default=())
+
+    def __bool__(self) -> bool:
+        return bool(self.keep or self.forget)
+
+
+NO_SECRET_CHANGES: Final = SecretChanges()
+
+
+class ProcessedRequest(Protocol):
+    """A request id the log has processed: its stream and its original result."""
+
+    @property
+    def stream_id(self) -> str: ...
+
+    @property
+    def result(self) -> AppendResult: ...
+
+    def same_request(
+        self, stream_id: str, request_digest: bytes | None, fingerprint: bytes | None = None
+    ) -> bool:
+        """Whether a request on ``stream_id`` with this digest is a retry of this one."""
+        ...
+
+
+class TableFailure(Protocol):
+    """A table a background process keeps failing on (``background_failures``)."""
+
+    @property
+    def table_id(self) -> str: ...
+
+    @property
+    def failures(self) -> int: ...
+
+    @property
+    def last_failed_ms(self) -> int: ...
+
+    @property
+    def retry_at_ms(self) -> int: ...
+
+    @property
+    def pending_positions(self) -> tuple[int, ...]: ...
+
+
+class DueTable(Protocol):
+    """A table whose deadline has passed; ``failing``: the sweeper failed on it before."""
+
+    @property
+    def table_id(self) -> str: ...
+
+    @property
+    def deadline_ms(self) -> int: ...
+
+    @property
+    def failing(self) -> bool: ...
+
+
+class StoreSession(Protocol):
+    """One connection's worth of store operations (see the module docstring)."""
+
+    # -- the log ---------------------------------------------------------------------------------
+
+    def read_stream(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """One stream's events from ``from_version`` (to ``to_version``), in order."""
+        ...
+
+    def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
+        """Up to ``limit`` events after a global position, in the log's order."""
+        ...
+
+    def stream_version(self, stream_id: str) -> int:
+        """The stream's current version (0 if it has none)."""
+        ...
+
+    def find_processed_request(self, request_id: str) -> ProcessedRequest | None:
+        """The processed request of that id, or None."""
+        ...
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        request_id: str,
+        actor: str,
+        *,
+        response: JsonValue = None,
+        secrets: SecretChanges = NO_SECRET_CHANGES,
+        request_digest: bytes | None = None,
+    ) -> AppendResult:
+        """Append with optimistic concurrency, the read models and ``secrets``, atomically.
+
+        Raises ``ConcurrencyConflict`` for a version taken meanwhile and ``RequestIdReused``
+        for a request id processed for another stream or request; a processed request id
+        returns the original result (``replayed``) and appends nothing.
+        """
+        ...
+
+    def transaction(self) -> AbstractContextManager[object]:
+        """A transaction around several operations (nested ones become savepoints)."""
+        ...
+
+    def rollback(self) -> None:
+        """End whatever a failed operation left open."""
+        ...
+
+    # -- secrets ---------------------------------------------------------------------------------
+
+    def load_secret(self, stream_id: str, number: int) -> bytes | None:
+        """A kept secret seed (None once published or never kept)."""
+        ...
+
+    # -- read models -----------------------------------------------------------------------------
+
+    def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:
+        """Tables in play whose deadline passed by ``now_ms`` (backed-off ones left out)."""
+        ...
+
+    def tournament_of_table(self, table_id: str) -> uuid.UUID | None:
+        """The tournament a table belongs to, if any."""
+        ...
+
+    def running_tournaments(self) -> list[uuid.UUID]:
+        """Every tournament in play."""
+        ...
+
+    # -- background processes' own state ---------------------------------------------------------
+
+    def read_checkpoint(self, name: str) -> int:
+        """The last log position process ``name`` has fully handled (0 if it never ran)."""
+        ...
+
+    def save_checkpoint(self, name: str, position: int) -> None:
+        """Move process ``name``'s checkpoint forward to ``position`` (never back)."""
+        ...
+
+    def record_failure(
+        self,
+        process: str,
+        table_id: uuid.UUID | str,
+        error: BaseException,
+        now_ms: int,
+        pending_positions: Sequence[int] = (),
+    ) -> TableFailure:
+        """Count one more failure of ``process`` at a table and back it off."""
+        ...
+
+    def clear_failure(self, process: str, table_id: uuid.UUID | str) -> None:
+        """The table succeeded: forget its failures."""
+        ...
+
+    def failing_tables(self, process: str) -> Sequence[TableFailure]:
+        """Every table ``process`` keeps failing on, longest failing first."""
+        ...
+
+    def add_pending_position(self, process: str, table_id: str, position: int) -> None:
+        """Park one more log position behind a failing table's earlier ones."""
+        ...
+
+    def remove_pending_position(self, process: str, table_id: str, position: int) -> None:
+        """A parked position was handled."""
+        ...
+
+    def pending_count(self, process: str, table_id: str) -> int | None:
+        """How many positions a failing table still has parked (locking its row); None if it is
+        not failing."""
+        ...
+
+
+class StopSignal(Protocol):
+    """A stop request that ends a background loop's waits at once (as
+    ``sapsam.store.background.StopSignal`` does)."""
+
+    def is_set(self) -> bool:
+        """True once the stop was asked for."""
+        ...
+
+    def wait(self, seconds: float) -> bool:
+        """Pause ``seconds`` unless the stop comes first; True if stopping."""
+        ...
+
+    def wait_readable(self, fileno: int, seconds: float) -> bool:
+        """Wait for ``fileno`` to be readable, ``seconds``, or the stop; True if stopping."""
+        ...
+
+
+class Store(Protocol):
+    """Where sessions come from, and the store's view of its own failures."""
+
+    @property
+    def outage_errors(self) -> tuple[type[Exception], ...]:
+        """The errors meaning the database itself is out of reach (not one table's problem)."""
+        ...
+
+    @property
+    def database_errors(self) -> tuple[type[Exception], ...]:
+        """Every error the database or its driver raises."""
+        ...
+
+    def session(self) -> AbstractContextManager[StoreSession]:
+        """A session on one pooled connection, returned to the pool at the end of the block."""
+        ...
+
+    def follow_log(
+        self, lock_key: int, stop: StopSignal, poll_seconds: float, gather_seconds: float
+    ) -> Iterator[None]:
+        """Yield once this process alone follows the log (holding ``lock_key``), then again each
+        time events were appended (or ``poll_seconds`` passed), waiting ``gather_seconds`` after
+        a wake-up so that a busy log's appends are handled together; ends as soon as ``stop`` is
+        set, whatever it waits for.
+        """
+        ...

@@ -1,0 +1,147 @@
+"""``PostgresSession``: the application layer's ``StoreSession`` on one pooled connection.
+
+Each method is one of the store's operations on the connection the session holds (see
+``sapsam.app.store_interface``); the SQL itself lives with those operations.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges
+from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
+from sapsam.store import appends, checkpoints, deal_secrets, reads, table_failures
+from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
+from sapsam.store.projections import Projector
+from sapsam.store.table_projections import DueTable, tables_past_deadline
+from sapsam.store.tournament_queries import running_tournament_ids, tournament_of_table
+
+Connection = psycopg.Connection[Any]
+
+
+@dataclass(frozen=True)
+class PostgresSession:
+    """Store operations on one (autocommit) connection, with the read models' projectors."""
+
+    connection: Connection
+    projectors: tuple[Projector, ...] = ()
+
+    # -- the log ---------------------------------------------------------------------------------
+
+    def read_stream(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        return reads.read_stream(self.connection, stream_id, from_version, to_version)
+
+    def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
+        return reads.read_all(self.connection, after_position, limit)
+
+    def stream_version(self, stream_id: str) -> int:
+        return reads.stream_version(self.connection, stream_id)
+
+    def find_processed_request(self, request_id: str) -> ProcessedRequest | None:
+        return find_processed_request(self.connection, request_id)
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        request_id: str,
+        actor: str,
+        *,
+        response: JsonValue = None,
+        secrets: SecretChanges = NO_SECRET_CHANGES,
+        request_digest: bytes | None = None,
+    ) -> AppendResult:
+        return appends.append(
+            self.connection,
+            stream_id,
+            expected_version,
+            events,
+            request_id,
+            actor,
+            response=response,
+            projectors=self.projectors,
+            # No callback without secrets: a one-event append with its read models then stays
+            # a single statement.
+            project=_SecretWrites(stream_id, secrets) if secrets else None,
+            request_digest=request_digest,
+        )
+
+    def transaction(self) -> AbstractContextManager[object]:
+        return self.connection.transaction()
+
+    def rollback(self) -> None:
+        self.connection.rollback()
+
+    # -- secrets ---------------------------------------------------------------------------------
+
+    def load_secret(self, stream_id: str, number: int) -> bytes | None:
+        return deal_secrets.load_deal_seed(self.connection, stream_id, number)
+
+    # -- read models -----------------------------------------------------------------------------
+
+    def tables_past_deadline(self, now_ms: int, limit: int) -> list[DueTable]:
+        return tables_past_deadline(self.connection, now_ms, limit)
+
+    def tournament_of_table(self, table_id: str) -> uuid.UUID | None:
+        return tournament_of_table(self.connection, table_id)
+
+    def running_tournaments(self) -> list[uuid.UUID]:
+        return running_tournament_ids(self.connection)
+
+    # -- background processes' own state ---------------------------------------------------------
+
+    def read_checkpoint(self, name: str) -> int:
+        return checkpoints.read_checkpoint(self.connection, name)
+
+    def save_checkpoint(self, name: str, position: int) -> None:
+        checkpoints.save_checkpoint(self.connection, name, position)
+
+    def record_failure(
+        self,
+        process: str,
+        table_id: uuid.UUID | str,
+        error: BaseException,
+        now_ms: int,
+        pending_positions: Sequence[int] = (),
+    ) -> table_failures.TableFailure:
+        return table_failures.record_failure(
+            self.connection, process, table_id, error, now_ms, pending_positions
+        )
+
+    def clear_failure(self, process: str, table_id: uuid.UUID | str) -> None:
+        table_failures.clear_failure(self.connection, process, table_id)
+
+    def failing_tables(self, process: str) -> list[table_failures.TableFailure]:
+        return table_failures.failing_tables(self.connection, process)
+
+    def add_pending_position(self, process: str, table_id: str, position: int) -> None:
+        table_failures.add_pending_position(self.connection, process, table_id, position)
+
+    def remove_pending_position(self, process: str, table_id: str, position: int) -> None:
+        table_failures.remove_pending_position(self.connection, process, table_id, position)
+
+    def pending_count(self, process: str, table_id: str) -> int | None:
+        return table_failures.pending_count(self.connection, process, table_id)
+
+
+@dataclass(frozen=True)
+class _SecretWrites:
+    """The append's callback keeping and forgetting a stream's secrets in its transaction."""
+
+    stream_id: str
+    secrets: SecretChanges
+
+    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
+        for number, seed in self.secrets.keep:
+            deal_secrets.store_deal_seed(connection, self.stream_id, number, seed)
+        for number in self.secrets.forget:
+            deal_secrets.delete_deal_seed(connection, self.stream_id, number)

@@ -47,6 +47,24 @@ def test_tables_are_listed_newest_first_in_pages_and_by_status(api: Api) -> None
     assert list_all(api, creator.token, table_pb2.TABLE_STATUS_COMPLETED, page_size=50) == [[]]
 
 
+def test_a_listed_table_is_the_table_get_table_shows(api: Api) -> None:
+    # The list reads its page (creator, creation time) from the read model table_state and each
+    # table's state from the service: the same message GetTable builds from the log.
+    creator = api.register("lister")
+    api.call("CreateTable", table_service_pb2.CreateTableRequest(seat_count=3), creator.token)
+    playing_table, _ = api.seated_table(2, "pagat")
+    listed = api.call(
+        "ListTables", table_service_pb2.ListTablesRequest(page_size=2), creator.token
+    ).tables
+    assert [table.name for table in listed][:1] == [playing_table]
+    for table in listed:
+        shown = api.call(
+            "GetTable", table_service_pb2.GetTableRequest(name=table.name), creator.token
+        ).table
+        assert table == shown
+        assert table.create_time.seconds > 0
+
+
 def test_a_missed_arranging_deadline_times_seats_out_and_scores_the_deal(api: Api) -> None:
     creator = api.register("creator")
     table = api.call(

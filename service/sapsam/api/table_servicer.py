@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import grpc
-from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
 from sapsam.api.blocking import run_blocking
@@ -36,7 +35,7 @@ from sapsam.api.stream_channels import TableChannel
 from sapsam.api.watch import watch
 from sapsam.app.tables import TableOutcome, TableService, stream_id_for
 from sapsam.domain import events as domain_events
-from sapsam.domain.table import TableState, fold
+from sapsam.domain.table import TablePhase, TableState, fold
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
@@ -54,9 +53,11 @@ _AFTER_SERIES: Final[dict[int, str]] = {
     table_service_pb2.AFTER_SERIES_NEW_SERIES: "new_series",
 }
 
-_STATUS_PHASES: Final[dict[int, tuple[str, ...]]] = {
-    table_pb2.TABLE_STATUS_OPEN: ("SEATING",),
-    table_pb2.TABLE_STATUS_COMPLETED: ("SERIES_COMPLETE",),
+# The phases of each listed status (views.table_status read backwards).
+_STATUS_PHASES: Final[dict[int, tuple[TablePhase, ...]]] = {
+    status: tuple(phase for phase in TablePhase if views.table_status(phase) == status)
+    for status in table_pb2.TableStatus.values()
+    if status != table_pb2.TABLE_STATUS_UNSPECIFIED
 }
 
 
@@ -103,12 +104,10 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self,
         tables: TableService,
         players: PlayerDirectory,
-        pool: ConnectionPool[Any],
         feed: EventFeed,
     ) -> None:
         self._tables = tables
         self._players = players
-        self._pool = pool
         self._feed = feed
         self._facts: OrderedDict[uuid.UUID, views.TableFacts] = OrderedDict()
         # Seat holders of tables whose every seat is taken: a seat never changes hands once
@@ -125,10 +124,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # TableNotFoundError is a DomainError with reason TABLE_NOT_FOUND.
         return self._tables.load(table_id)
 
-    def _table_view(self, state: TableState) -> table_pb2.Table:
+    def _table_view(
+        self, state: TableState, known: views.TableFacts | None = None
+    ) -> table_pb2.Table:
         assert state.table_id is not None
         with self._lock:
-            facts = self._facts.get(state.table_id)
+            facts = self._facts.get(state.table_id, known)
         if facts is None:
             first = self._tables.events(state.table_id, 1)[:1]
             facts = views.facts_from_first_event(first[0])
@@ -212,36 +213,17 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if status not in table_pb2.TableStatus.values():
             raise ApiError("INVALID_ARGUMENT", "unknown table status", field="status")
         after = _decode_page_token(request.page_token, status)
-        ids = self._page_of_table_ids(status, after, page_size + 1)
-        tables = [self._table_view(self._load(table_id)) for table_id, _ in ids[:page_size]]
+        listed = self._tables.list_tables(_STATUS_PHASES.get(status), after, page_size + 1)
+        tables = [
+            self._table_view(item.state, views.TableFacts(item.created_by, item.created_at))
+            for item in listed[:page_size]
+        ]
         next_token = ""
-        if len(ids) > page_size:
-            last_id, last_created = ids[page_size - 1]
-            next_token = _encode_page_token(status, last_created, last_id)
+        if len(listed) > page_size:
+            last = listed[page_size - 1]
+            assert last.state.table_id is not None
+            next_token = _encode_page_token(status, last.created_at, last.state.table_id)
         return table_service_pb2.ListTablesResponse(tables=tables, next_page_token=next_token)
-
-    def _page_of_table_ids(
-        self, status: int, after: tuple[str, uuid.UUID] | None, limit: int
-    ) -> list[tuple[uuid.UUID, str]]:
-        conditions = []
-        parameters: list[Any] = []
-        if status == table_pb2.TABLE_STATUS_PLAYING:
-            conditions.append("phase NOT IN ('SEATING', 'SERIES_COMPLETE')")
-        elif status in _STATUS_PHASES:
-            conditions.append("phase = ANY(%s)")
-            parameters.append(list(_STATUS_PHASES[status]))
-        if after is not None:
-            conditions.append("(created_at, table_id) < (%s, %s)")
-            parameters += [after[0], after[1]]
-        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
-        with self._pool.connection() as connection:
-            rows = connection.execute(
-                # The condition texts above are fixed strings; only values are parameters.
-                f"SELECT table_id, created_at FROM table_state {where}"
-                " ORDER BY created_at DESC, table_id DESC LIMIT %s",
-                [*parameters, limit],
-            ).fetchall()
-        return [(uuid.UUID(str(row[0])), str(row[1])) for row in rows]
 
     # -- seating and dealing --------------------------------------------------------------------
 

@@ -97,6 +97,19 @@ class DueTable(Protocol):
     def failing(self) -> bool: ...
 
 
+class TableListing(Protocol):
+    """One line of a page of tables: its id and the facts of its creation."""
+
+    @property
+    def table_id(self) -> uuid.UUID: ...
+
+    @property
+    def created_at(self) -> str: ...
+
+    @property
+    def created_by(self) -> str: ...
+
+
 class StoreSession(Protocol):
     """One connection's worth of store operations (see the module docstring)."""
 
@@ -155,6 +168,13 @@ class StoreSession(Protocol):
         ...
 
     # -- read models -----------------------------------------------------------------------------
+
+    def table_page(
+        self, phases: Sequence[str] | None, after: tuple[str, uuid.UUID] | None, limit: int
+    ) -> Sequence[TableListing]:
+        """Up to ``limit`` tables newest first (by creation time, then id), only those in
+        ``phases`` unless None, after ``after`` (a creation time and id)."""
+        ...
 
     def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:
         """Tables in play whose deadline passed by ``now_ms`` (backed-off ones left out)."""

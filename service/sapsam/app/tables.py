@@ -18,7 +18,8 @@ the deadline sweep is ``sapsam.app.deadline_sweep``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 from sapsam import fairness
 from sapsam.app import deadline_sweep
@@ -66,6 +67,7 @@ __all__ = [
     "LOT_SECRET_NUMBER",
     "STREAM_PREFIX",
     "TABLE_ID_NAMESPACE",
+    "ListedTable",
     "StaleVersionError",
     "TableNotFoundError",
     "TableOutcome",
@@ -79,10 +81,39 @@ __all__ = [
 TABLE_ID_NAMESPACE = uuid.UUID("6f1c7a52-3c1e-4b8e-9d0a-5a7c2b9e41d3")
 
 
+@dataclass(frozen=True)
+class ListedTable:
+    """A table of a listed page: its state and the facts of its creation (from the read model)."""
+
+    state: TableState
+    created_by: str
+    created_at: str
+
+
 class TableService(TableRunner):
-    """Runs table commands and reads tables, over an ``EventStore``."""
+    """Runs table commands and reads tables, over a ``Store``."""
 
     # -- reads ---------------------------------------------------------------------------------
+
+    def list_tables(
+        self,
+        phases: Collection[TablePhase] | None,
+        after: tuple[str, uuid.UUID] | None,
+        limit: int,
+    ) -> list[ListedTable]:
+        """Up to ``limit`` tables newest first (by creation time, then id), only those in
+        ``phases`` unless None, after ``after`` (a listed table's creation time and id).
+
+        The page comes from the read model; each table's state from this process's memory
+        plus the log's tail, in one session.
+        """
+        wanted = None if phases is None else sorted(phase.value for phase in phases)
+        with self.store.session() as session:
+            page = session.table_page(wanted, after, limit)
+            return [
+                ListedTable(self.load(line.table_id, session), line.created_by, line.created_at)
+                for line in page
+            ]
 
     def events(self, table_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
         """The table's recorded events from ``from_version``."""

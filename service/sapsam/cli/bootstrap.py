@@ -128,7 +128,7 @@ def build_services(
         beats.stop()
 
     return Services(
-        table_service=TableServicer(tables, players, store.pool, feed),
+        table_service=TableServicer(tables, players, feed),
         player_service=PlayerServicer(players),
         token_lookup=players.token_for_hash,
         cached_token_lookup=players.cached_token,

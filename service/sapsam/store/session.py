@@ -20,6 +20,7 @@ from sapsam.store import appends, checkpoints, deal_secrets, reads, table_failur
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
 from sapsam.store.table_projections import DueTable, tables_past_deadline
+from sapsam.store.table_queries import TableListing, table_page
 from sapsam.store.tournament_queries import running_tournament_ids, tournament_of_table
 
 Connection = psycopg.Connection[Any]
@@ -87,6 +88,11 @@ class PostgresSession:
         return deal_secrets.load_deal_seed(self.connection, stream_id, number)
 
     # -- read models -----------------------------------------------------------------------------
+
+    def table_page(
+        self, phases: Sequence[str] | None, after: tuple[str, uuid.UUID] | None, limit: int
+    ) -> list[TableListing]:
+        return table_page(self.connection, phases, after, limit)
 
     def tables_past_deadline(self, now_ms: int, limit: int) -> list[DueTable]:
         return tables_past_deadline(self.connection, now_ms, limit)

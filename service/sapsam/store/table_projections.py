@@ -22,6 +22,7 @@ from psycopg.types.json import Jsonb
 
 from sapsam.log.records import RecordedEvent
 from sapsam.store.projections import InlineStatement, PendingEvent, Projector, SqlProjector
+from sapsam.store.queries import query
 from sapsam.store.table_failures import DEADLINES_PROCESS
 
 Connection = psycopg.Connection[Any]
@@ -307,13 +308,7 @@ def tables_past_deadline(connection: Connection, now_ms: int, limit: int = 100) 
     left out meanwhile, so however many tables fail, the batch is filled with the others.
     """
     rows = connection.execute(
-        """
-        SELECT t.table_id::text, t.deadline_ms, f.table_id IS NOT NULL FROM table_state t
-        LEFT JOIN background_failures f ON f.process = %(process)s AND f.table_id = t.table_id
-        WHERE t.deadline_ms <= %(now)s AND t.phase IN ('ARRANGING', 'REVEALING')
-            AND (f.retry_at_ms IS NULL OR f.retry_at_ms <= %(now)s)
-        ORDER BY t.deadline_ms LIMIT %(limit)s
-        """,
+        query("tables.past_deadline"),
         {"process": DEADLINES_PROCESS, "now": now_ms, "limit": limit},
     ).fetchall()
     return [DueTable(str(row[0]), int(row[1]), bool(row[2])) for row in rows]

@@ -1,0 +1,18 @@
+-- name: page
+-- A page of tables, newest first (ties by id), optionally only those in some phases, after a
+-- page token's (created_at, table_id); each with its creator and creation time.
+SELECT table_id, created_at, created_by FROM table_state
+WHERE (%(phases)s::text[] IS NULL OR phase = ANY(%(phases)s::text[]))
+    AND (%(after_created)s::text IS NULL
+        OR (created_at, table_id) < (%(after_created)s::text, %(after_id)s::uuid))
+ORDER BY created_at DESC, table_id DESC
+LIMIT %(limit)s
+
+-- name: past_deadline
+-- Tables whose arranging or reveal deadline has passed by now, earliest first; a table the
+-- sweeper keeps failing on waits out its back-off and is left out meanwhile.
+SELECT t.table_id::text, t.deadline_ms, f.table_id IS NOT NULL FROM table_state t
+LEFT JOIN background_failures f ON f.process = %(process)s AND f.table_id = t.table_id
+WHERE t.deadline_ms <= %(now)s AND t.phase IN ('ARRANGING', 'REVEALING')
+    AND (f.retry_at_ms IS NULL OR f.retry_at_ms <= %(now)s)
+ORDER BY t.deadline_ms LIMIT %(limit)s

@@ -13,22 +13,22 @@ from typing import Any
 
 import psycopg
 
+from sapsam.store.queries import query
+
 Connection = psycopg.Connection[Any]
 
 
 def store_deal_seed(connection: Connection, stream_id: str, deal_number: int, seed: bytes) -> None:
     """Keep a deal's secret seed; a second seed for the same deal is refused (UniqueViolation)."""
     connection.execute(
-        "INSERT INTO deal_secrets (stream_id, deal_number, seed) VALUES (%s, %s, %s)",
-        [stream_id, deal_number, seed],
+        query("deal_secrets.keep"), {"stream": stream_id, "number": deal_number, "seed": seed}
     )
 
 
 def load_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bytes | None:
     """The deal's secret seed, or None when it was never stored or already revealed."""
     row = connection.execute(
-        "SELECT seed FROM deal_secrets WHERE stream_id = %s AND deal_number = %s",
-        [stream_id, deal_number],
+        query("deal_secrets.load"), {"stream": stream_id, "number": deal_number}
     ).fetchone()
     return bytes(row[0]) if row else None
 
@@ -36,7 +36,6 @@ def load_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> 
 def delete_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bool:
     """Forget a deal's seed (once revealed in the log); True if there was one to delete."""
     cursor = connection.execute(
-        "DELETE FROM deal_secrets WHERE stream_id = %s AND deal_number = %s",
-        [stream_id, deal_number],
+        query("deal_secrets.forget"), {"stream": stream_id, "number": deal_number}
     )
     return cursor.rowcount == 1

@@ -20,6 +20,7 @@ import psycopg
 
 from sapsam.app.store_interface import DEADLINES_PROCESS as DEADLINES_PROCESS  # re-exported
 from sapsam.app.store_interface import RESULTS_PROCESS as RESULTS_PROCESS  # re-exported
+from sapsam.store.queries import query
 
 Connection = psycopg.Connection[Any]
 
@@ -44,12 +45,6 @@ class TableFailure:
     retry_at_ms: int
     last_error: str
     pending_positions: tuple[int, ...] = ()
-
-
-_COLUMNS: Final = (
-    "process, table_id::text, failures, first_failed_ms, last_failed_ms, retry_at_ms,"
-    " last_error, pending_positions"
-)
 
 
 def _failure(row: Sequence[Any]) -> TableFailure:
@@ -79,22 +74,7 @@ def record_failure(
     ``pending_positions`` are appended to the row's (the results process's events still due).
     """
     row = connection.execute(
-        f"""
-        INSERT INTO background_failures (process, table_id, failures, first_failed_ms,
-            last_failed_ms, retry_at_ms, last_error, pending_positions)
-        VALUES (%(process)s, %(table)s, 1, %(now)s, %(now)s, %(now)s + %(first)s, %(error)s,
-            %(pending)s::bigint[])
-        ON CONFLICT (process, table_id) DO UPDATE SET
-            failures = background_failures.failures + 1,
-            last_failed_ms = excluded.last_failed_ms,
-            last_error = excluded.last_error,
-            retry_at_ms = excluded.last_failed_ms + least(
-                %(first)s * power(2, least(background_failures.failures, 20))::bigint, %(cap)s),
-            pending_positions = background_failures.pending_positions || ARRAY(
-                SELECT position FROM unnest(excluded.pending_positions) AS position
-                WHERE position <> ALL (background_failures.pending_positions))
-        RETURNING {_COLUMNS}
-        """,
+        query("table_failures.record"),
         {
             "process": process,
             "table": str(table_id),
@@ -111,22 +91,12 @@ def record_failure(
 
 def clear_failure(connection: Connection, process: str, table_id: uuid.UUID | str) -> None:
     """The table succeeded: forget its failures."""
-    connection.execute(
-        "DELETE FROM background_failures WHERE process = %s AND table_id = %s",
-        [process, str(table_id)],
-    )
+    connection.execute(query("table_failures.clear"), {"process": process, "table": str(table_id)})
 
 
 def failing_tables(connection: Connection, process: str | None = None) -> list[TableFailure]:
     """Every recorded failure (of one process, or of all), longest failing first."""
-    rows = connection.execute(
-        f"""
-        SELECT {_COLUMNS} FROM background_failures
-        WHERE %(process)s::text IS NULL OR process = %(process)s
-        ORDER BY first_failed_ms, process, table_id
-        """,
-        {"process": process},
-    ).fetchall()
+    rows = connection.execute(query("table_failures.failing"), {"process": process}).fetchall()
     return [_failure(row) for row in rows]
 
 
@@ -135,9 +105,8 @@ def add_pending_position(
 ) -> None:
     """Park one more log position behind the table's earlier ones."""
     connection.execute(
-        "UPDATE background_failures SET pending_positions = pending_positions || %s::bigint"
-        " WHERE process = %s AND table_id = %s",
-        [position, process, table_id],
+        query("table_failures.add_pending"),
+        {"process": process, "table": table_id, "position": position},
     )
 
 
@@ -146,18 +115,15 @@ def remove_pending_position(
 ) -> None:
     """A parked position was handled: take it off the table's list."""
     connection.execute(
-        "UPDATE background_failures SET pending_positions ="
-        " array_remove(pending_positions, %s::bigint) WHERE process = %s AND table_id = %s",
-        [position, process, table_id],
+        query("table_failures.remove_pending"),
+        {"process": process, "table": table_id, "position": position},
     )
 
 
 def pending_count(connection: Connection, process: str, table_id: str) -> int | None:
     """How many positions the table still has parked, locking its row (None: not failing)."""
     row = connection.execute(
-        "SELECT cardinality(pending_positions) FROM background_failures"
-        " WHERE process = %s AND table_id = %s FOR UPDATE",
-        [process, table_id],
+        query("table_failures.pending_count"), {"process": process, "table": table_id}
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -175,11 +141,6 @@ def overdue_tables(connection: Connection, before_ms: int, limit: int = 1000) ->
     """Tables in play whose deadline passed before ``before_ms``: past all deadlines, yet nobody
     timed their seats out (no sweeper running, or one failing on them)."""
     rows = connection.execute(
-        """
-        SELECT table_id::text, phase, deadline_ms FROM table_state
-        WHERE deadline_ms < %s AND phase IN ('ARRANGING', 'REVEALING')
-        ORDER BY deadline_ms LIMIT %s
-        """,
-        [before_ms, limit],
+        query("table_failures.overdue"), {"before": before_ms, "limit": limit}
     ).fetchall()
     return [OverdueTable(str(row[0]), str(row[1]), int(row[2])) for row in rows]

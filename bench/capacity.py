@@ -36,6 +36,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from _game import warm_up_rules
 from _postgres import benchmark_database, postgres_spent, read_postgres
 from _procs import cpu_by_pid, cpu_delta, latency_summary, rss_mb
 from _seats import Connection, Table, Tally
@@ -48,6 +49,7 @@ TARGET_TABLES = 1000
 async def _generate(
     target: str, think: float, per_connection: int, setup_at_once: int, pipe: Any
 ) -> None:
+    warm_up_rules()
     tally = Tally()
     gate = asyncio.Semaphore(setup_at_once)
     running: list[tuple[Table, asyncio.Task[None]]] = []

@@ -8,6 +8,9 @@ last reading that saw it, which is why :func:`cpu_seconds` can also add reaped c
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -109,3 +112,14 @@ def latency_summary(milliseconds: list[float]) -> dict[str, float | int | None]:
 def per_unit(total_seconds: float, units: int) -> float | None:
     """CPU seconds per unit as whole microseconds (None when there were no units)."""
     return round(total_seconds / units * 1e6, 1) if units else None
+
+
+def stop_cleanly_on_sigterm() -> None:
+    """Make SIGTERM (``timeout``, a supervisor) raise SystemExit, so that the ``with`` blocks
+    stop the server, the load processes and the private PostgreSQL instead of orphaning them."""
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
+
+
+def progress(message: str) -> None:
+    """One line on stderr: where a long run is (the JSON goes to stdout at the end)."""
+    print(f"{time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)

@@ -38,7 +38,7 @@ from typing import Any
 
 from _game import warm_up_rules
 from _postgres import benchmark_database, postgres_spent, read_postgres
-from _procs import cpu_by_pid, cpu_delta, latency_summary, rss_mb
+from _procs import cpu_by_pid, cpu_delta, latency_summary, rss_mb, stop_cleanly_on_sigterm
 from _seats import Connection, Table, Tally
 from _server import describe, running_server
 
@@ -251,6 +251,7 @@ def main() -> int:
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     parser.add_argument("--server-option", action="append", default=[], help="extra serve flag")
     arguments = parser.parse_args()
+    stop_cleanly_on_sigterm()
     if arguments.settle_seconds is None:
         arguments.settle_seconds = 5 * arguments.think_seconds
     began = time.monotonic()

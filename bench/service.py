@@ -41,7 +41,7 @@ from typing import Any
 import grpc
 from _game import DEAL_RPCS, SEATS, PreparedSeat, bearer, create_table_request, prepare_seat
 from _postgres import benchmark_database, postgres_spent, read_postgres
-from _procs import cpu_by_pid, cpu_delta, latency_summary, per_unit, rss_mb
+from _procs import cpu_by_pid, cpu_delta, latency_summary, per_unit, rss_mb, stop_cleanly_on_sigterm
 from _server import ECHO_METHOD, describe, running_server
 
 from sapsam_proto.v1 import (
@@ -417,6 +417,7 @@ def main() -> int:
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     parser.add_argument("--server-option", action="append", default=[], help="extra serve flag")
     arguments = parser.parse_args()
+    stop_cleanly_on_sigterm()
     processes = arguments.client_processes
     per_process = max(1, arguments.callers // processes)
     began = time.monotonic()

@@ -37,6 +37,7 @@ from typing import Any
 
 import psycopg
 from _postgres import benchmark_database, postgres_spent, read_postgres
+from _procs import stop_cleanly_on_sigterm
 
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC, Event
@@ -246,6 +247,7 @@ def main() -> None:
     parser.add_argument("--replay-events", type=int, default=20_000, help="events to replay")
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     arguments = parser.parse_args()
+    stop_cleanly_on_sigterm()
     load_before = os.getloadavg()[0]
     with benchmark_database(arguments.database_url, "sapsam_bench_store") as database:
         with psycopg.connect(database.url, autocommit=True) as connection:

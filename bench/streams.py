@@ -35,8 +35,16 @@ from typing import Any
 
 import grpc
 from _game import SEATS, bearer, create_table_request, request_id
-from _postgres import benchmark_database
-from _procs import cpu_by_pid, cpu_delta, latency_summary, rss_mb
+from _postgres import benchmark_database, postgres_spent, read_postgres
+from _procs import (
+    cpu_by_pid,
+    cpu_delta,
+    cpu_seconds,
+    latency_summary,
+    progress,
+    rss_mb,
+    stop_cleanly_on_sigterm,
+)
 from _seats import Connection
 from _server import describe, running_server
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -127,12 +135,11 @@ async def append_one_each(target: str, tables: list[str], seats: list[str], toke
 
 async def _hold(target: str, assignments: list[tuple[str, str]], per_connection: int, pipe: Any):
     arrivals: dict[tuple[str, int], list[float]] = {}
-    opened = 0
+    opened: dict[str, int] = {}  # streams that delivered the history, by table
     errors: dict[str, int] = {}
     connections = [Connection(target) for _ in range(0, len(assignments), max(1, per_connection))]
 
     async def watch(index: int, table: str, token: str) -> None:
-        nonlocal opened
         connection = connections[index // max(1, per_connection)]
         stream = connection.tables.WatchTable(
             table_service_pb2.WatchTableRequest(table=table, after_version=0),
@@ -142,12 +149,14 @@ async def _hold(target: str, assignments: list[tuple[str, str]], per_connection:
         try:
             async for response in stream:
                 if first:
-                    opened, first = opened + 1, False
+                    opened[table], first = opened.get(table, 0) + 1, False
                 arrivals.setdefault((table, response.event.version), []).append(time.monotonic())
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 key = f"{error.code().name}: {error.details()}"[:160]
                 errors[key] = errors.get(key, 0) + 1
+            return
+        errors["ended by the server"] = errors.get("ended by the server", 0) + 1
 
     tasks = [
         asyncio.create_task(watch(index, table, token))
@@ -266,7 +275,11 @@ def wait_until_open(holders: Holders, streams: int, timeout: float) -> dict[str,
     began = time.monotonic()
     while True:
         answers = holders.ask("opened")
-        opened = sum(answer["opened"] for answer in answers)
+        by_table: dict[str, int] = {}
+        for answer in answers:
+            for table, count in answer["opened"].items():
+                by_table[table] = by_table.get(table, 0) + count
+        opened = sum(by_table.values())
         errors: dict[str, int] = {}
         for answer in answers:
             for key, count in answer["errors"].items():
@@ -276,6 +289,7 @@ def wait_until_open(holders: Holders, streams: int, timeout: float) -> dict[str,
                 "opened": opened,
                 "seconds": round(time.monotonic() - began, 1),
                 "errors": errors,
+                "by_table": by_table,
             }
         time.sleep(0.5)
 
@@ -286,7 +300,7 @@ def fan_out(
     watched: list[tuple[str, list[str]]],
     seat: int,
     token: str,
-    streams_per_table: dict[str, int],
+    open_by_table: dict[str, int],
 ) -> dict[str, Any]:
     """One ContributeEntropy per watched table; until the last open stream has it."""
     began = time.monotonic()
@@ -306,17 +320,21 @@ def fan_out(
     except grpc.RpcError as error:  # a wedged server: reported, the run goes on to its end
         return {"events": len(watched), "failed": f"{error.code().name}: {error.details()}"}
     appended = time.monotonic() - began
-    expected = sum(streams_per_table.values())
+    expected = sum(open_by_table.get(name, 0) for name, _ in watched)  # the streams open
     while True:
         answers = holders.ask("arrivals", versions)
         received = sum(count for answer in answers for count, _ in answer.values())
         last = [latest for answer in answers for _, latest in answer.values() if latest]
-        if received >= expected or time.monotonic() - began > 60:
+        if received >= expected or time.monotonic() - began > 20:
             break
         time.sleep(0.2)
+    # Streams that had not delivered the history may still get this event: count them too.
+    time.sleep(1.0)
+    late = sum(count for a in holders.ask("arrivals", versions) for count, _ in a.values())
     return {
         "events": len(watched),
         "streams_reached": received,
+        "streams_reached_a_second_later": late,
         "streams_expected": expected,
         "append_seconds": round(appended, 3),
         "seconds_to_last_stream": round(max(last) - began, 3) if last else None,
@@ -331,6 +349,7 @@ def main() -> int:
     parser.add_argument("--watched-tables", type=int, default=1)
     parser.add_argument("--generators", type=int, default=2, help="stream-holding processes")
     parser.add_argument("--streams-per-connection", type=int, default=100)
+    parser.add_argument("--streams-per-player", type=int, default=STREAMS_PER_PLAYER)
     parser.add_argument("--open-timeout", type=float, default=90.0)
     parser.add_argument("--probe-seconds", type=float, default=10.0)
     parser.add_argument("--probe-rate", type=float, default=20.0, help="calls/s of each kind")
@@ -338,6 +357,7 @@ def main() -> int:
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     parser.add_argument("--server-option", action="append", default=[], help="extra serve flag")
     arguments = parser.parse_args()
+    stop_cleanly_on_sigterm()
     began = time.monotonic()
     load_before = os.getloadavg()[0]
     with (
@@ -345,6 +365,7 @@ def main() -> int:
         running_server(database.url, 1, extra=arguments.server_option) as server,
     ):
         rss_idle = rss_mb(server.pids())
+        progress(f"server up; opening {arguments.open_tables} tables")
         started = time.monotonic()
         count = max(arguments.open_tables, arguments.watched_tables)
         tables, seat_tokens = asyncio.run(open_tables(server.target, count, 32))
@@ -352,19 +373,29 @@ def main() -> int:
         time.sleep(1.0)  # let the server settle (freed request buffers, finished log lines)
         opened_tables["server_rss_mb"] = rss_mb(server.pids())
         watched = tables[: arguments.watched_tables]
-        players = -(-arguments.streams // STREAMS_PER_PLAYER)
+        per_player = arguments.streams_per_player
+        players = -(-arguments.streams // per_player)
+        progress(f"tables open; registering {players} players")
         tokens = asyncio.run(stream_players(server.target, players))
         assignments = [
-            (watched[index % len(watched)][0], tokens[index // STREAMS_PER_PLAYER])
+            (watched[index % len(watched)][0], tokens[index // per_player])
             for index in range(arguments.streams)
         ]
-        per_table: dict[str, int] = {}
-        for table, _ in assignments:
-            per_table[table] = per_table.get(table, 0) + 1
         shares = [assignments[g :: arguments.generators] for g in range(arguments.generators)]
+        progress(f"opening {arguments.streams} streams")
+        server_before = cpu_by_pid(server.pids())
+        postgres_before = read_postgres(database)
         holders = Holders(server.target, shares, arguments.streams_per_connection)
         try:
             opening = wait_until_open(holders, arguments.streams, arguments.open_timeout)
+            open_by_table = opening.pop("by_table")
+            spent = postgres_spent(postgres_before, read_postgres(database))
+            opening["cpu_seconds_while_opening"] = {
+                "server": round(cpu_delta(server_before, cpu_by_pid(server.pids())), 2),
+                "postgres_backends": round(spent["backends_cpu_seconds"], 2),
+                "holders": round(cpu_seconds(holders.pids()), 2),
+            }
+            progress(f"{opening['opened']} streams open; probing")
             server_cpu = cpu_by_pid(server.pids())
             rss_streams = rss_mb(server.pids())
             probed = probe(
@@ -376,8 +407,9 @@ def main() -> int:
             )
             idle_cpu = cpu_delta(server_cpu, cpu_by_pid(server.pids()))
             holders_cpu = cpu_by_pid(holders.pids())
+            progress("fanning out")
             fan_outs = [
-                fan_out(server.target, holders, watched, seat, seat_tokens[seat], per_table)
+                fan_out(server.target, holders, watched, seat, seat_tokens[seat], open_by_table)
                 for seat in range(arguments.fan_outs)
             ]
             fan_out_holder_cpu = cpu_delta(holders_cpu, cpu_by_pid(holders.pids()))

@@ -73,6 +73,13 @@ KEEPALIVE_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
     ("grpc.http2.max_ping_strikes", 0),  # a client pinging too often is not sent GOAWAY
 )
 """The server's keepalive settings (documented in docs/api.md, "Keepalive")."""
+PENDING_CALL_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
+    ("grpc.server.max_pending_requests", 20_000),
+    ("grpc.server.max_pending_requests_hard_limit", 30_000),
+)
+"""Calls that arrived and wait for the event loop to take them. grpc's defaults (1,000 and
+3,000) cancel the rest of a burst, as when thousands of watchers reconnect at once after a
+restart; each waiting call costs memory only."""
 TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
@@ -219,6 +226,7 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
         ("grpc.so_reuseport", 1 if config.reuse_port else 0),
         ("grpc.max_receive_message_length", config.max_receive_message_bytes),
         *KEEPALIVE_OPTIONS,
+        *PENDING_CALL_OPTIONS,
     )
     gate = StopGate()
     bridge = blocking.open_pool(asyncio.get_running_loop(), config.threads)

@@ -24,7 +24,7 @@ import asyncio
 import contextvars
 import functools
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Final, ParamSpec, TypeVar
 
@@ -72,7 +72,7 @@ async def iterate_blocking(
     function: Callable[_Parameters, Iterable[_Item]],
     *args: _Parameters.args,
     **kwargs: _Parameters.kwargs,
-) -> AsyncIterator[_Item]:
+) -> AsyncGenerator[_Item, None]:
     """The items of the iterable ``function(*args, **kwargs)`` returns, each fetched on the
     bridge (a generator's body runs there, step by step, never on the loop)."""
     iterator = iter(await run_blocking(function, *args, **kwargs))

@@ -33,7 +33,6 @@ API_DATABASE_USE = {
     "sapsam.api.live_feed": {"psycopg"},
     "sapsam.api.audit_servicer": {"psycopg_pool"},
     "sapsam.api.players": {"psycopg_pool"},
-    "sapsam.api.tournament_servicer": {"psycopg_pool"},
 }
 
 

@@ -20,7 +20,6 @@ from typing import Any, Final
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources, views
 from sapsam.api.blocking import run_blocking
@@ -30,6 +29,8 @@ from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TournamentChannel
 from sapsam.api.watch import watch
+from sapsam.app import tournament_queries as queries
+from sapsam.app.store_interface import LeaderboardLine
 from sapsam.app.tournaments import (
     TournamentNotFoundError,
     TournamentOutcome,
@@ -41,7 +42,6 @@ from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.ruleset import MAX_NAME_LENGTH
-from sapsam.store import tournament_queries as queries
 from sapsam_proto.v1 import (
     tournament_pb2,
     tournament_service_pb2,
@@ -152,12 +152,10 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         self,
         tournaments: TournamentService,
         players: PlayerDirectory,
-        pool: ConnectionPool[Any],
         feed: EventFeed,
     ) -> None:
         self._tournaments = tournaments
         self._players = players
-        self._pool = pool
         self._feed = feed
 
     # -- views ---------------------------------------------------------------------------------
@@ -318,10 +316,9 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             if not isinstance(time, int) or not isinstance(last, str) or abs(time) > _MAX_BIGINT:
                 raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token")
             after = (time, last)
-        with self._pool.connection() as connection:
-            ids = queries.tournament_ids_page(
-                connection, _PHASES_BY_STATUS[status], after, size + 1
-            )
+        ids = queries.tournament_page(
+            self._tournaments.store, _PHASES_BY_STATUS[status], after, size + 1
+        )
         tournaments = [self._view(uuid.UUID(item)) for item, _ in ids[:size]]
         next_token = ""
         if len(ids) > size:
@@ -342,10 +339,9 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         key = {"query": "standings", "tournament": str(tournament_id)}
         offset = _offset(_decode_token(request.page_token, key))
         state = self._tournaments.load(tournament_id)
-        with self._pool.connection() as connection:
-            rows, total = queries.standings_page(
-                connection, str(tournament_id), state.tie_break.value, offset, size
-            )
+        rows, total = queries.standings(
+            self._tournaments.store, tournament_id, state.tie_break.value, offset, size
+        )
         names = self._players.display_names(row.player_id for row in rows)
         standings = [
             tournament_pb2.TournamentStanding(
@@ -391,16 +387,19 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         key = {"query": "leaderboard", "rule_set": rule_set, "period": period}
         offset = _offset(_decode_token(request.page_token, key))
         caller = auth.current_caller()
-        with self._pool.connection() as connection:
-            rows, total = queries.leaderboard_page(connection, rule_set, period, offset, size)
-            around = []
-            if request.neighbours and caller.player_id is not None:
-                around = queries.leaderboard_around(
-                    connection, rule_set, period, caller.player_id, request.neighbours
-                )
+        board = queries.leaderboard(
+            self._tournaments.store,
+            rule_set,
+            period,
+            offset,
+            size,
+            caller.player_id,
+            request.neighbours,
+        )
+        rows, total, around = board.lines, board.total, board.around
         names = self._players.display_names(row.player_id for row in [*rows, *around])
 
-        def entry(row: queries.LeaderboardRow) -> tournament_pb2.LeaderboardEntry:
+        def entry(row: LeaderboardLine) -> tournament_pb2.LeaderboardEntry:
             return tournament_pb2.LeaderboardEntry(
                 player=resources.player_name(row.player_id),
                 display_name=names.get(row.player_id, ""),

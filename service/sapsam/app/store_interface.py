@@ -110,6 +110,44 @@ class TableListing(Protocol):
     def created_by(self) -> str: ...
 
 
+class StandingLine(Protocol):
+    """One line of a tournament's standings."""
+
+    @property
+    def player_id(self) -> str: ...
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def deals_won(self) -> int: ...
+
+    @property
+    def deals_played(self) -> int: ...
+
+    @property
+    def place(self) -> int: ...
+
+
+class LeaderboardLine(Protocol):
+    """One line of a leaderboard across tournaments."""
+
+    @property
+    def player_id(self) -> str: ...
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def deals_played(self) -> int: ...
+
+    @property
+    def tournaments_played(self) -> int: ...
+
+    @property
+    def place(self) -> int: ...
+
+
 class StoreSession(Protocol):
     """One connection's worth of store operations (see the module docstring)."""
 
@@ -174,6 +212,31 @@ class StoreSession(Protocol):
     ) -> Sequence[TableListing]:
         """Up to ``limit`` tables newest first (by creation time, then id), only those in
         ``phases`` unless None, after ``after`` (a creation time and id)."""
+        ...
+
+    def tournament_page(
+        self, phases: Sequence[str] | None, after: tuple[int, str] | None, limit: int
+    ) -> list[tuple[str, int]]:
+        """Tournament ids with their creation time (ms), newest first, only those in
+        ``phases`` unless None, after ``after`` (a creation time and id)."""
+        ...
+
+    def standings_page(
+        self, tournament_id: str, tie_break: str, offset: int, limit: int
+    ) -> tuple[Sequence[StandingLine], int]:
+        """A page of a tournament's standings from ``offset``, and the number of lines."""
+        ...
+
+    def leaderboard_page(
+        self, rule_set: str | None, period: str | None, offset: int, limit: int
+    ) -> tuple[Sequence[LeaderboardLine], int]:
+        """A page of a leaderboard from ``offset``, and the number of players on it."""
+        ...
+
+    def leaderboard_around(
+        self, rule_set: str | None, period: str | None, player_id: str, radius: int
+    ) -> Sequence[LeaderboardLine]:
+        """A player's leaderboard line with up to ``radius`` lines either side."""
         ...
 
     def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:

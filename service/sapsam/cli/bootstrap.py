@@ -138,7 +138,7 @@ def build_services(
         close=store.close,
         cut_off=store.pool.cancel_work_in_progress,
         audit_service=AuditServicer(store.pool),
-        tournament_service=TournamentServicer(tournaments, players, store.pool, feed),
+        tournament_service=TournamentServicer(tournaments, players, feed),
     )
 
 

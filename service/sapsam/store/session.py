@@ -16,7 +16,14 @@ import psycopg
 
 from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges
 from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
-from sapsam.store import appends, checkpoints, deal_secrets, reads, table_failures
+from sapsam.store import (
+    appends,
+    checkpoints,
+    deal_secrets,
+    reads,
+    table_failures,
+    tournament_queries,
+)
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
 from sapsam.store.table_projections import DueTable, tables_past_deadline
@@ -93,6 +100,32 @@ class PostgresSession:
         self, phases: Sequence[str] | None, after: tuple[str, uuid.UUID] | None, limit: int
     ) -> list[TableListing]:
         return table_page(self.connection, phases, after, limit)
+
+    def tournament_page(
+        self, phases: Sequence[str] | None, after: tuple[int, str] | None, limit: int
+    ) -> list[tuple[str, int]]:
+        return tournament_queries.tournament_ids_page(
+            self.connection, None if phases is None else list(phases), after, limit
+        )
+
+    def standings_page(
+        self, tournament_id: str, tie_break: str, offset: int, limit: int
+    ) -> tuple[list[tournament_queries.StandingRow], int]:
+        return tournament_queries.standings_page(
+            self.connection, tournament_id, tie_break, offset, limit
+        )
+
+    def leaderboard_page(
+        self, rule_set: str | None, period: str | None, offset: int, limit: int
+    ) -> tuple[list[tournament_queries.LeaderboardRow], int]:
+        return tournament_queries.leaderboard_page(self.connection, rule_set, period, offset, limit)
+
+    def leaderboard_around(
+        self, rule_set: str | None, period: str | None, player_id: str, radius: int
+    ) -> list[tournament_queries.LeaderboardRow]:
+        return tournament_queries.leaderboard_around(
+            self.connection, rule_set, period, player_id, radius
+        )
 
     def tables_past_deadline(self, now_ms: int, limit: int) -> list[DueTable]:
         return tables_past_deadline(self.connection, now_ms, limit)

@@ -25,14 +25,12 @@ NETWORK = ("grpc", "grpc_health", "grpc_reflection", "sapsam_proto")
 PURE = ("rules", "fairness", "domain", "log")
 
 # api/ modules that still use psycopg, each owned by a change in progress (issue #14): the LISTEN
-# connection of the live feed (belongs in the store), the error table's database-outage test, the
-# audit servicer's reads, and the servicers' pools (their queries belong behind app/). Nothing
-# may join this list.
+# connection of the live feed (belongs in the store), the error table's database-outage test and
+# the audit servicer's reads. Nothing may join this list.
 API_DATABASE_USE = {
     "sapsam.api.errors": {"psycopg"},
     "sapsam.api.live_feed": {"psycopg"},
     "sapsam.api.audit_servicer": {"psycopg_pool"},
-    "sapsam.api.players": {"psycopg_pool"},
 }
 
 

@@ -21,17 +21,17 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-from psycopg_pool import ConnectionPool
 
 from sapsam.api import auth, resources
 from sapsam.api.errors import ApiError
 from sapsam.api.request_digest import request_digest
 from sapsam.log.records import RequestIdReused
-from sapsam.store import player_tokens
+from sapsam.store.player_tokens import PlayerToken, Rotation
+from sapsam.store.players import PlayerRecords
 from sapsam_proto.v1 import player_pb2, player_service_pb2, player_service_pb2_grpc
 
 MAX_DISPLAY_NAME_LENGTH: Final = 64
@@ -77,8 +77,8 @@ class PlayerDirectory:
     """Players and their tokens: register, find a token, rotate and revoke tokens, read profiles
     (names and working tokens cached)."""
 
-    def __init__(self, pool: ConnectionPool[Any]) -> None:
-        self._pool = pool
+    def __init__(self, records: PlayerRecords) -> None:
+        self._records = records
         self._tokens = auth.TokenCache(TOKEN_CACHE_SIZE, TOKEN_CACHE_SECONDS)
         # Display names never change, so they are cached for the table views.
         self._names: dict[str, str] = {}
@@ -91,58 +91,41 @@ class PlayerDirectory:
         REQUEST_ID_REUSED when its ``request_digest`` (``sapsam.api.request_digest``) differs."""
         token = auth.new_token()
         player_id = str(uuid.uuid4())
-        with self._pool.connection() as connection:
-            row = connection.execute(
-                """
-                INSERT INTO players (player_id, display_name, request_id, request_digest)
-                VALUES (%s, %s, %s, %s)
-                ON CONFLICT (request_id) DO NOTHING
-                RETURNING created_at
-                """,
-                [
-                    player_id,
-                    display_name,
-                    request_id or None,
-                    request_digest,
-                ],
-            ).fetchone()
-            if row is None:
-                earlier = connection.execute(
-                    "SELECT player_id, request_digest FROM players WHERE request_id = %s",
-                    [request_id],
-                ).fetchone()
-                if (
-                    earlier
-                    and request_digest
-                    and earlier[1]
-                    and bytes(earlier[1]) != request_digest
-                ):
-                    raise ApiError(
-                        "REQUEST_ID_REUSED",
-                        "this request_id already registered a player with a different request;"
-                        " a new registration needs a fresh request_id",
-                        field="request_id",
-                    )
-                existing = resources.player_name(str(earlier[0])) if earlier else ""
+        created_at = self._records.register(
+            player_id, display_name, request_id or None, request_digest, auth.hash_token(token)
+        )
+        if created_at is None:
+            earlier = self._records.registered_by(request_id)
+            if (
+                earlier
+                and request_digest
+                and earlier.request_digest
+                and earlier.request_digest != request_digest
+            ):
                 raise ApiError(
-                    "TOKEN_ALREADY_ISSUED",
-                    "this request_id already registered a player; its token is shown only once",
-                    metadata={"player": existing},
+                    "REQUEST_ID_REUSED",
+                    "this request_id already registered a player with a different request;"
+                    " a new registration needs a fresh request_id",
+                    field="request_id",
                 )
-            player_tokens.insert_token(connection, player_id, auth.hash_token(token))
-        return PlayerRecord(player_id, display_name, row[0]), token
+            existing = resources.player_name(earlier.player_id) if earlier else ""
+            raise ApiError(
+                "TOKEN_ALREADY_ISSUED",
+                "this request_id already registered a player; its token is shown only once",
+                metadata={"player": existing},
+            )
+        return PlayerRecord(player_id, display_name, created_at), token
 
-    def cached_token(self, token_hash: bytes) -> player_tokens.PlayerToken | None:
+    def cached_token(self, token_hash: bytes) -> PlayerToken | None:
         """The working token with this hash if memory has it (no I/O: safe on the event loop)."""
         return self._tokens.get(token_hash)
 
-    def token_for_hash(self, token_hash: bytes) -> player_tokens.PlayerToken | None:
+    def token_for_hash(self, token_hash: bytes) -> PlayerToken | None:
         """The token with this hash, working or not, or None: the auth interceptor's lookup."""
         cached = self._tokens.get(token_hash)
         if cached is not None:
             return cached
-        with self._pool.connection() as connection:
-            found = player_tokens.find_token(connection, token_hash)
+        found = self._records.find_token(token_hash)
         if found is not None and found.live:
             self._tokens.put(token_hash, found)
         return found
@@ -155,57 +138,46 @@ class PlayerDirectory:
         """
         assert caller.player_id is not None  # the access table lets only players call
         presented = auth.hash_token(token)
-        with self._pool.connection() as connection:
-            # Twice at most: a rotation that loses the race to a concurrent retry of itself
-            # finds that retry's rotation on the second look.
-            for _ in range(2):
-                earlier = None
-                if request_id:
-                    earlier = player_tokens.find_rotation(
-                        connection, caller.player_id, request_id, ROTATION_RETRY_WINDOW
-                    )
-                if earlier is not None:
-                    return _replay(earlier, token, presented, caller)
-                if caller.retired_token:
-                    break
-                if not request_id:
-                    raise ApiError(
-                        "MISSING_FIELD",
-                        "RotateToken needs a request_id: a lost answer is recovered only by"
-                        " retrying with it",
-                        field="request_id",
-                    )
-                salt = secrets.token_bytes(32)
-                new_token = auth.rotated_token(token, salt)
-                rotated = player_tokens.rotate_token(
-                    connection,
-                    caller.player_id,
-                    presented,
-                    auth.hash_token(new_token),
-                    salt,
-                    request_id,
+        # Twice at most: a rotation that loses the race to a concurrent retry of itself finds
+        # that retry's rotation on the second look.
+        for _ in range(2):
+            earlier = None
+            if request_id:
+                earlier = self._records.find_rotation(
+                    caller.player_id, request_id, ROTATION_RETRY_WINDOW
                 )
-                if rotated:
-                    self._tokens.forget(token_hash=presented)
-                    return new_token
-                caller = auth.Caller(player_id=caller.player_id, retired_token=True)
+            if earlier is not None:
+                return _replay(earlier, token, presented, caller)
+            if caller.retired_token:
+                break
+            if not request_id:
+                raise ApiError(
+                    "MISSING_FIELD",
+                    "RotateToken needs a request_id: a lost answer is recovered only by"
+                    " retrying with it",
+                    field="request_id",
+                )
+            salt = secrets.token_bytes(32)
+            new_token = auth.rotated_token(token, salt)
+            rotated = self._records.rotate_token(
+                caller.player_id, presented, auth.hash_token(new_token), salt, request_id
+            )
+            if rotated:
+                self._tokens.forget(token_hash=presented)
+                return new_token
+            caller = auth.Caller(player_id=caller.player_id, retired_token=True)
         raise ApiError("TOKEN_REVOKED", "this token was replaced or revoked")
 
     def revoke_tokens(self, player_id: str, request_id: str) -> int:
         """Revoke every working token of a player; how many (the first count on a repeat)."""
-        with self._pool.connection() as connection:
-            count = player_tokens.revoke_player_tokens(connection, player_id, request_id)
+        count = self._records.revoke_tokens(player_id, request_id)
         self._tokens.forget(player_id=player_id)
         return count
 
     def get(self, player_id: str) -> PlayerRecord | None:
         """A player's profile, or None."""
-        with self._pool.connection() as connection:
-            row = connection.execute(
-                "SELECT display_name, created_at FROM players WHERE player_id = %s",
-                [player_id],
-            ).fetchone()
-        return PlayerRecord(player_id, str(row[0]), row[1]) if row else None
+        found = self._records.profile(player_id)
+        return None if found is None else PlayerRecord(player_id, *found)
 
     def display_names(self, player_ids: Iterable[str | None]) -> dict[str, str]:
         """Display names of the given players (unknown ids are left out)."""
@@ -215,22 +187,14 @@ class PlayerDirectory:
         missing = sorted(wanted - found.keys())
         valid = [pid for pid in missing if _is_uuid(pid)]
         if valid:
-            with self._pool.connection() as connection:
-                rows = connection.execute(
-                    "SELECT player_id::text, display_name FROM players"
-                    " WHERE player_id = ANY(%s::uuid[])",
-                    [valid],
-                ).fetchall()
-            fetched = {str(pid): str(name) for pid, name in rows}
+            fetched = self._records.display_names(valid)
             with self._names_lock:
                 self._names.update(fetched)
             found.update(fetched)
         return found
 
 
-def _replay(
-    earlier: player_tokens.Rotation, token: str, presented: bytes, caller: auth.Caller
-) -> str:
+def _replay(earlier: Rotation, token: str, presented: bytes, caller: auth.Caller) -> str:
     """The answer to a repeated rotation: the new token it issued, or a refusal."""
     if presented == earlier.new_hash:
         return token  # retried with the new token: the answer had arrived after all

@@ -29,6 +29,7 @@ from sapsam.app.tournaments import TournamentService
 from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
+from sapsam.store.players import PlayerRecords
 from sapsam.store.projections import Projector, registered_projectors
 from sapsam.store.serving import BEAT_SECONDS, ServingRecord
 
@@ -108,7 +109,7 @@ def build_services(
     store = EventStore.connect(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     tables = TableService(store)
-    players = PlayerDirectory(store.pool)
+    players = PlayerDirectory(PlayerRecords(store.pool))
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)

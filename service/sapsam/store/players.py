@@ -1,0 +1,109 @@
+"""The players' rows (``players``, migration 0002) and their tokens (``player_tokens``), for the
+API's player directory: each method one store operation on a pooled connection.
+
+The statements are in ``store/sql/players.sql`` and ``player_tokens``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from sapsam.store import player_tokens
+from sapsam.store.player_tokens import PlayerToken, Rotation
+from sapsam.store.queries import query
+
+
+@dataclass(frozen=True)
+class Registration:
+    """The player a request id registered, and the digest of that request (if it gave one)."""
+
+    player_id: str
+    request_digest: bytes | None
+
+
+@dataclass(frozen=True)
+class PlayerRecords:
+    """Players and their tokens in the database, through a pool."""
+
+    pool: ConnectionPool[Any]
+
+    def register(
+        self,
+        player_id: str,
+        display_name: str,
+        request_id: str | None,
+        request_digest: bytes | None,
+        token_hash: bytes,
+    ) -> datetime | None:
+        """Register a player with its first token; its creation time, or None (and nothing
+        written) when ``request_id`` already registered a player."""
+        with self.pool.connection() as connection:
+            row = connection.execute(
+                query("players.register"),
+                {
+                    "player": player_id,
+                    "name": display_name,
+                    "request": request_id,
+                    "digest": request_digest,
+                },
+            ).fetchone()
+            if row is None:
+                return None
+            player_tokens.insert_token(connection, player_id, token_hash)
+        created_at: datetime = row[0]
+        return created_at
+
+    def registered_by(self, request_id: str) -> Registration | None:
+        """Who ``request_id`` registered, if anyone."""
+        with self.pool.connection() as connection:
+            row = connection.execute(
+                query("players.registered_by"), {"request": request_id}
+            ).fetchone()
+        if row is None:
+            return None
+        return Registration(str(row[0]), None if row[1] is None else bytes(row[1]))
+
+    def profile(self, player_id: str) -> tuple[str, datetime] | None:
+        """A player's display name and registration time, or None."""
+        with self.pool.connection() as connection:
+            row = connection.execute(query("players.profile"), {"player": player_id}).fetchone()
+        return None if row is None else (str(row[0]), row[1])
+
+    def display_names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The display names of these players (ids that are UUIDs; unknown ones left out)."""
+        with self.pool.connection() as connection:
+            rows = connection.execute(
+                query("players.display_names"), {"players": list(player_ids)}
+            ).fetchall()
+        return {str(player_id): str(name) for player_id, name in rows}
+
+    def find_token(self, token_hash: bytes) -> PlayerToken | None:
+        """The token with this hash, working or not."""
+        with self.pool.connection() as connection:
+            return player_tokens.find_token(connection, token_hash)
+
+    def find_rotation(
+        self, player_id: str, request_id: str, retry_window: timedelta
+    ) -> Rotation | None:
+        """The rotation the player made with ``request_id``, if any."""
+        with self.pool.connection() as connection:
+            return player_tokens.find_rotation(connection, player_id, request_id, retry_window)
+
+    def rotate_token(
+        self, player_id: str, old_hash: bytes, new_hash: bytes, salt: bytes, request_id: str
+    ) -> bool:
+        """Retire ``old_hash`` and issue ``new_hash``; False if ``old_hash`` no longer works."""
+        with self.pool.connection() as connection:
+            return player_tokens.rotate_token(
+                connection, player_id, old_hash, new_hash, salt, request_id
+            )
+
+    def revoke_tokens(self, player_id: str, request_id: str) -> int:
+        """Revoke every working token of a player; how many (the first count on a repeat)."""
+        with self.pool.connection() as connection:
+            return player_tokens.revoke_player_tokens(connection, player_id, request_id)

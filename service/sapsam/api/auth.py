@@ -45,7 +45,7 @@ from grpc import aio
 from sapsam.api import errors
 from sapsam.api.access import Access, required_access
 from sapsam.api.blocking import run_blocking
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream, StatusError
+from sapsam.api.interception import CallInterceptor, Proceed, StatusError
 from sapsam.store.player_tokens import ROTATED, PlayerToken
 
 TokenLookup = Callable[[bytes], PlayerToken | None]
@@ -344,14 +344,14 @@ class AuthInterceptor(CallInterceptor):
             _presented_token.reset(token_reset)
             _current_caller.reset(caller_reset)
 
-    async def around_stream(
-        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
-    ) -> AsyncIterator[Any]:
-        """Authenticate and authorise, then stream the call's responses as the caller."""
+    @contextlib.asynccontextmanager
+    async def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AsyncIterator[None]:
+        """Authenticate and authorise, then let the stream run as the caller."""
         caller_reset, token_reset = await self._enter(method, context)
         try:
-            async for response in proceed():
-                yield response
+            yield
         finally:
             # A stream may be finished from another context (an abandoned generator closed by
             # the loop); then the variables are not ours to reset.

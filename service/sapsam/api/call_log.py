@@ -15,6 +15,7 @@ made directly, without looking up the caller's source line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -26,7 +27,7 @@ from typing import Any, Final
 from google.protobuf.message import Message
 from grpc import aio
 
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream, ended_with
+from sapsam.api.interception import CallInterceptor, Proceed, ended_with
 
 LOGGER_NAME: Final = "sapsam.api.calls"
 
@@ -112,15 +113,15 @@ class CallLogInterceptor(CallInterceptor):
             table, seat = call_subject(request)
             log_call(method, table, seat, status, started)
 
-    async def around_stream(
-        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
-    ) -> AsyncIterator[Any]:
-        """Stream the call's responses and log the outcome when the stream ends."""
+    @contextlib.asynccontextmanager
+    async def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AsyncIterator[None]:
+        """Around the stream; log its outcome when it ends."""
         started = time.perf_counter()
         status = "UNKNOWN"
         try:
-            async for response in proceed():
-                yield response
+            yield
             status = "OK"
         except (asyncio.CancelledError, GeneratorExit):
             status = "CANCELLED"  # the client went away or the server is stopping

@@ -4,7 +4,7 @@ grpc's ``grpc.aio.ServerInterceptor`` only sees the method name and metadata bef
 chosen; to act on the request, the servicer context and the outcome, an interceptor has to wrap
 the handler's behaviour. :class:`CallInterceptor` does that once for both call shapes we serve
 (one response, a response stream), so each interceptor implements just ``around`` and
-``around_stream``. They run in the call's own task, so a context variable set in ``around`` is
+``guard_stream``. They run in the call's own task, so a context variable set in ``around`` is
 visible to the servicer (and, through ``sapsam.api.blocking``, to its synchronous part).
 
 A status travels as an exception, :class:`StatusError`, and only :class:`StatusSender`, the
@@ -20,8 +20,10 @@ runs on the blocking bridge, a generator is drained through it (``sapsam.api.blo
 from __future__ import annotations
 
 import abc
+import contextlib
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +34,8 @@ from sapsam.api import errors
 from sapsam.api.blocking import iterate_blocking, run_blocking
 
 Proceed = Callable[[], Awaitable[Any]]
-ProceedStream = Callable[[], AsyncIterator[Any]]
+StreamGuard = Callable[[str, Any, Any], AbstractAsyncContextManager[None]]
+_GUARDED = "_sapsam_guarded_stream"  # on a guarded stream: its guards and the servicer's stream
 Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]]
 
 
@@ -92,7 +95,7 @@ async def _written(handler: Callable[..., Any], request: Any, context: Any) -> A
 
 
 class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
-    """Runs :meth:`around` or :meth:`around_stream` around every call's behaviour."""
+    """Runs :meth:`around` around every unary call, :meth:`guard_stream` around every stream."""
 
     @abc.abstractmethod
     async def around(
@@ -101,15 +104,12 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
         """Run the call (``await proceed()``) and return its single response."""
 
     @abc.abstractmethod
-    def around_stream(
-        self,
-        method: str,
-        request: Any,
-        context: aio.ServicerContext,
-        proceed: ProceedStream,
-    ) -> AsyncIterator[Any]:
-        """Run a response-streaming call (``proceed()``), yielding its responses (an async
-        generator)."""
+    def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AbstractAsyncContextManager[None]:
+        """Around a response stream (a ``contextlib.asynccontextmanager``): entered before its
+        first response, left when it ends, normally or with the exception it raised, which the
+        guard may replace."""
 
     async def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
@@ -123,30 +123,16 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
             "request_deserializer": handler.request_deserializer,
             "response_serializer": handler.response_serializer,
         }
-        if handler.request_streaming and handler.response_streaming:
-            # grpc's reflection (async); sapsam itself serves no request streams.
-            inner_bidi = handler.stream_stream
-
-            async def bidi(requests: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
-                responses = self.around_stream(
-                    method, requests, context, lambda: _streamed(inner_bidi, requests, context)
-                )
-                async for response in responses:
-                    yield response
-
-            return grpc.stream_stream_rpc_method_handler(bidi, **codecs)
-        if handler.request_streaming:
+        if handler.request_streaming and not handler.response_streaming:
             raise TypeError(f"{method}: sapsam serves no request streams")
         if handler.response_streaming:
-            inner_stream = handler.unary_stream
-
-            async def streamed(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
-                responses = self.around_stream(
-                    method, request, context, lambda: _streamed(inner_stream, request, context)
-                )
-                async for response in responses:
-                    yield response
-
+            # grpc's reflection streams requests too (async); sapsam itself does not.
+            inner_stream = (
+                handler.stream_stream if handler.request_streaming else handler.unary_stream
+            )
+            streamed = self._guarded(method, inner_stream)
+            if handler.request_streaming:
+                return grpc.stream_stream_rpc_method_handler(streamed, **codecs)
             return grpc.unary_stream_rpc_method_handler(streamed, **codecs)
         inner = handler.unary_unary
 
@@ -156,6 +142,23 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
             )
 
         return grpc.unary_unary_rpc_method_handler(single, **codecs)
+
+    def _guarded(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        """The stream ``inner`` inside this interceptor's guard and those of the interceptors
+        inside it, all entered by one generator: a response passes one layer, not one per
+        interceptor (each layer cost every response of every open stream its own resumption)."""
+        inner_guards, source = getattr(inner, _GUARDED, ((), inner))
+        guards: tuple[StreamGuard, ...] = (self.guard_stream, *inner_guards)  # outermost first
+
+        async def streamed(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+            async with contextlib.AsyncExitStack() as stack:
+                for guard in guards:
+                    await stack.enter_async_context(guard(method, request, context))
+                async for response in _streamed(source, request, context):
+                    yield response
+
+        setattr(streamed, _GUARDED, (guards, source))
+        return streamed
 
 
 class StatusSender(CallInterceptor):
@@ -185,17 +188,13 @@ class StatusSender(CallInterceptor):
         except Exception as error:
             await self._send(method, error, context)
 
-    async def around_stream(
-        self,
-        method: str,
-        request: Any,
-        context: aio.ServicerContext,
-        proceed: ProceedStream,
-    ) -> AsyncIterator[Any]:
-        """Stream the call's responses; send the status it ended with."""
+    @contextlib.asynccontextmanager
+    async def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AsyncIterator[None]:
+        """Around the stream; send the status it ended with."""
         try:
-            async for response in proceed():
-                yield response
+            yield
         except Exception as error:
             await self._send(method, error, context)
 
@@ -225,13 +224,13 @@ class ErrorInterceptor(CallInterceptor):
         except Exception as error:
             raise self._mapped(method, error, context) from None
 
-    async def around_stream(
-        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
-    ) -> AsyncIterator[Any]:
-        """Stream the call's responses; an exception ends the stream with its mapped status."""
+    @contextlib.asynccontextmanager
+    async def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AsyncIterator[None]:
+        """Around the stream; an exception ends it with its mapped status."""
         try:
-            async for response in proceed():
-                yield response
+            yield
         except aio.AbortError:
             raise
         except Exception as error:

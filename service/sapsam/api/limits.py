@@ -21,6 +21,7 @@ interceptor alike; :class:`LimitsInterceptor` is the grpc side.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -32,7 +33,7 @@ from grpc import aio
 
 from sapsam.api import errors
 from sapsam.api.auth import current_caller
-from sapsam.api.interception import CallInterceptor, Proceed, ProceedStream, StatusError
+from sapsam.api.interception import CallInterceptor, Proceed, StatusError
 
 REGISTER_PLAYER_METHOD: Final = "/sapsam.v1.PlayerService/RegisterPlayer"
 RATE_LIMITED_REASON: Final = "RATE_LIMITED"
@@ -230,14 +231,14 @@ class LimitsInterceptor(CallInterceptor):
             self._check(method, context)
         return await proceed()
 
-    async def around_stream(
-        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
-    ) -> AsyncIterator[Any]:
-        """Refuse the stream if it is over a limit (calls or open streams), else stream it."""
+    @contextlib.asynccontextmanager
+    async def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AsyncIterator[None]:
+        """Refuse the stream if it is over a limit (calls or open streams), else let it run."""
         player = None if method.startswith(_GRPC_SERVICES_PREFIX) else self._check(method, context)
         if player is None or self._stream_limit <= 0:
-            async for response in proceed():
-                yield response
+            yield
             return
         if not self._streams.open(player):
             error = _refuse(
@@ -247,8 +248,7 @@ class LimitsInterceptor(CallInterceptor):
             )
             raise StatusError(errors.status_for_exception(error, method))
         try:
-            async for response in proceed():
-                yield response
+            yield
         finally:
             self._streams.close(player)
 

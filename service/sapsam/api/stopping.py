@@ -22,6 +22,7 @@ still running CANCELLED.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -35,7 +36,6 @@ from sapsam.api import errors
 from sapsam.api.interception import (
     CallInterceptor,
     Proceed,
-    ProceedStream,
     StatusError,
     ended_with,
 )
@@ -181,19 +181,18 @@ class StoppingInterceptor(CallInterceptor):
         with self._admitted(context, self._time_remaining(context)):
             return await proceed()
 
-    async def around_stream(
-        self, method: str, request: Any, context: aio.ServicerContext, proceed: ProceedStream
-    ) -> AsyncIterator[Any]:
-        """Stream the call unless stopping; a stream the stop ends ends SERVER_STOPPING."""
+    @contextlib.asynccontextmanager
+    async def guard_stream(
+        self, method: str, request: Any, context: aio.ServicerContext
+    ) -> AsyncIterator[None]:
+        """Around the stream unless stopping; a stream the stop ends ends SERVER_STOPPING."""
         if method.startswith(_GRPC_SERVICES_PREFIX):
-            async for response in proceed():
-                yield response
+            yield
             return
         # Only the stop bounds a stream's waits: its deadline says how long to watch, and a watch
         # that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
         with self._admitted(context, self._gate.time_to_cutoff):
-            async for response in proceed():
-                yield response
+            yield
         if self._gate.stopping:
             # The stream ended because the server stops (the feed let its watchers go): say so,
             # so the client resumes elsewhere instead of taking the end for the table's end.

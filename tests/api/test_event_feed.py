@@ -12,6 +12,7 @@ import psycopg
 
 from sapsam.api.live_feed import APPLICATION_NAME, EventFeed
 from sapsam.log.records import NewEvent
+from sapsam.store import subscriptions
 from sapsam.store.event_store import EventStore
 
 
@@ -130,3 +131,27 @@ def test_the_feed_listens_only_while_it_has_channels(database_url: str) -> None:
         assert (await statement()).startswith("UNLISTEN")  # and no polls while nobody watches
 
     _with_feed(feed, body)
+
+
+def _notify(database_url: str, payload: str) -> None:
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute("SELECT pg_notify(%s, %s)", [subscriptions.NOTIFY_CHANNEL, payload])
+
+
+def test_a_notification_that_is_not_a_wakeup_is_skipped(database_url: str) -> None:
+    feed = EventFeed(database_url, poll_seconds=60)  # no poll: only wake-ups can wake it
+    watched = RecordingChannel("table-z")
+    garbage = ["not json", "[1]", '{"stream": "table-z"}', '{"stream": 1, "position": "x"}']
+
+    async def body() -> None:
+        feed.channel(watched.stream_id, lambda: watched)
+        await _eventually(lambda: feed.listening and watched.wakes > 0)
+        for payload in garbage:
+            await asyncio.to_thread(_notify, database_url, payload)
+        await _eventually(lambda: feed.bad_wakeups == len(garbage))
+        before = watched.wakes
+        await asyncio.to_thread(_append, database_url, "table-z", 1)
+        await _eventually(lambda: watched.wakes > before)  # the feed still follows
+
+    _with_feed(feed, body)  # and stops without raising
+    assert watched.closed

@@ -80,6 +80,8 @@ class EventFeed:
         self._task: asyncio.Task[None] | None = None
         self.listening = False
         """Whether the connection LISTENs now (only while there are channels)."""
+        self.bad_wakeups = 0
+        """Notifications on our channel whose payload was not an append's (skipped)."""
 
     @property
     def stopping(self) -> bool:
@@ -95,8 +97,12 @@ class EventFeed:
         self._stopping = True
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await self._task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # the server must still stop: say why the feed had ended
+                _logger.exception("event feed had failed")
         for channel in list(self._channels.values()):
             channel.close()
         self._channels.clear()
@@ -131,6 +137,18 @@ class EventFeed:
         if channel is not None:
             channel.wake()
 
+    def _on_notification(self, payload: str) -> None:
+        # Anyone who may connect can NOTIFY our channel: a payload that is not an append's is
+        # skipped (the poll still catches what it may have stood for).
+        try:
+            stream_id = subscriptions.parse_wakeup(payload).stream_id
+        except (ValueError, KeyError, TypeError):
+            self.bad_wakeups += 1
+            if self.bad_wakeups == 1 or self.bad_wakeups % 1000 == 0:
+                _logger.warning("skipped %d notifications that were not wake-ups", self.bad_wakeups)
+            return
+        self._wake(stream_id)
+
     def _wake_all(self) -> None:
         for channel in list(self._channels.values()):
             channel.wake()
@@ -155,6 +173,10 @@ class EventFeed:
                 )
                 self.listening = False
                 await asyncio.sleep(self._poll_seconds)
+            except Exception:  # a bug must not silence every watcher of the process for good
+                _logger.exception("event feed failed; reconnecting")
+                self.listening = False
+                await asyncio.sleep(self._poll_seconds)
 
     async def _follow(self) -> None:
         async with await psycopg.AsyncConnection.connect(
@@ -175,5 +197,5 @@ class EventFeed:
                         await asyncio.wait_for(self._attached.wait(), self._poll_seconds)
                     continue
                 async for notification in connection.notifies(timeout=self._poll_seconds):
-                    self._wake(subscriptions.parse_wakeup(notification.payload).stream_id)
+                    self._on_notification(notification.payload)
                 await self._poll(connection)

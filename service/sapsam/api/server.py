@@ -195,9 +195,14 @@ class ServedServer:
                 await self.gate.drained(extra_seconds=STATUS_MARGIN_SECONDS)
         finally:
             cutter.cancel()
-        await self.server.stop(STATUS_MARGIN_SECONDS)
-        await asyncio.to_thread(self.services.close)
-        self.bridge.shutdown(wait=False)
+            # Whatever failed above, grpc still stops and the pools still close.
+            try:
+                await self.server.stop(STATUS_MARGIN_SECONDS)
+            finally:
+                try:
+                    await asyncio.to_thread(self.services.close)
+                finally:
+                    self.bridge.shutdown(wait=False)
 
     def _cut_off(self) -> None:
         if self.gate.in_flight:

@@ -151,10 +151,9 @@ async def _hold(target: str, assignments: list[tuple[str, str]], per_connection:
                 if first:
                     opened[table], first = opened.get(table, 0) + 1, False
                 arrivals.setdefault((table, response.event.version), []).append(time.monotonic())
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
-                key = f"{error.code().name}: {error.details()}"[:160]
-                errors[key] = errors.get(key, 0) + 1
+        except grpc.aio.AioRpcError as error:  # our own cancel raises CancelledError instead
+            key = f"{error.code().name}: {error.details()}"[:160]
+            errors[key] = errors.get(key, 0) + 1
             return
         errors["ended by the server"] = errors.get("ended by the server", 0) + 1
 

@@ -481,6 +481,10 @@ def _arrangement(message: table_pb2.Arrangement) -> Arrangement:
     return Arrangement(rows[0], rows[1], rows[2])
 
 
+def _is_plain_text(text: str, max_length: int) -> bool:
+    return len(text) <= max_length and text.isascii() and text.isprintable()
+
+
 def _encode_page_token(status: int, created_at: str, table_id: uuid.UUID) -> str:
     text = json.dumps({"s": status, "c": created_at, "t": str(table_id)}, separators=(",", ":"))
     return base64.urlsafe_b64encode(text.encode()).decode()
@@ -493,7 +497,14 @@ def _decode_page_token(token: str, status: int) -> tuple[str, uuid.UUID] | None:
         decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
         if decoded["s"] != status:
             raise ValueError("the filter changed")
-        return str(decoded["c"]), uuid.UUID(decoded["t"])
+        created_at, table_id = decoded["c"], decoded["t"]
+        # The token reaches SQL: only what this server writes there (an ASCII timestamp; NUL or
+        # a lone surrogate would fail in the driver or the database, not as a bad token).
+        if not isinstance(created_at, str) or not _is_plain_text(created_at, 64):
+            raise ValueError("not a creation time")
+        if not isinstance(table_id, str):  # uuid.UUID(5) raises AttributeError
+            raise ValueError("not a table id")
+        return created_at, uuid.UUID(table_id)
     # RecursionError: a token of deeply nested JSON (json gives up on the depth).
     except (ValueError, RecursionError, KeyError, TypeError, binascii.Error):
         raise ApiError(

@@ -315,7 +315,10 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             time, last = token.get("time"), token.get("id")
             if not isinstance(time, int) or not isinstance(last, str) or abs(time) > _MAX_BIGINT:
                 raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token")
-            after = (time, last)
+            try:  # the id reaches SQL as a uuid: anything else is a damaged token, not a bug
+                after = (time, str(uuid.UUID(last)))
+            except ValueError:
+                raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token") from None
         ids = queries.tournament_page(
             self._tournaments.store, _PHASES_BY_STATUS[status], after, size + 1
         )

@@ -37,6 +37,36 @@ Proceed = Callable[[], Awaitable[Any]]
 StreamGuard = Callable[[str, Any, Any], AbstractAsyncContextManager[None]]
 _GUARDED = "_sapsam_guarded_stream"  # on a guarded stream: its guards and the servicer's stream
 Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]]
+_TOLERANT = "_sapsam_tolerant_deserializer"  # on a deserializer already wrapped by ``_tolerant``
+
+
+class UndecodableRequest:
+    """The request grpc hands over when its bytes were not the method's message (see
+    :func:`_tolerant`); :class:`ErrorInterceptor` answers it INVALID_ARGUMENT."""
+
+
+UNDECODABLE: Any = UndecodableRequest()
+
+
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserializer``, returning :data:`UNDECODABLE` where it would raise.
+
+    grpc.aio decodes the request before any interceptor runs and answers a failure UNKNOWN,
+    without ErrorInfo, an entry in the call log, authentication or limits; with the failure
+    turned into a value, the call passes every interceptor like any other and is refused inside.
+    """
+    if deserializer is None or getattr(deserializer, _TOLERANT, False):
+        return deserializer
+    decode = deserializer
+
+    def tolerant(data: bytes) -> Any:
+        try:
+            return decode(data)
+        except Exception:  # whatever the bytes make the parser raise, the client sent them
+            return UNDECODABLE
+
+    setattr(tolerant, _TOLERANT, True)
+    return tolerant
 
 
 @dataclass(frozen=True)
@@ -120,7 +150,7 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
             return None
         method: str = handler_call_details.method
         codecs = {
-            "request_deserializer": handler.request_deserializer,
+            "request_deserializer": _tolerant(handler.request_deserializer),
             "response_serializer": handler.response_serializer,
         }
         if handler.request_streaming and not handler.response_streaming:
@@ -213,10 +243,24 @@ class ErrorInterceptor(CallInterceptor):
             return StatusError(PlainStatus(code, str(context.details() or "")))
         return StatusError(errors.status_for_exception(error, method))
 
+    def _refuse_undecodable(self, method: str, request: Any) -> None:
+        if request is UNDECODABLE:
+            raise StatusError(
+                errors.status_for_exception(
+                    errors.ApiError(
+                        "INVALID_ARGUMENT",
+                        f"the request is not a valid {method.rsplit('/', 1)[-1]} request message",
+                        field="",
+                    ),
+                    method,
+                )
+            )
+
     async def around(
         self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
     ) -> Any:
         """Run the call; an exception becomes its mapped status."""
+        self._refuse_undecodable(method, request)
         try:
             return await proceed()
         except aio.AbortError:
@@ -229,6 +273,7 @@ class ErrorInterceptor(CallInterceptor):
         self, method: str, request: Any, context: aio.ServicerContext
     ) -> AsyncIterator[None]:
         """Around the stream; an exception ends it with its mapped status."""
+        self._refuse_undecodable(method, request)
         try:
             yield
         except aio.AbortError:

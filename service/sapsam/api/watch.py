@@ -243,6 +243,8 @@ async def watch(
         while True:
             while watcher.waiting:
                 sent = watcher.waiting.popleft()
+                if sent.version <= last:  # an after_version past the head when it joined
+                    continue
                 last = sent.version
                 yield sent.response
                 if sent.last:

@@ -19,7 +19,8 @@ work runs on the blocking bridge (``sapsam.api.blocking``), never on the loop.
 Keepalive (:data:`KEEPALIVE_OPTIONS`, docs/api.md "Keepalive"): the server pings an idle
 connection every 60 s and drops it if the ping is not answered within 20 s, so a stream whose
 client vanished without a word (a dead NAT entry, a pulled cable) is freed; a client may ping as
-often as every 10 s, even with no call open, and is never sent GOAWAY for that.
+often as every 10 s, even with no call open; one that pings more often is sent GOAWAY after two
+strikes (a ping flood is not served).
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ KEEPALIVE_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
     ("grpc.keepalive_timeout_ms", 20_000),  # and close it if the ping is not answered in 20 s
     ("grpc.keepalive_permit_without_calls", 1),  # clients may ping with no call open
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),  # at most every 10 s
-    ("grpc.http2.max_ping_strikes", 0),  # a client pinging too often is not sent GOAWAY
+    # grpc's default of 2 strikes: a client pinging faster than that is sent GOAWAY (0 would let
+    # one client flood the server with pings for as long as it likes).
+    ("grpc.http2.max_ping_strikes", 2),
 )
 """The server's keepalive settings (documented in docs/api.md, "Keepalive")."""
 PENDING_CALL_OPTIONS: Final[tuple[tuple[str, int], ...]] = (

@@ -330,14 +330,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.GetMyHandResponse:
         """The caller's own 13 cards."""
         table_id, seat, player_id = self._seat_holder(request.seat)
-        held_seat, cards = self._tables.hand_of(table_id, player_id)
-        if held_seat != seat:  # the seat changed hands between the two reads: impossible today
+        hand = self._tables.own_hand(table_id, player_id)  # one read: the cards name their deal
+        if hand.seat != seat:  # the seat changed hands between the two reads: impossible today
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
-        state = self._load(table_id)
-        assert state.deal is not None
         return table_service_pb2.GetMyHandResponse(
-            deal=resources.deal_name(table_id, state.deal.number),
-            cards=[str(card) for card in sorted(cards)],
+            deal=resources.deal_name(table_id, hand.deal_number),
+            cards=[str(card) for card in sorted(hand.cards)],
         )
 
     # -- arranging and revealing ----------------------------------------------------------------

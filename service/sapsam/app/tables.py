@@ -90,6 +90,15 @@ class ListedTable:
     created_at: str
 
 
+@dataclass(frozen=True)
+class OwnHand:
+    """A seat holder's cards in one deal."""
+
+    seat: int
+    deal_number: int
+    cards: tuple[Card, ...]
+
+
 class TableService(TableRunner):
     """Runs table commands and reads tables, over a ``Store``."""
 
@@ -121,7 +130,13 @@ class TableService(TableRunner):
             return session.read_stream(stream_id_for(table_id), from_version)
 
     def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
-        """The caller's own seat and 13 dealt cards in the current deal.
+        """The caller's own seat and 13 dealt cards in the current deal (see :meth:`own_hand`)."""
+        hand = self.own_hand(table_id, player_id)
+        return hand.seat, hand.cards
+
+    def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
+        """The caller's own seat, the current deal's number and its 13 cards in it, all from one
+        read (a second read could see the next deal, or none, and name the wrong one).
 
         Only the seat's holder can ask; other seats' cards are never computed for a caller.
         """
@@ -132,7 +147,7 @@ class TableService(TableRunner):
             deal = state.deal
             assert deal is not None
             seed = deal.seed or self._secret_seed(session, table_id, deal.number)
-        return seat, dealt_hands(state, seed)[seat]
+        return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat])
 
     # -- commands ------------------------------------------------------------------------------
 

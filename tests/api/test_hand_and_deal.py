@@ -1,0 +1,97 @@
+"""GetMyHand names the deal its cards belong to: the seat, the deal and the cards come from one
+read, so a deal scored and the next one started while the call runs cannot pair deal 1's cards
+with deal 2's name (nor, at a series' end, fail INTERNAL)."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any, cast
+
+import grpc
+import pytest
+from api_client import OPERATOR_TOKEN
+from scenarios import World
+
+from sapsam.api.server import ServerConfig, start_server
+from sapsam.api.table_servicer import TableServicer
+from sapsam.app.tables import OwnHand, TableService
+from sapsam.cli.bootstrap import build_services
+from sapsam_proto.v1 import table_service_pb2
+
+
+class PausingTables(TableService):
+    """The real table service; once armed, the next hand read waits (after reading) until the
+    test lets it go, so that the test can move the table on in between."""
+
+    def __init__(self, tables: TableService) -> None:
+        super().__init__(tables.store)
+        self.armed = False
+        self.paused = threading.Event()
+        self.go = threading.Event()
+
+    def _pause(self) -> None:
+        if self.armed:
+            self.armed = False
+            self.paused.set()
+            assert self.go.wait(60)
+
+    def hand_of(self, table_id: uuid.UUID, player_id: str) -> Any:
+        read = super().hand_of(table_id, player_id)
+        self._pause()
+        return read
+
+    def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
+        read = super().own_hand(table_id, player_id)
+        self._pause()
+        return read
+
+
+@pytest.fixture
+def paused_world(database_url: str) -> Iterator[tuple[World, PausingTables]]:
+    services = build_services(database_url)
+    servicer = cast(TableServicer, services.table_service)
+    tables = PausingTables(servicer._tables)
+    services = dataclasses.replace(
+        services, table_service=TableServicer(tables, servicer._players, servicer._feed)
+    )
+    config = ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=1)
+    running = start_server(config, services)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            yield World(channel, database_url), tables
+    finally:
+        tables.go.set()
+        running.stop()
+
+
+def test_get_my_hand_names_the_deal_of_its_cards(
+    paused_world: tuple[World, PausingTables],
+) -> None:
+    world, tables = paused_world
+    seated = world.seated(seat_count=2, series_length=2)
+    first_deal, chosen = world.revealing(seated)
+    player = seated.players[0]
+    first_hand = sorted(str(card) for card in world.hand(player))
+    answered: list[Any] = []
+    tables.armed = True
+    asking = threading.Thread(
+        target=lambda: answered.append(
+            world.table_call(
+                "GetMyHand", table_service_pb2.GetMyHandRequest(seat=player.seat), player.token
+            )
+        )
+    )
+    asking.start()
+    assert tables.paused.wait(30)
+    for each in seated.players:  # deal 1 is scored, deal 2 is dealt, while the call reads
+        world.reveal(each, chosen[each.seat])
+    second_deal = world.dealt(seated)
+    tables.go.set()
+    asking.join(30)
+    assert second_deal != first_deal
+    assert [(answer.deal, sorted(answer.cards)) for answer in answered] == [
+        (first_deal, first_hand)
+    ]

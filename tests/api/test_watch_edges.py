@@ -1,15 +1,26 @@
-"""WatchTable at its edges: an after_version past the table's head, a table read that fails."""
+"""WatchTable at its edges: an after_version past the table's head, a table whose reads keep
+failing, a watcher that leaves while its channel opens."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import threading
+import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
+import psycopg
 import pytest
-from api_client import Api, Watcher
+from api_client import Api, Watcher, error_reason
 
+from sapsam.api.live_feed import EventFeed
 from sapsam.api.server import RunningServer
+from sapsam.api.watch import Sent, StreamChannel, watch
+from sapsam.app import tables as table_store
+from sapsam.store import subscriptions
 from sapsam_proto.v1 import table_service_pb2
 
 
@@ -43,3 +54,87 @@ def test_a_watch_after_a_version_past_the_head_sends_only_later_events(api: Api)
         assert [m.event.version for m in watcher.messages] == [3, 4]
     finally:
         watcher.cancel()
+
+
+def _append_unreadable_event(database_url: str, stream_id: str, version: int) -> None:
+    """An event no server can decode (a type nobody knows), and its wake-up."""
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)"
+            " VALUES (%s, %s, 'NobodyKnowsThis', 1, '{}', '{}', %s)",
+            [stream_id, version, bytes(32)],
+        )
+
+
+def _wake(database_url: str, stream_id: str) -> None:
+    payload = json.dumps({"stream": stream_id, "position": 1})
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute("SELECT pg_notify(%s, %s)", [subscriptions.NOTIFY_CHANNEL, payload])
+
+
+def test_a_table_that_cannot_be_read_ends_its_watchers_unavailable(api: Api) -> None:
+    table = _open_table(api, 2)  # version 1
+    watcher = Watcher(api, table, api.register("watcher").token)
+    try:
+        watcher.wait_for(lambda: len(watcher.messages) == 1)
+        stream_id = table_store.stream_id_for(uuid.UUID(table.rsplit("/", 1)[1]))
+        _append_unreadable_event(api.database_url, stream_id, 2)
+        deadline = time.monotonic() + 30
+        while watcher.error is None:  # each wake-up is one more failed read
+            assert time.monotonic() < deadline, "the watcher was never let go"
+            _wake(api.database_url, stream_id)
+            time.sleep(0.05)
+        assert isinstance(watcher.error, grpc.RpcError)
+        code, reason, info, _ = error_reason(watcher.error)
+        assert (code, reason) == (grpc.StatusCode.UNAVAILABLE, "STREAM_UNAVAILABLE")
+        assert info.metadata["after_version"] == "1"
+    finally:
+        watcher.cancel()
+
+
+class _SlowFirstRead(StreamChannel):
+    """A channel whose first read waits (on its bridge thread) until the test lets it go, and
+    that counts the reads running at once."""
+
+    def __init__(self, feed: EventFeed) -> None:
+        super().__init__("slow", feed, 16)
+        self.go = threading.Event()
+        self.entered = threading.Event()
+        self.running = 0
+        self.most_at_once = 0
+        self.reads = 0
+
+    def read_after(self, version: int) -> list[Sent]:
+        self.running += 1
+        self.reads += 1
+        self.most_at_once = max(self.most_at_once, self.running)
+        self.entered.set()
+        self.go.wait(10)
+        self.running -= 1
+        return [Sent(1, "event 1")] if version == 0 else []
+
+    def history(self, after: int, through: int) -> list[Sent]:
+        return []
+
+
+def test_a_watcher_that_leaves_during_the_first_read_does_not_start_a_second() -> None:
+    feed = EventFeed("postgresql://unused")  # never started: no wake-ups, only the test's calls
+    channel = _SlowFirstRead(feed)
+
+    async def first_event() -> Any:
+        async for response in watch(feed, "slow", lambda: channel, 0):
+            return response
+        return None
+
+    async def run() -> None:
+        leaving = asyncio.create_task(first_event())
+        while not channel.entered.is_set():
+            await asyncio.sleep(0.01)
+        leaving.cancel()  # its read goes on, on the bridge
+        staying = asyncio.create_task(first_event())
+        await asyncio.sleep(0.1)
+        channel.go.set()
+        assert await asyncio.wait_for(staying, 10) == "event 1"
+
+    asyncio.run(run())
+    assert (channel.reads, channel.most_at_once) == (1, 1)

@@ -170,6 +170,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # The server process is stopping (sapsam.api.stopping): retry, with the same request_id,
         # on another process or once it is back.
         "SERVER_STOPPING": _UNAVAILABLE,
+        "STREAM_UNAVAILABLE": _UNAVAILABLE,  # a watched stream's reads kept failing
         # A caller over one of its limits (sapsam.api.limits); RetryInfo says when to try again.
         "RATE_LIMITED": _EXHAUSTED,
         "TOO_MANY_REGISTRATIONS": _EXHAUSTED,

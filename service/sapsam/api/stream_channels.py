@@ -7,6 +7,7 @@ the fold a table channel keeps is never touched by two threads at once.
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
 
@@ -31,6 +32,14 @@ class _TableFold:
         self._table_id = table_id
         self._state: TableState = INITIAL_STATE
         self._deal: views.DealFacts | None = None
+
+    def copy(self) -> _TableFold:
+        """A fold that goes on from here without touching this one (the state is immutable; the
+        deal's facts are not)."""
+        copied = _TableFold(self._tables, self._table_id)
+        copied._state = self._state
+        copied._deal = copy.deepcopy(self._deal)
+        return copied
 
     def fold(self, recorded: RecordedEvent) -> Sent:
         event = self._tables.decode(recorded)
@@ -65,11 +74,15 @@ class TableChannel(StreamChannel):
         self._fold = _TableFold(tables, table_id)
 
     def read_after(self, version: int) -> list[Sent]:
-        """The events after ``version``, folded on from the channel's own state."""
-        return [
-            self._fold.fold(recorded)
-            for recorded in self._tables.events(self._table_id, version + 1)
+        """The events after ``version``, folded on from the channel's own state: on a copy,
+        kept only once the whole batch is folded (a read that fails midway folds nothing, so
+        the retry does not fold its first events twice)."""
+        fold = self._fold.copy()
+        sent = [
+            fold.fold(recorded) for recorded in self._tables.events(self._table_id, version + 1)
         ]
+        self._fold = fold
+        return sent
 
     def history(self, after: int, through: int) -> list[Sent]:
         """Read from the first event (each message needs the table's state), send from

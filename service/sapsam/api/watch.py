@@ -16,7 +16,8 @@ last version it was sent; the client resumes with that ``after_version`` (docs/a
 A stream ends once its last event is sent (a series that closes, a complete tournament), when
 the client leaves, or when the feed stops: the server is stopping, and ``sapsam.api.stopping``
 ends the stream UNAVAILABLE (``SERVER_STOPPING``), so the client resumes from its last version
-elsewhere.
+elsewhere. A stream whose reads fail :data:`MAX_READ_FAILURES` times in a row ends UNAVAILABLE
+(``STREAM_UNAVAILABLE``, with ``after_version`` like STREAM_BEHIND) rather than hang.
 """
 
 from __future__ import annotations
@@ -40,7 +41,10 @@ STREAM_BEHIND_REASON: Final = "STREAM_BEHIND"
 AFTER_VERSION_KEY: Final = "after_version"
 """ErrorInfo metadata of STREAM_BEHIND: the last version sent, to resume from."""
 RESUME_DELAY_SECONDS: Final = 1.0
-"""The retry hint of STREAM_BEHIND."""
+"""The retry hint of STREAM_BEHIND and STREAM_UNAVAILABLE."""
+STREAM_UNAVAILABLE_REASON: Final = "STREAM_UNAVAILABLE"
+MAX_READ_FAILURES: Final = 3
+"""Reads of a stream that may fail in a row before its watchers are let go (STREAM_UNAVAILABLE)."""
 
 _logger = logging.getLogger("sapsam.api.watch")
 
@@ -100,7 +104,11 @@ class StreamChannel(abc.ABC):
         self._read_lock = asyncio.Lock()
         self._refreshing: asyncio.Task[None] | None = None
         self._again = False
+        self._opening: asyncio.Task[None] | None = None
+        self._failures = 0  # reads failed in a row
         self.opened = False
+        self.failed = False
+        """Its reads failed :data:`MAX_READ_FAILURES` times in a row: its watchers end."""
         self.finished = False
         """Its last event was read: nothing more will come."""
         self.closed = False
@@ -144,9 +152,16 @@ class StreamChannel(abc.ABC):
                 self._watchers.discard(watcher)  # behind: it ends STREAM_BEHIND
 
     async def open(self) -> None:
-        """Read the stream up to now, unless done already (the first watcher waits for it)."""
-        if not self.opened:
-            await self._read(opening=True)
+        """Read the stream up to now, unless done already (the first watcher waits for it).
+
+        The read is the channel's own task, which a watcher leaving meanwhile does not cancel:
+        cancelled, it would release the read lock while its bridge thread still folds, and the
+        next opener would start a second read on the same fold."""
+        if self.opened:
+            return
+        if self._opening is None or (self._opening.done() and not self.opened):
+            self._opening = asyncio.get_running_loop().create_task(self._read(opening=True))
+        await asyncio.shield(self._opening)
 
     def wake(self) -> None:
         """Read what is new, in a task of its own; a wake-up during a read reads again."""
@@ -164,11 +179,29 @@ class StreamChannel(abc.ABC):
                 self._again = False
                 try:
                     await self._read()
+                    self._failures = 0
                 except Exception as error:  # the feed's poll wakes us again
-                    _logger.warning("reading %s failed: %s", self._stream_id, type(error).__name__)
+                    self._failures += 1
+                    _logger.warning(
+                        "reading %s failed (%d in a row): %s",
+                        self._stream_id,
+                        self._failures,
+                        type(error).__name__,
+                    )
+                    if self._failures >= MAX_READ_FAILURES:
+                        self._fail()
                     return
         finally:
             self._refreshing = None
+
+    def _fail(self) -> None:
+        """Let every watcher go (STREAM_UNAVAILABLE): they resume, maybe on another process,
+        rather than wait for a read that keeps failing."""
+        self.failed = True
+        self.closed = True  # no more reads; the next watcher of the stream opens a new channel
+        self._feed.release(self)
+        for watcher in self._watchers:
+            watcher.wake()
 
     def enter(self) -> Watcher:
         """A new watcher; it is sent nothing until it joins (once the channel is open)."""
@@ -204,6 +237,17 @@ class StreamChannel(abc.ABC):
     def watcher_count(self) -> int:
         """Streams open on this channel (joined or about to)."""
         return self._users
+
+
+def stream_unavailable(last_version: int) -> ApiError:
+    """The error that ends the watchers of a channel whose reads kept failing."""
+    return ApiError(
+        STREAM_UNAVAILABLE_REASON,
+        "this server could not read the stream; watch again from the version in ErrorInfo"
+        f" metadata {AFTER_VERSION_KEY!r}",
+        metadata={AFTER_VERSION_KEY: str(last_version)},
+        retry_delay=RESUME_DELAY_SECONDS,
+    )
 
 
 def stream_behind(last_version: int) -> ApiError:
@@ -251,6 +295,8 @@ async def watch(
                     return
             if watcher.behind:
                 raise stream_behind(last)
+            if channel.failed:
+                raise stream_unavailable(last)
             if channel.closed or channel.finished:
                 return
             await watcher.wait()

@@ -187,6 +187,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     grew; watch again with `after_version` from the ErrorInfo metadata `after_version` (the last
     version sent).
     """
+    ERROR_REASON_STREAM_UNAVAILABLE: _ErrorReason.ValueType  # 73
+    """UNAVAILABLE: this server could not read a watched stream several times in a row; watch again
+    (maybe on another server) with `after_version` from the ErrorInfo metadata `after_version`
+    (the last version sent).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -368,5 +373,10 @@ ERROR_REASON_STREAM_BEHIND: ErrorReason.ValueType  # 72
 """RESOURCE_EXHAUSTED: a `WatchTable` or `WatchTournament` stream read more slowly than the stream
 grew; watch again with `after_version` from the ErrorInfo metadata `after_version` (the last
 version sent).
+"""
+ERROR_REASON_STREAM_UNAVAILABLE: ErrorReason.ValueType  # 73
+"""UNAVAILABLE: this server could not read a watched stream several times in a row; watch again
+(maybe on another server) with `after_version` from the ErrorInfo metadata `after_version`
+(the last version sent).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

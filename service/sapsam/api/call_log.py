@@ -90,6 +90,14 @@ def log_call(method: str, table: str | None, seat: int | None, status: str, star
     _logger.handle(_logger.makeRecord(LOGGER_NAME, logging.INFO, __file__, 0, message, (), None))
 
 
+def _cancelled_status(context: aio.ServicerContext) -> str:
+    """What a cancelled call ended with: grpc cancels a call whose deadline passed too."""
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        return "DEADLINE_EXCEEDED"
+    return "CANCELLED"
+
+
 class CallLogInterceptor(CallInterceptor):
     """Logs one JSON line per call when it ends, whatever the outcome."""
 
@@ -104,7 +112,7 @@ class CallLogInterceptor(CallInterceptor):
             status = "OK"
             return response
         except asyncio.CancelledError:
-            status = "CANCELLED"  # the client went away
+            status = _cancelled_status(context)  # the client went away, or its deadline passed
             raise
         except Exception as error:
             status = ended_with(error, context).name
@@ -124,7 +132,8 @@ class CallLogInterceptor(CallInterceptor):
             yield
             status = "OK"
         except (asyncio.CancelledError, GeneratorExit):
-            status = "CANCELLED"  # the client went away or the server is stopping
+            # The client went away, its deadline passed, or the server is stopping.
+            status = _cancelled_status(context)
             raise
         except Exception as error:
             status = ended_with(error, context).name

@@ -194,6 +194,9 @@ class ServedServer:
             # Background loops join their threads: not on the loop, which serves meanwhile.
             await asyncio.to_thread(self.services.on_stop)
             if not await self.gate.drained():
+                # Calls still in flight (on the database, or queued for a bridge thread): answer
+                # them SERVER_STOPPING now rather than let grpc cancel them (CANCELLED).
+                self.gate.cut_off_unary_calls()
                 # Let the cut-off calls send their UNAVAILABLE before grpc cancels what is left.
                 await self.gate.drained(extra_seconds=STATUS_MARGIN_SECONDS)
         finally:

@@ -11,8 +11,13 @@ services pass untouched, so a load balancer sees NOT_SERVING):
   call, its own deadline: see ``sapsam.store.event_store.waits_bounded_by``), and an error it
   ends with once stopping began (a database wait cut short, a cancelled statement) is answered
   ``SERVER_STOPPING``;
+- a unary call still running at the cut-off (even one still queued for a bridge thread) is
+  cancelled by the server and answered ``SERVER_STOPPING``; an INTERNAL counts as the stop's
+  doing only after the cut-off (when running statements are cancelled), a real fault before it
+  stays INTERNAL;
 - a response stream (WatchTable, WatchTournament) that ends because the server stops ends with
-  ``SERVER_STOPPING`` too, so the client resumes from the last version it received.
+  ``SERVER_STOPPING`` too (``sapsam.api.watch``), so the client resumes from the last version it
+  received; one that ended on its own (its last event sent) stays OK.
 
 The server (``RunningServer.stop``) waits for the calls in flight to drain until the cut-off,
 cancels the database work of those left, and only then stops grpc, which would answer a call
@@ -47,12 +52,14 @@ SERVER_STOPPING_MESSAGE: Final = (
 )
 # grpc's own services: health must keep answering (NOT_SERVING) while the server stops.
 _GRPC_SERVICES_PREFIX: Final = "/grpc."
-# What a call cut off by the stop ends with before this module answers it: no status yet, the
-# database wait it could not finish (UNAVAILABLE), its cancelled statement (INTERNAL). A refusal
-# the call earned on its own (FAILED_PRECONDITION …) keeps its answer.
-_CUT_OFF_CODES: Final = frozenset(
-    {None, grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
-)
+# What a call the stop cut short ends with before this module answers it: no status yet, the
+# database wait it could not finish (UNAVAILABLE). A refusal the call earned on its own
+# (FAILED_PRECONDITION …) keeps its answer.
+_STOPPED_CODES: Final = frozenset({None, grpc.StatusCode.UNAVAILABLE})
+# Once the grace period is over, the statements still running are cancelled, and a cancelled
+# statement surfaces as INTERNAL: only then is INTERNAL the stop's doing. Before the cut-off, an
+# INTERNAL is a real fault and is answered as one.
+_CUT_OFF_CODES: Final = frozenset({grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN})
 
 
 class StopGate:
@@ -66,6 +73,7 @@ class StopGate:
         self._cutoff: float | None = None
         self._in_flight = 0
         self._condition = threading.Condition()
+        self._unary_calls: set[asyncio.Task[Any]] = set()  # on the loop only
 
     @property
     def stopping(self) -> bool:
@@ -108,6 +116,27 @@ class StopGate:
         with self._condition:
             self._in_flight -= 1
             self._condition.notify_all()
+
+    @contextmanager
+    def tracking(self, call: asyncio.Task[Any] | None) -> Iterator[None]:
+        """Know ``call`` (a unary call's task) while it runs, for :meth:`cut_off_unary_calls`."""
+        if call is None:
+            yield
+            return
+        self._unary_calls.add(call)
+        try:
+            yield
+        finally:
+            self._unary_calls.discard(call)
+
+    def cut_off_unary_calls(self) -> int:
+        """Cancel the tasks of the unary calls still in flight (on the loop, once the cut-off
+        passed): one still queued for a bridge thread would otherwise wait until grpc cancels it
+        (CANCELLED); cancelled here, it is answered SERVER_STOPPING. How many there were."""
+        calls = list(self._unary_calls)
+        for call in calls:
+            call.cancel()
+        return len(calls)
 
     def wait_for_drain(self, extra_seconds: float = 0.0, poll_seconds: float = 0.05) -> bool:
         """Wait until no call is in flight, or until ``extra_seconds`` after the cut-off; True if
@@ -166,7 +195,10 @@ class StoppingInterceptor(CallInterceptor):
             with waits_bounded_by(time_remaining):
                 yield
         except Exception as error:
-            if self._gate.stopping and ended_with(error, context) in _CUT_OFF_CODES:
+            code = ended_with(error, context)
+            if self._gate.stopping and (
+                code in _STOPPED_CODES or (self._gate.cut_off and code in _CUT_OFF_CODES)
+            ):
                 raise self._stopped() from None
             raise
         finally:
@@ -178,8 +210,16 @@ class StoppingInterceptor(CallInterceptor):
         """Run the call unless stopping; a failure after the cut-off is SERVER_STOPPING."""
         if method.startswith(_GRPC_SERVICES_PREFIX):
             return await proceed()
-        with self._admitted(context, self._time_remaining(context)):
-            return await proceed()
+        with (
+            self._admitted(context, self._time_remaining(context)),
+            self._gate.tracking(asyncio.current_task()),
+        ):
+            try:
+                return await proceed()
+            except asyncio.CancelledError:
+                if not self._gate.cut_off:  # the client left, or grpc stops: not ours
+                    raise
+                raise self._stopped() from None  # cut off by the stop (cut_off_unary_calls)
 
     @contextlib.asynccontextmanager
     async def guard_stream(
@@ -191,9 +231,7 @@ class StoppingInterceptor(CallInterceptor):
             return
         # Only the stop bounds a stream's waits: its deadline says how long to watch, and a watch
         # that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
+        # A stream the stop ends (the feed lets its watchers go) raises SERVER_STOPPING itself
+        # (``sapsam.api.watch``); one that ended on its own during the stop stays OK.
         with self._admitted(context, self._gate.time_to_cutoff):
             yield
-        if self._gate.stopping:
-            # The stream ended because the server stops (the feed let its watchers go): say so,
-            # so the client resumes elsewhere instead of taking the end for the table's end.
-            raise self._stopped()

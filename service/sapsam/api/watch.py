@@ -33,6 +33,7 @@ from typing import Any, Final
 from sapsam.api.blocking import run_blocking
 from sapsam.api.errors import ApiError
 from sapsam.api.live_feed import EventFeed
+from sapsam.api.stopping import SERVER_STOPPING_MESSAGE, SERVER_STOPPING_REASON
 
 RECENT_EVENTS: Final = 32
 """Responses a channel keeps for watchers that join or resume near the head (a resume after a
@@ -297,8 +298,10 @@ async def watch(
                 raise stream_behind(last)
             if channel.failed:
                 raise stream_unavailable(last)
-            if channel.closed or channel.finished:
+            if channel.finished:
                 return
+            if channel.closed:  # the feed stopped: the server is stopping
+                raise ApiError(SERVER_STOPPING_REASON, SERVER_STOPPING_MESSAGE)
             await watcher.wait()
     finally:
         channel.leave(watcher)

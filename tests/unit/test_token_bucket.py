@@ -83,7 +83,9 @@ def test_stream_counter_counts_per_key() -> None:
     ("peer", "address"),
     [
         ("ipv4:127.0.0.1:51234", "ipv4:127.0.0.1"),
-        ("ipv6:[::1]:51234", "ipv6:[::1]"),
+        ("ipv6:[::1]:51234", "ipv6:[::]/64"),  # an IPv6 host by its /64
+        ("ipv6:[2001:db8:1:2:a:b:c:d]:443", "ipv6:[2001:db8:1:2::]/64"),
+        ("ipv6:[2001:db8:1:2:ffff::1]:443", "ipv6:[2001:db8:1:2::]/64"),
         ("unix:/tmp/socket", "unix:/tmp/socket"),
     ],
 )

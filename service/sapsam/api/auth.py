@@ -237,6 +237,43 @@ class TokenCache:
                     del self._entries[cached_hash]
 
 
+class UnknownTokens:
+    """Hashes of tokens the database did not know, each for ``seconds`` (at most ``size``): a
+    client that repeats a made-up token is answered from memory. A token is issued under a
+    fresh random value, so no hash the cache holds can become a player's meanwhile."""
+
+    def __init__(self, size: int, seconds: float, clock: Callable[[], float] = time.monotonic):
+        self._size = size
+        self._seconds = seconds
+        self._clock = clock
+        self._seen: OrderedDict[bytes, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, token_hash: bytes) -> bool:
+        with self._lock:
+            seen = self._seen.get(token_hash)
+            if seen is None:
+                return False
+            if self._clock() - seen >= self._seconds:
+                del self._seen[token_hash]
+                return False
+            return True
+
+    def add(self, token_hash: bytes) -> None:
+        """Remember a hash the database did not know."""
+        with self._lock:
+            self._seen[token_hash] = self._clock()
+            self._seen.move_to_end(token_hash)
+            while len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+
+
+UNKNOWN_TOKENS_KEPT: Final = 10_000
+UNKNOWN_TOKEN_SECONDS: Final = 30.0
+"""How long an unknown token's hash is answered from memory."""
+LOOKUP_LIMITED_REASON: Final = "RATE_LIMITED"
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -251,14 +288,20 @@ class AuthInterceptor(CallInterceptor):
         token_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = _utc_now,
         cached_lookup: TokenLookup | None = None,
+        lookup_limit: Callable[[str], float] | None = None,
     ) -> None:
         self._lookup = lookup
         self._cached_lookup = cached_lookup
+        # Per peer address: how long to wait before its next database look-up (0.0: go on).
+        self._lookup_limit = lookup_limit
+        self._unknown = UnknownTokens(UNKNOWN_TOKENS_KEPT, UNKNOWN_TOKEN_SECONDS)
         self._operator_token = check_token_format(operator_token) if operator_token else None
         self._token_ttl = token_ttl
         self._clock = clock
 
-    async def authenticate(self, method: str, metadata: Any) -> tuple[Caller | None, str]:
+    async def authenticate(
+        self, method: str, metadata: Any, peer: str = ""
+    ) -> tuple[Caller | None, str]:
         """The caller for a call's metadata (``None``: anonymous, on a public method) and the
         token it presented.
 
@@ -280,14 +323,34 @@ class AuthInterceptor(CallInterceptor):
         token_hash = hash_token(token)
         # The lookup may query the database: on the blocking bridge, unless memory knows it.
         found = self._cached_lookup(token_hash) if self._cached_lookup is not None else None
-        if found is None:
+        if found is None and token_hash not in self._unknown:
+            try:
+                self._admit_lookup(peer)
+            except errors.ApiError:
+                if public:  # a token is ignored there anyway: no look-up, no refusal
+                    return None, ""
+                raise
             found = await run_blocking(self._lookup, token_hash)
+            if found is None:
+                self._unknown.add(token_hash)
         try:
             return self._player(method, found), token
         except errors.ApiError:
             if public:
                 return None, ""
             raise
+
+    def _admit_lookup(self, peer: str) -> None:
+        """Refuse a database look-up from a peer address over its limit (``sapsam.api.limits``):
+        anonymous traffic with made-up tokens gets no more of the bridge and the pool than that.
+        """
+        delay = self._lookup_limit(peer) if self._lookup_limit is not None else 0.0
+        if delay > 0:
+            raise errors.ApiError(
+                LOOKUP_LIMITED_REASON,
+                "too many unknown tokens from this address; retry after the delay given",
+                retry_delay=delay,
+            )
 
     def _player(self, method: str, found: PlayerToken | None) -> Caller:
         if found is None:
@@ -327,7 +390,9 @@ class AuthInterceptor(CallInterceptor):
         self, method: str, context: aio.ServicerContext
     ) -> tuple[contextvars.Token[Caller | None], contextvars.Token[str]]:
         try:
-            caller, token = await self.authenticate(method, context.invocation_metadata())
+            caller, token = await self.authenticate(
+                method, context.invocation_metadata(), context.peer()
+            )
             self.authorise(method, caller)
         except Exception as error:
             raise StatusError(errors.status_for_exception(error, method)) from None

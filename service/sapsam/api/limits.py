@@ -6,7 +6,10 @@ it off:
 - registrations per peer address per minute (``RegisterPlayer``), a token bucket per address that
   holds a minute's worth and refills evenly;
 - calls per player per second, a token bucket per player with a burst;
-- open response streams per player (``WatchTable``, ``WatchTournament``).
+- open response streams per player (``WatchTable``, ``WatchTournament``);
+- database look-ups of tokens the process does not know, per peer address
+  (:func:`token_lookup_limit`, applied by ``sapsam.api.auth`` before the look-up), so that a flood
+  of made-up tokens cannot hold the bridge and the pool; an IPv6 peer counts by its /64.
 
 A call over a limit is refused before it runs: RESOURCE_EXHAUSTED with ErrorInfo (reason
 ``TOO_MANY_REGISTRATIONS``, ``RATE_LIMITED`` or ``TOO_MANY_STREAMS``) and ``google.rpc.RetryInfo``
@@ -22,6 +25,7 @@ interceptor alike; :class:`LimitsInterceptor` is the grpc side.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import threading
 import time
 from collections import OrderedDict
@@ -60,9 +64,27 @@ class CallerLimits:
     """Calls per player at once, before the sustained rate applies."""
     streams_per_caller: int = 32
     """Open response streams per player."""
+    token_lookups_per_second: float = 20.0
+    """Database look-ups of tokens this process does not know, per peer address, sustained (a
+    flood of made-up tokens would otherwise hold the bridge and the pool for everyone)."""
+    token_lookup_burst: int = 100
+    """Such look-ups per peer address at once."""
 
 
-UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0)
+UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0, 0.0, 0)
+
+
+def token_lookup_limit(
+    limits: CallerLimits, clock: Callable[[], float] = time.monotonic
+) -> Callable[[str], float] | None:
+    """Takes a look-up from a peer's bucket (``sapsam.api.auth``): 0.0, or the seconds to wait;
+    ``None`` when the limit is off."""
+    if limits.token_lookups_per_second <= 0:
+        return None
+    buckets = KeyedBuckets(
+        limits.token_lookups_per_second, max(1, limits.token_lookup_burst), clock
+    )
+    return lambda peer: buckets.take(peer_address(peer))
 
 
 class TokenBucket:
@@ -157,10 +179,19 @@ class StreamCounter:
 
 
 def peer_address(peer: str) -> str:
-    """The address part of a grpc peer string: ``ipv4:1.2.3.4:5`` -> ``ipv4:1.2.3.4``,
-    ``ipv6:[::1]:5`` -> ``ipv6:[::1]``; a Unix socket peer stays whole."""
-    if peer.startswith(("ipv4:", "ipv6:")):
+    """The address part of a grpc peer string, the key of its buckets: ``ipv4:1.2.3.4:5`` ->
+    ``ipv4:1.2.3.4``; an IPv6 address by its /64 (one host usually has the whole /64 and can
+    rotate addresses in it at will), ``ipv6:[2001:db8::1]:5`` -> ``ipv6:[2001:db8::]/64``; a Unix
+    socket peer stays whole."""
+    if peer.startswith("ipv4:"):
         return peer.rsplit(":", 1)[0]
+    if peer.startswith("ipv6:"):
+        host = peer.rsplit(":", 1)[0][len("ipv6:") :].strip("[]").split("%", 1)[0]
+        try:
+            network = ipaddress.IPv6Network(f"{host}/64", strict=False)
+        except ValueError:
+            return peer.rsplit(":", 1)[0]
+        return f"ipv6:[{network.network_address}]/64"
     return peer
 
 

@@ -49,7 +49,7 @@ from sapsam.api import audit_servicer, bench_echo, blocking, tournament_servicer
 from sapsam.api.auth import AuthInterceptor, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.interception import ErrorInterceptor, StatusSender
-from sapsam.api.limits import CallerLimits, LimitsInterceptor
+from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limit
 from sapsam.api.stopping import StopGate, StoppingInterceptor
 from sapsam_proto.v1 import (
     audit_service_pb2,
@@ -251,6 +251,7 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
                 config.operator_token,
                 config.token_ttl,
                 cached_lookup=services.cached_token_lookup,
+                lookup_limit=token_lookup_limit(config.limits),
             ),
             LimitsInterceptor(config.limits),
             ErrorInterceptor(),

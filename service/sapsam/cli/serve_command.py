@@ -190,6 +190,20 @@ def _add_stop_and_limit_arguments(parser: argparse.ArgumentParser) -> None:
         f" (default {_DEFAULT_LIMITS.streams_per_caller})",
     )
     group.add_argument(
+        "--token-lookups-per-second",
+        type=float,
+        default=_DEFAULT_LIMITS.token_lookups_per_second,
+        help="database look-ups of tokens this process does not know, per peer address per"
+        f" second (default {_DEFAULT_LIMITS.token_lookups_per_second:g})",
+    )
+    group.add_argument(
+        "--token-lookup-burst",
+        type=int,
+        default=_DEFAULT_LIMITS.token_lookup_burst,
+        help="such look-ups per peer address at once"
+        f" (default {_DEFAULT_LIMITS.token_lookup_burst})",
+    )
+    group.add_argument(
         "--max-message-bytes",
         type=int,
         default=DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
@@ -212,9 +226,17 @@ def _caller_limits(arguments: argparse.Namespace) -> CallerLimits:
         calls_per_second=_non_negative(arguments.calls_per_second, "--calls-per-second"),
         call_burst=int(_non_negative(arguments.call_burst, "--call-burst")),
         streams_per_caller=int(_non_negative(arguments.streams_per_player, "--streams-per-player")),
+        token_lookups_per_second=_non_negative(
+            arguments.token_lookups_per_second, "--token-lookups-per-second"
+        ),
+        token_lookup_burst=int(_non_negative(arguments.token_lookup_burst, "--token-lookup-burst")),
     )
     if limits.calls_per_second > 0 and limits.call_burst < 1:
         raise ValueError("--call-burst must be at least 1 while --calls-per-second is set")
+    if limits.token_lookups_per_second > 0 and limits.token_lookup_burst < 1:
+        raise ValueError(
+            "--token-lookup-burst must be at least 1 while --token-lookups-per-second is set"
+        )
     return limits
 
 

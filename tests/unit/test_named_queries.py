@@ -18,7 +18,7 @@ def test_every_sql_file_parses_into_named_statements() -> None:
     assert "tables.page" in found
     for name, statement in found.items():
         assert re.fullmatch(r"[a-z_]+\.[a-z_][a-z0-9_]*", name)
-        assert statement.split()[0].upper() in {
+        assert statement.lstrip("(").split()[0].upper() in {
             "SELECT",
             "INSERT",
             "UPDATE",
@@ -43,7 +43,10 @@ def test_every_query_the_store_names_exists() -> None:
 
 
 def test_a_block_is_its_statement_without_its_comments() -> None:
-    text = "-- name: one\n-- what it does\nSELECT 1\n\n-- name: two\nSELECT %(x)s\n  -- why\n"
+    text = (
+        "-- about all\n\n-- name: one\n-- what it does\nSELECT 1\n\n"
+        "-- name: two\nSELECT %(x)s\n  -- why\n"
+    )
     assert queries.parse_queries("f", text) == {"f.one": "SELECT 1", "f.two": "SELECT %(x)s"}
 
 

@@ -19,6 +19,7 @@ import psycopg
 
 from sapsam.log.chain import canonical_json, json_string
 from sapsam.log.records import AppendResult, NewEvent, RequestIdReused
+from sapsam.store.queries import query
 from sapsam.store.reads import select_events
 
 Connection = psycopg.Connection[Any]
@@ -97,14 +98,7 @@ def find_processed_request(connection: Connection, request_id: str) -> Processed
     An API may call this before deciding, to answer a retry without re-running the command (after
     :meth:`ProcessedRequest.check_same_request`).
     """
-    row = connection.execute(
-        """
-        SELECT stream_id, fingerprint, first_version, last_version, first_position,
-            last_position, response, request_digest
-        FROM processed_requests WHERE request_id = %s
-        """,
-        [request_id],
-    ).fetchone()
+    row = connection.execute(query("processed_requests.find"), {"request": request_id}).fetchone()
     if row is None:
         return None
     (
@@ -147,7 +141,5 @@ def prune_processed_requests(connection: Connection, older_than: timedelta) -> i
     """
     if older_than <= timedelta(0):
         raise ValueError("older_than must be positive: the retry window to keep")
-    cursor = connection.execute(
-        "DELETE FROM processed_requests WHERE processed_at < now() - %s", [older_than]
-    )
+    cursor = connection.execute(query("processed_requests.prune"), {"older_than": older_than})
     return cursor.rowcount

@@ -1,8 +1,9 @@
 """The store's named SQL: every fixed statement lives in ``store/sql/*.sql``, loaded once by name.
 
-A file holds blocks, each opened by a ``-- name: <name>`` line; its comment lines say what the
-statement does, and the statement follows. A query is known as ``<file>.<name>``
-(``deal_secrets.load``), which is how the store's modules execute it::
+A file may open with comment lines about all its statements; then come blocks, each opened by a
+``-- name: <name>`` line, whose comment lines say what the statement does, and the statement. A
+query is known as ``<file>.<name>`` (``deal_secrets.load``), which is how the store's modules
+execute it::
 
     connection.execute(query("deal_secrets.load"), {"stream": stream_id, "number": number})
 
@@ -31,15 +32,12 @@ def parse_queries(file_stem: str, text: str) -> dict[str, str]:
     """The named statements of one ``.sql`` file, by ``<file_stem>.<name>``."""
     found: dict[str, str] = {}
     marks = list(_NAME_LINE.finditer(text))
-    if text[: marks[0].start() if marks else len(text)].strip(" \n-"):
-        raise ValueError(f"{file_stem}.sql: text before the first '-- name:' line")
+    preamble = text[: marks[0].start() if marks else len(text)]
+    if any(_is_sql(line) for line in preamble.splitlines()):
+        raise ValueError(f"{file_stem}.sql: a statement before the first '-- name:' line")
     for mark, following in zip(marks, [*marks[1:], None], strict=True):
         body = text[mark.end() : following.start() if following else len(text)]
-        statement = "\n".join(
-            line
-            for line in body.splitlines()
-            if line.strip() and not line.lstrip().startswith("--")
-        ).strip()
+        statement = "\n".join(line for line in body.splitlines() if _is_sql(line)).strip()
         name = f"{file_stem}.{mark.group(1)}"
         if not statement:
             raise ValueError(f"{name}: no statement")
@@ -47,6 +45,11 @@ def parse_queries(file_stem: str, text: str) -> dict[str, str]:
             raise ValueError(f"{name}: named twice")
         found[name] = statement
     return found
+
+
+def _is_sql(line: str) -> bool:
+    """A line of a statement: neither blank nor a comment line."""
+    return bool(line.strip()) and not line.lstrip().startswith("--")
 
 
 @cache

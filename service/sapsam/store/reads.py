@@ -27,6 +27,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from sapsam.log.records import RecordedEvent, recorded_event
+from sapsam.store.queries import query
 from sapsam.store.stream_heads import remember
 
 Connection = psycopg.Connection[Any]
@@ -152,7 +153,7 @@ def read_stream(
 
 def safe_position(connection: Connection) -> int:
     """The proven high-water mark: no event at or below it can still appear (see above)."""
-    row = connection.execute("SELECT sapsam_safe_position()").fetchone()
+    row = connection.execute(query("events.safe_position")).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -205,13 +206,11 @@ def iterate_all(
 
 def stream_version(connection: Connection, stream_id: str) -> int:
     """The stream's current version: 0 for a stream with no events."""
-    row = connection.execute(
-        "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s", [stream_id]
-    ).fetchone()
+    row = connection.execute(query("events.stream_version"), {"stream": stream_id}).fetchone()
     return int(row[0]) if row else 0
 
 
 def last_position(connection: Connection) -> int:
     """The highest committed global position, 0 for an empty log."""
-    row = connection.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()
+    row = connection.execute(query("events.last_position")).fetchone()
     return int(row[0]) if row else 0

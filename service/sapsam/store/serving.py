@@ -32,6 +32,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
+from sapsam.store.queries import query
 
 Connection = psycopg.Connection[Any]
 
@@ -110,9 +111,7 @@ class ServingRecord:
         with self._pool.connection() as connection:
             if self._started_ms is None or now - self._last_beat_ms > TOLERANCE_MS:
                 connection.execute(
-                    "INSERT INTO serving_intervals (server_id, started_ms, beat_ms)"
-                    " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                    [self.server_id, now, now],
+                    query("serving.start_interval"), {"server": self.server_id, "now": now}
                 )
                 if self._started_ms is not None:
                     _logger.warning(
@@ -121,9 +120,8 @@ class ServingRecord:
                 self._started_ms = now
             else:
                 connection.execute(
-                    "UPDATE serving_intervals SET beat_ms = greatest(beat_ms, %s)"
-                    " WHERE server_id = %s AND started_ms = %s",
-                    [now, self.server_id, self._started_ms],
+                    query("serving.beat"),
+                    {"now": now, "server": self.server_id, "started": self._started_ms},
                 )
         self._last_beat_ms = now
 
@@ -135,22 +133,11 @@ class ServingRecord:
 
 def read_unserved_windows(connection: Connection, since_ms: int) -> tuple[UnservedWindow, ...]:
     """The unserved windows that matter for deadlines at or after ``since_ms``."""
-    rows = connection.execute(
-        """
-        (SELECT server_id::text, started_ms, beat_ms FROM serving_intervals
-            WHERE beat_ms >= %(since)s)
-        UNION ALL
-        (SELECT server_id::text, started_ms, beat_ms FROM serving_intervals
-            WHERE beat_ms < %(since)s ORDER BY beat_ms DESC LIMIT 1)
-        """,
-        {"since": since_ms},
-    ).fetchall()
+    rows = connection.execute(query("serving.intervals_since"), {"since": since_ms}).fetchall()
     intervals = [ServingInterval(str(row[0]), int(row[1]), int(row[2])) for row in rows]
     if not intervals:
         return ()
     first = min(interval.started_ms for interval in intervals)
-    row = connection.execute(
-        "SELECT EXISTS (SELECT 1 FROM serving_intervals WHERE started_ms < %s)", [first]
-    ).fetchone()
+    row = connection.execute(query("serving.known_before"), {"first": first}).fetchone()
     known_before = bool(row and row[0])
     return unserved_windows(intervals, known_before)

@@ -1,0 +1,95 @@
+-- Places are rank(): equal keys share a place and the next place skips (1, 1, 3), exactly as
+-- sapsam.domain.tournament.rank_players; lines sharing a place are listed by player id so that
+-- pages are stable. A leaderboard sums tournament_entries over the tournaments that started,
+-- optionally only those of one rule set and one period (the UTC month a tournament started in);
+-- its three statements share the same two CTEs (board, ranked).
+
+-- name: standings
+SELECT player_id, total, deals_won, deals_played,
+    rank() OVER (ORDER BY total DESC) AS place
+FROM tournament_entries WHERE tournament_id = %(tournament)s
+ORDER BY place, player_id OFFSET %(offset)s LIMIT %(limit)s
+
+-- name: standings_deals_won
+-- Tie-break deals_won: equal totals are ranked by deals won.
+SELECT player_id, total, deals_won, deals_played,
+    rank() OVER (ORDER BY total DESC, deals_won DESC) AS place
+FROM tournament_entries WHERE tournament_id = %(tournament)s
+ORDER BY place, player_id OFFSET %(offset)s LIMIT %(limit)s
+
+-- name: standings_size
+SELECT count(*) FROM tournament_entries WHERE tournament_id = %(tournament)s
+
+-- name: leaderboard
+WITH board AS (
+    SELECT entry.player_id, sum(entry.total)::bigint AS total,
+        sum(entry.deals_played) AS deals_played, count(*) AS tournaments_played
+    FROM tournament_entries entry JOIN tournaments USING (tournament_id)
+    WHERE tournaments.started_at_ms IS NOT NULL
+        AND (%(rule_set)s::text IS NULL OR tournaments.rule_set_name = %(rule_set)s)
+        AND (%(period)s::text IS NULL OR tournaments.period = %(period)s)
+    GROUP BY entry.player_id
+), ranked AS (
+    SELECT player_id, total, deals_played, tournaments_played,
+        rank() OVER (ORDER BY total DESC) AS place,
+        row_number() OVER (ORDER BY total DESC, player_id) AS line,
+        count(*) OVER () AS size
+    FROM board
+)
+SELECT player_id, total, deals_played, tournaments_played, place, line, size
+FROM ranked ORDER BY line OFFSET %(offset)s LIMIT %(limit)s
+
+-- name: leaderboard_size
+WITH board AS (
+    SELECT entry.player_id, sum(entry.total)::bigint AS total,
+        sum(entry.deals_played) AS deals_played, count(*) AS tournaments_played
+    FROM tournament_entries entry JOIN tournaments USING (tournament_id)
+    WHERE tournaments.started_at_ms IS NOT NULL
+        AND (%(rule_set)s::text IS NULL OR tournaments.rule_set_name = %(rule_set)s)
+        AND (%(period)s::text IS NULL OR tournaments.period = %(period)s)
+    GROUP BY entry.player_id
+), ranked AS (
+    SELECT player_id, total, deals_played, tournaments_played,
+        rank() OVER (ORDER BY total DESC) AS place,
+        row_number() OVER (ORDER BY total DESC, player_id) AS line,
+        count(*) OVER () AS size
+    FROM board
+)
+SELECT count(*) FROM ranked
+
+-- name: leaderboard_around
+-- A player's line with up to radius lines above and below; nothing if not on the board.
+WITH board AS (
+    SELECT entry.player_id, sum(entry.total)::bigint AS total,
+        sum(entry.deals_played) AS deals_played, count(*) AS tournaments_played
+    FROM tournament_entries entry JOIN tournaments USING (tournament_id)
+    WHERE tournaments.started_at_ms IS NOT NULL
+        AND (%(rule_set)s::text IS NULL OR tournaments.rule_set_name = %(rule_set)s)
+        AND (%(period)s::text IS NULL OR tournaments.period = %(period)s)
+    GROUP BY entry.player_id
+), ranked AS (
+    SELECT player_id, total, deals_played, tournaments_played,
+        rank() OVER (ORDER BY total DESC) AS place,
+        row_number() OVER (ORDER BY total DESC, player_id) AS line,
+        count(*) OVER () AS size
+    FROM board
+)
+SELECT player_id, total, deals_played, tournaments_played, place, line, size
+FROM ranked WHERE line BETWEEN
+    (SELECT line FROM ranked WHERE player_id = %(player)s) - %(radius)s
+    AND (SELECT line FROM ranked WHERE player_id = %(player)s) + %(radius)s
+ORDER BY line
+
+-- name: page
+-- Tournament ids with their creation time, newest first, after a page boundary.
+SELECT tournament_id::text, created_at_ms FROM tournaments
+WHERE (%(phases)s::text[] IS NULL OR phase = ANY(%(phases)s))
+    AND (%(after_time)s::bigint IS NULL
+         OR (created_at_ms, tournament_id) < (%(after_time)s, %(after_id)s::uuid))
+ORDER BY created_at_ms DESC, tournament_id DESC LIMIT %(limit)s
+
+-- name: running
+SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'
+
+-- name: of_table
+SELECT tournament_id FROM tournament_tables WHERE table_id = %(table)s

@@ -88,10 +88,8 @@ class TableChannel(StreamChannel):
         """Read from the first event (each message needs the table's state), send from
         ``after`` on."""
         fold = _TableFold(self._tables, self._table_id)
-        sent = [
-            fold.fold(recorded) for recorded in self._tables.events(self._table_id, 1)[:through]
-        ]
-        return sent[after:]
+        recorded = self._tables.events(self._table_id, 1, to_version=through)  # not past it
+        return [fold.fold(event) for event in recorded][after:]
 
 
 def _tournament_event(recorded: RecordedEvent) -> Sent:

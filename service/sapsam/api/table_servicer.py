@@ -94,6 +94,10 @@ def _event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
     raise RuntimeError(f"the call recorded no {event_type.TYPE}")
 
 
+_DEAL_PAGE_EVENTS: Final = 32
+"""Events read at once for GetDealResult (a deal of two seats has about fifteen)."""
+
+
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     """Every TableService RPC over one ``TableService`` (the store) and the players.
 
@@ -131,7 +135,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         with self._lock:
             facts = self._facts.get(state.table_id, known)
         if facts is None:
-            first = self._tables.events(state.table_id, 1)[:1]
+            first = self._tables.events(state.table_id, 1, to_version=1)  # not the whole log
             facts = views.facts_from_first_event(first[0])
             with self._lock:
                 _bounded_put(self._facts, state.table_id, facts)
@@ -422,7 +426,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             scanned_to, starts = self._deal_starts.get(table_id, (0, {}))
         start = starts.get(deal_number)
         if start is not None:
-            return self._tables.events(table_id, start)
+            return self._read_deal(table_id, start)
         tail = self._tables.events(table_id, scanned_to + 1)
         found = dict(starts)
         for recorded in tail:
@@ -439,6 +443,22 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             return []
         # Not among the starts known before the scan, so it is in the tail just read.
         return [recorded for recorded in tail if recorded.version >= start]
+
+    def _read_deal(self, table_id: uuid.UUID, start: int) -> list[RecordedEvent]:
+        """The events of the deal that starts at version ``start``, read a page at a time up to
+        the next deal's start: an old deal's result costs that deal, not the table's history
+        since."""
+        deal: list[RecordedEvent] = []
+        first = start
+        while True:
+            page = self._tables.events(table_id, first, to_version=first + _DEAL_PAGE_EVENTS - 1)
+            for recorded in page:
+                if recorded.version > start and recorded.type == domain_events.DealStarted.TYPE:
+                    return deal
+                deal.append(recorded)
+            if len(page) < _DEAL_PAGE_EVENTS:
+                return deal
+            first += _DEAL_PAGE_EVENTS
 
     async def WatchTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext

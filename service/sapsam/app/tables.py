@@ -124,10 +124,12 @@ class TableService(TableRunner):
                 for line in page
             ]
 
-    def events(self, table_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
-        """The table's recorded events from ``from_version``."""
+    def events(
+        self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """The table's recorded events from ``from_version`` (up to ``to_version``, if given)."""
         with self.store.session() as session:
-            return session.read_stream(stream_id_for(table_id), from_version)
+            return session.read_stream(stream_id_for(table_id), from_version, to_version)
 
     def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
         """The caller's own seat and 13 dealt cards in the current deal (see :meth:`own_hand`)."""

@@ -15,6 +15,7 @@ from typing import Any, Final
 import psycopg
 
 from sapsam.log.records import RequestIdReused
+from sapsam.store.queries import query
 
 Connection = psycopg.Connection[Any]
 
@@ -54,24 +55,18 @@ class Rotation:
 
 def player_exists(connection: Connection, player_id: str) -> bool:
     """Whether a player with this id (a UUID) registered."""
-    row = connection.execute("SELECT 1 FROM players WHERE player_id = %s", [player_id]).fetchone()
+    row = connection.execute(query("player_tokens.player_exists"), {"player": player_id}).fetchone()
     return row is not None
 
 
 def insert_token(connection: Connection, player_id: str, token_hash: bytes) -> None:
     """Record a newly registered player's first token, issued now (the transaction's time)."""
-    connection.execute(
-        "INSERT INTO player_tokens (token_hash, player_id) VALUES (%s, %s)",
-        [token_hash, player_id],
-    )
+    connection.execute(query("player_tokens.insert"), {"token": token_hash, "player": player_id})
 
 
 def find_token(connection: Connection, token_hash: bytes) -> PlayerToken | None:
     """The token with this hash, live or not; ``None`` if no player was ever given it."""
-    row = connection.execute(
-        "SELECT player_id, issued_at, revoked_because FROM player_tokens WHERE token_hash = %s",
-        [token_hash],
-    ).fetchone()
+    row = connection.execute(query("player_tokens.find"), {"token": token_hash}).fetchone()
     if row is None:
         return None
     return PlayerToken(str(row[0]), row[1], None if row[2] is None else str(row[2]))
@@ -83,12 +78,8 @@ def find_rotation(
     """The rotation the player made with ``request_id``, if any; the window is measured by the
     database's clock, the one that stamped ``issued_at``."""
     row = connection.execute(
-        """
-        SELECT rotated_from, token_hash, rotation_salt,
-            revoked_at IS NULL AND issued_at > now() - %s
-        FROM player_tokens WHERE player_id = %s AND rotation_request_id = %s
-        """,
-        [retry_window, player_id, request_id],
+        query("player_tokens.find_rotation"),
+        {"window": retry_window, "player": player_id, "request": request_id},
     ).fetchone()
     if row is None:
         return None
@@ -111,21 +102,20 @@ def rotate_token(
     """
     with connection.transaction():
         retired = connection.execute(
-            """
-            UPDATE player_tokens SET revoked_at = now(), revoked_because = %s
-            WHERE token_hash = %s AND player_id = %s AND revoked_at IS NULL
-            """,
-            [ROTATED, old_hash, player_id],
+            query("player_tokens.retire"),
+            {"because": ROTATED, "token": old_hash, "player": player_id},
         )
         if retired.rowcount != 1:
             return False
         connection.execute(
-            """
-            INSERT INTO player_tokens
-                (token_hash, player_id, rotated_from, rotation_salt, rotation_request_id)
-            VALUES (%s, %s, %s, %s, %s)
-            """,
-            [new_hash, player_id, old_hash, salt, request_id],
+            query("player_tokens.insert_rotated"),
+            {
+                "token": new_hash,
+                "player": player_id,
+                "old": old_hash,
+                "salt": salt,
+                "request": request_id,
+            },
         )
     return True
 
@@ -140,22 +130,14 @@ def revoke_player_tokens(connection: Connection, player_id: str, request_id: str
     with connection.transaction():
         if request_id:
             rows = connection.execute(
-                """
-                SELECT player_id::text, count(*) FROM player_tokens
-                WHERE revocation_request_id = %s GROUP BY player_id
-                """,
-                [request_id],
+                query("player_tokens.revoked_by"), {"request": request_id}
             ).fetchall()
             if any(str(other) != player_id for other, _ in rows):
                 raise RequestIdReused(request_id, "to revoke another player's tokens")
             if rows:
                 return int(rows[0][1])
         revoked = connection.execute(
-            """
-            UPDATE player_tokens
-            SET revoked_at = now(), revoked_because = %s, revocation_request_id = %s
-            WHERE player_id = %s AND revoked_at IS NULL
-            """,
-            [REVOKED, request_id or None, player_id],
+            query("player_tokens.revoke_all"),
+            {"because": REVOKED, "request": request_id or None, "player": player_id},
         )
     return revoked.rowcount

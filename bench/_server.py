@@ -33,6 +33,7 @@ ECHO_METHOD = "/sapsam.bench.v1.EchoService/Echo"
 LIMITS_OFF = (
     ("--calls-per-second", "0"),
     ("--registrations-per-minute", "0"),
+    ("--token-lookups-per-second", "0"),
     ("--streams-per-player", "0"),
     ("--max-streams-per-caller", "0"),
     ("--streams-per-caller", "0"),

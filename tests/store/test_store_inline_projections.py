@@ -1,8 +1,8 @@
-"""One-event appends carry their read models inside the insert's own statement.
+"""Appends carry their read models (and the caller's companions) inside the insert's statement.
 
 The same projector applied after the insert (a rebuild) must give the very same rows; a projector
-that cannot say its change as a statement, a batch, a ``project`` callback or a caller's
-transaction take the transaction path, as before.
+that cannot say its change as a statement, a batch that creates the table, a ``project`` callback
+or a caller's transaction take the transaction path, as before.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_batches_and_transactions_take_the_transaction_path(connection: Connecti
     stream = f"table-{table_id}"
     events = encoded(table_id)
 
-    def path(**changes: Any) -> tuple[object, list[InlineStatement]]:
+    def path(**changes: Any) -> tuple[object, list[InlineStatement] | None]:
         arguments: dict[str, Any] = {
             "connection": connection,
             "stream_id": stream,
@@ -92,16 +92,76 @@ def test_batches_and_transactions_take_the_transaction_path(connection: Connecti
         return tuple(after), inside
 
     assert path()[0] == ()  # the one-event case: everything inside the insert
-    assert path(events=events[:2]) == (tuple(projectors()), [])  # a batch
-    assert path(project=lambda connection, recorded: None) == (tuple(projectors()), [])
+    assert path(events=events[:2]) == (tuple(projectors()), None)  # a batch creating the table
+    batch = path(events=events[1:3], expected_version=1)  # later batches: inside the insert
+    assert batch[0] == () and batch[1] is not None and len(batch[1]) == 1
+    assert path(project=lambda connection, recorded: None) == (tuple(projectors()), None)
     assert path(projectors=[*projectors(), TYPE_COUNTS]) == (
         (*projectors(), TYPE_COUNTS),  # a projector with no statement of its own
-        [],
+        None,
     )
     with connection.transaction():  # a caller's transaction
-        assert path() == (tuple(projectors()), [])
+        assert path() == (tuple(projectors()), None)
     # A projector for other streams is left out, not applied for nothing.
     assert path(stream_id=f"tournament-{table_id}") == ((), [])
+
+
+@pytest.mark.parametrize("batch_size", [2, 3, 5])
+def test_batches_give_the_rows_a_rebuild_gives(connection: Connection, batch_size: int) -> None:
+    # A whole series appended in batches (the first event alone: it inserts the row), each batch
+    # one statement whose table_state update chains its events.
+    table_id = uuid.uuid4()
+    stream = f"table-{table_id}"
+    events = encoded(table_id, 3)
+    append(connection, stream, 0, events[:1], "create", "t", projectors=projectors())
+    version = 1
+    while version < len(events):
+        batch = events[version : version + batch_size]
+        after, inside = _inline_where_possible(
+            connection, stream, version, batch, {}, projectors(), None
+        )
+        assert after == () and inside is not None  # one statement: no projector after it
+        append(connection, stream, version, batch, f"b-{version}", "t", projectors=projectors())
+        version += len(batch)
+    live = table_rows_as_json(connection)
+    assert connection.execute(
+        "SELECT phase, deals_scored, version FROM table_state WHERE table_id = %s", [table_id]
+    ).fetchone() == ("BETWEEN_DEALS", 2, len(events))
+    rebuild_projections(connection, projectors())
+    assert table_rows_as_json(connection) == live
+
+
+def test_secret_companions_go_with_the_insert_or_not_at_all(connection: Connection) -> None:
+    from sapsam.store.appends import secret_companions
+
+    table_id = uuid.uuid4()
+    stream = f"table-{table_id}"
+    events = encoded(table_id)
+    append(connection, stream, 0, events[:1], "create", "t", projectors=projectors())
+    keep = secret_companions(stream, [(1, b"seed-1")], [])
+    append(
+        connection, stream, 1, events[1:2], "keep", "t", projectors=projectors(), companions=keep
+    )
+
+    def secrets() -> list[tuple[Any, ...]]:
+        return connection.execute(
+            "SELECT deal_number, seed FROM deal_secrets WHERE stream_id = %s ORDER BY 1", [stream]
+        ).fetchall()
+
+    assert secrets() == [(1, b"seed-1")]
+    other = secret_companions(stream, [(2, b"seed-2")], [1])
+    with pytest.raises(ConcurrencyConflict):  # refused: neither kept nor forgotten
+        append(connection, stream, 1, events[1:2], "late", "t", companions=other)
+    assert secrets() == [(1, b"seed-1")]
+    # A batch with secrets, inside the insert; and the same on the transaction path.
+    append(
+        connection, stream, 2, events[2:4], "both", "t", projectors=projectors(), companions=other
+    )
+    assert secrets() == [(2, b"seed-2")]
+    with connection.transaction():
+        forget = secret_companions(stream, [], [2])
+        append(connection, stream, 4, events[4:5], "in-tx", "t", companions=forget)
+    assert secrets() == []
 
 
 def test_companions_parameters_are_renamed_apart() -> None:

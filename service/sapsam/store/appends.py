@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import psycopg
 from psycopg import errors
@@ -67,10 +67,12 @@ from sapsam.store.processed_requests import request_fingerprint as request_finge
 from sapsam.store.projections import (
     NOT_INLINED,
     InlineStatement,
+    NotInlined,
     PendingEvent,
     Projector,
     apply_projectors,
 )
+from sapsam.store.queries import query
 from sapsam.store.reads import decode_json, stream_version
 from sapsam.store.stream_heads import forget, recall, remember
 from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
@@ -104,6 +106,7 @@ def append(
     projectors: Sequence[Projector] = (),
     project: ProjectCallback | None = None,
     request_digest: bytes | None = None,
+    companions: Sequence[InlineStatement] = (),
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -114,7 +117,10 @@ def append(
     the recorded events, so read models, deal secrets and the like change atomically with the log.
     ``request_digest`` (32 bytes: the API's digest of the request as the client sent it) is kept
     with the request id; a retry is then the same request when its digest is the same, whatever
-    events deciding it again would give (see ``same_request``).
+    events deciding it again would give (see ``same_request``). ``companions`` are the caller's
+    own writes that go with the events (a deal's secret kept or forgotten), said as statements
+    reading ``inserted(position, version)``: they run inside the insert's statement whenever the
+    read models do, else after it in the append's transaction.
 
     Commits on a connection with no transaction open; inside the caller's transaction it becomes a
     savepoint and the caller commits. Raises ``ConcurrencyConflict`` (carrying the current
@@ -157,9 +163,14 @@ def append(
         for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
     ]
     fingerprint = fingerprint_of_parts(stream_id, events, canonical_data)
-    projectors, companions = _inline_where_possible(
+    projectors, inlined = _inline_where_possible(
         connection, stream_id, expected_version, events, event_metadata, projectors, project
     )
+    after_insert: Sequence[InlineStatement] = ()
+    if inlined is None:
+        companions, after_insert = (), companions
+    else:
+        companions = [*inlined, *companions]
 
     # The hash to chain from: none needed for a new stream; else the remembered head (checked
     # by the insert itself), else one query, which also settles retries and stale versions.
@@ -192,6 +203,7 @@ def append(
             project,
             companions,
             request_digest,
+            after_insert,
         )
         if outcome is not None:
             remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
@@ -255,10 +267,12 @@ def _insert(
     project: ProjectCallback | None,
     companions: Sequence[InlineStatement] = (),
     request_digest: bytes | None = None,
+    after_insert: Sequence[InlineStatement] = (),
 ) -> AppendResult | None:
     """Insert the batch chained from ``previous_hash``; None if that hash is not the head's.
 
-    ``companions`` run inside the insert's own statement (only on the single-statement path)."""
+    ``companions`` run inside the insert's own statement (only on the single-statement path),
+    ``after_insert`` after it in its transaction."""
     hashes: list[bytes] = []
     chained = previous_hash
     for event_bytes in canonical:
@@ -295,7 +309,13 @@ def _insert(
     if companions:
         statement = _with_companions(companions, parameters)
     try:
-        if owns_transaction and connection.autocommit and not projectors and project is None:
+        if (
+            owns_transaction
+            and connection.autocommit
+            and not projectors
+            and project is None
+            and not after_insert
+        ):
             # A single statement on an idle autocommit connection is its own transaction.
             rows = connection.execute(statement, parameters).fetchall()
             if not rows:
@@ -314,6 +334,7 @@ def _insert(
                     rows, stream_id, events, canonical_data, canonical_metadata, hashes
                 )
                 apply_projectors(connection, projectors, recorded)
+                _run_after_insert(connection, after_insert, rows)
                 if project is not None:
                     project(connection, recorded)
                 if not owns_transaction:
@@ -362,31 +383,94 @@ def _inline_where_possible(
     metadata: JsonObject,
     projectors: Sequence[Projector],
     project: ProjectCallback | None,
-) -> tuple[Sequence[Projector], list[InlineStatement]]:
-    """The projectors to apply after the insert, and the statements to run inside it instead.
+) -> tuple[Sequence[Projector], list[InlineStatement] | None]:
+    """The projectors to apply after the insert, and the statements to run inside it instead
+    (None: the append takes the transaction path).
 
-    Projectors that never change for this stream are left out. A one-event append on an idle
-    autocommit connection with no ``project`` callback, whose every remaining projector can say
-    its change as one statement, becomes a single statement: the read models change inside the
+    Projectors that never change for this stream are left out. An append on an idle autocommit
+    connection with no ``project`` callback, whose every remaining projector can say its change
+    for the batch as statements, becomes a single statement: the read models change inside the
     insert (no BEGIN, no COMMIT, no statement after it). Anything else is applied after the insert
     in the append's transaction, as always.
     """
     handling = [projector for projector in projectors if projector.handles(stream_id)]
     if (
-        len(events) != 1
-        or not handling
-        or project is not None
+        project is not None
         or not connection.autocommit
         or connection.info.transaction_status != TransactionStatus.IDLE
     ):
-        return handling, []
-    event = events[0]
-    pending = PendingEvent(stream_id, expected_version + 1, event.type, event.data, metadata)
-    inlined = [projector.inline(pending) for projector in handling]
-    companions = [statement for statement in inlined if isinstance(statement, InlineStatement)]
-    if any(statement is NOT_INLINED for statement in inlined):
-        return handling, []
+        return handling, None
+    pending = [
+        PendingEvent(stream_id, expected_version + offset, event.type, event.data, metadata)
+        for offset, event in enumerate(events, start=1)
+    ]
+    companions: list[InlineStatement] = []
+    for projector in handling:
+        statements = _inline_batch(projector, pending)
+        if isinstance(statements, NotInlined):
+            return handling, None
+        companions.extend(statements)
     return (), companions
+
+
+@runtime_checkable
+class _InlinesBatches(Protocol):
+    def inline_batch(
+        self, events: Sequence[PendingEvent]
+    ) -> Sequence[InlineStatement] | NotInlined: ...
+
+
+def _inline_batch(
+    projector: Projector, events: Sequence[PendingEvent]
+) -> Sequence[InlineStatement] | NotInlined:
+    """The projector's statements for the batch (``SqlProjector.inline_batch``); a projector
+    with only ``inline`` can say one event's change."""
+    if isinstance(projector, _InlinesBatches):
+        return projector.inline_batch(events)
+    if len(events) != 1:
+        return NOT_INLINED
+    statement = projector.inline(events[0])
+    if isinstance(statement, NotInlined):
+        return NOT_INLINED
+    return [] if statement is None else [statement]
+
+
+def secret_companions(
+    stream_id: str, keep: Sequence[tuple[int, bytes]], forget: Sequence[int]
+) -> list[InlineStatement]:
+    """The ``companions`` that keep a stream's new secret seeds and forget those its events
+    publish (``deal_secrets``), atomically with the append."""
+    kept = [
+        InlineStatement(
+            query("appends.keep_secret_with_append"),
+            {"stream": stream_id, "number": number, "seed": seed},
+        )
+        for number, seed in keep
+    ]
+    forgotten = [
+        InlineStatement(
+            query("appends.forget_secret_with_append"), {"stream": stream_id, "number": number}
+        )
+        for number in forget
+    ]
+    return [*kept, *forgotten]
+
+
+def _run_after_insert(
+    connection: Connection, statements: Sequence[InlineStatement], rows: Sequence[Any]
+) -> None:
+    """Companion statements on the transaction path: ``inserted`` is given as the rows."""
+    for statement in statements:
+        connection.execute(
+            "WITH inserted(position, version) AS ("
+            " SELECT * FROM unnest(%(inserted_positions)s::bigint[], %(inserted_versions)s::int[]))"
+            f" {statement.sql}",
+            {
+                **statement.parameters,
+                "inserted_positions": [int(row[0]) for row in rows],
+                "inserted_versions": [int(row[1]) for row in rows],
+            },
+        )
 
 
 def _with_companions(companions: Sequence[InlineStatement], parameters: dict[str, Any]) -> str:

@@ -1,9 +1,10 @@
 """The secret seed of each running deal, kept out of the log.
 
 The log holds only the seed's commitment (``DealStarted``) until ``SeedRevealed``; the seed itself
-sits in ``deal_secrets`` for the service alone to read. Delete it in the same transaction that
-appends ``SeedRevealed`` (pass a ``project`` callback to ``append`` that calls
-``delete_deal_seed``), so there is never a moment with the seed in both places or in neither.
+sits in ``deal_secrets`` for the service alone to read. Delete it in the same statement that
+appends ``SeedRevealed`` (``appends.secret_companions`` with ``append``; ``delete_deal_seed`` in
+the append's transaction otherwise), so there is never a moment with the seed in both places or
+in neither.
 docs/store.md explains what an operator with database access can and cannot learn.
 """
 

@@ -131,8 +131,9 @@ class SqlProjector:
 
     ``stream_prefix``: only streams whose id starts with it change its tables (None: any).
     ``inline_event``: how to say ``apply_event``'s change for one event as an ``InlineStatement``
-    (None: the projector runs only after the insert, in the append's transaction); both must give
-    the same rows, which the rebuild tests check.
+    (None: the projector runs only after the insert, in the append's transaction);
+    ``inline_batch_events`` the same for a batch of several events; all must give the same rows,
+    which the rebuild tests check.
     """
 
     name: str
@@ -141,6 +142,9 @@ class SqlProjector:
     apply_event: Callable[[Connection, RecordedEvent], None]
     stream_prefix: str | None = None
     inline_event: Callable[[PendingEvent], InlineStatement | None] | None = None
+    inline_batch_events: (
+        Callable[[Sequence[PendingEvent]], Sequence[InlineStatement] | NotInlined] | None
+    ) = None
 
     def apply(self, connection: Connection, event: RecordedEvent) -> None:
         """Apply one event (delegates to ``apply_event``)."""
@@ -155,6 +159,20 @@ class SqlProjector:
         if self.inline_event is None:
             return NOT_INLINED
         return self.inline_event(event)
+
+    def inline_batch(
+        self, events: Sequence[PendingEvent]
+    ) -> Sequence[InlineStatement] | NotInlined:
+        """The statements for a batch of one stream's events (``inline_batch_events``; a
+        one-event batch also by ``inline``), or ``NOT_INLINED``."""
+        if len(events) == 1:
+            statement = self.inline(events[0])
+            if statement is NOT_INLINED:
+                return NOT_INLINED
+            return [] if statement is None else [statement]
+        if self.inline_batch_events is None:
+            return NOT_INLINED
+        return self.inline_batch_events(events)
 
 
 @dataclass(frozen=True)

@@ -77,9 +77,8 @@ class PostgresSession:
             actor,
             response=response,
             projectors=self.projectors,
-            # No callback without secrets: a one-event append with its read models then stays
-            # a single statement.
-            project=_SecretWrites(stream_id, secrets) if secrets else None,
+            # The secrets join the insert's statement with the read models: one round trip.
+            companions=appends.secret_companions(stream_id, secrets.keep, secrets.forget),
             request_digest=request_digest,
         )
 
@@ -170,17 +169,3 @@ class PostgresSession:
 
     def pending_count(self, process: str, table_id: str) -> int | None:
         return table_failures.pending_count(self.connection, process, table_id)
-
-
-@dataclass(frozen=True)
-class _SecretWrites:
-    """The append's callback keeping and forgetting a stream's secrets in its transaction."""
-
-    stream_id: str
-    secrets: SecretChanges
-
-    def __call__(self, connection: Connection, recorded: Sequence[RecordedEvent]) -> None:
-        for number, seed in self.secrets.keep:
-            deal_secrets.store_deal_seed(connection, self.stream_id, number, seed)
-        for number in self.secrets.forget:
-            deal_secrets.delete_deal_seed(connection, self.stream_id, number)

@@ -12,6 +12,7 @@ is what a lobby or a spectator needs without reading the log.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -21,7 +22,14 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from sapsam.log.records import RecordedEvent
-from sapsam.store.projections import InlineStatement, PendingEvent, Projector, SqlProjector
+from sapsam.store.projections import (
+    NOT_INLINED,
+    InlineStatement,
+    NotInlined,
+    PendingEvent,
+    Projector,
+    SqlProjector,
+)
 from sapsam.store.queries import query
 from sapsam.store.table_failures import DEADLINES_PROCESS
 
@@ -88,36 +96,72 @@ _SEAT_FLAG = "jsonb_set(seat_status, ARRAY[%(seat)s::text, '{flag}'], 'true')"
 _TIMED_OUT = "jsonb_set(seat_status, ARRAY[%(seat)s::text, 'timed_out'], to_jsonb(%(stage)s::text))"
 _SEATED = "jsonb_set(players, ARRAY[%(seat)s::text], to_jsonb(%(player)s::text))"
 
-# Each event's change to its table's row, as SET assignments computed by the database from the
-# row itself: one statement per event, with no read of the row first (so an append's projection
-# never waits for a reply in between). Types not listed change only the version and position.
-_ASSIGNMENTS: dict[str, str] = {
-    "PlayerSeated": f"players = {_SEATED}, phase = CASE WHEN {_SEATED} @> '[null]' THEN phase"
-    " ELSE 'AWAITING_DEALER' END",
-    "DealerChosen": "phase = 'BETWEEN_DEALS', dealer = %(dealer)s",
-    "DealStarted": "phase = 'AWAITING_CUT', dealer = %(dealer)s, deal_number = %(deal_number)s,"
-    " seat_status = (SELECT jsonb_agg(%(fresh_seat)s::jsonb) FROM generate_series(1, seat_count))",
-    "DeckCut": "phase = 'DEALING'",
-    "CardsDealt": "phase = 'ARRANGING', deadline_ms = %(arrange_deadline_ms)s",
-    "ArrangementCommitted": "seat_status = " + _SEAT_FLAG.format(flag="committed"),
-    "SeatConfirmed": "seat_status = " + _SEAT_FLAG.format(flag="confirmed"),
-    "ArrangementRevealed": "seat_status = {status}, phase = {phase}".format(
-        status=_SEAT_FLAG.format(flag="revealed"),
-        phase=_PHASE_AFTER_REVEAL.format(status=_SEAT_FLAG.format(flag="revealed")),
+# Each event's change to its table's row, as (column, expression) assignments computed by the
+# database from the row itself: one statement per event, with no read of the row first (so an
+# append's projection never waits for a reply in between). Types not listed change only the
+# version and position. Every expression reads the row as it was before this event, which is what
+# lets a batch's events be chained inside one statement (``_inline_table_state_batch``).
+_ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "PlayerSeated": (
+        ("players", _SEATED),
+        ("phase", f"CASE WHEN {_SEATED} @> '[null]' THEN phase ELSE 'AWAITING_DEALER' END"),
     ),
-    "SeatTimedOut": f"seat_status = {_TIMED_OUT}, phase = CASE WHEN phase = 'REVEALING' THEN "
-    + _PHASE_AFTER_REVEAL.format(status=_TIMED_OUT)
-    + " ELSE phase END",
-    "RevealsOpened": "phase = "
-    + _PHASE_AFTER_REVEAL.format(status="seat_status")
-    + ", deadline_ms = %(reveal_deadline_ms)s",
-    "DealScored": "phase = 'BETWEEN_DEALS', deadline_ms = NULL, deals_scored = %(deal_number)s,"
-    " series_totals = %(series_totals)s",
-    "DeadlinesExtended": "deadline_ms = %(deadline_ms)s",
-    "SeriesCompleted": "phase = 'SERIES_COMPLETE'",
-    "SeriesStarted": "phase = 'BETWEEN_DEALS',"
-    " series_totals = (SELECT jsonb_agg(0) FROM generate_series(1, seat_count))",
+    "DealerChosen": (("phase", "'BETWEEN_DEALS'"), ("dealer", "%(dealer)s")),
+    "DealStarted": (
+        ("phase", "'AWAITING_CUT'"),
+        ("dealer", "%(dealer)s"),
+        ("deal_number", "%(deal_number)s"),
+        (
+            "seat_status",
+            "(SELECT jsonb_agg(%(fresh_seat)s::jsonb) FROM generate_series(1, seat_count))",
+        ),
+    ),
+    "DeckCut": (("phase", "'DEALING'"),),
+    "CardsDealt": (("phase", "'ARRANGING'"), ("deadline_ms", "%(arrange_deadline_ms)s")),
+    "ArrangementCommitted": (("seat_status", _SEAT_FLAG.format(flag="committed")),),
+    "SeatConfirmed": (("seat_status", _SEAT_FLAG.format(flag="confirmed")),),
+    "ArrangementRevealed": (
+        ("seat_status", _SEAT_FLAG.format(flag="revealed")),
+        ("phase", _PHASE_AFTER_REVEAL.format(status=_SEAT_FLAG.format(flag="revealed"))),
+    ),
+    "SeatTimedOut": (
+        ("seat_status", _TIMED_OUT),
+        (
+            "phase",
+            "CASE WHEN phase = 'REVEALING' THEN "
+            + _PHASE_AFTER_REVEAL.format(status=_TIMED_OUT)
+            + " ELSE phase END",
+        ),
+    ),
+    "RevealsOpened": (
+        ("phase", _PHASE_AFTER_REVEAL.format(status="seat_status")),
+        ("deadline_ms", "%(reveal_deadline_ms)s"),
+    ),
+    "DealScored": (
+        ("phase", "'BETWEEN_DEALS'"),
+        ("deadline_ms", "NULL"),
+        ("deals_scored", "%(deal_number)s"),
+        ("series_totals", "%(series_totals)s"),
+    ),
+    "DeadlinesExtended": (("deadline_ms", "%(deadline_ms)s"),),
+    "SeriesCompleted": (("phase", "'SERIES_COMPLETE'"),),
+    "SeriesStarted": (
+        ("phase", "'BETWEEN_DEALS'"),
+        ("series_totals", "(SELECT jsonb_agg(0) FROM generate_series(1, seat_count))"),
+    ),
 }
+# The columns events change, with their types, and the one the expressions read besides them.
+_CHANGING_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("players", "jsonb"),
+    ("phase", "text"),
+    ("dealer", "integer"),
+    ("deal_number", "integer"),
+    ("deals_scored", "integer"),
+    ("seat_status", "jsonb"),
+    ("series_totals", "jsonb"),
+    ("deadline_ms", "bigint"),
+)
+_READ_ONLY_COLUMNS = ("seat_count",)
 # Where the event's position comes from: a parameter when applied after the insert, the row of
 # the append's ``inserted`` CTE when run inside it (no row there: the statement changes nothing).
 _AFTER_INSERT = ("%(position)s", "")
@@ -182,8 +226,8 @@ def _table_state_sql(event_type: str, inside: bool) -> str:
             " %(created_by)s, %(created_at)s, %(players)s, 'SEATING', NULL, 0, 0,"
             f" %(seat_status)s, %(series_totals)s, %(version)s, {position}{source}"
         )
-    assignments = _ASSIGNMENTS.get(event_type)
-    changes = f"{assignments}, " if assignments else ""
+    assignments = _ASSIGNMENTS.get(event_type, ())
+    changes = "".join(f"{column} = {expression}, " for column, expression in assignments)
     return (
         f"UPDATE table_state SET {changes}version = %(version)s, last_position = {position}"
         f"{source} WHERE table_id = %(table_id)s"
@@ -197,14 +241,20 @@ def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
     connection.execute(sql, parameters)
 
 
+# A batch's ``inserted`` has a row per event: a scored deal's rows are written once, not per event.
+_ONCE_IF_INSERTED = ", (SELECT 1 FROM inserted LIMIT 1) AS inserted"
+
+
 def _seat_scores_statement(
-    event: RecordedEvent | PendingEvent, inside: bool
+    event: RecordedEvent | PendingEvent, inside: bool, source: str | None = None
 ) -> tuple[str, dict[str, Any]] | None:
     """One row per seat for a scored deal (the player read from ``table_state``); None for any
-    other event."""
+    other event. ``source``: what the rows are conditioned on (default: ``inserted`` inside the
+    insert, nothing after it)."""
     if event.type != "DealScored":
         return None
-    source = ", inserted" if inside else ""
+    if source is None:
+        source = ", inserted" if inside else ""
     data = event.data
     sql = f"""
         INSERT INTO seat_scores (table_id, deal_number, seat, player_id, delta, series_total,
@@ -242,12 +292,76 @@ def _inline_seat_scores(event: PendingEvent) -> InlineStatement | None:
     return None if statement is None else InlineStatement(*statement)
 
 
+_PARAMETER = re.compile(r"%\((\w+)\)s")
+
+
+def _renamed(expression: str, prefix: str) -> str:
+    return _PARAMETER.sub(lambda match: f"%({prefix}{match.group(1)})s", expression)
+
+
+def _inline_table_state_batch(
+    events: Sequence[PendingEvent],
+) -> Sequence[InlineStatement] | NotInlined:
+    """A batch's change to its table's row as ONE update inside the insert.
+
+    A statement may change a row only once, so the events are chained in a nested SELECT: each
+    level computes every changing column from the level below it, exactly as one event's UPDATE
+    computes it from the row; the outermost level is written. The table's first event inserts
+    the row and is not chained (such a batch takes the transaction path)."""
+    if any(event.type == "TableCreated" for event in events):
+        return NOT_INLINED
+    parameters: dict[str, Any] = {
+        "table_id": _table_id(events[0]),
+        "version": events[-1].version,
+    }
+    level = "SELECT " + ", ".join(
+        f"table_state.{column} AS {column}"
+        for column in (*(name for name, _ in _CHANGING_COLUMNS), *_READ_ONLY_COLUMNS)
+    )
+    for index, event in enumerate(events):
+        prefix = f"e{index}_"
+        _, event_parameters = _table_state_statement(event, inside=True)
+        parameters.update({prefix + name: value for name, value in event_parameters.items()})
+        assignments = dict(_ASSIGNMENTS.get(event.type, ()))
+        columns = ", ".join(
+            f"CAST({_renamed(assignments.get(column, column), prefix)} AS {kind}) AS {column}"
+            for column, kind in _CHANGING_COLUMNS
+        )
+        level = f"SELECT {columns}, {', '.join(_READ_ONLY_COLUMNS)} FROM ({level}) AS level{index}"
+    names = ", ".join(name for name, _ in _CHANGING_COLUMNS)
+    sql = (
+        f"UPDATE table_state SET ({names}) = (SELECT {names} FROM ({level}) AS last_level),"
+        " version = %(version)s, last_position = inserted.position"
+        " FROM (SELECT max(position) AS position FROM inserted HAVING count(*) > 0) AS inserted"
+        " WHERE table_id = %(table_id)s"
+    )
+    return [InlineStatement(sql, parameters)]
+
+
+def _inline_seat_scores_batch(
+    events: Sequence[PendingEvent],
+) -> Sequence[InlineStatement] | NotInlined:
+    """Each scored deal's rows; the players are read from ``table_state`` as the statement
+    starts, so a batch that seats a player first takes the transaction path."""
+    statements: list[InlineStatement] = []
+    players_change = False
+    for event in events:
+        players_change = players_change or event.type in ("TableCreated", "PlayerSeated")
+        statement = _seat_scores_statement(event, inside=True, source=_ONCE_IF_INSERTED)
+        if statement is not None:
+            if players_change:
+                return NOT_INLINED
+            statements.append(InlineStatement(*statement))
+    return statements
+
+
 def _sql_projector(
     name: str,
     tables: tuple[str, ...],
     statements: tuple[str, ...],
     apply: Callable[[Connection, RecordedEvent], None],
     inline: Callable[[PendingEvent], InlineStatement | None],
+    inline_batch: Callable[[Sequence[PendingEvent]], Sequence[InlineStatement] | NotInlined],
 ) -> SqlProjector:
     return SqlProjector(
         name=name,
@@ -256,6 +370,7 @@ def _sql_projector(
         apply_event=_tables_only(apply),
         stream_prefix="table-",
         inline_event=inline,
+        inline_batch_events=inline_batch,
     )
 
 
@@ -276,6 +391,7 @@ TABLE_STATE = _sql_projector(
     (TABLE_STATE_SQL, TABLE_STATE_INDEX_SQL, TABLE_STATE_DEADLINE_INDEX_SQL),
     apply_table_state,
     _inline_table_state,
+    _inline_table_state_batch,
 )
 # seat_scores reads table_state's players, so it is listed (and applied) after it.
 SEAT_SCORES = _sql_projector(
@@ -284,6 +400,7 @@ SEAT_SCORES = _sql_projector(
     (SEAT_SCORES_SQL, SEAT_SCORES_PLAYER_INDEX_SQL),
     apply_seat_scores,
     _inline_seat_scores,
+    _inline_seat_scores_batch,
 )
 
 

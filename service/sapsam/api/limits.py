@@ -7,6 +7,7 @@ it off:
   holds a minute's worth and refills evenly;
 - calls per player per second, a token bucket per player with a burst;
 - open response streams per player (``WatchTable``, ``WatchTournament``);
+- unary calls per player running at once (each may hold one of the bridge's threads);
 - database look-ups of tokens the process does not know, per peer address
   (:func:`token_lookup_limit`, applied by ``sapsam.api.auth`` before the look-up), so that a flood
   of made-up tokens cannot hold the bridge and the pool; an IPv6 peer counts by its /64.
@@ -43,6 +44,8 @@ REGISTER_PLAYER_METHOD: Final = "/sapsam.v1.PlayerService/RegisterPlayer"
 RATE_LIMITED_REASON: Final = "RATE_LIMITED"
 TOO_MANY_REGISTRATIONS_REASON: Final = "TOO_MANY_REGISTRATIONS"
 TOO_MANY_STREAMS_REASON: Final = "TOO_MANY_STREAMS"
+IN_FLIGHT_RETRY_SECONDS: Final = 0.1
+"""The retry hint for a call over the calls-in-flight limit: one of the player's calls ends soon."""
 STREAM_RETRY_SECONDS: Final = 1.0
 """The retry hint for a refused stream: a slot frees when one of the caller's streams ends."""
 MAX_TRACKED_KEYS: Final = 100_000
@@ -64,6 +67,9 @@ class CallerLimits:
     """Calls per player at once, before the sustained rate applies."""
     streams_per_caller: int = 32
     """Open response streams per player."""
+    calls_in_flight_per_caller: int = 16
+    """Unary calls per player running at once (each may hold a bridge thread: the bridge is
+    shared by every caller of the process)."""
     token_lookups_per_second: float = 20.0
     """Database look-ups of tokens this process does not know, per peer address, sustained (a
     flood of made-up tokens would otherwise hold the bridge and the pool for everyone)."""
@@ -71,7 +77,7 @@ class CallerLimits:
     """Such look-ups per peer address at once."""
 
 
-UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0, 0.0, 0)
+UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0, 0, 0.0, 0)
 
 
 def token_lookup_limit(
@@ -226,6 +232,8 @@ class LimitsInterceptor(CallInterceptor):
         )
         self._streams = StreamCounter(limits.streams_per_caller)
         self._stream_limit = limits.streams_per_caller
+        self._in_flight = StreamCounter(limits.calls_in_flight_per_caller)
+        self._in_flight_limit = limits.calls_in_flight_per_caller
 
     def admit(self, method: str, peer: str, player: str | None) -> None:
         """Raise :class:`errors.ApiError` (RESOURCE_EXHAUSTED) if this call is over a limit."""
@@ -258,9 +266,23 @@ class LimitsInterceptor(CallInterceptor):
         self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
     ) -> Any:
         """Refuse the call if it is over a limit, else run it."""
-        if not method.startswith(_GRPC_SERVICES_PREFIX):
-            self._check(method, context)
-        return await proceed()
+        if method.startswith(_GRPC_SERVICES_PREFIX):
+            return await proceed()
+        player = self._check(method, context)
+        if player is None or self._in_flight_limit <= 0:
+            return await proceed()
+        if not self._in_flight.open(player):
+            error = _refuse(
+                RATE_LIMITED_REASON,
+                f"this player has {self._in_flight_limit} calls running already; retry once one"
+                " has its answer",
+                IN_FLIGHT_RETRY_SECONDS,
+            )
+            raise StatusError(errors.status_for_exception(error, method))
+        try:
+            return await proceed()
+        finally:
+            self._in_flight.close(player)
 
     @contextlib.asynccontextmanager
     async def guard_stream(

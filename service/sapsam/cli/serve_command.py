@@ -190,6 +190,13 @@ def _add_stop_and_limit_arguments(parser: argparse.ArgumentParser) -> None:
         f" (default {_DEFAULT_LIMITS.streams_per_caller})",
     )
     group.add_argument(
+        "--calls-in-flight-per-player",
+        type=int,
+        default=_DEFAULT_LIMITS.calls_in_flight_per_caller,
+        help="unary calls per player running at once"
+        f" (default {_DEFAULT_LIMITS.calls_in_flight_per_caller})",
+    )
+    group.add_argument(
         "--token-lookups-per-second",
         type=float,
         default=_DEFAULT_LIMITS.token_lookups_per_second,
@@ -226,6 +233,9 @@ def _caller_limits(arguments: argparse.Namespace) -> CallerLimits:
         calls_per_second=_non_negative(arguments.calls_per_second, "--calls-per-second"),
         call_burst=int(_non_negative(arguments.call_burst, "--call-burst")),
         streams_per_caller=int(_non_negative(arguments.streams_per_player, "--streams-per-player")),
+        calls_in_flight_per_caller=int(
+            _non_negative(arguments.calls_in_flight_per_player, "--calls-in-flight-per-player")
+        ),
         token_lookups_per_second=_non_negative(
             arguments.token_lookups_per_second, "--token-lookups-per-second"
         ),

@@ -2,7 +2,7 @@
 
 An :class:`Arrangement` holds whatever rows a player sent, of any sizes, so that a wrong count can
 be represented and judged: :func:`check_arrangement` decides whether it is a foul and says why, in
-words a player can read (rules.md §1: the back must not be weaker than the middle, the middle
+words a player can read (docs/rules.md §1.5: the back must not be weaker than the middle, the middle
 not weaker than the front, equal is allowed; a wrong number of cards is a foul too).
 """
 
@@ -134,7 +134,7 @@ def check_arrangement(
     The checks run in this order and the first failure is reported: row sizes (3, 5, 5), then the
     cards (no repeats; and, when ``dealt`` is given, exactly the dealt cards), then the order
     back >= middle >= front, where equal values are allowed and a 3-card front compares with a
-    5-card middle as in rules.md §1 (a missing kicker is weaker than any real card).
+    5-card middle as in docs/rules.md §1.4 (a missing kicker is weaker than any real card).
     """
     for name, row, size in zip(ROW_NAMES, arrangement.rows, ROW_SIZES, strict=True):
         if len(row) != size:

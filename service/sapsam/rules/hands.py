@@ -1,12 +1,12 @@
 """Hand values for the 5-card rows (middle, back) and the 3-card front.
 
 One value type, :class:`HandValue`, orders every row against every other row, whatever its size
-(rules.md §1): compare the category, then the group ranks (quads, the trips of a full house, the
-pairs from high to low), then the kickers from high to low, where **a missing kicker is weaker than
-any real card**. So front ``Q Q K`` is weaker than middle ``Q Q K 3 2``, and front ``A A K`` is
-stronger than middle ``K K Q J T``. Suits never break ties. The front knows only three of a kind,
-pair and high card; 5-card rows know all nine categories, the ace plays high and also low in the
-wheel ``A 2 3 4 5`` (a five-high straight, the lowest one); there is no wrap-around.
+(docs/rules.md §1.3-§1.4): compare the category, then the group ranks (quads, the trips of a full
+house, the pairs from high to low), then the kickers from high to low, where **a missing kicker is
+weaker than any real card**. So front ``Q Q K`` is weaker than middle ``Q Q K 3 2``, and front
+``A A K`` is stronger than middle ``K K Q J T``. Suits never break ties. The front knows only three
+of a kind, pair and high card; 5-card rows know all nine categories, the ace plays high and also
+low in the wheel ``A 2 3 4 5`` (a five-high straight, the lowest one); there is no wrap-around.
 
 Every distinct value (7,462 for five cards, 455 for three) is built once at import, by enumerating
 rank multisets rather than hands, and the evaluators return these shared objects. Evaluating five

@@ -8,8 +8,8 @@ Money is counted in *units*: ``row_unit`` is the value of one unit, and every ot
 (``scoop_bonus``, the 1-6 points) is a number of units, so a table playing for higher stakes
 changes ``row_unit`` only.
 
-The presets (``PRESETS``) follow rules.md: ``pagat`` is the base game of §1 and the default;
-``two_four``, ``one_six`` and ``scoop_bonus`` are the closed-game scoring options of §2.
+The presets (``PRESETS``) follow docs/rules.md §2.2: ``pagat`` is the base game of §1 and the
+default; ``two_four``, ``one_six`` and ``scoop_bonus`` are the scoring methods of §2.3.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class RuleSetError(ValueError):
 
 
 class ScoringMethod(StrEnum):
-    """How one pair of players settles a deal (rules.md §1 and §2).
+    """How one pair of players settles a deal (docs/rules.md §1.6 and §2.3).
 
     * ``per_row``: each row won +1 unit, lost -1, tied 0 (Pagat's basic scoring).
     * ``two_four``: per row, plus 1 unit to the player who won more rows (2-1 nets +2, 3-0 +4).
@@ -83,7 +83,7 @@ class TimeoutPolicy(StrEnum):
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Every parameter of a game; defaults are the Pagat base game (rules.md §1).
+    """Every parameter of a game (docs/rules.md §2.1); defaults are the Pagat base game (§1).
 
     The default ``name`` is ``"custom"``: a rule set built or read without a name is not mistaken
     for a preset, although ``RuleSet()`` plays exactly like the ``pagat`` preset.
@@ -269,7 +269,7 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
         ),
     }
 )
-"""Named rule sets; ``pagat`` (rules.md §1) is the default."""
+"""Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default."""
 
 DEFAULT_RULE_SET: Final = PRESETS["pagat"]
 

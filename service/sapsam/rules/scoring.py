@@ -1,6 +1,6 @@
 """Scoring a deal: every pair of players compares row by row, then settles under the rule set.
 
-Each pair of seats settles separately (rules.md §1): front against front, middle against
+Each pair of seats settles separately (docs/rules.md §1.6): front against front, middle against
 middle, back against back, each row won (+1), lost (-1) or tied (0) from the first seat's side. A
 legal arrangement wins all three rows against a fouled one, whatever the cards; two fouled seats
 tie all three rows. The rows then turn into a payment under the rule set's scoring method; every

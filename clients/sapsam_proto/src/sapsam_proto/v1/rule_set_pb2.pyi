@@ -39,7 +39,7 @@ class _ScoringMethodEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Scoring
     """Per row, plus `scoop_bonus` units for winning all three rows."""
 
 class ScoringMethod(_ScoringMethod, metaclass=_ScoringMethodEnumTypeWrapper):
-    """How one pair of players settles a deal (rules.md §1 and §2)."""
+    """How one pair of players settles a deal (docs/rules.md §1.6 and §2.3)."""
 
 SCORING_METHOD_UNSPECIFIED: ScoringMethod.ValueType  # 0
 """Not set. In a request this means the base game's method, SCORING_METHOD_PER_ROW."""

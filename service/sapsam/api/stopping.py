@@ -19,9 +19,9 @@ services pass untouched, so a load balancer sees NOT_SERVING):
   ``SERVER_STOPPING`` too (``sapsam.api.watch``), so the client resumes from the last version it
   received; one that ended on its own (its last event sent) stays OK.
 
-The server (``RunningServer.stop``) waits for the calls in flight to drain until the cut-off,
-cancels the database work of those left, and only then stops grpc, which would answer a call
-still running CANCELLED.
+The server (``ServedServer.stop``) waits for the calls in flight to drain until the cut-off,
+cancels the database work of those left, answers the unary calls still in flight
+``SERVER_STOPPING``, and only then stops grpc, which would answer a call still running CANCELLED.
 """
 
 from __future__ import annotations

@@ -6,13 +6,18 @@
 - ``DealSeatResult.foul_reason`` is the documented stable code, for a reveal's foul and for a
   missed deadline alike (it was words for the latter);
 - ``sapsam demo --database-url`` says it uses that database (it claimed a temporary embedded one;
-  tests/clients/test_demo.py runs the whole demo).
+  tests/clients/test_demo.py runs the whole demo);
+- every ``sapsam.…`` module (and name in it) and every repository path that README and docs/ name
+  exists, so a move (``sapsam.store.tables`` to ``sapsam.app.tables``, ``store/migrations`` to
+  ``migrations/``) cannot leave a stale pointer behind;
+- docs/api.md's "Running a server" names every ``sapsam serve`` flag, and no other.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import re
 from pathlib import Path
 
@@ -20,7 +25,7 @@ from api_client import OPERATOR_TOKEN, Watcher
 from scenarios import World
 
 from sapsam.api.views import MISSED_DEADLINE_FOUL
-from sapsam.cli import demo_command
+from sapsam.cli import demo_command, serve_command
 from sapsam.cli.demo_command import describe_demo_database
 from sapsam.domain import events
 from sapsam.rules.arrangement import FoulReason
@@ -37,6 +42,14 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 API_GUIDE = (REPOSITORY / "docs" / "api.md").read_text(encoding="utf-8")
 EVENTS_GUIDE = (REPOSITORY / "docs" / "events.md").read_text(encoding="utf-8")
 SERVICE_FILES = (player_service_pb2, table_service_pb2, audit_service_pb2, tournament_service_pb2)
+
+
+DOCUMENTS = (REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md")))
+# Dotted names that start with "sapsam." but are no Python module: the API's packages, the
+# ErrorInfo domain.
+NOT_MODULES = ("sapsam.v1", "sapsam.bench.v1", "sapsam.dev")
+SOURCE_PACKAGES = ("api", "app", "audit", "cli", "domain", "fairness", "log", "rules", "store")
+TOP_FOLDERS = ("service", "clients", "tests", "bench", "proto", "migrations", "torture", "docs")
 
 
 def _snake_case(name: str) -> str:
@@ -100,6 +113,67 @@ def test_the_foul_reason_codes_are_the_documented_ones() -> None:
     assert set(re.findall(r"`([A-Z_]+)`", guide)) == codes
     revealed = _documented_events()["ArrangementRevealed"].split("`foul_reason`", 1)[1]
     assert set(re.findall(r"`([A-Z_]+)`", revealed)) == {reason.value for reason in FoulReason}
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``dotted`` is a module, or a module followed by names defined in it."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 1, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
+
+
+def test_every_module_the_docs_name_exists() -> None:
+    stale = set()
+    for document in DOCUMENTS:
+        for dotted in re.findall(r"\bsapsam(?:\.\w+)+", document.read_text(encoding="utf-8")):
+            if not dotted.startswith(NOT_MODULES) and not _resolves(dotted):
+                stale.add(f"{document.name}: {dotted}")
+    assert not stale, sorted(stale)
+
+
+def test_every_path_the_docs_name_exists() -> None:
+    # A path from the repository's root (service/sapsam/app/tables.py, migrations/versions/) or
+    # from the package's (store/sql/tables.sql, cli/bootstrap.py); globs are not checked.
+    prefixes = "|".join(f"{folder}/" for folder in (*TOP_FOLDERS, *SOURCE_PACKAGES))
+    pattern = re.compile(rf"(?<![\w/.-])((?:{prefixes})[\w./-]*\w)(?![\w*])")
+    stale = set()
+    checked = 0
+    for document in DOCUMENTS:
+        for path in pattern.findall(document.read_text(encoding="utf-8")):
+            checked += 1
+            places = (REPOSITORY / path, REPOSITORY / "service" / "sapsam" / path)
+            if not any(place.exists() for place in places):
+                stale.add(f"{document.name}: {path}")
+    assert checked > 50
+    assert not stale, sorted(stale)
+
+
+def test_the_api_guide_names_every_serve_flag() -> None:
+    subparsers = argparse.ArgumentParser(prog="sapsam").add_subparsers()
+    serve_command.register(subparsers)
+    flags = {
+        option
+        for action in subparsers.choices["serve"]._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    }
+    running = API_GUIDE.split("## Running a server", 1)[1].split("\n\n## ", 1)[0]
+    # Every flag is in the section (the database's in its prose, the rest in its table), and the
+    # table lists no flag that serve does not have.
+    named = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", running))
+    first_cells = re.findall(r"^\| (`--.*?) \|", running, re.M)
+    table = {flag for cell in first_cells for flag in re.findall(r"--[a-z][a-z-]*", cell)}
+    assert flags - named == set()
+    assert table - flags == set()
 
 
 # -- over gRPC: one server for the module --------------------------------------------------------

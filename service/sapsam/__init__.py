@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 # A client that compiles proto/ with protoc's standard flags (``-I proto --python_out=.``) gets
 # modules named ``sapsam.v1.*`` (``from sapsam.v1 import table_pb2``) in a ``sapsam/`` folder of
 # its own, without an __init__.py: a namespace portion. This regular package would hide it, so
-# its path takes in every such folder on sys.path at import (tests/packaging/test_protoc_stubs.py).
+# its path takes in every such folder on sys.path at import (tests/clients/test_protoc_stubs.py).
 # Unlike pkgutil.extend_path, another *regular* ``sapsam`` (a second checkout or install) is not
 # merged in: one server's modules never mix with another's.
 __path__ = list(

@@ -1,11 +1,12 @@
 """Players: registration with a bearer token, look-up by token hash, and the PlayerService.
 
 A player is a row in ``players`` (migration 0002): id, display name and the request id that
-created it; its tokens are rows of ``player_tokens`` (migration 0004,
-``sapsam.store.player_tokens``), by SHA-256 hash only. The token is returned once, by
-RegisterPlayer, and never stored; a retried RegisterPlayer (same request id) finds the player but
-cannot show the token again, so it is answered ALREADY_EXISTS (``TOKEN_ALREADY_ISSUED``) naming
-the player.
+created it; its tokens are rows of ``player_tokens`` (migration 0004), by SHA-256 hash only. This
+module holds no SQL: it reads and writes both through ``sapsam.store.players.PlayerRecords``.
+
+The token is returned once, by RegisterPlayer, and never stored; a retried RegisterPlayer (same
+request id) finds the player but cannot show the token again, so it is answered ALREADY_EXISTS
+(``TOKEN_ALREADY_ISSUED``) naming the player.
 
 A player rotates its token (RotateToken): the new token is derived from the old one and a stored
 random salt (``auth.rotated_token``), so a retry of the rotation, which a client whose answer was

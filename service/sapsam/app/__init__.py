@@ -8,5 +8,8 @@ Modules (import from them directly):
 - ``tables``: ``TableService``, one method per table command and query;
 - ``deadline_sweep``: timing out the seats of tables past a deadline;
 - ``tournaments``: ``TournamentService``, tournament commands and each round's tables;
-- ``tournament_results``: the results process crediting finished tournament deals.
+- ``tournament_results``: the results process crediting finished tournament deals;
+- ``tournament_queries``: tournament lists, standings and leaderboards;
+- ``store_interface``: the store as this layer sees it (``Store``, ``StoreSession``), which
+  ``sapsam.store`` implements: no SQL, no driver here.
 """

@@ -8,8 +8,8 @@ parsed arguments and returning the process exit code. Add the module's subcomman
 Only the module of the subcommand being run is imported: ``sapsam hand`` needs the rules, not
 gRPC, alembic or the database driver, and importing every module would cost every command their
 start-up time. The other subcommands appear as placeholders that carry their one-line summary,
-so ``sapsam --help`` still lists them all (tests/cli check that the summaries here match the
-modules' own).
+so ``sapsam --help`` still lists them all (tests/packaging/test_cli_imports.py checks that the
+summaries here match the modules' own).
 
 A reader that goes away before the output ends (``sapsam audit verify --json FILE | head -1``)
 ends the command quietly with exit status 141 (128 + SIGPIPE, what a shell reports for a command

@@ -10,7 +10,7 @@ its cost grows linearly with the log.
 
 Each fold states the same change as its projector's SQL (``sapsam.store.table_projections``,
 ``sapsam.store.tournament_projections``), event type by event type.
-``tests/audit/test_projection_folds.py`` holds every fold to its projector's rebuilt rows and
+``tests/tournament/test_audit_folds.py`` holds every fold to its projector's rebuilt rows and
 ``FOLDED_TABLE_EVENTS`` to the SQL's list of event types, so the two cannot drift apart unnoticed.
 A projector without a fold is compared by replaying its SQL (``projection_audit``). No I/O here.
 """

@@ -212,7 +212,10 @@ class TableServiceServicer:
         """Streams the table's events, public part only, in order, starting after a given version and
         then live as they are recorded (by any server process). The stream ends once SeriesCompleted
         was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
-        on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
+        on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
+        elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
+        cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
+        `after_version` to resume from, or when the client cancels.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -92,7 +92,10 @@ class TableServiceStub:
     """Streams the table's events, public part only, in order, starting after a given version and
     then live as they are recorded (by any server process). The stream ends once SeriesCompleted
     was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
-    on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
+    on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
+    elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
+    cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
+    `after_version` to resume from, or when the client cancels.
     """
 
 @_typing.type_check_only
@@ -142,7 +145,10 @@ class TableServiceAsyncStub(TableServiceStub):
     """Streams the table's events, public part only, in order, starting after a given version and
     then live as they are recorded (by any server process). The stream ends once SeriesCompleted
     was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
-    on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
+    on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
+    elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
+    cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
+    `after_version` to resume from, or when the client cancels.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -273,7 +279,10 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """Streams the table's events, public part only, in order, starting after a given version and
         then live as they are recorded (by any server process). The stream ends once SeriesCompleted
         was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
-        on with SeriesStarted), when the server stops (resume elsewhere), or when the client cancels.
+        on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
+        elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
+        cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
+        `after_version` to resume from, or when the client cancels.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

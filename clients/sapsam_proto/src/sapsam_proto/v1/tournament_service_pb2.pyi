@@ -468,7 +468,9 @@ class WatchTournamentRequest(_message.Message):
     tournament: _builtins.str
     """Resource name of the tournament, "tournaments/{tournament}"."""
     after_version: _builtins.int
-    """Send events with a version greater than this: 0 for the whole history."""
+    """Send events with a version greater than this: 0 for the whole history, the last version
+    received to resume after a broken stream.
+    """
     def __init__(
         self,
         *,

@@ -140,7 +140,8 @@ class TournamentServiceServicer:
 
     def WatchTournament(self, request, context):
         """Streams the tournament's events after a given version, then live; ends after the tournament
-        is complete.
+        is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+        server cannot read the stream; resume with `after_version`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -64,7 +64,8 @@ class TournamentServiceStub:
     """Returns a page of a tournament's standings, best first."""
     WatchTournament: _grpc.UnaryStreamMultiCallable[_tournament_service_pb2.WatchTournamentRequest, _tournament_service_pb2.WatchTournamentResponse]
     """Streams the tournament's events after a given version, then live; ends after the tournament
-    is complete.
+    is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+    server cannot read the stream; resume with `after_version`).
     """
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.GetLeaderboardRequest, _tournament_service_pb2.GetLeaderboardResponse]
     """Returns a page of a leaderboard across tournaments, and the caller's own neighbourhood."""
@@ -96,7 +97,8 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     """Returns a page of a tournament's standings, best first."""
     WatchTournament: _aio.UnaryStreamMultiCallable[_tournament_service_pb2.WatchTournamentRequest, _tournament_service_pb2.WatchTournamentResponse]  # type: ignore[assignment]
     """Streams the tournament's events after a given version, then live; ends after the tournament
-    is complete.
+    is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+    server cannot read the stream; resume with `after_version`).
     """
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.GetLeaderboardRequest, _tournament_service_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
     """Returns a page of a leaderboard across tournaments, and the caller's own neighbourhood."""
@@ -173,7 +175,8 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_tournament_service_pb2.WatchTournamentResponse], _abc.AsyncIterator[_tournament_service_pb2.WatchTournamentResponse]]:
         """Streams the tournament's events after a given version, then live; ends after the tournament
-        is complete.
+        is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+        server cannot read the stream; resume with `after_version`).
         """
 
     @_abc_1.abstractmethod

@@ -1,7 +1,9 @@
 """Every ``sapsam`` subcommand imports only what it uses: the pure tools (``hand``, ``arrange``,
 ``score``) and the offline audit (``audit verify FILE``, ``audit replay FILE``) load no gRPC,
-alembic, SQLAlchemy or database driver, and ``sapsam --help`` imports no subcommand module at
-all."""
+alembic, SQLAlchemy or database driver; only ``serve`` (and the commands that start it: ``demo``,
+``tournament``) loads gRPC; alembic and SQLAlchemy load only where a database is migrated
+(``migrate``, and the commands that open a database with the migrate-unless-current check); and
+``sapsam --help`` imports no subcommand module at all."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -25,7 +28,10 @@ HEAVY = ("grpc", "alembic", "sqlalchemy", "psycopg", "psycopg_pool", "sapsam_pro
 PROBE = """
 import json, sys
 from sapsam.cli import main
-code = main(sys.argv[1:])
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exit:  # --help
+    code = exit.code
 heavy = sorted({name.split(".")[0] for name in sys.modules} & set(json.loads(%r)))
 modules = sorted(name for name in sys.modules if name.startswith("sapsam.cli."))
 print(json.dumps({"code": code, "heavy": heavy, "cli_modules": modules}), file=sys.stderr)
@@ -44,6 +50,10 @@ def _probe(*argv: str, stdin: str = "") -> dict[str, object]:
     report: dict[str, object] = json.loads(completed.stderr.strip().splitlines()[-1])
     report["stdout"] = completed.stdout
     return report
+
+
+def _heavy(report: dict[str, object]) -> list[str]:
+    return cast(list[str], report["heavy"])
 
 
 SCORE_INPUT = json.dumps(
@@ -90,6 +100,58 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
     for report in (verified, replayed):
         assert report["heavy"] == []
         assert report["cli_modules"] == ["sapsam.cli.audit_commands"]
+
+
+NETWORK = ("grpc", "sapsam_proto")
+MIGRATIONS = ("alembic", "sqlalchemy")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        (command.name, "--help")
+        for command in cli.SUBCOMMANDS
+        if command.name not in ("serve", "demo", "tournament")
+    ]
+    + [
+        ("projections", "rebuild", "--help"),
+        ("requests", "prune", "--help"),
+        ("tables", "stuck", "--help"),
+        ("players", "revoke", "--help"),
+        ("audit", "export", "--help"),
+    ],
+)
+def test_help_of_a_subcommand_loads_no_network_or_migration_code(argv: tuple[str, ...]) -> None:
+    report = _probe(*argv)
+    assert report["code"] == 0
+    assert "usage: sapsam" in str(report["stdout"])
+    assert set(NETWORK + MIGRATIONS).isdisjoint(_heavy(report))
+
+
+@pytest.mark.parametrize("command", ["demo", "tournament"])
+def test_help_of_the_commands_that_start_a_server_loads_no_network_code(command: str) -> None:
+    # They import the server only once they run one.
+    report = _probe(command, "--help")
+    assert report["code"] == 0
+    assert report["heavy"] == []
+
+
+def test_database_commands_load_no_network_code(database_url: str) -> None:
+    unknown_player = "players/00000000-0000-4000-8000-000000000000"
+    commands: list[tuple[tuple[str, ...], int, tuple[str, ...]]] = [
+        # (argv, exit code, packages it must not load)
+        (("migrate",), 0, NETWORK),
+        (("players", "revoke", unknown_player), 2, NETWORK),
+        (("requests", "prune", "--older-than-days", "1"), 0, NETWORK),
+        (("projections", "rebuild"), 0, NETWORK),  # creates table_failures, which stuck reads
+        (("tables", "stuck", "--json"), 0, NETWORK + MIGRATIONS),  # reads: migrate=False
+        (("audit", "verify", "--all", "--json"), 0, NETWORK + MIGRATIONS),  # external: no migrate
+    ]
+    for argv, code, forbidden in commands:
+        report = _probe(*argv, "--database-url", database_url)
+        assert report["code"] == code, (argv, report)
+        assert "psycopg" in _heavy(report), argv
+        assert set(forbidden).isdisjoint(_heavy(report)), (argv, report["heavy"])
 
 
 def test_help_lists_every_command_and_imports_none() -> None:

@@ -36,6 +36,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
+from sapsam.api.api_error import ApiError as ApiError  # re-exported: the servicers raise it
 from sapsam.app.table_runner import StaleVersionError
 from sapsam.audit.export_format import ExportAccessError, NothingToExportError
 from sapsam.domain.errors import DomainError
@@ -182,30 +183,6 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
     }
 )
 """Every reason code and the gRPC status it is answered with. Never rename a reason."""
-
-
-class ApiError(Exception):
-    """An error raised by the API layer itself (auth, resource names, etags).
-
-    Servicers raise it; the error interceptor turns it into a status like a domain error.
-    """
-
-    def __init__(
-        self,
-        reason: str,
-        message: str,
-        field: str | None = None,
-        metadata: Mapping[str, str] | None = None,
-        *,
-        retry_delay: float | None = None,
-    ) -> None:
-        super().__init__(f"{reason}: {message}")
-        self.reason = reason
-        self.message = message
-        self.field = field
-        self.metadata: Mapping[str, str] = dict(metadata or {})
-        self.retry_delay = retry_delay
-        """Seconds after which a retry may succeed; sent as ``google.rpc.RetryInfo``."""
 
 
 def status_code_for(reason: str) -> grpc.StatusCode:

@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Final
 
-from sapsam.api.errors import ApiError
+from sapsam.api.api_error import ApiError
 from sapsam.quoting import quote_prefix
 
 MAX_REQUEST_ID_LENGTH: Final = 64

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from sapsam.api import resources
-from sapsam.api.errors import ApiError
+from sapsam.api.api_error import ApiError
 from sapsam.cli.store_commands import add_database_options
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store import player_tokens

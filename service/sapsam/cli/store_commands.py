@@ -15,12 +15,14 @@ from datetime import timedelta
 from typing import Any
 
 from sapsam.log.records import DatabaseOpenError
-from sapsam.store import schema
 from sapsam.store.appends import prune_processed_requests
 from sapsam.store.embedded import database_connection, open_database
 from sapsam.store.projections import all_projectors, rebuild_projections
 
 FAILED = 1
+LATEST = "head"
+"""alembic's name for the latest revision (``schema.HEAD``), spelled here so that parsing does not
+import alembic: ``sapsam tables`` and ``sapsam players`` share this module's database options."""
 
 
 def add_database_options(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +42,7 @@ def register(subparsers: Any) -> None:
         "migrate", help="apply the database migrations", description=_migrate.__doc__
     )
     add_database_options(migrate)
-    migrate.add_argument("--revision", default=schema.HEAD, help="target revision (default head)")
+    migrate.add_argument("--revision", default=LATEST, help="target revision (default head)")
     migrate.add_argument(
         "--downgrade",
         metavar="REVISION",
@@ -89,6 +91,8 @@ def register(subparsers: Any) -> None:
 
 def _migrate(arguments: argparse.Namespace) -> int:
     """Apply the alembic migrations (or undo them with --downgrade)."""
+    from sapsam.store import schema  # alembic: only the command that migrates loads it
+
     try:
         with open_database(arguments.database_url, arguments.data_dir, migrate=False) as handle:
             before = schema.current_revision(handle.url)

@@ -38,7 +38,6 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from sapsam.log.records import DatabaseOpenError
-from sapsam.store import schema
 
 EMBEDDED_DATABASE = "sapsam"
 SUPERUSER = "postgres"
@@ -181,7 +180,7 @@ def open_database(
     if external:
         _check_reachable(external)
         if migrate:
-            schema.upgrade_unless_current(external)
+            _upgrade(external)
         yield DatabaseHandle(external, "external")
         return
     server = start_embedded(data_dir, backend=backend)
@@ -189,10 +188,18 @@ def open_database(
         ensure_database(server.server_url, EMBEDDED_DATABASE)
         embedded_url = database_in(server.server_url, EMBEDDED_DATABASE)
         if migrate:
-            schema.upgrade_unless_current(embedded_url)
+            _upgrade(embedded_url)
         yield DatabaseHandle(embedded_url, server.backend, server.data_dir)
     finally:
         server.stop()
+
+
+def _upgrade(url: str) -> None:
+    """``schema.upgrade_unless_current``, imported only here: alembic and SQLAlchemy would cost
+    every command that does not migrate (``sapsam tables stuck``) a good part of its start-up."""
+    from sapsam.store import schema
+
+    schema.upgrade_unless_current(url)
 
 
 def _check_reachable(url: str) -> None:

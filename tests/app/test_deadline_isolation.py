@@ -135,3 +135,13 @@ def test_sapsam_tables_stuck_names_the_failing_and_the_overdue_tables(
     found = json.loads(capsys.readouterr().out)
     assert [entry["table_id"] for entry in found["failing"]] == [str(broken)]
     assert {entry["table_id"] for entry in found["overdue"]} == {str(broken), str(overdue)}
+
+
+def test_sapsam_tables_stuck_on_a_database_no_server_started_says_what_builds_the_read_model(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Migrated, but no server ever started on it: table_state, a read model, does not exist yet.
+    assert main(["tables", "stuck", "--database-url", database_url]) == 1
+    message = capsys.readouterr().err
+    assert "no table read model yet" in message
+    assert "sapsam projections rebuild" in message

@@ -77,8 +77,10 @@ def _stuck(arguments: argparse.Namespace) -> int:
         return FAILED
     except psycopg.errors.UndefinedTable:
         print(
-            "sapsam tables stuck: this database has no record of failing tables yet"
-            " (migrate it with `sapsam migrate`)",
+            # background_failures comes with the migrations; table_state is a read model that a
+            # server builds when it first starts (or `sapsam projections rebuild` builds).
+            "sapsam tables stuck: this database has no table read model yet (start"
+            " `sapsam serve` on it once, or run `sapsam projections rebuild`)",
             file=sys.stderr,
         )
         return FAILED

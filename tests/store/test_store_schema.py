@@ -154,3 +154,10 @@ def test_the_service_role_on_an_old_schema_is_told_to_migrate_as_the_owner(
         assert "players" not in public_tables(database_url)
     schema.upgrade_unless_current(database_url)  # the owner can
     assert EXPECTED_SCHEMA.difference(describe(database_url)) == []
+
+
+def test_the_head_revision_read_without_alembic_is_alembics_head() -> None:
+    from alembic.script import ScriptDirectory
+
+    alembic_head = ScriptDirectory(str(schema.MIGRATIONS_FOLDER)).get_current_head()
+    assert schema.head_revision() == alembic_head

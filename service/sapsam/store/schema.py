@@ -9,19 +9,24 @@ checkout; ``alembic.ini`` at the repository root points at the same folder for d
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from psycopg import errors, sql
 
 from sapsam.log.records import DatabaseOpenError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+# alembic and SQLAlchemy take ~0.4 s to import: they are imported where a migration runs, so a
+# command that only checks the revision (``upgrade_unless_current`` on a current database) does
+# without them.
 
 # service/sapsam/migrations links to the top-level migrations/ in a checkout; a wheel holds the
 # files themselves there.
@@ -32,6 +37,8 @@ BASE = "base"
 
 def alembic_config(database_url: str) -> Config:
     """An alembic configuration for the packaged migrations and this database."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_FOLDER))
     config.attributes["database_url"] = database_url
@@ -47,12 +54,16 @@ def upgrade(database_url: str, revision: str = HEAD) -> None:
 
     Raises ``SchemaAccessError`` when the role may not change the schema.
     """
+    from alembic import command
+
     with _migrating(database_url):
         command.upgrade(alembic_config(database_url), revision)
 
 
 def downgrade(database_url: str, revision: str = BASE) -> None:
     """Undo migrations down to ``revision`` (default: an empty schema; for tests)."""
+    from alembic import command
+
     with _migrating(database_url):
         command.downgrade(alembic_config(database_url), revision)
 
@@ -100,11 +111,43 @@ def upgrade_unless_current(database_url: str) -> None:
 
 
 def head_revision() -> str:
-    """The latest revision the packaged migrations define."""
-    head = ScriptDirectory(str(MIGRATIONS_FOLDER)).get_current_head()
-    if head is None:
-        raise RuntimeError(f"no migrations found in {MIGRATIONS_FOLDER}")
-    return head
+    """The latest revision the packaged migrations define: the one no other revision follows.
+
+    Read from the revision files' ``revision`` and ``down_revision`` assignments rather than with
+    alembic's ``ScriptDirectory``, which would cost the import of alembic and SQLAlchemy;
+    tests/store/test_store_schema.py checks that both agree. A linear history is assumed (one
+    head), as alembic's ``upgrade head`` needs too.
+    """
+    revisions: dict[str, str | None] = {}
+    for path in sorted((MIGRATIONS_FOLDER / "versions").glob("*.py")):
+        assigned = _module_assignments(path)
+        if "revision" in assigned:
+            revisions[str(assigned["revision"])] = assigned.get("down_revision")
+    followed = set(revisions.values())
+    heads = [revision for revision in revisions if revision not in followed]
+    if len(heads) != 1:
+        raise RuntimeError(f"expected one head revision in {MIGRATIONS_FOLDER}, found {heads}")
+    return heads[0]
+
+
+def _module_assignments(path: Path) -> dict[str, str | None]:
+    """The module-level ``name = "literal"`` (or ``name: str = "literal"``) string assignments."""
+    found: dict[str, str | None] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            target, value = node.target.id, node.value
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            target, value = node.targets[0].id, node.value
+        else:
+            continue
+        literal = value.value if isinstance(value, ast.Constant) else ...
+        if literal is None or isinstance(literal, str):
+            found[target] = literal
+    return found
 
 
 def current_revision(database_url: str) -> str | None:

@@ -5,7 +5,9 @@ commit and held through its disk flush), so writers that notify cannot share flu
 ``--writers`` threads, each on its own autocommit connection, inserting one row per statement
 into a scratch table, in alternating rounds: the plain insert (a CTE returning the row), then the
 same statement with ``pg_notify`` in its SELECT (what sending the wake-up inside the append's own
-statement would do). Prints one JSON object: statements per second per round and side.
+statement would do). Prints one JSON object: per round and side, statements per second and CPU
+per statement of the writers' backends and of this process (the load generator), measured from
+when every writer is connected until the last one stops.
 
 Usage: ``python bench/notify_lock.py --database-url URL [--writers 8] [--seconds 4] [--rounds 3]``
 (the table ``notify_lock_bench`` is created and dropped in that database).
@@ -18,8 +20,10 @@ import json
 import os
 import threading
 import time
+from typing import Any
 
 import psycopg
+from _procs import cpu_by_pid, cpu_delta, per_unit
 
 PLAIN = (
     "WITH i AS (INSERT INTO notify_lock_bench (writer) VALUES (%s) RETURNING id) SELECT id FROM i"
@@ -30,22 +34,47 @@ NOTIFYING = (
 )
 
 
-def statements_per_second(url: str, statement: str, writers: int, seconds: float) -> float:
+def statements_per_second(url: str, statement: str, writers: int, seconds: float) -> dict[str, Any]:
+    """``writers`` threads writing ``statement`` for ``seconds``: statements/s, and CPU µs per
+    statement of this process (the load generator) and of the writers' backends.
+
+    The connections are opened before the clock starts (their start-up is no statement's cost),
+    and the rate divides by the time the writers actually wrote."""
+    connections = [psycopg.connect(url, autocommit=True) for _ in range(writers)]
+    backends = [pid for c in connections for (pid,) in c.execute("SELECT pg_backend_pid()")]
     counts = [0] * writers
-    stop = time.monotonic() + seconds
+    start = threading.Barrier(writers + 1)
+    stop = 0.0
 
     def write(number: int) -> None:
-        with psycopg.connect(url, autocommit=True) as connection:
-            while time.monotonic() < stop:
-                connection.execute(statement, [number]).fetchall()
-                counts[number] += 1
+        connection = connections[number]
+        start.wait()
+        while time.monotonic() < stop:
+            connection.execute(statement, [number]).fetchall()
+            counts[number] += 1
 
     threads = [threading.Thread(target=write, args=(number,)) for number in range(writers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return sum(counts) / seconds
+    try:
+        for thread in threads:
+            thread.start()
+        backends_before, client_before = cpu_by_pid(backends), time.process_time()
+        began = time.monotonic()
+        stop = began + seconds
+        start.wait()
+        for thread in threads:
+            thread.join()
+        elapsed = time.monotonic() - began
+        client = time.process_time() - client_before
+        backends_cpu = cpu_delta(backends_before, cpu_by_pid(backends))
+    finally:
+        for connection in connections:
+            connection.close()
+    statements = sum(counts)
+    return {
+        "statements_per_second": round(statements / elapsed),
+        "backend_cpu_us_per_statement": per_unit(backends_cpu, statements),
+        "client_cpu_us_per_statement": per_unit(client, statements),
+    }
 
 
 def main() -> None:
@@ -67,9 +96,14 @@ def main() -> None:
     rounds = []
     try:
         for _ in range(arguments.rounds):
-            plain = statements_per_second(url, PLAIN, arguments.writers, arguments.seconds)
-            notifying = statements_per_second(url, NOTIFYING, arguments.writers, arguments.seconds)
-            rounds.append({"plain": round(plain), "notifying": round(notifying)})
+            rounds.append(
+                {
+                    side: statements_per_second(
+                        url, statement, arguments.writers, arguments.seconds
+                    )
+                    for side, statement in (("plain", PLAIN), ("notifying", NOTIFYING))
+                }
+            )
     finally:
         with psycopg.connect(url, autocommit=True) as connection:
             connection.execute("DROP TABLE notify_lock_bench")
@@ -82,7 +116,13 @@ def main() -> None:
                 "load_average_1m": os.getloadavg()[0],
                 "rounds": rounds,
                 "notifying_over_plain": [
-                    round(r["notifying"] / r["plain"], 2) for r in rounds if r["plain"]
+                    round(
+                        r["notifying"]["statements_per_second"]
+                        / r["plain"]["statements_per_second"],
+                        2,
+                    )
+                    for r in rounds
+                    if r["plain"]["statements_per_second"]
                 ],
             }
         )

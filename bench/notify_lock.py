@@ -9,8 +9,9 @@ statement would do). Prints one JSON object: per round and side, statements per 
 per statement of the writers' backends and of this process (the load generator), measured from
 when every writer is connected until the last one stops.
 
-Usage: ``python bench/notify_lock.py --database-url URL [--writers 8] [--seconds 4] [--rounds 3]``
-(the table ``notify_lock_bench`` is created and dropped in that database).
+Usage: ``python bench/notify_lock.py [--writers 8] [--seconds 4] [--rounds 3]
+[--database-url URL]``: in a fresh database dropped afterwards, on a private cluster (fsync on)
+or on ``URL``'s server.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import time
 from typing import Any
 
 import psycopg
-from _procs import cpu_by_pid, cpu_delta, per_unit
+from _postgres import benchmark_database
+from _procs import cpu_by_pid, cpu_delta, per_unit, stop_cleanly_on_sigterm
 
 PLAIN = (
     "WITH i AS (INSERT INTO notify_lock_bench (writer) VALUES (%s) RETURNING id) SELECT id FROM i"
@@ -79,38 +81,34 @@ def statements_per_second(url: str, statement: str, writers: int, seconds: float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--rounds", type=int, default=3)
     arguments = parser.parse_args()
-    url = arguments.database_url
-    with psycopg.connect(url, autocommit=True) as connection:
-        connection.execute(
-            "CREATE TABLE notify_lock_bench (id bigserial PRIMARY KEY, writer int NOT NULL)"
-        )
-        settings = {}
-        for name in ("fsync", "synchronous_commit"):
-            row = connection.execute(f"SHOW {name}").fetchone()
-            settings[name] = None if row is None else str(row[0])
-    rounds = []
-    try:
-        for _ in range(arguments.rounds):
-            rounds.append(
-                {
-                    side: statements_per_second(
-                        url, statement, arguments.writers, arguments.seconds
-                    )
-                    for side, statement in (("plain", PLAIN), ("notifying", NOTIFYING))
-                }
-            )
-    finally:
+    stop_cleanly_on_sigterm()
+    with benchmark_database(arguments.database_url, "sapsam_bench_notify_lock") as database:
+        url = database.url
         with psycopg.connect(url, autocommit=True) as connection:
-            connection.execute("DROP TABLE notify_lock_bench")
+            connection.execute(
+                "CREATE TABLE notify_lock_bench (id bigserial PRIMARY KEY, writer int NOT NULL)"
+            )
+            settings = {}
+            for name in ("fsync", "synchronous_commit"):
+                row = connection.execute(f"SHOW {name}").fetchone()
+                settings[name] = None if row is None else str(row[0])
+        rounds = [
+            {
+                side: statements_per_second(url, statement, arguments.writers, arguments.seconds)
+                for side, statement in (("plain", PLAIN), ("notifying", NOTIFYING))
+            }
+            for _ in range(arguments.rounds)
+        ]
     print(
         json.dumps(
             {
                 "benchmark": "notify_lock",
+                "database": database.label,
                 "writers": arguments.writers,
                 "settings": settings,
                 "load_average_1m": os.getloadavg()[0],

@@ -12,6 +12,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
 from sapsam_client import Client
+from sapsam_client.backoff import MAX_RETRY_DELAY_SECONDS
 from sapsam_client.errors import ResourceExhaustedError, UnavailableError, from_rpc_error
 
 
@@ -98,5 +99,38 @@ def test_the_client_waits_at_least_the_retry_info_delay() -> None:
     # At least the server's delay (longer than the 0.01 s backoff), spread by up to 20 %.
     assert all(0.3 <= client._pause(error, 0) <= 0.36 for _ in range(100))
     assert client.call(stub, object(), str) == "answer"
+    assert len(calls) == 2
+    client.close()
+
+
+def _limited_stub(seconds: float, calls: list[int]) -> Any:
+    """A stub that answers the first call RATE_LIMITED with a RetryInfo of ``seconds``."""
+
+    def stub(request: Any, metadata: Any, timeout: float) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RaisedError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED, _info("RATE_LIMITED"), _retry_info(seconds)
+            )
+        return "answer"
+
+    return stub
+
+
+def test_a_retry_info_delay_past_the_bound_is_raised_not_waited_for() -> None:
+    calls: list[int] = []
+    client = Client(grpc.insecure_channel("127.0.0.1:9"), attempts=3)
+    with pytest.raises(ResourceExhaustedError) as raised:
+        client.call(_limited_stub(MAX_RETRY_DELAY_SECONDS + 1, calls), object(), str)
+    assert raised.value.retry_delay == MAX_RETRY_DELAY_SECONDS + 1
+    assert len(calls) == 1  # raised at once: no second attempt after sleeping it out
+    client.close()
+
+
+def test_a_negative_retry_info_delay_is_retried_at_once() -> None:
+    calls: list[int] = []
+    client = Client(grpc.insecure_channel("127.0.0.1:9"), attempts=2)
+    # time.sleep(-0.5) raises ValueError: the SDK must not pass a server's delay through raw.
+    assert client.call(_limited_stub(-0.5, calls), object(), str) == "answer"
     assert len(calls) == 2
     client.close()

@@ -38,8 +38,9 @@ def retry_pause(
 
     ``retry_delay`` is the server's RetryInfo delay, if it sent one; the caller checks it against
     ``MAX_RETRY_DELAY_SECONDS`` first. ``uniform`` draws from [0, 1) (a parameter for tests).
+    A negative delay (a Duration may carry one) counts as none to wait: ``time.sleep`` refuses it.
     """
     if retry_delay is not None:
-        return retry_delay * (1.0 + RETRY_INFO_SPREAD * uniform())
+        return max(0.0, retry_delay) * (1.0 + RETRY_INFO_SPREAD * uniform())
     ceiling = min(max_backoff, backoff * 2.0 ** min(attempt, 62))
     return ceiling * uniform()

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
 from datetime import timedelta
+from typing import TypeVar, cast
 
 import grpc
 from api_client import OPERATOR_TOKEN, Api
+from scenarios import World
 
 from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS
-from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.api.server import RunningServer, ServerConfig, Services, start_server
+from sapsam.api.table_servicer import TableServicer
+from sapsam.app.tables import TableService
 from sapsam.cli.bootstrap import build_services
+
+TablesT = TypeVar("TablesT", bound=TableService)
 
 
 @contextlib.contextmanager
@@ -22,9 +29,15 @@ def serving(
     grace_seconds: float = 2,
     token_ttl: timedelta | None = None,
     watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
+    services: Services | None = None,
 ) -> Iterator[RunningServer]:
     """The full service (store, auth, errors, sweeper) on ``database_url``, stopped on leaving;
-    each WatchTable may have ``watch_buffer_events`` events waiting (``sapsam.api.watch``)."""
+    each WatchTable may have ``watch_buffer_events`` events waiting (``sapsam.api.watch``).
+    ``services`` replaces the ones built here (then ``pool_size`` and the buffer are theirs)."""
+    if services is None:
+        services = build_services(
+            database_url, pool_size=pool_size, watch_buffer_events=watch_buffer_events
+        )
     running = start_server(
         ServerConfig(
             listen="127.0.0.1:0",
@@ -32,7 +45,7 @@ def serving(
             token_ttl=token_ttl,
             grace_seconds=grace_seconds,
         ),
-        build_services(database_url, pool_size=pool_size, watch_buffer_events=watch_buffer_events),
+        services,
     )
     try:
         yield running
@@ -61,3 +74,22 @@ def serving_api(
         grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel,
     ):
         yield Api(channel, database_url)
+
+
+@contextlib.contextmanager
+def serving_tables_through(
+    database_url: str, wrap: Callable[[TableService], TablesT]
+) -> Iterator[tuple[World, TablesT]]:
+    """``serving`` whose table servicer reads through ``wrap(its TableService)`` (a test's
+    counting or pausing subclass of the real service), with a ``World`` on a channel to it."""
+    services = build_services(database_url)
+    servicer = cast(TableServicer, services.table_service)
+    tables = wrap(servicer._tables)
+    services = dataclasses.replace(
+        services, table_service=TableServicer(tables, servicer._players, servicer._feed)
+    )
+    with (
+        serving(database_url, grace_seconds=1, services=services) as running,
+        grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel,
+    ):
+        yield World(channel, database_url), tables

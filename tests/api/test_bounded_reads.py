@@ -4,20 +4,13 @@ deal's result reads that deal, not every deal since."""
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import uuid
-from collections.abc import Iterator
-from typing import cast
 
-import grpc
 from api_client import OPERATOR_TOKEN
-from scenarios import World
+from serving import serving_tables_through
 
-from sapsam.api.server import ServerConfig, start_server
-from sapsam.api.table_servicer import _DEAL_PAGE_EVENTS, TableServicer
+from sapsam.api.table_servicer import _DEAL_PAGE_EVENTS
 from sapsam.app.tables import TableService
-from sapsam.cli.bootstrap import build_services
 from sapsam.log.records import RecordedEvent
 from sapsam_proto.v1 import table_service_pb2
 
@@ -37,26 +30,8 @@ class CountingTables(TableService):
         return recorded
 
 
-@contextlib.contextmanager
-def counting_world(database_url: str) -> Iterator[tuple[World, CountingTables]]:
-    """A server whose table servicer reads through :class:`CountingTables` (a cold cache)."""
-    services = build_services(database_url)
-    servicer = cast(TableServicer, services.table_service)
-    tables = CountingTables(servicer._tables)
-    services = dataclasses.replace(
-        services, table_service=TableServicer(tables, servicer._players, servicer._feed)
-    )
-    config = ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=1)
-    running = start_server(config, services)
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            yield World(channel, database_url), tables
-    finally:
-        running.stop()
-
-
 def test_reads_are_bounded_by_the_answer_not_the_history(database_url: str) -> None:
-    with counting_world(database_url) as (world, tables):
+    with serving_tables_through(database_url, CountingTables) as (world, tables):
         seated = world.seated(seat_count=2, series_length=8)
         first_deal = world.played(seated)
         result = table_service_pb2.GetDealResultRequest(name=first_deal)
@@ -70,7 +45,8 @@ def test_reads_are_bounded_by_the_answer_not_the_history(database_url: str) -> N
         tables.read = 0
         world.table_call("GetDealResult", result, OPERATOR_TOKEN)
         assert tables.read <= _DEAL_PAGE_EVENTS  # deal 1 (and a little), not the 6 deals since
-    with counting_world(database_url) as (world, tables):  # a new process: nothing cached
+    # A new process: nothing cached.
+    with serving_tables_through(database_url, CountingTables) as (world, tables):
         world.table_call(
             "GetTable", table_service_pb2.GetTableRequest(name=seated.table), OPERATOR_TOKEN
         )

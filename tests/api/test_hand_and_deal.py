@@ -4,21 +4,16 @@ with deal 2's name (nor, at a series' end, fail INTERNAL)."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import uuid
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
-import grpc
 import pytest
-from api_client import OPERATOR_TOKEN
 from scenarios import World
+from serving import serving_tables_through
 
-from sapsam.api.server import ServerConfig, start_server
-from sapsam.api.table_servicer import TableServicer
 from sapsam.app.tables import OwnHand, TableService
-from sapsam.cli.bootstrap import build_services
 from sapsam_proto.v1 import table_service_pb2
 
 
@@ -51,20 +46,11 @@ class PausingTables(TableService):
 
 @pytest.fixture
 def paused_world(database_url: str) -> Iterator[tuple[World, PausingTables]]:
-    services = build_services(database_url)
-    servicer = cast(TableServicer, services.table_service)
-    tables = PausingTables(servicer._tables)
-    services = dataclasses.replace(
-        services, table_service=TableServicer(tables, servicer._players, servicer._feed)
-    )
-    config = ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=1)
-    running = start_server(config, services)
-    try:
-        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            yield World(channel, database_url), tables
-    finally:
-        tables.go.set()
-        running.stop()
+    with serving_tables_through(database_url, PausingTables) as (world, tables):
+        try:
+            yield world, tables
+        finally:
+            tables.go.set()  # a paused read must not hold the server's stop
 
 
 def test_get_my_hand_names_the_deal_of_its_cards(

@@ -11,8 +11,10 @@ other processes on the machine); ``median_us_per_call`` is the middle round's.
 
 No database, no server, no socket: ``python bench/call_log.py [--calls 20000] [--rounds 7]``.
 Issue #14 asked for a fraction of the 62 us per call it measured. On this machine the first
-version's line (``json.dumps`` of a dict, ``logger.info``) took 15 us of CPU per call and this one
-about 9 (best rounds of alternating runs, 2026-12-02, a machine shared with other jobs).
+version's line (``json.dumps`` of a dict, ``logger.info``; the parent of 28f0b18) took 15 us of
+CPU per call and 28f0b18's about 9: best rounds of separate runs of this script on each commit,
+alternated, 2026-12-02, on a machine shared with other jobs; not one run's ratio, since one run
+measures only the code it imports.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Callable
 
 from sapsam.api.call_log import call_subject, configure_logging, log_call
 from sapsam_proto.v1 import table_service_pb2
@@ -37,7 +38,7 @@ def _log_one_call(method: str, request: object, started: float, status: str) -> 
     log_call(method, table, seat, status, started)
 
 
-def _round(write: Callable[[str, object, float, str], None], calls: int) -> tuple[float, float]:
+def _round(calls: int) -> tuple[float, float]:
     table = f"tables/{uuid.uuid4()}"
     shapes = [
         ("/sapsam.v1.TableService/GetTable", table_service_pb2.GetTableRequest(name=table), "OK"),
@@ -50,7 +51,7 @@ def _round(write: Callable[[str, object, float, str], None], calls: int) -> tupl
     wall, cpu = time.perf_counter(), time.process_time()
     for number in range(calls):
         method, request, status = shapes[number & 1]
-        write(method, request, time.perf_counter(), status)
+        _log_one_call(method, request, time.perf_counter(), status)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
@@ -67,9 +68,8 @@ def main() -> None:
             configure_logging()
         finally:
             sys.stderr = stderr
-        write = _log_one_call
-        _round(write, 1_000)  # warm-up: caches, the regular expression, the allocator
-        rounds = [_round(write, arguments.calls) for _ in range(arguments.rounds)]
+        _round(1_000)  # warm-up: caches, the regular expression, the allocator
+        rounds = [_round(arguments.calls) for _ in range(arguments.rounds)]
         logging.getLogger().handlers.clear()
     per_call = sorted(wall / arguments.calls * 1e6 for wall, _ in rounds)
     cpu_per_call = sorted(cpu / arguments.calls * 1e6 for _, cpu in rounds)

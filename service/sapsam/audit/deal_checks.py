@@ -16,41 +16,24 @@ Series follow from the deal numbers: every series has the rule set's ``series_le
 a ``new_series`` table series ``k`` holds deals ``(k - 1) * length + 1 .. k * length``; deal numbers
 and the dealer rotation run on across series.
 
-This module is the checks' entry and holds fair dealing's checks of a deal; the others live
-beside it: ``deal_sequence`` (``sequence``, ``dealer_rotation``), ``series_checks`` (over the
-series) and ``deal_events`` (a deal's events, which series a deal is in).
+This module holds fair dealing's checks of a deal; the others live beside it, in their own
+modules, which callers import directly: ``deal_sequence`` (``sequence``, ``dealer_rotation``),
+``series_checks`` (over the series) and ``deal_events`` (a deal's events, which series a deal is
+in).
 """
 
 from __future__ import annotations
 
 from sapsam import fairness
-from sapsam.audit.deal_events import (
-    MALFORMED,
-    NEW_SERIES,
-    DealEvents,
-    first_deal_of_series,
-    series_of_deal,
-)
-from sapsam.audit.deal_sequence import rotation_check, sequence_check
+from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.report import MAX_CHECK_TEXT, MAX_DEAL_NUMBER, AuditCheck, Status
-from sapsam.audit.series_checks import series_checks
 from sapsam.domain.events import ArrangementRevealed, DealScored, TableCreated
 from sapsam.domain.published import DealNotFinishedError, published_deal
 from sapsam.frozen import from_fields
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.rules.ruleset import RuleSet
 
-__all__ = [
-    "MALFORMED",
-    "NEW_SERIES",
-    "DealEvents",
-    "fairness_checks",
-    "first_deal_of_series",
-    "rotation_check",
-    "sequence_check",
-    "series_checks",
-    "series_of_deal",
-]
+__all__ = ["fairness_checks"]
 
 
 def fairness_checks(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sapsam import fairness
-from sapsam.audit.deal_checks import MALFORMED
+from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
 from sapsam.domain.events import (
     DEFAULT_CODEC,

@@ -31,14 +31,9 @@ from functools import partial
 from typing import Any, Final, TypeVar, cast, overload
 
 from sapsam import fairness
-from sapsam.audit.deal_checks import (
-    MALFORMED,
-    DealEvents,
-    fairness_checks,
-    rotation_check,
-    sequence_check,
-    series_checks,
-)
+from sapsam.audit.deal_checks import fairness_checks
+from sapsam.audit.deal_events import MALFORMED, DealEvents
+from sapsam.audit.deal_sequence import rotation_check, sequence_check
 from sapsam.audit.export_format import (
     AuditExport,
     ExportedEvent,
@@ -47,6 +42,7 @@ from sapsam.audit.export_format import (
 )
 from sapsam.audit.export_reading import read_export
 from sapsam.audit.report import AuditCheck, AuditReport, Status
+from sapsam.audit.series_checks import series_checks
 from sapsam.domain.events import (
     DEFAULT_CODEC,
     DealerChosen,

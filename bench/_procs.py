@@ -2,7 +2,7 @@
 
 Shared by the benchmark scripts (run as ``python bench/<name>.py``, so this folder is on the path).
 CPU is user plus system time; a process that exited between two readings counts only up to the
-last reading that saw it, which is why :func:`cpu_seconds` can also add reaped children's time.
+last reading that saw it, which is why :func:`cpu_by_pid` can also add reaped children's time.
 """
 
 from __future__ import annotations
@@ -39,11 +39,6 @@ def cpu_by_pid(pids: Iterable[int], *, reaped_children: bool = False) -> dict[in
             ticks += int(fields[13]) + int(fields[14])
         seconds[pid] = ticks / _TICKS
     return seconds
-
-
-def cpu_seconds(pids: Iterable[int], *, reaped_children: bool = False) -> float:
-    """User + system CPU seconds of these processes together (vanished ones count 0)."""
-    return sum(cpu_by_pid(pids, reaped_children=reaped_children).values())
 
 
 def cpu_delta(before: dict[int, float], after: dict[int, float]) -> float:

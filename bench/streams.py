@@ -39,7 +39,6 @@ from _postgres import benchmark_database, postgres_spent, read_postgres
 from _procs import (
     cpu_by_pid,
     cpu_delta,
-    cpu_seconds,
     latency_summary,
     progress,
     rss_mb,
@@ -137,6 +136,11 @@ async def _hold(target: str, assignments: list[tuple[str, str]], per_connection:
     arrivals: dict[tuple[str, int], list[float]] = {}
     opened: dict[str, int] = {}  # streams that delivered the history, by table
     errors: dict[str, int] = {}
+    loop = asyncio.get_running_loop()
+    # Started and imported: the opening is measured from the "open" order on, without this
+    # process's own start-up.
+    pipe.send("ready")
+    await loop.run_in_executor(None, pipe.recv)
     connections = [Connection(target) for _ in range(0, len(assignments), max(1, per_connection))]
 
     async def watch(index: int, table: str, token: str) -> None:
@@ -161,7 +165,6 @@ async def _hold(target: str, assignments: list[tuple[str, str]], per_connection:
         asyncio.create_task(watch(index, table, token))
         for index, (table, token) in enumerate(assignments)
     ]
-    loop = asyncio.get_running_loop()
     while True:
         order = await loop.run_in_executor(None, pipe.recv)
         if order[0] == "opened":
@@ -242,6 +245,15 @@ class Holders:
             process.start()
             self.pipes.append(ours)
             self.processes.append(process)
+        if not all(pipe.poll(120) and pipe.recv() == "ready" for pipe in self.pipes):
+            for process in self.processes:
+                process.kill()
+            raise RuntimeError("a stream holder did not start")
+
+    def open(self) -> None:
+        """Every holder opens its streams (answered by "opened" orders)."""
+        for pipe in self.pipes:
+            pipe.send(("open",))
 
     def ask(self, *order: Any) -> list[Any]:
         """The same order to every holder; their answers."""
@@ -382,17 +394,18 @@ def main() -> int:
         ]
         shares = [assignments[g :: arguments.generators] for g in range(arguments.generators)]
         progress(f"opening {arguments.streams} streams")
-        server_before = cpu_by_pid(server.pids())
-        postgres_before = read_postgres(database)
         holders = Holders(server.target, shares, arguments.streams_per_connection)
         try:
+            server_before, holders_before = cpu_by_pid(server.pids()), cpu_by_pid(holders.pids())
+            postgres_before = read_postgres(database)
+            holders.open()
             opening = wait_until_open(holders, arguments.streams, arguments.open_timeout)
             open_by_table = opening.pop("by_table")
             spent = postgres_spent(postgres_before, read_postgres(database))
             opening["cpu_seconds_while_opening"] = {
                 "server": round(cpu_delta(server_before, cpu_by_pid(server.pids())), 2),
                 "postgres_backends": round(spent["backends_cpu_seconds"], 2),
-                "holders": round(cpu_seconds(holders.pids()), 2),
+                "holders": round(cpu_delta(holders_before, cpu_by_pid(holders.pids())), 2),
             }
             progress(f"{opening['opened']} streams open; probing")
             server_cpu = cpu_by_pid(server.pids())

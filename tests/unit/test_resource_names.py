@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from sapsam.api import resources
-from sapsam.api.errors import ApiError
+from sapsam.api.api_error import ApiError
 
 ID = uuid.UUID("0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0")
 TEXT = str(ID)

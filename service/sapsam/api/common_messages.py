@@ -8,7 +8,7 @@ from typing import Any, Final
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import resources
-from sapsam.api.errors import ApiError
+from sapsam.api.api_error import ApiError
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
     RuleSet,

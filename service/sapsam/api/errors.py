@@ -36,7 +36,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from sapsam.api.api_error import ApiError as ApiError  # re-exported: the servicers raise it
+from sapsam.api.api_error import ApiError as ApiError  # re-exported for errors.ApiError
 from sapsam.app.table_runner import StaleVersionError
 from sapsam.audit.export_format import ExportAccessError, NothingToExportError
 from sapsam.domain.errors import DomainError

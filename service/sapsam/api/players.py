@@ -28,7 +28,7 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import auth, resources
-from sapsam.api.errors import ApiError
+from sapsam.api.api_error import ApiError
 from sapsam.api.request_digest import request_digest
 from sapsam.log.records import RequestIdReused
 from sapsam.store.player_tokens import PlayerToken, Rotation

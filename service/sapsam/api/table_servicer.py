@@ -25,8 +25,8 @@ from typing import Any, Final
 import grpc
 
 from sapsam.api import auth, resources, views
+from sapsam.api.api_error import ApiError
 from sapsam.api.blocking import run_blocking
-from sapsam.api.errors import ApiError
 from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory

@@ -22,8 +22,8 @@ import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import auth, resources, views
+from sapsam.api.api_error import ApiError
 from sapsam.api.blocking import run_blocking
-from sapsam.api.errors import ApiError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest

@@ -30,8 +30,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from sapsam.api.api_error import ApiError
 from sapsam.api.blocking import run_blocking
-from sapsam.api.errors import ApiError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.stopping import SERVER_STOPPING_MESSAGE, SERVER_STOPPING_REASON
 

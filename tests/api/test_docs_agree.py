@@ -24,10 +24,10 @@ from pathlib import Path
 from api_client import OPERATOR_TOKEN, Watcher
 from scenarios import World
 
-from sapsam.api.views import MISSED_DEADLINE_FOUL
 from sapsam.cli import demo_command, serve_command
 from sapsam.cli.demo_command import describe_demo_database
 from sapsam.domain import events
+from sapsam.domain.table_views import MISSED_DEADLINE_FOUL
 from sapsam.rules.arrangement import FoulReason
 from sapsam_proto.v1 import (
     audit_service_pb2,

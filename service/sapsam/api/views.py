@@ -17,49 +17,34 @@ from __future__ import annotations
 
 from sapsam.api.common_messages import (
     OPERATOR_ACTOR,
-    creator_name,
     rule_set_for_request,
-    rule_set_from_message,
-    rule_set_message,
-    timestamp_from_ms,
     timestamp_from_text,
 )
-from sapsam.api.deal_messages import deal_result_message, deal_view_message
+from sapsam.api.deal_messages import deal_result_message
 from sapsam.api.event_messages import table_event_message
 from sapsam.api.table_messages import (
     TableFacts,
     facts_from_first_event,
     table_message,
     table_status,
-    table_view_message,
 )
-from sapsam.api.tournament_messages import round_message, tournament_message, tournament_name
+from sapsam.api.tournament_messages import tournament_message
 from sapsam.domain.deal_facts import DealFacts, gather_deal
-from sapsam.domain.table_views import MISSED_DEADLINE_FOUL, OPERATOR, SPECTATOR, Viewer
+from sapsam.domain.table_views import Viewer
 
+# Only what the servicers and the stream channels use; the rest is imported from its module.
 __all__ = [
-    "MISSED_DEADLINE_FOUL",
-    "OPERATOR",
     "OPERATOR_ACTOR",
-    "SPECTATOR",
     "DealFacts",
     "TableFacts",
     "Viewer",
-    "creator_name",
     "deal_result_message",
-    "deal_view_message",
     "facts_from_first_event",
     "gather_deal",
-    "round_message",
     "rule_set_for_request",
-    "rule_set_from_message",
-    "rule_set_message",
     "table_event_message",
     "table_message",
     "table_status",
-    "table_view_message",
-    "timestamp_from_ms",
     "timestamp_from_text",
     "tournament_message",
-    "tournament_name",
 ]

@@ -11,16 +11,23 @@ from serving import serving_tables_through
 
 from sapsam.api.table_servicer import _DEAL_PAGE_EVENTS
 from sapsam.app.tables import TableService
+from sapsam.domain.events import Event
 from sapsam.log.records import RecordedEvent
 from sapsam_proto.v1 import table_service_pb2
 
 
 class CountingTables(TableService):
-    """The real table service, counting the events its ``events`` reads return."""
+    """The real table service, counting the events its ``events`` reads return and the events
+    it decodes."""
 
     def __init__(self, tables: TableService) -> None:
         super().__init__(tables.store)
         self.read = 0
+        self.decoded = 0
+
+    def decode(self, recorded: RecordedEvent) -> Event:
+        self.decoded += 1
+        return super().decode(recorded)
 
     def events(
         self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
@@ -51,3 +58,22 @@ def test_reads_are_bounded_by_the_answer_not_the_history(database_url: str) -> N
             "GetTable", table_service_pb2.GetTableRequest(name=seated.table), OPERATOR_TOKEN
         )
         assert tables.read == 1  # the creation event, for the creator and the creation time
+
+
+def test_an_old_deal_on_a_cold_cache_decodes_that_deal_only(database_url: str) -> None:
+    with serving_tables_through(database_url, CountingTables) as (world, tables):
+        seated = world.seated(seat_count=2, series_length=8)
+        first_deal = world.played(seated)
+        for _ in range(6):
+            world.played(seated)
+    # A new process: the whole tail is scanned for where deals start, but only deal 1 decoded.
+    with serving_tables_through(database_url, CountingTables) as (world, tables):
+        world.table_call(  # the table's state folded and cached first: not what is measured
+            "GetTable", table_service_pb2.GetTableRequest(name=seated.table), OPERATOR_TOKEN
+        )
+        tables.read = tables.decoded = 0
+        result = table_service_pb2.GetDealResultRequest(name=first_deal)
+        answer = world.table_call("GetDealResult", result, OPERATOR_TOKEN)
+        assert answer.result.name == first_deal
+        assert tables.read > 2 * _DEAL_PAGE_EVENTS  # the history since, read to find the starts
+        assert tables.decoded <= _DEAL_PAGE_EVENTS  # deal 1, not the 6 deals since

@@ -417,7 +417,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
 
     def _deal_events(self, table_id: uuid.UUID, deal_number: int) -> list[RecordedEvent]:
-        """The table's events from the start of deal ``deal_number`` on; empty if it never began.
+        """The events of deal ``deal_number``, up to the next deal's start; empty if it never began.
 
         Only the stream's tail since the last look is scanned for deals starting: versions never
         change, so where a deal starts, once seen, stays true.
@@ -441,8 +441,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         start = found.get(deal_number)
         if start is None:
             return []
-        # Not among the starts known before the scan, so it is in the tail just read.
-        return [recorded for recorded in tail if recorded.version >= start]
+        # Not among the starts known before the scan, so it is in the tail just read, up to the
+        # next deal's start (as _read_deal): later deals are not decoded for this one.
+        end = min((version for version in found.values() if version > start), default=None)
+        return [
+            recorded
+            for recorded in tail
+            if recorded.version >= start and (end is None or recorded.version < end)
+        ]
 
     def _read_deal(self, table_id: uuid.UUID, start: int) -> list[RecordedEvent]:
         """The events of the deal that starts at version ``start``, read a page at a time up to

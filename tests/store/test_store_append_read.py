@@ -18,7 +18,13 @@ from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent, Requ
 from sapsam.store import stream_heads
 from sapsam.store.appends import append, find_processed_request, prune_processed_requests
 from sapsam.store.event_store import EventStore
-from sapsam.store.reads import last_position, read_all, read_stream, stream_version
+from sapsam.store.reads import (
+    last_position,
+    read_all,
+    read_stream,
+    read_stream_tails,
+    stream_version,
+)
 
 
 @pytest.fixture
@@ -54,6 +60,23 @@ def test_reading_a_stream_from_a_version(connection: psycopg.Connection[object])
     append(connection, "s", 0, events("A", "B", "C", "D"), "r1")
     assert [e.type for e in read_stream(connection, "s", from_version=3)] == ["C", "D"]
     assert [e.type for e in read_stream(connection, "s", 2, to_version=3)] == ["B", "C"]
+
+
+def test_many_streams_tails_are_read_in_one_statement_each_from_its_own_version(
+    connection: psycopg.Connection[object],
+) -> None:
+    append(connection, "s1", 0, events("A", "B", "C"), "r1")
+    append(connection, "s2", 0, events("D", "E"), "r2")
+    append(connection, "s1", 3, events("F"), "r3")
+    tails = read_stream_tails(connection, [("s2", 1), ("s1", 3), ("s3", 1), ("s1x", 9)])
+    assert {stream: [e.type for e in tail] for stream, tail in tails.items()} == {
+        "s2": ["D", "E"],
+        "s1": ["C", "F"],
+        "s3": [],
+        "s1x": [],
+    }
+    assert tails["s1"] == read_stream(connection, "s1", 3)
+    assert read_stream_tails(connection, []) == {}
 
 
 def test_read_all_runs_in_global_order_from_a_checkpoint(

@@ -159,6 +159,12 @@ class StoreSession(Protocol):
         """One stream's events from ``from_version`` (to ``to_version``), in order."""
         ...
 
+    def read_stream_tails(
+        self, from_versions: Sequence[tuple[str, int]]
+    ) -> dict[str, list[RecordedEvent]]:
+        """Each named stream's events from its own from-version on, in order: one round trip."""
+        ...
+
     def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
         """Up to ``limit`` events after a global position, in the log's order."""
         ...

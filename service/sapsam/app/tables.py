@@ -114,15 +114,16 @@ class TableService(TableRunner):
         ``phases`` unless None, after ``after`` (a listed table's creation time and id).
 
         The page comes from the read model; each table's state from this process's memory
-        plus the log's tail, in one session.
+        plus the log's tail, all the page's tails in one statement.
         """
         wanted = None if phases is None else sorted(phase.value for phase in phases)
         with self.store.session() as session:
             page = session.table_page(wanted, after, limit)
-            return [
-                ListedTable(self.load(line.table_id, session), line.created_by, line.created_at)
-                for line in page
-            ]
+            states = self.load_many([line.table_id for line in page], session)
+        return [
+            ListedTable(state, line.created_by, line.created_at)
+            for state, line in zip(states, page, strict=True)
+        ]
 
     def events(
         self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None

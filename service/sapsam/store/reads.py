@@ -151,6 +151,35 @@ def read_stream(
     return events
 
 
+def read_stream_tails(
+    connection: Connection, from_versions: Sequence[tuple[str, int]]
+) -> dict[str, list[RecordedEvent]]:
+    """Each named stream's events from its own ``from_version`` on, in version order, in one
+    statement (a listing of many tables reads all their tails at once, not one query each)."""
+    if not from_versions:
+        return {}
+    stream_ids, versions = zip(*from_versions, strict=True)
+    rows = (
+        connection.cursor(binary=True)
+        .execute(
+            f"SELECT {_EVENT_COLUMNS} FROM unnest(%s::text[], %s::int[])"
+            " AS wanted(wanted_stream, from_version)"
+            " JOIN events ON stream_id = wanted_stream AND version >= from_version"
+            " ORDER BY stream_id, version",
+            [list(stream_ids), list(versions)],
+        )
+        .fetchall()
+    )
+    events = _recorded_events(rows)
+    tails: dict[str, list[RecordedEvent]] = {stream_id: [] for stream_id in stream_ids}
+    for event in events:
+        tails[event.stream_id].append(event)
+    for stream_id, tail in tails.items():
+        if tail:
+            remember(connection, stream_id, tail[-1].version, tail[-1].hash)
+    return tails
+
+
 def safe_position(connection: Connection) -> int:
     """The proven high-water mark: no event at or below it can still appear (see above)."""
     row = connection.execute(query("events.safe_position")).fetchone()

@@ -47,6 +47,11 @@ class PostgresSession:
     ) -> list[RecordedEvent]:
         return reads.read_stream(self.connection, stream_id, from_version, to_version)
 
+    def read_stream_tails(
+        self, from_versions: Sequence[tuple[str, int]]
+    ) -> dict[str, list[RecordedEvent]]:
+        return reads.read_stream_tails(self.connection, from_versions)
+
     def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
         return reads.read_all(self.connection, after_position, limit)
 

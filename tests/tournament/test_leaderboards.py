@@ -71,6 +71,8 @@ def test_leaderboards_by_rule_set_and_period_paged_and_around_me(services: Servi
         first_page, _ = leaderboard_page(connection, None, None, 0, 4)
         second_page, _ = leaderboard_page(connection, None, None, 4, 4)
         assert first_page + second_page == page and len(second_page) == 2
+        # A page past the end is empty but still says the board's size.
+        assert leaderboard_page(connection, None, None, 6, 4) == ([], 6)
         for index, row in enumerate(page):
             if index and row.total == page[index - 1].total:
                 assert row.place == page[index - 1].place

@@ -76,8 +76,9 @@ def leaderboard_page(
     """A page of the leaderboard from ``offset`` and the number of players on it."""
     parameters = {"rule_set": rule_set, "period": period, "offset": offset, "limit": limit}
     rows = connection.execute(query("tournaments.leaderboard"), parameters).fetchall()
-    size = connection.execute(query("tournaments.leaderboard_size"), parameters).fetchone()
-    return _leaderboard_rows(rows), int(size[0]) if size else 0
+    # Every row carries the board's size; past the end, the one row has only that.
+    size = int(rows[0][6])
+    return _leaderboard_rows([row for row in rows if row[0] is not None]), size
 
 
 def leaderboard_around(

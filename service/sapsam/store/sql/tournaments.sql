@@ -2,7 +2,7 @@
 -- sapsam.domain.tournament.rank_players; lines sharing a place are listed by player id so that
 -- pages are stable. A leaderboard sums tournament_entries over the tournaments that started,
 -- optionally only those of one rule set and one period (the UTC month a tournament started in);
--- its three statements share the same two CTEs (board, ranked).
+-- both its statements share the same two CTEs (board, ranked).
 
 -- name: standings
 SELECT player_id, total, deals_won, deals_played,
@@ -21,6 +21,8 @@ ORDER BY place, player_id OFFSET %(offset)s LIMIT %(limit)s
 SELECT count(*) FROM tournament_entries WHERE tournament_id = %(tournament)s
 
 -- name: leaderboard
+-- A page of the board and the board's size, in one pass over the entries: the size rides on
+-- every line, and on one line of NULLs when the page is past the end.
 WITH board AS (
     SELECT entry.player_id, sum(entry.total)::bigint AS total,
         sum(entry.deals_played) AS deals_played, count(*) AS tournaments_played
@@ -32,30 +34,17 @@ WITH board AS (
 ), ranked AS (
     SELECT player_id, total, deals_played, tournaments_played,
         rank() OVER (ORDER BY total DESC) AS place,
-        row_number() OVER (ORDER BY total DESC, player_id) AS line,
-        count(*) OVER () AS size
+        row_number() OVER (ORDER BY total DESC, player_id) AS line
     FROM board
 )
-SELECT player_id, total, deals_played, tournaments_played, place, line, size
-FROM ranked ORDER BY line OFFSET %(offset)s LIMIT %(limit)s
-
--- name: leaderboard_size
-WITH board AS (
-    SELECT entry.player_id, sum(entry.total)::bigint AS total,
-        sum(entry.deals_played) AS deals_played, count(*) AS tournaments_played
-    FROM tournament_entries entry JOIN tournaments USING (tournament_id)
-    WHERE tournaments.started_at_ms IS NOT NULL
-        AND (%(rule_set)s::text IS NULL OR tournaments.rule_set_name = %(rule_set)s)
-        AND (%(period)s::text IS NULL OR tournaments.period = %(period)s)
-    GROUP BY entry.player_id
-), ranked AS (
-    SELECT player_id, total, deals_played, tournaments_played,
-        rank() OVER (ORDER BY total DESC) AS place,
-        row_number() OVER (ORDER BY total DESC, player_id) AS line,
-        count(*) OVER () AS size
-    FROM board
-)
-SELECT count(*) FROM ranked
+SELECT page.player_id, page.total, page.deals_played, page.tournaments_played, page.place,
+    page.line, sizes.size
+FROM (SELECT count(*) AS size FROM board) sizes
+LEFT JOIN (
+    SELECT player_id, total, deals_played, tournaments_played, place, line
+    FROM ranked ORDER BY line OFFSET %(offset)s LIMIT %(limit)s
+) page ON true
+ORDER BY page.line
 
 -- name: leaderboard_around
 -- A player's line with up to radius lines above and below; nothing if not on the board.
@@ -70,11 +59,10 @@ WITH board AS (
 ), ranked AS (
     SELECT player_id, total, deals_played, tournaments_played,
         rank() OVER (ORDER BY total DESC) AS place,
-        row_number() OVER (ORDER BY total DESC, player_id) AS line,
-        count(*) OVER () AS size
+        row_number() OVER (ORDER BY total DESC, player_id) AS line
     FROM board
 )
-SELECT player_id, total, deals_played, tournaments_played, place, line, size
+SELECT player_id, total, deals_played, tournaments_played, place, line
 FROM ranked WHERE line BETWEEN
     (SELECT line FROM ranked WHERE player_id = %(player)s) - %(radius)s
     AND (SELECT line FROM ranked WHERE player_id = %(player)s) + %(radius)s

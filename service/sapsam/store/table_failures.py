@@ -28,11 +28,6 @@ FIRST_RETRY_MS: Final = 1_000
 MAX_RETRY_MS: Final = 300_000
 
 
-def retry_delay_ms(failures: int) -> int:
-    """The back-off after the ``failures``-th failure in a row: 1 s, 2 s, 4 s … up to 5 min."""
-    return min(FIRST_RETRY_MS << min(max(failures - 1, 0), 20), MAX_RETRY_MS)
-
-
 @dataclass(frozen=True)
 class TableFailure:
     """A table a background process keeps failing on."""

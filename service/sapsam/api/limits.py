@@ -37,7 +37,7 @@ from typing import Any, Final
 from grpc import aio
 
 from sapsam.api import errors
-from sapsam.api.auth import current_caller
+from sapsam.api.auth import caller_or_none
 from sapsam.api.interception import CallInterceptor, Proceed, StatusError
 
 REGISTER_PLAYER_METHOD: Final = "/sapsam.v1.PlayerService/RegisterPlayer"
@@ -203,11 +203,8 @@ def peer_address(peer: str) -> str:
 
 def _limited_player() -> str | None:
     """The player whose limits apply to this call: ``None`` for the operator or nobody."""
-    try:
-        caller = current_caller()
-    except errors.ApiError:
-        return None
-    return None if caller.is_operator else caller.player_id
+    caller = caller_or_none()
+    return None if caller is None or caller.is_operator else caller.player_id
 
 
 def _refuse(reason: str, message: str, retry_delay: float) -> errors.ApiError:

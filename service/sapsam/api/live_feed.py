@@ -127,11 +127,6 @@ class EventFeed:
         channel = self._channels.get(stream_id)
         return channel is not None and channel.head > 0
 
-    @property
-    def channel_count(self) -> int:
-        """Streams followed now."""
-        return len(self._channels)
-
     def _wake(self, stream_id: str) -> None:
         channel = self._channels.get(stream_id)
         if channel is not None:

@@ -234,11 +234,6 @@ class StreamChannel(abc.ABC):
         for watcher in self._watchers:
             watcher.wake()
 
-    @property
-    def watcher_count(self) -> int:
-        """Streams open on this channel (joined or about to)."""
-        return self._users
-
 
 def stream_unavailable(last_version: int) -> ApiError:
     """The error that ends the watchers of a channel whose reads kept failing."""

@@ -290,6 +290,7 @@ class AuthInterceptor(CallInterceptor):
         cached_lookup: TokenLookup | None = None,
         lookup_limit: Callable[[str], float] | None = None,
     ) -> None:
+        super().__init__()
         self._lookup = lookup
         self._cached_lookup = cached_lookup
         # Per peer address: how long to wait before its next database look-up (0.0: go on).

@@ -141,6 +141,12 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
         first response, left when it ends, normally or with the exception it raised, which the
         guard may replace."""
 
+    def __init__(self) -> None:
+        # grpc.aio runs intercept_service on every call: the handler wrapped for a method is
+        # kept, keyed by the method and the inner handler it wraps (each layer keeps its own,
+        # so the inner one is the same object on every call). Only served methods get here.
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
     async def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler | None:
@@ -149,6 +155,14 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
         if handler is None:
             return None
         method: str = handler_call_details.method
+        kept = self._wrapped.get(method)
+        if kept is not None and kept[0] is handler:
+            return kept[1]
+        wrapped = self._wrap(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         codecs = {
             "request_deserializer": _tolerant(handler.request_deserializer),
             "response_serializer": handler.response_serializer,

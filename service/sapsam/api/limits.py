@@ -215,6 +215,7 @@ class LimitsInterceptor(CallInterceptor):
     """Refuses calls over a :class:`CallerLimits` limit; runs after authentication."""
 
     def __init__(self, limits: CallerLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
         self._registrations = (
             KeyedBuckets(
                 limits.registrations_per_minute / 60.0, limits.registrations_per_minute, clock

@@ -168,6 +168,7 @@ class StoppingInterceptor(CallInterceptor):
     """Refuses calls once stopping began and answers calls the stop cuts off UNAVAILABLE."""
 
     def __init__(self, gate: StopGate) -> None:
+        super().__init__()
         self._gate = gate
 
     def _time_remaining(self, context: aio.ServicerContext) -> Callable[[], float]:

@@ -215,6 +215,47 @@ def test_a_reader_waits_for_an_append_in_flight_below_a_committed_one(database_u
     assert [[event.type for event in batch] for batch in seen] == [["Slow", "Fast"]]
 
 
+def test_a_page_without_a_hole_is_read_without_waiting_for_appends_above_it(
+    database_url: str,
+) -> None:
+    # Position 1 committed, position 2 drawn by an append still open: a read from 0 gets 1 at
+    # once (no high-water proof, which would wait for that append: here for ever, as the same
+    # thread holds it, so the statement timeout would end the read).
+    with (
+        psycopg.connect(database_url, autocommit=True) as writer,
+        psycopg.connect(database_url) as open_append,
+        psycopg.connect(database_url, autocommit=True) as reader,
+    ):
+        append(writer, "done", 0, [NewEvent("Done", {})], "r-done")
+        reader.execute("SET statement_timeout = '5s'")
+        with open_append.transaction():
+            append(open_append, "open", 0, [NewEvent("Open", {})], "r-open")
+            assert [event.type for event in read_all(reader, 0)] == ["Done"]
+            assert read_all(reader, 1) == []
+            calls = reader.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"
+            ).fetchone()
+            assert calls == (0,)
+        assert [event.type for event in read_all(reader, 1)] == ["Open"]
+
+
+def test_a_hole_left_by_a_rolled_back_append_is_proven_and_passed(database_url: str) -> None:
+    with (
+        psycopg.connect(database_url, autocommit=True) as writer,
+        psycopg.connect(database_url) as failing,
+    ):
+        append(writer, "s", 0, [NewEvent("First", {})], "r1")
+        with failing.transaction(force_rollback=True):
+            append(failing, "t", 0, [NewEvent("Lost", {}), NewEvent("Lost", {})], "r-lost")
+        append(writer, "s", 1, [NewEvent("Second", {})], "r2")
+        events = read_all(writer, 0)
+        assert [(event.position, event.type) for event in events] == [
+            (1, "First"),
+            (4, "Second"),
+        ]
+        assert [event.type for event in read_all(writer, 1)] == ["Second"]
+
+
 def test_a_reader_does_not_wait_for_its_own_open_append(database_url: str) -> None:
     with psycopg.connect(database_url) as connection, connection.transaction():
         append(connection, "s", 0, [NewEvent("Mine", {})], "r1")

@@ -1,18 +1,24 @@
 """Reading the event log: one stream from a version, or every stream in global order.
 
 Why reading the global order by ``position > checkpoint`` never skips an event, although appends
-run concurrently and may commit out of position order: ``read_all`` first asks the database for a
-*proven high-water mark* (``sapsam_safe_position()``, defined by the migrations) and reads only
-positions at or below it, in a separate statement so its snapshot is taken after the proof. Every
-insert into ``events`` holds a shared advisory lock from before it draws positions until it ends;
-the function reads the last position drawn, then waits for the transactions holding that lock at
-that moment to end. After that, no transaction can still commit a position at or below the mark:
-those that drew one have committed or rolled back. Gaps in the positions below the mark are
-rolled-back appends and stay gaps for ever.
+run concurrently and may commit out of position order.
 
-The cost: a reader may wait for in-flight appends to finish (about one commit). Appends never
-wait for readers. ``read_all`` must not run inside a REPEATABLE READ or SERIALIZABLE transaction
-(its second statement needs a fresh snapshot); it checks.
+Most pages need no proof: a page whose positions run on from the checkpoint without a hole
+(``checkpoint + 1, checkpoint + 2, ...``) holds only committed events, and no other event can ever
+take one of those positions, so such a page is returned as read, in one statement.
+
+A page with a hole (an append still in flight below a committed one, or the positions of a
+rolled-back append) asks the database for a *proven high-water mark* (``sapsam_safe_position()``,
+defined by the migrations) and is read again at or below it, in a separate statement so its
+snapshot is taken after the proof. Every insert into ``events`` holds a shared advisory lock from
+before it draws positions until it ends; the function reads the last position drawn, then waits
+for the transactions holding that lock at that moment to end. After that, no transaction can still
+commit a position at or below the mark: those that drew one have committed or rolled back. Gaps in
+the positions below the mark are rolled-back appends and stay gaps for ever.
+
+The cost: a reader that meets a hole may wait for in-flight appends to finish (about one commit).
+Appends never wait for readers. ``read_all`` must not run inside a REPEATABLE READ or SERIALIZABLE
+transaction (its second statement needs a fresh snapshot); it checks.
 """
 
 from __future__ import annotations
@@ -202,6 +208,15 @@ def read_all(
         "SELECT current_setting('transaction_isolation') <> 'read committed'"
     ).fetchone() == (True,):
         raise RuntimeError("read_all needs READ COMMITTED: each statement must see a new snapshot")
+    if stream_id is None:
+        rows = (
+            connection.cursor(binary=True)
+            .execute(_READ_ALL_QUERY, [after_position, limit, 2**63 - 1])
+            .fetchall()
+        )
+        if not rows or rows[-1][0] == after_position + len(rows):
+            # No hole: every position up to the last one read is committed (see above).
+            return _recorded_events(rows)
     high_water = safe_position(connection)
     if high_water <= after_position:
         return []

@@ -56,6 +56,9 @@ SUBCOMMANDS: Final = (
     Subcommand("serve", "sapsam.cli.serve_command", "run the game service"),
     Subcommand("audit", "sapsam.cli.audit_commands", "export, verify and replay deals"),
     Subcommand(
+        "keys", "sapsam.cli.keys_command", "show, create and rotate the server's signing key"
+    ),
+    Subcommand(
         "demo",
         "sapsam.cli.demo_command",
         "bots play a series over gRPC; then every deal is verified",

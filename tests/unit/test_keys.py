@@ -140,3 +140,29 @@ def test_the_key_name_is_sapsam_slash_the_server_name() -> None:
     for bad in ["has space", "a+b"]:
         with pytest.raises(ServerKeyError):
             key_name(bad, {})
+
+
+def test_the_key_module_imports_only_the_pure_log_and_the_standard_library() -> None:
+    # So the store, the app, the API and the CLI may all import it (tests/unit/test_layering.py
+    # checks the layers; this module sits beside them).
+    import ast
+    import sys
+
+    import sapsam.keys
+
+    tree = ast.parse(Path(sapsam.keys.__file__).read_text())
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    outside = {
+        name
+        for name in imported
+        if name is not None
+        and name != "__future__"
+        and name.split(".")[0] not in sys.stdlib_module_names
+        and not name.startswith("sapsam.log.")
+    }
+    assert outside == set()

@@ -14,6 +14,8 @@ import hashlib
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sapsam.log.signed_note import (
     COSIGNATURE_V1,
@@ -201,3 +203,39 @@ def test_signers_refuse_what_they_cannot_sign() -> None:
 def test_a_signature_line_round_trips() -> None:
     signature = Signature("PeterNeumann", 0xC74F20A3, b"\x01" * 64)
     assert Signature.parse(signature.line()[:-1]) == signature
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs")), min_size=0, max_size=40),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_text_round_trips_through_signing(lines: list[str]) -> None:
+    text = "".join(line + "\n" for line in lines)
+    signer = NoteSigner.from_seed("sapsam/prop", bytes(32))
+    message = sign_note(text, [signer])
+    assert open_note(message, [signer.verifier]).text == text
+    assert open_note(message.encode(), [signer.verifier]).text == text
+
+
+def test_two_known_keys_with_one_name_and_key_id_are_ambiguous() -> None:
+    # A 32-bit key id collides after ~2**16 keys (birthday); public keys need not be on the
+    # curve to be listed, so find two deterministically.
+    seen: dict[int, bytes] = {}
+    number = 0
+    while True:
+        public = hashlib.sha256(b"%d" % number).digest()
+        identifier = key_id("EnochRoot", ED25519, public)
+        if identifier in seen:
+            break
+        seen[identifier] = public
+        number += 1
+    first = VerifierKey("EnochRoot", ED25519, seen[identifier])
+    second = VerifierKey("EnochRoot", ED25519, public)
+    raw = identifier.to_bytes(4, "big") + bytes(64)
+    line = "— EnochRoot " + base64.b64encode(raw).decode() + "\n"
+    with pytest.raises(NoteVerificationError, match="ambiguous key"):
+        open_note(TEXT + "\n" + line, [first, second])

@@ -172,8 +172,7 @@ def verify_inclusion(
 ) -> None:
     """Check that leaf ``index`` of the tree of ``size`` leaves with root ``root`` has hash
     ``leaf_hash``; raises ``ProofError`` otherwise."""
-    check_root = {"root": root}
-    _checked_arguments(size, check_root, proof)
+    _checked_arguments(size, {"root": root}, proof)
     if root_from_inclusion_proof(index, size, leaf_hash, proof) != root:
         raise ProofError(f"the proof of leaf {index} does not lead to the tree's root")
 

@@ -383,6 +383,8 @@ def open_note(message: str | bytes, known_keys: Sequence[VerifierKey]) -> Opened
             continue
         if len(candidates) > 1:
             raise NoteVerificationError(f"ambiguous key {signature.name}+{signature.key_id:08x}")
+        if any(entry.signature == signature for entry in verified):
+            continue  # the same line again: verified once is enough
         timestamp = candidates[0].verify(note.text, signature)
         if label not in seen:
             seen.add(label)

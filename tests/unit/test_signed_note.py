@@ -239,3 +239,14 @@ def test_two_known_keys_with_one_name_and_key_id_are_ambiguous() -> None:
     line = "— EnochRoot " + base64.b64encode(raw).decode() + "\n"
     with pytest.raises(NoteVerificationError, match="ambiguous key"):
         open_note(TEXT + "\n" + line, [first, second])
+
+
+def test_text_that_is_not_utf8_or_too_long_is_refused() -> None:
+    signer = NoteSigner.from_seed("sapsam/test", bytes(32))
+    for text in ["\ud800\n", "x" * (1 << 16) + "\n", "tab\there\n"]:
+        with pytest.raises(NoteError):
+            signer.sign(text)
+        with pytest.raises(NoteError):
+            parse_note(text + "\n" + PETER_SIG)
+    # DEL (U+007F) is not below U+0020: allowed, as C2SP says.
+    assert open_note(sign_note("del\x7f\n", [signer]), [signer.verifier]).text == "del\x7f\n"

@@ -57,7 +57,8 @@ MAX_COSIGNATURE_TIME: Final = 2**63 - 1
 _DASH: Final = "— "
 _SKEY_PREFIX: Final = "PRIVATE+KEY+"
 _COSIGNATURE_HEADER: Final = "cosignature/v1\ntime {time}\n"
-_CONTROL: Final = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+_CONTROL: Final = re.compile(r"[\x00-\x09\x0b-\x1f]")
+"""What C2SP forbids in a note: the ASCII control characters (below U+0020) but newline."""
 
 
 class NoteError(ValueError):
@@ -136,6 +137,13 @@ class Note:
         return self.text + "\n" + "".join(signature.line() for signature in self.signatures)
 
 
+def _utf8_size(text: str) -> int:
+    try:
+        return len(text.encode())
+    except UnicodeEncodeError:
+        raise NoteError("a note must be UTF-8 (it holds a lone surrogate)") from None
+
+
 def check_text(text: str) -> None:
     """Refuse note text that could not be signed: empty, not ending in a newline, holding a
     control character other than newline, or too long."""
@@ -143,7 +151,7 @@ def check_text(text: str) -> None:
         raise NoteError("note text must end with a newline")
     if _CONTROL.search(text):
         raise NoteError("note text must hold no control characters other than newline")
-    if len(text.encode()) > MAX_NOTE_BYTES:
+    if _utf8_size(text) > MAX_NOTE_BYTES:
         raise NoteError(f"note text is longer than {MAX_NOTE_BYTES} bytes")
 
 
@@ -156,7 +164,7 @@ def parse_note(message: str | bytes) -> Note:
             message = message.decode("utf-8")
         except UnicodeDecodeError:
             raise NoteError("a note must be UTF-8") from None
-    if len(message) > MAX_NOTE_BYTES:
+    if len(message) > MAX_NOTE_BYTES or _utf8_size(message) > MAX_NOTE_BYTES:
         raise NoteError(f"a note is at most {MAX_NOTE_BYTES} bytes")
     if _CONTROL.search(message):
         raise NoteError("a note must hold no control characters other than newline")
@@ -200,7 +208,7 @@ class VerifierKey:
     @classmethod
     def parse(cls, vkey: str) -> VerifierKey:
         """A key in ``vkey`` form; its key id must match its name and key."""
-        name, plus, rest = vkey.strip().partition("+")
+        name, plus, rest = vkey.partition("+")
         id_text, plus_again, encoded = rest.partition("+")
         if not plus or not plus_again or not re.fullmatch(r"[0-9a-f]{8}", id_text):
             raise NoteError(f"{vkey!r} is not <name>+<8 hex digits>+<base64 key>")

@@ -9,11 +9,13 @@ import pytest
 from sapsam.log.checkpoint import (
     Checkpoint,
     CheckpointError,
+    check_extends,
     open_checkpoint,
     sapsam_checkpoint,
     sign_checkpoint,
 )
 from sapsam.log.merkle import EMPTY_ROOT, MerkleTree, leaf_hash
+from sapsam.log.merkle_proofs import ProofError, consistency_proof
 from sapsam.log.signed_note import (
     COSIGNATURE_V1,
     NoteError,
@@ -98,3 +100,25 @@ def test_a_checkpoint_signed_before_a_rotation_verifies_with_the_retired_key() -
     assert open_checkpoint(after, pinned, ORIGIN).checkpoint.size == 6
     with pytest.raises(NoteVerificationError):
         open_checkpoint(before, [new.verifier], ORIGIN)
+
+
+def test_a_monitor_catches_truncation_forks_and_rewrites() -> None:
+    leaves = [leaf_hash(b"%d" % n) for n in range(11)]
+    tree = MerkleTree(leaves)
+    seen = sapsam_checkpoint(ORIGIN, 8, tree.root(8), 1)
+    later = sapsam_checkpoint(ORIGIN, 11, tree.root(11), 2)
+    check_extends(seen, later, consistency_proof(8, 11, tree.node))
+    check_extends(seen, seen, [])
+    # The deleted-last-deal case: leaves 6 and 7 gone, new events appended after leaf 5.
+    rewritten = MerkleTree([*leaves[:6], *(leaf_hash(b"new %d" % n) for n in range(5))])
+    forged = sapsam_checkpoint(ORIGIN, 11, rewritten.root(), 3)
+    with pytest.raises(ProofError):
+        check_extends(seen, forged, consistency_proof(8, 11, rewritten.node))
+    with pytest.raises(ProofError):
+        check_extends(seen, forged, consistency_proof(8, 11, tree.node))
+    with pytest.raises(CheckpointError, match="truncated"):
+        check_extends(seen, sapsam_checkpoint(ORIGIN, 6, tree.root(6), 3), [])
+    with pytest.raises(CheckpointError, match="fork"):
+        check_extends(seen, sapsam_checkpoint(ORIGIN, 8, rewritten.root(8), 3), [])
+    with pytest.raises(CheckpointError, match="cannot extend"):
+        check_extends(seen, sapsam_checkpoint("sapsam/other", 11, tree.root(), 3), [])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sapsam.log.merkle import HASH_SIZE, MAX_TREE_SIZE
+from sapsam.log.merkle_proofs import verify_consistency
 from sapsam.log.signed_note import (
     NoteError,
     NoteSigner,
@@ -141,3 +142,17 @@ def open_checkpoint(
     ):
         raise CheckpointError(f"no known key of the log {origin!r} signed this checkpoint")
     return OpenedCheckpoint(checkpoint, note)
+
+
+def check_extends(old: Checkpoint, new: Checkpoint, proof: Sequence[bytes]) -> None:
+    """What a monitor checks of each new checkpoint against the last one it trusted: the same
+    log, no fewer leaves (a truncated log), the same root for the same size (a fork), and a
+    consistency proof from the old tree to the new (a rewritten history). Raises
+    ``CheckpointError`` naming which, or ``ProofError`` for a proof that does not hold."""
+    if new.origin != old.origin:
+        raise CheckpointError(f"a checkpoint of {new.origin!r} cannot extend {old.origin!r}")
+    if new.size < old.size:
+        raise CheckpointError(f"the log shrank from {old.size} to {new.size} leaves (truncated)")
+    if new.size == old.size and new.root != old.root:
+        raise CheckpointError(f"two different roots for {new.size} leaves (a fork)")
+    verify_consistency(old.size, new.size, old.root, new.root, proof)

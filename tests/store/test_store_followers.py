@@ -12,7 +12,7 @@ import pytest
 from sapsam.log.chain import GENESIS_HASH
 from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.store.appends import NOTIFY_CHANNEL, append
-from sapsam.store.subscriptions import follow, parse_wakeup
+from sapsam.store.subscriptions import follow, listen_for_wakeups, parse_wakeup
 
 # Long enough that, were the wake-up missing, the follower would still be asleep when the test
 # gives up waiting; the test only waits for liveness, it asserts nothing about time.
@@ -105,7 +105,7 @@ def test_the_notification_carries_the_stream_and_position_only(
     database_url: str, connection: psycopg.Connection[object]
 ) -> None:
     with psycopg.connect(database_url, autocommit=True) as listener:
-        listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        listen_for_wakeups(listener)
         result = append(connection, "s", 0, [NewEvent("Secret", {"hand": "As Ks"})], "r1")
         notification = next(listener.notifies(timeout=60, stop_after=1))
     wakeup = parse_wakeup(notification.payload)
@@ -117,7 +117,7 @@ def test_inside_a_callers_transaction_the_wake_up_goes_out_with_its_commit_only(
     database_url: str, connection: psycopg.Connection[object]
 ) -> None:
     with psycopg.connect(database_url, autocommit=True) as listener:
-        listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        listen_for_wakeups(listener)
         with pytest.raises(RuntimeError), connection.transaction():
             append(connection, "rolled-back", 0, [NewEvent("Never", {})], "r1")
             raise RuntimeError("caller rolls back")

@@ -335,11 +335,17 @@ class Store(Protocol):
         ...
 
     def follow_log(
-        self, lock_key: int, stop: StopSignal, poll_seconds: float, gather_seconds: float
+        self,
+        lock_key: int,
+        stop: StopSignal,
+        poll_seconds: float,
+        gather_seconds: float,
+        event_types: Sequence[str] | None = None,
     ) -> Iterator[None]:
         """Yield once this process alone follows the log (holding ``lock_key``), then again each
         time events were appended (or ``poll_seconds`` passed), waiting ``gather_seconds`` after
         a wake-up so that a busy log's appends are handled together; ends as soon as ``stop`` is
-        set, whatever it waits for.
+        set, whatever it waits for. Woken only by appends of ``event_types`` (None: by every
+        append); the others wait for the poll.
         """
         ...

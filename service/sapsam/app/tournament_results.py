@@ -322,8 +322,9 @@ class ResultsProcess:
         as they commit (woken by NOTIFY, polling every ``poll_seconds`` otherwise). Every wait
         ends as soon as ``stop`` is set."""
         needs_reconcile = True
+        # Woken only by scored deals: nothing else it reads needs handling at once.
         for _wakeup in self.store.follow_log(
-            FOLLOWER_LOCK_KEY, stop, poll_seconds, FOLLOW_PAUSE_SECONDS
+            FOLLOWER_LOCK_KEY, stop, poll_seconds, FOLLOW_PAUSE_SECONDS, (DealScored.TYPE,)
         ):
             try:
                 if needs_reconcile or self.reconcile_wanted:

@@ -16,9 +16,10 @@ An append:
    ``response``;
 5. applies the registered projectors and the caller's ``project`` callback in the same
    transaction, when there are any;
-6. has ``NOTIFY sapsam_events`` (stream id and last position only) sent after its commit by the
-   process's notifier thread (``subscriptions.send_wakeup``), or sends it with the caller's
-   commit when it runs inside the caller's transaction.
+6. if some listener wants a wake-up for these events (``wakeup_listeners``, read by the insert's
+   own statement), has ``NOTIFY sapsam_events`` (stream id and last position only) sent after
+   its commit by the process's notifier thread (``subscriptions.send_wakeup``), or sends it with
+   the caller's commit when it runs inside the caller's transaction.
 
 Nothing is locked while deciding: the database's unique keys settle every race. A writer that
 took the expected version first makes our insert fail on (stream_id, version), reported as
@@ -303,6 +304,7 @@ def _insert(
         "fingerprint": fingerprint,
         "digest": request_digest,
         "response": response_json,
+        "types": list(type_json),
     }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH
@@ -337,15 +339,15 @@ def _insert(
                 _run_after_insert(connection, after_insert, rows)
                 if project is not None:
                     project(connection, recorded)
-                if not owns_transaction:
+                if not owns_transaction and rows[0][2]:
                     # Inside the caller's transaction: the wake-up goes out with its commit.
                     _notify(connection, stream_id, recorded[-1].position)
-        if owns_transaction:
+        if owns_transaction and rows[0][2]:
             # After our commit, by this process's notifier thread on its own connection, not in
             # our transaction: PostgreSQL serialises the commits of all transactions that NOTIFY
             # (a global lock held through the commit's disk flush), which would stop concurrent
             # appends from sharing flushes. Should the wake-up be lost, followers still find the
-            # events when they next poll.
+            # events when they next poll. rows[0][2]: some listener wants this wake-up.
             send_wakeup(connection, stream_id, recorded[-1].position)
     except _StaleHeadError:
         return None
@@ -509,6 +511,7 @@ class _StaleHeadError(Exception):
 # order, so positions follow versions. The guard inserts nothing unless the event we chain from
 # is the one at the expected version (or the stream is new): a stale version or hash hint yields
 # no rows instead of a broken chain; a version already taken fails on the unique key instead.
+# Each row also says whether some listener wants a wake-up for these events (migration 0006).
 INSERT_BATCH = """
 WITH guard AS (
     SELECT 1 WHERE %(expected)s::int = 0 OR EXISTS (
@@ -530,9 +533,12 @@ WITH guard AS (
     HAVING count(*) > 0
     RETURNING last_position
 )
-SELECT inserted.position, inserted.version FROM inserted ORDER BY inserted.version
+SELECT inserted.position, inserted.version, EXISTS (
+    SELECT 1 FROM wakeup_listeners WHERE expires_at > now()
+        AND (event_types IS NULL OR event_types && %(types)s::text[])) AS wanted
+FROM inserted ORDER BY inserted.version
 """
-_RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version FROM inserted ORDER BY"
+_RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version, EXISTS ("
 if _RESULT_OF_INSERT not in INSERT_BATCH:  # pragma: no cover - a guard on the text above
     raise RuntimeError("INSERT_BATCH no longer ends with the result its companions go before")
 
@@ -573,7 +579,7 @@ def _recorded(
             metadata,
             event_hash,
         )
-        for (position, version), event, data, event_hash in zip(
+        for (position, version, _wanted), event, data, event_hash in zip(
             rows, events, decoded_data, hashes, strict=True
         )
     ]

@@ -303,10 +303,15 @@ class EventStore:
             yield PostgresSession(connection, self.projectors)
 
     def follow_log(
-        self, lock_key: int, stop: StopSignal, poll_seconds: float, gather_seconds: float
+        self,
+        lock_key: int,
+        stop: StopSignal,
+        poll_seconds: float,
+        gather_seconds: float,
+        event_types: Sequence[str] | None = None,
     ) -> Iterator[None]:
         """Follow the log as its one follower (``subscriptions.follow_as_leader``), on a
         connection of its own outside the pool."""
         conninfo = self.pool.conninfo
         assert isinstance(conninfo, str)  # the pool was opened with a connection string
-        return follow_as_leader(conninfo, lock_key, stop, poll_seconds, gather_seconds)
+        return follow_as_leader(conninfo, lock_key, stop, poll_seconds, gather_seconds, event_types)

@@ -192,6 +192,7 @@ MIGRATED_TABLES = (
     "player_tokens",
     "serving_intervals",
     "background_failures",
+    "wakeup_listeners",
 )
 
 EXPECTED_SCHEMA = SchemaDescription(
@@ -248,6 +249,9 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("background_failures", "retry_at_ms", "bigint", False),
             ("background_failures", "last_error", "text", False),
             ("background_failures", "pending_positions", "ARRAY", False),
+            ("wakeup_listeners", "listener", "text", False),
+            ("wakeup_listeners", "event_types", "ARRAY", True),
+            ("wakeup_listeners", "expires_at", "timestamp with time zone", False),
         }
     ),
     indexes=frozenset(
@@ -310,6 +314,11 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "background_failures",
                 "CREATE UNIQUE INDEX background_failures_pkey ON public.background_failures "
                 "USING btree (process, table_id)",
+            ),
+            (
+                "wakeup_listeners",
+                "CREATE UNIQUE INDEX wakeup_listeners_pkey ON public.wakeup_listeners "
+                "USING btree (listener)",
             ),
         }
     ),
@@ -381,7 +390,7 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
     statements = (
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
-            " player_tokens, serving_intervals, background_failures,"
+            " player_tokens, serving_intervals, background_failures, wakeup_listeners,"
             " alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
@@ -398,6 +407,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         # Heartbeats of the serving processes, and the tables background work fails on.
         sql.SQL("GRANT SELECT, INSERT, UPDATE ON serving_intervals TO {}"),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON background_failures TO {}"),
+        # Listeners say which wake-ups they want; appends read it (sapsam.store.subscriptions).
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON wakeup_listeners TO {}"),
         # Read models are created and rebuilt by the service (see sapsam.store.projections).
         sql.SQL("GRANT CREATE ON SCHEMA public TO {}"),
     )

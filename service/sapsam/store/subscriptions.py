@@ -4,10 +4,17 @@ A server process follows live streams through one asyncio LISTEN connection
 (``sapsam.api.live_feed``): :func:`listen`, :func:`unlisten` and :func:`stream_heads` are its
 statements; :func:`follow` is the synchronous follower of background work.
 
-Every append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",
-"position"}``: a wake-up signal, never the data. A follower reads the events itself from its
-checkpoint, so a lost or coalesced notification costs latency only, never an event; the timed wait
-is the polling fallback. Any number of server processes can follow the same table this way.
+An append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",
+"position"}``, a wake-up signal, never the data, when some listener wants it: a LISTENing session
+says so in ``wakeup_listeners`` (migration 0006) with its LISTEN (:func:`listen`,
+:func:`listen_for_wakeups`), for every append or for appends of some event types (the results
+follower wants only ``DealScored``), and renews it while it listens (the event feed at every poll,
+:func:`stream_heads`; the others every :data:`WAKEUP_LEASE_SECONDS` / 2). The append reads that
+table inside its own statement. With nobody listening, appends send nothing.
+
+A follower reads the events itself from its checkpoint, so a lost or coalesced notification costs
+latency only, never an event; the timed wait is the polling fallback. Any number of server
+processes can follow the same table this way.
 
 An append that commits on its own hands its wake-up to ``send_wakeup``: a per-process thread (one
 per database) sends it on a connection of its own, so the NOTIFY costs the append no round trip
@@ -32,6 +39,7 @@ from psycopg.conninfo import make_conninfo
 
 from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import RecordedEvent
+from sapsam.store.queries import query
 from sapsam.store.reads import read_all
 
 NOTIFY_CHANNEL = "sapsam_events"
@@ -43,6 +51,9 @@ NOTIFIER_IDLE_SECONDS = 2.0
 NOTIFIER_INTERVAL_SECONDS = 0.005
 # After a failure (server gone, say) a notifier drops what it held and waits this long.
 NOTIFIER_RETRY_SECONDS = 0.5
+# A listener's row in wakeup_listeners holds this long unless renewed: a process that died stops
+# costing wake-ups after it. Listeners renew at least every half of it.
+WAKEUP_LEASE_SECONDS = 10.0
 
 SEND_WAKEUPS = """
 SELECT set_config('synchronous_commit', 'off', true), pg_notify(%s, payload)
@@ -58,29 +69,75 @@ class Wakeup:
     position: int
 
 
+_LISTEN = sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL))
+_UNLISTEN = sql.SQL("UNLISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL))
 STREAM_HEADS = """
 SELECT stream, (SELECT max(version) FROM events WHERE stream_id = stream)
 FROM unnest(%s::text[]) AS stream
 """
 
 
+def _registration(event_types: Sequence[str] | None) -> dict[str, Any]:
+    return {
+        "types": None if event_types is None else list(event_types),
+        "seconds": WAKEUP_LEASE_SECONDS,
+    }
+
+
 async def listen(connection: psycopg.AsyncConnection[Any]) -> None:
     """Receive the wake-ups of every append on ``connection`` (autocommit) from now on."""
-    await connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+    # Both before the caller's first read, so an append committed after that read wakes it.
+    await connection.execute(query("wakeups.register"), _registration(None))
+    await connection.execute(_LISTEN)
 
 
 async def unlisten(connection: psycopg.AsyncConnection[Any]) -> None:
     """Stop receiving wake-ups on ``connection``."""
-    await connection.execute(sql.SQL("UNLISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+    await connection.execute(query("wakeups.unregister"))
+    await connection.execute(_UNLISTEN)
 
 
 async def stream_heads(
     connection: psycopg.AsyncConnection[Any], stream_ids: Sequence[str]
 ) -> dict[str, int]:
     """The last version of each stream (0 for one with no events), in one round trip: one
-    index probe per stream, however long the streams are."""
+    index probe per stream, however long the streams are. First, on a connection that LISTENs
+    (the event feed's poll), renews its wish for every append's wake-up."""
+    await connection.execute(
+        query("wakeups.renew_if_listening"),
+        {"channel": NOTIFY_CHANNEL, "seconds": WAKEUP_LEASE_SECONDS},
+    )
     cursor = await connection.execute(STREAM_HEADS, [list(stream_ids)])
     return {str(stream): int(head or 0) for stream, head in await cursor.fetchall()}
+
+
+def listen_for_wakeups(
+    connection: psycopg.Connection[Any], event_types: Sequence[str] | None = None
+) -> None:
+    """LISTEN for wake-ups on ``connection`` (autocommit) and say which ones are wanted: of
+    appends with one of ``event_types``, or of every append (None). Renew it with
+    :class:`WakeupLease` while listening."""
+    connection.execute(query("wakeups.register"), _registration(event_types))
+    connection.execute(_LISTEN)
+
+
+class WakeupLease:
+    """Keeps a synchronous listener's row alive: :meth:`renew` writes it again once half of
+    :data:`WAKEUP_LEASE_SECONDS` has passed since it was last written (else does nothing)."""
+
+    def __init__(
+        self, connection: psycopg.Connection[Any], event_types: Sequence[str] | None = None
+    ) -> None:
+        self._connection = connection
+        self._event_types = event_types
+        self._written_at = time.monotonic()
+
+    def renew(self) -> None:
+        """Write the row again if half its time is gone."""
+        if time.monotonic() - self._written_at < WAKEUP_LEASE_SECONDS / 2:
+            return
+        self._connection.execute(query("wakeups.register"), _registration(self._event_types))
+        self._written_at = time.monotonic()
 
 
 def parse_wakeup(payload: str) -> Wakeup:
@@ -108,9 +165,11 @@ def follow(
     """
     with psycopg.connect(conninfo, autocommit=True) as connection:
         # LISTEN before the first read: anything committed after that read wakes us.
-        connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+        listen_for_wakeups(connection)
+        lease = WakeupLease(connection)
         checkpoint = after_position
         while True:
+            lease.renew()
             batch = read_all(connection, checkpoint, batch_size, stream_id)
             for event in batch:
                 checkpoint = event.position
@@ -221,10 +280,12 @@ def follow_as_leader(
     stop: StopSignal,
     poll_seconds: float,
     gather_seconds: float,
+    event_types: Sequence[str] | None = None,
 ) -> Iterator[None]:
     """Yield once this process holds the session advisory lock ``lock_key`` (one follower at a
     time; another takes over when the holder's connection ends), then again after every wake-up
-    or ``poll_seconds``; ends as soon as ``stop`` is set, whatever it waits for.
+    or ``poll_seconds``; ends as soon as ``stop`` is set, whatever it waits for. Woken by appends
+    with one of ``event_types`` (None: by every append); others are found by the poll.
 
     After a wake-up it waits ``gather_seconds`` so that a busy log's appends are handled by one
     read (a follower's reaction waits at most that long) instead of one read per append.
@@ -239,9 +300,11 @@ def follow_as_leader(
             # Another process follows: nothing to do here until it stops holding the lock.
             stop.wait(poll_seconds)
         # LISTEN before the first read: anything committed after that read wakes us.
-        listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(NOTIFY_CHANNEL)))
+        listen_for_wakeups(listener, event_types)
+        lease = WakeupLease(listener, event_types)
         while not stop.is_set():
             yield
+            lease.renew()
             # Every notification read so far came before the caller's read; wait for the next
             # one on the socket (or the stop, or the poll interval).
             if stop.wait_readable(listener.fileno(), poll_seconds):

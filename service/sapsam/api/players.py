@@ -38,8 +38,15 @@ from sapsam_proto.v1 import player_pb2, player_service_pb2, player_service_pb2_g
 MAX_DISPLAY_NAME_LENGTH: Final = 64
 ROTATION_RETRY_WINDOW: Final = timedelta(minutes=10)
 """How long after a rotation its retry is still answered when sent with the old token."""
-TOKEN_CACHE_SECONDS: Final = 1.0
-"""How long a server process trusts a token it looked up (``auth.TokenCache``)."""
+TOKEN_CACHE_SECONDS: Final = 60.0
+"""How long a server process trusts a token it looked up (``auth.TokenCache``), at most: a token
+retired meanwhile is dropped sooner, by :meth:`PlayerDirectory.forget_retired`."""
+RETIRED_CHECK_SECONDS: Final = 1.0
+"""How often each server process asks which tokens were rotated or revoked (``forget_retired``):
+how long another process may still accept a token after its rotation or revocation."""
+RETIRED_OVERLAP: Final = timedelta(seconds=10)
+"""Each check asks from this long before the previous one's clock: a retirement is stamped with
+its transaction's start, which may come before a check that ran while it committed."""
 TOKEN_CACHE_SIZE: Final = 10_000
 
 
@@ -81,6 +88,7 @@ class PlayerDirectory:
     def __init__(self, records: PlayerRecords) -> None:
         self._records = records
         self._tokens = auth.TokenCache(TOKEN_CACHE_SIZE, TOKEN_CACHE_SECONDS)
+        self._retired_checked_at: datetime | None = None  # the database's clock
         # Display names never change, so they are cached for the table views.
         self._names: dict[str, str] = {}
         self._names_lock = threading.Lock()
@@ -130,6 +138,16 @@ class PlayerDirectory:
         if found is not None and found.live:
             self._tokens.put(token_hash, found)
         return found
+
+    def forget_retired(self) -> int:
+        """Drop from the token cache every token rotated or revoked (by any process, or on the
+        database) since the previous call, less :data:`RETIRED_OVERLAP`; how many were retired.
+        A server process calls it every :data:`RETIRED_CHECK_SECONDS`."""
+        checked_at, retired = self._records.retired_since(self._retired_checked_at, RETIRED_OVERLAP)
+        for token_hash in retired:
+            self._tokens.forget(token_hash=token_hash)
+        self._retired_checked_at = checked_at
+        return len(retired)
 
     def rotate_token(self, caller: auth.Caller, token: str, request_id: str) -> str:
         """The caller's new token, its presented ``token`` retired; the same one on a retry.

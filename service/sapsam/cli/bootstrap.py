@@ -19,7 +19,7 @@ from typing import Final
 from sapsam.api.audit_servicer import AuditServicer
 from sapsam.api.call_log import configure_logging
 from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS, EventFeed
-from sapsam.api.players import PlayerDirectory, PlayerServicer
+from sapsam.api.players import RETIRED_CHECK_SECONDS, PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
@@ -79,6 +79,18 @@ def deadline_sweeper(
     )
 
 
+def retired_token_check(players: PlayerDirectory) -> BackgroundLoop:
+    """Drops tokens rotated or revoked elsewhere from this process's token cache, every
+    ``RETIRED_CHECK_SECONDS`` (one statement per second, whatever the calls)."""
+    return BackgroundLoop(
+        "sapsam-retired-tokens",
+        lambda should_stop: players.forget_retired(),
+        RETIRED_CHECK_SECONDS,
+        _logger,
+        max_pause=MAX_BACKGROUND_PAUSE_SECONDS,
+    )
+
+
 def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> BackgroundLoop:
     """``process`` following the log in a background thread (one per server process; the
     advisory lock lets one of them follow at a time). A failed run is logged and started again
@@ -110,6 +122,8 @@ def build_services(
     store.prepare()
     tables = TableService(store)
     players = PlayerDirectory(PlayerRecords(store.pool))
+    retired_tokens = retired_token_check(players)
+    retired_tokens.start()  # before the first call caches a token
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
@@ -124,6 +138,7 @@ def build_services(
         sweeper.start()
 
     def on_stop() -> None:
+        retired_tokens.stop()
         results.stop()
         sweeper.stop()
         beats.stop()

@@ -72,6 +72,19 @@ def find_token(connection: Connection, token_hash: bytes) -> PlayerToken | None:
     return PlayerToken(str(row[0]), row[1], None if row[2] is None else str(row[2]))
 
 
+def retired_since(
+    connection: Connection, since: datetime | None, overlap: timedelta
+) -> tuple[datetime, list[bytes]]:
+    """The database's clock now, and the hashes of the tokens rotated away or revoked after
+    ``since - overlap`` by that clock (``since`` None: now). The overlap catches a retirement
+    stamped with its transaction's start but committed after the previous answer's clock."""
+    row = connection.execute(
+        query("player_tokens.retired_since"), {"since": since, "overlap": overlap}
+    ).fetchone()
+    assert row is not None  # one row, always
+    return row[0], [bytes(token_hash) for token_hash in row[1]]
+
+
 def find_rotation(
     connection: Connection, player_id: str, request_id: str, retry_window: timedelta
 ) -> Rotation | None:

@@ -87,6 +87,14 @@ class PlayerRecords:
         with self.pool.connection() as connection:
             return player_tokens.find_token(connection, token_hash)
 
+    def retired_since(
+        self, since: datetime | None, overlap: timedelta
+    ) -> tuple[datetime, list[bytes]]:
+        """The database's clock now, and the tokens retired (rotated or revoked) after
+        ``since - overlap`` (``since`` None: now)."""
+        with self.pool.connection() as connection:
+            return player_tokens.retired_since(connection, since, overlap)
+
     def find_rotation(
         self, player_id: str, request_id: str, retry_window: timedelta
     ) -> Rotation | None:

@@ -316,6 +316,11 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "USING btree (process, table_id)",
             ),
             (
+                "player_tokens",
+                "CREATE INDEX player_tokens_retired ON public.player_tokens "
+                "USING btree (revoked_at) WHERE (revoked_at IS NOT NULL)",
+            ),
+            (
                 "wakeup_listeners",
                 "CREATE UNIQUE INDEX wakeup_listeners_pkey ON public.wakeup_listeners "
                 "USING btree (listener)",

@@ -34,3 +34,11 @@ WHERE revocation_request_id = %(request)s GROUP BY player_id
 UPDATE player_tokens
 SET revoked_at = now(), revoked_because = %(because)s, revocation_request_id = %(request)s
 WHERE player_id = %(player)s AND revoked_at IS NULL
+
+-- name: retired_since
+-- The database's clock now, and the tokens rotated away or revoked after ``since`` less
+-- ``overlap`` (``since`` NULL: now), by the same clock (the partial index player_tokens_retired
+-- reads only those): each server process asks every second and drops them from its token cache.
+SELECT now(), ARRAY(
+    SELECT token_hash FROM player_tokens
+    WHERE revoked_at > coalesce(%(since)s::timestamptz, now()) - %(overlap)s::interval)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
@@ -58,6 +59,7 @@ PROCESS_NAME: Final = "tournament-results"
 FOLLOWER_LOCK_KEY: Final = 7526466447829417399
 CONFLICT_RETRIES: Final = 8
 IDLE_CHECKPOINT_SECONDS: Final = 5.0
+TOURNAMENT_OF_TABLE_CACHE_SIZE: Final = 16_384
 FOLLOW_PAUSE_SECONDS: Final = 0.2
 """After a wake-up, appends gather this long so one read handles them all (a credit waits at
 most this long) instead of one read per append."""
@@ -111,6 +113,10 @@ class ResultsProcess:
         self._position: int | None = None
         self._checkpointed = 0
         self._idle_saved_at = 0.0
+        # Which tournament each table that scored a deal belongs to (None: none), asked once per
+        # table: a tournament's round seating commits its tables' rows in tournament_tables
+        # before the tables exist, so the answer at a scored deal never changes.
+        self._tournament_by_table: OrderedDict[str, uuid.UUID | None] = OrderedDict()
 
     def checkpoint(self) -> int:
         """The process's checkpoint."""
@@ -250,7 +256,16 @@ class ResultsProcess:
 
     def _tournament_of(self, session: StoreSession, event: RecordedEvent) -> uuid.UUID | None:
         table = _table_of(event)
-        return None if table is None else session.tournament_of_table(table)
+        if table is None:
+            return None
+        if table in self._tournament_by_table:
+            self._tournament_by_table.move_to_end(table)
+            return self._tournament_by_table[table]
+        found = session.tournament_of_table(table)
+        self._tournament_by_table[table] = found
+        if len(self._tournament_by_table) > TOURNAMENT_OF_TABLE_CACHE_SIZE:
+            self._tournament_by_table.popitem(last=False)
+        return found
 
     def _handle(self, session: StoreSession, event: RecordedEvent) -> int:
         tournament_id = self._tournament_of(session, event)

@@ -304,7 +304,9 @@ def _insert(
         "fingerprint": fingerprint,
         "digest": request_digest,
         "response": response_json,
-        "types": list(type_json),
+        # As one JSON text (the names are JSON already): a text parameter costs psycopg a
+        # quarter of what adapting a list to text[] does.
+        "types": (b"[" + b",".join(type_json.values()) + b"]").decode("utf-8"),
     }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH
@@ -535,7 +537,8 @@ WITH guard AS (
 )
 SELECT inserted.position, inserted.version, EXISTS (
     SELECT 1 FROM wakeup_listeners WHERE expires_at > now()
-        AND (event_types IS NULL OR event_types && %(types)s::text[])) AS wanted
+        AND (event_types IS NULL
+            OR event_types && ARRAY(SELECT jsonb_array_elements_text(%(types)s::jsonb)))) AS wanted
 FROM inserted ORDER BY inserted.version
 """
 _RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version, EXISTS ("

@@ -153,8 +153,6 @@ class ResultsProcess:
             assert parked is not None
             while True:
                 batch = session.read_all(self._position, batch_size)
-                if not batch:
-                    break
                 for event in batch:
                     table = _table_of(event)
                     if table is not None and table in parked:
@@ -173,6 +171,10 @@ class ResultsProcess:
                             credited += 1
                             self._checkpointed = event.position  # in the credit's transaction
                     self._position = event.position
+                if len(batch) < batch_size:
+                    # Caught up: what commits later is the next wake-up's or poll's (a read
+                    # for nothing here cost a statement per wake-up).
+                    break
             now = time.monotonic()
             idle_for = now - self._idle_saved_at
             if self._position != self._checkpointed and idle_for >= IDLE_CHECKPOINT_SECONDS:

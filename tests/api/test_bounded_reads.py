@@ -10,8 +10,10 @@ from api_client import OPERATOR_TOKEN
 from serving import serving_tables_through
 
 from sapsam.api.table_servicer import _DEAL_PAGE_EVENTS
+from sapsam.app.store_interface import StoreSession
 from sapsam.app.tables import TableService
 from sapsam.domain.events import Event
+from sapsam.domain.table import TableState
 from sapsam.log.records import RecordedEvent
 from sapsam_proto.v1 import table_service_pb2
 
@@ -24,6 +26,11 @@ class CountingTables(TableService):
         super().__init__(tables.store)
         self.read = 0
         self.decoded = 0
+        self.reads = 0  # statements reading the log: each events(), each load()
+
+    def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
+        self.reads += session is not None  # without a session it calls itself with one
+        return super().load(table_id, session)
 
     def decode(self, recorded: RecordedEvent) -> Event:
         self.decoded += 1
@@ -34,7 +41,22 @@ class CountingTables(TableService):
     ) -> list[RecordedEvent]:
         recorded = super().events(table_id, from_version, to_version)
         self.read += len(recorded)
+        self.reads += 1
         return recorded
+
+
+def test_the_result_of_the_deal_just_played_is_one_read(database_url: str) -> None:
+    # The table's state and the deal's events come from the same tail: one statement, not a
+    # load and then a read of the deal.
+    with serving_tables_through(database_url, CountingTables) as (world, tables):
+        seated = world.seated(seat_count=2, series_length=8)
+        for _ in range(2):
+            deal = world.played(seated)
+            tables.reads = 0
+            result = table_service_pb2.GetDealResultRequest(name=deal)
+            answer = world.table_call("GetDealResult", result, OPERATOR_TOKEN)
+            assert answer.result.scored
+            assert tables.reads == 1
 
 
 def test_reads_are_bounded_by_the_answer_not_the_history(database_url: str) -> None:

@@ -403,8 +403,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.GetDealResultResponse:
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
-        state = self._load(name.table_id)
-        recorded = self._deal_events(name.table_id, name.deal_number)
+        state, recorded = self._deal_events(name.table_id, name.deal_number)
         facts = views.gather_deal(
             (self._tables.decode(event) for event in recorded), name.deal_number
         )
@@ -416,18 +415,23 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             result=views.deal_result_message(name.table_id, state.seat_count, facts, viewer)
         )
 
-    def _deal_events(self, table_id: uuid.UUID, deal_number: int) -> list[RecordedEvent]:
-        """The events of deal ``deal_number``, up to the next deal's start; empty if it never began.
+    def _deal_events(
+        self, table_id: uuid.UUID, deal_number: int
+    ) -> tuple[TableState, list[RecordedEvent]]:
+        """The table now, and the events of deal ``deal_number``, up to the next deal's start
+        (empty if it never began).
 
         Only the stream's tail since the last look is scanned for deals starting: versions never
-        change, so where a deal starts, once seen, stays true.
+        change, so where a deal starts, once seen, stays true. That scan and the table's own
+        load are one read (the deal just played is in both).
         """
         with self._lock:
             scanned_to, starts = self._deal_starts.get(table_id, (0, {}))
         start = starts.get(deal_number)
         if start is not None:
-            return self._read_deal(table_id, start)
-        tail = self._tables.events(table_id, scanned_to + 1)
+            state = self._load(table_id)
+            return state, self._read_deal(table_id, start)
+        state, tail = self._tables.load_with_events(table_id, scanned_to + 1)
         found = dict(starts)
         for recorded in tail:
             number = recorded.data.get("deal_number")
@@ -440,11 +444,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
                     _bounded_put(self._deal_starts, table_id, (tail[-1].version, found))
         start = found.get(deal_number)
         if start is None:
-            return []
+            return state, []
         # Not among the starts known before the scan, so it is in the tail just read, up to the
         # next deal's start (as _read_deal): later deals are not decoded for this one.
         end = min((version for version in found.values() if version > start), default=None)
-        return [
+        return state, [
             recorded
             for recorded in tail
             if recorded.version >= start and (end is None or recorded.version < end)

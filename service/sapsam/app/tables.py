@@ -53,7 +53,7 @@ from sapsam.domain.commands import (
     TimeOutSeats,
 )
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.table import TablePhase, TableState, decide, fold
+from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve, fold
 from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.domain.table_views import Viewer, own_hand_seat
 from sapsam.log.records import RecordedEvent
@@ -131,6 +131,23 @@ class TableService(TableRunner):
         """The table's recorded events from ``from_version`` (up to ``to_version``, if given)."""
         with self.store.session() as session:
             return session.read_stream(stream_id_for(table_id), from_version, to_version)
+
+    def load_with_events(
+        self, table_id: uuid.UUID, from_version: int
+    ) -> tuple[TableState, list[RecordedEvent]]:
+        """The table as :meth:`load` gives it, and its events from ``from_version`` on, from one
+        read of the log: from ``from_version`` or from the remembered state's next version,
+        whichever comes first."""
+        with self._cache_lock:
+            state = self._cache.get(table_id, INITIAL_STATE)
+        read = self.events(table_id, min(from_version, state.version + 1))
+        for recorded in read:
+            if recorded.version > state.version:
+                state = evolve(state, self.decode(recorded))
+        if state.table_id is None:
+            raise TableNotFoundError(table_id)
+        self._remember(table_id, state)
+        return state, [recorded for recorded in read if recorded.version >= from_version]
 
     def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
         """The caller's own seat and 13 dealt cards in the current deal (see :meth:`own_hand`)."""

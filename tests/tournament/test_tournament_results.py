@@ -284,3 +284,25 @@ def test_the_results_follower_stops_at_once_while_it_waits_for_the_log(
         follower.stop()
     assert time.monotonic() - started < 2.0
     assert follower.failures == 0
+
+
+def test_which_tournament_a_table_belongs_to_is_asked_once_per_table(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sapsam.audit.sample_play import play_deal, seated_table
+    from sapsam.store.session import PostgresSession
+
+    asked: list[str] = []
+    real = PostgresSession.tournament_of_table
+
+    def counted(self: PostgresSession, table_id: str) -> uuid.UUID | None:
+        asked.append(table_id)
+        return real(self, table_id)
+
+    monkeypatch.setattr(PostgresSession, "tournament_of_table", counted)
+    table = seated_table(services.tables, 2)  # a table of no tournament
+    process = ResultsProcess(services.tournaments)
+    for number in (1, 2, 3):
+        play_deal(services.tables, table, number)
+        assert process.process_available() == 0
+    assert asked == [str(table)]  # three deals scored, one question

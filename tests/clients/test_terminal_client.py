@@ -1,5 +1,8 @@
 """`sapsam-play` in a pseudo-terminal of 80×24, against three SDK bots on a real server.
 
+The client runs as a child process on its own pty (``pty_child``: started without forking this
+process, which runs the server's gRPC threads).
+
 Deal 1: the person types rows that foul, is warned, declines, and accepts the suggestion. Deal 2:
 the person confirms a foul after the warning. The reveal of each deal shows every seat's rows,
 the row-by-row results and the standings; the final table follows the last deal. Until a deal's
@@ -8,15 +11,20 @@ reveal no card but the person's own appears on the screen. A second run reuses t
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import random
 import re
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
+import pytest
+from pty_child import PtyChild, pty_child
 
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
@@ -57,6 +65,7 @@ def start_bots(address: str, table: str) -> tuple[list[threading.Thread], list[B
 
 def play_command(address: str, table: str, token_file: Path) -> list[str]:
     return [
+        sys.executable,
         "-m",
         "sapsam_client.terminal",
         *("--server", address, "--table", table, "--seat", "0"),
@@ -64,20 +73,31 @@ def play_command(address: str, table: str, token_file: Path) -> list[str]:
     ]
 
 
-def test_a_person_plays_a_series_against_three_bots(address: str, tmp_path: Path) -> None:
+# A bare environment (no HOME, no config folder: the token file is named), plus the PYTHONPATH
+# the tests run with, so the client is the code under test.
+PLAY_ENV = {"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin", "TERM": "dumb"} | (
+    {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+)
+
+
+@pytest.fixture
+def on_pty() -> Iterator[Callable[[list[str], dict[str, str]], PtyChild]]:
+    """Starts a command on a pty of 24x80 (``pty_child``: not forked from this gRPC process);
+    whatever still runs at the end is killed."""
+    with contextlib.ExitStack() as running:
+        yield lambda command, env: running.enter_context(pty_child(command, env))
+
+
+def test_a_person_plays_a_series_against_three_bots(
+    address: str, tmp_path: Path, on_pty: Callable[[list[str], dict[str, str]], PtyChild]
+) -> None:
     host = connect(address)
     host.register("host")
     table = host.create_table(4, series_length=2).name
     token_file = tmp_path / "config" / "tokens.json"
     transcript = io.StringIO()
-    child = pexpect.spawn(
-        sys.executable,
-        play_command(address, table, token_file),
-        dimensions=(24, 80),
-        encoding="utf-8",
-        timeout=60,
-        env={"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin", "TERM": "dumb"},
-    )
+    first = on_pty(play_command(address, table, token_file), PLAY_ENV)
+    child = first.terminal
     child.logfile_read = transcript
     child.expect("you sit at seat 0")
     threads, failures = start_bots(address, table)
@@ -131,8 +151,7 @@ def test_a_person_plays_a_series_against_three_bots(address: str, tmp_path: Path
     assert "(you)" in final
     child.expect("the series is over")
     child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert first.exit_code() == 0
     for thread in threads:
         thread.join(30)
     assert failures == []
@@ -150,14 +169,7 @@ def test_a_person_plays_a_series_against_three_bots(address: str, tmp_path: Path
     saved = json.loads(token_file.read_text())
     assert saved[address]["display_name"] == "Human"
     assert token_file.stat().st_mode & 0o077 == 0
-    again = pexpect.spawn(
-        sys.executable,
-        play_command(address, table, token_file),
-        dimensions=(24, 80),
-        encoding="utf-8",
-        timeout=60,
-        env={"PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin", "TERM": "dumb"},
-    )
+    again = on_pty(play_command(address, table, token_file), PLAY_ENV).terminal
     again.expect("playing as Human")
     again.expect("you sit at seat 0")
     again.expect("== final standings after 2 deals ==")

@@ -3,8 +3,9 @@
 Every mutating call the server acknowledged (answered OK) is one ledger line: its request_id, the
 method, the table, the version the answer carried. The checks (``torture.checks``) then hold the
 log to it: each line in the log exactly once, at that version. The client retries what docs/api.md
-says is safe to retry (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED but a stale etag) with the very
-same request, for as long as an outage may last, and counts every failed attempt.
+says is safe to retry (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED but a stale etag, CANCELLED from
+grpc: the SDK's ``retryable``) with the very same request, for as long as an outage may last, and
+counts every failed attempt.
 """
 
 from __future__ import annotations

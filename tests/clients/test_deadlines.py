@@ -87,6 +87,9 @@ def test_a_dealer_timed_out_in_the_last_deal_still_starts_the_next(address: str)
         thread.start()
     for thread in threads:
         thread.join(60)
+    # Should a seat still play, say where the table stands (a flake must leave its evidence).
+    still_playing = [index for index, thread in enumerate(threads) if thread.is_alive()]
+    assert not still_playing, f"seats {still_playing} still play: {clients[0].get_table(table)}"
     assert failures == [] and len(outcomes) == 2
     first = clients[0].get_deal_result(f"{table}/deals/1")
     assert all(seat.timed_out_stage == table_pb2.TIMEOUT_STAGE_ARRANGING for seat in first.seats)

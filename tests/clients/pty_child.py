@@ -69,4 +69,4 @@ def pty_child(
         if process.poll() is None:
             process.kill()
         process.wait()
-        os.close(controller)
+        child.terminal.close()  # the controlling end (a second close does nothing)

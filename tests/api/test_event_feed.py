@@ -1,17 +1,19 @@
 """The per-process event feed (one LISTEN connection) wakes the channel of the stream an append
-names, without waiting for its poll; the poll catches a wake-up that never came; and the feed
-listens only while it has channels."""
+names, without waiting for its poll, unless the channel has sent that position already; the poll
+catches a wake-up that never came; events this process appended are handed to their channel
+from any thread; and the feed listens only while it has channels."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import psycopg
 
 from sapsam.api.live_feed import APPLICATION_NAME, EventFeed
-from sapsam.log.records import NewEvent
+from sapsam.log.records import NewEvent, RecordedEvent, recorded_event
 from sapsam.store import subscriptions
 from sapsam.store.event_store import EventStore
 
@@ -22,8 +24,13 @@ class RecordingChannel:
     def __init__(self, stream_id: str, head: int = 0) -> None:
         self.stream_id = stream_id
         self.head = head
+        self.head_position = 0
         self.wakes = 0
         self.closed = False
+        self.taken: list[tuple[int, list[int]]] = []  # (thread, versions) of each take
+
+    def take(self, records: Sequence[RecordedEvent]) -> None:
+        self.taken.append((threading.get_ident(), [record.version for record in records]))
 
     def wake(self) -> None:
         self.wakes += 1
@@ -78,6 +85,47 @@ def test_an_append_wakes_only_the_channel_of_its_stream(database_url: str) -> No
 
     _with_feed(feed, body)
     assert watched.closed and other.closed  # stopping the feed lets every channel go
+
+
+def test_a_wakeup_for_a_position_the_channel_has_sent_is_skipped(database_url: str) -> None:
+    feed = EventFeed(database_url, poll_seconds=60)
+    ahead = RecordingChannel("table-ahead")
+    behind = RecordingChannel("table-behind")
+
+    async def body() -> None:
+        feed.channel(ahead.stream_id, lambda: ahead)
+        feed.channel(behind.stream_id, lambda: behind)
+        await _eventually(lambda: feed.listening and ahead.wakes > 0 and behind.wakes > 0)
+        ahead.head_position = 2**62  # as if it had sent the event (this process appended it)
+        ahead.wakes = behind.wakes = 0
+        await asyncio.to_thread(_append, database_url, "table-ahead", 1)
+        await asyncio.to_thread(_append, database_url, "table-behind", 1)
+        await _eventually(lambda: behind.wakes > 0)  # its wake-up came, and so did ahead's
+        assert ahead.wakes == 0
+
+    _with_feed(feed, body)
+
+
+def _record(stream_id: str, version: int) -> RecordedEvent:
+    return recorded_event(version, stream_id, version, "Ping", 1, {}, {}, b"")
+
+
+def test_appended_events_reach_their_channel_on_the_loop_from_any_thread(
+    database_url: str,
+) -> None:
+    feed = EventFeed(database_url, poll_seconds=60)
+    watched = RecordingChannel("table-mine")
+
+    async def body() -> None:
+        feed.channel(watched.stream_id, lambda: watched)
+        loop_thread = threading.get_ident()
+        feed.appended("table-mine", [_record("table-mine", 1)])  # on the loop: at once
+        await asyncio.to_thread(feed.appended, "table-mine", [_record("table-mine", 2)])
+        feed.appended("table-unwatched", [_record("table-unwatched", 1)])
+        await _eventually(lambda: len(watched.taken) == 2)
+        assert watched.taken == [(loop_thread, [1]), (loop_thread, [2])]
+
+    _with_feed(feed, body)
 
 
 def test_the_poll_wakes_a_channel_whose_wakeup_never_came(database_url: str) -> None:

@@ -1,5 +1,6 @@
 """WatchTable at its edges: an after_version past the table's head, a table whose reads keep
-failing, a watcher that leaves while its channel opens."""
+failing, a watcher that leaves while its channel opens, events this process appended handed to
+the channel (no read unless one is missing)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -20,6 +21,7 @@ from sapsam.api.live_feed import EventFeed
 from sapsam.api.server import RunningServer
 from sapsam.api.watch import Sent, StreamChannel, watch
 from sapsam.app import tables as table_store
+from sapsam.log.records import RecordedEvent, recorded_event
 from sapsam.store import subscriptions
 from sapsam_proto.v1 import table_service_pb2
 
@@ -138,3 +140,65 @@ def test_a_watcher_that_leaves_during_the_first_read_does_not_start_a_second() -
 
     asyncio.run(run())
     assert (channel.reads, channel.most_at_once) == (1, 1)
+
+
+class _CountingReads(StreamChannel):
+    """A channel over a list of records, counting its reads."""
+
+    def __init__(self, feed: EventFeed, log: list[RecordedEvent]) -> None:
+        super().__init__("counting", feed, 16)
+        self.log = log
+        self.reads = 0
+
+    def read_after(self, version: int) -> list[Sent]:
+        self.reads += 1
+        sent = self.sent_for([record for record in self.log if record.version > version])
+        assert sent is not None
+        return sent
+
+    def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent]:
+        return [
+            Sent(record.version, f"event {record.version}", position=record.position)
+            for record in records
+        ]
+
+    def history(self, after: int, through: int) -> list[Sent]:
+        return []
+
+
+def _ping(version: int) -> RecordedEvent:
+    return recorded_event(100 + version, "counting", version, "Ping", 1, {}, {}, b"")
+
+
+def test_events_this_process_appended_are_sent_without_a_read_unless_one_is_missing() -> None:
+    feed = EventFeed("postgresql://unused")  # never started: the test hands events over itself
+    log = [_ping(1)]
+    channel = _CountingReads(feed, log)
+
+    async def run() -> list[Any]:
+        received: list[Any] = []
+
+        async def follow() -> None:
+            async for response in watch(feed, "counting", lambda: channel, 0):
+                received.append(response)
+
+        following = asyncio.create_task(follow())
+        while len(received) < 1:
+            await asyncio.sleep(0.01)
+        assert channel.reads == 1  # opening it
+        log.extend([_ping(2), _ping(3)])
+        channel.take(log[1:3])  # follows the head: sent as they are
+        while len(received) < 3:
+            await asyncio.sleep(0.01)
+        assert (channel.reads, channel.head_position) == (1, 103)
+        channel.take(log[1:2])  # sent already: nothing
+        log.extend([_ping(4), _ping(5)])
+        channel.take(log[4:5])  # version 4 is missing: read, as on a wake-up
+        while len(received) < 5:
+            await asyncio.sleep(0.01)
+        assert channel.reads == 2
+        following.cancel()
+        return received
+
+    received = asyncio.run(run())
+    assert received == [f"event {version}" for version in range(1, 6)]

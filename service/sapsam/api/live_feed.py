@@ -7,6 +7,11 @@ process has one: a channel reads the stream's new events once and shares them am
 watchers (``sapsam.api.watch``). A wake-up carries no data, so a lost or merged notification
 only delays a channel, and what a watcher is sent comes from the log alone.
 
+What this process appends itself needs no read: the application hands the committed events to
+:meth:`EventFeed.appended`, and the stream's channel sends them at once; the wake-up that comes
+for them later names a position the channel has sent, and is skipped. Only events appended
+elsewhere (another process) cost a channel a read.
+
 Lost wake-ups are caught by a poll: every ``poll_seconds`` the feed reads the last version of
 every stream it has a channel for, in one statement, and wakes the channels that are behind.
 When it (re)starts listening it wakes every channel, so whatever committed before the LISTEN is
@@ -19,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol, TypeVar
 
 import psycopg
 
+from sapsam.log.records import RecordedEvent
 from sapsam.store import subscriptions
 
 APPLICATION_NAME: Final = "sapsam event feed"
@@ -46,6 +53,13 @@ class Channel(Protocol):
     @property
     def head(self) -> int:
         """The last version it has read."""
+
+    @property
+    def head_position(self) -> int:
+        """The global position of the last event it has read (0: not known)."""
+
+    def take(self, records: Sequence[RecordedEvent]) -> None:
+        """Events this process appended to the stream, committed, in order (on the loop)."""
 
     def wake(self) -> None:
         """The stream may have new events: read them (returns at once)."""
@@ -78,6 +92,8 @@ class EventFeed:
         self._attached = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
         self.listening = False
         """Whether the connection LISTENs now (only while there are channels)."""
         self.bad_wakeups = 0
@@ -90,7 +106,9 @@ class EventFeed:
 
     async def start(self) -> None:
         """Start following on the running loop."""
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="sapsam-feed")
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._task = self._loop.create_task(self._run(), name="sapsam-feed")
 
     async def stop(self) -> None:
         """Stop listening and close every channel (their watchers then end)."""
@@ -127,22 +145,40 @@ class EventFeed:
         channel = self._channels.get(stream_id)
         return channel is not None and channel.head > 0
 
-    def _wake(self, stream_id: str) -> None:
+    def appended(self, stream_id: str, records: Sequence[RecordedEvent]) -> None:
+        """This process appended ``records`` to ``stream_id`` and they are committed: hand them
+        to the stream's channel, if it has one, so that it sends them without reading them
+        (from any thread; the channel takes them on the loop)."""
+        loop = self._loop
+        if loop is None or self._stopping or stream_id not in self._channels:
+            return  # nobody here watches it (a channel opened meanwhile reads them itself)
+        if threading.get_ident() == self._loop_thread:
+            self._take(stream_id, records)
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed: the server has stopped
+            loop.call_soon_threadsafe(self._take, stream_id, records)
+
+    def _take(self, stream_id: str, records: Sequence[RecordedEvent]) -> None:
         channel = self._channels.get(stream_id)
         if channel is not None:
-            channel.wake()
+            channel.take(records)
+
+    def _wake(self, stream_id: str, position: int) -> None:
+        channel = self._channels.get(stream_id)
+        if channel is not None and position > channel.head_position:
+            channel.wake()  # else it has sent that event already (this process appended it)
 
     def _on_notification(self, payload: str) -> None:
         # Anyone who may connect can NOTIFY our channel: a payload that is not an append's is
         # skipped (the poll still catches what it may have stood for).
         try:
-            stream_id = subscriptions.parse_wakeup(payload).stream_id
+            wakeup = subscriptions.parse_wakeup(payload)
         except (ValueError, KeyError, TypeError):
             self.bad_wakeups += 1
             if self.bad_wakeups == 1 or self.bad_wakeups % 1000 == 0:
                 _logger.warning("skipped %d notifications that were not wake-ups", self.bad_wakeups)
             return
-        self._wake(stream_id)
+        self._wake(wakeup.stream_id, wakeup.position)
 
     def _wake_all(self) -> None:
         for channel in list(self._channels.values()):

@@ -2,14 +2,17 @@
 (WatchTournament), each a ``sapsam.api.watch.StreamChannel``.
 
 Their reads run on the blocking bridge, one at a time per channel (the channel sees to that), so
-the fold a table channel keeps is never touched by two threads at once.
+the fold a table channel keeps is never touched by two threads at once; a table channel also
+folds the events this process appended itself (``StreamChannel.take``, on the loop, never while
+a read runs).
 """
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import uuid
+from collections.abc import Sequence
 
 from sapsam.api import views
 from sapsam.api.live_feed import EventFeed
@@ -34,11 +37,14 @@ class _TableFold:
         self._deal: views.DealFacts | None = None
 
     def copy(self) -> _TableFold:
-        """A fold that goes on from here without touching this one (the state is immutable; the
-        deal's facts are not)."""
+        """A fold that goes on from here without touching this one (the state and the events
+        are immutable; the deal's facts and their seats are not, and are copied one level)."""
         copied = _TableFold(self._tables, self._table_id)
         copied._state = self._state
-        copied._deal = copy.deepcopy(self._deal)
+        deal = self._deal
+        if deal is not None:
+            seats = {number: dataclasses.replace(seat) for number, seat in deal.seats.items()}
+            copied._deal = dataclasses.replace(deal, seats=seats)
         return copied
 
     def fold(self, recorded: RecordedEvent) -> Sent:
@@ -55,7 +61,8 @@ class _TableFold:
         last = (
             isinstance(event, domain_events.SeriesCompleted) and self._state.after_series == "close"
         )
-        return Sent(recorded.version, table_service_pb2.WatchTableResponse(event=message), last)
+        response = table_service_pb2.WatchTableResponse(event=message)
+        return Sent(recorded.version, response, last, recorded.position)
 
 
 class TableChannel(StreamChannel):
@@ -74,13 +81,15 @@ class TableChannel(StreamChannel):
         self._fold = _TableFold(tables, table_id)
 
     def read_after(self, version: int) -> list[Sent]:
-        """The events after ``version``, folded on from the channel's own state: on a copy,
-        kept only once the whole batch is folded (a read that fails midway folds nothing, so
-        the retry does not fold its first events twice)."""
+        """The events after ``version``, folded on from the channel's own state."""
+        return self.sent_for(self._tables.events(self._table_id, version + 1))
+
+    def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent]:
+        """``records`` folded on from the channel's own state: on a copy, kept only once all
+        are folded (a fold that fails midway folds nothing, so the retry does not fold the
+        first events twice)."""
         fold = self._fold.copy()
-        sent = [
-            fold.fold(recorded) for recorded in self._tables.events(self._table_id, version + 1)
-        ]
+        sent = [fold.fold(recorded) for recorded in records]
         self._fold = fold
         return sent
 

@@ -4,9 +4,13 @@ Every stream watched in this process has one :class:`StreamChannel`, woken by th
 event feed (``sapsam.api.live_feed``). On a wake-up the channel reads the stream's new events
 once (on the blocking bridge), turns each into the response every watcher is sent, and hands
 them to all its watchers; no watcher reads the log for live events, and no watcher holds a
-thread. A channel keeps the last :data:`RECENT_EVENTS` responses, so a watcher that joins or
-resumes near the head is served from memory; one that starts further back reads the part it
-misses itself, once.
+thread. Events this process appended itself reach the channel without a read
+(:meth:`StreamChannel.take`): the feed hands them over once they are committed, and the
+wake-up that follows them is skipped, since its position is one the channel has sent.
+
+A channel keeps the last :data:`RECENT_EVENTS` responses, so a watcher that joins or resumes
+near the head is served from memory; one that starts further back reads the part it misses
+itself, once.
 
 Each watcher has a bounded buffer (``buffer_limit`` events). A watcher that falls that far
 behind (its client reads more slowly than the stream grows) is let go: its stream ends
@@ -26,7 +30,7 @@ import abc
 import asyncio
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -34,6 +38,7 @@ from sapsam.api.api_error import ApiError
 from sapsam.api.blocking import run_blocking
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.stopping import SERVER_STOPPING_MESSAGE, SERVER_STOPPING_REASON
+from sapsam.log.records import RecordedEvent
 
 RECENT_EVENTS: Final = 32
 """Responses a channel keeps for watchers that join or resume near the head (a resume after a
@@ -58,6 +63,8 @@ class Sent:
     response: Any
     last: bool = False
     """Nothing follows it: the stream's watchers end once it is sent."""
+    position: int = 0
+    """Its place in the global order (0: not known), so a wake-up for it can be skipped."""
 
 
 class Watcher:
@@ -99,6 +106,7 @@ class StreamChannel(abc.ABC):
         self._feed = feed
         self._buffer_limit = buffer_limit
         self._head = 0
+        self._head_position = 0
         self._recent: deque[Sent] = deque(maxlen=max(1, min(RECENT_EVENTS, buffer_limit)))
         self._watchers: set[Watcher] = set()
         self._users = 0  # watchers joined or still waiting for the channel to open
@@ -124,6 +132,11 @@ class StreamChannel(abc.ABC):
         """The last version it has read."""
         return self._head
 
+    @property
+    def head_position(self) -> int:
+        """The global position of the last event it has read (0: not known)."""
+        return self._head_position
+
     @abc.abstractmethod
     def read_after(self, version: int) -> list[Sent]:
         """The stream's events after ``version`` as sent (on the bridge; one at a time)."""
@@ -147,10 +160,36 @@ class StreamChannel(abc.ABC):
         for sent in fresh:
             self._recent.append(sent)
             self._head = sent.version
+            self._head_position = max(self._head_position, sent.position)
             self.finished = self.finished or sent.last
         for watcher in list(self._watchers):
             if not watcher.offer(fresh):
                 self._watchers.discard(watcher)  # behind: it ends STREAM_BEHIND
+
+    def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent] | None:
+        """``records`` (the events after the head, in order) as sent, folded on as a read
+        would; None if this channel cannot take events it did not read (it reads them)."""
+        return None
+
+    def take(self, records: Sequence[RecordedEvent]) -> None:
+        """Events this process appended to the stream, committed, in order (on the loop): sent
+        at once, without a read, when they follow the head; otherwise (a gap, a read under way,
+        a channel not open yet) read as on a wake-up, so nothing is sent twice or out of order.
+        """
+        if self.closed or not records:
+            return
+        if not self.opened or self._read_lock.locked() or records[0].version != self._head + 1:
+            if records[-1].version > self._head:
+                self.wake()
+            return
+        try:
+            fresh = self.sent_for(records)
+        except Exception:  # a fold that fails here fails on the read too, which counts it
+            fresh = None
+        if fresh is None:
+            self.wake()
+            return
+        self._publish(fresh)
 
     async def open(self) -> None:
         """Read the stream up to now, unless done already (the first watcher waits for it).

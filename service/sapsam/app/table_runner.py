@@ -124,6 +124,9 @@ class TableRunner:
         # written to ``deal_secrets``: a seed never changes, so it is read once per process, not
         # at every cut, hand and reveal. Dropped once the log publishes it.
         self._secrets: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+        self.on_appended: Callable[[str, Sequence[RecordedEvent]], None] | None = None
+        """Told of every append of this runner once it is committed (the stream, its events):
+        the server's live feed sends them to this process's watchers without reading them."""
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -239,6 +242,8 @@ class TableRunner:
                     return earlier
             self._remember(table_id, final_state)
             self._forget_published_secrets(table_id, result.events)
+            if self.on_appended is not None:
+                self.on_appended(stream_id, result.events)
             return TableOutcome(table_id, final_state, result.events, replayed=False)
         # Every attempt lost its race: report the version last decided on and the log's now.
         with self.store.session() as session:

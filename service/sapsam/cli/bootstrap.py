@@ -125,6 +125,7 @@ def build_services(
     retired_tokens = retired_token_check(players)
     retired_tokens.start()  # before the first call caches a token
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
+    tables.on_appended = feed.appended  # this process's appends reach its watchers unread
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
     sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)

@@ -3,6 +3,8 @@ timestamps, timeout stages and consequences, and who created a table."""
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Any, Final
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -147,8 +149,20 @@ def timestamp_from_ms(milliseconds: int) -> Timestamp:
     return stamp
 
 
+_RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+"""The form the store writes ``recorded_at`` in (``sapsam.store.appends.recorded_at_now``)."""
+
+
 def timestamp_from_text(text: str) -> Timestamp:
-    """A protobuf timestamp for the store's ``recorded_at`` (ISO 8601, UTC)."""
+    """A protobuf timestamp for the store's ``recorded_at`` (ISO 8601, UTC).
+
+    The store's own form is parsed by ``datetime.fromisoformat`` (about 9 us against 90 for
+    protobuf's ``FromJsonString``, which goes through ``strptime``; every event sent to a
+    stream carries one); any other text by ``FromJsonString``."""
+    if _RECORDED_AT.fullmatch(text):
+        moment = datetime.fromisoformat(text)
+        whole = moment.replace(microsecond=0).timestamp()
+        return Timestamp(seconds=int(whole), nanos=moment.microsecond * 1000)
     stamp = Timestamp()
     if text:
         stamp.FromJsonString(text)

@@ -2,10 +2,10 @@
 in one process, no thread each).
 
 A :class:`Table` registers its four players, creates the table, seats them, opens one WatchTable
-stream per seat and plays at human pace: every action waits a think time first. Decisions follow
-the events of seat 0's stream; every stream's events are timed from their record time to their
-arrival. Arrangements are random legal rows (no foul, about 0.1 ms: the solver costs 3 ms) made when
-the hand arrives, during the seat's think time, so never on a call's path.
+stream per seat and plays at human pace: every action waits a think time first. Each seat acts on
+the events of its own stream; every stream's events are timed from their record time to their
+arrival. Arrangements are random legal rows (no foul, about 0.1 ms: the solver costs 3 ms) made
+when the hand arrives, during the seat's think time, so never on a call's path.
 """
 
 from __future__ import annotations
@@ -63,7 +63,15 @@ class Connection:
 
 
 class Table:
-    """One scripted table; ``play`` runs it until ``stop``."""
+    """One scripted table; ``play`` runs it until ``stop``.
+
+    Each seat acts on the events of its own stream: it contributes entropy when a deal starts,
+    reads its hand and arranges when the cards are dealt, reveals when reveals open; seat 0 also
+    draws the dealer, reads the table to hand the cut to the seat that cuts, checks each scored
+    deal's result (``GetDealResult``: scored, deltas summing to zero, every seat's nonce the one
+    it revealed, no foul) and starts the next deal. Per message a stream does only that: the
+    payload's kind, the delivery lag while a window is open, and the seat's next move.
+    """
 
     def __init__(
         self, connection: Connection, tally: Tally, think: float, setup_gate: asyncio.Semaphore
@@ -74,6 +82,7 @@ class Table:
         self.setup_gate = setup_gate
         self.name = ""
         self.tokens: list[str] = []
+        self.metadata: list[grpc.aio.Metadata] = []  # per seat, built once (not per call)
         self.seats: list[str] = []
         self.deal = ""
         self.entropy = 0
@@ -88,14 +97,15 @@ class Table:
         started = time.monotonic()
         try:
             response = await getattr(stub, method)(
-                request, metadata=bearer(self.tokens[seat]) if self.tokens else None, timeout=30
+                request, metadata=self.metadata[seat] if self.metadata else None, timeout=30
             )
         except grpc.aio.AioRpcError as error:
             self.tally.errors[f"{method} {error.code().name}: {error.details()}"[:160]] += 1
             raise
-        if self.tally.inside():
-            elapsed = (time.monotonic() - started) * 1e3
-            self.tally.latencies_ms.setdefault(method, []).append(elapsed)
+        finished = time.monotonic()
+        window = self.tally.window
+        if window[0] <= finished <= window[1]:
+            self.tally.latencies_ms.setdefault(method, []).append((finished - started) * 1e3)
         return response
 
     async def set_up(self) -> None:
@@ -107,6 +117,7 @@ class Table:
                     request_id=request_id(), display_name=f"capacity {index}"
                 )
                 self.tokens.append((await self.call("RegisterPlayer", registration)).token)
+            self.metadata = [grpc.aio.Metadata(*bearer(token)) for token in self.tokens]
             self.name = (await self.call("CreateTable", create_table_request())).table.name
             for index in range(SEATS):
                 join = table_service_pb2.JoinTableRequest(request_id=request_id(), table=self.name)
@@ -137,14 +148,14 @@ class Table:
         return self.think * self.random.uniform(0.8, 1.2)
 
     def later(self, delay: float, method: str, seat: int, request: Any) -> None:
-        """Send ``request`` after ``delay`` seconds, without holding up the stream."""
+        """Send ``request`` after ``delay`` seconds, without holding up the stream (a timer,
+        not a sleeping task: the task starts when the call does)."""
 
-        async def act() -> None:
-            await asyncio.sleep(delay)
+        def act() -> None:
             if not self.stopped:
-                await self.call(method, request, seat)
+                self.spawn(self.call(method, request, seat))
 
-        self.spawn(act())
+        asyncio.get_running_loop().call_later(delay, act)
 
     def spawn(self, work: Any) -> None:
         """Run ``work`` as a task of this table; its failure is tallied, not raised."""
@@ -158,53 +169,55 @@ class Table:
         task.add_done_callback(self.tasks.discard)
 
     async def watch(self, seat: int) -> None:
-        """Seat ``seat``'s stream: every event's delivery lag; seat 0's events drive the play."""
+        """Seat ``seat``'s stream: every event's delivery lag, and the seat's own moves."""
         stream = self.connection.tables.WatchTable(
             table_service_pb2.WatchTableRequest(table=self.name, after_version=0),
-            metadata=bearer(self.tokens[seat]),
+            metadata=self.metadata[seat],
         )
+        tally = self.tally
         try:
             async for response in stream:
                 event = response.event
-                if self.tally.inside():
-                    lag = time.time() - event.record_time.ToNanoseconds() / 1e9
-                    self.tally.delivery_ms.append(lag * 1e3)
-                if seat == 0:
-                    self.on_event(event)
+                window = tally.window
+                now = time.monotonic()
+                if window[0] <= now <= window[1]:
+                    stamp = event.record_time
+                    lag = time.time() - stamp.seconds - stamp.nanos * 1e-9
+                    tally.delivery_ms.append(lag * 1e3)
+                self.on_event(seat, event)
         except grpc.aio.AioRpcError as error:
             if not self.stopped:
-                self.tally.errors[f"WatchTable {error.code().name}: {error.details()}"[:160]] += 1
+                tally.errors[f"WatchTable {error.code().name}: {error.details()}"[:160]] += 1
             raise
         if not self.stopped:
-            self.tally.errors["WatchTable ended"] += 1
+            tally.errors["WatchTable ended"] += 1
 
-    def on_event(self, event: Any) -> None:
-        """What the table does next, after a think time."""
+    def on_event(self, seat: int, event: Any) -> None:
+        """What seat ``seat`` does next, after a think time."""
         kind = event.WhichOneof("payload")
-        if kind == "dealer_chosen":
-            self.start_deal_later()
-        elif kind == "deal_started":
-            self.deal, self.entropy = event.deal_started.deal, 0
-            for seat, name in enumerate(self.seats):
-                entropy = table_service_pb2.ContributeEntropyRequest(
-                    request_id=request_id(), seat=name, entropy=self.random.randbytes(16)
-                )
-                self.later(self.pause(), "ContributeEntropy", seat, entropy)
+        if kind == "deal_started":
+            if seat == 0:
+                self.deal, self.entropy = event.deal_started.deal, 0
+            entropy = table_service_pb2.ContributeEntropyRequest(
+                request_id=request_id(), seat=self.seats[seat], entropy=self.random.randbytes(16)
+            )
+            self.later(self.pause(), "ContributeEntropy", seat, entropy)
+        elif kind == "cards_dealt":
+            self.spawn(self.arrange(seat, event.cards_dealt.deal))
+        elif kind == "reveals_opened":
+            self.spawn(self.reveal(seat))
+        elif seat != 0:
+            return
         elif kind == "entropy_contributed":
             self.entropy += 1
             if self.entropy == SEATS:
                 self.spawn(self.cut())
-        elif kind == "cards_dealt":
-            for seat in range(SEATS):
-                self.spawn(self.arrange(seat))
-        elif kind == "reveals_opened":
-            for seat in range(SEATS):
-                self.spawn(self.reveal(seat))
+        elif kind == "dealer_chosen":
+            self.start_deal_later()
         elif kind == "deal_scored":
             if self.tally.inside():
                 self.tally.deals_scored += 1
-            result = table_service_pb2.GetDealResultRequest(name=self.deal)
-            self.later(0.0, "GetDealResult", 0, result)
+            self.spawn(self.check_result(event.deal_scored.result.name or self.deal))
             self.start_deal_later()
 
     def start_deal_later(self) -> None:
@@ -223,12 +236,12 @@ class Table:
         )
         self.later(self.pause(), "CutDeck", cutter, request)
 
-    async def arrange(self, seat: int) -> None:
+    async def arrange(self, seat: int, deal: str) -> None:
         """Read the hand, arrange it while thinking, commit and confirm."""
         hand = await self.call(
             "GetMyHand", table_service_pb2.GetMyHandRequest(seat=self.seats[seat]), seat
         )
-        number = int(self.deal.rsplit("/", 1)[1])
+        number = int(deal.rsplit("/", 1)[1])
         deadline = time.monotonic() + self.pause()
         cards = tuple(hand.cards)
         self.prepared[seat] = prepare_seat(
@@ -248,6 +261,20 @@ class Table:
         await asyncio.sleep(self.pause())
         if not self.stopped:
             await self.call("RevealArrangement", self.prepared[seat].reveal, seat)
+
+    async def check_result(self, deal: str) -> None:
+        """Read the scored deal's result and check it against what the seats revealed."""
+        result = (
+            await self.call("GetDealResult", table_service_pb2.GetDealResultRequest(name=deal))
+        ).result
+        revealed = [self.prepared[seat].reveal.nonce for seat in range(SEATS)]
+        if (
+            not result.scored
+            or sum(seat.score_delta for seat in result.seats) != 0
+            or [seat.nonce for seat in result.seats] != revealed
+            or any(seat.foul for seat in result.seats)
+        ):
+            self.tally.errors[f"GetDealResult: {deal} is not the deal the seats played"] += 1
 
     def stop(self) -> None:
         """Act no more; the caller cancels the play task (which ends the streams)."""

@@ -16,12 +16,11 @@ cards is a handful of table lookups: the product of one prime per rank identifie
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from itertools import combinations_with_replacement
-from typing import Final
+from itertools import combinations
+from typing import Final, TypeAlias
 
 from sapsam.rules.cards import RANK_CHARS, RANK_NAMES, RANK_PLURALS
 
@@ -168,80 +167,90 @@ def _describe(category: Category, ranks: tuple[int, ...]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Classification of rank multisets (done once, at import)
-
-
-def _straight_top(distinct_ranks_descending: tuple[int, ...]) -> int | None:
-    """The top card if five distinct ranks form a straight (the wheel's top is the five)."""
-    if distinct_ranks_descending[0] - distinct_ranks_descending[4] == 4:
-        return distinct_ranks_descending[0]
-    if distinct_ranks_descending == (ACE, 3, 2, 1, 0):
-        return FIVE
-    return None
-
-
-def _classify(ranks: tuple[int, ...], suited: bool) -> tuple[Category, tuple[int, ...]]:
-    """Category and comparison ranks of a rank multiset (3 or 5 ranks; ``suited`` for flushes)."""
-    counts = Counter(ranks)
-    # Groups first (larger groups, then higher ranks), which is also the comparison order.
-    groups = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
-    ordered = tuple(rank for rank, _ in groups)
-    shape = tuple(count for _, count in groups)
-    if len(ranks) == 3:
-        if shape == (3,):
-            return Category.THREE_OF_A_KIND, ordered
-        if shape == (2, 1):
-            return Category.PAIR, ordered
-        return Category.HIGH_CARD, ordered
-    if shape == (4, 1):
-        return Category.FOUR_OF_A_KIND, ordered
-    if shape == (3, 2):
-        return Category.FULL_HOUSE, ordered
-    if shape == (3, 1, 1):
-        return Category.THREE_OF_A_KIND, ordered
-    if shape == (2, 2, 1):
-        return Category.TWO_PAIR, ordered
-    if shape == (2, 1, 1, 1):
-        return Category.PAIR, ordered
-    top = _straight_top(ordered)
-    if top is not None:
-        return (Category.STRAIGHT_FLUSH if suited else Category.STRAIGHT), (top,)
-    return (Category.FLUSH if suited else Category.HIGH_CARD), ordered
-
+# Every distinct value (built once, at import)
 
 # One prime per rank: the product of a hand's primes names its rank multiset uniquely.
 _RANK_PRIMES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+_WHEEL: Final = (ACE, 3, 2, 1, 0)
+_DESCENDING: Final = range(ACE, -1, -1)
+
+# A value's source: comparison key, category, ranks, size, product of its rank primes, suited.
+_Entry: TypeAlias = tuple[tuple[int, ...], Category, tuple[int, ...], int, int, bool]
 
 
-def _product(ranks: tuple[int, ...]) -> int:
-    result = 1
-    for rank in ranks:
-        result *= _RANK_PRIMES[rank]
-    return result
+def _entries() -> list[_Entry]:
+    """Every distinct value's source, generated category by category with its ranks already in
+    comparison order (groups by size, then kickers, each high to low).
+
+    Generating each shape directly, rather than counting and classifying every rank multiset,
+    keeps this out of every start-up's way (that took ~45 ms, most of an offline verification).
+    """
+    primes = _RANK_PRIMES
+    pads = [(_MISSING,) * (_KEY_LENGTH - length) for length in range(_KEY_LENGTH + 1)]
+    entries: list[_Entry] = []
+    add = entries.append
+
+    def value(
+        category: Category, ranks: tuple[int, ...], size: int, product: int, suited: bool = False
+    ) -> None:
+        add(((category, *ranks, *pads[len(ranks)]), category, ranks, size, product, suited))
+
+    for ranks in combinations(_DESCENDING, 5):  # five distinct ranks: suited or not
+        product = 1
+        for rank in ranks:
+            product *= primes[rank]
+        top = ranks[0] if ranks[0] - ranks[4] == 4 else FIVE if ranks == _WHEEL else None
+        if top is None:
+            value(Category.HIGH_CARD, ranks, 5, product)
+            value(Category.FLUSH, ranks, 5, product, suited=True)
+        else:
+            value(Category.STRAIGHT, (top,), 5, product)
+            value(Category.STRAIGHT_FLUSH, (top,), 5, product, suited=True)
+    for first, second, third in combinations(_DESCENDING, 3):  # a front of three distinct ranks
+        product = primes[first] * primes[second] * primes[third]
+        value(Category.HIGH_CARD, (first, second, third), 3, product)
+    for group in _DESCENDING:  # a pair, trips or quads of ``group``, with kickers
+        pair = primes[group] ** 2
+        others = tuple(rank for rank in _DESCENDING if rank != group)
+        value(Category.THREE_OF_A_KIND, (group,), 3, pair * primes[group])
+        for kicker in others:
+            value(Category.PAIR, (group, kicker), 3, pair * primes[kicker])
+            value(
+                Category.FULL_HOUSE, (group, kicker), 5, pair * primes[group] * primes[kicker] ** 2
+            )
+            value(Category.FOUR_OF_A_KIND, (group, kicker), 5, pair * pair * primes[kicker])
+            if kicker < group:  # two pair, high pair first
+                low = pair * primes[kicker] ** 2
+                for last in others:
+                    if last != kicker:
+                        value(Category.TWO_PAIR, (group, kicker, last), 5, low * primes[last])
+        for first, second in combinations(others, 2):
+            value(
+                Category.THREE_OF_A_KIND,
+                (group, first, second),
+                5,
+                pair * primes[group] * primes[first] * primes[second],
+            )
+        for first, second, third in combinations(others, 3):
+            value(
+                Category.PAIR,
+                (group, first, second, third),
+                5,
+                pair * primes[first] * primes[second] * primes[third],
+            )
+    return entries
 
 
 def _build() -> tuple[
     tuple[HandValue, ...], dict[int, HandValue], dict[int, HandValue], dict[int, HandValue]
 ]:
-    # (category, ranks, size, product, suited) for every distinct value source.
-    entries: list[tuple[Category, tuple[int, ...], int, int, bool]] = []
-    for size in (5, 3):
-        limit = 4 if size == 5 else 3
-        for multiset in combinations_with_replacement(range(12, -1, -1), size):
-            if max(Counter(multiset).values()) > limit:
-                continue
-            product = _product(multiset)
-            category, ranks = _classify(multiset, suited=False)
-            entries.append((category, ranks, size, product, False))
-            if size == 5 and len(set(multiset)) == 5:
-                category, ranks = _classify(multiset, suited=True)
-                entries.append((category, ranks, size, product, True))
-    entries.sort(key=lambda entry: _comparison_key(entry[0], entry[1]))
+    entries = _entries()
+    entries.sort()  # by comparison key: no two values share one
     values: list[HandValue] = []
     unsuited: dict[int, HandValue] = {}
     suited: dict[int, HandValue] = {}
     front: dict[int, HandValue] = {}
-    for strength, (category, ranks, size, product, is_suited) in enumerate(entries):
+    for strength, (_, category, ranks, size, product, is_suited) in enumerate(entries):
         value = HandValue(category, ranks, size, strength)
         values.append(value)
         if size == 3:

@@ -14,12 +14,12 @@ from sapsam.audit import (
     NothingToExportError,
     Requester,
     Status,
-    replay,
     verify_export,
     write_lines,
 )
 from sapsam.audit import database as audit_database
 from sapsam.audit.projection_audit import compare_projections, default_projectors
+from sapsam.audit.replay import replay
 from sapsam.audit.sample_play import play_deal, play_series, seated_table, start_and_deal
 from sapsam.cli import main
 from sapsam.rules.ruleset import RuleSet, TimeoutPolicy

@@ -17,12 +17,12 @@ from sapsam.audit import (
     Requester,
     Status,
     read_export,
-    replay,
     select_deal,
     select_table,
     verify_export,
     write_lines,
 )
+from sapsam.audit.replay import replay
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.log.records import RecordedEvent
 

@@ -12,13 +12,12 @@ from sapsam.audit import (
     Requester,
     Status,
     read_export,
-    replay,
     verify_audit_export,
     verify_export,
     write_lines,
 )
 from sapsam.audit import database as audit_database
-from sapsam.audit.replay import frame_at
+from sapsam.audit.replay import frame_at, replay
 from sapsam.audit.sample_play import play_series
 from sapsam.log.chain import GENESIS_HASH
 

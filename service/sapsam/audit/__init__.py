@@ -1,7 +1,8 @@
 """Audit: export a table's or a deal's events, verify them offline, replay them step by step.
 
 The modules imported here are pure (no database or network code), so an auditor can verify an
-exported deal with nothing but the package::
+exported deal with nothing but the package. The replay runs the table's own logic and is imported
+from ``sapsam.audit.replay`` itself, so that a verification never loads it::
 
     from sapsam.audit import verify_export
     report = verify_export(open("deal.jsonl", encoding="utf-8"))
@@ -29,7 +30,6 @@ from sapsam.audit.export_format import (
 )
 from sapsam.audit.export_limits import ExportLimitError
 from sapsam.audit.export_reading import read_export
-from sapsam.audit.replay import ReplayFrame, SeatView, render_frame, replay
 from sapsam.audit.report import AuditCheck, AuditReport, Status, render_text
 from sapsam.audit.verifier import verify_audit_export, verify_export
 
@@ -44,16 +44,12 @@ __all__ = [
     "ExportLimitError",
     "ExportedEvent",
     "NothingToExportError",
-    "ReplayFrame",
     "Requester",
-    "SeatView",
     "Segment",
     "Status",
     "export_text",
     "read_export",
-    "render_frame",
     "render_text",
-    "replay",
     "select_deal",
     "select_table",
     "verify_audit_export",

@@ -44,7 +44,6 @@ from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.scoring import DealScore, score_deal
-from sapsam.rules.solver import solve
 
 
 @dataclass(frozen=True)
@@ -218,6 +217,9 @@ def _judge(deal: PublishedDeal, seat: int, hand: Sequence[Card]) -> ArrangementC
     if reveal is not None:
         return check_arrangement(reveal.arrangement, hand)
     if deal.solver_seats[seat]:
+        # Imported here: the solver and its data tables cost every verification's start-up.
+        from sapsam.rules.solver import solve
+
         return check_arrangement(solve(hand, deal.rule_set), hand)
     return _foul_for_missing_reveal()
 

@@ -21,7 +21,7 @@ from sapsam import cli
 from sapsam.audit import Requester, select_deal, write_lines
 from sapsam.audit.sample_series import recorded_stream
 
-HEAVY = ("grpc", "alembic", "sqlalchemy", "psycopg", "psycopg_pool", "sapsam_proto")
+HEAVY = ("grpc", "alembic", "sqlalchemy", "psycopg", "psycopg_pool", "sapsam_proto", "google")
 
 # Runs the CLI in a fresh interpreter and prints, as JSON, its exit code and the heavy top-level
 # packages that ended up in sys.modules.
@@ -34,7 +34,9 @@ except SystemExit as exit:  # --help
     code = exit.code
 heavy = sorted({name.split(".")[0] for name in sys.modules} & set(json.loads(%r)))
 modules = sorted(name for name in sys.modules if name.startswith("sapsam.cli."))
-print(json.dumps({"code": code, "heavy": heavy, "cli_modules": modules}), file=sys.stderr)
+loaded = sorted(name for name in sys.modules if name.startswith("sapsam."))
+print(json.dumps({"code": code, "heavy": heavy, "cli_modules": modules, "sapsam": loaded}),
+      file=sys.stderr)
 """
 
 
@@ -100,6 +102,25 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
     for report in (verified, replayed):
         assert report["heavy"] == []
         assert report["cli_modules"] == ["sapsam.cli.audit_commands"]
+    # design.md: the offline verifier needs the pure layers and audit's offline part only; not
+    # even the replay (the table's decide logic) loads, nor the solver, which only a seat the
+    # solver arranged calls for.
+    loaded = cast(list[str], verified["sapsam"])
+    layers = {name.split(".")[1] for name in loaded}
+    assert layers <= {"rules", "fairness", "domain", "log", "audit", "cli", "frozen", "quoting"}
+    assert set(OFFLINE_NEVER).isdisjoint(loaded)
+
+
+# What ``sapsam audit verify FILE`` must not load: audit's database side, the replay and the
+# table's decide logic it runs, the solver (the start-up of a verification, tests above).
+OFFLINE_NEVER = (
+    "sapsam.audit.database",
+    "sapsam.audit.projection_audit",
+    "sapsam.audit.tournament_audit",
+    "sapsam.audit.replay",
+    "sapsam.domain.table_decide",
+    "sapsam.rules.solver",
+)
 
 
 NETWORK = ("grpc", "sapsam_proto")

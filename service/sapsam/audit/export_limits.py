@@ -49,17 +49,18 @@ class ExportLimitError(ValueError):
     """
 
 
-# A run of too many digits anywhere in a line sends it to the careful check. Each ASCII digit
-# becomes "0" and every other ASCII character " ": such a run is then a run of "0"s that ``in``
-# finds (ten times faster than a regex, which retries at each digit of a hash).
-_DIGITS_AS_ZEROS: Final = str.maketrans(
-    {chr(code): "0" if chr(code) in "0123456789" else " " for code in range(128)}
-)
-_LONG_DIGIT_RUN: Final = "0" * (MAX_NUMBER_DIGITS + 1)
+# A run of too many digits anywhere in a line sends it to the careful check. In the line's UTF-8
+# bytes each ASCII digit becomes "0" and every other byte " ": such a run is then a run of "0"s
+# that ``in`` finds (ten times faster than a regex, which retries at each digit of a hash; a byte
+# table, five times faster than ``str.translate``'s per-character lookups). A non-ASCII
+# character's bytes are all >= 0x80, so they never count as digits.
+_DIGITS_AS_ZEROS: Final = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_DIGIT_RUN: Final = b"0" * (MAX_NUMBER_DIGITS + 1)
 
 
 def _has_long_digit_run(text: str) -> bool:
-    return _LONG_DIGIT_RUN in text.translate(_DIGITS_AS_ZEROS)
+    # surrogatepass: a lone surrogate (an undecodable file read with surrogateescape) is no digit.
+    return _LONG_DIGIT_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZEROS)
 
 
 _NOT_A_BRACKET: Final = re.compile(r"[^\[\]{}]+")

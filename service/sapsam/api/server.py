@@ -26,6 +26,7 @@ strikes (a ping flood is not served).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -363,6 +364,10 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
         loop.add_signal_handler(number, stopping.set)
     try:
         served = await serve(config, services)
+        # What start-up made (modules, descriptors, pools: most of the heap of a quiet worker)
+        # lives as long as the process: keep it out of every later full collection, each of
+        # which stops the loop (docs/performance.md, "bench/capacity.py").
+        gc.freeze()
         scheme = "TLS" if config.tls_cert else "plaintext"
         _logger.info(
             "serving on %s (port %d, %s, pid %d)", config.listen, served.port, scheme, os.getpid()

@@ -1,16 +1,21 @@
-"""The hash chain that makes each stream of the log tamper-evident.
+"""The hash chain that makes each stream of the log tamper-evident, and the canonical JSON
+it hashes.
 
-Definition (also in docs/store.md, so a verifier can be written in any language)::
+Definition (also in docs/audit.md §3 and docs/store.md, so a verifier can be written in any
+language)::
 
     hash(1) = SHA-256(GENESIS_HASH || canonical_event_bytes(event 1))
     hash(n) = SHA-256(hash(n - 1) || canonical_event_bytes(event n))
 
-where ``GENESIS_HASH`` is 32 zero bytes and ``canonical_event_bytes`` is the UTF-8 encoding of the
-canonical JSON of the object
-``{"data", "metadata", "schema_version", "stream", "type", "version"}``: keys sorted, no
-whitespace (separators ``,`` and ``:``), non-ASCII characters written as themselves, integers
-only (a float is refused). The global position is not hashed: it is assigned by the
-database, and the chain is per stream so a stream can be exported and verified on its own.
+where ``GENESIS_HASH`` is 32 zero bytes and ``canonical_event_bytes`` is the canonical JSON of the
+object ``{"data", "metadata", "schema_version", "stream", "type", "version"}``. Canonical JSON is
+RFC 8785 (the JSON Canonicalization Scheme, JCS) restricted to what events hold
+(docs/fairness.md §18): keys sorted by their UTF-16 code units, no whitespace, strings escaped as
+JCS escapes them, integers only, within ±(2^53 − 1); a float, a NUL character, a lone surrogate,
+a key that is not a string are refused. Any JCS library gives the same bytes for whatever this
+module accepts (tests/audit/test_canonical_jcs.py holds it to the ``rfc8785`` package). The
+global position is not hashed: it is assigned by the database, and the chain is per stream so a
+stream can be exported and verified on its own.
 
 Pure: no database imports, so the audit and the offline verifier reuse it as is.
 """
@@ -19,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -28,6 +34,9 @@ import orjson
 from sapsam.log.records import JsonObject, JsonValue, RecordedEvent
 
 GENESIS_HASH = bytes(32)
+
+# JSON numbers are IEEE 754 doubles to JCS (and to JavaScript): the integers it writes exactly.
+MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 
 class CanonicalJsonError(ValueError):
@@ -50,7 +59,9 @@ def _first_problem(value: object) -> str | None:
     Walks the value with an explicit stack and exact type checks first: this runs on every event
     appended, so it is kept cheap: a container's plain str and int members are checked where they
     are met instead of pushed, and nothing calls ``typing.cast`` (a real call at run time).
-    int and str subclasses (a Card, an IntEnum) are fine.
+    int and str subclasses (a Card, an IntEnum) are fine. Integers beyond ±(2^53 − 1) are not
+    looked for here: orjson refuses them (``OPT_STRICT_INTEGER``) and ``_reference_bytes`` says
+    so, which keeps this walk as cheap as it was.
     """
     stack: list[Any] = [value]
     while stack:
@@ -99,50 +110,65 @@ def _first_problem(value: object) -> str | None:
     return None
 
 
-# One encoder for every call: json.dumps with options builds a new encoder each time.
-_ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
+# The reference encoder: keys in the order given (``_jcs_ordered`` puts them in JCS order), no
+# spaces, non-ASCII as itself, and json's string escapes, which are JCS's: \" \\ \b \f \n \r \t
+# and \u00xx (lower-case hex) for the other characters below U+0020, nothing else escaped.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def _dumps(value: object) -> str:
-    return _ENCODER.encode(value)
+def _utf16_units(key: str) -> bytes:
+    # Big-endian UTF-16 bytes compare as the code units do (RFC 8785 §3.2.3). surrogatepass: a
+    # lone surrogate still sorts, and _utf8 refuses it afterwards with its own message.
+    return key.encode("utf-16-be", "surrogatepass")
 
 
-def _make_parsed_dumps() -> Callable[[object], str]:
-    """``_dumps`` for values parsed from JSON, made once instead of per call.
-
-    ``JSONEncoder.encode`` builds a new C encoder on every call; a parsed value has no cycles, so
-    one encoder without the cycle markers serves every call (same options, same text). Falls back
-    to ``_dumps`` where the C encoder is missing.
-    """
-    make_c_encoder = getattr(json.encoder, "c_make_encoder", None)
-    if make_c_encoder is None:
-        return _dumps
-    c_encoder = make_c_encoder(
-        None,
-        _ENCODER.default,
-        json.encoder.encode_basestring,
-        None,
-        _ENCODER.key_separator,
-        _ENCODER.item_separator,
-        True,
-        False,
-        False,
+def _out_of_range(number: int) -> CanonicalJsonError:
+    return CanonicalJsonError(
+        f"not canonical JSON: the integer {number} is outside ±(2^53 - 1), which JSON numbers "
+        "(IEEE 754 doubles) cannot all hold exactly"
     )
 
-    def parsed_dumps(value: object) -> str:
-        return "".join(c_encoder(value, 0))
 
-    return parsed_dumps
+def _jcs_ordered(value: Any) -> Any:
+    """A copy of a value the walk passed with every object's keys in JCS order (by UTF-16 code
+    units), so that an encoder writing keys in the order given writes JCS; an integer outside
+    ±(2^53 − 1) raises ``CanonicalJsonError``. An explicit stack, not recursion: the reference
+    takes over from orjson exactly where nesting is deep."""
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, slot = stack.pop()
+        item = holder[slot]
+        if isinstance(item, dict):
+            ordered = {key: item[key] for key in sorted(item, key=_utf16_units)}
+            holder[slot] = ordered
+            stack.extend((ordered, key) for key in ordered)
+        elif isinstance(item, list | tuple):
+            copied = list(item)
+            holder[slot] = copied
+            stack.extend((copied, index) for index in range(len(copied)))
+        elif (
+            isinstance(item, int)
+            and not isinstance(item, bool)
+            and not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER
+        ):
+            raise _out_of_range(item)
+    return root[0]
 
 
-_parsed_dumps = _make_parsed_dumps()
+def _reference_bytes(value: Any) -> bytes:
+    """The canonical bytes of a value the walk passed, the slow and plain way: what orjson's
+    bytes are held to, and what decides where orjson cannot stand for it."""
+    return _utf8(_ENCODER.encode(_jcs_ordered(value)))
 
 
 _ORJSON_DUMPS: Final = orjson.dumps
-_ORJSON_SORTED: Final = orjson.OPT_SORT_KEYS
+# Sorted keys (by code point, which is JCS's order unless a key holds a character beyond U+FFFF:
+# see _checked_bytes) and integers refused beyond ±(2^53 - 1), as JCS requires.
+_ORJSON_OPTIONS: Final = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 _ORJSON_REFUSED: Final = orjson.JSONEncodeError
+# A UTF-8 lead byte of a character beyond U+FFFF (4 bytes, 0xF0-0xF4).
+_ASTRAL_LEAD: Final = re.compile(b"[\xf0-\xf4]").search
 
 
 def _event_object(
@@ -166,15 +192,20 @@ def _event_object(
 
 def _quick_event_bytes(event_object: dict[str, JsonValue]) -> bytes | None:
     """``canonical_event_bytes`` of a parsed event's ``_event_object`` in one orjson call, or
-    None where that cannot stand for it (orjson refuses a part, or a ``\\u0000`` appears: the
-    callers' json path decides those). The event object's keys sort as in the definition, and
-    orjson writes each part as the json path does (``_checked_bytes``), so the bytes are the
+    None where that cannot stand for it (orjson refuses a part, such as an integer beyond
+    ±(2^53 − 1); a ``\\u0000`` appears; a character beyond U+FFFF appears, which may sort a key
+    otherwise): the checked path decides those. The event object's keys sort as in the
+    definition, and orjson writes each part as ``_checked_bytes`` does, so the bytes are the
     same."""
     try:
-        event_bytes = _ORJSON_DUMPS(event_object, option=_ORJSON_SORTED)
+        event_bytes = _ORJSON_DUMPS(event_object, option=_ORJSON_OPTIONS)
     except _ORJSON_REFUSED:
         return None
-    return None if b"\\u0000" in event_bytes else event_bytes
+    if b"\\u0000" in event_bytes:
+        return None
+    if event_bytes.isascii() or _ASTRAL_LEAD(event_bytes) is None:
+        return event_bytes
+    return None
 
 
 def json_string(text: str) -> bytes:
@@ -187,20 +218,24 @@ def _checked_bytes(value: JsonValue) -> bytes:
 
     orjson first. For such a value (dict with string keys, list or tuple, str, int, bool, None,
     and their subclasses: an IntEnum, a Card, written as their int or text as json writes them)
-    orjson with sorted keys writes the same bytes as the json encoder: keys in code point order,
-    separators ``,`` and ``:``, non-ASCII as itself, the same escapes for quotes, backslashes
-    and control characters. Where orjson refuses (an integer beyond 64 bits, a lone surrogate,
-    nesting deeper than 254) the json encoder made once decides, and ``_utf8`` refuses a lone
-    surrogate. tests/audit/test_orjson_canonical.py holds the two encoders to each other.
+    orjson with sorted keys writes JCS's bytes: the same escapes, separators and integers, and
+    keys in code point order, which is JCS's UTF-16 order unless a key holds a character beyond
+    U+FFFF (its surrogates sort below U+E000-U+FFFF in UTF-16). So where the output holds such a
+    character at all, or orjson refuses (an integer beyond ±(2^53 − 1), a lone surrogate,
+    nesting deeper than 254), ``_reference_bytes`` decides. tests/audit/test_canonical_jcs.py
+    holds both to the ``rfc8785`` package.
     """
     try:
-        return _ORJSON_DUMPS(value, option=_ORJSON_SORTED)
+        encoded = _ORJSON_DUMPS(value, option=_ORJSON_OPTIONS)
     except _ORJSON_REFUSED:
-        return _utf8(_parsed_dumps(value))
+        return _reference_bytes(value)
+    if encoded.isascii() or _ASTRAL_LEAD(encoded) is None:
+        return encoded
+    return _reference_bytes(value)
 
 
 def canonical_json(value: JsonValue) -> bytes:
-    """The canonical JSON bytes of a value: sorted keys, no spaces, UTF-8, no floats."""
+    """The canonical JSON bytes of a value (RFC 8785, restricted: see the module docstring)."""
     problem = _first_problem(value)
     if problem is not None:
         raise CanonicalJsonError(f"not canonical JSON: {problem}")
@@ -229,6 +264,9 @@ def assemble_event_bytes(
     version, and a nested canonical value is the same bytes as on its own, so concatenating the
     parts gives exactly the canonical JSON of the whole (tested against ``canonical_json``).
     """
+    for number in (version, schema_version):
+        if not -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER:
+            raise _out_of_range(number)
     return assemble_from_json_parts(
         json_string(stream_id),
         version,
@@ -247,7 +285,8 @@ def assemble_from_json_parts(
     canonical_data: bytes,
     canonical_metadata: bytes,
 ) -> bytes:
-    """``assemble_event_bytes`` with the stream id and type already as JSON strings."""
+    """``assemble_event_bytes`` with the stream id and type already as JSON strings (the append
+    path's versions are the database's, far inside ±(2^53 − 1))."""
     return b'{"data":%b,"metadata":%b,"schema_version":%d,"stream":%b,"type":%b,"version":%d}' % (
         canonical_data,
         canonical_metadata,
@@ -274,17 +313,14 @@ def canonical_event_bytes(
     encoded text instead, so it skips the walk with the same bytes and errors.
     """
     if not checked:
-        # One encoding of the whole event object: its keys sort as in the definition, so this is
-        # the same text as assembling the parts. orjson first (``_quick_event_bytes``), json where
-        # orjson refuses. A NUL anywhere sends it to the checked path, which raises for a NUL in
-        # data or metadata exactly as before.
-        event_object = _event_object(stream_id, version, event_type, schema_version, data, metadata)
-        quick = _quick_event_bytes(event_object)
+        # One orjson encoding of the whole event object: its keys sort as in the definition, so
+        # this is the same text as assembling the parts. Anything it cannot stand for (a NUL,
+        # a refused part, a character beyond U+FFFF) takes the checked path, which decides.
+        quick = _quick_event_bytes(
+            _event_object(stream_id, version, event_type, schema_version, data, metadata)
+        )
         if quick is not None:
             return quick
-        text = _parsed_dumps(event_object)
-        if "\\u0000" not in text:
-            return _utf8(text)
     return assemble_event_bytes(
         stream_id,
         version,

@@ -16,6 +16,7 @@ from sapsam.domain.events import (
     EventCodec,
     PairScored,
     PlayerSeated,
+    SeatRows,
     UnknownEventError,
 )
 
@@ -34,12 +35,43 @@ def test_nested_records_round_trip_through_json_text() -> None:
         pairs=(PairScored(seat_a=0, seat_b=1, rows=(1, -1, 1), delta=1),),
         totals=(1, -1),
         fouls=(False, False),
-        arrangements=("2s 2h Ad|7c 7d 9s 5h 3d|Tc Jc Qc Kc Ac", None),
+        arrangements=(
+            "2s 2h Ad|7c 7d 9s 5h 3d|Tc Jc Qc Kc Ac",
+            "3s 3h 4d|6c 6d 8s 5c 2d|9c 9d Th Ts As",
+        ),
         series_totals=(4, -4),
+        solver_arrangements=(
+            None,
+            SeatRows(
+                front=("3s", "3h", "4d"),
+                middle=("6c", "6d", "8s", "5c", "2d"),
+                back=("9c", "9d", "Th", "Ts", "As"),
+            ),
+        ),
     )
     type_name, version, data = DEFAULT_CODEC.encode(event)
+    assert version == 2
+    assert data["solver_arrangements"] == [
+        None,
+        {"front": ["3s", "3h", "4d"], "middle": ["6c", "6d", "8s", "5c", "2d"],
+         "back": ["9c", "9d", "Th", "Ts", "As"]},
+    ]  # fmt: skip
     text = json.dumps(data, sort_keys=True)
     assert DEFAULT_CODEC.decode(type_name, version, json.loads(text)) == event
+
+
+def test_deal_scored_of_schema_1_reads_as_not_recording_solver_arrangements() -> None:
+    data = {
+        "deal_number": 1,
+        "pairs": [{"seat_a": 0, "seat_b": 1, "rows": [0, 0, 0], "delta": 0}],
+        "totals": [0, 0],
+        "fouls": [True, True],
+        "arrangements": [None, None],
+        "series_totals": [0, 0],
+    }
+    event = DEFAULT_CODEC.decode("DealScored", 1, data)
+    assert isinstance(event, DealScored) and event.solver_arrangements is None
+    assert "solver_arrangements" not in data  # the stored data is never rewritten
 
 
 def test_floats_are_refused() -> None:

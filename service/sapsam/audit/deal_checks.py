@@ -30,7 +30,8 @@ from sapsam.audit.report import MAX_CHECK_TEXT, MAX_DEAL_NUMBER, AuditCheck, Sta
 from sapsam.domain.events import ArrangementRevealed, DealScored, TableCreated
 from sapsam.domain.published import DealNotFinishedError, published_deal
 from sapsam.frozen import from_fields
-from sapsam.rules.cards import CardError, parse_cards
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import CardError, format_cards, parse_cards
 from sapsam.rules.ruleset import RuleSet
 
 __all__ = ["fairness_checks"]
@@ -47,7 +48,7 @@ def fairness_checks(
     try:
         published = published_deal([created, *deal.events], number, rule_set)
         report = fairness.verify_deal(published)
-        recorded = _recorded_checks(deal, report.ok)
+        recorded = _recorded_checks(deal, report.ok, report.arrangements)
     except (DealNotFinishedError, *MALFORMED) as error:
         # The codec checks field names, not their types: a forged value of the wrong type ends
         # here, as a failure of the deal's record, never as a crash of the verifier.
@@ -104,8 +105,12 @@ def _deal_check(
     )
 
 
-def _recorded_checks(deal: DealEvents, verified: bool) -> list[AuditCheck]:
-    """What was recorded at the reveals and at scoring agrees with the verified reveals."""
+def _recorded_checks(
+    deal: DealEvents, verified: bool, scored_rows: tuple[Arrangement | None, ...]
+) -> list[AuditCheck]:
+    """What was recorded at the reveals and at scoring agrees with the verified deal: each
+    reveal's foul flag, and the rows recorded with the score (``DealScored.arrangements``) are
+    the arrangements verified and scored, a reveal's or one set on the seat's behalf."""
     scored = deal.first(DealScored)
     assert isinstance(scored, DealScored)
     reveals = [event for event in deal.events if isinstance(event, ArrangementRevealed)]
@@ -136,42 +141,43 @@ def _recorded_checks(deal: DealEvents, verified: bool) -> list[AuditCheck]:
             deal=deal.number,
         )
     )
+    recorded = scored.arrangements
     wrong_rows = [
-        reveal.seat
-        for reveal in reveals
-        if reveal.seat >= len(scored.arrangements)
-        or not _same_rows(scored.arrangements[reveal.seat], reveal)
+        seat
+        for seat, arrangement in enumerate(scored_rows)
+        if seat >= len(recorded) or not _same_rows(recorded[seat], arrangement)
     ]
+    if len(recorded) > len(scored_rows):
+        wrong_rows.extend(range(len(scored_rows), len(recorded)))
     rows = (
         AuditCheck(
             "scored_arrangements",
             Status.PASSED,
-            "the scored rows are the revealed ones",
+            "the scored rows are the verified ones (revealed, or set on the seat's behalf)",
             deal=deal.number,
         )
         if not wrong_rows
         else AuditCheck(
             "scored_arrangements",
             Status.FAILED,
-            f"the rows recorded with the score for seat(s) {wrong_rows} are not the revealed ones",
+            f"the rows recorded with the score for seat(s) {wrong_rows} are not the verified "
+            "ones (the seat's reveal, the arrangement set on its behalf, or none)",
             deal=deal.number,
         )
     )
     return [fouls, rows]
 
 
-def _same_rows(text: str | None, reveal: ArrangementRevealed) -> bool:
-    if text is None:
-        return False
-    if text == f"{' '.join(reveal.front)}|{' '.join(reveal.middle)}|{' '.join(reveal.back)}":
+def _same_rows(text: str | None, arrangement: Arrangement | None) -> bool:
+    if text is None or arrangement is None:
+        return text is None and arrangement is None
+    rows = arrangement.rows
+    if text == "|".join(format_cards(row) for row in rows):
         return True  # the usual case, written alike; otherwise compare the cards themselves
     parts = text.split("|")
     if len(parts) != 3:
         return False
     try:
-        return all(
-            parse_cards(part) == parse_cards(row)
-            for part, row in zip(parts, (reveal.front, reveal.middle, reveal.back), strict=True)
-        )
+        return all(parse_cards(part) == row for part, row in zip(parts, rows, strict=True))
     except CardError:
         return False

@@ -226,20 +226,38 @@ class PairScored:
 
 
 @dataclass(frozen=True)
+class SeatRows:
+    """An arrangement's three rows in card notation, as ``ArrangementRevealed`` holds them."""
+
+    front: tuple[str, ...]
+    middle: tuple[str, ...]
+    back: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class DealScored(Event):
     """The deal's result as the rule set computes it.
 
     ``arrangements`` holds, per seat, the rows that were scored (``front|middle|back`` in card
     notation) or ``None`` for a fouled seat without one; ``fouls`` flags each seat scored as fouled.
+
+    ``solver_arrangements`` (schema version 2) holds, per seat, the rows the server set on the
+    seat's behalf (a seat that missed its arranging deadline under the ``solver`` policy), else
+    ``None``: recorded, so that a verifier checks them for legality and identity without running
+    the solver. Version 1 data reads as ``None`` for the whole field: such a deal predates the
+    record, and its solver seats are checked by running ``sapsam.rules.solver`` (the earlier
+    scheme, docs/fairness.md §13).
     """
 
     TYPE: ClassVar[str] = "DealScored"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     pairs: tuple[PairScored, ...]
     totals: tuple[int, ...]
     fouls: tuple[bool, ...]
     arrangements: tuple[str | None, ...]
     series_totals: tuple[int, ...]
+    solver_arrangements: tuple[SeatRows | None, ...] | None
 
 
 @dataclass(frozen=True)
@@ -293,6 +311,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 # Nested records, by the event field that holds a tuple of them.
 _NESTED: dict[tuple[str, str], type[Any]] = {
     ("DealScored", "pairs"): PairScored,
+    ("DealScored", "solver_arrangements"): SeatRows,
     ("SeriesCompleted", "standings"): SeatStanding,
 }
 
@@ -356,7 +375,14 @@ class EventCodec:
         for name, nested in fields:
             value = current[name]
             if nested is not None:
-                values[name] = tuple([nested(**_from_json(item)) for item in value])
+                # A nested list may hold nulls (a seat without one) or be null as a whole.
+                values[name] = (
+                    None
+                    if value is None
+                    else tuple(
+                        [None if item is None else nested(**_from_json(item)) for item in value]
+                    )
+                )
             elif isinstance(value, _CONTAINERS):
                 values[name] = _from_json(value)
             else:
@@ -390,8 +416,14 @@ def _table_created_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "after_series": "close"}
 
 
+def _deal_scored_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    # Not recorded then (None for the whole field, not per seat): the earlier scheme.
+    return {**data, "solver_arrangements": None}
+
+
 DEFAULT_CODEC = EventCodec()
 DEFAULT_CODEC.register_upcaster("TableCreated", 1, _table_created_v1_to_v2)
+DEFAULT_CODEC.register_upcaster("DealScored", 1, _deal_scored_v1_to_v2)
 
 
 def _to_json(value: Any) -> JsonValue:

@@ -80,6 +80,22 @@ def _pair_result(seat_a: int, seat_b: int, rows: tuple[int, int, int], delta: in
     )
 
 
+def _solver_arrangements(scored: DealScored) -> tuple[Arrangement | None, ...] | None:
+    """``DealScored.solver_arrangements`` as arrangements (``PublishedDeal`` refuses a list that
+    is not one per seat); None when not recorded (schema 1)."""
+    recorded = scored.solver_arrangements
+    if recorded is None:
+        return None
+    return tuple(
+        None
+        if rows is None
+        else Arrangement.of_card_rows(
+            parse_cards(rows.front), parse_cards(rows.middle), parse_cards(rows.back)
+        )
+        for rows in recorded
+    )
+
+
 def published_deal(
     events: Iterable[Event], deal_number: int, rule_set: RuleSet | None = None
 ) -> PublishedDeal:
@@ -157,6 +173,7 @@ def published_deal(
         seat_commitments=tuple(map(commitments.get, seats)),
         reveals=tuple(map(reveals.get, seats)),
         solver_seats=tuple(map(solver_seats.__contains__, seats)),
+        solver_arrangements=_solver_arrangements(scored),
         recorded_fouls=scored.fouls,
         recorded_scores=DealScore(
             pairs=tuple(

@@ -38,6 +38,7 @@ from sapsam.domain.events import (
     PlayerSeated,
     RevealsOpened,
     SeatConfirmed,
+    SeatRows,
     SeatStanding,
     SeatTimedOut,
     SeedRevealed,
@@ -420,6 +421,13 @@ def _decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
                 for arrangement in scored_arrangements
             ),
             series_totals=series_totals,
+            # Recorded so that a verifier checks them without running the solver.
+            solver_arrangements=tuple(
+                seat_rows(arrangement)
+                if arrangement is not None and deal.timeouts[seat] is SeatTimeout.SOLVER
+                else None
+                for seat, arrangement in enumerate(scored_arrangements)
+            ),
         ),
     ]
     deals_in_series = deal.number - state.series_first_deal + 1
@@ -463,6 +471,15 @@ def final_arrangements(
         else:
             result.append(None)
     return tuple(result)
+
+
+def seat_rows(arrangement: Arrangement) -> SeatRows:
+    """An arrangement's rows in card notation, cards in the order the arrangement holds them."""
+    return SeatRows(
+        front=tuple(str(card) for card in arrangement.front),
+        middle=tuple(str(card) for card in arrangement.middle),
+        back=tuple(str(card) for card in arrangement.back),
+    )
 
 
 def arrangement_text(arrangement: Arrangement) -> str:

@@ -60,6 +60,10 @@ class PublishedDeal:
     solver_seats: tuple[bool, ...] = ()
     """Per seat, whether the seat missed its arranging deadline under the rule set's ``solver``
     policy, so that the solver set its hand; ``()`` (the default) means no seat."""
+    solver_arrangements: tuple[Arrangement | None, ...] | None = None
+    """Per seat, the arrangement the server set on the seat's behalf (a solver seat), recorded
+    with the score, else ``None``; the whole field ``None`` for a deal scored before it was
+    recorded (``DealScored`` schema 1): the earlier scheme, where the verifier runs the solver."""
 
     def __post_init__(self) -> None:
         require_seat_count(self.seat_count)
@@ -73,6 +77,7 @@ class PublishedDeal:
             ("recorded_fouls", self.recorded_fouls),
             ("recorded_scores.totals", self.recorded_scores.totals),
             ("solver_seats", self.solver_seats),
+            ("solver_arrangements", self.solver_arrangements or (None,) * self.seat_count),
         ):
             if len(values) != self.seat_count:
                 raise FairnessError(
@@ -80,8 +85,9 @@ class PublishedDeal:
                 )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: plain values only."""
-        return {
+        """The JSON form: plain values only. ``solver_arrangements`` is written only when recorded
+        (a deal of the earlier scheme has none)."""
+        data = {
             "format": FORMAT_VERSION,
             "table_id": str(self.table_id),
             "deal_number": self.deal_number,
@@ -113,6 +119,12 @@ class PublishedDeal:
                 "totals": list(self.recorded_scores.totals),
             },
         }
+        if self.solver_arrangements is not None:
+            data["solver_arrangements"] = [
+                None if arrangement is None else _rows_to_dict(arrangement)
+                for arrangement in self.solver_arrangements
+            ]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PublishedDeal:
@@ -142,6 +154,7 @@ class PublishedDeal:
                 ),
                 reveals=tuple(_reveal_from_dict(value) for value in data["reveals"]),
                 solver_seats=tuple(bool(value) for value in data.get("solver_seats", ())),
+                solver_arrangements=_solver_arrangements(data.get("solver_arrangements")),
                 recorded_fouls=tuple(bool(value) for value in recorded["fouls"]),
                 recorded_scores=DealScore(
                     pairs=tuple(
@@ -185,16 +198,30 @@ def _rows(value: Sequence[object]) -> tuple[int, int, int]:
     return (first, second, third)
 
 
-def _reveal_to_dict(reveal: Reveal | None) -> dict[str, str] | None:
-    if reveal is None:
-        return None
-    arrangement = reveal.arrangement
+def _rows_to_dict(arrangement: Arrangement) -> dict[str, str]:
     return {
         "front": format_cards(arrangement.front),
         "middle": format_cards(arrangement.middle),
         "back": format_cards(arrangement.back),
-        "nonce": reveal.nonce.hex(),
     }
+
+
+def _reveal_to_dict(reveal: Reveal | None) -> dict[str, str] | None:
+    if reveal is None:
+        return None
+    return {**_rows_to_dict(reveal.arrangement), "nonce": reveal.nonce.hex()}
+
+
+def _rows_from_dict(value: Mapping[str, str]) -> Arrangement:
+    return Arrangement(_row(value["front"]), _row(value["middle"]), _row(value["back"]))
+
+
+def _solver_arrangements(
+    value: Sequence[Mapping[str, str] | None] | None,
+) -> tuple[Arrangement | None, ...] | None:
+    if value is None:
+        return None
+    return tuple(None if rows is None else _rows_from_dict(rows) for rows in value)
 
 
 def _row(text: str) -> tuple[Card, ...]:
@@ -205,7 +232,4 @@ def _row(text: str) -> tuple[Card, ...]:
 def _reveal_from_dict(value: Mapping[str, str] | None) -> Reveal | None:
     if value is None:
         return None
-    return Reveal(
-        arrangement=Arrangement(_row(value["front"]), _row(value["middle"]), _row(value["back"])),
-        nonce=bytes.fromhex(value["nonce"]),
-    )
+    return Reveal(arrangement=_rows_from_dict(value), nonce=bytes.fromhex(value["nonce"]))

@@ -262,14 +262,14 @@ def example_published_deal(
         reveals[-1] = None
         commitments[-1] = None if solver else commitments[-1]
         solver_seats[-1] = solver
+    set_for: list[Arrangement | None] = [
+        solve(hand, rule_set) if solver_seat else None
+        for hand, solver_seat in zip(hands, solver_seats, strict=True)
+    ]
     verdicts = []
     for seat, reveal in enumerate(reveals):
-        if reveal is not None:
-            verdicts.append(check_arrangement(reveal.arrangement, hands[seat]))
-        elif solver_seats[seat]:
-            verdicts.append(check_arrangement(solve(hands[seat], rule_set), hands[seat]))
-        else:
-            verdicts.append(check_arrangement(Arrangement((), (), ()), hands[seat]))
+        scored = reveal.arrangement if reveal is not None else set_for[seat]
+        verdicts.append(check_arrangement(scored or Arrangement((), (), ()), hands[seat]))
     scores = score_deal(rule_set, verdicts)
     return PublishedDeal(
         table_id=table_id,
@@ -287,6 +287,7 @@ def example_published_deal(
         recorded_fouls=tuple(verdict.foul for verdict in verdicts),
         recorded_scores=scores,
         solver_seats=tuple(solver_seats),
+        solver_arrangements=tuple(set_for) if solver else None,
     )
 
 

@@ -12,14 +12,22 @@ check                        confirms                                       need
                              recorded hands
 ``reveal_commitment[s]``     seat ``s``'s reveal and nonce match its        —
                              commitment
+``solver_arrangement[s]``    (a solver seat only) the arrangement recorded  dealer
+                             for it is a legal one of its dealt cards
 ``fouls``                    the recorded fouls follow from the reveals     dealer, every
-                             (or the solver) and the dealt hands            reveal_commitment
+                             (and solver arrangements) and the dealt hands  reveal_commitment
+                                                                            and
+                                                                            solver_arrangement
 ``scores``                   the recorded scores follow from the rules      fouls (and all
                                                                             that fouls needs)
 ===========================  =============================================  ===================
 
 A check whose needs did not all pass is *skipped*, not failed: its inputs are not trustworthy, so
 it says nothing. Hence altering any single published fact fails exactly the check that owns it.
+
+No check runs sapsam's solver, except for a deal of the earlier scheme (published without
+``solver_arrangements``: scored before ``DealScored`` recorded them), whose solver seats are set
+again by ``sapsam.rules.solver.solve`` in ``solver_arrangement[s]``.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha25
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.frozen import from_fields
-from sapsam.rules.arrangement import ArrangementCheck, FoulReason, check_arrangement
+from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.scoring import DealScore, score_deal
 
@@ -72,12 +80,15 @@ class Check:
 class VerificationReport:
     """The result of :func:`verify_deal`: ``ok`` only if every check ran and passed.
 
-    ``hands`` are the recomputed hands (index = seat, in dealt order) when the seed checked out.
+    ``hands`` are the recomputed hands (index = seat, in dealt order) when the seed checked out;
+    ``arrangements`` the arrangement scored for each seat (its reveal, or the one set on its
+    behalf; ``None`` for a seat without one) when the fouls could be judged.
     """
 
     ok: bool
     checks: tuple[Check, ...]
     hands: tuple[tuple[Card, ...], ...] | None = None
+    arrangements: tuple[Arrangement | None, ...] = ()
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -211,17 +222,71 @@ def _foul_for_missing_reveal() -> ArrangementCheck:
     )
 
 
-def _judge(deal: PublishedDeal, seat: int, hand: Sequence[Card]) -> ArrangementCheck:
-    """The verdict on the arrangement scored for ``seat``: its reveal, the solver's, or none."""
+def _judge(
+    deal: PublishedDeal, seat: int, hand: Sequence[Card], set_for: dict[int, Arrangement]
+) -> tuple[Arrangement | None, ArrangementCheck]:
+    """The arrangement scored for ``seat`` (its reveal, the one set on its behalf, or none) and
+    the verdict on it."""
     reveal = deal.reveals[seat]
     if reveal is not None:
-        return check_arrangement(reveal.arrangement, hand)
+        return reveal.arrangement, check_arrangement(reveal.arrangement, hand)
     if deal.solver_seats[seat]:
-        # Imported here: the solver and its data tables cost every verification's start-up.
+        arrangement = set_for[seat]  # its solver_arrangement check passed, so it is there
+        return arrangement, check_arrangement(arrangement, hand)
+    return None, _foul_for_missing_reveal()
+
+
+def _rows_text(arrangement: Arrangement | None) -> str:
+    if arrangement is None:
+        return "none"
+    return " / ".join(format_cards(row) for row in arrangement.rows)
+
+
+def _solver_check(
+    deal: PublishedDeal, seat: int, name: str, work: _Work, set_for: dict[int, Arrangement]
+) -> Check:
+    """The arrangement set on behalf of a solver seat: recorded (checked for legality: exactly
+    the seat's dealt cards, rows of 3, 5 and 5, in order), or, for a deal of the earlier scheme,
+    set again by sapsam's solver."""
+    hand = work.hands[seat]
+    if deal.solver_arrangements is None:
+        # Imported here: only deals of the earlier scheme need the solver and its tables.
         from sapsam.rules.solver import solve
 
-        return check_arrangement(solve(hand, deal.rule_set), hand)
-    return _foul_for_missing_reveal()
+        arrangement = solve(hand, deal.rule_set)
+        set_for[seat] = arrangement
+        return _pass(
+            name,
+            _rows_text(arrangement),
+            "earlier scheme: the deal was scored before the arrangement was recorded, so "
+            "sapsam's solver set it again",
+        )
+    recorded = deal.solver_arrangements[seat]
+    if not deal.solver_seats[seat]:
+        return _fail(
+            name,
+            "none",
+            _rows_text(recorded),
+            "an arrangement is recorded as set on behalf of a seat that did not miss its "
+            "arranging deadline under the solver policy",
+        )
+    if recorded is None:
+        return _fail(
+            name,
+            "an arrangement",
+            "none",
+            "the seat's hand was set on its behalf, but no arrangement is recorded for it",
+        )
+    verdict = check_arrangement(recorded, hand)
+    if verdict.foul:
+        return _fail(
+            name,
+            "a legal arrangement of the seat's dealt cards",
+            _rows_text(recorded),
+            f"the arrangement recorded for the seat is not legal: {verdict.detail}",
+        )
+    set_for[seat] = recorded
+    return _pass(name, _rows_text(recorded))
 
 
 def _score_text(score: DealScore) -> str:
@@ -313,11 +378,28 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         reveal_names.append(name)
         checks.run(name, (), partial(_reveal_check, deal, seat, name))
 
-    needs = ("dealer", *reveal_names)
+    # Only the seats whose hand was set on their behalf (or that hold such an arrangement) get
+    # a solver_arrangement check: a deal without one reports the same checks as ever.
+    set_for: dict[int, Arrangement] = {}
+    solver_names = []
+    recorded_sets = deal.solver_arrangements
+    for seat in range(deal.seat_count):
+        if deal.solver_seats[seat] or (
+            recorded_sets is not None and recorded_sets[seat] is not None
+        ):
+            name = f"solver_arrangement[{seat}]"
+            solver_names.append(name)
+            checks.run(name, ("dealer",), partial(_solver_check, deal, seat, name, state, set_for))
+
+    needs = ("dealer", *reveal_names, *solver_names)
     judged: list[ArrangementCheck] = []
+    scored: list[Arrangement | None] = []
 
     def fouls_check() -> Check:
-        judged.extend(_judge(deal, seat, hand) for seat, hand in enumerate(state.hands))
+        for seat, hand in enumerate(state.hands):
+            arrangement, verdict = _judge(deal, seat, hand, set_for)
+            scored.append(arrangement)
+            judged.append(verdict)
         found = tuple(verdict.foul for verdict in judged)
 
         def detail() -> str:
@@ -355,6 +437,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         ok=all(check.passed for check in results),
         checks=results,
         hands=state.hands or None,
+        arrangements=tuple(scored),
     )
 
 
@@ -363,7 +446,7 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
     reveal = deal.reveals[seat]
     if reveal is None:
         if deal.solver_seats[seat]:
-            return _pass(name, "no reveal", "the seat timed out: the solver set its hand")
+            return _pass(name, "no reveal", "the seat timed out: its hand was set on its behalf")
         return _pass(name, "no reveal", "the seat never revealed: its hand counts as a foul")
     if deal.solver_seats[seat]:
         return _fail(
@@ -378,7 +461,7 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
     found = arrangement_commitment(deal.table_id, deal.deal_number, seat, arrangement, reveal.nonce)
 
     def detail() -> str:
-        shown = " / ".join(format_cards(row) for row in arrangement.rows)
+        shown = _rows_text(arrangement)
         return (
             f"the revealed arrangement {shown} with nonce {reveal.nonce.hex()} does not match "
             "the seat's commitment"

@@ -1,7 +1,9 @@
 """docs/fairness-vectors.json against the code, and against a second verifier written from the spec.
 
-The second verifier (``_Spec*`` below) uses only hashlib, hmac and struct, and follows
+The second verifier (``_spec*`` below) uses only hashlib, hmac and struct, and follows
 docs/fairness.md step by step, as a third party would; it shares no code with sapsam.fairness.
+With the second reading of docs/rules.md (``spec_rules_reading``) it verifies every published
+deal of the file too, the seats set on their behalf included: no vector needs sapsam's solver.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spec_rules_reading import ROWS, spec_foul, spec_key, spec_units
 
 from sapsam.fairness import (
     arrangement_commitment,
@@ -181,6 +184,12 @@ def _spec_shuffle(key: bytes) -> list[int]:
 
 
 def _spec_hands(vector_input: dict[str, Any]) -> tuple[bytes, list[list[int]]]:
+    key, _, _, hands = _spec_deal(vector_input)
+    return key, hands
+
+
+def _spec_deal(vector_input: dict[str, Any]) -> tuple[bytes, list[int], list[int], list[list[int]]]:
+    """§6-§9: the shuffle key, the shuffled deck, the cut deck and the hands."""
     table = uuid.UUID(vector_input["table_id"])
     deal = vector_input["deal_number"]
     seed = bytes.fromhex(vector_input["seed"])
@@ -191,13 +200,13 @@ def _spec_hands(vector_input: dict[str, Any]) -> tuple[bytes, list[list[int]]]:
     key = hashlib.sha256(
         _lp(_TAG + b"shuffle-key") + table.bytes + struct.pack(">Q", deal) + _lp(seed) + encoded
     ).digest()
-    deck = _spec_shuffle(key)
+    shuffled = _spec_shuffle(key)
     cut = vector_input["cut_position"]
-    deck = deck[cut:] + deck[:cut]
+    deck = shuffled[cut:] + shuffled[:cut]
     hands: list[list[int]] = [[] for _ in range(seats)]
     for k in range(13 * seats):
         hands[(vector_input["dealer"] + 1 + k) % seats].append(deck[k])
-    return key, hands
+    return key, shuffled, deck, hands
 
 
 @pytest.mark.parametrize("vector", DEALS, ids=[deal["name"] for deal in DEALS])
@@ -257,3 +266,121 @@ def test_the_worked_example_in_the_spec_matches_the_code() -> None:
     assert format_cards(deck[:26]) in " ".join(example.split())
     for seat, hand in enumerate(hands):
         assert f"seat {seat}: {format_cards(hand)}" in example
+
+
+_SUITS = "cdhs"
+_RANKS = "23456789TJQKA"
+
+
+def _spec_index(card: str) -> int:
+    """§3: rank * 4 + suit."""
+    return _RANKS.index(card[0]) * 4 + _SUITS.index(card[1])
+
+
+def _spec_card(index: int) -> str:
+    return _RANKS[index // 4] + _SUITS[index % 4]
+
+
+@pytest.mark.parametrize("published", VECTORS["published_deals"])
+def test_an_independent_verifier_passes_every_published_deal(published: dict[str, Any]) -> None:
+    """§13 from fairness.md and rules.md alone: the deal, its record, every reveal, the
+    arrangements set on a seat's behalf (legal, and scored as recorded), the fouls and scores."""
+    table = uuid.UUID(published["table_id"])
+    deal, seed = published["deal_number"], bytes.fromhex(published["seed"])
+    seats = published["seat_count"]
+    assert _spec_seed_commitment(table, deal, seed).hex() == published["seed_commitment"]
+    _, shuffled, cut_deck_, hands = _spec_deal(
+        {**published, "seat_count": seats, "seed": published["seed"]}
+    )
+    key = hashlib.sha256(
+        _lp(_TAG + b"record-key") + table.bytes + struct.pack(">Q", deal) + _lp(seed)
+    ).digest()
+
+    def mac(message: bytes) -> str:
+        return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+    record = published["record"]
+    assert mac(_lp(_TAG + b"deck") + bytes(shuffled)) == record["deck"]
+    assert mac(_lp(_TAG + b"cut-deck") + bytes(cut_deck_)) == record["cut_deck"]
+    assert [
+        mac(_lp(_TAG + b"hand") + bytes([seat]) + _lp(bytes(hand)))
+        for seat, hand in enumerate(hands)
+    ] == record["hands"]
+
+    dealt = [" ".join(_spec_card(index) for index in hand) for hand in hands]
+    set_for = published.get("solver_arrangements") or [None] * seats
+    scored: list[dict[str, str] | None] = []
+    for seat in range(seats):
+        reveal = published["reveals"][seat]
+        if reveal is not None:
+            rows = b"".join(
+                _lp(bytes(sorted(_spec_index(card) for card in reveal[name].split())))
+                for name in ROWS
+            )
+            message = (
+                _lp(_TAG + b"arrangement-commitment")
+                + table.bytes
+                + struct.pack(">QB", deal, seat)
+                + rows
+                + _lp(bytes.fromhex(reveal["nonce"]))
+            )
+            assert hashlib.sha256(message).hexdigest() == published["seat_commitments"][seat]
+            scored.append(reveal)
+        elif published["solver_seats"][seat]:
+            # §13: recorded, and legal for the seat's dealt cards; no solver needed.
+            recorded = set_for[seat]
+            assert recorded is not None, "every solver seat of the vectors is recorded"
+            assert spec_foul(recorded, dealt[seat]) is None
+            scored.append(recorded)
+        else:
+            assert set_for[seat] is None
+            scored.append(None)
+    fouls = [
+        rows is None or spec_foul(rows, dealt[seat]) is not None for seat, rows in enumerate(scored)
+    ]
+    assert fouls == published["recorded"]["fouls"]
+
+    totals = [0] * seats
+    pairs = []
+    for a in range(seats):
+        for b in range(a + 1, seats):
+            if fouls[a] or fouls[b]:
+                rows_won = [0 if fouls[a] and fouls[b] else -1 if fouls[a] else 1] * 3
+            else:
+                first, second = scored[a], scored[b]
+                assert first is not None and second is not None
+                keys = [(spec_key(first[name]), spec_key(second[name])) for name in ROWS]
+                rows_won = [(mine > theirs) - (mine < theirs) for mine, theirs in keys]
+            delta = spec_units(published["rule_set"], rows_won)
+            pairs.append({"seats": [a, b], "rows": rows_won, "delta": delta})
+            totals[a] += delta
+            totals[b] -= delta
+    assert pairs == published["recorded"]["pairs"]
+    assert totals == published["recorded"]["totals"]
+
+
+def test_the_solver_vector_records_its_arrangement() -> None:
+    (solver,) = [deal for deal in VECTORS["published_deals"] if any(deal["solver_seats"])]
+    recorded = solver["solver_arrangements"]
+    assert [rows is not None for rows in recorded] == solver["solver_seats"]
+
+
+@pytest.mark.parametrize("vector", VECTORS["lots"])
+def test_an_independent_verifier_reproduces_the_lot_vectors(vector: dict[str, Any]) -> None:
+    """§11 alone: the lot commitment and key, the lot deck by §7-§8, the highest card deals."""
+    given, expected = vector["input"], vector["expected"]
+    table, lot_seed = uuid.UUID(given["table_id"]), bytes.fromhex(given["lot_seed"])
+    commitment = hashlib.sha256(_lp(_TAG + b"lot-commitment") + table.bytes + _lp(lot_seed))
+    key = hashlib.sha256(_lp(_TAG + b"lot-key") + table.bytes + _lp(lot_seed)).digest()
+    assert commitment.hexdigest() == expected["lot_commitment"] and key.hex() == expected["lot_key"]
+    drawn = _spec_shuffle(key)[: given["seat_count"]]
+    assert " ".join(_spec_card(card) for card in drawn) == expected["cards"]
+    assert drawn.index(max(drawn)) == expected["dealer"]
+
+
+@pytest.mark.parametrize("vector", VECTORS["sampler"])
+def test_an_independent_verifier_reproduces_the_sampler_vectors(vector: dict[str, Any]) -> None:
+    bound, word = vector["bound"], int(vector["word"], 16)
+    limit = 2**32 - (2**32 % bound)
+    assert limit == vector["limit"]
+    assert vector["index"] == (None if word >= limit else word % bound)

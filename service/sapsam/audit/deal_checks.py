@@ -3,8 +3,10 @@
 Per deal: ``sequence`` (the events follow the protocol, in order, each by the seat allowed to act),
 ``dealer_rotation`` (the deal passes left from the dealer drawn by lot), then, once the seed is
 published, fair dealing's own checks (``seed_commitment``, ``contributions``, ``cut``, ``dealer``,
-``reveal_commitment[s]``, ``fouls``, ``scores``: see docs/fairness.md §9) and two consistency
-checks of what was recorded on the way (``reveal_fouls``, ``scored_arrangements``).
+``reveal_commitment[s]``, ``solver_arrangement[s]`` for a seat whose hand was set on its behalf,
+``fouls``, ``scores``: see docs/fairness.md §13) and two consistency checks of what was recorded on
+the way (``reveal_fouls``, ``scored_arrangements``: the rows recorded with the score are the
+verified ones, for every seat).
 
 Over the series: ``series_totals`` (each deal's running totals are the previous ones plus the
 deal's verified totals, from zero at the first deal of each series), ``standings`` (the final

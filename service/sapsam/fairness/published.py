@@ -1,6 +1,6 @@
 """Everything published about a finished deal, in one frozen value, and its JSON form.
 
-The JSON form (docs/fairness.md §9) uses hex for bytes, the table id in its canonical text form,
+The JSON form (docs/fairness.md §14) uses hex for bytes, the table id in its canonical text form,
 cards in the usual notation (``"Ah Kd 2c"``) and ``null`` for a seat that contributed nothing,
 never committed or never revealed. It is the format of the verification vectors and of exports.
 """

@@ -1,4 +1,4 @@
-"""Verify a finished deal from its published data alone (docs/fairness.md §9).
+"""Verify a finished deal from its published data alone (docs/fairness.md §13).
 
 Each check confirms one published fact from facts already confirmed, in this order:
 

@@ -186,6 +186,9 @@ def test_empty_batches_floats_and_reserved_metadata_are_refused(
         append(connection, "s", 0, events("A"), "r3", metadata={"actor": "mallory"})
     with pytest.raises(ValueError, match="float"):
         append(connection, "s", 0, events("A"), "r4", response={"score": 0.5})
+    # RFC 8785: JSON numbers are doubles, exact only within ±(2^53 - 1) (docs/fairness.md §18).
+    with pytest.raises(ValueError, match=r"outside ±\(2\^53 - 1\)"):
+        append(connection, "s", 0, [NewEvent("A", {"big": 2**53})], "r5")
     assert read_all(connection) == []
     assert connection.execute("SELECT count(*) FROM processed_requests").fetchone() == (0,)
 
@@ -194,7 +197,7 @@ def test_extra_metadata_is_recorded_and_the_chain_holds(
     connection: psycopg.Connection[object],
 ) -> None:
     append(connection, "s", 0, events("A", "B"), "r1", metadata={"correlation": "c-9"})
-    append(connection, "s", 2, [NewEvent("C", {"text": "ünïcødé ♠", "big": 2**62})], "r2")
+    append(connection, "s", 2, [NewEvent("C", {"text": "ünïcødé ♠", "big": 2**53 - 1})], "r2")
     stored = read_stream(connection, "s")
     assert stored[0].metadata["correlation"] == "c-9"
     assert verify_stream_chain(stored).intact

@@ -242,6 +242,14 @@ def test_deals_with_timeouts_verify_and_replay(database_url: str) -> None:
     assert "solver" in report.named("reveal_commitment[2]", 1).detail
     scored = next(e for e in export.events if e.type == "DealScored")
     assert scored.data["fouls"] == [False, True, False]
+    # The solver's rows are recorded with the score (schema 2) and checked without the solver.
+    assert scored.schema_version == 2
+    assert scored.data["solver_arrangements"][:2] == [None, None]
+    assert report.named("solver_arrangement[2]", 1).status is Status.PASSED
+    cid_rows = scored.data["solver_arrangements"][2]
+    assert scored.data["arrangements"][2] == "|".join(
+        " ".join(cid_rows[row]) for row in ("front", "middle", "back")
+    )
     final = replay(export)[-1]
     assert [view.status for view in final.seats] == ["seated"] * 3
     timed_out = next(f for f in replay(export) if f.event_type == "SeatTimedOut")

@@ -291,7 +291,7 @@ def test_a_seat_set_by_the_solver_is_scored_with_the_solvers_hand() -> None:
     assert deal.recorded_fouls[2] is False
     report = verify_deal(deal)
     assert report.ok
-    assert "set on its behalf" in report.check("reveal_commitment[2]").detail
+    assert "solver policy" in report.check("reveal_commitment[2]").detail
     assert deal.solver_arrangements is not None
     recorded = deal.solver_arrangements[2]
     assert recorded is not None and report.arrangements[2] == recorded

@@ -446,7 +446,11 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
     reveal = deal.reveals[seat]
     if reveal is None:
         if deal.solver_seats[seat]:
-            return _pass(name, "no reveal", "the seat timed out: its hand was set on its behalf")
+            return _pass(
+                name,
+                "no reveal",
+                "the seat timed out under the solver policy: its hand was set for it",
+            )
         return _pass(name, "no reveal", "the seat never revealed: its hand counts as a foul")
     if deal.solver_seats[seat]:
         return _fail(

@@ -24,7 +24,7 @@ AWKWARD_DATA = [
     {"text": 'comma, bracket ] brace } quote " backslash \\ tab \t', "n": 0},
     {"unicode": "♠ ♥ é 漢字 \u2028 \U0001f0a1", "empty": "", "nothing": None},
     {"nested": [[1, [2, {"deep": [True, False, None]}]], {}], "list": []},
-    {"big": 2**62, "negative": -(2**40), "zero": 0, "key with space": "v"},
+    {"big": 2**53 - 1, "negative": -(2**40), "zero": 0, "key with space": "v"},
     {},
     {"newline": "line\nline", "control": "\u0001\u001f", "slash": "/"},
 ]

@@ -193,6 +193,9 @@ MIGRATED_TABLES = (
     "serving_intervals",
     "background_failures",
     "wakeup_listeners",
+    "merkle_nodes",
+    "merkle_leaves",
+    "log_checkpoints",
 )
 
 EXPECTED_SCHEMA = SchemaDescription(
@@ -252,6 +255,15 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("wakeup_listeners", "listener", "text", False),
             ("wakeup_listeners", "event_types", "ARRAY", True),
             ("wakeup_listeners", "expires_at", "timestamp with time zone", False),
+            ("merkle_nodes", "level", "smallint", False),
+            ("merkle_nodes", "index", "bigint", False),
+            ("merkle_nodes", "hash", "bytea", False),
+            ("merkle_leaves", "leaf_index", "bigint", False),
+            ("merkle_leaves", "position", "bigint", False),
+            ("log_checkpoints", "size", "bigint", False),
+            ("log_checkpoints", "root", "bytea", False),
+            ("log_checkpoints", "issued_at", "timestamp with time zone", False),
+            ("log_checkpoints", "note", "text", False),
         }
     ),
     indexes=frozenset(
@@ -325,6 +337,26 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "CREATE UNIQUE INDEX wakeup_listeners_pkey ON public.wakeup_listeners "
                 "USING btree (listener)",
             ),
+            (
+                "merkle_nodes",
+                "CREATE UNIQUE INDEX merkle_nodes_pkey ON public.merkle_nodes "
+                "USING btree (level, index)",
+            ),
+            (
+                "merkle_leaves",
+                "CREATE UNIQUE INDEX merkle_leaves_pkey ON public.merkle_leaves "
+                "USING btree (leaf_index)",
+            ),
+            (
+                "merkle_leaves",
+                "CREATE UNIQUE INDEX merkle_leaves_position_key ON public.merkle_leaves "
+                'USING btree ("position")',
+            ),
+            (
+                "log_checkpoints",
+                "CREATE UNIQUE INDEX log_checkpoints_pkey ON public.log_checkpoints "
+                "USING btree (size)",
+            ),
         }
     ),
     triggers=frozenset(
@@ -333,6 +365,11 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("events", "events_append_only", "BEFORE", "DELETE"),
             ("events", "events_append_only", "BEFORE", "TRUNCATE"),
             ("events", "events_mark_inserts", "BEFORE", "INSERT"),
+            *(
+                (table, f"{table}_append_only", "BEFORE", operation)
+                for table in ("merkle_nodes", "merkle_leaves", "log_checkpoints")
+                for operation in ("UPDATE", "DELETE", "TRUNCATE")
+            ),
         }
     ),
 )
@@ -396,7 +433,7 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
             " player_tokens, serving_intervals, background_failures, wakeup_listeners,"
-            " alembic_version FROM {}"
+            " merkle_nodes, merkle_leaves, log_checkpoints, alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
         # The server checks the schema revision at start (it migrates nothing when current).
@@ -414,6 +451,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON background_failures TO {}"),
         # Listeners say which wake-ups they want; appends read it (sapsam.store.subscriptions).
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON wakeup_listeners TO {}"),
+        # The transparency log's tree and checkpoints: appended by the checkpointer, never changed.
+        sql.SQL("GRANT SELECT, INSERT ON merkle_nodes, merkle_leaves, log_checkpoints TO {}"),
         # Read models are created and rebuilt by the service (see sapsam.store.projections).
         sql.SQL("GRANT CREATE ON SCHEMA public TO {}"),
     )

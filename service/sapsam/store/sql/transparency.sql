@@ -1,0 +1,48 @@
+-- The transparency log's tree, leaves and signed checkpoints (docs/transparency.md §7). Every
+-- table here is append-only: rows are only ever inserted, by the one checkpointer holding the
+-- lock (sapsam.store.transparency).
+
+-- name: try_lock
+-- One checkpointer at a time across processes, for the length of its transaction.
+SELECT pg_try_advisory_xact_lock(7526466447829417326)
+
+-- name: last_leaf
+-- The tree's size is the last leaf's index + 1; its position is where the next read starts.
+SELECT leaf_index, position FROM merkle_leaves ORDER BY leaf_index DESC LIMIT 1
+
+-- name: event_hashes_after
+-- The chained hashes the next leaves are made of, in global order, at or below a bound
+-- (the proven high-water mark when the page has a hole: see sapsam.store.reads).
+SELECT position, hash FROM events
+WHERE position > %(after)s AND position <= %(bound)s
+ORDER BY position LIMIT %(limit)s
+
+-- name: nodes
+-- Stored perfect subtrees by (level, index), the ids given as two parallel arrays.
+SELECT n.level, n.index, n.hash
+FROM unnest(%(levels)s::smallint[], %(indexes)s::bigint[]) AS wanted (level, index)
+JOIN merkle_nodes n ON n.level = wanted.level AND n.index = wanted.index
+
+-- name: insert_nodes
+INSERT INTO merkle_nodes (level, index, hash)
+SELECT * FROM unnest(%(levels)s::smallint[], %(indexes)s::bigint[], %(hashes)s::bytea[])
+
+-- name: insert_leaves
+INSERT INTO merkle_leaves (leaf_index, position)
+SELECT * FROM unnest(%(indexes)s::bigint[], %(positions)s::bigint[])
+
+-- name: insert_checkpoint
+INSERT INTO log_checkpoints (size, root, issued_at, note)
+VALUES (%(size)s, %(root)s, to_timestamp(%(time)s), %(note)s)
+
+-- name: latest_checkpoint
+SELECT size, root, note FROM log_checkpoints ORDER BY size DESC LIMIT 1
+
+-- name: checkpoint_of_size
+SELECT size, root, note FROM log_checkpoints WHERE size = %(size)s
+
+-- name: leaf_of_position
+SELECT leaf_index FROM merkle_leaves WHERE position = %(position)s
+
+-- name: position_of_leaf
+SELECT position FROM merkle_leaves WHERE leaf_index = %(leaf)s

@@ -1,0 +1,259 @@
+"""The transparency log in PostgreSQL: extending the stored tree, and reading what proofs need.
+
+docs/transparency.md §7. The tree grows only here, in ``extend_log``'s one transaction: it takes a
+transaction-scoped advisory lock (one checkpointer at a time across processes; another process
+trying at the same moment simply skips its turn), reads the events after the last leaf in global
+order without ever skipping one that commits late (the proof of ``sapsam.store.reads``), inserts
+the subtrees they complete, their positions and the signed checkpoint, and commits. A crash before
+the commit leaves nothing; the next turn starts again from the stored tree. The append path does
+nothing for the tree.
+
+The checkpointer keeps its ``Frontier`` between turns and rebuilds it (``popcount(size)`` look-ups
+in one statement) when the stored tree is not the one it holds: at start, or after another
+process took a turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import psycopg
+
+from sapsam.log.merkle import Frontier, NodeId, event_leaf_hash, perfect_subtrees
+from sapsam.log.merkle_proofs import Range, plan_nodes, proof_from_plan
+from sapsam.store.queries import query
+
+AsyncConnection = psycopg.AsyncConnection[Any]
+
+MAX_LEAVES_PER_TURN: Final = 10_000
+"""A turn adds at most this many leaves (bounded memory and transaction); a busier log is caught
+up by the next turns, which follow at once while a turn comes back full."""
+
+_logger = logging.getLogger("sapsam.store.transparency")
+
+Sign = Callable[[int, bytes, int], str]
+"""sign(size, root, time) -> the signed note of that checkpoint (sapsam.log.checkpoint)."""
+
+
+@dataclass(frozen=True)
+class StoredCheckpoint:
+    """A signed checkpoint as stored."""
+
+    size: int
+    root: bytes
+    note: str
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What one turn of ``extend_log`` did: ``added`` leaves (0 when there was nothing new or
+    another process held the lock) and the checkpoint it issued, if any."""
+
+    added: int
+    checkpoint: StoredCheckpoint | None
+    led: bool
+
+
+class TreeCache:
+    """The checkpointer's frontier between turns, and the position of its last leaf."""
+
+    def __init__(self) -> None:
+        self.frontier = Frontier()
+        self.last_position = 0
+
+
+async def read_nodes(connection: AsyncConnection, ids: Iterable[NodeId]) -> dict[NodeId, bytes]:
+    """The stored perfect subtrees among ``ids`` (a missing one is simply absent)."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return {}
+    cursor = await connection.execute(
+        query("transparency.nodes"),
+        {"levels": [n.level for n in wanted], "indexes": [n.index for n in wanted]},
+    )
+    return {NodeId(int(level), int(index)): bytes(value) async for level, index, value in cursor}
+
+
+async def stored_size(connection: AsyncConnection) -> tuple[int, int]:
+    """The stored tree's size and its last leaf's event position ((0, 0) for an empty tree)."""
+    cursor = await connection.execute(query("transparency.last_leaf"))
+    row = await cursor.fetchone()
+    return (int(row[0]) + 1, int(row[1])) if row else (0, 0)
+
+
+async def load_frontier(connection: AsyncConnection, size: int) -> Frontier:
+    """The frontier of the stored tree of ``size`` leaves, in one statement."""
+    nodes = await read_nodes(connection, perfect_subtrees(0, size) if size else ())
+    return Frontier.from_nodes(size, lambda node_id: _present(nodes, node_id))
+
+
+async def proof_hashes(connection: AsyncConnection, plan: Sequence[Range]) -> list[bytes]:
+    """The hashes of a proof's planned subtrees (``merkle_proofs.inclusion_plan`` or
+    ``consistency_plan``) from the stored perfect subtrees, in one statement: O(log n) rows.
+    ``LookupError`` when the stored tree does not reach that far."""
+    nodes = await read_nodes(connection, plan_nodes(plan))
+    return proof_from_plan(plan, lambda node_id: _present(nodes, node_id))
+
+
+def _present(nodes: Mapping[NodeId, bytes], node_id: NodeId) -> bytes:
+    try:
+        return nodes[node_id]
+    except KeyError:
+        raise LookupError(f"the stored tree lacks subtree {node_id}") from None
+
+
+async def event_hashes_after(
+    connection: AsyncConnection, after_position: int, limit: int
+) -> list[tuple[int, bytes]]:
+    """Up to ``limit`` events' (position, chained hash) after ``after_position`` in global order,
+    never skipping one that commits late: a page without a hole is returned as read, one with a
+    hole is read again at or below the proven high-water mark (``sapsam.store.reads`` says why
+    that is safe; only the hash is read, as the tree needs nothing else of an event)."""
+    statement = query("transparency.event_hashes_after")
+    cursor = await connection.execute(
+        statement, {"after": after_position, "bound": 2**63 - 1, "limit": limit}
+    )
+    rows = await cursor.fetchall()
+    if not rows or rows[-1][0] == after_position + len(rows):
+        return [(int(position), bytes(value)) for position, value in rows]
+    cursor = await connection.execute(query("events.safe_position"))
+    bound_row = await cursor.fetchone()
+    bound = int(bound_row[0]) if bound_row else 0
+    if bound <= after_position:
+        return []
+    cursor = await connection.execute(
+        statement, {"after": after_position, "bound": bound, "limit": limit}
+    )
+    return [(int(position), bytes(value)) for position, value in await cursor.fetchall()]
+
+
+async def extend_log(
+    connection: AsyncConnection,
+    cache: TreeCache,
+    sign: Sign,
+    now: Callable[[], int],
+    max_leaves: int = MAX_LEAVES_PER_TURN,
+) -> TurnResult:
+    """One checkpointer turn (see the module docstring). ``connection`` must be in autocommit
+    mode (each statement its own snapshot, as the read's proof needs); ``cache`` is updated only
+    once the turn's transaction has committed."""
+    async with connection.transaction():
+        cursor = await connection.execute(query("transparency.try_lock"))
+        locked = await cursor.fetchone()
+        if not locked or not locked[0]:
+            return TurnResult(0, None, led=False)
+        size, last_position = await stored_size(connection)
+        if cache.frontier.size != size or cache.last_position != last_position:
+            cache.frontier = await load_frontier(connection, size)
+            cache.last_position = last_position
+        rows = await event_hashes_after(connection, last_position, max_leaves)
+        if not rows:
+            return TurnResult(0, None, led=True)
+        frontier = cache.frontier.copy()
+        completed = frontier.extend(event_leaf_hash(value) for _, value in rows)
+        root, time = frontier.root(), now()
+        note = sign(frontier.size, root, time)
+        await _insert(connection, completed, size, [position for position, _ in rows])
+        await connection.execute(
+            query("transparency.insert_checkpoint"),
+            {"size": frontier.size, "root": root, "time": time, "note": note},
+        )
+    cache.frontier, cache.last_position = frontier, rows[-1][0]
+    return TurnResult(len(rows), StoredCheckpoint(frontier.size, root, note), led=True)
+
+
+async def _insert(
+    connection: AsyncConnection,
+    completed: Sequence[tuple[NodeId, bytes]],
+    first_leaf: int,
+    positions: Sequence[int],
+) -> None:
+    await connection.execute(
+        query("transparency.insert_nodes"),
+        {
+            "levels": [node_id.level for node_id, _ in completed],
+            "indexes": [node_id.index for node_id, _ in completed],
+            "hashes": [value for _, value in completed],
+        },
+    )
+    await connection.execute(
+        query("transparency.insert_leaves"),
+        {"indexes": list(range(first_leaf, first_leaf + len(positions))), "positions": positions},
+    )
+
+
+async def latest_checkpoint(connection: AsyncConnection) -> StoredCheckpoint | None:
+    """The last signed checkpoint, or None before the first."""
+    cursor = await connection.execute(query("transparency.latest_checkpoint"))
+    return _checkpoint(await cursor.fetchone())
+
+
+async def checkpoint_of_size(connection: AsyncConnection, size: int) -> StoredCheckpoint | None:
+    """The signed checkpoint of a tree of ``size`` leaves, if one was issued."""
+    cursor = await connection.execute(query("transparency.checkpoint_of_size"), {"size": size})
+    return _checkpoint(await cursor.fetchone())
+
+
+def _checkpoint(row: Sequence[Any] | None) -> StoredCheckpoint | None:
+    return StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2])) if row else None
+
+
+async def leaf_of_position(connection: AsyncConnection, position: int) -> int | None:
+    """The leaf index of the event at ``position``, or None while it is not in the tree."""
+    cursor = await connection.execute(
+        query("transparency.leaf_of_position"), {"position": position}
+    )
+    row = await cursor.fetchone()
+    return int(row[0]) if row else None
+
+
+async def position_of_leaf(connection: AsyncConnection, leaf_index: int) -> int | None:
+    """The event position of leaf ``leaf_index``, or None past the stored tree."""
+    cursor = await connection.execute(query("transparency.position_of_leaf"), {"leaf": leaf_index})
+    row = await cursor.fetchone()
+    return int(row[0]) if row else None
+
+
+CHECKPOINT_SECONDS: Final = 2.0
+"""A turn every this long while the log is quiet; at once again after a full turn."""
+RETRY_SECONDS: Final = 5.0
+
+
+async def run_checkpointer(
+    conninfo: str,
+    sign: Sign,
+    stop: asyncio.Event,
+    now: Callable[[], int] = lambda: int(time.time()),
+    interval: float = CHECKPOINT_SECONDS,
+    max_leaves: int = MAX_LEAVES_PER_TURN,
+) -> None:
+    """Take turns (``extend_log``) on a connection of its own until ``stop`` is set. Every server
+    process runs one; the lock makes them take turns, so the tree grows in one order whichever
+    process survives. A failed turn (the database away) is logged and tried again later."""
+    cache = TreeCache()
+    while not stop.is_set():
+        pause = interval
+        try:
+            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+                while not stop.is_set():
+                    turn = await extend_log(conn, cache, sign, now, max_leaves)
+                    if turn.added < max_leaves and await _stopped(stop, interval):
+                        return
+        except (psycopg.Error, OSError) as error:
+            _logger.warning("checkpointer: %s; trying again in %.0f s", error, RETRY_SECONDS)
+            pause = RETRY_SECONDS
+        await _stopped(stop, pause)
+
+
+async def _stopped(stop: asyncio.Event, seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``stop``; whether it was set."""
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except TimeoutError:
+        return False
+    return True

@@ -28,6 +28,7 @@ Targets: offline >= 2,000 deals/s.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import time
 import uuid
@@ -49,8 +50,10 @@ TARGET_OFFLINE_PER_S = 2_000
 
 def generate(url: str, deals: int, seat_count: int, series_length: int = 8) -> dict[str, Any]:
     """Store ``deals`` finished deals in tables of ``series_length`` deals."""
-    store = EventStore.connect(url, projectors=projectors())
+    store = EventStore.unopened(url, projectors=projectors())
     store.prepare()
+    loop = asyncio.new_event_loop()  # the store's pool lives on it
+    loop.run_until_complete(store.open())
     started = time.perf_counter()
     tables: list[uuid.UUID] = []
     events = 0
@@ -64,12 +67,15 @@ def generate(url: str, deals: int, seat_count: int, series_length: int = 8) -> d
                 NewEvent(type_name, data, schema_version)
                 for type_name, schema_version, data in map(DEFAULT_CODEC.encode, recorded)
             ]
-            store.append(f"table-{table_id}", 0, new, f"bench/{table_id}", "bench")
+            loop.run_until_complete(
+                store.append(f"table-{table_id}", 0, new, f"bench/{table_id}", "bench")
+            )
             tables.append(table_id)
             events += len(new)
             remaining -= count
     finally:
-        store.close()
+        loop.run_until_complete(store.close())
+        loop.close()
     seconds = time.perf_counter() - started
     return {
         "deals": deals,

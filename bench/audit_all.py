@@ -30,6 +30,7 @@ chooses which measurements run. Target: >= 2,000 deals/s for ``verify_all`` on >
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -122,8 +123,10 @@ def table_batches(table_id: uuid.UUID, deals: int, seats: int = 4) -> Iterator[l
 
 def generate(url: str, long_tables: int, long_deals: int, short_tables: int) -> dict[str, Any]:
     """Store the tables, one append (one acknowledged request) per deal."""
-    store = EventStore.connect(url, projectors=all_projectors())
+    store = EventStore.unopened(url, projectors=all_projectors())
     store.prepare()
+    loop = asyncio.new_event_loop()  # the store's pool lives on it
+    loop.run_until_complete(store.open())
     started = time.perf_counter()
     events = deals = appends = 0
     long_ids: list[str] = []
@@ -136,7 +139,11 @@ def generate(url: str, long_tables: int, long_deals: int, short_tables: int) -> 
             version = 0
             for batch in table_batches(table_id, table_deals):
                 new = [NewEvent(*_encoded(event)) for event in batch]
-                store.append(f"table-{table_id}", version, new, f"bench/{uuid.uuid4()}", "bench")
+                loop.run_until_complete(
+                    store.append(
+                        f"table-{table_id}", version, new, f"bench/{uuid.uuid4()}", "bench"
+                    )
+                )
                 version += len(new)
                 appends += 1
             events += version
@@ -144,7 +151,8 @@ def generate(url: str, long_tables: int, long_deals: int, short_tables: int) -> 
             if sys.stderr.isatty():
                 print(f"\rgenerated {index + 1}/{len(shapes)} tables", end="", file=sys.stderr)
     finally:
-        store.close()
+        loop.run_until_complete(store.close())
+        loop.close()
     if sys.stderr.isatty():
         print(file=sys.stderr)
     return {

@@ -27,6 +27,7 @@ Usage: ``python bench/store.py [--seconds 2] [--rounds 5] [--synchronous-commit 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import hashlib
 import json
 import os
@@ -45,7 +46,7 @@ from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.appends import append
-from sapsam.store.reads import iterate_all
+from sapsam.store.offline_reads import iterate_all
 
 DEAL_BATCH = 14
 TARGET_RATIO = 1.3
@@ -90,18 +91,20 @@ def replay_evolve(state: dict[str, TableState], event: RecordedEvent) -> dict[st
 # --- measuring ---------------------------------------------------------------------------------
 
 
-def run_append(connection: psycopg.Connection[Any], stream: str, start: int, seconds: float) -> int:
+async def run_append(
+    connection: psycopg.AsyncConnection[Any], stream: str, start: int, seconds: float
+) -> int:
     """``append`` one event at a time to ``stream`` from version ``start`` for ``seconds``."""
     version, until = start, time.monotonic() + seconds
     while time.monotonic() < until:
         event = NewEvent("ArrangementCommitted", sample_data(version))
-        append(connection, stream, version, [event], f"{stream}-{version}", actor="seat-0")
+        await append(connection, stream, version, [event], f"{stream}-{version}", actor="seat-0")
         version += 1
     return version - start
 
 
-def run_baseline(
-    connection: psycopg.Connection[Any], stream: str, start: int, seconds: float, head: bytes
+async def run_baseline(
+    connection: psycopg.AsyncConnection[Any], stream: str, start: int, seconds: float, head: bytes
 ) -> tuple[int, bytes]:
     """The baseline statement one event at a time; events written and the chain's head."""
     version, until = start, time.monotonic() + seconds
@@ -113,7 +116,7 @@ def run_baseline(
             {"actor": "seat-0", "recorded_at": recorded_at, "request_id": request}
         )
         head = hashlib.sha256(head + data).digest()
-        connection.execute(
+        await connection.execute(
             BASELINE_STATEMENT,
             {
                 "stream": stream,
@@ -131,7 +134,12 @@ def run_baseline(
 
 
 def measure_appends(database: Any, url: str, seconds: float, rounds: int) -> dict[str, Any]:
-    """Alternate the two sides; CPU per event and events/s of each over all rounds."""
+    """Alternate the two sides; CPU per event and events/s of each over all rounds (both on
+    psycopg's asynchronous connection, as the server appends)."""
+    return asyncio.run(_measure_appends(database, url, seconds, rounds))
+
+
+async def _measure_appends(database: Any, url: str, seconds: float, rounds: int) -> dict[str, Any]:
     totals = {
         side: {"events": 0, "python": 0.0, "backends": 0.0, "cluster": 0.0, "seconds": 0.0}
         for side in ("baseline", "append")
@@ -139,21 +147,23 @@ def measure_appends(database: Any, url: str, seconds: float, rounds: int) -> dic
     stream = f"bench-{uuid.uuid4().hex[:8]}"
     versions = {"baseline": 0, "append": 0}
     head = bytes(32)
-    with psycopg.connect(url, autocommit=True) as connection:
-        # Warm-up, not counted: caches, prepared statements, the store's notifier thread.
-        versions["append"] = run_append(connection, stream, 0, 0.3)
-        versions["baseline"], head = run_baseline(connection, stream, 0, 0.3, head)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as connection:
+        # Warm-up, not counted: caches, prepared statements, the store's notifier task.
+        versions["append"] = await run_append(connection, stream, 0, 0.3)
+        versions["baseline"], head = await run_baseline(connection, stream, 0, 0.3, head)
         for _ in range(rounds):
             for side in ("baseline", "append"):
                 postgres_before = read_postgres(database)
                 python_before, began = time.process_time(), time.monotonic()
                 if side == "append":
-                    written = run_append(connection, stream, versions[side], seconds)
+                    written = await run_append(connection, stream, versions[side], seconds)
                 else:
-                    written, head = run_baseline(connection, stream, versions[side], seconds, head)
+                    written, head = await run_baseline(
+                        connection, stream, versions[side], seconds, head
+                    )
                 elapsed = time.monotonic() - began
                 python = time.process_time() - python_before
-                time.sleep(0.05)  # the notifier's last wake-up belongs to this round
+                await asyncio.sleep(0.05)  # the notifier's last wake-up belongs to this round
                 spent = postgres_spent(postgres_before, read_postgres(database))
                 versions[side] += written
                 total = totals[side]
@@ -192,21 +202,27 @@ def _encoded(event: Event) -> tuple[str, dict[str, Any], int]:
 
 def measure_replay(url: str, events: int) -> dict[str, Any]:
     """Real game streams appended, then read in global order and folded: events per second."""
+    # Real game streams: 4-seat tables playing whole series, decided by the pure domain.
+    tables = max(1, events // 180)
+
+    async def fill() -> None:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as connection:
+            for number in range(tables):
+                table_id = uuid.UUID(int=number + 1)
+                decided = series_events(table_id, 4, DEFAULT_RULE_SET.series_length)
+                for offset in range(0, len(decided), DEAL_BATCH):
+                    batch = decided[offset : offset + DEAL_BATCH]
+                    await append(
+                        connection,
+                        f"table-{table_id}",
+                        offset,
+                        [NewEvent(*_encoded(event)) for event in batch],
+                        f"replay-{table_id}-{offset}",
+                    )
+
+    asyncio.run(fill())
+    # A replay reads offline, on a synchronous connection.
     with psycopg.connect(url, autocommit=True) as connection:
-        # Real game streams: 4-seat tables playing whole series, decided by the pure domain.
-        tables = max(1, events // 180)
-        for number in range(tables):
-            table_id = uuid.UUID(int=number + 1)
-            decided = series_events(table_id, 4, DEFAULT_RULE_SET.series_length)
-            for offset in range(0, len(decided), DEAL_BATCH):
-                batch = decided[offset : offset + DEAL_BATCH]
-                append(
-                    connection,
-                    f"table-{table_id}",
-                    offset,
-                    [NewEvent(*_encoded(event)) for event in batch],
-                    f"replay-{table_id}-{offset}",
-                )
         # One untimed pass first, so the timed pass reads from a warm cache.
         events_in_log = sum(1 for _ in iterate_all(connection))
         began = time.perf_counter()

@@ -20,7 +20,7 @@ Targets (issue #14): health p99 <= 50 ms, every stream within 2 s, RSS <= 1 GB w
 streams; RSS < 300 MB with 1,000 open tables.
 
 Usage: ``python bench/streams.py [--streams 10000] [--open-tables 1000] [--watched-tables 1]
-[--generators 2] [--server-option=--threads=NUMBER]``
+[--generators 2] [--server-option=--workers=NUMBER]``
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import DealScore, score_deal
 from sapsam.rules.solver import solve
-from sapsam.store.reads import read_stream
+from sapsam.store.offline_reads import read_stream
 from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,

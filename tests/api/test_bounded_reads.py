@@ -28,18 +28,18 @@ class CountingTables(TableService):
         self.decoded = 0
         self.reads = 0  # statements reading the log: each events(), each load()
 
-    def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
+    async def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
         self.reads += session is not None  # without a session it calls itself with one
-        return super().load(table_id, session)
+        return await super().load(table_id, session)
 
     def decode(self, recorded: RecordedEvent) -> Event:
         self.decoded += 1
         return super().decode(recorded)
 
-    def events(
+    async def events(
         self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
-        recorded = super().events(table_id, from_version, to_version)
+        recorded = await super().events(table_id, from_version, to_version)
         self.read += len(recorded)
         self.reads += 1
         return recorded

@@ -47,14 +47,19 @@ async def _eventually(check: Callable[[], bool], seconds: float = 15) -> None:
 
 
 def _append(database_url: str, stream_id: str, count: int) -> None:
-    store = EventStore.connect(database_url)
-    try:
-        for version in range(count):
-            store.append(
-                stream_id, version, [NewEvent("Ping", {"n": version})], f"{stream_id}{version}"
-            )
-    finally:
-        store.close()
+    """Appends from a store of their own, on an event loop of their own (this thread's)."""
+
+    async def append() -> None:
+        store = await EventStore.connect(database_url)
+        try:
+            for version in range(count):
+                await store.append(
+                    stream_id, version, [NewEvent("Ping", {"n": version})], f"{stream_id}{version}"
+                )
+        finally:
+            await store.close()
+
+    asyncio.run(append())
 
 
 def _with_feed(feed: EventFeed, body: Callable[[], Awaitable[None]]) -> None:

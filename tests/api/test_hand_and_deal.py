@@ -4,6 +4,7 @@ with deal 2's name (nor, at a series' end, fail INTERNAL)."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from collections.abc import Iterator
@@ -27,20 +28,25 @@ class PausingTables(TableService):
         self.paused = threading.Event()
         self.go = threading.Event()
 
-    def _pause(self) -> None:
+    async def _pause(self) -> None:
         if self.armed:
             self.armed = False
             self.paused.set()
-            assert self.go.wait(60)
+            # On the server's loop: wait without blocking it (the test moves the table on).
+            for _ in range(6000):
+                if self.go.is_set():
+                    return
+                await asyncio.sleep(0.01)
+            raise AssertionError("the test never let the read go")
 
-    def hand_of(self, table_id: uuid.UUID, player_id: str) -> Any:
-        read = super().hand_of(table_id, player_id)
-        self._pause()
+    async def hand_of(self, table_id: uuid.UUID, player_id: str) -> Any:
+        read = await super().hand_of(table_id, player_id)
+        await self._pause()
         return read
 
-    def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
-        read = super().own_hand(table_id, player_id)
-        self._pause()
+    async def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
+        read = await super().own_hand(table_id, player_id)
+        await self._pause()
         return read
 
 

@@ -23,6 +23,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 
 from sapsam.api import auth, errors
+from sapsam.api.auth import TokenLookup
 from sapsam.api.call_log import LOGGER_NAME
 from sapsam.api.server import RunningServer, ServerConfig, Services, start_server
 from sapsam.domain.errors import DomainError, Reason
@@ -73,12 +74,19 @@ class RaisingTableService(table_service_pb2_grpc.TableServiceServicer):  # type:
         raise DomainError(Reason.TABLE_NOT_FOUND, "no such table")
 
 
+def _lookup(tokens: dict[bytes, PlayerToken]) -> TokenLookup:
+    async def lookup(token_hash: bytes) -> PlayerToken | None:
+        return tokens.get(token_hash)
+
+    return lookup
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[RunningServer]:
     services = Services(
         table_service=RaisingTableService(),
         player_service=player_service_pb2_grpc.PlayerServiceServicer(),
-        token_lookup={auth.hash_token(PLAYER_TOKEN): PlayerToken(PLAYER_ID)}.get,
+        token_lookup=_lookup({auth.hash_token(PLAYER_TOKEN): PlayerToken(PLAYER_ID)}),
     )
     running = start_server(
         ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=1),
@@ -314,7 +322,7 @@ def test_tls_only_with_the_configured_certificate(tmp_path: Path) -> None:
     services = Services(
         table_service=RaisingTableService(),
         player_service=player_service_pb2_grpc.PlayerServiceServicer(),
-        token_lookup={}.get,
+        token_lookup=_lookup({}),
     )
     running = start_server(
         ServerConfig(listen="127.0.0.1:0", tls_cert=cert, tls_key=key, grace_seconds=1), services

@@ -16,7 +16,7 @@ from sapsam.cli.bootstrap import build_services
 from sapsam.log.chain import verify_stream_chain
 from sapsam.rules.ruleset import preset
 from sapsam.store.embedded import open_database
-from sapsam.store.reads import read_stream
+from sapsam.store.offline_reads import read_stream
 from sapsam.store.schema import grant_service_role
 
 

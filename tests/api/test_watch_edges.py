@@ -106,16 +106,19 @@ class _SlowFirstRead(StreamChannel):
         self.most_at_once = 0
         self.reads = 0
 
-    def read_after(self, version: int) -> list[Sent]:
+    async def read_after(self, version: int) -> list[Sent]:
         self.running += 1
         self.reads += 1
         self.most_at_once = max(self.most_at_once, self.running)
         self.entered.set()
-        self.go.wait(10)
+        for _ in range(1000):  # a slow read: until the test lets it go (10 s at most)
+            if self.go.is_set():
+                break
+            await asyncio.sleep(0.01)
         self.running -= 1
         return [Sent(1, "event 1")] if version == 0 else []
 
-    def history(self, after: int, through: int) -> list[Sent]:
+    async def history(self, after: int, through: int) -> list[Sent]:
         return []
 
 
@@ -132,7 +135,7 @@ def test_a_watcher_that_leaves_during_the_first_read_does_not_start_a_second() -
         leaving = asyncio.create_task(first_event())
         while not channel.entered.is_set():
             await asyncio.sleep(0.01)
-        leaving.cancel()  # its read goes on, on the bridge
+        leaving.cancel()  # its read goes on, in the channel's own task
         staying = asyncio.create_task(first_event())
         await asyncio.sleep(0.1)
         channel.go.set()
@@ -150,7 +153,7 @@ class _CountingReads(StreamChannel):
         self.log = log
         self.reads = 0
 
-    def read_after(self, version: int) -> list[Sent]:
+    async def read_after(self, version: int) -> list[Sent]:
         self.reads += 1
         sent = self.sent_for([record for record in self.log if record.version > version])
         assert sent is not None
@@ -162,7 +165,7 @@ class _CountingReads(StreamChannel):
             for record in records
         ]
 
-    def history(self, after: int, through: int) -> list[Sent]:
+    async def history(self, after: int, through: int) -> list[Sent]:
         return []
 
 

@@ -26,32 +26,36 @@ class FakeClock:
         return time.time_ns() // 1_000_000
 
 
-def dealt_table(
+async def dealt_table(
     service: TableService, rules: RuleSet, players: tuple[str, ...], name: str
 ) -> uuid.UUID:
     """A table of ``players`` with the cards dealt: every seat is arranging."""
-    table_id = service.create_table(rules, len(players), "operator", f"create-{name}").table_id
+    table_id = (
+        await service.create_table(rules, len(players), "operator", f"create-{name}")
+    ).table_id
     for player in players:
-        service.join(table_id, player, None, f"join-{name}")
-    service.choose_dealer(table_id, "operator", f"dealer-{name}")
-    state = service.start_deal(table_id, "operator", f"start-{name}").state
+        await service.join(table_id, player, None, f"join-{name}")
+    await service.choose_dealer(table_id, "operator", f"dealer-{name}")
+    state = (await service.start_deal(table_id, "operator", f"start-{name}")).state
     assert state.deal is not None
     cutter = state.seats[fairness.cutter_for(state.deal.dealer, len(players))]
     assert cutter is not None
-    service.cut(table_id, cutter, 20, f"cut-{name}")
+    await service.cut(table_id, cutter, 20, f"cut-{name}")
     return table_id
 
 
-def confirm_solved(service: TableService, table_id: uuid.UUID, player: str) -> tuple[object, bytes]:
+async def confirm_solved(
+    service: TableService, table_id: uuid.UUID, player: str
+) -> tuple[object, bytes]:
     """``player`` commits and confirms the solver's arrangement; returns it and its nonce."""
-    seat, hand = service.hand_of(table_id, player)
+    seat, hand = await service.hand_of(table_id, player)
     arrangement = solve(hand)
     nonce = b"n" * 16
-    state = service.load(table_id)
+    state = await service.load(table_id)
     assert state.deal is not None
     commitment = fairness.arrangement_commitment(
         table_id, state.deal.number, seat, arrangement, nonce
     )
-    service.commit(table_id, player, commitment, f"commit-{table_id}-{state.deal.number}")
-    service.confirm(table_id, player, f"confirm-{table_id}-{state.deal.number}")
+    await service.commit(table_id, player, commitment, f"commit-{table_id}-{state.deal.number}")
+    await service.confirm(table_id, player, f"confirm-{table_id}-{state.deal.number}")
     return arrangement, nonce

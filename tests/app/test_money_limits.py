@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from deadline_tables import FakeClock, confirm_solved, dealt_table
@@ -34,31 +34,33 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def service(database_url: str, clock: FakeClock) -> Iterator[TableService]:
-    store = EventStore.connect(database_url, projectors=projectors())
+async def service(database_url: str, clock: FakeClock) -> AsyncIterator[TableService]:
+    store = await EventStore.connect(database_url, projectors=projectors())
     store.prepare()
     try:
         yield TableService(store, clock=clock)
     finally:
-        store.close()
+        await store.close()
 
 
-def test_the_worst_deal_at_the_maxima_is_scored_and_stored(
+async def test_the_worst_deal_at_the_maxima_is_scored_and_stored(
     service: TableService, clock: FakeClock
 ) -> None:
-    table_id = dealt_table(service, EXTREME, ("ann", "bob", "cid", "dee"), "extreme")
-    arrangement, nonce = confirm_solved(service, table_id, "ann")
+    table_id = await dealt_table(service, EXTREME, ("ann", "bob", "cid", "dee"), "extreme")
+    arrangement, nonce = await confirm_solved(service, table_id, "ann")
     clock.now_ms += 60_000
-    assert service.sweep_deadlines() == 1  # bob, cid and dee time out into fouls
+    assert await service.sweep_deadlines() == 1  # bob, cid and dee time out into fouls
     assert isinstance(arrangement, Arrangement)
-    state = service.reveal(table_id, "ann", arrangement, nonce, "reveal-ann").state
+    state = (await service.reveal(table_id, "ann", arrangement, nonce, "reveal-ann")).state
     one_deal = 3 * (3 + MAX_BONUS_UNITS) * MAX_ROW_UNIT  # beyond a 32-bit integer
     assert state.deals_scored == 1
     assert state.series_totals == (
         tuple(one_deal if player == "ann" else -one_deal // 3 for player in state.seats)
     )
-    with service.store.connection() as connection:
-        rows = connection.execute(
-            "SELECT player_id, delta, series_total FROM seat_scores ORDER BY seat"
+    async with service.store.connection() as connection:
+        rows = await (
+            await connection.execute(
+                "SELECT player_id, delta, series_total FROM seat_scores ORDER BY seat"
+            )
         ).fetchall()
     assert {row[0]: (row[1], row[2]) for row in rows}["ann"] == (one_deal, one_deal)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from deadline_tables import FakeClock, confirm_solved, dealt_table
@@ -37,62 +37,64 @@ def test_windows_are_the_gaps_between_merged_intervals() -> None:
 
 
 @pytest.fixture
-def store(database_url: str) -> Iterator[EventStore]:
-    opened = EventStore.connect(database_url, projectors=projectors())
+async def store(database_url: str) -> AsyncIterator[EventStore]:
+    opened = await EventStore.connect(database_url, projectors=projectors())
     opened.prepare()
     try:
         yield opened
     finally:
-        opened.close()
+        await opened.close()
 
 
-def test_a_killed_server_leaves_a_window_the_next_one_extends_deadlines_for(
+async def test_a_killed_server_leaves_a_window_the_next_one_extends_deadlines_for(
     store: EventStore,
 ) -> None:
     clock = FakeClock(1_000_000)
     service = TableService(store, clock=clock)
     first = ServingRecord(store.pool, clock)
-    first.beat()
+    await first.beat()
     rules = DEFAULT_RULE_SET.with_changes(arrange_seconds=60)
-    table_id = dealt_table(service, rules, ("ann", "bob"), "t")  # deadline: 1,060,000
-    confirm_solved(service, table_id, "ann")
+    table_id = await dealt_table(service, rules, ("ann", "bob"), "t")  # deadline: 1,060,000
+    await confirm_solved(service, table_id, "ann")
     for _ in range(10):
         clock.now_ms += 1_000
-        first.beat()  # last beat at 1,010,000; then the process is killed
+        await first.beat()  # last beat at 1,010,000; then the process is killed
     clock.now_ms = 1_090_000
     second = ServingRecord(store.pool, clock)
-    second.beat()
+    await second.beat()
     assert second.serving and not first.serving
     # Before the first heartbeat ever recorded, too, no server is known to have served.
-    assert second.unserved_since(1_060_000) == (
+    assert await second.unserved_since(1_060_000) == (
         UnservedWindow(0, 1_000_000, SERVER_RESTART),
         UnservedWindow(1_010_000, 1_090_000, SERVER_RESTART),
     )
     clock.now_ms += 500
-    assert service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 1
-    events = [service.decode(recorded) for recorded in service.events(table_id)]
+    assert await service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 1
+    events = [service.decode(recorded) for recorded in await service.events(table_id)]
     extended = events[-1]
     assert isinstance(extended, DeadlinesExtended) and extended.deadline_ms == 1_120_000
     assert not any(isinstance(event, SeatTimedOut) for event in events)
     # The read model follows: the table is not due again until the new deadline.
     clock.now_ms = 1_119_999
-    assert service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 0
+    assert await service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 0
     clock.now_ms = 1_120_000
-    assert service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 1
+    assert await service.sweep_deadlines(unserved=second.unserved_since, grace_ms=30_000) == 1
     timed_out = [
-        e for e in map(service.decode, service.events(table_id)) if isinstance(e, SeatTimedOut)
+        e
+        for e in map(service.decode, await service.events(table_id))
+        if isinstance(e, SeatTimedOut)
     ]
     assert [event.seat for event in timed_out] == [1]
 
 
-def test_a_process_cut_off_from_the_database_starts_a_new_interval(store: EventStore) -> None:
+async def test_a_process_cut_off_from_the_database_starts_a_new_interval(store: EventStore) -> None:
     clock = FakeClock(5_000_000)
     record = ServingRecord(store.pool, clock, server_id=uuid.uuid4())
-    record.beat()
+    await record.beat()
     clock.now_ms += 1_000
-    record.beat()
+    await record.beat()
     clock.now_ms += 20_000  # beats failed for 20 s: the database was out of reach
-    record.beat()
-    assert record.unserved_since(5_000_000)[-1] == (
+    await record.beat()
+    assert (await record.unserved_since(5_000_000))[-1] == (
         UnservedWindow(5_001_000, 5_021_000, DATABASE_OUTAGE)
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import psycopg
 import pytest
@@ -28,59 +28,59 @@ PLAYERS = ("ann", "bob", "cid", "dee")
 
 
 @pytest.fixture
-def service(database_url: str) -> Iterator[TableService]:
-    store = EventStore.connect(database_url, projectors=projectors())
+async def service(database_url: str) -> AsyncIterator[TableService]:
+    store = await EventStore.connect(database_url, projectors=projectors())
     store.prepare()
     try:
         yield TableService(store)
     finally:
-        store.close()
+        await store.close()
 
 
-def event_count(service: TableService) -> int:
-    with service.store.connection() as connection:
-        row = connection.execute("SELECT count(*) FROM events").fetchone()
+async def event_count(service: TableService) -> int:
+    async with service.store.connection() as connection:
+        row = await (await connection.execute("SELECT count(*) FROM events")).fetchone()
     assert row is not None
     return int(row[0])
 
 
-def seated_table(service: TableService, seat_count: int) -> uuid.UUID:
-    created = service.create_table(DEFAULT_RULE_SET, seat_count, "operator", "create-1")
+async def seated_table(service: TableService, seat_count: int) -> uuid.UUID:
+    created = await service.create_table(DEFAULT_RULE_SET, seat_count, "operator", "create-1")
     for player in PLAYERS[:seat_count]:
-        service.join(created.table_id, player, None, f"join-{player}")
-    service.choose_dealer(created.table_id, PLAYERS[0], "dealer")
+        await service.join(created.table_id, player, None, f"join-{player}")
+    await service.choose_dealer(created.table_id, PLAYERS[0], "dealer")
     return created.table_id
 
 
-def play_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
-    state = service.start_deal(table_id, "operator", f"start-{number}").state
+async def play_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
+    state = (await service.start_deal(table_id, "operator", f"start-{number}")).state
     deal = state.deal
     assert deal is not None
     cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
     assert cutter is not None
-    service.cut(table_id, cutter, 7 + number, f"cut-{number}")
+    await service.cut(table_id, cutter, 7 + number, f"cut-{number}")
     nonce = bytes([number]) * 16
     chosen = {}
     for player in state.seats:
         assert player is not None
-        seat, hand = service.hand_of(table_id, player)
+        seat, hand = await service.hand_of(table_id, player)
         arrangement = solve(hand)
         chosen[player] = arrangement
         commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
-        service.commit(table_id, player, commitment, f"commit-{number}")
-        service.confirm(table_id, player, f"confirm-{number}")
+        await service.commit(table_id, player, commitment, f"commit-{number}")
+        await service.confirm(table_id, player, f"confirm-{number}")
     for player, arrangement in chosen.items():
-        service.reveal(table_id, player, arrangement, nonce, f"reveal-{number}")
+        await service.reveal(table_id, player, arrangement, nonce, f"reveal-{number}")
 
 
-def test_a_four_seat_deal_through_domain_and_store(service: TableService) -> None:
-    table_id = seated_table(service, 4)
-    state = service.load(table_id)
+async def test_a_four_seat_deal_through_domain_and_store(service: TableService) -> None:
+    table_id = await seated_table(service, 4)
+    state = await service.load(table_id)
     assert state.phase is TablePhase.BETWEEN_DEALS and state.first_dealer is not None
-    play_deal(service, table_id, 1)
-    state = service.load(table_id)
+    await play_deal(service, table_id, 1)
+    state = await service.load(table_id)
     assert state.deals_scored == 1 and state.phase is TablePhase.BETWEEN_DEALS
-    recorded = service.events(table_id)
+    recorded = await service.events(table_id)
     events = [service.decode(event) for event in recorded]
     # Replaying the stored events gives the same state.
     assert fold(events, INITIAL_STATE) == state
@@ -101,14 +101,14 @@ def test_a_four_seat_deal_through_domain_and_store(service: TableService) -> Non
     assert published.recorded_scores.totals == expected.totals
     # Each secret left the secrets table in the transaction that published it: the deal's seed
     # with SeedRevealed, the lot seed with DealerChosen.
-    with service.store.connection() as connection:
-        assert load_deal_seed(connection, stream_id_for(table_id), 1) is None
-        assert load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER) is None
+    async with service.store.connection() as connection:
+        assert await load_deal_seed(connection, stream_id_for(table_id), 1) is None
+        assert await load_deal_seed(connection, stream_id_for(table_id), LOT_SECRET_NUMBER) is None
 
 
-def test_refused_commands_write_nothing(service: TableService) -> None:
-    table_id = seated_table(service, 2)
-    before = event_count(service)
+async def test_refused_commands_write_nothing(service: TableService) -> None:
+    table_id = await seated_table(service, 2)
+    before = await event_count(service)
     refusals = [
         (lambda: service.cut(table_id, "ann", 5, "r1"), Reason.WRONG_PHASE),
         (lambda: service.commit(table_id, "ann", b"x" * 32, "r2"), Reason.WRONG_PHASE),
@@ -119,41 +119,41 @@ def test_refused_commands_write_nothing(service: TableService) -> None:
     ]
     for attempt, reason in refusals:
         with pytest.raises(DomainError) as caught:
-            attempt()
+            await attempt()
         assert caught.value.reason is reason
-        assert event_count(service) == before
+        assert await event_count(service) == before
 
 
-def test_a_retried_request_appends_nothing_and_answers_the_same(
+async def test_a_retried_request_appends_nothing_and_answers_the_same(
     service: TableService, database_url: str
 ) -> None:
-    first = service.create_table(DEFAULT_RULE_SET, 2, "operator", "same-request")
-    again = service.create_table(DEFAULT_RULE_SET, 2, "operator", "same-request")
+    first = await service.create_table(DEFAULT_RULE_SET, 2, "operator", "same-request")
+    again = await service.create_table(DEFAULT_RULE_SET, 2, "operator", "same-request")
     assert again.replayed and again.table_id == first.table_id
     assert [e.hash for e in again.events] == [e.hash for e in first.events]
-    joined = service.join(first.table_id, "ann", 1, "join")
+    joined = await service.join(first.table_id, "ann", 1, "join")
     # After a reconnect (a new pool, a new service), the retry is still recognised.
-    other_store = EventStore.connect(database_url, projectors=projectors())
+    other_store = await EventStore.connect(database_url, projectors=projectors())
     try:
-        retried = TableService(other_store).join(first.table_id, "ann", 1, "join")
+        retried = await TableService(other_store).join(first.table_id, "ann", 1, "join")
     finally:
-        other_store.close()
+        await other_store.close()
     assert retried.replayed
     assert [e.position for e in retried.events] == [e.position for e in joined.events]
-    assert event_count(service) == 2
+    assert await event_count(service) == 2
 
 
-def test_read_models_follow_the_log_and_rebuild_identically(
+async def test_read_models_follow_the_log_and_rebuild_identically(
     service: TableService, database_url: str
 ) -> None:
-    table_id = seated_table(service, 3)
-    play_deal(service, table_id, 1)
-    service.start_deal(table_id, "operator", "start-2")
+    table_id = await seated_table(service, 3)
+    await play_deal(service, table_id, 1)
+    await service.start_deal(table_id, "operator", "start-2")
     with psycopg.connect(database_url, autocommit=True) as connection:
         row = connection.execute(
             "SELECT phase, deal_number, deals_scored, version FROM table_state"
         ).fetchone()
-        assert row == ("AWAITING_CUT", 2, 1, service.load(table_id).version)
+        assert row == ("AWAITING_CUT", 2, 1, (await service.load(table_id)).version)
         scores = connection.execute("SELECT count(*), sum(delta) FROM seat_scores").fetchone()
         assert scores == (3, 0)
         live = table_rows_as_json(connection)
@@ -171,47 +171,49 @@ class FakeClock:
         return self.now_ms
 
 
-def test_the_deadline_sweeper_times_out_seats_once_across_processes(database_url: str) -> None:
+async def test_the_deadline_sweeper_times_out_seats_once_across_processes(
+    database_url: str,
+) -> None:
     clock = FakeClock()
     rules = dataclasses.replace(DEFAULT_RULE_SET, arrange_seconds=60, reveal_seconds=30)
-    stores = [EventStore.connect(database_url, projectors=projectors()) for _ in range(2)]
+    stores = [await EventStore.connect(database_url, projectors=projectors()) for _ in range(2)]
     try:
         stores[0].prepare()
         first, second = (TableService(store, clock=clock) for store in stores)
-        table_id = first.create_table(rules, 2, "operator", "create").table_id
-        first.join(table_id, "ann", None, "join")
-        first.join(table_id, "bob", None, "join")
-        first.choose_dealer(table_id, "operator", "dealer")
-        state = first.start_deal(table_id, "operator", "start").state
+        table_id = (await first.create_table(rules, 2, "operator", "create")).table_id
+        await first.join(table_id, "ann", None, "join")
+        await first.join(table_id, "bob", None, "join")
+        await first.choose_dealer(table_id, "operator", "dealer")
+        state = (await first.start_deal(table_id, "operator", "start")).state
         assert state.deal is not None
         cutter = state.seats[fairness.cutter_for(state.deal.dealer, 2)]
         assert cutter is not None
-        first.cut(table_id, cutter, 20, "cut")
-        seat, hand = first.hand_of(table_id, "ann")
+        await first.cut(table_id, cutter, 20, "cut")
+        seat, hand = await first.hand_of(table_id, "ann")
         arrangement = solve(hand)
         nonce = b"k" * 16
-        first.commit(
+        await first.commit(
             table_id,
             "ann",
             fairness.arrangement_commitment(table_id, 1, seat, arrangement, nonce),
             "commit",
         )
-        first.confirm(table_id, "ann", "confirm")
+        await first.confirm(table_id, "ann", "confirm")
         clock.now_ms += 59_999
-        assert first.sweep_deadlines() == 0 and second.sweep_deadlines() == 0
+        assert await first.sweep_deadlines() == 0 and await second.sweep_deadlines() == 0
         clock.now_ms += 1
         # Two processes sweep the same deadline: it is acted on once.
-        results = [first.sweep_deadlines(), second.sweep_deadlines()]
+        results = [await first.sweep_deadlines(), await second.sweep_deadlines()]
         assert sorted(results) == [0, 1]
-        events = [first.decode(event) for event in first.events(table_id)]
+        events = [first.decode(event) for event in await first.events(table_id)]
         timeouts = [event for event in events if isinstance(event, SeatTimedOut)]
         assert [(event.seat, event.stage) for event in timeouts] == [(1 - seat, "arranging")]
         # The reveal deadline: ann does not reveal either; both time out, the deal is scored.
         clock.now_ms += 30_000
-        assert second.sweep_deadlines() == 1
-        state = first.load(table_id)
+        assert await second.sweep_deadlines() == 1
+        state = await first.load(table_id)
         assert state.deals_scored == 1 and state.series_totals == (0, 0)
         assert state.phase is TablePhase.BETWEEN_DEALS
     finally:
         for store in stores:
-            store.close()
+            await store.close()

@@ -7,7 +7,7 @@ the tables it served, and the other's appends make that memory stale without tel
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from test_table_service import PLAYERS, event_count
@@ -23,137 +23,139 @@ from sapsam.store.table_projections import projectors
 
 
 @pytest.fixture
-def two_processes(database_url: str) -> Iterator[tuple[TableService, TableService]]:
-    stores = [EventStore.connect(database_url, projectors=projectors()) for _ in range(2)]
+async def two_processes(database_url: str) -> AsyncIterator[tuple[TableService, TableService]]:
+    stores = [await EventStore.connect(database_url, projectors=projectors()) for _ in range(2)]
     stores[0].prepare()
     try:
         yield TableService(stores[0]), TableService(stores[1])
     finally:
         for store in stores:
-            store.close()
+            await store.close()
 
 
-def assert_refused_writing_nothing(
-    service: TableService, reason: Reason, command: Callable[[], object]
+async def assert_refused_writing_nothing(
+    service: TableService, reason: Reason, command: Callable[[], Awaitable[object]]
 ) -> None:
     """``command`` is refused with ``reason`` and the log is unchanged."""
-    before = event_count(service)
+    before = await event_count(service)
     with pytest.raises(DomainError) as refused:
-        command()
+        await command()
     assert refused.value.reason is reason
-    assert event_count(service) == before
+    assert await event_count(service) == before
 
 
-def dealt_table(first: TableService, second: TableService) -> uuid.UUID:
+async def dealt_table(first: TableService, second: TableService) -> uuid.UUID:
     """A 4-seat table with cards dealt, which both services have loaded (and remember)."""
-    table_id = first.create_table(DEFAULT_RULE_SET, 4, "operator", "create").table_id
+    table_id = (await first.create_table(DEFAULT_RULE_SET, 4, "operator", "create")).table_id
     for player in PLAYERS:
-        first.join(table_id, player, None, f"join-{player}")
-    first.choose_dealer(table_id, PLAYERS[0], "dealer")
-    state = first.start_deal(table_id, "operator", "start").state
+        await first.join(table_id, player, None, f"join-{player}")
+    await first.choose_dealer(table_id, PLAYERS[0], "dealer")
+    state = (await first.start_deal(table_id, "operator", "start")).state
     assert state.deal is not None
     cutter = state.seats[fairness.cutter_for(state.deal.dealer, 4)]
     assert cutter is not None
-    first.cut(table_id, cutter, 9, "cut")
-    second.load(table_id)
+    await first.cut(table_id, cutter, 9, "cut")
+    await second.load(table_id)
     return table_id
 
 
-def test_a_command_decided_on_a_stale_memory_is_decided_again_on_the_log(
+async def test_a_command_decided_on_a_stale_memory_is_decided_again_on_the_log(
     two_processes: tuple[TableService, TableService],
 ) -> None:
     first, second = two_processes
-    table_id = dealt_table(first, second)
-    first.commit(table_id, "ann", bytes(32), "ann-commit")  # second's memory is now stale
-    outcome = second.commit(table_id, "bob", bytes(32), "bob-commit")
+    table_id = await dealt_table(first, second)
+    await first.commit(table_id, "ann", bytes(32), "ann-commit")  # second's memory is now stale
+    outcome = await second.commit(table_id, "bob", bytes(32), "bob-commit")
     assert not outcome.replayed
-    assert outcome.version == first.load(table_id).version
-    assert outcome.state == first.load(table_id)
+    assert outcome.version == (await first.load(table_id)).version
+    assert outcome.state == await first.load(table_id)
     # Both commits are in the log, contiguous, the second after the first.
-    types = [event.type for event in first.events(table_id)[-2:]]
+    types = [event.type for event in (await first.events(table_id))[-2:]]
     assert types == ["ArrangementCommitted", "ArrangementCommitted"]
 
 
-def test_a_refusal_on_a_stale_memory_is_checked_against_the_log_first(
+async def test_a_refusal_on_a_stale_memory_is_checked_against_the_log_first(
     two_processes: tuple[TableService, TableService],
 ) -> None:
     first, second = two_processes
-    table_id = dealt_table(first, second)
-    table = first.load(table_id)
+    table_id = await dealt_table(first, second)
+    table = await first.load(table_id)
     assert table.deal is not None
     nonce = bytes(16)
     arrangements = {}
     for player in PLAYERS:
-        seat, hand = first.hand_of(table_id, player)
+        seat, hand = await first.hand_of(table_id, player)
         arrangements[player] = solve(hand)
         commitment = fairness.arrangement_commitment(
             table_id, table.deal.number, seat, arrangements[player], nonce
         )
-        first.commit(table_id, player, commitment, f"commit-{player}")
-        first.confirm(table_id, player, f"confirm-{player}")
+        await first.commit(table_id, player, commitment, f"commit-{player}")
+        await first.confirm(table_id, player, f"confirm-{player}")
     # second still remembers the table as ARRANGING, where a reveal is out of phase.
-    outcome = second.reveal(table_id, "ann", arrangements["ann"], nonce, "ann-reveal")
+    outcome = await second.reveal(table_id, "ann", arrangements["ann"], nonce, "ann-reveal")
     assert outcome.state.phase is TablePhase.REVEALING
     assert outcome.events[-1].type == "ArrangementRevealed"
 
 
-def test_a_true_refusal_is_still_refused_and_writes_nothing(
+async def test_a_true_refusal_is_still_refused_and_writes_nothing(
     two_processes: tuple[TableService, TableService],
 ) -> None:
     first, second = two_processes
-    table_id = dealt_table(first, second)
-    first.commit(table_id, "ann", bytes(32), "ann-commit")
-    first.confirm(table_id, "ann", "ann-confirm")
-    assert_refused_writing_nothing(
+    table_id = await dealt_table(first, second)
+    await first.commit(table_id, "ann", bytes(32), "ann-commit")
+    await first.confirm(table_id, "ann", "ann-confirm")
+    await assert_refused_writing_nothing(
         first,
         Reason.ALREADY_CONFIRMED,
         lambda: second.commit(table_id, "ann", bytes(32), "ann-commit-again"),
     )
 
 
-def test_a_secret_gone_from_a_stale_memory_gives_the_logs_refusal(
+async def test_a_secret_gone_from_a_stale_memory_gives_the_logs_refusal(
     two_processes: tuple[TableService, TableService],
 ) -> None:
     first, second = two_processes
-    table_id = first.create_table(DEFAULT_RULE_SET, 2, "operator", "create").table_id
+    table_id = (await first.create_table(DEFAULT_RULE_SET, 2, "operator", "create")).table_id
     for player in PLAYERS[:2]:
-        first.join(table_id, player, None, f"join-{player}")
-    second.load(table_id)  # remembers AWAITING_DEALER, with the lot seed still kept
-    first.choose_dealer(table_id, "ann", "dealer")  # draws the lot: its seed is deleted
-    assert_refused_writing_nothing(
+        await first.join(table_id, player, None, f"join-{player}")
+    await second.load(table_id)  # remembers AWAITING_DEALER, with the lot seed still kept
+    await first.choose_dealer(table_id, "ann", "dealer")  # draws the lot: its seed is deleted
+    await assert_refused_writing_nothing(
         first, Reason.WRONG_PHASE, lambda: second.choose_dealer(table_id, "bob", "dealer-again")
     )
 
 
-def test_a_retry_decided_on_memory_answers_with_the_original_outcome(
+async def test_a_retry_decided_on_memory_answers_with_the_original_outcome(
     two_processes: tuple[TableService, TableService],
 ) -> None:
     first, second = two_processes
-    table_id = dealt_table(first, second)
-    original = first.commit(table_id, "ann", bytes(32), "ann-commit")
-    first.commit(table_id, "bob", bytes(32), "bob-commit")
-    before = event_count(first)
+    table_id = await dealt_table(first, second)
+    original = await first.commit(table_id, "ann", bytes(32), "ann-commit")
+    await first.commit(table_id, "bob", bytes(32), "bob-commit")
+    before = await event_count(first)
     # A commit is repeatable, so the retry decides fine on memory: the log's record of the
     # request id is what answers it, with the original events, and nothing is appended.
     for service in (first, second):
-        retried = service.commit(table_id, "ann", bytes(32), "ann-commit")
+        retried = await service.commit(table_id, "ann", bytes(32), "ann-commit")
         assert retried.replayed
         assert retried.events == original.events
     # A retry whose command is now refused on memory (bob confirmed) is answered the same way.
-    first.confirm(table_id, "bob", "bob-confirm")
-    retried = first.commit(table_id, "bob", bytes(32), "bob-commit")
+    await first.confirm(table_id, "bob", "bob-confirm")
+    retried = await first.commit(table_id, "bob", bytes(32), "bob-commit")
     assert retried.replayed and retried.events[0].type == "ArrangementCommitted"
-    assert event_count(first) == before + 1
+    assert await event_count(first) == before + 1
 
 
-def test_an_etag_newer_than_memory_is_checked_against_the_log(
+async def test_an_etag_newer_than_memory_is_checked_against_the_log(
     two_processes: tuple[TableService, TableService],
 ) -> None:
     first, second = two_processes
-    table_id = dealt_table(first, second)
-    version = first.commit(table_id, "ann", bytes(32), "ann-commit").version
+    table_id = await dealt_table(first, second)
+    version = (await first.commit(table_id, "ann", bytes(32), "ann-commit")).version
     # second remembers an older version; the caller's etag is the log's current one.
-    outcome = second.commit(table_id, "bob", bytes(32), "bob-commit", expected_version=version)
+    outcome = await second.commit(
+        table_id, "bob", bytes(32), "bob-commit", expected_version=version
+    )
     assert outcome.version == version + 1
     with pytest.raises(StaleVersionError):
-        second.commit(table_id, "cid", bytes(32), "cid-commit", expected_version=version)
+        await second.commit(table_id, "cid", bytes(32), "cid-commit", expected_version=version)

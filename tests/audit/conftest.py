@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,11 +12,11 @@ from sapsam.store.event_store import EventStore
 
 
 @pytest.fixture
-def service(database_url: str) -> Iterator[TableService]:
+async def service(database_url: str) -> AsyncIterator[TableService]:
     """A table service on a fresh migrated database, with every read model the server keeps."""
-    store = EventStore.connect(database_url, projectors=default_projectors())
+    store = await EventStore.connect(database_url, projectors=default_projectors())
     store.prepare()
     try:
         yield TableService(store)
     finally:
-        store.close()
+        await store.close()

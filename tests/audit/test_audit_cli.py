@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -25,10 +26,10 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
-def test_export_then_verify_round_trip_exits_zero(
+async def test_export_then_verify_round_trip_exits_zero(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 3, deals=2)
+    table_id = await play_series(service, 3, deals=2)
     deal_file = tmp_path / "deal.jsonl"
     code, out, err = _run(
         capsys,
@@ -62,13 +63,14 @@ def test_export_then_verify_round_trip_exits_zero(
     assert code == 0 and json.loads(out)["deals_verified"] == 2
 
 
-def test_a_tampered_file_exits_non_zero_naming_the_check(
+async def test_a_tampered_file_exits_non_zero_naming_the_check(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 2, deals=1)
+    table_id = await play_series(service, 2, deals=1)
     deal_file = tmp_path / "deal.jsonl"
     assert (
-        main(
+        await asyncio.to_thread(
+            main,
             [
                 "audit",
                 "export",
@@ -80,10 +82,9 @@ def test_a_tampered_file_exits_non_zero_naming_the_check(
                 str(deal_file),
                 "--database-url",
                 database_url,
-            ]
+            ],
         )
-        == 0
-    )
+    ) == 0
     lines = deal_file.read_text(encoding="utf-8").splitlines()
     cut_line = next(i for i, line in enumerate(lines) if '"type":"DeckCut"' in line)
     event = json.loads(lines[cut_line])
@@ -100,10 +101,10 @@ def test_a_tampered_file_exits_non_zero_naming_the_check(
     assert json.loads(out)["first_divergence"]["name"] == "chain"
 
 
-def test_online_verification_and_the_whole_database(
+async def test_online_verification_and_the_whole_database(
     service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 2, deals=2)
+    table_id = await play_series(service, 2, deals=2)
     code, out, _ = _run(
         capsys,
         "audit",
@@ -126,11 +127,11 @@ def test_online_verification_and_the_whole_database(
     assert err == ""  # no progress bar when stderr is not a terminal
 
 
-def test_refusals_and_bad_input_exit_two_with_one_line(
+async def test_refusals_and_bad_input_exit_two_with_one_line(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = seated_table(service, 2)
-    start_and_deal(service, table_id, 1)
+    table_id = await seated_table(service, 2)
+    await start_and_deal(service, table_id, 1)
     code, out, err = _run(
         capsys,
         "audit",
@@ -170,24 +171,27 @@ def test_refusals_and_bad_input_exit_two_with_one_line(
     assert code == 1 and "✗ format" in out
 
 
-def test_replay_prints_every_moment_or_one(
+async def test_replay_prints_every_moment_or_one(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 2, deals=1)
+    table_id = await play_series(service, 2, deals=1)
     deal_file = tmp_path / "deal.jsonl"
-    main(
-        [
-            "audit",
-            "export",
-            "--table",
-            str(table_id),
-            "--deal",
-            "1",
-            "-o",
-            str(deal_file),
-            "--database-url",
-            database_url,
-        ]
+    (
+        await asyncio.to_thread(
+            main,
+            [
+                "audit",
+                "export",
+                "--table",
+                str(table_id),
+                "--deal",
+                "1",
+                "-o",
+                str(deal_file),
+                "--database-url",
+                database_url,
+            ],
+        )
     )
     code, out, _ = _run(capsys, "audit", "replay", str(deal_file))
     assert code == 0
@@ -239,14 +243,15 @@ def test_the_progress_bar_redraws_one_line() -> None:
     assert "[" + "#" * 15 + "." * 15 + "] 4/8" in text
 
 
-def test_a_running_deal_verifies_as_incomplete_with_exit_three(
+async def test_a_running_deal_verifies_as_incomplete_with_exit_three(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = seated_table(service, 2)
-    start_and_deal(service, table_id, 1)
+    table_id = await seated_table(service, 2)
+    await start_and_deal(service, table_id, 1)
     deal_file = tmp_path / "running.jsonl"
     assert (
-        main(
+        await asyncio.to_thread(
+            main,
             [
                 "audit",
                 "export",
@@ -258,10 +263,9 @@ def test_a_running_deal_verifies_as_incomplete_with_exit_three(
                 str(deal_file),
                 "--database-url",
                 database_url,
-            ]
+            ],
         )
-        == 0
-    )
+    ) == 0
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
     assert code == 3
     assert "… deal 1 · fair_dealing" in out
@@ -280,10 +284,10 @@ def test_an_audit_never_migrates_the_database_it_reads(
     assert schema.current_revision(database_url) == "0001"
 
 
-def test_a_read_only_role_audits_what_it_may_and_is_told_what_it_may_not(
+async def test_a_read_only_role_audits_what_it_may_and_is_told_what_it_may_not(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 2, deals=2)
+    table_id = await play_series(service, 2, deals=2)
     with new_role(database_url, read_only) as (_, reader_url):
         code, out, _ = _run(
             capsys, "audit", "verify", "--table", str(table_id), "--database-url", reader_url

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import psycopg
@@ -33,12 +34,12 @@ def _connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
     return psycopg.connect(url, autocommit=True)
 
 
-def test_the_whole_database_audit_passes_on_an_honest_log(
+async def test_the_whole_database_audit_passes_on_an_honest_log(
     service: TableService, database_url: str
 ) -> None:
-    tables = [play_series(service, seats, deals=3) for seats in (2, 3)]
-    running = seated_table(service, 4)
-    start_and_deal(service, running, 1)  # a deal being played: pending, not a failure
+    tables = [await play_series(service, seats, deals=3) for seats in (2, 3)]
+    running = await seated_table(service, 4)
+    await start_and_deal(service, running, 1)  # a deal being played: pending, not a failure
     seen: list[tuple[int, int]] = []
     with _connect(database_url) as connection:
         report = audit_database.audit_database(
@@ -60,11 +61,11 @@ def test_the_whole_database_audit_passes_on_an_honest_log(
     assert row == (0,)
 
 
-def test_a_row_of_events_edited_in_place_is_caught(
+async def test_a_row_of_events_edited_in_place_is_caught(
     service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 2, deals=2)
-    other = play_series(service, 3, deals=1)
+    table_id = await play_series(service, 2, deals=2)
+    other = await play_series(service, 3, deals=1)
     with _connect(database_url) as connection:
         # What a superuser could do: switch the guards off and edit a stored reveal.
         with connection.transaction():
@@ -90,16 +91,18 @@ def test_a_row_of_events_edited_in_place_is_caught(
     assert {"chain", "reveal_commitment[1]", "stored_chain"} <= set(online.failed_names())
     assert untouched.ok
     # And the command an operator runs after an incident says so, with a non-zero exit.
-    assert main(["audit", "verify", "--all", "--database-url", database_url]) == 1
+    assert (
+        await asyncio.to_thread(main, ["audit", "verify", "--all", "--database-url", database_url])
+    ) == 1
     out = capsys.readouterr().out
     assert f"✗ {stream}: chain: segment 1, the ArrangementRevealed event at version" in out
     assert "First divergence: chains" in out
 
 
-def test_a_tampered_projection_row_is_named_by_the_comparison(
+async def test_a_tampered_projection_row_is_named_by_the_comparison(
     service: TableService, database_url: str
 ) -> None:
-    table_id = play_series(service, 3, deals=2)
+    table_id = await play_series(service, 3, deals=2)
     with _connect(database_url) as connection:
         connection.execute(
             "UPDATE seat_scores SET delta = delta + 5 WHERE table_id = %s AND deal_number = 2"
@@ -121,12 +124,12 @@ def test_a_tampered_projection_row_is_named_by_the_comparison(
     assert "phase: live 'ARRANGING', from the log 'BETWEEN_DEALS'" in state.detail
 
 
-def test_a_player_exports_only_finished_deals_of_their_own_tables(
+async def test_a_player_exports_only_finished_deals_of_their_own_tables(
     service: TableService, database_url: str
 ) -> None:
-    table_id = seated_table(service, 2)
-    play_deal(service, table_id, 1)
-    start_and_deal(service, table_id, 2)
+    table_id = await seated_table(service, 2)
+    await play_deal(service, table_id, 1)
+    await start_and_deal(service, table_id, 2)
     with _connect(database_url) as connection:
         # Their own finished deal: yes.
         assert verify_export(
@@ -156,16 +159,17 @@ def test_a_player_exports_only_finished_deals_of_their_own_tables(
             audit_database.export_table(connection, uuid.uuid4(), Requester.operator())
 
 
-def test_the_operator_exports_a_running_deal_without_its_secret(
+async def test_the_operator_exports_a_running_deal_without_its_secret(
     service: TableService, database_url: str
 ) -> None:
-    table_id = seated_table(service, 3)
-    play_deal(service, table_id, 1)
-    start_and_deal(service, table_id, 2)
+    table_id = await seated_table(service, 3)
+    await play_deal(service, table_id, 1)
+    await start_and_deal(service, table_id, 2)
     with _connect(database_url) as connection:
         export = audit_database.export_deal(connection, table_id, 2, Requester.operator())
         whole = audit_database.export_table(connection, table_id, Requester.operator())
-        seed = load_deal_seed(connection, stream_id_for(table_id), 2)
+    async with service.store.connection() as secrets:  # type: ignore[attr-defined]
+        seed = await load_deal_seed(secrets, stream_id_for(table_id), 2)
     assert seed is not None  # the deal is running: its seed is still a secret
     for exported in (export, whole):
         text = "\n".join(write_lines(exported))
@@ -182,10 +186,10 @@ def test_the_operator_exports_a_running_deal_without_its_secret(
     assert verify_export(write_lines(whole)).deals_verified == 1
 
 
-def test_a_read_model_never_set_up_here_is_not_covered_and_a_dropped_one_fails(
+async def test_a_read_model_never_set_up_here_is_not_covered_and_a_dropped_one_fails(
     service: TableService, database_url: str
 ) -> None:
-    play_series(service, 2, deals=1)
+    await play_series(service, 2, deals=1)
     never = SqlProjector(
         name="audit_test_never",
         tables=("audit_test_never",),
@@ -202,37 +206,37 @@ def test_a_read_model_never_set_up_here_is_not_covered_and_a_dropped_one_fails(
     assert dropped.status is Status.FAILED and "do not exist" in dropped.detail
 
 
-def test_deals_with_timeouts_verify_and_replay(database_url: str) -> None:
+async def test_deals_with_timeouts_verify_and_replay(database_url: str) -> None:
     # A seat that misses the arranging deadline gets the solver's hand (the rule set's option);
     # one that misses the reveal deadline fouls. Both are facts of the deal the audit checks.
     now = [1_800_000_000_000]
     rules = RuleSet(
         arrange_seconds=10, reveal_seconds=10, arrange_timeout_policy=TimeoutPolicy.SOLVER
     )
-    store = EventStore.connect(database_url, projectors=default_projectors())
+    store = await EventStore.connect(database_url, projectors=default_projectors())
     store.prepare()
     try:
         service = TableService(store, clock=lambda: now[0])
-        table_id = seated_table(service, 3, rules)
-        start_and_deal(service, table_id, 1)
+        table_id = await seated_table(service, 3, rules)
+        await start_and_deal(service, table_id, 1)
         chosen = {}
         for player in ("ann", "bob"):
-            seat, hand = service.hand_of(table_id, player)
+            seat, hand = await service.hand_of(table_id, player)
             arrangement, nonce = solve(hand, rules), bytes([seat + 1]) * 16
             chosen[player] = (arrangement, nonce)
             commitment = fairness.arrangement_commitment(table_id, 1, seat, arrangement, nonce)
-            service.commit(table_id, player, commitment, "commit")
-            service.confirm(table_id, player, "confirm")
+            await service.commit(table_id, player, commitment, "commit")
+            await service.confirm(table_id, player, "confirm")
         now[0] += 11_000
-        service.time_out(table_id, "arranging-deadline")  # cid: the solver sets its hand
-        service.reveal(table_id, "ann", *chosen["ann"], "reveal")
+        await service.time_out(table_id, "arranging-deadline")  # cid: the solver sets its hand
+        await service.reveal(table_id, "ann", *chosen["ann"], "reveal")
         now[0] += 11_000
-        service.time_out(table_id, "reveal-deadline")  # bob never reveals: a foul
+        await service.time_out(table_id, "reveal-deadline")  # bob never reveals: a foul
         with _connect(database_url) as connection:
             export = audit_database.export_deal(connection, table_id, 1, Requester.player("cid"))
             online = audit_database.verify_deal_online(connection, table_id, 1)
     finally:
-        store.close()
+        await store.close()
     kinds = [(e.type, e.data.get("stage")) for e in export.events if e.type == "SeatTimedOut"]
     assert kinds == [("SeatTimedOut", "arranging"), ("SeatTimedOut", "revealing")]
     report = verify_export(write_lines(export))

@@ -4,6 +4,8 @@ still in play, pending or stuck, instead of a plain OK."""
 
 from __future__ import annotations
 
+import asyncio
+
 import psycopg
 import pytest
 
@@ -24,11 +26,11 @@ def _audit(database_url: str, now_ms: int | None = None) -> audit_database.Audit
         return audit_database.audit_database(connection, now_ms=now_ms)
 
 
-def test_a_finished_tables_deleted_last_deal_fails_the_audit_naming_the_table(
+async def test_a_finished_tables_deleted_last_deal_fails_the_audit_naming_the_table(
     service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    table_id = play_series(service, 2, rule_set=SHORT_SERIES)
-    other = play_series(service, 3, deals=1)
+    table_id = await play_series(service, 2, rule_set=SHORT_SERIES)
+    other = await play_series(service, 3, deals=1)
     stream = stream_id_for(table_id)
     assert _audit(database_url).holds
     # A tampering owner: switch the guards off and delete the last deal (DealStarted through
@@ -45,7 +47,9 @@ def test_a_finished_tables_deleted_last_deal_fails_the_audit_naming_the_table(
         ).rowcount
         connection.execute("ALTER TABLE events ENABLE TRIGGER ALL")
     assert deleted >= 14
-    assert main(["projections", "rebuild", "--database-url", database_url]) == 0
+    assert (
+        await asyncio.to_thread(main, ["projections", "rebuild", "--database-url", database_url])
+    ) == 0
     capsys.readouterr()
 
     report = _audit(database_url)
@@ -64,13 +68,15 @@ def test_a_finished_tables_deleted_last_deal_fails_the_audit_naming_the_table(
         f"{stream}: acknowledged_requests",
     ]
     assert str(other) not in " ".join(check.name for check in report.failed)
-    assert main(["audit", "verify", "--all", "--database-url", database_url]) == 1
+    assert (
+        await asyncio.to_thread(main, ["audit", "verify", "--all", "--database-url", database_url])
+    ) == 1
     out = capsys.readouterr().out
     assert f"✗ {stream}: acknowledged_requests" in out
     assert "OK: everything holds" not in out
 
 
-def test_the_audit_names_pending_and_stuck_deals(
+async def test_the_audit_names_pending_and_stuck_deals(
     database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from sapsam.audit.projection_audit import default_projectors
@@ -78,24 +84,24 @@ def test_the_audit_names_pending_and_stuck_deals(
 
     now = [1_700_000_000_000]  # 2023: the command below, on today's clock, finds them stuck
     rules = RuleSet(arrange_seconds=30, reveal_seconds=30)
-    store = EventStore.connect(database_url, projectors=default_projectors())
+    store = await EventStore.connect(database_url, projectors=default_projectors())
     store.prepare()
     try:
         service = TableService(store, clock=lambda: now[0])
-        play_series(service, 2, deals=1)  # a table between deals: nothing in play
-        arranging = seated_table(service, 2, rules)
-        start_and_deal(service, arranging, 1)  # deadline 30 s ahead
-        revealing = seated_table(service, 3, rules)
-        start_and_deal(service, revealing, 1)
-        state = service.load(revealing)
+        await play_series(service, 2, deals=1)  # a table between deals: nothing in play
+        arranging = await seated_table(service, 2, rules)
+        await start_and_deal(service, arranging, 1)  # deadline 30 s ahead
+        revealing = await seated_table(service, 3, rules)
+        await start_and_deal(service, revealing, 1)
+        state = await service.load(revealing)
         for player in (seat for seat in state.seats if seat is not None):
-            seat, hand = service.hand_of(revealing, player)
+            seat, hand = await service.hand_of(revealing, player)
             arrangement, nonce = solve(hand, rules), bytes([seat + 1]) * 16
             commitment = fairness.arrangement_commitment(revealing, 1, seat, arrangement, nonce)
-            service.commit(revealing, player, commitment, f"commit-{player}")
-            service.confirm(revealing, player, f"confirm-{player}")
+            await service.commit(revealing, player, commitment, f"commit-{player}")
+            await service.confirm(revealing, player, f"confirm-{player}")
     finally:
-        store.close()
+        await store.close()
 
     soon = _audit(database_url, now_ms=now[0] + 10_000)
     assert soon.ok and not soon.complete
@@ -115,19 +121,21 @@ def test_the_audit_names_pending_and_stuck_deals(
     assert stuck.startswith("deal 1 stuck: REVEALING, past its deadline")
 
     # The command says so too: exit 3 (nothing failed, not everything done), never a plain OK.
-    assert main(["audit", "verify", "--all", "--database-url", database_url]) == 3
+    assert (
+        await asyncio.to_thread(main, ["audit", "verify", "--all", "--database-url", database_url])
+    ) == 3
     out = capsys.readouterr().out
     assert f"… {stream_id_for(arranging)}: deal_in_play: deal 1 stuck" in out
     assert "OK: everything holds" not in out
 
 
-def test_worker_processes_give_the_same_report(
+async def test_worker_processes_give_the_same_report(
     service: TableService, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tampered = play_series(service, 2, deals=2)
-    play_series(service, 3, deals=1)
-    running = seated_table(service, 2)
-    start_and_deal(service, running, 1)
+    tampered = await play_series(service, 2, deals=2)
+    await play_series(service, 3, deals=1)
+    running = await seated_table(service, 2)
+    await start_and_deal(service, running, 1)
     with psycopg.connect(database_url, autocommit=True) as connection:
         connection.execute(
             "UPDATE seat_scores SET delta = delta + 1 WHERE table_id = %s AND deal_number = 2",

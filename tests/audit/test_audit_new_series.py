@@ -4,6 +4,7 @@ and names a forged ``SeriesStarted`` or a forged second-series total."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import uuid
@@ -41,6 +42,17 @@ class TwoSeries:
     table_lines: list[str]
 
 
+async def _played_two_series(url: str) -> uuid.UUID:
+    store = await EventStore.connect(url, projectors=projectors())
+    try:
+        store.prepare()
+        return await play_series(
+            TableService(store), SEATS, deals=4, rule_set=RULES, after_series="new_series"
+        )
+    finally:
+        await store.close()
+
+
 @pytest.fixture(scope="module")
 def two_series(database_factory: Any) -> Iterator[TwoSeries]:
     # The deals are random. A first series that ends all square would make "carry its totals
@@ -48,16 +60,9 @@ def two_series(database_factory: Any) -> Iterator[TwoSeries]:
     # in a database of its own: the whole-database audit below must find this one table only.
     for _attempt in range(20):
         name, url = database_factory.create(migrated=True)
-        store = EventStore.connect(url, projectors=projectors())
-        try:
-            store.prepare()
-            table_id = play_series(
-                TableService(store), SEATS, deals=4, rule_set=RULES, after_series="new_series"
-            )
-            with psycopg.connect(url, autocommit=True) as connection:
-                export = audit_database.export_table(connection, table_id, Requester.player("ann"))
-        finally:
-            store.close()
+        table_id = asyncio.run(_played_two_series(url))  # a loop of its own: a module fixture
+        with psycopg.connect(url, autocommit=True) as connection:
+            export = audit_database.export_table(connection, table_id, Requester.player("ann"))
         lines = list(write_lines(export))
         if any(_of_type(_events(lines), "DealScored", 1)["data"]["series_totals"]):
             break

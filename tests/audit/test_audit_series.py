@@ -36,10 +36,10 @@ FAIRNESS_CHECKS = (
 
 
 @pytest.mark.parametrize("seat_count", [2, 3, 4])
-def test_every_deal_of_a_series_verifies_offline_and_online(
+async def test_every_deal_of_a_series_verifies_offline_and_online(
     service: TableService, database_url: str, seat_count: int
 ) -> None:
-    table_id = play_series(service, seat_count)
+    table_id = await play_series(service, seat_count)
     with psycopg.connect(database_url, autocommit=True) as connection:
         for number in range(1, 9):
             export = audit_database.export_deal(
@@ -67,12 +67,12 @@ def test_every_deal_of_a_series_verifies_offline_and_online(
     assert report.named("standings", 8).status is Status.PASSED
 
 
-def test_a_deal_export_has_the_opening_and_the_deal_with_its_anchor(
+async def test_a_deal_export_has_the_opening_and_the_deal_with_its_anchor(
     service: TableService, database_url: str
 ) -> None:
-    table_id = play_series(service, 2, deals=3)
+    table_id = await play_series(service, 2, deals=3)
     with psycopg.connect(database_url, autocommit=True) as connection:
-        stream = service.events(table_id)
+        stream = await service.events(table_id)
         first = audit_database.export_deal(connection, table_id, 1, Requester.operator())
         third = audit_database.export_deal(connection, table_id, 3, Requester.operator())
     # Deal 1 touches the opening: one segment from the genesis.
@@ -101,10 +101,10 @@ def test_a_deal_export_has_the_opening_and_the_deal_with_its_anchor(
     assert verify_audit_export(read_export(lines)).ok
 
 
-def test_replay_shows_each_moment_and_who_could_see_what(
+async def test_replay_shows_each_moment_and_who_could_see_what(
     service: TableService, database_url: str
 ) -> None:
-    table_id = play_series(service, 3, deals=2)
+    table_id = await play_series(service, 3, deals=2)
     with psycopg.connect(database_url, autocommit=True) as connection:
         export = audit_database.export_deal(connection, table_id, 2, Requester.operator())
     frames = replay(export)

@@ -7,6 +7,7 @@ owns the altered fact has to catch it (the anchor, a commitment, the sequence or
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import uuid
@@ -91,27 +92,34 @@ class Played:
 @pytest.fixture(scope="module")
 def played(database_factory: Any) -> Iterator[Played]:
     name, url = database_factory.create()
-    store = EventStore.connect(url, projectors=projectors())
-    store.prepare()
     try:
-        service = TableService(store)
-        table_id = _table_with_nonzero_scores(service)
+        table_id = asyncio.run(_played_table(url))  # a loop of its own: the module's fixture
         with psycopg.connect(url, autocommit=True) as connection:
             two = audit_database.export_deal(connection, table_id, 2, Requester.operator())
             one = audit_database.export_deal(connection, table_id, 1, Requester.operator())
         yield Played(list(write_lines(two)), list(write_lines(one)))
     finally:
-        store.close()
         database_factory.drop(name)
 
 
-def _table_with_nonzero_scores(service: TableService) -> uuid.UUID:
+async def _played_table(url: str) -> uuid.UUID:
+    store = await EventStore.connect(url, projectors=projectors())
+    store.prepare()
+    try:
+        return await _table_with_nonzero_scores(TableService(store))
+    finally:
+        await store.close()
+
+
+async def _table_with_nonzero_scores(service: TableService) -> uuid.UUID:
     # A rule change must change the score, so deal 2 needs a non-zero result: play tables until
     # one has it (almost always the first).
     for _ in range(20):
-        table_id = play_series(service, 2, deals=2)
+        table_id = await play_series(service, 2, deals=2)
         totals = [
-            event.data["totals"] for event in service.events(table_id) if event.type == "DealScored"
+            event.data["totals"]
+            for event in await service.events(table_id)
+            if event.type == "DealScored"
         ]
         if totals[1] != [0, 0]:
             return table_id

@@ -22,23 +22,23 @@ from sapsam.rules.solver import solve
 SECRET_FIELDS = ("front", "middle", "back", "nonce")
 
 
-def _commit_and_confirm(
+async def _commit_and_confirm(
     service: TableService, table_id: uuid.UUID
 ) -> dict[str, tuple[Arrangement, bytes]]:
     """Deal 1 started, cut and dealt; every seat committed and confirmed (reveals are open)."""
-    state = service.start_deal(table_id, "operator", f"{table_id}/start-1").state
+    state = (await service.start_deal(table_id, "operator", f"{table_id}/start-1")).state
     assert state.deal is not None
     cutter = state.seats[fairness.cutter_for(state.deal.dealer, state.seat_count)]
     assert cutter is not None
-    service.cut(table_id, cutter, 17, f"{table_id}/cut-1")
+    await service.cut(table_id, cutter, 17, f"{table_id}/cut-1")
     chosen: dict[str, tuple[Arrangement, bytes]] = {}
     for player in (seat for seat in state.seats if seat is not None):
-        seat, hand = service.hand_of(table_id, player)
-        arrangement = solve(hand, service.load(table_id).rule_set)
+        seat, hand = await service.hand_of(table_id, player)
+        arrangement = solve(hand, (await service.load(table_id)).rule_set)
         nonce = fairness.new_seed()[:16]
         commitment = fairness.arrangement_commitment(table_id, 1, seat, arrangement, nonce)
-        service.commit(table_id, player, commitment, f"{table_id}/commit-{player}")
-        service.confirm(table_id, player, f"{table_id}/confirm-{player}")
+        await service.commit(table_id, player, commitment, f"{table_id}/commit-{player}")
+        await service.confirm(table_id, player, f"{table_id}/confirm-{player}")
         chosen[player] = (arrangement, nonce)
     return chosen
 
@@ -64,7 +64,7 @@ def _exports(
     ]
 
 
-def _revealed_anything(lines: list[str], nonces: list[bytes]) -> bool:
+async def _revealed_anything(lines: list[str], nonces: list[bytes]) -> bool:
     events = [json.loads(line) for line in lines[1:]]
     if any(event["type"] == "ArrangementRevealed" for event in events):
         return True
@@ -74,23 +74,23 @@ def _revealed_anything(lines: list[str], nonces: list[bytes]) -> bool:
     )
 
 
-def test_the_operator_exports_no_reveal_of_a_deal_until_it_is_scored(
+async def test_the_operator_exports_no_reveal_of_a_deal_until_it_is_scored(
     service: TableService,
     database_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    table_id = seated_table(service, 3)
-    chosen = _commit_and_confirm(service, table_id)
+    table_id = await seated_table(service, 3)
+    chosen = await _commit_and_confirm(service, table_id)
     nonces = [nonce for _, nonce in chosen.values()]
     players = list(chosen)
     for player in players[:2]:  # two of three seats reveal: the deal is still in play
         arrangement, nonce = chosen[player]
-        service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{player}")
-    assert [e.type for e in service.events(table_id)].count("ArrangementRevealed") == 2
+        await service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{player}")
+    assert [e.type for e in await service.events(table_id)].count("ArrangementRevealed") == 2
 
     for lines in _exports(database_url, table_id, tmp_path, capsys):
-        assert not _revealed_anything(lines, nonces)
+        assert not await _revealed_anything(lines, nonces)
         # The export stops at the last event before the first reveal: its chain is whole, the deal
         # reads as pending (exit 3 from the command line), and nothing fails.
         assert json.loads(lines[-1])["type"] == "RevealsOpened"
@@ -100,7 +100,9 @@ def test_the_operator_exports_no_reveal_of_a_deal_until_it_is_scored(
         assert report.pending_deals == (1,)
 
     arrangement, nonce = chosen[players[2]]
-    service.reveal(table_id, players[2], arrangement, nonce, f"{table_id}/reveal-{players[2]}")
+    await service.reveal(
+        table_id, players[2], arrangement, nonce, f"{table_id}/reveal-{players[2]}"
+    )
     for lines in _exports(database_url, table_id, tmp_path, capsys):
         # Scored: every reveal, every row and every nonce, and the deal verifies.
         events = [json.loads(line) for line in lines[1:]]

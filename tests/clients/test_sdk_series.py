@@ -15,7 +15,7 @@ from sapsam.domain.published import published_deal
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
-from sapsam.store.reads import read_stream
+from sapsam.store.offline_reads import read_stream
 from sapsam_client import Client, Hand, Rows, Seat, SeriesOutcome, connect, table_id
 from sapsam_client.commitment import arrangement_commitment
 from sapsam_client.rules import random_arranger, solver_arranger

@@ -7,14 +7,11 @@ folder on PYTHONPATH), to test the command end to end.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import psycopg
 
 from sapsam.log.records import RecordedEvent
-from sapsam.store.projections import Projector, SqlProjector
+from sapsam.store.projections import Projector, SqlProjector, StatementSink
 
-Connection = psycopg.Connection[Any]
+Connection = StatementSink
 
 
 def apply_stream_summary(connection: Connection, event: RecordedEvent) -> None:

@@ -3,22 +3,26 @@ once: neither its pause nor a step waiting through its stop signal holds the sto
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import socket
-import threading
 import time
-from collections.abc import Callable
 
 import pytest
 
 from sapsam.store.background import BackgroundLoop, StopSignal
 
+# Far longer than any stop may take: a stop that waited for it would fail the bound below.
+LONG_SECONDS = 60.0
+STOP_BOUND_SECONDS = 2.0
 
-def test_a_failing_step_is_logged_and_the_loop_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+
+async def test_a_failing_step_is_logged_and_the_loop_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     runs: list[int] = []
-    three = threading.Event()
+    three = asyncio.Event()
 
-    def step(should_stop: Callable[[], bool]) -> None:
+    async def step(stop: StopSignal) -> None:
         runs.append(len(runs))
         if len(runs) == 1:
             raise ValueError("secret detail that must not be logged")
@@ -28,76 +32,70 @@ def test_a_failing_step_is_logged_and_the_loop_goes_on(caplog: pytest.LogCapture
     loop = BackgroundLoop("test-loop", step, 0.01, logging.getLogger("test.background"))
     with caplog.at_level(logging.ERROR, logger="test.background"):
         loop.start()
-        assert three.wait(10)
-        loop.stop()
+        await asyncio.wait_for(three.wait(), 10)
+        await loop.stop()
     assert "test-loop failed: ValueError" in caplog.text
     assert "secret detail" not in caplog.text
     count = len(runs)
-    threading.Event().wait(0.05)
+    await asyncio.sleep(0.05)
     assert len(runs) == count  # stopped: no more runs
 
 
-def test_stop_ends_a_long_step_that_watches_should_stop() -> None:
-    started = threading.Event()
+async def test_stop_ends_a_long_step_that_watches_its_stop_signal() -> None:
+    started = asyncio.Event()
+    ended: list[bool] = []
 
-    def step(should_stop: Callable[[], bool]) -> None:
+    async def step(stop: StopSignal) -> None:
         started.set()
-        while not should_stop():
-            threading.Event().wait(0.01)
+        while not stop():
+            await asyncio.sleep(0.01)
+        ended.append(True)
 
     loop = BackgroundLoop("test-long", step, 1.0, logging.getLogger("test.background"))
     loop.start()
-    assert started.wait(10)
-    loop.stop()
-    assert not loop._thread.is_alive()
+    await asyncio.wait_for(started.wait(), 10)
+    await loop.stop()
+    assert ended == [True]
 
 
-# Far longer than any stop may take: a stop that waited for it would fail the bound below.
-LONG_SECONDS = 60.0
-STOP_BOUND_SECONDS = 2.0
+async def test_stop_does_not_wait_out_the_pause() -> None:
+    ran = asyncio.Event()
 
+    async def step(stop: StopSignal) -> None:
+        ran.set()
 
-def test_stop_does_not_wait_out_the_pause() -> None:
-    ran = threading.Event()
-    loop = BackgroundLoop(
-        "test-pause", lambda stop: ran.set(), LONG_SECONDS, logging.getLogger("test.background")
-    )
+    loop = BackgroundLoop("test-pause", step, LONG_SECONDS, logging.getLogger("test.background"))
     loop.start()
-    assert ran.wait(10)
+    await asyncio.wait_for(ran.wait(), 10)
     started = time.monotonic()
-    loop.stop()
+    await loop.stop()
     assert time.monotonic() - started < STOP_BOUND_SECONDS
-    assert not loop._thread.is_alive()
 
 
-def test_stop_wakes_a_step_waiting_on_a_quiet_socket() -> None:
-    # The results follower waits so on its LISTEN connection; here, a socket nobody writes to.
-    quiet, other_end = socket.socketpair()
-    waiting = threading.Event()
+async def test_stop_wakes_a_step_waiting_for_something_that_never_comes() -> None:
+    # The results follower waits so for a notification on its LISTEN connection.
+    waiting = asyncio.Event()
     woken: list[bool] = []
 
-    def step(stop: StopSignal) -> None:
+    async def step(stop: StopSignal) -> None:
         waiting.set()
-        woken.append(stop.wait_readable(quiet.fileno(), LONG_SECONDS))
+        woken.append(await stop.wait_for(asyncio.Event().wait(), LONG_SECONDS))
 
-    loop = BackgroundLoop("test-socket", step, LONG_SECONDS, logging.getLogger("test.background"))
-    with quiet, other_end:
-        loop.start()
-        assert waiting.wait(10)
-        started = time.monotonic()
-        loop.stop()
-        assert time.monotonic() - started < STOP_BOUND_SECONDS
+    loop = BackgroundLoop("test-wait", step, LONG_SECONDS, logging.getLogger("test.background"))
+    loop.start()
+    await asyncio.wait_for(waiting.wait(), 10)
+    started = time.monotonic()
+    await loop.stop()
+    assert time.monotonic() - started < STOP_BOUND_SECONDS
     assert woken == [True]
 
 
-def test_a_wait_on_a_socket_ends_when_it_has_something_to_read() -> None:
+async def test_a_wait_for_something_ends_when_it_comes() -> None:
     signal = StopSignal()
-    readable, writer = socket.socketpair()
-    with readable, writer:
-        writer.send(b"x")
-        started = time.monotonic()
-        assert signal.wait_readable(readable.fileno(), LONG_SECONDS) is False
-        assert time.monotonic() - started < STOP_BOUND_SECONDS
+    arrived = asyncio.Event()
+    asyncio.get_running_loop().call_later(0.01, arrived.set)
+    started = time.monotonic()
+    assert await signal.wait_for(arrived.wait(), LONG_SECONDS) is False
+    assert time.monotonic() - started < STOP_BOUND_SECONDS
     signal.set()
-    assert signal() and signal.wait(LONG_SECONDS)
-    signal.close()
+    assert signal() and await signal.wait(LONG_SECONDS)

@@ -4,10 +4,10 @@ line and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
+import uuid
 
 import psycopg
 import pytest
@@ -25,14 +25,18 @@ from sapsam.store.table_projections import table_rows_as_json
 READ_MODEL_TABLES = [table for projector in all_projectors() for table in projector.tables]
 
 
-@contextmanager
-def _service(url: str) -> Iterator[TableService]:
-    store = EventStore.connect(url, projectors=all_projectors())
-    store.prepare()
-    try:
-        yield TableService(store)
-    finally:
-        store.close()
+def _play_series(url: str, seats: int, deals: int) -> uuid.UUID:
+    """A series played through the table service (its own event loop and pool) on ``url``."""
+
+    async def play() -> uuid.UUID:
+        store = await EventStore.connect(url, projectors=all_projectors())
+        store.prepare()
+        try:
+            return await play_series(TableService(store), seats, deals=deals)
+        finally:
+            await store.close()
+
+    return asyncio.run(play())
 
 
 def _rebuild(url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -58,8 +62,7 @@ def _table_rows(url: str) -> str:
 def test_the_default_rebuild_repairs_the_table_read_models(
     database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with _service(database_url) as service:
-        table_id = play_series(service, 3, deals=2)
+    table_id = _play_series(database_url, 3, deals=2)
     before = _table_rows(database_url)
     with psycopg.connect(database_url, autocommit=True) as connection:
         connection.execute("UPDATE table_state SET phase = 'ARRANGING', deals_scored = 7")
@@ -83,8 +86,7 @@ def test_an_owner_rebuild_leaves_the_read_models_with_the_service_role(
         new_role(database_url) as (reader, _),
     ):
         # The service creates its read models at start and plays; it lets a reader see scores.
-        with _service(service_url) as service:
-            play_series(service, 2, deals=2)
+        _play_series(service_url, 2, deals=2)
         with psycopg.connect(service_url, autocommit=True) as connection:
             connection.execute(
                 sql.SQL("GRANT SELECT ON seat_scores TO {}").format(sql.Identifier(reader))
@@ -107,8 +109,7 @@ def test_an_owner_rebuild_leaves_the_read_models_with_the_service_role(
 
         # The service goes on writing every read model, without a privilege error.
         caplog.set_level(logging.WARNING)
-        with _service(service_url) as service:
-            play_series(service, 3, deals=1)
+        _play_series(service_url, 3, deals=1)
         with psycopg.connect(service_url) as connection:  # every privilege it needs, unused
             for table in READ_MODEL_TABLES:
                 connection.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)))
@@ -125,8 +126,7 @@ def test_an_owner_rebuild_leaves_the_read_models_with_the_service_role(
 def test_a_role_that_could_not_keep_the_owner_is_refused_in_one_line(
     database_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with _service(database_url) as service:  # the owner made the read models
-        play_series(service, 2, deals=1)
+    _play_series(database_url, 2, deals=1)  # the owner made the read models
     before = _table_rows(database_url)
     with psycopg.connect(database_url) as connection:
         owner = connection.execute("SELECT current_user").fetchone()

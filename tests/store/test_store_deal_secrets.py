@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import psycopg
 import pytest
@@ -13,21 +14,21 @@ from sapsam.store.appends import append
 from sapsam.store.deal_secrets import delete_deal_seed, load_deal_seed, store_deal_seed
 from sapsam.store.reads import read_all
 
-Connection = psycopg.Connection[object]
+Connection = psycopg.AsyncConnection[Any]
 SEED = bytes(range(32))
 
 
 @pytest.fixture
-def connection(database_url: str) -> Iterator[Connection]:
-    with psycopg.connect(database_url, autocommit=True) as opened:
+async def connection(database_url: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as opened:
         yield opened
 
 
-def start_deal(connection: Connection) -> None:
-    def keep_seed(inner: Connection, _events: Sequence[RecordedEvent]) -> None:
-        store_deal_seed(inner, "table-1", 1, SEED)
+async def start_deal(connection: psycopg.AsyncConnection[Any]) -> None:
+    async def keep_seed(inner: Connection, _events: Sequence[RecordedEvent]) -> None:
+        await store_deal_seed(inner, "table-1", 1, SEED)
 
-    append(
+    await append(
         connection,
         "table-1",
         0,
@@ -37,28 +38,34 @@ def start_deal(connection: Connection) -> None:
     )
 
 
-def reveal(inner: Connection, events: Sequence[RecordedEvent]) -> None:
-    assert delete_deal_seed(inner, "table-1", int(events[0].data["deal"]))  # type: ignore[arg-type]
+async def reveal(inner: Connection, events: Sequence[RecordedEvent]) -> None:
+    assert await delete_deal_seed(inner, "table-1", int(events[0].data["deal"]))  # type: ignore[arg-type]
 
 
-def test_the_seed_is_stored_with_the_deal_and_not_in_the_log(connection: Connection) -> None:
-    start_deal(connection)
-    assert load_deal_seed(connection, "table-1", 1) == SEED
-    assert load_deal_seed(connection, "table-1", 2) is None
-    log_text = str([(e.data, e.metadata) for e in read_all(connection)])
+async def test_the_seed_is_stored_with_the_deal_and_not_in_the_log(
+    connection: psycopg.AsyncConnection[Any],
+) -> None:
+    await start_deal(connection)
+    assert await load_deal_seed(connection, "table-1", 1) == SEED
+    assert await load_deal_seed(connection, "table-1", 2) is None
+    log_text = str([(e.data, e.metadata) for e in await read_all(connection)])
     assert SEED.hex() not in log_text
 
 
-def test_a_second_seed_for_the_same_deal_is_refused(connection: Connection) -> None:
-    start_deal(connection)
+async def test_a_second_seed_for_the_same_deal_is_refused(
+    connection: psycopg.AsyncConnection[Any],
+) -> None:
+    await start_deal(connection)
     with pytest.raises(errors.UniqueViolation):
-        store_deal_seed(connection, "table-1", 1, b"other")
-    assert load_deal_seed(connection, "table-1", 1) == SEED
+        await store_deal_seed(connection, "table-1", 1, b"other")
+    assert await load_deal_seed(connection, "table-1", 1) == SEED
 
 
-def test_revealing_the_seed_deletes_it_in_the_same_transaction(connection: Connection) -> None:
-    start_deal(connection)
-    append(
+async def test_revealing_the_seed_deletes_it_in_the_same_transaction(
+    connection: psycopg.AsyncConnection[Any],
+) -> None:
+    await start_deal(connection)
+    await append(
         connection,
         "table-1",
         1,
@@ -66,19 +73,21 @@ def test_revealing_the_seed_deletes_it_in_the_same_transaction(connection: Conne
         "reveal",
         project=reveal,
     )
-    assert load_deal_seed(connection, "table-1", 1) is None
-    assert not delete_deal_seed(connection, "table-1", 1)
+    assert await load_deal_seed(connection, "table-1", 1) is None
+    assert not await delete_deal_seed(connection, "table-1", 1)
 
 
-def test_a_reveal_that_fails_after_deleting_keeps_the_seed(connection: Connection) -> None:
-    start_deal(connection)
+async def test_a_reveal_that_fails_after_deleting_keeps_the_seed(
+    connection: psycopg.AsyncConnection[Any],
+) -> None:
+    await start_deal(connection)
 
-    def delete_then_fail(inner: Connection, events: Sequence[RecordedEvent]) -> None:
-        reveal(inner, events)
+    async def delete_then_fail(inner: Connection, events: Sequence[RecordedEvent]) -> None:
+        await reveal(inner, events)
         raise RuntimeError("scoring failed")
 
     with pytest.raises(RuntimeError):
-        append(
+        await append(
             connection,
             "table-1",
             1,
@@ -86,5 +95,5 @@ def test_a_reveal_that_fails_after_deleting_keeps_the_seed(connection: Connectio
             "reveal",
             project=delete_then_fail,
         )
-    assert load_deal_seed(connection, "table-1", 1) == SEED
-    assert [e.type for e in read_all(connection)] == ["DealStarted"]
+    assert await load_deal_seed(connection, "table-1", 1) == SEED
+    assert [e.type for e in await read_all(connection)] == ["DealStarted"]

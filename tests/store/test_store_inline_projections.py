@@ -8,7 +8,7 @@ or a caller's transaction take the transaction path, as before.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import psycopg
@@ -32,6 +32,15 @@ def connection(database_url: str) -> Iterator[Connection]:
         yield connection
 
 
+@pytest.fixture
+async def writer(
+    database_url: str, connection: Connection
+) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """The appends' (asynchronous) connection; ``connection`` reads and rebuilds."""
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as opened:
+        yield opened
+
+
 def encoded(table_id: uuid.UUID, seat_count: int = 3) -> list[NewEvent]:
     """A whole series of one table, as the table service appends it."""
     return [
@@ -42,18 +51,20 @@ def encoded(table_id: uuid.UUID, seat_count: int = 3) -> list[NewEvent]:
     ]
 
 
-def test_one_event_at_a_time_gives_the_rows_a_rebuild_gives(connection: Connection) -> None:
+async def test_one_event_at_a_time_gives_the_rows_a_rebuild_gives(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
     # Every event type of a game, each appended on its own: each goes through the inline path.
     for number in range(2):
         table_id = uuid.UUID(int=number + 1)
         for version, event in enumerate(encoded(table_id, 2 + number)):
             stream = f"table-{table_id}"
             inlined = _inline_where_possible(
-                connection, stream, version, [event], {}, projectors(), None
+                writer, stream, version, [event], {}, projectors(), None
             )
             assert inlined[0] == () and all(isinstance(s, InlineStatement) for s in inlined[1])
-            append(
-                connection,
+            await append(
+                writer,
                 stream,
                 version,
                 [event],
@@ -72,14 +83,16 @@ def test_one_event_at_a_time_gives_the_rows_a_rebuild_gives(connection: Connecti
     assert table_rows_as_json(connection) == live
 
 
-def test_batches_and_transactions_take_the_transaction_path(connection: Connection) -> None:
+async def test_batches_and_transactions_take_the_transaction_path(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
     table_id = uuid.uuid4()
     stream = f"table-{table_id}"
     events = encoded(table_id)
 
     def path(**changes: Any) -> tuple[object, list[InlineStatement] | None]:
         arguments: dict[str, Any] = {
-            "connection": connection,
+            "connection": writer,
             "stream_id": stream,
             "expected_version": 0,
             "events": events[:1],
@@ -100,28 +113,30 @@ def test_batches_and_transactions_take_the_transaction_path(connection: Connecti
         (*projectors(), TYPE_COUNTS),  # a projector with no statement of its own
         None,
     )
-    with connection.transaction():  # a caller's transaction
+    async with writer.transaction():  # a caller's transaction
         assert path() == (tuple(projectors()), None)
     # A projector for other streams is left out, not applied for nothing.
     assert path(stream_id=f"tournament-{table_id}") == ((), [])
 
 
 @pytest.mark.parametrize("batch_size", [2, 3, 5])
-def test_batches_give_the_rows_a_rebuild_gives(connection: Connection, batch_size: int) -> None:
+async def test_batches_give_the_rows_a_rebuild_gives(
+    connection: Connection, writer: psycopg.AsyncConnection[Any], batch_size: int
+) -> None:
     # A whole series appended in batches (the first event alone: it inserts the row), each batch
     # one statement whose table_state update chains its events.
     table_id = uuid.uuid4()
     stream = f"table-{table_id}"
     events = encoded(table_id, 3)
-    append(connection, stream, 0, events[:1], "create", "t", projectors=projectors())
+    await append(writer, stream, 0, events[:1], "create", "t", projectors=projectors())
     version = 1
     while version < len(events):
         batch = events[version : version + batch_size]
         after, inside = _inline_where_possible(
-            connection, stream, version, batch, {}, projectors(), None
+            writer, stream, version, batch, {}, projectors(), None
         )
         assert after == () and inside is not None  # one statement: no projector after it
-        append(connection, stream, version, batch, f"b-{version}", "t", projectors=projectors())
+        await append(writer, stream, version, batch, f"b-{version}", "t", projectors=projectors())
         version += len(batch)
     live = table_rows_as_json(connection)
     assert connection.execute(
@@ -131,16 +146,18 @@ def test_batches_give_the_rows_a_rebuild_gives(connection: Connection, batch_siz
     assert table_rows_as_json(connection) == live
 
 
-def test_secret_companions_go_with_the_insert_or_not_at_all(connection: Connection) -> None:
+async def test_secret_companions_go_with_the_insert_or_not_at_all(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
     from sapsam.store.appends import secret_companions
 
     table_id = uuid.uuid4()
     stream = f"table-{table_id}"
     events = encoded(table_id)
-    append(connection, stream, 0, events[:1], "create", "t", projectors=projectors())
+    await append(writer, stream, 0, events[:1], "create", "t", projectors=projectors())
     keep = secret_companions(stream, [(1, b"seed-1")], [])
-    append(
-        connection, stream, 1, events[1:2], "keep", "t", projectors=projectors(), companions=keep
+    await append(
+        writer, stream, 1, events[1:2], "keep", "t", projectors=projectors(), companions=keep
     )
 
     def secrets() -> list[tuple[Any, ...]]:
@@ -151,16 +168,16 @@ def test_secret_companions_go_with_the_insert_or_not_at_all(connection: Connecti
     assert secrets() == [(1, b"seed-1")]
     other = secret_companions(stream, [(2, b"seed-2")], [1])
     with pytest.raises(ConcurrencyConflict):  # refused: neither kept nor forgotten
-        append(connection, stream, 1, events[1:2], "late", "t", companions=other)
+        await append(writer, stream, 1, events[1:2], "late", "t", companions=other)
     assert secrets() == [(1, b"seed-1")]
     # A batch with secrets, inside the insert; and the same on the transaction path.
-    append(
-        connection, stream, 2, events[2:4], "both", "t", projectors=projectors(), companions=other
+    await append(
+        writer, stream, 2, events[2:4], "both", "t", projectors=projectors(), companions=other
     )
     assert secrets() == [(2, b"seed-2")]
-    with connection.transaction():
+    async with writer.transaction():
         forget = secret_companions(stream, [], [2])
-        append(connection, stream, 4, events[4:5], "in-tx", "t", companions=forget)
+        await append(writer, stream, 4, events[4:5], "in-tx", "t", companions=forget)
     assert secrets() == []
 
 
@@ -189,24 +206,26 @@ def test_companions_parameters_are_renamed_apart() -> None:
     assert statement.rstrip().endswith("ORDER BY inserted.version")
 
 
-def test_a_refused_insert_changes_no_read_model(connection: Connection) -> None:
+async def test_a_refused_insert_changes_no_read_model(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
     table_id = uuid.uuid4()
     stream = f"table-{table_id}"
     events = encoded(table_id)
-    append(connection, stream, 0, events[:1], "first", "t", projectors=projectors())
+    await append(writer, stream, 0, events[:1], "first", "t", projectors=projectors())
     before = table_rows_as_json(connection)
     with pytest.raises(ConcurrencyConflict):  # the version is taken: nothing written
-        append(connection, stream, 0, events[1:2], "second", "t", projectors=projectors())
+        await append(writer, stream, 0, events[1:2], "second", "t", projectors=projectors())
     assert table_rows_as_json(connection) == before
 
 
 def test_the_servers_read_models_let_a_table_write_be_one_statement(
-    connection: Connection,
+    writer: psycopg.AsyncConnection[Any],
 ) -> None:
     from sapsam.cli.bootstrap import _projectors as server_projectors
 
     table_id = uuid.uuid4()
     after, inside = _inline_where_possible(
-        connection, f"table-{table_id}", 0, encoded(table_id)[:1], {}, server_projectors(), None
+        writer, f"table-{table_id}", 0, encoded(table_id)[:1], {}, server_projectors(), None
     )
     assert after == () and len(inside) == 1  # table_state's statement; nothing else applies

@@ -6,8 +6,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -42,20 +43,31 @@ def positions(connection: Connection) -> dict[str, int]:
 
 @pytest.fixture
 def connection(database_url: str) -> Iterator[Connection]:
+    """A synchronous connection: the rebuild's (the projectors prepared)."""
     with psycopg.connect(database_url, autocommit=True) as opened:
         prepare_projections(opened, PROJECTORS)
         yield opened
 
 
-def fill(connection: Connection) -> None:
+@pytest.fixture
+async def writer(
+    database_url: str, connection: Connection
+) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """An asynchronous connection: the appends' (after the projectors were prepared)."""
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as opened:
+        yield opened
+
+
+async def fill(writer: psycopg.AsyncConnection[Any]) -> None:
     for index in range(5):
         stream = f"s{index % 3}"
-        version = connection.execute(
+        cursor = await writer.execute(
             "SELECT coalesce(max(version), 0) FROM events WHERE stream_id = %s", [stream]
-        ).fetchone()
+        )
+        version = await cursor.fetchone()
         assert version is not None
-        append(
-            connection,
+        await append(
+            writer,
             stream,
             int(version[0]),
             [NewEvent("Scored", {"value": index * 7}), NewEvent("Noted", {"text": "x"})],
@@ -64,21 +76,23 @@ def fill(connection: Connection) -> None:
         )
 
 
-def test_read_models_change_in_the_same_transaction_as_the_append(
-    connection: Connection,
+async def test_read_models_change_in_the_same_transaction_as_the_append(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
 ) -> None:
-    append(connection, "s", 0, [NewEvent("Scored", {"value": 5})], "r1", projectors=PROJECTORS)
+    await append(writer, "s", 0, [NewEvent("Scored", {"value": 5})], "r1", projectors=PROJECTORS)
     assert dump(connection)["stream_summaries"] == [("s", 1, 1, "Scored", 5)]
 
 
-def test_a_failing_projector_rolls_the_append_back(connection: Connection) -> None:
-    def broken(_connection: Connection, _event: RecordedEvent) -> None:
+async def test_a_failing_projector_rolls_the_append_back(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
+    def broken(_connection: object, _event: RecordedEvent) -> None:
         raise RuntimeError("read model bug")
 
     broken_projector = SqlProjector("broken", (), (), broken)
     with pytest.raises(RuntimeError):
-        append(
-            connection,
+        await append(
+            writer,
             "s",
             0,
             [NewEvent("Scored", {"value": 5})],
@@ -89,8 +103,10 @@ def test_a_failing_projector_rolls_the_append_back(connection: Connection) -> No
     assert connection.execute("SELECT count(*) FROM events").fetchone() == (0,)
 
 
-def test_rebuilding_gives_identical_rows(connection: Connection) -> None:
-    fill(connection)
+async def test_rebuilding_gives_identical_rows(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
+    await fill(writer)
     before = dump(connection)
     assert len(before["stream_summaries"]) == 3
     reports = rebuild_projections(connection, PROJECTORS)
@@ -99,8 +115,10 @@ def test_rebuilding_gives_identical_rows(connection: Connection) -> None:
     assert set(positions(connection).values()) == {reports[0].position}
 
 
-def test_rebuild_repairs_a_damaged_read_model(connection: Connection) -> None:
-    fill(connection)
+async def test_rebuild_repairs_a_damaged_read_model(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
+    await fill(writer)
     before = dump(connection)
     connection.execute("DELETE FROM stream_summaries WHERE stream_id = 's1'")
     connection.execute("UPDATE type_counts SET count = 0")
@@ -108,10 +126,10 @@ def test_rebuild_repairs_a_damaged_read_model(connection: Connection) -> None:
     assert dump(connection) == before
 
 
-def test_prepare_leaves_current_projectors_alone_and_builds_new_ones(
-    connection: Connection,
+async def test_prepare_leaves_current_projectors_alone_and_builds_new_ones(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
 ) -> None:
-    fill(connection)
+    await fill(writer)
     before = dump(connection)
     reports = {report.name: report for report in prepare_projections(connection, PROJECTORS)}
     assert {report.action for report in reports.values()} == {"current"}
@@ -136,8 +154,10 @@ def test_prepare_leaves_current_projectors_alone_and_builds_new_ones(
     assert copied == before["type_counts"]
 
 
-def test_prepare_rebuilds_a_projector_whose_definition_changed(connection: Connection) -> None:
-    fill(connection)
+async def test_prepare_rebuilds_a_projector_whose_definition_changed(
+    connection: Connection, writer: psycopg.AsyncConnection[Any]
+) -> None:
+    await fill(writer)
     changed = SqlProjector(
         name="type_counts",
         tables=("type_counts",),
@@ -165,21 +185,21 @@ def test_projectors_may_not_own_the_log(connection: Connection) -> None:
     assert connection.execute("SELECT to_regclass('events') IS NOT NULL").fetchone() == (True,)
 
 
-def test_the_event_store_applies_its_registered_projectors(database_url: str) -> None:
-    store = EventStore.connect(database_url, projectors=PROJECTORS)
+async def test_the_event_store_applies_its_registered_projectors(database_url: str) -> None:
+    store = await EventStore.connect(database_url, projectors=PROJECTORS)
     try:
         assert {report.action for report in store.prepare()} == {"rebuilt"}
-        store.append("s", 0, [NewEvent("Scored", {"value": 3})], "r1")
-        with store.connection() as connection:
+        await store.append("s", 0, [NewEvent("Scored", {"value": 3})], "r1")
+        with psycopg.connect(database_url) as connection:
             assert dump(connection)["type_counts"][0][:2] == ("Scored", 1)
     finally:
-        store.close()
+        await store.close()
 
 
-def test_the_rebuild_command_replays_the_log_into_registered_read_models(
-    connection: Connection, database_url: str
+async def test_the_rebuild_command_replays_the_log_into_registered_read_models(
+    connection: Connection, writer: psycopg.AsyncConnection[Any], database_url: str
 ) -> None:
-    fill(connection)
+    await fill(writer)
     before = dump(connection)
     connection.execute("TRUNCATE stream_summaries, type_counts")
     completed = subprocess.run(
@@ -197,7 +217,12 @@ def test_the_rebuild_command_replays_the_log_into_registered_read_models(
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, (str(Path(__file__).parent), os.environ.get("PYTHONPATH")))
+            ),
+        },
     )
     report = json.loads(completed.stdout)
     # The game's own read models are registered too; the sample ones come from --module.

@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -31,16 +32,18 @@ AWKWARD_DATA = [
 
 
 @pytest.fixture
-def connection(database_url: str) -> Iterator[psycopg.Connection[object]]:
-    with psycopg.connect(database_url, autocommit=True) as opened:
+async def connection(database_url: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as opened:
         yield opened
 
 
-def plainly_read(connection: psycopg.Connection[object]) -> list[RecordedEvent]:
+async def plainly_read(connection: psycopg.AsyncConnection[Any]) -> list[RecordedEvent]:
     """Every event, one row at a time, through RecordedEvent's constructor and json.loads."""
-    rows = connection.execute(
-        "SELECT position, stream_id, version, type, schema_version, data::text,"
-        " metadata::text, hash FROM events ORDER BY position"
+    rows = await (
+        await connection.execute(
+            "SELECT position, stream_id, version, type, schema_version, data::text,"
+            " metadata::text, hash FROM events ORDER BY position"
+        )
     ).fetchall()
     return [
         RecordedEvent(
@@ -57,11 +60,11 @@ def plainly_read(connection: psycopg.Connection[object]) -> list[RecordedEvent]:
     ]
 
 
-def test_read_all_decodes_awkward_json_exactly_as_a_plain_row_by_row_read(
-    connection: psycopg.Connection[object],
+async def test_read_all_decodes_awkward_json_exactly_as_a_plain_row_by_row_read(
+    connection: psycopg.AsyncConnection[Any],
 ) -> None:
-    append(connection, "s1", 0, [NewEvent("A", data) for data in AWKWARD_DATA[:3]], "r1")
-    append(
+    await append(connection, "s1", 0, [NewEvent("A", data) for data in AWKWARD_DATA[:3]], "r1")
+    await append(
         connection,
         "s2",
         0,
@@ -70,9 +73,9 @@ def test_read_all_decodes_awkward_json_exactly_as_a_plain_row_by_row_read(
         actor='ünïcode " actor',
         metadata={"extra": ["x", {"y": None}]},
     )
-    expected = plainly_read(connection)
+    expected = await plainly_read(connection)
     assert len(expected) == len(AWKWARD_DATA)
-    everything = read_all(connection)
+    everything = await read_all(connection)
     assert everything == expected
     assert [event.data for event in everything] == AWKWARD_DATA
     # Field by field, with the exact types: a bytes hash, plain ints and dicts.
@@ -81,17 +84,17 @@ def test_read_all_decodes_awkward_json_exactly_as_a_plain_row_by_row_read(
             value = getattr(got, field.name)
             assert value == getattr(wanted, field.name)
             assert type(value) is type(getattr(wanted, field.name))
-    assert read_all(connection, 0, stream_id="s2") == expected[3:]
-    assert read_all(connection, everything[1].position, limit=2) == expected[2:4]
-    assert list(iterate_all(connection, batch_size=4)) == expected
-    assert read_stream(connection, "s1") == expected[:3]
+    assert await read_all(connection, 0, stream_id="s2") == expected[3:]
+    assert await read_all(connection, everything[1].position, limit=2) == expected[2:4]
+    assert [event async for event in iterate_all(connection, batch_size=4)] == expected
+    assert await read_stream(connection, "s1") == expected[:3]
 
 
-def test_events_from_a_global_read_are_frozen_and_hashable_like_constructed_ones(
-    connection: psycopg.Connection[object],
+async def test_events_from_a_global_read_are_frozen_and_hashable_like_constructed_ones(
+    connection: psycopg.AsyncConnection[Any],
 ) -> None:
-    append(connection, "s", 0, [NewEvent("A", {"n": 1})], "r1")
-    [event] = read_all(connection)
+    await append(connection, "s", 0, [NewEvent("A", {"n": 1})], "r1")
+    [event] = await read_all(connection)
     with pytest.raises(dataclasses.FrozenInstanceError):
         event.position = 7  # type: ignore[misc]
     rebuilt = RecordedEvent(
@@ -102,18 +105,20 @@ def test_events_from_a_global_read_are_frozen_and_hashable_like_constructed_ones
     assert dataclasses.replace(event, version=2).version == 2
 
 
-def test_each_event_has_its_own_decoded_values(connection: psycopg.Connection[object]) -> None:
-    append(connection, "s", 0, [NewEvent("A", {"n": [1]}), NewEvent("A", {"n": [1]})], "r1")
-    first, second = read_all(connection)
+async def test_each_event_has_its_own_decoded_values(
+    connection: psycopg.AsyncConnection[Any],
+) -> None:
+    await append(connection, "s", 0, [NewEvent("A", {"n": [1]}), NewEvent("A", {"n": [1]})], "r1")
+    first, second = await read_all(connection)
     assert first.data == second.data
     assert first.data is not second.data
 
 
-def test_each_append_keeps_its_own_metadata_across_pages(
-    connection: psycopg.Connection[object],
+async def test_each_append_keeps_its_own_metadata_across_pages(
+    connection: psycopg.AsyncConnection[Any],
 ) -> None:
     for number in range(4):
-        append(
+        await append(
             connection,
             f"s{number % 2}",
             number // 2 * 3,
@@ -121,9 +126,9 @@ def test_each_append_keeps_its_own_metadata_across_pages(
             f"r{number}",
             actor=f"actor-{number}",
         )
-    expected = plainly_read(connection)
+    expected = await plainly_read(connection)
     for batch_size in (1, 2, 5, 100):
-        events = list(iterate_all(connection, batch_size=batch_size))
+        events = [event async for event in iterate_all(connection, batch_size=batch_size)]
         assert events == expected
         assert [event.metadata["request_id"] for event in events] == [
             f"r{number}" for number in range(4) for _ in range(3)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from tournament_play import OPERATOR_TOKEN, Services
@@ -17,9 +17,9 @@ from sapsam.store.table_projections import projectors as table_projectors
 
 
 @pytest.fixture
-def services(database_url: str) -> Iterator[Services]:
+async def services(database_url: str) -> AsyncIterator[Services]:
     """The store with every read model, a table service and a tournament service."""
-    store = EventStore.connect(
+    store = await EventStore.connect(
         database_url, projectors=[*table_projectors(), *registered_projectors()]
     )
     store.prepare()
@@ -27,11 +27,11 @@ def services(database_url: str) -> Iterator[Services]:
     try:
         yield Services(store, tables, TournamentService(store, tables), database_url)
     finally:
-        store.close()
+        await store.close()
 
 
 @pytest.fixture
-def server(database_url: str) -> Iterator[RunningServer]:
+async def server(database_url: str) -> AsyncIterator[RunningServer]:
     """The full service (tournaments included) on 127.0.0.1:<free port>.
 
     The pool is sized for twelve bots: a table command holds two pooled connections at once

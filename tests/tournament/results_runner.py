@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -22,7 +23,7 @@ from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
 
 
-def main(arguments: list[str]) -> int:
+async def run(arguments: list[str]) -> int:
     """Run the process as asked; see the module docstring."""
     url, mode = arguments[0], arguments[1]
     kill_step = arguments[2] if mode == "kill-at" else None
@@ -31,16 +32,23 @@ def main(arguments: list[str]) -> int:
         if step == kill_step:
             os.kill(os.getpid(), signal.SIGKILL)  # a real, unannounced death
 
-    store = EventStore.connect(url, projectors=[*table_projectors(), *registered_projectors()])
+    store = await EventStore.connect(
+        url, projectors=[*table_projectors(), *registered_projectors()]
+    )
     tables = TableService(store)
     process = ResultsProcess(TournamentService(store, tables), crash_hook=hook)
     if mode == "follow":
-        process.run(StopSignal(), poll_seconds=0.2)  # never set: runs until killed
+        await process.run(StopSignal(), poll_seconds=0.2)  # never set: runs until killed
         return 0
-    process.reconcile()
-    process.process_available()
-    store.close()
+    await process.reconcile()
+    await process.process_available()
+    await store.close()
     return 3 if kill_step is not None else 0
+
+
+def main(arguments: list[str]) -> int:
+    """``run`` on an event loop of its own."""
+    return asyncio.run(run(arguments))
 
 
 if __name__ == "__main__":

@@ -22,18 +22,18 @@ from sapsam.store.projection_folds import FOLDED_TABLE_EVENTS, FOLDS
 from sapsam.store.projections import all_projectors, rebuild_projections
 
 
-def _play_everything(services: Services) -> None:
+async def _play_everything(services: Services) -> None:
     tournaments = TournamentService(services.store, services.tables)
-    created = tournaments.create(settings(seats=2, rounds=1, deals=1), "operator", "create")
+    created = await tournaments.create(settings(seats=2, rounds=1, deals=1), "operator", "create")
     tournament_id = created.tournament_id
     for player in ("a", "b", "c", "d", "e"):
-        tournaments.register(tournament_id, player, f"register-{player}")
-    tournaments.unregister(tournament_id, "e", "unregister-e")
-    tournaments.start(tournament_id, "operator", "start")
-    play_round_deal(services.tables, tournaments.load(tournament_id), 1)
-    ResultsProcess(tournaments).process_available()
+        await tournaments.register(tournament_id, player, f"register-{player}")
+    await tournaments.unregister(tournament_id, "e", "unregister-e")
+    await tournaments.start(tournament_id, "operator", "start")
+    await play_round_deal(services.tables, await tournaments.load(tournament_id), 1)
+    await ResultsProcess(tournaments).process_available()
 
-    play_series(
+    await play_series(
         services.tables, 3, deals=3, rule_set=RuleSet(series_length=2), after_series="new_series"
     )
     now = [1_700_000_000_000]
@@ -42,23 +42,23 @@ def _play_everything(services: Services) -> None:
     )
     timed = TableService(services.store, clock=lambda: now[0])
     for reveals in (1, 0):  # one deal scored after both timeouts, one left mid-reveal
-        table_id = seated_table(timed, 3, rules)
-        start_and_deal(timed, table_id, 1)
+        table_id = await seated_table(timed, 3, rules)
+        await start_and_deal(timed, table_id, 1)
         for player in ("ann", "bob"):
-            seat, hand = timed.hand_of(table_id, player)
+            seat, hand = await timed.hand_of(table_id, player)
             arrangement, nonce = solve(hand, rules), bytes([seat + 1]) * 16
             commitment = fairness.arrangement_commitment(table_id, 1, seat, arrangement, nonce)
-            timed.commit(table_id, player, commitment, f"commit-{player}-{reveals}")
-            timed.confirm(table_id, player, f"confirm-{player}-{reveals}")
+            await timed.commit(table_id, player, commitment, f"commit-{player}-{reveals}")
+            await timed.confirm(table_id, player, f"confirm-{player}-{reveals}")
             if player == "ann":
                 chosen = (arrangement, nonce)
         now[0] += 11_000
-        timed.time_out(table_id, f"arranging-{reveals}")  # cid: the solver's hand
-        timed.reveal(table_id, "ann", *chosen, f"reveal-{reveals}")
+        await timed.time_out(table_id, f"arranging-{reveals}")  # cid: the solver's hand
+        await timed.reveal(table_id, "ann", *chosen, f"reveal-{reveals}")
         if reveals:
             now[0] += 11_000
-            timed.time_out(table_id, f"revealing-{reveals}")  # bob fouls; the deal is scored
-    seated_table(services.tables, 2)  # a table between deals, never dealt
+            await timed.time_out(table_id, f"revealing-{reveals}")  # bob fouls; the deal is scored
+    await seated_table(services.tables, 2)  # a table between deals, never dealt
 
 
 def test_every_table_event_type_the_sql_handles_has_a_fold() -> None:
@@ -66,10 +66,10 @@ def test_every_table_event_type_the_sql_handles_has_a_fold() -> None:
     assert {p.name for p in all_projectors()} <= set(FOLDS)
 
 
-def test_the_folds_give_the_rows_of_the_live_and_the_rebuilt_read_models(
+async def test_the_folds_give_the_rows_of_the_live_and_the_rebuilt_read_models(
     services: Services,
 ) -> None:
-    _play_everything(services)
+    await _play_everything(services)
     projectors = all_projectors()
     with psycopg.connect(services.database_url, autocommit=True) as connection:
         # Live rows were written by the appends' own statements ...

@@ -28,7 +28,7 @@ class ProcessWithABrokenTable(ResultsProcess):
 
     broken: uuid.UUID | None = None
 
-    def _credit(  # type: ignore[override]
+    async def _credit(  # type: ignore[override]
         self,
         connection: object,
         tournament_id: uuid.UUID,
@@ -37,35 +37,35 @@ class ProcessWithABrokenTable(ResultsProcess):
     ) -> bool:
         if command.table_id == self.broken:
             raise ZeroDivisionError("this table's credit always fails")
-        return super()._credit(connection, tournament_id, command, event)  # type: ignore[arg-type]
+        return await super()._credit(connection, tournament_id, command, event)  # type: ignore[arg-type]
 
 
-def test_a_failing_table_is_parked_and_the_others_are_credited(
+async def test_a_failing_table_is_parked_and_the_others_are_credited(
     services: Services, caplog: pytest.LogCaptureFixture
 ) -> None:
     tournaments, tables = services.tournaments, services.tables
-    tournament_id = started_tournament(tournaments, 12, seats=4, rounds=1, deals=1)
+    tournament_id = await started_tournament(tournaments, 12, seats=4, rounds=1, deals=1)
     clock = FakeClock()
     process = ProcessWithABrokenTable(tournaments, clock=clock)
-    played = play_round_deal(tables, tournaments.load(tournament_id), 1)
+    played = await play_round_deal(tables, await tournaments.load(tournament_id), 1)
     process.broken = played[0]
     with caplog.at_level(logging.ERROR, logger="sapsam.app.tournament_results"):
-        assert process.process_available() == 2
+        assert await process.process_available() == 2
     assert f"results process failed at table {played[0]}" in caplog.text
     assert "always fails" not in caplog.text
-    counts = credited_deals(tournaments, tournament_id)
+    counts = await credited_deals(tournaments, tournament_id)
     assert sorted(counts) == sorted(f"{table}/1" for table in played[1:])
-    with services.store.connection() as connection:
-        (failure,) = failing_tables(connection, RESULTS_PROCESS)
+    async with services.store.connection() as connection:
+        (failure,) = await failing_tables(connection, RESULTS_PROCESS)
     assert failure.table_id == str(played[0]) and failure.last_error == "ZeroDivisionError"
     assert len(failure.pending_positions) == 1
     # Backed off: not tried before its time, even when the log moves on.
     process.broken = None
-    assert process.process_available() == 0
+    assert await process.process_available() == 0
     clock.now_ms = failure.retry_at_ms
-    assert process.process_available() == 1
-    state = tournaments.load(tournament_id)
+    assert await process.process_available() == 1
+    state = await tournaments.load(tournament_id)
     assert state.phase is TournamentPhase.COMPLETE
-    assert set(credited_deals(tournaments, tournament_id).values()) == {1}
-    with services.store.connection() as connection:
-        assert failing_tables(connection) == []
+    assert set((await credited_deals(tournaments, tournament_id)).values()) == {1}
+    async with services.store.connection() as connection:
+        assert await failing_tables(connection) == []

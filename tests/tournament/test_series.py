@@ -3,6 +3,8 @@ series starts with totals reset, the deal numbers and the dealer rotation going 
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 import pytest
 from tournament_play import OPERATOR_TOKEN, Services
@@ -27,21 +29,21 @@ from sapsam_proto.v1 import table_service_pb2, table_service_pb2_grpc
 RULES = DEFAULT_RULE_SET.with_changes(series_length=2)
 
 
-def seated(services: Services, after_series: str) -> object:
-    created = services.tables.create_table(
+async def seated(services: Services, after_series: str) -> object:
+    created = await services.tables.create_table(
         RULES, 3, "operator", f"series-{after_series}", after_series
     )
     for player in ("ann", "bob", "cid"):
-        services.tables.join(created.table_id, player, None, f"join-{player}")
-    services.tables.choose_dealer(created.table_id, "operator", "dealer")
+        await services.tables.join(created.table_id, player, None, f"join-{player}")
+    await services.tables.choose_dealer(created.table_id, "operator", "dealer")
     return created.table_id
 
 
-def test_a_new_series_resets_the_totals_and_goes_on(services: Services) -> None:
-    table_id = seated(services, "new_series")
+async def test_a_new_series_resets_the_totals_and_goes_on(services: Services) -> None:
+    table_id = await seated(services, "new_series")
     for number in (1, 2, 3, 4):
-        play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
-    events = [services.tables.decode(r) for r in services.tables.events(table_id)]  # type: ignore[arg-type]
+        await play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
+    events = [services.tables.decode(r) for r in await services.tables.events(table_id)]  # type: ignore[arg-type]
     scored = [event for event in events if isinstance(event, DealScored)]
     completed = [event for event in events if isinstance(event, SeriesCompleted)]
     started = [event for event in events if isinstance(event, SeriesStarted)]
@@ -58,21 +60,23 @@ def test_a_new_series_resets_the_totals_and_goes_on(services: Services) -> None:
     assert [(s.seat, s.total, s.place) for s in completed[1].standings] == ranks
     # The deal keeps passing left across the series boundary.
     assert dealers[1:] == [fairness.left_of(d, 3) for d in dealers[:-1]]
-    state = services.tables.load(table_id)  # type: ignore[arg-type]
+    state = await services.tables.load(table_id)  # type: ignore[arg-type]
     assert state.phase is TablePhase.BETWEEN_DEALS and state.series_number == 3
-    with services.store.connection() as connection:
-        row = connection.execute(
-            "SELECT phase FROM table_state WHERE table_id = %s", [table_id]
+    async with services.store.connection() as connection:
+        row = await (
+            await connection.execute(
+                "SELECT phase FROM table_state WHERE table_id = %s", [table_id]
+            )
         ).fetchone()
     assert row == ("BETWEEN_DEALS",)
 
 
-def test_a_closing_table_refuses_another_deal(services: Services) -> None:
-    table_id = seated(services, "close")
+async def test_a_closing_table_refuses_another_deal(services: Services) -> None:
+    table_id = await seated(services, "close")
     for number in (1, 2):
-        play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
+        await play_deal(services.tables, table_id, number)  # type: ignore[arg-type]
     with pytest.raises(DomainError) as refused:
-        services.tables.start_deal(table_id, "operator", "one-more")  # type: ignore[arg-type]
+        await services.tables.start_deal(table_id, "operator", "one-more")  # type: ignore[arg-type]
     assert refused.value.reason is Reason.SERIES_COMPLETE
 
 
@@ -89,34 +93,36 @@ def test_table_created_version_1_reads_as_closing() -> None:
     assert DEFAULT_CODEC.encode(event)[1] == 2
 
 
-def test_watching_a_table_that_plays_on_does_not_end_with_the_series(
+async def test_watching_a_table_that_plays_on_does_not_end_with_the_series(
     services: Services, server: RunningServer
 ) -> None:
-    created = services.tables.create_table(
+    created = await services.tables.create_table(
         DEFAULT_RULE_SET.with_changes(series_length=1), 2, "operator", "watch-on", "new_series"
     )
     table_id = created.table_id
     for player in ("ann", "bob"):
-        services.tables.join(table_id, player, None, f"join-{player}")
-    services.tables.choose_dealer(table_id, "operator", "dealer")
-    play_deal(services.tables, table_id, 1)
+        await services.tables.join(table_id, player, None, f"join-{player}")
+    await services.tables.choose_dealer(table_id, "operator", "dealer")
+    await play_deal(services.tables, table_id, 1)
     received: list[str] = []
     with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
         stream = table_service_pb2_grpc.TableServiceStub(channel).WatchTable(
             table_service_pb2.WatchTableRequest(table=f"tables/{table_id}"),
             metadata=(("authorization", f"Bearer {OPERATOR_TOKEN}"),),
         )
-        for response in stream:
+        # Read in a thread: this loop must stay free to send the test's own appends' wake-ups.
+        responses = iter(stream)
+        while (response := await asyncio.to_thread(next, responses, None)) is not None:
             received.append(response.event.type)
             if received.count("DealScored") == 1 and received[-1] == "SeriesStarted":
-                play_deal(services.tables, table_id, 2)  # the stream is still open: deal on
+                await play_deal(services.tables, table_id, 2)  # the stream is still open: deal on
             if received.count("SeriesStarted") == 2:
                 stream.cancel()
                 break
     assert received.count("SeriesCompleted") == 2 and received.count("DealScored") == 2
 
 
-def test_create_table_over_grpc_with_a_new_series_after_each(
+async def test_create_table_over_grpc_with_a_new_series_after_each(
     services: Services, server: RunningServer
 ) -> None:
     import uuid
@@ -143,4 +149,4 @@ def test_create_table_over_grpc_with_a_new_series_after_each(
             )
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     table_id = uuid.UUID(table.name.removeprefix("tables/"))
-    assert services.tables.load(table_id).after_series == "new_series"
+    assert (await services.tables.load(table_id)).after_series == "new_series"

@@ -20,7 +20,7 @@ from sapsam.audit.database import verify_table_online
 from sapsam.cli import tournament_bots
 from sapsam.domain.events import DEFAULT_CODEC, DealScored
 from sapsam.domain.tournament_seating import seat_randomly
-from sapsam.store.reads import read_stream
+from sapsam.store.offline_reads import read_stream
 from sapsam_proto.v1 import (
     tournament_pb2,
     tournament_service_pb2,

@@ -36,33 +36,33 @@ def run_runner(database_url: str, *arguments: str) -> int:
     return completed.returncode
 
 
-def test_sigkill_at_each_step_then_restart(services: Services) -> None:
+async def test_sigkill_at_each_step_then_restart(services: Services) -> None:
     tournaments, tables = services.tournaments, services.tables
-    tournament_id = started_tournament(tournaments, 4, seats=2, rounds=2, deals=3)
+    tournament_id = await started_tournament(tournaments, 4, seats=2, rounds=2, deals=3)
     batches = 0
     for _round in (1, 2):
         for deal in (1, 2, 3):
-            play_round_deal(tables, tournaments.load(tournament_id), deal)
+            await play_round_deal(tables, await tournaments.load(tournament_id), deal)
             step = KILL_ORDER[batches]
             assert run_runner(services.database_url, "kill-at", step) == -signal.SIGKILL, step
             assert run_runner(services.database_url, "catch-up") == 0
             batches += 1
-    state = tournaments.load(tournament_id)
+    state = await tournaments.load(tournament_id)
     assert state.phase is TournamentPhase.COMPLETE
-    counts = credited_deals(tournaments, tournament_id)
+    counts = await credited_deals(tournaments, tournament_id)
     assert len(counts) == 12 and set(counts.values()) == {1}
-    assert dict(state.totals) == verified_totals(tables, tournaments, tournament_id)
+    assert dict(state.totals) == await verified_totals(tables, tournaments, tournament_id)
 
 
-def test_sigkill_while_following_live(services: Services) -> None:
+async def test_sigkill_while_following_live(services: Services) -> None:
     tournaments, tables = services.tournaments, services.tables
-    tournament_id = started_tournament(tournaments, 4, seats=2, rounds=2, deals=2)
+    tournament_id = await started_tournament(tournaments, 4, seats=2, rounds=2, deals=2)
     command = [sys.executable, str(RUNNER), services.database_url, "follow"]
     for _round in (1, 2):
         for deal in (1, 2):
             follower = subprocess.Popen(command, stdout=subprocess.DEVNULL)
             try:
-                play_round_deal(tables, tournaments.load(tournament_id), deal)
+                await play_round_deal(tables, await tournaments.load(tournament_id), deal)
                 # Killed at whatever point it reached: mid-batch, mid-transaction or idle.
                 follower.send_signal(signal.SIGKILL)
             finally:
@@ -72,10 +72,10 @@ def test_sigkill_while_following_live(services: Services) -> None:
                 assert run_runner(services.database_url, "catch-up") == 0
     assert run_runner(services.database_url, "catch-up") == 0
     deadline = time.monotonic() + 60
-    while tournaments.load(tournament_id).phase is not TournamentPhase.COMPLETE:
+    while (await tournaments.load(tournament_id)).phase is not TournamentPhase.COMPLETE:
         assert time.monotonic() < deadline
         assert run_runner(services.database_url, "catch-up") == 0
-    counts = credited_deals(tournaments, tournament_id)
+    counts = await credited_deals(tournaments, tournament_id)
     assert len(counts) == 8 and set(counts.values()) == {1}
-    state = tournaments.load(tournament_id)
-    assert dict(state.totals) == verified_totals(tables, tournaments, tournament_id)
+    state = await tournaments.load(tournament_id)
+    assert dict(state.totals) == await verified_totals(tables, tournaments, tournament_id)

@@ -6,6 +6,8 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 
+import psycopg
+
 from sapsam.app.tables import TableService
 from sapsam.app.tournaments import TournamentService, TournamentSettings
 from sapsam.audit.database import verify_table_online
@@ -49,50 +51,52 @@ def settings(
     return TournamentSettings(**values)  # type: ignore[arg-type]
 
 
-def started_tournament(
+async def started_tournament(
     tournaments: TournamentService, players: int, **changes: object
 ) -> uuid.UUID:
     """A tournament with ``players`` registered and started (round 1 tables ready)."""
-    created = tournaments.create(settings(**changes), "operator", f"create-{uuid.uuid4()}")
+    created = await tournaments.create(settings(**changes), "operator", f"create-{uuid.uuid4()}")
     tournament_id = created.tournament_id
     for index in range(players):
-        tournaments.register(tournament_id, f"player-{index:02}", f"register-{tournament_id}")
-    tournaments.start(tournament_id, "operator", f"start-{tournament_id}")
+        await tournaments.register(tournament_id, f"player-{index:02}", f"register-{tournament_id}")
+    await tournaments.start(tournament_id, "operator", f"start-{tournament_id}")
     return tournament_id
 
 
-def play_round_deal(
+async def play_round_deal(
     tables: TableService, state: TournamentState, deal_number: int
 ) -> list[uuid.UUID]:
     """Play deal ``deal_number`` at every table of the current round; returns the tables."""
     played = []
     for table in state.round_tables(state.current_round):
-        play_deal(tables, table.table_id, deal_number, entropy=deal_number % 2 == 1)
+        await play_deal(tables, table.table_id, deal_number, entropy=deal_number % 2 == 1)
         played.append(table.table_id)
     return played
 
 
-def credited_deals(tournaments: TournamentService, tournament_id: uuid.UUID) -> Counter[str]:
+async def credited_deals(tournaments: TournamentService, tournament_id: uuid.UUID) -> Counter[str]:
     """How often each (table, deal) was credited in the tournament's stream."""
     counts: Counter[str] = Counter()
-    for recorded in tournaments.events(tournament_id):
+    for recorded in await tournaments.events(tournament_id):
         event = tournaments.decode(recorded)
         if isinstance(event, DealCredited):
             counts[f"{event.table_id}/{event.deal_number}"] += 1
     return counts
 
 
-def verified_totals(
+async def verified_totals(
     tables: TableService, tournaments: TournamentService, tournament_id: uuid.UUID
 ) -> dict[str, int]:
     """Each player's total summed from the tables' scored deals, every table verified first."""
-    state = tournaments.load(tournament_id)
+    state = await tournaments.load(tournament_id)
     totals = dict.fromkeys(state.entrants, 0)
-    with tables.store.connection() as connection:
+    # The audit reads on a synchronous connection of its own.
+    conninfo = tables.store.pool.conninfo  # type: ignore[attr-defined]
+    with psycopg.connect(conninfo) as connection:
         for table in state.tables.values():
             report = verify_table_online(connection, table.table_id)
             assert report.ok, report
-            for recorded in tables.events(table.table_id):
+            for recorded in await tables.events(table.table_id):
                 event = tables.decode(recorded)
                 if isinstance(event, DealScored):
                     for player, delta in zip(table.players, event.totals, strict=True):

@@ -8,15 +8,15 @@ table (``sapsam.api.errors``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool
 
 from sapsam.api import auth, errors, resources
 from sapsam.api.interception import StatusError
-from sapsam.audit import database as audit_database
+from sapsam.audit import online as audit_online
 from sapsam.audit.export_format import AuditExport, ExportAccessError, Requester, export_text
 from sapsam.audit.export_limits import ExportLimitError, check_export_size
 from sapsam.audit.replay import ReplayFrame, frame_at, replay
@@ -114,26 +114,26 @@ def _frame_message(frame: ReplayFrame) -> audit_pb2.ReplayFrame:
 class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
     """ExportDeal, VerifyDeal and ReplayDeal over the event store's connection pool."""
 
-    def __init__(self, pool: ConnectionPool[Any]) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
         self._pool = pool
 
-    def _export(self, name: str, context: grpc.ServicerContext) -> AuditExport:
+    async def _export(self, name: str, context: grpc.ServicerContext) -> AuditExport:
         deal = resources.parse_deal(name)
         requester = _requester()
         try:
-            with self._pool.connection() as connection:
-                return audit_database.export_deal(
+            async with self._pool.connection() as connection:
+                return await audit_online.export_deal(
                     connection, deal.table_id, deal.deal_number, requester
                 )
         except ExportAccessError as error:
             raise StatusError(_access_status(error)) from None
 
-    def ExportDeal(  # noqa: N802 - the generated method name
+    async def ExportDeal(  # noqa: N802 - the generated method name
         self, request: audit_service_pb2.ExportDealRequest, context: grpc.ServicerContext
     ) -> audit_service_pb2.ExportDealResponse:
         """The deal's export as JSON lines, with its segments."""
         resources.check_request_id(request.request_id)
-        export = self._export(request.name, context)
+        export = await self._export(request.name, context)
         header = export.header
         return audit_service_pb2.ExportDealResponse(
             export=export_text(export),
@@ -151,7 +151,7 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
             finished=bool(header.finished_deals),
         )
 
-    def VerifyDeal(  # noqa: N802 - the generated method name
+    async def VerifyDeal(  # noqa: N802 - the generated method name
         self, request: audit_service_pb2.VerifyDealRequest, context: grpc.ServicerContext
     ) -> audit_service_pb2.VerifyDealResponse:
         """The report on a stored deal, or on an export sent with the request."""
@@ -166,24 +166,24 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         deal = resources.parse_deal(request.name)
         requester = _requester()
         try:
-            with self._pool.connection() as connection:
-                report = audit_database.verify_deal_online(
+            async with self._pool.connection() as connection:
+                report = await audit_online.verify_deal(
                     connection, deal.table_id, deal.deal_number, requester
                 )
         except ExportAccessError as error:
             raise StatusError(_access_status(error)) from None
         return _report_message(report)
 
-    def ReplayDeal(  # noqa: N802 - the generated method name
+    async def ReplayDeal(  # noqa: N802 - the generated method name
         self, request: audit_service_pb2.ReplayDealRequest, context: grpc.ServicerContext
-    ) -> Iterator[audit_service_pb2.ReplayDealResponse]:
+    ) -> AsyncIterator[audit_service_pb2.ReplayDealResponse]:
         """The table after each event of the deal's export (or at one version)."""
         resources.check_request_id(request.request_id)
-        frames = replay(self._export(request.name, context))
+        frames = replay(await self._export(request.name, context))
         if request.HasField("at_version"):
             frame = frame_at(frames, request.at_version)
             frames = [] if frame is None else [frame]
-        for frame in frames:  # a client that leaves cancels the call, and the bridge stops here
+        for frame in frames:  # a client that leaves cancels the call, which stops here
             yield audit_service_pb2.ReplayDealResponse(frame=_frame_message(frame))
 
 

@@ -35,7 +35,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -44,11 +44,13 @@ from grpc import aio
 
 from sapsam.api import errors
 from sapsam.api.access import Access, required_access
-from sapsam.api.blocking import run_blocking
 from sapsam.api.interception import CallInterceptor, Proceed, StatusError
 from sapsam.store.player_tokens import ROTATED, PlayerToken
 
-TokenLookup = Callable[[bytes], PlayerToken | None]
+TokenLookup = Callable[[bytes], Awaitable[PlayerToken | None]]
+"""Finds a token by its hash (in the database)."""
+CachedTokenLookup = Callable[[bytes], PlayerToken | None]
+"""Finds a token by its hash in memory only (no I/O)."""
 """Finds the token with a SHA-256 hash (whoever holds it, whether it works), or ``None``."""
 
 AUTHORIZATION_KEY: Final = "authorization"
@@ -287,7 +289,7 @@ class AuthInterceptor(CallInterceptor):
         operator_token: str | None = None,
         token_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = _utc_now,
-        cached_lookup: TokenLookup | None = None,
+        cached_lookup: CachedTokenLookup | None = None,
         lookup_limit: Callable[[str], float] | None = None,
     ) -> None:
         super().__init__()
@@ -322,7 +324,7 @@ class AuthInterceptor(CallInterceptor):
         ):
             return OPERATOR, ""
         token_hash = hash_token(token)
-        # The lookup may query the database: on the blocking bridge, unless memory knows it.
+        # The lookup may query the database (awaited), unless memory knows the token.
         found = self._cached_lookup(token_hash) if self._cached_lookup is not None else None
         if found is None and token_hash not in self._unknown:
             try:
@@ -331,7 +333,7 @@ class AuthInterceptor(CallInterceptor):
                 if public:  # a token is ignored there anyway: no look-up, no refusal
                     return None, ""
                 raise
-            found = await run_blocking(self._lookup, token_hash)
+            found = await self._lookup(token_hash)
             if found is None:
                 self._unknown.add(token_hash)
         try:
@@ -343,7 +345,7 @@ class AuthInterceptor(CallInterceptor):
 
     def _admit_lookup(self, peer: str) -> None:
         """Refuse a database look-up from a peer address over its limit (``sapsam.api.limits``):
-        anonymous traffic with made-up tokens gets no more of the bridge and the pool than that.
+        anonymous traffic with made-up tokens gets no more of the database pool than that.
         """
         delay = self._lookup_limit(peer) if self._lookup_limit is not None else 0.0
         if delay > 0:

@@ -5,16 +5,15 @@ chosen; to act on the request, the servicer context and the outcome, an intercep
 the handler's behaviour. :class:`CallInterceptor` does that once for both call shapes we serve
 (one response, a response stream), so each interceptor implements just ``around`` and
 ``guard_stream``. They run in the call's own task, so a context variable set in ``around`` is
-visible to the servicer (and, through ``sapsam.api.blocking``, to its synchronous part).
+visible to the servicer.
 
 A status travels as an exception, :class:`StatusError`, and only :class:`StatusSender`, the
 outermost interceptor, sends it: grpc.aio sends a status the moment ``context.abort`` is called
 and refuses a second one, while an outer interceptor must still be able to change the answer
 (the stop turns a call it cut off into SERVER_STOPPING) and the call log must see it.
 
-The innermost wrapper also bridges servicer methods that are still synchronous: a plain ``def``
-runs on the blocking bridge, a generator is drained through it (``sapsam.api.blocking``); an
-``async def`` or an async generator runs on the loop.
+Every servicer method runs on the loop: an ``async def`` is awaited, an async generator drained;
+a plain ``def`` (one that does no I/O, as a test's stub) is simply called.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ import grpc
 from grpc import aio
 
 from sapsam.api import errors
-from sapsam.api.blocking import iterate_blocking, run_blocking
 
 Proceed = Callable[[], Awaitable[Any]]
 StreamGuard = Callable[[str, Any, Any], AbstractAsyncContextManager[None]]
@@ -105,7 +103,7 @@ def ended_with(error: BaseException, context: aio.ServicerContext) -> grpc.Statu
 async def _awaited(handler: Callable[..., Any], request: Any, context: Any) -> Any:
     if inspect.iscoroutinefunction(handler):
         return await handler(request, context)
-    return await run_blocking(handler, request, context)  # a synchronous servicer method
+    return handler(request, context)  # a synchronous method: no I/O, nothing to wait for
 
 
 def _streamed(handler: Callable[..., Any], request: Any, context: Any) -> AsyncIterator[Any]:
@@ -114,7 +112,12 @@ def _streamed(handler: Callable[..., Any], request: Any, context: Any) -> AsyncI
         return responses
     if inspect.iscoroutinefunction(handler):  # grpc.aio's write() style (health's Watch)
         return _written(handler, request, context)
-    return iterate_blocking(handler, request, context)  # a synchronous generator
+    return _iterated(handler(request, context))  # a synchronous generator: no I/O
+
+
+async def _iterated(responses: Any) -> AsyncIterator[Any]:
+    for response in responses:
+        yield response
 
 
 async def _written(handler: Callable[..., Any], request: Any, context: Any) -> AsyncIterator[Any]:

@@ -7,10 +7,10 @@ it off:
   holds a minute's worth and refills evenly;
 - calls per player per second, a token bucket per player with a burst;
 - open response streams per player (``WatchTable``, ``WatchTournament``);
-- unary calls per player running at once (each may hold one of the bridge's threads);
+- unary calls per player running at once (each may hold one of the pool's connections);
 - database look-ups of tokens the process does not know, per peer address
   (:func:`token_lookup_limit`, applied by ``sapsam.api.auth`` before the look-up), so that a flood
-  of made-up tokens cannot hold the bridge and the pool; an IPv6 peer counts by its /64.
+  of made-up tokens cannot hold the database pool; an IPv6 peer counts by its /64.
 
 A call over a limit is refused before it runs: RESOURCE_EXHAUSTED with ErrorInfo (reason
 ``TOO_MANY_REGISTRATIONS``, ``RATE_LIMITED`` or ``TOO_MANY_STREAMS``) and ``google.rpc.RetryInfo``
@@ -68,11 +68,11 @@ class CallerLimits:
     streams_per_caller: int = 32
     """Open response streams per player."""
     calls_in_flight_per_caller: int = 16
-    """Unary calls per player running at once (each may hold a bridge thread: the bridge is
+    """Unary calls per player running at once (each may hold a pooled connection: the pool is
     shared by every caller of the process)."""
     token_lookups_per_second: float = 20.0
     """Database look-ups of tokens this process does not know, per peer address, sustained (a
-    flood of made-up tokens would otherwise hold the bridge and the pool for everyone)."""
+    flood of made-up tokens would otherwise hold the pool for everyone)."""
     token_lookup_burst: int = 100
     """Such look-ups per peer address at once."""
 

@@ -17,7 +17,6 @@ lost can only send with the old token, gets the same new token within
 from __future__ import annotations
 
 import secrets
-import threading
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -91,20 +90,19 @@ class PlayerDirectory:
         self._retired_checked_at: datetime | None = None  # the database's clock
         # Display names never change, so they are cached for the table views.
         self._names: dict[str, str] = {}
-        self._names_lock = threading.Lock()
 
-    def register(
+    async def register(
         self, display_name: str, request_id: str, request_digest: bytes | None = None
     ) -> tuple[PlayerRecord, str]:
         """A new player and its token; a repeated ``request_id`` raises TOKEN_ALREADY_ISSUED, or
         REQUEST_ID_REUSED when its ``request_digest`` (``sapsam.api.request_digest``) differs."""
         token = auth.new_token()
         player_id = str(uuid.uuid4())
-        created_at = self._records.register(
+        created_at = await self._records.register(
             player_id, display_name, request_id or None, request_digest, auth.hash_token(token)
         )
         if created_at is None:
-            earlier = self._records.registered_by(request_id)
+            earlier = await self._records.registered_by(request_id)
             if (
                 earlier
                 and request_digest
@@ -129,27 +127,29 @@ class PlayerDirectory:
         """The working token with this hash if memory has it (no I/O: safe on the event loop)."""
         return self._tokens.get(token_hash)
 
-    def token_for_hash(self, token_hash: bytes) -> PlayerToken | None:
+    async def token_for_hash(self, token_hash: bytes) -> PlayerToken | None:
         """The token with this hash, working or not, or None: the auth interceptor's lookup."""
         cached = self._tokens.get(token_hash)
         if cached is not None:
             return cached
-        found = self._records.find_token(token_hash)
+        found = await self._records.find_token(token_hash)
         if found is not None and found.live:
             self._tokens.put(token_hash, found)
         return found
 
-    def forget_retired(self) -> int:
+    async def forget_retired(self) -> int:
         """Drop from the token cache every token rotated or revoked (by any process, or on the
         database) since the previous call, less :data:`RETIRED_OVERLAP`; how many were retired.
         A server process calls it every :data:`RETIRED_CHECK_SECONDS`."""
-        checked_at, retired = self._records.retired_since(self._retired_checked_at, RETIRED_OVERLAP)
+        checked_at, retired = await self._records.retired_since(
+            self._retired_checked_at, RETIRED_OVERLAP
+        )
         for token_hash in retired:
             self._tokens.forget(token_hash=token_hash)
         self._retired_checked_at = checked_at
         return len(retired)
 
-    def rotate_token(self, caller: auth.Caller, token: str, request_id: str) -> str:
+    async def rotate_token(self, caller: auth.Caller, token: str, request_id: str) -> str:
         """The caller's new token, its presented ``token`` retired; the same one on a retry.
 
         ``caller.retired_token`` says the token was already rotated away: then only a retry of
@@ -162,7 +162,7 @@ class PlayerDirectory:
         for _ in range(2):
             earlier = None
             if request_id:
-                earlier = self._records.find_rotation(
+                earlier = await self._records.find_rotation(
                     caller.player_id, request_id, ROTATION_RETRY_WINDOW
                 )
             if earlier is not None:
@@ -178,7 +178,7 @@ class PlayerDirectory:
                 )
             salt = secrets.token_bytes(32)
             new_token = auth.rotated_token(token, salt)
-            rotated = self._records.rotate_token(
+            rotated = await self._records.rotate_token(
                 caller.player_id, presented, auth.hash_token(new_token), salt, request_id
             )
             if rotated:
@@ -187,28 +187,26 @@ class PlayerDirectory:
             caller = auth.Caller(player_id=caller.player_id, retired_token=True)
         raise ApiError("TOKEN_REVOKED", "this token was replaced or revoked")
 
-    def revoke_tokens(self, player_id: str, request_id: str) -> int:
+    async def revoke_tokens(self, player_id: str, request_id: str) -> int:
         """Revoke every working token of a player; how many (the first count on a repeat)."""
-        count = self._records.revoke_tokens(player_id, request_id)
+        count = await self._records.revoke_tokens(player_id, request_id)
         self._tokens.forget(player_id=player_id)
         return count
 
-    def get(self, player_id: str) -> PlayerRecord | None:
+    async def get(self, player_id: str) -> PlayerRecord | None:
         """A player's profile, or None."""
-        found = self._records.profile(player_id)
+        found = await self._records.profile(player_id)
         return None if found is None else PlayerRecord(player_id, *found)
 
-    def display_names(self, player_ids: Iterable[str | None]) -> dict[str, str]:
+    async def display_names(self, player_ids: Iterable[str | None]) -> dict[str, str]:
         """Display names of the given players (unknown ids are left out)."""
         wanted = {player_id for player_id in player_ids if player_id}
-        with self._names_lock:
-            found = {pid: self._names[pid] for pid in wanted if pid in self._names}
+        found = {pid: self._names[pid] for pid in wanted if pid in self._names}
         missing = sorted(wanted - found.keys())
         valid = [pid for pid in missing if _is_uuid(pid)]
         if valid:
-            fetched = self._records.display_names(valid)
-            with self._names_lock:
-                self._names.update(fetched)
+            fetched = await self._records.display_names(valid)
+            self._names.update(fetched)
             found.update(fetched)
         return found
 
@@ -250,7 +248,7 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
     def __init__(self, directory: PlayerDirectory) -> None:
         self._directory = directory
 
-    def RegisterPlayer(  # noqa: N802 - the generated method name
+    async def RegisterPlayer(  # noqa: N802 - the generated method name
         self,
         request: player_service_pb2.RegisterPlayerRequest,
         context: grpc.ServicerContext,
@@ -258,22 +256,24 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
         """Register a player; the token is in this response only."""
         request_id = resources.check_request_id(request.request_id)
         display_name = check_display_name(request.display_name)
-        player, token = self._directory.register(display_name, request_id, request_digest(request))
+        player, token = await self._directory.register(
+            display_name, request_id, request_digest(request)
+        )
         return player_service_pb2.RegisterPlayerResponse(player=player.to_message(), token=token)
 
-    def GetPlayer(  # noqa: N802 - the generated method name
+    async def GetPlayer(  # noqa: N802 - the generated method name
         self,
         request: player_service_pb2.GetPlayerRequest,
         context: grpc.ServicerContext,
     ) -> player_service_pb2.GetPlayerResponse:
         """A player's public profile."""
         player_id = resources.parse_player(request.name)
-        player = self._directory.get(str(player_id))
+        player = await self._directory.get(str(player_id))
         if player is None:
             raise ApiError("PLAYER_NOT_FOUND", f"no player {request.name}", field="name")
         return player_service_pb2.GetPlayerResponse(player=player.to_message())
 
-    def RotateToken(  # noqa: N802 - the generated method name
+    async def RotateToken(  # noqa: N802 - the generated method name
         self,
         request: player_service_pb2.RotateTokenRequest,
         context: grpc.ServicerContext,
@@ -288,10 +288,10 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
             # A retired token may only retry its own rotation, which no malformed id names:
             # it is refused as revoked, not told what is wrong with the request.
             request_id = ""
-        token = self._directory.rotate_token(caller, auth.presented_token(), request_id)
+        token = await self._directory.rotate_token(caller, auth.presented_token(), request_id)
         return player_service_pb2.RotateTokenResponse(token=token)
 
-    def RevokePlayerTokens(  # noqa: N802 - the generated method name
+    async def RevokePlayerTokens(  # noqa: N802 - the generated method name
         self,
         request: player_service_pb2.RevokePlayerTokensRequest,
         context: grpc.ServicerContext,
@@ -299,10 +299,10 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
         """Revoke every token of a player (the access table admits only the operator)."""
         request_id = resources.check_request_id(request.request_id)
         player_id = str(resources.parse_player(request.player, "player"))
-        if self._directory.get(player_id) is None:
+        if await self._directory.get(player_id) is None:
             raise ApiError("PLAYER_NOT_FOUND", "no such player", field="player")
         try:
-            count = self._directory.revoke_tokens(player_id, request_id)
+            count = await self._directory.revoke_tokens(player_id, request_id)
         except RequestIdReused:
             raise ApiError(
                 "REQUEST_ID_REUSED",

@@ -13,8 +13,9 @@ Interceptors run outermost first: the status sender (sends what the layers insid
 ``sapsam.api.interception``), the call log (sees every outcome, including refused
 authentication), stopping (refuses calls once the server stops, see ``sapsam.api.stopping``),
 authentication, the limits per caller (``sapsam.api.limits``), then error mapping (turns
-whatever a servicer raises into a status). The store below is still synchronous psycopg: its
-work runs on the blocking bridge (``sapsam.api.blocking``), never on the loop.
+whatever a servicer raises into a status). The store below is asynchronous too (psycopg's
+``AsyncConnectionPool``, opened on the server's loop by ``Services.open``): a call waiting for the
+database holds no thread.
 
 Keepalive (:data:`KEEPALIVE_OPTIONS`, docs/api.md "Keepalive"): the server pings an idle
 connection every 60 s and drops it if the ping is not answered within 20 s, so a stream whose
@@ -33,8 +34,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -46,8 +46,8 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from sapsam.api import audit_servicer, bench_echo, blocking, tournament_servicer
-from sapsam.api.auth import AuthInterceptor, TokenLookup
+from sapsam.api import audit_servicer, bench_echo, tournament_servicer
+from sapsam.api.auth import AuthInterceptor, CachedTokenLookup, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.interception import ErrorInterceptor, StatusSender
 from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limit
@@ -63,8 +63,6 @@ from sapsam_proto.v1 import (
 
 DEFAULT_LISTEN: Final = "127.0.0.1:50051"
 DEFAULT_MAX_RECEIVE_MESSAGE_BYTES: Final = 1024 * 1024
-DEFAULT_BLOCKING_THREADS: Final = 16
-"""Threads of the blocking bridge: as many as the database pool has connections by default."""
 STATUS_MARGIN_SECONDS: Final = 1.0
 """After the grace period, how long calls cut off by the stop get to send their UNAVAILABLE."""
 KEEPALIVE_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
@@ -111,9 +109,6 @@ class ServerConfig:
     """Bearer token of the operator (administrative calls); ``None`` disables the operator."""
     token_ttl: timedelta | None = None
     """How long a player's token works after it was issued; ``None``: until rotated or revoked."""
-    threads: int = DEFAULT_BLOCKING_THREADS
-    """Threads of the blocking bridge (``sapsam.api.blocking``): synchronous store work running
-    at once. Calls and streams themselves need no thread; size this like the database pool."""
     reuse_port: bool = False
     """Let several processes listen on the same port (only for ``--workers``)."""
     grace_seconds: float = 5.0
@@ -127,6 +122,10 @@ class ServerConfig:
 
 
 def _no_op() -> None:
+    return None
+
+
+async def _nothing() -> None:
     return None
 
 
@@ -148,20 +147,23 @@ class Services:
     table_service: table_service_pb2_grpc.TableServiceServicer
     player_service: player_service_pb2_grpc.PlayerServiceServicer
     token_lookup: TokenLookup
-    on_stop: Callable[[], None] = field(default=_no_op)
-    """Called (on a thread) when stopping begins: stop background work."""
-    close: Callable[[], None] = field(default=_no_op)
-    """Called once the server has stopped: release pools and connections."""
+    open: Callable[[], Awaitable[object]] = field(default=_nothing)
+    """Awaited on the server's loop before it serves: open the database pool (an asyncio pool
+    belongs to the loop that opened it)."""
+    on_stop: Callable[[], Awaitable[object]] = field(default=_nothing)
+    """Awaited when stopping begins: stop background work."""
+    close: Callable[[], Awaitable[object]] = field(default=_nothing)
+    """Awaited once the server has stopped: release pools and connections."""
     on_serving: Callable[[], None] = field(default=_no_op)
     """Called once the port is open and health says SERVING: start work that must run only
     while the server serves (the deadline sweeper: deadlines are fair only if seats can act)."""
-    cut_off: Callable[[], object] = field(default=_no_op)
+    cut_off: Callable[[], Awaitable[object]] = field(default=_nothing)
     """Called when the grace period ends with calls still in flight: cancel their database work,
     so that they answer UNAVAILABLE now rather than be cut off by grpc (CANCELLED)."""
     audit_service: Any = None  # an AuditServicer (sapsam.api.audit_servicer); None: not served
     tournament_service: Any = None  # a TournamentServicer; None: not served
-    cached_token_lookup: TokenLookup | None = None
-    """Finds a token in memory only (no I/O), so most calls authenticate without a thread hop."""
+    cached_token_lookup: CachedTokenLookup | None = None
+    """Finds a token in memory only (no I/O), so most calls authenticate without awaiting."""
     feed: LiveFeed | None = None
     """Started on the server's loop before it serves, stopped first when it stops."""
 
@@ -176,7 +178,6 @@ class ServedServer:
     services: Services
     grace_seconds: float
     gate: StopGate
-    bridge: ThreadPoolExecutor
 
     async def stop(self) -> None:
         """Stop gracefully: refuse new calls (UNAVAILABLE) and report NOT_SERVING, end live
@@ -185,17 +186,18 @@ class ServedServer:
         self.gate.begin_stop(self.grace_seconds)
         await self.health.enter_graceful_shutdown()
         # At the cut-off, whatever still waits on the database (a call, or background work that
-        # on_stop is waiting for) is cancelled, wherever the loop is by then.
-        cutter = threading.Timer(self.grace_seconds, self._cut_off)
-        cutter.daemon = True
-        cutter.start()
+        # on_stop is waiting for) is cancelled, wherever the stop is by then.
+        loop = asyncio.get_running_loop()
+        cutting: list[asyncio.Task[object]] = []
+        cutter = loop.call_later(
+            self.grace_seconds, lambda: cutting.append(loop.create_task(self._cut_off()))
+        )
         try:
             if self.services.feed is not None:
                 await self.services.feed.stop()
-            # Background loops join their threads: not on the loop, which serves meanwhile.
-            await asyncio.to_thread(self.services.on_stop)
+            await self.services.on_stop()
             if not await self.gate.drained():
-                # Calls still in flight (on the database, or queued for a bridge thread): answer
+                # Calls still in flight (on the database, or waiting for a connection): answer
                 # them SERVER_STOPPING now rather than let grpc cancel them (CANCELLED).
                 self.gate.cut_off_unary_calls()
                 # Let the cut-off calls send their UNAVAILABLE before grpc cancels what is left.
@@ -206,18 +208,17 @@ class ServedServer:
             try:
                 await self.server.stop(STATUS_MARGIN_SECONDS)
             finally:
-                try:
-                    await asyncio.to_thread(self.services.close)
-                finally:
-                    self.bridge.shutdown(wait=False)
+                if cutting:
+                    await asyncio.gather(*cutting, return_exceptions=True)
+                await self.services.close()
 
-    def _cut_off(self) -> None:
+    async def _cut_off(self) -> object:
         if self.gate.in_flight:
             _logger.warning(
                 "grace period over with %d calls in flight: cancelling their database work",
                 self.gate.in_flight,
             )
-        self.services.cut_off()
+        return await self.services.cut_off()
 
 
 def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
@@ -241,7 +242,6 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
         *PENDING_CALL_OPTIONS,
     )
     gate = StopGate()
-    bridge = blocking.open_pool(asyncio.get_running_loop(), config.threads)
     server = aio.server(
         interceptors=(
             StatusSender(),
@@ -282,18 +282,17 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
         else:
             port = server.add_secure_port(config.listen, credentials)
     except RuntimeError as error:
-        bridge.shutdown(wait=False)
         raise RuntimeError(f"cannot listen on {config.listen}: {error}") from None
     if port == 0:
-        bridge.shutdown(wait=False)
         raise RuntimeError(f"cannot listen on {config.listen}")
+    await services.open()
     if services.feed is not None:
         await services.feed.start()
     await server.start()
     for name in ("", *served):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     services.on_serving()
-    return ServedServer(server, port, health_servicer, services, config.grace_seconds, gate, bridge)
+    return ServedServer(server, port, health_servicer, services, config.grace_seconds, gate)
 
 
 @dataclass(frozen=True)

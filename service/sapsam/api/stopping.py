@@ -11,7 +11,7 @@ services pass untouched, so a load balancer sees NOT_SERVING):
   call, its own deadline: see ``sapsam.store.event_store.waits_bounded_by``), and an error it
   ends with once stopping began (a database wait cut short, a cancelled statement) is answered
   ``SERVER_STOPPING``;
-- a unary call still running at the cut-off (even one still queued for a bridge thread) is
+- a unary call still running at the cut-off (even one still waiting for a pooled connection) is
   cancelled by the server and answered ``SERVER_STOPPING``; an INTERNAL counts as the stop's
   doing only after the cut-off (when running statements are cancelled), a real fault before it
   stays INTERNAL;
@@ -131,8 +131,9 @@ class StopGate:
 
     def cut_off_unary_calls(self) -> int:
         """Cancel the tasks of the unary calls still in flight (on the loop, once the cut-off
-        passed): one still queued for a bridge thread would otherwise wait until grpc cancels it
-        (CANCELLED); cancelled here, it is answered SERVER_STOPPING. How many there were."""
+        passed): one still waiting for a pooled connection would otherwise wait until grpc
+        cancels it (CANCELLED); cancelled here, it is answered SERVER_STOPPING. How many there
+        were."""
         calls = list(self._unary_calls)
         for call in calls:
             call.cancel()

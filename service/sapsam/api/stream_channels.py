@@ -1,8 +1,8 @@
 """The two kinds of live stream: a table's public events (WatchTable) and a tournament's events
 (WatchTournament), each a ``sapsam.api.watch.StreamChannel``.
 
-Their reads run on the blocking bridge, one at a time per channel (the channel sees to that), so
-the fold a table channel keeps is never touched by two threads at once; a table channel also
+Their reads are awaited one at a time per channel (the channel sees to that), so the fold a table
+channel keeps is never touched by two reads at once; a table channel also
 folds the events this process appended itself (``StreamChannel.take``, on the loop, never while
 a read runs).
 """
@@ -80,9 +80,9 @@ class TableChannel(StreamChannel):
         self._table_id = table_id
         self._fold = _TableFold(tables, table_id)
 
-    def read_after(self, version: int) -> list[Sent]:
+    async def read_after(self, version: int) -> list[Sent]:
         """The events after ``version``, folded on from the channel's own state."""
-        return self.sent_for(self._tables.events(self._table_id, version + 1))
+        return self.sent_for(await self._tables.events(self._table_id, version + 1))
 
     def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent]:
         """``records`` folded on from the channel's own state: on a copy, kept only once all
@@ -93,11 +93,11 @@ class TableChannel(StreamChannel):
         self._fold = fold
         return sent
 
-    def history(self, after: int, through: int) -> list[Sent]:
+    async def history(self, after: int, through: int) -> list[Sent]:
         """Read from the first event (each message needs the table's state), send from
         ``after`` on."""
         fold = _TableFold(self._tables, self._table_id)
-        recorded = self._tables.events(self._table_id, 1, to_version=through)  # not past it
+        recorded = await self._tables.events(self._table_id, 1, to_version=through)  # not past it
         return [fold.fold(event) for event in recorded][after:]
 
 
@@ -129,14 +129,14 @@ class TournamentChannel(StreamChannel):
         self._tournaments = tournaments
         self._tournament_id = tournament_id
 
-    def read_after(self, version: int) -> list[Sent]:
+    async def read_after(self, version: int) -> list[Sent]:
         """The events after ``version``."""
         return [
             _tournament_event(recorded)
-            for recorded in self._tournaments.events(self._tournament_id, version + 1)
+            for recorded in await self._tournaments.events(self._tournament_id, version + 1)
         ]
 
-    def history(self, after: int, through: int) -> list[Sent]:
+    async def history(self, after: int, through: int) -> list[Sent]:
         """The events after ``after`` up to ``through``."""
-        events = self._tournaments.events(self._tournament_id, after + 1)
+        events = await self._tournaments.events(self._tournament_id, after + 1)
         return [_tournament_event(recorded) for recorded in events if recorded.version <= through]

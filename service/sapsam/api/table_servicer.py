@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -26,7 +25,6 @@ import grpc
 
 from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
-from sapsam.api.blocking import run_blocking
 from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
@@ -101,8 +99,8 @@ _DEAL_PAGE_EVENTS: Final = 32
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     """Every TableService RPC over one ``TableService`` (the store) and the players.
 
-    The unary methods are synchronous, as the store is: the server runs each on the blocking
-    bridge (``sapsam.api.blocking``). WatchTable runs on the event loop."""
+    Every method runs on the worker's event loop and awaits the table service (and, below it,
+    the asynchronous store): no call holds a thread."""
 
     def __init__(
         self,
@@ -120,44 +118,39 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # Where each deal starts in its table's stream, and how far the stream was scanned, so
         # GetDealResult reads one deal's events instead of the whole stream.
         self._deal_starts: OrderedDict[uuid.UUID, tuple[int, dict[int, int]]] = OrderedDict()
-        self._lock = threading.Lock()
 
     # -- shared steps ---------------------------------------------------------------------------
 
-    def _load(self, table_id: uuid.UUID) -> TableState:
+    async def _load(self, table_id: uuid.UUID) -> TableState:
         # TableNotFoundError is a DomainError with reason TABLE_NOT_FOUND.
-        return self._tables.load(table_id)
+        return await self._tables.load(table_id)
 
-    def _table_view(
+    async def _table_view(
         self, state: TableState, known: views.TableFacts | None = None
     ) -> table_pb2.Table:
         assert state.table_id is not None
-        with self._lock:
-            facts = self._facts.get(state.table_id, known)
+        facts = self._facts.get(state.table_id, known)
         if facts is None:
-            first = self._tables.events(state.table_id, 1, to_version=1)  # not the whole log
+            first = await self._tables.events(state.table_id, 1, to_version=1)  # not the whole log
             facts = views.facts_from_first_event(first[0])
-            with self._lock:
-                _bounded_put(self._facts, state.table_id, facts)
-        names = self._players.display_names(state.seats)
+            _bounded_put(self._facts, state.table_id, facts)
+        names = await self._players.display_names(state.seats)
         return views.table_message(state, facts, names)
 
-    def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
+    async def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
         """The table and seat of a seat name, checked to be the caller's own."""
         seat = resources.parse_seat(seat_field)
         player_id = _player_only(auth.current_caller())
-        with self._lock:
-            holders = self._full_seats.get(seat.table_id)
+        holders = self._full_seats.get(seat.table_id)
         if (
             holders is not None
             and 0 <= seat.seat < len(holders)
             and holders[seat.seat] == player_id
         ):
             return seat.table_id, seat.seat, player_id  # the seat is the caller's for good
-        state = self._load(seat.table_id)
+        state = await self._load(seat.table_id)
         if state.seats and None not in state.seats:
-            with self._lock:
-                _bounded_put(self._full_seats, seat.table_id, state.seats)
+            _bounded_put(self._full_seats, seat.table_id, state.seats)
         if not 0 <= seat.seat < state.seat_count:
             raise ApiError(
                 "UNKNOWN_SEAT",
@@ -170,7 +163,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     # -- standard methods -----------------------------------------------------------------------
 
-    def CreateTable(  # noqa: N802 - the generated method name
+    async def CreateTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.CreateTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CreateTableResponse:
         """Create a table with a preset, a full rule set or the base game."""
@@ -186,7 +179,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         after_series = _AFTER_SERIES.get(int(request.after_series))
         if after_series is None:
             raise ApiError("INVALID_ARGUMENT", "unknown after_series", field="after_series")
-        outcome = self._tables.create_table(
+        outcome = await self._tables.create_table(
             rule_set,
             request.seat_count,
             actor,
@@ -195,16 +188,16 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
         )
         created = fold([self._tables.decode(recorded) for recorded in outcome.events])
-        return table_service_pb2.CreateTableResponse(table=self._table_view(created))
+        return table_service_pb2.CreateTableResponse(table=await self._table_view(created))
 
-    def GetTable(  # noqa: N802 - the generated method name
+    async def GetTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.GetTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.GetTableResponse:
         """A table's public state."""
-        state = self._load(resources.parse_table(request.name, "name"))
-        return table_service_pb2.GetTableResponse(table=self._table_view(state))
+        state = await self._load(resources.parse_table(request.name, "name"))
+        return table_service_pb2.GetTableResponse(table=await self._table_view(state))
 
-    def ListTables(  # noqa: N802 - the generated method name
+    async def ListTables(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ListTablesRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ListTablesResponse:
         """A page of tables, newest first, optionally in one status."""
@@ -217,9 +210,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if status not in table_pb2.TableStatus.values():
             raise ApiError("INVALID_ARGUMENT", "unknown table status", field="status")
         after = _decode_page_token(request.page_token, status)
-        listed = self._tables.list_tables(_STATUS_PHASES.get(status), after, page_size + 1)
+        listed = await self._tables.list_tables(_STATUS_PHASES.get(status), after, page_size + 1)
         tables = [
-            self._table_view(item.state, views.TableFacts(item.created_by, item.created_at))
+            await self._table_view(item.state, views.TableFacts(item.created_by, item.created_at))
             for item in listed[:page_size]
         ]
         next_token = ""
@@ -231,7 +224,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     # -- seating and dealing --------------------------------------------------------------------
 
-    def JoinTable(  # noqa: N802 - the generated method name
+    async def JoinTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.JoinTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.JoinTableResponse:
         """Take a seat (the lowest free one unless one is named)."""
@@ -240,7 +233,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         _check_deadline(context)
         seat = request.seat if request.HasField("seat") else None
-        outcome = self._tables.join(
+        outcome = await self._tables.join(
             table_id,
             player_id,
             seat,
@@ -253,7 +246,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             seat=resources.seat_name(table_id, seated.seat), version=outcome.version
         )
 
-    def ChooseDealer(  # noqa: N802 - the generated method name
+    async def ChooseDealer(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ChooseDealerRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ChooseDealerResponse:
         """Draw the first dealer by lot (normally done as the last seat fills)."""
@@ -261,7 +254,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
-        outcome = self._tables.choose_dealer(
+        outcome = await self._tables.choose_dealer(
             table_id,
             actor,
             request_id,
@@ -273,7 +266,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             dealer_seat=resources.seat_name(table_id, chosen.dealer), version=outcome.version
         )
 
-    def StartDeal(  # noqa: N802 - the generated method name
+    async def StartDeal(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.StartDealRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.StartDealResponse:
         """Start the next deal; only the seed's commitment is published."""
@@ -281,7 +274,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
-        outcome = self._tables.start_deal(
+        outcome = await self._tables.start_deal(
             table_id,
             actor,
             request_id,
@@ -295,14 +288,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             version=outcome.version,
         )
 
-    def ContributeEntropy(  # noqa: N802 - the generated method name
+    async def ContributeEntropy(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ContributeEntropyRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ContributeEntropyResponse:
         """Mix the seat's bytes into the shuffle."""
         request_id = resources.scoped_request_id("ContributeEntropy", request.request_id)
-        table_id, _, player_id = self._seat_holder(request.seat)
+        table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.contribute_entropy(
+        outcome = await self._tables.contribute_entropy(
             table_id,
             player_id,
             request.entropy,
@@ -312,14 +305,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         return table_service_pb2.ContributeEntropyResponse(version=outcome.version)
 
-    def CutDeck(  # noqa: N802 - the generated method name
+    async def CutDeck(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.CutDeckRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CutDeckResponse:
         """Cut, and deal."""
         request_id = resources.scoped_request_id("CutDeck", request.request_id)
-        table_id, _, player_id = self._seat_holder(request.seat)
+        table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.cut(
+        outcome = await self._tables.cut(
             table_id,
             player_id,
             request.position,
@@ -329,12 +322,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         return table_service_pb2.CutDeckResponse(version=outcome.version)
 
-    def GetMyHand(  # noqa: N802 - the generated method name
+    async def GetMyHand(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.GetMyHandRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.GetMyHandResponse:
         """The caller's own 13 cards."""
-        table_id, seat, player_id = self._seat_holder(request.seat)
-        hand = self._tables.own_hand(table_id, player_id)  # one read: the cards name their deal
+        table_id, seat, player_id = await self._seat_holder(request.seat)
+        hand = await self._tables.own_hand(
+            table_id, player_id
+        )  # one read: the cards name their deal
         if hand.seat != seat:  # the seat changed hands between the two reads: impossible today
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
         return table_service_pb2.GetMyHandResponse(
@@ -344,14 +339,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     # -- arranging and revealing ----------------------------------------------------------------
 
-    def CommitArrangement(  # noqa: N802 - the generated method name
+    async def CommitArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.CommitArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CommitArrangementResponse:
         """Record the seat's commitment (the hash only)."""
         request_id = resources.scoped_request_id("CommitArrangement", request.request_id)
-        table_id, _, player_id = self._seat_holder(request.seat)
+        table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.commit(
+        outcome = await self._tables.commit(
             table_id,
             player_id,
             request.commitment,
@@ -361,14 +356,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         return table_service_pb2.CommitArrangementResponse(version=outcome.version)
 
-    def ConfirmArrangement(  # noqa: N802 - the generated method name
+    async def ConfirmArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ConfirmArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ConfirmArrangementResponse:
         """Lock the seat's last commitment."""
         request_id = resources.scoped_request_id("ConfirmArrangement", request.request_id)
-        table_id, _, player_id = self._seat_holder(request.seat)
+        table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.confirm(
+        outcome = await self._tables.confirm(
             table_id,
             player_id,
             request_id,
@@ -377,15 +372,15 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         return table_service_pb2.ConfirmArrangementResponse(version=outcome.version)
 
-    def RevealArrangement(  # noqa: N802 - the generated method name
+    async def RevealArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.RevealArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.RevealArrangementResponse:
         """Show the committed rows and nonce; the last reveal also scores the deal."""
         request_id = resources.scoped_request_id("RevealArrangement", request.request_id)
         arrangement = _arrangement(request.arrangement)
-        table_id, _, player_id = self._seat_holder(request.seat)
+        table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = self._tables.reveal(
+        outcome = await self._tables.reveal(
             table_id,
             player_id,
             arrangement,
@@ -398,12 +393,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
 
     # -- results and the live feed --------------------------------------------------------------
 
-    def GetDealResult(  # noqa: N802 - the generated method name
+    async def GetDealResult(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.GetDealResultRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.GetDealResultResponse:
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
-        state, recorded = self._deal_events(name.table_id, name.deal_number)
+        state, recorded = await self._deal_events(name.table_id, name.deal_number)
         facts = views.gather_deal(
             (self._tables.decode(event) for event in recorded), name.deal_number
         )
@@ -415,7 +410,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             result=views.deal_result_message(name.table_id, state.seat_count, facts, viewer)
         )
 
-    def _deal_events(
+    async def _deal_events(
         self, table_id: uuid.UUID, deal_number: int
     ) -> tuple[TableState, list[RecordedEvent]]:
         """The table now, and the events of deal ``deal_number``, up to the next deal's start
@@ -425,23 +420,21 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         change, so where a deal starts, once seen, stays true. That scan and the table's own
         load are one read (the deal just played is in both).
         """
-        with self._lock:
-            scanned_to, starts = self._deal_starts.get(table_id, (0, {}))
+        scanned_to, starts = self._deal_starts.get(table_id, (0, {}))
         start = starts.get(deal_number)
         if start is not None:
-            state = self._load(table_id)
-            return state, self._read_deal(table_id, start)
-        state, tail = self._tables.load_with_events(table_id, scanned_to + 1)
+            state = await self._load(table_id)
+            return state, await self._read_deal(table_id, start)
+        state, tail = await self._tables.load_with_events(table_id, scanned_to + 1)
         found = dict(starts)
         for recorded in tail:
             number = recorded.data.get("deal_number")
             if recorded.type == domain_events.DealStarted.TYPE and isinstance(number, int):
                 found[number] = recorded.version
         if tail:
-            with self._lock:
-                known = self._deal_starts.get(table_id)
-                if known is None or known[0] < tail[-1].version:
-                    _bounded_put(self._deal_starts, table_id, (tail[-1].version, found))
+            known = self._deal_starts.get(table_id)
+            if known is None or known[0] < tail[-1].version:
+                _bounded_put(self._deal_starts, table_id, (tail[-1].version, found))
         start = found.get(deal_number)
         if start is None:
             return state, []
@@ -454,14 +447,16 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             if recorded.version >= start and (end is None or recorded.version < end)
         ]
 
-    def _read_deal(self, table_id: uuid.UUID, start: int) -> list[RecordedEvent]:
+    async def _read_deal(self, table_id: uuid.UUID, start: int) -> list[RecordedEvent]:
         """The events of the deal that starts at version ``start``, read a page at a time up to
         the next deal's start: an old deal's result costs that deal, not the table's history
         since."""
         deal: list[RecordedEvent] = []
         first = start
         while True:
-            page = self._tables.events(table_id, first, to_version=first + _DEAL_PAGE_EVENTS - 1)
+            page = await self._tables.events(
+                table_id, first, to_version=first + _DEAL_PAGE_EVENTS - 1
+            )
             for recorded in page:
                 if recorded.version > start and recorded.type == domain_events.DealStarted.TYPE:
                     return deal
@@ -480,7 +475,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         feed = self._feed
         stream_id = stream_id_for(table_id)
         if not feed.has_events(stream_id):  # else another watcher here has seen it exists
-            await run_blocking(self._load, table_id)  # NOT_FOUND before the stream starts
+            await self._load(table_id)  # NOT_FOUND before the stream starts
         responses = watch(
             feed,
             stream_id,

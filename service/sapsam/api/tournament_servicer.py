@@ -23,7 +23,6 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
-from sapsam.api.blocking import run_blocking
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.request_digest import request_digest
@@ -171,8 +170,8 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
                 seated.append(event)
         return views.tournament_message(state, seated)
 
-    def _view(self, tournament_id: uuid.UUID) -> tournament_pb2.Tournament:
-        recorded = self._tournaments.events(tournament_id)
+    async def _view(self, tournament_id: uuid.UUID) -> tournament_pb2.Tournament:
+        recorded = await self._tournaments.events(tournament_id)
         if not recorded:
             raise TournamentNotFoundError(tournament_id)
         state = TournamentState()
@@ -180,13 +179,13 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             state = evolve(state, self._tournaments.decode(item))
         return self._message(state, recorded)
 
-    def _player_for(self, caller: auth.Caller, named: str) -> str:
+    async def _player_for(self, caller: auth.Caller, named: str) -> str:
         """The player a registration is for: the caller, or (operator only) the named one."""
         if named:
             player_id = str(resources.parse_player(named, "player"))
             if not caller.is_operator and player_id != caller.player_id:
                 raise ApiError("OPERATOR_ONLY", "only the operator may register another player")
-            if self._players.get(player_id) is None:
+            if await self._players.get(player_id) is None:
                 raise ApiError("PLAYER_NOT_FOUND", f"no player {named}", "player")
             return player_id
         if caller.player_id is None:
@@ -195,7 +194,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
 
     # -- commands --------------------------------------------------------------------------------
 
-    def CreateTournament(  # noqa: N802 - the generated method name
+    async def CreateTournament(  # noqa: N802 - the generated method name
         self,
         request: tournament_service_pb2.CreateTournamentRequest,
         context: grpc.ServicerContext,
@@ -235,14 +234,14 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             reseating=_RESEATING[request.reseating],
             tie_break=_TIE_BREAK[request.tie_break],
         )
-        outcome = self._tournaments.create(
+        outcome = await self._tournaments.create(
             settings, views.OPERATOR_ACTOR, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.CreateTournamentResponse(
-            tournament=self._view(outcome.tournament_id)
+            tournament=await self._view(outcome.tournament_id)
         )
 
-    def RegisterTournamentPlayer(  # noqa: N802 - the generated method name
+    async def RegisterTournamentPlayer(  # noqa: N802 - the generated method name
         self,
         request: tournament_service_pb2.RegisterTournamentPlayerRequest,
         context: grpc.ServicerContext,
@@ -251,15 +250,15 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         _check_may_name(auth.current_caller(), request.player)
         request_id = resources.scoped_request_id("RegisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
-        player_id = self._player_for(auth.current_caller(), request.player)
-        outcome = self._tournaments.register(
+        player_id = await self._player_for(auth.current_caller(), request.player)
+        outcome = await self._tournaments.register(
             tournament_id, player_id, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.RegisterTournamentPlayerResponse(
             version=_outcome_version(outcome)
         )
 
-    def UnregisterTournamentPlayer(  # noqa: N802 - the generated method name
+    async def UnregisterTournamentPlayer(  # noqa: N802 - the generated method name
         self,
         request: tournament_service_pb2.UnregisterTournamentPlayerRequest,
         context: grpc.ServicerContext,
@@ -268,15 +267,15 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         _check_may_name(auth.current_caller(), request.player)
         request_id = resources.scoped_request_id("UnregisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
-        player_id = self._player_for(auth.current_caller(), request.player)
-        outcome = self._tournaments.unregister(
+        player_id = await self._player_for(auth.current_caller(), request.player)
+        outcome = await self._tournaments.unregister(
             tournament_id, player_id, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.UnregisterTournamentPlayerResponse(
             version=_outcome_version(outcome)
         )
 
-    def StartTournament(  # noqa: N802 - the generated method name
+    async def StartTournament(  # noqa: N802 - the generated method name
         self,
         request: tournament_service_pb2.StartTournamentRequest,
         context: grpc.ServicerContext,
@@ -285,23 +284,25 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         _require_operator(auth.current_caller())  # the access table checked it already
         request_id = resources.scoped_request_id("StartTournament", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
-        outcome = self._tournaments.start(
+        outcome = await self._tournaments.start(
             tournament_id, views.OPERATOR_ACTOR, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.StartTournamentResponse(
-            tournament=self._view(outcome.tournament_id)
+            tournament=await self._view(outcome.tournament_id)
         )
 
     # -- reads -----------------------------------------------------------------------------------
 
-    def GetTournament(  # noqa: N802 - the generated method name
+    async def GetTournament(  # noqa: N802 - the generated method name
         self, request: tournament_service_pb2.GetTournamentRequest, context: grpc.ServicerContext
     ) -> tournament_service_pb2.GetTournamentResponse:
         """A tournament's public state."""
         tournament_id = parse_tournament(request.name, "name")
-        return tournament_service_pb2.GetTournamentResponse(tournament=self._view(tournament_id))
+        return tournament_service_pb2.GetTournamentResponse(
+            tournament=await self._view(tournament_id)
+        )
 
-    def ListTournaments(  # noqa: N802 - the generated method name
+    async def ListTournaments(  # noqa: N802 - the generated method name
         self, request: tournament_service_pb2.ListTournamentsRequest, context: grpc.ServicerContext
     ) -> tournament_service_pb2.ListTournamentsResponse:
         """A page of tournaments, newest first."""
@@ -319,10 +320,10 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
                 after = (time, str(uuid.UUID(last)))
             except ValueError:
                 raise ApiError("BAD_PAGE_TOKEN", "page_token is damaged", "page_token") from None
-        ids = queries.tournament_page(
+        ids = await queries.tournament_page(
             self._tournaments.store, _PHASES_BY_STATUS[status], after, size + 1
         )
-        tournaments = [self._view(uuid.UUID(item)) for item, _ in ids[:size]]
+        tournaments = [await self._view(uuid.UUID(item)) for item, _ in ids[:size]]
         next_token = ""
         if len(ids) > size:
             last_id, last_time = ids[size - 1]
@@ -333,7 +334,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             tournaments=tournaments, next_page_token=next_token
         )
 
-    def GetStandings(  # noqa: N802 - the generated method name
+    async def GetStandings(  # noqa: N802 - the generated method name
         self, request: tournament_service_pb2.GetStandingsRequest, context: grpc.ServicerContext
     ) -> tournament_service_pb2.GetStandingsResponse:
         """A page of the standings, best first; equal totals share a place."""
@@ -341,11 +342,11 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         size = _page_size(request.page_size)
         key = {"query": "standings", "tournament": str(tournament_id)}
         offset = _offset(_decode_token(request.page_token, key))
-        state = self._tournaments.load(tournament_id)
-        rows, total = queries.standings(
+        state = await self._tournaments.load(tournament_id)
+        rows, total = await queries.standings(
             self._tournaments.store, tournament_id, state.tie_break.value, offset, size
         )
-        names = self._players.display_names(row.player_id for row in rows)
+        names = await self._players.display_names(row.player_id for row in rows)
         standings = [
             tournament_pb2.TournamentStanding(
                 player=resources.player_name(row.player_id),
@@ -367,7 +368,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             final=state.phase is TournamentPhase.COMPLETE,
         )
 
-    def GetLeaderboard(  # noqa: N802 - the generated method name
+    async def GetLeaderboard(  # noqa: N802 - the generated method name
         self, request: tournament_service_pb2.GetLeaderboardRequest, context: grpc.ServicerContext
     ) -> tournament_service_pb2.GetLeaderboardResponse:
         """A page of a leaderboard across tournaments, and the caller's neighbourhood."""
@@ -390,7 +391,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         key = {"query": "leaderboard", "rule_set": rule_set, "period": period}
         offset = _offset(_decode_token(request.page_token, key))
         caller = auth.current_caller()
-        board = queries.leaderboard(
+        board = await queries.leaderboard(
             self._tournaments.store,
             rule_set,
             period,
@@ -400,7 +401,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             request.neighbours,
         )
         rows, total, around = board.lines, board.total, board.around
-        names = self._players.display_names(row.player_id for row in [*rows, *around])
+        names = await self._players.display_names(row.player_id for row in [*rows, *around])
 
         def entry(row: LeaderboardLine) -> tournament_pb2.LeaderboardEntry:
             return tournament_pb2.LeaderboardEntry(
@@ -435,7 +436,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
         feed = self._feed
         stream_id = stream_id_for(tournament_id)
         if not feed.has_events(stream_id):  # else another watcher here has seen it exists
-            await run_blocking(self._tournaments.load, tournament_id)  # NOT_FOUND first
+            await self._tournaments.load(tournament_id)  # NOT_FOUND first
         responses = watch(
             feed,
             stream_id,

@@ -2,7 +2,7 @@
 
 Every stream watched in this process has one :class:`StreamChannel`, woken by the process's
 event feed (``sapsam.api.live_feed``). On a wake-up the channel reads the stream's new events
-once (on the blocking bridge), turns each into the response every watcher is sent, and hands
+once, turns each into the response every watcher is sent, and hands
 them to all its watchers; no watcher reads the log for live events, and no watcher holds a
 thread. Events this process appended itself reach the channel without a read
 (:meth:`StreamChannel.take`): the feed hands them over once they are committed, and the
@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sapsam.api.api_error import ApiError
-from sapsam.api.blocking import run_blocking
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.stopping import SERVER_STOPPING_MESSAGE, SERVER_STOPPING_REASON
 from sapsam.log.records import RecordedEvent
@@ -138,19 +137,19 @@ class StreamChannel(abc.ABC):
         return self._head_position
 
     @abc.abstractmethod
-    def read_after(self, version: int) -> list[Sent]:
-        """The stream's events after ``version`` as sent (on the bridge; one at a time)."""
+    async def read_after(self, version: int) -> list[Sent]:
+        """The stream's events after ``version`` as sent (one read at a time)."""
 
     @abc.abstractmethod
-    def history(self, after: int, through: int) -> list[Sent]:
-        """The events from ``after`` (excluded) to ``through`` as sent, read afresh (on the
-        bridge), for a watcher that starts before what the channel keeps."""
+    async def history(self, after: int, through: int) -> list[Sent]:
+        """The events from ``after`` (excluded) to ``through`` as sent, read afresh, for a
+        watcher that starts before what the channel keeps."""
 
     async def _read(self, opening: bool = False) -> None:
         async with self._read_lock:  # reads, and the fold some channels keep, one at a time
             if opening and self.opened:
                 return
-            fresh = await run_blocking(self.read_after, self._head)
+            fresh = await self.read_after(self._head)
             self.opened = True
             self._publish(fresh)
 
@@ -195,7 +194,7 @@ class StreamChannel(abc.ABC):
         """Read the stream up to now, unless done already (the first watcher waits for it).
 
         The read is the channel's own task, which a watcher leaving meanwhile does not cancel:
-        cancelled, it would release the read lock while its bridge thread still folds, and the
+        cancelled midway, it would release the read lock with the fold half done, and the
         next opener would start a second read on the same fold."""
         if self.opened:
             return
@@ -312,9 +311,7 @@ async def watch(
         channel.join(watcher, after_version)
         last = after_version
         if watcher.catch_up_through is not None:
-            for sent in await run_blocking(
-                channel.history, after_version, watcher.catch_up_through
-            ):
+            for sent in await channel.history(after_version, watcher.catch_up_through):
                 last = sent.version
                 yield sent.response
                 if sent.last:

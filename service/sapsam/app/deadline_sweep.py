@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from sapsam.app.store_interface import DEADLINES_PROCESS
@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 _logger = logging.getLogger("sapsam.app.tables")
 
 
-def sweep_deadlines(
+async def sweep_deadlines(
     service: TableService,
     limit: int = 100,
-    unserved: Callable[[int], tuple[UnservedWindow, ...]] | None = None,
+    unserved: Callable[[int], Awaitable[tuple[UnservedWindow, ...]]] | None = None,
     grace_ms: int = 0,
 ) -> int:
     """Time out the seats of every table past its deadline; returns how many tables changed.
@@ -45,17 +45,17 @@ def sweep_deadlines(
     database ends the sweep (every table would fail alike; the loop tries again).
     """
     now = service.clock()
-    with service.store.session() as session:
-        due = session.tables_past_deadline(now, limit)
+    async with service.store.session() as session:
+        due = await session.tables_past_deadline(now, limit)
     if not due:
         return 0
-    windows = () if unserved is None else unserved(min(table.deadline_ms for table in due))
+    windows = () if unserved is None else await unserved(min(table.deadline_ms for table in due))
     changed = 0
     for table in due:
         table_id = uuid.UUID(table.table_id)
         try:
-            version = service.load(table_id).version
-            outcome = service.time_out(
+            version = (await service.load(table_id)).version
+            outcome = await service.time_out(
                 table_id, f"deadline/{table_id}/{version}", windows, grace_ms
             )
             changed += not outcome.replayed
@@ -64,21 +64,23 @@ def sweep_deadlines(
         except service.store.outage_errors:
             raise  # the database, not this table: the loop logs it and tries again
         except Exception as error:  # one table's failure must not stop the others
-            _table_failed(service, table_id, error)
+            await _table_failed(service, table_id, error)
             continue
         if table.failing:
-            with service.store.session() as session:
-                session.clear_failure(DEADLINES_PROCESS, table_id)
+            async with service.store.session() as session:
+                await session.clear_failure(DEADLINES_PROCESS, table_id)
             _logger.warning("deadline sweep: table %s succeeds again", table_id)
     return changed
 
 
-def _table_failed(service: TableService, table_id: uuid.UUID, error: Exception) -> None:
+async def _table_failed(service: TableService, table_id: uuid.UUID, error: Exception) -> None:
     """Log and record a table the sweeper failed on, backing it off."""
     service.forget(table_id)
     try:
-        with service.store.session() as session:
-            failure = session.record_failure(DEADLINES_PROCESS, table_id, error, service.clock())
+        async with service.store.session() as session:
+            failure = await session.record_failure(
+                DEADLINES_PROCESS, table_id, error, service.clock()
+            )
     except service.store.database_errors as record_error:
         _logger.error(
             "deadline sweep failed at table %s: %s (and recording it failed: %s)",

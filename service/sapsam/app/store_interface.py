@@ -8,18 +8,18 @@ implements ``StoreSession`` over one pooled connection, each method one named qu
 
 A session is one connection held for a unit of work (one attempt of a command: its reads, its
 secret look-ups and its append), so a write never holds two pooled connections at once. Each
-method is one statement (or, for ``append``, one append with its read models), which makes the
-move to an asynchronous driver mechanical: every method becomes ``async`` and every call an
-``await``, nothing else changes shape.
+method is one statement (or, for ``append``, one append with its read models), awaited: the
+store runs on psycopg's asynchronous driver and pool, on the worker's one event loop, so a call
+waiting for the database holds no thread.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
 
@@ -153,31 +153,31 @@ class StoreSession(Protocol):
 
     # -- the log ---------------------------------------------------------------------------------
 
-    def read_stream(
+    async def read_stream(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
         """One stream's events from ``from_version`` (to ``to_version``), in order."""
         ...
 
-    def read_stream_tails(
+    async def read_stream_tails(
         self, from_versions: Sequence[tuple[str, int]]
     ) -> dict[str, list[RecordedEvent]]:
         """Each named stream's events from its own from-version on, in order: one round trip."""
         ...
 
-    def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
+    async def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
         """Up to ``limit`` events after a global position, in the log's order."""
         ...
 
-    def stream_version(self, stream_id: str) -> int:
+    async def stream_version(self, stream_id: str) -> int:
         """The stream's current version (0 if it has none)."""
         ...
 
-    def find_processed_request(self, request_id: str) -> ProcessedRequest | None:
+    async def find_processed_request(self, request_id: str) -> ProcessedRequest | None:
         """The processed request of that id, or None."""
         ...
 
-    def append(
+    async def append(
         self,
         stream_id: str,
         expected_version: int,
@@ -197,77 +197,77 @@ class StoreSession(Protocol):
         """
         ...
 
-    def transaction(self) -> AbstractContextManager[object]:
+    def transaction(self) -> AbstractAsyncContextManager[object]:
         """A transaction around several operations (nested ones become savepoints)."""
         ...
 
-    def rollback(self) -> None:
+    async def rollback(self) -> None:
         """End whatever a failed operation left open."""
         ...
 
     # -- secrets ---------------------------------------------------------------------------------
 
-    def load_secret(self, stream_id: str, number: int) -> bytes | None:
+    async def load_secret(self, stream_id: str, number: int) -> bytes | None:
         """A kept secret seed (None once published or never kept)."""
         ...
 
     # -- read models -----------------------------------------------------------------------------
 
-    def table_page(
+    async def table_page(
         self, phases: Sequence[str] | None, after: tuple[str, uuid.UUID] | None, limit: int
     ) -> Sequence[TableListing]:
         """Up to ``limit`` tables newest first (by creation time, then id), only those in
         ``phases`` unless None, after ``after`` (a creation time and id)."""
         ...
 
-    def tournament_page(
+    async def tournament_page(
         self, phases: Sequence[str] | None, after: tuple[int, str] | None, limit: int
     ) -> list[tuple[str, int]]:
         """Tournament ids with their creation time (ms), newest first, only those in
         ``phases`` unless None, after ``after`` (a creation time and id)."""
         ...
 
-    def standings_page(
+    async def standings_page(
         self, tournament_id: str, tie_break: str, offset: int, limit: int
     ) -> tuple[Sequence[StandingLine], int]:
         """A page of a tournament's standings from ``offset``, and the number of lines."""
         ...
 
-    def leaderboard_page(
+    async def leaderboard_page(
         self, rule_set: str | None, period: str | None, offset: int, limit: int
     ) -> tuple[Sequence[LeaderboardLine], int]:
         """A page of a leaderboard from ``offset``, and the number of players on it."""
         ...
 
-    def leaderboard_around(
+    async def leaderboard_around(
         self, rule_set: str | None, period: str | None, player_id: str, radius: int
     ) -> Sequence[LeaderboardLine]:
         """A player's leaderboard line with up to ``radius`` lines either side."""
         ...
 
-    def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:
+    async def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:
         """Tables in play whose deadline passed by ``now_ms`` (backed-off ones left out)."""
         ...
 
-    def tournament_of_table(self, table_id: str) -> uuid.UUID | None:
+    async def tournament_of_table(self, table_id: str) -> uuid.UUID | None:
         """The tournament a table belongs to, if any."""
         ...
 
-    def running_tournaments(self) -> list[uuid.UUID]:
+    async def running_tournaments(self) -> list[uuid.UUID]:
         """Every tournament in play."""
         ...
 
     # -- background processes' own state ---------------------------------------------------------
 
-    def read_checkpoint(self, name: str) -> int:
+    async def read_checkpoint(self, name: str) -> int:
         """The last log position process ``name`` has fully handled (0 if it never ran)."""
         ...
 
-    def save_checkpoint(self, name: str, position: int) -> None:
+    async def save_checkpoint(self, name: str, position: int) -> None:
         """Move process ``name``'s checkpoint forward to ``position`` (never back)."""
         ...
 
-    def record_failure(
+    async def record_failure(
         self,
         process: str,
         table_id: uuid.UUID | str,
@@ -278,23 +278,23 @@ class StoreSession(Protocol):
         """Count one more failure of ``process`` at a table and back it off."""
         ...
 
-    def clear_failure(self, process: str, table_id: uuid.UUID | str) -> None:
+    async def clear_failure(self, process: str, table_id: uuid.UUID | str) -> None:
         """The table succeeded: forget its failures."""
         ...
 
-    def failing_tables(self, process: str) -> Sequence[TableFailure]:
+    async def failing_tables(self, process: str) -> Sequence[TableFailure]:
         """Every table ``process`` keeps failing on, longest failing first."""
         ...
 
-    def add_pending_position(self, process: str, table_id: str, position: int) -> None:
+    async def add_pending_position(self, process: str, table_id: str, position: int) -> None:
         """Park one more log position behind a failing table's earlier ones."""
         ...
 
-    def remove_pending_position(self, process: str, table_id: str, position: int) -> None:
+    async def remove_pending_position(self, process: str, table_id: str, position: int) -> None:
         """A parked position was handled."""
         ...
 
-    def pending_count(self, process: str, table_id: str) -> int | None:
+    async def pending_count(self, process: str, table_id: str) -> int | None:
         """How many positions a failing table still has parked (locking its row); None if it is
         not failing."""
         ...
@@ -308,12 +308,13 @@ class StopSignal(Protocol):
         """True once the stop was asked for."""
         ...
 
-    def wait(self, seconds: float) -> bool:
+    async def wait(self, seconds: float) -> bool:
         """Pause ``seconds`` unless the stop comes first; True if stopping."""
         ...
 
-    def wait_readable(self, fileno: int, seconds: float) -> bool:
-        """Wait for ``fileno`` to be readable, ``seconds``, or the stop; True if stopping."""
+    async def wait_for(self, awaitable: Awaitable[Any], seconds: float) -> bool:
+        """Wait for ``awaitable``, ``seconds``, or the stop, whichever is first; True if
+        stopping."""
         ...
 
 
@@ -330,7 +331,7 @@ class Store(Protocol):
         """Every error the database or its driver raises."""
         ...
 
-    def session(self) -> AbstractContextManager[StoreSession]:
+    def session(self) -> AbstractAsyncContextManager[StoreSession]:
         """A session on one pooled connection, returned to the pool at the end of the block."""
         ...
 
@@ -341,7 +342,7 @@ class Store(Protocol):
         poll_seconds: float,
         gather_seconds: float,
         event_types: Sequence[str] | None = None,
-    ) -> Iterator[None]:
+    ) -> AsyncIterator[None]:
         """Yield once this process alone follows the log (holding ``lock_key``), then again each
         time events were appended (or ``poll_seconds`` passed), waiting ``gather_seconds`` after
         a wake-up so that a busy log's appends are handled together; ends as soon as ``stop`` is

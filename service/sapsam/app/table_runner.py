@@ -18,11 +18,10 @@ and no read, whichever process served the table last.
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,8 +117,8 @@ class TableRunner:
         self.codec = codec
         # Folded states by table. A read folds only the log's tail after the remembered version;
         # a command is decided on the remembered state and the append checks it (see _execute).
+        # No lock: every use runs on the worker's one event loop, and none awaits in between.
         self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
-        self._cache_lock = threading.Lock()
         # Secret seeds of running deals (and lots) by (table, deal number), as read from or
         # written to ``deal_secrets``: a seed never changes, so it is read once per process, not
         # at every cut, hand and reveal. Dropped once the log publishes it.
@@ -130,14 +129,13 @@ class TableRunner:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
+    async def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
         """The table as its events describe it now; ``TableNotFoundError`` if it has none."""
         if session is None:
-            with self.store.session() as own:
-                return self.load(table_id, own)
-        with self._cache_lock:
-            state = self._cache.get(table_id, INITIAL_STATE)
-        tail = session.read_stream(stream_id_for(table_id), state.version + 1)
+            async with self.store.session() as own:
+                return await self.load(table_id, own)
+        state = self._cache.get(table_id, INITIAL_STATE)
+        tail = await session.read_stream(stream_id_for(table_id), state.version + 1)
         for recorded in tail:
             state = evolve(state, self.decode(recorded))
         if state.table_id is None:
@@ -145,11 +143,12 @@ class TableRunner:
         self._remember(table_id, state)
         return state
 
-    def load_many(self, table_ids: Sequence[uuid.UUID], session: StoreSession) -> list[TableState]:
+    async def load_many(
+        self, table_ids: Sequence[uuid.UUID], session: StoreSession
+    ) -> list[TableState]:
         """Each table as :meth:`load` gives it, all their log tails read in one statement."""
-        with self._cache_lock:
-            cached = [self._cache.get(table_id, INITIAL_STATE) for table_id in table_ids]
-        tails = session.read_stream_tails(
+        cached = [self._cache.get(table_id, INITIAL_STATE) for table_id in table_ids]
+        tails = await session.read_stream_tails(
             [
                 (stream_id_for(table_id), state.version + 1)
                 for table_id, state in zip(table_ids, cached, strict=True)
@@ -171,12 +170,12 @@ class TableRunner:
 
     # -- the one way commands reach the log ---------------------------------------------------
 
-    def _execute(
+    async def _execute(
         self,
         table_id: uuid.UUID,
         actor: str,
         request_id: str,
-        plan: Callable[[TableState, StoreSession], Plan],
+        plan: Callable[[TableState, StoreSession], Awaitable[Plan]],
         new_table: bool = False,
         expected_version: int | None = None,
         request_digest: bytes | None = None,
@@ -184,7 +183,7 @@ class TableRunner:
         stream_id = stream_id_for(table_id)
         scoped_request_id = f"{actor}/{request_id}"
         for _attempt in range(CONFLICT_RETRIES):
-            with self.store.session() as session:
+            async with self.store.session() as session:
                 # Optimistic: decide on the state this process last saw, without asking the
                 # database first. The append is what checks it: it refuses a version someone
                 # else took (a conflict: reload and decide again) and a request id already
@@ -192,28 +191,34 @@ class TableRunner:
                 # before it is returned, so a stale memory never refuses a valid command.
                 state = None if new_table else self._cached(table_id)
                 if state is None:
-                    earlier = self._earlier(table_id, scoped_request_id, session, request_digest)
+                    earlier = await self._earlier(
+                        table_id, scoped_request_id, session, request_digest
+                    )
                     if earlier is not None:
                         return earlier
-                    state = INITIAL_STATE if new_table else self.load(table_id, session)
-                    decided = self._decide(state, plan, session, stream_id, expected_version)
+                    state = INITIAL_STATE if new_table else await self.load(table_id, session)
+                    decided = await self._decide(state, plan, session, stream_id, expected_version)
                 else:
                     try:
-                        decided = self._decide(state, plan, session, stream_id, expected_version)
+                        decided = await self._decide(
+                            state, plan, session, stream_id, expected_version
+                        )
                     except (DomainError, StaleVersionError, SecretMissingError):
-                        earlier = self._earlier(
+                        earlier = await self._earlier(
                             table_id, scoped_request_id, session, request_digest
                         )
                         if earlier is not None:
                             return earlier
-                        state = self.load(table_id, session)
-                        decided = self._decide(state, plan, session, stream_id, expected_version)
+                        state = await self.load(table_id, session)
+                        decided = await self._decide(
+                            state, plan, session, stream_id, expected_version
+                        )
                 events, final_state, planned = decided
                 decided_on = state.version
                 try:
                     # In the session already held: a second connection per write would halve
                     # what the pool can serve.
-                    result = session.append(
+                    result = await session.append(
                         stream_id,
                         decided_on,
                         [NewEvent(*_encoded(self.codec, event)) for event in events],
@@ -229,14 +234,16 @@ class TableRunner:
                     self.forget(table_id)
                     if expected_version is not None:
                         raise StaleVersionError(
-                            stream_id, expected_version, session.stream_version(stream_id)
+                            stream_id, expected_version, await session.stream_version(stream_id)
                         ) from None
                     continue
                 if result is None or result.replayed:
                     # The request id was processed meanwhile (a retry racing its original, or
                     # one decided on this process's memory): answer with the original outcome.
                     self.forget(table_id)
-                    earlier = self._earlier(table_id, scoped_request_id, session, request_digest)
+                    earlier = await self._earlier(
+                        table_id, scoped_request_id, session, request_digest
+                    )
                     if earlier is None:  # pragma: no cover - the append just found it
                         raise RuntimeError(f"request {scoped_request_id!r} vanished")
                     return earlier
@@ -246,14 +253,14 @@ class TableRunner:
                 self.on_appended(stream_id, result.events)
             return TableOutcome(table_id, final_state, result.events, replayed=False)
         # Every attempt lost its race: report the version last decided on and the log's now.
-        with self.store.session() as session:
-            current = session.stream_version(stream_id)
+        async with self.store.session() as session:
+            current = await session.stream_version(stream_id)
         raise ConcurrencyConflict(stream_id, decided_on, current)
 
-    def _decide(
+    async def _decide(
         self,
         state: TableState,
-        plan: Callable[[TableState, StoreSession], Plan],
+        plan: Callable[[TableState, StoreSession], Awaitable[Plan]],
         session: StoreSession,
         stream_id: str,
         expected_version: int | None,
@@ -262,7 +269,7 @@ class TableRunner:
         if expected_version is not None and expected_version != state.version:
             # An etag check: refuse rather than retry, the caller decided on old state.
             raise StaleVersionError(stream_id, expected_version, state.version)
-        planned = plan(state, session)
+        planned = await plan(state, session)
         events: list[Event] = []
         after = state
         for command in planned.commands:
@@ -277,7 +284,7 @@ class TableRunner:
             events.extend(extra)
         return events, after, planned
 
-    def _earlier(
+    async def _earlier(
         self,
         table_id: uuid.UUID,
         scoped_request_id: str,
@@ -289,7 +296,7 @@ class TableRunner:
         Raises REQUEST_ID_REUSED when the id was used for another table or, by its digest, for
         another request: answering that with the first result would hide the caller's bug.
         """
-        earlier = session.find_processed_request(scoped_request_id)
+        earlier = await session.find_processed_request(scoped_request_id)
         if earlier is None:
             return None
         if earlier.stream_id == stream_id_for(table_id) and not earlier.same_request(
@@ -301,25 +308,23 @@ class TableRunner:
                 " the request unchanged, and a new request needs a fresh request id",
                 field="request_id",
             )
-        return self._replayed(table_id, earlier.stream_id, earlier.result, session)
+        return await self._replayed(table_id, earlier.stream_id, earlier.result, session)
 
-    def _secret_seed(self, session: StoreSession, table_id: uuid.UUID, number: int) -> bytes:
+    async def _secret_seed(self, session: StoreSession, table_id: uuid.UUID, number: int) -> bytes:
         """A running deal's (or, for number 0, the dealer lot's) secret seed."""
-        with self._cache_lock:
-            seed = self._secrets.get((table_id, number))
+        seed = self._secrets.get((table_id, number))
         if seed is None:
-            seed = session.load_secret(stream_id_for(table_id), number)
+            seed = await session.load_secret(stream_id_for(table_id), number)
             if seed is None:
                 raise SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
             self._remember_secret(table_id, number, seed)
         return seed
 
     def _remember_secret(self, table_id: uuid.UUID, number: int, seed: bytes) -> None:
-        with self._cache_lock:
-            self._secrets[(table_id, number)] = seed
-            self._secrets.move_to_end((table_id, number))
-            while len(self._secrets) > CACHE_SIZE:
-                self._secrets.popitem(last=False)
+        self._secrets[(table_id, number)] = seed
+        self._secrets.move_to_end((table_id, number))
+        while len(self._secrets) > CACHE_SIZE:
+            self._secrets.popitem(last=False)
 
     def _forget_published_secrets(
         self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent]
@@ -327,19 +332,16 @@ class TableRunner:
         for event in recorded:
             number = _published_secret_recorded(event)
             if number is not None:
-                with self._cache_lock:
-                    self._secrets.pop((table_id, number), None)
+                self._secrets.pop((table_id, number), None)
 
     def _cached(self, table_id: uuid.UUID) -> TableState | None:
-        with self._cache_lock:
-            return self._cache.get(table_id)
+        return self._cache.get(table_id)
 
     def forget(self, table_id: uuid.UUID) -> None:
         """Drop the remembered state of a table: the next use reads it from the log."""
-        with self._cache_lock:
-            self._cache.pop(table_id, None)
+        self._cache.pop(table_id, None)
 
-    def _replayed(
+    async def _replayed(
         self, table_id: uuid.UUID, stream_id: str, original: Any, session: StoreSession
     ) -> TableOutcome:
         if stream_id != stream_id_for(table_id):
@@ -348,18 +350,19 @@ class TableRunner:
                 "this request id was already used for another table; use a fresh one",
                 field="request_id",
             )
-        recorded = session.read_stream(stream_id, original.first_version, original.last_version)
-        state = self.load(table_id, session)
+        recorded = await session.read_stream(
+            stream_id, original.first_version, original.last_version
+        )
+        state = await self.load(table_id, session)
         return TableOutcome(table_id, state, tuple(recorded), replayed=True)
 
     def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
-        with self._cache_lock:
-            cached = self._cache.get(table_id)
-            if cached is None or cached.version <= state.version:
-                self._cache[table_id] = state
-                self._cache.move_to_end(table_id)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+        cached = self._cache.get(table_id)
+        if cached is None or cached.version <= state.version:
+            self._cache[table_id] = state
+            self._cache.move_to_end(table_id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
 
 
 # -- helpers -------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ the deadline sweep is ``sapsam.app.deadline_sweep``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 
 from sapsam import fairness
@@ -104,7 +104,7 @@ class TableService(TableRunner):
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def list_tables(
+    async def list_tables(
         self,
         phases: Collection[TablePhase] | None,
         after: tuple[str, uuid.UUID] | None,
@@ -117,30 +117,29 @@ class TableService(TableRunner):
         plus the log's tail, all the page's tails in one statement.
         """
         wanted = None if phases is None else sorted(phase.value for phase in phases)
-        with self.store.session() as session:
-            page = session.table_page(wanted, after, limit)
-            states = self.load_many([line.table_id for line in page], session)
+        async with self.store.session() as session:
+            page = await session.table_page(wanted, after, limit)
+            states = await self.load_many([line.table_id for line in page], session)
         return [
             ListedTable(state, line.created_by, line.created_at)
             for state, line in zip(states, page, strict=True)
         ]
 
-    def events(
+    async def events(
         self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
         """The table's recorded events from ``from_version`` (up to ``to_version``, if given)."""
-        with self.store.session() as session:
-            return session.read_stream(stream_id_for(table_id), from_version, to_version)
+        async with self.store.session() as session:
+            return await session.read_stream(stream_id_for(table_id), from_version, to_version)
 
-    def load_with_events(
+    async def load_with_events(
         self, table_id: uuid.UUID, from_version: int
     ) -> tuple[TableState, list[RecordedEvent]]:
         """The table as :meth:`load` gives it, and its events from ``from_version`` on, from one
         read of the log: from ``from_version`` or from the remembered state's next version,
         whichever comes first."""
-        with self._cache_lock:
-            state = self._cache.get(table_id, INITIAL_STATE)
-        read = self.events(table_id, min(from_version, state.version + 1))
+        state = self._cache.get(table_id, INITIAL_STATE)
+        read = await self.events(table_id, min(from_version, state.version + 1))
         for recorded in read:
             if recorded.version > state.version:
                 state = evolve(state, self.decode(recorded))
@@ -149,29 +148,29 @@ class TableService(TableRunner):
         self._remember(table_id, state)
         return state, [recorded for recorded in read if recorded.version >= from_version]
 
-    def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
+    async def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
         """The caller's own seat and 13 dealt cards in the current deal (see :meth:`own_hand`)."""
-        hand = self.own_hand(table_id, player_id)
+        hand = await self.own_hand(table_id, player_id)
         return hand.seat, hand.cards
 
-    def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
+    async def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
         """The caller's own seat, the current deal's number and its 13 cards in it, all from one
         read (a second read could see the next deal, or none, and name the wrong one).
 
         Only the seat's holder can ask; other seats' cards are never computed for a caller.
         """
-        with self.store.session() as session:
-            state = self.load(table_id, session)
+        async with self.store.session() as session:
+            state = await self.load(table_id, session)
             # Whose cards the caller may have is the domain's call, made before any is computed.
             seat = own_hand_seat(state, Viewer.of(state, player_id))
             deal = state.deal
             assert deal is not None
-            seed = deal.seed or self._secret_seed(session, table_id, deal.number)
+            seed = deal.seed or await self._secret_seed(session, table_id, deal.number)
         return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat])
 
     # -- commands ------------------------------------------------------------------------------
 
-    def create_table(
+    async def create_table(
         self,
         rule_set: RuleSet,
         seat_count: int,
@@ -188,7 +187,7 @@ class TableService(TableRunner):
         table_id = uuid.uuid5(TABLE_ID_NAMESPACE, f"{created_by}/{request_id}")
         lot_seed = fairness.new_seed()
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             command = CreateTable(
                 table_id=table_id,
                 rule_set=rule_set,
@@ -200,14 +199,14 @@ class TableService(TableRunner):
 
             return Plan([command], keep_secret=(LOT_SECRET_NUMBER, lot_seed))
 
-        outcome = self._execute(
+        outcome = await self._execute(
             table_id, created_by, request_id, plan, new_table=True, request_digest=request_digest
         )
         if not outcome.replayed:
             self._remember_secret(table_id, LOT_SECRET_NUMBER, lot_seed)
         return outcome
 
-    def join(
+    async def join(
         self,
         table_id: uuid.UUID,
         player_id: str,
@@ -219,7 +218,7 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Seat a player (at ``seat``, or the lowest free seat)."""
         command = SeatPlayer(player_id=player_id, seat=seat)
-        return self._execute(
+        return await self._execute(
             table_id,
             player_id,
             request_id,
@@ -228,7 +227,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def choose_dealer(
+    async def choose_dealer(
         self,
         table_id: uuid.UUID,
         actor: str,
@@ -239,16 +238,20 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Draw the first dealer by lot, with the seed committed when the table was created."""
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             _require_holder_or_operator(state, actor)
             if state.phase is not TablePhase.AWAITING_DEALER:
                 # decide names the phase precisely; no secret is read for a refused command.
                 return Plan([ChooseDealer(lot_seed=b"")])
             return Plan(
-                [ChooseDealer(lot_seed=self._secret_seed(session, table_id, LOT_SECRET_NUMBER))]
+                [
+                    ChooseDealer(
+                        lot_seed=await self._secret_seed(session, table_id, LOT_SECRET_NUMBER)
+                    )
+                ]
             )
 
-        return self._execute(
+        return await self._execute(
             table_id,
             actor,
             request_id,
@@ -257,7 +260,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def start_deal(
+    async def start_deal(
         self,
         table_id: uuid.UUID,
         actor: str,
@@ -269,14 +272,14 @@ class TableService(TableRunner):
         """Begin the next deal: a fresh secret seed, only its commitment in the log."""
         seed = fairness.new_seed()
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             _require_holder_or_operator(state, actor)
             number = state.deals_scored + 1
             command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
 
             return Plan([command], keep_secret=(number, seed))
 
-        outcome = self._execute(
+        outcome = await self._execute(
             table_id,
             actor,
             request_id,
@@ -288,7 +291,7 @@ class TableService(TableRunner):
             self._remember_secret(table_id, outcome.state.deal.number, seed)
         return outcome
 
-    def contribute_entropy(
+    async def contribute_entropy(
         self,
         table_id: uuid.UUID,
         player_id: str,
@@ -300,7 +303,7 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Mix a seat's bytes into this deal's shuffle."""
         command = ContributeEntropy(player_id=player_id, entropy=entropy)
-        return self._execute(
+        return await self._execute(
             table_id,
             player_id,
             request_id,
@@ -309,7 +312,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def cut(
+    async def cut(
         self,
         table_id: uuid.UUID,
         player_id: str,
@@ -321,13 +324,13 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Cut the deck (the seat on the dealer's right), and deal at once."""
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             cut = CutDeck(player_id=player_id, position=position)
             # Validate the cut before using the secret seed for anything.
             cut_state = fold(decide(state, cut), state)
             deal = cut_state.deal
             assert deal is not None
-            seed = self._secret_seed(session, table_id, deal.number)
+            seed = await self._secret_seed(session, table_id, deal.number)
             record = fairness.deal_record(
                 seed,
                 deal.contributions,
@@ -339,7 +342,7 @@ class TableService(TableRunner):
             )
             return Plan([cut, DealCards(deal_record=record, now_ms=self.clock())])
 
-        return self._execute(
+        return await self._execute(
             table_id,
             player_id,
             request_id,
@@ -348,7 +351,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def commit(
+    async def commit(
         self,
         table_id: uuid.UUID,
         player_id: str,
@@ -360,7 +363,7 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Record a seat's arrangement commitment (the hash only)."""
         command = CommitArrangement(player_id=player_id, commitment=commitment)
-        return self._execute(
+        return await self._execute(
             table_id,
             player_id,
             request_id,
@@ -369,7 +372,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def confirm(
+    async def confirm(
         self,
         table_id: uuid.UUID,
         player_id: str,
@@ -380,10 +383,10 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Lock a seat's last commitment."""
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             return Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
 
-        return self._execute(
+        return await self._execute(
             table_id,
             player_id,
             request_id,
@@ -392,7 +395,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def reveal(
+    async def reveal(
         self,
         table_id: uuid.UUID,
         player_id: str,
@@ -405,7 +408,7 @@ class TableService(TableRunner):
     ) -> TableOutcome:
         """Show a seat's arrangement; after the last reveal the seed is published and scored."""
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
             seat = state.seat_of(player_id)
             if deal is None or seat is None or state.phase is not TablePhase.REVEALING:
@@ -413,14 +416,14 @@ class TableService(TableRunner):
                 return Plan(
                     [RevealArrangement(player_id, arrangement, nonce, dealt=())],
                 )
-            seed = self._secret_seed(session, table_id, deal.number)
+            seed = await self._secret_seed(session, table_id, deal.number)
             dealt = dealt_hands(state, seed)[seat]
             return Plan(
                 [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
                 seed_to_reveal=seed,
             )
 
-        return self._execute(
+        return await self._execute(
             table_id,
             player_id,
             request_id,
@@ -429,7 +432,7 @@ class TableService(TableRunner):
             request_digest=request_digest,
         )
 
-    def time_out(
+    async def time_out(
         self,
         table_id: uuid.UUID,
         request_id: str,
@@ -440,32 +443,32 @@ class TableService(TableRunner):
         the deadline when it fell in (or just after) one of the ``unserved`` windows."""
         now = self.clock()
 
-        def plan(state: TableState, session: StoreSession) -> Plan:
+        async def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
             seed = None
             if deal is not None:
                 try:
-                    seed = self._secret_seed(session, table_id, deal.number)
+                    seed = await self._secret_seed(session, table_id, deal.number)
                 except SecretMissingError:
                     seed = None  # nothing left to reveal: TimeOutSeats says so precisely
             command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
             return Plan([command], seed_to_reveal=seed)
 
-        return self._execute(table_id, "service", request_id, plan)
+        return await self._execute(table_id, "service", request_id, plan)
 
-    def sweep_deadlines(
+    async def sweep_deadlines(
         self,
         limit: int = 100,
-        unserved: Callable[[int], tuple[UnservedWindow, ...]] | None = None,
+        unserved: Callable[[int], Awaitable[tuple[UnservedWindow, ...]]] | None = None,
         grace_ms: int = 0,
     ) -> int:
         """Time out the seats of every table past its deadline; returns how many tables changed
         (``sapsam.app.deadline_sweep.sweep_deadlines``)."""
-        return deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms)
+        return await deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms)
 
 
-def _fixed(command: object) -> Callable[[TableState, StoreSession], Plan]:
-    def plan(state: TableState, session: StoreSession) -> Plan:
+def _fixed(command: object) -> Callable[[TableState, StoreSession], Awaitable[Plan]]:
+    async def plan(state: TableState, session: StoreSession) -> Plan:
         return Plan([command])
 
     return plan

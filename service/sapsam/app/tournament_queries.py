@@ -23,24 +23,24 @@ class Leaderboard:
     around: Sequence[LeaderboardLine]
 
 
-def tournament_page(
+async def tournament_page(
     store: Store, phases: Sequence[str] | None, after: tuple[int, str] | None, limit: int
 ) -> list[tuple[str, int]]:
     """Up to ``limit`` tournament ids with their creation time, newest first, only those in
     ``phases`` unless None, after ``after`` (a listed tournament's creation time and id)."""
-    with store.session() as session:
-        return session.tournament_page(phases, after, limit)
+    async with store.session() as session:
+        return await session.tournament_page(phases, after, limit)
 
 
-def standings(
+async def standings(
     store: Store, tournament_id: uuid.UUID, tie_break: str, offset: int, limit: int
 ) -> tuple[Sequence[StandingLine], int]:
     """A page of a tournament's standings from ``offset`` (best first), and the line count."""
-    with store.session() as session:
-        return session.standings_page(str(tournament_id), tie_break, offset, limit)
+    async with store.session() as session:
+        return await session.standings_page(str(tournament_id), tie_break, offset, limit)
 
 
-def leaderboard(
+async def leaderboard(
     store: Store,
     rule_set: str | None,
     period: str | None,
@@ -51,9 +51,9 @@ def leaderboard(
 ) -> Leaderboard:
     """A page of the leaderboard (of one rule set and period, unless None) and, with
     ``around_player`` and a ``radius``, that player's lines either side."""
-    with store.session() as session:
-        lines, total = session.leaderboard_page(rule_set, period, offset, limit)
+    async with store.session() as session:
+        lines, total = await session.leaderboard_page(rule_set, period, offset, limit)
         around: Sequence[LeaderboardLine] = ()
         if around_player is not None and radius:
-            around = session.leaderboard_around(rule_set, period, around_player, radius)
+            around = await session.leaderboard_around(rule_set, period, around_player, radius)
     return Leaderboard(lines, total, around)

@@ -118,19 +118,19 @@ class ResultsProcess:
         # before the tables exist, so the answer at a scored deal never changes.
         self._tournament_by_table: OrderedDict[str, uuid.UUID | None] = OrderedDict()
 
-    def checkpoint(self) -> int:
+    async def checkpoint(self) -> int:
         """The process's checkpoint."""
-        with self.store.session() as session:
-            return session.read_checkpoint(self.name)
+        async with self.store.session() as session:
+            return await session.read_checkpoint(self.name)
 
-    def reconcile(self) -> int:
+    async def reconcile(self) -> int:
         """Finish setting up the current round's tables of every running tournament."""
-        with self.store.session() as session:
-            running = session.running_tournaments()
+        async with self.store.session() as session:
+            running = await session.running_tournaments()
         created = 0
         for tournament_id in running:
             try:
-                created += self.tournaments.ensure_round_tables(tournament_id)
+                created += await self.tournaments.ensure_round_tables(tournament_id)
             except self.store.outage_errors:
                 raise
             except Exception as error:  # one tournament must not hold up the others
@@ -142,30 +142,30 @@ class ResultsProcess:
                 self.reconcile_wanted = True
         return created
 
-    def process_available(self, batch_size: int = 500) -> int:
+    async def process_available(self, batch_size: int = 500) -> int:
         """Handle every event after the checkpoint, until caught up; returns deals credited."""
         credited = 0
-        with self.store.session() as session:
+        async with self.store.session() as session:
             if self._position is None:
-                self._position = self._checkpointed = session.read_checkpoint(self.name)
-            credited += self._retry_parked(session)
+                self._position = self._checkpointed = await session.read_checkpoint(self.name)
+            credited += await self._retry_parked(session)
             parked = self._parked
             assert parked is not None
             while True:
-                batch = session.read_all(self._position, batch_size)
+                batch = await session.read_all(self._position, batch_size)
                 for event in batch:
                     table = _table_of(event)
                     if table is not None and table in parked:
-                        self._park(session, table, event, None)  # behind its earlier ones
+                        await self._park(session, table, event, None)  # behind its earlier ones
                     else:
                         try:
-                            handled = self._handle(session, event)
+                            handled = await self._handle(session, event)
                         except self._unhandled:
                             raise  # the database, not this table (or a test's crash)
                         except Exception as error:  # one table must not hold up the others
                             if table is None:
                                 raise
-                            self._park(session, table, event, error)
+                            await self._park(session, table, event, error)
                             handled = 0
                         if handled:
                             credited += 1
@@ -179,12 +179,12 @@ class ResultsProcess:
             idle_for = now - self._idle_saved_at
             if self._position != self._checkpointed and idle_for >= IDLE_CHECKPOINT_SECONDS:
                 # The rest changed nothing: just remember it was read.
-                session.save_checkpoint(self.name, self._position)
+                await session.save_checkpoint(self.name, self._position)
                 self._checkpointed = self._position
                 self._idle_saved_at = now
         return credited
 
-    def _park(
+    async def _park(
         self,
         session: StoreSession,
         table: str,
@@ -194,12 +194,12 @@ class ResultsProcess:
         """Set ``event`` aside behind the table's earlier parked events, moving the checkpoint
         past it in the same transaction, so that the log's other tables go on."""
         assert self._parked is not None
-        session.rollback()  # whatever the failed attempt left open
-        with session.transaction():
+        await session.rollback()  # whatever the failed attempt left open
+        async with session.transaction():
             if error is None:
-                session.add_pending_position(RESULTS_PROCESS, table, event.position)
+                await session.add_pending_position(RESULTS_PROCESS, table, event.position)
             else:
-                failure = session.record_failure(
+                failure = await session.record_failure(
                     RESULTS_PROCESS, table, error, self.clock(), [event.position]
                 )
                 _logger.error(
@@ -210,35 +210,35 @@ class ResultsProcess:
                     type(error).__name__,
                     failure.failures,
                 )
-            session.save_checkpoint(self.name, event.position)
+            await session.save_checkpoint(self.name, event.position)
         self._parked.add(table)
         self._checkpointed = event.position
         self.reconcile_wanted = error is not None
 
-    def _retry_parked(self, session: StoreSession) -> int:
+    async def _retry_parked(self, session: StoreSession) -> int:
         """Try the parked tables whose back-off is over; returns the deals credited."""
-        failures = session.failing_tables(RESULTS_PROCESS)
+        failures = await session.failing_tables(RESULTS_PROCESS)
         self._parked = {failure.table_id for failure in failures}
         credited = 0
         for failure in failures:
             if failure.retry_at_ms <= self.clock():
-                credited += self._retry_table(session, failure)
+                credited += await self._retry_table(session, failure)
         return credited
 
-    def _retry_table(self, session: StoreSession, failure: TableFailure) -> int:
+    async def _retry_table(self, session: StoreSession, failure: TableFailure) -> int:
         assert self._parked is not None
         credited = 0
         for position in failure.pending_positions:
-            batch = session.read_all(position - 1, 1)
+            batch = await session.read_all(position - 1, 1)
             try:
                 if batch and batch[0].position == position:
-                    credited += self._handle(session, batch[0])
+                    credited += await self._handle(session, batch[0])
             except self._unhandled:
                 raise
             except Exception as error:
-                session.rollback()
-                with session.transaction():
-                    again = session.record_failure(
+                await session.rollback()
+                async with session.transaction():
+                    again = await session.record_failure(
                         RESULTS_PROCESS, failure.table_id, error, self.clock()
                     )
                 _logger.error(
@@ -248,29 +248,29 @@ class ResultsProcess:
                     again.failures,
                 )
                 return credited
-            session.remove_pending_position(RESULTS_PROCESS, failure.table_id, position)
-        with session.transaction():
-            if session.pending_count(RESULTS_PROCESS, failure.table_id) == 0:
-                session.clear_failure(RESULTS_PROCESS, failure.table_id)
+            await session.remove_pending_position(RESULTS_PROCESS, failure.table_id, position)
+        async with session.transaction():
+            if await session.pending_count(RESULTS_PROCESS, failure.table_id) == 0:
+                await session.clear_failure(RESULTS_PROCESS, failure.table_id)
                 self._parked.discard(failure.table_id)
                 _logger.warning("results process: table %s is credited again", failure.table_id)
         return credited
 
-    def _tournament_of(self, session: StoreSession, event: RecordedEvent) -> uuid.UUID | None:
+    async def _tournament_of(self, session: StoreSession, event: RecordedEvent) -> uuid.UUID | None:
         table = _table_of(event)
         if table is None:
             return None
         if table in self._tournament_by_table:
             self._tournament_by_table.move_to_end(table)
             return self._tournament_by_table[table]
-        found = session.tournament_of_table(table)
+        found = await session.tournament_of_table(table)
         self._tournament_by_table[table] = found
         if len(self._tournament_by_table) > TOURNAMENT_OF_TABLE_CACHE_SIZE:
             self._tournament_by_table.popitem(last=False)
         return found
 
-    def _handle(self, session: StoreSession, event: RecordedEvent) -> int:
-        tournament_id = self._tournament_of(session, event)
+    async def _handle(self, session: StoreSession, event: RecordedEvent) -> int:
+        tournament_id = await self._tournament_of(session, event)
         if tournament_id is None:
             return 0
         self.crash_hook("read")
@@ -280,12 +280,12 @@ class ResultsProcess:
         command = CreditDeal(table_id, scored.deal_number, scored.totals, event.position)
         for _attempt in range(CONFLICT_RETRIES):
             try:
-                seated_next = self._credit(session, tournament_id, command, event)
+                seated_next = await self._credit(session, tournament_id, command, event)
             except ConcurrencyConflict:
                 continue  # a registration or another writer moved the stream: decide again
             self.crash_hook("committed")
             if seated_next:
-                self.tournaments.ensure_round_tables(tournament_id)
+                await self.tournaments.ensure_round_tables(tournament_id)
                 self.crash_hook("tables")
             return 1
         raise ConcurrencyConflict(stream_id_for(tournament_id), -1, -1)
@@ -294,7 +294,7 @@ class ResultsProcess:
         """A table event, decoded."""
         return self.tournaments.tables.decode(event)
 
-    def _credit(
+    async def _credit(
         self,
         session: StoreSession,
         tournament_id: uuid.UUID,
@@ -302,8 +302,8 @@ class ResultsProcess:
         event: RecordedEvent,
     ) -> bool:
         """In one transaction: the credit (and the next round's seating) and the checkpoint."""
-        with session.transaction():
-            state = self.tournaments.load(tournament_id, session)
+        async with session.transaction():
+            state = await self.tournaments.load(tournament_id, session)
             try:
                 events = decide(state, command)
             except DomainError as error:
@@ -316,11 +316,11 @@ class ResultsProcess:
             secrets = SecretChanges()
             seated_next = events and after.phase is TournamentPhase.BETWEEN_ROUNDS
             if seated_next:
-                next_round, secrets = self.tournaments.next_round_command(session, after)
+                next_round, secrets = await self.tournaments.next_round_command(session, after)
                 events += decide(after, next_round)
             self.crash_hook("decided")
             if events:
-                session.append(
+                await session.append(
                     stream_id_for(tournament_id),
                     state.version,
                     [self.tournaments.encode(item) for item in events],
@@ -330,17 +330,17 @@ class ResultsProcess:
                     secrets=secrets,
                 )
             self.crash_hook("appended")
-            session.save_checkpoint(self.name, event.position)
+            await session.save_checkpoint(self.name, event.position)
             self.crash_hook("checkpointed")
         return bool(seated_next)
 
-    def run(self, stop: StopSignal, poll_seconds: float = 1.0) -> None:
+    async def run(self, stop: StopSignal, poll_seconds: float = 1.0) -> None:
         """Follow the log until ``stop`` is set: take the lock, reconcile, then handle events
         as they commit (woken by NOTIFY, polling every ``poll_seconds`` otherwise). Every wait
         ends as soon as ``stop`` is set."""
         needs_reconcile = True
         # Woken only by scored deals: nothing else it reads needs handling at once.
-        for _wakeup in self.store.follow_log(
+        async for _wakeup in self.store.follow_log(
             FOLLOWER_LOCK_KEY, stop, poll_seconds, FOLLOW_PAUSE_SECONDS, (DealScored.TYPE,)
         ):
             try:
@@ -348,8 +348,8 @@ class ResultsProcess:
                     # At the start, and after a failure (which may have come between a round's
                     # seating and its tables): finish every round's set-up.
                     needs_reconcile = self.reconcile_wanted = False
-                    self.reconcile()
-                self.process_available()
+                    await self.reconcile()
+                await self.process_available()
             except self._step_failures as error:
                 _logger.error("results process step failed: %s", type(error).__name__)
                 needs_reconcile = True

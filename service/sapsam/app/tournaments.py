@@ -15,10 +15,9 @@ job without doing anything twice.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from sapsam import fairness
@@ -111,7 +110,7 @@ class TournamentSettings:
     tie_break: str = "none"
 
 
-Plan = Callable[[TournamentState, StoreSession], tuple[object, SecretChanges]]
+Plan = Callable[[TournamentState, StoreSession], Awaitable[tuple[object, SecretChanges]]]
 """A command's plan: the command to decide on the state, and the secrets to keep or forget."""
 
 
@@ -132,8 +131,8 @@ class TournamentService:
         # Folded states by tournament, so a load reads only the events after the cached version
         # (a long tournament is credited deal by deal). Only committed reads are cached, and every
         # load still reads the stream's tail, so the cache can never serve an old state.
+        # No lock: every use runs on the worker's one event loop.
         self._cache: OrderedDict[uuid.UUID, TournamentState] = OrderedDict()
-        self._cache_lock = threading.Lock()
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -141,37 +140,35 @@ class TournamentService:
         """The domain event of a recorded tournament event."""
         return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
 
-    def load(
+    async def load(
         self, tournament_id: uuid.UUID, session: StoreSession | None = None
     ) -> TournamentState:
         """The tournament as its events describe it; ``TournamentNotFoundError`` if none."""
         if session is None:
-            with self.store.session() as own:
-                return self.load(tournament_id, own)
-        with self._cache_lock:
-            state = self._cache.get(tournament_id, INITIAL_STATE)
-        tail = session.read_stream(stream_id_for(tournament_id), state.version + 1)
+            async with self.store.session() as own:
+                return await self.load(tournament_id, own)
+        state = self._cache.get(tournament_id, INITIAL_STATE)
+        tail = await session.read_stream(stream_id_for(tournament_id), state.version + 1)
         for recorded in tail:
             state = evolve(state, self.decode(recorded))
         if state.tournament_id is None:
             raise TournamentNotFoundError(tournament_id)
-        with self._cache_lock:
-            cached = self._cache.get(tournament_id)
-            if cached is None or cached.version < state.version:
-                self._cache[tournament_id] = state
-                self._cache.move_to_end(tournament_id)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+        cached = self._cache.get(tournament_id)
+        if cached is None or cached.version < state.version:
+            self._cache[tournament_id] = state
+            self._cache.move_to_end(tournament_id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
         return state
 
-    def events(self, tournament_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
+    async def events(self, tournament_id: uuid.UUID, from_version: int = 1) -> list[RecordedEvent]:
         """The tournament's recorded events from ``from_version``."""
-        with self.store.session() as session:
-            return session.read_stream(stream_id_for(tournament_id), from_version)
+        async with self.store.session() as session:
+            return await session.read_stream(stream_id_for(tournament_id), from_version)
 
     # -- commands ------------------------------------------------------------------------------
 
-    def create(
+    async def create(
         self,
         settings: TournamentSettings,
         created_by: str,
@@ -186,7 +183,9 @@ class TournamentService:
         rounds = settings.rounds if 1 <= settings.rounds <= MAX_ROUNDS else 0
         seeds = [fairness.new_seed() for _ in range(rounds)]
 
-        def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
+        async def plan(
+            state: TournamentState, session: StoreSession
+        ) -> tuple[object, SecretChanges]:
             command = CreateTournament(
                 tournament_id=tournament_id,
                 name=settings.name,
@@ -209,11 +208,11 @@ class TournamentService:
 
             return command, SecretChanges(keep=tuple(enumerate(seeds, start=1)))
 
-        return self._execute(
+        return await self._execute(
             tournament_id, created_by, request_id, plan, new=True, request_digest=request_digest
         )
 
-    def register(
+    async def register(
         self,
         tournament_id: uuid.UUID,
         player_id: str,
@@ -223,11 +222,11 @@ class TournamentService:
     ) -> TournamentOutcome:
         """Enter a player."""
         command = RegisterPlayer(player_id=player_id, now_ms=self.clock())
-        return self._execute(
+        return await self._execute(
             tournament_id, player_id, request_id, _fixed(command), request_digest=request_digest
         )
 
-    def unregister(
+    async def unregister(
         self,
         tournament_id: uuid.UUID,
         player_id: str,
@@ -237,11 +236,11 @@ class TournamentService:
     ) -> TournamentOutcome:
         """Withdraw a player before the start."""
         command = UnregisterPlayer(player_id=player_id)
-        return self._execute(
+        return await self._execute(
             tournament_id, player_id, request_id, _fixed(command), request_digest=request_digest
         )
 
-    def start(
+    async def start(
         self,
         tournament_id: uuid.UUID,
         actor: str,
@@ -252,34 +251,36 @@ class TournamentService:
         """Close registration, seat round 1 by the committed draw, and set up its tables."""
         stream_id = stream_id_for(tournament_id)
 
-        def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
+        async def plan(
+            state: TournamentState, session: StoreSession
+        ) -> tuple[object, SecretChanges]:
             if (
                 state.phase is not TournamentPhase.REGISTRATION
                 or len(state.registered) < state.min_entrants
             ):
                 # decide gives the precise refusal; no secret is read for a refused command.
                 return StartTournament(self.clock(), b"", ()), SecretChanges()
-            seed = session.load_secret(stream_id, 1)
+            seed = await session.load_secret(stream_id, 1)
             if seed is None:  # pragma: no cover - kept until round 1 is seated
                 raise RuntimeError(f"the seating seed of tournament {tournament_id} is missing")
             count = planned_table_count(state, len(state.registered))
             table_ids = tuple(round_table_id(tournament_id, 1, index) for index in range(count))
             return StartTournament(self.clock(), seed, table_ids), SecretChanges(forget=(1,))
 
-        outcome = self._execute(
+        outcome = await self._execute(
             tournament_id, actor, request_id, plan, request_digest=request_digest
         )
-        self.ensure_round_tables(tournament_id)
+        await self.ensure_round_tables(tournament_id)
         return outcome
 
-    def next_round_command(
+    async def next_round_command(
         self, session: StoreSession, state: TournamentState
     ) -> tuple[SeatNextRound, SecretChanges]:
         """The command seating the round after the current one, and the seed it publishes."""
         assert state.tournament_id is not None
         number = state.current_round + 1
         stream_id = stream_id_for(state.tournament_id)
-        seed = session.load_secret(stream_id, number)
+        seed = await session.load_secret(stream_id, number)
         if seed is None:  # pragma: no cover - kept until the round is seated
             raise RuntimeError(f"the seating seed of round {number} is missing")
         count = planned_table_count(state)
@@ -288,21 +289,21 @@ class TournamentService:
         )
         return SeatNextRound(seed, table_ids), SecretChanges(forget=(number,))
 
-    def ensure_round_tables(self, tournament_id: uuid.UUID) -> int:
+    async def ensure_round_tables(self, tournament_id: uuid.UUID) -> int:
         """Create, fill and draw the dealer of every table of the current round that needs it.
 
         Idempotent: safe to run again after a crash at any point; returns the tables touched.
         """
-        state = self.load(tournament_id)
+        state = await self.load(tournament_id)
         touched = 0
         if state.current_round == 0:
             return touched
         for table in state.round_tables(state.current_round):
             try:
-                table_state = self.tables.load(table.table_id)
+                table_state = await self.tables.load(table.table_id)
             except TableNotFoundError:
                 request = round_table_request(tournament_id, table.round, table.index)
-                created = self.tables.create_table(
+                created = await self.tables.create_table(
                     state.rule_set, len(table.players), TABLE_CREATOR, request
                 )
                 assert created.table_id == table.table_id
@@ -312,11 +313,11 @@ class TournamentService:
             touched += 1
             for seat, player in enumerate(table.players):
                 if table_state.seats[seat] is None:
-                    self.tables.join(
+                    await self.tables.join(
                         table.table_id, player, seat, f"tournament-seat/{table.table_id}"
                     )
             try:
-                self.tables.choose_dealer(
+                await self.tables.choose_dealer(
                     table.table_id, TABLE_CREATOR, f"tournament-dealer/{table.table_id}"
                 )
             except DomainError as error:
@@ -326,7 +327,7 @@ class TournamentService:
 
     # -- the one way commands reach the log ---------------------------------------------------
 
-    def _execute(
+    async def _execute(
         self,
         tournament_id: uuid.UUID,
         actor: str,
@@ -338,8 +339,8 @@ class TournamentService:
         stream_id = stream_id_for(tournament_id)
         scoped = f"{actor}/{request_id}"
         for _attempt in range(CONFLICT_RETRIES):
-            with self.store.session() as session:
-                earlier = session.find_processed_request(scoped)
+            async with self.store.session() as session:
+                earlier = await session.find_processed_request(scoped)
                 if earlier is not None:
                     if earlier.stream_id != stream_id:
                         raise DomainError(
@@ -355,10 +356,10 @@ class TournamentService:
                             " request id",
                             field="request_id",
                         )
-                    state = self.load(tournament_id, session)
+                    state = await self.load(tournament_id, session)
                     return TournamentOutcome(tournament_id, state, earlier.result.events, True)
-                state = INITIAL_STATE if new else self.load(tournament_id, session)
-                command, secrets = plan(state, session)
+                state = INITIAL_STATE if new else await self.load(tournament_id, session)
+                command, secrets = await plan(state, session)
                 events = decide(state, command)
                 after = state
                 for event in events:
@@ -366,7 +367,7 @@ class TournamentService:
                 try:
                     # In the session already held: taking a second connection from the pool
                     # while holding this one could starve the pool under load.
-                    result = session.append(
+                    result = await session.append(
                         stream_id,
                         state.version,
                         [self.encode(event) for event in events],
@@ -381,8 +382,8 @@ class TournamentService:
                     # the next attempt, as the original's result or as REQUEST_ID_REUSED.
                     continue
             return TournamentOutcome(tournament_id, after, result.events, replayed=False)
-        with self.store.session() as session:
-            current = session.stream_version(stream_id)
+        async with self.store.session() as session:
+            current = await session.stream_version(stream_id)
         raise ConcurrencyConflict(stream_id, state.version, current)
 
     def encode(self, event: Event) -> NewEvent:
@@ -392,7 +393,7 @@ class TournamentService:
 
 
 def _fixed(command: object) -> Plan:
-    def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
+    async def plan(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
         return command, SecretChanges()
 
     return plan

@@ -31,9 +31,9 @@ from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import RecordedEvent
+from sapsam.store.offline_reads import read_stream
 from sapsam.store.projection_folds import Row
 from sapsam.store.projections import Projector
-from sapsam.store.reads import read_stream
 
 Connection = psycopg.Connection[Any]
 Progress = Callable[[int, int], None]
@@ -47,6 +47,25 @@ def table_stream(table_id: uuid.UUID) -> str:
     return f"{STREAM_PREFIX}{table_id}"
 
 
+NEXT_DEAL_START = (
+    "SELECT min(version) FROM events WHERE stream_id = %s AND type = 'DealStarted'"
+    " AND data->>'deal_number' = %s"
+)
+"""Where the deal after a given one starts (parameters: the stream, that next deal's number)."""
+
+
+def deal_end(row: Sequence[Any] | None) -> int | None:
+    """The last version of a deal, from ``NEXT_DEAL_START``'s row (None: the stream's end)."""
+    return None if row is None or row[0] is None else int(row[0]) - 1
+
+
+def found_events(events: list[RecordedEvent], table_id: uuid.UUID) -> list[RecordedEvent]:
+    """``events``, unless there are none: then the table does not exist."""
+    if not events:
+        raise NothingToExportError("TABLE_NOT_FOUND", f"no table {table_id}")
+    return events
+
+
 def _table_events(
     connection: Connection, table_id: uuid.UUID, through_deal: int | None = None
 ) -> list[RecordedEvent]:
@@ -55,16 +74,9 @@ def _table_events(
     last: int | None = None
     if through_deal is not None:
         # Nothing after the deal is needed: stop before the next deal's DealStarted.
-        row = connection.execute(
-            "SELECT min(version) FROM events WHERE stream_id = %s AND type = 'DealStarted'"
-            " AND data->>'deal_number' = %s",
-            [stream_id, str(through_deal + 1)],
-        ).fetchone()
-        last = None if row is None or row[0] is None else int(row[0]) - 1
-    events = read_stream(connection, stream_id, 1, last)
-    if not events:
-        raise NothingToExportError("TABLE_NOT_FOUND", f"no table {table_id}")
-    return events
+        row = connection.execute(NEXT_DEAL_START, [stream_id, str(through_deal + 1)]).fetchone()
+        last = deal_end(row)
+    return found_events(read_stream(connection, stream_id, 1, last), table_id)
 
 
 def export_table(connection: Connection, table_id: uuid.UUID, requester: Requester) -> AuditExport:
@@ -112,6 +124,17 @@ def verify_deal_online(
     ``requester`` (default: the operator) must be allowed to export the deal.
     """
     events = _table_events(connection, table_id, deal_number)
+    return verify_deal_events(events, table_id, deal_number, requester, codec)
+
+
+def verify_deal_events(
+    events: Sequence[RecordedEvent],
+    table_id: uuid.UUID,
+    deal_number: int,
+    requester: Requester | None = None,
+    codec: EventCodec = DEFAULT_CODEC,
+) -> AuditReport:
+    """``verify_deal_online`` on the table's events as read (through the deal)."""
     export = select_deal(events, deal_number, requester or Requester.operator(), str(table_id))
     offline = verify_audit_export(export, codec)
     last = export.header.segments[-1].last_version

@@ -15,7 +15,7 @@ from sapsam.rules.solver import solve
 PLAYERS = ("ann", "bob", "cid", "dee")
 
 
-def seated_table(
+async def seated_table(
     service: TableService,
     seat_count: int,
     rule_set: RuleSet = DEFAULT_RULE_SET,
@@ -25,55 +25,55 @@ def seated_table(
 ) -> uuid.UUID:
     """A new table with every seat taken and the first dealer drawn by lot; ``after_series``
     (``close`` or ``new_series``) says what follows a completed series."""
-    created = service.create_table(
+    created = await service.create_table(
         rule_set, seat_count, "operator", request_id or f"create-{uuid.uuid4()}", after_series
     )
     for player in players[:seat_count]:
-        service.join(created.table_id, player, None, f"{created.table_id}/join-{player}")
-    service.choose_dealer(created.table_id, "operator", f"{created.table_id}/dealer")
+        await service.join(created.table_id, player, None, f"{created.table_id}/join-{player}")
+    await service.choose_dealer(created.table_id, "operator", f"{created.table_id}/dealer")
     return created.table_id
 
 
-def start_and_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
+async def start_and_deal(service: TableService, table_id: uuid.UUID, number: int) -> None:
     """Start deal ``number`` and have the seat on the dealer's right cut (the cards are dealt)."""
-    state = service.start_deal(table_id, "operator", f"{table_id}/start-{number}").state
+    state = (await service.start_deal(table_id, "operator", f"{table_id}/start-{number}")).state
     deal = state.deal
     assert deal is not None
     cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
     assert cutter is not None
-    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
+    await service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
 
 
-def play_deal(
+async def play_deal(
     service: TableService, table_id: uuid.UUID, number: int, entropy: bool = True
 ) -> None:
     """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal."""
-    state = service.start_deal(table_id, "operator", f"{table_id}/start-{number}").state
+    state = (await service.start_deal(table_id, "operator", f"{table_id}/start-{number}")).state
     deal = state.deal
     assert deal is not None
     seats = [player for player in state.seats if player is not None]
     if entropy:
         # The first seat mixes in its own bytes, so the contributions path is exercised too.
-        service.contribute_entropy(
+        await service.contribute_entropy(
             table_id, seats[0], bytes([number]) * 16, f"{table_id}/entropy-{number}"
         )
     cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
     assert cutter is not None
-    service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
+    await service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
     chosen = {}
     for player in seats:
-        seat, hand = service.hand_of(table_id, player)
-        arrangement = solve(hand, service.load(table_id).rule_set)
+        seat, hand = await service.hand_of(table_id, player)
+        arrangement = solve(hand, (await service.load(table_id)).rule_set)
         nonce = fairness.new_seed()[:16]
         chosen[player] = (arrangement, nonce)
         commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
-        service.commit(table_id, player, commitment, f"{table_id}/commit-{number}")
-        service.confirm(table_id, player, f"{table_id}/confirm-{number}")
+        await service.commit(table_id, player, commitment, f"{table_id}/commit-{number}")
+        await service.confirm(table_id, player, f"{table_id}/confirm-{number}")
     for player, (arrangement, nonce) in chosen.items():
-        service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{number}")
+        await service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{number}")
 
 
-def play_series(
+async def play_series(
     service: TableService,
     seat_count: int,
     deals: int | None = None,
@@ -82,7 +82,7 @@ def play_series(
 ) -> uuid.UUID:
     """A new table with ``deals`` deals played (default: the whole series; at a ``new_series``
     table deals go on past the series length into the next series)."""
-    table_id = seated_table(service, seat_count, rule_set, after_series=after_series)
+    table_id = await seated_table(service, seat_count, rule_set, after_series=after_series)
     for number in range(1, (deals or rule_set.series_length) + 1):
-        play_deal(service, table_id, number)
+        await play_deal(service, table_id, number)
     return table_id

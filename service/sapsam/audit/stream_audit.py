@@ -28,8 +28,8 @@ from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
 from sapsam.log.chain import GENESIS_HASH, verify_stream_chain
 from sapsam.log.records import RecordedEvent
+from sapsam.store.offline_reads import read_stream
 from sapsam.store.projection_folds import Row, table_state_row
-from sapsam.store.reads import read_stream
 
 Connection = psycopg.Connection[Any]
 # Streams per task handed to a worker: enough to amortise the round trip, few enough to balance.

@@ -40,7 +40,7 @@ from sapsam.domain.tournament_seating import (
     seating_commitment,
 )
 from sapsam.fairness.encoding import FairnessError
-from sapsam.store.reads import read_stream
+from sapsam.store.offline_reads import read_stream
 
 Connection = psycopg.Connection[Any]
 

@@ -13,6 +13,7 @@ within ``deadline_grace_seconds`` after serving resumed) is extended instead
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Final
 
@@ -68,11 +69,11 @@ def deadline_sweeper(
     """
     grace_ms = round(grace_seconds * 1000)
 
-    def sweep(should_stop: object) -> None:
+    async def sweep(should_stop: object) -> None:
         if serving is None:
-            tables.sweep_deadlines()
+            await tables.sweep_deadlines()
         elif serving.serving:
-            tables.sweep_deadlines(unserved=serving.unserved_since, grace_ms=grace_ms)
+            await tables.sweep_deadlines(unserved=serving.unserved_since, grace_ms=grace_ms)
 
     return BackgroundLoop(
         "sapsam-deadlines", sweep, interval, _logger, max_pause=MAX_BACKGROUND_PAUSE_SECONDS
@@ -92,7 +93,7 @@ def retired_token_check(players: PlayerDirectory) -> BackgroundLoop:
 
 
 def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> BackgroundLoop:
-    """``process`` following the log in a background thread (one per server process; the
+    """``process`` following the log in a background task (one per server process; the
     advisory lock lets one of them follow at a time). A failed run is logged and started again
     after ``poll_seconds``."""
     return BackgroundLoop(
@@ -105,9 +106,11 @@ def results_follower(process: ResultsProcess, poll_seconds: float = 1.0) -> Back
 
 def heartbeat(serving: ServingRecord) -> BackgroundLoop:
     """This process's heartbeat in the serving record, every ``BEAT_SECONDS``."""
-    return BackgroundLoop(
-        "sapsam-heartbeat", lambda should_stop: serving.beat(), BEAT_SECONDS, _logger
-    )
+
+    async def beat(should_stop: object) -> None:
+        await serving.beat()
+
+    return BackgroundLoop("sapsam-heartbeat", beat, BEAT_SECONDS, _logger)
 
 
 def build_services(
@@ -116,14 +119,13 @@ def build_services(
     deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
     watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
 ) -> Services:
-    """The servicers, token lookup and background work for one server process (the event feed
-    starts on the server's loop: ``Services.feed``)."""
-    store = EventStore.connect(database_url, projectors=_projectors(), max_size=pool_size)
+    """The servicers, token lookup and background work for one server process (the pool opens
+    and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``)."""
+    store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     tables = TableService(store)
     players = PlayerDirectory(PlayerRecords(store.pool))
     retired_tokens = retired_token_check(players)
-    retired_tokens.start()  # before the first call caches a token
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
     tables.on_appended = feed.appended  # this process's appends reach its watchers unread
     serving = ServingRecord(store.pool)
@@ -131,18 +133,19 @@ def build_services(
     sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
     tournaments = TournamentService(store, tables)  # tournaments: service and results process
     results = results_follower(ResultsProcess(tournaments))
-    results.start()
+
+    async def open_store() -> None:
+        await store.open()
+        retired_tokens.start()  # before the first call caches a token
+        results.start()
 
     def on_serving() -> None:
         # Heartbeat first: the sweeper waits for this process's first beat before it judges.
         beats.start()
         sweeper.start()
 
-    def on_stop() -> None:
-        retired_tokens.stop()
-        results.stop()
-        sweeper.stop()
-        beats.stop()
+    async def on_stop() -> None:
+        await asyncio.gather(retired_tokens.stop(), results.stop(), sweeper.stop(), beats.stop())
 
     return Services(
         table_service=TableServicer(tables, players, feed),
@@ -150,6 +153,7 @@ def build_services(
         token_lookup=players.token_for_hash,
         cached_token_lookup=players.cached_token,
         feed=feed,
+        open=open_store,
         on_stop=on_stop,
         on_serving=on_serving,
         close=store.close,

@@ -149,7 +149,7 @@ def _verify(database_url: str, table: str, deals: int) -> tuple[bool, list[str]]
     from sapsam.domain.events import DEFAULT_CODEC
     from sapsam.domain.published import published_deal
     from sapsam.fairness.verify import verify_deal
-    from sapsam.store.reads import read_stream
+    from sapsam.store.offline_reads import read_stream
 
     stream = "table-" + table.removeprefix("tables/")
     with psycopg.connect(database_url) as connection:

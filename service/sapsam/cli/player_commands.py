@@ -10,6 +10,7 @@ token it looked up for at most a second).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import Any
@@ -19,7 +20,7 @@ from sapsam.api.api_error import ApiError
 from sapsam.cli.store_commands import add_database_options
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store import player_tokens
-from sapsam.store.embedded import database_connection
+from sapsam.store.embedded import async_database_connection
 
 FAILED = 1
 USAGE = 2
@@ -46,14 +47,22 @@ def _revoke(arguments: argparse.Namespace) -> int:
     except ApiError as error:
         print(f"sapsam players revoke: {error.message}", file=sys.stderr)
         return USAGE
+
+    async def revoke() -> int | None:
+        async with async_database_connection(
+            arguments.database_url, arguments.data_dir
+        ) as connection:
+            if not await player_tokens.player_exists(connection, player_id):
+                return None
+            return await player_tokens.revoke_player_tokens(connection, player_id, "")
+
     try:
-        with database_connection(arguments.database_url, arguments.data_dir) as connection:
-            if not player_tokens.player_exists(connection, player_id):
-                print(f"sapsam players revoke: no player {arguments.player}", file=sys.stderr)
-                return USAGE
-            revoked = player_tokens.revoke_player_tokens(connection, player_id, "")
+        revoked = asyncio.run(revoke())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
+    if revoked is None:
+        print(f"sapsam players revoke: no player {arguments.player}", file=sys.stderr)
+        return USAGE
     print(json.dumps({"player": resources.player_name(player_id), "revoked_tokens": revoked}))
     return 0

@@ -19,7 +19,6 @@ from sapsam.api.auth import check_token_format
 from sapsam.api.call_log import configure_logging
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import (
-    DEFAULT_BLOCKING_THREADS,
     DEFAULT_LISTEN,
     DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
     ServerConfig,
@@ -42,13 +41,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="server processes sharing the port (default 1)"
-    )
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=DEFAULT_BLOCKING_THREADS,
-        help="threads per process for the store's synchronous work; calls and streams need none"
-        f" (default {DEFAULT_BLOCKING_THREADS}, the database pool's size)",
     )
     parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain; enables TLS")
     parser.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
@@ -85,8 +77,8 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
     for path in (arguments.tls_cert, arguments.tls_key):
         if path is not None and not path.is_file():
             raise ValueError(f"no such file: {path}")
-    if arguments.workers < 1 or arguments.threads < 1:
-        raise ValueError("--workers and --threads must be at least 1")
+    if arguments.workers < 1:
+        raise ValueError("--workers must be at least 1")
     if arguments.workers > 1 and arguments.listen.rsplit(":", 1)[-1] == "0":
         raise ValueError("--workers needs a fixed port: each process would pick its own")
     operator_token = arguments.operator_token or os.environ.get("SAPSAM_OPERATOR_TOKEN") or None
@@ -108,7 +100,6 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         tls_key=arguments.tls_key,
         operator_token=operator_token,
         token_ttl=token_ttl,
-        threads=arguments.threads,
         reuse_port=arguments.workers > 1,
         bench_echo=arguments.bench_echo,
         grace_seconds=_non_negative(arguments.grace_seconds, "--grace-seconds"),

@@ -9,6 +9,7 @@ stop around their work. Each prints one JSON object describing what it did.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from datetime import timedelta
@@ -16,7 +17,7 @@ from typing import Any
 
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store.appends import prune_processed_requests
-from sapsam.store.embedded import database_connection, open_database
+from sapsam.store.embedded import async_database_connection, database_connection, open_database
 from sapsam.store.projections import all_projectors, rebuild_projections
 
 FAILED = 1
@@ -144,11 +145,17 @@ def _prune(arguments: argparse.Namespace) -> int:
     if arguments.older_than_days < 1:
         print("sapsam requests prune: --older-than-days must be at least 1", file=sys.stderr)
         return 2
-    try:
-        with database_connection(arguments.database_url, arguments.data_dir) as connection:
-            deleted = prune_processed_requests(
+
+    async def prune() -> int:
+        async with async_database_connection(
+            arguments.database_url, arguments.data_dir
+        ) as connection:
+            return await prune_processed_requests(
                 connection, timedelta(days=arguments.older_than_days)
             )
+
+    try:
+        deleted = asyncio.run(prune())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED

@@ -14,6 +14,7 @@ Reads only (it never migrates). ``--json`` prints one JSON object instead of lin
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
 import sys
@@ -25,8 +26,13 @@ import psycopg
 
 from sapsam.cli.store_commands import add_database_options
 from sapsam.log.records import DatabaseOpenError
-from sapsam.store.embedded import database_connection
-from sapsam.store.table_failures import failing_tables, overdue_tables
+from sapsam.store.embedded import async_database_connection
+from sapsam.store.table_failures import (
+    OverdueTable,
+    TableFailure,
+    failing_tables,
+    overdue_tables,
+)
 
 FAILED = 1
 DEFAULT_OVERDUE_SECONDS = 60
@@ -66,12 +72,17 @@ def _stuck(arguments: argparse.Namespace) -> int:
         print("sapsam tables stuck: --overdue-seconds must be 0 to 10000000", file=sys.stderr)
         return 2
     now_ms = time.time_ns() // 1_000_000
-    try:
-        with database_connection(
+
+    async def read() -> tuple[list[TableFailure], list[OverdueTable]]:
+        async with async_database_connection(
             arguments.database_url, arguments.data_dir, migrate=False
         ) as connection:
-            failing = failing_tables(connection)
-            overdue = overdue_tables(connection, now_ms - arguments.overdue_seconds * 1000)
+            failing = await failing_tables(connection)
+            overdue = await overdue_tables(connection, now_ms - arguments.overdue_seconds * 1000)
+            return failing, overdue
+
+    try:
+        failing, overdue = asyncio.run(read())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED

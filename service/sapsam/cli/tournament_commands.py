@@ -19,14 +19,14 @@ Exit status: 0 on success, 1 when a check fails, 2 when the command cannot run.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import secrets
 import signal
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from types import FrameType
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
 FAILED: Final = 1
@@ -136,10 +136,9 @@ def _id(text: str, prefix: str) -> uuid.UUID:
 
 
 @contextmanager
-def _services(arguments: argparse.Namespace) -> Iterator[Any]:
-    """A tournament service over the chosen database (migrated first)."""
-    from sapsam.app.tables import TableService
-    from sapsam.app.tournaments import TournamentService
+def _prepared_database(arguments: argparse.Namespace) -> Iterator[tuple[str, Any]]:
+    """The chosen database (migrated first, the read models prepared): its URL and an unopened
+    store on it."""
     from sapsam.log.records import DatabaseOpenError
     from sapsam.store.embedded import open_database
     from sapsam.store.event_store import EventStore
@@ -150,16 +149,37 @@ def _services(arguments: argparse.Namespace) -> Iterator[Any]:
         with open_database(
             arguments.database_url, getattr(arguments, "data_dir", None), migrate=True
         ) as handle:
-            store = EventStore.connect(
+            store = EventStore.unopened(
                 handle.url, projectors=[*table_projectors(), *registered_projectors()]
             )
-            try:
-                store.prepare()
-                yield TournamentService(store, TableService(store))
-            finally:
-                store.close()
+            store.prepare()
+            yield handle.url, store
     except DatabaseOpenError as error:
         raise CommandError(str(error)) from None
+
+
+@contextmanager
+def _connection(arguments: argparse.Namespace) -> Iterator[Any]:
+    """A synchronous connection to the prepared database, for the offline readers."""
+    import psycopg
+
+    with _prepared_database(arguments) as (url, _), psycopg.connect(url, autocommit=True) as opened:
+        yield opened
+
+
+@asynccontextmanager
+async def _services(arguments: argparse.Namespace) -> AsyncIterator[Any]:
+    """A tournament service over the chosen database (migrated first); its pool on the command's
+    event loop."""
+    from sapsam.app.tables import TableService
+    from sapsam.app.tournaments import TournamentService
+
+    with _prepared_database(arguments) as (_, store):
+        await store.open()
+        try:
+            yield TournamentService(store, TableService(store))
+        finally:
+            await store.close()
 
 
 def _create(arguments: argparse.Namespace) -> int:
@@ -170,9 +190,15 @@ def _create(arguments: argparse.Namespace) -> int:
         rule_set = preset(arguments.preset)
     except RuleSetError as error:
         raise CommandError(str(error)) from None
-    with _services(arguments) as tournaments:
-        now = tournaments.clock()
-        settings = TournamentSettings(
+
+    async def create() -> Any:
+        async with _services(arguments) as tournaments:
+            return await tournaments.create(
+                _settings(tournaments.clock()), "operator", f"cli-{uuid.uuid4()}"
+            )
+
+    def _settings(now: int) -> TournamentSettings:
+        return TournamentSettings(
             name=arguments.name,
             rule_set=rule_set,
             seats_per_table=arguments.seats,
@@ -184,7 +210,8 @@ def _create(arguments: argparse.Namespace) -> int:
             reseating=arguments.reseating,
             tie_break=arguments.tie_break,
         )
-        outcome = tournaments.create(settings, "operator", f"cli-{uuid.uuid4()}")
+
+    outcome = asyncio.run(create())
     print(f"tournaments/{outcome.tournament_id}")
     return 0
 
@@ -198,24 +225,33 @@ def _unregister(arguments: argparse.Namespace) -> int:
 
 
 def _for_each_player(
-    arguments: argparse.Namespace, method: Callable[[Any], Callable[..., object]], done: str
+    arguments: argparse.Namespace,
+    method: Callable[[Any], Callable[..., Awaitable[object]]],
+    done: str,
 ) -> int:
     """Call ``method(service)(tournament, player, request_id)`` for each player named (one
     request each) and say ``done`` for each."""
     tournament_id = _id(arguments.tournament, "tournaments/")
-    with _services(arguments) as tournaments:
-        for player in arguments.players:
-            player_id = str(_id(player, "players/"))
-            method(tournaments)(tournament_id, player_id, f"cli-{uuid.uuid4()}")
-            print(f"{done} players/{player_id}")
+
+    async def each() -> None:
+        async with _services(arguments) as tournaments:
+            for player in arguments.players:
+                player_id = str(_id(player, "players/"))
+                await method(tournaments)(tournament_id, player_id, f"cli-{uuid.uuid4()}")
+                print(f"{done} players/{player_id}")
+
+    asyncio.run(each())
     return 0
 
 
 def _start(arguments: argparse.Namespace) -> int:
     tournament_id = _id(arguments.tournament, "tournaments/")
-    with _services(arguments) as tournaments:
-        outcome = tournaments.start(tournament_id, "operator", f"cli-{uuid.uuid4()}")
-        print("\n".join(_table_lines(outcome.state)))
+
+    async def start() -> Any:
+        async with _services(arguments) as tournaments:
+            return await tournaments.start(tournament_id, "operator", f"cli-{uuid.uuid4()}")
+
+    print("\n".join(_table_lines(asyncio.run(start()).state)))
     return 0
 
 
@@ -233,10 +269,14 @@ def _table_lines(state: Any) -> list[str]:
     return lines
 
 
+async def _load(arguments: argparse.Namespace, tournament_id: uuid.UUID) -> Any:
+    async with _services(arguments) as tournaments:
+        return await tournaments.load(tournament_id)
+
+
 def _show(arguments: argparse.Namespace) -> int:
     tournament_id = _id(arguments.tournament, "tournaments/")
-    with _services(arguments) as tournaments:
-        state = tournaments.load(tournament_id)
+    state = asyncio.run(_load(arguments, tournament_id))
     print(f"tournaments/{tournament_id}  {state.name!r}  {state.phase.value}")
     print(
         f"rules {state.rule_set.name}, {state.seats_per_table} per table, {state.rounds} rounds of "
@@ -262,8 +302,7 @@ def _standing_lines(standings: Any, names: dict[str, str] | None = None) -> list
 
 def _standings(arguments: argparse.Namespace) -> int:
     tournament_id = _id(arguments.tournament, "tournaments/")
-    with _services(arguments) as tournaments:
-        state = tournaments.load(tournament_id)
+    state = asyncio.run(_load(arguments, tournament_id))
     final = "final" if state.phase.value == "COMPLETE" else "so far"
     print(f"standings ({final}; equal totals share a place):")
     print("\n".join(_standing_lines(state.standings())))
@@ -275,14 +314,14 @@ def _verify(arguments: argparse.Namespace) -> int:
     from sapsam.audit.tournament_audit import verify_tournament
 
     tournament_id = _id(arguments.tournament, "tournaments/")
-    with _services(arguments) as tournaments, tournaments.store.connection() as connection:
+    with _connection(arguments) as connection:
         report = verify_tournament(connection, tournament_id)
     print(render_text(report))
     return 0 if report.holds else FAILED
 
 
 def _list(arguments: argparse.Namespace) -> int:
-    with _services(arguments) as tournaments, tournaments.store.connection() as connection:
+    with _connection(arguments) as connection:
         rows = connection.execute(
             "SELECT tournament_id, name, phase, entrant_count, current_round, rounds"
             " FROM tournaments ORDER BY created_at_ms DESC, tournament_id DESC"
@@ -296,10 +335,13 @@ def _list(arguments: argparse.Namespace) -> int:
 def _leaderboard(arguments: argparse.Namespace) -> int:
     from sapsam.store.tournament_queries import leaderboard_page
 
-    with _services(arguments) as tournaments, tournaments.store.connection() as connection:
-        rows, total = leaderboard_page(
-            connection, arguments.rule_set, arguments.period, 0, arguments.limit
-        )
+    async def page() -> Any:
+        async with _services(arguments) as tournaments, tournaments.store.connection() as opened:
+            return await leaderboard_page(
+                opened, arguments.rule_set, arguments.period, 0, arguments.limit
+            )
+
+    rows, total = asyncio.run(page())
     print(f"leaderboard ({total} players; equal totals share a place):")
     for row in rows:
         print(
@@ -313,15 +355,15 @@ def _follow_results(arguments: argparse.Namespace) -> int:
     from sapsam.app.tournament_results import ResultsProcess
     from sapsam.store.background import StopSignal
 
-    stopping = StopSignal()
+    async def follow() -> None:
+        stopping = StopSignal()
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(number, stopping.set)
+        async with _services(arguments) as tournaments:
+            await ResultsProcess(tournaments).run(stopping)
 
-    def request_stop(signal_number: int, frame: FrameType | None) -> None:
-        stopping.set()
-
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, request_stop)
-    with _services(arguments) as tournaments:
-        ResultsProcess(tournaments).run(stopping)
+    asyncio.run(follow())
     return 0
 
 
@@ -391,8 +433,9 @@ def _demo(arguments: argparse.Namespace) -> int:
                 tournament_bots.wait_for(threads, bots, DEMO_SECONDS)
             names = {bot.player.removeprefix("players/"): bot.display_name for bot in bots}
             tournament_id = uuid.UUID(tournament.name.removeprefix("tournaments/"))
-            with _services(argparse.Namespace(database_url=url, data_dir=None)) as service:
-                state = service.load(tournament_id)
+            state = asyncio.run(
+                _load(argparse.Namespace(database_url=url, data_dir=None), tournament_id)
+            )
             for number in (1, 2):
                 print(f"round {number}:")
                 for table in state.round_tables(number):

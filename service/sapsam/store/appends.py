@@ -18,7 +18,7 @@ An append:
    transaction, when there are any;
 6. if some listener wants a wake-up for these events (``wakeup_listeners``, read by the insert's
    own statement), has ``NOTIFY sapsam_events`` (stream id and last position only) sent after
-   its commit by the process's notifier thread (``subscriptions.send_wakeup``), or sends it with
+   its commit by the event loop's notifier task (``subscriptions.send_wakeup``), or sends it with
    the caller's commit when it runs inside the caller's transaction.
 
 Nothing is locked while deciding: the database's unique keys settle every race. A writer that
@@ -32,7 +32,7 @@ is explained in ``sapsam.store.reads``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -79,8 +79,8 @@ from sapsam.store.stream_heads import forget, recall, remember
 from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
 from sapsam.store.subscriptions import send_wakeup, wakeup_payload
 
-Connection = psycopg.Connection[Any]
-ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], None]
+Connection = psycopg.AsyncConnection[Any]
+ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], Awaitable[None]]
 
 RESERVED_METADATA = frozenset({"request_id", "actor", "recorded_at"})
 
@@ -94,7 +94,7 @@ def recorded_at_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
-def append(
+async def append(
     connection: Connection,
     stream_id: str,
     expected_version: int,
@@ -180,13 +180,13 @@ def append(
     )
     for _attempt in range(2):
         if previous_hash is None:
-            head = _read_head(
+            head = await _read_head(
                 connection, request_id, stream_id, expected_version, fingerprint, request_digest
             )
             if isinstance(head, AppendResult):
                 return head
             previous_hash = head
-        outcome = _insert(
+        outcome = await _insert(
             connection,
             stream_id,
             expected_version,
@@ -215,7 +215,7 @@ def append(
     raise RuntimeError(f"stream {stream_id!r} changed under two attempts to append")
 
 
-def _read_head(
+async def _read_head(
     connection: Connection,
     request_id: str,
     stream_id: str,
@@ -227,8 +227,9 @@ def _read_head(
 
     Raises ConcurrencyConflict when the stream is not at the expected version.
     """
-    lookup = connection.execute(
-        """
+    lookup = await (
+        await connection.execute(
+            """
         SELECT p.stream_id, e.version, e.hash
         FROM (SELECT 1) AS one
         LEFT JOIN processed_requests AS p ON p.request_id = %s
@@ -236,11 +237,12 @@ def _read_head(
             SELECT version, hash FROM events WHERE stream_id = %s ORDER BY version DESC LIMIT 1
         ) AS e ON true
         """,
-        [request_id, stream_id],
+            [request_id, stream_id],
+        )
     ).fetchone()
     assert lookup is not None
     if lookup[0] is not None:
-        return _answer_retry(connection, request_id, stream_id, fingerprint, request_digest)
+        return await _answer_retry(connection, request_id, stream_id, fingerprint, request_digest)
     current_version = int(lookup[1]) if lookup[1] is not None else 0
     if current_version != expected_version:
         raise ConcurrencyConflict(stream_id, expected_version, current_version)
@@ -250,7 +252,7 @@ def _read_head(
     return bytes(lookup[2])
 
 
-def _insert(
+async def _insert(
     connection: Connection,
     stream_id: str,
     expected_version: int,
@@ -321,7 +323,7 @@ def _insert(
             and not after_insert
         ):
             # A single statement on an idle autocommit connection is its own transaction.
-            rows = connection.execute(statement, parameters).fetchall()
+            rows = await (await connection.execute(statement, parameters)).fetchall()
             if not rows:
                 return None
             recorded = _recorded(
@@ -330,22 +332,22 @@ def _insert(
         else:
             if companions:  # pragma: no cover - append only inlines on the path above
                 raise RuntimeError("companion statements need the single-statement path")
-            with connection.transaction():
-                rows = connection.execute(INSERT_BATCH, parameters).fetchall()
+            async with connection.transaction():
+                rows = await (await connection.execute(INSERT_BATCH, parameters)).fetchall()
                 if not rows:
                     raise _StaleHeadError
                 recorded = _recorded(
                     rows, stream_id, events, canonical_data, canonical_metadata, hashes
                 )
-                apply_projectors(connection, projectors, recorded)
-                _run_after_insert(connection, after_insert, rows)
+                await apply_projectors(connection, projectors, recorded)
+                await _run_after_insert(connection, after_insert, rows)
                 if project is not None:
-                    project(connection, recorded)
+                    await project(connection, recorded)
                 if not owns_transaction and rows[0][2]:
                     # Inside the caller's transaction: the wake-up goes out with its commit.
-                    _notify(connection, stream_id, recorded[-1].position)
+                    await _notify(connection, stream_id, recorded[-1].position)
         if owns_transaction and rows[0][2]:
-            # After our commit, by this process's notifier thread on its own connection, not in
+            # After our commit, by the event loop's notifier task on its own connection, not in
             # our transaction: PostgreSQL serialises the commits of all transactions that NOTIFY
             # (a global lock held through the commit's disk flush), which would stop concurrent
             # appends from sharing flushes. Should the wake-up be lost, followers still find the
@@ -360,10 +362,12 @@ def _insert(
         ):
             raise
         # Lost a race. If it was against a retry of this very request, answer as a retry.
-        if find_processed_request(connection, request_id) is not None:
-            return _answer_retry(connection, request_id, stream_id, fingerprint, request_digest)
+        if await find_processed_request(connection, request_id) is not None:
+            return await _answer_retry(
+                connection, request_id, stream_id, fingerprint, request_digest
+            )
         if error.diag.constraint_name == "events_stream_version_key":
-            current = stream_version(connection, stream_id)
+            current = await stream_version(connection, stream_id)
             raise ConcurrencyConflict(stream_id, expected_version, current) from error
         raise
     return AppendResult(
@@ -460,12 +464,12 @@ def secret_companions(
     return [*kept, *forgotten]
 
 
-def _run_after_insert(
+async def _run_after_insert(
     connection: Connection, statements: Sequence[InlineStatement], rows: Sequence[Any]
 ) -> None:
     """Companion statements on the transaction path: ``inserted`` is given as the rows."""
     for statement in statements:
-        connection.execute(
+        await connection.execute(
             "WITH inserted(position, version) AS ("
             " SELECT * FROM unnest(%(inserted_positions)s::bigint[], %(inserted_versions)s::int[]))"
             f" {statement.sql}",
@@ -546,9 +550,9 @@ if _RESULT_OF_INSERT not in INSERT_BATCH:  # pragma: no cover - a guard on the t
     raise RuntimeError("INSERT_BATCH no longer ends with the result its companions go before")
 
 
-def _notify(connection: Connection, stream_id: str, position: int) -> None:
+async def _notify(connection: Connection, stream_id: str, position: int) -> None:
     # A wake-up signal only: followers read the log themselves, so the payload carries no data.
-    connection.execute(
+    await connection.execute(
         "SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, wakeup_payload(stream_id, position)]
     )
 
@@ -588,14 +592,14 @@ def _recorded(
     ]
 
 
-def _answer_retry(
+async def _answer_retry(
     connection: Connection,
     request_id: str,
     stream_id: str,
     fingerprint: bytes,
     request_digest: bytes | None,
 ) -> AppendResult:
-    earlier = find_processed_request(connection, request_id)
+    earlier = await find_processed_request(connection, request_id)
     assert earlier is not None
     earlier.check_same_request(stream_id, request_digest, fingerprint)
     return earlier.result

@@ -13,21 +13,21 @@ import psycopg
 
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 
-def ensure_checkpoint_table(connection: Connection) -> None:
+async def ensure_checkpoint_table(connection: Connection) -> None:
     """Create the checkpoint table if it is missing."""
-    connection.execute(query("checkpoints.create_table"))
+    await connection.execute(query("checkpoints.create_table"))
 
 
-def read_checkpoint(connection: Connection, name: str) -> int:
+async def read_checkpoint(connection: Connection, name: str) -> int:
     """The last log position process ``name`` has fully handled (0 if it never ran)."""
-    ensure_checkpoint_table(connection)
-    row = connection.execute(query("checkpoints.read"), {"name": name}).fetchone()
+    await ensure_checkpoint_table(connection)
+    row = await (await connection.execute(query("checkpoints.read"), {"name": name})).fetchone()
     return int(row[0]) if row else 0
 
 
-def save_checkpoint(connection: Connection, name: str, position: int) -> None:
+async def save_checkpoint(connection: Connection, name: str, position: int) -> None:
     """Move process ``name``'s checkpoint to ``position``, never back."""
-    connection.execute(query("checkpoints.save"), {"name": name, "position": position})
+    await connection.execute(query("checkpoints.save"), {"name": name, "position": position})

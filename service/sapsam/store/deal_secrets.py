@@ -16,27 +16,31 @@ import psycopg
 
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 
-def store_deal_seed(connection: Connection, stream_id: str, deal_number: int, seed: bytes) -> None:
+async def store_deal_seed(
+    connection: Connection, stream_id: str, deal_number: int, seed: bytes
+) -> None:
     """Keep a deal's secret seed; a second seed for the same deal is refused (UniqueViolation)."""
-    connection.execute(
+    await connection.execute(
         query("deal_secrets.keep"), {"stream": stream_id, "number": deal_number, "seed": seed}
     )
 
 
-def load_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bytes | None:
+async def load_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bytes | None:
     """The deal's secret seed, or None when it was never stored or already revealed."""
-    row = connection.execute(
-        query("deal_secrets.load"), {"stream": stream_id, "number": deal_number}
+    row = await (
+        await connection.execute(
+            query("deal_secrets.load"), {"stream": stream_id, "number": deal_number}
+        )
     ).fetchone()
     return bytes(row[0]) if row else None
 
 
-def delete_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bool:
+async def delete_deal_seed(connection: Connection, stream_id: str, deal_number: int) -> bool:
     """Forget a deal's seed (once revealed in the log); True if there was one to delete."""
-    cursor = connection.execute(
+    cursor = await connection.execute(
         query("deal_secrets.forget"), {"stream": stream_id, "number": deal_number}
     )
     return cursor.rowcount == 1

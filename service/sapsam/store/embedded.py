@@ -26,8 +26,8 @@ import shutil
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -240,16 +240,35 @@ def database_connection(
     the object), becomes a ``DatabaseOpenError`` with one line for a person, as the failures of
     ``open_database`` itself are.
     """
-    with open_database(url, data_dir, migrate=migrate) as handle:
-        try:
-            with psycopg.connect(handle.url, autocommit=True) as connection:
-                yield connection
-        except psycopg.errors.InsufficientPrivilege as error:
-            raise DatabasePrivilegeError(
-                f"this database role may not do that: {str(error).strip()}"
-            ) from None
-        except psycopg.OperationalError as error:
-            raise DatabaseUnreachableError(_unreachable(error)) from None
+    with (
+        open_database(url, data_dir, migrate=migrate) as handle,
+        _for_a_person(),
+        psycopg.connect(handle.url, autocommit=True) as connection,
+    ):
+        yield connection
+
+
+@asynccontextmanager
+async def async_database_connection(
+    url: str | None = None, data_dir: str | Path | None = None, *, migrate: bool = True
+) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """``database_connection`` for a command that works through the asynchronous store."""
+    with open_database(url, data_dir, migrate=migrate) as handle, _for_a_person():
+        async with await psycopg.AsyncConnection.connect(handle.url, autocommit=True) as connection:
+            yield connection
+
+
+@contextmanager
+def _for_a_person() -> Iterator[None]:
+    """A privilege the role lacks, or a lost connection, as a ``DatabaseOpenError``."""
+    try:
+        yield
+    except psycopg.errors.InsufficientPrivilege as error:
+        raise DatabasePrivilegeError(
+            f"this database role may not do that: {str(error).strip()}"
+        ) from None
+    except psycopg.OperationalError as error:
+        raise DatabaseUnreachableError(_unreachable(error)) from None
 
 
 # --- the machine's own PostgreSQL binaries ---------------------------------------------------

@@ -4,8 +4,10 @@ The functions in ``appends``, ``reads``, ``projections`` and ``deal_secrets`` ta
 they compose inside one transaction; ``EventStore`` is the convenient front for callers that just
 want to append or read with a pooled connection.
 
-    store = EventStore.connect(handle.url, projectors=registered_projectors())
-    result = store.append("table-1", 0, [NewEvent("TableCreated", {...})], request_id="r-1")
+    store = await EventStore.connect(handle.url, projectors=registered_projectors())
+    result = await store.append("table-1", 0, [NewEvent("TableCreated", {...})], request_id="r-1")
+
+The pool is psycopg's ``AsyncConnectionPool``: it belongs to the event loop that opened it.
 """
 
 from __future__ import annotations
@@ -13,17 +15,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import select
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Final
 
 import psycopg
 from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
 
 from sapsam.app.store_interface import StopSignal
@@ -32,7 +33,7 @@ from sapsam.store import appends, reads
 from sapsam.store.appends import ProjectCallback
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
 from sapsam.store.session import PostgresSession
-from sapsam.store.subscriptions import follow_as_leader
+from sapsam.store.subscriptions import close_notifiers, follow_as_leader
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,8 @@ _time_remaining: contextvars.ContextVar[TimeRemaining | None] = contextvars.Cont
 
 @contextlib.contextmanager
 def waits_bounded_by(time_remaining: TimeRemaining) -> Iterator[None]:
-    """Within this block, waiting for a pooled connection ends before ``time_remaining()`` does.
+    """Within this block (and the tasks it starts), waiting for a pooled connection ends before
+    ``time_remaining()`` does.
 
     The API sets it around each call, so a call that cannot get a connection is refused
     (``PoolTimeout``: the database is unavailable) while its caller still listens.
@@ -82,8 +84,8 @@ def waits_bounded_by(time_remaining: TimeRemaining) -> Iterator[None]:
     try:
         yield
     finally:
-        # A stream's generator may be closed from another thread (a cancelled call): then the
-        # variable belongs to another context and there is nothing of ours to reset.
+        # A stream's generator may be closed in another context (a cancelled call): then
+        # there is nothing of ours to reset.
         with contextlib.suppress(ValueError):
             _time_remaining.reset(token)
 
@@ -100,7 +102,7 @@ class _CappedBackoff(AttemptWithBackoff):
         self.delay = min(self.delay, self.max_delay)
 
 
-class ServicePool(ConnectionPool[Any]):
+class ServicePool(AsyncConnectionPool[Any]):
     """A connection pool that follows a :class:`PoolPolicy` and can cut off work in progress.
 
     Two hooks into psycopg_pool's internals (``_connect``, ``_add_connection``; the recovery
@@ -114,13 +116,14 @@ class ServicePool(ConnectionPool[Any]):
             kwargs["connect_timeout"] = policy.connect_timeout
         self.policy = policy
         self._unreachable = False
-        self._lent: set[psycopg.Connection[Any]] = set()
-        self._lent_lock = threading.Lock()
+        self._lent: set[psycopg.AsyncConnection[Any]] = set()
         super().__init__(
             url,
             min_size=policy.min_size,
             max_size=policy.max_size,
-            open=True,
+            # Opened on the loop that will use it (``EventStore.open``): an asyncio pool
+            # belongs to one loop.
+            open=False,
             kwargs=kwargs,
             timeout=policy.wait,
         )
@@ -130,7 +133,7 @@ class ServicePool(ConnectionPool[Any]):
         """True while the last attempt to open a connection failed."""
         return self._unreachable
 
-    def getconn(self, timeout: float | None = None) -> psycopg.Connection[Any]:
+    async def getconn(self, timeout: float | None = None) -> psycopg.AsyncConnection[Any]:
         """A live connection, waiting no longer than the policy and the call's remaining time."""
         wait = self.policy.wait if timeout is None else timeout
         if self._unreachable:
@@ -141,51 +144,52 @@ class ServicePool(ConnectionPool[Any]):
         deadline = time.monotonic() + wait
         while True:
             # A timeout of 0 or less raises PoolTimeout at once: the caller is told to retry.
-            connection: psycopg.Connection[Any] = super().getconn(deadline - time.monotonic())
+            connection: psycopg.AsyncConnection[Any] = await super().getconn(
+                deadline - time.monotonic()
+            )
             if _still_connected(connection):
                 break
-            super().putconn(connection)  # closed: discarded, and a replacement is opened
-        with self._lent_lock:
-            self._lent.add(connection)
+            await super().putconn(connection)  # closed: discarded, and a replacement is opened
+        self._lent.add(connection)
         return connection
 
-    def putconn(self, conn: psycopg.Connection[Any]) -> None:
+    async def putconn(self, conn: psycopg.AsyncConnection[Any]) -> None:
         """Take a connection back."""
-        with self._lent_lock:
-            self._lent.discard(conn)
-        super().putconn(conn)
+        self._lent.discard(conn)
+        await super().putconn(conn)
 
-    def cancel_work_in_progress(self) -> int:
+    async def cancel_work_in_progress(self) -> int:
         """Cancel the statement running on every connection now lent out; how many there were.
 
         Called when a stopping server's grace period ends: the calls still waiting on the
         database then fail at once (and are answered UNAVAILABLE) instead of being cut off.
         """
-        with self._lent_lock:
-            lent = list(self._lent)
+        lent = list(self._lent)
         for connection in lent:
             with contextlib.suppress(Exception):
-                connection.cancel_safe(timeout=1.0)
+                await connection.cancel_safe(timeout=1.0)
         return len(lent)
 
-    def _connect(self, timeout: float | None = None) -> psycopg.Connection[Any]:
+    async def _connect(self, timeout: float | None = None) -> psycopg.AsyncConnection[Any]:
         try:
-            connection: psycopg.Connection[Any] = super()._connect(timeout)
+            connection: psycopg.AsyncConnection[Any] = await super()._connect(timeout)
         except Exception:
             self._unreachable = True
             raise
         self._unreachable = False
         return connection
 
-    def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
+    async def _add_connection(
+        self, attempt: AttemptWithBackoff | None, growing: bool = False
+    ) -> None:
         if attempt is None:
             attempt = _CappedBackoff(
                 timeout=self.reconnect_timeout, max_delay=self.policy.reconnect_delay_max
             )
-        super()._add_connection(attempt, growing)
+        await super()._add_connection(attempt, growing)
 
 
-def _still_connected(connection: psycopg.Connection[Any]) -> bool:
+def _still_connected(connection: psycopg.AsyncConnection[Any]) -> bool:
     """Whether an idle pooled connection is still alive, without a round trip to the server.
 
     An idle connection receives nothing unless the server ended it (a restart, an administrator
@@ -204,10 +208,10 @@ def _still_connected(connection: psycopg.Connection[Any]) -> bool:
     return pgconn.status == pq.ConnStatus.OK
 
 
-def open_pool(url: str, min_size: int = 1, max_size: int = 8) -> ServicePool:
+async def open_pool(url: str, min_size: int = 1, max_size: int = 8) -> ServicePool:
     """An open pool on ``url`` of autocommit connections: each call runs its own transaction."""
     pool = ServicePool(url, PoolPolicy(min_size=min_size, max_size=max_size))
-    pool.wait()
+    await pool.open(wait=True)
     return pool
 
 
@@ -219,22 +223,39 @@ class EventStore:
     projectors: tuple[Projector, ...] = ()
 
     @classmethod
-    def connect(
+    def unopened(
+        cls, url: str, projectors: Sequence[Projector] = (), max_size: int = 8
+    ) -> EventStore:
+        """A store on ``url`` whose pool opens later, on its loop (``open``)."""
+        return cls(ServicePool(url, PoolPolicy(max_size=max_size)), tuple(projectors))
+
+    @classmethod
+    async def connect(
         cls, url: str, projectors: Sequence[Projector] = (), max_size: int = 8
     ) -> EventStore:
         """Open a pool on ``url`` and wrap it (close with ``close()``)."""
-        return cls(open_pool(url, max_size=max_size), tuple(projectors))
+        store = cls.unopened(url, projectors, max_size)
+        await store.open()
+        return store
 
-    def close(self) -> None:
-        """Close the pool."""
-        self.pool.close()
+    async def open(self) -> None:
+        """Open the pool on the running loop and wait for its first connection."""
+        await self.pool.open(wait=True, timeout=self.pool.policy.wait)
+
+    async def close(self) -> None:
+        """Close the pool (and the loop's wake-up notifier)."""
+        await close_notifiers()
+        await self.pool.close()
 
     def prepare(self) -> list[ProjectionReport]:
-        """Create, rebuild or catch up the projectors' tables (call once at start-up)."""
-        with self.pool.connection() as connection:
+        """Create, rebuild or catch up the projectors' tables (call once at start-up, before
+        serving: on a synchronous connection of its own)."""
+        conninfo = self.pool.conninfo
+        assert isinstance(conninfo, str)  # the pool was opened with a connection string
+        with psycopg.connect(conninfo, autocommit=True) as connection:
             return prepare_projections(connection, self.projectors)
 
-    def append(
+    async def append(
         self,
         stream_id: str,
         expected_version: int,
@@ -247,8 +268,8 @@ class EventStore:
         project: ProjectCallback | None = None,
     ) -> AppendResult:
         """Append atomically with the read models; see ``sapsam.store.appends.append``."""
-        with self.pool.connection() as connection:
-            return appends.append(
+        async with self.pool.connection() as connection:
+            return await appends.append(
                 connection,
                 stream_id,
                 expected_version,
@@ -261,26 +282,26 @@ class EventStore:
                 project=project,
             )
 
-    def read_stream(
+    async def read_stream(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
         """One stream's events from ``from_version``."""
-        with self.pool.connection() as connection:
-            return reads.read_stream(connection, stream_id, from_version, to_version)
+        async with self.pool.connection() as connection:
+            return await reads.read_stream(connection, stream_id, from_version, to_version)
 
-    def read_all(
+    async def read_all(
         self, after_position: int = 0, limit: int = 1000, stream_id: str | None = None
     ) -> list[RecordedEvent]:
         """Events after a global checkpoint, in global order."""
-        with self.pool.connection() as connection:
-            return reads.read_all(connection, after_position, limit, stream_id)
+        async with self.pool.connection() as connection:
+            return await reads.read_all(connection, after_position, limit, stream_id)
 
-    def stream_version(self, stream_id: str) -> int:
+    async def stream_version(self, stream_id: str) -> int:
         """The stream's current version (0 if it has no events)."""
-        with self.pool.connection() as connection:
-            return reads.stream_version(connection, stream_id)
+        async with self.pool.connection() as connection:
+            return await reads.stream_version(connection, stream_id)
 
-    def connection(self) -> AbstractContextManager[psycopg.Connection[Any]]:
+    def connection(self) -> AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
         """A pooled (autocommit) connection, for work that spans several calls."""
         return self.pool.connection()
 
@@ -296,10 +317,10 @@ class EventStore:
         """Anything the database or psycopg raises."""
         return (psycopg.Error,)
 
-    @contextlib.contextmanager
-    def session(self) -> Iterator[PostgresSession]:
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[PostgresSession]:
         """Store operations on one pooled connection (``sapsam.store.session``)."""
-        with self.pool.connection() as connection:
+        async with self.pool.connection() as connection:
             yield PostgresSession(connection, self.projectors)
 
     def follow_log(
@@ -309,7 +330,7 @@ class EventStore:
         poll_seconds: float,
         gather_seconds: float,
         event_types: Sequence[str] | None = None,
-    ) -> Iterator[None]:
+    ) -> AsyncIterator[None]:
         """Follow the log as its one follower (``subscriptions.follow_as_leader``), on a
         connection of its own outside the pool."""
         conninfo = self.pool.conninfo

@@ -17,7 +17,7 @@ import psycopg
 from sapsam.log.records import RequestIdReused
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 ROTATED: Final = "ROTATED"
 """``revoked_because`` of a token its player replaced by rotation."""
@@ -53,53 +53,62 @@ class Rotation:
     works (it was not rotated or revoked since) and the rotation is inside the retry window."""
 
 
-def player_exists(connection: Connection, player_id: str) -> bool:
+async def player_exists(connection: Connection, player_id: str) -> bool:
     """Whether a player with this id (a UUID) registered."""
-    row = connection.execute(query("player_tokens.player_exists"), {"player": player_id}).fetchone()
+    row = await (
+        await connection.execute(query("player_tokens.player_exists"), {"player": player_id})
+    ).fetchone()
     return row is not None
 
 
-def insert_token(connection: Connection, player_id: str, token_hash: bytes) -> None:
+async def insert_token(connection: Connection, player_id: str, token_hash: bytes) -> None:
     """Record a newly registered player's first token, issued now (the transaction's time)."""
-    connection.execute(query("player_tokens.insert"), {"token": token_hash, "player": player_id})
+    await connection.execute(
+        query("player_tokens.insert"), {"token": token_hash, "player": player_id}
+    )
 
 
-def find_token(connection: Connection, token_hash: bytes) -> PlayerToken | None:
+async def find_token(connection: Connection, token_hash: bytes) -> PlayerToken | None:
     """The token with this hash, live or not; ``None`` if no player was ever given it."""
-    row = connection.execute(query("player_tokens.find"), {"token": token_hash}).fetchone()
+    row = await (
+        await connection.execute(query("player_tokens.find"), {"token": token_hash})
+    ).fetchone()
     if row is None:
         return None
     return PlayerToken(str(row[0]), row[1], None if row[2] is None else str(row[2]))
 
 
-def retired_since(
+async def retired_since(
     connection: Connection, since: datetime | None, overlap: timedelta
 ) -> tuple[datetime, list[bytes]]:
     """The database's clock now, and the hashes of the tokens rotated away or revoked after
     ``since - overlap`` by that clock (``since`` None: now). The overlap catches a retirement
     stamped with its transaction's start but committed after the previous answer's clock."""
-    row = connection.execute(
+    cursor = await connection.execute(
         query("player_tokens.retired_since"), {"since": since, "overlap": overlap}
-    ).fetchone()
+    )
+    row = await cursor.fetchone()
     assert row is not None  # one row, always
     return row[0], [bytes(token_hash) for token_hash in row[1]]
 
 
-def find_rotation(
+async def find_rotation(
     connection: Connection, player_id: str, request_id: str, retry_window: timedelta
 ) -> Rotation | None:
     """The rotation the player made with ``request_id``, if any; the window is measured by the
     database's clock, the one that stamped ``issued_at``."""
-    row = connection.execute(
-        query("player_tokens.find_rotation"),
-        {"window": retry_window, "player": player_id, "request": request_id},
+    row = await (
+        await connection.execute(
+            query("player_tokens.find_rotation"),
+            {"window": retry_window, "player": player_id, "request": request_id},
+        )
     ).fetchone()
     if row is None:
         return None
     return Rotation(bytes(row[0]), bytes(row[1]), bytes(row[2]), bool(row[3]))
 
 
-def rotate_token(
+async def rotate_token(
     connection: Connection,
     player_id: str,
     old_hash: bytes,
@@ -113,14 +122,14 @@ def rotate_token(
     rotation or a revocation got there first. The UPDATE's row lock makes a concurrent rotation of
     the same token wait for this one and then find it retired.
     """
-    with connection.transaction():
-        retired = connection.execute(
+    async with connection.transaction():
+        retired = await connection.execute(
             query("player_tokens.retire"),
             {"because": ROTATED, "token": old_hash, "player": player_id},
         )
         if retired.rowcount != 1:
             return False
-        connection.execute(
+        await connection.execute(
             query("player_tokens.insert_rotated"),
             {
                 "token": new_hash,
@@ -133,23 +142,23 @@ def rotate_token(
     return True
 
 
-def revoke_player_tokens(connection: Connection, player_id: str, request_id: str) -> int:
+async def revoke_player_tokens(connection: Connection, player_id: str, request_id: str) -> int:
     """Revoke every live token of the player; how many were revoked.
 
     A repeat of a revocation (same non-empty ``request_id``) revokes nothing more and answers the
     first revocation's count; the same ``request_id`` naming another player raises
     ``RequestIdReused`` (an idempotency key names one request, never two).
     """
-    with connection.transaction():
+    async with connection.transaction():
         if request_id:
-            rows = connection.execute(
-                query("player_tokens.revoked_by"), {"request": request_id}
+            rows = await (
+                await connection.execute(query("player_tokens.revoked_by"), {"request": request_id})
             ).fetchall()
             if any(str(other) != player_id for other, _ in rows):
                 raise RequestIdReused(request_id, "to revoke another player's tokens")
             if rows:
                 return int(rows[0][1])
-        revoked = connection.execute(
+        revoked = await connection.execute(
             query("player_tokens.revoke_all"),
             {"because": REVOKED, "request": request_id or None, "player": player_id},
         )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool
 
 from sapsam.store import player_tokens
 from sapsam.store.player_tokens import PlayerToken, Rotation
@@ -30,9 +30,9 @@ class Registration:
 class PlayerRecords:
     """Players and their tokens in the database, through a pool."""
 
-    pool: ConnectionPool[Any]
+    pool: AsyncConnectionPool[Any]
 
-    def register(
+    async def register(
         self,
         player_id: str,
         display_name: str,
@@ -42,76 +42,84 @@ class PlayerRecords:
     ) -> datetime | None:
         """Register a player with its first token; its creation time, or None (and nothing
         written) when ``request_id`` already registered a player."""
-        with self.pool.connection() as connection:
-            row = connection.execute(
-                query("players.register"),
-                {
-                    "player": player_id,
-                    "name": display_name,
-                    "request": request_id,
-                    "digest": request_digest,
-                },
+        async with self.pool.connection() as connection:
+            row = await (
+                await connection.execute(
+                    query("players.register"),
+                    {
+                        "player": player_id,
+                        "name": display_name,
+                        "request": request_id,
+                        "digest": request_digest,
+                    },
+                )
             ).fetchone()
             if row is None:
                 return None
-            player_tokens.insert_token(connection, player_id, token_hash)
+            await player_tokens.insert_token(connection, player_id, token_hash)
         created_at: datetime = row[0]
         return created_at
 
-    def registered_by(self, request_id: str) -> Registration | None:
+    async def registered_by(self, request_id: str) -> Registration | None:
         """Who ``request_id`` registered, if anyone."""
-        with self.pool.connection() as connection:
-            row = connection.execute(
-                query("players.registered_by"), {"request": request_id}
+        async with self.pool.connection() as connection:
+            row = await (
+                await connection.execute(query("players.registered_by"), {"request": request_id})
             ).fetchone()
         if row is None:
             return None
         return Registration(str(row[0]), None if row[1] is None else bytes(row[1]))
 
-    def profile(self, player_id: str) -> tuple[str, datetime] | None:
+    async def profile(self, player_id: str) -> tuple[str, datetime] | None:
         """A player's display name and registration time, or None."""
-        with self.pool.connection() as connection:
-            row = connection.execute(query("players.profile"), {"player": player_id}).fetchone()
+        async with self.pool.connection() as connection:
+            row = await (
+                await connection.execute(query("players.profile"), {"player": player_id})
+            ).fetchone()
         return None if row is None else (str(row[0]), row[1])
 
-    def display_names(self, player_ids: Sequence[str]) -> dict[str, str]:
+    async def display_names(self, player_ids: Sequence[str]) -> dict[str, str]:
         """The display names of these players (ids that are UUIDs; unknown ones left out)."""
-        with self.pool.connection() as connection:
-            rows = connection.execute(
-                query("players.display_names"), {"players": list(player_ids)}
+        async with self.pool.connection() as connection:
+            rows = await (
+                await connection.execute(
+                    query("players.display_names"), {"players": list(player_ids)}
+                )
             ).fetchall()
         return {str(player_id): str(name) for player_id, name in rows}
 
-    def find_token(self, token_hash: bytes) -> PlayerToken | None:
+    async def find_token(self, token_hash: bytes) -> PlayerToken | None:
         """The token with this hash, working or not."""
-        with self.pool.connection() as connection:
-            return player_tokens.find_token(connection, token_hash)
+        async with self.pool.connection() as connection:
+            return await player_tokens.find_token(connection, token_hash)
 
-    def retired_since(
+    async def retired_since(
         self, since: datetime | None, overlap: timedelta
     ) -> tuple[datetime, list[bytes]]:
         """The database's clock now, and the tokens retired (rotated or revoked) after
         ``since - overlap`` (``since`` None: now)."""
-        with self.pool.connection() as connection:
-            return player_tokens.retired_since(connection, since, overlap)
+        async with self.pool.connection() as connection:
+            return await player_tokens.retired_since(connection, since, overlap)
 
-    def find_rotation(
+    async def find_rotation(
         self, player_id: str, request_id: str, retry_window: timedelta
     ) -> Rotation | None:
         """The rotation the player made with ``request_id``, if any."""
-        with self.pool.connection() as connection:
-            return player_tokens.find_rotation(connection, player_id, request_id, retry_window)
+        async with self.pool.connection() as connection:
+            return await player_tokens.find_rotation(
+                connection, player_id, request_id, retry_window
+            )
 
-    def rotate_token(
+    async def rotate_token(
         self, player_id: str, old_hash: bytes, new_hash: bytes, salt: bytes, request_id: str
     ) -> bool:
         """Retire ``old_hash`` and issue ``new_hash``; False if ``old_hash`` no longer works."""
-        with self.pool.connection() as connection:
-            return player_tokens.rotate_token(
+        async with self.pool.connection() as connection:
+            return await player_tokens.rotate_token(
                 connection, player_id, old_hash, new_hash, salt, request_id
             )
 
-    def revoke_tokens(self, player_id: str, request_id: str) -> int:
+    async def revoke_tokens(self, player_id: str, request_id: str) -> int:
         """Revoke every working token of a player; how many (the first count on a repeat)."""
-        with self.pool.connection() as connection:
-            return player_tokens.revoke_player_tokens(connection, player_id, request_id)
+        async with self.pool.connection() as connection:
+            return await player_tokens.revoke_player_tokens(connection, player_id, request_id)

@@ -22,7 +22,7 @@ from sapsam.log.records import AppendResult, NewEvent, RequestIdReused
 from sapsam.store.queries import query
 from sapsam.store.reads import select_events
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 # Event type names as JSON strings: a handful of names, encoded once each instead of per event.
 _type_json = lru_cache(maxsize=1024)(json_string)
@@ -92,13 +92,17 @@ class ProcessedRequest:
             raise RequestIdReused(self.result.request_id, detail)
 
 
-def find_processed_request(connection: Connection, request_id: str) -> ProcessedRequest | None:
+async def find_processed_request(
+    connection: Connection, request_id: str
+) -> ProcessedRequest | None:
     """The stream, fingerprint, request digest and original result of a processed request id.
 
     An API may call this before deciding, to answer a retry without re-running the command (after
     :meth:`ProcessedRequest.check_same_request`).
     """
-    row = connection.execute(query("processed_requests.find"), {"request": request_id}).fetchone()
+    row = await (
+        await connection.execute(query("processed_requests.find"), {"request": request_id})
+    ).fetchone()
     if row is None:
         return None
     (
@@ -111,7 +115,7 @@ def find_processed_request(connection: Connection, request_id: str) -> Processed
         reply,
         digest,
     ) = row
-    events = select_events(
+    events = await select_events(
         connection,
         "stream_id = %s AND version BETWEEN %s AND %s ORDER BY version",
         [stream_id, first_version, last_version],
@@ -132,7 +136,7 @@ def find_processed_request(connection: Connection, request_id: str) -> Processed
     )
 
 
-def prune_processed_requests(connection: Connection, older_than: timedelta) -> int:
+async def prune_processed_requests(connection: Connection, older_than: timedelta) -> int:
     """Forget the request ids processed more than ``older_than`` ago; returns how many.
 
     Idempotency then ends for them: a retry of such an old request is decided anew (and is
@@ -141,5 +145,5 @@ def prune_processed_requests(connection: Connection, older_than: timedelta) -> i
     """
     if older_than <= timedelta(0):
         raise ValueError("older_than must be positive: the retry window to keep")
-    cursor = connection.execute(query("processed_requests.prune"), {"older_than": older_than})
+    cursor = await connection.execute(query("processed_requests.prune"), {"older_than": older_than})
     return cursor.rowcount

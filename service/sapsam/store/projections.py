@@ -43,7 +43,8 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from sapsam.log.records import DatabaseOpenError, JsonObject, RecordedEvent
-from sapsam.store.reads import event_from_row, iterate_all
+from sapsam.store.offline_reads import iterate_all
+from sapsam.store.reads import event_from_row
 
 Connection = psycopg.Connection[Any]
 
@@ -56,6 +57,16 @@ APPEND_LOCK_KEY = 7526466447829417325
 PROJECTOR_MODULES: tuple[str, ...] = ("sapsam.store.tournament_projections",)  # tournaments
 # The tables' own read models (table_state, then seat_scores, which reads it): applied first.
 GAME_PROJECTOR_MODULE = "sapsam.store.table_projections"
+
+
+class StatementSink(Protocol):
+    """Where a projector's ``apply`` says its statements: a synchronous connection (the rebuild
+    at start-up) or, on an append's transaction path, a recorder whose statements the append then
+    runs on its asynchronous connection (:func:`apply_projectors`). ``apply`` never reads back."""
+
+    def execute(self, query: Any, params: Any = None, /) -> object:
+        """Run (or record) one statement."""
+        ...
 
 
 class Projector(Protocol):
@@ -76,7 +87,7 @@ class Projector(Protocol):
         """SQL that creates its tables (and indexes) in an empty schema."""
         ...
 
-    def apply(self, connection: Connection, event: RecordedEvent) -> None:
+    def apply(self, connection: StatementSink, event: RecordedEvent) -> None:
         """Bring the tables up to date with one event; must not commit or roll back."""
         ...
 
@@ -139,14 +150,14 @@ class SqlProjector:
     name: str
     tables: tuple[str, ...]
     create_statements: tuple[str, ...]
-    apply_event: Callable[[Connection, RecordedEvent], None]
+    apply_event: Callable[[StatementSink, RecordedEvent], None]
     stream_prefix: str | None = None
     inline_event: Callable[[PendingEvent], InlineStatement | None] | None = None
     inline_batch_events: (
         Callable[[Sequence[PendingEvent]], Sequence[InlineStatement] | NotInlined] | None
     ) = None
 
-    def apply(self, connection: Connection, event: RecordedEvent) -> None:
+    def apply(self, connection: StatementSink, event: RecordedEvent) -> None:
         """Apply one event (delegates to ``apply_event``)."""
         self.apply_event(connection, event)
 
@@ -223,13 +234,28 @@ def _check_names(projectors: Sequence[Projector]) -> None:
             raise ValueError(f"projector {projector.name!r} may not own the store's own tables")
 
 
-def apply_projectors(
-    connection: Connection, projectors: Sequence[Projector], events: Sequence[RecordedEvent]
+class _RecordedStatements:
+    """A ``StatementSink`` that keeps the statements said to it, in order."""
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[Any, Any]] = []
+
+    def execute(self, query: Any, params: Any = None, /) -> None:
+        self.statements.append((query, params))
+
+
+async def apply_projectors(
+    connection: psycopg.AsyncConnection[Any],
+    projectors: Sequence[Projector],
+    events: Sequence[RecordedEvent],
 ) -> None:
     """Apply freshly appended events to every projector (inside the append's transaction)."""
+    recorder = _RecordedStatements()
     for projector in projectors:
         for event in events:
-            projector.apply(connection, event)
+            projector.apply(recorder, event)
+    for statement, parameters in recorder.statements:
+        await connection.execute(statement, parameters)
 
 
 class ReadModelOwnerError(DatabaseOpenError):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import json.scanner
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final, cast
 
 import msgspec
@@ -36,7 +36,7 @@ from sapsam.log.records import RecordedEvent, recorded_event
 from sapsam.store.queries import query
 from sapsam.store.stream_heads import remember
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 
 def event_from_row(row: Sequence[Any]) -> RecordedEvent:
@@ -71,9 +71,9 @@ def decode_json(data: bytes | bytearray | memoryview | str) -> Any:
 
 
 # The columns of a read, in RecordedEvent's field order. data and metadata come as jsonb's text,
-# decoded by ``_recorded_events`` for the whole page at once; the other columns travel in binary
+# decoded by ``recorded_events`` for the whole page at once; the other columns travel in binary
 # (ints and bytes need no parsing).
-_EVENT_COLUMNS = (
+EVENT_COLUMNS = (
     "position, stream_id, version, type, schema_version, data::text, metadata::text, hash"
 )
 
@@ -84,15 +84,15 @@ _EVENT_COLUMNS = (
 # statistics yet (a log just filled, before autovacuum analyses it) a range bounded on both sides
 # gets a fixed guess of a few hundred rows, and for that guess PostgreSQL plans a bitmap scan of
 # the whole rest of the log and a sort, for every page: a whole replay measured three times slower.
-_READ_ALL_QUERY = (
-    f"SELECT * FROM (SELECT {_EVENT_COLUMNS} FROM events"
+READ_ALL_QUERY = (
+    f"SELECT * FROM (SELECT {EVENT_COLUMNS} FROM events"
     " WHERE position > %s ORDER BY position LIMIT %s) page"
     " WHERE position <= %s ORDER BY position"
 )
 
 
-def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
-    """Events from rows of ``_EVENT_COLUMNS``, equal to ``event_from_row`` of the decoded row.
+def recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
+    """Events from rows of ``EVENT_COLUMNS``, equal to ``event_from_row`` of the decoded row.
 
     jsonb prints well-formed JSON, so a page's data and metadata texts joined by commas are one
     JSON list: one ``decode_json`` call decodes them all, instead of two Python-level
@@ -126,30 +126,44 @@ def _recorded_events(rows: Sequence[Sequence[Any]]) -> list[RecordedEvent]:
     )
 
 
-def select_events(
+STREAM_CONDITION = "stream_id = %s AND version >= %s AND version <= %s ORDER BY version"
+"""The events of one stream in a range of versions (``stream_parameters``), in order."""
+
+
+NO_MARK: Final = 2**63 - 1
+"""The high-water mark of ``READ_ALL_QUERY``'s first try: none."""
+
+
+def without_hole(rows: Sequence[Sequence[Any]], after_position: int) -> bool:
+    """Whether a page of ``READ_ALL_QUERY`` runs on from ``after_position`` with no hole: then
+    every position up to its last one is committed (see the module docstring)."""
+    return not rows or rows[-1][0] == after_position + len(rows)
+
+
+def stream_parameters(stream_id: str, from_version: int, to_version: int | None) -> list[Any]:
+    """The parameters of ``STREAM_CONDITION``."""
+    return [stream_id, from_version, to_version if to_version is not None else 2**31 - 1]
+
+
+async def select_events(
     connection: Connection, condition: str, parameters: Sequence[Any]
 ) -> list[RecordedEvent]:
     """The events matching ``condition`` (SQL after ``WHERE``, with its ORDER BY), decoded the
     one fast way every read of the log uses."""
-    rows = (
-        connection.cursor(binary=True)
-        .execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE {condition}", parameters)
-        .fetchall()
-    )
-    return _recorded_events(rows)
+    cursor = connection.cursor(binary=True)
+    await cursor.execute(f"SELECT {EVENT_COLUMNS} FROM events WHERE {condition}", parameters)
+    return recorded_events(await cursor.fetchall())
 
 
-def read_stream(
+async def read_stream(
     connection: Connection,
     stream_id: str,
     from_version: int = 1,
     to_version: int | None = None,
 ) -> list[RecordedEvent]:
     """The events of one stream with ``from_version <= version [<= to_version]``, in order."""
-    events = select_events(
-        connection,
-        "stream_id = %s AND version >= %s AND version <= %s ORDER BY version",
-        [stream_id, from_version, to_version if to_version is not None else 2**31 - 1],
+    events = await select_events(
+        connection, STREAM_CONDITION, stream_parameters(stream_id, from_version, to_version)
     )
     if events and to_version is None:
         # The stream's head: an append right after this read can chain without another query.
@@ -157,7 +171,7 @@ def read_stream(
     return events
 
 
-def read_stream_tails(
+async def read_stream_tails(
     connection: Connection, from_versions: Sequence[tuple[str, int]]
 ) -> dict[str, list[RecordedEvent]]:
     """Each named stream's events from its own ``from_version`` on, in version order, in one
@@ -165,18 +179,15 @@ def read_stream_tails(
     if not from_versions:
         return {}
     stream_ids, versions = zip(*from_versions, strict=True)
-    rows = (
-        connection.cursor(binary=True)
-        .execute(
-            f"SELECT {_EVENT_COLUMNS} FROM unnest(%s::text[], %s::int[])"
-            " AS wanted(wanted_stream, from_version)"
-            " JOIN events ON stream_id = wanted_stream AND version >= from_version"
-            " ORDER BY stream_id, version",
-            [list(stream_ids), list(versions)],
-        )
-        .fetchall()
+    cursor = connection.cursor(binary=True)
+    await cursor.execute(
+        f"SELECT {EVENT_COLUMNS} FROM unnest(%s::text[], %s::int[])"
+        " AS wanted(wanted_stream, from_version)"
+        " JOIN events ON stream_id = wanted_stream AND version >= from_version"
+        " ORDER BY stream_id, version",
+        [list(stream_ids), list(versions)],
     )
-    events = _recorded_events(rows)
+    events = recorded_events(await cursor.fetchall())
     tails: dict[str, list[RecordedEvent]] = {stream_id: [] for stream_id in stream_ids}
     for event in events:
         tails[event.stream_id].append(event)
@@ -186,13 +197,14 @@ def read_stream_tails(
     return tails
 
 
-def safe_position(connection: Connection) -> int:
+async def safe_position(connection: Connection) -> int:
     """The proven high-water mark: no event at or below it can still appear (see above)."""
-    row = connection.execute(query("events.safe_position")).fetchone()
+    cursor = await connection.execute(query("events.safe_position"))
+    row = await cursor.fetchone()
     return int(row[0]) if row else 0
 
 
-def read_all(
+async def read_all(
     connection: Connection,
     after_position: int = 0,
     limit: int = 1000,
@@ -204,57 +216,57 @@ def read_all(
     events are returned (still by global position). Never skips an event that commits late:
     see the module docstring.
     """
-    if connection.info.transaction_status != TransactionStatus.IDLE and connection.execute(
-        "SELECT current_setting('transaction_isolation') <> 'read committed'"
-    ).fetchone() == (True,):
-        raise RuntimeError("read_all needs READ COMMITTED: each statement must see a new snapshot")
-    if stream_id is None:
-        rows = (
-            connection.cursor(binary=True)
-            .execute(_READ_ALL_QUERY, [after_position, limit, 2**63 - 1])
-            .fetchall()
+    if connection.info.transaction_status != TransactionStatus.IDLE:
+        cursor = await connection.execute(
+            "SELECT current_setting('transaction_isolation') <> 'read committed'"
         )
-        if not rows or rows[-1][0] == after_position + len(rows):
-            # No hole: every position up to the last one read is committed (see above).
-            return _recorded_events(rows)
-    high_water = safe_position(connection)
+        if await cursor.fetchone() == (True,):
+            raise RuntimeError(
+                "read_all needs READ COMMITTED: each statement must see a new snapshot"
+            )
+    if stream_id is None:
+        cursor = connection.cursor(binary=True)
+        await cursor.execute(READ_ALL_QUERY, [after_position, limit, NO_MARK])
+        rows = await cursor.fetchall()
+        if without_hole(rows, after_position):
+            return recorded_events(rows)
+    high_water = await safe_position(connection)
     if high_water <= after_position:
         return []
-    if stream_id is None:
-        rows = (
-            connection.cursor(binary=True)
-            .execute(_READ_ALL_QUERY, [after_position, limit, high_water])
-            .fetchall()
-        )
-    else:
-        return select_events(
+    if stream_id is not None:
+        return await select_events(
             connection,
             "stream_id = %s AND position > %s AND position <= %s ORDER BY position LIMIT %s",
             [stream_id, after_position, high_water, limit],
         )
-    return _recorded_events(rows)
+    cursor = connection.cursor(binary=True)
+    await cursor.execute(READ_ALL_QUERY, [after_position, limit, high_water])
+    return recorded_events(await cursor.fetchall())
 
 
-def iterate_all(
+async def iterate_all(
     connection: Connection, after_position: int = 0, batch_size: int = 5000
-) -> Iterator[RecordedEvent]:
+) -> AsyncIterator[RecordedEvent]:
     """Every event after ``after_position`` in global order, read in batches (for replays)."""
     checkpoint = after_position
     while True:
-        batch = read_all(connection, checkpoint, batch_size)
+        batch = await read_all(connection, checkpoint, batch_size)
         if not batch:
             return
-        yield from batch
+        for event in batch:
+            yield event
         checkpoint = batch[-1].position
 
 
-def stream_version(connection: Connection, stream_id: str) -> int:
+async def stream_version(connection: Connection, stream_id: str) -> int:
     """The stream's current version: 0 for a stream with no events."""
-    row = connection.execute(query("events.stream_version"), {"stream": stream_id}).fetchone()
+    cursor = await connection.execute(query("events.stream_version"), {"stream": stream_id})
+    row = await cursor.fetchone()
     return int(row[0]) if row else 0
 
 
-def last_position(connection: Connection) -> int:
+async def last_position(connection: Connection) -> int:
     """The highest committed global position, 0 for an empty log."""
-    row = connection.execute(query("events.last_position")).fetchone()
+    cursor = await connection.execute(query("events.last_position"))
+    row = await cursor.fetchone()
     return int(row[0]) if row else 0

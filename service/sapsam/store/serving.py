@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool
 
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 BEAT_SECONDS: Final = 1.0
 TOLERANCE_MS: Final = 5_000
@@ -90,7 +90,7 @@ class ServingRecord:
 
     def __init__(
         self,
-        pool: ConnectionPool[Any],
+        pool: AsyncConnectionPool[Any],
         clock: Callable[[], int] = wall_clock_ms,
         server_id: uuid.UUID | None = None,
     ) -> None:
@@ -105,12 +105,12 @@ class ServingRecord:
         """Whether this process's last beat is recent: only then may it judge deadlines."""
         return self._started_ms is not None and self._clock() - self._last_beat_ms <= TOLERANCE_MS
 
-    def beat(self) -> None:
+    async def beat(self) -> None:
         """Record that this process is serving now (a new interval after a missed stretch)."""
         now = self._clock()
-        with self._pool.connection() as connection:
+        async with self._pool.connection() as connection:
             if self._started_ms is None or now - self._last_beat_ms > TOLERANCE_MS:
-                connection.execute(
+                await connection.execute(
                     query("serving.start_interval"), {"server": self.server_id, "now": now}
                 )
                 if self._started_ms is not None:
@@ -119,25 +119,31 @@ class ServingRecord:
                     )
                 self._started_ms = now
             else:
-                connection.execute(
+                await connection.execute(
                     query("serving.beat"),
                     {"now": now, "server": self.server_id, "started": self._started_ms},
                 )
         self._last_beat_ms = now
 
-    def unserved_since(self, since_ms: int) -> tuple[UnservedWindow, ...]:
+    async def unserved_since(self, since_ms: int) -> tuple[UnservedWindow, ...]:
         """The windows no server served that end after ``since_ms`` (or contain it)."""
-        with self._pool.connection() as connection:
-            return read_unserved_windows(connection, since_ms)
+        async with self._pool.connection() as connection:
+            return await read_unserved_windows(connection, since_ms)
 
 
-def read_unserved_windows(connection: Connection, since_ms: int) -> tuple[UnservedWindow, ...]:
+async def read_unserved_windows(
+    connection: Connection, since_ms: int
+) -> tuple[UnservedWindow, ...]:
     """The unserved windows that matter for deadlines at or after ``since_ms``."""
-    rows = connection.execute(query("serving.intervals_since"), {"since": since_ms}).fetchall()
+    rows = await (
+        await connection.execute(query("serving.intervals_since"), {"since": since_ms})
+    ).fetchall()
     intervals = [ServingInterval(str(row[0]), int(row[1]), int(row[2])) for row in rows]
     if not intervals:
         return ()
     first = min(interval.started_ms for interval in intervals)
-    row = connection.execute(query("serving.known_before"), {"first": first}).fetchone()
+    row = await (
+        await connection.execute(query("serving.known_before"), {"first": first})
+    ).fetchone()
     known_before = bool(row and row[0])
     return unserved_windows(intervals, known_before)

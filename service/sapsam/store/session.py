@@ -1,6 +1,6 @@
 """``PostgresSession``: the application layer's ``StoreSession`` on one pooled connection.
 
-Each method is one of the store's operations on the connection the session holds (see
+Each method is one of the store's operations on the (asynchronous) connection the session holds (see
 ``sapsam.app.store_interface``); the SQL itself lives with those operations.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from sapsam.store.table_projections import DueTable, tables_past_deadline
 from sapsam.store.table_queries import TableListing, table_page
 from sapsam.store.tournament_queries import running_tournament_ids, tournament_of_table
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 
 @dataclass(frozen=True)
@@ -42,26 +42,26 @@ class PostgresSession:
 
     # -- the log ---------------------------------------------------------------------------------
 
-    def read_stream(
+    async def read_stream(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
-        return reads.read_stream(self.connection, stream_id, from_version, to_version)
+        return await reads.read_stream(self.connection, stream_id, from_version, to_version)
 
-    def read_stream_tails(
+    async def read_stream_tails(
         self, from_versions: Sequence[tuple[str, int]]
     ) -> dict[str, list[RecordedEvent]]:
-        return reads.read_stream_tails(self.connection, from_versions)
+        return await reads.read_stream_tails(self.connection, from_versions)
 
-    def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
-        return reads.read_all(self.connection, after_position, limit)
+    async def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
+        return await reads.read_all(self.connection, after_position, limit)
 
-    def stream_version(self, stream_id: str) -> int:
-        return reads.stream_version(self.connection, stream_id)
+    async def stream_version(self, stream_id: str) -> int:
+        return await reads.stream_version(self.connection, stream_id)
 
-    def find_processed_request(self, request_id: str) -> ProcessedRequest | None:
-        return find_processed_request(self.connection, request_id)
+    async def find_processed_request(self, request_id: str) -> ProcessedRequest | None:
+        return await find_processed_request(self.connection, request_id)
 
-    def append(
+    async def append(
         self,
         stream_id: str,
         expected_version: int,
@@ -73,7 +73,7 @@ class PostgresSession:
         secrets: SecretChanges = NO_SECRET_CHANGES,
         request_digest: bytes | None = None,
     ) -> AppendResult:
-        return appends.append(
+        return await appends.append(
             self.connection,
             stream_id,
             expected_version,
@@ -87,68 +87,70 @@ class PostgresSession:
             request_digest=request_digest,
         )
 
-    def transaction(self) -> AbstractContextManager[object]:
+    def transaction(self) -> AbstractAsyncContextManager[object]:
         return self.connection.transaction()
 
-    def rollback(self) -> None:
-        self.connection.rollback()
+    async def rollback(self) -> None:
+        await self.connection.rollback()
 
     # -- secrets ---------------------------------------------------------------------------------
 
-    def load_secret(self, stream_id: str, number: int) -> bytes | None:
-        return deal_secrets.load_deal_seed(self.connection, stream_id, number)
+    async def load_secret(self, stream_id: str, number: int) -> bytes | None:
+        return await deal_secrets.load_deal_seed(self.connection, stream_id, number)
 
     # -- read models -----------------------------------------------------------------------------
 
-    def table_page(
+    async def table_page(
         self, phases: Sequence[str] | None, after: tuple[str, uuid.UUID] | None, limit: int
     ) -> list[TableListing]:
-        return table_page(self.connection, phases, after, limit)
+        return await table_page(self.connection, phases, after, limit)
 
-    def tournament_page(
+    async def tournament_page(
         self, phases: Sequence[str] | None, after: tuple[int, str] | None, limit: int
     ) -> list[tuple[str, int]]:
-        return tournament_queries.tournament_ids_page(
+        return await tournament_queries.tournament_ids_page(
             self.connection, None if phases is None else list(phases), after, limit
         )
 
-    def standings_page(
+    async def standings_page(
         self, tournament_id: str, tie_break: str, offset: int, limit: int
     ) -> tuple[list[tournament_queries.StandingRow], int]:
-        return tournament_queries.standings_page(
+        return await tournament_queries.standings_page(
             self.connection, tournament_id, tie_break, offset, limit
         )
 
-    def leaderboard_page(
+    async def leaderboard_page(
         self, rule_set: str | None, period: str | None, offset: int, limit: int
     ) -> tuple[list[tournament_queries.LeaderboardRow], int]:
-        return tournament_queries.leaderboard_page(self.connection, rule_set, period, offset, limit)
+        return await tournament_queries.leaderboard_page(
+            self.connection, rule_set, period, offset, limit
+        )
 
-    def leaderboard_around(
+    async def leaderboard_around(
         self, rule_set: str | None, period: str | None, player_id: str, radius: int
     ) -> list[tournament_queries.LeaderboardRow]:
-        return tournament_queries.leaderboard_around(
+        return await tournament_queries.leaderboard_around(
             self.connection, rule_set, period, player_id, radius
         )
 
-    def tables_past_deadline(self, now_ms: int, limit: int) -> list[DueTable]:
-        return tables_past_deadline(self.connection, now_ms, limit)
+    async def tables_past_deadline(self, now_ms: int, limit: int) -> list[DueTable]:
+        return await tables_past_deadline(self.connection, now_ms, limit)
 
-    def tournament_of_table(self, table_id: str) -> uuid.UUID | None:
-        return tournament_of_table(self.connection, table_id)
+    async def tournament_of_table(self, table_id: str) -> uuid.UUID | None:
+        return await tournament_of_table(self.connection, table_id)
 
-    def running_tournaments(self) -> list[uuid.UUID]:
-        return running_tournament_ids(self.connection)
+    async def running_tournaments(self) -> list[uuid.UUID]:
+        return await running_tournament_ids(self.connection)
 
     # -- background processes' own state ---------------------------------------------------------
 
-    def read_checkpoint(self, name: str) -> int:
-        return checkpoints.read_checkpoint(self.connection, name)
+    async def read_checkpoint(self, name: str) -> int:
+        return await checkpoints.read_checkpoint(self.connection, name)
 
-    def save_checkpoint(self, name: str, position: int) -> None:
-        checkpoints.save_checkpoint(self.connection, name, position)
+    async def save_checkpoint(self, name: str, position: int) -> None:
+        await checkpoints.save_checkpoint(self.connection, name, position)
 
-    def record_failure(
+    async def record_failure(
         self,
         process: str,
         table_id: uuid.UUID | str,
@@ -156,21 +158,21 @@ class PostgresSession:
         now_ms: int,
         pending_positions: Sequence[int] = (),
     ) -> table_failures.TableFailure:
-        return table_failures.record_failure(
+        return await table_failures.record_failure(
             self.connection, process, table_id, error, now_ms, pending_positions
         )
 
-    def clear_failure(self, process: str, table_id: uuid.UUID | str) -> None:
-        table_failures.clear_failure(self.connection, process, table_id)
+    async def clear_failure(self, process: str, table_id: uuid.UUID | str) -> None:
+        await table_failures.clear_failure(self.connection, process, table_id)
 
-    def failing_tables(self, process: str) -> list[table_failures.TableFailure]:
-        return table_failures.failing_tables(self.connection, process)
+    async def failing_tables(self, process: str) -> list[table_failures.TableFailure]:
+        return await table_failures.failing_tables(self.connection, process)
 
-    def add_pending_position(self, process: str, table_id: str, position: int) -> None:
-        table_failures.add_pending_position(self.connection, process, table_id, position)
+    async def add_pending_position(self, process: str, table_id: str, position: int) -> None:
+        await table_failures.add_pending_position(self.connection, process, table_id, position)
 
-    def remove_pending_position(self, process: str, table_id: str, position: int) -> None:
-        table_failures.remove_pending_position(self.connection, process, table_id, position)
+    async def remove_pending_position(self, process: str, table_id: str, position: int) -> None:
+        await table_failures.remove_pending_position(self.connection, process, table_id, position)
 
-    def pending_count(self, process: str, table_id: str) -> int | None:
-        return table_failures.pending_count(self.connection, process, table_id)
+    async def pending_count(self, process: str, table_id: str) -> int | None:
+        return await table_failures.pending_count(self.connection, process, table_id)

@@ -22,7 +22,9 @@ _heads: OrderedDict[tuple[bytes, bytes, bytes, str], tuple[int, bytes]] = Ordere
 _lock = threading.Lock()
 
 
-def _key(connection: psycopg.Connection[Any], stream_id: str) -> tuple[bytes, bytes, bytes, str]:
+def _key(
+    connection: psycopg.BaseConnection[Any], stream_id: str
+) -> tuple[bytes, bytes, bytes, str]:
     # Host, port and database name the database; two pools on one database share entries, which
     # is right: the fact is about the database, not the connection. (Read from libpq directly:
     # ``connection.info.dsn`` costs a conninfo parse per call.)
@@ -31,7 +33,7 @@ def _key(connection: psycopg.Connection[Any], stream_id: str) -> tuple[bytes, by
 
 
 def remember(
-    connection: psycopg.Connection[Any], stream_id: str, version: int, hash_: bytes
+    connection: psycopg.BaseConnection[Any], stream_id: str, version: int, hash_: bytes
 ) -> None:
     """Note that ``version`` of ``stream_id`` has hash ``hash_`` (kept if it is the newest seen)."""
     key = _key(connection, stream_id)
@@ -44,7 +46,7 @@ def remember(
                 _heads.popitem(last=False)
 
 
-def recall(connection: psycopg.Connection[Any], stream_id: str, version: int) -> bytes | None:
+def recall(connection: psycopg.BaseConnection[Any], stream_id: str, version: int) -> bytes | None:
     """The remembered hash of ``version`` of ``stream_id`` if that is the newest seen, else None."""
     key = _key(connection, stream_id)
     with _lock:
@@ -54,7 +56,7 @@ def recall(connection: psycopg.Connection[Any], stream_id: str, version: int) ->
     return known[1]
 
 
-def forget(connection: psycopg.Connection[Any], stream_id: str) -> None:
+def forget(connection: psycopg.BaseConnection[Any], stream_id: str) -> None:
     """Drop what is remembered about a stream (after a hint turned out wrong)."""
     with _lock:
         _heads.pop(_key(connection, stream_id), None)

@@ -2,7 +2,8 @@
 
 A server process follows live streams through one asyncio LISTEN connection
 (``sapsam.api.live_feed``): :func:`listen`, :func:`unlisten` and :func:`stream_heads` are its
-statements; :func:`follow` is the synchronous follower of background work.
+statements; :func:`follow_as_leader` is the background work's follower (the results process),
+:func:`follow` a synchronous one for offline use.
 
 An append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",
 "position"}``, a wake-up signal, never the data, when some listener wants it: a LISTENing session
@@ -16,8 +17,8 @@ A follower reads the events itself from its checkpoint, so a lost or coalesced n
 latency only, never an event; the timed wait is the polling fallback. Any number of server
 processes can follow the same table this way.
 
-An append that commits on its own hands its wake-up to ``send_wakeup``: a per-process thread (one
-per database) sends it on a connection of its own, so the NOTIFY costs the append no round trip
+An append that commits on its own hands its wake-up to ``send_wakeup``: a task of the event loop
+(one per database) sends it on a connection of its own, so the NOTIFY costs the append no round trip
 and no server time, and wake-ups that pile up while one is being sent go out together, in one
 transaction. That transaction commits asynchronously: PostgreSQL serialises the commits of all
 transactions that NOTIFY (a global lock held through the commit), so a NOTIFY must never wait for
@@ -26,10 +27,12 @@ a disk flush, and it writes nothing worth one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,16 +42,18 @@ from psycopg.conninfo import make_conninfo
 
 from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import RecordedEvent
+from sapsam.store.offline_reads import read_all
 from sapsam.store.queries import query
-from sapsam.store.reads import read_all
 
 NOTIFY_CHANNEL = "sapsam_events"
-# A notifier thread with nothing to send closes its connection and ends after this long.
+# A notifier task with nothing to send closes its connection and ends after this long.
 NOTIFIER_IDLE_SECONDS = 2.0
 # At most one NOTIFY transaction per this interval and process and database: wake-ups that come
 # sooner wait for the rest of it and go out together. Followers hear of an append at most this
 # much later, and a busy writer pays for one NOTIFY per interval rather than one per append.
 NOTIFIER_INTERVAL_SECONDS = 0.005
+# How long closing a store waits for its notifier to send what it holds.
+NOTIFIER_CLOSE_SECONDS = 2.0
 # After a failure (server gone, say) a notifier drops what it held and waits this long.
 NOTIFIER_RETRY_SECONDS = 0.5
 # A listener's row in wakeup_listeners holds this long unless renewed: a process that died stops
@@ -84,10 +89,13 @@ def _registration(event_types: Sequence[str] | None) -> dict[str, Any]:
     }
 
 
-async def listen(connection: psycopg.AsyncConnection[Any]) -> None:
-    """Receive the wake-ups of every append on ``connection`` (autocommit) from now on."""
+async def listen(
+    connection: psycopg.AsyncConnection[Any], event_types: Sequence[str] | None = None
+) -> None:
+    """Receive on ``connection`` (autocommit) from now on the wake-ups of appends with one of
+    ``event_types``, or of every append (None); called again, renews the wish."""
     # Both before the caller's first read, so an append committed after that read wakes it.
-    await connection.execute(query("wakeups.register"), _registration(None))
+    await connection.execute(query("wakeups.register"), _registration(event_types))
     await connection.execute(_LISTEN)
 
 
@@ -188,75 +196,88 @@ def wakeup_payload(stream_id: str, position: int) -> str:
 
 
 class _Notifier:
-    """Sends the wake-ups of one database from a thread of its own, coalescing per stream."""
+    """Sends the wake-ups of one database from a task of its own, coalescing per stream."""
 
     def __init__(self, conninfo: str) -> None:
         self._conninfo = conninfo
         self._pending: dict[str, int] = {}
-        self._condition = threading.Condition()
-        self._thread: threading.Thread | None = None
+        self._arrived = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
 
     def wake(self, stream_id: str, position: int) -> None:
-        with self._condition:
-            if self._pending.get(stream_id, 0) < position:
-                self._pending[stream_id] = position
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="sapsam-notifier", daemon=True
-                )
-                self._thread.start()
-            else:
-                self._condition.notify()
+        if self._pending.get(stream_id, 0) < position:
+            self._pending[stream_id] = position
+        self._arrived.set()
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="sapsam-notifier")
 
-    def _take(self, not_before: float) -> dict[str, int] | None:
-        """The pending wake-ups, waiting for some; None (and the thread ends) when idle.
+    async def _take(self, not_before: float) -> dict[str, int] | None:
+        """The pending wake-ups, waiting for some; None (and the task ends) when idle.
 
         Waits until ``not_before`` (a ``time.monotonic`` value) too, gathering what comes in.
         """
-        with self._condition:
-            if not self._pending:
-                self._condition.wait(NOTIFIER_IDLE_SECONDS)
-            if not self._pending:
-                self._thread = None
-                return None
+        if not self._pending and not self._closing:
+            self._arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), NOTIFIER_IDLE_SECONDS)
+        if not self._pending:
+            self._task = None
+            return None
         delay = not_before - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        with self._condition:
-            pending, self._pending = self._pending, {}
-            return pending
+        if delay > 0 and not self._closing:
+            await asyncio.sleep(delay)
+        pending, self._pending = self._pending, {}
+        return pending
 
-    def _run(self) -> None:
-        connection: psycopg.Connection[Any] | None = None
+    async def _run(self) -> None:
+        connection: psycopg.AsyncConnection[Any] | None = None
         try:
             sent_at = 0.0
-            while (pending := self._take(sent_at + NOTIFIER_INTERVAL_SECONDS)) is not None:
+            while (pending := await self._take(sent_at + NOTIFIER_INTERVAL_SECONDS)) is not None:
                 sent_at = time.monotonic()
                 payloads = [wakeup_payload(stream, last) for stream, last in pending.items()]
                 try:
                     if connection is None:
-                        connection = psycopg.connect(self._conninfo, autocommit=True)
-                    connection.execute(SEND_WAKEUPS, [NOTIFY_CHANNEL, payloads])
+                        connection = await psycopg.AsyncConnection.connect(
+                            self._conninfo, autocommit=True
+                        )
+                    await connection.execute(SEND_WAKEUPS, [NOTIFY_CHANNEL, payloads])
                 except psycopg.Error:
                     # Those wake-ups are lost, which followers survive (they poll).
                     if connection is not None:
-                        connection.close()
+                        await connection.close()
                         connection = None
-                    threading.Event().wait(NOTIFIER_RETRY_SECONDS)
+                    await asyncio.sleep(NOTIFIER_RETRY_SECONDS)
         finally:
+            if self._task is asyncio.current_task():
+                self._task = None
             if connection is not None:
-                connection.close()
-            with self._condition:
-                if self._thread is threading.current_thread():
-                    self._thread = None
+                await connection.close()
+
+    async def close(self) -> None:
+        """Send what is pending at once and end the task (cancelled if sending takes longer
+        than ``NOTIFIER_CLOSE_SECONDS``: followers still poll)."""
+        self._closing = True
+        self._arrived.set()
+        task = self._task
+        if task is None:
+            return
+        done, _ = await asyncio.wait((task,), timeout=NOTIFIER_CLOSE_SECONDS)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
-_notifiers: dict[tuple[bytes | None, ...], _Notifier] = {}
-_notifiers_lock = threading.Lock()
+# One notifier per event loop (a test process runs several) and database.
+_notifiers: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[bytes | None, ...], _Notifier]
+] = weakref.WeakKeyDictionary()
 
 
-def send_wakeup(connection: psycopg.Connection[Any], stream_id: str, position: int) -> None:
-    """Have this process's notifier for ``connection``'s database announce ``stream_id``.
+def send_wakeup(connection: psycopg.AsyncConnection[Any], stream_id: str, position: int) -> None:
+    """Have this loop's notifier for ``connection``'s database announce ``stream_id``.
 
     Returns at once; the NOTIFY goes out shortly after, from another connection. Call it after
     the events committed. A wake-up lost on the way (the process dies, the server restarts)
@@ -264,24 +285,30 @@ def send_wakeup(connection: psycopg.Connection[Any], stream_id: str, position: i
     """
     pgconn = connection.pgconn
     key = (pgconn.host, pgconn.port, pgconn.db, pgconn.user, pgconn.options)
-    with _notifiers_lock:
-        notifier = _notifiers.get(key)
-        if notifier is None:
-            # The libpq view of the connection's parameters: connection.info.dsn leaves out
-            # the password, which the notifier needs to connect on its own.
-            conninfo = make_conninfo(connection.info.dsn, password=connection.info.password or None)
-            notifier = _notifiers[key] = _Notifier(conninfo)
+    notifiers = _notifiers.setdefault(asyncio.get_running_loop(), {})
+    notifier = notifiers.get(key)
+    if notifier is None:
+        # The libpq view of the connection's parameters: connection.info.dsn leaves out
+        # the password, which the notifier needs to connect on its own.
+        conninfo = make_conninfo(connection.info.dsn, password=connection.info.password or None)
+        notifier = notifiers[key] = _Notifier(conninfo)
     notifier.wake(stream_id, position)
 
 
-def follow_as_leader(
+async def close_notifiers() -> None:
+    """End the running loop's notifier tasks (a server stopping, a test's loop ending)."""
+    for notifier in _notifiers.pop(asyncio.get_running_loop(), {}).values():
+        await notifier.close()
+
+
+async def follow_as_leader(
     conninfo: str,
     lock_key: int,
     stop: StopSignal,
     poll_seconds: float,
     gather_seconds: float,
     event_types: Sequence[str] | None = None,
-) -> Iterator[None]:
+) -> AsyncIterator[None]:
     """Yield once this process holds the session advisory lock ``lock_key`` (one follower at a
     time; another takes over when the holder's connection ends), then again after every wake-up
     or ``poll_seconds``; ends as soon as ``stop`` is set, whatever it waits for. Woken by appends
@@ -290,26 +317,35 @@ def follow_as_leader(
     After a wake-up it waits ``gather_seconds`` so that a busy log's appends are handled by one
     read (a follower's reaction waits at most that long) instead of one read per append.
     """
-    with psycopg.connect(conninfo, autocommit=True) as listener:
+    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as listener:
         while True:
             if stop.is_set():
                 return
-            row = listener.execute("SELECT pg_try_advisory_lock(%s)", [lock_key]).fetchone()
+            cursor = await listener.execute("SELECT pg_try_advisory_lock(%s)", [lock_key])
+            row = await cursor.fetchone()
             if row is not None and row[0]:
                 break
             # Another process follows: nothing to do here until it stops holding the lock.
-            stop.wait(poll_seconds)
+            if await stop.wait(poll_seconds):
+                return
         # LISTEN before the first read: anything committed after that read wakes us.
-        listen_for_wakeups(listener, event_types)
-        lease = WakeupLease(listener, event_types)
+        await listen(listener, event_types)
+        renewed_at = time.monotonic()
         while not stop.is_set():
             yield
-            lease.renew()
+            if time.monotonic() - renewed_at >= WAKEUP_LEASE_SECONDS / 2:
+                await listen(listener, event_types)  # renews the lease (LISTEN again: a no-op)
+                renewed_at = time.monotonic()
             # Every notification read so far came before the caller's read; wait for the next
-            # one on the socket (or the stop, or the poll interval).
-            if stop.wait_readable(listener.fileno(), poll_seconds):
+            # one (or the stop, or the poll interval).
+            if await stop.wait_for(_next_notification(listener), poll_seconds):
                 return
-            if stop.wait(gather_seconds):
+            if await stop.wait(gather_seconds):
                 return
-            for _ in listener.notifies(timeout=0):
+            async for _ in listener.notifies(timeout=0):
                 pass
+
+
+async def _next_notification(connection: psycopg.AsyncConnection[Any]) -> None:
+    async for _ in connection.notifies(stop_after=1):
+        pass

@@ -22,7 +22,7 @@ from sapsam.app.store_interface import DEADLINES_PROCESS as DEADLINES_PROCESS  #
 from sapsam.app.store_interface import RESULTS_PROCESS as RESULTS_PROCESS  # re-exported
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 FIRST_RETRY_MS: Final = 1_000
 MAX_RETRY_MS: Final = 300_000
@@ -55,7 +55,7 @@ def _failure(row: Sequence[Any]) -> TableFailure:
     )
 
 
-def record_failure(
+async def record_failure(
     connection: Connection,
     process: str,
     table_id: uuid.UUID | str,
@@ -68,57 +68,65 @@ def record_failure(
     Only the error's type is kept: its message might hold what must not be stored (a seed).
     ``pending_positions`` are appended to the row's (the results process's events still due).
     """
-    row = connection.execute(
-        query("table_failures.record"),
-        {
-            "process": process,
-            "table": str(table_id),
-            "now": now_ms,
-            "first": FIRST_RETRY_MS,
-            "cap": MAX_RETRY_MS,
-            "error": type(error).__name__,
-            "pending": list(pending_positions),
-        },
+    row = await (
+        await connection.execute(
+            query("table_failures.record"),
+            {
+                "process": process,
+                "table": str(table_id),
+                "now": now_ms,
+                "first": FIRST_RETRY_MS,
+                "cap": MAX_RETRY_MS,
+                "error": type(error).__name__,
+                "pending": list(pending_positions),
+            },
+        )
     ).fetchone()
     assert row is not None
     return _failure(row)
 
 
-def clear_failure(connection: Connection, process: str, table_id: uuid.UUID | str) -> None:
+async def clear_failure(connection: Connection, process: str, table_id: uuid.UUID | str) -> None:
     """The table succeeded: forget its failures."""
-    connection.execute(query("table_failures.clear"), {"process": process, "table": str(table_id)})
+    await connection.execute(
+        query("table_failures.clear"), {"process": process, "table": str(table_id)}
+    )
 
 
-def failing_tables(connection: Connection, process: str | None = None) -> list[TableFailure]:
+async def failing_tables(connection: Connection, process: str | None = None) -> list[TableFailure]:
     """Every recorded failure (of one process, or of all), longest failing first."""
-    rows = connection.execute(query("table_failures.failing"), {"process": process}).fetchall()
+    rows = await (
+        await connection.execute(query("table_failures.failing"), {"process": process})
+    ).fetchall()
     return [_failure(row) for row in rows]
 
 
-def add_pending_position(
+async def add_pending_position(
     connection: Connection, process: str, table_id: str, position: int
 ) -> None:
     """Park one more log position behind the table's earlier ones."""
-    connection.execute(
+    await connection.execute(
         query("table_failures.add_pending"),
         {"process": process, "table": table_id, "position": position},
     )
 
 
-def remove_pending_position(
+async def remove_pending_position(
     connection: Connection, process: str, table_id: str, position: int
 ) -> None:
     """A parked position was handled: take it off the table's list."""
-    connection.execute(
+    await connection.execute(
         query("table_failures.remove_pending"),
         {"process": process, "table": table_id, "position": position},
     )
 
 
-def pending_count(connection: Connection, process: str, table_id: str) -> int | None:
+async def pending_count(connection: Connection, process: str, table_id: str) -> int | None:
     """How many positions the table still has parked, locking its row (None: not failing)."""
-    row = connection.execute(
-        query("table_failures.pending_count"), {"process": process, "table": table_id}
+    row = await (
+        await connection.execute(
+            query("table_failures.pending_count"), {"process": process, "table": table_id}
+        )
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -132,10 +140,14 @@ class OverdueTable:
     deadline_ms: int
 
 
-def overdue_tables(connection: Connection, before_ms: int, limit: int = 1000) -> list[OverdueTable]:
+async def overdue_tables(
+    connection: Connection, before_ms: int, limit: int = 1000
+) -> list[OverdueTable]:
     """Tables in play whose deadline passed before ``before_ms``: past all deadlines, yet nobody
     timed their seats out (no sweeper running, or one failing on them)."""
-    rows = connection.execute(
-        query("table_failures.overdue"), {"before": before_ms, "limit": limit}
+    rows = await (
+        await connection.execute(
+            query("table_failures.overdue"), {"before": before_ms, "limit": limit}
+        )
     ).fetchall()
     return [OverdueTable(str(row[0]), str(row[1]), int(row[2])) for row in rows]

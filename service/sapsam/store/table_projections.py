@@ -29,6 +29,7 @@ from sapsam.store.projections import (
     PendingEvent,
     Projector,
     SqlProjector,
+    StatementSink,
 )
 from sapsam.store.queries import query
 from sapsam.store.table_failures import DEADLINES_PROCESS
@@ -234,7 +235,7 @@ def _table_state_sql(event_type: str, inside: bool) -> str:
     )
 
 
-def apply_table_state(connection: Connection, event: RecordedEvent) -> None:
+def apply_table_state(connection: StatementSink, event: RecordedEvent) -> None:
     """Fold one event into its table's ``table_state`` row (one statement, no read first)."""
     sql, parameters = _table_state_statement(event, inside=False)
     parameters["position"] = event.position
@@ -276,7 +277,7 @@ def _seat_scores_statement(
     return sql, parameters
 
 
-def apply_seat_scores(connection: Connection, event: RecordedEvent) -> None:
+def apply_seat_scores(connection: StatementSink, event: RecordedEvent) -> None:
     """One row per seat for every scored deal."""
     statement = _seat_scores_statement(event, inside=False)
     if statement is not None:
@@ -359,7 +360,7 @@ def _sql_projector(
     name: str,
     tables: tuple[str, ...],
     statements: tuple[str, ...],
-    apply: Callable[[Connection, RecordedEvent], None],
+    apply: Callable[[StatementSink, RecordedEvent], None],
     inline: Callable[[PendingEvent], InlineStatement | None],
     inline_batch: Callable[[Sequence[PendingEvent]], Sequence[InlineStatement] | NotInlined],
 ) -> SqlProjector:
@@ -375,10 +376,10 @@ def _sql_projector(
 
 
 def _tables_only(
-    apply: Callable[[Connection, RecordedEvent], None],
-) -> Callable[[Connection, RecordedEvent], None]:
+    apply: Callable[[StatementSink, RecordedEvent], None],
+) -> Callable[[StatementSink, RecordedEvent], None]:
     # Other aggregates' streams (tournament-<uuid>) share the log; these read models are tables'.
-    def apply_table_events(connection: Connection, event: RecordedEvent) -> None:
+    def apply_table_events(connection: StatementSink, event: RecordedEvent) -> None:
         if event.stream_id.startswith("table-"):
             apply(connection, event)
 
@@ -418,16 +419,19 @@ class DueTable:
     failing: bool
 
 
-def tables_past_deadline(connection: Connection, now_ms: int, limit: int = 100) -> list[DueTable]:
+async def tables_past_deadline(
+    connection: psycopg.AsyncConnection[Any], now_ms: int, limit: int = 100
+) -> list[DueTable]:
     """Tables whose arranging or reveal deadline has passed by ``now_ms``, earliest first.
 
     A table the sweeper keeps failing on waits out its back-off (``background_failures``) and is
     left out meanwhile, so however many tables fail, the batch is filled with the others.
     """
-    rows = connection.execute(
+    cursor = await connection.execute(
         query("tables.past_deadline"),
         {"process": DEADLINES_PROCESS, "now": now_ms, "limit": limit},
-    ).fetchall()
+    )
+    rows = await cursor.fetchall()
     return [DueTable(str(row[0]), int(row[1]), bool(row[2])) for row in rows]
 
 

@@ -14,7 +14,7 @@ import psycopg
 
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class TableListing:
     created_by: str
 
 
-def table_page(
+async def table_page(
     connection: Connection,
     phases: Sequence[str] | None,
     after: tuple[str, uuid.UUID] | None,
@@ -34,13 +34,15 @@ def table_page(
 ) -> list[TableListing]:
     """Up to ``limit`` tables newest first, in ``phases`` (None: any), after ``after``'s
     (created_at, table_id)."""
-    rows = connection.execute(
-        query("tables.page"),
-        {
-            "phases": None if phases is None else list(phases),
-            "after_created": None if after is None else after[0],
-            "after_id": None if after is None else after[1],
-            "limit": limit,
-        },
+    rows = await (
+        await connection.execute(
+            query("tables.page"),
+            {
+                "phases": None if phases is None else list(phases),
+                "after_created": None if after is None else after[0],
+                "after_id": None if after is None else after[1],
+                "limit": limit,
+            },
+        )
     ).fetchall()
     return [TableListing(uuid.UUID(str(row[0])), str(row[1]), str(row[2])) for row in rows]

@@ -20,14 +20,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
 from sapsam.app.tournaments import STREAM_PREFIX as STREAM_PREFIX  # re-exported
 from sapsam.log.records import RecordedEvent
-from sapsam.store.projections import Projector, SqlProjector
-
-Connection = psycopg.Connection[Any]
+from sapsam.store.projections import Projector, SqlProjector, StatementSink
 
 TOURNAMENTS_SQL = """
 CREATE TABLE tournaments (
@@ -91,7 +88,7 @@ def _int(value: Any) -> int:
     return value
 
 
-def apply_tournament(connection: Connection, event: RecordedEvent) -> None:
+def apply_tournament(connection: StatementSink, event: RecordedEvent) -> None:
     """Fold one tournament event into the tournament read models; other streams are ignored."""
     if not event.stream_id.startswith(STREAM_PREFIX):
         return
@@ -187,7 +184,7 @@ def apply_tournament(connection: Connection, event: RecordedEvent) -> None:
         )
 
 
-def _count_entrants(connection: Connection, tournament_id: str) -> None:
+def _count_entrants(connection: StatementSink, tournament_id: str) -> None:
     connection.execute(
         """
         UPDATE tournaments SET entrant_count =

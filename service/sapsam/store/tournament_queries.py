@@ -19,7 +19,7 @@ import psycopg
 
 from sapsam.store.queries import query
 
-Connection = psycopg.Connection[Any]
+Connection = psycopg.AsyncConnection[Any]
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class LeaderboardRow:
     line: int
 
 
-def standings_page(
+async def standings_page(
     connection: Connection, tournament_id: str, tie_break: str, offset: int, limit: int
 ) -> tuple[list[StandingRow], int]:
     """A page of standings from ``offset`` and the number of lines in all."""
@@ -53,11 +53,13 @@ def standings_page(
         statement = query("tournaments.standings_deals_won")
     else:
         statement = query("tournaments.standings")
-    rows = connection.execute(
-        statement, {"tournament": tournament_id, "offset": offset, "limit": limit}
+    rows = await (
+        await connection.execute(
+            statement, {"tournament": tournament_id, "offset": offset, "limit": limit}
+        )
     ).fetchall()
-    count = connection.execute(
-        query("tournaments.standings_size"), {"tournament": tournament_id}
+    count = await (
+        await connection.execute(query("tournaments.standings_size"), {"tournament": tournament_id})
     ).fetchone()
     page = [StandingRow(str(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
     return page, int(count[0]) if count else 0
@@ -70,51 +72,57 @@ def _leaderboard_rows(rows: list[Any]) -> list[LeaderboardRow]:
     ]
 
 
-def leaderboard_page(
+async def leaderboard_page(
     connection: Connection, rule_set: str | None, period: str | None, offset: int, limit: int
 ) -> tuple[list[LeaderboardRow], int]:
     """A page of the leaderboard from ``offset`` and the number of players on it."""
     parameters = {"rule_set": rule_set, "period": period, "offset": offset, "limit": limit}
-    rows = connection.execute(query("tournaments.leaderboard"), parameters).fetchall()
+    rows = await (await connection.execute(query("tournaments.leaderboard"), parameters)).fetchall()
     # Every row carries the board's size; past the end, the one row has only that.
     size = int(rows[0][6])
     return _leaderboard_rows([row for row in rows if row[0] is not None]), size
 
 
-def leaderboard_around(
+async def leaderboard_around(
     connection: Connection, rule_set: str | None, period: str | None, player_id: str, radius: int
 ) -> list[LeaderboardRow]:
     """The player's line with up to ``radius`` lines above and below; empty if not on the board."""
-    rows = connection.execute(
-        query("tournaments.leaderboard_around"),
-        {"rule_set": rule_set, "period": period, "player": player_id, "radius": radius},
+    rows = await (
+        await connection.execute(
+            query("tournaments.leaderboard_around"),
+            {"rule_set": rule_set, "period": period, "player": player_id, "radius": radius},
+        )
     ).fetchall()
     return _leaderboard_rows(rows)
 
 
-def tournament_ids_page(
+async def tournament_ids_page(
     connection: Connection, phases: list[str] | None, after: tuple[int, str] | None, limit: int
 ) -> list[tuple[str, int]]:
     """Tournament ids (with their creation time), newest first, after a page boundary."""
-    rows = connection.execute(
-        query("tournaments.page"),
-        {
-            "phases": phases,
-            "after_time": None if after is None else after[0],
-            "after_id": None if after is None else after[1],
-            "limit": limit,
-        },
+    rows = await (
+        await connection.execute(
+            query("tournaments.page"),
+            {
+                "phases": phases,
+                "after_time": None if after is None else after[0],
+                "after_id": None if after is None else after[1],
+                "limit": limit,
+            },
+        )
     ).fetchall()
     return [(str(row[0]), int(row[1])) for row in rows]
 
 
-def running_tournament_ids(connection: Connection) -> list[uuid.UUID]:
+async def running_tournament_ids(connection: Connection) -> list[uuid.UUID]:
     """Every tournament in play (phase ``RUNNING``)."""
-    rows = connection.execute(query("tournaments.running")).fetchall()
+    rows = await (await connection.execute(query("tournaments.running"))).fetchall()
     return [uuid.UUID(str(row[0])) for row in rows]
 
 
-def tournament_of_table(connection: Connection, table_id: str) -> uuid.UUID | None:
+async def tournament_of_table(connection: Connection, table_id: str) -> uuid.UUID | None:
     """The tournament a table was created for, if any."""
-    row = connection.execute(query("tournaments.of_table"), {"table": table_id}).fetchone()
+    row = await (
+        await connection.execute(query("tournaments.of_table"), {"table": table_id})
+    ).fetchone()
     return None if row is None else uuid.UUID(str(row[0]))

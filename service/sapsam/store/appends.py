@@ -35,7 +35,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast
 
 import psycopg
 from psycopg import errors
@@ -421,7 +421,6 @@ def _inline_where_possible(
     return (), companions
 
 
-@runtime_checkable
 class _InlinesBatches(Protocol):
     def inline_batch(
         self, events: Sequence[PendingEvent]
@@ -433,8 +432,9 @@ def _inline_batch(
 ) -> Sequence[InlineStatement] | NotInlined:
     """The projector's statements for the batch (``SqlProjector.inline_batch``); a projector
     with only ``inline`` can say one event's change."""
-    if isinstance(projector, _InlinesBatches):
-        return projector.inline_batch(events)
+    # hasattr, not isinstance on a runtime_checkable Protocol: that costs ~46 us a call here.
+    if hasattr(projector, "inline_batch"):
+        return cast(_InlinesBatches, projector).inline_batch(events)
     if len(events) != 1:
         return NOT_INLINED
     statement = projector.inline(events[0])

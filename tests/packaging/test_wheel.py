@@ -101,15 +101,18 @@ def test_an_installed_wheel_migrates_a_database(
     ).stdout.strip()
     shared = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
     Path(purelib, "shared_dependencies.pth").write_text("\n".join(shared) + "\n", encoding="utf-8")
+    # Without PYTHONPATH, for pip too: a checkout on it makes pip take the checkout's sapsam for
+    # the installed one and skip the wheel.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     subprocess.run(
         [
             *(sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet"),
             *("--no-deps", "--no-index", str(wheels["sapsam-proto"]), str(wheels["sapsam"])),
         ],
+        env=env,
         check=True,
         timeout=300,
     )
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     where = subprocess.run(
         [python, "-c", "from sapsam.store import schema; print(schema.MIGRATIONS_FOLDER)"],
         cwd=tmp_path,

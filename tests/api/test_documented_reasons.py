@@ -92,6 +92,12 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "STREAM_UNAVAILABLE": "tests/api/test_watch_edges.py",
     # VerifyDeal with hostile exports (deep nesting, huge integers), next to the 1 MB inputs.
     "EXPORT_LIMIT_EXCEEDED": "tests/api/test_input_limits.py",
+    # The transparency log's questions, on a server with checkpoints.
+    "BAD_TREE_SIZE": "tests/api/test_transparency_api.py",
+    "BAD_LEAF_INDEX": "tests/api/test_transparency_api.py",
+    "TREE_SIZE_NOT_CHECKPOINTED": "tests/api/test_transparency_api.py",
+    "CHECKPOINT_NOT_FOUND": "tests/api/test_transparency_api.py",
+    "LEAF_NOT_FOUND": "tests/api/test_transparency_api.py",
 }
 """Reasons another test file provokes over a real server, because they need a server configured
 or treated differently from this module's (each file must exist and name the reason)."""

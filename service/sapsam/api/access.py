@@ -66,6 +66,15 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
         **_methods("PlayerService", Access.PLAYER, "RotateToken"),
         **_methods("PlayerService", Access.OPERATOR, "RevokePlayerTokens"),
         **_methods("AuditService", Access.CALLER, "ExportDeal", "VerifyDeal", "ReplayDeal"),
+        # Monitors and witnesses need no account: nothing here is secret or written.
+        **_methods(
+            "TransparencyService",
+            Access.PUBLIC,
+            "GetServerKey",
+            "GetCheckpoint",
+            "GetInclusionProof",
+            "GetConsistencyProof",
+        ),
         **_methods("TournamentService", Access.OPERATOR, "CreateTournament", "StartTournament"),
         **_methods(
             "TournamentService",

@@ -108,6 +108,8 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "MISSING_FIELD": _INVALID,
         "REQUEST_ID_REUSED": _INVALID,
         "EXPORT_LIMIT_EXCEEDED": _INVALID,  # VerifyDeal's export beyond docs/audit.md's limits
+        "BAD_TREE_SIZE": _INVALID,  # TransparencyService: a size out of range
+        "BAD_LEAF_INDEX": _INVALID,
         # A right request at the wrong moment: out of phase, out of turn, already done.
         "WRONG_PHASE": _PRECONDITION,
         "NOT_YOUR_TURN": _PRECONDITION,
@@ -121,6 +123,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "SEAT_TIMED_OUT": _PRECONDITION,
         "NOTHING_TIMED_OUT": _PRECONDITION,
         "SERIES_COMPLETE": _PRECONDITION,
+        "TREE_SIZE_NOT_CHECKPOINTED": _PRECONDITION,  # beyond the latest signed checkpoint, yet
         # Something the caller would create exists already.
         "ALREADY_SEATED": _EXISTS,
         "TABLE_EXISTS": _EXISTS,
@@ -135,6 +138,8 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "TABLE_NOT_CREATED": _NOT_FOUND,
         "DEAL_NOT_FOUND": _NOT_FOUND,
         "PLAYER_NOT_FOUND": _NOT_FOUND,
+        "CHECKPOINT_NOT_FOUND": _NOT_FOUND,
+        "LEAF_NOT_FOUND": _NOT_FOUND,
         # Who is calling is unknown.
         "MISSING_TOKEN": _UNAUTHENTICATED,
         "UNKNOWN_TOKEN": _UNAUTHENTICATED,

@@ -1,16 +1,72 @@
-"""The transparency log's application side: what the server signs (docs/transparency.md).
+"""The transparency log's application side (docs/transparency.md): what the server signs, and
+the answers of the TransparencyService with their bounds.
 
-The checkpointer (``sapsam.store.transparency.run_checkpointer``) asks ``checkpoint_signer`` for
-the signed note of each checkpoint it issues: the C2SP checkpoint of origin ``keys.origin``
-(``sapsam/<server name>``) with its ``time`` line, signed by the server's current key.
+The checkpointer (``sapsam.store.transparency``) asks ``checkpoint_signer`` for the signed note
+of each checkpoint it issues: the C2SP checkpoint of origin ``keys.origin`` (``sapsam/<server
+name>``) with its ``time`` line, signed by the server's current key.
+
+The questions (``checkpoint``, ``inclusion_proof``, ``consistency_proof``) check every number a
+client sends against the latest signed checkpoint before anything is read: a tree size is at most
+that checkpoint's (so every subtree a proof needs is stored: the tree's rows and the checkpoint
+commit together), a leaf lies inside the tree asked for, and no proof holds more than
+``MAX_PROOF_HASHES`` hashes. A refusal is a ``TransparencyQuestionError`` naming its reason and
+field; nothing is ever written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
 
 from sapsam.keys import ServerKeys
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
+from sapsam.log.merkle_proofs import Range, consistency_plan, inclusion_plan
+
+MAX_PROOF_HASHES: Final = 64
+"""No proof of a tree below 2**63 leaves holds more (an inclusion proof at most 63 hashes, a
+consistency proof at most 63 halvings and the old tree's own subtree)."""
+
+
+@dataclass(frozen=True)
+class StoredCheckpoint:
+    """A signed checkpoint as stored: the tree's size and root, and the signed note."""
+
+    size: int
+    root: bytes
+    note: str
+
+
+@dataclass(frozen=True)
+class InclusionAnswer:
+    """An inclusion proof and what it is for."""
+
+    leaf_index: int
+    position: int
+    tree_size: int
+    hashes: list[bytes]
+
+
+class TransparencyQuestionError(Exception):
+    """A question refused: ``reason`` (an ``ErrorReason`` name), ``field`` the request's."""
+
+    def __init__(self, reason: str, message: str, field: str | None = None) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason, self.message, self.field = reason, message, field
+
+
+class TransparencyReads(Protocol):
+    """What the answers read (``sapsam.store.transparency.PooledTransparencyReads``)."""
+
+    async def latest_checkpoint(self) -> StoredCheckpoint | None: ...
+
+    async def checkpoint_of_size(self, size: int) -> StoredCheckpoint | None: ...
+
+    async def leaf_of_position(self, position: int) -> int | None: ...
+
+    async def position_of_leaf(self, leaf_index: int) -> int | None: ...
+
+    async def proof_hashes(self, plan: Sequence[Range]) -> list[bytes]: ...
 
 
 def checkpoint_signer(keys: ServerKeys) -> Callable[[int, bytes, int], str]:
@@ -20,3 +76,101 @@ def checkpoint_signer(keys: ServerKeys) -> Callable[[int, bytes, int], str]:
         return sign_checkpoint(sapsam_checkpoint(keys.origin, size, root, time), keys.signer)
 
     return sign
+
+
+async def checkpoint(reads: TransparencyReads, tree_size: int) -> StoredCheckpoint:
+    """The checkpoint of ``tree_size`` leaves; 0: the latest."""
+    if tree_size < 0:
+        raise TransparencyQuestionError("BAD_TREE_SIZE", "tree_size is below 0", "tree_size")
+    latest = await reads.latest_checkpoint()
+    if latest is None:
+        raise TransparencyQuestionError("CHECKPOINT_NOT_FOUND", "no checkpoint has been issued yet")
+    if tree_size == 0 or tree_size == latest.size:
+        return latest
+    if tree_size > latest.size:
+        raise _not_checkpointed(tree_size, latest.size, "tree_size")
+    found = await reads.checkpoint_of_size(tree_size)
+    if found is None:
+        raise TransparencyQuestionError(
+            "CHECKPOINT_NOT_FOUND", f"no checkpoint was issued for {tree_size} leaves", "tree_size"
+        )
+    return found
+
+
+async def inclusion_proof(
+    reads: TransparencyReads, position: int | None, leaf_index: int | None, tree_size: int
+) -> InclusionAnswer:
+    """The proof that the event at ``position`` (or leaf ``leaf_index``) is in the tree of
+    ``tree_size`` leaves (0: the latest checkpoint's)."""
+    if position is None and leaf_index is None:
+        raise TransparencyQuestionError("MISSING_FIELD", "give position or leaf_index", "leaf")
+    if position is not None and position < 1:
+        raise TransparencyQuestionError(
+            "INVALID_ARGUMENT", "a log position is at least 1", "position"
+        )
+    if leaf_index is not None and leaf_index < 0:
+        raise TransparencyQuestionError(
+            "BAD_LEAF_INDEX", "a leaf index is at least 0", "leaf_index"
+        )
+    size = await _checkpointed_size(reads, tree_size, "tree_size")
+    if position is not None:
+        leaf_index = await reads.leaf_of_position(position)
+        if leaf_index is None:
+            raise TransparencyQuestionError(
+                "LEAF_NOT_FOUND", f"no event at position {position} is in the tree", "position"
+            )
+    assert leaf_index is not None
+    if leaf_index >= size:
+        raise TransparencyQuestionError(
+            "BAD_LEAF_INDEX",
+            f"leaf {leaf_index} is not in the tree of {size} leaves",
+            "position" if position is not None else "leaf_index",
+        )
+    if position is None:
+        position = await reads.position_of_leaf(leaf_index)
+        assert position is not None  # every leaf below a checkpoint's size is stored
+    hashes = await reads.proof_hashes(inclusion_plan(leaf_index, size))
+    return InclusionAnswer(leaf_index, position, size, _bounded(hashes))
+
+
+async def consistency_proof(
+    reads: TransparencyReads, old_size: int, new_size: int
+) -> tuple[int, int, list[bytes]]:
+    """(old size, new size, proof) that the tree of ``old_size`` leaves is a prefix of the tree
+    of ``new_size`` (0: the latest checkpoint's)."""
+    if old_size < 1:
+        raise TransparencyQuestionError("BAD_TREE_SIZE", "old_size is at least 1", "old_size")
+    if new_size < 0:
+        raise TransparencyQuestionError("BAD_TREE_SIZE", "new_size is below 0", "new_size")
+    size = await _checkpointed_size(reads, new_size, "new_size")
+    if old_size > size:
+        raise TransparencyQuestionError(
+            "BAD_TREE_SIZE", f"old_size {old_size} is above new_size {size}", "old_size"
+        )
+    hashes = await reads.proof_hashes(consistency_plan(old_size, size))
+    return old_size, size, _bounded(hashes)
+
+
+async def _checkpointed_size(reads: TransparencyReads, size: int, field: str) -> int:
+    """``size`` (0: the latest checkpoint's) once it is known to be at most the latest's."""
+    if size < 0:
+        raise TransparencyQuestionError("BAD_TREE_SIZE", f"{field} is below 0", field)
+    latest = await reads.latest_checkpoint()
+    latest_size = latest.size if latest is not None else 0
+    if size > latest_size or latest_size == 0:
+        raise _not_checkpointed(size, latest_size, field)
+    return size or latest_size
+
+
+def _not_checkpointed(size: int, latest: int, field: str) -> TransparencyQuestionError:
+    return TransparencyQuestionError(
+        "TREE_SIZE_NOT_CHECKPOINTED",
+        f"the latest checkpoint covers {latest} leaves, not {size}: ask again in a few seconds",
+        field,
+    )
+
+
+def _bounded(hashes: list[bytes]) -> list[bytes]:
+    if len(hashes) > MAX_PROOF_HASHES:  # cannot happen below 2**63 leaves; never sent if it did
+        raise RuntimeError(f"a proof of {len(hashes)} hashes")
+    return hashes

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool
 
+from sapsam.app.transparency import StoredCheckpoint
 from sapsam.log.merkle import Frontier, NodeId, event_leaf_hash, perfect_subtrees
 from sapsam.log.merkle_proofs import Range, plan_nodes, proof_from_plan
 from sapsam.store.queries import query
@@ -38,15 +40,6 @@ _logger = logging.getLogger("sapsam.store.transparency")
 
 Sign = Callable[[int, bytes, int], str]
 """sign(size, root, time) -> the signed note of that checkpoint (sapsam.log.checkpoint)."""
-
-
-@dataclass(frozen=True)
-class StoredCheckpoint:
-    """A signed checkpoint as stored."""
-
-    size: int
-    root: bytes
-    note: str
 
 
 @dataclass(frozen=True)
@@ -217,6 +210,33 @@ async def position_of_leaf(connection: AsyncConnection, leaf_index: int) -> int 
     cursor = await connection.execute(query("transparency.position_of_leaf"), {"leaf": leaf_index})
     row = await cursor.fetchone()
     return int(row[0]) if row else None
+
+
+class PooledTransparencyReads:
+    """``sapsam.app.transparency.TransparencyReads`` on a pool: one statement per question."""
+
+    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+        self._pool = pool
+
+    async def latest_checkpoint(self) -> StoredCheckpoint | None:
+        async with self._pool.connection() as connection:
+            return await latest_checkpoint(connection)
+
+    async def checkpoint_of_size(self, size: int) -> StoredCheckpoint | None:
+        async with self._pool.connection() as connection:
+            return await checkpoint_of_size(connection, size)
+
+    async def leaf_of_position(self, position: int) -> int | None:
+        async with self._pool.connection() as connection:
+            return await leaf_of_position(connection, position)
+
+    async def position_of_leaf(self, leaf_index: int) -> int | None:
+        async with self._pool.connection() as connection:
+            return await position_of_leaf(connection, leaf_index)
+
+    async def proof_hashes(self, plan: Sequence[Range]) -> list[bytes]:
+        async with self._pool.connection() as connection:
+            return await proof_hashes(connection, plan)
 
 
 CHECKPOINT_SECONDS: Final = 2.0

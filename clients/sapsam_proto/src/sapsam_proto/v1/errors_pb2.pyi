@@ -192,6 +192,20 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     (maybe on another server) with `after_version` from the ErrorInfo metadata `after_version`
     (the last version sent).
     """
+    ERROR_REASON_BAD_TREE_SIZE: _ErrorReason.ValueType  # 74
+    """INVALID_ARGUMENT: a transparency-log tree size out of range (below 1 where a size is needed,
+    or an old size above the new one); BadRequest names the field.
+    """
+    ERROR_REASON_BAD_LEAF_INDEX: _ErrorReason.ValueType  # 75
+    """INVALID_ARGUMENT: a leaf index below 0 or not inside the tree size asked for."""
+    ERROR_REASON_TREE_SIZE_NOT_CHECKPOINTED: _ErrorReason.ValueType  # 76
+    """FAILED_PRECONDITION: a tree size above the latest signed checkpoint's (or no checkpoint yet);
+    checkpoints are issued every few seconds, ask again later.
+    """
+    ERROR_REASON_CHECKPOINT_NOT_FOUND: _ErrorReason.ValueType  # 77
+    """NOT_FOUND: no checkpoint was issued for that tree size (nor any yet, for the latest)."""
+    ERROR_REASON_LEAF_NOT_FOUND: _ErrorReason.ValueType  # 78
+    """NOT_FOUND: no event at that log position is in the transparency log's tree (yet)."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -379,4 +393,18 @@ ERROR_REASON_STREAM_UNAVAILABLE: ErrorReason.ValueType  # 73
 (maybe on another server) with `after_version` from the ErrorInfo metadata `after_version`
 (the last version sent).
 """
+ERROR_REASON_BAD_TREE_SIZE: ErrorReason.ValueType  # 74
+"""INVALID_ARGUMENT: a transparency-log tree size out of range (below 1 where a size is needed,
+or an old size above the new one); BadRequest names the field.
+"""
+ERROR_REASON_BAD_LEAF_INDEX: ErrorReason.ValueType  # 75
+"""INVALID_ARGUMENT: a leaf index below 0 or not inside the tree size asked for."""
+ERROR_REASON_TREE_SIZE_NOT_CHECKPOINTED: ErrorReason.ValueType  # 76
+"""FAILED_PRECONDITION: a tree size above the latest signed checkpoint's (or no checkpoint yet);
+checkpoints are issued every few seconds, ask again later.
+"""
+ERROR_REASON_CHECKPOINT_NOT_FOUND: ErrorReason.ValueType  # 77
+"""NOT_FOUND: no checkpoint was issued for that tree size (nor any yet, for the latest)."""
+ERROR_REASON_LEAF_NOT_FOUND: ErrorReason.ValueType  # 78
+"""NOT_FOUND: no event at that log position is in the transparency log's tree (yet)."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -29,6 +29,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
+from serving import TEST_SERVER_KEYS
 
 import sapsam_proto.v1 as generated_v1
 from sapsam.api.limits import UNLIMITED
@@ -111,6 +112,10 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TournamentService/GetStandings": (Access.ANYONE, False),
     "sapsam.v1.TournamentService/WatchTournament": (Access.ANYONE, False),
     "sapsam.v1.TournamentService/GetLeaderboard": (Access.ANYONE, False),
+    "sapsam.v1.TransparencyService/GetServerKey": (Access.PUBLIC, False),
+    "sapsam.v1.TransparencyService/GetCheckpoint": (Access.PUBLIC, False),
+    "sapsam.v1.TransparencyService/GetInclusionProof": (Access.PUBLIC, False),
+    "sapsam.v1.TransparencyService/GetConsistencyProof": (Access.PUBLIC, False),
 }
 
 
@@ -315,7 +320,10 @@ def running_env(database_factory: Any) -> Iterator[Env]:
     config = ServerConfig(
         listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2, limits=UNLIMITED
     )
-    running = start_server(config, build_services(url, pool_size=8))
+    services = build_services(
+        url, pool_size=8, server_keys=TEST_SERVER_KEYS, checkpoint_seconds=0.2
+    )
+    running = start_server(config, services)
     log = LogWatch()
     logging.getLogger().addHandler(log)
     try:

@@ -17,6 +17,11 @@ from sapsam.api.server import RunningServer, ServerConfig, Services, start_serve
 from sapsam.api.table_servicer import TableServicer
 from sapsam.app.tables import TableService
 from sapsam.cli.bootstrap import build_services
+from sapsam.keys import ServerKeys
+from sapsam.log.signed_note import NoteSigner
+
+TEST_SERVER_KEYS = ServerKeys(NoteSigner.from_seed("sapsam/test", bytes(32)), (), "tests")
+"""A fixed, public key: the transparency log of a test server is signed with it."""
 
 TablesT = TypeVar("TablesT", bound=TableService)
 
@@ -36,7 +41,11 @@ def serving(
     ``services`` replaces the ones built here (then ``pool_size`` and the buffer are theirs)."""
     if services is None:
         services = build_services(
-            database_url, pool_size=pool_size, watch_buffer_events=watch_buffer_events
+            database_url,
+            pool_size=pool_size,
+            watch_buffer_events=watch_buffer_events,
+            server_keys=TEST_SERVER_KEYS,
+            checkpoint_seconds=0.2,
         )
     running = start_server(
         ServerConfig(

@@ -24,6 +24,7 @@ from sapsam_proto.v1 import (
     player_service_pb2,
     table_service_pb2,
     tournament_service_pb2,
+    transparency_service_pb2,
 )
 
 SERVICE_MODULES: tuple[ModuleType, ...] = (
@@ -31,6 +32,7 @@ SERVICE_MODULES: tuple[ModuleType, ...] = (
     player_service_pb2,
     audit_service_pb2,
     tournament_service_pb2,
+    transparency_service_pb2,
 )
 
 

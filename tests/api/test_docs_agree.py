@@ -36,12 +36,19 @@ from sapsam_proto.v1 import (
     table_pb2,
     table_service_pb2,
     tournament_service_pb2,
+    transparency_service_pb2,
 )
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 API_GUIDE = (REPOSITORY / "docs" / "api.md").read_text(encoding="utf-8")
 EVENTS_GUIDE = (REPOSITORY / "docs" / "events.md").read_text(encoding="utf-8")
-SERVICE_FILES = (player_service_pb2, table_service_pb2, audit_service_pb2, tournament_service_pb2)
+SERVICE_FILES = (
+    player_service_pb2,
+    table_service_pb2,
+    audit_service_pb2,
+    tournament_service_pb2,
+    transparency_service_pb2,
+)
 
 
 DOCUMENTS = (REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md")))

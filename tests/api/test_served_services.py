@@ -13,6 +13,7 @@ SERVED = (
     "sapsam.v1.PlayerService",
     "sapsam.v1.AuditService",
     "sapsam.v1.TournamentService",
+    "sapsam.v1.TransparencyService",
 )
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
 import pytest
+from psycopg_pool import AsyncConnectionPool
 
 from sapsam.app.transparency import checkpoint_signer
 from sapsam.keys import ServerKeys
@@ -29,6 +31,7 @@ from sapsam.log.merkle_proofs import (
 )
 from sapsam.log.signed_note import NoteSigner
 from sapsam.store import transparency
+from sapsam.store.background import BackgroundLoop
 from sapsam.store.transparency import TreeCache, extend_log
 
 pytestmark = pytest.mark.asyncio
@@ -226,19 +229,28 @@ def _parsed(note: str) -> Checkpoint:
     return open_checkpoint(note, KEYS.verifier_keys(), KEYS.origin).checkpoint
 
 
-async def test_the_running_checkpointer_follows_the_log_until_stopped(database_url: str) -> None:
-    stop = asyncio.Event()
-    runner = asyncio.create_task(
-        transparency.run_checkpointer(database_url, SIGN, stop, interval=0.05, max_leaves=7)
+async def test_the_checkpointer_loop_follows_the_log_until_stopped(database_url: str) -> None:
+    pool = AsyncConnectionPool(database_url, min_size=1, max_size=2, open=False,
+                               kwargs={"autocommit": True})  # fmt: skip
+    await pool.open()
+    loop = BackgroundLoop(
+        "test-checkpointer",
+        transparency.checkpointer_step(pool, SIGN, clock, max_leaves=7),
+        0.05,
+        logging.getLogger("test"),
     )
-    async with connect(database_url) as connection:
-        await insert_events(connection, "a", 1, 30)
-        for _ in range(200):
-            stored = await transparency.latest_checkpoint(connection)
-            if stored is not None and stored.size == 30:
-                break
-            await asyncio.sleep(0.05)
-        expected = MerkleTree(map(event_leaf_hash, await all_hashes(connection)))
-        assert stored is not None and (stored.size, stored.root) == (30, expected.root())
-    stop.set()
-    await asyncio.wait_for(runner, 5)
+    loop.start()
+    try:
+        async with connect(database_url) as connection:
+            await insert_events(connection, "a", 1, 30)
+            for _ in range(200):
+                stored = await transparency.latest_checkpoint(connection)
+                if stored is not None and stored.size == 30:
+                    break
+                await asyncio.sleep(0.05)
+            expected = MerkleTree(map(event_leaf_hash, await all_hashes(connection)))
+            assert stored is not None and (stored.size, stored.root) == (30, expected.root())
+        assert loop.failures == 0
+    finally:
+        await loop.stop()
+        await pool.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import Final
 
 from sapsam.api.audit_servicer import AuditServicer
@@ -24,15 +25,23 @@ from sapsam.api.players import RETIRED_CHECK_SECONDS, PlayerDirectory, PlayerSer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
+from sapsam.api.transparency_servicer import TransparencyServicer
 from sapsam.app.tables import TableService
 from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import TournamentService
+from sapsam.app.transparency import checkpoint_signer
+from sapsam.keys import ServerKeys, load_server_keys
 from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
 from sapsam.store.players import PlayerRecords
 from sapsam.store.projections import Projector, registered_projectors
 from sapsam.store.serving import BEAT_SECONDS, ServingRecord
+from sapsam.store.transparency import (
+    CHECKPOINT_SECONDS,
+    PooledTransparencyReads,
+    checkpointer_step,
+)
 
 SWEEP_SECONDS: Final = 1.0
 POOL_SIZE: Final = 16
@@ -113,14 +122,32 @@ def heartbeat(serving: ServingRecord) -> BackgroundLoop:
     return BackgroundLoop("sapsam-heartbeat", beat, BEAT_SECONDS, _logger)
 
 
+def transparency_checkpointer(
+    store: EventStore, keys: ServerKeys, interval: float = CHECKPOINT_SECONDS
+) -> BackgroundLoop:
+    """Signs a checkpoint of the transparency log every ``interval`` seconds while events arrive
+    (one process at a time: ``sapsam.store.transparency``); off the append path."""
+    return BackgroundLoop(
+        "sapsam-checkpointer",
+        checkpointer_step(store.pool, checkpoint_signer(keys)),
+        interval,
+        logging.getLogger("sapsam.store.transparency"),
+        max_pause=MAX_BACKGROUND_PAUSE_SECONDS,
+    )
+
+
 def build_services(
     database_url: str,
     pool_size: int = POOL_SIZE,
     deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
     watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
+    server_keys: ServerKeys | None = None,
+    checkpoint_seconds: float = CHECKPOINT_SECONDS,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
-    and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``)."""
+    and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
+    ``server_keys`` the process also signs checkpoints of the transparency log every
+    ``checkpoint_seconds`` and serves TransparencyService; without, neither (tools, shells)."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     tables = TableService(store)
@@ -133,11 +160,16 @@ def build_services(
     sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
     tournaments = TournamentService(store, tables)  # tournaments: service and results process
     results = results_follower(ResultsProcess(tournaments))
+    checkpointer = (
+        transparency_checkpointer(store, server_keys, checkpoint_seconds) if server_keys else None
+    )
 
     async def open_store() -> None:
         await store.open()
         retired_tokens.start()  # before the first call caches a token
         results.start()
+        if checkpointer is not None:
+            checkpointer.start()
 
     def on_serving() -> None:
         # Heartbeat first: the sweeper waits for this process's first beat before it judges.
@@ -145,7 +177,8 @@ def build_services(
         sweeper.start()
 
     async def on_stop() -> None:
-        await asyncio.gather(retired_tokens.stop(), results.stop(), sweeper.stop(), beats.stop())
+        loops = [retired_tokens, results, sweeper, beats, *([checkpointer] if checkpointer else [])]
+        await asyncio.gather(*(loop.stop() for loop in loops))
 
     return Services(
         table_service=TableServicer(tables, players, feed),
@@ -160,6 +193,11 @@ def build_services(
         cut_off=store.pool.cancel_work_in_progress,
         audit_service=AuditServicer(store.pool),
         tournament_service=TournamentServicer(tournaments, players, feed),
+        transparency_service=(
+            TransparencyServicer(PooledTransparencyReads(store.pool), server_keys)
+            if server_keys
+            else None
+        ),
     )
 
 
@@ -167,8 +205,15 @@ def serve_database(
     config: ServerConfig,
     database_url: str,
     deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
+    data_dir: Path | None = None,
 ) -> int:
-    """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code."""
+    """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code. The
+    server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
+    made it before starting the processes."""
     configure_logging()
-    services = build_services(database_url, deadline_grace_seconds=deadline_grace_seconds)
+    services = build_services(
+        database_url,
+        deadline_grace_seconds=deadline_grace_seconds,
+        server_keys=load_server_keys(data_dir),
+    )
     return serve_until_signalled(config, services)

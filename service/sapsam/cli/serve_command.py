@@ -110,8 +110,9 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
 
 def _serve(arguments: argparse.Namespace) -> int:
     """Open (and migrate) the database, then serve until SIGTERM or SIGINT."""
+    from sapsam.keys import ServerKeyError, load_server_keys
     from sapsam.log.records import DatabaseOpenError
-    from sapsam.store.embedded import open_database
+    from sapsam.store.embedded import open_database, resolve_data_dir
 
     try:
         config = _config(arguments)
@@ -124,12 +125,20 @@ def _serve(arguments: argparse.Namespace) -> int:
         return 2
     configure_logging()
     try:
+        data_dir = resolve_data_dir(arguments.data_dir)
+        # The key that signs the transparency log: made on the first start, read by each worker.
+        keys = load_server_keys(data_dir, create=True)
+        print(
+            f"sapsam serve: signing checkpoints of {keys.origin} ({keys.source})", file=sys.stderr
+        )
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
+            served = (config, handle.url, grace, data_dir)
             if arguments.workers == 1:
-                return serve_database(config, handle.url, grace)
-            return run_worker_processes(
-                arguments.workers, serve_database, (config, handle.url, grace)
-            )
+                return serve_database(*served)
+            return run_worker_processes(arguments.workers, serve_database, served)
+    except ServerKeyError as error:
+        print(f"sapsam serve: {error}", file=sys.stderr)
+        return FAILED
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED

@@ -8,23 +8,22 @@ the subtrees they complete, their positions and the signed checkpoint, and commi
 the commit leaves nothing; the next turn starts again from the stored tree. The append path does
 nothing for the tree.
 
-The checkpointer keeps its ``Frontier`` between turns and rebuilds it (``popcount(size)`` look-ups
-in one statement) when the stored tree is not the one it holds: at start, or after another
-process took a turn.
+``checkpointer_step`` is what every server process runs each ``CHECKPOINT_SECONDS``. It keeps its
+``Frontier`` between turns and rebuilds it (``popcount(size)`` look-ups in one statement) when the
+stored tree is not the one it holds: at start, or after another process took a turn.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from sapsam.app.store_interface import StopSignal
 from sapsam.app.transparency import StoredCheckpoint
 from sapsam.log.merkle import Frontier, NodeId, event_leaf_hash, perfect_subtrees
 from sapsam.log.merkle_proofs import Range, plan_nodes, proof_from_plan
@@ -35,8 +34,6 @@ AsyncConnection = psycopg.AsyncConnection[Any]
 MAX_LEAVES_PER_TURN: Final = 10_000
 """A turn adds at most this many leaves (bounded memory and transaction); a busier log is caught
 up by the next turns, which follow at once while a turn comes back full."""
-
-_logger = logging.getLogger("sapsam.store.transparency")
 
 Sign = Callable[[int, bytes, int], str]
 """sign(size, root, time) -> the signed note of that checkpoint (sapsam.log.checkpoint)."""
@@ -240,40 +237,25 @@ class PooledTransparencyReads:
 
 
 CHECKPOINT_SECONDS: Final = 2.0
-"""A turn every this long while the log is quiet; at once again after a full turn."""
-RETRY_SECONDS: Final = 5.0
+"""A checkpointer turn this often (``sapsam.cli.bootstrap`` runs it in a ``BackgroundLoop``);
+a turn that comes back full is followed at once by the next."""
 
 
-async def run_checkpointer(
-    conninfo: str,
+def checkpointer_step(
+    pool: AsyncConnectionPool[Any],
     sign: Sign,
-    stop: asyncio.Event,
     now: Callable[[], int] = lambda: int(time.time()),
-    interval: float = CHECKPOINT_SECONDS,
     max_leaves: int = MAX_LEAVES_PER_TURN,
-) -> None:
-    """Take turns (``extend_log``) on a connection of its own until ``stop`` is set. Every server
-    process runs one; the lock makes them take turns, so the tree grows in one order whichever
-    process survives. A failed turn (the database away) is logged and tried again later."""
+) -> Callable[[StopSignal], Awaitable[None]]:
+    """A ``BackgroundLoop`` step: turns on one pooled connection until the log is caught up (or
+    ``stop``). Every server process runs one; the lock makes them take turns, so the tree grows
+    in one order whichever process survives."""
     cache = TreeCache()
-    while not stop.is_set():
-        pause = interval
-        try:
-            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
-                while not stop.is_set():
-                    turn = await extend_log(conn, cache, sign, now, max_leaves)
-                    if turn.added < max_leaves and await _stopped(stop, interval):
-                        return
-        except (psycopg.Error, OSError) as error:
-            _logger.warning("checkpointer: %s; trying again in %.0f s", error, RETRY_SECONDS)
-            pause = RETRY_SECONDS
-        await _stopped(stop, pause)
 
+    async def step(stop: StopSignal) -> None:
+        async with pool.connection() as connection:
+            while (await extend_log(connection, cache, sign, now, max_leaves)).added == max_leaves:
+                if stop.is_set():
+                    return
 
-async def _stopped(stop: asyncio.Event, seconds: float) -> bool:
-    """Wait up to ``seconds`` for ``stop``; whether it was set."""
-    try:
-        await asyncio.wait_for(stop.wait(), seconds)
-    except TimeoutError:
-        return False
-    return True
+    return step

@@ -127,10 +127,7 @@ def _serve(arguments: argparse.Namespace) -> int:
     try:
         data_dir = resolve_data_dir(arguments.data_dir)
         # The key that signs the transparency log: made on the first start, read by each worker.
-        keys = load_server_keys(data_dir, create=True)
-        print(
-            f"sapsam serve: signing checkpoints of {keys.origin} ({keys.source})", file=sys.stderr
-        )
+        load_server_keys(data_dir, create=True)
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
             served = (config, handle.url, grace, data_dir)
             if arguments.workers == 1:

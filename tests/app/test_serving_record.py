@@ -9,11 +9,18 @@ import pytest
 from deadline_tables import FakeClock, confirm_solved, dealt_table
 
 from sapsam.app.tables import TableService
+from sapsam.cli.bootstrap import build_services
 from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
-from sapsam.store.serving import ServingInterval, ServingRecord, unserved_windows
+from sapsam.store.serving import (
+    ServingInterval,
+    ServingRecord,
+    read_unserved_windows,
+    unserved_windows,
+    wall_clock_ms,
+)
 from sapsam.store.table_projections import projectors
 
 A, B = "a", "b"
@@ -98,3 +105,84 @@ async def test_a_process_cut_off_from_the_database_starts_a_new_interval(store: 
     assert (await record.unserved_since(5_000_000))[-1] == (
         UnservedWindow(5_001_000, 5_021_000, DATABASE_OUTAGE)
     )
+
+
+async def _record_intervals(store: EventStore, intervals: list[tuple[uuid.UUID, int, int]]) -> None:
+    async with store.pool.connection() as connection:
+        for server, started_ms, beat_ms in intervals:
+            await connection.execute(
+                "INSERT INTO serving_intervals (server_id, started_ms, beat_ms)"
+                " VALUES (%s, %s, %s)",
+                (server, started_ms, beat_ms),
+            )
+
+
+async def test_a_restart_with_two_workers_still_leaves_the_window_of_the_killed_server(
+    store: EventStore,
+) -> None:
+    # The torture run's shape (finding 6): the killed server beat last at 1,010,000; two new
+    # workers started at 1,040,000 and 1,041,000, the second's first interval ended at 1,042,000
+    # (it started another), before the deadline's time of interest, 1,045,000.
+    killed, first_worker, second_worker = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    await _record_intervals(
+        store,
+        [
+            (uuid.uuid4(), 500_000, 900_000),  # an older server: serving was known before
+            (killed, 1_000_000, 1_010_000),
+            (first_worker, 1_040_000, 1_100_000),
+            (second_worker, 1_041_000, 1_042_000),
+            (second_worker, 1_050_000, 1_100_000),
+        ],
+    )
+    record = ServingRecord(store.pool, FakeClock(1_100_000))
+    assert await record.unserved_since(1_045_000) == (
+        UnservedWindow(1_010_000, 1_040_000, SERVER_RESTART),
+    )
+
+
+async def test_overlapping_intervals_reaching_far_back_are_all_seen(store: EventStore) -> None:
+    # Each interval reaching the time of interest starts during an earlier one: the gap before
+    # the earliest (1,010,000 to 1,020,000) is the one unserved window, and none is invented
+    # between intervals that overlap.
+    await _record_intervals(
+        store,
+        [
+            (uuid.uuid4(), 500_000, 900_000),
+            (uuid.uuid4(), 1_000_000, 1_010_000),
+            (uuid.uuid4(), 1_020_000, 1_030_000),
+            (uuid.uuid4(), 1_025_000, 1_060_000),
+            (uuid.uuid4(), 1_050_000, 1_100_000),
+        ],
+    )
+    record = ServingRecord(store.pool, FakeClock(1_100_000))
+    assert await record.unserved_since(1_070_000) == (
+        UnservedWindow(1_010_000, 1_020_000, SERVER_RESTART),
+    )
+    assert await record.unserved_since(1_200_000) == ()
+
+
+async def test_a_server_beats_before_its_port_opens(store: EventStore, database_url: str) -> None:
+    # A killed server beat last 10 s ago. The new one's first beat must come before its port
+    # opens (Services.open): a deal dealt in between would otherwise fall in the unserved window
+    # since the killed server's beat and have its deadline extended by the grace (finding 6).
+    opened_ms = wall_clock_ms()
+    killed = uuid.uuid4()
+    await _record_intervals(
+        store,
+        [
+            (killed, opened_ms - 90_000, opened_ms - 80_000),
+            (killed, opened_ms - 20_000, opened_ms - 10_000),
+        ],
+    )
+    services = build_services(database_url, pool_size=2)
+    await services.open()  # on_serving (which starts the heartbeat loop) is not called
+    try:
+        async with store.pool.connection() as connection:
+            windows = await read_unserved_windows(connection, opened_ms)
+        # The window since the killed server's beat is closed already: serving began again.
+        assert len(windows) == 1
+        assert windows[0].start_ms == opened_ms - 10_000
+        assert opened_ms <= windows[0].end_ms <= wall_clock_ms()
+    finally:
+        await services.on_stop()
+        await services.close()

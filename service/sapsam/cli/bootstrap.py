@@ -4,11 +4,12 @@
 prepares the read models, and assembles the servicers, the token lookup, the live event feed and
 the background work. ``serve_database`` is what each server process runs.
 
-The deadline sweeper starts only once the server serves (``Services.on_serving``), after this
-process's first heartbeat in the serving record: a seat can act only while a server serves, so a
-deadline is enforced only by a process that serves, and a deadline that fell while none did (or
-within ``deadline_grace_seconds`` after serving resumed) is extended instead
-(``sapsam.store.serving``, ``sapsam.domain.table_deadlines``).
+This process's first heartbeat in the serving record is written in ``Services.open``, before the
+port opens (a deal dealt before it would fall in the window since the last server's beat and be
+extended). The deadline sweeper starts only once the server serves (``Services.on_serving``): a
+seat can act only while a server serves, so a deadline is enforced only by a process that
+serves, and a deadline that fell while none did (or within ``deadline_grace_seconds`` after
+serving resumed) is extended instead (``sapsam.store.serving``, ``sapsam.domain.table_deadlines``).
 """
 
 from __future__ import annotations
@@ -166,13 +167,16 @@ def build_services(
 
     async def open_store() -> None:
         await store.open()
+        # The first beat before the port opens: a deal dealt before it would fall in the
+        # window since the last server's beat and be extended by the grace (finding 6).
+        await serving.beat()
         retired_tokens.start()  # before the first call caches a token
         results.start()
         if checkpointer is not None:
             checkpointer.start()
 
     def on_serving() -> None:
-        # Heartbeat first: the sweeper waits for this process's first beat before it judges.
+        # The heartbeat loop, then the sweeper (it judges only while this process's beat is recent).
         beats.start()
         sweeper.start()
 

@@ -63,8 +63,10 @@ def unserved_windows(
 ) -> tuple[UnservedWindow, ...]:
     """The gaps between serving intervals (pure).
 
-    ``intervals`` are every interval that ended at or after the time of interest, plus the last
-    one before it; ``known_before`` says whether any interval precedes them all. If none does,
+    ``intervals`` are every interval that overlaps the time from the start of interest on, plus
+    the one that ended last before it (``serving.intervals_since``: the start of interest is at or
+    before every interval given, so the ones left out end by that last one; docs/reliability.md,
+    finding 6); ``known_before`` says whether any interval precedes them all. If none does,
     the time before the first is a window from 0 (nothing is known to have served then).
     """
     ordered = sorted(intervals, key=lambda interval: (interval.started_ms, interval.beat_ms))

@@ -32,6 +32,7 @@ from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import TournamentService
 from sapsam.app.transparency import checkpoint_signer
 from sapsam.keys import ServerKeys, load_server_keys
+from sapsam.rules.solver import prepare as prepare_solver
 from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore
@@ -166,7 +167,7 @@ def build_services(
     )
 
     async def open_store() -> None:
-        await store.open()
+        await asyncio.gather(store.open(), asyncio.to_thread(prepare_solver))
         # The first beat before the port opens: a deal dealt before it would fall in the
         # window since the last server's beat and be extended by the grace (finding 6).
         await serving.beat()

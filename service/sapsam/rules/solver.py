@@ -88,6 +88,15 @@ def _splits() -> tuple[tuple[tuple[int, int], ...], ...]:
     return tuple(splits)
 
 
+def prepare() -> None:
+    """Build the solver's per-process tables now (the splits above and the row scores): some
+    0.3 to 1 s of CPU, once. A server calls it in a thread before serving, so that the first seat
+    timed out under the solver rule does not hold its event loop (every call and stream) that
+    long."""
+    _splits()
+    random_row_scores()
+
+
 def _checked_cards(cards: Sequence[int]) -> tuple[Card, ...]:
     # Canonical order first, so that the result does not depend on the order the cards came in.
     result = canonical_order(Card(card) for card in cards)

@@ -67,9 +67,11 @@ class CallerLimits:
     """Calls per player at once, before the sustained rate applies."""
     streams_per_caller: int = 32
     """Open response streams per player."""
-    calls_in_flight_per_caller: int = 16
+    calls_in_flight_per_caller: int = 8
     """Unary calls per player running at once (each may hold a pooled connection: the pool is
-    shared by every caller of the process)."""
+    shared by every caller of the process). Half the default pool (16): at 16, one
+    player's calls stuck on the database held every connection, and other players were told
+    the database was unavailable (tests/api/test_pool_share.py)."""
     token_lookups_per_second: float = 20.0
     """Database look-ups of tokens this process does not know, per peer address, sustained (a
     flood of made-up tokens would otherwise hold the pool for everyone)."""

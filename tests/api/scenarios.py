@@ -206,9 +206,15 @@ class World:
         return parse_cards(list(cards))
 
     def commit(
-        self, seated: Seated, deal: str, player: Player, arrangement: Arrangement | None = None
+        self,
+        seated: Seated,
+        deal: str,
+        player: Player,
+        arrangement: Arrangement | None = None,
+        deal_number: int | None = None,
     ) -> Chosen:
-        """Commit the player's arrangement (the solver's, unless given) with a fresh nonce."""
+        """Commit the player's arrangement (the solver's, unless given) with a fresh nonce,
+        naming ``deal_number`` in the request if given."""
         chosen = Chosen(arrangement or solve(self.hand(player), preset("pagat")), os.urandom(16))
         commitment = fairness.arrangement_commitment(
             seated.table_id,
@@ -220,7 +226,10 @@ class World:
         self.table_call(
             "CommitArrangement",
             table_service_pb2.CommitArrangementRequest(
-                request_id=str(uuid.uuid4()), seat=player.seat, commitment=commitment
+                request_id=str(uuid.uuid4()),
+                seat=player.seat,
+                commitment=commitment,
+                deal_number=deal_number,
             ),
             player.token,
         )

@@ -484,6 +484,15 @@ def _reveal_after_missing_the_arranging_deadline(world: World) -> Attempt:
     return lambda: world.reveal(late, chosen)
 
 
+@provokes("WRONG_DEAL")
+def _commit_for_a_past_deal(world: World) -> Attempt:
+    seated = world.seated(series_length=2)
+    world.played(seated)
+    deal = world.dealt(seated)
+    player = seated.players[0]
+    return lambda: world.commit(seated, deal, player, deal_number=1)
+
+
 @provokes("SERIES_COMPLETE")
 def _start_a_deal_after_the_series(world: World) -> Attempt:
     seated = world.seated(series_length=1)

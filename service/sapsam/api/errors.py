@@ -121,6 +121,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "NO_COMMITMENT": _PRECONDITION,
         "COMMITMENT_MISMATCH": _PRECONDITION,
         "SEAT_TIMED_OUT": _PRECONDITION,
+        "WRONG_DEAL": _PRECONDITION,
         "NOTHING_TIMED_OUT": _PRECONDITION,
         "SERIES_COMPLETE": _PRECONDITION,
         "TREE_SIZE_NOT_CHECKPOINTED": _PRECONDITION,  # beyond the latest signed checkpoint, yet

@@ -64,6 +64,11 @@ def _expected_version(request: Any) -> int | None:
     return int(request.expected_version) if request.HasField("expected_version") else None
 
 
+def _deal_number(request: Any) -> int | None:
+    """The deal the request acts in, if it names one; the domain refuses any other deal."""
+    return int(request.deal_number) if request.HasField("deal_number") else None
+
+
 def _player_or_operator(caller: auth.Caller) -> str:
     return views.OPERATOR_ACTOR if caller.is_operator else str(caller.player_id)
 
@@ -353,6 +358,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_id,
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
+            deal_number=_deal_number(request),
         )
         return table_service_pb2.CommitArrangementResponse(version=outcome.version)
 
@@ -369,6 +375,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_id,
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
+            deal_number=_deal_number(request),
         )
         return table_service_pb2.ConfirmArrangementResponse(version=outcome.version)
 
@@ -388,6 +395,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_id,
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
+            deal_number=_deal_number(request),
         )
         return table_service_pb2.RevealArrangementResponse(version=outcome.version)
 

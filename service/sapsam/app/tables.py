@@ -360,9 +360,12 @@ class TableService(TableRunner):
         *,
         expected_version: int | None = None,
         request_digest: bytes | None = None,
+        deal_number: int | None = None,
     ) -> TableOutcome:
-        """Record a seat's arrangement commitment (the hash only)."""
-        command = CommitArrangement(player_id=player_id, commitment=commitment)
+        """Record a seat's arrangement commitment (the hash only), in ``deal_number`` if given."""
+        command = CommitArrangement(
+            player_id=player_id, commitment=commitment, deal_number=deal_number
+        )
         return await self._execute(
             table_id,
             player_id,
@@ -380,11 +383,15 @@ class TableService(TableRunner):
         *,
         expected_version: int | None = None,
         request_digest: bytes | None = None,
+        deal_number: int | None = None,
     ) -> TableOutcome:
-        """Lock a seat's last commitment."""
+        """Lock a seat's last commitment, in ``deal_number`` if given."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            return Plan([ConfirmArrangement(player_id=player_id, now_ms=self.clock())])
+            confirm = ConfirmArrangement(
+                player_id=player_id, now_ms=self.clock(), deal_number=deal_number
+            )
+            return Plan([confirm])
 
         return await self._execute(
             table_id,
@@ -405,21 +412,28 @@ class TableService(TableRunner):
         *,
         expected_version: int | None = None,
         request_digest: bytes | None = None,
+        deal_number: int | None = None,
     ) -> TableOutcome:
-        """Show a seat's arrangement; after the last reveal the seed is published and scored."""
+        """Show a seat's arrangement (in ``deal_number`` if given); after the last reveal the
+        seed is published and scored."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
             seat = state.seat_of(player_id)
-            if deal is None or seat is None or state.phase is not TablePhase.REVEALING:
-                # Let decide give the precise refusal (not seated, wrong phase, ...).
+            if (
+                deal is None
+                or seat is None
+                or state.phase is not TablePhase.REVEALING
+                or deal_number not in (None, deal.number)
+            ):
+                # Let decide give the precise refusal (not seated, wrong phase, wrong deal, ...).
                 return Plan(
-                    [RevealArrangement(player_id, arrangement, nonce, dealt=())],
+                    [RevealArrangement(player_id, arrangement, nonce, (), deal_number)],
                 )
             seed = await self._secret_seed(session, table_id, deal.number)
             dealt = dealt_hands(state, seed)[seat]
             return Plan(
-                [RevealArrangement(player_id, arrangement, nonce, dealt=dealt)],
+                [RevealArrangement(player_id, arrangement, nonce, dealt, deal_number)],
                 seed_to_reveal=seed,
             )
 

@@ -86,10 +86,15 @@ class DealCards:
 
 @dataclass(frozen=True)
 class CommitArrangement:
-    """Commit to an arrangement by its 32-byte hash; repeatable until the seat confirms."""
+    """Commit to an arrangement by its 32-byte hash; repeatable until the seat confirms.
+
+    ``deal_number``, when given, must be the current deal's: a late commitment for a past deal
+    is refused rather than taken for the current one (the same for confirm and reveal).
+    """
 
     player_id: str
     commitment: bytes
+    deal_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class ConfirmArrangement:
 
     player_id: str
     now_ms: int
+    deal_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,7 @@ class RevealArrangement:
     arrangement: Arrangement
     nonce: bytes
     dealt: tuple[Card, ...]
+    deal_number: int | None = None
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,16 @@ def _require_seed_size(seed: bytes, field: str) -> None:
         )
 
 
+def _require_deal(state: TableState, deal_number: int | None) -> None:
+    # Checked before the phase so a call for a past deal gets this reason, not WRONG_PHASE.
+    if deal_number is None:
+        return
+    current = None if state.deal is None else state.deal.number
+    if deal_number != current:
+        now = "no deal has started" if current is None else f"the current deal is {current}"
+        raise DomainError(Reason.WRONG_DEAL, f"this call is for deal {deal_number}, but {now}")
+
+
 def _current_deal(state: TableState) -> DealState:
     # Only called after a phase check that implies a running deal.
     assert state.deal is not None
@@ -249,8 +259,11 @@ def _decide_deal_cards(state: TableState, command: DealCards) -> list[Event]:
     ]
 
 
-def _require_arranging_seat(state: TableState, player_id: str) -> tuple[DealState, int]:
+def _require_arranging_seat(
+    state: TableState, player_id: str, deal_number: int | None
+) -> tuple[DealState, int]:
     seat = _seat_for(state, player_id)
+    _require_deal(state, deal_number)
     _require_phase(state, TablePhase.ARRANGING)
     deal = _current_deal(state)
     if deal.timeouts[seat] is not None:
@@ -261,7 +274,7 @@ def _require_arranging_seat(state: TableState, player_id: str) -> tuple[DealStat
 
 
 def _decide_commit(state: TableState, command: CommitArrangement) -> list[Event]:
-    deal, seat = _require_arranging_seat(state, command.player_id)
+    deal, seat = _require_arranging_seat(state, command.player_id, command.deal_number)
     if len(command.commitment) != COMMITMENT_BYTES:
         raise DomainError(
             Reason.BAD_COMMITMENT,
@@ -276,7 +289,7 @@ def _decide_commit(state: TableState, command: CommitArrangement) -> list[Event]
 
 
 def _decide_confirm(state: TableState, command: ConfirmArrangement) -> list[Event]:
-    deal, seat = _require_arranging_seat(state, command.player_id)
+    deal, seat = _require_arranging_seat(state, command.player_id, command.deal_number)
     commitment = deal.commitments[seat]
     if commitment is None:
         raise DomainError(Reason.NO_COMMITMENT, "commit an arrangement before confirming it")
@@ -300,6 +313,7 @@ def _reveals_opened(state: TableState, deal: DealState, now_ms: int) -> RevealsO
 
 def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
     seat = _seat_for(state, command.player_id)
+    _require_deal(state, command.deal_number)
     _require_phase(state, TablePhase.REVEALING)
     deal = _current_deal(state)
     assert state.table_id is not None

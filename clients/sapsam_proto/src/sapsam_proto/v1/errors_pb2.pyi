@@ -206,6 +206,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """NOT_FOUND: no checkpoint was issued for that tree size (nor any yet, for the latest)."""
     ERROR_REASON_LEAF_NOT_FOUND: _ErrorReason.ValueType  # 78
     """NOT_FOUND: no event at that log position is in the transparency log's tree (yet)."""
+    ERROR_REASON_WRONG_DEAL: _ErrorReason.ValueType  # 79
+    """FAILED_PRECONDITION: the call named a deal (`deal_number`) that is not the table's current
+    deal, e.g. a late commitment for a deal that has ended; drop what was meant for that deal.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -407,4 +411,8 @@ ERROR_REASON_CHECKPOINT_NOT_FOUND: ErrorReason.ValueType  # 77
 """NOT_FOUND: no checkpoint was issued for that tree size (nor any yet, for the latest)."""
 ERROR_REASON_LEAF_NOT_FOUND: ErrorReason.ValueType  # 78
 """NOT_FOUND: no event at that log position is in the transparency log's tree (yet)."""
+ERROR_REASON_WRONG_DEAL: ErrorReason.ValueType  # 79
+"""FAILED_PRECONDITION: the call named a deal (`deal_number`) that is not the table's current
+deal, e.g. a late commitment for a deal that has ended; drop what was meant for that deal.
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -615,6 +615,7 @@ class CommitArrangementRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     COMMITMENT_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -625,6 +626,11 @@ class CommitArrangementRequest(_message.Message):
     """
     expected_version: _builtins.int
     """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal, the number in the deal's name "tables/{table}/deals/{n}"; another
+    deal fails FAILED_PRECONDITION, reason WRONG_DEAL, and records nothing (a late call for a
+    past deal never lands in the current one). Unset: the current deal.
+    """
     def __init__(
         self,
         *,
@@ -632,13 +638,19 @@ class CommitArrangementRequest(_message.Message):
         seat: _builtins.str = ...,
         commitment: _builtins.bytes = ...,
         expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "commitment", b"commitment", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
 
 Global___CommitArrangementRequest: _TypeAlias = CommitArrangementRequest  # noqa: Y015
@@ -674,25 +686,37 @@ class ConfirmArrangementRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
     """Name of the caller's seat, "tables/{table}/seats/{seat}"."""
     expected_version: _builtins.int
     """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal, the number in the deal's name "tables/{table}/deals/{n}"; another
+    deal fails FAILED_PRECONDITION, reason WRONG_DEAL, and records nothing (a late call for a
+    past deal never lands in the current one). Unset: the current deal.
+    """
     def __init__(
         self,
         *,
         request_id: _builtins.str = ...,
         seat: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
 
 Global___ConfirmArrangementRequest: _TypeAlias = ConfirmArrangementRequest  # noqa: Y015
@@ -730,6 +754,7 @@ class RevealArrangementRequest(_message.Message):
     ARRANGEMENT_FIELD_NUMBER: _builtins.int
     NONCE_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -738,6 +763,11 @@ class RevealArrangementRequest(_message.Message):
     """The secret nonce used in the commitment, 16 to 64 bytes."""
     expected_version: _builtins.int
     """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal, the number in the deal's name "tables/{table}/deals/{n}"; another
+    deal fails FAILED_PRECONDITION, reason WRONG_DEAL, and records nothing (a late call for a
+    past deal never lands in the current one). Unset: the current deal.
+    """
     @_builtins.property
     def arrangement(self) -> _table_pb2.Arrangement:
         """The committed arrangement: the seat's 13 dealt cards in three rows."""
@@ -750,13 +780,19 @@ class RevealArrangementRequest(_message.Message):
         arrangement: _table_pb2.Arrangement | None = ...,
         nonce: _builtins.bytes = ...,
         expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "arrangement", b"arrangement", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "arrangement", b"arrangement", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
 
 Global___RevealArrangementRequest: _TypeAlias = RevealArrangementRequest  # noqa: Y015

@@ -366,31 +366,47 @@ class Client:
         )
         return Hand(response.deal, tuple(response.cards))
 
-    def commit_arrangement(self, seat: str, commitment: bytes) -> int:
-        """Send a 32-byte commitment (see :mod:`sapsam_client.commitment`); returns the version."""
+    def commit_arrangement(self, seat: str, commitment: bytes, deal: int | None = None) -> int:
+        """Send a 32-byte commitment (see :mod:`sapsam_client.commitment`); returns the version.
+
+        With ``deal`` (the deal number the rows were chosen for) the server refuses the call with
+        reason ``WRONG_DEAL`` once another deal is current, so a late commitment never lands in
+        the next deal; the same holds for confirm and reveal.
+        """
         request = table_service_pb2.CommitArrangementRequest(
-            request_id=_request_id(), seat=seat, commitment=commitment
+            request_id=_request_id(), seat=seat, commitment=commitment, deal_number=deal
         )
         return self.call(
             self.tables.CommitArrangement, request, table_service_pb2.CommitArrangementResponse
         ).version
 
-    def confirm_arrangement(self, seat: str) -> int:
-        """Lock the seat's last commitment; returns the version."""
-        request = table_service_pb2.ConfirmArrangementRequest(request_id=_request_id(), seat=seat)
+    def confirm_arrangement(self, seat: str, deal: int | None = None) -> int:
+        """Lock the seat's last commitment (in deal number ``deal``, if given); returns the
+        version."""
+        request = table_service_pb2.ConfirmArrangementRequest(
+            request_id=_request_id(), seat=seat, deal_number=deal
+        )
         return self.call(
             self.tables.ConfirmArrangement, request, table_service_pb2.ConfirmArrangementResponse
         ).version
 
     def reveal_arrangement(
-        self, seat: str, front: list[str], middle: list[str], back: list[str], nonce: bytes
+        self,
+        seat: str,
+        front: list[str],
+        middle: list[str],
+        back: list[str],
+        nonce: bytes,
+        deal: int | None = None,
     ) -> int:
-        """Reveal the committed rows and nonce; returns the version."""
+        """Reveal the committed rows and nonce (of deal number ``deal``, if given); returns the
+        version."""
         request = table_service_pb2.RevealArrangementRequest(
             request_id=_request_id(),
             seat=seat,
             arrangement=table_pb2.Arrangement(front=front, middle=middle, back=back),
             nonce=nonce,
+            deal_number=deal,
         )
         return self.call(
             self.tables.RevealArrangement, request, table_service_pb2.RevealArrangementResponse

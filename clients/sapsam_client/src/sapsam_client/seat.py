@@ -31,10 +31,12 @@ Arranger = Callable[[Hand, table_pb2.Table], Rows]
 EventHandler = Callable[[table_event_pb2.TableEvent], None]
 
 # Refusals that only mean "someone else (or an earlier call) already did it", or "too late":
-# the table has moved on, and the next event says where to.
+# the table has moved on, and the next event says where to (WRONG_DEAL: a late arrangement for
+# a deal that has ended, already dropped by ``commit``).
 _NOTHING_TO_DO = frozenset(
     {
         "WRONG_PHASE",
+        "WRONG_DEAL",
         "ALREADY_CONTRIBUTED",
         "ALREADY_CONFIRMED",
         "ALREADY_REVEALED",
@@ -112,13 +114,19 @@ class Seat:
         committed = Commitment(deal, rows, nonce, digest)
         if self.keeper is not None:
             self.keeper.save(self.name, committed)
-        self.client.commit_arrangement(self.name, digest)
+        try:
+            self.client.commit_arrangement(self.name, digest, deal)
+        except SapsamError as error:
+            if error.reason == "WRONG_DEAL" and self.keeper is not None:
+                # The deal ended while the rows were chosen: the hand is stale, drop them.
+                self.keeper.forget(self.name, deal)
+            raise
         self.commitments[deal] = committed
         return committed
 
-    def confirm(self) -> None:
-        """Lock the last commitment."""
-        self.client.confirm_arrangement(self.name)
+    def confirm(self, deal: int | None = None) -> None:
+        """Lock the last commitment (of deal number ``deal``, if given)."""
+        self.client.confirm_arrangement(self.name, deal)
 
     def reveal(self, deal: int) -> None:
         """Reveal the rows and nonce committed for deal number ``deal``."""
@@ -130,9 +138,10 @@ class Seat:
                 list(committed.rows.middle),
                 list(committed.rows.back),
                 committed.nonce,
+                deal,
             )
         except SapsamError as error:
-            if error.reason == "ALREADY_REVEALED" and self.keeper is not None:
+            if error.reason in ("ALREADY_REVEALED", "WRONG_DEAL") and self.keeper is not None:
                 self.keeper.forget(self.name, deal)
             raise
         if self.keeper is not None:
@@ -143,7 +152,7 @@ class Seat:
         hand = self.hand()
         rows = arranger(hand, table)
         committed = self.commit(hand.deal_number, rows)
-        self.confirm()
+        self.confirm(hand.deal_number)
         return committed
 
     # -- a whole series -------------------------------------------------------------------------

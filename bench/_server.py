@@ -32,6 +32,7 @@ ECHO_METHOD = "/sapsam.bench.v1.EchoService/Echo"
 # (0 turns each off) would otherwise measure themselves.
 LIMITS_OFF = (
     ("--calls-per-second", "0"),
+    ("--calls-in-flight-per-player", "0"),
     ("--registrations-per-minute", "0"),
     ("--token-lookups-per-second", "0"),
     ("--streams-per-player", "0"),

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -44,6 +45,8 @@ from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import RecordedEvent
 from sapsam.store.offline_reads import read_all
 from sapsam.store.queries import query
+
+_logger = logging.getLogger("sapsam.store.subscriptions")
 
 NOTIFY_CHANNEL = "sapsam_events"
 # A notifier task with nothing to send closes its connection and ends after this long.
@@ -243,10 +246,15 @@ class _Notifier:
                             self._conninfo, autocommit=True
                         )
                     await connection.execute(SEND_WAKEUPS, [NOTIFY_CHANNEL, payloads])
-                except psycopg.Error:
-                    # Those wake-ups are lost, which followers survive (they poll).
+                except Exception as error:
+                    # Those wake-ups are lost, which followers survive (they poll); the task
+                    # carries on either way, so one bad send never ends the wake-ups for good.
+                    # A database error is expected in an outage; anything else is logged.
+                    if not isinstance(error, psycopg.Error):
+                        _logger.exception("sending wake-ups failed")
                     if connection is not None:
-                        await connection.close()
+                        with contextlib.suppress(Exception):
+                            await connection.close()
                         connection = None
                     await asyncio.sleep(NOTIFIER_RETRY_SECONDS)
         finally:

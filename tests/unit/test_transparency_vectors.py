@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from sapsam.log.checkpoint import Checkpoint, open_checkpoint
+from sapsam.log.cosignature import CosignatureError, check_cosignature
 from sapsam.log.merkle_proofs import ProofError, verify_consistency, verify_inclusion
 from sapsam.log.signed_note import VerifierKey
 from sapsam.log.transparency_vectors import build_vectors
@@ -232,3 +233,24 @@ def test_the_checkpoint_vector_from_the_page() -> None:
     opened = open_checkpoint(vector["cosigned_note"], keys, origin)
     assert opened.checkpoint == Checkpoint.parse(vector["text"])
     assert [entry.timestamp for entry in opened.note.verified] == [None, vector["cosignature_time"]]
+
+
+def test_the_cosignature_vector_from_the_page() -> None:
+    """§5.2: the message a witness signs, the line it sends, and lines a server refuses."""
+    vector = VECTORS["cosignature"]
+    stamp, text = vector["time"], vector["text"]
+    assert text == VECTORS["checkpoint"]["text"]
+    assert vector["message"] == f"cosignature/v1\ntime {stamp}\n{text}"
+    name, key_id, kind, public = _spec_vkey(vector["witness_vkey"])
+    assert kind == 0x04
+    assert vector["line"].startswith(f"— {name} ")
+    raw = base64.b64decode(vector["line"].split(" ")[2], validate=True)
+    assert int.from_bytes(raw[:4], "big") == key_id
+    assert int.from_bytes(raw[4:12], "big") == stamp
+    Ed25519PublicKey.from_public_bytes(public).verify(raw[12:], vector["message"].encode())
+    origin = VECTORS["checkpoint"]["origin"]
+    checked = check_cosignature(text, origin, vector["witness_vkey"], vector["line"])
+    assert checked.time == stamp
+    for refused in vector["refused"]:
+        with pytest.raises(CosignatureError):
+            check_cosignature(refused["text"], origin, vector["witness_vkey"], refused["line"])

@@ -11,12 +11,14 @@ root lines, signature lines, keys).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sys
 from typing import Any, Final
 
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
+from sapsam.log.cosignature import cosign, cosigned_message
 from sapsam.log.merkle import EMPTY_ROOT, MerkleTree, event_leaf_hash, leaf_hash, node_hash
 from sapsam.log.merkle_proofs import (
     consistency_plan,
@@ -182,6 +184,36 @@ def build_vectors() -> dict[str, Any]:
             "cosignature_time": COSIGNATURE_TIME,
             "cosigned_note": cosigned,
         },
+        "cosignature": _cosignature(signed, witness, tree.root(7)),
+    }
+
+
+def _cosignature(signed: str, witness: NoteSigner, other_root: bytes) -> dict[str, Any]:
+    """A witness's cosignature line alone (what AddCheckpointCosignature takes), the exact
+    message it signs, and lines a server must refuse."""
+    text = signed.split("\n\n", 1)[0] + "\n"
+    line = cosign(signed, witness, COSIGNATURE_TIME).line()[:-1]
+    other = sapsam_checkpoint(ORIGIN, 7, other_root, CHECKPOINT_TIME).text()
+    name, encoded = line[2:].split(" ")
+    raw = bytearray(base64.b64decode(encoded))
+    raw[11] ^= 1  # the time's last byte: the signed message changes with it
+    retimed = f"— {name} {base64.b64encode(bytes(raw)).decode()}"
+    impostor = NoteSigner.from_seed("witness.example/w2", _label_bytes("w2")[:32], COSIGNATURE_V1)
+    return {
+        "witness_vkey": witness.verifier.vkey(),
+        "time": COSIGNATURE_TIME,
+        "text": text,
+        "message": cosigned_message(text, COSIGNATURE_TIME).decode(),
+        "line": line,
+        "refused": [
+            {"why": "a cosignature of another checkpoint", "text": other, "line": line},
+            {"why": "the time bytes changed", "text": text, "line": retimed},
+            {
+                "why": "a line by another witness than the key given",
+                "text": text,
+                "line": cosign(signed, impostor, COSIGNATURE_TIME).line()[:-1],
+            },
+        ],
     }
 
 

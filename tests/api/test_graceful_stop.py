@@ -198,7 +198,9 @@ def test_sdk_players_finish_their_series_across_a_server_restart(database_url: s
     try:
         first.wait_until_serving()
         address = f"127.0.0.1:{port}"
-        clients = [connect(address, attempts=10, timeout=10) for _ in range(2)]
+        # 30 attempts: about 100 s of capped, jittered back-off, so the restart fits even on a
+        # loaded machine (10 gave about 13 s, and a slow start-up failed the series there).
+        clients = [connect(address, attempts=30, timeout=10) for _ in range(2)]
         for index, client in enumerate(clients):
             client.register(f"p{index}-{uuid.uuid4().hex[:6]}")
         table = clients[0].create_table(2, series_length=2).name

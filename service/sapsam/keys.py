@@ -32,11 +32,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sapsam.log.signed_note import NoteError, NoteSigner, VerifierKey, check_key_name
+from sapsam.log.signed_note import (
+    COSIGNATURE_V1,
+    NoteError,
+    NoteSigner,
+    VerifierKey,
+    check_key_name,
+)
 
 KEY_FOLDER: Final = "keys"
 KEY_FILE: Final = "server.key"
 RETIRED_FILE: Final = "retired.vkeys"
+WITNESS_FILE: Final = "witnesses.vkeys"
+"""The witnesses whose cosignatures the server keeps (``AddCheckpointCosignature``): one
+cosignature/v1 ``vkey`` per line, ``#`` comments; none when the file does not exist."""
+MAX_WITNESSES: Final = 64
 ENV_KEY: Final = "SAPSAM_SERVER_KEY"
 ENV_KEY_FILE: Final = "SAPSAM_SERVER_KEY_FILE"
 ENV_SERVER_NAME: Final = "SAPSAM_SERVER_NAME"
@@ -86,6 +96,8 @@ class ServerKeys:
     signer: NoteSigner
     retired: tuple[VerifierKey, ...]
     source: str
+    witnesses: tuple[VerifierKey, ...] = ()
+    """The witnesses the operator accepts cosignatures from (``read_witnesses``)."""
 
     @property
     def origin(self) -> str:
@@ -140,6 +152,21 @@ def read_retired(path: Path) -> tuple[VerifierKey, ...]:
             except NoteError as error:
                 raise ServerKeyError(f"{path} line {number}: {error}") from None
     return tuple(keys)
+
+
+def read_witnesses(data_dir: Path | None) -> tuple[VerifierKey, ...]:
+    """The accepted witnesses' keys in ``<data dir>/keys/witnesses.vkeys`` (none without a data
+    folder or the file); each must be a cosignature/v1 key (type 0x04), at most 64 of them."""
+    if data_dir is None:
+        return ()
+    path = data_dir / KEY_FOLDER / WITNESS_FILE
+    keys = read_retired(path)
+    if len(keys) > MAX_WITNESSES:
+        raise ServerKeyError(f"{path}: at most {MAX_WITNESSES} witnesses")
+    for key in keys:
+        if key.signature_type != COSIGNATURE_V1:
+            raise ServerKeyError(f"{path}: {key.label} is not a cosignature/v1 key (type 0x04)")
+    return keys
 
 
 def _private_folder(folder: Path) -> None:

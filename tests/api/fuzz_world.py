@@ -116,6 +116,9 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TransparencyService/GetCheckpoint": (Access.PUBLIC, False),
     "sapsam.v1.TransparencyService/GetInclusionProof": (Access.PUBLIC, False),
     "sapsam.v1.TransparencyService/GetConsistencyProof": (Access.PUBLIC, False),
+    "sapsam.v1.TransparencyService/GetLeaves": (Access.PUBLIC, False),
+    # Keeps a cosignature only from a witness the operator lists (none here), idempotently.
+    "sapsam.v1.TransparencyService/AddCheckpointCosignature": (Access.PUBLIC, False),
 }
 
 

@@ -98,6 +98,10 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "TREE_SIZE_NOT_CHECKPOINTED": "tests/api/test_transparency_api.py",
     "CHECKPOINT_NOT_FOUND": "tests/api/test_transparency_api.py",
     "LEAF_NOT_FOUND": "tests/api/test_transparency_api.py",
+    # Witnesses' cosignatures, on a server whose operator lists witnesses.
+    "BAD_COSIGNATURE": "tests/api/test_transparency_witness.py",
+    "WITNESS_NOT_ACCEPTED": "tests/api/test_transparency_witness.py",
+    "TOO_MANY_COSIGNATURES": "tests/api/test_transparency_witness.py",
 }
 """Reasons another test file provokes over a real server, because they need a server configured
 or treated differently from this module's (each file must exist and name the reason)."""

@@ -3,7 +3,8 @@
 protoc compiles proto/ with source information, and the descriptors are walked: every service,
 RPC, message, field, oneof, enum and enum value has a leading comment; enums start with
 ``*_UNSPECIFIED = 0`` and prefix every value; each RPC has its own ``XRequest``/``XResponse``;
-every mutating request has ``request_id``; lists paginate.
+every mutating request has ``request_id`` (but those idempotent by their content, listed in
+``IDEMPOTENT_BY_CONTENT`` with why); lists paginate.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ MESSAGE_FIELD, MESSAGE_NESTED, MESSAGE_ENUM, MESSAGE_ONEOF = 2, 3, 4, 8
 ENUM_VALUE, SERVICE_METHOD = 2, 2
 
 READ_ONLY_PREFIXES = ("Get", "List", "Watch")
+IDEMPOTENT_BY_CONTENT = {
+    # One cosignature per (checkpoint, witness), never replaced: a retry, or the same
+    # cosignature sent twice, keeps nothing new and answers the same note (added = false).
+    "AddCheckpointCosignature",
+}
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +154,7 @@ def test_services_and_rpcs_follow_the_naming_rules(
                 request = {field.name for field in messages[method.input_type].field}
                 response = {field.name for field in messages[method.output_type].field}
                 if not method.name.startswith(READ_ONLY_PREFIXES):
-                    assert "request_id" in request, method.name
+                    assert ("request_id" in request) != (method.name in IDEMPOTENT_BY_CONTENT)
                 if method.name.startswith("List"):
                     assert {"page_size", "page_token"} <= request, method.name
                     assert "next_page_token" in response, method.name

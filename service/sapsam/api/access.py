@@ -66,7 +66,8 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
         **_methods("PlayerService", Access.PLAYER, "RotateToken"),
         **_methods("PlayerService", Access.OPERATOR, "RevokePlayerTokens"),
         **_methods("AuditService", Access.CALLER, "ExportDeal", "VerifyDeal", "ReplayDeal"),
-        # Monitors and witnesses need no account: nothing here is secret or written.
+        # Monitors and witnesses need no account: nothing here is secret, and the one write (a
+        # cosignature) is taken only from a witness key the operator lists.
         **_methods(
             "TransparencyService",
             Access.PUBLIC,
@@ -74,6 +75,8 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "GetCheckpoint",
             "GetInclusionProof",
             "GetConsistencyProof",
+            "GetLeaves",
+            "AddCheckpointCosignature",
         ),
         **_methods("TournamentService", Access.OPERATOR, "CreateTournament", "StartTournament"),
         **_methods(

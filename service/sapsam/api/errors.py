@@ -110,6 +110,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "EXPORT_LIMIT_EXCEEDED": _INVALID,  # VerifyDeal's export beyond docs/audit.md's limits
         "BAD_TREE_SIZE": _INVALID,  # TransparencyService: a size out of range
         "BAD_LEAF_INDEX": _INVALID,
+        "BAD_COSIGNATURE": _INVALID,  # AddCheckpointCosignature: malformed or not verifying
         # A right request at the wrong moment: out of phase, out of turn, already done.
         "WRONG_PHASE": _PRECONDITION,
         "NOT_YOUR_TURN": _PRECONDITION,
@@ -134,6 +135,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "NOT_YOUR_SEAT": _DENIED,
         "PLAYERS_ONLY": _DENIED,
         "DEAL_NOT_FINISHED": _DENIED,
+        "WITNESS_NOT_ACCEPTED": _DENIED,  # a witness key the operator does not list
         # What the request names does not exist.
         "TABLE_NOT_FOUND": _NOT_FOUND,
         "TABLE_NOT_CREATED": _NOT_FOUND,
@@ -185,6 +187,7 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # A watch stream whose client read more slowly than the stream grew (sapsam.api.watch);
         # resume from the version in the ErrorInfo metadata.
         "STREAM_BEHIND": _EXHAUSTED,
+        "TOO_MANY_COSIGNATURES": _EXHAUSTED,  # a checkpoint holds its most cosignatures
         INTERNAL_REASON: _INTERNAL,
     }
 )

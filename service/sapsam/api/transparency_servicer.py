@@ -3,7 +3,8 @@
 Each RPC converts the request, asks ``sapsam.app.transparency`` (which checks every number
 against the latest checkpoint before anything is read) and converts the answer. A refusal
 becomes an ``ApiError`` with its reason and field; the error interceptor and its reason table
-(``sapsam.api.errors``) make the status. Nothing here writes.
+(``sapsam.api.errors``) make the status. Nothing here writes but AddCheckpointCosignature (a
+listed witness's verified cosignature; ``sapsam.app.transparency.add_cosignature``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def _api_error(refusal: TransparencyQuestionError) -> ApiError:
 
 
 class TransparencyServicer(transparency_service_pb2_grpc.TransparencyServiceServicer):
-    """GetServerKey, GetCheckpoint, GetInclusionProof and GetConsistencyProof."""
+    """GetServerKey, GetCheckpoint, GetInclusionProof, GetConsistencyProof, GetLeaves and
+    AddCheckpointCosignature."""
 
     def __init__(self, reads: TransparencyReads, keys: ServerKeys) -> None:
         self._reads = reads
@@ -50,7 +52,9 @@ class TransparencyServicer(transparency_service_pb2_grpc.TransparencyServiceServ
         except TransparencyQuestionError as refusal:
             raise _api_error(refusal) from None
         return messages.GetCheckpointResponse(
-            signed_note=found.note, tree_size=found.size, root_hash=found.root
+            signed_note=await transparency.witnessed_note(self._reads, found),
+            tree_size=found.size,
+            root_hash=found.root,
         )
 
     async def GetInclusionProof(  # noqa: N802 - the generated method name
@@ -87,6 +91,31 @@ class TransparencyServicer(transparency_service_pb2_grpc.TransparencyServiceServ
         return messages.GetConsistencyProofResponse(
             old_size=old_size, new_size=new_size, hashes=hashes
         )
+
+    async def GetLeaves(  # noqa: N802 - the generated method name
+        self, request: messages.GetLeavesRequest, context: Any
+    ) -> messages.GetLeavesResponse:
+        """A range of leaves: each event's position and chained hash."""
+        try:
+            found = await transparency.leaves(self._reads, request.start_index, request.end_index)
+        except TransparencyQuestionError as refusal:
+            raise _api_error(refusal) from None
+        return messages.GetLeavesResponse(
+            start_index=request.start_index,
+            leaves=[messages.Leaf(position=position, hash=value) for position, value in found],
+        )
+
+    async def AddCheckpointCosignature(  # noqa: N802 - the generated method name
+        self, request: messages.AddCheckpointCosignatureRequest, context: Any
+    ) -> messages.AddCheckpointCosignatureResponse:
+        """Keep a listed witness's cosignature of a checkpoint the server issued."""
+        try:
+            note, added = await transparency.add_cosignature(
+                self._reads, self._keys, request.tree_size, request.witness_key, request.cosignature
+            )
+        except TransparencyQuestionError as refusal:
+            raise _api_error(refusal) from None
+        return messages.AddCheckpointCosignatureResponse(signed_note=note, added=added)
 
 
 def add_transparency_service(

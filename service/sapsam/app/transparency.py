@@ -10,7 +10,13 @@ client sends against the latest signed checkpoint before anything is read: a tre
 that checkpoint's (so every subtree a proof needs is stored: the tree's rows and the checkpoint
 commit together), a leaf lies inside the tree asked for, and no proof holds more than
 ``MAX_PROOF_HASHES`` hashes. A refusal is a ``TransparencyQuestionError`` naming its reason and
-field; nothing is ever written.
+field.
+
+Nothing is written but a witness's cosignature (``add_cosignature``): by a witness the operator
+lists (``ServerKeys.witnesses``), over a checkpoint the server issued, verified before it is kept,
+at most ``MAX_WITNESSES_PER_CHECKPOINT`` per checkpoint and one per witness (the first is kept).
+``witnessed_note`` is a checkpoint's note with the cosignatures kept appended, as GetCheckpoint
+returns it.
 """
 
 from __future__ import annotations
@@ -21,11 +27,20 @@ from typing import Final, Protocol
 
 from sapsam.keys import ServerKeys
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
+from sapsam.log.cosignature import (
+    MAX_WITNESSES_PER_CHECKPOINT,
+    CosignatureError,
+    check_cosignature,
+    with_cosignatures,
+)
 from sapsam.log.merkle_proofs import Range, consistency_plan, inclusion_plan
+from sapsam.log.signed_note import NoteError, VerifierKey, parse_note
 
 MAX_PROOF_HASHES: Final = 64
 """No proof of a tree below 2**63 leaves holds more (an inclusion proof at most 63 hashes, a
 consistency proof at most 63 halvings and the old tree's own subtree)."""
+MAX_LEAVES_PER_ANSWER: Final = 1_000
+"""GetLeaves returns at most this many leaves (40 bytes each on the wire)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,14 @@ class TransparencyReads(Protocol):
     async def position_of_leaf(self, leaf_index: int) -> int | None: ...
 
     async def proof_hashes(self, plan: Sequence[Range]) -> list[bytes]: ...
+
+    async def leaves(self, start: int, end: int) -> list[tuple[int, bytes]]: ...
+
+    async def cosignatures(self, size: int) -> list[str]: ...
+
+    async def add_cosignature(
+        self, size: int, witness_key: str, line: str, time: int, most: int
+    ) -> bool | None: ...
 
 
 def checkpoint_signer(keys: ServerKeys) -> Callable[[int, bytes, int], str]:
@@ -149,6 +172,71 @@ async def consistency_proof(
         )
     hashes = await reads.proof_hashes(consistency_plan(old_size, size))
     return old_size, size, _bounded(hashes)
+
+
+async def leaves(
+    reads: TransparencyReads, start_index: int, end_index: int
+) -> list[tuple[int, bytes]]:
+    """(position, chained hash) of the leaves from ``start_index`` up to ``end_index`` (0: the
+    latest checkpoint's size), at most ``MAX_LEAVES_PER_ANSWER`` of them."""
+    if end_index < 0:
+        raise TransparencyQuestionError("BAD_LEAF_INDEX", "end_index is below 0", "end_index")
+    if start_index < 0:
+        raise TransparencyQuestionError("BAD_LEAF_INDEX", "start_index is below 0", "start_index")
+    end = await _checkpointed_size(reads, end_index, "end_index")
+    if start_index >= end:
+        raise TransparencyQuestionError(
+            "BAD_LEAF_INDEX", f"start_index {start_index} is not below {end}", "start_index"
+        )
+    found = await reads.leaves(start_index, min(end, start_index + MAX_LEAVES_PER_ANSWER))
+    if not found:  # every leaf below a checkpoint's size is stored, and so is its event
+        raise RuntimeError(f"no leaves stored from {start_index}")
+    return found
+
+
+async def witnessed_note(reads: TransparencyReads, found: StoredCheckpoint) -> str:
+    """The checkpoint's signed note with the witnesses' cosignatures kept for it appended."""
+    lines = await reads.cosignatures(found.size)
+    return with_cosignatures(found.note, lines) if lines else found.note
+
+
+async def add_cosignature(
+    reads: TransparencyReads, keys: ServerKeys, tree_size: int, witness_key: str, line: str
+) -> tuple[str, bool]:
+    """Keep a listed witness's cosignature of the checkpoint of ``tree_size`` leaves once it
+    verifies; (the checkpoint's note with its cosignatures, whether this one was added)."""
+    if not witness_key:
+        raise TransparencyQuestionError("MISSING_FIELD", "give witness_key", "witness_key")
+    if not line:
+        raise TransparencyQuestionError("MISSING_FIELD", "give cosignature", "cosignature")
+    try:
+        witness = VerifierKey.parse(witness_key)
+    except NoteError as error:
+        raise TransparencyQuestionError("BAD_COSIGNATURE", str(error), "witness_key") from None
+    if witness not in keys.witnesses:
+        raise TransparencyQuestionError(
+            "WITNESS_NOT_ACCEPTED",
+            f"the operator does not list {witness.label} among the witnesses it accepts",
+            "witness_key",
+        )
+    if tree_size < 1:
+        raise TransparencyQuestionError("BAD_TREE_SIZE", "tree_size is at least 1", "tree_size")
+    found = await checkpoint(reads, tree_size)
+    try:
+        checked = check_cosignature(parse_note(found.note).text, keys.origin, witness_key, line)
+    except CosignatureError as error:
+        raise TransparencyQuestionError("BAD_COSIGNATURE", str(error), "cosignature") from None
+    added = await reads.add_cosignature(
+        found.size, witness.vkey(), checked.line, checked.time, MAX_WITNESSES_PER_CHECKPOINT
+    )
+    if added is None:
+        raise TransparencyQuestionError(
+            "TOO_MANY_COSIGNATURES",
+            f"the checkpoint of {found.size} leaves has {MAX_WITNESSES_PER_CHECKPOINT}"
+            " cosignatures already",
+            "tree_size",
+        )
+    return await witnessed_note(reads, found), added
 
 
 async def _checkpointed_size(reads: TransparencyReads, size: int, field: str) -> int:

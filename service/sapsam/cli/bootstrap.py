@@ -15,6 +15,7 @@ serving resumed) is extended instead (``sapsam.store.serving``, ``sapsam.domain.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Final
@@ -31,7 +32,7 @@ from sapsam.app.tables import TableService
 from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import TournamentService
 from sapsam.app.transparency import checkpoint_signer
-from sapsam.keys import ServerKeys, load_server_keys
+from sapsam.keys import ServerKeys, load_server_keys, read_witnesses
 from sapsam.rules.solver import prepare as prepare_solver
 from sapsam.store import table_projections
 from sapsam.store.background import BackgroundLoop
@@ -216,9 +217,10 @@ def serve_database(
     server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
     made it before starting the processes."""
     configure_logging()
+    keys = load_server_keys(data_dir)
     services = build_services(
         database_url,
         deadline_grace_seconds=deadline_grace_seconds,
-        server_keys=load_server_keys(data_dir),
+        server_keys=dataclasses.replace(keys, witnesses=read_witnesses(data_dir)),
     )
     return serve_until_signalled(config, services)

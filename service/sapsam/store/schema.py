@@ -196,6 +196,7 @@ MIGRATED_TABLES = (
     "merkle_nodes",
     "merkle_leaves",
     "log_checkpoints",
+    "checkpoint_cosignatures",
 )
 
 EXPECTED_SCHEMA = SchemaDescription(
@@ -264,6 +265,11 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("log_checkpoints", "root", "bytea", False),
             ("log_checkpoints", "issued_at", "timestamp with time zone", False),
             ("log_checkpoints", "note", "text", False),
+            ("checkpoint_cosignatures", "size", "bigint", False),
+            ("checkpoint_cosignatures", "witness_key", "text", False),
+            ("checkpoint_cosignatures", "line", "text", False),
+            ("checkpoint_cosignatures", "cosigned_at", "bigint", False),
+            ("checkpoint_cosignatures", "received_at", "timestamp with time zone", False),
         }
     ),
     indexes=frozenset(
@@ -357,6 +363,11 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "CREATE UNIQUE INDEX log_checkpoints_pkey ON public.log_checkpoints "
                 "USING btree (size)",
             ),
+            (
+                "checkpoint_cosignatures",
+                "CREATE UNIQUE INDEX checkpoint_cosignatures_pkey"
+                " ON public.checkpoint_cosignatures USING btree (size, witness_key)",
+            ),
         }
     ),
     triggers=frozenset(
@@ -367,7 +378,12 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("events", "events_mark_inserts", "BEFORE", "INSERT"),
             *(
                 (table, f"{table}_append_only", "BEFORE", operation)
-                for table in ("merkle_nodes", "merkle_leaves", "log_checkpoints")
+                for table in (
+                    "merkle_nodes",
+                    "merkle_leaves",
+                    "log_checkpoints",
+                    "checkpoint_cosignatures",
+                )
                 for operation in ("UPDATE", "DELETE", "TRUNCATE")
             ),
         }
@@ -433,7 +449,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
             " player_tokens, serving_intervals, background_failures, wakeup_listeners,"
-            " merkle_nodes, merkle_leaves, log_checkpoints, alembic_version FROM {}"
+            " merkle_nodes, merkle_leaves, log_checkpoints, checkpoint_cosignatures,"
+            " alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
         # The server checks the schema revision at start (it migrates nothing when current).
@@ -453,6 +470,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON wakeup_listeners TO {}"),
         # The transparency log's tree and checkpoints: appended by the checkpointer, never changed.
         sql.SQL("GRANT SELECT, INSERT ON merkle_nodes, merkle_leaves, log_checkpoints TO {}"),
+        # Witnesses' cosignatures of checkpoints: kept as sent, never changed.
+        sql.SQL("GRANT SELECT, INSERT ON checkpoint_cosignatures TO {}"),
         # Read models are created and rebuilt by the service (see sapsam.store.projections).
         sql.SQL("GRANT CREATE ON SCHEMA public TO {}"),
     )

@@ -209,8 +209,45 @@ async def position_of_leaf(connection: AsyncConnection, leaf_index: int) -> int 
     return int(row[0]) if row else None
 
 
+async def leaves(connection: AsyncConnection, start: int, end: int) -> list[tuple[int, bytes]]:
+    """(position, chained hash) of leaves ``start .. end - 1`` that the tree and the log hold."""
+    cursor = await connection.execute(query("transparency.leaves"), {"start": start, "end": end})
+    return [(int(position), bytes(value)) async for _, position, value in cursor]
+
+
+async def cosignatures(connection: AsyncConnection, size: int) -> list[str]:
+    """The witnesses' cosignature lines kept for the checkpoint of ``size`` leaves."""
+    cursor = await connection.execute(query("transparency.cosignatures"), {"size": size})
+    return [str(line) async for (line,) in cursor]
+
+
+async def add_cosignature(
+    connection: AsyncConnection, size: int, witness_key: str, line: str, time: int, most: int
+) -> bool | None:
+    """Keep one witness's cosignature of the checkpoint of ``size`` leaves, in one transaction
+    holding that checkpoint's lock: False when this witness already has one (the first stays),
+    None when the checkpoint already has ``most``, True once kept."""
+    async with connection.transaction():
+        await connection.execute(query("transparency.cosignature_lock"), {"size": size})
+        cursor = await connection.execute(
+            query("transparency.cosignature_count"), {"size": size, "witness_key": witness_key}
+        )
+        row = await cursor.fetchone()
+        total, mine = (int(row[0]), int(row[1])) if row else (0, 0)
+        if mine:
+            return False
+        if total >= most:
+            return None
+        await connection.execute(
+            query("transparency.insert_cosignature"),
+            {"size": size, "witness_key": witness_key, "line": line, "cosigned_at": time},
+        )
+    return True
+
+
 class PooledTransparencyReads:
-    """``sapsam.app.transparency.TransparencyReads`` on a pool: one statement per question."""
+    """``sapsam.app.transparency.TransparencyReads`` on a pool: one statement per question, and
+    the one write a question may make, a witness's cosignature (one short transaction)."""
 
     def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
         self._pool = pool
@@ -234,6 +271,20 @@ class PooledTransparencyReads:
     async def proof_hashes(self, plan: Sequence[Range]) -> list[bytes]:
         async with self._pool.connection() as connection:
             return await proof_hashes(connection, plan)
+
+    async def leaves(self, start: int, end: int) -> list[tuple[int, bytes]]:
+        async with self._pool.connection() as connection:
+            return await leaves(connection, start, end)
+
+    async def cosignatures(self, size: int) -> list[str]:
+        async with self._pool.connection() as connection:
+            return await cosignatures(connection, size)
+
+    async def add_cosignature(
+        self, size: int, witness_key: str, line: str, time: int, most: int
+    ) -> bool | None:
+        async with self._pool.connection() as connection:
+            return await add_cosignature(connection, size, witness_key, line, time, most)
 
 
 CHECKPOINT_SECONDS: Final = 2.0

@@ -46,3 +46,27 @@ SELECT leaf_index FROM merkle_leaves WHERE position = %(position)s
 
 -- name: position_of_leaf
 SELECT position FROM merkle_leaves WHERE leaf_index = %(leaf)s
+
+-- name: leaves
+-- A range of leaves with each event's position and chained hash (GetLeaves; at most 1,000).
+SELECT l.leaf_index, l.position, e.hash
+FROM merkle_leaves l JOIN events e ON e.position = l.position
+WHERE l.leaf_index >= %(start)s AND l.leaf_index < %(end)s
+ORDER BY l.leaf_index
+
+-- name: cosignatures
+-- The witnesses' cosignature lines of one checkpoint, in the order they were kept.
+SELECT line FROM checkpoint_cosignatures WHERE size = %(size)s ORDER BY received_at, witness_key
+
+-- name: cosignature_lock
+-- One AddCheckpointCosignature at a time per checkpoint (the count below stays true until the
+-- commit); the two-key advisory locks are apart from the checkpointer's one-key lock.
+SELECT pg_advisory_xact_lock(1936289635, mod(%(size)s, 2147483647)::integer)
+
+-- name: cosignature_count
+SELECT count(*), count(*) FILTER (WHERE witness_key = %(witness_key)s)
+FROM checkpoint_cosignatures WHERE size = %(size)s
+
+-- name: insert_cosignature
+INSERT INTO checkpoint_cosignatures (size, witness_key, line, cosigned_at)
+VALUES (%(size)s, %(witness_key)s, %(line)s, %(cosigned_at)s)

@@ -210,6 +210,19 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the call named a deal (`deal_number`) that is not the table's current
     deal, e.g. a late commitment for a deal that has ended; drop what was meant for that deal.
     """
+    ERROR_REASON_BAD_COSIGNATURE: _ErrorReason.ValueType  # 80
+    """INVALID_ARGUMENT: a witness cosignature (AddCheckpointCosignature) that is malformed, not by
+    the witness key given, of a key that is not a cosignature/v1 key, or that does not verify
+    over the checkpoint's text; BadRequest names the field. Nothing is kept.
+    """
+    ERROR_REASON_WITNESS_NOT_ACCEPTED: _ErrorReason.ValueType  # 81
+    """PERMISSION_DENIED: the witness key is not among those the server's operator accepts
+    cosignatures from (keys/witnesses.vkeys).
+    """
+    ERROR_REASON_TOO_MANY_COSIGNATURES: _ErrorReason.ValueType  # 82
+    """RESOURCE_EXHAUSTED: the checkpoint already carries the most cosignatures kept per checkpoint
+    (16).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -414,5 +427,18 @@ ERROR_REASON_LEAF_NOT_FOUND: ErrorReason.ValueType  # 78
 ERROR_REASON_WRONG_DEAL: ErrorReason.ValueType  # 79
 """FAILED_PRECONDITION: the call named a deal (`deal_number`) that is not the table's current
 deal, e.g. a late commitment for a deal that has ended; drop what was meant for that deal.
+"""
+ERROR_REASON_BAD_COSIGNATURE: ErrorReason.ValueType  # 80
+"""INVALID_ARGUMENT: a witness cosignature (AddCheckpointCosignature) that is malformed, not by
+the witness key given, of a key that is not a cosignature/v1 key, or that does not verify
+over the checkpoint's text; BadRequest names the field. Nothing is kept.
+"""
+ERROR_REASON_WITNESS_NOT_ACCEPTED: ErrorReason.ValueType  # 81
+"""PERMISSION_DENIED: the witness key is not among those the server's operator accepts
+cosignatures from (keys/witnesses.vkeys).
+"""
+ERROR_REASON_TOO_MANY_COSIGNATURES: ErrorReason.ValueType  # 82
+"""RESOURCE_EXHAUSTED: the checkpoint already carries the most cosignatures kept per checkpoint
+(16).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$sapsam/v1/transparency_service.proto\x12\tsapsam.v1\"\x15\n\x13GetServerKeyRequest\"[\n\x14GetServerKeyResponse\x12\x0e\n\x06origin\x18\x01 \x01(\t\x12\x14\n\x0cverifier_key\x18\x02 \x01(\t\x12\x1d\n\x15retired_verifier_keys\x18\x03 \x03(\t\")\n\x14GetCheckpointRequest\x12\x11\n\ttree_size\x18\x01 \x01(\x03\"R\n\x15GetCheckpointResponse\x12\x13\n\x0bsigned_note\x18\x01 \x01(\t\x12\x11\n\ttree_size\x18\x02 \x01(\x03\x12\x11\n\troot_hash\x18\x03 \x01(\x0c\"_\n\x18GetInclusionProofRequest\x12\x12\n\x08position\x18\x01 \x01(\x03H\x00\x12\x14\n\nleaf_index\x18\x02 \x01(\x03H\x00\x12\x11\n\ttree_size\x18\x03 \x01(\x03\x42\x06\n\x04leaf\"d\n\x19GetInclusionProofResponse\x12\x12\n\nleaf_index\x18\x01 \x01(\x03\x12\x10\n\x08position\x18\x02 \x01(\x03\x12\x11\n\ttree_size\x18\x03 \x01(\x03\x12\x0e\n\x06hashes\x18\x04 \x03(\x0c\"@\n\x1aGetConsistencyProofRequest\x12\x10\n\x08old_size\x18\x01 \x01(\x03\x12\x10\n\x08new_size\x18\x02 \x01(\x03\"Q\n\x1bGetConsistencyProofResponse\x12\x10\n\x08old_size\x18\x01 \x01(\x03\x12\x10\n\x08new_size\x18\x02 \x01(\x03\x12\x0e\n\x06hashes\x18\x03 \x03(\x0c\x32\x80\x03\n\x13TransparencyService\x12O\n\x0cGetServerKey\x12\x1e.sapsam.v1.GetServerKeyRequest\x1a\x1f.sapsam.v1.GetServerKeyResponse\x12R\n\rGetCheckpoint\x12\x1f.sapsam.v1.GetCheckpointRequest\x1a .sapsam.v1.GetCheckpointResponse\x12^\n\x11GetInclusionProof\x12#.sapsam.v1.GetInclusionProofRequest\x1a$.sapsam.v1.GetInclusionProofResponse\x12\x64\n\x13GetConsistencyProof\x12%.sapsam.v1.GetConsistencyProofRequest\x1a&.sapsam.v1.GetConsistencyProofResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$sapsam/v1/transparency_service.proto\x12\tsapsam.v1\"\x15\n\x13GetServerKeyRequest\"[\n\x14GetServerKeyResponse\x12\x0e\n\x06origin\x18\x01 \x01(\t\x12\x14\n\x0cverifier_key\x18\x02 \x01(\t\x12\x1d\n\x15retired_verifier_keys\x18\x03 \x03(\t\")\n\x14GetCheckpointRequest\x12\x11\n\ttree_size\x18\x01 \x01(\x03\"R\n\x15GetCheckpointResponse\x12\x13\n\x0bsigned_note\x18\x01 \x01(\t\x12\x11\n\ttree_size\x18\x02 \x01(\x03\x12\x11\n\troot_hash\x18\x03 \x01(\x0c\"_\n\x18GetInclusionProofRequest\x12\x12\n\x08position\x18\x01 \x01(\x03H\x00\x12\x14\n\nleaf_index\x18\x02 \x01(\x03H\x00\x12\x11\n\ttree_size\x18\x03 \x01(\x03\x42\x06\n\x04leaf\"d\n\x19GetInclusionProofResponse\x12\x12\n\nleaf_index\x18\x01 \x01(\x03\x12\x10\n\x08position\x18\x02 \x01(\x03\x12\x11\n\ttree_size\x18\x03 \x01(\x03\x12\x0e\n\x06hashes\x18\x04 \x03(\x0c\"@\n\x1aGetConsistencyProofRequest\x12\x10\n\x08old_size\x18\x01 \x01(\x03\x12\x10\n\x08new_size\x18\x02 \x01(\x03\"Q\n\x1bGetConsistencyProofResponse\x12\x10\n\x08old_size\x18\x01 \x01(\x03\x12\x10\n\x08new_size\x18\x02 \x01(\x03\x12\x0e\n\x06hashes\x18\x03 \x03(\x0c\":\n\x10GetLeavesRequest\x12\x13\n\x0bstart_index\x18\x01 \x01(\x03\x12\x11\n\tend_index\x18\x02 \x01(\x03\"&\n\x04Leaf\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"I\n\x11GetLeavesResponse\x12\x13\n\x0bstart_index\x18\x01 \x01(\x03\x12\x1f\n\x06leaves\x18\x02 \x03(\x0b\x32\x0f.sapsam.v1.Leaf\"^\n\x1f\x41\x64\x64\x43heckpointCosignatureRequest\x12\x11\n\ttree_size\x18\x01 \x01(\x03\x12\x13\n\x0bwitness_key\x18\x02 \x01(\t\x12\x13\n\x0b\x63osignature\x18\x03 \x01(\t\"F\n AddCheckpointCosignatureResponse\x12\x13\n\x0bsigned_note\x18\x01 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x02 \x01(\x08\x32\xbd\x04\n\x13TransparencyService\x12O\n\x0cGetServerKey\x12\x1e.sapsam.v1.GetServerKeyRequest\x1a\x1f.sapsam.v1.GetServerKeyResponse\x12R\n\rGetCheckpoint\x12\x1f.sapsam.v1.GetCheckpointRequest\x1a .sapsam.v1.GetCheckpointResponse\x12^\n\x11GetInclusionProof\x12#.sapsam.v1.GetInclusionProofRequest\x1a$.sapsam.v1.GetInclusionProofResponse\x12\x64\n\x13GetConsistencyProof\x12%.sapsam.v1.GetConsistencyProofRequest\x1a&.sapsam.v1.GetConsistencyProofResponse\x12\x46\n\tGetLeaves\x12\x1b.sapsam.v1.GetLeavesRequest\x1a\x1c.sapsam.v1.GetLeavesResponse\x12s\n\x18\x41\x64\x64\x43heckpointCosignature\x12*.sapsam.v1.AddCheckpointCosignatureRequest\x1a+.sapsam.v1.AddCheckpointCosignatureResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,6 +47,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_end=557
   _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_start=559
   _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_end=640
-  _globals['_TRANSPARENCYSERVICE']._serialized_start=643
-  _globals['_TRANSPARENCYSERVICE']._serialized_end=1027
+  _globals['_GETLEAVESREQUEST']._serialized_start=642
+  _globals['_GETLEAVESREQUEST']._serialized_end=700
+  _globals['_LEAF']._serialized_start=702
+  _globals['_LEAF']._serialized_end=740
+  _globals['_GETLEAVESRESPONSE']._serialized_start=742
+  _globals['_GETLEAVESRESPONSE']._serialized_end=815
+  _globals['_ADDCHECKPOINTCOSIGNATUREREQUEST']._serialized_start=817
+  _globals['_ADDCHECKPOINTCOSIGNATUREREQUEST']._serialized_end=911
+  _globals['_ADDCHECKPOINTCOSIGNATURERESPONSE']._serialized_start=913
+  _globals['_ADDCHECKPOINTCOSIGNATURERESPONSE']._serialized_end=983
+  _globals['_TRANSPARENCYSERVICE']._serialized_start=986
+  _globals['_TRANSPARENCYSERVICE']._serialized_end=1559
 # @@protoc_insertion_point(module_scope)

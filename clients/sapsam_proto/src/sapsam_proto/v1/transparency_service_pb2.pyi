@@ -10,7 +10,9 @@ and the signed note (C2SP signed-note, Ed25519), precisely enough to check every
 without sapsam. Pin the key GetServerKey returns (or `sapsam keys show` prints) out of band:
 a key learnt from the server it is meant to check proves nothing on its own.
 
-Anyone may call these methods, with or without a token; none of them records anything. A tree
+Anyone may call these methods, with or without a token; none of them records anything but
+AddCheckpointCosignature, which keeps a witness's cosignature when the operator lists that
+witness (docs/transparency.md "Witnesses"). A tree
 size above the latest checkpoint's is refused with FAILED_PRECONDITION
 (TREE_SIZE_NOT_CHECKPOINTED): the tree is signed every few seconds, so ask again later. Sizes
 and indexes out of range are INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX); an event not
@@ -124,8 +126,10 @@ class GetCheckpointResponse(_message.Message):
     ROOT_HASH_FIELD_NUMBER: _builtins.int
     signed_note: _builtins.str
     """The signed note: the checkpoint's text (origin, tree size, base64 root hash, "time <POSIX
-    seconds>"), a blank line and one signature line per key. Verify it, then read the fields
-    below from it rather than trusting them. At most 64 KiB.
+    seconds>"), a blank line and one signature line per key: the server's, then the
+    cosignatures witnesses added (AddCheckpointCosignature; at most 16, in the order they were
+    kept). Verify it, then read the fields below from it rather than trusting them. At most
+    64 KiB.
     """
     tree_size: _builtins.int
     """The number of leaves (events) the checkpoint covers, at least 1."""
@@ -280,3 +284,156 @@ class GetConsistencyProofResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetConsistencyProofResponse: _TypeAlias = GetConsistencyProofResponse  # noqa: Y015
+
+@_typing.final
+class GetLeavesRequest(_message.Message):
+    """Request of GetLeaves."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_INDEX_FIELD_NUMBER: _builtins.int
+    END_INDEX_FIELD_NUMBER: _builtins.int
+    start_index: _builtins.int
+    """The first leaf's index, at least 0 and below end_index (BAD_LEAF_INDEX otherwise)."""
+    end_index: _builtins.int
+    """One past the last leaf wanted, at most the latest checkpoint's size
+    (TREE_SIZE_NOT_CHECKPOINTED above it; BAD_LEAF_INDEX below 0); 0 (unset): the latest
+    checkpoint's size. At most 1,000 leaves are returned: ask again from start_index + the number
+    returned for the rest.
+    """
+    def __init__(
+        self,
+        *,
+        start_index: _builtins.int = ...,
+        end_index: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_index", b"end_index", "start_index", b"start_index"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeavesRequest: _TypeAlias = GetLeavesRequest  # noqa: Y015
+
+@_typing.final
+class Leaf(_message.Message):
+    """One leaf of the transparency log's tree."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    POSITION_FIELD_NUMBER: _builtins.int
+    HASH_FIELD_NUMBER: _builtins.int
+    position: _builtins.int
+    """The event's global log position."""
+    hash: _builtins.bytes
+    """The event's 32-byte chained hash: the leaf's bytes (its leaf hash is SHA-256(0x00 || hash))."""
+    def __init__(
+        self,
+        *,
+        position: _builtins.int = ...,
+        hash: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hash", b"hash", "position", b"position"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Leaf: _TypeAlias = Leaf  # noqa: Y015
+
+@_typing.final
+class GetLeavesResponse(_message.Message):
+    """Response of GetLeaves."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_INDEX_FIELD_NUMBER: _builtins.int
+    LEAVES_FIELD_NUMBER: _builtins.int
+    start_index: _builtins.int
+    """The first leaf's index (the request's start_index)."""
+    @_builtins.property
+    def leaves(self) -> _containers.RepeatedCompositeFieldContainer[Global___Leaf]:
+        """The leaves from start_index on, in index order: at least 1, at most 1,000, none past the
+        end asked for.
+        """
+
+    def __init__(
+        self,
+        *,
+        start_index: _builtins.int = ...,
+        leaves: _abc.Iterable[Global___Leaf] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leaves", b"leaves", "start_index", b"start_index"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeavesResponse: _TypeAlias = GetLeavesResponse  # noqa: Y015
+
+@_typing.final
+class AddCheckpointCosignatureRequest(_message.Message):
+    """Request of AddCheckpointCosignature."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    WITNESS_KEY_FIELD_NUMBER: _builtins.int
+    COSIGNATURE_FIELD_NUMBER: _builtins.int
+    tree_size: _builtins.int
+    """The size of the checkpoint cosigned: one the server issued (CHECKPOINT_NOT_FOUND
+    otherwise), at most the latest checkpoint's (TREE_SIZE_NOT_CHECKPOINTED above it).
+    """
+    witness_key: _builtins.str
+    """The witness's verifier key, "<name>+<key id hex>+<base64 of 0x04 and the 32-byte Ed25519
+    public key>" (C2SP tlog-cosignature/v1). At most 400 bytes. The operator lists the witnesses
+    the server accepts (WITNESS_NOT_ACCEPTED otherwise).
+    """
+    cosignature: _builtins.str
+    """The cosignature: one signed-note signature line without its newline, "— <witness name>
+    <base64 of key id, 8-byte time and Ed25519 signature>", over the checkpoint's text with
+    the "cosignature/v1" and "time <time>" lines in front. At most 512 bytes; one that does not
+    verify is BAD_COSIGNATURE and nothing is kept.
+    """
+    def __init__(
+        self,
+        *,
+        tree_size: _builtins.int = ...,
+        witness_key: _builtins.str = ...,
+        cosignature: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cosignature", b"cosignature", "tree_size", b"tree_size", "witness_key", b"witness_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AddCheckpointCosignatureRequest: _TypeAlias = AddCheckpointCosignatureRequest  # noqa: Y015
+
+@_typing.final
+class AddCheckpointCosignatureResponse(_message.Message):
+    """Response of AddCheckpointCosignature."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIGNED_NOTE_FIELD_NUMBER: _builtins.int
+    ADDED_FIELD_NUMBER: _builtins.int
+    signed_note: _builtins.str
+    """The checkpoint's signed note as GetCheckpoint now returns it, with the cosignatures kept."""
+    added: _builtins.bool
+    """False when this witness had already cosigned this checkpoint: the first cosignature is
+    kept (cosignatures are never replaced) and this one is not.
+    """
+    def __init__(
+        self,
+        *,
+        signed_note: _builtins.str = ...,
+        added: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["added", b"added", "signed_note", b"signed_note"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AddCheckpointCosignatureResponse: _TypeAlias = AddCheckpointCosignatureResponse  # noqa: Y015

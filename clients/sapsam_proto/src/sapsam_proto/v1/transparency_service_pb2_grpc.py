@@ -55,6 +55,16 @@ class TransparencyServiceStub:
                 request_serializer=sapsam_dot_v1_dot_transparency__service__pb2.GetConsistencyProofRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_transparency__service__pb2.GetConsistencyProofResponse.FromString,
                 _registered_method=True)
+        self.GetLeaves = channel.unary_unary(
+                '/sapsam.v1.TransparencyService/GetLeaves',
+                request_serializer=sapsam_dot_v1_dot_transparency__service__pb2.GetLeavesRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_transparency__service__pb2.GetLeavesResponse.FromString,
+                _registered_method=True)
+        self.AddCheckpointCosignature = channel.unary_unary(
+                '/sapsam.v1.TransparencyService/AddCheckpointCosignature',
+                request_serializer=sapsam_dot_v1_dot_transparency__service__pb2.AddCheckpointCosignatureRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_transparency__service__pb2.AddCheckpointCosignatureResponse.FromString,
+                _registered_method=True)
 
 
 class TransparencyServiceServicer:
@@ -89,6 +99,22 @@ class TransparencyServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLeaves(self, request, context):
+        """Returns the leaves of the tree (each event's position and chained hash) for a range of leaf
+        indexes, at most 1,000 at a time: what a monitor rebuilds the new part of the tree from.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddCheckpointCosignature(self, request, context):
+        """Keeps a witness's cosignature of a checkpoint the server issued; GetCheckpoint returns it
+        from then on, after the server's own signature.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TransparencyServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -111,6 +137,16 @@ def add_TransparencyServiceServicer_to_server(servicer, server):
                     servicer.GetConsistencyProof,
                     request_deserializer=sapsam_dot_v1_dot_transparency__service__pb2.GetConsistencyProofRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_transparency__service__pb2.GetConsistencyProofResponse.SerializeToString,
+            ),
+            'GetLeaves': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaves,
+                    request_deserializer=sapsam_dot_v1_dot_transparency__service__pb2.GetLeavesRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_transparency__service__pb2.GetLeavesResponse.SerializeToString,
+            ),
+            'AddCheckpointCosignature': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddCheckpointCosignature,
+                    request_deserializer=sapsam_dot_v1_dot_transparency__service__pb2.AddCheckpointCosignatureRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_transparency__service__pb2.AddCheckpointCosignatureResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -222,6 +258,60 @@ class TransparencyService:
             '/sapsam.v1.TransparencyService/GetConsistencyProof',
             sapsam_dot_v1_dot_transparency__service__pb2.GetConsistencyProofRequest.SerializeToString,
             sapsam_dot_v1_dot_transparency__service__pb2.GetConsistencyProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaves(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TransparencyService/GetLeaves',
+            sapsam_dot_v1_dot_transparency__service__pb2.GetLeavesRequest.SerializeToString,
+            sapsam_dot_v1_dot_transparency__service__pb2.GetLeavesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddCheckpointCosignature(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TransparencyService/AddCheckpointCosignature',
+            sapsam_dot_v1_dot_transparency__service__pb2.AddCheckpointCosignatureRequest.SerializeToString,
+            sapsam_dot_v1_dot_transparency__service__pb2.AddCheckpointCosignatureResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -11,7 +11,9 @@ and the signed note (C2SP signed-note, Ed25519), precisely enough to check every
 without sapsam. Pin the key GetServerKey returns (or `sapsam keys show` prints) out of band:
 a key learnt from the server it is meant to check proves nothing on its own.
 
-Anyone may call these methods, with or without a token; none of them records anything. A tree
+Anyone may call these methods, with or without a token; none of them records anything but
+AddCheckpointCosignature, which keeps a witness's cosignature when the operator lists that
+witness (docs/transparency.md "Witnesses"). A tree
 size above the latest checkpoint's is refused with FAILED_PRECONDITION
 (TREE_SIZE_NOT_CHECKPOINTED): the tree is signed every few seconds, so ask again later. Sizes
 and indexes out of range are INVALID_ARGUMENT (BAD_TREE_SIZE, BAD_LEAF_INDEX); an event not
@@ -57,6 +59,14 @@ class TransparencyServiceStub:
     """Returns the proof that an event (by log position or leaf index) is in the tree of a size."""
     GetConsistencyProof: _grpc.UnaryUnaryMultiCallable[_transparency_service_pb2.GetConsistencyProofRequest, _transparency_service_pb2.GetConsistencyProofResponse]
     """Returns the proof that the tree of one size is a prefix of the tree of a larger size."""
+    GetLeaves: _grpc.UnaryUnaryMultiCallable[_transparency_service_pb2.GetLeavesRequest, _transparency_service_pb2.GetLeavesResponse]
+    """Returns the leaves of the tree (each event's position and chained hash) for a range of leaf
+    indexes, at most 1,000 at a time: what a monitor rebuilds the new part of the tree from.
+    """
+    AddCheckpointCosignature: _grpc.UnaryUnaryMultiCallable[_transparency_service_pb2.AddCheckpointCosignatureRequest, _transparency_service_pb2.AddCheckpointCosignatureResponse]
+    """Keeps a witness's cosignature of a checkpoint the server issued; GetCheckpoint returns it
+    from then on, after the server's own signature.
+    """
 
 @_typing.type_check_only
 class TransparencyServiceAsyncStub(TransparencyServiceStub):
@@ -71,6 +81,14 @@ class TransparencyServiceAsyncStub(TransparencyServiceStub):
     """Returns the proof that an event (by log position or leaf index) is in the tree of a size."""
     GetConsistencyProof: _aio.UnaryUnaryMultiCallable[_transparency_service_pb2.GetConsistencyProofRequest, _transparency_service_pb2.GetConsistencyProofResponse]  # type: ignore[assignment]
     """Returns the proof that the tree of one size is a prefix of the tree of a larger size."""
+    GetLeaves: _aio.UnaryUnaryMultiCallable[_transparency_service_pb2.GetLeavesRequest, _transparency_service_pb2.GetLeavesResponse]  # type: ignore[assignment]
+    """Returns the leaves of the tree (each event's position and chained hash) for a range of leaf
+    indexes, at most 1,000 at a time: what a monitor rebuilds the new part of the tree from.
+    """
+    AddCheckpointCosignature: _aio.UnaryUnaryMultiCallable[_transparency_service_pb2.AddCheckpointCosignatureRequest, _transparency_service_pb2.AddCheckpointCosignatureResponse]  # type: ignore[assignment]
+    """Keeps a witness's cosignature of a checkpoint the server issued; GetCheckpoint returns it
+    from then on, after the server's own signature.
+    """
 
 class TransparencyServiceServicer(metaclass=_abc_1.ABCMeta):
     """The transparency log over the event log."""
@@ -106,5 +124,25 @@ class TransparencyServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_transparency_service_pb2.GetConsistencyProofResponse, _abc.Awaitable[_transparency_service_pb2.GetConsistencyProofResponse]]:
         """Returns the proof that the tree of one size is a prefix of the tree of a larger size."""
+
+    @_abc_1.abstractmethod
+    def GetLeaves(
+        self,
+        request: _transparency_service_pb2.GetLeavesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_transparency_service_pb2.GetLeavesResponse, _abc.Awaitable[_transparency_service_pb2.GetLeavesResponse]]:
+        """Returns the leaves of the tree (each event's position and chained hash) for a range of leaf
+        indexes, at most 1,000 at a time: what a monitor rebuilds the new part of the tree from.
+        """
+
+    @_abc_1.abstractmethod
+    def AddCheckpointCosignature(
+        self,
+        request: _transparency_service_pb2.AddCheckpointCosignatureRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_transparency_service_pb2.AddCheckpointCosignatureResponse, _abc.Awaitable[_transparency_service_pb2.AddCheckpointCosignatureResponse]]:
+        """Keeps a witness's cosignature of a checkpoint the server issued; GetCheckpoint returns it
+        from then on, after the server's own signature.
+        """
 
 def add_TransparencyServiceServicer_to_server(servicer: TransparencyServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -26,6 +26,7 @@ from sapsam.log.merkle_proofs import (
     inclusion_plan,
     inclusion_proof,
 )
+from sapsam.log.receipt_vectors import receipt_vectors
 from sapsam.log.signed_note import COSIGNATURE_V1, NoteSigner, add_signature
 
 LEAF_COUNT: Final = 11
@@ -185,6 +186,7 @@ def build_vectors() -> dict[str, Any]:
             "cosigned_note": cosigned,
         },
         "cosignature": _cosignature(signed, witness, tree.root(7)),
+        "receipts": receipt_vectors(server, witness),
     }
 
 

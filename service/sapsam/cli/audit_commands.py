@@ -9,6 +9,9 @@
   finished deal, every acknowledged request against the log, the deals still in play (pending or
   stuck), every read model rebuilt from the log and compared row by row.
 - ``sapsam audit replay FILE [--at VERSION] [--json]`` prints the table after each event.
+- ``sapsam audit monitor --server ADDR --state DIR`` watches a server's transparency log and
+  cosigns it as a witness (``sapsam.cli.monitor_command``, imported only when it runs; its exit
+  statuses are its own: docs/transparency.md §10).
 
 The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
 Exit status: 0 when everything holds, 1 when a check fails, 2 when the command cannot run (bad
@@ -117,6 +120,7 @@ def register(subparsers: Any) -> None:
     replay_parser.add_argument("--at", type=int, metavar="VERSION", help="show only this moment")
     replay_parser.add_argument("--json", action="store_true", help="print frames as JSON lines")
     replay_parser.set_defaults(handler=_replay)
+    _add_monitor(actions)
 
 
 def _database_options(parser: argparse.ArgumentParser) -> None:
@@ -326,3 +330,41 @@ def _replay_body(arguments: argparse.Namespace) -> int:
         else:
             print(render_frame(frame))
     return 0
+
+
+def _add_monitor(actions: Any) -> None:
+    """``sapsam audit monitor`` (its code: sapsam.cli.monitor_command, imported when it runs)."""
+    monitor = actions.add_parser(
+        "monitor",
+        help="watch a server's transparency log; cosign it as a witness",
+        description="Poll the server's signed checkpoints and check each against the pinned key,"
+        " every checkpoint seen before and the new leaves (docs/transparency.md §10). Exit status:"
+        " 0 all held, 1 a malformed answer, 2 cannot run, 3 a missing or bad signature,"
+        " 4 a truncated log, 5 a rewritten log, 6 a fork.",
+    )
+    monitor.add_argument("--server", required=True, help="the server's address, HOST:PORT")
+    monitor.add_argument("--state", required=True, help="folder the monitor keeps what it saw in")
+    monitor.add_argument("--once", action="store_true", help="poll once and exit")
+    monitor.add_argument(
+        "--interval", type=float, default=10.0, help="seconds between polls (default 10)"
+    )
+    monitor.add_argument(
+        "--server-key",
+        action="append",
+        default=[],
+        metavar="VKEY",
+        help="pin the log's key (a vkey, or a file of vkeys as `sapsam keys show` prints them);"
+        " repeatable; without one the first run trusts the server's key (with a warning)",
+    )
+    monitor.add_argument(
+        "--witness-key", metavar="FILE", help="cosign as a witness with this key (made if missing)"
+    )
+    monitor.add_argument("--witness-name", help="the witness key's name when it is made")
+    monitor.add_argument("--tls-ca", metavar="FILE", help="connect with TLS, trusting these CAs")
+    monitor.set_defaults(handler=_monitor)
+
+
+def _monitor(arguments: argparse.Namespace) -> int:
+    from sapsam.cli import monitor_command
+
+    return monitor_command.main(arguments)

@@ -67,10 +67,15 @@ class Table:
 
     Each seat acts on the events of its own stream: it contributes entropy when a deal starts,
     reads its hand and arranges when the cards are dealt, reveals when reveals open; seat 0 also
-    draws the dealer, reads the table to hand the cut to the seat that cuts, checks each scored
-    deal's result (``GetDealResult``: scored, deltas summing to zero, every seat's nonce the one
-    it revealed, no foul) and starts the next deal. Per message a stream does only that: the
-    payload's kind, the delivery lag while a window is open, and the seat's next move.
+    draws the dealer, hands the cut to the seat that cuts, checks each scored deal's result and
+    starts the next deal. Per message a stream does only that: the payload's kind, the delivery
+    lag while a window is open, and the seat's next move.
+
+    It makes no call whose answer its stream already gave, as a client of the public API would
+    not: the cutter is the seat on the dealer's right (docs/fairness.md §4), from DealStarted's
+    ``dealer_seat``, not from a GetTable; the scored deal's result (scored, deltas summing to
+    zero, every seat's nonce the one it revealed, no foul) is checked on DealScored's ``result``,
+    which is the deal's record as GetDealResult returns it. So a deal is 22 unary calls.
     """
 
     def __init__(
@@ -85,6 +90,7 @@ class Table:
         self.metadata: list[grpc.aio.Metadata] = []  # per seat, built once (not per call)
         self.seats: list[str] = []
         self.deal = ""
+        self.dealer = ""  # the current deal's dealer seat (from DealStarted)
         self.entropy = 0
         self.stopped = False
         self.tasks: set[asyncio.Task[None]] = set()
@@ -198,6 +204,7 @@ class Table:
         if kind == "deal_started":
             if seat == 0:
                 self.deal, self.entropy = event.deal_started.deal, 0
+                self.dealer = event.deal_started.dealer_seat
             entropy = table_service_pb2.ContributeEntropyRequest(
                 request_id=request_id(), seat=self.seats[seat], entropy=self.random.randbytes(16)
             )
@@ -211,13 +218,13 @@ class Table:
         elif kind == "entropy_contributed":
             self.entropy += 1
             if self.entropy == SEATS:
-                self.spawn(self.cut())
+                self.cut()
         elif kind == "dealer_chosen":
             self.start_deal_later()
         elif kind == "deal_scored":
             if self.tally.inside():
                 self.tally.deals_scored += 1
-            self.spawn(self.check_result(event.deal_scored.result.name or self.deal))
+            self.check_result(event.deal_scored.result, self.deal)
             self.start_deal_later()
 
     def start_deal_later(self) -> None:
@@ -225,12 +232,11 @@ class Table:
         start = table_service_pb2.StartDealRequest(request_id=request_id(), table=self.name)
         self.later(self.pause(), "StartDeal", 0, start)
 
-    async def cut(self) -> None:
-        """Read the table to see who cuts; that seat cuts after a think."""
-        table = (
-            await self.call("GetTable", table_service_pb2.GetTableRequest(name=self.name))
-        ).table
-        cutter = self.seats.index(table.cutter_seat)
+    def cut(self) -> None:
+        """The seat on the dealer's right cuts, after a think."""
+        table, _, dealer = self.dealer.rpartition("/")
+        # right(dealer): the previous seat clockwise, by seat number
+        cutter = self.seats.index(f"{table}/{(int(dealer) - 1) % SEATS}")
         request = table_service_pb2.CutDeckRequest(
             request_id=request_id(), seat=self.seats[cutter], position=self.random.randint(1, 51)
         )
@@ -262,11 +268,8 @@ class Table:
         if not self.stopped:
             await self.call("RevealArrangement", self.prepared[seat].reveal, seat)
 
-    async def check_result(self, deal: str) -> None:
-        """Read the scored deal's result and check it against what the seats revealed."""
-        result = (
-            await self.call("GetDealResult", table_service_pb2.GetDealResultRequest(name=deal))
-        ).result
+    def check_result(self, result: Any, deal: str) -> None:
+        """Check a scored deal's result (from DealScored) against what the seats revealed."""
         revealed = [self.prepared[seat].reveal.nonce for seat in range(SEATS)]
         if (
             not result.scored
@@ -274,7 +277,7 @@ class Table:
             or [seat.nonce for seat in result.seats] != revealed
             or any(seat.foul for seat in result.seats)
         ):
-            self.tally.errors[f"GetDealResult: {deal} is not the deal the seats played"] += 1
+            self.tally.errors[f"DealScored: {deal} is not the deal the seats played"] += 1
 
     def stop(self) -> None:
         """Act no more; the caller cancels the play task (which ends the streams)."""

@@ -22,7 +22,7 @@ passes when every method's p99 is at most 100 ms and nothing failed. No new leve
 ``--max-seconds``.
 
 Usage: ``python bench/capacity.py [--think-seconds 5] [--start-tables 1000] [--max-tables 1000]
-[--level-seconds 25] [--generators 2] [--tables-per-connection 4] [--workers 2]``
+[--level-seconds 25] [--generators 2] [--tables-per-connection 4] [--workers 2] [--single-level]``
 """
 
 from __future__ import annotations
@@ -200,6 +200,21 @@ def run_level(
 
     calls = sum(len(values) for values in latencies.values())
     deals = sum(report["deals_scored"] for report in reports)
+    spent = {
+        "server": cpu_delta(server_before, server_after),
+        "postgres_backends": postgres["backends_cpu_seconds"],
+        "postgres_cluster": postgres["cluster_cpu_seconds"],
+        "load_generators": cpu_delta(load_before, load_after),
+    }
+
+    def ms_per(count: int) -> dict[str, float | None]:
+        # Per deal or per call: unlike per table-second, these do not fall when a saturated
+        # machine slows the pace (fewer deals per table per minute).
+        return {
+            party: None if seconds is None or not count else round(seconds / count * 1e3, 3)
+            for party, seconds in spent.items()
+        }
+
     return {
         "tables": tables,
         "streams": tables * 4,
@@ -215,11 +230,14 @@ def run_level(
         "event_delivery": latency_summary(delivery),
         "errors": errors,
         "cpu_ms_per_table_per_second": {
-            "server": ms_per_table_second(cpu_delta(server_before, server_after)),
-            "postgres_backends": ms_per_table_second(postgres["backends_cpu_seconds"]),
-            "postgres_cluster": ms_per_table_second(postgres["cluster_cpu_seconds"]),
-            "load_generators": ms_per_table_second(cpu_delta(load_before, load_after)),
+            party: ms_per_table_second(seconds) for party, seconds in spent.items()
         },
+        "cpu_ms_per_deal": ms_per(deals),
+        "cpu_ms_per_call": ms_per(calls),
+        "calls_per_deal": round(calls / deals, 1) if deals else None,
+        "stream_messages_per_table_per_second": round(
+            len(delivery) / tables / arguments.level_seconds, 2
+        ),
         "statements_per_call": (
             round(postgres["statements"] / calls, 2) if postgres["statements"] and calls else None
         ),
@@ -247,6 +265,9 @@ def main() -> int:
     parser.add_argument("--settle-seconds", type=float, default=None, help="default 5 thinks")
     parser.add_argument("--setup-timeout", type=float, default=60.0)
     parser.add_argument("--max-seconds", type=float, default=150.0, help="no new level after")
+    parser.add_argument(
+        "--single-level", action="store_true", help="measure --start-tables only, no search"
+    )
     parser.add_argument("--generators", type=int, default=2, help="load generator processes")
     parser.add_argument("--tables-per-connection", type=int, default=4)
     parser.add_argument("--setup-at-once", type=int, default=16, help="tables set up at once")
@@ -276,7 +297,11 @@ def main() -> int:
                     passed = max(passed, tables)
                 else:
                     failed = tables if failed is None else min(failed, tables)
-                tables = next_level(tables, passed, failed, arguments.max_tables)
+                tables = (
+                    None
+                    if arguments.single_level
+                    else next_level(tables, passed, failed, arguments.max_tables)
+                )
         finally:
             generators.stop()
         server_line = describe(server)

@@ -83,6 +83,12 @@ PENDING_CALL_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
 """Calls that arrived and wait for the event loop to take them. grpc's defaults (1,000 and
 3,000) cancel the rest of a burst, as when thousands of watchers reconnect at once after a
 restart; each waiting call costs memory only."""
+GC_THRESHOLDS: Final = (10_000, 10, 10)
+"""The serving process's garbage collector thresholds (Python's default: 700, 10, 10). A call
+allocates hundreds of container objects that die young; at 700 the young generation is
+collected several times a second under load and promotes the objects of calls in flight, which
+then make the full collections (each a stop of the loop, tens to hundreds of milliseconds with
+a large heap) come sooner (docs/performance.md, "bench/capacity.py")."""
 TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
@@ -374,6 +380,7 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
         # lives as long as the process: keep it out of every later full collection, each of
         # which stops the loop (docs/performance.md, "bench/capacity.py").
         gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         scheme = "TLS" if config.tls_cert else "plaintext"
         _logger.info(
             "serving on %s (port %d, %s, pid %d)", config.listen, served.port, scheme, os.getpid()

@@ -246,6 +246,17 @@ def run_level(
         "statements_per_call": (
             round(postgres["statements"] / calls, 2) if postgres["statements"] and calls else None
         ),
+        # What the statements are, per call (the most frequent first).
+        "statements_per_call_by_text": (
+            {
+                " ".join(text.split())[:140]: round(count / calls, 3)
+                for text, count in sorted(
+                    postgres["statements_by_text"].items(), key=lambda item: -item[1]
+                )[:12]
+            }
+            if calls
+            else {}
+        ),
         "server_rss_mb": rss,
         "per_method": per_method,
     }

@@ -272,3 +272,75 @@ def _flip(note: str, at: int) -> str:
     """The note with one base64 character of its last signature changed."""
     character = "A" if note[at] != "A" else "B"
     return note[:at] + character + note[at + 1 :]
+
+
+def test_a_log_longer_than_a_page_of_leaves_is_read_page_by_page(setup: Setup) -> None:
+    """2,500 events at once: GetLeaves answers 1,000 at a time, and the monitor's first run
+    reads the whole log in pages (then only the new part) and checks every leaf."""
+    world = setup.world
+    world.played(world.seated())
+    world.execute(
+        "INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)"
+        " SELECT 'bulk', v, 'Test', 1, '{}', '{}', sha256(('bulk/' || v)::bytea)"
+        " FROM generate_series(1, 2500) AS v"
+    )
+    size = setup.checkpointed().tree_size
+    assert size > 2_500
+    page = setup.stub.GetLeaves(messages.GetLeavesRequest(start_index=1))
+    assert (page.start_index, len(page.leaves)) == (1, 1_000)
+    assert setup.monitor() == 0
+    assert setup.held() == size
+    world.execute(
+        "INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)"
+        " SELECT 'bulk', v, 'Test', 1, '{}', '{}', sha256(('bulk/' || v)::bytea)"
+        " FROM generate_series(2501, 3700) AS v"
+    )
+    later = setup.checkpointed().tree_size
+    assert later == size + 1_200
+    assert setup.monitor() == 0
+    assert setup.held() == later
+
+
+def test_after_a_key_rotation_the_new_key_must_be_pinned_and_the_history_still_holds(
+    database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The operator rotates the key (the old one retired) and restarts: checkpoints signed by the
+    new key are refused (3) until it is pinned; then the log still extends what was held."""
+    rotated = dataclasses.replace(
+        TEST_SERVER_KEYS,
+        signer=NoteSigner.from_seed(TEST_SERVER_KEYS.origin, bytes([5]) * 32),
+        retired=(TEST_SERVER_KEYS.signer.verifier,),
+    )
+    state = tmp_path / "monitor"
+    held = 0
+    for keys in (TEST_SERVER_KEYS, rotated):
+        services = build_services(
+            database_url, pool_size=4, server_keys=keys, checkpoint_seconds=0.2
+        )
+        with (
+            serving(database_url, services=services) as running,
+            grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel,
+        ):
+            setup = Setup(
+                World(channel, database_url),
+                transparency_service_pb2_grpc.TransparencyServiceStub(channel),
+                f"127.0.0.1:{running.port}",
+                state,
+            )
+            setup.world.played(setup.world.seated())
+            size = setup.checkpointed().tree_size
+            if keys is TEST_SERVER_KEYS:
+                assert setup.monitor() == 0
+                held = setup.held()
+                continue
+            capsys.readouterr()
+            assert setup.monitor() == 3  # signed by a key the monitor has not pinned
+            assert "--server-key" in capsys.readouterr().err
+            assert setup.held() == held
+            new_key = rotated.signer.verifier.vkey()
+            assert setup.monitor("--server-key", new_key) == 0
+            assert setup.held() == size > held
+            # What was signed before the rotation still verifies, with the retired key.
+            old = setup.stub.GetCheckpoint(messages.GetCheckpointRequest(tree_size=held))
+            open_checkpoint(old.signed_note, [TEST_SERVER_KEYS.signer.verifier], keys.origin)
+    assert json.loads((state / "state.json").read_text())["keys"] == [SERVER_VKEY, new_key]

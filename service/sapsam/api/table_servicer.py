@@ -28,6 +28,7 @@ from sapsam.api.api_error import ApiError
 from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
+from sapsam.api.receipt_messages import receipt_message
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TableChannel
 from sapsam.api.watch import watch
@@ -193,7 +194,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
         )
         created = fold([self._tables.decode(recorded) for recorded in outcome.events])
-        return table_service_pb2.CreateTableResponse(table=await self._table_view(created))
+        return table_service_pb2.CreateTableResponse(
+            table=await self._table_view(created), receipt=receipt_message(outcome.receipt)
+        )
 
     async def GetTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.GetTableRequest, context: grpc.ServicerContext
@@ -248,7 +251,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         seated = _event_of(outcome, domain_events.PlayerSeated)
         return table_service_pb2.JoinTableResponse(
-            seat=resources.seat_name(table_id, seated.seat), version=outcome.version
+            seat=resources.seat_name(table_id, seated.seat),
+            version=outcome.version,
+            receipt=receipt_message(outcome.receipt),
         )
 
     async def ChooseDealer(  # noqa: N802 - the generated method name
@@ -268,7 +273,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         chosen = _event_of(outcome, domain_events.DealerChosen)
         return table_service_pb2.ChooseDealerResponse(
-            dealer_seat=resources.seat_name(table_id, chosen.dealer), version=outcome.version
+            dealer_seat=resources.seat_name(table_id, chosen.dealer),
+            version=outcome.version,
+            receipt=receipt_message(outcome.receipt),
         )
 
     async def StartDeal(  # noqa: N802 - the generated method name
@@ -291,6 +298,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             deal=resources.deal_name(table_id, started.deal_number),
             seed_commitment=bytes.fromhex(started.seed_commitment),
             version=outcome.version,
+            receipt=receipt_message(outcome.receipt),
         )
 
     async def ContributeEntropy(  # noqa: N802 - the generated method name
@@ -308,7 +316,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
         )
-        return table_service_pb2.ContributeEntropyResponse(version=outcome.version)
+        return table_service_pb2.ContributeEntropyResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
 
     async def CutDeck(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.CutDeckRequest, context: grpc.ServicerContext
@@ -325,7 +335,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
         )
-        return table_service_pb2.CutDeckResponse(version=outcome.version)
+        return table_service_pb2.CutDeckResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
 
     async def GetMyHand(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.GetMyHandRequest, context: grpc.ServicerContext
@@ -360,7 +372,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
             deal_number=_deal_number(request),
         )
-        return table_service_pb2.CommitArrangementResponse(version=outcome.version)
+        return table_service_pb2.CommitArrangementResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
 
     async def ConfirmArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ConfirmArrangementRequest, context: grpc.ServicerContext
@@ -377,7 +391,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
             deal_number=_deal_number(request),
         )
-        return table_service_pb2.ConfirmArrangementResponse(version=outcome.version)
+        return table_service_pb2.ConfirmArrangementResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
 
     async def RevealArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.RevealArrangementRequest, context: grpc.ServicerContext
@@ -397,7 +413,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
             deal_number=_deal_number(request),
         )
-        return table_service_pb2.RevealArrangementResponse(version=outcome.version)
+        return table_service_pb2.RevealArrangementResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
 
     # -- results and the live feed --------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
+from sapsam.api.receipt_messages import receipt_message
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TournamentChannel
 from sapsam.api.watch import watch
@@ -238,7 +239,8 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             settings, views.OPERATOR_ACTOR, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.CreateTournamentResponse(
-            tournament=await self._view(outcome.tournament_id)
+            tournament=await self._view(outcome.tournament_id),
+            receipt=receipt_message(outcome.receipt),
         )
 
     async def RegisterTournamentPlayer(  # noqa: N802 - the generated method name
@@ -255,7 +257,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             tournament_id, player_id, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.RegisterTournamentPlayerResponse(
-            version=_outcome_version(outcome)
+            version=_outcome_version(outcome), receipt=receipt_message(outcome.receipt)
         )
 
     async def UnregisterTournamentPlayer(  # noqa: N802 - the generated method name
@@ -272,7 +274,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             tournament_id, player_id, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.UnregisterTournamentPlayerResponse(
-            version=_outcome_version(outcome)
+            version=_outcome_version(outcome), receipt=receipt_message(outcome.receipt)
         )
 
     async def StartTournament(  # noqa: N802 - the generated method name
@@ -288,7 +290,8 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             tournament_id, views.OPERATOR_ACTOR, request_id, request_digest=request_digest(request)
         )
         return tournament_service_pb2.StartTournamentResponse(
-            tournament=await self._view(outcome.tournament_id)
+            tournament=await self._view(outcome.tournament_id),
+            receipt=receipt_message(outcome.receipt),
         )
 
     # -- reads -----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from sapsam import fairness
+from sapsam.app.receipts import IssuedReceipt, ReceiptSigner, sign_if_enabled
 from sapsam.app.store_interface import SecretChanges, Store, StoreSession
 from sapsam.domain.commands import RevealSeed
 from sapsam.domain.errors import DomainError, Reason
@@ -57,13 +58,16 @@ class TableOutcome:
     """The result of a command: the table after it and what it appended.
 
     ``events`` are the events this request appended (for a retried request id, the events of the
-    original append, read back from the log); ``replayed`` tells a retry apart.
+    original append, read back from the log); ``replayed`` tells a retry apart. ``receipt``: the
+    signed receipt of ``events`` (``sapsam.app.receipts``; the same bytes for a retry), None
+    when the service signs none.
     """
 
     table_id: uuid.UUID
     state: TableState
     events: tuple[RecordedEvent, ...]
     replayed: bool
+    receipt: IssuedReceipt | None = None
 
     @property
     def version(self) -> int:
@@ -112,10 +116,13 @@ class TableRunner:
         store: Store,
         clock: Callable[[], int] = wall_clock_ms,
         codec: EventCodec = DEFAULT_CODEC,
+        receipts: ReceiptSigner | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.codec = codec
+        self.receipts = receipts
+        """Signs each outcome's receipt (None: no receipts)."""
         # Folded states by table. A read folds only the log's tail after the remembered version;
         # a command is decided on the remembered state and the append checks it (see _execute).
         # No lock: every use runs on the worker's one event loop, and none awaits in between.
@@ -252,7 +259,13 @@ class TableRunner:
             self._forget_published_secrets(table_id, result.events)
             if self.on_appended is not None:
                 self.on_appended(stream_id, result.events)
-            return TableOutcome(table_id, final_state, result.events, replayed=False)
+            return TableOutcome(
+                table_id,
+                final_state,
+                result.events,
+                replayed=False,
+                receipt=sign_if_enabled(self.receipts, result.events),
+            )
         # Every attempt lost its race: report the version last decided on and the log's now.
         async with self.store.session() as session:
             current = await session.stream_version(stream_id)
@@ -355,7 +368,13 @@ class TableRunner:
             stream_id, original.first_version, original.last_version
         )
         state = await self.load(table_id, session)
-        return TableOutcome(table_id, state, tuple(recorded), replayed=True)
+        return TableOutcome(
+            table_id,
+            state,
+            tuple(recorded),
+            replayed=True,
+            receipt=sign_if_enabled(self.receipts, recorded),
+        )
 
     def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
         cached = self._cache.get(table_id)

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from sapsam import fairness
+from sapsam.app.receipts import IssuedReceipt, ReceiptSigner, sign_if_enabled
 from sapsam.app.store_interface import SecretChanges, Store, StoreSession
 from sapsam.app.tables import (
     TABLE_ID_NAMESPACE,
@@ -77,12 +78,14 @@ def round_table_id(tournament_id: uuid.UUID, round_number: int, index: int) -> u
 @dataclass(frozen=True)
 class TournamentOutcome:
     """A command's result: the tournament after it and the events it appended (or, for a retried
-    request id, the original append's events)."""
+    request id, the original append's events). ``receipt``: their signed receipt
+    (``sapsam.app.receipts``; the same bytes for a retry), None when the service signs none."""
 
     tournament_id: uuid.UUID
     state: TournamentState
     events: tuple[RecordedEvent, ...]
     replayed: bool
+    receipt: IssuedReceipt | None = None
 
 
 class TournamentNotFoundError(DomainError):
@@ -123,11 +126,14 @@ class TournamentService:
         tables: TableService,
         clock: Callable[[], int] = wall_clock_ms,
         codec: EventCodec = TOURNAMENT_CODEC,
+        receipts: ReceiptSigner | None = None,
     ) -> None:
         self.store = store
         self.tables = tables
         self.clock = clock
         self.codec = codec
+        self.receipts = receipts
+        """Signs each outcome's receipt (None: no receipts)."""
         # Folded states by tournament, so a load reads only the events after the cached version
         # (a long tournament is credited deal by deal). Only committed reads are cached, and every
         # load still reads the stream's tail, so the cache can never serve an old state.
@@ -357,7 +363,14 @@ class TournamentService:
                             field="request_id",
                         )
                     state = await self.load(tournament_id, session)
-                    return TournamentOutcome(tournament_id, state, earlier.result.events, True)
+                    replayed = earlier.result.events
+                    return TournamentOutcome(
+                        tournament_id,
+                        state,
+                        replayed,
+                        True,
+                        receipt=sign_if_enabled(self.receipts, replayed),
+                    )
                 state = INITIAL_STATE if new else await self.load(tournament_id, session)
                 command, secrets = await plan(state, session)
                 events = decide(state, command)
@@ -381,7 +394,13 @@ class TournamentService:
                     # Lost a race (to a retry of this request id too): the look-up above answers
                     # the next attempt, as the original's result or as REQUEST_ID_REUSED.
                     continue
-            return TournamentOutcome(tournament_id, after, result.events, replayed=False)
+            return TournamentOutcome(
+                tournament_id,
+                after,
+                result.events,
+                replayed=False,
+                receipt=sign_if_enabled(self.receipts, result.events),
+            )
         async with self.store.session() as session:
             current = await session.stream_version(stream_id)
         raise ConcurrencyConflict(stream_id, state.version, current)

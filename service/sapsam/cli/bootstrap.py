@@ -28,6 +28,7 @@ from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
 from sapsam.api.transparency_servicer import TransparencyServicer
+from sapsam.app.receipts import ReceiptSigner
 from sapsam.app.tables import TableService
 from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import TournamentService
@@ -146,14 +147,18 @@ def build_services(
     watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
     server_keys: ServerKeys | None = None,
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+    sign_receipts: bool = True,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
     and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
     ``server_keys`` the process also signs checkpoints of the transparency log every
-    ``checkpoint_seconds`` and serves TransparencyService; without, neither (tools, shells)."""
+    ``checkpoint_seconds``, serves TransparencyService and signs a receipt of every
+    acknowledged command (unless ``sign_receipts`` is False); without, none of these (tools,
+    shells)."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
-    tables = TableService(store)
+    receipts = ReceiptSigner(server_keys.signer) if server_keys and sign_receipts else None
+    tables = TableService(store, receipts=receipts)
     players = PlayerDirectory(PlayerRecords(store.pool))
     retired_tokens = retired_token_check(players)
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
@@ -161,7 +166,8 @@ def build_services(
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
     sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
-    tournaments = TournamentService(store, tables)  # tournaments: service and results process
+    # tournaments: service and results process
+    tournaments = TournamentService(store, tables, receipts=receipts)
     results = results_follower(ResultsProcess(tournaments))
     checkpointer = (
         transparency_checkpointer(store, server_keys, checkpoint_seconds) if server_keys else None

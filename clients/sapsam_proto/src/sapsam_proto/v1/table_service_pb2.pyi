@@ -24,6 +24,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from . import receipt_pb2 as _receipt_pb2
 from . import rule_set_pb2 as _rule_set_pb2
 from . import table_event_pb2 as _table_event_pb2
 from . import table_pb2 as _table_pb2
@@ -129,18 +130,26 @@ class CreateTableResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def table(self) -> _table_pb2.Table:
         """The new table, as GetTable would have returned it right after its creation."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
 
     def __init__(
         self,
         *,
         table: _table_pb2.Table | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -301,19 +310,27 @@ class JoinTableResponse(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     seat: _builtins.str
     """Name of the seat taken, "tables/{table}/seats/{seat}"."""
     version: _builtins.int
     """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         seat: _builtins.str = ...,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "seat", b"seat", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -359,19 +376,27 @@ class ChooseDealerResponse(_message.Message):
 
     DEALER_SEAT_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     dealer_seat: _builtins.str
     """Name of the dealer's seat."""
     version: _builtins.int
     """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         dealer_seat: _builtins.str = ...,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_seat", b"dealer_seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dealer_seat", b"dealer_seat", "receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -418,22 +443,30 @@ class StartDealResponse(_message.Message):
     DEAL_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the new deal, "tables/{table}/deals/{deal}"."""
     seed_commitment: _builtins.bytes
     """SHA-256 commitment to the deal's secret seed."""
     version: _builtins.int
     """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         deal: _builtins.str = ...,
         seed_commitment: _builtins.bytes = ...,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "seed_commitment", b"seed_commitment", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "receipt", b"receipt", "seed_commitment", b"seed_commitment", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -482,16 +515,24 @@ class ContributeEntropyResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -540,16 +581,24 @@ class CutDeckResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table's version right after this call's events (the cut and the deal)."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -662,16 +711,24 @@ class CommitArrangementResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -728,16 +785,24 @@ class ConfirmArrangementResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -804,18 +869,26 @@ class RevealArrangementResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table's version right after this call's events (after the last reveal these include
     the seed's reveal and the deal's score).
     """
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

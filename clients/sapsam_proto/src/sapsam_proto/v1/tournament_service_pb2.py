@@ -23,53 +23,54 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from . import receipt_pb2 as sapsam_dot_v1_dot_receipt__pb2
 from . import rule_set_pb2 as sapsam_dot_v1_dot_rule__set__pb2
 from . import tournament_pb2 as sapsam_dot_v1_dot_tournament__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"sapsam/v1/tournament_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x1asapsam/v1/tournament.proto\"\xb1\x03\n\x17\x43reateTournamentRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x19\n\x0frule_set_preset\x18\x03 \x01(\tH\x00\x12&\n\x08rule_set\x18\x04 \x01(\x0b\x32\x12.sapsam.v1.RuleSetH\x00\x12\x17\n\x0fseats_per_table\x18\x05 \x01(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\x12\x17\n\x0f\x64\x65\x61ls_per_round\x18\x07 \x01(\x05\x12:\n\x16registration_open_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12;\n\x17registration_close_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cmax_entrants\x18\n \x01(\x05\x12\'\n\treseating\x18\x0b \x01(\x0e\x32\x14.sapsam.v1.Reseating\x12&\n\ttie_break\x18\x0c \x01(\x0e\x32\x13.sapsam.v1.TieBreakB\x07\n\x05rules\"E\n\x18\x43reateTournamentResponse\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.Tournament\"Y\n\x1fRegisterTournamentPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\ntournament\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"3\n RegisterTournamentPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"[\n!UnregisterTournamentPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\ntournament\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"5\n\"UnregisterTournamentPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"@\n\x16StartTournamentRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\ntournament\x18\x02 \x01(\t\"D\n\x17StartTournamentResponse\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.Tournament\"$\n\x14GetTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"B\n\x15GetTournamentResponse\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.Tournament\"l\n\x16ListTournamentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12+\n\x06status\x18\x03 \x01(\x0e\x32\x1b.sapsam.v1.TournamentStatus\"^\n\x17ListTournamentsResponse\x12*\n\x0btournaments\x18\x01 \x03(\x0b\x32\x15.sapsam.v1.Tournament\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"P\n\x13GetStandingsRequest\x12\x12\n\ntournament\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x84\x01\n\x14GetStandingsResponse\x12\x30\n\tstandings\x18\x01 \x03(\x0b\x32\x1d.sapsam.v1.TournamentStanding\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\x12\r\n\x05\x66inal\x18\x04 \x01(\x08\"C\n\x16WatchTournamentRequest\x12\x12\n\ntournament\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"D\n\x17WatchTournamentResponse\x12)\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1a.sapsam.v1.TournamentEvent\"y\n\x15GetLeaderboardRequest\x12\x15\n\rrule_set_name\x18\x01 \x01(\t\x12\x0e\n\x06period\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\x12\x12\n\nneighbours\x18\x05 \x01(\x05\"\xa3\x01\n\x16GetLeaderboardResponse\x12,\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1b.sapsam.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\x12.\n\taround_me\x18\x04 \x03(\x0b\x32\x1b.sapsam.v1.LeaderboardEntry2\xec\x06\n\x11TournamentService\x12[\n\x10\x43reateTournament\x12\".sapsam.v1.CreateTournamentRequest\x1a#.sapsam.v1.CreateTournamentResponse\x12s\n\x18RegisterTournamentPlayer\x12*.sapsam.v1.RegisterTournamentPlayerRequest\x1a+.sapsam.v1.RegisterTournamentPlayerResponse\x12y\n\x1aUnregisterTournamentPlayer\x12,.sapsam.v1.UnregisterTournamentPlayerRequest\x1a-.sapsam.v1.UnregisterTournamentPlayerResponse\x12X\n\x0fStartTournament\x12!.sapsam.v1.StartTournamentRequest\x1a\".sapsam.v1.StartTournamentResponse\x12R\n\rGetTournament\x12\x1f.sapsam.v1.GetTournamentRequest\x1a .sapsam.v1.GetTournamentResponse\x12X\n\x0fListTournaments\x12!.sapsam.v1.ListTournamentsRequest\x1a\".sapsam.v1.ListTournamentsResponse\x12O\n\x0cGetStandings\x12\x1e.sapsam.v1.GetStandingsRequest\x1a\x1f.sapsam.v1.GetStandingsResponse\x12Z\n\x0fWatchTournament\x12!.sapsam.v1.WatchTournamentRequest\x1a\".sapsam.v1.WatchTournamentResponse0\x01\x12U\n\x0eGetLeaderboard\x12 .sapsam.v1.GetLeaderboardRequest\x1a!.sapsam.v1.GetLeaderboardResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"sapsam/v1/tournament_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17sapsam/v1/receipt.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x1asapsam/v1/tournament.proto\"\xb1\x03\n\x17\x43reateTournamentRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x19\n\x0frule_set_preset\x18\x03 \x01(\tH\x00\x12&\n\x08rule_set\x18\x04 \x01(\x0b\x32\x12.sapsam.v1.RuleSetH\x00\x12\x17\n\x0fseats_per_table\x18\x05 \x01(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\x12\x17\n\x0f\x64\x65\x61ls_per_round\x18\x07 \x01(\x05\x12:\n\x16registration_open_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12;\n\x17registration_close_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cmax_entrants\x18\n \x01(\x05\x12\'\n\treseating\x18\x0b \x01(\x0e\x32\x14.sapsam.v1.Reseating\x12&\n\ttie_break\x18\x0c \x01(\x0e\x32\x13.sapsam.v1.TieBreakB\x07\n\x05rules\"j\n\x18\x43reateTournamentResponse\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.Tournament\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"Y\n\x1fRegisterTournamentPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\ntournament\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"X\n RegisterTournamentPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"[\n!UnregisterTournamentPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\ntournament\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"Z\n\"UnregisterTournamentPlayerResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"@\n\x16StartTournamentRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\ntournament\x18\x02 \x01(\t\"i\n\x17StartTournamentResponse\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.Tournament\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"$\n\x14GetTournamentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"B\n\x15GetTournamentResponse\x12)\n\ntournament\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.Tournament\"l\n\x16ListTournamentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12+\n\x06status\x18\x03 \x01(\x0e\x32\x1b.sapsam.v1.TournamentStatus\"^\n\x17ListTournamentsResponse\x12*\n\x0btournaments\x18\x01 \x03(\x0b\x32\x15.sapsam.v1.Tournament\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"P\n\x13GetStandingsRequest\x12\x12\n\ntournament\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x84\x01\n\x14GetStandingsResponse\x12\x30\n\tstandings\x18\x01 \x03(\x0b\x32\x1d.sapsam.v1.TournamentStanding\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\x12\r\n\x05\x66inal\x18\x04 \x01(\x08\"C\n\x16WatchTournamentRequest\x12\x12\n\ntournament\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"D\n\x17WatchTournamentResponse\x12)\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1a.sapsam.v1.TournamentEvent\"y\n\x15GetLeaderboardRequest\x12\x15\n\rrule_set_name\x18\x01 \x01(\t\x12\x0e\n\x06period\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\x12\x12\n\nneighbours\x18\x05 \x01(\x05\"\xa3\x01\n\x16GetLeaderboardResponse\x12,\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1b.sapsam.v1.LeaderboardEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x12\n\ntotal_size\x18\x03 \x01(\x05\x12.\n\taround_me\x18\x04 \x03(\x0b\x32\x1b.sapsam.v1.LeaderboardEntry2\xec\x06\n\x11TournamentService\x12[\n\x10\x43reateTournament\x12\".sapsam.v1.CreateTournamentRequest\x1a#.sapsam.v1.CreateTournamentResponse\x12s\n\x18RegisterTournamentPlayer\x12*.sapsam.v1.RegisterTournamentPlayerRequest\x1a+.sapsam.v1.RegisterTournamentPlayerResponse\x12y\n\x1aUnregisterTournamentPlayer\x12,.sapsam.v1.UnregisterTournamentPlayerRequest\x1a-.sapsam.v1.UnregisterTournamentPlayerResponse\x12X\n\x0fStartTournament\x12!.sapsam.v1.StartTournamentRequest\x1a\".sapsam.v1.StartTournamentResponse\x12R\n\rGetTournament\x12\x1f.sapsam.v1.GetTournamentRequest\x1a .sapsam.v1.GetTournamentResponse\x12X\n\x0fListTournaments\x12!.sapsam.v1.ListTournamentsRequest\x1a\".sapsam.v1.ListTournamentsResponse\x12O\n\x0cGetStandings\x12\x1e.sapsam.v1.GetStandingsRequest\x1a\x1f.sapsam.v1.GetStandingsResponse\x12Z\n\x0fWatchTournament\x12!.sapsam.v1.WatchTournamentRequest\x1a\".sapsam.v1.WatchTournamentResponse0\x01\x12U\n\x0eGetLeaderboard\x12 .sapsam.v1.GetLeaderboardRequest\x1a!.sapsam.v1.GetLeaderboardResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.tournament_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=137
-  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=570
-  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=572
-  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=641
-  _globals['_REGISTERTOURNAMENTPLAYERREQUEST']._serialized_start=643
-  _globals['_REGISTERTOURNAMENTPLAYERREQUEST']._serialized_end=732
-  _globals['_REGISTERTOURNAMENTPLAYERRESPONSE']._serialized_start=734
-  _globals['_REGISTERTOURNAMENTPLAYERRESPONSE']._serialized_end=785
-  _globals['_UNREGISTERTOURNAMENTPLAYERREQUEST']._serialized_start=787
-  _globals['_UNREGISTERTOURNAMENTPLAYERREQUEST']._serialized_end=878
-  _globals['_UNREGISTERTOURNAMENTPLAYERRESPONSE']._serialized_start=880
-  _globals['_UNREGISTERTOURNAMENTPLAYERRESPONSE']._serialized_end=933
-  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=935
-  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=999
-  _globals['_STARTTOURNAMENTRESPONSE']._serialized_start=1001
-  _globals['_STARTTOURNAMENTRESPONSE']._serialized_end=1069
-  _globals['_GETTOURNAMENTREQUEST']._serialized_start=1071
-  _globals['_GETTOURNAMENTREQUEST']._serialized_end=1107
-  _globals['_GETTOURNAMENTRESPONSE']._serialized_start=1109
-  _globals['_GETTOURNAMENTRESPONSE']._serialized_end=1175
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=1177
-  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=1285
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=1287
-  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=1381
-  _globals['_GETSTANDINGSREQUEST']._serialized_start=1383
-  _globals['_GETSTANDINGSREQUEST']._serialized_end=1463
-  _globals['_GETSTANDINGSRESPONSE']._serialized_start=1466
-  _globals['_GETSTANDINGSRESPONSE']._serialized_end=1598
-  _globals['_WATCHTOURNAMENTREQUEST']._serialized_start=1600
-  _globals['_WATCHTOURNAMENTREQUEST']._serialized_end=1667
-  _globals['_WATCHTOURNAMENTRESPONSE']._serialized_start=1669
-  _globals['_WATCHTOURNAMENTRESPONSE']._serialized_end=1737
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1739
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=1860
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1863
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=2026
-  _globals['_TOURNAMENTSERVICE']._serialized_start=2029
-  _globals['_TOURNAMENTSERVICE']._serialized_end=2905
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_start=162
+  _globals['_CREATETOURNAMENTREQUEST']._serialized_end=595
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_start=597
+  _globals['_CREATETOURNAMENTRESPONSE']._serialized_end=703
+  _globals['_REGISTERTOURNAMENTPLAYERREQUEST']._serialized_start=705
+  _globals['_REGISTERTOURNAMENTPLAYERREQUEST']._serialized_end=794
+  _globals['_REGISTERTOURNAMENTPLAYERRESPONSE']._serialized_start=796
+  _globals['_REGISTERTOURNAMENTPLAYERRESPONSE']._serialized_end=884
+  _globals['_UNREGISTERTOURNAMENTPLAYERREQUEST']._serialized_start=886
+  _globals['_UNREGISTERTOURNAMENTPLAYERREQUEST']._serialized_end=977
+  _globals['_UNREGISTERTOURNAMENTPLAYERRESPONSE']._serialized_start=979
+  _globals['_UNREGISTERTOURNAMENTPLAYERRESPONSE']._serialized_end=1069
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_start=1071
+  _globals['_STARTTOURNAMENTREQUEST']._serialized_end=1135
+  _globals['_STARTTOURNAMENTRESPONSE']._serialized_start=1137
+  _globals['_STARTTOURNAMENTRESPONSE']._serialized_end=1242
+  _globals['_GETTOURNAMENTREQUEST']._serialized_start=1244
+  _globals['_GETTOURNAMENTREQUEST']._serialized_end=1280
+  _globals['_GETTOURNAMENTRESPONSE']._serialized_start=1282
+  _globals['_GETTOURNAMENTRESPONSE']._serialized_end=1348
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_start=1350
+  _globals['_LISTTOURNAMENTSREQUEST']._serialized_end=1458
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_start=1460
+  _globals['_LISTTOURNAMENTSRESPONSE']._serialized_end=1554
+  _globals['_GETSTANDINGSREQUEST']._serialized_start=1556
+  _globals['_GETSTANDINGSREQUEST']._serialized_end=1636
+  _globals['_GETSTANDINGSRESPONSE']._serialized_start=1639
+  _globals['_GETSTANDINGSRESPONSE']._serialized_end=1771
+  _globals['_WATCHTOURNAMENTREQUEST']._serialized_start=1773
+  _globals['_WATCHTOURNAMENTREQUEST']._serialized_end=1840
+  _globals['_WATCHTOURNAMENTRESPONSE']._serialized_start=1842
+  _globals['_WATCHTOURNAMENTRESPONSE']._serialized_end=1910
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=1912
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=2033
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=2036
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=2199
+  _globals['_TOURNAMENTSERVICE']._serialized_start=2202
+  _globals['_TOURNAMENTSERVICE']._serialized_end=3078
 # @@protoc_insertion_point(module_scope)

@@ -16,6 +16,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from . import receipt_pb2 as _receipt_pb2
 from . import rule_set_pb2 as _rule_set_pb2
 from . import tournament_pb2 as _tournament_pb2
 import builtins as _builtins
@@ -112,18 +113,26 @@ class CreateTournamentResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tournament(self) -> _tournament_pb2.Tournament:
         """The new tournament."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
 
     def __init__(
         self,
         *,
         tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -168,16 +177,24 @@ class RegisterTournamentPlayerResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The tournament's stream version after the call."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -222,16 +239,24 @@ class UnregisterTournamentPlayerResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The tournament's stream version after the call."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -270,18 +295,26 @@ class StartTournamentResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tournament(self) -> _tournament_pb2.Tournament:
         """The tournament after the start, round 1 seated."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
 
     def __init__(
         self,
         *,
         tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tournament", b"tournament"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -4,6 +4,8 @@
   lines, docs/audit.md) of one deal or, without ``--deal``, of the whole table. The command runs
   with the operator's rights unless ``--player`` names whose rights to apply.
 - ``sapsam audit verify FILE [--json]`` verifies an export offline: no database, no network.
+  With ``--receipts DIR --server-key KEY`` it also checks the export against the signed receipts
+  kept in DIR (``sapsam.audit.receipts``; docs/transparency.md §9).
 - ``sapsam audit verify --table T [--deal N] [--json]`` verifies against the database.
 - ``sapsam audit verify --all [--json]`` audits the whole database: every stream's chain, every
   finished deal, every acknowledged request against the log, the deals still in play (pending or
@@ -93,6 +95,19 @@ def register(subparsers: Any) -> None:
     verify.add_argument("--all", action="store_true", help="audit the whole database")
     verify.add_argument("--tournament", help="verify this tournament (seating, deals, standings)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument(
+        "--receipts",
+        metavar="DIR",
+        help="with FILE: check the export against the signed receipts kept in DIR (a file or a"
+        " folder of them, as the SDK keeps them)",
+    )
+    verify.add_argument(
+        "--server-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a pinned server verifier key (vkey), or a file of them one per line; repeatable",
+    )
     verify.add_argument(
         "--workers",
         type=int,
@@ -229,15 +244,73 @@ def _verify_body(arguments: argparse.Namespace) -> int:
         raise CommandError("give exactly one of FILE, --table T, --tournament T or --all")
     if arguments.deal is not None and arguments.table is None:
         raise CommandError("--deal needs --table")
+    if arguments.receipts is not None and arguments.file is None:
+        raise CommandError("--receipts needs an export FILE")
     if arguments.file is not None:
         with _input(arguments.file) as handle:
-            report = verify_export(bounded_lines(handle))
+            lines = list(bounded_lines(handle))
+        report = verify_export(lines)
+        if arguments.receipts is not None:
+            report = _with_receipts(report, lines, arguments)
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
     if not report.ok:
         return FAILED
     return 0 if report.complete else INCOMPLETE
+
+
+def _with_receipts(
+    report: AuditReport, lines: list[str], arguments: argparse.Namespace
+) -> AuditReport:
+    """``report`` with the ``receipts`` check(s) of the kept receipts in ``--receipts``."""
+    import dataclasses
+
+    from sapsam.audit import receipts
+    from sapsam.log.signed_note import NoteError, VerifierKey
+
+    try:
+        export = read_export(lines)
+    except ExportFormatError:
+        return report  # the report says so already
+    keys = []
+    for given in arguments.server_key:
+        texts = [given]
+        if "+" not in given or os.path.exists(given):
+            with _input(given) as handle:
+                texts = [line.strip() for line in handle]
+        for text in texts:
+            if text and not text.startswith("#"):
+                try:
+                    keys.append(VerifierKey.parse(text))
+                except NoteError as error:
+                    raise CommandError(f"--server-key: {error}") from None
+    if not keys:
+        raise CommandError("--receipts needs the pinned server key: --server-key KEY")
+    kept: list[receipts.KeptReceipt] = []
+    problems: list[str] = []
+    for path in _receipt_files(arguments.receipts):
+        with _input(path) as handle:
+            found, unreadable = receipts.parse_kept_receipts(handle.read(), path)
+        kept.extend(found)
+        problems.extend(unreadable)
+    result = receipts.check_receipts(export, kept, keys)
+    result = dataclasses.replace(result, problems=(*problems, *result.problems))
+    return dataclasses.replace(report, checks=(*report.checks, *result.checks()))
+
+
+def _receipt_files(where: str) -> list[str]:
+    """The kept-receipt files: ``where`` itself, or every file under the folder ``where``."""
+    if not os.path.isdir(where):
+        if not os.path.exists(where):
+            raise CommandError(f"--receipts {where}: no such file or folder")
+        return [where]
+    return sorted(
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(where)
+        for name in names
+        if not name.startswith(".")
+    )
 
 
 def _verify_online(arguments: argparse.Namespace) -> AuditReport:

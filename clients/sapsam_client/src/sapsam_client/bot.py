@@ -20,7 +20,9 @@ The seat is found by the player's name among the table's seats: ``--player``, el
 saved with this token for this server in the token file (``$SAPSAM_TOKEN_FILE``, as
 ``sapsam-play`` saves it); without either, ``--seat N`` names the seat the player holds.
 ``--commitments FILE`` keeps open commitments on disk, so a bot restarted between confirming and
-revealing can still reveal.
+revealing can still reveal. Every signed receipt the server returns is kept in ``--receipts DIR``
+(default: ``receipts`` beside ``--commitments``, else beside the token file;
+``sapsam_client.receipts``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
+from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.rules import (
     RulesUnavailableError,
     random_arranger,
@@ -87,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--commitments", type=Path, help="keep open commitments in this file (survive a restart)"
     )
+    parser.add_argument(
+        "--receipts",
+        type=Path,
+        help="keep the server's signed receipts in this folder (default: 'receipts' beside"
+        " --commitments, else beside the saved token file)",
+    )
     parser.add_argument("--seats-here", type=int, default=1, help="seats this process plays")
     parser.add_argument("--seat-count", type=int, default=4, help="with --create: seats, 2-4")
     parser.add_argument("--deals", type=int, help="with --create: deals in the series")
@@ -101,7 +110,20 @@ def _client(arguments: argparse.Namespace, token: str | None = None) -> Client:
         token=token,
         tls=arguments.tls,
         root_certificates=arguments.ca_cert,
+        receipts=receipt_folder(arguments),
     )
+
+
+def receipt_folder(arguments: argparse.Namespace) -> ReceiptFolder:
+    """Where the receipts go: ``--receipts``, else beside ``--commitments``, else beside the
+    saved token file; one folder object per process (its threads share it)."""
+    folder = getattr(arguments, "receipt_folder", None)
+    if folder is None:
+        beside = arguments.commitments or token_file()
+        folder = ReceiptFolder(arguments.receipts or default_folder(beside))
+        arguments.receipt_folder = folder
+    assert isinstance(folder, ReceiptFolder)
+    return folder
 
 
 def play_seat(

@@ -56,6 +56,7 @@ from sapsam_proto.v1 import (
 )
 
 if TYPE_CHECKING:
+    from sapsam_client.receipts import ReceiptKeeper
     from sapsam_client.seat import CommitmentKeeper, Seat
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
@@ -130,8 +131,11 @@ class Client:
         backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
         max_backoff_seconds: float = MAX_BACKOFF_SECONDS,
         timeout: float = 30.0,
+        receipts: ReceiptKeeper | None = None,
     ) -> None:
         self.channel = channel
+        self.receipts = receipts
+        """Keeps every receipt a response carries (``sapsam_client.receipts``); None: none."""
         self.token = token
         self.attempts = max(1, attempts)
         self.backoff_seconds = backoff_seconds
@@ -169,6 +173,7 @@ class Client:
                 response = method(request, metadata=self.metadata(), timeout=self.timeout)
                 if not isinstance(response, response_type):
                     raise TypeError(f"expected {response_type.__name__}, got {type(response)}")
+                self._keep_receipt(response)
                 return response
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
@@ -178,6 +183,15 @@ class Client:
                     raise error from None
                 time.sleep(self._pause(error, attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _keep_receipt(self, response: Any) -> None:
+        """Hand the response's signed receipt, if it has one, to ``receipts``."""
+        if (
+            self.receipts is not None
+            and "receipt" in response.DESCRIPTOR.fields_by_name
+            and response.HasField("receipt")
+        ):
+            self.receipts.keep(response.receipt)
 
     def _pause(self, error: SapsamError, attempt: int) -> float:
         """How long to wait before retry ``attempt + 1``: a jittered back-off, or at least the
@@ -470,11 +484,13 @@ def connect(
     server_name: str | None = None,
     attempts: int = 5,
     timeout: float = 30.0,
+    receipts: ReceiptKeeper | None = None,
 ) -> Client:
     """A :class:`Client` on ``host:port``; TLS with the system's roots or ``root_certificates``.
 
     ``server_name`` overrides the name checked against the server's certificate. The channel
-    carries the SDK's keepalive (``sapsam_client.keepalive.KEEPALIVE_OPTIONS``).
+    carries the SDK's keepalive (``sapsam_client.keepalive.KEEPALIVE_OPTIONS``). ``receipts``
+    keeps every signed receipt a response carries (``sapsam_client.receipts.ReceiptFolder``).
     """
     if tls or root_certificates is not None:
         roots = (
@@ -490,7 +506,7 @@ def connect(
         )
     else:
         channel = grpc.insecure_channel(target, options=KEEPALIVE_OPTIONS)
-    return Client(channel, token, attempts=attempts, timeout=timeout)
+    return Client(channel, token, attempts=attempts, timeout=timeout, receipts=receipts)
 
 
 __all__ = [

@@ -9,9 +9,10 @@
 The first run registers a player and saves its token (``--token-file``, else
 ``$SAPSAM_TOKEN_FILE``, else ``sapsam/tokens.json`` in the user's config folder); later runs reuse
 it. Open commitments are kept next to it (``commitments.json``) until revealed, so a restarted
-session can still reveal. Each deal shows your 13 cards sorted and the solver's suggestion with
-each row's value; type the front and middle rows (the back row is what is left) or press Enter to
-accept the suggestion.
+session can still reveal, and so are the server's signed receipts of every move (``receipts/``,
+or ``--receipts DIR``: ``sapsam_client.receipts``). Each deal shows your 13 cards sorted and the
+solver's suggestion with each row's value; type the front and middle rows (the back row is what is
+left) or press Enter to accept the suggestion.
 A foul is announced before you confirm. Committing, confirming and revealing need no typing: the
 commitment is computed here and only its hash is sent until every seat has confirmed. After each
 deal: every seat's revealed rows, the row-by-row results and the standings. Other seats' cards are
@@ -32,6 +33,7 @@ from sapsam_client.client import DEFAULT_SERVER, Client, Hand, connect, seat_pos
 from sapsam_client.commitment import CardError, Rows, card_index, card_text, row_problem
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import AlreadyExistsError, SapsamError, UnauthenticatedError
+from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.rules import (
     RulesUnavailableError,
     foul_detail,
@@ -277,6 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seats", type=int, default=4, help="with --create: seats, 2 to 4")
     parser.add_argument("--deals", type=int, help="with --create: deals in the series")
     parser.add_argument("--preset", help="with --create: rule set preset (default pagat)")
+    parser.add_argument(
+        "--receipts",
+        type=Path,
+        help="keep the server's signed receipts in this folder (default: 'receipts' beside the"
+        " token file)",
+    )
     return parser
 
 
@@ -346,11 +354,18 @@ def take_seat(
 def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     """The whole session; the exit code."""
     rules_module("solver")  # the suggestion, values and foul warnings need the rules extra
-    client = connect(arguments.server, tls=arguments.tls, root_certificates=arguments.ca_cert)
+    saved_beside = token_file(arguments.token_file)
+    receipts = ReceiptFolder(arguments.receipts or default_folder(saved_beside))
+    client = connect(
+        arguments.server,
+        tls=arguments.tls,
+        root_certificates=arguments.ca_cert,
+        receipts=receipts,
+    )
     player = sign_in(client, arguments, terminal)
     terminal.say(f"playing as {player.display_name} on {arguments.server}")
     table_name = choose_table(client, arguments, terminal)
-    keeper = CommitmentFile(token_file(arguments.token_file).with_name("commitments.json"))
+    keeper = CommitmentFile(saved_beside.with_name("commitments.json"))
     seat = take_seat(client, table_name, player.player, arguments.seat, keeper)
     table = Table(client, seat)
     table.refresh()

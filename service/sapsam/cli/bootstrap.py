@@ -218,15 +218,21 @@ def serve_database(
     database_url: str,
     deadline_grace_seconds: float = DEADLINE_GRACE_SECONDS,
     data_dir: Path | None = None,
+    transparency: bool = True,
+    sign_receipts: bool = True,
 ) -> int:
     """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code. The
     server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
-    made it before starting the processes."""
+    made it before starting the processes. Without ``transparency`` (a benchmark's A/B) no
+    checkpoint, receipt or TransparencyService; without ``sign_receipts``, no receipts."""
     configure_logging()
     keys = load_server_keys(data_dir)
     services = build_services(
         database_url,
         deadline_grace_seconds=deadline_grace_seconds,
-        server_keys=dataclasses.replace(keys, witnesses=read_witnesses(data_dir)),
+        server_keys=(
+            dataclasses.replace(keys, witnesses=read_witnesses(data_dir)) if transparency else None
+        ),
+        sign_receipts=sign_receipts,
     )
     return serve_until_signalled(config, services)

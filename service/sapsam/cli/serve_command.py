@@ -60,6 +60,16 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="benchmarking aid: also serve sapsam.bench.v1.EchoService/Echo (see bench/service.py)",
     )
+    parser.add_argument(
+        "--no-receipts",
+        action="store_true",
+        help="benchmarking aid: return no signed receipts (docs/transparency.md §9)",
+    )
+    parser.add_argument(
+        "--no-transparency",
+        action="store_true",
+        help="benchmarking aid: sign no checkpoints nor receipts, serve no TransparencyService",
+    )
     _add_stop_and_limit_arguments(parser)
     parser.add_argument(
         "--deadline-grace-seconds",
@@ -129,7 +139,8 @@ def _serve(arguments: argparse.Namespace) -> int:
         # The key that signs the transparency log: made on the first start, read by each worker.
         load_server_keys(data_dir, create=True)
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
-            served = (config, handle.url, grace, data_dir)
+            signs = (not arguments.no_transparency, not arguments.no_receipts)
+            served = (config, handle.url, grace, data_dir, *signs)
             if arguments.workers == 1:
                 return serve_database(*served)
             return run_worker_processes(arguments.workers, serve_database, served)

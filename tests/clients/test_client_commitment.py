@@ -36,8 +36,15 @@ def test_the_client_reproduces_the_published_vectors(vector: dict[str, dict[str,
     )
     nonce = bytes.fromhex(str(given["nonce"]))
     assert encode_rows(rows).hex() == vector["expected"]["rows_encoding"]
+    player = given.get("player_id")
     commitment = arrangement_commitment(
-        str(given["table_id"]), int(str(given["deal_number"])), int(str(given["seat"])), rows, nonce
+        str(given["table_id"]),
+        int(str(given["deal_number"])),
+        int(str(given["seat"])),
+        rows,
+        nonce,
+        scheme=int(str(given.get("scheme", 1))),
+        player_id=None if player is None else str(player),
     )
     assert commitment.hex() == vector["expected"]["commitment"]
 
@@ -58,6 +65,20 @@ def test_the_client_equals_the_server_on_random_rows() -> None:
             table, deal, seat, Arrangement.of(cards[:3], cards[3:8], cards[8:]), nonce
         )
         assert arrangement_commitment(table, deal, seat, rows, nonce) == server_side
+        player = str(uuid.uuid4())
+        server_side_2 = fairness.arrangement_commitment(
+            table,
+            deal,
+            seat,
+            Arrangement.of(cards[:3], cards[3:8], cards[8:]),
+            nonce,
+            scheme=2,
+            player_id=player,
+        )
+        client_side_2 = arrangement_commitment(
+            table, deal, seat, rows, nonce, scheme=2, player_id=player
+        )
+        assert client_side_2 == server_side_2 != server_side
 
 
 def test_cards_read_like_the_server_reads_them() -> None:

@@ -107,6 +107,8 @@ def test_the_sdk_plays_a_full_series(
                     parse_cards(list(rows.back)),
                 ),
                 committed.nonce,
+                scheme=2,  # the SDK's: bound to the seat's player
+                player_id=seat.player_id(),
             )
         report = verify_deal(published_deal(events, number))
         assert report.ok, report.failed
@@ -141,5 +143,11 @@ def test_a_seat_plays_one_deal_step_by_step(address: str) -> None:
     assert result.scored and result.seed_revealed
     assert [list(s.dealt_cards) for s in result.seats] == [list(h.cards) for h in hands]
     assert seats[0].commitments[1].commitment == arrangement_commitment(
-        table_id(table.name), 1, 0, seats[0].commitments[1].rows, seats[0].commitments[1].nonce
+        table_id(table.name),
+        1,
+        0,
+        seats[0].commitments[1].rows,
+        seats[0].commitments[1].nonce,
+        scheme=2,
+        player_id=seats[0].player_id(),
     )

@@ -112,18 +112,52 @@ def test_arrangement_commitment_vector(vector: dict[str, Any]) -> None:
     arrangement = Arrangement.parse(given["front"], given["middle"], given["back"])
     nonce = bytes.fromhex(given["nonce"])
     assert encode_rows(arrangement).hex() == expected["rows_encoding"]
+    bound = {"scheme": given.get("scheme", 1), "player_id": given.get("player_id")}
     found = arrangement_commitment(
-        table_id, given["deal_number"], given["seat"], arrangement, nonce
+        table_id, given["deal_number"], given["seat"], arrangement, nonce, **bound
     )
     assert found.hex() == expected["commitment"]
-    assert check_reveal(found, table_id, given["deal_number"], given["seat"], arrangement, nonce)
+    assert check_reveal(
+        found, table_id, given["deal_number"], given["seat"], arrangement, nonce, **bound
+    )
+    if bound["scheme"] == 2:
+        # Scheme 2 binds the player: the same rows and nonce under scheme 1, or for another
+        # player, commit to something else.
+        assert not check_reveal(
+            found, table_id, given["deal_number"], given["seat"], arrangement, nonce
+        )
+        assert not check_reveal(
+            found,
+            table_id,
+            given["deal_number"],
+            given["seat"],
+            arrangement,
+            nonce,
+            scheme=2,
+            player_id=given["player_id"] + "x",
+        )
+
+
+def test_the_file_has_scheme_1_and_scheme_2_vectors_for_the_same_rows() -> None:
+    """Existing scheme 1 vectors are kept as they were (no ``scheme`` field); the scheme 2 ones
+    commit the first vector's rows and nonce for two players, three different commitments."""
+    vectors = VECTORS["arrangement_commitments"]
+    scheme_2 = [vector for vector in vectors if vector["input"].get("scheme") == 2]
+    assert len(scheme_2) == 2 and all("scheme" not in v["input"] for v in vectors[:5])
+    commitments = {vectors[0]["expected"]["commitment"]} | {
+        vector["expected"]["commitment"] for vector in scheme_2
+    }
+    assert len(commitments) == 3
+    assert any(deal.get("commitment_schemes") for deal in VECTORS["published_deals"])
 
 
 def test_the_two_orderings_in_the_file_commit_alike() -> None:
     first, second = VECTORS["arrangement_commitments"][:2]
     assert first["input"]["front"] != second["input"]["front"]
     assert first["expected"]["commitment"] == second["expected"]["commitment"]
-    others = {vector["expected"]["commitment"] for vector in VECTORS["arrangement_commitments"][2:]}
+    others = {
+        vector["expected"]["commitment"] for vector in VECTORS["arrangement_commitments"][2:5]
+    }
     assert first["expected"]["commitment"] not in others
 
 
@@ -226,14 +260,34 @@ def test_an_independent_verifier_reproduces_the_commitment_vectors(vector: dict[
     rows = b"".join(
         _lp(bytes(sorted(parse_cards(given[name])))) for name in ("front", "middle", "back")
     )
-    message = (
-        _lp(_TAG + b"arrangement-commitment")
-        + uuid.UUID(given["table_id"]).bytes
-        + struct.pack(">QB", given["deal_number"], given["seat"])
-        + rows
-        + _lp(bytes.fromhex(given["nonce"]))
+    message = _spec_commitment_message(
+        uuid.UUID(given["table_id"]),
+        given["deal_number"],
+        given["seat"],
+        given.get("scheme", 1),
+        given.get("player_id"),
+        rows,
+        bytes.fromhex(given["nonce"]),
     )
     assert hashlib.sha256(message).hexdigest() == vector["expected"]["commitment"]
+
+
+def _spec_commitment_message(
+    table: uuid.UUID,
+    deal: int,
+    seat: int,
+    scheme: int,
+    player_id: str | None,
+    rows: bytes,
+    nonce: bytes,
+) -> bytes:
+    """§12 (scheme 1) and §12.1 (scheme 2: its own tag, the player id after the seat)."""
+    if scheme == 1:
+        tag, player = _TAG + b"arrangement-commitment", b""
+    else:
+        assert scheme == 2 and player_id is not None
+        tag, player = b"sapsam/fairness/v2/arrangement-commitment", _lp(player_id.encode())
+    return _lp(tag) + table.bytes + struct.pack(">QB", deal, seat) + player + rows + _lp(nonce)
 
 
 def test_the_worked_example_in_the_spec_matches_the_code() -> None:
@@ -309,6 +363,9 @@ def test_an_independent_verifier_passes_every_published_deal(published: dict[str
 
     dealt = [" ".join(_spec_card(index) for index in hand) for hand in hands]
     set_for = published.get("solver_arrangements") or [None] * seats
+    # §14: written only when a seat committed under scheme 2; otherwise every seat is scheme 1.
+    schemes = published.get("commitment_schemes") or [1] * seats
+    players = published.get("players") or [None] * seats
     scored: list[dict[str, str] | None] = []
     for seat in range(seats):
         reveal = published["reveals"][seat]
@@ -317,12 +374,14 @@ def test_an_independent_verifier_passes_every_published_deal(published: dict[str
                 _lp(bytes(sorted(_spec_index(card) for card in reveal[name].split())))
                 for name in ROWS
             )
-            message = (
-                _lp(_TAG + b"arrangement-commitment")
-                + table.bytes
-                + struct.pack(">QB", deal, seat)
-                + rows
-                + _lp(bytes.fromhex(reveal["nonce"]))
+            message = _spec_commitment_message(
+                table,
+                deal,
+                seat,
+                schemes[seat],
+                players[seat],
+                rows,
+                bytes.fromhex(reveal["nonce"]),
             )
             assert hashlib.sha256(message).hexdigest() == published["seat_commitments"][seat]
             scored.append(reveal)
@@ -384,3 +443,26 @@ def test_an_independent_verifier_reproduces_the_sampler_vectors(vector: dict[str
     limit = 2**32 - (2**32 % bound)
     assert limit == vector["limit"]
     assert vector["index"] == (None if word >= limit else word % bound)
+
+
+def test_the_scheme_2_message_in_the_spec_hashes_to_its_vector() -> None:
+    """§12.1's message, read from the page byte by byte, is the scheme 2 vector's."""
+    text = (VECTORS_PATH.parent / "fairness.md").read_text(encoding="utf-8")
+    section = text[text.index("### 12.1") :]
+    block = section[section.index("The 155-byte message:") :].split("```")[1]
+    tokens = [
+        token
+        for line in block.splitlines()
+        for token in line.split()
+        if re.fullmatch(r"(?:[0-9a-f]{2})+", token)
+    ]
+    message = bytes.fromhex("".join(tokens))
+    assert len(message) == 155
+    (vector,) = [
+        vector
+        for vector in VECTORS["arrangement_commitments"]
+        if vector["input"].get("player_id") == "0d5a7b1e-4c3f-4a2b-9e8d-7c6b5a493827"
+    ]
+    digest = hashlib.sha256(message).hexdigest()
+    assert digest == vector["expected"]["commitment"]
+    assert f"`commitment = {digest}`" in section

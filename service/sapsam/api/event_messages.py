@@ -160,6 +160,7 @@ def _arrangement_committed(
             deal=feed.deal_of(event.deal_number),
             seat=feed.seat(event.seat),
             commitment=bytes.fromhex(event.commitment),
+            commitment_scheme=event.scheme,
         )
     )
 
@@ -172,6 +173,7 @@ def _seat_confirmed(
             deal=feed.deal_of(event.deal_number),
             seat=feed.seat(event.seat),
             commitment=bytes.fromhex(event.commitment),
+            commitment_scheme=event.scheme,
         )
     )
 

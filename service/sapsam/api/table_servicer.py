@@ -371,6 +371,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
             deal_number=_deal_number(request),
+            scheme=request.commitment_scheme or 1,
         )
         return table_service_pb2.CommitArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)

@@ -361,10 +361,12 @@ class TableService(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        scheme: int = 1,
     ) -> TableOutcome:
-        """Record a seat's arrangement commitment (the hash only), in ``deal_number`` if given."""
+        """Record a seat's arrangement commitment (the hash only, of ``scheme``), in
+        ``deal_number`` if given."""
         command = CommitArrangement(
-            player_id=player_id, commitment=commitment, deal_number=deal_number
+            player_id=player_id, commitment=commitment, deal_number=deal_number, scheme=scheme
         )
         return await self._execute(
             table_id,

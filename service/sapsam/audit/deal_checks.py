@@ -26,10 +26,12 @@ in).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.report import MAX_CHECK_TEXT, MAX_DEAL_NUMBER, AuditCheck, Status
-from sapsam.domain.events import ArrangementRevealed, DealScored, TableCreated
+from sapsam.domain.events import ArrangementRevealed, DealScored, PlayerSeated, TableCreated
 from sapsam.domain.published import DealNotFinishedError, published_deal
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement
@@ -40,15 +42,19 @@ __all__ = ["fairness_checks"]
 
 
 def fairness_checks(
-    deal: DealEvents, created: TableCreated, rule_set: RuleSet | None = None
+    deal: DealEvents,
+    created: TableCreated,
+    rule_set: RuleSet | None = None,
+    seated: Sequence[PlayerSeated] = (),
 ) -> tuple[list[AuditCheck], tuple[int, ...] | None]:
     """Fair dealing's checks of a finished deal, and its verified totals (None if unverified).
 
-    ``rule_set`` is the created table's rule set when already read (None: read it here).
+    ``rule_set`` is the created table's rule set when already read (None: read it here);
+    ``seated`` the table's ``PlayerSeated`` events, whose player ids scheme 2 commitments bind.
     """
     number = deal.number
     try:
-        published = published_deal([created, *deal.events], number, rule_set)
+        published = published_deal([created, *seated, *deal.events], number, rule_set)
         report = fairness.verify_deal(published)
         recorded = _recorded_checks(deal, report.ok, report.arrangements)
     except (DealNotFinishedError, *MALFORMED) as error:

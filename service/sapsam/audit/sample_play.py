@@ -1,6 +1,8 @@
 """Plays whole deals and series through the real ``TableService``: sample data for the audit's
 tests, benchmarks and demonstrations. Every seat plays the solver's arrangement, commits to it with
-a fresh nonce, confirms and reveals, exactly as a client would over the API.
+a fresh nonce, confirms and reveals, exactly as a client would over the API. Commitments are of
+scheme 2 (binding the player id, docs/fairness.md §12.1), as the SDK's, unless ``scheme=1`` is
+asked for.
 """
 
 from __future__ import annotations
@@ -45,7 +47,11 @@ async def start_and_deal(service: TableService, table_id: uuid.UUID, number: int
 
 
 async def play_deal(
-    service: TableService, table_id: uuid.UUID, number: int, entropy: bool = True
+    service: TableService,
+    table_id: uuid.UUID,
+    number: int,
+    entropy: bool = True,
+    scheme: int = 2,
 ) -> None:
     """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal."""
     state = (await service.start_deal(table_id, "operator", f"{table_id}/start-{number}")).state
@@ -66,8 +72,12 @@ async def play_deal(
         arrangement = solve(hand, (await service.load(table_id)).rule_set)
         nonce = fairness.new_seed()[:16]
         chosen[player] = (arrangement, nonce)
-        commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
-        await service.commit(table_id, player, commitment, f"{table_id}/commit-{number}")
+        commitment = fairness.arrangement_commitment(
+            table_id, number, seat, arrangement, nonce, scheme=scheme, player_id=player
+        )
+        await service.commit(
+            table_id, player, commitment, f"{table_id}/commit-{number}", scheme=scheme
+        )
         await service.confirm(table_id, player, f"{table_id}/confirm-{number}")
     for player, (arrangement, nonce) in chosen.items():
         await service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{number}")
@@ -79,10 +89,11 @@ async def play_series(
     deals: int | None = None,
     rule_set: RuleSet = DEFAULT_RULE_SET,
     after_series: str = "close",
+    scheme: int = 2,
 ) -> uuid.UUID:
     """A new table with ``deals`` deals played (default: the whole series; at a ``new_series``
     table deals go on past the series length into the next series)."""
     table_id = await seated_table(service, seat_count, rule_set, after_series=after_series)
     for number in range(1, (deals or rule_set.series_length) + 1):
-        await play_deal(service, table_id, number)
+        await play_deal(service, table_id, number, scheme=scheme)
     return table_id

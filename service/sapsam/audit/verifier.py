@@ -101,6 +101,7 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
     checks.append(_safely("opening", None, lambda: _opening_check(decoded, created)))
     checks.append(_safely("dealer_lot", None, lambda: _lot_check(created, chosen)))
     deals = _group_deals(decoded)
+    seated = [event for _, event in decoded if isinstance(event, PlayerSeated)]
     verified_totals: dict[int, tuple[int, ...]] = {}
     deals_verified = 0
     seat_count = created.seat_count if created is not None else header.seat_count
@@ -132,7 +133,7 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
                 AuditCheck("fair_dealing", Status.SKIPPED, "no TableCreated", deal=deal.number)
             )
             continue
-        deal_checks, totals = fairness_checks(deal, created, rule_set)
+        deal_checks, totals = fairness_checks(deal, created, rule_set, seated)
         checks.extend(deal_checks)
         if totals is not None:
             verified_totals[deal.number] = totals

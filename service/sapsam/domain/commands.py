@@ -86,7 +86,8 @@ class DealCards:
 
 @dataclass(frozen=True)
 class CommitArrangement:
-    """Commit to an arrangement by its 32-byte hash; repeatable until the seat confirms.
+    """Commit to an arrangement by its 32-byte hash (of ``scheme``); repeatable until the seat
+    confirms.
 
     ``deal_number``, when given, must be the current deal's: a late commitment for a past deal
     is refused rather than taken for the current one (the same for confirm and reveal).
@@ -95,6 +96,8 @@ class CommitArrangement:
     player_id: str
     commitment: bytes
     deal_number: int | None = None
+    scheme: int = 1
+    """The commitment's scheme (docs/fairness.md §12): 1 covers the seat, 2 also the player id."""
 
 
 @dataclass(frozen=True)

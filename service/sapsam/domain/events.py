@@ -123,22 +123,34 @@ class CardsDealt(Event):
 
 @dataclass(frozen=True)
 class ArrangementCommitted(Event):
-    """A seat committed to an arrangement by its hash; it may commit again until it confirms."""
+    """A seat committed to an arrangement by its hash; it may commit again until it confirms.
+
+    Schema version 2: ``scheme`` is the commitment scheme (docs/fairness.md §12: 1 covers the
+    seat, 2 the seat and its player id). Version 1 data reads as scheme 1.
+    """
 
     TYPE: ClassVar[str] = "ArrangementCommitted"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     commitment: str
+    scheme: int = 1
 
 
 @dataclass(frozen=True)
 class SeatConfirmed(Event):
-    """A seat locked its last commitment; nothing changes for it after this."""
+    """A seat locked its last commitment; nothing changes for it after this.
+
+    Schema version 2: ``scheme``, the locked commitment's scheme (its ``ArrangementCommitted``'s);
+    version 1 data reads as scheme 1.
+    """
 
     TYPE: ClassVar[str] = "SeatConfirmed"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     commitment: str
+    scheme: int = 1
 
 
 @dataclass(frozen=True)
@@ -421,9 +433,20 @@ def _deal_scored_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "solver_arrangements": None}
 
 
+def _committed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    # Before schemes were recorded every commitment was of scheme 1.
+    return {**data, "scheme": 1}
+
+
+def _confirmed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {**data, "scheme": 1}
+
+
 DEFAULT_CODEC = EventCodec()
 DEFAULT_CODEC.register_upcaster("TableCreated", 1, _table_created_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("DealScored", 1, _deal_scored_v1_to_v2)
+DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 1, _committed_v1_to_v2)
+DEFAULT_CODEC.register_upcaster("SeatConfirmed", 1, _confirmed_v1_to_v2)
 
 
 def _to_json(value: Any) -> JsonValue:

@@ -18,6 +18,7 @@ from sapsam.domain.events import (
     DeckCut,
     EntropyContributed,
     Event,
+    PlayerSeated,
     SeatConfirmed,
     SeatTimedOut,
     SeedRevealed,
@@ -40,6 +41,7 @@ class DealNotFinishedError(ValueError):
 # The event types a deal's record is read from, in the order they were tested with isinstance.
 _KINDS: Final[tuple[type[Event], ...]] = (
     TableCreated,
+    PlayerSeated,
     DealStarted,
     EntropyContributed,
     DeckCut,
@@ -112,6 +114,8 @@ def published_deal(
     scored: DealScored | None = None
     contributions: dict[int, bytes] = {}
     commitments: dict[int, bytes] = {}
+    schemes: dict[int, int] = {}
+    players: dict[int, str] = {}
     reveals: dict[int, Reveal] = {}
     solver_seats: set[int] = set()
     for event in events:
@@ -120,6 +124,9 @@ def published_deal(
             continue
         if kind is TableCreated and isinstance(event, TableCreated):
             created = event
+            continue
+        if kind is PlayerSeated and isinstance(event, PlayerSeated):
+            players[event.seat] = event.player_id
             continue
         if getattr(event, "deal_number", None) != deal_number:
             continue
@@ -133,6 +140,7 @@ def published_deal(
             )
         elif kind is SeatConfirmed and isinstance(event, SeatConfirmed):
             commitments[event.seat] = bytes.fromhex(event.commitment)
+            schemes[event.seat] = event.scheme
         elif kind is EntropyContributed and isinstance(event, EntropyContributed):
             contributions[event.seat] = bytes.fromhex(event.entropy)
         elif kind is DealStarted and isinstance(event, DealStarted):
@@ -174,6 +182,8 @@ def published_deal(
         reveals=tuple(map(reveals.get, seats)),
         solver_seats=tuple(map(solver_seats.__contains__, seats)),
         solver_arrangements=_solver_arrangements(scored),
+        commitment_schemes=tuple(schemes.get(seat, 1) for seat in seats),
+        players=tuple(map(players.get, seats)),
         recorded_fouls=scored.fouls,
         recorded_scores=DealScore(
             pairs=tuple(

@@ -281,9 +281,18 @@ def _decide_commit(state: TableState, command: CommitArrangement) -> list[Event]
             f"a commitment is a 32-byte SHA-256 hash, not {len(command.commitment)} bytes",
             field="commitment",
         )
+    if command.scheme not in fairness.COMMITMENT_SCHEMES:
+        raise DomainError(
+            Reason.BAD_COMMITMENT,
+            f"commitment scheme {command.scheme} is unknown: 1 or 2 (docs/fairness.md §12)",
+            field="commitment_scheme",
+        )
     return [
         ArrangementCommitted(
-            deal_number=deal.number, seat=seat, commitment=command.commitment.hex()
+            deal_number=deal.number,
+            seat=seat,
+            commitment=command.commitment.hex(),
+            scheme=command.scheme,
         )
     ]
 
@@ -294,7 +303,12 @@ def _decide_confirm(state: TableState, command: ConfirmArrangement) -> list[Even
     if commitment is None:
         raise DomainError(Reason.NO_COMMITMENT, "commit an arrangement before confirming it")
     events: list[Event] = [
-        SeatConfirmed(deal_number=deal.number, seat=seat, commitment=commitment.hex())
+        SeatConfirmed(
+            deal_number=deal.number,
+            seat=seat,
+            commitment=commitment.hex(),
+            scheme=deal.commitment_schemes[seat],
+        )
     ]
     settled = all(
         other == seat or deal.confirmed[other] or deal.timeouts[other] is not None
@@ -332,7 +346,14 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
     assert commitment is not None  # a confirmed seat always has one
     arrangement = command.arrangement
     if not fairness.check_reveal(
-        commitment, state.table_id, deal.number, seat, arrangement, command.nonce
+        commitment,
+        state.table_id,
+        deal.number,
+        seat,
+        arrangement,
+        command.nonce,
+        scheme=deal.commitment_schemes[seat],
+        player_id=command.player_id,
     ):
         raise DomainError(
             Reason.COMMITMENT_MISMATCH,

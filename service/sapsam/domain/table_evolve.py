@@ -122,6 +122,7 @@ def _on_deal_started(state: TableState, event: DealStarted) -> TableState:
             seed_commitment=bytes.fromhex(event.seed_commitment),
             contributions=(None,) * seats,
             commitments=(None,) * seats,
+            commitment_schemes=(1,) * seats,
             confirmed=(False,) * seats,
             timeouts=(None,) * seats,
             reveals=(None,) * seats,
@@ -159,7 +160,8 @@ def _on_cards_dealt(state: TableState, event: CardsDealt) -> TableState:
 def _on_committed(state: TableState, event: ArrangementCommitted) -> TableState:
     assert state.deal is not None
     commitments = _replace_at(state.deal.commitments, event.seat, bytes.fromhex(event.commitment))
-    return _with_deal(state, commitments=commitments)
+    schemes = _replace_at(state.deal.commitment_schemes, event.seat, event.scheme)
+    return _with_deal(state, commitments=commitments, commitment_schemes=schemes)
 
 
 def _on_confirmed(state: TableState, event: SeatConfirmed) -> TableState:

@@ -60,6 +60,8 @@ class DealState:
     cut_deck_digest: bytes = b""
     hand_digests: tuple[bytes, ...] = ()
     commitments: tuple[bytes | None, ...] = ()
+    commitment_schemes: tuple[int, ...] = ()
+    """Per seat, the scheme of its last commitment (docs/fairness.md §12)."""
     confirmed: tuple[bool, ...] = ()
     timeouts: tuple[SeatTimeout | None, ...] = ()
     reveals: tuple[Reveal | None, ...] = ()

@@ -12,6 +12,7 @@ from sapsam.fairness.commitments import (
     check_reveal,
     commit,
     encode_rows,
+    require_scheme,
 )
 from sapsam.fairness.deal import (
     DealRecord,
@@ -25,6 +26,7 @@ from sapsam.fairness.deal import (
     right_of,
 )
 from sapsam.fairness.encoding import (
+    COMMITMENT_SCHEMES,
     MAX_CONTRIBUTION_BYTES,
     MAX_NONCE_BYTES,
     MAX_SEATS,
@@ -49,6 +51,7 @@ from sapsam.fairness.verify import Check, VerificationReport, verify_deal
 
 __all__ = [
     "COMMITMENT_BYTES",
+    "COMMITMENT_SCHEMES",
     "MAX_CONTRIBUTION_BYTES",
     "MAX_NONCE_BYTES",
     "MAX_SEATS",
@@ -79,6 +82,7 @@ __all__ = [
     "lot_commitment",
     "new_seed",
     "record_key",
+    "require_scheme",
     "right_of",
     "seed_commitment",
     "shuffle_deck",

@@ -8,6 +8,12 @@
 where each row is its cards' index bytes in canonical (ascending) order, so the same rows written
 in any card order commit to the same value, and the nonce (16 to 64 bytes, chosen by the client)
 keeps the commitment from being guessed by trying the few arrangements of known cards.
+
+That is commitment **scheme 1**. **Scheme 2** (docs/fairness.md §12.1) binds the player too: its
+own tag (``sapsam/fairness/v2/arrangement-commitment``) and ``lp(utf8(player_id))`` right after
+the seat, so a commitment made by one player cannot stand for another player's at the same seat.
+The scheme is recorded in the events (``ArrangementCommitted.scheme``), so a deal committed
+under scheme 1 verifies under scheme 1 for good.
 """
 
 from __future__ import annotations
@@ -19,13 +25,16 @@ from collections.abc import Sequence
 from typing import Final, Protocol
 
 from sapsam.fairness.encoding import (
+    COMMITMENT_SCHEMES,
     MAX_SEATS,
     TAG_ARRANGEMENT_COMMITMENT,
+    TAG_ARRANGEMENT_COMMITMENT_V2,
     FairnessError,
     length_prefixed,
     require_cards,
     require_deal_number,
     require_nonce,
+    require_player_id,
     require_seat,
     require_table_id,
     u8,
@@ -36,6 +45,7 @@ COMMITMENT_BYTES = 32
 
 # Each tag's length-prefixed bytes, encoded once (they are the same on every call).
 _TAG_ARRANGEMENT_COMMITMENT_PREFIX: Final = length_prefixed(TAG_ARRANGEMENT_COMMITMENT)
+_TAG_ARRANGEMENT_COMMITMENT_V2_PREFIX: Final = length_prefixed(TAG_ARRANGEMENT_COMMITMENT_V2)
 
 
 class Rows(Protocol):
@@ -63,15 +73,43 @@ def encode_rows(arrangement: Rows) -> bytes:
     )
 
 
+def require_scheme(scheme: int) -> int:
+    """A commitment scheme this code knows (1 or 2)."""
+    if isinstance(scheme, bool) or scheme not in COMMITMENT_SCHEMES:
+        raise FairnessError(f"commitment scheme must be 1 or 2, got {scheme!r}")
+    return scheme
+
+
 def arrangement_commitment(
-    table_id: uuid.UUID, deal_number: int, seat: int, arrangement: Rows, nonce: bytes
+    table_id: uuid.UUID,
+    deal_number: int,
+    seat: int,
+    arrangement: Rows,
+    nonce: bytes,
+    *,
+    scheme: int = 1,
+    player_id: str | None = None,
 ) -> bytes:
-    """The client's half: the 32-byte commitment it sends before confirming (``commit``)."""
+    """The client's half: the 32-byte commitment it sends before confirming (``commit``).
+
+    Scheme 2 needs the seat's ``player_id``; scheme 1 ignores it."""
+    if require_scheme(scheme) == 1:
+        return hashlib.sha256(
+            _TAG_ARRANGEMENT_COMMITMENT_PREFIX
+            + require_table_id(table_id)
+            + require_deal_number(deal_number)
+            + u8(require_seat(seat, MAX_SEATS))
+            + encode_rows(arrangement)
+            + length_prefixed(require_nonce(nonce))
+        ).digest()
+    if player_id is None:
+        raise FairnessError("commitment scheme 2 binds the player id: it is needed")
     return hashlib.sha256(
-        _TAG_ARRANGEMENT_COMMITMENT_PREFIX
+        _TAG_ARRANGEMENT_COMMITMENT_V2_PREFIX
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + u8(require_seat(seat, MAX_SEATS))
+        + length_prefixed(require_player_id(player_id))
         + encode_rows(arrangement)
         + length_prefixed(require_nonce(nonce))
     ).digest()
@@ -87,6 +125,9 @@ def check_reveal(
     seat: int,
     arrangement: Rows,
     nonce: bytes,
+    *,
+    scheme: int = 1,
+    player_id: str | None = None,
 ) -> bool:
     """The server's half: whether a revealed arrangement and nonce match the seat's commitment.
 
@@ -95,5 +136,7 @@ def check_reveal(
     """
     if not isinstance(commitment, bytes | bytearray) or len(commitment) != COMMITMENT_BYTES:
         raise FairnessError(f"a commitment is {COMMITMENT_BYTES} bytes")
-    expected = arrangement_commitment(table_id, deal_number, seat, arrangement, nonce)
+    expected = arrangement_commitment(
+        table_id, deal_number, seat, arrangement, nonce, scheme=scheme, player_id=player_id
+    )
     return hmac.compare_digest(expected, bytes(commitment))

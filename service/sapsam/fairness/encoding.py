@@ -42,6 +42,10 @@ TAG_DECK_RECORD: Final = TAG_PREFIX + b"deck"
 TAG_CUT_DECK_RECORD: Final = TAG_PREFIX + b"cut-deck"
 TAG_HAND_RECORD: Final = TAG_PREFIX + b"hand"
 TAG_ARRANGEMENT_COMMITMENT: Final = TAG_PREFIX + b"arrangement-commitment"
+# Commitment scheme 2 (docs/fairness.md §12.1): the same construction, the player id added.
+TAG_ARRANGEMENT_COMMITMENT_V2: Final = b"sapsam/fairness/v2/arrangement-commitment"
+COMMITMENT_SCHEMES: Final = (1, 2)
+MAX_PLAYER_ID_BYTES: Final = 128
 
 
 class FairnessError(ValueError):
@@ -159,6 +163,21 @@ def require_nonce(nonce: bytes) -> bytes:
             f"nonce must be {MIN_NONCE_BYTES} to {MAX_NONCE_BYTES} bytes, got {len(nonce)}"
         )
     return bytes(nonce)
+
+
+def require_player_id(player_id: str) -> bytes:
+    """A player id as its UTF-8 bytes: 1 to 128 of them."""
+    if not isinstance(player_id, str):
+        raise FairnessError(f"a player id must be a string, not {type(player_id).__name__}")
+    try:
+        encoded = player_id.encode("utf-8", "strict")
+    except UnicodeEncodeError:
+        raise FairnessError("a player id must be valid Unicode text") from None
+    if not 1 <= len(encoded) <= MAX_PLAYER_ID_BYTES:
+        raise FairnessError(
+            f"a player id must be 1 to {MAX_PLAYER_ID_BYTES} UTF-8 bytes, got {len(encoded)}"
+        )
+    return encoded
 
 
 def require_contribution(contribution: bytes | None, seat: int) -> bytes | None:

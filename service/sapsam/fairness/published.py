@@ -64,11 +64,21 @@ class PublishedDeal:
     """Per seat, the arrangement the server set on the seat's behalf (a solver seat), recorded
     with the score, else ``None``; the whole field ``None`` for a deal scored before it was
     recorded (``DealScored`` schema 1): the earlier scheme, where the verifier runs the solver."""
+    commitment_schemes: tuple[int, ...] = ()
+    """Per seat, the scheme of its confirmed commitment (docs/fairness.md §12); ``()`` (the
+    default) means scheme 1 for every seat, as every deal before schemes were recorded."""
+    players: tuple[str | None, ...] = ()
+    """Per seat, the player id seated there (scheme 2 commitments bind it); ``()`` when no seat
+    committed under scheme 2."""
 
     def __post_init__(self) -> None:
         require_seat_count(self.seat_count)
         if not self.solver_seats:
             object.__setattr__(self, "solver_seats", (False,) * self.seat_count)
+        if not self.commitment_schemes:
+            object.__setattr__(self, "commitment_schemes", (1,) * self.seat_count)
+        if not self.players:
+            object.__setattr__(self, "players", (None,) * self.seat_count)
         for name, values in (
             ("contributions", self.contributions),
             ("record.hands", self.record.hands),
@@ -78,6 +88,8 @@ class PublishedDeal:
             ("recorded_scores.totals", self.recorded_scores.totals),
             ("solver_seats", self.solver_seats),
             ("solver_arrangements", self.solver_arrangements or (None,) * self.seat_count),
+            ("commitment_schemes", self.commitment_schemes),
+            ("players", self.players),
         ):
             if len(values) != self.seat_count:
                 raise FairnessError(
@@ -119,6 +131,10 @@ class PublishedDeal:
                 "totals": list(self.recorded_scores.totals),
             },
         }
+        if any(scheme != 1 for scheme in self.commitment_schemes):
+            # Written only when a seat used scheme 2: a deal of scheme 1 reads as it always did.
+            data["commitment_schemes"] = list(self.commitment_schemes)
+            data["players"] = list(self.players)
         if self.solver_arrangements is not None:
             data["solver_arrangements"] = [
                 None if arrangement is None else _rows_to_dict(arrangement)
@@ -155,6 +171,11 @@ class PublishedDeal:
                 reveals=tuple(_reveal_from_dict(value) for value in data["reveals"]),
                 solver_seats=tuple(bool(value) for value in data.get("solver_seats", ())),
                 solver_arrangements=_solver_arrangements(data.get("solver_arrangements")),
+                commitment_schemes=tuple(
+                    _int(value, "commitment_schemes")
+                    for value in data.get("commitment_schemes", ())
+                ),
+                players=tuple(_optional_text(value) for value in data.get("players", ())),
                 recorded_fouls=tuple(bool(value) for value in recorded["fouls"]),
                 recorded_scores=DealScore(
                     pairs=tuple(
@@ -185,6 +206,12 @@ def _optional_hex(value: bytes | None) -> str | None:
 
 def _optional_bytes(value: str | None) -> bytes | None:
     return None if value is None else bytes.fromhex(value)
+
+
+def _optional_text(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise FairnessError(f"malformed published deal: a player id must be text, not {value!r}")
+    return value
 
 
 def _int(value: object, name: str) -> int:

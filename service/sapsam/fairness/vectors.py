@@ -41,6 +41,12 @@ from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, preset
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 
+PLAYER_IDS: tuple[str, ...] = (
+    "0d5a7b1e-4c3f-4a2b-9e8d-7c6b5a493827",
+    "f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9",
+)
+"""Player ids of the scheme 2 vectors (any UTF-8 text of 1 to 128 bytes; sapsam's are UUIDs)."""
+
 
 def _bytes_from_label(label: str, length: int) -> bytes:
     """Fixed, reproducible test bytes: the first ``length`` bytes of SHA-256 of the label."""
@@ -193,14 +199,20 @@ def commitment_vector(
     seat: int,
     rows: tuple[str, str, str],
     nonce: bytes,
+    player_id: str | None = None,
 ) -> dict[str, Any]:
-    """One arrangement commitment; rows are given as written (any card order)."""
+    """One arrangement commitment; rows are given as written (any card order). With a
+    ``player_id``, of scheme 2 (its input says ``scheme`` and ``player_id``; scheme 1 vectors
+    have neither, as before schemes were numbered)."""
     arrangement = Arrangement.parse(*rows)
+    scheme = 1 if player_id is None else 2
+    bound = {} if player_id is None else {"scheme": 2, "player_id": player_id}
     return {
         "input": {
             "table_id": str(table_id),
             "deal_number": deal_number,
             "seat": seat,
+            **bound,
             "front": rows[0],
             "middle": rows[1],
             "back": rows[2],
@@ -209,7 +221,7 @@ def commitment_vector(
         "expected": {
             "rows_encoding": encode_rows(arrangement).hex(),
             "commitment": arrangement_commitment(
-                table_id, deal_number, seat, arrangement, nonce
+                table_id, deal_number, seat, arrangement, nonce, scheme=scheme, player_id=player_id
             ).hex(),
         },
     }
@@ -232,12 +244,14 @@ def example_published_deal(
     rule_set: RuleSet = DEFAULT_RULE_SET,
     revealed: bool = True,
     solver: bool = False,
+    players: tuple[str, ...] = (),
 ) -> PublishedDeal:
     """A finished deal built from ``inputs`` as an honest server would publish it.
 
     Each seat plays :func:`simple_arrangement` with a nonce derived from its seat. With
     ``revealed=False`` the last seat never reveals: a foul, or, with ``solver=True``, a seat that
-    timed out while arranging and whose hand the solver set.
+    timed out while arranging and whose hand the solver set. With ``players`` (one id per seat)
+    every seat commits under scheme 2, binding its player id.
     """
     table_id: uuid.UUID = inputs["table_id"]
     deal_number: int = inputs["deal_number"]
@@ -255,7 +269,17 @@ def example_published_deal(
     for seat, hand in enumerate(hands):
         arrangement = simple_arrangement(hand)
         nonce = _bytes_from_label(f"nonce {deal_number} {seat}", 16)
-        commitments.append(arrangement_commitment(table_id, deal_number, seat, arrangement, nonce))
+        commitments.append(
+            arrangement_commitment(
+                table_id,
+                deal_number,
+                seat,
+                arrangement,
+                nonce,
+                scheme=2 if players else 1,
+                player_id=players[seat] if players else None,
+            )
+        )
         reveals.append(Reveal(arrangement, nonce))
     solver_seats = [False] * seat_count
     if not revealed:
@@ -288,6 +312,8 @@ def example_published_deal(
         recorded_scores=scores,
         solver_seats=tuple(solver_seats),
         solver_arrangements=tuple(set_for) if solver else None,
+        commitment_schemes=(2,) * seat_count if players else (),
+        players=players,
     )
 
 
@@ -377,6 +403,10 @@ def build_vectors() -> dict[str, Any]:
             commitment_vector(
                 table, 3, 3, ("3s 3h 4d", "6c 6d 8s 5c 2d", "9c 9d Th Ts As"), bytes(range(64))
             ),
+            # Scheme 2 (§12.1): the first vector's rows and nonce, bound to a player id; then
+            # the same for another player, which commits to something else.
+            commitment_vector(table, 2, 0, arrangement_rows, bytes(16), PLAYER_IDS[0]),
+            commitment_vector(table, 2, 0, arrangement_rows, bytes(16), PLAYER_IDS[1]),
         ],
         "published_deals": [
             example_published_deal(DEAL_INPUTS[1]).to_dict(),
@@ -384,6 +414,7 @@ def build_vectors() -> dict[str, Any]:
             example_published_deal(DEAL_INPUTS[5]).to_dict(),
             example_published_deal(DEAL_INPUTS[6], revealed=False).to_dict(),
             example_published_deal(DEAL_INPUTS[2], revealed=False, solver=True).to_dict(),
+            example_published_deal(DEAL_INPUTS[1], players=PLAYER_IDS[:2]).to_dict(),
         ],
     }
 

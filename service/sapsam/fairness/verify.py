@@ -45,7 +45,12 @@ from sapsam.fairness.deal import (
     record_key,
     require_cut_position,
 )
-from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
+from sapsam.fairness.encoding import (
+    COMMITMENT_SCHEMES,
+    FairnessError,
+    card_bytes,
+    keyed_hmac_sha256,
+)
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.frozen import from_fields
@@ -462,13 +467,29 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
     if commitment is None:
         return _fail(name, "a commitment", "none", "the seat revealed without having committed")
     arrangement = reveal.arrangement
-    found = arrangement_commitment(deal.table_id, deal.deal_number, seat, arrangement, reveal.nonce)
+    scheme = deal.commitment_schemes[seat]
+    player = deal.players[seat]
+    if scheme not in COMMITMENT_SCHEMES:
+        return _fail(name, "scheme 1 or 2", f"scheme {scheme}", "an unknown commitment scheme")
+    if scheme == 2 and player is None:
+        return _fail(name, "a player id", "none", "a scheme 2 commitment binds a seated player")
+    # A malformed value (a player id too long) raises a ValueError: the runner fails the check.
+    found = arrangement_commitment(
+        deal.table_id,
+        deal.deal_number,
+        seat,
+        arrangement,
+        reveal.nonce,
+        scheme=scheme,
+        player_id=player,
+    )
 
     def detail() -> str:
         shown = _rows_text(arrangement)
         return (
             f"the revealed arrangement {shown} with nonce {reveal.nonce.hex()} does not match "
             "the seat's commitment"
+            + (f" under scheme 2 for player {player}" if scheme == 2 else "")
         )
 
     return _compare(name, commitment.hex(), found.hex(), detail)

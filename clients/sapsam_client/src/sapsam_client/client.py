@@ -380,15 +380,22 @@ class Client:
         )
         return Hand(response.deal, tuple(response.cards))
 
-    def commit_arrangement(self, seat: str, commitment: bytes, deal: int | None = None) -> int:
-        """Send a 32-byte commitment (see :mod:`sapsam_client.commitment`); returns the version.
+    def commit_arrangement(
+        self, seat: str, commitment: bytes, deal: int | None = None, *, scheme: int = 1
+    ) -> int:
+        """Send a 32-byte commitment of ``scheme`` (see :mod:`sapsam_client.commitment`); returns
+        the version.
 
         With ``deal`` (the deal number the rows were chosen for) the server refuses the call with
         reason ``WRONG_DEAL`` once another deal is current, so a late commitment never lands in
         the next deal; the same holds for confirm and reveal.
         """
         request = table_service_pb2.CommitArrangementRequest(
-            request_id=_request_id(), seat=seat, commitment=commitment, deal_number=deal
+            request_id=_request_id(),
+            seat=seat,
+            commitment=commitment,
+            deal_number=deal,
+            commitment_scheme=scheme,
         )
         return self.call(
             self.tables.CommitArrangement, request, table_service_pb2.CommitArrangementResponse

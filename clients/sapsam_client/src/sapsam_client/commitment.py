@@ -6,9 +6,11 @@ A seat commits to its rows before anyone shows a card, by sending only::
              || u8(seat) || lp(sorted front) || lp(sorted middle) || lp(sorted back) || lp(nonce) )
 
 where ``lp(b) = u32(len(b)) || b`` (big-endian) and each row is its cards' index bytes
-(``rank * 4 + suit``) in ascending order. The nonce is fresh CSPRNG output kept secret until the
-reveal. This module is written from the specification alone; the tests hold it to the published
-vectors and to the server's own implementation.
+(``rank * 4 + suit``) in ascending order. That is scheme 1; scheme 2 (docs/fairness.md §12.1, what
+the SDK sends) binds the player too: tag ``sapsam/fairness/v2/arrangement-commitment`` and
+``lp(utf8(player_id))`` right after ``u8(seat)``. The nonce is fresh CSPRNG output kept secret
+until the reveal. This module is written from the specification alone; the tests hold it to the
+published vectors and to the server's own implementation.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ RANKS: Final = "23456789TJQKA"
 SUITS: Final = "cdhs"
 SUIT_SYMBOLS: Final = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
 TAG: Final = b"sapsam/fairness/v1/arrangement-commitment"
+TAG_V2: Final = b"sapsam/fairness/v2/arrangement-commitment"
 NONCE_BYTES: Final = 32
 ROW_SIZES: Final = {"front": 3, "middle": 5, "back": 5}
 
@@ -97,19 +100,37 @@ def encode_rows(rows: Rows) -> bytes:
 
 
 def arrangement_commitment(
-    table_id: uuid.UUID | str, deal_number: int, seat: int, rows: Rows, nonce: bytes
+    table_id: uuid.UUID | str,
+    deal_number: int,
+    seat: int,
+    rows: Rows,
+    nonce: bytes,
+    *,
+    scheme: int = 1,
+    player_id: str | None = None,
 ) -> bytes:
-    """The 32-byte commitment a seat sends before confirming (docs/fairness.md §12)."""
+    """The 32-byte commitment a seat sends before confirming (docs/fairness.md §12): scheme 1,
+    or scheme 2, which needs the seat's ``player_id`` (the id, not ``players/{id}``)."""
     if not 16 <= len(nonce) <= 64:
         raise ValueError("a nonce is 16 to 64 bytes")
     if not 0 <= seat <= 255 or not 0 <= deal_number < 2**64:
         raise ValueError("seat or deal number out of range")
     table = table_id if isinstance(table_id, uuid.UUID) else uuid.UUID(str(table_id))
+    if scheme == 1:
+        tag, player = TAG, b""
+    elif scheme == 2:
+        encoded = (player_id or "").encode("utf-8")
+        if not 1 <= len(encoded) <= 128:
+            raise ValueError("scheme 2 needs the player id, 1 to 128 UTF-8 bytes")
+        tag, player = TAG_V2, _length_prefixed(encoded)
+    else:
+        raise ValueError(f"commitment scheme must be 1 or 2, not {scheme}")
     return hashlib.sha256(
-        _length_prefixed(TAG)
+        _length_prefixed(tag)
         + table.bytes
         + deal_number.to_bytes(8, "big")
         + seat.to_bytes(1, "big")
+        + player
         + encode_rows(rows)
         + _length_prefixed(nonce)
     ).digest()

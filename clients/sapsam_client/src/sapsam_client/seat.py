@@ -26,6 +26,9 @@ from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.errors import AlreadyExistsError, SapsamError
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
+COMMITMENT_SCHEME = 2
+"""The commitment scheme the SDK uses: 2, which binds the player id (docs/fairness.md §12.1)."""
+
 Arranger = Callable[[Hand, table_pb2.Table], Rows]
 """Chooses the rows for a hand; given the hand and the table as it stands."""
 EventHandler = Callable[[table_event_pb2.TableEvent], None]
@@ -96,11 +99,23 @@ class Seat:
         self.keeper = keeper
         self.commitments: dict[int, Commitment] = keeper.load(name) if keeper else {}
         self._done: set[tuple[str, int]] = set()
+        self._player_id: str | None = None
 
     def __repr__(self) -> str:
         return f"Seat({self.name!r})"
 
     # -- one deal, step by step -----------------------------------------------------------------
+
+    def player_id(self) -> str:
+        """The id of the player holding this seat (asked of the table once, then kept): scheme 2
+        commitments bind it."""
+        if self._player_id is None:
+            for seat in self.client.get_table(self.table).seats:
+                if seat.name == self.name:
+                    self._player_id = seat.player.removeprefix("players/")
+            if not self._player_id:
+                raise ValueError("the table does not show who holds " + self.name)
+        return self._player_id
 
     def hand(self) -> Hand:
         """The seat's 13 cards in the current deal."""
@@ -110,12 +125,20 @@ class Seat:
         """Commit to ``rows`` for deal number ``deal`` with a fresh nonce; repeatable until
         :meth:`confirm`. Only the hash leaves the client."""
         nonce = fresh_nonce()
-        digest = arrangement_commitment(self.table_id, deal, self.position, rows, nonce)
+        digest = arrangement_commitment(
+            self.table_id,
+            deal,
+            self.position,
+            rows,
+            nonce,
+            scheme=COMMITMENT_SCHEME,
+            player_id=self.player_id(),
+        )
         committed = Commitment(deal, rows, nonce, digest)
         if self.keeper is not None:
             self.keeper.save(self.name, committed)
         try:
-            self.client.commit_arrangement(self.name, digest, deal)
+            self.client.commit_arrangement(self.name, digest, deal, scheme=COMMITMENT_SCHEME)
         except SapsamError as error:
             if error.reason == "WRONG_DEAL" and self.keeper is not None:
                 # The deal ended while the rows were chosen: the hand is stale, drop them.

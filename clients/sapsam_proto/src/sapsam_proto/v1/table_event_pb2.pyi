@@ -396,22 +396,26 @@ class ArrangementCommitted(_message.Message):
     DEAL_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     COMMITMENT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_SCHEME_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal."""
     seat: _builtins.str
     """Name of the committing seat."""
     commitment: _builtins.bytes
     """The 32-byte commitment; it reveals nothing without the seat's secret nonce."""
+    commitment_scheme: _builtins.int
+    """The commitment's scheme (docs/fairness.md §12): 1, or 2 when it binds the player id too."""
     def __init__(
         self,
         *,
         deal: _builtins.str = ...,
         seat: _builtins.str = ...,
         commitment: _builtins.bytes = ...,
+        commitment_scheme: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "deal", b"deal", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "deal", b"deal", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -426,22 +430,26 @@ class SeatConfirmed(_message.Message):
     DEAL_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     COMMITMENT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_SCHEME_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal."""
     seat: _builtins.str
     """Name of the confirming seat."""
     commitment: _builtins.bytes
     """The commitment the seat locked."""
+    commitment_scheme: _builtins.int
+    """The locked commitment's scheme (docs/fairness.md §12)."""
     def __init__(
         self,
         *,
         deal: _builtins.str = ...,
         seat: _builtins.str = ...,
         commitment: _builtins.bytes = ...,
+        commitment_scheme: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "deal", b"deal", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "deal", b"deal", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

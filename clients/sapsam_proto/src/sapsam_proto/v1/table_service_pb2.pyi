@@ -665,6 +665,7 @@ class CommitArrangementRequest(_message.Message):
     COMMITMENT_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    COMMITMENT_SCHEME_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -680,6 +681,13 @@ class CommitArrangementRequest(_message.Message):
     deal fails FAILED_PRECONDITION, reason WRONG_DEAL, and records nothing (a late call for a
     past deal never lands in the current one). Unset: the current deal.
     """
+    commitment_scheme: _builtins.int
+    """The scheme `commitment` was computed under (docs/fairness.md §12): 1 covers the table, deal
+    and seat; 2 covers the caller's player id too, so the commitment cannot stand for another
+    player's. 0 (unset) means 1, what clients sent before schemes were numbered. Recorded in the
+    event, and the reveal is checked under it. Any other value fails INVALID_ARGUMENT, reason
+    BAD_COMMITMENT, field `commitment_scheme`.
+    """
     def __init__(
         self,
         *,
@@ -688,10 +696,11 @@ class CommitArrangementRequest(_message.Message):
         commitment: _builtins.bytes = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        commitment_scheme: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015

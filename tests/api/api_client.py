@@ -113,7 +113,11 @@ class Api:
     def call(self, method: str, request: Message, token: str, observer: str = "") -> Any:
         """Call a TableService or PlayerService method and record the response."""
         target = self.routes.get(token, self)
-        stub: Any = target.players if method in ("RegisterPlayer", "GetPlayer") else target.tables
+        stub: Any = (
+            target.players
+            if method in ("RegisterPlayer", "GetPlayer", "RegisterPlayerKey")
+            else target.tables
+        )
         response = getattr(stub, method)(request, metadata=bearer(token) if token else ())
         self.record(response, observer)
         return response

@@ -86,6 +86,11 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "RATE_LIMITED": "tests/api/test_limits.py",
     "TOO_MANY_REGISTRATIONS": "tests/api/test_limits.py",
     "TOO_MANY_STREAMS": "tests/api/test_limits.py",
+    # A player registering its ninth key (eight registrations first).
+    "PLAYER_KEY_LIMIT": "tests/api/test_player_keys.py",
+    # A player with a registered key, mid-deal: an unsigned or badly signed move.
+    "SIGNATURE_REQUIRED": "tests/api/test_signed_moves.py",
+    "BAD_SIGNATURE": "tests/api/test_signed_moves.py",
     # A WatchTable whose client stalls while the table moves on (a small per-watcher buffer).
     "STREAM_BEHIND": "tests/api/test_many_streams.py",
     # A watched table whose next event cannot be read (an event of a type nobody knows).
@@ -277,6 +282,14 @@ def _forged_page_token(world: World) -> Attempt:
 def _empty_display_name(world: World) -> Attempt:
     request = player_service_pb2.RegisterPlayerRequest(request_id=str(uuid.uuid4()))
     return lambda: world.table_call("RegisterPlayer", request, "")
+
+
+@provokes("BAD_PLAYER_KEY")
+def _short_player_key(world: World) -> Attempt:
+    request = player_service_pb2.RegisterPlayerKeyRequest(
+        request_id=str(uuid.uuid4()), public_key=b"\x01" * 31, proof=b"\x02" * 64
+    )
+    return lambda: world.table_call("RegisterPlayerKey", request, world.player().token)
 
 
 @provokes("UNKNOWN_SEAT")

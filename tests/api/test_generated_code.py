@@ -60,6 +60,7 @@ def test_services_are_importable_with_every_rpc() -> None:
         "GetPlayer",
         "RotateToken",
         "RevokePlayerTokens",
+        "RegisterPlayerKey",
     ]
 
 

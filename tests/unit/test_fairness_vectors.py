@@ -466,3 +466,56 @@ def test_the_scheme_2_message_in_the_spec_hashes_to_its_vector() -> None:
     digest = hashlib.sha256(message).hexdigest()
     assert digest == vector["expected"]["commitment"]
     assert f"`commitment = {digest}`" in section
+
+
+@pytest.mark.parametrize("vector", VECTORS["player_signatures"], ids=lambda v: v["kind"])
+def test_an_independent_reading_of_section_19_reproduces_the_signature_vectors(
+    vector: dict[str, Any],
+) -> None:
+    """§19 alone: each message from its fields, signed with the vector's key by the
+    ``cryptography`` package's RFC 8032 Ed25519 (deterministic), and sapsam's own messages."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    from sapsam.fairness import player_keys
+
+    given = vector["input"]
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(given["private_key"]))
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    assert public.hex() == given["public_key"]
+    player = _lp(given["player_id"].encode())
+    if vector["kind"] == "registration":
+        message = _lp(b"sapsam/player-key/v1/registration") + player + _lp(public)
+        ours = player_keys.registration_message(given["player_id"], public)
+    else:
+        table = uuid.UUID(given["table_id"])
+        where = table.bytes + struct.pack(">QB", given["deal_number"], given["seat"]) + player
+        if vector["kind"] == "commit":
+            commitment = bytes.fromhex(given["commitment"])
+            message = (
+                _lp(b"sapsam/player-signature/v1/commit")
+                + where
+                + bytes([given["scheme"]])
+                + _lp(commitment)
+            )
+            ours = player_keys.commit_message(
+                table, given["deal_number"], given["seat"], given["player_id"], 2, commitment
+            )
+        else:
+            rows = b"".join(
+                _lp(bytes(sorted(_spec_index(card) for card in given[name].split())))
+                for name in ROWS
+            )
+            nonce = bytes.fromhex(given["nonce"])
+            message = _lp(b"sapsam/player-signature/v1/reveal") + where + rows + _lp(nonce)
+            arrangement = Arrangement.parse(given["front"], given["middle"], given["back"])
+            ours = player_keys.reveal_message(
+                table, given["deal_number"], given["seat"], given["player_id"], arrangement, nonce
+            )
+    assert message.hex() == vector["expected"]["message"] == ours.hex()
+    signature = key.sign(message)
+    assert signature.hex() == vector["expected"]["signature"]
+    assert player_keys.signature_holds(public, message, signature)
+    assert not player_keys.signature_holds(public, message + b"\0", signature)
+    text = (VECTORS_PATH.parent / "fairness.md").read_text(encoding="utf-8")
+    assert vector["expected"]["signature"] in text[text.index("## 19.") :]

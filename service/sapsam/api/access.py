@@ -63,7 +63,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
         ),
         **_methods("PlayerService", Access.PUBLIC, "RegisterPlayer"),
         **_methods("PlayerService", Access.CALLER, "GetPlayer"),
-        **_methods("PlayerService", Access.PLAYER, "RotateToken"),
+        **_methods("PlayerService", Access.PLAYER, "RotateToken", "RegisterPlayerKey"),
         **_methods("PlayerService", Access.OPERATOR, "RevokePlayerTokens"),
         **_methods("AuditService", Access.CALLER, "ExportDeal", "VerifyDeal", "ReplayDeal"),
         # Monitors and witnesses need no account: nothing here is secret, and the one write (a

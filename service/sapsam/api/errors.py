@@ -104,6 +104,8 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "BAD_PAGE_SIZE": _INVALID,
         "BAD_PAGE_TOKEN": _INVALID,
         "BAD_DISPLAY_NAME": _INVALID,
+        "BAD_PLAYER_KEY": _INVALID,  # RegisterPlayerKey: size, proof, or another player's key
+        "BAD_SIGNATURE": _INVALID,  # a move signed by a key not the player's, or not verifying
         "BAD_SERIES_LENGTH": _INVALID,
         "MISSING_FIELD": _INVALID,
         "REQUEST_ID_REUSED": _INVALID,
@@ -125,6 +127,8 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "WRONG_DEAL": _PRECONDITION,
         "NOTHING_TIMED_OUT": _PRECONDITION,
         "SERIES_COMPLETE": _PRECONDITION,
+        "PLAYER_KEY_LIMIT": _PRECONDITION,  # RegisterPlayerKey: the player has 8 keys already
+        "SIGNATURE_REQUIRED": _PRECONDITION,  # a player with a key sent an unsigned move
         "TREE_SIZE_NOT_CHECKPOINTED": _PRECONDITION,  # beyond the latest signed checkpoint, yet
         # Something the caller would create exists already.
         "ALREADY_SEATED": _EXISTS,

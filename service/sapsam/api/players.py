@@ -4,6 +4,10 @@ A player is a row in ``players`` (migration 0002): id, display name and the requ
 created it; its tokens are rows of ``player_tokens`` (migration 0004), by SHA-256 hash only. This
 module holds no SQL: it reads and writes both through ``sapsam.store.players.PlayerRecords``.
 
+A player may register Ed25519 public keys (RegisterPlayerKey, rows of ``player_keys``, migration
+0010) with which it signs its commitments and reveals (docs/fairness.md §19); the keys are cached
+per process once seen, as a key is never removed.
+
 The token is returned once, by RegisterPlayer, and never stored; a retried RegisterPlayer (same
 request id) finds the player but cannot show the token again, so it is answered ALREADY_EXISTS
 (``TOKEN_ALREADY_ISSUED``) naming the player.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +34,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sapsam.api import auth, resources
 from sapsam.api.api_error import ApiError
 from sapsam.api.request_digest import request_digest
+from sapsam.fairness import player_keys
 from sapsam.log.records import RequestIdReused
 from sapsam.store.player_tokens import PlayerToken, Rotation
 from sapsam.store.players import PlayerRecords
@@ -90,6 +96,8 @@ class PlayerDirectory:
         self._retired_checked_at: datetime | None = None  # the database's clock
         # Display names never change, so they are cached for the table views.
         self._names: dict[str, str] = {}
+        # Players' public keys, once seen: a key is never removed, so a cached one stays true.
+        self._keys: OrderedDict[str, tuple[bytes, ...]] = OrderedDict()
 
     async def register(
         self, display_name: str, request_id: str, request_digest: bytes | None = None
@@ -122,6 +130,66 @@ class PlayerDirectory:
                 metadata={"player": existing},
             )
         return PlayerRecord(player_id, display_name, created_at), token
+
+    async def register_key(
+        self, player_id: str, public_key: bytes, proof: bytes, request_id: str
+    ) -> tuple[datetime, tuple[bytes, ...]]:
+        """Record ``public_key`` for the player after checking ``proof`` (the key's signature of
+        the registration message); when it was first recorded and all the player's keys. A key
+        the player has already is answered again (idempotent); BAD_PLAYER_KEY or
+        PLAYER_KEY_LIMIT write nothing."""
+        if len(public_key) != player_keys.PUBLIC_KEY_BYTES:
+            raise ApiError(
+                "BAD_PLAYER_KEY",
+                f"public_key must be {player_keys.PUBLIC_KEY_BYTES} bytes (an Ed25519 public key),"
+                f" not {len(public_key)}",
+                field="public_key",
+            )
+        message = player_keys.registration_message(player_id, public_key)
+        if not player_keys.signature_holds(public_key, message, proof):
+            raise ApiError(
+                "BAD_PLAYER_KEY",
+                "proof must be the key's 64-byte Ed25519 signature of the registration message"
+                " (docs/fairness.md §19), for this player",
+                field="proof",
+            )
+        created_at = await self._records.register_key(
+            player_id, public_key, proof, request_id, player_keys.MAX_KEYS_PER_PLAYER
+        )
+        if created_at is None:
+            owner = await self._records.key_owner(public_key)
+            if owner is None:
+                raise ApiError(
+                    "PLAYER_KEY_LIMIT",
+                    f"a player may register at most {player_keys.MAX_KEYS_PER_PLAYER} keys",
+                )
+            if owner[0] != player_id:
+                raise ApiError(
+                    "BAD_PLAYER_KEY",
+                    "this key is registered by another player",
+                    field="public_key",
+                )
+            created_at = owner[1]
+        keys = await self._records.keys_of(player_id)
+        self._remember_keys(player_id, keys)
+        return created_at, keys
+
+    async def keys_of(self, player_id: str, wanted: bytes | None = None) -> tuple[bytes, ...]:
+        """The player's public keys. Answered from memory when it holds ``wanted`` (a key is
+        never removed); otherwise read, so a key registered through another process counts."""
+        cached = self._keys.get(player_id)
+        if cached is not None and wanted is not None and wanted in cached:
+            return cached
+        keys = await self._records.keys_of(player_id)
+        if keys:
+            self._remember_keys(player_id, keys)
+        return keys
+
+    def _remember_keys(self, player_id: str, keys: tuple[bytes, ...]) -> None:
+        self._keys[player_id] = keys
+        self._keys.move_to_end(player_id)
+        while len(self._keys) > TOKEN_CACHE_SIZE:
+            self._keys.popitem(last=False)
 
     def cached_token(self, token_hash: bytes) -> PlayerToken | None:
         """The working token with this hash if memory has it (no I/O: safe on the event loop)."""
@@ -290,6 +358,27 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
             request_id = ""
         token = await self._directory.rotate_token(caller, auth.presented_token(), request_id)
         return player_service_pb2.RotateTokenResponse(token=token)
+
+    async def RegisterPlayerKey(  # noqa: N802 - the generated method name
+        self,
+        request: player_service_pb2.RegisterPlayerKeyRequest,
+        context: grpc.ServicerContext,
+    ) -> player_service_pb2.RegisterPlayerKeyResponse:
+        """Register a public key of the calling player (the access table admits players only)."""
+        caller = auth.current_caller()
+        assert caller.player_id is not None  # Access.PLAYER
+        request_id = resources.check_request_id(request.request_id)
+        created_at, keys = await self._directory.register_key(
+            caller.player_id, request.public_key, request.proof, request_id
+        )
+        created = Timestamp()
+        created.FromDatetime(created_at)
+        return player_service_pb2.RegisterPlayerKeyResponse(
+            player=caller.player_name,
+            public_key=request.public_key,
+            create_time=created,
+            public_keys=list(keys),
+        )
 
     async def RevokePlayerTokens(  # noqa: N802 - the generated method name
         self,

@@ -34,6 +34,7 @@ from sapsam.api.stream_channels import TableChannel
 from sapsam.api.watch import watch
 from sapsam.app.tables import TableOutcome, TableService, stream_id_for
 from sapsam.domain import events as domain_events
+from sapsam.domain.commands import PlayerSignature
 from sapsam.domain.table import TablePhase, TableState, fold
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import Arrangement
@@ -78,6 +79,16 @@ def _player_only(caller: auth.Caller) -> str:
     if caller.player_id is None:
         raise ApiError("PLAYERS_ONLY", "only a player can do this, not the operator")
     return caller.player_id
+
+
+def _signature(
+    request: table_service_pb2.CommitArrangementRequest
+    | table_service_pb2.RevealArrangementRequest,
+) -> PlayerSignature | None:
+    """The move's signature, if the request carries one (docs/fairness.md §19)."""
+    if not request.HasField("signature"):
+        return None
+    return PlayerSignature(request.signature.public_key, request.signature.signature)
 
 
 def _check_deadline(context: grpc.ServicerContext) -> None:
@@ -363,6 +374,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = resources.scoped_request_id("CommitArrangement", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
+        signature = _signature(request)
+        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
         outcome = await self._tables.commit(
             table_id,
             player_id,
@@ -372,6 +385,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
             deal_number=_deal_number(request),
             scheme=request.commitment_scheme or 1,
+            signature=signature,
+            player_keys=keys,
         )
         return table_service_pb2.CommitArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
@@ -404,6 +419,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         arrangement = _arrangement(request.arrangement)
         table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
+        signature = _signature(request)
+        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
         outcome = await self._tables.reveal(
             table_id,
             player_id,
@@ -413,6 +430,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=_expected_version(request),
             request_digest=request_digest(request),
             deal_number=_deal_number(request),
+            signature=signature,
+            player_keys=keys,
         )
         return table_service_pb2.RevealArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)

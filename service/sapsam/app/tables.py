@@ -47,6 +47,7 @@ from sapsam.domain.commands import (
     CreateTable,
     CutDeck,
     DealCards,
+    PlayerSignature,
     RevealArrangement,
     SeatPlayer,
     StartDeal,
@@ -362,11 +363,19 @@ class TableService(TableRunner):
         request_digest: bytes | None = None,
         deal_number: int | None = None,
         scheme: int = 1,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
         """Record a seat's arrangement commitment (the hash only, of ``scheme``), in
-        ``deal_number`` if given."""
+        ``deal_number`` if given; ``signature`` must be by one of ``player_keys`` (the player's
+        registered keys), and is required when there are any."""
         command = CommitArrangement(
-            player_id=player_id, commitment=commitment, deal_number=deal_number, scheme=scheme
+            player_id=player_id,
+            commitment=commitment,
+            deal_number=deal_number,
+            scheme=scheme,
+            signature=signature,
+            player_keys=player_keys,
         )
         return await self._execute(
             table_id,
@@ -415,9 +424,11 @@ class TableService(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
-        """Show a seat's arrangement (in ``deal_number`` if given); after the last reveal the
-        seed is published and scored."""
+        """Show a seat's arrangement (in ``deal_number`` if given; signed as :meth:`commit`);
+        after the last reveal the seed is published and scored."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
@@ -430,12 +441,26 @@ class TableService(TableRunner):
             ):
                 # Let decide give the precise refusal (not seated, wrong phase, wrong deal, ...).
                 return Plan(
-                    [RevealArrangement(player_id, arrangement, nonce, (), deal_number)],
+                    [
+                        RevealArrangement(
+                            player_id,
+                            arrangement,
+                            nonce,
+                            (),
+                            deal_number,
+                            signature,
+                            player_keys,
+                        )
+                    ],
                 )
             seed = await self._secret_seed(session, table_id, deal.number)
             dealt = dealt_hands(state, seed)[seat]
             return Plan(
-                [RevealArrangement(player_id, arrangement, nonce, dealt, deal_number)],
+                [
+                    RevealArrangement(
+                        player_id, arrangement, nonce, dealt, deal_number, signature, player_keys
+                    )
+                ],
                 seed_to_reveal=seed,
             )
 

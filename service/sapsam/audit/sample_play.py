@@ -2,15 +2,20 @@
 tests, benchmarks and demonstrations. Every seat plays the solver's arrangement, commits to it with
 a fresh nonce, confirms and reveals, exactly as a client would over the API. Commitments are of
 scheme 2 (binding the player id, docs/fairness.md §12.1), as the SDK's, unless ``scheme=1`` is
-asked for.
+asked for. With ``signing_keys`` (Ed25519 private keys by player id) each player signs its
+commit and reveal (docs/fairness.md §19), passing its public key as its only registered key.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 from sapsam import fairness
 from sapsam.app.tables import TableService
+from sapsam.domain.commands import PlayerSignature
+from sapsam.fairness import player_keys
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
 from sapsam.rules.solver import solve
 
@@ -52,6 +57,7 @@ async def play_deal(
     number: int,
     entropy: bool = True,
     scheme: int = 2,
+    signing_keys: Mapping[str, Any] | None = None,
 ) -> None:
     """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal."""
     state = (await service.start_deal(table_id, "operator", f"{table_id}/start-{number}")).state
@@ -67,6 +73,7 @@ async def play_deal(
     assert cutter is not None
     await service.cut(table_id, cutter, 1 + (7 * number) % 51, f"{table_id}/cut-{number}")
     chosen = {}
+    seats_of: dict[str, int] = {}
     for player in seats:
         seat, hand = await service.hand_of(table_id, player)
         arrangement = solve(hand, (await service.load(table_id)).rule_set)
@@ -75,12 +82,48 @@ async def play_deal(
         commitment = fairness.arrangement_commitment(
             table_id, number, seat, arrangement, nonce, scheme=scheme, player_id=player
         )
+        key = (signing_keys or {}).get(player)
+        signed = _signed(
+            key, player_keys.commit_message(table_id, number, seat, player, scheme, commitment)
+        )
         await service.commit(
-            table_id, player, commitment, f"{table_id}/commit-{number}", scheme=scheme
+            table_id,
+            player,
+            commitment,
+            f"{table_id}/commit-{number}",
+            scheme=scheme,
+            signature=signed,
+            player_keys=() if signed is None else (signed.public_key,),
         )
         await service.confirm(table_id, player, f"{table_id}/confirm-{number}")
+        seats_of[player] = seat
     for player, (arrangement, nonce) in chosen.items():
-        await service.reveal(table_id, player, arrangement, nonce, f"{table_id}/reveal-{number}")
+        key = (signing_keys or {}).get(player)
+        signed = _signed(
+            key,
+            player_keys.reveal_message(
+                table_id, number, seats_of[player], player, arrangement, nonce
+            ),
+        )
+        await service.reveal(
+            table_id,
+            player,
+            arrangement,
+            nonce,
+            f"{table_id}/reveal-{number}",
+            signature=signed,
+            player_keys=() if signed is None else (signed.public_key,),
+        )
+
+
+def _signed(key: Any, message: bytes) -> PlayerSignature | None:
+    """``key``'s signature of ``message`` (an ``Ed25519PrivateKey``), or None without a key."""
+    if key is None:
+        return None
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return PlayerSignature(public, key.sign(message))
 
 
 async def play_series(
@@ -90,10 +133,11 @@ async def play_series(
     rule_set: RuleSet = DEFAULT_RULE_SET,
     after_series: str = "close",
     scheme: int = 2,
+    signing_keys: Mapping[str, Any] | None = None,
 ) -> uuid.UUID:
     """A new table with ``deals`` deals played (default: the whole series; at a ``new_series``
     table deals go on past the series length into the next series)."""
     table_id = await seated_table(service, seat_count, rule_set, after_series=after_series)
     for number in range(1, (deals or rule_set.series_length) + 1):
-        await play_deal(service, table_id, number, scheme=scheme)
+        await play_deal(service, table_id, number, scheme=scheme, signing_keys=signing_keys)
     return table_id

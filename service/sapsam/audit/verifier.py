@@ -41,6 +41,7 @@ from sapsam.audit.export_format import (
     Segment,
 )
 from sapsam.audit.export_reading import read_export
+from sapsam.audit.player_signatures import signature_checks
 from sapsam.audit.report import AuditCheck, AuditReport, Status
 from sapsam.audit.series_checks import series_checks
 from sapsam.domain.events import (
@@ -138,6 +139,14 @@ def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) 
         if totals is not None:
             verified_totals[deal.number] = totals
             deals_verified += 1
+    checks.extend(
+        _safely(
+            "player_signature",
+            None,
+            lambda: signature_checks(deals, created, seated),
+            [_malformed("player_signature", None, "the players' signatures cannot be read")],
+        )
+    )
     checks.extend(
         _safely(
             "series_totals",

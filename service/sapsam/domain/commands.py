@@ -85,6 +85,14 @@ class DealCards:
 
 
 @dataclass(frozen=True)
+class PlayerSignature:
+    """A player's Ed25519 signature of a move and the key that made it (docs/fairness.md §19)."""
+
+    public_key: bytes
+    signature: bytes
+
+
+@dataclass(frozen=True)
 class CommitArrangement:
     """Commit to an arrangement by its 32-byte hash (of ``scheme``); repeatable until the seat
     confirms.
@@ -98,6 +106,10 @@ class CommitArrangement:
     deal_number: int | None = None
     scheme: int = 1
     """The commitment's scheme (docs/fairness.md §12): 1 covers the seat, 2 also the player id."""
+    signature: PlayerSignature | None = None
+    player_keys: tuple[bytes, ...] = ()
+    """The player's registered public keys, filled in by the service: with any, the move must be
+    signed by one of them."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +134,9 @@ class RevealArrangement:
     nonce: bytes
     dealt: tuple[Card, ...]
     deal_number: int | None = None
+    signature: PlayerSignature | None = None
+    player_keys: tuple[bytes, ...] = ()
+    """As :attr:`CommitArrangement.player_keys`."""
 
 
 @dataclass(frozen=True)

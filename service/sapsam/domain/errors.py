@@ -26,6 +26,7 @@ class Reason(StrEnum):
     BAD_CUT_POSITION = "BAD_CUT_POSITION"
     BAD_CARDS = "BAD_CARDS"
     BAD_SEED = "BAD_SEED"
+    BAD_SIGNATURE = "BAD_SIGNATURE"
     UNKNOWN_SEAT = "UNKNOWN_SEAT"
     # Right request, wrong moment.
     WRONG_PHASE = "WRONG_PHASE"
@@ -44,6 +45,7 @@ class Reason(StrEnum):
     WRONG_DEAL = "WRONG_DEAL"
     NOTHING_TIMED_OUT = "NOTHING_TIMED_OUT"
     SERIES_COMPLETE = "SERIES_COMPLETE"
+    SIGNATURE_REQUIRED = "SIGNATURE_REQUIRED"
     # Who is asking.
     NOT_SEATED = "NOT_SEATED"
     # Existence.

@@ -127,14 +127,20 @@ class ArrangementCommitted(Event):
 
     Schema version 2: ``scheme`` is the commitment scheme (docs/fairness.md §12: 1 covers the
     seat, 2 the seat and its player id). Version 1 data reads as scheme 1.
+
+    Schema version 3: ``player_key`` and ``signature``, the player's Ed25519 public key and its
+    signature of the commit (docs/fairness.md §19), hex, or ``None`` when the player signed
+    nothing. Version 2 data reads as unsigned.
     """
 
     TYPE: ClassVar[str] = "ArrangementCommitted"
-    SCHEMA_VERSION: ClassVar[int] = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
     deal_number: int
     seat: int
     commitment: str
     scheme: int = 1
+    player_key: str | None = None
+    signature: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,9 +173,15 @@ class RevealsOpened(Event):
 
 @dataclass(frozen=True)
 class ArrangementRevealed(Event):
-    """A seat showed the arrangement behind its commitment; a foul is recorded here as a fact."""
+    """A seat showed the arrangement behind its commitment; a foul is recorded here as a fact.
+
+    Schema version 2: ``player_key`` and ``signature``, the player's Ed25519 public key and its
+    signature of the reveal (docs/fairness.md §19), hex, or ``None`` when unsigned; version 1 data
+    reads as unsigned.
+    """
 
     TYPE: ClassVar[str] = "ArrangementRevealed"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     front: tuple[str, ...]
@@ -178,6 +190,8 @@ class ArrangementRevealed(Event):
     nonce: str
     foul: bool
     foul_reason: str | None
+    player_key: str | None = None
+    signature: str | None = None
 
 
 @dataclass(frozen=True)
@@ -438,6 +452,11 @@ def _committed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "scheme": 1}
 
 
+def _unsigned(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    # Recorded before players signed their moves.
+    return {**data, "player_key": None, "signature": None}
+
+
 def _confirmed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "scheme": 1}
 
@@ -446,7 +465,9 @@ DEFAULT_CODEC = EventCodec()
 DEFAULT_CODEC.register_upcaster("TableCreated", 1, _table_created_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("DealScored", 1, _deal_scored_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 1, _committed_v1_to_v2)
+DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 2, _unsigned)
 DEFAULT_CODEC.register_upcaster("SeatConfirmed", 1, _confirmed_v1_to_v2)
+DEFAULT_CODEC.register_upcaster("ArrangementRevealed", 1, _unsigned)
 
 
 def _to_json(value: Any) -> JsonValue:

@@ -46,6 +46,7 @@ from sapsam.domain.events import (
     SeriesStarted,
     TableCreated,
 )
+from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.table_deadlines import deadline_extension
 from sapsam.domain.table_state import (
     DealState,
@@ -54,6 +55,7 @@ from sapsam.domain.table_state import (
     TableState,
     awaits_reveal,
 )
+from sapsam.fairness import player_keys
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.ruleset import RuleSet, RuleSetError
@@ -287,12 +289,23 @@ def _decide_commit(state: TableState, command: CommitArrangement) -> list[Event]
             f"commitment scheme {command.scheme} is unknown: 1 or 2 (docs/fairness.md §12)",
             field="commitment_scheme",
         )
+    table_id = state.table_id
+    assert table_id is not None
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.commit_message(
+            table_id, deal.number, seat, command.player_id, command.scheme, command.commitment
+        ),
+    )
     return [
         ArrangementCommitted(
             deal_number=deal.number,
             seat=seat,
             commitment=command.commitment.hex(),
             scheme=command.scheme,
+            player_key=None if signed is None else signed.public_key.hex(),
+            signature=None if signed is None else signed.signature.hex(),
         )
     ]
 
@@ -330,7 +343,8 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
     _require_deal(state, command.deal_number)
     _require_phase(state, TablePhase.REVEALING)
     deal = _current_deal(state)
-    assert state.table_id is not None
+    table_id = state.table_id
+    assert table_id is not None
     if deal.reveals[seat] is not None:
         raise DomainError(Reason.ALREADY_REVEALED, "this seat already revealed")
     if deal.timeouts[seat] is not None:
@@ -347,7 +361,7 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
     arrangement = command.arrangement
     if not fairness.check_reveal(
         commitment,
-        state.table_id,
+        table_id,
         deal.number,
         seat,
         arrangement,
@@ -359,6 +373,13 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
             Reason.COMMITMENT_MISMATCH,
             "these rows and nonce do not hash to the commitment this seat confirmed",
         )
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.reveal_message(
+            table_id, deal.number, seat, command.player_id, arrangement, command.nonce
+        ),
+    )
     check = check_arrangement(arrangement, command.dealt)
     return [
         ArrangementRevealed(
@@ -370,6 +391,8 @@ def _decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]
             nonce=command.nonce.hex(),
             foul=check.foul,
             foul_reason=None if check.reason is None else check.reason.value,
+            player_key=None if signed is None else signed.public_key.hex(),
+            signature=None if signed is None else signed.signature.hex(),
         )
     ]
 

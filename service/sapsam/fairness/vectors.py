@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from sapsam.fairness import player_keys
 from sapsam.fairness.commitments import arrangement_commitment, encode_rows
 from sapsam.fairness.deal import (
     cut_deck,
@@ -227,6 +228,64 @@ def commitment_vector(
     }
 
 
+def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
+    """A player key's registration, a signed commit and a signed reveal (docs/fairness.md §19),
+    made with a fixed Ed25519 private key (RFC 8032 signatures are deterministic)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    private = bytes(range(32))
+    key = Ed25519PrivateKey.from_private_bytes(private)
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    player = PLAYER_IDS[0]
+    rows = ("2s 2h Ad", "7c 7d 9s 5h 3d", "Tc Jc Qc Kc Ac")
+    arrangement = Arrangement.parse(*rows)
+    nonce = bytes(16)
+    commitment = arrangement_commitment(
+        table_id, 2, 0, arrangement, nonce, scheme=2, player_id=player
+    )
+    common = {"private_key": private.hex(), "public_key": public.hex(), "player_id": player}
+    moves = [
+        (
+            "registration",
+            {},
+            player_keys.registration_message(player, public),
+        ),
+        (
+            "commit",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "scheme": 2,
+                "commitment": commitment.hex(),
+            },
+            player_keys.commit_message(table_id, 2, 0, player, 2, commitment),
+        ),
+        (
+            "reveal",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "front": rows[0],
+                "middle": rows[1],
+                "back": rows[2],
+                "nonce": nonce.hex(),
+            },
+            player_keys.reveal_message(table_id, 2, 0, player, arrangement, nonce),
+        ),
+    ]
+    return [
+        {
+            "kind": kind,
+            "input": {**common, **fields},
+            "expected": {"message": message.hex(), "signature": key.sign(message).hex()},
+        }
+        for kind, fields, message in moves
+    ]
+
+
 def simple_arrangement(hand: Sequence[int]) -> Arrangement:
     """A plain arrangement of 13 cards for examples: strongest groups to the back.
 
@@ -408,6 +467,7 @@ def build_vectors() -> dict[str, Any]:
             commitment_vector(table, 2, 0, arrangement_rows, bytes(16), PLAYER_IDS[0]),
             commitment_vector(table, 2, 0, arrangement_rows, bytes(16), PLAYER_IDS[1]),
         ],
+        "player_signatures": signature_vectors(table),
         "published_deals": [
             example_published_deal(DEAL_INPUTS[1]).to_dict(),
             example_published_deal(DEAL_INPUTS[3], preset("two_four")).to_dict(),

@@ -1,7 +1,8 @@
-"""The players' rows (``players``, migration 0002) and their tokens (``player_tokens``), for the
-API's player directory: each method one store operation on a pooled connection.
+"""The players' rows (``players``, migration 0002), their tokens (``player_tokens``) and their
+public keys (``player_keys``, migration 0010), for the API's player directory: each method one
+store operation on a pooled connection.
 
-The statements are in ``store/sql/players.sql`` and ``player_tokens``.
+The statements are in ``store/sql/players.sql``, ``player_tokens`` and ``player_keys``.
 """
 
 from __future__ import annotations
@@ -123,3 +124,43 @@ class PlayerRecords:
         """Revoke every working token of a player; how many (the first count on a repeat)."""
         async with self.pool.connection() as connection:
             return await player_tokens.revoke_player_tokens(connection, player_id, request_id)
+
+    async def register_key(
+        self, player_id: str, public_key: bytes, proof: bytes, request_id: str, limit: int
+    ) -> datetime | None:
+        """Record a player's new public key (unless it has ``limit`` keys); when it was
+        recorded, or None (nothing written) when the key is already on record or the player is at
+        its limit."""
+        async with self.pool.connection() as connection:
+            row = await (
+                await connection.execute(
+                    query("player_keys.register"),
+                    {
+                        "key": public_key,
+                        "player": player_id,
+                        "proof": proof,
+                        "request": request_id,
+                        "limit": limit,
+                    },
+                )
+            ).fetchone()
+        if row is None:
+            return None
+        created_at: datetime = row[0]
+        return created_at
+
+    async def key_owner(self, public_key: bytes) -> tuple[str, datetime] | None:
+        """The player a key belongs to and when it was registered, or None."""
+        async with self.pool.connection() as connection:
+            row = await (
+                await connection.execute(query("player_keys.owner"), {"key": public_key})
+            ).fetchone()
+        return None if row is None else (str(row[0]), row[1])
+
+    async def keys_of(self, player_id: str) -> tuple[bytes, ...]:
+        """A player's public keys, oldest first."""
+        async with self.pool.connection() as connection:
+            rows = await (
+                await connection.execute(query("player_keys.keys_of"), {"player": player_id})
+            ).fetchall()
+        return tuple(bytes(row[0]) for row in rows)

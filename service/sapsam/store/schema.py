@@ -197,6 +197,7 @@ MIGRATED_TABLES = (
     "merkle_leaves",
     "log_checkpoints",
     "checkpoint_cosignatures",
+    "player_keys",
 )
 
 EXPECTED_SCHEMA = SchemaDescription(
@@ -270,6 +271,11 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("checkpoint_cosignatures", "line", "text", False),
             ("checkpoint_cosignatures", "cosigned_at", "bigint", False),
             ("checkpoint_cosignatures", "received_at", "timestamp with time zone", False),
+            ("player_keys", "public_key", "bytea", False),
+            ("player_keys", "player_id", "uuid", False),
+            ("player_keys", "proof", "bytea", False),
+            ("player_keys", "request_id", "text", False),
+            ("player_keys", "created_at", "timestamp with time zone", False),
         }
     ),
     indexes=frozenset(
@@ -368,6 +374,16 @@ EXPECTED_SCHEMA = SchemaDescription(
                 "CREATE UNIQUE INDEX checkpoint_cosignatures_pkey"
                 " ON public.checkpoint_cosignatures USING btree (size, witness_key)",
             ),
+            (
+                "player_keys",
+                "CREATE UNIQUE INDEX player_keys_pkey ON public.player_keys"
+                " USING btree (public_key)",
+            ),
+            (
+                "player_keys",
+                "CREATE INDEX player_keys_by_player ON public.player_keys"
+                " USING btree (player_id, created_at)",
+            ),
         }
     ),
     triggers=frozenset(
@@ -439,17 +455,17 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
 
     The role may read and append events (never UPDATE, DELETE or TRUNCATE them: privileges refuse
     what the triggers also refuse, and as a non-owner it cannot disable the triggers), record
-    request ids, keep and delete deal secrets, register and look up players and their tokens
-    (rotate and revoke them, never delete them), read the schema revision, and maintain its read
-    models. Run it as the owner of the schema after ``sapsam migrate``; docs/store.md shows the
-    whole role setup.
+    request ids, keep and delete deal secrets, register and look up players, their tokens
+    (rotate and revoke them, never delete them) and their public keys (never changed), read the
+    schema revision, and maintain its read models. Run it as the owner of the schema after
+    ``sapsam migrate``; docs/store.md shows the whole role setup.
     """
     name = sql.Identifier(role)
     statements = (
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
             " player_tokens, serving_intervals, background_failures, wakeup_listeners,"
-            " merkle_nodes, merkle_leaves, log_checkpoints, checkpoint_cosignatures,"
+            " merkle_nodes, merkle_leaves, log_checkpoints, checkpoint_cosignatures, player_keys,"
             " alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
@@ -459,6 +475,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL("GRANT SELECT, INSERT ON players TO {}"),
         # Their tokens: issued, looked up, and marked rotated or revoked (never deleted).
         sql.SQL("GRANT SELECT, INSERT, UPDATE ON player_tokens TO {}"),
+        # Their public keys: registered (a row each, never changed) and looked up.
+        sql.SQL("GRANT SELECT, INSERT ON player_keys TO {}"),
         # Global readers prove their high-water mark from the identity sequence's last value.
         sql.SQL("GRANT SELECT ON SEQUENCE events_position_seq TO {}"),
         sql.SQL("GRANT SELECT, INSERT, DELETE ON deal_secrets TO {}"),

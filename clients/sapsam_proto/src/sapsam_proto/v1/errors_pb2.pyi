@@ -223,6 +223,22 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """RESOURCE_EXHAUSTED: the checkpoint already carries the most cosignatures kept per checkpoint
     (16).
     """
+    ERROR_REASON_BAD_PLAYER_KEY: _ErrorReason.ValueType  # 83
+    """INVALID_ARGUMENT: (`RegisterPlayerKey`) a public key that is not 32 bytes, a proof that is
+    not the key's valid signature of the registration message (docs/fairness.md §19), or a key
+    another player registered; BadRequest names the field.
+    """
+    ERROR_REASON_PLAYER_KEY_LIMIT: _ErrorReason.ValueType  # 84
+    """FAILED_PRECONDITION: (`RegisterPlayerKey`) the player already has the most keys allowed (8)."""
+    ERROR_REASON_SIGNATURE_REQUIRED: _ErrorReason.ValueType  # 85
+    """FAILED_PRECONDITION: (`CommitArrangement`, `RevealArrangement`) the player has registered a
+    key, so its moves must be signed (docs/fairness.md §19); nothing was recorded.
+    """
+    ERROR_REASON_BAD_SIGNATURE: _ErrorReason.ValueType  # 86
+    """INVALID_ARGUMENT: (`CommitArrangement`, `RevealArrangement`) a signature by a key the player
+    has not registered, or one that does not verify for the move (docs/fairness.md §19);
+    BadRequest names the field.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -440,5 +456,21 @@ cosignatures from (keys/witnesses.vkeys).
 ERROR_REASON_TOO_MANY_COSIGNATURES: ErrorReason.ValueType  # 82
 """RESOURCE_EXHAUSTED: the checkpoint already carries the most cosignatures kept per checkpoint
 (16).
+"""
+ERROR_REASON_BAD_PLAYER_KEY: ErrorReason.ValueType  # 83
+"""INVALID_ARGUMENT: (`RegisterPlayerKey`) a public key that is not 32 bytes, a proof that is
+not the key's valid signature of the registration message (docs/fairness.md §19), or a key
+another player registered; BadRequest names the field.
+"""
+ERROR_REASON_PLAYER_KEY_LIMIT: ErrorReason.ValueType  # 84
+"""FAILED_PRECONDITION: (`RegisterPlayerKey`) the player already has the most keys allowed (8)."""
+ERROR_REASON_SIGNATURE_REQUIRED: ErrorReason.ValueType  # 85
+"""FAILED_PRECONDITION: (`CommitArrangement`, `RevealArrangement`) the player has registered a
+key, so its moves must be signed (docs/fairness.md §19); nothing was recorded.
+"""
+ERROR_REASON_BAD_SIGNATURE: ErrorReason.ValueType  # 86
+"""INVALID_ARGUMENT: (`CommitArrangement`, `RevealArrangement`) a signature by a key the player
+has not registered, or one that does not verify for the move (docs/fairness.md §19);
+BadRequest names the field.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

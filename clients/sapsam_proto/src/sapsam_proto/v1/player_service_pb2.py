@@ -22,32 +22,37 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from . import player_pb2 as sapsam_dot_v1_dot_player__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esapsam/v1/player_service.proto\x12\tsapsam.v1\x1a\x16sapsam/v1/player.proto\"A\n\x15RegisterPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\"J\n\x16RegisterPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\x12\r\n\x05token\x18\x02 \x01(\t\" \n\x10GetPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11GetPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\"(\n\x12RotateTokenRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\"$\n\x13RotateTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\"?\n\x19RevokePlayerTokensRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"I\n\x1aRevokePlayerTokensResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x1b\n\x13revoked_token_count\x18\x02 \x01(\x05\x32\xdf\x02\n\rPlayerService\x12U\n\x0eRegisterPlayer\x12 .sapsam.v1.RegisterPlayerRequest\x1a!.sapsam.v1.RegisterPlayerResponse\x12\x46\n\tGetPlayer\x12\x1b.sapsam.v1.GetPlayerRequest\x1a\x1c.sapsam.v1.GetPlayerResponse\x12L\n\x0bRotateToken\x12\x1d.sapsam.v1.RotateTokenRequest\x1a\x1e.sapsam.v1.RotateTokenResponse\x12\x61\n\x12RevokePlayerTokens\x12$.sapsam.v1.RevokePlayerTokensRequest\x1a%.sapsam.v1.RevokePlayerTokensResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esapsam/v1/player_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16sapsam/v1/player.proto\"Q\n\x18RegisterPlayerKeyRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12\r\n\x05proof\x18\x03 \x01(\x0c\"\x85\x01\n\x19RegisterPlayerKeyResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bpublic_keys\x18\x04 \x03(\x0c\"A\n\x15RegisterPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\"J\n\x16RegisterPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\x12\r\n\x05token\x18\x02 \x01(\t\" \n\x10GetPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11GetPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\"(\n\x12RotateTokenRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\"$\n\x13RotateTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\"?\n\x19RevokePlayerTokensRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"I\n\x1aRevokePlayerTokensResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x1b\n\x13revoked_token_count\x18\x02 \x01(\x05\x32\xbf\x03\n\rPlayerService\x12U\n\x0eRegisterPlayer\x12 .sapsam.v1.RegisterPlayerRequest\x1a!.sapsam.v1.RegisterPlayerResponse\x12\x46\n\tGetPlayer\x12\x1b.sapsam.v1.GetPlayerRequest\x1a\x1c.sapsam.v1.GetPlayerResponse\x12L\n\x0bRotateToken\x12\x1d.sapsam.v1.RotateTokenRequest\x1a\x1e.sapsam.v1.RotateTokenResponse\x12\x61\n\x12RevokePlayerTokens\x12$.sapsam.v1.RevokePlayerTokensRequest\x1a%.sapsam.v1.RevokePlayerTokensResponse\x12^\n\x11RegisterPlayerKey\x12#.sapsam.v1.RegisterPlayerKeyRequest\x1a$.sapsam.v1.RegisterPlayerKeyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.player_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REGISTERPLAYERREQUEST']._serialized_start=69
-  _globals['_REGISTERPLAYERREQUEST']._serialized_end=134
-  _globals['_REGISTERPLAYERRESPONSE']._serialized_start=136
-  _globals['_REGISTERPLAYERRESPONSE']._serialized_end=210
-  _globals['_GETPLAYERREQUEST']._serialized_start=212
-  _globals['_GETPLAYERREQUEST']._serialized_end=244
-  _globals['_GETPLAYERRESPONSE']._serialized_start=246
-  _globals['_GETPLAYERRESPONSE']._serialized_end=300
-  _globals['_ROTATETOKENREQUEST']._serialized_start=302
-  _globals['_ROTATETOKENREQUEST']._serialized_end=342
-  _globals['_ROTATETOKENRESPONSE']._serialized_start=344
-  _globals['_ROTATETOKENRESPONSE']._serialized_end=380
-  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_start=382
-  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_end=445
-  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_start=447
-  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_end=520
-  _globals['_PLAYERSERVICE']._serialized_start=523
-  _globals['_PLAYERSERVICE']._serialized_end=874
+  _globals['_REGISTERPLAYERKEYREQUEST']._serialized_start=102
+  _globals['_REGISTERPLAYERKEYREQUEST']._serialized_end=183
+  _globals['_REGISTERPLAYERKEYRESPONSE']._serialized_start=186
+  _globals['_REGISTERPLAYERKEYRESPONSE']._serialized_end=319
+  _globals['_REGISTERPLAYERREQUEST']._serialized_start=321
+  _globals['_REGISTERPLAYERREQUEST']._serialized_end=386
+  _globals['_REGISTERPLAYERRESPONSE']._serialized_start=388
+  _globals['_REGISTERPLAYERRESPONSE']._serialized_end=462
+  _globals['_GETPLAYERREQUEST']._serialized_start=464
+  _globals['_GETPLAYERREQUEST']._serialized_end=496
+  _globals['_GETPLAYERRESPONSE']._serialized_start=498
+  _globals['_GETPLAYERRESPONSE']._serialized_end=552
+  _globals['_ROTATETOKENREQUEST']._serialized_start=554
+  _globals['_ROTATETOKENREQUEST']._serialized_end=594
+  _globals['_ROTATETOKENRESPONSE']._serialized_start=596
+  _globals['_ROTATETOKENRESPONSE']._serialized_end=632
+  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_start=634
+  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_end=697
+  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_start=699
+  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_end=772
+  _globals['_PLAYERSERVICE']._serialized_start=775
+  _globals['_PLAYERSERVICE']._serialized_end=1222
 # @@protoc_insertion_point(module_scope)

@@ -3,8 +3,11 @@
 isort:skip_file
 The player service: registration and look-up."""
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from . import player_pb2 as _player_pb2
 import builtins as _builtins
 import sys
@@ -16,6 +19,77 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+@_typing.final
+class RegisterPlayerKeyRequest(_message.Message):
+    """Request of RegisterPlayerKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    PROOF_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see RegisterPlayerRequest.request_id)."""
+    public_key: _builtins.bytes
+    """The Ed25519 public key (RFC 8032), exactly 32 bytes."""
+    proof: _builtins.bytes
+    """Proof that the caller holds the private key: the key's Ed25519 signature (64 bytes) of
+    lp("sapsam/player-key/v1/registration") || lp(utf8(player_id)) || lp(public_key)
+    (docs/fairness.md §19), where player_id is the caller's id (not "players/{id}").
+    """
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        public_key: _builtins.bytes = ...,
+        proof: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["proof", b"proof", "public_key", b"public_key", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterPlayerKeyRequest: _TypeAlias = RegisterPlayerKeyRequest  # noqa: Y015
+
+@_typing.final
+class RegisterPlayerKeyResponse(_message.Message):
+    """Response of RegisterPlayerKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEYS_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """Resource name of the player the key belongs to, "players/{player}"."""
+    public_key: _builtins.bytes
+    """The registered public key (the one sent)."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When the key was first registered (a repeat returns the first time)."""
+
+    @_builtins.property
+    def public_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """Every key the player has registered, oldest first (this one included)."""
+
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        public_key: _builtins.bytes = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        public_keys: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "player", b"player", "public_key", b"public_key", "public_keys", b"public_keys"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterPlayerKeyResponse: _TypeAlias = RegisterPlayerKeyResponse  # noqa: Y015
 
 @_typing.final
 class RegisterPlayerRequest(_message.Message):

@@ -55,6 +55,11 @@ class PlayerServiceStub:
                 request_serializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensResponse.FromString,
                 _registered_method=True)
+        self.RegisterPlayerKey = channel.unary_unary(
+                '/sapsam.v1.PlayerService/RegisterPlayerKey',
+                request_serializer=sapsam_dot_v1_dot_player__service__pb2.RegisterPlayerKeyRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_player__service__pb2.RegisterPlayerKeyResponse.FromString,
+                _registered_method=True)
 
 
 class PlayerServiceServicer:
@@ -101,6 +106,21 @@ class PlayerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterPlayerKey(self, request, context):
+        """Registers an Ed25519 public key of the calling player (players only, PLAYERS_ONLY
+        otherwise), with which it signs its commitments and reveals (docs/fairness.md §19). From
+        then on every CommitArrangement and RevealArrangement of the player must carry a signature
+        by one of its keys (FAILED_PRECONDITION, SIGNATURE_REQUIRED otherwise). Registering a key the
+        player already has returns it again (idempotent); a new key is added beside the old ones
+        (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
+        keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
+        not the key's valid signature of the registration message, or a key another player
+        registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlayerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -123,6 +143,11 @@ def add_PlayerServiceServicer_to_server(servicer, server):
                     servicer.RevokePlayerTokens,
                     request_deserializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensResponse.SerializeToString,
+            ),
+            'RegisterPlayerKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterPlayerKey,
+                    request_deserializer=sapsam_dot_v1_dot_player__service__pb2.RegisterPlayerKeyRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_player__service__pb2.RegisterPlayerKeyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -234,6 +259,33 @@ class PlayerService:
             '/sapsam.v1.PlayerService/RevokePlayerTokens',
             sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensRequest.SerializeToString,
             sapsam_dot_v1_dot_player__service__pb2.RevokePlayerTokensResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterPlayerKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.PlayerService/RegisterPlayerKey',
+            sapsam_dot_v1_dot_player__service__pb2.RegisterPlayerKeyRequest.SerializeToString,
+            sapsam_dot_v1_dot_player__service__pb2.RegisterPlayerKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

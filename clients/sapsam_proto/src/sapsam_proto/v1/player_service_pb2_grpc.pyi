@@ -57,6 +57,17 @@ class PlayerServiceStub:
     from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
     request_id returns the same response and revokes nothing more.
     """
+    RegisterPlayerKey: _grpc.UnaryUnaryMultiCallable[_player_service_pb2.RegisterPlayerKeyRequest, _player_service_pb2.RegisterPlayerKeyResponse]
+    """Registers an Ed25519 public key of the calling player (players only, PLAYERS_ONLY
+    otherwise), with which it signs its commitments and reveals (docs/fairness.md §19). From
+    then on every CommitArrangement and RevealArrangement of the player must carry a signature
+    by one of its keys (FAILED_PRECONDITION, SIGNATURE_REQUIRED otherwise). Registering a key the
+    player already has returns it again (idempotent); a new key is added beside the old ones
+    (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
+    keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
+    not the key's valid signature of the registration message, or a key another player
+    registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
+    """
 
 @_typing.type_check_only
 class PlayerServiceAsyncStub(PlayerServiceStub):
@@ -85,6 +96,17 @@ class PlayerServiceAsyncStub(PlayerServiceStub):
     """Revokes every token of a player (operator only, OPERATOR_ONLY otherwise): each is refused
     from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
     request_id returns the same response and revokes nothing more.
+    """
+    RegisterPlayerKey: _aio.UnaryUnaryMultiCallable[_player_service_pb2.RegisterPlayerKeyRequest, _player_service_pb2.RegisterPlayerKeyResponse]  # type: ignore[assignment]
+    """Registers an Ed25519 public key of the calling player (players only, PLAYERS_ONLY
+    otherwise), with which it signs its commitments and reveals (docs/fairness.md §19). From
+    then on every CommitArrangement and RevealArrangement of the player must carry a signature
+    by one of its keys (FAILED_PRECONDITION, SIGNATURE_REQUIRED otherwise). Registering a key the
+    player already has returns it again (idempotent); a new key is added beside the old ones
+    (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
+    keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
+    not the key's valid signature of the registration message, or a key another player
+    registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
     """
 
 class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -135,6 +157,23 @@ class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
         """Revokes every token of a player (operator only, OPERATOR_ONLY otherwise): each is refused
         from then on (TOKEN_REVOKED), and the player can no longer act. A repeat with the same
         request_id returns the same response and revokes nothing more.
+        """
+
+    @_abc_1.abstractmethod
+    def RegisterPlayerKey(
+        self,
+        request: _player_service_pb2.RegisterPlayerKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_service_pb2.RegisterPlayerKeyResponse, _abc.Awaitable[_player_service_pb2.RegisterPlayerKeyResponse]]:
+        """Registers an Ed25519 public key of the calling player (players only, PLAYERS_ONLY
+        otherwise), with which it signs its commitments and reveals (docs/fairness.md §19). From
+        then on every CommitArrangement and RevealArrangement of the player must carry a signature
+        by one of its keys (FAILED_PRECONDITION, SIGNATURE_REQUIRED otherwise). Registering a key the
+        player already has returns it again (idempotent); a new key is added beside the old ones
+        (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
+        keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
+        not the key's valid signature of the registration message, or a key another player
+        registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
         """
 
 def add_PlayerServiceServicer_to_server(servicer: PlayerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -666,6 +666,7 @@ class CommitArrangementRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     COMMITMENT_SCHEME_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -688,6 +689,14 @@ class CommitArrangementRequest(_message.Message):
     event, and the reveal is checked under it. Any other value fails INVALID_ARGUMENT, reason
     BAD_COMMITMENT, field `commitment_scheme`.
     """
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this commit (docs/fairness.md §19), by one of its registered keys
+        (PlayerService.RegisterPlayerKey). Required once the player has a key (FAILED_PRECONDITION,
+        SIGNATURE_REQUIRED, without it); a key the player has not registered or a signature that does
+        not verify is INVALID_ARGUMENT, BAD_SIGNATURE. Recorded, with the key, in the event.
+        """
+
     def __init__(
         self,
         *,
@@ -697,10 +706,11 @@ class CommitArrangementRequest(_message.Message):
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
         commitment_scheme: _builtins.int = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
@@ -712,6 +722,32 @@ class CommitArrangementRequest(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
 
 Global___CommitArrangementRequest: _TypeAlias = CommitArrangementRequest  # noqa: Y015
+
+@_typing.final
+class PlayerSignature(_message.Message):
+    """A player's Ed25519 signature of one of its moves (docs/fairness.md §19)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    public_key: _builtins.bytes
+    """The signing key: one the player registered, 32 bytes."""
+    signature: _builtins.bytes
+    """The Ed25519 signature (RFC 8032), 64 bytes, of the move's message."""
+    def __init__(
+        self,
+        *,
+        public_key: _builtins.bytes = ...,
+        signature: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["public_key", b"public_key", "signature", b"signature"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerSignature: _TypeAlias = PlayerSignature  # noqa: Y015
 
 @_typing.final
 class CommitArrangementResponse(_message.Message):
@@ -829,6 +865,7 @@ class RevealArrangementRequest(_message.Message):
     NONCE_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -846,6 +883,12 @@ class RevealArrangementRequest(_message.Message):
     def arrangement(self) -> _table_pb2.Arrangement:
         """The committed arrangement: the seat's 13 dealt cards in three rows."""
 
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this reveal (docs/fairness.md §19); required, checked and recorded
+        as CommitArrangementRequest.signature is.
+        """
+
     def __init__(
         self,
         *,
@@ -855,10 +898,11 @@ class RevealArrangementRequest(_message.Message):
         nonce: _builtins.bytes = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015

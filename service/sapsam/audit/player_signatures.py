@@ -1,0 +1,137 @@
+"""The players' signatures of their moves, checked from an export alone (docs/fairness.md §19,
+docs/audit.md §4.2).
+
+A signed ``ArrangementCommitted`` or ``ArrangementRevealed`` carries the player's public key and
+its Ed25519 signature of the move's message, which binds the table, the deal, the seat, the id of
+the player seated there (``PlayerSeated``), and the commitment (with its scheme) or the revealed
+rows and nonce. For each seat with a signed move in a finished deal, one check,
+``player_signature[s]``:
+
+* every signature verifies, for the player the export seats there: a forger who swaps two players'
+  ids, or rewrites a signed commitment or reveal, breaks it even with every hash re-chained (the
+  forger cannot sign as the player);
+* a player who signed a move signs every later one in the export (a key is never removed, so the
+  server refuses an unsigned move from a player with a key): stripping the signatures from a
+  player's later moves is named too.
+
+Seats without a signed move get no check (their players registered no key; nothing to verify).
+What this cannot show alone: that a key is the player's own. The player knows its key (the SDK
+keeps it beside its token), so a player checks the keys an export shows for it; docs/audit.md.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from sapsam.audit.deal_events import MALFORMED, DealEvents
+from sapsam.audit.report import AuditCheck, Status
+from sapsam.domain.events import (
+    ArrangementCommitted,
+    ArrangementRevealed,
+    PlayerSeated,
+    TableCreated,
+)
+from sapsam.fairness import player_keys
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import parse_cards
+
+__all__ = ["signature_checks"]
+
+
+def signature_checks(
+    deals: Sequence[DealEvents], created: TableCreated | None, seated: Sequence[PlayerSeated]
+) -> list[AuditCheck]:
+    """One ``player_signature[s]`` check per seat and finished deal that holds a signed move, and
+    one for a player's move left unsigned after it had signed one."""
+    if created is None:
+        return []
+    players = {event.seat: event.player_id for event in seated}
+    signers: set[str] = set()  # players seen signing, in export order
+    checks: list[AuditCheck] = []
+    for deal in deals:
+        problems: dict[int, list[str]] = {}
+        signed_seats: set[int] = set()
+        for event in deal.events:
+            if not isinstance(event, ArrangementCommitted | ArrangementRevealed):
+                continue
+            seat = event.seat
+            player = players.get(seat)
+            kind = "commit" if isinstance(event, ArrangementCommitted) else "reveal"
+            if event.signature is None and event.player_key is None:
+                if player is not None and player in signers:
+                    problems.setdefault(seat, []).append(
+                        f"the {kind} is unsigned, but player {player} signed an earlier move"
+                    )
+                continue
+            signed_seats.add(seat)
+            problem = _problem(created, deal.number, player, event)
+            if problem:
+                problems.setdefault(seat, []).append(f"the {kind}: {problem}")
+            elif player is not None:
+                signers.add(player)
+        for seat in sorted(signed_seats | set(problems)):
+            name = f"player_signature[{seat}]"
+            found = problems.get(seat)
+            if found:
+                checks.append(
+                    AuditCheck(
+                        name,
+                        Status.FAILED,
+                        f"seat {seat} (player {players.get(seat)}): " + "; ".join(found),
+                        "every move signed by the seated player",
+                        found[0],
+                        deal=deal.number,
+                    )
+                )
+            else:
+                checks.append(
+                    AuditCheck(
+                        name,
+                        Status.PASSED,
+                        f"seat {seat}'s signed moves verify for player {players.get(seat)}",
+                        deal=deal.number,
+                    )
+                )
+    return checks
+
+
+def _problem(
+    created: TableCreated,
+    deal_number: int,
+    player: str | None,
+    event: ArrangementCommitted | ArrangementRevealed,
+) -> str:
+    """What is wrong with a signed move, or ``""``."""
+    if player is None:
+        return "no player is seated there"
+    if event.signature is None or event.player_key is None:
+        return "a key without a signature, or a signature without its key"
+    try:
+        key = bytes.fromhex(event.player_key)
+        signature = bytes.fromhex(event.signature)
+        table_id = uuid.UUID(created.table_id)
+        if isinstance(event, ArrangementCommitted):
+            message = player_keys.commit_message(
+                table_id,
+                deal_number,
+                event.seat,
+                player,
+                event.scheme,
+                bytes.fromhex(event.commitment),
+            )
+        else:
+            rows = Arrangement.of_card_rows(
+                parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
+            )
+            message = player_keys.reveal_message(
+                table_id, deal_number, event.seat, player, rows, bytes.fromhex(event.nonce)
+            )
+    except MALFORMED as error:
+        return f"cannot be read: {error}"
+    if not player_keys.signature_holds(key, message, signature):
+        return (
+            f"the signature by key {event.player_key} does not verify for player {player}"
+            " (docs/fairness.md §19)"
+        )
+    return ""

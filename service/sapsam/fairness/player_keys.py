@@ -1,0 +1,124 @@
+"""Players' Ed25519 keys: what a player signs, byte for byte (docs/fairness.md §19).
+
+A player may register an Ed25519 public key (RFC 8032, 32 bytes) and sign its commitments and
+reveals with it; the server verifies each signature and records it, with the key, in the event, so
+that anyone can check from the log alone that the player bound to a seat made the seat's moves.
+Every signed message starts with its own domain tag, so a signature made for one purpose can
+never stand for another:
+
+::
+
+    registration = lp("sapsam/player-key/v1/registration") || lp(utf8(player_id)) || lp(public_key)
+    commit = lp("sapsam/player-signature/v1/commit") || uuid(table_id) || u64(deal) || u8(seat)
+             || lp(utf8(player_id)) || u8(scheme) || lp(commitment)
+    reveal = lp("sapsam/player-signature/v1/reveal") || uuid(table_id) || u64(deal) || u8(seat)
+             || lp(utf8(player_id)) || lp(sorted front) || lp(sorted middle) || lp(sorted back)
+             || lp(nonce)
+
+Pure: no I/O. ``cryptography`` is imported when a signature is verified, not before, so that a
+verifier that meets no signature does not pay for loading it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Final
+
+from sapsam.fairness.commitments import Rows, encode_rows, require_scheme
+from sapsam.fairness.encoding import (
+    MAX_SEATS,
+    FairnessError,
+    length_prefixed,
+    require_deal_number,
+    require_nonce,
+    require_player_id,
+    require_seat,
+    require_table_id,
+    u8,
+)
+
+PUBLIC_KEY_BYTES: Final = 32
+SIGNATURE_BYTES: Final = 64
+MAX_KEYS_PER_PLAYER: Final = 8
+"""Keys a player may register (rotation adds one; none is ever removed, so old signatures stay
+verifiable)."""
+
+TAG_KEY_REGISTRATION: Final = b"sapsam/player-key/v1/registration"
+TAG_COMMIT_SIGNATURE: Final = b"sapsam/player-signature/v1/commit"
+TAG_REVEAL_SIGNATURE: Final = b"sapsam/player-signature/v1/reveal"
+
+
+def require_public_key(public_key: bytes) -> bytes:
+    """An Ed25519 public key: exactly 32 bytes."""
+    if not isinstance(public_key, bytes | bytearray) or len(public_key) != PUBLIC_KEY_BYTES:
+        raise FairnessError(f"a player key is {PUBLIC_KEY_BYTES} bytes (an Ed25519 public key)")
+    return bytes(public_key)
+
+
+def registration_message(player_id: str, public_key: bytes) -> bytes:
+    """What a player signs with a new key to register it (proof that it holds the key)."""
+    return (
+        length_prefixed(TAG_KEY_REGISTRATION)
+        + length_prefixed(require_player_id(player_id))
+        + length_prefixed(require_public_key(public_key))
+    )
+
+
+def commit_message(
+    table_id: uuid.UUID,
+    deal_number: int,
+    seat: int,
+    player_id: str,
+    scheme: int,
+    commitment: bytes,
+) -> bytes:
+    """What a player signs to commit: the commitment, where, by whom and under which scheme."""
+    if not isinstance(commitment, bytes | bytearray) or len(commitment) != 32:
+        raise FairnessError("a commitment is 32 bytes")
+    return (
+        length_prefixed(TAG_COMMIT_SIGNATURE)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + u8(require_seat(seat, MAX_SEATS))
+        + length_prefixed(require_player_id(player_id))
+        + u8(require_scheme(scheme))
+        + length_prefixed(bytes(commitment))
+    )
+
+
+def reveal_message(
+    table_id: uuid.UUID,
+    deal_number: int,
+    seat: int,
+    player_id: str,
+    arrangement: Rows,
+    nonce: bytes,
+) -> bytes:
+    """What a player signs to reveal: the rows (each in ascending card order) and the nonce."""
+    return (
+        length_prefixed(TAG_REVEAL_SIGNATURE)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + u8(require_seat(seat, MAX_SEATS))
+        + length_prefixed(require_player_id(player_id))
+        + encode_rows(arrangement)
+        + length_prefixed(require_nonce(nonce))
+    )
+
+
+def signature_holds(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Whether ``signature`` is ``public_key``'s Ed25519 signature of ``message`` (RFC 8032).
+
+    A key or signature of the wrong size, or a key that is no curve point, is simply False."""
+    if len(public_key) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
+        return False
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes(public_key)).verify(
+            bytes(signature), bytes(message)
+        )
+    except (InvalidSignature, ValueError):
+        return False
+    return True

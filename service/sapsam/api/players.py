@@ -21,6 +21,7 @@ lost can only send with the old token, gets the same new token within
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -53,6 +54,10 @@ RETIRED_OVERLAP: Final = timedelta(seconds=10)
 """Each check asks from this long before the previous one's clock: a retirement is stamped with
 its transaction's start, which may come before a check that ran while it committed."""
 TOKEN_CACHE_SIZE: Final = 10_000
+KEYLESS_CACHE_SECONDS: Final = 10.0
+"""How long a server process trusts that a player has no key (so its unsigned moves are taken
+without a statement each): a key registered through another process is required here at most this
+long after. The process that registered it requires it at once."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class PlayerDirectory:
         self._names: dict[str, str] = {}
         # Players' public keys, once seen: a key is never removed, so a cached one stays true.
         self._keys: OrderedDict[str, tuple[bytes, ...]] = OrderedDict()
+        # Players found without a key, by when (time.monotonic()): see keys_of.
+        self._keyless: OrderedDict[str, float] = OrderedDict()
 
     async def register(
         self, display_name: str, request_id: str, request_digest: bytes | None = None
@@ -175,17 +182,32 @@ class PlayerDirectory:
         return created_at, keys
 
     async def keys_of(self, player_id: str, wanted: bytes | None = None) -> tuple[bytes, ...]:
-        """The player's public keys. Answered from memory when it holds ``wanted`` (a key is
-        never removed); otherwise read, so a key registered through another process counts."""
+        """The player's public keys, for a move signed by ``wanted`` (None: unsigned).
+
+        From memory when that settles the move: a key is never removed, so known keys that hold
+        ``wanted``, or any known key for an unsigned move (refused), stay true; a player found
+        keyless is trusted to stay so for :data:`KEYLESS_CACHE_SECONDS` (a key registered
+        through this process clears it at once). Otherwise read, one indexed statement: an
+        unsigned game costs no statement per move."""
         cached = self._keys.get(player_id)
-        if cached is not None and wanted is not None and wanted in cached:
+        if cached is not None and (wanted is None or wanted in cached):
             return cached
+        if wanted is None:
+            checked = self._keyless.get(player_id)
+            if checked is not None and time.monotonic() - checked < KEYLESS_CACHE_SECONDS:
+                return ()
         keys = await self._records.keys_of(player_id)
         if keys:
             self._remember_keys(player_id, keys)
+        else:
+            self._keyless[player_id] = time.monotonic()
+            self._keyless.move_to_end(player_id)
+            while len(self._keyless) > TOKEN_CACHE_SIZE:
+                self._keyless.popitem(last=False)
         return keys
 
     def _remember_keys(self, player_id: str, keys: tuple[bytes, ...]) -> None:
+        self._keyless.pop(player_id, None)
         self._keys[player_id] = keys
         self._keys.move_to_end(player_id)
         while len(self._keys) > TOKEN_CACHE_SIZE:

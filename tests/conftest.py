@@ -215,3 +215,13 @@ def empty_database_url(database_factory: DatabaseFactory) -> Iterator[str]:
     name, url = database_factory.create(migrated=False)
     yield url
     database_factory.drop(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def player_keys_in_a_temporary_file() -> Iterator[None]:
+    """The SDK's player keys (sapsam_client.player_key) go to a file of the session's own, for
+    the test process and every subprocess it starts, never to the user's config folder."""
+    folder = tempfile.mkdtemp(prefix="sapsam-player-keys-")
+    os.environ.setdefault("SAPSAM_PLAYER_KEY_FILE", str(Path(folder) / "player-keys.json"))
+    yield
+    shutil.rmtree(folder, ignore_errors=True)

@@ -22,6 +22,7 @@ call raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reaso
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -44,6 +45,7 @@ from sapsam_client.errors import (
     from_rpc_error,
 )
 from sapsam_client.keepalive import KEEPALIVE_OPTIONS
+from sapsam_client.player_key import PlayerKey, key_file, load_or_create
 from sapsam_proto.v1 import (
     player_pb2,
     player_service_pb2,
@@ -143,6 +145,14 @@ class Client:
         self.timeout = timeout
         self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
         self.tables = table_service_pb2_grpc.TableServiceStub(channel)
+        # The player's Ed25519 key (docs/fairness.md §19): loaded or created on the first move,
+        # registered once per process, used to sign every commit and reveal. ``sign_moves =
+        # False`` turns signing off; ``key_path`` overrides where the key is kept.
+        self.sign_moves = True
+        self.server = ""
+        self.key_path: Path | None = None
+        self.player_key: PlayerKey | None = None
+        self._key_lock = threading.Lock()
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -235,6 +245,32 @@ class Client:
         )
         self.token = response.token
         return response.token
+
+    def register_player_key(self, key: PlayerKey, player: str) -> list[bytes]:
+        """Register ``key``'s public half for ``player`` (``players/{id}``, this client's own
+        player), proving it holds the key; idempotent. Every key the player has, oldest first."""
+        request = player_service_pb2.RegisterPlayerKeyRequest(
+            request_id=_request_id(),
+            public_key=key.public_key,
+            proof=key.proof(player.removeprefix("players/")),
+        )
+        response = self.call(
+            self.players.RegisterPlayerKey, request, player_service_pb2.RegisterPlayerKeyResponse
+        )
+        return list(response.public_keys)
+
+    def key_for(self, player: str) -> PlayerKey | None:
+        """The key this client signs ``player``'s moves with (None when ``sign_moves`` is off):
+        the one kept in the key file for this server and player, created there on first use,
+        and registered once per process."""
+        if not self.sign_moves:
+            return None
+        with self._key_lock:
+            if self.player_key is None:
+                key = load_or_create(key_file(self.key_path), self.server, player)
+                self.register_player_key(key, player)
+                self.player_key = key
+            return self.player_key
 
     def revoke_player_tokens(self, player: str) -> int:
         """Revoke every token of ``players/{player}`` (the operator's client only); how many."""
@@ -381,7 +417,13 @@ class Client:
         return Hand(response.deal, tuple(response.cards))
 
     def commit_arrangement(
-        self, seat: str, commitment: bytes, deal: int | None = None, *, scheme: int = 1
+        self,
+        seat: str,
+        commitment: bytes,
+        deal: int | None = None,
+        *,
+        scheme: int = 1,
+        signature: tuple[bytes, bytes] | None = None,
     ) -> int:
         """Send a 32-byte commitment of ``scheme`` (see :mod:`sapsam_client.commitment`); returns
         the version.
@@ -397,6 +439,8 @@ class Client:
             deal_number=deal,
             commitment_scheme=scheme,
         )
+        if signature is not None:
+            request.signature.public_key, request.signature.signature = signature
         return self.call(
             self.tables.CommitArrangement, request, table_service_pb2.CommitArrangementResponse
         ).version
@@ -419,9 +463,11 @@ class Client:
         back: list[str],
         nonce: bytes,
         deal: int | None = None,
+        *,
+        signature: tuple[bytes, bytes] | None = None,
     ) -> int:
         """Reveal the committed rows and nonce (of deal number ``deal``, if given); returns the
-        version."""
+        version. ``signature``, as for :meth:`commit_arrangement`: (public key, signature)."""
         request = table_service_pb2.RevealArrangementRequest(
             request_id=_request_id(),
             seat=seat,
@@ -429,6 +475,8 @@ class Client:
             nonce=nonce,
             deal_number=deal,
         )
+        if signature is not None:
+            request.signature.public_key, request.signature.signature = signature
         return self.call(
             self.tables.RevealArrangement, request, table_service_pb2.RevealArrangementResponse
         ).version
@@ -513,7 +561,9 @@ def connect(
         )
     else:
         channel = grpc.insecure_channel(target, options=KEEPALIVE_OPTIONS)
-    return Client(channel, token, attempts=attempts, timeout=timeout, receipts=receipts)
+    client = Client(channel, token, attempts=attempts, timeout=timeout, receipts=receipts)
+    client.server = target
+    return client
 
 
 __all__ = [

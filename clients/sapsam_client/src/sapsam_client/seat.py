@@ -6,7 +6,10 @@
     seat.play_series(lambda hand, table: choose_rows(hand))
 
 The commitment is computed here, on the client, with a fresh 32-byte nonce per commitment; the
-rows and nonce stay in this object until the table asks for the reveal. ``play_series`` follows
+rows and nonce stay in this object until the table asks for the reveal. Every commit and reveal
+is signed with the player's own Ed25519 key (``Client.key_for``: created on first use in the key
+file beside the token, registered once; docs/fairness.md §19), unless ``client.sign_moves`` is
+off. ``play_series`` follows
 the table with ``WatchTable`` and makes every move that falls to this seat: it draws the first
 dealer (seat 0), starts the deals it deals, adds entropy, cuts when it sits on the dealer's right,
 arranges with the given arranger, and reveals.
@@ -24,6 +27,7 @@ from typing import Protocol
 from sapsam_client.client import Client, Hand, seat_position, table_id, table_name
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.errors import AlreadyExistsError, SapsamError
+from sapsam_client.player_key import commit_message, reveal_message
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
 COMMITMENT_SCHEME = 2
@@ -117,6 +121,15 @@ class Seat:
                 raise ValueError("the table does not show who holds " + self.name)
         return self._player_id
 
+    def _signed(self, message: Callable[[str], bytes]) -> tuple[bytes, bytes] | None:
+        """(public key, signature) of the move's ``message(player_id)`` by the player's key
+        (``Client.key_for``: created and registered on first use), or None with signing off."""
+        player = self.player_id()
+        key = self.client.key_for(f"players/{player}")
+        if key is None:
+            return None
+        return key.public_key, key.sign(message(player))
+
     def hand(self) -> Hand:
         """The seat's 13 cards in the current deal."""
         return self.client.get_my_hand(self.name)
@@ -137,8 +150,15 @@ class Seat:
         committed = Commitment(deal, rows, nonce, digest)
         if self.keeper is not None:
             self.keeper.save(self.name, committed)
+        signature = self._signed(
+            lambda player: commit_message(
+                self.table_id, deal, self.position, player, COMMITMENT_SCHEME, digest
+            )
+        )
         try:
-            self.client.commit_arrangement(self.name, digest, deal, scheme=COMMITMENT_SCHEME)
+            self.client.commit_arrangement(
+                self.name, digest, deal, scheme=COMMITMENT_SCHEME, signature=signature
+            )
         except SapsamError as error:
             if error.reason == "WRONG_DEAL" and self.keeper is not None:
                 # The deal ended while the rows were chosen: the hand is stale, drop them.
@@ -154,6 +174,11 @@ class Seat:
     def reveal(self, deal: int) -> None:
         """Reveal the rows and nonce committed for deal number ``deal``."""
         committed = self.commitments[deal]
+        signature = self._signed(
+            lambda player: reveal_message(
+                self.table_id, deal, self.position, player, committed.rows, committed.nonce
+            )
+        )
         try:
             self.client.reveal_arrangement(
                 self.name,
@@ -162,6 +187,7 @@ class Seat:
                 list(committed.rows.back),
                 committed.nonce,
                 deal,
+                signature=signature,
             )
         except SapsamError as error:
             if error.reason in ("ALREADY_REVEALED", "WRONG_DEAL") and self.keeper is not None:

@@ -33,6 +33,7 @@ from sapsam_client.client import DEFAULT_SERVER, Client, Hand, connect, seat_pos
 from sapsam_client.commitment import CardError, Rows, card_index, card_text, row_problem
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import AlreadyExistsError, SapsamError, UnauthenticatedError
+from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.rules import (
     RulesUnavailableError,
@@ -366,6 +367,9 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     terminal.say(f"playing as {player.display_name} on {arguments.server}")
     table_name = choose_table(client, arguments, terminal)
     keeper = CommitmentFile(saved_beside.with_name("commitments.json"))
+    # The player's signing key lives beside the token and commitments (docs/fairness.md §19).
+    if arguments.token_file:
+        client.key_path = saved_beside.with_name(KEY_FILE_NAME)
     seat = take_seat(client, table_name, player.player, arguments.seat, keeper)
     table = Table(client, seat)
     table.refresh()

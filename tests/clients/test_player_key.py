@@ -1,0 +1,111 @@
+"""The SDK's player key (sapsam_client.player_key, docs/fairness.md §19).
+
+Its messages are the spec's (the published vectors); the key is created on first use in an
+owner-only file and found there again; and an SDK player signs every commit and reveal by
+default: the log records its key and signatures, and the deal's export verifies them.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from sapsam.audit import Requester, verify_export, write_lines
+from sapsam.audit import database as audit_database
+from sapsam_client import Rows, connect, table_id
+from sapsam_client.player_key import (
+    PlayerKey,
+    commit_message,
+    load_or_create,
+    registration_message,
+    reveal_message,
+)
+from sapsam_client.rules import solver_arranger
+
+VECTORS = json.loads(
+    (Path(__file__).resolve().parents[2] / "docs" / "fairness-vectors.json").read_text()
+)["player_signatures"]
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda v: v["kind"])
+def test_the_sdk_signs_the_published_vectors(vector: dict[str, Any]) -> None:
+    given = vector["input"]
+    key = PlayerKey.from_private_bytes(bytes.fromhex(given["private_key"]))
+    assert key.public_key.hex() == given["public_key"]
+    if vector["kind"] == "registration":
+        message = registration_message(given["player_id"], key.public_key)
+        assert key.proof(given["player_id"]).hex() == vector["expected"]["signature"]
+    elif vector["kind"] == "commit":
+        message = commit_message(
+            given["table_id"],
+            given["deal_number"],
+            given["seat"],
+            given["player_id"],
+            given["scheme"],
+            bytes.fromhex(given["commitment"]),
+        )
+    else:
+        rows = Rows.of(given["front"].split(), given["middle"].split(), given["back"].split())
+        message = reveal_message(
+            given["table_id"],
+            given["deal_number"],
+            given["seat"],
+            given["player_id"],
+            rows,
+            bytes.fromhex(given["nonce"]),
+        )
+    assert message.hex() == vector["expected"]["message"]
+    assert key.sign(message).hex() == vector["expected"]["signature"]
+
+
+def test_a_key_is_created_once_owner_only_and_found_again(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "player-keys.json"
+    first = load_or_create(path, "server:1", "players/a")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_or_create(path, "server:1", "players/a").public_key == first.public_key
+    other = load_or_create(path, "server:1", "players/b")
+    assert other.public_key != first.public_key
+    assert load_or_create(path, "server:1", "players/a").public_key == first.public_key
+
+
+def test_sdk_players_sign_every_move_by_default(
+    address: str, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SAPSAM_PLAYER_KEY_FILE", str(tmp_path / "player-keys.json"))
+    clients = [connect(address) for _ in range(2)]
+    for index, client in enumerate(clients):
+        client.register(f"signer {index}")
+    table = clients[0].create_table(seat_count=2, series_length=1)
+    seats = [client.join_table(table.name) for client in clients]
+    threads = [threading.Thread(target=seat.play_series, args=(solver_arranger,)) for seat in seats]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    keys = {client.player_key.public_key.hex() for client in clients if client.player_key}
+    assert len(keys) == 2
+    kept = json.loads((tmp_path / "player-keys.json").read_text())
+    assert {entry["public_key"] for entry in kept.values()} == keys
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        moves = connection.execute(
+            "SELECT data->>'player_key', data->>'signature' FROM events"
+            " WHERE stream_id = %s AND type IN ('ArrangementCommitted', 'ArrangementRevealed')",
+            (f"table-{table_id(table.name)}",),
+        ).fetchall()
+        export = audit_database.export_deal(
+            connection, uuid.UUID(str(table_id(table.name))), 1, Requester.operator()
+        )
+    assert len(moves) == 4 and {key for key, _ in moves} == keys
+    assert all(signature and len(signature) == 128 for _, signature in moves)
+    report = verify_export(list(write_lines(export)))
+    assert report.ok, report.failed_names()
+    assert {"player_signature[0]", "player_signature[1]"} <= {c.name for c in report.checks}
+    for client in clients:
+        client.close()

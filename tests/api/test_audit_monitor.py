@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -344,3 +345,27 @@ def test_after_a_key_rotation_the_new_key_must_be_pinned_and_the_history_still_h
             old = setup.stub.GetCheckpoint(messages.GetCheckpointRequest(tree_size=held))
             open_checkpoint(old.signed_note, [TEST_SERVER_KEYS.signer.verifier], keys.origin)
     assert json.loads((state / "state.json").read_text())["keys"] == [SERVER_VKEY, new_key]
+
+
+def test_a_running_monitor_follows_growth_and_stops_on_the_alarm(setup: Setup) -> None:
+    """Without --once the monitor polls every --interval until an alarm: play goes on while it
+    runs, then the owner deletes the tail; it exits 4 on its own."""
+    world = setup.world
+    world.played(world.seated())
+    setup.checkpointed()
+    argv = ["audit", "monitor", "--server", setup.address, "--state", str(setup.state),
+            "--server-key", SERVER_VKEY, "--interval", "0.2"]  # fmt: skip
+    result: list[int] = []
+    runner = threading.Thread(target=lambda: result.append(main(argv)), daemon=True)
+    runner.start()
+    world.played(world.seated())
+    size = setup.checkpointed().tree_size
+    deadline = time.monotonic() + 30
+    while not (setup.state / "state.json").exists() or setup.held() != size:
+        assert runner.is_alive() and time.monotonic() < deadline, "the monitor did not catch up"
+        time.sleep(0.1)
+    _delete_last_deal(world)
+    runner.join(timeout=30)
+    assert not runner.is_alive()
+    assert result == [4]
+    assert setup.held() == size

@@ -96,3 +96,26 @@ def test_state_writes_are_atomic_and_the_folder_is_locked(tmp_path: Path) -> Non
     assert folder.note_of(5) == "first"
     with locked(folder), pytest.raises(CannotRunError, match="another monitor"), locked(folder):
         pass
+
+
+def test_a_state_whose_held_note_is_gone_cannot_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sapsam.log.merkle import Frontier
+    from sapsam.log.monitor import MonitorState
+
+    folder = StateFolder(tmp_path / "state")
+    folder.prepare()
+    frontier = Frontier()
+    frontier.append(bytes(32))
+    folder.save(
+        MonitorState("sapsam/unit", (SERVER.verifier,), 1, frontier.root(), frontier.hashes)
+    )
+    # A server must answer for the poll to reach the held checkpoint: none here, so the
+    # damaged state is found by loading it directly.
+    from sapsam.cli.monitor_command import _held
+
+    loaded = folder.load()
+    assert loaded is not None
+    with pytest.raises(CannotRunError, match="damaged"):
+        _held(folder, loaded)

@@ -272,7 +272,7 @@ class Monitor:
         recorded = self.folder.note_of(new.size)
         if recorded is not None:
             check_recorded(_checkpoint_of(recorded), recorded, new, note)
-        held = state.held(self.folder.note_of(state.size) or "") if state.size else None
+        held = _held(self.folder, state)
         if held is None:
             from sapsam.log.monitor import empty_held
 
@@ -370,6 +370,19 @@ class Monitor:
         except grpc.RpcError as error:
             return f"; cosigned (kept in {path}), the server did not keep it: {error.details()}"
         return "; cosigned, kept by the server" if answer.added else "; cosigned already"
+
+
+def _held(folder: StateFolder, state: MonitorState) -> Held | None:
+    """The held checkpoint from the state and its note (None: the empty tree)."""
+    if not state.size:
+        return None
+    try:
+        return state.held(folder.note_of(state.size) or "")
+    except ValueError as error:
+        raise CannotRunError(
+            f"the state folder {folder.root} is damaged (the held checkpoint of {state.size}"
+            f" leaves: {error})"
+        ) from None
 
 
 def _checkpoint_of(note: str) -> Checkpoint:

@@ -168,6 +168,8 @@ def test_invalid_receipts_cannot_be_built() -> None:
         Receipt("sapsam/x", "table-1", "a\nb", "t", (event,))
     with pytest.raises(ReceiptError):
         Receipt("sapsam/x", "table-1", "r", "t", ())
+    with pytest.raises(ReceiptError):  # a control character is no part of a word
+        Receipt("sapsam/x", "table\x01", "r", "t", (event,))
     with pytest.raises(ReceiptError):  # versions not consecutive
         Receipt("sapsam/x", "table-1", "r", "t", (event, ReceiptEvent(3, 6, "X", bytes(32))))
     with pytest.raises(ReceiptError):  # positions not increasing

@@ -47,7 +47,7 @@ MAX_EVENTS: Final = 256
 """More events than this in one receipt make it malformed (a call appends a handful)."""
 
 _DECIMAL: Final = re.compile(r"0|[1-9][0-9]{0,18}")
-_WORD: Final = re.compile(r"[^\s]+")
+_WORD: Final = re.compile(r"[^\s\x00-\x1f\x7f]+")
 _TYPE: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.]{0,99}")
 _HEX_HASH: Final = re.compile(r"[0-9a-f]{64}")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
@@ -87,11 +87,13 @@ class Receipt:
         except NoteError as error:
             raise ReceiptError(f"receipt log: {error}") from None
         if not _WORD.fullmatch(self.stream):
-            raise ReceiptError("a receipt's stream is one word, without spaces")
+            raise ReceiptError(
+                "a receipt's stream is one word, without spaces or control characters"
+            )
         if not self.request_id or _CONTROL.search(self.request_id):
             raise ReceiptError("a receipt's request id is non-empty, without control characters")
         if not _WORD.fullmatch(self.time):
-            raise ReceiptError("a receipt's time is one word, without spaces")
+            raise ReceiptError("a receipt's time is one word, without spaces or control characters")
         if not 1 <= len(self.events) <= MAX_EVENTS:
             raise ReceiptError(f"a receipt names 1 to {MAX_EVENTS} events")
         first = self.events[0].version

@@ -100,6 +100,8 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.PlayerService/GetPlayer": (Access.ANYONE, False),
     "sapsam.v1.PlayerService/RotateToken": (Access.PLAYERS, True),
     "sapsam.v1.PlayerService/RevokePlayerTokens": (Access.OPERATOR, True),
+    # Writes a player_keys row (no event); a request id reused for another key is refused.
+    "sapsam.v1.PlayerService/RegisterPlayerKey": (Access.PLAYERS, True),
     "sapsam.v1.AuditService/ExportDeal": (Access.ANYONE, False),
     "sapsam.v1.AuditService/VerifyDeal": (Access.ANYONE, False),
     "sapsam.v1.AuditService/ReplayDeal": (Access.ANYONE, False),

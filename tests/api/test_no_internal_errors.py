@@ -61,6 +61,8 @@ def _value(rng: random.Random, field: Any, texts: dict[str, list[str]]) -> Any:
         return rng.choice([b"", b"\x00", bytes(16), bytes(range(32)), bytes(65), bytes(1000)])
     if kind == field.TYPE_ENUM:
         return rng.choice([value.number for value in field.enum_type.values] + [99])
+    if kind == field.TYPE_UINT32:  # e.g. commitment_scheme: known, unknown and the largest
+        return rng.choice([0, 1, 2, 3, 2**32 - 1])
     if kind in (field.TYPE_INT32, field.TYPE_INT64):
         bound = 2**31 - 1
         return rng.choice([0, 1, 2, 4, 5, 51, 52, -1, bound, -bound - 1])

@@ -174,3 +174,17 @@ def test_a_ninth_key_is_refused_and_writes_nothing(world: World) -> None:
     # A key it already has is still answered (idempotent), limit or not.
     again = _register(world, player, _request(player, keys[0]))
     assert len(again.public_keys) == player_keys.MAX_KEYS_PER_PLAYER
+
+
+def test_a_request_id_reused_for_another_key_is_refused_and_writes_nothing(world: World) -> None:
+    player = world.player("reuser")
+    first = _request(player, Ed25519PrivateKey.generate())
+    _register(world, player, first)
+    assert _register(world, player, first).public_key == first.public_key  # a retry: answered
+    other = _request(player, Ed25519PrivateKey.generate())
+    other.request_id = first.request_id
+    assert _refused(world, player.token, other) == (
+        "INVALID_ARGUMENT",
+        "REQUEST_ID_REUSED",
+        "request_id",
+    )

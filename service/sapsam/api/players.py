@@ -160,6 +160,15 @@ class PlayerDirectory:
                 " (docs/fairness.md §19), for this player",
                 field="proof",
             )
+        if request_id:
+            earlier = await self._records.key_registered_by(player_id, request_id)
+            if earlier is not None and earlier != public_key:
+                raise ApiError(
+                    "REQUEST_ID_REUSED",
+                    "this request_id already registered another key; a new key needs a fresh"
+                    " request_id",
+                    field="request_id",
+                )
         created_at = await self._records.register_key(
             player_id, public_key, proof, request_id, player_keys.MAX_KEYS_PER_PLAYER
         )

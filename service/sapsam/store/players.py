@@ -164,3 +164,13 @@ class PlayerRecords:
                 await connection.execute(query("player_keys.keys_of"), {"player": player_id})
             ).fetchall()
         return tuple(bytes(row[0]) for row in rows)
+
+    async def key_registered_by(self, player_id: str, request_id: str) -> bytes | None:
+        """The key ``player_id`` registered with ``request_id``, if any."""
+        async with self.pool.connection() as connection:
+            row = await (
+                await connection.execute(
+                    query("player_keys.by_request"), {"player": player_id, "request": request_id}
+                )
+            ).fetchone()
+        return None if row is None else bytes(row[0])

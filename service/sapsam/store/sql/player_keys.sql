@@ -14,3 +14,7 @@ SELECT player_id::text, created_at FROM player_keys WHERE public_key = %(key)s
 -- name: keys_of
 -- A player's keys, oldest first.
 SELECT public_key FROM player_keys WHERE player_id = %(player)s ORDER BY created_at, public_key
+
+-- name: by_request
+-- The key a player registered with a request id, if any.
+SELECT public_key FROM player_keys WHERE player_id = %(player)s AND request_id = %(request)s

@@ -115,7 +115,8 @@ class PlayerServiceServicer:
         (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
         keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
         not the key's valid signature of the registration message, or a key another player
-        registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
+        registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; a request_id that already registered
+        another key of the player is INVALID_ARGUMENT, REQUEST_ID_REUSED; nothing is written then.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

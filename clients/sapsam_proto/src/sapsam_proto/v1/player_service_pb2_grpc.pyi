@@ -66,7 +66,8 @@ class PlayerServiceStub:
     (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
     keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
     not the key's valid signature of the registration message, or a key another player
-    registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
+    registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; a request_id that already registered
+    another key of the player is INVALID_ARGUMENT, REQUEST_ID_REUSED; nothing is written then.
     """
 
 @_typing.type_check_only
@@ -106,7 +107,8 @@ class PlayerServiceAsyncStub(PlayerServiceStub):
     (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
     keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
     not the key's valid signature of the registration message, or a key another player
-    registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
+    registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; a request_id that already registered
+    another key of the player is INVALID_ARGUMENT, REQUEST_ID_REUSED; nothing is written then.
     """
 
 class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -173,7 +175,8 @@ class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
         (rotation: none is removed, so signatures made with an older key stay verifiable), up to 8
         keys (FAILED_PRECONDITION, PLAYER_KEY_LIMIT). A key that is not 32 bytes, a proof that is
         not the key's valid signature of the registration message, or a key another player
-        registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; nothing is written then.
+        registered, is INVALID_ARGUMENT, BAD_PLAYER_KEY; a request_id that already registered
+        another key of the player is INVALID_ARGUMENT, REQUEST_ID_REUSED; nothing is written then.
         """
 
 def add_PlayerServiceServicer_to_server(servicer: PlayerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

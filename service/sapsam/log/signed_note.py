@@ -35,6 +35,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -70,8 +71,10 @@ class NoteVerificationError(NoteError):
     signature that does not verify, or two known keys with one name and key id."""
 
 
+@lru_cache(maxsize=64)
 def check_key_name(name: str) -> None:
-    """Refuse a key name that is empty or holds a space (any Unicode space) or a plus sign."""
+    """Refuse a key name that is empty or holds a space (any Unicode space) or a plus sign
+    (a name seen before is not checked again: receipts and checkpoints name one key)."""
     if not name or "+" in name or any(character.isspace() for character in name):
         raise NoteError(f"key name {name!r}: must be non-empty, without spaces or '+'")
     if _CONTROL.search(name):
@@ -195,9 +198,10 @@ class VerifierKey:
         if len(self.public_key) != PUBLIC_KEY_SIZE:
             raise NoteError(f"an Ed25519 public key has 32 bytes, not {len(self.public_key)}")
 
-    @property
+    @cached_property
     def key_id(self) -> int:
-        """The key id a signature by this key carries."""
+        """The key id a signature by this key carries (a hash: computed once per key, not at
+        every signature)."""
         return key_id(self.name, self.signature_type, self.public_key)
 
     def vkey(self) -> str:

@@ -335,6 +335,23 @@ class Store(Protocol):
         """A session on one pooled connection, returned to the pool at the end of the block."""
         ...
 
+    def write_stamp(self, stream_id: str) -> int:
+        """The stream's write stamp now, without a statement: it changes (before the write is
+        acknowledged) whenever any process of this machine appends to the stream. A copy made
+        from a log read started after this call is current while the stamp stays the same
+        (``sapsam.store.write_stamps``)."""
+        ...
+
+    def stamp_after_own_write(self, stream_id: str, before: int) -> int | None:
+        """The stamp of the state a process's own append produced, ``before`` read before it:
+        None if some other write may have come in between (the copy is then not current)."""
+        ...
+
+    def bump_write_stamp(self, stream_id: str) -> None:
+        """Count an acknowledgment of a write not made through this call's append (a retried
+        request answered from the processed ids): copies made before it stop being current."""
+        ...
+
     def follow_log(
         self,
         lock_key: int,

@@ -14,6 +14,13 @@ without reading the log first; the append is the check (a version taken meanwhil
 a processed request id a retry). Only a refusal is re-checked against the log before it is
 returned, so a stale memory costs a retry, never a wrong answer. A write is thus one transaction
 and no read, whichever process served the table last.
+
+Reads (``load``, and ``TableService``'s events and hands) are answered from that memory with no
+statement when the copy is *current*: the table's write stamp (``Store.write_stamp``, shared by
+every process of the machine, bumped by every append before it can be acknowledged) still holds
+the value it had when the copy was made. Otherwise the log's tail is read, as before. So a read
+never returns a state older than a write whose acknowledgment its caller could have seen, on
+whichever worker or server it lands (``sapsam.store.write_stamps``).
 """
 
 from __future__ import annotations
@@ -41,6 +48,9 @@ STREAM_PREFIX = "table-"
 LOT_SECRET_NUMBER = 0
 CONFLICT_RETRIES = 5
 CACHE_SIZE = 4096
+TAIL_EVENTS = 48
+"""Recorded events kept per remembered table (its latest ones, up to its version): two deals of a
+four-seat table, so a deal's result is read from memory."""
 
 
 def stream_id_for(table_id: uuid.UUID) -> str:
@@ -127,6 +137,10 @@ class TableRunner:
         # a command is decided on the remembered state and the append checks it (see _execute).
         # No lock: every use runs on the worker's one event loop, and none awaits in between.
         self._cache: OrderedDict[uuid.UUID, TableState] = OrderedDict()
+        # Each remembered table's write stamp when its copy was made (absent: not known to be
+        # current, reads go to the log) and its latest recorded events, ending at its version.
+        self._stamps: dict[uuid.UUID, int] = {}
+        self._tails: dict[uuid.UUID, tuple[RecordedEvent, ...]] = {}
         # Secret seeds of running deals (and lots) by (table, deal number), as read from or
         # written to ``deal_secrets``: a seed never changes, so it is read once per process, not
         # at every cut, hand and reveal. Dropped once the log publishes it.
@@ -138,37 +152,86 @@ class TableRunner:
     # -- reads ---------------------------------------------------------------------------------
 
     async def load(self, table_id: uuid.UUID, session: StoreSession | None = None) -> TableState:
-        """The table as its events describe it now; ``TableNotFoundError`` if it has none."""
+        """The table as its events describe it now; ``TableNotFoundError`` if it has none.
+
+        From memory when the remembered copy is current (no statement), else from the log."""
+        current = self.current_copy(table_id)
+        if current is not None:
+            return current
+        return await self.load_from_log(table_id, session)
+
+    async def load_from_log(
+        self, table_id: uuid.UUID, session: StoreSession | None = None
+    ) -> TableState:
+        """The table as the log describes it now: the remembered state plus the log's tail."""
         if session is None:
             async with self.store.session() as own:
-                return await self.load(table_id, own)
+                return await self.load_from_log(table_id, own)
+        stream_id = stream_id_for(table_id)
+        stamp = self.store.write_stamp(stream_id)  # before the read: see write_stamps
         state = self._cache.get(table_id, INITIAL_STATE)
-        tail = await session.read_stream(stream_id_for(table_id), state.version + 1)
+        tail = await session.read_stream(stream_id, state.version + 1)
         for recorded in tail:
             state = evolve(state, self.decode(recorded))
         if state.table_id is None:
             raise TableNotFoundError(table_id)
-        self._remember(table_id, state)
+        self._remember(table_id, state, stamp, tail)
         return state
+
+    def current_copy(self, table_id: uuid.UUID) -> TableState | None:
+        """The remembered state if no write to the table can have been acknowledged since it
+        was made (its write stamp is unchanged), else None."""
+        stamp = self._stamps.get(table_id)
+        if stamp is None or stamp != self.store.write_stamp(stream_id_for(table_id)):
+            return None
+        return self._cache.get(table_id)
+
+    def events_in_memory(
+        self, table_id: uuid.UUID, from_version: int, to_version: int | None
+    ) -> list[RecordedEvent] | None:
+        """The table's events from ``from_version`` (to ``to_version``) if the copy is current
+        and they are among the remembered ones, else None (read the log)."""
+        state = self.current_copy(table_id)
+        if state is None:
+            return None
+        tail = self._tails.get(table_id, ())
+        if from_version > state.version or (to_version is not None and to_version < from_version):
+            return []
+        if not tail or tail[0].version > max(from_version, 1):
+            return None
+        return [
+            recorded
+            for recorded in tail
+            if recorded.version >= from_version
+            and (to_version is None or recorded.version <= to_version)
+        ]
 
     async def load_many(
         self, table_ids: Sequence[uuid.UUID], session: StoreSession
     ) -> list[TableState]:
         """Each table as :meth:`load` gives it, all their log tails read in one statement."""
-        cached = [self._cache.get(table_id, INITIAL_STATE) for table_id in table_ids]
-        tails = await session.read_stream_tails(
-            [
-                (stream_id_for(table_id), state.version + 1)
-                for table_id, state in zip(table_ids, cached, strict=True)
-            ]
+        current = {table_id: self.current_copy(table_id) for table_id in table_ids}
+        stale = [table_id for table_id in table_ids if current[table_id] is None]
+        stamps = {table_id: self.store.write_stamp(stream_id_for(table_id)) for table_id in stale}
+        cached = {table_id: self._cache.get(table_id, INITIAL_STATE) for table_id in stale}
+        tails = (
+            await session.read_stream_tails(
+                [(stream_id_for(table_id), cached[table_id].version + 1) for table_id in stale]
+            )
+            if stale
+            else {}
         )
         states = []
-        for table_id, state in zip(table_ids, cached, strict=True):
-            for recorded in tails[stream_id_for(table_id)]:
-                state = evolve(state, self.decode(recorded))
-            if state.table_id is None:
-                raise TableNotFoundError(table_id)
-            self._remember(table_id, state)
+        for table_id in table_ids:
+            state = current[table_id]
+            if state is None:
+                state = cached[table_id]
+                tail = tails[stream_id_for(table_id)]
+                for recorded in tail:
+                    state = evolve(state, self.decode(recorded))
+                if state.table_id is None:
+                    raise TableNotFoundError(table_id)
+                self._remember(table_id, state, stamps[table_id], tail)
             states.append(state)
         return states
 
@@ -204,7 +267,9 @@ class TableRunner:
                     )
                     if earlier is not None:
                         return earlier
-                    state = INITIAL_STATE if new_table else await self.load(table_id, session)
+                    state = (
+                        INITIAL_STATE if new_table else await self.load_from_log(table_id, session)
+                    )
                     decided = await self._decide(state, plan, session, stream_id, expected_version)
                 else:
                     try:
@@ -217,12 +282,13 @@ class TableRunner:
                         )
                         if earlier is not None:
                             return earlier
-                        state = await self.load(table_id, session)
+                        state = await self.load_from_log(table_id, session)
                         decided = await self._decide(
                             state, plan, session, stream_id, expected_version
                         )
                 events, final_state, planned = decided
                 decided_on = state.version
+                stamp_before = self.store.write_stamp(stream_id)
                 try:
                     # In the session already held: a second connection per write would halve
                     # what the pool can serve.
@@ -255,7 +321,8 @@ class TableRunner:
                     if earlier is None:  # pragma: no cover - the append just found it
                         raise RuntimeError(f"request {scoped_request_id!r} vanished")
                     return earlier
-            self._remember(table_id, final_state)
+            own_stamp = self.store.stamp_after_own_write(stream_id, stamp_before)
+            self._remember(table_id, final_state, own_stamp, result.events)
             self._forget_published_secrets(table_id, result.events)
             if self.on_appended is not None:
                 self.on_appended(stream_id, result.events)
@@ -313,6 +380,9 @@ class TableRunner:
         earlier = await session.find_processed_request(scoped_request_id)
         if earlier is None:
             return None
+        # About to acknowledge a write made earlier, perhaps by a process that died before it
+        # could: copies made before now may lack it, so they stop being current.
+        self.store.bump_write_stamp(stream_id_for(table_id))
         if earlier.stream_id == stream_id_for(table_id) and not earlier.same_request(
             earlier.stream_id, request_digest
         ):
@@ -354,6 +424,8 @@ class TableRunner:
     def forget(self, table_id: uuid.UUID) -> None:
         """Drop the remembered state of a table: the next use reads it from the log."""
         self._cache.pop(table_id, None)
+        self._stamps.pop(table_id, None)
+        self._tails.pop(table_id, None)
 
     async def _replayed(
         self, table_id: uuid.UUID, stream_id: str, original: Any, session: StoreSession
@@ -367,7 +439,7 @@ class TableRunner:
         recorded = await session.read_stream(
             stream_id, original.first_version, original.last_version
         )
-        state = await self.load(table_id, session)
+        state = await self.load_from_log(table_id, session)
         return TableOutcome(
             table_id,
             state,
@@ -376,16 +448,53 @@ class TableRunner:
             receipt=sign_if_enabled(self.receipts, recorded),
         )
 
-    def _remember(self, table_id: uuid.UUID, state: TableState) -> None:
+    def _remember(
+        self,
+        table_id: uuid.UUID,
+        state: TableState,
+        stamp: int | None = None,
+        recorded: Sequence[RecordedEvent] = (),
+    ) -> None:
+        """Keep ``state`` unless a later one is remembered; ``stamp``: its write stamp (None: not
+        known to be current); ``recorded``: events just read or written, ending at its version."""
         cached = self._cache.get(table_id)
-        if cached is None or cached.version <= state.version:
+        if cached is None or cached.version < state.version:
             self._cache[table_id] = state
             self._cache.move_to_end(table_id)
+            if stamp is None:
+                self._stamps.pop(table_id, None)
+            else:
+                self._stamps[table_id] = stamp
+            self._tails[table_id] = _joined(self._tails.get(table_id, ()), recorded, state.version)
+        elif cached.version == state.version:
+            # The same state: the later stamp is the one more likely current (both are right).
+            self._cache.move_to_end(table_id)
+            known = self._stamps.get(table_id)
+            if stamp is not None and (known is None or stamp > known):
+                self._stamps[table_id] = stamp
+            tail = self._tails.get(table_id, ())
+            longer = not tail or (recorded and recorded[0].version < tail[0].version)
+            if recorded and recorded[-1].version == state.version and longer:
+                self._tails[table_id] = tuple(recorded[-TAIL_EVENTS:])
         while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+            evicted, _ = self._cache.popitem(last=False)
+            self._stamps.pop(evicted, None)
+            self._tails.pop(evicted, None)
 
 
 # -- helpers -------------------------------------------------------------------------------------
+
+
+def _joined(
+    tail: tuple[RecordedEvent, ...], recorded: Sequence[RecordedEvent], version: int
+) -> tuple[RecordedEvent, ...]:
+    """The latest ``TAIL_EVENTS`` events up to ``version``: ``recorded`` after ``tail`` when they
+    follow on, ``recorded`` alone when they end at ``version``, else none (unknown)."""
+    if not recorded or recorded[-1].version != version:
+        return tail if tail and tail[-1].version == version else ()
+    if tail and tail[-1].version + 1 == recorded[0].version:
+        return (*tail, *recorded)[-TAIL_EVENTS:]
+    return tuple(recorded[-TAIL_EVENTS:])
 
 
 def _secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> SecretChanges:

@@ -129,7 +129,8 @@ class TableService(TableRunner):
     async def events(
         self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
-        """The table's recorded events from ``from_version`` (up to ``to_version``, if given)."""
+        """The table's recorded events from ``from_version`` (up to ``to_version``, if given),
+        from the log (a watcher woken by a wake-up asks the log what it holds, whoever wrote it)."""
         async with self.store.session() as session:
             return await session.read_stream(stream_id_for(table_id), from_version, to_version)
 
@@ -138,7 +139,13 @@ class TableService(TableRunner):
     ) -> tuple[TableState, list[RecordedEvent]]:
         """The table as :meth:`load` gives it, and its events from ``from_version`` on, from one
         read of the log: from ``from_version`` or from the remembered state's next version,
-        whichever comes first."""
+        whichever comes first. From memory, with no read, when the copy is current and holds
+        them."""
+        current = self.current_copy(table_id)
+        remembered = self.events_in_memory(table_id, from_version, None)
+        if current is not None and remembered is not None:
+            return current, remembered
+        stamp = self.store.write_stamp(stream_id_for(table_id))  # before the read
         state = self._cache.get(table_id, INITIAL_STATE)
         read = await self.events(table_id, min(from_version, state.version + 1))
         for recorded in read:
@@ -146,7 +153,7 @@ class TableService(TableRunner):
                 state = evolve(state, self.decode(recorded))
         if state.table_id is None:
             raise TableNotFoundError(table_id)
-        self._remember(table_id, state)
+        self._remember(table_id, state, stamp, read)
         return state, [recorded for recorded in read if recorded.version >= from_version]
 
     async def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:

@@ -58,6 +58,7 @@ from sapsam.log.records import (
     RecordedEvent,
     recorded_event,
 )
+from sapsam.store import write_stamps
 from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
 from sapsam.store.processed_requests import find_processed_request as find_processed_request
 from sapsam.store.processed_requests import fingerprint_of_parts
@@ -95,6 +96,50 @@ def recorded_at_now() -> str:
 
 
 async def append(
+    connection: Connection,
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    request_id: str,
+    actor: str | None = None,
+    *,
+    metadata: JsonObject | None = None,
+    response: JsonValue = None,
+    projectors: Sequence[Projector] = (),
+    project: ProjectCallback | None = None,
+    request_digest: bytes | None = None,
+    companions: Sequence[InlineStatement] = (),
+) -> AppendResult:
+    """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
+
+    See ``_append`` for the arguments. Whatever the outcome, the stream's write stamp is bumped
+    before this returns (``sapsam.store.write_stamps``): after the commit of an autocommit append,
+    and, inside the caller's transaction, now and again when ``sapsam.store.session`` sees that
+    transaction end, so a copy in memory is never taken for current once the write can be
+    acknowledged.
+    """
+    try:
+        return await _append(
+            connection,
+            stream_id,
+            expected_version,
+            events,
+            request_id,
+            actor,
+            metadata=metadata,
+            response=response,
+            projectors=projectors,
+            project=project,
+            request_digest=request_digest,
+            companions=companions,
+        )
+    finally:
+        write_stamps.stamps().bump(stream_id)
+        if connection.info.transaction_status != TransactionStatus.IDLE:
+            write_stamps.bump_after_transaction(connection, stream_id)
+
+
+async def _append(
     connection: Connection,
     stream_id: str,
     expected_version: int,

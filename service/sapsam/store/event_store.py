@@ -29,7 +29,7 @@ from psycopg_pool.base import AttemptWithBackoff
 
 from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
-from sapsam.store import appends, reads
+from sapsam.store import appends, reads, write_stamps
 from sapsam.store.appends import ProjectCallback
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
 from sapsam.store.session import PostgresSession
@@ -322,6 +322,18 @@ class EventStore:
         """Store operations on one pooled connection (``sapsam.store.session``)."""
         async with self.pool.connection() as connection:
             yield PostgresSession(connection, self.projectors)
+
+    def write_stamp(self, stream_id: str) -> int:
+        """The stream's write stamp now (``sapsam.store.write_stamps``)."""
+        return write_stamps.stamps().current(stream_id)
+
+    def stamp_after_own_write(self, stream_id: str, before: int) -> int | None:
+        """The stamp of a copy made by this process's own append (None: not current)."""
+        return write_stamps.stamps().after_own_write(stream_id, before)
+
+    def bump_write_stamp(self, stream_id: str) -> None:
+        """Make every copy of the stream made so far not current."""
+        write_stamps.stamps().bump(stream_id)
 
     def follow_log(
         self,

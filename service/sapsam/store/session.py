@@ -6,13 +6,15 @@ Each method is one of the store's operations on the (asynchronous) connection th
 
 from __future__ import annotations
 
+import contextlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 
 from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges
 from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
@@ -23,6 +25,7 @@ from sapsam.store import (
     reads,
     table_failures,
     tournament_queries,
+    write_stamps,
 )
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
@@ -88,7 +91,19 @@ class PostgresSession:
         )
 
     def transaction(self) -> AbstractAsyncContextManager[object]:
-        return self.connection.transaction()
+        return self._transaction()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[object]:
+        try:
+            async with self.connection.transaction() as transaction:
+                yield transaction
+        finally:
+            # After the commit (or rollback): the appends made inside it bump their streams'
+            # write stamps again, now that a reader could see them (sapsam.store.write_stamps).
+            # Only once the outermost transaction is over (an inner one is a savepoint).
+            if self.connection.info.transaction_status == TransactionStatus.IDLE:
+                write_stamps.transaction_ended(self.connection)
 
     async def rollback(self) -> None:
         await self.connection.rollback()

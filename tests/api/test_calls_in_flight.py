@@ -15,6 +15,7 @@ from api_client import OPERATOR_TOKEN, Api, bearer, error_reason
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
+from sapsam.store import write_stamps
 from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 IN_FLIGHT = 2
@@ -53,6 +54,9 @@ def test_a_player_has_a_few_calls_running_at_once(api: Api) -> None:
     with ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
         with psycopg.connect(api.database_url) as locker:
             locker.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")  # reads wait under it
+            # The server's copy of the table is current (it served every write): make it stale,
+            # so GetTable reads the log, and waits under the lock.
+            write_stamps.stamps().bump("table-" + table.rsplit("/", 1)[1])
             stuck = [
                 pool.submit(api.tables.GetTable, get_table, metadata=bearer(busy.token), timeout=30)
                 for _ in range(IN_FLIGHT)

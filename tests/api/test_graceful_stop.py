@@ -22,6 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 from test_two_processes import free_port, serve_command
 
+from sapsam.store import write_stamps
 from sapsam_client import connect, solver_arranger
 from sapsam_client.seat import Seat
 from sapsam_proto.v1 import player_service_pb2, table_service_pb2
@@ -135,6 +136,9 @@ def test_sigterm_answers_in_flight_calls_unavailable_never_cancelled(
             # A call stuck on the database past the grace period: the log is locked under it.
             with psycopg.connect(database_url) as locker:
                 locker.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+                # The server's copy of the table is current: make it stale, so GetTable reads
+                # the log (the stamps are shared by every process of the machine).
+                write_stamps.stamps().bump("table-" + table.rsplit("/", 1)[1])
                 stuck = pool.submit(
                     api.tables.GetTable, get_table, metadata=bearer(token), timeout=60
                 )

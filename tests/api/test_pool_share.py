@@ -13,6 +13,7 @@ from serving import serving
 
 from sapsam.api.limits import CallerLimits
 from sapsam.cli.bootstrap import POOL_SIZE
+from sapsam.store import write_stamps
 from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 
@@ -39,6 +40,9 @@ def test_one_players_stuck_calls_leave_connections_for_others(database_url: str)
         with ThreadPoolExecutor(max_workers=in_flight) as pool:
             with psycopg.connect(database_url) as locker:
                 locker.execute("LOCK TABLE events IN ACCESS EXCLUSIVE MODE")  # reads wait
+                # The server's copy of the table is current: make it stale, so GetTable reads
+                # the log and waits.
+                write_stamps.stamps().bump("table-" + table.rsplit("/", 1)[1])
                 stuck = [
                     pool.submit(api.tables.GetTable, get_table, metadata=metadata, timeout=60)
                     for _ in range(in_flight)

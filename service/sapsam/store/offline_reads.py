@@ -1,13 +1,14 @@
 """The log read synchronously, for work that is not a call: the audit (in a REPEATABLE READ
 snapshot of its own, sometimes in worker processes), the read models' rebuild at start-up and the
 offline follower. The statements and the decoding are ``sapsam.store.reads``'s; only the driver
-differs (``psycopg.Connection`` here, ``psycopg.AsyncConnection`` there).
+differs (``psycopg.Connection`` here, ``psycopg.AsyncConnection`` there): ``read_all``'s proof of
+the high-water mark is one plan of statements (``reads.read_all_plan``) both drive.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg.pq import TransactionStatus
@@ -16,12 +17,10 @@ from sapsam.log.records import RecordedEvent
 from sapsam.store.queries import query
 from sapsam.store.reads import (
     EVENT_COLUMNS,
-    NO_MARK,
-    READ_ALL_QUERY,
     STREAM_CONDITION,
+    read_all_plan,
     recorded_events,
     stream_parameters,
-    without_hole,
 )
 
 Connection = psycopg.Connection[Any]
@@ -63,34 +62,17 @@ def read_all(
     limit: int = 1000,
     stream_id: str | None = None,
 ) -> list[RecordedEvent]:
-    """``sapsam.store.reads.read_all`` on a synchronous connection."""
-    if connection.info.transaction_status != TransactionStatus.IDLE and connection.execute(
-        "SELECT current_setting('transaction_isolation') <> 'read committed'"
-    ).fetchone() == (True,):
-        raise RuntimeError("read_all needs READ COMMITTED: each statement must see a new snapshot")
-    if stream_id is None:
-        rows = (
-            connection.cursor(binary=True)
-            .execute(READ_ALL_QUERY, [after_position, limit, NO_MARK])
-            .fetchall()
-        )
-        if without_hole(rows, after_position):
-            return recorded_events(rows)
-    high_water = safe_position(connection)
-    if high_water <= after_position:
-        return []
-    if stream_id is not None:
-        return select_events(
-            connection,
-            "stream_id = %s AND position > %s AND position <= %s ORDER BY position LIMIT %s",
-            [stream_id, after_position, high_water, limit],
-        )
-    rows = (
-        connection.cursor(binary=True)
-        .execute(READ_ALL_QUERY, [after_position, limit, high_water])
-        .fetchall()
-    )
-    return recorded_events(rows)
+    """``sapsam.store.reads.read_all`` on a synchronous connection: the same plan
+    (``read_all_plan``), driven here."""
+    in_transaction = connection.info.transaction_status != TransactionStatus.IDLE
+    plan = read_all_plan(in_transaction, after_position, limit, stream_id)
+    try:
+        statement = next(plan)
+        while True:
+            rows = connection.cursor(binary=True).execute(*statement).fetchall()
+            statement = plan.send(rows)
+    except StopIteration as done:
+        return cast(list[RecordedEvent], done.value)
 
 
 def iterate_all(

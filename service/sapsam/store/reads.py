@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import json.scanner
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Generator, Sequence
 from typing import Any, Final, cast
 
 import msgspec
@@ -204,6 +204,43 @@ async def safe_position(connection: Connection) -> int:
     return int(row[0]) if row else 0
 
 
+ReadPlan = Generator[tuple[str, Sequence[Any]], list[tuple[Any, ...]], list[RecordedEvent]]
+"""A read of the log as its statements: it yields (SQL, parameters), is sent the rows (from a
+binary cursor), and returns the events. The asynchronous ``read_all`` here and the synchronous one
+(``sapsam.store.offline_reads``) drive the same plan, so the proof is written once."""
+
+_ISOLATION_CHECK = "SELECT current_setting('transaction_isolation') <> 'read committed'"
+
+
+def read_all_plan(
+    in_transaction: bool, after_position: int, limit: int, stream_id: str | None
+) -> ReadPlan:
+    """``read_all``'s statements and decisions, for either driver (see ``ReadPlan``)."""
+    if in_transaction:
+        rows = yield _ISOLATION_CHECK, ()
+        if rows and rows[0][0] is True:
+            raise RuntimeError(
+                "read_all needs READ COMMITTED: each statement must see a new snapshot"
+            )
+    if stream_id is None:
+        rows = yield READ_ALL_QUERY, (after_position, limit, NO_MARK)
+        if without_hole(rows, after_position):
+            return recorded_events(rows)
+    rows = yield query("events.safe_position"), ()
+    high_water = int(rows[0][0]) if rows else 0
+    if high_water <= after_position:
+        return []
+    if stream_id is not None:
+        rows = yield (
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE stream_id = %s AND position > %s"
+            " AND position <= %s ORDER BY position LIMIT %s",
+            (stream_id, after_position, high_water, limit),
+        )
+        return recorded_events(rows)
+    rows = yield READ_ALL_QUERY, (after_position, limit, high_water)
+    return recorded_events(rows)
+
+
 async def read_all(
     connection: Connection,
     after_position: int = 0,
@@ -216,32 +253,16 @@ async def read_all(
     events are returned (still by global position). Never skips an event that commits late:
     see the module docstring.
     """
-    if connection.info.transaction_status != TransactionStatus.IDLE:
-        cursor = await connection.execute(
-            "SELECT current_setting('transaction_isolation') <> 'read committed'"
-        )
-        if await cursor.fetchone() == (True,):
-            raise RuntimeError(
-                "read_all needs READ COMMITTED: each statement must see a new snapshot"
-            )
-    if stream_id is None:
-        cursor = connection.cursor(binary=True)
-        await cursor.execute(READ_ALL_QUERY, [after_position, limit, NO_MARK])
-        rows = await cursor.fetchall()
-        if without_hole(rows, after_position):
-            return recorded_events(rows)
-    high_water = await safe_position(connection)
-    if high_water <= after_position:
-        return []
-    if stream_id is not None:
-        return await select_events(
-            connection,
-            "stream_id = %s AND position > %s AND position <= %s ORDER BY position LIMIT %s",
-            [stream_id, after_position, high_water, limit],
-        )
-    cursor = connection.cursor(binary=True)
-    await cursor.execute(READ_ALL_QUERY, [after_position, limit, high_water])
-    return recorded_events(await cursor.fetchall())
+    in_transaction = connection.info.transaction_status != TransactionStatus.IDLE
+    plan = read_all_plan(in_transaction, after_position, limit, stream_id)
+    try:
+        statement = next(plan)
+        while True:
+            cursor = connection.cursor(binary=True)
+            await cursor.execute(*statement)
+            statement = plan.send(await cursor.fetchall())
+    except StopIteration as done:
+        return cast(list[RecordedEvent], done.value)
 
 
 async def iterate_all(

@@ -197,11 +197,12 @@ def test_a_deadline_that_fell_while_no_server_served_is_extended(
     (scored,) = [event for event in events if isinstance(event, DealScored)]
     assert scored.fouls == (False, False)
     assert not any(isinstance(event, SeatTimedOut) for event in events)
-    # The deal, extension included, exports and verifies offline.
+    # The deal, extension included, exports and verifies offline (all its checks hold; no key is
+    # pinned here, so the verdict is INTERNALLY CONSISTENT ONLY: exit 4).
     export = tmp_path / "deal.json"
     arguments = ["--database-url", database_url]
     assert main(["audit", "export", "--table", str(table_id), "-o", str(export), *arguments]) == 0
-    assert main(["audit", "verify", str(export)]) == 0
+    assert main(["audit", "verify", str(export)]) == 4
     capsys.readouterr()
     assert main(["audit", "replay", str(export)]) == 0
     told = capsys.readouterr().out

@@ -46,12 +46,17 @@ async def test_export_then_verify_round_trip_exits_zero(
         "--database-url",
         database_url,
     )
-    assert (code, out, err) == (0, "", "")
+    assert (code, out) == (0, "") and "the export carries no proof: no checkpoint" in err
+    # Every check holds; no server signed a checkpoint in this database, and no key is pinned:
+    # INTERNALLY CONSISTENT ONLY, exit 4 (tests/audit/test_export_proofs_db.py anchors one).
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
-    assert code == 0
-    assert "✓ chain" in out and "✓ deal 2 · scores" in out and "OK: everything holds" in out
+    assert code == 4
+    assert "✓ chain" in out and "✓ deal 2 · scores" in out and "OK" not in out
+    assert out.splitlines()[-1].startswith("INTERNALLY CONSISTENT ONLY: every check")
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file), "--json")
-    assert code == 0 and json.loads(out)["ok"] is True
+    verified = json.loads(out)
+    assert code == 4 and verified["ok"] is True
+    assert verified["verdict"] == "internally_consistent_only"
     # The whole table to stdout, verified from stdin-like file.
     code, out, _ = _run(
         capsys, "audit", "export", "--table", str(table_id), "--database-url", database_url
@@ -60,7 +65,7 @@ async def test_export_then_verify_round_trip_exits_zero(
     table_file = tmp_path / "table.jsonl"
     table_file.write_text(out, encoding="utf-8")
     code, out, _ = _run(capsys, "audit", "verify", str(table_file), "--json")
-    assert code == 0 and json.loads(out)["deals_verified"] == 2
+    assert code == 4 and json.loads(out)["deals_verified"] == 2
 
 
 async def test_a_tampered_file_exits_non_zero_naming_the_check(
@@ -269,7 +274,7 @@ async def test_a_running_deal_verifies_as_incomplete_with_exit_three(
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
     assert code == 3
     assert "… deal 1 · fair_dealing" in out
-    assert out.splitlines()[-1].startswith("INCOMPLETE: nothing failed")
+    assert "; INCOMPLETE: deals still being played, not checkable yet: 1" in out.splitlines()[-1]
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file), "--json")
     report = json.loads(out)
     assert code == 3 and report["ok"] is True and report["complete"] is False

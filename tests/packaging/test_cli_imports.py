@@ -19,7 +19,9 @@ import pytest
 import sapsam
 from sapsam import cli
 from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit.sample_anchored import anchored_log
 from sapsam.audit.sample_series import recorded_stream
+from sapsam.log.signed_note import NoteSigner
 
 HEAVY = ("grpc", "alembic", "sqlalchemy", "psycopg", "psycopg_pool", "sapsam_proto", "google")
 
@@ -94,8 +96,9 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
     deal = select_deal(recorded_stream(2, deals=1), 1, Requester.operator())
     export.write_text("".join(line + "\n" for line in write_lines(deal)), encoding="utf-8")
     verified = _probe("audit", "verify", str(export))
-    assert verified["code"] == 0
-    assert "OK: everything holds (1 deal(s) verified" in str(verified["stdout"])
+    assert verified["code"] == 4  # nothing anchors it: INTERNALLY CONSISTENT ONLY
+    assert "INTERNALLY CONSISTENT ONLY: every check" in str(verified["stdout"])
+    assert "1 deal(s) verified" in str(verified["stdout"])
     replayed = _probe("audit", "replay", str(export), "--json")
     assert replayed["code"] == 0
     assert str(replayed["stdout"]).count("\n") > 1
@@ -111,10 +114,34 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
     assert set(OFFLINE_NEVER).isdisjoint(loaded)
 
 
+def test_an_anchored_verification_loads_no_network_or_database_code(tmp_path: Path) -> None:
+    # With its proof and a pinned key: the signature (cryptography) and the proofs, nothing else.
+    signer = NoteSigner.from_seed("sapsam/test", bytes(32))
+    log = anchored_log([recorded_stream(2, deals=1)], signer)
+    export = tmp_path / "deal.jsonl"
+    export.write_text("".join(line + "\n" for line in write_lines(log.deal_export(0, 1))))
+    verified = _probe("audit", "verify", str(export), "--server-key", signer.verifier.vkey())
+    assert verified["code"] == 0 and "ANCHORED: every event" in str(verified["stdout"])
+    assert verified["heavy"] == []
+    loaded = cast(list[str], verified["sapsam"])
+    assert {name.split(".")[1] for name in loaded} <= {
+        "rules",
+        "fairness",
+        "domain",
+        "log",
+        "audit",
+        "cli",
+        "frozen",
+        "quoting",
+    }
+    assert set(OFFLINE_NEVER).isdisjoint(loaded)
+
+
 # What ``sapsam audit verify FILE`` must not load: audit's database side, the replay and the
 # table's decide logic it runs, the solver (the start-up of a verification, tests above).
 OFFLINE_NEVER = (
     "sapsam.audit.database",
+    "sapsam.audit.export_proofs",
     "sapsam.audit.projection_audit",
     "sapsam.audit.tournament_audit",
     "sapsam.audit.replay",

@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 
+from sapsam.audit.anchoring import Trust
 from sapsam.audit.database_checks import acknowledged_request_checks, deals_in_play_checks
 from sapsam.audit.export_format import (
     AuditExport,
@@ -136,7 +137,18 @@ def verify_deal_events(
 ) -> AuditReport:
     """``verify_deal_online`` on the table's events as read (through the deal)."""
     export = select_deal(events, deal_number, requester or Requester.operator(), str(table_id))
-    offline = verify_audit_export(export, codec)
+    return verify_selected_deal(events, export, codec)
+
+
+def verify_selected_deal(
+    events: Sequence[RecordedEvent],
+    export: AuditExport,
+    codec: EventCodec = DEFAULT_CODEC,
+    trust: Trust | None = None,
+) -> AuditReport:
+    """The checks of ``export`` (a deal selected from ``events``, perhaps given its proof; with
+    ``trust``, its anchoring too), plus the stored chain from the genesis to its end."""
+    offline = verify_audit_export(export, codec, trust)
     last = export.header.segments[-1].last_version
     stored = AuditReport(offline.subject, (_stream_check(events, last),))
     return merge(offline.subject, [offline, stored])

@@ -10,8 +10,14 @@ is specified in docs/audit.md; in short::
      "seat_count": N, "segments": [{"anchor": {"version": V, "hash": H}, "first_version": F,
      "last_version": L, "last_hash": X}, ...], "withheld": "..."}
     {"position": P, "version": 1, "type": "TableCreated", "schema_version": 1, "data": {...},
-     "metadata": {...}, "hash": "..."}
+     "metadata": {...}, "hash": "...", "inclusion": {"leaf_index": I, "proof": "<hex>"}}
     ...
+
+An export that carries its proof (docs/audit.md §2.5) has a ``transparency`` object in its header:
+the signed checkpoint of the transparency log (docs/transparency.md) and any consistency proofs
+from it to other tree sizes; and each event anchored under that checkpoint has an ``inclusion``:
+its leaf index and the RFC 9162 inclusion proof of its chained hash. Both are optional: an event
+without ``inclusion`` is not anchored (the tree trails the log by a few seconds).
 
 A segment is a run of consecutive stream versions; its anchor is the version and hash of the event
 just before its first one (version 0 and 32 zero bytes, the genesis hash, for a segment that starts
@@ -113,8 +119,38 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class EventInclusion:
+    """Where an event's chained hash is in the transparency log's tree, and the proof:
+    ``proof`` is the RFC 9162 inclusion proof's hashes, 32 bytes each, concatenated."""
+
+    leaf_index: int
+    proof: bytes
+
+
+@dataclass(frozen=True)
+class ConsistencyProof:
+    """The RFC 9162 consistency proof from the tree of ``old_size`` leaves to the tree of
+    ``new_size`` (hashes of 32 bytes each, concatenated). One side is the export's checkpoint."""
+
+    old_size: int
+    new_size: int
+    proof: bytes
+
+
+@dataclass(frozen=True)
+class ExportTransparency:
+    """The header's ``transparency`` object: the signed checkpoint (a C2SP signed note: the
+    checkpoint text, a blank line, the signature lines) the events' inclusion proofs lead to, and
+    consistency proofs between its tree and others (to link a reader's own checkpoint)."""
+
+    checkpoint: str
+    consistency: tuple[ConsistencyProof, ...] = ()
+
+
+@dataclass(frozen=True)
 class ExportedEvent:
-    """One event line: a recorded event without its stream (the header names it)."""
+    """One event line: a recorded event without its stream (the header names it), and its place
+    in the transparency log's tree when the export carries it."""
 
     position: int
     version: int
@@ -123,6 +159,7 @@ class ExportedEvent:
     data: JsonObject
     metadata: JsonObject
     hash: bytes
+    inclusion: EventInclusion | None = None
 
     def recorded(self, stream_id: str) -> RecordedEvent:
         """As the store's record type, for the chain functions."""
@@ -152,6 +189,7 @@ class ExportHeader:
     segments: tuple[Segment, ...]
     withheld: str = WITHHELD_NOTE
     format_version: int = FORMAT_VERSION
+    transparency: ExportTransparency | None = None
 
 
 @dataclass(frozen=True)
@@ -173,8 +211,26 @@ def _anchor_json(anchor: ChainAnchor) -> dict[str, Any]:
     return {"version": anchor.version, "hash": anchor.hash.hex()}
 
 
+def transparency_to_dict(transparency: ExportTransparency) -> dict[str, Any]:
+    """The header's ``transparency`` object."""
+    return {
+        "checkpoint": transparency.checkpoint,
+        "consistency": [
+            {"old_size": proof.old_size, "new_size": proof.new_size, "proof": proof.proof.hex()}
+            for proof in transparency.consistency
+        ],
+    }
+
+
 def header_to_dict(header: ExportHeader) -> dict[str, Any]:
-    """The header line's JSON object."""
+    """The header line's JSON object (``transparency`` only when the export carries it)."""
+    value = _header_dict(header)
+    if header.transparency is not None:
+        value["transparency"] = transparency_to_dict(header.transparency)
+    return value
+
+
+def _header_dict(header: ExportHeader) -> dict[str, Any]:
     return {
         "format": FORMAT_TAG,
         "format_version": header.format_version,
@@ -199,8 +255,8 @@ def header_to_dict(header: ExportHeader) -> dict[str, Any]:
 
 
 def event_to_dict(event: ExportedEvent) -> dict[str, Any]:
-    """An event line's JSON object."""
-    return {
+    """An event line's JSON object (``inclusion`` only for an event the export anchors)."""
+    value: dict[str, Any] = {
         "position": event.position,
         "version": event.version,
         "type": event.type,
@@ -209,6 +265,12 @@ def event_to_dict(event: ExportedEvent) -> dict[str, Any]:
         "metadata": event.metadata,
         "hash": event.hash.hex(),
     }
+    if event.inclusion is not None:
+        value["inclusion"] = {
+            "leaf_index": event.inclusion.leaf_index,
+            "proof": event.inclusion.proof.hex(),
+        }
+    return value
 
 
 def write_lines(export: AuditExport) -> Iterator[str]:

@@ -25,12 +25,18 @@ from sapsam.audit.export_format import (
     FORMAT_VERSION,
     AuditExport,
     ChainAnchor,
+    EventInclusion,
     ExportedEvent,
     ExportFormatError,
     ExportHeader,
     Segment,
 )
 from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
+from sapsam.audit.proof_format import (
+    inclusion_from_value,
+    quick_inclusion,
+    transparency_from_value,
+)
 from sapsam.frozen import from_fields
 from sapsam.log.records import JsonObject
 from sapsam.quoting import quote_prefix
@@ -226,6 +232,8 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
                 ChainAnchor(anchor_version, anchor_digest), first_version, last_version, last_digest
             )
         )
+    if "transparency" in value:
+        return None  # read by the named checks (rare enough: one header line per export)
     return ExportHeader(
         table_id=table_id,
         stream_id=stream_id,
@@ -280,6 +288,11 @@ def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportH
         segments=tuple(parsed),
         withheld=str(value["withheld"]),
         format_version=version,
+        transparency=(
+            transparency_from_value(value["transparency"], f"{where} transparency")
+            if "transparency" in value
+            else None
+        ),
     )
 
 
@@ -297,6 +310,7 @@ def _exported_event(
     data: JsonObject,
     metadata: JsonObject,
     digest: bytes,
+    inclusion: EventInclusion | None = None,
 ) -> ExportedEvent:
     """``ExportedEvent(position, version, event_type, schema_version, data, metadata, digest)``,
     made for the many lines of an export without the frozen dataclass's ``__init__``, which sets
@@ -313,6 +327,7 @@ def _exported_event(
             "data": data,
             "metadata": metadata,
             "hash": digest,
+            "inclusion": inclusion,
         },
     )
 
@@ -326,6 +341,8 @@ def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
         )
     except KeyError:
         return None
+    if "inclusion" in value:
+        return None  # the named checks read it
     if (
         type(position) is int
         and type(version) is int
@@ -349,6 +366,7 @@ def _event_of_typed_fields(
     data: JsonObject,
     metadata: JsonObject,
     hash_text: str,
+    inclusion: EventInclusion | None = None,
 ) -> ExportedEvent | None:
     """The event of fields whose types hold, if the type is named and the hash is 64 hex
     digits; None sends the line to the checks that name the bad field."""
@@ -358,7 +376,9 @@ def _event_of_typed_fields(
         digest = bytes.fromhex(hash_text)
     except ValueError:
         return None
-    return _exported_event(position, version, event_type, schema_version, data, metadata, digest)
+    return _exported_event(
+        position, version, event_type, schema_version, data, metadata, digest, inclusion
+    )
 
 
 def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
@@ -369,6 +389,7 @@ def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
     event_type = value.get("type")
     _require(isinstance(event_type, str) and bool(event_type), where, "type must be a string")
     assert isinstance(event_type, str)
+    inclusion = value.get("inclusion")
     return ExportedEvent(
         position=_int(value.get("position"), f"{where} position"),
         version=_int(value.get("version"), f"{where} version"),
@@ -377,7 +398,17 @@ def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
         data=_object(value.get("data"), f"{where} data"),
         metadata=_object(value.get("metadata"), f"{where} metadata"),
         hash=_hex(value.get("hash"), f"{where} hash"),
+        inclusion=(
+            None if inclusion is None else inclusion_from_value(inclusion, f"{where} inclusion")
+        ),
     )
+
+
+class _InclusionLine(msgspec.Struct, forbid_unknown_fields=True):
+    """An event's ``inclusion`` as msgspec reads it (docs/audit.md §2.5)."""
+
+    leaf_index: int
+    proof: str
 
 
 class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
@@ -392,6 +423,7 @@ class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
     data: dict[str, Any]
     metadata: dict[str, Any]
     hash: str
+    inclusion: _InclusionLine | None = None
 
 
 _QUICK_EVENT_DECODE: Final = msgspec.json.Decoder(_EventLine, float_hook=_refuse_float).decode
@@ -407,6 +439,12 @@ def _quick_event(line: str) -> ExportedEvent | None:
         parsed = _QUICK_EVENT_DECODE(line)
     except _QUICK_REFUSED:
         return None
+    included = parsed.inclusion
+    inclusion = None
+    if included is not None:
+        inclusion = quick_inclusion(included.leaf_index, included.proof)
+        if inclusion is None:
+            return None
     return _event_of_typed_fields(
         parsed.position,
         parsed.version,
@@ -415,6 +453,7 @@ def _quick_event(line: str) -> ExportedEvent | None:
         parsed.data,
         parsed.metadata,
         parsed.hash,
+        inclusion,
     )
 
 

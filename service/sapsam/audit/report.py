@@ -1,13 +1,21 @@
-"""The audit report: named checks with ✓/✗, the first divergence in words, and a JSON form.
+"""The audit report: named checks with ✓/✗, the first divergence in words, a verdict, JSON.
 
 Pure. A check has a stable ``name`` (``chain``, ``seed_commitment``, ``reveal_commitment[2]`` …;
 docs/audit.md lists them all) and, for a deal's checks, the ``deal`` number it belongs to.
+
+A verification of an export (``sapsam audit verify FILE``, ``VerifyDeal``) ends in exactly one of
+three verdicts (:class:`Verdict`, docs/audit.md §4.5): *anchored* (nothing failed, and every event
+is included under a checkpoint signed by a pinned server key: ``AuditReport.anchor`` says which),
+*internally consistent only* (nothing failed, but nothing is anchored outside the file), or
+*failed*. The verdict is computed from the checks, so another source of failures (the receipts of
+``--receipts DIR``, say) joins by adding its checks: ``report.with_checks([AuditCheck("receipts",
+Status.FAILED, ...)])`` makes the verdict *failed*, and a passing check changes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
@@ -18,6 +26,62 @@ MAX_CHECK_TEXT: Final = 1_000
 
 MAX_DEAL_NUMBER: Final = 2**31 - 1
 """The largest deal number a report names (the protobuf field is an int32)."""
+
+
+class Verdict(StrEnum):
+    """The one verdict of an export's verification (docs/audit.md §4.5)."""
+
+    ANCHORED = "anchored"
+    """Nothing failed, and every event is included under a checkpoint a pinned key signed."""
+    INTERNALLY_CONSISTENT_ONLY = "internally_consistent_only"
+    """Nothing failed, but nothing is anchored outside the file (no key, checkpoint or proof)."""
+    FAILED = "failed"
+    """A check failed (or could not run because one it relies on failed)."""
+
+
+VERDICT_TEXT: Final = {
+    Verdict.ANCHORED: "ANCHORED",
+    Verdict.INTERNALLY_CONSISTENT_ONLY: "INTERNALLY CONSISTENT ONLY",
+    Verdict.FAILED: "FAILED",
+}
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What anchors a verified export outside the file: a checkpoint of ``origin`` with
+    ``tree_size`` leaves and ``root``, signed by the pinned key ``signed_by`` (``name+keyid``),
+    cosigned by the pinned witnesses ``witnessed_by`` (empty: not witnessed), and whose
+    checkpoint it is (``"export"``: the one the export carries; ``"reader"``: the one given with
+    ``--checkpoint``, linked to the export's by a consistency proof or equal to it)."""
+
+    origin: str
+    tree_size: int
+    root: bytes
+    signed_by: str
+    witnessed_by: tuple[str, ...] = ()
+    checkpoint: str = "export"
+
+    def describe(self) -> str:
+        """One line: which checkpoint, signed and witnessed by whom."""
+        whose = "the export's checkpoint" if self.checkpoint == "export" else "your checkpoint"
+        witnesses = (
+            f"witnessed by {', '.join(self.witnessed_by)}" if self.witnessed_by else "not witnessed"
+        )
+        return (
+            f"every event is in {whose} of {self.origin} ({self.tree_size} leaves), signed by "
+            f"the pinned key {self.signed_by}; {witnesses}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for JSON output."""
+        return {
+            "origin": self.origin,
+            "tree_size": self.tree_size,
+            "root": self.root.hex(),
+            "signed_by": self.signed_by,
+            "witnessed_by": list(self.witnessed_by),
+            "checkpoint": self.checkpoint,
+        }
 
 
 class Status(StrEnum):
@@ -110,6 +174,28 @@ class AuditReport:
     checks: tuple[AuditCheck, ...]
     deals_verified: int = 0
     events_checked: int = 0
+    anchor: Anchor | None = None
+    """Set when every event is included under a checkpoint signed by a pinned key."""
+    verdicts: bool = False
+    """True for a verification judged by the three verdicts (an export's: ``verify_export`` with
+    ``trust``); False for the database audits, which end in OK / INCOMPLETE / FAILED."""
+
+    @property
+    def verdict(self) -> Verdict:
+        """FAILED if a check failed or was skipped; else ANCHORED with an anchor; else
+        INTERNALLY_CONSISTENT_ONLY."""
+        if not self.ok:
+            return Verdict.FAILED
+        if self.anchor is not None:
+            return Verdict.ANCHORED
+        return Verdict.INTERNALLY_CONSISTENT_ONLY
+
+    def with_checks(self, checks: Sequence[AuditCheck]) -> AuditReport:
+        """This report with more checks at the end (another source of failures, e.g. receipts);
+        a failed one makes the verdict FAILED and drops the anchor from what is claimed."""
+        added = tuple(checks)
+        failed = any(check.status in (Status.FAILED, Status.SKIPPED) for check in added)
+        return replace(self, checks=self.checks + added, anchor=None if failed else self.anchor)
 
     @property
     def ok(self) -> bool:
@@ -172,6 +258,14 @@ class AuditReport:
             "deals_verified": self.deals_verified,
             "events_checked": self.events_checked,
             "first_divergence": None if first is None else first.to_dict(),
+            **(
+                {
+                    "verdict": self.verdict.value,
+                    "anchor": None if self.anchor is None else self.anchor.to_dict(),
+                }
+                if self.verdicts
+                else {}
+            ),
             "checks": [check.to_dict() for check in self.checks],
         }
 
@@ -190,6 +284,9 @@ def render_text(report: AuditReport) -> str:
     first = report.first_divergence
     if first is not None:
         lines.append(f"First divergence: {first.label}: {first.detail}")
+    if report.verdicts:
+        lines.append(verdict_line(report))
+        return "\n".join(lines)
     if not report.ok:
         verdict = f"FAILED: {len(report.failed)} check(s) failed"
     elif not report.complete:
@@ -207,6 +304,35 @@ def render_text(report: AuditReport) -> str:
     return "\n".join(lines)
 
 
+def verdict_line(report: AuditReport) -> str:
+    """The verdict in words: ``ANCHORED: …``, ``INTERNALLY CONSISTENT ONLY: …`` or ``FAILED: …``,
+    with what was verified and, for a deal still being played, that its cards wait."""
+    verdict = report.verdict
+    counts = f"{report.deals_verified} deal(s) verified, {report.events_checked} event(s) checked"
+    if verdict is Verdict.FAILED:
+        text = f"FAILED: {len(report.failed) or 1} check(s) failed ({counts})"
+    elif verdict is Verdict.ANCHORED:
+        assert report.anchor is not None
+        text = f"ANCHORED: {report.anchor.describe()} ({counts})"
+    else:
+        text = (
+            "INTERNALLY CONSISTENT ONLY: every check within the file holds, but nothing anchors "
+            f"it outside the file ({_why_not_anchored(report)}; {counts})"
+        )
+    if verdict is not Verdict.FAILED and not report.complete:
+        waiting = ", ".join(map(str, report.pending_deals)) or "-"
+        text += f"; INCOMPLETE: deals still being played, not checkable yet: {waiting}"
+    return text
+
+
+def _why_not_anchored(report: AuditReport) -> str:
+    for name in ("checkpoint", "inclusion", "consistency"):
+        for check in report.checks:
+            if check.name == name and check.status is Status.NOT_COVERED:
+                return check.detail
+    return "no anchor"
+
+
 def merge(subject: str, reports: Sequence[AuditReport]) -> AuditReport:
     """One report from several (e.g. the offline checks plus the database's own)."""
     return AuditReport(
@@ -214,4 +340,6 @@ def merge(subject: str, reports: Sequence[AuditReport]) -> AuditReport:
         checks=tuple(check for report in reports for check in report.checks),
         deals_verified=sum(report.deals_verified for report in reports),
         events_checked=sum(report.events_checked for report in reports),
+        anchor=reports[0].anchor if reports else None,
+        verdicts=any(report.verdicts for report in reports),
     )

@@ -19,6 +19,10 @@ in this order (docs/audit.md describes each precisely):
 9. Over the series: ``series_totals``, ``standings`` and (at a table created with
    ``after_series = new_series``) ``series_start``; totals restart from zero with each series.
 
+10. Given what the reader pins (``trust``; see ``sapsam.audit.anchoring``): ``checkpoint``,
+    ``inclusion`` and ``consistency``, which decide between the verdicts *anchored* and
+    *internally consistent only* (``AuditReport.verdict``).
+
 Every check runs even after an earlier one failed, so a report shows all that is wrong; the first
 failure is the first divergence.
 """
@@ -27,10 +31,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any, Final, TypeVar, cast, overload
 
 from sapsam import fairness
+from sapsam.audit.anchoring import Trust, anchoring_checks
 from sapsam.audit.deal_checks import fairness_checks
 from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.deal_sequence import rotation_check, sequence_check
@@ -61,8 +67,12 @@ from sapsam.rules.ruleset import RuleSet, RuleSetError
 _NO_FALLBACK: Final = object()
 
 
-def verify_export(lines: Iterable[str], codec: EventCodec = DEFAULT_CODEC) -> AuditReport:
+def verify_export(
+    lines: Iterable[str], codec: EventCodec = DEFAULT_CODEC, trust: Trust | None = None
+) -> AuditReport:
     """Verify an export from its JSON lines; a malformed export is a failed ``format`` check.
+    With ``trust`` (what the reader pins, possibly nothing) the export's anchoring is checked too
+    and the report ends in one of the three verdicts (``AuditReport.verdict``).
 
     Raises ``ExportLimitError`` (``sapsam.audit.export_limits``) for an input beyond the
     documented limits, which is refused unread rather than verified.
@@ -73,12 +83,26 @@ def verify_export(lines: Iterable[str], codec: EventCodec = DEFAULT_CODEC) -> Au
         return AuditReport(
             subject="an unreadable export",
             checks=(AuditCheck("format", Status.FAILED, str(error)),),
+            verdicts=trust is not None,
         )
-    return verify_audit_export(export, codec)
+    return verify_audit_export(export, codec, trust)
 
 
-def verify_audit_export(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) -> AuditReport:
-    """Verify a parsed export (see the module docstring for the checks)."""
+def verify_audit_export(
+    export: AuditExport, codec: EventCodec = DEFAULT_CODEC, trust: Trust | None = None
+) -> AuditReport:
+    """Verify a parsed export (see the module docstring for the checks); with ``trust``, its
+    anchoring too (the ``checkpoint``, ``inclusion`` and ``consistency`` checks)."""
+    report = _verify_content(export, codec)
+    if trust is None:
+        return report
+    checks, anchor = anchoring_checks(export, trust)
+    anchored = replace(report, checks=report.checks + tuple(checks), anchor=anchor, verdicts=True)
+    return anchored if anchored.ok else replace(anchored, anchor=None)
+
+
+def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
+    """Every check of the export's content (1 to 9 of the module docstring)."""
     header = export.header
     checks: list[AuditCheck] = [
         AuditCheck(

@@ -3,9 +3,11 @@
 - ``sapsam audit export --table T [--deal N] [-o FILE] [--player ID]`` writes the export (JSON
   lines, docs/audit.md) of one deal or, without ``--deal``, of the whole table. The command runs
   with the operator's rights unless ``--player`` names whose rights to apply.
-- ``sapsam audit verify FILE [--json]`` verifies an export offline: no database, no network.
-  With ``--receipts DIR --server-key KEY`` it also checks the export against the signed receipts
-  kept in DIR (``sapsam.audit.receipts``; docs/transparency.md §9).
+- ``sapsam audit verify FILE [--server-key KEY] [--witness-key KEY] [--checkpoint FILE] [--json]``
+  verifies an export offline (no database, no network) and gives one of three verdicts:
+  ANCHORED (exit 0), INTERNALLY CONSISTENT ONLY (exit 4), FAILED (exit 1). With ``--receipts
+  DIR`` it also checks the export against the signed receipts kept in DIR
+  (``sapsam.audit.receipts``; docs/transparency.md §9): a receipt it contradicts fails it.
 - ``sapsam audit verify --table T [--deal N] [--json]`` verifies against the database.
 - ``sapsam audit verify --all [--json]`` audits the whole database: every stream's chain, every
   finished deal, every acknowledged request against the log, the deals still in play (pending or
@@ -16,9 +18,10 @@
   statuses are its own: docs/transparency.md §10).
 
 The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
-Exit status: 0 when everything holds, 1 when a check fails, 2 when the command cannot run (bad
-arguments, unreadable file, no such table or deal, not allowed; one line on stderr), 3 when
-nothing failed but a deal is still being played, so its cards could not be checked yet.
+Exit status: 0 when everything holds (for a file: ANCHORED), 1 when a check fails, 2 when the
+command cannot run (bad arguments, unreadable file, no such table or deal, not allowed; one line on
+stderr), 3 when nothing failed but a deal is still being played, so its cards could not be checked
+yet, 4 for a file whose checks all hold but which nothing anchors (INTERNALLY CONSISTENT ONLY).
 """
 
 from __future__ import annotations
@@ -49,9 +52,13 @@ from sapsam.audit.verifier import verify_export
 if TYPE_CHECKING:  # offline verification and replay never load the database driver
     import psycopg
 
+    from sapsam.audit.anchoring import Trust
+    from sapsam.log.signed_note import VerifierKey
+
 FAILED: Final = 1
 CANNOT_RUN: Final = 2
 INCOMPLETE: Final = 3
+NOT_ANCHORED: Final = 4
 TABLE_PREFIX: Final = "tables/"
 
 
@@ -65,8 +72,9 @@ def register(subparsers: Any) -> None:
         "audit",
         help="export, verify and replay deals",
         description="Export, verify and replay deals (docs/audit.md). Exit status: 0 when "
-        "everything holds, 1 when a check fails, 2 when the command cannot run, 3 when nothing "
-        "failed but a deal is still being played.",
+        "everything holds (a file: ANCHORED), 1 when a check fails (FAILED), 2 when the command "
+        "cannot run, 3 when nothing failed but a deal is still being played, 4 for a file that is "
+        "INTERNALLY CONSISTENT ONLY (nothing anchors it outside the file).",
     )
     actions = audit.add_subparsers(dest="audit_action", metavar="ACTION", required=True)
 
@@ -80,6 +88,19 @@ def register(subparsers: Any) -> None:
     export.add_argument("--deal", type=int, help="deal number (default: the whole table)")
     export.add_argument("-o", "--output", help="file to write (default: stdout)")
     export.add_argument("--player", help="apply this player's export rights, not the operator's")
+    export.add_argument(
+        "--anchor-wait",
+        type=float,
+        default=3.0,
+        metavar="SECONDS",
+        help="wait up to this long for a checkpoint covering every exported event (default 3)",
+    )
+    export.add_argument(
+        "--known-tree-size",
+        type=int,
+        metavar="SIZE",
+        help="add the consistency proof from this tree size (a checkpoint you hold)",
+    )
     _database_options(export)
     export.set_defaults(handler=_export)
 
@@ -106,7 +127,20 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="KEY",
-        help="a pinned server verifier key (vkey), or a file of them one per line; repeatable",
+        help="with FILE: the server's public key you pin (a vkey, or a file of vkeys one a line,"
+        " as `sapsam keys show` prints them); repeatable (retired keys)",
+    )
+    verify.add_argument(
+        "--witness-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="with FILE: a witness's public key whose cosignature you accept; repeatable",
+    )
+    verify.add_argument(
+        "--checkpoint",
+        metavar="CHECKPOINT",
+        help="with FILE and --server-key: your own signed checkpoint of the log (a file)",
     )
     verify.add_argument(
         "--workers",
@@ -211,12 +245,20 @@ def _export_body(arguments: argparse.Namespace) -> int:
 
     table_id = _table_id(arguments.table)
     requester = Requester.player(arguments.player) if arguments.player else Requester.operator()
+    from sapsam.audit.export_proofs import anchor_export
+
     with _connection(arguments) as connection:
         if arguments.deal is None:
             export = database.export_table(connection, table_id, requester)
         else:
             export = database.export_deal(connection, table_id, arguments.deal, requester)
-    _write_export(export, arguments.output)
+        proven = anchor_export(
+            connection, export, max(0.0, arguments.anchor_wait), arguments.known_tree_size
+        )
+    notice = proven.notice()
+    if notice is not None:
+        print(f"sapsam audit: {notice}", file=sys.stderr)
+    _write_export(proven.export, arguments.output)
     return 0
 
 
@@ -246,45 +288,87 @@ def _verify_body(arguments: argparse.Namespace) -> int:
         raise CommandError("--deal needs --table")
     if arguments.receipts is not None and arguments.file is None:
         raise CommandError("--receipts needs an export FILE")
+    pinning = [arguments.server_key, arguments.witness_key, arguments.checkpoint is not None]
+    if any(pinning) and arguments.file is None:
+        raise CommandError("--server-key, --witness-key and --checkpoint go with FILE")
+    if arguments.checkpoint is not None and not arguments.server_key:
+        raise CommandError("--checkpoint needs --server-key: the key that signed it")
     if arguments.file is not None:
+        trust = _trust(arguments)
         with _input(arguments.file) as handle:
             lines = list(bounded_lines(handle))
-        report = verify_export(lines)
+        report = verify_export(lines, trust=trust)
         if arguments.receipts is not None:
-            report = _with_receipts(report, lines, arguments)
+            report = _with_receipts(report, lines, arguments, trust.server_keys)
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
+    return exit_status(report)
+
+
+def exit_status(report: AuditReport) -> int:
+    """1 FAILED; 3 a deal still being played; else 0 (ANCHORED, or a database audit that
+    holds) or 4 (INTERNALLY CONSISTENT ONLY)."""
     if not report.ok:
         return FAILED
-    return 0 if report.complete else INCOMPLETE
+    if not report.complete:
+        return INCOMPLETE
+    if report.verdicts and report.anchor is None:
+        return NOT_ANCHORED
+    return 0
+
+
+def _trust(arguments: argparse.Namespace) -> Trust:
+    from sapsam.audit.anchoring import Trust
+
+    checkpoint = None
+    if arguments.checkpoint is not None:
+        with _input(arguments.checkpoint) as handle:
+            checkpoint = handle.read(1 << 17)
+    return Trust(
+        server_keys=_keys(arguments.server_key, "--server-key"),
+        witness_keys=_keys(arguments.witness_key, "--witness-key"),
+        checkpoint=checkpoint,
+    )
+
+
+def _keys(values: list[str], option: str) -> tuple[VerifierKey, ...]:
+    """Keys given as vkeys or as files of vkeys (one a line, ``#`` comments)."""
+    from sapsam.log.signed_note import NoteError, VerifierKey
+
+    keys: list[VerifierKey] = []
+    for value in values:
+        texts = [value]
+        if os.path.isfile(value):
+            with _input(value) as handle:
+                texts = [line.strip() for line in handle.read(1 << 20).splitlines()]
+            texts = [text for text in texts if text and not text.startswith("#")]
+            # `sapsam keys show` prints "current <vkey>" / "retired <vkey>": take the key.
+            texts = [text.split()[-1] for text in texts]
+        for text in texts:
+            try:
+                keys.append(VerifierKey.parse(text))
+            except NoteError as error:
+                raise CommandError(f"{option} {value!r}: {error}") from None
+    return tuple(keys)
 
 
 def _with_receipts(
-    report: AuditReport, lines: list[str], arguments: argparse.Namespace
+    report: AuditReport,
+    lines: list[str],
+    arguments: argparse.Namespace,
+    keys: tuple[VerifierKey, ...],
 ) -> AuditReport:
-    """``report`` with the ``receipts`` check(s) of the kept receipts in ``--receipts``."""
+    """``report`` with the ``receipts`` check(s) of the kept receipts in ``--receipts`` (a failed
+    one makes the verdict FAILED: ``AuditReport.with_checks``)."""
     import dataclasses
 
     from sapsam.audit import receipts
-    from sapsam.log.signed_note import NoteError, VerifierKey
 
     try:
         export = read_export(lines)
     except ExportFormatError:
         return report  # the report says so already
-    keys = []
-    for given in arguments.server_key:
-        texts = [given]
-        if "+" not in given or os.path.exists(given):
-            with _input(given) as handle:
-                texts = [line.strip() for line in handle]
-        for text in texts:
-            if text and not text.startswith("#"):
-                try:
-                    keys.append(VerifierKey.parse(text))
-                except NoteError as error:
-                    raise CommandError(f"--server-key: {error}") from None
     if not keys:
         raise CommandError("--receipts needs the pinned server key: --server-key KEY")
     kept: list[receipts.KeptReceipt] = []
@@ -296,7 +380,7 @@ def _with_receipts(
         problems.extend(unreadable)
     result = receipts.check_receipts(export, kept, keys)
     result = dataclasses.replace(result, problems=(*problems, *result.problems))
-    return dataclasses.replace(report, checks=(*report.checks, *result.checks()))
+    return report.with_checks(result.checks())
 
 
 def _receipt_files(where: str) -> list[str]:

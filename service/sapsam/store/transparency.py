@@ -245,6 +245,16 @@ async def add_cosignature(
     return True
 
 
+async def leaves_of_positions(
+    connection: AsyncConnection, positions: Sequence[int]
+) -> dict[int, int]:
+    """The leaf index of each event position already in the tree."""
+    cursor = await connection.execute(
+        query("transparency.leaves_of_positions"), {"positions": list(positions)}
+    )
+    return {int(position): int(leaf) async for position, leaf in cursor}
+
+
 class PooledTransparencyReads:
     """``sapsam.app.transparency.TransparencyReads`` on a pool: one statement per question, and
     the one write a question may make, a witness's cosignature (one short transaction)."""

@@ -70,3 +70,7 @@ FROM checkpoint_cosignatures WHERE size = %(size)s
 -- name: insert_cosignature
 INSERT INTO checkpoint_cosignatures (size, witness_key, line, cosigned_at)
 VALUES (%(size)s, %(witness_key)s, %(line)s, %(cosigned_at)s)
+
+-- name: leaves_of_positions
+-- The leaf indexes of events by position (an export's events; absent: not in the tree yet).
+SELECT position, leaf_index FROM merkle_leaves WHERE position = ANY(%(positions)s::bigint[])

@@ -1,0 +1,433 @@
+"""Exports that carry their proof: attaching a signed checkpoint and inclusion proofs to an
+export, and checking them against the keys a reader pins (docs/audit.md §2.5 and §4.5).
+
+Pure: the store reads the checkpoint, the leaf indexes and the tree's nodes
+(``sapsam.store.export_anchors``) and :func:`attach_anchors` builds the proofs from them. The
+verifier's side is :func:`anchoring_checks`: three named checks and, when they hold with a pinned
+key, the :class:`~sapsam.audit.report.Anchor` that makes the verdict *anchored*:
+
+* ``checkpoint``: the carried checkpoint is a well-formed signed note and, with ``--server-key``,
+  a pinned key of the log named in it signed it (a witness key given with ``--witness-key`` that
+  cosigned it is named);
+* ``inclusion``: each event's leaf hash, ``SHA-256(0x00 || its chained hash)``, leads by its
+  inclusion proof to the checkpoint's root, at leaf indexes that grow with the versions; an event
+  without a proof is not anchored (not covered);
+* ``consistency`` (with ``--checkpoint``): the reader's own checkpoint, signed by a pinned key, is
+  the export's (same size and root) or is linked to it by a consistency proof the export carries.
+
+Signatures are checked with ``cryptography``, imported only when a key is pinned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from hashlib import sha256 as _sha256
+from typing import Final
+
+from sapsam.audit.export_format import (
+    AuditExport,
+    ConsistencyProof,
+    EventInclusion,
+    ExportedEvent,
+    ExportTransparency,
+)
+from sapsam.audit.proof_format import MAX_INCLUSION_HASHES
+from sapsam.audit.report import Anchor, AuditCheck, Status
+from sapsam.log.checkpoint import Checkpoint, CheckpointError, check_extends, open_checkpoint
+from sapsam.log.merkle import NodeId, event_leaf_hash
+from sapsam.log.merkle_proofs import (
+    ProofError,
+    inclusion_plan,
+    inclusion_proof,
+    plan_nodes,
+)
+from sapsam.log.signed_note import NoteError, OpenedNote, VerifierKey, parse_note
+
+HASH_SIZE: Final = 32
+
+
+@dataclass(frozen=True)
+class Trust:
+    """What a reader pins: the log's public keys (current and retired), the witnesses' keys,
+    and optionally a signed checkpoint of its own (note text) to anchor the export under."""
+
+    server_keys: tuple[VerifierKey, ...] = ()
+    witness_keys: tuple[VerifierKey, ...] = ()
+    checkpoint: str | None = None
+
+
+# -- attaching (the exporter's side) --------------------------------------------------------------
+
+
+def nodes_needed(leaf_indexes: Iterable[int], size: int) -> set[NodeId]:
+    """The stored perfect subtrees the inclusion proofs of these leaves (below ``size``) need."""
+    needed: set[NodeId] = set()
+    for leaf in leaf_indexes:
+        if 0 <= leaf < size:
+            needed.update(plan_nodes(inclusion_plan(leaf, size)))
+    return needed
+
+
+def attach_anchors(
+    export: AuditExport,
+    checkpoint_note: str,
+    size: int,
+    leaf_of_position: Mapping[int, int],
+    node: Callable[[NodeId], bytes],
+    consistency: Sequence[ConsistencyProof] = (),
+) -> AuditExport:
+    """``export`` with the signed checkpoint of the tree of ``size`` leaves in its header and,
+    for each event whose position has a leaf below ``size``, its leaf index and inclusion proof
+    (``node`` gives a stored perfect subtree's hash). Events not yet in that tree stay without
+    one: they are not anchored."""
+    events: list[ExportedEvent] = []
+    for event in export.events:
+        leaf = leaf_of_position.get(event.position)
+        if leaf is None or not 0 <= leaf < size:
+            events.append(replace(event, inclusion=None))
+            continue
+        proof = b"".join(inclusion_proof(leaf, size, node))
+        events.append(replace(event, inclusion=EventInclusion(leaf, proof)))
+    header = replace(
+        export.header,
+        transparency=ExportTransparency(checkpoint_note, tuple(consistency)),
+    )
+    return replace(export, header=header, events=tuple(events))
+
+
+def unanchored_versions(export: AuditExport) -> tuple[int, ...]:
+    """The versions of the events without an inclusion proof."""
+    return tuple(event.version for event in export.events if event.inclusion is None)
+
+
+# -- checking (the verifier's side) --------------------------------------------------------------
+
+
+def anchoring_checks(export: AuditExport, trust: Trust) -> tuple[list[AuditCheck], Anchor | None]:
+    """The ``checkpoint``, ``inclusion`` and (with ``trust.checkpoint``) ``consistency`` checks,
+    and the anchor when every event is included under a checkpoint a pinned key signed."""
+    transparency = export.header.transparency
+    if transparency is None:
+        detail = "the export carries no checkpoint"
+        checks = [
+            AuditCheck("checkpoint", Status.NOT_COVERED, detail),
+            AuditCheck("inclusion", Status.NOT_COVERED, f"{detail}, so no event is anchored"),
+        ]
+        if trust.checkpoint is not None:
+            checks.append(
+                AuditCheck("consistency", Status.NOT_COVERED, f"{detail} to link yours to")
+            )
+        return checks, None
+    checkpoint_check, checkpoint, opened = _checkpoint_check(transparency, trust)
+    checks = [checkpoint_check]
+    inclusion = (
+        _inclusion_check(export.events, checkpoint)
+        if checkpoint is not None
+        else AuditCheck("inclusion", Status.SKIPPED, "the checkpoint cannot be read")
+    )
+    checks.append(inclusion)
+    anchor: Anchor | None = None
+    if opened is not None and checkpoint is not None and inclusion.status is Status.PASSED:
+        anchor = _anchor(checkpoint, opened, "export")
+    if trust.checkpoint is not None:
+        consistency, linked = _consistency_check(transparency, checkpoint, trust)
+        checks.append(consistency)
+        if consistency.failed:
+            anchor = None
+        elif anchor is not None and linked is not None:
+            anchor = _linked_anchor(anchor, linked)
+    return checks, anchor
+
+
+def _anchor(checkpoint: Checkpoint, opened: OpenedNote, whose: str) -> Anchor:
+    signer = next(
+        entry.key.label
+        for entry in opened.verified
+        if entry.key.name == checkpoint.origin and entry.timestamp is None
+    )
+    return Anchor(
+        origin=checkpoint.origin,
+        tree_size=checkpoint.size,
+        root=checkpoint.root,
+        signed_by=signer,
+        witnessed_by=_witnesses(opened),
+        checkpoint=whose,
+    )
+
+
+def _witnesses(opened: OpenedNote) -> tuple[str, ...]:
+    return tuple(entry.key.label for entry in opened.verified if entry.timestamp is not None)
+
+
+def _linked_anchor(export_anchor: Anchor, linked: tuple[Checkpoint, OpenedNote]) -> Anchor:
+    """The anchor once the reader's checkpoint is linked: the larger of the two trees (an
+    inclusion in the smaller tree is one in the larger, which extends it), witnessed by either's
+    witnesses."""
+    checkpoint, opened = linked
+    reader = _anchor(checkpoint, opened, "reader")
+    witnesses = tuple(dict.fromkeys(reader.witnessed_by + export_anchor.witnessed_by))
+    if checkpoint.size >= export_anchor.tree_size:
+        return replace(reader, witnessed_by=witnesses)
+    return replace(export_anchor, witnessed_by=witnesses)
+
+
+def _checkpoint_check(
+    transparency: ExportTransparency, trust: Trust
+) -> tuple[AuditCheck, Checkpoint | None, OpenedNote | None]:
+    try:
+        checkpoint = Checkpoint.parse(parse_note(transparency.checkpoint).text)
+    except NoteError as error:
+        return (
+            AuditCheck(
+                "checkpoint", Status.FAILED, f"the carried checkpoint is malformed: {error}"
+            ),
+            None,
+            None,
+        )
+    about = f"a checkpoint of {checkpoint.origin}, {checkpoint.size} leaves"
+    if not trust.server_keys:
+        return (
+            AuditCheck(
+                "checkpoint",
+                Status.NOT_COVERED,
+                f"{about}, whose signature is not checked: no server key is pinned (--server-key)",
+            ),
+            checkpoint,
+            None,
+        )
+    try:
+        opened = open_checkpoint(
+            transparency.checkpoint,
+            trust.server_keys + trust.witness_keys,
+            checkpoint.origin,
+        ).note
+    except NoteError as error:  # CheckpointError and NoteVerificationError are NoteErrors
+        pinned = ", ".join(key.label for key in trust.server_keys)
+        return (
+            AuditCheck(
+                "checkpoint",
+                Status.FAILED,
+                f"{about}, is not signed by a pinned key of that log ({pinned}): {error}",
+            ),
+            checkpoint,
+            None,
+        )
+    witnesses = _witnesses(opened)
+    unchecked = len(opened.unverified)
+    detail = f"{about}, signed by {_anchor(checkpoint, opened, 'export').signed_by} (pinned)"
+    if witnesses:
+        detail += f"; witnessed by {', '.join(witnesses)}"
+    else:
+        detail += "; not witnessed by a pinned witness"
+    if unchecked:
+        detail += f" ({unchecked} signature(s) by keys not pinned, not checked)"
+    return AuditCheck("checkpoint", Status.PASSED, detail), checkpoint, opened
+
+
+def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) -> AuditCheck:
+    """Every event's inclusion proof leads to the checkpoint's root (docs/audit.md §4.5)."""
+    size, root = checkpoint.size, checkpoint.root
+    unanchored: list[int] = []
+    previous_leaf = -1
+    proven = 0
+    walked: dict[_State, tuple[bytes, bytes]] = {}
+    for event in events:
+        inclusion = event.inclusion
+        if inclusion is None:
+            unanchored.append(event.version)
+            continue
+        leaf = inclusion.leaf_index
+        where = f"the {event.type} event at version {event.version} (leaf {leaf})"
+        if leaf <= previous_leaf:
+            return AuditCheck(
+                "inclusion",
+                Status.FAILED,
+                f"{where}: leaf indexes must grow with the versions (the log's order)",
+            )
+        previous_leaf = leaf
+        if leaf >= size:
+            return AuditCheck(
+                "inclusion", Status.FAILED, f"{where}: not in a tree of {size} leaves"
+            )
+        try:
+            reached = _root_of(leaf, size, event_leaf_hash(event.hash), inclusion.proof, walked)
+        except ProofError as error:
+            return AuditCheck("inclusion", Status.FAILED, f"{where}: {error}")
+        if reached != root:
+            return AuditCheck(
+                "inclusion",
+                Status.FAILED,
+                f"{where}: its leaf hash and proof do not lead to the checkpoint's root: this is "
+                "not the event the log holds at that leaf",
+                expected=root.hex(),
+                found=reached.hex(),
+            )
+        proven += 1
+    if unanchored:
+        return AuditCheck(
+            "inclusion",
+            Status.NOT_COVERED,
+            f"{len(unanchored)} event(s) are not under the checkpoint (versions "
+            f"{_ranges(unanchored)}): the checkpoint was made before them; export again once a "
+            f"later one covers them ({proven} event(s) included)",
+        )
+    return AuditCheck(
+        "inclusion",
+        Status.PASSED,
+        f"all {proven} events are in the checkpoint's tree (leaves "
+        f"{_first_leaf(events)}..{previous_leaf}), each proof leading to its root",
+    )
+
+
+def _first_leaf(events: Sequence[ExportedEvent]) -> int:
+    first = events[0].inclusion if events else None
+    return first.leaf_index if first is not None else 0
+
+
+_State = tuple[int, int, bytes]
+"""Where RFC 9162's inclusion walk stands: (fn, sn, r) of §2.1.3.2."""
+
+
+def _root_of(
+    leaf: int, size: int, leaf_hash: bytes, proof: bytes, walked: dict[_State, tuple[bytes, bytes]]
+) -> bytes:
+    """The root that the concatenated ``proof`` makes of leaf ``leaf``'s hash in a tree of
+    ``size`` leaves: RFC 9162 §2.1.3.2 step by step, as ``root_from_inclusion_proof`` does.
+
+    The events of an export share their upper paths, so ``walked`` keeps, for each state (fn,
+    sn, r) an earlier proof of this export passed through, the rest of that proof and the root
+    it gave. The walk's outcome depends only on its state and the hashes still to come, so when
+    a state recurs with the same rest, its root is the one already computed: the same result as
+    walking on, with fewer hashes computed."""
+    if len(proof) % HASH_SIZE:
+        raise ProofError("the proof is not whole 32-byte hashes")
+    count = len(proof) // HASH_SIZE
+    if count > MAX_INCLUSION_HASHES:
+        raise ProofError(f"a proof holds at most {MAX_INCLUSION_HASHES} hashes")
+    fn, sn, result = leaf, size - 1, leaf_hash
+    passed: list[tuple[_State, int]] = []
+    for step in range(count):
+        start = step * HASH_SIZE
+        state = (fn, sn, result)
+        known = walked.get(state)
+        if known is not None and known[0] == proof[start:]:
+            result = known[1]
+            break
+        passed.append((state, start))
+        if sn == 0:
+            raise ProofError("the proof is longer than the path from the leaf to the root")
+        sibling = proof[start : start + HASH_SIZE]
+        if fn & 1 or fn == sn:
+            result = _sha256(b"\x01" + sibling + result).digest()
+            while not fn & 1 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            result = _sha256(b"\x01" + result + sibling).digest()
+        fn >>= 1
+        sn >>= 1
+    else:
+        if sn != 0:
+            raise ProofError("the proof is shorter than the path from the leaf to the root")
+    for state, start in passed:
+        walked[state] = (proof[start:], result)
+    return result
+
+
+def _ranges(versions: Sequence[int]) -> str:
+    parts: list[str] = []
+    start = previous = versions[0]
+    for version in [*versions[1:], None]:
+        if version is not None and version == previous + 1:
+            previous = version
+            continue
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+        if version is not None:
+            start = previous = version
+    return ", ".join(parts)
+
+
+def _consistency_check(
+    transparency: ExportTransparency, checkpoint: Checkpoint | None, trust: Trust
+) -> tuple[AuditCheck, tuple[Checkpoint, OpenedNote] | None]:
+    """The reader's checkpoint against the export's: equal, or linked by a carried proof."""
+    assert trust.checkpoint is not None
+    if checkpoint is None:
+        return AuditCheck("consistency", Status.SKIPPED, "the export's checkpoint is unread"), None
+    try:
+        opened_reader = open_checkpoint(
+            trust.checkpoint, trust.server_keys + trust.witness_keys, checkpoint.origin
+        )
+    except NoteError as error:
+        return (
+            AuditCheck(
+                "consistency",
+                Status.FAILED,
+                f"your checkpoint is not a checkpoint of {checkpoint.origin} signed by a pinned "
+                f"key: {error}",
+            ),
+            None,
+        )
+    reader = opened_reader.checkpoint
+    linked = (reader, opened_reader.note)
+    if reader.size == checkpoint.size:
+        if reader.root != checkpoint.root:
+            return (
+                AuditCheck(
+                    "consistency",
+                    Status.FAILED,
+                    f"your checkpoint and the export's have {reader.size} leaves and different "
+                    "roots: two histories for one size (a fork), both signed",
+                    expected=reader.root.hex(),
+                    found=checkpoint.root.hex(),
+                ),
+                None,
+            )
+        return (
+            AuditCheck(
+                "consistency", Status.PASSED, f"your checkpoint is the export's ({reader.size})"
+            ),
+            linked,
+        )
+    old, new = (reader, checkpoint) if reader.size < checkpoint.size else (checkpoint, reader)
+    carried = next(
+        (
+            proof
+            for proof in transparency.consistency
+            if (proof.old_size, proof.new_size) == (old.size, new.size)
+        ),
+        None,
+    )
+    if carried is None:
+        return (
+            AuditCheck(
+                "consistency",
+                Status.NOT_COVERED,
+                f"the export carries no consistency proof from {old.size} to {new.size} leaves, "
+                "so your checkpoint is not linked to it (GetConsistencyProof gives one): the "
+                "export's own checkpoint is the anchor",
+            ),
+            None,
+        )
+    hashes = [carried.proof[i : i + HASH_SIZE] for i in range(0, len(carried.proof), HASH_SIZE)]
+    try:
+        check_extends(old, new, hashes)
+    except (CheckpointError, ProofError) as error:
+        return (
+            AuditCheck(
+                "consistency",
+                Status.FAILED,
+                f"the tree of {new.size} leaves does not extend the one of {old.size}: {error}",
+            ),
+            None,
+        )
+    return (
+        AuditCheck(
+            "consistency",
+            Status.PASSED,
+            f"the tree of {new.size} leaves ({'yours' if new is reader else 'the export’s'}) "
+            f"extends the one of {old.size} ({'yours' if old is reader else 'the export’s'})",
+        ),
+        linked,
+    )

@@ -17,11 +17,16 @@ from psycopg_pool import AsyncConnectionPool
 from sapsam.api import auth, errors, resources
 from sapsam.api.interception import StatusError
 from sapsam.audit import online as audit_online
+from sapsam.audit.anchoring import Trust
 from sapsam.audit.export_format import AuditExport, ExportAccessError, Requester, export_text
 from sapsam.audit.export_limits import ExportLimitError, check_export_size
+from sapsam.audit.export_proofs import ANCHOR_WAIT_SECONDS
+from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS
 from sapsam.audit.replay import ReplayFrame, frame_at, replay
-from sapsam.audit.report import AuditCheck, AuditReport, Status, render_text
+from sapsam.audit.report import AuditCheck, AuditReport, Status, Verdict, render_text
 from sapsam.audit.verifier import verify_export
+from sapsam.keys import ServerKeys
+from sapsam.log.signed_note import NoteError, VerifierKey
 from sapsam_proto.v1 import audit_pb2, audit_service_pb2, audit_service_pb2_grpc
 
 _STATUS = {
@@ -31,6 +36,17 @@ _STATUS = {
     Status.PENDING: audit_pb2.CHECK_STATUS_PENDING,
     Status.NOT_COVERED: audit_pb2.CHECK_STATUS_NOT_COVERED,
 }
+
+
+_VERDICT = {
+    Verdict.ANCHORED: audit_pb2.VERIFY_VERDICT_ANCHORED,
+    Verdict.INTERNALLY_CONSISTENT_ONLY: audit_pb2.VERIFY_VERDICT_INTERNALLY_CONSISTENT_ONLY,
+    Verdict.FAILED: audit_pb2.VERIFY_VERDICT_FAILED,
+}
+MAX_PINNED_KEYS = 16
+MAX_KEY_CHARS = 512
+DEADLINE_MARGIN_SECONDS = 0.5
+"""Time kept for the export itself when waiting for a covering checkpoint within a deadline."""
 
 
 def _requester() -> Requester:
@@ -68,19 +84,80 @@ def _report_message(report: AuditReport) -> audit_service_pb2.VerifyDealResponse
     first = report.first_divergence
     if first is not None:
         response.first_divergence.CopyFrom(_check_message(first))
+    response.verdict = _VERDICT[report.verdict]
+    anchor = report.anchor
+    if report.verdict is Verdict.ANCHORED and anchor is not None:
+        response.anchor.CopyFrom(
+            audit_pb2.ExportAnchor(
+                origin=anchor.origin,
+                tree_size=anchor.tree_size,
+                root_hash=anchor.root,
+                signed_by=anchor.signed_by,
+                witnessed_by=list(anchor.witnessed_by),
+                caller_checkpoint=anchor.checkpoint == "reader",
+            )
+        )
     return response
 
 
-def _verify_sent_export(text: str) -> AuditReport:
+def _pinned(values: Any, field: str) -> tuple[VerifierKey, ...]:
+    """The vkeys of a request field, within their bounds; INVALID_ARGUMENT naming the field."""
+    if len(values) > MAX_PINNED_KEYS:
+        raise errors.ApiError("INVALID_ARGUMENT", f"at most {MAX_PINNED_KEYS} keys", field=field)
+    keys = []
+    for index, text in enumerate(values):
+        if len(text) > MAX_KEY_CHARS:
+            raise errors.ApiError(
+                "INVALID_ARGUMENT", f"a key is at most {MAX_KEY_CHARS} characters", field=field
+            )
+        try:
+            keys.append(VerifierKey.parse(text))
+        except NoteError as error:
+            raise errors.ApiError(
+                "INVALID_ARGUMENT", f"{field}[{index}] is not a vkey: {error}", field=field
+            ) from None
+    return tuple(keys)
+
+
+def _trust(request: audit_service_pb2.VerifyDealRequest) -> Trust:
+    """What the caller pins for an export it sent (docs/audit.md §4.5)."""
+    server_keys = _pinned(request.server_keys, "server_keys")
+    witness_keys = _pinned(request.witness_keys, "witness_keys")
+    checkpoint = request.checkpoint or None
+    if checkpoint is not None:
+        if len(checkpoint) > MAX_CHECKPOINT_CHARS:
+            raise errors.ApiError(
+                "INVALID_ARGUMENT",
+                f"a checkpoint is at most {MAX_CHECKPOINT_CHARS} characters",
+                field="checkpoint",
+            )
+        if not server_keys:
+            raise errors.ApiError(
+                "MISSING_FIELD",
+                "a checkpoint needs the server_keys that signed it",
+                field="server_keys",
+            )
+    return Trust(server_keys, witness_keys, checkpoint)
+
+
+def _verify_sent_export(text: str, trust: Trust) -> AuditReport:
     """The report on an export sent with the request; INVALID_ARGUMENT (``EXPORT_LIMIT_EXCEEDED``,
     field ``export``) for one beyond docs/audit.md's limits, which is refused unread."""
     try:
         check_export_size(len(text))
         # Lines end at "\n" only, as the export writes them (splitlines would also cut at U+2028
         # and the like, which JSON strings may hold).
-        return verify_export(text.split("\n"))
+        return verify_export(text.split("\n"), trust=trust)
     except ExportLimitError as error:
         raise errors.ApiError("EXPORT_LIMIT_EXCEEDED", str(error), field="export") from None
+
+
+def _anchor_wait(context: grpc.ServicerContext) -> float:
+    """How long a call may wait for a covering checkpoint: 3 s, less within a short deadline."""
+    remaining: float | None = context.time_remaining()
+    if remaining is None:
+        return ANCHOR_WAIT_SECONDS
+    return max(0.0, min(ANCHOR_WAIT_SECONDS, remaining - DEADLINE_MARGIN_SECONDS))
 
 
 def _frame_message(frame: ReplayFrame) -> audit_pb2.ReplayFrame:
@@ -114,8 +191,11 @@ def _frame_message(frame: ReplayFrame) -> audit_pb2.ReplayFrame:
 class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
     """ExportDeal, VerifyDeal and ReplayDeal over the event store's connection pool."""
 
-    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+    def __init__(
+        self, pool: AsyncConnectionPool[Any], server_keys: ServerKeys | None = None
+    ) -> None:
         self._pool = pool
+        self._server_keys = server_keys
 
     async def _export(self, name: str, context: grpc.ServicerContext) -> AuditExport:
         deal = resources.parse_deal(name)
@@ -131,11 +211,38 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
     async def ExportDeal(  # noqa: N802 - the generated method name
         self, request: audit_service_pb2.ExportDealRequest, context: grpc.ServicerContext
     ) -> audit_service_pb2.ExportDealResponse:
-        """The deal's export as JSON lines, with its segments."""
+        """The deal's export as JSON lines with its proof (docs/audit.md §2.5), its segments,
+        and the versions not yet under a checkpoint."""
         resources.check_request_id(request.request_id)
-        export = await self._export(request.name, context)
+        known = request.known_tree_size if request.HasField("known_tree_size") else None
+        if known is not None and known < 1:
+            raise errors.ApiError(
+                "BAD_TREE_SIZE", "known_tree_size is at least 1", field="known_tree_size"
+            )
+        deal = resources.parse_deal(request.name)
+        try:
+            _, proven = await audit_online.proven_deal(
+                self._pool,
+                deal.table_id,
+                deal.deal_number,
+                _requester(),
+                _anchor_wait(context),
+                known,
+            )
+        except ExportAccessError as error:
+            raise StatusError(_access_status(error)) from None
+        export = proven.export
         header = export.header
+        transparency = header.transparency
+        checkpoint_size = 0
+        if transparency is not None:
+            from sapsam.log.checkpoint import Checkpoint
+            from sapsam.log.signed_note import parse_note
+
+            checkpoint_size = Checkpoint.parse(parse_note(transparency.checkpoint).text).size
         return audit_service_pb2.ExportDealResponse(
+            checkpoint_tree_size=checkpoint_size,
+            unanchored_versions=list(proven.unanchored),
             export=export_text(export),
             segments=[
                 audit_pb2.ExportSegment(
@@ -158,18 +265,30 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         resources.check_request_id(request.request_id)
         subject = request.WhichOneof("subject")
         if subject == "export":
-            return _report_message(_verify_sent_export(request.export))
+            return _report_message(_verify_sent_export(request.export, _trust(request)))
         if subject != "name":
             raise errors.ApiError(
                 "MISSING_FIELD", "give the deal's name or an export to verify", field="name"
             )
-        deal = resources.parse_deal(request.name)
-        requester = _requester()
-        try:
-            async with self._pool.connection() as connection:
-                report = await audit_online.verify_deal(
-                    connection, deal.table_id, deal.deal_number, requester
+        for pinned in ("server_keys", "witness_keys", "checkpoint"):
+            if getattr(request, pinned):
+                raise errors.ApiError(
+                    "INVALID_ARGUMENT",
+                    f"{pinned} goes with an export: a deal named is judged against the server's "
+                    "own keys",
+                    field=pinned,
                 )
+        deal = resources.parse_deal(request.name)
+        keys = self._server_keys.verifier_keys() if self._server_keys is not None else ()
+        try:
+            report = await audit_online.verify_deal_anchored(
+                self._pool,
+                deal.table_id,
+                deal.deal_number,
+                _requester(),
+                keys,
+                _anchor_wait(context),
+            )
         except ExportAccessError as error:
             raise StatusError(_access_status(error)) from None
         return _report_message(report)

@@ -11,17 +11,22 @@ import uuid
 from typing import Any
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool
 
+from sapsam.audit.anchoring import Trust
 from sapsam.audit.database import (
     NEXT_DEAL_START,
     deal_end,
     found_events,
     table_stream,
     verify_deal_events,
+    verify_selected_deal,
 )
 from sapsam.audit.export_format import AuditExport, Requester, select_deal
+from sapsam.audit.export_proofs import ANCHOR_WAIT_SECONDS, ProvenExport, anchor_export_async
 from sapsam.audit.report import AuditReport
 from sapsam.log.records import RecordedEvent
+from sapsam.log.signed_note import VerifierKey
 from sapsam.store.reads import read_stream
 
 Connection = psycopg.AsyncConnection[Any]
@@ -52,3 +57,34 @@ async def verify_deal(
     """``sapsam.audit.database.verify_deal_online``, awaited."""
     events = await deal_events(connection, table_id, deal_number)
     return verify_deal_events(events, table_id, deal_number, requester)
+
+
+async def proven_deal(
+    pool: AsyncConnectionPool[Any],
+    table_id: uuid.UUID,
+    deal_number: int,
+    requester: Requester,
+    wait_seconds: float = ANCHOR_WAIT_SECONDS,
+    known_tree_size: int | None = None,
+) -> tuple[list[RecordedEvent], ProvenExport]:
+    """The deal's export with its proof (docs/audit.md §2.5), and the events it was selected
+    from; ``ExportAccessError`` if the requester may not have it."""
+    async with pool.connection() as connection:
+        events = await deal_events(connection, table_id, deal_number)
+    export = select_deal(events, deal_number, requester, str(table_id))
+    proven = await anchor_export_async(pool, export, wait_seconds, known_tree_size)
+    return events, proven
+
+
+async def verify_deal_anchored(
+    pool: AsyncConnectionPool[Any],
+    table_id: uuid.UUID,
+    deal_number: int,
+    requester: Requester,
+    server_keys: tuple[VerifierKey, ...],
+    wait_seconds: float = ANCHOR_WAIT_SECONDS,
+) -> AuditReport:
+    """``verify_deal`` of the deal exported with its proof and judged against ``server_keys``
+    (the server's own): the three verdicts of docs/audit.md §4.5, plus the stored chain."""
+    events, proven = await proven_deal(pool, table_id, deal_number, requester, wait_seconds)
+    return verify_selected_deal(events, proven.export, trust=Trust(server_keys=server_keys))

@@ -203,7 +203,7 @@ def build_services(
         on_serving=on_serving,
         close=store.close,
         cut_off=store.pool.cancel_work_in_progress,
-        audit_service=AuditServicer(store.pool),
+        audit_service=AuditServicer(store.pool, server_keys),
         tournament_service=TournamentServicer(tournaments, players, feed),
         transparency_service=(
             TransparencyServicer(PooledTransparencyReads(store.pool), server_keys)

@@ -66,6 +66,38 @@ before it); not a failure.
 """
 Global___CheckStatus: _TypeAlias = CheckStatus  # noqa: Y015
 
+class _VerifyVerdict:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VerifyVerdictEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VerifyVerdict.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VERIFY_VERDICT_UNSPECIFIED: _VerifyVerdict.ValueType  # 0
+    """Not used."""
+    VERIFY_VERDICT_ANCHORED: _VerifyVerdict.ValueType  # 1
+    """No check failed, and every event is included under a checkpoint signed by a pinned key."""
+    VERIFY_VERDICT_INTERNALLY_CONSISTENT_ONLY: _VerifyVerdict.ValueType  # 2
+    """No check failed, but nothing anchors the export outside itself (no key pinned, no
+    checkpoint, or events not yet under one).
+    """
+    VERIFY_VERDICT_FAILED: _VerifyVerdict.ValueType  # 3
+    """A check failed: see first_divergence and checks."""
+
+class VerifyVerdict(_VerifyVerdict, metaclass=_VerifyVerdictEnumTypeWrapper):
+    """The verdict of an export's verification (docs/audit.md §4.5)."""
+
+VERIFY_VERDICT_UNSPECIFIED: VerifyVerdict.ValueType  # 0
+"""Not used."""
+VERIFY_VERDICT_ANCHORED: VerifyVerdict.ValueType  # 1
+"""No check failed, and every event is included under a checkpoint signed by a pinned key."""
+VERIFY_VERDICT_INTERNALLY_CONSISTENT_ONLY: VerifyVerdict.ValueType  # 2
+"""No check failed, but nothing anchors the export outside itself (no key pinned, no
+checkpoint, or events not yet under one).
+"""
+VERIFY_VERDICT_FAILED: VerifyVerdict.ValueType  # 3
+"""A check failed: see first_divergence and checks."""
+Global___VerifyVerdict: _TypeAlias = VerifyVerdict  # noqa: Y015
+
 @_typing.final
 class ExportSegment(_message.Message):
     """Where a run of exported events sits in the table's hash chain."""
@@ -257,3 +289,49 @@ class ReplayFrame(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__dealer) -> _WhichOneofReturnType__dealer | None: ...
 
 Global___ReplayFrame: _TypeAlias = ReplayFrame  # noqa: Y015
+
+@_typing.final
+class ExportAnchor(_message.Message):
+    """The checkpoint an anchored export is verified under."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    ROOT_HASH_FIELD_NUMBER: _builtins.int
+    SIGNED_BY_FIELD_NUMBER: _builtins.int
+    WITNESSED_BY_FIELD_NUMBER: _builtins.int
+    CALLER_CHECKPOINT_FIELD_NUMBER: _builtins.int
+    origin: _builtins.str
+    """The log's origin, "sapsam/<server name>"."""
+    tree_size: _builtins.int
+    """The checkpoint's tree size."""
+    root_hash: _builtins.bytes
+    """The checkpoint's root hash (32 bytes)."""
+    signed_by: _builtins.str
+    """The pinned key that signed it, "<name>+<key id in 8 hex digits>"."""
+    caller_checkpoint: _builtins.bool
+    """True when it is the caller's own checkpoint (linked to the export's by a consistency proof
+    or equal to it), false when it is the one the export carries.
+    """
+    @_builtins.property
+    def witnessed_by(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The pinned witnesses whose cosignatures on it verified; empty: not witnessed."""
+
+    def __init__(
+        self,
+        *,
+        origin: _builtins.str = ...,
+        tree_size: _builtins.int = ...,
+        root_hash: _builtins.bytes = ...,
+        signed_by: _builtins.str = ...,
+        witnessed_by: _abc.Iterable[_builtins.str] | None = ...,
+        caller_checkpoint: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caller_checkpoint", b"caller_checkpoint", "origin", b"origin", "root_hash", b"root_hash", "signed_by", b"signed_by", "tree_size", b"tree_size", "witnessed_by", b"witnessed_by"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportAnchor: _TypeAlias = ExportAnchor  # noqa: Y015

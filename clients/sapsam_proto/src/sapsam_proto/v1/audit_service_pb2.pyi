@@ -39,23 +39,32 @@ class ExportDealRequest(_message.Message):
 
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
+    KNOWN_TREE_SIZE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Accepted like on every call that is not a Get, List or Watch; these calls record nothing, so
     a repeat simply runs again.
     """
     name: _builtins.str
     """Resource name of the deal, "tables/{table}/deals/{deal}"."""
+    known_tree_size: _builtins.int
+    """A tree size of a checkpoint the caller holds (1 .. the export's checkpoint size): the
+    export then also carries the consistency proof from it to the export's checkpoint
+    (docs/audit.md §2.5). Unset: none.
+    """
     def __init__(
         self,
         *,
         request_id: _builtins.str = ...,
         name: _builtins.str = ...,
+        known_tree_size: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_known_tree_size", b"_known_tree_size", "known_tree_size", b"known_tree_size"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_known_tree_size", b"_known_tree_size", "known_tree_size", b"known_tree_size", "name", b"name", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__known_tree_size: _TypeAlias = _typing.Literal["known_tree_size"]  # noqa: Y015
+    _WhichOneofArgType__known_tree_size: _TypeAlias = _typing.Literal["_known_tree_size", b"_known_tree_size"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__known_tree_size) -> _WhichOneofReturnType__known_tree_size | None: ...
 
 Global___ExportDealRequest: _TypeAlias = ExportDealRequest  # noqa: Y015
 
@@ -69,6 +78,8 @@ class ExportDealResponse(_message.Message):
     SEGMENTS_FIELD_NUMBER: _builtins.int
     EVENT_COUNT_FIELD_NUMBER: _builtins.int
     FINISHED_FIELD_NUMBER: _builtins.int
+    CHECKPOINT_TREE_SIZE_FIELD_NUMBER: _builtins.int
+    UNANCHORED_VERSIONS_FIELD_NUMBER: _builtins.int
     export: _builtins.str
     """The export as UTF-8 JSON lines (docs/audit.md §2): the header line, then one line per event,
     each line ending with a newline. Save it as a .jsonl file to verify it offline.
@@ -77,9 +88,20 @@ class ExportDealResponse(_message.Message):
     """Number of event lines."""
     finished: _builtins.bool
     """Whether the deal is scored; false only for a running deal exported by the operator."""
+    checkpoint_tree_size: _builtins.int
+    """Tree size of the signed checkpoint the export carries (docs/audit.md §2.5); 0 when it
+    carries none (the server signs no checkpoints).
+    """
     @_builtins.property
     def segments(self) -> _containers.RepeatedCompositeFieldContainer[_audit_pb2.ExportSegment]:
         """The segments the header lists: the table's opening and the deal (one segment for deal 1)."""
+
+    @_builtins.property
+    def unanchored_versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Versions of the events the checkpoint does not cover yet (the tree trails the log by a few
+        seconds; the call waits up to 3 s for a covering checkpoint first): they carry no inclusion
+        proof. Empty when every event is anchored.
+        """
 
     def __init__(
         self,
@@ -88,10 +110,12 @@ class ExportDealResponse(_message.Message):
         segments: _abc.Iterable[_audit_pb2.ExportSegment] | None = ...,
         event_count: _builtins.int = ...,
         finished: _builtins.bool = ...,
+        checkpoint_tree_size: _builtins.int = ...,
+        unanchored_versions: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_count", b"event_count", "export", b"export", "finished", b"finished", "segments", b"segments"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint_tree_size", b"checkpoint_tree_size", "event_count", b"event_count", "export", b"export", "finished", b"finished", "segments", b"segments", "unanchored_versions", b"unanchored_versions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -106,6 +130,9 @@ class VerifyDealRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     EXPORT_FIELD_NUMBER: _builtins.int
+    SERVER_KEYS_FIELD_NUMBER: _builtins.int
+    WITNESS_KEYS_FIELD_NUMBER: _builtins.int
+    CHECKPOINT_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Accepted like on every call that is not a Get, List or Watch; nothing is recorded."""
     name: _builtins.str
@@ -116,16 +143,36 @@ class VerifyDealRequest(_message.Message):
     """An export (JSON lines, as ExportDeal returns it) to verify as sent, offline, with no
     access to the log: the same report `sapsam audit verify FILE` prints.
     """
+    checkpoint: _builtins.str
+    """With export and server_keys: a signed checkpoint the caller holds (a signed note, at most
+    65,536 characters), as `--checkpoint`.
+    """
+    @_builtins.property
+    def server_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """With export: the log's public keys the caller pins, as vkeys (docs/transparency.md §5.2),
+        as `sapsam audit verify --server-key`; at most 16, each at most 512 characters. With name
+        the server's own keys are used and these must be empty.
+        """
+
+    @_builtins.property
+    def witness_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """With export: witnesses' cosignature keys (vkeys) the caller accepts; at most 16, each at
+        most 512 characters.
+        """
+
     def __init__(
         self,
         *,
         request_id: _builtins.str = ...,
         name: _builtins.str = ...,
         export: _builtins.str = ...,
+        server_keys: _abc.Iterable[_builtins.str] | None = ...,
+        witness_keys: _abc.Iterable[_builtins.str] | None = ...,
+        checkpoint: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["export", b"export", "name", b"name", "subject", b"subject"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["export", b"export", "name", b"name", "request_id", b"request_id", "subject", b"subject"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint", "export", b"export", "name", b"name", "request_id", b"request_id", "server_keys", b"server_keys", "subject", b"subject", "witness_keys", b"witness_keys"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_subject: _TypeAlias = _typing.Literal["name", "export"]  # noqa: Y015
     _WhichOneofArgType_subject: _TypeAlias = _typing.Literal["subject", b"subject"]  # noqa: Y015
@@ -146,6 +193,8 @@ class VerifyDealResponse(_message.Message):
     EVENTS_CHECKED_FIELD_NUMBER: _builtins.int
     REPORT_TEXT_FIELD_NUMBER: _builtins.int
     COMPLETE_FIELD_NUMBER: _builtins.int
+    VERDICT_FIELD_NUMBER: _builtins.int
+    ANCHOR_FIELD_NUMBER: _builtins.int
     ok: _builtins.bool
     """True when no check failed or was skipped."""
     deals_verified: _builtins.int
@@ -158,6 +207,8 @@ class VerifyDealResponse(_message.Message):
     """True when nothing is pending, i.e. no deal of the subject is still being played. Everything
     holds when both ok and complete are true.
     """
+    verdict: _audit_pb2.VerifyVerdict.ValueType
+    """The one verdict (docs/audit.md §4.5): anchored, internally consistent only, or failed."""
     @_builtins.property
     def checks(self) -> _containers.RepeatedCompositeFieldContainer[_audit_pb2.AuditCheck]:
         """Every check, in the order it ran."""
@@ -165,6 +216,10 @@ class VerifyDealResponse(_message.Message):
     @_builtins.property
     def first_divergence(self) -> _audit_pb2.AuditCheck:
         """The first check that failed, where the record stops holding; unset when ok."""
+
+    @_builtins.property
+    def anchor(self) -> _audit_pb2.ExportAnchor:
+        """What anchors the export, when the verdict is anchored; unset otherwise."""
 
     def __init__(
         self,
@@ -176,10 +231,12 @@ class VerifyDealResponse(_message.Message):
         events_checked: _builtins.int = ...,
         report_text: _builtins.str = ...,
         complete: _builtins.bool = ...,
+        verdict: _audit_pb2.VerifyVerdict.ValueType = ...,
+        anchor: _audit_pb2.ExportAnchor | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["first_divergence", b"first_divergence"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["anchor", b"anchor", "first_divergence", b"first_divergence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["checks", b"checks", "complete", b"complete", "deals_verified", b"deals_verified", "events_checked", b"events_checked", "first_divergence", b"first_divergence", "ok", b"ok", "report_text", b"report_text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["anchor", b"anchor", "checks", b"checks", "complete", b"complete", "deals_verified", b"deals_verified", "events_checked", b"events_checked", "first_divergence", b"first_divergence", "ok", b"ok", "report_text", b"report_text", "verdict", b"verdict"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -15,9 +15,12 @@ domain (``sapsam.audit.sample_series``), as an auditor at home holds them.
   one core's cost, free of what other processes took) over ``--deals`` one-deal exports held in
   memory as JSON lines, for 2, 3 and 4 seats, best of three passes; and the same for whole-table
   exports (eight deals each). Each file is verified once first, and each must pass.
-- ``verifies``: what a verification includes. The signed checkpoints, inclusion proofs and player
-  signatures of issue #15 are not in exports yet; when they are, ``_VERIFY`` takes the pinned key
-  and these figures include them (their names go into ``verifies``).
+- ``verifies``: what a verification includes. Every export carries its proof (docs/audit.md
+  §2.5): the tables are interleaved into one log whose tree is signed by a test key, and each
+  verification checks the checkpoint's Ed25519 signature against the pinned key and every event's
+  inclusion proof, as ``sapsam audit verify FILE --server-key KEY`` does (the process runs pass
+  the key). Each file carries its own copy of the note, and nothing is cached between files, so
+  every deal pays for one signature and all its proofs.
 
 Usage: ``python bench/verify.py [--runs 20] [--deals 400]``.
 Targets (issue #15): a one-deal ``audit verify`` process <= 150 ms wall; >= 2,000 deals/s/core.
@@ -48,28 +51,56 @@ from sapsam.audit import (
     verify_export,
     write_lines,
 )
+from sapsam.audit.anchoring import Trust
+from sapsam.audit.report import Verdict
+from sapsam.audit.sample_anchored import anchored_log
 from sapsam.audit.sample_series import recorded_stream
+from sapsam.log.signed_note import NoteSigner
 
 TARGET_PROCESS_MS = 150
 TARGET_DEALS_PER_CPU_S = 2_000
 SERIES_LENGTH = 8
 
-# The verification measured; proofs and signatures join here (and in ``VERIFIES``) when exports
-# carry them.
-_VERIFY: Callable[[Sequence[str]], AuditReport] = verify_export
-VERIFIES = ["format", "hash chain", "decode", "sequence", "fairness", "scores", "series totals"]
+SIGNER = NoteSigner.from_seed("sapsam/bench", bytes(32))
+TRUST = Trust(server_keys=(SIGNER.verifier,))
+
+
+def _verify_anchored(lines: Sequence[str]) -> AuditReport:
+    report = verify_export(lines, trust=TRUST)
+    assert report.verdict is Verdict.ANCHORED, report.failed_names()
+    return report
+
+
+# The verification measured: the content checks, the signature and every inclusion proof.
+_VERIFY: Callable[[Sequence[str]], AuditReport] = _verify_anchored
+VERIFIES = [
+    "format",
+    "hash chain",
+    "decode",
+    "sequence",
+    "fairness",
+    "scores",
+    "series totals",
+    "checkpoint signature (Ed25519)",
+    "inclusion proofs (RFC 9162)",
+]
 
 
 def _export_lines(seat_count: int, tables: int) -> tuple[list[list[str]], list[list[str]]]:
-    """One-deal exports and whole-table exports of ``tables`` finished series."""
+    """One-deal exports and whole-table exports of ``tables`` finished series, each carrying its
+    proof in one log of every table interleaved (with ``tables`` 50, about 12,000 leaves: proofs
+    of 14 hashes)."""
     operator = Requester.operator()
     streams = [recorded_stream(seat_count, deals=SERIES_LENGTH) for _ in range(tables)]
+    log = anchored_log(streams, SIGNER)
     deals = [
-        list(write_lines(select_deal(stream, number, operator)))
-        for stream in streams
+        list(write_lines(log.anchored(select_deal(stream, number, operator))))
+        for stream in log.streams
         for number in range(1, SERIES_LENGTH + 1)
     ]
-    whole = [list(write_lines(select_table(stream, operator))) for stream in streams]
+    whole = [
+        list(write_lines(log.anchored(select_table(stream, operator)))) for stream in log.streams
+    ]
     return deals, whole
 
 
@@ -119,15 +150,16 @@ def measure_process(runs: int, folder: Path) -> dict[str, Any]:
     deal_file = folder / "deal.jsonl"
     deals, _ = _export_lines(4, 1)
     deal_file.write_text("".join(line + "\n" for line in deals[0]), encoding="utf-8")
+    verify = ["audit", "verify", str(deal_file), "--server-key", SIGNER.verifier.vkey()]
     environment = dict(os.environ, PYTHONPYCACHEPREFIX=str(folder / "pycache"))
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
     commands = {
         "baseline_python_c_pass": [sys.executable, "-c", "pass"],
-        "python_m_sapsam": [sys.executable, "-m", "sapsam.cli", "audit", "verify", str(deal_file)],
+        "python_m_sapsam": [sys.executable, "-m", "sapsam.cli", *verify],
     }
     script = Path(sys.executable).with_name("sapsam")
     if script.exists():
-        commands["sapsam_script"] = [str(script), "audit", "verify", str(deal_file)]
+        commands["sapsam_script"] = [str(script), *verify]
     for command in commands.values():  # warm-up: bytecode written, files in the page cache
         _run_once(command, environment)
     walls: dict[str, list[float]] = {name: [] for name in commands}

@@ -197,11 +197,7 @@ def _checkpoint_check(
             None,
         )
     try:
-        opened = open_checkpoint(
-            transparency.checkpoint,
-            trust.server_keys + trust.witness_keys,
-            checkpoint.origin,
-        ).note
+        opened = _opened(transparency.checkpoint, trust.server_keys + trust.witness_keys)
     except NoteError as error:  # CheckpointError and NoteVerificationError are NoteErrors
         pinned = ", ".join(key.label for key in trust.server_keys)
         return (
@@ -223,6 +219,27 @@ def _checkpoint_check(
     if unchecked:
         detail += f" ({unchecked} signature(s) by keys not pinned, not checked)"
     return AuditCheck("checkpoint", Status.PASSED, detail), checkpoint, opened
+
+
+# Opening a signed note is a pure function of the note and the keys trusted, and the deals
+# exported within a few seconds carry the same checkpoint: a verifier going through many files
+# checks each distinct note's signatures once. Only notes that opened are kept (a refusal is
+# decided again each time), at most 64.
+_OPENED: dict[tuple[str, tuple[VerifierKey, ...]], OpenedNote] = {}
+_OPENED_KEPT: Final = 64
+
+
+def _opened(note: str, keys: tuple[VerifierKey, ...]) -> OpenedNote:
+    """``open_checkpoint(note, keys, origin).note`` of the checkpoint's own origin."""
+    key = (note, keys)
+    found = _OPENED.get(key)
+    if found is None:
+        origin = Checkpoint.parse(parse_note(note).text).origin
+        found = open_checkpoint(note, keys, origin).note
+        if len(_OPENED) >= _OPENED_KEPT:
+            _OPENED.clear()
+        _OPENED[key] = found
+    return found
 
 
 def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) -> AuditCheck:

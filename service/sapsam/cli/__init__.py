@@ -72,12 +72,34 @@ COMMAND_MODULES: Final = tuple(dict.fromkeys(command.module for command in SUBCO
 """Every module that registers subcommands, each once, in ``SUBCOMMANDS`` order."""
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing shutil (and the compression
+    modules it imports: a start-up cost of every command, ``audit verify`` included)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr,unused-ignore]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help formatter is told the terminal's width (argparse's own asks
+    ``shutil``, imported for that alone, each time an argument is added)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        formatter = cast(Callable[..., argparse.HelpFormatter], self.formatter_class)
+        return formatter(prog=self.prog, width=_terminal_columns() - 2)
+
+
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     """The argument parser, with the subcommands of ``modules`` registered in full and the
     others as placeholders (summary only). By default every module is imported."""
-    parser = argparse.ArgumentParser(
-        prog="sapsam", description="Chinese poker game service and tools."
-    )
+    parser = _Parser(prog="sapsam", description="Chinese poker game service and tools.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     registered: set[str] = set()

@@ -98,11 +98,14 @@ def anchor_export(
     try:
         while True:
             checkpoint = reads.latest_checkpoint(connection)
+            # No checkpoint yet is waited for too: a young log's first one may be seconds away.
             if checkpoint is None:
-                return ProvenExport(export, unanchored_versions(export), _NO_LOG)
-            leaves = reads.leaves_of_positions(connection, positions)
-            if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
-                break
+                if time.monotonic() >= deadline:
+                    return ProvenExport(export, unanchored_versions(export), _NO_LOG)
+            else:
+                leaves = reads.leaves_of_positions(connection, positions)
+                if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
+                    break
             time.sleep(POLL_SECONDS)
         size = checkpoint.size
         cosignatures = reads.cosignatures(connection, size)
@@ -129,19 +132,32 @@ async def anchor_export_async(
     while True:
         async with pool.connection() as connection:
             checkpoint = await async_reads.latest_checkpoint(connection)
+            # No checkpoint yet is waited for too: a young log's first one may be seconds away.
             if checkpoint is None:
-                return ProvenExport(export, unanchored_versions(export), _NO_LOG)
-            leaves = await async_reads.leaves_of_positions(connection, positions)
-            if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
-                size = checkpoint.size
-                cosignatures = await async_reads.cosignatures(connection, size)
-                nodes = await async_reads.read_nodes(
-                    connection, nodes_needed(leaves.values(), size)
-                )
-                consistency: tuple[ConsistencyProof, ...] = ()
-                if known_tree_size is not None and 0 < known_tree_size < size:
-                    plan = consistency_plan(known_tree_size, size)
-                    hashes = await async_reads.proof_hashes(connection, plan)
-                    consistency = (ConsistencyProof(known_tree_size, size, b"".join(hashes)),)
-                return _proven(export, checkpoint, cosignatures, leaves, nodes, consistency)
+                if time.monotonic() >= deadline:
+                    return ProvenExport(export, unanchored_versions(export), _NO_LOG)
+            else:
+                leaves = await async_reads.leaves_of_positions(connection, positions)
+                if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
+                    return await _read_proof(
+                        connection, export, checkpoint, leaves, known_tree_size
+                    )
         await asyncio.sleep(POLL_SECONDS)
+
+
+async def _read_proof(
+    connection: psycopg.AsyncConnection[Any],
+    export: AuditExport,
+    checkpoint: StoredCheckpoint,
+    leaves: Mapping[int, int],
+    known_tree_size: int | None,
+) -> ProvenExport:
+    """The export with the proof of ``leaves`` under ``checkpoint`` (read on one connection)."""
+    size = checkpoint.size
+    cosignatures = await async_reads.cosignatures(connection, size)
+    nodes = await async_reads.read_nodes(connection, nodes_needed(leaves.values(), size))
+    consistency: tuple[ConsistencyProof, ...] = ()
+    if known_tree_size is not None and 0 < known_tree_size < size:
+        hashes = await async_reads.proof_hashes(connection, consistency_plan(known_tree_size, size))
+        consistency = (ConsistencyProof(known_tree_size, size, b"".join(hashes)),)
+    return _proven(export, checkpoint, cosignatures, leaves, nodes, consistency)

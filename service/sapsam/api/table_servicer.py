@@ -13,15 +13,13 @@ REQUEST_ID_REUSED.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import json
 import uuid
-import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Coroutine
-from typing import Any, Final, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any, Final
 
 import grpc
 
@@ -45,7 +43,6 @@ from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 DEFAULT_PAGE_SIZE: Final = 50
 MAX_PAGE_SIZE: Final = 100
-_T = TypeVar("_T")
 
 CACHE_TABLES: Final = 4096
 """Tables whose immutable facts (creator, full seats, deal starts) each cache keeps."""
@@ -139,32 +136,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         # Where each deal starts in its table's stream, and how far the stream was scanned, so
         # GetDealResult reads one deal's events instead of the whole stream.
         self._deal_starts: OrderedDict[uuid.UUID, tuple[int, dict[int, int]]] = OrderedDict()
-        # One lock per table with a command running or waiting here (gone once none holds it).
-        self._table_locks: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
 
     # -- shared steps ---------------------------------------------------------------------------
-
-    async def _serialised(self, table_id: uuid.UUID, work: Coroutine[Any, Any, _T]) -> _T:
-        """``work`` (a table command) once no other command of this table is running here.
-
-        A table's commands decide on this process's copy and the append checks it (optimistic);
-        two of them at once (four seats acting within a think time of each other) both decide
-        on the same version and one loses: a failed append, a look-up of its request id and a
-        reload of the table's stream, then it decides again (up to five times, then ABORTED).
-        Taking them one at a time per table in this process costs a wait of one append instead
-        (bench/capacity.py at 30 tables: statements per call 3.46 -> 2.79, server CPU per call
-        -9 %; docs/performance.md). Other processes and the deadline sweeper stay optimistic.
-        """
-        lock = self._table_locks.get(table_id)
-        if lock is None:
-            lock = self._table_locks[table_id] = asyncio.Lock()
-        try:
-            async with lock:
-                return await work
-        finally:
-            work.close()  # not started if the wait was cancelled; a no-op once it ran
 
     async def _load(self, table_id: uuid.UUID) -> TableState:
         # TableNotFoundError is a DomainError with reason TABLE_NOT_FOUND.
@@ -280,16 +253,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         _check_deadline(context)
         seat = request.seat if request.HasField("seat") else None
-        outcome = await self._serialised(
+        outcome = await self._tables.join(
             table_id,
-            self._tables.join(
-                table_id,
-                player_id,
-                seat,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-            ),
+            player_id,
+            seat,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         seated = _event_of(outcome, domain_events.PlayerSeated)
         return table_service_pb2.JoinTableResponse(
@@ -306,15 +276,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
-        outcome = await self._serialised(
+        outcome = await self._tables.choose_dealer(
             table_id,
-            self._tables.choose_dealer(
-                table_id,
-                actor,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-            ),
+            actor,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         chosen = _event_of(outcome, domain_events.DealerChosen)
         return table_service_pb2.ChooseDealerResponse(
@@ -331,15 +298,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id = resources.parse_table(request.table, "table")
         actor = _player_or_operator(auth.current_caller())
         _check_deadline(context)
-        outcome = await self._serialised(
+        outcome = await self._tables.start_deal(
             table_id,
-            self._tables.start_deal(
-                table_id,
-                actor,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-            ),
+            actor,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         started = _event_of(outcome, domain_events.DealStarted)
         return table_service_pb2.StartDealResponse(
@@ -356,16 +320,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = resources.scoped_request_id("ContributeEntropy", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = await self._serialised(
+        outcome = await self._tables.contribute_entropy(
             table_id,
-            self._tables.contribute_entropy(
-                table_id,
-                player_id,
-                request.entropy,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-            ),
+            player_id,
+            request.entropy,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.ContributeEntropyResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
@@ -378,16 +339,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = resources.scoped_request_id("CutDeck", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = await self._serialised(
+        outcome = await self._tables.cut(
             table_id,
-            self._tables.cut(
-                table_id,
-                player_id,
-                request.position,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-            ),
+            player_id,
+            request.position,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
         )
         return table_service_pb2.CutDeckResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
@@ -419,20 +377,17 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         _check_deadline(context)
         signature = _signature(request)
         keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
-        outcome = await self._serialised(
+        outcome = await self._tables.commit(
             table_id,
-            self._tables.commit(
-                table_id,
-                player_id,
-                request.commitment,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-                deal_number=_deal_number(request),
-                scheme=request.commitment_scheme or 1,
-                signature=signature,
-                player_keys=keys,
-            ),
+            player_id,
+            request.commitment,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=_deal_number(request),
+            scheme=request.commitment_scheme or 1,
+            signature=signature,
+            player_keys=keys,
         )
         return table_service_pb2.CommitArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
@@ -445,16 +400,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         request_id = resources.scoped_request_id("ConfirmArrangement", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
         _check_deadline(context)
-        outcome = await self._serialised(
+        outcome = await self._tables.confirm(
             table_id,
-            self._tables.confirm(
-                table_id,
-                player_id,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-                deal_number=_deal_number(request),
-            ),
+            player_id,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=_deal_number(request),
         )
         return table_service_pb2.ConfirmArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
@@ -470,20 +422,17 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         _check_deadline(context)
         signature = _signature(request)
         keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
-        outcome = await self._serialised(
+        outcome = await self._tables.reveal(
             table_id,
-            self._tables.reveal(
-                table_id,
-                player_id,
-                arrangement,
-                request.nonce,
-                request_id,
-                expected_version=_expected_version(request),
-                request_digest=request_digest(request),
-                deal_number=_deal_number(request),
-                signature=signature,
-                player_keys=keys,
-            ),
+            player_id,
+            arrangement,
+            request.nonce,
+            request_id,
+            expected_version=_expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=_deal_number(request),
+            signature=signature,
+            player_keys=keys,
         )
         return table_service_pb2.RevealArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)

@@ -54,7 +54,7 @@ class WriteStamps:
 
     def __init__(self, path: Path | None = None) -> None:
         self._fd: int | None = None
-        self._thread_lock = threading.Lock()
+        self._thread_lock = threading.Lock()  # flock does not exclude this process's threads
         self._view: memoryview | None = None
         # Never-current stamps, for when the file is out of reach: negative, unique per call.
         self._fresh = itertools.count(-1, -1)
@@ -72,7 +72,6 @@ class WriteStamps:
             os.close(fd)
             return
         self._fd = fd
-        self._thread_lock = threading.Lock()  # flock does not exclude this process's threads
         self._view = memoryview(mapped).cast("q")
 
     @property

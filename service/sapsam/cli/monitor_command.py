@@ -45,6 +45,7 @@ from sapsam.log.monitor import (
     check_growth,
     check_leaves,
     check_recorded,
+    empty_held,
     extend_frontier,
     open_served,
 )
@@ -272,23 +273,17 @@ class Monitor:
         recorded = self.folder.note_of(new.size)
         if recorded is not None:
             check_recorded(_checkpoint_of(recorded), recorded, new, note)
-        held = _held(self.folder, state)
-        if held is None:
-            from sapsam.log.monitor import empty_held
-
-            held = empty_held(state.origin)
-        if held.checkpoint.size and new.size >= held.checkpoint.size:
+        held = _held(self.folder, state) or empty_held(state.origin)
+        if held.checkpoint.size:
             proof: list[bytes] = []
             if new.size > held.checkpoint.size:
                 request = self.messages.GetConsistencyProofRequest(
                     old_size=held.checkpoint.size, new_size=new.size
                 )
                 proof = list(self._ask(self.stub.GetConsistencyProof, request).hashes)
-            check_growth(held, new, note, proof)
+            check_growth(held, new, note, proof)  # TRUNCATED first when smaller
             if new.size > held.checkpoint.size:
                 self._same_as_held(held)
-        elif held.checkpoint.size:
-            check_growth(held, new, note, [])  # smaller: truncated
         added = new.size - held.checkpoint.size
         if added:
             held = check_leaves(held, self._leaves(held, new.size), new, note)

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sapsam.log.checkpoint import Checkpoint, CheckpointError, check_extends, open_checkpoint
-from sapsam.log.merkle import HASH_SIZE, Frontier, MerkleError, event_leaf_hash
+from sapsam.log.merkle import EMPTY_ROOT, HASH_SIZE, Frontier, MerkleError, event_leaf_hash
 from sapsam.log.merkle_proofs import ProofError
-from sapsam.log.signed_note import NoteError, NoteVerificationError, VerifierKey
+from sapsam.log.signed_note import NoteError, NoteVerificationError, VerifierKey, parse_note
 
 STATE_VERSION: Final = 1
 
@@ -183,8 +183,6 @@ def check_leaves(held: Held, frontier: Frontier, new: Checkpoint, new_note: str)
 def empty_held(origin: str) -> Held:
     """What a monitor holds before its first checkpoint: the empty tree (every tree extends
     it; the first checkpoint's leaves are all read and checked)."""
-    from sapsam.log.merkle import EMPTY_ROOT
-
     return Held(Checkpoint(origin, 0, EMPTY_ROOT), "", Frontier())
 
 
@@ -243,7 +241,7 @@ class MonitorState:
         frontier = Frontier(self.size, self.frontier)
         if self.size == 0:
             return empty_held(self.origin)
-        checkpoint = Checkpoint.parse(_note_text(note))
+        checkpoint = Checkpoint.parse(parse_note(note).text)
         if (checkpoint.size, checkpoint.root) != (self.size, self.root):
             raise ValueError(f"the held note is not of the state's checkpoint of {self.size}")
         if frontier.root() != self.root:
@@ -260,10 +258,3 @@ class MonitorState:
             held.frontier.hashes,
             self.trust_on_first_use,
         )
-
-
-def _note_text(note: str) -> str:
-    split = note.rfind("\n\n")
-    if split < 0:
-        raise ValueError("the held note is not a signed note")
-    return note[: split + 1]

@@ -188,3 +188,19 @@ def test_a_request_id_reused_for_another_key_is_refused_and_writes_nothing(world
         "REQUEST_ID_REUSED",
         "request_id",
     )
+
+
+async def test_display_name_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The directory's display-name cache keeps at most TOKEN_CACHE_SIZE names, the most recent."""
+    from sapsam.api import players
+
+    class _Records:
+        async def display_names(self, ids: list[str]) -> dict[str, str]:
+            return {pid: f"name-{pid}" for pid in ids}
+
+    monkeypatch.setattr(players, "TOKEN_CACHE_SIZE", 3)
+    directory = players.PlayerDirectory(_Records())  # type: ignore[arg-type]
+    ids = [str(uuid.uuid4()) for _ in range(5)]
+    for pid in ids:
+        assert await directory.display_names([pid]) == {pid: f"name-{pid}"}
+    assert list(directory._names) == ids[-3:]

@@ -99,8 +99,8 @@ class PlayerDirectory:
         self._records = records
         self._tokens = auth.TokenCache(TOKEN_CACHE_SIZE, TOKEN_CACHE_SECONDS)
         self._retired_checked_at: datetime | None = None  # the database's clock
-        # Display names never change, so they are cached for the table views.
-        self._names: dict[str, str] = {}
+        # Display names never change, so they are cached for the table views (most recent kept).
+        self._names: OrderedDict[str, str] = OrderedDict()
         # Players' public keys, once seen: a key is never removed, so a cached one stays true.
         self._keys: OrderedDict[str, tuple[bytes, ...]] = OrderedDict()
         # Players found without a key, by when (time.monotonic()): see keys_of.
@@ -301,11 +301,15 @@ class PlayerDirectory:
         """Display names of the given players (unknown ids are left out)."""
         wanted = {player_id for player_id in player_ids if player_id}
         found = {pid: self._names[pid] for pid in wanted if pid in self._names}
+        for pid in found:
+            self._names.move_to_end(pid)
         missing = sorted(wanted - found.keys())
         valid = [pid for pid in missing if _is_uuid(pid)]
         if valid:
             fetched = await self._records.display_names(valid)
             self._names.update(fetched)
+            while len(self._names) > TOKEN_CACHE_SIZE:
+                self._names.popitem(last=False)
             found.update(fetched)
         return found
 

@@ -207,3 +207,18 @@ def test_receipts_catch_a_deleted_last_deal(
     report = _report(capsys)
     assert code == 1
     assert any(f"{seat_file}:1" in detail for detail in _receipt_failures(report))
+
+
+def test_a_repeated_receipt_is_kept_once_and_the_memory_of_notes_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sapsam_client import receipts
+    from sapsam_proto.v1 import receipt_pb2
+
+    monkeypatch.setattr(receipts, "RECENT_NOTES", 2)
+    folder = ReceiptFolder(tmp_path / "r")
+    notes = [receipt_pb2.Receipt(stream="t", signed_note=f"note {i}") for i in range(3)]
+    for note in [notes[0], notes[0], notes[1], notes[2], notes[2]]:
+        folder.keep(note)
+    assert [kept["signed_note"] for kept in folder.read()] == ["note 0", "note 1", "note 2"]
+    assert list(folder._written[str(folder.path_for("t"))]) == ["note 1", "note 2"]

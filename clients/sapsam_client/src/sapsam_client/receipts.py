@@ -19,6 +19,7 @@ import json
 import os
 import re
 import threading
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,6 +27,9 @@ from typing import Any, Protocol
 from sapsam_proto.v1 import receipt_pb2
 
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
+RECENT_NOTES = 256
+"""Notes remembered per file so a repeated receipt is not written twice (the latest ones: a
+retry's receipt comes soon after the original's)."""
 
 
 class ReceiptKeeper(Protocol):
@@ -42,7 +46,7 @@ class ReceiptFolder:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._lock = threading.Lock()
-        self._written: dict[str, set[str]] = {}
+        self._written: dict[str, deque[str]] = {}
 
     def path_for(self, stream: str) -> Path:
         """The file of one stream's receipts."""
@@ -50,7 +54,8 @@ class ReceiptFolder:
         return self.folder / f"{name}.jsonl"
 
     def keep(self, receipt: receipt_pb2.Receipt) -> None:
-        """Append ``receipt`` to its stream's file and fsync it (once per distinct note)."""
+        """Append ``receipt`` to its stream's file and fsync it (once per note, among
+        the file's latest :data:`RECENT_NOTES`)."""
         line = json.dumps(
             {
                 "stream": receipt.stream,
@@ -63,7 +68,7 @@ class ReceiptFolder:
         )
         path = self.path_for(receipt.stream)
         with self._lock:
-            written = self._written.setdefault(str(path), set())
+            written = self._written.setdefault(str(path), deque(maxlen=RECENT_NOTES))
             if receipt.signed_note in written:
                 return
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -81,7 +86,7 @@ class ReceiptFolder:
                     os.fsync(folder)
                 finally:
                     os.close(folder)
-            written.add(receipt.signed_note)
+            written.append(receipt.signed_note)
 
     def read(self) -> Iterator[dict[str, Any]]:
         """Every kept receipt's JSON object, file by file, in the order kept."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import uuid
 from typing import Final
 
-from sapsam.fairness.commitments import Rows, encode_rows, require_scheme
+from sapsam.fairness.commitments import COMMITMENT_BYTES, Rows, encode_rows, require_scheme
 from sapsam.fairness.encoding import (
     MAX_SEATS,
     FairnessError,
@@ -73,8 +73,8 @@ def commit_message(
     commitment: bytes,
 ) -> bytes:
     """What a player signs to commit: the commitment, where, by whom and under which scheme."""
-    if not isinstance(commitment, bytes | bytearray) or len(commitment) != 32:
-        raise FairnessError("a commitment is 32 bytes")
+    if not isinstance(commitment, bytes | bytearray) or len(commitment) != COMMITMENT_BYTES:
+        raise FairnessError(f"a commitment is {COMMITMENT_BYTES} bytes")
     return (
         length_prefixed(TAG_COMMIT_SIGNATURE)
         + require_table_id(table_id)

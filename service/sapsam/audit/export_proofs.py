@@ -6,7 +6,8 @@ checkpointer interval).
 
 ``anchor_export`` reads through the command line's synchronous connection
 (``sapsam.store.transparency_reads``); ``anchor_export_async`` through the server's pool
-(``sapsam.store.transparency``). Both build the proof with the pure
+(``sapsam.store.transparency``). Both drive one plan of steps
+(``anchor_plan``, as ``sapsam.store.reads.read_all_plan``) and build the proof with the pure
 ``sapsam.audit.anchoring.attach_anchors``.
 """
 
@@ -14,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
@@ -85,6 +86,58 @@ def _proven(
 
 _NO_LOG: Final = "no checkpoint has been signed in this database (no server with a key served it)"
 
+AnchorStep = tuple[str, Any]
+"""One thing ``anchor_plan`` needs: a read by name (a function of both ``sapsam.store``
+transparency modules) with its argument, or ``("sleep", seconds)``."""
+AnchorPlan = Generator[AnchorStep, Any, ProvenExport]
+
+_SLEEP: Final = "sleep"
+
+
+def anchor_plan(
+    export: AuditExport, wait_seconds: float, known_tree_size: int | None
+) -> AnchorPlan:
+    """The waiting and reading behind an export's proof, for either driver: yields the steps,
+    is sent each read's result, and returns the export with its proof. The reads after the last
+    look until a sleep belong on one connection."""
+    positions = [event.position for event in export.events]
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        checkpoint: StoredCheckpoint | None = yield "latest_checkpoint", None
+        # No checkpoint yet is waited for too: a young log's first one may be seconds away.
+        if checkpoint is None:
+            if time.monotonic() >= deadline:
+                return ProvenExport(export, unanchored_versions(export), _NO_LOG)
+        else:
+            leaves: Mapping[int, int] = yield "leaves_of_positions", positions
+            if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
+                break
+        yield _SLEEP, POLL_SECONDS
+    size = checkpoint.size
+    cosignatures: list[str] = yield "cosignatures", size
+    nodes: Mapping[NodeId, bytes] = yield "read_nodes", nodes_needed(leaves.values(), size)
+    consistency: tuple[ConsistencyProof, ...] = ()
+    if known_tree_size is not None and 0 < known_tree_size < size:
+        hashes: list[bytes] = yield "proof_hashes", consistency_plan(known_tree_size, size)
+        consistency = (ConsistencyProof(known_tree_size, size, b"".join(hashes)),)
+    return _proven(export, checkpoint, cosignatures, leaves, nodes, consistency)
+
+
+_SYNC_READS: Final[Mapping[str, Callable[[psycopg.Connection[Any], Any], Any]]] = {
+    "latest_checkpoint": lambda connection, _: reads.latest_checkpoint(connection),
+    "leaves_of_positions": reads.leaves_of_positions,
+    "cosignatures": reads.cosignatures,
+    "read_nodes": reads.read_nodes,
+    "proof_hashes": reads.proof_hashes,
+}
+_ASYNC_READS: Final[Mapping[str, Callable[[psycopg.AsyncConnection[Any], Any], Awaitable[Any]]]] = {
+    "latest_checkpoint": lambda connection, _: async_reads.latest_checkpoint(connection),
+    "leaves_of_positions": async_reads.leaves_of_positions,
+    "cosignatures": async_reads.cosignatures,
+    "read_nodes": async_reads.read_nodes,
+    "proof_hashes": async_reads.proof_hashes,
+}
+
 
 def anchor_export(
     connection: psycopg.Connection[Any],
@@ -93,30 +146,19 @@ def anchor_export(
     known_tree_size: int | None = None,
 ) -> ProvenExport:
     """``export`` with its proof, read through a synchronous autocommit connection."""
-    positions = [event.position for event in export.events]
-    deadline = time.monotonic() + wait_seconds
+    plan = anchor_plan(export, wait_seconds, known_tree_size)
     try:
+        step, argument = next(plan)
         while True:
-            checkpoint = reads.latest_checkpoint(connection)
-            # No checkpoint yet is waited for too: a young log's first one may be seconds away.
-            if checkpoint is None:
-                if time.monotonic() >= deadline:
-                    return ProvenExport(export, unanchored_versions(export), _NO_LOG)
+            if step == _SLEEP:
+                time.sleep(argument)
+                step, argument = plan.send(None)
             else:
-                leaves = reads.leaves_of_positions(connection, positions)
-                if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
-                    break
-            time.sleep(POLL_SECONDS)
-        size = checkpoint.size
-        cosignatures = reads.cosignatures(connection, size)
-        nodes = reads.read_nodes(connection, nodes_needed(leaves.values(), size))
-        consistency: tuple[ConsistencyProof, ...] = ()
-        if known_tree_size is not None and 0 < known_tree_size < size:
-            hashes = reads.proof_hashes(connection, consistency_plan(known_tree_size, size))
-            consistency = (ConsistencyProof(known_tree_size, size, b"".join(hashes)),)
+                step, argument = plan.send(_SYNC_READS[step](connection, argument))
+    except StopIteration as done:
+        return cast(ProvenExport, done.value)
     except reads.TransparencyUnavailableError as error:
         return ProvenExport(export, unanchored_versions(export), f"the log is unreadable: {error}")
-    return _proven(export, checkpoint, cosignatures, leaves, nodes, consistency)
 
 
 async def anchor_export_async(
@@ -125,39 +167,17 @@ async def anchor_export_async(
     wait_seconds: float = ANCHOR_WAIT_SECONDS,
     known_tree_size: int | None = None,
 ) -> ProvenExport:
-    """``anchor_export`` on the server's pool: one pooled connection per look, none held while
-    waiting for the next checkpoint."""
-    positions = [event.position for event in export.events]
-    deadline = time.monotonic() + wait_seconds
+    """``anchor_export`` on the server's pool: one pooled connection per look (the proof is read
+    on the last look's), none held while waiting for the next checkpoint."""
+    plan = anchor_plan(export, wait_seconds, known_tree_size)
+    step, argument = next(plan)
     while True:
         async with pool.connection() as connection:
-            checkpoint = await async_reads.latest_checkpoint(connection)
-            # No checkpoint yet is waited for too: a young log's first one may be seconds away.
-            if checkpoint is None:
-                if time.monotonic() >= deadline:
-                    return ProvenExport(export, unanchored_versions(export), _NO_LOG)
-            else:
-                leaves = await async_reads.leaves_of_positions(connection, positions)
-                if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
-                    return await _read_proof(
-                        connection, export, checkpoint, leaves, known_tree_size
-                    )
-        await asyncio.sleep(POLL_SECONDS)
-
-
-async def _read_proof(
-    connection: psycopg.AsyncConnection[Any],
-    export: AuditExport,
-    checkpoint: StoredCheckpoint,
-    leaves: Mapping[int, int],
-    known_tree_size: int | None,
-) -> ProvenExport:
-    """The export with the proof of ``leaves`` under ``checkpoint`` (read on one connection)."""
-    size = checkpoint.size
-    cosignatures = await async_reads.cosignatures(connection, size)
-    nodes = await async_reads.read_nodes(connection, nodes_needed(leaves.values(), size))
-    consistency: tuple[ConsistencyProof, ...] = ()
-    if known_tree_size is not None and 0 < known_tree_size < size:
-        hashes = await async_reads.proof_hashes(connection, consistency_plan(known_tree_size, size))
-        consistency = (ConsistencyProof(known_tree_size, size, b"".join(hashes)),)
-    return _proven(export, checkpoint, cosignatures, leaves, nodes, consistency)
+            while step != _SLEEP:
+                result = await _ASYNC_READS[step](connection, argument)
+                try:
+                    step, argument = plan.send(result)
+                except StopIteration as done:
+                    return cast(ProvenExport, done.value)
+        await asyncio.sleep(argument)
+        step, argument = plan.send(None)

@@ -233,15 +233,8 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
             raise StatusError(_access_status(error)) from None
         export = proven.export
         header = export.header
-        transparency = header.transparency
-        checkpoint_size = 0
-        if transparency is not None:
-            from sapsam.log.checkpoint import Checkpoint
-            from sapsam.log.signed_note import parse_note
-
-            checkpoint_size = Checkpoint.parse(parse_note(transparency.checkpoint).text).size
         return audit_service_pb2.ExportDealResponse(
-            checkpoint_tree_size=checkpoint_size,
+            checkpoint_tree_size=proven.tree_size,
             unanchored_versions=list(proven.unanchored),
             export=export_text(export),
             segments=[

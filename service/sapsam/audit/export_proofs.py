@@ -40,11 +40,13 @@ POLL_SECONDS: Final = 0.2
 @dataclass(frozen=True)
 class ProvenExport:
     """An export with what proof could be given: ``unanchored`` are the versions of its events
-    without one; ``problem`` says why there is no checkpoint at all (None when there is)."""
+    without one; ``problem`` says why there is no checkpoint at all (None when there is);
+    ``tree_size`` is the carried checkpoint's size (0 without one)."""
 
     export: AuditExport
     unanchored: tuple[int, ...]
     problem: str | None = None
+    tree_size: int = 0
 
     def notice(self) -> str | None:
         """A line for the person exporting, when not every event is anchored."""
@@ -81,7 +83,7 @@ def _proven(
     note = with_cosignatures(checkpoint.note, cosignatures) if cosignatures else checkpoint.note
     below = {position: leaf for position, leaf in leaves.items() if leaf < size}
     proven = attach_anchors(export, note, size, below, nodes.__getitem__, consistency)
-    return ProvenExport(proven, unanchored_versions(proven))
+    return ProvenExport(proven, unanchored_versions(proven), tree_size=size)
 
 
 _NO_LOG: Final = "no checkpoint has been signed in this database (no server with a key served it)"

@@ -286,8 +286,8 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
             "inclusion",
             Status.NOT_COVERED,
             f"{len(unanchored)} event(s) are not under the checkpoint (versions "
-            f"{_ranges(unanchored)}): the checkpoint was made before them; export again once a "
-            f"later one covers them ({proven} event(s) included)",
+            f"{version_ranges(unanchored)}): the checkpoint was made before them; export again "
+            f"once a later one covers them ({proven} event(s) included)",
         )
     return AuditCheck(
         "inclusion",
@@ -352,7 +352,8 @@ def _root_of(
     return result
 
 
-def _ranges(versions: Sequence[int]) -> str:
+def version_ranges(versions: Sequence[int]) -> str:
+    """Versions as runs: ``1-3, 7`` (``versions`` ascending, at least one)."""
     parts: list[str] = []
     start = previous = versions[0]
     for version in [*versions[1:], None]:

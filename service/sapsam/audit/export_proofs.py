@@ -23,7 +23,12 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from sapsam.app.transparency import StoredCheckpoint
-from sapsam.audit.anchoring import attach_anchors, nodes_needed, unanchored_versions
+from sapsam.audit.anchoring import (
+    attach_anchors,
+    nodes_needed,
+    unanchored_versions,
+    version_ranges,
+)
 from sapsam.audit.export_format import AuditExport, ConsistencyProof
 from sapsam.log.cosignature import with_cosignatures
 from sapsam.log.merkle import NodeId
@@ -56,15 +61,8 @@ class ProvenExport:
             return None
         return (
             f"{len(self.unanchored)} event(s) not yet under a checkpoint (versions "
-            f"{_ranges(self.unanchored)}): export again in a few seconds to anchor them"
+            f"{version_ranges(self.unanchored)}): export again in a few seconds to anchor them"
         )
-
-
-def _ranges(versions: tuple[int, ...]) -> str:
-    first, last = versions[0], versions[-1]
-    if last - first + 1 == len(versions):
-        return str(first) if first == last else f"{first}-{last}"
-    return ", ".join(map(str, versions))
 
 
 def _covered(leaves: Mapping[int, int], positions: list[int], size: int) -> bool:

@@ -159,3 +159,44 @@ async def test_an_etag_newer_than_memory_is_checked_against_the_log(
     assert outcome.version == version + 1
     with pytest.raises(StaleVersionError):
         await second.commit(table_id, "cid", bytes(32), "cid-commit", expected_version=version)
+
+
+class StampCountingStore(EventStore):
+    """The store, counting the write stamps read (how often a read asked whether it is current)."""
+
+    stamps_read = 0
+
+    def write_stamp(self, stream_id: str) -> int:
+        self.stamps_read += 1
+        return super().write_stamp(stream_id)
+
+
+async def test_a_read_with_events_reads_the_write_stamp_once_and_sees_every_write(
+    database_url: str,
+) -> None:
+    writer_store = await EventStore.connect(database_url, projectors=projectors())
+    writer_store.prepare()
+    reader_store = await StampCountingStore.connect(database_url, projectors=projectors())
+    try:
+        writer, reader = TableService(writer_store), TableService(reader_store)
+        table_id = await dealt_table(writer, reader)
+        # From memory: the copy is current, one stamp read decides it.
+        reader_store.stamps_read = 0
+        state, events = await reader.load_with_events(table_id, 1)
+        assert reader_store.stamps_read == 1
+        assert events[-1].version == state.version == (await writer.load(table_id)).version
+        # Another process wrote: the same one stamp read finds the copy stale, and the log read
+        # after it shows the write.
+        await writer.commit(table_id, "ann", bytes(32), "ann-commit")
+        reader_store.stamps_read = 0
+        state, events = await reader.load_with_events(table_id, state.version + 1)
+        assert reader_store.stamps_read == 1
+        assert [event.type for event in events] == ["ArrangementCommitted"]
+        assert state == await writer.load(table_id)
+        # That read's copy is current again: answered from memory.
+        reader_store.stamps_read = 0
+        assert (await reader.load_with_events(table_id, state.version))[0] == state
+        assert reader_store.stamps_read == 1
+    finally:
+        await reader_store.close()
+        await writer_store.close()

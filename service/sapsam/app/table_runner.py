@@ -188,8 +188,12 @@ class TableRunner:
     def current_copy(self, table_id: uuid.UUID) -> TableState | None:
         """The remembered state if no write to the table can have been acknowledged since it
         was made (its write stamp is unchanged), else None."""
-        stamp = self._stamps.get(table_id)
-        if stamp is None or stamp != self.store.write_stamp(stream_id_for(table_id)):
+        return self.copy_current_at(table_id, self.store.write_stamp(stream_id_for(table_id)))
+
+    def copy_current_at(self, table_id: uuid.UUID, stamp: int) -> TableState | None:
+        """The remembered state if it was made at write stamp ``stamp`` (one just read), else
+        None: :meth:`current_copy` for a caller that needs the stamp it compared with."""
+        if self._stamps.get(table_id) != stamp:
             return None
         return self._cache.get(table_id)
 
@@ -201,6 +205,13 @@ class TableRunner:
         state = self.current_copy(table_id)
         if state is None:
             return None
+        return self.remembered_events(table_id, state, from_version, to_version)
+
+    def remembered_events(
+        self, table_id: uuid.UUID, state: TableState, from_version: int, to_version: int | None
+    ) -> list[RecordedEvent] | None:
+        """The events from ``from_version`` (to ``to_version``) of ``state``, the table's
+        remembered copy, if they are among the remembered ones, else None."""
         tail = self._tails.get(table_id, ())
         if from_version > state.version or (to_version is not None and to_version < from_version):
             return []

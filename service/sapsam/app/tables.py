@@ -141,11 +141,15 @@ class TableService(TableRunner):
         read of the log: from ``from_version`` or from the remembered state's next version,
         whichever comes first. From memory, with no read, when the copy is current and holds
         them."""
-        current = self.current_copy(table_id)
-        remembered = self.events_in_memory(table_id, from_version, None)
-        if current is not None and remembered is not None:
-            return current, remembered
-        stamp = self.store.write_stamp(stream_id_for(table_id))  # before the read
+        # One read of the stamp serves both ends: the copy is current if it still holds the
+        # stamp its copy was made at; if not, the stamp was read before the log read below, which
+        # is all a stamp remembered with the state read must be (``sapsam.store.write_stamps``).
+        stamp = self.store.write_stamp(stream_id_for(table_id))
+        current = self.copy_current_at(table_id, stamp)
+        if current is not None:
+            remembered = self.remembered_events(table_id, current, from_version, None)
+            if remembered is not None:
+                return current, remembered
         state = self._cache.get(table_id, INITIAL_STATE)
         read = await self.events(table_id, min(from_version, state.version + 1))
         for recorded in read:

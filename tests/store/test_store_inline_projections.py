@@ -18,7 +18,8 @@ from store_sample_projectors import TYPE_COUNTS
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC
 from sapsam.log.records import ConcurrencyConflict, NewEvent
-from sapsam.store.appends import _inline_where_possible, append
+from sapsam.store.append_statement import inline_where_possible
+from sapsam.store.appends import append
 from sapsam.store.projections import InlineStatement, rebuild_projections
 from sapsam.store.table_projections import projectors, table_rows_as_json
 
@@ -59,7 +60,7 @@ async def test_one_event_at_a_time_gives_the_rows_a_rebuild_gives(
         table_id = uuid.UUID(int=number + 1)
         for version, event in enumerate(encoded(table_id, 2 + number)):
             stream = f"table-{table_id}"
-            inlined = _inline_where_possible(
+            inlined = inline_where_possible(
                 writer, stream, version, [event], {}, projectors(), None
             )
             assert inlined[0] == () and all(isinstance(s, InlineStatement) for s in inlined[1])
@@ -101,7 +102,7 @@ async def test_batches_and_transactions_take_the_transaction_path(
             "project": None,
             **changes,
         }
-        after, inside = _inline_where_possible(**arguments)
+        after, inside = inline_where_possible(**arguments)
         return tuple(after), inside
 
     assert path()[0] == ()  # the one-event case: everything inside the insert
@@ -132,7 +133,7 @@ async def test_batches_give_the_rows_a_rebuild_gives(
     version = 1
     while version < len(events):
         batch = events[version : version + batch_size]
-        after, inside = _inline_where_possible(
+        after, inside = inline_where_possible(
             writer, stream, version, batch, {}, projectors(), None
         )
         assert after == () and inside is not None  # one statement: no projector after it
@@ -182,10 +183,10 @@ async def test_secret_companions_go_with_the_insert_or_not_at_all(
 
 
 def test_companions_parameters_are_renamed_apart() -> None:
-    from sapsam.store import appends
+    from sapsam.store import append_statement
 
     parameters: dict[str, Any] = {"stream": "table-x"}
-    statement = appends._with_companions(
+    statement = append_statement.with_companions(
         [
             InlineStatement("UPDATE a SET x = %(stream)s WHERE y = %(y)s", {"stream": 1, "y": 2}),
             InlineStatement("UPDATE b SET x = %(y)s", {"y": 3}),
@@ -225,7 +226,7 @@ def test_the_servers_read_models_let_a_table_write_be_one_statement(
     from sapsam.cli.bootstrap import _projectors as server_projectors
 
     table_id = uuid.uuid4()
-    after, inside = _inline_where_possible(
+    after, inside = inline_where_possible(
         writer, f"table-{table_id}", 0, encoded(table_id)[:1], {}, server_projectors(), None
     )
     assert after == () and len(inside) == 1  # table_state's statement; nothing else applies

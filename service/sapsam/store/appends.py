@@ -27,15 +27,18 @@ took the expected version first makes our insert fail on (stream_id, version), r
 ``processed_requests``' key, and the loser answers with the winner's result. Appends to different
 streams commit concurrently and share disk flushes; how global readers still never skip an event
 is explained in ``sapsam.store.reads``.
+
+This module is the append's sequence; the statement's text, its parameters and the read-model
+writes that join it are in ``sapsam.store.append_statement``, the head read and the answers to
+retries and lost races in ``sapsam.store.append_retries``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, Protocol, cast
+from typing import Any
 
 import psycopg
 from psycopg import errors
@@ -51,7 +54,6 @@ from sapsam.log.chain import (
 )
 from sapsam.log.records import (
     AppendResult,
-    ConcurrencyConflict,
     JsonObject,
     JsonValue,
     NewEvent,
@@ -59,6 +61,18 @@ from sapsam.log.records import (
     recorded_event,
 )
 from sapsam.store import write_stamps
+from sapsam.store.append_retries import read_head, settle_unique_violation
+from sapsam.store.append_statement import INSERT_BATCH as INSERT_BATCH  # re-exported
+from sapsam.store.append_statement import ProjectCallback as ProjectCallback  # re-exported
+from sapsam.store.append_statement import (
+    inline_where_possible,
+    insert_parameters,
+    run_after_insert,
+    with_companions,
+)
+from sapsam.store.append_statement import (
+    secret_companions as secret_companions,  # re-exported
+)
 from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
 from sapsam.store.processed_requests import find_processed_request as find_processed_request
 from sapsam.store.processed_requests import fingerprint_of_parts
@@ -66,22 +80,13 @@ from sapsam.store.processed_requests import (
     prune_processed_requests as prune_processed_requests,  # re-exported
 )
 from sapsam.store.processed_requests import request_fingerprint as request_fingerprint
-from sapsam.store.projections import (
-    NOT_INLINED,
-    InlineStatement,
-    NotInlined,
-    PendingEvent,
-    Projector,
-    apply_projectors,
-)
-from sapsam.store.queries import query
-from sapsam.store.reads import decode_json, stream_version
+from sapsam.store.projections import InlineStatement, Projector, apply_projectors
+from sapsam.store.reads import decode_json
 from sapsam.store.stream_heads import forget, recall, remember
 from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
 from sapsam.store.subscriptions import send_wakeup, wakeup_payload
 
 Connection = psycopg.AsyncConnection[Any]
-ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], Awaitable[None]]
 
 RESERVED_METADATA = frozenset({"request_id", "actor", "recorded_at"})
 
@@ -209,7 +214,7 @@ async def _append(
         for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
     ]
     fingerprint = fingerprint_of_parts(stream_id, events, canonical_data)
-    projectors, inlined = _inline_where_possible(
+    projectors, inlined = inline_where_possible(
         connection, stream_id, expected_version, events, event_metadata, projectors, project
     )
     after_insert: Sequence[InlineStatement] = ()
@@ -225,7 +230,7 @@ async def _append(
     )
     for _attempt in range(2):
         if previous_hash is None:
-            head = await _read_head(
+            head = await read_head(
                 connection, request_id, stream_id, expected_version, fingerprint, request_digest
             )
             if isinstance(head, AppendResult):
@@ -260,43 +265,6 @@ async def _append(
     raise RuntimeError(f"stream {stream_id!r} changed under two attempts to append")
 
 
-async def _read_head(
-    connection: Connection,
-    request_id: str,
-    stream_id: str,
-    expected_version: int,
-    fingerprint: bytes,
-    request_digest: bytes | None,
-) -> bytes | AppendResult:
-    """The hash at the expected version, or the original result of a retried request.
-
-    Raises ConcurrencyConflict when the stream is not at the expected version.
-    """
-    lookup = await (
-        await connection.execute(
-            """
-        SELECT p.stream_id, e.version, e.hash
-        FROM (SELECT 1) AS one
-        LEFT JOIN processed_requests AS p ON p.request_id = %s
-        LEFT JOIN LATERAL (
-            SELECT version, hash FROM events WHERE stream_id = %s ORDER BY version DESC LIMIT 1
-        ) AS e ON true
-        """,
-            [request_id, stream_id],
-        )
-    ).fetchone()
-    assert lookup is not None
-    if lookup[0] is not None:
-        return await _answer_retry(connection, request_id, stream_id, fingerprint, request_digest)
-    current_version = int(lookup[1]) if lookup[1] is not None else 0
-    if current_version != expected_version:
-        raise ConcurrencyConflict(stream_id, expected_version, current_version)
-    if lookup[2] is None:
-        return GENESIS_HASH
-    remember(connection, stream_id, current_version, bytes(lookup[2]))
-    return bytes(lookup[2])
-
-
 async def _insert(
     connection: Connection,
     stream_id: str,
@@ -326,39 +294,24 @@ async def _insert(
     for event_bytes in canonical:
         chained = chain_hash(chained, event_bytes)
         hashes.append(chained)
-    # The batch travels as one JSON document built from the canonical parts: the server parses it
-    # once, and no per-event adaptation runs in Python.
-    batch = b",".join(
-        b'{"d":%b,"h":"%b","s":%d,"t":%b,"v":%d}'
-        % (
-            data,
-            event_hash.hex().encode(),
-            event.schema_version,
-            type_json[event.type],
-            expected_version + offset,
-        )
-        for offset, (event, data, event_hash) in enumerate(
-            zip(events, canonical_data, hashes, strict=True), start=1
-        )
+    parameters = insert_parameters(
+        stream_id,
+        expected_version,
+        events,
+        request_id,
+        canonical_data,
+        canonical_metadata,
+        type_json,
+        fingerprint,
+        previous_hash,
+        hashes,
+        response_json,
+        request_digest,
     )
-    parameters = {
-        "stream": stream_id,
-        "expected": expected_version,
-        "previous": previous_hash,
-        "metadata": canonical_metadata.decode("utf-8"),
-        "batch": (b"[" + batch + b"]").decode("utf-8"),
-        "request": request_id,
-        "fingerprint": fingerprint,
-        "digest": request_digest,
-        "response": response_json,
-        # As one JSON text (the names are JSON already): a text parameter costs psycopg a
-        # quarter of what adapting a list to text[] does.
-        "types": (b"[" + b",".join(type_json.values()) + b"]").decode("utf-8"),
-    }
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH
     if companions:
-        statement = _with_companions(companions, parameters)
+        statement = with_companions(companions, parameters)
     try:
         if (
             owns_transaction
@@ -385,7 +338,7 @@ async def _insert(
                     rows, stream_id, events, canonical_data, canonical_metadata, hashes
                 )
                 await apply_projectors(connection, projectors, recorded)
-                await _run_after_insert(connection, after_insert, rows)
+                await run_after_insert(connection, after_insert, rows)
                 if project is not None:
                     await project(connection, recorded)
                 if not owns_transaction and rows[0][2]:
@@ -401,20 +354,10 @@ async def _insert(
     except _StaleHeadError:
         return None
     except errors.UniqueViolation as error:
-        if error.diag.constraint_name not in (
-            "events_stream_version_key",
-            "processed_requests_pkey",
-        ):
-            raise
-        # Lost a race. If it was against a retry of this very request, answer as a retry.
-        if await find_processed_request(connection, request_id) is not None:
-            return await _answer_retry(
-                connection, request_id, stream_id, fingerprint, request_digest
-            )
-        if error.diag.constraint_name == "events_stream_version_key":
-            current = await stream_version(connection, stream_id)
-            raise ConcurrencyConflict(stream_id, expected_version, current) from error
-        raise
+        # Lost a race: answered as a retry if it was against this very request, else a conflict.
+        return await settle_unique_violation(
+            connection, error, request_id, stream_id, expected_version, fingerprint, request_digest
+        )
     return AppendResult(
         stream_id=stream_id,
         request_id=request_id,
@@ -428,171 +371,8 @@ async def _insert(
     )
 
 
-def _inline_where_possible(
-    connection: Connection,
-    stream_id: str,
-    expected_version: int,
-    events: Sequence[NewEvent],
-    metadata: JsonObject,
-    projectors: Sequence[Projector],
-    project: ProjectCallback | None,
-) -> tuple[Sequence[Projector], list[InlineStatement] | None]:
-    """The projectors to apply after the insert, and the statements to run inside it instead
-    (None: the append takes the transaction path).
-
-    Projectors that never change for this stream are left out. An append on an idle autocommit
-    connection with no ``project`` callback, whose every remaining projector can say its change
-    for the batch as statements, becomes a single statement: the read models change inside the
-    insert (no BEGIN, no COMMIT, no statement after it). Anything else is applied after the insert
-    in the append's transaction, as always.
-    """
-    handling = [projector for projector in projectors if projector.handles(stream_id)]
-    if (
-        project is not None
-        or not connection.autocommit
-        or connection.info.transaction_status != TransactionStatus.IDLE
-    ):
-        return handling, None
-    pending = [
-        PendingEvent(stream_id, expected_version + offset, event.type, event.data, metadata)
-        for offset, event in enumerate(events, start=1)
-    ]
-    companions: list[InlineStatement] = []
-    for projector in handling:
-        statements = _inline_batch(projector, pending)
-        if isinstance(statements, NotInlined):
-            return handling, None
-        companions.extend(statements)
-    return (), companions
-
-
-class _InlinesBatches(Protocol):
-    def inline_batch(
-        self, events: Sequence[PendingEvent]
-    ) -> Sequence[InlineStatement] | NotInlined: ...
-
-
-def _inline_batch(
-    projector: Projector, events: Sequence[PendingEvent]
-) -> Sequence[InlineStatement] | NotInlined:
-    """The projector's statements for the batch (``SqlProjector.inline_batch``); a projector
-    with only ``inline`` can say one event's change."""
-    # hasattr, not isinstance on a runtime_checkable Protocol: that costs ~46 us a call here.
-    if hasattr(projector, "inline_batch"):
-        return cast(_InlinesBatches, projector).inline_batch(events)
-    if len(events) != 1:
-        return NOT_INLINED
-    statement = projector.inline(events[0])
-    if isinstance(statement, NotInlined):
-        return NOT_INLINED
-    return [] if statement is None else [statement]
-
-
-def secret_companions(
-    stream_id: str, keep: Sequence[tuple[int, bytes]], forget: Sequence[int]
-) -> list[InlineStatement]:
-    """The ``companions`` that keep a stream's new secret seeds and forget those its events
-    publish (``deal_secrets``), atomically with the append."""
-    kept = [
-        InlineStatement(
-            query("appends.keep_secret_with_append"),
-            {"stream": stream_id, "number": number, "seed": seed},
-        )
-        for number, seed in keep
-    ]
-    forgotten = [
-        InlineStatement(
-            query("appends.forget_secret_with_append"), {"stream": stream_id, "number": number}
-        )
-        for number in forget
-    ]
-    return [*kept, *forgotten]
-
-
-async def _run_after_insert(
-    connection: Connection, statements: Sequence[InlineStatement], rows: Sequence[Any]
-) -> None:
-    """Companion statements on the transaction path: ``inserted`` is given as the rows."""
-    for statement in statements:
-        await connection.execute(
-            "WITH inserted(position, version) AS ("
-            " SELECT * FROM unnest(%(inserted_positions)s::bigint[], %(inserted_versions)s::int[]))"
-            f" {statement.sql}",
-            {
-                **statement.parameters,
-                "inserted_positions": [int(row[0]) for row in rows],
-                "inserted_versions": [int(row[1]) for row in rows],
-            },
-        )
-
-
-def _with_companions(companions: Sequence[InlineStatement], parameters: dict[str, Any]) -> str:
-    """``INSERT_BATCH`` with each companion as a data-modifying CTE. Each companion's parameters
-    join ``parameters`` under its own prefix (``companion<i>_``), so companions may use the same
-    names as each other and as the append."""
-    for index, companion in enumerate(companions):
-        prefix = f"companion{index}_"
-        parameters.update({prefix + name: value for name, value in companion.parameters.items()})
-    return _insert_with(tuple(companion.sql for companion in companions))
-
-
-@lru_cache(maxsize=256)
-def _insert_with(companion_sqls: tuple[str, ...]) -> str:
-    """The statement text for these companions, written once per combination."""
-    ctes = "".join(
-        f", companion_{index} AS ({_prefixed(sql, f'companion{index}_')})"
-        for index, sql in enumerate(companion_sqls)
-    )
-    return INSERT_BATCH.replace(_RESULT_OF_INSERT, ctes + _RESULT_OF_INSERT)
-
-
-_PARAMETER = re.compile(r"%\((\w+)\)s")
-
-
-def _prefixed(sql: str, prefix: str) -> str:
-    """``sql`` with every named parameter ``%(name)s`` renamed ``%(<prefix>name)s``."""
-    return _PARAMETER.sub(lambda match: f"%({prefix}{match.group(1)})s", sql)
-
-
 class _StaleHeadError(Exception):
     """The event at the expected version is missing or has another hash: re-read the head."""
-
-
-# Insert the batch and record the request id, as one statement. Rows are inserted in batch
-# order, so positions follow versions. The guard inserts nothing unless the event we chain from
-# is the one at the expected version (or the stream is new): a stale version or hash hint yields
-# no rows instead of a broken chain; a version already taken fails on the unique key instead.
-# Each row also says whether some listener wants a wake-up for these events (migration 0006).
-INSERT_BATCH = """
-WITH guard AS (
-    SELECT 1 WHERE %(expected)s::int = 0 OR EXISTS (
-        SELECT 1 FROM events WHERE stream_id = %(stream)s::text
-            AND version = %(expected)s::int AND hash = %(previous)s::bytea)
-), inserted AS (
-    INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)
-    SELECT %(stream)s::text, (e->>'v')::int, e->>'t', (e->>'s')::int, e->'d',
-        %(metadata)s::jsonb, decode(e->>'h', 'hex')
-    FROM guard, jsonb_array_elements(%(batch)s::jsonb) WITH ORDINALITY AS batch(e, n)
-    ORDER BY n
-    RETURNING position, version
-), processed AS (
-    INSERT INTO processed_requests (request_id, stream_id, fingerprint, first_version,
-        last_version, first_position, last_position, response, request_digest)
-    SELECT %(request)s::text, %(stream)s::text, %(fingerprint)s::bytea, min(version),
-        max(version), min(position), max(position), %(response)s::jsonb, %(digest)s::bytea
-    FROM inserted
-    HAVING count(*) > 0
-    RETURNING last_position
-)
-SELECT inserted.position, inserted.version, EXISTS (
-    SELECT 1 FROM wakeup_listeners WHERE expires_at > now()
-        AND (event_types IS NULL
-            OR event_types && ARRAY(SELECT jsonb_array_elements_text(%(types)s::jsonb)))) AS wanted
-FROM inserted ORDER BY inserted.version
-"""
-_RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version, EXISTS ("
-if _RESULT_OF_INSERT not in INSERT_BATCH:  # pragma: no cover - a guard on the text above
-    raise RuntimeError("INSERT_BATCH no longer ends with the result its companions go before")
 
 
 async def _notify(connection: Connection, stream_id: str, position: int) -> None:
@@ -635,16 +415,3 @@ def _recorded(
             rows, events, decoded_data, hashes, strict=True
         )
     ]
-
-
-async def _answer_retry(
-    connection: Connection,
-    request_id: str,
-    stream_id: str,
-    fingerprint: bytes,
-    request_digest: bytes | None,
-) -> AppendResult:
-    earlier = await find_processed_request(connection, request_id)
-    assert earlier is not None
-    earlier.check_same_request(stream_id, request_digest, fingerprint)
-    return earlier.result

@@ -146,6 +146,8 @@ OFFLINE_NEVER = (
     "sapsam.audit.tournament_audit",
     "sapsam.audit.replay",
     "sapsam.domain.table_decide",
+    "sapsam.domain.table_play",
+    "sapsam.domain.table_scoring",
     "sapsam.rules.solver",
 )
 

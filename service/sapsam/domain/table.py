@@ -10,7 +10,8 @@ the dealer passing left → after ``series_length`` deals, the series is complet
 This module is the aggregate's public entry; the parts live beside it:
 
 - ``table_state``: the state records (``TableState``, ``DealState``, ``Reveal``) and the phase;
-- ``table_decide``: ``decide``, one function per command, and the arrangements a deal scores;
+- ``table_decide``: ``decide``, one function per command (the play of a deal in ``table_play``,
+  its end and the arrangements it scores in ``table_scoring``, shared checks in ``table_checks``);
 - ``table_evolve``: ``evolve`` and ``fold``, one function per event;
 - ``table_deadlines``: when a passed deadline is extended rather than enforced (outages).
 """

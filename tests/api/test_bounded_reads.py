@@ -9,8 +9,8 @@ import uuid
 from api_client import OPERATOR_TOKEN
 from serving import serving_tables_through
 
-from sapsam.api.table_servicer import _DEAL_PAGE_EVENTS
 from sapsam.app.store_interface import StoreSession
+from sapsam.app.table_reads import DEAL_PAGE_EVENTS as _DEAL_PAGE_EVENTS
 from sapsam.app.tables import TableService
 from sapsam.domain.events import Event
 from sapsam.domain.table import TableState

@@ -9,109 +9,47 @@ the named seat (PERMISSION_DENIED), the etag (ABORTED), then the domain's decisi
 of the state checks, with a response built from the events the original call appended, so it is
 identical; the same ``request_id`` with a different request (``sapsam.api.request_digest``) is
 REQUEST_ID_REUSED.
+
+The requests' common parts are read in ``sapsam.api.table_requests``; the reads that lean on
+facts that never change (creator, full seats, deal starts) are ``sapsam.app.table_reads``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncIterator
-from typing import Any, Final
 
 import grpc
 
 from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
-from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import receipt_message
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TableChannel
+from sapsam.api.table_requests import (
+    AFTER_SERIES,
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE_SIZE,
+    STATUS_PHASES,
+    arrangement_of,
+    check_deadline,
+    deal_number,
+    decode_page_token,
+    encode_page_token,
+    event_of,
+    expected_version,
+    player_only,
+    player_or_operator,
+    signature_of,
+)
 from sapsam.api.watch import watch
-from sapsam.app.tables import TableOutcome, TableService, stream_id_for
+from sapsam.app.table_reads import TableReads
+from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
-from sapsam.domain.commands import PlayerSignature
-from sapsam.domain.table import TablePhase, TableState, fold
-from sapsam.log.records import RecordedEvent
-from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import CardError, parse_cards
+from sapsam.domain.table import TableState, fold
 from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
-
-DEFAULT_PAGE_SIZE: Final = 50
-MAX_PAGE_SIZE: Final = 100
-
-CACHE_TABLES: Final = 4096
-"""Tables whose immutable facts (creator, full seats, deal starts) each cache keeps."""
-
-# What a table does after its series (the request's enum to the domain's option).
-_AFTER_SERIES: Final[dict[int, str]] = {
-    table_service_pb2.AFTER_SERIES_UNSPECIFIED: "close",
-    table_service_pb2.AFTER_SERIES_CLOSE: "close",
-    table_service_pb2.AFTER_SERIES_NEW_SERIES: "new_series",
-}
-
-# The phases of each listed status (views.table_status read backwards).
-_STATUS_PHASES: Final[dict[int, tuple[TablePhase, ...]]] = {
-    status: tuple(phase for phase in TablePhase if views.table_status(phase) == status)
-    for status in table_pb2.TableStatus.values()
-    if status != table_pb2.TABLE_STATUS_UNSPECIFIED
-}
-
-
-def _expected_version(request: Any) -> int | None:
-    """The request's etag, if it sent one; the table service checks it after retry detection."""
-    return int(request.expected_version) if request.HasField("expected_version") else None
-
-
-def _deal_number(request: Any) -> int | None:
-    """The deal the request acts in, if it names one; the domain refuses any other deal."""
-    return int(request.deal_number) if request.HasField("deal_number") else None
-
-
-def _player_or_operator(caller: auth.Caller) -> str:
-    return views.OPERATOR_ACTOR if caller.is_operator else str(caller.player_id)
-
-
-def _player_only(caller: auth.Caller) -> str:
-    if caller.player_id is None:
-        raise ApiError("PLAYERS_ONLY", "only a player can do this, not the operator")
-    return caller.player_id
-
-
-def _signature(
-    request: table_service_pb2.CommitArrangementRequest
-    | table_service_pb2.RevealArrangementRequest,
-) -> PlayerSignature | None:
-    """The move's signature, if the request carries one (docs/fairness.md §19)."""
-    if not request.HasField("signature"):
-        return None
-    return PlayerSignature(request.signature.public_key, request.signature.signature)
-
-
-def _check_deadline(context: grpc.ServicerContext) -> None:
-    # A call whose deadline already passed does nothing; the append itself is all or nothing.
-    remaining = context.time_remaining()
-    if remaining is not None and remaining <= 0:
-        raise StatusError(
-            PlainStatus(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded before the move")
-        )
-
-
-def _event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
-    for recorded in outcome.events:
-        if recorded.type == event_type.TYPE:
-            return domain_events.DEFAULT_CODEC.decode(
-                recorded.type, recorded.schema_version, recorded.data
-            )
-    raise RuntimeError(f"the call recorded no {event_type.TYPE}")
-
-
-_DEAL_PAGE_EVENTS: Final = 32
-"""Events read at once for GetDealResult (a deal of two seats has about fifteen)."""
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
@@ -129,13 +67,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self._tables = tables
         self._players = players
         self._feed = feed
-        self._facts: OrderedDict[uuid.UUID, views.TableFacts] = OrderedDict()
-        # Seat holders of tables whose every seat is taken: a seat never changes hands once
-        # taken, so a caller found here holds the seat without reading the log again.
-        self._full_seats: OrderedDict[uuid.UUID, tuple[str | None, ...]] = OrderedDict()
-        # Where each deal starts in its table's stream, and how far the stream was scanned, so
-        # GetDealResult reads one deal's events instead of the whole stream.
-        self._deal_starts: OrderedDict[uuid.UUID, tuple[int, dict[int, int]]] = OrderedDict()
+        self._reads = TableReads(tables)
 
     # -- shared steps ---------------------------------------------------------------------------
 
@@ -147,35 +79,24 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, state: TableState, known: views.TableFacts | None = None
     ) -> table_pb2.Table:
         assert state.table_id is not None
-        facts = self._facts.get(state.table_id, known)
+        facts = known
         if facts is None:
-            first = await self._tables.events(state.table_id, 1, to_version=1)  # not the whole log
-            facts = views.facts_from_first_event(first[0])
-            _bounded_put(self._facts, state.table_id, facts)
+            facts = views.facts_from_first_event(await self._reads.first_event(state.table_id))
         names = await self._players.display_names(state.seats)
         return views.table_message(state, facts, names)
 
     async def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
         """The table and seat of a seat name, checked to be the caller's own."""
         seat = resources.parse_seat(seat_field)
-        player_id = _player_only(auth.current_caller())
-        holders = self._full_seats.get(seat.table_id)
-        if (
-            holders is not None
-            and 0 <= seat.seat < len(holders)
-            and holders[seat.seat] == player_id
-        ):
-            return seat.table_id, seat.seat, player_id  # the seat is the caller's for good
-        state = await self._load(seat.table_id)
-        if state.seats and None not in state.seats:
-            _bounded_put(self._full_seats, seat.table_id, state.seats)
-        if not 0 <= seat.seat < state.seat_count:
+        player_id = player_only(auth.current_caller())
+        held = await self._reads.seat_holder(seat.table_id, seat.seat)
+        if not 0 <= seat.seat < held.seat_count:
             raise ApiError(
                 "UNKNOWN_SEAT",
-                f"seat {seat.seat} does not exist; the table has seats 0 to {state.seat_count - 1}",
+                f"seat {seat.seat} does not exist; the table has seats 0 to {held.seat_count - 1}",
                 field="seat",
             )
-        if state.seats[seat.seat] != player_id:
+        if held.holder != player_id:
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat.seat} at this table")
         return seat.table_id, seat.seat, player_id
 
@@ -192,9 +113,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request.rule_set if which == "rule_set" else None,
             request.series_length if request.HasField("series_length") else None,
         )
-        actor = _player_or_operator(auth.current_caller())
-        _check_deadline(context)
-        after_series = _AFTER_SERIES.get(int(request.after_series))
+        actor = player_or_operator(auth.current_caller())
+        check_deadline(context)
+        after_series = AFTER_SERIES.get(int(request.after_series))
         if after_series is None:
             raise ApiError("INVALID_ARGUMENT", "unknown after_series", field="after_series")
         outcome = await self._tables.create_table(
@@ -229,8 +150,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         status = int(request.status)
         if status not in table_pb2.TableStatus.values():
             raise ApiError("INVALID_ARGUMENT", "unknown table status", field="status")
-        after = _decode_page_token(request.page_token, status)
-        listed = await self._tables.list_tables(_STATUS_PHASES.get(status), after, page_size + 1)
+        after = decode_page_token(request.page_token, status)
+        listed = await self._tables.list_tables(STATUS_PHASES.get(status), after, page_size + 1)
         tables = [
             await self._table_view(item.state, views.TableFacts(item.created_by, item.created_at))
             for item in listed[:page_size]
@@ -239,7 +160,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if len(listed) > page_size:
             last = listed[page_size - 1]
             assert last.state.table_id is not None
-            next_token = _encode_page_token(status, last.created_at, last.state.table_id)
+            next_token = encode_page_token(status, last.created_at, last.state.table_id)
         return table_service_pb2.ListTablesResponse(tables=tables, next_page_token=next_token)
 
     # -- seating and dealing --------------------------------------------------------------------
@@ -248,20 +169,20 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.JoinTableRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.JoinTableResponse:
         """Take a seat (the lowest free one unless one is named)."""
-        player_id = _player_only(auth.current_caller())
+        player_id = player_only(auth.current_caller())
         request_id = resources.scoped_request_id("JoinTable", request.request_id)
         table_id = resources.parse_table(request.table, "table")
-        _check_deadline(context)
+        check_deadline(context)
         seat = request.seat if request.HasField("seat") else None
         outcome = await self._tables.join(
             table_id,
             player_id,
             seat,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
-        seated = _event_of(outcome, domain_events.PlayerSeated)
+        seated = event_of(outcome, domain_events.PlayerSeated)
         return table_service_pb2.JoinTableResponse(
             seat=resources.seat_name(table_id, seated.seat),
             version=outcome.version,
@@ -274,16 +195,16 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Draw the first dealer by lot (normally done as the last seat fills)."""
         request_id = resources.scoped_request_id("ChooseDealer", request.request_id)
         table_id = resources.parse_table(request.table, "table")
-        actor = _player_or_operator(auth.current_caller())
-        _check_deadline(context)
+        actor = player_or_operator(auth.current_caller())
+        check_deadline(context)
         outcome = await self._tables.choose_dealer(
             table_id,
             actor,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
-        chosen = _event_of(outcome, domain_events.DealerChosen)
+        chosen = event_of(outcome, domain_events.DealerChosen)
         return table_service_pb2.ChooseDealerResponse(
             dealer_seat=resources.seat_name(table_id, chosen.dealer),
             version=outcome.version,
@@ -296,16 +217,16 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Start the next deal; only the seed's commitment is published."""
         request_id = resources.scoped_request_id("StartDeal", request.request_id)
         table_id = resources.parse_table(request.table, "table")
-        actor = _player_or_operator(auth.current_caller())
-        _check_deadline(context)
+        actor = player_or_operator(auth.current_caller())
+        check_deadline(context)
         outcome = await self._tables.start_deal(
             table_id,
             actor,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
-        started = _event_of(outcome, domain_events.DealStarted)
+        started = event_of(outcome, domain_events.DealStarted)
         return table_service_pb2.StartDealResponse(
             deal=resources.deal_name(table_id, started.deal_number),
             seed_commitment=bytes.fromhex(started.seed_commitment),
@@ -319,13 +240,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Mix the seat's bytes into the shuffle."""
         request_id = resources.scoped_request_id("ContributeEntropy", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
-        _check_deadline(context)
+        check_deadline(context)
         outcome = await self._tables.contribute_entropy(
             table_id,
             player_id,
             request.entropy,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
         return table_service_pb2.ContributeEntropyResponse(
@@ -338,13 +259,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Cut, and deal."""
         request_id = resources.scoped_request_id("CutDeck", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
-        _check_deadline(context)
+        check_deadline(context)
         outcome = await self._tables.cut(
             table_id,
             player_id,
             request.position,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
         return table_service_pb2.CutDeckResponse(
@@ -371,26 +292,32 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     async def CommitArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.CommitArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CommitArrangementResponse:
-        """Record the seat's commitment (the hash only)."""
+        """Record the seat's commitment (the hash only), and with ``confirm`` lock it in the
+        same append."""
         request_id = resources.scoped_request_id("CommitArrangement", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
-        _check_deadline(context)
-        signature = _signature(request)
+        check_deadline(context)
+        signature = signature_of(request)
         keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
         outcome = await self._tables.commit(
             table_id,
             player_id,
             request.commitment,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
-            deal_number=_deal_number(request),
+            deal_number=deal_number(request),
             scheme=request.commitment_scheme or 1,
             signature=signature,
             player_keys=keys,
+            confirm=request.confirm,
+        )
+        # From the events the call appended, so a retry answers as the original did.
+        confirmed = any(
+            recorded.type == domain_events.SeatConfirmed.TYPE for recorded in outcome.events
         )
         return table_service_pb2.CommitArrangementResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+            version=outcome.version, receipt=receipt_message(outcome.receipt), confirmed=confirmed
         )
 
     async def ConfirmArrangement(  # noqa: N802 - the generated method name
@@ -399,14 +326,14 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Lock the seat's last commitment."""
         request_id = resources.scoped_request_id("ConfirmArrangement", request.request_id)
         table_id, _, player_id = await self._seat_holder(request.seat)
-        _check_deadline(context)
+        check_deadline(context)
         outcome = await self._tables.confirm(
             table_id,
             player_id,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
-            deal_number=_deal_number(request),
+            deal_number=deal_number(request),
         )
         return table_service_pb2.ConfirmArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
@@ -417,10 +344,10 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.RevealArrangementResponse:
         """Show the committed rows and nonce; the last reveal also scores the deal."""
         request_id = resources.scoped_request_id("RevealArrangement", request.request_id)
-        arrangement = _arrangement(request.arrangement)
+        arrangement = arrangement_of(request.arrangement)
         table_id, _, player_id = await self._seat_holder(request.seat)
-        _check_deadline(context)
-        signature = _signature(request)
+        check_deadline(context)
+        signature = signature_of(request)
         keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
         outcome = await self._tables.reveal(
             table_id,
@@ -428,9 +355,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             arrangement,
             request.nonce,
             request_id,
-            expected_version=_expected_version(request),
+            expected_version=expected_version(request),
             request_digest=request_digest(request),
-            deal_number=_deal_number(request),
+            deal_number=deal_number(request),
             signature=signature,
             player_keys=keys,
         )
@@ -445,7 +372,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.GetDealResultResponse:
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
-        state, recorded = await self._deal_events(name.table_id, name.deal_number)
+        state, recorded = await self._reads.deal_events(name.table_id, name.deal_number)
         facts = views.gather_deal(
             (self._tables.decode(event) for event in recorded), name.deal_number
         )
@@ -456,61 +383,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         return table_service_pb2.GetDealResultResponse(
             result=views.deal_result_message(name.table_id, state.seat_count, facts, viewer)
         )
-
-    async def _deal_events(
-        self, table_id: uuid.UUID, deal_number: int
-    ) -> tuple[TableState, list[RecordedEvent]]:
-        """The table now, and the events of deal ``deal_number``, up to the next deal's start
-        (empty if it never began).
-
-        Only the stream's tail since the last look is scanned for deals starting: versions never
-        change, so where a deal starts, once seen, stays true. That scan and the table's own
-        load are one read (the deal just played is in both).
-        """
-        scanned_to, starts = self._deal_starts.get(table_id, (0, {}))
-        start = starts.get(deal_number)
-        if start is not None:
-            state = await self._load(table_id)
-            return state, await self._read_deal(table_id, start)
-        state, tail = await self._tables.load_with_events(table_id, scanned_to + 1)
-        found = dict(starts)
-        for recorded in tail:
-            number = recorded.data.get("deal_number")
-            if recorded.type == domain_events.DealStarted.TYPE and isinstance(number, int):
-                found[number] = recorded.version
-        if tail:
-            known = self._deal_starts.get(table_id)
-            if known is None or known[0] < tail[-1].version:
-                _bounded_put(self._deal_starts, table_id, (tail[-1].version, found))
-        start = found.get(deal_number)
-        if start is None:
-            return state, []
-        # Not among the starts known before the scan, so it is in the tail just read, up to the
-        # next deal's start (as _read_deal): later deals are not decoded for this one.
-        end = min((version for version in found.values() if version > start), default=None)
-        return state, [
-            recorded
-            for recorded in tail
-            if recorded.version >= start and (end is None or recorded.version < end)
-        ]
-
-    async def _read_deal(self, table_id: uuid.UUID, start: int) -> list[RecordedEvent]:
-        """The events of the deal that starts at version ``start``, read a page at a time up to
-        the next deal's start: an old deal's result costs that deal, not the table's history
-        since."""
-        deal: list[RecordedEvent] = []
-        first = start
-        while True:
-            page = await self._tables.events(
-                table_id, first, to_version=first + _DEAL_PAGE_EVENTS - 1
-            )
-            for recorded in page:
-                if recorded.version > start and recorded.type == domain_events.DealStarted.TYPE:
-                    return deal
-                deal.append(recorded)
-            if len(page) < _DEAL_PAGE_EVENTS:
-                return deal
-            first += _DEAL_PAGE_EVENTS
 
     async def WatchTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
@@ -531,54 +403,3 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         async for response in responses:
             yield response
-
-
-def _bounded_put(cache: OrderedDict[uuid.UUID, Any], key: uuid.UUID, value: Any) -> None:
-    # Callers hold the servicer's lock. The least recently stored entries go first.
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > CACHE_TABLES:
-        cache.popitem(last=False)
-
-
-def _arrangement(message: table_pb2.Arrangement) -> Arrangement:
-    rows = []
-    for row_name in ("front", "middle", "back"):
-        try:
-            rows.append(parse_cards(list(getattr(message, row_name))))
-        except CardError as error:
-            raise ApiError("BAD_CARDS", str(error), field=f"arrangement.{row_name}") from None
-    return Arrangement(rows[0], rows[1], rows[2])
-
-
-def _is_plain_text(text: str, max_length: int) -> bool:
-    return len(text) <= max_length and text.isascii() and text.isprintable()
-
-
-def _encode_page_token(status: int, created_at: str, table_id: uuid.UUID) -> str:
-    text = json.dumps({"s": status, "c": created_at, "t": str(table_id)}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).decode()
-
-
-def _decode_page_token(token: str, status: int) -> tuple[str, uuid.UUID] | None:
-    if not token:
-        return None
-    try:
-        decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
-        if decoded["s"] != status:
-            raise ValueError("the filter changed")
-        created_at, table_id = decoded["c"], decoded["t"]
-        # The token reaches SQL: only what this server writes there (an ASCII timestamp; NUL or
-        # a lone surrogate would fail in the driver or the database, not as a bad token).
-        if not isinstance(created_at, str) or not _is_plain_text(created_at, 64):
-            raise ValueError("not a creation time")
-        if not isinstance(table_id, str):  # uuid.UUID(5) raises AttributeError
-            raise ValueError("not a table id")
-        return created_at, uuid.UUID(table_id)
-    # RecursionError: a token of deeply nested JSON (json gives up on the depth).
-    except (ValueError, RecursionError, KeyError, TypeError, binascii.Error):
-        raise ApiError(
-            "BAD_PAGE_TOKEN",
-            "page_token is not one this server issued for this filter",
-            field="page_token",
-        ) from None

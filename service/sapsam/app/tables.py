@@ -376,10 +376,13 @@ class TableService(TableRunner):
         scheme: int = 1,
         signature: PlayerSignature | None = None,
         player_keys: tuple[bytes, ...] = (),
+        confirm: bool = False,
     ) -> TableOutcome:
         """Record a seat's arrangement commitment (the hash only, of ``scheme``), in
         ``deal_number`` if given; ``signature`` must be by one of ``player_keys`` (the player's
-        registered keys), and is required when there are any."""
+        registered keys), and is required when there are any. With ``confirm``, the seat's
+        confirmation is decided on the committed state and joins the same append: the events of
+        :meth:`commit` then :meth:`confirm`, all or none."""
         command = CommitArrangement(
             player_id=player_id,
             commitment=commitment,
@@ -388,11 +391,18 @@ class TableService(TableRunner):
             signature=signature,
             player_keys=player_keys,
         )
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            if not confirm:
+                return Plan([command])
+            then = ConfirmArrangement(player_id, now_ms=self.clock(), deal_number=deal_number)
+            return Plan([command, then])
+
         return await self._execute(
             table_id,
             player_id,
             request_id,
-            _fixed(command),
+            plan,
             expected_version=expected_version,
             request_digest=request_digest,
         )

@@ -667,6 +667,7 @@ class CommitArrangementRequest(_message.Message):
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     COMMITMENT_SCHEME_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
+    CONFIRM_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -689,6 +690,15 @@ class CommitArrangementRequest(_message.Message):
     event, and the reveal is checked under it. Any other value fails INVALID_ARGUMENT, reason
     BAD_COMMITMENT, field `commitment_scheme`.
     """
+    confirm: _builtins.bool
+    """Also confirm this commitment, in the same call: the commit and the confirmation are decided
+    together and recorded in one append, exactly the events CommitArrangement followed by
+    ConfirmArrangement would record (ArrangementCommitted, SeatConfirmed and, when this seat is
+    the last to settle, RevealsOpened). Either both are recorded or neither: a refused call
+    records nothing. The signature covers the commit alone, as without `confirm`. A repeat with
+    the same request_id answers as the first call did (request_id covers this field too).
+    false: commit only; confirm later with ConfirmArrangement.
+    """
     @_builtins.property
     def signature(self) -> Global___PlayerSignature:
         """The player's signature of this commit (docs/fairness.md §19), by one of its registered keys
@@ -707,10 +717,11 @@ class CommitArrangementRequest(_message.Message):
         deal_number: _builtins.int | None = ...,
         commitment_scheme: _builtins.int = ...,
         signature: Global___PlayerSignature | None = ...,
+        confirm: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "commitment_scheme", b"commitment_scheme", "confirm", b"confirm", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
@@ -757,8 +768,13 @@ class CommitArrangementResponse(_message.Message):
 
     VERSION_FIELD_NUMBER: _builtins.int
     RECEIPT_FIELD_NUMBER: _builtins.int
+    CONFIRMED_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table's version right after this call's events."""
+    confirmed: _builtins.bool
+    """Whether this call also confirmed the commitment (the request's `confirm`): the seat's
+    arrangement is locked and it waits for reveals to open.
+    """
     @_builtins.property
     def receipt(self) -> _receipt_pb2.Receipt:
         """The server's signed receipt of the events this call appended (docs/transparency.md §9;
@@ -770,10 +786,11 @@ class CommitArrangementResponse(_message.Message):
         *,
         version: _builtins.int = ...,
         receipt: _receipt_pb2.Receipt | None = ...,
+        confirmed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["confirmed", b"confirmed", "receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

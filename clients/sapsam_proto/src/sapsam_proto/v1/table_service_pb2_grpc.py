@@ -180,6 +180,8 @@ class TableServiceServicer:
 
     def CommitArrangement(self, request, context):
         """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
+        With `confirm` set it also confirms in the same call (one atomic append), which saves the
+        ConfirmArrangement round trip.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -77,7 +77,10 @@ class TableServiceStub:
     GetMyHand: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetMyHandRequest, _table_service_pb2.GetMyHandResponse]
     """Returns the 13 cards dealt to the caller's own seat in the current deal."""
     CommitArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CommitArrangementRequest, _table_service_pb2.CommitArrangementResponse]
-    """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms."""
+    """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
+    With `confirm` set it also confirms in the same call (one atomic append), which saves the
+    ConfirmArrangement round trip.
+    """
     ConfirmArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ConfirmArrangementRequest, _table_service_pb2.ConfirmArrangementResponse]
     """Locks the seat's last commitment; nothing changes for the seat in this deal afterwards."""
     RevealArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.RevealArrangementRequest, _table_service_pb2.RevealArrangementResponse]
@@ -130,7 +133,10 @@ class TableServiceAsyncStub(TableServiceStub):
     GetMyHand: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetMyHandRequest, _table_service_pb2.GetMyHandResponse]  # type: ignore[assignment]
     """Returns the 13 cards dealt to the caller's own seat in the current deal."""
     CommitArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CommitArrangementRequest, _table_service_pb2.CommitArrangementResponse]  # type: ignore[assignment]
-    """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms."""
+    """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
+    With `confirm` set it also confirms in the same call (one atomic append), which saves the
+    ConfirmArrangement round trip.
+    """
     ConfirmArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ConfirmArrangementRequest, _table_service_pb2.ConfirmArrangementResponse]  # type: ignore[assignment]
     """Locks the seat's last commitment; nothing changes for the seat in this deal afterwards."""
     RevealArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.RevealArrangementRequest, _table_service_pb2.RevealArrangementResponse]  # type: ignore[assignment]
@@ -240,7 +246,10 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.CommitArrangementRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.CommitArrangementResponse, _abc.Awaitable[_table_service_pb2.CommitArrangementResponse]]:
-        """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms."""
+        """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
+        With `confirm` set it also confirms in the same call (one atomic append), which saves the
+        ConfirmArrangement round trip.
+        """
 
     @_abc_1.abstractmethod
     def ConfirmArrangement(

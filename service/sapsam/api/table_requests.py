@@ -1,0 +1,141 @@
+"""The TableService requests' common parts, read for the servicer (``sapsam.api.table_servicer``):
+etags, deal numbers, callers, signatures, arrangements, deadlines and page tokens. Each bad
+value is an ``ApiError`` naming its field.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from typing import Any, Final
+
+import grpc
+
+from sapsam.api import auth, views
+from sapsam.api.api_error import ApiError
+from sapsam.api.interception import PlainStatus, StatusError
+from sapsam.app.tables import TableOutcome
+from sapsam.domain import events as domain_events
+from sapsam.domain.commands import PlayerSignature
+from sapsam.domain.table import TablePhase
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import CardError, parse_cards
+from sapsam_proto.v1 import table_pb2, table_service_pb2
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 100
+
+# What a table does after its series (the request's enum to the domain's option).
+AFTER_SERIES: Final[dict[int, str]] = {
+    table_service_pb2.AFTER_SERIES_UNSPECIFIED: "close",
+    table_service_pb2.AFTER_SERIES_CLOSE: "close",
+    table_service_pb2.AFTER_SERIES_NEW_SERIES: "new_series",
+}
+
+# The phases of each listed status (views.table_status read backwards).
+STATUS_PHASES: Final[dict[int, tuple[TablePhase, ...]]] = {
+    status: tuple(phase for phase in TablePhase if views.table_status(phase) == status)
+    for status in table_pb2.TableStatus.values()
+    if status != table_pb2.TABLE_STATUS_UNSPECIFIED
+}
+
+
+def expected_version(request: Any) -> int | None:
+    """The request's etag, if it sent one; the table service checks it after retry detection."""
+    return int(request.expected_version) if request.HasField("expected_version") else None
+
+
+def deal_number(request: Any) -> int | None:
+    """The deal the request acts in, if it names one; the domain refuses any other deal."""
+    return int(request.deal_number) if request.HasField("deal_number") else None
+
+
+def player_or_operator(caller: auth.Caller) -> str:
+    """The actor a call is recorded under: the player, or the operator."""
+    return views.OPERATOR_ACTOR if caller.is_operator else str(caller.player_id)
+
+
+def player_only(caller: auth.Caller) -> str:
+    """The calling player's id; the operator is refused (PLAYERS_ONLY)."""
+    if caller.player_id is None:
+        raise ApiError("PLAYERS_ONLY", "only a player can do this, not the operator")
+    return caller.player_id
+
+
+def signature_of(
+    request: table_service_pb2.CommitArrangementRequest
+    | table_service_pb2.RevealArrangementRequest,
+) -> PlayerSignature | None:
+    """The move's signature, if the request carries one (docs/fairness.md §19)."""
+    if not request.HasField("signature"):
+        return None
+    return PlayerSignature(request.signature.public_key, request.signature.signature)
+
+
+def check_deadline(context: grpc.ServicerContext) -> None:
+    """DEADLINE_EXCEEDED if the call's deadline passed before its move was made."""
+    # A call whose deadline already passed does nothing; the append itself is all or nothing.
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        raise StatusError(
+            PlainStatus(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded before the move")
+        )
+
+
+def event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
+    """The first event of ``event_type`` the call appended (or, for a retry, had appended)."""
+    for recorded in outcome.events:
+        if recorded.type == event_type.TYPE:
+            return domain_events.DEFAULT_CODEC.decode(
+                recorded.type, recorded.schema_version, recorded.data
+            )
+    raise RuntimeError(f"the call recorded no {event_type.TYPE}")
+
+
+def arrangement_of(message: table_pb2.Arrangement) -> Arrangement:
+    """The request's rows as an arrangement (BAD_CARDS naming the row that does not parse)."""
+    rows = []
+    for row_name in ("front", "middle", "back"):
+        try:
+            rows.append(parse_cards(list(getattr(message, row_name))))
+        except CardError as error:
+            raise ApiError("BAD_CARDS", str(error), field=f"arrangement.{row_name}") from None
+    return Arrangement(rows[0], rows[1], rows[2])
+
+
+def _is_plain_text(text: str, max_length: int) -> bool:
+    return len(text) <= max_length and text.isascii() and text.isprintable()
+
+
+def encode_page_token(status: int, created_at: str, table_id: uuid.UUID) -> str:
+    """ListTables' next_page_token after the listed table ``table_id``."""
+    text = json.dumps({"s": status, "c": created_at, "t": str(table_id)}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def decode_page_token(token: str, status: int) -> tuple[str, uuid.UUID] | None:
+    """Where a page_token says the page starts (None: the first page); BAD_PAGE_TOKEN for a
+    token this server did not issue for this filter."""
+    if not token:
+        return None
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(token.encode()))
+        if decoded["s"] != status:
+            raise ValueError("the filter changed")
+        created_at, table_id = decoded["c"], decoded["t"]
+        # The token reaches SQL: only what this server writes there (an ASCII timestamp; NUL or
+        # a lone surrogate would fail in the driver or the database, not as a bad token).
+        if not isinstance(created_at, str) or not _is_plain_text(created_at, 64):
+            raise ValueError("not a creation time")
+        if not isinstance(table_id, str):  # uuid.UUID(5) raises AttributeError
+            raise ValueError("not a table id")
+        return created_at, uuid.UUID(table_id)
+    # RecursionError: a token of deeply nested JSON (json gives up on the depth).
+    except (ValueError, RecursionError, KeyError, TypeError, binascii.Error):
+        raise ApiError(
+            "BAD_PAGE_TOKEN",
+            "page_token is not one this server issued for this filter",
+            field="page_token",
+        ) from None

@@ -151,6 +151,48 @@ def test_bad_cosignatures_are_refused_with_their_reason_and_nothing_is_kept(
     assert stub.GetCheckpoint(messages.GetCheckpointRequest(tree_size=size)).signed_note == note
 
 
+def test_cheap_bounds_are_checked_before_the_key_is_parsed_or_the_list_consulted(
+    world: World, stub: Stub
+) -> None:
+    """Sizes come first: an oversized key or line is refused for its size, not parsed or looked
+    up (hostile input costs little), and a bad tree size before a garbage key."""
+    world.played(world.seated())
+    found = checkpoint_covering(stub, world, world.event_count())
+    size, note = found.tree_size, found.signed_note
+    long_named = NoteSigner.from_seed("w" * 500, bytes([7]) * 32, COSIGNATURE_V1)
+    unlisted_line = cosign(note, UNLISTED, 5).line()[:-1]
+    invalid = grpc.StatusCode.INVALID_ARGUMENT
+
+    def raw(key: str, line: str, tree_size: int = size) -> Callable[[], object]:
+        request = messages.AddCheckpointCosignatureRequest(
+            tree_size=tree_size, witness_key=key, cosignature=line
+        )
+        return lambda: stub.AddCheckpointCosignature(request)
+
+    cases = [
+        # A well-formed key of 500-byte name: refused for its size, before the operator's list.
+        ("witness_key", raw(long_named.verifier.vkey(), cosign(note, long_named, 5).line()[:-1]),
+         "BAD_COSIGNATURE", "at most 400 bytes"),
+        # An unlisted key with an oversized line: the line's size first.
+        ("cosignature", raw(UNLISTED.verifier.vkey(), unlisted_line + "A" * 600),
+         "BAD_COSIGNATURE", "at most 512 bytes"),
+        ("cosignature", raw(UNLISTED.verifier.vkey(), "é" * 300),
+         "BAD_COSIGNATURE", "at most 512 bytes"),
+        # A bad tree size before a garbage key.
+        ("tree_size", raw("not a key", unlisted_line, 0), "BAD_TREE_SIZE", "at least 1"),
+        ("tree_size", raw("x" * 100_000, unlisted_line, -5), "BAD_TREE_SIZE", "at least 1"),
+    ]  # fmt: skip
+    kept = _kept(world)
+    for field, call, reason, words in cases:
+        with pytest.raises(grpc.RpcError) as refused:
+            call()
+        got_code, got_reason, _, bad_request = error_reason(refused.value)
+        assert (got_code, got_reason) == (invalid, reason), field
+        assert [v.field for v in bad_request.field_violations] == [field]
+        assert words in refused.value.details(), field
+    assert _kept(world) == kept
+
+
 def test_a_checkpoint_keeps_at_most_16_cosignatures(world: World, stub: Stub) -> None:
     world.played(world.seated())
     found = checkpoint_covering(stub, world, world.event_count())

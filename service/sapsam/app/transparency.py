@@ -28,6 +28,8 @@ from typing import Final, Protocol
 from sapsam.keys import ServerKeys
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
 from sapsam.log.cosignature import (
+    MAX_COSIGNATURE_LINE_BYTES,
+    MAX_WITNESS_KEY_BYTES,
     MAX_WITNESSES_PER_CHECKPOINT,
     CosignatureError,
     check_cosignature,
@@ -205,10 +207,29 @@ async def add_cosignature(
 ) -> tuple[str, bool]:
     """Keep a listed witness's cosignature of the checkpoint of ``tree_size`` leaves once it
     verifies; (the checkpoint's note with its cosignatures, whether this one was added)."""
+    # Cheapest first, so hostile input costs little: presence and sizes, then parsing the key,
+    # then the operator's list, then the database, and the signature last.
     if not witness_key:
         raise TransparencyQuestionError("MISSING_FIELD", "give witness_key", "witness_key")
     if not line:
         raise TransparencyQuestionError("MISSING_FIELD", "give cosignature", "cosignature")
+    if tree_size < 1:
+        raise TransparencyQuestionError("BAD_TREE_SIZE", "tree_size is at least 1", "tree_size")
+    if (
+        len(witness_key) > MAX_WITNESS_KEY_BYTES
+        or len(witness_key.encode()) > MAX_WITNESS_KEY_BYTES
+    ):
+        raise TransparencyQuestionError(
+            "BAD_COSIGNATURE",
+            f"a witness key is at most {MAX_WITNESS_KEY_BYTES} bytes",
+            "witness_key",
+        )
+    if len(line) > MAX_COSIGNATURE_LINE_BYTES or len(line.encode()) > MAX_COSIGNATURE_LINE_BYTES:
+        raise TransparencyQuestionError(
+            "BAD_COSIGNATURE",
+            f"a cosignature line is at most {MAX_COSIGNATURE_LINE_BYTES} bytes",
+            "cosignature",
+        )
     try:
         witness = VerifierKey.parse(witness_key)
     except NoteError as error:
@@ -219,8 +240,6 @@ async def add_cosignature(
             f"the operator does not list {witness.label} among the witnesses it accepts",
             "witness_key",
         )
-    if tree_size < 1:
-        raise TransparencyQuestionError("BAD_TREE_SIZE", "tree_size is at least 1", "tree_size")
     found = await checkpoint(reads, tree_size)
     try:
         checked = check_cosignature(parse_note(found.note).text, keys.origin, witness_key, line)

@@ -107,6 +107,8 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "BAD_COSIGNATURE": "tests/api/test_transparency_witness.py",
     "WITNESS_NOT_ACCEPTED": "tests/api/test_transparency_witness.py",
     "TOO_MANY_COSIGNATURES": "tests/api/test_transparency_witness.py",
+    # A server whose role may not read the tree, or whose tree lost a subtree.
+    "TRANSPARENCY_UNAVAILABLE": "tests/api/test_transparency_unavailable.py",
 }
 """Reasons another test file provokes over a real server, because they need a server configured
 or treated differently from this module's (each file must exist and name the reason)."""

@@ -192,6 +192,9 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # resume from the version in the ErrorInfo metadata.
         "STREAM_BEHIND": _EXHAUSTED,
         "TOO_MANY_COSIGNATURES": _EXHAUSTED,  # a checkpoint holds its most cosignatures
+        # The transparency log's tables are missing, unreadable by the server's role, or lack a
+        # subtree (sapsam.app.transparency.TransparencyUnavailableError): the operator's to fix.
+        "TRANSPARENCY_UNAVAILABLE": _PRECONDITION,
         INTERNAL_REASON: _INTERNAL,
     }
 )

@@ -10,7 +10,8 @@ client sends against the latest signed checkpoint before anything is read: a tre
 that checkpoint's (so every subtree a proof needs is stored: the tree's rows and the checkpoint
 commit together), a leaf lies inside the tree asked for, and no proof holds more than
 ``MAX_PROOF_HASHES`` hashes. A refusal is a ``TransparencyQuestionError`` naming its reason and
-field.
+field; a log that cannot be read here (no tables, no privilege, a stored tree missing a subtree)
+a ``TransparencyUnavailableError``, one of them (``TRANSPARENCY_UNAVAILABLE``).
 
 Nothing is written but a witness's cosignature (``add_cosignature``): by a witness the operator
 lists (``ServerKeys.witnesses``), over a checkpoint the server issued, verified before it is kept,
@@ -70,6 +71,21 @@ class TransparencyQuestionError(Exception):
     def __init__(self, reason: str, message: str, field: str | None = None) -> None:
         super().__init__(f"{reason}: {message}")
         self.reason, self.message, self.field = reason, message, field
+
+
+class TransparencyUnavailableError(TransparencyQuestionError):
+    """The transparency log cannot be read here: its tables were never made (migration 0008 not
+    applied) or this database role may not read them (docs/store.md). FAILED_PRECONDITION,
+    reason ``TRANSPARENCY_UNAVAILABLE``: the operator must migrate or grant, a retry won't do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("TRANSPARENCY_UNAVAILABLE", message)
+
+
+class IncompleteTreeError(TransparencyUnavailableError, LookupError):
+    """The stored tree lacks a subtree a checkpoint's proof needs. The tree's tables are
+    append-only and a checkpoint commits with its subtrees, so only a database changed outside
+    the service (or a bug) gets here; answered as ``TRANSPARENCY_UNAVAILABLE``, never INTERNAL."""
 
 
 class TransparencyReads(Protocol):
@@ -153,7 +169,10 @@ async def inclusion_proof(
         )
     if position is None:
         position = await reads.position_of_leaf(leaf_index)
-        assert position is not None  # every leaf below a checkpoint's size is stored
+        if position is None:  # every leaf below a checkpoint's size is stored, unless tampered
+            raise IncompleteTreeError(
+                f"the stored tree lacks leaf {leaf_index} of the checkpoint of {size} leaves"
+            )
     hashes = await reads.proof_hashes(inclusion_plan(leaf_index, size))
     return InclusionAnswer(leaf_index, position, size, _bounded(hashes))
 
@@ -192,7 +211,7 @@ async def leaves(
         )
     found = await reads.leaves(start_index, min(end, start_index + MAX_LEAVES_PER_ANSWER))
     if not found:  # every leaf below a checkpoint's size is stored, and so is its event
-        raise RuntimeError(f"no leaves stored from {start_index}")
+        raise IncompleteTreeError(f"no leaves are stored from {start_index} below {end}")
     return found
 
 

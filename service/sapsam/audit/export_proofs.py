@@ -158,7 +158,14 @@ def anchor_export(
     except StopIteration as done:
         return cast(ProvenExport, done.value)
     except reads.TransparencyUnavailableError as error:
-        return ProvenExport(export, unanchored_versions(export), f"the log is unreadable: {error}")
+        return _unreadable(export, error)
+
+
+def _unreadable(export: AuditExport, error: reads.TransparencyUnavailableError) -> ProvenExport:
+    """``export`` without a proof, saying why: the log cannot be read here."""
+    return ProvenExport(
+        export, unanchored_versions(export), f"the log is unreadable: {error.message}"
+    )
 
 
 async def anchor_export_async(
@@ -174,7 +181,10 @@ async def anchor_export_async(
     while True:
         async with pool.connection() as connection:
             while step != _SLEEP:
-                result = await _ASYNC_READS[step](connection, argument)
+                try:
+                    result = await _ASYNC_READS[step](connection, argument)
+                except reads.TransparencyUnavailableError as error:
+                    return _unreadable(export, error)
                 try:
                     step, argument = plan.send(result)
                 except StopIteration as done:

@@ -8,6 +8,12 @@ the subtrees they complete, their positions and the signed checkpoint, and commi
 the commit leaves nothing; the next turn starts again from the stored tree. The append path does
 nothing for the tree.
 
+Every read here turns a missing table (migration 0008 not applied) or a role that may not read
+the tree (docs/store.md) into ``TransparencyUnavailableError``, and a subtree missing from the
+stored tree into ``IncompleteTreeError`` (one of them, and a ``LookupError``): the API answers
+FAILED_PRECONDITION, reason ``TRANSPARENCY_UNAVAILABLE``, never INTERNAL, and an export goes
+without its proof.
+
 ``checkpointer_step`` is what every server process runs each ``CHECKPOINT_SECONDS``. It keeps its
 ``Frontier`` between turns and rebuilds it (``popcount(size)`` look-ups in one statement) when the
 stored tree is not the one it holds: at start, or after another process took a turn.
@@ -15,21 +21,29 @@ stored tree is not the one it holds: at start, or after another process took a t
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, ParamSpec, TypeVar
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from sapsam.app.store_interface import StopSignal
-from sapsam.app.transparency import StoredCheckpoint
+from sapsam.app.transparency import (
+    IncompleteTreeError,
+    StoredCheckpoint,
+    TransparencyUnavailableError,
+)
 from sapsam.log.merkle import Frontier, NodeId, event_leaf_hash, perfect_subtrees
 from sapsam.log.merkle_proofs import Range, plan_nodes, proof_from_plan
 from sapsam.store.queries import query
 
 AsyncConnection = psycopg.AsyncConnection[Any]
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 MAX_LEAVES_PER_TURN: Final = 10_000
 """A turn adds at most this many leaves (bounded memory and transaction); a busier log is caught
@@ -57,6 +71,34 @@ class TreeCache:
         self.last_position = 0
 
 
+@contextmanager
+def readable() -> Iterator[None]:
+    """Turn "no such table" and "permission denied" into ``TransparencyUnavailableError`` (with
+    a message of our own: the database's is not sent to a client)."""
+    try:
+        yield
+    except psycopg.errors.UndefinedTable:
+        raise TransparencyUnavailableError(
+            "this database holds no transparency log (migration 0008 not applied)"
+        ) from None
+    except psycopg.errors.InsufficientPrivilege:
+        raise TransparencyUnavailableError(
+            "this database role may not read the transparency log's tables (docs/store.md)"
+        ) from None
+
+
+def _readable(read: Callable[_P, Awaitable[_R]]) -> Callable[_P, Awaitable[_R]]:
+    """``read`` under ``readable()``."""
+
+    @functools.wraps(read)
+    async def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with readable():
+            return await read(*args, **kwargs)
+
+    return guarded
+
+
+@_readable
 async def read_nodes(connection: AsyncConnection, ids: Iterable[NodeId]) -> dict[NodeId, bytes]:
     """The stored perfect subtrees among ``ids`` (a missing one is simply absent)."""
     wanted = list(dict.fromkeys(ids))
@@ -94,7 +136,7 @@ def _present(nodes: Mapping[NodeId, bytes], node_id: NodeId) -> bytes:
     try:
         return nodes[node_id]
     except KeyError:
-        raise LookupError(f"the stored tree lacks subtree {node_id}") from None
+        raise IncompleteTreeError(f"the stored tree lacks subtree {node_id}") from None
 
 
 async def event_hashes_after(
@@ -177,12 +219,14 @@ async def _insert(
     )
 
 
+@_readable
 async def latest_checkpoint(connection: AsyncConnection) -> StoredCheckpoint | None:
     """The last signed checkpoint, or None before the first."""
     cursor = await connection.execute(query("transparency.latest_checkpoint"))
     return _checkpoint(await cursor.fetchone())
 
 
+@_readable
 async def checkpoint_of_size(connection: AsyncConnection, size: int) -> StoredCheckpoint | None:
     """The signed checkpoint of a tree of ``size`` leaves, if one was issued."""
     cursor = await connection.execute(query("transparency.checkpoint_of_size"), {"size": size})
@@ -193,6 +237,7 @@ def _checkpoint(row: Sequence[Any] | None) -> StoredCheckpoint | None:
     return StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2])) if row else None
 
 
+@_readable
 async def leaf_of_position(connection: AsyncConnection, position: int) -> int | None:
     """The leaf index of the event at ``position``, or None while it is not in the tree."""
     cursor = await connection.execute(
@@ -202,6 +247,7 @@ async def leaf_of_position(connection: AsyncConnection, position: int) -> int | 
     return int(row[0]) if row else None
 
 
+@_readable
 async def position_of_leaf(connection: AsyncConnection, leaf_index: int) -> int | None:
     """The event position of leaf ``leaf_index``, or None past the stored tree."""
     cursor = await connection.execute(query("transparency.position_of_leaf"), {"leaf": leaf_index})
@@ -209,18 +255,21 @@ async def position_of_leaf(connection: AsyncConnection, leaf_index: int) -> int 
     return int(row[0]) if row else None
 
 
+@_readable
 async def leaves(connection: AsyncConnection, start: int, end: int) -> list[tuple[int, bytes]]:
     """(position, chained hash) of leaves ``start .. end - 1`` that the tree and the log hold."""
     cursor = await connection.execute(query("transparency.leaves"), {"start": start, "end": end})
     return [(int(position), bytes(value)) async for _, position, value in cursor]
 
 
+@_readable
 async def cosignatures(connection: AsyncConnection, size: int) -> list[str]:
     """The witnesses' cosignature lines kept for the checkpoint of ``size`` leaves."""
     cursor = await connection.execute(query("transparency.cosignatures"), {"size": size})
     return [str(line) async for (line,) in cursor]
 
 
+@_readable
 async def add_cosignature(
     connection: AsyncConnection, size: int, witness_key: str, line: str, time: int, most: int
 ) -> bool | None:
@@ -245,6 +294,7 @@ async def add_cosignature(
     return True
 
 
+@_readable
 async def leaves_of_positions(
     connection: AsyncConnection, positions: Sequence[int]
 ) -> dict[int, int]:

@@ -239,6 +239,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     has not registered, or one that does not verify for the move (docs/fairness.md §19);
     BadRequest names the field.
     """
+    ERROR_REASON_TRANSPARENCY_UNAVAILABLE: _ErrorReason.ValueType  # 87
+    """FAILED_PRECONDITION: (`TransparencyService`) the server cannot read its transparency log:
+    its database holds no such tables (not migrated), its role may not read them, or the stored
+    tree lacks a subtree a checkpoint's proof needs (a database changed outside the service).
+    Retrying will not help until the operator fixes the database.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -472,5 +478,11 @@ ERROR_REASON_BAD_SIGNATURE: ErrorReason.ValueType  # 86
 """INVALID_ARGUMENT: (`CommitArrangement`, `RevealArrangement`) a signature by a key the player
 has not registered, or one that does not verify for the move (docs/fairness.md §19);
 BadRequest names the field.
+"""
+ERROR_REASON_TRANSPARENCY_UNAVAILABLE: ErrorReason.ValueType  # 87
+"""FAILED_PRECONDITION: (`TransparencyService`) the server cannot read its transparency log:
+its database holds no such tables (not migrated), its role may not read them, or the stored
+tree lacks a subtree a checkpoint's proof needs (a database changed outside the service).
+Retrying will not help until the operator fixes the database.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -338,8 +338,11 @@ def expected_score(
 class Watcher:
     """A WatchTable stream consumed in a background thread."""
 
-    def __init__(self, api: Api, table: str, token: str, after_version: int = 0) -> None:
+    def __init__(
+        self, api: Api, table: str, token: str, after_version: int = 0, observer: str = ""
+    ) -> None:
         self.api = api
+        self.observer = observer  # the seat the token holds ("": none), for the walk
         self.messages: list[Any] = []
         self.revealed: set[int] = set()
         self.observations: list[Observation] = []
@@ -358,7 +361,8 @@ class Watcher:
                 if event.WhichOneof("payload") == "seed_revealed":
                     self.revealed.add(int(event.seed_revealed.deal.rsplit("/", 1)[1]))
                 self.messages.append(response)
-                self.observations.append(Observation(response, "", frozenset(self.revealed)))
+                observation = Observation(response, self.observer, frozenset(self.revealed))
+                self.observations.append(observation)
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 self.error = error
@@ -410,8 +414,9 @@ def hidden_information_violations(
 
     - No message holds a deal's seed or any nonce of it before that deal's seed was revealed
       (checked on the serialised bytes, so no field can hide them).
-    - Card strings appear only in the lot draw, in the observer's own GetMyHand, and inside the
-      DealResult of a deal whose seed was revealed when the message arrived.
+    - Card strings appear only in the lot draw, in the observer's own GetMyHand and CardsDealt
+      (its stream's ``my_cards``; whether they are its own cards test_hand_on_stream checks),
+      and inside the DealResult of a deal whose seed was revealed when the message arrived.
     """
     problems = []
     for index, observation in enumerate(observations):
@@ -428,7 +433,9 @@ def hidden_information_violations(
             observation.observer
         )
         for path, value, public in _card_strings(message, name, observation.revealed, False):
-            if public or own_hand or path.endswith(".lot_cards"):
+            # A seat's holder is sent its own cards with CardsDealt, on its own stream.
+            own_cards = bool(observation.observer) and path.endswith(".cards_dealt.my_cards")
+            if public or own_hand or own_cards or path.endswith(".lot_cards"):
                 continue
             problems.append(
                 f"#{index} {path} = {value} seen by {observation.observer or 'spectator'}"

@@ -22,6 +22,8 @@ from sapsam.domain.table_views import (
     SPECTATOR,
     Viewer,
     deal_view_for,
+    dealt_cards_by_player,
+    dealt_cards_for,
     own_hand_seat,
     table_view_for,
 )
@@ -164,3 +166,32 @@ def test_my_hand_is_mine_once_dealt_and_nobody_elses() -> None:
         with pytest.raises(DomainError) as refused:
             own_hand_seat(dealt.state, outsider)
         assert refused.value.reason is Reason.NOT_SEATED
+
+
+@pytest.mark.parametrize("viewer_name", sorted(VIEWERS))
+def test_cards_dealt_shows_each_holder_its_own_cards_and_nobody_else_any(
+    viewer_name: str,
+) -> None:
+    _, dealt = PHASES[1]
+    hands = _secret_hands(dealt)
+    assert hands is not None
+    viewer = VIEWERS[viewer_name](dealt)
+    shown = dealt_cards_for(dealt.state, viewer, hands)
+    own = OWN_SEAT[viewer_name]
+    if own:
+        (seat,) = own
+        assert shown == tuple(sorted(hands[seat]))
+    else:
+        assert shown is None
+    # Without the hands (the seed unknown), nobody is shown any.
+    assert dealt_cards_for(dealt.state, viewer, None) is None
+
+
+def test_cards_dealt_variants_are_the_seated_players_only() -> None:
+    _, dealt = PHASES[1]
+    hands = _secret_hands(dealt)
+    assert hands is not None
+    by_player = dealt_cards_by_player(dealt.state, hands)
+    assert by_player == {PLAYERS[seat]: tuple(sorted(hands[seat])) for seat in range(SEATS)}
+    _, before_cut = PHASES[0]
+    assert dealt_cards_by_player(before_cut.state, hands) == {}

@@ -3,7 +3,8 @@
 Each event type has one converter, found by type in :data:`_CONVERTERS` (an event type without
 one goes out with its header only). What the public may see is decided in the domain: an
 ``ArrangementRevealed`` is sent without its rows and nonce (``sapsam.domain.table_views``: they
-wait for the seed), and ``DealScored`` carries the deal's record as a spectator sees it.
+wait for the seed), ``DealScored`` carries the deal's record as a spectator sees it, and a
+``CardsDealt`` is public; :func:`with_my_cards` makes the variant a seat's holder is sent.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from sapsam.domain import events as domain_events
 from sapsam.domain.deal_facts import DealFacts
 from sapsam.domain.table_views import SPECTATOR
 from sapsam.log.records import RecordedEvent
+from sapsam.rules.cards import Card
 from sapsam.rules.ruleset import RuleSet
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
@@ -69,6 +71,15 @@ def table_event_message(
     if convert is not None:
         convert(message, event, _Feed(table_id, seat_players, deal))
     return message
+
+
+def with_my_cards(message: table_event_pb2.TableEvent, cards: Sequence[Card]) -> Any:
+    """A ``CardsDealt`` message as sent to the one watcher the domain shows ``cards``
+    (``sapsam.domain.table_views.dealt_cards_for``): a copy, ``my_cards`` filled in."""
+    variant = table_event_pb2.TableEvent()
+    variant.CopyFrom(message)
+    variant.cards_dealt.my_cards.extend(str(card) for card in cards)
+    return variant
 
 
 def _table_created(

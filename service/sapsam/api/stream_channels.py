@@ -5,6 +5,11 @@ Their reads are awaited one at a time per channel (the channel sees to that), so
 channel keeps is never touched by two reads at once; a table channel also
 folds the events this process appended itself (``StreamChannel.take``, on the loop, never while
 a read runs).
+
+A table's ``CardsDealt`` is the one event whose message differs by watcher: each seat's holder
+is sent its own cards (``sapsam.domain.table_views.dealt_cards_by_player`` decides who sees
+what; the hands are computed once per deal from the deal's seed, as for GetMyHand), everyone
+else the public message; every other event is one message shared by all.
 """
 
 from __future__ import annotations
@@ -12,18 +17,26 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from sapsam.api import views
+from sapsam.api.event_messages import with_my_cards
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.watch import Sent, StreamChannel
 from sapsam.app import tables as table_store
 from sapsam.app import tournaments as tournament_store
+from sapsam.app.table_runner import dealt_hands
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
+from sapsam.domain.table_views import dealt_cards_by_player
 from sapsam.domain.tournament_events import TournamentCompleted
 from sapsam.log.records import RecordedEvent
-from sapsam_proto.v1 import table_service_pb2, tournament_pb2, tournament_service_pb2
+from sapsam_proto.v1 import (
+    table_event_pb2,
+    table_service_pb2,
+    tournament_pb2,
+    tournament_service_pb2,
+)
 
 
 class _TableFold:
@@ -47,7 +60,9 @@ class _TableFold:
             copied._deal = dataclasses.replace(deal, seats=seats)
         return copied
 
-    def fold(self, recorded: RecordedEvent) -> Sent:
+    def fold(self, recorded: RecordedEvent, seeds: Mapping[int, bytes]) -> Sent:
+        """One event as sent; ``seeds``: the secret seeds of the deals whose cards it may deal
+        (the hands each seat's holder is shown with ``CardsDealt``)."""
         event = self._tables.decode(recorded)
         if isinstance(event, domain_events.DealStarted):
             self._deal = views.DealFacts(event.deal_number)
@@ -62,7 +77,23 @@ class _TableFold:
             isinstance(event, domain_events.SeriesCompleted) and self._state.after_series == "close"
         )
         response = table_service_pb2.WatchTableResponse(event=message)
-        return Sent(recorded.version, response, last, recorded.position)
+        variants = None
+        if isinstance(event, domain_events.CardsDealt):
+            variants = self._own_cards(message, seeds.get(event.deal_number))
+        return Sent(recorded.version, response, last, recorded.position, variants)
+
+    def _own_cards(
+        self, message: table_event_pb2.TableEvent, seed: bytes | None
+    ) -> dict[str, table_service_pb2.WatchTableResponse] | None:
+        """The ``CardsDealt`` each seat's holder is sent: the hands computed once per deal (as
+        for GetMyHand), shown to whom the domain's view allows; None without the seed."""
+        if seed is None:
+            return None
+        shown = dealt_cards_by_player(self._state, dealt_hands(self._state, seed))
+        return {
+            player_id: table_service_pb2.WatchTableResponse(event=with_my_cards(message, cards))
+            for player_id, cards in shown.items()
+        }
 
 
 class TableChannel(StreamChannel):
@@ -82,23 +113,70 @@ class TableChannel(StreamChannel):
 
     async def read_after(self, version: int) -> list[Sent]:
         """The events after ``version``, folded on from the channel's own state."""
-        return self.sent_for(await self._tables.events(self._table_id, version + 1))
+        records = await self._tables.events(self._table_id, version + 1)
+        return self._folded(records, await self._seeds(records))
 
-    def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent]:
+    def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent] | None:
+        """``records`` (this process appended them) folded on, if this process holds the seed of
+        every deal they deal (it does, having dealt them); else None, and they are read."""
+        seeds = _published_seeds(records)
+        for number in _dealt_deals(records):
+            if number not in seeds:
+                seed = self._tables.known_seed(self._table_id, number)
+                if seed is None:
+                    return None
+                seeds[number] = seed
+        return self._folded(records, seeds)
+
+    def _folded(self, records: Sequence[RecordedEvent], seeds: Mapping[int, bytes]) -> list[Sent]:
         """``records`` folded on from the channel's own state: on a copy, kept only once all
         are folded (a fold that fails midway folds nothing, so the retry does not fold the
         first events twice)."""
         fold = self._fold.copy()
-        sent = [fold.fold(recorded) for recorded in records]
+        sent = [fold.fold(recorded, seeds) for recorded in records]
         self._fold = fold
         return sent
+
+    async def _seeds(self, records: Sequence[RecordedEvent]) -> dict[int, bytes]:
+        """The seeds of the deals ``records`` deal: published among them, still secret (from
+        memory or ``deal_secrets``), or else published after them (a replay that stops before
+        the deal's end, or a seed revealed since the read): then read from the log."""
+        seeds = _published_seeds(records)
+        missing = [number for number in _dealt_deals(records) if number not in seeds]
+        for number in missing:
+            seed = await self._tables.deal_seed(self._table_id, number)
+            if seed is not None:
+                seeds[number] = seed
+        if any(number not in seeds for number in missing):
+            later = await self._tables.events(self._table_id, records[-1].version + 1)
+            seeds.update(_published_seeds(later))
+        return seeds
 
     async def history(self, after: int, through: int) -> list[Sent]:
         """Read from the first event (each message needs the table's state), send from
         ``after`` on."""
         fold = _TableFold(self._tables, self._table_id)
         recorded = await self._tables.events(self._table_id, 1, to_version=through)  # not past it
-        return [fold.fold(event) for event in recorded][after:]
+        seeds = await self._seeds(recorded)
+        return [fold.fold(event, seeds) for event in recorded][after:]
+
+
+def _dealt_deals(records: Sequence[RecordedEvent]) -> list[int]:
+    """The numbers of the deals whose ``CardsDealt`` is among ``records``."""
+    return [
+        int(str(recorded.data["deal_number"]))
+        for recorded in records
+        if recorded.type == domain_events.CardsDealt.TYPE
+    ]
+
+
+def _published_seeds(records: Sequence[RecordedEvent]) -> dict[int, bytes]:
+    """The deal seeds ``records`` publish (``SeedRevealed``), by deal number."""
+    return {
+        int(str(recorded.data["deal_number"])): bytes.fromhex(str(recorded.data["seed"]))
+        for recorded in records
+        if recorded.type == domain_events.SeedRevealed.TYPE
+    }
 
 
 def _tournament_event(recorded: RecordedEvent) -> Sent:

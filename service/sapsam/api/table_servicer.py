@@ -400,6 +400,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             stream_id,
             lambda: TableChannel(self._tables, table_id, feed, feed.buffer_limit),
             request.after_version,
+            auth.current_caller().player_id,  # a seat's holder is sent its own cards
         )
         async for response in responses:
             yield response

@@ -2,7 +2,8 @@
 
 Every stream watched in this process has one :class:`StreamChannel`, woken by the process's
 event feed (``sapsam.api.live_feed``). On a wake-up the channel reads the stream's new events
-once, turns each into the response every watcher is sent, and hands
+once, turns each into the response every watcher is sent (plus, where the domain shows a
+watcher more, such as a seat its own cards, that watcher's variant: ``Sent.variants``), and hands
 them to all its watchers; no watcher reads the log for live events, and no watcher holds a
 thread. Events this process appended itself reach the channel without a read
 (:meth:`StreamChannel.take`): the feed hands them over once they are committed, and the
@@ -30,7 +31,7 @@ import abc
 import asyncio
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -64,6 +65,16 @@ class Sent:
     """Nothing follows it: the stream's watchers end once it is sent."""
     position: int = 0
     """Its place in the global order (0: not known), so a wake-up for it can be skipped."""
+    variants: Mapping[str, Any] | None = None
+    """The response for each player whose view of the event differs from ``response`` (a seat's
+    own cards, decided by the domain's views), by player id; every other watcher shares
+    ``response``."""
+
+    def response_for(self, player_id: str | None) -> Any:
+        """What a watcher calling as ``player_id`` (None: the operator) is sent."""
+        if self.variants is None or player_id is None:
+            return self.response
+        return self.variants.get(player_id, self.response)
 
 
 class Watcher:
@@ -301,9 +312,11 @@ async def watch(
     stream_id: str,
     create: Callable[[], StreamChannel],
     after_version: int,
+    player_id: str | None = None,
 ) -> AsyncIterator[Any]:
     """The responses for the stream's events after ``after_version``, then live (see the
-    module's docstring for how it ends)."""
+    module's docstring for how it ends), each as the watcher calling as ``player_id`` (None:
+    the operator, or anyone the stream shows only its public view) is sent it."""
     channel = feed.channel(stream_id, create)
     watcher = channel.enter()
     try:
@@ -313,7 +326,7 @@ async def watch(
         if watcher.catch_up_through is not None:
             for sent in await channel.history(after_version, watcher.catch_up_through):
                 last = sent.version
-                yield sent.response
+                yield sent.response_for(player_id)
                 if sent.last:
                     return
         while True:
@@ -322,7 +335,7 @@ async def watch(
                 if sent.version <= last:  # an after_version past the head when it joined
                     continue
                 last = sent.version
-                yield sent.response
+                yield sent.response_for(player_id)
                 if sent.last:
                     return
             if watcher.behind:

@@ -180,6 +180,24 @@ class TableService(TableRunner):
             seed = deal.seed or await self._secret_seed(session, table_id, deal.number)
         return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat])
 
+    def known_seed(self, table_id: uuid.UUID, deal_number: int) -> bytes | None:
+        """A running deal's secret seed if this process holds it (no read), for the hands its
+        ``CardsDealt`` shows each seat's holder on the stream (``dealt_hands``, as
+        :meth:`own_hand`)."""
+        return self._secrets.get((table_id, deal_number))
+
+    async def deal_seed(self, table_id: uuid.UUID, deal_number: int) -> bytes | None:
+        """A running deal's secret seed, from memory or ``deal_secrets``; None once the log has
+        published it (``SeedRevealed`` then holds it)."""
+        seed = self.known_seed(table_id, deal_number)
+        if seed is not None:
+            return seed
+        async with self.store.session() as session:
+            try:
+                return await self._secret_seed(session, table_id, deal_number)
+            except SecretMissingError:
+                return None
+
     # -- commands ------------------------------------------------------------------------------
 
     async def create_table(

@@ -6,8 +6,9 @@ translates views to messages. The rules, for every phase of a deal:
 - Public to everyone (players, spectators, the operator): the seats and their players, who
   contributed entropy, committed, confirmed, revealed or timed out, the entropy itself, every
   commitment (a hash), the seed commitment, the cut, the deadlines and the scores.
-- A seat's dealt cards: its own holder's, once the cards are dealt (``GetMyHand``); everybody's
-  once the deal's seed is in the log, since from then on anyone can recompute the deck.
+- A seat's dealt cards: its own holder's, once the cards are dealt (``GetMyHand``, and the
+  ``CardsDealt`` event on the holder's own stream); everybody's once the deal's seed is in the
+  log, since from then on anyone can recompute the deck.
 - A seat's revealed rows and nonce: nobody's before the seed is in the log (they are in the log
   from the reveal on, but the reveal event is published without them); everybody's after.
 - The seed: nobody's before ``SeedRevealed``; everybody's after.
@@ -174,6 +175,36 @@ def own_hand_seat(state: TableState, viewer: Viewer) -> int:
     if not may_see_hand(viewer, viewer.seat, dealt=dealt, seed_revealed=seed_revealed):
         raise DomainError(Reason.WRONG_PHASE, "no cards have been dealt yet")
     return viewer.seat
+
+
+def dealt_cards_for(
+    state: TableState, viewer: Viewer, dealt_hands: Sequence[Hand] | None
+) -> Hand | None:
+    """The cards ``viewer`` is shown with the deal (the ``CardsDealt`` event, on its stream),
+    from ``state`` as it stands just after the cards were dealt: its own seat's, sorted as
+    ``GetMyHand`` gives them, as :func:`may_see_hand` allows; None for anyone else (another
+    seat's holder, a spectator, the operator) and when the hands are not known."""
+    deal = state.deal
+    if deal is None or dealt_hands is None or viewer.seat is None:
+        return None
+    seed_revealed = deal.seed is not None
+    if not may_see_hand(viewer, viewer.seat, dealt=deal.dealt, seed_revealed=seed_revealed):
+        return None
+    return tuple(sorted(dealt_hands[viewer.seat]))
+
+
+def dealt_cards_by_player(state: TableState, dealt_hands: Sequence[Hand] | None) -> dict[str, Hand]:
+    """Each seated player whose view of the deal differs from the public one (``SPECTATOR``
+    sees no cards), with the cards :func:`dealt_cards_for` shows it; everyone else is sent the
+    public view."""
+    shown = {}
+    for player_id in state.seats:
+        if player_id is None:
+            continue
+        cards = dealt_cards_for(state, Viewer.of(state, player_id), dealt_hands)
+        if cards is not None:
+            shown[player_id] = cards
+    return shown
 
 
 # -- a deal's record -----------------------------------------------------------------------------

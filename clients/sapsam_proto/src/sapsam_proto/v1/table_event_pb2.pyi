@@ -4,8 +4,9 @@ isort:skip_file
 The public view of a table's events, as WatchTable streams them.
 
 Each event of the table's log appears once, in order, with its stream version. Its payload
-holds only what is public at that moment: no card, nonce or arrangement of any seat appears
-before the seed is revealed (an ArrangementRevealed payload never carries them; DealScored,
+holds only what is public at that moment, with one exception for the watching caller's own
+seat (CardsDealt.my_cards): no card, nonce or arrangement of any other seat appears before the
+seed is revealed (an ArrangementRevealed payload never carries them; DealScored,
 which follows the seed, carries the whole deal), and the seed appears only in SeedRevealed.
 """
 
@@ -29,7 +30,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
 class TableEvent(_message.Message):
-    """One event of a table's log, public part only."""
+    """One event of a table's log, public part only (but for CardsDealt.my_cards)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -361,27 +362,40 @@ Global___DeckCut: _TypeAlias = DeckCut  # noqa: Y015
 
 @_typing.final
 class CardsDealt(_message.Message):
-    """Public payload of CardsDealt: that the deal happened, never which cards went where."""
+    """Payload of CardsDealt: that the deal happened; which cards went where only to whom the rules
+    allow (`my_cards`).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     DEAL_FIELD_NUMBER: _builtins.int
     ARRANGE_DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    MY_CARDS_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal."""
     @_builtins.property
     def arrange_deadline_time(self) -> _timestamp_pb2.Timestamp:
         """When the arranging time runs out; unset when there is no limit."""
 
+    @_builtins.property
+    def my_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The watching caller's own 13 cards in this deal, in canonical order (2c 2d 2h 2s 3c … As),
+        exactly as GetMyHand returns them, so a seat needs no GetMyHand call. Set only on a stream
+        whose authenticated caller holds a seat at the table (live and on a replay with
+        after_version alike); empty for everyone else: other watchers, spectators, the operator. A
+        client seeing it empty on its own seat's stream calls GetMyHand.
+        """
+
     def __init__(
         self,
         *,
         deal: _builtins.str = ...,
         arrange_deadline_time: _timestamp_pb2.Timestamp | None = ...,
+        my_cards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["arrange_deadline_time", b"arrange_deadline_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrange_deadline_time", b"arrange_deadline_time", "deal", b"deal"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrange_deadline_time", b"arrange_deadline_time", "deal", b"deal", "my_cards", b"my_cards"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

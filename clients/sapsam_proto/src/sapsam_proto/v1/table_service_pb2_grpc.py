@@ -211,8 +211,8 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTable(self, request, context):
-        """Streams the table's events, public part only, in order, starting after a given version and
-        then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+        """Streams the table's events, public part only (and, in CardsDealt.my_cards, the caller's own
+        cards when it holds a seat), in order, starting after a given version and then live as they are recorded (by any server process). The stream ends once SeriesCompleted
         was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
         on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
         elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server

@@ -92,8 +92,8 @@ class TableServiceStub:
     every hand, nonce and the seed, and the scores.
     """
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
-    """Streams the table's events, public part only, in order, starting after a given version and
-    then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+    """Streams the table's events, public part only (and, in CardsDealt.my_cards, the caller's own
+    cards when it holds a seat), in order, starting after a given version and then live as they are recorded (by any server process). The stream ends once SeriesCompleted
     was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
     on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
     elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
@@ -148,8 +148,8 @@ class TableServiceAsyncStub(TableServiceStub):
     every hand, nonce and the seed, and the scores.
     """
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
-    """Streams the table's events, public part only, in order, starting after a given version and
-    then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+    """Streams the table's events, public part only (and, in CardsDealt.my_cards, the caller's own
+    cards when it holds a seat), in order, starting after a given version and then live as they are recorded (by any server process). The stream ends once SeriesCompleted
     was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
     on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
     elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
@@ -285,8 +285,8 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _table_service_pb2.WatchTableRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_service_pb2.WatchTableResponse], _abc.AsyncIterator[_table_service_pb2.WatchTableResponse]]:
-        """Streams the table's events, public part only, in order, starting after a given version and
-        then live as they are recorded (by any server process). The stream ends once SeriesCompleted
+        """Streams the table's events, public part only (and, in CardsDealt.my_cards, the caller's own
+        cards when it holds a seat), in order, starting after a given version and then live as they are recorded (by any server process). The stream ends once SeriesCompleted
         was sent at a table that closes after its series (AFTER_SERIES_CLOSE; a new_series table plays
         on with SeriesStarted), when the server stops (UNAVAILABLE, SERVER_STOPPING: resume
         elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server

@@ -204,3 +204,16 @@ async def test_display_name_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) ->
     for pid in ids:
         assert await directory.display_names([pid]) == {pid: f"name-{pid}"}
     assert list(directory._names) == ids[-3:]
+
+
+def test_get_player_lists_the_registered_keys_oldest_first(world: World) -> None:
+    player, reader = world.player("published"), world.player("auditor")
+    request = player_service_pb2.GetPlayerRequest(name=player.name)
+    assert list(world.table_call("GetPlayer", request, reader.token).public_keys) == []
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    _register(world, player, _request(player, old))
+    _register(world, player, _request(player, new))
+    for token in (reader.token, OPERATOR_TOKEN):  # anyone may fetch them, to pin them
+        answer = world.table_call("GetPlayer", request, token)
+        assert answer.player.name == player.name
+        assert list(answer.public_keys) == [_public(old), _public(new)]

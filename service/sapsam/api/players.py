@@ -297,6 +297,15 @@ class PlayerDirectory:
         found = await self._records.profile(player_id)
         return None if found is None else PlayerRecord(player_id, *found)
 
+    async def public_keys(self, player_id: str) -> tuple[bytes, ...]:
+        """Every public key the player registered, oldest first, read from the database (not
+        ``keys_of``'s cache, which may still think a player keyless that another process gave
+        a key)."""
+        keys = await self._records.keys_of(player_id)
+        if keys:
+            self._remember_keys(player_id, keys)
+        return keys
+
     async def display_names(self, player_ids: Iterable[str | None]) -> dict[str, str]:
         """Display names of the given players (unknown ids are left out)."""
         wanted = {player_id for player_id in player_ids if player_id}
@@ -369,12 +378,15 @@ class PlayerServicer(player_service_pb2_grpc.PlayerServiceServicer):
         request: player_service_pb2.GetPlayerRequest,
         context: grpc.ServicerContext,
     ) -> player_service_pb2.GetPlayerResponse:
-        """A player's public profile."""
+        """A player's public profile and registered public keys."""
         player_id = resources.parse_player(request.name)
         player = await self._directory.get(str(player_id))
         if player is None:
             raise ApiError("PLAYER_NOT_FOUND", f"no player {request.name}", field="name")
-        return player_service_pb2.GetPlayerResponse(player=player.to_message())
+        keys = await self._directory.public_keys(str(player_id))
+        return player_service_pb2.GetPlayerResponse(
+            player=player.to_message(), public_keys=list(keys)
+        )
 
     async def RotateToken(  # noqa: N802 - the generated method name
         self,

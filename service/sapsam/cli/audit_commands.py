@@ -3,11 +3,13 @@
 - ``sapsam audit export --table T [--deal N] [-o FILE] [--player ID]`` writes the export (JSON
   lines, docs/audit.md) of one deal or, without ``--deal``, of the whole table. The command runs
   with the operator's rights unless ``--player`` names whose rights to apply.
-- ``sapsam audit verify FILE [--server-key KEY] [--witness-key KEY] [--checkpoint FILE] [--json]``
-  verifies an export offline (no database, no network) and gives one of three verdicts:
-  ANCHORED (exit 0), INTERNALLY CONSISTENT ONLY (exit 4), FAILED (exit 1). With ``--receipts
-  DIR`` it also checks the export against the signed receipts kept in DIR
-  (``sapsam.audit.receipts``; docs/transparency.md §9): a receipt it contradicts fails it.
+- ``sapsam audit verify FILE [--server-key KEY] [--witness-key KEY] [--checkpoint FILE]
+  [--player-key PLAYER=KEY] [--json]`` verifies an export offline (no database, no network)
+  and gives one of three verdicts: ANCHORED (exit 0), INTERNALLY CONSISTENT ONLY (exit 4),
+  FAILED (exit 1). With ``--receipts DIR`` it also checks the export against the signed
+  receipts kept in DIR (``sapsam.audit.receipts``; docs/transparency.md §9): a receipt it
+  contradicts fails it; with ``--player-key``, a signed move by a key not pinned for its player
+  (``sapsam.audit.pinned_player_keys``).
 - ``sapsam audit verify --table T [--deal N] [--json]`` verifies against the database.
 - ``sapsam audit verify --all [--json]`` audits the whole database: every stream's chain, every
   finished deal, every acknowledged request against the log, the deals still in play (pending or
@@ -136,6 +138,14 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="KEY",
         help="with FILE: a witness's public key whose cosignature you accept; repeatable",
+    )
+    verify.add_argument(
+        "--player-key",
+        action="append",
+        default=[],
+        metavar="PLAYER=KEY",
+        help="with FILE: pin a player's public key (64 hex digits, or a file of them one a line,"
+        " as GetPlayer lists them); a signed move of that player by another key fails; repeatable",
     )
     verify.add_argument(
         "--checkpoint",
@@ -289,8 +299,8 @@ def _verify_body(arguments: argparse.Namespace) -> int:
     if arguments.receipts is not None and arguments.file is None:
         raise CommandError("--receipts needs an export FILE")
     pinning = [arguments.server_key, arguments.witness_key, arguments.checkpoint is not None]
-    if any(pinning) and arguments.file is None:
-        raise CommandError("--server-key, --witness-key and --checkpoint go with FILE")
+    if any([*pinning, arguments.player_key]) and arguments.file is None:
+        raise CommandError("--server-key, --witness-key, --checkpoint, --player-key go with FILE")
     if arguments.checkpoint is not None and not arguments.server_key:
         raise CommandError("--checkpoint needs --server-key: the key that signed it")
     if arguments.file is not None:
@@ -300,6 +310,8 @@ def _verify_body(arguments: argparse.Namespace) -> int:
         report = verify_export(lines, trust=trust)
         if arguments.receipts is not None:
             report = _with_receipts(report, lines, arguments, trust.server_keys)
+        if arguments.player_key:
+            report = _with_player_keys(report, lines, arguments.player_key)
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
@@ -381,6 +393,15 @@ def _with_receipts(
     result = receipts.check_receipts(export, kept, keys)
     result = dataclasses.replace(result, problems=(*problems, *result.problems))
     return report.with_checks(result.checks())
+
+
+def _with_player_keys(report: AuditReport, lines: list[str], values: list[str]) -> AuditReport:
+    from sapsam.audit.pinned_player_keys import PinError, with_pinned_keys
+
+    try:
+        return with_pinned_keys(report, lines, values)
+    except PinError as error:
+        raise CommandError(f"--player-key: {error}") from None
 
 
 def _receipt_files(where: str) -> list[str]:

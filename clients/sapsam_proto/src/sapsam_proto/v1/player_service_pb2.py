@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from . import player_pb2 as sapsam_dot_v1_dot_player__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esapsam/v1/player_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16sapsam/v1/player.proto\"Q\n\x18RegisterPlayerKeyRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12\r\n\x05proof\x18\x03 \x01(\x0c\"\x85\x01\n\x19RegisterPlayerKeyResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bpublic_keys\x18\x04 \x03(\x0c\"A\n\x15RegisterPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\"J\n\x16RegisterPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\x12\r\n\x05token\x18\x02 \x01(\t\" \n\x10GetPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11GetPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\"(\n\x12RotateTokenRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\"$\n\x13RotateTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\"?\n\x19RevokePlayerTokensRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"I\n\x1aRevokePlayerTokensResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x1b\n\x13revoked_token_count\x18\x02 \x01(\x05\x32\xbf\x03\n\rPlayerService\x12U\n\x0eRegisterPlayer\x12 .sapsam.v1.RegisterPlayerRequest\x1a!.sapsam.v1.RegisterPlayerResponse\x12\x46\n\tGetPlayer\x12\x1b.sapsam.v1.GetPlayerRequest\x1a\x1c.sapsam.v1.GetPlayerResponse\x12L\n\x0bRotateToken\x12\x1d.sapsam.v1.RotateTokenRequest\x1a\x1e.sapsam.v1.RotateTokenResponse\x12\x61\n\x12RevokePlayerTokens\x12$.sapsam.v1.RevokePlayerTokensRequest\x1a%.sapsam.v1.RevokePlayerTokensResponse\x12^\n\x11RegisterPlayerKey\x12#.sapsam.v1.RegisterPlayerKeyRequest\x1a$.sapsam.v1.RegisterPlayerKeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esapsam/v1/player_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16sapsam/v1/player.proto\"Q\n\x18RegisterPlayerKeyRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12\r\n\x05proof\x18\x03 \x01(\x0c\"\x85\x01\n\x19RegisterPlayerKeyResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bpublic_keys\x18\x04 \x03(\x0c\"A\n\x15RegisterPlayerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\"J\n\x16RegisterPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\x12\r\n\x05token\x18\x02 \x01(\t\" \n\x10GetPlayerRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"K\n\x11GetPlayerResponse\x12!\n\x06player\x18\x01 \x01(\x0b\x32\x11.sapsam.v1.Player\x12\x13\n\x0bpublic_keys\x18\x02 \x03(\x0c\"(\n\x12RotateTokenRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\"$\n\x13RotateTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\"?\n\x19RevokePlayerTokensRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"I\n\x1aRevokePlayerTokensResponse\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x1b\n\x13revoked_token_count\x18\x02 \x01(\x05\x32\xbf\x03\n\rPlayerService\x12U\n\x0eRegisterPlayer\x12 .sapsam.v1.RegisterPlayerRequest\x1a!.sapsam.v1.RegisterPlayerResponse\x12\x46\n\tGetPlayer\x12\x1b.sapsam.v1.GetPlayerRequest\x1a\x1c.sapsam.v1.GetPlayerResponse\x12L\n\x0bRotateToken\x12\x1d.sapsam.v1.RotateTokenRequest\x1a\x1e.sapsam.v1.RotateTokenResponse\x12\x61\n\x12RevokePlayerTokens\x12$.sapsam.v1.RevokePlayerTokensRequest\x1a%.sapsam.v1.RevokePlayerTokensResponse\x12^\n\x11RegisterPlayerKey\x12#.sapsam.v1.RegisterPlayerKeyRequest\x1a$.sapsam.v1.RegisterPlayerKeyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,15 +44,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETPLAYERREQUEST']._serialized_start=464
   _globals['_GETPLAYERREQUEST']._serialized_end=496
   _globals['_GETPLAYERRESPONSE']._serialized_start=498
-  _globals['_GETPLAYERRESPONSE']._serialized_end=552
-  _globals['_ROTATETOKENREQUEST']._serialized_start=554
-  _globals['_ROTATETOKENREQUEST']._serialized_end=594
-  _globals['_ROTATETOKENRESPONSE']._serialized_start=596
-  _globals['_ROTATETOKENRESPONSE']._serialized_end=632
-  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_start=634
-  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_end=697
-  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_start=699
-  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_end=772
-  _globals['_PLAYERSERVICE']._serialized_start=775
-  _globals['_PLAYERSERVICE']._serialized_end=1222
+  _globals['_GETPLAYERRESPONSE']._serialized_end=573
+  _globals['_ROTATETOKENREQUEST']._serialized_start=575
+  _globals['_ROTATETOKENREQUEST']._serialized_end=615
+  _globals['_ROTATETOKENRESPONSE']._serialized_start=617
+  _globals['_ROTATETOKENRESPONSE']._serialized_end=653
+  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_start=655
+  _globals['_REVOKEPLAYERTOKENSREQUEST']._serialized_end=718
+  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_start=720
+  _globals['_REVOKEPLAYERTOKENSRESPONSE']._serialized_end=793
+  _globals['_PLAYERSERVICE']._serialized_start=796
+  _globals['_PLAYERSERVICE']._serialized_end=1243
 # @@protoc_insertion_point(module_scope)

@@ -178,18 +178,28 @@ class GetPlayerResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEYS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def player(self) -> _player_pb2.Player:
         """The player's public profile."""
+
+    @_builtins.property
+    def public_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """Every Ed25519 public key (32 bytes each) the player has registered (RegisterPlayerKey),
+        oldest first, at most 8; empty for a player with none. Keys are never removed, so a key that
+        signed a move in the log stays listed. An auditor pins them to check whose keys signed an
+        export's moves (`sapsam audit verify --player-key`, docs/audit.md §4.2).
+        """
 
     def __init__(
         self,
         *,
         player: _player_pb2.Player | None = ...,
+        public_keys: _abc.Iterable[_builtins.bytes] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "public_keys", b"public_keys"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

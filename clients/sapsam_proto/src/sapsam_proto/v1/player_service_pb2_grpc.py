@@ -78,7 +78,7 @@ class PlayerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetPlayer(self, request, context):
-        """Returns a player's public profile.
+        """Returns a player's public profile and its registered public keys.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

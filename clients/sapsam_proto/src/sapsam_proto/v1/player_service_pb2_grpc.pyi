@@ -42,7 +42,7 @@ class PlayerServiceStub:
     the ErrorInfo metadata ("player").
     """
     GetPlayer: _grpc.UnaryUnaryMultiCallable[_player_service_pb2.GetPlayerRequest, _player_service_pb2.GetPlayerResponse]
-    """Returns a player's public profile."""
+    """Returns a player's public profile and its registered public keys."""
     RotateToken: _grpc.UnaryUnaryMultiCallable[_player_service_pb2.RotateTokenRequest, _player_service_pb2.RotateTokenResponse]
     """Replaces the calling player's token with a new one, returned in the response: from that
     moment the old token is refused (TOKEN_REVOKED) and the new one works, with a fresh lifetime
@@ -83,7 +83,7 @@ class PlayerServiceAsyncStub(PlayerServiceStub):
     the ErrorInfo metadata ("player").
     """
     GetPlayer: _aio.UnaryUnaryMultiCallable[_player_service_pb2.GetPlayerRequest, _player_service_pb2.GetPlayerResponse]  # type: ignore[assignment]
-    """Returns a player's public profile."""
+    """Returns a player's public profile and its registered public keys."""
     RotateToken: _aio.UnaryUnaryMultiCallable[_player_service_pb2.RotateTokenRequest, _player_service_pb2.RotateTokenResponse]  # type: ignore[assignment]
     """Replaces the calling player's token with a new one, returned in the response: from that
     moment the old token is refused (TOKEN_REVOKED) and the new one works, with a fresh lifetime
@@ -133,7 +133,7 @@ class PlayerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _player_service_pb2.GetPlayerRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_player_service_pb2.GetPlayerResponse, _abc.Awaitable[_player_service_pb2.GetPlayerResponse]]:
-        """Returns a player's public profile."""
+        """Returns a player's public profile and its registered public keys."""
 
     @_abc_1.abstractmethod
     def RotateToken(

@@ -136,7 +136,8 @@ def test_the_sdk_keeps_receipts_and_they_catch_a_rechained_forgery(
     assert stat.S_IMODE(seat_file.parent.stat().st_mode) == 0o700
     kept = list(ReceiptFolder(folder / "seat0").read())
     methods = {line["request_id"].split("/")[1] for line in kept}
-    assert {"JoinTable", "CommitArrangement", "ConfirmArrangement", "RevealArrangement"} <= methods
+    assert {"JoinTable", "CommitArrangement", "RevealArrangement"} <= methods
+    assert "ConfirmArrangement" not in methods  # the SDK commits and confirms in one call
     for line in kept:
         receipt = open_receipt(line["signed_note"], [KEYS.signer.verifier]).receipt
         assert (receipt.stream, receipt.last_version) == (line["stream"], line["last_version"])

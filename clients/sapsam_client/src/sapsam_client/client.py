@@ -17,26 +17,29 @@ the client backs off, capped and exponentially, with jitter (``sapsam_client.bac
 call raises a :class:`~sapsam_client.errors.SapsamError` subclass with the reason code.
 ``connect``'s channel keeps an open stream alive through NATs and proxies
 (``sapsam_client.keepalive``).
+
+The plumbing (the channel, ``call`` and its retries, resource names) is
+``sapsam_client.connection``; the PlayerService calls are ``sapsam_client.player_calls``.
 """
 
 from __future__ import annotations
 
 import secrets
-import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
-from sapsam_client.backoff import (
-    DEFAULT_BACKOFF_SECONDS,
-    MAX_BACKOFF_SECONDS,
-    MAX_RETRY_DELAY_SECONDS,
-    retry_pause,
+from sapsam_client.connection import (
+    Connection,
+    deal_number,
+    request_id,
+    seat_position,
+    table_id,
+    table_name,
 )
 from sapsam_client.errors import (
     ResourceExhaustedError,
@@ -45,16 +48,12 @@ from sapsam_client.errors import (
     from_rpc_error,
 )
 from sapsam_client.keepalive import KEEPALIVE_OPTIONS
-from sapsam_client.player_key import PlayerKey, key_file, load_or_create
+from sapsam_client.player_calls import PlayerCalls, Registration
 from sapsam_proto.v1 import (
-    player_pb2,
-    player_service_pb2,
-    player_service_pb2_grpc,
     rule_set_pb2,
     table_event_pb2,
     table_pb2,
     table_service_pb2,
-    table_service_pb2_grpc,
 )
 
 if TYPE_CHECKING:
@@ -62,16 +61,6 @@ if TYPE_CHECKING:
     from sapsam_client.seat import CommitmentKeeper, Seat
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
-ResponseT = TypeVar("ResponseT")
-
-
-@dataclass(frozen=True)
-class Registration:
-    """A new player: its resource name, display name and bearer token (shown only once)."""
-
-    player: str
-    display_name: str
-    token: str
 
 
 @dataclass(frozen=True)
@@ -87,206 +76,18 @@ class Hand:
         return deal_number(self.deal)
 
 
-def table_id(name: str) -> uuid.UUID:
-    """The UUID of a table, seat or deal name (``tables/{uuid}/…``)."""
-    parts = name.split("/")
-    if len(parts) < 2 or parts[0] != "tables":
-        raise ValueError(f"not a table resource name: {name!r}")
-    return uuid.UUID(parts[1])
-
-
-def table_name(name: str) -> str:
-    """``tables/{uuid}`` of a table, seat or deal name, or of a bare UUID."""
-    if not name.startswith("tables/"):
-        return f"tables/{uuid.UUID(name)}"
-    return f"tables/{table_id(name)}"
-
-
-def seat_position(seat: str) -> int:
-    """The seat number of ``tables/{t}/seats/{n}``."""
-    return int(seat.rsplit("/", 1)[1])
-
-
-def deal_number(deal: str) -> int:
-    """The deal number of ``tables/{t}/deals/{n}``."""
-    return int(deal.rsplit("/", 1)[1])
-
-
-def _request_id() -> str:
-    return str(uuid.uuid4())
-
-
-class Client:
-    """A connection to a sapsam server, acting as one player (or the operator, or nobody).
+class Client(PlayerCalls, Connection):
+    """A connection to a sapsam server, acting as one player (or the operator, or nobody): one
+    method per RPC (the player calls from :class:`~sapsam_client.player_calls.PlayerCalls`, the
+    plumbing from :class:`~sapsam_client.connection.Connection`).
 
     ``attempts`` bounds how often one request is sent; ``timeout`` is each attempt's deadline in
     seconds; ``backoff_seconds`` and ``max_backoff_seconds`` shape the pauses between attempts
     (``sapsam_client.backoff.retry_pause``). The client is safe to share between threads.
     """
 
-    def __init__(
-        self,
-        channel: grpc.Channel,
-        token: str | None = None,
-        *,
-        attempts: int = 5,
-        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
-        max_backoff_seconds: float = MAX_BACKOFF_SECONDS,
-        timeout: float = 30.0,
-        receipts: ReceiptKeeper | None = None,
-    ) -> None:
-        self.channel = channel
-        self.receipts = receipts
-        """Keeps every receipt a response carries (``sapsam_client.receipts``); None: none."""
-        self.token = token
-        self.attempts = max(1, attempts)
-        self.backoff_seconds = backoff_seconds
-        self.max_backoff_seconds = max_backoff_seconds
-        self.timeout = timeout
-        self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
-        self.tables = table_service_pb2_grpc.TableServiceStub(channel)
-        # The player's Ed25519 key (docs/fairness.md §19): loaded or created on the first move,
-        # registered once per process, used to sign every commit and reveal. ``sign_moves =
-        # False`` turns signing off; ``key_path`` overrides where the key is kept.
-        self.sign_moves = True
-        self.server = ""
-        self.key_path: Path | None = None
-        self.player_key: PlayerKey | None = None
-        self._key_lock = threading.Lock()
-
-    # -- plumbing -------------------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close the channel."""
-        self.channel.close()
-
     def __enter__(self) -> Client:
         return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def metadata(self) -> tuple[tuple[str, str], ...]:
-        """The call metadata: the bearer token, when there is one."""
-        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
-
-    def call(
-        self, method: Callable[..., Any], request: Any, response_type: type[ResponseT]
-    ) -> ResponseT:
-        """Send ``request`` through a stub method, retrying what is safe to retry, unchanged.
-
-        The request (with its request_id) is built once by the caller, so every attempt is the
-        same request and the server acts on it at most once.
-        """
-        for attempt in range(self.attempts):
-            try:
-                response = method(request, metadata=self.metadata(), timeout=self.timeout)
-                if not isinstance(response, response_type):
-                    raise TypeError(f"expected {response_type.__name__}, got {type(response)}")
-                self._keep_receipt(response)
-                return response
-            except grpc.RpcError as rpc_error:
-                error = from_rpc_error(rpc_error)
-                # A stale etag fails the same way again: only a lost race is worth repeating.
-                retry = error.retryable and error.reason != "VERSION_MISMATCH"
-                if not retry or attempt == self.attempts - 1:
-                    raise error from None
-                time.sleep(self._pause(error, attempt))
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _keep_receipt(self, response: Any) -> None:
-        """Hand the response's signed receipt, if it has one, to ``receipts``."""
-        if (
-            self.receipts is not None
-            and "receipt" in response.DESCRIPTOR.fields_by_name
-            and response.HasField("receipt")
-        ):
-            self.receipts.keep(response.receipt)
-
-    def _pause(self, error: SapsamError, attempt: int) -> float:
-        """How long to wait before retry ``attempt + 1``: a jittered back-off, or at least the
-        server's RetryInfo delay when it sent one. Raises ``error`` if the server asks for more
-        than we would wait."""
-        if error.retry_delay is not None and error.retry_delay > MAX_RETRY_DELAY_SECONDS:
-            raise error from None
-        return retry_pause(
-            attempt,
-            error.retry_delay,
-            backoff=self.backoff_seconds,
-            max_backoff=self.max_backoff_seconds,
-        )
-
-    # -- players --------------------------------------------------------------------------------
-
-    def register(self, display_name: str) -> Registration:
-        """Register a new player and act as it from now on (the token is kept on the client)."""
-        response = self.call(
-            self.players.RegisterPlayer,
-            player_service_pb2.RegisterPlayerRequest(
-                request_id=_request_id(), display_name=display_name
-            ),
-            player_service_pb2.RegisterPlayerResponse,
-        )
-        self.token = response.token
-        return Registration(response.player.name, response.player.display_name, response.token)
-
-    def rotate_token(self) -> str:
-        """Replace this client's player token with a new one, use it from now on, and return it.
-
-        The old token stops working at once. One request id serves every attempt, and each
-        retry goes out with the old token: should an answer be lost, the retry gets the same new
-        token (the server accepts the old token for that retry only). Save the returned token
-        wherever the old one was kept.
-        """
-        response = self.call(
-            self.players.RotateToken,
-            player_service_pb2.RotateTokenRequest(request_id=_request_id()),
-            player_service_pb2.RotateTokenResponse,
-        )
-        self.token = response.token
-        return response.token
-
-    def register_player_key(self, key: PlayerKey, player: str) -> list[bytes]:
-        """Register ``key``'s public half for ``player`` (``players/{id}``, this client's own
-        player), proving it holds the key; idempotent. Every key the player has, oldest first."""
-        request = player_service_pb2.RegisterPlayerKeyRequest(
-            request_id=_request_id(),
-            public_key=key.public_key,
-            proof=key.proof(player.removeprefix("players/")),
-        )
-        response = self.call(
-            self.players.RegisterPlayerKey, request, player_service_pb2.RegisterPlayerKeyResponse
-        )
-        return list(response.public_keys)
-
-    def key_for(self, player: str) -> PlayerKey | None:
-        """The key this client signs ``player``'s moves with (None when ``sign_moves`` is off):
-        the one kept in the key file for this server and player, created there on first use,
-        and registered once per process."""
-        if not self.sign_moves:
-            return None
-        with self._key_lock:
-            if self.player_key is None:
-                key = load_or_create(key_file(self.key_path), self.server, player)
-                self.register_player_key(key, player)
-                self.player_key = key
-            return self.player_key
-
-    def revoke_player_tokens(self, player: str) -> int:
-        """Revoke every token of ``players/{player}`` (the operator's client only); how many."""
-        return self.call(
-            self.players.RevokePlayerTokens,
-            player_service_pb2.RevokePlayerTokensRequest(request_id=_request_id(), player=player),
-            player_service_pb2.RevokePlayerTokensResponse,
-        ).revoked_token_count
-
-    def get_player(self, name: str) -> player_pb2.Player:
-        """A player's public profile."""
-        return self.call(
-            self.players.GetPlayer,
-            player_service_pb2.GetPlayerRequest(name=name),
-            player_service_pb2.GetPlayerResponse,
-        ).player
 
     # -- tables ---------------------------------------------------------------------------------
 
@@ -300,7 +101,7 @@ class Client:
     ) -> table_pb2.Table:
         """Create a table (the base game unless a preset or rule set is given); not seated."""
         request = table_service_pb2.CreateTableRequest(
-            request_id=_request_id(), seat_count=seat_count
+            request_id=request_id(), seat_count=seat_count
         )
         if preset is not None:
             request.rule_set_preset = preset
@@ -349,7 +150,7 @@ class Client:
         from sapsam_client.seat import Seat
 
         request = table_service_pb2.JoinTableRequest(
-            request_id=_request_id(), table=table_name(table)
+            request_id=request_id(), table=table_name(table)
         )
         if seat is not None:
             request.seat = seat
@@ -371,7 +172,7 @@ class Client:
     def choose_dealer(self, table: str, *, expected_version: int | None = None) -> str:
         """Draw the first dealer by lot; returns the dealer's seat name."""
         request = table_service_pb2.ChooseDealerRequest(
-            request_id=_request_id(), table=table_name(table)
+            request_id=request_id(), table=table_name(table)
         )
         if expected_version is not None:
             request.expected_version = expected_version
@@ -382,7 +183,7 @@ class Client:
     def start_deal(self, table: str, *, expected_version: int | None = None) -> str:
         """Start the next deal (the server commits to a secret seed); returns the deal name."""
         request = table_service_pb2.StartDealRequest(
-            request_id=_request_id(), table=table_name(table)
+            request_id=request_id(), table=table_name(table)
         )
         if expected_version is not None:
             request.expected_version = expected_version
@@ -393,7 +194,7 @@ class Client:
     def contribute_entropy(self, seat: str, entropy: bytes | None = None) -> int:
         """Mix random bytes (32 fresh ones by default) into the shuffle; returns the version."""
         request = table_service_pb2.ContributeEntropyRequest(
-            request_id=_request_id(), seat=seat, entropy=entropy or secrets.token_bytes(32)
+            request_id=request_id(), seat=seat, entropy=entropy or secrets.token_bytes(32)
         )
         return self.call(
             self.tables.ContributeEntropy, request, table_service_pb2.ContributeEntropyResponse
@@ -402,9 +203,7 @@ class Client:
     def cut_deck(self, seat: str, position: int | None = None) -> int:
         """Cut (at a random position 1..51 by default) and deal; returns the version."""
         cut = position if position is not None else 1 + secrets.randbelow(51)
-        request = table_service_pb2.CutDeckRequest(
-            request_id=_request_id(), seat=seat, position=cut
-        )
+        request = table_service_pb2.CutDeckRequest(request_id=request_id(), seat=seat, position=cut)
         return self.call(self.tables.CutDeck, request, table_service_pb2.CutDeckResponse).version
 
     def get_my_hand(self, seat: str) -> Hand:
@@ -424,20 +223,23 @@ class Client:
         *,
         scheme: int = 1,
         signature: tuple[bytes, bytes] | None = None,
+        confirm: bool = False,
     ) -> int:
         """Send a 32-byte commitment of ``scheme`` (see :mod:`sapsam_client.commitment`); returns
-        the version.
+        the version. With ``confirm`` the server also confirms it, in the same call and append
+        (no :meth:`confirm_arrangement` needed).
 
         With ``deal`` (the deal number the rows were chosen for) the server refuses the call with
         reason ``WRONG_DEAL`` once another deal is current, so a late commitment never lands in
         the next deal; the same holds for confirm and reveal.
         """
         request = table_service_pb2.CommitArrangementRequest(
-            request_id=_request_id(),
+            request_id=request_id(),
             seat=seat,
             commitment=commitment,
             deal_number=deal,
             commitment_scheme=scheme,
+            confirm=confirm,
         )
         if signature is not None:
             request.signature.public_key, request.signature.signature = signature
@@ -449,7 +251,7 @@ class Client:
         """Lock the seat's last commitment (in deal number ``deal``, if given); returns the
         version."""
         request = table_service_pb2.ConfirmArrangementRequest(
-            request_id=_request_id(), seat=seat, deal_number=deal
+            request_id=request_id(), seat=seat, deal_number=deal
         )
         return self.call(
             self.tables.ConfirmArrangement, request, table_service_pb2.ConfirmArrangementResponse
@@ -469,7 +271,7 @@ class Client:
         """Reveal the committed rows and nonce (of deal number ``deal``, if given); returns the
         version. ``signature``, as for :meth:`commit_arrangement`: (public key, signature)."""
         request = table_service_pb2.RevealArrangementRequest(
-            request_id=_request_id(),
+            request_id=request_id(),
             seat=seat,
             arrangement=table_pb2.Arrangement(front=front, middle=middle, back=back),
             nonce=nonce,
@@ -493,6 +295,9 @@ class Client:
 
     def watch(self, table: str, after_version: int = 0) -> Iterator[table_event_pb2.TableEvent]:
         """The table's events after ``after_version``, live, until the series is complete.
+
+        A ``cards_dealt`` event on a seat holder's stream carries the seat's own cards
+        (``my_cards``, as :meth:`get_my_hand` returns them); empty for anyone else.
 
         A stream that breaks (``UNAVAILABLE``: its server stopping, the database out of reach),
         ends before the series is complete, or is refused for now (``TOO_MANY_STREAMS``, with

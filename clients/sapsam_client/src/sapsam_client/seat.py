@@ -1,4 +1,4 @@
-"""A seat at a table: play a deal (hand, commitment, confirm, reveal) and whole series.
+"""A seat at a table: play a deal (hand, commitment and confirmation, reveal) and whole series.
 
 ::
 
@@ -12,7 +12,9 @@ file beside the token, registered once; docs/fairness.md §19), unless ``client.
 off. ``play_series`` follows
 the table with ``WatchTable`` and makes every move that falls to this seat: it draws the first
 dealer (seat 0), starts the deals it deals, adds entropy, cuts when it sits on the dealer's right,
-arranges with the given arranger, and reveals.
+arranges with the given arranger, and reveals. It takes the seat's hand from its own stream
+(``CardsDealt.my_cards``; ``GetMyHand`` only when the stream brought none) and commits and
+confirms in one call (``CommitArrangement`` with ``confirm``).
 
 :func:`take_seat` joins a table or, when the client's player already holds a seat there (taken in
 advance, or by this program before it restarted), takes that seat up again.
@@ -104,6 +106,8 @@ class Seat:
         self.commitments: dict[int, Commitment] = keeper.load(name) if keeper else {}
         self._done: set[tuple[str, int]] = set()
         self._player_id: str | None = None
+        self._dealt: Hand | None = None  # the last hand the seat's stream brought
+        self._awaiting_hand = False  # an arrangement waits for the stream's CardsDealt
 
     def __repr__(self) -> str:
         return f"Seat({self.name!r})"
@@ -130,13 +134,26 @@ class Seat:
             return None
         return key.public_key, key.sign(message(player))
 
-    def hand(self) -> Hand:
-        """The seat's 13 cards in the current deal."""
+    def hand(self, deal: int | None = None) -> Hand:
+        """The seat's 13 cards in the current deal (deal number ``deal``, if given): the ones its
+        stream brought for that deal (:meth:`take_event`), else asked of the server
+        (``GetMyHand``)."""
+        dealt = self._dealt
+        if deal is not None and dealt is not None and dealt.deal_number == deal:
+            return dealt
         return self.client.get_my_hand(self.name)
 
-    def commit(self, deal: int, rows: Rows) -> Commitment:
+    def take_event(self, event: table_event_pb2.TableEvent) -> None:
+        """Note what an event of the seat's own stream tells the seat: its hand, which a
+        ``cards_dealt`` event brings on its holder's stream."""
+        if event.WhichOneof("payload") == "cards_dealt" and event.cards_dealt.my_cards:
+            dealt = event.cards_dealt
+            self._dealt = Hand(dealt.deal, tuple(dealt.my_cards))
+
+    def commit(self, deal: int, rows: Rows, *, confirm: bool = False) -> Commitment:
         """Commit to ``rows`` for deal number ``deal`` with a fresh nonce; repeatable until
-        :meth:`confirm`. Only the hash leaves the client."""
+        the seat confirms. With ``confirm`` the same call confirms it too (one call, one append,
+        the events of :meth:`commit` then :meth:`confirm`). Only the hash leaves the client."""
         nonce = fresh_nonce()
         digest = arrangement_commitment(
             self.table_id,
@@ -157,7 +174,12 @@ class Seat:
         )
         try:
             self.client.commit_arrangement(
-                self.name, digest, deal, scheme=COMMITMENT_SCHEME, signature=signature
+                self.name,
+                digest,
+                deal,
+                scheme=COMMITMENT_SCHEME,
+                signature=signature,
+                confirm=confirm,
             )
         except SapsamError as error:
             if error.reason == "WRONG_DEAL" and self.keeper is not None:
@@ -197,12 +219,11 @@ class Seat:
             self.keeper.forget(self.name, deal)
 
     def arrange(self, arranger: Arranger, table: table_pb2.Table) -> Commitment:
-        """Fetch the hand, let ``arranger`` choose the rows, commit and confirm."""
-        hand = self.hand()
+        """Take the hand (from the stream, else the server), let ``arranger`` choose the rows,
+        and commit and confirm them in one call."""
+        hand = self.hand(table.deal_number or None)
         rows = arranger(hand, table)
-        committed = self.commit(hand.deal_number, rows)
-        self.confirm(hand.deal_number)
-        return committed
+        return self.commit(hand.deal_number, rows, confirm=True)
 
     # -- a whole series -------------------------------------------------------------------------
 
@@ -220,7 +241,9 @@ class Seat:
         """
         outcome = SeriesOutcome()
         seen = 0
+        table: table_pb2.Table | None = None
         for event in self.client.watch(self.table):
+            self.take_event(event)
             if on_event is not None:
                 on_event(event)
             kind = event.WhichOneof("payload")
@@ -229,16 +252,34 @@ class Seat:
             elif kind == "series_completed":
                 outcome.standings = list(event.series_completed.standings)
             if event.version <= seen:
-                continue  # the table read after a later event already showed this one
+                # The table read after a later event already showed this one; but the hand an
+                # arrangement waited for comes with it.
+                if kind == "cards_dealt" and self._awaiting_hand and table is not None:
+                    self.act(table, arranger, contribute_entropy=contribute_entropy)
+                continue
             table = self.client.get_table(self.table)
             seen = table.version
-            self.act(table, arranger, contribute_entropy=contribute_entropy)
+            self.act(
+                table,
+                arranger,
+                contribute_entropy=contribute_entropy,
+                stream_behind=event.version < table.version,
+            )
         return outcome
 
     def act(
-        self, table: table_pb2.Table, arranger: Arranger, *, contribute_entropy: bool = True
+        self,
+        table: table_pb2.Table,
+        arranger: Arranger,
+        *,
+        contribute_entropy: bool = True,
+        stream_behind: bool = False,
     ) -> None:
-        """Make whatever move the table, as read, expects of this seat (possibly none)."""
+        """Make whatever move the table, as read, expects of this seat (possibly none).
+
+        ``stream_behind``: the seat's stream has not yet brought every event the table shows, so
+        a hand to arrange may still be on its way (then the seat waits for it rather than ask
+        the server)."""
         phase = table.phase
         deal = table.deal_number
         mine = table.seats[self.position]
@@ -259,7 +300,10 @@ class Seat:
             if table.cutter_seat == self.name:
                 self._once("cut", deal, lambda: self.client.cut_deck(self.name))
         elif phase == table_pb2.TABLE_PHASE_ARRANGING and not mine.confirmed:
-            self._once("arrange", deal, lambda: self.arrange(arranger, table))
+            streamed = self._dealt is not None and self._dealt.deal_number == deal
+            self._awaiting_hand = stream_behind and not streamed
+            if not self._awaiting_hand:
+                self._once("arrange", deal, lambda: self.arrange(arranger, table))
         elif phase == table_pb2.TABLE_PHASE_REVEALING and not mine.revealed:
             # Without the commitment (e.g. another process confirmed) there is nothing to show.
             reveal = deal in self.commitments

@@ -1,0 +1,222 @@
+"""A scored deal and the final standings as one seat's player reads them: pure, no I/O.
+
+Every seat's rows are shown with each row named ("pair of kings"); then, from the reader's own
+seat, each row against each other seat ("front: your pair of kings beat Bob's pair of jacks"),
+won or lost, and the points; then the running totals and standings by display name. The lines
+fit 80 columns (longer ones wrap with an indent).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from sapsam_client.card_style import PLAIN, CardStyle, cards_shown
+from sapsam_client.client import seat_position
+from sapsam_client.hand_names import names_apart, row_name
+from sapsam_proto.v1 import table_event_pb2, table_pb2
+
+WIDTH: Final = 79
+NAME_WIDTH: Final = 16
+ROWS: Final = ("front", "middle", "back")
+
+
+def seat_labels(seats: Sequence[table_pb2.Seat]) -> dict[str, str]:
+    """What to call each seat: its player's display name (shortened); the seat number when the
+    seat has no name, and the name with the seat number when two seats share it (bots started
+    together, say)."""
+    names = {seat.name: seat.display_name.strip()[:NAME_WIDTH] for seat in seats}
+    labels = {}
+    for seat, name in names.items():
+        shared = list(names.values()).count(name) > 1
+        if not name:
+            labels[seat] = f"seat {seat_position(seat)}"
+        elif shared:
+            labels[seat] = f"{name} (seat {seat_position(seat)})"
+        else:
+            labels[seat] = name
+    return labels
+
+
+def label(labels: Mapping[str, str], seat: str) -> str:
+    """A seat's label, or its number when unknown."""
+    return labels.get(seat) or f"seat {seat_position(seat)}"
+
+
+def _wrap(text: str, indent: str, hanging: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=hanging) or [indent]
+
+
+def _rows(seat: table_pb2.DealSeatResult) -> tuple[tuple[str, ...], ...] | None:
+    rows = seat.arrangement
+    found = tuple(tuple(row) for row in (rows.front, rows.middle, rows.back))
+    return found if all(len(row) in (3, 5) for row in found) else None
+
+
+def _points(delta: int) -> str:
+    return f"{delta:+d} point" + ("" if abs(delta) == 1 else "s")
+
+
+FOUL_WORDS: Final = {
+    "WRONG_ROW_SIZE": "a row of the wrong size",
+    "NOT_DEALT_CARDS": "cards not dealt to the seat",
+    "ROWS_OUT_OF_ORDER": "rows out of order",
+}
+STAGE_WORDS: Final = {
+    table_pb2.TIMEOUT_STAGE_ARRANGING: "missed the arranging deadline",
+    table_pb2.TIMEOUT_STAGE_REVEALING: "missed the reveal deadline",
+}
+
+
+def foul_words(seat: table_pb2.DealSeatResult) -> str:
+    """Why a seat fouled, in words (the result carries a code: ``DealSeatResult.foul_reason``)."""
+    if seat.foul_reason == "MISSED_DEADLINE" or (seat.timed_out_stage and not seat.foul_reason):
+        return STAGE_WORDS.get(seat.timed_out_stage, "missed a deadline")
+    return FOUL_WORDS.get(seat.foul_reason, seat.foul_reason.lower().replace("_", " ") or "foul")
+
+
+def seat_lines(
+    seat: table_pb2.DealSeatResult, me: str, labels: Mapping[str, str], style: CardStyle
+) -> list[str]:
+    """A seat's rows with their names, its points for the deal and its running total."""
+    who = "you" if seat.seat == me else label(labels, seat.seat)
+    foul = ""
+    if seat.foul:
+        foul = f", FOUL ({foul_words(seat)})"
+    elif seat.timed_out_stage:
+        foul = ", out of time: the solver's rows played"
+    heading = (
+        f"{'*' if seat.seat == me else ' '}seat {seat_position(seat.seat)} {who}: "
+        f"{_points(seat.score_delta)}, total {seat.series_total:+d}{foul}"
+    )
+    lines = _wrap(heading, "", "    ")
+    rows = _rows(seat)
+    if rows is None:
+        return [*lines, "    (no rows revealed)"]
+    lines.append("    " + " | ".join(cards_shown(row, style) for row in rows))
+    named = "; ".join(row_name(row) for row in rows)
+    return lines + _wrap(named, "    ", "    ")
+
+
+def row_against(
+    row: str,
+    mine: tuple[str, ...] | None,
+    theirs: tuple[str, ...] | None,
+    outcome: str,
+    fouls: tuple[bool, bool],
+    them: str,
+) -> str:
+    """One row from the reader's side: ``outcome`` is ``"won"``, ``"lost"``, ``"tie"`` or ``""``
+    (not scored); ``fouls`` is (mine, theirs)."""
+    if fouls == (True, True):
+        return f"{row}: both fouled, no one wins it"
+    if mine is None or theirs is None:
+        missing = "your rows were" if mine is None else f"{them}'s rows were"
+        verdict = {"won": ", you win it", "lost": f", {them} wins it", "tie": ", a tie"}
+        return f"{row}: {missing} not revealed{verdict.get(outcome, '')}"
+    my_name, their_name = names_apart(mine, theirs)
+    if fouls[1] and outcome == "won":
+        return f"{row}: {them} fouled, your {my_name} wins"
+    if fouls[0] and outcome == "lost":
+        return f"{row}: you fouled, {them}'s {their_name} wins"
+    if outcome == "won":
+        return f"{row}: your {my_name} beat {them}'s {their_name}"
+    if outcome == "lost":
+        return f"{row}: {them}'s {their_name} beat your {my_name}"
+    if outcome == "tie" and my_name == their_name:
+        return f"{row}: a tie, both {my_name}"
+    if outcome == "tie":
+        return f"{row}: a tie, your {my_name} and {them}'s {their_name}"
+    return f"{row}: not scored"
+
+
+def pair_lines(result: table_pb2.DealResult, me: str, labels: Mapping[str, str]) -> list[str]:
+    """Each other seat against the reader's: rows won and lost, each row named, the points."""
+    seats = {seat.seat: seat for seat in result.seats}
+    mine = seats.get(me)
+    if mine is None:
+        return []
+    lines = []
+    for pair in result.pairs:
+        if me not in (pair.first_seat, pair.second_seat):
+            continue
+        first = pair.first_seat == me
+        other = pair.second_seat if first else pair.first_seat
+        them = label(labels, other)
+        theirs = seats.get(other, table_pb2.DealSeatResult(seat=other))
+        outcomes = [_from_my_side(row, first) for row in (pair.front, pair.middle, pair.back)]
+        delta = pair.first_seat_delta if first else -pair.first_seat_delta
+        won, lost = outcomes.count("won"), outcomes.count("lost")
+        tied = 3 - won - lost
+        lines.append(f"you v {them}: won {won}, lost {lost}, tied {tied}: {_points(delta)}")
+        for row, outcome in zip(ROWS, outcomes, strict=True):
+            mine_row = _row(mine, row)
+            their_row = _row(theirs, row)
+            text = row_against(row, mine_row, their_row, outcome, (mine.foul, theirs.foul), them)
+            lines.extend(_wrap(text, "  ", "      "))
+    return lines
+
+
+def _row(seat: table_pb2.DealSeatResult, row: str) -> tuple[str, ...] | None:
+    rows = _rows(seat)
+    return None if rows is None else rows[ROWS.index(row)]
+
+
+def _from_my_side(outcome: int, first: bool) -> str:
+    if outcome == table_pb2.ROW_OUTCOME_TIE:
+        return "tie"
+    if outcome == table_pb2.ROW_OUTCOME_FIRST_SEAT_WON:
+        return "won" if first else "lost"
+    if outcome == table_pb2.ROW_OUTCOME_SECOND_SEAT_WON:
+        return "lost" if first else "won"
+    return ""
+
+
+def standings_line(
+    totals: Sequence[tuple[str, int]], me: str, labels: Mapping[str, str], title: str
+) -> list[str]:
+    """``title: 1 Ann +4, 2= you -1, 2= Bob -1 …``: places shared when totals are equal."""
+    ordered = sorted(totals, key=lambda item: (-item[1], seat_position(item[0])))
+    parts = []
+    for seat, total in ordered:
+        place = 1 + sum(1 for _, other in ordered if other > total)
+        shared = "=" if sum(1 for _, other in ordered if other == total) > 1 else ""
+        who = "you" if seat == me else label(labels, seat)
+        parts.append(f"{place}{shared} {who} {total:+d}")
+    return _wrap(f"{title}: " + ", ".join(parts), "", "  ")
+
+
+def deal_lines(
+    result: table_pb2.DealResult,
+    me: str,
+    labels: Mapping[str, str],
+    style: CardStyle = PLAIN,
+    series_length: int = 0,
+) -> list[str]:
+    """A scored deal from ``me``'s seat: every seat's rows named, each row against each other
+    seat, the points and the standings after it."""
+    of = f" of {series_length}" if series_length else ""
+    lines = [f"== deal {result.deal_number}{of}: the reveal =="]
+    for seat in result.seats:
+        lines.extend(seat_lines(seat, me, labels, style))
+    lines.extend(pair_lines(result, me, labels))
+    totals = [(seat.seat, seat.series_total) for seat in result.seats]
+    lines.extend(standings_line(totals, me, labels, f"standings after deal {result.deal_number}"))
+    return lines
+
+
+def final_lines(
+    completed: table_event_pb2.SeriesCompleted, me: str, labels: Mapping[str, str]
+) -> list[str]:
+    """The final table: places (shared when totals are equal), names, totals."""
+    places = [standing.place for standing in completed.standings]
+    lines = [f"== final standings after {completed.deals_played} deals =="]
+    for standing in sorted(completed.standings, key=lambda s: (s.place, s.seat)):
+        shared = "=" if places.count(standing.place) > 1 else " "
+        you = "  (you)" if standing.seat == me else ""
+        lines.append(
+            f"  {standing.place}{shared} seat {seat_position(standing.seat)} "
+            f"{label(labels, standing.seat):<{NAME_WIDTH}} {standing.total:+5d}{you}"
+        )
+    return lines

@@ -28,7 +28,9 @@ from pty_child import PtyChild, pty_child
 
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
-from sapsam_client import Seat, connect, solver_arranger
+from sapsam_client import Hand, Rows, Seat, connect, solver_arranger
+from sapsam_client.row_entry import HELP
+from sapsam_proto.v1.table_pb2 import Table
 
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 HAND = re.compile(r"your cards \(seat 0, dealer seat \d\)\r\n  ((?:[2-9TJQKA][cdhs] ?){13})")
@@ -47,19 +49,32 @@ def foul_rows(hand: list[str]) -> tuple[str, str]:
             return " ".join(cards[:3]).lower(), ", ".join(cards[3:8])
 
 
-def start_bots(address: str, table: str) -> tuple[list[threading.Thread], list[BaseException]]:
+def start_bots(
+    address: str,
+    table: str,
+    seats: tuple[int, ...] = (1, 2, 3),
+    held: threading.Event | None = None,
+) -> tuple[list[threading.Thread], list[BaseException]]:
+    """Solver bots at ``seats``; the last one, given ``held``, arranges its first hand only once
+    ``held`` is set (a slow player the others wait for)."""
     failures: list[BaseException] = []
 
     def bot(index: int) -> None:
         client = connect(address)
         client.register(f"bot {index}")
         seat: Seat = client.join_table(table, index)
+
+        def arrange(hand: Hand, current: Table) -> Rows:
+            if held is not None and index == seats[-1]:
+                held.wait(60)
+            return solver_arranger(hand, current)
+
         try:
-            seat.play_series(solver_arranger)
+            seat.play_series(arrange)
         except BaseException as error:
             failures.append(error)
 
-    threads = [threading.Thread(target=bot, args=(i,), daemon=True) for i in (1, 2, 3)]
+    threads = [threading.Thread(target=bot, args=(i,), daemon=True) for i in seats]
     return threads, failures
 
 
@@ -88,6 +103,13 @@ def on_pty() -> Iterator[Callable[[list[str], dict[str, str]], PtyChild]]:
         yield lambda command, env: running.enter_context(pty_child(command, env))
 
 
+def without_help(text: str) -> str:
+    """The screen without the help's example cards."""
+    for line in HELP:
+        text = text.replace(line, "")
+    return text
+
+
 def test_a_person_plays_a_series_against_three_bots(
     address: str, tmp_path: Path, on_pty: Callable[[list[str], dict[str, str]], PtyChild]
 ) -> None:
@@ -100,51 +122,88 @@ def test_a_person_plays_a_series_against_three_bots(
     child = first.terminal
     child.logfile_read = transcript
     child.expect("you sit at seat 0")
-    threads, failures = start_bots(address, table)
+    child.expect(r"waiting for 3 more players to sit down \(no time limit\)\r\n")
+    slow_bot = threading.Event()
+    threads, failures = start_bots(address, table, held=slow_bot)
     for thread in threads:
         thread.start()
 
-    # Deal 1: a foul is announced before confirming; declined; the suggestion accepted.
+    # Deal 1: rows typed one at a time, each card checked; a foul is announced before
+    # confirming; the confirmation takes only yes or no; declined, undone, the suggestion taken.
     child.expect(HAND)
     hand = child.match.group(1).split()
     child.expect("Suggested rows:")
     child.expect(r"front ([^\r\n]+)\r\n  middle ([^\r\n]+)\r\n  back ([^\r\n]+)\r\n")
-    assert all(value.strip() for value in child.match.groups())  # each row shows its value
-    child.expect(r"front \(Enter = suggestion\)> ")
+    assert all(value.strip() for value in child.match.groups())  # each row shows its name
+    child.expect(r"front \(3 cards, Enter = suggestion\)> ")
+    stranger = next(card for card in ("2c", "2d", "2h", "2s", "3c") if card not in hand)
+    child.sendline(f"{hand[0]} {hand[1]} {stranger}")
+    child.expect(f"  {stranger} is not in your hand\r\n")
+    child.expect(r"front \(3 cards, Enter = suggestion\)> ")
+    child.sendline("?")
+    child.expect(r"swap C1 C2  swap two cards")
     front, middle = foul_rows(hand)
     child.sendline(front)
-    child.expect("middle> ")
+    child.expect(r"  front  [^\r\n]+\r\n  cards left: ((?:[2-9TJQKA][cdhs] ?){10})\r\n")
+    left = child.match.group(1).split()
+    assert set(left) == set(hand) - {card.capitalize() for card in front.split()}
+    child.expect(r"middle \(5 cards\)> ")
+    child.sendline(f"{front.split()[0]} " + " ".join(middle.split(", ")[1:]))
+    child.expect(f"  {front.split()[0].capitalize()} is already in the front row\r\n")
+    child.expect(r"middle \(5 cards\)> ")
     child.sendline(middle)
+    child.expect("Your rows:")
     child.expect(r"WARNING: these rows are a FOUL:\r\n  (front|middle) .*?beats")
-    child.expect(r"Confirm the foul anyway\? \[y/N\] ")
+    child.expect(r"Confirm the foul anyway\? \[y/n\] ")
+    child.sendline("maybe")
+    child.expect(r"please answer y \(yes\) or n \(no\)\r\n")
+    child.expect(r"Confirm the foul anyway\? \[y/n\] ")
     child.sendline("n")
-    child.expect(r"front \(Enter = suggestion\)> ")
-    child.sendline("")
-    child.expect(r"Confirm these rows\? \[Y/n\] ")
-    child.sendline("")
-    child.expect("== deal 1: the reveal ==")
-    before_reveal = transcript.getvalue().split("== deal 1: the reveal ==")[0]
-    assert set(CARD.findall(before_reveal)) <= set(hand), "another seat's card before the reveal"
-    child.expect(r"standings: [^\r\n]+\r\n")
+    child.expect(r"Change the rows")
+    child.expect(r"change> ")
+    child.sendline("u")
+    child.expect(r"cards left: ")
+    child.expect(r"middle \(5 cards\)> ")
+    child.sendline("s")
+    child.expect("Your rows:")
+    child.expect(r"Confirm these rows\? \[y/n\] ")
+    child.sendline("y")
+    # The table waits for the slow bot, and says so.
+    child.expect(r"waiting for bot 3 \(seat 3\) to arrange[ :][^\r\n]*\(no time limit\)\r\n")
+    slow_bot.set()
+    child.expect(r"every seat confirmed: revealing")
+    child.expect("== deal 1 of 2: the reveal ==")
+    before_reveal = without_help(transcript.getvalue().split("== deal 1 of 2: the reveal ==")[0])
+    typed_stranger = {stranger}  # typed by the person, refused
+    assert set(CARD.findall(before_reveal)) <= set(hand) | typed_stranger, (
+        "a card before the reveal"
+    )
+    child.expect(r"you v bot 1: won \d, lost \d, tied \d: [+-]\d+ points?\r\n")
+    child.expect(r"  front: [^\r\n]*(beat|tie)")
+    child.expect(r"standings after deal 1: [^\r\n]+\r\n")
 
-    # Deal 2: the person confirms a foul; the reveal shows it.
+    # Deal 2: the person confirms a foul; the reveal shows it. The results of deal 1 came first.
     child.expect(HAND)
     hand_2 = child.match.group(1).split()
-    child.expect(r"front \(Enter = suggestion\)> ")
+    screen_so_far = transcript.getvalue()
+    assert screen_so_far.index("standings after deal 1") < screen_so_far.index("Deal 2: your")
+    child.expect(r"front \(3 cards, Enter = suggestion\)> ")
     front, middle = foul_rows(hand_2)
     child.sendline(front)
-    child.expect("middle> ")
+    child.expect(r"middle \(5 cards\)> ")
     child.sendline(middle)
     child.expect("WARNING: these rows are a FOUL")
-    child.expect(r"Confirm the foul anyway\? \[y/N\] ")
-    child.sendline("y")
-    child.expect("== deal 2: the reveal ==")
-    between = transcript.getvalue().split("== deal 1: the reveal ==")[1]
-    deal_2_before = between.split("== deal 2: the reveal ==")[0].split("your cards")[1]
-    assert set(CARD.findall(deal_2_before)) <= set(hand_2)
-    child.expect(r"\*0 Human +[^\r\n]+ FOUL\r\n")
-    child.expect(r"rows \(front middle back, W/L/= for the first seat\):\r\n")
-    child.expect(r"  0v1 [WL=]{3} [+-]\d+   0v2 [WL=]{3} [+-]\d+   0v3 [WL=]{3} [+-]\d+\r\n")
+    child.expect(r"Confirm the foul anyway\? \[y/n\] ")
+    child.sendline("yes")
+    child.expect("== deal 2 of 2: the reveal ==")
+    between = transcript.getvalue().split("== deal 1 of 2: the reveal ==")[1]
+    deal_2_before = between.split("== deal 2 of 2: the reveal ==")[0].split("your cards")[1]
+    assert set(CARD.findall(without_help(deal_2_before))) <= set(hand_2)
+    child.expect(r"\*seat 0 you: [+-]\d+ points?, total [+-]\d+, FOUL[^\r\n]*\r\n")
+    for bot in (1, 2, 3):
+        child.expect(rf"you v bot {bot}: won 0, lost 3, tied 0: -\d+ points?\r\n")
+        child.expect(rf"  front: you fouled, bot {bot}'s [^\r\n]+ wins\r\n")
+    child.expect(r"standings after deal 2: [^\r\n]+\r\n")
     child.expect("== final standings after 2 deals ==")
     child.expect(r"((?:  \d[= ] seat \d [^\r\n]+\r\n){4})")
     final = child.match.group(1)
@@ -159,11 +218,15 @@ def test_a_person_plays_a_series_against_three_bots(
     screen = transcript.getvalue().splitlines()
     # 80 columns (only the saved token's file path, shown on a line of its own, may be longer).
     assert [line for line in screen if len(line) > 80 and str(tmp_path) not in line] == []
-    # Every seat's revealed rows are in the reveals, with the rows of all four seats.
-    reveal = transcript.getvalue().split("== deal 2: the reveal ==")[1]
-    assert len(re.findall(r"^[* ][0-3] \S", reveal, re.MULTILINE)) >= 4
-    for seat in (1, 2, 3):
-        assert re.search(rf"^ {seat} bot {seat} +(?:[2-9TJQKA][cdhs][ |]+){{13}}", reveal, re.M)
+    # Every seat's revealed rows are in the reveals, each row named.
+    reveal = transcript.getvalue().split("== deal 2 of 2: the reveal ==")[1]
+    for bot in (1, 2, 3):
+        assert re.search(
+            rf"^ seat {bot} bot {bot}: [^\r\n]+\r\n    (?:[2-9TJQKA][cdhs][ |]*){{13}}\r\n"
+            r"    [a-z][^\r\n]*; [^\r\n]+; ",
+            reveal,
+            re.M,
+        )
 
     # The token was saved, owner-only, and a second run reuses it (no new registration).
     saved = json.loads(token_file.read_text())
@@ -176,3 +239,44 @@ def test_a_person_plays_a_series_against_three_bots(
     again.expect(pexpect.EOF)
     assert "registered as" not in (again.before or "")
     assert json.loads(token_file.read_text()) == saved
+
+
+def test_suit_symbols_colour_and_a_live_status_on_a_capable_terminal(
+    address: str, tmp_path: Path, on_pty: Callable[[list[str], dict[str, str]], PtyChild]
+) -> None:
+    host = connect(address)
+    host.register("host")
+    table = host.create_table(2, series_length=1).name
+    capable = PLAY_ENV | {"TERM": "xterm-256color", "LC_ALL": "C.UTF-8"}
+    player = on_pty(play_command(address, table, tmp_path / "tokens.json"), capable)
+    child = player.terminal
+    child.expect("you sit at seat 0")
+    # Drawn in place: a carriage return, the status, "erase to the end of the line".
+    child.expect("\rwaiting for 1 more player to sit down \\(no time limit\\)\x1b\\[K")
+    slow_bot = threading.Event()
+    threads, failures = start_bots(address, table, seats=(1,), held=slow_bot)
+    threads[0].start()
+    child.expect(r"your cards \(seat 0, dealer seat \d\)\r\n  ([^\r\n]+)\r\n")
+    hand_line = child.match.group(1)
+    assert re.search("[♠♣]", hand_line) and "\x1b[31m" in hand_line and "\x1b[0m" in hand_line
+    assert not CARD.search(hand_line)  # no suit letters
+    child.expect(r"front \(3 cards, Enter = suggestion\)> ")
+    child.sendline("")
+    child.expect(r"Confirm these rows\? \[y/n\] ")
+    child.sendline("y")
+    # The time waited moves on, redrawn every second.
+    child.expect(
+        "\rwaiting for bot 1 \\(seat 1\\) to arrange: 1 s so far \\(no time limit\\)\x1b\\[K"
+    )
+    child.expect(
+        "\rwaiting for bot 1 \\(seat 1\\) to arrange: 2 s so far \\(no time limit\\)\x1b\\[K"
+    )
+    slow_bot.set()
+    child.expect("== deal 1 of 1: the reveal ==")
+    child.expect(r"\*seat 0 you: [^\r\n]+\r\n    ([^\r\n]+)\r\n")
+    assert re.search("[♠♣]", child.match.group(1))  # the reveal in symbols too
+    child.expect("== final standings after 1 deals ==")
+    child.expect(pexpect.EOF)
+    assert player.exit_code() == 0
+    threads[0].join(30)
+    assert failures == []

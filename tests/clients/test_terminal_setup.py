@@ -1,5 +1,6 @@
-"""`sapsam-play`'s set-up steps with scripted answers: signing in (saved, stale or new token),
-picking an open table or creating one, and coming back to a seat already held."""
+"""`sapsam-play`'s steps with scripted answers: signing in (saved, stale or new token), picking an
+open table or creating one, coming back to a seat already held, and a finished deal's results
+shown before the next deal's cards."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ from pathlib import Path
 
 from sapsam_client import connect, seat_position, solver_arranger
 from sapsam_client.commitment_file import CommitmentFile
+from sapsam_client.table_view import TableView
 from sapsam_client.terminal import (
     Terminal,
     build_parser,
     choose_table,
-    parse_row,
     sign_in,
     take_seat,
 )
 from sapsam_client.tokens import SavedPlayer, load_player, save_player
+from sapsam_proto.v1.table_event_pb2 import DealScored, TableEvent
 
 
 def scripted(answers: list[str]) -> tuple[Terminal, list[str]]:
@@ -83,10 +85,6 @@ def test_coming_back_finds_the_seat_already_held(address: str) -> None:
     assert again.name == seat.name and again.position == 1
 
 
-def test_rows_are_read_as_people_type_them() -> None:
-    assert parse_row("as, 10h  Q♠ td") == ["As", "Th", "Qs", "Td"]
-
-
 def test_a_restarted_seat_reveals_from_its_commitment_file(address: str, tmp_path: Path) -> None:
     keeper_path = tmp_path / "commitments.json"
     clients = [connect(address) for _ in range(2)]
@@ -118,3 +116,41 @@ def test_a_restarted_seat_reveals_from_its_commitment_file(address: str, tmp_pat
     result = clients[0].get_deal_result(f"{table}/deals/1")
     assert result.scored and not any(seat.foul for seat in result.seats)
     assert CommitmentFile(keeper_path).load(seats[0].name) == {}  # forgotten once revealed
+
+
+def test_a_finished_deal_is_shown_before_the_next_deals_cards(address: str) -> None:
+    """The SDK may ask for the next deal's rows before the ``DealScored`` event reaches the
+    terminal (the table read after an event is ahead of the stream): the results come first."""
+    clients = [connect(address) for _ in range(2)]
+    for index, client in enumerate(clients):
+        client.register(f"p{index}")
+    table = clients[0].create_table(2, series_length=2).name
+    seats = [client.join_table(table, index) for index, client in enumerate(clients)]
+    clients[0].choose_dealer(table)
+    for deal in (1, 2):
+        current = clients[0].get_table(table)
+        clients[seat_position(current.dealer_seat)].start_deal(table)
+        cutter = clients[0].get_table(table).cutter_seat
+        clients[seat_position(cutter)].cut_deck(cutter)
+        if deal == 2:
+            break
+        for seat in seats:
+            hand = seat.hand()
+            seat.commit(hand.deal_number, solver_arranger(hand, current))
+            seat.confirm()
+        for seat in seats:
+            seat.reveal(1)
+
+    terminal, said = scripted(["", "y"])
+    view = TableView(terminal, clients[0], seats[0])
+    view.refresh()
+    rows = view.arranger(seats[0].hand(), clients[0].get_table(table))
+    assert len(rows.cards) == 13
+    reveal = said.index("== deal 1 of 2: the reveal ==")
+    assert reveal < next(i for i, line in enumerate(said) if "Deal 2: your cards" in line)
+    assert any(line.startswith("standings after deal 1: ") for line in said[reveal:])
+    # The DealScored event, when it comes, does not show the deal again.
+    scored = clients[0].get_deal_result(f"{table}/deals/1")
+    before = len(said)
+    view.show_event(TableEvent(deal_scored=DealScored(result=scored), version=1))
+    assert "== deal 1 of 2: the reveal ==" not in said[before:]

@@ -1,0 +1,107 @@
+"""``sapsam-play``'s arranging dialogue: the hand, the suggestion, the rows typed one at a time
+(``sapsam_client.row_entry``), a foul announced before confirming, and a yes/no confirmation."""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import UTC, datetime
+
+from sapsam_client.card_style import CardStyle, cards_shown
+from sapsam_client.client import Hand, seat_position
+from sapsam_client.commitment import ROW_SIZES, Rows
+from sapsam_client.hand_names import row_name
+from sapsam_client.prompts import Terminal
+from sapsam_client.row_entry import ROW_NAMES, RowEntry, enter
+from sapsam_client.rules import foul_detail, solver_rows
+from sapsam_proto.v1 import table_pb2
+
+CHANGE_HINT = (
+    "Change the rows (swap C1 C2, front|middle|back CARDS, u = undo, r = start again,"
+    " ? = help), or press Enter to confirm them."
+)
+
+
+def row_line(name: str, cards: tuple[str, ...], style: CardStyle) -> str:
+    """``  front  Ks Kd 3c          pair of kings``: a row, strongest card first, and its name.
+    Cards take two columns whatever the style (colour codes take none)."""
+    shown = cards_shown(cards, style)
+    padding = " " * (15 - 3 * len(cards) + 1)
+    return f"  {name:<6} {shown}{padding} {row_name(cards)}"
+
+
+def rows_block(rows: Rows, title: str, style: CardStyle) -> list[str]:
+    """A title and three lines, one per row, each with its name."""
+    lines = [title]
+    for name, row in zip(ROW_NAMES, (rows.front, rows.middle, rows.back), strict=True):
+        lines.append(row_line(name, row, style))
+    return lines
+
+
+def entry_lines(entry: RowEntry, style: CardStyle) -> list[str]:
+    """The rows set so far and the cards left, while some row is still empty."""
+    lines = [
+        row_line(name, row, style)
+        for name, row in zip(ROW_NAMES, entry.rows, strict=True)
+        if row is not None
+    ]
+    return [*lines, f"  cards left: {cards_shown(entry.left, style)}"]
+
+
+def question(entry: RowEntry) -> str:
+    """The prompt: the row to type next, or a change once all rows are set."""
+    row = entry.next_row
+    if row is None:
+        return "change> "
+    if not entry.started:
+        return f"{row} ({ROW_SIZES[row]} cards, Enter = suggestion)> "
+    return f"{row} ({ROW_SIZES[row]} cards)> "
+
+
+def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: int) -> Rows:
+    """Show the hand and the suggestion; read rows until the player confirms some."""
+    style = terminal.style
+    suggestion = solver_rows(hand.cards)
+    dealer = seat_position(table.dealer_seat) if table.dealer_seat else "?"
+    terminal.say(f"\nDeal {hand.deal_number}: your cards (seat {position}, dealer seat {dealer})")
+    terminal.say("  " + cards_shown(hand.cards, style))
+    if table.HasField("deadline_time"):
+        left = table.deadline_time.ToDatetime(tzinfo=UTC) - datetime.now(UTC)
+        terminal.say(f"time limit: confirm within {max(0, int(left.total_seconds()))} s")
+    for line in rows_block(suggestion, "Suggested rows:", style):
+        terminal.say(line)
+    terminal.say("Type the front row's 3 cards, then the middle's 5; the back is what is left.")
+    terminal.say("? for help (swap, undo, named rows).")
+    entry = RowEntry.start(hand.cards)
+    confirming = False
+    while True:
+        if entry.complete and confirming:
+            rows = entry.arranged()
+            if confirmed(terminal, rows, hand):
+                return rows
+            confirming = False
+            for line in textwrap.wrap(CHANGE_HINT, 79):
+                terminal.say(line)
+        line = terminal.prompt(question(entry))
+        after, message = enter(entry, line, suggestion)
+        for text in message.splitlines():
+            terminal.say(f"  {text}")
+        if after.complete:
+            confirming = confirming or after != entry or not line.strip()
+        elif after != entry:
+            for text in entry_lines(after, style):
+                terminal.say(text)
+        entry = after
+
+
+def confirmed(terminal: Terminal, rows: Rows, hand: Hand) -> bool:
+    """Show the rows (and the foul, if they foul) and ask for a yes or a no."""
+    for line in rows_block(rows, "Your rows:", terminal.style):
+        terminal.say(line)
+    foul = foul_detail(rows, hand.cards)
+    if not foul:
+        return terminal.yes_no("Confirm these rows?")
+    terminal.say("WARNING: these rows are a FOUL:")
+    for line in textwrap.wrap(foul, 76):
+        terminal.say(f"  {line}")
+    terminal.say("A fouled hand loses every row to every other seat.")
+    return terminal.yes_no("Confirm the foul anyway?")

@@ -1,0 +1,210 @@
+"""What ``sapsam-play`` shows of the table while a series is played: a line for each event a
+player wants to see, the results of each deal from the player's own seat
+(``sapsam_client.results_text``), and whom the table waits for (``sapsam_client.waiting``).
+
+A deal's results are shown before the next deal's prompt, never after it: the SDK reads the table
+after each event and may find the next deal already dealt (the other seats are quick) before the
+``DealScored`` event is seen; the prompt then fetches the finished deal's result first, and the
+event, when it comes, is not shown twice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Final
+
+from sapsam_client.arranging import arrange
+from sapsam_client.client import Client, Hand, seat_position
+from sapsam_client.commitment import Rows
+from sapsam_client.errors import SapsamError
+from sapsam_client.prompts import Terminal
+from sapsam_client.results_text import deal_lines, final_lines, label, seat_labels
+from sapsam_client.seat import Seat
+from sapsam_client.waiting import awaited, waiting_text
+from sapsam_proto.v1 import table_event_pb2, table_pb2
+
+REDRAW_SECONDS: Final = 1.0
+"""How often a status drawn in place is redrawn (its countdown moves by the second)."""
+REPEAT_SECONDS: Final = 20.0
+"""How often a terminal that cannot redraw is reminded of a wait that goes on."""
+
+Clock = Callable[[], datetime]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class WaitingStatus:
+    """The status line: whom the table waits for, updated on every table read and by a timer
+    thread (a countdown, or the time waited so far) while the player is not being asked."""
+
+    def __init__(self, terminal: Terminal, me: str, clock: Clock = _now) -> None:
+        self.terminal = terminal
+        self.me = me
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._table: table_pb2.Table | None = None
+        self._labels: dict[str, str] = {}
+        self._key: object = None
+        self._since = clock()
+        self._shown_at = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="waiting-status", daemon=True)
+
+    def start(self) -> None:
+        """Keep the status up to date until :meth:`stop`."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End the timer and take the status off the screen."""
+        self._stop.set()
+        self.pause()
+
+    def update(self, table: table_pb2.Table, labels: dict[str, str]) -> None:
+        """The table as just read: say whom it waits for now, if that changed."""
+        mine = next((seat for seat in table.seats if seat.name == self.me), None)
+        if (
+            table.phase == table_pb2.TABLE_PHASE_ARRANGING
+            and mine is not None
+            and not mine.confirmed
+            and not mine.timed_out
+        ):
+            self.pause()  # the player is about to be asked for rows
+            return
+        key = (table.phase, table.deal_number, awaited(table, self.me))
+        with self._lock:
+            changed = key != self._key
+            if changed:
+                self._key = key
+                self._since = self.clock()
+            self._table, self._labels = table, labels
+        if changed:
+            self._show()
+
+    def pause(self) -> None:
+        """No status until the next table read (the player is asked something)."""
+        with self._lock:
+            self._table, self._key = None, None
+        self.terminal.end_status()
+
+    def text(self) -> str | None:
+        """The status now, or None when the table waits for no one but the player."""
+        with self._lock:
+            if self._table is None:
+                return None
+            return waiting_text(self._table, self.me, self._labels, self.clock(), self._since)
+
+    def _show(self) -> None:
+        text = self.text()
+        if text is None:
+            self.terminal.end_status()
+        else:
+            self.terminal.status(text)
+            self._shown_at = time.monotonic()
+
+    def _run(self) -> None:
+        while not self._stop.wait(REDRAW_SECONDS):
+            due = time.monotonic() - self._shown_at >= REPEAT_SECONDS
+            if self.terminal.redraw is not None or (due and self.text()):
+                self._show()
+
+
+class TableView:
+    """The table as the player sees it: seat names, events, results, the waiting status."""
+
+    def __init__(self, terminal: Terminal, client: Client, seat: Seat) -> None:
+        self.terminal = terminal
+        self.client = client
+        self.seat = seat
+        self.labels: dict[str, str] = {}
+        self.series_length = 0
+        self.shown_deals: set[int] = set()
+        self.prompted = 0  # the last deal whose cards the player was shown
+        self.waiting = WaitingStatus(terminal, seat.name)
+
+    def say(self, lines: list[str]) -> None:
+        """Several lines."""
+        for line in lines:
+            self.terminal.say(line)
+
+    def refresh(self, seen: int | None = None) -> table_pb2.Table:
+        """Read the table: the seats' names, the series length, and whom it waits for, unless
+        the table is already past the last event ``seen`` (the events still to come say what
+        happened first; a status now would run ahead of them)."""
+        table = self.client.get_table(self.seat.table)
+        self.series_length = table.rule_set.series_length
+        self.labels = seat_labels(table.seats)
+        if seen is None or seen >= table.version:
+            self.waiting.update(table, self.labels)
+        return table
+
+    def name_of(self, seat: str) -> str:
+        """A seat's player's display name, or the seat number."""
+        return "you" if seat == self.seat.name else label(self.labels, seat)
+
+    def arranger(self, hand: Hand, table: table_pb2.Table) -> Rows:
+        """The SDK's arranger: the previous deal's results if not shown yet, then the dialogue."""
+        self.waiting.pause()
+        self.catch_up(hand.deal_number - 1)
+        self.prompted = max(self.prompted, hand.deal_number)
+        return arrange(self.terminal, hand, table, self.seat.position)
+
+    def catch_up(self, deal_number: int) -> None:
+        """Show deal ``deal_number``'s results now if they are not shown yet."""
+        if deal_number < 1 or deal_number in self.shown_deals:
+            return
+        try:
+            result = self.client.get_deal_result(f"{self.seat.table}/deals/{deal_number}")
+        except SapsamError:
+            return  # not there (a series started later), or not readable: the event will show it
+        if result.scored:
+            self.show_result(result)
+
+    def show_result(self, result: table_pb2.DealResult) -> None:
+        """A scored deal, once."""
+        if result.deal_number in self.shown_deals:
+            return
+        self.shown_deals.add(result.deal_number)
+        lines = deal_lines(
+            result, self.seat.name, self.labels, self.terminal.style, self.series_length
+        )
+        self.say(lines)
+
+    def show_event(self, event: table_event_pb2.TableEvent) -> None:
+        """One line (or a block) for the events a player wants to see, then the status."""
+        kind = event.WhichOneof("payload")
+        me = self.seat.name
+        if kind == "player_seated":
+            self.refresh(event.version)
+            seated = event.player_seated.seat
+            self.terminal.say(f"seat {seat_position(seated)}: {self.name_of(seated)} sat down")
+        elif kind == "dealer_chosen":
+            dealer = event.dealer_chosen.dealer_seat
+            self.terminal.say(
+                f"dealer drawn by lot: seat {seat_position(dealer)} ({self.name_of(dealer)})"
+            )
+        elif kind == "deal_started" and event.deal_started.deal_number > self.prompted:
+            started = event.deal_started
+            total = f" of {self.series_length}" if self.series_length else ""
+            self.terminal.say(f"-- deal {started.deal_number}{total} started --")
+        elif kind == "seat_confirmed" and event.seat_confirmed.seat != me:
+            who = self.name_of(event.seat_confirmed.seat)
+            self.terminal.say(f"{who} (seat {seat_position(event.seat_confirmed.seat)}) confirmed")
+        elif kind == "reveals_opened":
+            self.terminal.say("every seat confirmed: revealing")
+        elif kind == "seat_timed_out":
+            who = self.name_of(event.seat_timed_out.seat)
+            position = seat_position(event.seat_timed_out.seat)
+            self.terminal.say(f"{who} (seat {position}) ran out of time")
+        elif kind == "deal_scored":
+            self.show_result(event.deal_scored.result)
+        elif kind == "series_completed":
+            self.waiting.stop()
+            self.say(final_lines(event.series_completed, me, self.labels))
+            return
+        if kind != "player_seated":
+            self.refresh(event.version)

@@ -124,6 +124,7 @@ class TableView:
         self.series_length = 0
         self.shown_deals: set[int] = set()
         self.prompted = 0  # the last deal whose cards the player was shown
+        self.read_version = 0  # the table's version when last read
         self.waiting = WaitingStatus(terminal, seat.name)
 
     def say(self, lines: list[str]) -> None:
@@ -136,6 +137,7 @@ class TableView:
         the table is already past the last event ``seen`` (the events still to come say what
         happened first; a status now would run ahead of them)."""
         table = self.client.get_table(self.seat.table)
+        self.read_version = table.version
         self.series_length = table.rule_set.series_length
         self.labels = seat_labels(table.seats)
         if seen is None or seen >= table.version:
@@ -206,5 +208,5 @@ class TableView:
             self.waiting.stop()
             self.say(final_lines(event.series_completed, me, self.labels))
             return
-        if kind != "player_seated":
-            self.refresh(event.version)
+        if kind != "player_seated" and event.version >= self.read_version:
+            self.refresh(event.version)  # (a table read already past this event says nothing)

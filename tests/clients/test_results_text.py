@@ -100,11 +100,11 @@ def test_a_deal_from_the_first_seat() -> None:
         " seat 2 Cy: -3 points, total -5, FOUL (rows out of order)",
         "    Ac Ks Kh | Js Jh 7d 7c 6d | As Ad Ks 8d 8c",
         "    pair of kings; two pair, jacks and sevens; two pair, aces and eights",
-        "you v Bob: won 2, lost 1, tied 0: +1 point",
+        "you v Bob (seat 1): won 2, lost 1, tied 0: +1 point",
         "  front: your pair of kings beat Bob's pair of jacks",
         "  middle: Bob's ace-high flush beat your nine-high flush",
         "  back: your tens full of threes beat Bob's two pair, queens and fours",
-        "you v Cy: won 3, lost 0, tied 0: +3 points",
+        "you v Cy (seat 2): won 3, lost 0, tied 0: +3 points",
         "  front: Cy fouled, your pair of kings (kicker 3) wins",
         "  middle: Cy fouled, your nine-high flush wins",
         "  back: Cy fouled, your tens full of threes wins",
@@ -116,12 +116,16 @@ def test_a_deal_from_the_first_seat() -> None:
 def test_the_same_deal_from_the_second_seat_is_its_mirror() -> None:
     lines = pair_lines(result(), seat(1), LABELS)
     assert lines[:4] == [
-        "you v Ann: won 1, lost 2, tied 0: -1 point",
+        "you v Ann (seat 0): won 1, lost 2, tied 0: -1 point",
         "  front: Ann's pair of kings beat your pair of jacks",
         "  middle: your ace-high flush beat Ann's nine-high flush",
         "  back: Ann's tens full of threes beat your two pair, queens and fours",
     ]
-    assert lines[4] == "you v Cy: won 3, lost 0, tied 0: +3 points"
+    assert lines[4] == "you v Cy (seat 2): won 3, lost 0, tied 0: +3 points"
+    # A seat without a name, or whose label already has its number, is not numbered twice.
+    unnamed = pair_lines(result(), seat(1), {seat(0): "Ann (seat 0)"})
+    assert unnamed[0].startswith("you v Ann (seat 0): ")
+    assert unnamed[4].startswith("you v seat 2: ")
     # From the fouled seat.
     assert pair_lines(result(), seat(2), LABELS)[1] == (
         "  front: you fouled, Ann's pair of kings (kicker 3) wins"

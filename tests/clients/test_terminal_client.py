@@ -178,7 +178,7 @@ def test_a_person_plays_a_series_against_three_bots(
     assert set(CARD.findall(before_reveal)) <= set(hand) | typed_stranger, (
         "a card before the reveal"
     )
-    child.expect(r"you v bot 1: won \d, lost \d, tied \d: [+-]\d+ points?\r\n")
+    child.expect(r"you v bot 1 \(seat 1\): won \d, lost \d, tied \d: [+-]\d+ points?\r\n")
     child.expect(r"  front: [^\r\n]*(beat|tie)")
     child.expect(r"standings after deal 1: [^\r\n]+\r\n")
 
@@ -201,7 +201,7 @@ def test_a_person_plays_a_series_against_three_bots(
     assert set(CARD.findall(without_help(deal_2_before))) <= set(hand_2)
     child.expect(r"\*seat 0 you: [+-]\d+ points?, total [+-]\d+, FOUL[^\r\n]*\r\n")
     for bot in (1, 2, 3):
-        child.expect(rf"you v bot {bot}: won 0, lost 3, tied 0: -\d+ points?\r\n")
+        child.expect(rf"you v bot {bot} \(seat {bot}\): won 0, lost 3, tied 0: -\d+ points?\r\n")
         child.expect(rf"  front: you fouled, bot {bot}'s [^\r\n]+ wins\r\n")
     child.expect(r"standings after deal 2: [^\r\n]+\r\n")
     child.expect("== final standings after 2 deals ==")

@@ -149,7 +149,9 @@ def pair_lines(result: table_pb2.DealResult, me: str, labels: Mapping[str, str])
         delta = pair.first_seat_delta if first else -pair.first_seat_delta
         won, lost = outcomes.count("won"), outcomes.count("lost")
         tied = 3 - won - lost
-        lines.append(f"you v {them}: won {won}, lost {lost}, tied {tied}: {_points(delta)}")
+        number = f"seat {seat_position(other)}"
+        against = them if number in them else f"{them} ({number})"
+        lines.append(f"you v {against}: won {won}, lost {lost}, tied {tied}: {_points(delta)}")
         for row, outcome in zip(ROWS, outcomes, strict=True):
             mine_row = _row(mine, row)
             their_row = _row(theirs, row)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from hashlib import sha256 as _sha256
 from typing import Final
 
 from sapsam.audit.export_format import (
@@ -32,7 +31,7 @@ from sapsam.audit.export_format import (
     ExportedEvent,
     ExportTransparency,
 )
-from sapsam.audit.proof_format import MAX_INCLUSION_HASHES
+from sapsam.audit.inclusion_walk import SharedWalk
 from sapsam.audit.report import Anchor, AuditCheck, Status
 from sapsam.log.checkpoint import Checkpoint, CheckpointError, check_extends, open_checkpoint
 from sapsam.log.merkle import NodeId, event_leaf_hash
@@ -248,7 +247,7 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
     unanchored: list[int] = []
     previous_leaf = -1
     proven = 0
-    walked: dict[_State, tuple[bytes, bytes]] = {}
+    walk = SharedWalk()
     for event in events:
         inclusion = event.inclusion
         if inclusion is None:
@@ -268,7 +267,7 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
                 "inclusion", Status.FAILED, f"{where}: not in a tree of {size} leaves"
             )
         try:
-            reached = _root_of(leaf, size, event_leaf_hash(event.hash), inclusion.proof, walked)
+            reached = walk.root_of(leaf, size, event_leaf_hash(event.hash), inclusion.proof)
         except ProofError as error:
             return AuditCheck("inclusion", Status.FAILED, f"{where}: {error}")
         if reached != root:
@@ -300,56 +299,6 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
 def _first_leaf(events: Sequence[ExportedEvent]) -> int:
     first = events[0].inclusion if events else None
     return first.leaf_index if first is not None else 0
-
-
-_State = tuple[int, int, bytes]
-"""Where RFC 9162's inclusion walk stands: (fn, sn, r) of §2.1.3.2."""
-
-
-def _root_of(
-    leaf: int, size: int, leaf_hash: bytes, proof: bytes, walked: dict[_State, tuple[bytes, bytes]]
-) -> bytes:
-    """The root that the concatenated ``proof`` makes of leaf ``leaf``'s hash in a tree of
-    ``size`` leaves: RFC 9162 §2.1.3.2 step by step, as ``root_from_inclusion_proof`` does.
-
-    The events of an export share their upper paths, so ``walked`` keeps, for each state (fn,
-    sn, r) an earlier proof of this export passed through, the rest of that proof and the root
-    it gave. The walk's outcome depends only on its state and the hashes still to come, so when
-    a state recurs with the same rest, its root is the one already computed: the same result as
-    walking on, with fewer hashes computed."""
-    if len(proof) % HASH_SIZE:
-        raise ProofError("the proof is not whole 32-byte hashes")
-    count = len(proof) // HASH_SIZE
-    if count > MAX_INCLUSION_HASHES:
-        raise ProofError(f"a proof holds at most {MAX_INCLUSION_HASHES} hashes")
-    fn, sn, result = leaf, size - 1, leaf_hash
-    passed: list[tuple[_State, int]] = []
-    for step in range(count):
-        start = step * HASH_SIZE
-        state = (fn, sn, result)
-        known = walked.get(state)
-        if known is not None and known[0] == proof[start:]:
-            result = known[1]
-            break
-        passed.append((state, start))
-        if sn == 0:
-            raise ProofError("the proof is longer than the path from the leaf to the root")
-        sibling = proof[start : start + HASH_SIZE]
-        if fn & 1 or fn == sn:
-            result = _sha256(b"\x01" + sibling + result).digest()
-            while not fn & 1 and fn != 0:
-                fn >>= 1
-                sn >>= 1
-        else:
-            result = _sha256(b"\x01" + result + sibling).digest()
-        fn >>= 1
-        sn >>= 1
-    else:
-        if sn != 0:
-            raise ProofError("the proof is shorter than the path from the leaf to the root")
-    for state, start in passed:
-        walked[state] = (proof[start:], result)
-    return result
 
 
 def version_ranges(versions: Sequence[int]) -> str:

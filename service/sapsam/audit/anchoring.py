@@ -196,7 +196,9 @@ def _checkpoint_check(
             None,
         )
     try:
-        opened = _opened(transparency.checkpoint, trust.server_keys + trust.witness_keys)
+        opened = _opened(
+            transparency.checkpoint, trust.server_keys + trust.witness_keys, checkpoint.origin
+        )
     except NoteError as error:  # CheckpointError and NoteVerificationError are NoteErrors
         pinned = ", ".join(key.label for key in trust.server_keys)
         return (
@@ -228,12 +230,12 @@ _OPENED: dict[tuple[str, tuple[VerifierKey, ...]], OpenedNote] = {}
 _OPENED_KEPT: Final = 64
 
 
-def _opened(note: str, keys: tuple[VerifierKey, ...]) -> OpenedNote:
-    """``open_checkpoint(note, keys, origin).note`` of the checkpoint's own origin."""
+def _opened(note: str, keys: tuple[VerifierKey, ...], origin: str) -> OpenedNote:
+    """``open_checkpoint(note, keys, origin).note``, ``origin`` being the one the note's own
+    checkpoint names (so it is part of the note, and the note alone keys the cache)."""
     key = (note, keys)
     found = _OPENED.get(key)
     if found is None:
-        origin = Checkpoint.parse(parse_note(note).text).origin
         found = open_checkpoint(note, keys, origin).note
         if len(_OPENED) >= _OPENED_KEPT:
             _OPENED.clear()

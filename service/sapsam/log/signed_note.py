@@ -39,7 +39,10 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 ED25519: Final = 0x01
 """Signature type of an Ed25519 note signature."""
@@ -228,7 +231,6 @@ class VerifierKey:
         """Check ``signature`` (by this key's name and id) over ``text``; raises
         ``NoteVerificationError`` if it does not hold. Returns a cosignature's time, else None."""
         from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
         message = text.encode()
         raw = signature.signature
@@ -242,10 +244,17 @@ class VerifierKey:
             message = _COSIGNATURE_HEADER.format(time=timestamp).encode() + message
             raw = raw[8:]
         try:
-            Ed25519PublicKey.from_public_bytes(self.public_key).verify(raw, message)
+            self._ed25519.verify(raw, message)
         except InvalidSignature:
             raise NoteVerificationError(f"invalid signature for key {self.label}") from None
         return timestamp
+
+    @cached_property
+    def _ed25519(self) -> Ed25519PublicKey:
+        """The key as ``cryptography`` holds it (made once per key, not at every signature)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        return Ed25519PublicKey.from_public_bytes(self.public_key)
 
     @property
     def label(self) -> str:

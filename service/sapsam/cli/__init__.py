@@ -19,6 +19,7 @@ that signal ends), never with a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import io
 import os
@@ -126,7 +127,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand and return its exit code."""
     arguments_given = sys.argv[1:] if argv is None else list(argv)
     module = command_module(arguments_given)
-    parser = build_parser(() if module is None else (module,))
+    as_program = argv is None
+    if as_program:
+        # Imports make many long-lived objects and no garbage: the cyclic collector would walk
+        # them over and over while they load and at each collection after. So, as a program (not
+        # called with arguments, as tests do), collect nothing while the subcommand's modules
+        # load, then set what they made aside for good (gc.freeze): ~7 % of ``audit verify``.
+        gc.disable()
+    try:
+        parser = build_parser(() if module is None else (module,))
+    finally:
+        if as_program:
+            gc.freeze()
+            gc.enable()
     arguments = parser.parse_args(arguments_given)
     handler = cast(Callable[[argparse.Namespace], int], arguments.handler)
     try:

@@ -168,6 +168,18 @@ def test_a_seat_without_rows_and_long_lines_wrap() -> None:
     assert any(line.startswith("      ") for line in lines)  # a wrapped line, indented
 
 
+def test_a_fouled_row_repeating_a_card_is_shown_without_a_name() -> None:
+    broken = result()
+    cy = broken.seats[2]
+    cy.foul_reason = "NOT_DEALT_CARDS"
+    del cy.arrangement.front[:]
+    cy.arrangement.front.extend(["Ac", "Ac", "Kh"])
+    lines = deal_lines(broken, seat(0), LABELS)
+    named = "no hand (a card repeated); two pair, jacks and sevens; two pair, aces and eights"
+    assert named in " ".join(line.strip() for line in lines)  # wrapped at 79 columns
+    assert "  front: Cy fouled, your pair of kings wins" in lines
+
+
 def test_fouls_and_timeouts_in_words() -> None:
     def seat_with(**fields: object) -> str:
         found = table_pb2.DealSeatResult(seat=seat(1), arrangement=BOB, **fields)  # type: ignore[arg-type]

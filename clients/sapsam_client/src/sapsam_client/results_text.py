@@ -54,6 +54,14 @@ def _rows(seat: table_pb2.DealSeatResult) -> tuple[tuple[str, ...], ...] | None:
     return found if all(len(row) in (3, 5) for row in found) else None
 
 
+def _name(row: tuple[str, ...]) -> str:
+    """A row's name; a fouled row that repeats a card has none."""
+    try:
+        return row_name(row)
+    except ValueError:
+        return "no hand (a card repeated)"
+
+
 def _points(delta: int) -> str:
     return f"{delta:+d} point" + ("" if abs(delta) == 1 else "s")
 
@@ -95,7 +103,7 @@ def seat_lines(
     if rows is None:
         return [*lines, "    (no rows revealed)"]
     lines.append("    " + " | ".join(cards_shown(row, style) for row in rows))
-    named = "; ".join(row_name(row) for row in rows)
+    named = "; ".join(_name(row) for row in rows)
     return lines + _wrap(named, "    ", "    ")
 
 
@@ -115,7 +123,10 @@ def row_against(
         missing = "your rows were" if mine is None else f"{them}'s rows were"
         verdict = {"won": ", you win it", "lost": f", {them} wins it", "tie": ", a tie"}
         return f"{row}: {missing} not revealed{verdict.get(outcome, '')}"
-    my_name, their_name = names_apart(mine, theirs)
+    try:
+        my_name, their_name = names_apart(mine, theirs)
+    except ValueError:  # a fouled row repeating a card has no value
+        my_name, their_name = _name(mine), _name(theirs)
     if fouls[1] and outcome == "won":
         return f"{row}: {them} fouled, your {my_name} wins"
     if fouls[0] and outcome == "lost":

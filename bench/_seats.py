@@ -1,11 +1,14 @@
 """Scripted four-seat tables for the asyncio load generators (``grpc.aio``: thousands of streams
 in one process, no thread each).
 
-A :class:`Table` registers its four players, creates the table, seats them, opens one WatchTable
-stream per seat and plays at human pace: every action waits a think time first. Each seat acts on
-the events of its own stream; every stream's events are timed from their record time to their
+A :class:`Table` registers its four players, each with a signing key (RegisterPlayerKey, as the
+SDK does on a player's first move), creates the table, seats them, opens one WatchTable stream
+per seat and plays at human pace: every action waits a think time first. Each seat acts on the
+events of its own stream; every stream's events are timed from their record time to their
 arrival. Arrangements are random legal rows (no foul, about 0.1 ms: the solver costs 3 ms) made
-when the hand arrives, during the seat's think time, so never on a call's path.
+when the hand arrives, during the seat's think time, so never on a call's path; their requests
+are what the SDK sends by default: commitment scheme 2, commit and reveal signed by the player's
+key, the commit confirming in the same call.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import grpc
 from _game import SEATS, PreparedSeat, bearer, create_table_request, prepare_seat, request_id
 
+from sapsam_client.player_key import PlayerKey
 from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
@@ -66,16 +70,20 @@ class Table:
     """One scripted table; ``play`` runs it until ``stop``.
 
     Each seat acts on the events of its own stream: it contributes entropy when a deal starts,
-    reads its hand and arranges when the cards are dealt, reveals when reveals open; seat 0 also
-    draws the dealer, hands the cut to the seat that cuts, checks each scored deal's result and
-    starts the next deal. Per message a stream does only that: the payload's kind, the delivery
+    arranges when the cards are dealt (its hand is in its stream's CardsDealt, ``my_cards``),
+    commits and confirms in one call, reveals when reveals open; seat 0 also draws the dealer,
+    hands the cut to the seat that cuts, checks each scored deal's result and starts the next
+    deal. Per message a stream does only that: the payload's kind, the delivery
     lag while a window is open, and the seat's next move.
 
     It makes no call whose answer its stream already gave, as a client of the public API would
     not: the cutter is the seat on the dealer's right (docs/fairness.md §4), from DealStarted's
     ``dealer_seat``, not from a GetTable; the scored deal's result (scored, deltas summing to
     zero, every seat's nonce the one it revealed, no foul) is checked on DealScored's ``result``,
-    which is the deal's record as GetDealResult returns it. So a deal is 22 unary calls.
+    which is the deal's record as GetDealResult returns it; the hand comes with CardsDealt, not
+    from a GetMyHand (asked only should a stream bring none), and CommitArrangement confirms too.
+    So a deal is 14 unary calls: StartDeal, 4 ContributeEntropy, CutDeck, 4 CommitArrangement
+    (with confirm) and 4 RevealArrangement.
     """
 
     def __init__(
@@ -87,6 +95,8 @@ class Table:
         self.setup_gate = setup_gate
         self.name = ""
         self.tokens: list[str] = []
+        self.player_ids: list[str] = []  # each seat's player id (commitment scheme 2 binds it)
+        self.keys: list[PlayerKey] = []  # each seat's player's signing key, registered
         self.metadata: list[grpc.aio.Metadata] = []  # per seat, built once (not per call)
         self.seats: list[str] = []
         self.deal = ""
@@ -99,7 +109,8 @@ class Table:
 
     async def call(self, method: str, request: Any, seat: int = 0) -> Any:
         """One unary call as the seat's player, timed when it finishes inside the window."""
-        stub = self.connection.tables if method != "RegisterPlayer" else self.connection.players
+        players = method in ("RegisterPlayer", "RegisterPlayerKey")
+        stub = self.connection.players if players else self.connection.tables
         started = time.monotonic()
         try:
             response = await getattr(stub, method)(
@@ -115,15 +126,27 @@ class Table:
         return response
 
     async def set_up(self) -> None:
-        """Register four players, create the table and seat them (at most a few tables at once,
-        so that growing the room does not swamp the tables already playing)."""
+        """Register four players and their signing keys, create the table and seat them (at
+        most a few tables at once, so that growing the room does not swamp the tables already
+        playing)."""
         async with self.setup_gate:
             for index in range(SEATS):
                 registration = player_service_pb2.RegisterPlayerRequest(
                     request_id=request_id(), display_name=f"capacity {index}"
                 )
-                self.tokens.append((await self.call("RegisterPlayer", registration)).token)
+                registered = await self.call("RegisterPlayer", registration)
+                self.tokens.append(registered.token)
+                self.player_ids.append(registered.player.name.removeprefix("players/"))
             self.metadata = [grpc.aio.Metadata(*bearer(token)) for token in self.tokens]
+            for index in range(SEATS):
+                key = PlayerKey.generate()
+                register_key = player_service_pb2.RegisterPlayerKeyRequest(
+                    request_id=request_id(),
+                    public_key=key.public_key,
+                    proof=key.proof(self.player_ids[index]),
+                )
+                await self.call("RegisterPlayerKey", register_key, index)
+                self.keys.append(key)
             self.name = (await self.call("CreateTable", create_table_request())).table.name
             for index in range(SEATS):
                 join = table_service_pb2.JoinTableRequest(request_id=request_id(), table=self.name)
@@ -210,7 +233,8 @@ class Table:
             )
             self.later(self.pause(), "ContributeEntropy", seat, entropy)
         elif kind == "cards_dealt":
-            self.spawn(self.arrange(seat, event.cards_dealt.deal))
+            dealt = event.cards_dealt
+            self.spawn(self.arrange(seat, dealt.deal, tuple(dealt.my_cards)))
         elif kind == "reveals_opened":
             self.spawn(self.reveal(seat))
         elif seat != 0:
@@ -242,25 +266,29 @@ class Table:
         )
         self.later(self.pause(), "CutDeck", cutter, request)
 
-    async def arrange(self, seat: int, deal: str) -> None:
-        """Read the hand, arrange it while thinking, commit and confirm."""
-        hand = await self.call(
-            "GetMyHand", table_service_pb2.GetMyHandRequest(seat=self.seats[seat]), seat
-        )
-        number = int(deal.rsplit("/", 1)[1])
+    async def arrange(self, seat: int, deal: str, cards: tuple[str, ...]) -> None:
+        """Arrange the hand the stream brought while thinking, then commit and confirm in one
+        call. A stream without the hand (the server could not include it) reads it instead."""
         deadline = time.monotonic() + self.pause()
-        cards = tuple(hand.cards)
+        if not cards:
+            request = table_service_pb2.GetMyHandRequest(seat=self.seats[seat])
+            cards = tuple((await self.call("GetMyHand", request, seat)).cards)
+        number = int(deal.rsplit("/", 1)[1])
         self.prepared[seat] = prepare_seat(
-            self.name, number, self.seats[seat], cards, solve=False, generator=self.random
+            self.name,
+            number,
+            self.seats[seat],
+            cards,
+            solve=False,
+            generator=self.random,
+            player_id=self.player_ids[seat],
+            key=self.keys[seat],
+            confirm=True,
         )
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         if self.stopped:
             return
         await self.call("CommitArrangement", self.prepared[seat].commit, seat)
-        confirm = table_service_pb2.ConfirmArrangementRequest(
-            request_id=request_id(), seat=self.seats[seat]
-        )
-        await self.call("ConfirmArrangement", confirm, seat)
 
     async def reveal(self, seat: int) -> None:
         """Reveal the prepared arrangement after a think."""

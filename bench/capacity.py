@@ -4,12 +4,14 @@
 Prints one JSON object. Starts ``sapsam serve --workers 2`` on a free loopback port, on a private
 PostgreSQL cluster (fsync on; or ``--database-url``), and ``--generators`` load generator processes
 (asyncio, ``grpc.aio``: one task per stream, no thread each). Every table has four players, each
-holding a WatchTable stream; every action (start, entropy, cut, arrange = commit and confirm,
-reveal) comes a think time after the event that allows it (``--think-seconds``, 5 by default,
-give or take a fifth), so a deal takes about five think times and 22 unary calls. Each seat acts
-on its own stream's events and makes no call its stream already answered (the cutter is the seat
-on the dealer's right of DealStarted; seat 0 checks every scored deal's result on DealScored).
-Arrangements are random legal rows made during the think time (see ``_seats``).
+holding a WatchTable stream; every action (start, entropy, cut, arrange = commit and confirm in
+one call, reveal) comes a think time after the event that allows it (``--think-seconds``, 5 by
+default, give or take a fifth), so a deal takes about five think times and 14 unary calls. Each
+seat acts on its own stream's events and makes no call its stream already answered (its hand is
+in CardsDealt; the cutter is the seat on the dealer's right of DealStarted; seat 0 checks every
+scored deal's result on DealScored). Arrangements are random legal rows made during the think
+time, sent as the SDK sends them by default: scheme 2 commitments, moves signed by each player's
+registered key (see ``_seats``).
 
 The search: levels of N tables, from ``--start-tables`` (the target, 1,000, by default), doubling
 while a level passes (up to ``--max-tables``) and halving the gap once one fails (tables are

@@ -14,6 +14,8 @@ machine lands on both sides:
   hands it holds, the result, then the next deal's start, entropy from each seat, a table read,
   the cut and each seat's hand). Arrangements are solved **between** rounds, outside the measured
   window, so the window holds only RPCs; tables are created and first dealt before round one.
+  The moves are the SDK's default ones: scheme 2 commitments, commit and reveal signed by the
+  player's key (registered when the caller starts).
 
 Per round and in total: RPCs/s, p50/p99 per RPC type, and CPU per RPC for the server (its process
 tree, from /proc), PostgreSQL (the backends serving the benchmark's database, from
@@ -44,6 +46,7 @@ from _postgres import benchmark_database, postgres_spent, read_postgres
 from _procs import cpu_by_pid, cpu_delta, latency_summary, per_unit, rss_mb, stop_cleanly_on_sigterm
 from _server import ECHO_METHOD, describe, running_server
 
+from sapsam_client.player_key import PlayerKey
 from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
@@ -90,15 +93,29 @@ class Caller:
         self.stub = table_service_pb2_grpc.TableServiceStub(self.channel)
         self.echo = self.channel.unary_unary(ECHO_METHOD)
         players = player_service_pb2_grpc.PlayerServiceStub(self.channel)
-        self.tokens = [
+        registered = [
             players.RegisterPlayer(
                 player_service_pb2.RegisterPlayerRequest(
                     request_id=str(uuid.uuid4()), display_name=f"bench {index}"
                 ),
                 timeout=30,
-            ).token
+            )
             for index in range(SEATS)
         ]
+        self.tokens = [registration.token for registration in registered]
+        self.player_ids = [r.player.name.removeprefix("players/") for r in registered]
+        # Each player signs its moves with a registered key, as the SDK does by default.
+        self.keys = [PlayerKey.generate() for _ in range(SEATS)]
+        for token, player_id, key in zip(self.tokens, self.player_ids, self.keys, strict=True):
+            players.RegisterPlayerKey(
+                player_service_pb2.RegisterPlayerKeyRequest(
+                    request_id=str(uuid.uuid4()),
+                    public_key=key.public_key,
+                    proof=key.proof(player_id),
+                ),
+                metadata=bearer(token),
+                timeout=30,
+            )
         self.tables: list[Table] = []
         self.cycled = 0  # deal cycles this caller played in the last game round
         self.tally = Tally()
@@ -163,8 +180,18 @@ class Caller:
             if not table.prepared:
                 number = int(table.deal.rsplit("/", 1)[1])
                 table.prepared = [
-                    prepare_seat(table.name, number, seat, cards, solve=True)
-                    for seat, cards in zip(table.seats, table.cards, strict=True)
+                    prepare_seat(
+                        table.name,
+                        number,
+                        seat,
+                        cards,
+                        solve=True,
+                        player_id=self.player_ids[index],
+                        key=self.keys[index],
+                    )
+                    for index, (seat, cards) in enumerate(
+                        zip(table.seats, table.cards, strict=True)
+                    )
                 ]
 
     def finish_and_deal(self, table: Table, cycle: int) -> None:

@@ -37,7 +37,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[i
 from grpc_status import rpc_status
 
 from sapsam.api.api_error import ApiError as ApiError  # re-exported for errors.ApiError
-from sapsam.app.table_runner import StaleVersionError
+from sapsam.app.table_plans import StaleVersionError
 from sapsam.audit.export_format import ExportAccessError, NothingToExportError
 from sapsam.domain.errors import DomainError
 from sapsam.log.records import ConcurrencyConflict

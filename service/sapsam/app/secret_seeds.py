@@ -1,0 +1,113 @@
+"""The deal secrets as the table runner keeps them: each running deal's (and the dealer lot's)
+secret seed, read from ``deal_secrets`` once per process; what an append keeps and forgets of
+them; and the hands a seed deals.
+
+A seed never changes, so it is read once per process, not at every cut, hand and reveal, and
+dropped once the log publishes it (``DealerChosen`` for the lot, ``SeedRevealed`` for a deal).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+
+from sapsam import fairness
+from sapsam.app.store_interface import SecretChanges, StoreSession
+from sapsam.app.table_memory import CACHE_SIZE
+from sapsam.app.table_plans import SecretMissingError, stream_id_for
+from sapsam.domain.events import DealerChosen, Event, SeedRevealed
+from sapsam.domain.table import TableState
+from sapsam.log.records import RecordedEvent
+from sapsam.rules.cards import Card
+
+# The deal number under which the dealer lot's seed waits in ``deal_secrets`` until it is drawn.
+LOT_SECRET_NUMBER = 0
+
+
+class SecretSeeds:
+    """Secret seeds of running deals (and lots) by (table, deal number), as read from or
+    written to ``deal_secrets``: the latest ``CACHE_SIZE`` used."""
+
+    def __init__(self) -> None:
+        self._seeds: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+
+    async def seed(self, session: StoreSession, table_id: uuid.UUID, number: int) -> bytes:
+        """A running deal's (or, for number 0, the dealer lot's) secret seed."""
+        seed = self._seeds.get((table_id, number))
+        if seed is None:
+            seed = await session.load_secret(stream_id_for(table_id), number)
+            if seed is None:
+                raise SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
+            self.remember(table_id, number, seed)
+        return seed
+
+    def known(self, table_id: uuid.UUID, number: int) -> bytes | None:
+        """The seed if this process holds it (no read, and no change to what is kept)."""
+        return self._seeds.get((table_id, number))
+
+    def remember(self, table_id: uuid.UUID, number: int, seed: bytes) -> None:
+        """Keep a seed just written to (or read from) ``deal_secrets``."""
+        self._seeds[(table_id, number)] = seed
+        self._seeds.move_to_end((table_id, number))
+        while len(self._seeds) > CACHE_SIZE:
+            self._seeds.popitem(last=False)
+
+    def forget_published(self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent]) -> None:
+        """Drop the seeds ``recorded`` (a committed append) publishes."""
+        for event in recorded:
+            number = _published_secret_recorded(event)
+            if number is not None:
+                self._seeds.pop((table_id, number), None)
+
+
+def secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> SecretChanges:
+    """In the append's transaction: keep the plan's new secret, and forget every secret the
+    appended events publish — the lot seed with ``DealerChosen``, a deal's seed with
+    ``SeedRevealed`` — so a secret is never in both places or in neither."""
+    published = tuple(
+        number for number in (_published_secret(event) for event in events) if number is not None
+    )
+    return SecretChanges(keep=() if keep is None else (keep,), forget=published)
+
+
+def _published_secret(event: Event) -> int | None:
+    """The secret an event publishes: 0 (the lot) for DealerChosen, the deal's number for
+    SeedRevealed, else None."""
+    if isinstance(event, DealerChosen):
+        return LOT_SECRET_NUMBER
+    if isinstance(event, SeedRevealed):
+        return event.deal_number
+    return None
+
+
+def _published_secret_recorded(event: RecordedEvent) -> int | None:
+    """``_published_secret`` of a recorded event, read from its data."""
+    if event.type == DealerChosen.TYPE:
+        return LOT_SECRET_NUMBER
+    if event.type == SeedRevealed.TYPE:
+        number = event.data["deal_number"]
+        assert isinstance(number, int)
+        return number
+    return None
+
+
+def dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
+    """Every seat's 13 cards in the table's current deal, dealt from its secret ``seed``."""
+    deal = state.deal
+    assert deal is not None and deal.cut_position is not None and state.table_id is not None
+    return _hands_for_deal(
+        seed,
+        deal.contributions,
+        state.table_id,
+        deal.number,
+        deal.cut_position,
+        deal.dealer,
+        state.seat_count,
+    )
+
+
+# Each seat's GetMyHand and RevealArrangement deals the same deck again (~120 us a time, eight
+# times a four-seat deal): the hands of the last deals are kept, as their seeds already are.
+_hands_for_deal = lru_cache(maxsize=256)(fairness.hands_for_deal)

@@ -1,0 +1,115 @@
+"""The tables a process remembers: each one folded, with its write stamp and latest events.
+
+A command is decided on the remembered state and the append checks it (``sapsam.app.table_runner``);
+a read is answered from it with no statement when the copy is *current*: the table's write stamp
+(``Store.write_stamp``, shared by every process of the machine, bumped by every append before it
+can be acknowledged) still holds the value it had when the copy was made
+(``sapsam.store.write_stamps``). No lock: every use runs on the worker's one event loop, and none
+awaits in between.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from sapsam.domain.table import TableState
+from sapsam.log.records import RecordedEvent
+
+CACHE_SIZE = 4096
+"""Tables remembered per process (and secret seeds: ``sapsam.app.secret_seeds``), the latest
+used."""
+TAIL_EVENTS = 48
+"""Recorded events kept per remembered table (its latest ones, up to its version): two deals of a
+four-seat table, so a deal's result is read from memory."""
+
+
+class TableMemory:
+    """Folded states by table, the latest ``CACHE_SIZE`` used; with each, its write stamp when
+    the copy was made (absent: not known to be current, reads go to the log) and its latest
+    recorded events, ending at its version."""
+
+    def __init__(self) -> None:
+        self._states: OrderedDict[uuid.UUID, TableState] = OrderedDict()
+        self._stamps: dict[uuid.UUID, int] = {}
+        self._tails: dict[uuid.UUID, tuple[RecordedEvent, ...]] = {}
+
+    def state(self, table_id: uuid.UUID) -> TableState | None:
+        """The remembered state, current or not (a read folds only the log's tail after it)."""
+        return self._states.get(table_id)
+
+    def copy_current_at(self, table_id: uuid.UUID, stamp: int) -> TableState | None:
+        """The remembered state if it was made at write stamp ``stamp`` (one just read: then no
+        write to the table can have been acknowledged since), else None."""
+        if self._stamps.get(table_id) != stamp:
+            return None
+        return self._states.get(table_id)
+
+    def remembered_events(
+        self, table_id: uuid.UUID, state: TableState, from_version: int, to_version: int | None
+    ) -> list[RecordedEvent] | None:
+        """The events from ``from_version`` (to ``to_version``) of ``state``, the table's
+        remembered copy, if they are among the remembered ones, else None."""
+        tail = self._tails.get(table_id, ())
+        if from_version > state.version or (to_version is not None and to_version < from_version):
+            return []
+        if not tail or tail[0].version > max(from_version, 1):
+            return None
+        return [
+            recorded
+            for recorded in tail
+            if recorded.version >= from_version
+            and (to_version is None or recorded.version <= to_version)
+        ]
+
+    def remember(
+        self,
+        table_id: uuid.UUID,
+        state: TableState,
+        stamp: int | None = None,
+        recorded: Sequence[RecordedEvent] = (),
+    ) -> None:
+        """Keep ``state`` unless a later one is remembered; ``stamp``: its write stamp (None: not
+        known to be current); ``recorded``: events just read or written, ending at its version."""
+        cached = self._states.get(table_id)
+        if cached is None or cached.version < state.version:
+            self._states[table_id] = state
+            self._states.move_to_end(table_id)
+            if stamp is None:
+                self._stamps.pop(table_id, None)
+            else:
+                self._stamps[table_id] = stamp
+            self._tails[table_id] = _joined(self._tails.get(table_id, ()), recorded, state.version)
+        elif cached.version == state.version:
+            # The same state: the later stamp is the one more likely current (both are right).
+            self._states.move_to_end(table_id)
+            known = self._stamps.get(table_id)
+            if stamp is not None and (known is None or stamp > known):
+                self._stamps[table_id] = stamp
+            tail = self._tails.get(table_id, ())
+            longer = not tail or (recorded and recorded[0].version < tail[0].version)
+            if recorded and recorded[-1].version == state.version and longer:
+                self._tails[table_id] = tuple(recorded[-TAIL_EVENTS:])
+        while len(self._states) > CACHE_SIZE:
+            evicted, _ = self._states.popitem(last=False)
+            self._stamps.pop(evicted, None)
+            self._tails.pop(evicted, None)
+
+    def forget(self, table_id: uuid.UUID) -> None:
+        """Drop the remembered state of a table: the next use reads it from the log."""
+        self._states.pop(table_id, None)
+        self._stamps.pop(table_id, None)
+        self._tails.pop(table_id, None)
+
+
+def _joined(
+    tail: tuple[RecordedEvent, ...], recorded: Sequence[RecordedEvent], version: int
+) -> tuple[RecordedEvent, ...]:
+    """The latest ``TAIL_EVENTS`` events up to ``version``: ``recorded`` after ``tail`` when they
+    follow on, ``recorded`` alone when they end at ``version``, else none (unknown)."""
+    if not recorded or recorded[-1].version != version:
+        return tail if tail and tail[-1].version == version else ()
+    if tail and tail[-1].version + 1 == recorded[0].version:
+        return (*tail, *recorded)[-TAIL_EVENTS:]
+    return tuple(recorded[-TAIL_EVENTS:])

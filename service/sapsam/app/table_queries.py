@@ -1,0 +1,134 @@
+"""The table queries: lists, a table with its events, a seat's own hand.
+
+Each reads from this process's memory when its copy is current (no statement), else from the
+log's tail (``sapsam.app.table_runner``, ``sapsam.app.table_memory``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from sapsam.app.secret_seeds import dealt_hands
+from sapsam.app.table_plans import SecretMissingError, TableNotFoundError, stream_id_for
+from sapsam.app.table_runner import TableRunner
+from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, evolve
+from sapsam.domain.table_views import Viewer, own_hand_seat
+from sapsam.log.records import RecordedEvent
+from sapsam.rules.cards import Card
+
+
+@dataclass(frozen=True)
+class ListedTable:
+    """A table of a listed page: its state and the facts of its creation (from the read model)."""
+
+    state: TableState
+    created_by: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class OwnHand:
+    """A seat holder's cards in one deal."""
+
+    seat: int
+    deal_number: int
+    cards: tuple[Card, ...]
+
+
+class TableQueries(TableRunner):
+    """The table service's queries (``sapsam.app.tables.TableService`` has them)."""
+
+    async def list_tables(
+        self,
+        phases: Collection[TablePhase] | None,
+        after: tuple[str, uuid.UUID] | None,
+        limit: int,
+    ) -> list[ListedTable]:
+        """Up to ``limit`` tables newest first (by creation time, then id), only those in
+        ``phases`` unless None, after ``after`` (a listed table's creation time and id).
+
+        The page comes from the read model; each table's state from this process's memory
+        plus the log's tail, all the page's tails in one statement.
+        """
+        wanted = None if phases is None else sorted(phase.value for phase in phases)
+        async with self.store.session() as session:
+            page = await session.table_page(wanted, after, limit)
+            states = await self.load_many([line.table_id for line in page], session)
+        return [
+            ListedTable(state, line.created_by, line.created_at)
+            for state, line in zip(states, page, strict=True)
+        ]
+
+    async def events(
+        self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """The table's recorded events from ``from_version`` (up to ``to_version``, if given),
+        from the log (a watcher woken by a wake-up asks the log what it holds, whoever wrote it)."""
+        async with self.store.session() as session:
+            return await session.read_stream(stream_id_for(table_id), from_version, to_version)
+
+    async def load_with_events(
+        self, table_id: uuid.UUID, from_version: int
+    ) -> tuple[TableState, list[RecordedEvent]]:
+        """The table as :meth:`load` gives it, and its events from ``from_version`` on, from one
+        read of the log: from ``from_version`` or from the remembered state's next version,
+        whichever comes first. From memory, with no read, when the copy is current and holds
+        them."""
+        # One read of the stamp serves both ends: the copy is current if it still holds the
+        # stamp its copy was made at; if not, the stamp was read before the log read below, which
+        # is all a stamp remembered with the state read must be (``sapsam.store.write_stamps``).
+        stamp = self.store.write_stamp(stream_id_for(table_id))
+        current = self.memory.copy_current_at(table_id, stamp)
+        if current is not None:
+            remembered = self.memory.remembered_events(table_id, current, from_version, None)
+            if remembered is not None:
+                return current, remembered
+        state = self.memory.state(table_id) or INITIAL_STATE
+        read = await self.events(table_id, min(from_version, state.version + 1))
+        for recorded in read:
+            if recorded.version > state.version:
+                state = evolve(state, self.decode(recorded))
+        if state.table_id is None:
+            raise TableNotFoundError(table_id)
+        self.memory.remember(table_id, state, stamp, read)
+        return state, [recorded for recorded in read if recorded.version >= from_version]
+
+    async def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:
+        """The caller's own seat and 13 dealt cards in the current deal (see :meth:`own_hand`)."""
+        hand = await self.own_hand(table_id, player_id)
+        return hand.seat, hand.cards
+
+    async def own_hand(self, table_id: uuid.UUID, player_id: str) -> OwnHand:
+        """The caller's own seat, the current deal's number and its 13 cards in it, all from one
+        read (a second read could see the next deal, or none, and name the wrong one).
+
+        Only the seat's holder can ask; other seats' cards are never computed for a caller.
+        """
+        async with self.store.session() as session:
+            state = await self.load(table_id, session)
+            # Whose cards the caller may have is the domain's call, made before any is computed.
+            seat = own_hand_seat(state, Viewer.of(state, player_id))
+            deal = state.deal
+            assert deal is not None
+            seed = deal.seed or await self.secrets.seed(session, table_id, deal.number)
+        return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat])
+
+    def known_seed(self, table_id: uuid.UUID, deal_number: int) -> bytes | None:
+        """A running deal's secret seed if this process holds it (no read), for the hands its
+        ``CardsDealt`` shows each seat's holder on the stream (``dealt_hands``, as
+        :meth:`own_hand`)."""
+        return self.secrets.known(table_id, deal_number)
+
+    async def deal_seed(self, table_id: uuid.UUID, deal_number: int) -> bytes | None:
+        """A running deal's secret seed, from memory or ``deal_secrets``; None once the log has
+        published it (``SeedRevealed`` then holds it)."""
+        seed = self.known_seed(table_id, deal_number)
+        if seed is not None:
+            return seed
+        async with self.store.session() as session:
+            try:
+                return await self.secrets.seed(session, table_id, deal_number)
+            except SecretMissingError:
+                return None

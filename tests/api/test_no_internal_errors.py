@@ -63,6 +63,8 @@ def _value(rng: random.Random, field: Any, texts: dict[str, list[str]]) -> Any:
         return rng.choice([value.number for value in field.enum_type.values] + [99])
     if kind == field.TYPE_UINT32:  # e.g. commitment_scheme: known, unknown and the largest
         return rng.choice([0, 1, 2, 3, 2**32 - 1])
+    if kind == field.TYPE_BOOL:  # e.g. CommitArrangement's confirm
+        return rng.choice([False, True])
     if kind in (field.TYPE_INT32, field.TYPE_INT64):
         bound = 2**31 - 1
         return rng.choice([0, 1, 2, 4, 5, 51, 52, -1, bound, -bound - 1])

@@ -105,13 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _client(arguments: argparse.Namespace, token: str | None = None) -> Client:
-    return connect(
+    receipts = receipt_folder(arguments)
+    client = connect(
         arguments.server,
         token=token,
         tls=arguments.tls,
         root_certificates=arguments.ca_cert,
-        receipts=receipt_folder(arguments),
+        receipts=receipts,
     )
+    receipts.pin_from(client.channel)  # the server key, on first use: receipts are checked
+    return client
 
 
 def receipt_folder(arguments: argparse.Namespace) -> ReceiptFolder:

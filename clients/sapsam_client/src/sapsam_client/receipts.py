@@ -11,25 +11,48 @@ every line is written with one ``write`` and made durable (``fsync``) before the
 so a crash loses no receipt the program saw. Only ``signed_note`` is evidence; the other fields
 (stream, versions, request id) are there to find a receipt by eye. A retry's receipt is the same
 bytes and is not written twice.
+
+**Checked as it arrives.** A folder with the server's key pinned checks each receipt before it
+keeps it (``sapsam_client.receipt_check``: the note opens under a pinned key named as the
+receipt's log, its text is a receipt, and its stream and versions are the response's). The key
+is pinned by ``ReceiptFolder(folder, server_keys=[vkey, ...])`` (from the operator, out of band:
+docs/transparency.md §6), else read from ``<folder>/.server-keys`` (one ``vkey`` a line), else
+on first use by :meth:`ReceiptFolder.pin_from` (``GetServerKey``, then written to that file, so
+a later session trusts the same key and no other; ``sapsam-play`` and ``sapsam-bot`` do it). A
+receipt that fails is **refused**: it is not kept among the receipts (which only a valid
+signature makes evidence), but appended with the reason to ``<folder>/.rejected-<stream>.jsonl``
+(a dot file: ``sapsam audit verify --receipts`` skips it), logged as a warning on the logger
+``sapsam_client.receipts``, and listed in :attr:`ReceiptFolder.rejected`; the call itself
+succeeded on the server and is not failed. A folder with no key pinned keeps every receipt
+unchecked, as before.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from sapsam_proto.v1 import receipt_pb2
+import grpc
+
+from sapsam_client.receipt_check import ReceiptCheckError, ServerKey, check_receipt
+from sapsam_proto.v1 import receipt_pb2, transparency_service_pb2, transparency_service_pb2_grpc
 
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
 RECENT_NOTES = 256
 """Notes remembered per file so a repeated receipt is not written twice (the latest ones: a
 retry's receipt comes soon after the original's)."""
+PINNED_KEYS_FILE: Final = ".server-keys"
+"""The server keys a folder pinned, one ``vkey`` a line (``#`` comments)."""
+MAX_PINNED_KEYS: Final = 64
+MAX_REJECTED_REMEMBERED: Final = 1_000
+_logger = logging.getLogger("sapsam_client.receipts")
 
 
 class ReceiptKeeper(Protocol):
@@ -43,10 +66,61 @@ class ReceiptKeeper(Protocol):
 class ReceiptFolder:
     """Receipts as JSON lines, one file per stream, in ``folder`` (owner-only)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, server_keys: Iterable[str] = ()) -> None:
         self.folder = folder
         self._lock = threading.Lock()
         self._written: dict[str, deque[str]] = {}
+        self.rejected: deque[tuple[receipt_pb2.Receipt, str]] = deque(
+            maxlen=MAX_REJECTED_REMEMBERED
+        )
+        """The receipts refused in this session, each with why (the latest ones)."""
+        given = [ServerKey.parse(vkey) for vkey in server_keys]
+        self.server_keys: tuple[ServerKey, ...] = tuple(given) or self._read_pinned()
+        """The pinned server keys each receipt is checked against; empty: none, unchecked."""
+
+    def _read_pinned(self) -> tuple[ServerKey, ...]:
+        path = self.folder / PINNED_KEYS_FILE
+        if not path.is_file():
+            return ()
+        lines = path.read_text(encoding="utf-8").splitlines()[: MAX_PINNED_KEYS * 4]
+        texts = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+        return tuple(ServerKey.parse(text.split()[-1]) for text in texts[:MAX_PINNED_KEYS])
+
+    def pin_from(self, channel: grpc.Channel, timeout: float = 10.0) -> bool:
+        """Pin the server's keys on first use: when none is pinned yet, ask ``GetServerKey``
+        (the current key and the retired ones) and write them to ``.server-keys``. Never
+        replaces a pinned key (a key learned from the server later proves nothing). False when
+        nothing is pinned (the server has no key, or could not be asked)."""
+        if self.server_keys:
+            return True
+        stub = transparency_service_pb2_grpc.TransparencyServiceStub(channel)
+        try:
+            answer = stub.GetServerKey(
+                transparency_service_pb2.GetServerKeyRequest(), timeout=timeout
+            )
+            vkeys = [answer.verifier_key, *answer.retired_verifier_keys][:MAX_PINNED_KEYS]
+            keys = tuple(ServerKey.parse(vkey) for vkey in vkeys if vkey)
+        except grpc.RpcError as error:
+            code = error.code() if isinstance(error, grpc.Call) else None
+            if code is not grpc.StatusCode.UNIMPLEMENTED:  # a server without a key: no receipts
+                _logger.warning(
+                    "receipts unchecked: no server key (%s)", getattr(code, "name", "?")
+                )
+            return False
+        except ReceiptCheckError as error:
+            _logger.warning("receipts unchecked: the server's key is unreadable (%s)", error)
+            return False
+        if not keys:
+            return False
+        with self._lock:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            text = (
+                "# server keys pinned on first use (GetServerKey); receipts are checked with them\n"
+            )
+            text += "".join(f"{vkey}\n" for vkey in vkeys if vkey)
+            _write_durably(self.folder / PINNED_KEYS_FILE, text, append=False)
+            self.server_keys = keys
+        return True
 
     def path_for(self, stream: str) -> Path:
         """The file of one stream's receipts."""
@@ -67,32 +141,51 @@ class ReceiptFolder:
             ensure_ascii=False,
         )
         path = self.path_for(receipt.stream)
+        problem = self._problem(receipt)
         with self._lock:
             written = self._written.setdefault(str(path), deque(maxlen=RECENT_NOTES))
             if receipt.signed_note in written:
                 return
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            created = not path.exists()
-            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
-            descriptor = os.open(path, flags, 0o600)
-            try:
-                os.write(descriptor, (line + "\n").encode("utf-8"))
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
-            if created and os.name == "posix":
-                folder = os.open(self.folder, os.O_RDONLY)
-                try:
-                    os.fsync(folder)
-                finally:
-                    os.close(folder)
+            if problem:
+                self.rejected.append((receipt, problem))
+                rejected = {**json.loads(line), "problem": problem}
+                path = self.folder / f".rejected-{path.name}"
+                line = json.dumps(rejected, ensure_ascii=False)
+                _logger.warning(
+                    "receipt of %s versions %d-%d refused: %s (kept in %s)",
+                    receipt.stream[:80],
+                    receipt.first_version,
+                    receipt.last_version,
+                    problem,
+                    path,
+                )
+            _write_durably(path, line + "\n", append=True)
             written.append(receipt.signed_note)
+
+    def _problem(self, receipt: receipt_pb2.Receipt) -> str:
+        """Why ``receipt`` is refused, or "" (also when no key is pinned: nothing to check)."""
+        if not self.server_keys:
+            return ""
+        try:
+            check_receipt(
+                receipt.signed_note,
+                self.server_keys,
+                receipt.stream,
+                receipt.first_version,
+                receipt.last_version,
+            )
+        except ReceiptCheckError as error:
+            return str(error)
+        return ""
 
     def read(self) -> Iterator[dict[str, Any]]:
         """Every kept receipt's JSON object, file by file, in the order kept."""
         if not self.folder.is_dir():
             return
         for path in sorted(self.folder.glob("*.jsonl")):
+            if path.name.startswith("."):
+                continue  # refused receipts are not receipts
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     value = json.loads(line)
@@ -103,3 +196,23 @@ class ReceiptFolder:
 def default_folder(beside: Path) -> Path:
     """The receipts folder beside a file the client keeps (the token or commitments file)."""
     return beside.with_name("receipts")
+
+
+def _write_durably(path: Path, text: str, append: bool) -> None:
+    """Write ``text`` (owner-only file, one ``write``), fsync it, and fsync the folder when the
+    file is new, so a crash loses nothing the program saw."""
+    created = not path.exists()
+    mode = os.O_APPEND if append else os.O_TRUNC
+    flags = os.O_WRONLY | os.O_CREAT | mode | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags, 0o600)
+    try:
+        os.write(descriptor, text.encode("utf-8"))
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    if created and os.name == "posix":
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)

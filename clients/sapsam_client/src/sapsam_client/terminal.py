@@ -170,6 +170,7 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         root_certificates=arguments.ca_cert,
         receipts=receipts,
     )
+    receipts.pin_from(client.channel)  # the server key, on first use: receipts are checked
     player = sign_in(client, arguments, terminal)
     terminal.say(f"playing as {player.display_name} on {arguments.server}")
     table_name = choose_table(client, arguments, terminal)

@@ -8,6 +8,9 @@ audit, and (at the end) every series finished.
   with a version gap, a deal whose secret seed is missing while it runs or left after it is
   revealed;
 - **version mismatch**: the version an answer carried is not the last version its request wrote;
+- **unsigned**: a commit of another scheme than 2, or a commit or reveal without the player's
+  signature: the torture's clients play as the SDK does by default (``torture.ledger``), so the
+  log must show it;
 - ``sapsam audit verify --all`` exits 0 (or 3 while deals are still being played).
 """
 
@@ -113,6 +116,21 @@ def check_ledger(url: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def unsigned_moves(connection: psycopg.Connection[Any]) -> list[str]:
+    """Commits not of scheme 2, and commits or reveals without a player's key and signature."""
+    rows = connection.execute(
+        "SELECT stream_id, version, type, data->>'deal_number', data->>'seat' FROM events"
+        " WHERE (type = 'ArrangementCommitted' AND coalesce(data->>'scheme', '1') <> '2')"
+        " OR (type IN ('ArrangementCommitted', 'ArrangementRevealed')"
+        "     AND (data->>'signature' IS NULL OR data->>'player_key' IS NULL))"
+        " ORDER BY stream_id, version"
+    ).fetchall()
+    return [
+        f"{stream} v{version} {kind} deal {deal} seat {seat}"
+        for stream, version, kind, deal, seat in rows
+    ]
+
+
 def check_log(url: str) -> dict[str, Any]:
     """Whole-log invariants: contiguous streams, moves made at most once, deal secrets in step
     with the deals, and how far every table got."""
@@ -135,6 +153,7 @@ def check_log(url: str) -> dict[str, Any]:
         ).fetchall()
         for row in [*seat_moves, *deal_moves]:
             problems["doubled"].append(" ".join(str(value) for value in row))
+        problems["unsigned"].extend(unsigned_moves(connection))
         # Deal 0 is the dealer lot (its seed published by DealerChosen).
         started = {
             (stream, int(deal))
@@ -163,6 +182,7 @@ def check_log(url: str) -> dict[str, Any]:
             " WHERE stream_id LIKE 'table-%%' GROUP BY stream_id"
         ).fetchall()
         event_count = connection.execute("SELECT count(*) FROM events").fetchone()
+    problems = {kind: items for kind, items in problems.items() if items}
     return {
         "events": int(event_count[0]) if event_count else 0,
         "tables": len(tables),

@@ -6,6 +6,11 @@ log to it: each line in the log exactly once, at that version. The client retrie
 says is safe to retry (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED but a stale etag, CANCELLED from
 grpc: the SDK's ``retryable``) with the very same request, for as long as an outage may last, and
 counts every failed attempt.
+
+The clients play as the SDK does by default: commitment scheme 2 (bound to the player id) and every
+commit and reveal signed by the player's own Ed25519 key (docs/fairness.md §12.1, §19), each key
+registered on its player's first move and kept in the run's folder (``player-keys.json`` beside
+the ledger), never in the user's own key file. ``torture.checks`` counts a move that is not.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import grpc
 
 from sapsam_client.client import Client, table_name
 from sapsam_client.errors import SapsamError, UnavailableError, from_rpc_error
+from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_proto.v1 import table_event_pb2, table_service_pb2
 
 ResponseT = TypeVar("ResponseT")
@@ -135,6 +141,10 @@ class LedgerClient(Client):
         self, channel: grpc.Channel, ledger: Ledger, stats: Stats, lane: str, timeout: float = 10.0
     ) -> None:
         super().__init__(channel, None, attempts=1000, backoff_seconds=0.05, timeout=timeout)
+        # Signed moves, as the SDK's default, with the keys kept in the run's folder.
+        self.sign_moves = True
+        self.server = "torture"
+        self.key_path = ledger.path.with_name(KEY_FILE_NAME)
         self.ledger = ledger
         self.stats = stats
         self.lane = lane

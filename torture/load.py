@@ -64,7 +64,12 @@ class LaggardSeat(TortureSeat):
         self.late = late
 
     def act(
-        self, table: table_pb2.Table, arranger: Arranger, *, contribute_entropy: bool = True
+        self,
+        table: table_pb2.Table,
+        arranger: Arranger,
+        *,
+        contribute_entropy: bool = True,
+        stream_behind: bool = False,
     ) -> None:
         """As the SDK's seat, but late on purpose in some deals."""
         deal = table.deal_number
@@ -75,7 +80,9 @@ class LaggardSeat(TortureSeat):
         if table.phase == table_pb2.TABLE_PHASE_REVEALING and deal % 4 == 0 and not mine.revealed:
             self._mark(deal, "revealing")
             return
-        super().act(table, arranger, contribute_entropy=contribute_entropy)
+        super().act(
+            table, arranger, contribute_entropy=contribute_entropy, stream_behind=stream_behind
+        )
 
     def _mark(self, deal: int, stage: str) -> None:
         lateness = Lateness(self.table, self.position, deal, stage)

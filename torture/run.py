@@ -255,7 +255,7 @@ class Torture:
         audited = checks.run_audit(self.cluster.url) if audit or final else None
         problems = sum(
             ledger.get(kind, 0) + log.get(kind, 0)
-            for kind in ("lost", "doubled", "half-written", "mismatched")
+            for kind in ("lost", "doubled", "half-written", "mismatched", "unsigned")
         )
         audit_holds = (
             audited is None

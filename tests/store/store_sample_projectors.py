@@ -64,5 +64,5 @@ PROJECTORS: tuple[Projector, ...] = (STREAM_SUMMARY, TYPE_COUNTS)
 
 
 def projectors() -> Sequence[Projector]:
-    """The sample projectors, as ``sapsam.store.projections.PROJECTOR_MODULES`` expects."""
+    """The sample projectors, as ``sapsam.store.projectors.PROJECTOR_MODULES`` expects."""
     return PROJECTORS

@@ -9,7 +9,9 @@ modules stay free of database imports):
   ``AsyncConnection``); ``offline_reads``: the same reads on a synchronous connection, for the
   audit and the rebuild at start-up;
 - ``appends``: ``append`` with optimistic concurrency, idempotent request ids, projections;
-- ``projections``: the ``Projector`` protocol, ``rebuild_projections``, ``prepare_projections``;
+- ``projectors``: the ``Projector`` protocol, ``SqlProjector``, where projectors register;
+- ``projections``: ``rebuild_projections``, ``prepare_projections``; ``read_model_access``: a read
+  model's owner and grants, kept across a rebuild;
 - ``subscriptions``: ``follow``, LISTEN/NOTIFY with polling as the fallback;
 - ``deal_secrets``: the secret seeds of running deals, outside the log;
 - ``event_store``: ``EventStore``, an ``AsyncConnectionPool`` plus projectors in front of the

@@ -196,7 +196,7 @@ def _count_entrants(connection: StatementSink, tournament_id: str) -> None:
 
 
 def projectors() -> Sequence[Projector]:
-    """The tournament read models (listed in ``sapsam.store.projections.PROJECTOR_MODULES``)."""
+    """The tournament read models (listed in ``sapsam.store.projectors.PROJECTOR_MODULES``)."""
     return [
         SqlProjector(
             name="tournaments",

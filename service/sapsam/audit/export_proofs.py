@@ -1,5 +1,6 @@
 """Giving an export its proof from the database (docs/audit.md §2.5): the latest signed
-checkpoint with the witnesses' cosignatures kept for it, each event's leaf index and inclusion
+checkpoint (or the newest a witness cosigned, when it covers every exported event) with the
+witnesses' cosignatures kept for it, each event's leaf index and inclusion
 proof, and on request a consistency proof from a tree size the reader holds. Waits, for a bounded
 time, for a checkpoint that covers the export's last event (the tree trails the log by up to one
 checkpointer interval).
@@ -113,18 +114,29 @@ def anchor_plan(
             if _covered(leaves, positions, checkpoint.size) or time.monotonic() >= deadline:
                 break
         yield _SLEEP, POLL_SECONDS
+    latest = checkpoint.size
+    if _covered(leaves, positions, latest) and positions:
+        # A witnessed checkpoint that covers every event anchors it as well, and a reader who
+        # pins the witness then needs nothing but the export (docs/audit.md §2.5).
+        witnessed: StoredCheckpoint | None = yield "latest_witnessed_checkpoint", None
+        if witnessed is not None and max(leaves[p] for p in positions) < witnessed.size <= latest:
+            checkpoint = witnessed
     size = checkpoint.size
     cosignatures: list[str] = yield "cosignatures", size
     nodes: Mapping[NodeId, bytes] = yield "read_nodes", nodes_needed(leaves.values(), size)
     consistency: tuple[ConsistencyProof, ...] = ()
-    if known_tree_size is not None and 0 < known_tree_size < size:
-        hashes: list[bytes] = yield "proof_hashes", consistency_plan(known_tree_size, size)
-        consistency = (ConsistencyProof(known_tree_size, size, b"".join(hashes)),)
+    if known_tree_size is not None and 0 < known_tree_size <= latest and known_tree_size != size:
+        old, new = sorted((known_tree_size, size))
+        hashes: list[bytes] = yield "proof_hashes", consistency_plan(old, new)
+        consistency = (ConsistencyProof(old, new, b"".join(hashes)),)
     return _proven(export, checkpoint, cosignatures, leaves, nodes, consistency)
 
 
 _SYNC_READS: Final[Mapping[str, Callable[[psycopg.Connection[Any], Any], Any]]] = {
     "latest_checkpoint": lambda connection, _: reads.latest_checkpoint(connection),
+    "latest_witnessed_checkpoint": lambda connection, _: reads.latest_witnessed_checkpoint(
+        connection
+    ),
     "leaves_of_positions": reads.leaves_of_positions,
     "cosignatures": reads.cosignatures,
     "read_nodes": reads.read_nodes,
@@ -132,6 +144,9 @@ _SYNC_READS: Final[Mapping[str, Callable[[psycopg.Connection[Any], Any], Any]]] 
 }
 _ASYNC_READS: Final[Mapping[str, Callable[[psycopg.AsyncConnection[Any], Any], Awaitable[Any]]]] = {
     "latest_checkpoint": lambda connection, _: async_reads.latest_checkpoint(connection),
+    "latest_witnessed_checkpoint": lambda connection, _: async_reads.latest_witnessed_checkpoint(
+        connection
+    ),
     "leaves_of_positions": async_reads.leaves_of_positions,
     "cosignatures": async_reads.cosignatures,
     "read_nodes": async_reads.read_nodes,

@@ -227,6 +227,13 @@ async def latest_checkpoint(connection: AsyncConnection) -> StoredCheckpoint | N
 
 
 @_readable
+async def latest_witnessed_checkpoint(connection: AsyncConnection) -> StoredCheckpoint | None:
+    """The newest checkpoint a witness cosigned, or None before the first cosignature."""
+    cursor = await connection.execute(query("transparency.latest_witnessed_checkpoint"))
+    return _checkpoint(await cursor.fetchone())
+
+
+@_readable
 async def checkpoint_of_size(connection: AsyncConnection, size: int) -> StoredCheckpoint | None:
     """The signed checkpoint of a tree of ``size`` leaves, if one was issued."""
     cursor = await connection.execute(query("transparency.checkpoint_of_size"), {"size": size})

@@ -3,7 +3,8 @@
 The command line's exports read the database through one synchronous psycopg connection
 (``sapsam.store.embedded.database_connection``); these are the reads of
 ``sapsam.store.transparency`` they need, with the same named statements: the latest signed
-checkpoint and the witnesses' cosignatures kept for it, the leaf indexes of given event positions,
+checkpoint (and the newest one a witness cosigned) and the witnesses' cosignatures kept for it,
+the leaf indexes of given event positions,
 and stored perfect subtrees. The server's
 asynchronous versions are in ``sapsam.store.transparency``.
 
@@ -42,6 +43,13 @@ def latest_checkpoint(connection: Connection) -> StoredCheckpoint | None:
     """The last signed checkpoint, or None before the first."""
     with readable():
         row = connection.execute(query("transparency.latest_checkpoint")).fetchone()
+    return StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2])) if row else None
+
+
+def latest_witnessed_checkpoint(connection: Connection) -> StoredCheckpoint | None:
+    """The newest checkpoint a witness cosigned, or None before the first cosignature."""
+    with readable():
+        row = connection.execute(query("transparency.latest_witnessed_checkpoint")).fetchone()
     return StoredCheckpoint(int(row[0]), bytes(row[1]), str(row[2])) if row else None
 
 

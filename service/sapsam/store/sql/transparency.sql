@@ -38,6 +38,12 @@ VALUES (%(size)s, %(root)s, to_timestamp(%(time)s), %(note)s)
 -- name: latest_checkpoint
 SELECT size, root, note FROM log_checkpoints ORDER BY size DESC LIMIT 1
 
+-- name: latest_witnessed_checkpoint
+-- The newest checkpoint a witness cosigned (an export carries it when it covers every exported
+-- event: docs/audit.md §2.5); max(size) reads the cosignatures' primary key from its end.
+SELECT size, root, note FROM log_checkpoints
+WHERE size = (SELECT max(size) FROM checkpoint_cosignatures)
+
 -- name: checkpoint_of_size
 SELECT size, root, note FROM log_checkpoints WHERE size = %(size)s
 

@@ -47,9 +47,9 @@ class ExportDealRequest(_message.Message):
     name: _builtins.str
     """Resource name of the deal, "tables/{table}/deals/{deal}"."""
     known_tree_size: _builtins.int
-    """A tree size of a checkpoint the caller holds (1 .. the export's checkpoint size): the
-    export then also carries the consistency proof from it to the export's checkpoint
-    (docs/audit.md §2.5). Unset: none.
+    """A tree size of a checkpoint the caller holds (1 .. the latest checkpoint's size): the
+    export then also carries the consistency proof between it and the export's checkpoint,
+    from the smaller tree to the larger (docs/audit.md §2.5). Unset: none.
     """
     def __init__(
         self,

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from sapsam_client.card_style import CardStyle
+from sapsam_client.prompts import Terminal
 from sapsam_client.results_text import (
     deal_lines,
     final_lines,
@@ -17,6 +18,7 @@ from sapsam_client.results_text import (
     seat_lines,
     standings_line,
 )
+from sapsam_client.table_view import WaitingStatus
 from sapsam_client.waiting import awaited, duration, waiting_text
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
@@ -346,3 +348,28 @@ def test_durations() -> None:
         "1 h 00 min",
         "2 h 03 min",
     ]
+
+
+def test_the_status_is_said_when_the_wait_changes_and_not_while_the_reader_arranges() -> None:
+    said: list[str] = []
+    terminal = Terminal(input, said.append)
+    clock = [NOW]
+    status = WaitingStatus(terminal, seat(0), clock=lambda: clock[0])
+    seating = table(
+        table_pb2.TABLE_PHASE_SEATING,
+        table_pb2.Seat(name=seat(0), player="players/a"),
+        table_pb2.Seat(name=seat(1)),
+    )
+    status.update(seating, {})
+    status.update(seating, {})  # the same wait: said once
+    assert said == ["waiting for 1 more player to sit down (no time limit)"]
+    # The reader has rows to arrange: no status (the prompt comes).
+    status.update(table(table_pb2.TABLE_PHASE_ARRANGING, *seats()), {})
+    assert status.text() is None and len(said) == 1
+    arranging = table(table_pb2.TABLE_PHASE_ARRANGING, *seats(confirmed=(0, 2, 3)))
+    status.update(arranging, {seat(1): "Bob"})
+    assert said[1:] == ["waiting for Bob (seat 1) to arrange (no time limit)"]
+    clock[0] = NOW + timedelta(seconds=30)
+    assert status.text() == "waiting for Bob (seat 1) to arrange: 30 s so far (no time limit)"
+    status.pause()
+    assert status.text() is None

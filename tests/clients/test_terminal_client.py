@@ -30,6 +30,7 @@ from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam_client import Hand, Rows, Seat, connect, solver_arranger
 from sapsam_client.row_entry import HELP
+from sapsam_proto.v1 import rule_set_pb2
 from sapsam_proto.v1.table_pb2 import Table
 
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
@@ -246,7 +247,9 @@ def test_suit_symbols_colour_and_a_live_status_on_a_capable_terminal(
 ) -> None:
     host = connect(address)
     host.register("host")
-    table = host.create_table(2, series_length=1).name
+    # An arranging deadline, counted down in the status.
+    rules = rule_set_pb2.RuleSet(arrange_seconds=45)
+    table = host.create_table(2, rule_set=rules, series_length=1).name
     capable = PLAY_ENV | {"TERM": "xterm-256color", "LC_ALL": "C.UTF-8"}
     player = on_pty(play_command(address, table, tmp_path / "tokens.json"), capable)
     child = player.terminal
@@ -264,13 +267,13 @@ def test_suit_symbols_colour_and_a_live_status_on_a_capable_terminal(
     child.sendline("")
     child.expect(r"Confirm these rows\? \[y/n\] ")
     child.sendline("y")
-    # The time waited moves on, redrawn every second.
-    child.expect(
-        "\rwaiting for bot 1 \\(seat 1\\) to arrange: 1 s so far \\(no time limit\\)\x1b\\[K"
-    )
-    child.expect(
-        "\rwaiting for bot 1 \\(seat 1\\) to arrange: 2 s so far \\(no time limit\\)\x1b\\[K"
-    )
+    # The deadline counted down, redrawn every second.
+    countdown = "\rwaiting for bot 1 \\(seat 1\\) to arrange: (\\d+) s left\x1b\\[K"
+    child.expect(countdown)
+    first_left = int(child.match.group(1))
+    child.expect(countdown)
+    child.expect(countdown)
+    assert 0 < int(child.match.group(1)) < first_left <= 45
     slow_bot.set()
     child.expect("== deal 1 of 1: the reveal ==")
     child.expect(r"\*seat 0 you: [^\r\n]+\r\n    ([^\r\n]+)\r\n")

@@ -202,7 +202,7 @@ def build_services(
         on_stop=on_stop,
         on_serving=on_serving,
         close=store.close,
-        cut_off=store.pool.cancel_work_in_progress,
+        cut_off=store.cancel_work_in_progress,
         audit_service=AuditServicer(store.pool, server_keys),
         tournament_service=TournamentServicer(tournaments, players, feed),
         transparency_service=(

@@ -73,6 +73,7 @@ from sapsam.store.append_statement import (
 from sapsam.store.append_statement import (
     secret_companions as secret_companions,  # re-exported
 )
+from sapsam.store.commit_group import CommitGroup, RunAlone
 from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
 from sapsam.store.processed_requests import find_processed_request as find_processed_request
 from sapsam.store.processed_requests import fingerprint_of_parts
@@ -114,6 +115,7 @@ async def append(
     project: ProjectCallback | None = None,
     request_digest: bytes | None = None,
     companions: Sequence[InlineStatement] = (),
+    commit_group: CommitGroup | None = None,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -137,6 +139,7 @@ async def append(
             project=project,
             request_digest=request_digest,
             companions=companions,
+            commit_group=commit_group,
         )
     finally:
         write_stamps.stamps().bump(stream_id)
@@ -158,6 +161,7 @@ async def _append(
     project: ProjectCallback | None = None,
     request_digest: bytes | None = None,
     companions: Sequence[InlineStatement] = (),
+    commit_group: CommitGroup | None = None,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -172,6 +176,10 @@ async def _append(
     own writes that go with the events (a deal's secret kept or forgotten), said as statements
     reading ``inserted(position, version)``: they run inside the insert's statement whenever the
     read models do, else after it in the append's transaction.
+
+    ``commit_group``: where the append is one autocommit statement, it is handed to the group
+    and committed with the other appends in flight (``sapsam.store.commit_group``); the result
+    is the same, returned once that commit succeeded.
 
     Commits on a connection with no transaction open; inside the caller's transaction it becomes a
     savepoint and the caller commits. Raises ``ConcurrencyConflict`` (carrying the current
@@ -255,6 +263,7 @@ async def _append(
             companions,
             request_digest,
             after_insert,
+            commit_group,
         )
         if outcome is not None:
             remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
@@ -284,6 +293,7 @@ async def _insert(
     companions: Sequence[InlineStatement] = (),
     request_digest: bytes | None = None,
     after_insert: Sequence[InlineStatement] = (),
+    commit_group: CommitGroup | None = None,
 ) -> AppendResult | None:
     """Insert the batch chained from ``previous_hash``; None if that hash is not the head's.
 
@@ -320,8 +330,11 @@ async def _insert(
             and project is None
             and not after_insert
         ):
-            # A single statement on an idle autocommit connection is its own transaction.
-            rows = await (await connection.execute(statement, parameters)).fetchall()
+            # A single statement on an idle autocommit connection is its own transaction, or
+            # joins the commit group's next batch (sapsam.store.commit_group).
+            rows = await _single_statement(
+                connection, statement, parameters, stream_id, commit_group
+            )
             if not rows:
                 return None
             recorded = _recorded(
@@ -373,6 +386,23 @@ async def _insert(
 
 class _StaleHeadError(Exception):
     """The event at the expected version is missing or has another hash: re-read the head."""
+
+
+async def _single_statement(
+    connection: Connection,
+    statement: str,
+    parameters: dict[str, Any],
+    stream_id: str,
+    commit_group: CommitGroup | None,
+) -> list[tuple[Any, ...]]:
+    """The rows of the append's one statement, committed: by the commit group when there is one
+    and it takes it, else on the caller's own connection."""
+    if commit_group is not None:
+        try:
+            return await commit_group.execute(statement, parameters, stream_id)
+        except RunAlone:
+            pass
+    return await (await connection.execute(statement, parameters)).fetchall()
 
 
 async def _notify(connection: Connection, stream_id: str, position: int) -> None:

@@ -31,6 +31,7 @@ from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
 from sapsam.store import appends, reads, write_stamps
 from sapsam.store.appends import ProjectCallback
+from sapsam.store.commit_group import CommitGroup, enabled_by_environment
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
 from sapsam.store.session import PostgresSession
 from sapsam.store.subscriptions import close_notifiers, follow_as_leader
@@ -221,20 +222,39 @@ class EventStore:
 
     pool: ServicePool
     projectors: tuple[Projector, ...] = ()
+    commit_group: CommitGroup | None = None
+    """Commits the appends in flight together (``sapsam.store.commit_group``); None: each on
+    its own."""
 
     @classmethod
     def unopened(
-        cls, url: str, projectors: Sequence[Projector] = (), max_size: int = 8
+        cls,
+        url: str,
+        projectors: Sequence[Projector] = (),
+        max_size: int = 8,
+        group_commit: bool | None = None,
     ) -> EventStore:
-        """A store on ``url`` whose pool opens later, on its loop (``open``)."""
-        return cls(ServicePool(url, PoolPolicy(max_size=max_size)), tuple(projectors))
+        """A store on ``url`` whose pool opens later, on its loop (``open``). ``group_commit``:
+        whether appends share commits (None: as ``SAPSAM_GROUP_COMMIT`` says, on by default)."""
+        pool = ServicePool(url, PoolPolicy(max_size=max_size))
+        if group_commit is None:
+            group_commit = enabled_by_environment()
+        options: dict[str, Any] = {}
+        if "connect_timeout" not in conninfo_to_dict(url):
+            options["connect_timeout"] = pool.policy.connect_timeout
+        group = CommitGroup(url, connect_options=options) if group_commit else None
+        return cls(pool, tuple(projectors), group)
 
     @classmethod
     async def connect(
-        cls, url: str, projectors: Sequence[Projector] = (), max_size: int = 8
+        cls,
+        url: str,
+        projectors: Sequence[Projector] = (),
+        max_size: int = 8,
+        group_commit: bool | None = None,
     ) -> EventStore:
         """Open a pool on ``url`` and wrap it (close with ``close()``)."""
-        store = cls.unopened(url, projectors, max_size)
+        store = cls.unopened(url, projectors, max_size, group_commit)
         await store.open()
         return store
 
@@ -243,9 +263,18 @@ class EventStore:
         await self.pool.open(wait=True, timeout=self.pool.policy.wait)
 
     async def close(self) -> None:
-        """Close the pool (and the loop's wake-up notifier)."""
+        """Close the commit group, the pool (and the loop's wake-up notifier)."""
+        if self.commit_group is not None:
+            await self.commit_group.close()
         await close_notifiers()
         await self.pool.close()
+
+    async def cancel_work_in_progress(self) -> int:
+        """Cancel the statements running for calls (``ServicePool.cancel_work_in_progress``),
+        the commit group's batch in flight included; how many pooled connections were lent."""
+        if self.commit_group is not None:
+            await self.commit_group.cancel_in_flight()
+        return await self.pool.cancel_work_in_progress()
 
     def prepare(self) -> list[ProjectionReport]:
         """Create, rebuild or catch up the projectors' tables (call once at start-up, before
@@ -280,6 +309,7 @@ class EventStore:
                 response=response,
                 projectors=self.projectors,
                 project=project,
+                commit_group=self.commit_group,
             )
 
     async def read_stream(
@@ -321,7 +351,7 @@ class EventStore:
     async def session(self) -> AsyncIterator[PostgresSession]:
         """Store operations on one pooled connection (``sapsam.store.session``)."""
         async with self.pool.connection() as connection:
-            yield PostgresSession(connection, self.projectors)
+            yield PostgresSession(connection, self.projectors, self.commit_group)
 
     def write_stamp(self, stream_id: str) -> int:
         """The stream's write stamp now (``sapsam.store.write_stamps``)."""

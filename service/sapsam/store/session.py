@@ -27,6 +27,7 @@ from sapsam.store import (
     tournament_queries,
     write_stamps,
 )
+from sapsam.store.commit_group import CommitGroup
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
 from sapsam.store.table_projections import DueTable, tables_past_deadline
@@ -42,6 +43,7 @@ class PostgresSession:
 
     connection: Connection
     projectors: tuple[Projector, ...] = ()
+    commit_group: CommitGroup | None = None
 
     # -- the log ---------------------------------------------------------------------------------
 
@@ -88,6 +90,9 @@ class PostgresSession:
             # The secrets join the insert's statement with the read models: one round trip.
             companions=appends.secret_companions(stream_id, secrets.keep, secrets.forget),
             request_digest=request_digest,
+            # Outside a transaction of the session's, committed with the other appends in
+            # flight (one flush for all), each answered once that commit succeeded.
+            commit_group=self.commit_group,
         )
 
     def transaction(self) -> AbstractAsyncContextManager[object]:

@@ -1,0 +1,266 @@
+"""Group commit: the single-statement appends in flight at once share one transaction, one flush.
+
+Why: an append that is one autocommit statement (``sapsam.store.appends``) pays for its own
+synchronous commit, and the commit's WAL flush costs the backend about 230 us of CPU per commit
+on this machine (bench/pg_cpu.py: a one-row insert 88 us with ``synchronous_commit`` off against
+317 us on), more than the statement itself. PostgreSQL's ``commit_delay`` lets concurrent commits
+share one disk flush but not that CPU. Here the appends that arrive together are sent as
+``BEGIN; s1; ...; sN; COMMIT`` in one round trip (psycopg's pipeline mode) on a connection of the
+group's own: N appends, one commit.
+
+How: one group per ``EventStore`` (so per process and event loop: the store's pool belongs to one
+loop). No artificial delay: an append that finds the group idle is sent at once (alone, as an
+autocommit statement, exactly as before); the appends that arrive while a batch is in flight wait
+for it and then go together as the next batch, at most ``MAX_BATCH`` statements (the rest wait
+for the one after). So under light load nothing changes but the connection, and the busier the
+process, the more appends each flush carries. One task of the event loop sends the batches; no
+thread.
+
+Each caller gets its own statement's rows, and only after the batch's COMMIT succeeded: nobody is
+told "appended" before it is durable. If anything goes wrong with a batch (one member's version
+was taken or its request id raced, any other error, the connection lost, the group closing), no
+member is answered by the group: each is told to run its statement on its own connection
+(``RunAlone``), which is the ordinary path with all its handling of conflicts and retries. A batch
+whose COMMIT's outcome is unknown (the connection broke after sending it) is handled the same way,
+and safely: a member whose events did commit finds its request id in ``processed_requests`` when
+it runs again (its insert fails on the stream's version key; the append answers with the original
+result, ``replayed=True``), one whose events did not commit appends them now. Falling back costs
+one commit per member, but only when a batch fails; savepoints around each member would let the
+others commit but cost every batch a subtransaction per member, and with one command at a time
+per table in a process (``sapsam.app.table_runner``) a batch's members rarely conflict.
+
+A batch holds its members' row locks until its COMMIT. Two processes' batches touching the same
+two tables in opposite orders can therefore deadlock where single statements could not; PostgreSQL
+ends one of them after ``deadlock_timeout`` (1 s by default), and its members run alone. It takes
+two processes writing the same two tables at the same moment (within a process a table's commands
+run one at a time), so it is rare.
+
+A caller that stops waiting (cancelled) while its statement is in flight cannot stop it: the batch
+commits with it. Its stream's write stamp (``sapsam.store.write_stamps``) is then bumped by the
+group after that commit, as the caller's append would have done, so no copy in memory made in
+between is taken for current.
+
+Switch: ``SAPSAM_GROUP_COMMIT=off`` (or ``EventStore.unopened(..., group_commit=False)``) sends
+every append on its caller's connection, as before (bench/pg_cpu.py and bench/store.py compare).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import psycopg
+
+from sapsam.store import write_stamps
+
+_logger = logging.getLogger("sapsam.store.commit_group")
+
+MAX_BATCH: Final = 64
+"""Most statements in one batch's transaction: a bound on the batch's locks and on how long its
+members wait for the slowest of them. With 64 game appends (~0.4 ms of backend CPU each) a batch
+holds its transaction ~25 ms; more arrivals wait for the next batch."""
+IDLE_SECONDS: Final = 5.0
+"""A group with nothing to send this long closes its connection (reopened on the next append)."""
+CLOSE_SECONDS: Final = 2.0
+"""How long closing a group waits for the batch in flight before cutting it off."""
+ENVIRONMENT_SWITCH: Final = "SAPSAM_GROUP_COMMIT"
+
+Row = tuple[Any, ...]
+
+
+def enabled_by_environment() -> bool:
+    """Whether group commit is on: unless ``SAPSAM_GROUP_COMMIT`` is ``off``, ``0`` or ``no``."""
+    return os.environ.get(ENVIRONMENT_SWITCH, "on").strip().lower() not in {"off", "0", "no"}
+
+
+class RunAlone(Exception):  # noqa: N818 - an instruction, not a failure
+    """The group did not commit this statement: run it on the caller's own connection."""
+
+
+@dataclass(eq=False)
+class _Member:
+    statement: str
+    parameters: Mapping[str, Any]
+    stream_id: str
+    answer: asyncio.Future[list[Row]]
+
+
+@dataclass(eq=False)
+class _Running:
+    """The group's state on the event loop it runs on."""
+
+    loop: asyncio.AbstractEventLoop
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    connection: psycopg.AsyncConnection[Any] | None = None
+
+
+class CommitGroup:
+    """Appends' single statements committed together (see the module's docstring)."""
+
+    def __init__(
+        self,
+        conninfo: str,
+        connect_options: Mapping[str, Any] | None = None,
+        max_batch: int = MAX_BATCH,
+    ) -> None:
+        if max_batch < 1:
+            raise ValueError("a batch holds at least one statement")
+        self._conninfo = conninfo
+        self._connect_options = dict(connect_options or {})
+        self.max_batch = max_batch
+        self._waiting: list[_Member] = []
+        self._running: _Running | None = None
+        self._closed = False
+        self.batches = 0
+        """Batches committed so far (tests and benchmarks read it)."""
+        self.statements = 0
+        """Statements those batches carried."""
+        self.failed_batches = 0
+        """Batches that did not commit (their members ran alone)."""
+
+    async def execute(
+        self, statement: str, parameters: Mapping[str, Any], stream_id: str
+    ) -> list[Row]:
+        """The rows of ``statement`` (one autocommit statement appending to ``stream_id``) once
+        it has committed with the batch it joined. Raises ``RunAlone`` when the group did not
+        commit it (run it on your own connection)."""
+        if self._closed:
+            raise RunAlone
+        loop = asyncio.get_running_loop()
+        running = self._running
+        if running is None or running.loop is not loop:
+            if running is not None and (running.task is not None or running.connection):
+                raise RunAlone  # still serving another loop: a connection belongs to one loop
+            running = self._running = _Running(loop)
+        member = _Member(statement, parameters, stream_id, loop.create_future())
+        self._waiting.append(member)
+        running.arrived.set()
+        if running.task is None:
+            running.task = loop.create_task(self._run(running), name="sapsam-commit-group")
+        return await member.answer
+
+    async def close(self) -> None:
+        """Stop at once: nothing new joins; the batch in flight may finish (for at most
+        ``CLOSE_SECONDS``, then it is cut off and its members run alone); waiting members run
+        alone. Idempotent."""
+        self._closed = True
+        running = self._running
+        if running is None:
+            return
+        running.arrived.set()
+        task = running.task
+        if task is not None:
+            done, _ = await asyncio.wait((task,), timeout=CLOSE_SECONDS)
+            if not done:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._release(self._waiting)
+        self._waiting = []
+        if running.connection is not None:
+            with contextlib.suppress(Exception):
+                await running.connection.close()
+            running.connection = None
+
+    async def cancel_in_flight(self) -> None:
+        """Cancel the batch running on the server, if any (a stopping server's grace is over):
+        its members then run alone, on connections the pool can cut off too."""
+        running = self._running
+        if running is not None and running.connection is not None and running.task is not None:
+            with contextlib.suppress(Exception):
+                await running.connection.cancel_safe(timeout=1.0)
+
+    async def _run(self, running: _Running) -> None:
+        batch: list[_Member] = []
+        try:
+            while not self._closed:
+                if not self._waiting:
+                    running.arrived.clear()
+                    try:
+                        await asyncio.wait_for(running.arrived.wait(), IDLE_SECONDS)
+                    except TimeoutError:
+                        break
+                    continue
+                batch = [m for m in self._waiting[: self.max_batch] if not m.answer.done()]
+                del self._waiting[: self.max_batch]
+                if batch:
+                    await self._send(running, batch)
+                batch = []
+        finally:
+            # Cancelled (or failed) mid-batch: its members were not answered; they run alone.
+            self._release(batch)
+            running.task = None
+            if self._waiting and not self._closed:
+                # Arrived as the task was ending (no await since the queue was seen empty).
+                running.task = running.loop.create_task(self._run(running))
+            elif running.connection is not None:
+                connection, running.connection = running.connection, None
+                with contextlib.suppress(Exception):
+                    await connection.close()
+
+    async def _send(self, running: _Running, batch: list[_Member]) -> None:
+        """Commit ``batch`` and answer its members, or tell them all to run alone."""
+        try:
+            connection = running.connection
+            if connection is None or connection.closed:
+                connection = running.connection = await psycopg.AsyncConnection.connect(
+                    self._conninfo, autocommit=True, **self._connect_options
+                )
+            rows = await _commit(connection, batch)
+        except Exception as error:
+            if not isinstance(error, psycopg.Error):
+                _logger.exception("a commit group's batch failed")
+            self.failed_batches += 1
+            await self._recover(running)
+            self._release(batch)
+            return
+        self.batches += 1
+        self.statements += len(batch)
+        for member, member_rows in zip(batch, rows, strict=True):
+            if member.answer.done():
+                # Its caller stopped waiting, and bumped the stamp before this commit: again now.
+                write_stamps.stamps().bump(member.stream_id)
+            else:
+                member.answer.set_result(member_rows)
+
+    async def _recover(self, running: _Running) -> None:
+        """After a failed batch: roll back, or drop a connection that is no longer usable."""
+        connection = running.connection
+        if connection is None:
+            return
+        try:
+            if connection.broken or connection.closed:
+                raise psycopg.OperationalError("connection lost")
+            if connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                await connection.execute("ROLLBACK")
+        except Exception:
+            with contextlib.suppress(Exception):
+                await connection.close()
+            running.connection = None
+
+    @staticmethod
+    def _release(members: list[_Member]) -> None:
+        for member in members:
+            if not member.answer.done():
+                member.answer.set_exception(RunAlone())
+
+
+async def _commit(
+    connection: psycopg.AsyncConnection[Any], batch: list[_Member]
+) -> list[list[Row]]:
+    """Each member's rows, all committed; one round trip (one statement: no BEGIN/COMMIT)."""
+    if len(batch) == 1:
+        only = batch[0]
+        return [await (await connection.execute(only.statement, only.parameters)).fetchall()]
+    async with connection.pipeline():
+        await connection.execute("BEGIN")
+        cursors = [await connection.execute(m.statement, m.parameters) for m in batch]
+        await connection.execute("COMMIT")
+    # The pipeline's end sent one Sync and read every result: the COMMIT succeeded.
+    return [await cursor.fetchall() for cursor in cursors]

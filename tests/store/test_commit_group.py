@@ -1,0 +1,247 @@
+"""Group commit (sapsam.store.commit_group): appends in flight share one transaction, each caller
+answered with its own rows only after that transaction committed; any trouble, and each member
+runs alone on its own connection, with the ordinary conflict and retry handling."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from typing import Any
+
+import psycopg
+import pytest
+
+from sapsam.log.chain import verify_stream_chain
+from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent
+from sapsam.store.appends import append
+from sapsam.store.commit_group import CommitGroup, RunAlone, enabled_by_environment
+from sapsam.store.event_store import EventStore
+from sapsam.store.reads import read_all, read_stream
+
+Connection = psycopg.AsyncConnection[Any]
+
+
+def event(number: int) -> list[NewEvent]:
+    return [NewEvent("Counted", {"n": number})]
+
+
+@pytest.fixture
+async def connections(database_url: str) -> AsyncIterator[list[Connection]]:
+    async with AsyncExitStack() as stack:
+        opened = [
+            await stack.enter_async_context(
+                await psycopg.AsyncConnection.connect(database_url, autocommit=True)
+            )
+            for _ in range(24)
+        ]
+        yield opened
+
+
+@pytest.fixture
+async def group(database_url: str) -> AsyncIterator[CommitGroup]:
+    commit_group = CommitGroup(database_url)
+    yield commit_group
+    await commit_group.close()
+
+
+async def test_concurrent_appends_of_many_streams_share_commits_and_chain(
+    connections: list[Connection], group: CommitGroup
+) -> None:
+    appends_per_stream = 5
+
+    async def writer(connection: Connection, stream: str) -> list[AppendResult]:
+        results = []
+        for version in range(appends_per_stream):
+            results.append(
+                await append(
+                    connection,
+                    stream,
+                    version,
+                    event(version),
+                    f"{stream}/{version}",
+                    commit_group=group,
+                )
+            )
+        return results
+
+    streams = [f"s-{index}" for index in range(len(connections))]
+    written = await asyncio.gather(
+        *(
+            writer(connection, stream)
+            for connection, stream in zip(connections, streams, strict=True)
+        )
+    )
+    assert group.statements == len(streams) * appends_per_stream
+    assert group.batches < group.statements / 2  # most commits carried several appends
+    assert group.failed_batches == 0
+    positions = set()
+    for stream, results in zip(streams, written, strict=True):
+        # Each caller got its own rows: its stream, its versions, its events.
+        assert [(r.stream_id, r.first_version, r.replayed) for r in results] == [
+            (stream, version, False) for version in range(1, appends_per_stream + 1)
+        ]
+        assert [r.events[0].data for r in results] == [{"n": n} for n in range(5)]
+        positions.update(r.first_position for r in results)
+        stored = await read_stream(connections[0], stream)
+        assert [e.position for e in stored] == [r.first_position for r in results]
+        assert [e.hash for e in stored] == [r.events[0].hash for r in results]
+        assert verify_stream_chain(stored).intact
+    assert len(positions) == len(streams) * appends_per_stream
+
+
+async def test_a_conflicting_member_does_not_fail_the_others(
+    connections: list[Connection], group: CommitGroup
+) -> None:
+    await append(connections[0], "taken", 0, event(0), "first")  # not through the group
+    others = [
+        append(connection, f"free-{index}", 0, event(index), f"r-{index}", commit_group=group)
+        for index, connection in enumerate(connections[2:10])
+    ]
+    # Expected version 0 on a stream at version 1: it needs no head read, so it fails only on
+    # the events' key, inside the batch it joined.
+    stale = append(connections[1], "taken", 0, event(1), "late", commit_group=group)
+    outcomes = await asyncio.gather(stale, *others, return_exceptions=True)
+    conflict = outcomes[0]
+    assert isinstance(conflict, ConcurrencyConflict) and conflict.current_version == 1
+    assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes[1:])
+    assert group.failed_batches >= 1  # the batch it was in rolled back; the others ran alone
+    assert len(await read_all(connections[0])) == 1 + len(others)
+
+
+async def test_a_request_sent_twice_at_once_appends_once_and_answers_both_the_same(
+    connections: list[Connection], group: CommitGroup
+) -> None:
+    twice = [
+        append(connection, "s", 0, event(7), "same-request", commit_group=group)
+        for connection in connections[:2]
+    ]
+    fillers = [
+        append(connection, f"f-{index}", 0, event(index), f"f-{index}", commit_group=group)
+        for index, connection in enumerate(connections[2:8])
+    ]
+    results = await asyncio.gather(*twice, *fillers)
+    first, second = results[:2]
+    assert sorted([first.replayed, second.replayed]) == [False, True]
+    assert (first.first_position, first.events) == (second.first_position, second.events)
+    # And a later retry, whatever path it takes, answers the same again.
+    again = await append(connections[3], "s", 0, event(7), "same-request", commit_group=group)
+    assert again.replayed and again.first_position == first.first_position
+    assert len(await read_stream(connections[0], "s")) == 1
+
+
+async def test_a_batch_whose_commit_fails_acknowledges_no_one(
+    connections: list[Connection], group: CommitGroup
+) -> None:
+    # A deferred check that fails at COMMIT for one stream: every statement of the batch
+    # succeeds, and only the COMMIT fails.
+    await connections[0].execute(
+        """
+        CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.stream_id = 'doomed' THEN RAISE EXCEPTION 'doomed at commit'; END IF;
+            RETURN NULL;
+        END $$;
+        CREATE CONSTRAINT TRIGGER refuse_doomed AFTER INSERT ON events
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_doomed();
+        """
+    )
+    doomed = append(connections[1], "doomed", 0, event(0), "doomed", commit_group=group)
+    others = [
+        append(connection, f"ok-{index}", 0, event(index), f"ok-{index}", commit_group=group)
+        for index, connection in enumerate(connections[2:10])
+    ]
+    outcomes = await asyncio.gather(doomed, *others, return_exceptions=True)
+    assert isinstance(outcomes[0], psycopg.errors.RaiseException)
+    # Nobody was answered by the failed batch: the others committed alone, each once.
+    assert group.batches == 0 and group.failed_batches >= 1
+    assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes[1:])
+    streams = sorted(e.stream_id for e in await read_all(connections[0]))
+    assert streams == sorted(f"ok-{index}" for index in range(len(others)))
+
+
+async def test_a_connection_lost_mid_batch_leaves_every_member_to_run_alone(
+    connections: list[Connection], group: CommitGroup
+) -> None:
+    # A deferred trigger that sleeps at COMMIT for one stream, long enough to end the group's
+    # backend while the batch's COMMIT is in flight: its outcome is unknown to the group.
+    await connections[0].execute(
+        """
+        CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.stream_id = 'slow' THEN PERFORM pg_sleep(1); END IF;
+            RETURN NULL;
+        END $$;
+        CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
+        """
+    )
+    await append(connections[0], "warm", 0, event(0), "warm", commit_group=group)
+    pid_row = await (
+        await connections[0].execute(
+            "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+            " AND datname = current_database() AND application_name = ''"
+            " AND backend_type = 'client backend' ORDER BY backend_start DESC LIMIT 1"
+        )
+    ).fetchone()
+    assert pid_row is not None
+
+    async def terminate_soon() -> None:
+        await asyncio.sleep(0.4)
+        await connections[0].execute("SELECT pg_terminate_backend(%s)", [pid_row[0]])
+
+    members = [
+        append(connection, f"m-{index}", 0, event(index), f"m-{index}", commit_group=group)
+        for index, connection in enumerate(connections[2:8])
+    ]
+    slow = append(connections[1], "slow", 0, event(0), "slow", commit_group=group)
+    outcomes = await asyncio.gather(slow, *members, terminate_soon(), return_exceptions=True)
+    # The batch never committed; each member ran alone and appended exactly once.
+    assert all(isinstance(o, AppendResult) for o in outcomes[:-1]), outcomes
+    assert group.failed_batches >= 1
+    assert len(await read_all(connections[0])) == 1 + 1 + len(members)
+
+
+async def test_close_stops_at_once_and_later_appends_run_alone(
+    connections: list[Connection], database_url: str
+) -> None:
+    group = CommitGroup(database_url)
+    pending = [
+        asyncio.ensure_future(
+            append(connection, f"c-{index}", 0, event(index), f"c-{index}", commit_group=group)
+        )
+        for index, connection in enumerate(connections[:12])
+    ]
+    await asyncio.sleep(0)
+    began = time.monotonic()
+    await group.close()
+    assert time.monotonic() - began < 1.0
+    results = await asyncio.gather(*pending)
+    assert all(not result.replayed for result in results)
+    with pytest.raises(RunAlone):
+        await group.execute("SELECT 1", {}, "x")
+    after = await append(connections[0], "later", 0, event(0), "later", commit_group=group)
+    assert after.first_version == 1
+    await group.close()  # idempotent
+    assert len(await read_all(connections[0])) == 13
+
+
+async def test_the_switch(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAPSAM_GROUP_COMMIT", "off")
+    assert not enabled_by_environment()
+    store = await EventStore.connect(database_url)
+    try:
+        assert store.commit_group is None
+        assert (await store.append("s", 0, event(0), "r")).first_version == 1
+    finally:
+        await store.close()
+    monkeypatch.delenv("SAPSAM_GROUP_COMMIT")
+    assert enabled_by_environment()
+    store = await EventStore.connect(database_url)
+    try:
+        assert store.commit_group is not None
+        assert (await store.append("s", 1, event(1), "r2")).first_version == 2
+        assert store.commit_group.statements == 1
+    finally:
+        await store.close()

@@ -19,8 +19,13 @@ domain (``sapsam.audit.sample_series``), as an auditor at home holds them.
   §2.5): the tables are interleaved into one log whose tree is signed by a test key, and each
   verification checks the checkpoint's Ed25519 signature against the pinned key and every event's
   inclusion proof, as ``sapsam audit verify FILE --server-key KEY`` does (the process runs pass
-  the key). Each file carries its own copy of the note, and nothing is cached between files, so
-  every deal pays for one signature and all its proofs.
+  the key). Each file carries its own copy of the note. A process checks each distinct note's
+  signatures once (``sapsam.audit.anchoring``: deals exported within the same few seconds carry
+  the same checkpoint), and this script's files all carry the same one, so in ``throughput``'s
+  ``deal_exports_per_cpu_s`` the signature is checked once per pass;
+  ``deal_exports_per_cpu_s_signature_each`` empties that cache before every file, so each file
+  pays for its signature too. Proofs are walked anew for each file (nothing of them is kept
+  between files).
 
 Usage: ``python bench/verify.py [--runs 20] [--deals 400]``.
 Targets (issue #15): a one-deal ``audit verify`` process <= 150 ms wall; >= 2,000 deals/s/core.
@@ -51,7 +56,7 @@ from sapsam.audit import (
     verify_export,
     write_lines,
 )
-from sapsam.audit.anchoring import Trust
+from sapsam.audit.anchoring import Trust, forget_opened_notes
 from sapsam.audit.report import Verdict
 from sapsam.audit.sample_anchored import anchored_log
 from sapsam.audit.sample_series import recorded_stream
@@ -104,8 +109,11 @@ def _export_lines(seat_count: int, tables: int) -> tuple[list[list[str]], list[l
     return deals, whole
 
 
-def _deals_per_cpu_s(files: list[list[str]], repeats: int = 3) -> tuple[int, int]:
-    """Deals verified per CPU second over ``files`` (best of ``repeats`` passes), and the deals."""
+def _deals_per_cpu_s(
+    files: list[list[str]], repeats: int = 3, signature_each: bool = False
+) -> tuple[int, int]:
+    """Deals verified per CPU second over ``files`` (best of ``repeats`` passes), and the deals;
+    with ``signature_each``, each file's checkpoint signature is checked (no note cached)."""
     deals = 0
     for lines in files:
         report = _VERIFY(lines)
@@ -114,8 +122,13 @@ def _deals_per_cpu_s(files: list[list[str]], repeats: int = 3) -> tuple[int, int
     best = 0.0
     for _ in range(repeats):
         started = time.process_time()
-        for lines in files:
-            _VERIFY(lines)
+        if signature_each:
+            for lines in files:
+                forget_opened_notes()
+                _VERIFY(lines)
+        else:
+            for lines in files:
+                _VERIFY(lines)
         best = max(best, deals / (time.process_time() - started))
     return round(best), deals
 
@@ -125,9 +138,11 @@ def measure_throughput(deal_count: int) -> dict[str, Any]:
     for seat_count in (2, 3, 4):
         deals, whole = _export_lines(seat_count, max(1, deal_count // SERIES_LENGTH))
         deal_rate, verified = _deals_per_cpu_s(deals)
+        each_rate, _ = _deals_per_cpu_s(deals, signature_each=True)
         table_rate, _ = _deals_per_cpu_s(whole)
         results[f"{seat_count}_seats"] = {
             "deal_exports_per_cpu_s": deal_rate,
+            "deal_exports_per_cpu_s_signature_each": each_rate,
             "table_exports_per_cpu_s": table_rate,
             "deals": verified,
             "events_per_deal_export": round(sum(len(f) - 1 for f in deals) / len(deals), 1),
@@ -193,6 +208,9 @@ def main() -> None:
         process = measure_process(arguments.runs, Path(folder))
     throughput = measure_throughput(arguments.deals)
     worst_rate = min(entry["deal_exports_per_cpu_s"] for entry in throughput.values())
+    worst_each = min(
+        entry["deal_exports_per_cpu_s_signature_each"] for entry in throughput.values()
+    )
     print(
         json.dumps(
             {
@@ -205,6 +223,7 @@ def main() -> None:
                     "process_met": process["python_m_sapsam"]["wall_median_ms"]
                     <= TARGET_PROCESS_MS,
                     "throughput_met": worst_rate >= TARGET_DEALS_PER_CPU_S,
+                    "throughput_met_signature_each": worst_each >= TARGET_DEALS_PER_CPU_S,
                 },
             },
             indent=2,

@@ -58,9 +58,9 @@ def test_the_evaluator_tables_hold_exactly_the_constructed_products() -> None:
 def test_a_fresh_process_makes_value_objects_only_when_evaluated() -> None:
     code = (
         "from sapsam.rules import hands\n"
-        "assert hands._MADE.count(None) == hands.VALUE_COUNT\n"
+        "assert not hands._MADE\n"
         "v = hands.evaluate5(0, 4, 8, 12, 17)\n"
-        "assert hands._MADE.count(None) == hands.VALUE_COUNT - 1\n"
+        "assert list(hands._MADE) == [v.strength]\n"
         "assert 'ALL_VALUES' not in vars(hands)\n"
         "assert hands.ALL_VALUES[v.strength] is v and len(hands.THREE_CARD_VALUES) == 455\n"
     )
@@ -92,3 +92,22 @@ def _a_hand(category: hands.Category, ranks: tuple[int, ...], size: int, suited:
         cards.append(rank * 4 + suit)
     assert len(cards) == size
     return cards
+
+
+def test_threads_evaluating_at_once_get_one_object_per_value() -> None:
+    code = (
+        "import sys, threading\n"
+        "from itertools import combinations\n"
+        "from sapsam.rules import hands\n"
+        "sys.setswitchinterval(1e-6)\n"
+        "hands_ = list(combinations(range(0, 52, 3), 5))\n"
+        "seen = [[] for _ in range(8)]\n"
+        "def work(k):\n"
+        "    seen[k] = [hands.evaluate5(*h) for h in hands_]\n"
+        "threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "for k in range(1, 8):\n"
+        "    assert all(a is b for a, b in zip(seen[0], seen[k], strict=True))\n"
+        "assert all(hands.ALL_VALUES[v.strength] is v for v in seen[0])\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

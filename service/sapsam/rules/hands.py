@@ -216,19 +216,21 @@ def _load() -> tuple[array[int], bytes, dict[int, int], dict[int, int], dict[int
 _PRODUCTS, _KINDS, _FRONT_STRENGTH, _UNSUITED_STRENGTH, _SUITED_STRENGTH = _load()
 _CATEGORIES: Final = tuple(Category)
 _STRAIGHTS: Final = (Category.STRAIGHT, Category.STRAIGHT_FLUSH)
-# The value objects made so far, by strength; each is made once, so values stay shared.
-_MADE: Final[list[HandValue | None]] = [None] * VALUE_COUNT
+# The value objects made so far, by strength. One object per value even when two threads make
+# the same value at once: ``setdefault`` (one step under the GIL) keeps the first one stored.
+_MADE: Final[dict[int, HandValue]] = {}
 
 
 def _value(strength: int) -> HandValue:
     """The one value object of ``strength``, made on first use from the table."""
-    made = _MADE[strength]
+    made = _MADE.get(strength)
     if made is None:
         kind = _KINDS[strength]
         category = _CATEGORIES[kind & 15]
         size = 3 if kind & THREE_CARD_FLAG else 5
-        made = _MADE[strength] = HandValue(
-            category, _ranks(category, _PRODUCTS[strength]), size, strength
+        made = _MADE.setdefault(
+            strength,
+            HandValue(category, _ranks(category, _PRODUCTS[strength]), size, strength),
         )
     return made
 

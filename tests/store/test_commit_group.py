@@ -245,3 +245,27 @@ async def test_the_switch(database_url: str, monkeypatch: pytest.MonkeyPatch) ->
         assert store.commit_group.statements == 1
     finally:
         await store.close()
+
+
+async def test_a_group_that_cannot_connect_leaves_appends_to_their_own_connections(
+    connections: list[Connection],
+) -> None:
+    unreachable = CommitGroup("host=127.0.0.1 port=1 dbname=nothing", {"connect_timeout": 2})
+    try:
+        first = await append(connections[0], "s", 0, event(0), "r0", commit_group=unreachable)
+        assert first.first_version == 1 and unreachable.failed_batches == 1
+        # For a while it does not even try: the next appends run alone at once.
+        began = time.monotonic()
+        for version in range(1, 4):
+            await append(
+                connections[0],
+                "s",
+                version,
+                event(version),
+                f"r{version}",
+                commit_group=unreachable,
+            )
+        assert unreachable.failed_batches == 1 and time.monotonic() - began < 1.0
+    finally:
+        await unreachable.close()
+    assert len(await read_stream(connections[0], "s")) == 4

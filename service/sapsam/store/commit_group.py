@@ -50,6 +50,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -68,6 +69,8 @@ IDLE_SECONDS: Final = 5.0
 """A group with nothing to send this long closes its connection (reopened on the next append)."""
 CLOSE_SECONDS: Final = 2.0
 """How long closing a group waits for the batch in flight before cutting it off."""
+UNREACHABLE_SECONDS: Final = 1.0
+"""After the group failed to connect, appends run on their own connections this long."""
 ENVIRONMENT_SWITCH: Final = "SAPSAM_GROUP_COMMIT"
 
 Row = tuple[Any, ...]
@@ -117,6 +120,7 @@ class CommitGroup:
         self._waiting: list[_Member] = []
         self._running: _Running | None = None
         self._closed = False
+        self._unreachable_until = 0.0
         self.batches = 0
         """Batches committed so far (tests and benchmarks read it)."""
         self.statements = 0
@@ -130,14 +134,19 @@ class CommitGroup:
         """The rows of ``statement`` (one autocommit statement appending to ``stream_id``) once
         it has committed with the batch it joined. Raises ``RunAlone`` when the group did not
         commit it (run it on your own connection)."""
-        if self._closed:
+        if self._closed or time.monotonic() < self._unreachable_until:
             raise RunAlone
         loop = asyncio.get_running_loop()
         running = self._running
         if running is None or running.loop is not loop:
-            if running is not None and (running.task is not None or running.connection):
+            if (
+                running is not None
+                and not running.loop.is_closed()
+                and (running.task is not None or running.connection is not None)
+            ):
                 raise RunAlone  # still serving another loop: a connection belongs to one loop
             running = self._running = _Running(loop)
+            self._waiting = []  # a closed loop's members: nobody waits for them any more
         member = _Member(statement, parameters, stream_id, loop.create_future())
         self._waiting.append(member)
         running.arrived.set()
@@ -209,9 +218,15 @@ class CommitGroup:
         try:
             connection = running.connection
             if connection is None or connection.closed:
-                connection = running.connection = await psycopg.AsyncConnection.connect(
-                    self._conninfo, autocommit=True, **self._connect_options
-                )
+                try:
+                    connection = running.connection = await psycopg.AsyncConnection.connect(
+                        self._conninfo, autocommit=True, **self._connect_options
+                    )
+                except psycopg.Error:
+                    # Out of reach: for a while, appends use their own (pooled) connections,
+                    # whose waits the pool's policy bounds, instead of each batch trying again.
+                    self._unreachable_until = time.monotonic() + UNREACHABLE_SECONDS
+                    raise
             rows = await _commit(connection, batch)
         except Exception as error:
             if not isinstance(error, psycopg.Error):

@@ -37,6 +37,11 @@ PINNED: dict[str, list[tuple[Callable[[World], dict[str, Any]], str]]] = {
         (lambda w: {"page_token": _page_token({"s": 0, "c": "not a time", "t": UUID0})}, "bob"),
         (lambda w: {"page_token": base64.urlsafe_b64encode(b"[" * 100_000).decode()}, "bob"),
     ],
+    # The history's token carries the player and numbers that reach SQL.
+    "ListMyDeals": [
+        (lambda w: {"page_token": base64.urlsafe_b64encode(b"[" * 100_000).decode()}, "bob"),
+        (lambda w: {"page_token": _page_token({"p": "x", "c": "", "t": UUID0})}, "bob"),
+    ],
     "ListTournaments": [
         (lambda w: {"page_token": base64.urlsafe_b64encode(b"[" * 100_000).decode()}, "bob"),
         (

@@ -31,6 +31,7 @@ REQUESTS = (
     table_service_pb2.ConfirmArrangementRequest,
     table_service_pb2.RevealArrangementRequest,
     table_service_pb2.GetDealResultRequest,
+    table_service_pb2.ListMyDealsRequest,
     player_service_pb2.RegisterPlayerRequest,
     player_service_pb2.GetPlayerRequest,
 )

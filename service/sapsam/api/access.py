@@ -60,6 +60,8 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "CommitArrangement",
             "ConfirmArrangement",
             "RevealArrangement",
+            # A player's own hand history: the operator has none.
+            "ListMyDeals",
         ),
         **_methods("PlayerService", Access.PUBLIC, "RegisterPlayer"),
         **_methods("PlayerService", Access.CALLER, "GetPlayer"),

@@ -23,6 +23,7 @@ import grpc
 
 from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
+from sapsam.api.deal_history import list_my_deals
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import receipt_message
@@ -162,6 +163,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             assert last.state.table_id is not None
             next_token = encode_page_token(status, last.created_at, last.state.table_id)
         return table_service_pb2.ListTablesResponse(tables=tables, next_page_token=next_token)
+
+    async def ListMyDeals(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.ListMyDealsRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.ListMyDealsResponse:
+        """A page of the calling player's scored deals (``sapsam.api.deal_history``)."""
+        return await list_my_deals(self._tables, request)
 
     # -- seating and dealing --------------------------------------------------------------------
 

@@ -110,6 +110,40 @@ class TableListing(Protocol):
     def created_by(self) -> str: ...
 
 
+class PlayedDealLine(Protocol):
+    """One scored deal of a player, from one seat it held (the hand history)."""
+
+    @property
+    def table_id(self) -> uuid.UUID: ...
+
+    @property
+    def deal_number(self) -> int: ...
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def delta(self) -> int: ...
+
+    @property
+    def series_total(self) -> int: ...
+
+    @property
+    def fouled(self) -> bool: ...
+
+    @property
+    def rule_set_name(self) -> str: ...
+
+    @property
+    def seat_count(self) -> int: ...
+
+    @property
+    def scored_at(self) -> str | None: ...
+
+    @property
+    def sort_key(self) -> tuple[str, uuid.UUID, int, int]: ...
+
+
 class StandingLine(Protocol):
     """One line of a tournament's standings."""
 
@@ -218,6 +252,13 @@ class StoreSession(Protocol):
     ) -> Sequence[TableListing]:
         """Up to ``limit`` tables newest first (by creation time, then id), only those in
         ``phases`` unless None, after ``after`` (a creation time and id)."""
+        ...
+
+    async def deal_history_page(
+        self, player_id: str, after: tuple[str, uuid.UUID, int, int] | None, limit: int
+    ) -> Sequence[PlayedDealLine]:
+        """Up to ``limit`` of a player's scored deals, newest table first (by creation time and
+        id), its latest deal first, after ``after`` (a line's ``sort_key``)."""
         ...
 
     async def tournament_page(

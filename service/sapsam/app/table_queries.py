@@ -7,10 +7,11 @@ log's tail (``sapsam.app.table_runner``, ``sapsam.app.table_memory``).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from sapsam.app.secret_seeds import dealt_hands
+from sapsam.app.store_interface import PlayedDealLine
 from sapsam.app.table_plans import SecretMissingError, TableNotFoundError, stream_id_for
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, evolve
@@ -60,6 +61,15 @@ class TableQueries(TableRunner):
             ListedTable(state, line.created_by, line.created_at)
             for state, line in zip(states, page, strict=True)
         ]
+
+    async def deal_history(
+        self, player_id: str, after: tuple[str, uuid.UUID, int, int] | None, limit: int
+    ) -> Sequence[PlayedDealLine]:
+        """Up to ``limit`` of ``player_id``'s scored deals (the seats it held when each was
+        scored), newest table first, its latest deal first, after ``after`` (a line's
+        ``sort_key``); from the read models, one statement."""
+        async with self.store.session() as session:
+            return await session.deal_history_page(player_id, after, limit)
 
     async def events(
         self, table_id: uuid.UUID, from_version: int = 1, to_version: int | None = None

@@ -28,6 +28,7 @@ from sapsam.store import (
     write_stamps,
 )
 from sapsam.store.commit_group import CommitGroup
+from sapsam.store.deal_history import PlayedDealLine, deal_history_page
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
 from sapsam.store.table_projections import DueTable, tables_past_deadline
@@ -124,6 +125,11 @@ class PostgresSession:
         self, phases: Sequence[str] | None, after: tuple[str, uuid.UUID] | None, limit: int
     ) -> list[TableListing]:
         return await table_page(self.connection, phases, after, limit)
+
+    async def deal_history_page(
+        self, player_id: str, after: tuple[str, uuid.UUID, int, int] | None, limit: int
+    ) -> list[PlayedDealLine]:
+        return await deal_history_page(self.connection, player_id, after, limit)
 
     async def tournament_page(
         self, phases: Sequence[str] | None, after: tuple[int, str] | None, limit: int

@@ -22,79 +22,86 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from . import receipt_pb2 as sapsam_dot_v1_dot_receipt__pb2
 from . import rule_set_pb2 as sapsam_dot_v1_dot_rule__set__pb2
 from . import table_pb2 as sapsam_dot_v1_dot_table__pb2
 from . import table_event_pb2 as sapsam_dot_v1_dot_table__event__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dsapsam/v1/table_service.proto\x12\tsapsam.v1\x1a\x17sapsam/v1/receipt.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x15sapsam/v1/table.proto\x1a\x1bsapsam/v1/table_event.proto\"\xe4\x01\n\x12\x43reateTableRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x19\n\x0frule_set_preset\x18\x02 \x01(\tH\x00\x12&\n\x08rule_set\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.RuleSetH\x00\x12\x12\n\nseat_count\x18\x04 \x01(\x05\x12\x1a\n\rseries_length\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12,\n\x0c\x61\x66ter_series\x18\x06 \x01(\x0e\x32\x16.sapsam.v1.AfterSeriesB\x07\n\x05rulesB\x10\n\x0e_series_length\"[\n\x13\x43reateTableResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"\x1f\n\x0fGetTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"3\n\x10GetTableResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\"b\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12&\n\x06status\x18\x03 \x01(\x0e\x32\x16.sapsam.v1.TableStatus\"O\n\x12ListTablesResponse\x12 \n\x06tables\x18\x01 \x03(\x0b\x32\x10.sapsam.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x85\x01\n\x10JoinTableRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x01\x88\x01\x01\x42\x07\n\x05_seatB\x13\n\x11_expected_version\"W\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12#\n\x07receipt\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"l\n\x13\x43hooseDealerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"a\n\x14\x43hooseDealerResponse\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12#\n\x07receipt\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"i\n\x10StartDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"p\n\x11StartDealResponse\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x02 \x01(\x0c\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12#\n\x07receipt\x18\x04 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"\x81\x01\n\x18\x43ontributeEntropyRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"Q\n\x19\x43ontributeEntropyResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"x\n\x0e\x43utDeckRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x10\n\x08position\x18\x03 \x01(\x05\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"G\n\x0f\x43utDeckResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\" \n\x10GetMyHandRequest\x12\x0c\n\x04seat\x18\x01 \x01(\t\"0\n\x11GetMyHandResponse\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\x89\x02\n\x18\x43ommitArrangementRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65\x61l_number\x18\x05 \x01(\x03H\x01\x88\x01\x01\x12\x19\n\x11\x63ommitment_scheme\x18\x06 \x01(\r\x12-\n\tsignature\x18\x07 \x01(\x0b\x32\x1a.sapsam.v1.PlayerSignature\x12\x0f\n\x07\x63onfirm\x18\x08 \x01(\x08\x42\x13\n\x11_expected_versionB\x0e\n\x0c_deal_number\"8\n\x0fPlayerSignature\x12\x12\n\npublic_key\x18\x01 \x01(\x0c\x12\x11\n\tsignature\x18\x02 \x01(\x0c\"d\n\x19\x43ommitArrangementResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\x12\x11\n\tconfirmed\x18\x03 \x01(\x08\"\x9b\x01\n\x19\x43onfirmArrangementRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65\x61l_number\x18\x04 \x01(\x03H\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x0e\n\x0c_deal_number\"R\n\x1a\x43onfirmArrangementResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"\x85\x02\n\x18RevealArrangementRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12+\n\x0b\x61rrangement\x18\x03 \x01(\x0b\x32\x16.sapsam.v1.Arrangement\x12\r\n\x05nonce\x18\x04 \x01(\x0c\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65\x61l_number\x18\x06 \x01(\x03H\x01\x88\x01\x01\x12-\n\tsignature\x18\x07 \x01(\x0b\x32\x1a.sapsam.v1.PlayerSignatureB\x13\n\x11_expected_versionB\x0e\n\x0c_deal_number\"Q\n\x19RevealArrangementResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"$\n\x14GetDealResultRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\">\n\x15GetDealResultResponse\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.DealResult\"9\n\x11WatchTableRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\":\n\x12WatchTableResponse\x12$\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.TableEvent*`\n\x0b\x41\x66terSeries\x12\x1c\n\x18\x41\x46TER_SERIES_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41\x46TER_SERIES_CLOSE\x10\x01\x12\x1b\n\x17\x41\x46TER_SERIES_NEW_SERIES\x10\x02\x32\xfb\x08\n\x0cTableService\x12L\n\x0b\x43reateTable\x12\x1d.sapsam.v1.CreateTableRequest\x1a\x1e.sapsam.v1.CreateTableResponse\x12\x43\n\x08GetTable\x12\x1a.sapsam.v1.GetTableRequest\x1a\x1b.sapsam.v1.GetTableResponse\x12I\n\nListTables\x12\x1c.sapsam.v1.ListTablesRequest\x1a\x1d.sapsam.v1.ListTablesResponse\x12\x46\n\tJoinTable\x12\x1b.sapsam.v1.JoinTableRequest\x1a\x1c.sapsam.v1.JoinTableResponse\x12O\n\x0c\x43hooseDealer\x12\x1e.sapsam.v1.ChooseDealerRequest\x1a\x1f.sapsam.v1.ChooseDealerResponse\x12\x46\n\tStartDeal\x12\x1b.sapsam.v1.StartDealRequest\x1a\x1c.sapsam.v1.StartDealResponse\x12^\n\x11\x43ontributeEntropy\x12#.sapsam.v1.ContributeEntropyRequest\x1a$.sapsam.v1.ContributeEntropyResponse\x12@\n\x07\x43utDeck\x12\x19.sapsam.v1.CutDeckRequest\x1a\x1a.sapsam.v1.CutDeckResponse\x12\x46\n\tGetMyHand\x12\x1b.sapsam.v1.GetMyHandRequest\x1a\x1c.sapsam.v1.GetMyHandResponse\x12^\n\x11\x43ommitArrangement\x12#.sapsam.v1.CommitArrangementRequest\x1a$.sapsam.v1.CommitArrangementResponse\x12\x61\n\x12\x43onfirmArrangement\x12$.sapsam.v1.ConfirmArrangementRequest\x1a%.sapsam.v1.ConfirmArrangementResponse\x12^\n\x11RevealArrangement\x12#.sapsam.v1.RevealArrangementRequest\x1a$.sapsam.v1.RevealArrangementResponse\x12R\n\rGetDealResult\x12\x1f.sapsam.v1.GetDealResultRequest\x1a .sapsam.v1.GetDealResultResponse\x12K\n\nWatchTable\x12\x1c.sapsam.v1.WatchTableRequest\x1a\x1d.sapsam.v1.WatchTableResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dsapsam/v1/table_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17sapsam/v1/receipt.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x15sapsam/v1/table.proto\x1a\x1bsapsam/v1/table_event.proto\"\xe4\x01\n\x12\x43reateTableRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x19\n\x0frule_set_preset\x18\x02 \x01(\tH\x00\x12&\n\x08rule_set\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.RuleSetH\x00\x12\x12\n\nseat_count\x18\x04 \x01(\x05\x12\x1a\n\rseries_length\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12,\n\x0c\x61\x66ter_series\x18\x06 \x01(\x0e\x32\x16.sapsam.v1.AfterSeriesB\x07\n\x05rulesB\x10\n\x0e_series_length\"[\n\x13\x43reateTableResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"\x1f\n\x0fGetTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"3\n\x10GetTableResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\"b\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12&\n\x06status\x18\x03 \x01(\x0e\x32\x16.sapsam.v1.TableStatus\"O\n\x12ListTablesResponse\x12 \n\x06tables\x18\x01 \x03(\x0b\x32\x10.sapsam.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x85\x01\n\x10JoinTableRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x01\x88\x01\x01\x42\x07\n\x05_seatB\x13\n\x11_expected_version\"W\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12#\n\x07receipt\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"l\n\x13\x43hooseDealerRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"a\n\x14\x43hooseDealerResponse\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12#\n\x07receipt\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"i\n\x10StartDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"p\n\x11StartDealResponse\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x02 \x01(\x0c\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12#\n\x07receipt\x18\x04 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"\x81\x01\n\x18\x43ontributeEntropyRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"Q\n\x19\x43ontributeEntropyResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"x\n\x0e\x43utDeckRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x10\n\x08position\x18\x03 \x01(\x05\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"G\n\x0f\x43utDeckResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\" \n\x10GetMyHandRequest\x12\x0c\n\x04seat\x18\x01 \x01(\t\"0\n\x11GetMyHandResponse\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\x89\x02\n\x18\x43ommitArrangementRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65\x61l_number\x18\x05 \x01(\x03H\x01\x88\x01\x01\x12\x19\n\x11\x63ommitment_scheme\x18\x06 \x01(\r\x12-\n\tsignature\x18\x07 \x01(\x0b\x32\x1a.sapsam.v1.PlayerSignature\x12\x0f\n\x07\x63onfirm\x18\x08 \x01(\x08\x42\x13\n\x11_expected_versionB\x0e\n\x0c_deal_number\"8\n\x0fPlayerSignature\x12\x12\n\npublic_key\x18\x01 \x01(\x0c\x12\x11\n\tsignature\x18\x02 \x01(\x0c\"d\n\x19\x43ommitArrangementResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\x12\x11\n\tconfirmed\x18\x03 \x01(\x08\"\x9b\x01\n\x19\x43onfirmArrangementRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65\x61l_number\x18\x04 \x01(\x03H\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x0e\n\x0c_deal_number\"R\n\x1a\x43onfirmArrangementResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"\x85\x02\n\x18RevealArrangementRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12+\n\x0b\x61rrangement\x18\x03 \x01(\x0b\x32\x16.sapsam.v1.Arrangement\x12\r\n\x05nonce\x18\x04 \x01(\x0c\x12\x1d\n\x10\x65xpected_version\x18\x05 \x01(\x03H\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65\x61l_number\x18\x06 \x01(\x03H\x01\x88\x01\x01\x12-\n\tsignature\x18\x07 \x01(\x0b\x32\x1a.sapsam.v1.PlayerSignatureB\x13\n\x11_expected_versionB\x0e\n\x0c_deal_number\"Q\n\x19RevealArrangementResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"$\n\x14GetDealResultRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\">\n\x15GetDealResultResponse\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.DealResult\"9\n\x11WatchTableRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\":\n\x12WatchTableResponse\x12$\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.TableEvent\";\n\x12ListMyDealsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"T\n\x13ListMyDealsResponse\x12$\n\x05\x64\x65\x61ls\x18\x01 \x03(\x0b\x32\x15.sapsam.v1.PlayedDeal\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xcd\x01\n\nPlayedDeal\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x03 \x01(\x05\x12\r\n\x05\x64\x65lta\x18\x04 \x01(\x03\x12\x14\n\x0cseries_total\x18\x05 \x01(\x03\x12\x0e\n\x06\x66ouled\x18\x06 \x01(\x08\x12.\n\nscore_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrule_set_name\x18\x08 \x01(\t\x12\x12\n\nseat_count\x18\t \x01(\x05*`\n\x0b\x41\x66terSeries\x12\x1c\n\x18\x41\x46TER_SERIES_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41\x46TER_SERIES_CLOSE\x10\x01\x12\x1b\n\x17\x41\x46TER_SERIES_NEW_SERIES\x10\x02\x32\xc9\t\n\x0cTableService\x12L\n\x0b\x43reateTable\x12\x1d.sapsam.v1.CreateTableRequest\x1a\x1e.sapsam.v1.CreateTableResponse\x12\x43\n\x08GetTable\x12\x1a.sapsam.v1.GetTableRequest\x1a\x1b.sapsam.v1.GetTableResponse\x12I\n\nListTables\x12\x1c.sapsam.v1.ListTablesRequest\x1a\x1d.sapsam.v1.ListTablesResponse\x12\x46\n\tJoinTable\x12\x1b.sapsam.v1.JoinTableRequest\x1a\x1c.sapsam.v1.JoinTableResponse\x12O\n\x0c\x43hooseDealer\x12\x1e.sapsam.v1.ChooseDealerRequest\x1a\x1f.sapsam.v1.ChooseDealerResponse\x12\x46\n\tStartDeal\x12\x1b.sapsam.v1.StartDealRequest\x1a\x1c.sapsam.v1.StartDealResponse\x12^\n\x11\x43ontributeEntropy\x12#.sapsam.v1.ContributeEntropyRequest\x1a$.sapsam.v1.ContributeEntropyResponse\x12@\n\x07\x43utDeck\x12\x19.sapsam.v1.CutDeckRequest\x1a\x1a.sapsam.v1.CutDeckResponse\x12\x46\n\tGetMyHand\x12\x1b.sapsam.v1.GetMyHandRequest\x1a\x1c.sapsam.v1.GetMyHandResponse\x12^\n\x11\x43ommitArrangement\x12#.sapsam.v1.CommitArrangementRequest\x1a$.sapsam.v1.CommitArrangementResponse\x12\x61\n\x12\x43onfirmArrangement\x12$.sapsam.v1.ConfirmArrangementRequest\x1a%.sapsam.v1.ConfirmArrangementResponse\x12^\n\x11RevealArrangement\x12#.sapsam.v1.RevealArrangementRequest\x1a$.sapsam.v1.RevealArrangementResponse\x12R\n\rGetDealResult\x12\x1f.sapsam.v1.GetDealResultRequest\x1a .sapsam.v1.GetDealResultResponse\x12K\n\nWatchTable\x12\x1c.sapsam.v1.WatchTableRequest\x1a\x1d.sapsam.v1.WatchTableResponse0\x01\x12L\n\x0bListMyDeals\x12\x1d.sapsam.v1.ListMyDealsRequest\x1a\x1e.sapsam.v1.ListMyDealsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.table_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_AFTERSERIES']._serialized_start=3125
-  _globals['_AFTERSERIES']._serialized_end=3221
-  _globals['_CREATETABLEREQUEST']._serialized_start=148
-  _globals['_CREATETABLEREQUEST']._serialized_end=376
-  _globals['_CREATETABLERESPONSE']._serialized_start=378
-  _globals['_CREATETABLERESPONSE']._serialized_end=469
-  _globals['_GETTABLEREQUEST']._serialized_start=471
-  _globals['_GETTABLEREQUEST']._serialized_end=502
-  _globals['_GETTABLERESPONSE']._serialized_start=504
-  _globals['_GETTABLERESPONSE']._serialized_end=555
-  _globals['_LISTTABLESREQUEST']._serialized_start=557
-  _globals['_LISTTABLESREQUEST']._serialized_end=655
-  _globals['_LISTTABLESRESPONSE']._serialized_start=657
-  _globals['_LISTTABLESRESPONSE']._serialized_end=736
-  _globals['_JOINTABLEREQUEST']._serialized_start=739
-  _globals['_JOINTABLEREQUEST']._serialized_end=872
-  _globals['_JOINTABLERESPONSE']._serialized_start=874
-  _globals['_JOINTABLERESPONSE']._serialized_end=961
-  _globals['_CHOOSEDEALERREQUEST']._serialized_start=963
-  _globals['_CHOOSEDEALERREQUEST']._serialized_end=1071
-  _globals['_CHOOSEDEALERRESPONSE']._serialized_start=1073
-  _globals['_CHOOSEDEALERRESPONSE']._serialized_end=1170
-  _globals['_STARTDEALREQUEST']._serialized_start=1172
-  _globals['_STARTDEALREQUEST']._serialized_end=1277
-  _globals['_STARTDEALRESPONSE']._serialized_start=1279
-  _globals['_STARTDEALRESPONSE']._serialized_end=1391
-  _globals['_CONTRIBUTEENTROPYREQUEST']._serialized_start=1394
-  _globals['_CONTRIBUTEENTROPYREQUEST']._serialized_end=1523
-  _globals['_CONTRIBUTEENTROPYRESPONSE']._serialized_start=1525
-  _globals['_CONTRIBUTEENTROPYRESPONSE']._serialized_end=1606
-  _globals['_CUTDECKREQUEST']._serialized_start=1608
-  _globals['_CUTDECKREQUEST']._serialized_end=1728
-  _globals['_CUTDECKRESPONSE']._serialized_start=1730
-  _globals['_CUTDECKRESPONSE']._serialized_end=1801
-  _globals['_GETMYHANDREQUEST']._serialized_start=1803
-  _globals['_GETMYHANDREQUEST']._serialized_end=1835
-  _globals['_GETMYHANDRESPONSE']._serialized_start=1837
-  _globals['_GETMYHANDRESPONSE']._serialized_end=1885
-  _globals['_COMMITARRANGEMENTREQUEST']._serialized_start=1888
-  _globals['_COMMITARRANGEMENTREQUEST']._serialized_end=2153
-  _globals['_PLAYERSIGNATURE']._serialized_start=2155
-  _globals['_PLAYERSIGNATURE']._serialized_end=2211
-  _globals['_COMMITARRANGEMENTRESPONSE']._serialized_start=2213
-  _globals['_COMMITARRANGEMENTRESPONSE']._serialized_end=2313
-  _globals['_CONFIRMARRANGEMENTREQUEST']._serialized_start=2316
-  _globals['_CONFIRMARRANGEMENTREQUEST']._serialized_end=2471
-  _globals['_CONFIRMARRANGEMENTRESPONSE']._serialized_start=2473
-  _globals['_CONFIRMARRANGEMENTRESPONSE']._serialized_end=2555
-  _globals['_REVEALARRANGEMENTREQUEST']._serialized_start=2558
-  _globals['_REVEALARRANGEMENTREQUEST']._serialized_end=2819
-  _globals['_REVEALARRANGEMENTRESPONSE']._serialized_start=2821
-  _globals['_REVEALARRANGEMENTRESPONSE']._serialized_end=2902
-  _globals['_GETDEALRESULTREQUEST']._serialized_start=2904
-  _globals['_GETDEALRESULTREQUEST']._serialized_end=2940
-  _globals['_GETDEALRESULTRESPONSE']._serialized_start=2942
-  _globals['_GETDEALRESULTRESPONSE']._serialized_end=3004
-  _globals['_WATCHTABLEREQUEST']._serialized_start=3006
-  _globals['_WATCHTABLEREQUEST']._serialized_end=3063
-  _globals['_WATCHTABLERESPONSE']._serialized_start=3065
-  _globals['_WATCHTABLERESPONSE']._serialized_end=3123
-  _globals['_TABLESERVICE']._serialized_start=3224
-  _globals['_TABLESERVICE']._serialized_end=4371
+  _globals['_AFTERSERIES']._serialized_start=3513
+  _globals['_AFTERSERIES']._serialized_end=3609
+  _globals['_CREATETABLEREQUEST']._serialized_start=181
+  _globals['_CREATETABLEREQUEST']._serialized_end=409
+  _globals['_CREATETABLERESPONSE']._serialized_start=411
+  _globals['_CREATETABLERESPONSE']._serialized_end=502
+  _globals['_GETTABLEREQUEST']._serialized_start=504
+  _globals['_GETTABLEREQUEST']._serialized_end=535
+  _globals['_GETTABLERESPONSE']._serialized_start=537
+  _globals['_GETTABLERESPONSE']._serialized_end=588
+  _globals['_LISTTABLESREQUEST']._serialized_start=590
+  _globals['_LISTTABLESREQUEST']._serialized_end=688
+  _globals['_LISTTABLESRESPONSE']._serialized_start=690
+  _globals['_LISTTABLESRESPONSE']._serialized_end=769
+  _globals['_JOINTABLEREQUEST']._serialized_start=772
+  _globals['_JOINTABLEREQUEST']._serialized_end=905
+  _globals['_JOINTABLERESPONSE']._serialized_start=907
+  _globals['_JOINTABLERESPONSE']._serialized_end=994
+  _globals['_CHOOSEDEALERREQUEST']._serialized_start=996
+  _globals['_CHOOSEDEALERREQUEST']._serialized_end=1104
+  _globals['_CHOOSEDEALERRESPONSE']._serialized_start=1106
+  _globals['_CHOOSEDEALERRESPONSE']._serialized_end=1203
+  _globals['_STARTDEALREQUEST']._serialized_start=1205
+  _globals['_STARTDEALREQUEST']._serialized_end=1310
+  _globals['_STARTDEALRESPONSE']._serialized_start=1312
+  _globals['_STARTDEALRESPONSE']._serialized_end=1424
+  _globals['_CONTRIBUTEENTROPYREQUEST']._serialized_start=1427
+  _globals['_CONTRIBUTEENTROPYREQUEST']._serialized_end=1556
+  _globals['_CONTRIBUTEENTROPYRESPONSE']._serialized_start=1558
+  _globals['_CONTRIBUTEENTROPYRESPONSE']._serialized_end=1639
+  _globals['_CUTDECKREQUEST']._serialized_start=1641
+  _globals['_CUTDECKREQUEST']._serialized_end=1761
+  _globals['_CUTDECKRESPONSE']._serialized_start=1763
+  _globals['_CUTDECKRESPONSE']._serialized_end=1834
+  _globals['_GETMYHANDREQUEST']._serialized_start=1836
+  _globals['_GETMYHANDREQUEST']._serialized_end=1868
+  _globals['_GETMYHANDRESPONSE']._serialized_start=1870
+  _globals['_GETMYHANDRESPONSE']._serialized_end=1918
+  _globals['_COMMITARRANGEMENTREQUEST']._serialized_start=1921
+  _globals['_COMMITARRANGEMENTREQUEST']._serialized_end=2186
+  _globals['_PLAYERSIGNATURE']._serialized_start=2188
+  _globals['_PLAYERSIGNATURE']._serialized_end=2244
+  _globals['_COMMITARRANGEMENTRESPONSE']._serialized_start=2246
+  _globals['_COMMITARRANGEMENTRESPONSE']._serialized_end=2346
+  _globals['_CONFIRMARRANGEMENTREQUEST']._serialized_start=2349
+  _globals['_CONFIRMARRANGEMENTREQUEST']._serialized_end=2504
+  _globals['_CONFIRMARRANGEMENTRESPONSE']._serialized_start=2506
+  _globals['_CONFIRMARRANGEMENTRESPONSE']._serialized_end=2588
+  _globals['_REVEALARRANGEMENTREQUEST']._serialized_start=2591
+  _globals['_REVEALARRANGEMENTREQUEST']._serialized_end=2852
+  _globals['_REVEALARRANGEMENTRESPONSE']._serialized_start=2854
+  _globals['_REVEALARRANGEMENTRESPONSE']._serialized_end=2935
+  _globals['_GETDEALRESULTREQUEST']._serialized_start=2937
+  _globals['_GETDEALRESULTREQUEST']._serialized_end=2973
+  _globals['_GETDEALRESULTRESPONSE']._serialized_start=2975
+  _globals['_GETDEALRESULTRESPONSE']._serialized_end=3037
+  _globals['_WATCHTABLEREQUEST']._serialized_start=3039
+  _globals['_WATCHTABLEREQUEST']._serialized_end=3096
+  _globals['_WATCHTABLERESPONSE']._serialized_start=3098
+  _globals['_WATCHTABLERESPONSE']._serialized_end=3156
+  _globals['_LISTMYDEALSREQUEST']._serialized_start=3158
+  _globals['_LISTMYDEALSREQUEST']._serialized_end=3217
+  _globals['_LISTMYDEALSRESPONSE']._serialized_start=3219
+  _globals['_LISTMYDEALSRESPONSE']._serialized_end=3303
+  _globals['_PLAYEDDEAL']._serialized_start=3306
+  _globals['_PLAYEDDEAL']._serialized_end=3511
+  _globals['_TABLESERVICE']._serialized_start=3612
+  _globals['_TABLESERVICE']._serialized_end=4837
 # @@protoc_insertion_point(module_scope)

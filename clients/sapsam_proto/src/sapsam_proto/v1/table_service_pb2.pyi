@@ -22,6 +22,7 @@ Calling conventions (docs/api.md has the full guide):
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from . import receipt_pb2 as _receipt_pb2
@@ -1061,3 +1062,117 @@ class WatchTableResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchTableResponse: _TypeAlias = WatchTableResponse  # noqa: Y015
+
+@_typing.final
+class ListMyDealsRequest(_message.Message):
+    """Request of ListMyDeals."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most deals to return in one page, 1 to 100; 0 means 50. Outside: INVALID_ARGUMENT,
+    BAD_PAGE_SIZE.
+    """
+    page_token: _builtins.str
+    """The next_page_token of the previous page; empty for the first page. A token this server did
+    not issue (or issued to another player) is INVALID_ARGUMENT, BAD_PAGE_TOKEN.
+    """
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMyDealsRequest: _TypeAlias = ListMyDealsRequest  # noqa: Y015
+
+@_typing.final
+class ListMyDealsResponse(_message.Message):
+    """Response of ListMyDeals."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEALS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Token of the next page; empty when this is the last page."""
+    @_builtins.property
+    def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayedDeal]:
+        """The page of deals: the newest table first (by creation time), its latest deal first."""
+
+    def __init__(
+        self,
+        *,
+        deals: _abc.Iterable[Global___PlayedDeal] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMyDealsResponse: _TypeAlias = ListMyDealsResponse  # noqa: Y015
+
+@_typing.final
+class PlayedDeal(_message.Message):
+    """One scored deal of the calling player, from the seat it held."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    DELTA_FIELD_NUMBER: _builtins.int
+    SERIES_TOTAL_FIELD_NUMBER: _builtins.int
+    FOULED_FIELD_NUMBER: _builtins.int
+    SCORE_TIME_FIELD_NUMBER: _builtins.int
+    RULE_SET_NAME_FIELD_NUMBER: _builtins.int
+    SEAT_COUNT_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Resource name of the deal, "tables/{table}/deals/{deal}"."""
+    seat: _builtins.str
+    """Resource name of the seat the player held, "tables/{table}/seats/{seat}"."""
+    deal_number: _builtins.int
+    """The deal's number within the table's deals (1, 2, ...)."""
+    delta: _builtins.int
+    """What the deal scored for the seat: positive won, negative lost."""
+    series_total: _builtins.int
+    """The seat's running total in its series after this deal."""
+    fouled: _builtins.bool
+    """Whether the seat's arrangement was a foul (or its reveal timed out) in this deal."""
+    rule_set_name: _builtins.str
+    """Name of the table's rule set, e.g. "pagat"."""
+    seat_count: _builtins.int
+    """Number of seats at the table."""
+    @_builtins.property
+    def score_time(self) -> _timestamp_pb2.Timestamp:
+        """When the deal was scored (DealScored's record time)."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        deal_number: _builtins.int = ...,
+        delta: _builtins.int = ...,
+        series_total: _builtins.int = ...,
+        fouled: _builtins.bool = ...,
+        score_time: _timestamp_pb2.Timestamp | None = ...,
+        rule_set_name: _builtins.str = ...,
+        seat_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["score_time", b"score_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "deal_number", b"deal_number", "delta", b"delta", "fouled", b"fouled", "rule_set_name", b"rule_set_name", "score_time", b"score_time", "seat", b"seat", "seat_count", b"seat_count", "series_total", b"series_total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayedDeal: _TypeAlias = PlayedDeal  # noqa: Y015

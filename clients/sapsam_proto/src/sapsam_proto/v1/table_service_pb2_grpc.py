@@ -105,6 +105,11 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.WatchTableRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.WatchTableResponse.FromString,
                 _registered_method=True)
+        self.ListMyDeals = channel.unary_unary(
+                '/sapsam.v1.TableService/ListMyDeals',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -223,6 +228,16 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMyDeals(self, request, context):
+        """Lists the calling player's scored deals, newest first: the player's hand history, one entry
+        per deal and seat the player held when it was scored (players only: the operator holds no
+        seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
+        player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -295,6 +310,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.WatchTable,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.WatchTableRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.WatchTableResponse.SerializeToString,
+            ),
+            'ListMyDeals': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyDeals,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -676,6 +696,33 @@ class TableService:
             '/sapsam.v1.TableService/WatchTable',
             sapsam_dot_v1_dot_table__service__pb2.WatchTableRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.WatchTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyDeals(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/ListMyDeals',
+            sapsam_dot_v1_dot_table__service__pb2.ListMyDealsRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.ListMyDealsResponse.FromString,
             options,
             channel_credentials,
             insecure,

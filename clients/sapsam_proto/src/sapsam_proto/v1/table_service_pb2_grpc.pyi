@@ -100,6 +100,12 @@ class TableServiceStub:
     cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
     `after_version` to resume from, or when the client cancels.
     """
+    ListMyDeals: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ListMyDealsRequest, _table_service_pb2.ListMyDealsResponse]
+    """Lists the calling player's scored deals, newest first: the player's hand history, one entry
+    per deal and seat the player held when it was scored (players only: the operator holds no
+    seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
+    player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -155,6 +161,12 @@ class TableServiceAsyncStub(TableServiceStub):
     elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
     cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
     `after_version` to resume from, or when the client cancels.
+    """
+    ListMyDeals: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ListMyDealsRequest, _table_service_pb2.ListMyDealsResponse]  # type: ignore[assignment]
+    """Lists the calling player's scored deals, newest first: the player's hand history, one entry
+    per deal and seat the player held when it was scored (players only: the operator holds no
+    seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
+    player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -292,6 +304,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         elsewhere), when the client reads too slowly (RESOURCE_EXHAUSTED, STREAM_BEHIND) or the server
         cannot read the table (UNAVAILABLE, STREAM_UNAVAILABLE), both with the ErrorInfo metadata
         `after_version` to resume from, or when the client cancels.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMyDeals(
+        self,
+        request: _table_service_pb2.ListMyDealsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.ListMyDealsResponse, _abc.Awaitable[_table_service_pb2.ListMyDealsResponse]]:
+        """Lists the calling player's scored deals, newest first: the player's hand history, one entry
+        per deal and seat the player held when it was scored (players only: the operator holds no
+        seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
+        player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

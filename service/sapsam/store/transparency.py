@@ -83,7 +83,8 @@ def readable() -> Iterator[None]:
         ) from None
     except psycopg.errors.InsufficientPrivilege:
         raise TransparencyUnavailableError(
-            "this database role may not read the transparency log's tables (docs/store.md)"
+            "this database role may not read the transparency log's tables (or, for a"
+            " cosignature, write them: docs/store.md)"
         ) from None
 
 

@@ -8,7 +8,10 @@ default: the log records its key and signatures, and the deal's export verifies 
 from __future__ import annotations
 
 import json
+import os
 import stat
+import subprocess
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -109,3 +112,24 @@ def test_sdk_players_sign_every_move_by_default(
     assert {"player_signature[0]", "player_signature[1]"} <= {c.name for c in report.checks}
     for client in clients:
         client.close()
+
+
+_CREATE_KEYS = """
+import sys
+from pathlib import Path
+from sapsam_client.player_key import load_or_create
+for number in range(25):
+    load_or_create(Path(sys.argv[1]), "server", f"players/{sys.argv[2]}-{number}")
+"""
+
+
+def test_processes_sharing_the_key_file_lose_no_key(tmp_path: Path) -> None:
+    """Bots of one machine share the key file: every key each process made is kept, and no
+    process finds its temporary file gone (the file was rewritten by whoever came last)."""
+    path = tmp_path / "player-keys.json"
+    children = [
+        subprocess.Popen([sys.executable, "-c", _CREATE_KEYS, str(path), name], env=os.environ)
+        for name in "abcd"
+    ]
+    assert [child.wait(timeout=120) for child in children] == [0, 0, 0, 0]
+    assert len(json.loads(path.read_text(encoding="utf-8"))) == 100

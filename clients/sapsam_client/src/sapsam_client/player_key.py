@@ -14,6 +14,8 @@ import json
 import os
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -135,9 +137,32 @@ def _read(path: Path) -> dict[str, Any]:
 
 def load_or_create(path: Path, server: str, player: str) -> PlayerKey:
     """The key kept for ``player`` (``players/{id}``) on ``server``; a new one, saved owner-only
-    before it is used, when there is none."""
-    with _FILE_LOCK:
+    before it is used, when there is none.
+
+    Several processes may share the file (bots of one machine, a test session's subprocesses):
+    the read, the addition and the atomic replace happen under an exclusive lock on
+    ``<file>.lock`` (``flock``; where there is none, the threads of one process still take
+    turns), each writer through a temporary file of its own, so no process loses another's key
+    or finds its temporary file moved away."""
+    with _FILE_LOCK, _process_lock(path):
         return _load_or_create(path, server, player)
+
+
+@contextmanager
+def _process_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock across processes on ``<path>.lock`` (none without ``fcntl``)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: one process at a time is the caller's to arrange
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
 
 
 def _load_or_create(path: Path, server: str, player: str) -> PlayerKey:
@@ -154,7 +179,7 @@ def _load_or_create(path: Path, server: str, player: str) -> PlayerKey:
         "public_key": key.public_key.hex(),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         json.dump(entries, handle, indent=2)

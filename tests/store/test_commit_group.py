@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from typing import Any
@@ -15,10 +16,11 @@ import pytest
 
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent
+from sapsam.store import write_stamps
 from sapsam.store.appends import append
 from sapsam.store.commit_group import CommitGroup, RunAlone, enabled_by_environment
 from sapsam.store.event_store import EventStore
-from sapsam.store.reads import read_all, read_stream
+from sapsam.store.reads import read_all, read_stream, stream_version
 
 Connection = psycopg.AsyncConnection[Any]
 
@@ -64,6 +66,9 @@ async def test_concurrent_appends_of_many_streams_share_commits_and_chain(
                     commit_group=group,
                 )
             )
+            # Acknowledged means committed: another session (the writer's own connection, not
+            # the group's) already sees it.
+            assert await stream_version(connection, stream) == version + 1
         return results
 
     streams = [f"s-{index}" for index in range(len(connections))]
@@ -269,3 +274,36 @@ async def test_a_group_that_cannot_connect_leaves_appends_to_their_own_connectio
     finally:
         await unreachable.close()
     assert len(await read_stream(connections[0], "s")) == 4
+
+
+async def test_a_caller_that_stops_waiting_has_its_write_stamp_bumped_after_the_commit(
+    connections: list[Connection], group: CommitGroup
+) -> None:
+    # The batch is held at COMMIT by a deferred trigger; the caller is cancelled meanwhile. Its
+    # append bumps the stamp as it ends (before the commit); the group bumps it again after.
+    await connections[0].execute(
+        """
+        CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(0.5); RETURN NULL; END $$;
+        CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON events
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
+        """
+    )
+    stream = f"stamped-{uuid.uuid4()}"
+    stamps = write_stamps.stamps()
+    before = stamps.current(stream)
+    caller = asyncio.ensure_future(
+        append(connections[1], stream, 0, event(0), "r", commit_group=group)
+    )
+    await asyncio.sleep(0.2)
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert stamps.current(stream) == before + 1  # the append's own bump, before the commit
+    for _ in range(100):
+        if group.batches:
+            break
+        await asyncio.sleep(0.02)
+    assert group.batches == 1
+    assert stamps.current(stream) == before + 2  # the group's, after it
+    assert len(await read_stream(connections[0], stream)) == 1

@@ -104,7 +104,9 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
     assert str(replayed["stdout"]).count("\n") > 1
     for report in (verified, replayed):
         assert report["heavy"] == []
-        assert report["cli_modules"] == ["sapsam.cli.audit_commands"]
+    shared = ["sapsam.cli.audit_commands", "sapsam.cli.audit_input"]
+    assert verified["cli_modules"] == [*shared, "sapsam.cli.verify_file"]
+    assert replayed["cli_modules"] == shared
     # design.md: the offline verifier needs the pure layers and audit's offline part only; not
     # even the replay (the table's decide logic) loads, nor the solver, which only a seat the
     # solver arranged calls for.

@@ -49,23 +49,17 @@ from sapsam.audit.export_format import (
 from sapsam.audit.export_limits import ExportLimitError, bounded_lines
 from sapsam.audit.export_reading import read_export
 from sapsam.audit.report import AuditReport, render_text
-from sapsam.audit.verifier import verify_export
+from sapsam.cli.audit_input import CommandError, read_input
 
 if TYPE_CHECKING:  # offline verification and replay never load the database driver
     import psycopg
 
-    from sapsam.audit.anchoring import Trust
-    from sapsam.log.signed_note import VerifierKey
 
 FAILED: Final = 1
 CANNOT_RUN: Final = 2
 INCOMPLETE: Final = 3
 NOT_ANCHORED: Final = 4
 TABLE_PREFIX: Final = "tables/"
-
-
-class CommandError(Exception):
-    """The command cannot run; the message is shown as one line."""
 
 
 def register(subparsers: Any) -> None:
@@ -216,18 +210,6 @@ def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[An
         raise CommandError(str(error)) from None
 
 
-@contextmanager
-def _input(name: str) -> Iterator[TextIO]:
-    if name == "-":
-        yield sys.stdin
-        return
-    try:
-        with open(name, encoding="utf-8") as handle:  # not pathlib: a start-up cost for nothing
-            yield handle
-    except OSError as error:
-        raise CommandError(f"cannot read {name}: {error.strerror}") from None
-
-
 def _run(body: Any, arguments: argparse.Namespace) -> int:
     try:
         result = body(arguments)
@@ -304,14 +286,9 @@ def _verify_body(arguments: argparse.Namespace) -> int:
     if arguments.checkpoint is not None and not arguments.server_key:
         raise CommandError("--checkpoint needs --server-key: the key that signed it")
     if arguments.file is not None:
-        trust = _trust(arguments)
-        with _input(arguments.file) as handle:
-            lines = list(bounded_lines(handle))
-        report = verify_export(lines, trust=trust)
-        if arguments.receipts is not None:
-            report = _with_receipts(report, lines, arguments, trust.server_keys)
-        if arguments.player_key:
-            report = _with_player_keys(report, lines, arguments.player_key)
+        from sapsam.cli.verify_file import verify_file
+
+        report = verify_file(arguments)
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
@@ -328,94 +305,6 @@ def exit_status(report: AuditReport) -> int:
     if report.verdicts and report.anchor is None:
         return NOT_ANCHORED
     return 0
-
-
-def _trust(arguments: argparse.Namespace) -> Trust:
-    from sapsam.audit.anchoring import Trust
-
-    checkpoint = None
-    if arguments.checkpoint is not None:
-        with _input(arguments.checkpoint) as handle:
-            checkpoint = handle.read(1 << 17)
-    return Trust(
-        server_keys=_keys(arguments.server_key, "--server-key"),
-        witness_keys=_keys(arguments.witness_key, "--witness-key"),
-        checkpoint=checkpoint,
-    )
-
-
-def _keys(values: list[str], option: str) -> tuple[VerifierKey, ...]:
-    """Keys given as vkeys or as files of vkeys (one a line, ``#`` comments)."""
-    from sapsam.log.signed_note import NoteError, VerifierKey
-
-    keys: list[VerifierKey] = []
-    for value in values:
-        texts = [value]
-        if os.path.isfile(value):
-            with _input(value) as handle:
-                texts = [line.strip() for line in handle.read(1 << 20).splitlines()]
-            texts = [text for text in texts if text and not text.startswith("#")]
-            # `sapsam keys show` prints "current <vkey>" / "retired <vkey>": take the key.
-            texts = [text.split()[-1] for text in texts]
-        for text in texts:
-            try:
-                keys.append(VerifierKey.parse(text))
-            except NoteError as error:
-                raise CommandError(f"{option} {value!r}: {error}") from None
-    return tuple(keys)
-
-
-def _with_receipts(
-    report: AuditReport,
-    lines: list[str],
-    arguments: argparse.Namespace,
-    keys: tuple[VerifierKey, ...],
-) -> AuditReport:
-    """``report`` with the ``receipts`` check(s) of the kept receipts in ``--receipts`` (a failed
-    one makes the verdict FAILED: ``AuditReport.with_checks``)."""
-    import dataclasses
-
-    from sapsam.audit import receipts
-
-    try:
-        export = read_export(lines)
-    except ExportFormatError:
-        return report  # the report says so already
-    if not keys:
-        raise CommandError("--receipts needs the pinned server key: --server-key KEY")
-    kept: list[receipts.KeptReceipt] = []
-    problems: list[str] = []
-    for path in _receipt_files(arguments.receipts):
-        with _input(path) as handle:
-            found, unreadable = receipts.parse_kept_receipts(handle.read(), path)
-        kept.extend(found)
-        problems.extend(unreadable)
-    result = receipts.check_receipts(export, kept, keys)
-    result = dataclasses.replace(result, problems=(*problems, *result.problems))
-    return report.with_checks(result.checks())
-
-
-def _with_player_keys(report: AuditReport, lines: list[str], values: list[str]) -> AuditReport:
-    from sapsam.audit.pinned_player_keys import PinError, with_pinned_keys
-
-    try:
-        return with_pinned_keys(report, lines, values)
-    except PinError as error:
-        raise CommandError(f"--player-key: {error}") from None
-
-
-def _receipt_files(where: str) -> list[str]:
-    """The kept-receipt files: ``where`` itself, or every file under the folder ``where``."""
-    if not os.path.isdir(where):
-        if not os.path.exists(where):
-            raise CommandError(f"--receipts {where}: no such file or folder")
-        return [where]
-    return sorted(
-        os.path.join(folder, name)
-        for folder, _, names in os.walk(where)
-        for name in names
-        if not name.startswith(".")
-    )
 
 
 def _verify_online(arguments: argparse.Namespace) -> AuditReport:
@@ -491,7 +380,7 @@ def _replay_body(arguments: argparse.Namespace) -> int:
     # Imported here: the replay runs the table's own logic, which a verification never needs.
     from sapsam.audit.replay import frame_at, render_frame, replay
 
-    with _input(arguments.file) as handle:
+    with read_input(arguments.file) as handle:
         export = read_export(bounded_lines(handle))
     try:
         frames = replay(export)

@@ -1,0 +1,27 @@
+"""What the ``sapsam audit`` commands share: the one-line error of a command that cannot run, and
+reading an input file (or stdin) as UTF-8 text. Kept apart so ``sapsam.cli.verify_file`` and
+``sapsam.cli.audit_commands`` both use it without importing each other."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+
+class CommandError(Exception):
+    """The command cannot run; the message is shown as one line."""
+
+
+@contextmanager
+def read_input(name: str) -> Iterator[TextIO]:
+    """``name`` opened as UTF-8 text (``-``: stdin); ``CommandError`` when it cannot be read."""
+    if name == "-":
+        yield sys.stdin
+        return
+    try:
+        with open(name, encoding="utf-8") as handle:  # not pathlib: a start-up cost for nothing
+            yield handle
+    except OSError as error:
+        raise CommandError(f"cannot read {name}: {error.strerror}") from None

@@ -83,8 +83,7 @@ def test_sdk_players_sign_every_move_by_default(
 ) -> None:
     monkeypatch.setenv("SAPSAM_PLAYER_KEY_FILE", str(tmp_path / "player-keys.json"))
     clients = [connect(address) for _ in range(2)]
-    for index, client in enumerate(clients):
-        client.register(f"signer {index}")
+    players = [client.register(f"signer {index}") for index, client in enumerate(clients)]
     table = clients[0].create_table(seat_count=2, series_length=1)
     seats = [client.join_table(table.name) for client in clients]
     threads = [threading.Thread(target=seat.play_series, args=(solver_arranger,)) for seat in seats]
@@ -94,6 +93,10 @@ def test_sdk_players_sign_every_move_by_default(
         thread.join(timeout=300)
     keys = {client.player_key.public_key.hex() for client in clients if client.player_key}
     assert len(keys) == 2
+    # Anyone may fetch a player's registered keys to pin them (GetPlayer's public_keys).
+    for client, player in zip(clients, players, strict=True):
+        assert client.player_key is not None
+        assert clients[1].player_keys(player.player) == [client.player_key.public_key]
     kept = json.loads((tmp_path / "player-keys.json").read_text())
     assert {entry["public_key"] for entry in kept.values()} == keys
     with psycopg.connect(database_url, autocommit=True) as connection:

@@ -86,6 +86,17 @@ class PlayerCalls(Connection):
             player_service_pb2.RevokePlayerTokensResponse,
         ).revoked_token_count
 
+    def player_keys(self, name: str) -> list[bytes]:
+        """Every Ed25519 public key ``players/{id}`` registered, oldest first (``GetPlayer``'s
+        ``public_keys``): what an auditor pins (``sapsam audit verify --player-key``)."""
+        return list(
+            self.call(
+                self.players.GetPlayer,
+                player_service_pb2.GetPlayerRequest(name=name),
+                player_service_pb2.GetPlayerResponse,
+            ).public_keys
+        )
+
     def get_player(self, name: str) -> player_pb2.Player:
         """A player's public profile."""
         return self.call(

@@ -105,6 +105,8 @@ _ALL_CARDS: Final = tuple(int.__new__(Card, index) for index in range(52))
 
 # Each card by its printed form ("As", "Td"): parse_cards' quick path, and each token's first try.
 _BY_NOTATION: Final = {str(card): card for card in _ALL_CARDS}
+# Each card's printed form by index: format_cards without a call of Card.__str__ per card.
+_NOTATION: Final = tuple(str(card) for card in _ALL_CARDS)
 
 DECK: Final[tuple[Card, ...]] = _ALL_CARDS
 """The canonical deck: ``2c 2d 2h 2s 3c … As``, i.e. card index order."""
@@ -173,7 +175,8 @@ def _parse_tokens(tokens: Sequence[str], count: int | None) -> tuple[Card, ...]:
 
 def format_cards(cards: Iterable[int]) -> str:
     """Cards in the usual notation, separated by single spaces, in the order given."""
-    return " ".join(str(_ALL_CARDS[card]) for card in cards)
+    # Indexed as _ALL_CARDS was (the same cards, the same IndexError or TypeError for a bad one).
+    return " ".join(map(_NOTATION.__getitem__, cards))
 
 
 def canonical_order(cards: Iterable[int]) -> tuple[Card, ...]:

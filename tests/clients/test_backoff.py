@@ -60,3 +60,22 @@ def test_the_server_allows_the_sdk_keepalive() -> None:
     client = dict(KEEPALIVE_OPTIONS)
     allowed = server_options["grpc.http2.min_ping_interval_without_data_ms"]
     assert client["grpc.keepalive_time_ms"] >= allowed
+
+
+def test_a_server_out_of_reach_is_tried_for_a_time_not_a_number_of_attempts() -> None:
+    from sapsam_client.backoff import keep_trying
+
+    # Within the attempts, anything retryable is tried again.
+    assert keep_trying(False, 0, 5, failing_since=0.0, now=999.0, reconnect_seconds=60)
+    # Past them, only a server out of reach, and only within the reconnect window.
+    assert not keep_trying(False, 4, 5, failing_since=0.0, now=1.0, reconnect_seconds=60)
+    assert keep_trying(True, 400, 5, failing_since=0.0, now=59.9, reconnect_seconds=60)
+    assert not keep_trying(True, 400, 5, failing_since=0.0, now=60.0, reconnect_seconds=60)
+
+
+def test_the_channel_reconnects_within_the_longest_pause() -> None:
+    from sapsam_client.backoff import RECONNECT_OPTIONS
+
+    options = dict(RECONNECT_OPTIONS)
+    assert options["grpc.max_reconnect_backoff_ms"] == MAX_BACKOFF_SECONDS * 1000
+    assert options["grpc.initial_reconnect_backoff_ms"] <= options["grpc.max_reconnect_backoff_ms"]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
+from sapsam_client.backoff import DEFAULT_RECONNECT_SECONDS, RECONNECT_OPTIONS
 from sapsam_client.connection import (
     Connection,
     deal_number,
@@ -302,10 +303,12 @@ class Client(PlayerCalls, Connection):
         A stream that breaks (``UNAVAILABLE``: its server stopping, the database out of reach),
         ends before the series is complete, or is refused for now (``TOO_MANY_STREAMS``, with
         RetryInfo) is resumed from the last version received, on whichever server process
-        answers, up to ``attempts`` times in a row without an event.
+        answers, up to ``attempts`` times in a row without an event; a server out of reach, for
+        ``reconnect_seconds`` since the last event (``sapsam_client.backoff``).
         """
         last = after_version
         failures = 0
+        failing_since = 0.0
         while True:
             stream = self.tables.WatchTable(
                 table_service_pb2.WatchTableRequest(table=table_name(table), after_version=last),
@@ -329,10 +332,12 @@ class Client(PlayerCalls, Connection):
                     raise error from None
             finally:
                 stream.cancel()
-            failures += 1
-            if failures >= self.attempts:
+            if failures == 0:
+                failing_since = time.monotonic()
+            if not self.keep_trying(error, failures, failing_since):
                 raise error
             time.sleep(self._pause(error, failures))
+            failures += 1
 
 
 def connect(
@@ -345,11 +350,14 @@ def connect(
     attempts: int = 5,
     timeout: float = 30.0,
     receipts: ReceiptKeeper | None = None,
+    reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS,
 ) -> Client:
     """A :class:`Client` on ``host:port``; TLS with the system's roots or ``root_certificates``.
 
     ``server_name`` overrides the name checked against the server's certificate. The channel
-    carries the SDK's keepalive (``sapsam_client.keepalive.KEEPALIVE_OPTIONS``). ``receipts``
+    carries the SDK's keepalive (``sapsam_client.keepalive.KEEPALIVE_OPTIONS``) and reconnects
+    within ``sapsam_client.backoff.MAX_BACKOFF_SECONDS`` of a server's return; a server out of
+    reach is tried again for ``reconnect_seconds`` before a call gives up. ``receipts``
     keeps every signed receipt a response carries (``sapsam_client.receipts.ReceiptFolder``).
     """
     if tls or root_certificates is not None:
@@ -358,15 +366,22 @@ def connect(
             if isinstance(root_certificates, Path)
             else root_certificates
         )
-        options: tuple[tuple[str, Any], ...] = KEEPALIVE_OPTIONS
+        options: tuple[tuple[str, Any], ...] = KEEPALIVE_OPTIONS + RECONNECT_OPTIONS
         if server_name:
             options += (("grpc.ssl_target_name_override", server_name),)
         channel = grpc.secure_channel(
             target, grpc.ssl_channel_credentials(root_certificates=roots), options=options
         )
     else:
-        channel = grpc.insecure_channel(target, options=KEEPALIVE_OPTIONS)
-    client = Client(channel, token, attempts=attempts, timeout=timeout, receipts=receipts)
+        channel = grpc.insecure_channel(target, options=KEEPALIVE_OPTIONS + RECONNECT_OPTIONS)
+    client = Client(
+        channel,
+        token,
+        attempts=attempts,
+        timeout=timeout,
+        receipts=receipts,
+        reconnect_seconds=reconnect_seconds,
+    )
     client.server = target
     return client
 

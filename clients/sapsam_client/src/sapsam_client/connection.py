@@ -20,11 +20,13 @@ import grpc
 
 from sapsam_client.backoff import (
     DEFAULT_BACKOFF_SECONDS,
+    DEFAULT_RECONNECT_SECONDS,
     MAX_BACKOFF_SECONDS,
     MAX_RETRY_DELAY_SECONDS,
+    keep_trying,
     retry_pause,
 )
-from sapsam_client.errors import SapsamError, from_rpc_error
+from sapsam_client.errors import SapsamError, UnavailableError, from_rpc_error
 from sapsam_client.player_key import PlayerKey
 from sapsam_proto.v1 import player_service_pb2_grpc, table_service_pb2_grpc
 
@@ -68,7 +70,9 @@ class Connection:
     """A connection to a sapsam server, acting as one player (or the operator, or nobody); the
     plumbing every ``Client`` call goes through.
 
-    ``attempts`` bounds how often one request is sent; ``timeout`` is each attempt's deadline in
+    ``attempts`` bounds how often one request is sent, except to a server out of reach
+    (``UNAVAILABLE``), tried again for ``reconnect_seconds`` after the first failure however many
+    attempts that takes (``sapsam_client.backoff``); ``timeout`` is each attempt's deadline in
     seconds; ``backoff_seconds`` and ``max_backoff_seconds`` shape the pauses between attempts
     (``sapsam_client.backoff.retry_pause``). The client is safe to share between threads.
     """
@@ -83,6 +87,7 @@ class Connection:
         max_backoff_seconds: float = MAX_BACKOFF_SECONDS,
         timeout: float = 30.0,
         receipts: ReceiptKeeper | None = None,
+        reconnect_seconds: float = DEFAULT_RECONNECT_SECONDS,
     ) -> None:
         self.channel = channel
         self.receipts = receipts
@@ -92,6 +97,7 @@ class Connection:
         self.backoff_seconds = backoff_seconds
         self.max_backoff_seconds = max_backoff_seconds
         self.timeout = timeout
+        self.reconnect_seconds = reconnect_seconds
         self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
         self.tables = table_service_pb2_grpc.TableServiceStub(channel)
         # The player's Ed25519 key (docs/fairness.md §19): loaded or created on the first move,
@@ -125,9 +131,11 @@ class Connection:
         """Send ``request`` through a stub method, retrying what is safe to retry, unchanged.
 
         The request (with its request_id) is built once by the caller, so every attempt is the
-        same request and the server acts on it at most once.
+        same request and the server acts on it at most once, however often it is sent.
         """
-        for attempt in range(self.attempts):
+        failing_since = 0.0
+        attempt = 0
+        while True:
             try:
                 response = method(request, metadata=self.metadata(), timeout=self.timeout)
                 if not isinstance(response, response_type):
@@ -138,10 +146,24 @@ class Connection:
                 error = from_rpc_error(rpc_error)
                 # A stale etag fails the same way again: only a lost race is worth repeating.
                 retry = error.retryable and error.reason != "VERSION_MISMATCH"
-                if not retry or attempt == self.attempts - 1:
+                if attempt == 0:
+                    failing_since = time.monotonic()
+                if not retry or not self.keep_trying(error, attempt, failing_since):
                     raise error from None
                 time.sleep(self._pause(error, attempt))
-        raise AssertionError("unreachable")  # pragma: no cover
+                attempt += 1
+
+    def keep_trying(self, error: SapsamError, attempt: int, failing_since: float) -> bool:
+        """Whether a retryable ``error`` is worth attempt ``attempt + 2`` (see
+        ``sapsam_client.backoff.keep_trying``)."""
+        return keep_trying(
+            isinstance(error, UnavailableError),
+            attempt,
+            self.attempts,
+            failing_since,
+            time.monotonic(),
+            self.reconnect_seconds,
+        )
 
     def _keep_receipt(self, response: Any) -> None:
         """Hand the response's signed receipt, if it has one, to ``receipts``."""

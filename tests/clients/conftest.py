@@ -12,6 +12,15 @@ from sapsam.cli.bootstrap import build_services
 OPERATOR_TOKEN = "operator-token-for-client-tests-0123456789"
 
 
+@pytest.fixture(autouse=True)
+def user_state_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bots run in these tests keep their state files in a folder of the test's own, never in
+    the user's (``sapsam_client.bot_state``)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
 @pytest.fixture
 def server(database_url: str) -> Iterator[RunningServer]:
     """The full service (store-backed servicers, auth, errors) on 127.0.0.1:<free port>."""

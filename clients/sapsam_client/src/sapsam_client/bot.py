@@ -20,7 +20,15 @@ The seat is found by the player's name among the table's seats: ``--player``, el
 saved with this token for this server in the token file (``$SAPSAM_TOKEN_FILE``, as
 ``sapsam-play`` saves it); without either, ``--seat N`` names the seat the player holds.
 ``--commitments FILE`` keeps open commitments on disk, so a bot restarted between confirming and
-revealing can still reveal. Every signed receipt the server returns is kept in ``--receipts DIR``
+revealing can still reveal.
+
+By default a bot keeps its players' tokens and its open commitments in a state file
+(``sapsam_client.bot_state``: ``--state FILE``, else one under the user's state folder per server,
+table and ``--seat``; ``--no-state`` keeps none), so the same command run again takes up the same
+seats and reveals what they committed. A server out of reach is tried again with back-off for
+``--reconnect-seconds`` (default 600) before the bot gives up; the watch resumes where it broke.
+When the bot stops early (Ctrl-C, the server gone for good) it prints the command that resumes
+it. Every signed receipt the server returns is kept in ``--receipts DIR``
 (default: ``receipts`` beside ``--commitments``, else beside the token file;
 ``sapsam_client.receipts``).
 """
@@ -28,11 +36,13 @@ revealing can still reveal. Every signed receipt the server returns is kept in `
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from sapsam_client.bot_state import BotState, StateInUseError
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
@@ -50,10 +60,13 @@ from sapsam_client.seat import (
     SeriesOutcome,
     take_seat,
 )
-from sapsam_client.tokens import load_player, token_file
+from sapsam_client.tokens import SavedPlayer, load_player, token_file
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
 STRATEGIES = ("solver", "random")
+RECONNECT_SECONDS = 600.0
+"""How long a bot keeps trying a server out of reach, by default (``--reconnect-seconds``)."""
+CREATE_ONLY_OPTIONS = ("--seat-count", "--deals", "--preset")
 
 
 def arranger_for(strategy: str, seed: int | None) -> Arranger:
@@ -96,6 +109,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the server's signed receipts in this folder (default: 'receipts' beside"
         " --commitments, else beside the saved token file)",
     )
+    state = parser.add_mutually_exclusive_group()
+    state.add_argument(
+        "--state",
+        type=Path,
+        help="keep the players' tokens and open commitments in this file, to take the same"
+        " seats up again when rerun (default: a file per server, table and --seat in the user's"
+        " state folder)",
+    )
+    state.add_argument(
+        "--no-state", action="store_true", help="keep no state file (a rerun joins anew)"
+    )
+    parser.add_argument(
+        "--reconnect-seconds",
+        type=float,
+        default=RECONNECT_SECONDS,
+        help="how long to keep trying a server out of reach before giving up (default:"
+        " %(default)s)",
+    )
     parser.add_argument("--seats-here", type=int, default=1, help="seats this process plays")
     parser.add_argument("--seat-count", type=int, default=4, help="with --create: seats, 2-4")
     parser.add_argument("--deals", type=int, help="with --create: deals in the series")
@@ -112,6 +143,7 @@ def _client(arguments: argparse.Namespace, token: str | None = None) -> Client:
         tls=arguments.tls,
         root_certificates=arguments.ca_cert,
         receipts=receipts,
+        reconnect_seconds=arguments.reconnect_seconds,
     )
     receipts.pin_from(client.channel)  # the server key, on first use: receipts are checked
     return client
@@ -207,38 +239,85 @@ def _token_player(arguments: argparse.Namespace) -> str | None:
     return saved.player if saved is not None and saved.token == arguments.token else None
 
 
+def open_state(arguments: argparse.Namespace, table: str) -> BotState | None:
+    """The bot's state file for ``table`` (``--state``, else the first free default one), or
+    None with ``--no-state``."""
+    if arguments.no_state:
+        return None
+    if arguments.state is not None:
+        return BotState(arguments.state)
+    return BotState.claim(arguments.server, table, arguments.seat)
+
+
+def resume_command(argv: Sequence[str], table: str) -> str:
+    """The command line that takes this bot's seats up again: ``argv`` with ``--table`` for
+    ``--create`` (and without the options that only creating uses)."""
+    words: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--create":
+            words += ["--table", table]
+        elif word in CREATE_ONLY_OPTIONS:
+            skip = True
+        elif not word.startswith(tuple(f"{option}=" for option in CREATE_ONLY_OPTIONS)):
+            words.append(word)
+    return shlex.join(["sapsam-bot", *words])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bot; the exit code is 0 when the series was played to the end."""
-    arguments = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    arguments = build_parser().parse_args(words)
+    table: str | None = arguments.table
+    state: BotState | None = None
     try:
         rules_module("solver")  # fail now, with the install hint, if the rules are missing
         first = _client(arguments, arguments.token)
+        state = open_state(arguments, table) if table else None
         players: dict[int, str | None] = {0: _token_player(arguments)}
+        registered: SavedPlayer | None = None
         if arguments.token is None:
-            players[0] = first.register(arguments.name).player
-        keeper = (
-            None
-            if arguments.commitments is None
-            else SharedKeeper(CommitmentFile(arguments.commitments))
-        )
-        table = arguments.table
+            saved = state.player(0) if state is not None else None
+            if saved is not None:
+                first.token = saved.token
+                players[0] = saved.player
+            else:
+                new = first.register(arguments.name)
+                registered = SavedPlayer(new.player, new.display_name, new.token)
+                players[0] = new.player
         if arguments.create:
             created = first.create_table(
                 arguments.seat_count, preset=arguments.preset, series_length=arguments.deals
             )
             table = created.name
             print(f"table: {table}", flush=True)
+            state = open_state(arguments, table)
+        assert table is not None
+        if state is not None and registered is not None:
+            state.keep_player(0, registered)
+        keeper: CommitmentKeeper | None = state
+        if arguments.commitments is not None:
+            keeper = SharedKeeper(CommitmentFile(arguments.commitments))
         outcomes: list[SeriesOutcome] = []
         errors: list[BaseException] = []
 
         def run(index: int) -> None:
-            client = first
-            if index > 0:
-                client = _client(arguments)
-                players[index] = client.register(f"{arguments.name} {index + 1}").player
-            seed = None if arguments.seed is None else arguments.seed + index
-            seat = None if arguments.seat is None else arguments.seat + index
             try:
+                client = first
+                if index > 0:
+                    saved = state.player(index) if state is not None else None
+                    client = _client(arguments, saved.token if saved else None)
+                    if saved is None:
+                        new = client.register(f"{arguments.name} {index + 1}")
+                        saved = SavedPlayer(new.player, new.display_name, new.token)
+                        if state is not None:
+                            state.keep_player(index, saved)
+                    players[index] = saved.player
+                seed = None if arguments.seed is None else arguments.seed + index
+                seat = None if arguments.seat is None else arguments.seat + index
+                assert table is not None
                 outcomes.append(
                     play_seat(
                         client,
@@ -273,11 +352,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RulesUnavailableError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
         return 2
-    except SapsamError as error:
+    except StateInUseError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
         return 1
+    except SapsamError as error:
+        print(f"sapsam-bot: {error}", file=sys.stderr)
+        _say_resume(words, table)
+        return 1
     except KeyboardInterrupt:
+        _say_resume(words, table)
         return 130
+    finally:
+        if state is not None:
+            state.close()  # a bot run after this one in the process may take the file up
+
+
+def _say_resume(argv: Sequence[str], table: str | None) -> None:
+    """Print the command that resumes this bot, once it has a table."""
+    if table is not None:
+        print(f"to resume: {resume_command(argv, table)}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

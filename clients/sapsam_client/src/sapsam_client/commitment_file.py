@@ -17,6 +17,34 @@ from sapsam_client.commitment import Rows
 from sapsam_client.seat import Commitment
 
 
+def commitment_json(committed: Commitment) -> dict[str, Any]:
+    """A commitment as the JSON the files keep: rows, nonce and hash (hex)."""
+    return {
+        "front": list(committed.rows.front),
+        "middle": list(committed.rows.middle),
+        "back": list(committed.rows.back),
+        "nonce": committed.nonce.hex(),
+        "commitment": committed.commitment.hex(),
+    }
+
+
+def commitment_from_json(deal: int, entry: dict[str, Any]) -> Commitment:
+    """The commitment for deal number ``deal`` that :func:`commitment_json` wrote."""
+    rows = Rows.of(entry["front"], entry["middle"], entry["back"])
+    return Commitment(deal, rows, bytes.fromhex(entry["nonce"]), bytes.fromhex(entry["commitment"]))
+
+
+def write_private(path: Path, data: object) -> None:
+    """Write ``data`` as JSON to ``path``, readable by its owner only, replacing it whole (a
+    reader never sees half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+    temporary.replace(path)
+
+
 class CommitmentFile:
     """Open commitments per seat name, in ``path``."""
 
@@ -31,33 +59,17 @@ class CommitmentFile:
         return data if isinstance(data, dict) else {}
 
     def _write(self, data: dict[str, dict[str, Any]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-        temporary.replace(self.path)
+        write_private(self.path, data)
 
     def load(self, seat: str) -> dict[int, Commitment]:
         """The seat's open commitments by deal number."""
-        found = {}
-        for deal, entry in self._read().get(seat, {}).items():
-            rows = Rows.of(entry["front"], entry["middle"], entry["back"])
-            found[int(deal)] = Commitment(
-                int(deal), rows, bytes.fromhex(entry["nonce"]), bytes.fromhex(entry["commitment"])
-            )
-        return found
+        entries = self._read().get(seat, {}).items()
+        return {int(deal): commitment_from_json(int(deal), entry) for deal, entry in entries}
 
     def save(self, seat: str, committed: Commitment) -> None:
         """Keep a commitment (replacing an earlier one for the same deal)."""
         data = self._read()
-        data.setdefault(seat, {})[str(committed.deal_number)] = {
-            "front": list(committed.rows.front),
-            "middle": list(committed.rows.middle),
-            "back": list(committed.rows.back),
-            "nonce": committed.nonce.hex(),
-            "commitment": committed.commitment.hex(),
-        }
+        data.setdefault(seat, {})[str(committed.deal_number)] = commitment_json(committed)
         self._write(data)
 
     def forget(self, seat: str, deal: int) -> None:

@@ -1,0 +1,166 @@
+"""What ``sapsam-bot`` keeps between runs: its players' tokens and its open commitments.
+
+A bot that exits (a server out of reach for too long, Ctrl-C, its machine restarting) leaves its
+seats held by players whose tokens only it knew: run again without them, it could only ask for new
+seats and be told ``TABLE_FULL``, and a seat that confirmed could never reveal. So each run keeps
+a state file: for each seat this process plays (by its index among ``--seats-here``) the player
+and its token, and each seat's open commitments (rows and nonce, until revealed). The same command
+run again loads it, takes up the same seats and reveals what they committed.
+
+The file is ``--state FILE``, else :func:`default_state_file`: in the user's state folder
+(``platformdirs.user_state_dir``: ``~/.local/state/sapsam`` on Linux), ``bots/``, one file per
+server, table, ``--seat`` option and slot. A running bot holds a lock on its file, so a second bot
+started for the same table at the same time takes the next slot instead of the same players, and a
+rerun takes the file of a bot that no longer runs. The file is readable by its owner only: a token
+is a password, and a nonce is secret until the reveal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+import platformdirs
+
+from sapsam_client.client import table_id
+from sapsam_client.commitment_file import commitment_from_json, commitment_json, write_private
+from sapsam_client.seat import Commitment
+from sapsam_client.tokens import SavedPlayer
+
+MAX_SLOTS = 64
+"""Bots running at once for one server, table and ``--seat`` option, each with its own file."""
+
+
+class StateInUseError(Exception):
+    """Another running process holds the state file."""
+
+
+def state_folder() -> Path:
+    """``bots/`` in the user's state folder for sapsam."""
+    return Path(platformdirs.user_state_dir("sapsam")) / "bots"
+
+
+def state_name(server: str, table: str, seat: int | None, slot: int) -> str:
+    """The state file's name for a bot of ``server`` at ``table`` (``--seat`` ``seat``)."""
+    host = re.sub(r"[^A-Za-z0-9.-]+", "-", server).strip("-") or "server"
+    where = "any" if seat is None else f"seat{seat}"
+    return f"{host}_{table_id(table)}_{where}-{slot}.json"
+
+
+def _lock(path: Path) -> IO[str] | None:
+    """An exclusive lock on ``path``'s lock file, held while the returned file stays open; None
+    if another process holds it. (Windows: no lock; every bot takes the first slot.)"""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path.with_suffix(".lock"), "a", encoding="utf-8")  # noqa: SIM115 - kept open
+    if sys.platform != "win32":
+        import fcntl
+
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return None
+    return handle
+
+
+class BotState:
+    """A bot's state file, locked for this process: players by seat index, and open commitments
+    by seat name (a :class:`~sapsam_client.seat.CommitmentKeeper`). Safe to share between the
+    process's seat threads."""
+
+    def __init__(self, path: Path) -> None:
+        """Open (and lock) ``path``; raises :class:`StateInUseError` if another process has it."""
+        self.path = path
+        self._mutex = threading.Lock()
+        handle = _lock(path)
+        if handle is None:
+            raise StateInUseError(f"another running bot uses the state file {path}")
+        self._lock_handle = handle
+
+    @classmethod
+    def claim(
+        cls, server: str, table: str, seat: int | None, folder: Path | None = None
+    ) -> BotState:
+        """The first state file for this server, table and ``--seat`` that no running bot holds
+        (in ``folder``, default :func:`state_folder`)."""
+        where = folder or state_folder()
+        for slot in range(1, MAX_SLOTS + 1):
+            try:
+                return cls(where / state_name(server, table, seat, slot))
+            except StateInUseError:
+                continue
+        raise StateInUseError(f"{MAX_SLOTS} bots already run for {table} on {server}")
+
+    def close(self) -> None:
+        """Let another process have the file."""
+        self._lock_handle.close()
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _section(self, data: dict[str, Any], name: str) -> dict[str, Any]:
+        section = data.setdefault(name, {})
+        if not isinstance(section, dict):
+            section = data[name] = {}
+        return section
+
+    # -- players --------------------------------------------------------------------------------
+
+    def player(self, index: int) -> SavedPlayer | None:
+        """The player kept for seat index ``index`` of this process, if any."""
+        with self._mutex:
+            entry = self._section(self._read(), "players").get(str(index))
+        if not isinstance(entry, dict):
+            return None
+        try:
+            return SavedPlayer(entry["player"], entry["display_name"], entry["token"])
+        except KeyError:
+            return None
+
+    def keep_player(self, index: int, player: SavedPlayer) -> None:
+        """Keep the player of seat index ``index`` (at once: its token is shown only once)."""
+        with self._mutex:
+            data = self._read()
+            self._section(data, "players")[str(index)] = {
+                "player": player.player,
+                "display_name": player.display_name,
+                "token": player.token,
+            }
+            write_private(self.path, data)
+
+    # -- open commitments (CommitmentKeeper) ----------------------------------------------------
+
+    def load(self, seat: str) -> dict[int, Commitment]:
+        """The seat's open commitments by deal number."""
+        with self._mutex:
+            entries = self._section(self._read(), "commitments").get(seat, {})
+        return {
+            int(deal): commitment_from_json(int(deal), entry) for deal, entry in entries.items()
+        }
+
+    def save(self, seat: str, committed: Commitment) -> None:
+        """Keep a commitment before it is sent (replacing one for the same deal)."""
+        with self._mutex:
+            data = self._read()
+            seats = self._section(data, "commitments")
+            seats.setdefault(seat, {})[str(committed.deal_number)] = commitment_json(committed)
+            write_private(self.path, data)
+
+    def forget(self, seat: str, deal: int) -> None:
+        """Drop a commitment once revealed."""
+        with self._mutex:
+            data = self._read()
+            seats = self._section(data, "commitments")
+            entries = seats.get(seat, {})
+            if entries.pop(str(deal), None) is not None:
+                if not entries:
+                    seats.pop(seat, None)
+                write_private(self.path, data)

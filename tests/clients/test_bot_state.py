@@ -1,0 +1,87 @@
+"""The bot's state file: players by seat index and open commitments, owner-only, one file per
+server, table and --seat option, locked while a bot runs so a second bot takes another slot; and
+the commands printed to resume a bot or a player."""
+
+from __future__ import annotations
+
+import shlex
+import uuid
+from pathlib import Path
+
+import pytest
+
+from sapsam_client.bot import build_parser as bot_parser
+from sapsam_client.bot import resume_command as bot_resume
+from sapsam_client.bot_state import BotState, StateInUseError, state_folder, state_name
+from sapsam_client.commitment import Rows
+from sapsam_client.my_tables import resume_command as play_resume
+from sapsam_client.seat import Commitment
+from sapsam_client.terminal import build_parser as play_parser
+from sapsam_client.tokens import SavedPlayer
+
+TABLE = f"tables/{uuid.UUID(int=7)}"
+ROWS = Rows.of(["As", "Ad", "2c"], ["Kc", "Kd", "3h", "4h", "5h"], ["Qs", "Qh", "Qd", "9c", "9s"])
+
+
+def test_players_and_commitments_survive_a_reopen_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "bot.json"
+    state = BotState(path)
+    assert state.player(0) is None and state.load(f"{TABLE}/seats/1") == {}
+    ann = SavedPlayer("players/a", "bot", "token-a")
+    state.keep_player(0, ann)
+    state.keep_player(1, SavedPlayer("players/b", "bot 2", "token-b"))
+    committed = Commitment(3, ROWS, b"\x01" * 32, b"\x02" * 32)
+    state.save(f"{TABLE}/seats/1", committed)
+    state.save(f"{TABLE}/seats/2", Commitment(3, ROWS, b"\x03" * 32, b"\x04" * 32))
+    state.close()
+
+    again = BotState(path)
+    assert again.player(0) == ann and again.player(1) == SavedPlayer(
+        "players/b", "bot 2", "token-b"
+    )
+    assert again.load(f"{TABLE}/seats/1") == {3: committed}
+    again.forget(f"{TABLE}/seats/1", 3)
+    assert again.load(f"{TABLE}/seats/1") == {} and len(again.load(f"{TABLE}/seats/2")) == 1
+    assert path.stat().st_mode & 0o777 == 0o600  # tokens and nonces: the owner's alone
+    again.close()
+
+
+def test_a_running_bot_keeps_its_file_a_second_one_takes_the_next_slot(tmp_path: Path) -> None:
+    first = BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path)
+    with pytest.raises(StateInUseError):
+        BotState(first.path)
+    second = BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path)
+    assert first.path != second.path
+    assert first.path.name == state_name("127.0.0.1:50051", TABLE, None, 1)
+    assert second.path.name == state_name("127.0.0.1:50051", TABLE, None, 2)
+    first.close()  # the first bot stopped: a rerun takes its file
+    assert BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path).path == first.path
+    seat_two = BotState.claim("127.0.0.1:50051", TABLE, 2, tmp_path)
+    assert seat_two.path.name == f"127.0.0.1-50051_{uuid.UUID(int=7)}_seat2-1.json"
+
+
+def test_the_default_folder_is_the_user_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert state_folder() == tmp_path / "sapsam" / "bots"
+
+
+def test_a_bot_created_its_table_resumes_with_that_table() -> None:
+    argv = ["--server", "h:1", "--create", "--seat-count", "3", "--deals=4", "--seats-here", "2"]
+    command = bot_resume(argv, TABLE)
+    assert command == f"sapsam-bot --server h:1 --table {TABLE} --seats-here 2"
+    bot_parser().parse_args(shlex.split(command)[1:])  # a valid command line
+    assert bot_resume(["--table", TABLE, "--seat", "1"], TABLE) == (
+        f"sapsam-bot --table {TABLE} --seat 1"
+    )
+
+
+def test_a_player_resumes_at_the_same_table_with_the_same_token_file() -> None:
+    arguments = play_parser().parse_args(
+        ["--server", "h:1", "--create", "--token-file", "/x y/t.json", "--plain"]
+    )
+    command = play_resume(arguments, TABLE)
+    assert command == f"sapsam-play --server h:1 --table {TABLE} --token-file '/x y/t.json' --plain"
+    again = play_parser().parse_args(shlex.split(command)[1:])
+    assert again.table == TABLE and again.token_file == "/x y/t.json"

@@ -1,0 +1,65 @@
+"""Bots keep playing across a server restart: a real `sapsam serve` on a fixed port is SIGKILLed
+and started again on the same port and database under a series, and the series finishes. A bot
+killed too and run again with the same command takes up the same seat from its state file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bot_process import BotProcess, bot_env
+from served_process import OPERATOR_TOKEN, ServedProcess
+
+from sapsam_client import connect
+
+
+@pytest.fixture
+def served(database_url: str) -> Iterator[ServedProcess]:
+    server = ServedProcess(database_url)
+    try:
+        server.wait_until_serving()
+        yield server
+    finally:
+        server.close()
+
+
+def test_bots_finish_a_series_across_server_restarts(served: ServedProcess, tmp_path: Path) -> None:
+    env = bot_env(tmp_path)
+    host = BotProcess(
+        [
+            *("--server", served.address, "--create", "--seat-count", "3", "--seats-here", "2"),
+            *("--deals", "3", "--strategy", "random", "--seed", "5"),
+        ],
+        env,
+    )
+    bots = [host]
+    try:
+        table = host.wait_for(r"^table: (tables/\S+)").group(1)
+        guest_command = ["--server", served.address, "--table", table, "--name", "guest"]
+        guest = BotProcess(guest_command, env)
+        bots.append(guest)
+        guest.wait_for(r"deal 1 ")
+
+        # The server dies under the series; so does one bot. Both come back.
+        served.kill()
+        guest.kill()
+        served.restart()
+        rerun = BotProcess(guest_command, env)
+        bots.append(rerun)
+        rerun.wait_for(r"deal 2 ")
+        served.restart()  # once more, while every bot is connected
+
+        for bot in (host, rerun):
+            assert bot.finish() == 0, bot.output()
+            assert "standings:" in bot.output()
+            assert "TABLE_FULL" not in bot.output()
+        assert "deal 3 " in rerun.output()
+        seats = connect(served.address, token=OPERATOR_TOKEN).get_table(table).seats
+        assert [seat.display_name for seat in seats] == ["bot", "bot 2", "guest"]
+        states = list((tmp_path / "state" / "sapsam" / "bots").glob("*.json"))
+        assert len(states) == 2  # the host's file and the guest's, reused by its rerun
+        assert all(path.stat().st_mode & 0o777 == 0o600 for path in states)
+    finally:
+        for bot in bots:
+            bot.kill()

@@ -2,7 +2,7 @@
 
 ::
 
-    sapsam-play --server 127.0.0.1:50051                 # pick an open table or create one
+    sapsam-play --server 127.0.0.1:50051                 # go back to a table, or pick one
     sapsam-play --table tables/<uuid> --name Ann         # join that table
     sapsam-play --create --seats 4 --deals 8             # create a table and wait for players
 
@@ -11,6 +11,11 @@ The first run registers a player and saves its token (``--token-file``, else
 it. Open commitments are kept next to it (``commitments.json``) until revealed, so a restarted
 session can still reveal, and so are the server's signed receipts of every move (``receipts/``,
 or ``--receipts DIR``: ``sapsam_client.receipts``).
+
+Without ``--table`` or ``--create``, the tables where you hold a seat and the series is not over
+are offered first (``sapsam_client.my_tables``), then the open ones; Enter creates a new table.
+A server that restarts is waited for (``--reconnect-seconds``, default 600) and the game goes on
+where it was; Ctrl-C, or a server gone for good, prints the command that takes your seat up again.
 
 Each deal shows your 13 cards sorted and the solver's suggestion with each row named. Type the
 rows one at a time (``sapsam_client.row_entry``): each card is checked against your hand and the
@@ -31,6 +36,7 @@ never shown before the reveal (the server does not send them either).
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 from collections.abc import Sequence
@@ -40,6 +46,7 @@ from sapsam_client.card_style import style_for
 from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import AlreadyExistsError, SapsamError, UnauthenticatedError
+from sapsam_client.my_tables import resume_command, unfinished_tables
 from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.prompts import SessionEndedError, Terminal
 from sapsam_client.receipts import ReceiptFolder, default_folder
@@ -93,6 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the server's signed receipts in this folder (default: 'receipts' beside the"
         " token file)",
     )
+    parser.add_argument(
+        "--reconnect-seconds",
+        type=float,
+        default=600.0,
+        help="how long to keep trying a server out of reach before giving up (default:"
+        " %(default)s)",
+    )
     return parser
 
 
@@ -116,22 +130,38 @@ def sign_in(client: Client, arguments: argparse.Namespace, terminal: Terminal) -
     return player
 
 
-def choose_table(client: Client, arguments: argparse.Namespace, terminal: Terminal) -> str:
-    """The table to sit at: given, created, or picked from the open ones."""
+def choose_table(
+    client: Client, arguments: argparse.Namespace, terminal: Terminal, player: str | None = None
+) -> str:
+    """The table to sit at: given, created, or picked from the player's unfinished tables
+    (``player``: ``players/{id}``) and the open ones."""
     if arguments.table:
         return str(arguments.table)
     if not arguments.create:
-        open_tables = list(client.list_tables(table_pb2.TABLE_STATUS_OPEN))[:9]
-        for number, table in enumerate(open_tables, start=1):
+        mine = unfinished_tables(client, player)[:9] if player else []
+        if mine:
+            terminal.say("your unfinished tables:")
+        for number, held in enumerate(mine, start=1):
+            terminal.say(f"  {number}) {held.describe()}")
+        names = {held.table.name for held in mine}
+        open_tables = [
+            table
+            for table in itertools.islice(client.list_tables(table_pb2.TABLE_STATUS_OPEN), 20)
+            if table.name not in names
+        ][:9]
+        if open_tables:
+            terminal.say("open tables:")
+        for number, table in enumerate(open_tables, start=len(mine) + 1):
             taken = sum(1 for seat in table.seats if seat.player)
             terminal.say(
                 f"  {number}) {table.name}  {taken}/{table.seat_count} seated, "
                 f"{table.rule_set.name}, {table.rule_set.series_length} deals"
             )
-        if open_tables:
+        choices = [held.table.name for held in mine] + [table.name for table in open_tables]
+        if choices:
             answer = terminal.prompt("Join which table (number), or Enter for a new one? ")
-            if answer.isdigit() and 1 <= int(answer) <= len(open_tables):
-                return open_tables[int(answer) - 1].name
+            if answer.isdigit() and 1 <= int(answer) <= len(choices):
+                return choices[int(answer) - 1]
     created = client.create_table(
         arguments.seats, preset=arguments.preset, series_length=arguments.deals
     )
@@ -169,11 +199,13 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         tls=arguments.tls,
         root_certificates=arguments.ca_cert,
         receipts=receipts,
+        reconnect_seconds=arguments.reconnect_seconds,
     )
     receipts.pin_from(client.channel)  # the server key, on first use: receipts are checked
     player = sign_in(client, arguments, terminal)
     terminal.say(f"playing as {player.display_name} on {arguments.server}")
-    table_name = choose_table(client, arguments, terminal)
+    table_name = choose_table(client, arguments, terminal, player.player)
+    arguments.resume = resume_command(arguments, table_name)  # said on Ctrl-C (see main)
     keeper = CommitmentFile(saved_beside.with_name("commitments.json"))
     # The player's signing key lives beside the token and commitments (docs/fairness.md §19).
     if arguments.token_file:
@@ -223,10 +255,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SapsamError as error:
         print(f"sapsam-play: {error}", file=sys.stderr)
+        _say_resume(arguments)
         return 1
     except (SessionEndedError, KeyboardInterrupt):
         print("\nbye")
+        _say_resume(arguments)
         return 130
+
+
+def _say_resume(arguments: argparse.Namespace) -> None:
+    """Print the command that takes the seat up again, once there is a table."""
+    resume = getattr(arguments, "resume", None)
+    if resume:
+        print(f"to resume: {resume}", flush=True)
 
 
 if __name__ == "__main__":

@@ -76,9 +76,8 @@ def test_a_folder_pinning_the_key_on_first_use_keeps_every_receipt(
 ) -> None:
     folder = ReceiptFolder(tmp_path / "r")
     _play(address, folder)
-    assert (tmp_path / "r" / PINNED_KEYS_FILE).read_text().splitlines()[1:] == [
-        KEYS.signer.verifier.vkey()
-    ]
+    pinned = (tmp_path / "r" / PINNED_KEYS_FILE).read_text().splitlines()
+    assert [line for line in pinned if not line.startswith("#")] == [KEYS.signer.verifier.vkey()]
     kept = list(folder.read())
     assert len(kept) >= 2 and not folder.rejected
     assert not list((tmp_path / "r").glob(".rejected-*"))
@@ -104,9 +103,32 @@ def test_a_folder_pinning_another_key_refuses_every_receipt(
     assert len(rejected) == len(folder.rejected)
     assert all(entry["problem"] and entry["signed_note"] for entry in rejected)
     assert "refused" in caplog.text
-    # pin_from never replaces a pinned key with the server's.
-    assert folder.pin_from(object()) is True  # type: ignore[arg-type]
-    assert [key for key in folder.server_keys] == [ServerKey.parse(STRANGER)]
+    # pin_from never replaces a pinned key with the server's, nor adds one beside it.
+    (tmp_path / "file").mkdir()
+    (tmp_path / "file" / PINNED_KEYS_FILE).write_text(f"# pinned by hand\n{STRANGER}\n")
+    client = connect(address)
+    try:
+        for kept in (folder, ReceiptFolder(tmp_path / "file")):
+            assert kept.pin_from(client.channel) is True
+            assert list(kept.server_keys) == [ServerKey.parse(STRANGER)]
+    finally:
+        client.close()
+
+
+def test_one_folder_pins_each_servers_key_on_first_use(address: str, tmp_path: Path) -> None:
+    """A folder used with two servers (the default one beside the token file is) pins each
+    log's key the first time it meets it, and checks each server's receipts with its own."""
+    elsewhere = NoteSigner.from_seed("sapsam/elsewhere", bytes(32)).verifier.vkey()
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / PINNED_KEYS_FILE).write_text(f"{elsewhere}\n")
+    folder = ReceiptFolder(tmp_path / "r")
+    _play(address, folder)
+    assert set(folder.server_keys) == {
+        ServerKey.parse(elsewhere),
+        ServerKey.parse(KEYS.signer.verifier.vkey()),
+    }
+    assert not folder.rejected and len(list(folder.read())) >= 2
+    assert set(ReceiptFolder(tmp_path / "r").server_keys) == set(folder.server_keys)
 
 
 def test_a_receipt_whose_response_disagrees_with_its_note_is_refused(

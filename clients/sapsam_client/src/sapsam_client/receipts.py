@@ -16,9 +16,10 @@ bytes and is not written twice.
 keeps it (``sapsam_client.receipt_check``: the note opens under a pinned key named as the
 receipt's log, its text is a receipt, and its stream and versions are the response's). The key
 is pinned by ``ReceiptFolder(folder, server_keys=[vkey, ...])`` (from the operator, out of band:
-docs/transparency.md §6), else read from ``<folder>/.server-keys`` (one ``vkey`` a line), else
-on first use by :meth:`ReceiptFolder.pin_from` (``GetServerKey``, then written to that file, so
-a later session trusts the same key and no other; ``sapsam-play`` and ``sapsam-bot`` do it). A
+docs/transparency.md §6), else read from ``<folder>/.server-keys`` (one ``vkey`` a line), and
+added to on first use of each server by :meth:`ReceiptFolder.pin_from` (``GetServerKey``: a
+log whose key is pinned keeps it, so a later session trusts the same key and no other; a new
+log's keys are added; ``sapsam-play`` and ``sapsam-bot`` do it). A
 receipt that fails is **refused**: it is not kept among the receipts (which only a valid
 signature makes evidence), but appended with the reason to ``<folder>/.rejected-<stream>.jsonl``
 (a dot file: ``sapsam audit verify --receipts`` skips it), logged as a warning on the logger
@@ -50,6 +51,10 @@ RECENT_NOTES = 256
 retry's receipt comes soon after the original's)."""
 PINNED_KEYS_FILE: Final = ".server-keys"
 """The server keys a folder pinned, one ``vkey`` a line (``#`` comments)."""
+PINNED_KEYS_HEADER: Final = (
+    "# server keys pinned on first use (GetServerKey), one log's at a time; receipts are"
+    " checked with them\n"
+)
 MAX_PINNED_KEYS: Final = 64
 MAX_REJECTED_REMEMBERED: Final = 1_000
 _logger = logging.getLogger("sapsam_client.receipts")
@@ -75,6 +80,7 @@ class ReceiptFolder:
         )
         """The receipts refused in this session, each with why (the latest ones)."""
         given = [ServerKey.parse(vkey) for vkey in server_keys]
+        self._given = bool(given)
         self.server_keys: tuple[ServerKey, ...] = tuple(given) or self._read_pinned()
         """The pinned server keys each receipt is checked against; empty: none, unchecked."""
 
@@ -87,11 +93,13 @@ class ReceiptFolder:
         return tuple(ServerKey.parse(text.split()[-1]) for text in texts[:MAX_PINNED_KEYS])
 
     def pin_from(self, channel: grpc.Channel, timeout: float = 10.0) -> bool:
-        """Pin the server's keys on first use: when none is pinned yet, ask ``GetServerKey``
-        (the current key and the retired ones) and write them to ``.server-keys``. Never
-        replaces a pinned key (a key learned from the server later proves nothing). False when
-        nothing is pinned (the server has no key, or could not be asked)."""
-        if self.server_keys:
+        """Pin the server's keys on first use: ask ``GetServerKey`` (the current key and the
+        retired ones) and, when no key of that log (its origin, the keys' name) is pinned yet,
+        add them to ``.server-keys``, so one folder serves several servers. Never replaces or
+        adds beside a pinned key of the same log (a key learned from the server later proves
+        nothing), and asks nothing when the keys were given to the constructor. False when no
+        key of this server is pinned (it has no key, or could not be asked)."""
+        if self._given:
             return True
         stub = transparency_service_pb2_grpc.TransparencyServiceStub(channel)
         try:
@@ -110,16 +118,19 @@ class ReceiptFolder:
         except ReceiptCheckError as error:
             _logger.warning("receipts unchecked: the server's key is unreadable (%s)", error)
             return False
-        if not keys:
-            return False
         with self._lock:
+            if any(key.name == answer.origin for key in self.server_keys):
+                return True  # this log's key is pinned already: trusted, not replaced
+            keys = tuple(key for key in keys if key.name == answer.origin)
+            if not keys or len(self.server_keys) + len(keys) > MAX_PINNED_KEYS:
+                return False
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            text = (
-                "# server keys pinned on first use (GetServerKey); receipts are checked with them\n"
-            )
-            text += "".join(f"{vkey}\n" for vkey in vkeys if vkey)
-            _write_durably(self.folder / PINNED_KEYS_FILE, text, append=False)
-            self.server_keys = keys
+            path = self.folder / PINNED_KEYS_FILE
+            text = "" if path.exists() else PINNED_KEYS_HEADER
+            text += f"# {answer.origin}, on first use\n"
+            text += "".join(f"{vkey}\n" for vkey in vkeys if vkey.startswith(answer.origin + "+"))
+            _write_durably(path, text, append=True)
+            self.server_keys += keys
         return True
 
     def path_for(self, stream: str) -> Path:

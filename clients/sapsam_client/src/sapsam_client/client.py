@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import grpc
 
+from sapsam_client.audit_calls import AuditCalls
 from sapsam_client.backoff import DEFAULT_RECONNECT_SECONDS, RECONNECT_OPTIONS
 from sapsam_client.connection import (
     Connection,
@@ -77,9 +78,10 @@ class Hand:
         return deal_number(self.deal)
 
 
-class Client(PlayerCalls, Connection):
+class Client(PlayerCalls, AuditCalls, Connection):
     """A connection to a sapsam server, acting as one player (or the operator, or nobody): one
     method per RPC (the player calls from :class:`~sapsam_client.player_calls.PlayerCalls`, the
+    hand history and disputes from :class:`~sapsam_client.audit_calls.AuditCalls`, the
     plumbing from :class:`~sapsam_client.connection.Connection`).
 
     ``attempts`` bounds how often one request is sent; ``timeout`` is each attempt's deadline in

@@ -70,6 +70,12 @@ class ServerKey:
             raise ReceiptCheckError(f"{vkey[:80]!r}: the key id does not match the name and key")
         return key
 
+    @property
+    def vkey(self) -> str:
+        """The key in ``vkey`` form again (what :meth:`parse` reads)."""
+        encoded = base64.b64encode(bytes([ED25519_TYPE]) + self.public_key).decode()
+        return f"{self.name}+{self.key_id.hex()}+{encoded}"
+
 
 def key_id_of(name: str, public_key: bytes) -> bytes:
     """SHA-256(name || 0x0A || 0x01 || public key)[:4]."""

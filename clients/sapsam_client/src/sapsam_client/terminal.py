@@ -42,6 +42,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sapsam_client import player_records
 from sapsam_client.card_style import style_for
 from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.commitment_file import CommitmentFile
@@ -73,7 +74,9 @@ __all__ = [
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     parser = argparse.ArgumentParser(
-        prog="sapsam-play", description=__doc__.split("\n\n")[0] if __doc__ else None
+        prog="sapsam-play",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        epilog=player_records.EPILOG,
     )
     parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
     parser.add_argument("--tls", action="store_true", help="connect with TLS")
@@ -246,6 +249,10 @@ def screen(plain: bool) -> Terminal:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``sapsam-play``."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    # `sapsam-play history` and `sapsam-play dispute DEAL`: sapsam_client.player_records.
+    if words and words[0] in player_records.COMMANDS:
+        return player_records.main(words)
     arguments = build_parser().parse_args(argv)
     terminal = screen(arguments.plain)
     try:

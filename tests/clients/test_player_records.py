@@ -23,7 +23,7 @@ from sapsam.cli.bootstrap import build_services
 from sapsam.keys import ServerKeys
 from sapsam.log.signed_note import NoteSigner
 from sapsam_client import Client, connect
-from sapsam_client.dispute import ANCHORED, FAILED, INTERNALLY_CONSISTENT_ONLY
+from sapsam_client.dispute import ANCHORED, FAILED, NotThisDealError
 from sapsam_client.errors import SapsamError
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.rules import solver_arranger
@@ -127,9 +127,24 @@ def test_the_sdk_lists_a_players_own_deals_and_disputes_one(
     assert "chain" in {check.name for check in forged.failures}
     assert "FAILED" in forged.explain() and "chain" in forged.explain()
 
-    # No key at all (a reader with no folder, a server key refused by name): the file alone.
-    loose = ann.dispute(f"{table}/deals/1", export=export, server_keys=())
-    assert loose.verdict in (ANCHORED, INTERNALLY_CONSISTENT_ONLY, FAILED)
+    # A folder that pinned only another server's key: this server's is pinned beside it (as
+    # sapsam-play does on first use) and the deal is anchored under it.
+    elsewhere = NoteSigner.from_seed("sapsam/elsewhere", bytes(32)).verifier.vkey()
+    shared = ReceiptFolder(folder.parent / "shared", server_keys=())
+    shared.folder.mkdir()
+    (shared.folder / ".server-keys").write_text(f"{elsewhere}\n", encoding="utf-8")
+    other_first = ann.dispute(f"{table}/deals/1", receipts=ReceiptFolder(shared.folder))
+    assert other_first.verdict == ANCHORED, other_first.report_text
+    assert "now pinned in" in other_first.key_source
+    again = ann.dispute(f"{table}/deals/1", receipts=ReceiptFolder(shared.folder))
+    assert again.verdict == ANCHORED and "when you first played" in again.key_source
+
+    # Only a key of another log given: the checkpoint opens under no pinned key of its log.
+    stranger = ann.dispute(f"{table}/deals/2", export=export, server_keys=[elsewhere])
+    assert stranger.verdict != ANCHORED
+    # A saved export of deal 2 named as deal 1 is refused before any verification.
+    with pytest.raises(NotThisDealError):
+        ann.dispute(f"{table}/deals/1", export=export)
 
     # Another table's deal: the server refuses the export to a player not seated there.
     with pytest.raises(SapsamError) as refused:
@@ -181,6 +196,9 @@ def test_sapsam_play_history_and_dispute(
     )
     assert stranger.returncode == 2
     assert "you held no seat at that table" in stranger.stderr
+
+    wrong = _run("dispute", f"{table}/deals/1", *common, "--file", str(saved))
+    assert wrong.returncode == 2 and "not " + f"{table}/deals/1" in wrong.stderr
 
     nobody = _run("history", "--server", address, "--token-file", str(tmp_path / "none.json"))
     assert nobody.returncode == 2 and "no saved player" in nobody.stderr

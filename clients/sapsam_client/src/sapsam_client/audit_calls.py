@@ -84,8 +84,9 @@ class AuditCalls(Connection):
     ) -> DisputeVerdict:
         """Fetch ``deal``'s export (unless ``export``, a saved one, is given) and verify it here
         with the sapsam package's verifier (``sapsam_client.dispute``), anchored under
-        ``server_keys``, else the keys ``receipts`` pinned, else the server's key now (pinned
-        in ``receipts`` then); the receipts kept for the table are checked too."""
+        ``server_keys``, else the keys ``receipts`` pinned for this server's log, else the
+        server's key now (pinned in ``receipts`` then: ``ReceiptFolder.pin_from``); the receipts
+        kept for the table are checked too."""
         from sapsam_client.dispute import verifier_module, verify_deal_export
 
         verifier_module("audit.verifier")  # before any call: say what is missing first
@@ -93,12 +94,20 @@ class AuditCalls(Connection):
         if export is None:
             export = self.export_deal(deal).export
         keys, source = list(server_keys), "the server key you gave"
-        if not keys and folder is not None and folder.server_keys:
-            keys = [key.vkey for key in folder.server_keys]
-            source = f"the server key pinned in {folder.folder} when you first played"
+        if not keys and folder is not None:
+            # The folder may serve several servers: pin_from adds this server's key only when
+            # no key of its log is pinned yet (and never replaces one), as sapsam-play does.
+            before = set(folder.server_keys)
+            if folder.pin_from(self.channel):
+                keys = [key.vkey for key in folder.server_keys]
+                if set(folder.server_keys) - before:
+                    source = (
+                        "the server key the server gave just now (not pinned before), "
+                        f"now pinned in {folder.folder}"
+                    )
+                else:
+                    source = f"the server key pinned in {folder.folder} when you first played"
         if not keys:
             keys = self.server_verifier_keys()
             source = "the server key the server gave just now (not pinned before)"
-            if keys and folder is not None and folder.pin_from(self.channel):
-                source += f", now pinned in {folder.folder}"
         return verify_deal_export(deal, export, keys, source, folder)

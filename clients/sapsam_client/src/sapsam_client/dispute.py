@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +76,24 @@ CHECK_WORDS: Final = {
     "consistency": "the checkpoints agree with each other",
     "receipts": "your kept receipts match the export",
 }
+
+
+class NotThisDealError(ValueError):
+    """The export given is, by its own header, of another table or deal than the one named."""
+
+
+def check_export_names(deal: str, export: str) -> None:
+    """:class:`NotThisDealError` when ``export``'s header names another table, or deals without
+    ``deal``'s number. A header that does not parse is left to the verifier (a failed check)."""
+    try:
+        header = json.loads(export.split("\n", 1)[0])
+        table, deals = header["table_id"], header["deals"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return
+    if table != str(table_id(deal)) or deal_number(deal) not in deals:
+        raise NotThisDealError(
+            f"the export is of tables/{str(table)[:40]} deal(s) {str(deals)[:40]}, not {deal}"
+        )
 
 
 class VerifierUnavailableError(ImportError):
@@ -187,6 +206,7 @@ def verify_deal_export(
     """Verify ``export`` (the text ExportDeal returned for ``deal``) here, anchored under
     ``server_keys`` (vkeys; none: at best internally consistent only) and checked against the
     receipts ``receipts`` kept for the deal's table."""
+    check_export_names(deal, export)
     verifier = verifier_module("audit.verifier")
     anchoring = verifier_module("audit.anchoring")
     signed_note = verifier_module("log.signed_note")

@@ -27,7 +27,7 @@ from typing import Final
 
 from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.connection import deal_number, table_id
-from sapsam_client.dispute import VerifierUnavailableError, verifier_module
+from sapsam_client.dispute import NotThisDealError, VerifierUnavailableError, verifier_module
 from sapsam_client.errors import SapsamError
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.tokens import load_player, token_file
@@ -206,7 +206,7 @@ def main(argv: Sequence[str]) -> int:
     except CannotRunError as error:
         print(f"sapsam-play: {error}", file=sys.stderr)
         return CANNOT_RUN
-    except VerifierUnavailableError as error:
+    except (VerifierUnavailableError, NotThisDealError) as error:
         print(f"sapsam-play: {error}", file=sys.stderr)
         return CANNOT_RUN
     except SapsamError as error:

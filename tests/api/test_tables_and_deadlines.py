@@ -115,3 +115,39 @@ def test_a_missed_arranging_deadline_times_seats_out_and_scores_the_deal(api: Ap
         table_pb2.TIMEOUT_STAGE_ARRANGING
     ] * 2
     assert [seat.score_delta for seat in result.seats] == [0, 0]  # two fouls score nothing
+
+
+def test_every_preset_table_has_deadlines_and_choosing_none_warns(api: Api) -> None:
+    creator = api.register("deadline chooser")
+    for preset in ("pagat", "two_four", "one_six", "scoop_bonus"):
+        created = api.call(
+            "CreateTable",
+            table_service_pb2.CreateTableRequest(seat_count=2, rule_set_preset=preset),
+            creator.token,
+        )
+        assert created.table.rule_set.arrange_seconds == 90
+        assert created.table.rule_set.reveal_seconds == 30
+        assert list(created.warnings) == []
+    # A rule set message leaving the deadlines unset takes the base game's.
+    custom = api.call(
+        "CreateTable",
+        table_service_pb2.CreateTableRequest(
+            seat_count=2, rule_set=rule_set_pb2.RuleSet(name="mine", row_unit=5)
+        ),
+        creator.token,
+    )
+    assert custom.table.rule_set.arrange_seconds == 90 and not custom.warnings
+    # 0 chooses no deadline, explicitly: the table is created and the response says so loudly.
+    unlimited = api.call(
+        "CreateTable",
+        table_service_pb2.CreateTableRequest(
+            seat_count=2,
+            rule_set=rule_set_pb2.RuleSet(name="slow", arrange_seconds=0, reveal_seconds=0),
+        ),
+        creator.token,
+    )
+    assert not unlimited.table.rule_set.HasField("arrange_seconds")
+    assert not unlimited.table.rule_set.HasField("reveal_seconds")
+    assert len(unlimited.warnings) == 2
+    assert "no arranging deadline" in unlimited.warnings[0]
+    assert "no reveal deadline" in unlimited.warnings[1]

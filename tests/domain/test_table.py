@@ -270,7 +270,8 @@ def test_refusals_name_their_reason_and_change_nothing() -> None:
     )
     table.refused(reveal, Reason.WRONG_PHASE)
     table.refused(RevealSeed(seed=table.seed), Reason.WRONG_PHASE)
-    table.refused(TimeOutSeats(now_ms=10**12), Reason.NOTHING_TIMED_OUT)
+    # Dealt at 0 under the preset's 90 s: one millisecond before the deadline, nothing is due.
+    table.refused(TimeOutSeats(now_ms=89_999), Reason.NOTHING_TIMED_OUT)
     table.commit(1, arrangements[1])
     table.run(ConfirmArrangement(player_id="bob", now_ms=0))
     table.refused(dataclasses.replace(reveal, nonce=b"short"), Reason.BAD_NONCE)
@@ -412,7 +413,9 @@ def test_missed_reveal_deadline_is_a_foul() -> None:
 
 
 def test_without_deadlines_a_table_waits() -> None:
-    table = ready_table(2)
+    # Chosen explicitly: every preset has deadlines (docs/rules.md §2.2).
+    no_deadlines = dataclasses.replace(DEFAULT_RULE_SET, arrange_seconds=None, reveal_seconds=None)
+    table = ready_table(2, no_deadlines)
     table.start_deal()
     table.cut(9, 0)
     table.refused(TimeOutSeats(now_ms=10**15), Reason.NOTHING_TIMED_OUT)

@@ -8,11 +8,14 @@ from hypothesis import strategies as st
 
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
+    PRESET_ARRANGE_SECONDS,
+    PRESET_REVEAL_SECONDS,
     PRESETS,
     RuleSet,
     RuleSetError,
     ScoringMethod,
     TimeoutPolicy,
+    missing_deadlines,
     preset,
     resolve_rule_set,
 )
@@ -25,9 +28,21 @@ def test_default_is_the_pagat_base_game() -> None:
     assert (DEFAULT_RULE_SET.min_seats, DEFAULT_RULE_SET.max_seats) == (2, 4)
     assert DEFAULT_RULE_SET.series_length == 8
     assert DEFAULT_RULE_SET.arrange_timeout_policy is TimeoutPolicy.FOUL
-    assert DEFAULT_RULE_SET.arrange_seconds is None
+    assert (DEFAULT_RULE_SET.arrange_seconds, DEFAULT_RULE_SET.reveal_seconds) == (90, 30)
     assert RuleSet().name == "custom"
-    assert RuleSet(name="pagat") == DEFAULT_RULE_SET
+    # The dataclass keeps no deadlines: a recorded rule set without the keys read as played.
+    assert RuleSet().arrange_seconds is None and RuleSet().reveal_seconds is None
+    assert RuleSet(name="pagat", arrange_seconds=90, reveal_seconds=30) == DEFAULT_RULE_SET
+
+
+def test_every_preset_has_deadlines_and_none_warns() -> None:
+    for rule_set in PRESETS.values():
+        assert rule_set.arrange_seconds == PRESET_ARRANGE_SECONDS
+        assert rule_set.reveal_seconds == PRESET_REVEAL_SECONDS
+        assert missing_deadlines(rule_set) == ()
+    warnings = missing_deadlines(DEFAULT_RULE_SET.with_changes(arrange_seconds=None))
+    assert len(warnings) == 1 and "arranging deadline" in warnings[0]
+    assert len(missing_deadlines(RuleSet())) == 2
 
 
 def test_presets_cover_every_scoring_method() -> None:
@@ -49,7 +64,8 @@ def test_canonical_json_is_sorted_compact_and_round_trips() -> None:
     data = json.loads(text)
     assert list(data) == sorted(data)
     assert data["scoring"] == "per_row"
-    assert data["arrange_seconds"] is None
+    assert data["arrange_seconds"] == 90
+    assert json.loads(RuleSet().to_json())["arrange_seconds"] is None
     assert RuleSet.from_json(text) == DEFAULT_RULE_SET
     assert RuleSet.from_json(text).to_json() == text
 

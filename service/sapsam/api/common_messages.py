@@ -90,7 +90,8 @@ def _rule_set_error(error: RuleSetError, field_prefix: str) -> ApiError:
 
 
 def rule_set_from_message(message: rule_set_pb2.RuleSet) -> RuleSet:
-    """A rule set from a request: unset fields take the base game's values."""
+    """A rule set from a request: unset fields take the base game's values (the ``pagat``
+    preset's, deadlines included); a deadline set to 0 means none."""
     values: dict[str, Any] = DEFAULT_RULE_SET.to_dict()
     values["name"] = message.name or "custom"
     if message.scoring_method != rule_set_pb2.SCORING_METHOD_UNSPECIFIED:
@@ -110,6 +111,11 @@ def rule_set_from_message(message: rule_set_pb2.RuleSet) -> RuleSet:
     for name in _OPTIONAL_INTEGERS:
         if message.HasField(name):
             values[name] = getattr(message, name)
+    # 0: explicitly no deadline (the response then warns).
+    if message.HasField("arrange_seconds") and message.arrange_seconds == 0:
+        values["arrange_seconds"] = None
+    if message.HasField("reveal_seconds") and message.reveal_seconds == 0:
+        values["reveal_seconds"] = None
     try:
         rule_set = RuleSet.from_dict(values)
         rule_set.check_limits()  # a new table's: every number within its documented maximum

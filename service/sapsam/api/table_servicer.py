@@ -50,6 +50,7 @@ from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
+from sapsam.rules.ruleset import missing_deadlines
 from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 
@@ -129,7 +130,9 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )
         created = fold([self._tables.decode(recorded) for recorded in outcome.events])
         return table_service_pb2.CreateTableResponse(
-            table=await self._table_view(created), receipt=receipt_message(outcome.receipt)
+            table=await self._table_view(created),
+            receipt=receipt_message(outcome.receipt),
+            warnings=missing_deadlines(created.rule_set),
         )
 
     async def GetTable(  # noqa: N802 - the generated method name

@@ -9,7 +9,10 @@ Money is counted in *units*: ``row_unit`` is the value of one unit, and every ot
 changes ``row_unit`` only.
 
 The presets (``PRESETS``) follow docs/rules.md §2.2: ``pagat`` is the base game of §1 and the
-default; ``two_four``, ``one_six`` and ``scoop_bonus`` are the scoring methods of §2.3.
+default; ``two_four``, ``one_six`` and ``scoop_bonus`` are the scoring methods of §2.3. Every preset
+has an arranging and a reveal deadline (``PRESET_ARRANGE_SECONDS``, ``PRESET_REVEAL_SECONDS``), so
+a table started from one can never wait for an absent player forever; the dataclass defaults keep
+``None`` (no deadline), because a recorded rule set without the keys must read as it was played.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ MAX_DEADLINE_SECONDS: Final = 86_400
 """Most seconds for ``arrange_seconds`` and ``reveal_seconds`` (one day)."""
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 4
+PRESET_ARRANGE_SECONDS: Final = 90
+"""Every preset's ``arrange_seconds`` (docs/rules.md §2.2 gives the reasoning)."""
+PRESET_REVEAL_SECONDS: Final = 30
+"""Every preset's ``reveal_seconds``: the clients reveal by themselves, so the window only has to
+cover a reconnect (docs/rules.md §2.2)."""
 
 
 class RuleSetError(ValueError):
@@ -86,7 +94,8 @@ class RuleSet:
     """Every parameter of a game (docs/rules.md §2.1); defaults are the Pagat base game (§1).
 
     The default ``name`` is ``"custom"``: a rule set built or read without a name is not mistaken
-    for a preset, although ``RuleSet()`` plays exactly like the ``pagat`` preset.
+    for a preset. ``RuleSet()`` scores exactly like the ``pagat`` preset but has no deadlines (the
+    defaults are what a recorded rule set without those keys meant); the presets have them.
 
     Construction validates every field and raises :class:`RuleSetError` naming the bad one.
     """
@@ -259,17 +268,25 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
             _require_int(key, value, 1, MAX_DEADLINE_SECONDS if limits else None)
 
 
+_PRESET_DEADLINES: Final[dict[str, Any]] = {
+    "arrange_seconds": PRESET_ARRANGE_SECONDS,
+    "reveal_seconds": PRESET_REVEAL_SECONDS,
+}
+
 PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
     {
-        "pagat": RuleSet(name="pagat", scoring=ScoringMethod.PER_ROW),
-        "two_four": RuleSet(name="two_four", scoring=ScoringMethod.TWO_FOUR),
-        "one_six": RuleSet(name="one_six", scoring=ScoringMethod.ONE_SIX),
+        "pagat": RuleSet(name="pagat", scoring=ScoringMethod.PER_ROW, **_PRESET_DEADLINES),
+        "two_four": RuleSet(name="two_four", scoring=ScoringMethod.TWO_FOUR, **_PRESET_DEADLINES),
+        "one_six": RuleSet(name="one_six", scoring=ScoringMethod.ONE_SIX, **_PRESET_DEADLINES),
         "scoop_bonus": RuleSet(
-            name="scoop_bonus", scoring=ScoringMethod.PER_ROW_SCOOP_BONUS, scoop_bonus=1
+            name="scoop_bonus",
+            scoring=ScoringMethod.PER_ROW_SCOOP_BONUS,
+            scoop_bonus=1,
+            **_PRESET_DEADLINES,
         ),
     }
 )
-"""Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default."""
+"""Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines."""
 
 DEFAULT_RULE_SET: Final = PRESETS["pagat"]
 
@@ -293,3 +310,20 @@ def resolve_rule_set(value: str | Mapping[str, Any]) -> RuleSet:
     raise RuleSetError(
         f"rules must be a preset name or a rule set object, got {type(value).__name__}"
     )
+
+
+def missing_deadlines(rule_set: RuleSet) -> tuple[str, ...]:
+    """Warnings for a new table whose rule set lacks a deadline: such a table can wait for an
+    absent player forever (until an operator times the seat out). Empty when both are set."""
+    warnings = []
+    if rule_set.arrange_seconds is None:
+        warnings.append(
+            "this table has no arranging deadline (arrange_seconds): a player who never confirms"
+            " holds up every deal until an operator times the seat out"
+        )
+    if rule_set.reveal_seconds is None:
+        warnings.append(
+            "this table has no reveal deadline (reveal_seconds): a player who never reveals"
+            " holds up the deal until an operator times the seat out"
+        )
+    return tuple(warnings)

@@ -132,12 +132,15 @@ class RuleSet(_message.Message):
     1 to 10,000.
     """
     arrange_seconds: _builtins.int
-    """Seconds each seat has, from the deal, to confirm an arrangement (1 to 86,400). Unset: no
-    time limit. A deadline that expires while no server serves is extended (DeadlinesExtended).
+    """Seconds each seat has, from the deal, to confirm an arrangement (1 to 86,400). In a
+    CreateTable request: unset takes the base game's 90, 0 means no time limit. In a response:
+    unset means no time limit. A deadline that expires while no server serves is extended
+    (DeadlinesExtended).
     """
     reveal_seconds: _builtins.int
-    """Seconds each seat has, once every seat confirmed, to reveal (1 to 86,400). Unset: no time
-    limit.
+    """Seconds each seat has, once every seat confirmed, to reveal (1 to 86,400). In a CreateTable
+    request: unset takes the base game's 30, 0 means no time limit. In a response: unset means no
+    time limit.
     """
     arrange_timeout_policy: Global___TimeoutPolicy.ValueType
     """What a missed arranging deadline does to the seat's hand."""

@@ -97,7 +97,9 @@ class CreateTableRequest(_message.Message):
     """What the table does when its series is complete. Unset: AFTER_SERIES_CLOSE."""
     @_builtins.property
     def rule_set(self) -> _rule_set_pb2.RuleSet:
-        """A full rule set; fields left unset take the base game's values."""
+        """A full rule set; fields left unset take the base game's values (its deadlines included).
+        arrange_seconds or reveal_seconds set to 0 chooses no deadline: the response warns.
+        """
 
     def __init__(
         self,
@@ -132,6 +134,7 @@ class CreateTableResponse(_message.Message):
 
     TABLE_FIELD_NUMBER: _builtins.int
     RECEIPT_FIELD_NUMBER: _builtins.int
+    WARNINGS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def table(self) -> _table_pb2.Table:
         """The new table, as GetTable would have returned it right after its creation."""
@@ -142,15 +145,23 @@ class CreateTableResponse(_message.Message):
         a retry returns the same receipt). Unset when the server has no signing key.
         """
 
+    @_builtins.property
+    def warnings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Warnings about the table created, in English, one sentence each; today only a missing
+        arranging or reveal deadline (such a table waits for an absent player until an operator
+        times the seat out). Empty for every preset.
+        """
+
     def __init__(
         self,
         *,
         table: _table_pb2.Table | None = ...,
         receipt: _receipt_pb2.Receipt | None = ...,
+        warnings: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table", "warnings", b"warnings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

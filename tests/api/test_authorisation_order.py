@@ -21,6 +21,7 @@ from serving import serving_api
 from sapsam.api.access import METHOD_ACCESS, Access, required_access
 from sapsam_proto.v1 import (
     audit_service_pb2,
+    operator_service_pb2,
     player_service_pb2,
     table_service_pb2,
     tournament_service_pb2,
@@ -33,6 +34,7 @@ SERVICE_MODULES: tuple[ModuleType, ...] = (
     audit_service_pb2,
     tournament_service_pb2,
     transparency_service_pb2,
+    operator_service_pb2,
 )
 
 

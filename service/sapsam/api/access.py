@@ -80,6 +80,13 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "GetLeaves",
             "AddCheckpointCosignature",
         ),
+        **_methods(
+            "OperatorService",
+            Access.OPERATOR,
+            "GetAwaitedTables",
+            "GetStuckTables",
+            "ForceSeatTimeout",
+        ),
         **_methods("TournamentService", Access.OPERATOR, "CreateTournament", "StartTournament"),
         **_methods(
             "TournamentService",

@@ -57,8 +57,11 @@ def call_subject(request: Any) -> tuple[str | None, int | None]:
             table = match.group(1)
             if match.group(2) == "seats":
                 seat = int(match.group(3))
-        elif isinstance(value, int) and field_name == "seat" and request.HasField("seat"):
-            seat = value  # JoinTable's requested seat number
+        elif isinstance(value, int) and field_name == "seat":
+            # JoinTable's requested seat (optional: set or not), an operator's seat number.
+            presence = request.DESCRIPTOR.fields_by_name["seat"].has_presence
+            if not presence or request.HasField("seat"):
+                seat = value
     return table, seat
 
 

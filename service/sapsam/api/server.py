@@ -46,7 +46,13 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from sapsam.api import audit_servicer, bench_echo, tournament_servicer, transparency_servicer
+from sapsam.api import (
+    audit_servicer,
+    bench_echo,
+    operator_servicer,
+    tournament_servicer,
+    transparency_servicer,
+)
 from sapsam.api.auth import AuthInterceptor, CachedTokenLookup, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.interception import ErrorInterceptor, StatusSender
@@ -54,6 +60,7 @@ from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limi
 from sapsam.api.stopping import StopGate, StoppingInterceptor
 from sapsam_proto.v1 import (
     audit_service_pb2,
+    operator_service_pb2,
     player_service_pb2,
     player_service_pb2_grpc,
     table_service_pb2,
@@ -94,6 +101,9 @@ PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
 ].full_name
 AUDIT_SERVICE_NAME: Final = audit_service_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+OPERATOR_SERVICE_NAME: Final = operator_service_pb2.DESCRIPTOR.services_by_name[
+    "OperatorService"
+].full_name
 TOURNAMENT_SERVICE_NAME: Final = tournament_service_pb2.DESCRIPTOR.services_by_name[
     "TournamentService"
 ].full_name
@@ -172,6 +182,7 @@ class Services:
     so that they answer UNAVAILABLE now rather than be cut off by grpc (CANCELLED)."""
     audit_service: Any = None  # an AuditServicer (sapsam.api.audit_servicer); None: not served
     tournament_service: Any = None  # a TournamentServicer; None: not served
+    operator_service: Any = None  # an OperatorServicer; None: not served
     transparency_service: Any = None  # a TransparencyServicer; None: not served (no server key)
     cached_token_lookup: CachedTokenLookup | None = None
     """Finds a token in memory only (no I/O), so most calls authenticate without awaiting."""
@@ -274,6 +285,7 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
     player_service_pb2_grpc.add_PlayerServiceServicer_to_server(services.player_service, server)
     audit_servicer.add_audit_service(services.audit_service, server)
     tournament_servicer.add_tournament_service(services.tournament_service, server)
+    operator_servicer.add_operator_service(services.operator_service, server)
     transparency_servicer.add_transparency_service(services.transparency_service, server)
     if config.bench_echo:
         bench_echo.add_echo_service(server)
@@ -281,6 +293,7 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
         *SERVICE_NAMES,
         *((AUDIT_SERVICE_NAME,) if services.audit_service is not None else ()),
         *((TOURNAMENT_SERVICE_NAME,) if services.tournament_service is not None else ()),
+        *((OPERATOR_SERVICE_NAME,) if services.operator_service is not None else ()),
         *((TRANSPARENCY_SERVICE_NAME,) if services.transparency_service is not None else ()),
     )
     health_servicer = health.aio.HealthServicer()

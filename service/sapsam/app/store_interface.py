@@ -97,6 +97,38 @@ class DueTable(Protocol):
     def failing(self) -> bool: ...
 
 
+class WaitingTable(Protocol):
+    """A table with what the read model says it waits for, and since when (its last event's
+    ``recorded_at``)."""
+
+    @property
+    def table_id(self) -> uuid.UUID: ...
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def seat_count(self) -> int: ...
+
+    @property
+    def players(self) -> tuple[str | None, ...]: ...
+
+    @property
+    def dealer(self) -> int | None: ...
+
+    @property
+    def deal_number(self) -> int: ...
+
+    @property
+    def seat_status(self) -> tuple[dict[str, Any], ...]: ...
+
+    @property
+    def deadline_ms(self) -> int | None: ...
+
+    @property
+    def waiting_since(self) -> str: ...
+
+
 class TableListing(Protocol):
     """One line of a page of tables: its id and the facts of its creation."""
 
@@ -284,6 +316,13 @@ class StoreSession(Protocol):
         self, rule_set: str | None, period: str | None, player_id: str, radius: int
     ) -> Sequence[LeaderboardLine]:
         """A player's leaderboard line with up to ``radius`` lines either side."""
+        ...
+
+    async def waiting_tables(
+        self, phases: Sequence[str] | None, limit: int
+    ) -> Sequence[WaitingTable]:
+        """Up to ``limit`` tables in ``phases`` (None: every one not complete), longest waiting
+        first."""
         ...
 
     async def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:

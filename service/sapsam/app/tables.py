@@ -8,7 +8,8 @@ append's transaction.
 
 The handlers live by what they do: the queries in ``sapsam.app.table_queries``, the commands that
 set a table up in ``sapsam.app.table_seating``, a deal's commands in
-``sapsam.app.deal_commands``; the machinery they share (memory, retries, the append) is
+``sapsam.app.deal_commands``, the operator's in ``sapsam.app.operator_commands``; the
+machinery they share (memory, retries, the append) is
 ``sapsam.app.table_runner``; the deadline sweep is ``sapsam.app.deadline_sweep``.
 ``TableService`` is all of them in one object, the one the API and the CLI hold.
 """
@@ -19,6 +20,8 @@ from collections.abc import Awaitable, Callable
 
 from sapsam.app import deadline_sweep
 from sapsam.app.deal_commands import DealCommands
+from sapsam.app.operator_commands import OperatorCommands
+from sapsam.app.operator_queries import OperatorQueries
 from sapsam.app.secret_seeds import LOT_SECRET_NUMBER
 from sapsam.app.table_memory import CACHE_SIZE
 from sapsam.app.table_plans import (
@@ -51,7 +54,7 @@ __all__ = [
 ]
 
 
-class TableService(TableQueries, TableSeating, DealCommands):
+class TableService(TableQueries, TableSeating, DealCommands, OperatorCommands, OperatorQueries):
     """Runs table commands and reads tables, over a ``Store``."""
 
     async def sweep_deadlines(

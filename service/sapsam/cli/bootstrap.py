@@ -23,6 +23,7 @@ from typing import Final
 from sapsam.api.audit_servicer import AuditServicer
 from sapsam.api.call_log import configure_logging
 from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS, EventFeed
+from sapsam.api.operator_servicer import OperatorServicer
 from sapsam.api.players import RETIRED_CHECK_SECONDS, PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
 from sapsam.api.table_servicer import TableServicer
@@ -205,6 +206,7 @@ def build_services(
         cut_off=store.cancel_work_in_progress,
         audit_service=AuditServicer(store.pool, server_keys),
         tournament_service=TournamentServicer(tournaments, players, feed),
+        operator_service=OperatorServicer(tables, players),
         transparency_service=(
             TransparencyServicer(PooledTransparencyReads(store.pool), server_keys)
             if server_keys

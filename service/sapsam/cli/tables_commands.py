@@ -7,6 +7,12 @@ Two kinds, each line naming the table:
   type and the next try. The other tables are not held up by it.
 - **overdue**: a table in play whose deadline passed more than ``--overdue-seconds`` ago (default
   60) and whose seats nobody timed out: no server is sweeping, or the sweeper fails on it.
+- **waiting** (with ``--waiting-longer-than SECONDS``): a table not complete whose last event is
+  older than that, whatever it waits for (a table without deadlines waiting for an absent
+  player, a table nobody starts the next deal of), among the 1,000 longest waiting.
+
+The server's health service reports the same count (``sapsam.v1.OperatorService`` health detail
+and the metric, docs/api.md "Operator commands"). ``sapsam tables time-out`` moves a table on.
 
 Reads only (it never migrates). ``--json`` prints one JSON object instead of lines.
 """
@@ -25,6 +31,7 @@ from typing import Any
 import psycopg
 
 from sapsam.cli.store_commands import add_database_options
+from sapsam.cli.table_operator_commands import add_actions, describe
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store.embedded import async_database_connection
 from sapsam.store.table_failures import (
@@ -33,6 +40,7 @@ from sapsam.store.table_failures import (
     failing_tables,
     overdue_tables,
 )
+from sapsam.store.table_queries import waiting_tables
 
 FAILED = 1
 DEFAULT_OVERDUE_SECONDS = 60
@@ -58,8 +66,16 @@ def register(subparsers: Any) -> None:
         help=f"how long past its deadline a table counts as overdue (default "
         f"{DEFAULT_OVERDUE_SECONDS})",
     )
+    stuck.add_argument(
+        "--waiting-longer-than",
+        type=int,
+        metavar="SECONDS",
+        help="also list the tables (not complete) whose last event is older than this, waiting"
+        " for anything at all (default: not asked)",
+    )
     stuck.add_argument("--json", action="store_true", help="print one JSON object")
     stuck.set_defaults(handler=_stuck)
+    add_actions(actions)
 
 
 def _time(milliseconds: int) -> str:
@@ -73,16 +89,28 @@ def _stuck(arguments: argparse.Namespace) -> int:
         return 2
     now_ms = time.time_ns() // 1_000_000
 
-    async def read() -> tuple[list[TableFailure], list[OverdueTable]]:
+    threshold = arguments.waiting_longer_than
+    if threshold is not None and not 1 <= threshold <= 10**7:
+        print("sapsam tables stuck: --waiting-longer-than must be 1 to 10000000", file=sys.stderr)
+        return 2
+
+    from sapsam.app.operator_queries import awaited_table, waiting_longer
+
+    async def read() -> tuple[list[TableFailure], list[OverdueTable], list[Any]]:
         async with async_database_connection(
             arguments.database_url, arguments.data_dir, migrate=False
         ) as connection:
             failing = await failing_tables(connection)
             overdue = await overdue_tables(connection, now_ms - arguments.overdue_seconds * 1000)
-            return failing, overdue
+            waiting: list[Any] = []
+            if threshold is not None:
+                rows = await waiting_tables(connection, None, 1000)
+                tables = [awaited_table(row) for row in rows]
+                waiting = waiting_longer(tables, now_ms, threshold * 1000)
+            return failing, overdue, waiting
 
     try:
-        failing, overdue = asyncio.run(read())
+        failing, overdue, waiting = asyncio.run(read())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
@@ -101,12 +129,16 @@ def _stuck(arguments: argparse.Namespace) -> int:
                 {
                     "failing": [dataclasses.asdict(failure) for failure in failing],
                     "overdue": [dataclasses.asdict(table) for table in overdue],
+                    "waiting": [
+                        {**dataclasses.asdict(table), "table_id": str(table.table_id)}
+                        for table in waiting
+                    ],
                 },
                 sort_keys=True,
             )
         )
         return 0
-    if not failing and not overdue:
+    if not failing and not overdue and not waiting:
         print("no stuck tables")
         return 0
     for failure in failing:
@@ -126,4 +158,6 @@ def _stuck(arguments: argparse.Namespace) -> int:
             f"overdue  tables/{table.table_id}  {table.phase}: deadline {_time(table.deadline_ms)}"
             f" passed {late} s ago"
         )
+    for line in waiting:
+        print(f"waiting  {describe(line, now_ms)}")
     return 0

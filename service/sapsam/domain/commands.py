@@ -151,6 +151,10 @@ class TimeOutSeats:
     now_ms: int
     unserved: tuple[UnservedWindow, ...] = ()
     grace_ms: int = 0
+    forced_seat: int | None = None
+    """An operator's order: time out this one seat now, whether or not its deadline passed, with
+    the events the deadline would have recorded (``SeatTimedOut``, ``RevealsOpened`` when it was
+    the last seat arranging). Nothing is extended then."""
 
 
 @dataclass(frozen=True)

@@ -166,6 +166,8 @@ def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
 
 
 def decide_time_out(state: TableState, command: TimeOutSeats) -> list[Event]:
+    if command.forced_seat is not None:
+        return _decide_forced_time_out(state, command.forced_seat, command.now_ms)
     extended = deadline_extension(state, command)
     if extended is not None:
         return [extended]
@@ -204,3 +206,52 @@ def decide_time_out(state: TableState, command: TimeOutSeats) -> list[Event]:
     if not events:
         raise DomainError(Reason.NOTHING_TIMED_OUT, "no deadline has passed at this table")
     return events
+
+
+def _decide_forced_time_out(state: TableState, seat: int, now_ms: int) -> list[Event]:
+    """An operator times one seat out now: the events its deadline would have recorded."""
+    if not 0 <= seat < state.seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat must be 0 to {state.seat_count - 1}, not {seat}",
+            field="seat",
+        )
+    deal = state.deal
+    if deal is None or state.phase not in (TablePhase.ARRANGING, TablePhase.REVEALING):
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            f"a seat can be timed out only while the deal is arranging or revealing, not in"
+            f" {state.phase.value}",
+        )
+    if state.phase is TablePhase.ARRANGING:
+        if deal.confirmed[seat] or deal.timeouts[seat] is not None:
+            raise DomainError(
+                Reason.NOTHING_TIMED_OUT, f"seat {seat} is not awaited: it already confirmed"
+            )
+        events: list[Event] = [
+            SeatTimedOut(
+                deal_number=deal.number,
+                seat=seat,
+                stage="arranging",
+                consequence=state.rule_set.arrange_timeout_policy.value,
+            )
+        ]
+        settled = all(
+            other == seat or deal.confirmed[other] or deal.timeouts[other] is not None
+            for other in range(state.seat_count)
+        )
+        if settled:
+            events.append(reveals_opened(state, deal, now_ms))
+        return events
+    if not awaits_reveal(deal, seat):
+        raise DomainError(
+            Reason.NOTHING_TIMED_OUT, f"seat {seat} is not awaited: it already revealed"
+        )
+    return [
+        SeatTimedOut(
+            deal_number=deal.number,
+            seat=seat,
+            stage="revealing",
+            consequence=SeatTimeout.FOUL.value,
+        )
+    ]

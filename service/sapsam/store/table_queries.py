@@ -46,3 +46,46 @@ async def table_page(
         )
     ).fetchall()
     return [TableListing(uuid.UUID(str(row[0])), str(row[1]), str(row[2])) for row in rows]
+
+
+@dataclass(frozen=True)
+class WaitingTable:
+    """A table as the operator's list shows it: the read model's row and when its last event was
+    recorded (``waiting_since``, the store's ``recorded_at`` text)."""
+
+    table_id: uuid.UUID
+    phase: str
+    seat_count: int
+    players: tuple[str | None, ...]
+    dealer: int | None
+    deal_number: int
+    seat_status: tuple[dict[str, Any], ...]
+    deadline_ms: int | None
+    waiting_since: str
+
+
+async def waiting_tables(
+    connection: Connection, phases: Sequence[str] | None, limit: int
+) -> list[WaitingTable]:
+    """Up to ``limit`` tables in ``phases`` (None: every one not complete), longest waiting
+    first."""
+    rows = await (
+        await connection.execute(
+            query("tables.waiting"),
+            {"phases": None if phases is None else list(phases), "limit": limit},
+        )
+    ).fetchall()
+    return [
+        WaitingTable(
+            table_id=uuid.UUID(str(row[0])),
+            phase=str(row[1]),
+            seat_count=int(row[2]),
+            players=tuple(row[3]),
+            dealer=None if row[4] is None else int(row[4]),
+            deal_number=int(row[5]),
+            seat_status=tuple(row[6]),
+            deadline_ms=None if row[7] is None else int(row[7]),
+            waiting_since=str(row[8]),
+        )
+        for row in rows
+    ]

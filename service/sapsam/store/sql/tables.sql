@@ -16,3 +16,13 @@ LEFT JOIN background_failures f ON f.process = %(process)s AND f.table_id = t.ta
 WHERE t.deadline_ms <= %(now)s AND t.phase IN ('ARRANGING', 'REVEALING')
     AND (f.retry_at_ms IS NULL OR f.retry_at_ms <= %(now)s)
 ORDER BY t.deadline_ms LIMIT %(limit)s
+
+-- name: waiting
+-- Tables in some phases (NULL: every phase but SERIES_COMPLETE), longest waiting first: what the
+-- lobby shows of each, and when its last event was recorded (since then it waits).
+SELECT t.table_id::text, t.phase, t.seat_count, t.players, t.dealer, t.deal_number,
+    t.seat_status, t.deadline_ms, e.metadata->>'recorded_at'
+FROM table_state t JOIN events e ON e.position = t.last_position
+WHERE (%(phases)s::text[] IS NULL AND t.phase <> 'SERIES_COMPLETE')
+    OR t.phase = ANY(%(phases)s::text[])
+ORDER BY e.position LIMIT %(limit)s

@@ -1,0 +1,128 @@
+"""The OperatorService: the operator's console over the tables (docs/api.md, "Operator
+commands"). Thin: convert the request, call the table service (``sapsam.app.operator_commands``,
+``sapsam.app.operator_queries``), convert the answer. Only the operator reaches these methods
+(``sapsam.api.access``: OPERATOR_ONLY is decided before the request is read).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import grpc
+
+from sapsam.api import resources, views
+from sapsam.api.api_error import ApiError
+from sapsam.api.common_messages import timestamp_from_ms
+from sapsam.api.players import PlayerDirectory
+from sapsam.api.receipt_messages import receipt_message
+from sapsam.api.request_digest import request_digest
+from sapsam.api.table_messages import _PHASE_TO_WIRE as PHASE_TO_WIRE
+from sapsam.api.table_requests import check_deadline
+from sapsam.app.operator_queries import ANYONE, MAX_LISTED, SEATS, SERVICE, AwaitedTable
+from sapsam.app.table_reads import TableReads
+from sapsam.app.tables import TableService
+from sapsam.domain.table_state import TablePhase
+from sapsam_proto.v1 import operator_service_pb2, operator_service_pb2_grpc, table_pb2
+
+MAX_WAITING_SECONDS: Final = 10_000_000
+"""Most seconds ``GetStuckTables.waiting_longer_than_seconds`` may ask for (about 116 days)."""
+
+_AWAITING_TO_WIRE: Final = {
+    SEATS: operator_service_pb2.AWAITING_SEATS,
+    ANYONE: operator_service_pb2.AWAITING_ANYONE,
+    SERVICE: operator_service_pb2.AWAITING_SERVICE,
+}
+_PHASE_FROM_WIRE: Final = {wire: phase for phase, wire in PHASE_TO_WIRE.items()}
+
+
+def awaited_table_message(table: AwaitedTable, now_ms: int) -> operator_service_pb2.AwaitedTable:
+    """One line of the operator's lists, on the wire."""
+    message = operator_service_pb2.AwaitedTable(
+        table=resources.table_name(table.table_id),
+        phase=PHASE_TO_WIRE.get(TablePhase(table.phase), table_pb2.TABLE_PHASE_UNSPECIFIED),
+        deal_number=table.deal_number,
+        awaiting=_AWAITING_TO_WIRE[table.awaiting],
+        seats=table.seats,
+        players=[
+            "" if player is None else resources.player_name(player) for player in table.players
+        ],
+        waiting_since=timestamp_from_ms(table.waiting_since_ms),
+        past_deadline=table.past_deadline(now_ms),
+    )
+    if table.deadline_ms is not None:
+        message.deadline_time.CopyFrom(timestamp_from_ms(table.deadline_ms))
+    return message
+
+
+class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
+    """Every OperatorService RPC over one ``TableService``."""
+
+    def __init__(self, tables: TableService, players: PlayerDirectory) -> None:
+        self._tables = tables
+        self._players = players
+        self._reads = TableReads(tables)
+
+    async def GetAwaitedTables(  # noqa: N802 - the generated method name
+        self, request: operator_service_pb2.GetAwaitedTablesRequest, context: grpc.ServicerContext
+    ) -> operator_service_pb2.GetAwaitedTablesResponse:
+        """The tables not complete (or in the phases asked for), longest waiting first."""
+        limit = request.limit or MAX_LISTED
+        if not 1 <= limit <= MAX_LISTED:
+            raise ApiError("INVALID_ARGUMENT", f"limit must be 0 to {MAX_LISTED}", field="limit")
+        phases = []
+        for wire in request.phases:
+            phase = _PHASE_FROM_WIRE.get(wire)
+            if phase is None:
+                raise ApiError("INVALID_ARGUMENT", "unknown table phase", field="phases")
+            phases.append(phase.value)
+        check_deadline(context)
+        tables = await self._tables.awaited_tables(phases or None, limit)
+        now = self._tables.clock()
+        return operator_service_pb2.GetAwaitedTablesResponse(
+            tables=[awaited_table_message(table, now) for table in tables]
+        )
+
+    async def GetStuckTables(  # noqa: N802 - the generated method name
+        self, request: operator_service_pb2.GetStuckTablesRequest, context: grpc.ServicerContext
+    ) -> operator_service_pb2.GetStuckTablesResponse:
+        """The tables past their deadline, or waiting longer than the threshold."""
+        threshold_ms = None
+        if request.HasField("waiting_longer_than_seconds"):
+            seconds = request.waiting_longer_than_seconds
+            if not 1 <= seconds <= MAX_WAITING_SECONDS:
+                raise ApiError(
+                    "INVALID_ARGUMENT",
+                    f"waiting_longer_than_seconds must be 1 to {MAX_WAITING_SECONDS:,}",
+                    field="waiting_longer_than_seconds",
+                )
+            threshold_ms = seconds * 1000
+        check_deadline(context)
+        tables = await self._tables.stuck_tables(threshold_ms)
+        now = self._tables.clock()
+        return operator_service_pb2.GetStuckTablesResponse(
+            tables=[awaited_table_message(table, now) for table in tables]
+        )
+
+    async def ForceSeatTimeout(  # noqa: N802 - the generated method name
+        self, request: operator_service_pb2.ForceSeatTimeoutRequest, context: grpc.ServicerContext
+    ) -> operator_service_pb2.ForceSeatTimeoutResponse:
+        """Time one seat out now, with the events its deadline would have recorded."""
+        request_id = resources.scoped_request_id("ForceSeatTimeout", request.request_id)
+        table_id = resources.parse_table(request.table, "table")
+        check_deadline(context)
+        outcome = await self._tables.force_time_out(
+            table_id, request.seat, request_id, request_digest=request_digest(request)
+        )
+        state = await self._tables.load(table_id)
+        facts = views.facts_from_first_event(await self._reads.first_event(table_id))
+        names = await self._players.display_names(state.seats)
+        return operator_service_pb2.ForceSeatTimeoutResponse(
+            table=views.table_message(state, facts, names),
+            receipt=receipt_message(outcome.receipt),
+        )
+
+
+def add_operator_service(servicer: OperatorServicer | None, server: grpc.aio.Server) -> None:
+    """Register the servicer on a server (nothing when there is none)."""
+    if servicer is not None:
+        operator_service_pb2_grpc.add_OperatorServiceServicer_to_server(servicer, server)

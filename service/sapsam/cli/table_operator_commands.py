@@ -1,0 +1,181 @@
+"""``sapsam tables awaited`` and ``sapsam tables time-out``: the operator's console on a database.
+
+Like ``sapsam tournament``, these work on the database directly (``--database-url`` or the
+embedded one), as the operator who runs the server; the same commands are RPCs of the
+OperatorService (docs/api.md, "Operator commands").
+
+- ``awaited``: every table not complete (or in the ``--phase`` given), longest waiting first:
+  whom it waits for (seats and their players, anyone seated, or the server itself), since when,
+  and its deadline.
+- ``time-out TABLE SEAT``: time the seat out now, with the events its deadline would have
+  recorded (the seed is revealed and the deal scored when it was the last seat awaited).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sapsam.cli.store_commands import add_database_options
+
+FAILED = 1
+PHASES = (
+    "SEATING",
+    "AWAITING_DEALER",
+    "BETWEEN_DEALS",
+    "AWAITING_CUT",
+    "DEALING",
+    "ARRANGING",
+    "REVEALING",
+    "AWAITING_SEED",
+    "SERIES_COMPLETE",
+)
+
+
+def add_actions(actions: Any) -> None:
+    """Add ``awaited`` and ``time-out`` to the ``tables`` subcommand."""
+    awaited = actions.add_parser(
+        "awaited",
+        help="tables by phase, whom each waits for and since when",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_database_options(awaited)
+    awaited.add_argument(
+        "--phase",
+        action="append",
+        choices=PHASES,
+        help="only tables in this phase (repeatable; default: every phase but SERIES_COMPLETE)",
+    )
+    awaited.add_argument(
+        "--limit", type=int, default=1000, help="most tables to list, 1 to 1000 (default 1000)"
+    )
+    awaited.add_argument("--json", action="store_true", help="print one JSON object")
+    awaited.set_defaults(handler=_awaited)
+    time_out = actions.add_parser(
+        "time-out",
+        help="time a seat out now, as its deadline would",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_database_options(time_out)
+    time_out.add_argument("table", help="the table (its id or tables/{id})")
+    time_out.add_argument("seat", type=int, help="the seat number, from 0")
+    time_out.set_defaults(handler=_time_out)
+
+
+def _time(milliseconds: int) -> str:
+    return datetime.fromtimestamp(milliseconds / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def describe(table: Any, now_ms: int) -> str:
+    """One line for an ``AwaitedTable``: its phase, whom it waits for, since when, its deadline."""
+    from sapsam.app.operator_queries import ANYONE, SERVICE
+
+    if table.awaiting == ANYONE:
+        whom = "anyone seated (or the operator)"
+    elif table.awaiting == SERVICE:
+        whom = "the server"
+    else:
+        held = [
+            f"seat {seat}" + (f" (players/{player})" if player else " (free)")
+            for seat, player in zip(table.seats, table.players, strict=True)
+        ]
+        whom = ", ".join(held) or "nobody"
+    waited = (now_ms - table.waiting_since_ms) // 1000
+    line = (
+        f"tables/{table.table_id}  {table.phase} deal {table.deal_number}: waits for {whom}"
+        f" since {_time(table.waiting_since_ms)} ({waited} s)"
+    )
+    if table.deadline_ms is not None:
+        state = "passed" if table.past_deadline(now_ms) else "due"
+        line += f"; deadline {_time(table.deadline_ms)} {state}"
+    return line
+
+
+def _as_json(table: Any, now_ms: int) -> dict[str, Any]:
+    data = dataclasses.asdict(table)
+    data["table_id"] = str(table.table_id)
+    data["past_deadline"] = table.past_deadline(now_ms)
+    return data
+
+
+def _awaited(arguments: argparse.Namespace) -> int:
+    """List the tables with whom they wait for."""
+    if not 1 <= arguments.limit <= 1000:
+        print("sapsam tables awaited: --limit must be 1 to 1000", file=sys.stderr)
+        return 2
+    from sapsam.app.operator_queries import awaited_table
+    from sapsam.log.records import DatabaseOpenError
+    from sapsam.store.embedded import async_database_connection
+    from sapsam.store.table_queries import waiting_tables
+
+    async def read() -> list[Any]:
+        async with async_database_connection(
+            arguments.database_url, arguments.data_dir, migrate=False
+        ) as connection:
+            return await waiting_tables(connection, arguments.phase, arguments.limit)
+
+    try:
+        tables = [awaited_table(row) for row in asyncio.run(read())]
+    except DatabaseOpenError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    now_ms = time.time_ns() // 1_000_000
+    if arguments.json:
+        print(json.dumps({"tables": [_as_json(t, now_ms) for t in tables]}, sort_keys=True))
+        return 0
+    if not tables:
+        print("no tables")
+    for table in tables:
+        print(describe(table, now_ms))
+    return 0
+
+
+def _time_out(arguments: argparse.Namespace) -> int:
+    """Time one seat out now."""
+    from sapsam.app.tables import TableService
+    from sapsam.domain.errors import DomainError
+    from sapsam.log.records import DatabaseOpenError
+    from sapsam.store.embedded import open_database
+    from sapsam.store.event_store import EventStore
+    from sapsam.store.projections import registered_projectors
+    from sapsam.store.table_projections import projectors as table_projectors
+
+    try:
+        table_id = uuid.UUID(str(arguments.table).removeprefix("tables/"))
+    except ValueError:
+        print(f"sapsam tables time-out: {arguments.table!r} is not a table id", file=sys.stderr)
+        return 2
+
+    async def run(url: str) -> Any:
+        store = EventStore.unopened(url, projectors=[*table_projectors(), *registered_projectors()])
+        store.prepare()
+        await store.open()
+        try:
+            tables = TableService(store)
+            await tables.force_time_out(table_id, arguments.seat, f"cli-{uuid.uuid4()}")
+            return await tables.load(table_id)
+        finally:
+            await store.close()
+
+    try:
+        with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
+            state = asyncio.run(run(handle.url))
+    except DatabaseOpenError as error:
+        print(error, file=sys.stderr)
+        return FAILED
+    except DomainError as error:
+        print(f"sapsam tables time-out: {error.reason.value}: {error.message}", file=sys.stderr)
+        return FAILED
+    print(
+        f"tables/{table_id}: seat {arguments.seat} timed out; the table is now {state.phase.value}"
+    )
+    return 0

@@ -169,8 +169,9 @@ def test_a_person_plays_a_series_against_three_bots(
     child.expect("Your rows:")
     child.expect(r"Confirm these rows\? \[y/n\] ")
     child.sendline("y")
-    # The table waits for the slow bot, and says so.
-    child.expect(r"waiting for bot 3 \(seat 3\) to arrange[ :][^\r\n]*\(no time limit\)\r\n")
+    # The table waits for the slow bot, and says so, counting down the preset's arranging
+    # deadline (every preset has one: docs/rules.md §2.2).
+    child.expect(r"waiting for bot 3 \(seat 3\) to arrange: [^\r\n]* left\r\n")
     slow_bot.set()
     child.expect(r"every seat confirmed: revealing")
     child.expect("== deal 1 of 2: the reveal ==")

@@ -145,6 +145,10 @@ def _no_op() -> None:
     return None
 
 
+def _no_op_health(health_servicer: Any) -> None:
+    return None
+
+
 async def _nothing() -> None:
     return None
 
@@ -188,6 +192,9 @@ class Services:
     """Finds a token in memory only (no I/O), so most calls authenticate without awaiting."""
     feed: LiveFeed | None = None
     """Started on the server's loop before it serves, stopped first when it stops."""
+    on_health: Callable[[Any], None] = field(default=_no_op_health)
+    """Given the server's health servicer before it serves: background checks that report a
+    health detail of their own (``sapsam.api.stuck_tables_health``)."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +324,7 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
     await server.start()
     for name in ("", *served):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    services.on_health(health_servicer)
     services.on_serving()
     return ServedServer(server, port, health_servicer, services, config.grace_seconds, gate)
 

@@ -26,6 +26,11 @@ from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS, EventFeed
 from sapsam.api.operator_servicer import OperatorServicer
 from sapsam.api.players import RETIRED_CHECK_SECONDS, PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
+from sapsam.api.stuck_tables_health import (
+    STUCK_CHECK_SECONDS,
+    StuckTablesGauge,
+    stuck_tables_check,
+)
 from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
 from sapsam.api.transparency_servicer import TransparencyServicer
@@ -149,13 +154,15 @@ def build_services(
     server_keys: ServerKeys | None = None,
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
     sign_receipts: bool = True,
+    stuck_check_seconds: float = STUCK_CHECK_SECONDS,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
     and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
     ``server_keys`` the process also signs checkpoints of the transparency log every
     ``checkpoint_seconds``, serves TransparencyService and signs a receipt of every
     acknowledged command (unless ``sign_receipts`` is False); without, none of these (tools,
-    shells)."""
+    shells). Every ``stuck_check_seconds`` it counts the stuck tables for the health detail
+    ``sapsam.tables.stuck`` (``sapsam.api.stuck_tables_health``)."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     receipts = ReceiptSigner(server_keys.signer) if server_keys and sign_receipts else None
@@ -167,6 +174,8 @@ def build_services(
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
     sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
+    stuck_gauge = StuckTablesGauge()
+    stuck_check = stuck_tables_check(tables, stuck_gauge, stuck_check_seconds)
     # tournaments: service and results process
     tournaments = TournamentService(store, tables, receipts=receipts)
     results = results_follower(ResultsProcess(tournaments))
@@ -188,9 +197,11 @@ def build_services(
         # The heartbeat loop, then the sweeper (it judges only while this process's beat is recent).
         beats.start()
         sweeper.start()
+        stuck_check.start()
 
     async def on_stop() -> None:
-        loops = [retired_tokens, results, sweeper, beats, *([checkpointer] if checkpointer else [])]
+        loops = [retired_tokens, results, sweeper, stuck_check, beats]
+        loops += [checkpointer] if checkpointer else []
         await asyncio.gather(*(loop.stop() for loop in loops))
 
     return Services(
@@ -207,6 +218,7 @@ def build_services(
         audit_service=AuditServicer(store.pool, server_keys),
         tournament_service=TournamentServicer(tournaments, players, feed),
         operator_service=OperatorServicer(tables, players),
+        on_health=stuck_gauge.attach,
         transparency_service=(
             TransparencyServicer(PooledTransparencyReads(store.pool), server_keys)
             if server_keys

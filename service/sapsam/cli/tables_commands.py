@@ -11,8 +11,8 @@ Two kinds, each line naming the table:
   older than that, whatever it waits for (a table without deadlines waiting for an absent
   player, a table nobody starts the next deal of), among the 1,000 longest waiting.
 
-The server's health service reports the same count (``sapsam.v1.OperatorService`` health detail
-and the metric, docs/api.md "Operator commands"). ``sapsam tables time-out`` moves a table on.
+The server reports the overdue tables as the health detail ``sapsam.tables.stuck`` and a logged
+count (docs/api.md, "Operator commands"). ``sapsam tables time-out`` moves a table on.
 
 Reads only (it never migrates). ``--json`` prints one JSON object instead of lines.
 """

@@ -4,6 +4,9 @@ killed too and run again with the same command takes up the same seat from its s
 
 from __future__ import annotations
 
+import shlex
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -63,3 +66,27 @@ def test_bots_finish_a_series_across_server_restarts(served: ServedProcess, tmp_
     finally:
         for bot in bots:
             bot.kill()
+
+
+def test_a_bot_stopped_with_ctrl_c_says_how_to_resume_and_that_resumes_it(
+    address: str, tmp_path: Path
+) -> None:
+    env = bot_env(tmp_path)
+    bot = BotProcess(["--server", address, "--create", "--seat-count", "2", "--deals", "1"], env)
+    bots = [bot]
+    try:
+        table = bot.wait_for(r"^table: (tables/\S+)").group(1)
+        time.sleep(1)  # seated and watching: the table waits for a second player
+        bot.process.send_signal(signal.SIGINT)
+        assert bot.finish(timeout=30) == 130
+        resume = bot.wait_for(r"^to resume: (sapsam-bot .+)$").group(1)
+        assert resume == f"sapsam-bot --server {address} --table {table}"
+        again = BotProcess(shlex.split(resume)[1:], env)  # takes the same seat up again
+        other = BotProcess(["--server", address, "--table", table, "--no-state"], env)
+        bots += [again, other]
+        for running in (again, other):
+            assert running.finish() == 0, running.output()
+        assert "seats/0: deal 1" in again.output() and "seats/1: deal 1" in other.output()
+    finally:
+        for running in bots:
+            running.kill()

@@ -36,6 +36,7 @@ it. Every signed receipt the server returns is kept in ``--receipts DIR``
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 import threading
@@ -361,6 +362,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         _say_resume(words, table)
+        if argv is None:
+            # Run as the program: leave now (as sapsam-play does: freeing a channel whose call
+            # Ctrl-C interrupted can wait for ever); the state file is already on disk.
+            sys.stdout.flush()
+            os._exit(130)
         return 130
     finally:
         if state is not None:

@@ -267,6 +267,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SessionEndedError, KeyboardInterrupt):
         print("\nbye")
         _say_resume(arguments)
+        if argv is None:
+            # Run as the program: leave now. Ctrl-C may have interrupted a grpc call, and then
+            # freeing its channel can wait for ever (seen: grpc's _ChannelCallState.__del__);
+            # the token, commitments and receipts are already on disk.
+            sys.stdout.flush()
+            os._exit(130)
         return 130
 
 

@@ -18,9 +18,22 @@ from sapsam.api import auth, errors, resources
 from sapsam.api.interception import StatusError
 from sapsam.audit import online as audit_online
 from sapsam.audit.anchoring import Trust
-from sapsam.audit.export_format import AuditExport, ExportAccessError, Requester, export_text
+from sapsam.audit.export_format import (
+    AuditExport,
+    ExportAccessError,
+    ExportFormatError,
+    Requester,
+    export_text,
+)
 from sapsam.audit.export_limits import ExportLimitError, check_export_size
 from sapsam.audit.export_proofs import ANCHOR_WAIT_SECONDS
+from sapsam.audit.export_reading import read_export
+from sapsam.audit.pinned_player_keys import (
+    MAX_KEYS_PER_PIN,
+    PinError,
+    parse_player,
+    pinned_key_checks,
+)
 from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS
 from sapsam.audit.replay import ReplayFrame, frame_at, replay
 from sapsam.audit.report import AuditCheck, AuditReport, Status, Verdict, render_text
@@ -44,6 +57,9 @@ _VERDICT = {
     Verdict.FAILED: audit_pb2.VERIFY_VERDICT_FAILED,
 }
 MAX_PINNED_KEYS = 16
+MAX_PINNED_PLAYERS = 16
+"""Players whose keys one VerifyDeal may pin (a table seats at most 4)."""
+PUBLIC_KEY_BYTES = 32
 MAX_KEY_CHARS = 512
 DEADLINE_MARGIN_SECONDS = 0.5
 """Time kept for the export itself when waiting for a covering checkpoint within a deadline."""
@@ -138,6 +154,45 @@ def _trust(request: audit_service_pb2.VerifyDealRequest) -> Trust:
                 field="server_keys",
             )
     return Trust(server_keys, witness_keys, checkpoint)
+
+
+def _player_pins(request: audit_service_pb2.VerifyDealRequest) -> dict[str, frozenset[bytes]]:
+    """The players' keys the caller pins (docs/audit.md §4.2), within their documented bounds."""
+    if len(request.player_keys) > MAX_PINNED_PLAYERS:
+        raise errors.ApiError(
+            "INVALID_ARGUMENT",
+            f"at most {MAX_PINNED_PLAYERS} players' keys may be pinned",
+            field="player_keys",
+        )
+    pins: dict[str, frozenset[bytes]] = {}
+    for pinned in request.player_keys:
+        problem = ""
+        try:
+            player = parse_player(pinned.player)
+        except PinError as error:
+            problem, player = str(error), ""
+        if not problem and player in pins:
+            problem = f"player {player} is pinned twice"
+        if not problem and not 1 <= len(pinned.public_keys) <= MAX_KEYS_PER_PIN:
+            problem = f"give 1 to {MAX_KEYS_PER_PIN} public keys for player {player}"
+        if not problem and any(len(key) != PUBLIC_KEY_BYTES for key in pinned.public_keys):
+            problem = f"a public key is {PUBLIC_KEY_BYTES} bytes (player {player})"
+        if problem:
+            raise errors.ApiError("INVALID_ARGUMENT", problem, field="player_keys")
+        pins[player] = frozenset(pinned.public_keys)
+    return pins
+
+
+def _with_player_pins(
+    report: AuditReport, text: str, pins: dict[str, frozenset[bytes]]
+) -> AuditReport:
+    """``report`` with a ``pinned_player_key`` check per pinned player (none for an export that
+    does not parse: its ``format`` check says so)."""
+    try:
+        export = read_export(text.split("\n"))
+    except (ExportFormatError, ExportLimitError):
+        return report
+    return report.with_checks(pinned_key_checks(export, pins))
 
 
 def _verify_sent_export(text: str, trust: Trust) -> AuditReport:
@@ -258,12 +313,16 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         resources.check_request_id(request.request_id)
         subject = request.WhichOneof("subject")
         if subject == "export":
-            return _report_message(_verify_sent_export(request.export, _trust(request)))
+            pins = _player_pins(request)
+            report = _verify_sent_export(request.export, _trust(request))
+            if pins:
+                report = _with_player_pins(report, request.export, pins)
+            return _report_message(report)
         if subject != "name":
             raise errors.ApiError(
                 "MISSING_FIELD", "give the deal's name or an export to verify", field="name"
             )
-        for pinned in ("server_keys", "witness_keys", "checkpoint"):
+        for pinned in ("server_keys", "witness_keys", "checkpoint", "player_keys"):
             if getattr(request, pinned):
                 raise errors.ApiError(
                     "INVALID_ARGUMENT",

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import audit_pb2 as sapsam_dot_v1_dot_audit__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dsapsam/v1/audit_service.proto\x12\tsapsam.v1\x1a\x15sapsam/v1/audit.proto\"g\n\x11\x45xportDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x1c\n\x0fknown_tree_size\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x12\n\x10_known_tree_size\"\xb2\x01\n\x12\x45xportDealResponse\x12\x0e\n\x06\x65xport\x18\x01 \x01(\t\x12*\n\x08segments\x18\x02 \x03(\x0b\x32\x18.sapsam.v1.ExportSegment\x12\x13\n\x0b\x65vent_count\x18\x03 \x01(\x05\x12\x10\n\x08\x66inished\x18\x04 \x01(\x08\x12\x1c\n\x14\x63heckpoint_tree_size\x18\x05 \x01(\x03\x12\x1b\n\x13unanchored_versions\x18\x06 \x03(\x03\"\x93\x01\n\x11VerifyDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0e\n\x04name\x18\x02 \x01(\tH\x00\x12\x10\n\x06\x65xport\x18\x03 \x01(\tH\x00\x12\x13\n\x0bserver_keys\x18\x04 \x03(\t\x12\x14\n\x0cwitness_keys\x18\x05 \x03(\t\x12\x12\n\ncheckpoint\x18\x06 \x01(\tB\t\n\x07subject\"\xa3\x02\n\x12VerifyDealResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12%\n\x06\x63hecks\x18\x02 \x03(\x0b\x32\x15.sapsam.v1.AuditCheck\x12/\n\x10\x66irst_divergence\x18\x03 \x01(\x0b\x32\x15.sapsam.v1.AuditCheck\x12\x16\n\x0e\x64\x65\x61ls_verified\x18\x04 \x01(\x05\x12\x16\n\x0e\x65vents_checked\x18\x05 \x01(\x05\x12\x13\n\x0breport_text\x18\x06 \x01(\t\x12\x10\n\x08\x63omplete\x18\x07 \x01(\x08\x12)\n\x07verdict\x18\x08 \x01(\x0e\x32\x18.sapsam.v1.VerifyVerdict\x12\'\n\x06\x61nchor\x18\t \x01(\x0b\x32\x17.sapsam.v1.ExportAnchor\"]\n\x11ReplayDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\nat_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\r\n\x0b_at_version\";\n\x12ReplayDealResponse\x12%\n\x05\x66rame\x18\x01 \x01(\x0b\x32\x16.sapsam.v1.ReplayFrame2\xf1\x01\n\x0c\x41uditService\x12I\n\nExportDeal\x12\x1c.sapsam.v1.ExportDealRequest\x1a\x1d.sapsam.v1.ExportDealResponse\x12I\n\nVerifyDeal\x12\x1c.sapsam.v1.VerifyDealRequest\x1a\x1d.sapsam.v1.VerifyDealResponse\x12K\n\nReplayDeal\x12\x1c.sapsam.v1.ReplayDealRequest\x1a\x1d.sapsam.v1.ReplayDealResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dsapsam/v1/audit_service.proto\x12\tsapsam.v1\x1a\x15sapsam/v1/audit.proto\"g\n\x11\x45xportDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x1c\n\x0fknown_tree_size\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x12\n\x10_known_tree_size\"\xb2\x01\n\x12\x45xportDealResponse\x12\x0e\n\x06\x65xport\x18\x01 \x01(\t\x12*\n\x08segments\x18\x02 \x03(\x0b\x32\x18.sapsam.v1.ExportSegment\x12\x13\n\x0b\x65vent_count\x18\x03 \x01(\x05\x12\x10\n\x08\x66inished\x18\x04 \x01(\x08\x12\x1c\n\x14\x63heckpoint_tree_size\x18\x05 \x01(\x03\x12\x1b\n\x13unanchored_versions\x18\x06 \x03(\x03\"\xc5\x01\n\x11VerifyDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0e\n\x04name\x18\x02 \x01(\tH\x00\x12\x10\n\x06\x65xport\x18\x03 \x01(\tH\x00\x12\x13\n\x0bserver_keys\x18\x04 \x03(\t\x12\x14\n\x0cwitness_keys\x18\x05 \x03(\t\x12\x12\n\ncheckpoint\x18\x06 \x01(\t\x12\x30\n\x0bplayer_keys\x18\x07 \x03(\x0b\x32\x1b.sapsam.v1.PinnedPlayerKeysB\t\n\x07subject\"7\n\x10PinnedPlayerKeys\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x13\n\x0bpublic_keys\x18\x02 \x03(\x0c\"\xa3\x02\n\x12VerifyDealResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12%\n\x06\x63hecks\x18\x02 \x03(\x0b\x32\x15.sapsam.v1.AuditCheck\x12/\n\x10\x66irst_divergence\x18\x03 \x01(\x0b\x32\x15.sapsam.v1.AuditCheck\x12\x16\n\x0e\x64\x65\x61ls_verified\x18\x04 \x01(\x05\x12\x16\n\x0e\x65vents_checked\x18\x05 \x01(\x05\x12\x13\n\x0breport_text\x18\x06 \x01(\t\x12\x10\n\x08\x63omplete\x18\x07 \x01(\x08\x12)\n\x07verdict\x18\x08 \x01(\x0e\x32\x18.sapsam.v1.VerifyVerdict\x12\'\n\x06\x61nchor\x18\t \x01(\x0b\x32\x17.sapsam.v1.ExportAnchor\"]\n\x11ReplayDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\nat_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\r\n\x0b_at_version\";\n\x12ReplayDealResponse\x12%\n\x05\x66rame\x18\x01 \x01(\x0b\x32\x16.sapsam.v1.ReplayFrame2\xf1\x01\n\x0c\x41uditService\x12I\n\nExportDeal\x12\x1c.sapsam.v1.ExportDealRequest\x1a\x1d.sapsam.v1.ExportDealResponse\x12I\n\nVerifyDeal\x12\x1c.sapsam.v1.VerifyDealRequest\x1a\x1d.sapsam.v1.VerifyDealResponse\x12K\n\nReplayDeal\x12\x1c.sapsam.v1.ReplayDealRequest\x1a\x1d.sapsam.v1.ReplayDealResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,13 +37,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXPORTDEALRESPONSE']._serialized_start=173
   _globals['_EXPORTDEALRESPONSE']._serialized_end=351
   _globals['_VERIFYDEALREQUEST']._serialized_start=354
-  _globals['_VERIFYDEALREQUEST']._serialized_end=501
-  _globals['_VERIFYDEALRESPONSE']._serialized_start=504
-  _globals['_VERIFYDEALRESPONSE']._serialized_end=795
-  _globals['_REPLAYDEALREQUEST']._serialized_start=797
-  _globals['_REPLAYDEALREQUEST']._serialized_end=890
-  _globals['_REPLAYDEALRESPONSE']._serialized_start=892
-  _globals['_REPLAYDEALRESPONSE']._serialized_end=951
-  _globals['_AUDITSERVICE']._serialized_start=954
-  _globals['_AUDITSERVICE']._serialized_end=1195
+  _globals['_VERIFYDEALREQUEST']._serialized_end=551
+  _globals['_PINNEDPLAYERKEYS']._serialized_start=553
+  _globals['_PINNEDPLAYERKEYS']._serialized_end=608
+  _globals['_VERIFYDEALRESPONSE']._serialized_start=611
+  _globals['_VERIFYDEALRESPONSE']._serialized_end=902
+  _globals['_REPLAYDEALREQUEST']._serialized_start=904
+  _globals['_REPLAYDEALREQUEST']._serialized_end=997
+  _globals['_REPLAYDEALRESPONSE']._serialized_start=999
+  _globals['_REPLAYDEALRESPONSE']._serialized_end=1058
+  _globals['_AUDITSERVICE']._serialized_start=1061
+  _globals['_AUDITSERVICE']._serialized_end=1302
 # @@protoc_insertion_point(module_scope)

@@ -133,6 +133,7 @@ class VerifyDealRequest(_message.Message):
     SERVER_KEYS_FIELD_NUMBER: _builtins.int
     WITNESS_KEYS_FIELD_NUMBER: _builtins.int
     CHECKPOINT_FIELD_NUMBER: _builtins.int
+    PLAYER_KEYS_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Accepted like on every call that is not a Get, List or Watch; nothing is recorded."""
     name: _builtins.str
@@ -160,6 +161,13 @@ class VerifyDealRequest(_message.Message):
         most 512 characters.
         """
 
+    @_builtins.property
+    def player_keys(self) -> _containers.RepeatedCompositeFieldContainer[Global___PinnedPlayerKeys]:
+        """With export: players' public keys the caller pins, as `sapsam audit verify --player-key`
+        (docs/audit.md §4.2): a signed move of a pinned player by another key fails the check
+        `pinned_player_key[<player>]`. At most 16 players, each named once.
+        """
+
     def __init__(
         self,
         *,
@@ -169,16 +177,45 @@ class VerifyDealRequest(_message.Message):
         server_keys: _abc.Iterable[_builtins.str] | None = ...,
         witness_keys: _abc.Iterable[_builtins.str] | None = ...,
         checkpoint: _builtins.str = ...,
+        player_keys: _abc.Iterable[Global___PinnedPlayerKeys] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["export", b"export", "name", b"name", "subject", b"subject"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint", "export", b"export", "name", b"name", "request_id", b"request_id", "server_keys", b"server_keys", "subject", b"subject", "witness_keys", b"witness_keys"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint", "export", b"export", "name", b"name", "player_keys", b"player_keys", "request_id", b"request_id", "server_keys", b"server_keys", "subject", b"subject", "witness_keys", b"witness_keys"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_subject: _TypeAlias = _typing.Literal["name", "export"]  # noqa: Y015
     _WhichOneofArgType_subject: _TypeAlias = _typing.Literal["subject", b"subject"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_subject) -> _WhichOneofReturnType_subject | None: ...
 
 Global___VerifyDealRequest: _TypeAlias = VerifyDealRequest  # noqa: Y015
+
+@_typing.final
+class PinnedPlayerKeys(_message.Message):
+    """One player's public keys, pinned by the caller of VerifyDeal."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEYS_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """The player, "players/{player}" or its id as the log records it; at most 128 characters."""
+    @_builtins.property
+    def public_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """Its Ed25519 public keys, 32 bytes each, 1 to 64 of them (GetPlayer lists them)."""
+
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        public_keys: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "public_keys", b"public_keys"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PinnedPlayerKeys: _TypeAlias = PinnedPlayerKeys  # noqa: Y015
 
 @_typing.final
 class VerifyDealResponse(_message.Message):

@@ -38,7 +38,8 @@ COMMANDS: Final = ("history", "dispute")
 CANNOT_RUN: Final = 2
 EPILOG: Final = (
     "Your record: 'sapsam-play history' lists your scored deals; 'sapsam-play dispute DEAL' "
-    "fetches one and verifies it here (see 'sapsam-play history --help')."
+    "fetches one and verifies it here (see 'sapsam-play history --help', 'sapsam-play dispute "
+    "--help')."
 )
 _REFUSALS: Final = {
     "DEAL_NOT_FINISHED": "that deal is still being played: a player may take a deal home once "
@@ -64,7 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
         "the deal, your seat, what it scored for you and your running total.",
     )
     history.add_argument(
-        "--limit", type=int, default=20, help="show at most this many deals (default: 20)"
+        "--limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="show at most this many deals (default: 20)",
     )
     dispute = commands.add_parser(
         "dispute",
@@ -82,23 +87,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's key (vkey) you trust, from the operator; repeatable (default: the "
         "key pinned in the receipts folder, else the one the server gives now)",
     )
-    dispute.add_argument("--save", type=Path, help="also write the export to this file")
     dispute.add_argument(
-        "--file", type=Path, help="verify this saved export instead of fetching the deal"
+        "--save", type=Path, metavar="FILE", help="also write the export to this file"
+    )
+    dispute.add_argument(
+        "--file",
+        type=Path,
+        metavar="FILE",
+        help="verify this saved export (of the same deal) instead of fetching the deal",
     )
     dispute.add_argument(
         "--report", action="store_true", help="also print every check (the full report)"
     )
     for command in (history, dispute):
-        command.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
-        command.add_argument("--tls", action="store_true", help="connect with TLS")
-        command.add_argument("--ca-cert", type=Path, help="PEM root certificates for TLS")
         command.add_argument(
-            "--token-file", help="where sapsam-play saved your token (default: config dir)"
+            "--server",
+            default=DEFAULT_SERVER,
+            help=f"host:port of the server (default: {DEFAULT_SERVER})",
+        )
+        command.add_argument("--tls", action="store_true", help="connect with TLS")
+        command.add_argument(
+            "--ca-cert", type=Path, metavar="FILE", help="PEM root certificates for TLS"
+        )
+        command.add_argument(
+            "--token-file",
+            metavar="FILE",
+            help="where sapsam-play saved your token (default: $SAPSAM_TOKEN_FILE, else "
+            "sapsam/tokens.json in your config folder)",
         )
         command.add_argument(
             "--receipts",
             type=Path,
+            metavar="DIR",
             help="your receipts folder (default: 'receipts' beside the token file)",
         )
     return parser

@@ -1,6 +1,7 @@
 """A call made while its server is down is sent again, unchanged, until the server is back (the
-SDK's reconnect window, far past its attempts): it succeeds once, and only once; a call whose
-window runs out raises UNAVAILABLE."""
+SDK's reconnect window, far past its attempts): it succeeds once, and only once, and the client's
+``on_reachability`` hears of the outage and of the return; a call whose window runs out raises
+UNAVAILABLE."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam_client import connect
-from sapsam_client.errors import UnavailableError
+from sapsam_client.errors import SapsamError, UnavailableError
 from sapsam_proto.v1 import table_pb2
 
 
@@ -23,6 +24,8 @@ def test_a_call_made_while_the_server_is_down_lands_once_it_is_back(database_url
     address = f"127.0.0.1:{first.port}"
     client = connect(address, attempts=2, reconnect_seconds=60)
     client.register("ann")
+    told: list[SapsamError | None] = []
+    client.on_reachability = told.append
     first.stop()
 
     created: list[table_pb2.Table] = []
@@ -45,6 +48,8 @@ def test_a_call_made_while_the_server_is_down_lands_once_it_is_back(database_url
     try:
         calling.join(30)
         assert failures == [] and len(created) == 1
+        # Told once that the server is out of reach, and once that it answers again.
+        assert [type(error) for error in told] == [UnavailableError, type(None)]
         assert time.monotonic() - started < 4 + 10  # back within a capped pause or two
         tables = list(client.list_tables())
         assert [table.name for table in tables] == [created[0].name]  # created once

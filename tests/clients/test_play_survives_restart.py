@@ -85,7 +85,12 @@ def test_a_person_finishes_a_series_across_server_restarts(
     finally:
         bots.kill()
     assert served.starts == 3
-    assert "sapsam-play:" not in transcript.getvalue()  # no error reached the person
+    screen_text = transcript.getvalue()
+    assert "sapsam-play:" not in screen_text  # no error reached the person
+    # The person is told when the server stops answering, and when it answers again.
+    lost = screen_text.index("the server does not answer (")
+    assert "trying again for up to 10 min 00 s" in screen_text
+    assert screen_text.index("connected to the server again", lost) > lost
     final = connect(served.address, token=OPERATOR_TOKEN).get_table(table)
     assert final.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
     assert [seat.display_name for seat in final.seats] == ["bot", "bot 2", "Human"]

@@ -311,6 +311,7 @@ class Client(PlayerCalls, AuditCalls, Connection):
         last = after_version
         failures = 0
         failing_since = 0.0
+        told = False  # on_reachability heard that the server is out of reach
         while True:
             stream = self.tables.WatchTable(
                 table_service_pb2.WatchTableRequest(table=table_name(table), after_version=last),
@@ -319,6 +320,9 @@ class Client(PlayerCalls, AuditCalls, Connection):
             try:
                 for response in stream:
                     failures = 0
+                    if told and self.on_reachability is not None:
+                        self.on_reachability(None)
+                    told = False
                     last = response.event.version
                     yield response.event
                     if response.event.WhichOneof("payload") == "series_completed":
@@ -338,6 +342,8 @@ class Client(PlayerCalls, AuditCalls, Connection):
                 failing_since = time.monotonic()
             if not self.keep_trying(error, failures, failing_since):
                 raise error
+            if not told:
+                told = self.tell_unreachable(error)
             time.sleep(self._pause(error, failures))
             failures += 1
 

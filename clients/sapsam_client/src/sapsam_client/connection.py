@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from sapsam_client.receipts import ReceiptKeeper
 
 ResponseT = TypeVar("ResponseT")
+now = time.monotonic
 
 
 def table_id(name: str) -> uuid.UUID:
@@ -98,6 +99,10 @@ class Connection:
         self.max_backoff_seconds = max_backoff_seconds
         self.timeout = timeout
         self.reconnect_seconds = reconnect_seconds
+        # Told when a call or the watch first finds the server out of reach (the error), and
+        # when one gets through again (None): e.g. sapsam-play says so. Called from the thread
+        # that made the call.
+        self.on_reachability: Callable[[SapsamError | None], None] | None = None
         self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
         self.tables = table_service_pb2_grpc.TableServiceStub(channel)
         # The player's Ed25519 key (docs/fairness.md §19): loaded or created on the first move,
@@ -134,6 +139,7 @@ class Connection:
         same request and the server acts on it at most once, however often it is sent.
         """
         failing_since = 0.0
+        told = False  # on_reachability heard that the server is out of reach
         attempt = 0
         while True:
             try:
@@ -141,17 +147,29 @@ class Connection:
                 if not isinstance(response, response_type):
                     raise TypeError(f"expected {response_type.__name__}, got {type(response)}")
                 self._keep_receipt(response)
+                if told and self.on_reachability is not None:
+                    self.on_reachability(None)
                 return response
             except grpc.RpcError as rpc_error:
                 error = from_rpc_error(rpc_error)
                 # A stale etag fails the same way again: only a lost race is worth repeating.
                 retry = error.retryable and error.reason != "VERSION_MISMATCH"
                 if attempt == 0:
-                    failing_since = time.monotonic()
+                    failing_since = now()
                 if not retry or not self.keep_trying(error, attempt, failing_since):
                     raise error from None
+                told = told or self.tell_unreachable(error)
                 time.sleep(self._pause(error, attempt))
                 attempt += 1
+
+    def tell_unreachable(self, error: SapsamError) -> bool:
+        """Tell ``on_reachability`` that a server out of reach is being tried again; whether
+        ``error`` said so."""
+        if not isinstance(error, UnavailableError):
+            return False
+        if self.on_reachability is not None:
+            self.on_reachability(error)
+        return True
 
     def keep_trying(self, error: SapsamError, attempt: int, failing_since: float) -> bool:
         """Whether a retryable ``error`` is worth attempt ``attempt + 2`` (see

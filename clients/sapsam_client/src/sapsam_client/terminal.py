@@ -15,7 +15,8 @@ or ``--receipts DIR``: ``sapsam_client.receipts``).
 Without ``--table`` or ``--create``, the tables where you hold a seat and the series is not over
 are offered first (``sapsam_client.my_tables``), then the open ones; Enter creates a new table.
 A server that restarts is waited for (``--reconnect-seconds``, default 600) and the game goes on
-where it was; Ctrl-C, or a server gone for good, prints the command that takes your seat up again.
+where it was (the person is told when the server stops answering and when it answers again);
+Ctrl-C, or a server gone for good, prints the command that takes your seat up again.
 
 Each deal shows your 13 cards sorted and the solver's suggestion with each row named. Type the
 rows one at a time (``sapsam_client.row_entry``): each card is checked against your hand and the
@@ -55,6 +56,7 @@ from sapsam_client.rules import RulesUnavailableError, rules_module
 from sapsam_client.seat import CommitmentKeeper, Seat
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
+from sapsam_client.waiting import duration
 from sapsam_proto.v1 import table_pb2
 
 __all__ = [
@@ -205,6 +207,9 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         reconnect_seconds=arguments.reconnect_seconds,
     )
     receipts.pin_from(client.channel)  # the server key, on first use: receipts are checked
+    client.on_reachability = lambda error: terminal.say(
+        connection_notice(error, arguments.reconnect_seconds)
+    )
     player = sign_in(client, arguments, terminal)
     terminal.say(f"playing as {player.display_name} on {arguments.server}")
     table_name = choose_table(client, arguments, terminal, player.player)
@@ -224,6 +229,17 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         view.waiting.stop()
     terminal.say("the series is over; thanks for playing")
     return 0
+
+
+def connection_notice(error: SapsamError | None, reconnect_seconds: float) -> str:
+    """What the person is told when the server stops answering (``error``) and when it answers
+    again (None)."""
+    if error is None:
+        return "connected to the server again"
+    return (
+        f"the server does not answer ({error.reason}): trying again for up to"
+        f" {duration(reconnect_seconds)}"
+    )
 
 
 def redraw_line(text: str) -> None:

@@ -11,6 +11,7 @@ import io
 import os
 import shlex
 import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,7 +81,10 @@ def test_a_person_finishes_a_series_across_server_restarts(
             screen.expect(CONFIRM_PROMPT)
             screen.sendline("y")
             screen.expect("the series is over")
-            assert child.exit_code() == 0, transcript.getvalue()
+            try:
+                assert child.exit_code(timeout=90) == 0, transcript.getvalue()
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"sapsam-play did not exit:\n{transcript.getvalue()[-3000:]}")
         assert bots.finish() == 0, bots.output()
     finally:
         bots.kill()

@@ -228,6 +228,7 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     finally:
         view.waiting.stop()
     terminal.say("the series is over; thanks for playing")
+    client.close()  # now, not in the interpreter's teardown (grpc's channel deallocation)
     return 0
 
 

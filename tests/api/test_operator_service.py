@@ -156,3 +156,52 @@ def test_refusals_write_nothing(api: Api) -> None:
         )[0]
         == grpc.StatusCode.INVALID_ARGUMENT
     )
+
+
+def void(deal: str, reason: str = "a client crashed") -> operator_service_pb2.VoidDealRequest:
+    return operator_service_pb2.VoidDealRequest(
+        request_id=str(uuid.uuid4()), deal=deal, reason=reason
+    )
+
+
+def test_the_operator_voids_a_deal_and_the_next_one_starts(api: Api) -> None:
+    table, players = dealt_table(api)
+    deal = f"{table}/deals/1"
+    before = api.call(
+        "GetDealResult", table_service_pb2.GetDealResultRequest(name=deal), players[0].token
+    ).result
+    assert not before.seed_revealed and not before.seed
+    for bad in (void(f"{table}/deals/2"), void(deal, ""), void(deal, "x" * 201)):
+        code, _ = refused(api, "VoidDeal", bad)
+        assert code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
+    assert refused(api, "VoidDeal", void(deal), players[0].token) == (
+        grpc.StatusCode.PERMISSION_DENIED,
+        "OPERATOR_ONLY",
+    )
+    request = void(deal)
+    voided = operator_call(api, "VoidDeal", request)
+    assert voided.table.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS
+    assert len(voided.seed) == 32
+    # A retry answers the same, recording nothing more.
+    count = api.event_count()
+    assert operator_call(api, "VoidDeal", request) == voided and api.event_count() == count
+    events = api.logged_events(table)
+    assert type(events[-1]).__name__ == "DealVoided"
+    assert events[-1].seed == voided.seed.hex() and events[-1].reason == "a client crashed"
+    assert not any(type(event).__name__ in ("SeedRevealed", "DealScored") for event in events)
+    # Nothing left to void; the next deal starts, numbered 2.
+    assert refused(api, "VoidDeal", void(deal)) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "WRONG_PHASE",
+    )
+    started = api.call(
+        "StartDeal",
+        table_service_pb2.StartDealRequest(request_id=str(uuid.uuid4()), table=table),
+        players[0].token,
+    )
+    assert started.deal == f"{table}/deals/2"
+    unknown = f"tables/{uuid.uuid4()}/deals/1"
+    assert refused(api, "VoidDeal", void(unknown)) == (
+        grpc.StatusCode.NOT_FOUND,
+        "TABLE_NOT_FOUND",
+    )

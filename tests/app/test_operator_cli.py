@@ -67,3 +67,19 @@ async def test_the_operator_lists_whom_tables_await_and_times_a_seat_out(
     # The last seat awaited: the seed is revealed and the deal scored in the same append.
     assert await run("tables", "time-out", str(table_id), "0", *db) == 0
     assert "the table is now BETWEEN_DEALS" in capsys.readouterr().out
+
+
+async def test_the_operator_voids_a_deal_from_the_cli(
+    service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table_id = await dealt_table(service, DEFAULT_RULE_SET, ("cid", "dee"), "void-cli")
+    db = ("--database-url", database_url)
+    assert await run("tables", "void", str(table_id), "--reason", "", *db) == 1
+    assert "INVALID_ARGUMENT" in capsys.readouterr().err
+    assert await run("tables", "void", str(table_id), "--reason", "a crash", *db) == 0
+    out = capsys.readouterr().out
+    assert "deal 1 voided; its seed is" in out and "BETWEEN_DEALS" in out
+    events = [service.decode(recorded) for recorded in await service.events(table_id)]
+    assert type(events[-1]).__name__ == "DealVoided"
+    assert await run("tables", "void", str(table_id), "--reason", "again", *db) == 1
+    assert "WRONG_PHASE" in capsys.readouterr().err

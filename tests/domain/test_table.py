@@ -84,7 +84,8 @@ class Table:
             self.run(SeatPlayer(player_id=player))
 
     def start_deal(self) -> None:
-        number = self.state.deals_scored + 1
+        deal = self.state.deal
+        number = self.state.deals_scored + 1 if deal is None else deal.number + 1
         self.seed = bytes([number]) * 32
         self.run(StartDeal(seed_commitment=fairness.seed_commitment(TABLE_ID, number, self.seed)))
 

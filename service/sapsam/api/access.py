@@ -86,6 +86,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "GetAwaitedTables",
             "GetStuckTables",
             "ForceSeatTimeout",
+            "VoidDeal",
         ),
         **_methods("TournamentService", Access.OPERATOR, "CreateTournament", "StartTournament"),
         **_methods(

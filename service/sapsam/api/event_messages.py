@@ -232,6 +232,18 @@ def _seed_revealed(
     )
 
 
+def _deal_voided(
+    message: table_event_pb2.TableEvent, event: domain_events.DealVoided, feed: _Feed
+) -> None:
+    message.deal_voided.CopyFrom(
+        table_event_pb2.DealVoided(
+            deal=feed.deal_of(event.deal_number),
+            reason=event.reason,
+            seed=bytes.fromhex(event.seed),
+        )
+    )
+
+
 def _deal_scored(
     message: table_event_pb2.TableEvent, event: domain_events.DealScored, feed: _Feed
 ) -> None:
@@ -307,5 +319,6 @@ _CONVERTERS: Final[
     domain_events.SeriesCompleted: _series_completed,
     domain_events.SeriesStarted: _series_started,
     domain_events.DeadlinesExtended: _deadlines_extended,
+    domain_events.DealVoided: _deal_voided,
 }
 """Event type -> the converter that fills its ``TableEvent`` payload."""

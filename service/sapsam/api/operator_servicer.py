@@ -6,6 +6,7 @@ commands"). Thin: convert the request, call the table service (``sapsam.app.oper
 
 from __future__ import annotations
 
+import uuid
 from typing import Final
 
 import grpc
@@ -21,6 +22,7 @@ from sapsam.api.table_requests import check_deadline
 from sapsam.app.operator_queries import ANYONE, MAX_LISTED, SEATS, SERVICE, AwaitedTable
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService
+from sapsam.domain.events import DealVoided
 from sapsam.domain.table_state import TablePhase
 from sapsam_proto.v1 import operator_service_pb2, operator_service_pb2_grpc, table_pb2
 
@@ -113,13 +115,42 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
         outcome = await self._tables.force_time_out(
             table_id, request.seat, request_id, request_digest=request_digest(request)
         )
+        return operator_service_pb2.ForceSeatTimeoutResponse(
+            table=await self.table_message(table_id), receipt=receipt_message(outcome.receipt)
+        )
+
+    async def VoidDeal(  # noqa: N802 - the generated method name
+        self, request: operator_service_pb2.VoidDealRequest, context: grpc.ServicerContext
+    ) -> operator_service_pb2.VoidDealResponse:
+        """Void the deal in progress, publishing its seed."""
+        request_id = resources.scoped_request_id("VoidDeal", request.request_id)
+        deal = resources.parse_deal(request.deal, "deal")
+        check_deadline(context)
+        outcome = await self._tables.void_deal(
+            deal.table_id,
+            request.reason,
+            request_id,
+            deal_number=deal.deal_number,
+            request_digest=request_digest(request),
+        )
+        voided = next(
+            self._tables.decode(recorded)
+            for recorded in outcome.events
+            if recorded.type == DealVoided.TYPE
+        )
+        assert isinstance(voided, DealVoided)
+        return operator_service_pb2.VoidDealResponse(
+            table=await self.table_message(deal.table_id),
+            seed=bytes.fromhex(voided.seed),
+            receipt=receipt_message(outcome.receipt),
+        )
+
+    async def table_message(self, table_id: uuid.UUID) -> table_pb2.Table:
+        """The table as GetTable shows it now."""
         state = await self._tables.load(table_id)
         facts = views.facts_from_first_event(await self._reads.first_event(table_id))
         names = await self._players.display_names(state.seats)
-        return operator_service_pb2.ForceSeatTimeoutResponse(
-            table=views.table_message(state, facts, names),
-            receipt=receipt_message(outcome.receipt),
-        )
+        return views.table_message(state, facts, names)
 
 
 def add_operator_service(servicer: OperatorServicer | None, server: grpc.aio.Server) -> None:

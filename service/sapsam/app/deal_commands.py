@@ -56,7 +56,7 @@ class DealCommands(TableRunner):
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             require_holder_or_operator(state, actor)
-            number = state.deals_scored + 1
+            number = state.next_deal_number
             command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
 
             return Plan([command], keep_secret=(number, seed))

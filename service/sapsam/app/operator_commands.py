@@ -7,6 +7,8 @@ is a plan for the runner (``sapsam.app.table_runner``), recorded under the actor
   (``TimeOutSeats`` with ``forced_seat``, decided by ``sapsam.domain.table_play``); when it was the
   last seat the deal waited for, the seed is revealed and the deal scored in the same append, as
   after the sweeper.
+* ``void_deal``: end the deal in progress unscored (``DealVoided``), publishing its secret seed
+  in that event (``sapsam.domain.table_void``); the secret is forgotten in the same append.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import uuid
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import Plan, SecretMissingError, TableOutcome
 from sapsam.app.table_runner import TableRunner
-from sapsam.domain.commands import TimeOutSeats
+from sapsam.domain.commands import TimeOutSeats, VoidDeal
+from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TableState
+from sapsam.domain.table_void import VOIDABLE_PHASES
 
 OPERATOR: str = "operator"
 """The actor the operator's commands are recorded under (``api.common_messages.OPERATOR_ACTOR``)."""
@@ -48,6 +52,39 @@ class OperatorCommands(TableRunner):
                     seed = None  # the deal is past its seed: decide refuses precisely
             command = TimeOutSeats(now_ms=now, forced_seat=seat)
             return Plan([command], seed_to_reveal=seed)
+
+        return await self._execute(
+            table_id, OPERATOR, request_id, plan, request_digest=request_digest
+        )
+
+    async def void_deal(
+        self,
+        table_id: uuid.UUID,
+        reason: str,
+        request_id: str,
+        *,
+        deal_number: int | None = None,
+        request_digest: bytes | None = None,
+    ) -> TableOutcome:
+        """Void the deal in progress (``deal_number``, when given, must be it: WRONG_DEAL) with
+        ``reason`` (refused outside a deal: WRONG_PHASE)."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            deal = state.deal
+            if (
+                deal is None
+                or state.phase not in VOIDABLE_PHASES
+                or deal_number not in (None, deal.number)
+            ):
+                # decide gives the precise refusal; no secret is read for it.
+                return Plan([VoidDeal(reason=reason, seed=b"", deal_number=deal_number)])
+            try:
+                seed = await self.secrets.seed(session, table_id, deal.number)
+            except SecretMissingError:
+                raise DomainError(
+                    Reason.WRONG_PHASE, "this deal's seed is already published"
+                ) from None
+            return Plan([VoidDeal(reason=reason, seed=seed, deal_number=deal_number)])
 
         return await self._execute(
             table_id, OPERATOR, request_id, plan, request_digest=request_digest

@@ -17,7 +17,7 @@ from sapsam import fairness
 from sapsam.app.store_interface import SecretChanges, StoreSession
 from sapsam.app.table_memory import CACHE_SIZE
 from sapsam.app.table_plans import SecretMissingError, stream_id_for
-from sapsam.domain.events import DealerChosen, Event, SeedRevealed
+from sapsam.domain.events import DealerChosen, DealVoided, Event, SeedRevealed
 from sapsam.domain.table import TableState
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card
@@ -65,7 +65,7 @@ class SecretSeeds:
 def secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> SecretChanges:
     """In the append's transaction: keep the plan's new secret, and forget every secret the
     appended events publish — the lot seed with ``DealerChosen``, a deal's seed with
-    ``SeedRevealed`` — so a secret is never in both places or in neither."""
+    ``SeedRevealed`` or ``DealVoided`` — so a secret is never in both places or in neither."""
     published = tuple(
         number for number in (_published_secret(event) for event in events) if number is not None
     )
@@ -74,10 +74,10 @@ def secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> S
 
 def _published_secret(event: Event) -> int | None:
     """The secret an event publishes: 0 (the lot) for DealerChosen, the deal's number for
-    SeedRevealed, else None."""
+    SeedRevealed and DealVoided, else None."""
     if isinstance(event, DealerChosen):
         return LOT_SECRET_NUMBER
-    if isinstance(event, SeedRevealed):
+    if isinstance(event, (SeedRevealed, DealVoided)):
         return event.deal_number
     return None
 
@@ -86,7 +86,7 @@ def _published_secret_recorded(event: RecordedEvent) -> int | None:
     """``_published_secret`` of a recorded event, read from its data."""
     if event.type == DealerChosen.TYPE:
         return LOT_SECRET_NUMBER
-    if event.type == SeedRevealed.TYPE:
+    if event.type in (SeedRevealed.TYPE, DealVoided.TYPE):
         number = event.data["deal_number"]
         assert isinstance(number, int)
         return number

@@ -17,6 +17,7 @@ from sapsam.domain.events import (
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     DeckCut,
     EntropyContributed,
     Event,
@@ -138,6 +139,10 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
     elif isinstance(event, DealScored):
         _expect(progress, "seed")
         progress.stage = "scored"
+    elif isinstance(event, DealVoided):
+        # The operator voided the deal in progress: it ends here, unscored.
+        _expect(progress, "started", "cut", "arranging", "revealing")
+        progress.stage = "voided"
     elif isinstance(event, SeriesCompleted):
         _expect(progress, "scored")
         progress.stage = "series complete"

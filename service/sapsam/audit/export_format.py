@@ -305,6 +305,13 @@ class _DealSpan:
     first: int
     last: int
     finished: bool
+    voided: bool = False
+    """Ended by ``DealVoided``: over, unscored, its seed published; not a running deal."""
+
+    @property
+    def running(self) -> bool:
+        """Neither scored nor voided: still being played."""
+        return not self.finished and not self.voided
 
 
 def _deal_spans(events: Sequence[RecordedEvent]) -> list[_DealSpan]:
@@ -319,9 +326,12 @@ def _deal_spans(events: Sequence[RecordedEvent]) -> list[_DealSpan]:
             finished = current.finished or (
                 event.type == "DealScored" and _deal_of(event) == current.number
             )
+            voided = current.voided or (
+                event.type == "DealVoided" and _deal_of(event) == current.number
+            )
             # SeriesCompleted (and SeriesStarted) follow the last deal's DealScored and belong to
             # that deal.
-            spans[-1] = _DealSpan(current.number, current.first, index, finished)
+            spans[-1] = _DealSpan(current.number, current.first, index, finished, voided)
     return spans
 
 
@@ -427,10 +437,10 @@ def select_table(
     _check_table(events, requester, table_id)
     spans = _deal_spans(events)
     last = len(events) - 1
-    running = [span for span in spans if not span.finished]
+    running = [span for span in spans if span.running]
     if running and not requester.is_operator:
         last = running[0].first - 1
-        spans = [span for span in spans if span.finished]
+        spans = [span for span in spans if not span.running]
     elif running:
         last = _withheld_reveals(events, running[0])
     return _build(events, "table", [(0, last)], spans)
@@ -452,12 +462,12 @@ def select_deal(
             "DEAL_NOT_FOUND", f"table {table_id or events[0].stream_id} has no deal {deal_number}"
         )
     span = spans[0]
-    if not span.finished and not requester.is_operator:
+    if span.running and not requester.is_operator:
         raise ExportAccessError(
             "DEAL_NOT_FINISHED",
             f"deal {deal_number} is still being played: players may export it once it is scored",
         )
-    last = span.last if span.finished else _withheld_reveals(events, span)
+    last = span.last if not span.running else _withheld_reveals(events, span)
     return _build(events, "deal", [(0, _opening_end(events)), (span.first, last)], [span])
 
 

@@ -27,6 +27,7 @@ from sapsam.domain.events import (
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     DeckCut,
     EntropyContributed,
     Event,
@@ -211,12 +212,17 @@ def _happened(event: Event, state: TableState) -> str:
             f"series {event.series_number} started: every total is back to zero; deal "
             f"{event.first_deal_number} comes next{by}"
         )
+    if isinstance(event, DealVoided):
+        return (
+            f"deal {event.deal_number} was voided by the operator ({event.reason}): no score;"
+            f" its seed {event.seed} is published"
+        )
     return event.TYPE  # pragma: no cover - every event type is listed above
 
 
 def _seat_status(state: TableState, seat: int) -> str:
     deal = state.deal
-    if deal is None or deal.scored:
+    if deal is None or deal.scored or deal.voided:
         return "seated" if state.seats[seat] is not None else "empty"
     if not deal.dealt:
         return "waiting for the deal"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents, first_deal_of_series, series_of_deal
 from sapsam.audit.report import AuditCheck, Status
-from sapsam.domain.events import DealScored, SeriesCompleted, SeriesStarted
+from sapsam.domain.events import DealScored, DealVoided, SeriesCompleted, SeriesStarted
 from sapsam.fairness.encoding import require_seat_count
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import standings
@@ -30,6 +30,11 @@ def series_checks(
     restarted: set[int] = set()  # deals after which a SeriesStarted is recorded
     for deal in deals:
         scored = deal.first(DealScored)
+        if isinstance(deal.first(DealVoided), DealVoided):
+            # Voided: no score, the running totals go on unchanged (when known).
+            if deal.number - 1 in running:
+                running[deal.number] = running[deal.number - 1]
+            continue
         if not isinstance(scored, DealScored):
             continue
         number = deal.number

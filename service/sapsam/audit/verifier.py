@@ -50,11 +50,13 @@ from sapsam.audit.export_reading import read_export
 from sapsam.audit.player_signatures import signature_checks
 from sapsam.audit.report import AuditCheck, AuditReport, Status
 from sapsam.audit.series_checks import series_checks
+from sapsam.audit.void_checks import voided_check
 from sapsam.domain.events import (
     DEFAULT_CODEC,
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     Event,
     EventCodec,
     PlayerSeated,
@@ -142,6 +144,16 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
                 "dealer_rotation", deal.number, partial(rotation_check, deal, chosen, seat_count)
             )
         )
+        if isinstance(deal.first(DealVoided), DealVoided) and created is not None:
+            table_id = uuid.UUID(created.table_id)
+            checks.append(
+                _safely(
+                    "voided_deal",
+                    deal.number,
+                    partial(voided_check, deal, table_id, created.seat_count),
+                )
+            )
+            continue
         if not deal.finished:
             checks.append(
                 AuditCheck(

@@ -1,4 +1,4 @@
-"""``sapsam tables awaited`` and ``sapsam tables time-out``: the operator's console on a database.
+"""``sapsam tables awaited``, ``time-out`` and ``void``: the operator's console on a database.
 
 Like ``sapsam tournament``, these work on the database directly (``--database-url`` or the
 embedded one), as the operator who runs the server; the same commands are RPCs of the
@@ -9,6 +9,8 @@ OperatorService (docs/api.md, "Operator commands").
   and its deadline.
 - ``time-out TABLE SEAT``: time the seat out now, with the events its deadline would have
   recorded (the seed is revealed and the deal scored when it was the last seat awaited).
+- ``void TABLE --reason TEXT``: void the deal in progress: unscored, its seed published in the
+  ``DealVoided`` event; the next deal may start (docs/fairness.md, "A voided deal").
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -69,6 +72,18 @@ def add_actions(actions: Any) -> None:
     time_out.add_argument("table", help="the table (its id or tables/{id})")
     time_out.add_argument("seat", type=int, help="the seat number, from 0")
     time_out.set_defaults(handler=_time_out)
+    void = actions.add_parser(
+        "void",
+        help="void the deal in progress (unscored, its seed published)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_database_options(void)
+    void.add_argument("table", help="the table (its id or tables/{id})")
+    void.add_argument(
+        "--reason", required=True, help="why, for the record: 1 to 200 printable characters"
+    )
+    void.set_defaults(handler=_void)
 
 
 def _time(milliseconds: int) -> str:
@@ -139,8 +154,18 @@ def _awaited(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _time_out(arguments: argparse.Namespace) -> int:
-    """Time one seat out now."""
+def _table_id(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(text).removeprefix("tables/"))
+    except ValueError:
+        return None
+
+
+def _on_table(
+    arguments: argparse.Namespace, command: str, act: Callable[[Any, uuid.UUID], Awaitable[Any]]
+) -> Any:
+    """Run ``act(tables, table_id)`` with a table service on the chosen database; the table's
+    state afterwards, or an exit code after saying why not."""
     from sapsam.app.tables import TableService
     from sapsam.domain.errors import DomainError
     from sapsam.log.records import DatabaseOpenError
@@ -149,10 +174,9 @@ def _time_out(arguments: argparse.Namespace) -> int:
     from sapsam.store.projections import registered_projectors
     from sapsam.store.table_projections import projectors as table_projectors
 
-    try:
-        table_id = uuid.UUID(str(arguments.table).removeprefix("tables/"))
-    except ValueError:
-        print(f"sapsam tables time-out: {arguments.table!r} is not a table id", file=sys.stderr)
+    table_id = _table_id(arguments.table)
+    if table_id is None:
+        print(f"sapsam tables {command}: {arguments.table!r} is not a table id", file=sys.stderr)
         return 2
 
     async def run(url: str) -> Any:
@@ -161,21 +185,54 @@ def _time_out(arguments: argparse.Namespace) -> int:
         await store.open()
         try:
             tables = TableService(store)
-            await tables.force_time_out(table_id, arguments.seat, f"cli-{uuid.uuid4()}")
+            await act(tables, table_id)
             return await tables.load(table_id)
         finally:
             await store.close()
 
     try:
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
-            state = asyncio.run(run(handle.url))
+            return asyncio.run(run(handle.url))
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
     except DomainError as error:
-        print(f"sapsam tables time-out: {error.reason.value}: {error.message}", file=sys.stderr)
+        print(f"sapsam tables {command}: {error.reason.value}: {error.message}", file=sys.stderr)
         return FAILED
+
+
+def _time_out(arguments: argparse.Namespace) -> int:
+    """Time one seat out now."""
+    state = _on_table(
+        arguments,
+        "time-out",
+        lambda tables, table_id: tables.force_time_out(
+            table_id, arguments.seat, f"cli-{uuid.uuid4()}"
+        ),
+    )
+    if isinstance(state, int):
+        return state
     print(
-        f"tables/{table_id}: seat {arguments.seat} timed out; the table is now {state.phase.value}"
+        f"tables/{state.table_id}: seat {arguments.seat} timed out; the table is now"
+        f" {state.phase.value}"
+    )
+    return 0
+
+
+def _void(arguments: argparse.Namespace) -> int:
+    """Void the deal in progress."""
+    state = _on_table(
+        arguments,
+        "void",
+        lambda tables, table_id: tables.void_deal(
+            table_id, arguments.reason, f"cli-{uuid.uuid4()}"
+        ),
+    )
+    if isinstance(state, int):
+        return state
+    assert state.deal is not None and state.deal.seed is not None
+    print(
+        f"tables/{state.table_id}: deal {state.deal.number} voided; its seed is"
+        f" {state.deal.seed.hex()}; the table is now {state.phase.value}"
     )
     return 0

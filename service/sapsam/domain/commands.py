@@ -164,6 +164,17 @@ class RevealSeed:
     seed: bytes
 
 
+@dataclass(frozen=True)
+class VoidDeal:
+    """Void the deal in progress (an operator's command): ``seed`` is its secret seed, published
+    with the voiding; ``reason`` says why, for the record."""
+
+    reason: str
+    seed: bytes
+    deal_number: int | None = None
+    """The deal meant (None: whichever is in progress); another one's is WRONG_DEAL."""
+
+
 Command = (
     CreateTable
     | SeatPlayer
@@ -177,4 +188,5 @@ Command = (
     | RevealArrangement
     | TimeOutSeats
     | RevealSeed
+    | VoidDeal
 )

@@ -314,6 +314,19 @@ class SeriesStarted(Event):
     first_deal_number: int
 
 
+@dataclass(frozen=True)
+class DealVoided(Event):
+    """The operator voided the deal in progress: it is not scored (no totals change) and its seed
+    is published here, so that anyone can check it against the deal's commitment and recompute
+    the deck. Before this event the seed was as secret as in any deal. The deal passes to the
+    left as after any deal; a voided deal does not count towards the series."""
+
+    TYPE: ClassVar[str] = "DealVoided"
+    deal_number: int
+    reason: str
+    seed: str
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     TableCreated,
     PlayerSeated,
@@ -332,6 +345,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     SeriesCompleted,
     SeriesStarted,
     DeadlinesExtended,
+    DealVoided,
 )
 
 # Nested records, by the event field that holds a tuple of them.

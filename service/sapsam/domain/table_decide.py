@@ -25,6 +25,7 @@ from sapsam.domain.commands import (
     SeatPlayer,
     StartDeal,
     TimeOutSeats,
+    VoidDeal,
 )
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import (
@@ -52,6 +53,7 @@ from sapsam.domain.table_scoring import (
     seat_rows,
 )
 from sapsam.domain.table_state import TablePhase, TableState
+from sapsam.domain.table_void import decide_void
 from sapsam.rules.ruleset import RuleSetError
 
 __all__ = [
@@ -156,9 +158,10 @@ def _decide_start_deal(state: TableState, command: StartDeal) -> list[Event]:
         raise DomainError(Reason.BAD_COMMITMENT, "the seed commitment must be 32 bytes")
     dealer = state.next_dealer
     assert dealer is not None
+    number = state.next_deal_number
     return [
         DealStarted(
-            deal_number=state.deals_scored + 1,
+            deal_number=number,
             dealer=dealer,
             seed_commitment=command.seed_commitment.hex(),
         )
@@ -230,4 +233,5 @@ _DECIDERS: dict[type[Any], Callable[[TableState, Any], list[Event]]] = {
     RevealArrangement: decide_reveal,
     TimeOutSeats: decide_time_out,
     RevealSeed: decide_reveal_seed,
+    VoidDeal: decide_void,
 }

@@ -18,6 +18,7 @@ from sapsam.domain.events import (
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     DeckCut,
     EntropyContributed,
     Event,
@@ -216,6 +217,16 @@ def _on_deal_scored(state: TableState, event: DealScored) -> TableState:
     )
 
 
+def _on_deal_voided(state: TableState, event: DealVoided) -> TableState:
+    assert state.deal is not None
+    return _replace(
+        state,
+        version=state.version + 1,
+        deal=_replace(state.deal, voided=True, seed=bytes.fromhex(event.seed)),
+        voided_in_series=state.voided_in_series + 1,
+    )
+
+
 def _on_series_completed(state: TableState, event: SeriesCompleted) -> TableState:
     return _replace(state, version=state.version + 1, series_complete=True)
 
@@ -228,6 +239,7 @@ def _on_series_started(state: TableState, event: SeriesStarted) -> TableState:
         series_totals=(0,) * state.seat_count,
         series_number=event.series_number,
         series_first_deal=event.first_deal_number,
+        voided_in_series=0,
     )
 
 
@@ -249,4 +261,5 @@ _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     SeriesCompleted: _on_series_completed,
     SeriesStarted: _on_series_started,
     DeadlinesExtended: _on_deadlines_extended,
+    DealVoided: _on_deal_voided,
 }

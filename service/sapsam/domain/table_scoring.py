@@ -77,7 +77,8 @@ def decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
             ),
         ),
     ]
-    deals_in_series = deal.number - state.series_first_deal + 1
+    # Voided deals took numbers but do not count (sapsam.domain.table_void).
+    deals_in_series = deal.number - state.series_first_deal + 1 - state.voided_in_series
     if deals_in_series >= state.rule_set.series_length:
         events.append(
             SeriesCompleted(

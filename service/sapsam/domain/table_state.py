@@ -73,6 +73,8 @@ class DealState:
     reveals_open: bool = False
     seed: bytes | None = None
     scored: bool = False
+    voided: bool = False
+    """The operator voided the deal (``DealVoided``): over, unscored, its seed published."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ class TableState:
     after_series: str = "close"
     series_number: int = 1
     series_first_deal: int = 1
+    voided_in_series: int = 0
+    """Deals of the current series that were voided: they do not count towards its length."""
 
     @property
     def phase(self) -> TablePhase:
@@ -106,7 +110,7 @@ class TableState:
         if self.first_dealer is None:
             return TablePhase.AWAITING_DEALER
         deal = self.deal
-        if deal is None or deal.scored:
+        if deal is None or deal.scored or deal.voided:
             return TablePhase.BETWEEN_DEALS
         if deal.cut_position is None:
             return TablePhase.AWAITING_CUT
@@ -124,6 +128,12 @@ class TableState:
             if holder == player_id:
                 return seat
         return None
+
+    @property
+    def next_deal_number(self) -> int:
+        """The number the next deal takes: one after the last deal's, scored or voided (before
+        any deal could be voided this was always ``deals_scored + 1``, the same number)."""
+        return self.deals_scored + 1 if self.deal is None else self.deal.number + 1
 
     @property
     def next_dealer(self) -> int | None:

@@ -157,7 +157,7 @@ def table_view_for(
         seed_commitment=deal.seed_commitment if deal is not None else b"",
         cutter=(
             fairness.cutter_for(deal.dealer, state.seat_count)
-            if deal is not None and not deal.scored
+            if deal is not None and not deal.scored and not deal.voided
             else None
         ),
         deadline_ms=deadline_ms,

@@ -117,6 +117,7 @@ _TABLE_CHANGES: dict[str, Callable[[Row, Row], None]] = {
     "RevealsOpened": _reveals_opened,
     "DealScored": _scored,
     "DeadlinesExtended": lambda row, data: row.update(deadline_ms=data["deadline_ms"]),
+    "DealVoided": lambda row, data: row.update(phase="BETWEEN_DEALS", deadline_ms=None),
     "SeriesCompleted": lambda row, data: row.update(phase="SERIES_COMPLETE"),
     "SeriesStarted": lambda row, data: row.update(
         phase="BETWEEN_DEALS", series_totals=[0] * row["seat_count"]

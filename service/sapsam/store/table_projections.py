@@ -145,6 +145,8 @@ _ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("series_totals", "%(series_totals)s"),
     ),
     "DeadlinesExtended": (("deadline_ms", "%(deadline_ms)s"),),
+    # A voided deal ends unscored: nothing is awaited, and the totals stay as they were.
+    "DealVoided": (("phase", "'BETWEEN_DEALS'"), ("deadline_ms", "NULL")),
     "SeriesCompleted": (("phase", "'SERIES_COMPLETE'"),),
     "SeriesStarted": (
         ("phase", "'BETWEEN_DEALS'"),

@@ -282,3 +282,69 @@ class ForceSeatTimeoutResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForceSeatTimeoutResponse: _TypeAlias = ForceSeatTimeoutResponse  # noqa: Y015
+
+@_typing.final
+class VoidDealRequest(_message.Message):
+    """Request of VoidDeal."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request, at most 64 characters; a repeat returns the
+    original response and records nothing more.
+    """
+    deal: _builtins.str
+    """Name of the deal to void, "tables/{table}/deals/{deal}": the deal in progress."""
+    reason: _builtins.str
+    """Why, for the record (1 to 200 printable characters); published in DealVoided."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        deal: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VoidDealRequest: _TypeAlias = VoidDealRequest  # noqa: Y015
+
+@_typing.final
+class VoidDealResponse(_message.Message):
+    """Response of VoidDeal."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    seed: _builtins.bytes
+    """The deal's seed, as DealVoided published it."""
+    @_builtins.property
+    def table(self) -> _table_pb2.Table:
+        """The table after the voiding (between deals)."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended; unset without a signing key."""
+
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.Table | None = ...,
+        seed: _builtins.bytes = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "seed", b"seed", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VoidDealResponse: _TypeAlias = VoidDealResponse  # noqa: Y015

@@ -50,6 +50,11 @@ class OperatorServiceStub:
                 request_serializer=sapsam_dot_v1_dot_operator__service__pb2.ForceSeatTimeoutRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_operator__service__pb2.ForceSeatTimeoutResponse.FromString,
                 _registered_method=True)
+        self.VoidDeal = channel.unary_unary(
+                '/sapsam.v1.OperatorService/VoidDeal',
+                request_serializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealResponse.FromString,
+                _registered_method=True)
 
 
 class OperatorServiceServicer:
@@ -83,6 +88,18 @@ class OperatorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def VoidDeal(self, request, context):
+        """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
+        the deal's seed, published in that event and never before. No score is computed and no
+        total changes; the deal passes to the left as after any deal, does not count towards the
+        series, and the next deal may start. Refused, writing nothing: a deal that is not the one in
+        progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
+        empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OperatorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -100,6 +117,11 @@ def add_OperatorServiceServicer_to_server(servicer, server):
                     servicer.ForceSeatTimeout,
                     request_deserializer=sapsam_dot_v1_dot_operator__service__pb2.ForceSeatTimeoutRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_operator__service__pb2.ForceSeatTimeoutResponse.SerializeToString,
+            ),
+            'VoidDeal': grpc.unary_unary_rpc_method_handler(
+                    servicer.VoidDeal,
+                    request_deserializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -184,6 +206,33 @@ class OperatorService:
             '/sapsam.v1.OperatorService/ForceSeatTimeout',
             sapsam_dot_v1_dot_operator__service__pb2.ForceSeatTimeoutRequest.SerializeToString,
             sapsam_dot_v1_dot_operator__service__pb2.ForceSeatTimeoutResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VoidDeal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.OperatorService/VoidDeal',
+            sapsam_dot_v1_dot_operator__service__pb2.VoidDealRequest.SerializeToString,
+            sapsam_dot_v1_dot_operator__service__pb2.VoidDealResponse.FromString,
             options,
             channel_credentials,
             insecure,

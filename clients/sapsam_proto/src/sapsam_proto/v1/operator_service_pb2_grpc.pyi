@@ -52,6 +52,14 @@ class OperatorServiceStub:
     waits for: one that has not confirmed while arranging, or not revealed while revealing
     (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
     """
+    VoidDeal: _grpc.UnaryUnaryMultiCallable[_operator_service_pb2.VoidDealRequest, _operator_service_pb2.VoidDealResponse]
+    """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
+    the deal's seed, published in that event and never before. No score is computed and no
+    total changes; the deal passes to the left as after any deal, does not count towards the
+    series, and the next deal may start. Refused, writing nothing: a deal that is not the one in
+    progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
+    empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
+    """
 
 @_typing.type_check_only
 class OperatorServiceAsyncStub(OperatorServiceStub):
@@ -72,6 +80,14 @@ class OperatorServiceAsyncStub(OperatorServiceStub):
     seed and the score when it was the last seat the deal waited for). Only a seat the deal
     waits for: one that has not confirmed while arranging, or not revealed while revealing
     (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
+    """
+    VoidDeal: _aio.UnaryUnaryMultiCallable[_operator_service_pb2.VoidDealRequest, _operator_service_pb2.VoidDealResponse]  # type: ignore[assignment]
+    """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
+    the deal's seed, published in that event and never before. No score is computed and no
+    total changes; the deal passes to the left as after any deal, does not count towards the
+    series, and the next deal may start. Refused, writing nothing: a deal that is not the one in
+    progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
+    empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
     """
 
 class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -108,6 +124,20 @@ class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
         seed and the score when it was the last seat the deal waited for). Only a seat the deal
         waits for: one that has not confirmed while arranging, or not revealed while revealing
         (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
+        """
+
+    @_abc_1.abstractmethod
+    def VoidDeal(
+        self,
+        request: _operator_service_pb2.VoidDealRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_operator_service_pb2.VoidDealResponse, _abc.Awaitable[_operator_service_pb2.VoidDealResponse]]:
+        """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
+        the deal's seed, published in that event and never before. No score is computed and no
+        total changes; the deal passes to the left as after any deal, does not count towards the
+        series, and the next deal may start. Refused, writing nothing: a deal that is not the one in
+        progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
+        empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
         """
 
 def add_OperatorServiceServicer_to_server(servicer: OperatorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,72 @@
+"""A table with a forced timeout and a voided deal audits clean: the voided deal's published seed
+matches its commitment and deals what was recorded, nothing was scored, the series totals run on
+past it, and the read models rebuild to the same rows."""
+
+from __future__ import annotations
+
+import psycopg
+
+from sapsam.app.tables import TableService, stream_id_for
+from sapsam.audit import Requester, Status, verify_export, write_lines
+from sapsam.audit import database as audit_database
+from sapsam.audit.sample_play import play_deal, seated_table, start_and_deal
+from sapsam.domain.events import DealVoided
+
+
+async def test_a_voided_deal_and_a_forced_timeout_verify(
+    service: TableService, database_url: str
+) -> None:
+    table_id = await seated_table(service, 2)
+    await play_deal(service, table_id, 1)
+    await start_and_deal(service, table_id, 2)
+    await service.force_time_out(table_id, 1, "force-1")
+    # Before the voiding, the seed is nowhere in the log.
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        seed_before = connection.execute(
+            "SELECT count(*) FROM events WHERE stream_id = %s AND data ? 'seed'",
+            [stream_id_for(table_id)],
+        ).fetchone()
+    assert seed_before == (1,)  # deal 1's SeedRevealed only
+    outcome = await service.void_deal(table_id, "the seat's client crashed", "void-2")
+    (voided,) = [service.decode(recorded) for recorded in outcome.events]
+    assert isinstance(voided, DealVoided) and voided.deal_number == 2
+    await play_deal(service, table_id, 3)
+    state = await service.load(table_id)
+    assert state.deals_scored == 3 and state.voided_in_series == 1
+
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        export = audit_database.export_table(connection, table_id, Requester.operator())
+        report = verify_export(write_lines(export))
+        assert report.ok, [check for check in report.failed]
+        (check,) = [c for c in report.checks if c.name == "voided_deal"]
+        assert check.status is Status.PASSED and check.deal == 2
+        assert "deals the cards recorded in CardsDealt" in check.detail
+        totals = [c for c in report.checks if c.name == "series_totals" and c.deal == 3]
+        assert totals and totals[0].status is Status.PASSED
+        # The whole-database audit rebuilds the read models and compares them row by row.
+        whole = audit_database.audit_database(connection)
+        assert whole.ok, [check for check in whole.failed]
+        assert whole.named("projection table_state").status is Status.PASSED
+        assert whole.named("projection seat_scores").status is Status.PASSED
+
+
+async def test_a_voided_deal_whose_seed_is_forged_fails(
+    service: TableService, database_url: str
+) -> None:
+    table_id = await seated_table(service, 2, request_id="forged-void")
+    await start_and_deal(service, table_id, 1)
+    await service.void_deal(table_id, "dispute", "void-1")
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        with connection.transaction():
+            connection.execute("ALTER TABLE events DISABLE TRIGGER ALL")
+            connection.execute(
+                "UPDATE events SET data = jsonb_set(data, '{seed}', to_jsonb(repeat('0', 64)))"
+                " WHERE stream_id = %s AND type = 'DealVoided'",
+                [stream_id_for(table_id)],
+            )
+            connection.execute("ALTER TABLE events ENABLE TRIGGER ALL")
+        export = audit_database.export_table(connection, table_id, Requester.operator())
+        report = verify_export(write_lines(export))
+    (check,) = [c for c in report.checks if c.name == "voided_deal"]
+    assert check.status is Status.FAILED
+    assert "does not match the deal's commitment" in check.detail

@@ -3,7 +3,7 @@
 
 * a server whose role may not read the tree's tables (every TransparencyService question);
 * a stored tree that lost a subtree or a leaf (changed by its owner outside the service): the
-  proofs that need it;
+  proofs that need it; ExportDeal then exports without its proof, saying why;
 * the store's reads themselves on a database with no transparency log (migration 0008 not
   applied), and the command line's export, which then goes without its proof.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import grpc
 import psycopg
 import pytest
-from api_client import error_reason
+from api_client import bearer, error_reason
 from database_roles import new_role
 from psycopg import sql
 from scenarios import World
@@ -26,6 +26,7 @@ from sapsam.app.transparency import IncompleteTreeError, TransparencyUnavailable
 from sapsam.log.merkle_proofs import inclusion_plan
 from sapsam.store import schema, transparency, transparency_reads
 from sapsam.store.schema import grant_service_role
+from sapsam_proto.v1 import audit_service_pb2 as audit_messages
 from sapsam_proto.v1 import transparency_service_pb2 as messages
 from sapsam_proto.v1 import transparency_service_pb2_grpc
 
@@ -148,3 +149,19 @@ async def test_a_proof_past_the_stored_tree_is_an_incomplete_tree(database_url: 
         pytest.raises(IncompleteTreeError, match="lacks subtree"),
     ):
         transparency_reads.proof_hashes(sync_connection, inclusion_plan(0, 4))
+
+
+def test_an_export_over_a_tree_missing_subtrees_goes_without_its_proof(world: World) -> None:
+    seated = world.seated()
+    deal = world.played(seated)
+    stub = Stub(world.api.channel)
+    size = checkpoint_covering(stub, world, world.event_count()).tree_size
+    # Every level-1 subtree: each leaf's proof in a tree of 8 or more needs one.
+    _damage(world, [("DELETE FROM merkle_nodes WHERE level = 1", [])])
+    exported = world.audit.ExportDeal(
+        audit_messages.ExportDealRequest(name=deal), metadata=bearer(seated.players[0].token)
+    )
+    assert exported.event_count > 0
+    assert exported.checkpoint_tree_size == 0
+    assert len(exported.unanchored_versions) == exported.event_count
+    assert size >= 8

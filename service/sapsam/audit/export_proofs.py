@@ -123,7 +123,18 @@ def anchor_plan(
             checkpoint = witnessed
     size = checkpoint.size
     cosignatures: list[str] = yield "cosignatures", size
-    nodes: Mapping[NodeId, bytes] = yield "read_nodes", nodes_needed(leaves.values(), size)
+    needed = nodes_needed(leaves.values(), size)
+    nodes: Mapping[NodeId, bytes] = yield "read_nodes", needed
+    missing = needed - nodes.keys()
+    if missing:
+        # Only a database changed outside the service gets here: say so instead of failing.
+        first = min(missing)
+        return ProvenExport(
+            export,
+            unanchored_versions(export),
+            f"the log's tree lacks {len(missing)} stored subtree(s) the proofs need"
+            f" (first: level {first.level}, index {first.index})",
+        )
     consistency: tuple[ConsistencyProof, ...] = ()
     if known_tree_size is not None and 0 < known_tree_size <= latest and known_tree_size != size:
         old, new = sorted((known_tree_size, size))

@@ -31,6 +31,8 @@ and from ``pg_stat_statements`` (``track_planning`` on) planning and execution t
 - ``no_wanted``: without the wake-up listeners' ``EXISTS`` (``false`` instead);
 - ``values_batch``: the events as a ``VALUES`` list of parameters, not ``jsonb_array_elements``;
 - ``events_only``: the guard and the events insert, nothing else;
+- ``no_insert_trigger``: ``full`` with the events' statement trigger (the shared advisory lock
+  that readers' safe position relies on) disabled for the window;
 - ``full_again``: ``full`` once more, last in each round: how far two identical variants differ
   (the noise, and what going first in a round costs).
 
@@ -66,6 +68,13 @@ Connection = psycopg.AsyncConnection[Any]
 # Events that follow the command that caused them in the same append.
 FOLLOW_UPS = {"RevealsOpened", "DealScored", "SeriesCompleted"}
 SETUP_TYPES = {"TableCreated", "PlayerSeated", "DealerChosen"}
+# Done for a variant's window only (before, after), by the set-up connection.
+WINDOW_CHANGES = {
+    "no_insert_trigger": (
+        "ALTER TABLE events DISABLE TRIGGER events_mark_inserts",
+        "ALTER TABLE events ENABLE TRIGGER events_mark_inserts",
+    ),
+}
 STATE_INDEXES = {
     "table_state_phase": "CREATE INDEX table_state_phase ON table_state (phase, table_id)",
     "table_state_deadline": (
@@ -192,6 +201,7 @@ VARIANTS: dict[str, tuple[Rewrite, str, int | None, tuple[str, ...]]] = {
     "no_wanted": (no_wanted, "", 5, ()),
     "values_batch": (values_batch, "", 5, ()),
     "events_only": (events_only, "", 5, ()),
+    "no_insert_trigger": (unchanged, "", 5, ()),
     "full_again": (unchanged, "", 5, ()),
 }
 
@@ -307,6 +317,8 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
             streams = [await tables.new(group) for _ in range(arguments.tables)]
             if drop_indexes:
                 await caller.execute(f"DROP INDEX {', '.join(drop_indexes)}")
+            if name in WINDOW_CHANGES:
+                await caller.execute(WINDOW_CHANGES[name][0])
             group.rewrite = rewrite
             pids = database.backend_pids()
             counted = (group.group.batches, group.group.statements, group.group.failed_batches)
@@ -332,6 +344,8 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
             updates_after = await table_state_updates(caller)
             for index in drop_indexes:
                 await caller.execute(STATE_INDEXES[index])
+            if name in WINDOW_CHANGES:
+                await caller.execute(WINDOW_CHANGES[name][1])
             if round_number == 0:
                 continue
             total = totals[name]

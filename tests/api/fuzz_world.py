@@ -124,6 +124,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.OperatorService/GetStuckTables": (Access.OPERATOR, False),
     "sapsam.v1.OperatorService/ForceSeatTimeout": (Access.OPERATOR, True),
     "sapsam.v1.OperatorService/VoidDeal": (Access.OPERATOR, True),
+    "sapsam.v1.OperatorService/ReplaceSeat": (Access.OPERATOR, True),
     # Keeps a cosignature only from a witness the operator lists (none here), idempotently.
     "sapsam.v1.TransparencyService/AddCheckpointCosignature": (Access.PUBLIC, False),
 }

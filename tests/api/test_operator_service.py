@@ -205,3 +205,57 @@ def test_the_operator_voids_a_deal_and_the_next_one_starts(api: Api) -> None:
         grpc.StatusCode.NOT_FOUND,
         "TABLE_NOT_FOUND",
     )
+
+
+def replace(seat: str, player: str) -> operator_service_pb2.ReplaceSeatRequest:
+    return operator_service_pb2.ReplaceSeatRequest(
+        request_id=str(uuid.uuid4()), seat=seat, player=player
+    )
+
+
+def test_the_operator_gives_a_seat_to_another_player_between_deals(api: Api) -> None:
+    table, players = dealt_table(api)
+    newcomer = api.register("newcomer")
+    seat = f"{table}/seats/1"
+    # Mid-deal: refused; end the deal first.
+    assert refused(api, "ReplaceSeat", replace(seat, newcomer.name)) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "WRONG_PHASE",
+    )
+    operator_call(api, "VoidDeal", void(f"{table}/deals/1"))
+    assert refused(api, "ReplaceSeat", replace(seat, newcomer.name), players[0].token) == (
+        grpc.StatusCode.PERMISSION_DENIED,
+        "OPERATOR_ONLY",
+    )
+    assert refused(api, "ReplaceSeat", replace(seat, players[0].name)) == (
+        grpc.StatusCode.ALREADY_EXISTS,
+        "ALREADY_SEATED",
+    )
+    unknown = f"players/{uuid.uuid4()}"
+    assert refused(api, "ReplaceSeat", replace(seat, unknown)) == (
+        grpc.StatusCode.NOT_FOUND,
+        "PLAYER_NOT_FOUND",
+    )
+    assert refused(api, "ReplaceSeat", replace(f"{table}/seats/5", newcomer.name)) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "UNKNOWN_SEAT",
+    )
+    replaced = operator_call(api, "ReplaceSeat", replace(seat, newcomer.name))
+    assert replaced.table.seats[1].player == newcomer.name
+    events = api.logged_events(table)
+    assert type(events[-1]).__name__ == "SeatReplaced"
+    previous = next(p for p in players if p.seat == seat)
+    assert events[-1].previous_player_id == previous.name.removeprefix("players/")
+    # The newcomer plays from the next deal on; the previous player holds no seat any more.
+    api.call(
+        "StartDeal",
+        table_service_pb2.StartDealRequest(request_id=str(uuid.uuid4()), table=table),
+        newcomer.token,
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        api.call(
+            "StartDeal",
+            table_service_pb2.StartDealRequest(request_id=str(uuid.uuid4()), table=table),
+            previous.token,
+        )
+    assert error_reason(caught.value)[1] == "NOT_SEATED"

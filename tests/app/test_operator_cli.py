@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
@@ -83,3 +84,26 @@ async def test_the_operator_voids_a_deal_from_the_cli(
     assert type(events[-1]).__name__ == "DealVoided"
     assert await run("tables", "void", str(table_id), "--reason", "again", *db) == 1
     assert "WRONG_PHASE" in capsys.readouterr().err
+
+
+async def test_the_operator_replaces_a_seat_from_the_cli(
+    service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sapsam.store.players import PlayerRecords
+
+    table_id = await dealt_table(service, DEFAULT_RULE_SET, ("eve", "fay"), "replace-cli")
+    db = ("--database-url", database_url)
+    newcomer = str(uuid.uuid4())
+    assert await run("tables", "replace", str(table_id), "1", newcomer, *db) == 1
+    assert "no player" in capsys.readouterr().err  # not registered
+    registration = await PlayerRecords(service.store.pool).register(  # type: ignore[attr-defined]
+        newcomer, "newcomer", "replace-cli", None, bytes(32)
+    )
+    assert registration is not None
+    assert await run("tables", "replace", str(table_id), "1", newcomer, *db) == 1
+    assert "WRONG_PHASE" in capsys.readouterr().err  # mid-deal
+    assert await run("tables", "void", str(table_id), "--reason", "to re-seat", *db) == 0
+    capsys.readouterr()
+    assert await run("tables", "replace", str(table_id), "1", f"players/{newcomer}", *db) == 0
+    assert f"seat 1 is now players/{newcomer}" in capsys.readouterr().out
+    assert (await service.load(table_id)).seats[1] == newcomer

@@ -70,3 +70,37 @@ async def test_a_voided_deal_whose_seed_is_forged_fails(
     (check,) = [c for c in report.checks if c.name == "voided_deal"]
     assert check.status is Status.FAILED
     assert "does not match the deal's commitment" in check.detail
+
+
+async def test_a_replaced_seat_verifies_in_the_table_and_in_each_deal(
+    service: TableService, database_url: str
+) -> None:
+    # Scheme 2 commitments bind the seat's player: deal 2's seat 1 is zed's, deal 1's bob's.
+    table_id = await seated_table(service, 2, request_id="replaced")
+    await play_deal(service, table_id, 1)
+    await service.replace_seat(table_id, 1, "zed", "replace-1")
+    await play_deal(service, table_id, 2)
+    events = [service.decode(recorded) for recorded in await service.events(table_id)]
+    committers = [
+        (e.deal_number, e.seat) for e in events if type(e).__name__ == "ArrangementCommitted"
+    ]
+    assert (2, 1) in committers
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        table = audit_database.export_table(connection, table_id, Requester.operator())
+        report = verify_export(write_lines(table))
+        assert report.ok, [check for check in report.failed]
+        assert report.deals_verified == 2
+        deal = audit_database.export_deal(connection, table_id, 2, Requester.operator())
+        assert [e.type for e in deal.events].count("SeatReplaced") == 1
+        single = verify_export(write_lines(deal))
+        assert single.ok, [check for check in single.failed]
+        # The new player may export the table's deals; the read models rebuild alike.
+        audit_database.export_deal(connection, table_id, 2, Requester.player("zed"))
+        whole = audit_database.audit_database(connection)
+        assert whole.ok, [check for check in whole.failed]
+        rows = connection.execute(
+            "SELECT deal_number, player_id FROM seat_scores WHERE table_id = %s AND seat = 1"
+            " ORDER BY deal_number",
+            [table_id],
+        ).fetchall()
+    assert rows == [(1, "bob"), (2, "zed")]

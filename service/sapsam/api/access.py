@@ -87,6 +87,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "GetStuckTables",
             "ForceSeatTimeout",
             "VoidDeal",
+            "ReplaceSeat",
         ),
         **_methods("TournamentService", Access.OPERATOR, "CreateTournament", "StartTournament"),
         **_methods(

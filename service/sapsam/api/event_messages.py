@@ -105,6 +105,18 @@ def _player_seated(
     )
 
 
+def _seat_replaced(
+    message: table_event_pb2.TableEvent, event: domain_events.SeatReplaced, feed: _Feed
+) -> None:
+    message.seat_replaced.CopyFrom(
+        table_event_pb2.SeatReplaced(
+            seat=feed.seat(event.seat),
+            previous_player=resources.player_name(event.previous_player_id),
+            player=resources.player_name(event.player_id),
+        )
+    )
+
+
 def _dealer_chosen(
     message: table_event_pb2.TableEvent, event: domain_events.DealerChosen, feed: _Feed
 ) -> None:
@@ -320,5 +332,6 @@ _CONVERTERS: Final[
     domain_events.SeriesStarted: _series_started,
     domain_events.DeadlinesExtended: _deadlines_extended,
     domain_events.DealVoided: _deal_voided,
+    domain_events.SeatReplaced: _seat_replaced,
 }
 """Event type -> the converter that fills its ``TableEvent`` payload."""

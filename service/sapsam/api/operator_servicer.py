@@ -145,6 +145,23 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
             receipt=receipt_message(outcome.receipt),
         )
 
+    async def ReplaceSeat(  # noqa: N802 - the generated method name
+        self, request: operator_service_pb2.ReplaceSeatRequest, context: grpc.ServicerContext
+    ) -> operator_service_pb2.ReplaceSeatResponse:
+        """Give a seat to another player between deals."""
+        request_id = resources.scoped_request_id("ReplaceSeat", request.request_id)
+        seat = resources.parse_seat(request.seat, "seat")
+        player_id = str(resources.parse_player(request.player, "player"))
+        if await self._players.get(player_id) is None:
+            raise ApiError("PLAYER_NOT_FOUND", "no such player", field="player")
+        check_deadline(context)
+        outcome = await self._tables.replace_seat(
+            seat.table_id, seat.seat, player_id, request_id, request_digest=request_digest(request)
+        )
+        return operator_service_pb2.ReplaceSeatResponse(
+            table=await self.table_message(seat.table_id), receipt=receipt_message(outcome.receipt)
+        )
+
     async def table_message(self, table_id: uuid.UUID) -> table_pb2.Table:
         """The table as GetTable shows it now."""
         state = await self._tables.load(table_id)

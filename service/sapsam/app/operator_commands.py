@@ -9,6 +9,9 @@ is a plan for the runner (``sapsam.app.table_runner``), recorded under the actor
   after the sweeper.
 * ``void_deal``: end the deal in progress unscored (``DealVoided``), publishing its secret seed
   in that event (``sapsam.domain.table_void``); the secret is forgotten in the same append.
+* ``replace_seat``: give a seat to another player between deals (``SeatReplaced``,
+  ``sapsam.domain.table_replace``); not at a tournament's table, whose seats the tournament
+  assigns.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import uuid
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import Plan, SecretMissingError, TableOutcome
 from sapsam.app.table_runner import TableRunner
-from sapsam.domain.commands import TimeOutSeats, VoidDeal
+from sapsam.domain.commands import ReplaceSeat, TimeOutSeats, VoidDeal
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TableState
 from sapsam.domain.table_void import VOIDABLE_PHASES
@@ -85,6 +88,30 @@ class OperatorCommands(TableRunner):
                     Reason.WRONG_PHASE, "this deal's seed is already published"
                 ) from None
             return Plan([VoidDeal(reason=reason, seed=seed, deal_number=deal_number)])
+
+        return await self._execute(
+            table_id, OPERATOR, request_id, plan, request_digest=request_digest
+        )
+
+    async def replace_seat(
+        self,
+        table_id: uuid.UUID,
+        seat: int,
+        player_id: str,
+        request_id: str,
+        *,
+        request_digest: bytes | None = None,
+    ) -> TableOutcome:
+        """Give ``seat`` to ``player_id`` between deals (refused mid-deal: WRONG_PHASE; for a
+        player already seated here: ALREADY_SEATED; at a tournament's table: WRONG_PHASE)."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            if await session.tournament_of_table(str(table_id)) is not None:
+                raise DomainError(
+                    Reason.WRONG_PHASE,
+                    "a tournament's table: its seats are the tournament's to assign",
+                )
+            return Plan([ReplaceSeat(seat=seat, player_id=player_id)])
 
         return await self._execute(
             table_id, OPERATOR, request_id, plan, request_digest=request_digest

@@ -23,6 +23,7 @@ from sapsam.domain.events import (
     Event,
     RevealsOpened,
     SeatConfirmed,
+    SeatReplaced,
     SeatTimedOut,
     SeedRevealed,
     SeriesCompleted,
@@ -143,6 +144,10 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         # The operator voided the deal in progress: it ends here, unscored.
         _expect(progress, "started", "cut", "arranging", "revealing")
         progress.stage = "voided"
+    elif isinstance(event, SeatReplaced):
+        # Between deals: after this deal's score (or voiding), before the next DealStarted.
+        _expect(progress, "scored", "voided")
+        _seat(progress, event.seat)
     elif isinstance(event, SeriesCompleted):
         _expect(progress, "scored")
         progress.stage = "series complete"

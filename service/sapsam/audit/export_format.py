@@ -351,7 +351,8 @@ def _check_table(events: Sequence[RecordedEvent], requester: Requester, table_id
     if requester.is_operator:
         return
     seated = any(
-        event.type == "PlayerSeated" and event.data.get("player_id") == requester.player_id
+        event.type in ("PlayerSeated", "SeatReplaced")
+        and event.data.get("player_id") == requester.player_id
         for event in events
     )
     if not seated:
@@ -468,7 +469,14 @@ def select_deal(
             f"deal {deal_number} is still being played: players may export it once it is scored",
         )
     last = span.last if not span.running else _withheld_reveals(events, span)
-    return _build(events, "deal", [(0, _opening_end(events)), (span.first, last)], [span])
+    # The seats given to other players before the deal: whose commitments its seats hold.
+    replaced = [
+        (index, index)
+        for index, event in enumerate(events[: span.first])
+        if event.type == "SeatReplaced"
+    ]
+    ranges = [(0, _opening_end(events)), *replaced, (span.first, last)]
+    return _build(events, "deal", ranges, [span])
 
 
 def _withheld_reveals(events: Sequence[RecordedEvent], running: _DealSpan) -> int:

@@ -30,6 +30,7 @@ from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
     PlayerSeated,
+    SeatReplaced,
     TableCreated,
 )
 from sapsam.fairness import player_keys
@@ -52,7 +53,11 @@ def signature_checks(
     for deal in deals:
         problems: dict[int, list[str]] = {}
         signed_seats: set[int] = set()
+        replaced: list[SeatReplaced] = []  # between this deal and the next: for the next ones
         for event in deal.events:
+            if isinstance(event, SeatReplaced):
+                replaced.append(event)
+                continue
             if not isinstance(event, ArrangementCommitted | ArrangementRevealed):
                 continue
             seat = event.seat
@@ -93,6 +98,8 @@ def signature_checks(
                         deal=deal.number,
                     )
                 )
+        for replacement in replaced:
+            players[replacement.seat] = replacement.player_id
     return checks
 
 

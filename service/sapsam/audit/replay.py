@@ -35,6 +35,7 @@ from sapsam.domain.events import (
     PlayerSeated,
     RevealsOpened,
     SeatConfirmed,
+    SeatReplaced,
     SeatTimedOut,
     SeedRevealed,
     SeriesCompleted,
@@ -216,6 +217,11 @@ def _happened(event: Event, state: TableState) -> str:
         return (
             f"deal {event.deal_number} was voided by the operator ({event.reason}): no score;"
             f" its seed {event.seed} is published"
+        )
+    if isinstance(event, SeatReplaced):
+        return (
+            f"the operator gave seat {event.seat} to {event.player_id} (it was"
+            f" {event.previous_player_id}'s) from the next deal on"
         )
     return event.TYPE  # pragma: no cover - every event type is listed above
 

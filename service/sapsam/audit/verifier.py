@@ -60,6 +60,7 @@ from sapsam.domain.events import (
     Event,
     EventCodec,
     PlayerSeated,
+    SeatReplaced,
     TableCreated,
 )
 from sapsam.log.chain import verify_chain_of_stream
@@ -128,12 +129,16 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     checks.append(_safely("opening", None, lambda: _opening_check(decoded, created)))
     checks.append(_safely("dealer_lot", None, lambda: _lot_check(created, chosen)))
     deals = _group_deals(decoded)
-    seated = [event for _, event in decoded if isinstance(event, PlayerSeated)]
+    seated = _opening_seating(decoded)
     verified_totals: dict[int, tuple[int, ...]] = {}
     deals_verified = 0
     seat_count = created.seat_count if created is not None else header.seat_count
     after_series = created.after_series if created is not None else "close"
-    for deal in deals:
+    # Who holds each seat as each deal is played: PlayerSeated, then SeatReplaced between deals.
+    seated_now = list(seated)
+    for index, deal in enumerate(deals):
+        if index:
+            seated_now = _seating_after(seated_now, deals[index - 1])
         checks.append(
             _safely(
                 "sequence", deal.number, partial(sequence_check, deal, seat_count, after_series)
@@ -170,7 +175,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
                 AuditCheck("fair_dealing", Status.SKIPPED, "no TableCreated", deal=deal.number)
             )
             continue
-        deal_checks, totals = fairness_checks(deal, created, rule_set, seated)
+        deal_checks, totals = fairness_checks(deal, created, rule_set, seated_now)
         checks.extend(deal_checks)
         if totals is not None:
             verified_totals[deal.number] = totals
@@ -197,6 +202,30 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
         deals_verified=deals_verified,
         events_checked=len(export.events),
     )
+
+
+def _opening_seating(decoded: Sequence[tuple[int, Event]]) -> list[PlayerSeated]:
+    """Who holds each seat when the export's first deal starts: the PlayerSeated events, and
+    the seats given away before it (SeatReplaced: a deal's export carries those of the deals
+    before it), as PlayerSeated records."""
+    seated: list[PlayerSeated] = []
+    for _, event in decoded:
+        if isinstance(event, DealStarted):
+            break
+        if isinstance(event, PlayerSeated):
+            seated.append(event)
+        elif isinstance(event, SeatReplaced):
+            seated.append(PlayerSeated(seat=event.seat, player_id=event.player_id))
+    return seated
+
+
+def _seating_after(seated: list[PlayerSeated], deal: DealEvents) -> list[PlayerSeated]:
+    """``seated`` with the seats ``deal``'s SeatReplaced events gave away (after its score),
+    as PlayerSeated records: what ``published_deal`` reads the seats' players from."""
+    replaced = [event for event in deal.events if isinstance(event, SeatReplaced)]
+    if not replaced:
+        return seated
+    return [*seated, *(PlayerSeated(seat=e.seat, player_id=e.player_id) for e in replaced)]
 
 
 _Result = TypeVar("_Result")
@@ -509,6 +538,14 @@ def _opening_check(
             seats[event.seat] = event.player_id
         elif isinstance(event, DealerChosen) and not drawn and len(seats) == created.seat_count:
             drawn = True
+        elif (
+            isinstance(event, SeatReplaced)
+            and drawn
+            and seats.get(event.seat) == event.previous_player_id
+            and event.player_id not in seats.values()
+        ):
+            # A deal's export carries the seats given away between earlier deals.
+            seats[event.seat] = event.player_id
         else:
             return AuditCheck(
                 "opening",
@@ -564,7 +601,9 @@ def _group_deals(decoded: Sequence[tuple[int, Event]]) -> list[DealEvents]:
     """
     deals: list[DealEvents] = []
     for version, event in decoded:
-        if not deals and isinstance(event, TableCreated | PlayerSeated | DealerChosen):
+        if not deals and isinstance(
+            event, TableCreated | PlayerSeated | DealerChosen | SeatReplaced
+        ):
             continue
         if isinstance(event, DealStarted):
             deals.append(DealEvents(event.deal_number))

@@ -1,4 +1,4 @@
-"""``sapsam tables awaited``, ``time-out`` and ``void``: the operator's console on a database.
+"""``sapsam tables awaited``, ``time-out``, ``void``, ``replace``: the operator's console.
 
 Like ``sapsam tournament``, these work on the database directly (``--database-url`` or the
 embedded one), as the operator who runs the server; the same commands are RPCs of the
@@ -11,6 +11,8 @@ OperatorService (docs/api.md, "Operator commands").
   recorded (the seed is revealed and the deal scored when it was the last seat awaited).
 - ``void TABLE --reason TEXT``: void the deal in progress: unscored, its seed published in the
   ``DealVoided`` event; the next deal may start (docs/fairness.md, "A voided deal").
+- ``replace TABLE SEAT PLAYER``: give the seat to another registered player, between deals
+  (``SeatReplaced``); the deals before stay the previous player's.
 """
 
 from __future__ import annotations
@@ -84,6 +86,17 @@ def add_actions(actions: Any) -> None:
         "--reason", required=True, help="why, for the record: 1 to 200 printable characters"
     )
     void.set_defaults(handler=_void)
+    replace = actions.add_parser(
+        "replace",
+        help="give a seat to another player, between deals",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_database_options(replace)
+    replace.add_argument("table", help="the table (its id or tables/{id})")
+    replace.add_argument("seat", type=int, help="the seat number, from 0")
+    replace.add_argument("player", help="the player who takes it (its id or players/{id})")
+    replace.set_defaults(handler=_replace)
 
 
 def _time(milliseconds: int) -> str:
@@ -235,4 +248,28 @@ def _void(arguments: argparse.Namespace) -> int:
         f"tables/{state.table_id}: deal {state.deal.number} voided; its seed is"
         f" {state.deal.seed.hex()}; the table is now {state.phase.value}"
     )
+    return 0
+
+
+def _replace(arguments: argparse.Namespace) -> int:
+    """Give a seat to another player."""
+    player = str(arguments.player).removeprefix("players/")
+    try:
+        player_id = str(uuid.UUID(player))
+    except ValueError:
+        print(f"sapsam tables replace: {arguments.player!r} is not a player id", file=sys.stderr)
+        return 2
+
+    async def act(tables: Any, table_id: uuid.UUID) -> None:
+        from sapsam.domain.errors import DomainError, Reason
+        from sapsam.store.players import PlayerRecords
+
+        if await PlayerRecords(tables.store.pool).profile(player_id) is None:
+            raise DomainError(Reason.INVALID_ARGUMENT, f"no player players/{player_id}")
+        await tables.replace_seat(table_id, arguments.seat, player_id, f"cli-{uuid.uuid4()}")
+
+    state = _on_table(arguments, "replace", act)
+    if isinstance(state, int):
+        return state
+    print(f"tables/{state.table_id}: seat {arguments.seat} is now players/{player_id}")
     return 0

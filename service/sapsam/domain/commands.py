@@ -175,6 +175,14 @@ class VoidDeal:
     """The deal meant (None: whichever is in progress); another one's is WRONG_DEAL."""
 
 
+@dataclass(frozen=True)
+class ReplaceSeat:
+    """Give ``seat`` to ``player_id`` between deals (an operator's command)."""
+
+    seat: int
+    player_id: str
+
+
 Command = (
     CreateTable
     | SeatPlayer
@@ -189,4 +197,5 @@ Command = (
     | TimeOutSeats
     | RevealSeed
     | VoidDeal
+    | ReplaceSeat
 )

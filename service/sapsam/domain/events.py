@@ -327,6 +327,18 @@ class DealVoided(Event):
     seed: str
 
 
+@dataclass(frozen=True)
+class SeatReplaced(Event):
+    """The operator gave a seat to another player, between deals: from the next deal on the seat
+    plays for ``player_id``; every deal before it stays ``previous_player_id``'s (their
+    commitments, reveals and scores are untouched)."""
+
+    TYPE: ClassVar[str] = "SeatReplaced"
+    seat: int
+    previous_player_id: str
+    player_id: str
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     TableCreated,
     PlayerSeated,
@@ -346,6 +358,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     SeriesStarted,
     DeadlinesExtended,
     DealVoided,
+    SeatReplaced,
 )
 
 # Nested records, by the event field that holds a tuple of them.

@@ -20,6 +20,7 @@ from sapsam.domain.events import (
     Event,
     PlayerSeated,
     SeatConfirmed,
+    SeatReplaced,
     SeatTimedOut,
     SeedRevealed,
     TableCreated,
@@ -51,6 +52,7 @@ _KINDS: Final[tuple[type[Event], ...]] = (
     SeatTimedOut,
     SeedRevealed,
     DealScored,
+    SeatReplaced,
 )
 # Per concrete event type, the first of _KINDS its instances are instances of (None: none). What
 # isinstance answers depends on the type alone, so each type is worked out once, and an event is
@@ -127,6 +129,11 @@ def published_deal(
             continue
         if kind is PlayerSeated and isinstance(event, PlayerSeated):
             players[event.seat] = event.player_id
+            continue
+        if kind is SeatReplaced and isinstance(event, SeatReplaced):
+            # A seat given to another player counts for the deals after it only.
+            if started is None:
+                players[event.seat] = event.player_id
             continue
         if getattr(event, "deal_number", None) != deal_number:
             continue

@@ -20,6 +20,7 @@ from sapsam.domain.commands import (
     CreateTable,
     CutDeck,
     DealCards,
+    ReplaceSeat,
     RevealArrangement,
     RevealSeed,
     SeatPlayer,
@@ -46,6 +47,7 @@ from sapsam.domain.table_play import (
     decide_reveal,
     decide_time_out,
 )
+from sapsam.domain.table_replace import decide_replace
 from sapsam.domain.table_scoring import (
     arrangement_text,
     decide_reveal_seed,
@@ -234,4 +236,5 @@ _DECIDERS: dict[type[Any], Callable[[TableState, Any], list[Event]]] = {
     TimeOutSeats: decide_time_out,
     RevealSeed: decide_reveal_seed,
     VoidDeal: decide_void,
+    ReplaceSeat: decide_replace,
 }

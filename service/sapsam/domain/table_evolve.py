@@ -25,6 +25,7 @@ from sapsam.domain.events import (
     PlayerSeated,
     RevealsOpened,
     SeatConfirmed,
+    SeatReplaced,
     SeatTimedOut,
     SeedRevealed,
     SeriesCompleted,
@@ -227,6 +228,14 @@ def _on_deal_voided(state: TableState, event: DealVoided) -> TableState:
     )
 
 
+def _on_seat_replaced(state: TableState, event: SeatReplaced) -> TableState:
+    return _replace(
+        state,
+        version=state.version + 1,
+        seats=_replace_at(state.seats, event.seat, event.player_id),
+    )
+
+
 def _on_series_completed(state: TableState, event: SeriesCompleted) -> TableState:
     return _replace(state, version=state.version + 1, series_complete=True)
 
@@ -262,4 +271,5 @@ _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     SeriesStarted: _on_series_started,
     DeadlinesExtended: _on_deadlines_extended,
     DealVoided: _on_deal_voided,
+    SeatReplaced: _on_seat_replaced,
 }

@@ -75,6 +75,12 @@ def _player_seated(row: Row, data: Row) -> None:
         row["phase"] = "AWAITING_DEALER"
 
 
+def _seat_replaced(row: Row, data: Row) -> None:
+    seat = data.get("seat")
+    if isinstance(seat, int) and 0 <= seat < len(row["players"]):
+        row["players"][seat] = str(data["player_id"])
+
+
 def _deal_started(row: Row, data: Row) -> None:
     row.update(phase="AWAITING_CUT", dealer=data["dealer"], deal_number=data["deal_number"])
     row["seat_status"] = [dict(_FRESH_SEAT) for _ in range(row["seat_count"])]
@@ -118,6 +124,7 @@ _TABLE_CHANGES: dict[str, Callable[[Row, Row], None]] = {
     "DealScored": _scored,
     "DeadlinesExtended": lambda row, data: row.update(deadline_ms=data["deadline_ms"]),
     "DealVoided": lambda row, data: row.update(phase="BETWEEN_DEALS", deadline_ms=None),
+    "SeatReplaced": _seat_replaced,
     "SeriesCompleted": lambda row, data: row.update(phase="SERIES_COMPLETE"),
     "SeriesStarted": lambda row, data: row.update(
         phase="BETWEEN_DEALS", series_totals=[0] * row["seat_count"]
@@ -198,7 +205,8 @@ class SeatScoresFold:
         self.scores: list[Row] = []
 
     def fold_stream(self, events: Sequence[RecordedEvent]) -> None:
-        """Fold a table's stream: its players as seated, a row per seat per ``DealScored``."""
+        """Fold a table's stream: its players as seated (or replaced), a row per seat per
+        ``DealScored``."""
         if not events or not events[0].stream_id.startswith(TABLE_PREFIX):
             return
         table_id = _uuid_text(events[0].stream_id.removeprefix(TABLE_PREFIX))
@@ -208,7 +216,7 @@ class SeatScoresFold:
             if event.type == "TableCreated":
                 count = data["seat_count"]
                 players = [None] * count if isinstance(count, int) else None
-            elif event.type == "PlayerSeated" and players is not None:
+            elif event.type in ("PlayerSeated", "SeatReplaced") and players is not None:
                 seat = data.get("seat")
                 if isinstance(seat, int) and 0 <= seat < len(players):
                     players[seat] = str(data["player_id"])

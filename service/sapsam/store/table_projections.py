@@ -147,6 +147,8 @@ _ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "DeadlinesExtended": (("deadline_ms", "%(deadline_ms)s"),),
     # A voided deal ends unscored: nothing is awaited, and the totals stay as they were.
     "DealVoided": (("phase", "'BETWEEN_DEALS'"), ("deadline_ms", "NULL")),
+    # Another player holds the seat from the next deal on (its scores so far stay its own).
+    "SeatReplaced": (("players", _SEATED),),
     "SeriesCompleted": (("phase", "'SERIES_COMPLETE'"),),
     "SeriesStarted": (
         ("phase", "'BETWEEN_DEALS'"),
@@ -193,7 +195,7 @@ def _table_state_statement(
         )
         return _table_state_sql(event.type, inside), parameters
     parameters["seat"] = data.get("seat")
-    if event.type == "PlayerSeated":
+    if event.type in ("PlayerSeated", "SeatReplaced"):
         parameters["player"] = str(data["player_id"])
     elif event.type == "DealerChosen":
         parameters["dealer"] = data["dealer"]

@@ -348,3 +348,65 @@ class VoidDealResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___VoidDealResponse: _TypeAlias = VoidDealResponse  # noqa: Y015
+
+@_typing.final
+class ReplaceSeatRequest(_message.Message):
+    """Request of ReplaceSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request, at most 64 characters; a repeat returns the
+    original response and records nothing more.
+    """
+    seat: _builtins.str
+    """Name of the seat, "tables/{table}/seats/{seat}"."""
+    player: _builtins.str
+    """The player who takes it, "players/{player}"."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplaceSeatRequest: _TypeAlias = ReplaceSeatRequest  # noqa: Y015
+
+@_typing.final
+class ReplaceSeatResponse(_message.Message):
+    """Response of ReplaceSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> _table_pb2.Table:
+        """The table with the seat's new player."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended; unset without a signing key."""
+
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.Table | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplaceSeatResponse: _TypeAlias = ReplaceSeatResponse  # noqa: Y015

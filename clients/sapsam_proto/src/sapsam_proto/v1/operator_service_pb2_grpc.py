@@ -55,6 +55,11 @@ class OperatorServiceStub:
                 request_serializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealResponse.FromString,
                 _registered_method=True)
+        self.ReplaceSeat = channel.unary_unary(
+                '/sapsam.v1.OperatorService/ReplaceSeat',
+                request_serializer=sapsam_dot_v1_dot_operator__service__pb2.ReplaceSeatRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_operator__service__pb2.ReplaceSeatResponse.FromString,
+                _registered_method=True)
 
 
 class OperatorServiceServicer:
@@ -100,6 +105,19 @@ class OperatorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplaceSeat(self, request, context):
+        """Gives a seat to another registered player, between deals, once the table has played a deal
+        (a SeatReplaced event): from the next deal on the seat plays for the new player; every deal
+        before stays the previous player's, their scores included. Refused, writing nothing: in the
+        middle of a deal or before the first (FAILED_PRECONDITION, WRONG_PHASE: end the deal first
+        with ForceSeatTimeout or VoidDeal), at a tournament's table (WRONG_PHASE), a player already
+        seated at the table (ALREADY_EXISTS, ALREADY_SEATED), an unknown player (NOT_FOUND, PLAYER_NOT_FOUND), a seat
+        outside the table (INVALID_ARGUMENT, UNKNOWN_SEAT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OperatorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -122,6 +140,11 @@ def add_OperatorServiceServicer_to_server(servicer, server):
                     servicer.VoidDeal,
                     request_deserializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_operator__service__pb2.VoidDealResponse.SerializeToString,
+            ),
+            'ReplaceSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplaceSeat,
+                    request_deserializer=sapsam_dot_v1_dot_operator__service__pb2.ReplaceSeatRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_operator__service__pb2.ReplaceSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -233,6 +256,33 @@ class OperatorService:
             '/sapsam.v1.OperatorService/VoidDeal',
             sapsam_dot_v1_dot_operator__service__pb2.VoidDealRequest.SerializeToString,
             sapsam_dot_v1_dot_operator__service__pb2.VoidDealResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplaceSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.OperatorService/ReplaceSeat',
+            sapsam_dot_v1_dot_operator__service__pb2.ReplaceSeatRequest.SerializeToString,
+            sapsam_dot_v1_dot_operator__service__pb2.ReplaceSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

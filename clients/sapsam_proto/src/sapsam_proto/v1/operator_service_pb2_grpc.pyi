@@ -60,6 +60,15 @@ class OperatorServiceStub:
     progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
     empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
     """
+    ReplaceSeat: _grpc.UnaryUnaryMultiCallable[_operator_service_pb2.ReplaceSeatRequest, _operator_service_pb2.ReplaceSeatResponse]
+    """Gives a seat to another registered player, between deals, once the table has played a deal
+    (a SeatReplaced event): from the next deal on the seat plays for the new player; every deal
+    before stays the previous player's, their scores included. Refused, writing nothing: in the
+    middle of a deal or before the first (FAILED_PRECONDITION, WRONG_PHASE: end the deal first
+    with ForceSeatTimeout or VoidDeal), at a tournament's table (WRONG_PHASE), a player already
+    seated at the table (ALREADY_EXISTS, ALREADY_SEATED), an unknown player (NOT_FOUND, PLAYER_NOT_FOUND), a seat
+    outside the table (INVALID_ARGUMENT, UNKNOWN_SEAT).
+    """
 
 @_typing.type_check_only
 class OperatorServiceAsyncStub(OperatorServiceStub):
@@ -88,6 +97,15 @@ class OperatorServiceAsyncStub(OperatorServiceStub):
     series, and the next deal may start. Refused, writing nothing: a deal that is not the one in
     progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
     empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
+    """
+    ReplaceSeat: _aio.UnaryUnaryMultiCallable[_operator_service_pb2.ReplaceSeatRequest, _operator_service_pb2.ReplaceSeatResponse]  # type: ignore[assignment]
+    """Gives a seat to another registered player, between deals, once the table has played a deal
+    (a SeatReplaced event): from the next deal on the seat plays for the new player; every deal
+    before stays the previous player's, their scores included. Refused, writing nothing: in the
+    middle of a deal or before the first (FAILED_PRECONDITION, WRONG_PHASE: end the deal first
+    with ForceSeatTimeout or VoidDeal), at a tournament's table (WRONG_PHASE), a player already
+    seated at the table (ALREADY_EXISTS, ALREADY_SEATED), an unknown player (NOT_FOUND, PLAYER_NOT_FOUND), a seat
+    outside the table (INVALID_ARGUMENT, UNKNOWN_SEAT).
     """
 
 class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -138,6 +156,21 @@ class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
         series, and the next deal may start. Refused, writing nothing: a deal that is not the one in
         progress (FAILED_PRECONDITION, WRONG_DEAL), no deal in progress (WRONG_PHASE), a reason
         empty, longer than 200 characters or not printable (INVALID_ARGUMENT).
+        """
+
+    @_abc_1.abstractmethod
+    def ReplaceSeat(
+        self,
+        request: _operator_service_pb2.ReplaceSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_operator_service_pb2.ReplaceSeatResponse, _abc.Awaitable[_operator_service_pb2.ReplaceSeatResponse]]:
+        """Gives a seat to another registered player, between deals, once the table has played a deal
+        (a SeatReplaced event): from the next deal on the seat plays for the new player; every deal
+        before stays the previous player's, their scores included. Refused, writing nothing: in the
+        middle of a deal or before the first (FAILED_PRECONDITION, WRONG_PHASE: end the deal first
+        with ForceSeatTimeout or VoidDeal), at a tournament's table (WRONG_PHASE), a player already
+        seated at the table (ALREADY_EXISTS, ALREADY_SEATED), an unknown player (NOT_FOUND, PLAYER_NOT_FOUND), a seat
+        outside the table (INVALID_ARGUMENT, UNKNOWN_SEAT).
         """
 
 def add_OperatorServiceServicer_to_server(servicer: OperatorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

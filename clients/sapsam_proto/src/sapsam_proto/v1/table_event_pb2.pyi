@@ -56,6 +56,7 @@ class TableEvent(_message.Message):
     SERIES_STARTED_FIELD_NUMBER: _builtins.int
     DEADLINES_EXTENDED_FIELD_NUMBER: _builtins.int
     DEAL_VOIDED_FIELD_NUMBER: _builtins.int
+    SEAT_REPLACED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -142,6 +143,10 @@ class TableEvent(_message.Message):
     def deal_voided(self) -> Global___DealVoided:
         """The operator voided the deal in progress: unscored, its seed published."""
 
+    @_builtins.property
+    def seat_replaced(self) -> Global___SeatReplaced:
+        """The operator gave a seat to another player, between deals."""
+
     def __init__(
         self,
         *,
@@ -167,12 +172,13 @@ class TableEvent(_message.Message):
         series_started: Global___SeriesStarted | None = ...,
         deadlines_extended: Global___DeadlinesExtended | None = ...,
         deal_voided: Global___DealVoided | None = ...,
+        seat_replaced: Global___SeatReplaced | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -772,3 +778,36 @@ class DealVoided(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DealVoided: _TypeAlias = DealVoided  # noqa: Y015
+
+@_typing.final
+class SeatReplaced(_message.Message):
+    """Public payload of SeatReplaced: the operator gave a seat to another player between deals
+    (OperatorService ReplaceSeat). From the next deal on the seat plays for `player`; every deal
+    before stays the previous player's.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PREVIOUS_PLAYER_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.str
+    """Name of the seat, "tables/{table}/seats/{seat}"."""
+    previous_player: _builtins.str
+    """The player who held the seat, "players/{player}"."""
+    player: _builtins.str
+    """The player who holds it now, "players/{player}"."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.str = ...,
+        previous_player: _builtins.str = ...,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "previous_player", b"previous_player", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatReplaced: _TypeAlias = SeatReplaced  # noqa: Y015

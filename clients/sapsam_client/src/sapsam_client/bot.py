@@ -303,6 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             keeper = SharedKeeper(CommitmentFile(arguments.commitments))
         outcomes: list[SeriesOutcome] = []
         errors: list[BaseException] = []
+        ended: list[int] = []  # the seats whose threads have ended
+        settled = threading.Condition()  # notified as each seat's thread ends
 
         def run(index: int) -> None:
             try:
@@ -332,6 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             except BaseException as error:  # reported by the main thread
                 errors.append(error)
+            finally:
+                with settled:
+                    ended.append(index)
+                    settled.notify()
 
         threads = [
             threading.Thread(target=run, args=(index,), daemon=True)
@@ -339,8 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        # Until every seat has played its series, or one fails: the table waits for a failed
+        # seat, so the others would wait for ever (their threads are daemons, left behind).
+        with settled:
+            settled.wait_for(lambda: bool(errors) or len(ended) == len(threads))
         if errors:
             raise errors[0]
         table_now = first.get_table(table)
@@ -359,6 +367,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SapsamError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
         _say_resume(words, table)
+        if argv is None and threading.active_count() > 1:
+            # Run as the program, other seats still in their calls: leave now, as on Ctrl-C
+            # (freeing their channels at the interpreter's exit could wait for ever).
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(1)
         return 1
     except KeyboardInterrupt:
         _say_resume(words, table)

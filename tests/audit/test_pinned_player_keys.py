@@ -25,7 +25,10 @@ from test_audit_tampering import _parse
 from sapsam.app.tables import TableService
 from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
-from sapsam.audit.sample_play import PLAYERS, play_series
+from sapsam.audit.export_reading import read_export
+from sapsam.audit.pinned_player_keys import pinned_key_checks
+from sapsam.audit.report import Status
+from sapsam.audit.sample_play import PLAYERS, play_deal, play_series, seated_table
 from sapsam.cli import main
 from sapsam.fairness import player_keys
 from sapsam.rules.arrangement import Arrangement
@@ -63,20 +66,28 @@ async def _played(url: str) -> uuid.UUID:
         await store.close()
 
 
-def _resigned_by(lines: list[str], player: str, forger: Ed25519PrivateKey) -> list[str]:
-    """``player``'s moves signed by ``forger`` instead, every hash re-chained."""
+def _resigned_by(
+    lines: list[str],
+    player: str,
+    forger: Ed25519PrivateKey,
+    seat: int | None = None,
+    deal: int | None = None,
+) -> list[str]:
+    """``player``'s moves (at ``seat``, else at the seat PlayerSeated gave it; in ``deal``, else
+    in every deal) signed by ``forger`` instead, every hash of the first segment re-chained."""
     export = _parse(lines)
     table_id = uuid.UUID(export.header["table_id"])
-    seats = {
-        event["data"]["player_id"]: event["data"]["seat"]
-        for event in export.events
-        if event["type"] == "PlayerSeated"
-    }
+    if seat is None:
+        seat = next(
+            event["data"]["seat"]
+            for event in export.events
+            if event["type"] == "PlayerSeated" and event["data"]["player_id"] == player
+        )
     for event in export.events:
         data = event["data"]
         if event["type"] not in ("ArrangementCommitted", "ArrangementRevealed"):
             continue
-        if data["seat"] != seats[player]:
+        if data["seat"] != seat or deal not in (None, data["deal_number"]):
             continue
         if event["type"] == "ArrangementCommitted":
             message = player_keys.commit_message(
@@ -151,6 +162,40 @@ def test_moves_re_signed_by_a_forgers_key_fail_only_with_the_players_key_pinned(
     # Pinning only the other player leaves the forgery unseen by this check.
     code, report = _verify(capsys, tmp_path, forged, f"{BOB}={_hex(KEYS[BOB])}")
     assert code == 4 and _check(report, BOB)["status"] == "passed"
+
+
+async def test_a_replaced_seat_holds_each_of_its_players_to_their_own_keys(
+    service: TableService, database_url: str
+) -> None:
+    # Seat 1 is bob's in deal 1, then SeatReplaced gives it to zed, who signs deal 2's moves.
+    zed, zed_key = "zed", Ed25519PrivateKey.generate()
+    table_id = await seated_table(service, 2)
+    await play_deal(service, table_id, 1, signing_keys=KEYS)
+    await service.replace_seat(table_id, 1, zed, "replace-1")
+    await play_deal(service, table_id, 2, signing_keys={ANN: KEYS[ANN], zed: zed_key})
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        table = list(
+            write_lines(audit_database.export_table(connection, table_id, Requester.operator()))
+        )
+        deal = list(
+            write_lines(audit_database.export_deal(connection, table_id, 2, Requester.operator()))
+        )
+    pins = {
+        BOB: frozenset({bytes.fromhex(_hex(KEYS[BOB]))}),
+        zed: frozenset({bytes.fromhex(_hex(zed_key))}),
+    }
+
+    def statuses(lines: list[str]) -> dict[str, Status]:
+        checks = pinned_key_checks(read_export(lines), pins)
+        return {check.name.removeprefix("pinned_player_key"): check.status for check in checks}
+
+    assert statuses(table) == {f"[{BOB}]": Status.PASSED, f"[{zed}]": Status.PASSED}
+    # Deal 2's own export seats bob at the opening, but he made none of its moves.
+    assert statuses(deal) == {f"[{BOB}]": Status.NOT_COVERED, f"[{zed}]": Status.PASSED}
+    # zed's moves re-signed by a forger pass every other check, and fail zed's pin.
+    forged = _resigned_by(table, zed, Ed25519PrivateKey.generate(), seat=1, deal=2)
+    assert verify_export(forged).ok
+    assert statuses(forged) == {f"[{BOB}]": Status.PASSED, f"[{zed}]": Status.FAILED}
 
 
 def test_a_pinned_player_not_at_the_table_is_not_covered(

@@ -8,8 +8,8 @@ reader who knows a player's keys — the player itself (the SDK keeps its key), 
 fetched them (``GetPlayer``'s ``public_keys``) — pins them, and one more check per pinned player,
 ``pinned_player_key[<player>]``, says:
 
-* FAILED when a move of that player (a seat ``PlayerSeated`` gives it) is signed by a key not
-  pinned for it;
+* FAILED when a move of that player (at a seat ``PlayerSeated``, or a later ``SeatReplaced``,
+  gives it) is signed by a key not pinned for it;
 * PASSED when the player has signed moves in the export and every one is by a pinned key;
 * NOT COVERED when the player is not seated in the export, or none of its moves is signed (a move
   made before it registered a key is unsigned, and a pin carries no date; the
@@ -49,6 +49,7 @@ MAX_PLAYER_ID_CHARS: Final = 128
 MAX_KEY_FILE_CHARS: Final = 1 << 16
 """Characters read of a key file (64 keys of 64 hex digits with comments fit many times over)."""
 _MOVES: Final = ("ArrangementCommitted", "ArrangementRevealed")
+_SEATINGS: Final = ("PlayerSeated", "SeatReplaced")
 _PLAYERS_PREFIX: Final = "players/"
 
 
@@ -141,15 +142,19 @@ def pinned_key_checks(
     export: AuditExport, pins: Mapping[str, frozenset[bytes]]
 ) -> list[AuditCheck]:
     """One ``pinned_player_key[<player>]`` check per pinned player, in the pins' order."""
-    seated: dict[int, str] = {}
+    seated: dict[int, str] = {}  # who holds each seat at this point of the log
+    holders: set[str] = set()  # everyone who held a seat in the export
     signed: dict[str, int] = {}
     strangers: dict[str, list[str]] = {}
     for event in export.events:
         data = event.data
-        if event.type == "PlayerSeated":
+        # SeatReplaced gives the seat to another player between deals: the moves after it are
+        # the new player's (as the player_signature checks read them).
+        if event.type in _SEATINGS:
             seat, player = data.get("seat"), data.get("player_id")
             if isinstance(seat, int) and isinstance(player, str):
                 seated[seat] = _normal(player)
+                holders.add(seated[seat])
             continue
         if event.type not in _MOVES:
             continue
@@ -169,10 +174,7 @@ def pinned_key_checks(
                 f"the {kind} of deal {deal}, seat {seat} (version {event.version}) is signed by"
                 f" key {key[:64]}"
             )
-    return [
-        _check(player, pins[player], player in seated.values(), signed, strangers)
-        for player in pins
-    ]
+    return [_check(player, pins[player], player in holders, signed, strangers) for player in pins]
 
 
 def _check(

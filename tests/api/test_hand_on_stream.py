@@ -12,7 +12,7 @@ from api_client import OPERATOR_TOKEN, DealSecrets, Player, Watcher, hidden_info
 from scenarios import Seated, World
 
 from sapsam.api.watch import RECENT_EVENTS
-from sapsam_proto.v1 import table_service_pb2
+from sapsam_proto.v1 import operator_service_pb2, operator_service_pb2_grpc, table_service_pb2
 
 
 def _own_hand(world: World, player: Player) -> list[str]:
@@ -106,3 +106,22 @@ def test_a_replay_of_old_deals_shows_each_seat_its_hands(world: World) -> None:
         _stop(replays)
     finally:
         at_head.cancel()
+
+
+def test_a_replay_of_a_voided_deal_shows_each_seat_its_hand(world: World) -> None:
+    """A voided deal publishes its seed in ``DealVoided`` (and forgets the secret): a replay,
+    by a channel opened afresh, still shows each seat its own cards."""
+    seated = world.seated()
+    spectator = world.player("spectator")
+    deal = world.dealt(seated)
+    hands = {deal: {player.seat: _own_hand(world, player) for player in seated.players}}
+    stub = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
+    stub.VoidDeal(
+        operator_service_pb2.VoidDealRequest(request_id="void-1", deal=deal, reason="a test"),
+        metadata=world.operator,
+    )
+    replays = _watchers(world, seated, spectator)
+    try:
+        _check(world, replays, hands)
+    finally:
+        _stop(replays)

@@ -140,7 +140,8 @@ class TableChannel(StreamChannel):
     async def _seeds(self, records: Sequence[RecordedEvent]) -> dict[int, bytes]:
         """The seeds of the deals ``records`` deal: published among them, still secret (from
         memory or ``deal_secrets``), or else published after them (a replay that stops before
-        the deal's end, or a seed revealed since the read): then read from the log."""
+        the deal's end, or a seed revealed or a deal voided since the read): then read from the
+        log."""
         seeds = _published_seeds(records)
         missing = [number for number in _dealt_deals(records) if number not in seeds]
         for number in missing:
@@ -170,12 +171,17 @@ def _dealt_deals(records: Sequence[RecordedEvent]) -> list[int]:
     ]
 
 
+_PUBLISHING_SEED = frozenset({domain_events.SeedRevealed.TYPE, domain_events.DealVoided.TYPE})
+"""The events that publish a deal's seed (and make ``deal_secrets`` forget it)."""
+
+
 def _published_seeds(records: Sequence[RecordedEvent]) -> dict[int, bytes]:
-    """The deal seeds ``records`` publish (``SeedRevealed``), by deal number."""
+    """The deal seeds ``records`` publish (``SeedRevealed``, or ``DealVoided`` for a deal the
+    operator ended unscored), by deal number."""
     return {
         int(str(recorded.data["deal_number"])): bytes.fromhex(str(recorded.data["seed"]))
         for recorded in records
-        if recorded.type == domain_events.SeedRevealed.TYPE
+        if recorded.type in _PUBLISHING_SEED
     }
 
 

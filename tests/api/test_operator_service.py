@@ -259,3 +259,19 @@ def test_the_operator_gives_a_seat_to_another_player_between_deals(api: Api) -> 
             previous.token,
         )
     assert error_reason(caught.value)[1] == "NOT_SEATED"
+
+    # The seat's moves are the newcomer's now (the servicer checked the seat against who held it
+    # when every seat was first taken, and refused the newcomer), and no longer the previous's.
+    def entropy(player: Any) -> Any:
+        return api.call(
+            "ContributeEntropy",
+            table_service_pb2.ContributeEntropyRequest(
+                request_id=str(uuid.uuid4()), seat=seat, entropy=b"newcomer"
+            ),
+            player.token,
+        )
+
+    with pytest.raises(grpc.RpcError) as caught:
+        entropy(previous)
+    assert error_reason(caught.value)[1] == "NOT_YOUR_SEAT"
+    entropy(newcomer)

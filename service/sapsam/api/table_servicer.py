@@ -11,7 +11,7 @@ identical; the same ``request_id`` with a different request (``sapsam.api.reques
 REQUEST_ID_REUSED.
 
 The requests' common parts are read in ``sapsam.api.table_requests``; the reads that lean on
-facts that never change (creator, full seats, deal starts) are ``sapsam.app.table_reads``.
+facts that never change (creator, deal starts) are ``sapsam.app.table_reads``.
 """
 
 from __future__ import annotations
@@ -290,7 +290,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         hand = await self._tables.own_hand(
             table_id, player_id
         )  # one read: the cards name their deal
-        if hand.seat != seat:  # the seat changed hands between the two reads: impossible today
+        if hand.seat != seat:  # the seat changed hands between the two reads (SeatReplaced)
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
         return table_service_pb2.GetMyHandResponse(
             deal=resources.deal_name(table_id, hand.deal_number),

@@ -1,10 +1,11 @@
 """Reads of a table that lean on facts that never change once recorded, remembered per process.
 
-A table's first event (its creator and creation time), the holders of a table whose every seat
-is taken (a seat never changes hands once taken), and where each deal starts in its table's
+A table's first event (its creator and creation time) and where each deal starts in its table's
 stream (versions never change): once seen, each stays true, so the TableService servicer asks
 this module instead of reading the log again. Each memory keeps the :data:`CACHE_TABLES` tables
-used last; everything else comes from ``sapsam.app.tables.TableService``.
+used last; everything else comes from ``sapsam.app.tables.TableService``. A seat's holder is not
+among them: the operator gives a seat to another player between deals (``SeatReplaced``), so it
+is read from the table's state, from memory when that copy is current.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from sapsam.domain.table import TableState
 from sapsam.log.records import RecordedEvent
 
 CACHE_TABLES: Final = 4096
-"""Tables whose immutable facts (first event, full seats, deal starts) each memory keeps."""
+"""Tables whose immutable facts (first event, deal starts) each memory keeps."""
 DEAL_PAGE_EVENTS: Final = 32
 """Events read at once for a deal's events (a deal of two seats has about fifteen)."""
 
@@ -41,8 +42,6 @@ class TableReads:
     def __init__(self, tables: TableService) -> None:
         self._tables = tables
         self._first_events: OrderedDict[uuid.UUID, RecordedEvent] = OrderedDict()
-        # Seat holders of tables whose every seat is taken.
-        self._full_seats: OrderedDict[uuid.UUID, tuple[str | None, ...]] = OrderedDict()
         # Where each deal starts in its table's stream, and how far the stream was scanned, so
         # a deal's events are read alone, not the whole stream.
         self._deal_starts: OrderedDict[uuid.UUID, tuple[int, dict[int, int]]] = OrderedDict()
@@ -57,14 +56,9 @@ class TableReads:
         return first
 
     async def seat_holder(self, table_id: uuid.UUID, seat: int) -> SeatHolder:
-        """Who holds ``seat``: from memory once every seat of the table is taken, else from the
-        table's state (``TableNotFoundError`` for no table)."""
-        holders = self._full_seats.get(table_id)
-        if holders is None:
-            state = await self._tables.load(table_id)
-            holders = state.seats
-            if holders and None not in holders:
-                _bounded_put(self._full_seats, table_id, holders)
+        """Who holds ``seat`` now, from the table's state (``TableNotFoundError`` for no table):
+        not remembered apart from it, since a seat changes hands (``SeatReplaced``)."""
+        holders = (await self._tables.load(table_id)).seats
         holder = holders[seat] if 0 <= seat < len(holders) else None
         return SeatHolder(len(holders), holder)
 

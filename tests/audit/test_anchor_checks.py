@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from sapsam.audit import verify_export, write_lines
 from sapsam.audit.anchoring import Trust
+from sapsam.audit.export_reading import read_export
 from sapsam.audit.inclusion_walk import SharedWalk
 from sapsam.audit.report import Verdict
 from sapsam.audit.sample_anchored import AnchoredLog, anchored_log
@@ -69,6 +71,28 @@ def test_an_older_checkpoint_of_the_reader_is_shown_extended(log: AnchoredLog) -
     assert report.verdict is Verdict.ANCHORED and report.anchor is not None
     assert report.anchor.tree_size == log.tree.size and report.anchor.checkpoint == "export"
     assert "extends the one of 30" in report.named("consistency").detail
+
+
+def test_a_witness_of_the_readers_older_tree_vouches_only_for_events_inside_it(
+    log: AnchoredLog,
+) -> None:
+    # The reader's checkpoint, cosigned by the witness, is older than the export's: the witness
+    # saw the events only if the reader's tree already holds them (docs/audit.md §4.5).
+    leaves = sorted(
+        event.inclusion.leaf_index
+        for event in read_export(_deal(log)).events
+        if event.inclusion is not None
+    )
+    trust = Trust(PINNED.server_keys, (WITNESS.verifier,))
+    for size, witnessed in ((leaves[-1], False), (leaves[-1] + 1, True)):
+        assert size < log.tree.size
+        reader = add_signature(_reader(log, size), WITNESS, 1_800_000_100)
+        report = verify_export(_deal(log, known=size), trust=replace(trust, checkpoint=reader))
+        assert report.verdict is Verdict.ANCHORED and report.anchor is not None
+        assert report.anchor.checkpoint == "export"
+        expected = (WITNESS.verifier.label,) if witnessed else ()
+        assert report.anchor.witnessed_by == expected, size
+        assert ("witnessed by" in report.anchor.describe()) is witnessed
 
 
 def test_a_fork_or_a_rewritten_history_fails(log: AnchoredLog) -> None:

@@ -135,7 +135,7 @@ def anchoring_checks(export: AuditExport, trust: Trust) -> tuple[list[AuditCheck
         if consistency.failed:
             anchor = None
         elif anchor is not None and linked is not None:
-            anchor = _linked_anchor(anchor, linked)
+            anchor = _linked_anchor(anchor, linked, _last_leaf(export.events))
     return checks, anchor
 
 
@@ -159,13 +159,18 @@ def _witnesses(opened: OpenedNote) -> tuple[str, ...]:
     return tuple(entry.key.label for entry in opened.verified if entry.timestamp is not None)
 
 
-def _linked_anchor(export_anchor: Anchor, linked: tuple[Checkpoint, OpenedNote]) -> Anchor:
+def _linked_anchor(
+    export_anchor: Anchor, linked: tuple[Checkpoint, OpenedNote], last_leaf: int
+) -> Anchor:
     """The anchor once the reader's checkpoint is linked: the larger of the two trees (an
-    inclusion in the smaller tree is one in the larger, which extends it), witnessed by either's
-    witnesses."""
+    inclusion in the smaller tree is one in the larger, which extends it), witnessed by the
+    export's witnesses and by the reader's when the reader's tree holds every event (up to
+    ``last_leaf``): a witness of a smaller tree saw none of the leaves past it, and that the
+    larger tree extends it says nothing about them (docs/audit.md §4.5)."""
     checkpoint, opened = linked
     reader = _anchor(checkpoint, opened, "reader")
-    witnesses = tuple(dict.fromkeys(reader.witnessed_by + export_anchor.witnessed_by))
+    readers_witnesses = reader.witnessed_by if last_leaf < checkpoint.size else ()
+    witnesses = tuple(dict.fromkeys(readers_witnesses + export_anchor.witnessed_by))
     if checkpoint.size >= export_anchor.tree_size:
         return replace(reader, witnessed_by=witnesses)
     return replace(export_anchor, witnessed_by=witnesses)
@@ -302,6 +307,11 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
         f"all {proven} events are in the checkpoint's tree (leaves "
         f"{_first_leaf(events)}..{previous_leaf}), each proof leading to its root",
     )
+
+
+def _last_leaf(events: Sequence[ExportedEvent]) -> int:
+    """The largest leaf index of the events' proofs (-1 without any)."""
+    return max((e.inclusion.leaf_index for e in events if e.inclusion is not None), default=-1)
 
 
 def _first_leaf(events: Sequence[ExportedEvent]) -> int:

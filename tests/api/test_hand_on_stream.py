@@ -125,3 +125,39 @@ def test_a_replay_of_a_voided_deal_shows_each_seat_its_hand(world: World) -> Non
         _check(world, replays, hands)
     finally:
         _stop(replays)
+
+
+def test_a_seat_given_to_another_player_shows_each_holder_only_its_own_deals(
+    world: World,
+) -> None:
+    """After ReplaceSeat, a replay shows the previous holder its cards of the deals it played
+    at the seat, and the new holder only those of the deals dealt to it."""
+    seated = world.seated(series_length=2)
+    deal, chosen = world.revealing(seated)
+    previous = seated.players[1]
+    before = _own_hand(world, previous)
+    for player in seated.players:
+        world.reveal(player, chosen[player.seat])
+    newcomer = world.player("newcomer")
+    stub = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
+    stub.ReplaceSeat(
+        operator_service_pb2.ReplaceSeatRequest(
+            request_id="replace-1", seat=previous.seat, player=newcomer.name
+        ),
+        metadata=world.operator,
+    )
+    newcomer.seat = previous.seat
+    seated.players[1] = newcomer
+    later = world.dealt(seated)
+    after = _own_hand(world, newcomer)
+    watchers = {
+        "previous": Watcher(world.api, seated.table, previous.token),
+        "newcomer": Watcher(world.api, seated.table, newcomer.token),
+    }
+    try:
+        for watcher in watchers.values():
+            watcher.wait_for(lambda watcher=watcher: {deal, later} <= _dealt(watcher).keys())  # type: ignore[misc]
+        assert _dealt(watchers["previous"]) == {deal: before, later: []}
+        assert _dealt(watchers["newcomer"]) == {deal: [], later: after}
+    finally:
+        _stop(watchers)

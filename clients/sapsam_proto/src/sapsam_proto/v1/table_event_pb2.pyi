@@ -393,9 +393,11 @@ class CardsDealt(_message.Message):
     def my_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The watching caller's own 13 cards in this deal, in canonical order (2c 2d 2h 2s 3c … As),
         exactly as GetMyHand returns them, so a seat needs no GetMyHand call. Set only on a stream
-        whose authenticated caller holds a seat at the table (live and on a replay with
-        after_version alike); empty for everyone else: other watchers, spectators, the operator. A
-        client seeing it empty on its own seat's stream calls GetMyHand.
+        whose authenticated caller held a seat at the table when this deal's cards were dealt (live
+        and on a replay with after_version alike; a seat the operator gave to another player since,
+        ReplaceSeat, shows its earlier deals to their holder then, not to the new one); empty for
+        everyone else: other watchers, spectators, the operator. A client seeing it empty on its
+        own seat's stream calls GetMyHand.
         """
 
     def __init__(

@@ -1,9 +1,9 @@
 """What a table command is to the runner and what it answers: the plan a handler hands it, the
 outcome it returns, the errors it raises, and the names it shares with the handlers.
 
-A handler (``sapsam.app.table_setup``, ``sapsam.app.table_deal_commands``) builds a ``Plan`` on
-the state it is given; ``sapsam.app.table_runner`` decides and appends it and answers with a
-``TableOutcome``.
+A handler (``sapsam.app.table_seating``, ``sapsam.app.deal_commands``,
+``sapsam.app.operator_commands``) builds a ``Plan`` on the state it is given;
+``sapsam.app.table_runner`` decides and appends it and answers with a ``TableOutcome``.
 """
 
 from __future__ import annotations

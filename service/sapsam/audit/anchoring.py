@@ -2,7 +2,7 @@
 export, and checking them against the keys a reader pins (docs/audit.md §2.5 and §4.5).
 
 Pure: the store reads the checkpoint, the leaf indexes and the tree's nodes
-(``sapsam.store.export_anchors``) and :func:`attach_anchors` builds the proofs from them. The
+(``sapsam.audit.export_proofs``) and :func:`attach_anchors` builds the proofs from them. The
 verifier's side is :func:`anchoring_checks`: three named checks and, when they hold with a pinned
 key, the :class:`~sapsam.audit.report.Anchor` that makes the verdict *anchored*:
 

@@ -24,7 +24,6 @@ from typing import Any, Final
 
 from grpc_health.v1 import health_pb2
 
-from sapsam.app.operator_queries import stuck
 from sapsam.app.tables import TableService
 from sapsam.store.background import BackgroundLoop
 
@@ -56,7 +55,7 @@ def stuck_tables_check(
 
     async def check(should_stop: object) -> None:
         now = tables.clock()
-        found = stuck(await tables.awaited_tables(), now - STUCK_AFTER_SECONDS * 1000, None)
+        found = await tables.stuck_tables(at_ms=now - STUCK_AFTER_SECONDS * 1000)
         gauge.count, gauge.checked_ms = len(found), now
         if found:
             _logger.warning(

@@ -128,8 +128,23 @@ class OperatorQueries(TableRunner):
         return [awaited_table(row) for row in rows]
 
     async def stuck_tables(
-        self, waiting_longer_than_ms: int | None = None, limit: int = MAX_LISTED
+        self,
+        waiting_longer_than_ms: int | None = None,
+        limit: int = MAX_LISTED,
+        *,
+        at_ms: int | None = None,
     ) -> list[AwaitedTable]:
-        """The tables past their deadline or waiting longer than the threshold (see
-        :func:`stuck`), longest waiting first."""
-        return stuck(await self.awaited_tables(None, limit), self.clock(), waiting_longer_than_ms)
+        """Up to ``limit`` tables past their deadline at ``at_ms`` (None: now) or waiting
+        longer than the threshold (see :func:`stuck`), longest waiting first.
+
+        The tables past their deadline are read by their deadline: they would be missed if
+        looked for only among the ``limit`` longest waiting (lobbies that wait for players for
+        ever come first there)."""
+        now = self.clock() if at_ms is None else at_ms
+        async with self.store.session() as session:
+            rows = list(await session.waiting_past_deadline(now, limit))
+            if waiting_longer_than_ms is not None:
+                rows.extend(await session.waiting_tables(None, limit))
+        tables = {row.table_id: awaited_table(row) for row in rows}
+        ordered = sorted(tables.values(), key=lambda table: table.waiting_since_ms)
+        return stuck(ordered, now, waiting_longer_than_ms)[:limit]

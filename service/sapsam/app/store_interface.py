@@ -325,6 +325,11 @@ class StoreSession(Protocol):
         first."""
         ...
 
+    async def waiting_past_deadline(self, now_ms: int, limit: int) -> Sequence[WaitingTable]:
+        """Up to ``limit`` tables not complete whose deadline passed by ``now_ms``, longest
+        waiting first."""
+        ...
+
     async def tables_past_deadline(self, now_ms: int, limit: int) -> Sequence[DueTable]:
         """Tables in play whose deadline passed by ``now_ms`` (backed-off ones left out)."""
         ...

@@ -32,7 +32,13 @@ from sapsam.store.deal_history import PlayedDealLine, deal_history_page
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
 from sapsam.store.table_projections import DueTable, tables_past_deadline
-from sapsam.store.table_queries import TableListing, WaitingTable, table_page, waiting_tables
+from sapsam.store.table_queries import (
+    TableListing,
+    WaitingTable,
+    table_page,
+    waiting_past_deadline,
+    waiting_tables,
+)
 from sapsam.store.tournament_queries import running_tournament_ids, tournament_of_table
 
 Connection = psycopg.AsyncConnection[Any]
@@ -161,6 +167,9 @@ class PostgresSession:
 
     async def waiting_tables(self, phases: Sequence[str] | None, limit: int) -> list[WaitingTable]:
         return await waiting_tables(self.connection, phases, limit)
+
+    async def waiting_past_deadline(self, now_ms: int, limit: int) -> list[WaitingTable]:
+        return await waiting_past_deadline(self.connection, now_ms, limit)
 
     async def tables_past_deadline(self, now_ms: int, limit: int) -> list[DueTable]:
         return await tables_past_deadline(self.connection, now_ms, limit)

@@ -75,6 +75,23 @@ async def waiting_tables(
             {"phases": None if phases is None else list(phases), "limit": limit},
         )
     ).fetchall()
+    return _waiting(rows)
+
+
+async def waiting_past_deadline(
+    connection: Connection, now_ms: int, limit: int
+) -> list[WaitingTable]:
+    """Up to ``limit`` tables not complete whose deadline passed by ``now_ms``, longest waiting
+    first (found by their deadline, however many tables have waited longer)."""
+    rows = await (
+        await connection.execute(
+            query("tables.waiting_past_deadline"), {"now": now_ms, "limit": limit}
+        )
+    ).fetchall()
+    return _waiting(rows)
+
+
+def _waiting(rows: Sequence[Any]) -> list[WaitingTable]:
     return [
         WaitingTable(
             table_id=uuid.UUID(str(row[0])),

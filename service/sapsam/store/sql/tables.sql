@@ -26,3 +26,13 @@ FROM table_state t JOIN events e ON e.position = t.last_position
 WHERE (%(phases)s::text[] IS NULL AND t.phase <> 'SERIES_COMPLETE')
     OR t.phase = ANY(%(phases)s::text[])
 ORDER BY e.position LIMIT %(limit)s
+
+-- name: waiting_past_deadline
+-- The tables not complete whose deadline passed by %(now)s, as ``waiting`` shows them, longest
+-- waiting first: found by their deadline (table_state_deadline), not behind every table that
+-- has waited longer for something else.
+SELECT t.table_id::text, t.phase, t.seat_count, t.players, t.dealer, t.deal_number,
+    t.seat_status, t.deadline_ms, e.metadata->>'recorded_at'
+FROM table_state t JOIN events e ON e.position = t.last_position
+WHERE t.deadline_ms <= %(now)s AND t.phase <> 'SERIES_COMPLETE'
+ORDER BY e.position LIMIT %(limit)s

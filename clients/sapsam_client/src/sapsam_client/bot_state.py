@@ -17,7 +17,6 @@ is a password, and a nonce is secret until the reveal.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import threading
@@ -27,9 +26,10 @@ from typing import IO, Any
 import platformdirs
 
 from sapsam_client.client import table_id
-from sapsam_client.commitment_file import commitment_from_json, commitment_json, write_private
+from sapsam_client.commitment_file import commitment_from_json, commitment_json
+from sapsam_client.private_file import read_json, write_private
 from sapsam_client.seat import Commitment
-from sapsam_client.tokens import SavedPlayer
+from sapsam_client.tokens import SavedPlayer, saved_player
 
 MAX_SLOTS = 64
 """Bots running at once for one server, table and ``--seat`` option, each with its own file."""
@@ -100,11 +100,7 @@ class BotState:
         self._lock_handle.close()
 
     def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return read_json(self.path)
 
     def _section(self, data: dict[str, Any], name: str) -> dict[str, Any]:
         section = data.setdefault(name, {})
@@ -117,13 +113,7 @@ class BotState:
     def player(self, index: int) -> SavedPlayer | None:
         """The player kept for seat index ``index`` of this process, if any."""
         with self._mutex:
-            entry = self._section(self._read(), "players").get(str(index))
-        if not isinstance(entry, dict):
-            return None
-        try:
-            return SavedPlayer(entry["player"], entry["display_name"], entry["token"])
-        except KeyError:
-            return None
+            return saved_player(self._section(self._read(), "players").get(str(index)))
 
     def keep_player(self, index: int, player: SavedPlayer) -> None:
         """Keep the player of seat index ``index`` (at once: its token is shown only once)."""

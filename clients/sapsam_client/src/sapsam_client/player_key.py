@@ -10,25 +10,21 @@ alone (the tests hold it to the published vectors).
 
 from __future__ import annotations
 
-import json
 import os
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from sapsam_client.commitment import Rows, _length_prefixed, encode_rows
+from sapsam_client.private_file import locked, read_json, write_private
 from sapsam_client.tokens import token_file
 
 KEY_FILE_NAME: Final = "player-keys.json"
 KEY_FILE_VARIABLE: Final = "SAPSAM_PLAYER_KEY_FILE"
-_FILE_LOCK: Final = threading.Lock()  # bots of one process share the file: one writer at a time
 TAG_REGISTRATION: Final = b"sapsam/player-key/v1/registration"
 TAG_COMMIT: Final = b"sapsam/player-signature/v1/commit"
 TAG_REVEAL: Final = b"sapsam/player-signature/v1/reveal"
@@ -127,14 +123,6 @@ def key_file(explicit: str | Path | None = None) -> Path:
     return token_file().with_name(KEY_FILE_NAME)
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def load_or_create(path: Path, server: str, player: str) -> PlayerKey:
     """The key kept for ``player`` (``players/{id}``) on ``server``; a new one, saved owner-only
     before it is used, when there is none.
@@ -144,29 +132,12 @@ def load_or_create(path: Path, server: str, player: str) -> PlayerKey:
     ``<file>.lock`` (``flock``; where there is none, the threads of one process still take
     turns), each writer through a temporary file of its own, so no process loses another's key
     or finds its temporary file moved away."""
-    with _FILE_LOCK, _process_lock(path):
+    with locked(path):
         return _load_or_create(path, server, player)
 
 
-@contextmanager
-def _process_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock across processes on ``<path>.lock`` (none without ``fcntl``)."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: one process at a time is the caller's to arrange
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)  # closing releases the lock
-
-
 def _load_or_create(path: Path, server: str, player: str) -> PlayerKey:
-    entries = _read(path)
+    entries = read_json(path)
     entry = entries.get(f"{server} {player}")
     if isinstance(entry, dict) and isinstance(entry.get("private_key"), str):
         return PlayerKey.from_private_bytes(bytes.fromhex(entry["private_key"]))
@@ -178,10 +149,5 @@ def _load_or_create(path: Path, server: str, player: str) -> PlayerKey:
         "private_key": secret.hex(),
         "public_key": key.public_key.hex(),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump(entries, handle, indent=2)
-    temporary.replace(path)
+    write_private(path, entries)
     return key

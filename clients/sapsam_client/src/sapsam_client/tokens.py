@@ -7,11 +7,12 @@ macOS, else ``~/.config``. It is written readable by its owner only: a token is 
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from sapsam_client.private_file import locked, read_json, write_private
 
 TOKEN_FILE_VARIABLE = "SAPSAM_TOKEN_FILE"
 
@@ -45,17 +46,8 @@ def token_file(explicit: str | Path | None = None) -> Path:
     return config_dir() / "sapsam" / "tokens.json"
 
 
-def _read(path: Path) -> dict[str, dict[str, str]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def load_player(path: Path, server: str) -> SavedPlayer | None:
-    """The player saved for ``server``, if any."""
-    entry = _read(path).get(server)
+def saved_player(entry: object) -> SavedPlayer | None:
+    """The player a saved entry (``player``, ``display_name``, ``token``) holds, if it is one."""
     if not isinstance(entry, dict):
         return None
     try:
@@ -64,13 +56,15 @@ def load_player(path: Path, server: str) -> SavedPlayer | None:
         return None
 
 
+def load_player(path: Path, server: str) -> SavedPlayer | None:
+    """The player saved for ``server``, if any."""
+    return saved_player(read_json(path).get(server))
+
+
 def save_player(path: Path, server: str, player: SavedPlayer) -> None:
-    """Save ``player`` for ``server`` (keeping other servers' entries), owner-only."""
-    data = _read(path)
-    data[server] = asdict(player)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-    temporary.replace(path)
+    """Save ``player`` for ``server`` (keeping other servers' entries, also those another
+    process saves meanwhile), owner-only."""
+    with locked(path):
+        data = read_json(path)
+        data[server] = asdict(player)
+        write_private(path, data)

@@ -44,10 +44,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sapsam_client import player_records
+from sapsam_client import seat as seat_module
 from sapsam_client.card_style import style_for
 from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.commitment_file import CommitmentFile
-from sapsam_client.errors import AlreadyExistsError, SapsamError, UnauthenticatedError
+from sapsam_client.errors import SapsamError, UnauthenticatedError
 from sapsam_client.my_tables import resume_command, unfinished_tables
 from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.prompts import SessionEndedError, Terminal
@@ -182,16 +183,9 @@ def take_seat(
     keeper: CommitmentKeeper | None = None,
 ) -> Seat:
     """Join ``table``, or take up the seat this player already holds there (with the open
-    commitments ``keeper`` kept, so a deal confirmed before a restart can still be revealed)."""
-    try:
-        return client.join_table(table, seat, keeper=keeper)
-    except AlreadyExistsError as error:
-        if error.reason != "ALREADY_SEATED":
-            raise
-        for held in client.get_table(table).seats:
-            if held.player == player:
-                return client.seat(held.name, keeper)
-        raise
+    commitments ``keeper`` kept, so a deal confirmed before a restart can still be revealed):
+    ``sapsam_client.seat.take_seat``."""
+    return seat_module.take_seat(client, table, seat, player=player, keeper=keeper)
 
 
 def run(arguments: argparse.Namespace, terminal: Terminal) -> int:

@@ -25,9 +25,10 @@ from sapsam.log.signed_note import NoteSigner
 from sapsam_client import Client, connect
 from sapsam_client.dispute import ANCHORED, FAILED, NotThisDealError
 from sapsam_client.errors import SapsamError
+from sapsam_client.player_key import load_or_create
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.rules import solver_arranger
-from sapsam_client.tokens import SavedPlayer, save_player
+from sapsam_client.tokens import SavedPlayer, load_player, save_player
 
 KEYS = ServerKeys(NoteSigner.from_seed("sapsam/records-test", bytes(range(32))), (), "tests")
 PLAY = [sys.executable, "-m", "sapsam_client.terminal"]
@@ -119,6 +120,27 @@ def test_the_sdk_lists_a_players_own_deals_and_disputes_one(
     assert verdict.exit_status == 0 and verdict.failures == ()
     assert "pinned in" in verdict.key_source and verdict.receipts > 0
     assert "ANCHORED" in verdict.explain() and "seed" in verdict.explain()
+
+    # The player's own signing key pinned: each of its signed moves is by that key. Under a key
+    # the player never signed with (as if the server had re-signed its moves), the verdict fails.
+    player = load_player(tokens, ann.server)
+    assert player is not None
+    pinned = ann.dispute(f"{table}/deals/2", receipts=folder, player=player.player)
+    assert pinned.verdict == ANCHORED, pinned.report_text
+    assert {check.name: check.status for check in pinned.checks}[
+        f"pinned_player_key[{player.player.removeprefix('players/')}]"
+    ] == "passed"
+    own_path = ann.key_path
+    ann.key_path = folder.parent / "other-keys.json"
+    try:
+        load_or_create(ann.key_path, ann.server, player.player)  # a key it never signed with
+        foreign = ann.dispute(f"{table}/deals/2", receipts=folder, player=player.player)
+    finally:
+        ann.key_path = own_path
+    assert foreign.verdict == FAILED
+    assert [check.name for check in foreign.failures] == [
+        f"pinned_player_key[{player.player.removeprefix('players/')}]"
+    ]
 
     # The same file altered after download: the chain (and the scores) no longer hold.
     export = ann.export_deal(f"{table}/deals/2").export

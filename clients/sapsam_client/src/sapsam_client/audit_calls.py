@@ -16,6 +16,7 @@ import grpc
 
 from sapsam_client.connection import Connection, request_id
 from sapsam_client.errors import from_rpc_error
+from sapsam_client.player_key import kept_key, key_file
 from sapsam_client.receipts import ReceiptFolder
 from sapsam_proto.v1 import (
     audit_service_pb2,
@@ -81,12 +82,15 @@ class AuditCalls(Connection):
         server_keys: Sequence[str] = (),
         receipts: ReceiptFolder | Path | None = None,
         export: str | None = None,
+        player: str | None = None,
     ) -> DisputeVerdict:
         """Fetch ``deal``'s export (unless ``export``, a saved one, is given) and verify it here
         with the sapsam package's verifier (``sapsam_client.dispute``), anchored under
         ``server_keys``, else the keys ``receipts`` pinned for this server's log, else the
         server's key now (pinned in ``receipts`` then: ``ReceiptFolder.pin_from``); the receipts
-        kept for the table are checked too."""
+        kept for the table are checked too. With ``player`` (``players/{id}``, the caller),
+        the key this client keeps for that player on this server is pinned: every move of the
+        player's signed by another key fails the verdict (``pinned_player_key``)."""
         from sapsam_client.dispute import verifier_module, verify_deal_export
 
         verifier_module("audit.verifier")  # before any call: say what is missing first
@@ -110,4 +114,9 @@ class AuditCalls(Connection):
         if not keys:
             keys = self.server_verifier_keys()
             source = "the server key the server gave just now (not pinned before)"
-        return verify_deal_export(deal, export, keys, source, folder)
+        pins: list[str] = []
+        if player is not None:
+            own = kept_key(key_file(self.key_path), self.server, player)
+            if own is not None:
+                pins.append(f"{player}={own.public_key.hex()}")
+        return verify_deal_export(deal, export, keys, source, folder, pins)

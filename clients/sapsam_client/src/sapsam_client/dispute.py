@@ -202,10 +202,13 @@ def verify_deal_export(
     server_keys: Sequence[str],
     key_source: str = "",
     receipts: ReceiptFolder | None = None,
+    player_pins: Sequence[str] = (),
 ) -> DisputeVerdict:
     """Verify ``export`` (the text ExportDeal returned for ``deal``) here, anchored under
     ``server_keys`` (vkeys; none: at best internally consistent only) and checked against the
-    receipts ``receipts`` kept for the deal's table."""
+    receipts ``receipts`` kept for the deal's table. ``player_pins`` (``PLAYER=KEY``, as
+    ``sapsam audit verify --player-key``) add a check that each pinned player's signed moves
+    are by its own key: a server that re-signed them with a key of its own fails it."""
     check_export_names(deal, export)
     verifier = verifier_module("audit.verifier")
     anchoring = verifier_module("audit.anchoring")
@@ -214,6 +217,9 @@ def verify_deal_export(
     keys = tuple(signed_note.VerifierKey.parse(key) for key in server_keys)
     lines = export.split("\n")
     report = verifier.verify_export(lines, trust=anchoring.Trust(server_keys=keys))
+    if player_pins:
+        pinned = verifier_module("audit.pinned_player_keys")
+        report = pinned.with_pinned_keys(report, lines, player_pins)
     kept = 0
     if receipts is not None and keys:
         report, kept = _with_receipts(report, lines, keys, receipts, f"table-{table_id(deal)}")

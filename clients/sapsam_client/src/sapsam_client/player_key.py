@@ -136,6 +136,16 @@ def load_or_create(path: Path, server: str, player: str) -> PlayerKey:
         return _load_or_create(path, server, player)
 
 
+def kept_key(path: Path, server: str, player: str) -> PlayerKey | None:
+    """The key kept for ``player`` (``players/{id}``) on ``server``, or None; never makes one
+    (a dispute pins the key the player signed with, and a new key would prove nothing)."""
+    with locked(path):
+        entry = read_json(path).get(f"{server} {player}")
+    if isinstance(entry, dict) and isinstance(entry.get("private_key"), str):
+        return PlayerKey.from_private_bytes(bytes.fromhex(entry["private_key"]))
+    return None
+
+
 def _load_or_create(path: Path, server: str, player: str) -> PlayerKey:
     entries = read_json(path)
     entry = entries.get(f"{server} {player}")

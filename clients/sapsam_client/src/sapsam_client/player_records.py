@@ -29,8 +29,9 @@ from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.connection import deal_number, table_id
 from sapsam_client.dispute import NotThisDealError, VerifierUnavailableError, verifier_module
 from sapsam_client.errors import SapsamError
+from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.receipts import ReceiptFolder, default_folder
-from sapsam_client.tokens import load_player, token_file
+from sapsam_client.tokens import SavedPlayer, load_player, token_file
 from sapsam_proto.v1 import table_service_pb2
 
 COMMANDS: Final = ("history", "dispute")
@@ -129,6 +130,12 @@ class CannotRunError(Exception):
 
 
 def _client(arguments: argparse.Namespace) -> Client:
+    return _signed_in(arguments)[0]
+
+
+def _signed_in(arguments: argparse.Namespace) -> tuple[Client, SavedPlayer]:
+    """A client acting as the saved player, and that player; its signing key where
+    ``sapsam-play`` keeps it (beside ``--token-file``'s file when one is given)."""
     saved = load_player(token_file(arguments.token_file), arguments.server)
     if saved is None:
         raise CannotRunError(
@@ -137,7 +144,9 @@ def _client(arguments: argparse.Namespace) -> Client:
         )
     client = connect(arguments.server, tls=arguments.tls, root_certificates=arguments.ca_cert)
     client.token = saved.token
-    return client
+    if arguments.token_file:
+        client.key_path = token_file(arguments.token_file).with_name(KEY_FILE_NAME)
+    return client, saved
 
 
 def _signed(number: int) -> str:
@@ -194,7 +203,8 @@ def run_dispute(arguments: argparse.Namespace) -> int:
             export = arguments.file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise CannotRunError(f"cannot read {arguments.file}: {error}") from None
-    with _client(arguments) as client:
+    client, saved = _signed_in(arguments)
+    with client:
         if export is None:
             print(f"fetching {deal} from {arguments.server} ...")
             export = client.export_deal(deal).export
@@ -209,6 +219,7 @@ def run_dispute(arguments: argparse.Namespace) -> int:
             server_keys=arguments.server_key,
             receipts=folder,
             export=export,
+            player=saved.player,
         )
     if arguments.report:
         print(verdict.report_text)

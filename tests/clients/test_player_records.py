@@ -22,7 +22,7 @@ from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam.keys import ServerKeys
 from sapsam.log.signed_note import NoteSigner
-from sapsam_client import Client, connect
+from sapsam_client import Client, connect, player_records
 from sapsam_client.dispute import ANCHORED, FAILED, NotThisDealError
 from sapsam_client.errors import SapsamError
 from sapsam_client.player_key import load_or_create
@@ -226,3 +226,17 @@ def test_sapsam_play_history_and_dispute(
     assert nobody.returncode == 2 and "no saved player" in nobody.stderr
     bad = _run("dispute", "tables/nope", *common)
     assert bad.returncode == 2 and "tables/<uuid>/deals/<number>" in bad.stderr
+
+
+def test_a_dispute_that_cannot_run_never_exits_as_failed(address: str, tmp_path: Path) -> None:
+    # 1 is the FAILED verdict: a deal not verified at all (a refused token, a malformed key)
+    # exits 2, "cannot run", with a plain error, never 1 or a traceback.
+    tokens = tmp_path / "tokens.json"
+    save_player(tokens, address, SavedPlayer("players/nobody", "nobody", "not-a-token"))
+    deal = "tables/00000000-0000-0000-0000-000000000007/deals/1"
+    common = ["--server", address, "--token-file", str(tokens)]
+    assert player_records.main(["dispute", deal, *common]) == 2  # UNAUTHENTICATED
+    export = tmp_path / "deal.jsonl"
+    export.write_text("{}\n", encoding="utf-8")
+    with_key = ["dispute", deal, *common, "--file", str(export), "--server-key", "garbage"]
+    assert player_records.main(with_key) == 2

@@ -14,7 +14,8 @@ it locally with the sapsam package's verifier (``sapsam_client.dispute``; the ``
 anchored under the server key the receipts folder pinned when you first played (or
 ``--server-key``), checks it against the receipts kept for the table, and prints the verdict in
 plain words. Exit status as ``sapsam audit verify``: 0 ANCHORED, 4 INTERNALLY CONSISTENT ONLY,
-1 FAILED, 2 when it cannot run (no saved player, the deal still being played, not your table).
+1 FAILED, 2 when it cannot run (no saved player, the deal still being played, not your table,
+a server that cannot be reached or refuses the call, a malformed ``--server-key``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sapsam_client.connection import deal_number, table_id
 from sapsam_client.dispute import NotThisDealError, VerifierUnavailableError, verifier_module
 from sapsam_client.errors import SapsamError
 from sapsam_client.player_key import KEY_FILE_NAME
+from sapsam_client.receipt_check import ReceiptCheckError, ServerKey
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.tokens import SavedPlayer, load_player, token_file
 from sapsam_proto.v1 import table_service_pb2
@@ -195,6 +197,11 @@ def run_dispute(arguments: argparse.Namespace) -> int:
         deal = f"tables/{table_id(arguments.deal)}/deals/{deal_number(arguments.deal)}"
     except ValueError:
         raise CannotRunError(_REFUSALS["BAD_RESOURCE_NAME"]) from None
+    for vkey in arguments.server_key:
+        try:
+            ServerKey.parse(vkey)
+        except ReceiptCheckError as error:
+            raise CannotRunError(f"--server-key: {error}") from None
     verifier_module("audit.verifier")  # say what is missing before fetching anything
     folder = ReceiptFolder(arguments.receipts or default_folder(token_file(arguments.token_file)))
     export = None
@@ -243,4 +250,6 @@ def main(argv: Sequence[str]) -> int:
     except SapsamError as error:
         plain = _REFUSALS.get(error.reason)
         print(f"sapsam-play: {plain or error}", file=sys.stderr)
-        return CANNOT_RUN if plain else 1
+        # A dispute's 1 is the FAILED verdict: a deal that could not be fetched (the server out
+        # of reach, the token refused) was not verified at all.
+        return CANNOT_RUN if plain or arguments.command == "dispute" else 1

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from sapsam_client import connect, seat_position, solver_arranger
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.table_view import TableView
@@ -17,6 +19,7 @@ from sapsam_client.terminal import (
     sign_in,
     take_seat,
 )
+from sapsam_client.terminal import main as terminal_main
 from sapsam_client.tokens import SavedPlayer, load_player, save_player
 from sapsam_proto.v1.table_event_pb2 import DealScored, TableEvent
 
@@ -154,3 +157,21 @@ def test_a_finished_deal_is_shown_before_the_next_deals_cards(address: str) -> N
     before = len(said)
     view.show_event(TableEvent(deal_scored=DealScored(result=scored), version=1))
     assert "== deal 1 of 2: the reveal ==" not in said[before:]
+
+
+def test_a_table_that_refuses_the_seat_prints_no_command_to_resume(
+    address: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    host = connect(address)
+    host.register("host")
+    table = host.create_table(2).name
+    for name in ("Ann", "Bob"):
+        player = connect(address)
+        player.register(name)
+        player.join_table(table)
+    tokens = str(tmp_path / "tokens.json")
+    argv = ["--server", address, "--table", table, "--token-file", tokens, "--name", "Carol"]
+    assert terminal_main([*argv, "--plain"]) == 1
+    out, err = capsys.readouterr()
+    assert "TABLE_FULL" in err
+    assert "to resume" not in out  # there is no seat to take up again

@@ -48,7 +48,7 @@ from sapsam_client import seat as seat_module
 from sapsam_client.card_style import style_for
 from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.commitment_file import CommitmentFile
-from sapsam_client.errors import SapsamError, UnauthenticatedError
+from sapsam_client.errors import SapsamError, UnauthenticatedError, UnavailableError
 from sapsam_client.my_tables import resume_command, unfinished_tables
 from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.prompts import SessionEndedError, Terminal
@@ -212,7 +212,12 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     # The player's signing key lives beside the token and commitments (docs/fairness.md §19).
     if arguments.token_file:
         client.key_path = saved_beside.with_name(KEY_FILE_NAME)
-    seat = take_seat(client, table_name, player.player, arguments.seat, keeper)
+    try:
+        seat = take_seat(client, table_name, player.player, arguments.seat, keeper)
+    except SapsamError as error:
+        if not isinstance(error, UnavailableError):
+            arguments.resume = None  # refused a seat there (full, no such table): none to resume
+        raise
     view = TableView(terminal, client, seat)
     terminal.say(f"you sit at seat {seat.position} of {seat.table}")
     view.refresh()

@@ -1,7 +1,7 @@
 """A player's unfinished tables, and the command line that goes back to one (``sapsam-play``).
 
-The API has no "tables of a player" call: the tables come from ``ListTables`` (open ones, then
-those being played, newest first), kept where one of the seats is the player's. At most
+The API has no "tables of a player" call: the tables come from ``ListTables`` (those being played,
+then open ones, newest first), kept where one of the seats is the player's. At most
 ``SCAN_LIMIT`` tables of each status are read, so a busy server costs a bounded number of pages.
 """
 

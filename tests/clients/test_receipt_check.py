@@ -156,3 +156,30 @@ def test_a_receipt_whose_response_disagrees_with_its_note_is_refused(
     )
     folder.keep(tampered)
     assert len(folder.rejected) == 2 and list(folder.read()) == []
+
+
+def test_a_receipt_of_another_call_is_refused(address: str, tmp_path: Path) -> None:
+    honest = ReceiptFolder(tmp_path / "honest")
+    _play(address, honest)
+    kept: dict[str, Any] = next(iter(honest.read()))
+    folder = ReceiptFolder(tmp_path / "r", server_keys=[KEYS.signer.verifier.vkey()])
+    whole = receipt_pb2.Receipt(
+        stream=kept["stream"],
+        first_version=kept["first_version"],
+        last_version=kept["last_version"],
+        request_id=kept["request_id"],
+        signed_note=kept["signed_note"],
+    )
+    # A validly signed receipt handed back for a call it is not of.
+    folder.keep(whole, sent_request_id="another-call")
+    assert list(folder.read()) == []
+    assert "not this call's" in folder.rejected[0][1]
+    # The message's request id must be the one the note signs.
+    relabelled = receipt_pb2.Receipt()
+    relabelled.CopyFrom(whole)
+    relabelled.request_id = "players/x/CutDeck/another-call"
+    folder.keep(relabelled, sent_request_id="another-call")
+    assert "the response says request" in folder.rejected[1][1]
+    # Of this very call: kept.
+    folder.keep(whole, sent_request_id=kept["request_id"].rsplit("/", 1)[1])
+    assert len(list(folder.read())) == 1

@@ -146,7 +146,7 @@ class Connection:
                 response = method(request, metadata=self.metadata(), timeout=self.timeout)
                 if not isinstance(response, response_type):
                     raise TypeError(f"expected {response_type.__name__}, got {type(response)}")
-                self._keep_receipt(response)
+                self._keep_receipt(response, request)
                 if told and self.on_reachability is not None:
                     self.on_reachability(None)
                 return response
@@ -183,14 +183,16 @@ class Connection:
             self.reconnect_seconds,
         )
 
-    def _keep_receipt(self, response: Any) -> None:
-        """Hand the response's signed receipt, if it has one, to ``receipts``."""
+    def _keep_receipt(self, response: Any, request: Any) -> None:
+        """Hand the response's signed receipt, if it has one, to ``receipts``, with the
+        request_id the call sent (a receipt must be of this very call)."""
         if (
             self.receipts is not None
             and "receipt" in response.DESCRIPTOR.fields_by_name
             and response.HasField("receipt")
         ):
-            self.receipts.keep(response.receipt)
+            sent = getattr(request, "request_id", None)
+            self.receipts.keep(response.receipt, sent if isinstance(sent, str) and sent else None)
 
     def _pause(self, error: SapsamError, attempt: int) -> float:
         """How long to wait before retry ``attempt + 1``: a jittered back-off, or at least the

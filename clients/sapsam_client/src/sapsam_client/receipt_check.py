@@ -90,6 +90,7 @@ class ReceiptText:
     stream: str
     first_version: int
     last_version: int
+    request: str
 
 
 def check_receipt(
@@ -98,9 +99,11 @@ def check_receipt(
     stream: str | None = None,
     first_version: int | None = None,
     last_version: int | None = None,
+    request: str | None = None,
 ) -> ReceiptText:
     """Open ``note`` against the pinned ``keys`` (§5.3, §9.2) and parse its text (§9.1); with
-    ``stream`` and the versions, they must be the text's. Raises ``ReceiptCheckError``."""
+    ``stream``, the versions and ``request`` (the store's request id, ``{caller}/{method}/{id}``),
+    they must be the text's. Raises ``ReceiptCheckError``."""
     text, signatures = _split(note)
     stated = _parse_text(text)
     verified = False
@@ -122,10 +125,10 @@ def check_receipt(
             f"no signature by a pinned key of the log {stated.log!r}"
             f" (pinned: {', '.join(sorted({key.name for key in keys})) or 'none'})"
         )
-    given = (stream, first_version, last_version)
-    found = (stated.stream, stated.first_version, stated.last_version)
+    given = (stream, first_version, last_version, request)
+    found = (stated.stream, stated.first_version, stated.last_version, stated.request)
     for expected, actual, what in zip(
-        given, found, ("stream", "first_version", "last_version"), strict=True
+        given, found, ("stream", "first_version", "last_version", "request"), strict=True
     ):
         if expected is not None and expected != actual:
             raise ReceiptCheckError(f"the response says {what} {expected}, the receipt {actual}")
@@ -197,7 +200,7 @@ def _parse_text(text: str) -> ReceiptText:
         previous_position = position
         if not _TYPE.fullmatch(parts[3]) or not _HASH.fullmatch(parts[4]):
             raise ReceiptCheckError(f"event line {line[:80]!r}: a malformed type or hash")
-    return ReceiptText(fields["log"], fields["stream"], first, last)
+    return ReceiptText(fields["log"], fields["stream"], first, last, fields["request"])
 
 
 def _integer(text: str) -> int:

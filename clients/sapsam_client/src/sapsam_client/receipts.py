@@ -14,7 +14,8 @@ bytes and is not written twice.
 
 **Checked as it arrives.** A folder with the server's key pinned checks each receipt before it
 keeps it (``sapsam_client.receipt_check``: the note opens under a pinned key named as the
-receipt's log, its text is a receipt, and its stream and versions are the response's). The key
+receipt's log, its text is a receipt, its stream, versions and request are the response's, and
+the request is the call's own: a receipt of another call is refused). The key
 is pinned by ``ReceiptFolder(folder, server_keys=[vkey, ...])`` (from the operator, out of band:
 docs/transparency.md §6), else read from ``<folder>/.server-keys`` (one ``vkey`` a line), and
 added to on first use of each server by :meth:`ReceiptFolder.pin_from` (``GetServerKey``: a
@@ -63,8 +64,9 @@ _logger = logging.getLogger("sapsam_client.receipts")
 class ReceiptKeeper(Protocol):
     """Where a client puts every receipt it receives."""
 
-    def keep(self, receipt: receipt_pb2.Receipt) -> None:
-        """Keep one receipt durably (raises ``OSError`` if it cannot)."""
+    def keep(self, receipt: receipt_pb2.Receipt, sent_request_id: str | None = None) -> None:
+        """Keep one receipt durably (raises ``OSError`` if it cannot); ``sent_request_id``: the
+        request_id of the call whose response carried it (its receipt must name that call)."""
         ...
 
 
@@ -138,9 +140,11 @@ class ReceiptFolder:
         name = stream if _FILE_NAME.fullmatch(stream) else "other"
         return self.folder / f"{name}.jsonl"
 
-    def keep(self, receipt: receipt_pb2.Receipt) -> None:
+    def keep(self, receipt: receipt_pb2.Receipt, sent_request_id: str | None = None) -> None:
         """Append ``receipt`` to its stream's file and fsync it (once per note, among
-        the file's latest :data:`RECENT_NOTES`)."""
+        the file's latest :data:`RECENT_NOTES`). With ``sent_request_id`` (the request_id of
+        the call whose response carried it), a receipt of another call is refused (kept aside
+        with the reason, as a bad signature is)."""
         line = json.dumps(
             {
                 "stream": receipt.stream,
@@ -153,6 +157,15 @@ class ReceiptFolder:
         )
         path = self.path_for(receipt.stream)
         problem = self._problem(receipt)
+        if (
+            not problem
+            and sent_request_id is not None
+            and not receipt.request_id.endswith(f"/{sent_request_id}")
+        ):
+            problem = (
+                f"the receipt names request {receipt.request_id[:120]!r}, not this call's"
+                f" {sent_request_id[:80]!r}"
+            )
         with self._lock:
             written = self._written.setdefault(str(path), deque(maxlen=RECENT_NOTES))
             if receipt.signed_note in written:
@@ -172,7 +185,8 @@ class ReceiptFolder:
                     path,
                 )
             _write_durably(path, line + "\n", append=True)
-            written.append(receipt.signed_note)
+            if not problem:  # a refused note must not stand in for a later good one
+                written.append(receipt.signed_note)
 
     def _problem(self, receipt: receipt_pb2.Receipt) -> str:
         """Why ``receipt`` is refused, or "" (also when no key is pinned: nothing to check)."""
@@ -185,6 +199,7 @@ class ReceiptFolder:
                 receipt.stream,
                 receipt.first_version,
                 receipt.last_version,
+                receipt.request_id,
             )
         except ReceiptCheckError as error:
             return str(error)

@@ -15,6 +15,7 @@ from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import SeatTimedOut
 from sapsam.domain.published import published_deal
 from sapsam.domain.table import INITIAL_STATE, TablePhase, fold
+from sapsam.log.records import ConcurrencyConflict
 from sapsam.rules.arrangement import check_arrangement
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.rules.scoring import score_deal
@@ -217,3 +218,25 @@ async def test_the_deadline_sweeper_times_out_seats_once_across_processes(
     finally:
         for store in stores:
             await store.close()
+
+
+async def test_a_seed_gone_under_a_command_is_a_lost_race_not_an_error(database_url: str) -> None:
+    """The secret read after the log read finds no seed (another process settled the deal and
+    forgot it in between): the command is decided again, and with the seed still gone, ends as
+    a conflict (ABORTED for the API, retried by clients), never an uncaught error."""
+    store = await EventStore.connect(database_url, projectors=projectors())
+    try:
+        store.prepare()
+        first = TableService(store)
+        table_id = await seated_table(first, 2)
+        state = (await first.start_deal(table_id, "operator", "start")).state
+        assert state.deal is not None
+        cutter = state.seats[fairness.cutter_for(state.deal.dealer, 2)]
+        assert cutter is not None
+        async with store.connection() as connection:
+            await connection.execute("DELETE FROM deal_secrets")
+        fresh = TableService(store)  # no state in memory: decided on the log
+        with pytest.raises(ConcurrencyConflict):
+            await fresh.cut(table_id, cutter, 9, "cut")
+    finally:
+        await store.close()

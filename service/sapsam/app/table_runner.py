@@ -182,6 +182,7 @@ class TableRunner:
     ) -> TableOutcome:
         stream_id = stream_id_for(table_id)
         scoped_request_id = f"{actor}/{request_id}"
+        decided_on: int | None = None
         for _attempt in range(CONFLICT_RETRIES):
             async with self.store.session() as session:
                 # Optimistic: decide on the state this process last saw, without asking the
@@ -199,7 +200,15 @@ class TableRunner:
                     state = (
                         INITIAL_STATE if new_table else await self.load_from_log(table_id, session)
                     )
-                    decided = await self._decide(state, plan, session, stream_id, expected_version)
+                    try:
+                        decided = await self._decide(
+                            state, plan, session, stream_id, expected_version
+                        )
+                    except SecretMissingError:
+                        # Another process settled the deal (its seed published and forgotten)
+                        # between our log read and our secret read: a lost race, decide again.
+                        self.forget(table_id)
+                        continue
                 else:
                     try:
                         decided = await self._decide(
@@ -212,9 +221,13 @@ class TableRunner:
                         if earlier is not None:
                             return earlier
                         state = await self.load_from_log(table_id, session)
-                        decided = await self._decide(
-                            state, plan, session, stream_id, expected_version
-                        )
+                        try:
+                            decided = await self._decide(
+                                state, plan, session, stream_id, expected_version
+                            )
+                        except SecretMissingError:  # as above: a lost race
+                            self.forget(table_id)
+                            continue
                 events, final_state, planned = decided
                 decided_on = state.version
                 stamp_before = self.store.write_stamp(stream_id)
@@ -265,7 +278,7 @@ class TableRunner:
         # Every attempt lost its race: report the version last decided on and the log's now.
         async with self.store.session() as session:
             current = await session.stream_version(stream_id)
-        raise ConcurrencyConflict(stream_id, decided_on, current)
+        raise ConcurrencyConflict(stream_id, current if decided_on is None else decided_on, current)
 
     async def _decide(
         self,

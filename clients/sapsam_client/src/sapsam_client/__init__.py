@@ -41,7 +41,7 @@ from sapsam_client.errors import (
     UnauthenticatedError,
     UnavailableError,
 )
-from sapsam_client.seat import Arranger, Commitment, Seat, SeriesOutcome
+from sapsam_client.seat import Arranger, Commitment, Seat, SeatReplacedError, SeriesOutcome
 
 
 def solver_arranger(hand: Hand, table: object) -> Rows:
@@ -74,6 +74,7 @@ __all__ = [
     "Rows",
     "SapsamError",
     "Seat",
+    "SeatReplacedError",
     "SeriesOutcome",
     "UnauthenticatedError",
     "UnavailableError",

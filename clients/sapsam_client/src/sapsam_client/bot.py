@@ -58,6 +58,7 @@ from sapsam_client.seat import (
     Arranger,
     Commitment,
     CommitmentKeeper,
+    SeatReplacedError,
     SeriesOutcome,
     take_seat,
 )
@@ -363,6 +364,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except StateInUseError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
+        return 1
+    except SeatReplacedError as error:
+        print(f"sapsam-bot: {error}", file=sys.stderr)  # nothing to resume: the seat is gone
         return 1
     except SapsamError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)

@@ -14,7 +14,10 @@ the table with ``WatchTable`` and makes every move that falls to this seat: it d
 dealer (seat 0), starts the deals it deals, adds entropy, cuts when it sits on the dealer's right,
 arranges with the given arranger, and reveals. It takes the seat's hand from its own stream
 (``CardsDealt.my_cards``; ``GetMyHand`` only when the stream brought none) and commits and
-confirms in one call (``CommitArrangement`` with ``confirm``).
+confirms in one call (``CommitArrangement`` with ``confirm``). A deal the operator voids
+(``DealVoided``) is left behind: its rows and nonce are forgotten and the loop goes on to the next
+deal. When the operator gives the seat to another player (``SeatReplaced``), the loop stops with
+:class:`SeatReplacedError`; the new player's client takes the seat up with :func:`take_seat`.
 
 :func:`take_seat` joins a table or, when the client's player already holds a seat there (taken in
 advance, or by this program before it restarted), takes that seat up again.
@@ -26,7 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sapsam_client.client import Client, Hand, seat_position, table_id, table_name
+from sapsam_client.client import (
+    Client,
+    Hand,
+    deal_number,
+    seat_position,
+    table_id,
+    table_name,
+)
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.errors import AlreadyExistsError, SapsamError
 from sapsam_client.player_key import commit_message, reveal_message
@@ -54,6 +64,9 @@ _NOTHING_TO_DO = frozenset(
     }
 )
 
+# Refusals that may mean the seat is no longer this player's (SeatReplaced).
+_LOST_SEAT = frozenset({"NOT_SEATED", "NOT_YOUR_SEAT"})
+
 
 @dataclass(frozen=True)
 class Commitment:
@@ -79,6 +92,20 @@ class CommitmentKeeper(Protocol):
     def forget(self, seat: str, deal: int) -> None:
         """Drop a commitment once revealed."""
         ...
+
+
+class SeatReplacedError(Exception):
+    """The operator gave the seat to another player between deals (``SeatReplaced``): this
+    client's player no longer plays it, so its play loop stops here (docs/events.md #19)."""
+
+    def __init__(self, seat: str, previous_player: str, player: str) -> None:
+        self.seat = seat
+        self.previous_player = previous_player
+        self.player = player
+        super().__init__(
+            f"the operator gave {seat} to {player} (it was {previous_player}):"
+            " this client no longer plays it"
+        )
 
 
 @dataclass
@@ -189,6 +216,15 @@ class Seat:
         self.commitments[deal] = committed
         return committed
 
+    def forget(self, deal: int) -> None:
+        """Drop deal number ``deal``'s rows and nonce (here and in the keeper): the deal was
+        voided, and nothing of it will ever be revealed."""
+        self.commitments.pop(deal, None)
+        if self._dealt is not None and self._dealt.deal_number == deal:
+            self._dealt = None
+        if self.keeper is not None:
+            self.keeper.forget(self.name, deal)
+
     def confirm(self, deal: int | None = None) -> None:
         """Lock the last commitment (of deal number ``deal``, if given)."""
         self.client.confirm_arrangement(self.name, deal)
@@ -251,6 +287,8 @@ class Seat:
                 outcome.results.append(event.deal_scored.result)
             elif kind == "series_completed":
                 outcome.standings = list(event.series_completed.standings)
+            elif kind == "deal_voided":
+                self.forget(deal_number(event.deal_voided.deal))
             if event.version <= seen:
                 # The table read after a later event already showed this one; but the hand an
                 # arrangement waited for comes with it.
@@ -259,6 +297,7 @@ class Seat:
                 continue
             table = self.client.get_table(self.table)
             seen = table.version
+            self._check_still_mine(table)
             self.act(
                 table,
                 arranger,
@@ -266,6 +305,16 @@ class Seat:
                 stream_behind=event.version < table.version,
             )
         return outcome
+
+    def _check_still_mine(self, table: table_pb2.Table) -> None:
+        """Raise :class:`SeatReplacedError` once the table shows the seat held by a player other
+        than the one this loop began with (the first table it read tells who that is)."""
+        holder = table.seats[self.position].player
+        if self._player_id is None and holder:
+            self._player_id = holder.removeprefix("players/")
+        mine = f"players/{self._player_id}"
+        if self._player_id is not None and holder != mine:
+            raise SeatReplacedError(self.name, mine, holder)
 
     def act(
         self,
@@ -317,6 +366,9 @@ class Seat:
         try:
             move()
         except SapsamError as error:
+            if error.reason in _LOST_SEAT:
+                # The operator may have given the seat away since the table was read.
+                self._check_still_mine(self.client.get_table(self.table))
             if error.reason not in _NOTHING_TO_DO:
                 raise
 

@@ -233,3 +233,37 @@ def final_lines(
             f"{label(labels, standing.seat):<{NAME_WIDTH}} {standing.total:+5d}{you}"
         )
     return lines
+
+
+def voided_lines(voided: table_event_pb2.DealVoided) -> list[str]:
+    """A deal the operator voided (``DealVoided``): its number and the operator's reason."""
+    number = int(voided.deal.rsplit("/", 1)[-1])
+    return _wrap(
+        f"the operator voided deal {number}: {voided.reason} (no points change; the deal does"
+        " not count towards the series)",
+        "",
+        "  ",
+    )
+
+
+def replaced_line(seat: str, name: str) -> str:
+    """A seat the operator gave to another player (``SeatReplaced``), by its new player's
+    ``name`` ("you" for the reader)."""
+    return f"seat {seat_position(seat)} is now played by {name}"
+
+
+def seat_lost_line(seat: str, name: str) -> str:
+    """The reader's last line when the operator gave its seat to ``name``."""
+    return (
+        f"the operator gave your seat (seat {seat_position(seat)}) to {name}:"
+        " you no longer play at this table"
+    )
+
+
+def deal_started_line(number: int, series_length: int, voided: int) -> str:
+    """A deal's start; after ``voided`` deals the operator voided, the deals that count."""
+    if not voided:
+        total = f" of {series_length}" if series_length else ""
+        return f"-- deal {number}{total} started --"
+    counting = f"{number - voided} of {series_length}" if series_length else f"{number - voided}"
+    return f"-- deal {number} started ({counting} that count; {voided} voided) --"

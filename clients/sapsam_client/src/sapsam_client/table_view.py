@@ -21,7 +21,15 @@ from sapsam_client.client import Client, Hand, seat_position
 from sapsam_client.commitment import Rows
 from sapsam_client.errors import SapsamError
 from sapsam_client.prompts import Terminal
-from sapsam_client.results_text import deal_lines, final_lines, label, seat_labels
+from sapsam_client.results_text import (
+    deal_lines,
+    deal_started_line,
+    final_lines,
+    label,
+    replaced_line,
+    seat_labels,
+    voided_lines,
+)
 from sapsam_client.seat import Seat
 from sapsam_client.waiting import awaited, waiting_text
 from sapsam_proto.v1 import table_event_pb2, table_pb2
@@ -124,6 +132,7 @@ class TableView:
         self.series_length = 0
         self.shown_deals: set[int] = set()
         self.prompted = 0  # the last deal whose cards the player was shown
+        self.voided = 0  # deals the operator voided (they do not count towards the series)
         self.read_version = 0  # the table's version when last read
         self.waiting = WaitingStatus(terminal, seat.name)
 
@@ -171,9 +180,9 @@ class TableView:
         if result.deal_number in self.shown_deals:
             return
         self.shown_deals.add(result.deal_number)
-        lines = deal_lines(
-            result, self.seat.name, self.labels, self.terminal.style, self.series_length
-        )
+        # After a voided deal, deal numbers run past the series length: no "deal 4 of 3".
+        series_length = 0 if self.voided else self.series_length
+        lines = deal_lines(result, self.seat.name, self.labels, self.terminal.style, series_length)
         self.say(lines)
 
     def show_event(self, event: table_event_pb2.TableEvent) -> None:
@@ -190,9 +199,8 @@ class TableView:
                 f"dealer drawn by lot: seat {seat_position(dealer)} ({self.name_of(dealer)})"
             )
         elif kind == "deal_started" and event.deal_started.deal_number > self.prompted:
-            started = event.deal_started
-            total = f" of {self.series_length}" if self.series_length else ""
-            self.terminal.say(f"-- deal {started.deal_number}{total} started --")
+            number = event.deal_started.deal_number
+            self.terminal.say(deal_started_line(number, self.series_length, self.voided))
         elif kind == "seat_confirmed" and event.seat_confirmed.seat != me:
             who = self.name_of(event.seat_confirmed.seat)
             self.terminal.say(f"{who} (seat {seat_position(event.seat_confirmed.seat)}) confirmed")
@@ -202,11 +210,18 @@ class TableView:
             who = self.name_of(event.seat_timed_out.seat)
             position = seat_position(event.seat_timed_out.seat)
             self.terminal.say(f"{who} (seat {position}) ran out of time")
+        elif kind == "deal_voided":
+            self.voided += 1
+            self.say(voided_lines(event.deal_voided))
+        elif kind == "seat_replaced":
+            self.refresh(event.version)  # the new player's name
+            replaced = event.seat_replaced.seat
+            self.terminal.say(replaced_line(replaced, self.name_of(replaced)))
         elif kind == "deal_scored":
             self.show_result(event.deal_scored.result)
         elif kind == "series_completed":
             self.waiting.stop()
             self.say(final_lines(event.series_completed, me, self.labels))
             return
-        if kind != "player_seated" and event.version >= self.read_version:
+        if kind not in ("player_seated", "seat_replaced") and event.version >= self.read_version:
             self.refresh(event.version)  # (a table read already past this event says nothing)

@@ -53,8 +53,9 @@ from sapsam_client.my_tables import resume_command, unfinished_tables
 from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.prompts import SessionEndedError, Terminal
 from sapsam_client.receipts import ReceiptFolder, default_folder
+from sapsam_client.results_text import label, seat_labels, seat_lost_line
 from sapsam_client.rules import RulesUnavailableError, rules_module
-from sapsam_client.seat import CommitmentKeeper, Seat
+from sapsam_client.seat import CommitmentKeeper, Seat, SeatReplacedError
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
 from sapsam_client.waiting import duration
@@ -224,6 +225,12 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     view.waiting.start()
     try:
         seat.play_series(view.arranger, on_event=view.show_event)
+    except SeatReplacedError as error:
+        view.waiting.stop()
+        labels = seat_labels(client.get_table(seat.table).seats)  # the new player's name
+        terminal.say(seat_lost_line(error.seat, label(labels, error.seat)))
+        client.close()
+        return 1  # the series was not played to the end, and there is nothing to resume
     finally:
         view.waiting.stop()
     terminal.say("the series is over; thanks for playing")

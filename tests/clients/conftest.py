@@ -36,3 +36,9 @@ def server(database_url: str) -> Iterator[RunningServer]:
 def address(server: RunningServer) -> str:
     """``host:port`` of the running server."""
     return f"127.0.0.1:{server.port}"
+
+
+@pytest.fixture
+def operator_metadata() -> tuple[tuple[str, str], ...]:
+    """The metadata of an operator's call to ``server`` (its operator token)."""
+    return (("authorization", f"Bearer {OPERATOR_TOKEN}"),)

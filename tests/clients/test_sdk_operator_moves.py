@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from conftest import OPERATOR_TOKEN
 
 from sapsam_client import Client, Hand, Rows, Seat, SeriesOutcome, connect
 from sapsam_client.commitment_file import CommitmentFile
@@ -27,7 +26,7 @@ from sapsam_proto.v1 import (
 )
 
 DEALS = 3
-OPERATOR = (("authorization", f"Bearer {OPERATOR_TOKEN}"),)
+Metadata = tuple[tuple[str, str], ...]
 
 
 def operator(address: str) -> operator_service_pb2_grpc.OperatorServiceStub:
@@ -124,10 +123,10 @@ def hold_later_deals(client: Client, table: str, release: threading.Event) -> No
     client.start_deal = held  # type: ignore[method-assign]
 
 
-def void(address: str, table: str, deal: int, reason: str) -> None:
+def void(address: str, metadata: Metadata, table: str, deal: int, reason: str) -> None:
     operator(address).VoidDeal(
         operator_service_pb2.VoidDealRequest(deal=f"{table}/deals/{deal}", reason=reason),
-        metadata=OPERATOR,
+        metadata=metadata,
     )
 
 
@@ -144,7 +143,7 @@ def assert_series_finished_without_deal_2(players: Players) -> None:
 
 
 def test_a_deal_voided_while_arranging_ends_and_the_series_goes_on(
-    address: str, tmp_path: Path
+    address: str, operator_metadata: Metadata, tmp_path: Path
 ) -> None:
     players = Players(address, tmp_path)
     release = threading.Event()
@@ -167,14 +166,14 @@ def test_a_deal_voided_while_arranging_ends_and_the_series_goes_on(
         ),
     )
     assert 2 in first.commitments
-    void(address, players.table, 2, "a spilled drink")
+    void(address, operator_metadata, players.table, 2, "a spilled drink")
     release.set()
     players.join()
     assert_series_finished_without_deal_2(players)
 
 
 def test_a_deal_voided_while_revealing_ends_and_the_series_goes_on(
-    address: str, tmp_path: Path
+    address: str, operator_metadata: Metadata, tmp_path: Path
 ) -> None:
     players = Players(address, tmp_path)
     release = threading.Event()
@@ -205,14 +204,14 @@ def test_a_deal_voided_while_revealing_ends_and_the_series_goes_on(
             and t.seats[1].revealed
         ),
     )
-    void(address, players.table, 2, "a card seen")
+    void(address, operator_metadata, players.table, 2, "a card seen")
     release.set()
     players.join()
     assert_series_finished_without_deal_2(players)
 
 
 def test_a_replaced_seat_stops_its_loop_and_the_newcomer_finishes(
-    address: str, tmp_path: Path
+    address: str, operator_metadata: Metadata, tmp_path: Path
 ) -> None:
     players = Players(address, tmp_path)
     release = threading.Event()
@@ -228,7 +227,7 @@ def test_a_replaced_seat_stops_its_loop_and_the_newcomer_finishes(
     registered = newcomer.register("newcomer")
     operator(address).ReplaceSeat(
         operator_service_pb2.ReplaceSeatRequest(seat=second.name, player=registered.player),
-        metadata=OPERATOR,
+        metadata=operator_metadata,
     )
     release.set()
     replacing = take_seat(newcomer, players.table, player=registered.player)

@@ -16,8 +16,10 @@ import grpc
 
 from sapsam_client import Client, Hand, Rows, Seat, SeriesOutcome, connect
 from sapsam_client.commitment_file import CommitmentFile
+from sapsam_client.prompts import Terminal
 from sapsam_client.rules import solver_arranger
 from sapsam_client.seat import EventHandler, SeatReplacedError, take_seat
+from sapsam_client.table_view import TableView
 from sapsam_proto.v1 import (
     operator_service_pb2,
     operator_service_pb2_grpc,
@@ -171,6 +173,15 @@ def test_a_deal_voided_while_arranging_ends_and_the_series_goes_on(
     players.join()
     assert_series_finished_without_deal_2(players)
 
+    # sapsam-play's view of the same table, its events replayed: the void in plain words.
+    said: list[str] = []
+    view = TableView(Terminal(input, said.append), first.client, first)
+    for event in first.client.watch(players.table):
+        view.show_event(event)
+    assert "the operator voided deal 2: a spilled drink (no points change; the deal does" in said
+    assert "-- deal 3 started (2 of 3 that count; 1 voided) --" in said
+    assert "== deal 4: the reveal ==" in said
+
 
 def test_a_deal_voided_while_revealing_ends_and_the_series_goes_on(
     address: str, operator_metadata: Metadata, tmp_path: Path
@@ -248,3 +259,9 @@ def test_a_replaced_seat_stops_its_loop_and_the_newcomer_finishes(
     final = newcomer.get_table(players.table)
     assert final.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
     assert final.seats[1].player == registered.player
+
+    said: list[str] = []
+    view = TableView(Terminal(input, said.append), first.client, first)
+    for event in first.client.watch(players.table):
+        view.show_event(event)
+    assert "seat 1 is now played by newcomer" in said

@@ -16,6 +16,7 @@ import grpc
 
 from sapsam_client import Client, Hand, Rows, Seat, SeriesOutcome, connect
 from sapsam_client.commitment_file import CommitmentFile
+from sapsam_client.errors import SapsamError
 from sapsam_client.prompts import Terminal
 from sapsam_client.rules import solver_arranger
 from sapsam_client.seat import EventHandler, SeatReplacedError, take_seat
@@ -118,9 +119,18 @@ def hold_later_deals(client: Client, table: str, release: threading.Event) -> No
     start_deal = client.start_deal
 
     def held(*args: Any, **kwargs: Any) -> str:
-        if client.get_table(table).deal_number >= 1:
+        now = client.get_table(table)
+        if now.deal_number >= 1:
             assert release.wait(60)
-        return start_deal(*args, **kwargs)
+            return start_deal(*args, **kwargs)
+        # Deal 1 only: a call that arrives late (the other seat started deal 1 and it was
+        # played meanwhile) must not start deal 2 behind the operator's back.
+        try:
+            return start_deal(*args, **kwargs, expected_version=now.version)
+        except SapsamError as error:
+            if error.reason != "VERSION_MISMATCH":
+                raise
+            return f"{table}/deals/1"
 
     client.start_deal = held  # type: ignore[method-assign]
 

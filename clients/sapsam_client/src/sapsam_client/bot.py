@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -274,6 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = build_parser().parse_args(words)
     table: str | None = arguments.table
     state: BotState | None = None
+    known = {"table": table}  # what the Ctrl-C handler says, kept current
+    if argv is None:
+        signal.signal(signal.SIGINT, lambda _number, _frame: _leave_on_ctrl_c(words, known))
     try:
         rules_module("solver")  # fail now, with the install hint, if the rules are missing
         first = _client(arguments, arguments.token)
@@ -294,6 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 arguments.seat_count, preset=arguments.preset, series_length=arguments.deals
             )
             table = created.name
+            known["table"] = table
             print(f"table: {table}", flush=True)
             state = open_state(arguments, table)
         assert table is not None
@@ -389,6 +394,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if state is not None:
             state.close()  # a bot run after this one in the process may take the file up
+
+
+def _leave_on_ctrl_c(argv: Sequence[str], known: dict[str, str | None]) -> None:
+    """Ctrl-C, run as the program: say how to resume and leave at once, from the signal
+    handler rather than by unwinding a KeyboardInterrupt (freeing a grpc call's state on the way
+    out can wait for ever); the state file is already on disk."""
+    _say_resume(argv, known["table"])
+    sys.stdout.flush()
+    os._exit(130)
 
 
 def _say_resume(argv: Sequence[str], table: str | None) -> None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -278,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return player_records.main(words)
     arguments = build_parser().parse_args(argv)
     terminal = screen(arguments.plain)
+    if argv is None:
+        signal.signal(signal.SIGINT, lambda _number, _frame: _leave_on_ctrl_c(arguments))
     try:
         return run(arguments, terminal)
     except RulesUnavailableError as error:
@@ -297,6 +300,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
             os._exit(130)
         return 130
+
+
+def _leave_on_ctrl_c(arguments: argparse.Namespace) -> None:
+    """Ctrl-C, run as the program: say bye and how to resume, and leave at once, from the signal
+    handler rather than by unwinding a KeyboardInterrupt (freeing a grpc call's state on the way
+    out can wait for ever: grpc's _ChannelCallState.__del__); the token, commitments and
+    receipts are already on disk."""
+    print("\nbye", flush=True)
+    _say_resume(arguments)
+    sys.stdout.flush()
+    os._exit(130)
 
 
 def _say_resume(arguments: argparse.Namespace) -> None:

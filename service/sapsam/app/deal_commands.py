@@ -17,7 +17,6 @@ from sapsam.app.secret_seeds import dealt_hands
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import (
     Plan,
-    SecretMissingError,
     TableOutcome,
     fixed_plan,
     require_holder_or_operator,
@@ -276,13 +275,7 @@ class DealCommands(TableRunner):
         now = self.clock()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            deal = state.deal
-            seed = None
-            if deal is not None:
-                try:
-                    seed = await self.secrets.seed(session, table_id, deal.number)
-                except SecretMissingError:
-                    seed = None  # nothing left to reveal: TimeOutSeats says so precisely
+            seed = await self.secrets.seed_if_any(session, table_id, state.deal)
             command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
             return Plan([command], seed_to_reveal=seed)
 

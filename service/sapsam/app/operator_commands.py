@@ -46,13 +46,7 @@ class OperatorCommands(TableRunner):
         now = self.clock()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            deal = state.deal
-            seed = None
-            if deal is not None:
-                try:
-                    seed = await self.secrets.seed(session, table_id, deal.number)
-                except SecretMissingError:
-                    seed = None  # the deal is past its seed: decide refuses precisely
+            seed = await self.secrets.seed_if_any(session, table_id, state.deal)
             command = TimeOutSeats(now_ms=now, forced_seat=seat)
             return Plan([command], seed_to_reveal=seed)
 

@@ -19,6 +19,7 @@ from sapsam.app.table_memory import CACHE_SIZE
 from sapsam.app.table_plans import SecretMissingError, stream_id_for
 from sapsam.domain.events import DealerChosen, DealVoided, Event, SeedRevealed
 from sapsam.domain.table import TableState
+from sapsam.domain.table_state import DealState
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card
 
@@ -42,6 +43,18 @@ class SecretSeeds:
                 raise SecretMissingError(f"the seed of deal {number} of table {table_id} is gone")
             self.remember(table_id, number, seed)
         return seed
+
+    async def seed_if_any(
+        self, session: StoreSession, table_id: uuid.UUID, deal: DealState | None
+    ) -> bytes | None:
+        """The seed of ``deal`` (the table's current one), or None when there is no deal or its
+        seed is gone (published): timing seats out then reveals nothing, and decide says so."""
+        if deal is None:
+            return None
+        try:
+            return await self.seed(session, table_id, deal.number)
+        except SecretMissingError:
+            return None
 
     def known(self, table_id: uuid.UUID, number: int) -> bytes | None:
         """The seed if this process holds it (no read, and no change to what is kept)."""

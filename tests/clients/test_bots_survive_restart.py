@@ -90,3 +90,20 @@ def test_a_bot_stopped_with_ctrl_c_says_how_to_resume_and_that_resumes_it(
     finally:
         for running in bots:
             running.kill()
+
+
+def test_a_bot_refused_a_seat_says_no_resume_command(address: str, tmp_path: Path) -> None:
+    host = connect(address)
+    host.token = host.register("host").token
+    table = host.create_table(2, preset="pagat", series_length=1).name
+    for name in ("ann", "bob"):
+        player = connect(address)
+        player.token = player.register(name).token
+        player.join_table(table)
+    bot = BotProcess(["--server", address, "--table", table, "--no-state"], bot_env(tmp_path))
+    try:
+        assert bot.finish(timeout=60) == 1
+        assert "TABLE_FULL" in bot.output()
+        assert "to resume" not in bot.output()  # the same command could only be refused again
+    finally:
+        bot.kill()

@@ -375,7 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except SapsamError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
-        _say_resume(words, table)
+        if error.reason not in _NO_SEAT_TO_RESUME:
+            _say_resume(words, table)
         if argv is None and threading.active_count() > 1:
             # Run as the program, other seats still in their calls: leave now, as on Ctrl-C
             # (freeing their channels at the interpreter's exit could wait for ever).
@@ -394,6 +395,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if state is not None:
             state.close()  # a bot run after this one in the process may take the file up
+
+
+_NO_SEAT_TO_RESUME = frozenset({"TABLE_FULL", "SEAT_TAKEN", "TABLE_NOT_FOUND"})
+"""Refusals of a seat: rerunning the command could only be refused again, so no resume hint."""
 
 
 def _leave_on_ctrl_c(argv: Sequence[str], known: dict[str, str | None]) -> None:

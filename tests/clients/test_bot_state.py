@@ -4,6 +4,7 @@ the commands printed to resume a bot or a player."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import uuid
 from pathlib import Path
@@ -12,7 +13,13 @@ import pytest
 
 from sapsam_client.bot import build_parser as bot_parser
 from sapsam_client.bot import resume_command as bot_resume
-from sapsam_client.bot_state import BotState, StateInUseError, state_folder, state_name
+from sapsam_client.bot_state import (
+    BotState,
+    StateDamagedError,
+    StateInUseError,
+    state_folder,
+    state_name,
+)
 from sapsam_client.commitment import Rows
 from sapsam_client.my_tables import resume_command as play_resume
 from sapsam_client.seat import Commitment
@@ -85,3 +92,13 @@ def test_a_player_resumes_at_the_same_table_with_the_same_token_file() -> None:
     assert command == f"sapsam-play --server h:1 --table {TABLE} --token-file '/x y/t.json' --plain"
     again = play_parser().parse_args(shlex.split(command)[1:])
     assert again.table == TABLE and again.token_file == "/x y/t.json"
+
+
+@pytest.mark.parametrize("damage", [[1, 2], {"3": "not a commitment"}, {"x": {}}])
+def test_a_damaged_commitment_is_a_clear_refusal(tmp_path: Path, damage: object) -> None:
+    path = tmp_path / "bot.json"
+    path.write_text(json.dumps({"commitments": {f"{TABLE}/seats/1": damage}}), encoding="utf-8")
+    state = BotState(path)
+    with pytest.raises(StateDamagedError, match="move it away"):
+        state.load(f"{TABLE}/seats/1")
+    state.close()

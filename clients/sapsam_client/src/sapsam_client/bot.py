@@ -44,7 +44,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from sapsam_client.bot_state import BotState, StateInUseError
+from sapsam_client.bot_state import BotState, StateDamagedError, StateInUseError
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
@@ -367,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RulesUnavailableError as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
         return 2
-    except StateInUseError as error:
+    except (StateInUseError, StateDamagedError) as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
         return 1
     except SeatReplacedError as error:

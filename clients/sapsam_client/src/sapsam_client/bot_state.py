@@ -39,6 +39,10 @@ class StateInUseError(Exception):
     """Another running process holds the state file."""
 
 
+class StateDamagedError(Exception):
+    """The state file holds something this bot cannot read (edited by hand, say)."""
+
+
 def state_folder() -> Path:
     """``bots/`` in the user's state folder for sapsam."""
     return Path(platformdirs.user_state_dir("sapsam")) / "bots"
@@ -132,9 +136,16 @@ class BotState:
         """The seat's open commitments by deal number."""
         with self._mutex:
             entries = self._section(self._read(), "commitments").get(seat, {})
-        return {
-            int(deal): commitment_from_json(int(deal), entry) for deal, entry in entries.items()
-        }
+        try:
+            return {
+                int(deal): commitment_from_json(int(deal), entry) for deal, entry in entries.items()
+            }
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise StateDamagedError(
+                f"the state file {self.path} holds an unreadable commitment of {seat[:80]}"
+                f" ({type(error).__name__}); move it away (or use --state / --no-state) to"
+                " start without it"
+            ) from None
 
     def save(self, seat: str, committed: Commitment) -> None:
         """Keep a commitment before it is sent (replacing one for the same deal)."""

@@ -107,3 +107,18 @@ def test_a_bot_refused_a_seat_says_no_resume_command(address: str, tmp_path: Pat
         assert "to resume" not in bot.output()  # the same command could only be refused again
     finally:
         bot.kill()
+
+
+def test_a_damaged_pinned_key_file_is_a_clear_refusal(address: str, tmp_path: Path) -> None:
+    receipts = tmp_path / "receipts"
+    receipts.mkdir()
+    (receipts / ".server-keys").write_text("not a key\n", encoding="utf-8")
+    bot = BotProcess(
+        ["--server", address, "--create", "--no-state", "--receipts", str(receipts)],
+        bot_env(tmp_path),
+    )
+    try:
+        assert bot.finish(timeout=60) == 2
+        assert ".server-keys" in bot.output() and "Traceback" not in bot.output()
+    finally:
+        bot.kill()

@@ -48,6 +48,7 @@ from sapsam_client.bot_state import BotState, StateDamagedError, StateInUseError
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
+from sapsam_client.receipt_check import ReceiptCheckError
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.rules import (
     RulesUnavailableError,
@@ -364,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in format_standings(outcomes[0].standings, names):
                 print(line)
         return 0
-    except RulesUnavailableError as error:
+    except (RulesUnavailableError, ReceiptCheckError) as error:
         print(f"sapsam-bot: {error}", file=sys.stderr)
         return 2
     except (StateInUseError, StateDamagedError) as error:

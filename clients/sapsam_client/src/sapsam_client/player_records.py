@@ -244,7 +244,7 @@ def main(argv: Sequence[str]) -> int:
     except CannotRunError as error:
         print(f"sapsam-play: {error}", file=sys.stderr)
         return CANNOT_RUN
-    except (VerifierUnavailableError, NotThisDealError) as error:
+    except (VerifierUnavailableError, NotThisDealError, ReceiptCheckError) as error:
         print(f"sapsam-play: {error}", file=sys.stderr)
         return CANNOT_RUN
     except SapsamError as error:

@@ -92,7 +92,12 @@ class ReceiptFolder:
             return ()
         lines = path.read_text(encoding="utf-8").splitlines()[: MAX_PINNED_KEYS * 4]
         texts = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-        return tuple(ServerKey.parse(text.split()[-1]) for text in texts[:MAX_PINNED_KEYS])
+        try:
+            return tuple(ServerKey.parse(text.split()[-1]) for text in texts[:MAX_PINNED_KEYS])
+        except ReceiptCheckError as error:
+            raise ReceiptCheckError(
+                f"{path}: {error} (one pinned server key, a vkey, per line: mend or remove it)"
+            ) from None
 
     def pin_from(self, channel: grpc.Channel, timeout: float = 10.0) -> bool:
         """Pin the server's keys on first use: ask ``GetServerKey`` (the current key and the

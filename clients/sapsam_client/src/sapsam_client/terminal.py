@@ -53,6 +53,7 @@ from sapsam_client.errors import SapsamError, UnauthenticatedError, UnavailableE
 from sapsam_client.my_tables import resume_command, unfinished_tables
 from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.prompts import SessionEndedError, Terminal
+from sapsam_client.receipt_check import ReceiptCheckError
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.results_text import label, seat_labels, seat_lost_line
 from sapsam_client.rules import RulesUnavailableError, rules_module
@@ -283,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGINT, lambda _number, _frame: _leave_on_ctrl_c(arguments))
     try:
         return run(arguments, terminal)
-    except RulesUnavailableError as error:
+    except (RulesUnavailableError, ReceiptCheckError) as error:
         print(f"sapsam-play: {error}", file=sys.stderr)
         return 2
     except SapsamError as error:

@@ -25,7 +25,7 @@ from sapsam.api.live_feed import EventFeed
 from sapsam.api.watch import Sent, StreamChannel
 from sapsam.app import tables as table_store
 from sapsam.app import tournaments as tournament_store
-from sapsam.app.table_runner import dealt_hands
+from sapsam.app.secret_seeds import dealt_hands
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.domain.table_views import dealt_cards_by_player
@@ -158,8 +158,13 @@ class TableChannel(StreamChannel):
         ``after`` on."""
         fold = _TableFold(self._tables, self._table_id)
         recorded = await self._tables.events(self._table_id, 1, to_version=through)  # not past it
-        seeds = await self._seeds(recorded)
-        return [fold.fold(event, seeds) for event in recorded][after:]
+        # Hands only for the deals dealt in what is sent: the events before ``after`` are folded
+        # for the state alone (no seed read, no deck dealt again for a reconnecting watcher).
+        seeds = await self._seeds(recorded[after:])
+        return [
+            fold.fold(event, seeds if index >= after else {})
+            for index, event in enumerate(recorded)
+        ][after:]
 
 
 def _dealt_deals(records: Sequence[RecordedEvent]) -> list[int]:

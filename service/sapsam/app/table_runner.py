@@ -33,7 +33,6 @@ from typing import Any
 
 from sapsam.app.receipts import ReceiptSigner, sign_if_enabled
 from sapsam.app.secret_seeds import SecretSeeds, secret_changes
-from sapsam.app.secret_seeds import dealt_hands as dealt_hands  # re-exported: api.stream_channels
 from sapsam.app.store_interface import Store, StoreSession
 from sapsam.app.table_locks import TableLocks
 from sapsam.app.table_memory import TableMemory

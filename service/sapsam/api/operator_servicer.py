@@ -17,7 +17,7 @@ from sapsam.api.common_messages import timestamp_from_ms
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import receipt_message
 from sapsam.api.request_digest import request_digest
-from sapsam.api.table_messages import _PHASE_TO_WIRE as PHASE_TO_WIRE
+from sapsam.api.table_messages import PHASE_TO_WIRE
 from sapsam.api.table_requests import check_deadline
 from sapsam.app.operator_queries import ANYONE, MAX_LISTED, SEATS, SERVICE, AwaitedTable
 from sapsam.app.table_reads import TableReads
@@ -71,6 +71,12 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
         limit = request.limit or MAX_LISTED
         if not 1 <= limit <= MAX_LISTED:
             raise ApiError("INVALID_ARGUMENT", f"limit must be 0 to {MAX_LISTED}", field="limit")
+        if len(request.phases) > len(_PHASE_FROM_WIRE):
+            raise ApiError(
+                "INVALID_ARGUMENT",
+                f"name at most {len(_PHASE_FROM_WIRE)} phases",
+                field="phases",
+            )
         phases = []
         for wire in request.phases:
             phase = _PHASE_FROM_WIRE.get(wire)

@@ -21,7 +21,7 @@ from sapsam.domain.table_views import SPECTATOR, TableView, Viewer, table_view_f
 from sapsam.log.records import RecordedEvent
 from sapsam_proto.v1 import table_pb2
 
-_PHASE_TO_WIRE: Final = {
+PHASE_TO_WIRE: Final = {
     TablePhase.SEATING: table_pb2.TABLE_PHASE_SEATING,
     TablePhase.AWAITING_DEALER: table_pb2.TABLE_PHASE_AWAITING_DEALER,
     TablePhase.BETWEEN_DEALS: table_pb2.TABLE_PHASE_BETWEEN_DEALS,
@@ -32,6 +32,7 @@ _PHASE_TO_WIRE: Final = {
     TablePhase.AWAITING_SEED: table_pb2.TABLE_PHASE_AWAITING_SEED,
     TablePhase.SERIES_COMPLETE: table_pb2.TABLE_PHASE_SERIES_COMPLETE,
 }
+"""A table's phase as the API names it (and, read backwards, a phase a request names)."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def table_view_message(
     table = table_pb2.Table(
         name=resources.table_name(table_id),
         status=table_status(view.phase),
-        phase=_PHASE_TO_WIRE.get(view.phase, table_pb2.TABLE_PHASE_UNSPECIFIED),
+        phase=PHASE_TO_WIRE.get(view.phase, table_pb2.TABLE_PHASE_UNSPECIFIED),
         rule_set=rule_set_message(view.rule_set),
         seat_count=view.seat_count,
         seats=seats,

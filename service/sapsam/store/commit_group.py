@@ -43,7 +43,8 @@ group after that commit, as the caller's append would have done, so no copy in m
 between is taken for current.
 
 Switch: ``SAPSAM_GROUP_COMMIT=off`` (or ``EventStore.unopened(..., group_commit=False)``) sends
-every append on its caller's connection, as before (bench/pg_cpu.py and bench/store.py compare).
+every append on its caller's connection, as before (bench/group_commit.py compares the two in
+alternating rounds).
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """How ``sapsam-play`` writes cards: ``As Td`` on any terminal, ``A♠ T♦`` with suit symbols where
 the terminal can show them, hearts and diamonds in red where it has colour.
 
+The writing itself lives in one home, ``sapsam.rules.hand_text`` (the ``rules`` extra, which
+``sapsam-play`` needs), so the audit's replay shows a hand exactly as the client showed it; it is
+imported when a card is first written, so importing this module needs no extra.
+
 Typing always works both ways (``As``, ``a♠``, ``10s``: ``sapsam_client.commitment.card_index``).
 """
 
@@ -10,11 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TextIO
 
-from sapsam_client.commitment import card_index, card_text
-
-SYMBOLS: Final = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-RED: Final = "\033[31m"
-RESET: Final = "\033[0m"
+from sapsam_client.rules import rules_module
 
 
 @dataclass(frozen=True)
@@ -30,21 +30,24 @@ PLAIN: Final = CardStyle()
 
 def card_shown(card: str, style: CardStyle = PLAIN) -> str:
     """One card, two columns wide whatever the style (``As``, ``A♠``)."""
-    text = card_text(card_index(card))
-    shown = text[0] + SYMBOLS[text[1]] if style.symbols else text
-    if style.colour and text[1] in "dh":
-        return f"{RED}{shown}{RESET}"
+    shown: str = rules_module("hand_text").card_shown(
+        card, symbols=style.symbols, colour=style.colour
+    )
     return shown
 
 
 def by_rank(cards: Sequence[str]) -> list[str]:
     """Cards strongest first: by rank, then suit (spades high), in the server's notation."""
-    return [card_text(index) for index in sorted((card_index(c) for c in cards), reverse=True)]
+    ordered: list[str] = rules_module("hand_text").by_rank(cards)
+    return ordered
 
 
 def cards_shown(cards: Sequence[str], style: CardStyle = PLAIN) -> str:
     """Cards strongest first, separated by spaces."""
-    return " ".join(card_shown(card, style) for card in by_rank(cards))
+    shown: str = rules_module("hand_text").cards_shown(
+        cards, symbols=style.symbols, colour=style.colour
+    )
+    return shown
 
 
 def style_for(stream: TextIO, environment: Mapping[str, str], plain: bool = False) -> CardStyle:
@@ -53,12 +56,5 @@ def style_for(stream: TextIO, environment: Mapping[str, str], plain: bool = Fals
     (no-color.org). ``plain`` (``--plain``) asks for letters without colour."""
     if plain:
         return PLAIN
-    term = environment.get("TERM", "")
-    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    symbols = term not in ("", "dumb") and encoding == "utf8"
-    try:
-        tty = stream.isatty()
-    except ValueError:  # a closed stream
-        tty = False
-    colour = symbols and tty and not environment.get("NO_COLOR")
-    return CardStyle(symbols=symbols, colour=colour)
+    symbols, colour = rules_module("hand_text").terminal_style(stream, environment)
+    return CardStyle(symbols=bool(symbols), colour=bool(colour))

@@ -233,7 +233,7 @@ def _frame_message(frame: ReplayFrame) -> audit_pb2.ReplayFrame:
                 cards=[] if view.cards is None else view.cards.split(),
                 seen_by=view.seen_by,
                 arrangement=view.arrangement or "",
-                series_total=view.series_total,
+                series_total=view.series_total or 0,  # None: not known from the export (0 here)
             )
             for view in frame.seats
         ],

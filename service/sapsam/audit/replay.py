@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED
@@ -45,6 +45,12 @@ from sapsam.domain.events import (
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
 from sapsam.rules.cards import format_cards
 
+TOTALS_FROM_EVENTS: Final = "events"
+"""``ReplayFrame.totals_from`` when the running totals are folded from every event since the
+table opened."""
+TOTALS_UNKNOWN: Final = "unknown"
+"""``ReplayFrame.totals_from`` when the export cannot tell the running totals."""
+
 
 @dataclass(frozen=True)
 class SeatView:
@@ -59,7 +65,9 @@ class SeatView:
     """Who could see ``cards`` at that moment: ``nobody``, ``seat N only`` or ``everyone``."""
     arrangement: str | None
     """The revealed rows ``front|middle|back``, public from the reveal on."""
-    series_total: int
+    series_total: int | None
+    """The seat's running total in the series after the event; None when the export cannot
+    tell (events before it are missing and no score record in it states the totals)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,12 @@ class ReplayFrame:
     seats: tuple[SeatView, ...]
     series_number: int | None = None
     """The series being played, at a table created with ``after_series = new_series``."""
+    totals_from: str = TOTALS_FROM_EVENTS
+    """Where the seats' running totals come from: :data:`TOTALS_FROM_EVENTS` (the exported
+    events, every one since the table opened), ``"deal N's score"`` (a deal export: the deals
+    before N are not in it, so the totals before deal N are its ``DealScored`` series totals less
+    its own; the verifier's ``series_totals`` check is then *not covered*) or
+    :data:`TOTALS_UNKNOWN`."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values for JSON output."""
@@ -104,7 +118,59 @@ class ReplayFrame:
                 }
                 for view in self.seats
             ],
+            "totals_from": self.totals_from,
         }
+
+
+def _totals_before_deals(events: Sequence[Event]) -> dict[int, tuple[int, ...]]:
+    """Each scored deal's running totals before it, as its ``DealScored`` states them: the
+    series totals after it less its own totals."""
+    before: dict[int, tuple[int, ...]] = {}
+    for event in events:
+        if isinstance(event, DealScored) and len(event.totals) == len(event.series_totals):
+            before[event.deal_number] = tuple(
+                after - own for after, own in zip(event.series_totals, event.totals, strict=True)
+            )
+    return before
+
+
+@dataclass
+class _RunningTotals:
+    """The running totals as far as the export tells them, frame by frame.
+
+    The fold of ``evolve`` holds the right totals only while every event since the table opened
+    is there. A deal export skips the deals between the table's opening and its own: from that
+    gap on, the totals are those its ``DealScored`` states (the totals before the deal: its
+    series totals less its own), and unknown for a deal without one (a running deal).
+    """
+
+    before: dict[int, tuple[int, ...]]
+    last_version: int = 0
+    stated_by: int | None = None
+    """The deal whose score record the totals rest on since a gap; None: the events."""
+    gap: bool = False
+
+    def after(
+        self, version: int, event: Event, state: TableState
+    ) -> tuple[tuple[int, ...] | None, str]:
+        """The totals after the event at ``version`` (folded into ``state``), and their source."""
+        if version != self.last_version + 1:
+            self.gap = True
+            self.stated_by = None
+        self.last_version = version
+        if isinstance(event, SeriesStarted):  # every total is back to zero: known again
+            self.gap, self.stated_by = False, None
+        elif isinstance(event, DealScored) and self.gap:
+            self.gap, self.stated_by = False, event.deal_number
+        if not self.gap:
+            source = (
+                TOTALS_FROM_EVENTS if self.stated_by is None else f"deal {self.stated_by}'s score"
+            )
+            return state.series_totals, source
+        deal = state.deal
+        if deal is not None and deal.number in self.before:
+            return self.before[deal.number], f"deal {deal.number}'s score"
+        return None, TOTALS_UNKNOWN
 
 
 def _hands_by_deal(events: Sequence[Event], table_id: uuid.UUID | None) -> dict[int, list[str]]:
@@ -244,7 +310,12 @@ def _seat_status(state: TableState, seat: int) -> str:
     return "arranging"
 
 
-def _seat_view(state: TableState, seat: int, hands: Mapping[int, list[str]]) -> SeatView:
+def _seat_view(
+    state: TableState,
+    seat: int,
+    hands: Mapping[int, list[str]],
+    totals: tuple[int, ...] | None,
+) -> SeatView:
     deal = state.deal
     cards: str | None = None
     seen_by = "nobody"
@@ -261,7 +332,6 @@ def _seat_view(state: TableState, seat: int, hands: Mapping[int, list[str]]) -> 
             seen_by = f"seat {seat} only"
             if cards is None:
                 seen_by += " (not computable offline before the seed is revealed)"
-    totals = state.series_totals
     return SeatView(
         seat=seat,
         player=state.seats[seat],
@@ -269,7 +339,7 @@ def _seat_view(state: TableState, seat: int, hands: Mapping[int, list[str]]) -> 
         cards=cards,
         seen_by=seen_by,
         arrangement=arrangement,
-        series_total=totals[seat] if seat < len(totals) else 0,
+        series_total=None if totals is None or seat >= len(totals) else totals[seat],
     )
 
 
@@ -294,8 +364,10 @@ def _replay(export: AuditExport, codec: EventCodec) -> list[ReplayFrame]:
     hands = _hands_by_deal(decoded, table_id)
     frames: list[ReplayFrame] = []
     state = INITIAL_STATE
+    running = _RunningTotals(_totals_before_deals(decoded))
     for exported, event in zip(export.events, decoded, strict=True):
         state = evolve(state, event)
+        totals, totals_from = running.after(exported.version, event, state)
         deal = state.deal
         frames.append(
             ReplayFrame(
@@ -308,8 +380,11 @@ def _replay(export: AuditExport, codec: EventCodec) -> list[ReplayFrame]:
                 phase=state.phase.value,
                 deal_number=None if deal is None else deal.number,
                 dealer=None if deal is None else deal.dealer,
-                seats=tuple(_seat_view(state, seat, hands) for seat in range(state.seat_count)),
+                seats=tuple(
+                    _seat_view(state, seat, hands, totals) for seat in range(state.seat_count)
+                ),
                 series_number=state.series_number if state.after_series == "new_series" else None,
+                totals_from=totals_from,
             )
         )
     return frames
@@ -334,9 +409,17 @@ def render_frame(frame: ReplayFrame) -> str:
         f"  {frame.happened}",
         f"  table: {frame.phase}{series}{deal}{dealer}",
     ]
+    if frame.totals_from == TOTALS_UNKNOWN:
+        lines.append("  totals: unknown here (the deals before this one are not in the export)")
+    elif frame.totals_from != TOTALS_FROM_EVENTS:
+        lines.append(
+            f"  totals: as {frame.totals_from} record states them (the deals before it are not"
+            " in the export; export the whole table to check them)"
+        )
     for view in frame.seats:
         player = view.player or "(empty)"
-        line = f"  seat {view.seat} {player}: {view.status}, total {view.series_total}"
+        total = "unknown" if view.series_total is None else f"{view.series_total:+d}"
+        line = f"  seat {view.seat} {player}: {view.status}, total {total}"
         if view.cards is not None:
             line += f"; cards {view.cards} [seen by {view.seen_by}]"
         elif view.seen_by != "nobody":

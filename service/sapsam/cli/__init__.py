@@ -26,9 +26,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from sapsam import __version__
+from sapsam.cli.wording import HelpFormatter
 
 BROKEN_PIPE: Final = 141
 """The exit status when the output's reader went away: 128 + SIGPIPE, as a shell reports it."""
@@ -90,7 +91,14 @@ def _terminal_columns() -> int:
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose help formatter is told the terminal's width (argparse's own asks
-    ``shutil``, imported for that alone, each time an argument is added)."""
+    ``shutil``, imported for that alone, each time an argument is added), and shows descriptions
+    in plain words, paragraphs and examples kept (``sapsam.cli.wording.HelpFormatter``; it also
+    stands in for ``RawDescriptionHelpFormatter``, whose layout it keeps)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("formatter_class") in (None, argparse.RawDescriptionHelpFormatter):
+            kwargs["formatter_class"] = HelpFormatter
+        super().__init__(*args, **kwargs)
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         formatter = cast(Callable[..., argparse.HelpFormatter], self.formatter_class)

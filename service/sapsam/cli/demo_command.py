@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
+from sapsam.cli.wording import plural
+
 FAILED: Final = 1
 BOT_SECONDS: Final = 120
 STRATEGIES: Final = ("solver", "random")
@@ -40,9 +42,17 @@ def register(subparsers: Any) -> None:
         help="bots play a series over gRPC; then every deal is verified",
         description=__doc__,
     )
-    parser.add_argument("--seats", type=int, default=4, help="seats at the table (default 4)")
+    parser.add_argument(
+        "--seat-count", type=int, default=4, help="seats at the table, 2 to 4 (default 4)"
+    )
+    # The old spelling, for scripts: every sapsam command now says --seat-count.
+    parser.add_argument("--seats", type=int, dest="seat_count", help=argparse.SUPPRESS)
     parser.add_argument("--deals", type=int, default=8, help="deals in the series (default 8)")
-    parser.add_argument("--preset", default="pagat", help="rule set preset (default pagat)")
+    parser.add_argument(
+        "--preset",
+        default="pagat",
+        help="rule set preset: pagat, two_four, one_six, scoop_bonus (default pagat)",
+    )
     parser.add_argument(
         "--database-url",
         help="use this PostgreSQL (migrated if behind; the table played stays in it) instead of "
@@ -155,18 +165,19 @@ def _verify(database_url: str, table: str, deals: int) -> tuple[bool, list[str]]
     with psycopg.connect(database_url) as connection:
         recorded = read_stream(connection, stream)
     events = [DEFAULT_CODEC.decode(r.type, r.schema_version, r.data) for r in recorded]
-    lines = [f"verifying {deals} deals from the log ({len(events)} events)"]
+    lines = [f"verifying {plural(deals, 'deal')} from the log ({plural(len(events), 'event')})"]
     passed = 0
     for number in range(1, deals + 1):
         report = verify_deal(published_deal(events, number))
         if report.ok:
             passed += 1
-            lines.append(f"  deal {number}: ok ({len(report.checks)} checks)")
+            lines.append(f"  deal {number}: ok ({plural(len(report.checks), 'check')})")
         else:
             lines.append(f"  deal {number}: FAILED {', '.join(report.failed + report.skipped)}")
     ok = passed == deals
     lines.append(
-        f"verification: {'PASSED' if ok else 'FAILED'} ({passed} of {deals} deals verified)"
+        f"verification: {'PASSED' if ok else 'FAILED'} ({passed} of {plural(deals, 'deal')}"
+        " verified)"
     )
     return ok, lines
 
@@ -195,10 +206,11 @@ def _demo(arguments: argparse.Namespace) -> int:
             print(f"server listening on {address}\n  ({where})")
             operator = connect(address, token=operator_token)
             table = operator.create_table(
-                arguments.seats, preset=arguments.preset, series_length=arguments.deals
+                arguments.seat_count, preset=arguments.preset, series_length=arguments.deals
             )
-            print(f"table {table.name}: {arguments.seats} seats, {arguments.deals} deals")
-            for seat in range(arguments.seats):
+            counts = f"{plural(arguments.seat_count, 'seat')}, {plural(arguments.deals, 'deal')}"
+            print(f"table {table.name}: {counts}")
+            for seat in range(arguments.seat_count):
                 strategy = STRATEGIES[seat % len(STRATEGIES)]
                 command = [
                     sys.executable,

@@ -44,13 +44,42 @@ PHASES = (
 )
 
 
+_DIRECT = (
+    "It works on the database directly (--database-url, else the embedded one), as the operator"
+    " who runs the server; the same command is an RPC of the OperatorService (docs/api.md,"
+    ' "Operator commands").'
+)
+AWAITED = (
+    "List every table not complete (or in the --phase given), longest waiting first: whom it"
+    " waits for (seats and their players, anyone seated, or the server itself), since when, and"
+    " its deadline. Reads only.\n\n" + _DIRECT
+)
+TIME_OUT = (
+    "Time a seat out now, recording what its deadline would have: while arranging, what the"
+    " table's arrange_timeout_policy says (the solver's rows, or a foul); while revealing, a"
+    " foul. When it was the last seat the deal waited for, the seed is revealed and the deal"
+    " scored.\n\n" + _DIRECT
+)
+VOID = (
+    "Void the deal in progress: no points change, the deal does not count towards the series,"
+    " and its seed is published in the DealVoided event so anyone can check the deck"
+    ' (docs/fairness.md, "A voided deal"). The next deal may then start. The seated players'
+    " are told, with the reason.\n\n" + _DIRECT
+)
+REPLACE = (
+    "Give a seat to another registered player, between deals (SeatReplaced): the new player"
+    " plays it from the next deal on. The deals before stay the previous player's; the seat's"
+    " series total carries on (a series total is the seat's, not the player's). Not at a"
+    " tournament's table.\n\n" + _DIRECT
+)
+
+
 def add_actions(actions: Any) -> None:
     """Add ``awaited`` and ``time-out`` to the ``tables`` subcommand."""
     awaited = actions.add_parser(
         "awaited",
         help="tables by phase, whom each waits for and since when",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=AWAITED,
     )
     add_database_options(awaited)
     awaited.add_argument(
@@ -67,8 +96,7 @@ def add_actions(actions: Any) -> None:
     time_out = actions.add_parser(
         "time-out",
         help="time a seat out now, as its deadline would",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=TIME_OUT,
     )
     add_database_options(time_out)
     time_out.add_argument("table", help="the table (its id or tables/{id})")
@@ -77,8 +105,7 @@ def add_actions(actions: Any) -> None:
     void = actions.add_parser(
         "void",
         help="void the deal in progress (unscored, its seed published)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=VOID,
     )
     add_database_options(void)
     void.add_argument("table", help="the table (its id or tables/{id})")
@@ -89,8 +116,7 @@ def add_actions(actions: Any) -> None:
     replace = actions.add_parser(
         "replace",
         help="give a seat to another player, between deals",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=REPLACE,
     )
     add_database_options(replace)
     replace.add_argument("table", help="the table (its id or tables/{id})")

@@ -71,6 +71,18 @@ STRATEGIES = ("solver", "random")
 RECONNECT_SECONDS = 600.0
 """How long a bot keeps trying a server out of reach, by default (``--reconnect-seconds``)."""
 CREATE_ONLY_OPTIONS = ("--seat-count", "--deals", "--preset")
+DESCRIPTION = """\
+A bot that takes a seat at a sapsam table and plays a series, against any sapsam server.
+
+With --table it joins that table; with --create it creates one (printing "table: tables/<uuid>"
+first, so others can join) and joins it. Each bot registers a fresh player unless --token is
+given. It keeps its players' tokens and open commitments in a state file, so the same command
+run again takes up the same seats. One line per scored deal, then the standings.
+
+examples:
+    sapsam-bot --server 127.0.0.1:50051 --table tables/<uuid> --strategy solver
+    sapsam-bot --create --seat-count 4 --seats-here 4 --deals 8 --strategy random
+"""
 
 
 def arranger_for(strategy: str, seed: int | None) -> Arranger:
@@ -85,18 +97,40 @@ def arranger_for(strategy: str, seed: int | None) -> Arranger:
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     parser = argparse.ArgumentParser(
-        prog="sapsam-bot", description=__doc__.split("\n\n")[0] if __doc__ else None
+        prog="sapsam-bot",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
-    parser.add_argument("--tls", action="store_true", help="connect with TLS")
-    parser.add_argument("--ca-cert", type=Path, help="PEM root certificates for TLS")
+    parser.add_argument(
+        "--server", default=DEFAULT_SERVER, help="host:port of the server (default: %(default)s)"
+    )
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (default: plaintext)")
+    parser.add_argument(
+        "--ca-cert",
+        type=Path,
+        help="PEM root certificates to trust with --tls (default: the system's)",
+    )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", help="join this table (tables/<uuid> or the uuid)")
     where.add_argument("--create", action="store_true", help="create a table and join it")
-    parser.add_argument("--strategy", choices=STRATEGIES, default="solver")
-    parser.add_argument("--seed", type=int, help="seed of the random strategy")
-    parser.add_argument("--name", default="bot", help="display name (numbered per seat)")
-    parser.add_argument("--token", help="play as this player instead of registering one")
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="solver",
+        help="solver: the solver's rows; random: random legal rows (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="seed of the random strategy (default: a fresh one each run)"
+    )
+    parser.add_argument(
+        "--name",
+        default="bot",
+        help="display name, numbered per seat with --seats-here (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--token",
+        help="play as the player of this token instead of registering one (default: register)",
+    )
     parser.add_argument(
         "--player",
         help="with --token: the token's player (players/<id>), to find a seat it already holds",
@@ -129,13 +163,33 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=RECONNECT_SECONDS,
         help="how long to keep trying a server out of reach before giving up (default:"
-        " %(default)s)",
+        " %(default)g)",
     )
-    parser.add_argument("--seats-here", type=int, default=1, help="seats this process plays")
-    parser.add_argument("--seat-count", type=int, default=4, help="with --create: seats, 2-4")
-    parser.add_argument("--deals", type=int, help="with --create: deals in the series")
-    parser.add_argument("--preset", help="with --create: rule set preset (default pagat)")
-    parser.add_argument("--quiet", action="store_true", help="print only the standings")
+    parser.add_argument(
+        "--seats-here",
+        type=int,
+        default=1,
+        help="seats this process plays, a thread and a player each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seat-count",
+        type=int,
+        default=4,
+        help="with --create: seats at the table, 2 to 4 (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--deals",
+        type=int,
+        help="with --create: deals in the series (default: the preset's series length)",
+    )
+    parser.add_argument(
+        "--preset",
+        help="with --create: rule set preset: pagat, two_four, one_six, scoop_bonus (default:"
+        " pagat, the base game)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="print only the standings (default: a line a deal)"
+    )
     return parser
 
 

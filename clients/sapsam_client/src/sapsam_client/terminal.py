@@ -41,6 +41,7 @@ import itertools
 import os
 import signal
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -77,26 +78,74 @@ __all__ = [
 # -- session set-up -----------------------------------------------------------------------------
 
 
+DESCRIPTION = """\
+Play Chinese poker at a sapsam table from a terminal (80x24 is enough).
+
+The first run registers a player and saves its token; later runs reuse it. Without --table or
+--create you are offered your unfinished tables, then the open ones; Enter creates a new table.
+Ctrl-C, or a server gone for good, prints the command that takes your seat up again.
+
+examples:
+    sapsam-play --server 127.0.0.1:50051                  go back to a table, or pick one
+    sapsam-play --table tables/<uuid> --name Ann          join that table
+    sapsam-play --create --seat-count 4 --deals 8         create a table, wait for players
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command line."""
+    """The command line. ``--seats`` is the old spelling of ``--seat-count`` (the name every
+    sapsam command uses), still accepted and not shown."""
     parser = argparse.ArgumentParser(
         prog="sapsam-play",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-        epilog=player_records.EPILOG,
+        description=DESCRIPTION,
+        epilog="\n".join(textwrap.wrap(player_records.EPILOG, 79)),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the server")
-    parser.add_argument("--tls", action="store_true", help="connect with TLS")
-    parser.add_argument("--ca-cert", type=Path, help="PEM root certificates for TLS")
-    parser.add_argument("--name", help="display name when registering")
-    parser.add_argument("--token-file", help="where the token is saved (default: config dir)")
-    parser.add_argument("--new-player", action="store_true", help="register even if saved")
+    parser.add_argument(
+        "--server", default=DEFAULT_SERVER, help="host:port of the server (default: %(default)s)"
+    )
+    parser.add_argument("--tls", action="store_true", help="connect with TLS (default: plaintext)")
+    parser.add_argument(
+        "--ca-cert",
+        type=Path,
+        help="PEM root certificates to trust with --tls (default: the system's)",
+    )
+    parser.add_argument(
+        "--name", help="your display name when registering (default: asked at the prompt)"
+    )
+    parser.add_argument(
+        "--token-file",
+        help="where the player's token is saved (default: $SAPSAM_TOKEN_FILE, else"
+        " sapsam/tokens.json in the user's config folder)",
+    )
+    parser.add_argument(
+        "--new-player",
+        action="store_true",
+        help="register a new player even if a token is saved for this server",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--table", help="join this table (tables/<uuid> or the uuid)")
     where.add_argument("--create", action="store_true", help="create a table and join it")
-    parser.add_argument("--seat", type=int, help="take this seat number")
-    parser.add_argument("--seats", type=int, default=4, help="with --create: seats, 2 to 4")
-    parser.add_argument("--deals", type=int, help="with --create: deals in the series")
-    parser.add_argument("--preset", help="with --create: rule set preset (default pagat)")
+    parser.add_argument(
+        "--seat", type=int, help="take this seat number, from 0 (default: the lowest free one)"
+    )
+    parser.add_argument(
+        "--seat-count",
+        type=int,
+        default=4,
+        help="with --create: seats at the table, 2 to 4 (default: %(default)s)",
+    )
+    parser.add_argument("--seats", type=int, dest="seat_count", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--deals",
+        type=int,
+        help="with --create: deals in the series (default: the preset's series length)",
+    )
+    parser.add_argument(
+        "--preset",
+        help="with --create: rule set preset: pagat, two_four, one_six, scoop_bonus (default:"
+        " pagat, the base game)",
+    )
     parser.add_argument(
         "--plain",
         action="store_true",
@@ -114,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=600.0,
         help="how long to keep trying a server out of reach before giving up (default:"
-        " %(default)s)",
+        " %(default)g)",
     )
     return parser
 
@@ -172,7 +221,7 @@ def choose_table(
             if answer.isdigit() and 1 <= int(answer) <= len(choices):
                 return choices[int(answer) - 1]
     created = client.create_table(
-        arguments.seats, preset=arguments.preset, series_length=arguments.deals
+        arguments.seat_count, preset=arguments.preset, series_length=arguments.deals
     )
     terminal.say(f"created {created.name} ({created.seat_count} seats): share this name")
     return created.name

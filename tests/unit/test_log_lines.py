@@ -8,7 +8,13 @@ import json
 import logging
 import re
 
-from sapsam.api.call_log import LOGGER_NAME, JsonLineFormatter, call_line, utc_timestamp
+from sapsam.api.call_log import (
+    LOGGER_NAME,
+    JsonLineFormatter,
+    TextLineFormatter,
+    call_line,
+    utc_timestamp,
+)
 
 ISO_UTC_MILLISECONDS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -30,8 +36,20 @@ def test_a_call_line_gets_the_time_first_and_the_pid_last() -> None:
     message = call_line("/sapsam.v1.TableService/CutDeck", "5b0e8c7e", 2, "OK", 1.23456)
     formatted = JsonLineFormatter().format(_record(LOGGER_NAME, message, 1_700_000_000.5))
     line = json.loads(formatted)
-    assert list(line) == ["time", "method", "table", "seat", "status", "duration_ms", "pid"]
+    assert list(line) == [
+        "time",
+        "level",
+        "logger",
+        "message",
+        "method",
+        "table",
+        "seat",
+        "status",
+        "duration_ms",
+        "pid",
+    ]
     assert line["time"] == "2023-11-14T22:13:20.500Z"
+    assert (line["level"], line["logger"]) == ("INFO", LOGGER_NAME)
     assert (line["method"], line["table"], line["seat"], line["status"]) == (
         "/sapsam.v1.TableService/CutDeck",
         "5b0e8c7e",
@@ -66,3 +84,25 @@ def test_any_other_record_is_wrapped_with_its_time_level_and_logger() -> None:
         "pid": line["pid"],
     }
     assert "\n" not in formatted
+
+
+def test_a_call_line_in_text_is_one_line_even_for_a_hostile_method() -> None:
+    record = _record(LOGGER_NAME, "{}", 1_700_000_000.5)
+    record.call = ('/x"y\n{"injected":1}', "5b0e8c7e", 2, "UNIMPLEMENTED", 0.04)
+    text = TextLineFormatter().format(record)
+    assert "\n" not in text
+    assert text.startswith("2023-11-14T22:13:20.500Z INFO  [")
+    assert text.endswith("UNIMPLEMENTED 0.0 ms table=5b0e8c7e seat=2")
+
+
+def test_an_exception_goes_with_its_record_in_either_format() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys
+
+        record = logging.LogRecord(
+            "sapsam.x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info()
+        )
+    assert "ValueError: boom" in json.loads(JsonLineFormatter().format(record))["exception"]
+    assert "ValueError: boom" in TextLineFormatter().format(record)

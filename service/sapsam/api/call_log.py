@@ -5,11 +5,14 @@ request fields read are the resource names ``name``, ``table`` and ``seat`` (red
 and a seat number), so a token, a card, a nonce or a seed cannot reach the log.
 
 Every line ``sapsam serve`` writes starts with ``"time"``, the record's moment in ISO-8601 UTC
-with milliseconds (``2026-12-02T00:47:59.123Z``). A call's line is written on every call, so it
-is made cheaply (about 9 us of CPU where the first version took 15, ``bench/call_log.py``): its
-fields are known-safe text (the method and status quoted once and remembered, a table id the
-pattern below allows, integers) put together without a JSON encoder, and the logging record is
-made directly, without looking up the caller's source line.
+with milliseconds (``2026-12-02T00:47:59.123Z``), then its ``"level"``, ``"logger"`` and
+``"message"`` (a call's: its method and status), the call's fields and the ``"pid"``. With
+``--log-format text`` the same records are lines for a person (``TextLineFormatter``).
+
+A call's line is written on every call, so it is made cheaply (``bench/call_log.py`` measures
+it): its fields are known-safe text (the method and status quoted once and remembered, a table id
+the pattern below allows, integers) put together without a JSON encoder, and the logging record
+is made directly, without looking up the caller's source line.
 """
 
 from __future__ import annotations
@@ -88,9 +91,12 @@ def log_call(method: str, table: str | None, seat: int | None, status: str, star
     """Log the line of a call that began at ``started`` (``time.perf_counter()``) and ends now."""
     if not _logger.isEnabledFor(logging.INFO):
         return
-    message = call_line(method, table, seat, status, (time.perf_counter() - started) * 1000)
+    duration_ms = (time.perf_counter() - started) * 1000
+    message = call_line(method, table, seat, status, duration_ms)
     # handle(makeRecord(...)) is what _logger.info does, less finding the caller's source line.
-    _logger.handle(_logger.makeRecord(LOGGER_NAME, logging.INFO, __file__, 0, message, (), None))
+    record = _logger.makeRecord(LOGGER_NAME, logging.INFO, __file__, 0, message, (), None)
+    record.call = (method, table, seat, status, duration_ms)  # for the text format
+    _logger.handle(record)
 
 
 def _cancelled_status(context: aio.ServicerContext) -> str:
@@ -161,13 +167,13 @@ _last_second: list[Any] = [None, ""]
 
 
 class JsonLineFormatter(logging.Formatter):
-    """Every log record as one JSON line, starting with its ``"time"``; call lines as they are,
-    others wrapped.
+    """Every log record as one JSON line: ``{"time", "level", "logger", "message", ...,
+    "pid"}``, so the server's output is uniformly JSON and, with ``--workers``, each line says
+    which process wrote it.
 
-    A call line is already a JSON object (``call_line``) and gets the time and the pid;
-    any other record becomes ``{"time": ..., "level": ..., "logger": ..., "message": ...,
-    "pid": ...}``, so the server's output is uniformly JSON and, with ``--workers``, each line
-    says which process wrote it.
+    A call line is already a JSON object (``call_line``): its fields come after the message
+    (the method and the status, ``"/sapsam.v1.TableService/CutDeck OK"``). A record with an
+    exception adds its traceback as ``"exception"``.
     """
 
     def format(self, record: logging.LogRecord) -> str:
@@ -175,21 +181,59 @@ class JsonLineFormatter(logging.Formatter):
         stamp = utc_timestamp(record.created)
         message = record.getMessage()
         if record.name == LOGGER_NAME and message.startswith("{") and message.endswith("}"):
-            return f'{{"time":"{stamp}",{message[1:-1]},"pid":{record.process}}}'
-        line = {
+            call = getattr(record, "call", None)
+            said = _quoted(f"{call[0]} {call[3]}") if call else '"call"'
+            return (
+                f'{{"time":"{stamp}","level":"{record.levelname}","logger":"{LOGGER_NAME}",'
+                f'"message":{said},{message[1:-1]},"pid":{record.process}}}'
+            )
+        line: dict[str, object] = {
             "time": stamp,
             "level": record.levelname,
             "logger": record.name,
             "message": message,
-            "pid": record.process,
         }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        line["pid"] = record.process
         return json.dumps(line, separators=(",", ":"), ensure_ascii=False)
 
 
-def configure_logging(level: int = logging.INFO) -> None:
-    """Send every log record to stderr as one JSON line (the ``sapsam serve`` set-up)."""
+class TextLineFormatter(logging.Formatter):
+    """Every log record as a line for a person (``sapsam serve --log-format text``)::
+
+        2026-12-02T00:47:59.123Z INFO  [4242] sapsam.api.calls: /sapsam.v1.TableService/CutDeck
+        OK 1.2 ms table=5b0e8c7e seat=2
+
+    (one line), or the record's message; a traceback follows its record's line. A method path
+    the client sent is shown escaped when it holds a control character, so it cannot forge a
+    line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as text."""
+        call = getattr(record, "call", None)
+        if call is not None:
+            method, table, seat, status, duration_ms = call
+            shown = method if method.isprintable() else ascii(method)
+            text = f"{shown} {status} {duration_ms:.1f} ms"
+            text += f" table={table}" if table is not None else ""
+            text += f" seat={seat}" if seat is not None else ""
+        else:
+            text = record.getMessage()
+            if record.exc_info:
+                text += "\n" + self.formatException(record.exc_info)
+        stamp = utc_timestamp(record.created)
+        return f"{stamp} {record.levelname:<5} [{record.process}] {record.name}: {text}"
+
+
+LOG_FORMATS: Final = ("text", "json")
+
+
+def configure_logging(level: int = logging.INFO, log_format: str = "json") -> None:
+    """Send every log record to stderr, one JSON line each (``log_format`` "json") or as text
+    for a person ("text"): the ``sapsam serve`` set-up."""
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonLineFormatter())
+    handler.setFormatter(TextLineFormatter() if log_format == "text" else JsonLineFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

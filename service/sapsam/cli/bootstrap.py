@@ -234,12 +234,14 @@ def serve_database(
     data_dir: Path | None = None,
     transparency: bool = True,
     sign_receipts: bool = True,
+    log_format: str = "json",
 ) -> int:
     """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code. The
     server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
     made it before starting the processes. Without ``transparency`` (a benchmark's A/B) no
-    checkpoint, receipt or TransparencyService; without ``sign_receipts``, no receipts."""
-    configure_logging()
+    checkpoint, receipt or TransparencyService; without ``sign_receipts``, no receipts.
+    ``log_format``: "json" (a JSON object a line) or "text" (``sapsam serve --log-format``)."""
+    configure_logging(log_format=log_format)
     keys = load_server_keys(data_dir)
     services = build_services(
         database_url,

@@ -4,6 +4,11 @@ The database is ``--database-url`` (else ``DATABASE_URL``) or, with neither, the
 PostgreSQL in ``--data-dir`` (else ``SAPSAM_DATA_DIR``, else the user's data directory), started
 here and stopped on exit. Migrations are applied before serving. ``--workers N`` runs N server
 processes on the same port (SO_REUSEPORT), all on the one database.
+
+The log goes to stderr: with ``--log-format json`` one JSON object a line (time, level, logger,
+message, and a call's method, table, seat, status, duration_ms; docs/api.md), with ``text`` a
+line for a person. By default text on a terminal, JSON otherwise (a file, a pipe, a service
+manager).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sapsam.api.auth import check_token_format
-from sapsam.api.call_log import configure_logging
+from sapsam.api.call_log import LOG_FORMATS, configure_logging
 from sapsam.api.limits import CallerLimits
 from sapsam.api.server import (
     DEFAULT_LISTEN,
@@ -71,6 +76,12 @@ def register(subparsers: Any) -> None:
         help="benchmarking aid: sign no checkpoints nor receipts, serve no TransparencyService",
     )
     _add_stop_and_limit_arguments(parser)
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        help="json: one JSON object a line (time, level, logger, message and a call's fields);"
+        " text: a line for a person (default: text when stderr is a terminal, else json)",
+    )
     parser.add_argument(
         "--deadline-grace-seconds",
         type=float,
@@ -133,14 +144,15 @@ def _serve(arguments: argparse.Namespace) -> int:
     if not 0 <= grace <= 86_400:
         print("sapsam serve: --deadline-grace-seconds must be 0 to 86400", file=sys.stderr)
         return 2
-    configure_logging()
+    log_format = arguments.log_format or ("text" if _stderr_is_a_terminal() else "json")
+    configure_logging(log_format=log_format)
     try:
         data_dir = resolve_data_dir(arguments.data_dir)
         # The key that signs the transparency log: made on the first start, read by each worker.
         load_server_keys(data_dir, create=True)
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
             signs = (not arguments.no_transparency, not arguments.no_receipts)
-            served = (config, handle.url, grace, data_dir, *signs)
+            served = (config, handle.url, grace, data_dir, *signs, log_format)
             if arguments.workers == 1:
                 return serve_database(*served)
             return run_worker_processes(arguments.workers, serve_database, served)
@@ -153,6 +165,13 @@ def _serve(arguments: argparse.Namespace) -> int:
     except RuntimeError as error:
         print(f"sapsam serve: {error}", file=sys.stderr)
         return FAILED
+
+
+def _stderr_is_a_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # closed, or replaced by something that is no file
+        return False
 
 
 _DEFAULT_LIMITS = CallerLimits()

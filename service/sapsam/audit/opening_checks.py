@@ -1,0 +1,197 @@
+"""The checks of a table's opening in an export: ``header``, ``opening`` and ``dealer_lot``.
+
+Pure. :func:`table_rule_set` reads the rule set recorded in ``TableCreated`` (once per distinct
+rule set in a process), :func:`header_check` holds the export's header to the recorded events,
+:func:`opening_check` the events before the first deal to the protocol (TableCreated, a
+PlayerSeated per seat, DealerChosen, and the seats given away between earlier deals), and
+:func:`lot_check` redraws the dealer from the published lot seed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from sapsam import fairness
+from sapsam.audit.export_format import AuditExport
+from sapsam.audit.report import AuditCheck, Status
+from sapsam.domain.events import (
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    Event,
+    PlayerSeated,
+    SeatReplaced,
+    TableCreated,
+)
+from sapsam.rules.cards import format_cards
+from sapsam.rules.ruleset import RuleSet, RuleSetError
+
+__all__ = ["header_check", "lot_check", "opening_check", "table_rule_set"]
+
+
+def table_rule_set(created: TableCreated | None) -> RuleSet | None:
+    if created is None:
+        return None
+    try:
+        return _read_rule_set(created.rule_set)
+    except RuleSetError:
+        return None
+
+
+# RuleSet.from_dict validates every field, and a verifier going through many exports meets the
+# same few rule sets again and again. A RuleSet is frozen, so one reading is shared: the key holds
+# each value's type too (true and 1 are equal in Python, not as rule set values). Errors are not
+# kept, so a bad rule set raises every time.
+_RuleSetKey = tuple[tuple[str, type, object], ...]
+_RULE_SETS: dict[_RuleSetKey, RuleSet] = {}
+_RULE_SETS_KEPT = 64
+
+
+def _read_rule_set(data: object) -> RuleSet:
+    """``RuleSet.from_dict(data)``, read once per distinct rule set."""
+    if type(data) is not dict:
+        return RuleSet.from_dict(cast(Mapping[str, Any], data))
+    try:
+        key = tuple((name, type(value), value) for name, value in data.items())
+        known = _RULE_SETS.get(key)
+    except TypeError:  # an unhashable value (a list …): nothing to share, from_dict judges it
+        return RuleSet.from_dict(data)
+    if known is None:
+        known = RuleSet.from_dict(data)
+        if len(_RULE_SETS) >= _RULE_SETS_KEPT:
+            _RULE_SETS.clear()
+        _RULE_SETS[key] = known
+    return known
+
+
+def header_check(
+    export: AuditExport,
+    decoded: Sequence[tuple[int, Event]],
+    created: TableCreated | None,
+    rule_set: RuleSet | None,
+) -> AuditCheck:
+    header = export.header
+    if created is None:
+        return AuditCheck("header", Status.FAILED, "the export holds no TableCreated event")
+    problems: list[str] = []
+    if header.table_id != created.table_id:
+        problems.append(f"table id {header.table_id} is not the recorded {created.table_id}")
+    if header.stream_id != f"table-{created.table_id}":
+        problems.append(f"stream {header.stream_id} is not the table's stream")
+    if dict(header.rule_set) != dict(created.rule_set):
+        changed = sorted(
+            key
+            for key in set(header.rule_set) | set(created.rule_set)
+            if header.rule_set.get(key) != created.rule_set.get(key)
+        )
+        problems.append(
+            f"the header's rule set differs from the one recorded in TableCreated in {changed}"
+        )
+    if rule_set is None:
+        problems.append("the recorded rule set is not a valid rule set")
+    if header.seat_count != created.seat_count:
+        problems.append(f"seat count {header.seat_count} is not the recorded {created.seat_count}")
+    started = [event.deal_number for _, event in decoded if isinstance(event, DealStarted)]
+    scored = [event.deal_number for _, event in decoded if isinstance(event, DealScored)]
+    if list(header.deals) != started:
+        problems.append(f"the header lists deals {list(header.deals)}, the events hold {started}")
+    if list(header.finished_deals) != scored:
+        problems.append(
+            f"the header lists finished deals {list(header.finished_deals)}, "
+            f"the events score {scored}"
+        )
+    if header.scope not in ("deal", "table"):
+        problems.append(f"unknown scope {header.scope!r}")
+    if problems:
+        return AuditCheck("header", Status.FAILED, "; ".join(problems))
+    name = rule_set.name if rule_set is not None else "?"
+    return AuditCheck(
+        "header",
+        Status.PASSED,
+        f"table {created.table_id}, {created.seat_count} seats, rule set {name!r} as recorded",
+    )
+
+
+def opening_check(decoded: Sequence[tuple[int, Event]], created: TableCreated | None) -> AuditCheck:
+    """TableCreated at version 1, each seat taken once, then the dealer drawn; nothing else."""
+    opening: list[tuple[int, Event]] = []
+    for version, event in decoded:
+        if isinstance(event, DealStarted):
+            break
+        opening.append((version, event))
+    if created is None or not opening or opening[0][1] is not created or opening[0][0] != 1:
+        return AuditCheck("opening", Status.FAILED, "the export does not begin with TableCreated")
+    seats: dict[int, str] = {}
+    drawn = False
+    for version, event in opening[1:]:
+        if isinstance(event, PlayerSeated) and not drawn:
+            if not 0 <= event.seat < created.seat_count or event.seat in seats:
+                return AuditCheck(
+                    "opening",
+                    Status.FAILED,
+                    f"the PlayerSeated event at version {version} takes seat {event.seat}, "
+                    "which does not exist or is already taken",
+                )
+            if event.player_id in seats.values():
+                return AuditCheck(
+                    "opening",
+                    Status.FAILED,
+                    f"the PlayerSeated event at version {version} seats {event.player_id} twice",
+                )
+            seats[event.seat] = event.player_id
+        elif isinstance(event, DealerChosen) and not drawn and len(seats) == created.seat_count:
+            drawn = True
+        elif (
+            isinstance(event, SeatReplaced)
+            and drawn
+            and seats.get(event.seat) == event.previous_player_id
+            and event.player_id not in seats.values()
+        ):
+            # A deal's export carries the seats given away between earlier deals.
+            seats[event.seat] = event.player_id
+        else:
+            return AuditCheck(
+                "opening",
+                Status.FAILED,
+                f"the {event.TYPE} event at version {version} is out of place before the first "
+                "deal (expected TableCreated, a PlayerSeated per seat, then DealerChosen)",
+            )
+    players = ", ".join(f"seat {seat}: {seats[seat]}" for seat in sorted(seats))
+    return AuditCheck("opening", Status.PASSED, players or "no seat taken yet")
+
+
+def lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> AuditCheck:
+    if created is None or chosen is None:
+        return AuditCheck(
+            "dealer_lot", Status.PENDING, "the dealer has not been drawn in this export"
+        )
+    try:
+        table_id = uuid.UUID(created.table_id)
+        lot_seed = bytes.fromhex(chosen.lot_seed)
+        commitment = fairness.lot_commitment(table_id, lot_seed)
+        lot = fairness.draw_dealer(lot_seed, table_id, created.seat_count)
+    except ValueError as error:
+        return AuditCheck("dealer_lot", Status.FAILED, f"the lot cannot be redrawn: {error}")
+    if commitment.hex() != created.lot_commitment:
+        return AuditCheck(
+            "dealer_lot",
+            Status.FAILED,
+            "the published lot seed does not hash to the lot commitment recorded at the "
+            "table's creation",
+            expected=created.lot_commitment,
+            found=commitment.hex(),
+        )
+    drawn = format_cards(lot.cards).split()
+    if lot.dealer != chosen.dealer or drawn != list(chosen.lot_cards):
+        return AuditCheck(
+            "dealer_lot",
+            Status.FAILED,
+            "redrawing the lot does not give the recorded cards and dealer",
+            expected=f"dealer {lot.dealer}, cards {' '.join(drawn)}",
+            found=f"dealer {chosen.dealer}, cards {' '.join(chosen.lot_cards)}",
+        )
+    return AuditCheck(
+        "dealer_lot", Status.PASSED, f"seat {lot.dealer} drew the highest card ({' '.join(drawn)})"
+    )

@@ -1,0 +1,157 @@
+"""The checks of an export's segments (docs/audit.md §4): ``chain``, ``anchor`` and ``coverage``.
+
+Pure. An export holds one or more segments of its stream, each a run of versions hung on an
+anchor (the hash of the event just before it, or the genesis hash): :func:`split_segments` gives
+each segment's events, :func:`chain_check` recomputes every hash from its segment's anchor,
+:func:`anchor_check` ties the segments to the stream's start and to each other, and
+:func:`coverage_check` holds the events to exactly the versions the header names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sapsam.audit.export_format import AuditExport, ExportedEvent, Segment
+from sapsam.audit.report import AuditCheck, Status
+from sapsam.log.chain import verify_chain_of_stream
+
+__all__ = ["anchor_check", "chain_check", "coverage_check", "split_segments"]
+
+
+def split_segments(export: AuditExport) -> list[list[ExportedEvent]]:
+    """The events of each segment, in file order, by the segment's version range."""
+    return [
+        [
+            event
+            for event in export.events
+            if segment.first_version <= event.version <= segment.last_version
+        ]
+        for segment in export.header.segments
+    ]
+
+
+def chain_check(export: AuditExport, segment_events: Sequence[list[ExportedEvent]]) -> AuditCheck:
+    stream_id = export.header.stream_id
+    checked = 0
+    for index, (segment, events) in enumerate(
+        zip(export.header.segments, segment_events, strict=True), start=1
+    ):
+        report = verify_chain_of_stream(
+            stream_id, events, segment.anchor.hash, segment.anchor.version, export.parsed_json
+        )
+        checked += report.events_checked
+        if not report.intact:
+            problem = report.problems[0]
+            kind = next((e.type for e in events if e.version == problem.version), "?")
+            return AuditCheck(
+                "chain",
+                Status.FAILED,
+                f"segment {index}, the {kind} event at version {problem.version}: "
+                f"{problem.reason}; it was altered, or events before it were removed, added or "
+                "reordered",
+            )
+    return AuditCheck(
+        "chain",
+        Status.PASSED,
+        f"{checked} events in {len(segment_events)} segment(s), each hash recomputed from its "
+        "anchor",
+    )
+
+
+def anchor_check(
+    segments: Sequence[Segment], segment_events: Sequence[list[ExportedEvent]]
+) -> AuditCheck:
+    first = segments[0]
+    if not first.anchor.is_genesis or first.first_version != 1:
+        return AuditCheck(
+            "anchor",
+            Status.FAILED,
+            "the export must start at the stream's first event (version 1, anchored on the "
+            f"genesis hash); it starts at version {first.first_version} on anchor version "
+            f"{first.anchor.version}",
+        )
+    stated: list[str] = []
+    for index in range(1, len(segments)):
+        segment, previous = segments[index], segments[index - 1]
+        if segment.anchor.version != segment.first_version - 1:
+            return AuditCheck(
+                "anchor",
+                Status.FAILED,
+                f"segment {index + 1} names anchor version {segment.anchor.version} but starts "
+                f"at version {segment.first_version}",
+            )
+        if segment.anchor.version < previous.last_version:
+            return AuditCheck(
+                "anchor",
+                Status.FAILED,
+                f"segment {index + 1} overlaps segment {index}",
+            )
+        if segment.anchor.version == previous.last_version:
+            previous_events = segment_events[index - 1]
+            last_hash = previous_events[-1].hash if previous_events else previous.last_hash
+            if segment.anchor.hash != last_hash:
+                return AuditCheck(
+                    "anchor",
+                    Status.FAILED,
+                    f"segment {index + 1} hangs on version {segment.anchor.version} with a hash "
+                    f"that is not that event's hash in segment {index}",
+                    expected=last_hash.hex(),
+                    found=segment.anchor.hash.hex(),
+                )
+        else:
+            stated.append(
+                f"segment {index + 1} hangs on version {segment.anchor.version} "
+                f"(hash {segment.anchor.hash.hex()[:16]}…), which is outside the export"
+            )
+    detail = "the export starts at the genesis"
+    if stated:
+        detail += (
+            "; "
+            + "; ".join(stated)
+            + " (confirm it against the server: sapsam audit verify --table T --deal N)"
+        )
+    return AuditCheck("anchor", Status.PASSED, detail)
+
+
+def coverage_check(
+    export: AuditExport, segment_events: Sequence[list[ExportedEvent]]
+) -> AuditCheck:
+    covered = sum(len(events) for events in segment_events)
+    if covered != len(export.events):
+        outside = [
+            event.version
+            for event in export.events
+            if not any(
+                s.first_version <= event.version <= s.last_version for s in export.header.segments
+            )
+        ]
+        return AuditCheck(
+            "coverage",
+            Status.FAILED,
+            f"event(s) at version(s) {outside or 'repeated'} lie outside the segments the "
+            "header names (an event was added or the versions do not match the header)",
+        )
+    for index, (segment, events) in enumerate(
+        zip(export.header.segments, segment_events, strict=True), start=1
+    ):
+        wanted = segment.last_version - segment.first_version + 1
+        if len(events) != wanted:
+            return AuditCheck(
+                "coverage",
+                Status.FAILED,
+                f"segment {index} should hold versions {segment.first_version}.."
+                f"{segment.last_version} ({wanted} events) but holds {len(events)}: "
+                "events are missing or repeated",
+            )
+        if not events:
+            return AuditCheck("coverage", Status.FAILED, f"segment {index} names no version at all")
+        if events[-1].version != segment.last_version or events[-1].hash != segment.last_hash:
+            return AuditCheck(
+                "coverage",
+                Status.FAILED,
+                f"segment {index} should end on version {segment.last_version} with hash "
+                f"{segment.last_hash.hex()[:16]}…; it ends on version {events[-1].version}",
+            )
+    return AuditCheck(
+        "coverage", Status.PASSED, f"{covered} events, exactly the versions the header names"
+    )

@@ -1,7 +1,8 @@
 """A second reading of docs/rules.md: its rules written out again with nothing from sapsam.
 
-Row keys (§1.4), the foul checks (§1.5), the units of every scoring method (§2.3, with §2.1's
-defaults) and places (§1.7), as a verifier written elsewhere from the page alone would have them.
+Row keys (§1.4), the foul checks (§1.5), the units of every scoring method (§2.3 and §2.4, with
+§2.1's defaults) and places (§1.7), as a verifier written elsewhere from the page alone would have
+them.
 tests/unit/test_rules_doc.py holds them to every documented example, and
 tests/unit/test_fairness_vectors.py uses them to verify every published deal of
 docs/fairness-vectors.json from the docs alone.
@@ -66,16 +67,24 @@ def spec_sign(number_: int) -> int:
 
 def spec_units(rule_set_: dict[str, Any], rows: list[int]) -> int:
     """§2.3's table, with §2.1's defaults for the fields a rule set leaves out."""
-    params = {"scoring": "per_row", "row_unit": 1, "scoop_bonus": 1}
+    params = {"scoring": "per_row", "row_unit": 1, "scoop_bonus": 1, "rules_version": 2}
     params |= {"one_six_two_of_three": 1, "one_six_scoop": 6} | rule_set_
+    # §2.4: version 1 knew only more_rows_won; from version 2 the default is two_rows_won.
+    params.setdefault(
+        "majority", "more_rows_won" if params["rules_version"] == 1 else "two_rows_won"
+    )
     won, lost = rows.count(1), rows.count(-1)
     scoop = 1 if won == 3 else -1 if lost == 3 else 0
+    if params["majority"] == "more_rows_won":
+        majority = spec_sign(won - lost)
+    else:
+        majority = 1 if won >= 2 else -1 if lost >= 2 else 0
     units = {
         "per_row": won - lost,
-        "two_four": won - lost + spec_sign(won - lost),
+        "two_four": won - lost + majority,
         "one_six": scoop * params["one_six_scoop"]
         if scoop
-        else spec_sign(won - lost) * params["one_six_two_of_three"],
+        else majority * params["one_six_two_of_three"],
         "per_row_scoop_bonus": won - lost + scoop * params["scoop_bonus"],
     }[params["scoring"]]
     return int(units * params["row_unit"])

@@ -39,8 +39,10 @@ from sapsam.rules.ruleset import (
     MAX_SEATS,
     MAX_SERIES_LENGTH,
     MIN_SEATS,
+    PRESET_ALIASES,
     PRESETS,
     RULES_VERSION,
+    MajorityRule,
     RuleSet,
     ScoringMethod,
     TimeoutPolicy,
@@ -123,7 +125,9 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
         [field.name for field in dataclasses.fields(RuleSet)]
         + [method.value for method in ScoringMethod]
         + [policy.value for policy in TimeoutPolicy]
+        + [rule.value for rule in MajorityRule]
         + list(PRESETS)
+        + list(PRESET_ALIASES)
         + [reason.value for reason in FoulReason]
     )
     missing = [name for name in names if f"`{name}`" not in PAGE]
@@ -133,7 +137,7 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
 def _default_text(value: object) -> str:
     if value is None:
         return "null"
-    if isinstance(value, ScoringMethod | TimeoutPolicy):
+    if isinstance(value, ScoringMethod | TimeoutPolicy | MajorityRule):
         return f"`{value.value}`"
     if isinstance(value, str):
         return f'`"{value}"`'
@@ -142,7 +146,7 @@ def _default_text(value: object) -> str:
 
 RANGES: dict[str, list[str]] = {
     "name": [f"1 to {MAX_NAME_LENGTH} printable characters"],
-    "rules_version": [f"{RULES_VERSION} (the only supported version)"],
+    "rules_version": [f"{RULES_VERSION} (a new table's; 1 is read for recorded deals, §2.6)"],
     "scoring": [f"`{method.value}`" for method in ScoringMethod],
     "row_unit": [f"1 to {MAX_ROW_UNIT:,}"],
     "scoop_bonus": [f"0 to {MAX_BONUS_UNITS:,}"],
@@ -154,6 +158,7 @@ RANGES: dict[str, list[str]] = {
     "arrange_seconds": [f"1 to {MAX_DEADLINE_SECONDS:,}", "null"],
     "reveal_seconds": [f"1 to {MAX_DEADLINE_SECONDS:,}", "null"],
     "arrange_timeout_policy": [f"`{policy.value}`" for policy in TimeoutPolicy],
+    "majority": [f"`{rule.value}`" for rule in MajorityRule],
 }
 
 

@@ -8,9 +8,13 @@ from hypothesis import strategies as st
 
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
+    PRESET_ALIASES,
     PRESET_ARRANGE_SECONDS,
+    PRESET_DESCRIPTIONS,
     PRESET_REVEAL_SECONDS,
     PRESETS,
+    RULES_VERSION,
+    MajorityRule,
     RuleSet,
     RuleSetError,
     ScoringMethod,
@@ -46,15 +50,33 @@ def test_every_preset_has_deadlines_and_none_warns() -> None:
 
 
 def test_presets_cover_every_scoring_method() -> None:
-    assert {"pagat", "two_four", "one_six", "scoop_bonus"} <= set(PRESETS)
+    assert list(PRESETS) == [
+        "pagat",
+        "pagat_two_four",
+        "pagat_one_six",
+        "pagat_one_six_two",
+        "pagat_scoop_bonus",
+    ]
     assert {rule_set.scoring for rule_set in PRESETS.values()} == set(ScoringMethod)
     for name, rule_set in PRESETS.items():
         assert rule_set.name == name
+        assert rule_set.rules_version == RULES_VERSION
+        assert rule_set.majority is MajorityRule.TWO_ROWS_WON
         assert preset(name) is rule_set
+        assert PRESET_DESCRIPTIONS[name].endswith(".")
+        assert "\n" not in PRESET_DESCRIPTIONS[name]
+    assert set(PRESET_DESCRIPTIONS) == set(PRESETS)
+
+
+def test_version_1_preset_names_are_aliases_of_todays_presets() -> None:
+    for alias, name in PRESET_ALIASES.items():
+        assert alias not in PRESETS
+        assert preset(alias) is PRESETS[name]
+        assert resolve_rule_set(alias).name == name
 
 
 def test_unknown_preset_lists_the_known_names() -> None:
-    with pytest.raises(RuleSetError, match=r"'hold_em'.*pagat, two_four, one_six, scoop_bonus"):
+    with pytest.raises(RuleSetError, match=r"'hold_em'.*pagat, pagat_two_four, pagat_one_six"):
         preset("hold_em")
 
 
@@ -71,8 +93,8 @@ def test_canonical_json_is_sorted_compact_and_round_trips() -> None:
 
 
 def test_resolve_accepts_a_name_or_a_full_object() -> None:
-    assert resolve_rule_set("one_six") is PRESETS["one_six"]
-    custom = PRESETS["two_four"].with_changes(name="high stakes", row_unit=10)
+    assert resolve_rule_set("pagat_one_six") is PRESETS["pagat_one_six"]
+    custom = PRESETS["pagat_two_four"].with_changes(name="high stakes", row_unit=10)
     assert resolve_rule_set(custom.to_dict()) == custom
     with pytest.raises(RuleSetError, match="unknown rule set preset"):
         resolve_rule_set("nope")
@@ -105,6 +127,9 @@ def test_missing_keys_take_their_defaults() -> None:
         ({"name": ""}, "name"),
         ({"name": 7}, "name"),
         ({"rules_version": 99}, "rules_version"),
+        ({"majority": "most"}, "majority"),
+        ({"rules_version": 1}, "majority"),
+        ({"rules_version": 1, "majority": "more_rows_won"}, "majority"),
     ],
 )
 def test_bad_values_are_refused_naming_the_key(changes: dict[str, object], key: str) -> None:
@@ -154,3 +179,37 @@ def test_json_round_trip_is_lossless(rule_set: RuleSet) -> None:
     assert again == rule_set
     assert again.to_json() == text
     assert RuleSet.from_dict(rule_set.to_dict()) == rule_set
+
+
+def test_a_version_1_rule_set_reads_back_to_exactly_what_was_recorded() -> None:
+    recorded = {
+        "name": "two_four",
+        "rules_version": 1,
+        "scoring": "two_four",
+        "row_unit": 1,
+        "scoop_bonus": 1,
+        "one_six_two_of_three": 1,
+        "one_six_scoop": 6,
+        "min_seats": 2,
+        "max_seats": 4,
+        "series_length": 8,
+        "arrange_seconds": 90,
+        "reveal_seconds": 30,
+        "arrange_timeout_policy": "foul",
+    }
+    rule_set = RuleSet.from_dict(recorded)
+    # Version 1 scored every rule set as more_rows_won; the key it never had stays out.
+    assert rule_set.majority is MajorityRule.MORE_ROWS_WON
+    assert rule_set.to_dict() == recorded
+    assert RuleSet.from_json(rule_set.to_json()) == rule_set
+    with pytest.raises(RuleSetError, match=r"'majority'.*version 1 scores only more_rows_won"):
+        rule_set.with_changes(majority=MajorityRule.TWO_ROWS_WON)
+
+
+def test_a_version_2_rule_set_records_majority_and_defaults_to_the_sources_reading() -> None:
+    assert RuleSet().rules_version == 2
+    assert RuleSet().to_dict()["majority"] == "two_rows_won"
+    assert RuleSet.from_dict({"scoring": "two_four"}).majority is MajorityRule.TWO_ROWS_WON
+    chosen = RuleSet.from_dict({"scoring": "two_four", "majority": "more_rows_won"})
+    assert chosen.majority is MajorityRule.MORE_ROWS_WON
+    assert RuleSet.from_json(chosen.to_json()) == chosen

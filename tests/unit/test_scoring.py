@@ -1,12 +1,14 @@
 """Scoring a deal: the worked example, fouls, 3 and 4 seats, every method, standings."""
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import DECK
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, PRESETS, RuleSet, ScoringMethod
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, PRESETS, MajorityRule, RuleSet, ScoringMethod
 from sapsam.rules.scoring import (
     DealScore,
     PairResult,
@@ -82,7 +84,7 @@ def test_four_seats() -> None:
         (2, 3, (1, 1, 1), 3),
     ]
     assert score.totals == (3, -1, 7, -9)
-    two_four = score_deal(PRESETS["two_four"], checks)
+    two_four = score_deal(PRESETS["pagat_two_four"], checks)
     assert two_four.totals == (1 + 1 - 2 + 4, -2 - 4 + 4, 2 + 4 + 4, -4 - 4 - 4)
 
 
@@ -96,14 +98,16 @@ def test_four_seats() -> None:
         (ScoringMethod.TWO_FOUR, (1, 1, -1), 2),
         (ScoringMethod.TWO_FOUR, (1, 1, 1), 4),
         (ScoringMethod.TWO_FOUR, (-1, -1, -1), -4),
-        (ScoringMethod.TWO_FOUR, (1, 0, 0), 2),  # one won, two tied: the majority is won
+        # 002: an extra unit «dacă câștigă în două sau trei dintre mâini» (two or three won)
+        (ScoringMethod.TWO_FOUR, (1, 0, 0), 1),  # one won, two tied: no majority
         (ScoringMethod.TWO_FOUR, (1, 1, 0), 3),
         (ScoringMethod.TWO_FOUR, (1, -1, 0), 0),
         (ScoringMethod.ONE_SIX, (1, 1, -1), 1),
         (ScoringMethod.ONE_SIX, (-1, 1, -1), -1),
         (ScoringMethod.ONE_SIX, (1, 1, 1), 6),
         (ScoringMethod.ONE_SIX, (-1, -1, -1), -6),
-        (ScoringMethod.ONE_SIX, (1, 0, 0), 1),  # one won, two tied: the 2-of-3 point
+        # 003: a point «pentru o victorie în două din cele trei rânduri» (two of three won)
+        (ScoringMethod.ONE_SIX, (1, 0, 0), 0),  # one won, two tied: no 2-of-3 point
         (ScoringMethod.ONE_SIX, (1, 1, 0), 1),  # two won, one tied: not a scoop
         (ScoringMethod.ONE_SIX, (1, -1, 0), 0),
         (ScoringMethod.ONE_SIX, (0, 0, 0), 0),
@@ -122,17 +126,48 @@ def test_each_method_settles_rows(
     assert settle(rule_set.with_changes(row_unit=5), rows) == 5 * units
 
 
+@pytest.mark.parametrize(
+    ("method", "rows", "units"),
+    [
+        (ScoringMethod.TWO_FOUR, (1, 0, 0), 2),  # one won, two tied: more won than lost
+        (ScoringMethod.TWO_FOUR, (0, -1, 0), -2),
+        (ScoringMethod.TWO_FOUR, (1, 1, 0), 3),
+        (ScoringMethod.TWO_FOUR, (1, -1, 0), 0),
+        (ScoringMethod.ONE_SIX, (0, 0, 1), 1),
+        (ScoringMethod.ONE_SIX, (1, -1, 0), 0),
+        (ScoringMethod.ONE_SIX, (1, 1, 1), 6),
+        (ScoringMethod.PER_ROW, (1, 0, 0), 1),
+        (ScoringMethod.PER_ROW_SCOOP_BONUS, (1, 0, 0), 1),
+    ],
+)
+def test_more_rows_won_and_rules_version_1_give_the_majority_to_more_rows_won(
+    method: ScoringMethod, rows: tuple[int, int, int], units: int
+) -> None:
+    chosen = RuleSet(scoring=method, majority=MajorityRule.MORE_ROWS_WON)
+    version_1 = RuleSet.from_dict({"scoring": method.value, "rules_version": 1})
+    for rule_set in (chosen, version_1):
+        assert settle(rule_set, rows) == units
+        assert settle(rule_set, (-rows[0], -rows[1], -rows[2])) == -units
+
+
 def test_amounts_come_from_the_rule_set() -> None:
-    one_six = PRESETS["one_six"].with_changes(one_six_two_of_three=2, one_six_scoop=9)
+    one_six = PRESETS["pagat_one_six"].with_changes(one_six_two_of_three=2, one_six_scoop=9)
     assert settle(one_six, (1, 1, -1)) == 2
     assert settle(one_six, (1, 1, 1)) == 9
-    scoop = PRESETS["scoop_bonus"].with_changes(scoop_bonus=3, row_unit=2)
+    scoop = PRESETS["pagat_scoop_bonus"].with_changes(scoop_bonus=3, row_unit=2)
     assert settle(scoop, (1, 1, 1)) == 2 * (3 + 3)
 
 
 def test_foul_against_legal_is_a_scoop_under_every_method() -> None:
     checks = [check(FOULED), check(WORKED_A)]
-    expected = {"pagat": -3, "two_four": -4, "one_six": -6, "scoop_bonus": -4}
+    expected = {
+        "pagat": -3,
+        "pagat_two_four": -4,
+        "pagat_one_six": -6,
+        "pagat_one_six_two": -6,
+        "pagat_scoop_bonus": -4,
+    }
+    assert set(expected) == set(PRESETS)
     for name, total in expected.items():
         assert score_deal(PRESETS[name], checks).totals == (total, -total)
 
@@ -219,3 +254,15 @@ def test_a_fouled_player_never_gains_against_a_legal_one(
             assert pair.rows == (1, 1, 1)
         elif foul_a and foul_b:
             assert pair.delta == 0
+
+
+@given(random_deals(), st.sampled_from(sorted(PRESETS)), st.randoms(use_true_random=False))
+def test_totals_do_not_depend_on_how_the_seats_are_numbered(
+    deal: list[Arrangement], preset_name: str, shuffler: random.Random
+) -> None:
+    rule_set = PRESETS[preset_name]
+    order = list(range(len(deal)))
+    shuffler.shuffle(order)  # seat i of the relabelled deal is seat order[i] of the original
+    totals = score_deal(rule_set, [check(hand) for hand in deal]).totals
+    relabelled = score_deal(rule_set, [check(deal[seat]) for seat in order]).totals
+    assert list(relabelled) == [totals[seat] for seat in order]

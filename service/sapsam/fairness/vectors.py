@@ -38,13 +38,16 @@ from sapsam.fairness.shuffle import (
 )
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, preset
+from sapsam.rules.ruleset import MajorityRule, RuleSet, ScoringMethod
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 
-# The published-deal vectors were recorded before the presets had deadlines; a deal is published
-# with the rule set its table recorded, so they keep the presets' rule sets of that time.
-VECTOR_RULE_SET: Final = DEFAULT_RULE_SET.with_changes(arrange_seconds=None, reveal_seconds=None)
+# The published-deal vectors were recorded under rules version 1, before the presets had deadlines;
+# a deal is published with the rule set its table recorded, so they keep the rule sets of that time.
+VECTOR_RULE_SET: Final = RuleSet(name="pagat", rules_version=1, majority=MajorityRule.MORE_ROWS_WON)
+VECTOR_TWO_FOUR_RULE_SET: Final = VECTOR_RULE_SET.with_changes(
+    name="two_four", scoring=ScoringMethod.TWO_FOUR
+)
 
 PLAYER_IDS: tuple[str, ...] = (
     "0d5a7b1e-4c3f-4a2b-9e8d-7c6b5a493827",
@@ -476,7 +479,7 @@ def build_vectors() -> dict[str, Any]:
             example_published_deal(DEAL_INPUTS[1]).to_dict(),
             example_published_deal(
                 DEAL_INPUTS[3],
-                preset("two_four").with_changes(arrange_seconds=None, reveal_seconds=None),
+                VECTOR_TWO_FOUR_RULE_SET,
             ).to_dict(),
             example_published_deal(DEAL_INPUTS[5]).to_dict(),
             example_published_deal(DEAL_INPUTS[6], revealed=False).to_dict(),

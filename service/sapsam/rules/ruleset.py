@@ -9,10 +9,19 @@ Money is counted in *units*: ``row_unit`` is the value of one unit, and every ot
 changes ``row_unit`` only.
 
 The presets (``PRESETS``) follow docs/rules.md §2.2: ``pagat`` is the base game of §1 and the
-default; ``two_four``, ``one_six`` and ``scoop_bonus`` are the scoring methods of §2.3. Every preset
-has an arranging and a reveal deadline (``PRESET_ARRANGE_SECONDS``, ``PRESET_REVEAL_SECONDS``), so
-a table started from one can never wait for an absent player forever; the dataclass defaults keep
-``None`` (no deadline), because a recorded rule set without the keys must read as it was played.
+default; the others are the scoring methods and options of §2.3 and §2.4 as the sources combine
+them, each with a one-line description (``PRESET_DESCRIPTIONS``). The names of rules version 1
+(``two_four``, ``one_six``, ``scoop_bonus``) remain accepted as aliases (``PRESET_ALIASES``). Every
+preset has an arranging and a reveal deadline (``PRESET_ARRANGE_SECONDS``,
+``PRESET_REVEAL_SECONDS``), so a table started from one can never wait for an absent player
+forever; the dataclass defaults keep ``None`` (no deadline), because a recorded rule set without the
+keys must read as it was played.
+
+**Rules versions.** A change to how a parameter is scored is a new rules version, and a rule set
+records its own (``rules_version``). Version 2 added ``majority`` (docs/rules.md §2.4): version 1
+scored every rule set as ``more_rows_won``, which a version-1 rule set therefore has implicitly; it
+cannot hold the key, and ``to_dict`` leaves it out, so a recorded version-1 rule set reads back to
+exactly the object recorded. New rule sets are of the latest version, ``RULES_VERSION``.
 """
 
 from __future__ import annotations
@@ -28,10 +37,11 @@ from typing import Any, Final
 
 from sapsam.quoting import quote_prefix
 
-RULES_VERSION: Final = 1
-"""The rules-engine version this code implements; recorded with every rule set."""
+RULES_VERSION: Final = 2
+"""The rules-engine version of every new rule set; recorded with every rule set."""
 
-SUPPORTED_RULES_VERSIONS: Final = frozenset({1})
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2})
+"""Versions this code scores: every version a recorded deal may have (docs/rules.md §2.6)."""
 
 MAX_NAME_LENGTH: Final = 64
 
@@ -78,6 +88,20 @@ class ScoringMethod(StrEnum):
     PER_ROW_SCOOP_BONUS = "per_row_scoop_bonus"
 
 
+class MajorityRule(StrEnum):
+    """Who earns the majority: ``two_four``'s extra unit and ``one_six``'s 2-of-3 points
+    (docs/rules.md §2.4). A tied row counts for neither seat under both.
+
+    * ``two_rows_won``: the seat that won at least two of the three rows, as the sources say
+      (one row won and two tied earns nothing beyond the row). The default from rules version 2.
+    * ``more_rows_won``: the seat that won more rows than the other (one row won and two tied
+      earns it). Rules version 1 scored every rule set this way.
+    """
+
+    TWO_ROWS_WON = "two_rows_won"
+    MORE_ROWS_WON = "more_rows_won"
+
+
 class TimeoutPolicy(StrEnum):
     """What happens to a seat that has not confirmed an arrangement when the deadline passes.
 
@@ -121,6 +145,9 @@ class RuleSet:
     reveal_seconds: int | None = None
     """Seconds each seat has to reveal after all confirmed; ``None`` means no deadline."""
     arrange_timeout_policy: TimeoutPolicy = TimeoutPolicy.FOUL
+    majority: MajorityRule = MajorityRule.TWO_ROWS_WON
+    """Who earns the majority; read only by ``two_four`` and ``one_six`` (rules version 2 on;
+    a version-1 rule set is always ``more_rows_won``)."""
 
     def __post_init__(self) -> None:
         _validate(self, limits=not _READING_RECORDED.get())
@@ -136,6 +163,8 @@ class RuleSet:
         """All fields as plain JSON values (enums as their string values)."""
         result: dict[str, Any] = {}
         for field in dataclasses.fields(self):
+            if FIELD_SINCE_VERSION.get(field.name, 1) > self.rules_version:
+                continue  # implied by the version; absent from what that version recorded
             value = getattr(self, field.name)
             result[field.name] = value.value if isinstance(value, StrEnum) else value
         return result
@@ -161,12 +190,18 @@ class RuleSet:
             )
         values: dict[str, Any] = {}
         for key, raw in data.items():
-            if key == "scoring":
-                values[key] = _enum_value(ScoringMethod, key, raw)
-            elif key == "arrange_timeout_policy":
-                values[key] = _enum_value(TimeoutPolicy, key, raw)
-            else:
-                values[key] = raw
+            enum_type = _ENUM_FIELDS.get(key)
+            values[key] = raw if enum_type is None else _enum_value(enum_type, key, raw)
+        version = values.get("rules_version", RULES_VERSION)
+        if isinstance(version, int) and not isinstance(version, bool):
+            for key, since in FIELD_SINCE_VERSION.items():
+                if version < since:
+                    if key in values:
+                        raise RuleSetError(
+                            f"rule set key {key!r} does not exist in rules version {version} "
+                            f"(it was added in version {since})"
+                        )
+                    values[key] = _BEFORE_THE_FIELD[key]
         reading = _READING_RECORDED.set(True)
         try:
             return cls(**values)
@@ -191,6 +226,23 @@ class RuleSet:
     def with_changes(self, **changes: Any) -> RuleSet:
         """A copy with some fields replaced (validated like any rule set)."""
         return dataclasses.replace(self, **changes)
+
+
+_ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
+    {
+        "scoring": ScoringMethod,
+        "arrange_timeout_policy": TimeoutPolicy,
+        "majority": MajorityRule,
+    }
+)
+
+FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType({"majority": 2})
+"""The rules version that added each field not in version 1 (docs/rules.md §2.6)."""
+
+_BEFORE_THE_FIELD: Final[Mapping[str, Any]] = MappingProxyType(
+    {"majority": MajorityRule.MORE_ROWS_WON}
+)
+"""How every version before a field's scored: the value it implicitly has there."""
 
 
 def _refuse_float(text: str) -> Any:
@@ -242,13 +294,17 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
             f"rule set key 'rules_version': version {rule_set.rules_version} is not supported "
             f"(supported: {supported})"
         )
-    for key, enum_type in (
-        ("scoring", ScoringMethod),
-        ("arrange_timeout_policy", TimeoutPolicy),
-    ):
+    for key, enum_type in _ENUM_FIELDS.items():
         if not isinstance(getattr(rule_set, key), enum_type):
             # Direct construction with a plain string: accept the value if it is a member.
             object.__setattr__(rule_set, key, _enum_value(enum_type, key, getattr(rule_set, key)))
+    for key, since in FIELD_SINCE_VERSION.items():
+        implied = _BEFORE_THE_FIELD[key]
+        if rule_set.rules_version < since and getattr(rule_set, key) != implied:
+            raise RuleSetError(
+                f"rule set key {key!r}: rules version {rule_set.rules_version} scores only "
+                f"{getattr(implied, 'value', implied)} (other values from version {since})"
+            )
     units, bonus = (MAX_ROW_UNIT, MAX_BONUS_UNITS) if limits else (None, None)
     _require_int("row_unit", rule_set.row_unit, 1, units)
     _require_int("scoop_bonus", rule_set.scoop_bonus, 0, bonus)
@@ -273,28 +329,60 @@ _PRESET_DEADLINES: Final[dict[str, Any]] = {
     "reveal_seconds": PRESET_REVEAL_SECONDS,
 }
 
+
+def _preset(name: str, **fields: Any) -> RuleSet:
+    return RuleSet(name=name, **_PRESET_DEADLINES, **fields)
+
+
 PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
     {
-        "pagat": RuleSet(name="pagat", scoring=ScoringMethod.PER_ROW, **_PRESET_DEADLINES),
-        "two_four": RuleSet(name="two_four", scoring=ScoringMethod.TWO_FOUR, **_PRESET_DEADLINES),
-        "one_six": RuleSet(name="one_six", scoring=ScoringMethod.ONE_SIX, **_PRESET_DEADLINES),
-        "scoop_bonus": RuleSet(
-            name="scoop_bonus",
-            scoring=ScoringMethod.PER_ROW_SCOOP_BONUS,
-            scoop_bonus=1,
-            **_PRESET_DEADLINES,
+        "pagat": _preset("pagat", scoring=ScoringMethod.PER_ROW),
+        "pagat_two_four": _preset("pagat_two_four", scoring=ScoringMethod.TWO_FOUR),
+        "pagat_one_six": _preset("pagat_one_six", scoring=ScoringMethod.ONE_SIX),
+        "pagat_one_six_two": _preset(
+            "pagat_one_six_two", scoring=ScoringMethod.ONE_SIX, one_six_two_of_three=2
+        ),
+        "pagat_scoop_bonus": _preset(
+            "pagat_scoop_bonus", scoring=ScoringMethod.PER_ROW_SCOOP_BONUS, scoop_bonus=1
         ),
     }
 )
-"""Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines."""
+"""Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
+
+Only games whose every rule sapsam plays are presets: Capsa Susun (002) and the four-player game
+with special hands (004) need royalties, naturals or surrender, which it does not play yet
+(docs/rules.md §6), so there is no ``capsa_susun`` or ``four_player_bonus`` preset that would
+silently leave those rules out."""
+
+PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "pagat": "The base game (source 000): each row won +1 unit, lost -1, tied 0; no bonus.",
+        "pagat_two_four": "2-4 scoring (source 002): per row, plus 1 unit for winning two or "
+        "three rows; a 2-1 win nets +2, a scoop +4.",
+        "pagat_one_six": "1-6 'western' scoring (sources 001, 003): 1 unit for winning two of "
+        "the three rows, 6 for all three.",
+        "pagat_one_six_two": "1-6 with source 003's alternative: 2 units for winning two of the "
+        "three rows, 6 for all three.",
+        "pagat_scoop_bonus": "Scoop bonus (source 002): per row, plus 1 extra unit for winning "
+        "all three rows.",
+    }
+)
+"""One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""
+
+PRESET_ALIASES: Final[Mapping[str, str]] = MappingProxyType(
+    {"two_four": "pagat_two_four", "one_six": "pagat_one_six", "scoop_bonus": "pagat_scoop_bonus"}
+)
+"""Rules version 1's preset names, still accepted: each names today's preset (of the latest
+rules version, whose rule set records the new name)."""
 
 DEFAULT_RULE_SET: Final = PRESETS["pagat"]
 
 
 def preset(name: str) -> RuleSet:
-    """The preset called ``name``; an unknown name raises :class:`RuleSetError` listing them."""
+    """The preset called ``name`` (or an alias of it, ``PRESET_ALIASES``); an unknown name raises
+    :class:`RuleSetError` listing them."""
     try:
-        return PRESETS[name]
+        return PRESETS[PRESET_ALIASES.get(name, name)]
     except (KeyError, TypeError):
         raise RuleSetError(
             f"unknown rule set preset {quote_prefix(name)} (known presets: {', '.join(PRESETS)})"

@@ -7,10 +7,13 @@ tie all three rows. The rows then turn into a payment under the rule set's scori
 payment is antisymmetric, so every deal is zero-sum.
 
 Ties under the majority-based methods (``two_four``'s majority unit and ``one_six``'s points): a
-tied row counts for neither player, and the majority goes to the player who won *more rows than the
-other*. So one row won and two tied earns the majority (``two_four`` nets +2, ``one_six`` pays the
-2-of-3 points), one won, one lost and one tied earns nothing beyond the rows, and a scoop means
-winning all three rows (two won and one tied is not a scoop).
+tied row counts for neither player, and the rule set's ``majority`` says who holds the majority.
+Under ``two_rows_won`` (the sources' text, the default from rules version 2) it is the player who
+won at least two rows, so one row won and two tied earns only the row (``two_four`` +1, ``one_six``
+0). Under ``more_rows_won`` (every version-1 rule set) it is the player who won more rows than the
+other, so one row won and two tied earns it (``two_four`` +2, ``one_six`` the 2-of-3 points). Under
+both, one won, one lost and one tied earns nothing beyond the rows, and a scoop means winning all
+three rows (two won and one tied is not a scoop).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from sapsam.rules.ruleset import (
     MAX_ROW_UNIT,
     MAX_SEATS,
     MAX_SERIES_LENGTH,
+    MajorityRule,
     RuleSet,
     ScoringMethod,
 )
@@ -111,6 +115,8 @@ def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
     lost = rows.count(-1)
     by_rows = won - lost
     majority = _sign(won - lost)
+    if rule_set.majority is MajorityRule.TWO_ROWS_WON:
+        majority = 1 if won >= 2 else -1 if lost >= 2 else 0
     scoop = 1 if won == 3 else -1 if lost == 3 else 0
     method = rule_set.scoring
     if method is ScoringMethod.PER_ROW:

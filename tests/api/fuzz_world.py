@@ -97,6 +97,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TableService/GetDealResult": (Access.ANYONE, False),
     "sapsam.v1.TableService/WatchTable": (Access.ANYONE, False),
     "sapsam.v1.TableService/ListMyDeals": (Access.PLAYERS, False),
+    "sapsam.v1.TableService/ListRuleSets": (Access.PUBLIC, False),
     "sapsam.v1.PlayerService/RegisterPlayer": (Access.PUBLIC, True),
     "sapsam.v1.PlayerService/GetPlayer": (Access.ANYONE, False),
     "sapsam.v1.PlayerService/RotateToken": (Access.PLAYERS, True),

@@ -53,6 +53,7 @@ def test_services_are_importable_with_every_rpc() -> None:
         "GetDealResult",
         "WatchTable",
         "ListMyDeals",
+        "ListRuleSets",
     ]
     assert table_service.methods_by_name["WatchTable"].server_streaming
     player_service = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]

@@ -32,6 +32,7 @@ REQUESTS = (
     table_service_pb2.RevealArrangementRequest,
     table_service_pb2.GetDealResultRequest,
     table_service_pb2.ListMyDealsRequest,
+    table_service_pb2.ListRuleSetsRequest,
     player_service_pb2.RegisterPlayerRequest,
     player_service_pb2.GetPlayerRequest,
 )

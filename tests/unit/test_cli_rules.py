@@ -1,4 +1,5 @@
-"""``sapsam hand``, ``sapsam arrange`` and ``sapsam score`` (the command-line contract)."""
+"""``sapsam hand``, ``sapsam arrange``, ``sapsam score`` and ``sapsam rules list`` (the
+command-line contract)."""
 
 import io
 import json
@@ -10,6 +11,13 @@ from typing import Any
 import pytest
 
 from sapsam.cli import main
+from sapsam.rules.ruleset import (
+    PRESET_ALIASES,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    RULES_VERSION,
+    RuleSet,
+)
 
 WORKED_A = {"front": "2s 2h Ad", "middle": "7c 7d 9s 5h 3d", "back": "Tc Jc Qc Kc Ac"}
 WORKED_B = {"front": "3♠ 3♥ 4♦", "middle": "6♣ 6♦ 8♠ 5♣ 2♦", "back": "9♣ 9♦ 10♥ 10♠ A♠"}
@@ -160,6 +168,15 @@ def seats_with(seat: int, row: str, cards: str) -> dict[str, Any]:
         (json.dumps({"seats": "all"}), "'seats' must be a list"),
         (json.dumps({"seats": [WORKED_A, {"front": "3s 3h 4d"}]}), "seat 1: missing 'middle'"),
         ("[]", "a deal must be a JSON object"),
+        (
+            json.dumps({**WORKED_DEAL, "rules": {"rules_version": 1, "majority": "two_rows_won"}}),
+            "'majority' does not exist in rules version 1",
+        ),
+        (
+            json.dumps({**WORKED_DEAL, "rules": {"majority": "most"}}),
+            "rule set key 'majority' must be one of two_rows_won, more_rows_won",
+        ),
+        (json.dumps({**WORKED_DEAL, "rules": "capsa_susun"}), "unknown rule set preset"),
     ],
 )
 def test_score_refuses_bad_input_with_one_line_and_no_output(
@@ -247,3 +264,54 @@ def test_arrange_can_aim_at_played_rows(capsys: pytest.CaptureFixture[str]) -> N
     rows = [result["front"], result["middle"], result["back"]]
     assert sorted(" ".join(rows).split()) == sorted(cards.split())
     assert 0 < result["objective"] <= 3
+
+
+def test_rules_list_json_prints_every_preset_whole_in_a_real_process() -> None:
+    completed = run_cli(["rules", "list", "--json"])
+    assert completed.returncode == 0, completed.stderr
+    listing = json.loads(completed.stdout)
+    assert [entry["name"] for entry in listing] == list(PRESETS)
+    for entry in listing:
+        assert entry["description"] == PRESET_DESCRIPTIONS[entry["name"]]
+        assert RuleSet.from_dict(entry["rule_set"]) == PRESETS[entry["name"]]
+        assert entry["rule_set"] == PRESETS[entry["name"]].to_dict()
+        assert entry["rule_set"]["rules_version"] == RULES_VERSION
+    assert {alias for entry in listing for alias in entry["aliases"]} == set(PRESET_ALIASES)
+    text = run_cli(["rules", "list"])
+    assert text.returncode == 0
+    assert [line.split()[0] for line in text.stdout.splitlines()] == list(PRESETS)
+
+
+# One row won and two tied (pair 0-1 of docs/rules.md §7.3): seat 0 against seat 1.
+ONE_WON_TWO_TIED = {
+    "seats": [
+        {"front": "Jc 8d 5h", "middle": "Qc Qd 7c 7d 4c", "back": "Ts Th Td 2c 2d"},
+        {"front": "Jd 8h 5s", "middle": "Qh Qs 7h 7s 4d", "back": "9s 9h 9d 6c 6d"},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("rules", "total"),
+    [
+        ("pagat", 1),
+        ("pagat_two_four", 1),  # 002: the extra unit needs two or three rows won
+        ("two_four", 1),  # rules version 1's name, today's preset
+        ("pagat_one_six", 0),  # 003: the point needs two of the three rows won
+        ("pagat_one_six_two", 0),
+        ("pagat_scoop_bonus", 1),
+        ({"scoring": "two_four", "majority": "more_rows_won"}, 2),
+        ({"scoring": "one_six", "majority": "more_rows_won"}, 1),
+        ({"scoring": "two_four", "rules_version": 1}, 2),  # as version 1 recorded it
+        ({"scoring": "one_six", "rules_version": 1, "one_six_two_of_three": 2}, 2),
+    ],
+)
+def test_score_accepts_every_preset_alias_and_rule_set_of_any_version(
+    rules: object, total: int, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    stdin = json.dumps({**ONE_WON_TWO_TIED, "rules": rules})
+    code, out, err = run_in_process(["score"], stdin, capsys, monkeypatch)
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["pairs"][0]["rows"] == [0, 0, 1]
+    assert [seat["total"] for seat in result["seats"]] == [total, -total]

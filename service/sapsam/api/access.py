@@ -63,6 +63,8 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             # A player's own hand history: the operator has none.
             "ListMyDeals",
         ),
+        # The presets are public facts, the same for everyone.
+        **_methods("TableService", Access.PUBLIC, "ListRuleSets"),
         **_methods("PlayerService", Access.PUBLIC, "RegisterPlayer"),
         **_methods("PlayerService", Access.CALLER, "GetPlayer"),
         **_methods("PlayerService", Access.PLAYER, "RotateToken", "RegisterPlayerKey"),

@@ -13,6 +13,10 @@ from sapsam.api import resources
 from sapsam.api.api_error import ApiError
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
+    PRESET_ALIASES,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    MajorityRule,
     RuleSet,
     RuleSetError,
     ScoringMethod,
@@ -35,6 +39,11 @@ _POLICY_TO_WIRE: Final = {
     TimeoutPolicy.SOLVER: rule_set_pb2.TIMEOUT_POLICY_SOLVER,
 }
 _POLICY_FROM_WIRE: Final = {wire: policy for policy, wire in _POLICY_TO_WIRE.items()}
+_MAJORITY_TO_WIRE: Final = {
+    MajorityRule.TWO_ROWS_WON: rule_set_pb2.MAJORITY_RULE_TWO_ROWS_WON,
+    MajorityRule.MORE_ROWS_WON: rule_set_pb2.MAJORITY_RULE_MORE_ROWS_WON,
+}
+_MAJORITY_FROM_WIRE: Final = {wire: rule for rule, wire in _MAJORITY_TO_WIRE.items()}
 STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
     "revealing": table_pb2.TIMEOUT_STAGE_REVEALING,
@@ -62,12 +71,26 @@ def rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
         max_seats=rule_set.max_seats,
         series_length=rule_set.series_length,
         arrange_timeout_policy=_POLICY_TO_WIRE[rule_set.arrange_timeout_policy],
+        majority=_MAJORITY_TO_WIRE[rule_set.majority],
     )
     if rule_set.arrange_seconds is not None:
         message.arrange_seconds = rule_set.arrange_seconds
     if rule_set.reveal_seconds is not None:
         message.reveal_seconds = rule_set.reveal_seconds
     return message
+
+
+def preset_messages() -> list[rule_set_pb2.RuleSetPreset]:
+    """Every preset as ListRuleSets returns it: name, description, rule set, older names."""
+    return [
+        rule_set_pb2.RuleSetPreset(
+            name=name,
+            description=PRESET_DESCRIPTIONS[name],
+            rule_set=rule_set_message(rule_set),
+            aliases=[alias for alias, target in PRESET_ALIASES.items() if target == name],
+        )
+        for name, rule_set in PRESETS.items()
+    ]
 
 
 _OPTIONAL_INTEGERS: Final = (
@@ -89,25 +112,28 @@ def _rule_set_error(error: RuleSetError, field_prefix: str) -> ApiError:
     return ApiError("BAD_RULE_SET", text, field=f"{field_prefix}.{key}" if key else field_prefix)
 
 
-def rule_set_from_message(message: rule_set_pb2.RuleSet) -> RuleSet:
-    """A rule set from a request: unset fields take the base game's values (the ``pagat``
-    preset's, deadlines included); a deadline set to 0 means none."""
-    values: dict[str, Any] = DEFAULT_RULE_SET.to_dict()
-    values["name"] = message.name or "custom"
-    if message.scoring_method != rule_set_pb2.SCORING_METHOD_UNSPECIFIED:
-        method = _SCORING_FROM_WIRE.get(message.scoring_method)
-        if method is None:
-            raise ApiError(
-                "BAD_RULE_SET", "unknown scoring method", field="rule_set.scoring_method"
-            )
-        values["scoring"] = method.value
-    if message.arrange_timeout_policy != rule_set_pb2.TIMEOUT_POLICY_UNSPECIFIED:
-        policy = _POLICY_FROM_WIRE.get(message.arrange_timeout_policy)
-        if policy is None:
-            raise ApiError(
-                "BAD_RULE_SET", "unknown timeout policy", field="rule_set.arrange_timeout_policy"
-            )
-        values["arrange_timeout_policy"] = policy.value
+def rule_set_from_message(
+    message: rule_set_pb2.RuleSet,
+    base: RuleSet = DEFAULT_RULE_SET,
+    field: str = "rule_set",
+    default_name: str = "custom",
+) -> RuleSet:
+    """A rule set from a request: unset fields take ``base``'s values (by default the ``pagat``
+    preset's, deadlines included); a deadline set to 0 means none. Errors name ``field``."""
+    values: dict[str, Any] = base.to_dict()
+    values["name"] = message.name or default_name
+    enums = (
+        ("scoring_method", "scoring", "scoring method", _SCORING_FROM_WIRE),
+        ("arrange_timeout_policy", "arrange_timeout_policy", "timeout policy", _POLICY_FROM_WIRE),
+        ("majority", "majority", "majority rule", _MAJORITY_FROM_WIRE),
+    )
+    for wire_name, key, what, from_wire in enums:
+        wire_value = getattr(message, wire_name)
+        if wire_value != 0:  # 0 is every enum's UNSPECIFIED: keep the base's value
+            value = from_wire.get(wire_value)
+            if value is None:
+                raise ApiError("BAD_RULE_SET", f"unknown {what}", field=f"{field}.{wire_name}")
+            values[key] = value.value
     for name in _OPTIONAL_INTEGERS:
         if message.HasField(name):
             values[name] = getattr(message, name)
@@ -120,23 +146,37 @@ def rule_set_from_message(message: rule_set_pb2.RuleSet) -> RuleSet:
         rule_set = RuleSet.from_dict(values)
         rule_set.check_limits()  # a new table's: every number within its documented maximum
     except RuleSetError as error:
-        raise _rule_set_error(error, "rule_set") from None
+        raise _rule_set_error(error, field) from None
     return rule_set
 
 
 def rule_set_for_request(
-    preset_name: str | None, message: rule_set_pb2.RuleSet | None, series_length: int | None
+    preset_name: str | None,
+    message: rule_set_pb2.RuleSet | None,
+    series_length: int | None,
+    overrides: rule_set_pb2.RuleSet | None = None,
 ) -> RuleSet:
-    """The rule set a CreateTable request asks for (preset, full rules or the default)."""
+    """The rule set a CreateTable request asks for (preset, full rules or the default), with
+    ``overrides`` applied to the preset (or the default)."""
     if message is not None:
+        if overrides is not None:
+            raise ApiError(
+                "BAD_RULE_SET",
+                "rule_set_overrides change a preset; a full rule_set takes none (set its fields)",
+                field="rule_set_overrides",
+            )
         rule_set = rule_set_from_message(message)
-    elif preset_name:
-        try:
-            rule_set = preset(preset_name)
-        except RuleSetError as error:
-            raise ApiError("BAD_RULE_SET", str(error), field="rule_set_preset") from None
     else:
         rule_set = DEFAULT_RULE_SET
+        if preset_name:
+            try:
+                rule_set = preset(preset_name)
+            except RuleSetError as error:
+                raise ApiError("BAD_RULE_SET", str(error), field="rule_set_preset") from None
+        if overrides is not None:
+            rule_set = rule_set_from_message(
+                overrides, rule_set, "rule_set_overrides", f"{rule_set.name}-custom"
+            )
     if series_length is not None:
         try:
             rule_set = rule_set.with_changes(series_length=series_length)

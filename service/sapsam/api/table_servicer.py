@@ -23,6 +23,7 @@ import grpc
 
 from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
+from sapsam.api.common_messages import preset_messages
 from sapsam.api.deal_history import list_my_deals
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
@@ -114,6 +115,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request.rule_set_preset if which == "rule_set_preset" else None,
             request.rule_set if which == "rule_set" else None,
             request.series_length if request.HasField("series_length") else None,
+            request.rule_set_overrides if request.HasField("rule_set_overrides") else None,
         )
         actor = player_or_operator(auth.current_caller())
         check_deadline(context)
@@ -166,6 +168,26 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             assert last.state.table_id is not None
             next_token = encode_page_token(status, last.created_at, last.state.table_id)
         return table_service_pb2.ListTablesResponse(tables=tables, next_page_token=next_token)
+
+    async def ListRuleSets(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.ListRuleSetsRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.ListRuleSetsResponse:
+        """A page of the preset rule sets, with their descriptions and every parameter. The
+        token is the name of the first preset of the next page."""
+        page_size = request.page_size or DEFAULT_PAGE_SIZE
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise ApiError(
+                "BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_PAGE_SIZE}", field="page_size"
+            )
+        presets = preset_messages()
+        names = [entry.name for entry in presets]
+        if request.page_token and request.page_token not in names:
+            raise ApiError("BAD_PAGE_TOKEN", "not a page token of ListRuleSets", field="page_token")
+        start = names.index(request.page_token) if request.page_token else 0
+        page = presets[start : start + page_size]
+        after = start + page_size
+        next_token = names[after] if after < len(names) else ""
+        return table_service_pb2.ListRuleSetsResponse(presets=page, next_page_token=next_token)
 
     async def ListMyDeals(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ListMyDealsRequest, context: grpc.ServicerContext

@@ -52,6 +52,7 @@ SUBCOMMANDS: Final = (
     Subcommand("hand", _RULES, "print the value of a 3- or 5-card row in words"),
     Subcommand("arrange", _RULES, "the solver's best arrangement of 13 cards"),
     Subcommand("score", _RULES, "score a deal given as JSON"),
+    Subcommand("rules", _RULES, "list the preset rule sets"),
     Subcommand("migrate", _STORE, "apply the database migrations"),
     Subcommand("projections", _STORE, "maintain the read models"),
     Subcommand("requests", _STORE, "maintain the processed request ids"),

@@ -1,4 +1,9 @@
-"""``sapsam hand``, ``sapsam arrange`` and ``sapsam score``: the rules engine on the command line.
+"""``sapsam hand``, ``sapsam arrange``, ``sapsam score`` and ``sapsam rules list``: the rules engine
+on the command line.
+
+``rules list`` prints every preset rule set (docs/rules.md §2.2) with its one-line description;
+with ``--json``, one JSON array of ``{"name", "description", "aliases", "rule_set"}`` objects,
+``rule_set`` holding every parameter as a table records it. The same as the API's ListRuleSets.
 
 ``score`` is a contract for other tools. It reads one deal as a JSON object (from a file or stdin)::
 
@@ -32,7 +37,15 @@ from sapsam.rules.arrangement import (
 )
 from sapsam.rules.cards import Card, CardError, format_cards, parse_cards
 from sapsam.rules.hands import evaluate
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError, resolve_rule_set
+from sapsam.rules.ruleset import (
+    DEFAULT_RULE_SET,
+    PRESET_ALIASES,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    RuleSet,
+    RuleSetError,
+    resolve_rule_set,
+)
 from sapsam.rules.scoring import DealScore, score_deal
 from sapsam.rules.solver import Objective, objective, solve
 
@@ -75,6 +88,22 @@ def register(subparsers: Any) -> None:
     score.add_argument("--jsonl", action="store_true", help="one deal per line, one result each")
     score.set_defaults(handler=_score)
 
+    rules = subparsers.add_parser(
+        "rules",
+        help="list the preset rule sets",
+        description="The preset rule sets of docs/rules.md.",
+    )
+    rules_commands = rules.add_subparsers(dest="rules_command", required=True)
+    listing = rules_commands.add_parser(
+        "list",
+        help="every preset with its description (--json: with every parameter)",
+        description=_rules_list.__doc__,
+    )
+    listing.add_argument(
+        "--json", action="store_true", help="print a JSON array with every parameter"
+    )
+    listing.set_defaults(handler=_rules_list)
+
 
 def _fail(command: str, message: str) -> int:
     # One line, always: a message with new lines in it would break line-oriented callers.
@@ -114,6 +143,33 @@ def _arrange(arguments: argparse.Namespace) -> int:
     else:
         for name, row, words in rows:
             print(f"{name:<7} {format_cards(row):<15} {words}")
+    return 0
+
+
+def preset_listing() -> list[dict[str, Any]]:
+    """Every preset, the default first: name, description, older names, every parameter."""
+    return [
+        {
+            "name": name,
+            "description": PRESET_DESCRIPTIONS[name],
+            "aliases": [alias for alias, target in PRESET_ALIASES.items() if target == name],
+            "rule_set": rule_set.to_dict(),
+        }
+        for name, rule_set in PRESETS.items()
+    ]
+
+
+def _rules_list(arguments: argparse.Namespace) -> int:
+    """Print every preset rule set with its one-line description; with --json, a JSON array that
+    also holds each preset's older names and every parameter of its rule set."""
+    listing = preset_listing()
+    if arguments.json:
+        print(json.dumps(listing, indent=2, ensure_ascii=False))
+        return 0
+    width = max(len(entry["name"]) for entry in listing)
+    for entry in listing:
+        aliases = f" (also: {', '.join(entry['aliases'])})" if entry["aliases"] else ""
+        print(f"{entry['name']:<{width}}  {entry['description']}{aliases}")
     return 0
 
 

@@ -4,20 +4,22 @@ isort:skip_file
 The rule set of a table: every number the scoring and the clock read.
 
 A table's rule set is fixed when the table is created and recorded in its first event, so an
-old deal replays under the rules it was played with.
+old deal replays under the rules it was played with (docs/rules.md §2.6, "Rules versions").
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
 
-if sys.version_info >= (3, 10):
-    from typing import TypeAlias as _TypeAlias
+if sys.version_info >= (3, 11):
+    from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
-    from typing_extensions import TypeAlias as _TypeAlias
+    from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -32,9 +34,13 @@ class _ScoringMethodEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Scoring
     SCORING_METHOD_PER_ROW: _ScoringMethod.ValueType  # 1
     """Each row won +1 unit, lost -1, tied 0 (Pagat's basic scoring; the base game)."""
     SCORING_METHOD_TWO_FOUR: _ScoringMethod.ValueType  # 2
-    """Per row, plus 1 unit to the player who won more rows: a 2-1 win nets +2, a scoop +4."""
+    """Per row, plus 1 unit to the player holding the majority (`majority`): a 2-1 win nets +2, a
+    scoop +4.
+    """
     SCORING_METHOD_ONE_SIX: _ScoringMethod.ValueType  # 3
-    """`one_six_two_of_three` units for winning more rows, `one_six_scoop` units for all three."""
+    """`one_six_two_of_three` units to the player holding the majority (`majority`),
+    `one_six_scoop` units for all three rows.
+    """
     SCORING_METHOD_PER_ROW_SCOOP_BONUS: _ScoringMethod.ValueType  # 4
     """Per row, plus `scoop_bonus` units for winning all three rows."""
 
@@ -46,12 +52,54 @@ SCORING_METHOD_UNSPECIFIED: ScoringMethod.ValueType  # 0
 SCORING_METHOD_PER_ROW: ScoringMethod.ValueType  # 1
 """Each row won +1 unit, lost -1, tied 0 (Pagat's basic scoring; the base game)."""
 SCORING_METHOD_TWO_FOUR: ScoringMethod.ValueType  # 2
-"""Per row, plus 1 unit to the player who won more rows: a 2-1 win nets +2, a scoop +4."""
+"""Per row, plus 1 unit to the player holding the majority (`majority`): a 2-1 win nets +2, a
+scoop +4.
+"""
 SCORING_METHOD_ONE_SIX: ScoringMethod.ValueType  # 3
-"""`one_six_two_of_three` units for winning more rows, `one_six_scoop` units for all three."""
+"""`one_six_two_of_three` units to the player holding the majority (`majority`),
+`one_six_scoop` units for all three rows.
+"""
 SCORING_METHOD_PER_ROW_SCOOP_BONUS: ScoringMethod.ValueType  # 4
 """Per row, plus `scoop_bonus` units for winning all three rows."""
 Global___ScoringMethod: _TypeAlias = ScoringMethod  # noqa: Y015
+
+class _MajorityRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MajorityRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MajorityRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MAJORITY_RULE_UNSPECIFIED: _MajorityRule.ValueType  # 0
+    """Not set. In a request this means the preset's value (MAJORITY_RULE_TWO_ROWS_WON for every
+    preset). A response always sets it.
+    """
+    MAJORITY_RULE_TWO_ROWS_WON: _MajorityRule.ValueType  # 1
+    """The player who won at least two of the three rows, as the sources say: one row won and two
+    tied earns the row only. The default from rules version 2.
+    """
+    MAJORITY_RULE_MORE_ROWS_WON: _MajorityRule.ValueType  # 2
+    """The player who won more rows than the other: one row won and two tied earns the majority.
+    Rules version 1 scored every rule set this way.
+    """
+
+class MajorityRule(_MajorityRule, metaclass=_MajorityRuleEnumTypeWrapper):
+    """Who holds the majority that SCORING_METHOD_TWO_FOUR's extra unit and SCORING_METHOD_ONE_SIX's
+    2-of-3 points pay (docs/rules.md §2.4). A tied row counts for neither player.
+    """
+
+MAJORITY_RULE_UNSPECIFIED: MajorityRule.ValueType  # 0
+"""Not set. In a request this means the preset's value (MAJORITY_RULE_TWO_ROWS_WON for every
+preset). A response always sets it.
+"""
+MAJORITY_RULE_TWO_ROWS_WON: MajorityRule.ValueType  # 1
+"""The player who won at least two of the three rows, as the sources say: one row won and two
+tied earns the row only. The default from rules version 2.
+"""
+MAJORITY_RULE_MORE_ROWS_WON: MajorityRule.ValueType  # 2
+"""The player who won more rows than the other: one row won and two tied earns the majority.
+Rules version 1 scored every rule set this way.
+"""
+Global___MajorityRule: _TypeAlias = MajorityRule  # noqa: Y015
 
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -100,12 +148,15 @@ class RuleSet(_message.Message):
     ARRANGE_SECONDS_FIELD_NUMBER: _builtins.int
     REVEAL_SECONDS_FIELD_NUMBER: _builtins.int
     ARRANGE_TIMEOUT_POLICY_FIELD_NUMBER: _builtins.int
+    MAJORITY_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A short label, e.g. the preset the rule set came from; not interpreted by the rules.
     At most 64 characters.
     """
     rules_version: _builtins.int
-    """Version of the rules engine that scores this table. Output only: the server sets it."""
+    """Version of the rules engine that scores this table (docs/rules.md §2.6): 2 for every table
+    created now, 1 for tables recorded before version 2. Output only: the server sets it.
+    """
     scoring_method: Global___ScoringMethod.ValueType
     """How each pair of players settles a deal."""
     row_unit: _builtins.int
@@ -144,6 +195,10 @@ class RuleSet(_message.Message):
     """
     arrange_timeout_policy: Global___TimeoutPolicy.ValueType
     """What a missed arranging deadline does to the seat's hand."""
+    majority: Global___MajorityRule.ValueType
+    """Who holds the majority; read only by SCORING_METHOD_TWO_FOUR and SCORING_METHOD_ONE_SIX.
+    A table of rules version 1 shows MAJORITY_RULE_MORE_ROWS_WON, the only reading it had.
+    """
     def __init__(
         self,
         *,
@@ -160,10 +215,11 @@ class RuleSet(_message.Message):
         arrange_seconds: _builtins.int | None = ...,
         reveal_seconds: _builtins.int | None = ...,
         arrange_timeout_policy: Global___TimeoutPolicy.ValueType = ...,
+        majority: Global___MajorityRule.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__arrange_seconds: _TypeAlias = _typing.Literal["arrange_seconds"]  # noqa: Y015
     _WhichOneofArgType__arrange_seconds: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds"]  # noqa: Y015
@@ -203,3 +259,43 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__series_length) -> _WhichOneofReturnType__series_length | None: ...
 
 Global___RuleSet: _TypeAlias = RuleSet  # noqa: Y015
+
+@_typing.final
+class RuleSetPreset(_message.Message):
+    """A named rule set (docs/rules.md §2.2), as ListRuleSets returns it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    RULE_SET_FIELD_NUMBER: _builtins.int
+    ALIASES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The name CreateTableRequest.rule_set_preset takes, e.g. "pagat"."""
+    description: _builtins.str
+    """One line in English saying what the preset plays and which source describes it."""
+    @_builtins.property
+    def rule_set(self) -> Global___RuleSet:
+        """Every parameter of the preset, all fields set (rules_version the current one)."""
+
+    @_builtins.property
+    def aliases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Older names still accepted for this preset (rules version 1's "two_four" for
+        "pagat_two_four"); a table created with one records `name`.
+        """
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        description: _builtins.str = ...,
+        rule_set: Global___RuleSet | None = ...,
+        aliases: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["aliases", b"aliases", "description", b"description", "name", b"name", "rule_set", b"rule_set"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RuleSetPreset: _TypeAlias = RuleSetPreset  # noqa: Y015

@@ -80,14 +80,17 @@ class CreateTableRequest(_message.Message):
     SEAT_COUNT_FIELD_NUMBER: _builtins.int
     SERIES_LENGTH_FIELD_NUMBER: _builtins.int
     AFTER_SERIES_FIELD_NUMBER: _builtins.int
+    RULE_SET_OVERRIDES_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request, at most 64 characters (a UUID is recommended); a
     repeat with the same request_id returns the original response and creates nothing. Empty:
     the request is not deduplicated.
     """
     rule_set_preset: _builtins.str
-    """Name of a preset rule set: "pagat" (the base game), "two_four", "one_six" or
-    "scoop_bonus".
+    """Name of a preset rule set, as ListRuleSets lists them: "pagat" (the base game),
+    "pagat_two_four", "pagat_one_six", "pagat_one_six_two" or "pagat_scoop_bonus"; rules
+    version 1's names "two_four", "one_six" and "scoop_bonus" are accepted too. Unknown:
+    INVALID_ARGUMENT, reason BAD_RULE_SET.
     """
     seat_count: _builtins.int
     """Number of seats, 2 to 4."""
@@ -101,6 +104,16 @@ class CreateTableRequest(_message.Message):
         arrange_seconds or reveal_seconds set to 0 chooses no deadline: the response warns.
         """
 
+    @_builtins.property
+    def rule_set_overrides(self) -> _rule_set_pb2.RuleSet:
+        """Changes to the preset named in rule_set_preset (or to "pagat" when `rules` is unset): every
+        field set here replaces the preset's, as in a full rule_set (an enum left UNSPECIFIED and an
+        unset number keep the preset's; arrange_seconds or reveal_seconds 0 chooses no deadline).
+        Unless `name` is set, the table's rule set is named "<preset>-custom". With a full rule_set:
+        INVALID_ARGUMENT, reason BAD_RULE_SET, field rule_set_overrides. A value out of range is
+        BAD_RULE_SET naming the field (rule_set_overrides.row_unit, ...).
+        """
+
     def __init__(
         self,
         *,
@@ -110,10 +123,11 @@ class CreateTableRequest(_message.Message):
         seat_count: _builtins.int = ...,
         series_length: _builtins.int | None = ...,
         after_series: Global___AfterSeries.ValueType = ...,
+        rule_set_overrides: _rule_set_pb2.RuleSet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "rule_set", b"rule_set", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "series_length", b"series_length"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "rule_set", b"rule_set", "rule_set_overrides", b"rule_set_overrides", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "after_series", b"after_series", "request_id", b"request_id", "rule_set", b"rule_set", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "seat_count", b"seat_count", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "after_series", b"after_series", "request_id", b"request_id", "rule_set", b"rule_set", "rule_set_overrides", b"rule_set_overrides", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "seat_count", b"seat_count", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__series_length: _TypeAlias = _typing.Literal["series_length"]  # noqa: Y015
     _WhichOneofArgType__series_length: _TypeAlias = _typing.Literal["_series_length", b"_series_length"]  # noqa: Y015
@@ -212,6 +226,64 @@ class GetTableResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetTableResponse: _TypeAlias = GetTableResponse  # noqa: Y015
+
+@_typing.final
+class ListRuleSetsRequest(_message.Message):
+    """Request of ListRuleSets."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most presets to return in one page, 1 to 100; 0 means 50 (today every preset fits in one).
+    Otherwise INVALID_ARGUMENT, reason BAD_PAGE_SIZE.
+    """
+    page_token: _builtins.str
+    """The next_page_token of the previous page; empty for the first page. A token no response
+    gave: INVALID_ARGUMENT, reason BAD_PAGE_TOKEN.
+    """
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListRuleSetsRequest: _TypeAlias = ListRuleSetsRequest  # noqa: Y015
+
+@_typing.final
+class ListRuleSetsResponse(_message.Message):
+    """Response of ListRuleSets."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PRESETS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Token for the next page; empty on the last page."""
+    @_builtins.property
+    def presets(self) -> _containers.RepeatedCompositeFieldContainer[_rule_set_pb2.RuleSetPreset]:
+        """The page of presets, in a fixed order: the default ("pagat") first."""
+
+    def __init__(
+        self,
+        *,
+        presets: _abc.Iterable[_rule_set_pb2.RuleSetPreset] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "presets", b"presets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListRuleSetsResponse: _TypeAlias = ListRuleSetsResponse  # noqa: Y015
 
 @_typing.final
 class ListTablesRequest(_message.Message):

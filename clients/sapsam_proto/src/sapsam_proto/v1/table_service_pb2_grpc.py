@@ -110,6 +110,11 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsResponse.FromString,
                 _registered_method=True)
+        self.ListRuleSets = channel.unary_unary(
+                '/sapsam.v1.TableService/ListRuleSets',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -238,6 +243,14 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListRuleSets(self, request, context):
+        """Every preset rule set CreateTable accepts by name, with its description and every parameter
+        (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -315,6 +328,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.ListMyDeals,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.ListMyDealsResponse.SerializeToString,
+            ),
+            'ListRuleSets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuleSets,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -723,6 +741,33 @@ class TableService:
             '/sapsam.v1.TableService/ListMyDeals',
             sapsam_dot_v1_dot_table__service__pb2.ListMyDealsRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.ListMyDealsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuleSets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/ListRuleSets',
+            sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsResponse.FromString,
             options,
             channel_credentials,
             insecure,

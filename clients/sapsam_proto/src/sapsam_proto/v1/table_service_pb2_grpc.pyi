@@ -106,6 +106,10 @@ class TableServiceStub:
     seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
     player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
     """
+    ListRuleSets: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ListRuleSetsRequest, _table_service_pb2.ListRuleSetsResponse]
+    """Every preset rule set CreateTable accepts by name, with its description and every parameter
+    (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -167,6 +171,10 @@ class TableServiceAsyncStub(TableServiceStub):
     per deal and seat the player held when it was scored (players only: the operator holds no
     seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
     player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
+    """
+    ListRuleSets: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ListRuleSetsRequest, _table_service_pb2.ListRuleSetsResponse]  # type: ignore[assignment]
+    """Every preset rule set CreateTable accepts by name, with its description and every parameter
+    (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -316,6 +324,16 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         per deal and seat the player held when it was scored (players only: the operator holds no
         seat, PLAYERS_ONLY). Each names the deal to pass to AuditService.ExportDeal, which a seated
         player may call for a scored deal. Nobody else's history can be asked for. Records nothing.
+        """
+
+    @_abc_1.abstractmethod
+    def ListRuleSets(
+        self,
+        request: _table_service_pb2.ListRuleSetsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.ListRuleSetsResponse, _abc.Awaitable[_table_service_pb2.ListRuleSetsResponse]]:
+        """Every preset rule set CreateTable accepts by name, with its description and every parameter
+        (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,125 @@
+"""ListRuleSets and CreateTable's preset plus overrides, over a real gRPC server."""
+
+from __future__ import annotations
+
+import uuid
+
+import grpc
+import pytest
+from api_client import Api, error_reason
+
+from sapsam.api.common_messages import rule_set_message
+from sapsam.rules.ruleset import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION
+from sapsam_proto.v1 import rule_set_pb2, table_service_pb2
+
+
+def create(api: Api, token: str, **fields: object) -> table_service_pb2.CreateTableResponse:
+    request = table_service_pb2.CreateTableRequest(
+        request_id=str(uuid.uuid4()), seat_count=2, **fields
+    )
+    return api.call("CreateTable", request, token)
+
+
+def test_list_rule_sets_needs_no_token_and_shows_every_preset_whole(api: Api) -> None:
+    listed = api.call("ListRuleSets", table_service_pb2.ListRuleSetsRequest(), "")
+    assert [entry.name for entry in listed.presets] == list(PRESETS)
+    assert listed.presets[0].name == "pagat"
+    for entry in listed.presets:
+        assert entry.description == PRESET_DESCRIPTIONS[entry.name]
+        assert entry.rule_set == rule_set_message(PRESETS[entry.name])
+        assert entry.rule_set.rules_version == RULES_VERSION
+        assert entry.rule_set.majority == rule_set_pb2.MAJORITY_RULE_TWO_ROWS_WON
+    aliases = {alias: entry.name for entry in listed.presets for alias in entry.aliases}
+    assert aliases == {
+        "two_four": "pagat_two_four",
+        "one_six": "pagat_one_six",
+        "scoop_bonus": "pagat_scoop_bonus",
+    }
+
+
+def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
+    token = api.register("ann").token
+    overrides = rule_set_pb2.RuleSet(
+        row_unit=5, majority=rule_set_pb2.MAJORITY_RULE_MORE_ROWS_WON, arrange_seconds=0
+    )
+    created = create(api, token, rule_set_preset="pagat_two_four", rule_set_overrides=overrides)
+    rules = created.table.rule_set
+    assert rules.name == "pagat_two_four-custom"
+    assert rules.scoring_method == rule_set_pb2.SCORING_METHOD_TWO_FOUR
+    assert (rules.row_unit, rules.majority) == (5, rule_set_pb2.MAJORITY_RULE_MORE_ROWS_WON)
+    assert not rules.HasField("arrange_seconds") and rules.reveal_seconds == 30
+    assert rules.rules_version == RULES_VERSION
+    assert len(created.warnings) == 1  # no arranging deadline, chosen explicitly
+    # Overrides without a preset change the default, pagat; a name given is kept.
+    named = create(api, token, rule_set_overrides=rule_set_pb2.RuleSet(name="mine", row_unit=2))
+    assert (named.table.rule_set.name, named.table.rule_set.row_unit) == ("mine", 2)
+    assert named.table.rule_set.scoring_method == rule_set_pb2.SCORING_METHOD_PER_ROW
+    # Rules version 1's name is an alias: the table records today's preset.
+    aliased = create(api, token, rule_set_preset="one_six")
+    assert aliased.table.rule_set == rule_set_message(PRESETS["pagat_one_six"])
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        (
+            {
+                "rule_set": rule_set_pb2.RuleSet(row_unit=2),
+                "rule_set_overrides": rule_set_pb2.RuleSet(row_unit=3),
+            },
+            "rule_set_overrides",
+        ),
+        (
+            {"rule_set_preset": "pagat", "rule_set_overrides": rule_set_pb2.RuleSet(row_unit=0)},
+            "rule_set_overrides.row_unit",
+        ),
+        (
+            {"rule_set_overrides": rule_set_pb2.RuleSet(scoop_bonus=1_001)},
+            "rule_set_overrides.scoop_bonus",
+        ),
+        (
+            {"rule_set_overrides": rule_set_pb2.RuleSet(majority=7)},  # type: ignore[arg-type]
+            "rule_set_overrides.majority",
+        ),
+        ({"rule_set": rule_set_pb2.RuleSet(majority=9)}, "rule_set.majority"),  # type: ignore[arg-type]
+        (
+            {"rule_set_preset": "capsa_susun", "rule_set_overrides": rule_set_pb2.RuleSet()},
+            "rule_set_preset",
+        ),
+    ],
+)
+def test_bad_rules_are_refused_naming_the_field_and_write_nothing(
+    api: Api, fields: dict[str, object], field: str
+) -> None:
+    token = api.register("bob").token
+    before = api.event_count()
+    with pytest.raises(grpc.RpcError) as raised:
+        create(api, token, **fields)
+    code, reason, _, bad_request = error_reason(raised.value)
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_RULE_SET")
+    assert [violation.field for violation in bad_request.field_violations] == [field]
+    assert api.event_count() == before
+
+
+def test_list_rule_sets_pages_and_refuses_a_bad_page(api: Api) -> None:
+    seen: list[str] = []
+    token = ""
+    while True:
+        page = api.call(
+            "ListRuleSets", table_service_pb2.ListRuleSetsRequest(page_size=2, page_token=token), ""
+        )
+        assert len(page.presets) <= 2
+        seen += [entry.name for entry in page.presets]
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == list(PRESETS)
+    for request, reason in (
+        (table_service_pb2.ListRuleSetsRequest(page_size=101), "BAD_PAGE_SIZE"),
+        (table_service_pb2.ListRuleSetsRequest(page_size=-1), "BAD_PAGE_SIZE"),
+        (table_service_pb2.ListRuleSetsRequest(page_token="poker"), "BAD_PAGE_TOKEN"),
+    ):
+        with pytest.raises(grpc.RpcError) as raised:
+            api.call("ListRuleSets", request, "")
+        code, got, _, _ = error_reason(raised.value)
+        assert (code, got) == (grpc.StatusCode.INVALID_ARGUMENT, reason)

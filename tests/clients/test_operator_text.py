@@ -11,6 +11,7 @@ from sapsam_client.results_text import (
     replaced_line,
     seat_labels,
     seat_lost_line,
+    standing_label,
     voided_lines,
 )
 from sapsam_client.waiting import waiting_text
@@ -64,6 +65,12 @@ def test_deal_numbers_after_a_void_say_which_deals_count() -> None:
 def test_a_replaced_seat_is_said_with_its_new_players_name() -> None:
     assert replaced_line(seat(1), "Carol") == "seat 1 is now played by Carol"
     assert replaced_line(seat(1), "you") == "seat 1 is now played by you"
+    # A seat's series total is the seat's (the rules score seats): it carries on, and says so.
+    assert replaced_line(seat(1), "Carol", "Bob", 2) == (
+        "seat 1 is now played by Carol (Bob played it until deal 2); the seat's series total"
+        " carries on: a series total is the seat's, not the player's"
+    )
+    assert standing_label("Carol", seat(1), "Bob", 2) == "Carol (seat 1, Bob until deal 2)"
     assert seat_lost_line(seat(1), "Carol") == (
         "the operator gave your seat (seat 1) to Carol: you no longer play at this table"
     )

@@ -274,4 +274,11 @@ def test_a_replaced_seat_stops_its_loop_and_the_newcomer_finishes(
     view = TableView(Terminal(input, said.append), first.client, first)
     for event in first.client.watch(players.table):
         view.show_event(event)
-    assert "seat 1 is now played by newcomer" in said
+    shown = " ".join(line.strip() for line in said)
+    # The seat's series total is the seat's: it carries on, and the standings say whose it holds.
+    assert (
+        "seat 1 is now played by newcomer (seat 1 played it until deal 1); the seat's series"
+        " total carries on: a series total is the seat's, not the player's" in shown
+    )
+    assert "newcomer (seat 1, seat 1 until deal 1)" in shown  # the standings after deal 2
+    assert all(len(line) <= 80 for line in said)

@@ -279,7 +279,7 @@ def test_suit_symbols_colour_and_a_live_status_on_a_capable_terminal(
     child.expect("== deal 1 of 1: the reveal ==")
     child.expect(r"\*seat 0 you: [^\r\n]+\r\n    ([^\r\n]+)\r\n")
     assert re.search("[♠♣]", child.match.group(1))  # the reveal in symbols too
-    child.expect("== final standings after 1 deals ==")
+    child.expect("== final standings after 1 deal ==")
     child.expect(pexpect.EOF)
     assert player.exit_code() == 0
     threads[0].join(30)

@@ -41,7 +41,14 @@ from sapsam_client.errors import (
     UnauthenticatedError,
     UnavailableError,
 )
-from sapsam_client.seat import Arranger, Commitment, Seat, SeatReplacedError, SeriesOutcome
+from sapsam_client.seat import (
+    Arranger,
+    Commitment,
+    DealEndedError,
+    Seat,
+    SeatReplacedError,
+    SeriesOutcome,
+)
 
 
 def solver_arranger(hand: Hand, table: object) -> Rows:
@@ -62,6 +69,7 @@ __all__ = [
     "Arranger",
     "Client",
     "Commitment",
+    "DealEndedError",
     "ErrorReason",
     "FailedPreconditionError",
     "Hand",

@@ -49,12 +49,25 @@ class Terminal:
         self._lock = threading.Lock()
         self._status_shown = False  # a status is drawn in place on the current line
         self.prompting = False
+        self.after_answer: Callable[[], None] | None = None
+        """Called after each answer is read, before it is used: it may raise to end the
+        dialogue (``sapsam_client.deal_watch``: the deal ended while the person typed)."""
 
     def say(self, line: str) -> None:
         """Write a line (below a status drawn in place, which it replaces)."""
         with self._lock:
             self._clear_status()
             self._say(line)
+
+    def interrupt(self, text: str) -> None:
+        """Say ``text`` at once, even while the person is being asked something: below the
+        question, on lines of its own (the answer is still read)."""
+        with self._lock:
+            self._clear_status()
+            if self.prompting:
+                self._say("")  # end the line the question is on
+            for line in textwrap.wrap(text, 79, subsequent_indent="  "):
+                self._say(line)
 
     def status(self, text: str) -> None:
         """Show the waiting status: in place where the terminal can, else as a line. Nothing
@@ -85,11 +98,14 @@ class Terminal:
             self._clear_status()
             self.prompting = True
         try:
-            return self.ask(question).strip()
+            answer = self.ask(question).strip()
         except EOFError:
             raise SessionEndedError() from None
         finally:
             self.prompting = False
+        if self.after_answer is not None:
+            self.after_answer()
+        return answer
 
     def yes_no(self, question: str) -> bool:
         """A question answered yes or no, and nothing else (asked again until it is)."""

@@ -206,16 +206,19 @@ def deal_lines(
     labels: Mapping[str, str],
     style: CardStyle = PLAIN,
     series_length: int = 0,
+    standing_labels: Mapping[str, str] | None = None,
 ) -> list[str]:
     """A scored deal from ``me``'s seat: every seat's rows named, each row against each other
-    seat, the points and the standings after it."""
+    seat, the points and the standings after it (the seats named by ``standing_labels`` there,
+    when given: ``standing_label`` for a seat that changed hands)."""
     of = f" of {series_length}" if series_length else ""
     lines = [f"== deal {result.deal_number}{of}: the reveal =="]
     for seat in result.seats:
         lines.extend(seat_lines(seat, me, labels, style))
     lines.extend(pair_lines(result, me, labels))
     totals = [(seat.seat, seat.series_total) for seat in result.seats]
-    lines.extend(standings_line(totals, me, labels, f"standings after deal {result.deal_number}"))
+    title = f"standings after deal {result.deal_number}"
+    lines.extend(standings_line(totals, me, standing_labels or labels, title))
     return lines
 
 
@@ -224,7 +227,8 @@ def final_lines(
 ) -> list[str]:
     """The final table: places (shared when totals are equal), names, totals."""
     places = [standing.place for standing in completed.standings]
-    lines = [f"== final standings after {completed.deals_played} deals =="]
+    played = f"{completed.deals_played} deal" + ("" if completed.deals_played == 1 else "s")
+    lines = [f"== final standings after {played} =="]
     for standing in sorted(completed.standings, key=lambda s: (s.place, s.seat)):
         shared = "=" if places.count(standing.place) > 1 else " "
         you = "  (you)" if standing.seat == me else ""
@@ -246,10 +250,31 @@ def voided_lines(voided: table_event_pb2.DealVoided) -> list[str]:
     )
 
 
-def replaced_line(seat: str, name: str) -> str:
+def replaced_line(seat: str, name: str, previous: str = "", last_deal: int = 0) -> str:
     """A seat the operator gave to another player (``SeatReplaced``), by its new player's
-    ``name`` ("you" for the reader)."""
-    return f"seat {seat_position(seat)} is now played by {name}"
+    ``name`` ("you" for the reader); with the ``previous`` player's name and the ``last_deal``
+    they played, what becomes of the seat's series total: it carries on (a series total is the
+    seat's: the rules score seats, and the standings rank seats)."""
+    line = f"seat {seat_position(seat)} is now played by {name}"
+    if not previous:
+        return line
+    until = f" until deal {last_deal}" if last_deal else ""
+    return (
+        f"{line} ({previous} played it{until}); the seat's series total carries on: a series"
+        " total is the seat's, not the player's"
+    )
+
+
+def replaced_lines(seat: str, name: str, previous: str, last_deal: int) -> list[str]:
+    """``replaced_line`` in lines of at most 79 characters."""
+    return _wrap(replaced_line(seat, name, previous, last_deal), "", "  ")
+
+
+def standing_label(name: str, seat: str, previous: str, last_deal: int) -> str:
+    """How the standings name a seat that changed hands: its player now, and whose points its
+    total holds too (``Carol (seat 1, Bob until deal 2)``)."""
+    until = f" until deal {last_deal}" if last_deal else " before"
+    return f"{name} (seat {seat_position(seat)}, {previous}{until})"
 
 
 def seat_lost_line(seat: str, name: str) -> str:

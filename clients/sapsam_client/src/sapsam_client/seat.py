@@ -16,7 +16,9 @@ arranges with the given arranger, and reveals. It takes the seat's hand from its
 (``CardsDealt.my_cards``; ``GetMyHand`` only when the stream brought none) and commits and
 confirms in one call (``CommitArrangement`` with ``confirm``). A deal the operator voids
 (``DealVoided``) is left behind: its rows and nonce are forgotten and the loop goes on to the next
-deal. When the operator gives the seat to another player (``SeatReplaced``), the loop stops with
+deal; an arranger still choosing rows for a deal that ended meanwhile raises
+:class:`DealEndedError` and nothing is sent for it. When the operator gives the seat to another
+player (``SeatReplaced``), the loop stops with
 :class:`SeatReplacedError`; the new player's client takes the seat up with :func:`take_seat`.
 
 :func:`take_seat` joins a table or, when the client's player already holds a seat there (taken in
@@ -92,6 +94,12 @@ class CommitmentKeeper(Protocol):
     def forget(self, seat: str, deal: int) -> None:
         """Drop a commitment once revealed."""
         ...
+
+
+class DealEndedError(Exception):
+    """An arranger's way to say it has no rows to send: the deal ended while they were being
+    chosen (the operator voided it, or the seat ran out of time). The seat sends nothing for
+    that deal, and its play loop goes on with the next event."""
 
 
 class SeatReplacedError(Exception):
@@ -254,11 +262,15 @@ class Seat:
         if self.keeper is not None:
             self.keeper.forget(self.name, deal)
 
-    def arrange(self, arranger: Arranger, table: table_pb2.Table) -> Commitment:
+    def arrange(self, arranger: Arranger, table: table_pb2.Table) -> Commitment | None:
         """Take the hand (from the stream, else the server), let ``arranger`` choose the rows,
-        and commit and confirm them in one call."""
+        and commit and confirm them in one call; None, sending nothing, when the arranger
+        raises :class:`DealEndedError`."""
         hand = self.hand(table.deal_number or None)
-        rows = arranger(hand, table)
+        try:
+            rows = arranger(hand, table)
+        except DealEndedError:
+            return None
         return self.commit(hand.deal_number, rows, confirm=True)
 
     # -- a whole series -------------------------------------------------------------------------

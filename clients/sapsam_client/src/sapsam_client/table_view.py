@@ -19,6 +19,7 @@ from typing import Final
 from sapsam_client.arranging import arrange
 from sapsam_client.client import Client, Hand, seat_position
 from sapsam_client.commitment import Rows
+from sapsam_client.deal_watch import POLL_SECONDS, ROWS_NOT_SENT, DealWatch
 from sapsam_client.errors import SapsamError
 from sapsam_client.prompts import Terminal
 from sapsam_client.results_text import (
@@ -26,11 +27,12 @@ from sapsam_client.results_text import (
     deal_started_line,
     final_lines,
     label,
-    replaced_line,
+    replaced_lines,
     seat_labels,
+    standing_label,
     voided_lines,
 )
-from sapsam_client.seat import Seat
+from sapsam_client.seat import DealEndedError, Seat
 from sapsam_client.waiting import awaited, waiting_text
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
@@ -135,6 +137,9 @@ class TableView:
         self.voided = 0  # deals the operator voided (they do not count towards the series)
         self.read_version = 0  # the table's version when last read
         self.waiting = WaitingStatus(terminal, seat.name)
+        self.deal_poll_seconds = POLL_SECONDS  # how often the deal is checked while typing
+        self.last_started = 0  # the last deal number started
+        self.changed_hands: dict[str, tuple[str, int]] = {}  # seat: (previous player, last deal)
 
     def say(self, lines: list[str]) -> None:
         """Several lines."""
@@ -158,11 +163,30 @@ class TableView:
         return "you" if seat == self.seat.name else label(self.labels, seat)
 
     def arranger(self, hand: Hand, table: table_pb2.Table) -> Rows:
-        """The SDK's arranger: the previous deal's results if not shown yet, then the dialogue."""
+        """The SDK's arranger: the previous deal's results if not shown yet, then the dialogue,
+        watched: a deal that ends while the person types (voided, out of time) is said at once
+        and ends the dialogue, and nothing is sent for it (``sapsam_client.deal_watch``)."""
         self.waiting.pause()
         self.catch_up(hand.deal_number - 1)
         self.prompted = max(self.prompted, hand.deal_number)
-        return arrange(self.terminal, hand, table, self.seat.position)
+        watch = DealWatch(
+            self.terminal,
+            lambda: self.client.get_table(self.seat.table),
+            lambda number: self.client.get_deal_result(f"{self.seat.table}/deals/{number}"),
+            self.seat.name,
+            hand.deal_number,
+            self.deal_poll_seconds,
+        )
+        self.terminal.after_answer = watch.raise_if_over
+        watch.start()
+        try:
+            rows = arrange(self.terminal, hand, table, self.seat.position)
+        finally:
+            watch.stop()
+            self.terminal.after_answer = None
+        if watch.check(ROWS_NOT_SENT) is not None:  # the last look, before anything is sent
+            raise DealEndedError(watch.notice())
+        return rows
 
     def catch_up(self, deal_number: int) -> None:
         """Show deal ``deal_number``'s results now if they are not shown yet."""
@@ -182,8 +206,34 @@ class TableView:
         self.shown_deals.add(result.deal_number)
         # After a voided deal, deal numbers run past the series length: no "deal 4 of 3".
         series_length = 0 if self.voided else self.series_length
-        lines = deal_lines(result, self.seat.name, self.labels, self.terminal.style, series_length)
+        lines = deal_lines(
+            result,
+            self.seat.name,
+            self.labels,
+            self.terminal.style,
+            series_length,
+            self.standing_labels(),
+        )
         self.say(lines)
+
+    def player_name(self, player: str, seat: str) -> str:
+        """A player's display name ("you" for the reader's own), asked of the server; the seat's
+        label when it cannot be read. (A table's labels name its players now: a replay of an
+        earlier event needs the name of who was there then.)"""
+        try:
+            if player == f"players/{self.seat.player_id()}":
+                return "you"
+            return self.client.get_player(player).display_name or label(self.labels, seat)
+        except (SapsamError, ValueError):
+            return label(self.labels, seat)
+
+    def standing_labels(self) -> dict[str, str]:
+        """The names the standings give the seats: a seat that changed hands names its player
+        now and the one before, whose points its series total holds too."""
+        named = dict(self.labels)
+        for seat, (previous, last_deal) in self.changed_hands.items():
+            named[seat] = standing_label(label(self.labels, seat), seat, previous, last_deal)
+        return named
 
     def show_event(self, event: table_event_pb2.TableEvent) -> None:
         """One line (or a block) for the events a player wants to see, then the status."""
@@ -198,9 +248,11 @@ class TableView:
             self.terminal.say(
                 f"dealer drawn by lot: seat {seat_position(dealer)} ({self.name_of(dealer)})"
             )
-        elif kind == "deal_started" and event.deal_started.deal_number > self.prompted:
+        elif kind == "deal_started":
             number = event.deal_started.deal_number
-            self.terminal.say(deal_started_line(number, self.series_length, self.voided))
+            self.last_started = max(self.last_started, number)
+            if number > self.prompted:
+                self.terminal.say(deal_started_line(number, self.series_length, self.voided))
         elif kind == "seat_confirmed" and event.seat_confirmed.seat != me:
             who = self.name_of(event.seat_confirmed.seat)
             self.terminal.say(f"{who} (seat {seat_position(event.seat_confirmed.seat)}) confirmed")
@@ -214,14 +266,17 @@ class TableView:
             self.voided += 1
             self.say(voided_lines(event.deal_voided))
         elif kind == "seat_replaced":
-            self.refresh(event.version)  # the new player's name
             replaced = event.seat_replaced.seat
-            self.terminal.say(replaced_line(replaced, self.name_of(replaced)))
+            previous = self.player_name(event.seat_replaced.previous_player, replaced)
+            self.refresh(event.version)  # the new player's name
+            name = self.name_of(replaced)
+            self.changed_hands[replaced] = (previous, self.last_started)
+            self.say(replaced_lines(replaced, name, previous, self.last_started))
         elif kind == "deal_scored":
             self.show_result(event.deal_scored.result)
         elif kind == "series_completed":
             self.waiting.stop()
-            self.say(final_lines(event.series_completed, me, self.labels))
+            self.say(final_lines(event.series_completed, me, self.standing_labels()))
             return
         if kind not in ("player_seated", "seat_replaced") and event.version >= self.read_version:
             self.refresh(event.version)  # (a table read already past this event says nothing)

@@ -32,6 +32,11 @@ next deal's cards: every seat's revealed rows with each row named, each row agai
 seat from your side ("front: your pair of kings beat Bob's pair of jacks"), the points, and the
 standings by display name. Other seats' cards are
 never shown before the reveal (the server does not send them either).
+
+A deal that ends while the person types its rows (the operator voids it, or the time runs out) is
+said at once and nothing is sent for it (``sapsam_client.deal_watch``). A seat the operator gives
+to another player keeps its series total: a series total is the seat's, and the standings name
+such a seat by both players (``results_text.standing_label``).
 """
 
 from __future__ import annotations

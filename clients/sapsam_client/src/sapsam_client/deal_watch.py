@@ -1,0 +1,127 @@
+"""While the person types rows, ``sapsam-play`` keeps an eye on the deal they are for.
+
+The SDK's play loop reads no event while its arranger (the person at the prompt) chooses rows, so
+a deal that ends meanwhile — the operator voids it, or the seat runs out of time — would go
+unnoticed until the rows were sent, and refused. A :class:`DealWatch` reads the table every
+``POLL_SECONDS`` while the prompt is up; once the deal is over without the person's rows it says
+so at once, above the prompt ("the operator voided deal 2 while you were arranging: ..."), and
+the dialogue, at the next line typed, ends without sending anything
+(``sapsam_client.seat.DealEndedError``). A last look is taken before rows are sent, so rows
+confirmed in the seconds between two reads are not sent into a deal that is over either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Final
+
+from sapsam_client.errors import SapsamError
+from sapsam_client.prompts import Terminal
+from sapsam_client.seat import DealEndedError
+from sapsam_proto.v1 import table_pb2
+
+POLL_SECONDS: Final = 2.0
+"""How often the table is read while the person types (a person takes seconds per row)."""
+
+NOT_SENT: Final = "what you type now is not sent (press Enter to go on)"
+"""The end of a notice shown while the person is at the prompt."""
+ROWS_NOT_SENT: Final = "your rows were not sent"
+"""The end of a notice from the last look, once the person has confirmed their rows."""
+
+
+def deal_over_notice(
+    table: table_pb2.Table, seat: str, deal: int, result: table_pb2.DealResult | None
+) -> str | None:
+    """What to tell a person still arranging deal number ``deal`` at ``seat``, given the table
+    as read (and, once the table is past the deal, the deal's ``result``); None while the deal
+    still waits for their rows."""
+    mine = next((held for held in table.seats if held.name == seat), None)
+    same_deal = table.deal_number == deal
+    if same_deal and mine is not None:
+        if mine.timed_out:
+            return f"you ran out of time on deal {deal}: the table went on without your rows;"
+        if mine.confirmed:
+            return f"your rows for deal {deal} were confirmed by another session of yours;"
+    if same_deal and table.phase == table_pb2.TABLE_PHASE_ARRANGING:
+        return None
+    # Only the operator ends a deal that neither has the seat's rows nor timed the seat out.
+    voided_now = same_deal and mine is not None
+    if voided_now or (result is not None and result.seed_revealed and not result.scored):
+        return f"the operator voided deal {deal} while you were arranging:"
+    if result is not None and result.scored:
+        return f"deal {deal} was scored without your rows (your time ran out):"
+    return f"deal {deal} ended while you were arranging:"
+
+
+class DealWatch:
+    """Reads the table every ``interval`` seconds while the person arranges deal ``deal``;
+    :meth:`notice` is what they were told once the deal ended (None until then)."""
+
+    def __init__(
+        self,
+        terminal: Terminal,
+        read_table: Callable[[], table_pb2.Table],
+        read_result: Callable[[int], table_pb2.DealResult],
+        seat: str,
+        deal: int,
+        interval: float = POLL_SECONDS,
+    ) -> None:
+        self.terminal = terminal
+        self.read_table = read_table
+        self.read_result = read_result
+        self.seat = seat
+        self.deal = deal
+        self.interval = interval
+        self._notice: str | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deal-watch", daemon=True)
+
+    def start(self) -> None:
+        """Watch until :meth:`stop`."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching (the prompt is over)."""
+        self._stop.set()
+
+    def notice(self) -> str | None:
+        """What the person was told about the deal ending, or None while it goes on."""
+        with self._lock:
+            return self._notice
+
+    def raise_if_over(self) -> None:
+        """Raise :class:`DealEndedError` once the deal is over (``Terminal.after_answer``: the
+        dialogue ends at the next line typed)."""
+        if self.notice() is not None:
+            raise DealEndedError(self.notice())
+
+    def check(self, tail: str = NOT_SENT) -> str | None:
+        """Read the table now; tell the person (once) if the deal ended, the notice ending with
+        ``tail``; the notice, if any."""
+        if self.notice() is not None:
+            return self.notice()
+        try:
+            table = self.read_table()
+        except SapsamError:
+            return None  # the server out of reach: the play loop will say so, and try again
+        result = None
+        if table.deal_number != self.deal:
+            with contextlib.suppress(SapsamError):  # unreadable: the notice says less
+                result = self.read_result(self.deal)
+        said = deal_over_notice(table, self.seat, self.deal, result)
+        if said is None:
+            return None
+        with self._lock:
+            if self._notice is not None:
+                return self._notice
+            self._notice = f"{said} {tail}"
+        self.terminal.interrupt(self._notice)
+        return self._notice
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            if self.check() is not None:
+                return

@@ -8,7 +8,8 @@ events of its own stream; every stream's events are timed from their record time
 arrival. Arrangements are random legal rows (no foul, about 0.1 ms: the solver costs 3 ms) made
 when the hand arrives, during the seat's think time, so never on a call's path; their requests
 are what the SDK sends by default: commitment scheme 2, commit and reveal signed by the player's
-key, the commit confirming in the same call.
+key, the commit confirming in the same call. With ``batch_events`` the streams ask for the events
+of one write in one message (WatchTableRequest.batch_events).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class Tally:
     delivery_ms: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     deals_scored: int = 0
+    messages: int = 0
+    """Stream messages received (with batch_events, one may carry several events)."""
 
     def inside(self) -> bool:
         """Whether now is inside the measured window."""
@@ -52,7 +55,7 @@ class Tally:
         """Start tallying a new window."""
         self.window = window
         self.latencies_ms, self.delivery_ms = {}, []
-        self.errors, self.deals_scored = Counter(), 0
+        self.errors, self.deals_scored, self.messages = Counter(), 0, 0
 
 
 class Connection:
@@ -87,9 +90,15 @@ class Table:
     """
 
     def __init__(
-        self, connection: Connection, tally: Tally, think: float, setup_gate: asyncio.Semaphore
+        self,
+        connection: Connection,
+        tally: Tally,
+        think: float,
+        setup_gate: asyncio.Semaphore,
+        batch_events: bool = False,
     ) -> None:
         self.connection = connection
+        self.batch_events = batch_events  # WatchTable's opt-in: the events of a write together
         self.tally = tally
         self.think = think
         self.setup_gate = setup_gate
@@ -199,21 +208,25 @@ class Table:
 
     async def watch(self, seat: int) -> None:
         """Seat ``seat``'s stream: every event's delivery lag, and the seat's own moves."""
-        stream = self.connection.tables.WatchTable(
-            table_service_pb2.WatchTableRequest(table=self.name, after_version=0),
-            metadata=self.metadata[seat],
+        request = table_service_pb2.WatchTableRequest(
+            table=self.name, after_version=0, batch_events=self.batch_events
         )
+        stream = self.connection.tables.WatchTable(request, metadata=self.metadata[seat])
         tally = self.tally
         try:
             async for response in stream:
-                event = response.event
+                events = response.events if self.batch_events else (response.event,)
                 window = tally.window
                 now = time.monotonic()
-                if window[0] <= now <= window[1]:
-                    stamp = event.record_time
-                    lag = time.time() - stamp.seconds - stamp.nanos * 1e-9
-                    tally.delivery_ms.append(lag * 1e3)
-                self.on_event(seat, event)
+                inside = window[0] <= now <= window[1]
+                if inside:
+                    tally.messages += 1
+                for event in events:
+                    if inside:
+                        stamp = event.record_time
+                        lag = time.time() - stamp.seconds - stamp.nanos * 1e-9
+                        tally.delivery_ms.append(lag * 1e3)
+                    self.on_event(seat, event)
         except grpc.aio.AioRpcError as error:
             if not self.stopped:
                 tally.errors[f"WatchTable {error.code().name}: {error.details()}"[:160]] += 1

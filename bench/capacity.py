@@ -25,7 +25,9 @@ passes when every method's p99 is at most 100 ms and nothing failed. No new leve
 ``--max-seconds``.
 
 Usage: ``python bench/capacity.py [--think-seconds 5] [--start-tables 1000] [--max-tables 1000]
-[--level-seconds 25] [--generators 2] [--tables-per-connection 4] [--workers 2] [--single-level]``
+[--level-seconds 25] [--generators 2] [--tables-per-connection 4] [--workers 2] [--single-level]
+[--batch-events]``; with ``--batch-events`` every stream asks for the events of one write in one
+message (``WatchTableRequest.batch_events``).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ TARGET_TABLES = 1000
 
 
 async def _generate(
-    target: str, think: float, per_connection: int, setup_at_once: int, pipe: Any
+    target: str, think: float, per_connection: int, setup_at_once: int, batch: bool, pipe: Any
 ) -> None:
     warm_up_rules()
     # As the server does (sapsam.api.server.GC_THRESHOLDS): start-up's objects out of every
@@ -70,7 +72,7 @@ async def _generate(
             while len(running) < order[1]:
                 if len(running) % per_connection == 0:
                     connections.append(Connection(target))
-                table = Table(connections[-1], tally, think, gate)
+                table = Table(connections[-1], tally, think, gate, batch)
                 running.append((table, asyncio.create_task(table.play())))
             while len(running) > order[1]:
                 table, task = running.pop()
@@ -89,6 +91,7 @@ async def _generate(
                     "delivery_ms": tally.delivery_ms,
                     "errors": dict(tally.errors),
                     "deals_scored": tally.deals_scored,
+                    "messages": tally.messages,
                 }
             )
         else:
@@ -103,10 +106,10 @@ async def _generate(
 
 
 def generator_process(
-    target: str, think: float, per_connection: int, setup_at_once: int, pipe: Any
+    target: str, think: float, per_connection: int, setup_at_once: int, batch: bool, pipe: Any
 ) -> None:
     """A load generator process: one event loop playing the tables it is given."""
-    asyncio.run(_generate(target, think, per_connection, setup_at_once, pipe))
+    asyncio.run(_generate(target, think, per_connection, setup_at_once, batch, pipe))
 
 
 class Generators:
@@ -124,6 +127,7 @@ class Generators:
                     arguments.think_seconds,
                     arguments.tables_per_connection,
                     arguments.setup_at_once,
+                    arguments.batch_events,
                     theirs,
                 ),
             )
@@ -244,6 +248,9 @@ def run_level(
         "cpu_ms_per_call": ms_per(calls),
         "calls_per_deal": round(calls / deals, 1) if deals else None,
         "stream_messages_per_table_per_second": round(
+            sum(report["messages"] for report in reports) / tables / arguments.level_seconds, 2
+        ),
+        "stream_events_per_table_per_second": round(
             len(delivery) / tables / arguments.level_seconds, 2
         ),
         "statements_per_call": (
@@ -291,6 +298,11 @@ def main() -> int:
     parser.add_argument("--tables-per-connection", type=int, default=4)
     parser.add_argument("--setup-at-once", type=int, default=16, help="tables set up at once")
     parser.add_argument("--workers", type=int, default=2, help="server processes")
+    parser.add_argument(
+        "--batch-events",
+        action="store_true",
+        help="streams ask for the events of one write in one message (WatchTable batch_events)",
+    )
     parser.add_argument("--database-url", help="PostgreSQL server (default: a private cluster)")
     parser.add_argument("--server-option", action="append", default=[], help="extra serve flag")
     arguments = parser.parse_args()
@@ -337,6 +349,7 @@ def main() -> int:
                 "load_average_1m": {"before": load_before, "after": os.getloadavg()[0]},
                 "think_seconds": arguments.think_seconds,
                 "generators": arguments.generators,
+                "batch_events": arguments.batch_events,
                 "largest_passing_tables": best["tables"] if best else 0,
                 "first_failing_tables": failed,
                 "searched_up_to": arguments.max_tables,

@@ -339,33 +339,56 @@ class Watcher:
     """A WatchTable stream consumed in a background thread."""
 
     def __init__(
-        self, api: Api, table: str, token: str, after_version: int = 0, observer: str = ""
+        self,
+        api: Api,
+        table: str,
+        token: str,
+        after_version: int = 0,
+        observer: str = "",
+        batch: bool = False,
     ) -> None:
         self.api = api
         self.observer = observer  # the seat the token holds ("": none), for the walk
         self.messages: list[Any] = []
+        """One WatchTableResponse per event (a batch's events each as one)."""
+        self.batches: list[list[int]] = []
+        """With ``batch``: the versions each message carried."""
         self.revealed: set[int] = set()
         self.observations: list[Observation] = []
         self.error: BaseException | None = None
-        self._call = api.tables.WatchTable(
-            table_service_pb2.WatchTableRequest(table=table, after_version=after_version),
-            metadata=bearer(token),
+        self._batch = batch
+        request = table_service_pb2.WatchTableRequest(
+            table=table, after_version=after_version, batch_events=batch
         )
+        self._call = api.tables.WatchTable(request, metadata=bearer(token))
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         try:
-            for response in self._call:
-                event = response.event
-                if event.WhichOneof("payload") == "seed_revealed":
-                    self.revealed.add(int(event.seed_revealed.deal.rsplit("/", 1)[1]))
-                self.messages.append(response)
-                observation = Observation(response, self.observer, frozenset(self.revealed))
-                self.observations.append(observation)
+            for message in self._call:
+                if self._batch:
+                    assert not message.HasField("event") and 1 <= len(message.events) <= 64
+                    self.batches.append([event.version for event in message.events])
+                    responses = [
+                        table_service_pb2.WatchTableResponse(event=event)
+                        for event in message.events
+                    ]
+                else:
+                    assert not message.events
+                    responses = [message]
+                for response in responses:
+                    event = response.event
+                    if event.WhichOneof("payload") == "seed_revealed":
+                        self.revealed.add(int(event.seed_revealed.deal.rsplit("/", 1)[1]))
+                    self.messages.append(response)
+                    observation = Observation(response, self.observer, frozenset(self.revealed))
+                    self.observations.append(observation)
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 self.error = error
+        except AssertionError as error:  # a message not of the shape asked for
+            self.error = error
 
     def wait(self, timeout: float = 60) -> None:
         """Wait for the stream to end on its own (the series is complete)."""

@@ -9,7 +9,9 @@ a read runs).
 A table's ``CardsDealt`` is the one event whose message differs by watcher: each seat's holder
 is sent its own cards (``sapsam.domain.table_views.dealt_cards_by_player`` decides who sees
 what; the hands are computed once per deal from the deal's seed, as for GetMyHand), everyone
-else the public message; every other event is one message shared by all.
+else the public message; every other event is one message shared by all. A watcher that asked
+for batches (``WatchTableRequest.batch_events``) is sent the events ready at once in one message
+(:func:`table_events_batch`).
 """
 
 from __future__ import annotations
@@ -165,6 +167,14 @@ class TableChannel(StreamChannel):
             fold.fold(event, seeds if index >= after else {})
             for index, event in enumerate(recorded)
         ][after:]
+
+
+def table_events_batch(
+    responses: Sequence[table_service_pb2.WatchTableResponse],
+) -> table_service_pb2.WatchTableResponse:
+    """One message of a WatchTable that asked for ``batch_events``: the events of
+    ``responses`` (each as this watcher is sent it) in ``events``, in order."""
+    return table_service_pb2.WatchTableResponse(events=[response.event for response in responses])
 
 
 def _dealt_deals(records: Sequence[RecordedEvent]) -> list[int]:

@@ -29,7 +29,7 @@ from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import receipt_message
 from sapsam.api.request_digest import request_digest
-from sapsam.api.stream_channels import TableChannel
+from sapsam.api.stream_channels import TableChannel, table_events_batch
 from sapsam.api.table_requests import (
     AFTER_SERIES,
     DEFAULT_PAGE_SIZE,
@@ -419,7 +419,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     async def WatchTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
-        """The table's public events after ``after_version``, then live (``sapsam.api.watch``)."""
+        """The table's public events after ``after_version``, then live (``sapsam.api.watch``),
+        one a message or, with ``batch_events``, those ready at once in one message."""
         table_id = resources.parse_table(request.table, "table")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
@@ -433,6 +434,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             lambda: TableChannel(self._tables, table_id, feed, feed.buffer_limit),
             request.after_version,
             auth.current_caller().player_id,  # a seat's holder is sent its own cards
+            table_events_batch if request.batch_events else None,
         )
         async for response in responses:
             yield response

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -49,6 +50,9 @@ AFTER_VERSION_KEY: Final = "after_version"
 RESUME_DELAY_SECONDS: Final = 1.0
 """The retry hint of STREAM_BEHIND and STREAM_UNAVAILABLE."""
 STREAM_UNAVAILABLE_REASON: Final = "STREAM_UNAVAILABLE"
+BATCH_EVENTS: Final = 64
+"""Most events in one message of a stream that asked for batches (WatchTableRequest.batch_events:
+the proto says 64)."""
 MAX_READ_FAILURES: Final = 3
 """Reads of a stream that may fail in a row before its watchers are let go (STREAM_UNAVAILABLE)."""
 
@@ -313,10 +317,34 @@ async def watch(
     create: Callable[[], StreamChannel],
     after_version: int,
     player_id: str | None = None,
+    batch: Callable[[list[Any]], Any] | None = None,
 ) -> AsyncIterator[Any]:
     """The responses for the stream's events after ``after_version``, then live (see the
     module's docstring for how it ends), each as the watcher calling as ``player_id`` (None:
-    the operator, or anyone the stream shows only its public view) is sent it."""
+    the operator, or anyone the stream shows only its public view) is sent it.
+
+    ``batch`` (None: one response per event) makes one response of the responses ready at once
+    (at most :data:`BATCH_EVENTS`): one message per append while the client keeps up, so a
+    stream's writes, each of which costs the server and the client a round through grpc, fall
+    from one per event to one per append."""
+    most = 1 if batch is None else BATCH_EVENTS
+    async with contextlib.aclosing(_ready(feed, stream_id, create, after_version, most)) as ready:
+        async for sents in ready:
+            if batch is None:
+                yield sents[0].response_for(player_id)
+            else:
+                yield batch([sent.response_for(player_id) for sent in sents])
+
+
+async def _ready(
+    feed: EventFeed,
+    stream_id: str,
+    create: Callable[[], StreamChannel],
+    after_version: int,
+    most: int,
+) -> AsyncGenerator[list[Sent], None]:
+    """The stream's events after ``after_version`` as sent, in runs of at most ``most`` events
+    ready at once; what is not yet in a run stays in the watcher's bounded buffer."""
     channel = feed.channel(stream_id, create)
     watcher = channel.enter()
     try:
@@ -324,20 +352,29 @@ async def watch(
         channel.join(watcher, after_version)
         last = after_version
         if watcher.catch_up_through is not None:
-            for sent in await channel.history(after_version, watcher.catch_up_through):
-                last = sent.version
-                yield sent.response_for(player_id)
-                if sent.last:
-                    return
+            history = await channel.history(after_version, watcher.catch_up_through)
+            ends = next((i + 1 for i, sent in enumerate(history) if sent.last), len(history))
+            for start in range(0, ends, most):
+                part = history[start : min(start + most, ends)]
+                last = part[-1].version
+                yield part
+            if ends < len(history):
+                return
         while True:
             while watcher.waiting:
-                sent = watcher.waiting.popleft()
-                if sent.version <= last:  # an after_version past the head when it joined
-                    continue
-                last = sent.version
-                yield sent.response_for(player_id)
-                if sent.last:
-                    return
+                run: list[Sent] = []
+                while watcher.waiting and len(run) < most:
+                    sent = watcher.waiting.popleft()
+                    if sent.version <= last:  # an after_version past the head when it joined
+                        continue
+                    last = sent.version
+                    run.append(sent)
+                    if sent.last:
+                        break
+                if run:
+                    yield run
+                    if run[-1].last:
+                        return
             if watcher.behind:
                 raise stream_behind(last)
             if channel.failed:

@@ -1102,21 +1102,32 @@ class WatchTableRequest(_message.Message):
 
     TABLE_FIELD_NUMBER: _builtins.int
     AFTER_VERSION_FIELD_NUMBER: _builtins.int
+    BATCH_EVENTS_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     after_version: _builtins.int
     """Send events with a version greater than this: 0 for the whole history, the last version
     received to resume after a broken stream.
     """
+    batch_events: _builtins.bool
+    """Opt-in batches. False (the default): every message carries one event, in `event`. True:
+    every message carries, in `events`, all the events ready to be sent at that moment, in
+    order (live, the events one write recorded, such as DeckCut with CardsDealt, or a seat's
+    ArrangementCommitted with SeatConfirmed; a replay, the history in runs), at most 64 a
+    message, and `event` is unset. The same events, in the same order, as one by one: only
+    fewer messages (each costs the server and the client more than its size). To resume, pass
+    the version of the last event received, as always.
+    """
     def __init__(
         self,
         *,
         table: _builtins.str = ...,
         after_version: _builtins.int = ...,
+        batch_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "batch_events", b"batch_events", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1129,18 +1140,24 @@ class WatchTableResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> _table_event_pb2.TableEvent:
-        """The next event of the table."""
+        """The next event of the table (unset when the request asked for batch_events)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_table_event_pb2.TableEvent]:
+        """With batch_events: the next events of the table, in order, one or more (at most 64)."""
 
     def __init__(
         self,
         *,
         event: _table_event_pb2.TableEvent | None = ...,
+        events: _abc.Iterable[_table_event_pb2.TableEvent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -78,6 +78,21 @@ def test_the_default_rebuild_repairs_the_table_read_models(
     assert str(table_id) in before
 
 
+def test_a_long_rebuild_says_how_far_it_is_off_a_terminal(
+    database_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _play_series(database_url, 2, deals=1)
+    monkeypatch.setattr("sapsam.cli.progress.PLAIN_EVERY_SECONDS", 0.0)  # every update a line
+    status, out, err = _rebuild(database_url, capsys)
+    assert status == 0 and json.loads(out)["projections"]
+    lines = err.splitlines()
+    with psycopg.connect(database_url) as connection:
+        row = connection.execute("SELECT count(*) FROM events").fetchone()
+    total = int(row[0]) if row else 0
+    assert lines[-2] == f"rebuilding the read models: {total} of {total} events (100%)"
+    assert lines[-1].startswith(f"rebuilding the read models: {total} events, done in ")
+
+
 def test_an_owner_rebuild_leaves_the_read_models_with_the_service_role(
     database_url: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:

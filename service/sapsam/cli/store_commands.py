@@ -18,7 +18,7 @@ from typing import Any
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store.appends import prune_processed_requests
 from sapsam.store.embedded import async_database_connection, database_connection, open_database
-from sapsam.store.projections import all_projectors, rebuild_projections
+from sapsam.store.projections import all_projectors, event_count, rebuild_projections
 
 FAILED = 1
 LATEST = "head"
@@ -116,10 +116,16 @@ def _rebuild(arguments: argparse.Namespace) -> int:
 
     Each table keeps its owner and grants, whichever role runs it; a role that could not give a
     table back to its owner is refused with one line naming that owner, and nothing changes.
+    Progress goes to stderr: a bar on a terminal, else a line every 10 seconds.
     """
+    from sapsam.cli.progress import Progress
+
     try:
         with database_connection(arguments.database_url, arguments.data_dir) as connection:
-            reports = rebuild_projections(connection, all_projectors(tuple(arguments.module)))
+            progress = Progress("rebuilding the read models", event_count(connection), "event")
+            projectors = all_projectors(tuple(arguments.module))
+            reports = rebuild_projections(connection, projectors, progress.update)
+            progress.finish()
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED

@@ -20,7 +20,7 @@ The projector names other modules import from here (``Projector``, ``SqlProjecto
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,8 +125,21 @@ def _reset_projectors(connection: Connection, projectors: Sequence[Projector]) -
     return kept
 
 
+Progress = Callable[[int], None]
+"""Told the number of events read so far, now and then, by a rebuild (a command's progress)."""
+
+
+def event_count(connection: Connection) -> int:
+    """How many events the log holds (a rebuild's progress counts up to it)."""
+    row = connection.execute("SELECT count(*) FROM events").fetchone()
+    return int(row[0]) if row else 0
+
+
 def _replay(
-    connection: Connection, projectors: Sequence[Projector], after_position: int
+    connection: Connection,
+    projectors: Sequence[Projector],
+    after_position: int,
+    progress: Progress | None = None,
 ) -> tuple[int, int]:
     """Apply every event after ``after_position``; returns (events applied, last position)."""
     count = 0
@@ -136,6 +149,8 @@ def _replay(
             projector.apply(connection, event)
         count += 1
         position = event.position
+        if progress is not None and count % 1000 == 0:
+            progress(count)
     return count, position
 
 
@@ -175,7 +190,9 @@ def _all_folded(projectors: Sequence[Projector]) -> bool:
     )
 
 
-def _fill_from_folds(connection: Connection, projectors: Sequence[Projector]) -> tuple[int, int]:
+def _fill_from_folds(
+    connection: Connection, projectors: Sequence[Projector], progress: Progress | None = None
+) -> tuple[int, int]:
     """Rebuild the projectors' (empty, new) tables from their in-memory folds of the log, one
     insert per table; returns (events read, last position).
 
@@ -193,6 +210,8 @@ def _fill_from_folds(connection: Connection, projectors: Sequence[Projector]) ->
         position = max(position, max(event.position for event in stream))
         for fold in folds.values():
             fold.fold_stream(stream)
+        if progress is not None:
+            progress(count)
     for projector in projectors:
         rows = folds[projector.name].rows()
         for table in projector.tables:
@@ -205,12 +224,14 @@ def _fill_from_folds(connection: Connection, projectors: Sequence[Projector]) ->
     return count, position
 
 
-def _rebuild_from_log(connection: Connection, projectors: Sequence[Projector]) -> tuple[int, int]:
+def _rebuild_from_log(
+    connection: Connection, projectors: Sequence[Projector], progress: Progress | None = None
+) -> tuple[int, int]:
     """Fill the projectors' new tables from the whole log: by their folds when every one has a
     fold (the game's read models), else by replaying every event through their SQL."""
     if _all_folded(projectors):
-        return _fill_from_folds(connection, projectors)
-    return _replay(connection, projectors, 0)
+        return _fill_from_folds(connection, projectors, progress)
+    return _replay(connection, projectors, 0, progress)
 
 
 def _record(connection: Connection, projector: Projector, position: int) -> None:
@@ -227,9 +248,10 @@ def _record(connection: Connection, projector: Projector, position: int) -> None
 
 
 def rebuild_projections(
-    connection: Connection, projectors: Sequence[Projector]
+    connection: Connection, projectors: Sequence[Projector], progress: Progress | None = None
 ) -> list[ProjectionReport]:
-    """Drop and recreate every projector's tables and replay the whole log into them.
+    """Drop and recreate every projector's tables and replay the whole log into them;
+    ``progress`` is told the events read so far, now and then.
 
     Runs in one transaction holding the append lock, so appends wait and the rebuilt read models
     match the log exactly at the recorded position. Each table keeps its owner and grants
@@ -239,7 +261,7 @@ def rebuild_projections(
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", [APPEND_LOCK_KEY])
         kept = _reset_projectors(connection, projectors)
-        count, position = _rebuild_from_log(connection, projectors)
+        count, position = _rebuild_from_log(connection, projectors, progress)
         for access in kept:
             restore_access(connection, access)
         for projector in projectors:

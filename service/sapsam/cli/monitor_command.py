@@ -56,11 +56,16 @@ STATE_FILE: Final = "state.json"
 LOCK_FILE: Final = ".lock"
 MAX_KEY_FILE_BYTES: Final = 4096
 TOFU_WARNING: Final = (
-    "WARNING: trust on first use: pinned {keys} as the log's key(s), learnt from the server this"
-    " monitor is meant to check. Compare it with the key the operator publishes (sapsam keys"
+    "WARNING: trust on first use: pinned {keys} as the log's {keys_word}, learnt from the server"
+    " this monitor is meant to check. Compare it with the key the operator publishes (sapsam keys"
     " show on the server) and pin it with --server-key; until then a server that lied from the"
     " start is not caught."
 )
+
+
+def _tofu_warning(keys: Sequence[VerifierKey]) -> str:
+    words = "key" if len(keys) == 1 else "keys"
+    return TOFU_WARNING.format(keys=", ".join(key.vkey() for key in keys), keys_word=words)
 
 
 class CannotRunError(Exception):
@@ -437,8 +442,7 @@ def _initial_state(
             state = replace(state, keys=(*state.keys, *added))
             folder.save(state)
         if state.trust_on_first_use and not given:
-            print(TOFU_WARNING.format(keys=", ".join(k.vkey() for k in state.keys)),
-                  file=sys.stderr)  # fmt: skip
+            print(_tofu_warning(state.keys), file=sys.stderr)
         return state
     tofu = not given
     keys = given
@@ -451,7 +455,7 @@ def _initial_state(
             keys = pinned_keys([answer.verifier_key, *answer.retired_verifier_keys])
         except CannotRunError as error:
             raise CannotRunError(f"the server's key: {error}") from None
-        print(TOFU_WARNING.format(keys=", ".join(k.vkey() for k in keys)), file=sys.stderr)
+        print(_tofu_warning(keys), file=sys.stderr)
     from sapsam.log.merkle import EMPTY_ROOT
 
     state = MonitorState(keys[0].name, keys, 0, EMPTY_ROOT, (), trust_on_first_use=tofu)

@@ -32,6 +32,7 @@ import psycopg
 
 from sapsam.cli.store_commands import add_database_options
 from sapsam.cli.table_operator_commands import add_actions, describe
+from sapsam.cli.wording import plural
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store.embedded import async_database_connection
 from sapsam.store.table_failures import (
@@ -143,12 +144,13 @@ def _stuck(arguments: argparse.Namespace) -> int:
         return 0
     for failure in failing:
         pending = (
-            f", {len(failure.pending_positions)} events waiting"
+            f", {plural(len(failure.pending_positions), 'event')} waiting"
             if failure.pending_positions
             else ""
         )
         print(
-            f"failing  tables/{failure.table_id}  {failure.process}: {failure.failures} failures"
+            f"failing  tables/{failure.table_id}  {failure.process}:"
+            f" {plural(failure.failures, 'failure')}"
             f" since {_time(failure.first_failed_ms)} ({failure.last_error}{pending}),"
             f" next try {_time(failure.retry_at_ms)}"
         )

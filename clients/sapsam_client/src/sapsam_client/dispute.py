@@ -92,7 +92,8 @@ def check_export_names(deal: str, export: str) -> None:
         return
     if table != str(table_id(deal)) or deal_number(deal) not in deals:
         raise NotThisDealError(
-            f"the export is of tables/{str(table)[:40]} deal(s) {str(deals)[:40]}, not {deal}"
+            f"the export is of tables/{str(table)[:40]}"
+            f" {'deal' if len(deals) == 1 else 'deals'} {str(deals)[:40]}, not {deal}"
         )
 
 
@@ -192,7 +193,12 @@ class DisputeVerdict:
                 f"INTERNALLY CONSISTENT ONLY: nothing outside the file vouches for it yet ({why})."
             )
         if self.receipts:
-            lines.append(f"Your {self.receipts} kept receipt(s) of this table agree with it.")
+            kept = (
+                "The receipt you kept of this table agrees"
+                if self.receipts == 1
+                else f"The {self.receipts} receipts you kept of this table agree"
+            )
+            lines.append(f"{kept} with it.")
         return "\n".join(lines)
 
 

@@ -218,7 +218,8 @@ def choose_table(
             taken = sum(1 for seat in table.seats if seat.player)
             terminal.say(
                 f"  {number}) {table.name}  {taken}/{table.seat_count} seated, "
-                f"{table.rule_set.name}, {table.rule_set.series_length} deals"
+                f"{table.rule_set.name}, {table.rule_set.series_length}"
+                f" {'deal' if table.rule_set.series_length == 1 else 'deals'}"
             )
         choices = [held.table.name for held in mine] + [table.name for table in open_tables]
         if choices:

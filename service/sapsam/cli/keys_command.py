@@ -1,4 +1,5 @@
-"""``sapsam keys show | create | rotate``: the server's signing key (see ``sapsam.keys``).
+"""``sapsam keys show | create | rotate``: the server's signing key, which signs its
+transparency log and the receipts of moves (docs/transparency.md; code: ``sapsam.keys``).
 
 Each prints the public keys a player or auditor pins, one per line: ``current <vkey>`` then
 ``retired <vkey>`` for each key the current one replaced (``--json``: ``{"origin", "current",

@@ -91,7 +91,8 @@ def register(subparsers: Any) -> None:
 
 
 def _migrate(arguments: argparse.Namespace) -> int:
-    """Apply the alembic migrations (or undo them with --downgrade)."""
+    """Bring the database's schema up to date (the alembic migrations), or to --revision; with
+    --downgrade, undo migrations down to that revision. Prints what it did as JSON."""
     from sapsam.store import schema  # alembic: only the command that migrates loads it
 
     try:

@@ -307,3 +307,92 @@ async def test_a_caller_that_stops_waiting_has_its_write_stamp_bumped_after_the_
     assert group.batches == 1
     assert stamps.current(stream) == before + 2  # the group's, after it
     assert len(await read_stream(connections[0], stream)) == 1
+
+
+class _CutAfterCommit:
+    """A loopback TCP proxy to PostgreSQL that forwards everything until the server reports a
+    COMMIT done, then closes both sides instead of passing that report on: the batch is durable
+    and its client cannot know it (the connection lost between commit and answer)."""
+
+    # CommandComplete ('C', length 11, tag "COMMIT"): sent once the commit is durable.
+    COMMIT_DONE = b"C\x00\x00\x00\x0bCOMMIT\x00"
+
+    def __init__(self, host: str, port: int) -> None:
+        self._target = (host, port)
+        self.cuts = 0
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _serve(
+        self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
+    ) -> None:
+        host, port = self._target
+        if host.startswith("/"):  # a Unix-domain socket folder, as the embedded server uses
+            server_in, server_out = await asyncio.open_unix_connection(f"{host}/.s.PGSQL.{port}")
+        else:
+            server_in, server_out = await asyncio.open_connection(host, port)
+
+        async def to_server() -> None:
+            while data := await client_in.read(65536):
+                server_out.write(data)
+                await server_out.drain()
+
+        async def to_client() -> None:
+            tail = b""
+            while data := await server_in.read(65536):
+                if self.COMMIT_DONE in tail + data:
+                    self.cuts += 1
+                    return
+                tail = data[-len(self.COMMIT_DONE) :]
+                client_out.write(data)
+                await client_out.drain()
+
+        forwarding = [asyncio.ensure_future(to_server()), asyncio.ensure_future(to_client())]
+        await asyncio.wait(forwarding, return_when=asyncio.FIRST_COMPLETED)
+        for task in forwarding:
+            task.cancel()
+        for writer in (client_out, server_out):
+            writer.close()
+
+
+async def test_a_batch_committed_but_unanswered_is_neither_lost_nor_appended_twice(
+    connections: list[Connection], database_url: str
+) -> None:
+    # The group's connection goes through a proxy that drops it right after PostgreSQL made
+    # the batch's COMMIT durable: the group cannot tell whether it committed. Each member then
+    # runs alone, finds its own request id already processed, and is answered with the
+    # original result (replayed); nothing is appended twice, nothing acknowledged is lost.
+    parts = psycopg.conninfo.conninfo_to_dict(database_url)
+    proxy = _CutAfterCommit(str(parts.get("host") or "127.0.0.1"), int(parts.get("port") or 5432))
+    port = await proxy.start()
+    through_proxy = psycopg.conninfo.make_conninfo(
+        database_url, host="127.0.0.1", port=port, sslmode="disable"
+    )
+    group = CommitGroup(through_proxy)
+    try:
+        members = [
+            append(connection, f"cut-{index}", 0, event(index), f"cut-{index}", commit_group=group)
+            for index, connection in enumerate(connections[:8])
+        ]
+        outcomes = await asyncio.gather(*members)
+    finally:
+        await group.close()
+        await proxy.stop()
+    assert proxy.cuts >= 1 and group.failed_batches >= 1
+    replayed = [outcome for outcome in outcomes if outcome.replayed]
+    assert replayed  # the cut batch's members: committed by it, answered on their second run
+    for index, outcome in enumerate(outcomes):
+        stored = await read_stream(connections[0], f"cut-{index}")
+        assert [e.version for e in stored] == [1]  # once, whichever run wrote it
+        assert (outcome.stream_id, outcome.first_version) == (f"cut-{index}", 1)
+        assert outcome.first_position == stored[0].position
+        assert outcome.events[0].hash == stored[0].hash
+    assert len(await read_all(connections[0])) == len(outcomes)

@@ -358,7 +358,7 @@ async def _ready(
                 part = history[start : min(start + most, ends)]
                 last = part[-1].version
                 yield part
-            if ends < len(history):
+            if ends and history[ends - 1].last:
                 return
         while True:
             while watcher.waiting:

@@ -42,7 +42,7 @@ async def test_export_then_verify_round_trip_exits_zero(
         "-o",
         str(deal_file),
         "--player",
-        "bob",
+        "players/bob",  # the resource name, as the API and sapsam-play write it, or the bare id
         "--database-url",
         database_url,
     )
@@ -165,7 +165,16 @@ async def test_refusals_and_bad_input_exit_two_with_one_line(
         "--database-url",
         database_url,
     )
-    assert code == 2 and "you do not hold a seat" in err
+    assert code == 2 and err == (
+        f"sapsam audit: player zed holds no seat at table {table_id}: only its players may"
+        " export its deals\n"
+    )
+    for bad in ("players/", "players/ann/x", ""):
+        code, out, err = _run(
+            capsys, "audit", "export", "--table", str(table_id), "--player", bad,
+            "--database-url", database_url,
+        )  # fmt: skip
+        assert (code, out) == (2, "") and "is not a player id (give ID or players/ID)" in err
     code, _, err = _run(capsys, "audit", "verify", str(tmp_path / "missing.jsonl"))
     assert code == 2 and "cannot read" in err
     code, _, err = _run(capsys, "audit", "verify")

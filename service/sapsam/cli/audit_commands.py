@@ -60,6 +60,7 @@ CANNOT_RUN: Final = 2
 INCOMPLETE: Final = 3
 NOT_ANCHORED: Final = 4
 TABLE_PREFIX: Final = "tables/"
+PLAYER_PREFIX: Final = "players/"
 
 
 def register(subparsers: Any) -> None:
@@ -192,6 +193,14 @@ def _table_id(text: str) -> uuid.UUID:
         raise CommandError(f"--table {text!r} is not a table id") from None
 
 
+def _player_id(text: str) -> str:
+    """A player's id from ``--player``: the id or its resource name ``players/{id}``."""
+    player_id = text.strip().removeprefix(PLAYER_PREFIX)
+    if not player_id or "/" in player_id:
+        raise CommandError(f"--player {text!r} is not a player id (give ID or players/ID)")
+    return player_id
+
+
 @contextmanager
 def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
     # Imported here so offline verification and replay never load the database code.
@@ -236,14 +245,28 @@ def _export_body(arguments: argparse.Namespace) -> int:
     from sapsam.audit import database
 
     table_id = _table_id(arguments.table)
-    requester = Requester.player(arguments.player) if arguments.player else Requester.operator()
+    requester = (
+        Requester.operator()
+        if arguments.player is None
+        else Requester.player(_player_id(arguments.player))
+    )
     from sapsam.audit.export_proofs import anchor_export
 
     with _connection(arguments) as connection:
-        if arguments.deal is None:
-            export = database.export_table(connection, table_id, requester)
-        else:
-            export = database.export_deal(connection, table_id, arguments.deal, requester)
+        try:
+            if arguments.deal is None:
+                export = database.export_table(connection, table_id, requester)
+            else:
+                export = database.export_deal(connection, table_id, arguments.deal, requester)
+        except ExportAccessError as error:
+            if error.reason != "NOT_SEATED":
+                raise
+            # The export's own words are the player's ("you do not hold a seat"); the command's
+            # reader is the operator acting with a player's rights.
+            raise CommandError(
+                f"player {requester.player_id} holds no seat at table {table_id}: only its"
+                " players may export its deals"
+            ) from None
         proven = anchor_export(
             connection, export, max(0.0, arguments.anchor_wait), arguments.known_tree_size
         )

@@ -22,8 +22,10 @@ from sapsam.audit.export_format import (
     AuditExport,
     NothingToExportError,
     Requester,
+    seated_players,
     select_deal,
     select_table,
+    with_display_names,
 )
 from sapsam.audit.projection_audit import ProjectionComparison, default_projectors
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
@@ -35,6 +37,7 @@ from sapsam.log.records import RecordedEvent
 from sapsam.store.offline_reads import read_stream
 from sapsam.store.projection_folds import Row
 from sapsam.store.projections import Projector
+from sapsam.store.queries import query
 
 Connection = psycopg.Connection[Any]
 Progress = Callable[[int, int], None]
@@ -81,8 +84,10 @@ def _table_events(
 
 
 def export_table(connection: Connection, table_id: uuid.UUID, requester: Requester) -> AuditExport:
-    """The whole table (its series) as an export; see ``select_table`` for who gets what."""
-    return select_table(_table_events(connection, table_id), requester, str(table_id))
+    """The whole table (its series) as an export, labelled with its players' display names;
+    see ``select_table`` for who gets what."""
+    export = select_table(_table_events(connection, table_id), requester, str(table_id))
+    return with_display_names(export, display_names(connection, seated_players(export.events)))
 
 
 def export_deal(
@@ -90,7 +95,27 @@ def export_deal(
 ) -> AuditExport:
     """One deal as an export; ``ExportAccessError`` if the requester may not have it."""
     events = _table_events(connection, table_id, deal_number)
-    return select_deal(events, deal_number, requester, str(table_id))
+    export = select_deal(events, deal_number, requester, str(table_id))
+    return with_display_names(export, display_names(connection, seated_players(export.events)))
+
+
+def display_names(connection: Connection, player_ids: Sequence[str]) -> dict[str, str]:
+    """The player directory's display names of these players (ids of registered players; the
+    ids of a table made without the directory, such as the sample tables, have none)."""
+    registered = [player for player in player_ids if is_uuid(player)]
+    if not registered:
+        return {}
+    rows = connection.execute(query("players.display_names"), {"players": registered}).fetchall()
+    return {str(player): str(name) for player, name in rows}
+
+
+def is_uuid(text: str) -> bool:
+    """Whether ``text`` is a UUID (the ids the player directory gives)."""
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _stream_check(events: Sequence[RecordedEvent], last_version: int) -> AuditCheck:

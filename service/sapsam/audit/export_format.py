@@ -29,8 +29,8 @@ events (``DealStarted`` to ``DealScored``, and ``SeriesCompleted`` when it ends 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from sapsam.log.chain import GENESIS_HASH, canonical_json
@@ -190,6 +190,10 @@ class ExportHeader:
     withheld: str = WITHHELD_NOTE
     format_version: int = FORMAT_VERSION
     transparency: ExportTransparency | None = None
+    display_names: tuple[tuple[str, str], ...] = ()
+    """(player id, display name) of the players seated in the export, as the server's player
+    directory names them: **labels, not verified** (no hash, signature or check covers them; the
+    player ids in the events are what the checks bind). Shown beside the ids, never instead."""
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,8 @@ def transparency_to_dict(transparency: ExportTransparency) -> dict[str, Any]:
 def header_to_dict(header: ExportHeader) -> dict[str, Any]:
     """The header line's JSON object (``transparency`` only when the export carries it)."""
     value = _header_dict(header)
+    if header.display_names:
+        value["display_names"] = dict(header.display_names)
     if header.transparency is not None:
         value["transparency"] = transparency_to_dict(header.transparency)
     return value
@@ -287,6 +293,57 @@ def write_lines(export: AuditExport) -> Iterator[str]:
 def export_text(export: AuditExport) -> str:
     """The whole export as one text, one line per record, ending with a newline."""
     return "".join(line + "\n" for line in write_lines(export))
+
+
+# -- display names: labels the export carries, never checked ------------------------------------
+
+MAX_DISPLAY_NAMES: Final = 64
+"""At most this many labels in a header (a table seats at most a few players, replacements too)."""
+MAX_DISPLAY_NAME_LENGTH: Final = 64
+"""A label's length at most (the player directory's limit, sapsam.api.players)."""
+SEATING_TYPES: Final = frozenset({"PlayerSeated", "SeatReplaced"})
+
+
+def display_names_from(value: object, where: str) -> tuple[tuple[str, str], ...]:
+    """The header's ``display_names`` object (player id to display name) as sorted pairs;
+    ``ExportFormatError`` naming the field for anything else or beyond the limits."""
+    field_name = f"{where} display_names"
+    if type(value) is not dict or len(value) > MAX_DISPLAY_NAMES:
+        raise ExportFormatError(
+            f"{field_name} must be an object of at most {MAX_DISPLAY_NAMES} player ids and names"
+        )
+    for player_id, name in value.items():
+        if type(name) is not str or not 0 < len(name) <= MAX_DISPLAY_NAME_LENGTH:
+            raise ExportFormatError(
+                f"{field_name}: the name of a player must be 1 to {MAX_DISPLAY_NAME_LENGTH}"
+                " characters"
+            )
+        if not 0 < len(player_id) <= MAX_DISPLAY_NAME_LENGTH:
+            raise ExportFormatError(f"{field_name}: a player id must be 1 to 64 characters")
+    return tuple(sorted(value.items()))
+
+
+def seated_players(events: Sequence[ExportedEvent] | Sequence[RecordedEvent]) -> list[str]:
+    """The player ids the events seat (``PlayerSeated``, ``SeatReplaced``), first seen first."""
+    players: list[str] = []
+    for event in events:
+        player = event.data.get("player_id") if event.type in SEATING_TYPES else None
+        if isinstance(player, str) and player not in players:
+            players.append(player)
+    return players
+
+
+def with_display_names(export: AuditExport, names: Mapping[str, str]) -> AuditExport:
+    """``export`` labelled with the display names of the players it seats (others left out)."""
+    seated = seated_players(export.events)
+    labels = tuple(
+        sorted(
+            (player, names[player][:MAX_DISPLAY_NAME_LENGTH])
+            for player in seated
+            if names.get(player)
+        )
+    )
+    return replace(export, header=replace(export.header, display_names=labels))
 
 
 # -- selecting what to export (from a stream read by the caller) ---------------------------------

@@ -30,6 +30,7 @@ from sapsam.audit.export_format import (
     ExportFormatError,
     ExportHeader,
     Segment,
+    display_names_from,
 )
 from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
 from sapsam.audit.proof_format import (
@@ -234,6 +235,10 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
         )
     if "transparency" in value:
         return None  # read by the named checks (rare enough: one header line per export)
+    try:
+        labels = display_names_from(value["display_names"], "") if "display_names" in value else ()
+    except ExportFormatError:
+        return None  # named by header_from_dict
     return ExportHeader(
         table_id=table_id,
         stream_id=stream_id,
@@ -245,6 +250,7 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
         segments=tuple(parsed),
         withheld=withheld,
         format_version=version,
+        display_names=labels,
     )
 
 
@@ -292,6 +298,9 @@ def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportH
             transparency_from_value(value["transparency"], f"{where} transparency")
             if "transparency" in value
             else None
+        ),
+        display_names=(
+            display_names_from(value["display_names"], where) if "display_names" in value else ()
         ),
     )
 

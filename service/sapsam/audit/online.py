@@ -8,6 +8,7 @@ the events is that module's, unchanged.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
@@ -18,15 +19,23 @@ from sapsam.audit.database import (
     NEXT_DEAL_START,
     deal_end,
     found_events,
+    is_uuid,
     table_stream,
     verify_deal_events,
     verify_selected_deal,
 )
-from sapsam.audit.export_format import AuditExport, Requester, select_deal
+from sapsam.audit.export_format import (
+    AuditExport,
+    Requester,
+    seated_players,
+    select_deal,
+    with_display_names,
+)
 from sapsam.audit.export_proofs import ANCHOR_WAIT_SECONDS, ProvenExport, anchor_export_async
 from sapsam.audit.report import AuditReport
 from sapsam.log.records import RecordedEvent
 from sapsam.log.signed_note import VerifierKey
+from sapsam.store.queries import query
 from sapsam.store.reads import read_stream
 
 Connection = psycopg.AsyncConnection[Any]
@@ -51,6 +60,15 @@ async def export_deal(
     return select_deal(events, deal_number, requester, str(table_id))
 
 
+async def display_names(connection: Connection, player_ids: Sequence[str]) -> dict[str, str]:
+    """``sapsam.audit.database.display_names``, awaited: the labels an export carries."""
+    registered = [player for player in player_ids if is_uuid(player)]
+    if not registered:
+        return {}
+    cursor = await connection.execute(query("players.display_names"), {"players": registered})
+    return {str(player): str(name) for player, name in await cursor.fetchall()}
+
+
 async def verify_deal(
     connection: Connection, table_id: uuid.UUID, deal_number: int, requester: Requester
 ) -> AuditReport:
@@ -71,7 +89,9 @@ async def proven_deal(
     from; ``ExportAccessError`` if the requester may not have it."""
     async with pool.connection() as connection:
         events = await deal_events(connection, table_id, deal_number)
-    export = select_deal(events, deal_number, requester, str(table_id))
+        export = select_deal(events, deal_number, requester, str(table_id))
+        names = await display_names(connection, seated_players(export.events))
+    export = with_display_names(export, names)
     proven = await anchor_export_async(pool, export, wait_seconds, known_tree_size)
     return events, proven
 

@@ -105,12 +105,37 @@ def compare_rows(first: ArrangementCheck, second: ArrangementCheck) -> tuple[int
     return (front, middle, back)
 
 
-def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
-    """What the first player gains from row results ``rows`` under ``rule_set``'s method.
+@dataclass(frozen=True)
+class Settlement:
+    """How one pair's rows turn into a payment under a rule set, part by part, in units from the
+    first seat's side (``settle`` is their sum times ``row_unit``; the audit explains a score
+    with the same parts, so the words and the amount cannot disagree).
 
-    Amounts are counted in units and multiplied by ``row_unit``. See the module docstring for how
-    ties count towards a majority.
+    ``rows``: the rows themselves, won minus lost (paid by every method but 1-6); ``majority``:
+    2-4's unit for winning more rows than the other; ``two_of_three``: 1-6's payment for a
+    majority short of a scoop; ``scoop``: 1-6's payment or the scoop bonus for all three rows.
     """
+
+    rows: int
+    majority: int
+    two_of_three: int
+    scoop: int
+    row_unit: int
+
+    @property
+    def units(self) -> int:
+        """Every part together."""
+        return self.rows + self.majority + self.two_of_three + self.scoop
+
+    @property
+    def amount(self) -> int:
+        """What the first seat gains: the units times the row unit."""
+        return _int64(self.units * self.row_unit)
+
+
+def settlement(rule_set: RuleSet, rows: tuple[int, int, int]) -> Settlement:
+    """The parts of what the first player gains from row results ``rows`` under ``rule_set``'s
+    method. See the module docstring for how ties count towards a majority."""
     won = rows.count(1)
     lost = rows.count(-1)
     by_rows = won - lost
@@ -119,20 +144,26 @@ def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
         majority = 1 if won >= 2 else -1 if lost >= 2 else 0
     scoop = 1 if won == 3 else -1 if lost == 3 else 0
     method = rule_set.scoring
+    unit = rule_set.row_unit
     if method is ScoringMethod.PER_ROW:
-        units = by_rows
-    elif method is ScoringMethod.TWO_FOUR:
-        units = by_rows + majority
-    elif method is ScoringMethod.ONE_SIX:
+        return Settlement(by_rows, 0, 0, 0, unit)
+    if method is ScoringMethod.TWO_FOUR:
+        return Settlement(by_rows, majority, 0, 0, unit)
+    if method is ScoringMethod.ONE_SIX:
         if scoop:
-            units = scoop * rule_set.one_six_scoop
-        else:
-            units = majority * rule_set.one_six_two_of_three
-    elif method is ScoringMethod.PER_ROW_SCOOP_BONUS:
-        units = by_rows + scoop * rule_set.scoop_bonus
-    else:  # pragma: no cover - every method is handled above
-        raise ValueError(f"unknown scoring method {method!r}")
-    return _int64(units * rule_set.row_unit)
+            return Settlement(0, 0, 0, scoop * rule_set.one_six_scoop, unit)
+        return Settlement(0, 0, majority * rule_set.one_six_two_of_three, 0, unit)
+    if method is ScoringMethod.PER_ROW_SCOOP_BONUS:
+        return Settlement(by_rows, 0, 0, scoop * rule_set.scoop_bonus, unit)
+    raise ValueError(f"unknown scoring method {method!r}")  # pragma: no cover - all handled
+
+
+def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
+    """What the first player gains from row results ``rows`` under ``rule_set``'s method.
+
+    Amounts are counted in units and multiplied by ``row_unit``: :func:`settlement`'s parts.
+    """
+    return settlement(rule_set, rows).amount
 
 
 def _int64(amount: int) -> int:

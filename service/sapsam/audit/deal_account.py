@@ -1,0 +1,398 @@
+"""A scored deal told in words: who sat where, the hands as ``sapsam-play`` showed them, every
+pair's rows with their winners, the points and the bonuses, and the running totals.
+
+Pure (the offline verifier may load it: no replay, no solver, no table logic). The scores are not
+worked out here: each pair's rows come from ``sapsam.rules.scoring.score_deal`` over the rows the
+deal's ``DealScored`` records, and each payment is split into its parts by
+``sapsam.rules.scoring.settlement``, whose sum *is* the scorer's amount; so the explanation and the
+score cannot disagree (tests/audit/test_deal_account.py holds them together over random deals of
+every scoring method). ``sapsam audit verify`` prints an account of each deal after the checks,
+and ``sapsam audit replay`` at each deal's score.
+
+Players are named by the display names the export carries (``ExportHeader.display_names``): labels
+the server's directory gave, which no check covers. The ids are what the log binds, so every
+account lists the seats with both, and a label never stands for a player on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from sapsam.audit.deal_events import MALFORMED
+from sapsam.audit.export_format import AuditExport
+from sapsam.domain.events import (
+    DEFAULT_CODEC,
+    ArrangementRevealed,
+    DealScored,
+    DealStarted,
+    Event,
+    EventCodec,
+    PlayerSeated,
+    SeatReplaced,
+    SeatTimedOut,
+    TableCreated,
+)
+from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.hand_text import cards_shown, names_apart, row_name
+from sapsam.rules.ruleset import RuleSet, RuleSetError, ScoringMethod
+from sapsam.rules.scoring import DealScore, PairResult, score_deal, settlement
+
+ROWS: Final = ("front", "middle", "back")
+FOUL_WORDS: Final = {
+    "WRONG_ROW_SIZE": "a row of the wrong size",
+    "NOT_DEALT_CARDS": "cards not dealt to the seat",
+    "ROWS_OUT_OF_ORDER": "rows out of order",
+}
+METHOD_WORDS: Final = {
+    ScoringMethod.PER_ROW: "per row: each row won is one unit",
+    ScoringMethod.TWO_FOUR: "2-4: each row won is one unit, and one more for winning more rows",
+    ScoringMethod.ONE_SIX: "1-6: rows pay nothing on their own; winning more rows pays, a scoop"
+    " pays more",
+    ScoringMethod.PER_ROW_SCOOP_BONUS: "per row with a scoop bonus: each row won is one unit,"
+    " and a bonus for winning all three",
+}
+
+Rows = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class CardWriting:
+    """How cards are written: suit symbols (``A♠``) and colour, as the reader's terminal allows."""
+
+    symbols: bool = False
+    colour: bool = False
+
+
+@dataclass(frozen=True)
+class DealAccount:
+    """What a scored deal's records say, ready to be told."""
+
+    deal_number: int
+    dealer: int | None
+    players: tuple[str | None, ...]
+    """The player id at each seat during the deal."""
+    rows: tuple[Rows | None, ...]
+    """Each seat's scored rows (front, middle, back), or None (a fouled seat without rows)."""
+    fouls: tuple[bool, ...]
+    foul_words: tuple[str, ...]
+    """Why each fouled seat fouled, in words ("" for a seat that did not)."""
+    score: DealScore
+    """The rules' score of those rows (``score_deal``): the pairs' rows and amounts."""
+    recorded_totals: tuple[int, ...]
+    series_totals: tuple[int, ...]
+    stated_before: bool = False
+    """True when the deal before it is not among the events told: the totals before the deal
+    are then only what its record states (the ``series_totals`` check is not covered)."""
+
+    @property
+    def totals_before(self) -> tuple[int, ...]:
+        """The running totals before the deal, as its record states them (after less its own)."""
+        return tuple(
+            after - own for after, own in zip(self.series_totals, self.recorded_totals, strict=True)
+        )
+
+
+def seat_labels(players: Sequence[str | None], names: Mapping[str, str]) -> list[str]:
+    """What to call each seat: its player's display name, with the seat number when two seats
+    share it; the player id without one; ``seat N`` for an empty seat."""
+    bare = [
+        (names.get(player) or player) if player is not None else f"seat {seat}"
+        for seat, player in enumerate(players)
+    ]
+    return [
+        f"{label} (seat {seat})" if bare.count(label) > 1 else label
+        for seat, label in enumerate(bare)
+    ]
+
+
+def seating(export: AuditExport) -> list[tuple[int, str, str]]:
+    """Who the export seats: (seat, player id, when) for each ``PlayerSeated`` and
+    ``SeatReplaced`` (``when`` is empty for a seat taken at the opening)."""
+    found: list[tuple[int, str, str]] = []
+    for event in export.events:
+        seat, player = event.data.get("seat"), event.data.get("player_id")
+        if type(seat) is not int or type(player) is not str:
+            continue
+        if event.type == "PlayerSeated":
+            found.append((seat, player, ""))
+        elif event.type == "SeatReplaced":
+            found.append((seat, player, f" (replacing its player at v{event.version})"))
+    return found
+
+
+def player_lines(seated: Sequence[tuple[int, str, str]], names: Mapping[str, str]) -> list[str]:
+    """The seats with their players' ids and display names (``seating``'s entries), saying that
+    the names are labels."""
+    labelled = any(player in names for _, player, _ in seated)
+    heading = (
+        "Players (the names are labels the export carries, not checked; the checks bind the ids):"
+        if labelled
+        else "Players (the export carries no display names; the ids are the players):"
+    )
+    lines = [heading]
+    for seat, player, when in seated:
+        name = names.get(player)
+        who = f"{name} = player {player}" if name else f"player {player}"
+        lines.append(f"  seat {seat}: {who}{when}")
+    return lines
+
+
+def _rows_of(text: str | None) -> Rows | None:
+    if text is None:
+        return None
+    parts = text.split("|")
+    if len(parts) != 3:
+        return None
+    front, middle, back = (tuple(part.split()) for part in parts)
+    return (front, middle, back)
+
+
+def _judged(rows: Rows | None, fouled: bool) -> ArrangementCheck:
+    """The rules' verdict on a seat's scored rows; the record's foul flag stands for a seat
+    fouled for what rows alone do not show (cards not dealt to it, a missed deadline)."""
+    if rows is not None and not fouled:
+        try:
+            cards = tuple(parse_cards(list(row)) for row in rows)
+            verdict = check_arrangement(Arrangement.of_card_rows(*cards))
+        except ValueError:
+            verdict = None
+        if verdict is not None and not verdict.foul:
+            return verdict
+    return ArrangementCheck(foul=True, reason=None, detail="", values=None)
+
+
+def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]]:
+    """The table's rule set and an account of every scored deal among ``events`` (decoded, in
+    stream order); a deal whose record the rules cannot read is left out (the checks say why)."""
+    rule_set: RuleSet | None = None
+    players: list[str | None] = []
+    dealer: int | None = None
+    foul_words: dict[int, str] = {}
+    found: list[DealAccount] = []
+    for event in events:
+        if isinstance(event, TableCreated):
+            try:
+                rule_set = RuleSet.from_dict(event.rule_set)
+            except (RuleSetError, ValueError, TypeError):
+                rule_set = None
+            players = [None] * event.seat_count
+        elif isinstance(event, (PlayerSeated, SeatReplaced)) and 0 <= event.seat < len(players):
+            players[event.seat] = event.player_id
+        elif isinstance(event, DealStarted):
+            dealer, foul_words = event.dealer, {}
+        elif isinstance(event, ArrangementRevealed) and event.foul:
+            foul_words[event.seat] = FOUL_WORDS.get(event.foul_reason or "", "a foul")
+        elif isinstance(event, SeatTimedOut) and event.consequence != "solver":
+            foul_words[event.seat] = f"missed the {event.stage} deadline"
+        elif isinstance(event, DealScored) and rule_set is not None:
+            account = _account(event, rule_set, tuple(players), dealer, foul_words)
+            if account is not None:
+                previous = found[-1].deal_number if found else 0
+                stated = account.deal_number not in (1, previous + 1)
+                found.append(replace(account, stated_before=stated))
+    return rule_set, found
+
+
+def _account(
+    event: DealScored,
+    rule_set: RuleSet,
+    players: tuple[str | None, ...],
+    dealer: int | None,
+    foul_words: Mapping[int, str],
+) -> DealAccount | None:
+    seats = len(players)
+    if not (len(event.arrangements) == len(event.fouls) == len(event.totals) == seats):
+        return None
+    if len(event.series_totals) != seats:
+        return None
+    rows = tuple(_rows_of(text) for text in event.arrangements)
+    try:
+        score = score_deal(
+            rule_set, [_judged(rows[seat], event.fouls[seat]) for seat in range(seats)]
+        )
+    except ValueError:
+        return None
+    return DealAccount(
+        deal_number=event.deal_number,
+        dealer=dealer,
+        players=players,
+        rows=rows,
+        fouls=tuple(event.fouls),
+        foul_words=tuple(
+            foul_words.get(seat, "a foul") if event.fouls[seat] else "" for seat in range(seats)
+        ),
+        score=score,
+        recorded_totals=tuple(event.totals),
+        series_totals=tuple(event.series_totals),
+    )
+
+
+def _points(amount: int) -> str:
+    return f"{amount:+d} point" + ("" if abs(amount) == 1 else "s")
+
+
+def _row_name(row: tuple[str, ...]) -> str:
+    try:
+        return row_name(row)
+    except ValueError:  # a fouled row repeating a card, or of the wrong size
+        return "no hand"
+
+
+def row_phrase(
+    account: DealAccount, pair: PairResult, row: int, labels: Sequence[str]
+) -> tuple[str, str | None]:
+    """One row of a pair in words, and the label of its winner (None: a tie)."""
+    first, second = pair.seat_a, pair.seat_b
+    outcome = pair.rows[row]
+    winner = None if outcome == 0 else labels[first] if outcome > 0 else labels[second]
+    if account.fouls[first] and account.fouls[second]:
+        return "both fouled: nobody wins it", None
+    for fouled, other in ((first, second), (second, first)):
+        if account.fouls[fouled]:
+            return f"{labels[other]} wins it: {labels[fouled]} fouled", winner
+    mine, theirs = account.rows[first], account.rows[second]
+    if mine is None or theirs is None:  # pragma: no cover - a legal seat always has rows
+        return "not revealed", winner
+    try:
+        first_name, second_name = names_apart(mine[row], theirs[row])
+    except ValueError:
+        first_name, second_name = _row_name(mine[row]), _row_name(theirs[row])
+    if outcome > 0:
+        return f"{labels[first]}'s {first_name} beat {labels[second]}'s {second_name}", winner
+    if outcome < 0:
+        return f"{labels[second]}'s {second_name} beat {labels[first]}'s {first_name}", winner
+    return f"a tie, both {first_name}", None
+
+
+@dataclass(frozen=True)
+class PairItem:
+    """One line of a pair's account: what it is, and the points it moves (from the pair's first
+    seat's side: positive to ``seat_a``)."""
+
+    text: str
+    points: int
+
+
+def pair_items(
+    account: DealAccount, pair: PairResult, rule_set: RuleSet, labels: Sequence[str]
+) -> list[PairItem]:
+    """A pair's account line by line: each row and its winner, then the bonuses; the points of
+    the items add up to the scorer's ``pair.delta`` (``settlement``'s parts)."""
+    parts = settlement(rule_set, pair.rows)
+    unit = parts.row_unit
+    pays_rows = rule_set.scoring is not ScoringMethod.ONE_SIX
+    items = []
+    for row, name in enumerate(ROWS):
+        text, _ = row_phrase(account, pair, row, labels)
+        items.append(PairItem(f"{name}: {text}", pair.rows[row] * unit if pays_rows else 0))
+    first, second = labels[pair.seat_a], labels[pair.seat_b]
+
+    def side(units: int) -> str:
+        return first if units > 0 else second
+
+    if parts.majority:
+        items.append(
+            PairItem(f"2-4 majority: {side(parts.majority)} won more rows", parts.majority * unit)
+        )
+    if parts.two_of_three:
+        items.append(
+            PairItem(f"1-6: {side(parts.two_of_three)} won more rows", parts.two_of_three * unit)
+        )
+    if parts.scoop:
+        what = "1-6 scoop" if rule_set.scoring is ScoringMethod.ONE_SIX else "scoop bonus"
+        items.append(
+            PairItem(f"{what}: {side(parts.scoop)} won all three rows", parts.scoop * unit)
+        )
+    return items
+
+
+def account_lines(
+    account: DealAccount,
+    rule_set: RuleSet,
+    names: Mapping[str, str],
+    writing: CardWriting = CardWriting(),
+) -> list[str]:
+    """The deal in words: each seat's rows as the client showed them, named; each pair row by
+    row with the points and bonuses; the running totals."""
+    labels = seat_labels(account.players, names)
+    dealt_by = "" if account.dealer is None else f", dealt by {labels[account.dealer]}"
+    lines = [f"Deal {account.deal_number}{dealt_by}: how it scored ({_method(rule_set)})"]
+    for seat, label in enumerate(labels):
+        foul = f", FOUL ({account.foul_words[seat]})" if account.fouls[seat] else ""
+        lines.append(
+            f"  seat {seat} {label}: {_points(account.score.totals[seat])}, total"
+            f" {account.series_totals[seat]:+d}{foul}"
+        )
+        rows = account.rows[seat]
+        if rows is None:
+            lines.append("      (no rows: scored as a foul)")
+            continue
+        lines.append(
+            "      "
+            + " | ".join(
+                cards_shown(row, symbols=writing.symbols, colour=writing.colour) for row in rows
+            )
+        )
+        lines.append("      " + "; ".join(_row_name(row) for row in rows))
+    for pair in account.score.pairs:
+        first, second = labels[pair.seat_a], labels[pair.seat_b]
+        lines.append(
+            f"  {first} v {second}: {first} {_points(pair.delta)}, {second} {_points(-pair.delta)}"
+        )
+        for item in pair_items(account, pair, rule_set, labels):
+            moved = (
+                ""
+                if item.points == 0
+                else f"  [{first if item.points > 0 else second} +{abs(item.points)}]"
+            )
+            lines.append(f"      {item.text}{moved}")
+    stated = (
+        " (the totals before it as its record states them: the deal before is not in the export)"
+        if account.stated_before
+        else ""
+    )
+    lines.append(f"  running totals after deal {account.deal_number}{stated}:")
+    for seat, label in enumerate(labels):
+        lines.append(
+            f"      {label}: {account.totals_before[seat]:+d} before"
+            f" {account.score.totals[seat]:+d} this deal = {account.series_totals[seat]:+d}"
+        )
+    if account.score.totals != account.recorded_totals:
+        lines.append(
+            "  the record's scores differ from what the rules give for these rows: see the"
+            " failed scores check"
+        )
+    return lines
+
+
+def _method(rule_set: RuleSet) -> str:
+    unit = "" if rule_set.row_unit == 1 else f"; a unit is {rule_set.row_unit} points"
+    return METHOD_WORDS.get(rule_set.scoring, str(rule_set.scoring)) + unit
+
+
+def export_account(
+    export: AuditExport,
+    checks_hold: bool,
+    writing: CardWriting = CardWriting(),
+    codec: EventCodec = DEFAULT_CODEC,
+) -> tuple[list[str], list[str]]:
+    """What ``sapsam audit verify FILE`` prints around its checks: the players (before), and an
+    account of every scored deal (after) when ``checks_hold`` (no check failed: a record that
+    failed one is not told as fact)."""
+    names = dict(export.header.display_names)
+    before = player_lines(seating(export), names)
+    if not checks_hold:
+        return before, ["(no account of the deals: a check failed, so the record is not told)"]
+    try:
+        decoded = [codec.decode(e.type, e.schema_version, e.data) for e in export.events]
+    except MALFORMED:  # pragma: no cover - the decode check failed first
+        return before, []
+    rule_set, told = accounts(decoded)
+    after: list[str] = []
+    for account in told:
+        if rule_set is not None:
+            after.extend(["", *account_lines(account, rule_set, names, writing)])
+    return before, after

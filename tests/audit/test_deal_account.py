@@ -1,0 +1,111 @@
+"""The account of a scored deal agrees with the scorer: for random deals of every scoring method
+(fouls, ties and scoops included) each pair's explained items add up to the pair's amount, each
+row's winner is the row's result, and each seat's items add up to its deal total; the accounts
+of a domain-played series hold the recorded totals."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import pytest
+
+from sapsam.audit.deal_account import (
+    DealAccount,
+    Rows,
+    account_lines,
+    accounts,
+    pair_items,
+    row_phrase,
+    seat_labels,
+)
+from sapsam.audit.sample_series import series_events
+from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.cards import DECK
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, ScoringMethod
+from sapsam.rules.scoring import score_deal
+from sapsam.rules.solver import solve
+
+RULE_SETS = [
+    DEFAULT_RULE_SET.with_changes(scoring=method, row_unit=unit, scoop_bonus=2)
+    for method in ScoringMethod
+    for unit in (1, 5)
+]
+
+
+def _random_seat(generator: random.Random, hand: list[int]) -> tuple[Rows | None, ArrangementCheck]:
+    choice = generator.random()
+    if choice < 0.1:  # a fouled seat without rows (a missed deadline)
+        return None, ArrangementCheck(foul=True, reason=None, detail="", values=None)
+    if choice < 0.4:
+        arrangement = solve(hand)
+    else:  # a random split: often a foul by order
+        cards = hand[:]
+        generator.shuffle(cards)
+        arrangement = Arrangement.of(cards[:3], cards[3:8], cards[8:])
+    front, middle, back = (
+        tuple(str(DECK[card]) for card in row)
+        for row in (arrangement.front, arrangement.middle, arrangement.back)
+    )
+    return (front, middle, back), check_arrangement(arrangement, hand)
+
+
+@pytest.mark.parametrize("rule_set", RULE_SETS, ids=lambda r: f"{r.scoring}-{r.row_unit}")
+def test_the_explained_items_add_up_to_the_scores_for_random_deals(rule_set: RuleSet) -> None:
+    generator = random.Random(str(rule_set))
+    for _ in range(60):
+        seats = generator.randint(2, 4)
+        deck = list(range(52))
+        generator.shuffle(deck)
+        drawn = [_random_seat(generator, deck[13 * s : 13 * s + 13]) for s in range(seats)]
+        checks = [check for _, check in drawn]
+        score = score_deal(rule_set, checks)
+        account = DealAccount(
+            deal_number=1,
+            dealer=0,
+            players=tuple(f"p{seat}" for seat in range(seats)),
+            rows=tuple(rows for rows, _ in drawn),
+            fouls=tuple(check.foul for check in checks),
+            foul_words=tuple("a foul" if check.foul else "" for check in checks),
+            score=score,
+            recorded_totals=score.totals,
+            series_totals=score.totals,
+        )
+        labels = seat_labels(account.players, {})
+        per_seat = [0] * seats
+        for pair in score.pairs:
+            items = pair_items(account, pair, rule_set, labels)
+            assert sum(item.points for item in items) == pair.delta
+            per_seat[pair.seat_a] += pair.delta
+            per_seat[pair.seat_b] -= pair.delta
+            for row in range(3):
+                _, winner = row_phrase(account, pair, row, labels)
+                expected = {1: labels[pair.seat_a], -1: labels[pair.seat_b], 0: None}
+                assert winner == expected[pair.rows[row]]
+        assert tuple(per_seat) == score.totals
+        lines = account_lines(account, rule_set, {})
+        assert any("running totals after deal 1" in line for line in lines)
+
+
+def test_a_played_series_is_told_with_its_recorded_totals() -> None:
+    events = series_events(uuid.uuid4(), 3, 3)
+    rule_set, told = accounts(events)
+    assert rule_set is not None and [account.deal_number for account in told] == [1, 2, 3]
+    running = [0, 0, 0]
+    for account in told:
+        assert account.score.totals == account.recorded_totals
+        assert account.totals_before == tuple(running)
+        running = [old + new for old, new in zip(running, account.recorded_totals, strict=True)]
+        assert account.series_totals == tuple(running)
+        names = {"ann": "Ann", "bob": "Bob"}  # cid has no display name: its id is its label
+        text = "\n".join(account_lines(account, rule_set, names))
+        assert "Ann v Bob: Ann" in text and "Bob v cid: Bob" in text
+        assert f"running totals after deal {account.deal_number}" in text
+
+
+def test_labels_tell_seats_apart() -> None:
+    assert seat_labels(["a", "b", None], {"a": "Sam", "b": "Sam"}) == [
+        "Sam (seat 0)",
+        "Sam (seat 1)",
+        "seat 2",
+    ]

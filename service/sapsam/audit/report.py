@@ -107,6 +107,60 @@ SYMBOLS = {
 }
 
 
+CHECK_PHRASES: Final = {
+    "format": "the file is an export this verifier can read",
+    "chain": "no event was changed, added, removed or reordered after it was recorded",
+    "anchor": "each piece of the log hangs where it says in the table's history",
+    "coverage": "the file holds every event of the pieces it names, and nothing else",
+    "decode": "every event is a known kind with well-formed fields",
+    "header": "the header names the table, rules and seats the log recorded",
+    "opening": "the table opened as recorded: created, each seat taken once, a dealer drawn",
+    "dealer_lot": "the first dealer was drawn by the lot committed when the table was created",
+    "sequence": "the deal's moves came in an order the rules allow",
+    "dealer_rotation": "the deal passed to the left as it should",
+    "fair_dealing": "the cards can be checked once the deal's seed is revealed",
+    "published_deal": "the deal's record holds every fact the fairness checks need",
+    "seed_commitment": "the seed revealed is the one committed before the cut",
+    "contributions": "the deck came from the committed seed and the players' own entropy",
+    "cut": "the deck was cut where the cutter chose",
+    "dealer": "each seat got the 13 cards dealt from the dealer's left, one at a time",
+    "reveal_commitment": "the rows shown are the ones the seat committed to before the seed was"
+    " revealed",
+    "solver_arrangement": "the rows set for a seat out of time are legal rows of its own cards",
+    "fouls": "the fouls follow from the rows shown and the cards dealt",
+    "scores": "the scores follow from the rows under the table's rules",
+    "reveal_fouls": "each reveal's foul flag agrees with the scoring",
+    "scored_arrangements": "the rows scored are the rows checked",
+    "player_signature": "the seat's signed moves carry valid signatures of its player's key",
+    "pinned_player_key": "the player's moves are signed by a key you pinned for that player",
+    "series_totals": "the running totals are the sums of the deal scores",
+    "standings": "the final standings follow from the running totals",
+    "series_start": "a new series started where the last one ended",
+    "voided_deal": "the voided deal changed no score and published its seed",
+    "checkpoint": "a key you pinned signed the log's checkpoint",
+    "inclusion": "every event is in the log the checkpoint signs",
+    "consistency": "your own checkpoint and the export's are of one log",
+    "receipts": "the server's signed receipts you kept agree with the export",
+    "stored_chain": "the stored log's chain holds from the table's first event",
+}
+"""What each check confirms, in a phrase (``sapsam audit verify`` prints it beside the check);
+a check named ``name[...]`` or ``stream: name`` takes the phrase of ``name``."""
+
+PHRASE_PREFIXES: Final = {
+    "passed": "",
+    "failed": "does not hold: ",
+    "skipped": "not checked: ",
+    "pending": "not yet checkable: ",
+}
+
+
+def check_phrase(name: str) -> str:
+    """The phrase of a check's name (``reveal_commitment[2]`` takes ``reveal_commitment``'s);
+    empty for a check without one."""
+    base = name.rsplit(": ", 1)[-1].split("[", 1)[0]
+    return CHECK_PHRASES.get(base, "")
+
+
 @dataclass(frozen=True)
 class AuditCheck:
     """One check: what it confirms, its status, and on failure what was expected and found.
@@ -270,17 +324,24 @@ class AuditReport:
         }
 
 
-def render_text(report: AuditReport) -> str:
-    """The human report: one line per check, the first divergence in words, then a verdict."""
-    lines = [f"Audit of {report.subject}"]
+def render_text(report: AuditReport, before: Sequence[str] = (), after: Sequence[str] = ()) -> str:
+    """The human report: one line per check with what it confirms in a phrase, the first
+    divergence in words, then a verdict (always the last line). ``before`` and ``after`` are
+    lines shown before the checks and after them (the players, the deals' accounts)."""
+    lines = [f"Audit of {report.subject}", *before]
     for check in report.checks:
         text = f"{SYMBOLS[check.status]} {check.label}"
         if check.detail:
             text += f": {check.detail}"
+        phrase = check_phrase(check.name)
+        prefix = PHRASE_PREFIXES.get(check.status.value)
+        if phrase and prefix is not None:
+            text += f" — {prefix}{phrase}"
         lines.append(text)
         if check.failed and (check.expected or check.found):
             lines.append(f"    expected {check.expected or '-'}")
             lines.append(f"    found    {check.found or '-'}")
+    lines.extend(after)
     first = report.first_divergence
     if first is not None:
         lines.append(f"First divergence: {first.label}: {first.detail}")

@@ -207,9 +207,15 @@ async def test_replay_prints_every_moment_or_one(
             ],
         )
     )
-    code, out, _ = _run(capsys, "audit", "replay", str(deal_file))
+    code, out, _ = _run(capsys, "audit", "replay", str(deal_file), "--plain")
     assert code == 0
-    assert out.count("\nv") + 1 == len(deal_file.read_text(encoding="utf-8").splitlines()) - 1
+    frames = [line for line in out.splitlines() if line.startswith("v")]
+    assert len(frames) == len(deal_file.read_text(encoding="utf-8").splitlines()) - 1
+    # The players first (ids; no display names in a table made without the directory), and at
+    # the score the deal's account: each pair row by row, and the running totals.
+    assert out.startswith("Players (the export carries no display names; the ids are the")
+    assert "  seat 0: player ann\n  seat 1: player bob\n" in out
+    assert "ann v bob: ann " in out and "front: " in out and "running totals after deal 1" in out
     dealt_version = next(
         json.loads(line)["version"]
         for line in deal_file.read_text(encoding="utf-8").splitlines()
@@ -217,7 +223,7 @@ async def test_replay_prints_every_moment_or_one(
     )
     code, out, _ = _run(capsys, "audit", "replay", str(deal_file), "--at", str(dealt_version))
     assert code == 0
-    assert out.startswith(f"v{dealt_version} CardsDealt")
+    assert out.split("\n", 3)[3].startswith(f"v{dealt_version} CardsDealt")
     assert "[seen by seat 0 only]" in out and "[seen by seat 1 only]" in out
     code, out, _ = _run(capsys, "audit", "replay", str(deal_file), "--at", "3", "--json")
     frame = json.loads(out)

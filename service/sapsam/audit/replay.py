@@ -11,11 +11,19 @@ being played the hands are not computable and the replay says so.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from sapsam import fairness
+from sapsam.audit.deal_account import (
+    CardWriting,
+    account_lines,
+    accounts,
+    player_lines,
+    seat_labels,
+    seating,
+)
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
 from sapsam.domain.events import (
@@ -44,6 +52,9 @@ from sapsam.domain.events import (
 )
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
 from sapsam.rules.cards import format_cards
+from sapsam.rules.hand_text import cards_shown
+
+PLAIN: Final = CardWriting()
 
 TOTALS_FROM_EVENTS: Final = "events"
 """``ReplayFrame.totals_from`` when the running totals are folded from every event since the
@@ -399,8 +410,12 @@ def frame_at(frames: Sequence[ReplayFrame], version: int) -> ReplayFrame | None:
     return chosen
 
 
-def render_frame(frame: ReplayFrame) -> str:
-    """A frame as text: the event, then the table and each seat."""
+def render_frame(
+    frame: ReplayFrame, names: Mapping[str, str] | None = None, writing: CardWriting = PLAIN
+) -> str:
+    """A frame as text: the event, then the table and each seat, named by ``names`` (display
+    names by player id: labels, see ``sapsam.audit.deal_account``), its cards written as
+    ``sapsam-play`` writes them (strongest first, with ``writing``'s suit symbols and colour)."""
     series = "" if frame.series_number is None else f", series {frame.series_number}"
     deal = "" if frame.deal_number is None else f", deal {frame.deal_number}"
     dealer = "" if frame.dealer is None else f", dealer seat {frame.dealer}"
@@ -416,15 +431,48 @@ def render_frame(frame: ReplayFrame) -> str:
             f"  totals: as {frame.totals_from} record states them (the deals before it are not"
             " in the export; export the whole table to check them)"
         )
-    for view in frame.seats:
-        player = view.player or "(empty)"
+    labels = seat_labels([view.player for view in frame.seats], names or {})
+    for view, label in zip(frame.seats, labels, strict=True):
+        player = label if view.player is not None else "(empty)"
         total = "unknown" if view.series_total is None else f"{view.series_total:+d}"
         line = f"  seat {view.seat} {player}: {view.status}, total {total}"
         if view.cards is not None:
-            line += f"; cards {view.cards} [seen by {view.seen_by}]"
+            line += f"; cards {_shown(view.cards, writing)} [seen by {view.seen_by}]"
         elif view.seen_by != "nobody":
             line += f"; cards seen by {view.seen_by}"
         if view.arrangement is not None:
-            line += f"; shows {view.arrangement}"
+            shown = " | ".join(_shown(row, writing) for row in view.arrangement.split("|"))
+            line += f"; shows {shown}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def _shown(cards: str, writing: CardWriting) -> str:
+    try:
+        return cards_shown(cards.split(), symbols=writing.symbols, colour=writing.colour)
+    except ValueError:  # a forged card: shown as recorded
+        return cards
+
+
+def render_replay(
+    export: AuditExport,
+    frames: Sequence[ReplayFrame],
+    writing: CardWriting = PLAIN,
+    codec: EventCodec = DEFAULT_CODEC,
+) -> Iterator[str]:
+    """The human replay of ``frames`` (of ``export``): who the players are (ids, and the display
+    names the export carries as labels), then each frame; at each deal's score, the account of
+    the deal row by row (``sapsam.audit.deal_account``)."""
+    names = dict(export.header.display_names)
+    decoded = [codec.decode(e.type, e.schema_version, e.data) for e in export.events]
+    rule_set, told = accounts(decoded)
+    by_deal = {account.deal_number: account for account in told}
+    yield "\n".join(player_lines(seating(export), names))
+    for frame in frames:
+        text = render_frame(frame, names, writing)
+        account = by_deal.get(frame.deal_number or 0)
+        if frame.event_type == "DealScored" and account is not None and rule_set is not None:
+            text += "\n" + "\n".join(
+                "  " + line for line in account_lines(account, rule_set, names, writing)
+            )
+        yield text

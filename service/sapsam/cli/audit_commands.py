@@ -54,6 +54,8 @@ from sapsam.cli.audit_input import CommandError, read_input
 if TYPE_CHECKING:  # offline verification and replay never load the database driver
     import psycopg
 
+    from sapsam.audit.deal_account import CardWriting
+
 
 FAILED: Final = 1
 CANNOT_RUN: Final = 2
@@ -114,6 +116,11 @@ def register(subparsers: Any) -> None:
     verify.add_argument("--tournament", help="verify this tournament (seating, deals, standings)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.add_argument(
+        "--plain",
+        action="store_true",
+        help="with FILE: write cards as letters (As Td), without suit symbols or colour",
+    )
+    verify.add_argument(
         "--receipts",
         metavar="DIR",
         help="with FILE: check the export against the signed receipts kept in DIR (a file or a"
@@ -173,6 +180,11 @@ def register(subparsers: Any) -> None:
     replay_parser.add_argument("file", help="export to replay ('-' for stdin)")
     replay_parser.add_argument("--at", type=int, metavar="VERSION", help="show only this moment")
     replay_parser.add_argument("--json", action="store_true", help="print frames as JSON lines")
+    replay_parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="write cards as letters (As Td), without suit symbols or colour",
+    )
     replay_parser.set_defaults(handler=_replay)
     _add_monitor(actions)
 
@@ -309,13 +321,41 @@ def _verify_body(arguments: argparse.Namespace) -> int:
     if arguments.checkpoint is not None and not arguments.server_key:
         raise CommandError("--checkpoint needs --server-key: the key that signed it")
     if arguments.file is not None:
-        from sapsam.cli.verify_file import verify_file
+        from sapsam.cli.verify_file import read_lines, verify_file
 
-        report = verify_file(arguments)
+        lines = read_lines(arguments.file)
+        report = verify_file(arguments, lines)
+        if not arguments.json:  # the players and each deal's account around the checks
+            print(_told(report, lines, _writing(arguments)))
+            return exit_status(report)
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
     return exit_status(report)
+
+
+def _told(report: AuditReport, lines: list[str], writing: CardWriting) -> str:
+    """The human report on an export: the players, the checks with their phrases, an account of
+    each deal, the verdict."""
+    from sapsam.audit.deal_account import export_account  # the rules' names: only to tell
+
+    try:
+        export = read_export(lines)
+    except ExportFormatError:  # the format check says why; nothing to tell
+        return render_text(report)
+    before, after = export_account(export, report.ok, writing)
+    return render_text(report, before, after)
+
+
+def _writing(arguments: argparse.Namespace) -> CardWriting:
+    """Cards as ``sapsam-play`` writes them on this terminal (letters with ``--plain``)."""
+    from sapsam.audit.deal_account import CardWriting
+    from sapsam.rules.hand_text import terminal_style
+
+    if arguments.plain:
+        return CardWriting()
+    symbols, colour = terminal_style(sys.stdout, os.environ)
+    return CardWriting(symbols=symbols, colour=colour)
 
 
 def exit_status(report: AuditReport) -> int:
@@ -401,7 +441,7 @@ def _replay(arguments: argparse.Namespace) -> int:
 
 def _replay_body(arguments: argparse.Namespace) -> int:
     # Imported here: the replay runs the table's own logic, which a verification never needs.
-    from sapsam.audit.replay import frame_at, render_frame, replay
+    from sapsam.audit.replay import frame_at, render_replay, replay
 
     with read_input(arguments.file) as handle:
         export = read_export(bounded_lines(handle))
@@ -414,11 +454,12 @@ def _replay_body(arguments: argparse.Namespace) -> int:
         if frame is None:
             raise CommandError(f"the export has no event at or before version {arguments.at}")
         frames = [frame]
-    for frame in frames:
-        if arguments.json:
+    if arguments.json:
+        for frame in frames:
             print(json.dumps(frame.to_dict(), ensure_ascii=False))
-        else:
-            print(render_frame(frame))
+        return 0
+    for text in render_replay(export, frames, _writing(arguments)):
+        print(text)
     return 0
 
 

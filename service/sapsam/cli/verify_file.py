@@ -24,11 +24,18 @@ if TYPE_CHECKING:
     from sapsam.log.signed_note import VerifierKey
 
 
-def verify_file(arguments: argparse.Namespace) -> AuditReport:
-    """The report on ``arguments.file`` under the reader's pins."""
+def read_lines(name: str) -> list[str]:
+    """The lines of the export ``name`` (``-``: stdin), within docs/audit.md's limits."""
+    with read_input(name) as handle:
+        return list(bounded_lines(handle))
+
+
+def verify_file(arguments: argparse.Namespace, lines: list[str] | None = None) -> AuditReport:
+    """The report on ``arguments.file`` (its ``lines`` when already read) under the reader's
+    pins."""
     trust = _trust(arguments)
-    with read_input(arguments.file) as handle:
-        lines = list(bounded_lines(handle))
+    if lines is None:
+        lines = read_lines(arguments.file)
     report = verify_export(lines, trust=trust)
     if arguments.receipts is not None:
         report = _with_receipts(report, lines, arguments, trust.server_keys)

@@ -161,3 +161,22 @@ def test_the_head_revision_read_without_alembic_is_alembics_head() -> None:
 
     alembic_head = ScriptDirectory(str(schema.MIGRATIONS_FOLDER)).get_current_head()
     assert schema.head_revision() == alembic_head
+
+
+def test_the_migrate_command_says_each_step_on_stderr(
+    empty_database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sapsam.cli import main
+
+    assert main(["migrate", "--database-url", empty_database_url]) == 0
+    up = capsys.readouterr()
+    assert json.loads(up.out)["to"] == schema.head_revision()
+    lines = up.err.splitlines()
+    assert lines[0].startswith("migrating to revision 0001: The append-only event log")
+    assert lines[-1].startswith(f"migrating to revision {schema.head_revision()}: ")
+    assert len(lines) == int(schema.head_revision())
+    assert main(["migrate", "--database-url", empty_database_url, "--downgrade", "0009"]) == 0
+    down = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[0] for line in down] == [
+        f"undoing revision {number:04d}" for number in range(int(schema.head_revision()), 9, -1)
+    ]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import re
 import sys
 from datetime import timedelta
 from typing import Any
@@ -92,9 +94,14 @@ def register(subparsers: Any) -> None:
 
 def _migrate(arguments: argparse.Namespace) -> int:
     """Bring the database's schema up to date (the alembic migrations), or to --revision; with
-    --downgrade, undo migrations down to that revision. Prints what it did as JSON."""
+    --downgrade, undo migrations down to that revision. Prints what it did as JSON, and each
+    step as it starts on stderr."""
     from sapsam.store import schema  # alembic: only the command that migrates loads it
 
+    steps = logging.getLogger("alembic.runtime.migration")
+    handler, level = _MigrationSteps(), steps.level
+    steps.addHandler(handler)
+    steps.setLevel(logging.INFO)
     try:
         with open_database(arguments.database_url, arguments.data_dir, migrate=False) as handle:
             before = schema.current_revision(handle.url)
@@ -107,8 +114,29 @@ def _migrate(arguments: argparse.Namespace) -> int:
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
+    finally:
+        steps.removeHandler(handler)
+        steps.setLevel(level)
     print(json.dumps({"database": backend, "from": before, "to": after}))
     return 0
+
+
+class _MigrationSteps(logging.Handler):
+    """Says each migration step on stderr as it starts (a long migration's progress), from
+    alembic's "Running upgrade 0001 -> 0002, <what it does>" records; the others not."""
+
+    STEP = re.compile(r"Running (upgrade|downgrade) (\S*) -> (\S+), (.*)", re.DOTALL)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = self.STEP.match(record.getMessage())
+        if found is None:
+            return
+        direction, before, after, what = found.groups()
+        what = " ".join(what.split()).rstrip(".")
+        if direction == "upgrade":
+            print(f"migrating to revision {after}: {what}", file=sys.stderr, flush=True)
+        else:
+            print(f"undoing revision {before}: {what}", file=sys.stderr, flush=True)
 
 
 def _rebuild(arguments: argparse.Namespace) -> int:

@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--preset",
         default="pagat",
-        help="rule set preset: pagat, two_four, one_six, scoop_bonus (default pagat)",
+        help="rule set preset, as sapsam rules list shows them (default pagat)",
     )
     parser.add_argument(
         "--database-url",

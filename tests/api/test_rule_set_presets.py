@@ -51,8 +51,14 @@ def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
     assert rules.rules_version == RULES_VERSION
     assert len(created.warnings) == 1  # no arranging deadline, chosen explicitly
     # Overrides without a preset change the default, pagat; a name given is kept.
-    named = create(api, token, rule_set_overrides=rule_set_pb2.RuleSet(name="mine", row_unit=2))
+    strict = rule_set_pb2.ROW_ORDER_STRICTLY_INCREASING
+    named = create(
+        api,
+        token,
+        rule_set_overrides=rule_set_pb2.RuleSet(name="mine", row_unit=2, row_order=strict),
+    )
     assert (named.table.rule_set.name, named.table.rule_set.row_unit) == ("mine", 2)
+    assert named.table.rule_set.row_order == strict
     assert named.table.rule_set.scoring_method == rule_set_pb2.SCORING_METHOD_PER_ROW
     # Rules version 1's name is an alias: the table records today's preset.
     aliased = create(api, token, rule_set_preset="one_six")
@@ -82,6 +88,7 @@ def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
             "rule_set_overrides.majority",
         ),
         ({"rule_set": rule_set_pb2.RuleSet(majority=9)}, "rule_set.majority"),  # type: ignore[arg-type]
+        ({"rule_set": rule_set_pb2.RuleSet(row_order=5)}, "rule_set.row_order"),  # type: ignore[arg-type]
         (
             {"rule_set_preset": "capsa_susun", "rule_set_overrides": rule_set_pb2.RuleSet()},
             "rule_set_preset",

@@ -43,6 +43,7 @@ from sapsam.rules.ruleset import (
     PRESETS,
     RULES_VERSION,
     MajorityRule,
+    RowOrder,
     RuleSet,
     ScoringMethod,
     TimeoutPolicy,
@@ -126,6 +127,7 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
         + [method.value for method in ScoringMethod]
         + [policy.value for policy in TimeoutPolicy]
         + [rule.value for rule in MajorityRule]
+        + [order.value for order in RowOrder]
         + list(PRESETS)
         + list(PRESET_ALIASES)
         + [reason.value for reason in FoulReason]
@@ -137,7 +139,7 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
 def _default_text(value: object) -> str:
     if value is None:
         return "null"
-    if isinstance(value, ScoringMethod | TimeoutPolicy | MajorityRule):
+    if isinstance(value, ScoringMethod | TimeoutPolicy | MajorityRule | RowOrder):
         return f"`{value.value}`"
     if isinstance(value, str):
         return f'`"{value}"`'
@@ -146,7 +148,7 @@ def _default_text(value: object) -> str:
 
 RANGES: dict[str, list[str]] = {
     "name": [f"1 to {MAX_NAME_LENGTH} printable characters"],
-    "rules_version": [f"{RULES_VERSION} (a new table's; 1 is read for recorded deals, §2.6)"],
+    "rules_version": [f"{RULES_VERSION} (a new table's; 1 and 2 are read for recorded deals"],
     "scoring": [f"`{method.value}`" for method in ScoringMethod],
     "row_unit": [f"1 to {MAX_ROW_UNIT:,}"],
     "scoop_bonus": [f"0 to {MAX_BONUS_UNITS:,}"],
@@ -159,6 +161,7 @@ RANGES: dict[str, list[str]] = {
     "reveal_seconds": [f"1 to {MAX_DEADLINE_SECONDS:,}", "null"],
     "arrange_timeout_policy": [f"`{policy.value}`" for policy in TimeoutPolicy],
     "majority": [f"`{rule.value}`" for rule in MajorityRule],
+    "row_order": [f"`{order.value}`" for order in RowOrder],
 }
 
 

@@ -8,6 +8,10 @@ before version 2 existed and is never regenerated). For every deal of every tabl
   (``sapsam.fairness.verify``), which rescores it under the rule set recorded in ``TableCreated``;
 * replaying the table's events up to the seed and deciding the seed's reveal again yields exactly
   the events the log recorded (the scores, the series totals, the end of the series).
+
+And a deal of today's version under every preset verifies too (fairness vector inputs, played as
+an honest server would under that preset: every seat revealing, one never revealing, one set by
+the solver).
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from sapsam.domain.commands import RevealSeed
 from sapsam.domain.events import DEFAULT_CODEC, DealScored, Event, SeedRevealed, TableCreated
 from sapsam.domain.published import published_deal
 from sapsam.domain.table import decide, fold
+from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
 from sapsam.fairness.verify import verify_deal
-from sapsam.rules.ruleset import RuleSet
+from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
 
 LOG = json.loads((Path(__file__).parent / "data" / "rules_v1_log.json").read_text("utf-8"))
 TABLES: list[dict[str, Any]] = LOG["tables"]
@@ -74,3 +79,19 @@ def test_every_recorded_deal_replays_to_the_same_events(table: dict[str, Any]) -
         assert decided == events[index : index + len(decided)]
         replayed += 1
     assert replayed == sum(isinstance(event, DealScored) for event in events)
+
+
+@pytest.mark.parametrize("preset_name", list(PRESETS))
+def test_a_deal_under_every_preset_of_todays_version_verifies(preset_name: str) -> None:
+    rule_set = PRESETS[preset_name]
+    assert rule_set.rules_version == RULES_VERSION
+    verified = 0
+    for inputs in DEAL_INPUTS:
+        if not rule_set.min_seats <= len(inputs["contributions"]) <= rule_set.max_seats:
+            continue
+        for revealed, solver in ((True, False), (False, False), (False, True)):
+            deal = example_published_deal(inputs, rule_set, revealed=revealed, solver=solver)
+            report = verify_deal(deal)
+            assert report.ok, (inputs["name"], revealed, solver, report.failed, report.skipped)
+            verified += 1
+    assert verified >= 3

@@ -15,6 +15,7 @@ from sapsam.rules.ruleset import (
     PRESETS,
     RULES_VERSION,
     MajorityRule,
+    RowOrder,
     RuleSet,
     RuleSetError,
     ScoringMethod,
@@ -56,8 +57,10 @@ def test_presets_cover_every_scoring_method() -> None:
         "pagat_one_six",
         "pagat_one_six_two",
         "pagat_scoop_bonus",
+        "four_player",
     ]
     assert {rule_set.scoring for rule_set in PRESETS.values()} == set(ScoringMethod)
+    assert {rule_set.row_order for rule_set in PRESETS.values()} == set(RowOrder)
     for name, rule_set in PRESETS.items():
         assert rule_set.name == name
         assert rule_set.rules_version == RULES_VERSION
@@ -130,6 +133,9 @@ def test_missing_keys_take_their_defaults() -> None:
         ({"majority": "most"}, "majority"),
         ({"rules_version": 1}, "majority"),
         ({"rules_version": 1, "majority": "more_rows_won"}, "majority"),
+        ({"row_order": "any"}, "row_order"),
+        ({"rules_version": 2}, "row_order"),
+        ({"rules_version": 2, "row_order": "non_decreasing"}, "row_order"),
     ],
 )
 def test_bad_values_are_refused_naming_the_key(changes: dict[str, object], key: str) -> None:
@@ -207,7 +213,12 @@ def test_a_version_1_rule_set_reads_back_to_exactly_what_was_recorded() -> None:
 
 
 def test_a_version_2_rule_set_records_majority_and_defaults_to_the_sources_reading() -> None:
-    assert RuleSet().rules_version == 2
+    recorded = {**RuleSet().to_dict(), "rules_version": 2}
+    del recorded["row_order"]
+    version_2 = RuleSet.from_dict(recorded)
+    assert version_2.row_order is RowOrder.NON_DECREASING
+    assert version_2.to_dict() == recorded  # read back exactly: no row_order key added
+    assert RuleSet().rules_version == 3
     assert RuleSet().to_dict()["majority"] == "two_rows_won"
     assert RuleSet.from_dict({"scoring": "two_four"}).majority is MajorityRule.TWO_ROWS_WON
     chosen = RuleSet.from_dict({"scoring": "two_four", "majority": "more_rows_won"})

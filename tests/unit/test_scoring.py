@@ -166,10 +166,12 @@ def test_foul_against_legal_is_a_scoop_under_every_method() -> None:
         "pagat_one_six": -6,
         "pagat_one_six_two": -6,
         "pagat_scoop_bonus": -4,
+        "four_player": -3,  # per row; scored here as one pair of its four seats
     }
     assert set(expected) == set(PRESETS)
     for name, total in expected.items():
-        assert score_deal(PRESETS[name], checks).totals == (total, -total)
+        rule_set = PRESETS[name].with_changes(min_seats=2)
+        assert score_deal(rule_set, checks).totals == (total, -total)
 
 
 def test_seat_count_outside_the_rule_set_is_refused() -> None:
@@ -204,9 +206,9 @@ def test_series_totals_add_up_deals_from_zero() -> None:
 
 
 @st.composite
-def random_deals(draw: st.DrawFn) -> list[Arrangement]:
+def random_deals(draw: st.DrawFn, min_seats: int = 2, max_seats: int = 4) -> list[Arrangement]:
     """2-4 seats, each dealt 13 cards from one deck and split in a random order (fouls happen)."""
-    seats = draw(st.integers(2, 4))
+    seats = draw(st.integers(min_seats, max_seats))
     deck = draw(st.permutations(DECK))
     return [
         Arrangement.of(
@@ -218,32 +220,47 @@ def random_deals(draw: st.DrawFn) -> list[Arrangement]:
     ]
 
 
-@given(random_deals(), st.sampled_from(sorted(PRESETS)))
-def test_every_deal_is_zero_sum(deal: list[Arrangement], preset_name: str) -> None:
-    score = score_deal(PRESETS[preset_name], [check(hand) for hand in deal])
+@st.composite
+def preset_deals(draw: st.DrawFn) -> tuple[RuleSet, list[Arrangement]]:
+    """A preset and a deal with a number of seats it plays."""
+    rule_set = PRESETS[draw(st.sampled_from(sorted(PRESETS)))]
+    return rule_set, draw(random_deals(rule_set.min_seats, rule_set.max_seats))
+
+
+def judge(rule_set: RuleSet, arrangement: Arrangement) -> ArrangementCheck:
+    return check_arrangement(arrangement, strict_order=rule_set.strict_row_order)
+
+
+@given(preset_deals())
+def test_every_deal_is_zero_sum(preset_deal: tuple[RuleSet, list[Arrangement]]) -> None:
+    rule_set, deal = preset_deal
+    score = score_deal(rule_set, [judge(rule_set, hand) for hand in deal])
     assert sum(score.totals) == 0
     assert len(score.pairs) == len(deal) * (len(deal) - 1) // 2
 
 
-@given(random_deals(), st.sampled_from(sorted(PRESETS)))
+@given(preset_deals())
 def test_swapping_two_players_negates_their_result(
-    deal: list[Arrangement], preset_name: str
+    preset_deal: tuple[RuleSet, list[Arrangement]],
 ) -> None:
-    rule_set = PRESETS[preset_name]
-    score = score_deal(rule_set, [check(deal[0]), check(deal[1])])
-    swapped = score_deal(rule_set, [check(deal[1]), check(deal[0])])
+    rule_set, deal = preset_deal
+    pair_rules = rule_set.with_changes(min_seats=2)  # one pair of the deal's seats
+    first, second = judge(rule_set, deal[0]), judge(rule_set, deal[1])
+    score = score_deal(pair_rules, [first, second])
+    swapped = score_deal(pair_rules, [second, first])
     pair, swapped_pair = score.pairs[0], swapped.pairs[0]
     assert swapped_pair.rows == (-pair.rows[0], -pair.rows[1], -pair.rows[2])
     assert swapped_pair.delta == -pair.delta
-    assert compare_rows(check(deal[1]), check(deal[0])) == swapped_pair.rows
+    assert compare_rows(second, first) == swapped_pair.rows
 
 
-@given(random_deals(), st.sampled_from(sorted(PRESETS)))
+@given(preset_deals())
 def test_a_fouled_player_never_gains_against_a_legal_one(
-    deal: list[Arrangement], preset_name: str
+    preset_deal: tuple[RuleSet, list[Arrangement]],
 ) -> None:
-    checks = [check(hand) for hand in deal]
-    score = score_deal(PRESETS[preset_name], checks)
+    rule_set, deal = preset_deal
+    checks = [judge(rule_set, hand) for hand in deal]
+    score = score_deal(rule_set, checks)
     for pair in score.pairs:
         foul_a, foul_b = checks[pair.seat_a].foul, checks[pair.seat_b].foul
         if foul_a and not foul_b:
@@ -256,13 +273,13 @@ def test_a_fouled_player_never_gains_against_a_legal_one(
             assert pair.delta == 0
 
 
-@given(random_deals(), st.sampled_from(sorted(PRESETS)), st.randoms(use_true_random=False))
+@given(preset_deals(), st.randoms(use_true_random=False))
 def test_totals_do_not_depend_on_how_the_seats_are_numbered(
-    deal: list[Arrangement], preset_name: str, shuffler: random.Random
+    preset_deal: tuple[RuleSet, list[Arrangement]], shuffler: random.Random
 ) -> None:
-    rule_set = PRESETS[preset_name]
+    rule_set, deal = preset_deal
     order = list(range(len(deal)))
     shuffler.shuffle(order)  # seat i of the relabelled deal is seat order[i] of the original
-    totals = score_deal(rule_set, [check(hand) for hand in deal]).totals
-    relabelled = score_deal(rule_set, [check(deal[seat]) for seat in order]).totals
+    totals = score_deal(rule_set, [judge(rule_set, hand) for hand in deal]).totals
+    relabelled = score_deal(rule_set, [judge(rule_set, deal[seat]) for seat in order]).totals
     assert list(relabelled) == [totals[seat] for seat in order]

@@ -17,6 +17,7 @@ from sapsam.rules.ruleset import (
     PRESET_DESCRIPTIONS,
     PRESETS,
     MajorityRule,
+    RowOrder,
     RuleSet,
     RuleSetError,
     ScoringMethod,
@@ -44,6 +45,11 @@ _MAJORITY_TO_WIRE: Final = {
     MajorityRule.MORE_ROWS_WON: rule_set_pb2.MAJORITY_RULE_MORE_ROWS_WON,
 }
 _MAJORITY_FROM_WIRE: Final = {wire: rule for rule, wire in _MAJORITY_TO_WIRE.items()}
+_ROW_ORDER_TO_WIRE: Final = {
+    RowOrder.NON_DECREASING: rule_set_pb2.ROW_ORDER_NON_DECREASING,
+    RowOrder.STRICTLY_INCREASING: rule_set_pb2.ROW_ORDER_STRICTLY_INCREASING,
+}
+_ROW_ORDER_FROM_WIRE: Final = {wire: order for order, wire in _ROW_ORDER_TO_WIRE.items()}
 STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
     "revealing": table_pb2.TIMEOUT_STAGE_REVEALING,
@@ -72,6 +78,7 @@ def rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
         series_length=rule_set.series_length,
         arrange_timeout_policy=_POLICY_TO_WIRE[rule_set.arrange_timeout_policy],
         majority=_MAJORITY_TO_WIRE[rule_set.majority],
+        row_order=_ROW_ORDER_TO_WIRE[rule_set.row_order],
     )
     if rule_set.arrange_seconds is not None:
         message.arrange_seconds = rule_set.arrange_seconds
@@ -126,6 +133,7 @@ def rule_set_from_message(
         ("scoring_method", "scoring", "scoring method", _SCORING_FROM_WIRE),
         ("arrange_timeout_policy", "arrange_timeout_policy", "timeout policy", _POLICY_FROM_WIRE),
         ("majority", "majority", "majority rule", _MAJORITY_FROM_WIRE),
+        ("row_order", "row_order", "row order", _ROW_ORDER_FROM_WIRE),
     )
     for wire_name, key, what, from_wire in enums:
         wire_value = getattr(message, wire_name)

@@ -279,7 +279,10 @@ def _read_seat(seat: int, data: object) -> Arrangement:
 def score_document(document: object) -> dict[str, Any]:
     """Read one deal object and return its scored result as JSON-ready data."""
     rule_set, arrangements = read_deal(document)
-    checks = [check_arrangement(arrangement) for arrangement in arrangements]
+    checks = [
+        check_arrangement(arrangement, strict_order=rule_set.strict_row_order)
+        for arrangement in arrangements
+    ]
     return deal_result(checks, score_deal(rule_set, checks))
 
 

@@ -148,7 +148,7 @@ def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
             table_id, deal.number, seat, command.player_id, arrangement, command.nonce
         ),
     )
-    check = check_arrangement(arrangement, command.dealt)
+    check = check_arrangement(arrangement, command.dealt, state.rule_set.strict_row_order)
     return [
         ArrangementRevealed(
             deal_number=deal.number,

@@ -47,7 +47,11 @@ def decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
     )
     scored_arrangements = final_arrangements(state.rule_set, deal, hands)
     checks = [
-        check_arrangement(arrangement if arrangement is not None else _NO_ARRANGEMENT, dealt)
+        check_arrangement(
+            arrangement if arrangement is not None else _NO_ARRANGEMENT,
+            dealt,
+            state.rule_set.strict_row_order,
+        )
         for arrangement, dealt in zip(scored_arrangements, hands, strict=True)
     ]
     fouls = tuple(check.foul for check in checks)

@@ -359,7 +359,8 @@ def example_published_deal(
     verdicts = []
     for seat, reveal in enumerate(reveals):
         scored = reveal.arrangement if reveal is not None else set_for[seat]
-        verdicts.append(check_arrangement(scored or Arrangement((), (), ()), hands[seat]))
+        arrangement = scored or Arrangement((), (), ())
+        verdicts.append(check_arrangement(arrangement, hands[seat], rule_set.strict_row_order))
     scores = score_deal(rule_set, verdicts)
     return PublishedDeal(
         table_id=table_id,

@@ -234,10 +234,11 @@ def _judge(
     the verdict on it."""
     reveal = deal.reveals[seat]
     if reveal is not None:
-        return reveal.arrangement, check_arrangement(reveal.arrangement, hand)
+        strict = deal.rule_set.strict_row_order
+        return reveal.arrangement, check_arrangement(reveal.arrangement, hand, strict)
     if deal.solver_seats[seat]:
         arrangement = set_for[seat]  # its solver_arrangement check passed, so it is there
-        return arrangement, check_arrangement(arrangement, hand)
+        return arrangement, check_arrangement(arrangement, hand, deal.rule_set.strict_row_order)
     return None, _foul_for_missing_reveal()
 
 
@@ -282,7 +283,7 @@ def _solver_check(
             "none",
             "the seat's hand was set on its behalf, but no arrangement is recorded for it",
         )
-    verdict = check_arrangement(recorded, hand)
+    verdict = check_arrangement(recorded, hand, deal.rule_set.strict_row_order)
     if verdict.foul:
         return _fail(
             name,

@@ -127,14 +127,16 @@ def _foul(
 
 
 def check_arrangement(
-    arrangement: Arrangement, dealt: Collection[int] | None = None
+    arrangement: Arrangement, dealt: Collection[int] | None = None, strict_order: bool = False
 ) -> ArrangementCheck:
     """Judge an arrangement: legal, or a foul with its reason.
 
     The checks run in this order and the first failure is reported: row sizes (3, 5, 5), then the
     cards (no repeats; and, when ``dealt`` is given, exactly the dealt cards), then the order
-    back >= middle >= front, where equal values are allowed and a 3-card front compares with a
-    5-card middle as in docs/rules.md §1.4 (a missing kicker is weaker than any real card).
+    back >= middle >= front, where equal values are allowed (unless ``strict_order``, a rule
+    set's ``row_order`` ``strictly_increasing``: then each row must beat the one before it) and a
+    3-card front compares with a 5-card middle as in docs/rules.md §1.4 (a missing kicker is
+    weaker than any real card).
     """
     for name, row, size in zip(ROW_NAMES, arrangement.rows, ROW_SIZES, strict=True):
         if len(row) != size:
@@ -165,6 +167,12 @@ def check_arrangement(
                     parts.append(f"{len(dealt_set)} cards were dealt, expected {HAND_SIZE}")
                 return _foul(FoulReason.NOT_DEALT_CARDS, "; ".join(parts), values)
     front, middle, back = values
+    if strict_order and middle == back:  # a 3-card front never equals a 5-card middle
+        return _foul(
+            FoulReason.ROWS_OUT_OF_ORDER,
+            f"middle {middle.describe()} does not beat back {back.describe()} (rows must increase)",
+            values,
+        )
     if front > middle:
         return _foul(
             FoulReason.ROWS_OUT_OF_ORDER,
@@ -180,6 +188,8 @@ def check_arrangement(
     return ArrangementCheck(foul=False, reason=None, detail="", values=values)
 
 
-def is_foul(arrangement: Arrangement, dealt: Collection[int] | None = None) -> bool:
+def is_foul(
+    arrangement: Arrangement, dealt: Collection[int] | None = None, strict_order: bool = False
+) -> bool:
     """Whether :func:`check_arrangement` judges the arrangement a foul."""
-    return check_arrangement(arrangement, dealt).foul
+    return check_arrangement(arrangement, dealt, strict_order).foul

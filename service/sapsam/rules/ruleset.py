@@ -21,7 +21,8 @@ keys must read as it was played.
 records its own (``rules_version``). Version 2 added ``majority`` (docs/rules.md §2.4): version 1
 scored every rule set as ``more_rows_won``, which a version-1 rule set therefore has implicitly; it
 cannot hold the key, and ``to_dict`` leaves it out, so a recorded version-1 rule set reads back to
-exactly the object recorded. New rule sets are of the latest version, ``RULES_VERSION``.
+exactly the object recorded. Version 3 added ``row_order`` the same way (versions 1 and 2 are
+``non_decreasing``). New rule sets are of the latest version, ``RULES_VERSION``.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ from typing import Any, Final
 
 from sapsam.quoting import quote_prefix
 
-RULES_VERSION: Final = 2
+RULES_VERSION: Final = 3
 """The rules-engine version of every new rule set; recorded with every rule set."""
 
-SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2})
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3})
 """Versions this code scores: every version a recorded deal may have (docs/rules.md §2.6)."""
 
 MAX_NAME_LENGTH: Final = 64
@@ -102,6 +103,19 @@ class MajorityRule(StrEnum):
     MORE_ROWS_WON = "more_rows_won"
 
 
+class RowOrder(StrEnum):
+    """How the three rows must be ordered, or the hand is a foul (docs/rules.md §1.5).
+
+    * ``non_decreasing``: back >= middle >= front, equal rows allowed (sources 000 and 003; the
+      default).
+    * ``strictly_increasing``: the back must beat the middle and the middle the front (source
+      004). Only a middle equal to the back can differ: a front never equals a middle.
+    """
+
+    NON_DECREASING = "non_decreasing"
+    STRICTLY_INCREASING = "strictly_increasing"
+
+
 class TimeoutPolicy(StrEnum):
     """What happens to a seat that has not confirmed an arrangement when the deadline passes.
 
@@ -148,6 +162,13 @@ class RuleSet:
     majority: MajorityRule = MajorityRule.TWO_ROWS_WON
     """Who earns the majority; read only by ``two_four`` and ``one_six`` (rules version 2 on;
     a version-1 rule set is always ``more_rows_won``)."""
+    row_order: RowOrder = RowOrder.NON_DECREASING
+    """Whether equal rows are allowed (rules version 3 on; earlier ones always allow them)."""
+
+    @property
+    def strict_row_order(self) -> bool:
+        """Whether each row must beat the one before it (``check_arrangement``'s argument)."""
+        return self.row_order is RowOrder.STRICTLY_INCREASING
 
     def __post_init__(self) -> None:
         _validate(self, limits=not _READING_RECORDED.get())
@@ -233,14 +254,15 @@ _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
         "scoring": ScoringMethod,
         "arrange_timeout_policy": TimeoutPolicy,
         "majority": MajorityRule,
+        "row_order": RowOrder,
     }
 )
 
-FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType({"majority": 2})
+FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType({"majority": 2, "row_order": 3})
 """The rules version that added each field not in version 1 (docs/rules.md §2.6)."""
 
 _BEFORE_THE_FIELD: Final[Mapping[str, Any]] = MappingProxyType(
-    {"majority": MajorityRule.MORE_ROWS_WON}
+    {"majority": MajorityRule.MORE_ROWS_WON, "row_order": RowOrder.NON_DECREASING}
 )
 """How every version before a field's scored: the value it implicitly has there."""
 
@@ -345,6 +367,13 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
         "pagat_scoop_bonus": _preset(
             "pagat_scoop_bonus", scoring=ScoringMethod.PER_ROW_SCOOP_BONUS, scoop_bonus=1
         ),
+        "four_player": _preset(
+            "four_player",
+            scoring=ScoringMethod.PER_ROW,
+            min_seats=4,
+            max_seats=4,
+            row_order=RowOrder.STRICTLY_INCREASING,
+        ),
     }
 )
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
@@ -352,7 +381,8 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
 Only games whose every rule sapsam plays are presets: Capsa Susun (002) and the four-player game
 with special hands (004) need royalties, naturals or surrender, which it does not play yet
 (docs/rules.md §6), so there is no ``capsa_susun`` or ``four_player_bonus`` preset that would
-silently leave those rules out."""
+silently leave those rules out. ``four_player`` is 004's game as it says it "may be played",
+without the special hands."""
 
 PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -365,6 +395,8 @@ PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "three rows, 6 for all three.",
         "pagat_scoop_bonus": "Scoop bonus (source 002): per row, plus 1 extra unit for winning "
         "all three rows.",
+        "four_player": "The Polish four-player game (source 004) without its optional special "
+        "hands: four seats, per row, and each row must beat the one before it.",
     }
 )
 """One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""

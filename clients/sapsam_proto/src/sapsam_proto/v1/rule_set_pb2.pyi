@@ -101,6 +101,34 @@ Rules version 1 scored every rule set this way.
 """
 Global___MajorityRule: _TypeAlias = MajorityRule  # noqa: Y015
 
+class _RowOrder:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RowOrderEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RowOrder.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ROW_ORDER_UNSPECIFIED: _RowOrder.ValueType  # 0
+    """Not set. In a request this means the preset's value (ROW_ORDER_NON_DECREASING unless the
+    preset says otherwise). A response always sets it.
+    """
+    ROW_ORDER_NON_DECREASING: _RowOrder.ValueType  # 1
+    """Back >= middle >= front: equal rows are allowed (sources 000, 003; the base game)."""
+    ROW_ORDER_STRICTLY_INCREASING: _RowOrder.ValueType  # 2
+    """The back must beat the middle and the middle the front (source 004). Rules version 3 on."""
+
+class RowOrder(_RowOrder, metaclass=_RowOrderEnumTypeWrapper):
+    """How the three rows must be ordered, or the hand is a foul (docs/rules.md §1.5)."""
+
+ROW_ORDER_UNSPECIFIED: RowOrder.ValueType  # 0
+"""Not set. In a request this means the preset's value (ROW_ORDER_NON_DECREASING unless the
+preset says otherwise). A response always sets it.
+"""
+ROW_ORDER_NON_DECREASING: RowOrder.ValueType  # 1
+"""Back >= middle >= front: equal rows are allowed (sources 000, 003; the base game)."""
+ROW_ORDER_STRICTLY_INCREASING: RowOrder.ValueType  # 2
+"""The back must beat the middle and the middle the front (source 004). Rules version 3 on."""
+Global___RowOrder: _TypeAlias = RowOrder  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -149,13 +177,14 @@ class RuleSet(_message.Message):
     REVEAL_SECONDS_FIELD_NUMBER: _builtins.int
     ARRANGE_TIMEOUT_POLICY_FIELD_NUMBER: _builtins.int
     MAJORITY_FIELD_NUMBER: _builtins.int
+    ROW_ORDER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A short label, e.g. the preset the rule set came from; not interpreted by the rules.
     At most 64 characters.
     """
     rules_version: _builtins.int
-    """Version of the rules engine that scores this table (docs/rules.md §2.6): 2 for every table
-    created now, 1 for tables recorded before version 2. Output only: the server sets it.
+    """Version of the rules engine that scores this table (docs/rules.md §2.6): 3 for every table
+    created now, 1 or 2 for tables recorded before. Output only: the server sets it.
     """
     scoring_method: Global___ScoringMethod.ValueType
     """How each pair of players settles a deal."""
@@ -199,6 +228,10 @@ class RuleSet(_message.Message):
     """Who holds the majority; read only by SCORING_METHOD_TWO_FOUR and SCORING_METHOD_ONE_SIX.
     A table of rules version 1 shows MAJORITY_RULE_MORE_ROWS_WON, the only reading it had.
     """
+    row_order: Global___RowOrder.ValueType
+    """How the rows must be ordered. A table of rules version 1 or 2 shows
+    ROW_ORDER_NON_DECREASING, the only order it had.
+    """
     def __init__(
         self,
         *,
@@ -216,10 +249,11 @@ class RuleSet(_message.Message):
         reveal_seconds: _builtins.int | None = ...,
         arrange_timeout_policy: Global___TimeoutPolicy.ValueType = ...,
         majority: Global___MajorityRule.ValueType = ...,
+        row_order: Global___RowOrder.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__arrange_seconds: _TypeAlias = _typing.Literal["arrange_seconds"]  # noqa: Y015
     _WhichOneofArgType__arrange_seconds: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds"]  # noqa: Y015

@@ -66,7 +66,6 @@ SERVER_ONLY: dict[str, str] = {
     "NOTHING_TIMED_OUT": "only the deadline sweeper issues timeouts; no RPC times a seat out",
     "TOURNAMENT_EXISTS": "CreateTournament draws the tournament's UUID on the server",
     "ROUND_NOT_COMPLETE": "only the results process seats a next round, when a round ends",
-    "TOURNAMENT_COMPLETE": "only the results process seats rounds; it stops at the last one",
     "NOT_A_TOURNAMENT_TABLE": "only the results process credits deals, from tournament tables",
     "ALREADY_CREDITED": "only the results process credits deals, each once by its checkpoint",
     "BAD_SEED": "seeds are drawn by the server; no request carries one",
@@ -76,6 +75,12 @@ SERVER_ONLY: dict[str, str] = {
 """Reasons no client call can produce, and why (see the comments in sapsam.api.errors)."""
 
 COVERED_ELSEWHERE: dict[str, str] = {
+    # The operator's control of running tournaments (pause, resume, cancel, forfeit, re-seat).
+    "TOURNAMENT_COMPLETE": "tests/tournament/test_tournament_control_api.py",
+    "TOURNAMENT_PAUSED": "tests/tournament/test_tournament_control_api.py",
+    "TOURNAMENT_NOT_PAUSED": "tests/tournament/test_tournament_control_api.py",
+    "TOURNAMENT_CANCELLED": "tests/tournament/test_tournament_control_api.py",
+    "PLAYER_FORFEITED": "tests/tournament/test_tournament_control_api.py",
     # The database cut off under a running server.
     "DATABASE_UNAVAILABLE": "tests/api/test_database_outage.py",
     # A server started with --token-ttl-days and a token older than that.

@@ -9,7 +9,7 @@ from tournament_play import OPERATOR_TOKEN, Services
 
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.app.tables import TableService
-from sapsam.app.tournaments import TournamentService
+from sapsam.app.tournament_control import TournamentControl
 from sapsam.cli.bootstrap import build_services
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
@@ -25,7 +25,7 @@ async def services(database_url: str) -> AsyncIterator[Services]:
     store.prepare()
     tables = TableService(store)
     try:
-        yield Services(store, tables, TournamentService(store, tables), database_url)
+        yield Services(store, tables, TournamentControl(store, tables), database_url)
     finally:
         await store.close()
 

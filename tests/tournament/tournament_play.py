@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import psycopg
 
 from sapsam.app.tables import TableService
+from sapsam.app.tournament_control import TournamentControl
 from sapsam.app.tournaments import TournamentService, TournamentSettings
 from sapsam.audit.database import verify_table_online
 from sapsam.audit.sample_play import play_deal
@@ -28,7 +29,7 @@ class Services:
 
     store: EventStore
     tables: TableService
-    tournaments: TournamentService
+    tournaments: TournamentControl
     database_url: str
 
 

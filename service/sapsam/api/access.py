@@ -91,13 +91,24 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "VoidDeal",
             "ReplaceSeat",
         ),
-        **_methods("TournamentService", Access.OPERATOR, "CreateTournament", "StartTournament"),
+        **_methods(
+            "TournamentService",
+            Access.OPERATOR,
+            "CreateTournament",
+            "StartTournament",
+            "PauseTournament",
+            "ResumeTournament",
+            "CancelTournament",
+            "ReplaceTournamentSeat",
+        ),
         **_methods(
             "TournamentService",
             Access.CALLER,
-            # A player registers itself; only the operator may name another (the servicer checks).
+            # A player registers, unregisters and forfeits itself; only the operator may name
+            # another (the servicer checks).
             "RegisterTournamentPlayer",
             "UnregisterTournamentPlayer",
+            "ForfeitTournamentPlayer",
             "GetTournament",
             "ListTournaments",
             "GetStandings",

@@ -170,6 +170,10 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "PLAYER_SEATED": _PRECONDITION,
         "ROUND_NOT_COMPLETE": _PRECONDITION,
         "TOURNAMENT_COMPLETE": _PRECONDITION,
+        "TOURNAMENT_PAUSED": _PRECONDITION,
+        "TOURNAMENT_NOT_PAUSED": _PRECONDITION,
+        "TOURNAMENT_CANCELLED": _PRECONDITION,
+        "PLAYER_FORFEITED": _PRECONDITION,
         "OPERATOR_ONLY": _DENIED,
         # Only the results process can hit these (it credits deals, never a client).
         "NOT_A_TOURNAMENT_TABLE": _INTERNAL,

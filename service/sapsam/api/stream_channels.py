@@ -31,7 +31,7 @@ from sapsam.app.secret_seeds import dealt_hands
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.domain.table_views import dealt_cards_by_player
-from sapsam.domain.tournament_events import TournamentCompleted
+from sapsam.domain.tournament_events import TournamentCancelled, TournamentCompleted
 from sapsam.log.records import RecordedEvent
 from sapsam_proto.v1 import (
     table_event_pb2,
@@ -211,7 +211,8 @@ def _tournament_event(recorded: RecordedEvent) -> Sent:
             ),
         )
     )
-    return Sent(recorded.version, response, last=recorded.type == TournamentCompleted.TYPE)
+    last = recorded.type in (TournamentCompleted.TYPE, TournamentCancelled.TYPE)
+    return Sent(recorded.version, response, last=last)
 
 
 class TournamentChannel(StreamChannel):

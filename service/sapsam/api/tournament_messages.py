@@ -20,7 +20,9 @@ _STATUS: Final = {
     TournamentPhase.REGISTRATION: tournament_pb2.TOURNAMENT_STATUS_REGISTRATION,
     TournamentPhase.RUNNING: tournament_pb2.TOURNAMENT_STATUS_RUNNING,
     TournamentPhase.BETWEEN_ROUNDS: tournament_pb2.TOURNAMENT_STATUS_RUNNING,
+    TournamentPhase.PAUSED: tournament_pb2.TOURNAMENT_STATUS_PAUSED,
     TournamentPhase.COMPLETE: tournament_pb2.TOURNAMENT_STATUS_COMPLETE,
+    TournamentPhase.CANCELLED: tournament_pb2.TOURNAMENT_STATUS_CANCELLED,
 }
 
 
@@ -64,9 +66,13 @@ def tournament_message(
         rounds_completed=state.rounds_completed,
         create_time=timestamp_from_ms(state.created_at_ms),
         version=state.version,
+        forfeited_players=[resources.player_name(player) for player in state.forfeited],
+        status_reason=state.cancel_reason if state.cancelled else state.pause_reason,
     )
     if state.started_at_ms is not None:
         message.start_time.CopyFrom(timestamp_from_ms(state.started_at_ms))
+    if state.phase is TournamentPhase.PAUSED and state.paused_at_ms is not None:
+        message.pause_time.CopyFrom(timestamp_from_ms(state.paused_at_ms))
     return message
 
 
@@ -75,11 +81,13 @@ def round_message(state: TournamentState, seated: RoundSeated) -> tournament_pb2
     tables = []
     for text, players in zip(seated.table_ids, seated.seatings, strict=True):
         table = state.tables.get(uuid.UUID(text))
+        holders = players if table is None else table.holders
         tables.append(
             tournament_pb2.TournamentTable(
                 table=resources.table_name(uuid.UUID(text)),
-                players=[resources.player_name(player) for player in players],
+                players=[resources.player_name(player) for player in holders],
                 deals_credited=0 if table is None else len(table.credited),
+                drawn_players=[resources.player_name(player) for player in players],
             )
         )
     return tournament_pb2.TournamentRound(

@@ -28,13 +28,14 @@ from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import receipt_message
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TournamentChannel
+from sapsam.api.tournament_control_servicer import TournamentControlRpcs
 from sapsam.api.watch import watch
 from sapsam.app import tournament_queries as queries
 from sapsam.app.store_interface import LeaderboardLine
+from sapsam.app.tournament_control import TournamentControl
 from sapsam.app.tournaments import (
     TournamentNotFoundError,
     TournamentOutcome,
-    TournamentService,
     TournamentSettings,
     stream_id_for,
 )
@@ -60,6 +61,8 @@ _PHASES_BY_STATUS: Final[dict[int, list[str] | None]] = {
     tournament_pb2.TOURNAMENT_STATUS_REGISTRATION: ["REGISTRATION"],
     tournament_pb2.TOURNAMENT_STATUS_RUNNING: ["RUNNING", "BETWEEN_ROUNDS"],
     tournament_pb2.TOURNAMENT_STATUS_COMPLETE: ["COMPLETE"],
+    tournament_pb2.TOURNAMENT_STATUS_PAUSED: ["PAUSED"],
+    tournament_pb2.TOURNAMENT_STATUS_CANCELLED: ["CANCELLED"],
 }
 _RESEATING: Final = {
     tournament_pb2.RESEATING_UNSPECIFIED: "random",
@@ -145,12 +148,15 @@ def _offset(token: dict[str, Any] | None) -> int:
     return offset
 
 
-class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
-    """Every TournamentService RPC over one ``TournamentService`` and the players."""
+class TournamentServicer(
+    TournamentControlRpcs, tournament_service_pb2_grpc.TournamentServiceServicer
+):
+    """Every TournamentService RPC over one ``TournamentControl`` and the players (the operator's
+    control RPCs in ``sapsam.api.tournament_control_servicer``)."""
 
     def __init__(
         self,
-        tournaments: TournamentService,
+        tournaments: TournamentControl,
         players: PlayerDirectory,
         feed: EventFeed,
     ) -> None:
@@ -358,6 +364,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
                 deals_won=row.deals_won,
                 deals_played=row.deals_played,
                 place=row.place,
+                forfeited=row.player_id in state.forfeited,
             )
             for row in rows
         ]
@@ -368,7 +375,7 @@ class TournamentServicer(tournament_service_pb2_grpc.TournamentServiceServicer):
             standings=standings,
             next_page_token=next_token,
             total_size=total,
-            final=state.phase is TournamentPhase.COMPLETE,
+            final=state.phase in (TournamentPhase.COMPLETE, TournamentPhase.CANCELLED),
         )
 
     async def GetLeaderboard(  # noqa: N802 - the generated method name

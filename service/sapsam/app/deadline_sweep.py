@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from sapsam.app.store_interface import DEADLINES_PROCESS
+from sapsam.app.tournament_pause import NO_HOLD, TableHold
 from sapsam.domain.errors import DomainError
 from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.log.records import ConcurrencyConflict
@@ -29,6 +30,7 @@ async def sweep_deadlines(
     limit: int = 100,
     unserved: Callable[[int], Awaitable[tuple[UnservedWindow, ...]]] | None = None,
     grace_ms: int = 0,
+    holds: Callable[[uuid.UUID], Awaitable[TableHold]] | None = None,
 ) -> int:
     """Time out the seats of every table past its deadline; returns how many tables changed.
 
@@ -38,6 +40,9 @@ async def sweep_deadlines(
 
     ``unserved(since_ms)`` gives the windows when no server served since ``since_ms``: a
     deadline in one (or within ``grace_ms`` after it) is extended instead of enforced.
+
+    ``holds(table_id)`` tells of a tournament's pause (``sapsam.app.tournament_control``): a
+    paused tournament's table is left alone, and the ended pauses count as such windows.
 
     Each table on its own: a table whose command fails for any reason but the database's own
     unavailability is logged with its id, recorded in ``background_failures`` and backed off
@@ -54,9 +59,12 @@ async def sweep_deadlines(
     for table in due:
         table_id = uuid.UUID(table.table_id)
         try:
+            held = NO_HOLD if holds is None else await holds(table_id)
+            if held.paused:
+                continue  # the operator paused its tournament: no clock runs against a player
             version = (await service.load(table_id)).version
             outcome = await service.time_out(
-                table_id, f"deadline/{table_id}/{version}", windows, grace_ms
+                table_id, f"deadline/{table_id}/{version}", (*windows, *held.pauses), grace_ms
             )
             changed += not outcome.replayed
         except (DomainError, ConcurrencyConflict):

@@ -55,6 +55,7 @@ class DealCommands(TableRunner):
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             require_holder_or_operator(state, actor)
+            await self.paused_tournaments.refuse_if_paused(session, table_id)
             number = state.next_deal_number
             command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
 

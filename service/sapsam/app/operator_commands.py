@@ -94,16 +94,19 @@ class OperatorCommands(TableRunner):
         player_id: str,
         request_id: str,
         *,
+        tournament_id: uuid.UUID | None = None,
         request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Give ``seat`` to ``player_id`` between deals (refused mid-deal: WRONG_PHASE; for a
-        player already seated here: ALREADY_SEATED; at a tournament's table: WRONG_PHASE)."""
+        player already seated here: ALREADY_SEATED; at a tournament's table: WRONG_PHASE, unless
+        ``tournament_id`` names that tournament, whose re-seat this is)."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            if await session.tournament_of_table(str(table_id)) is not None:
+            if await session.tournament_of_table(str(table_id)) != tournament_id:
                 raise DomainError(
                     Reason.WRONG_PHASE,
-                    "a tournament's table: its seats are the tournament's to assign",
+                    "a tournament's table: its seats are the tournament's to assign"
+                    " (ReplaceTournamentSeat)",
                 )
             return Plan([ReplaceSeat(seat=seat, player_id=player_id)])
 

@@ -342,6 +342,10 @@ class StoreSession(Protocol):
         """Every tournament in play."""
         ...
 
+    async def tournament_phase_of_table(self, table_id: str) -> str | None:
+        """The phase of the tournament a table belongs to (``PAUSED`` …), None for none."""
+        ...
+
     # -- background processes' own state ---------------------------------------------------------
 
     async def read_checkpoint(self, name: str) -> int:

@@ -47,6 +47,7 @@ from sapsam.app.table_plans import (
     stream_id_for,
     wall_clock_ms,
 )
+from sapsam.app.tournament_pause import PausedTournamentGate
 from sapsam.domain.commands import RevealSeed
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DEFAULT_CODEC, Event, EventCodec
@@ -76,6 +77,8 @@ class TableRunner:
         """The secret seeds of running deals and lots, read from ``deal_secrets`` once."""
         self.locks = TableLocks()
         """One command of a table at a time in this process (see _execute)."""
+        self.paused_tournaments = PausedTournamentGate()
+        """Refuses a deal's start at a paused tournament's table (``app.tournament_pause``)."""
         self.on_appended: Callable[[str, Sequence[RecordedEvent]], None] | None = None
         """Told of every append of this runner once it is committed (the stream, its events):
         the server's live feed sends them to this process's watchers without reading them."""

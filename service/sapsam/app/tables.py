@@ -16,6 +16,7 @@ machinery they share (memory, retries, the append) is
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable
 
 from sapsam.app import deadline_sweep
@@ -35,6 +36,7 @@ from sapsam.app.table_plans import (
 )
 from sapsam.app.table_queries import ListedTable, OwnHand, TableQueries
 from sapsam.app.table_seating import TABLE_ID_NAMESPACE, TableSeating
+from sapsam.app.tournament_pause import TableHold
 from sapsam.domain.table_deadlines import UnservedWindow
 
 __all__ = [
@@ -62,7 +64,8 @@ class TableService(TableQueries, TableSeating, DealCommands, OperatorCommands, O
         limit: int = 100,
         unserved: Callable[[int], Awaitable[tuple[UnservedWindow, ...]]] | None = None,
         grace_ms: int = 0,
+        holds: Callable[[uuid.UUID], Awaitable[TableHold]] | None = None,
     ) -> int:
         """Time out the seats of every table past its deadline; returns how many tables changed
         (``sapsam.app.deadline_sweep.sweep_deadlines``)."""
-        return await deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms)
+        return await deadline_sweep.sweep_deadlines(self, limit, unserved, grace_ms, holds)

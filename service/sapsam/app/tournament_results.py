@@ -307,13 +307,16 @@ class ResultsProcess:
             try:
                 events = decide(state, command)
             except DomainError as error:
-                if error.reason is not Reason.ALREADY_CREDITED:
+                if error.reason not in (Reason.ALREADY_CREDITED, Reason.TOURNAMENT_CANCELLED):
                     raise
-                events = []  # credited before (e.g. a restored checkpoint): only move on
+                # Credited before (e.g. a restored checkpoint), or a deal finished after the
+                # tournament was cancelled (it counts for nothing): only move on.
+                events = []
             after = state
             for produced in events:
                 after = evolve(after, produced)
             secrets = SecretChanges()
+            # A round completing during a pause is followed by the next one at the resume.
             seated_next = events and after.phase is TournamentPhase.BETWEEN_ROUNDS
             if seated_next:
                 next_round, secrets = await self.tournaments.next_round_command(session, after)

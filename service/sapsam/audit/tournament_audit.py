@@ -5,11 +5,14 @@ Checks, in order (each named in the report; docs/tournaments.md explains them):
 - ``seating_seed[r]``: round r's revealed seating seed matches the commitment published at
   creation, before anyone registered.
 - ``seating[r]``: round r's tables are the documented draw (random, or by standings with totals
-  recomputed from the verified deals before that round) over the entrants in the log.
+  recomputed from the verified deals before that round) over the entrants in the log (players
+  re-seated in included, those who forfeited left out).
 - ``table_seats[r.i]``: table i of round r was created with the tournament's rules and seats the
   drawn players in the drawn order.
-- ``deal[r.i.n]``: each credited deal verifies (the audit's full deal verification) and its
-  credited deltas are that deal's scored totals; ``credits``: every scored deal of every
+- ``deal[r.i.n]``: each credited deal verifies (the audit's full deal verification), its
+  credited deltas are that deal's scored totals, credited to whoever held each seat in that deal
+  by the table's own log (the drawn players, a seat re-seated by ``SeatReplaced`` from the next
+  deal on); ``credits``: every scored deal of every
   tournament table is credited exactly once (a deal scored but not yet credited is pending).
 - ``standings``: each player's total equals the sum of their verified deal results, and the
   final standings (if complete) rank those sums with equal totals sharing a place.
@@ -26,7 +29,14 @@ import psycopg
 from sapsam.app.tournaments import stream_id_for
 from sapsam.audit.database import verify_deal_online
 from sapsam.audit.report import AuditCheck, AuditReport, Status
-from sapsam.domain.events import DEFAULT_CODEC, DealScored, PlayerSeated, TableCreated
+from sapsam.domain.events import (
+    DEFAULT_CODEC,
+    DealScored,
+    DealStarted,
+    PlayerSeated,
+    SeatReplaced,
+    TableCreated,
+)
 from sapsam.domain.tournament import Reseating, TournamentState, evolve, rank_players
 from sapsam.domain.tournament_events import (
     TOURNAMENT_CODEC,
@@ -70,18 +80,20 @@ def _check_seating(
         checks.append(_failed(name, "the revealed seed does not match its commitment"))
         return checks
     method = Reseating.RANDOM if seated.round == 1 else state.reseating
+    # Who the draw seats: the entrants, and any player re-seated in, less those who forfeited.
+    pool = state.seating_pool
     if method is Reseating.RANDOM:
         expected = seat_randomly(
-            state.tournament_id, seated.round, seed, state.entrants, state.seats_per_table
+            state.tournament_id, seated.round, seed, pool, state.seats_per_table
         )
     else:
-        totals = {player: verified_totals.get(player, 0) for player in state.entrants}
+        totals = {player: verified_totals.get(player, 0) for player in pool}
         expected = seat_by_standings(
             state.tournament_id, seated.round, seed, totals, state.seats_per_table
         )
     name = f"seating[{seated.round}]"
     if seated.method == method.value and tuple(seated.seatings) == expected:
-        checks.append(_passed(name, f"{method.value} draw over {len(state.entrants)} entrants"))
+        checks.append(_passed(name, f"{method.value} draw over {len(pool)} entrants"))
     else:
         checks.append(
             _failed(name, "the tables are not the documented draw", expected, seated.seatings)
@@ -89,33 +101,57 @@ def _check_seating(
     return checks
 
 
+Scored = dict[int, tuple[tuple[int, ...], int]]
+"""A table's scored deals: number -> (totals, log position)."""
+Replaced = list[tuple[int, int, str]]
+"""A table's re-seated seats in order: (seat, first deal, player), from its SeatReplaced."""
+
+
 def _check_table(
     connection: Connection, state: TournamentState, seated: RoundSeated, index: int
-) -> tuple[list[AuditCheck], dict[int, tuple[tuple[int, ...], int]]]:
-    """The table's seats, and its scored deals: number -> (totals, log position)."""
+) -> tuple[list[AuditCheck], Scored, Replaced]:
+    """The table's seats, its scored deals and its re-seated seats."""
     table_id = seated.table_ids[index]
     players = seated.seatings[index]
     name = f"table_seats[{seated.round}.{index}]"
     seats: dict[int, str] = {}
     created: TableCreated | None = None
-    scored: dict[int, tuple[tuple[int, ...], int]] = {}
+    scored: Scored = {}
+    replaced: Replaced = []
+    last_deal = 0
     for recorded in read_stream(connection, f"table-{table_id}"):
         event = DEFAULT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
         if isinstance(event, TableCreated):
             created = event
         elif isinstance(event, PlayerSeated):
             seats[event.seat] = event.player_id
+        elif isinstance(event, DealStarted):
+            last_deal = event.deal_number
+        elif isinstance(event, SeatReplaced):
+            replaced.append((event.seat, last_deal + 1, event.player_id))
         elif isinstance(event, DealScored):
             scored[event.deal_number] = (event.totals, recorded.position)
     if created is None:
-        return [AuditCheck(name, Status.PENDING, "the table is not created yet")], scored
+        return [AuditCheck(name, Status.PENDING, "the table is not created yet")], scored, replaced
     wanted = state.rule_set.to_dict()
     found = tuple(seats.get(seat) for seat in range(created.seat_count))
     if dict(created.rule_set) == wanted and found == tuple(players):
-        return [_passed(name, f"{len(players)} players seated as drawn, rules as set")], scored
-    return [
-        _failed(name, "the table's seats or rules differ from the draw", players, found)
-    ], scored
+        checks = [_passed(name, f"{len(players)} players seated as drawn, rules as set")]
+        return checks, scored, replaced
+    return (
+        [_failed(name, "the table's seats or rules differ from the draw", players, found)],
+        scored,
+        replaced,
+    )
+
+
+def _holders(drawn: tuple[str, ...], replaced: Replaced, deal_number: int) -> tuple[str, ...]:
+    """Who held each seat in a deal, by the table's own log (its SeatReplaced events)."""
+    holders = list(drawn)
+    for seat, first_deal, player in replaced:
+        if first_deal <= deal_number and 0 <= seat < len(holders):
+            holders[seat] = player
+    return tuple(holders)
 
 
 def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> AuditReport:
@@ -130,6 +166,7 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
     credited: Counter[tuple[str, int]] = Counter()
     scored_deals: dict[tuple[str, int], tuple[tuple[int, ...], int]] = {}
     table_players: dict[str, tuple[str, ...]] = {}
+    table_replaced: dict[str, Replaced] = {}
     deals_verified = 0
     completed: TournamentCompleted | None = None
     for recorded in recorded_events:
@@ -137,9 +174,10 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
         if isinstance(event, RoundSeated):
             checks += _check_seating(state, event, verified_totals)
             for index, table_id in enumerate(event.table_ids):
-                table_checks, scored = _check_table(connection, state, event, index)
+                table_checks, scored, replaced = _check_table(connection, state, event, index)
                 checks += table_checks
                 table_players[table_id] = event.seatings[index]
+                table_replaced[table_id] = replaced
                 for number, outcome in scored.items():
                     scored_deals[(table_id, number)] = outcome
         elif isinstance(event, DealCredited):
@@ -157,7 +195,11 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
                         name, "credited deltas differ from the scored deal", result, event.deltas
                     )
                 )
-            elif event.players != table_players.get(event.table_id):
+            elif event.players != _holders(
+                table_players.get(event.table_id, ()),
+                table_replaced.get(event.table_id, []),
+                event.deal_number,
+            ):
                 checks.append(_failed(name, "credited to other players than the table's"))
             else:
                 deals_verified += 1

@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Final
 
@@ -36,8 +38,9 @@ from sapsam.api.tournament_servicer import TournamentServicer
 from sapsam.api.transparency_servicer import TransparencyServicer
 from sapsam.app.receipts import ReceiptSigner
 from sapsam.app.tables import TableService
+from sapsam.app.tournament_control import TournamentControl
+from sapsam.app.tournament_pause import TableHold
 from sapsam.app.tournament_results import ResultsProcess
-from sapsam.app.tournaments import TournamentService
 from sapsam.app.transparency import checkpoint_signer
 from sapsam.keys import ServerKeys, load_server_keys, read_witnesses
 from sapsam.rules.solver import prepare as prepare_solver
@@ -76,6 +79,7 @@ def deadline_sweeper(
     serving: ServingRecord | None = None,
     interval: float = SWEEP_SECONDS,
     grace_seconds: float = DEADLINE_GRACE_SECONDS,
+    holds: Callable[[uuid.UUID], Awaitable[TableHold]] | None = None,
 ) -> BackgroundLoop:
     """Issues the timeout commands of tables past a deadline, every ``interval`` seconds.
 
@@ -84,15 +88,18 @@ def deadline_sweeper(
     With a ``serving`` record it sweeps only while this process's heartbeat is current, and
     extends the deadlines that fell while no server served (or within ``grace_seconds`` after).
     One table failing is backed off on its own (``sapsam.store.table_failures``); the loop itself
-    backs off only when a whole sweep fails (the database is out of reach).
+    backs off only when a whole sweep fails (the database is out of reach). ``holds``: a paused
+    tournament's hold on its tables (``TournamentControl.table_hold``).
     """
     grace_ms = round(grace_seconds * 1000)
 
     async def sweep(should_stop: object) -> None:
         if serving is None:
-            await tables.sweep_deadlines()
+            await tables.sweep_deadlines(holds=holds)
         elif serving.serving:
-            await tables.sweep_deadlines(unserved=serving.unserved_since, grace_ms=grace_ms)
+            await tables.sweep_deadlines(
+                unserved=serving.unserved_since, grace_ms=grace_ms, holds=holds
+            )
 
     return BackgroundLoop(
         "sapsam-deadlines", sweep, interval, _logger, max_pause=MAX_BACKGROUND_PAUSE_SECONDS
@@ -173,11 +180,13 @@ def build_services(
     tables.on_appended = feed.appended  # this process's appends reach its watchers unread
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
-    sweeper = deadline_sweeper(tables, serving, grace_seconds=deadline_grace_seconds)
+    # tournaments: service (with the operator's controls) and results process
+    tournaments = TournamentControl(store, tables, receipts=receipts)
+    sweeper = deadline_sweeper(
+        tables, serving, grace_seconds=deadline_grace_seconds, holds=tournaments.table_hold
+    )
     stuck_gauge = StuckTablesGauge()
     stuck_check = stuck_tables_check(tables, stuck_gauge, stuck_check_seconds)
-    # tournaments: service and results process
-    tournaments = TournamentService(store, tables, receipts=receipts)
     results = results_follower(ResultsProcess(tournaments))
     checkpointer = (
         transparency_checkpointer(store, server_keys, checkpoint_seconds) if server_keys else None

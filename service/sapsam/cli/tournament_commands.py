@@ -172,12 +172,12 @@ async def _services(arguments: argparse.Namespace) -> AsyncIterator[Any]:
     """A tournament service over the chosen database (migrated first); its pool on the command's
     event loop."""
     from sapsam.app.tables import TableService
-    from sapsam.app.tournaments import TournamentService
+    from sapsam.app.tournament_control import TournamentControl
 
     with _prepared_database(arguments) as (_, store):
         await store.open()
         try:
-            yield TournamentService(store, TableService(store))
+            yield TournamentControl(store, TableService(store))
         finally:
             await store.close()
 

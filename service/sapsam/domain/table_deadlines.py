@@ -29,7 +29,10 @@ SERVER_RESTART: Final = "server_restart"
 """No server served until a server process (re)started."""
 DATABASE_OUTAGE: Final = "database_outage"
 """The servers could not reach the database: none could serve or record its heartbeat."""
-EXTENSION_REASONS: Final = frozenset({SERVER_RESTART, DATABASE_OUTAGE})
+TOURNAMENT_PAUSED: Final = "tournament_paused"
+"""The table's tournament was paused by the operator (docs/tournaments.md): no deadline runs out
+while it is, and one that fell in the pause is extended like one in an outage."""
+EXTENSION_REASONS: Final = frozenset({SERVER_RESTART, DATABASE_OUTAGE, TOURNAMENT_PAUSED})
 
 
 @dataclass(frozen=True)

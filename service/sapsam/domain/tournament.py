@@ -12,11 +12,15 @@ Standings: totals are the sum of the credited deal deltas; equal totals share a 
 A tie-break applies only if the operator configured one at creation (``deals_won``: more deals
 with a positive result ranks higher; players equal on both still share the place).
 
+The operator may pause, resume and cancel a started tournament, and an entrant may forfeit (its
+seat then re-seated by the operator): ``tournament_control`` holds those rules.
+
 This module is the aggregate's public entry; the parts live beside it:
 
 - ``tournament_state``: the state records, the phase, the settings' limits, ``rank_players``;
 - ``tournament_commands``: the commands;
 - ``tournament_decide``: ``decide``, one function per command;
+- ``tournament_control``: pausing, cancelling, forfeiting and re-seating;
 - ``tournament_evolve``: ``evolve`` and ``fold``, one function per event;
 - ``tournament_events`` and ``tournament_seating``: the events and the seating draws.
 """
@@ -24,9 +28,14 @@ This module is the aggregate's public entry; the parts live beside it:
 from __future__ import annotations
 
 from sapsam.domain.tournament_commands import (
+    CancelTournament,
     CreateTournament,
     CreditDeal,
+    ForfeitPlayer,
+    PauseTournament,
     RegisterPlayer,
+    ReseatPlayer,
+    ResumeTournament,
     SeatNextRound,
     StartTournament,
     UnregisterPlayer,
@@ -45,6 +54,7 @@ from sapsam.domain.tournament_state import (
     MAX_DEALS_PER_ROUND,
     MAX_ENTRANTS,
     MAX_NAME_LENGTH,
+    MAX_REASON_LENGTH,
     MAX_ROUNDS,
     PlayerStanding,
     Reseating,
@@ -61,12 +71,18 @@ __all__ = [
     "MAX_DEALS_PER_ROUND",
     "MAX_ENTRANTS",
     "MAX_NAME_LENGTH",
+    "MAX_REASON_LENGTH",
     "MAX_ROUNDS",
+    "CancelTournament",
     "CreateTournament",
     "CreditDeal",
+    "ForfeitPlayer",
+    "PauseTournament",
     "PlayerStanding",
     "RegisterPlayer",
+    "ReseatPlayer",
     "Reseating",
+    "ResumeTournament",
     "SeatNextRound",
     "StartTournament",
     "TieBreak",

@@ -74,3 +74,48 @@ class SeatNextRound:
 
     seating_seed: bytes
     table_ids: tuple[uuid.UUID, ...]
+
+
+@dataclass(frozen=True)
+class PauseTournament:
+    """Stop the clocks and the rounds of a started tournament (the operator's)."""
+
+    reason: str
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class ResumeTournament:
+    """End the pause; ``next_round`` seats the round that completed meanwhile, if any (the
+    service supplies it whenever the tournament is between rounds)."""
+
+    now_ms: int
+    next_round: SeatNextRound | None = None
+
+
+@dataclass(frozen=True)
+class CancelTournament:
+    """End the tournament before its last round, its standings as they stand."""
+
+    reason: str
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class ForfeitPlayer:
+    """An entrant leaves the started tournament (the player itself or the operator)."""
+
+    player_id: str
+    reason: str
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class ReseatPlayer:
+    """Give a forfeited player's seat at a current-round table to ``player_id`` from deal
+    ``from_deal`` on (the table's next deal, read by the service)."""
+
+    table_id: uuid.UUID
+    seat: int
+    player_id: str
+    from_deal: int

@@ -10,12 +10,23 @@ from typing import Any
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event
 from sapsam.domain.tournament_commands import (
+    CancelTournament,
     CreateTournament,
     CreditDeal,
+    ForfeitPlayer,
+    PauseTournament,
     RegisterPlayer,
+    ReseatPlayer,
+    ResumeTournament,
     SeatNextRound,
     StartTournament,
     UnregisterPlayer,
+)
+from sapsam.domain.tournament_control import (
+    decide_cancel,
+    decide_forfeit,
+    decide_pause,
+    decide_reseat,
 )
 from sapsam.domain.tournament_events import (
     DealCredited,
@@ -25,6 +36,7 @@ from sapsam.domain.tournament_events import (
     RoundSeated,
     TournamentCompleted,
     TournamentCreated,
+    TournamentResumed,
     TournamentStarted,
 )
 from sapsam.domain.tournament_evolve import evolve
@@ -57,6 +69,8 @@ def decide(state: TournamentState, command: Any) -> list[Event]:
         raise DomainError(Reason.INVALID_ARGUMENT, f"unknown command {type(command).__name__}")
     if not isinstance(command, CreateTournament) and state.tournament_id is None:
         raise DomainError(Reason.TOURNAMENT_NOT_FOUND, "the tournament does not exist")
+    if state.phase is TournamentPhase.CANCELLED and not isinstance(command, CreateTournament):
+        raise DomainError(Reason.TOURNAMENT_CANCELLED, "the tournament is cancelled")
     return handler(state, command)
 
 
@@ -203,7 +217,8 @@ def _round_seated(
 
 def planned_table_count(state: TournamentState, entrant_count: int | None = None) -> int:
     """How many tables the next seating needs (the service creates that many)."""
-    count = len(state.entrants or state.registered) if entrant_count is None else entrant_count
+    pool = state.seating_pool if state.started_at_ms is not None else state.registered
+    count = len(pool) if entrant_count is None else entrant_count
     return len(table_sizes(max(count, 2), state.seats_per_table))
 
 
@@ -244,7 +259,7 @@ def _decide_credit(state: TournamentState, command: CreditDeal) -> list[Event]:
         round=table.round,
         table_id=str(command.table_id),
         deal_number=command.deal_number,
-        players=table.players,
+        players=table.players_in_deal(command.deal_number),
         deltas=command.seat_deltas,
         source_position=command.source_position,
     )
@@ -269,13 +284,35 @@ def _decide_next_round(state: TournamentState, command: SeatNextRound) -> list[E
     phase = state.phase
     if phase is TournamentPhase.COMPLETE:
         raise DomainError(Reason.TOURNAMENT_COMPLETE, "the tournament is complete")
+    if phase is TournamentPhase.PAUSED:
+        raise DomainError(Reason.TOURNAMENT_PAUSED, "the tournament is paused: no round starts")
     if phase is not TournamentPhase.BETWEEN_ROUNDS:
         raise DomainError(Reason.ROUND_NOT_COMPLETE, "the current round is not complete")
     next_round = state.current_round + 1
     _check_seed(state, next_round, command.seating_seed)
     return [
-        _round_seated(state, next_round, command.seating_seed, state.entrants, command.table_ids)
+        _round_seated(
+            state, next_round, command.seating_seed, state.seating_pool, command.table_ids
+        )
     ]
+
+
+def _decide_resume(state: TournamentState, command: ResumeTournament) -> list[Event]:
+    if state.phase is TournamentPhase.COMPLETE:
+        raise DomainError(Reason.TOURNAMENT_COMPLETE, "the tournament is complete")
+    if state.phase is not TournamentPhase.PAUSED or state.paused_at_ms is None:
+        raise DomainError(Reason.TOURNAMENT_NOT_PAUSED, "the tournament is not paused")
+    resumed = TournamentResumed(paused_at_ms=state.paused_at_ms, resumed_at_ms=command.now_ms)
+    events: list[Event] = [resumed]
+    after = evolve(state, resumed)
+    if after.phase is TournamentPhase.BETWEEN_ROUNDS:
+        # The round that completed during the pause: its successor is seated now.
+        if command.next_round is None:
+            raise DomainError(
+                Reason.INVALID_ARGUMENT, "resuming between rounds needs the next round's seating"
+            )
+        events += _decide_next_round(after, command.next_round)
+    return events
 
 
 _DECIDERS: dict[type[Any], Callable[[TournamentState, Any], list[Event]]] = {
@@ -285,4 +322,9 @@ _DECIDERS: dict[type[Any], Callable[[TournamentState, Any], list[Event]]] = {
     StartTournament: _decide_start,
     CreditDeal: _decide_credit,
     SeatNextRound: _decide_next_round,
+    PauseTournament: decide_pause,
+    ResumeTournament: _decide_resume,
+    CancelTournament: decide_cancel,
+    ForfeitPlayer: decide_forfeit,
+    ReseatPlayer: decide_reseat,
 }

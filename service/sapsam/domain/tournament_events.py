@@ -117,6 +117,66 @@ class TournamentCompleted(Event):
     places: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class TournamentPaused(Event):
+    """The operator paused the tournament: no round is seated, no deal starts at its tables and
+    no deadline runs out there until it resumes (docs/tournaments.md, "Pause, resume, cancel")."""
+
+    TYPE: ClassVar[str] = "TournamentPaused"
+    reason: str
+    paused_at_ms: int
+
+
+@dataclass(frozen=True)
+class TournamentResumed(Event):
+    """The pause that began at ``paused_at_ms`` ended; deadlines that fell in it (or within the
+    grace after it) are extended at each table as after a server outage."""
+
+    TYPE: ClassVar[str] = "TournamentResumed"
+    paused_at_ms: int
+    resumed_at_ms: int
+
+
+@dataclass(frozen=True)
+class TournamentCancelled(Event):
+    """The operator ended the tournament before its last round: nothing is credited after this.
+    The standings as they stood, best first (parallel tuples), as ``TournamentCompleted``'s."""
+
+    TYPE: ClassVar[str] = "TournamentCancelled"
+    reason: str
+    cancelled_at_ms: int
+    players: tuple[str, ...]
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PlayerForfeited(Event):
+    """An entrant left the tournament during ``round``: seated in no later round, the deals
+    already credited stay theirs, and their seat this round is theirs until it is re-seated."""
+
+    TYPE: ClassVar[str] = "PlayerForfeited"
+    player_id: str
+    round: int
+    reason: str
+    forfeited_at_ms: int
+
+
+@dataclass(frozen=True)
+class SeatReassigned(Event):
+    """A forfeited player's seat at a table of the current round passed to ``player_id`` from
+    deal ``from_deal`` on (the table records the same as ``SeatReplaced``); the new player is an
+    entrant from now on. Deals before ``from_deal`` stay the previous player's."""
+
+    TYPE: ClassVar[str] = "SeatReassigned"
+    round: int
+    table_id: str
+    seat: int
+    previous_player_id: str
+    player_id: str
+    from_deal: int
+
+
 TOURNAMENT_EVENT_TYPES: tuple[type[Event], ...] = (
     TournamentCreated,
     PlayerRegistered,
@@ -126,6 +186,11 @@ TOURNAMENT_EVENT_TYPES: tuple[type[Event], ...] = (
     DealCredited,
     RoundCompleted,
     TournamentCompleted,
+    TournamentPaused,
+    TournamentResumed,
+    TournamentCancelled,
+    PlayerForfeited,
+    SeatReassigned,
 )
 
 TOURNAMENT_CODEC = EventCodec(TOURNAMENT_EVENT_TYPES)

@@ -11,12 +11,17 @@ from typing import Any
 from sapsam.domain.events import Event
 from sapsam.domain.tournament_events import (
     DealCredited,
+    PlayerForfeited,
     PlayerRegistered,
     PlayerUnregistered,
     RoundCompleted,
     RoundSeated,
+    SeatReassigned,
+    TournamentCancelled,
     TournamentCompleted,
     TournamentCreated,
+    TournamentPaused,
+    TournamentResumed,
     TournamentStarted,
 )
 from sapsam.domain.tournament_state import (
@@ -123,6 +128,39 @@ def _on_completed(state: TournamentState, event: TournamentCompleted) -> Tournam
     return _next(state, complete=True)
 
 
+def _on_paused(state: TournamentState, event: TournamentPaused) -> TournamentState:
+    return _next(state, paused_at_ms=event.paused_at_ms, pause_reason=event.reason)
+
+
+def _on_resumed(state: TournamentState, event: TournamentResumed) -> TournamentState:
+    pauses = (*state.pauses, (event.paused_at_ms, event.resumed_at_ms))
+    return _next(state, paused_at_ms=None, pause_reason="", pauses=pauses)
+
+
+def _on_cancelled(state: TournamentState, event: TournamentCancelled) -> TournamentState:
+    return _next(state, cancelled=True, cancel_reason=event.reason)
+
+
+def _on_forfeited(state: TournamentState, event: PlayerForfeited) -> TournamentState:
+    return _next(state, forfeited={**state.forfeited, event.player_id: event.round})
+
+
+def _on_reassigned(state: TournamentState, event: SeatReassigned) -> TournamentState:
+    table_id = uuid.UUID(event.table_id)
+    table = state.tables[table_id]
+    tables = dict(state.tables)
+    change = (event.seat, event.from_deal, event.player_id)
+    tables[table_id] = dataclasses.replace(table, reassigned=(*table.reassigned, change))
+    changes: dict[str, Any] = {"tables": tables}
+    if event.player_id not in state.entrants:
+        # The substitute is an entrant from now on, from a total of 0.
+        changes["entrants"] = (*state.entrants, event.player_id)
+        changes["totals"] = {**state.totals, event.player_id: 0}
+        changes["deals_won"] = {**state.deals_won, event.player_id: 0}
+        changes["deals_played"] = {**state.deals_played, event.player_id: 0}
+    return _next(state, **changes)
+
+
 _EVOLVERS: dict[type[Event], Callable[[TournamentState, Any], TournamentState]] = {
     TournamentCreated: _on_created,
     PlayerRegistered: _on_registered,
@@ -132,4 +170,9 @@ _EVOLVERS: dict[type[Event], Callable[[TournamentState, Any], TournamentState]] 
     DealCredited: _on_credited,
     RoundCompleted: _on_round_completed,
     TournamentCompleted: _on_completed,
+    TournamentPaused: _on_paused,
+    TournamentResumed: _on_resumed,
+    TournamentCancelled: _on_cancelled,
+    PlayerForfeited: _on_forfeited,
+    SeatReassigned: _on_reassigned,
 }

@@ -19,6 +19,8 @@ MAX_NAME_LENGTH: Final = 100
 MAX_ROUNDS: Final = 50
 MAX_DEALS_PER_ROUND: Final = 100
 MAX_ENTRANTS: Final = 1000
+MAX_REASON_LENGTH: Final = 200
+"""A pause's, a cancellation's or a forfeit's reason: 1 to this many printable characters."""
 
 
 class Reseating(StrEnum):
@@ -46,7 +48,9 @@ class TournamentPhase(StrEnum):
     REGISTRATION = "REGISTRATION"
     RUNNING = "RUNNING"
     BETWEEN_ROUNDS = "BETWEEN_ROUNDS"
+    PAUSED = "PAUSED"
     COMPLETE = "COMPLETE"
+    CANCELLED = "CANCELLED"
 
 
 # -- state -------------------------------------------------------------------------------------
@@ -61,6 +65,21 @@ class TournamentTable:
     table_id: uuid.UUID
     players: tuple[str, ...]
     credited: frozenset[int] = frozenset()
+    reassigned: tuple[tuple[int, int, str], ...] = ()
+    """Re-seated seats in order: (seat, from deal, player)."""
+
+    def players_in_deal(self, deal_number: int) -> tuple[str, ...]:
+        """Who held each seat in deal ``deal_number``: the drawn players, re-seats applied."""
+        holders = list(self.players)
+        for seat, from_deal, player in self.reassigned:
+            if from_deal <= deal_number:
+                holders[seat] = player
+        return tuple(holders)
+
+    @property
+    def holders(self) -> tuple[str, ...]:
+        """Who holds each seat now (after every re-seat)."""
+        return self.players_in_deal(2**31)
 
 
 @dataclass(frozen=True)
@@ -103,19 +122,42 @@ class TournamentState:
     deals_won: Mapping[str, int] = field(default_factory=dict)
     deals_played: Mapping[str, int] = field(default_factory=dict)
     complete: bool = False
+    paused_at_ms: int | None = None
+    pause_reason: str = ""
+    pauses: tuple[tuple[int, int], ...] = ()
+    """The pauses that ended, as (paused at, resumed at) in Unix ms."""
+    cancelled: bool = False
+    cancel_reason: str = ""
+    forfeited: Mapping[str, int] = field(default_factory=dict)
+    """Each forfeited player's round of leaving."""
 
     @property
     def phase(self) -> TournamentPhase:
         """The phase, derived from the facts."""
         if self.tournament_id is None:
             return TournamentPhase.NOT_CREATED
+        if self.cancelled:
+            return TournamentPhase.CANCELLED
         if self.complete:
             return TournamentPhase.COMPLETE
+        if self.paused_at_ms is not None:
+            return TournamentPhase.PAUSED
         if self.started_at_ms is None:
             return TournamentPhase.REGISTRATION
         if self.rounds_completed >= self.current_round:
             return TournamentPhase.BETWEEN_ROUNDS
         return TournamentPhase.RUNNING
+
+    @property
+    def round_complete(self) -> bool:
+        """Whether every round seated so far is complete (between rounds, paused or not)."""
+        return self.started_at_ms is not None and self.rounds_completed >= self.current_round
+
+    @property
+    def seating_pool(self) -> tuple[str, ...]:
+        """The entrants a next round seats: every entrant (substitutes included) but those who
+        forfeited."""
+        return tuple(player for player in self.entrants if player not in self.forfeited)
 
     @property
     def min_entrants(self) -> int:

@@ -281,6 +281,20 @@ class TournamentsFold:
                 entries.pop(str(data["player_id"]), None)
                 if row is not None:
                     row["entrant_count"] = len(entries)
+            elif event.type == "SeatReassigned":
+                player = str(data["player_id"])
+                entries.setdefault(
+                    player,
+                    {
+                        "tournament_id": tournament_id,
+                        "player_id": player,
+                        "total": 0,
+                        "deals_won": 0,
+                        "deals_played": 0,
+                    },
+                )
+                if row is not None:
+                    row["entrant_count"] = len(entries)
             elif event.type == "RoundSeated":
                 for index, (table_id, players) in enumerate(
                     zip(data["table_ids"], data["seatings"], strict=False)
@@ -357,9 +371,17 @@ def _tournament_change(row: Row, event_type: str, data: Row) -> None:
     elif event_type == "RoundSeated":
         row.update(current_round=data["round"], phase="RUNNING")
     elif event_type == "RoundCompleted":
-        row.update(rounds_completed=data["round"], phase="BETWEEN_ROUNDS")
+        paused = row["phase"] == "PAUSED"  # a round may complete during a pause
+        row.update(rounds_completed=data["round"], phase="PAUSED" if paused else "BETWEEN_ROUNDS")
     elif event_type == "TournamentCompleted":
         row["phase"] = "COMPLETE"
+    elif event_type == "TournamentPaused":
+        row["phase"] = "PAUSED"
+    elif event_type == "TournamentResumed":
+        between = row["rounds_completed"] >= row["current_round"]
+        row["phase"] = "BETWEEN_ROUNDS" if between else "RUNNING"
+    elif event_type == "TournamentCancelled":
+        row["phase"] = "CANCELLED"
 
 
 # Projector name -> its fold; a projector not listed here is compared by replaying its SQL.

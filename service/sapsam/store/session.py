@@ -39,7 +39,11 @@ from sapsam.store.table_queries import (
     waiting_past_deadline,
     waiting_tables,
 )
-from sapsam.store.tournament_queries import running_tournament_ids, tournament_of_table
+from sapsam.store.tournament_queries import (
+    running_tournament_ids,
+    tournament_of_table,
+    tournament_phase_of_table,
+)
 
 Connection = psycopg.AsyncConnection[Any]
 
@@ -179,6 +183,9 @@ class PostgresSession:
 
     async def running_tournaments(self) -> list[uuid.UUID]:
         return await running_tournament_ids(self.connection)
+
+    async def tournament_phase_of_table(self, table_id: str) -> str | None:
+        return await tournament_phase_of_table(self.connection, table_id)
 
     # -- background processes' own state ---------------------------------------------------------
 

@@ -5,9 +5,10 @@ log by ``sapsam projections rebuild`` to the same rows. Each row belongs to one 
 (totals are sums over that stream's ``DealCredited`` events), so appends to different streams
 commute, as ``sapsam.store.projections`` requires.
 
-- ``tournaments``: one row per tournament (settings, phase, current round, the month it started
-  in, for the leaderboards' periods).
-- ``tournament_entries``: one row per registered player: total, deals won and played. Standings
+- ``tournaments``: one row per tournament (settings, phase — ``PAUSED`` and ``CANCELLED``
+  included —, current round, the month it started in, for the leaderboards' periods).
+- ``tournament_entries``: one row per registered player (and per player re-seated in): total,
+  deals won and played. Standings
   are this table ranked by total (``rank()``: equal totals share a place), and the leaderboards
   are its sums across tournaments, filtered by rule set and period.
 - ``tournament_tables``: which tournament, round and seats each tournament table belongs to; the
@@ -173,11 +174,35 @@ def apply_tournament(connection: StatementSink, event: RecordedEvent) -> None:
                 [delta, 1 if _int(delta) > 0 else 0, tournament_id, player],
             )
     elif event.type == "RoundCompleted":
+        # A round may complete during a pause: the tournament stays paused.
         connection.execute(
-            "UPDATE tournaments SET rounds_completed = %s, phase = 'BETWEEN_ROUNDS'"
+            "UPDATE tournaments SET rounds_completed = %s,"
+            " phase = CASE WHEN phase = 'PAUSED' THEN 'PAUSED' ELSE 'BETWEEN_ROUNDS' END"
             " WHERE tournament_id = %s",
             [data["round"], tournament_id],
         )
+    elif event.type == "TournamentPaused":
+        connection.execute(
+            "UPDATE tournaments SET phase = 'PAUSED' WHERE tournament_id = %s", [tournament_id]
+        )
+    elif event.type == "TournamentResumed":
+        # Between rounds, the next round's RoundSeated follows in the same append.
+        connection.execute(
+            "UPDATE tournaments SET phase = CASE WHEN rounds_completed >= current_round"
+            " THEN 'BETWEEN_ROUNDS' ELSE 'RUNNING' END WHERE tournament_id = %s",
+            [tournament_id],
+        )
+    elif event.type == "TournamentCancelled":
+        connection.execute(
+            "UPDATE tournaments SET phase = 'CANCELLED' WHERE tournament_id = %s", [tournament_id]
+        )
+    elif event.type == "SeatReassigned":
+        # The new player is an entrant from now on (a forfeited one keeps its row).
+        connection.execute(
+            "INSERT INTO tournament_entries VALUES (%s, %s, 0, 0, 0) ON CONFLICT DO NOTHING",
+            [tournament_id, data["player_id"]],
+        )
+        _count_entrants(connection, tournament_id)
     elif event.type == "TournamentCompleted":
         connection.execute(
             "UPDATE tournaments SET phase = 'COMPLETE' WHERE tournament_id = %s", [tournament_id]

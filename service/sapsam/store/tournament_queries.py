@@ -120,6 +120,14 @@ async def running_tournament_ids(connection: Connection) -> list[uuid.UUID]:
     return [uuid.UUID(str(row[0])) for row in rows]
 
 
+async def tournament_phase_of_table(connection: Connection, table_id: str) -> str | None:
+    """The phase of the tournament a table belongs to (``PAUSED`` …), None for no tournament."""
+    row = await (
+        await connection.execute(query("tournaments.phase_of_table"), {"table": table_id})
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 async def tournament_of_table(connection: Connection, table_id: str) -> uuid.UUID | None:
     """The tournament a table was created for, if any."""
     row = await (

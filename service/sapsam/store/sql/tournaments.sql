@@ -81,3 +81,8 @@ SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'
 
 -- name: of_table
 SELECT tournament_id FROM tournament_tables WHERE table_id = %(table)s
+
+-- name: phase_of_table
+-- The phase of the tournament a table belongs to; no row for a table of no tournament.
+SELECT t.phase FROM tournament_tables tt JOIN tournaments t USING (tournament_id)
+WHERE tt.table_id = %(table)s

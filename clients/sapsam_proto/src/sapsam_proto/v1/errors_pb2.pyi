@@ -147,25 +147,33 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_TOURNAMENT_EXISTS: _ErrorReason.ValueType  # 54
     """ALREADY_EXISTS: (server-internal) the tournament already exists."""
     ERROR_REASON_ALREADY_REGISTERED: _ErrorReason.ValueType  # 55
-    """ALREADY_EXISTS: the player is already registered in the tournament."""
+    """ALREADY_EXISTS: the player is already registered in the tournament (or, for
+    ReplaceTournamentSeat, already an entrant with a seat of its own).
+    """
     ERROR_REASON_REGISTRATION_NOT_OPEN: _ErrorReason.ValueType  # 56
     """FAILED_PRECONDITION: the tournament's registration window has not opened."""
     ERROR_REASON_REGISTRATION_CLOSED: _ErrorReason.ValueType  # 57
     """FAILED_PRECONDITION: the window has closed or the tournament has started."""
     ERROR_REASON_NOT_REGISTERED: _ErrorReason.ValueType  # 58
-    """FAILED_PRECONDITION: unregistering a player who is not registered."""
+    """FAILED_PRECONDITION: unregistering (or forfeiting) a player who is not in the tournament."""
     ERROR_REASON_TOURNAMENT_FULL: _ErrorReason.ValueType  # 59
     """FAILED_PRECONDITION: the tournament has its maximum entrants."""
     ERROR_REASON_ALREADY_STARTED: _ErrorReason.ValueType  # 60
     """FAILED_PRECONDITION: starting a tournament twice."""
     ERROR_REASON_TOO_FEW_PLAYERS: _ErrorReason.ValueType  # 61
-    """FAILED_PRECONDITION: a start with fewer entrants than one full table."""
+    """FAILED_PRECONDITION: a start with fewer entrants than one full table, or a forfeit that would
+    leave fewer than 2 players for the rounds to come (cancel the tournament instead).
+    """
     ERROR_REASON_PLAYER_SEATED: _ErrorReason.ValueType  # 62
-    """FAILED_PRECONDITION: unregistering a player already seated by the start."""
+    """FAILED_PRECONDITION: unregistering a player already seated by the start (forfeit instead), or
+    re-seating a seat whose player has not forfeited.
+    """
     ERROR_REASON_ROUND_NOT_COMPLETE: _ErrorReason.ValueType  # 63
     """FAILED_PRECONDITION: (server-internal) seating a round before the last one ended."""
     ERROR_REASON_TOURNAMENT_COMPLETE: _ErrorReason.ValueType  # 64
-    """FAILED_PRECONDITION: (server-internal) the tournament is over."""
+    """FAILED_PRECONDITION: the tournament is over: it cannot be paused, resumed, cancelled or
+    forfeited any more.
+    """
     ERROR_REASON_OPERATOR_ONLY: _ErrorReason.ValueType  # 65
     """PERMISSION_DENIED: only the operator may make this call (create or start tournaments, register
     another player, revoke tokens).
@@ -244,6 +252,21 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     its database holds no such tables (not migrated), its role may not read them, or the stored
     tree lacks a subtree a checkpoint's proof needs (a database changed outside the service).
     Retrying will not help until the operator fixes the database.
+    """
+    ERROR_REASON_TOURNAMENT_PAUSED: _ErrorReason.ValueType  # 88
+    """FAILED_PRECONDITION: the tournament is paused (PauseTournament): a second pause, or a deal
+    started at one of its tables (StartDeal), is refused until the operator resumes it; nothing
+    was recorded. A player's client waits and tries again.
+    """
+    ERROR_REASON_TOURNAMENT_NOT_PAUSED: _ErrorReason.ValueType  # 89
+    """FAILED_PRECONDITION: ResumeTournament of a tournament that is not paused."""
+    ERROR_REASON_TOURNAMENT_CANCELLED: _ErrorReason.ValueType  # 90
+    """FAILED_PRECONDITION: the tournament is cancelled (CancelTournament): nothing changes it any
+    more.
+    """
+    ERROR_REASON_PLAYER_FORFEITED: _ErrorReason.ValueType  # 91
+    """FAILED_PRECONDITION: the player has forfeited this tournament: it cannot forfeit again, nor
+    take a seat in it (ReplaceTournamentSeat).
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -387,25 +410,33 @@ when to try again).
 ERROR_REASON_TOURNAMENT_EXISTS: ErrorReason.ValueType  # 54
 """ALREADY_EXISTS: (server-internal) the tournament already exists."""
 ERROR_REASON_ALREADY_REGISTERED: ErrorReason.ValueType  # 55
-"""ALREADY_EXISTS: the player is already registered in the tournament."""
+"""ALREADY_EXISTS: the player is already registered in the tournament (or, for
+ReplaceTournamentSeat, already an entrant with a seat of its own).
+"""
 ERROR_REASON_REGISTRATION_NOT_OPEN: ErrorReason.ValueType  # 56
 """FAILED_PRECONDITION: the tournament's registration window has not opened."""
 ERROR_REASON_REGISTRATION_CLOSED: ErrorReason.ValueType  # 57
 """FAILED_PRECONDITION: the window has closed or the tournament has started."""
 ERROR_REASON_NOT_REGISTERED: ErrorReason.ValueType  # 58
-"""FAILED_PRECONDITION: unregistering a player who is not registered."""
+"""FAILED_PRECONDITION: unregistering (or forfeiting) a player who is not in the tournament."""
 ERROR_REASON_TOURNAMENT_FULL: ErrorReason.ValueType  # 59
 """FAILED_PRECONDITION: the tournament has its maximum entrants."""
 ERROR_REASON_ALREADY_STARTED: ErrorReason.ValueType  # 60
 """FAILED_PRECONDITION: starting a tournament twice."""
 ERROR_REASON_TOO_FEW_PLAYERS: ErrorReason.ValueType  # 61
-"""FAILED_PRECONDITION: a start with fewer entrants than one full table."""
+"""FAILED_PRECONDITION: a start with fewer entrants than one full table, or a forfeit that would
+leave fewer than 2 players for the rounds to come (cancel the tournament instead).
+"""
 ERROR_REASON_PLAYER_SEATED: ErrorReason.ValueType  # 62
-"""FAILED_PRECONDITION: unregistering a player already seated by the start."""
+"""FAILED_PRECONDITION: unregistering a player already seated by the start (forfeit instead), or
+re-seating a seat whose player has not forfeited.
+"""
 ERROR_REASON_ROUND_NOT_COMPLETE: ErrorReason.ValueType  # 63
 """FAILED_PRECONDITION: (server-internal) seating a round before the last one ended."""
 ERROR_REASON_TOURNAMENT_COMPLETE: ErrorReason.ValueType  # 64
-"""FAILED_PRECONDITION: (server-internal) the tournament is over."""
+"""FAILED_PRECONDITION: the tournament is over: it cannot be paused, resumed, cancelled or
+forfeited any more.
+"""
 ERROR_REASON_OPERATOR_ONLY: ErrorReason.ValueType  # 65
 """PERMISSION_DENIED: only the operator may make this call (create or start tournaments, register
 another player, revoke tokens).
@@ -484,5 +515,20 @@ ERROR_REASON_TRANSPARENCY_UNAVAILABLE: ErrorReason.ValueType  # 87
 its database holds no such tables (not migrated), its role may not read them, or the stored
 tree lacks a subtree a checkpoint's proof needs (a database changed outside the service).
 Retrying will not help until the operator fixes the database.
+"""
+ERROR_REASON_TOURNAMENT_PAUSED: ErrorReason.ValueType  # 88
+"""FAILED_PRECONDITION: the tournament is paused (PauseTournament): a second pause, or a deal
+started at one of its tables (StartDeal), is refused until the operator resumes it; nothing
+was recorded. A player's client waits and tries again.
+"""
+ERROR_REASON_TOURNAMENT_NOT_PAUSED: ErrorReason.ValueType  # 89
+"""FAILED_PRECONDITION: ResumeTournament of a tournament that is not paused."""
+ERROR_REASON_TOURNAMENT_CANCELLED: ErrorReason.ValueType  # 90
+"""FAILED_PRECONDITION: the tournament is cancelled (CancelTournament): nothing changes it any
+more.
+"""
+ERROR_REASON_PLAYER_FORFEITED: ErrorReason.ValueType  # 91
+"""FAILED_PRECONDITION: the player has forfeited this tournament: it cannot forfeit again, nor
+take a seat in it (ReplaceTournamentSeat).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

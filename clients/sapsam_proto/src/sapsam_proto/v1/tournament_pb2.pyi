@@ -39,6 +39,14 @@ class _TournamentStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Tour
     """Started: a round is being played, or the next one is being seated."""
     TOURNAMENT_STATUS_COMPLETE: _TournamentStatus.ValueType  # 3
     """Every round is played; the standings are final."""
+    TOURNAMENT_STATUS_PAUSED: _TournamentStatus.ValueType  # 4
+    """Started, then paused by the operator (PauseTournament): no round is seated, no deal starts at
+    its tables and no deadline runs out there until ResumeTournament.
+    """
+    TOURNAMENT_STATUS_CANCELLED: _TournamentStatus.ValueType  # 5
+    """Cancelled by the operator before its last round (CancelTournament): the standings are those
+    at the cancellation, and nothing is credited after it.
+    """
 
 class TournamentStatus(_TournamentStatus, metaclass=_TournamentStatusEnumTypeWrapper):
     """Where a tournament stands."""
@@ -51,6 +59,14 @@ TOURNAMENT_STATUS_RUNNING: TournamentStatus.ValueType  # 2
 """Started: a round is being played, or the next one is being seated."""
 TOURNAMENT_STATUS_COMPLETE: TournamentStatus.ValueType  # 3
 """Every round is played; the standings are final."""
+TOURNAMENT_STATUS_PAUSED: TournamentStatus.ValueType  # 4
+"""Started, then paused by the operator (PauseTournament): no round is seated, no deal starts at
+its tables and no deadline runs out there until ResumeTournament.
+"""
+TOURNAMENT_STATUS_CANCELLED: TournamentStatus.ValueType  # 5
+"""Cancelled by the operator before its last round (CancelTournament): the standings are those
+at the cancellation, and nothing is credited after it.
+"""
 Global___TournamentStatus: _TypeAlias = TournamentStatus  # noqa: Y015
 
 class _Reseating:
@@ -110,13 +126,22 @@ class TournamentTable(_message.Message):
     TABLE_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     DEALS_CREDITED_FIELD_NUMBER: _builtins.int
+    DRAWN_PLAYERS_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"; play it with the TableService."""
     deals_credited: _builtins.int
     """How many of the table's deals are credited to the standings."""
     @_builtins.property
     def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The players by seat (seat 0 first), as "players/{player}"."""
+        """The players by seat (seat 0 first), as "players/{player}": who holds each seat now, after any
+        re-seat (ReplaceTournamentSeat); `drawn_players` keeps the draw.
+        """
+
+    @_builtins.property
+    def drawn_players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players the round's draw seated, by seat (the same as `players` unless a seat was
+        re-seated).
+        """
 
     def __init__(
         self,
@@ -124,10 +149,11 @@ class TournamentTable(_message.Message):
         table: _builtins.str = ...,
         players: _abc.Iterable[_builtins.str] | None = ...,
         deals_credited: _builtins.int = ...,
+        drawn_players: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals_credited", b"deals_credited", "players", b"players", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals_credited", b"deals_credited", "drawn_players", b"drawn_players", "players", b"players", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -195,6 +221,9 @@ class Tournament(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     START_TIME_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    FORFEITED_PLAYERS_FIELD_NUMBER: _builtins.int
+    PAUSE_TIME_FIELD_NUMBER: _builtins.int
+    STATUS_REASON_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "tournaments/{tournament}"; {tournament} is a UUID chosen by the server."""
     display_name: _builtins.str
@@ -219,6 +248,10 @@ class Tournament(_message.Message):
     """Rounds whose every deal is credited."""
     version: _builtins.int
     """The tournament's stream version: its number of events."""
+    status_reason: _builtins.str
+    """The operator's reason for the current pause (TOURNAMENT_STATUS_PAUSED) or for the
+    cancellation (TOURNAMENT_STATUS_CANCELLED); empty otherwise.
+    """
     @_builtins.property
     def rule_set(self) -> _rule_set_pb2.RuleSet:
         """The rules every table plays by; its series length is the deals per round."""
@@ -251,6 +284,16 @@ class Tournament(_message.Message):
     def start_time(self) -> _timestamp_pb2.Timestamp:
         """When it started; unset before."""
 
+    @_builtins.property
+    def forfeited_players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players who forfeited (ForfeitTournamentPlayer), as "players/{player}", in the order they
+        left; they sit in no later round and keep the deals credited to them.
+        """
+
+    @_builtins.property
+    def pause_time(self) -> _timestamp_pb2.Timestamp:
+        """When the current pause began, while the status is TOURNAMENT_STATUS_PAUSED; unset otherwise."""
+
     def __init__(
         self,
         *,
@@ -274,10 +317,13 @@ class Tournament(_message.Message):
         create_time: _timestamp_pb2.Timestamp | None = ...,
         start_time: _timestamp_pb2.Timestamp | None = ...,
         version: _builtins.int = ...,
+        forfeited_players: _abc.Iterable[_builtins.str] | None = ...,
+        pause_time: _timestamp_pb2.Timestamp | None = ...,
+        status_reason: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "rule_set", b"rule_set", "start_time", b"start_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "pause_time", b"pause_time", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "rule_set", b"rule_set", "start_time", b"start_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "current_round", b"current_round", "deals_per_round", b"deals_per_round", "display_name", b"display_name", "max_entrants", b"max_entrants", "name", b"name", "players", b"players", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "reseating", b"reseating", "rounds", b"rounds", "rounds_completed", b"rounds_completed", "rule_set", b"rule_set", "seated_rounds", b"seated_rounds", "seating_commitments", b"seating_commitments", "seats_per_table", b"seats_per_table", "start_time", b"start_time", "status", b"status", "tie_break", b"tie_break", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "current_round", b"current_round", "deals_per_round", b"deals_per_round", "display_name", b"display_name", "forfeited_players", b"forfeited_players", "max_entrants", b"max_entrants", "name", b"name", "pause_time", b"pause_time", "players", b"players", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "reseating", b"reseating", "rounds", b"rounds", "rounds_completed", b"rounds_completed", "rule_set", b"rule_set", "seated_rounds", b"seated_rounds", "seating_commitments", b"seating_commitments", "seats_per_table", b"seats_per_table", "start_time", b"start_time", "status", b"status", "status_reason", b"status_reason", "tie_break", b"tie_break", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -295,6 +341,7 @@ class TournamentStanding(_message.Message):
     DEALS_WON_FIELD_NUMBER: _builtins.int
     DEALS_PLAYED_FIELD_NUMBER: _builtins.int
     PLACE_FIELD_NUMBER: _builtins.int
+    FORFEITED_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     """The player, "players/{player}"."""
     display_name: _builtins.str
@@ -307,6 +354,8 @@ class TournamentStanding(_message.Message):
     """Credited deals played."""
     place: _builtins.int
     """The place; equal totals (and equal tie-break, if one is configured) share it."""
+    forfeited: _builtins.bool
+    """Whether the player forfeited: it keeps its place by total, and plays no later round."""
     def __init__(
         self,
         *,
@@ -316,10 +365,11 @@ class TournamentStanding(_message.Message):
         deals_won: _builtins.int = ...,
         deals_played: _builtins.int = ...,
         place: _builtins.int = ...,
+        forfeited: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals_played", b"deals_played", "deals_won", b"deals_won", "display_name", b"display_name", "place", b"place", "player", b"player", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals_played", b"deals_played", "deals_won", b"deals_won", "display_name", b"display_name", "forfeited", b"forfeited", "place", b"place", "player", b"player", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -7,8 +7,10 @@ watch them live, and read leaderboards across tournaments.
 Calling conventions are the TableService's (docs/api.md): a bearer token on every call,
 `request_id` on every mutating call (a repeat returns the original response and changes
 nothing), google.rpc.ErrorInfo with a stable reason on every error, and a refused call records
-nothing. CreateTournament and StartTournament are the operator's; a player registers and
-unregisters itself, the operator may do it for any player.
+nothing. CreateTournament, StartTournament, PauseTournament, ResumeTournament,
+CancelTournament and ReplaceTournamentSeat are the operator's; a player registers, unregisters
+and forfeits itself, the operator may do it for any player. docs/tournaments.md says what each
+control does to the tables, the clocks and the standings.
 """
 
 from collections import abc as _abc
@@ -469,7 +471,7 @@ class GetStandingsResponse(_message.Message):
     total_size: _builtins.int
     """Number of lines in the whole standings."""
     final: _builtins.bool
-    """Whether the standings are final (the tournament is complete)."""
+    """Whether the standings are final (the tournament is complete, or cancelled)."""
     @_builtins.property
     def standings(self) -> _containers.RepeatedCompositeFieldContainer[_tournament_pb2.TournamentStanding]:
         """A page of the standings, best first."""
@@ -621,3 +623,319 @@ class GetLeaderboardResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015
+
+@_typing.final
+class PauseTournamentRequest(_message.Message):
+    """Request of PauseTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (as in CreateTournament)."""
+    tournament: _builtins.str
+    """Resource name of the tournament, "tournaments/{tournament}"."""
+    reason: _builtins.str
+    """Why, for the record (1 to 200 printable characters); published in TournamentPaused."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        tournament: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "request_id", b"request_id", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PauseTournamentRequest: _TypeAlias = PauseTournamentRequest  # noqa: Y015
+
+@_typing.final
+class PauseTournamentResponse(_message.Message):
+    """Response of PauseTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> _tournament_pb2.Tournament:
+        """The tournament, paused."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PauseTournamentResponse: _TypeAlias = PauseTournamentResponse  # noqa: Y015
+
+@_typing.final
+class ResumeTournamentRequest(_message.Message):
+    """Request of ResumeTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (as in CreateTournament)."""
+    tournament: _builtins.str
+    """Resource name of the tournament, "tournaments/{tournament}"."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        tournament: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request_id", b"request_id", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeTournamentRequest: _TypeAlias = ResumeTournamentRequest  # noqa: Y015
+
+@_typing.final
+class ResumeTournamentResponse(_message.Message):
+    """Response of ResumeTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> _tournament_pb2.Tournament:
+        """The tournament, running again (its next round seated when one completed in the pause)."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeTournamentResponse: _TypeAlias = ResumeTournamentResponse  # noqa: Y015
+
+@_typing.final
+class CancelTournamentRequest(_message.Message):
+    """Request of CancelTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (as in CreateTournament)."""
+    tournament: _builtins.str
+    """Resource name of the tournament, "tournaments/{tournament}"."""
+    reason: _builtins.str
+    """Why, for the record (1 to 200 printable characters); published in TournamentCancelled."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        tournament: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "request_id", b"request_id", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTournamentRequest: _TypeAlias = CancelTournamentRequest  # noqa: Y015
+
+@_typing.final
+class CancelTournamentResponse(_message.Message):
+    """Response of CancelTournament."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> _tournament_pb2.Tournament:
+        """The tournament, cancelled."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelTournamentResponse: _TypeAlias = CancelTournamentResponse  # noqa: Y015
+
+@_typing.final
+class ForfeitTournamentPlayerRequest(_message.Message):
+    """Request of ForfeitTournamentPlayer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (as in CreateTournament)."""
+    tournament: _builtins.str
+    """Resource name of the tournament, "tournaments/{tournament}"."""
+    player: _builtins.str
+    """The player who leaves, "players/{player}". Empty: the caller. Only the operator may name
+    another player.
+    """
+    reason: _builtins.str
+    """Why, for the record (1 to 200 printable characters); published in PlayerForfeited."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        tournament: _builtins.str = ...,
+        player: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "reason", b"reason", "request_id", b"request_id", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForfeitTournamentPlayerRequest: _TypeAlias = ForfeitTournamentPlayerRequest  # noqa: Y015
+
+@_typing.final
+class ForfeitTournamentPlayerResponse(_message.Message):
+    """Response of ForfeitTournamentPlayer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> _tournament_pb2.Tournament:
+        """The tournament after the forfeit."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForfeitTournamentPlayerResponse: _TypeAlias = ForfeitTournamentPlayerResponse  # noqa: Y015
+
+@_typing.final
+class ReplaceTournamentSeatRequest(_message.Message):
+    """Request of ReplaceTournamentSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (as in CreateTournament)."""
+    tournament: _builtins.str
+    """Resource name of the tournament, "tournaments/{tournament}"."""
+    seat: _builtins.str
+    """The seat, "tables/{table}/seats/{seat}", at a table of the tournament's current round."""
+    player: _builtins.str
+    """The player who takes the seat, "players/{player}": a registered player, not an entrant."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        tournament: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "request_id", b"request_id", "seat", b"seat", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplaceTournamentSeatRequest: _TypeAlias = ReplaceTournamentSeatRequest  # noqa: Y015
+
+@_typing.final
+class ReplaceTournamentSeatResponse(_message.Message):
+    """Response of ReplaceTournamentSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tournament(self) -> _tournament_pb2.Tournament:
+        """The tournament after the re-seat."""
+
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the tournament events this call appended (the table's
+        SeatReplaced has its own in the table's stream). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        tournament: _tournament_pb2.Tournament | None = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "tournament", b"tournament"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplaceTournamentSeatResponse: _TypeAlias = ReplaceTournamentSeatResponse  # noqa: Y015

@@ -80,6 +80,31 @@ class TournamentServiceStub:
                 request_serializer=sapsam_dot_v1_dot_tournament__service__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.PauseTournament = channel.unary_unary(
+                '/sapsam.v1.TournamentService/PauseTournament',
+                request_serializer=sapsam_dot_v1_dot_tournament__service__pb2.PauseTournamentRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.PauseTournamentResponse.FromString,
+                _registered_method=True)
+        self.ResumeTournament = channel.unary_unary(
+                '/sapsam.v1.TournamentService/ResumeTournament',
+                request_serializer=sapsam_dot_v1_dot_tournament__service__pb2.ResumeTournamentRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.ResumeTournamentResponse.FromString,
+                _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/sapsam.v1.TournamentService/CancelTournament',
+                request_serializer=sapsam_dot_v1_dot_tournament__service__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
+        self.ForfeitTournamentPlayer = channel.unary_unary(
+                '/sapsam.v1.TournamentService/ForfeitTournamentPlayer',
+                request_serializer=sapsam_dot_v1_dot_tournament__service__pb2.ForfeitTournamentPlayerRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.ForfeitTournamentPlayerResponse.FromString,
+                _registered_method=True)
+        self.ReplaceTournamentSeat = channel.unary_unary(
+                '/sapsam.v1.TournamentService/ReplaceTournamentSeat',
+                request_serializer=sapsam_dot_v1_dot_tournament__service__pb2.ReplaceTournamentSeatRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.ReplaceTournamentSeatResponse.FromString,
+                _registered_method=True)
 
 
 class TournamentServiceServicer:
@@ -140,7 +165,7 @@ class TournamentServiceServicer:
 
     def WatchTournament(self, request, context):
         """Streams the tournament's events after a given version, then live; ends after the tournament
-        is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+        is complete or cancelled, or as a WatchTable stream does (the server stops, the client falls behind, the
         server cannot read the stream; resume with `after_version`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -149,6 +174,64 @@ class TournamentServiceServicer:
 
     def GetLeaderboard(self, request, context):
         """Returns a page of a leaderboard across tournaments, and the caller's own neighbourhood.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseTournament(self, request, context):
+        """Pauses a started tournament (operator only; a TournamentPaused event with the reason): until
+        it resumes no round is seated, no deal starts at its tables (StartDeal is FAILED_PRECONDITION,
+        TOURNAMENT_PAUSED) and no deadline runs out there; a deal in play may be finished. Refused,
+        writing nothing: not started (WRONG_PHASE), paused already (TOURNAMENT_PAUSED), complete
+        (TOURNAMENT_COMPLETE), cancelled (TOURNAMENT_CANCELLED), a bad reason (INVALID_ARGUMENT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeTournament(self, request, context):
+        """Resumes a paused tournament (operator only; TournamentResumed): a round that completed during
+        the pause is followed by the next one's seating in the same call, and every deadline that
+        fell in the pause (or within the server's grace after it) is extended to the grace after the
+        resume, as after a server outage. Refused: not paused (TOURNAMENT_NOT_PAUSED), complete,
+        cancelled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelTournament(self, request, context):
+        """Cancels a tournament before its end (operator only; TournamentCancelled with the reason and
+        the standings as they stand): nothing is credited after it and no round is seated. Its
+        tables are not closed by this call (void or let them finish; their deals count for nothing
+        here). Refused: complete (TOURNAMENT_COMPLETE), cancelled already, a bad reason.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForfeitTournamentPlayer(self, request, context):
+        """A player leaves a started tournament (PlayerForfeited): it sits in no later round, keeps the
+        deals credited to it and stays in the standings by total, marked forfeited. Its seat at the
+        current round's table stays its own (times out) until the operator re-seats it. A player
+        forfeits itself; the operator may forfeit anyone. Refused: not started (WRONG_PHASE;
+        unregister instead), not an entrant (NOT_REGISTERED), forfeited already (PLAYER_FORFEITED),
+        leaving fewer than 2 players for a later round (TOO_FEW_PLAYERS), complete, cancelled.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplaceTournamentSeat(self, request, context):
+        """Gives a forfeited player's seat at a current-round table to another player from the table's
+        next deal (operator only): the table records SeatReplaced, the tournament SeatReassigned, and
+        the new player becomes an entrant (total 0, seated in later rounds). Between deals only, after
+        the first deal and before the round's last is started (WRONG_PHASE otherwise; pause the
+        tournament first so that no deal starts meanwhile). Refused, writing nothing: the seat's
+        player has not forfeited (PLAYER_SEATED), a table not of the current round (TABLE_NOT_FOUND),
+        a seat outside the table (UNKNOWN_SEAT), an unknown player (PLAYER_NOT_FOUND), an entrant
+        (ALREADY_REGISTERED) or a forfeited player (PLAYER_FORFEITED) as the new one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -201,6 +284,31 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_tournament__service__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'PauseTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseTournament,
+                    request_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.PauseTournamentRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_tournament__service__pb2.PauseTournamentResponse.SerializeToString,
+            ),
+            'ResumeTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeTournament,
+                    request_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.ResumeTournamentRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_tournament__service__pb2.ResumeTournamentResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_tournament__service__pb2.CancelTournamentResponse.SerializeToString,
+            ),
+            'ForfeitTournamentPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForfeitTournamentPlayer,
+                    request_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.ForfeitTournamentPlayerRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_tournament__service__pb2.ForfeitTournamentPlayerResponse.SerializeToString,
+            ),
+            'ReplaceTournamentSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplaceTournamentSeat,
+                    request_deserializer=sapsam_dot_v1_dot_tournament__service__pb2.ReplaceTournamentSeatRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_tournament__service__pb2.ReplaceTournamentSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -447,6 +555,141 @@ class TournamentService:
             '/sapsam.v1.TournamentService/GetLeaderboard',
             sapsam_dot_v1_dot_tournament__service__pb2.GetLeaderboardRequest.SerializeToString,
             sapsam_dot_v1_dot_tournament__service__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TournamentService/PauseTournament',
+            sapsam_dot_v1_dot_tournament__service__pb2.PauseTournamentRequest.SerializeToString,
+            sapsam_dot_v1_dot_tournament__service__pb2.PauseTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TournamentService/ResumeTournament',
+            sapsam_dot_v1_dot_tournament__service__pb2.ResumeTournamentRequest.SerializeToString,
+            sapsam_dot_v1_dot_tournament__service__pb2.ResumeTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TournamentService/CancelTournament',
+            sapsam_dot_v1_dot_tournament__service__pb2.CancelTournamentRequest.SerializeToString,
+            sapsam_dot_v1_dot_tournament__service__pb2.CancelTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForfeitTournamentPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TournamentService/ForfeitTournamentPlayer',
+            sapsam_dot_v1_dot_tournament__service__pb2.ForfeitTournamentPlayerRequest.SerializeToString,
+            sapsam_dot_v1_dot_tournament__service__pb2.ForfeitTournamentPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplaceTournamentSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TournamentService/ReplaceTournamentSeat',
+            sapsam_dot_v1_dot_tournament__service__pb2.ReplaceTournamentSeatRequest.SerializeToString,
+            sapsam_dot_v1_dot_tournament__service__pb2.ReplaceTournamentSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,8 +8,10 @@ watch them live, and read leaderboards across tournaments.
 Calling conventions are the TableService's (docs/api.md): a bearer token on every call,
 `request_id` on every mutating call (a repeat returns the original response and changes
 nothing), google.rpc.ErrorInfo with a stable reason on every error, and a refused call records
-nothing. CreateTournament and StartTournament are the operator's; a player registers and
-unregisters itself, the operator may do it for any player.
+nothing. CreateTournament, StartTournament, PauseTournament, ResumeTournament,
+CancelTournament and ReplaceTournamentSeat are the operator's; a player registers, unregisters
+and forfeits itself, the operator may do it for any player. docs/tournaments.md says what each
+control does to the tables, the clocks and the standings.
 """
 
 from collections import abc as _abc
@@ -64,11 +66,49 @@ class TournamentServiceStub:
     """Returns a page of a tournament's standings, best first."""
     WatchTournament: _grpc.UnaryStreamMultiCallable[_tournament_service_pb2.WatchTournamentRequest, _tournament_service_pb2.WatchTournamentResponse]
     """Streams the tournament's events after a given version, then live; ends after the tournament
-    is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+    is complete or cancelled, or as a WatchTable stream does (the server stops, the client falls behind, the
     server cannot read the stream; resume with `after_version`).
     """
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.GetLeaderboardRequest, _tournament_service_pb2.GetLeaderboardResponse]
     """Returns a page of a leaderboard across tournaments, and the caller's own neighbourhood."""
+    PauseTournament: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.PauseTournamentRequest, _tournament_service_pb2.PauseTournamentResponse]
+    """Pauses a started tournament (operator only; a TournamentPaused event with the reason): until
+    it resumes no round is seated, no deal starts at its tables (StartDeal is FAILED_PRECONDITION,
+    TOURNAMENT_PAUSED) and no deadline runs out there; a deal in play may be finished. Refused,
+    writing nothing: not started (WRONG_PHASE), paused already (TOURNAMENT_PAUSED), complete
+    (TOURNAMENT_COMPLETE), cancelled (TOURNAMENT_CANCELLED), a bad reason (INVALID_ARGUMENT).
+    """
+    ResumeTournament: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.ResumeTournamentRequest, _tournament_service_pb2.ResumeTournamentResponse]
+    """Resumes a paused tournament (operator only; TournamentResumed): a round that completed during
+    the pause is followed by the next one's seating in the same call, and every deadline that
+    fell in the pause (or within the server's grace after it) is extended to the grace after the
+    resume, as after a server outage. Refused: not paused (TOURNAMENT_NOT_PAUSED), complete,
+    cancelled.
+    """
+    CancelTournament: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.CancelTournamentRequest, _tournament_service_pb2.CancelTournamentResponse]
+    """Cancels a tournament before its end (operator only; TournamentCancelled with the reason and
+    the standings as they stand): nothing is credited after it and no round is seated. Its
+    tables are not closed by this call (void or let them finish; their deals count for nothing
+    here). Refused: complete (TOURNAMENT_COMPLETE), cancelled already, a bad reason.
+    """
+    ForfeitTournamentPlayer: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.ForfeitTournamentPlayerRequest, _tournament_service_pb2.ForfeitTournamentPlayerResponse]
+    """A player leaves a started tournament (PlayerForfeited): it sits in no later round, keeps the
+    deals credited to it and stays in the standings by total, marked forfeited. Its seat at the
+    current round's table stays its own (times out) until the operator re-seats it. A player
+    forfeits itself; the operator may forfeit anyone. Refused: not started (WRONG_PHASE;
+    unregister instead), not an entrant (NOT_REGISTERED), forfeited already (PLAYER_FORFEITED),
+    leaving fewer than 2 players for a later round (TOO_FEW_PLAYERS), complete, cancelled.
+    """
+    ReplaceTournamentSeat: _grpc.UnaryUnaryMultiCallable[_tournament_service_pb2.ReplaceTournamentSeatRequest, _tournament_service_pb2.ReplaceTournamentSeatResponse]
+    """Gives a forfeited player's seat at a current-round table to another player from the table's
+    next deal (operator only): the table records SeatReplaced, the tournament SeatReassigned, and
+    the new player becomes an entrant (total 0, seated in later rounds). Between deals only, after
+    the first deal and before the round's last is started (WRONG_PHASE otherwise; pause the
+    tournament first so that no deal starts meanwhile). Refused, writing nothing: the seat's
+    player has not forfeited (PLAYER_SEATED), a table not of the current round (TABLE_NOT_FOUND),
+    a seat outside the table (UNKNOWN_SEAT), an unknown player (PLAYER_NOT_FOUND), an entrant
+    (ALREADY_REGISTERED) or a forfeited player (PLAYER_FORFEITED) as the new one.
+    """
 
 @_typing.type_check_only
 class TournamentServiceAsyncStub(TournamentServiceStub):
@@ -97,11 +137,49 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     """Returns a page of a tournament's standings, best first."""
     WatchTournament: _aio.UnaryStreamMultiCallable[_tournament_service_pb2.WatchTournamentRequest, _tournament_service_pb2.WatchTournamentResponse]  # type: ignore[assignment]
     """Streams the tournament's events after a given version, then live; ends after the tournament
-    is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+    is complete or cancelled, or as a WatchTable stream does (the server stops, the client falls behind, the
     server cannot read the stream; resume with `after_version`).
     """
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.GetLeaderboardRequest, _tournament_service_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
     """Returns a page of a leaderboard across tournaments, and the caller's own neighbourhood."""
+    PauseTournament: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.PauseTournamentRequest, _tournament_service_pb2.PauseTournamentResponse]  # type: ignore[assignment]
+    """Pauses a started tournament (operator only; a TournamentPaused event with the reason): until
+    it resumes no round is seated, no deal starts at its tables (StartDeal is FAILED_PRECONDITION,
+    TOURNAMENT_PAUSED) and no deadline runs out there; a deal in play may be finished. Refused,
+    writing nothing: not started (WRONG_PHASE), paused already (TOURNAMENT_PAUSED), complete
+    (TOURNAMENT_COMPLETE), cancelled (TOURNAMENT_CANCELLED), a bad reason (INVALID_ARGUMENT).
+    """
+    ResumeTournament: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.ResumeTournamentRequest, _tournament_service_pb2.ResumeTournamentResponse]  # type: ignore[assignment]
+    """Resumes a paused tournament (operator only; TournamentResumed): a round that completed during
+    the pause is followed by the next one's seating in the same call, and every deadline that
+    fell in the pause (or within the server's grace after it) is extended to the grace after the
+    resume, as after a server outage. Refused: not paused (TOURNAMENT_NOT_PAUSED), complete,
+    cancelled.
+    """
+    CancelTournament: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.CancelTournamentRequest, _tournament_service_pb2.CancelTournamentResponse]  # type: ignore[assignment]
+    """Cancels a tournament before its end (operator only; TournamentCancelled with the reason and
+    the standings as they stand): nothing is credited after it and no round is seated. Its
+    tables are not closed by this call (void or let them finish; their deals count for nothing
+    here). Refused: complete (TOURNAMENT_COMPLETE), cancelled already, a bad reason.
+    """
+    ForfeitTournamentPlayer: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.ForfeitTournamentPlayerRequest, _tournament_service_pb2.ForfeitTournamentPlayerResponse]  # type: ignore[assignment]
+    """A player leaves a started tournament (PlayerForfeited): it sits in no later round, keeps the
+    deals credited to it and stays in the standings by total, marked forfeited. Its seat at the
+    current round's table stays its own (times out) until the operator re-seats it. A player
+    forfeits itself; the operator may forfeit anyone. Refused: not started (WRONG_PHASE;
+    unregister instead), not an entrant (NOT_REGISTERED), forfeited already (PLAYER_FORFEITED),
+    leaving fewer than 2 players for a later round (TOO_FEW_PLAYERS), complete, cancelled.
+    """
+    ReplaceTournamentSeat: _aio.UnaryUnaryMultiCallable[_tournament_service_pb2.ReplaceTournamentSeatRequest, _tournament_service_pb2.ReplaceTournamentSeatResponse]  # type: ignore[assignment]
+    """Gives a forfeited player's seat at a current-round table to another player from the table's
+    next deal (operator only): the table records SeatReplaced, the tournament SeatReassigned, and
+    the new player becomes an entrant (total 0, seated in later rounds). Between deals only, after
+    the first deal and before the round's last is started (WRONG_PHASE otherwise; pause the
+    tournament first so that no deal starts meanwhile). Refused, writing nothing: the seat's
+    player has not forfeited (PLAYER_SEATED), a table not of the current round (TABLE_NOT_FOUND),
+    a seat outside the table (UNKNOWN_SEAT), an unknown player (PLAYER_NOT_FOUND), an entrant
+    (ALREADY_REGISTERED) or a forfeited player (PLAYER_FORFEITED) as the new one.
+    """
 
 class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     """Multi-table tournaments with verifiable seating and standings from the log."""
@@ -175,7 +253,7 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_tournament_service_pb2.WatchTournamentResponse], _abc.AsyncIterator[_tournament_service_pb2.WatchTournamentResponse]]:
         """Streams the tournament's events after a given version, then live; ends after the tournament
-        is complete, or as a WatchTable stream does (the server stops, the client falls behind, the
+        is complete or cancelled, or as a WatchTable stream does (the server stops, the client falls behind, the
         server cannot read the stream; resume with `after_version`).
         """
 
@@ -186,5 +264,73 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_tournament_service_pb2.GetLeaderboardResponse, _abc.Awaitable[_tournament_service_pb2.GetLeaderboardResponse]]:
         """Returns a page of a leaderboard across tournaments, and the caller's own neighbourhood."""
+
+    @_abc_1.abstractmethod
+    def PauseTournament(
+        self,
+        request: _tournament_service_pb2.PauseTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tournament_service_pb2.PauseTournamentResponse, _abc.Awaitable[_tournament_service_pb2.PauseTournamentResponse]]:
+        """Pauses a started tournament (operator only; a TournamentPaused event with the reason): until
+        it resumes no round is seated, no deal starts at its tables (StartDeal is FAILED_PRECONDITION,
+        TOURNAMENT_PAUSED) and no deadline runs out there; a deal in play may be finished. Refused,
+        writing nothing: not started (WRONG_PHASE), paused already (TOURNAMENT_PAUSED), complete
+        (TOURNAMENT_COMPLETE), cancelled (TOURNAMENT_CANCELLED), a bad reason (INVALID_ARGUMENT).
+        """
+
+    @_abc_1.abstractmethod
+    def ResumeTournament(
+        self,
+        request: _tournament_service_pb2.ResumeTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tournament_service_pb2.ResumeTournamentResponse, _abc.Awaitable[_tournament_service_pb2.ResumeTournamentResponse]]:
+        """Resumes a paused tournament (operator only; TournamentResumed): a round that completed during
+        the pause is followed by the next one's seating in the same call, and every deadline that
+        fell in the pause (or within the server's grace after it) is extended to the grace after the
+        resume, as after a server outage. Refused: not paused (TOURNAMENT_NOT_PAUSED), complete,
+        cancelled.
+        """
+
+    @_abc_1.abstractmethod
+    def CancelTournament(
+        self,
+        request: _tournament_service_pb2.CancelTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tournament_service_pb2.CancelTournamentResponse, _abc.Awaitable[_tournament_service_pb2.CancelTournamentResponse]]:
+        """Cancels a tournament before its end (operator only; TournamentCancelled with the reason and
+        the standings as they stand): nothing is credited after it and no round is seated. Its
+        tables are not closed by this call (void or let them finish; their deals count for nothing
+        here). Refused: complete (TOURNAMENT_COMPLETE), cancelled already, a bad reason.
+        """
+
+    @_abc_1.abstractmethod
+    def ForfeitTournamentPlayer(
+        self,
+        request: _tournament_service_pb2.ForfeitTournamentPlayerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tournament_service_pb2.ForfeitTournamentPlayerResponse, _abc.Awaitable[_tournament_service_pb2.ForfeitTournamentPlayerResponse]]:
+        """A player leaves a started tournament (PlayerForfeited): it sits in no later round, keeps the
+        deals credited to it and stays in the standings by total, marked forfeited. Its seat at the
+        current round's table stays its own (times out) until the operator re-seats it. A player
+        forfeits itself; the operator may forfeit anyone. Refused: not started (WRONG_PHASE;
+        unregister instead), not an entrant (NOT_REGISTERED), forfeited already (PLAYER_FORFEITED),
+        leaving fewer than 2 players for a later round (TOO_FEW_PLAYERS), complete, cancelled.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplaceTournamentSeat(
+        self,
+        request: _tournament_service_pb2.ReplaceTournamentSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tournament_service_pb2.ReplaceTournamentSeatResponse, _abc.Awaitable[_tournament_service_pb2.ReplaceTournamentSeatResponse]]:
+        """Gives a forfeited player's seat at a current-round table to another player from the table's
+        next deal (operator only): the table records SeatReplaced, the tournament SeatReassigned, and
+        the new player becomes an entrant (total 0, seated in later rounds). Between deals only, after
+        the first deal and before the round's last is started (WRONG_PHASE otherwise; pause the
+        tournament first so that no deal starts meanwhile). Refused, writing nothing: the seat's
+        player has not forfeited (PLAYER_SEATED), a table not of the current round (TABLE_NOT_FOUND),
+        a seat outside the table (UNKNOWN_SEAT), an unknown player (PLAYER_NOT_FOUND), an entrant
+        (ALREADY_REGISTERED) or a forfeited player (PLAYER_FORFEITED) as the new one.
+        """
 
 def add_TournamentServiceServicer_to_server(servicer: TournamentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import uuid
 
-from tournament_play import Services
+from sapsam.api.server import RunningServer
+from sapsam.cli import tournament_bots
 
 
 def sapsam(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -42,14 +42,14 @@ def test_the_demo_plays_and_verifies_a_tournament_and_the_audit_agrees(database_
     assert everything.returncode == 0, everything.stdout + everything.stderr
 
 
-def test_operator_commands(services: Services) -> None:
-    url = services.database_url
+def test_operator_commands(server: RunningServer, database_url: str) -> None:
+    url = database_url
     created = sapsam(
         "tournament",
         "create",
         "--name",
         "Club night",
-        "--seats",
+        "--seat-count",
         "2",
         "--rounds",
         "1",
@@ -61,12 +61,14 @@ def test_operator_commands(services: Services) -> None:
     assert created.returncode == 0, created.stderr
     tournament = created.stdout.strip()
     assert tournament.startswith("tournaments/")
-    players = [str(uuid.uuid4()) for _ in range(3)]
+    bots = tournament_bots.register_bots(f"127.0.0.1:{server.port}", 3)
+    players = [bot.player.removeprefix("players/") for bot in bots]
     assert sapsam("tournament", "start", tournament, "--database-url", url).returncode == 2
     registered = sapsam("tournament", "register", tournament, *players, "--database-url", url)
-    assert registered.returncode == 0 and registered.stdout.count("registered") == 3
+    assert registered.returncode == 0 and registered.stdout.count("entered") == 3
     withdrawn = sapsam("tournament", "unregister", tournament, players[2], "--database-url", url)
-    assert withdrawn.returncode == 0 and withdrawn.stdout == f"withdrew players/{players[2]}\n"
+    assert withdrawn.returncode == 0
+    assert withdrawn.stdout == f"withdrew {bots[2].display_name} (players/{players[2]})\n"
     started = sapsam("tournament", "start", tournament, "--database-url", url)
     assert started.returncode == 0 and "round 1:" in started.stdout
     again = sapsam("tournament", "start", tournament, "--database-url", url)

@@ -4,8 +4,11 @@ Each bot is a registered player with its own token. It registers for the tournam
 for rounds to be seated (``GetTournament``); for each round it finds its seat in the round's
 tables and plays that table's series with ``sapsam_client``'s ``Seat.play_series`` — the same
 moves as ``sapsam-bot`` (draw, start, entropy, cut, commit, confirm, reveal when it falls to the
-seat). It stops when the tournament is complete. Used by ``make demo-tournament`` and the
-tournament API tests; it needs the client package (``clients/sapsam_client``).
+seat). It waits out a paused tournament (the next deal starts once it resumes), stops playing a
+table whose seat was given to another player (its player forfeited and was re-seated), and
+stops when the tournament is complete or cancelled. ``sapsam tournament bot`` runs them; so do
+``make demo-tournament`` and the tournament API tests. It needs the client package
+(``clients/sapsam_client``).
 """
 
 from __future__ import annotations
@@ -75,6 +78,11 @@ def enter(channel: grpc.Channel, bot: TournamentBot, tournament: str) -> int:
     return int(response.version)
 
 
+FINISHED = frozenset(
+    {tournament_pb2.TOURNAMENT_STATUS_COMPLETE, tournament_pb2.TOURNAMENT_STATUS_CANCELLED}
+)
+
+
 def _my_seat(round_message: tournament_pb2.TournamentRound, player: str) -> str | None:
     for table in round_message.tables:
         for seat, holder in enumerate(table.players):
@@ -83,19 +91,30 @@ def _my_seat(round_message: tournament_pb2.TournamentRound, player: str) -> str 
     return None
 
 
-def _play_when_ready(seat: Any, arranger: Any, should_stop: Callable[[], bool]) -> None:
-    """Play the seat's series; a round's tables are opened just after the round is seated in the
-    tournament, so a table not found yet is waited for."""
+WAITED_REASONS = frozenset({"TABLE_NOT_FOUND", "TOURNAMENT_PAUSED"})
+"""Refusals a bot waits out: a round's tables are opened just after the round is seated, and a
+paused tournament's tables start no deal until the operator resumes it."""
+
+
+def _play_when_ready(
+    client: Any, seat_name: str, arranger: Any, should_stop: Callable[[], bool]
+) -> bool:
+    """Play the seat's series, waiting out a table not opened yet and a pause (each try on a
+    fresh seat, so the refused move is made again). False when the seat was given to another
+    player (the bot's player forfeited and was re-seated): it stops playing the table."""
     from sapsam_client.errors import SapsamError
+    from sapsam_client.seat import SeatReplacedError
 
     while True:
         try:
-            seat.play_series(arranger)
-            return
+            client.seat(seat_name).play_series(arranger)
+            return True
+        except SeatReplacedError:
+            return False
         except SapsamError as error:
-            if error.reason != "TABLE_NOT_FOUND" or should_stop():
+            if error.reason not in WAITED_REASONS or should_stop():
                 raise
-            time.sleep(POLL_SECONDS)
+            time.sleep(POLL_SECONDS * 5 if error.reason == "TOURNAMENT_PAUSED" else POLL_SECONDS)
 
 
 def play_tournament(
@@ -104,8 +123,11 @@ def play_tournament(
     tournament: str,
     seed: int,
     should_stop: Callable[[], bool] = lambda: False,
+    on_round: Callable[[TournamentBot, int, str], None] | None = None,
 ) -> None:
-    """Play every round the bot is seated in until the tournament is complete."""
+    """Play every round the bot is seated in until the tournament is complete or cancelled:
+    each round it finds its player's seat (re-seated players included) and plays that table's
+    series; ``on_round(bot, round, seat)`` is told as it sits down."""
     from sapsam_client import connect
     from sapsam_client.bot import arranger_for
 
@@ -129,9 +151,11 @@ def play_tournament(
                 if seat is None:
                     continue
                 waiting = False
-                _play_when_ready(client.seat(seat), arranger, should_stop)
-                bot.tables_played.append(seat.rsplit("/seats/", 1)[0])
-            if view.status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE:
+                if on_round is not None:
+                    on_round(bot, round_message.round, seat)
+                if _play_when_ready(client, seat, arranger, should_stop):
+                    bot.tables_played.append(seat.rsplit("/seats/", 1)[0])
+            if view.status in FINISHED:
                 return
             if waiting:
                 time.sleep(POLL_SECONDS)
@@ -139,14 +163,19 @@ def play_tournament(
         client.close()
 
 
-def run_bots(target: str, bots: list[TournamentBot], tournament: str) -> list[threading.Thread]:
+def run_bots(
+    target: str,
+    bots: list[TournamentBot],
+    tournament: str,
+    on_round: Callable[[TournamentBot, int, str], None] | None = None,
+) -> list[threading.Thread]:
     """Start one thread per bot playing the tournament; join them to wait for the end."""
     threads = []
     for index, bot in enumerate(bots):
 
         def run(bot: TournamentBot = bot, seed: int = index) -> None:
             try:
-                play_tournament(target, bot, tournament, seed)
+                play_tournament(target, bot, tournament, seed, on_round=on_round)
             except BaseException as error:  # reported by the caller, never lost
                 bot.error = error
 

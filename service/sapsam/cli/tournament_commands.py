@@ -1,19 +1,30 @@
-"""``sapsam tournament …``: the operator's tournament commands, straight on the database.
+"""sapsam tournament …: run tournaments from the command line (the operator's console).
 
-- ``create --name N --seats 4 --rounds 2 --deals 8 --max-entrants 32 --closes-in-minutes 60``
-  (``--preset``, ``--reseating random|standings``, ``--tie-break none|deals_won``) prints the id;
-- ``register ID PLAYER…`` / ``unregister ID PLAYER`` enter or withdraw players (player ids);
-- ``start ID`` closes registration, seats round 1 by the committed draw, opens its tables;
-- ``show ID``, ``standings ID``, ``list``, ``leaderboard [--rule-set R] [--period YYYY-MM]``;
-- ``verify ID`` checks the seating draw, every credited deal and the standings (the same as
-  ``sapsam audit verify --tournament ID``);
-- ``follow-results`` runs the results process on its own until SIGTERM or SIGINT (servers run one
-  already);
-- ``demo``: twelve bots play a 3-table, 2-round tournament over gRPC on a fresh embedded database;
-  prints each round's tables and the standings, then verifies every deal and the seating.
+docs/tournaments.md walks through a whole tournament with these commands. They work on the
+database directly (--database-url, else DATABASE_URL, else the embedded one in
+--data-dir), as the operator who runs the server; watch and bot talk to a running
+server over gRPC.
 
-The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
-Exit status: 0 on success, 1 when a check fails, 2 when the command cannot run.
+  create         create a tournament; prints its id
+  register       enter players, by display name or id (unknown players are refused)
+  unregister     withdraw players before the start
+  start          close registration, seat round 1 by the committed draw, open its tables
+  show           the tournament, its rounds and tables, by display name
+  standings      the standings (--format table, csv or json)
+  leaderboard    a leaderboard across tournaments (--format table, csv or json)
+  list           every tournament, newest first
+  watch          follow a tournament live: progress, whom each table awaits, stuck tables
+  pause, resume  hold a tournament's rounds and clocks, and let them go on
+  cancel         end a tournament before its last round
+  forfeit        a player leaves the tournament
+  reseat         give a forfeited player's seat to another player
+  bot            bots that play their players' seats from round to round
+  verify         check the seating, every credited deal and the standings
+  follow-results run the results process on its own (servers run one already)
+  demo           twelve bots play a 3-table, 2-round tournament, then it is verified
+
+Exit status: 0 on success, 1 when a check fails, 2 when the command cannot run (nothing is
+written then).
 """
 
 from __future__ import annotations
@@ -22,164 +33,181 @@ import argparse
 import asyncio
 import secrets
 import signal
-import sys
+import textwrap
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Final
 
-FAILED: Final = 1
-CANNOT_RUN: Final = 2
+from sapsam.cli.tournament_common import (
+    FAILED,
+    CommandError,
+    connection,
+    database_options,
+    guarded,
+    parse_id,
+    resolve_players,
+    services,
+)
+
 DEMO_PLAYERS: Final = 12
 DEMO_SECONDS: Final = 600
+DESCRIBED: Final = argparse.RawDescriptionHelpFormatter
 
 
-class CommandError(Exception):
-    """The command cannot run; the message is shown as one line."""
+def _action(actions: Any, name: str, summary: str, details: str = "") -> argparse.ArgumentParser:
+    """A ``tournament`` action whose --help starts with ``summary`` and explains ``details``."""
+    description = f"{summary[0].upper()}{summary[1:]}." + (
+        f"\n\n{fill(details)}" if details else ""
+    )
+    parser: argparse.ArgumentParser = actions.add_parser(
+        name, help=summary, description=description, formatter_class=DESCRIBED
+    )
+    return parser
+
+
+def fill(text: str) -> str:
+    """A paragraph of --help, wrapped as argparse wraps its own."""
+    return textwrap.fill(text, 79)
+
+
+def _tournament_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tournament", help="the tournament: its id, or tournaments/{id}")
 
 
 def register(subparsers: Any) -> None:
     """Add the ``tournament`` subcommand and its actions."""
+    from sapsam.cli import tournament_control_commands, tournament_standings, tournament_watch
+
     parser = subparsers.add_parser(
-        "tournament", help="run tournaments (operator)", description=__doc__.split("\n\n")[0]
+        "tournament",
+        help="run tournaments (operator)",
+        description=__doc__,
+        formatter_class=DESCRIBED,
     )
     actions = parser.add_subparsers(dest="tournament_action", metavar="ACTION", required=True)
 
-    create = actions.add_parser("create", help="create a tournament; prints its id")
-    create.add_argument("--name", required=True, help="the tournament's title")
-    create.add_argument("--preset", default="pagat", help="rule set preset (default pagat)")
-    create.add_argument("--seats", type=int, default=4, help="players per table, 2-4")
-    create.add_argument("--rounds", type=int, default=2, help="number of rounds")
-    create.add_argument("--deals", type=int, default=8, help="deals per round")
-    create.add_argument("--max-entrants", type=int, default=64, help="most players")
+    create = _action(
+        actions,
+        "create",
+        "create a tournament; prints its id",
+        "The seating seed of every round is drawn now and only its commitment recorded, so the"
+        " draw cannot be chosen after the players are known. Registration opens now.",
+    )
+    create.add_argument("--name", required=True, help="the tournament's title, 1 to 100 characters")
     create.add_argument(
-        "--closes-in-minutes", type=int, default=60, help="registration closes after this"
+        "--preset", default="pagat", help="the rule set preset every table plays (default: pagat)"
     )
-    create.add_argument("--reseating", choices=("random", "standings"), default="random")
-    create.add_argument("--tie-break", choices=("none", "deals_won"), default="none")
-    _database_options(create)
-    create.set_defaults(handler=_guarded(_create))
+    create.add_argument(
+        "--seat-count",
+        "--seats",
+        dest="seat_count",
+        type=int,
+        default=4,
+        help="players per table, 2 to 4 (default: 4); tables hold one fewer when the entrants do"
+        " not divide",
+    )
+    create.add_argument("--rounds", type=int, default=2, help="number of rounds (default: 2)")
+    create.add_argument(
+        "--deals", type=int, default=8, help="deals each table plays per round (default: 8)"
+    )
+    create.add_argument(
+        "--max-entrants", type=int, default=64, help="the most players who may enter (default: 64)"
+    )
+    create.add_argument(
+        "--closes-in-minutes",
+        type=int,
+        default=60,
+        help="registration closes this many minutes from now (default: 60); start closes it too",
+    )
+    create.add_argument(
+        "--reseating",
+        choices=("random", "standings"),
+        default="random",
+        help="how rounds 2 on are seated: a fresh random draw, or strongest together by total"
+        " (default: random)",
+    )
+    create.add_argument(
+        "--tie-break",
+        choices=("none", "deals_won"),
+        default="none",
+        help="what separates equal totals: nothing (they share the place) or more deals won"
+        " (default: none)",
+    )
+    database_options(create)
+    create.set_defaults(handler=guarded(_create))
 
-    for action, helptext, handler in (
-        ("register", "register players (by player id)", _register),
-        ("unregister", "withdraw players before the start", _unregister),
+    for name, summary, details, handler in (
+        (
+            "register",
+            "enter players in the tournament",
+            "Name each player by display name or by id (players/{id}, or the bare id). A name"
+            " that no player has, or that several have, is refused, and then nobody is entered.",
+            _register,
+        ),
+        (
+            "unregister",
+            "withdraw players before the start",
+            "After the start a player leaves by forfeiting (sapsam tournament forfeit).",
+            _unregister,
+        ),
     ):
-        sub = actions.add_parser(action, help=helptext)
-        sub.add_argument("tournament", help="tournament id")
-        sub.add_argument("players", nargs="+", help="player ids (uuid or players/{id})")
-        _database_options(sub)
-        sub.set_defaults(handler=_guarded(handler))
+        sub = _action(actions, name, summary, details)
+        _tournament_argument(sub)
+        sub.add_argument("players", nargs="+", help="display names or ids (players/{id})")
+        database_options(sub)
+        sub.set_defaults(handler=guarded(handler))
 
-    for action, helptext, handler in (
-        ("start", "close registration and seat round 1", _start),
-        ("show", "print the tournament and its tables", _show),
-        ("standings", "print the standings", _standings),
-        ("verify", "verify seating, every credited deal and the standings", _verify),
+    for name, summary, details, handler in (
+        (
+            "start",
+            "close registration and seat round 1",
+            "Seats round 1 by the committed draw (its seed is revealed), creates its tables,"
+            " seats the players and draws each table's dealer; prints the tables.",
+            _start,
+        ),
+        ("show", "print the tournament, its rounds and tables", "", _show),
+        (
+            "verify",
+            "verify the seating, every credited deal and the standings",
+            "The same report as sapsam audit verify --tournament ID; exit 1 when a check fails.",
+            _verify,
+        ),
     ):
-        sub = actions.add_parser(action, help=helptext)
-        sub.add_argument("tournament", help="tournament id (uuid or tournaments/{id})")
-        _database_options(sub)
-        sub.set_defaults(handler=_guarded(handler))
+        sub = _action(actions, name, summary, details)
+        _tournament_argument(sub)
+        database_options(sub)
+        sub.set_defaults(handler=guarded(handler))
 
-    listing = actions.add_parser("list", help="list tournaments, newest first")
-    _database_options(listing)
-    listing.set_defaults(handler=_guarded(_list))
+    listing = _action(actions, "list", "list tournaments, newest first")
+    database_options(listing)
+    listing.set_defaults(handler=guarded(_list))
 
-    board = actions.add_parser("leaderboard", help="print a leaderboard across tournaments")
-    board.add_argument("--rule-set", help="only this rule set name")
-    board.add_argument("--period", help="only tournaments started in this month, YYYY-MM")
-    board.add_argument("--limit", type=int, default=20, help="lines to print")
-    _database_options(board)
-    board.set_defaults(handler=_guarded(_leaderboard))
+    tournament_standings.add_actions(actions)
+    tournament_watch.add_actions(actions)
+    tournament_control_commands.add_actions(actions)
 
-    follow = actions.add_parser("follow-results", help="run the results process until stopped")
-    _database_options(follow)
-    follow.set_defaults(handler=_guarded(_follow_results))
-
-    demo = actions.add_parser("demo", help="12 bots, 3 tables of 4, 2 rounds, verified")
-    demo.add_argument("--deals", type=int, default=2, help="deals per round (default 2)")
-    demo.add_argument("--database-url", help="use this PostgreSQL, not a fresh embedded one")
-    demo.set_defaults(handler=_guarded(_demo))
-
-
-def _database_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--database-url", help="PostgreSQL to use (default: DATABASE_URL, else embedded)"
+    follow = _action(
+        actions,
+        "follow-results",
+        "run the results process until stopped (SIGTERM or Ctrl-C)",
+        "Credits each finished deal of a tournament table and seats the next rounds. Every"
+        " server process runs one already; this is for a database no server follows.",
     )
-    parser.add_argument(
-        "--data-dir", help="embedded server's data folder (default: SAPSAM_DATA_DIR or user data)"
+    database_options(follow)
+    follow.set_defaults(handler=guarded(_follow_results))
+
+    demo = _action(
+        actions,
+        "demo",
+        "twelve bots play 3 tables of 4 for 2 rounds, then it is verified",
+        "A server on a fresh embedded database (or --database-url) plays the tournament over"
+        " gRPC and prints each round's tables, the standings and the verification.",
     )
-
-
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def run(arguments: argparse.Namespace) -> int:
-        from sapsam.domain.errors import DomainError
-
-        try:
-            return handler(arguments)
-        except CommandError as error:
-            print(f"sapsam tournament: {error}", file=sys.stderr)
-            return CANNOT_RUN
-        except DomainError as error:
-            print(f"sapsam tournament: {error.reason.value}: {error.message}", file=sys.stderr)
-            return CANNOT_RUN
-
-    return run
-
-
-def _id(text: str, prefix: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text.removeprefix(prefix))
-    except ValueError:
-        raise CommandError(f"{text!r} is not an id") from None
-
-
-@contextmanager
-def _prepared_database(arguments: argparse.Namespace) -> Iterator[tuple[str, Any]]:
-    """The chosen database (migrated first, the read models prepared): its URL and an unopened
-    store on it."""
-    from sapsam.log.records import DatabaseOpenError
-    from sapsam.store.embedded import open_database
-    from sapsam.store.event_store import EventStore
-    from sapsam.store.projections import registered_projectors
-    from sapsam.store.table_projections import projectors as table_projectors
-
-    try:
-        with open_database(
-            arguments.database_url, getattr(arguments, "data_dir", None), migrate=True
-        ) as handle:
-            store = EventStore.unopened(
-                handle.url, projectors=[*table_projectors(), *registered_projectors()]
-            )
-            store.prepare()
-            yield handle.url, store
-    except DatabaseOpenError as error:
-        raise CommandError(str(error)) from None
-
-
-@contextmanager
-def _connection(arguments: argparse.Namespace) -> Iterator[Any]:
-    """A synchronous connection to the prepared database, for the offline readers."""
-    import psycopg
-
-    with _prepared_database(arguments) as (url, _), psycopg.connect(url, autocommit=True) as opened:
-        yield opened
-
-
-@asynccontextmanager
-async def _services(arguments: argparse.Namespace) -> AsyncIterator[Any]:
-    """A tournament service over the chosen database (migrated first); its pool on the command's
-    event loop."""
-    from sapsam.app.tables import TableService
-    from sapsam.app.tournament_control import TournamentControl
-
-    with _prepared_database(arguments) as (_, store):
-        await store.open()
-        try:
-            yield TournamentControl(store, TableService(store))
-        finally:
-            await store.close()
+    demo.add_argument("--deals", type=int, default=2, help="deals per round (default: 2)")
+    demo.add_argument(
+        "--database-url", help="play in this PostgreSQL (default: a fresh embedded database)"
+    )
+    demo.set_defaults(handler=guarded(_demo))
 
 
 def _create(arguments: argparse.Namespace) -> int:
@@ -191,17 +219,11 @@ def _create(arguments: argparse.Namespace) -> int:
     except RuleSetError as error:
         raise CommandError(str(error)) from None
 
-    async def create() -> Any:
-        async with _services(arguments) as tournaments:
-            return await tournaments.create(
-                _settings(tournaments.clock()), "operator", f"cli-{uuid.uuid4()}"
-            )
-
     def _settings(now: int) -> TournamentSettings:
         return TournamentSettings(
             name=arguments.name,
             rule_set=rule_set,
-            seats_per_table=arguments.seats,
+            seats_per_table=arguments.seat_count,
             rounds=arguments.rounds,
             deals_per_round=arguments.deals,
             registration_opens_ms=now,
@@ -211,79 +233,111 @@ def _create(arguments: argparse.Namespace) -> int:
             tie_break=arguments.tie_break,
         )
 
+    async def create() -> Any:
+        async with services(arguments) as tournaments:
+            return await tournaments.create(
+                _settings(tournaments.clock()), "operator", f"cli-{uuid.uuid4()}"
+            )
+
     outcome = asyncio.run(create())
     print(f"tournaments/{outcome.tournament_id}")
     return 0
 
 
 def _register(arguments: argparse.Namespace) -> int:
-    return _for_each_player(arguments, lambda service: service.register, "registered")
+    return _for_each_player(arguments, "register", "entered")
 
 
 def _unregister(arguments: argparse.Namespace) -> int:
-    return _for_each_player(arguments, lambda service: service.unregister, "withdrew")
+    return _for_each_player(arguments, "unregister", "withdrew")
 
 
-def _for_each_player(
-    arguments: argparse.Namespace,
-    method: Callable[[Any], Callable[..., Awaitable[object]]],
-    done: str,
-) -> int:
-    """Call ``method(service)(tournament, player, request_id)`` for each player named (one
-    request each) and say ``done`` for each."""
-    tournament_id = _id(arguments.tournament, "tournaments/")
+def _for_each_player(arguments: argparse.Namespace, method: str, done: str) -> int:
+    """Resolve every player named (all before any is used), then call the service's ``method``
+    for each (one request each) and say ``done`` for each, by name."""
+    from sapsam.store.player_names import display_names
+
+    tournament_id = parse_id(arguments.tournament, "tournaments/")
+    with connection(arguments) as opened:
+        players = resolve_players(opened, arguments.players)
+        names = display_names(opened, players)
 
     async def each() -> None:
-        async with _services(arguments) as tournaments:
-            for player in arguments.players:
-                player_id = str(_id(player, "players/"))
-                await method(tournaments)(tournament_id, player_id, f"cli-{uuid.uuid4()}")
-                print(f"{done} players/{player_id}")
+        async with services(arguments) as tournaments:
+            await tournaments.load(tournament_id)  # an unknown tournament: nothing is done
+            for player_id in players:
+                call = getattr(tournaments, method)
+                await call(tournament_id, player_id, f"cli-{uuid.uuid4()}")
+                print(f"{done} {names.get(player_id, '')} (players/{player_id})")
 
     asyncio.run(each())
     return 0
 
 
 def _start(arguments: argparse.Namespace) -> int:
-    tournament_id = _id(arguments.tournament, "tournaments/")
+    tournament_id = parse_id(arguments.tournament, "tournaments/")
 
     async def start() -> Any:
-        async with _services(arguments) as tournaments:
+        async with services(arguments) as tournaments:
             return await tournaments.start(tournament_id, "operator", f"cli-{uuid.uuid4()}")
 
-    print("\n".join(_table_lines(asyncio.run(start()).state)))
+    state = asyncio.run(start()).state
+    print("\n".join(_table_lines(state, _names_of(arguments, state))))
     return 0
 
 
-def _table_lines(state: Any) -> list[str]:
+def _names_of(arguments: argparse.Namespace, state: Any) -> dict[str, str]:
+    """The display names of the tournament's players."""
+    from sapsam.store.player_names import display_names
+
+    with connection(arguments) as opened:
+        return display_names(opened, [*state.entrants, *state.registered])
+
+
+def _table_lines(state: Any, names: dict[str, str]) -> list[str]:
     lines = []
     for number in range(1, state.current_round + 1):
         lines.append(f"round {number}:")
         for table in state.round_tables(number):
-            players = ", ".join(player[:8] for player in table.players)
+            players = ", ".join(
+                names.get(player, player[:8])
+                + (" (forfeited)" if player in state.forfeited else "")
+                for player in table.holders
+            )
             credited = len(table.credited)
+            deals = "deal" if credited == 1 else "deals"
             lines.append(
-                f"  table {table.index} tables/{table.table_id} ({credited} deals credited): "
+                f"  table {table.index} tables/{table.table_id} ({credited} {deals} credited): "
                 f"{players}"
             )
     return lines
 
 
 async def _load(arguments: argparse.Namespace, tournament_id: uuid.UUID) -> Any:
-    async with _services(arguments) as tournaments:
+    async with services(arguments) as tournaments:
         return await tournaments.load(tournament_id)
 
 
 def _show(arguments: argparse.Namespace) -> int:
-    tournament_id = _id(arguments.tournament, "tournaments/")
+    tournament_id = parse_id(arguments.tournament, "tournaments/")
     state = asyncio.run(_load(arguments, tournament_id))
+    names = _names_of(arguments, state)
     print(f"tournaments/{tournament_id}  {state.name!r}  {state.phase.value}")
+    count = len(state.entrants or state.registered)
     print(
-        f"rules {state.rule_set.name}, {state.seats_per_table} per table, {state.rounds} rounds of "
-        f"{state.deals_per_round} deals, reseating {state.reseating.value}, tie-break "
-        f"{state.tie_break.value}, {len(state.entrants or state.registered)} players"
+        f"rules {state.rule_set.name}, {state.seats_per_table} per table, {state.rounds} "
+        f"{'round' if state.rounds == 1 else 'rounds'} of {state.deals_per_round} "
+        f"{'deal' if state.deals_per_round == 1 else 'deals'}, reseating "
+        f"{state.reseating.value}, tie-break {state.tie_break.value}, {count} "
+        f"{'player' if count == 1 else 'players'}"
     )
-    print("\n".join(_table_lines(state)))
+    if state.pause_reason:
+        print(f"paused: {state.pause_reason}")
+    if state.cancel_reason:
+        print(f"cancelled: {state.cancel_reason}")
+    for player, round_number in state.forfeited.items():
+        print(f"{names.get(player, player)} forfeited in round {round_number}")
+    print("\n".join(_table_lines(state, names)))
     return 0
 
 
@@ -300,54 +354,26 @@ def _standing_lines(standings: Any, names: dict[str, str] | None = None) -> list
     return lines
 
 
-def _standings(arguments: argparse.Namespace) -> int:
-    tournament_id = _id(arguments.tournament, "tournaments/")
-    state = asyncio.run(_load(arguments, tournament_id))
-    final = "final" if state.phase.value == "COMPLETE" else "so far"
-    print(f"standings ({final}; equal totals share a place):")
-    print("\n".join(_standing_lines(state.standings())))
-    return 0
-
-
 def _verify(arguments: argparse.Namespace) -> int:
     from sapsam.audit.report import render_text
     from sapsam.audit.tournament_audit import verify_tournament
 
-    tournament_id = _id(arguments.tournament, "tournaments/")
-    with _connection(arguments) as connection:
-        report = verify_tournament(connection, tournament_id)
+    tournament_id = parse_id(arguments.tournament, "tournaments/")
+    with connection(arguments) as opened:
+        report = verify_tournament(opened, tournament_id)
     print(render_text(report))
     return 0 if report.holds else FAILED
 
 
 def _list(arguments: argparse.Namespace) -> int:
-    with _connection(arguments) as connection:
-        rows = connection.execute(
+    with connection(arguments) as opened:
+        rows = opened.execute(
             "SELECT tournament_id, name, phase, entrant_count, current_round, rounds"
             " FROM tournaments ORDER BY created_at_ms DESC, tournament_id DESC"
         ).fetchall()
     for row in rows:
         where = f"round {row[4]}/{row[5]}"
         print(f"tournaments/{row[0]}  {row[2]:<14} {where}  {row[3]:>3} players  {row[1]}")
-    return 0
-
-
-def _leaderboard(arguments: argparse.Namespace) -> int:
-    from sapsam.store.tournament_queries import leaderboard_page
-
-    async def page() -> Any:
-        async with _services(arguments) as tournaments, tournaments.store.connection() as opened:
-            return await leaderboard_page(
-                opened, arguments.rule_set, arguments.period, 0, arguments.limit
-            )
-
-    rows, total = asyncio.run(page())
-    print(f"leaderboard ({total} players; equal totals share a place):")
-    for row in rows:
-        print(
-            f"{row.place:>3} {row.player_id:<36} {row.total:+6d}  "
-            f"{row.deals_played} deals, {row.tournaments_played} tournaments"
-        )
     return 0
 
 
@@ -360,7 +386,7 @@ def _follow_results(arguments: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(number, stopping.set)
-        async with _services(arguments) as tournaments:
+        async with services(arguments) as tournaments:
             await ResultsProcess(tournaments).run(stopping)
 
     asyncio.run(follow())

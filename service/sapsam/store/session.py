@@ -185,6 +185,8 @@ class PostgresSession:
         return await running_tournament_ids(self.connection)
 
     async def tournament_phase_of_table(self, table_id: str) -> str | None:
+        if not any("tournament_tables" in projector.tables for projector in self.projectors):
+            return None  # a store keeping no tournament read models serves no tournament
         return await tournament_phase_of_table(self.connection, table_id)
 
     # -- background processes' own state ---------------------------------------------------------

@@ -14,3 +14,8 @@ SELECT display_name, created_at FROM players WHERE player_id = %(player)s
 
 -- name: display_names
 SELECT player_id::text, display_name FROM players WHERE player_id = ANY(%(players)s::uuid[])
+
+-- name: named
+-- Every player with exactly this display name, oldest first (display names need not be unique).
+SELECT player_id::text, display_name FROM players WHERE display_name = %(name)s
+ORDER BY created_at, player_id

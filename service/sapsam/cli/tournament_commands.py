@@ -48,6 +48,7 @@ from sapsam.cli.tournament_common import (
     resolve_players,
     services,
 )
+from sapsam.cli.wording import plural
 
 DEMO_PLAYERS: Final = 12
 DEMO_SECONDS: Final = 600
@@ -99,13 +100,12 @@ def register(subparsers: Any) -> None:
     )
     create.add_argument(
         "--seat-count",
-        "--seats",
-        dest="seat_count",
         type=int,
         default=4,
         help="players per table, 2 to 4 (default: 4); tables hold one fewer when the entrants do"
         " not divide",
     )
+    create.add_argument("--seats", type=int, dest="seat_count", help=argparse.SUPPRESS)
     create.add_argument("--rounds", type=int, default=2, help="number of rounds (default: 2)")
     create.add_argument(
         "--deals", type=int, default=8, help="deals each table plays per round (default: 8)"
@@ -304,11 +304,9 @@ def _table_lines(state: Any, names: dict[str, str]) -> list[str]:
                 + (" (forfeited)" if player in state.forfeited else "")
                 for player in table.holders
             )
-            credited = len(table.credited)
-            deals = "deal" if credited == 1 else "deals"
+            credited = plural(len(table.credited), "deal")
             lines.append(
-                f"  table {table.index} tables/{table.table_id} ({credited} {deals} credited): "
-                f"{players}"
+                f"  table {table.index} tables/{table.table_id} ({credited} credited): {players}"
             )
     return lines
 
@@ -325,11 +323,9 @@ def _show(arguments: argparse.Namespace) -> int:
     print(f"tournaments/{tournament_id}  {state.name!r}  {state.phase.value}")
     count = len(state.entrants or state.registered)
     print(
-        f"rules {state.rule_set.name}, {state.seats_per_table} per table, {state.rounds} "
-        f"{'round' if state.rounds == 1 else 'rounds'} of {state.deals_per_round} "
-        f"{'deal' if state.deals_per_round == 1 else 'deals'}, reseating "
-        f"{state.reseating.value}, tie-break {state.tie_break.value}, {count} "
-        f"{'player' if count == 1 else 'players'}"
+        f"rules {state.rule_set.name}, {state.seats_per_table} per table, "
+        f"{plural(state.rounds, 'round')} of {plural(state.deals_per_round, 'deal')}, reseating "
+        f"{state.reseating.value}, tie-break {state.tie_break.value}, {plural(count, 'player')}"
     )
     if state.pause_reason:
         print(f"paused: {state.pause_reason}")

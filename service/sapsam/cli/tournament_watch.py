@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from sapsam.cli.tournament_common import CANNOT_RUN, CommandError, guarded
+from sapsam.cli.wording import plural
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
 INTERRUPTED: Final = 130
@@ -225,9 +226,9 @@ class Picture:
         line = f"{view.display_name} ({view.name}): {status}"
         if current is not None:
             line += (
-                f", round {current.round} of {view.rounds}, {credited} of {planned} deals"
-                f" credited this round, {view.rounds_completed} "
-                f"{'round' if view.rounds_completed == 1 else 'rounds'} complete"
+                f", round {current.round} of {view.rounds}, {credited} of"
+                f" {plural(planned, 'deal')} credited this round,"
+                f" {plural(view.rounds_completed, 'round')} complete"
             )
         else:
             line += f", {len(view.players)} registered"
@@ -275,7 +276,7 @@ class Picture:
         simple = {
             "RoundCompleted": f"round {data.get('round')} is complete",
             "TournamentCompleted": "the tournament is complete: the standings are final",
-            "TournamentStarted": f"started with {len(data.get('entrants', []))} players",
+            "TournamentStarted": f"started with {plural(len(data.get('entrants', [])), 'player')}",
             "TournamentPaused": f"paused by the operator: {data.get('reason')}",
             "TournamentResumed": "resumed by the operator",
             "TournamentCancelled": f"cancelled by the operator: {data.get('reason')}",
@@ -285,8 +286,8 @@ class Picture:
         if kind in simple:
             return simple[kind]
         if kind == "RoundSeated":
-            count = len(data["table_ids"])
-            return f"round {data['round']} seated ({data['method']} draw): {count} tables"
+            count = plural(len(data["table_ids"]), "table")
+            return f"round {data['round']} seated ({data['method']} draw): {count}"
         if kind == "PlayerForfeited":
             return f"{self.who(data['player_id'])} forfeited: {data['reason']}"
         if kind == "SeatReassigned":
@@ -433,7 +434,7 @@ def _bots(arguments: argparse.Namespace) -> int:
     for bot in failed:
         print(f"sapsam tournament: {bot.display_name} stopped: {bot.error}", file=sys.stderr)
     played = sum(len(bot.tables_played) for bot in bots)
-    print(f"the tournament is over: {len(bots)} bots played {played} tables")
+    print(f"the tournament is over: {plural(len(bots), 'bot')} played {plural(played, 'table')}")
     return CANNOT_RUN if failed else 0
 
 

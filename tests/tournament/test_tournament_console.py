@@ -122,6 +122,8 @@ def test_a_tournament_from_registration_to_final_standings(
     assert {entry["display_name"] for entry in entries} >= set(names)
     text_board = sapsam("tournament", "leaderboard", "--database-url", url).stdout
     assert text_board.startswith("leaderboard (all tournaments; ") and names[2] in text_board
+    after = sapsam("tournament", "watch", tournament, *watch_options)  # over: it ends at once
+    assert after.returncode == 0 and "COMPLETE" in after.stdout
     late = sapsam("tournament", "cancel", tournament, "--reason", "x", "--database-url", url)
     assert late.returncode == 2 and "TOURNAMENT_COMPLETE" in late.stderr
 

@@ -271,12 +271,23 @@ def test_a_complete_tournament_is_beyond_control(server: RunningServer, database
     with grpc.insecure_channel(target) as channel:
         stub = Stub(channel)
         bots = tournament_bots.register_bots(target, 2)
-        tournament = create(stub, seats_per_table=2, rounds=1, deals_per_round=1).name
+        tournament = create(stub, seats_per_table=2, rounds=1, deals_per_round=3).name
         for bot in bots:
             tournament_bots.enter(channel, bot, tournament)
         threads = tournament_bots.run_bots(target, bots, tournament)
         start(stub, tournament)
+        # Paused at once: the bots finish at most the deal in play, then wait for the resume.
+        stub.PauseTournament(pause(stub, tournament, "a short break"), metadata=OPERATOR)
+        time.sleep(4.0)  # the deal in play, if any, is finished and credited meanwhile
+        credited = viewed(stub, tournament).seated_rounds[0].tables[0].deals_credited
+        time.sleep(2.0)
+        held = viewed(stub, tournament)
+        assert held.status == tournament_pb2.TOURNAMENT_STATUS_PAUSED
+        assert held.seated_rounds[0].tables[0].deals_credited == credited <= 1
+        assert all(thread.is_alive() for thread in threads)
+        stub.ResumeTournament(resume(tournament), metadata=OPERATOR)
         tournament_bots.wait_for(threads, bots, 120)
+        assert viewed(stub, tournament).status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE
         for call, request in (
             (stub.PauseTournament, pause(stub, tournament)),
             (stub.ResumeTournament, resume(tournament)),

@@ -146,6 +146,16 @@ class Picture:
         self.names: dict[str, str] = {}
         self.view: Any = None
 
+    @property
+    def finished(self) -> bool:
+        """Whether the tournament read last is complete or cancelled (nothing more will come)."""
+        from sapsam_proto.v1 import tournament_pb2
+
+        return self.view is not None and self.view.status in (
+            tournament_pb2.TOURNAMENT_STATUS_COMPLETE,
+            tournament_pb2.TOURNAMENT_STATUS_CANCELLED,
+        )
+
     def who(self, player: str) -> str:
         """A player's display name (its resource name when it has none)."""
         player = player if player.startswith("players/") else f"players/{player}"
@@ -349,7 +359,7 @@ def _watch(arguments: argparse.Namespace) -> int:
         except grpc.RpcError as error:
             raise _refusal(error, arguments.server) from None
         print("\n".join(shown), flush=True)
-        if arguments.once:
+        if arguments.once or picture.finished:
             return 0
         events: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()

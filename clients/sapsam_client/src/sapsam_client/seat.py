@@ -69,6 +69,10 @@ _NOTHING_TO_DO = frozenset(
 # Refusals that may mean the seat is no longer this player's (SeatReplaced).
 _LOST_SEAT = frozenset({"NOT_SEATED", "NOT_YOUR_SEAT"})
 
+PAUSED_RETRY_SECONDS = 2.0
+"""How often a seat tries again to start a deal at a paused tournament's table (StartDeal is
+refused, TOURNAMENT_PAUSED, until the operator resumes; no table event says when)."""
+
 
 @dataclass(frozen=True)
 class Commitment:
@@ -354,7 +358,7 @@ class Seat:
         if phase == table_pb2.TABLE_PHASE_AWAITING_DEALER and self.position == 0:
             self._once("dealer", 0, lambda: self.client.choose_dealer(self.table))
         elif phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and table.dealer_seat == self.name:
-            self._once("start", deal + 1, lambda: self.client.start_deal(self.table))
+            self._once("start", deal + 1, self._start_when_not_paused)
         elif phase == table_pb2.TABLE_PHASE_AWAITING_CUT:
             if contribute_entropy and not mine.entropy_contributed:
                 self._once("entropy", deal, lambda: self.client.contribute_entropy(self.name))
@@ -369,6 +373,19 @@ class Seat:
             # Without the commitment (e.g. another process confirmed) there is nothing to show.
             reveal = deal in self.commitments
             self._once("reveal", deal, lambda: self.reveal(deal) if reveal else None)
+
+    def _start_when_not_paused(self) -> None:
+        """Start the next deal; while the table's tournament is paused, wait and try again."""
+        import time
+
+        while True:
+            try:
+                self.client.start_deal(self.table)
+                return
+            except SapsamError as error:
+                if error.reason != "TOURNAMENT_PAUSED":
+                    raise
+            time.sleep(PAUSED_RETRY_SECONDS)
 
     def _once(self, step: str, deal: int, move: Callable[[], object]) -> None:
         """Make a move once per deal; a refusal meaning "already done" is not an error."""

@@ -146,7 +146,6 @@ def test_a_forfeited_seat_is_reseated_and_later_deals_credit_the_newcomer() -> N
     assert refused(state, ReseatPlayer(uuid.uuid4(), 2, "newcomer", 2)) is Reason.TABLE_NOT_FOUND
     assert refused(state, ReseatPlayer(table.table_id, 4, "newcomer", 2)) is Reason.UNKNOWN_SEAT
     assert refused(state, ReseatPlayer(table.table_id, 2, "newcomer", 1)) is Reason.WRONG_PHASE
-    assert refused(state, ReseatPlayer(table.table_id, 2, "newcomer", 3)) is Reason.WRONG_PHASE
     assert refused(state, ReseatPlayer(table.table_id, 2, stayer, 2)) is Reason.ALREADY_REGISTERED
     assert refused(state, ReseatPlayer(table.table_id, 2, leaver, 2)) is Reason.PLAYER_FORFEITED
     events = decide(state, reseat)
@@ -168,6 +167,22 @@ def test_a_forfeited_seat_is_reseated_and_later_deals_credit_the_newcomer() -> N
     assert credited.players[2] == "newcomer" and credited.players[0] == stayer
     state = run(state, CreditDeal(table.table_id, 2, (1, 1, 5, -7), 8))
     assert state.totals["newcomer"] == 5 and state.totals[leaver] == -1
+    # The table has played its round (2 deals credited): too late to re-seat anything there.
+    assert refused(state, ReseatPlayer(table.table_id, 3, "third", 3)) is Reason.WRONG_PHASE
     # The seat is not re-seated twice from under the newcomer, who has not forfeited.
-    again = ReseatPlayer(table.table_id, 2, "third", 2)
-    assert refused(state, again) is Reason.PLAYER_SEATED
+    state = run(state, ForfeitPlayer(table.players[3], "x", 1))
+    assert refused(state, ReseatPlayer(table.table_id, 2, "third", 3)) is Reason.WRONG_PHASE
+
+
+def test_a_voided_deal_does_not_stop_the_round_from_completing() -> None:
+    # A table of two deals that voided deal 2: its deals 1 and 3 are the round's two.
+    state = started(4)
+    table = state.round_tables(1)[0]
+    state = run(state, CreditDeal(table.table_id, 1, (1, 1, -1, -1), 7))
+    events = decide(state, CreditDeal(table.table_id, 3, (1, 1, -1, -1), 9))
+    assert isinstance(events[0], DealCredited) and events[0].deal_number == 3
+    state = run(state, CreditDeal(table.table_id, 3, (1, 1, -1, -1), 9))
+    assert state.rounds_completed == 1
+    assert refused(state, CreditDeal(table.table_id, 4, (0, 0, 0, 0), 11)) is (
+        Reason.INVALID_ARGUMENT
+    )

@@ -129,11 +129,11 @@ def decide_reseat(state: TournamentState, command: ReseatPlayer) -> list[Event]:
             f"seat must be 0 to {len(table.players) - 1}, not {command.seat}",
             field="seat",
         )
-    if not 2 <= command.from_deal <= state.deals_per_round:
+    if command.from_deal < 2 or len(table.credited) >= state.deals_per_round:
         raise DomainError(
             Reason.WRONG_PHASE,
             "a seat is re-seated between two deals of the round, after the first and before"
-            " the last is started",
+            " the table has played its round",
         )
     previous = table.holders[command.seat]
     if previous not in state.forfeited:

@@ -248,10 +248,14 @@ def _decide_credit(state: TournamentState, command: CreditDeal) -> list[Event]:
         raise DomainError(
             Reason.ALREADY_CREDITED, f"deal {command.deal_number} of this table is credited"
         )
-    if not 1 <= command.deal_number <= state.deals_per_round:
+    # A table's deal numbers count its voided deals too (a voided deal does not count towards
+    # the series, so the round's last scored deal may be numbered past deals_per_round): what
+    # is bounded is how many deals are credited.
+    if command.deal_number < 1 or len(table.credited) >= state.deals_per_round:
         raise DomainError(
             Reason.INVALID_ARGUMENT,
-            f"a round plays deals 1 to {state.deals_per_round}, not {command.deal_number}",
+            f"a round credits {state.deals_per_round} deals a table; deal {command.deal_number}"
+            " is one too many",
         )
     if len(command.seat_deltas) != len(table.players):
         raise DomainError(Reason.INVALID_ARGUMENT, "one delta per seat of the table is needed")

@@ -5,9 +5,10 @@ the deals credited, and for each table of the round whom it waits for and since 
 follows it live through WatchTournament: every event as a sentence (a deal credited with each
 player's result, a round seated, a pause, a forfeit …), and the tables' picture again whenever it
 changes (checked every --refresh-seconds). A table of the round that GetStuckTables counts
-as stuck (past its deadline, or waiting longer than --stuck-after-seconds) is an ALERT
-line. It ends when the tournament is complete or cancelled (exit 0), or on Ctrl-C (exit 130);
---once prints the picture once and exits. A broken stream is resumed from the last event.
+as stuck (past its deadline, or waiting longer than --stuck-after-seconds), or one played out
+whose deals are still not all credited at the next look, is an ALERT line. It ends when the
+tournament is complete or cancelled (exit 0), or on Ctrl-C (exit 130); --once prints the picture
+once and exits. A broken stream is resumed from the last event.
 
 bot TOURNAMENT --server HOST:PORT --player players/ID=TOKEN … plays the players it is given
 (or --new N new players it registers and enters), each following its player from round to
@@ -145,6 +146,8 @@ class Picture:
         self.stuck_after = stuck_after
         self.names: dict[str, str] = {}
         self.view: Any = None
+        self.uncredited: set[str] = set()
+        """Tables played out with deals not yet credited at the last look."""
 
     @property
     def finished(self) -> bool:
@@ -195,6 +198,7 @@ class Picture:
             timeout=30,
         ).tables
         stuck_names = {table.table for table in stuck}
+        uncredited: set[str] = set()
         by_table = {table.table: table for table in awaited}
         now = time.time()
         for table in current.tables:
@@ -204,11 +208,24 @@ class Picture:
             head = f"  table {index} {table.table} ({credited} deals credited; {players})"
             state = by_table.get(table.table)
             if state is None:
-                lines.append(f"{head}: done")
+                behind = table.deals_credited < view.deals_per_round
+                if behind and table.table in self.uncredited:
+                    # Played out, yet its deals are not all credited two looks running: the
+                    # results process is behind or fails on this table.
+                    lines.append(
+                        f"ALERT {head}: played out, but not every deal is credited (the results"
+                        " process is behind or failing: see sapsam tables stuck and the server's"
+                        " log)"
+                    )
+                else:
+                    lines.append(f"{head}: done")
+                if behind:
+                    uncredited.add(table.table)
                 continue
             waiting = self._waiting(state, now)
             alert = "ALERT " if table.table in stuck_names else ""
             lines.append(f"{alert}{head}: {waiting}")
+        self.uncredited = uncredited
         return lines
 
     def _read_names(self) -> None:

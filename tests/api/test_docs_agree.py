@@ -55,8 +55,14 @@ SERVICE_FILES = (
 
 DOCUMENTS = (REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md")))
 # Dotted names that start with "sapsam." but are no Python module: the API's packages, the
-# ErrorInfo domain, the health detail of the stuck tables.
-NOT_MODULES = ("sapsam.v1", "sapsam.bench.v1", "sapsam.dev", "sapsam.tables.stuck")
+# ErrorInfo domain, the health detail of the stuck tables, the call log's logger.
+NOT_MODULES = (
+    "sapsam.v1",
+    "sapsam.bench.v1",
+    "sapsam.dev",
+    "sapsam.tables.stuck",
+    "sapsam.api.calls",
+)
 SOURCE_PACKAGES = ("api", "app", "audit", "cli", "domain", "fairness", "log", "rules", "store")
 TOP_FOLDERS = ("service", "clients", "tests", "bench", "proto", "migrations", "torture", "docs")
 

@@ -419,8 +419,9 @@ def render_frame(
     series = "" if frame.series_number is None else f", series {frame.series_number}"
     deal = "" if frame.deal_number is None else f", deal {frame.deal_number}"
     dealer = "" if frame.dealer is None else f", dealer seat {frame.dealer}"
+    actor = (names or {}).get(frame.actor) or frame.actor or "?"
     lines = [
-        f"v{frame.version} {frame.event_type} by {frame.actor or '?'} at {frame.recorded_at}",
+        f"v{frame.version} {frame.event_type} by {actor} at {frame.recorded_at}",
         f"  {frame.happened}",
         f"  table: {frame.phase}{series}{deal}{dealer}",
     ]

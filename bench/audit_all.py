@@ -216,7 +216,7 @@ def _encoded(event: Event) -> tuple[str, dict[str, Any], int]:
 def measure_verify_all(url: str, workers: int) -> dict[str, Any]:
     """``audit_database`` over everything in ``workers`` processes, with the CLI's progress bar
     on a terminal."""
-    from sapsam.cli.audit_commands import ProgressBar
+    from sapsam.cli.progress_bar import ProgressBar
 
     load_before = os.getloadavg()[0]
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None

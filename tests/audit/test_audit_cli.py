@@ -16,7 +16,7 @@ from database_roles import new_role, read_only
 from sapsam.app.tables import TableService
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
-from sapsam.cli.audit_commands import ProgressBar
+from sapsam.cli.progress_bar import ProgressBar
 from sapsam.store import schema
 
 

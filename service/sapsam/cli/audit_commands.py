@@ -2,7 +2,8 @@
 
 - ``sapsam audit export --table T [--deal N] [-o FILE] [--player ID]`` writes the export (JSON
   lines, docs/audit.md) of one deal or, without ``--deal``, of the whole table. The command runs
-  with the operator's rights unless ``--player`` names whose rights to apply.
+  with the operator's rights unless ``--player`` (an id or ``players/ID``) names whose rights to
+  apply.
 - ``sapsam audit verify FILE [--server-key KEY] [--witness-key KEY] [--checkpoint FILE]
   [--player-key PLAYER=KEY] [--json]`` verifies an export offline (no database, no network)
   and gives one of three verdicts: ANCHORED (exit 0), INTERNALLY CONSISTENT ONLY (exit 4),
@@ -14,7 +15,12 @@
 - ``sapsam audit verify --all [--json]`` audits the whole database: every stream's chain, every
   finished deal, every acknowledged request against the log, the deals still in play (pending or
   stuck), every read model rebuilt from the log and compared row by row.
-- ``sapsam audit replay FILE [--at VERSION] [--json]`` prints the table after each event.
+- ``sapsam audit replay FILE [--at VERSION] [--json] [--plain]`` prints the table after each
+  event, and each deal's account at its score.
+
+A file's human report (verify and replay, not ``--json``) names the players by the display names
+the export carries, beside their ids (labels, never identity), and writes cards as ``sapsam-play``
+does (``sapsam.audit.deal_account``; ``--plain``: letters without suit symbols or colour).
 - ``sapsam audit monitor --server ADDR --state DIR`` watches a server's transparency log and
   cosigns it as a witness (``sapsam.cli.monitor_command``, imported only when it runs; its exit
   statuses are its own: docs/transparency.md §10).
@@ -32,11 +38,10 @@ import argparse
 import json
 import os
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final
 
 from sapsam.audit.export_format import (
     AuditExport,
@@ -49,12 +54,10 @@ from sapsam.audit.export_format import (
 from sapsam.audit.export_limits import ExportLimitError, bounded_lines
 from sapsam.audit.export_reading import read_export
 from sapsam.audit.report import AuditReport, render_text
-from sapsam.cli.audit_input import CommandError, read_input
+from sapsam.cli.audit_input import CommandError, card_writing, read_input
 
 if TYPE_CHECKING:  # offline verification and replay never load the database driver
     import psycopg
-
-    from sapsam.audit.deal_account import CardWriting
 
 
 FAILED: Final = 1
@@ -80,13 +83,22 @@ def register(subparsers: Any) -> None:
     export = actions.add_parser(
         "export",
         help="write a deal's or table's export (JSON lines)",
-        description="Write the export of one deal (--deal) or of the whole table, with the "
-        "operator's rights unless --player names whose rights to apply.",
+        description="Write the export of one deal (--deal) or of the whole table: one file that "
+        "anyone can verify offline (sapsam audit verify FILE), with the players' display names as "
+        "labels and, when the server has signed a checkpoint covering it, its proof. The command "
+        "runs with the operator's rights unless --player names whose rights to apply.\n\n"
+        "examples:\n\n"
+        "    sapsam audit export --table tables/<uuid> --deal 2 -o deal2.jsonl\n"
+        "    sapsam audit export --table tables/<uuid> --player players/<id> -o table.jsonl",
     )
-    export.add_argument("--table", required=True, help="table id (uuid or tables/{id})")
+    export.add_argument("--table", required=True, help="the table: tables/<uuid> or the uuid")
     export.add_argument("--deal", type=int, help="deal number (default: the whole table)")
     export.add_argument("-o", "--output", help="file to write (default: stdout)")
-    export.add_argument("--player", help="apply this player's export rights, not the operator's")
+    export.add_argument(
+        "--player",
+        help="apply this player's export rights (players/<id> or the id): finished deals of"
+        " a table where they hold a seat (default: the operator's rights, everything)",
+    )
     export.add_argument(
         "--anchor-wait",
         type=float,
@@ -107,14 +119,30 @@ def register(subparsers: Any) -> None:
         "verify",
         help="verify an export offline, or the database",
         description="Verify an export file offline (no database, no network), one table or deal "
-        "in the database (--table, --deal), or the whole database (--all).",
+        "in the database (--table, --deal), a tournament, or the whole database (--all).\n\n"
+        "For a file it prints the players (ids, and display names as labels), one line per check "
+        "with what it confirms in a phrase, an account of each deal (the hands as sapsam-play "
+        "shows them, every pair row by row with the points and bonuses, the running totals) and "
+        "the verdict, last: ANCHORED (exit 0), INTERNALLY CONSISTENT ONLY (exit 4: nothing "
+        "anchors the file; pin --server-key) or FAILED (exit 1). Exit 2: the command cannot run; "
+        "3: a deal is still being played.\n\n"
+        "examples:\n\n"
+        "    sapsam audit verify deal2.jsonl --server-key server.keys\n"
+        "    sapsam audit verify --table tables/<uuid> --deal 2\n"
+        "    sapsam audit verify --all --json",
     )
     verify.add_argument("file", nargs="?", help="export to verify offline ('-' for stdin)")
-    verify.add_argument("--table", help="verify this table in the database")
-    verify.add_argument("--deal", type=int, help="with --table: only this deal")
+    verify.add_argument("--table", help="verify this table in the database (tables/<uuid>)")
+    verify.add_argument("--deal", type=int, help="with --table: only this deal (default: all)")
     verify.add_argument("--all", action="store_true", help="audit the whole database")
-    verify.add_argument("--tournament", help="verify this tournament (seating, deals, standings)")
-    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+    verify.add_argument(
+        "--tournament", help="verify this tournament: seating, deals, standings (tournaments/<id>)"
+    )
+    verify.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as one JSON object (default: text for a person)",
+    )
     verify.add_argument(
         "--plain",
         action="store_true",
@@ -174,12 +202,26 @@ def register(subparsers: Any) -> None:
     replay_parser = actions.add_parser(
         "replay",
         help="print the table after each event",
-        description="Print the table as it stood after each event of an export, and what each "
-        "seat could see; --at VERSION prints one moment.",
+        description="Print the players (ids, and display names as labels), then the table as it "
+        "stood after each event of an export: what happened, each seat's progress, running "
+        "total, rows and cards with who could see them, and at each deal's score its account row "
+        "by row. --at VERSION prints one moment. Offline: no database, no network.\n\n"
+        "examples:\n\n"
+        "    sapsam audit replay deal2.jsonl\n"
+        "    sapsam audit replay deal2.jsonl --at 24",
     )
     replay_parser.add_argument("file", help="export to replay ('-' for stdin)")
-    replay_parser.add_argument("--at", type=int, metavar="VERSION", help="show only this moment")
-    replay_parser.add_argument("--json", action="store_true", help="print frames as JSON lines")
+    replay_parser.add_argument(
+        "--at",
+        type=int,
+        metavar="VERSION",
+        help="show only the table after this version (default: after every event)",
+    )
+    replay_parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print each frame as one JSON line (default: text for a person)",
+    )
     replay_parser.add_argument(
         "--plain",
         action="store_true",
@@ -321,41 +363,17 @@ def _verify_body(arguments: argparse.Namespace) -> int:
     if arguments.checkpoint is not None and not arguments.server_key:
         raise CommandError("--checkpoint needs --server-key: the key that signed it")
     if arguments.file is not None:
-        from sapsam.cli.verify_file import read_lines, verify_file
+        from sapsam.cli.verify_file import read_lines, told, verify_file
 
         lines = read_lines(arguments.file)
         report = verify_file(arguments, lines)
         if not arguments.json:  # the players and each deal's account around the checks
-            print(_told(report, lines, _writing(arguments)))
+            print(told(report, lines, card_writing(arguments.plain)))
             return exit_status(report)
     else:
         report = _verify_online(arguments)
     _print_report(report, arguments.json)
     return exit_status(report)
-
-
-def _told(report: AuditReport, lines: list[str], writing: CardWriting) -> str:
-    """The human report on an export: the players, the checks with their phrases, an account of
-    each deal, the verdict."""
-    from sapsam.audit.deal_account import export_account  # the rules' names: only to tell
-
-    try:
-        export = read_export(lines)
-    except ExportFormatError:  # the format check says why; nothing to tell
-        return render_text(report)
-    before, after = export_account(export, report.ok, writing)
-    return render_text(report, before, after)
-
-
-def _writing(arguments: argparse.Namespace) -> CardWriting:
-    """Cards as ``sapsam-play`` writes them on this terminal (letters with ``--plain``)."""
-    from sapsam.audit.deal_account import CardWriting
-    from sapsam.rules.hand_text import terminal_style
-
-    if arguments.plain:
-        return CardWriting()
-    symbols, colour = terminal_style(sys.stdout, os.environ)
-    return CardWriting(symbols=symbols, colour=colour)
 
 
 def exit_status(report: AuditReport) -> int:
@@ -384,6 +402,8 @@ def _verify_online(arguments: argparse.Namespace) -> AuditReport:
                 raise CommandError(f"--tournament {arguments.tournament!r} is not an id") from None
             return verify_tournament(connection, tournament_id)
         if arguments.all:
+            from sapsam.cli.progress_bar import ProgressBar
+
             projectors = all_projectors(tuple(arguments.module))
             bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
             try:
@@ -405,33 +425,6 @@ def _print_report(report: AuditReport, as_json: bool) -> None:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         print(render_text(report))
-
-
-class ProgressBar:
-    """A one-line progress bar redrawn in place (only used when stderr is a terminal)."""
-
-    WIDTH: Final = 30
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.drawn = False
-        self.started = time.monotonic()
-
-    def update(self, done: int, total: int) -> None:
-        """Redraw for ``done`` of ``total`` deals."""
-        filled = self.WIDTH if total == 0 else self.WIDTH * done // total
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        elapsed = time.monotonic() - self.started
-        rate = f" ({done / elapsed:,.0f} deals/s)" if elapsed > 1 else ""
-        self.stream.write(f"\rverifying deals [{bar}] {done}/{total}{rate}")
-        self.stream.flush()
-        self.drawn = True
-
-    def finish(self) -> None:
-        """End the bar's line (the requests, deals in play and read models follow)."""
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _replay(arguments: argparse.Namespace) -> int:
@@ -458,7 +451,7 @@ def _replay_body(arguments: argparse.Namespace) -> int:
         for frame in frames:
             print(json.dumps(frame.to_dict(), ensure_ascii=False))
         return 0
-    for text in render_replay(export, frames, _writing(arguments)):
+    for text in render_replay(export, frames, card_writing(arguments.plain)):
         print(text)
     return 0
 

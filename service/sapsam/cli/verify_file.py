@@ -15,13 +15,27 @@ from typing import TYPE_CHECKING
 from sapsam.audit.export_format import ExportFormatError
 from sapsam.audit.export_limits import bounded_lines
 from sapsam.audit.export_reading import read_export
-from sapsam.audit.report import AuditReport
+from sapsam.audit.report import AuditReport, render_text
 from sapsam.audit.verifier import verify_export
 from sapsam.cli.audit_input import CommandError, read_input
 
 if TYPE_CHECKING:
     from sapsam.audit.anchoring import Trust
+    from sapsam.audit.deal_account import CardWriting
     from sapsam.log.signed_note import VerifierKey
+
+
+def told(report: AuditReport, lines: list[str], writing: CardWriting) -> str:
+    """The human report on an export: the players, the checks with their phrases, an account of
+    each deal, the verdict (last)."""
+    from sapsam.audit.deal_account import export_account  # the rules' names: only to tell
+
+    try:
+        export = read_export(lines)
+    except ExportFormatError:  # the format check says why; nothing to tell
+        return render_text(report)
+    before, after = export_account(export, report.ok, writing)
+    return render_text(report, before, after)
 
 
 def read_lines(name: str) -> list[str]:

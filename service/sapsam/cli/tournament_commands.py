@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import signal
 import textwrap
-import time
 import uuid
 from typing import Any, Final
 
@@ -50,8 +48,7 @@ from sapsam.cli.tournament_common import (
 )
 from sapsam.cli.wording import plural
 
-DEMO_PLAYERS: Final = 12
-DEMO_SECONDS: Final = 600
+MAX_LISTED: Final = 1000
 DESCRIBED: Final = argparse.RawDescriptionHelpFormatter
 
 
@@ -77,7 +74,12 @@ def _tournament_argument(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     """Add the ``tournament`` subcommand and its actions."""
-    from sapsam.cli import tournament_control_commands, tournament_standings, tournament_watch
+    from sapsam.cli import (
+        tournament_control_commands,
+        tournament_demo,
+        tournament_standings,
+        tournament_watch,
+    )
 
     parser = subparsers.add_parser(
         "tournament",
@@ -179,6 +181,12 @@ def register(subparsers: Any) -> None:
         sub.set_defaults(handler=guarded(handler))
 
     listing = _action(actions, "list", "list tournaments, newest first")
+    listing.add_argument(
+        "--limit",
+        type=int,
+        default=50,
+        help=f"the most tournaments to list, 1 to {MAX_LISTED} (default: 50)",
+    )
     database_options(listing)
     listing.set_defaults(handler=guarded(_list))
 
@@ -207,7 +215,7 @@ def register(subparsers: Any) -> None:
     demo.add_argument(
         "--database-url", help="play in this PostgreSQL (default: a fresh embedded database)"
     )
-    demo.set_defaults(handler=guarded(_demo))
+    demo.set_defaults(handler=guarded(tournament_demo.run_demo))
 
 
 def _create(arguments: argparse.Namespace) -> int:
@@ -311,14 +319,14 @@ def _table_lines(state: Any, names: dict[str, str]) -> list[str]:
     return lines
 
 
-async def _load(arguments: argparse.Namespace, tournament_id: uuid.UUID) -> Any:
+async def load_state(arguments: argparse.Namespace, tournament_id: uuid.UUID) -> Any:
     async with services(arguments) as tournaments:
         return await tournaments.load(tournament_id)
 
 
 def _show(arguments: argparse.Namespace) -> int:
     tournament_id = parse_id(arguments.tournament, "tournaments/")
-    state = asyncio.run(_load(arguments, tournament_id))
+    state = asyncio.run(load_state(arguments, tournament_id))
     names = _names_of(arguments, state)
     print(f"tournaments/{tournament_id}  {state.name!r}  {state.phase.value}")
     count = len(state.entrants or state.registered)
@@ -337,19 +345,6 @@ def _show(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _standing_lines(standings: Any, names: dict[str, str] | None = None) -> list[str]:
-    places = [item.place for item in standings]
-    lines = []
-    for item in standings:
-        shared = "=" if places.count(item.place) > 1 else " "
-        who = (names or {}).get(item.player_id, item.player_id)
-        lines.append(
-            f"{item.place:>3}{shared} {who:<32} {item.total:+5d}  "
-            f"({item.deals_won} won of {item.deals_played})"
-        )
-    return lines
-
-
 def _verify(arguments: argparse.Namespace) -> int:
     from sapsam.audit.report import render_text
     from sapsam.audit.tournament_audit import verify_tournament
@@ -362,14 +357,23 @@ def _verify(arguments: argparse.Namespace) -> int:
 
 
 def _list(arguments: argparse.Namespace) -> int:
-    with connection(arguments) as opened:
-        rows = opened.execute(
-            "SELECT tournament_id, name, phase, entrant_count, current_round, rounds"
-            " FROM tournaments ORDER BY created_at_ms DESC, tournament_id DESC"
-        ).fetchall()
-    for row in rows:
-        where = f"round {row[4]}/{row[5]}"
-        print(f"tournaments/{row[0]}  {row[2]:<14} {where}  {row[3]:>3} players  {row[1]}")
+    from sapsam.app.tournament_queries import tournament_page
+
+    if not 1 <= arguments.limit <= MAX_LISTED:
+        raise CommandError(f"--limit must be 1 to {MAX_LISTED}")
+
+    async def listed() -> list[Any]:
+        async with services(arguments) as tournaments:
+            page = await tournament_page(tournaments.store, None, None, arguments.limit)
+            return [await tournaments.load(uuid.UUID(str(item))) for item, _ in page]
+
+    for state in asyncio.run(listed()):
+        where = f"round {state.current_round}/{state.rounds}"
+        count = plural(len(state.entrants or state.registered), "player")
+        print(
+            f"tournaments/{state.tournament_id}  {state.phase.value:<14} {where}  {count:>11}"
+            f"  {state.name}"
+        )
     return 0
 
 
@@ -387,93 +391,3 @@ def _follow_results(arguments: argparse.Namespace) -> int:
 
     asyncio.run(follow())
     return 0
-
-
-def _demo(arguments: argparse.Namespace) -> int:
-    from sapsam.cli.demo_command import missing_client_message
-
-    try:
-        import sapsam_client  # noqa: F401 - the bots need it
-    except ImportError as error:
-        raise CommandError(missing_client_message(error)) from None
-    import grpc
-    import psycopg
-    from google.protobuf.timestamp_pb2 import Timestamp
-
-    from sapsam.api.server import ServerConfig, start_server
-    from sapsam.audit.report import render_text
-    from sapsam.audit.tournament_audit import verify_tournament
-    from sapsam.cli import tournament_bots
-    from sapsam.cli.bootstrap import build_services
-    from sapsam.cli.demo_command import demo_database, describe_demo_database
-    from sapsam_proto.v1 import tournament_service_pb2, tournament_service_pb2_grpc
-
-    started = time.monotonic()
-    token = secrets.token_urlsafe(24)
-    operator = (("authorization", f"Bearer {token}"),)
-    with demo_database(arguments.database_url, "sapsam-tournament-demo-") as url:
-        # A table command holds two pooled connections; twelve bots want room for both.
-        server = start_server(
-            ServerConfig(listen="127.0.0.1:0", operator_token=token, grace_seconds=2),
-            build_services(url, pool_size=40),
-        )
-        target = f"127.0.0.1:{server.port}"
-        try:
-            where = describe_demo_database(arguments.database_url)
-            print(f"server listening on {target} ({where})")
-            with grpc.insecure_channel(target) as channel:
-                stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
-                closes = Timestamp()
-                closes.FromMilliseconds(int(time.time() * 1000) + 3_600_000)
-                tournament = stub.CreateTournament(
-                    tournament_service_pb2.CreateTournamentRequest(
-                        request_id="demo",
-                        display_name="Demo cup",
-                        rule_set_preset="pagat",
-                        seats_per_table=4,
-                        rounds=2,
-                        deals_per_round=arguments.deals,
-                        registration_close_time=closes,
-                        max_entrants=DEMO_PLAYERS,
-                    ),
-                    metadata=operator,
-                ).tournament
-                print(
-                    f"{tournament.name}: 3 tables of 4, 2 rounds of {arguments.deals} deals; "
-                    f"seating commitments published: {len(tournament.seating_commitments)}"
-                )
-                bots = tournament_bots.register_bots(target, DEMO_PLAYERS)
-                for bot in bots:
-                    tournament_bots.enter(channel, bot, tournament.name)
-                threads = tournament_bots.run_bots(target, bots, tournament.name)
-                stub.StartTournament(
-                    tournament_service_pb2.StartTournamentRequest(
-                        request_id="start", tournament=tournament.name
-                    ),
-                    metadata=operator,
-                )
-                tournament_bots.wait_for(threads, bots, DEMO_SECONDS)
-            names = {bot.player.removeprefix("players/"): bot.display_name for bot in bots}
-            tournament_id = uuid.UUID(tournament.name.removeprefix("tournaments/"))
-            state = asyncio.run(
-                _load(argparse.Namespace(database_url=url, data_dir=None), tournament_id)
-            )
-            for number in (1, 2):
-                print(f"round {number}:")
-                for table in state.round_tables(number):
-                    seated = ", ".join(names.get(player, player) for player in table.players)
-                    print(f"  table {table.index}: {seated}")
-            print("standings (equal totals share a place):")
-            print("\n".join(_standing_lines(state.standings(), names)))
-            with psycopg.connect(url, autocommit=True) as connection:
-                report = verify_tournament(connection, tournament_id)
-            print(render_text(report))
-            verdict = "PASSED" if report.holds else "FAILED"
-            print(
-                f"verification: {verdict} (seating of both rounds, {report.deals_verified} deals, "
-                "standings)"
-            )
-            print(f"demo finished in {time.monotonic() - started:.1f} s")
-            return 0 if report.holds else FAILED
-        finally:
-            server.stop()

@@ -66,6 +66,7 @@ def test_a_tournament_from_registration_to_final_standings(
     assert twice.returncode == 2 and "TOURNAMENT_PAUSED" in twice.stderr
     shown = sapsam("tournament", "watch", tournament, *watch_options, "--once").stdout
     assert "PAUSED" in shown and "(lunch)" in shown
+    assert "(held: the tournament is paused)" in shown and "ALERT" not in shown
     resumed = sapsam("tournament", "resume", tournament, "--database-url", url)
     assert resumed.returncode == 0 and "runs again" in resumed.stdout
     # The live watch follows the whole tournament while the bots play it, then ends by itself.

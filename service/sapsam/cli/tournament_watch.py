@@ -223,6 +223,10 @@ class Picture:
                     uncredited.add(table.table)
                 continue
             waiting = self._waiting(state, now)
+            if view.status == tournament_pb2.TOURNAMENT_STATUS_PAUSED:
+                # Its clocks are held on purpose: no deadline runs out, nothing is stuck.
+                lines.append(f"{head}: {waiting} (held: the tournament is paused)")
+                continue
             alert = "ALERT " if table.table in stuck_names else ""
             lines.append(f"{alert}{head}: {waiting}")
         self.uncredited = uncredited

@@ -20,6 +20,7 @@ from sapsam.audit import Requester, select_deal, write_lines
 from sapsam.audit import deal_checks as deal_checks_module
 from sapsam.audit.export_format import ExportedEvent, ExportFormatError
 from sapsam.audit.export_reading import _exported_event, header_from_dict
+from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS, MAX_CONSISTENCY_PROOFS
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.domain import published as published_module
@@ -206,6 +207,29 @@ def _header_variants() -> list[dict[str, Any]]:
     changed(("segments", 1), "not an object")
     changed(("deals", 0), True)
     changed(("finished_deals", 0), "1")
+    # The proof an export carries (docs/audit.md §2.5): the usual object and what is not.
+    note = "sapsam/test\n5\n" + "A" * 44 + "\n\n\u2014 sapsam/test abcd\n"
+    for transparency in (
+        {"checkpoint": note},
+        {"checkpoint": note, "consistency": []},
+        {"checkpoint": note, "consistency": [{"old_size": 1, "new_size": 5, "proof": ""}]},
+        {"checkpoint": note, "consistency": [{"old_size": 1}]},
+        {"checkpoint": note, "consistency": {}},
+        {"checkpoint": note, "consistency": None},
+        {"checkpoint": note, "consistency": [None] * (MAX_CONSISTENCY_PROOFS + 1)},
+        {"checkpoint": note, "witness": note},
+        {"checkpoint": note, "consistency": [], "witness": note},
+        {"checkpoint": ""},
+        {"checkpoint": 5},
+        {"checkpoint": "x" * (MAX_CHECKPOINT_CHARS + 1)},
+        {"checkpoint": "x" * MAX_CHECKPOINT_CHARS},
+        {"consistency": []},
+        {},
+        [],
+        note,
+        None,
+    ):
+        changed(("transparency",), transparency)
     return variants
 
 

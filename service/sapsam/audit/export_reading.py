@@ -36,6 +36,7 @@ from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, chec
 from sapsam.audit.proof_format import (
     inclusion_from_value,
     quick_inclusion,
+    quick_transparency,
     transparency_from_value,
 )
 from sapsam.frozen import from_fields
@@ -233,8 +234,11 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
                 ChainAnchor(anchor_version, anchor_digest), first_version, last_version, last_digest
             )
         )
+    transparency = None
     if "transparency" in value:
-        return None  # read by the named checks (rare enough: one header line per export)
+        transparency = quick_transparency(value["transparency"])
+        if transparency is None:
+            return None  # read by the named checks, which name what is wrong
     try:
         labels = display_names_from(value["display_names"], "") if "display_names" in value else ()
     except ExportFormatError:
@@ -251,6 +255,7 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
         withheld=withheld,
         format_version=version,
         display_names=labels,
+        transparency=transparency,
     )
 
 

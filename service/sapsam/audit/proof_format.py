@@ -84,6 +84,25 @@ def quick_inclusion(leaf_index: int, proof: str) -> EventInclusion | None:
     return EventInclusion(leaf_index, raw)
 
 
+def quick_transparency(value: object) -> ExportTransparency | None:
+    """``transparency_from_value`` of the usual header object (a checkpoint within bounds, no
+    consistency proof or an empty list of them), or None to take the named checks."""
+    if type(value) is not dict or len(value) > 2:
+        return None
+    checkpoint = value.get("checkpoint")
+    proofs = value.get("consistency", [])
+    if (
+        type(checkpoint) is not str
+        or not checkpoint
+        or len(checkpoint) > MAX_CHECKPOINT_CHARS
+        or proofs != []
+        or type(proofs) is not list
+        or len(value) != 1 + ("consistency" in value)
+    ):
+        return None
+    return ExportTransparency(checkpoint=checkpoint, consistency=())
+
+
 def transparency_from_value(value: object, where: str) -> ExportTransparency:
     """The header's ``transparency`` object: ``{"checkpoint": "<signed note>", "consistency":
     [{"old_size", "new_size", "proof"}, ...]}`` (``consistency`` may be absent or empty)."""

@@ -15,7 +15,7 @@ import pytest
 from sapsam.audit import verify_export, write_lines
 from sapsam.audit.anchoring import Trust
 from sapsam.audit.export_reading import read_export
-from sapsam.audit.inclusion_walk import SharedWalk
+from sapsam.audit.inclusion_walk import forget_walks, inclusion_root
 from sapsam.audit.report import Verdict
 from sapsam.audit.sample_anchored import AnchoredLog, anchored_log
 from sapsam.audit.sample_series import recorded_stream
@@ -166,37 +166,64 @@ def test_a_malformed_inclusion_is_a_format_failure(
 @pytest.mark.parametrize("in_leaf_order", [False, True])
 def test_the_shared_path_shortcut_gives_rfc_9162s_result(in_leaf_order: bool) -> None:
     """Valid and damaged proofs, in random order and in leaf order (as an export's, where the
-    shortcut is taken most), each give what RFC 9162's walk gives, or are refused alike."""
+    shortcut is taken most), each give what RFC 9162's walk gives, or are refused alike. The
+    walks are remembered across trees of several sizes over the same leaves (so the same node
+    hashes at other positions, and other roots) and across rounds, as across the exports of a
+    verifying process."""
+    forget_walks()
     chooser = random.Random(15)
-    for size in (1, 2, 3, 7, 8, 13, 64, 100, 1000):
-        tree = MerkleTree(bytes([i % 256, i // 256]) * 16 for i in range(size))
-        walk = SharedWalk()
-        leaves = [chooser.randrange(size) for _ in range(60)]
-        if in_leaf_order:
-            leaves.sort()
-        for leaf in leaves:
-            proof = inclusion_proof(leaf, size, tree.node)
-            if chooser.random() < 0.4 and proof:  # a damaged proof, or one too long or short
-                damage = chooser.choice(["flip", "drop", "add"])
-                position = chooser.randrange(len(proof))
-                if damage == "flip":
-                    proof[position] = bytes([proof[position][0] ^ 1]) + proof[position][1:]
-                elif damage == "drop":
-                    del proof[position]
-                else:
-                    proof.insert(position, bytes(32))
-            leaf_hash = tree.node(NodeId(0, leaf))
-            if chooser.random() < 0.1:  # a wrong leaf hash under a valid proof
-                leaf_hash = bytes(32)
-            try:
-                expected: bytes | str = root_from_inclusion_proof(leaf, size, leaf_hash, proof)
-            except ProofError:
-                expected = "refused"
-            try:
-                found: bytes | str = walk.root_of(leaf, size, leaf_hash, b"".join(proof))
-            except ProofError:
-                found = "refused"
-            assert found == expected, (size, leaf)
+    sizes = (1, 2, 3, 7, 8, 13, 64, 100, 1000)
+    trees = {
+        size: MerkleTree(bytes([i % 256, i // 256]) * 16 for i in range(size)) for size in sizes
+    }
+    for _ in range(2):
+        for size in sizes:
+            tree = trees[size]
+            leaves = [chooser.randrange(size) for _ in range(60)]
+            if in_leaf_order:
+                leaves.sort()
+            for leaf in leaves:
+                proof = inclusion_proof(leaf, size, tree.node)
+                if chooser.random() < 0.4 and proof:  # a damaged proof, or one too long or short
+                    damage = chooser.choice(["flip", "drop", "add"])
+                    position = chooser.randrange(len(proof))
+                    if damage == "flip":
+                        proof[position] = bytes([proof[position][0] ^ 1]) + proof[position][1:]
+                    elif damage == "drop":
+                        del proof[position]
+                    else:
+                        proof.insert(position, bytes(32))
+                leaf_hash = tree.node(NodeId(0, leaf))
+                if chooser.random() < 0.1:  # a wrong leaf hash under a valid proof
+                    leaf_hash = bytes(32)
+                try:
+                    expected: bytes | str = root_from_inclusion_proof(leaf, size, leaf_hash, proof)
+                except ProofError:
+                    expected = "refused"
+                try:
+                    found: bytes | str = inclusion_root(leaf, size, leaf_hash, b"".join(proof))
+                except ProofError:
+                    found = "refused"
+                assert found == expected, (size, leaf)
+
+
+def test_a_remembered_walk_never_vouches_for_other_remaining_hashes(log: AnchoredLog) -> None:
+    """Once an honest export's proofs are remembered, a second copy whose proof differs only
+    above the node the two share (a forged upper hash) still fails the inclusion check, as it
+    does when nothing is remembered."""
+    lines = _deal(log)
+    forget_walks()
+    assert verify_export(lines, trust=PINNED).verdict is Verdict.ANCHORED
+    event = json.loads(lines[-1])
+    proof = event["inclusion"]["proof"]
+    last = proof[-64:]
+    event["inclusion"]["proof"] = proof[:-64] + ("0" if last[0] != "0" else "1") + last[1:]
+    forged = [*lines[:-1], json.dumps(event)]
+    remembered = verify_export(forged, trust=PINNED)
+    forget_walks()
+    fresh = verify_export(forged, trust=PINNED)
+    assert remembered.failed_names() == fresh.failed_names() == ("inclusion",)
+    assert remembered.named("inclusion") == fresh.named("inclusion")
 
 
 def test_the_command_line_prints_each_verdict_and_exits_with_it(

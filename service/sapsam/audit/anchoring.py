@@ -31,7 +31,7 @@ from sapsam.audit.export_format import (
     ExportedEvent,
     ExportTransparency,
 )
-from sapsam.audit.inclusion_walk import SharedWalk
+from sapsam.audit.inclusion_walk import inclusion_root
 from sapsam.audit.report import Anchor, AuditCheck, Status
 from sapsam.log.checkpoint import Checkpoint, CheckpointError, check_extends, open_checkpoint
 from sapsam.log.merkle import NodeId, event_leaf_hash
@@ -179,6 +179,15 @@ def _linked_anchor(
 def _checkpoint_check(
     transparency: ExportTransparency, trust: Trust
 ) -> tuple[AuditCheck, Checkpoint | None, OpenedNote | None]:
+    """The ``checkpoint`` check, the checkpoint read, and the note opened with a pinned key.
+
+    A pure function of the note and the keys pinned: a note that opened under pinned keys is
+    judged once per process (see ``_OPENED``), every other case each time."""
+    keys = trust.server_keys + trust.witness_keys
+    if trust.server_keys:
+        known = _OPENED.get((transparency.checkpoint, keys))
+        if known is not None:
+            return known
     try:
         checkpoint = Checkpoint.parse(parse_note(transparency.checkpoint).text)
     except NoteError as error:
@@ -201,9 +210,7 @@ def _checkpoint_check(
             None,
         )
     try:
-        opened = _opened(
-            transparency.checkpoint, trust.server_keys + trust.witness_keys, checkpoint.origin
-        )
+        opened = open_checkpoint(transparency.checkpoint, keys, checkpoint.origin).note
     except NoteError as error:  # CheckpointError and NoteVerificationError are NoteErrors
         pinned = ", ".join(key.label for key in trust.server_keys)
         return (
@@ -224,14 +231,18 @@ def _checkpoint_check(
         detail += "; not witnessed by a pinned witness"
     if unchecked:
         detail += f" ({unchecked} signature(s) by keys not pinned, not checked)"
-    return AuditCheck("checkpoint", Status.PASSED, detail), checkpoint, opened
+    checked = (AuditCheck("checkpoint", Status.PASSED, detail), checkpoint, opened)
+    if len(_OPENED) >= _OPENED_KEPT:
+        _OPENED.clear()
+    _OPENED[(transparency.checkpoint, keys)] = checked
+    return checked
 
 
-# Opening a signed note is a pure function of the note and the keys trusted, and the deals
+# Checking a signed note is a pure function of the note and the keys trusted, and the deals
 # exported within a few seconds carry the same checkpoint: a verifier going through many files
-# checks each distinct note's signatures once. Only notes that opened are kept (a refusal is
-# decided again each time), at most 64.
-_OPENED: dict[tuple[str, tuple[VerifierKey, ...]], OpenedNote] = {}
+# checks each distinct note's signatures once, and reads the checkpoint in it once. Only notes
+# that opened are kept (a refusal is decided again each time), at most 64.
+_OPENED: dict[tuple[str, tuple[VerifierKey, ...]], tuple[AuditCheck, Checkpoint, OpenedNote]] = {}
 _OPENED_KEPT: Final = 64
 
 
@@ -241,26 +252,12 @@ def forget_opened_notes() -> None:
     _OPENED.clear()
 
 
-def _opened(note: str, keys: tuple[VerifierKey, ...], origin: str) -> OpenedNote:
-    """``open_checkpoint(note, keys, origin).note``, ``origin`` being the one the note's own
-    checkpoint names (so it is part of the note, and the note alone keys the cache)."""
-    key = (note, keys)
-    found = _OPENED.get(key)
-    if found is None:
-        found = open_checkpoint(note, keys, origin).note
-        if len(_OPENED) >= _OPENED_KEPT:
-            _OPENED.clear()
-        _OPENED[key] = found
-    return found
-
-
 def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) -> AuditCheck:
     """Every event's inclusion proof leads to the checkpoint's root (docs/audit.md §4.5)."""
     size, root = checkpoint.size, checkpoint.root
     unanchored: list[int] = []
     previous_leaf = -1
     proven = 0
-    walk = SharedWalk()
     for event in events:
         inclusion = event.inclusion
         if inclusion is None:
@@ -280,7 +277,7 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
                 "inclusion", Status.FAILED, f"{where}: not in a tree of {size} leaves"
             )
         try:
-            reached = walk.root_of(leaf, size, event_leaf_hash(event.hash), inclusion.proof)
+            reached = inclusion_root(leaf, size, event_leaf_hash(event.hash), inclusion.proof)
         except ProofError as error:
             return AuditCheck("inclusion", Status.FAILED, f"{where}: {error}")
         if reached != root:

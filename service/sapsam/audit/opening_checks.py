@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from sapsam import fairness
 from sapsam.audit.export_format import AuditExport
@@ -28,7 +28,13 @@ from sapsam.domain.events import (
 from sapsam.rules.cards import format_cards
 from sapsam.rules.ruleset import RuleSet, RuleSetError
 
-__all__ = ["header_check", "lot_check", "opening_check", "table_rule_set"]
+__all__ = [
+    "forget_lots_and_rule_sets",
+    "header_check",
+    "lot_check",
+    "opening_check",
+    "table_rule_set",
+]
 
 
 def table_rule_set(created: TableCreated | None) -> RuleSet | None:
@@ -168,30 +174,64 @@ def lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> Audi
             "dealer_lot", Status.PENDING, "the dealer has not been drawn in this export"
         )
     try:
-        table_id = uuid.UUID(created.table_id)
-        lot_seed = bytes.fromhex(chosen.lot_seed)
-        commitment = fairness.lot_commitment(table_id, lot_seed)
-        lot = fairness.draw_dealer(lot_seed, table_id, created.seat_count)
+        commitment, dealer, drawn = _redrawn_lot(
+            created.table_id, chosen.lot_seed, created.seat_count
+        )
     except ValueError as error:
         return AuditCheck("dealer_lot", Status.FAILED, f"the lot cannot be redrawn: {error}")
-    if commitment.hex() != created.lot_commitment:
+    if commitment != created.lot_commitment:
         return AuditCheck(
             "dealer_lot",
             Status.FAILED,
             "the published lot seed does not hash to the lot commitment recorded at the "
             "table's creation",
             expected=created.lot_commitment,
-            found=commitment.hex(),
+            found=commitment,
         )
-    drawn = format_cards(lot.cards).split()
-    if lot.dealer != chosen.dealer or drawn != list(chosen.lot_cards):
+    if dealer != chosen.dealer or list(drawn) != list(chosen.lot_cards):
         return AuditCheck(
             "dealer_lot",
             Status.FAILED,
             "redrawing the lot does not give the recorded cards and dealer",
-            expected=f"dealer {lot.dealer}, cards {' '.join(drawn)}",
+            expected=f"dealer {dealer}, cards {' '.join(drawn)}",
             found=f"dealer {chosen.dealer}, cards {' '.join(chosen.lot_cards)}",
         )
     return AuditCheck(
-        "dealer_lot", Status.PASSED, f"seat {lot.dealer} drew the highest card ({' '.join(drawn)})"
+        "dealer_lot", Status.PASSED, f"seat {dealer} drew the highest card ({' '.join(drawn)})"
     )
+
+
+# Redrawing the lot is a pure function of the table, the lot seed and the seat count, and every
+# export of a table carries the same three (a deal's export opens with the table's lot): a
+# verifier going through a table's deal exports redraws its lot once. Only plain values are kept,
+# and only draws that succeeded (a refusal is decided again each time), at most 1,024.
+_LotKey = tuple[str, str, int]
+_LOTS: dict[_LotKey, tuple[str, int, tuple[str, ...]]] = {}
+_LOTS_KEPT: Final = 1024
+
+
+def _redrawn_lot(table_id: str, lot_seed: str, seat_count: int) -> tuple[str, int, tuple[str, ...]]:
+    """The lot commitment (hex) of ``lot_seed`` (hex) at table ``table_id``, the dealer it draws
+    among ``seat_count`` seats and the cards drawn; ``ValueError`` for a malformed value."""
+    plain = type(table_id) is str and type(lot_seed) is str and type(seat_count) is int
+    if plain:
+        known = _LOTS.get((table_id, lot_seed, seat_count))
+        if known is not None:
+            return known
+    table = uuid.UUID(table_id)
+    seed = bytes.fromhex(lot_seed)
+    commitment = fairness.lot_commitment(table, seed)
+    lot = fairness.draw_dealer(seed, table, seat_count)
+    redrawn = (commitment.hex(), lot.dealer, tuple(format_cards(lot.cards).split()))
+    if plain:
+        if len(_LOTS) >= _LOTS_KEPT:
+            _LOTS.clear()
+        _LOTS[(table_id, lot_seed, seat_count)] = redrawn
+    return redrawn
+
+
+def forget_lots_and_rule_sets() -> None:
+    """Forget the lots redrawn and the rule sets read so far (the next exports' are redrawn and
+    read in full)."""
+    _LOTS.clear()
+    _RULE_SETS.clear()

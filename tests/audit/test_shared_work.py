@@ -1,0 +1,122 @@
+"""What verifications in one process share (``sapsam.audit.verifier.forget_shared_work``: the
+checkpoints opened under pinned keys, the inclusion walks, the lots redrawn, the rule sets read)
+never changes a verdict: a forged export verified after the honest one, with all of that kept,
+gets exactly the report it gets in a process of its own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from sapsam.audit import Requester, select_deal, verify_export, write_lines
+from sapsam.audit.anchoring import Trust
+from sapsam.audit.report import Verdict
+from sapsam.audit.sample_anchored import AnchoredLog, anchored_log
+from sapsam.audit.sample_series import recorded_stream
+from sapsam.audit.verifier import forget_shared_work
+from sapsam.log.signed_note import NoteSigner
+
+SIGNER = NoteSigner.from_seed("sapsam/test", bytes(32))
+STRANGER = NoteSigner.from_seed("sapsam/test", bytes([9]) * 32)
+PINNED = Trust(server_keys=(SIGNER.verifier,))
+
+
+@pytest.fixture(scope="module")
+def honest() -> list[str]:
+    log: AnchoredLog = anchored_log([recorded_stream(3, 2), recorded_stream(4, 2)], SIGNER)
+    return list(write_lines(log.anchored(select_deal(log.streams[1], 2, Requester.operator()))))
+
+
+def _edit(lines: list[str], index: int, change: Callable[[dict[str, Any]], None]) -> list[str]:
+    value = json.loads(lines[index])
+    change(value)
+    return [*lines[:index], json.dumps(value), *lines[index + 1 :]]
+
+
+def _line_of(lines: list[str], event_type: str) -> int:
+    return next(i for i, line in enumerate(lines) if json.loads(line).get("type") == event_type)
+
+
+def _flip_hex(text: str, at: int) -> str:
+    return text[:at] + ("1" if text[at] == "0" else "0") + text[at + 1 :]
+
+
+def _forgeries(lines: list[str]) -> dict[str, list[str]]:
+    lot = _line_of(lines, "DealerChosen")
+    created = _line_of(lines, "TableCreated")
+    note = json.loads(lines[0])["transparency"]["checkpoint"]
+    signature_at = note.rindex(" ") + 20  # inside the signature, past the key id
+    flipped = (
+        note[:signature_at] + ("B" if note[signature_at] == "A" else "A") + note[signature_at + 1 :]
+    )
+
+    def set_data(name: str, value: object) -> Callable[[dict[str, Any]], None]:
+        return lambda event: event["data"].__setitem__(name, value)
+
+    def set_proof(at: int) -> Callable[[dict[str, Any]], None]:
+        return lambda event: event["inclusion"].__setitem__(
+            "proof", _flip_hex(event["inclusion"]["proof"], at)
+        )
+
+    return {
+        "lot seed": _edit(lines, lot, set_data("lot_seed", "00" * 32)),
+        "lot seed not hex": _edit(lines, lot, set_data("lot_seed", "zz")),
+        "dealer": _edit(lines, lot, set_data("dealer", 3)),
+        "lot commitment": _edit(lines, created, set_data("lot_commitment", "11" * 32)),
+        "seat count": _edit(lines, created, set_data("seat_count", 3)),
+        "rule set": _edit(
+            lines, created, lambda e: e["data"]["rule_set"].__setitem__("row_unit", 2)
+        ),
+        "signature": _edit(
+            lines, 0, lambda h: h["transparency"].__setitem__("checkpoint", flipped)
+        ),
+        "lowest proof hash": _edit(lines, lot, set_proof(0)),
+        "highest proof hash": _edit(lines, len(lines) - 1, set_proof(-1)),
+        "leaf index": _edit(
+            lines,
+            lot,
+            lambda e: e["inclusion"].__setitem__("leaf_index", e["inclusion"]["leaf_index"] + 1),
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "forgery",
+    [
+        "lot seed",
+        "lot seed not hex",
+        "dealer",
+        "lot commitment",
+        "seat count",
+        "rule set",
+        "signature",
+        "lowest proof hash",
+        "highest proof hash",
+        "leaf index",
+    ],
+)
+def test_a_forgery_after_the_honest_export_gets_the_report_it_gets_alone(
+    honest: list[str], forgery: str
+) -> None:
+    forged = _forgeries(honest)[forgery]
+    forget_shared_work()
+    alone = verify_export(forged, trust=PINNED)
+    assert alone.verdict is Verdict.FAILED
+    for trust in (PINNED, Trust(server_keys=(STRANGER.verifier, SIGNER.verifier))):
+        assert verify_export(honest, trust=trust).verdict is Verdict.ANCHORED  # remembered
+    after_honest = verify_export(forged, trust=PINNED)
+    assert after_honest.to_dict() == alone.to_dict()
+    # And the honest export after the forgery: still anchored, the same report as alone.
+    kept = verify_export(honest, trust=PINNED).to_dict()
+    forget_shared_work()
+    assert kept == verify_export(honest, trust=PINNED).to_dict()
+
+
+def test_a_stranger_key_is_not_taken_for_the_pinned_one(honest: list[str]) -> None:
+    forget_shared_work()
+    assert verify_export(honest, trust=PINNED).verdict is Verdict.ANCHORED
+    stranger = verify_export(honest, trust=Trust(server_keys=(STRANGER.verifier,)))
+    assert stranger.verdict is Verdict.FAILED and stranger.failed_names() == ("checkpoint",)

@@ -116,6 +116,16 @@ class TableQueries(TableRunner):
 
         Only the seat's holder can ask; other seats' cards are never computed for a caller.
         """
+        # The usual case, the copy current and the seed held: no pooled connection is taken
+        # (the same state and seed as below, without the pool's hand-over and liveness check).
+        current = self.current_copy(table_id)
+        if current is not None:
+            seat = own_hand_seat(current, Viewer.of(current, player_id))
+            deal = current.deal
+            assert deal is not None
+            seed = deal.seed or self.secrets.known(table_id, deal.number)
+            if seed is not None:
+                return OwnHand(seat, deal.number, dealt_hands(current, seed)[seat])
         async with self.store.session() as session:
             state = await self.load(table_id, session)
             # Whose cards the caller may have is the domain's call, made before any is computed.

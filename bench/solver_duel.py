@@ -1,13 +1,20 @@
-"""Head to head: the ``played_rows`` solver objective against the default ``random_rows``.
+"""Head to head: one solver objective against another, on seeded deals, under every preset.
 
 Each trial deals two seeded random 13-card hands X and Y from one deck and plays them twice, with
-the seats' cards swapped: ``played_rows`` sets X against ``random_rows`` setting Y, then
-``played_rows`` sets Y against ``random_rows`` setting X. The trial's result is what the
-``played_rows`` player gained over both games, scored under each preset; swapping the hands
-cancels the luck of the deal, so what remains is the difference the objectives make.
+the seats' cards swapped: the candidate sets X against the baseline setting Y, then the candidate
+sets Y against the baseline setting X. The trial's result is what the candidate gained over both
+games, scored under the preset; swapping the hands cancels the luck of the deal, so what remains is
+the difference the objectives make. Both solvers are given the preset's rule set (only
+``played_score`` reads its scoring method). By default the candidate is what a new table's timeout
+policy uses (``objective_for`` the latest rules version) and the baseline is version 1's.
 
-Prints one JSON object: per preset, the mean gain per hand (half a trial) and its standard error.
-Usage: ``python bench/solver_duel.py [--trials N] [--seed S]``.
+Also times every candidate solve (after a warm-up that builds the per-process tables) and checks
+that no arrangement of either side fouls.
+
+Prints one JSON object: per preset, the mean gain per hand (half a trial), its standard error and
+z, and the candidate's median, p99 and max milliseconds per hand (wall clock; median and p99 also
+in CPU time).
+Usage: ``python bench/solver_duel.py [--trials N] [--seed S] [--candidate O] [--baseline O]``.
 """
 
 from __future__ import annotations
@@ -15,52 +22,111 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import platform
 import random
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
-from sapsam.rules.arrangement import check_arrangement
-from sapsam.rules.ruleset import PRESETS
+from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
-from sapsam.rules.solver import Objective, solve
+from sapsam.rules.solver import Objective, objective_for, prepare, solve
+
+MEDIAN_TARGET_MS = 5.0
+
+
+def percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile of already sorted values."""
+    index = max(0, min(len(sorted_values) - 1, math.ceil(fraction * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def _checked(arrangement: Arrangement, hand: Sequence[int]) -> ArrangementCheck:
+    check = check_arrangement(arrangement, hand)
+    if check.foul:
+        raise AssertionError(f"the solver fouled {sorted(hand)}: {check.detail}")
+    return check
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the duel and print its JSON result."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--trials", type=int, default=2000)
+    parser.add_argument("--trials", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=7)
+    latest = objective_for(next(iter(PRESETS.values())))
+    parser.add_argument("--candidate", choices=list(Objective), default=latest.value)
+    parser.add_argument("--baseline", choices=list(Objective), default="random_rows")
     args = parser.parse_args(argv)
+    candidate, baseline = Objective(args.candidate), Objective(args.baseline)
 
+    prepare()
     rng = random.Random(args.seed)
     gains: dict[str, list[float]] = {name: [] for name in PRESETS}
+    # The candidate's times: per preset when it reads the method, else one list for every preset.
+    milliseconds: dict[str, list[tuple[float, float]]] = {name: [] for name in PRESETS}
+    milliseconds[""] = []
     for _ in range(args.trials):
         cards = rng.sample(range(52), 26)
         hands = (cards[:13], cards[13:])
-        played = [check_arrangement(solve(hand, goal=Objective.PLAYED_ROWS)) for hand in hands]
-        default = [check_arrangement(solve(hand)) for hand in hands]
+        mine: dict[tuple[Objective, str], list[ArrangementCheck]] = {}
         for name, rule_set in PRESETS.items():
-            first = score_deal(rule_set, [played[0], default[1]]).totals[0]
-            second = score_deal(rule_set, [played[1], default[0]]).totals[0]
+            sides = []
+            for goal in (candidate, baseline):
+                # Objectives that ignore the method set the same rows under every preset.
+                key = (goal, name if goal is Objective.PLAYED_SCORE else "")
+                if key not in mine:
+                    timings = milliseconds[key[1]] if goal is candidate else []
+                    mine[key] = [_solved(hand, rule_set, goal, timings) for hand in hands]
+                sides.append(mine[key])
+            ours, theirs = sides
+            first = score_deal(rule_set, [ours[0], theirs[1]]).totals[0]
+            second = score_deal(rule_set, [ours[1], theirs[0]]).totals[0]
             gains[name].append((first + second) / 2)
     result: dict[str, Any] = {
         "benchmark": "solver_duel",
+        "python": platform.python_version(),
+        "rules_version": RULES_VERSION,
+        "candidate": candidate.value,
+        "baseline": baseline.value,
         "trials": args.trials,
+        "hands_per_preset": 2 * args.trials,
         "seed": args.seed,
-        "gain_per_hand": {},
+        "median_target_ms": MEDIAN_TARGET_MS,
+        "fouls": 0,
+        "presets": {},
     }
     for name, values in gains.items():
         mean = statistics.fmean(values)
         error = statistics.stdev(values) / math.sqrt(len(values))
-        result["gain_per_hand"][name] = {
-            "mean": round(mean, 4),
+        timings = milliseconds[name] or milliseconds[""]
+        times = sorted(wall for wall, _ in timings)
+        cpu = sorted(cpu for _, cpu in timings)
+        result["presets"][name] = {
+            "gain_per_hand": round(mean, 4),
             "standard_error": round(error, 4),
             "z": round(mean / error, 1) if error else None,
+            "candidate_median_ms": round(statistics.median(times), 3),
+            "candidate_p99_ms": round(percentile(times, 0.99), 3),
+            "candidate_max_ms": round(times[-1], 3),
+            "candidate_median_cpu_ms": round(statistics.median(cpu), 3),
+            "candidate_p99_cpu_ms": round(percentile(cpu, 0.99), 3),
         }
     print(json.dumps(result))
     return 0
+
+
+def _solved(
+    hand: Sequence[int], rule_set: RuleSet, goal: Objective, timings: list[tuple[float, float]]
+) -> ArrangementCheck:
+    # Wall time and this thread's CPU time: on a shared, loaded machine the CPU time is what the
+    # solver costs, the wall time what a caller waited.
+    start, start_cpu = time.perf_counter(), time.thread_time()
+    arrangement = solve(hand, rule_set, goal)
+    timings.append(((time.perf_counter() - start) * 1000, (time.thread_time() - start_cpu) * 1000))
+    return _checked(arrangement, hand)
 
 
 if __name__ == "__main__":

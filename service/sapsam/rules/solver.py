@@ -1,7 +1,7 @@
 """The arrangement solver: the best legal split of 13 cards under a documented objective.
 
-Objective ``random_rows`` (the default): maximise the summed chance that each row beats a uniformly
-random row of the same size drawn from a full deck, ties counting half::
+Objective ``random_rows``: maximise the summed chance that each row beats a uniformly random row
+of the same size drawn from a full deck, ties counting half::
 
     objective = P(front beats a random front) + P(middle beats a random 5-card hand)
               + P(back beats a random 5-card hand)
@@ -10,54 +10,94 @@ The chances come from exact counts over all 22,100 fronts and 2,598,960 five-car
 (:mod:`sapsam.rules.solver_tables`, shipped as package data), held as integers over one common
 denominator so that comparisons are exact and the result is deterministic.
 
-Objective ``played_rows``: the same sum, but each row against the rows that the default solver
-actually sets in that position (a shipped table of 10,000 seeded deals). Summed win chances, ties
-half, are exactly the expected per-row score against such an opponent, so this aims at the game
-rather than at random hands; head to head it beats the default by about a third of a point per
-hand under per-row scoring (``bench/solver_duel.py``).
+Objective ``played_rows``: the same sum, but each row against the rows that the ``random_rows``
+solver actually sets in that position (a shipped table of 10,000 seeded deals). Summed win chances,
+ties half, are exactly the expected per-row score against such an opponent, so this aims at the
+game rather than at random hands.
 
-The default objective is part of the rules: a seat that times out under the ``solver`` policy gets
-``solve(cards, rule_set)``, which a replay recomputes, so it must not change within a
-``rules_version``.
+Objective ``played_score``: the expected score under the rule set's scoring method (``settle``:
+2-4's majority unit, 1-6's points, the scoop bonus, each with the rule set's amounts and
+``majority``) against those played rows, taking the three rows' results as independent. Under
+per-row scoring that is ``played_rows`` exactly. Found by keeping the ``PLAYED_SCORE_CANDIDATES``
+arrangements best under ``played_rows`` and choosing among them by the method's expected score
+(held exactly, as integers over ``deals ** 3``); ties keep ``played_rows``' order.
+
+**The objective is part of the rules.** A seat that times out under the ``solver`` policy gets
+``solve(cards, rule_set)``, which a replay recomputes, so the objective a rule set gets
+(:func:`objective_for`) is fixed by its ``rules_version``: ``random_rows`` under version 1,
+``DEFAULT_OBJECTIVE`` from version 2 (docs/rules.md §2.5). Royalties and naturals, when the rules
+have them, change what an arrangement is worth: they belong in a new objective of a new rules
+version (see :func:`objective_for`), never in an existing one.
 
 The search evaluates each of the C(13,5) = 1,287 five-card subsets and C(13,3) = 286 three-card
 subsets once, then walks the backs from the strongest down; for each back it tries the 56 ways to
 split the other eight cards into middle and front. The middle is never stronger than the back and
 a row's score grows with its strength, so ``back score + middle score at the back's strength + best
 front score`` bounds everything a back can still achieve: once that bound cannot beat the best
-found, no weaker back can either and the search stops. Among arrangements with the same objective
-the first found is kept; the cards are put in canonical order first, so the result depends on the
-set of cards only.
+found (the worst kept, when several are kept), no weaker back can either and the search stops.
+Among arrangements with the same objective the first found is kept; the cards are put in canonical
+order first, so the result depends on the set of cards only.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from functools import cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Final
 
 from sapsam.rules.arrangement import HAND_SIZE, Arrangement
 from sapsam.rules.cards import Card, CardError, by_strength, canonical_order, format_cards
 from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
-from sapsam.rules.solver_tables import RowScores, played_row_scores, random_row_scores
+from sapsam.rules.scoring import settle
+from sapsam.rules.solver_tables import (
+    RowChances,
+    RowScores,
+    played_row_chances,
+    played_row_scores,
+    random_row_scores,
+)
 
 
 class Objective(StrEnum):
     """What the solver maximises (see the module documentation)."""
 
     RANDOM_ROWS = "random_rows"
-    """Summed chance of beating random rows of the same size; the default."""
+    """Summed chance of beating random rows of the same size; rules version 1's."""
     PLAYED_ROWS = "played_rows"
-    """Summed chance of beating the rows the default solver plays."""
+    """Summed chance of beating the rows the ``random_rows`` solver plays."""
+    PLAYED_SCORE = "played_score"
+    """Expected score under the rule set's method against those rows (rows independent)."""
+
+
+DEFAULT_OBJECTIVE: Final = Objective.PLAYED_ROWS
+"""The objective of every rule set from rules version 2. ``bench/solver_duel.py`` measured it
+(docs/performance.md, "solver"): it beats ``random_rows`` under every preset, and ``played_score``
+does not beat it under any (1-6 slightly worse), so the method-aware objective is not the
+default."""
+
+PLAYED_SCORE_CANDIDATES: Final = 24
+"""How many of the best arrangements under ``played_rows`` ``played_score`` chooses among."""
+
+
+def objective_for(rule_set: RuleSet) -> Objective:
+    """The objective ``solve`` uses for ``rule_set`` when none is named: fixed by the rules
+    version, since a replay recomputes a timed-out seat's arrangement.
+
+    The hook for royalties and naturals: a rules version that scores them gets an objective that
+    values them, here; until then no objective counts them (the rules do not have them)."""
+    if rule_set.rules_version <= 1:
+        return Objective.RANDOM_ROWS
+    return DEFAULT_OBJECTIVE
 
 
 def _row_scores(goal: Objective) -> RowScores:
-    if goal is Objective.PLAYED_ROWS:
-        return played_row_scores()
-    return random_row_scores()
+    if goal is Objective.RANDOM_ROWS:
+        return random_row_scores()
+    return played_row_scores()  # played_score starts from played_rows' candidates
 
 
 _POSITIONS: Final = range(HAND_SIZE)
@@ -95,6 +135,8 @@ def prepare() -> None:
     long."""
     _splits()
     random_row_scores()
+    played_row_scores()
+    played_row_chances()
 
 
 def _checked_cards(cards: Sequence[int]) -> tuple[Card, ...]:
@@ -127,9 +169,10 @@ def _arrangement(hand: tuple[Card, ...], back: int, middle: int, front: int) -> 
 def solve(
     cards: Sequence[int],
     rule_set: RuleSet = DEFAULT_RULE_SET,
-    goal: Objective = Objective.RANDOM_ROWS,
+    goal: Objective | None = None,
 ) -> Arrangement:
-    """The legal arrangement of 13 distinct cards with the highest :func:`objective` for ``goal``.
+    """The legal arrangement of 13 distinct cards with the highest :func:`objective` for ``goal``
+    (by default the rule set's, :func:`objective_for`).
 
     Never a foul: a legal arrangement always exists (the strongest five-card hand in the back, the
     strongest five of the other eight in the middle: that middle is at least as strong as the
@@ -137,36 +180,62 @@ def solve(
     middle must be weaker than the back; the solver then keeps to such arrangements, and only if
     13 cards had none (none did among 100,000 seeded random deals) would it return the best
     non-strict one, a foul there as every arrangement would be. Rows are listed strongest card
-    first. The result depends on the set of cards only, not on their order. The objective does
-    not depend on the scoring method. Raises :class:`~sapsam.rules.cards.CardError` unless given
-    13 distinct cards.
+    first. The result depends on the set of cards only, not on their order. Only
+    ``played_score`` reads the rule set's scoring method. Raises
+    :class:`~sapsam.rules.cards.CardError` unless given 13 distinct cards.
     """
-    if rule_set.strict_row_order:
-        strict = _search(cards, goal, strict=True)
-        if strict is not None:
-            return strict
-    found = _search(cards, goal, strict=False)
-    if found is None:  # pragma: no cover - a legal arrangement always exists (see above)
-        raise AssertionError(f"no legal arrangement found for {format_cards(cards)}")
-    return found
-
-
-def _search(cards: Sequence[int], goal: Objective, strict: bool) -> Arrangement | None:
+    goal = objective_for(rule_set) if goal is None else Objective(goal)
     hand = _checked_cards(cards)
     five, three = _strengths(hand)
-    front_by_strength, middle_by_strength, back_by_strength, _ = _row_scores(Objective(goal))
+    keep = PLAYED_SCORE_CANDIDATES if goal is Objective.PLAYED_SCORE else 1
+    found: list[_Kept] = []
+    if rule_set.strict_row_order:
+        found = _best_splits(five, three, _row_scores(goal), keep, strict=True)
+    if not found:
+        found = _best_splits(five, three, _row_scores(goal), keep, strict=False)
+    if not found:  # pragma: no cover - a legal arrangement always exists (see above)
+        raise AssertionError(f"no legal arrangement found for {format_cards(hand)}")
+    if goal is Objective.PLAYED_SCORE:
+        outcome_units = _outcome_units(rule_set)
+        chances = played_row_chances()
+        # Highest expected score; among equals the best under played_rows, then the first found.
+        found.sort(
+            key=lambda kept: (
+                _expected_units(five, three, kept[2], chances, outcome_units),
+                kept[0],
+                kept[1],
+            ),
+            reverse=True,
+        )
+    back, middle, front = found[0][2]
+    return _arrangement(hand, back, middle, front)
+
+
+_Kept = tuple[int, int, tuple[int, int, int]]
+"""A kept split: its total score, minus its place in the search (earlier is larger), and the
+(back, middle, front) subset indices."""
+
+
+def _best_splits(
+    five: list[int], three: list[int], scores: RowScores, keep: int, strict: bool
+) -> list[_Kept]:
+    """The ``keep`` legal splits with the highest total row score, best first; among equal totals
+    the first found. ``strict``: only those whose middle is weaker than the back. Empty when none
+    is legal."""
+    front_by_strength, middle_by_strength, back_by_strength, _ = scores
     front_score = [front_by_strength[strength] for strength in three]
     middle_score = [middle_by_strength[strength] for strength in five]
     back_score = [back_by_strength[strength] for strength in five]
     best_front_score = max(front_score)
     splits = _splits()
-    best = -1
-    best_split = (-1, -1, -1)
+    kept: list[_Kept] = []  # a heap: kept[0] is the worst kept
+    worst = -1  # the score to beat: the worst kept once ``keep`` are kept
+    found = 0
     for back in sorted(range(len(five)), key=five.__getitem__, reverse=True):
         back_strength = five[back]
         score_of_back = back_score[back]
         # middle_score[back]: the best a middle no stronger than this back can score.
-        if score_of_back + middle_score[back] + best_front_score <= best:
+        if score_of_back + middle_score[back] + best_front_score <= worst:
             break
         for middle, front in splits[back]:
             middle_strength = five[middle]
@@ -175,17 +244,61 @@ def _search(cards: Sequence[int], goal: Objective, strict: bool) -> Arrangement 
             if strict and middle_strength == back_strength:
                 continue
             total = score_of_back + middle_score[middle] + front_score[front]
-            if total > best:
-                best = total
-                best_split = (back, middle, front)
-    if best < 0:
-        return None
-    back, middle, front = best_split
-    return _arrangement(hand, back, middle, front)
+            if total > worst:
+                found += 1
+                entry = (total, -found, (back, middle, front))
+                if len(kept) < keep:
+                    heapq.heappush(kept, entry)
+                else:
+                    heapq.heapreplace(kept, entry)
+                if len(kept) == keep:
+                    worst = kept[0][0]
+    return sorted(kept, reverse=True)
+
+
+_OUTCOMES: Final[tuple[tuple[int, int, int], ...]] = tuple(
+    (front, middle, back) for front, middle, back in product((1, 0, -1), repeat=3)
+)
+"""Every front, middle and back result: won, tied, lost."""
+
+
+def _outcome_units(rule_set: RuleSet) -> tuple[int, ...]:
+    """What each of ``_OUTCOMES`` is worth under the rule set's method, in units."""
+    return tuple(settle(rule_set, outcome) // rule_set.row_unit for outcome in _OUTCOMES)
+
+
+def _expected_units(
+    five: list[int],
+    three: list[int],
+    split: tuple[int, int, int],
+    chances: RowChances,
+    outcome_units: tuple[int, ...],
+) -> int:
+    """The expected units against the played rows, times ``deals ** 3`` (exact), rows taken as
+    independent."""
+    back, middle, front = split
+    front_table, middle_table, back_table, deals = chances
+    per_row = []
+    for table, strength in (
+        (front_table, three[front]),
+        (middle_table, five[middle]),
+        (back_table, five[back]),
+    ):
+        beaten, tied = table[strength]
+        per_row.append((beaten, tied, deals - beaten - tied))  # won, tied, lost: as _OUTCOMES
+    total = 0
+    index = 0
+    for front_count in per_row[0]:
+        for middle_count in per_row[1]:
+            for back_count in per_row[2]:
+                total += front_count * middle_count * back_count * outcome_units[index]
+                index += 1
+    return total
 
 
 def objective(arrangement: Arrangement, goal: Objective = Objective.RANDOM_ROWS) -> float:
-    """The summed chance that each row beats the rows ``goal`` names (ties half), in 0 .. 3.
+    """The summed chance that each row beats the rows ``goal`` names (ties half), in 0 .. 3
+    (``played_score`` counts as ``played_rows`` here: the sum it starts from).
 
     Scores the rows as they stand, legal or not; raises ``ValueError`` when a row has the wrong
     number of cards or a card repeats.

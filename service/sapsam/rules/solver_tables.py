@@ -73,12 +73,15 @@ def compute_played_row_counts(deals: int = PLAYED_DEALS, seed: int = PLAYED_SEED
 
     Uses the shipped exhaustive table (through the solver); about a millisecond per deal.
     """
-    from sapsam.rules.solver import solve  # the solver imports this module: import late
+    # The solver imports this module: import late.
+    from sapsam.rules.solver import Objective, solve
 
     rows: tuple[Counter[int], Counter[int], Counter[int]] = (Counter(), Counter(), Counter())
     generator = random.Random(seed)
     for _ in range(deals):
-        arrangement = solve(generator.sample(range(52), 13))
+        # Always the objective the table was made with (version 1's default), whatever the
+        # default of the latest rules version is: the table describes random_rows' rows.
+        arrangement = solve(generator.sample(range(52), 13), goal=Objective.RANDOM_ROWS)
         rows[0][evaluate3(*arrangement.front).strength] += 1
         rows[1][evaluate5(*arrangement.middle).strength] += 1
         rows[2][evaluate5(*arrangement.back).strength] += 1
@@ -149,6 +152,41 @@ def played_row_scores() -> RowScores:
         _scores(table["back"], deals, denominator, FIVE_CARD_VALUES),
         denominator,
     )
+
+
+BeatenAndTied = dict[int, tuple[int, int]]
+"""Per strength: how many rows of a table it beats and how many it ties."""
+
+RowChances = tuple[BeatenAndTied, BeatenAndTied, BeatenAndTied, int]
+"""Front, middle and back: per strength, how many played rows it beats and ties; and of how many."""
+
+
+@cache
+def played_row_chances() -> RowChances:
+    """Per strength, how many of the played rows (front, middle, back) it beats and ties, out of
+    the table's ``deals``: the win, tie and loss chances ``played_score`` combines."""
+    table = _load(PLAYED_FILE_NAME)
+    deals = table["deals"]
+    return (
+        _beaten_and_tied(table["front"], deals, THREE_CARD_VALUES),
+        _beaten_and_tied(table["middle"], deals, FIVE_CARD_VALUES),
+        _beaten_and_tied(table["back"], deals, FIVE_CARD_VALUES),
+        deals,
+    )
+
+
+def _beaten_and_tied(
+    counts: Mapping[str, int], total: int, values: Iterable[HandValue]
+) -> BeatenAndTied:
+    result: BeatenAndTied = {}
+    below = 0
+    for value in values:
+        count = counts.get(str(value.strength), 0)
+        result[value.strength] = (below, count)
+        below += count
+    if below != total:
+        raise ValueError(f"row counts sum to {below}, expected {total}")
+    return result
 
 
 def _scores(

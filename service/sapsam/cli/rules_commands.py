@@ -47,7 +47,7 @@ from sapsam.rules.ruleset import (
     resolve_rule_set,
 )
 from sapsam.rules.scoring import DealScore, score_deal
-from sapsam.rules.solver import Objective, objective, solve
+from sapsam.rules.solver import DEFAULT_OBJECTIVE, Objective, objective, solve
 
 BAD_INPUT: Final = 2
 DEAL_KEYS: Final = frozenset({"rules", "seats"})
@@ -73,8 +73,9 @@ def register(subparsers: Any) -> None:
     arrange.add_argument(
         "--objective",
         choices=[goal.value for goal in Objective],
-        default=Objective.RANDOM_ROWS.value,
-        help="what the solver maximises (default: %(default)s; see sapsam.rules.solver)",
+        default=DEFAULT_OBJECTIVE.value,
+        help="what the solver maximises (default: %(default)s, a new table's; see "
+        "sapsam.rules.solver)",
     )
     arrange.set_defaults(handler=_arrange)
 

@@ -18,8 +18,8 @@ callback), another task by its coroutine (a background loop by its name), anythi
 callback; the selector's waits (``select``); calls by method; each thread's CPU from
 ``/proc/self/task``. For the reads that seldom wait (GetMyHand, GetTable, GetDealResult) and for
 Echo, the CPU of the servicer alone and of the call log's ``around`` when they ran in one
-callback (``same:``). It costs about 2 µs per callback (a few per cent per call); compare its
-figures with each other, not with a run without it. Without ``SAPSAM_TASK_CPU_PROBE`` it does
+callback (``same:``). It costs about 3 µs per callback (an echo's server CPU ~15 % more); compare
+its figures with each other, not with a run without it. Without ``SAPSAM_TASK_CPU_PROBE`` it does
 nothing.
 """
 

@@ -133,7 +133,7 @@ async def test_sapsam_tables_stuck_names_the_failing_and_the_overdue_tables(
     assert await asyncio.to_thread(main, ["tables", "stuck", "--database-url", database_url]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(
-        line.startswith(f"failing  tables/{broken}  deadlines: 1 failures") for line in lines
+        line.startswith(f"failing  tables/{broken}  deadlines: 1 failure ") for line in lines
     ), lines
     assert any(line.startswith(f"overdue  tables/{overdue}  ARRANGING") for line in lines)
     assert (

@@ -44,8 +44,8 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def _checked(arrangement: Arrangement, hand: Sequence[int]) -> ArrangementCheck:
-    check = check_arrangement(arrangement, hand)
+def _checked(arrangement: Arrangement, hand: Sequence[int], rule_set: RuleSet) -> ArrangementCheck:
+    check = check_arrangement(arrangement, hand, strict_order=rule_set.strict_row_order)
     if check.foul:
         raise AssertionError(f"the solver fouled {sorted(hand)}: {check.detail}")
     return check
@@ -63,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     candidate, baseline = Objective(args.candidate), Objective(args.baseline)
 
     prepare()
+    pair_rules = {name: rule_set.with_changes(min_seats=2) for name, rule_set in PRESETS.items()}
     rng = random.Random(args.seed)
     gains: dict[str, list[float]] = {name: [] for name in PRESETS}
     # The candidate's times: per preset when it reads the method, else one list for every preset.
@@ -75,15 +76,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, rule_set in PRESETS.items():
             sides = []
             for goal in (candidate, baseline):
-                # Objectives that ignore the method set the same rows under every preset.
-                key = (goal, name if goal is Objective.PLAYED_SCORE else "")
+                # Objectives that ignore the method set the same rows under every preset of the
+                # same row order.
+                own = goal is Objective.PLAYED_SCORE or rule_set.strict_row_order
+                key = (goal, name if own else "")
                 if key not in mine:
                     timings = milliseconds[key[1]] if goal is candidate else []
                     mine[key] = [_solved(hand, rule_set, goal, timings) for hand in hands]
                 sides.append(mine[key])
             ours, theirs = sides
-            first = score_deal(rule_set, [ours[0], theirs[1]]).totals[0]
-            second = score_deal(rule_set, [ours[1], theirs[0]]).totals[0]
+            # A deal's result is the sum of its pairs' (docs/rules.md §1.6), so one pair is scored
+            # alone even under a preset for more seats (four_player).
+            pair = pair_rules[name]
+            first = score_deal(pair, [ours[0], theirs[1]]).totals[0]
+            second = score_deal(pair, [ours[1], theirs[0]]).totals[0]
             gains[name].append((first + second) / 2)
     result: dict[str, Any] = {
         "benchmark": "solver_duel",
@@ -126,7 +132,7 @@ def _solved(
     start, start_cpu = time.perf_counter(), time.thread_time()
     arrangement = solve(hand, rule_set, goal)
     timings.append(((time.perf_counter() - start) * 1000, (time.thread_time() - start_cpu) * 1000))
-    return _checked(arrangement, hand)
+    return _checked(arrangement, hand, rule_set)
 
 
 if __name__ == "__main__":

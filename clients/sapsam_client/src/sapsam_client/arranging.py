@@ -11,7 +11,7 @@ from sapsam_client.client import Hand, seat_position
 from sapsam_client.commitment import ROW_SIZES, Rows
 from sapsam_client.hand_names import row_name
 from sapsam_client.prompts import Terminal
-from sapsam_client.row_entry import ROW_NAMES, RowEntry, enter
+from sapsam_client.row_entry import HINT_WORDS, ROW_NAMES, RowEntry, enter
 from sapsam_client.rules import foul_detail, solver_rows
 from sapsam_proto.v1 import table_pb2
 
@@ -19,6 +19,9 @@ CHANGE_HINT = (
     "Change the rows (swap C1 C2, front|middle|back CARDS, u = undo, r = start again,"
     " ? = help), or press Enter to confirm them."
 )
+
+
+HINT_TITLE = "The solver suggests, for this table's rules (s takes these rows):"
 
 
 def row_line(name: str, cards: tuple[str, ...], style: CardStyle) -> str:
@@ -60,7 +63,7 @@ def question(entry: RowEntry) -> str:
 def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: int) -> Rows:
     """Show the hand and the suggestion; read rows until the player confirms some."""
     style = terminal.style
-    suggestion = solver_rows(hand.cards)
+    suggestion = solver_rows(hand.cards, table.rule_set)
     dealer = seat_position(table.dealer_seat) if table.dealer_seat else "?"
     terminal.say(f"\nDeal {hand.deal_number}: your cards (seat {position}, dealer seat {dealer})")
     terminal.say("  " + cards_shown(hand.cards, style))
@@ -82,6 +85,10 @@ def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: in
             for line in textwrap.wrap(CHANGE_HINT, 79):
                 terminal.say(line)
         line = terminal.prompt(question(entry))
+        if line.strip().lower() in HINT_WORDS:  # shown only: the rows stay as they are
+            for text in rows_block(suggestion, HINT_TITLE, style):
+                terminal.say(text)
+            continue
         after, message = enter(entry, line, suggestion)
         for text in message.splitlines():
             terminal.say(f"  {text}")

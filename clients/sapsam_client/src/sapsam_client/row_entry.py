@@ -9,6 +9,7 @@ set, and kept once accepted; the last row fills itself with the cards left. Line
     swap Ks 7d        swap two cards (between rows, or a placed card for one left)
     u                 undo the last change (any number of times)
     s                 the solver's suggestion, r: start again
+    hint              show the suggestion (read by sapsam-play's dialogue; the rows stay)
     ?                 help
     (Enter)           with nothing set: the suggestion
 """
@@ -31,9 +32,13 @@ HELP: Final = (
     "in turn; the last fills itself with the cards left.",
     "  front|middle|back CARDS  set that row     swap C1 C2  swap two cards",
     "  u  undo the last change  r  start again   s  the suggestion   ?  this help",
+    "  hint  show the suggestion again (for this table's rules; s takes it)",
     "  Enter: the suggestion (before any row is set), or confirm (all three set)",
 )
 """The help, lines of at most 77 characters (shown indented by two)."""
+
+HINT_WORDS: Final = ("hint",)
+"""What the player types to see the solver's suggestion again without taking it."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Final
 from sapsam_client.client import Hand
 from sapsam_client.commitment import Rows, card_index, card_text, row_problem
 from sapsam_client.seat import Arranger
-from sapsam_proto.v1 import table_pb2
+from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 INSTALL_HINT: Final = (
     "hand values, foul checks and the solver need the rules extra: "
@@ -84,10 +84,47 @@ def foul_detail(rows: Rows, dealt: tuple[str, ...]) -> str:
     return str(check.detail) if check.foul else ""
 
 
-def solver_rows(cards: tuple[str, ...]) -> Rows:
-    """The solver's suggestion for 13 cards: never a foul."""
+def solver_rows(cards: tuple[str, ...], rule_set: rule_set_pb2.RuleSet | None = None) -> Rows:
+    """The solver's suggestion for 13 cards under a table's rule set (its rules version's
+    objective, its row order and scoring; the latest version's defaults without one): never a
+    foul."""
     solver = rules_module("solver")
-    return _rows(solver.solve([card_index(card) for card in cards]))
+    indices = [card_index(card) for card in cards]
+    if rule_set is None:
+        return _rows(solver.solve(indices))
+    return _rows(solver.solve(indices, rules_rule_set(rule_set)))
+
+
+_ENUM_FIELDS: Final = (
+    ("scoring_method", "scoring", "SCORING_METHOD_"),
+    ("majority", "majority", "MAJORITY_RULE_"),
+    ("row_order", "row_order", "ROW_ORDER_"),
+)
+_AMOUNTS: Final = ("row_unit", "scoop_bonus", "one_six_two_of_three", "one_six_scoop")
+
+
+def rules_rule_set(message: rule_set_pb2.RuleSet) -> object:
+    """The ``sapsam.rules`` rule set that scores like a table's rule set on the wire (what the
+    solver reads: version, method, amounts, majority, row order; not seats or deadlines). A rules
+    version the installed rules do not know is read as their latest, with the same parameters."""
+    ruleset = rules_module("ruleset")
+    values: dict[str, object] = {"rules_version": message.rules_version}
+    for wire_name, key, prefix in _ENUM_FIELDS:
+        wire_value = getattr(message, wire_name)
+        descriptor = message.DESCRIPTOR.fields_by_name[wire_name].enum_type
+        if descriptor is not None and wire_value in descriptor.values_by_number and wire_value:
+            values[key] = descriptor.values_by_number[wire_value].name.removeprefix(prefix).lower()
+    for name in _AMOUNTS:
+        if message.HasField(name):
+            values[name] = getattr(message, name)
+    try:
+        return ruleset.RuleSet(**values)
+    except ValueError:  # RuleSetError: a version (or value) these rules do not have
+        del values["rules_version"]
+        try:
+            return ruleset.RuleSet(**values)
+        except ValueError:
+            return ruleset.RuleSet()
 
 
 def random_legal_rows(cards: tuple[str, ...], generator: random.Random) -> Rows:
@@ -112,9 +149,9 @@ def random_legal_rows(cards: tuple[str, ...], generator: random.Random) -> Rows:
 
 
 def solver_arranger(hand: Hand, table: table_pb2.Table) -> Rows:
-    """An :data:`~sapsam_client.seat.Arranger` that plays the solver's rows."""
-    del table
-    return solver_rows(hand.cards)
+    """An :data:`~sapsam_client.seat.Arranger` that plays the solver's rows for the table's rule
+    set."""
+    return solver_rows(hand.cards, table.rule_set)
 
 
 def random_arranger(seed: int | None = None) -> Arranger:

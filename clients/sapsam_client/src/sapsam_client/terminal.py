@@ -18,20 +18,21 @@ A server that restarts is waited for (``--reconnect-seconds``, default 600) and 
 where it was (the person is told when the server stops answering and when it answers again);
 Ctrl-C, or a server gone for good, prints the command that takes your seat up again.
 
-Each deal shows your 13 cards sorted and the solver's suggestion with each row named. Type the
-rows one at a time (``sapsam_client.row_entry``): each card is checked against your hand and the
-rows already set, accepted rows are kept, the cards left are shown, the last row fills itself;
-``swap Ks 7d``, ``u`` (undo), ``r`` (start again), ``s`` (the suggestion) and ``?`` (help) work at
-any row prompt, and Enter before any row takes the suggestion. A foul is announced before you
-confirm, and the confirmation takes only y/yes or n/no. Cards show with suit symbols, hearts and
+Each deal shows your 13 cards sorted and the solver's suggestion for the table's rules, each row
+named; it is never sent unless you take it. Type the rows one at a time
+(``sapsam_client.row_entry``): each card is checked against your hand and the rows already set,
+accepted rows are kept, the cards left are shown, the last row fills itself; ``swap Ks 7d``, ``u``
+(undo), ``r`` (start again), ``s`` (take the suggestion), ``hint`` (show it again) and ``?`` (help)
+work at any row prompt, and Enter before any row takes the suggestion. A foul is announced before
+you confirm, and the confirmation takes only y/yes or n/no. Cards show with suit symbols, hearts and
 diamonds in red, where the terminal supports it (``--plain``: letters, no colour). Committing,
 confirming and revealing need no typing: the commitment is computed here and only its hash is sent
 until every seat has confirmed. While the table waits for other seats, a status line says for whom
 and for how long (the deadline counted down, or the time waited). After each deal, and before the
-next deal's cards: every seat's revealed rows with each row named, each row against each other
-seat from your side ("front: your pair of kings beat Bob's pair of jacks"), the points, and the
-standings by display name. Other seats' cards are
-never shown before the reveal (the server does not send them either).
+next deal's cards: every seat's revealed rows with each row named, each row against each other seat
+from your side ("front: your pair of kings beat Bob's pair of jacks"), the points, and the standings
+by display name. Other seats' cards are never shown before the reveal (the server does not send them
+either).
 
 A deal that ends while the person types its rows (the operator voids it, or the time runs out) is
 said at once and nothing is sent for it (``sapsam_client.deal_watch``). A seat the operator gives

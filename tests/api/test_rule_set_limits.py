@@ -8,6 +8,7 @@ import grpc
 import pytest
 from api_client import Api, error_reason
 
+from sapsam.rules.royalties import ROYALTY_FIELDS
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_DEADLINE_SECONDS,
@@ -25,6 +26,7 @@ LIMITS = {
     "series_length": MAX_SERIES_LENGTH,
     "arrange_seconds": MAX_DEADLINE_SECONDS,
     "reveal_seconds": MAX_DEADLINE_SECONDS,
+    **dict.fromkeys(ROYALTY_FIELDS, MAX_BONUS_UNITS),
 }
 
 

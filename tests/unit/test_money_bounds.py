@@ -3,6 +3,7 @@
 import pytest
 
 from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.royalties import RoyaltyPayment
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_DEADLINE_SECONDS,
@@ -29,22 +30,26 @@ WIDE_MARGIN = 1000
 
 def test_the_worst_series_total_fits_int64_with_a_wide_margin() -> None:
     # Computed here from the rules, independently of worst_series_total's own loop: the method
-    # paying most per pair is a scoop under per_row_scoop_bonus (3 rows + the bonus).
-    per_pair = max(
-        abs(settle(extreme, rows))
-        for extreme in (
-            RuleSet(
-                scoring=method,
-                scoop_bonus=MAX_BONUS_UNITS,
-                one_six_scoop=MAX_BONUS_UNITS,
-                one_six_two_of_three=MAX_BONUS_UNITS,
+    # paying most per pair is a scoop under per_row_scoop_bonus (3 rows + the bonus), and on top
+    # a royalty at its maximum in each of the three rows won.
+    per_pair = (
+        max(
+            abs(settle(extreme, rows))
+            for extreme in (
+                RuleSet(
+                    scoring=method,
+                    scoop_bonus=MAX_BONUS_UNITS,
+                    one_six_scoop=MAX_BONUS_UNITS,
+                    one_six_two_of_three=MAX_BONUS_UNITS,
+                )
+                for method in ScoringMethod
             )
-            for method in ScoringMethod
+            for rows in ((1, 1, 1), (1, 1, 0), (1, 0, 0), (1, 1, -1), (1, -1, 0))
         )
-        for rows in ((1, 1, 1), (1, 1, 0), (1, 0, 0), (1, 1, -1), (1, -1, 0))
+        + 3 * MAX_BONUS_UNITS
     )
     worst = per_pair * MAX_ROW_UNIT * (MAX_SEATS - 1) * MAX_SERIES_LENGTH
-    assert worst == worst_series_total() == 1003 * 10**6 * 3 * 10_000
+    assert worst == worst_series_total() == 4003 * 10**6 * 3 * 10_000
     assert worst * WIDE_MARGIN < INT64_MAX
     assert worst < 2**53
 
@@ -55,12 +60,17 @@ def test_a_deal_at_every_maximum_scores_without_overflow() -> None:
         row_unit=MAX_ROW_UNIT,
         scoop_bonus=MAX_BONUS_UNITS,
         series_length=MAX_SERIES_LENGTH,
+        royalties=RoyaltyPayment.WON_ROW,
+        royalty_front_three_of_a_kind=MAX_BONUS_UNITS,
+        royalty_middle_four_of_a_kind=MAX_BONUS_UNITS,
+        royalty_back_straight_flush=MAX_BONUS_UNITS,
     )
-    legal = check_arrangement(Arrangement.parse("2♠ 2♥ A♦", "7♣ 7♦ 9♠ 5♥ 3♦", "10♣ J♣ Q♣ K♣ A♣"))
+    # Front trips, middle quads, back straight flush: a royalty in every row.
+    legal = check_arrangement(Arrangement.parse("2♠ 2♥ 2♦", "3♣ 3♦ 3♥ 3♠ K♦", "10♣ J♣ Q♣ K♣ A♣"))
     fouled = check_arrangement(Arrangement(front=(), middle=(), back=()))
     # One legal hand against three fouls scoops everyone: the worst deal there is.
     score = score_deal(rules, [legal, fouled, fouled, fouled])
-    one_deal = 3 * (3 + MAX_BONUS_UNITS) * MAX_ROW_UNIT
+    one_deal = 3 * (3 + MAX_BONUS_UNITS + 3 * MAX_BONUS_UNITS) * MAX_ROW_UNIT
     assert score.totals == (one_deal, -one_deal // 3, -one_deal // 3, -one_deal // 3)
     totals: tuple[int, ...] = (0, 0, 0, 0)
     for _ in range(MAX_SERIES_LENGTH):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from sapsam.cli.rules_commands import score_document
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hands import Category, evaluate
+from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_DEADLINE_SECONDS,
@@ -128,6 +130,8 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
         + [policy.value for policy in TimeoutPolicy]
         + [rule.value for rule in MajorityRule]
         + [order.value for order in RowOrder]
+        + [payment.value for payment in RoyaltyPayment]
+        + [limit.value for limit in RoyaltyLimit]
         + list(PRESETS)
         + list(PRESET_ALIASES)
         + [reason.value for reason in FoulReason]
@@ -139,7 +143,7 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
 def _default_text(value: object) -> str:
     if value is None:
         return "null"
-    if isinstance(value, ScoringMethod | TimeoutPolicy | MajorityRule | RowOrder):
+    if isinstance(value, StrEnum):
         return f"`{value.value}`"
     if isinstance(value, str):
         return f'`"{value}"`'
@@ -148,7 +152,7 @@ def _default_text(value: object) -> str:
 
 RANGES: dict[str, list[str]] = {
     "name": [f"1 to {MAX_NAME_LENGTH} printable characters"],
-    "rules_version": [f"{RULES_VERSION} (a new table's; 1 and 2 are read for recorded deals"],
+    "rules_version": [f"{RULES_VERSION} (a new table's; 1 and 2 and 3 are read for recorded deals"],
     "scoring": [f"`{method.value}`" for method in ScoringMethod],
     "row_unit": [f"1 to {MAX_ROW_UNIT:,}"],
     "scoop_bonus": [f"0 to {MAX_BONUS_UNITS:,}"],
@@ -162,6 +166,9 @@ RANGES: dict[str, list[str]] = {
     "arrange_timeout_policy": [f"`{policy.value}`" for policy in TimeoutPolicy],
     "majority": [f"`{rule.value}`" for rule in MajorityRule],
     "row_order": [f"`{order.value}`" for order in RowOrder],
+    "royalties": [f"`{payment.value}`" for payment in RoyaltyPayment],
+    "royalty_limit": [f"`{limit.value}`" for limit in RoyaltyLimit],
+    **{name: [f"0 to {MAX_BONUS_UNITS:,}"] for name in ROYALTY_FIELDS},
 }
 
 

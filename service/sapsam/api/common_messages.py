@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import resources
 from sapsam.api.api_error import ApiError
+from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
     PRESET_ALIASES,
@@ -50,6 +51,17 @@ _ROW_ORDER_TO_WIRE: Final = {
     RowOrder.STRICTLY_INCREASING: rule_set_pb2.ROW_ORDER_STRICTLY_INCREASING,
 }
 _ROW_ORDER_FROM_WIRE: Final = {wire: order for order, wire in _ROW_ORDER_TO_WIRE.items()}
+_ROYALTIES_TO_WIRE: Final = {
+    RoyaltyPayment.NONE: rule_set_pb2.ROYALTY_PAYMENT_NONE,
+    RoyaltyPayment.WON_ROW: rule_set_pb2.ROYALTY_PAYMENT_WON_ROW,
+    RoyaltyPayment.HELD_ROW: rule_set_pb2.ROYALTY_PAYMENT_HELD_ROW,
+}
+_ROYALTIES_FROM_WIRE: Final = {wire: method for method, wire in _ROYALTIES_TO_WIRE.items()}
+_ROYALTY_LIMIT_TO_WIRE: Final = {
+    RoyaltyLimit.EVERY_ROW: rule_set_pb2.ROYALTY_LIMIT_EVERY_ROW,
+    RoyaltyLimit.LARGEST_ONLY: rule_set_pb2.ROYALTY_LIMIT_LARGEST_ONLY,
+}
+_ROYALTY_LIMIT_FROM_WIRE: Final = {wire: limit for limit, wire in _ROYALTY_LIMIT_TO_WIRE.items()}
 STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
     "revealing": table_pb2.TIMEOUT_STAGE_REVEALING,
@@ -79,6 +91,9 @@ def rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
         arrange_timeout_policy=_POLICY_TO_WIRE[rule_set.arrange_timeout_policy],
         majority=_MAJORITY_TO_WIRE[rule_set.majority],
         row_order=_ROW_ORDER_TO_WIRE[rule_set.row_order],
+        royalties=_ROYALTIES_TO_WIRE[rule_set.royalties],
+        royalty_limit=_ROYALTY_LIMIT_TO_WIRE[rule_set.royalty_limit],
+        **{name: getattr(rule_set, name) for name in ROYALTY_FIELDS},
     )
     if rule_set.arrange_seconds is not None:
         message.arrange_seconds = rule_set.arrange_seconds
@@ -110,6 +125,14 @@ _OPTIONAL_INTEGERS: Final = (
     "series_length",
     "arrange_seconds",
     "reveal_seconds",
+    # sapsam.rules.royalties.ROYALTY_FIELDS, spelled out: HasField takes the literal names.
+    "royalty_front_three_of_a_kind",
+    "royalty_middle_three_of_a_kind",
+    "royalty_middle_full_house",
+    "royalty_middle_four_of_a_kind",
+    "royalty_middle_straight_flush",
+    "royalty_back_four_of_a_kind",
+    "royalty_back_straight_flush",
 )
 
 
@@ -134,6 +157,8 @@ def rule_set_from_message(
         ("arrange_timeout_policy", "arrange_timeout_policy", "timeout policy", _POLICY_FROM_WIRE),
         ("majority", "majority", "majority rule", _MAJORITY_FROM_WIRE),
         ("row_order", "row_order", "row order", _ROW_ORDER_FROM_WIRE),
+        ("royalties", "royalties", "royalty payment", _ROYALTIES_FROM_WIRE),
+        ("royalty_limit", "royalty_limit", "royalty limit", _ROYALTY_LIMIT_FROM_WIRE),
     )
     for wire_name, key, what, from_wire in enums:
         wire_value = getattr(message, wire_name)

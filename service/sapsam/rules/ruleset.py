@@ -22,7 +22,8 @@ records its own (``rules_version``). Version 2 added ``majority`` (docs/rules.md
 scored every rule set as ``more_rows_won``, which a version-1 rule set therefore has implicitly; it
 cannot hold the key, and ``to_dict`` leaves it out, so a recorded version-1 rule set reads back to
 exactly the object recorded. Version 3 added ``row_order`` the same way (versions 1 and 2 are
-``non_decreasing``). New rule sets are of the latest version, ``RULES_VERSION``.
+``non_decreasing``), and version 4 the royalties (``sapsam.rules.royalties``; earlier versions
+pay none). New rule sets are of the latest version, ``RULES_VERSION``.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from sapsam.quoting import quote_prefix
+from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
 
-RULES_VERSION: Final = 3
+RULES_VERSION: Final = 4
 """The rules-engine version of every new rule set; recorded with every rule set."""
 
-SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3})
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4})
 """Versions this code scores: every version a recorded deal may have (docs/rules.md §2.6)."""
 
 MAX_NAME_LENGTH: Final = 64
@@ -55,7 +57,7 @@ MAX_NAME_LENGTH: Final = 64
 # worst case (``worst_series_total``) and a test holds it to the margin.
 MAX_ROW_UNIT: Final = 1_000_000
 MAX_BONUS_UNITS: Final = 1_000
-"""Most units for ``scoop_bonus``, ``one_six_two_of_three`` and ``one_six_scoop``."""
+"""Most units for ``scoop_bonus``, ``one_six_two_of_three``, ``one_six_scoop`` and each royalty."""
 MAX_SERIES_LENGTH: Final = 10_000
 MAX_DEADLINE_SECONDS: Final = 86_400
 """Most seconds for ``arrange_seconds`` and ``reveal_seconds`` (one day)."""
@@ -165,6 +167,20 @@ class RuleSet:
     row_order: RowOrder = RowOrder.NON_DECREASING
     """Whether equal rows are allowed (rules version 3 on; earlier ones always allow them)."""
 
+    royalties: RoyaltyPayment = RoyaltyPayment.NONE
+    """How royalties change hands (``sapsam.rules.royalties``; rules version 4 on)."""
+    royalty_limit: RoyaltyLimit = RoyaltyLimit.EVERY_ROW
+    """Every royalty an opponent owes counts, or only the largest."""
+    royalty_front_three_of_a_kind: int = 3
+    royalty_middle_three_of_a_kind: int = 0
+    royalty_middle_full_house: int = 2
+    royalty_middle_four_of_a_kind: int = 4
+    royalty_middle_straight_flush: int = 5
+    royalty_back_four_of_a_kind: int = 4
+    royalty_back_straight_flush: int = 5
+    """Royalty amounts in units, read only when ``royalties`` is not ``none`` (004's table; the
+    middle trips 0, as some open-face tables have it)."""
+
     @property
     def strict_row_order(self) -> bool:
         """Whether each row must beat the one before it (``check_arrangement``'s argument)."""
@@ -255,14 +271,35 @@ _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
         "arrange_timeout_policy": TimeoutPolicy,
         "majority": MajorityRule,
         "row_order": RowOrder,
+        "royalties": RoyaltyPayment,
+        "royalty_limit": RoyaltyLimit,
     }
 )
 
-FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType({"majority": 2, "row_order": 3})
+FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "majority": 2,
+        "row_order": 3,
+        "royalties": 4,
+        "royalty_limit": 4,
+        **dict.fromkeys(ROYALTY_FIELDS, 4),
+    }
+)
 """The rules version that added each field not in version 1 (docs/rules.md §2.6)."""
 
 _BEFORE_THE_FIELD: Final[Mapping[str, Any]] = MappingProxyType(
-    {"majority": MajorityRule.MORE_ROWS_WON, "row_order": RowOrder.NON_DECREASING}
+    {
+        "majority": MajorityRule.MORE_ROWS_WON,
+        "row_order": RowOrder.NON_DECREASING,
+        "royalties": RoyaltyPayment.NONE,
+        "royalty_limit": RoyaltyLimit.EVERY_ROW,
+        # Not read without royalties: the amounts keep the field defaults.
+        **{
+            field.name: field.default
+            for field in dataclasses.fields(RuleSet)
+            if field.name in ROYALTY_FIELDS
+        },
+    }
 )
 """How every version before a field's scored: the value it implicitly has there."""
 
@@ -332,6 +369,8 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
     _require_int("scoop_bonus", rule_set.scoop_bonus, 0, bonus)
     _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0, bonus)
     _require_int("one_six_scoop", rule_set.one_six_scoop, 0, bonus)
+    for key in ROYALTY_FIELDS:
+        _require_int(key, getattr(rule_set, key), 0, bonus)
     _require_int("min_seats", rule_set.min_seats, MIN_SEATS, MAX_SEATS)
     _require_int("max_seats", rule_set.max_seats, MIN_SEATS, MAX_SEATS)
     if rule_set.min_seats > rule_set.max_seats:
@@ -374,6 +413,14 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
             max_seats=4,
             row_order=RowOrder.STRICTLY_INCREASING,
         ),
+        "four_player_royalties": _preset(
+            "four_player_royalties",
+            scoring=ScoringMethod.PER_ROW,
+            min_seats=4,
+            max_seats=4,
+            row_order=RowOrder.STRICTLY_INCREASING,
+            royalties=RoyaltyPayment.WON_ROW,
+        ),
     }
 )
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
@@ -397,6 +444,9 @@ PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "all three rows.",
         "four_player": "The Polish four-player game (source 004) without its optional special "
         "hands: four seats, per row, and each row must beat the one before it.",
+        "four_player_royalties": "four_player with source 004's royalties for won rows (front "
+        "trips 3, middle full house 2, quads 4, straight flush 5); without its naturals, which "
+        "sapsam does not play yet.",
     }
 )
 """One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""

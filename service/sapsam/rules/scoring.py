@@ -20,9 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from sapsam.rules.arrangement import ArrangementCheck
+from sapsam.rules.royalties import (
+    ROYALTY_FIELDS,
+    RoyaltyPayment,
+    row_royalties,
+    royalty_bound,
+    royalty_units,
+)
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_ROW_UNIT,
@@ -49,7 +56,8 @@ class PairResult:
     """How seat ``seat_a`` fared against seat ``seat_b`` (``seat_a < seat_b``).
 
     ``rows`` are front, middle, back from ``seat_a``'s side: +1 won, -1 lost, 0 tied. ``delta`` is
-    what ``seat_a`` gains (and ``seat_b`` loses) under the rule set's scoring method.
+    what ``seat_a`` gains (and ``seat_b`` loses) under the rule set's scoring method, royalties
+    included (``sapsam.rules.royalties``).
     """
 
     seat_a: int
@@ -174,8 +182,9 @@ def _int64(amount: int) -> int:
 
 
 def worst_pair_units(rule_set: RuleSet) -> int:
-    """The most units one pair can settle for in one deal under ``rule_set`` (a scoop)."""
-    return abs(settle(rule_set.with_changes(row_unit=1), (1, 1, 1)))
+    """The most units one pair can settle for in one deal under ``rule_set`` (a scoop, and every
+    royalty the winner can collect)."""
+    return abs(settle(rule_set.with_changes(row_unit=1), (1, 1, 1))) + royalty_bound(rule_set)
 
 
 def worst_series_total(
@@ -186,7 +195,9 @@ def worst_series_total(
 ) -> int:
     """The largest amount a seat can win or lose over one series with the given numbers (by
     default every rule-set maximum): every deal a scoop of every opponent under the scoring
-    method that pays most. The amounts of a deal, a series and a read model stay below it."""
+    method that pays most, with every royalty. The amounts of a deal, a series and a read model
+    stay below it."""
+    royalty_amounts: dict[str, Any] = dict.fromkeys(ROYALTY_FIELDS, bonus_units)
     worst_units = max(
         worst_pair_units(
             RuleSet(
@@ -194,6 +205,8 @@ def worst_series_total(
                 scoop_bonus=bonus_units,
                 one_six_two_of_three=bonus_units,
                 one_six_scoop=bonus_units,
+                royalties=RoyaltyPayment.WON_ROW,
+                **royalty_amounts,
             )
         )
         for method in ScoringMethod
@@ -214,10 +227,12 @@ def score_deal(rule_set: RuleSet, checks: Sequence[ArrangementCheck]) -> DealSco
         )
     totals = [0] * seat_count
     pairs: list[PairResult] = []
+    royalties = [row_royalties(rule_set, check) for check in checks]
     for seat_a in range(seat_count):
         for seat_b in range(seat_a + 1, seat_count):
             rows = compare_rows(checks[seat_a], checks[seat_b])
-            delta = settle(rule_set, rows)
+            extra = royalty_units(rule_set, rows, royalties[seat_a], royalties[seat_b])
+            delta = settle(rule_set, rows) + _int64(extra * rule_set.row_unit)
             pairs.append(PairResult(seat_a, seat_b, rows, delta))
             totals[seat_a] += delta
             totals[seat_b] -= delta

@@ -88,7 +88,8 @@ def objective_for(rule_set: RuleSet) -> Objective:
     version, since a replay recomputes a timed-out seat's arrangement.
 
     The hook for royalties and naturals: a rules version that scores them gets an objective that
-    values them, here; until then no objective counts them (the rules do not have them)."""
+    values them, here. Royalties exist from rules version 4 (``sapsam.rules.royalties``), but no
+    objective counts them yet: version 4 keeps version 2's objective."""
     if rule_set.rules_version <= 1:
         return Objective.RANDOM_ROWS
     return DEFAULT_OBJECTIVE

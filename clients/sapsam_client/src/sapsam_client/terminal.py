@@ -150,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--preset",
         help="with --create: rule set preset: pagat, pagat_two_four, pagat_one_six,"
-        " pagat_one_six_two, pagat_scoop_bonus (default: pagat, the base game)",
+        " pagat_one_six_two, pagat_scoop_bonus, four_player, four_player_royalties (default:"
+        " pagat, the base game)",
     )
     parser.add_argument(
         "--plain",

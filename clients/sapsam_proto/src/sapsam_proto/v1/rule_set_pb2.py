@@ -24,23 +24,27 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18sapsam/v1/rule_set.proto\x12\tsapsam.v1\"\x81\x05\n\x07RuleSet\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rrules_version\x18\x02 \x01(\x05\x12\x30\n\x0escoring_method\x18\x03 \x01(\x0e\x32\x18.sapsam.v1.ScoringMethod\x12\x15\n\x08row_unit\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x18\n\x0bscoop_bonus\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12!\n\x14one_six_two_of_three\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\x1a\n\rone_six_scoop\x18\x07 \x01(\x05H\x03\x88\x01\x01\x12\x16\n\tmin_seats\x18\x08 \x01(\x05H\x04\x88\x01\x01\x12\x16\n\tmax_seats\x18\t \x01(\x05H\x05\x88\x01\x01\x12\x1a\n\rseries_length\x18\n \x01(\x05H\x06\x88\x01\x01\x12\x1c\n\x0f\x61rrange_seconds\x18\x0b \x01(\x05H\x07\x88\x01\x01\x12\x1b\n\x0ereveal_seconds\x18\x0c \x01(\x05H\x08\x88\x01\x01\x12\x38\n\x16\x61rrange_timeout_policy\x18\r \x01(\x0e\x32\x18.sapsam.v1.TimeoutPolicy\x12)\n\x08majority\x18\x0e \x01(\x0e\x32\x17.sapsam.v1.MajorityRule\x12&\n\trow_order\x18\x0f \x01(\x0e\x32\x13.sapsam.v1.RowOrderB\x0b\n\t_row_unitB\x0e\n\x0c_scoop_bonusB\x17\n\x15_one_six_two_of_threeB\x10\n\x0e_one_six_scoopB\x0c\n\n_min_seatsB\x0c\n\n_max_seatsB\x10\n\x0e_series_lengthB\x12\n\x10_arrange_secondsB\x11\n\x0f_reveal_seconds\"i\n\rRuleSetPreset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12$\n\x08rule_set\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x0f\n\x07\x61liases\x18\x04 \x03(\t*\xac\x01\n\rScoringMethod\x12\x1e\n\x1aSCORING_METHOD_UNSPECIFIED\x10\x00\x12\x1a\n\x16SCORING_METHOD_PER_ROW\x10\x01\x12\x1b\n\x17SCORING_METHOD_TWO_FOUR\x10\x02\x12\x1a\n\x16SCORING_METHOD_ONE_SIX\x10\x03\x12&\n\"SCORING_METHOD_PER_ROW_SCOOP_BONUS\x10\x04*n\n\x0cMajorityRule\x12\x1d\n\x19MAJORITY_RULE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aMAJORITY_RULE_TWO_ROWS_WON\x10\x01\x12\x1f\n\x1bMAJORITY_RULE_MORE_ROWS_WON\x10\x02*f\n\x08RowOrder\x12\x19\n\x15ROW_ORDER_UNSPECIFIED\x10\x00\x12\x1c\n\x18ROW_ORDER_NON_DECREASING\x10\x01\x12!\n\x1dROW_ORDER_STRICTLY_INCREASING\x10\x02*c\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_FOUL\x10\x01\x12\x19\n\x15TIMEOUT_POLICY_SOLVER\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18sapsam/v1/rule_set.proto\x12\tsapsam.v1\"\xf3\t\n\x07RuleSet\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rrules_version\x18\x02 \x01(\x05\x12\x30\n\x0escoring_method\x18\x03 \x01(\x0e\x32\x18.sapsam.v1.ScoringMethod\x12\x15\n\x08row_unit\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x18\n\x0bscoop_bonus\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12!\n\x14one_six_two_of_three\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\x1a\n\rone_six_scoop\x18\x07 \x01(\x05H\x03\x88\x01\x01\x12\x16\n\tmin_seats\x18\x08 \x01(\x05H\x04\x88\x01\x01\x12\x16\n\tmax_seats\x18\t \x01(\x05H\x05\x88\x01\x01\x12\x1a\n\rseries_length\x18\n \x01(\x05H\x06\x88\x01\x01\x12\x1c\n\x0f\x61rrange_seconds\x18\x0b \x01(\x05H\x07\x88\x01\x01\x12\x1b\n\x0ereveal_seconds\x18\x0c \x01(\x05H\x08\x88\x01\x01\x12\x38\n\x16\x61rrange_timeout_policy\x18\r \x01(\x0e\x32\x18.sapsam.v1.TimeoutPolicy\x12)\n\x08majority\x18\x0e \x01(\x0e\x32\x17.sapsam.v1.MajorityRule\x12&\n\trow_order\x18\x0f \x01(\x0e\x32\x13.sapsam.v1.RowOrder\x12,\n\troyalties\x18\x10 \x01(\x0e\x32\x19.sapsam.v1.RoyaltyPayment\x12.\n\rroyalty_limit\x18\x11 \x01(\x0e\x32\x17.sapsam.v1.RoyaltyLimit\x12*\n\x1droyalty_front_three_of_a_kind\x18\x12 \x01(\x05H\t\x88\x01\x01\x12+\n\x1eroyalty_middle_three_of_a_kind\x18\x13 \x01(\x05H\n\x88\x01\x01\x12&\n\x19royalty_middle_full_house\x18\x14 \x01(\x05H\x0b\x88\x01\x01\x12*\n\x1droyalty_middle_four_of_a_kind\x18\x15 \x01(\x05H\x0c\x88\x01\x01\x12*\n\x1droyalty_middle_straight_flush\x18\x16 \x01(\x05H\r\x88\x01\x01\x12(\n\x1broyalty_back_four_of_a_kind\x18\x17 \x01(\x05H\x0e\x88\x01\x01\x12(\n\x1broyalty_back_straight_flush\x18\x18 \x01(\x05H\x0f\x88\x01\x01\x42\x0b\n\t_row_unitB\x0e\n\x0c_scoop_bonusB\x17\n\x15_one_six_two_of_threeB\x10\n\x0e_one_six_scoopB\x0c\n\n_min_seatsB\x0c\n\n_max_seatsB\x10\n\x0e_series_lengthB\x12\n\x10_arrange_secondsB\x11\n\x0f_reveal_secondsB \n\x1e_royalty_front_three_of_a_kindB!\n\x1f_royalty_middle_three_of_a_kindB\x1c\n\x1a_royalty_middle_full_houseB \n\x1e_royalty_middle_four_of_a_kindB \n\x1e_royalty_middle_straight_flushB\x1e\n\x1c_royalty_back_four_of_a_kindB\x1e\n\x1c_royalty_back_straight_flush\"i\n\rRuleSetPreset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12$\n\x08rule_set\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x0f\n\x07\x61liases\x18\x04 \x03(\t*\xac\x01\n\rScoringMethod\x12\x1e\n\x1aSCORING_METHOD_UNSPECIFIED\x10\x00\x12\x1a\n\x16SCORING_METHOD_PER_ROW\x10\x01\x12\x1b\n\x17SCORING_METHOD_TWO_FOUR\x10\x02\x12\x1a\n\x16SCORING_METHOD_ONE_SIX\x10\x03\x12&\n\"SCORING_METHOD_PER_ROW_SCOOP_BONUS\x10\x04*n\n\x0cMajorityRule\x12\x1d\n\x19MAJORITY_RULE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aMAJORITY_RULE_TWO_ROWS_WON\x10\x01\x12\x1f\n\x1bMAJORITY_RULE_MORE_ROWS_WON\x10\x02*f\n\x08RowOrder\x12\x19\n\x15ROW_ORDER_UNSPECIFIED\x10\x00\x12\x1c\n\x18ROW_ORDER_NON_DECREASING\x10\x01\x12!\n\x1dROW_ORDER_STRICTLY_INCREASING\x10\x02*\x86\x01\n\x0eRoyaltyPayment\x12\x1f\n\x1bROYALTY_PAYMENT_UNSPECIFIED\x10\x00\x12\x18\n\x14ROYALTY_PAYMENT_NONE\x10\x01\x12\x1b\n\x17ROYALTY_PAYMENT_WON_ROW\x10\x02\x12\x1c\n\x18ROYALTY_PAYMENT_HELD_ROW\x10\x03*j\n\x0cRoyaltyLimit\x12\x1d\n\x19ROYALTY_LIMIT_UNSPECIFIED\x10\x00\x12\x1b\n\x17ROYALTY_LIMIT_EVERY_ROW\x10\x01\x12\x1e\n\x1aROYALTY_LIMIT_LARGEST_ONLY\x10\x02*c\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_FOUL\x10\x01\x12\x19\n\x15TIMEOUT_POLICY_SOLVER\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.rule_set_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SCORINGMETHOD']._serialized_start=791
-  _globals['_SCORINGMETHOD']._serialized_end=963
-  _globals['_MAJORITYRULE']._serialized_start=965
-  _globals['_MAJORITYRULE']._serialized_end=1075
-  _globals['_ROWORDER']._serialized_start=1077
-  _globals['_ROWORDER']._serialized_end=1179
-  _globals['_TIMEOUTPOLICY']._serialized_start=1181
-  _globals['_TIMEOUTPOLICY']._serialized_end=1280
+  _globals['_SCORINGMETHOD']._serialized_start=1417
+  _globals['_SCORINGMETHOD']._serialized_end=1589
+  _globals['_MAJORITYRULE']._serialized_start=1591
+  _globals['_MAJORITYRULE']._serialized_end=1701
+  _globals['_ROWORDER']._serialized_start=1703
+  _globals['_ROWORDER']._serialized_end=1805
+  _globals['_ROYALTYPAYMENT']._serialized_start=1808
+  _globals['_ROYALTYPAYMENT']._serialized_end=1942
+  _globals['_ROYALTYLIMIT']._serialized_start=1944
+  _globals['_ROYALTYLIMIT']._serialized_end=2050
+  _globals['_TIMEOUTPOLICY']._serialized_start=2052
+  _globals['_TIMEOUTPOLICY']._serialized_end=2151
   _globals['_RULESET']._serialized_start=40
-  _globals['_RULESET']._serialized_end=681
-  _globals['_RULESETPRESET']._serialized_start=683
-  _globals['_RULESETPRESET']._serialized_end=788
+  _globals['_RULESET']._serialized_end=1307
+  _globals['_RULESETPRESET']._serialized_start=1309
+  _globals['_RULESETPRESET']._serialized_end=1414
 # @@protoc_insertion_point(module_scope)

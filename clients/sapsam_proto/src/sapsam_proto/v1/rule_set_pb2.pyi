@@ -129,6 +129,66 @@ ROW_ORDER_STRICTLY_INCREASING: RowOrder.ValueType  # 2
 """The back must beat the middle and the middle the front (source 004). Rules version 3 on."""
 Global___RowOrder: _TypeAlias = RowOrder  # noqa: Y015
 
+class _RoyaltyPayment:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RoyaltyPaymentEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RoyaltyPayment.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ROYALTY_PAYMENT_UNSPECIFIED: _RoyaltyPayment.ValueType  # 0
+    """Not set. In a request this means the preset's value (ROYALTY_PAYMENT_NONE unless the preset
+    says otherwise). A response always sets it.
+    """
+    ROYALTY_PAYMENT_NONE: _RoyaltyPayment.ValueType  # 1
+    """No royalties (the base game)."""
+    ROYALTY_PAYMENT_WON_ROW: _RoyaltyPayment.ValueType  # 2
+    """A player collects the royalty of each row it won from that opponent (source 004)."""
+    ROYALTY_PAYMENT_HELD_ROW: _RoyaltyPayment.ValueType  # 3
+    """Each player's royalties count, won or lost; the difference changes hands (001, 003)."""
+
+class RoyaltyPayment(_RoyaltyPayment, metaclass=_RoyaltyPaymentEnumTypeWrapper):
+    """How royalties (extra units for strong rows) change hands between two players (docs/rules.md
+    §2.7). Rules version 4 on; a table of an earlier version shows ROYALTY_PAYMENT_NONE.
+    """
+
+ROYALTY_PAYMENT_UNSPECIFIED: RoyaltyPayment.ValueType  # 0
+"""Not set. In a request this means the preset's value (ROYALTY_PAYMENT_NONE unless the preset
+says otherwise). A response always sets it.
+"""
+ROYALTY_PAYMENT_NONE: RoyaltyPayment.ValueType  # 1
+"""No royalties (the base game)."""
+ROYALTY_PAYMENT_WON_ROW: RoyaltyPayment.ValueType  # 2
+"""A player collects the royalty of each row it won from that opponent (source 004)."""
+ROYALTY_PAYMENT_HELD_ROW: RoyaltyPayment.ValueType  # 3
+"""Each player's royalties count, won or lost; the difference changes hands (001, 003)."""
+Global___RoyaltyPayment: _TypeAlias = RoyaltyPayment  # noqa: Y015
+
+class _RoyaltyLimit:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RoyaltyLimitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RoyaltyLimit.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ROYALTY_LIMIT_UNSPECIFIED: _RoyaltyLimit.ValueType  # 0
+    """Not set. In a request this means the preset's value. A response always sets it."""
+    ROYALTY_LIMIT_EVERY_ROW: _RoyaltyLimit.ValueType  # 1
+    """Every royalty counts."""
+    ROYALTY_LIMIT_LARGEST_ONLY: _RoyaltyLimit.ValueType  # 2
+    """Only the largest royalty a player collects from one opponent counts."""
+
+class RoyaltyLimit(_RoyaltyLimit, metaclass=_RoyaltyLimitEnumTypeWrapper):
+    """Whether a player collects every royalty an opponent owes it, or only the largest (source 002's
+    "one royalty per hand").
+    """
+
+ROYALTY_LIMIT_UNSPECIFIED: RoyaltyLimit.ValueType  # 0
+"""Not set. In a request this means the preset's value. A response always sets it."""
+ROYALTY_LIMIT_EVERY_ROW: RoyaltyLimit.ValueType  # 1
+"""Every royalty counts."""
+ROYALTY_LIMIT_LARGEST_ONLY: RoyaltyLimit.ValueType  # 2
+"""Only the largest royalty a player collects from one opponent counts."""
+Global___RoyaltyLimit: _TypeAlias = RoyaltyLimit  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -178,13 +238,22 @@ class RuleSet(_message.Message):
     ARRANGE_TIMEOUT_POLICY_FIELD_NUMBER: _builtins.int
     MAJORITY_FIELD_NUMBER: _builtins.int
     ROW_ORDER_FIELD_NUMBER: _builtins.int
+    ROYALTIES_FIELD_NUMBER: _builtins.int
+    ROYALTY_LIMIT_FIELD_NUMBER: _builtins.int
+    ROYALTY_FRONT_THREE_OF_A_KIND_FIELD_NUMBER: _builtins.int
+    ROYALTY_MIDDLE_THREE_OF_A_KIND_FIELD_NUMBER: _builtins.int
+    ROYALTY_MIDDLE_FULL_HOUSE_FIELD_NUMBER: _builtins.int
+    ROYALTY_MIDDLE_FOUR_OF_A_KIND_FIELD_NUMBER: _builtins.int
+    ROYALTY_MIDDLE_STRAIGHT_FLUSH_FIELD_NUMBER: _builtins.int
+    ROYALTY_BACK_FOUR_OF_A_KIND_FIELD_NUMBER: _builtins.int
+    ROYALTY_BACK_STRAIGHT_FLUSH_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A short label, e.g. the preset the rule set came from; not interpreted by the rules.
     At most 64 characters.
     """
     rules_version: _builtins.int
-    """Version of the rules engine that scores this table (docs/rules.md §2.6): 3 for every table
-    created now, 1 or 2 for tables recorded before. Output only: the server sets it.
+    """Version of the rules engine that scores this table (docs/rules.md §2.6): 4 for every table
+    created now, 1 to 3 for tables recorded before. Output only: the server sets it.
     """
     scoring_method: Global___ScoringMethod.ValueType
     """How each pair of players settles a deal."""
@@ -232,6 +301,28 @@ class RuleSet(_message.Message):
     """How the rows must be ordered. A table of rules version 1 or 2 shows
     ROW_ORDER_NON_DECREASING, the only order it had.
     """
+    royalties: Global___RoyaltyPayment.ValueType
+    """How royalties change hands (docs/rules.md §2.7); the amounts below are read only when it is
+    not ROYALTY_PAYMENT_NONE.
+    """
+    royalty_limit: Global___RoyaltyLimit.ValueType
+    """Every royalty counts, or only the largest from each opponent."""
+    royalty_front_three_of_a_kind: _builtins.int
+    """Units for three of a kind in the front (source 004: 3). Each royalty amount is 0 to 1,000
+    units; unset in a request keeps the preset's.
+    """
+    royalty_middle_three_of_a_kind: _builtins.int
+    """Units for three of a kind in the middle (0 unless set; open-face tables pay 2)."""
+    royalty_middle_full_house: _builtins.int
+    """Units for a full house in the middle (004: 2)."""
+    royalty_middle_four_of_a_kind: _builtins.int
+    """Units for four of a kind in the middle (004: 4)."""
+    royalty_middle_straight_flush: _builtins.int
+    """Units for a straight flush (royal included) in the middle (004: 5)."""
+    royalty_back_four_of_a_kind: _builtins.int
+    """Units for four of a kind in the back (004: 4)."""
+    royalty_back_straight_flush: _builtins.int
+    """Units for a straight flush (royal included) in the back (004: 5)."""
     def __init__(
         self,
         *,
@@ -250,10 +341,19 @@ class RuleSet(_message.Message):
         arrange_timeout_policy: Global___TimeoutPolicy.ValueType = ...,
         majority: Global___MajorityRule.ValueType = ...,
         row_order: Global___RowOrder.ValueType = ...,
+        royalties: Global___RoyaltyPayment.ValueType = ...,
+        royalty_limit: Global___RoyaltyLimit.ValueType = ...,
+        royalty_front_three_of_a_kind: _builtins.int | None = ...,
+        royalty_middle_three_of_a_kind: _builtins.int | None = ...,
+        royalty_middle_full_house: _builtins.int | None = ...,
+        royalty_middle_four_of_a_kind: _builtins.int | None = ...,
+        royalty_middle_straight_flush: _builtins.int | None = ...,
+        royalty_back_four_of_a_kind: _builtins.int | None = ...,
+        royalty_back_straight_flush: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__arrange_seconds: _TypeAlias = _typing.Literal["arrange_seconds"]  # noqa: Y015
     _WhichOneofArgType__arrange_seconds: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds"]  # noqa: Y015
@@ -269,6 +369,20 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__reveal_seconds: _TypeAlias = _typing.Literal["_reveal_seconds", b"_reveal_seconds"]  # noqa: Y015
     _WhichOneofReturnType__row_unit: _TypeAlias = _typing.Literal["row_unit"]  # noqa: Y015
     _WhichOneofArgType__row_unit: _TypeAlias = _typing.Literal["_row_unit", b"_row_unit"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_back_four_of_a_kind: _TypeAlias = _typing.Literal["royalty_back_four_of_a_kind"]  # noqa: Y015
+    _WhichOneofArgType__royalty_back_four_of_a_kind: _TypeAlias = _typing.Literal["_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_back_straight_flush: _TypeAlias = _typing.Literal["royalty_back_straight_flush"]  # noqa: Y015
+    _WhichOneofArgType__royalty_back_straight_flush: _TypeAlias = _typing.Literal["_royalty_back_straight_flush", b"_royalty_back_straight_flush"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_front_three_of_a_kind: _TypeAlias = _typing.Literal["royalty_front_three_of_a_kind"]  # noqa: Y015
+    _WhichOneofArgType__royalty_front_three_of_a_kind: _TypeAlias = _typing.Literal["_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_middle_four_of_a_kind: _TypeAlias = _typing.Literal["royalty_middle_four_of_a_kind"]  # noqa: Y015
+    _WhichOneofArgType__royalty_middle_four_of_a_kind: _TypeAlias = _typing.Literal["_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_middle_full_house: _TypeAlias = _typing.Literal["royalty_middle_full_house"]  # noqa: Y015
+    _WhichOneofArgType__royalty_middle_full_house: _TypeAlias = _typing.Literal["_royalty_middle_full_house", b"_royalty_middle_full_house"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_middle_straight_flush: _TypeAlias = _typing.Literal["royalty_middle_straight_flush"]  # noqa: Y015
+    _WhichOneofArgType__royalty_middle_straight_flush: _TypeAlias = _typing.Literal["_royalty_middle_straight_flush", b"_royalty_middle_straight_flush"]  # noqa: Y015
+    _WhichOneofReturnType__royalty_middle_three_of_a_kind: _TypeAlias = _typing.Literal["royalty_middle_three_of_a_kind"]  # noqa: Y015
+    _WhichOneofArgType__royalty_middle_three_of_a_kind: _TypeAlias = _typing.Literal["_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind"]  # noqa: Y015
     _WhichOneofReturnType__scoop_bonus: _TypeAlias = _typing.Literal["scoop_bonus"]  # noqa: Y015
     _WhichOneofArgType__scoop_bonus: _TypeAlias = _typing.Literal["_scoop_bonus", b"_scoop_bonus"]  # noqa: Y015
     _WhichOneofReturnType__series_length: _TypeAlias = _typing.Literal["series_length"]  # noqa: Y015
@@ -287,6 +401,20 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__reveal_seconds) -> _WhichOneofReturnType__reveal_seconds | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__row_unit) -> _WhichOneofReturnType__row_unit | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_back_four_of_a_kind) -> _WhichOneofReturnType__royalty_back_four_of_a_kind | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_back_straight_flush) -> _WhichOneofReturnType__royalty_back_straight_flush | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_front_three_of_a_kind) -> _WhichOneofReturnType__royalty_front_three_of_a_kind | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_middle_four_of_a_kind) -> _WhichOneofReturnType__royalty_middle_four_of_a_kind | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_middle_full_house) -> _WhichOneofReturnType__royalty_middle_full_house | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_middle_straight_flush) -> _WhichOneofReturnType__royalty_middle_straight_flush | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__royalty_middle_three_of_a_kind) -> _WhichOneofReturnType__royalty_middle_three_of_a_kind | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__scoop_bonus) -> _WhichOneofReturnType__scoop_bonus | None: ...
     @_typing.overload

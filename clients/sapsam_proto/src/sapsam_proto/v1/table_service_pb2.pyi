@@ -88,9 +88,9 @@ class CreateTableRequest(_message.Message):
     """
     rule_set_preset: _builtins.str
     """Name of a preset rule set, as ListRuleSets lists them: "pagat" (the base game),
-    "pagat_two_four", "pagat_one_six", "pagat_one_six_two", "pagat_scoop_bonus" or
-    "four_player"; rules version 1's names "two_four", "one_six" and "scoop_bonus" are
-    accepted too. Unknown:
+    "pagat_two_four", "pagat_one_six", "pagat_one_six_two", "pagat_scoop_bonus",
+    "four_player" or "four_player_royalties"; rules version 1's names "two_four", "one_six"
+    and "scoop_bonus" are accepted too. Unknown:
     INVALID_ARGUMENT, reason BAD_RULE_SET.
     """
     seat_count: _builtins.int

@@ -37,7 +37,7 @@ class Person:
         self.say(question)
         if self.current_deal == 2 and not self.typing_deal_2.is_set():
             self.typing_deal_2.set()
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 60  # a loaded machine answers slowly
             while not any("voided deal 2 while you were arranging" in s for s in self.lines()):
                 assert time.monotonic() < deadline, "the prompt never said the deal was voided"
                 time.sleep(0.05)
@@ -95,7 +95,7 @@ def _table(deal: int, phase: int, *, timed_out: bool = False) -> table_pb2.Table
 def test_the_notice_names_what_ended_the_deal() -> None:
     arranging, between = table_pb2.TABLE_PHASE_ARRANGING, table_pb2.TABLE_PHASE_BETWEEN_DEALS
     seat = "tables/t/seats/0"
-    voided = table_pb2.DealResult(seed_revealed=True, scored=False)
+    voided = table_pb2.DealResult(scored=False)
     scored = table_pb2.DealResult(seed_revealed=True, scored=True)
     assert deal_over_notice(_table(2, arranging), seat, 2, None) is None
     assert "ran out of time on deal 2" in str(

@@ -15,15 +15,22 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
-from sapsam_client.errors import SapsamError
+import grpc
+
+from sapsam_client.client import Client, table_name
+from sapsam_client.errors import SapsamError, from_rpc_error
 from sapsam_client.prompts import Terminal
 from sapsam_client.seat import DealEndedError
-from sapsam_proto.v1 import table_pb2
+from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 POLL_SECONDS: Final = 2.0
 """How often the table is read while the person types (a person takes seconds per row)."""
+CALL_SECONDS: Final = 2.0
+"""How long one of the watch's reads may take. Each is tried once, never retried: a server out of
+reach is the play loop's to wait for, and no read must still be running once the prompt is over
+(a grpc call left running in another thread can hold up the program's exit)."""
 
 NOT_SENT: Final = "what you type now is not sent (press Enter to go on)"
 """The end of a notice shown while the person is at the prompt."""
@@ -46,13 +53,38 @@ def deal_over_notice(
             return f"your rows for deal {deal} were confirmed by another session of yours;"
     if same_deal and table.phase == table_pb2.TABLE_PHASE_ARRANGING:
         return None
-    # Only the operator ends a deal that neither has the seat's rows nor timed the seat out.
+    # Only the operator ends a deal that neither has the seat's rows nor timed the seat out; and
+    # a deal the table has gone past unscored was voided (every other deal ends scored).
     voided_now = same_deal and mine is not None
-    if voided_now or (result is not None and result.seed_revealed and not result.scored):
+    if voided_now or (result is not None and not result.scored):
         return f"the operator voided deal {deal} while you were arranging:"
     if result is not None and result.scored:
         return f"deal {deal} was scored without your rows (your time ran out):"
     return f"deal {deal} ended while you were arranging:"
+
+
+def quick_reads(
+    client: Client, table: str
+) -> tuple[Callable[[], table_pb2.Table], Callable[[int], table_pb2.DealResult]]:
+    """Reads of ``table`` and of one of its deals, each one call of at most ``CALL_SECONDS``,
+    not retried (``SapsamError`` when it fails), and not heard by ``client.on_reachability``."""
+
+    def once(method: Callable[..., Any], request: Any) -> Any:
+        try:
+            return method(request, metadata=client.metadata(), timeout=CALL_SECONDS)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+
+    def read_table() -> table_pb2.Table:
+        request = table_service_pb2.GetTableRequest(name=table_name(table))
+        return once(client.tables.GetTable, request).table  # type: ignore[no-any-return]
+
+    def read_result(deal: int) -> table_pb2.DealResult:
+        name = f"{table_name(table)}/deals/{deal}"
+        request = table_service_pb2.GetDealResultRequest(name=name)
+        return once(client.tables.GetDealResult, request).result  # type: ignore[no-any-return]
+
+    return read_table, read_result
 
 
 class DealWatch:
@@ -84,8 +116,10 @@ class DealWatch:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop watching (the prompt is over)."""
+        """Stop watching (the prompt is over), a read in progress included."""
         self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(CALL_SECONDS + 1)
 
     def notice(self) -> str | None:
         """What the person was told about the deal ending, or None while it goes on."""

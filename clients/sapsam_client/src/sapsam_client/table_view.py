@@ -19,7 +19,7 @@ from typing import Final
 from sapsam_client.arranging import arrange
 from sapsam_client.client import Client, Hand, seat_position
 from sapsam_client.commitment import Rows
-from sapsam_client.deal_watch import POLL_SECONDS, ROWS_NOT_SENT, DealWatch
+from sapsam_client.deal_watch import POLL_SECONDS, ROWS_NOT_SENT, DealWatch, quick_reads
 from sapsam_client.errors import SapsamError
 from sapsam_client.prompts import Terminal
 from sapsam_client.results_text import (
@@ -171,8 +171,7 @@ class TableView:
         self.prompted = max(self.prompted, hand.deal_number)
         watch = DealWatch(
             self.terminal,
-            lambda: self.client.get_table(self.seat.table),
-            lambda number: self.client.get_deal_result(f"{self.seat.table}/deals/{number}"),
+            *quick_reads(self.client, self.seat.table),
             self.seat.name,
             hand.deal_number,
             self.deal_poll_seconds,

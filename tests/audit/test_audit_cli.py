@@ -122,10 +122,19 @@ async def test_online_verification_and_the_whole_database(
         database_url,
     )
     assert code == 0 and "✓ stored_chain" in out
+    # For a person, as for a file: the players first, the deal's account after the checks.
+    assert out.splitlines()[1].startswith("Players (the export carries no display names")
+    assert "ann v bob: ann " in out and "running totals after deal 2" in out
     code, out, _ = _run(
         capsys, "audit", "verify", "--table", str(table_id), "--database-url", database_url
     )
     assert code == 0 and "✓ deal 2 · series_totals" in out
+    assert "running totals after deal 1:" in out and "running totals after deal 2:" in out
+    code, out, _ = _run(
+        capsys, "audit", "verify", "--table", str(table_id), "--database-url", database_url,
+        "--json",
+    )  # fmt: skip
+    assert code == 0 and json.loads(out)["ok"] is True  # JSON: the report alone, as before
     code, out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
     assert code == 0, out
     assert "✓ projection table_state" in out and "2 of 2 finished deal(s)" in out

@@ -39,7 +39,7 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
@@ -66,6 +66,9 @@ INCOMPLETE: Final = 3
 NOT_ANCHORED: Final = 4
 TABLE_PREFIX: Final = "tables/"
 PLAYER_PREFIX: Final = "players/"
+Told = tuple[Sequence[str], Sequence[str]]
+"""Lines a human report shows before its checks and after them."""
+NOTHING_TOLD: Final[Told] = ((), ())
 
 
 def register(subparsers: Any) -> None:
@@ -146,7 +149,8 @@ def register(subparsers: Any) -> None:
     verify.add_argument(
         "--plain",
         action="store_true",
-        help="with FILE: write cards as letters (As Td), without suit symbols or colour",
+        help="with FILE or --table: write cards as letters (As Td), without suit symbols or"
+        " colour (default: as the terminal shows them)",
     )
     verify.add_argument(
         "--receipts",
@@ -225,7 +229,8 @@ def register(subparsers: Any) -> None:
     replay_parser.add_argument(
         "--plain",
         action="store_true",
-        help="write cards as letters (As Td), without suit symbols or colour",
+        help="write cards as letters (As Td), without suit symbols or colour (default: as the"
+        " terminal shows them)",
     )
     replay_parser.set_defaults(handler=_replay)
     _add_monitor(actions)
@@ -371,7 +376,9 @@ def _verify_body(arguments: argparse.Namespace) -> int:
             print(told(report, lines, card_writing(arguments.plain)))
             return exit_status(report)
     else:
-        report = _verify_online(arguments)
+        report, told_lines = _verify_online(arguments)
+        _print_report(report, arguments.json, told_lines)
+        return exit_status(report)
     _print_report(report, arguments.json)
     return exit_status(report)
 
@@ -388,7 +395,9 @@ def exit_status(report: AuditReport) -> int:
     return 0
 
 
-def _verify_online(arguments: argparse.Namespace) -> AuditReport:
+def _verify_online(arguments: argparse.Namespace) -> tuple[AuditReport, Told]:
+    """The report on the database (a table, a deal, a tournament, everything), and for a table or
+    a deal the lines told around its checks: the players and each deal's account."""
     from sapsam.audit import database
     from sapsam.store.projections import all_projectors
 
@@ -400,7 +409,7 @@ def _verify_online(arguments: argparse.Namespace) -> AuditReport:
                 tournament_id = uuid.UUID(arguments.tournament.removeprefix("tournaments/"))
             except ValueError:
                 raise CommandError(f"--tournament {arguments.tournament!r} is not an id") from None
-            return verify_tournament(connection, tournament_id)
+            return verify_tournament(connection, tournament_id), NOTHING_TOLD
         if arguments.all:
             from sapsam.cli.progress_bar import ProgressBar
 
@@ -410,21 +419,36 @@ def _verify_online(arguments: argparse.Namespace) -> AuditReport:
                 workers = arguments.workers or min(os.cpu_count() or 1, 4)
                 return database.audit_database(
                     connection, bar.update if bar else None, projectors, workers=workers
-                )
+                ), NOTHING_TOLD
             finally:
                 if bar is not None:
                     bar.finish()
         table_id = _table_id(arguments.table)
         if arguments.deal is None:
-            return database.verify_table_online(connection, table_id)
-        return database.verify_deal_online(connection, table_id, arguments.deal)
+            report = database.verify_table_online(connection, table_id)
+        else:
+            report = database.verify_deal_online(connection, table_id, arguments.deal)
+        if arguments.json:
+            return report, NOTHING_TOLD
+        # For a person, the players and each deal's account, as for a file: from the export the
+        # checks ran on, read again with the players' display names.
+        from sapsam.audit.deal_account import export_account
+
+        if arguments.deal is None:
+            export = database.export_table(connection, table_id, Requester.operator())
+        else:
+            export = database.export_deal(
+                connection, table_id, arguments.deal, Requester.operator()
+            )
+        return report, export_account(export, report.ok, card_writing(arguments.plain))
 
 
-def _print_report(report: AuditReport, as_json: bool) -> None:
+def _print_report(report: AuditReport, as_json: bool, told: Told = ((), ())) -> None:
+    """The report as JSON, or for a person with ``told``'s lines before and after the checks."""
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
-        print(render_text(report))
+        print(render_text(report, *told))
 
 
 def _replay(arguments: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from sapsam.audit.deal_account import (
 from sapsam.audit.sample_series import series_events
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import DECK
+from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, ScoringMethod
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
@@ -30,6 +31,20 @@ RULE_SETS = [
     DEFAULT_RULE_SET.with_changes(scoring=method, row_unit=unit, scoop_bonus=2)
     for method in ScoringMethod
     for unit in (1, 5)
+] + [
+    # Royalties (rules version 4): paid for rows won or held, every one or the largest only,
+    # with a middle-trips amount so that random rows earn some often.
+    DEFAULT_RULE_SET.with_changes(
+        rules_version=4,
+        scoring=method,
+        royalties=payment,
+        royalty_limit=limit,
+        royalty_middle_three_of_a_kind=1,
+        row_unit=2,
+    )
+    for method in (ScoringMethod.PER_ROW, ScoringMethod.ONE_SIX)
+    for payment in (RoyaltyPayment.WON_ROW, RoyaltyPayment.HELD_ROW)
+    for limit in RoyaltyLimit
 ]
 
 
@@ -50,9 +65,14 @@ def _random_seat(generator: random.Random, hand: list[int]) -> tuple[Rows | None
     return (front, middle, back), check_arrangement(arrangement, hand)
 
 
-@pytest.mark.parametrize("rule_set", RULE_SETS, ids=lambda r: f"{r.scoring}-{r.row_unit}")
+@pytest.mark.parametrize(
+    "rule_set",
+    RULE_SETS,
+    ids=lambda r: f"{r.scoring}-{r.row_unit}-{r.royalties}-{r.royalty_limit}",
+)
 def test_the_explained_items_add_up_to_the_scores_for_random_deals(rule_set: RuleSet) -> None:
     generator = random.Random(str(rule_set))
+    royalties_told = 0
     for _ in range(60):
         seats = generator.randint(2, 4)
         deck = list(range(52))
@@ -61,6 +81,7 @@ def test_the_explained_items_add_up_to_the_scores_for_random_deals(rule_set: Rul
         checks = [check for _, check in drawn]
         score = score_deal(rule_set, checks)
         account = DealAccount(
+            royalties=tuple(row_royalties(rule_set, check) for check in checks),
             deal_number=1,
             dealer=0,
             players=tuple(f"p{seat}" for seat in range(seats)),
@@ -85,6 +106,9 @@ def test_the_explained_items_add_up_to_the_scores_for_random_deals(rule_set: Rul
         assert tuple(per_seat) == score.totals
         lines = account_lines(account, rule_set, {})
         assert any("running totals after deal 1" in line for line in lines)
+        royalties_told += sum("royalties (" in line for line in lines)
+    if rule_set.royalties is not RoyaltyPayment.NONE:
+        assert royalties_told  # some random deal paid a royalty, and the account says so
 
 
 def test_a_played_series_is_told_with_its_recorded_totals() -> None:

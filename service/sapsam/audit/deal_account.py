@@ -3,10 +3,11 @@ pair's rows with their winners, the points and the bonuses, and the running tota
 
 Pure (the offline verifier may load it: no replay, no solver, no table logic). The scores are not
 worked out here: each pair's rows come from ``sapsam.rules.scoring.score_deal`` over the rows the
-deal's ``DealScored`` records, and each payment is split into its parts by
-``sapsam.rules.scoring.settlement``, whose sum *is* the scorer's amount; so the explanation and the
-score cannot disagree (tests/audit/test_deal_account.py holds them together over random deals of
-every scoring method). ``sapsam audit verify`` prints an account of each deal after the checks,
+deal's ``DealScored`` records, each payment is split into its parts by
+``sapsam.rules.scoring.settlement``, whose sum is the scorer's amount, and the royalties are
+``sapsam.rules.royalties``' own units; so the explanation and the score cannot disagree
+(tests/audit/test_deal_account.py holds them together over random deals of every scoring method
+and royalty payment). ``sapsam audit verify`` prints an account of each deal after the checks,
 and ``sapsam audit replay`` at each deal's score.
 
 Players are named by the display names the export carries (``ExportHeader.display_names``): labels
@@ -37,6 +38,7 @@ from sapsam.domain.events import (
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hand_text import cards_shown, names_apart, row_name
+from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties, royalty_units
 from sapsam.rules.ruleset import RuleSet, RuleSetError, ScoringMethod
 from sapsam.rules.scoring import DealScore, PairResult, score_deal, settlement
 
@@ -83,6 +85,8 @@ class DealAccount:
     """The rules' score of those rows (``score_deal``): the pairs' rows and amounts."""
     recorded_totals: tuple[int, ...]
     series_totals: tuple[int, ...]
+    royalties: tuple[tuple[int, int, int], ...] = ()
+    """Each seat's royalty units per row (``rules.royalties.row_royalties``; zeros without)."""
     stated_before: bool = False
     """True when the deal before it is not among the events told: the totals before the deal
     are then only what its record states (the ``series_totals`` check is not covered)."""
@@ -209,10 +213,9 @@ def _account(
     if len(event.series_totals) != seats:
         return None
     rows = tuple(_rows_of(text) for text in event.arrangements)
+    judged = [_judged(rows[seat], event.fouls[seat]) for seat in range(seats)]
     try:
-        score = score_deal(
-            rule_set, [_judged(rows[seat], event.fouls[seat]) for seat in range(seats)]
-        )
+        score = score_deal(rule_set, judged)
     except ValueError:
         return None
     return DealAccount(
@@ -227,6 +230,7 @@ def _account(
         score=score,
         recorded_totals=tuple(event.totals),
         series_totals=tuple(event.series_totals),
+        royalties=tuple(row_royalties(rule_set, check) for check in judged),
     )
 
 
@@ -306,7 +310,25 @@ def pair_items(
         items.append(
             PairItem(f"{what}: {side(parts.scoop)} won all three rows", parts.scoop * unit)
         )
+    if account.royalties:
+        mine, theirs = account.royalties[pair.seat_a], account.royalties[pair.seat_b]
+        extra = royalty_units(rule_set, pair.rows, mine, theirs)
+        if extra:
+            held = "; ".join(
+                f"{label} {_royalty_rows(amounts)}"
+                for label, amounts in ((first, mine), (second, theirs))
+                if any(amounts)
+            )
+            how = "for rows won" if rule_set.royalties is RoyaltyPayment.WON_ROW else "held"
+            limit = (
+                ", the largest only" if rule_set.royalty_limit is RoyaltyLimit.LARGEST_ONLY else ""
+            )
+            items.append(PairItem(f"royalties ({how}{limit}): {held}", extra * unit))
     return items
+
+
+def _royalty_rows(amounts: tuple[int, int, int]) -> str:
+    return ", ".join(f"{row} {amount}" for row, amount in zip(ROWS, amounts, strict=True) if amount)
 
 
 def account_lines(
@@ -370,7 +392,11 @@ def account_lines(
 
 def _method(rule_set: RuleSet) -> str:
     unit = "" if rule_set.row_unit == 1 else f"; a unit is {rule_set.row_unit} points"
-    return METHOD_WORDS.get(rule_set.scoring, str(rule_set.scoring)) + unit
+    royalties = {
+        RoyaltyPayment.WON_ROW: "; royalties for strong rows won",
+        RoyaltyPayment.HELD_ROW: "; royalties for strong rows held, the difference paid",
+    }.get(rule_set.royalties, "")
+    return METHOD_WORDS.get(rule_set.scoring, str(rule_set.scoring)) + royalties + unit
 
 
 def export_account(

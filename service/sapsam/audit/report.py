@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any, Final
 
 from sapsam.quoting import quote_prefix
@@ -216,6 +217,9 @@ class AuditCheck:
         }
 
 
+_STATUS_OF: Final = attrgetter("status")
+
+
 @dataclass(frozen=True)
 class AuditReport:
     """Every check in the order it ran.
@@ -254,7 +258,9 @@ class AuditReport:
     @property
     def ok(self) -> bool:
         """True when no check failed or was skipped (pending deals are not failures)."""
-        return all(check.status not in (Status.FAILED, Status.SKIPPED) for check in self.checks)
+        # In C loops (a verifier asks this of every report it makes, of 30 to 300 checks).
+        statuses = list(map(_STATUS_OF, self.checks))
+        return Status.FAILED not in statuses and Status.SKIPPED not in statuses
 
     @property
     def complete(self) -> bool:

@@ -113,3 +113,17 @@ def test_the_choice_is_one_of_the_legal_arrangements_exhaustively(goal: Objectiv
         legal = {arrangement.canonical() for arrangement in legal_arrangements(cards)}
         for rule_set in PRESETS.values():
             assert solve(cards, rule_set, goal).canonical() in legal
+
+
+def test_from_version_2_the_solver_keeps_a_king_high_flush_that_version_1_breaks_up() -> None:
+    # Issue #17's complaint about random_rows, on a seeded hand: it breaks the flush for pairs.
+    cards = parse_cards("2h 4s 5s 6h 6s 8d 8h 9h 9s Tc Jd Kh Ad")
+    old = check_arrangement(solve(cards, VERSION_1))
+    new = check_arrangement(solve(cards, PRESETS["pagat"]))
+    assert old.values is not None and new.values is not None
+    assert [value.describe() for value in old.values] == [
+        "ace high, kickers K T",
+        "pair of nines, kickers J 5 4",
+        "two pair, eights and sixes, kicker 2",
+    ]
+    assert new.values[2].describe() == "king-high flush, kickers 9 8 6 2"

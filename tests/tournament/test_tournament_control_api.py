@@ -327,15 +327,34 @@ async def test_a_forfeited_seat_is_reseated_and_a_paused_round_waits_for_the_res
         table_ids = [uuid.UUID(item.table.removeprefix("tables/")) for item in first.tables]
         for table_id in table_ids:
             await play_deal(services.tables, table_id, 1)
+        # (The server's results process credits them meanwhile: wait, so that a refusal's
+        # "nothing written" below is not confused by a credit.)
+        _wait_for(
+            lambda: all(
+                t.deals_credited == 1 for t in viewed(stub, tournament).seated_rounds[0].tables
+            )
+        )
         # The leaver forfeits after deal 1; the operator pauses (no deal starts meanwhile) and
         # gives its seat to the newcomer from deal 2.
         leaver = first.tables[0].players[1]
         stub.ForfeitTournamentPlayer(forfeit(tournament, leaver), metadata=OPERATOR)
         stub.PauseTournament(pause(stub, tournament, "re-seating table 0"), metadata=OPERATOR)
         seat = f"{first.tables[0].table}/seats/1"
-        reseated = stub.ReplaceTournamentSeat(
-            replace(tournament, seat, newcomer.player), metadata=OPERATOR
-        ).tournament
+        reseat = replace(tournament, seat, newcomer.player)
+        answer = stub.ReplaceTournamentSeat(reseat, metadata=OPERATOR)
+        reseated = answer.tournament
+        # A retry is answered as the first call; the same request id with another payload is
+        # refused before the table is touched.
+        again = stub.ReplaceTournamentSeat(reseat, metadata=OPERATOR)
+        assert again.SerializeToString() == answer.SerializeToString()
+        other = tournament_service_pb2.ReplaceTournamentSeatRequest()
+        other.CopyFrom(reseat)
+        other.player = players[0].player
+        refused = refusal(services.database_url)
+        assert refused(stub.ReplaceTournamentSeat, other) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "REQUEST_ID_REUSED",
+        )
         table = reseated.seated_rounds[0].tables[0]
         assert table.players[1] == newcomer.player and table.drawn_players[1] == leaver
         assert newcomer.player in reseated.players

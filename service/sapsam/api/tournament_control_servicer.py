@@ -39,6 +39,14 @@ class TournamentControlRpcs:
             raise ApiError("PLAYER_NOT_FOUND", f"no player {named}", "player")
         return player_id
 
+    async def _forfeiting(self, caller: auth.Caller, named: str) -> str:
+        """Who forfeits: the named player (it must exist), else the calling player."""
+        if named:
+            return await self._known_player(named)
+        if caller.player_id is None:
+            raise ApiError("PLAYERS_ONLY", "the operator must name the player", "player")
+        return caller.player_id
+
     async def PauseTournament(  # noqa: N802 - the generated method name
         self, request: tournament_service_pb2.PauseTournamentRequest, context: grpc.ServicerContext
     ) -> tournament_service_pb2.PauseTournamentResponse:
@@ -95,13 +103,10 @@ class TournamentControlRpcs:
             raise ApiError("OPERATOR_ONLY", "only the operator may forfeit another player")
         request_id = resources.scoped_request_id("ForfeitTournamentPlayer", request.request_id)
         tournament_id = resources.parse_tournament(request.tournament, "tournament")
-        check_reason(request.reason)
         if request.player:
-            player_id = await self._known_player(request.player)
-        elif caller.player_id is None:
-            raise ApiError("PLAYERS_ONLY", "the operator must name the player", "player")
-        else:
-            player_id = caller.player_id
+            resources.parse_player(request.player, "player")  # its spelling, before the rest
+        check_reason(request.reason)
+        player_id = await self._forfeiting(caller, request.player)
         outcome = await self._tournaments.forfeit(
             tournament_id,
             player_id,

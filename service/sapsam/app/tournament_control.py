@@ -126,6 +126,14 @@ class TournamentControl(TournamentService):
         request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         """Give a forfeited player's seat at a current-round table to ``player_id``."""
+        async with self.store.session() as session:
+            earlier = await session.find_processed_request(f"{OPERATOR}/{request_id}")
+        if earlier is not None:
+            # A retry: its first answer, or REQUEST_ID_REUSED for another payload, before the
+            # table is touched (the plan is not run for a request id already processed).
+            return await self._execute(
+                tournament_id, OPERATOR, request_id, _never, request_digest=request_digest
+            )
         state = await self.load(tournament_id)
         table = await self.tables.load(table_id)
         next_deal = (table.deal.number if table.deal is not None else 0) + 1
@@ -137,6 +145,7 @@ class TournamentControl(TournamentService):
             player_id,
             f"tournament/{tournament_id}/reseat/{request_id}",
             tournament_id=tournament_id,
+            request_digest=request_digest,
         )
         from_deal = await self._deal_after(table_id, replaced.events[-1].version)
 
@@ -171,6 +180,10 @@ class TournamentControl(TournamentService):
         state = await self.load(tournament_id)
         pauses = tuple(UnservedWindow(start, end, TOURNAMENT_PAUSED) for start, end in state.pauses)
         return TableHold(paused=state.phase is TournamentPhase.PAUSED, pauses=pauses)
+
+
+async def _never(state: TournamentState, session: StoreSession) -> tuple[object, SecretChanges]:
+    raise AssertionError("a processed request id is answered before any plan runs")
 
 
 def _fixed(command: object) -> Plan:

@@ -243,7 +243,12 @@ def test_a_replaced_seat_stops_its_loop_and_the_newcomer_finishes(
         hold_later_deals(seat.client, players.table, release)
     players.play(first)
     players.play(second, who="replaced")
-    wait_for(first.client, players.table, lambda t: t.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS)
+    # Deal 1 played: a full table waits between deals before its first deal too (deal 0).
+    wait_for(
+        first.client,
+        players.table,
+        lambda t: t.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and t.deal_number == 1,
+    )
     newcomer = connect(address)
     registered = newcomer.register("newcomer")
     operator(address).ReplaceSeat(

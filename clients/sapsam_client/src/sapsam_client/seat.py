@@ -27,6 +27,7 @@ advance, or by this program before it restarted), takes that seat up again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -376,8 +377,6 @@ class Seat:
 
     def _start_when_not_paused(self) -> None:
         """Start the next deal; while the table's tournament is paused, wait and try again."""
-        import time
-
         while True:
             try:
                 self.client.start_deal(self.table)

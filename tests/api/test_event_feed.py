@@ -14,7 +14,7 @@ import psycopg
 
 from sapsam.api.live_feed import APPLICATION_NAME, EventFeed
 from sapsam.log.records import NewEvent, RecordedEvent, recorded_event
-from sapsam.store import subscriptions
+from sapsam.store import appends, subscriptions
 from sapsam.store.event_store import EventStore
 
 
@@ -174,9 +174,10 @@ def test_the_feed_listens_only_while_it_has_channels(database_url: str) -> None:
         assert "LISTEN" not in await statement()  # nobody watches: no LISTEN at all
         feed.channel(channel.stream_id, lambda: channel)
         await _eventually(lambda: feed.listening)
-        # Listening: its last statement is the LISTEN, or the poll of the watched streams' heads.
-        last = await statement()
-        assert last.startswith("LISTEN") or last.strip().startswith("SELECT stream"), last
+        # Listening: its last statement is the LISTEN, the listing of its streams, or the poll
+        # (its listener's renewal, the watched streams' heads).
+        last = (await statement()).strip()
+        assert last.startswith(("LISTEN", "SELECT stream", "WITH dropped", "WITH lapsed")), last
         feed.release(channel)  # its last watcher left
         await _eventually(lambda: not feed.listening)
         assert (await statement()).startswith("UNLISTEN")
@@ -208,3 +209,50 @@ def test_a_notification_that_is_not_a_wakeup_is_skipped(database_url: str) -> No
 
     _with_feed(feed, body)  # and stops without raising
     assert watched.closed
+
+
+def test_an_append_wakes_the_feeds_of_other_processes_only(database_url: str) -> None:
+    # Two processes' feeds watch one stream; no poll: wake-ups only.
+    writing = EventFeed(database_url, poll_seconds=60)
+    watching = EventFeed(database_url, poll_seconds=60)
+    mine = RecordingChannel("table-shared")
+    theirs = RecordingChannel("table-shared")
+
+    async def append_handed_to(listener: str | None, version: int) -> None:
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as writer:
+            batch = [NewEvent("Ping", {"n": version})]
+            await appends.append(
+                writer, "table-shared", version, batch, f"s{version}", None, handed_to=listener
+            )
+
+    async def body() -> None:
+        await watching.start()
+        try:
+            writing.channel(mine.stream_id, lambda: mine)
+            watching.channel(theirs.stream_id, lambda: theirs)
+            await _eventually(lambda: writing.listener_id() is not None and mine.wakes > 0)
+            await _eventually(lambda: watching.listener_id() is not None and theirs.wakes > 0)
+            await asyncio.sleep(0.2)  # both have listed the stream (within INTEREST_SECONDS)
+            mine.wakes = theirs.wakes = 0
+            # The writing process hands its append to its own feed, whose channel has sent it
+            # (the wake-up that reaches every listener is skipped there): the other is woken.
+            mine.head_position = 2**62
+            await append_handed_to(writing.listener_id(), 0)
+            await _eventually(lambda: theirs.wakes > 0)
+            await asyncio.sleep(0.3)
+            assert mine.wakes == 0
+            # Once nobody else watches, its appends send no wake-up at all.
+            watching.release(theirs)
+            await _eventually(lambda: not watching.listening)
+            theirs.wakes = 0
+            mine.head_position = 0  # so that a wake-up, if one came, would wake it
+            await append_handed_to(writing.listener_id(), 1)
+            await asyncio.sleep(0.3)
+            assert (mine.wakes, theirs.wakes) == (0, 0)
+            # An append nobody hands over wakes the feed that watches.
+            await append_handed_to(None, 2)
+            await _eventually(lambda: mine.wakes > 0)
+        finally:
+            await watching.stop()
+
+    _with_feed(writing, body)

@@ -1,22 +1,28 @@
 """The process's event feed: one LISTEN connection wakes every live stream this process serves.
 
-An append anywhere, by any process, sends a NOTIFY after its commit naming its stream
-(``sapsam.store.subscriptions``). The feed keeps one asyncio connection listening, on the
+An append by another process sends a NOTIFY after its commit naming its stream when some
+process watches that stream (``sapsam.store.subscriptions``): the feed lists the streams it has
+channels for in ``wakeup_streams`` (one statement for all the channels opened and closed since
+the last, sent within :data:`INTEREST_SECONDS`), under the id of its connection
+(:meth:`EventFeed.listener_id`). The feed keeps that one asyncio connection listening, on the
 server's event loop, and hands each wake-up to the :class:`Channel` of that stream, if this
 process has one: a channel reads the stream's new events once and shares them among all its
 watchers (``sapsam.api.watch``). A wake-up carries no data, so a lost or merged notification
 only delays a channel, and what a watcher is sent comes from the log alone.
 
-What this process appends itself needs no read: the application hands the committed events to
-:meth:`EventFeed.appended`, and the stream's channel sends them at once; the wake-up that comes
-for them later names a position the channel has sent, and is skipped. Only events appended
-elsewhere (another process) cost a channel a read.
+What this process appends itself needs no read and no wake-up: the application hands the
+committed events to :meth:`EventFeed.appended`, and the stream's channel sends them at once;
+the append names the feed's listener as the one it hands them to, so it sends a NOTIFY only if
+another process watches the stream too (a wake-up that comes anyway names a position the channel
+has sent, and is skipped). Only events appended elsewhere (another process) cost a channel a
+wake-up and a read.
 
-Lost wake-ups are caught by a poll: every ``poll_seconds`` the feed reads the last version of
-every stream it has a channel for, in one statement, and wakes the channels that are behind.
-When it (re)starts listening it wakes every channel, so whatever committed before the LISTEN is
-read at once. The feed listens only while it has channels: a process nobody watches is not sent
-a notification for every append.
+Lost wake-ups are caught by a poll: every ``poll_seconds`` the feed renews its listener row and
+reads the last version of every stream it has a channel for, in one statement, and wakes the
+channels that are behind. When it (re)starts listening it wakes every channel, so whatever
+committed before the LISTEN is read at once; when it lists new streams, the same statement
+answers their heads, and the channels behind them are woken (an append that committed before
+the row could be seen sent no wake-up). The feed listens only while it has channels.
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ APPLICATION_NAME: Final = "sapsam event feed"
 """The feed's connection as pg_stat_activity shows it."""
 POLL_SECONDS: Final = 1.0
 """How often the feed checks the heads of the watched streams (lost wake-ups)."""
+INTEREST_SECONDS: Final = 0.05
+"""How soon the streams of channels opened (or closed) are listed in ``wakeup_streams``: the
+feed waits for notifications in slices this long and lists them between two."""
 DEFAULT_BUFFER_EVENTS: Final = 1024
 """Events a watcher may have waiting before it is let go (``sapsam.api.watch``, STREAM_BEHIND)."""
 
@@ -96,8 +105,16 @@ class EventFeed:
         self._loop_thread: int | None = None
         self.listening = False
         """Whether the connection LISTENs now (only while there are channels)."""
+        self._listener: str | None = None
+        self._listed: set[str] = set()  # the streams wakeup_streams holds for our listener
+        self._interest_changed = False  # channels came or went since the streams were listed
         self.bad_wakeups = 0
         """Notifications on our channel whose payload was not an append's (skipped)."""
+
+    def listener_id(self) -> str | None:
+        """The feed's wake-up listener while it listens (else None): an append whose events
+        are handed to :meth:`appended` names it so as not to wake it (``handed_to``)."""
+        return self._listener
 
     @property
     def stopping(self) -> bool:
@@ -130,6 +147,7 @@ class EventFeed:
         found = self._channels.get(stream_id)
         if found is None:
             found = self._channels[stream_id] = create()
+            self._interest_changed = True
             self._attached.set()
             if self._stopping:
                 found.close()
@@ -139,6 +157,7 @@ class EventFeed:
         """Forget a channel its last watcher left."""
         if self._channels.get(channel.stream_id) is channel:
             del self._channels[channel.stream_id]
+            self._interest_changed = True
 
     def has_events(self, stream_id: str) -> bool:
         """Whether this process follows ``stream_id`` and has read events of it (so it exists)."""
@@ -185,14 +204,45 @@ class EventFeed:
             channel.wake()
 
     async def _poll(self, connection: psycopg.AsyncConnection[Any]) -> None:
-        """Wake the channels whose stream moved on without a wake-up reaching us."""
+        """Renew the listener's row (listing every stream again if it had gone) and wake the
+        channels whose stream moved on without a wake-up reaching us."""
         if not self._channels:
-            return
-        heads = await subscriptions.stream_heads(connection, list(self._channels))
+            return  # about to stop listening
+        if await subscriptions.renew_feed(connection):
+            self._listed.clear()  # deleted as lapsed, and its streams with it
+            self._interest_changed = True
+        self._wake_behind(await subscriptions.stream_heads(connection, list(self._channels)))
+
+    def _wake_behind(self, heads: dict[str, int]) -> None:
         for stream_id, head in heads.items():
             channel = self._channels.get(stream_id)
             if channel is not None and head > channel.head:
                 channel.wake()
+
+    async def _list_streams(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        """List the streams of the channels opened since the last time, unlist those closed."""
+        self._interest_changed = False
+        watched = set(self._channels)
+        added, dropped = watched - self._listed, self._listed - watched
+        if not added and not dropped:
+            return
+        heads = await subscriptions.watch_streams(connection, sorted(added), sorted(dropped))
+        self._listed = watched
+        self._wake_behind(heads)
+
+    async def _wait_for_wakeups(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        """Hand out the notifications of the next ``poll_seconds``, listing the streams of
+        channels that come or go meanwhile between two slices of :data:`INTEREST_SECONDS`;
+        returns early when no channel is left."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._poll_seconds
+        while not self._stopping and (remaining := deadline - loop.time()) > 0:
+            async for notification in connection.notifies(timeout=min(remaining, INTEREST_SECONDS)):
+                self._on_notification(notification.payload)
+            if not self._channels:
+                return  # the last channel went: stop listening now
+            if self._interest_changed:
+                await self._list_streams(connection)
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -202,31 +252,40 @@ class EventFeed:
                 _logger.warning(
                     "event feed lost its connection (%s); reconnecting", type(error).__name__
                 )
-                self.listening = False
+                self._forget_listener()
                 await asyncio.sleep(self._poll_seconds)
             except Exception:  # a bug must not silence every watcher of the process for good
                 _logger.exception("event feed failed; reconnecting")
-                self.listening = False
+                self._forget_listener()
                 await asyncio.sleep(self._poll_seconds)
+
+    def _forget_listener(self) -> None:
+        """Not listening (any more): nothing listed under our listener, which appends of this
+        process stop naming."""
+        self.listening = False
+        self._listener = None
+        self._listed.clear()
+        self._interest_changed = True
 
     async def _follow(self) -> None:
         async with await psycopg.AsyncConnection.connect(
             self._conninfo, autocommit=True, application_name=APPLICATION_NAME
         ) as connection:
-            self.listening = False
+            self._forget_listener()
             while not self._stopping:
                 if self._channels and not self.listening:
-                    await subscriptions.listen(connection)
+                    await subscriptions.listen_for_streams(connection)
                     self.listening = True
+                    self._listener = subscriptions.listener_id(connection)
+                    await self._list_streams(connection)
                     self._wake_all()  # what committed before the LISTEN: read it now
                 elif self.listening and not self._channels:
-                    await subscriptions.unlisten(connection)
-                    self.listening = False
+                    await subscriptions.unlisten(connection)  # its streams go with its row
+                    self._forget_listener()
                 if not self.listening:
                     self._attached.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._attached.wait(), self._poll_seconds)
                     continue
-                async for notification in connection.notifies(timeout=self._poll_seconds):
-                    self._on_notification(notification.payload)
+                await self._wait_for_wakeups(connection)
                 await self._poll(connection)

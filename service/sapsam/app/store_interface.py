@@ -254,8 +254,12 @@ class StoreSession(Protocol):
         response: JsonValue = None,
         secrets: SecretChanges = NO_SECRET_CHANGES,
         request_digest: bytes | None = None,
+        handed_to: str | None = None,
     ) -> AppendResult:
         """Append with optimistic concurrency, the read models and ``secrets``, atomically.
+
+        ``handed_to``: the wake-up listener of this process's live feed when the caller hands
+        it the committed events itself (``TableRunner.on_appended``): it is sent no wake-up.
 
         Raises ``ConcurrencyConflict`` for a version taken meanwhile and ``RequestIdReused``
         for a request id processed for another stream or request; a processed request id

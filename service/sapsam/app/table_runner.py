@@ -82,6 +82,9 @@ class TableRunner:
         self.on_appended: Callable[[str, Sequence[RecordedEvent]], None] | None = None
         """Told of every append of this runner once it is committed (the stream, its events):
         the server's live feed sends them to this process's watchers without reading them."""
+        self.feed_listener: Callable[[], str | None] = lambda: None
+        """The wake-up listener of the feed ``on_appended`` hands the appends to (its id, None
+        while it listens to nothing): the append sends it no wake-up, only other processes."""
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -245,6 +248,7 @@ class TableRunner:
                         response={"table_id": str(table_id)},
                         secrets=secret_changes(planned.keep_secret, events),
                         request_digest=request_digest,
+                        handed_to=None if self.on_appended is None else self.feed_listener(),
                     )
                 except RequestIdReused:
                     result = None

@@ -178,6 +178,7 @@ def build_services(
     retired_tokens = retired_token_check(players)
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
     tables.on_appended = feed.appended  # this process's appends reach its watchers unread
+    tables.feed_listener = feed.listener_id  # ... so they send its watchers no wake-up
     serving = ServingRecord(store.pool)
     beats = heartbeat(serving)
     # tournaments: service (with the operator's controls) and results process

@@ -34,7 +34,9 @@ ProjectCallback = Callable[[Connection, Sequence[RecordedEvent]], Awaitable[None
 # order, so positions follow versions. The guard inserts nothing unless the event we chain from
 # is the one at the expected version (or the stream is new): a stale version or hash hint yields
 # no rows instead of a broken chain; a version already taken fails on the unique key instead.
-# Each row also says whether some listener wants a wake-up for these events (migration 0006).
+# Each row also says whether some listener wants a wake-up for these events: one that wants
+# their event types (migration 0006), or one other than ``handed_to`` that wants their stream
+# (migration 0012; ``handed_to`` is given the events by the caller, sapsam.store.appends).
 INSERT_BATCH = """
 WITH guard AS (
     SELECT 1 WHERE %(expected)s::int = 0 OR EXISTS (
@@ -56,13 +58,17 @@ WITH guard AS (
     HAVING count(*) > 0
     RETURNING last_position
 )
-SELECT inserted.position, inserted.version, EXISTS (
+SELECT inserted.position, inserted.version, (EXISTS (
     SELECT 1 FROM wakeup_listeners WHERE expires_at > now()
         AND (event_types IS NULL
-            OR event_types && ARRAY(SELECT jsonb_array_elements_text(%(types)s::jsonb)))) AS wanted
+            OR event_types && ARRAY(SELECT jsonb_array_elements_text(%(types)s::jsonb))))
+    OR EXISTS (
+    SELECT 1 FROM wakeup_streams JOIN wakeup_listeners USING (listener)
+    WHERE wakeup_streams.stream_id = %(stream)s::text AND expires_at > now()
+        AND listener IS DISTINCT FROM %(handed_to)s::text)) AS wanted
 FROM inserted ORDER BY inserted.version
 """
-_RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version, EXISTS ("
+_RESULT_OF_INSERT = "\nSELECT inserted.position, inserted.version, (EXISTS ("
 if _RESULT_OF_INSERT not in INSERT_BATCH:  # pragma: no cover - a guard on the text above
     raise RuntimeError("INSERT_BATCH no longer ends with the result its companions go before")
 
@@ -80,8 +86,10 @@ def insert_parameters(
     hashes: Sequence[bytes],
     response_json: str,
     request_digest: bytes | None,
+    handed_to: str | None = None,
 ) -> dict[str, Any]:
-    """``INSERT_BATCH``'s parameters for events already chained (``hashes``)."""
+    """``INSERT_BATCH``'s parameters for events already chained (``hashes``); ``handed_to``:
+    the listener the caller gives the events to itself, which needs no wake-up for them."""
     # The batch travels as one JSON document built from the canonical parts: the server parses it
     # once, and no per-event adaptation runs in Python.
     batch = b",".join(
@@ -107,6 +115,7 @@ def insert_parameters(
         "fingerprint": fingerprint,
         "digest": request_digest,
         "response": response_json,
+        "handed_to": handed_to,
         # As one JSON text (the names are JSON already): a text parameter costs psycopg a
         # quarter of what adapting a list to text[] does.
         "types": (b"[" + b",".join(type_json.values()) + b"]").decode("utf-8"),

@@ -16,10 +16,12 @@ An append:
    ``response``;
 5. applies the registered projectors and the caller's ``project`` callback in the same
    transaction, when there are any;
-6. if some listener wants a wake-up for these events (``wakeup_listeners``, read by the insert's
-   own statement), has ``NOTIFY sapsam_events`` (stream id and last position only) sent after
-   its commit by the event loop's notifier task (``subscriptions.send_wakeup``), or sends it with
-   the caller's commit when it runs inside the caller's transaction.
+6. if some listener wants a wake-up for these events (``wakeup_listeners`` and
+   ``wakeup_streams``, read by the insert's own statement; a listener the caller hands the events
+   to itself, ``handed_to``, does not count), has ``NOTIFY sapsam_events`` (stream id and last
+   position only) sent after its commit by the event loop's notifier task
+   (``subscriptions.send_wakeup``), or sends it with the caller's commit when it runs inside the
+   caller's transaction.
 
 Nothing is locked while deciding: the database's unique keys settle every race. A writer that
 took the expected version first makes our insert fail on (stream_id, version), reported as
@@ -116,6 +118,7 @@ async def append(
     request_digest: bytes | None = None,
     companions: Sequence[InlineStatement] = (),
     commit_group: CommitGroup | None = None,
+    handed_to: str | None = None,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -140,6 +143,7 @@ async def append(
             request_digest=request_digest,
             companions=companions,
             commit_group=commit_group,
+            handed_to=handed_to,
         )
     finally:
         write_stamps.stamps().bump(stream_id)
@@ -162,6 +166,7 @@ async def _append(
     request_digest: bytes | None = None,
     companions: Sequence[InlineStatement] = (),
     commit_group: CommitGroup | None = None,
+    handed_to: str | None = None,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -180,6 +185,10 @@ async def _append(
     ``commit_group``: where the append is one autocommit statement, it is handed to the group
     and committed with the other appends in flight (``sapsam.store.commit_group``); the result
     is the same, returned once that commit succeeded.
+
+    ``handed_to``: the wake-up listener (``subscriptions.listener_id``) the caller gives the
+    committed events to itself, as the server's table runner gives its appends to its process's
+    event feed: that listener's wish for the stream's wake-ups is met without a NOTIFY.
 
     Commits on a connection with no transaction open; inside the caller's transaction it becomes a
     savepoint and the caller commits. Raises ``ConcurrencyConflict`` (carrying the current
@@ -264,6 +273,7 @@ async def _append(
             request_digest,
             after_insert,
             commit_group,
+            handed_to,
         )
         if outcome is not None:
             remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
@@ -294,6 +304,7 @@ async def _insert(
     request_digest: bytes | None = None,
     after_insert: Sequence[InlineStatement] = (),
     commit_group: CommitGroup | None = None,
+    handed_to: str | None = None,
 ) -> AppendResult | None:
     """Insert the batch chained from ``previous_hash``; None if that hash is not the head's.
 
@@ -317,6 +328,7 @@ async def _insert(
         hashes,
         response_json,
         request_digest,
+        handed_to,
     )
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH

@@ -193,6 +193,7 @@ MIGRATED_TABLES = (
     "serving_intervals",
     "background_failures",
     "wakeup_listeners",
+    "wakeup_streams",
     "merkle_nodes",
     "merkle_leaves",
     "log_checkpoints",
@@ -257,6 +258,8 @@ EXPECTED_SCHEMA = SchemaDescription(
             ("wakeup_listeners", "listener", "text", False),
             ("wakeup_listeners", "event_types", "ARRAY", True),
             ("wakeup_listeners", "expires_at", "timestamp with time zone", False),
+            ("wakeup_streams", "stream_id", "text", False),
+            ("wakeup_streams", "listener", "text", False),
             ("merkle_nodes", "level", "smallint", False),
             ("merkle_nodes", "index", "bigint", False),
             ("merkle_nodes", "hash", "bytea", False),
@@ -347,6 +350,16 @@ EXPECTED_SCHEMA = SchemaDescription(
             (
                 "wakeup_listeners",
                 "CREATE UNIQUE INDEX wakeup_listeners_pkey ON public.wakeup_listeners "
+                "USING btree (listener)",
+            ),
+            (
+                "wakeup_streams",
+                "CREATE UNIQUE INDEX wakeup_streams_pkey ON public.wakeup_streams "
+                "USING btree (stream_id, listener)",
+            ),
+            (
+                "wakeup_streams",
+                "CREATE INDEX wakeup_streams_listener ON public.wakeup_streams "
                 "USING btree (listener)",
             ),
             (
@@ -465,8 +478,8 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL(
             "REVOKE ALL ON events, processed_requests, deal_secrets, projections, players,"
             " player_tokens, serving_intervals, background_failures, wakeup_listeners,"
-            " merkle_nodes, merkle_leaves, log_checkpoints, checkpoint_cosignatures, player_keys,"
-            " alembic_version FROM {}"
+            " wakeup_streams, merkle_nodes, merkle_leaves, log_checkpoints,"
+            " checkpoint_cosignatures, player_keys, alembic_version FROM {}"
         ),
         sql.SQL("GRANT SELECT, INSERT ON events, processed_requests TO {}"),
         # The server checks the schema revision at start (it migrates nothing when current).
@@ -485,7 +498,7 @@ def grant_service_role(connection: psycopg.Connection[Any], role: str) -> None:
         sql.SQL("GRANT SELECT, INSERT, UPDATE ON serving_intervals TO {}"),
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON background_failures TO {}"),
         # Listeners say which wake-ups they want; appends read it (sapsam.store.subscriptions).
-        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON wakeup_listeners TO {}"),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON wakeup_listeners, wakeup_streams TO {}"),
         # The transparency log's tree and checkpoints: appended by the checkpointer, never changed.
         sql.SQL("GRANT SELECT, INSERT ON merkle_nodes, merkle_leaves, log_checkpoints TO {}"),
         # Witnesses' cosignatures of checkpoints: kept as sent, never changed.

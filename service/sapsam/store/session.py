@@ -88,6 +88,7 @@ class PostgresSession:
         response: JsonValue = None,
         secrets: SecretChanges = NO_SECRET_CHANGES,
         request_digest: bytes | None = None,
+        handed_to: str | None = None,
     ) -> AppendResult:
         return await appends.append(
             self.connection,
@@ -104,6 +105,7 @@ class PostgresSession:
             # Outside a transaction of the session's, committed with the other appends in
             # flight (one flush for all), each answered once that commit succeeded.
             commit_group=self.commit_group,
+            handed_to=handed_to,
         )
 
     def transaction(self) -> AbstractAsyncContextManager[object]:

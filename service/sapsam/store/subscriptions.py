@@ -9,9 +9,13 @@ An append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"
 "position"}``, a wake-up signal, never the data, when some listener wants it: a LISTENing session
 says so in ``wakeup_listeners`` (migration 0006) with its LISTEN (:func:`listen`,
 :func:`listen_for_wakeups`), for every append or for appends of some event types (the results
-follower wants only ``DealScored``), and renews it while it listens (the event feed at every poll,
-:func:`stream_heads`; the others every :data:`WAKEUP_LEASE_SECONDS` / 2). The append reads that
-table inside its own statement. With nobody listening, appends send nothing.
+follower wants only ``DealScored``), and renews it while it listens (every
+:data:`WAKEUP_LEASE_SECONDS` / 2). The server's event feed wants the appends of the streams it has
+watchers for, no more (:func:`listen_for_streams`, :func:`watch_streams`: rows of
+``wakeup_streams``, migration 0012), renewed at every poll (:func:`renew_feed`); and an append
+whose caller hands its events to its own process's feed itself (``handed_to``: the table
+runner's appends) does not wake that feed, only other processes'. The append reads both tables
+inside its own statement. With nobody else listening, appends send nothing.
 
 A follower reads the events itself from its checkpoint, so a lost or coalesced notification costs
 latency only, never an event; the timed wait is the polling fallback. Any number of server
@@ -112,13 +116,46 @@ async def stream_heads(
     connection: psycopg.AsyncConnection[Any], stream_ids: Sequence[str]
 ) -> dict[str, int]:
     """The last version of each stream (0 for one with no events), in one round trip: one
-    index probe per stream, however long the streams are. First, on a connection that LISTENs
-    (the event feed's poll), renews its wish for every append's wake-up."""
-    await connection.execute(
-        query("wakeups.renew_if_listening"),
-        {"channel": NOTIFY_CHANNEL, "seconds": WAKEUP_LEASE_SECONDS},
-    )
+    index probe per stream, however long the streams are."""
     cursor = await connection.execute(STREAM_HEADS, [list(stream_ids)])
+    return {str(stream): int(head or 0) for stream, head in await cursor.fetchall()}
+
+
+def listener_id(connection: psycopg.AsyncConnection[Any]) -> str:
+    """How ``wakeup_listeners`` knows the session of ``connection`` (its backend pid): what an
+    append's ``handed_to`` names."""
+    return str(connection.info.backend_pid)
+
+
+async def listen_for_streams(connection: psycopg.AsyncConnection[Any]) -> None:
+    """Receive on ``connection`` (autocommit) the wake-ups of the streams :func:`watch_streams`
+    lists, none yet: a row left by a dead session of the same pid goes first, with its streams.
+    Renew it with :func:`renew_feed`; :func:`unlisten` ends it."""
+    await connection.execute(query("wakeups.unregister"))
+    await renew_feed(connection)
+    await connection.execute(_LISTEN)
+
+
+async def renew_feed(connection: psycopg.AsyncConnection[Any]) -> bool:
+    """Renew the wish of :func:`listen_for_streams`; True if its row had gone (lapsed and
+    deleted: its streams went with it, list them again). Also deletes listeners lapsed for a
+    lease (processes that died) with their streams."""
+    cursor = await connection.execute(
+        query("wakeups.renew_feed"), {"seconds": WAKEUP_LEASE_SECONDS}
+    )
+    row = await cursor.fetchone()
+    return bool(row and row[0])
+
+
+async def watch_streams(
+    connection: psycopg.AsyncConnection[Any], added: Sequence[str], dropped: Sequence[str]
+) -> dict[str, int]:
+    """Want the wake-ups of the ``added`` streams too, and no longer those of the ``dropped``
+    ones, in one round trip; the last version of each added stream (0: no events), read by the
+    same statement: what committed before the row could be seen sent no wake-up."""
+    cursor = await connection.execute(
+        query("wakeups.watch_streams"), {"added": list(added), "dropped": list(dropped)}
+    )
     return {str(stream): int(head or 0) for stream, head in await cursor.fetchall()}
 
 

@@ -1,8 +1,8 @@
 """Following the log live: LISTEN for wake-ups, read the log, poll when nothing wakes us.
 
 A server process follows live streams through one asyncio LISTEN connection
-(``sapsam.api.live_feed``): :func:`listen`, :func:`unlisten` and :func:`stream_heads` are its
-statements; :func:`follow_as_leader` is the background work's follower (the results process),
+(``sapsam.api.live_feed``): :func:`listen_for_streams`, :func:`watch_streams`,
+:func:`renew_feed`, :func:`unlisten` and :func:`stream_heads` are its statements; :func:`follow_as_leader` is the background work's follower (the results process),
 :func:`follow` a synchronous one for offline use.
 
 An append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",

@@ -2,8 +2,9 @@
 
 A server process follows live streams through one asyncio LISTEN connection
 (``sapsam.api.live_feed``): :func:`listen_for_streams`, :func:`watch_streams`,
-:func:`renew_feed`, :func:`unlisten` and :func:`stream_heads` are its statements; :func:`follow_as_leader` is the background work's follower (the results process),
-:func:`follow` a synchronous one for offline use.
+:func:`renew_feed`, :func:`unlisten` and :func:`stream_heads` are its statements;
+:func:`follow_as_leader` is the background work's follower (the results process), :func:`follow`
+a synchronous one for offline use.
 
 An append sends ``NOTIFY sapsam_events`` after its commit with a payload of ``{"stream",
 "position"}``, a wake-up signal, never the data, when some listener wants it: a LISTENing session

@@ -64,7 +64,10 @@ def _forgeries(lines: list[str]) -> dict[str, list[str]]:
     return {
         "lot seed": _edit(lines, lot, set_data("lot_seed", "00" * 32)),
         "lot seed not hex": _edit(lines, lot, set_data("lot_seed", "zz")),
-        "dealer": _edit(lines, lot, set_data("dealer", 3)),
+        # Another seat than the drawn one (the honest history's lot is random).
+        "dealer": _edit(
+            lines, lot, lambda e: e["data"].__setitem__("dealer", (e["data"]["dealer"] + 1) % 4)
+        ),
         "lot commitment": _edit(lines, created, set_data("lot_commitment", "11" * 32)),
         "seat count": _edit(lines, created, set_data("seat_count", 3)),
         "rule set": _edit(

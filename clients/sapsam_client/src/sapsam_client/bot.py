@@ -64,6 +64,7 @@ from sapsam_client.seat import (
     SeriesOutcome,
     take_seat,
 )
+from sapsam_client.table_options import add_table_creation_options
 from sapsam_client.tokens import SavedPlayer, load_player, token_file
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
@@ -171,23 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="seats this process plays, a thread and a player each (default: %(default)s)",
     )
-    parser.add_argument(
-        "--seat-count",
-        type=int,
-        default=4,
-        help="with --create: seats at the table, 2 to 4 (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--deals",
-        type=int,
-        help="with --create: deals in the series (default: the preset's series length)",
-    )
-    parser.add_argument(
-        "--preset",
-        help="with --create: rule set preset: pagat, pagat_two_four, pagat_one_six,"
-        " pagat_one_six_two, pagat_scoop_bonus, four_player, four_player_royalties (default:"
-        " pagat, the base game)",
-    )
+    add_table_creation_options(parser)
     parser.add_argument(
         "--quiet", action="store_true", help="print only the standings (default: a line a deal)"
     )

@@ -65,6 +65,7 @@ from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.results_text import label, seat_labels, seat_lost_line
 from sapsam_client.rules import RulesUnavailableError, rules_module
 from sapsam_client.seat import CommitmentKeeper, Seat, SeatReplacedError
+from sapsam_client.table_options import add_table_creation_options
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
 from sapsam_client.waiting import duration
@@ -135,24 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--seat", type=int, help="take this seat number, from 0 (default: the lowest free one)"
     )
-    parser.add_argument(
-        "--seat-count",
-        type=int,
-        default=4,
-        help="with --create: seats at the table, 2 to 4 (default: %(default)s)",
-    )
+    add_table_creation_options(parser)
     parser.add_argument("--seats", type=int, dest="seat_count", help=argparse.SUPPRESS)
-    parser.add_argument(
-        "--deals",
-        type=int,
-        help="with --create: deals in the series (default: the preset's series length)",
-    )
-    parser.add_argument(
-        "--preset",
-        help="with --create: rule set preset: pagat, pagat_two_four, pagat_one_six,"
-        " pagat_one_six_two, pagat_scoop_bonus, four_player, four_player_royalties (default:"
-        " pagat, the base game)",
-    )
     parser.add_argument(
         "--plain",
         action="store_true",

@@ -1,0 +1,36 @@
+"""How sapsam-play and sapsam-bot create a table: one wording, one preset list."""
+
+from __future__ import annotations
+
+import argparse
+
+# The server's presets (sapsam rules list); named here because the SDK does not import the server.
+PRESET_NAMES = (
+    "pagat",
+    "pagat_two_four",
+    "pagat_one_six",
+    "pagat_one_six_two",
+    "pagat_scoop_bonus",
+    "four_player",
+    "four_player_royalties",
+)
+
+
+def add_table_creation_options(parser: argparse.ArgumentParser) -> None:
+    """``--seat-count``, ``--deals`` and ``--preset``, each used with ``--create``."""
+    parser.add_argument(
+        "--seat-count",
+        type=int,
+        default=4,
+        help="with --create: seats at the table, 2 to 4 (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--deals",
+        type=int,
+        help="with --create: deals in the series (default: the preset's series length)",
+    )
+    parser.add_argument(
+        "--preset",
+        help=f"with --create: rule set preset: {', '.join(PRESET_NAMES)} (default: pagat, the"
+        " base game)",
+    )

@@ -20,6 +20,7 @@ from sapsam.rules.scoring import (
     add_totals,
     score_deal,
     settle,
+    worst_pair_units,
     worst_series_total,
 )
 
@@ -138,3 +139,15 @@ def test_creating_a_table_beyond_the_maxima_is_refused_by_the_domain() -> None:
     with pytest.raises(DomainError) as refused:
         decide(INITIAL_STATE, command)
     assert refused.value.reason is Reason.BAD_RULE_SET
+
+
+def test_the_worst_pair_is_the_outcome_its_method_pays_most_for() -> None:
+    # Under one_six a table may pay the 2-of-3 win more than the scoop: the worst pair is then
+    # a 2-1 win, not a scoop.
+    rules = RuleSet(scoring=ScoringMethod.ONE_SIX, one_six_scoop=0, one_six_two_of_three=7)
+    assert settle(rules, (1, 1, -1)) == 7 and settle(rules, (1, 1, 1)) == 0
+    assert worst_pair_units(rules) == 7
+    royalties = rules.with_changes(royalties=RoyaltyPayment.HELD_ROW)
+    assert worst_pair_units(royalties) == 7 + 3 + 5 + 5  # the largest royalty of each row
+    assert worst_pair_units(RuleSet()) == 3
+    assert worst_pair_units(RuleSet(scoring=ScoringMethod.TWO_FOUR)) == 4

@@ -50,11 +50,12 @@ MAX_NAME_LENGTH: Final = 64
 
 # The largest value each number of a rule set may take (docs/api.md, "Rule set limits"). They are
 # chosen so that money can never overflow anywhere it is counted: the worst a seat can lose in one
-# deal is (MAX_SEATS - 1) opponents x (3 + MAX_BONUS_UNITS) units x MAX_ROW_UNIT, about 3.0e9, and
-# over a series of MAX_SERIES_LENGTH deals about 3.0e13 -- some 300,000 times below int64's
-# 9.2e18 (PostgreSQL bigint, every language's 64-bit integer) and below 2^53, so even a JSON
-# reader that holds numbers as doubles reads every total exactly. ``rules.scoring`` computes that
-# worst case (``worst_series_total``) and a test holds it to the margin.
+# deal is (MAX_SEATS - 1) opponents x (3 + MAX_BONUS_UNITS + 3 x MAX_BONUS_UNITS) units (a scoop
+# with the largest bonus and a royalty in each row) x MAX_ROW_UNIT, about 1.2e10, and over a series
+# of MAX_SERIES_LENGTH deals about 1.2e14 -- some 76,800 times below int64's 9.2e18 (PostgreSQL
+# bigint, every language's 64-bit integer) and below 2^53, so even a JSON reader that holds
+# numbers as doubles reads every total exactly. ``rules.scoring`` computes that worst case
+# (``worst_series_total``) and a test holds it to the margin.
 MAX_ROW_UNIT: Final = 1_000_000
 MAX_BONUS_UNITS: Final = 1_000
 """Most units for ``scoop_bonus``, ``one_six_two_of_three``, ``one_six_scoop`` and each royalty."""

@@ -181,10 +181,17 @@ def _int64(amount: int) -> int:
     return amount
 
 
+# Every row outcome of a pair up to the seats' sides (a seat's loss is the other's win).
+_WINNING_OUTCOMES: Final = ((1, 1, 1), (1, 1, 0), (1, 1, -1), (1, 0, 0))
+
+
 def worst_pair_units(rule_set: RuleSet) -> int:
-    """The most units one pair can settle for in one deal under ``rule_set`` (a scoop, and every
-    royalty the winner can collect)."""
-    return abs(settle(rule_set.with_changes(row_unit=1), (1, 1, 1))) + royalty_bound(rule_set)
+    """The most units one pair can settle for in one deal under ``rule_set``: the outcome its
+    method pays most for (a scoop, or under ``one_six`` the 2-of-3 points when they are set
+    above the scoop's), and every royalty the winner can collect."""
+    per_unit = rule_set.with_changes(row_unit=1)
+    paid = max(abs(settle(per_unit, rows)) for rows in _WINNING_OUTCOMES)
+    return paid + royalty_bound(rule_set)
 
 
 def worst_series_total(

@@ -73,8 +73,8 @@ CREATE TABLE seat_scores (
     PRIMARY KEY (table_id, deal_number, seat)
 )
 """
-# Amounts are bigint: a deal's delta reaches about 3.0e9 under the rule-set maxima (beyond an
-# integer's 2.1e9) and a series total about 3.0e13 (rules.scoring.worst_series_total, held below
+# Amounts are bigint: a deal's delta reaches about 1.2e10 under the rule-set maxima (beyond an
+# integer's 2.1e9) and a series total about 1.2e14 (rules.scoring.worst_series_total, held below
 # bigint's 9.2e18 by a test), so no insert can fail on a number the rules produced. Sums over
 # bigint (leaderboards) are numeric in PostgreSQL and cannot overflow at all. table_state's
 # series_totals is jsonb, whose numbers are numeric too.

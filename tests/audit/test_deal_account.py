@@ -13,6 +13,7 @@ import pytest
 from sapsam.audit.deal_account import (
     DealAccount,
     Rows,
+    _account,
     account_lines,
     accounts,
     pair_items,
@@ -20,10 +21,11 @@ from sapsam.audit.deal_account import (
     seat_labels,
 )
 from sapsam.audit.sample_series import series_events
+from sapsam.domain.events import DealScored
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import DECK
 from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, ScoringMethod
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RowOrder, RuleSet, ScoringMethod
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 
@@ -133,3 +135,74 @@ def test_labels_tell_seats_apart() -> None:
         "Sam (seat 1)",
         "seat 2",
     ]
+
+
+def _one_pair_account(rule_set: RuleSet, rows: tuple[Rows, Rows]) -> list[str]:
+    """The account lines of a two-seat deal of ``rows``, both seats recorded legal."""
+    checks = [
+        check_arrangement(Arrangement.parse(*(" ".join(row) for row in seat)), None)
+        for seat in rows
+    ]
+    score = score_deal(rule_set, checks)
+    account = DealAccount(
+        royalties=tuple(row_royalties(rule_set, check) for check in checks),
+        deal_number=1,
+        dealer=0,
+        players=("a", "b"),
+        rows=rows,
+        fouls=(False, False),
+        foul_words=("", ""),
+        score=score,
+        recorded_totals=score.totals,
+        series_totals=score.totals,
+    )
+    return account_lines(account, rule_set, {})
+
+
+# Seat a wins the back (a flush over a straight); the front and the middle tie.
+ONE_WON_TWO_TIED: tuple[Rows, Rows] = (
+    (("Ah", "Kd", "2c"), ("Qs", "Qh", "7c", "5d", "3s"), ("2h", "6h", "8h", "Th", "Jh")),
+    (("As", "Kh", "2d"), ("Qd", "Qc", "7d", "5s", "3c"), ("4c", "5c", "6d", "7s", "8d")),
+)
+
+
+def test_the_majority_is_told_as_the_rule_set_reads_it() -> None:
+    # Since rules version 2 (majority two_rows_won) one row won and two tied earns no majority:
+    # the account must not say that winning more rows earns it.
+    two_rows = RuleSet(scoring=ScoringMethod.TWO_FOUR)
+    text = "\n".join(_one_pair_account(two_rows, ONE_WON_TWO_TIED))
+    assert "one more for winning at least two of the three rows" in text and "more rows" not in text
+    assert "2-4 majority" not in text
+    version_1 = RuleSet.from_dict({"scoring": "two_four", "rules_version": 1})
+    text = "\n".join(_one_pair_account(version_1, ONE_WON_TWO_TIED))
+    assert "one more for winning more rows than the other" in text
+    assert "2-4 majority: a won more rows than the other" in text
+    one_six = RuleSet(scoring=ScoringMethod.ONE_SIX)
+    assert "winning at least two of the three rows pays" in "\n".join(
+        _one_pair_account(one_six, ONE_WON_TWO_TIED)
+    )
+
+
+def test_a_strict_row_order_is_applied_to_the_recorded_rows() -> None:
+    # Equal straights in the middle and the back: legal by default, a foul under 004's strict
+    # order. The record scores the seat legal (b wins the front and the back, a the middle with
+    # its straight over a pair): under the strict order the account finds other scores.
+    equal_straights = "2c 2d 9h|4c 5d 6h 7s 8c|4d 5h 6s 7c 8d"
+    other = "3c 3d Th|Jc Jd Qh Ks Ac|As Ad Ah Kc Kd"
+    recorded = DealScored(
+        deal_number=1,
+        pairs=(),
+        totals=(-1, 1),
+        fouls=(False, False),
+        arrangements=(equal_straights, other),
+        series_totals=(-1, 1),
+        solver_arrangements=None,
+    )
+    lenient = _account(recorded, RuleSet(), ("a", "b"), 0, {})
+    assert lenient is not None and lenient.score.totals == (-1, 1)
+    strict = RuleSet(row_order=RowOrder.STRICTLY_INCREASING)
+    told = _account(recorded, strict, ("a", "b"), 0, {})
+    assert told is not None and told.score.totals == (-3, 3)  # a foul loses every row
+    text = "\n".join(account_lines(told, strict, {}))
+    assert "each row must beat the one before" in text
+    assert "the record's scores differ" in text

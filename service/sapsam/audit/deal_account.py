@@ -39,7 +39,7 @@ from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrang
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hand_text import cards_shown, names_apart, row_name
 from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties, royalty_units
-from sapsam.rules.ruleset import RuleSet, RuleSetError, ScoringMethod
+from sapsam.rules.ruleset import MajorityRule, RuleSet, RuleSetError, ScoringMethod
 from sapsam.rules.scoring import DealScore, PairResult, score_deal, settlement
 
 ROWS: Final = ("front", "middle", "back")
@@ -48,10 +48,15 @@ FOUL_WORDS: Final = {
     "NOT_DEALT_CARDS": "cards not dealt to the seat",
     "ROWS_OUT_OF_ORDER": "rows out of order",
 }
+MAJORITY_WORDS: Final = {
+    MajorityRule.TWO_ROWS_WON: "at least two of the three rows",
+    MajorityRule.MORE_ROWS_WON: "more rows than the other",
+}
+"""What holds the majority (2-4's unit, 1-6's 2-of-3 points) under the rule set's ``majority``."""
 METHOD_WORDS: Final = {
     ScoringMethod.PER_ROW: "per row: each row won is one unit",
-    ScoringMethod.TWO_FOUR: "2-4: each row won is one unit, and one more for winning more rows",
-    ScoringMethod.ONE_SIX: "1-6: rows pay nothing on their own; winning more rows pays, a scoop"
+    ScoringMethod.TWO_FOUR: "2-4: each row won is one unit, and one more for winning {majority}",
+    ScoringMethod.ONE_SIX: "1-6: rows pay nothing on their own; winning {majority} pays, a scoop"
     " pays more",
     ScoringMethod.PER_ROW_SCOOP_BONUS: "per row with a scoop bonus: each row won is one unit,"
     " and a bonus for winning all three",
@@ -154,13 +159,14 @@ def _rows_of(text: str | None) -> Rows | None:
     return (front, middle, back)
 
 
-def _judged(rows: Rows | None, fouled: bool) -> ArrangementCheck:
-    """The rules' verdict on a seat's scored rows; the record's foul flag stands for a seat
-    fouled for what rows alone do not show (cards not dealt to it, a missed deadline)."""
+def _judged(rows: Rows | None, fouled: bool, strict_order: bool = False) -> ArrangementCheck:
+    """The rules' verdict on a seat's scored rows (under the rule set's row order); the record's
+    foul flag stands for a seat fouled for what rows alone do not show (cards not dealt to it, a
+    missed deadline)."""
     if rows is not None and not fouled:
         try:
             cards = tuple(parse_cards(list(row)) for row in rows)
-            verdict = check_arrangement(Arrangement.of_card_rows(*cards))
+            verdict = check_arrangement(Arrangement.of_card_rows(*cards), None, strict_order)
         except ValueError:
             verdict = None
         if verdict is not None and not verdict.foul:
@@ -213,7 +219,8 @@ def _account(
     if len(event.series_totals) != seats:
         return None
     rows = tuple(_rows_of(text) for text in event.arrangements)
-    judged = [_judged(rows[seat], event.fouls[seat]) for seat in range(seats)]
+    strict = rule_set.strict_row_order
+    judged = [_judged(rows[seat], event.fouls[seat], strict) for seat in range(seats)]
     try:
         score = score_deal(rule_set, judged)
     except ValueError:
@@ -297,13 +304,14 @@ def pair_items(
     def side(units: int) -> str:
         return first if units > 0 else second
 
+    won = MAJORITY_WORDS[rule_set.majority]
     if parts.majority:
         items.append(
-            PairItem(f"2-4 majority: {side(parts.majority)} won more rows", parts.majority * unit)
+            PairItem(f"2-4 majority: {side(parts.majority)} won {won}", parts.majority * unit)
         )
     if parts.two_of_three:
         items.append(
-            PairItem(f"1-6: {side(parts.two_of_three)} won more rows", parts.two_of_three * unit)
+            PairItem(f"1-6: {side(parts.two_of_three)} won {won}", parts.two_of_three * unit)
         )
     if parts.scoop:
         what = "1-6 scoop" if rule_set.scoring is ScoringMethod.ONE_SIX else "scoop bonus"
@@ -396,7 +404,9 @@ def _method(rule_set: RuleSet) -> str:
         RoyaltyPayment.WON_ROW: "; royalties for strong rows won",
         RoyaltyPayment.HELD_ROW: "; royalties for strong rows held, the difference paid",
     }.get(rule_set.royalties, "")
-    return METHOD_WORDS.get(rule_set.scoring, str(rule_set.scoring)) + royalties + unit
+    words = METHOD_WORDS.get(rule_set.scoring, str(rule_set.scoring))
+    order = "; each row must beat the one before" if rule_set.strict_row_order else ""
+    return words.format(majority=MAJORITY_WORDS[rule_set.majority]) + order + royalties + unit
 
 
 def export_account(

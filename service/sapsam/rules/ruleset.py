@@ -80,8 +80,9 @@ class ScoringMethod(StrEnum):
     """How one pair of players settles a deal (docs/rules.md §1.6 and §2.3).
 
     * ``per_row``: each row won +1 unit, lost -1, tied 0 (Pagat's basic scoring).
-    * ``two_four``: per row, plus 1 unit to the player who won more rows (2-1 nets +2, 3-0 +4).
-    * ``one_six``: ``one_six_two_of_three`` units to the player who won more rows,
+    * ``two_four``: per row, plus 1 unit to the player holding the majority (``majority``:
+      2-1 nets +2, 3-0 +4).
+    * ``one_six``: ``one_six_two_of_three`` units to the player holding the majority,
       ``one_six_scoop`` units for winning all three.
     * ``per_row_scoop_bonus``: per row, plus ``scoop_bonus`` units for winning all three.
     """
@@ -150,7 +151,7 @@ class RuleSet:
     scoop_bonus: int = 1
     """Extra units for winning all three rows; read only by ``per_row_scoop_bonus``."""
     one_six_two_of_three: int = 1
-    """Units for winning more rows than the opponent without a scoop; read only by ``one_six``."""
+    """Units for holding the majority (``majority``) without a scoop; read only by ``one_six``."""
     one_six_scoop: int = 6
     """Units for winning all three rows; read only by ``one_six``."""
     min_seats: int = 2
@@ -426,11 +427,11 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
 )
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
 
-Only games whose every rule sapsam plays are presets: Capsa Susun (002) and the four-player game
-with special hands (004) need royalties, naturals or surrender, which it does not play yet
-(docs/rules.md §6), so there is no ``capsa_susun`` or ``four_player_bonus`` preset that would
-silently leave those rules out. ``four_player`` is 004's game as it says it "may be played",
-without the special hands."""
+Only games whose every rule sapsam plays are presets, or presets that say what they leave out:
+Capsa Susun (002) needs naturals and surrender, which sapsam does not play yet (docs/rules.md §6),
+so there is no ``capsa_susun`` preset. ``four_player`` is 004's game as it says it "may be
+played", without the special hands; ``four_player_royalties`` adds the first of them, the
+royalties, and its description says that the naturals are left out."""
 
 PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {

@@ -120,8 +120,9 @@ class Settlement:
     with the same parts, so the words and the amount cannot disagree).
 
     ``rows``: the rows themselves, won minus lost (paid by every method but 1-6); ``majority``:
-    2-4's unit for winning more rows than the other; ``two_of_three``: 1-6's payment for a
-    majority short of a scoop; ``scoop``: 1-6's payment or the scoop bonus for all three rows.
+    2-4's unit for holding the majority (the rule set's ``majority``); ``two_of_three``: 1-6's
+    payment for a majority short of a scoop; ``scoop``: 1-6's payment or the scoop bonus for all
+    three rows. Royalties are not a part: ``sapsam.rules.royalties`` adds them.
     """
 
     rows: int

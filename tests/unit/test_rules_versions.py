@@ -9,6 +9,10 @@ before version 2 existed and is never regenerated). For every deal of every tabl
 * replaying the table's events up to the seed and deciding the seed's reveal again yields exactly
   the events the log recorded (the scores, the series totals, the end of the series).
 
+``data/rules_v1_ties.json`` holds what the code before version 2 scored for deals of the one
+outcome version 2 reads otherwise (one row won, two tied), which the real tables never met; today's
+code scores them the same under version 1.
+
 And a deal of today's version under every preset verifies too (fairness vector inputs, played as
 an honest server would under that preset: every seat revealing, one never revealing, one set by
 the solver).
@@ -28,7 +32,9 @@ from sapsam.domain.published import published_deal
 from sapsam.domain.table import decide, fold
 from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
 from sapsam.fairness.verify import verify_deal
+from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
+from sapsam.rules.scoring import score_deal
 
 LOG = json.loads((Path(__file__).parent / "data" / "rules_v1_log.json").read_text("utf-8"))
 TABLES: list[dict[str, Any]] = LOG["tables"]
@@ -95,3 +101,23 @@ def test_a_deal_under_every_preset_of_todays_version_verifies(preset_name: str) 
             assert report.ok, (inputs["name"], revealed, solver, report.failed, report.skipped)
             verified += 1
     assert verified >= 3
+
+
+TIES = json.loads((Path(__file__).parent / "data" / "rules_v1_ties.json").read_text("utf-8"))
+
+
+def test_version_1_scores_one_won_two_tied_as_it_did() -> None:
+    # The one outcome versions 1 and 2 read otherwise (docs/rules.md §2.4), which the real
+    # tables above never met: deals scored by the code before version 2 (make_rules_v1_ties.py).
+    assert TIES["made_with_rules_version"] == 1
+    differing = 0
+    for deal in TIES["deals"]:
+        rule_set = RuleSet.from_dict(deal["rule_set"])
+        checks = [check_arrangement(Arrangement.parse(*rows)) for rows in deal["seats"]]
+        score = score_deal(rule_set, checks)
+        assert [{"rows": list(p.rows), "delta": p.delta} for p in score.pairs] == deal["pairs"]
+        assert list(score.totals) == deal["totals"]
+        today = RuleSet.from_dict({**deal["rule_set"], "rules_version": RULES_VERSION})
+        differing += score_deal(today, checks) != score
+    # Under two_four and one_six each pair of one won and two tied is scored otherwise today.
+    assert differing >= 25

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import check_arrangement
 from sapsam.rules.cards import parse_cards
-from sapsam.rules.ruleset import PRESETS, MajorityRule, RuleSet
+from sapsam.rules.ruleset import PRESETS, SUPPORTED_RULES_VERSIONS, MajorityRule, RuleSet
 from sapsam.rules.solver import (
     DEFAULT_OBJECTIVE,
+    OBJECTIVE_BY_RULES_VERSION,
     Objective,
     legal_arrangements,
     objective_for,
@@ -33,6 +34,17 @@ def test_rules_version_1_keeps_random_rows_and_every_new_rule_set_gets_the_defau
     for rule_set in (*PRESETS.values(), RuleSet(), RuleSet(rules_version=2)):
         assert rule_set.rules_version >= 2
         assert objective_for(rule_set) is DEFAULT_OBJECTIVE
+
+
+def test_each_rules_version_has_its_objective_written_out() -> None:
+    # Pinned, not the default: a replay sets a timed-out seat's rows again under its version.
+    assert set(OBJECTIVE_BY_RULES_VERSION) == SUPPORTED_RULES_VERSIONS
+    assert dict(OBJECTIVE_BY_RULES_VERSION) == {
+        1: Objective.RANDOM_ROWS,
+        2: Objective.PLAYED_ROWS,
+        3: Objective.PLAYED_ROWS,
+        4: Objective.PLAYED_ROWS,
+    }
 
 
 def test_a_version_1_rule_set_solves_exactly_as_version_1_did() -> None:

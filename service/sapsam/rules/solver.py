@@ -25,9 +25,9 @@ arrangements best under ``played_rows`` and choosing among them by the method's 
 **The objective is part of the rules.** A seat that times out under the ``solver`` policy gets
 ``solve(cards, rule_set)``, which a replay recomputes, so the objective a rule set gets
 (:func:`objective_for`) is fixed by its ``rules_version``: ``random_rows`` under version 1,
-``DEFAULT_OBJECTIVE`` from version 2 (docs/rules.md §2.5). Royalties and naturals, when the rules
-have them, change what an arrangement is worth: they belong in a new objective of a new rules
-version (see :func:`objective_for`), never in an existing one.
+``played_rows`` from version 2 (``OBJECTIVE_BY_RULES_VERSION``; docs/rules.md §2.5). Royalties
+(rules version 4) and naturals change what an arrangement is worth: an objective that counts them
+belongs to a new rules version (see :func:`objective_for`), never to an existing one.
 
 The search evaluates each of the C(13,5) = 1,287 five-card subsets and C(13,3) = 286 three-card
 subsets once, then walks the backs from the strongest down; for each back it tries the 56 ways to
@@ -46,6 +46,7 @@ from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from functools import cache
 from itertools import combinations, product
+from types import MappingProxyType
 from typing import Final
 
 from sapsam.rules.arrangement import HAND_SIZE, Arrangement
@@ -83,16 +84,28 @@ PLAYED_SCORE_CANDIDATES: Final = 24
 """How many of the best arrangements under ``played_rows`` ``played_score`` chooses among."""
 
 
+OBJECTIVE_BY_RULES_VERSION: Final = MappingProxyType(
+    {
+        1: Objective.RANDOM_ROWS,
+        2: Objective.PLAYED_ROWS,
+        3: Objective.PLAYED_ROWS,
+        4: Objective.PLAYED_ROWS,
+    }
+)
+"""Each rules version's objective, written out rather than following :data:`DEFAULT_OBJECTIVE`:
+a replay recomputes a timed-out seat's arrangement, so a change of the default (what ``sapsam
+arrange`` aims at) must not change a recorded version's. A new version adds its own entry."""
+
+
 def objective_for(rule_set: RuleSet) -> Objective:
     """The objective ``solve`` uses for ``rule_set`` when none is named: fixed by the rules
-    version, since a replay recomputes a timed-out seat's arrangement.
+    version (:data:`OBJECTIVE_BY_RULES_VERSION`), since a replay recomputes a timed-out seat's
+    arrangement.
 
     The hook for royalties and naturals: a rules version that scores them gets an objective that
     values them, here. Royalties exist from rules version 4 (``sapsam.rules.royalties``), but no
     objective counts them yet: version 4 keeps version 2's objective."""
-    if rule_set.rules_version <= 1:
-        return Objective.RANDOM_ROWS
-    return DEFAULT_OBJECTIVE
+    return OBJECTIVE_BY_RULES_VERSION[rule_set.rules_version]
 
 
 def _row_scores(goal: Objective) -> RowScores:

@@ -11,7 +11,7 @@ from tournament_play import Services, settings
 
 from sapsam.app.tables import TableService
 from sapsam.app.tournament_control import TournamentControl
-from sapsam.audit.sample_play import start_and_deal
+from sapsam.audit.sample_play import seated_table, start_and_deal
 from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table_deadlines import TOURNAMENT_PAUSED
 from sapsam.rules.ruleset import preset
@@ -98,3 +98,28 @@ async def test_a_running_tournaments_table_is_swept_as_any(services: Services) -
     assert await tables.sweep_deadlines(grace_ms=GRACE_MS, holds=tournaments.table_hold) == 1
     events = await _events_after(tables, table_id, version)
     assert any(isinstance(event, SeatTimedOut) for event in events)
+
+
+async def test_a_paused_tournaments_tables_never_crowd_other_tables_out_of_the_sweep(
+    services: Services,
+) -> None:
+    # The sweep takes the tables past their deadline earliest first, ``limit`` at a time. A
+    # paused tournament's tables stay past their deadline for the whole pause; were they counted
+    # in the batch, a pause of ``limit`` or more of them would stop every other table's clock on
+    # the server. Here ``limit`` is 1 and the paused table's deadline is the earlier one.
+    clock = Clock()
+    tables, tournaments, tournament_id, held_table = await _tournament_table(services, clock)
+    clock.now += 1_000
+    other = await seated_table(tables, 2, preset("pagat"), request_id=f"other-{uuid.uuid4()}")
+    await start_and_deal(tables, other, 1)
+    await tournaments.pause(tournament_id, "dispute", "pause")
+    held_version = (await tables.load(held_table)).version
+    other_deal = (await tables.load(other)).deal
+    assert other_deal is not None and other_deal.arrange_deadline_ms is not None
+    other_version = (await tables.load(other)).version
+    clock.now = other_deal.arrange_deadline_ms + 1
+    changed = await tables.sweep_deadlines(limit=1, grace_ms=GRACE_MS, holds=tournaments.table_hold)
+    assert changed == 1
+    assert await _events_after(tables, held_table, held_version) == []
+    timed_out = await _events_after(tables, other, other_version)
+    assert any(isinstance(event, SeatTimedOut) for event in timed_out)

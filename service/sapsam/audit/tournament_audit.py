@@ -13,9 +13,12 @@ Checks, in order (each named in the report; docs/tournaments.md explains them):
   credited deltas are that deal's scored totals, credited to whoever held each seat in that deal
   by the table's own log (the drawn players, a seat re-seated by ``SeatReplaced`` from the next
   deal on); ``credits``: every scored deal of every
-  tournament table is credited exactly once (a deal scored but not yet credited is pending).
+  tournament table is credited exactly once (a deal scored but not yet credited is pending; in a
+  cancelled tournament a deal scored after the cancellation counts for nothing, and one scored
+  before it but never credited fails).
 - ``standings``: each player's total equals the sum of their verified deal results, and the
-  final standings (if complete) rank those sums with equal totals sharing a place.
+  final standings (if complete), or those the cancellation recorded (if cancelled), rank those
+  sums with equal totals sharing a place.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from sapsam.domain.tournament_events import (
     TOURNAMENT_CODEC,
     DealCredited,
     RoundSeated,
+    TournamentCancelled,
     TournamentCompleted,
 )
 from sapsam.domain.tournament_seating import (
@@ -168,7 +172,9 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
     table_players: dict[str, tuple[str, ...]] = {}
     table_replaced: dict[str, Replaced] = {}
     deals_verified = 0
-    completed: TournamentCompleted | None = None
+    final: TournamentCompleted | TournamentCancelled | None = None
+    cancelled_at: int | None = None
+    """The cancellation's log position (a deal scored after it counts for nothing)."""
     for recorded in recorded_events:
         event = TOURNAMENT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
         if isinstance(event, RoundSeated):
@@ -207,47 +213,73 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
                 for player, delta in zip(event.players, event.deltas, strict=True):
                     verified_totals[player] = verified_totals.get(player, 0) + delta
         elif isinstance(event, TournamentCompleted):
-            completed = event
+            final = event
+        elif isinstance(event, TournamentCancelled):
+            final, cancelled_at = event, recorded.position
         state = evolve(state, event)
     doubled = sorted(
         f"{table[:8]}/{deal}" for (table, deal), count in credited.items() if count > 1
     )
+    uncredited = [key for key in scored_deals if key not in credited]
+    after_cancel = {
+        key
+        for key in uncredited
+        if cancelled_at is not None and scored_deals[key][1] > cancelled_at
+    }
     missing = sorted(
-        f"{table[:8]}/{deal}" for (table, deal) in scored_deals if (table, deal) not in credited
+        f"{table[:8]}/{deal}" for (table, deal) in uncredited if (table, deal) not in after_cancel
     )
+    passed = f"{len(credited)} scored deals, each credited once"
+    if after_cancel:
+        passed += f"; {len(after_cancel)} finished after the cancellation, counting for nothing"
     if doubled:
         checks.append(_failed("credits", "deals credited more than once", "", ", ".join(doubled)))
+    elif missing and cancelled_at is not None:
+        checks.append(
+            _failed(
+                "credits", "scored before the cancellation, never credited", "", ", ".join(missing)
+            )
+        )
     elif missing:
         checks.append(
             AuditCheck("credits", Status.PENDING, f"scored, not yet credited: {', '.join(missing)}")
         )
     else:
-        checks.append(_passed("credits", f"{len(credited)} scored deals, each credited once"))
-    checks.append(_standings_check(state, verified_totals, completed))
+        checks.append(_passed("credits", passed))
+    checks.append(_standings_check(state, verified_totals, final))
     return AuditReport(
         subject, tuple(checks), deals_verified=deals_verified, events_checked=len(recorded_events)
     )
 
 
 def _standings_check(
-    state: TournamentState, verified: dict[str, int], completed: TournamentCompleted | None
+    state: TournamentState,
+    verified: dict[str, int],
+    final: TournamentCompleted | TournamentCancelled | None,
 ) -> AuditCheck:
     sums = {player: verified.get(player, 0) for player in state.entrants}
     if dict(state.totals) != sums:
         return _failed(
             "standings", "totals are not the sums of the verified deals", sums, dict(state.totals)
         )
-    if completed is None:
+    if final is None:
         return _passed("standings", "running totals equal the sums of the verified deals")
+    # Nothing is credited after a cancellation, so the sums at the end are those at it; a
+    # tournament cancelled before its start ranks its registered players (all at 0).
+    which = "the cancellation's" if isinstance(final, TournamentCancelled) else "the final"
+    players = state.entrants or state.registered
     ranked = rank_players(
-        state.entrants, sums, state.deals_won, state.deals_played, state.tie_break
+        players,
+        {player: sums.get(player, 0) for player in players},
+        state.deals_won,
+        state.deals_played,
+        state.tie_break,
     )
     expected = [(item.player_id, item.total, item.place) for item in ranked]
-    found = list(zip(completed.players, completed.totals, completed.places, strict=True))
-    if expected == found:
+    found = list(zip(final.players, final.totals, final.places, strict=False))
+    if expected == found and len(final.players) == len(final.totals) == len(final.places):
         shared = len({item.place for item in ranked}) < len(ranked)
         note = "; equal totals share places" if shared else ""
-        return _passed("standings", f"final standings follow from the verified deals{note}")
-    return _failed(
-        "standings", "the final standings do not rank the verified sums", expected, found
-    )
+        detail = f"{which} standings follow from the verified deals{note}"
+        return _passed("standings", detail.removeprefix("the "))
+    return _failed("standings", f"{which} standings do not rank the verified sums", expected, found)

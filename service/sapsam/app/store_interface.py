@@ -350,6 +350,13 @@ class StoreSession(Protocol):
         """The phase of the tournament a table belongs to (``PAUSED`` …), None for none."""
         ...
 
+    def tournament_control_lock(
+        self, tournament_id: uuid.UUID
+    ) -> AbstractAsyncContextManager[None]:
+        """Hold the tournament's control lock for the block, across server processes (one
+        re-seat at a time: its steps span the table's stream and the tournament's)."""
+        ...
+
     # -- background processes' own state ---------------------------------------------------------
 
     async def read_checkpoint(self, name: str) -> int:

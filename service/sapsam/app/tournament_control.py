@@ -19,7 +19,9 @@ The rules themselves (who may be re-seated, when a pause may begin …) are the 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from typing import Any
 
 from sapsam.app.store_interface import SecretChanges, StoreSession
 from sapsam.app.tournament_pause import NO_HOLD, TableHold
@@ -42,6 +44,11 @@ OPERATOR = "operator"
 
 class TournamentControl(TournamentService):
     """The tournament service with the operator's controls (the object servers and tools hold)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Re-seats wait here, not each on a pooled connection for the database's lock.
+        self._reseating = asyncio.Lock()
 
     async def pause(
         self,
@@ -126,6 +133,29 @@ class TournamentControl(TournamentService):
         request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         """Give a forfeited player's seat at a current-round table to ``player_id``."""
+        # One re-seat of a tournament at a time, here and in every other server process: its
+        # two steps (the table's, then the tournament's) are two appends, and a second re-seat
+        # checked between them (the same newcomer at another table, or another newcomer for
+        # this seat) passed the tournament's check, changed its table, and was refused only at
+        # its tournament step: the table and the tournament then disagreed on who held a seat.
+        async with (
+            self._reseating,
+            self.store.session() as lock_session,
+            lock_session.tournament_control_lock(tournament_id),
+        ):
+            return await self._replace_seat_locked(
+                tournament_id, table_id, seat, player_id, request_id, request_digest
+            )
+
+    async def _replace_seat_locked(
+        self,
+        tournament_id: uuid.UUID,
+        table_id: uuid.UUID,
+        seat: int,
+        player_id: str,
+        request_id: str,
+        request_digest: bytes | None,
+    ) -> TournamentOutcome:
         async with self.store.session() as session:
             earlier = await session.find_processed_request(f"{OPERATOR}/{request_id}")
         if earlier is not None:

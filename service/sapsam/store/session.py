@@ -41,6 +41,7 @@ from sapsam.store.table_queries import (
 )
 from sapsam.store.tournament_queries import (
     running_tournament_ids,
+    tournament_control_lock,
     tournament_of_table,
     tournament_phase_of_table,
 )
@@ -185,6 +186,11 @@ class PostgresSession:
 
     async def running_tournaments(self) -> list[uuid.UUID]:
         return await running_tournament_ids(self.connection)
+
+    def tournament_control_lock(
+        self, tournament_id: uuid.UUID
+    ) -> AbstractAsyncContextManager[None]:
+        return tournament_control_lock(self.connection, tournament_id)
 
     async def tournament_phase_of_table(self, table_id: str) -> str | None:
         if not any("tournament_tables" in projector.tables for projector in self.projectors):

@@ -11,7 +11,9 @@ those of one rule set and one period (the UTC month a tournament started in).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,6 +120,20 @@ async def running_tournament_ids(connection: Connection) -> list[uuid.UUID]:
     """Every tournament in play (phase ``RUNNING``)."""
     rows = await (await connection.execute(query("tournaments.running"))).fetchall()
     return [uuid.UUID(str(row[0])) for row in rows]
+
+
+@contextlib.asynccontextmanager
+async def tournament_control_lock(
+    connection: Connection, tournament_id: uuid.UUID
+) -> AsyncIterator[None]:
+    """Hold the tournament's control lock (across server processes) until the block ends; a
+    session lock, released at the end, or with the connection if the process dies."""
+    key = {"key": int.from_bytes(tournament_id.bytes[:4], "big", signed=True)}
+    await connection.execute(query("tournaments.hold_control_lock"), key)
+    try:
+        yield
+    finally:
+        await connection.execute(query("tournaments.release_control_lock"), key)
 
 
 async def tournament_phase_of_table(connection: Connection, table_id: str) -> str | None:

@@ -82,6 +82,14 @@ SELECT tournament_id FROM tournaments WHERE phase = 'RUNNING'
 -- name: of_table
 SELECT tournament_id FROM tournament_tables WHERE table_id = %(table)s
 
+-- name: hold_control_lock
+-- The tournament's control lock (session level, two keys: this lock space and the tournament's
+-- key), held by the one operator command whose steps span two streams (a re-seat).
+SELECT pg_advisory_lock(1953461870, %(key)s)
+
+-- name: release_control_lock
+SELECT pg_advisory_unlock(1953461870, %(key)s)
+
 -- name: phase_of_table
 -- The phase of the tournament a table belongs to; no row for a table of no tournament.
 SELECT t.phase FROM tournament_tables tt JOIN tournaments t USING (tournament_id)

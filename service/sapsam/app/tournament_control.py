@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import OrderedDict
 from typing import Any
 
 from sapsam.app.store_interface import SecretChanges, StoreSession
-from sapsam.app.tournament_pause import NO_HOLD, TableHold
+from sapsam.app.tournament_pause import NO_HOLD, REMEMBERED_TABLES, TableHold
 from sapsam.app.tournaments import Plan, TournamentOutcome, TournamentService
 from sapsam.domain.events import DealStarted
 from sapsam.domain.table_deadlines import TOURNAMENT_PAUSED, UnservedWindow
@@ -49,6 +50,8 @@ class TournamentControl(TournamentService):
         super().__init__(*args, **kwargs)
         # Re-seats wait here, not each on a pooled connection for the database's lock.
         self._reseating = asyncio.Lock()
+        # Which tournament each table the deadline sweep asked about belongs to (None: none).
+        self._tournament_of_table: OrderedDict[uuid.UUID, uuid.UUID | None] = OrderedDict()
 
     async def pause(
         self,
@@ -204,10 +207,18 @@ class TournamentControl(TournamentService):
         """Whether a table's tournament is paused now, and its ended pauses (the deadline sweep
         asks this of each table past its deadline; a table of no tournament is never held)."""
         async with self.store.session() as session:
-            tournament_id = await session.tournament_of_table(str(table_id))
-        if tournament_id is None:
-            return NO_HOLD
-        state = await self.load(tournament_id)
+            if table_id in self._tournament_of_table:
+                tournament_id = self._tournament_of_table[table_id]
+                self._tournament_of_table.move_to_end(table_id)
+            else:
+                # A table's tournament never changes (its row precedes the table): asked once.
+                tournament_id = await session.tournament_of_table(str(table_id))
+                self._tournament_of_table[table_id] = tournament_id
+                if len(self._tournament_of_table) > REMEMBERED_TABLES:
+                    self._tournament_of_table.popitem(last=False)
+            if tournament_id is None:
+                return NO_HOLD
+            state = await self.load(tournament_id, session)
         pauses = tuple(UnservedWindow(start, end, TOURNAMENT_PAUSED) for start, end in state.pauses)
         return TableHold(paused=state.phase is TournamentPhase.PAUSED, pauses=pauses)
 

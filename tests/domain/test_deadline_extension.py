@@ -101,3 +101,20 @@ def test_a_reveal_deadline_is_extended_for_the_seats_still_to_reveal() -> None:
     )
     deal = table.state.deal
     assert deal is not None and deal.reveal_deadline_ms == 76_000
+
+
+def test_a_pause_gives_back_the_time_a_deadline_ran_through_it_and_an_outage_does_not() -> None:
+    from sapsam.domain.table_deadlines import TOURNAMENT_PAUSED, extended_deadline
+
+    pause = UnservedWindow(10_000, 40_000, TOURNAMENT_PAUSED)
+    outage = UnservedWindow(10_000, 40_000, SERVER_RESTART)
+    # Set before the pause, due after the resume's grace: 30 s of pause given back.
+    assert extended_deadline(90_000, 0, pause, GRACE) == 120_000
+    # Due in the pause: the 50 s it had left when the pause began, after the resume.
+    assert extended_deadline(60_000, 0, pause, GRACE) == 90_000
+    # Set in the pause (a new stage begun while paused): its whole span after the resume.
+    assert extended_deadline(50_000, 20_000, pause, GRACE) == 70_000
+    # Never sooner than the grace after the resume.
+    assert extended_deadline(11_000, 0, pause, GRACE) == 70_000
+    # An outage moves a deadline to its end plus the grace, as before.
+    assert extended_deadline(60_000, 0, outage, GRACE) == 70_000

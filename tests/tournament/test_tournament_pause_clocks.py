@@ -71,18 +71,19 @@ async def test_no_deadline_runs_out_while_paused_and_the_pause_is_not_held_again
     assert changed == 0 and await _events_after(tables, table_id, version) == []
     await tournaments.resume(tournament_id, "resume")
     resumed_at = clock.now
-    # After the resume the deadline is extended past the pause, not enforced.
+    # After the resume the deadline is extended past the pause, not enforced: the seat gets
+    # back the time it had left when the pause began.
     changed = await tables.sweep_deadlines(grace_ms=GRACE_MS, holds=tournaments.table_hold)
     assert changed == 1
     [extended] = await _events_after(tables, table_id, version)
     assert isinstance(extended, DeadlinesExtended)
     assert extended.reason == TOURNAMENT_PAUSED
-    assert extended.deadline_ms == resumed_at + GRACE_MS
+    assert extended.deadline_ms == resumed_at + (deadline - paused_at)
     assert (extended.unserved_from_ms, extended.unserved_until_ms) == (paused_at, resumed_at)
     assert extended.previous_deadline_ms == deadline
-    # Once the grace after the resume has passed, the deadline is enforced as ever.
+    # Once that time has passed, the deadline is enforced as ever.
     version = (await tables.load(table_id)).version
-    clock.now = resumed_at + GRACE_MS + 1
+    clock.now = extended.deadline_ms + 1
     assert await tables.sweep_deadlines(grace_ms=GRACE_MS, holds=tournaments.table_hold) == 1
     timed_out = await _events_after(tables, table_id, version)
     assert any(isinstance(event, SeatTimedOut) for event in timed_out)
@@ -122,4 +123,33 @@ async def test_a_paused_tournaments_tables_never_crowd_other_tables_out_of_the_s
     assert changed == 1
     assert await _events_after(tables, held_table, held_version) == []
     timed_out = await _events_after(tables, other, other_version)
+    assert any(isinstance(event, SeatTimedOut) for event in timed_out)
+
+
+async def test_a_short_pause_gives_back_the_time_it_took_however_late_the_deadline(
+    services: Services,
+) -> None:
+    # 90 s to arrange; a 30 s break 10 s in. The deadline (dealt + 90 s) falls 50 s after the
+    # resume, past the grace: it was enforced there, the 30 s of the break taken from the seats.
+    clock = Clock()
+    tables, tournaments, tournament_id, table_id = await _tournament_table(services, clock)
+    deal = (await tables.load(table_id)).deal
+    assert deal is not None and deal.arrange_deadline_ms is not None
+    deadline, dealt = deal.arrange_deadline_ms, clock.now
+    assert deadline - dealt == 90_000
+    clock.now = dealt + 10_000
+    await tournaments.pause(tournament_id, "a break", "pause")
+    clock.now = dealt + 40_000
+    await tournaments.resume(tournament_id, "resume")
+    version = (await tables.load(table_id)).version
+    clock.now = deadline + 1
+    assert await tables.sweep_deadlines(grace_ms=GRACE_MS, holds=tournaments.table_hold) == 1
+    [extended] = await _events_after(tables, table_id, version)
+    assert isinstance(extended, DeadlinesExtended)
+    assert extended.deadline_ms == deadline + 30_000  # 80 s after the resume, as before it
+    # Extended once: at the new deadline the seats time out.
+    version = (await tables.load(table_id)).version
+    clock.now = extended.deadline_ms
+    assert await tables.sweep_deadlines(grace_ms=GRACE_MS, holds=tournaments.table_hold) == 1
+    timed_out = await _events_after(tables, table_id, version)
     assert any(isinstance(event, SeatTimedOut) for event in timed_out)

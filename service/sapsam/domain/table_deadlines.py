@@ -11,6 +11,13 @@ event (``DeadlinesExtended``) with its reason and the window, so an audit sees w
 A deadline set after a window ended (a deal dealt after the restart) is never extended, however
 short; and an extended deadline, at ``end_ms + grace_ms``, lies outside its own window, so it is
 enforced when it comes, unless another outage covers it in turn.
+
+A tournament's pause (``TOURNAMENT_PAUSED``) stops the clock rather than breaking it: a deadline
+that was running when the pause began (or was set during it) is moved by the part of the pause
+it ran through, so every seat gets back the time it had left, however long the pause and
+wherever the deadline falls after it, and at least the grace period after the resume. (Extending
+only deadlines that fell in the pause, to the resume plus the grace, took from a seat with 80 s
+left at a 30 s pause the 30 s: a break held against the players who took it.)
 """
 
 from __future__ import annotations
@@ -56,11 +63,12 @@ def window_to_extend(
 
     ``set_ms`` is when the deadline was set (``None``: unknown, taken as before any window). A
     window counts when the deadline was set before it ended and expired at or after its start,
-    but before ``end_ms + grace_ms``, and that moment has not passed yet (a sweep that comes
-    later than that found the seats with their grace period served: it enforces).
+    but before where the window moves it (``extended_deadline``: ``end_ms + grace_ms`` after an
+    outage), and that moment has not passed yet (a sweep that comes later than that found the
+    seats with their time served: it enforces).
     """
     for window in unserved:
-        resumed = window.end_ms + grace_ms
+        resumed = extended_deadline(deadline_ms, set_ms, window, grace_ms)
         if (
             (set_ms is None or set_ms < window.end_ms)
             and window.start_ms <= deadline_ms < resumed
@@ -68,6 +76,19 @@ def window_to_extend(
         ):
             return window
     return None
+
+
+def extended_deadline(
+    deadline_ms: int, set_ms: int | None, window: UnservedWindow, grace_ms: int
+) -> int:
+    """Where ``window`` moves a deadline it counts for: the end of an outage plus the grace; for
+    a tournament's pause, the deadline moved by the part of the pause it ran through (the time
+    the seat had left, given back after the resume), and never sooner than the grace after it."""
+    after_grace = window.end_ms + grace_ms
+    if window.reason != TOURNAMENT_PAUSED:
+        return after_grace
+    ran_from = window.start_ms if set_ms is None else max(window.start_ms, set_ms)
+    return max(after_grace, deadline_ms + max(0, window.end_ms - ran_from))
 
 
 def deadline_extension(state: TableState, command: TimeOutSeats) -> DeadlinesExtended | None:
@@ -97,7 +118,7 @@ def deadline_extension(state: TableState, command: TimeOutSeats) -> DeadlinesExt
         stage=stage,
         seats=tuple(due),
         previous_deadline_ms=deadline,
-        deadline_ms=window.end_ms + command.grace_ms,
+        deadline_ms=extended_deadline(deadline, deal.deadline_set_ms, window, command.grace_ms),
         reason=window.reason,
         unserved_from_ms=window.start_ms,
         unserved_until_ms=window.end_ms,

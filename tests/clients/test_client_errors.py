@@ -80,7 +80,7 @@ def test_refusals_carry_their_reason_codes(address: str) -> None:
 
 
 def test_an_unreachable_server_is_unavailable_after_the_retries() -> None:
-    client = connect("127.0.0.1:1", attempts=2, timeout=2)
+    client = connect("127.0.0.1:1", attempts=2, timeout=2, reconnect_seconds=0)
     client.backoff_seconds = 0.01
     with pytest.raises(UnavailableError) as error:
         client.register("nobody")

@@ -16,7 +16,7 @@ from database_roles import new_role, read_only
 from sapsam.app.tables import TableService
 from sapsam.audit.sample_play import play_series, seated_table, start_and_deal
 from sapsam.cli import main
-from sapsam.cli.progress_bar import ProgressBar
+from sapsam.cli.progress import Progress
 from sapsam.store import schema
 
 
@@ -260,16 +260,21 @@ def test_offline_verification_loads_no_database_or_network_code() -> None:
     assert loaded == []
 
 
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_the_progress_bar_redraws_one_line() -> None:
-    stream = io.StringIO()
-    bar = ProgressBar(stream)
-    bar.update(0, 8)
-    bar.update(4, 8)
-    bar.update(8, 8)
+    stream, now = _Terminal(), [0.0]
+    bar = Progress("verifying deals", 8, "deal", stream, lambda: now[0])
+    for done in (0, 4, 8):
+        now[0] += 1.0
+        bar.update(done)
     bar.finish()
     text = stream.getvalue()
-    assert text.count("\r") == 3 and text.endswith("8/8\n")
-    assert "[" + "#" * 15 + "." * 15 + "] 4/8" in text
+    assert text.count("\r") == 4 and text.endswith("\r\033[K")  # three drawn, one wiped
+    assert "verifying deals [" + "#" * 10 + "." * 10 + "]  50% 4 of 8 deals" in text
 
 
 async def test_a_running_deal_verifies_as_incomplete_with_exit_three(

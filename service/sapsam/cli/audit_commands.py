@@ -411,17 +411,23 @@ def _verify_online(arguments: argparse.Namespace) -> tuple[AuditReport, Told]:
                 raise CommandError(f"--tournament {arguments.tournament!r} is not an id") from None
             return verify_tournament(connection, tournament_id), NOTHING_TOLD
         if arguments.all:
-            from sapsam.cli.progress_bar import ProgressBar
+            from sapsam.cli.progress import Progress
 
             projectors = all_projectors(tuple(arguments.module))
-            bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+            shown: list[Progress] = []  # made at the first report, which says the total
+
+            def progress(done: int, total: int) -> None:
+                if not shown:
+                    shown.append(Progress("verifying deals", total, "deal"))
+                shown[0].update(done)
+
             try:
                 workers = arguments.workers or min(os.cpu_count() or 1, 4)
                 return database.audit_database(
-                    connection, bar.update if bar else None, projectors, workers=workers
+                    connection, progress, projectors, workers=workers
                 ), NOTHING_TOLD
             finally:
-                if bar is not None:
+                for bar in shown:
                     bar.finish()
         table_id = _table_id(arguments.table)
         if arguments.deal is None:

@@ -37,6 +37,26 @@ def test_list_rule_sets_needs_no_token_and_shows_every_preset_whole(api: Api) ->
     }
 
 
+def test_list_rule_sets_pages_the_presets_built_once(api: Api) -> None:
+    # Built once, at import (the presets are constants), and served in pages more than once:
+    # every page is a copy, so the full list comes back the same each time.
+    from sapsam.api import table_servicer
+    from sapsam.api.common_messages import preset_messages
+
+    assert list(table_servicer._PRESETS) == preset_messages()
+    for _twice in range(2):
+        paged: list[rule_set_pb2.RuleSetPreset] = []
+        token = ""
+        while True:
+            request = table_service_pb2.ListRuleSetsRequest(page_size=2, page_token=token)
+            page = api.call("ListRuleSets", request, "")
+            paged.extend(page.presets)
+            token = page.next_page_token
+            if not token:
+                break
+        assert paged == preset_messages()
+
+
 def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
     token = api.register("ann").token
     overrides = rule_set_pb2.RuleSet(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from typing import Final
 
 import grpc
 
@@ -53,6 +54,10 @@ from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
 from sapsam.rules.ruleset import missing_deadlines
 from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+
+_PRESETS: Final = tuple(preset_messages())
+"""ListRuleSets' presets, built once: they are constants (a response copies what it is given)."""
+_PRESET_NAMES: Final = [entry.name for entry in _PRESETS]
 
 
 class TableServicer(table_service_pb2_grpc.TableServiceServicer):
@@ -179,8 +184,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             raise ApiError(
                 "BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_PAGE_SIZE}", field="page_size"
             )
-        presets = preset_messages()
-        names = [entry.name for entry in presets]
+        presets, names = _PRESETS, _PRESET_NAMES
         if request.page_token and request.page_token not in names:
             raise ApiError("BAD_PAGE_TOKEN", "not a page token of ListRuleSets", field="page_token")
         start = names.index(request.page_token) if request.page_token else 0

@@ -202,7 +202,13 @@ class ReplaySeat(_message.Message):
     arrangement: _builtins.str
     """The revealed rows "front|middle|back", public from the reveal on; empty before."""
     series_total: _builtins.int
-    """The seat's running total in the series after this event."""
+    """The seat's running total in units right after this event: the sum of its score deltas
+    over the deals of the current series scored so far (this deal's included from its
+    DealScored on; 0 again when a new series starts). A deal's export holds no earlier deal, so
+    the total before this deal is read from this deal's DealScored (its series total less its
+    own delta). For a deal after the first that is not scored yet the export cannot tell the
+    total, and this field is 0 then (not a total of zero).
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The seat's 13 dealt cards (e.g. "Ah"), when they can be known from the published record:

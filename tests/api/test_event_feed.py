@@ -256,3 +256,37 @@ def test_an_append_wakes_the_feeds_of_other_processes_only(database_url: str) ->
             await watching.stop()
 
     _with_feed(writing, body)
+
+
+def _listener_rows(database_url: str, listener: str) -> tuple[int, int]:
+    """The feed's rows: its listener's (0 or 1) and its streams'."""
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        listeners = connection.execute(
+            "SELECT count(*) FROM wakeup_listeners WHERE listener = %s", [listener]
+        ).fetchone()
+        streams = connection.execute(
+            "SELECT count(*) FROM wakeup_streams WHERE listener = %s", [listener]
+        ).fetchone()
+    assert listeners is not None and streams is not None
+    return int(listeners[0]), int(streams[0])
+
+
+def test_stopping_the_feed_deletes_its_listener_and_its_streams(database_url: str) -> None:
+    # Left behind, the row would make every other process's appends to these streams send
+    # wake-ups to nobody until its lease lapsed (and a renewal deleted it).
+    feed = EventFeed(database_url, poll_seconds=60)
+    watched = RecordingChannel("table-stopped")
+    listeners: list[str] = []
+
+    async def body() -> None:
+        feed.channel(watched.stream_id, lambda: watched)
+        await _eventually(lambda: feed.listening and watched.wakes > 0)
+        listener = feed.listener_id()
+        assert listener is not None
+        listeners.append(listener)
+        rows = await asyncio.to_thread(_listener_rows, database_url, listener)
+        assert rows == (1, 1)
+
+    _with_feed(feed, body)
+    assert _listener_rows(database_url, listeners[0]) == (0, 0)
+    assert not feed.listening and feed.listener_id() is None

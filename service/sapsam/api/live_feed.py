@@ -22,7 +22,9 @@ reads the last version of every stream it has a channel for, in one statement, a
 channels that are behind. When it (re)starts listening it wakes every channel, so whatever
 committed before the LISTEN is read at once; when it lists new streams, the same statement
 answers their heads, and the channels behind them are woken (an append that committed before
-the row could be seen sent no wake-up). The feed listens only while it has channels.
+the row could be seen sent no wake-up). The feed listens only while it has channels, and
+deletes its listener row (with its streams) when it stops listening, :meth:`EventFeed.stop`
+included.
 """
 
 from __future__ import annotations
@@ -272,20 +274,37 @@ class EventFeed:
             self._conninfo, autocommit=True, application_name=APPLICATION_NAME
         ) as connection:
             self._forget_listener()
-            while not self._stopping:
-                if self._channels and not self.listening:
-                    await subscriptions.listen_for_streams(connection)
-                    self.listening = True
-                    self._listener = subscriptions.listener_id(connection)
-                    await self._list_streams(connection)
-                    self._wake_all()  # what committed before the LISTEN: read it now
-                elif self.listening and not self._channels:
-                    await subscriptions.unlisten(connection)  # its streams go with its row
-                    self._forget_listener()
-                if not self.listening:
-                    self._attached.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._attached.wait(), self._poll_seconds)
-                    continue
-                await self._wait_for_wakeups(connection)
-                await self._poll(connection)
+            try:
+                await self._follow_on(connection)
+            finally:
+                if self.listening:
+                    await self._unregister(connection)
+
+    async def _unregister(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        """Delete our listener's row (and its streams) on the way out (:meth:`stop`, or a
+        failure): else appends of every other process would go on waking a listener that no
+        longer listens until its lease lapses (``WAKEUP_LEASE_SECONDS``, then a renewal by some
+        feed deletes it). A connection already lost has nothing to delete: its lease lapses."""
+        # Shielded: stop() cancels the task, and the cancellation must not cut the DELETE.
+        with contextlib.suppress(psycopg.Error, OSError):
+            await asyncio.shield(subscriptions.unlisten(connection))
+        self._forget_listener()
+
+    async def _follow_on(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        while not self._stopping:
+            if self._channels and not self.listening:
+                await subscriptions.listen_for_streams(connection)
+                self.listening = True
+                self._listener = subscriptions.listener_id(connection)
+                await self._list_streams(connection)
+                self._wake_all()  # what committed before the LISTEN: read it now
+            elif self.listening and not self._channels:
+                await subscriptions.unlisten(connection)  # its streams go with its row
+                self._forget_listener()
+            if not self.listening:
+                self._attached.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._attached.wait(), self._poll_seconds)
+                continue
+            await self._wait_for_wakeups(connection)
+            await self._poll(connection)

@@ -99,12 +99,14 @@ class TournamentControlRpcs:
     ) -> tournament_service_pb2.ForfeitTournamentPlayerResponse:
         """A player leaves the tournament (itself, or anyone for the operator)."""
         caller = auth.current_caller()
-        if request.player and not caller.is_operator and request.player != caller.player_name:
-            raise ApiError("OPERATOR_ONLY", "only the operator may forfeit another player")
+        if request.player:
+            # Who is named, by id (its spelling checked first): never by comparing the text of
+            # two names, nor by a display name (players may share one).
+            named = str(resources.parse_player(request.player, "player"))
+            if not caller.is_operator and named != caller.player_id:
+                raise ApiError("OPERATOR_ONLY", "only the operator may forfeit another player")
         request_id = resources.scoped_request_id("ForfeitTournamentPlayer", request.request_id)
         tournament_id = resources.parse_tournament(request.tournament, "tournament")
-        if request.player:
-            resources.parse_player(request.player, "player")  # its spelling, before the rest
         check_reason(request.reason)
         player_id = await self._forfeiting(caller, request.player)
         outcome = await self._tournaments.forfeit(

@@ -48,6 +48,7 @@ from sapsam.rules.ruleset import (
     RowOrder,
     RuleSet,
     ScoringMethod,
+    SurrenderRule,
     TimeoutPolicy,
 )
 from sapsam.rules.scoring import score_deal, series_totals, settle, standings
@@ -132,6 +133,7 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
         + [order.value for order in RowOrder]
         + [payment.value for payment in RoyaltyPayment]
         + [limit.value for limit in RoyaltyLimit]
+        + [rule.value for rule in SurrenderRule]
         + list(PRESETS)
         + list(PRESET_ALIASES)
         + [reason.value for reason in FoulReason]
@@ -169,6 +171,9 @@ RANGES: dict[str, list[str]] = {
     "royalties": [f"`{payment.value}`" for payment in RoyaltyPayment],
     "royalty_limit": [f"`{limit.value}`" for limit in RoyaltyLimit],
     **{name: [f"0 to {MAX_BONUS_UNITS:,}"] for name in ROYALTY_FIELDS},
+    "surrender": [f"`{rule.value}`" for rule in SurrenderRule],
+    "surrender_price": [f"0 to {MAX_BONUS_UNITS:,}"],
+    "surrender_seconds": [f"1 to {MAX_DEADLINE_SECONDS:,}", "null"],
 }
 
 

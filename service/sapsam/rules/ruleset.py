@@ -58,10 +58,11 @@ MAX_NAME_LENGTH: Final = 64
 # (``worst_series_total``) and a test holds it to the margin.
 MAX_ROW_UNIT: Final = 1_000_000
 MAX_BONUS_UNITS: Final = 1_000
-"""Most units for ``scoop_bonus``, ``one_six_two_of_three``, ``one_six_scoop`` and each royalty."""
+"""Most units for ``scoop_bonus``, ``one_six_two_of_three``, ``one_six_scoop``, each royalty and
+``surrender_price`` (a surrender replaces a pair's settlement, so the bound above holds)."""
 MAX_SERIES_LENGTH: Final = 10_000
 MAX_DEADLINE_SECONDS: Final = 86_400
-"""Most seconds for ``arrange_seconds`` and ``reveal_seconds`` (one day)."""
+"""Most seconds for ``arrange_seconds``, ``reveal_seconds`` and ``surrender_seconds`` (one day)."""
 MIN_SEATS: Final = 2
 MAX_SEATS: Final = 4
 PRESET_ARRANGE_SECONDS: Final = 90
@@ -69,6 +70,15 @@ PRESET_ARRANGE_SECONDS: Final = 90
 PRESET_REVEAL_SECONDS: Final = 30
 """Every preset's ``reveal_seconds``: the clients reveal by themselves, so the window only has to
 cover a reconnect (docs/rules.md §2.2)."""
+
+
+SURRENDER_PRICE: Final = 2
+"""The default ``surrender_price`` in units. Source 002 gives no price (docs/rules.md §2.8): 2 is
+more than the 1 unit a 2-1 loss costs under ``per_row`` and less than every method's scoop (3 under
+``per_row``, 4 under ``two_four`` and the scoop bonus, 6 under ``one_six``)."""
+PRESET_SURRENDER_SECONDS: Final = 20
+"""``surrender_seconds`` a CreateTable request gets when it turns surrender on without a
+deadline of its own: one announcement is a single choice (docs/rules.md §2.8)."""
 
 
 class RuleSetError(ValueError):
@@ -118,6 +128,24 @@ class RowOrder(StrEnum):
 
     NON_DECREASING = "non_decreasing"
     STRICTLY_INCREASING = "strictly_increasing"
+
+
+class SurrenderRule(StrEnum):
+    """Whether a seat may surrender its hand, and whom a surrendering seat pays
+    (``sapsam.rules.surrender``; docs/rules.md §2.8). Source 002 names the announcement but not
+    the price nor who is paid; both readings are here.
+
+    * ``off``: no announcements; every seat plays (the default, and every table before).
+    * ``pay_players``: after every seat has confirmed, each seat in turn announces play or
+      surrender; a seat that surrenders pays ``surrender_price`` units to each seat that plays,
+      whatever that seat's hand turns out to be.
+    * ``pay_legal_hands``: as ``pay_players``, but a seat that plays a fouled hand collects
+      nothing from a surrendering seat.
+    """
+
+    OFF = "off"
+    PAY_PLAYERS = "pay_players"
+    PAY_LEGAL_HANDS = "pay_legal_hands"
 
 
 class TimeoutPolicy(StrEnum):
@@ -183,6 +211,16 @@ class RuleSet:
     """Royalty amounts in units, read only when ``royalties`` is not ``none`` (004's table; the
     middle trips 0, as some open-face tables have it)."""
 
+    surrender: SurrenderRule = SurrenderRule.OFF
+    """Whether seats announce play or surrender, and whom a surrender pays (docs/rules.md §2.8).
+    Recorded only when not ``off`` or when a surrender field is not at its default
+    (``SURRENDER_FIELDS``): a table without surrender records what it recorded before."""
+    surrender_price: int = SURRENDER_PRICE
+    """Units a surrendering seat pays each seat it pays; read only when ``surrender`` is on."""
+    surrender_seconds: int | None = None
+    """Seconds each seat has, from the start of its turn, to announce; ``None`` means no
+    deadline. A seat that lets it pass plays (the timeout default, docs/rules.md §2.8)."""
+
     @property
     def strict_row_order(self) -> bool:
         """Whether each row must beat the one before it (``check_arrangement``'s argument)."""
@@ -205,6 +243,12 @@ class RuleSet:
             if FIELD_SINCE_VERSION.get(field.name, 1) > self.rules_version:
                 continue  # implied by the version; absent from what that version recorded
             value = getattr(self, field.name)
+            if (
+                field.name in SURRENDER_FIELDS
+                and self.surrender is SurrenderRule.OFF
+                and value == field.default
+            ):
+                continue  # a table without surrender records what tables recorded before it
             result[field.name] = value.value if isinstance(value, StrEnum) else value
         return result
 
@@ -275,8 +319,15 @@ _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
         "row_order": RowOrder,
         "royalties": RoyaltyPayment,
         "royalty_limit": RoyaltyLimit,
+        "surrender": SurrenderRule,
     }
 )
+
+SURRENDER_FIELDS: Final = frozenset({"surrender", "surrender_price", "surrender_seconds"})
+"""The surrender's fields (docs/rules.md §2.8). Added without a new rules version: with
+``surrender`` off nothing is scored differently, and such a rule set leaves the fields at their
+defaults out of ``to_dict``, so every rule set recorded before reads back to exactly itself.
+They exist from rules version 4 on."""
 
 FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType(
     {
@@ -285,6 +336,7 @@ FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType(
         "royalties": 4,
         "royalty_limit": 4,
         **dict.fromkeys(ROYALTY_FIELDS, 4),
+        **dict.fromkeys(SURRENDER_FIELDS, 4),
     }
 )
 """The rules version that added each field not in version 1 (docs/rules.md §2.6)."""
@@ -295,6 +347,9 @@ _BEFORE_THE_FIELD: Final[Mapping[str, Any]] = MappingProxyType(
         "row_order": RowOrder.NON_DECREASING,
         "royalties": RoyaltyPayment.NONE,
         "royalty_limit": RoyaltyLimit.EVERY_ROW,
+        "surrender": SurrenderRule.OFF,
+        "surrender_price": SURRENDER_PRICE,
+        "surrender_seconds": None,
         # Not read without royalties: the amounts keep the field defaults.
         **{
             field.name: field.default
@@ -373,6 +428,7 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
     _require_int("one_six_scoop", rule_set.one_six_scoop, 0, bonus)
     for key in ROYALTY_FIELDS:
         _require_int(key, getattr(rule_set, key), 0, bonus)
+    _require_int("surrender_price", rule_set.surrender_price, 0, bonus)
     _require_int("min_seats", rule_set.min_seats, MIN_SEATS, MAX_SEATS)
     _require_int("max_seats", rule_set.max_seats, MIN_SEATS, MAX_SEATS)
     if rule_set.min_seats > rule_set.max_seats:
@@ -381,7 +437,7 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
             f"'max_seats' ({rule_set.max_seats})"
         )
     _require_int("series_length", rule_set.series_length, 1, MAX_SERIES_LENGTH if limits else None)
-    for key in ("arrange_seconds", "reveal_seconds"):
+    for key in ("arrange_seconds", "reveal_seconds", "surrender_seconds"):
         value = getattr(rule_set, key)
         if value is not None:
             _require_int(key, value, 1, MAX_DEADLINE_SECONDS if limits else None)
@@ -497,5 +553,10 @@ def missing_deadlines(rule_set: RuleSet) -> tuple[str, ...]:
         warnings.append(
             "this table has no reveal deadline (reveal_seconds): a player who never reveals"
             " holds up the deal until an operator times the seat out"
+        )
+    if rule_set.surrender is not SurrenderRule.OFF and rule_set.surrender_seconds is None:
+        warnings.append(
+            "this table has no announcing deadline (surrender_seconds): a player who never"
+            " announces play or surrender holds up the deal until an operator times the seat out"
         )
     return tuple(warnings)

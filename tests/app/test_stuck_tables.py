@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from deadline_tables import FakeClock, dealt_table
 
+from sapsam.app.operator_queries import StuckTables
 from sapsam.app.tables import TableService
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
@@ -35,10 +36,10 @@ async def test_a_table_past_its_deadline_is_stuck_behind_longer_waiting_tables(
     dealt = await dealt_table(service, DEFAULT_RULE_SET, ("ann", "bob"), "late")
     # An hour on, the dealt table's arranging deadline has long passed (no sweeper runs here).
     later = TableService(store, clock=lambda: FakeClock.wall() + 3_600_000)
-    found = await later.stuck_tables(limit=2)
+    found = (await later.stuck_tables(limit=2)).stuck
     assert [table.table_id for table in found] == [dealt]
     assert found[0].past_deadline(later.clock())
     # Now, nothing is past its deadline; with a threshold the longest waiting come first.
-    assert await service.stuck_tables(limit=2) == []
-    waiting = await later.stuck_tables(waiting_longer_than_ms=1000, limit=2)
+    assert await service.stuck_tables(limit=2) == StuckTables(stuck=[], held=[])
+    waiting = (await later.stuck_tables(waiting_longer_than_ms=1000, limit=2)).stuck
     assert len(waiting) == 2 and dealt not in {table.table_id for table in waiting}

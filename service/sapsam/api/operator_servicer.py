@@ -50,6 +50,7 @@ def awaited_table_message(table: AwaitedTable, now_ms: int) -> operator_service_
         ],
         waiting_since=timestamp_from_ms(table.waiting_since_ms),
         past_deadline=table.past_deadline(now_ms),
+        held=table.held or "",
     )
     if table.deadline_ms is not None:
         message.deadline_time.CopyFrom(timestamp_from_ms(table.deadline_ms))
@@ -93,7 +94,8 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
     async def GetStuckTables(  # noqa: N802 - the generated method name
         self, request: operator_service_pb2.GetStuckTablesRequest, context: grpc.ServicerContext
     ) -> operator_service_pb2.GetStuckTablesResponse:
-        """The tables past their deadline, or waiting longer than the threshold."""
+        """The tables past their deadline, or waiting longer than the threshold; the held
+        ones (a paused tournament's) apart."""
         threshold_ms = None
         if request.HasField("waiting_longer_than_seconds"):
             seconds = request.waiting_longer_than_seconds
@@ -105,10 +107,11 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
                 )
             threshold_ms = seconds * 1000
         check_deadline(context)
-        tables = await self._tables.stuck_tables(threshold_ms)
+        found = await self._tables.stuck_tables(threshold_ms)
         now = self._tables.clock()
         return operator_service_pb2.GetStuckTablesResponse(
-            tables=[awaited_table_message(table, now) for table in tables]
+            tables=[awaited_table_message(table, now) for table in found.stuck],
+            held=[awaited_table_message(table, now) for table in found.held],
         )
 
     async def ForceSeatTimeout(  # noqa: N802 - the generated method name

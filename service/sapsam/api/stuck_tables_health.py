@@ -2,7 +2,8 @@
 
 Every ``STUCK_CHECK_SECONDS`` the check counts the tables past their deadline by more than
 ``STUCK_AFTER_SECONDS`` with seats still awaited (``sapsam.app.operator_queries``, the same as
-``GetStuckTables`` and ``sapsam tables stuck``), and
+``GetStuckTables`` and ``sapsam tables stuck``; a paused tournament's tables are held, not
+stuck, and left out), and
 
 - sets the gRPC health of the service name ``STUCK_HEALTH_NAME``: SERVING while no table is
   stuck, NOT_SERVING while some are (``grpc_health_probe -service sapsam.tables.stuck``);
@@ -55,7 +56,8 @@ def stuck_tables_check(
 
     async def check(should_stop: object) -> None:
         now = tables.clock()
-        found = await tables.stuck_tables(at_ms=now - STUCK_AFTER_SECONDS * 1000)
+        # The held tables (a paused tournament's) wait on purpose: never an alert.
+        found = (await tables.stuck_tables(at_ms=now - STUCK_AFTER_SECONDS * 1000)).stuck
         gauge.count, gauge.checked_ms = len(found), now
         if found:
             _logger.warning(

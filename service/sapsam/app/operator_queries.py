@@ -6,11 +6,15 @@ phase waits for, from the same public facts a lobby sees.
 
 A table is *stuck* (``sapsam tables stuck``, the health detail, the metric) when it is past its
 deadline (a deadline passed and nobody timed its seats out) or, when a threshold is given, has
-waited longer than that for anything at all.
+waited longer than that for anything at all, **unless it is held**: a table of a paused
+tournament waits on purpose (no deal starts and no deadline runs out there until the operator
+resumes it, ``sapsam.app.tournament_pause``), so it is listed apart, as held (:data:`HELD_PAUSED`),
+and never counted or alerted on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +35,8 @@ ANYONE: Final = "anyone"
 start the next deal)."""
 SEATS: Final = "seats"
 """The table waits for the seats listed (join, cut, confirm, reveal)."""
+HELD_PAUSED: Final = "tournament paused"
+"""Why a table is held rather than stuck: its tournament is paused."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,8 @@ class AwaitedTable:
     players: tuple[str | None, ...]
     waiting_since_ms: int
     deadline_ms: int | None
+    held: str | None = None
+    """Why the table waits on purpose (:data:`HELD_PAUSED`), None when nothing holds it."""
 
     def past_deadline(self, now_ms: int) -> bool:
         """Whether its deadline passed by ``now_ms`` with the seats still awaited."""
@@ -115,6 +123,15 @@ def stuck(
     return [table for table in tables if table.past_deadline(now_ms) or table.table_id in longer]
 
 
+@dataclass(frozen=True)
+class StuckTables:
+    """The stuck tables, and apart from them those that would be but are held (each with
+    ``held`` set): a paused tournament's."""
+
+    stuck: list[AwaitedTable]
+    held: list[AwaitedTable]
+
+
 class OperatorQueries(TableRunner):
     """The operator's table queries."""
 
@@ -133,9 +150,10 @@ class OperatorQueries(TableRunner):
         limit: int = MAX_LISTED,
         *,
         at_ms: int | None = None,
-    ) -> list[AwaitedTable]:
+    ) -> StuckTables:
         """Up to ``limit`` tables past their deadline at ``at_ms`` (None: now) or waiting
-        longer than the threshold (see :func:`stuck`), longest waiting first.
+        longer than the threshold (see :func:`stuck`), longest waiting first: the stuck ones,
+        and apart the held ones (a paused tournament's).
 
         The tables past their deadline are read by their deadline: they would be missed if
         looked for only among the ``limit`` longest waiting (lobbies that wait for players for
@@ -145,6 +163,17 @@ class OperatorQueries(TableRunner):
             rows = list(await session.waiting_past_deadline(now, limit))
             if waiting_longer_than_ms is not None:
                 rows.extend(await session.waiting_tables(None, limit))
-        tables = {row.table_id: awaited_table(row) for row in rows}
-        ordered = sorted(tables.values(), key=lambda table: table.waiting_since_ms)
-        return stuck(ordered, now, waiting_longer_than_ms)[:limit]
+            tables = {row.table_id: awaited_table(row) for row in rows}
+            ordered = sorted(tables.values(), key=lambda table: table.waiting_since_ms)
+            found = stuck(ordered, now, waiting_longer_than_ms)[:limit]
+            paused = await session.tables_of_paused_tournaments(
+                [str(table.table_id) for table in found]
+            )
+        return StuckTables(
+            stuck=[table for table in found if str(table.table_id) not in paused],
+            held=[
+                dataclasses.replace(table, held=HELD_PAUSED)
+                for table in found
+                if str(table.table_id) in paused
+            ],
+        )

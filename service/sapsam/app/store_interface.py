@@ -350,6 +350,10 @@ class StoreSession(Protocol):
         """The phase of the tournament a table belongs to (``PAUSED`` …), None for none."""
         ...
 
+    async def tables_of_paused_tournaments(self, table_ids: Sequence[str]) -> set[str]:
+        """Those of ``table_ids`` whose tournament is paused now (held, not stuck)."""
+        ...
+
     def tournament_control_lock(
         self, tournament_id: uuid.UUID
     ) -> AbstractAsyncContextManager[None]:

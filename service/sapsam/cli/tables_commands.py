@@ -10,9 +10,13 @@ Two kinds, each line naming the table:
 - **waiting** (with ``--waiting-longer-than SECONDS``): a table not complete whose last event is
   older than that, whatever it waits for (a table without deadlines waiting for an absent
   player, a table nobody starts the next deal of), among the 1,000 longest waiting.
+- **held**: an overdue or waiting table of a paused tournament. It is not stuck: no deal starts
+  and no deadline runs out there until the operator resumes the tournament (``sapsam tournament
+  resume``), so it is listed apart ("held: tournament paused") and never counted as stuck.
 
-The server reports the overdue tables as the health detail ``sapsam.tables.stuck`` and a logged
-count (docs/api.md, "Operator commands"). ``sapsam tables time-out`` moves a table on.
+The server reports the overdue tables (not the held ones) as the health detail
+``sapsam.tables.stuck`` and a logged count (docs/api.md, "Operator commands"). ``sapsam tables
+time-out`` moves a table on.
 
 Reads only (it never migrates). ``--json`` prints one JSON object instead of lines.
 """
@@ -42,6 +46,7 @@ from sapsam.store.table_failures import (
     overdue_tables,
 )
 from sapsam.store.table_queries import waiting_tables
+from sapsam.store.tournament_queries import tables_of_paused_tournaments
 
 FAILED = 1
 DEFAULT_OVERDUE_SECONDS = 60
@@ -95,9 +100,9 @@ def _stuck(arguments: argparse.Namespace) -> int:
         print("sapsam tables stuck: --waiting-longer-than must be 1 to 10000000", file=sys.stderr)
         return 2
 
-    from sapsam.app.operator_queries import awaited_table, waiting_longer
+    from sapsam.app.operator_queries import HELD_PAUSED, awaited_table, waiting_longer
 
-    async def read() -> tuple[list[TableFailure], list[OverdueTable], list[Any]]:
+    async def read() -> tuple[list[TableFailure], list[OverdueTable], list[Any], set[str]]:
         async with async_database_connection(
             arguments.database_url, arguments.data_dir, migrate=False
         ) as connection:
@@ -108,10 +113,15 @@ def _stuck(arguments: argparse.Namespace) -> int:
                 rows = await waiting_tables(connection, None, 1000)
                 tables = [awaited_table(row) for row in rows]
                 waiting = waiting_longer(tables, now_ms, threshold * 1000)
-            return failing, overdue, waiting
+            ids = {table.table_id for table in overdue} | {str(t.table_id) for t in waiting}
+            try:
+                paused = await tables_of_paused_tournaments(connection, sorted(ids))
+            except psycopg.errors.UndefinedTable:
+                paused = set()  # no server has kept tournaments here: nothing is held
+            return failing, overdue, waiting, paused
 
     try:
-        failing, overdue, waiting = asyncio.run(read())
+        failing, overdue, waiting, paused = asyncio.run(read())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
@@ -124,6 +134,11 @@ def _stuck(arguments: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return FAILED
+    # A paused tournament's tables wait on purpose: held, listed apart, never stuck.
+    held_overdue = [table for table in overdue if table.table_id in paused]
+    held_waiting = [table for table in waiting if str(table.table_id) in paused]
+    overdue = [table for table in overdue if table.table_id not in paused]
+    waiting = [table for table in waiting if str(table.table_id) not in paused]
     if arguments.json:
         print(
             json.dumps(
@@ -134,6 +149,19 @@ def _stuck(arguments: argparse.Namespace) -> int:
                         {**dataclasses.asdict(table), "table_id": str(table.table_id)}
                         for table in waiting
                     ],
+                    "held": [
+                        {**dataclasses.asdict(table), "kind": "overdue", "held": HELD_PAUSED}
+                        for table in held_overdue
+                    ]
+                    + [
+                        {
+                            **dataclasses.asdict(table),
+                            "table_id": str(table.table_id),
+                            "kind": "waiting",
+                            "held": HELD_PAUSED,
+                        }
+                        for table in held_waiting
+                    ],
                 },
                 sort_keys=True,
             )
@@ -141,7 +169,6 @@ def _stuck(arguments: argparse.Namespace) -> int:
         return 0
     if not failing and not overdue and not waiting:
         print("no stuck tables")
-        return 0
     for failure in failing:
         pending = (
             f", {plural(len(failure.pending_positions), 'event')} waiting"
@@ -162,4 +189,12 @@ def _stuck(arguments: argparse.Namespace) -> int:
         )
     for line in waiting:
         print(f"waiting  {describe(line, now_ms)}")
+    for table in held_overdue:
+        late = (now_ms - table.deadline_ms) // 1000
+        print(
+            f"held     tables/{table.table_id}  {table.phase}: deadline {_time(table.deadline_ms)}"
+            f" passed {late} s ago (held: {HELD_PAUSED})"
+        )
+    for line in held_waiting:
+        print(f"held     {describe(line, now_ms)} (held: {HELD_PAUSED})")
     return 0

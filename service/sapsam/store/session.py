@@ -41,6 +41,7 @@ from sapsam.store.table_queries import (
 )
 from sapsam.store.tournament_queries import (
     running_tournament_ids,
+    tables_of_paused_tournaments,
     tournament_control_lock,
     tournament_of_table,
     tournament_phase_of_table,
@@ -196,6 +197,11 @@ class PostgresSession:
         if not any("tournament_tables" in projector.tables for projector in self.projectors):
             return None  # a store keeping no tournament read models serves no tournament
         return await tournament_phase_of_table(self.connection, table_id)
+
+    async def tables_of_paused_tournaments(self, table_ids: Sequence[str]) -> set[str]:
+        if not any("tournament_tables" in projector.tables for projector in self.projectors):
+            return set()  # as above: no tournament here
+        return await tables_of_paused_tournaments(self.connection, table_ids)
 
     # -- background processes' own state ---------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,3 +150,13 @@ async def tournament_of_table(connection: Connection, table_id: str) -> uuid.UUI
         await connection.execute(query("tournaments.of_table"), {"table": table_id})
     ).fetchone()
     return None if row is None else uuid.UUID(str(row[0]))
+
+
+async def tables_of_paused_tournaments(
+    connection: Connection, table_ids: Sequence[str]
+) -> set[str]:
+    """Those of ``table_ids`` whose tournament is paused now."""
+    if not table_ids:
+        return set()
+    cursor = await connection.execute(query("tournaments.paused_tables"), {"tables": table_ids})
+    return {str(row[0]) for row in await cursor.fetchall()}

@@ -94,3 +94,9 @@ SELECT pg_advisory_unlock(1953461870, %(key)s)
 -- The phase of the tournament a table belongs to; no row for a table of no tournament.
 SELECT t.phase FROM tournament_tables tt JOIN tournaments t USING (tournament_id)
 WHERE tt.table_id = %(table)s
+
+-- name: paused_tables
+-- Which of these tables belong to a paused tournament (held: no deal starts and no deadline runs
+-- out there until the resume), for the operator's list of stuck tables.
+SELECT tt.table_id::text FROM tournament_tables tt JOIN tournaments t USING (tournament_id)
+WHERE tt.table_id = ANY(%(tables)s::uuid[]) AND t.phase = 'PAUSED'

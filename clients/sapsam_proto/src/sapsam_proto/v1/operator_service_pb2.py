@@ -27,37 +27,37 @@ from . import receipt_pb2 as sapsam_dot_v1_dot_receipt__pb2
 from . import table_pb2 as sapsam_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n sapsam/v1/operator_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17sapsam/v1/receipt.proto\x1a\x15sapsam/v1/table.proto\"\x9c\x02\n\x0c\x41waitedTable\x12\r\n\x05table\x18\x01 \x01(\t\x12$\n\x05phase\x18\x02 \x01(\x0e\x32\x15.sapsam.v1.TablePhase\x12\x13\n\x0b\x64\x65\x61l_number\x18\x03 \x01(\x05\x12%\n\x08\x61waiting\x18\x04 \x01(\x0e\x32\x13.sapsam.v1.Awaiting\x12\r\n\x05seats\x18\x05 \x03(\x05\x12\x0f\n\x07players\x18\x06 \x03(\t\x12\x31\n\rwaiting_since\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rdeadline_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rpast_deadline\x18\t \x01(\x08\"O\n\x17GetAwaitedTablesRequest\x12%\n\x06phases\x18\x01 \x03(\x0e\x32\x15.sapsam.v1.TablePhase\x12\r\n\x05limit\x18\x02 \x01(\x05\"C\n\x18GetAwaitedTablesResponse\x12\'\n\x06tables\x18\x01 \x03(\x0b\x32\x17.sapsam.v1.AwaitedTable\"a\n\x15GetStuckTablesRequest\x12(\n\x1bwaiting_longer_than_seconds\x18\x01 \x01(\x03H\x00\x88\x01\x01\x42\x1e\n\x1c_waiting_longer_than_seconds\"A\n\x16GetStuckTablesResponse\x12\'\n\x06tables\x18\x01 \x03(\x0b\x32\x17.sapsam.v1.AwaitedTable\"J\n\x17\x46orceSeatTimeoutRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"`\n\x18\x46orceSeatTimeoutResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"C\n\x0fVoidDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"f\n\x10VoidDealResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12#\n\x07receipt\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"F\n\x12ReplaceSeatRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"[\n\x13ReplaceSeatResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt*c\n\x08\x41waiting\x12\x18\n\x14\x41WAITING_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x41WAITING_SEATS\x10\x01\x12\x13\n\x0f\x41WAITING_ANYONE\x10\x02\x12\x14\n\x10\x41WAITING_SERVICE\x10\x03\x32\xb5\x03\n\x0fOperatorService\x12[\n\x10GetAwaitedTables\x12\".sapsam.v1.GetAwaitedTablesRequest\x1a#.sapsam.v1.GetAwaitedTablesResponse\x12U\n\x0eGetStuckTables\x12 .sapsam.v1.GetStuckTablesRequest\x1a!.sapsam.v1.GetStuckTablesResponse\x12[\n\x10\x46orceSeatTimeout\x12\".sapsam.v1.ForceSeatTimeoutRequest\x1a#.sapsam.v1.ForceSeatTimeoutResponse\x12\x43\n\x08VoidDeal\x12\x1a.sapsam.v1.VoidDealRequest\x1a\x1b.sapsam.v1.VoidDealResponse\x12L\n\x0bReplaceSeat\x12\x1d.sapsam.v1.ReplaceSeatRequest\x1a\x1e.sapsam.v1.ReplaceSeatResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n sapsam/v1/operator_service.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17sapsam/v1/receipt.proto\x1a\x15sapsam/v1/table.proto\"\xaa\x02\n\x0c\x41waitedTable\x12\r\n\x05table\x18\x01 \x01(\t\x12$\n\x05phase\x18\x02 \x01(\x0e\x32\x15.sapsam.v1.TablePhase\x12\x13\n\x0b\x64\x65\x61l_number\x18\x03 \x01(\x05\x12%\n\x08\x61waiting\x18\x04 \x01(\x0e\x32\x13.sapsam.v1.Awaiting\x12\r\n\x05seats\x18\x05 \x03(\x05\x12\x0f\n\x07players\x18\x06 \x03(\t\x12\x31\n\rwaiting_since\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rdeadline_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rpast_deadline\x18\t \x01(\x08\x12\x0c\n\x04held\x18\n \x01(\t\"O\n\x17GetAwaitedTablesRequest\x12%\n\x06phases\x18\x01 \x03(\x0e\x32\x15.sapsam.v1.TablePhase\x12\r\n\x05limit\x18\x02 \x01(\x05\"C\n\x18GetAwaitedTablesResponse\x12\'\n\x06tables\x18\x01 \x03(\x0b\x32\x17.sapsam.v1.AwaitedTable\"a\n\x15GetStuckTablesRequest\x12(\n\x1bwaiting_longer_than_seconds\x18\x01 \x01(\x03H\x00\x88\x01\x01\x42\x1e\n\x1c_waiting_longer_than_seconds\"h\n\x16GetStuckTablesResponse\x12\'\n\x06tables\x18\x01 \x03(\x0b\x32\x17.sapsam.v1.AwaitedTable\x12%\n\x04held\x18\x02 \x03(\x0b\x32\x17.sapsam.v1.AwaitedTable\"J\n\x17\x46orceSeatTimeoutRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\r\n\x05table\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\"`\n\x18\x46orceSeatTimeoutResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"C\n\x0fVoidDealRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"f\n\x10VoidDealResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12#\n\x07receipt\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.Receipt\"F\n\x12ReplaceSeatRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"[\n\x13ReplaceSeatResponse\x12\x1f\n\x05table\x18\x01 \x01(\x0b\x32\x10.sapsam.v1.Table\x12#\n\x07receipt\x18\x02 \x01(\x0b\x32\x12.sapsam.v1.Receipt*c\n\x08\x41waiting\x12\x18\n\x14\x41WAITING_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x41WAITING_SEATS\x10\x01\x12\x13\n\x0f\x41WAITING_ANYONE\x10\x02\x12\x14\n\x10\x41WAITING_SERVICE\x10\x03\x32\xb5\x03\n\x0fOperatorService\x12[\n\x10GetAwaitedTables\x12\".sapsam.v1.GetAwaitedTablesRequest\x1a#.sapsam.v1.GetAwaitedTablesResponse\x12U\n\x0eGetStuckTables\x12 .sapsam.v1.GetStuckTablesRequest\x1a!.sapsam.v1.GetStuckTablesResponse\x12[\n\x10\x46orceSeatTimeout\x12\".sapsam.v1.ForceSeatTimeoutRequest\x1a#.sapsam.v1.ForceSeatTimeoutResponse\x12\x43\n\x08VoidDeal\x12\x1a.sapsam.v1.VoidDealRequest\x1a\x1b.sapsam.v1.VoidDealResponse\x12L\n\x0bReplaceSeat\x12\x1d.sapsam.v1.ReplaceSeatRequest\x1a\x1e.sapsam.v1.ReplaceSeatResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.operator_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_AWAITING']._serialized_start=1243
-  _globals['_AWAITING']._serialized_end=1342
+  _globals['_AWAITING']._serialized_start=1296
+  _globals['_AWAITING']._serialized_end=1395
   _globals['_AWAITEDTABLE']._serialized_start=129
-  _globals['_AWAITEDTABLE']._serialized_end=413
-  _globals['_GETAWAITEDTABLESREQUEST']._serialized_start=415
-  _globals['_GETAWAITEDTABLESREQUEST']._serialized_end=494
-  _globals['_GETAWAITEDTABLESRESPONSE']._serialized_start=496
-  _globals['_GETAWAITEDTABLESRESPONSE']._serialized_end=563
-  _globals['_GETSTUCKTABLESREQUEST']._serialized_start=565
-  _globals['_GETSTUCKTABLESREQUEST']._serialized_end=662
-  _globals['_GETSTUCKTABLESRESPONSE']._serialized_start=664
-  _globals['_GETSTUCKTABLESRESPONSE']._serialized_end=729
-  _globals['_FORCESEATTIMEOUTREQUEST']._serialized_start=731
-  _globals['_FORCESEATTIMEOUTREQUEST']._serialized_end=805
-  _globals['_FORCESEATTIMEOUTRESPONSE']._serialized_start=807
-  _globals['_FORCESEATTIMEOUTRESPONSE']._serialized_end=903
-  _globals['_VOIDDEALREQUEST']._serialized_start=905
-  _globals['_VOIDDEALREQUEST']._serialized_end=972
-  _globals['_VOIDDEALRESPONSE']._serialized_start=974
-  _globals['_VOIDDEALRESPONSE']._serialized_end=1076
-  _globals['_REPLACESEATREQUEST']._serialized_start=1078
-  _globals['_REPLACESEATREQUEST']._serialized_end=1148
-  _globals['_REPLACESEATRESPONSE']._serialized_start=1150
-  _globals['_REPLACESEATRESPONSE']._serialized_end=1241
-  _globals['_OPERATORSERVICE']._serialized_start=1345
-  _globals['_OPERATORSERVICE']._serialized_end=1782
+  _globals['_AWAITEDTABLE']._serialized_end=427
+  _globals['_GETAWAITEDTABLESREQUEST']._serialized_start=429
+  _globals['_GETAWAITEDTABLESREQUEST']._serialized_end=508
+  _globals['_GETAWAITEDTABLESRESPONSE']._serialized_start=510
+  _globals['_GETAWAITEDTABLESRESPONSE']._serialized_end=577
+  _globals['_GETSTUCKTABLESREQUEST']._serialized_start=579
+  _globals['_GETSTUCKTABLESREQUEST']._serialized_end=676
+  _globals['_GETSTUCKTABLESRESPONSE']._serialized_start=678
+  _globals['_GETSTUCKTABLESRESPONSE']._serialized_end=782
+  _globals['_FORCESEATTIMEOUTREQUEST']._serialized_start=784
+  _globals['_FORCESEATTIMEOUTREQUEST']._serialized_end=858
+  _globals['_FORCESEATTIMEOUTRESPONSE']._serialized_start=860
+  _globals['_FORCESEATTIMEOUTRESPONSE']._serialized_end=956
+  _globals['_VOIDDEALREQUEST']._serialized_start=958
+  _globals['_VOIDDEALREQUEST']._serialized_end=1025
+  _globals['_VOIDDEALRESPONSE']._serialized_start=1027
+  _globals['_VOIDDEALRESPONSE']._serialized_end=1129
+  _globals['_REPLACESEATREQUEST']._serialized_start=1131
+  _globals['_REPLACESEATREQUEST']._serialized_end=1201
+  _globals['_REPLACESEATRESPONSE']._serialized_start=1203
+  _globals['_REPLACESEATRESPONSE']._serialized_end=1294
+  _globals['_OPERATORSERVICE']._serialized_start=1398
+  _globals['_OPERATORSERVICE']._serialized_end=1835
 # @@protoc_insertion_point(module_scope)

@@ -68,6 +68,7 @@ class AwaitedTable(_message.Message):
     WAITING_SINCE_FIELD_NUMBER: _builtins.int
     DEADLINE_TIME_FIELD_NUMBER: _builtins.int
     PAST_DEADLINE_FIELD_NUMBER: _builtins.int
+    HELD_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     phase: _table_pb2.TablePhase.ValueType
@@ -79,6 +80,10 @@ class AwaitedTable(_message.Message):
     past_deadline: _builtins.bool
     """Whether the deadline passed with the seats still awaited (as the server saw it when it
     answered).
+    """
+    held: _builtins.str
+    """Why the table waits on purpose, when something holds it: "tournament paused" (its
+    tournament is paused: the operator's resume lets it go on). Empty when nothing holds it.
     """
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -108,10 +113,11 @@ class AwaitedTable(_message.Message):
         waiting_since: _timestamp_pb2.Timestamp | None = ...,
         deadline_time: _timestamp_pb2.Timestamp | None = ...,
         past_deadline: _builtins.bool = ...,
+        held: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time", "waiting_since", b"waiting_since"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["awaiting", b"awaiting", "deadline_time", b"deadline_time", "deal_number", b"deal_number", "past_deadline", b"past_deadline", "phase", b"phase", "players", b"players", "seats", b"seats", "table", b"table", "waiting_since", b"waiting_since"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["awaiting", b"awaiting", "deadline_time", b"deadline_time", "deal_number", b"deal_number", "held", b"held", "past_deadline", b"past_deadline", "phase", b"phase", "players", b"players", "seats", b"seats", "table", b"table", "waiting_since", b"waiting_since"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -204,18 +210,27 @@ class GetStuckTablesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLES_FIELD_NUMBER: _builtins.int
+    HELD_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___AwaitedTable]:
         """The stuck tables among the 1,000 longest waiting, longest waiting first."""
+
+    @_builtins.property
+    def held(self) -> _containers.RepeatedCompositeFieldContainer[Global___AwaitedTable]:
+        """The tables that would be stuck but are held (each with `held` set: a paused tournament's),
+        longest waiting first; counted by no health detail or metric. `tables` and `held` together
+        hold at most 1,000.
+        """
 
     def __init__(
         self,
         *,
         tables: _abc.Iterable[Global___AwaitedTable] | None = ...,
+        held: _abc.Iterable[Global___AwaitedTable] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["held", b"held", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

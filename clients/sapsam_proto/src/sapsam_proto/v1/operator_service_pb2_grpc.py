@@ -76,7 +76,9 @@ class OperatorServiceServicer:
 
     def GetStuckTables(self, request, context):
         """Returns the stuck tables: past their deadline with the seats still awaited, or waiting longer
-        than a threshold. The server's health detail and metric count the same.
+        than a threshold. The server's health detail and metric count the same. A table of a paused
+        tournament is held, not stuck (no deal starts and no deadline runs out there until the
+        resume): it is listed apart, in `held`, and never counted.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -43,7 +43,9 @@ class OperatorServiceStub:
     """
     GetStuckTables: _grpc.UnaryUnaryMultiCallable[_operator_service_pb2.GetStuckTablesRequest, _operator_service_pb2.GetStuckTablesResponse]
     """Returns the stuck tables: past their deadline with the seats still awaited, or waiting longer
-    than a threshold. The server's health detail and metric count the same.
+    than a threshold. The server's health detail and metric count the same. A table of a paused
+    tournament is held, not stuck (no deal starts and no deadline runs out there until the
+    resume): it is listed apart, in `held`, and never counted.
     """
     ForceSeatTimeout: _grpc.UnaryUnaryMultiCallable[_operator_service_pb2.ForceSeatTimeoutRequest, _operator_service_pb2.ForceSeatTimeoutResponse]
     """Times one seat out now, whether or not its deadline passed, with the events the deadline
@@ -81,7 +83,9 @@ class OperatorServiceAsyncStub(OperatorServiceStub):
     """
     GetStuckTables: _aio.UnaryUnaryMultiCallable[_operator_service_pb2.GetStuckTablesRequest, _operator_service_pb2.GetStuckTablesResponse]  # type: ignore[assignment]
     """Returns the stuck tables: past their deadline with the seats still awaited, or waiting longer
-    than a threshold. The server's health detail and metric count the same.
+    than a threshold. The server's health detail and metric count the same. A table of a paused
+    tournament is held, not stuck (no deal starts and no deadline runs out there until the
+    resume): it is listed apart, in `held`, and never counted.
     """
     ForceSeatTimeout: _aio.UnaryUnaryMultiCallable[_operator_service_pb2.ForceSeatTimeoutRequest, _operator_service_pb2.ForceSeatTimeoutResponse]  # type: ignore[assignment]
     """Times one seat out now, whether or not its deadline passed, with the events the deadline
@@ -128,7 +132,9 @@ class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_operator_service_pb2.GetStuckTablesResponse, _abc.Awaitable[_operator_service_pb2.GetStuckTablesResponse]]:
         """Returns the stuck tables: past their deadline with the seats still awaited, or waiting longer
-        than a threshold. The server's health detail and metric count the same.
+        than a threshold. The server's health detail and metric count the same. A table of a paused
+        tournament is held, not stuck (no deal starts and no deadline runs out there until the
+        resume): it is listed apart, in `held`, and never counted.
         """
 
     @_abc_1.abstractmethod

@@ -1,0 +1,15 @@
+"""Open-face Chinese poker (sources 001 and 003; docs/rules.md §8): the pure rules core.
+
+No I/O, no clock, no hidden randomness. Card notation and hand values are the closed game's
+(``sapsam.rules.cards``, ``sapsam.rules.hands``); this package adds what open face changes:
+
+* ``parameters``: the family's rule set (``OpenFaceRules``) and its presets;
+* ``board``: the three rows as they fill, the street schedule, legal placements;
+* ``dead``: dead-hand detection (already dead, every option kills it);
+* ``royalty``: what each row of a finished hand earns under the rule set's table;
+* ``scoring``: 1-6 per pair with royalties, dead hands, totals;
+* ``fantasyland``: entry, re-entry, limits, card counts, a Fantasyland hand's arrangement;
+* ``automatic``: automatic moves and the two timeout policies;
+* ``solver``: a seeded Monte Carlo placement solver and the simple heuristic it is measured
+  against (``bench/open_face_solver.py``).
+"""

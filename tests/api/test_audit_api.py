@@ -75,6 +75,11 @@ def test_a_player_exports_verifies_and_replays_a_finished_deal(api: Api) -> None
         metadata=bearer(players[0].token),
     )
     assert sent.ok
+    # Each text tells the deal as `sapsam audit verify` prints it: the players before the
+    # checks, the deal's account row by row after them, the verdict last.
+    for text in (online.report_text, sent.report_text):
+        assert "front: " in text and "running totals after deal 2" in text
+        assert text.index("✓ deal 2 · scores") < text.index("running totals after deal 2")
 
     frames = [
         response.frame
@@ -118,6 +123,7 @@ def test_a_tampered_export_sent_to_verify_is_named(api: Api) -> None:
     }
     assert ("seed_commitment", 1) in failed
     assert "✗ chain" in report.report_text
+    assert "no account of the deals: a check failed" in report.report_text
 
 
 def _denied(api: Api, call: str, request: object, token: str) -> tuple[grpc.StatusCode, str]:

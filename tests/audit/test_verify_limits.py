@@ -21,7 +21,7 @@ from sapsam.audit.export_limits import (
     check_line,
 )
 from sapsam.audit.sample_series import recorded_stream
-from sapsam.audit.verifier import verify_export
+from sapsam.audit.verifier import read_and_verify, verify_export
 from sapsam.cli import BROKEN_PIPE
 
 
@@ -182,10 +182,10 @@ def test_forged_sizes_and_numbers_within_the_limits_fail_checks(
     """Within the limits, a forged seat count of 10^9 is refused before anything is sized by it
     (it took gigabytes), and a deal "number" of another type or size fails the checks with a
     report that has its JSON and protobuf forms (it made VerifyDeal INTERNAL)."""
-    report = verify_export(with_field(deal_lines(), event_type, field, value))
+    export, report = read_and_verify(with_field(deal_lines(), event_type, field, value))
     assert not report.ok
     json.dumps(report.to_dict())
     for check in report.checks:
         assert check.deal is None or 0 < check.deal < 2**31
         assert all(isinstance(text, str) for text in (check.detail, check.expected, check.found))
-    _report_message(report)  # the VerifyDeal response
+    _report_message(report, export)  # the VerifyDeal response, its text telling the export

@@ -120,6 +120,10 @@ def test_the_sdk_lists_a_players_own_deals_and_disputes_one(
     assert verdict.exit_status == 0 and verdict.failures == ()
     assert "pinned in" in verdict.key_source and verdict.receipts > 0
     assert "ANCHORED" in verdict.explain() and "seed" in verdict.explain()
+    # The report tells the deal as `sapsam audit verify` does: the players, then row by row.
+    text = verdict.report_text
+    assert "front: " in text and "running totals after deal 2" in text
+    assert text.index("✓ deal 2 · scores") < text.index("running totals after deal 2")
 
     # The player's own signing key pinned: each of its signed moves is by that key. Under a key
     # the player never signed with (as if the server had re-signed its moves), the verdict fails.

@@ -107,7 +107,8 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
     for report in (verified, replayed):
         assert report["heavy"] == []
     shared = ["sapsam.cli.audit_commands", "sapsam.cli.audit_input"]
-    assert verified["cli_modules"] == [*shared, "sapsam.cli.verify_file"]
+    verifying = ["sapsam.cli.audit_verify_command", "sapsam.cli.verify_file"]
+    assert verified["cli_modules"] == [*shared, *verifying]
     assert replayed["cli_modules"] == shared
     # design.md: the offline verifier needs the pure layers and audit's offline part only; not
     # even the replay (the table's decide logic) loads, nor the solver, which only a seat the

@@ -18,16 +18,15 @@ from sapsam.api import auth, errors, resources
 from sapsam.api.interception import StatusError
 from sapsam.audit import online as audit_online
 from sapsam.audit.anchoring import Trust
+from sapsam.audit.deal_account import told_report
 from sapsam.audit.export_format import (
     AuditExport,
     ExportAccessError,
-    ExportFormatError,
     Requester,
     export_text,
 )
 from sapsam.audit.export_limits import ExportLimitError, check_export_size
 from sapsam.audit.export_proofs import ANCHOR_WAIT_SECONDS
-from sapsam.audit.export_reading import read_export
 from sapsam.audit.pinned_player_keys import (
     MAX_KEYS_PER_PIN,
     PinError,
@@ -36,8 +35,8 @@ from sapsam.audit.pinned_player_keys import (
 )
 from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS
 from sapsam.audit.replay import ReplayFrame, frame_at, replay
-from sapsam.audit.report import AuditCheck, AuditReport, Status, Verdict, render_text
-from sapsam.audit.verifier import verify_export
+from sapsam.audit.report import AuditCheck, AuditReport, Status, Verdict
+from sapsam.audit.verifier import read_and_verify
 from sapsam.keys import ServerKeys
 from sapsam.log.signed_note import NoteError, VerifierKey
 from sapsam_proto.v1 import audit_pb2, audit_service_pb2, audit_service_pb2_grpc
@@ -88,14 +87,18 @@ def _check_message(check: AuditCheck) -> audit_pb2.AuditCheck:
     )
 
 
-def _report_message(report: AuditReport) -> audit_service_pb2.VerifyDealResponse:
+def _report_message(
+    report: AuditReport, export: AuditExport | None
+) -> audit_service_pb2.VerifyDealResponse:
+    """The response on ``report``; its text tells ``export`` (None: unreadable) as ``sapsam audit
+    verify`` does: the players, the checks, each deal's account row by row, the verdict."""
     response = audit_service_pb2.VerifyDealResponse(
         ok=report.ok,
         complete=report.complete,
         checks=[_check_message(check) for check in report.checks],
         deals_verified=report.deals_verified,
         events_checked=report.events_checked,
-        report_text=render_text(report),
+        report_text=told_report(report, export),
     )
     first = report.first_divergence
     if first is not None:
@@ -184,25 +187,24 @@ def _player_pins(request: audit_service_pb2.VerifyDealRequest) -> dict[str, froz
 
 
 def _with_player_pins(
-    report: AuditReport, text: str, pins: dict[str, frozenset[bytes]]
+    report: AuditReport, export: AuditExport | None, pins: dict[str, frozenset[bytes]]
 ) -> AuditReport:
     """``report`` with a ``pinned_player_key`` check per pinned player (none for an export that
-    does not parse: its ``format`` check says so)."""
-    try:
-        export = read_export(text.split("\n"))
-    except (ExportFormatError, ExportLimitError):
+    does not parse, None: its ``format`` check says so)."""
+    if export is None:
         return report
     return report.with_checks(pinned_key_checks(export, pins))
 
 
-def _verify_sent_export(text: str, trust: Trust) -> AuditReport:
-    """The report on an export sent with the request; INVALID_ARGUMENT (``EXPORT_LIMIT_EXCEEDED``,
-    field ``export``) for one beyond docs/audit.md's limits, which is refused unread."""
+def _verify_sent_export(text: str, trust: Trust) -> tuple[AuditExport | None, AuditReport]:
+    """The export sent with the request (None: unreadable) and the report on it;
+    INVALID_ARGUMENT (``EXPORT_LIMIT_EXCEEDED``, field ``export``) for one beyond docs/audit.md's
+    limits, which is refused unread."""
     try:
         check_export_size(len(text))
         # Lines end at "\n" only, as the export writes them (splitlines would also cut at U+2028
         # and the like, which JSON strings may hold).
-        return verify_export(text.split("\n"), trust=trust)
+        return read_and_verify(text.split("\n"), trust=trust)
     except ExportLimitError as error:
         raise errors.ApiError("EXPORT_LIMIT_EXCEEDED", str(error), field="export") from None
 
@@ -314,10 +316,10 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         subject = request.WhichOneof("subject")
         if subject == "export":
             pins = _player_pins(request)
-            report = _verify_sent_export(request.export, _trust(request))
+            export, report = _verify_sent_export(request.export, _trust(request))
             if pins:
-                report = _with_player_pins(report, request.export, pins)
-            return _report_message(report)
+                report = _with_player_pins(report, export, pins)
+            return _report_message(report, export)
         if subject != "name":
             raise errors.ApiError(
                 "MISSING_FIELD", "give the deal's name or an export to verify", field="name"
@@ -333,7 +335,7 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
         deal = resources.parse_deal(request.name)
         keys = self._server_keys.verifier_keys() if self._server_keys is not None else ()
         try:
-            report = await audit_online.verify_deal_anchored(
+            report, export = await audit_online.verify_deal_anchored(
                 self._pool,
                 deal.table_id,
                 deal.deal_number,
@@ -343,7 +345,7 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
             )
         except ExportAccessError as error:
             raise StatusError(_access_status(error)) from None
-        return _report_message(report)
+        return _report_message(report, export)
 
     async def ReplayDeal(  # noqa: N802 - the generated method name
         self, request: audit_service_pb2.ReplayDealRequest, context: grpc.ServicerContext

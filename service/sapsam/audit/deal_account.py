@@ -23,6 +23,7 @@ from typing import Final
 
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
+from sapsam.audit.report import AuditReport, render_text
 from sapsam.domain.events import (
     DEFAULT_CODEC,
     ArrangementRevealed,
@@ -432,3 +433,17 @@ def export_account(
         if rule_set is not None:
             after.extend(["", *account_lines(account, rule_set, names, writing)])
     return before, after
+
+
+def told_report(
+    report: AuditReport, export: AuditExport | None, writing: CardWriting = CardWriting()
+) -> str:
+    """The report on ``export`` for a person, as ``sapsam audit verify FILE`` prints it: the
+    players, one line per check, an account of each deal (``export_account``) and the verdict,
+    last. An unreadable export (None: its ``format`` check says why) has only its checks. The
+    one text of a verification for a person: the CLI's, ``VerifyDeal``'s ``report_text`` and
+    the SDK's dispute verdict."""
+    if export is None:
+        return render_text(report)
+    before, after = export_account(export, report.ok, writing)
+    return render_text(report, before, after)

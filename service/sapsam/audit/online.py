@@ -103,8 +103,10 @@ async def verify_deal_anchored(
     requester: Requester,
     server_keys: tuple[VerifierKey, ...],
     wait_seconds: float = ANCHOR_WAIT_SECONDS,
-) -> AuditReport:
+) -> tuple[AuditReport, AuditExport]:
     """``verify_deal`` of the deal exported with its proof and judged against ``server_keys``
-    (the server's own): the three verdicts of docs/audit.md §4.5, plus the stored chain."""
+    (the server's own): the three verdicts of docs/audit.md §4.5, plus the stored chain; and
+    the export judged (with the players' display names), which the report's text tells."""
     events, proven = await proven_deal(pool, table_id, deal_number, requester, wait_seconds)
-    return verify_selected_deal(events, proven.export, trust=Trust(server_keys=server_keys))
+    export = proven.export
+    return verify_selected_deal(events, export, trust=Trust(server_keys=server_keys)), export

@@ -27,8 +27,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from sapsam.audit.export_format import AuditExport, ExportFormatError
-from sapsam.audit.export_reading import read_export
+from sapsam.audit.export_format import AuditExport
 from sapsam.audit.report import AuditCheck, AuditReport, Status
 
 __all__ = [
@@ -57,14 +56,14 @@ class PinError(ValueError):
     """A pin that cannot be read; the message says why."""
 
 
-def with_pinned_keys(report: AuditReport, lines: list[str], values: Iterable[str]) -> AuditReport:
-    """``report`` (of the export ``lines``) with a ``pinned_player_key`` check per player the
-    ``--player-key`` ``values`` pin; ``PinError`` for a pin that cannot be read."""
+def with_pinned_keys(
+    report: AuditReport, export: AuditExport | None, values: Iterable[str]
+) -> AuditReport:
+    """``report`` (of ``export``, None when it was unreadable) with a ``pinned_player_key`` check
+    per player the ``--player-key`` ``values`` pin; ``PinError`` for a pin that cannot be read."""
     pins = pins_from_options(values)
-    try:
-        export = read_export(lines)
-    except ExportFormatError:
-        return report  # its format check says so already
+    if export is None:
+        return report  # its format check says why already
     return report.with_checks(pinned_key_checks(export, pins))
 
 

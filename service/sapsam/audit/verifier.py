@@ -84,15 +84,24 @@ def verify_export(
     Raises ``ExportLimitError`` (``sapsam.audit.export_limits``) for an input beyond the
     documented limits, which is refused unread rather than verified.
     """
+    return read_and_verify(lines, codec, trust)[1]
+
+
+def read_and_verify(
+    lines: Iterable[str], codec: EventCodec = DEFAULT_CODEC, trust: Trust | None = None
+) -> tuple[AuditExport | None, AuditReport]:
+    """``verify_export``, and the export it read (None for an unreadable one, whose report's
+    ``format`` check says why): for a caller that goes on with the same export (tells its deals,
+    checks receipts or pinned keys against it) without reading it again."""
     try:
         export = read_export(lines)
     except ExportFormatError as error:
-        return AuditReport(
+        return None, AuditReport(
             subject="an unreadable export",
             checks=(AuditCheck("format", Status.FAILED, str(error)),),
             verdicts=trust is not None,
         )
-    return verify_audit_export(export, codec, trust)
+    return export, verify_audit_export(export, codec, trust)
 
 
 def forget_shared_work() -> None:

@@ -25,6 +25,8 @@ does (``sapsam.audit.deal_account``; ``--plain``: letters without suit symbols o
   cosigns it as a witness (``sapsam.cli.monitor_command``, imported only when it runs; its exit
   statuses are its own: docs/transparency.md §10).
 
+The commands live beside this module, which registers them: ``audit_export_command``,
+``audit_verify_command`` and ``verify_file`` (a file), ``monitor_command``; the replay is here.
 The database is ``--database-url``, else ``DATABASE_URL``, else the embedded one in ``--data-dir``.
 Exit status: 0 when everything holds (for a file: ANCHORED), 1 when a check fails, 2 when the
 command cannot run (bad arguments, unreadable file, no such table or deal, not allowed; one line on
@@ -36,39 +38,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any
 
-from sapsam.audit.export_format import (
-    AuditExport,
-    ExportAccessError,
-    ExportFormatError,
-    NothingToExportError,
-    Requester,
-    write_lines,
-)
+from sapsam.audit.export_format import ExportAccessError, ExportFormatError, NothingToExportError
 from sapsam.audit.export_limits import ExportLimitError, bounded_lines
 from sapsam.audit.export_reading import read_export
-from sapsam.audit.report import AuditReport, render_text
-from sapsam.cli.audit_input import CommandError, card_writing, read_input
-
-if TYPE_CHECKING:  # offline verification and replay never load the database driver
-    import psycopg
-
-
-FAILED: Final = 1
-CANNOT_RUN: Final = 2
-INCOMPLETE: Final = 3
-NOT_ANCHORED: Final = 4
-TABLE_PREFIX: Final = "tables/"
-PLAYER_PREFIX: Final = "players/"
-Told = tuple[Sequence[str], Sequence[str]]
-"""Lines a human report shows before its checks and after them."""
-NOTHING_TOLD: Final[Told] = ((), ())
+from sapsam.cli.audit_input import CANNOT_RUN, CommandError, card_writing, read_input
 
 
 def register(subparsers: Any) -> None:
@@ -245,39 +221,6 @@ def _database_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _table_id(text: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text.removeprefix(TABLE_PREFIX))
-    except ValueError:
-        raise CommandError(f"--table {text!r} is not a table id") from None
-
-
-def _player_id(text: str) -> str:
-    """A player's id from ``--player``: the id or its resource name ``players/{id}``."""
-    player_id = text.strip().removeprefix(PLAYER_PREFIX)
-    if not player_id or "/" in player_id:
-        raise CommandError(f"--player {text!r} is not a player id (give ID or players/ID)")
-    return player_id
-
-
-@contextmanager
-def _connection(arguments: argparse.Namespace) -> Iterator[psycopg.Connection[Any]]:
-    # Imported here so offline verification and replay never load the database code.
-    from sapsam.log.records import DatabaseOpenError
-    from sapsam.store.embedded import database_connection, database_url
-
-    # An audit reads: it never migrates a database it is pointed at (one behind would be a finding,
-    # not something to change); only the embedded default is prepared as usual.
-    external = database_url(arguments.database_url) is not None
-    try:
-        with database_connection(
-            arguments.database_url, arguments.data_dir, migrate=not external
-        ) as connection:
-            yield connection
-    except DatabaseOpenError as error:  # docs/audit.md, "Who may audit", for a missing privilege
-        raise CommandError(str(error)) from None
-
-
 def _run(body: Any, arguments: argparse.Namespace) -> int:
     try:
         result = body(arguments)
@@ -297,164 +240,16 @@ def _run(body: Any, arguments: argparse.Namespace) -> int:
 
 def _export(arguments: argparse.Namespace) -> int:
     """Write the export of one deal (``--deal``) or of the whole table."""
-    return _run(_export_body, arguments)
+    from sapsam.cli.audit_export_command import export_body
 
-
-def _export_body(arguments: argparse.Namespace) -> int:
-    from sapsam.audit import database
-
-    table_id = _table_id(arguments.table)
-    requester = (
-        Requester.operator()
-        if arguments.player is None
-        else Requester.player(_player_id(arguments.player))
-    )
-    from sapsam.audit.export_proofs import anchor_export
-
-    with _connection(arguments) as connection:
-        try:
-            if arguments.deal is None:
-                export = database.export_table(connection, table_id, requester)
-            else:
-                export = database.export_deal(connection, table_id, arguments.deal, requester)
-        except ExportAccessError as error:
-            if error.reason != "NOT_SEATED":
-                raise
-            # The export's own words are the player's ("you do not hold a seat"); the command's
-            # reader is the operator acting with a player's rights.
-            raise CommandError(
-                f"player {requester.player_id} holds no seat at table {table_id}: only its"
-                " players may export its deals"
-            ) from None
-        proven = anchor_export(
-            connection, export, max(0.0, arguments.anchor_wait), arguments.known_tree_size
-        )
-    notice = proven.notice()
-    if notice is not None:
-        print(f"sapsam audit: {notice}", file=sys.stderr)
-    _write_export(proven.export, arguments.output)
-    return 0
-
-
-def _write_export(export: AuditExport, output: str | None) -> None:
-    text = "".join(line + "\n" for line in write_lines(export))
-    if output is None or output == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise CommandError(f"cannot write {output}: {error.strerror}") from None
+    return _run(export_body, arguments)
 
 
 def _verify(arguments: argparse.Namespace) -> int:
     """Verify an export offline, one table or deal in the database, or the whole database."""
-    return _run(_verify_body, arguments)
+    from sapsam.cli.audit_verify_command import verify_body
 
-
-def _verify_body(arguments: argparse.Namespace) -> int:
-    chosen = [arguments.file is not None, arguments.table is not None, arguments.all]
-    chosen.append(arguments.tournament is not None)  # tournaments (sapsam.audit.tournament_audit)
-    if sum(chosen) != 1:
-        raise CommandError("give exactly one of FILE, --table T, --tournament T or --all")
-    if arguments.deal is not None and arguments.table is None:
-        raise CommandError("--deal needs --table")
-    if arguments.receipts is not None and arguments.file is None:
-        raise CommandError("--receipts needs an export FILE")
-    pinning = [arguments.server_key, arguments.witness_key, arguments.checkpoint is not None]
-    if any([*pinning, arguments.player_key]) and arguments.file is None:
-        raise CommandError("--server-key, --witness-key, --checkpoint, --player-key go with FILE")
-    if arguments.checkpoint is not None and not arguments.server_key:
-        raise CommandError("--checkpoint needs --server-key: the key that signed it")
-    if arguments.file is not None:
-        from sapsam.cli.verify_file import read_lines, told, verify_file
-
-        lines = read_lines(arguments.file)
-        report = verify_file(arguments, lines)
-        if not arguments.json:  # the players and each deal's account around the checks
-            print(told(report, lines, card_writing(arguments.plain)))
-            return exit_status(report)
-    else:
-        report, told_lines = _verify_online(arguments)
-        _print_report(report, arguments.json, told_lines)
-        return exit_status(report)
-    _print_report(report, arguments.json)
-    return exit_status(report)
-
-
-def exit_status(report: AuditReport) -> int:
-    """1 FAILED; 3 a deal still being played; else 0 (ANCHORED, or a database audit that
-    holds) or 4 (INTERNALLY CONSISTENT ONLY)."""
-    if not report.ok:
-        return FAILED
-    if not report.complete:
-        return INCOMPLETE
-    if report.verdicts and report.anchor is None:
-        return NOT_ANCHORED
-    return 0
-
-
-def _verify_online(arguments: argparse.Namespace) -> tuple[AuditReport, Told]:
-    """The report on the database (a table, a deal, a tournament, everything), and for a table or
-    a deal the lines told around its checks: the players and each deal's account."""
-    from sapsam.audit import database
-    from sapsam.store.projections import all_projectors
-
-    with _connection(arguments) as connection:
-        if arguments.tournament is not None:  # tournaments: seating draw, deals, standings
-            from sapsam.audit.tournament_audit import verify_tournament
-
-            try:
-                tournament_id = uuid.UUID(arguments.tournament.removeprefix("tournaments/"))
-            except ValueError:
-                raise CommandError(f"--tournament {arguments.tournament!r} is not an id") from None
-            return verify_tournament(connection, tournament_id), NOTHING_TOLD
-        if arguments.all:
-            from sapsam.cli.progress import Progress
-
-            projectors = all_projectors(tuple(arguments.module))
-            shown: list[Progress] = []  # made at the first report, which says the total
-
-            def progress(done: int, total: int) -> None:
-                if not shown:
-                    shown.append(Progress("verifying deals", total, "deal"))
-                shown[0].update(done)
-
-            try:
-                workers = arguments.workers or min(os.cpu_count() or 1, 4)
-                return database.audit_database(
-                    connection, progress, projectors, workers=workers
-                ), NOTHING_TOLD
-            finally:
-                for bar in shown:
-                    bar.finish()
-        table_id = _table_id(arguments.table)
-        if arguments.deal is None:
-            report = database.verify_table_online(connection, table_id)
-        else:
-            report = database.verify_deal_online(connection, table_id, arguments.deal)
-        if arguments.json:
-            return report, NOTHING_TOLD
-        # For a person, the players and each deal's account, as for a file: from the export the
-        # checks ran on, read again with the players' display names.
-        from sapsam.audit.deal_account import export_account
-
-        if arguments.deal is None:
-            export = database.export_table(connection, table_id, Requester.operator())
-        else:
-            export = database.export_deal(
-                connection, table_id, arguments.deal, Requester.operator()
-            )
-        return report, export_account(export, report.ok, card_writing(arguments.plain))
-
-
-def _print_report(report: AuditReport, as_json: bool, told: Told = ((), ())) -> None:
-    """The report as JSON, or for a person with ``told``'s lines before and after the checks."""
-    if as_json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False))
-    else:
-        print(render_text(report, *told))
+    return _run(verify_body, arguments)
 
 
 def _replay(arguments: argparse.Namespace) -> int:

@@ -12,30 +12,15 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from sapsam.audit.export_format import ExportFormatError
 from sapsam.audit.export_limits import bounded_lines
-from sapsam.audit.export_reading import read_export
-from sapsam.audit.report import AuditReport, render_text
-from sapsam.audit.verifier import verify_export
+from sapsam.audit.report import AuditReport
+from sapsam.audit.verifier import read_and_verify
 from sapsam.cli.audit_input import CommandError, read_input
 
 if TYPE_CHECKING:
     from sapsam.audit.anchoring import Trust
-    from sapsam.audit.deal_account import CardWriting
+    from sapsam.audit.export_format import AuditExport
     from sapsam.log.signed_note import VerifierKey
-
-
-def told(report: AuditReport, lines: list[str], writing: CardWriting) -> str:
-    """The human report on an export: the players, the checks with their phrases, an account of
-    each deal, the verdict (last)."""
-    from sapsam.audit.deal_account import export_account  # the rules' names: only to tell
-
-    try:
-        export = read_export(lines)
-    except ExportFormatError:  # the format check says why; nothing to tell
-        return render_text(report)
-    before, after = export_account(export, report.ok, writing)
-    return render_text(report, before, after)
 
 
 def read_lines(name: str) -> list[str]:
@@ -44,18 +29,19 @@ def read_lines(name: str) -> list[str]:
         return list(bounded_lines(handle))
 
 
-def verify_file(arguments: argparse.Namespace, lines: list[str] | None = None) -> AuditReport:
-    """The report on ``arguments.file`` (its ``lines`` when already read) under the reader's
-    pins."""
+def verify_file(
+    arguments: argparse.Namespace, lines: list[str]
+) -> tuple[AuditExport | None, AuditReport]:
+    """The export read from ``lines`` (those of ``arguments.file``; None when unreadable) and the
+    report on it under the reader's pins. The lines are parsed once: the receipts and the pinned
+    player keys are checked against the same export the report is on."""
     trust = _trust(arguments)
-    if lines is None:
-        lines = read_lines(arguments.file)
-    report = verify_export(lines, trust=trust)
+    export, report = read_and_verify(lines, trust=trust)
     if arguments.receipts is not None:
-        report = _with_receipts(report, lines, arguments, trust.server_keys)
+        report = _with_receipts(report, export, arguments, trust.server_keys)
     if arguments.player_key:
-        report = _with_player_keys(report, lines, arguments.player_key)
-    return report
+        report = _with_player_keys(report, export, arguments.player_key)
+    return export, report
 
 
 def _trust(arguments: argparse.Namespace) -> Trust:
@@ -95,7 +81,7 @@ def _keys(values: list[str], option: str) -> tuple[VerifierKey, ...]:
 
 def _with_receipts(
     report: AuditReport,
-    lines: list[str],
+    export: AuditExport | None,
     arguments: argparse.Namespace,
     keys: tuple[VerifierKey, ...],
 ) -> AuditReport:
@@ -105,9 +91,7 @@ def _with_receipts(
 
     from sapsam.audit import receipts
 
-    try:
-        export = read_export(lines)
-    except ExportFormatError:
+    if export is None:
         return report  # the report says so already
     if not keys:
         raise CommandError("--receipts needs the pinned server key: --server-key KEY")
@@ -123,11 +107,13 @@ def _with_receipts(
     return report.with_checks(result.checks())
 
 
-def _with_player_keys(report: AuditReport, lines: list[str], values: list[str]) -> AuditReport:
+def _with_player_keys(
+    report: AuditReport, export: AuditExport | None, values: list[str]
+) -> AuditReport:
     from sapsam.audit.pinned_player_keys import PinError, with_pinned_keys
 
     try:
-        return with_pinned_keys(report, lines, values)
+        return with_pinned_keys(report, export, values)
     except PinError as error:
         raise CommandError(f"--player-key: {error}") from None
 

@@ -143,7 +143,9 @@ class DisputeVerdict:
     receipts: int
     """Receipts of this table kept in the receipts folder and checked (0: none)."""
     report_text: str
-    """The full report, one line per check."""
+    """The full report as ``sapsam audit verify FILE --plain`` prints it: the players, one line
+    per check, an account of each deal (the hands, every pair row by row with the points and
+    bonuses, the running totals; only when no check failed) and the verdict."""
 
     @property
     def failures(self) -> tuple[CheckOutcome, ...]:
@@ -221,14 +223,16 @@ def verify_deal_export(
     signed_note = verifier_module("log.signed_note")
     report_module = verifier_module("audit.report")
     keys = tuple(signed_note.VerifierKey.parse(key) for key in server_keys)
-    lines = export.split("\n")
-    report = verifier.verify_export(lines, trust=anchoring.Trust(server_keys=keys))
+    # The export is parsed once: the checks, the pins, the receipts and the account told.
+    parsed, report = verifier.read_and_verify(
+        export.split("\n"), trust=anchoring.Trust(server_keys=keys)
+    )
     if player_pins:
         pinned = verifier_module("audit.pinned_player_keys")
-        report = pinned.with_pinned_keys(report, lines, player_pins)
+        report = pinned.with_pinned_keys(report, parsed, player_pins)
     kept = 0
     if receipts is not None and keys:
-        report, kept = _with_receipts(report, lines, keys, receipts, f"table-{table_id(deal)}")
+        report, kept = _with_receipts(report, parsed, keys, receipts, f"table-{table_id(deal)}")
     return DisputeVerdict(
         deal=deal,
         verdict=str(report.verdict.value),
@@ -236,24 +240,22 @@ def verify_deal_export(
         checks=tuple(_outcome(check) for check in report.checks),
         key_source=key_source if keys else "",
         receipts=kept,
-        report_text=report_module.render_text(report),
+        # As `sapsam audit verify FILE --plain` prints it: the players, the checks, each deal's
+        # account row by row, the verdict.
+        report_text=str(verifier_module("audit.deal_account").told_report(report, parsed)),
     )
 
 
 def _with_receipts(
-    report: Any, lines: list[str], keys: tuple[Any, ...], folder: ReceiptFolder, stream: str
+    report: Any, parsed: Any, keys: tuple[Any, ...], folder: ReceiptFolder, stream: str
 ) -> tuple[Any, int]:
-    """``report`` with the ``receipts`` check of the kept receipts of ``stream``, and how many
-    receipts were kept (none kept: the report unchanged)."""
+    """``report`` with the ``receipts`` check of the kept receipts of ``stream`` checked against
+    the export ``parsed`` (None: unreadable), and how many receipts were kept (none kept, or an
+    unreadable export, whose report says so already: the report unchanged)."""
     path: Path = folder.path_for(stream)
-    if not path.is_file():
+    if parsed is None or not path.is_file():
         return report, 0
     receipts_module = verifier_module("audit.receipts")
-    reading = verifier_module("audit.export_reading")
-    try:
-        parsed = reading.read_export(lines)
-    except Exception:  # a malformed export: the report says so already
-        return report, 0
     found, unreadable = receipts_module.parse_kept_receipts(
         path.read_text(encoding="utf-8"), str(path)
     )

@@ -239,7 +239,9 @@ class VerifyDealResponse(_message.Message):
     events_checked: _builtins.int
     """Number of events checked."""
     report_text: _builtins.str
-    """The human report, one line per check with ✓/✗, as the command line prints it."""
+    """The human report as `sapsam audit verify FILE --plain` prints it: the players, one line per
+    check with ✓/✗, each scored deal's account row by row (when no check failed), the verdict.
+    """
     complete: _builtins.bool
     """True when nothing is pending, i.e. no deal of the subject is still being played. Everything
     holds when both ok and complete are true.

@@ -61,14 +61,16 @@ class DealCommands(TableRunner):
 
             return Plan([command], keep_secret=(number, seed))
 
-        outcome = await self._execute(
-            table_id,
-            actor,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
-        )
+        # No pause of the table's tournament is recorded between the check and the append.
+        async with self.paused_tournaments.starting_deal(self.store, table_id):
+            outcome = await self._execute(
+                table_id,
+                actor,
+                request_id,
+                plan,
+                expected_version=expected_version,
+                request_digest=request_digest,
+            )
         if not outcome.replayed and outcome.state.deal is not None:
             self.secrets.remember(table_id, outcome.state.deal.number, seed)
         return outcome

@@ -350,6 +350,13 @@ class StoreSession(Protocol):
         """The phase of the tournament a table belongs to (``PAUSED`` …), None for none."""
         ...
 
+    def tournament_pause_lock(
+        self, tournament_id: uuid.UUID, *, shared: bool
+    ) -> AbstractAsyncContextManager[None]:
+        """Hold the tournament's pause lock for the block, across server processes:
+        exclusively over a pause's append, shared over a deal's start at one of its tables."""
+        ...
+
     async def tables_of_paused_tournaments(self, table_ids: Sequence[str]) -> set[str]:
         """Those of ``table_ids`` whose tournament is paused now (held, not stuck)."""
         ...

@@ -3,9 +3,11 @@
 * ``pause`` / ``resume`` (``TournamentPaused`` / ``TournamentResumed``): while paused no round
   is seated (the results process seats none; ``resume`` seats the round that completed
   meanwhile, in its own append), no deal starts at the tournament's tables
-  (``sapsam.app.tournament_pause``) and no deadline runs out there: :meth:`table_hold` tells the
-  deadline sweep to leave a paused tournament's tables alone, and to extend the deadlines that
-  fell in an ended pause (or within the grace after it) as it extends those of a server outage.
+  (``sapsam.app.tournament_pause``; the pause's append holds the tournament's pause lock, so no
+  deal start checked before it is appended after it) and no deadline runs out there:
+  :meth:`table_hold` tells the deadline sweep to leave a paused tournament's tables alone, and to
+  extend the deadlines that fell in an ended pause (or within the grace after it) as it extends
+  those of a server outage.
 * ``cancel`` (``TournamentCancelled``): the standings as they stand; nothing credited after it.
 * ``forfeit`` (``PlayerForfeited``): the player sits in no later round.
 * ``replace_seat``: a forfeited player's seat passes to a new player, first at the table
@@ -62,10 +64,17 @@ class TournamentControl(TournamentService):
         request_digest: bytes | None = None,
     ) -> TournamentOutcome:
         """Pause a started tournament."""
-        command = PauseTournament(reason=reason, now_ms=self.clock())
-        return await self._execute(
-            tournament_id, OPERATOR, request_id, _fixed(command), request_digest=request_digest
-        )
+        # Exclusively over the append: a deal's start at one of the tournament's tables holds
+        # the lock shared over its check and its append (sapsam.app.tournament_pause), so a deal
+        # starts wholly before the pause is recorded or is refused after it, never in between.
+        async with (
+            self.store.session() as lock_session,
+            lock_session.tournament_pause_lock(tournament_id, shared=False),
+        ):
+            command = PauseTournament(reason=reason, now_ms=self.clock())
+            return await self._execute(
+                tournament_id, OPERATOR, request_id, _fixed(command), request_digest=request_digest
+            )
 
     async def resume(
         self,

@@ -6,8 +6,18 @@ tables is refused (FAILED_PRECONDITION, ``TOURNAMENT_PAUSED``) and writes nothin
 
 The check reads the phase of the table's tournament in the command's session. A table either
 belongs to a tournament from before it exists (the round's seating records its row before the
-table is created) or never does, so a table found to belong to none is remembered and never
+table is created) or never does, so each table's tournament (or none) is remembered and never
 asked about again: an ordinary table pays one statement in its life, not one per deal.
+
+A deal's start and a pause never cross: the check and the append are two statements, and a
+pause committed between them would have been followed by the deal it should have held. So a
+deal's start at a tournament's table holds the tournament's pause lock, shared, from before
+its check until its append committed (:meth:`PausedTournamentGate.starting_deal`), and a pause
+holds it exclusively over its own append (``TournamentControl.pause``): either the deal started
+wholly before the pause was recorded, or the check runs after it and refuses. Deal starts at
+the same tournament's tables do not wait for one another; an ordinary table takes no lock. The
+lock is taken before the table's own lock (``TableRunner._execute``), never inside it: a
+command of the table never waits on the database's lock while holding the table.
 
 The deadline sweep asks the tournament service for a :class:`TableHold` of each table past its
 deadline (``TournamentControl.table_hold``): a paused tournament's table is skipped, and the
@@ -16,12 +26,14 @@ pauses that ended count as windows in which no deadline is enforced (``table_dea
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Final
 
-from sapsam.app.store_interface import StoreSession
+from sapsam.app.store_interface import Store, StoreSession
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table_deadlines import UnservedWindow
 
@@ -43,20 +55,57 @@ NO_HOLD: Final = TableHold(paused=False)
 
 
 class PausedTournamentGate:
-    """Refuses a deal's start at a table of a paused tournament."""
+    """Refuses a deal's start at a table of a paused tournament, and keeps a pause from being
+    recorded between a deal's check and its start."""
 
     def __init__(self) -> None:
-        self._of_no_tournament: OrderedDict[uuid.UUID, None] = OrderedDict()
+        # Each table asked about: its tournament, or None for none (it never changes).
+        self._tournament_of: OrderedDict[uuid.UUID, uuid.UUID | None] = OrderedDict()
+
+    def _remember(self, table_id: uuid.UUID, tournament_id: uuid.UUID | None) -> None:
+        self._tournament_of[table_id] = tournament_id
+        if len(self._tournament_of) > REMEMBERED_TABLES:
+            self._tournament_of.popitem(last=False)
+
+    async def _tournament(self, session: StoreSession, table_id: uuid.UUID) -> uuid.UUID | None:
+        if table_id in self._tournament_of:
+            self._tournament_of.move_to_end(table_id)
+            return self._tournament_of[table_id]
+        # The phase first: it answers None for a store keeping no tournament read models.
+        if await session.tournament_phase_of_table(str(table_id)) is None:
+            tournament_id = None
+        else:
+            tournament_id = await session.tournament_of_table(str(table_id))
+        self._remember(table_id, tournament_id)
+        return tournament_id
+
+    @contextlib.asynccontextmanager
+    async def starting_deal(self, store: Store, table_id: uuid.UUID) -> AsyncIterator[None]:
+        """Around a deal's start (its check and its append): at a tournament's table, hold the
+        tournament's pause lock, shared, so that no pause is recorded in between."""
+        if table_id in self._tournament_of:
+            tournament_id = self._tournament_of[table_id]
+        else:
+            async with store.session() as session:
+                tournament_id = await self._tournament(session, table_id)
+        if tournament_id is None:
+            yield  # an ordinary table: no lock, no connection held
+            return
+        # Another pooled connection, held over the start: only at a tournament's table, once
+        # per deal.
+        async with (
+            store.session() as session,
+            session.tournament_pause_lock(tournament_id, shared=True),
+        ):
+            yield
 
     async def refuse_if_paused(self, session: StoreSession, table_id: uuid.UUID) -> None:
         """Raise ``TOURNAMENT_PAUSED`` when the table's tournament is paused."""
-        if table_id in self._of_no_tournament:
-            return
+        if self._tournament_of.get(table_id, ...) is None:
+            return  # of no tournament (remembered as such)
         phase = await session.tournament_phase_of_table(str(table_id))
         if phase is None:
-            self._of_no_tournament[table_id] = None
-            if len(self._of_no_tournament) > REMEMBERED_TABLES:
-                self._of_no_tournament.popitem(last=False)
+            self._remember(table_id, None)
         elif phase == "PAUSED":
             raise DomainError(
                 Reason.TOURNAMENT_PAUSED,

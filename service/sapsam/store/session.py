@@ -44,6 +44,7 @@ from sapsam.store.tournament_queries import (
     tables_of_paused_tournaments,
     tournament_control_lock,
     tournament_of_table,
+    tournament_pause_lock,
     tournament_phase_of_table,
 )
 
@@ -197,6 +198,11 @@ class PostgresSession:
         if not any("tournament_tables" in projector.tables for projector in self.projectors):
             return None  # a store keeping no tournament read models serves no tournament
         return await tournament_phase_of_table(self.connection, table_id)
+
+    def tournament_pause_lock(
+        self, tournament_id: uuid.UUID, *, shared: bool
+    ) -> AbstractAsyncContextManager[None]:
+        return tournament_pause_lock(self.connection, tournament_id, shared=shared)
 
     async def tables_of_paused_tournaments(self, table_ids: Sequence[str]) -> set[str]:
         if not any("tournament_tables" in projector.tables for projector in self.projectors):

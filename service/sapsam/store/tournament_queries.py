@@ -136,6 +136,22 @@ async def tournament_control_lock(
         await connection.execute(query("tournaments.release_control_lock"), key)
 
 
+@contextlib.asynccontextmanager
+async def tournament_pause_lock(
+    connection: Connection, tournament_id: uuid.UUID, *, shared: bool
+) -> AsyncIterator[None]:
+    """Hold the tournament's pause lock until the block ends: exclusively (a pause) or shared (a
+    deal's start at one of its tables). A session lock, released at the end, or with the
+    connection if the process dies."""
+    key = {"key": int.from_bytes(tournament_id.bytes[:4], "big", signed=True)}
+    kind = "_shared" if shared else ""
+    await connection.execute(query(f"tournaments.hold_pause_lock{kind}"), key)
+    try:
+        yield
+    finally:
+        await connection.execute(query(f"tournaments.release_pause_lock{kind}"), key)
+
+
 async def tournament_phase_of_table(connection: Connection, table_id: str) -> str | None:
     """The phase of the tournament a table belongs to (``PAUSED`` …), None for no tournament."""
     row = await (

@@ -100,3 +100,19 @@ WHERE tt.table_id = %(table)s
 -- out there until the resume), for the operator's list of stuck tables.
 SELECT tt.table_id::text FROM tournament_tables tt JOIN tournaments t USING (tournament_id)
 WHERE tt.table_id = ANY(%(tables)s::uuid[]) AND t.phase = 'PAUSED'
+
+-- name: hold_pause_lock
+-- The tournament's pause lock (session level; its own lock space, the tournament's key), held
+-- exclusively by a pause over its append and shared by a deal's start at one of the tournament's
+-- tables over its check and its append: a deal starts wholly before the pause is recorded, or
+-- sees it and is refused (sapsam.app.tournament_pause).
+SELECT pg_advisory_lock(1953461871, %(key)s)
+
+-- name: release_pause_lock
+SELECT pg_advisory_unlock(1953461871, %(key)s)
+
+-- name: hold_pause_lock_shared
+SELECT pg_advisory_lock_shared(1953461871, %(key)s)
+
+-- name: release_pause_lock_shared
+SELECT pg_advisory_unlock_shared(1953461871, %(key)s)

@@ -280,14 +280,16 @@ class ResultsProcess:
         command = CreditDeal(table_id, scored.deal_number, scored.totals, event.position)
         for _attempt in range(CONFLICT_RETRIES):
             try:
-                seated_next = await self._credit(session, tournament_id, command, event)
+                credited, seated_next = await self._credit(session, tournament_id, command, event)
             except ConcurrencyConflict:
-                continue  # a registration or another writer moved the stream: decide again
+                # A registration, a cancellation or another writer moved the stream: decide
+                # again (on a cancelled tournament, the deal counts for nothing).
+                continue
             self.crash_hook("committed")
             if seated_next:
                 await self.tournaments.ensure_round_tables(tournament_id)
                 self.crash_hook("tables")
-            return 1
+            return 1 if credited else 0
         raise ConcurrencyConflict(stream_id_for(tournament_id), -1, -1)
 
     def store_decode(self, event: RecordedEvent) -> Event:
@@ -300,8 +302,10 @@ class ResultsProcess:
         tournament_id: uuid.UUID,
         command: CreditDeal,
         event: RecordedEvent,
-    ) -> bool:
-        """In one transaction: the credit (and the next round's seating) and the checkpoint."""
+    ) -> tuple[bool, bool]:
+        """In one transaction: the credit (and the next round's seating) and the checkpoint.
+        Whether the deal was credited now (not before, nor after a cancellation), and whether
+        the next round was seated."""
         async with session.transaction():
             state = await self.tournaments.load(tournament_id, session)
             try:
@@ -335,7 +339,7 @@ class ResultsProcess:
             self.crash_hook("appended")
             await session.save_checkpoint(self.name, event.position)
             self.crash_hook("checkpointed")
-        return bool(seated_next)
+        return bool(events), bool(seated_next)
 
     async def run(self, stop: StopSignal, poll_seconds: float = 1.0) -> None:
         """Follow the log until ``stop`` is set: take the lock, reconcile, then handle events

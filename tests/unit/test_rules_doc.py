@@ -32,6 +32,7 @@ from sapsam.cli.rules_commands import score_document
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hands import Category, evaluate
+from sapsam.rules.naturals import NATURAL_FIELDS, Natural, NaturalsTable, SixPairsCounting
 from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
@@ -134,6 +135,9 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
         + [payment.value for payment in RoyaltyPayment]
         + [limit.value for limit in RoyaltyLimit]
         + [rule.value for rule in SurrenderRule]
+        + [natural.value for natural in Natural]
+        + [table.value for table in NaturalsTable]
+        + [counting.value for counting in SixPairsCounting]
         + list(PRESETS)
         + list(PRESET_ALIASES)
         + [reason.value for reason in FoulReason]
@@ -154,7 +158,7 @@ def _default_text(value: object) -> str:
 
 RANGES: dict[str, list[str]] = {
     "name": [f"1 to {MAX_NAME_LENGTH} printable characters"],
-    "rules_version": [f"{RULES_VERSION} (a new table's; 1 and 2 and 3 are read for recorded deals"],
+    "rules_version": [f"{RULES_VERSION} (a new table's; 1 to {RULES_VERSION - 1} are read for"],
     "scoring": [f"`{method.value}`" for method in ScoringMethod],
     "row_unit": [f"1 to {MAX_ROW_UNIT:,}"],
     "scoop_bonus": [f"0 to {MAX_BONUS_UNITS:,}"],
@@ -174,6 +178,9 @@ RANGES: dict[str, list[str]] = {
     "surrender": [f"`{rule.value}`" for rule in SurrenderRule],
     "surrender_price": [f"0 to {MAX_BONUS_UNITS:,}"],
     "surrender_seconds": [f"1 to {MAX_DEADLINE_SECONDS:,}", "null"],
+    "naturals": [f"`{table.value}`" for table in NaturalsTable],
+    **{name: [f"0 to {MAX_BONUS_UNITS:,}"] for name in NATURAL_FIELDS.values()},
+    "natural_six_pairs_counting": [f"`{counting.value}`" for counting in SixPairsCounting],
 }
 
 

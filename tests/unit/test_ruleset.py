@@ -60,6 +60,7 @@ def test_presets_cover_every_scoring_method() -> None:
         "pagat_scoop_bonus",
         "four_player",
         "four_player_royalties",
+        "four_player_bonus",
     ]
     assert {rule_set.scoring for rule_set in PRESETS.values()} == set(ScoringMethod)
     assert {rule_set.row_order for rule_set in PRESETS.values()} == set(RowOrder)

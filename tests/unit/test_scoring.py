@@ -168,6 +168,7 @@ def test_foul_against_legal_is_a_scoop_under_every_method() -> None:
         "pagat_scoop_bonus": -4,
         "four_player": -3,  # per row; scored here as one pair of its four seats
         "four_player_royalties": -8,  # 3 rows + the royal back's straight-flush royalty (5)
+        "four_player_bonus": -8,  # the same: no natural declared, the rows score
     }
     assert set(expected) == set(PRESETS)
     for name, total in expected.items():

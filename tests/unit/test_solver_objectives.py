@@ -44,6 +44,7 @@ def test_each_rules_version_has_its_objective_written_out() -> None:
         2: Objective.PLAYED_ROWS,
         3: Objective.PLAYED_ROWS,
         4: Objective.PLAYED_ROWS,
+        5: Objective.PLAYED_ROWS,
     }
 
 

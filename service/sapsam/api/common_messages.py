@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import resources
 from sapsam.api.api_error import ApiError
+from sapsam.rules.naturals import NATURAL_FIELDS, NaturalsTable, SixPairsCounting
 from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
@@ -62,6 +63,17 @@ _ROYALTY_LIMIT_TO_WIRE: Final = {
     RoyaltyLimit.LARGEST_ONLY: rule_set_pb2.ROYALTY_LIMIT_LARGEST_ONLY,
 }
 _ROYALTY_LIMIT_FROM_WIRE: Final = {wire: limit for limit, wire in _ROYALTY_LIMIT_TO_WIRE.items()}
+_NATURALS_TO_WIRE: Final = {
+    NaturalsTable.NONE: rule_set_pb2.NATURALS_TABLE_NONE,
+    NaturalsTable.CLASSIC: rule_set_pb2.NATURALS_TABLE_CLASSIC,
+    NaturalsTable.EXTENDED: rule_set_pb2.NATURALS_TABLE_EXTENDED,
+}
+_NATURALS_FROM_WIRE: Final = {wire: table for table, wire in _NATURALS_TO_WIRE.items()}
+_SIX_PAIRS_TO_WIRE: Final = {
+    SixPairsCounting.ANY_GROUP: rule_set_pb2.SIX_PAIRS_COUNTING_ANY_GROUP,
+    SixPairsCounting.DISTINCT_RANKS: rule_set_pb2.SIX_PAIRS_COUNTING_DISTINCT_RANKS,
+}
+_SIX_PAIRS_FROM_WIRE: Final = {wire: counting for counting, wire in _SIX_PAIRS_TO_WIRE.items()}
 STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
     "revealing": table_pb2.TIMEOUT_STAGE_REVEALING,
@@ -94,6 +106,9 @@ def rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
         royalties=_ROYALTIES_TO_WIRE[rule_set.royalties],
         royalty_limit=_ROYALTY_LIMIT_TO_WIRE[rule_set.royalty_limit],
         **{name: getattr(rule_set, name) for name in ROYALTY_FIELDS},
+        naturals=_NATURALS_TO_WIRE[rule_set.naturals],
+        **{name: getattr(rule_set, name) for name in NATURAL_FIELDS.values()},
+        natural_six_pairs_counting=_SIX_PAIRS_TO_WIRE[rule_set.natural_six_pairs_counting],
     )
     if rule_set.arrange_seconds is not None:
         message.arrange_seconds = rule_set.arrange_seconds
@@ -133,6 +148,11 @@ _OPTIONAL_INTEGERS: Final = (
     "royalty_middle_straight_flush",
     "royalty_back_four_of_a_kind",
     "royalty_back_straight_flush",
+    # sapsam.rules.naturals.NATURAL_FIELDS, likewise.
+    "natural_six_pairs",
+    "natural_three_straights",
+    "natural_three_flushes",
+    "natural_dragon",
 )
 
 
@@ -159,6 +179,13 @@ def rule_set_from_message(
         ("row_order", "row_order", "row order", _ROW_ORDER_FROM_WIRE),
         ("royalties", "royalties", "royalty payment", _ROYALTIES_FROM_WIRE),
         ("royalty_limit", "royalty_limit", "royalty limit", _ROYALTY_LIMIT_FROM_WIRE),
+        ("naturals", "naturals", "naturals table", _NATURALS_FROM_WIRE),
+        (
+            "natural_six_pairs_counting",
+            "natural_six_pairs_counting",
+            "six pairs counting",
+            _SIX_PAIRS_FROM_WIRE,
+        ),
     )
     for wire_name, key, what, from_wire in enums:
         wire_value = getattr(message, wire_name)

@@ -48,6 +48,7 @@ FOUL_WORDS: Final = {
     "WRONG_ROW_SIZE": "a row of the wrong size",
     "NOT_DEALT_CARDS": "cards not dealt to the seat",
     "ROWS_OUT_OF_ORDER": "rows out of order",
+    "FALSE_NATURAL": "a natural declared that the cards do not hold",
 }
 MAJORITY_WORDS: Final = {
     MajorityRule.TWO_ROWS_WON: "at least two of the three rows",

@@ -92,6 +92,9 @@ class FoulReason(StrEnum):
     """A row does not have 3 (front) or 5 (middle, back) cards."""
     NOT_DEALT_CARDS = "NOT_DEALT_CARDS"
     """A card repeats, or the cards are not exactly the 13 dealt to the seat."""
+    FALSE_NATURAL = "FALSE_NATURAL"
+    """The seat declared a natural its 13 cards do not hold (``sapsam.rules.naturals``); judged
+    after the cards, before the order, which a real natural's rows need not keep."""
     ROWS_OUT_OF_ORDER = "ROWS_OUT_OF_ORDER"
     """The front beats the middle or the middle beats the back."""
 

@@ -22,8 +22,9 @@ records its own (``rules_version``). Version 2 added ``majority`` (docs/rules.md
 scored every rule set as ``more_rows_won``, which a version-1 rule set therefore has implicitly; it
 cannot hold the key, and ``to_dict`` leaves it out, so a recorded version-1 rule set reads back to
 exactly the object recorded. Version 3 added ``row_order`` the same way (versions 1 and 2 are
-``non_decreasing``), and version 4 the royalties (``sapsam.rules.royalties``; earlier versions
-pay none). New rule sets are of the latest version, ``RULES_VERSION``.
+``non_decreasing``), version 4 the royalties (``sapsam.rules.royalties``; earlier versions
+pay none), and version 5 the naturals (``sapsam.rules.naturals``; earlier versions play none).
+New rule sets are of the latest version, ``RULES_VERSION``.
 """
 
 from __future__ import annotations
@@ -38,12 +39,13 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from sapsam.quoting import quote_prefix
+from sapsam.rules.naturals import NATURAL_FIELDS, NaturalsTable, SixPairsCounting
 from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
 
-RULES_VERSION: Final = 4
+RULES_VERSION: Final = 5
 """The rules-engine version of every new rule set; recorded with every rule set."""
 
-SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4})
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4, 5})
 """Versions this code scores: every version a recorded deal may have (docs/rules.md §2.6)."""
 
 MAX_NAME_LENGTH: Final = 64
@@ -58,8 +60,9 @@ MAX_NAME_LENGTH: Final = 64
 # (``worst_series_total``) and a test holds it to the margin.
 MAX_ROW_UNIT: Final = 1_000_000
 MAX_BONUS_UNITS: Final = 1_000
-"""Most units for ``scoop_bonus``, ``one_six_two_of_three``, ``one_six_scoop``, each royalty and
-``surrender_price`` (a surrender replaces a pair's settlement, so the bound above holds)."""
+"""Most units for ``scoop_bonus``, ``one_six_two_of_three``, ``one_six_scoop``, each royalty,
+``surrender_price`` and each natural (a surrender or a natural replaces a pair's settlement, so
+the bound above holds)."""
 MAX_SERIES_LENGTH: Final = 10_000
 MAX_DEADLINE_SECONDS: Final = 86_400
 """Most seconds for ``arrange_seconds``, ``reveal_seconds`` and ``surrender_seconds`` (one day)."""
@@ -220,6 +223,15 @@ class RuleSet:
     surrender_seconds: int | None = None
     """Seconds each seat has, from the start of its turn, to announce; ``None`` means no
     deadline. A seat that lets it pass plays (the timeout default, docs/rules.md §2.8)."""
+    naturals: NaturalsTable = NaturalsTable.NONE
+    """Which naturals a seat may declare (``sapsam.rules.naturals``; rules version 5 on)."""
+    natural_six_pairs: int = 3
+    natural_three_straights: int = 3
+    natural_three_flushes: int = 3
+    natural_dragon: int = 13
+    """Natural amounts in units (004's), read only when ``naturals`` is not ``none``."""
+    natural_six_pairs_counting: SixPairsCounting = SixPairsCounting.ANY_GROUP
+    """Whether four of a kind and three of a kind count towards six pairs."""
 
     @property
     def strict_row_order(self) -> bool:
@@ -320,6 +332,8 @@ _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
         "royalties": RoyaltyPayment,
         "royalty_limit": RoyaltyLimit,
         "surrender": SurrenderRule,
+        "naturals": NaturalsTable,
+        "natural_six_pairs_counting": SixPairsCounting,
     }
 )
 
@@ -337,6 +351,9 @@ FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType(
         "royalty_limit": 4,
         **dict.fromkeys(ROYALTY_FIELDS, 4),
         **dict.fromkeys(SURRENDER_FIELDS, 4),
+        "naturals": 5,
+        "natural_six_pairs_counting": 5,
+        **dict.fromkeys(NATURAL_FIELDS.values(), 5),
     }
 )
 """The rules version that added each field not in version 1 (docs/rules.md §2.6)."""
@@ -351,10 +368,13 @@ _BEFORE_THE_FIELD: Final[Mapping[str, Any]] = MappingProxyType(
         "surrender_price": SURRENDER_PRICE,
         "surrender_seconds": None,
         # Not read without royalties: the amounts keep the field defaults.
+        "naturals": NaturalsTable.NONE,
+        "natural_six_pairs_counting": SixPairsCounting.ANY_GROUP,
+        # Not read without royalties or naturals: the amounts keep the field defaults.
         **{
             field.name: field.default
             for field in dataclasses.fields(RuleSet)
-            if field.name in ROYALTY_FIELDS
+            if field.name in ROYALTY_FIELDS or field.name in NATURAL_FIELDS.values()
         },
     }
 )
@@ -426,7 +446,7 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
     _require_int("scoop_bonus", rule_set.scoop_bonus, 0, bonus)
     _require_int("one_six_two_of_three", rule_set.one_six_two_of_three, 0, bonus)
     _require_int("one_six_scoop", rule_set.one_six_scoop, 0, bonus)
-    for key in ROYALTY_FIELDS:
+    for key in (*ROYALTY_FIELDS, *NATURAL_FIELDS.values()):
         _require_int(key, getattr(rule_set, key), 0, bonus)
     _require_int("surrender_price", rule_set.surrender_price, 0, bonus)
     _require_int("min_seats", rule_set.min_seats, MIN_SEATS, MAX_SEATS)
@@ -479,15 +499,24 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
             row_order=RowOrder.STRICTLY_INCREASING,
             royalties=RoyaltyPayment.WON_ROW,
         ),
+        "four_player_bonus": _preset(
+            "four_player_bonus",
+            scoring=ScoringMethod.PER_ROW,
+            min_seats=4,
+            max_seats=4,
+            row_order=RowOrder.STRICTLY_INCREASING,
+            royalties=RoyaltyPayment.WON_ROW,
+            naturals=NaturalsTable.CLASSIC,
+        ),
     }
 )
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
 
 Only games whose every rule sapsam plays are presets, or presets that say what they leave out:
-Capsa Susun (002) needs naturals and surrender, which sapsam does not play yet (docs/rules.md §6),
-so there is no ``capsa_susun`` preset. ``four_player`` is 004's game as it says it "may be
-played", without the special hands; ``four_player_royalties`` adds the first of them, the
-royalties, and its description says that the naturals are left out."""
+Capsa Susun (002) needs surrender, which sapsam does not play yet (docs/rules.md §6), so there
+is no ``capsa_susun`` preset. ``four_player`` is 004's game as it says it "may be played",
+without the special hands; ``four_player_royalties`` adds the first of them, the royalties, and
+``four_player_bonus`` both, the royalties and the naturals."""
 
 PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -503,8 +532,10 @@ PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "four_player": "The Polish four-player game (source 004) without its optional special "
         "hands: four seats, per row, and each row must beat the one before it.",
         "four_player_royalties": "four_player with source 004's royalties for won rows (front "
-        "trips 3, middle full house 2, quads 4, straight flush 5); without its naturals, which "
-        "sapsam does not play yet.",
+        "trips 3, middle full house 2, quads 4, straight flush 5); without its naturals.",
+        "four_player_bonus": "The Polish four-player game (source 004) with both its special "
+        "hands: four_player_royalties plus the naturals (six pairs 3, three straights 3, three "
+        "flushes 3, dragon 13), declared before the arrangement is committed.",
     }
 )
 """One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""

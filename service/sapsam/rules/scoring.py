@@ -23,6 +23,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sapsam.rules.arrangement import ArrangementCheck
+from sapsam.rules.naturals import (
+    NATURAL_FIELDS,
+    NaturalHand,
+    NaturalsTable,
+    natural_bound,
+    natural_settlement,
+)
 from sapsam.rules.royalties import (
     ROYALTY_FIELDS,
     RoyaltyPayment,
@@ -192,7 +199,8 @@ def worst_pair_units(rule_set: RuleSet) -> int:
     above the scoop's), and every royalty the winner can collect."""
     per_unit = rule_set.with_changes(row_unit=1)
     paid = max(abs(settle(per_unit, rows)) for rows in _WINNING_OUTCOMES)
-    return paid + royalty_bound(rule_set)
+    # A pair with a natural settles the natural instead of its rows and royalties.
+    return max(paid + royalty_bound(rule_set), natural_bound(rule_set))
 
 
 def worst_series_total(
@@ -206,6 +214,7 @@ def worst_series_total(
     method that pays most, with every royalty. The amounts of a deal, a series and a read model
     stay below it."""
     royalty_amounts: dict[str, Any] = dict.fromkeys(ROYALTY_FIELDS, bonus_units)
+    natural_amounts: dict[str, Any] = dict.fromkeys(NATURAL_FIELDS.values(), bonus_units)
     worst_units = max(
         worst_pair_units(
             RuleSet(
@@ -214,7 +223,9 @@ def worst_series_total(
                 one_six_two_of_three=bonus_units,
                 one_six_scoop=bonus_units,
                 royalties=RoyaltyPayment.WON_ROW,
+                naturals=NaturalsTable.EXTENDED,
                 **royalty_amounts,
+                **natural_amounts,
             )
         )
         for method in ScoringMethod
@@ -222,11 +233,19 @@ def worst_series_total(
     return worst_units * row_unit * (seats - 1) * series_length
 
 
-def score_deal(rule_set: RuleSet, checks: Sequence[ArrangementCheck]) -> DealScore:
-    """Score one deal; seat ``i`` played the arrangement judged by ``checks[i]``.
+def score_deal(
+    rule_set: RuleSet,
+    checks: Sequence[ArrangementCheck],
+    naturals: Sequence[NaturalHand | None] | None = None,
+) -> DealScore:
+    """Score one deal; seat ``i`` played the arrangement judged by ``checks[i]``, or, when
+    ``naturals[i]`` is given, holds that real declared natural (``sapsam.rules.naturals``).
 
-    Pairs come in seat order (0-1, 0-2, …, 1-2, …). Raises ``ValueError`` when the number of seats
-    is outside the rule set's ``min_seats .. max_seats``.
+    Pairs come in seat order (0-1, 0-2, …, 1-2, …). A pair where either seat holds a natural
+    settles the natural's units (``natural_units``) and nothing else; its rows are recorded as
+    the natural's winner winning all three (the natural "wins automatically"), or all tied.
+    Raises ``ValueError`` when the number of seats is outside the rule set's
+    ``min_seats .. max_seats``.
     """
     seat_count = len(checks)
     if not rule_set.min_seats <= seat_count <= rule_set.max_seats:
@@ -238,6 +257,19 @@ def score_deal(rule_set: RuleSet, checks: Sequence[ArrangementCheck]) -> DealSco
     royalties = [row_royalties(rule_set, check) for check in checks]
     for seat_a in range(seat_count):
         for seat_b in range(seat_a + 1, seat_count):
+            by_naturals = (
+                None
+                if naturals is None
+                else natural_settlement(rule_set, naturals[seat_a], naturals[seat_b])
+            )
+            if by_naturals is not None:
+                outcome = by_naturals.outcome
+                rows = (outcome, outcome, outcome)
+                delta = _int64(by_naturals.units * rule_set.row_unit)
+                pairs.append(PairResult(seat_a, seat_b, rows, delta))
+                totals[seat_a] += delta
+                totals[seat_b] -= delta
+                continue
             rows = compare_rows(checks[seat_a], checks[seat_b])
             extra = royalty_units(rule_set, rows, royalties[seat_a], royalties[seat_b])
             delta = settle(rule_set, rows) + _int64(extra * rule_set.row_unit)

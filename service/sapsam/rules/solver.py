@@ -90,6 +90,7 @@ OBJECTIVE_BY_RULES_VERSION: Final = MappingProxyType(
         2: Objective.PLAYED_ROWS,
         3: Objective.PLAYED_ROWS,
         4: Objective.PLAYED_ROWS,
+        5: Objective.PLAYED_ROWS,
     }
 )
 """Each rules version's objective, written out rather than following :data:`DEFAULT_OBJECTIVE`:

@@ -70,6 +70,7 @@ FOUL_WORDS: Final = {
     "WRONG_ROW_SIZE": "a row of the wrong size",
     "NOT_DEALT_CARDS": "cards not dealt to the seat",
     "ROWS_OUT_OF_ORDER": "rows out of order",
+    "FALSE_NATURAL": "a natural declared that the cards do not hold",
 }
 STAGE_WORDS: Final = {
     table_pb2.TIMEOUT_STAGE_ARRANGING: "missed the arranging deadline",

@@ -13,6 +13,7 @@ PRESET_NAMES = (
     "pagat_scoop_bonus",
     "four_player",
     "four_player_royalties",
+    "four_player_bonus",
 )
 
 

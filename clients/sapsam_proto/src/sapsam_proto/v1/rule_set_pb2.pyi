@@ -189,6 +189,64 @@ ROYALTY_LIMIT_LARGEST_ONLY: RoyaltyLimit.ValueType  # 2
 """Only the largest royalty a player collects from one opponent counts."""
 Global___RoyaltyLimit: _TypeAlias = RoyaltyLimit  # noqa: Y015
 
+class _NaturalsTable:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _NaturalsTableEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NaturalsTable.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    NATURALS_TABLE_UNSPECIFIED: _NaturalsTable.ValueType  # 0
+    """Not set. In a request this means the preset's value (NATURALS_TABLE_NONE unless the preset
+    says otherwise). A response always sets it.
+    """
+    NATURALS_TABLE_NONE: _NaturalsTable.ValueType  # 1
+    """No naturals: DeclareNatural is refused (NATURALS_NOT_PLAYED)."""
+    NATURALS_TABLE_CLASSIC: _NaturalsTable.ValueType  # 2
+    """Six pairs, three straights, three flushes and the dragon (sources 002 and 004)."""
+    NATURALS_TABLE_EXTENDED: _NaturalsTable.ValueType  # 3
+    """The classic four and the specials Thirteen Waters servers play (docs/rules.md §2.9.2)."""
+
+class NaturalsTable(_NaturalsTable, metaclass=_NaturalsTableEnumTypeWrapper):
+    """Which naturals (whole 13-card hands that win at once) a seat may declare (docs/rules.md §2.9).
+    Rules version 5 on; a table of an earlier version shows NATURALS_TABLE_NONE.
+    """
+
+NATURALS_TABLE_UNSPECIFIED: NaturalsTable.ValueType  # 0
+"""Not set. In a request this means the preset's value (NATURALS_TABLE_NONE unless the preset
+says otherwise). A response always sets it.
+"""
+NATURALS_TABLE_NONE: NaturalsTable.ValueType  # 1
+"""No naturals: DeclareNatural is refused (NATURALS_NOT_PLAYED)."""
+NATURALS_TABLE_CLASSIC: NaturalsTable.ValueType  # 2
+"""Six pairs, three straights, three flushes and the dragon (sources 002 and 004)."""
+NATURALS_TABLE_EXTENDED: NaturalsTable.ValueType  # 3
+"""The classic four and the specials Thirteen Waters servers play (docs/rules.md §2.9.2)."""
+Global___NaturalsTable: _TypeAlias = NaturalsTable  # noqa: Y015
+
+class _SixPairsCounting:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SixPairsCountingEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SixPairsCounting.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SIX_PAIRS_COUNTING_UNSPECIFIED: _SixPairsCounting.ValueType  # 0
+    """Not set. In a request this means the preset's value (SIX_PAIRS_COUNTING_ANY_GROUP)."""
+    SIX_PAIRS_COUNTING_ANY_GROUP: _SixPairsCounting.ValueType  # 1
+    """Six disjoint pairs of equal rank and one card: four of a kind counts as two pairs."""
+    SIX_PAIRS_COUNTING_DISTINCT_RANKS: _SixPairsCounting.ValueType  # 2
+    """Six ranks held exactly twice and one rank once."""
+
+class SixPairsCounting(_SixPairsCounting, metaclass=_SixPairsCountingEnumTypeWrapper):
+    """What counts as six pairs (docs/rules.md §2.9)."""
+
+SIX_PAIRS_COUNTING_UNSPECIFIED: SixPairsCounting.ValueType  # 0
+"""Not set. In a request this means the preset's value (SIX_PAIRS_COUNTING_ANY_GROUP)."""
+SIX_PAIRS_COUNTING_ANY_GROUP: SixPairsCounting.ValueType  # 1
+"""Six disjoint pairs of equal rank and one card: four of a kind counts as two pairs."""
+SIX_PAIRS_COUNTING_DISTINCT_RANKS: SixPairsCounting.ValueType  # 2
+"""Six ranks held exactly twice and one rank once."""
+Global___SixPairsCounting: _TypeAlias = SixPairsCounting  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -247,6 +305,12 @@ class RuleSet(_message.Message):
     ROYALTY_MIDDLE_STRAIGHT_FLUSH_FIELD_NUMBER: _builtins.int
     ROYALTY_BACK_FOUR_OF_A_KIND_FIELD_NUMBER: _builtins.int
     ROYALTY_BACK_STRAIGHT_FLUSH_FIELD_NUMBER: _builtins.int
+    NATURALS_FIELD_NUMBER: _builtins.int
+    NATURAL_SIX_PAIRS_FIELD_NUMBER: _builtins.int
+    NATURAL_THREE_STRAIGHTS_FIELD_NUMBER: _builtins.int
+    NATURAL_THREE_FLUSHES_FIELD_NUMBER: _builtins.int
+    NATURAL_DRAGON_FIELD_NUMBER: _builtins.int
+    NATURAL_SIX_PAIRS_COUNTING_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A short label, e.g. the preset the rule set came from; not interpreted by the rules.
     At most 64 characters.
@@ -323,6 +387,22 @@ class RuleSet(_message.Message):
     """Units for four of a kind in the back (004: 4)."""
     royalty_back_straight_flush: _builtins.int
     """Units for a straight flush (royal included) in the back (004: 5)."""
+    naturals: Global___NaturalsTable.ValueType
+    """Which naturals a seat may declare (docs/rules.md §2.9); the amounts below are read only when
+    it is not NATURALS_TABLE_NONE.
+    """
+    natural_six_pairs: _builtins.int
+    """Units for six pairs (source 004: 3). Each natural amount is 0 to 1,000 units; unset in a
+    request keeps the preset's.
+    """
+    natural_three_straights: _builtins.int
+    """Units for three straights (004: 3)."""
+    natural_three_flushes: _builtins.int
+    """Units for three flushes (004: 3)."""
+    natural_dragon: _builtins.int
+    """Units for the dragon, one card of every rank (004: 13)."""
+    natural_six_pairs_counting: Global___SixPairsCounting.ValueType
+    """What counts as six pairs."""
     def __init__(
         self,
         *,
@@ -350,10 +430,16 @@ class RuleSet(_message.Message):
         royalty_middle_straight_flush: _builtins.int | None = ...,
         royalty_back_four_of_a_kind: _builtins.int | None = ...,
         royalty_back_straight_flush: _builtins.int | None = ...,
+        naturals: Global___NaturalsTable.ValueType = ...,
+        natural_six_pairs: _builtins.int | None = ...,
+        natural_three_straights: _builtins.int | None = ...,
+        natural_three_flushes: _builtins.int | None = ...,
+        natural_dragon: _builtins.int | None = ...,
+        natural_six_pairs_counting: Global___SixPairsCounting.ValueType = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_six_pairs_counting", b"natural_six_pairs_counting", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "naturals", b"naturals", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__arrange_seconds: _TypeAlias = _typing.Literal["arrange_seconds"]  # noqa: Y015
     _WhichOneofArgType__arrange_seconds: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds"]  # noqa: Y015
@@ -361,6 +447,14 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__max_seats: _TypeAlias = _typing.Literal["_max_seats", b"_max_seats"]  # noqa: Y015
     _WhichOneofReturnType__min_seats: _TypeAlias = _typing.Literal["min_seats"]  # noqa: Y015
     _WhichOneofArgType__min_seats: _TypeAlias = _typing.Literal["_min_seats", b"_min_seats"]  # noqa: Y015
+    _WhichOneofReturnType__natural_dragon: _TypeAlias = _typing.Literal["natural_dragon"]  # noqa: Y015
+    _WhichOneofArgType__natural_dragon: _TypeAlias = _typing.Literal["_natural_dragon", b"_natural_dragon"]  # noqa: Y015
+    _WhichOneofReturnType__natural_six_pairs: _TypeAlias = _typing.Literal["natural_six_pairs"]  # noqa: Y015
+    _WhichOneofArgType__natural_six_pairs: _TypeAlias = _typing.Literal["_natural_six_pairs", b"_natural_six_pairs"]  # noqa: Y015
+    _WhichOneofReturnType__natural_three_flushes: _TypeAlias = _typing.Literal["natural_three_flushes"]  # noqa: Y015
+    _WhichOneofArgType__natural_three_flushes: _TypeAlias = _typing.Literal["_natural_three_flushes", b"_natural_three_flushes"]  # noqa: Y015
+    _WhichOneofReturnType__natural_three_straights: _TypeAlias = _typing.Literal["natural_three_straights"]  # noqa: Y015
+    _WhichOneofArgType__natural_three_straights: _TypeAlias = _typing.Literal["_natural_three_straights", b"_natural_three_straights"]  # noqa: Y015
     _WhichOneofReturnType__one_six_scoop: _TypeAlias = _typing.Literal["one_six_scoop"]  # noqa: Y015
     _WhichOneofArgType__one_six_scoop: _TypeAlias = _typing.Literal["_one_six_scoop", b"_one_six_scoop"]  # noqa: Y015
     _WhichOneofReturnType__one_six_two_of_three: _TypeAlias = _typing.Literal["one_six_two_of_three"]  # noqa: Y015
@@ -393,6 +487,14 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__max_seats) -> _WhichOneofReturnType__max_seats | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__min_seats) -> _WhichOneofReturnType__min_seats | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__natural_dragon) -> _WhichOneofReturnType__natural_dragon | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__natural_six_pairs) -> _WhichOneofReturnType__natural_six_pairs | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__natural_three_flushes) -> _WhichOneofReturnType__natural_three_flushes | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__natural_three_straights) -> _WhichOneofReturnType__natural_three_straights | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__one_six_scoop) -> _WhichOneofReturnType__one_six_scoop | None: ...
     @_typing.overload

@@ -501,7 +501,8 @@ class DealSeatResult(_message.Message):
     foul_reason: _builtins.str
     """Why the hand fouled, as a stable code to branch on (never words); empty if it did not:
     "WRONG_ROW_SIZE" (a row without 3 / 5 cards), "NOT_DEALT_CARDS" (a card repeated or not
-    dealt to the seat), "ROWS_OUT_OF_ORDER" (the front beats the middle or the middle the back),
+    dealt to the seat), "FALSE_NATURAL" (the seat declared a natural its cards do not hold,
+    docs/rules.md §2.9), "ROWS_OUT_OF_ORDER" (the front beats the middle or the middle the back),
     "MISSED_DEADLINE" (the seat timed out; timed_out_stage says which deadline).
     """
     timed_out_stage: Global___TimeoutStage.ValueType

@@ -89,7 +89,7 @@ class CreateTableRequest(_message.Message):
     rule_set_preset: _builtins.str
     """Name of a preset rule set, as ListRuleSets lists them: "pagat" (the base game),
     "pagat_two_four", "pagat_one_six", "pagat_one_six_two", "pagat_scoop_bonus",
-    "four_player" or "four_player_royalties"; rules version 1's names "two_four", "one_six"
+    "four_player", "four_player_royalties" or "four_player_bonus"; rules version 1's names "two_four", "one_six"
     and "scoop_bonus" are accepted too. Unknown:
     INVALID_ARGUMENT, reason BAD_RULE_SET.
     """

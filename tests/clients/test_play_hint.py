@@ -61,6 +61,16 @@ def test_hint_shows_the_tables_suggestion_and_the_rows_typed_are_what_is_returne
     assert _row_sets(rows) != _row_sets(solver_rows(CARDS, rule_set_message(rule_set)))
 
 
+def test_the_suggestion_is_shown_only_when_asked_for() -> None:
+    rows, said = _play(PRESETS["pagat"], ["As 4h 3c", "Ad Ks Qd Js Td", "y"])
+    assert HINT_TITLE not in said and not any(line.startswith("Suggested") for line in said)
+    assert any("hint shows the solver's suggestion" in line for line in said)
+    assert set(rows.front) == {"As", "4h", "3c"}  # type: ignore[attr-defined]
+    _, helped = _play(PRESETS["pagat"], ["?", "s", "y"])
+    assert HINT_TITLE not in helped  # ? lists hint, and shows no suggestion either
+    assert any(line.strip().startswith("hint  show the solver's suggestion") for line in helped)
+
+
 def test_hint_changes_nothing_until_the_suggestion_is_taken() -> None:
     rows, said = _play(PRESETS["pagat"], ["hint", "hint", "s", "y"])
     assert said.count(HINT_TITLE) == 2

@@ -29,6 +29,7 @@ from pty_child import PtyChild, pty_child
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam_client import Hand, Rows, Seat, connect, solver_arranger
+from sapsam_client.arranging import HINT_TITLE
 from sapsam_client.row_entry import HELP
 from sapsam_proto.v1 import rule_set_pb2
 from sapsam_proto.v1.table_pb2 import Table
@@ -133,7 +134,12 @@ def test_a_person_plays_a_series_against_three_bots(
     # confirming; the confirmation takes only yes or no; declined, undone, the suggestion taken.
     child.expect(HAND)
     hand = child.match.group(1).split()
-    child.expect("Suggested rows:")
+    child.expect(r"front \(3 cards, Enter = suggestion\)> ")
+    # The solver's suggestion only when asked for (hint), and ? lists hint.
+    assert "hint shows the solver's suggestion" in child.before
+    assert HINT_TITLE not in child.before and "Suggested" not in child.before
+    child.sendline("hint")
+    child.expect(re.escape(HINT_TITLE))
     child.expect(r"front ([^\r\n]+)\r\n  middle ([^\r\n]+)\r\n  back ([^\r\n]+)\r\n")
     assert all(value.strip() for value in child.match.groups())  # each row shows its name
     child.expect(r"front \(3 cards, Enter = suggestion\)> ")
@@ -143,6 +149,7 @@ def test_a_person_plays_a_series_against_three_bots(
     child.expect(r"front \(3 cards, Enter = suggestion\)> ")
     child.sendline("?")
     child.expect(r"swap C1 C2  swap two cards")
+    child.expect(r"hint  show the solver's suggestion")
     front, middle = foul_rows(hand)
     child.sendline(front)
     child.expect(r"  front  [^\r\n]+\r\n  cards left: ((?:[2-9TJQKA][cdhs] ?){10})\r\n")

@@ -1,5 +1,6 @@
-"""``sapsam-play``'s arranging dialogue: the hand, the suggestion, the rows typed one at a time
-(``sapsam_client.row_entry``), a foul announced before confirming, and a yes/no confirmation."""
+"""``sapsam-play``'s arranging dialogue: the hand, the rows typed one at a time
+(``sapsam_client.row_entry``), the solver's suggestion on request (``hint``), a foul announced
+before confirming, and a yes/no confirmation."""
 
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ def question(entry: RowEntry) -> str:
 
 
 def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: int) -> Rows:
-    """Show the hand and the suggestion; read rows until the player confirms some."""
+    """Show the hand; read rows until the player confirms some (the solver's suggestion shown
+    only when asked for, ``hint``)."""
     style = terminal.style
     suggestion = solver_rows(hand.cards, table.rule_set)
     dealer = seat_position(table.dealer_seat) if table.dealer_seat else "?"
@@ -70,10 +72,9 @@ def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: in
     if table.HasField("deadline_time"):
         left = table.deadline_time.ToDatetime(tzinfo=UTC) - datetime.now(UTC)
         terminal.say(f"time limit: confirm within {max(0, int(left.total_seconds()))} s")
-    for line in rows_block(suggestion, "Suggested rows:", style):
-        terminal.say(line)
+    # The solver's suggestion only on request (hint): the player's own play comes first.
     terminal.say("Type the front row's 3 cards, then the middle's 5; the back is what is left.")
-    terminal.say("? for help (swap, undo, named rows).")
+    terminal.say("hint shows the solver's suggestion; ? for help (swap, undo, named rows).")
     entry = RowEntry.start(hand.cards)
     confirming = False
     while True:

@@ -32,13 +32,14 @@ HELP: Final = (
     "in turn; the last fills itself with the cards left.",
     "  front|middle|back CARDS  set that row     swap C1 C2  swap two cards",
     "  u  undo the last change  r  start again   s  the suggestion   ?  this help",
-    "  hint  show the suggestion again (for this table's rules; s takes it)",
+    "  hint  show the solver's suggestion (for this table's rules; s takes it)",
     "  Enter: the suggestion (before any row is set), or confirm (all three set)",
 )
 """The help, lines of at most 77 characters (shown indented by two)."""
 
 HINT_WORDS: Final = ("hint",)
-"""What the player types to see the solver's suggestion again without taking it."""
+"""What the player types to see the solver's suggestion without taking it (it is shown only
+then)."""
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
+import types
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import pytest
+from test_table import ready_table
 
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -112,3 +117,93 @@ def test_unknown_types_are_refused() -> None:
     assert DEFAULT_CODEC.decode("PlayerSeated", 1, {"seat": 1, "player_id": "p"}) == PlayerSeated(
         seat=1, player_id="p"
     )
+
+
+def _general_rules(value: Any) -> Any:
+    """What ``to_data`` makes of a value, by the general rules alone (the reference its fast
+    paths for exact JSON types are held to)."""
+    if isinstance(value, float):
+        raise TypeError("events carry no floats")
+    if isinstance(value, tuple | list):
+        return [_general_rules(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _general_rules(item) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: _general_rules(getattr(value, field.name))
+            for field in dataclasses.fields(value)
+        }
+    return value
+
+
+class _Seat(enum.IntEnum):
+    NORTH = 0
+
+
+class _Name(str):
+    pass
+
+
+class _Pair(NamedTuple):
+    first: int
+    second: tuple[int, ...]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        7,
+        "7c",
+        (1, "a", None, False),
+        [(1, 2), [3, (4,)], {"k": (5,)}],
+        {"rows": (1, -1), "nested": {"x": [None, (True,)]}},
+        types.MappingProxyType({"a": (1, 2), "b": {"c": (3,)}}),
+        _Seat.NORTH,
+        (_Seat.NORTH, _Name("x")),
+        _Pair(1, (2, 3)),
+        PairScored(seat_a=0, seat_b=1, rows=(1, -1, 1), delta=1),
+        (None, SeatRows(front=("3s",), middle=("6c",), back=("9c",))),
+    ],
+)
+def test_encoding_follows_the_general_rules_for_every_kind_of_value(value: Any) -> None:
+    @dataclass(frozen=True)
+    class Holder(Event):
+        TYPE: ClassVar[str] = "Holder"
+        value: Any
+        seat: int = 2
+
+    data = Holder(value=value).to_data()
+    assert data == {"value": _general_rules(value), "seat": 2}
+    # Same types all the way down (a list stays a list, a subclass is kept as it is).
+    assert repr(data["value"]) == repr(_general_rules(value))
+
+
+@pytest.mark.parametrize("value", [(1, 0.5), [[0.5]], {"a": (0.5,)}, PairScored(0, 1, (0.5,), 0)])
+def test_floats_are_refused_wherever_they_are_nested(value: Any) -> None:
+    @dataclass(frozen=True)
+    class Floaty(Event):
+        TYPE: ClassVar[str] = "Floaty"
+        value: Any
+
+    with pytest.raises(TypeError):
+        Floaty(value=value).to_data()
+
+
+def test_every_event_of_a_series_encodes_as_the_general_rules_say() -> None:
+    events = _a_played_series()
+    assert {type(event) for event in events} >= {DealScored, PlayerSeated}
+    for event in events:
+        reference = {
+            field.name: _general_rules(getattr(event, field.name))
+            for field in dataclasses.fields(event)
+        }
+        assert DEFAULT_CODEC.encode(event)[2] == reference
+
+
+def _a_played_series() -> list[Event]:
+    table = ready_table(4)
+    table.play_deal()
+    table.play_deal()
+    return table.events

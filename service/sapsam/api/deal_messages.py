@@ -7,7 +7,7 @@ once the deal's seed is in the log); this module translates.
 from __future__ import annotations
 
 import uuid
-from typing import Final
+from typing import Any, Final
 
 from sapsam.api import resources
 from sapsam.api.common_messages import timeout_consequence, timeout_stage
@@ -36,63 +36,65 @@ def deal_result_message(
 
 
 def deal_view_message(table_id: uuid.UUID, view: DealView) -> table_pb2.DealResult:
-    """A deal view on the wire."""
-    result = table_pb2.DealResult(
-        name=resources.deal_name(table_id, view.deal_number),
-        deal_number=view.deal_number,
-        dealer_seat=resources.seat_name(table_id, view.dealer),
-        seed_commitment=view.seed_commitment,
-        cutter_seat=resources.seat_name(table_id, view.cutter),
-        seed_revealed=view.seed is not None,
-        scored=view.scored,
-    )
+    """A deal view on the wire.
+
+    Built in one constructor call from plain values (nested messages as dicts), which the
+    protobuf runtime fills without a Python message object per seat and pair to copy in."""
+    table = resources.table_name(table_id)
+    fields: dict[str, Any] = {
+        "name": f"{table}/deals/{view.deal_number}",
+        "deal_number": view.deal_number,
+        "dealer_seat": f"{table}/seats/{view.dealer}",
+        "seed_commitment": view.seed_commitment,
+        "cutter_seat": f"{table}/seats/{view.cutter}",
+        "seed_revealed": view.seed is not None,
+        "scored": view.scored,
+        "seats": [_seat_fields(table, seat) for seat in view.seats],
+        "pairs": [
+            {
+                "first_seat": f"{table}/seats/{pair.seat_a}",
+                "second_seat": f"{table}/seats/{pair.seat_b}",
+                "front": _ROW_TO_WIRE[_sign(pair.rows[0])],
+                "middle": _ROW_TO_WIRE[_sign(pair.rows[1])],
+                "back": _ROW_TO_WIRE[_sign(pair.rows[2])],
+                "first_seat_delta": pair.delta,
+            }
+            for pair in view.pairs
+        ],
+    }
     if view.cut_position is not None:
-        result.cut_position = view.cut_position
+        fields["cut_position"] = view.cut_position
     if view.seed is not None:
-        result.seed = view.seed
-    result.seats.extend(_seat_message(table_id, seat) for seat in view.seats)
-    for pair in view.pairs:
-        front, middle, back = (_ROW_TO_WIRE[_sign(row)] for row in pair.rows)
-        result.pairs.append(
-            table_pb2.PairResult(
-                first_seat=resources.seat_name(table_id, pair.seat_a),
-                second_seat=resources.seat_name(table_id, pair.seat_b),
-                front=front,
-                middle=middle,
-                back=back,
-                first_seat_delta=pair.delta,
-            )
-        )
-    return result
+        fields["seed"] = view.seed
+    return table_pb2.DealResult(**fields)
 
 
-def _seat_message(table_id: uuid.UUID, seat: DealSeatView) -> table_pb2.DealSeatResult:
-    message = table_pb2.DealSeatResult(
-        seat=resources.seat_name(table_id, seat.seat),
-        entropy=seat.entropy,
-        commitment=seat.commitment,
-        confirmed=seat.confirmed,
-        foul=seat.foul,
-        foul_reason=seat.foul_reason,
-    )
+def _seat_fields(table: str, seat: DealSeatView) -> dict[str, Any]:
+    """One seat of a deal view as the fields of its ``DealSeatResult``."""
+    fields: dict[str, Any] = {
+        "seat": f"{table}/seats/{seat.seat}",
+        "entropy": seat.entropy,
+        "commitment": seat.commitment,
+        "confirmed": seat.confirmed,
+        "foul": seat.foul,
+        "foul_reason": seat.foul_reason,
+    }
     if seat.timed_out_stage is not None:
-        message.timed_out_stage = timeout_stage(seat.timed_out_stage)
+        fields["timed_out_stage"] = timeout_stage(seat.timed_out_stage)
     if seat.timeout_consequence is not None:
-        message.timeout_consequence = timeout_consequence(seat.timeout_consequence)
+        fields["timeout_consequence"] = timeout_consequence(seat.timeout_consequence)
     if seat.hand is not None:
-        message.dealt_cards.extend(str(card) for card in seat.hand)
+        fields["dealt_cards"] = [str(card) for card in seat.hand]
     if seat.nonce is not None:
-        message.nonce = seat.nonce
+        fields["nonce"] = seat.nonce
     if seat.arrangement is not None:
         front, middle, back = seat.arrangement
-        message.arrangement.CopyFrom(
-            table_pb2.Arrangement(front=list(front), middle=list(middle), back=list(back))
-        )
+        fields["arrangement"] = {"front": list(front), "middle": list(middle), "back": list(back)}
     if seat.score_delta is not None:
-        message.score_delta = seat.score_delta
+        fields["score_delta"] = seat.score_delta
     if seat.series_total is not None:
-        message.series_total = seat.series_total
-    return message
+        fields["series_total"] = seat.series_total
+    return fields
 
 
 def _sign(number: int) -> int:

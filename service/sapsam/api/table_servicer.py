@@ -26,6 +26,7 @@ from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
 from sapsam.api.common_messages import preset_messages
 from sapsam.api.deal_history import list_my_deals
+from sapsam.api.deal_results import DealResults
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import receipt_message
@@ -76,6 +77,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         self._players = players
         self._feed = feed
         self._reads = TableReads(tables)
+        self._deal_results = DealResults(tables, self._reads)
 
     # -- shared steps ---------------------------------------------------------------------------
 
@@ -408,17 +410,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.GetDealResultResponse:
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
-        state, recorded = await self._reads.deal_events(name.table_id, name.deal_number)
-        facts = views.gather_deal(
-            (self._tables.decode(event) for event in recorded), name.deal_number
-        )
-        if facts is None:
-            raise ApiError("DEAL_NOT_FOUND", f"no deal {request.name}", field="name")
         caller = auth.current_caller()
-        viewer = views.Viewer.of(state, caller.player_id, operator=caller.is_operator)
-        return table_service_pb2.GetDealResultResponse(
-            result=views.deal_result_message(name.table_id, state.seat_count, facts, viewer)
+        result = await self._deal_results.result(
+            name.table_id, name.deal_number, caller.player_id, caller.is_operator
         )
+        if result is None:
+            raise ApiError("DEAL_NOT_FOUND", f"no deal {request.name}", field="name")
+        return table_service_pb2.GetDealResultResponse(result=result)
 
     async def WatchTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext

@@ -6,14 +6,20 @@ a read is answered from it with no statement when the copy is *current*: the tab
 can be acknowledged) still holds the value it had when the copy was made
 (``sapsam.store.write_stamps``). No lock: every use runs on the worker's one event loop, and none
 awaits in between.
+
+With the latest events it keeps their domain events, as this process decided or decoded them, by
+the event's chained hash (which covers every byte of the event): a deal's result and a watcher's
+messages are made from them without decoding the events again.
 """
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from sapsam.domain.events import Event
 from sapsam.domain.table import TableState
 from sapsam.log.records import RecordedEvent
 
@@ -34,6 +40,8 @@ class TableMemory:
         self._states: OrderedDict[uuid.UUID, TableState] = OrderedDict()
         self._stamps: dict[uuid.UUID, int] = {}
         self._tails: dict[uuid.UUID, tuple[RecordedEvent, ...]] = {}
+        # The domain events of the latest recorded ones, by chained hash, oldest first.
+        self._decoded: dict[uuid.UUID, dict[bytes, Event]] = {}
 
     def state(self, table_id: uuid.UUID) -> TableState | None:
         """The remembered state, current or not (a read folds only the log's tail after it)."""
@@ -63,15 +71,24 @@ class TableMemory:
             and (to_version is None or recorded.version <= to_version)
         ]
 
+    def decoded(self, table_id: uuid.UUID, recorded: RecordedEvent) -> Event | None:
+        """The domain event of ``recorded`` if it is among those remembered, else None."""
+        remembered = self._decoded.get(table_id)
+        return None if remembered is None else remembered.get(recorded.hash)
+
     def remember(
         self,
         table_id: uuid.UUID,
         state: TableState,
         stamp: int | None = None,
         recorded: Sequence[RecordedEvent] = (),
+        decoded: Sequence[Event] = (),
     ) -> None:
         """Keep ``state`` unless a later one is remembered; ``stamp``: its write stamp (None: not
-        known to be current); ``recorded``: events just read or written, ending at its version."""
+        known to be current); ``recorded``: events just read or written, ending at its version;
+        ``decoded``: their domain events, one for each (or none)."""
+        if decoded:
+            self._keep_decoded(table_id, recorded, decoded)
         cached = self._states.get(table_id)
         if cached is None or cached.version < state.version:
             self._states[table_id] = state
@@ -95,12 +112,29 @@ class TableMemory:
             evicted, _ = self._states.popitem(last=False)
             self._stamps.pop(evicted, None)
             self._tails.pop(evicted, None)
+            self._decoded.pop(evicted, None)
+
+    def _keep_decoded(
+        self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent], decoded: Sequence[Event]
+    ) -> None:
+        if len(recorded) != len(decoded):
+            raise ValueError("one domain event for each recorded event")
+        remembered = self._decoded.setdefault(table_id, {})
+        for event, domain_event in zip(
+            recorded[-TAIL_EVENTS:], decoded[-TAIL_EVENTS:], strict=True
+        ):
+            remembered[event.hash] = domain_event
+        excess = len(remembered) - TAIL_EVENTS
+        if excess > 0:
+            for oldest in list(itertools.islice(remembered, excess)):
+                del remembered[oldest]
 
     def forget(self, table_id: uuid.UUID) -> None:
         """Drop the remembered state of a table: the next use reads it from the log."""
         self._states.pop(table_id, None)
         self._stamps.pop(table_id, None)
         self._tails.pop(table_id, None)
+        self._decoded.pop(table_id, None)
 
 
 def _joined(

@@ -97,12 +97,13 @@ class TableQueries(TableRunner):
                 return current, remembered
         state = self.memory.state(table_id) or INITIAL_STATE
         read = await self.events(table_id, min(from_version, state.version + 1))
-        for recorded in read:
+        decoded = [self.decoded(table_id, recorded) for recorded in read]
+        for recorded, event in zip(read, decoded, strict=True):
             if recorded.version > state.version:
-                state = evolve(state, self.decode(recorded))
+                state = evolve(state, event)
         if state.table_id is None:
             raise TableNotFoundError(table_id)
-        self.memory.remember(table_id, state, stamp, read)
+        self.memory.remember(table_id, state, stamp, read, decoded)
         return state, [recorded for recorded in read if recorded.version >= from_version]
 
     async def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:

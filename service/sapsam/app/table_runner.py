@@ -108,11 +108,12 @@ class TableRunner:
         stamp = self.store.write_stamp(stream_id)  # before the read: see write_stamps
         state = self.memory.state(table_id) or INITIAL_STATE
         tail = await session.read_stream(stream_id, state.version + 1)
-        for recorded in tail:
-            state = evolve(state, self.decode(recorded))
+        decoded = [self.decode(recorded) for recorded in tail]
+        for event in decoded:
+            state = evolve(state, event)
         if state.table_id is None:
             raise TableNotFoundError(table_id)
-        self.memory.remember(table_id, state, stamp, tail)
+        self.memory.remember(table_id, state, stamp, tail, decoded)
         return state
 
     def current_copy(self, table_id: uuid.UUID) -> TableState | None:
@@ -143,17 +144,24 @@ class TableRunner:
             if state is None:
                 state = cached[table_id]
                 tail = tails[stream_id_for(table_id)]
-                for recorded in tail:
-                    state = evolve(state, self.decode(recorded))
+                decoded = [self.decode(recorded) for recorded in tail]
+                for event in decoded:
+                    state = evolve(state, event)
                 if state.table_id is None:
                     raise TableNotFoundError(table_id)
-                self.memory.remember(table_id, state, stamps[table_id], tail)
+                self.memory.remember(table_id, state, stamps[table_id], tail, decoded)
             states.append(state)
         return states
 
     def decode(self, recorded: RecordedEvent) -> Event:
         """The domain event for a recorded one."""
         return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
+
+    def decoded(self, table_id: uuid.UUID, recorded: RecordedEvent) -> Event:
+        """The domain event for one of the table's recorded events: as this process decided or
+        decoded it, while it is among the remembered ones, else decoded now."""
+        remembered = self.memory.decoded(table_id, recorded)
+        return self.decode(recorded) if remembered is None else remembered
 
     # -- the one way commands reach the log ---------------------------------------------------
 
@@ -270,7 +278,7 @@ class TableRunner:
                         raise RuntimeError(f"request {scoped_request_id!r} vanished")
                     return earlier
             own_stamp = self.store.stamp_after_own_write(stream_id, stamp_before)
-            self.memory.remember(table_id, final_state, own_stamp, result.events)
+            self.memory.remember(table_id, final_state, own_stamp, result.events, events)
             self.secrets.forget_published(table_id, result.events)
             if self.on_appended is not None:
                 self.on_appended(stream_id, result.events)

@@ -15,6 +15,7 @@ Unicode digit and ``uuid.UUID()`` accepts many spellings, so neither decides wha
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from dataclasses import dataclass
@@ -83,6 +84,11 @@ def _bad(field: str, value: str, pattern: str) -> ApiError:
     )
 
 
+# A name's id, parsed once per id seen lately: every table call names its table, and
+# ``uuid.UUID()`` costs more than the pattern's match (UUIDs are immutable, so shared).
+_uuid_of: Final = functools.lru_cache(maxsize=4096)(uuid.UUID)
+
+
 def _matched(pattern: re.Pattern[str], value: str, field: str, spelling: str) -> re.Match[str]:
     match = pattern.fullmatch(value)
     if match is None:
@@ -93,34 +99,34 @@ def _matched(pattern: re.Pattern[str], value: str, field: str, spelling: str) ->
 def parse_table(value: str, field: str) -> uuid.UUID:
     """The table id of ``tables/{table}``."""
     match = _matched(_TABLE, value, field, f"tables/{{table}} with {_UUID_SPELLING}")
-    return uuid.UUID(match.group(1))
+    return _uuid_of(match.group(1))
 
 
 def parse_seat(value: str, field: str = "seat") -> SeatName:
     """The table id and seat number of ``tables/{table}/seats/{seat}``."""
     spelling = f"tables/{{table}}/seats/{{seat}} with {_UUID_SPELLING} and a seat number 0-999"
     match = _matched(_SEAT, value, field, spelling)
-    return SeatName(uuid.UUID(match.group(1)), int(match.group(2)))
+    return SeatName(_uuid_of(match.group(1)), int(match.group(2)))
 
 
 def parse_deal(value: str, field: str = "name") -> DealName:
     """The table id and deal number of ``tables/{table}/deals/{deal}``."""
     spelling = f"tables/{{table}}/deals/{{deal}} with {_UUID_SPELLING} and a deal number from 1"
     match = _matched(_DEAL, value, field, spelling)
-    return DealName(uuid.UUID(match.group(1)), int(match.group(2)))
+    return DealName(_uuid_of(match.group(1)), int(match.group(2)))
 
 
 def parse_player(value: str, field: str = "name") -> uuid.UUID:
     """The player id of ``players/{player}``."""
     match = _matched(_PLAYER, value, field, f"players/{{player}} with {_UUID_SPELLING}")
-    return uuid.UUID(match.group(1))
+    return _uuid_of(match.group(1))
 
 
 def parse_tournament(value: str, field: str) -> uuid.UUID:
     """The tournament id of ``tournaments/{tournament}``."""
     spelling = f"tournaments/{{tournament}} with {_UUID_SPELLING}"
     match = _matched(_TOURNAMENT, value, field, spelling)
-    return uuid.UUID(match.group(1))
+    return _uuid_of(match.group(1))
 
 
 def check_request_id(request_id: str) -> str:

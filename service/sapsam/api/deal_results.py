@@ -6,7 +6,7 @@ before it. So an answer is kept with that hash and given again while the deal's 
 same; a new event of the deal (another hash) builds it anew. The viewer (a seat, the operator,
 anyone else) is part of the key, so what one seat may see is never answered to another. The
 events come from the table's remembered copy when it is current, already decoded
-(``TableRunner.decoded``); otherwise from the log, as before.
+(``TableRunner.decode_remembered``); otherwise from the log, as before.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class DealResults:
             self._kept.move_to_end(key)
             return kept[1]
         facts = views.gather_deal(
-            (self._tables.decoded(table_id, event) for event in recorded), deal_number
+            (self._tables.decode_remembered(table_id, event) for event in recorded), deal_number
         )
         if facts is None:
             return None

@@ -65,7 +65,7 @@ class _TableFold:
     def fold(self, recorded: RecordedEvent, seeds: Mapping[int, bytes]) -> Sent:
         """One event as sent; ``seeds``: the secret seeds of the deals whose cards it may deal
         (the hands each seat's holder is shown with ``CardsDealt``)."""
-        event = self._tables.decoded(self._table_id, recorded)
+        event = self._tables.decode_remembered(self._table_id, recorded)
         if isinstance(event, domain_events.DealStarted):
             self._deal = views.DealFacts(event.deal_number)
         if self._deal is not None and getattr(event, "deal_number", None) == self._deal.deal_number:

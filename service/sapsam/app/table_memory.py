@@ -87,8 +87,7 @@ class TableMemory:
         """Keep ``state`` unless a later one is remembered; ``stamp``: its write stamp (None: not
         known to be current); ``recorded``: events just read or written, ending at its version;
         ``decoded``: their domain events, one for each (or none)."""
-        if decoded:
-            self._keep_decoded(table_id, recorded, decoded)
+        self.keep_decoded(table_id, recorded, decoded)
         cached = self._states.get(table_id)
         if cached is None or cached.version < state.version:
             self._states[table_id] = state
@@ -114,9 +113,13 @@ class TableMemory:
             self._tails.pop(evicted, None)
             self._decoded.pop(evicted, None)
 
-    def _keep_decoded(
+    def keep_decoded(
         self, table_id: uuid.UUID, recorded: Sequence[RecordedEvent], decoded: Sequence[Event]
     ) -> None:
+        """Keep ``decoded``, the domain events of ``recorded`` (one each; none: nothing kept),
+        with the table's latest ones."""
+        if not decoded:
+            return
         if len(recorded) != len(decoded):
             raise ValueError("one domain event for each recorded event")
         remembered = self._decoded.setdefault(table_id, {})

@@ -97,13 +97,14 @@ class TableQueries(TableRunner):
                 return current, remembered
         state = self.memory.state(table_id) or INITIAL_STATE
         read = await self.events(table_id, min(from_version, state.version + 1))
-        decoded = [self.decoded(table_id, recorded) for recorded in read]
-        for recorded, event in zip(read, decoded, strict=True):
-            if recorded.version > state.version:
-                state = evolve(state, event)
+        fresh = [recorded for recorded in read if recorded.version > state.version]
+        decoded = [self.decode(recorded) for recorded in fresh]
+        for event in decoded:
+            state = evolve(state, event)
         if state.table_id is None:
             raise TableNotFoundError(table_id)
-        self.memory.remember(table_id, state, stamp, read, decoded)
+        self.memory.remember(table_id, state, stamp, read)
+        self.memory.keep_decoded(table_id, fresh, decoded)
         return state, [recorded for recorded in read if recorded.version >= from_version]
 
     async def hand_of(self, table_id: uuid.UUID, player_id: str) -> tuple[int, tuple[Card, ...]]:

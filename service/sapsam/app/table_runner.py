@@ -157,7 +157,7 @@ class TableRunner:
         """The domain event for a recorded one."""
         return self.codec.decode(recorded.type, recorded.schema_version, recorded.data)
 
-    def decoded(self, table_id: uuid.UUID, recorded: RecordedEvent) -> Event:
+    def decode_remembered(self, table_id: uuid.UUID, recorded: RecordedEvent) -> Event:
         """The domain event for one of the table's recorded events: as this process decided or
         decoded it, while it is among the remembered ones, else decoded now."""
         remembered = self.memory.decoded(table_id, recorded)

@@ -26,10 +26,11 @@ domain (``sapsam.audit.sample_series``), as an auditor at home holds them.
   ``deal_exports_per_cpu_s_signature_each`` empties that cache before every file, so each file
   pays for its signature too. A process also keeps the inclusion walks of one tree (a proof that
   reaches a node an earlier proof reached, with the same hashes left, takes that proof's root:
-  ``sapsam.audit.inclusion_walk``), the lots redrawn and the rule sets read, each a memo of a pure
+  ``sapsam.audit.inclusion_walk``), the lots redrawn, the rule sets read and the opening lines
+  a table's deal exports share (read, decoded and chained once), each a memo of a pure
   function; ``..._nothing_shared`` forgets all of it before every file
-  (``sapsam.audit.verifier.forget_shared_work``), so each file is verified as in a process of its
-  own: the figure for exports that share nothing.
+  (``sapsam.audit.verifier.forget_shared_work``), so each file is verified as in a process of
+  its own: the figure for exports that share nothing.
 
 Usage: ``python bench/verify.py [--runs 20] [--deals 400]``.
 Targets (issue #15): a one-deal ``audit verify`` process <= 150 ms wall; >= 2,000 deals/s/core.

@@ -1,7 +1,8 @@
 """What verifications in one process share (``sapsam.audit.verifier.forget_shared_work``: the
-checkpoints opened under pinned keys, the inclusion walks, the lots redrawn, the rule sets read)
-never changes a verdict: a forged export verified after the honest one, with all of that kept,
-gets exactly the report it gets in a process of its own."""
+checkpoints opened under pinned keys, the inclusion walks, the lots redrawn, the rule sets read,
+the opening lines read, decoded and chained) never changes a verdict: a forged export verified
+after the honest one, with all of that kept, gets exactly the report it gets in a process of its
+own."""
 
 from __future__ import annotations
 
@@ -83,6 +84,16 @@ def _forgeries(lines: list[str]) -> dict[str, list[str]]:
             lot,
             lambda e: e["inclusion"].__setitem__("leaf_index", e["inclusion"]["leaf_index"] + 1),
         ),
+        # The opening's lines are read once for many exports (export_reading): honest lines read
+        # before, in another place or twice, and an honest line edited, are judged as alone.
+        "seats swapped": [
+            *lines[: created + 1],
+            lines[created + 2],
+            lines[created + 1],
+            *lines[created + 3 :],
+        ],
+        "seat line twice": [*lines[: created + 2], lines[created + 1], *lines[created + 2 :]],
+        "player id": _edit(lines, created + 1, set_data("player_id", "mallory")),
     }
 
 
@@ -99,6 +110,9 @@ def _forgeries(lines: list[str]) -> dict[str, list[str]]:
         "lowest proof hash",
         "highest proof hash",
         "leaf index",
+        "seats swapped",
+        "seat line twice",
+        "player id",
     ],
 )
 def test_a_forgery_after_the_honest_export_gets_the_report_it_gets_alone(

@@ -471,6 +471,33 @@ def _quick_event(line: str) -> ExportedEvent | None:
     )
 
 
+# Every deal export of a table opens with the table's opening events, line for line alike (under
+# one checkpoint, their proofs too): a verifier going through a table's deal files reads each
+# such line once. A line read before (the same text: the same limits, the same parse, an equal
+# event) is taken as read; the event is shared, as immutable as every parsed event is to its
+# readers. Only the export's leading run of opening events is looked up, so a deal's own lines
+# cost nothing here; at most _OPENINGS_KEPT lines are kept (then all are forgotten).
+OPENING_TYPES: Final = frozenset({"TableCreated", "PlayerSeated", "DealerChosen"})
+"""The types of the events that open a table's stream, and so every deal export of the table."""
+_OPENINGS_READ: dict[str, ExportedEvent] = {}
+_OPENINGS_KEPT: Final = 4096
+
+
+def forget_openings_read() -> None:
+    """Forget the opening lines read so far (the next export's are read in full)."""
+    _OPENINGS_READ.clear()
+
+
+def _kept_opening(line: str, event: ExportedEvent) -> bool:
+    """Keep ``line``'s event if it is an opening event; whether it was (the opening goes on)."""
+    if event.type not in OPENING_TYPES:
+        return False
+    if len(_OPENINGS_READ) >= _OPENINGS_KEPT:
+        _OPENINGS_READ.clear()
+    _OPENINGS_READ[line] = event
+    return True
+
+
 def read_export(lines: Iterable[str]) -> AuditExport:
     """Parse an export from its lines (blank lines are ignored).
 
@@ -481,10 +508,16 @@ def read_export(lines: Iterable[str]) -> AuditExport:
     header: ExportHeader | None = None
     events: list[ExportedEvent] = []
     size = 0
+    opening = True  # in the export's leading opening events, looked up among those read
     for number, line in enumerate(lines, start=1):
         size += len(line)
         if size > MAX_EXPORT_CHARS:
             check_export_size(size)
+        if opening and header is not None:
+            known = _OPENINGS_READ.get(line)
+            if known is not None:  # read before: within the limits, well formed
+                events.append(known)
+                continue
         check_line(line, number)
         if not line.strip():
             continue
@@ -492,7 +525,10 @@ def read_export(lines: Iterable[str]) -> AuditExport:
             quick = _quick_event(line)
             if quick is not None:
                 events.append(quick)
+                if opening:
+                    opening = _kept_opening(line, quick)
                 continue
+            opening = False
         value = _parse_line(line, number)
         if header is None:
             header = header_from_dict(value, f"line {number}")

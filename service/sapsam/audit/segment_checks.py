@@ -9,13 +9,16 @@ each segment's events, :func:`chain_check` recomputes every hash from its segmen
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from typing import Final
 
 from sapsam.audit.export_format import AuditExport, ExportedEvent, Segment
+from sapsam.audit.export_reading import OPENING_TYPES
 from sapsam.audit.report import AuditCheck, Status
-from sapsam.log.chain import verify_chain_of_stream
+from sapsam.log.chain import ChainReport, verify_chain_of_stream
 
-__all__ = ["anchor_check", "chain_check", "coverage_check", "split_segments"]
+__all__ = ["anchor_check", "chain_check", "coverage_check", "forget_chains", "split_segments"]
 
 
 def split_segments(export: AuditExport) -> list[list[ExportedEvent]]:
@@ -30,15 +33,44 @@ def split_segments(export: AuditExport) -> list[list[ExportedEvent]]:
     ]
 
 
+# A segment of opening events shared with an export verified before (a table's deal exports
+# share it: ``export_reading._OPENINGS_READ``), hung on the same anchor of the same stream, has the
+# same chain: its report is kept by the events' identities, which the entry holds (so no id is
+# reused while kept). At most _CHAINS_KEPT segments (then all are forgotten).
+_ChainKey = tuple[str, bytes, int, bool, tuple[int, ...]]
+_CHAINS: dict[_ChainKey, tuple[list[ExportedEvent], ChainReport]] = {}
+_CHAINS_KEPT: Final = 1024
+
+
+def forget_chains() -> None:
+    """Forget the segments' chains kept so far."""
+    _CHAINS.clear()
+
+
+def _segment_chain(
+    stream_id: str, segment: Segment, events: list[ExportedEvent], parsed_json: bool
+) -> ChainReport:
+    anchor = segment.anchor
+    if not all(event.type in OPENING_TYPES for event in events):  # a deal's: never shared
+        return verify_chain_of_stream(stream_id, events, anchor.hash, anchor.version, parsed_json)
+    key = (stream_id, anchor.hash, anchor.version, parsed_json, tuple(map(id, events)))
+    kept = _CHAINS.get(key)
+    if kept is not None and all(map(operator.is_, kept[0], events)):
+        return kept[1]
+    report = verify_chain_of_stream(stream_id, events, anchor.hash, anchor.version, parsed_json)
+    if len(_CHAINS) >= _CHAINS_KEPT:
+        _CHAINS.clear()
+    _CHAINS[key] = (list(events), report)
+    return report
+
+
 def chain_check(export: AuditExport, segment_events: Sequence[list[ExportedEvent]]) -> AuditCheck:
     stream_id = export.header.stream_id
     checked = 0
     for index, (segment, events) in enumerate(
         zip(export.header.segments, segment_events, strict=True), start=1
     ):
-        report = verify_chain_of_stream(
-            stream_id, events, segment.anchor.hash, segment.anchor.version, export.parsed_json
-        )
+        report = _segment_chain(stream_id, segment, events, export.parsed_json)
         checked += report.events_checked
         if not report.intact:
             problem = report.problems[0]

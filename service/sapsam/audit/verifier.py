@@ -45,7 +45,7 @@ from sapsam.audit.deal_checks import fairness_checks
 from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.deal_sequence import rotation_check, sequence_check
 from sapsam.audit.export_format import AuditExport, ExportedEvent, ExportFormatError
-from sapsam.audit.export_reading import read_export
+from sapsam.audit.export_reading import OPENING_TYPES, forget_openings_read, read_export
 from sapsam.audit.inclusion_walk import forget_walks
 from sapsam.audit.opening_checks import (
     forget_lots_and_rule_sets,
@@ -56,7 +56,13 @@ from sapsam.audit.opening_checks import (
 )
 from sapsam.audit.player_signatures import signature_checks
 from sapsam.audit.report import AuditCheck, AuditReport, Status
-from sapsam.audit.segment_checks import anchor_check, chain_check, coverage_check, split_segments
+from sapsam.audit.segment_checks import (
+    anchor_check,
+    chain_check,
+    coverage_check,
+    forget_chains,
+    split_segments,
+)
 from sapsam.audit.series_checks import series_checks
 from sapsam.audit.void_checks import voided_check
 from sapsam.domain.events import (
@@ -107,11 +113,15 @@ def read_and_verify(
 def forget_shared_work() -> None:
     """Forget what the verifications of a process share (each a pure function of what it is
     kept by, and bounded): the checkpoints opened under pinned keys, the inclusion walks, the
-    lots redrawn and the rule sets read. The next export is verified from nothing, as in a
+    lots redrawn, the rule sets read, and the opening lines a table's deal exports share (read,
+    decoded and chained once). The next export is verified from nothing, as in a
     process of its own (``bench/verify.py`` measures both ways)."""
     forget_opened_notes()
     forget_walks()
     forget_lots_and_rule_sets()
+    forget_openings_read()
+    forget_chains()
+    _DECODED.clear()
 
 
 def verify_audit_export(
@@ -285,18 +295,34 @@ def _scope_text(export: AuditExport) -> str:
     return f"series, deals {', '.join(map(str, header.deals)) or 'none'}"
 
 
+# The opening events read once for many exports (``export_reading._OPENINGS_READ``) are decoded
+# once too: by the identity of the shared event, which the entry holds (so the id is not reused
+# while kept). Only the default codec's decoding is kept; at most _DECODED_KEPT events.
+_DECODED: dict[int, tuple[ExportedEvent, Event]] = {}
+_DECODED_KEPT: Final = 4096
+
+
 def _decode(
     events: Sequence[ExportedEvent], codec: EventCodec
 ) -> tuple[list[tuple[int, Event]], AuditCheck]:
     decoded: list[tuple[int, Event]] = []
     problems: list[str] = []
+    kept = _DECODED if codec is DEFAULT_CODEC else {}
     for event in events:
+        known = kept.get(id(event))
+        if known is not None and known[0] is event:
+            decoded.append((event.version, known[1]))
+            continue
         try:
-            decoded.append(
-                (event.version, codec.decode(event.type, event.schema_version, event.data))
-            )
+            value = codec.decode(event.type, event.schema_version, event.data)
         except (ValueError, KeyError, TypeError) as error:
             problems.append(f"the {event.type} event at version {event.version}: {error!s}")
+            continue
+        decoded.append((event.version, value))
+        if event.type in OPENING_TYPES and codec is DEFAULT_CODEC:
+            if len(_DECODED) >= _DECODED_KEPT:
+                _DECODED.clear()
+            _DECODED[id(event)] = (event, value)
     if problems:
         return decoded, AuditCheck(
             "decode",

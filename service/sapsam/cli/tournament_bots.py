@@ -8,7 +8,8 @@ seat). It waits out a paused tournament (the next deal starts once it resumes), 
 table whose seat was given to another player (its player forfeited and was re-seated), and
 stops when the tournament is complete or cancelled. ``sapsam tournament bot`` runs them; so do
 ``make demo-tournament`` and the tournament API tests. It needs the client package
-(``clients/sapsam_client``).
+(``clients/sapsam_client``), whose ``sapsam_client.tournament_play.follow_tournament`` is the one
+way a player's seat is followed from round to round (``sapsam-bot --tournament`` uses it too).
 """
 
 from __future__ import annotations
@@ -18,17 +19,13 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 
 from sapsam_proto.v1 import (
-    tournament_pb2,
     tournament_service_pb2,
     tournament_service_pb2_grpc,
 )
-
-POLL_SECONDS = 0.1
 
 
 @dataclass
@@ -78,45 +75,6 @@ def enter(channel: grpc.Channel, bot: TournamentBot, tournament: str) -> int:
     return int(response.version)
 
 
-FINISHED = frozenset(
-    {tournament_pb2.TOURNAMENT_STATUS_COMPLETE, tournament_pb2.TOURNAMENT_STATUS_CANCELLED}
-)
-
-
-def _my_seat(round_message: tournament_pb2.TournamentRound, player: str) -> str | None:
-    for table in round_message.tables:
-        for seat, holder in enumerate(table.players):
-            if holder == player:
-                return f"{table.table}/seats/{seat}"
-    return None
-
-
-WAITED_REASONS = frozenset({"TABLE_NOT_FOUND", "TOURNAMENT_PAUSED"})
-"""Refusals a bot waits out: a round's tables are opened just after the round is seated, and a
-paused tournament's tables start no deal until the operator resumes it."""
-
-
-def _play_when_ready(
-    client: Any, seat_name: str, arranger: Any, should_stop: Callable[[], bool]
-) -> bool:
-    """Play the seat's series, waiting out a table not opened yet and a pause (each try on a
-    fresh seat, so the refused move is made again). False when the seat was given to another
-    player (the bot's player forfeited and was re-seated): it stops playing the table."""
-    from sapsam_client.errors import SapsamError
-    from sapsam_client.seat import SeatReplacedError
-
-    while True:
-        try:
-            client.seat(seat_name).play_series(arranger)
-            return True
-        except SeatReplacedError:
-            return False
-        except SapsamError as error:
-            if error.reason not in WAITED_REASONS or should_stop():
-                raise
-            time.sleep(POLL_SECONDS * 5 if error.reason == "TOURNAMENT_PAUSED" else POLL_SECONDS)
-
-
 def play_tournament(
     target: str,
     bot: TournamentBot,
@@ -130,35 +88,23 @@ def play_tournament(
     series; ``on_round(bot, round, seat)`` is told as it sits down."""
     from sapsam_client import connect
     from sapsam_client.bot import arranger_for
+    from sapsam_client.tournament_play import follow_tournament
+
+    def sat_down(number: int, seat: str) -> None:
+        if on_round is not None:
+            on_round(bot, number, seat)
 
     client = connect(target, token=bot.token)
-    stub = tournament_service_pb2_grpc.TournamentServiceStub(client.channel)
-    arranger = arranger_for(bot.strategy, seed)
-    played: set[int] = set()
     try:
-        while not should_stop():
-            view = stub.GetTournament(
-                tournament_service_pb2.GetTournamentRequest(name=tournament),
-                metadata=bot.metadata(),
-                timeout=30,
-            ).tournament
-            waiting = True
-            for round_message in view.seated_rounds:
-                if round_message.round in played:
-                    continue
-                seat = _my_seat(round_message, bot.player)
-                played.add(round_message.round)
-                if seat is None:
-                    continue
-                waiting = False
-                if on_round is not None:
-                    on_round(bot, round_message.round, seat)
-                if _play_when_ready(client, seat, arranger, should_stop):
-                    bot.tables_played.append(seat.rsplit("/seats/", 1)[0])
-            if view.status in FINISHED:
-                return
-            if waiting:
-                time.sleep(POLL_SECONDS)
+        follow_tournament(
+            client,
+            tournament,
+            bot.player,
+            arranger_for(bot.strategy, seed),
+            should_stop=should_stop,
+            on_round=sat_down,
+            tables=bot.tables_played,
+        )
     finally:
         client.close()
 

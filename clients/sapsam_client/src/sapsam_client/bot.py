@@ -6,10 +6,12 @@
     sapsam-bot --create --seat-count 4 --seats-here 4 --deals 8 --strategy random
 
 With ``--table`` the bot joins that table; with ``--create`` it creates one (printing
-``table: tables/<uuid>`` first, so others can join) and joins it. ``--seats-here N`` plays N seats
-from this one process (a thread and a player each). Strategies: ``solver`` plays the solver's
-rows, ``random`` random legal rows (``--seed`` makes them repeatable). Each bot registers a
-fresh player unless ``--token`` is given. One line per scored deal, then the standings.
+``table: tables/<uuid>`` first, so others can join) and joins it; with ``--tournament`` it plays
+its player's seat in every round of a tournament (``sapsam_client.bot_tournament``).
+``--seats-here N`` plays N seats from this one process (a thread and a player each).
+Strategies: ``solver`` plays the solver's rows, ``random`` random legal rows (``--seed`` makes
+them repeatable). Each bot registers a fresh player unless ``--token`` is given. One line per
+scored deal, then the standings.
 
 A player that already holds a seat at the table (taken in advance, or by a bot that restarted)
 plays that seat instead of joining again::
@@ -80,9 +82,14 @@ first, so others can join) and joins it. Each bot registers a fresh player unles
 given. It keeps its players' tokens and open commitments in a state file, so the same command
 run again takes up the same seats. One line per scored deal, then the standings.
 
+With --tournament it follows one player through a tournament: each round it finds the seat the
+tournament gave the player (--token, and --player unless the token file knows it), plays that
+table's series, waits out a pause, and stops when the tournament is complete or cancelled.
+
 examples:
     sapsam-bot --server 127.0.0.1:50051 --table tables/<uuid> --strategy solver
     sapsam-bot --create --seat-count 4 --seats-here 4 --deals 8 --strategy random
+    sapsam-bot --tournament tournaments/<uuid> --token <token> --player players/<id>
 """
 
 
@@ -114,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--table", help="join this table (tables/<uuid> or the uuid)")
     where.add_argument("--create", action="store_true", help="create a table and join it")
+    where.add_argument(
+        "--tournament",
+        help="play the seat of the --token's player in every round of this tournament"
+        " (tournaments/<uuid> or the uuid), from round to round until it ends; the player is"
+        " entered by the operator (sapsam tournament register)",
+    )
     parser.add_argument(
         "--strategy",
         choices=STRATEGIES,
@@ -314,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the bot; the exit code is 0 when the series was played to the end."""
     words = list(sys.argv[1:] if argv is None else argv)
     arguments = build_parser().parse_args(words)
+    if arguments.tournament:
+        from sapsam_client.bot_tournament import play_tournament
+
+        return play_tournament(arguments)
     table: str | None = arguments.table
     state: BotState | None = None
     known = {"table": table}  # what the Ctrl-C handler says, kept current

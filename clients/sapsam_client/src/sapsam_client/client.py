@@ -51,6 +51,7 @@ from sapsam_client.errors import (
 )
 from sapsam_client.keepalive import KEEPALIVE_OPTIONS
 from sapsam_client.player_calls import PlayerCalls, Registration
+from sapsam_client.tournament_calls import TournamentCalls
 from sapsam_proto.v1 import (
     rule_set_pb2,
     table_event_pb2,
@@ -78,9 +79,10 @@ class Hand:
         return deal_number(self.deal)
 
 
-class Client(PlayerCalls, AuditCalls, Connection):
+class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
     """A connection to a sapsam server, acting as one player (or the operator, or nobody): one
-    method per RPC (the player calls from :class:`~sapsam_client.player_calls.PlayerCalls`, the
+    method per RPC (the player calls from :class:`~sapsam_client.player_calls.PlayerCalls`, a
+    player's tournament calls from :class:`~sapsam_client.tournament_calls.TournamentCalls`, the
     hand history and disputes from :class:`~sapsam_client.audit_calls.AuditCalls`, the
     plumbing from :class:`~sapsam_client.connection.Connection`).
 

@@ -28,7 +28,11 @@ from sapsam_client.backoff import (
 )
 from sapsam_client.errors import SapsamError, UnavailableError, from_rpc_error
 from sapsam_client.player_key import PlayerKey
-from sapsam_proto.v1 import player_service_pb2_grpc, table_service_pb2_grpc
+from sapsam_proto.v1 import (
+    player_service_pb2_grpc,
+    table_service_pb2_grpc,
+    tournament_service_pb2_grpc,
+)
 
 if TYPE_CHECKING:
     from sapsam_client.receipts import ReceiptKeeper
@@ -105,6 +109,7 @@ class Connection:
         self.on_reachability: Callable[[SapsamError | None], None] | None = None
         self.players = player_service_pb2_grpc.PlayerServiceStub(channel)
         self.tables = table_service_pb2_grpc.TableServiceStub(channel)
+        self.tournaments = tournament_service_pb2_grpc.TournamentServiceStub(channel)
         # The player's Ed25519 key (docs/fairness.md §19): loaded or created on the first move,
         # registered once per process, used to sign every commit and reveal. ``sign_moves =
         # False`` turns signing off; ``key_path`` overrides where the key is kept.

@@ -18,12 +18,13 @@ A server that restarts is waited for (``--reconnect-seconds``, default 600) and 
 where it was (the person is told when the server stops answering and when it answers again);
 Ctrl-C, or a server gone for good, prints the command that takes your seat up again.
 
-Each deal shows your 13 cards sorted and the solver's suggestion for the table's rules, each row
-named; it is never sent unless you take it. Type the rows one at a time
-(``sapsam_client.row_entry``): each card is checked against your hand and the rows already set,
-accepted rows are kept, the cards left are shown, the last row fills itself; ``swap Ks 7d``, ``u``
-(undo), ``r`` (start again), ``s`` (take the suggestion), ``hint`` (show it again) and ``?`` (help)
-work at any row prompt, and Enter before any row takes the suggestion. A foul is announced before
+Each deal shows your 13 cards sorted; the solver's suggestion for the table's rules, each row
+named, only when you ask for it (``hint``), and it is never sent unless you take it. Type the rows
+one at a time (``sapsam_client.row_entry``): each card is checked against your hand and the rows
+already set, accepted rows are kept, the cards left are shown, the last row fills itself; ``swap
+Ks 7d``, ``u`` (undo), ``r`` (start again), ``s`` (take the suggestion), ``hint`` (show it) and
+``?`` (help, listing them all) work at any row prompt, and Enter before any row takes the
+suggestion. A foul is announced before
 you confirm, and the confirmation takes only y/yes or n/no. Cards show with suit symbols, hearts and
 diamonds in red, where the terminal supports it (``--plain``: letters, no colour). Committing,
 confirming and revealing need no typing: the commitment is computed here and only its hash is sent
@@ -33,6 +34,10 @@ next deal's cards: every seat's revealed rows with each row named, each row agai
 from your side ("front: your pair of kings beat Bob's pair of jacks"), the points, and the standings
 by display name. Other seats' cards are never shown before the reveal (the server does not send them
 either).
+
+At a tournament's table (``sapsam_client.tournament_play``) the person is told when the
+tournament is paused ("the tournament is paused (since 14:02:11 UTC: fire drill); waiting for the
+operator to resume"), resumed, cancelled, or when the player forfeited.
 
 A deal that ends while the person types its rows (the operator voids it, or the time runs out) is
 said at once and nothing is sent for it (``sapsam_client.deal_watch``). A seat the operator gives
@@ -48,6 +53,7 @@ import os
 import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -68,6 +74,7 @@ from sapsam_client.seat import CommitmentKeeper, Seat, SeatReplacedError
 from sapsam_client.table_options import add_table_creation_options
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
+from sapsam_client.tournament_play import TournamentNotices, tell_changes, tournament_of_table
 from sapsam_client.waiting import duration
 from sapsam_proto.v1 import table_pb2
 
@@ -265,6 +272,14 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         raise
     view = TableView(terminal, client, seat)
     terminal.say(f"you sit at seat {seat.position} of {seat.table}")
+    # A tournament's table: its pauses, resumes, a cancellation, a forfeit are said as they come
+    # (a paused tournament's table starts no deal, and says nothing of why).
+    tournament = tournament_of_table(client, seat.table)
+    told = (
+        tell_changes(client, TournamentNotices(tournament, player.player), terminal.say)
+        if tournament is not None
+        else threading.Event()
+    )
     view.refresh()
     view.waiting.start()
     try:
@@ -276,6 +291,7 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         client.close()
         return 1  # the series was not played to the end, and there is nothing to resume
     finally:
+        told.set()
         view.waiting.stop()
     terminal.say("the series is over; thanks for playing")
     client.close()  # now, not in the interpreter's teardown (grpc's channel deallocation)

@@ -1,0 +1,209 @@
+"""A player in a tournament: its seat followed from round to round (``sapsam-bot --tournament``,
+``sapsam tournament bot``), and the tournament's turns told in words (``sapsam-play``).
+
+:func:`follow_tournament` reads the tournament (``GetTournament``) until its player is seated in
+a round it has not played, plays that seat's series with :meth:`Seat.play_series`, and goes on
+with the next round, until the tournament is complete or cancelled. It waits out a round's table
+not opened yet and a pause (``StartDeal`` refused ``TOURNAMENT_PAUSED`` until the operator
+resumes), and leaves a table whose seat the operator gave to another player (the player
+forfeited and was re-seated).
+
+:class:`TournamentNotices` says what changed since it last looked: "the tournament is paused
+(since 14:02:11 UTC: fire drill); waiting for the operator to resume", that it resumed, that it
+was cancelled, that the player forfeited. A table does not say which tournament seated it, so
+:func:`tournament_of_table` looks for it among the newest tournaments (at most
+:data:`SCAN_LIMIT`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from sapsam_client.client import Client, table_name
+from sapsam_client.errors import SapsamError
+from sapsam_client.seat import Arranger, CommitmentKeeper, EventHandler, SeatReplacedError
+from sapsam_proto.v1 import tournament_pb2
+
+POLL_SECONDS: Final = 0.1
+"""How often a follower reads the tournament while no round of its player is seated."""
+PAUSED_SECONDS: Final = 0.5
+"""How often a follower tries a paused tournament's table again."""
+NOTICE_SECONDS: Final = 2.0
+"""How often a player's tournament is read for a pause, a resume, a cancellation, a forfeit."""
+SCAN_LIMIT: Final = 200
+"""Most tournaments read (newest first) to find the one a table belongs to."""
+FINISHED: Final = frozenset(
+    {tournament_pb2.TOURNAMENT_STATUS_COMPLETE, tournament_pb2.TOURNAMENT_STATUS_CANCELLED}
+)
+WAITED_REASONS: Final = frozenset({"TABLE_NOT_FOUND", "TOURNAMENT_PAUSED"})
+"""Refusals a follower waits out: a round's tables are opened just after the round is seated,
+and a paused tournament's tables start no deal until the operator resumes it."""
+
+
+def seat_in_round(round_message: tournament_pb2.TournamentRound, player: str) -> str | None:
+    """The seat (``tables/{table}/seats/{n}``) ``player`` holds in the round, if any."""
+    for table in round_message.tables:
+        for seat, holder in enumerate(table.players):
+            if holder == player:
+                return f"{table.table}/seats/{seat}"
+    return None
+
+
+def play_when_ready(
+    client: Client,
+    seat_name: str,
+    arranger: Arranger,
+    should_stop: Callable[[], bool] = lambda: False,
+    on_event: EventHandler | None = None,
+    keeper: CommitmentKeeper | None = None,
+) -> bool:
+    """Play the seat's series, waiting out a table not opened yet and a pause (each try on a
+    fresh seat, so the refused move is made again). False when the seat was given to another
+    player (the player forfeited and was re-seated): the table is left."""
+    while True:
+        try:
+            client.seat(seat_name, keeper).play_series(arranger, on_event=on_event)
+            return True
+        except SeatReplacedError:
+            return False
+        except SapsamError as error:
+            if error.reason not in WAITED_REASONS or should_stop():
+                raise
+            pause = PAUSED_SECONDS if error.reason == "TOURNAMENT_PAUSED" else POLL_SECONDS
+            time.sleep(pause)
+
+
+def follow_tournament(
+    client: Client,
+    tournament: str,
+    player: str,
+    arranger: Arranger,
+    *,
+    should_stop: Callable[[], bool] = lambda: False,
+    on_round: Callable[[int, str], None] | None = None,
+    on_event: EventHandler | None = None,
+    tables: list[str] | None = None,
+    keeper: CommitmentKeeper | None = None,
+) -> list[str]:
+    """Play every round ``player`` (``players/{id}``, the client's own) is seated in, until the
+    tournament is complete or cancelled; ``on_round(round, seat)`` is told as it sits down;
+    ``keeper`` keeps open commitments across a restart. Returns the tables played to the end
+    (``tables``, appended to as each is, if given)."""
+    played_rounds: set[int] = set()
+    tables = [] if tables is None else tables
+    while not should_stop():
+        view = client.get_tournament(tournament)
+        waiting = True
+        for round_message in view.seated_rounds:
+            if round_message.round in played_rounds:
+                continue
+            played_rounds.add(round_message.round)
+            seat = seat_in_round(round_message, player)
+            if seat is None:
+                continue
+            waiting = False
+            if on_round is not None:
+                on_round(round_message.round, seat)
+            if play_when_ready(client, seat, arranger, should_stop, on_event, keeper):
+                tables.append(table_name(seat))
+        if view.status in FINISHED:
+            break
+        if waiting:
+            time.sleep(POLL_SECONDS)
+    return tables
+
+
+def tournament_of_table(client: Client, table: str) -> str | None:
+    """The tournament that seated ``table`` (``tournaments/{id}``), among the newest
+    :data:`SCAN_LIMIT`; None for a table of no tournament."""
+    name = table_name(table)
+    for tournament in itertools.islice(client.list_tournaments(), SCAN_LIMIT):
+        for round_message in tournament.seated_rounds:
+            if any(item.table == name for item in round_message.tables):
+                return tournament.name
+    return None
+
+
+def _clock(timestamp: object) -> str:
+    moment = timestamp.ToDatetime()  # type: ignore[attr-defined]
+    return f"{moment:%H:%M:%S} UTC"
+
+
+@dataclass
+class TournamentNotices:
+    """What changed in a player's tournament since it was last read, in words."""
+
+    tournament: str
+    player: str
+    _status: int | None = None
+    _paused_at: str | None = None
+    _forfeited: bool = False
+
+    def check(self, client: Client) -> list[str]:
+        """Read the tournament; the lines to say about what changed (none the first time for
+        a tournament simply running)."""
+        return self.changes(client.get_tournament(self.tournament))
+
+    def changes(self, view: tournament_pb2.Tournament) -> list[str]:
+        """The lines for ``view`` against what was seen before (pure)."""
+        lines: list[str] = []
+        status = view.status
+        paused = status == tournament_pb2.TOURNAMENT_STATUS_PAUSED
+        pause = f"{_clock(view.pause_time)}" if paused and view.HasField("pause_time") else None
+        if paused and pause != self._paused_at:
+            reason = f": {view.status_reason}" if view.status_reason else ""
+            lines.append(
+                f"the tournament is paused (since {pause}{reason}); waiting for the operator"
+                " to resume"
+            )
+        elif (
+            self._paused_at is not None
+            and not paused
+            and status != tournament_pb2.TOURNAMENT_STATUS_CANCELLED
+        ):
+            lines.append("the tournament resumed: play goes on")
+        if status == tournament_pb2.TOURNAMENT_STATUS_CANCELLED and status != self._status:
+            reason = f" ({view.status_reason})" if view.status_reason else ""
+            lines.append(
+                f"the tournament was cancelled{reason}: its standings as they stood are final,"
+                " and no deal played from now on counts"
+            )
+        if self.player in view.forfeited_players and not self._forfeited:
+            self._forfeited = True
+            lines.append(
+                "you are out of the tournament (forfeited): you sit in no later round; your seat"
+                " at this table stays yours until the operator gives it to another player"
+            )
+        self._status, self._paused_at = status, pause
+        return lines
+
+
+def tell_changes(
+    client: Client,
+    notices: TournamentNotices,
+    say: Callable[[str], None],
+    every: float = NOTICE_SECONDS,
+) -> threading.Event:
+    """Say what changes in the tournament now and then every ``every`` seconds, from a thread
+    of its own, until the event returned is set. A failed read is skipped (the play loop
+    reports a server out of reach)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while True:
+            try:
+                lines = notices.check(client)
+            except SapsamError:
+                lines = []
+            for line in lines:
+                say(line)
+            if stop.wait(every):
+                return
+
+    threading.Thread(target=run, name="tournament-notices", daemon=True).start()
+    return stop

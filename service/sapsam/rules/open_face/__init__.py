@@ -10,6 +10,6 @@ No I/O, no clock, no hidden randomness. Card notation and hand values are the cl
 * ``scoring``: 1-6 per pair with royalties, dead hands, totals;
 * ``fantasyland``: entry, re-entry, limits, card counts, a Fantasyland hand's arrangement;
 * ``automatic``: automatic moves and the two timeout policies;
-* ``solver``: a seeded Monte Carlo placement solver and the simple heuristic it is measured
-  against (``bench/open_face_solver.py``).
+* ``heuristic``: a simple placement heuristic, the solver's rollout policy and its baseline;
+* ``solver``: a seeded Monte Carlo placement solver (``bench/open_face_solver.py``).
 """

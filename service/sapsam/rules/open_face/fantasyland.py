@@ -32,7 +32,8 @@ REENTRY_ROYALTY_ABOVE = 10
 """``row_royalty_over_ten``: a row must earn more than this (003: «mai mult de zece puncte»)."""
 
 
-def _entry_cards(rules: OpenFaceRules, front: HandValue) -> int | None:
+def entry_cards(rules: OpenFaceRules, front: HandValue) -> int | None:
+    """The cards a Fantasyland earned by this front of a live normal hand gets, else ``None``."""
     entry = rules.fantasyland_entry_rank
     if entry is None:
         return None
@@ -88,7 +89,7 @@ def next_fantasyland(
     if hand.dead or rules.fantasyland_entry_rank is None:
         return None
     if fantasylands_in_a_row == 0:
-        return _entry_cards(rules, hand.values[0])
+        return entry_cards(rules, hand.values[0])
     limit = rules.fantasyland_max_consecutive
     if limit is not None and fantasylands_in_a_row >= limit:
         return None

@@ -26,6 +26,7 @@ one filling per class of interchangeable cards gives the same values at a fracti
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from functools import lru_cache
 from itertools import combinations_with_replacement, product
 from typing import Final
 
@@ -121,6 +122,13 @@ def row_bounds(row: tuple[Card, ...], capacity: int, pool: Collection[Card]) -> 
     return (weakest, strongest)
 
 
+@lru_cache(maxsize=4096)
+def _cached_bounds(row: tuple[Card, ...], capacity: int, pool: frozenset[Card]) -> Bounds:
+    """``row_bounds`` remembered: the placements of one street all leave the same pool, and
+    many of them the same rows."""
+    return row_bounds(row, capacity, pool)
+
+
 def _exactly_dead(board: Board, pool: Collection[Card]) -> bool:
     """Every way of filling the (at most ``EXACT_FREE_PLACES``) empty places is out of order."""
     places = [row for row, free in enumerate(board.free_slots) for _ in range(free)]
@@ -157,8 +165,9 @@ def is_dead(board: Board, pool: Collection[Card] | None = None) -> bool:
     cards = unseen_cards(board) if pool is None else pool
     if sum(board.free_slots) <= EXACT_FREE_PLACES:
         return _exactly_dead(board, cards)
+    frozen = frozenset(cards)
     front, middle, back = (
-        row_bounds(row, capacity, cards)
+        _cached_bounds(tuple(sorted(row)), capacity, frozen)
         for row, capacity in zip(board.rows, ROW_CAPACITY, strict=True)
     )
     # Necessary for a legal finish: some front no stronger than some middle, some middle no

@@ -264,28 +264,19 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
             unanchored.append(event.version)
             continue
         leaf = inclusion.leaf_index
-        where = f"the {event.type} event at version {event.version} (leaf {leaf})"
-        if leaf <= previous_leaf:
-            return AuditCheck(
-                "inclusion",
-                Status.FAILED,
-                f"{where}: leaf indexes must grow with the versions (the log's order)",
-            )
+        if leaf <= previous_leaf or leaf >= size:
+            return _misplaced_leaf(event, leaf, previous_leaf, size)
         previous_leaf = leaf
-        if leaf >= size:
-            return AuditCheck(
-                "inclusion", Status.FAILED, f"{where}: not in a tree of {size} leaves"
-            )
         try:
             reached = inclusion_root(leaf, size, event_leaf_hash(event.hash), inclusion.proof)
         except ProofError as error:
-            return AuditCheck("inclusion", Status.FAILED, f"{where}: {error}")
+            return AuditCheck("inclusion", Status.FAILED, f"{_leaf_place(event, leaf)}: {error}")
         if reached != root:
             return AuditCheck(
                 "inclusion",
                 Status.FAILED,
-                f"{where}: its leaf hash and proof do not lead to the checkpoint's root: this is "
-                "not the event the log holds at that leaf",
+                f"{_leaf_place(event, leaf)}: its leaf hash and proof do not lead to the "
+                "checkpoint's root: this is not the event the log holds at that leaf",
                 expected=root.hex(),
                 found=reached.hex(),
             )
@@ -304,6 +295,23 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
         f"all {proven} events are in the checkpoint's tree (leaves "
         f"{_first_leaf(events)}..{previous_leaf}), each proof leading to its root",
     )
+
+
+def _leaf_place(event: ExportedEvent, leaf: int) -> str:
+    """Where a failed inclusion is, in words (formatted only for a failure)."""
+    return f"the {event.type} event at version {event.version} (leaf {leaf})"
+
+
+def _misplaced_leaf(event: ExportedEvent, leaf: int, previous_leaf: int, size: int) -> AuditCheck:
+    """The failed ``inclusion`` of a leaf index out of the log's order or outside the tree."""
+    where = _leaf_place(event, leaf)
+    if leaf <= previous_leaf:
+        return AuditCheck(
+            "inclusion",
+            Status.FAILED,
+            f"{where}: leaf indexes must grow with the versions (the log's order)",
+        )
+    return AuditCheck("inclusion", Status.FAILED, f"{where}: not in a tree of {size} leaves")
 
 
 def _last_leaf(events: Sequence[ExportedEvent]) -> int:

@@ -134,11 +134,13 @@ def _recorded_checks(
         if reveal.seat >= len(scored.fouls) or reveal.foul != scored.fouls[reveal.seat]
     ]
     fouls = (
-        AuditCheck(
+        _deal_check(
             "reveal_fouls",
             Status.PASSED,
             "each reveal's recorded foul flag agrees with the scoring",
-            deal=deal.number,
+            "",
+            "",
+            deal.number,
         )
         if not wrong_fouls
         else AuditCheck(
@@ -158,11 +160,13 @@ def _recorded_checks(
     if len(recorded) > len(scored_rows):
         wrong_rows.extend(range(len(scored_rows), len(recorded)))
     rows = (
-        AuditCheck(
+        _deal_check(
             "scored_arrangements",
             Status.PASSED,
             "the scored rows are the verified ones (revealed, or set on the seat's behalf)",
-            deal=deal.number,
+            "",
+            "",
+            deal.number,
         )
         if not wrong_rows
         else AuditCheck(

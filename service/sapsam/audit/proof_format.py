@@ -17,6 +17,7 @@ from sapsam.audit.export_format import (
     ExportFormatError,
     ExportTransparency,
 )
+from sapsam.frozen import from_fields
 
 HASH_HEX: Final = 64
 """Hex digits of one 32-byte hash."""
@@ -81,7 +82,9 @@ def quick_inclusion(leaf_index: int, proof: str) -> EventInclusion | None:
         return None
     if len(raw) * 2 != len(proof):
         return None
-    return EventInclusion(leaf_index, raw)
+    # Every event line carries one: made without the frozen __init__'s setattr per field (the
+    # class has no defaults and no __post_init__, so the instance is equal).
+    return from_fields(EventInclusion, {"leaf_index": leaf_index, "proof": raw})
 
 
 def quick_transparency(value: object) -> ExportTransparency | None:

@@ -216,7 +216,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
             "player_signature",
             None,
             lambda: signature_checks(deals, created, seated),
-            [_malformed("player_signature", None, "the players' signatures cannot be read")],
+            _SIGNATURES_UNREADABLE,
         )
     )
     checks.extend(
@@ -224,7 +224,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
             "series_totals",
             None,
             lambda: series_checks(deals, verified_totals, rule_set, seat_count, after_series),
-            [_malformed("series_totals", None, "the recorded running totals cannot be read")],
+            _TOTALS_UNREADABLE,
         )
     )
     return AuditReport(
@@ -286,6 +286,15 @@ def _safely(
         if fallback is not _NO_FALLBACK:
             return fallback
         return _malformed(name, deal, f"{type(error).__name__}: {error}")
+
+
+# The fallbacks of the checks that give several (made once: a report's checks are immutable).
+_SIGNATURES_UNREADABLE: Final[Sequence[AuditCheck]] = (
+    _malformed("player_signature", None, "the players' signatures cannot be read"),
+)
+_TOTALS_UNREADABLE: Final[Sequence[AuditCheck]] = (
+    _malformed("series_totals", None, "the recorded running totals cannot be read"),
+)
 
 
 def _scope_text(export: AuditExport) -> str:

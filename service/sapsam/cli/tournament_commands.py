@@ -75,6 +75,7 @@ def _tournament_argument(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     """Add the ``tournament`` subcommand and its actions."""
     from sapsam.cli import (
+        tournament_bot_command,
         tournament_control_commands,
         tournament_demo,
         tournament_standings,
@@ -192,6 +193,7 @@ def register(subparsers: Any) -> None:
 
     tournament_standings.add_actions(actions)
     tournament_watch.add_actions(actions)
+    tournament_bot_command.add_action(actions)
     tournament_control_commands.add_actions(actions)
 
     follow = _action(

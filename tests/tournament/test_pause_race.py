@@ -1,12 +1,15 @@
 """A deal's start and a pause of its tournament never cross: a deal whose check passed before
 the pause starts before the pause is recorded, and a deal checked while a pause is being
-recorded waits for it and is refused. Each interleaving is forced with real database locks (a
-row lock the test holds stops one side in its append; ``pg_locks`` shows the other waiting for
-the tournament's pause lock), so the test does not depend on timing."""
+recorded waits for it and is refused; nor do a round's seating and a pause (the results process
+decides again on the paused tournament, and the resume seats the round). Each interleaving is
+forced: with real database locks (a row lock the test holds stops one side in its append;
+``pg_locks`` shows the other waiting for the tournament's pause lock), or at the results
+process's ``decided`` step, so the tests do not depend on timing."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -15,8 +18,17 @@ import psycopg
 import pytest
 from tournament_play import Services, started_tournament
 
+from sapsam.app.tables import TableService
+from sapsam.app.tournament_control import TournamentControl
+from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import stream_id_for
+from sapsam.audit.sample_play import play_deal
 from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.tournament import TournamentPhase
+from sapsam.domain.tournament_events import RoundSeated
+from sapsam.store.event_store import EventStore
+from sapsam.store.projections import registered_projectors
+from sapsam.store.table_projections import projectors as table_projectors
 
 PAUSE_LOCK_SPACE = 1953461871  # tournaments.sql, hold_pause_lock
 
@@ -117,3 +129,61 @@ async def test_a_deal_checked_while_the_pause_is_recorded_waits_and_is_refused(
     await services.tournaments.resume(tournament_id, "resume")
     await services.tables.start_deal(table_id, "operator", "deal-1-again")
     assert _position(url, f"table-{table_id}", "DealStarted") is not None
+
+
+def _pause_elsewhere(database_url: str, tournament_id: uuid.UUID) -> None:
+    """The operator's pause, from a store (and an event loop) of its own, on another thread."""
+
+    async def pause() -> None:
+        store = await EventStore.connect(
+            database_url, projectors=[*table_projectors(), *registered_projectors()]
+        )
+        store.prepare()
+        try:
+            await TournamentControl(store, TableService(store)).pause(
+                tournament_id, "lunch", "pause"
+            )
+        finally:
+            await store.close()
+
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(pause())
+        except BaseException as error:  # handed to the test below
+            failures.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not failures, failures
+
+
+async def test_a_round_completing_as_the_pause_is_recorded_is_seated_by_the_resume(
+    services: Services,
+) -> None:
+    # The results process decides to credit the round's last deal and seat the next round; the
+    # pause is recorded before its append. The append loses the race, the credit is decided
+    # again on the paused tournament: the round completes, no round is seated, and the resume
+    # seats it.
+    tournaments = services.tournaments
+    tournament_id, table_id = await _tournament_table(services)
+    paused_once: list[str] = []
+
+    def pause_when_decided(step: str) -> None:
+        if step == "decided" and not paused_once:
+            paused_once.append(step)
+            _pause_elsewhere(services.database_url, tournament_id)
+
+    process = ResultsProcess(tournaments, crash_hook=pause_when_decided)
+    await play_deal(services.tables, table_id, 1)
+    assert await process.process_available() == 1 and paused_once
+    state = await tournaments.load(tournament_id)
+    assert state.phase is TournamentPhase.PAUSED
+    assert state.rounds_completed == 1 and state.current_round == 1
+    recorded = [tournaments.decode(item) for item in await tournaments.events(tournament_id)]
+    assert not any(isinstance(event, RoundSeated) and event.round == 2 for event in recorded)
+    await tournaments.resume(tournament_id, "resume")
+    state = await tournaments.load(tournament_id)
+    assert state.current_round == 2 and state.phase is TournamentPhase.RUNNING

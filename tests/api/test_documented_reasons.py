@@ -93,6 +93,11 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "TOO_MANY_STREAMS": "tests/api/test_limits.py",
     # A player registering its ninth key (eight registrations first).
     "PLAYER_KEY_LIMIT": "tests/api/test_player_keys.py",
+    # A table whose rule set plays naturals (the helpers here seat pagat tables).
+    "NATURALS_NOT_PLAYED": "tests/api/test_naturals_api.py",
+    "DECLARATION_REQUIRED": "tests/api/test_naturals_api.py",
+    "ALREADY_DECLARED": "tests/api/test_naturals_api.py",
+    "DECLARATION_MISMATCH": "tests/api/test_naturals_api.py",
     # A player with a registered key, mid-deal: an unsigned or badly signed move.
     "SIGNATURE_REQUIRED": "tests/api/test_signed_moves.py",
     "BAD_SIGNATURE": "tests/api/test_signed_moves.py",

@@ -48,6 +48,7 @@ def test_services_are_importable_with_every_rpc() -> None:
         "CutDeck",
         "GetMyHand",
         "CommitArrangement",
+        "DeclareNatural",
         "ConfirmArrangement",
         "RevealArrangement",
         "GetDealResult",

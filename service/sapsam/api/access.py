@@ -58,6 +58,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "CutDeck",
             "GetMyHand",
             "CommitArrangement",
+            "DeclareNatural",
             "ConfirmArrangement",
             "RevealArrangement",
             # A player's own hand history: the operator has none.

@@ -174,6 +174,10 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         "TOURNAMENT_NOT_PAUSED": _PRECONDITION,
         "TOURNAMENT_CANCELLED": _PRECONDITION,
         "PLAYER_FORFEITED": _PRECONDITION,
+        "NATURALS_NOT_PLAYED": _PRECONDITION,
+        "DECLARATION_REQUIRED": _PRECONDITION,
+        "ALREADY_DECLARED": _PRECONDITION,
+        "DECLARATION_MISMATCH": _PRECONDITION,
         "OPERATOR_ONLY": _DENIED,
         # Only the results process can hit these (it credits deals, never a client).
         "NOT_A_TOURNAMENT_TABLE": _INTERNAL,

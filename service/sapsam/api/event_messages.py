@@ -188,6 +188,30 @@ def _arrangement_committed(
     )
 
 
+def _natural_declared(
+    message: table_event_pb2.TableEvent, event: domain_events.NaturalDeclared, feed: _Feed
+) -> None:
+    message.natural_declared.CopyFrom(
+        table_event_pb2.NaturalDeclared(
+            deal=feed.deal_of(event.deal_number),
+            seat=feed.seat(event.seat),
+            commitment=bytes.fromhex(event.commitment),
+        )
+    )
+
+
+def _natural_revealed(
+    message: table_event_pb2.TableEvent, event: domain_events.NaturalRevealed, feed: _Feed
+) -> None:
+    # Which seat opened its declaration, nothing more: what it declared waits for the seed, as
+    # the rows do (docs/events.md, "What is hidden").
+    message.natural_revealed.CopyFrom(
+        table_event_pb2.NaturalRevealed(
+            deal=feed.deal_of(event.deal_number), seat=feed.seat(event.seat)
+        )
+    )
+
+
 def _seat_confirmed(
     message: table_event_pb2.TableEvent, event: domain_events.SeatConfirmed, feed: _Feed
 ) -> None:
@@ -333,5 +357,7 @@ _CONVERTERS: Final[
     domain_events.DeadlinesExtended: _deadlines_extended,
     domain_events.DealVoided: _deal_voided,
     domain_events.SeatReplaced: _seat_replaced,
+    domain_events.NaturalDeclared: _natural_declared,
+    domain_events.NaturalRevealed: _natural_revealed,
 }
 """Event type -> the converter that fills its ``TableEvent`` payload."""

@@ -358,6 +358,30 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             version=outcome.version, receipt=receipt_message(outcome.receipt), confirmed=confirmed
         )
 
+    async def DeclareNatural(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.DeclareNaturalRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.DeclareNaturalResponse:
+        """Record the seat's natural declaration (the hash only)."""
+        request_id = resources.scoped_request_id("DeclareNatural", request.request_id)
+        table_id, _, player_id = await self._seat_holder(request.seat)
+        check_deadline(context)
+        signature = signature_of(request)
+        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
+        outcome = await self._tables.declare_natural(
+            table_id,
+            player_id,
+            request.commitment,
+            request_id,
+            expected_version=expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=deal_number(request),
+            signature=signature,
+            player_keys=keys,
+        )
+        return table_service_pb2.DeclareNaturalResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
+
     async def ConfirmArrangement(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.ConfirmArrangementRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.ConfirmArrangementResponse:
@@ -398,6 +422,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             deal_number=deal_number(request),
             signature=signature,
             player_keys=keys,
+            natural=request.natural or None,
+            natural_nonce=request.natural_nonce,
         )
         return table_service_pb2.RevealArrangementResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)

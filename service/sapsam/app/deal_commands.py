@@ -219,9 +219,12 @@ class DealCommands(TableRunner):
         deal_number: int | None = None,
         signature: PlayerSignature | None = None,
         player_keys: tuple[bytes, ...] = (),
+        natural: str | None = None,
+        natural_nonce: bytes = b"",
     ) -> TableOutcome:
-        """Show a seat's arrangement (in ``deal_number`` if given; signed as :meth:`commit`);
-        after the last reveal the seed is published and scored."""
+        """Show a seat's arrangement (in ``deal_number`` if given; signed as :meth:`commit`),
+        opening its natural declaration with it at a table with naturals; after the last reveal
+        the seed is published and scored."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             deal = state.deal
@@ -243,6 +246,8 @@ class DealCommands(TableRunner):
                             deal_number,
                             signature,
                             player_keys,
+                            natural,
+                            natural_nonce,
                         )
                     ],
                 )
@@ -251,7 +256,15 @@ class DealCommands(TableRunner):
             return Plan(
                 [
                     RevealArrangement(
-                        player_id, arrangement, nonce, dealt, deal_number, signature, player_keys
+                        player_id,
+                        arrangement,
+                        nonce,
+                        dealt,
+                        deal_number,
+                        signature,
+                        player_keys,
+                        natural,
+                        natural_nonce,
                     )
                 ],
                 seed_to_reveal=seed,

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 
 from sapsam.app import deadline_sweep
 from sapsam.app.deal_commands import DealCommands
+from sapsam.app.natural_commands import NaturalCommands
 from sapsam.app.operator_commands import OperatorCommands
 from sapsam.app.operator_queries import OperatorQueries
 from sapsam.app.secret_seeds import LOT_SECRET_NUMBER
@@ -56,7 +57,9 @@ __all__ = [
 ]
 
 
-class TableService(TableQueries, TableSeating, DealCommands, OperatorCommands, OperatorQueries):
+class TableService(
+    TableQueries, TableSeating, DealCommands, NaturalCommands, OperatorCommands, OperatorQueries
+):
     """Runs table commands and reads tables, over a ``Store``."""
 
     async def sweep_deadlines(

@@ -21,6 +21,8 @@ from sapsam.domain.events import (
     DeckCut,
     EntropyContributed,
     Event,
+    NaturalDeclared,
+    NaturalRevealed,
     RevealsOpened,
     SeatConfirmed,
     SeatReplaced,
@@ -48,6 +50,10 @@ class _Progress:
     confirmed: set[int] = field(default_factory=set)
     timed_out: set[int] = field(default_factory=set)
     revealed: set[int] = field(default_factory=set)
+    declared: set[int] = field(default_factory=set)
+    """Seats that committed a natural declaration (``NaturalDeclared``)."""
+    opened: set[int] = field(default_factory=set)
+    """Seats that opened it (``NaturalRevealed``), each just before its reveal."""
 
 
 def _seat(progress: _Progress, seat: int) -> int:
@@ -126,11 +132,27 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         if len(progress.confirmed | progress.timed_out) != progress.seat_count:
             raise _SequenceError("reveals opened before every seat confirmed or timed out")
         progress.stage = "revealing"
+    elif isinstance(event, NaturalDeclared):
+        # Before the seat's first commitment, once (docs/rules.md §2.9.1).
+        _expect(progress, "arranging")
+        seat = _seat(progress, event.seat)
+        if seat in progress.declared or seat in progress.committed or _settled(progress, seat):
+            raise _SequenceError(f"seat {seat} declared twice or after committing")
+        progress.declared.add(seat)
+    elif isinstance(event, NaturalRevealed):
+        # Opened with the reveal, in its append, just before the ArrangementRevealed.
+        _expect(progress, "revealing")
+        seat = _seat(progress, event.seat)
+        if seat not in progress.declared or seat in progress.opened | progress.revealed:
+            raise _SequenceError(f"seat {seat} opened a declaration it did not make, or twice")
+        progress.opened.add(seat)
     elif isinstance(event, ArrangementRevealed):
         _expect(progress, "revealing")
         seat = _seat(progress, event.seat)
         if seat not in progress.confirmed or seat in progress.revealed | progress.timed_out:
             raise _SequenceError(f"seat {seat} revealed without a confirmed, unrevealed hand")
+        if seat in progress.declared and seat not in progress.opened:
+            raise _SequenceError(f"seat {seat} revealed without opening its declaration")
         progress.revealed.add(seat)
     elif isinstance(event, SeedRevealed):
         _expect(progress, "revealing")

@@ -113,6 +113,20 @@ class CommitArrangement:
 
 
 @dataclass(frozen=True)
+class DeclareNatural:
+    """Commit to the seat's natural declaration (``none`` or a natural; docs/rules.md §2.9.1) by
+    its 32-byte hash (docs/fairness.md §21), before the seat's first arrangement commitment, at a
+    table whose rule set plays naturals. Once per deal."""
+
+    player_id: str
+    commitment: bytes
+    deal_number: int | None = None
+    signature: PlayerSignature | None = None
+    player_keys: tuple[bytes, ...] = ()
+    """As :attr:`CommitArrangement.player_keys`."""
+
+
+@dataclass(frozen=True)
 class ConfirmArrangement:
     """Lock the seat's last commitment. ``now_ms`` starts the reveal clock when it is the last."""
 
@@ -137,6 +151,11 @@ class RevealArrangement:
     signature: PlayerSignature | None = None
     player_keys: tuple[bytes, ...] = ()
     """As :attr:`CommitArrangement.player_keys`."""
+    natural: str | None = None
+    """The declaration the seat committed to (``DeclareNatural``), opened with the arrangement;
+    required at a table with naturals, refused elsewhere."""
+    natural_nonce: bytes = b""
+    """The declaration commitment's nonce."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +211,7 @@ Command = (
     | CutDeck
     | DealCards
     | CommitArrangement
+    | DeclareNatural
     | ConfirmArrangement
     | RevealArrangement
     | TimeOutSeats

@@ -142,6 +142,32 @@ class ArrangementCommitted(Event):
 
 
 @dataclass(frozen=True)
+class NaturalDeclared(Event):
+    """A seat committed to its natural declaration (``none`` or a natural, hidden in the hash:
+    docs/fairness.md §21) before its arrangement; every seat of a table with naturals does.
+    ``player_key`` and ``signature`` as in ``ArrangementCommitted``."""
+
+    TYPE: ClassVar[str] = "NaturalDeclared"
+    deal_number: int
+    seat: int
+    commitment: str
+    player_key: str | None = None
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class NaturalRevealed(Event):
+    """A seat opened its declaration with its reveal (in the same append, before its
+    ``ArrangementRevealed``): ``natural`` is what it declared, ``nonce`` the commitment's."""
+
+    TYPE: ClassVar[str] = "NaturalRevealed"
+    deal_number: int
+    seat: int
+    natural: str
+    nonce: str
+
+
+@dataclass(frozen=True)
 class SeatConfirmed(Event):
     """A seat locked its last commitment; nothing changes for it after this.
 
@@ -357,6 +383,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     DeadlinesExtended,
     DealVoided,
     SeatReplaced,
+    NaturalDeclared,
+    NaturalRevealed,
 )
 
 # Nested records, by the event field that holds a tuple of them.

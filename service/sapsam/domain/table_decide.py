@@ -20,6 +20,7 @@ from sapsam.domain.commands import (
     CreateTable,
     CutDeck,
     DealCards,
+    DeclareNatural,
     ReplaceSeat,
     RevealArrangement,
     RevealSeed,
@@ -40,6 +41,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.table_checks import current_deal, require_phase, require_seed_size, seat_for
+from sapsam.domain.table_naturals import decide_declare
 from sapsam.domain.table_play import (
     COMMITMENT_BYTES,
     decide_commit,
@@ -231,6 +233,7 @@ _DECIDERS: dict[type[Any], Callable[[TableState, Any], list[Event]]] = {
     CutDeck: _decide_cut,
     DealCards: _decide_deal_cards,
     CommitArrangement: decide_commit,
+    DeclareNatural: decide_declare,
     ConfirmArrangement: decide_confirm,
     RevealArrangement: decide_reveal,
     TimeOutSeats: decide_time_out,

@@ -22,6 +22,8 @@ from sapsam.domain.events import (
     DeckCut,
     EntropyContributed,
     Event,
+    NaturalDeclared,
+    NaturalRevealed,
     PlayerSeated,
     RevealsOpened,
     SeatConfirmed,
@@ -128,6 +130,8 @@ def _on_deal_started(state: TableState, event: DealStarted) -> TableState:
             confirmed=(False,) * seats,
             timeouts=(None,) * seats,
             reveals=(None,) * seats,
+            declarations=(None,) * seats,
+            naturals=(None,) * seats,
         ),
     )
 
@@ -164,6 +168,17 @@ def _on_committed(state: TableState, event: ArrangementCommitted) -> TableState:
     commitments = _replace_at(state.deal.commitments, event.seat, bytes.fromhex(event.commitment))
     schemes = _replace_at(state.deal.commitment_schemes, event.seat, event.scheme)
     return _with_deal(state, commitments=commitments, commitment_schemes=schemes)
+
+
+def _on_natural_declared(state: TableState, event: NaturalDeclared) -> TableState:
+    assert state.deal is not None
+    declarations = _replace_at(state.deal.declarations, event.seat, bytes.fromhex(event.commitment))
+    return _with_deal(state, declarations=declarations)
+
+
+def _on_natural_revealed(state: TableState, event: NaturalRevealed) -> TableState:
+    assert state.deal is not None
+    return _with_deal(state, naturals=_replace_at(state.deal.naturals, event.seat, event.natural))
 
 
 def _on_confirmed(state: TableState, event: SeatConfirmed) -> TableState:
@@ -272,4 +287,6 @@ _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     DeadlinesExtended: _on_deadlines_extended,
     DealVoided: _on_deal_voided,
     SeatReplaced: _on_seat_replaced,
+    NaturalDeclared: _on_natural_declared,
+    NaturalRevealed: _on_natural_revealed,
 }

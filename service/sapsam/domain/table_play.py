@@ -22,9 +22,9 @@ from sapsam.domain.events import (
 from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.table_checks import current_deal, require_deal, require_phase, seat_for
 from sapsam.domain.table_deadlines import deadline_extension
+from sapsam.domain.table_naturals import open_declaration, require_declared, reveal_verdict
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState, awaits_reveal
 from sapsam.fairness import player_keys
-from sapsam.rules.arrangement import check_arrangement
 
 COMMITMENT_BYTES = 32
 
@@ -45,6 +45,7 @@ def _require_arranging_seat(
 
 def decide_commit(state: TableState, command: CommitArrangement) -> list[Event]:
     deal, seat = _require_arranging_seat(state, command.player_id, command.deal_number)
+    require_declared(state, deal, seat)
     if len(command.commitment) != COMMITMENT_BYTES:
         raise DomainError(
             Reason.BAD_COMMITMENT,
@@ -148,8 +149,10 @@ def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
             table_id, deal.number, seat, command.player_id, arrangement, command.nonce
         ),
     )
-    check = check_arrangement(arrangement, command.dealt, state.rule_set.strict_row_order)
+    opening, natural = open_declaration(state, deal, seat, command)
+    check = reveal_verdict(state, arrangement, command.dealt, natural)
     return [
+        *opening,
         ArrangementRevealed(
             deal_number=deal.number,
             seat=seat,
@@ -161,7 +164,7 @@ def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
             foul_reason=None if check.reason is None else check.reason.value,
             player_key=None if signed is None else signed.public_key.hex(),
             signature=None if signed is None else signed.signature.hex(),
-        )
+        ),
     ]
 
 

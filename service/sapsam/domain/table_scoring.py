@@ -19,8 +19,9 @@ from sapsam.domain.events import (
     SeriesStarted,
 )
 from sapsam.domain.table_checks import current_deal, require_phase, require_seed_size
+from sapsam.domain.table_naturals import seat_verdicts
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState
-from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import add_totals, score_deal, standings
@@ -46,16 +47,14 @@ def decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
         state.seat_count,
     )
     scored_arrangements = final_arrangements(state.rule_set, deal, hands)
-    checks = [
-        check_arrangement(
-            arrangement if arrangement is not None else _NO_ARRANGEMENT,
-            dealt,
-            state.rule_set.strict_row_order,
-        )
-        for arrangement, dealt in zip(scored_arrangements, hands, strict=True)
-    ]
+    checks, naturals = seat_verdicts(
+        state,
+        deal,
+        [_NO_ARRANGEMENT if rows is None else rows for rows in scored_arrangements],
+        hands,
+    )
     fouls = tuple(check.foul for check in checks)
-    score = score_deal(state.rule_set, checks)
+    score = score_deal(state.rule_set, checks, naturals)
     series_totals = add_totals(state.series_totals, score.totals)
     events: list[Event] = [
         SeedRevealed(deal_number=deal.number, seed=command.seed.hex()),

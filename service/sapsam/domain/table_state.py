@@ -65,6 +65,10 @@ class DealState:
     confirmed: tuple[bool, ...] = ()
     timeouts: tuple[SeatTimeout | None, ...] = ()
     reveals: tuple[Reveal | None, ...] = ()
+    declarations: tuple[bytes | None, ...] = ()
+    """Per seat, its natural declaration's commitment (docs/fairness.md §21), once declared."""
+    naturals: tuple[str | None, ...] = ()
+    """Per seat, the declaration it opened with its reveal (``none`` or a natural's name)."""
     arrange_deadline_ms: int | None = None
     reveal_deadline_ms: int | None = None
     deadline_set_ms: int | None = None

@@ -33,6 +33,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final
 
+from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
+
 if TYPE_CHECKING:
     from sapsam.rules.ruleset import RuleSet
 
@@ -302,6 +304,34 @@ def _order(hand: NaturalHand) -> tuple[int, tuple[int, ...]]:
     return (_STRENGTH[hand.natural], hand.key)
 
 
+def declared(text: str | None) -> Natural:
+    """A recorded declaration as a :class:`Natural`: ``None`` (never opened) and any name this
+    code does not know read as ``none`` (decide refuses unknown names, so the log holds none)."""
+    try:
+        return Natural(text) if text is not None else Natural.NONE
+    except ValueError:
+        return Natural.NONE
+
+
+def judge_seat(
+    rule_set: RuleSet, arrangement: Arrangement, dealt: Collection[int], natural: Natural
+) -> tuple[ArrangementCheck, NaturalHand | None]:
+    """A seat's verdict with its declaration (docs/rules.md §1.5, §2.9): the rows' sizes and
+    cards first; then a declared natural, real (no foul, its rows judged no further, the natural
+    returned) or false (a foul, ``FALSE_NATURAL``); without one, the rows' order."""
+    check = check_arrangement(arrangement, dealt, rule_set.strict_row_order)
+    if natural is Natural.NONE or check.reason in (
+        FoulReason.WRONG_ROW_SIZE,
+        FoulReason.NOT_DEALT_CARDS,
+    ):
+        return check, None
+    hand = natural_hand(rule_set, natural, dealt)
+    if hand is None:
+        detail = f"declared {natural.value}, which these 13 cards do not hold"
+        return ArrangementCheck(True, FoulReason.FALSE_NATURAL, detail, check.values), None
+    return ArrangementCheck(False, None, "", check.values), hand
+
+
 # --- scoring ---------------------------------------------------------------------------------
 
 
@@ -354,6 +384,8 @@ __all__ = [
     "NaturalsTable",
     "SixPairsCounting",
     "compare_naturals",
+    "declared",
+    "judge_seat",
     "natural_amount",
     "natural_bound",
     "natural_hand",

@@ -13,7 +13,7 @@ from sapsam_client.commitment import ROW_SIZES, Rows
 from sapsam_client.hand_names import row_name
 from sapsam_client.prompts import Terminal
 from sapsam_client.row_entry import HINT_WORDS, ROW_NAMES, RowEntry, enter
-from sapsam_client.rules import foul_detail, solver_rows
+from sapsam_client.rules import foul_detail, naturals_in_hand, solver_rows
 from sapsam_proto.v1 import table_pb2
 
 CHANGE_HINT = (
@@ -99,6 +99,23 @@ def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: in
             for text in entry_lines(after, style):
                 terminal.say(text)
         entry = after
+
+
+def declaration(terminal: Terminal, hand: Hand, table: table_pb2.Table) -> str:
+    """At a table with naturals: offer to declare the strongest natural the hand holds (a yes or
+    a no); ``none`` when it holds none or the player says no (docs/rules.md §2.9)."""
+    held = naturals_in_hand(hand.cards, table.rule_set)
+    if not held:
+        return "none"
+    style = terminal.style
+    name = held[0].replace("_", " ")
+    terminal.say(f"\nDeal {hand.deal_number}: your cards  {cards_shown(hand.cards, style)}")
+    terminal.say(
+        f"They hold a natural: {name}. Declared, it beats every ordinary hand and collects its"
+        " units from each opponent (the stronger natural wins between two); declared falsely it"
+        " would be a foul. You still set rows, which then do not count."
+    )
+    return held[0] if terminal.yes_no(f"Declare {name}?") else "none"
 
 
 def confirmed(terminal: Terminal, rows: Rows, hand: Hand) -> bool:

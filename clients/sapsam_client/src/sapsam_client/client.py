@@ -252,6 +252,26 @@ class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
             self.tables.CommitArrangement, request, table_service_pb2.CommitArrangementResponse
         ).version
 
+    def declare_natural(
+        self,
+        seat: str,
+        commitment: bytes,
+        deal: int | None = None,
+        *,
+        signature: tuple[bytes, bytes] | None = None,
+    ) -> int:
+        """Send the 32-byte commitment to the seat's natural declaration
+        (:func:`sapsam_client.commitment.declaration_commitment`), at a table with naturals,
+        before :meth:`commit_arrangement`; returns the version."""
+        request = table_service_pb2.DeclareNaturalRequest(
+            request_id=request_id(), seat=seat, commitment=commitment, deal_number=deal
+        )
+        if signature is not None:
+            request.signature.public_key, request.signature.signature = signature
+        return self.call(
+            self.tables.DeclareNatural, request, table_service_pb2.DeclareNaturalResponse
+        ).version
+
     def confirm_arrangement(self, seat: str, deal: int | None = None) -> int:
         """Lock the seat's last commitment (in deal number ``deal``, if given); returns the
         version."""
@@ -272,15 +292,20 @@ class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
         deal: int | None = None,
         *,
         signature: tuple[bytes, bytes] | None = None,
+        natural: str = "",
+        natural_nonce: bytes = b"",
     ) -> int:
         """Reveal the committed rows and nonce (of deal number ``deal``, if given); returns the
-        version. ``signature``, as for :meth:`commit_arrangement`: (public key, signature)."""
+        version. ``signature``, as for :meth:`commit_arrangement`: (public key, signature).
+        At a table with naturals, ``natural`` and ``natural_nonce`` open the declaration."""
         request = table_service_pb2.RevealArrangementRequest(
             request_id=request_id(),
             seat=seat,
             arrangement=table_pb2.Arrangement(front=front, middle=middle, back=back),
             nonce=nonce,
             deal_number=deal,
+            natural=natural,
+            natural_nonce=natural_nonce,
         )
         if signature is not None:
             request.signature.public_key, request.signature.signature = signature

@@ -136,6 +136,40 @@ def arrangement_commitment(
     ).digest()
 
 
+TAG_DECLARATION: Final = b"sapsam/fairness/v1/natural-declaration"
+DECLARATION_NONE: Final = "none"
+
+
+def declaration_commitment(
+    table_id: uuid.UUID | str,
+    deal_number: int,
+    seat: int,
+    player_id: str,
+    declaration: str,
+    nonce: bytes,
+) -> bytes:
+    """The 32-byte commitment to a natural declaration (``none`` or a natural's name) a seat
+    sends with ``DeclareNatural`` before its arrangement's (docs/fairness.md §21)."""
+    if not 16 <= len(nonce) <= 64:
+        raise ValueError("a nonce is 16 to 64 bytes")
+    if not 0 <= seat <= 255 or not 0 <= deal_number < 2**64:
+        raise ValueError("seat or deal number out of range")
+    player = player_id.encode("utf-8")
+    name = declaration.encode("utf-8")
+    if not 1 <= len(player) <= 128 or not 1 <= len(name) <= 32:
+        raise ValueError("the player id is 1 to 128 UTF-8 bytes, the declaration 1 to 32")
+    table = table_id if isinstance(table_id, uuid.UUID) else uuid.UUID(str(table_id))
+    return hashlib.sha256(
+        _length_prefixed(TAG_DECLARATION)
+        + table.bytes
+        + deal_number.to_bytes(8, "big")
+        + seat.to_bytes(1, "big")
+        + _length_prefixed(player)
+        + _length_prefixed(name)
+        + _length_prefixed(nonce)
+    ).digest()
+
+
 def fresh_nonce() -> bytes:
     """A new secret nonce: 32 bytes from the operating system's CSPRNG."""
     return secrets.token_bytes(NONCE_BYTES)

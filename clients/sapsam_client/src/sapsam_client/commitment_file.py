@@ -18,19 +18,30 @@ from sapsam_client.seat import Commitment
 
 def commitment_json(committed: Commitment) -> dict[str, Any]:
     """A commitment as the JSON the files keep: rows, nonce and hash (hex)."""
-    return {
+    entry = {
         "front": list(committed.rows.front),
         "middle": list(committed.rows.middle),
         "back": list(committed.rows.back),
         "nonce": committed.nonce.hex(),
         "commitment": committed.commitment.hex(),
     }
+    if committed.natural:  # a table with naturals: the declaration opened with the reveal
+        entry["natural"] = committed.natural
+        entry["natural_nonce"] = committed.natural_nonce.hex()
+    return entry
 
 
 def commitment_from_json(deal: int, entry: dict[str, Any]) -> Commitment:
     """The commitment for deal number ``deal`` that :func:`commitment_json` wrote."""
     rows = Rows.of(entry["front"], entry["middle"], entry["back"])
-    return Commitment(deal, rows, bytes.fromhex(entry["nonce"]), bytes.fromhex(entry["commitment"]))
+    return Commitment(
+        deal,
+        rows,
+        bytes.fromhex(entry["nonce"]),
+        bytes.fromhex(entry["commitment"]),
+        str(entry.get("natural", "")),
+        bytes.fromhex(str(entry.get("natural_nonce", ""))),
+    )
 
 
 class CommitmentFile:

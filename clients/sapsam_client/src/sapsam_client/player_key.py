@@ -28,6 +28,7 @@ KEY_FILE_VARIABLE: Final = "SAPSAM_PLAYER_KEY_FILE"
 TAG_REGISTRATION: Final = b"sapsam/player-key/v1/registration"
 TAG_COMMIT: Final = b"sapsam/player-signature/v1/commit"
 TAG_REVEAL: Final = b"sapsam/player-signature/v1/reveal"
+TAG_DECLARE: Final = b"sapsam/player-signature/v1/declare"
 
 
 def registration_message(player_id: str, public_key: bytes) -> bytes:
@@ -62,6 +63,17 @@ def commit_message(
         _length_prefixed(TAG_COMMIT)
         + _where(table_id, deal_number, seat, player_id)
         + scheme.to_bytes(1, "big")
+        + _length_prefixed(commitment)
+    )
+
+
+def declare_message(
+    table_id: uuid.UUID | str, deal_number: int, seat: int, player_id: str, commitment: bytes
+) -> bytes:
+    """What a player signs to declare a natural (docs/fairness.md §19, §21)."""
+    return (
+        _length_prefixed(TAG_DECLARE)
+        + _where(table_id, deal_number, seat, player_id)
         + _length_prefixed(commitment)
     )
 

@@ -99,8 +99,19 @@ _ENUM_FIELDS: Final = (
     ("scoring_method", "scoring", "SCORING_METHOD_"),
     ("majority", "majority", "MAJORITY_RULE_"),
     ("row_order", "row_order", "ROW_ORDER_"),
+    ("naturals", "naturals", "NATURALS_TABLE_"),
+    ("natural_six_pairs_counting", "natural_six_pairs_counting", "SIX_PAIRS_COUNTING_"),
 )
-_AMOUNTS: Final = ("row_unit", "scoop_bonus", "one_six_two_of_three", "one_six_scoop")
+_AMOUNTS: Final = (
+    "row_unit",
+    "scoop_bonus",
+    "one_six_two_of_three",
+    "one_six_scoop",
+    "natural_six_pairs",
+    "natural_three_straights",
+    "natural_three_flushes",
+    "natural_dragon",
+)
 
 
 def rules_rule_set(message: rule_set_pb2.RuleSet) -> object:
@@ -125,6 +136,23 @@ def rules_rule_set(message: rule_set_pb2.RuleSet) -> object:
             return ruleset.RuleSet(**values)
         except ValueError:
             return ruleset.RuleSet()
+
+
+def naturals_in_hand(cards: tuple[str, ...], rule_set: rule_set_pb2.RuleSet) -> tuple[str, ...]:
+    """The naturals 13 cards hold under a table's rule set, strongest first (names, as
+    ``DeclareNatural`` takes them); empty without naturals or without the rules extra."""
+    if not rules_available():
+        return ()
+    naturals = rules_module("naturals")
+    held = naturals.naturals_held(rules_rule_set(rule_set), [card_index(c) for c in cards])
+    return tuple(str(hand.natural.value) for hand in held)
+
+
+def strongest_natural(hand: Hand, table: table_pb2.Table) -> str:
+    """A declarer (``Seat.play_series``'s ``declarer``) for bots: the strongest natural the hand
+    holds, else ``none``. A natural beats every ordinary hand, so a bot holding one declares it."""
+    held = naturals_in_hand(hand.cards, table.rule_set)
+    return held[0] if held else "none"
 
 
 def random_legal_rows(cards: tuple[str, ...], generator: random.Random) -> Rows:

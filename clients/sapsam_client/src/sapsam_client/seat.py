@@ -40,10 +40,15 @@ from sapsam_client.client import (
     table_id,
     table_name,
 )
-from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
+from sapsam_client.commitment import (
+    Rows,
+    arrangement_commitment,
+    declaration_commitment,
+    fresh_nonce,
+)
 from sapsam_client.errors import AlreadyExistsError, SapsamError
-from sapsam_client.player_key import commit_message, reveal_message
-from sapsam_proto.v1 import table_event_pb2, table_pb2
+from sapsam_client.player_key import commit_message, declare_message, reveal_message
+from sapsam_proto.v1 import rule_set_pb2, table_event_pb2, table_pb2
 
 COMMITMENT_SCHEME = 2
 """The commitment scheme the SDK uses: 2, which binds the player id (docs/fairness.md §12.1)."""
@@ -51,6 +56,9 @@ COMMITMENT_SCHEME = 2
 Arranger = Callable[[Hand, table_pb2.Table], Rows]
 """Chooses the rows for a hand; given the hand and the table as it stands."""
 EventHandler = Callable[[table_event_pb2.TableEvent], None]
+Declarer = Callable[[Hand, table_pb2.Table], str]
+"""Chooses a hand's natural declaration at a table with naturals: ``none`` or a natural's name
+(docs/rules.md §2.9)."""
 
 # Refusals that only mean "someone else (or an earlier call) already did it", or "too late":
 # the table has moved on, and the next event says where to (WRONG_DEAL: a late arrangement for
@@ -83,6 +91,10 @@ class Commitment:
     rows: Rows
     nonce: bytes
     commitment: bytes
+    natural: str = ""
+    """The natural declaration made before it (``none`` or a natural), at a table with
+    naturals; opened with the reveal."""
+    natural_nonce: bytes = b""
 
 
 class CommitmentKeeper(Protocol):
@@ -148,6 +160,8 @@ class Seat:
         self._player_id: str | None = None
         self._dealt: Hand | None = None  # the last hand the seat's stream brought
         self._awaiting_hand = False  # an arrangement waits for the stream's CardsDealt
+        self._declarations: dict[int, tuple[str, bytes]] = {}  # deal -> (declaration, nonce)
+        self._declarer: Declarer | None = None
 
     def __repr__(self) -> str:
         return f"Seat({self.name!r})"
@@ -204,7 +218,8 @@ class Seat:
             scheme=COMMITMENT_SCHEME,
             player_id=self.player_id(),
         )
-        committed = Commitment(deal, rows, nonce, digest)
+        natural, natural_nonce = self._declarations.get(deal, ("", b""))
+        committed = Commitment(deal, rows, nonce, digest, natural, natural_nonce)
         if self.keeper is not None:
             self.keeper.save(self.name, committed)
         signature = self._signed(
@@ -228,6 +243,20 @@ class Seat:
             raise
         self.commitments[deal] = committed
         return committed
+
+    def declare(self, deal: int, declaration: str) -> None:
+        """Commit to the seat's natural declaration for deal number ``deal`` (``none`` or a
+        natural; docs/fairness.md §21) with a fresh nonce, before :meth:`commit`: only the hash
+        leaves the client; the declaration is opened with the reveal."""
+        nonce = fresh_nonce()
+        digest = declaration_commitment(
+            self.table_id, deal, self.position, self.player_id(), declaration, nonce
+        )
+        signature = self._signed(
+            lambda player: declare_message(self.table_id, deal, self.position, player, digest)
+        )
+        self.client.declare_natural(self.name, digest, deal, signature=signature)
+        self._declarations[deal] = (declaration, nonce)
 
     def forget(self, deal: int) -> None:
         """Drop deal number ``deal``'s rows and nonce (here and in the keeper): the deal was
@@ -259,6 +288,8 @@ class Seat:
                 committed.nonce,
                 deal,
                 signature=signature,
+                natural=committed.natural,
+                natural_nonce=committed.natural_nonce,
             )
         except SapsamError as error:
             if error.reason in ("ALREADY_REVEALED", "WRONG_DEAL") and self.keeper is not None:
@@ -267,11 +298,16 @@ class Seat:
         if self.keeper is not None:
             self.keeper.forget(self.name, deal)
 
-    def arrange(self, arranger: Arranger, table: table_pb2.Table) -> Commitment | None:
-        """Take the hand (from the stream, else the server), let ``arranger`` choose the rows,
-        and commit and confirm them in one call; None, sending nothing, when the arranger
+    def arrange(
+        self, arranger: Arranger, table: table_pb2.Table, declarer: Declarer | None = None
+    ) -> Commitment | None:
+        """Take the hand (from the stream, else the server), at a table with naturals declare
+        (``declarer``'s choice; by default :func:`default_declarer`), let ``arranger`` choose the
+        rows, and commit and confirm them in one call; None, sending nothing, when the arranger
         raises :class:`DealEndedError`."""
         hand = self.hand(table.deal_number or None)
+        if plays_naturals(table) and hand.deal_number not in self._declarations:
+            self.declare(hand.deal_number, (declarer or default_declarer)(hand, table))
         try:
             rows = arranger(hand, table)
         except DealEndedError:
@@ -286,12 +322,16 @@ class Seat:
         *,
         on_event: EventHandler | None = None,
         contribute_entropy: bool = True,
+        declarer: Declarer | None = None,
     ) -> SeriesOutcome:
         """Play until the series is complete, making every move that falls to this seat.
 
         ``on_event`` sees each of the table's public events as it arrives (a ``deal_scored``
-        event carries the deal's full result). Returns the scored deals and the standings.
+        event carries the deal's full result). ``declarer`` chooses each hand's natural
+        declaration at a table with naturals (by default :func:`default_declarer`). Returns the
+        scored deals and the standings.
         """
+        self._declarer = declarer
         outcome = SeriesOutcome()
         seen = 0
         table: table_pb2.Table | None = None
@@ -369,7 +409,7 @@ class Seat:
             streamed = self._dealt is not None and self._dealt.deal_number == deal
             self._awaiting_hand = stream_behind and not streamed
             if not self._awaiting_hand:
-                self._once("arrange", deal, lambda: self.arrange(arranger, table))
+                self._once("arrange", deal, lambda: self.arrange(arranger, table, self._declarer))
         elif phase == table_pb2.TABLE_PHASE_REVEALING and not mine.revealed:
             # Without the commitment (e.g. another process confirmed) there is nothing to show.
             reveal = deal in self.commitments
@@ -399,6 +439,22 @@ class Seat:
                 self._check_still_mine(self.client.get_table(self.table))
             if error.reason not in _NOTHING_TO_DO:
                 raise
+
+
+def plays_naturals(table: table_pb2.Table) -> bool:
+    """Whether the table's rule set has naturals: every seat declares before committing."""
+    return table.rule_set.naturals in (
+        rule_set_pb2.NATURALS_TABLE_CLASSIC,
+        rule_set_pb2.NATURALS_TABLE_EXTENDED,
+    )
+
+
+def default_declarer(hand: Hand, table: table_pb2.Table) -> str:
+    """The strongest natural the hand holds (a natural beats every ordinary hand), judged with
+    the rules extra when it is installed; ``none`` without it or without a natural."""
+    from sapsam_client.rules import strongest_natural  # the rules import this module
+
+    return strongest_natural(hand, table)
 
 
 def held_seat(table: table_pb2.Table, player: str) -> str | None:

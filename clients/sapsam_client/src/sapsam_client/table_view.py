@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Final
 
-from sapsam_client.arranging import arrange
+from sapsam_client.arranging import arrange, declaration
 from sapsam_client.client import Client, Hand, seat_position
 from sapsam_client.commitment import Rows
 from sapsam_client.deal_watch import POLL_SECONDS, ROWS_NOT_SENT, DealWatch, quick_reads
@@ -186,6 +186,12 @@ class TableView:
         if watch.check(ROWS_NOT_SENT) is not None:  # the last look, before anything is sent
             raise DealEndedError(watch.notice())
         return rows
+
+    def declarer(self, hand: Hand, table: table_pb2.Table) -> str:
+        """The SDK's declarer: at a table with naturals, the player is offered the natural its
+        hand holds (``sapsam_client.arranging.declaration``)."""
+        self.waiting.pause()
+        return declaration(self.terminal, hand, table)
 
     def catch_up(self, deal_number: int) -> None:
         """Show deal ``deal_number``'s results now if they are not shown yet."""

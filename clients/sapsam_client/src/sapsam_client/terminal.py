@@ -283,7 +283,7 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     view.refresh()
     view.waiting.start()
     try:
-        seat.play_series(view.arranger, on_event=view.show_event)
+        seat.play_series(view.arranger, on_event=view.show_event, declarer=view.declarer)
     except SeatReplacedError as error:
         view.waiting.stop()
         labels = seat_labels(client.get_table(seat.table).seats)  # the new player's name

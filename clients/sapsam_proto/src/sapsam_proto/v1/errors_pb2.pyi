@@ -268,6 +268,20 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the player has forfeited this tournament: it cannot forfeit again, nor
     take a seat in it (ReplaceTournamentSeat).
     """
+    ERROR_REASON_NATURALS_NOT_PLAYED: _ErrorReason.ValueType  # 92
+    """FAILED_PRECONDITION: the table's rule set plays no naturals (naturals NATURALS_TABLE_NONE):
+    DeclareNatural, or a reveal carrying a declaration, is refused (docs/rules.md §2.9).
+    """
+    ERROR_REASON_DECLARATION_REQUIRED: _ErrorReason.ValueType  # 93
+    """FAILED_PRECONDITION: at a table with naturals every seat declares (DeclareNatural, "none"
+    included) before it commits its arrangement, and opens the declaration when it reveals.
+    """
+    ERROR_REASON_ALREADY_DECLARED: _ErrorReason.ValueType  # 94
+    """FAILED_PRECONDITION: the seat already declared in this deal; a declaration is final."""
+    ERROR_REASON_DECLARATION_MISMATCH: _ErrorReason.ValueType  # 95
+    """FAILED_PRECONDITION: the revealed declaration and nonce do not hash to the seat's
+    declaration commitment (docs/fairness.md §21).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -530,5 +544,19 @@ more.
 ERROR_REASON_PLAYER_FORFEITED: ErrorReason.ValueType  # 91
 """FAILED_PRECONDITION: the player has forfeited this tournament: it cannot forfeit again, nor
 take a seat in it (ReplaceTournamentSeat).
+"""
+ERROR_REASON_NATURALS_NOT_PLAYED: ErrorReason.ValueType  # 92
+"""FAILED_PRECONDITION: the table's rule set plays no naturals (naturals NATURALS_TABLE_NONE):
+DeclareNatural, or a reveal carrying a declaration, is refused (docs/rules.md §2.9).
+"""
+ERROR_REASON_DECLARATION_REQUIRED: ErrorReason.ValueType  # 93
+"""FAILED_PRECONDITION: at a table with naturals every seat declares (DeclareNatural, "none"
+included) before it commits its arrangement, and opens the declaration when it reveals.
+"""
+ERROR_REASON_ALREADY_DECLARED: ErrorReason.ValueType  # 94
+"""FAILED_PRECONDITION: the seat already declared in this deal; a declaration is final."""
+ERROR_REASON_DECLARATION_MISMATCH: ErrorReason.ValueType  # 95
+"""FAILED_PRECONDITION: the revealed declaration and nonce do not hash to the seat's
+declaration commitment (docs/fairness.md §21).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

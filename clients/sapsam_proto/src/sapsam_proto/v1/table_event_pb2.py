@@ -27,7 +27,7 @@ from . import rule_set_pb2 as sapsam_dot_v1_dot_rule__set__pb2
 from . import table_pb2 as sapsam_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bsapsam/v1/table_event.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x15sapsam/v1/table.proto\"\xd5\x08\n\nTableEvent\x12\r\n\x05table\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0c\n\x04type\x18\x03 \x01(\t\x12/\n\x0brecord_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\rtable_created\x18\n \x01(\x0b\x32\x17.sapsam.v1.TableCreatedH\x00\x12\x30\n\rplayer_seated\x18\x0b \x01(\x0b\x32\x17.sapsam.v1.PlayerSeatedH\x00\x12\x30\n\rdealer_chosen\x18\x0c \x01(\x0b\x32\x17.sapsam.v1.DealerChosenH\x00\x12.\n\x0c\x64\x65\x61l_started\x18\r \x01(\x0b\x32\x16.sapsam.v1.DealStartedH\x00\x12<\n\x13\x65ntropy_contributed\x18\x0e \x01(\x0b\x32\x1d.sapsam.v1.EntropyContributedH\x00\x12&\n\x08\x64\x65\x63k_cut\x18\x0f \x01(\x0b\x32\x12.sapsam.v1.DeckCutH\x00\x12,\n\x0b\x63\x61rds_dealt\x18\x10 \x01(\x0b\x32\x15.sapsam.v1.CardsDealtH\x00\x12@\n\x15\x61rrangement_committed\x18\x11 \x01(\x0b\x32\x1f.sapsam.v1.ArrangementCommittedH\x00\x12\x32\n\x0eseat_confirmed\x18\x12 \x01(\x0b\x32\x18.sapsam.v1.SeatConfirmedH\x00\x12\x32\n\x0ereveals_opened\x18\x13 \x01(\x0b\x32\x18.sapsam.v1.RevealsOpenedH\x00\x12>\n\x14\x61rrangement_revealed\x18\x14 \x01(\x0b\x32\x1e.sapsam.v1.ArrangementRevealedH\x00\x12\x31\n\x0eseat_timed_out\x18\x15 \x01(\x0b\x32\x17.sapsam.v1.SeatTimedOutH\x00\x12\x30\n\rseed_revealed\x18\x16 \x01(\x0b\x32\x17.sapsam.v1.SeedRevealedH\x00\x12,\n\x0b\x64\x65\x61l_scored\x18\x17 \x01(\x0b\x32\x15.sapsam.v1.DealScoredH\x00\x12\x36\n\x10series_completed\x18\x18 \x01(\x0b\x32\x1a.sapsam.v1.SeriesCompletedH\x00\x12\x32\n\x0eseries_started\x18\x19 \x01(\x0b\x32\x18.sapsam.v1.SeriesStartedH\x00\x12:\n\x12\x64\x65\x61\x64lines_extended\x18\x1a \x01(\x0b\x32\x1c.sapsam.v1.DeadlinesExtendedH\x00\x12,\n\x0b\x64\x65\x61l_voided\x18\x1b \x01(\x0b\x32\x15.sapsam.v1.DealVoidedH\x00\x12\x30\n\rseat_replaced\x18\x1c \x01(\x0b\x32\x17.sapsam.v1.SeatReplacedH\x00\x42\t\n\x07payload\"q\n\x0cTableCreated\x12$\n\x08rule_set\x18\x01 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x12\n\nseat_count\x18\x02 \x01(\x05\x12\x16\n\x0elot_commitment\x18\x03 \x01(\x0c\x12\x0f\n\x07\x63reator\x18\x04 \x01(\t\",\n\x0cPlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"H\n\x0c\x44\x65\x61lerChosen\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\t\x12\x10\n\x08lot_seed\x18\x02 \x01(\x0c\x12\x11\n\tlot_cards\x18\x03 \x03(\t\"^\n\x0b\x44\x65\x61lStarted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\"A\n\x12\x45ntropyContributed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"7\n\x07\x44\x65\x63kCut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x10\n\x08position\x18\x03 \x01(\x05\"g\n\nCardsDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x39\n\x15\x61rrange_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08my_cards\x18\x03 \x03(\t\"a\n\x14\x41rrangementCommitted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"Z\n\rSeatConfirmed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"W\n\rRevealsOpened\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x38\n\x14reveal_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x13\x41rrangementRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"\x86\x01\n\x0cSeatTimedOut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12&\n\x05stage\x18\x03 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\x32\n\x0b\x63onsequence\x18\x04 \x01(\x0e\x32\x1d.sapsam.v1.TimeoutConsequence\"*\n\x0cSeedRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\"3\n\nDealScored\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.DealResult\"O\n\x0fSeriesCompleted\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x01 \x01(\x05\x12&\n\tstandings\x18\x02 \x03(\x0b\x32\x13.sapsam.v1.Standing\"A\n\rSeriesStarted\x12\x15\n\rseries_number\x18\x01 \x01(\x05\x12\x19\n\x11\x66irst_deal_number\x18\x02 \x01(\x05\"\xc8\x02\n\x11\x44\x65\x61\x64linesExtended\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12&\n\x05stage\x18\x02 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\r\n\x05seats\x18\x03 \x03(\t\x12:\n\x16previous_deadline_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rdeadline_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x36\n\x12unserved_from_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x37\n\x13unserved_until_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\nDealVoided\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\"E\n\x0cSeatReplaced\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x17\n\x0fprevious_player\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bsapsam/v1/table_event.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x15sapsam/v1/table.proto\"\xc5\t\n\nTableEvent\x12\r\n\x05table\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0c\n\x04type\x18\x03 \x01(\t\x12/\n\x0brecord_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\rtable_created\x18\n \x01(\x0b\x32\x17.sapsam.v1.TableCreatedH\x00\x12\x30\n\rplayer_seated\x18\x0b \x01(\x0b\x32\x17.sapsam.v1.PlayerSeatedH\x00\x12\x30\n\rdealer_chosen\x18\x0c \x01(\x0b\x32\x17.sapsam.v1.DealerChosenH\x00\x12.\n\x0c\x64\x65\x61l_started\x18\r \x01(\x0b\x32\x16.sapsam.v1.DealStartedH\x00\x12<\n\x13\x65ntropy_contributed\x18\x0e \x01(\x0b\x32\x1d.sapsam.v1.EntropyContributedH\x00\x12&\n\x08\x64\x65\x63k_cut\x18\x0f \x01(\x0b\x32\x12.sapsam.v1.DeckCutH\x00\x12,\n\x0b\x63\x61rds_dealt\x18\x10 \x01(\x0b\x32\x15.sapsam.v1.CardsDealtH\x00\x12@\n\x15\x61rrangement_committed\x18\x11 \x01(\x0b\x32\x1f.sapsam.v1.ArrangementCommittedH\x00\x12\x32\n\x0eseat_confirmed\x18\x12 \x01(\x0b\x32\x18.sapsam.v1.SeatConfirmedH\x00\x12\x32\n\x0ereveals_opened\x18\x13 \x01(\x0b\x32\x18.sapsam.v1.RevealsOpenedH\x00\x12>\n\x14\x61rrangement_revealed\x18\x14 \x01(\x0b\x32\x1e.sapsam.v1.ArrangementRevealedH\x00\x12\x31\n\x0eseat_timed_out\x18\x15 \x01(\x0b\x32\x17.sapsam.v1.SeatTimedOutH\x00\x12\x30\n\rseed_revealed\x18\x16 \x01(\x0b\x32\x17.sapsam.v1.SeedRevealedH\x00\x12,\n\x0b\x64\x65\x61l_scored\x18\x17 \x01(\x0b\x32\x15.sapsam.v1.DealScoredH\x00\x12\x36\n\x10series_completed\x18\x18 \x01(\x0b\x32\x1a.sapsam.v1.SeriesCompletedH\x00\x12\x32\n\x0eseries_started\x18\x19 \x01(\x0b\x32\x18.sapsam.v1.SeriesStartedH\x00\x12:\n\x12\x64\x65\x61\x64lines_extended\x18\x1a \x01(\x0b\x32\x1c.sapsam.v1.DeadlinesExtendedH\x00\x12,\n\x0b\x64\x65\x61l_voided\x18\x1b \x01(\x0b\x32\x15.sapsam.v1.DealVoidedH\x00\x12\x30\n\rseat_replaced\x18\x1c \x01(\x0b\x32\x17.sapsam.v1.SeatReplacedH\x00\x12\x36\n\x10natural_declared\x18\x1d \x01(\x0b\x32\x1a.sapsam.v1.NaturalDeclaredH\x00\x12\x36\n\x10natural_revealed\x18\x1e \x01(\x0b\x32\x1a.sapsam.v1.NaturalRevealedH\x00\x42\t\n\x07payload\"q\n\x0cTableCreated\x12$\n\x08rule_set\x18\x01 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x12\n\nseat_count\x18\x02 \x01(\x05\x12\x16\n\x0elot_commitment\x18\x03 \x01(\x0c\x12\x0f\n\x07\x63reator\x18\x04 \x01(\t\",\n\x0cPlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"H\n\x0c\x44\x65\x61lerChosen\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\t\x12\x10\n\x08lot_seed\x18\x02 \x01(\x0c\x12\x11\n\tlot_cards\x18\x03 \x03(\t\"^\n\x0b\x44\x65\x61lStarted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\"A\n\x12\x45ntropyContributed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"7\n\x07\x44\x65\x63kCut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x10\n\x08position\x18\x03 \x01(\x05\"g\n\nCardsDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x39\n\x15\x61rrange_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08my_cards\x18\x03 \x03(\t\"a\n\x14\x41rrangementCommitted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"A\n\x0fNaturalDeclared\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\"-\n\x0fNaturalRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"Z\n\rSeatConfirmed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"W\n\rRevealsOpened\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x38\n\x14reveal_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x13\x41rrangementRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"\x86\x01\n\x0cSeatTimedOut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12&\n\x05stage\x18\x03 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\x32\n\x0b\x63onsequence\x18\x04 \x01(\x0e\x32\x1d.sapsam.v1.TimeoutConsequence\"*\n\x0cSeedRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\"3\n\nDealScored\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.DealResult\"O\n\x0fSeriesCompleted\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x01 \x01(\x05\x12&\n\tstandings\x18\x02 \x03(\x0b\x32\x13.sapsam.v1.Standing\"A\n\rSeriesStarted\x12\x15\n\rseries_number\x18\x01 \x01(\x05\x12\x19\n\x11\x66irst_deal_number\x18\x02 \x01(\x05\"\xc8\x02\n\x11\x44\x65\x61\x64linesExtended\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12&\n\x05stage\x18\x02 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\r\n\x05seats\x18\x03 \x03(\t\x12:\n\x16previous_deadline_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rdeadline_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x36\n\x12unserved_from_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x37\n\x13unserved_until_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\nDealVoided\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\"E\n\x0cSeatReplaced\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x17\n\x0fprevious_player\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,43 +35,47 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.table_event_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TABLEEVENT']._serialized_start=125
-  _globals['_TABLEEVENT']._serialized_end=1234
-  _globals['_TABLECREATED']._serialized_start=1236
-  _globals['_TABLECREATED']._serialized_end=1349
-  _globals['_PLAYERSEATED']._serialized_start=1351
-  _globals['_PLAYERSEATED']._serialized_end=1395
-  _globals['_DEALERCHOSEN']._serialized_start=1397
-  _globals['_DEALERCHOSEN']._serialized_end=1469
-  _globals['_DEALSTARTED']._serialized_start=1471
-  _globals['_DEALSTARTED']._serialized_end=1565
-  _globals['_ENTROPYCONTRIBUTED']._serialized_start=1567
-  _globals['_ENTROPYCONTRIBUTED']._serialized_end=1632
-  _globals['_DECKCUT']._serialized_start=1634
-  _globals['_DECKCUT']._serialized_end=1689
-  _globals['_CARDSDEALT']._serialized_start=1691
-  _globals['_CARDSDEALT']._serialized_end=1794
-  _globals['_ARRANGEMENTCOMMITTED']._serialized_start=1796
-  _globals['_ARRANGEMENTCOMMITTED']._serialized_end=1893
-  _globals['_SEATCONFIRMED']._serialized_start=1895
-  _globals['_SEATCONFIRMED']._serialized_end=1985
-  _globals['_REVEALSOPENED']._serialized_start=1987
-  _globals['_REVEALSOPENED']._serialized_end=2074
-  _globals['_ARRANGEMENTREVEALED']._serialized_start=2076
-  _globals['_ARRANGEMENTREVEALED']._serialized_end=2125
-  _globals['_SEATTIMEDOUT']._serialized_start=2128
-  _globals['_SEATTIMEDOUT']._serialized_end=2262
-  _globals['_SEEDREVEALED']._serialized_start=2264
-  _globals['_SEEDREVEALED']._serialized_end=2306
-  _globals['_DEALSCORED']._serialized_start=2308
-  _globals['_DEALSCORED']._serialized_end=2359
-  _globals['_SERIESCOMPLETED']._serialized_start=2361
-  _globals['_SERIESCOMPLETED']._serialized_end=2440
-  _globals['_SERIESSTARTED']._serialized_start=2442
-  _globals['_SERIESSTARTED']._serialized_end=2507
-  _globals['_DEADLINESEXTENDED']._serialized_start=2510
-  _globals['_DEADLINESEXTENDED']._serialized_end=2838
-  _globals['_DEALVOIDED']._serialized_start=2840
-  _globals['_DEALVOIDED']._serialized_end=2896
-  _globals['_SEATREPLACED']._serialized_start=2898
-  _globals['_SEATREPLACED']._serialized_end=2967
+  _globals['_TABLEEVENT']._serialized_end=1346
+  _globals['_TABLECREATED']._serialized_start=1348
+  _globals['_TABLECREATED']._serialized_end=1461
+  _globals['_PLAYERSEATED']._serialized_start=1463
+  _globals['_PLAYERSEATED']._serialized_end=1507
+  _globals['_DEALERCHOSEN']._serialized_start=1509
+  _globals['_DEALERCHOSEN']._serialized_end=1581
+  _globals['_DEALSTARTED']._serialized_start=1583
+  _globals['_DEALSTARTED']._serialized_end=1677
+  _globals['_ENTROPYCONTRIBUTED']._serialized_start=1679
+  _globals['_ENTROPYCONTRIBUTED']._serialized_end=1744
+  _globals['_DECKCUT']._serialized_start=1746
+  _globals['_DECKCUT']._serialized_end=1801
+  _globals['_CARDSDEALT']._serialized_start=1803
+  _globals['_CARDSDEALT']._serialized_end=1906
+  _globals['_ARRANGEMENTCOMMITTED']._serialized_start=1908
+  _globals['_ARRANGEMENTCOMMITTED']._serialized_end=2005
+  _globals['_NATURALDECLARED']._serialized_start=2007
+  _globals['_NATURALDECLARED']._serialized_end=2072
+  _globals['_NATURALREVEALED']._serialized_start=2074
+  _globals['_NATURALREVEALED']._serialized_end=2119
+  _globals['_SEATCONFIRMED']._serialized_start=2121
+  _globals['_SEATCONFIRMED']._serialized_end=2211
+  _globals['_REVEALSOPENED']._serialized_start=2213
+  _globals['_REVEALSOPENED']._serialized_end=2300
+  _globals['_ARRANGEMENTREVEALED']._serialized_start=2302
+  _globals['_ARRANGEMENTREVEALED']._serialized_end=2351
+  _globals['_SEATTIMEDOUT']._serialized_start=2354
+  _globals['_SEATTIMEDOUT']._serialized_end=2488
+  _globals['_SEEDREVEALED']._serialized_start=2490
+  _globals['_SEEDREVEALED']._serialized_end=2532
+  _globals['_DEALSCORED']._serialized_start=2534
+  _globals['_DEALSCORED']._serialized_end=2585
+  _globals['_SERIESCOMPLETED']._serialized_start=2587
+  _globals['_SERIESCOMPLETED']._serialized_end=2666
+  _globals['_SERIESSTARTED']._serialized_start=2668
+  _globals['_SERIESSTARTED']._serialized_end=2733
+  _globals['_DEADLINESEXTENDED']._serialized_start=2736
+  _globals['_DEADLINESEXTENDED']._serialized_end=3064
+  _globals['_DEALVOIDED']._serialized_start=3066
+  _globals['_DEALVOIDED']._serialized_end=3122
+  _globals['_SEATREPLACED']._serialized_start=3124
+  _globals['_SEATREPLACED']._serialized_end=3193
 # @@protoc_insertion_point(module_scope)

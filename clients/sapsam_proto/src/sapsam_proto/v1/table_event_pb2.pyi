@@ -57,6 +57,8 @@ class TableEvent(_message.Message):
     DEADLINES_EXTENDED_FIELD_NUMBER: _builtins.int
     DEAL_VOIDED_FIELD_NUMBER: _builtins.int
     SEAT_REPLACED_FIELD_NUMBER: _builtins.int
+    NATURAL_DECLARED_FIELD_NUMBER: _builtins.int
+    NATURAL_REVEALED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -147,6 +149,14 @@ class TableEvent(_message.Message):
     def seat_replaced(self) -> Global___SeatReplaced:
         """The operator gave a seat to another player, between deals."""
 
+    @_builtins.property
+    def natural_declared(self) -> Global___NaturalDeclared:
+        """A seat committed its natural declaration (docs/rules.md §2.9.1)."""
+
+    @_builtins.property
+    def natural_revealed(self) -> Global___NaturalRevealed:
+        """A seat opened its natural declaration with its reveal."""
+
     def __init__(
         self,
         *,
@@ -173,12 +183,14 @@ class TableEvent(_message.Message):
         deadlines_extended: Global___DeadlinesExtended | None = ...,
         deal_voided: Global___DealVoided | None = ...,
         seat_replaced: Global___SeatReplaced | None = ...,
+        natural_declared: Global___NaturalDeclared | None = ...,
+        natural_revealed: Global___NaturalRevealed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -448,6 +460,68 @@ class ArrangementCommitted(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ArrangementCommitted: _TypeAlias = ArrangementCommitted  # noqa: Y015
+
+@_typing.final
+class NaturalDeclared(_message.Message):
+    """Public payload of NaturalDeclared: which seat committed its declaration, and the hash. Every
+    seat of a table with naturals declares ("none" included), so this tells nobody who holds one.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the declaring seat."""
+    commitment: _builtins.bytes
+    """The 32-byte declaration commitment (docs/fairness.md §21); it reveals nothing without the
+    seat's secret nonce.
+    """
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        commitment: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "deal", b"deal", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NaturalDeclared: _TypeAlias = NaturalDeclared  # noqa: Y015
+
+@_typing.final
+class NaturalRevealed(_message.Message):
+    """Public payload of NaturalRevealed: which seat opened its declaration, nothing more; what it
+    declared waits for the seed, as the rows do (DealScored's DealResult, DealSeatResult.natural).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the seat."""
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NaturalRevealed: _TypeAlias = NaturalRevealed  # noqa: Y015
 
 @_typing.final
 class SeatConfirmed(_message.Message):

@@ -882,6 +882,90 @@ class CommitArrangementResponse(_message.Message):
 Global___CommitArrangementResponse: _TypeAlias = CommitArrangementResponse  # noqa: Y015
 
 @_typing.final
+class DeclareNaturalRequest(_message.Message):
+    """Request of DeclareNatural."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}"."""
+    commitment: _builtins.bytes
+    """The 32-byte commitment to the declaration and a secret nonce (docs/fairness.md §21); the
+    declaration itself is opened with RevealArrangement (natural, natural_nonce). Another
+    length fails INVALID_ARGUMENT, BAD_COMMITMENT, field `commitment`.
+    """
+    expected_version: _builtins.int
+    """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal (as CommitArrangementRequest.deal_number). Unset: the current deal."""
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this declaration (docs/fairness.md §19, §21); required, checked
+        and recorded as CommitArrangementRequest.signature is.
+        """
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        commitment: _builtins.bytes = ...,
+        expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___DeclareNaturalRequest: _TypeAlias = DeclareNaturalRequest  # noqa: Y015
+
+@_typing.final
+class DeclareNaturalResponse(_message.Message):
+    """Response of DeclareNatural."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version right after this call's event."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the event this call appended (docs/transparency.md §9)."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclareNaturalResponse: _TypeAlias = DeclareNaturalResponse  # noqa: Y015
+
+@_typing.final
 class ConfirmArrangementRequest(_message.Message):
     """Request of ConfirmArrangement."""
 
@@ -968,6 +1052,8 @@ class RevealArrangementRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
+    NATURAL_FIELD_NUMBER: _builtins.int
+    NATURAL_NONCE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -981,6 +1067,16 @@ class RevealArrangementRequest(_message.Message):
     deal fails FAILED_PRECONDITION, reason WRONG_DEAL, and records nothing (a late call for a
     past deal never lands in the current one). Unset: the current deal.
     """
+    natural: _builtins.str
+    """At a table with naturals: the declaration the seat committed to with DeclareNatural, "none"
+    or a natural ("six_pairs", "three_straights", "three_flushes", "dragon", and the extended
+    table's, docs/rules.md §2.9), opened here with the rows. Required there (empty:
+    FAILED_PRECONDITION, DECLARATION_REQUIRED); another name INVALID_ARGUMENT, field `natural`;
+    not the committed one: FAILED_PRECONDITION, DECLARATION_MISMATCH. Elsewhere it must be
+    empty (NATURALS_NOT_PLAYED). A natural the 13 cards do not hold is a foul, FALSE_NATURAL.
+    """
+    natural_nonce: _builtins.bytes
+    """The declaration commitment's nonce, 16 to 64 bytes (BAD_NONCE, field `natural_nonce`)."""
     @_builtins.property
     def arrangement(self) -> _table_pb2.Arrangement:
         """The committed arrangement: the seat's 13 dealt cards in three rows."""
@@ -1001,10 +1097,12 @@ class RevealArrangementRequest(_message.Message):
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
         signature: Global___PlayerSignature | None = ...,
+        natural: _builtins.str = ...,
+        natural_nonce: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "natural", b"natural", "natural_nonce", b"natural_nonce", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015

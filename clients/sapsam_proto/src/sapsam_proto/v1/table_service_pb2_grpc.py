@@ -85,6 +85,11 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.CommitArrangementRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.CommitArrangementResponse.FromString,
                 _registered_method=True)
+        self.DeclareNatural = channel.unary_unary(
+                '/sapsam.v1.TableService/DeclareNatural',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.DeclareNaturalRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.DeclareNaturalResponse.FromString,
+                _registered_method=True)
         self.ConfirmArrangement = channel.unary_unary(
                 '/sapsam.v1.TableService/ConfirmArrangement',
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.ConfirmArrangementRequest.SerializeToString,
@@ -197,6 +202,16 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeclareNatural(self, request, context):
+        """Commits the seat to its natural declaration ("none" or a natural, docs/rules.md §2.9) by its
+        32-byte hash, before the seat's first CommitArrangement, once per deal. Only at a table whose
+        rule set plays naturals (else FAILED_PRECONDITION, NATURALS_NOT_PLAYED); there every seat
+        must declare before committing (DECLARATION_REQUIRED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ConfirmArrangement(self, request, context):
         """Locks the seat's last commitment; nothing changes for the seat in this deal afterwards.
         """
@@ -303,6 +318,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.CommitArrangement,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.CommitArrangementRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.CommitArrangementResponse.SerializeToString,
+            ),
+            'DeclareNatural': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeclareNatural,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.DeclareNaturalRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.DeclareNaturalResponse.SerializeToString,
             ),
             'ConfirmArrangement': grpc.unary_unary_rpc_method_handler(
                     servicer.ConfirmArrangement,
@@ -606,6 +626,33 @@ class TableService:
             '/sapsam.v1.TableService/CommitArrangement',
             sapsam_dot_v1_dot_table__service__pb2.CommitArrangementRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.CommitArrangementResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeclareNatural(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/DeclareNatural',
+            sapsam_dot_v1_dot_table__service__pb2.DeclareNaturalRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.DeclareNaturalResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -81,6 +81,12 @@ class TableServiceStub:
     With `confirm` set it also confirms in the same call (one atomic append), which saves the
     ConfirmArrangement round trip.
     """
+    DeclareNatural: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.DeclareNaturalRequest, _table_service_pb2.DeclareNaturalResponse]
+    """Commits the seat to its natural declaration ("none" or a natural, docs/rules.md §2.9) by its
+    32-byte hash, before the seat's first CommitArrangement, once per deal. Only at a table whose
+    rule set plays naturals (else FAILED_PRECONDITION, NATURALS_NOT_PLAYED); there every seat
+    must declare before committing (DECLARATION_REQUIRED).
+    """
     ConfirmArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ConfirmArrangementRequest, _table_service_pb2.ConfirmArrangementResponse]
     """Locks the seat's last commitment; nothing changes for the seat in this deal afterwards."""
     RevealArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.RevealArrangementRequest, _table_service_pb2.RevealArrangementResponse]
@@ -146,6 +152,12 @@ class TableServiceAsyncStub(TableServiceStub):
     """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
     With `confirm` set it also confirms in the same call (one atomic append), which saves the
     ConfirmArrangement round trip.
+    """
+    DeclareNatural: _aio.UnaryUnaryMultiCallable[_table_service_pb2.DeclareNaturalRequest, _table_service_pb2.DeclareNaturalResponse]  # type: ignore[assignment]
+    """Commits the seat to its natural declaration ("none" or a natural, docs/rules.md §2.9) by its
+    32-byte hash, before the seat's first CommitArrangement, once per deal. Only at a table whose
+    rule set plays naturals (else FAILED_PRECONDITION, NATURALS_NOT_PLAYED); there every seat
+    must declare before committing (DECLARATION_REQUIRED).
     """
     ConfirmArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ConfirmArrangementRequest, _table_service_pb2.ConfirmArrangementResponse]  # type: ignore[assignment]
     """Locks the seat's last commitment; nothing changes for the seat in this deal afterwards."""
@@ -269,6 +281,18 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
         With `confirm` set it also confirms in the same call (one atomic append), which saves the
         ConfirmArrangement round trip.
+        """
+
+    @_abc_1.abstractmethod
+    def DeclareNatural(
+        self,
+        request: _table_service_pb2.DeclareNaturalRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.DeclareNaturalResponse, _abc.Awaitable[_table_service_pb2.DeclareNaturalResponse]]:
+        """Commits the seat to its natural declaration ("none" or a natural, docs/rules.md §2.9) by its
+        32-byte hash, before the seat's first CommitArrangement, once per deal. Only at a table whose
+        rule set plays naturals (else FAILED_PRECONDITION, NATURALS_NOT_PLAYED); there every seat
+        must declare before committing (DECLARATION_REQUIRED).
         """
 
     @_abc_1.abstractmethod

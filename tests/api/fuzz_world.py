@@ -94,6 +94,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TableService/CommitArrangement": (Access.PLAYERS, True),
     "sapsam.v1.TableService/ConfirmArrangement": (Access.PLAYERS, True),
     "sapsam.v1.TableService/RevealArrangement": (Access.PLAYERS, True),
+    "sapsam.v1.TableService/AnnounceSurrender": (Access.PLAYERS, True),
     "sapsam.v1.TableService/GetDealResult": (Access.ANYONE, False),
     "sapsam.v1.TableService/WatchTable": (Access.ANYONE, False),
     "sapsam.v1.TableService/ListMyDeals": (Access.PLAYERS, False),

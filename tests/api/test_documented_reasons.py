@@ -81,6 +81,9 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "TOURNAMENT_NOT_PAUSED": "tests/tournament/test_tournament_control_api.py",
     "TOURNAMENT_CANCELLED": "tests/tournament/test_tournament_control_api.py",
     "PLAYER_FORFEITED": "tests/tournament/test_tournament_control_api.py",
+    # A table whose rule set has surrender (docs/rules.md §2.8), and one without.
+    "SURRENDER_OFF": "tests/api/test_surrender_api.py",
+    "ALREADY_ANNOUNCED": "tests/api/test_surrender_api.py",
     # The database cut off under a running server.
     "DATABASE_UNAVAILABLE": "tests/api/test_database_outage.py",
     # A server started with --token-ttl-days and a token older than that.

@@ -51,6 +51,7 @@ def test_services_are_importable_with_every_rpc() -> None:
         "DeclareNatural",
         "ConfirmArrangement",
         "RevealArrangement",
+        "AnnounceSurrender",
         "GetDealResult",
         "WatchTable",
         "ListMyDeals",

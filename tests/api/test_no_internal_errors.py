@@ -30,6 +30,7 @@ REQUESTS = (
     table_service_pb2.CommitArrangementRequest,
     table_service_pb2.ConfirmArrangementRequest,
     table_service_pb2.RevealArrangementRequest,
+    table_service_pb2.AnnounceSurrenderRequest,
     table_service_pb2.GetDealResultRequest,
     table_service_pb2.ListMyDealsRequest,
     table_service_pb2.ListRuleSetsRequest,

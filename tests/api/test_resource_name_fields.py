@@ -39,6 +39,7 @@ PLAYER_CALLS = frozenset(
         "CommitArrangement",
         "ConfirmArrangement",
         "RevealArrangement",
+        "AnnounceSurrender",
     }
 )
 NAME_KINDS = {

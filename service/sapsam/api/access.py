@@ -60,6 +60,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "CommitArrangement",
             "DeclareNatural",
             "ConfirmArrangement",
+            "AnnounceSurrender",
             "RevealArrangement",
             # A player's own hand history: the operator has none.
             "ListMyDeals",

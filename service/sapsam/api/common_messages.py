@@ -17,12 +17,14 @@ from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
     PRESET_ALIASES,
     PRESET_DESCRIPTIONS,
+    PRESET_SURRENDER_SECONDS,
     PRESETS,
     MajorityRule,
     RowOrder,
     RuleSet,
     RuleSetError,
     ScoringMethod,
+    SurrenderRule,
     TimeoutPolicy,
     preset,
 )
@@ -74,8 +76,15 @@ _SIX_PAIRS_TO_WIRE: Final = {
     SixPairsCounting.DISTINCT_RANKS: rule_set_pb2.SIX_PAIRS_COUNTING_DISTINCT_RANKS,
 }
 _SIX_PAIRS_FROM_WIRE: Final = {wire: counting for counting, wire in _SIX_PAIRS_TO_WIRE.items()}
+_SURRENDER_TO_WIRE: Final = {
+    SurrenderRule.OFF: rule_set_pb2.SURRENDER_RULE_OFF,
+    SurrenderRule.PAY_PLAYERS: rule_set_pb2.SURRENDER_RULE_PAY_PLAYERS,
+    SurrenderRule.PAY_LEGAL_HANDS: rule_set_pb2.SURRENDER_RULE_PAY_LEGAL_HANDS,
+}
+_SURRENDER_FROM_WIRE: Final = {wire: rule for rule, wire in _SURRENDER_TO_WIRE.items()}
 STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
+    "announcing": table_pb2.TIMEOUT_STAGE_ANNOUNCING,
     "revealing": table_pb2.TIMEOUT_STAGE_REVEALING,
 }
 CONSEQUENCE_TO_WIRE: Final = {
@@ -109,7 +118,11 @@ def rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
         naturals=_NATURALS_TO_WIRE[rule_set.naturals],
         **{name: getattr(rule_set, name) for name in NATURAL_FIELDS.values()},
         natural_six_pairs_counting=_SIX_PAIRS_TO_WIRE[rule_set.natural_six_pairs_counting],
+        surrender=_SURRENDER_TO_WIRE[rule_set.surrender],
+        surrender_price=rule_set.surrender_price,
     )
+    if rule_set.surrender_seconds is not None:
+        message.surrender_seconds = rule_set.surrender_seconds
     if rule_set.arrange_seconds is not None:
         message.arrange_seconds = rule_set.arrange_seconds
     if rule_set.reveal_seconds is not None:
@@ -153,6 +166,8 @@ _OPTIONAL_INTEGERS: Final = (
     "natural_three_straights",
     "natural_three_flushes",
     "natural_dragon",
+    "surrender_price",
+    "surrender_seconds",
 )
 
 
@@ -186,6 +201,7 @@ def rule_set_from_message(
             "six pairs counting",
             _SIX_PAIRS_FROM_WIRE,
         ),
+        ("surrender", "surrender", "surrender rule", _SURRENDER_FROM_WIRE),
     )
     for wire_name, key, what, from_wire in enums:
         wire_value = getattr(message, wire_name)
@@ -202,6 +218,15 @@ def rule_set_from_message(
         values["arrange_seconds"] = None
     if message.HasField("reveal_seconds") and message.reveal_seconds == 0:
         values["reveal_seconds"] = None
+    if message.HasField("surrender_seconds") and message.surrender_seconds == 0:
+        values["surrender_seconds"] = None
+    elif (
+        not message.HasField("surrender_seconds")
+        and values.get("surrender", SurrenderRule.OFF.value) != SurrenderRule.OFF.value
+        and values.get("surrender_seconds") is None
+    ):
+        # Surrender turned on without a deadline of its own: the turns get the presets' one.
+        values["surrender_seconds"] = PRESET_SURRENDER_SECONDS
     try:
         rule_set = RuleSet.from_dict(values)
         rule_set.check_limits()  # a new table's: every number within its documented maximum
@@ -283,6 +308,13 @@ def creator_name(created_by: str) -> str:
 def timeout_stage(stage: str) -> table_pb2.TimeoutStage.ValueType:
     """A recorded timeout stage (``arranging``, ``revealing``) on the wire."""
     return STAGE_TO_WIRE.get(stage, table_pb2.TIMEOUT_STAGE_UNSPECIFIED)
+
+
+def surrender_choice(surrendered: bool | None) -> table_pb2.SurrenderChoice.ValueType:
+    """A seat's announcement on the wire (``None``: not announced)."""
+    if surrendered is None:
+        return table_pb2.SURRENDER_CHOICE_UNSPECIFIED
+    return table_pb2.SURRENDER_CHOICE_SURRENDER if surrendered else table_pb2.SURRENDER_CHOICE_PLAY
 
 
 def timeout_consequence(consequence: str) -> table_pb2.TimeoutConsequence.ValueType:

@@ -116,6 +116,8 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # A right request at the wrong moment: out of phase, out of turn, already done.
         "WRONG_PHASE": _PRECONDITION,
         "NOT_YOUR_TURN": _PRECONDITION,
+        "SURRENDER_OFF": _PRECONDITION,
+        "ALREADY_ANNOUNCED": _PRECONDITION,
         "SEAT_TAKEN": _PRECONDITION,
         "TABLE_FULL": _PRECONDITION,
         "ALREADY_CONTRIBUTED": _PRECONDITION,

@@ -18,6 +18,7 @@ from sapsam.api import resources
 from sapsam.api.common_messages import (
     creator_name,
     rule_set_message,
+    surrender_choice,
     timeout_consequence,
     timeout_stage,
     timestamp_from_ms,
@@ -335,6 +336,32 @@ def _deadlines_extended(
     )
 
 
+def _announcements_opened(
+    message: table_event_pb2.TableEvent, event: domain_events.AnnouncementsOpened, feed: _Feed
+) -> None:
+    opened = table_event_pb2.AnnouncementsOpened(
+        deal=feed.deal_of(event.deal_number), seats=[feed.seat(seat) for seat in event.order]
+    )
+    if event.deadline_ms is not None:
+        opened.deadline_time.CopyFrom(timestamp_from_ms(event.deadline_ms))
+    message.announcements_opened.CopyFrom(opened)
+
+
+def _surrender_announced(
+    message: table_event_pb2.TableEvent, event: domain_events.SurrenderAnnounced, feed: _Feed
+) -> None:
+    # The announcement is public at once (docs/rules.md §2.8); it carries no card.
+    announced = table_event_pb2.SurrenderAnnounced(
+        deal=feed.deal_of(event.deal_number),
+        seat=feed.seat(event.seat),
+        choice=surrender_choice(event.surrender),
+        timed_out=event.timed_out,
+    )
+    if event.deadline_ms is not None:
+        announced.next_deadline_time.CopyFrom(timestamp_from_ms(event.deadline_ms))
+    message.surrender_announced.CopyFrom(announced)
+
+
 _CONVERTERS: Final[
     dict[type[domain_events.Event], Callable[[table_event_pb2.TableEvent, Any, _Feed], None]]
 ] = {
@@ -355,6 +382,8 @@ _CONVERTERS: Final[
     domain_events.SeriesCompleted: _series_completed,
     domain_events.SeriesStarted: _series_started,
     domain_events.DeadlinesExtended: _deadlines_extended,
+    domain_events.AnnouncementsOpened: _announcements_opened,
+    domain_events.SurrenderAnnounced: _surrender_announced,
     domain_events.DealVoided: _deal_voided,
     domain_events.SeatReplaced: _seat_replaced,
     domain_events.NaturalDeclared: _natural_declared,

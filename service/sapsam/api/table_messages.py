@@ -13,6 +13,7 @@ from sapsam.api import resources
 from sapsam.api.common_messages import (
     creator_name,
     rule_set_message,
+    surrender_choice,
     timestamp_from_ms,
     timestamp_from_text,
 )
@@ -28,6 +29,7 @@ PHASE_TO_WIRE: Final = {
     TablePhase.AWAITING_CUT: table_pb2.TABLE_PHASE_AWAITING_CUT,
     TablePhase.DEALING: table_pb2.TABLE_PHASE_DEALING,
     TablePhase.ARRANGING: table_pb2.TABLE_PHASE_ARRANGING,
+    TablePhase.ANNOUNCING: table_pb2.TABLE_PHASE_ANNOUNCING,
     TablePhase.REVEALING: table_pb2.TABLE_PHASE_REVEALING,
     TablePhase.AWAITING_SEED: table_pb2.TABLE_PHASE_AWAITING_SEED,
     TablePhase.SERIES_COMPLETE: table_pb2.TABLE_PHASE_SERIES_COMPLETE,
@@ -89,6 +91,7 @@ def table_view_message(
             confirmed=seat.confirmed,
             revealed=seat.revealed,
             timed_out=seat.timed_out,
+            announcement=surrender_choice(seat.surrendered),
         )
         for seat in view.seats
     ]
@@ -113,4 +116,6 @@ def table_view_message(
         table.cutter_seat = resources.seat_name(table_id, view.cutter)
     if view.deadline_ms is not None:
         table.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
+    if view.announcing is not None:
+        table.announcing_seat = resources.seat_name(table_id, view.announcing)
     return table

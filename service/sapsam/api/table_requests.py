@@ -140,3 +140,16 @@ def decode_page_token(token: str, status: int) -> tuple[str, uuid.UUID] | None:
             "page_token is not one this server issued for this filter",
             field="page_token",
         ) from None
+
+
+def surrender_from_choice(choice: int) -> bool:
+    """An AnnounceSurrender request's choice: True to surrender; unset or unknown is refused."""
+    if choice == table_pb2.SURRENDER_CHOICE_SURRENDER:
+        return True
+    if choice == table_pb2.SURRENDER_CHOICE_PLAY:
+        return False
+    raise ApiError(
+        "INVALID_ARGUMENT",
+        "choice must be SURRENDER_CHOICE_PLAY or SURRENDER_CHOICE_SURRENDER",
+        field="choice",
+    )

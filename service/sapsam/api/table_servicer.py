@@ -47,6 +47,7 @@ from sapsam.api.table_requests import (
     player_only,
     player_or_operator,
     signature_of,
+    surrender_from_choice,
 )
 from sapsam.api.watch import watch
 from sapsam.app.table_reads import TableReads
@@ -398,6 +399,27 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             deal_number=deal_number(request),
         )
         return table_service_pb2.ConfirmArrangementResponse(
+            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        )
+
+    async def AnnounceSurrender(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.AnnounceSurrenderRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.AnnounceSurrenderResponse:
+        """Announce play or surrender for the caller's seat, on its turn."""
+        request_id = resources.scoped_request_id("AnnounceSurrender", request.request_id)
+        table_id, _, player_id = await self._seat_holder(request.seat)
+        surrender = surrender_from_choice(request.choice)
+        check_deadline(context)
+        outcome = await self._tables.announce_surrender(
+            table_id,
+            player_id,
+            surrender,
+            request_id,
+            expected_version=expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=deal_number(request),
+        )
+        return table_service_pb2.AnnounceSurrenderResponse(
             version=outcome.version, receipt=receipt_message(outcome.receipt)
         )
 

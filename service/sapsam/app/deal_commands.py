@@ -23,6 +23,7 @@ from sapsam.app.table_plans import (
 )
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.commands import (
+    AnnounceSurrender,
     CommitArrangement,
     ConfirmArrangement,
     ContributeEntropy,
@@ -196,6 +197,37 @@ class DealCommands(TableRunner):
                 player_id=player_id, now_ms=self.clock(), deal_number=deal_number
             )
             return Plan([confirm])
+
+        return await self._execute(
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
+        )
+
+    async def announce_surrender(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        surrender: bool,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+        request_digest: bytes | None = None,
+        deal_number: int | None = None,
+    ) -> TableOutcome:
+        """Announce play or surrender for a seat, on its turn (docs/rules.md §2.8)."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            announce = AnnounceSurrender(
+                player_id=player_id,
+                surrender=surrender,
+                now_ms=self.clock(),
+                deal_number=deal_number,
+            )
+            return Plan([announce])
 
         return await self._execute(
             table_id,

@@ -24,6 +24,7 @@ from typing import Final
 from sapsam import fairness
 from sapsam.app.store_interface import WaitingTable
 from sapsam.app.table_runner import TableRunner
+from sapsam.domain.table_surrender import announcing_order
 
 MAX_LISTED: Final = 1000
 """Most tables one list returns (a caller-controlled bound; docs/api.md)."""
@@ -74,6 +75,12 @@ def awaited_seats(table: WaitingTable) -> tuple[str, tuple[int, ...]]:
             for seat in seats
             if not status[seat].get("confirmed") and status[seat].get("timed_out") is None
         )
+    if table.phase == "ANNOUNCING" and table.dealer is not None:
+        # The seat whose turn it is: the first in the order (docs/rules.md §2.8) to announce.
+        skipped = {seat for seat in seats if status[seat].get("timed_out") is not None}
+        order = announcing_order(table.dealer, table.seat_count, skipped)
+        turn = next((seat for seat in order if not status[seat].get("announced")), None)
+        return SEATS, () if turn is None else (turn,)
     if table.phase == "REVEALING":
         return SEATS, tuple(
             seat

@@ -28,7 +28,9 @@ Connection = psycopg.Connection[Any]
 # The deadline sweeper looks every second; a deal this far past its deadline was not swept.
 STUCK_AFTER_MS: Final = 60_000
 MAX_NAMED: Final = 20
-_IN_PLAY: Final = frozenset({"AWAITING_CUT", "DEALING", "ARRANGING", "REVEALING", "AWAITING_SEED"})
+_IN_PLAY: Final = frozenset(
+    {"AWAITING_CUT", "DEALING", "ARRANGING", "ANNOUNCING", "REVEALING", "AWAITING_SEED"}
+)
 _OWED_BY_THE_SERVICE: Final = {
     "DEALING": "cut but never dealt",
     "AWAITING_SEED": "every seat settled but the seed never revealed",

@@ -17,7 +17,7 @@ account lists the seats with both, and a label never stands for a player on its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -34,6 +34,7 @@ from sapsam.domain.events import (
     PlayerSeated,
     SeatReplaced,
     SeatTimedOut,
+    SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
@@ -41,7 +42,8 @@ from sapsam.rules.cards import parse_cards
 from sapsam.rules.hand_text import cards_shown, names_apart, row_name
 from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties, royalty_units
 from sapsam.rules.ruleset import MajorityRule, RuleSet, RuleSetError, ScoringMethod
-from sapsam.rules.scoring import DealScore, PairResult, score_deal, settlement
+from sapsam.rules.scoring import DealScore, PairResult, settlement
+from sapsam.rules.surrender import score_with_surrender
 
 ROWS: Final = ("front", "middle", "back")
 FOUL_WORDS: Final = {
@@ -94,6 +96,9 @@ class DealAccount:
     series_totals: tuple[int, ...]
     royalties: tuple[tuple[int, int, int], ...] = ()
     """Each seat's royalty units per row (``rules.royalties.row_royalties``; zeros without)."""
+    surrendered: tuple[bool, ...] = ()
+    """Each seat's announcement at a table with surrender: True surrendered (docs/rules.md §2.8);
+    ``()`` when nobody did."""
     stated_before: bool = False
     """True when the deal before it is not among the events told: the totals before the deal
     are then only what its record states (the ``series_totals`` check is not covered)."""
@@ -183,6 +188,7 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
     players: list[str | None] = []
     dealer: int | None = None
     foul_words: dict[int, str] = {}
+    surrendered: set[int] = set()
     found: list[DealAccount] = []
     for event in events:
         if isinstance(event, TableCreated):
@@ -194,13 +200,15 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
         elif isinstance(event, (PlayerSeated, SeatReplaced)) and 0 <= event.seat < len(players):
             players[event.seat] = event.player_id
         elif isinstance(event, DealStarted):
-            dealer, foul_words = event.dealer, {}
+            dealer, foul_words, surrendered = event.dealer, {}, set()
+        elif isinstance(event, SurrenderAnnounced) and event.surrender:
+            surrendered.add(event.seat)
         elif isinstance(event, ArrangementRevealed) and event.foul:
             foul_words[event.seat] = FOUL_WORDS.get(event.foul_reason or "", "a foul")
         elif isinstance(event, SeatTimedOut) and event.consequence != "solver":
             foul_words[event.seat] = f"missed the {event.stage} deadline"
         elif isinstance(event, DealScored) and rule_set is not None:
-            account = _account(event, rule_set, tuple(players), dealer, foul_words)
+            account = _account(event, rule_set, tuple(players), dealer, foul_words, surrendered)
             if account is not None:
                 previous = found[-1].deal_number if found else 0
                 stated = account.deal_number not in (1, previous + 1)
@@ -214,6 +222,7 @@ def _account(
     players: tuple[str | None, ...],
     dealer: int | None,
     foul_words: Mapping[int, str],
+    surrendered: Collection[int] = (),
 ) -> DealAccount | None:
     seats = len(players)
     if not (len(event.arrangements) == len(event.fouls) == len(event.totals) == seats):
@@ -223,8 +232,9 @@ def _account(
     rows = tuple(_rows_of(text) for text in event.arrangements)
     strict = rule_set.strict_row_order
     judged = [_judged(rows[seat], event.fouls[seat], strict) for seat in range(seats)]
+    announced = tuple(seat in surrendered for seat in range(seats)) if surrendered else ()
     try:
-        score = score_deal(rule_set, judged)
+        score = score_with_surrender(rule_set, judged, announced or (False,) * seats)
     except ValueError:
         return None
     return DealAccount(
@@ -240,6 +250,7 @@ def _account(
         recorded_totals=tuple(event.totals),
         series_totals=tuple(event.series_totals),
         royalties=tuple(row_royalties(rule_set, check) for check in judged),
+        surrendered=announced,
     )
 
 
@@ -294,6 +305,11 @@ def pair_items(
 ) -> list[PairItem]:
     """A pair's account line by line: each row and its winner, then the bonuses; the points of
     the items add up to the scorer's ``pair.delta`` (``settlement``'s parts)."""
+    first, second = labels[pair.seat_a], labels[pair.seat_b]
+    if account.surrendered and (
+        account.surrendered[pair.seat_a] or account.surrendered[pair.seat_b]
+    ):
+        return [PairItem(_surrender_phrase(account, pair, first, second), pair.delta)]
     parts = settlement(rule_set, pair.rows)
     unit = parts.row_unit
     pays_rows = rule_set.scoring is not ScoringMethod.ONE_SIX
@@ -301,7 +317,6 @@ def pair_items(
     for row, name in enumerate(ROWS):
         text, _ = row_phrase(account, pair, row, labels)
         items.append(PairItem(f"{name}: {text}", pair.rows[row] * unit if pays_rows else 0))
-    first, second = labels[pair.seat_a], labels[pair.seat_b]
 
     def side(units: int) -> str:
         return first if units > 0 else second
@@ -335,6 +350,16 @@ def pair_items(
             )
             items.append(PairItem(f"royalties ({how}{limit}): {held}", extra * unit))
     return items
+
+
+def _surrender_phrase(account: DealAccount, pair: PairResult, first: str, second: str) -> str:
+    """A pair settled by a surrender (docs/rules.md §2.8): no rows compared."""
+    if account.surrendered[pair.seat_a] and account.surrendered[pair.seat_b]:
+        return "both surrendered: nothing changes hands"
+    payer, payee = (first, second) if account.surrendered[pair.seat_a] else (second, first)
+    if pair.delta == 0:
+        return f"{payer} surrendered; {payee}'s fouled hand collects nothing"
+    return f"{payer} surrendered and pays {payee} the surrender price; no rows compared"
 
 
 def _royalty_rows(amounts: tuple[int, int, int]) -> str:

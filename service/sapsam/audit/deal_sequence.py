@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from sapsam import fairness
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents
 from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.surrender_checks import AnnouncementOutOfPlaceError, AnnouncingTurns
 from sapsam.domain.events import (
+    AnnouncementsOpened,
     ArrangementCommitted,
     ArrangementRevealed,
     CardsDealt,
@@ -30,6 +32,7 @@ from sapsam.domain.events import (
     SeedRevealed,
     SeriesCompleted,
     SeriesStarted,
+    SurrenderAnnounced,
 )
 
 
@@ -54,6 +57,8 @@ class _Progress:
     """Seats that committed a natural declaration (``NaturalDeclared``)."""
     opened: set[int] = field(default_factory=set)
     """Seats that opened it (``NaturalRevealed``), each just before its reveal."""
+    turns: AnnouncingTurns = field(default_factory=lambda: AnnouncingTurns(surrender_on=False))
+    """The play-or-surrender announcements (``sapsam.audit.surrender_checks``)."""
 
 
 def _seat(progress: _Progress, seat: int) -> int:
@@ -122,15 +127,29 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         # A deadline moved because no server served when it fell (docs/events.md): it belongs to
         # the stage it names, for seats that have still to act there.
         _expect(progress, event.stage)
+        if event.stage == "announcing":
+            progress.turns.extended(event)
         for seat in event.seats:
             if _seat(progress, seat) in progress.timed_out or (
                 seat in (progress.confirmed if event.stage == "arranging" else progress.revealed)
             ):
                 raise _SequenceError(f"it extends seat {seat}'s deadline after the seat acted")
-    elif isinstance(event, RevealsOpened):
+    elif isinstance(event, AnnouncementsOpened):
         _expect(progress, "arranging")
         if len(progress.confirmed | progress.timed_out) != progress.seat_count:
+            raise _SequenceError("announcements opened before every seat confirmed or timed out")
+        progress.turns.opened(event, progress.dealer, progress.seat_count, progress.timed_out)
+        progress.stage = "announcing"
+    elif isinstance(event, SurrenderAnnounced):
+        _expect(progress, "announcing")
+        progress.turns.said(event)
+    elif isinstance(event, RevealsOpened):
+        _expect(progress, "arranging", "announcing")
+        if len(progress.confirmed | progress.timed_out) != progress.seat_count:
             raise _SequenceError("reveals opened before every seat confirmed or timed out")
+        progress.turns.reveals_may_open(
+            progress.stage == "arranging", len(progress.timed_out) == progress.seat_count
+        )
         progress.stage = "revealing"
     elif isinstance(event, NaturalDeclared):
         # Before the seat's first commitment, once (docs/rules.md §2.9.1).
@@ -164,7 +183,7 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         progress.stage = "scored"
     elif isinstance(event, DealVoided):
         # The operator voided the deal in progress: it ends here, unscored.
-        _expect(progress, "started", "cut", "arranging", "revealing")
+        _expect(progress, "started", "cut", "arranging", "announcing", "revealing")
         progress.stage = "voided"
     elif isinstance(event, SeatReplaced):
         # Between deals: after this deal's score (or voiding), before the next DealStarted.
@@ -189,14 +208,18 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
         raise _SequenceError(f"a {event.TYPE} event does not belong inside a deal")
 
 
-def sequence_check(deal: DealEvents, seat_count: int, after_series: str = "close") -> AuditCheck:
+def sequence_check(
+    deal: DealEvents, seat_count: int, after_series: str = "close", surrender_on: bool = False
+) -> AuditCheck:
     """The deal's events follow the protocol: right order, right seats, nothing twice; a
-    ``SeriesStarted`` only after ``SeriesCompleted`` and only at a ``new_series`` table."""
-    progress = _Progress(seat_count, after_series)
+    ``SeriesStarted`` only after ``SeriesCompleted`` and only at a ``new_series`` table; with
+    ``surrender_on`` (the table's rule set has surrender), the announcements in turn
+    (``sapsam.audit.surrender_checks``)."""
+    progress = _Progress(seat_count, after_series, turns=AnnouncingTurns(surrender_on))
     for event, version in zip(deal.events, deal.versions, strict=True):
         try:
             _step(progress, event, deal.number)
-        except _SequenceError as error:
+        except (_SequenceError, AnnouncementOutOfPlaceError) as error:
             return AuditCheck(
                 "sequence",
                 Status.FAILED,

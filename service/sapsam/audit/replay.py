@@ -26,8 +26,10 @@ from sapsam.audit.deal_account import (
 )
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
+from sapsam.audit.surrender_checks import tell_announcement
 from sapsam.domain.events import (
     DEFAULT_CODEC,
+    AnnouncementsOpened,
     ArrangementCommitted,
     ArrangementRevealed,
     CardsDealt,
@@ -48,6 +50,7 @@ from sapsam.domain.events import (
     SeedRevealed,
     SeriesCompleted,
     SeriesStarted,
+    SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
@@ -257,6 +260,8 @@ def _happened(event: Event, state: TableState) -> str:
         return f"seat {event.seat} confirmed its arrangement"
     if isinstance(event, RevealsOpened):
         return "every seat is settled: reveals are open"
+    if isinstance(event, (AnnouncementsOpened, SurrenderAnnounced)):
+        return tell_announcement(event)
     if isinstance(event, ArrangementRevealed):
         rows = f"{' '.join(event.front)} | {' '.join(event.middle)} | {' '.join(event.back)}"
         foul = f" — a foul ({event.foul_reason})" if event.foul else ""

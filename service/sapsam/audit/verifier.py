@@ -64,6 +64,7 @@ from sapsam.audit.segment_checks import (
     split_segments,
 )
 from sapsam.audit.series_checks import series_checks
+from sapsam.audit.surrender_checks import surrender_in
 from sapsam.audit.void_checks import voided_check
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -165,6 +166,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     deals_verified = 0
     seat_count = created.seat_count if created is not None else header.seat_count
     after_series = created.after_series if created is not None else "close"
+    surrender_on = created is not None and surrender_in(created.rule_set)
     # Who holds each seat as each deal is played: PlayerSeated, then SeatReplaced between deals.
     seated_now = list(seated)
     for index, deal in enumerate(deals):
@@ -172,7 +174,9 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
             seated_now = _seating_after(seated_now, deals[index - 1])
         checks.append(
             _safely(
-                "sequence", deal.number, partial(sequence_check, deal, seat_count, after_series)
+                "sequence",
+                deal.number,
+                partial(sequence_check, deal, seat_count, after_series, surrender_on),
             )
         )
         checks.append(

@@ -159,6 +159,17 @@ class RevealArrangement:
 
 
 @dataclass(frozen=True)
+class AnnounceSurrender:
+    """The seat whose turn it is announces play (``surrender`` false) or surrender
+    (docs/rules.md §2.8). ``now_ms`` starts the next seat's turn, or the reveal clock."""
+
+    player_id: str
+    surrender: bool
+    now_ms: int
+    deal_number: int | None = None
+
+
+@dataclass(frozen=True)
 class TimeOutSeats:
     """Record every seat whose deadline has passed by ``now_ms`` (issued by the service).
 
@@ -173,7 +184,8 @@ class TimeOutSeats:
     forced_seat: int | None = None
     """An operator's order: time out this one seat now, whether or not its deadline passed, with
     the events the deadline would have recorded (``SeatTimedOut``, ``RevealsOpened`` when it was
-    the last seat arranging). Nothing is extended then."""
+    the last seat arranging; while seats announce, the seat whose turn it is plays). Nothing is
+    extended then."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +226,7 @@ Command = (
     | DeclareNatural
     | ConfirmArrangement
     | RevealArrangement
+    | AnnounceSurrender
     | TimeOutSeats
     | RevealSeed
     | VoidDeal

@@ -363,6 +363,34 @@ class SeatReplaced(Event):
     player_id: str
 
 
+@dataclass(frozen=True)
+class AnnouncementsOpened(Event):
+    """Every seat is settled at a table with surrender (docs/rules.md §2.8): the seats in
+    ``order`` (clockwise from the dealer's left, without those that missed the arranging deadline)
+    announce play or surrender, one at a time; ``deadline_ms`` is the first seat's deadline, or
+    ``None`` for no limit."""
+
+    TYPE: ClassVar[str] = "AnnouncementsOpened"
+    deal_number: int
+    order: tuple[int, ...]
+    deadline_ms: int | None
+
+
+@dataclass(frozen=True)
+class SurrenderAnnounced(Event):
+    """The seat whose turn it was announced: ``surrender`` true to surrender, false to play.
+    ``timed_out``: the seat let its deadline pass (or the operator timed it out) and plays, the
+    timeout default. ``deadline_ms`` is the next seat's deadline (``None`` after the last seat,
+    whose announcement is followed by ``RevealsOpened`` in the same append, or with no limit)."""
+
+    TYPE: ClassVar[str] = "SurrenderAnnounced"
+    deal_number: int
+    seat: int
+    surrender: bool
+    timed_out: bool
+    deadline_ms: int | None
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     TableCreated,
     PlayerSeated,
@@ -385,6 +413,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     SeatReplaced,
     NaturalDeclared,
     NaturalRevealed,
+    AnnouncementsOpened,
+    SurrenderAnnounced,
 )
 
 # Nested records, by the event field that holds a tuple of them.

@@ -23,6 +23,7 @@ from sapsam.domain.events import (
     SeatReplaced,
     SeatTimedOut,
     SeedRevealed,
+    SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.fairness import DealRecord
@@ -53,6 +54,7 @@ _KINDS: Final[tuple[type[Event], ...]] = (
     SeedRevealed,
     DealScored,
     SeatReplaced,
+    SurrenderAnnounced,
 )
 # Per concrete event type, the first of _KINDS its instances are instances of (None: none). What
 # isinstance answers depends on the type alone, so each type is worked out once, and an event is
@@ -120,6 +122,7 @@ def published_deal(
     players: dict[int, str] = {}
     reveals: dict[int, Reveal] = {}
     solver_seats: set[int] = set()
+    surrendered: set[int] = set()
     for event in events:
         kind = _kind(event)
         if kind is None:
@@ -161,6 +164,9 @@ def published_deal(
                 solver_seats.add(event.seat)
         elif kind is SeedRevealed and isinstance(event, SeedRevealed):
             seed = event
+        elif kind is SurrenderAnnounced and isinstance(event, SurrenderAnnounced):
+            if event.surrender:
+                surrendered.add(event.seat)
         elif kind is DealScored and isinstance(event, DealScored):
             scored = event
     if created is None or started is None or cut is None or dealt is None:
@@ -191,6 +197,7 @@ def published_deal(
         solver_arrangements=_solver_arrangements(scored),
         commitment_schemes=tuple(schemes.get(seat, 1) for seat in seats),
         players=tuple(map(players.get, seats)),
+        surrendered=tuple(map(surrendered.__contains__, seats)) if surrendered else (),
         recorded_fouls=scored.fouls,
         recorded_scores=DealScore(
             pairs=tuple(

@@ -103,6 +103,11 @@ def deadline_extension(state: TableState, command: TimeOutSeats) -> DeadlinesExt
     elif state.phase is TablePhase.REVEALING:
         stage, deadline = "revealing", deal.reveal_deadline_ms
         due = [seat for seat, reveal in enumerate(deal.reveals) if reveal is None]
+    elif state.phase is TablePhase.ANNOUNCING and deal.announcements is not None:
+        # One seat is due: the one whose turn it is (docs/rules.md §2.8).
+        turn = deal.announcements.turn
+        stage, deadline = "announcing", deal.announcements.deadline_ms
+        due = [] if turn is None else [turn]
     else:
         return None
     due = [seat for seat in due if deal.timeouts[seat] is None]

@@ -13,6 +13,7 @@ from typing import Any
 
 from sapsam import fairness
 from sapsam.domain.commands import (
+    AnnounceSurrender,
     ChooseDealer,
     CommitArrangement,
     ConfirmArrangement,
@@ -57,6 +58,7 @@ from sapsam.domain.table_scoring import (
     seat_rows,
 )
 from sapsam.domain.table_state import TablePhase, TableState
+from sapsam.domain.table_surrender import decide_announce
 from sapsam.domain.table_void import decide_void
 from sapsam.rules.ruleset import RuleSetError
 
@@ -236,6 +238,7 @@ _DECIDERS: dict[type[Any], Callable[[TableState, Any], list[Event]]] = {
     DeclareNatural: decide_declare,
     ConfirmArrangement: decide_confirm,
     RevealArrangement: decide_reveal,
+    AnnounceSurrender: decide_announce,
     TimeOutSeats: decide_time_out,
     RevealSeed: decide_reveal_seed,
     VoidDeal: decide_void,

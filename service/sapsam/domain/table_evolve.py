@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from sapsam.domain.events import (
+    AnnouncementsOpened,
     ArrangementCommitted,
     ArrangementRevealed,
     CardsDealt,
@@ -32,9 +33,11 @@ from sapsam.domain.events import (
     SeedRevealed,
     SeriesCompleted,
     SeriesStarted,
+    SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.domain.table_state import INITIAL_STATE, DealState, Reveal, SeatTimeout, TableState
+from sapsam.domain.table_surrender import announced, opened
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
@@ -196,8 +199,33 @@ def _on_reveals_opened(state: TableState, event: RevealsOpened) -> TableState:
 
 
 def _on_deadlines_extended(state: TableState, event: DeadlinesExtended) -> TableState:
+    deal = state.deal
+    assert deal is not None
+    if event.stage == "announcing" and deal.announcements is not None:
+        announcements = _replace(deal.announcements, deadline_ms=event.deadline_ms)
+        return _with_deal(
+            state, announcements=announcements, deadline_set_ms=event.unserved_until_ms
+        )
     moved = "arrange_deadline_ms" if event.stage == "arranging" else "reveal_deadline_ms"
     return _with_deal(state, **{moved: event.deadline_ms}, deadline_set_ms=event.unserved_until_ms)
+
+
+def _on_announcements_opened(state: TableState, event: AnnouncementsOpened) -> TableState:
+    return _with_deal(
+        state,
+        announcements=opened(event, state.seat_count),
+        deadline_set_ms=_set_at(event.deadline_ms, state.rule_set.surrender_seconds),
+    )
+
+
+def _on_surrender_announced(state: TableState, event: SurrenderAnnounced) -> TableState:
+    deal = state.deal
+    assert deal is not None and deal.announcements is not None
+    return _with_deal(
+        state,
+        announcements=announced(deal.announcements, event),
+        deadline_set_ms=_set_at(event.deadline_ms, state.rule_set.surrender_seconds),
+    )
 
 
 def _on_revealed(state: TableState, event: ArrangementRevealed) -> TableState:
@@ -289,4 +317,6 @@ _EVOLVERS: dict[type[Event], Callable[[TableState, Any], TableState]] = {
     SeatReplaced: _on_seat_replaced,
     NaturalDeclared: _on_natural_declared,
     NaturalRevealed: _on_natural_revealed,
+    AnnouncementsOpened: _on_announcements_opened,
+    SurrenderAnnounced: _on_surrender_announced,
 }

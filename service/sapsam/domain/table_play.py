@@ -15,7 +15,6 @@ from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
     Event,
-    RevealsOpened,
     SeatConfirmed,
     SeatTimedOut,
 )
@@ -24,6 +23,7 @@ from sapsam.domain.table_checks import current_deal, require_deal, require_phase
 from sapsam.domain.table_deadlines import deadline_extension
 from sapsam.domain.table_naturals import open_declaration, require_declared, reveal_verdict
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState, awaits_reveal
+from sapsam.domain.table_surrender import announcing_time_out, close_arranging
 from sapsam.fairness import player_keys
 
 COMMITMENT_BYTES = 32
@@ -97,14 +97,8 @@ def decide_confirm(state: TableState, command: ConfirmArrangement) -> list[Event
         for other in range(state.seat_count)
     )
     if settled:
-        events.append(reveals_opened(state, deal, command.now_ms))
+        events.append(close_arranging(state, deal, command.now_ms))
     return events
-
-
-def reveals_opened(state: TableState, deal: DealState, now_ms: int) -> RevealsOpened:
-    limit = state.rule_set.reveal_seconds
-    deadline = None if limit is None else now_ms + limit * 1000
-    return RevealsOpened(deal_number=deal.number, reveal_deadline_ms=deadline)
 
 
 def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
@@ -192,7 +186,10 @@ def decide_time_out(state: TableState, command: TimeOutSeats) -> list[Event]:
                         )
                     )
             if events:
-                events.append(reveals_opened(state, deal, command.now_ms))
+                timing_out = [event.seat for event in events if isinstance(event, SeatTimedOut)]
+                events.append(close_arranging(state, deal, command.now_ms, timing_out))
+    elif phase is TablePhase.ANNOUNCING and deal is not None:
+        events = announcing_time_out(state, command.now_ms, forced=False)
     elif phase is TablePhase.REVEALING and deal is not None:
         deadline = deal.reveal_deadline_ms
         if deadline is not None and command.now_ms >= deadline:
@@ -220,12 +217,22 @@ def _decide_forced_time_out(state: TableState, seat: int, now_ms: int) -> list[E
             field="seat",
         )
     deal = state.deal
-    if deal is None or state.phase not in (TablePhase.ARRANGING, TablePhase.REVEALING):
+    phases = (TablePhase.ARRANGING, TablePhase.ANNOUNCING, TablePhase.REVEALING)
+    if deal is None or state.phase not in phases:
         raise DomainError(
             Reason.WRONG_PHASE,
-            f"a seat can be timed out only while the deal is arranging or revealing, not in"
-            f" {state.phase.value}",
+            f"a seat can be timed out only while the deal is arranging, announcing or revealing,"
+            f" not in {state.phase.value}",
         )
+    if state.phase is TablePhase.ANNOUNCING:
+        announcements = deal.announcements
+        turn = None if announcements is None else announcements.turn
+        if seat != turn:
+            raise DomainError(
+                Reason.NOTHING_TIMED_OUT,
+                f"seat {seat} is not awaited: seat {turn} announces now",
+            )
+        return announcing_time_out(state, now_ms, forced=True)
     if state.phase is TablePhase.ARRANGING:
         if deal.confirmed[seat] or deal.timeouts[seat] is not None:
             raise DomainError(
@@ -244,7 +251,7 @@ def _decide_forced_time_out(state: TableState, seat: int, now_ms: int) -> list[E
             for other in range(state.seat_count)
         )
         if settled:
-            events.append(reveals_opened(state, deal, now_ms))
+            events.append(close_arranging(state, deal, now_ms, (seat,)))
         return events
     if not awaits_reveal(deal, seat):
         raise DomainError(

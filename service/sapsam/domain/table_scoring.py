@@ -24,8 +24,9 @@ from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableS
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.ruleset import RuleSet
-from sapsam.rules.scoring import add_totals, score_deal, standings
+from sapsam.rules.scoring import add_totals, standings
 from sapsam.rules.solver import solve
+from sapsam.rules.surrender import score_with_surrender
 
 
 def decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
@@ -54,7 +55,12 @@ def decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
         hands,
     )
     fouls = tuple(check.foul for check in checks)
-    score = score_deal(state.rule_set, checks, naturals)
+    surrendered = (
+        (False,) * state.seat_count
+        if deal.announcements is None
+        else deal.announcements.surrendering_seats()
+    )
+    score = score_with_surrender(state.rule_set, checks, surrendered, naturals)
     series_totals = add_totals(state.series_totals, score.totals)
     events: list[Event] = [
         SeedRevealed(deal_number=deal.number, seed=command.seed.hex()),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sapsam import fairness
+from sapsam.domain.announcements import Announcements
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
 
@@ -25,6 +26,8 @@ class TablePhase(StrEnum):
     AWAITING_CUT = "AWAITING_CUT"
     DEALING = "DEALING"
     ARRANGING = "ARRANGING"
+    ANNOUNCING = "ANNOUNCING"
+    """Seats announce play or surrender in turn (``sapsam.domain.table_surrender``)."""
     REVEALING = "REVEALING"
     AWAITING_SEED = "AWAITING_SEED"
     SERIES_COMPLETE = "SERIES_COMPLETE"
@@ -79,6 +82,8 @@ class DealState:
     scored: bool = False
     voided: bool = False
     """The operator voided the deal (``DealVoided``): over, unscored, its seed published."""
+    announcements: Announcements | None = None
+    """The play-or-surrender announcements, once opened (a rule set with surrender only)."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ class TableState:
         if not deal.dealt:
             return TablePhase.DEALING
         if not deal.reveals_open:
-            return TablePhase.ARRANGING
+            return TablePhase.ARRANGING if deal.announcements is None else TablePhase.ANNOUNCING
         if any(awaits_reveal(deal, seat) for seat in range(self.seat_count)):
             return TablePhase.REVEALING
         return TablePhase.AWAITING_SEED

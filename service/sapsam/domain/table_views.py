@@ -88,6 +88,9 @@ class SeatView:
     revealed: bool = False
     timed_out: bool = False
     hand: Hand | None = None
+    surrendered: bool | None = None
+    """The seat's announcement in this deal (docs/rules.md §2.8): public once made; ``None``
+    before it (or without surrender)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,10 @@ class TableView:
     cutter: int | None
     """The seat that cuts (or cut) the current deal, until it is scored."""
     deadline_ms: int | None
-    """The deadline of the current stage (arranging or revealing), if one runs."""
+    """The deadline of the current stage (arranging, the announcing turn or revealing), if one
+    runs."""
+    announcing: int | None = None
+    """The seat whose turn it is to announce play or surrender (phase ``ANNOUNCING``)."""
 
 
 def table_view_for(
@@ -137,14 +143,21 @@ def table_view_for(
                 revealed=deal.reveals[seat] is not None,
                 timed_out=deal.timeouts[seat] is not None,
                 hand=tuple(dealt_hands[seat]) if shown and dealt_hands is not None else None,
+                surrendered=(
+                    None if deal.announcements is None else deal.announcements.surrendered[seat]
+                ),
             )
         )
     phase = state.phase
     deadline_ms = None
+    announcing = None
     if deal is not None and phase is TablePhase.ARRANGING:
         deadline_ms = deal.arrange_deadline_ms
     elif deal is not None and phase is TablePhase.REVEALING:
         deadline_ms = deal.reveal_deadline_ms
+    elif deal is not None and deal.announcements is not None and phase is TablePhase.ANNOUNCING:
+        deadline_ms = deal.announcements.deadline_ms
+        announcing = deal.announcements.turn
     return TableView(
         table_id=state.table_id,
         phase=phase,
@@ -161,6 +174,7 @@ def table_view_for(
             else None
         ),
         deadline_ms=deadline_ms,
+        announcing=announcing,
     )
 
 

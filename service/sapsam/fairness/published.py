@@ -70,6 +70,9 @@ class PublishedDeal:
     players: tuple[str | None, ...] = ()
     """Per seat, the player id seated there (scheme 2 commitments bind it); ``()`` when no seat
     committed under scheme 2."""
+    surrendered: tuple[bool, ...] = ()
+    """Per seat, whether it announced a surrender (docs/rules.md §2.8): its pairs settle the
+    surrender price instead of their rows; ``()`` (the default) means no seat surrendered."""
 
     def __post_init__(self) -> None:
         require_seat_count(self.seat_count)
@@ -90,6 +93,7 @@ class PublishedDeal:
             ("solver_arrangements", self.solver_arrangements or (None,) * self.seat_count),
             ("commitment_schemes", self.commitment_schemes),
             ("players", self.players),
+            ("surrendered", self.surrendered or (False,) * self.seat_count),
         ):
             if len(values) != self.seat_count:
                 raise FairnessError(
@@ -135,6 +139,9 @@ class PublishedDeal:
             # Written only when a seat used scheme 2: a deal of scheme 1 reads as it always did.
             data["commitment_schemes"] = list(self.commitment_schemes)
             data["players"] = list(self.players)
+        if any(self.surrendered):
+            # Written only when a seat surrendered: every other deal reads as it always did.
+            data["surrendered"] = list(self.surrendered)
         if self.solver_arrangements is not None:
             data["solver_arrangements"] = [
                 None if arrangement is None else _rows_to_dict(arrangement)
@@ -176,6 +183,7 @@ class PublishedDeal:
                     for value in data.get("commitment_schemes", ())
                 ),
                 players=tuple(_optional_text(value) for value in data.get("players", ())),
+                surrendered=tuple(_flag(value) for value in data.get("surrendered", ())),
                 recorded_fouls=tuple(bool(value) for value in recorded["fouls"]),
                 recorded_scores=DealScore(
                     pairs=tuple(
@@ -217,6 +225,14 @@ def _optional_text(value: object) -> str | None:
 def _int(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise FairnessError(f"malformed published deal: {name} must be an integer, not {value!r}")
+    return value
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise FairnessError(
+            f"malformed published deal: surrendered must hold booleans, not {value!r}"
+        )
     return value
 
 

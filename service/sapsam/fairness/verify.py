@@ -56,7 +56,8 @@ from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
-from sapsam.rules.scoring import DealScore, score_deal
+from sapsam.rules.scoring import DealScore
+from sapsam.rules.surrender import score_with_surrender
 
 
 @dataclass(frozen=True)
@@ -425,7 +426,10 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
     def scores_check() -> Check:
         if len(judged) != deal.seat_count:
             raise FairnessError("the reveals could not be judged")
-        found = score_deal(deal.rule_set, judged)
+        # A surrendered seat's pairs settle its price, not its rows (docs/rules.md §2.8).
+        found = score_with_surrender(
+            deal.rule_set, judged, deal.surrendered or (False,) * deal.seat_count
+        )
         expected = _score_text(deal.recorded_scores)
         return _compare(
             "scores",

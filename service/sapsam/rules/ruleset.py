@@ -513,10 +513,10 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
 
 Only games whose every rule sapsam plays are presets, or presets that say what they leave out:
-Capsa Susun (002) needs surrender, which sapsam does not play yet (docs/rules.md §6), so there
-is no ``capsa_susun`` preset. ``four_player`` is 004's game as it says it "may be played",
-without the special hands; ``four_player_royalties`` adds the first of them, the royalties, and
-``four_player_bonus`` both, the royalties and the naturals."""
+Capsa Susun (002)'s naturals and surrender are both rule-set options (docs/rules.md §2.8, §2.9);
+a ``capsa_susun`` preset combining them is not here yet. ``four_player`` is 004's game as it says
+it "may be played", without the special hands; ``four_player_royalties`` adds the first of them,
+the royalties, and ``four_player_bonus`` both, the royalties and the naturals."""
 
 PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from sapsam.rules.arrangement import ArrangementCheck
+from sapsam.rules.naturals import NaturalHand, natural_settlement
 from sapsam.rules.ruleset import RuleSet, SurrenderRule
 from sapsam.rules.scoring import INT64_MAX, DealScore, PairResult, ScoreOverflowError, score_deal
 
@@ -58,15 +59,20 @@ def surrender_pair_units(
 
 
 def score_with_surrender(
-    rule_set: RuleSet, checks: Sequence[ArrangementCheck], surrendered: Sequence[bool]
+    rule_set: RuleSet,
+    checks: Sequence[ArrangementCheck],
+    surrendered: Sequence[bool],
+    naturals: Sequence[NaturalHand | None] | None = None,
 ) -> DealScore:
-    """Score a deal where seat ``i`` played ``checks[i]`` and ``surrendered[i]`` says whether it
-    surrendered. A pair with a surrendered seat settles by :func:`surrender_pair_units` (rows
-    :data:`NO_ROWS`); every other pair as :func:`sapsam.rules.scoring.score_deal` scores it. With
-    nobody surrendered this is exactly ``score_deal``."""
+    """Score a deal where seat ``i`` played ``checks[i]`` (or holds the declared natural
+    ``naturals[i]``) and ``surrendered[i]`` says whether it surrendered. A pair with a
+    surrendered seat settles by :func:`surrender_pair_units` (rows :data:`NO_ROWS`), unless a
+    natural settles it: 002 pays a natural "înainte de a se preda oricine", before anyone
+    surrenders (docs/rules.md §2.8). Every other pair as :func:`sapsam.rules.scoring.score_deal`
+    scores it. With nobody surrendered this is exactly ``score_deal``."""
     if len(surrendered) != len(checks):
         raise ValueError(f"{len(checks)} seats but {len(surrendered)} announcements")
-    played = score_deal(rule_set, checks)
+    played = score_deal(rule_set, checks, naturals)
     if not any(surrendered):
         return played
     if rule_set.surrender is SurrenderRule.OFF:
@@ -75,7 +81,10 @@ def score_with_surrender(
     pairs: list[PairResult] = []
     for pair in played.pairs:
         a, b = pair.seat_a, pair.seat_b
-        if surrendered[a] or surrendered[b]:
+        by_natural = naturals is not None and (
+            natural_settlement(rule_set, naturals[a], naturals[b]) is not None
+        )
+        if (surrendered[a] or surrendered[b]) and not by_natural:
             units = surrender_pair_units(
                 rule_set, surrendered[a], surrendered[b], checks[a].foul, checks[b].foul
             )

@@ -101,6 +101,11 @@ def _reveals_opened(row: Row, data: Row) -> None:
     row.update(phase=_after_reveal(row["seat_status"]), deadline_ms=data["reveal_deadline_ms"])
 
 
+def _announced(row: Row, data: Row) -> None:
+    _set_seat(row, data, "announced", True)
+    row["deadline_ms"] = data["deadline_ms"]
+
+
 def _scored(row: Row, data: Row) -> None:
     row.update(phase="BETWEEN_DEALS", deadline_ms=None, deals_scored=data["deal_number"])
     row["series_totals"] = list(data["series_totals"])
@@ -123,6 +128,10 @@ _TABLE_CHANGES: dict[str, Callable[[Row, Row], None]] = {
     "RevealsOpened": _reveals_opened,
     "DealScored": _scored,
     "DeadlinesExtended": lambda row, data: row.update(deadline_ms=data["deadline_ms"]),
+    "AnnouncementsOpened": lambda row, data: row.update(
+        phase="ANNOUNCING", deadline_ms=data["deadline_ms"]
+    ),
+    "SurrenderAnnounced": _announced,
     "DealVoided": lambda row, data: row.update(phase="BETWEEN_DEALS", deadline_ms=None),
     "SeatReplaced": _seat_replaced,
     "SeriesCompleted": lambda row, data: row.update(phase="SERIES_COMPLETE"),

@@ -145,6 +145,13 @@ _ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("series_totals", "%(series_totals)s"),
     ),
     "DeadlinesExtended": (("deadline_ms", "%(deadline_ms)s"),),
+    # Surrender (docs/rules.md §2.8): each turn has its own deadline; the last announcement's is
+    # NULL, and the RevealsOpened of the same append sets the reveal deadline after it.
+    "AnnouncementsOpened": (("phase", "'ANNOUNCING'"), ("deadline_ms", "%(deadline_ms)s")),
+    "SurrenderAnnounced": (
+        ("seat_status", _SEAT_FLAG.format(flag="announced")),
+        ("deadline_ms", "%(deadline_ms)s"),
+    ),
     # A voided deal ends unscored: nothing is awaited, and the totals stay as they were.
     "DealVoided": (("phase", "'BETWEEN_DEALS'"), ("deadline_ms", "NULL")),
     # Another player holds the seat from the next deal on (its scores so far stay its own).
@@ -209,7 +216,7 @@ def _table_state_statement(
         parameters["stage"] = data["stage"]
     elif event.type == "RevealsOpened":
         parameters["reveal_deadline_ms"] = data["reveal_deadline_ms"]
-    elif event.type == "DeadlinesExtended":
+    elif event.type in ("DeadlinesExtended", "AnnouncementsOpened", "SurrenderAnnounced"):
         parameters["deadline_ms"] = data["deadline_ms"]
     elif event.type == "DealScored":
         parameters.update(

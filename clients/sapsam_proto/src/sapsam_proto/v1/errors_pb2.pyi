@@ -282,6 +282,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the revealed declaration and nonce do not hash to the seat's
     declaration commitment (docs/fairness.md §21).
     """
+    ERROR_REASON_SURRENDER_OFF: _ErrorReason.ValueType  # 96
+    """AnnounceSurrender at a table whose rule set has no surrender (docs/rules.md §2.8)."""
+    ERROR_REASON_ALREADY_ANNOUNCED: _ErrorReason.ValueType  # 97
+    """AnnounceSurrender for a seat that already announced in this deal."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -559,4 +563,8 @@ ERROR_REASON_DECLARATION_MISMATCH: ErrorReason.ValueType  # 95
 """FAILED_PRECONDITION: the revealed declaration and nonce do not hash to the seat's
 declaration commitment (docs/fairness.md §21).
 """
+ERROR_REASON_SURRENDER_OFF: ErrorReason.ValueType  # 96
+"""AnnounceSurrender at a table whose rule set has no surrender (docs/rules.md §2.8)."""
+ERROR_REASON_ALREADY_ANNOUNCED: ErrorReason.ValueType  # 97
+"""AnnounceSurrender for a seat that already announced in this deal."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -247,6 +247,40 @@ SIX_PAIRS_COUNTING_DISTINCT_RANKS: SixPairsCounting.ValueType  # 2
 """Six ranks held exactly twice and one rank once."""
 Global___SixPairsCounting: _TypeAlias = SixPairsCounting  # noqa: Y015
 
+class _SurrenderRule:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SurrenderRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SurrenderRule.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SURRENDER_RULE_UNSPECIFIED: _SurrenderRule.ValueType  # 0
+    """Not set. In a request this means the preset's value (SURRENDER_RULE_OFF for every preset).
+    A response always sets it.
+    """
+    SURRENDER_RULE_OFF: _SurrenderRule.ValueType  # 1
+    """No announcements: every seat plays (the default)."""
+    SURRENDER_RULE_PAY_PLAYERS: _SurrenderRule.ValueType  # 2
+    """A surrendering seat pays `surrender_price` units to each seat that plays."""
+    SURRENDER_RULE_PAY_LEGAL_HANDS: _SurrenderRule.ValueType  # 3
+    """As SURRENDER_RULE_PAY_PLAYERS, but a seat playing a fouled hand collects nothing from it."""
+
+class SurrenderRule(_SurrenderRule, metaclass=_SurrenderRuleEnumTypeWrapper):
+    """Whether seats announce play or surrender after confirming, and whom a surrender pays
+    (docs/rules.md §2.8; source 002 gives neither the price nor the payee).
+    """
+
+SURRENDER_RULE_UNSPECIFIED: SurrenderRule.ValueType  # 0
+"""Not set. In a request this means the preset's value (SURRENDER_RULE_OFF for every preset).
+A response always sets it.
+"""
+SURRENDER_RULE_OFF: SurrenderRule.ValueType  # 1
+"""No announcements: every seat plays (the default)."""
+SURRENDER_RULE_PAY_PLAYERS: SurrenderRule.ValueType  # 2
+"""A surrendering seat pays `surrender_price` units to each seat that plays."""
+SURRENDER_RULE_PAY_LEGAL_HANDS: SurrenderRule.ValueType  # 3
+"""As SURRENDER_RULE_PAY_PLAYERS, but a seat playing a fouled hand collects nothing from it."""
+Global___SurrenderRule: _TypeAlias = SurrenderRule  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -311,6 +345,9 @@ class RuleSet(_message.Message):
     NATURAL_THREE_FLUSHES_FIELD_NUMBER: _builtins.int
     NATURAL_DRAGON_FIELD_NUMBER: _builtins.int
     NATURAL_SIX_PAIRS_COUNTING_FIELD_NUMBER: _builtins.int
+    SURRENDER_FIELD_NUMBER: _builtins.int
+    SURRENDER_PRICE_FIELD_NUMBER: _builtins.int
+    SURRENDER_SECONDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A short label, e.g. the preset the rule set came from; not interpreted by the rules.
     At most 64 characters.
@@ -403,6 +440,15 @@ class RuleSet(_message.Message):
     """Units for the dragon, one card of every rank (004: 13)."""
     natural_six_pairs_counting: Global___SixPairsCounting.ValueType
     """What counts as six pairs."""
+    surrender: Global___SurrenderRule.ValueType
+    """Whether seats announce play or surrender, and whom a surrender pays."""
+    surrender_price: _builtins.int
+    """Units a surrendering seat pays each seat it pays (0 to 1,000; default 2)."""
+    surrender_seconds: _builtins.int
+    """Seconds each seat has, from the start of its turn, to announce (1 to 86,400); a seat that
+    lets it pass plays. In a CreateTable request: unset takes 20 when the rule set has
+    surrender, 0 means no time limit. In a response: unset means no time limit.
+    """
     def __init__(
         self,
         *,
@@ -436,10 +482,13 @@ class RuleSet(_message.Message):
         natural_three_flushes: _builtins.int | None = ...,
         natural_dragon: _builtins.int | None = ...,
         natural_six_pairs_counting: Global___SixPairsCounting.ValueType = ...,
+        surrender: Global___SurrenderRule.ValueType = ...,
+        surrender_price: _builtins.int | None = ...,
+        surrender_seconds: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "_surrender_price", b"_surrender_price", "_surrender_seconds", b"_surrender_seconds", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length", "surrender_price", b"surrender_price", "surrender_seconds", b"surrender_seconds"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_six_pairs_counting", b"natural_six_pairs_counting", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "naturals", b"naturals", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "_surrender_price", b"_surrender_price", "_surrender_seconds", b"_surrender_seconds", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_six_pairs_counting", b"natural_six_pairs_counting", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "naturals", b"naturals", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length", "surrender", b"surrender", "surrender_price", b"surrender_price", "surrender_seconds", b"surrender_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__arrange_seconds: _TypeAlias = _typing.Literal["arrange_seconds"]  # noqa: Y015
     _WhichOneofArgType__arrange_seconds: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds"]  # noqa: Y015
@@ -481,6 +530,10 @@ class RuleSet(_message.Message):
     _WhichOneofArgType__scoop_bonus: _TypeAlias = _typing.Literal["_scoop_bonus", b"_scoop_bonus"]  # noqa: Y015
     _WhichOneofReturnType__series_length: _TypeAlias = _typing.Literal["series_length"]  # noqa: Y015
     _WhichOneofArgType__series_length: _TypeAlias = _typing.Literal["_series_length", b"_series_length"]  # noqa: Y015
+    _WhichOneofReturnType__surrender_price: _TypeAlias = _typing.Literal["surrender_price"]  # noqa: Y015
+    _WhichOneofArgType__surrender_price: _TypeAlias = _typing.Literal["_surrender_price", b"_surrender_price"]  # noqa: Y015
+    _WhichOneofReturnType__surrender_seconds: _TypeAlias = _typing.Literal["surrender_seconds"]  # noqa: Y015
+    _WhichOneofArgType__surrender_seconds: _TypeAlias = _typing.Literal["_surrender_seconds", b"_surrender_seconds"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__arrange_seconds) -> _WhichOneofReturnType__arrange_seconds | None: ...
     @_typing.overload
@@ -521,6 +574,10 @@ class RuleSet(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__scoop_bonus) -> _WhichOneofReturnType__scoop_bonus | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__series_length) -> _WhichOneofReturnType__series_length | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__surrender_price) -> _WhichOneofReturnType__surrender_price | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__surrender_seconds) -> _WhichOneofReturnType__surrender_seconds | None: ...
 
 Global___RuleSet: _TypeAlias = RuleSet  # noqa: Y015
 

@@ -59,6 +59,8 @@ class TableEvent(_message.Message):
     SEAT_REPLACED_FIELD_NUMBER: _builtins.int
     NATURAL_DECLARED_FIELD_NUMBER: _builtins.int
     NATURAL_REVEALED_FIELD_NUMBER: _builtins.int
+    ANNOUNCEMENTS_OPENED_FIELD_NUMBER: _builtins.int
+    SURRENDER_ANNOUNCED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -157,6 +159,14 @@ class TableEvent(_message.Message):
     def natural_revealed(self) -> Global___NaturalRevealed:
         """A seat opened its natural declaration with its reveal."""
 
+    @_builtins.property
+    def announcements_opened(self) -> Global___AnnouncementsOpened:
+        """Every seat is settled at a table with surrender: the seats announce play or surrender."""
+
+    @_builtins.property
+    def surrender_announced(self) -> Global___SurrenderAnnounced:
+        """A seat announced play or surrender, or let its turn pass (and plays)."""
+
     def __init__(
         self,
         *,
@@ -185,12 +195,14 @@ class TableEvent(_message.Message):
         seat_replaced: Global___SeatReplaced | None = ...,
         natural_declared: Global___NaturalDeclared | None = ...,
         natural_revealed: Global___NaturalRevealed | None = ...,
+        announcements_opened: Global___AnnouncementsOpened | None = ...,
+        surrender_announced: Global___SurrenderAnnounced | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -887,3 +899,83 @@ class SeatReplaced(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeatReplaced: _TypeAlias = SeatReplaced  # noqa: Y015
+
+@_typing.final
+class AnnouncementsOpened(_message.Message):
+    """Public payload of AnnouncementsOpened: every seat confirmed (or timed out) at a table whose
+    rule set has surrender; the seats announce in `seats`' order (docs/rules.md §2.8).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Names of the seats in the order they announce: clockwise from the dealer's left, the dealer
+        last, without the seats that missed the arranging deadline (they play).
+        """
+
+    @_builtins.property
+    def deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """When the first seat's turn runs out; unset when there is no limit."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seats: _abc.Iterable[_builtins.str] | None = ...,
+        deadline_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time", "deal", b"deal", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnnouncementsOpened: _TypeAlias = AnnouncementsOpened  # noqa: Y015
+
+@_typing.final
+class SurrenderAnnounced(_message.Message):
+    """Public payload of SurrenderAnnounced: a seat's announcement, public at once. No card is."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CHOICE_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    NEXT_DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the seat that announced."""
+    choice: _table_pb2.SurrenderChoice.ValueType
+    """What it announced."""
+    timed_out: _builtins.bool
+    """The seat let its turn pass (or the operator timed it out): it plays, the timeout default."""
+    @_builtins.property
+    def next_deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """When the next seat's turn runs out; unset after the last seat (RevealsOpened follows) or
+        when there is no limit.
+        """
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        choice: _table_pb2.SurrenderChoice.ValueType = ...,
+        timed_out: _builtins.bool = ...,
+        next_deadline_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["next_deadline_time", b"next_deadline_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["choice", b"choice", "deal", b"deal", "next_deadline_time", b"next_deadline_time", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SurrenderAnnounced: _TypeAlias = SurrenderAnnounced  # noqa: Y015

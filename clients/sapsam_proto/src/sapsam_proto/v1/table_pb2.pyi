@@ -93,6 +93,11 @@ class _TablePhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TablePhase
     """
     TABLE_PHASE_SERIES_COMPLETE: _TablePhase.ValueType  # 9
     """The last deal of the series is scored; the table is complete."""
+    TABLE_PHASE_ANNOUNCING: _TablePhase.ValueType  # 20
+    """Every seat confirmed (or timed out) at a table whose rule set has surrender: the seats
+    announce play or surrender one at a time, clockwise from the dealer's left
+    (AnnounceSurrender; Table.announcing_seat names whose turn it is; docs/rules.md §2.8).
+    """
 
 class TablePhase(_TablePhase, metaclass=_TablePhaseEnumTypeWrapper):
     """Where a table is in its life, finely: what the next move is."""
@@ -125,7 +130,40 @@ call of the last reveal, so this too is seen only after an interruption).
 """
 TABLE_PHASE_SERIES_COMPLETE: TablePhase.ValueType  # 9
 """The last deal of the series is scored; the table is complete."""
+TABLE_PHASE_ANNOUNCING: TablePhase.ValueType  # 20
+"""Every seat confirmed (or timed out) at a table whose rule set has surrender: the seats
+announce play or surrender one at a time, clockwise from the dealer's left
+(AnnounceSurrender; Table.announcing_seat names whose turn it is; docs/rules.md §2.8).
+"""
 Global___TablePhase: _TypeAlias = TablePhase  # noqa: Y015
+
+class _SurrenderChoice:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SurrenderChoiceEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SurrenderChoice.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SURRENDER_CHOICE_UNSPECIFIED: _SurrenderChoice.ValueType  # 0
+    """Not announced (yet, or the table has no surrender); in a request: not set, refused."""
+    SURRENDER_CHOICE_PLAY: _SurrenderChoice.ValueType  # 1
+    """The seat plays its hand (also what a seat that lets its turn pass does)."""
+    SURRENDER_CHOICE_SURRENDER: _SurrenderChoice.ValueType  # 2
+    """The seat surrenders: it pays the rule set's surrender_price to each seat it pays and
+    compares no rows; it still reveals, for the audit.
+    """
+
+class SurrenderChoice(_SurrenderChoice, metaclass=_SurrenderChoiceEnumTypeWrapper):
+    """A seat's announcement at a table with surrender (docs/rules.md §2.8)."""
+
+SURRENDER_CHOICE_UNSPECIFIED: SurrenderChoice.ValueType  # 0
+"""Not announced (yet, or the table has no surrender); in a request: not set, refused."""
+SURRENDER_CHOICE_PLAY: SurrenderChoice.ValueType  # 1
+"""The seat plays its hand (also what a seat that lets its turn pass does)."""
+SURRENDER_CHOICE_SURRENDER: SurrenderChoice.ValueType  # 2
+"""The seat surrenders: it pays the rule set's surrender_price to each seat it pays and
+compares no rows; it still reveals, for the audit.
+"""
+Global___SurrenderChoice: _TypeAlias = SurrenderChoice  # noqa: Y015
 
 class _TimeoutStage:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -139,6 +177,10 @@ class _TimeoutStageEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutS
     """The seat did not confirm an arrangement in time."""
     TIMEOUT_STAGE_REVEALING: _TimeoutStage.ValueType  # 2
     """The seat did not reveal its arrangement in time."""
+    TIMEOUT_STAGE_ANNOUNCING: _TimeoutStage.ValueType  # 20
+    """The seat did not announce play or surrender in time (it plays; docs/rules.md §2.8). Only
+    in DeadlinesExtended: a missed turn is a SurrenderAnnounced with `timed_out`.
+    """
 
 class TimeoutStage(_TimeoutStage, metaclass=_TimeoutStageEnumTypeWrapper):
     """Which stage's deadline a seat missed."""
@@ -149,6 +191,10 @@ TIMEOUT_STAGE_ARRANGING: TimeoutStage.ValueType  # 1
 """The seat did not confirm an arrangement in time."""
 TIMEOUT_STAGE_REVEALING: TimeoutStage.ValueType  # 2
 """The seat did not reveal its arrangement in time."""
+TIMEOUT_STAGE_ANNOUNCING: TimeoutStage.ValueType  # 20
+"""The seat did not announce play or surrender in time (it plays; docs/rules.md §2.8). Only
+in DeadlinesExtended: a missed turn is a SurrenderAnnounced with `timed_out`.
+"""
 Global___TimeoutStage: _TypeAlias = TimeoutStage  # noqa: Y015
 
 class _TimeoutConsequence:
@@ -230,6 +276,7 @@ class Table(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     CREATOR_FIELD_NUMBER: _builtins.int
+    ANNOUNCING_SEAT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "tables/{table}"; {table} is a UUID chosen by the server."""
     status: Global___TableStatus.ValueType
@@ -256,6 +303,10 @@ class Table(_message.Message):
     """
     creator: _builtins.str
     """Resource name of the player who created the table, "players/{player}"."""
+    announcing_seat: _builtins.str
+    """In TABLE_PHASE_ANNOUNCING: the name of the seat whose turn it is to announce play or
+    surrender; empty otherwise.
+    """
     @_builtins.property
     def rule_set(self) -> _rule_set_pb2.RuleSet:
         """The rule set the table plays under, every field set."""
@@ -266,8 +317,8 @@ class Table(_message.Message):
 
     @_builtins.property
     def deadline_time(self) -> _timestamp_pb2.Timestamp:
-        """When the current phase's time limit expires (arranging or revealing); unset when there is no
-        time limit running.
+        """When the current phase's time limit expires (arranging, the current announcing turn, or
+        revealing); unset when there is no time limit running.
         """
 
     @_builtins.property
@@ -292,10 +343,11 @@ class Table(_message.Message):
         version: _builtins.int = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         creator: _builtins.str = ...,
+        announcing_seat: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deadline_time", b"deadline_time", "rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "creator", b"creator", "current_deal", b"current_deal", "cutter_seat", b"cutter_seat", "deadline_time", b"deadline_time", "deal_number", b"deal_number", "dealer_seat", b"dealer_seat", "name", b"name", "phase", b"phase", "rule_set", b"rule_set", "seat_count", b"seat_count", "seats", b"seats", "seed_commitment", b"seed_commitment", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcing_seat", b"announcing_seat", "create_time", b"create_time", "creator", b"creator", "current_deal", b"current_deal", "cutter_seat", b"cutter_seat", "deadline_time", b"deadline_time", "deal_number", b"deal_number", "dealer_seat", b"dealer_seat", "name", b"name", "phase", b"phase", "rule_set", b"rule_set", "seat_count", b"seat_count", "seats", b"seats", "seed_commitment", b"seed_commitment", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -317,6 +369,7 @@ class Seat(_message.Message):
     REVEALED_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
     SERIES_TOTAL_FIELD_NUMBER: _builtins.int
+    ANNOUNCEMENT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "tables/{table}/seats/{seat}"."""
     position: _builtins.int
@@ -337,6 +390,10 @@ class Seat(_message.Message):
     """In the current deal: the seat missed a deadline."""
     series_total: _builtins.int
     """The seat's total over the deals scored so far in the series, in units."""
+    announcement: Global___SurrenderChoice.ValueType
+    """In the current deal, at a table with surrender: what the seat announced (public as soon as
+    announced); SURRENDER_CHOICE_UNSPECIFIED before its turn or without surrender.
+    """
     def __init__(
         self,
         *,
@@ -350,10 +407,11 @@ class Seat(_message.Message):
         revealed: _builtins.bool = ...,
         timed_out: _builtins.bool = ...,
         series_total: _builtins.int = ...,
+        announcement: Global___SurrenderChoice.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["committed", b"committed", "confirmed", b"confirmed", "display_name", b"display_name", "entropy_contributed", b"entropy_contributed", "name", b"name", "player", b"player", "position", b"position", "revealed", b"revealed", "series_total", b"series_total", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcement", b"announcement", "committed", b"committed", "confirmed", b"confirmed", "display_name", b"display_name", "entropy_contributed", b"entropy_contributed", "name", b"name", "player", b"player", "position", b"position", "revealed", b"revealed", "series_total", b"series_total", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

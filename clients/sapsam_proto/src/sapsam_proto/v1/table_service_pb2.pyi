@@ -1040,6 +1040,83 @@ class ConfirmArrangementResponse(_message.Message):
 Global___ConfirmArrangementResponse: _TypeAlias = ConfirmArrangementResponse  # noqa: Y015
 
 @_typing.final
+class AnnounceSurrenderRequest(_message.Message):
+    """Request of AnnounceSurrender."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CHOICE_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}"."""
+    choice: _table_pb2.SurrenderChoice.ValueType
+    """The seat's choice: SURRENDER_CHOICE_PLAY or SURRENDER_CHOICE_SURRENDER; unset is
+    INVALID_ARGUMENT, reason INVALID_ARGUMENT, field `choice`.
+    """
+    expected_version: _builtins.int
+    """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal (see ConfirmArrangementRequest.deal_number). Unset: the current deal."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        choice: _table_pb2.SurrenderChoice.ValueType = ...,
+        expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "choice", b"choice", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___AnnounceSurrenderRequest: _TypeAlias = AnnounceSurrenderRequest  # noqa: Y015
+
+@_typing.final
+class AnnounceSurrenderResponse(_message.Message):
+    """Response of AnnounceSurrender."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnnounceSurrenderResponse: _TypeAlias = AnnounceSurrenderResponse  # noqa: Y015
+
+@_typing.final
 class RevealArrangementRequest(_message.Message):
     """Request of RevealArrangement."""
 

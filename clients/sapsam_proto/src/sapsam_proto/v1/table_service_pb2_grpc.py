@@ -100,6 +100,11 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealArrangementRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealArrangementResponse.FromString,
                 _registered_method=True)
+        self.AnnounceSurrender = channel.unary_unary(
+                '/sapsam.v1.TableService/AnnounceSurrender',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.AnnounceSurrenderRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.AnnounceSurrenderResponse.FromString,
+                _registered_method=True)
         self.GetDealResult = channel.unary_unary(
                 '/sapsam.v1.TableService/GetDealResult',
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.GetDealResultRequest.SerializeToString,
@@ -227,6 +232,18 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnnounceSurrender(self, request, context):
+        """Announces play or surrender for the caller's seat (docs/rules.md §2.8): only at a table whose
+        rule set has surrender (else FAILED_PRECONDITION, reason SURRENDER_OFF), once every seat has
+        confirmed (phase TABLE_PHASE_ANNOUNCING, else WRONG_PHASE), and only on the seat's turn,
+        clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
+        (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
+        the seat's cards stay hidden. The last announcement opens the reveals in the same call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetDealResult(self, request, context):
         """Returns one deal's public record: commitments and entropy, then, once the seed is revealed,
         every hand, nonce and the seed, and the scores.
@@ -333,6 +350,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.RevealArrangement,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealArrangementRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealArrangementResponse.SerializeToString,
+            ),
+            'AnnounceSurrender': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnnounceSurrender,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.AnnounceSurrenderRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.AnnounceSurrenderResponse.SerializeToString,
             ),
             'GetDealResult': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDealResult,
@@ -707,6 +729,33 @@ class TableService:
             '/sapsam.v1.TableService/RevealArrangement',
             sapsam_dot_v1_dot_table__service__pb2.RevealArrangementRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.RevealArrangementResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnnounceSurrender(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/AnnounceSurrender',
+            sapsam_dot_v1_dot_table__service__pb2.AnnounceSurrenderRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.AnnounceSurrenderResponse.FromString,
             options,
             channel_credentials,
             insecure,

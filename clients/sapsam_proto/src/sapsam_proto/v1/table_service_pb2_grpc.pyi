@@ -93,6 +93,14 @@ class TableServiceStub:
     """Reveals the arrangement and nonce behind the seat's commitment, once every seat confirmed.
     After the last reveal the server reveals the seed and scores the deal.
     """
+    AnnounceSurrender: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.AnnounceSurrenderRequest, _table_service_pb2.AnnounceSurrenderResponse]
+    """Announces play or surrender for the caller's seat (docs/rules.md §2.8): only at a table whose
+    rule set has surrender (else FAILED_PRECONDITION, reason SURRENDER_OFF), once every seat has
+    confirmed (phase TABLE_PHASE_ANNOUNCING, else WRONG_PHASE), and only on the seat's turn,
+    clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
+    (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
+    the seat's cards stay hidden. The last announcement opens the reveals in the same call.
+    """
     GetDealResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetDealResultRequest, _table_service_pb2.GetDealResultResponse]
     """Returns one deal's public record: commitments and entropy, then, once the seed is revealed,
     every hand, nonce and the seed, and the scores.
@@ -164,6 +172,14 @@ class TableServiceAsyncStub(TableServiceStub):
     RevealArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.RevealArrangementRequest, _table_service_pb2.RevealArrangementResponse]  # type: ignore[assignment]
     """Reveals the arrangement and nonce behind the seat's commitment, once every seat confirmed.
     After the last reveal the server reveals the seed and scores the deal.
+    """
+    AnnounceSurrender: _aio.UnaryUnaryMultiCallable[_table_service_pb2.AnnounceSurrenderRequest, _table_service_pb2.AnnounceSurrenderResponse]  # type: ignore[assignment]
+    """Announces play or surrender for the caller's seat (docs/rules.md §2.8): only at a table whose
+    rule set has surrender (else FAILED_PRECONDITION, reason SURRENDER_OFF), once every seat has
+    confirmed (phase TABLE_PHASE_ANNOUNCING, else WRONG_PHASE), and only on the seat's turn,
+    clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
+    (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
+    the seat's cards stay hidden. The last announcement opens the reveals in the same call.
     """
     GetDealResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetDealResultRequest, _table_service_pb2.GetDealResultResponse]  # type: ignore[assignment]
     """Returns one deal's public record: commitments and entropy, then, once the seed is revealed,
@@ -311,6 +327,20 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_service_pb2.RevealArrangementResponse, _abc.Awaitable[_table_service_pb2.RevealArrangementResponse]]:
         """Reveals the arrangement and nonce behind the seat's commitment, once every seat confirmed.
         After the last reveal the server reveals the seed and scores the deal.
+        """
+
+    @_abc_1.abstractmethod
+    def AnnounceSurrender(
+        self,
+        request: _table_service_pb2.AnnounceSurrenderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.AnnounceSurrenderResponse, _abc.Awaitable[_table_service_pb2.AnnounceSurrenderResponse]]:
+        """Announces play or surrender for the caller's seat (docs/rules.md §2.8): only at a table whose
+        rule set has surrender (else FAILED_PRECONDITION, reason SURRENDER_OFF), once every seat has
+        confirmed (phase TABLE_PHASE_ANNOUNCING, else WRONG_PHASE), and only on the seat's turn,
+        clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
+        (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
+        the seat's cards stay hidden. The last announcement opens the reveals in the same call.
         """
 
     @_abc_1.abstractmethod

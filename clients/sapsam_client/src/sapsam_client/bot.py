@@ -59,6 +59,7 @@ from sapsam_client.rules import (
     solver_arranger,
 )
 from sapsam_client.seat import (
+    Announcer,
     Arranger,
     Commitment,
     CommitmentKeeper,
@@ -66,6 +67,7 @@ from sapsam_client.seat import (
     SeriesOutcome,
     take_seat,
 )
+from sapsam_client.surrender_choice import expected_value_announcer
 from sapsam_client.table_options import add_table_creation_options
 from sapsam_client.tokens import SavedPlayer, load_player, token_file
 from sapsam_proto.v1 import table_event_pb2, table_pb2
@@ -227,9 +229,12 @@ def play_seat(
     *,
     player: str | None = None,
     keeper: CommitmentKeeper | None = None,
+    announcer: Announcer | None = None,
 ) -> SeriesOutcome:
     """Join ``table`` (at ``seat`` or the lowest free one), or take up the seat the client's
-    player already holds there (see ``take_seat``), and play its series to the end."""
+    player already holds there (see ``take_seat``), and play its series to the end. At a table
+    with surrender, ``announcer`` decides play or surrender (by default
+    ``sapsam_client.surrender_choice.expected_value_announcer``)."""
     taken = take_seat(client, table, seat, player=player, keeper=keeper)
 
     def on_event(event: table_event_pb2.TableEvent) -> None:
@@ -243,7 +248,8 @@ def play_seat(
                 flush=True,
             )
 
-    return taken.play_series(arranger, on_event=on_event)
+    chooser = expected_value_announcer() if announcer is None else announcer
+    return taken.play_series(arranger, on_event=on_event, announcer=chooser)
 
 
 def format_standings(standings: Sequence[table_pb2.Standing], names: dict[str, str]) -> list[str]:
@@ -394,6 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         report=not arguments.quiet,
                         player=players.get(index),
                         keeper=keeper,
+                        announcer=expected_value_announcer(seed=seed),
                     )
                 )
             except BaseException as error:  # reported by the main thread

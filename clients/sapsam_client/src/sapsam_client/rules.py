@@ -55,6 +55,12 @@ def _arrangement(rows: Rows) -> object:
     )
 
 
+def rows_check(rows: Rows) -> object:
+    """The rules' verdict on ``rows`` (``sapsam.rules.arrangement.check_arrangement``): what the
+    scoring compares."""
+    return rules_module("arrangement").check_arrangement(_arrangement(rows))
+
+
 def _rows(arrangement: object) -> Rows:
     return Rows.of(
         (str(card) for card in arrangement.front),  # type: ignore[attr-defined]

@@ -59,6 +59,15 @@ EventHandler = Callable[[table_event_pb2.TableEvent], None]
 Declarer = Callable[[Hand, table_pb2.Table], str]
 """Chooses a hand's natural declaration at a table with naturals: ``none`` or a natural's name
 (docs/rules.md §2.9)."""
+Announcer = Callable[["Commitment | None", table_pb2.Table], bool]
+"""Decides a seat's play-or-surrender announcement (docs/rules.md §2.8) from the rows it
+committed (None when this client does not hold them) and the table as read: True to surrender."""
+
+
+def always_play(committed: Commitment | None, table: table_pb2.Table) -> bool:
+    """The default :data:`Announcer`: play every hand (what a seat whose turn passes does)."""
+    return False
+
 
 # Refusals that only mean "someone else (or an earlier call) already did it", or "too late":
 # the table has moved on, and the next event says where to (WRONG_DEAL: a late arrangement for
@@ -70,6 +79,9 @@ _NOTHING_TO_DO = frozenset(
         "ALREADY_CONTRIBUTED",
         "ALREADY_CONFIRMED",
         "ALREADY_REVEALED",
+        "ALREADY_ANNOUNCED",
+        # An announcement on a stale read: the seat's turn passed (it plays) meanwhile.
+        "NOT_YOUR_TURN",
         "SEAT_TIMED_OUT",
         "SERIES_COMPLETE",
     }
@@ -323,13 +335,15 @@ class Seat:
         on_event: EventHandler | None = None,
         contribute_entropy: bool = True,
         declarer: Declarer | None = None,
+        announcer: Announcer = always_play,
     ) -> SeriesOutcome:
         """Play until the series is complete, making every move that falls to this seat.
 
         ``on_event`` sees each of the table's public events as it arrives (a ``deal_scored``
         event carries the deal's full result). ``declarer`` chooses each hand's natural
-        declaration at a table with naturals (by default :func:`default_declarer`). Returns the
-        scored deals and the standings.
+        declaration at a table with naturals (by default :func:`default_declarer`); ``announcer``
+        decides play or surrender at a table with surrender. Returns the scored deals and the
+        standings.
         """
         self._declarer = declarer
         outcome = SeriesOutcome()
@@ -350,7 +364,9 @@ class Seat:
                 # The table read after a later event already showed this one; but the hand an
                 # arrangement waited for comes with it.
                 if kind == "cards_dealt" and self._awaiting_hand and table is not None:
-                    self.act(table, arranger, contribute_entropy=contribute_entropy)
+                    self.act(
+                        table, arranger, contribute_entropy=contribute_entropy, announcer=announcer
+                    )
                 continue
             table = self.client.get_table(self.table)
             seen = table.version
@@ -360,6 +376,7 @@ class Seat:
                 arranger,
                 contribute_entropy=contribute_entropy,
                 stream_behind=event.version < table.version,
+                announcer=announcer,
             )
         return outcome
 
@@ -380,6 +397,7 @@ class Seat:
         *,
         contribute_entropy: bool = True,
         stream_behind: bool = False,
+        announcer: Announcer = always_play,
     ) -> None:
         """Make whatever move the table, as read, expects of this seat (possibly none).
 
@@ -410,6 +428,15 @@ class Seat:
             self._awaiting_hand = stream_behind and not streamed
             if not self._awaiting_hand:
                 self._once("arrange", deal, lambda: self.arrange(arranger, table, self._declarer))
+        elif phase == table_pb2.TABLE_PHASE_ANNOUNCING and table.announcing_seat == self.name:
+            committed = self.commitments.get(deal)
+            self._once(
+                "announce",
+                deal,
+                lambda: self.client.announce_surrender(
+                    self.name, announcer(committed, table), deal
+                ),
+            )
         elif phase == table_pb2.TABLE_PHASE_REVEALING and not mine.revealed:
             # Without the commitment (e.g. another process confirmed) there is nothing to show.
             reveal = deal in self.commitments

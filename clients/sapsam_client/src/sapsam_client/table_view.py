@@ -32,7 +32,7 @@ from sapsam_client.results_text import (
     standing_label,
     voided_lines,
 )
-from sapsam_client.seat import DealEndedError, Seat
+from sapsam_client.seat import Commitment, DealEndedError, Seat
 from sapsam_client.waiting import awaited, waiting_text
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 
@@ -193,6 +193,34 @@ class TableView:
         self.waiting.pause()
         return declaration(self.terminal, hand, table)
 
+    def announcer(self, committed: Commitment | None, table: table_pb2.Table) -> bool:
+        """On the seat's turn at a table with surrender (docs/rules.md §2.8): the rows the
+        player committed, what the seats before said, and the question play or surrender."""
+        self.waiting.pause()
+        rules = table.rule_set
+        price = rules.surrender_price * max(rules.row_unit, 1)
+        said = [
+            f"  {self.name_of(seat.name)}: "
+            + (
+                "surrenders"
+                if seat.announcement == table_pb2.SURRENDER_CHOICE_SURRENDER
+                else "plays"
+            )
+            for seat in table.seats
+            if seat.announcement != table_pb2.SURRENDER_CHOICE_UNSPECIFIED
+        ]
+        if said:
+            self.say(["announced so far:", *said])
+        if committed is not None:
+            rows = committed.rows
+            self.terminal.say(
+                f"your rows: {' '.join(rows.front)} | {' '.join(rows.middle)} | "
+                f"{' '.join(rows.back)}"
+            )
+        return self.terminal.yes_no(
+            f"Play or surrender? Surrender this hand (you pay {price} to each seat that plays)?"
+        )
+
     def catch_up(self, deal_number: int) -> None:
         """Show deal ``deal_number``'s results now if they are not shown yet."""
         if deal_number < 1 or deal_number in self.shown_deals:
@@ -263,6 +291,18 @@ class TableView:
             self.terminal.say(f"{who} (seat {seat_position(event.seat_confirmed.seat)}) confirmed")
         elif kind == "reveals_opened":
             self.terminal.say("every seat confirmed: revealing")
+        elif kind == "announcements_opened":
+            self.terminal.say("every seat confirmed: each announces play or surrender in turn")
+        elif kind == "surrender_announced" and event.surrender_announced.seat != me:
+            announced = event.surrender_announced
+            what = (
+                "surrenders"
+                if announced.choice == table_pb2.SURRENDER_CHOICE_SURRENDER
+                else "plays"
+            )
+            late = " (its time ran out)" if announced.timed_out else ""
+            who = self.name_of(announced.seat)
+            self.terminal.say(f"{who} (seat {seat_position(announced.seat)}) {what}{late}")
         elif kind == "seat_timed_out":
             who = self.name_of(event.seat_timed_out.seat)
             position = seat_position(event.seat_timed_out.seat)

@@ -283,7 +283,12 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     view.refresh()
     view.waiting.start()
     try:
-        seat.play_series(view.arranger, on_event=view.show_event, declarer=view.declarer)
+        seat.play_series(
+            view.arranger,
+            on_event=view.show_event,
+            declarer=view.declarer,
+            announcer=view.announcer,
+        )
     except SeatReplacedError as error:
         view.waiting.stop()
         labels = seat_labels(client.get_table(seat.table).seats)  # the new player's name

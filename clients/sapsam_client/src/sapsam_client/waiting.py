@@ -57,6 +57,9 @@ def awaited(table: table_pb2.Table, me: str) -> Awaited:
             for doing, seats in (("to arrange", arranging), ("to confirm", confirming))
             if seats
         )
+    if phase == table_pb2.TABLE_PHASE_ANNOUNCING:
+        turn = table.announcing_seat
+        return (("to announce play or surrender", (turn,)),) if turn and turn != me else ()
     if phase == table_pb2.TABLE_PHASE_REVEALING:
         revealing = tuple(seat.name for seat in others if not seat.timed_out and not seat.revealed)
         return (("to reveal", revealing),) if revealing else ()

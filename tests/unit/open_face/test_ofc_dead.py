@@ -8,7 +8,7 @@ from itertools import permutations
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.hands import evaluate
 from sapsam.rules.open_face.board import ROW_CAPACITY, Board, Placement, Row, legal_placements
-from sapsam.rules.open_face.dead import is_dead, kills, unseen_cards
+from sapsam.rules.open_face.dead import every_option_kills, is_dead, kills, unseen_cards
 
 
 def brute_force_dead(board: Board, pool: list[Card]) -> bool:
@@ -80,9 +80,11 @@ def test_every_option_kills_it_on_the_last_card() -> None:
     options = legal_placements(board, dealt)
     assert len(options) == 1
     assert kills(board, options[0])
+    assert every_option_kills(board, options)
     board = Board.parse("Qc Qd", "Kc Kd 2h 3s 4c", "Tc Td 5h 6s")
     options = legal_placements(board, parse_cards("9h"))
     assert [kills(board, option) for option in options] == [True, False]  # back, front
+    assert not every_option_kills(board, options)
 
 
 def test_unseen_cards_leave_out_the_board_and_what_was_seen() -> None:

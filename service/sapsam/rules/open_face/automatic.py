@@ -25,7 +25,7 @@ from enum import StrEnum
 
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Board, Placement, legal_placements
-from sapsam.rules.open_face.dead import is_dead, kills
+from sapsam.rules.open_face.dead import every_option_kills, is_dead, kills
 from sapsam.rules.open_face.parameters import (
     AutomaticMoves,
     OpenFaceRules,
@@ -82,7 +82,7 @@ def automatic_move(
     # Already dead: whatever cards had come, this street's included.
     if is_dead(board, [*remaining, *dealt]):
         return AutomaticMove(options[0], AutomaticReason.ALREADY_DEAD)
-    if all(kills(board, option, remaining) for option in options):
+    if every_option_kills(board, options, remaining):
         return AutomaticMove(options[0], AutomaticReason.EVERY_OPTION_KILLS)
     return None
 

@@ -188,3 +188,11 @@ def kills(board: Board, placement: Placement, pool: Collection[Card] | None = No
         placed = set(placement.cards)
         pool = [card for card in pool if card not in placed]
     return is_dead(after, pool)
+
+
+def every_option_kills(
+    board: Board, options: Iterable[Placement], pool: Collection[Card] | None = None
+) -> bool:
+    """Whether each of ``options`` (a street's placements) leaves the board dead; ``pool`` as in
+    :func:`kills`."""
+    return all(kills(board, option, pool) for option in options)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 from itertools import permutations
 from typing import Final
 
-from sapsam.rules.cards import Card
+from sapsam.rules.cards import RANK_CHARS, Card
 from sapsam.rules.hands import Category, evaluate3, evaluate5
 from sapsam.rules.open_face.board import Board, Placement, legal_placements
 from sapsam.rules.open_face.dead import EXACT_FREE_PLACES, kills, rows_in_order
@@ -37,7 +37,6 @@ ROW_WEIGHT: Final = 1.5
 
 _CATEGORY_SHARE: Final = (0.0, 0.3, 0.5, 0.62, 0.72, 0.8, 0.9, 0.97, 1.0)
 """A row's rough chance, by category, of beating the same row of a typical finished hand."""
-_QUEEN: Final = 10
 
 
 def finished_value(rules: OpenFaceRules, board: Board) -> float:
@@ -123,9 +122,10 @@ def _partial_score(
     # Unpaired high cards help the 5-card rows; the front is where low cards go.
     score += 0.01 * (sum(card >> 2 for card in back) + sum(card >> 2 for card in middle))
     score -= 0.03 * sum(card >> 2 for card in front)
+    entry = rules.fantasyland_entry_rank
     if (
-        rules.fantasyland_entry_rank is not None
-        and made_front >= 1.0 + 0.07 * _QUEEN
+        entry is not None
+        and made_front >= 1.0 + 0.07 * RANK_CHARS.index(entry)
         and made_back >= made_middle >= made_front
     ):
         score += 2.0  # a Fantasyland front already covered by the rows below

@@ -92,6 +92,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TableService/CutDeck": (Access.PLAYERS, True),
     "sapsam.v1.TableService/GetMyHand": (Access.PLAYERS, False),
     "sapsam.v1.TableService/CommitArrangement": (Access.PLAYERS, True),
+    "sapsam.v1.TableService/DeclareNatural": (Access.PLAYERS, True),
     "sapsam.v1.TableService/ConfirmArrangement": (Access.PLAYERS, True),
     "sapsam.v1.TableService/RevealArrangement": (Access.PLAYERS, True),
     "sapsam.v1.TableService/AnnounceSurrender": (Access.PLAYERS, True),

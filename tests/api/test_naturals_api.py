@@ -15,18 +15,29 @@ from typing import Any
 
 import grpc
 import pytest
-from api_client import Player, Watcher, error_reason
+from api_client import Player, Watcher, bearer, error_reason
 from scenarios import Chosen, Seated, World
 
 from sapsam import fairness
+from sapsam.audit import verify_export
 from sapsam.domain.events import ArrangementRevealed, DealScored, NaturalDeclared
 from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.rules.naturals import naturals_held
 from sapsam.rules.ruleset import preset
 from sapsam.rules.solver import solve
-from sapsam_proto.v1 import rule_set_pb2, table_event_pb2, table_service_pb2
+from sapsam_proto.v1 import (
+    audit_service_pb2,
+    audit_service_pb2_grpc,
+    rule_set_pb2,
+    table_event_pb2,
+    table_service_pb2,
+)
 
 NATURALS = preset("pagat").with_changes(naturals="classic")
+
+
+def audit_stub(world: World) -> audit_service_pb2_grpc.AuditServiceStub:
+    return world.audit
 
 
 def naturals_table(world: World, naturals: int = rule_set_pb2.NATURALS_TABLE_CLASSIC) -> Seated:
@@ -156,17 +167,45 @@ def test_a_deal_where_each_seat_declares(world: World) -> None:
         "GetDealResult", table_service_pb2.GetDealResultRequest(name=deal), second.token
     ).result
     assert not result.seed and not any(seat.nonce for seat in result.seats)
+    assert [seat.natural for seat in result.seats] == ["", ""]  # hidden until the seed
 
     world.table_call(
         "RevealArrangement",
         reveal_request(second, chosen[second.seat], "none", second_nonce),
         second.token,
     )
+    result = world.table_call(
+        "GetDealResult", table_service_pb2.GetDealResultRequest(name=deal), second.token
+    ).result
+    by_seat = {seat.seat: seat.natural for seat in result.seats}
+    assert (by_seat[first.seat], by_seat[second.seat]) == ("dragon", "none")
     logged = world.api.logged_events(seated.table)
     declared = [event for event in logged if isinstance(event, NaturalDeclared)]
     assert sorted(event.seat for event in declared) == [0, 1]
     revealed = {e.seat: e for e in logged if isinstance(e, ArrangementRevealed)}
     scored = next(event for event in logged if isinstance(event, DealScored))
+    # The deal exports and verifies with the package alone (declarations opened, the dragon's
+    # verdict and the scores recomputed); a declaration changed in the file is caught.
+    export = (
+        audit_stub(world)
+        .ExportDeal(
+            audit_service_pb2.ExportDealRequest(request_id=str(uuid.uuid4()), name=deal),
+            metadata=bearer(second.token),
+        )
+        .export
+    )
+    report = verify_export(export.splitlines())
+    assert report.ok, report.failed_names()
+    names = {check.name for check in report.checks}
+    assert {"declaration[0]", "declaration[1]", "fouls", "scores"} <= names
+    forged = [
+        line.replace('"natural":"dragon"', '"natural":"none"')
+        if '"NaturalRevealed"' in line
+        else line
+        for line in export.splitlines()
+    ]
+    assert forged != export.splitlines()
+    assert not verify_export(forged).ok
     if not first_holds_dragon:
         assert (revealed[first.position].foul, revealed[first.position].foul_reason) == (
             True,

@@ -28,6 +28,7 @@ REQUESTS = (
     table_service_pb2.CutDeckRequest,
     table_service_pb2.GetMyHandRequest,
     table_service_pb2.CommitArrangementRequest,
+    table_service_pb2.DeclareNaturalRequest,
     table_service_pb2.ConfirmArrangementRequest,
     table_service_pb2.RevealArrangementRequest,
     table_service_pb2.AnnounceSurrenderRequest,

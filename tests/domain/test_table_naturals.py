@@ -13,6 +13,7 @@ cut 17, no contributions, the lot's dealer seat 1), so each deal is real, not ma
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -35,8 +36,10 @@ from sapsam.domain.events import (
     NaturalDeclared,
     NaturalRevealed,
 )
+from sapsam.domain.published import published_deal
 from sapsam.domain.table import fold
 from sapsam.fairness.natural_commitments import declaration_commitment
+from sapsam.fairness.published import PublishedDeal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.naturals import NaturalsTable
 from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
@@ -242,3 +245,64 @@ def test_a_table_without_naturals_scores_as_before(version: int) -> None:
     # Seat 2's three flushes, undeclared and unplayed here, score as rows.
     assert max(abs(pair.delta) for pair in scored.pairs) <= 3
     assert not any(isinstance(event, NaturalRevealed) for event in table.events)
+
+
+# -- the verifier (docs/fairness.md §13, §21) -------------------------------------------------
+
+
+def three_flushes_deal(declarations: dict[int, str]) -> PublishedDeal:
+    table = ready_table(4, NATURALS)
+    play(table, THREE_FLUSHES_SEED, declarations)
+    return published_deal(table.events, 1)
+
+
+def test_a_deal_with_naturals_verifies_and_publishes_its_declarations() -> None:
+    published = three_flushes_deal({2: "three_flushes", 0: "dragon"})
+    report = fairness.verify_deal(published)
+    assert report.ok, [check for check in report.checks if not check.passed]
+    assert [report.check(f"declaration[{seat}]").found for seat in range(4)] == [
+        "dragon",
+        "none",
+        "three_flushes",
+        "none",
+    ]
+    # The JSON form reads back to the same deal, and verifies the same.
+    again = PublishedDeal.from_dict(json.loads(json.dumps(published.to_dict())))
+    assert again == published
+    assert fairness.verify_deal(again).ok
+
+
+def test_a_forged_declaration_is_detected() -> None:
+    published = three_flushes_deal({2: "three_flushes"})
+    declarations = published.natural_declarations
+    assert declarations is not None and declarations[2] is not None
+    honest = declarations[2]
+    # The declaration changed in the record: its commitment no longer opens.
+    changed = dataclasses.replace(honest, natural="dragon")
+    forged = dataclasses.replace(
+        published, natural_declarations=(*declarations[:2], changed, declarations[3])
+    )
+    report = fairness.verify_deal(forged)
+    assert report.failed == ("declaration[2]",)
+    assert set(report.skipped) == {"fouls", "scores"}
+    # A forger who knows the nonce recomputes the commitment for "none": the declaration opens,
+    # but the recorded scores hold the natural's, and rescoring the rows gives others.
+    assert honest.nonce is not None
+    recomputed = declaration_commitment(TABLE_ID, 1, 2, PLAYERS[2], "none", honest.nonce)
+    none_instead = dataclasses.replace(honest, commitment=recomputed, natural="none")
+    forged = dataclasses.replace(
+        published, natural_declarations=(*declarations[:2], none_instead, declarations[3])
+    )
+    assert fairness.verify_deal(forged).failed == ("scores",)
+    # A declaration removed from a seat that revealed.
+    removed = dataclasses.replace(
+        published, natural_declarations=(*declarations[:2], None, declarations[3])
+    )
+    assert fairness.verify_deal(removed).failed == ("declaration[2]",)
+
+
+def test_a_false_declaration_left_out_of_the_fouls_is_detected() -> None:
+    published = three_flushes_deal({0: "dragon", 2: "three_flushes"})
+    assert published.recorded_fouls[0] is True
+    forged = dataclasses.replace(published, recorded_fouls=(False, *published.recorded_fouls[1:]))
+    assert fairness.verify_deal(forged).failed == ("fouls",)

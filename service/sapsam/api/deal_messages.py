@@ -78,6 +78,7 @@ def _seat_fields(table: str, seat: DealSeatView) -> dict[str, Any]:
         "confirmed": seat.confirmed,
         "foul": seat.foul,
         "foul_reason": seat.foul_reason,
+        "natural": seat.natural,
     }
     if seat.timed_out_stage is not None:
         fields["timed_out_stage"] = timeout_stage(seat.timed_out_stage)

@@ -118,6 +118,8 @@ def _deal_lines(result: Any, names: dict[str, str]) -> list[str]:
         rows = seat.arrangement
         shown = " | ".join(" ".join(row) for row in (rows.front, rows.middle, rows.back))
         foul = "  FOUL" if seat.foul else ""
+        if seat.natural and seat.natural != "none":  # a table with naturals (rules §2.9)
+            foul += f"  declared {seat.natural.replace('_', ' ')}"
         who = names.get(seat.seat, "")[:14]
         lines.append(f"  {_seat_number(seat.seat)} {who:<14} {shown}{foul}")
     for pair in result.pairs:

@@ -23,6 +23,8 @@ class SeatFacts:
     confirmed: bool = False
     revealed: domain_events.ArrangementRevealed | None = None
     timed_out: domain_events.SeatTimedOut | None = None
+    natural: str = ""
+    """The natural declaration the seat opened with its reveal (``NaturalRevealed``), if any."""
 
 
 @dataclass
@@ -80,6 +82,10 @@ def _revealed(facts: DealFacts, event: domain_events.ArrangementRevealed) -> Non
     facts.seat(event.seat).revealed = event
 
 
+def _natural_revealed(facts: DealFacts, event: domain_events.NaturalRevealed) -> None:
+    facts.seat(event.seat).natural = event.natural
+
+
 def _timed_out(facts: DealFacts, event: domain_events.SeatTimedOut) -> None:
     facts.seat(event.seat).timed_out = event
 
@@ -100,6 +106,7 @@ _GATHERERS: Final[dict[type[domain_events.Event], Callable[[DealFacts, Any], Non
     domain_events.ArrangementCommitted: _committed,
     domain_events.SeatConfirmed: _confirmed,
     domain_events.ArrangementRevealed: _revealed,
+    domain_events.NaturalRevealed: _natural_revealed,
     domain_events.SeatTimedOut: _timed_out,
     domain_events.SeedRevealed: _seed_revealed,
     domain_events.DealScored: _scored,

@@ -18,6 +18,8 @@ from sapsam.domain.events import (
     DeckCut,
     EntropyContributed,
     Event,
+    NaturalDeclared,
+    NaturalRevealed,
     PlayerSeated,
     SeatConfirmed,
     SeatReplaced,
@@ -28,10 +30,12 @@ from sapsam.domain.events import (
 )
 from sapsam.fairness import DealRecord
 from sapsam.fairness.encoding import require_seat_count
+from sapsam.fairness.natural_checks import Declaration
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
+from sapsam.rules.naturals import NaturalsTable
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import DealScore, PairResult
 
@@ -55,6 +59,8 @@ _KINDS: Final[tuple[type[Event], ...]] = (
     DealScored,
     SeatReplaced,
     SurrenderAnnounced,
+    NaturalDeclared,
+    NaturalRevealed,
 )
 # Per concrete event type, the first of _KINDS its instances are instances of (None: none). What
 # isinstance answers depends on the type alone, so each type is worked out once, and an event is
@@ -123,6 +129,7 @@ def published_deal(
     reveals: dict[int, Reveal] = {}
     solver_seats: set[int] = set()
     surrendered: set[int] = set()
+    declared: dict[int, Declaration] = {}
     for event in events:
         kind = _kind(event)
         if kind is None:
@@ -167,6 +174,13 @@ def published_deal(
         elif kind is SurrenderAnnounced and isinstance(event, SurrenderAnnounced):
             if event.surrender:
                 surrendered.add(event.seat)
+        elif kind is NaturalDeclared and isinstance(event, NaturalDeclared):
+            declared[event.seat] = Declaration(bytes.fromhex(event.commitment))
+        elif kind is NaturalRevealed and isinstance(event, NaturalRevealed):
+            commitment = declared.get(event.seat, Declaration(b"")).commitment
+            declared[event.seat] = Declaration(
+                commitment, event.natural, bytes.fromhex(event.nonce)
+            )
         elif kind is DealScored and isinstance(event, DealScored):
             scored = event
     if created is None or started is None or cut is None or dealt is None:
@@ -176,10 +190,12 @@ def published_deal(
     # Checked before anything is sized by it: a forged TableCreated's seat count of 10^9 made
     # the per-seat tuples below take gigabytes (an audit must refuse it, not build it).
     seats = range(require_seat_count(created.seat_count))
+    rules = rule_set if rule_set is not None else RuleSet.from_dict(created.rule_set)
+    with_naturals = declared or rules.naturals is not NaturalsTable.NONE
     return PublishedDeal(
         table_id=uuid.UUID(created.table_id),
         deal_number=deal_number,
-        rule_set=rule_set if rule_set is not None else RuleSet.from_dict(created.rule_set),
+        rule_set=rules,
         seat_count=created.seat_count,
         dealer=started.dealer,
         seed_commitment=bytes.fromhex(started.seed_commitment),
@@ -198,6 +214,7 @@ def published_deal(
         commitment_schemes=tuple(schemes.get(seat, 1) for seat in seats),
         players=tuple(map(players.get, seats)),
         surrendered=tuple(map(surrendered.__contains__, seats)) if surrendered else (),
+        natural_declarations=tuple(map(declared.get, seats)) if with_naturals else None,
         recorded_fouls=scored.fouls,
         recorded_scores=DealScore(
             pairs=tuple(

@@ -239,6 +239,9 @@ class DealSeatView:
     nonce: bytes | None
     foul: bool
     foul_reason: str
+    natural: str
+    """The natural declaration the seat opened (``none`` or a natural), shown with the rows once
+    the seed is public; empty before, or at a table without naturals."""
     score_delta: int | None
     series_total: int | None
 
@@ -325,6 +328,7 @@ def _deal_seat_view(
         nonce=nonce,
         foul=foul,
         foul_reason=foul_reason,
+        natural=seat_facts.natural if may_see_reveal(seed_revealed=seed_revealed) else "",
         score_delta=scored.totals[seat] if scored is not None else None,
         series_total=scored.series_totals[seat] if scored is not None else None,
     )

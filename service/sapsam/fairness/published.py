@@ -14,6 +14,7 @@ from typing import Any
 
 from sapsam.fairness.deal import DealRecord
 from sapsam.fairness.encoding import FairnessError, require_seat_count
+from sapsam.fairness.natural_checks import Declaration
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, CardError, format_cards
 from sapsam.rules.ruleset import RuleSet, RuleSetError
@@ -73,6 +74,9 @@ class PublishedDeal:
     surrendered: tuple[bool, ...] = ()
     """Per seat, whether it announced a surrender (docs/rules.md §2.8): its pairs settle the
     surrender price instead of their rows; ``()`` (the default) means no seat surrendered."""
+    natural_declarations: tuple[Declaration | None, ...] | None = None
+    """Per seat, its natural declaration (docs/fairness.md §21), or ``None`` for a seat that
+    made none; the whole field ``None`` for a deal at a table without naturals."""
 
     def __post_init__(self) -> None:
         require_seat_count(self.seat_count)
@@ -94,6 +98,7 @@ class PublishedDeal:
             ("commitment_schemes", self.commitment_schemes),
             ("players", self.players),
             ("surrendered", self.surrendered or (False,) * self.seat_count),
+            ("natural_declarations", self.natural_declarations or (None,) * self.seat_count),
         ):
             if len(values) != self.seat_count:
                 raise FairnessError(
@@ -142,6 +147,13 @@ class PublishedDeal:
         if any(self.surrendered):
             # Written only when a seat surrendered: every other deal reads as it always did.
             data["surrendered"] = list(self.surrendered)
+        if self.natural_declarations is not None:
+            # Only at a table with naturals; the declarations bind the seated players.
+            data["natural_declarations"] = [
+                None if declaration is None else declaration.to_dict()
+                for declaration in self.natural_declarations
+            ]
+            data["players"] = list(self.players)
         if self.solver_arrangements is not None:
             data["solver_arrangements"] = [
                 None if arrangement is None else _rows_to_dict(arrangement)
@@ -184,6 +196,7 @@ class PublishedDeal:
                 ),
                 players=tuple(_optional_text(value) for value in data.get("players", ())),
                 surrendered=tuple(_flag(value) for value in data.get("surrendered", ())),
+                natural_declarations=_declarations(data.get("natural_declarations")),
                 recorded_fouls=tuple(bool(value) for value in recorded["fouls"]),
                 recorded_scores=DealScore(
                     pairs=tuple(
@@ -206,6 +219,14 @@ class PublishedDeal:
             if isinstance(error, FairnessError):
                 raise
             raise FairnessError(f"malformed published deal: {error}") from None
+
+
+def _declarations(value: object) -> tuple[Declaration | None, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise FairnessError("malformed published deal: natural_declarations must be a list")
+    return tuple(None if item is None else Declaration.from_dict(item) for item in value)
 
 
 def _optional_hex(value: bytes | None) -> str | None:

@@ -51,11 +51,13 @@ from sapsam.fairness.encoding import (
     card_bytes,
     keyed_hmac_sha256,
 )
+from sapsam.fairness.natural_checks import declaration_problem, declared_natural
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
+from sapsam.rules.naturals import NaturalHand, NaturalsTable, judge_seat
 from sapsam.rules.scoring import DealScore
 from sapsam.rules.surrender import score_with_surrender
 
@@ -230,17 +232,20 @@ def _foul_for_missing_reveal() -> ArrangementCheck:
 
 def _judge(
     deal: PublishedDeal, seat: int, hand: Sequence[Card], set_for: dict[int, Arrangement]
-) -> tuple[Arrangement | None, ArrangementCheck]:
-    """The arrangement scored for ``seat`` (its reveal, the one set on its behalf, or none) and
-    the verdict on it."""
+) -> tuple[Arrangement | None, ArrangementCheck, NaturalHand | None]:
+    """The arrangement scored for ``seat`` (its reveal, the one set on its behalf, or none), the
+    verdict on it, and the real natural it declared, if any (docs/rules.md §2.9)."""
     reveal = deal.reveals[seat]
     if reveal is not None:
-        strict = deal.rule_set.strict_row_order
-        return reveal.arrangement, check_arrangement(reveal.arrangement, hand, strict)
+        declarations = deal.natural_declarations
+        natural = declared_natural(None if declarations is None else declarations[seat])
+        verdict, held = judge_seat(deal.rule_set, reveal.arrangement, hand, natural)
+        return reveal.arrangement, verdict, held
     if deal.solver_seats[seat]:
         arrangement = set_for[seat]  # its solver_arrangement check passed, so it is there
-        return arrangement, check_arrangement(arrangement, hand, deal.rule_set.strict_row_order)
-    return None, _foul_for_missing_reveal()
+        strict = deal.rule_set.strict_row_order
+        return arrangement, check_arrangement(arrangement, hand, strict), None
+    return None, _foul_for_missing_reveal(), None
 
 
 def _rows_text(arrangement: Arrangement | None) -> str:
@@ -398,15 +403,25 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
             solver_names.append(name)
             checks.run(name, ("dealer",), partial(_solver_check, deal, seat, name, state, set_for))
 
-    needs = ("dealer", *reveal_names, *solver_names)
+    # A table with naturals (or a deal claiming declarations): each seat's declaration[s].
+    declaration_names = []
+    if deal.natural_declarations is not None or deal.rule_set.naturals is not NaturalsTable.NONE:
+        for seat in range(deal.seat_count):
+            name = f"declaration[{seat}]"
+            declaration_names.append(name)
+            checks.run(name, (), partial(_declaration_check, deal, seat, name))
+
+    needs = ("dealer", *reveal_names, *solver_names, *declaration_names)
     judged: list[ArrangementCheck] = []
     scored: list[Arrangement | None] = []
+    naturals: list[NaturalHand | None] = []
 
     def fouls_check() -> Check:
         for seat, hand in enumerate(state.hands):
-            arrangement, verdict = _judge(deal, seat, hand, set_for)
+            arrangement, verdict, natural = _judge(deal, seat, hand, set_for)
             scored.append(arrangement)
             judged.append(verdict)
+            naturals.append(natural)
         found = tuple(verdict.foul for verdict in judged)
 
         def detail() -> str:
@@ -428,7 +443,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
             raise FairnessError("the reveals could not be judged")
         # A surrendered seat's pairs settle its price, not its rows (docs/rules.md §2.8).
         found = score_with_surrender(
-            deal.rule_set, judged, deal.surrendered or (False,) * deal.seat_count
+            deal.rule_set, judged, deal.surrendered or (False,) * deal.seat_count, naturals
         )
         expected = _score_text(deal.recorded_scores)
         return _compare(
@@ -449,6 +464,26 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         hands=state.hands or None,
         arrangements=tuple(scored),
     )
+
+
+def _declaration_check(deal: PublishedDeal, seat: int, name: str) -> Check:
+    """Seat ``seat``'s natural declaration opens its commitment (docs/fairness.md §21)."""
+    declarations = deal.natural_declarations
+    declaration = None if declarations is None else declarations[seat]
+    problem = declaration_problem(
+        declaration,
+        plays_naturals=deal.rule_set.naturals is not NaturalsTable.NONE,
+        revealed=deal.reveals[seat] is not None,
+        table_id=deal.table_id,
+        deal_number=deal.deal_number,
+        seat=seat,
+        player_id=deal.players[seat],
+    )
+    if problem is not None:
+        return _fail(name, *problem)
+    if declaration is None or declaration.natural is None:
+        return _pass(name, "none", "the seat declared nothing it opened: none")
+    return _pass(name, declaration.natural)
 
 
 def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:

@@ -95,6 +95,8 @@ def seat_lines(
         foul = f", FOUL ({foul_words(seat)})"
     elif seat.timed_out_stage:
         foul = ", out of time: the solver's rows played"
+    if seat.natural and seat.natural != "none":
+        foul += f", declared {seat.natural.replace('_', ' ')}"
     heading = (
         f"{'*' if seat.seat == me else ' '}seat {seat_position(seat.seat)} {who}: "
         f"{_points(seat.score_delta)}, total {seat.series_total:+d}{foul}"

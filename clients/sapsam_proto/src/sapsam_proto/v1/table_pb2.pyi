@@ -544,6 +544,7 @@ class DealSeatResult(_message.Message):
     TIMEOUT_CONSEQUENCE_FIELD_NUMBER: _builtins.int
     SCORE_DELTA_FIELD_NUMBER: _builtins.int
     SERIES_TOTAL_FIELD_NUMBER: _builtins.int
+    NATURAL_FIELD_NUMBER: _builtins.int
     seat: _builtins.str
     """Name of the seat."""
     entropy: _builtins.bytes
@@ -571,6 +572,13 @@ class DealSeatResult(_message.Message):
     """The seat's result for this deal in units (the sum over its opponents); 0 until scored."""
     series_total: _builtins.int
     """The seat's series total after this deal, in units; 0 until scored."""
+    natural: _builtins.str
+    """At a table with naturals (docs/rules.md §2.9): what the seat declared and opened with its
+    reveal, "none" or a natural's name ("six_pairs", "three_straights", "three_flushes",
+    "dragon", …); empty until the seed is revealed, for a seat that never opened one, and at a
+    table without naturals. A declared natural the cards do not hold shows foul_reason
+    "FALSE_NATURAL".
+    """
     @_builtins.property
     def dealt_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The 13 cards dealt to the seat, in canonical order; empty until the seed is revealed."""
@@ -597,10 +605,11 @@ class DealSeatResult(_message.Message):
         timeout_consequence: Global___TimeoutConsequence.ValueType = ...,
         score_delta: _builtins.int = ...,
         series_total: _builtins.int = ...,
+        natural: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "commitment", b"commitment", "confirmed", b"confirmed", "dealt_cards", b"dealt_cards", "entropy", b"entropy", "foul", b"foul", "foul_reason", b"foul_reason", "nonce", b"nonce", "score_delta", b"score_delta", "seat", b"seat", "series_total", b"series_total", "timed_out_stage", b"timed_out_stage", "timeout_consequence", b"timeout_consequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangement", b"arrangement", "commitment", b"commitment", "confirmed", b"confirmed", "dealt_cards", b"dealt_cards", "entropy", b"entropy", "foul", b"foul", "foul_reason", b"foul_reason", "natural", b"natural", "nonce", b"nonce", "score_delta", b"score_delta", "seat", b"seat", "series_total", b"series_total", "timed_out_stage", b"timed_out_stage", "timeout_consequence", b"timeout_consequence"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -17,6 +17,7 @@ from sapsam.domain.commands import (
     RevealArrangement,
     RevealSeed,
     TimeOutSeats,
+    VoidDeal,
 )
 from sapsam.domain.errors import Reason
 from sapsam.domain.events import (
@@ -24,6 +25,7 @@ from sapsam.domain.events import (
     AnnouncementsOpened,
     DeadlinesExtended,
     DealScored,
+    DealVoided,
     RevealsOpened,
     SeatConfirmed,
     SeatTimedOut,
@@ -220,3 +222,13 @@ def test_without_surrender_the_announcement_is_refused_and_reveals_open_at_once(
     last = confirm_all(table)
     assert [type(event) for event in last] == [SeatConfirmed, RevealsOpened]
     table.refused(announce(0, True), Reason.SURRENDER_OFF)
+
+
+def test_the_operator_may_void_a_deal_while_seats_announce() -> None:
+    table, _ = arranged(2)
+    confirm_all(table)
+    first, _ = announcing_order(dealer(table), 2)
+    table.run(announce(first, True))
+    (voided,) = table.run(VoidDeal(reason="a client crashed", seed=table.seed))
+    assert isinstance(voided, DealVoided)
+    assert table.state.phase is TablePhase.BETWEEN_DEALS

@@ -18,6 +18,8 @@ from itertools import product
 import pytest
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.naturals import Natural, NaturalsTable, natural_hand
 from sapsam.rules.royalties import RoyaltyPayment
 from sapsam.rules.ruleset import RuleSet, RuleSetError, ScoringMethod, SurrenderRule
 from sapsam.rules.scoring import score_deal
@@ -30,6 +32,7 @@ D = Arrangement.parse("Js Qs Ks", "4s 5s 6s 7s 8d", "6h 9h Jh Qh Kh")  # K high,
 # D's cards with the middle and back swapped: a flush in the middle over a straight, a foul.
 D_FOUL = Arrangement.parse("Js Qs Ks", "6h 9h Jh Qh Kh", "4s 5s 6s 7s 8d")
 
+DRAGON = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"  # one card of every rank: 002's dragon
 PER_ROW = RuleSet(surrender=SurrenderRule.PAY_PLAYERS)
 
 
@@ -143,3 +146,18 @@ def test_surrender_fields_are_recorded_only_when_used() -> None:
         RuleSet(surrender_seconds=0)
     with pytest.raises(RuleSetError, match="does not exist in rules version 3"):
         RuleSet.from_dict({"rules_version": 3, "surrender": "pay_players"})
+
+
+def test_deal_8_a_natural_is_paid_before_anyone_surrenders() -> None:
+    # 002, line 21: a natural is rewarded at once, «înainte de a se preda oricine» (before anyone
+    # surrenders). A holds a dragon (13 units under 004's table); B surrenders: the pair settles
+    # the dragon, not the price. C plays: C-B settles the price, A-C the dragon.
+    rules = PER_ROW.with_changes(naturals=NaturalsTable.CLASSIC)
+    dragon = parse_cards(DRAGON.split(" "))
+    held = natural_hand(rules, Natural.DRAGON, [int(card) for card in dragon])
+    assert held is not None
+    naturals = (held, None, None)
+    score = score_with_surrender(rules, checks(A, B, C), (False, True, False), naturals)
+    by_pair = {(pair.seat_a, pair.seat_b): pair.delta for pair in score.pairs}
+    assert by_pair == {(0, 1): 13, (0, 2): 13, (1, 2): -2}
+    assert score.totals == (26, -15, -11)

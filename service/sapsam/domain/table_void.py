@@ -26,6 +26,7 @@ VOIDABLE_PHASES: Final = frozenset(
         TablePhase.AWAITING_CUT,
         TablePhase.DEALING,
         TablePhase.ARRANGING,
+        TablePhase.ANNOUNCING,
         TablePhase.REVEALING,
         TablePhase.AWAITING_SEED,
     }

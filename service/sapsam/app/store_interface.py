@@ -30,6 +30,18 @@ RESULTS_PROCESS: Final = "tournament-results"
 
 
 @dataclass(frozen=True)
+class TypedPage:
+    """A page of the log read for some event types only (``StoreSession.read_all_of_types``)."""
+
+    events: list[RecordedEvent]
+    """The page's events of those types, in the log's order."""
+    last_position: int
+    """The last position the page read, of any type (the reader's next checkpoint)."""
+    caught_up: bool
+    """Fewer events than asked were there: the reader has read all there is for now."""
+
+
+@dataclass(frozen=True)
 class SecretChanges:
     """Secrets of the appended stream to keep or forget in the append's transaction.
 
@@ -233,6 +245,12 @@ class StoreSession(Protocol):
 
     async def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
         """Up to ``limit`` events after a global position, in the log's order."""
+        ...
+
+    async def read_all_of_types(
+        self, after_position: int, limit: int, types: Sequence[str]
+    ) -> TypedPage:
+        """Those of ``types`` among the next ``limit`` events after a global position."""
         ...
 
     async def stream_version(self, stream_id: str) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 from psycopg.pq import TransactionStatus
 
-from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges
+from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges, TypedPage
 from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
 from sapsam.store import (
     appends,
@@ -73,6 +73,11 @@ class PostgresSession:
 
     async def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
         return await reads.read_all(self.connection, after_position, limit)
+
+    async def read_all_of_types(
+        self, after_position: int, limit: int, types: Sequence[str]
+    ) -> TypedPage:
+        return await reads.read_all_of_types(self.connection, after_position, limit, types)
 
     async def stream_version(self, stream_id: str) -> int:
         return await reads.stream_version(self.connection, stream_id)

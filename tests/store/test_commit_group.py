@@ -96,9 +96,11 @@ async def test_concurrent_appends_of_many_streams_share_commits_and_chain(
     assert len(positions) == len(streams) * appends_per_stream
 
 
+@pytest.mark.parametrize("batch_statement", [True, False], ids=["one_statement", "statements"])
 async def test_a_conflicting_member_does_not_fail_the_others(
-    connections: list[Connection], group: CommitGroup
+    connections: list[Connection], group: CommitGroup, batch_statement: bool
 ) -> None:
+    group.batch_statement = batch_statement
     await append(connections[0], "taken", 0, event(0), "first")  # not through the group
     others = [
         append(connection, f"free-{index}", 0, event(index), f"r-{index}", commit_group=group)
@@ -111,7 +113,10 @@ async def test_a_conflicting_member_does_not_fail_the_others(
     conflict = outcomes[0]
     assert isinstance(conflict, ConcurrencyConflict) and conflict.current_version == 1
     assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes[1:])
-    assert group.failed_batches >= 1  # the batch it was in rolled back; the others ran alone
+    if batch_statement:  # its guard left it out of the statement; the others committed
+        assert group.failed_batches == 0
+    else:  # the batch it was in rolled back; the others ran alone
+        assert group.failed_batches >= 1
     assert len(await read_all(connections[0])) == 1 + len(others)
 
 
@@ -316,6 +321,10 @@ class _CutAfterCommit:
 
     # CommandComplete ('C', length 11, tag "COMMIT"): sent once the commit is durable.
     COMMIT_DONE = b"C\x00\x00\x00\x0bCOMMIT\x00"
+    # A batch that is one autocommit statement (sapsam.store.batch_statement) commits at the Sync
+    # after it: its CommandComplete ("SELECT <rows>") then ReadyForQuery ('Z', idle) follow.
+    STATEMENT_DONE = b"SELECT "
+    READY = b"Z\x00\x00\x00\x05I"
 
     def __init__(self, host: str, port: int) -> None:
         self._target = (host, port)
@@ -348,7 +357,11 @@ class _CutAfterCommit:
         async def to_client() -> None:
             tail = b""
             while data := await server_in.read(65536):
-                if self.COMMIT_DONE in tail + data:
+                seen = tail + data
+                statement_done = seen.find(self.STATEMENT_DONE)
+                if self.COMMIT_DONE in seen or (
+                    statement_done >= 0 and self.READY in seen[statement_done:]
+                ):
                     self.cuts += 1
                     return
                 tail = data[-len(self.COMMIT_DONE) :]
@@ -363,8 +376,9 @@ class _CutAfterCommit:
             writer.close()
 
 
+@pytest.mark.parametrize("batch_statement", [True, False], ids=["one_statement", "statements"])
 async def test_a_batch_committed_but_unanswered_is_neither_lost_nor_appended_twice(
-    connections: list[Connection], database_url: str
+    connections: list[Connection], database_url: str, batch_statement: bool
 ) -> None:
     # The group's connection goes through a proxy that drops it right after PostgreSQL made
     # the batch's COMMIT durable: the group cannot tell whether it committed. Each member then
@@ -376,7 +390,7 @@ async def test_a_batch_committed_but_unanswered_is_neither_lost_nor_appended_twi
     through_proxy = psycopg.conninfo.make_conninfo(
         database_url, host="127.0.0.1", port=port, sslmode="disable"
     )
-    group = CommitGroup(through_proxy)
+    group = CommitGroup(through_proxy, batch_statement=batch_statement)
     try:
         members = [
             append(connection, f"cut-{index}", 0, event(index), f"cut-{index}", commit_group=group)

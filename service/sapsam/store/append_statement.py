@@ -20,6 +20,7 @@ from psycopg.pq import TransactionStatus
 from sapsam.log.records import JsonObject, NewEvent, RecordedEvent
 from sapsam.store.projections import (
     NOT_INLINED,
+    BatchedPart,
     InlineStatement,
     NotInlined,
     PendingEvent,
@@ -191,16 +192,29 @@ def secret_companions(
         InlineStatement(
             query("appends.keep_secret_with_append"),
             {"stream": stream_id, "number": number, "seed": seed},
+            BatchedPart("keep_secret", _kept_secrets_sql(), {"number": number, "seed": seed.hex()}),
         )
         for number, seed in keep
     ]
     forgotten = [
         InlineStatement(
-            query("appends.forget_secret_with_append"), {"stream": stream_id, "number": number}
+            query("appends.forget_secret_with_append"),
+            {"stream": stream_id, "number": number},
+            BatchedPart("forget_secret", _forgotten_secrets_sql(), {"number": number}),
         )
         for number in forget
     ]
     return [*kept, *forgotten]
+
+
+@lru_cache(maxsize=1)
+def _kept_secrets_sql() -> str:
+    return f"keep_secret_written AS ({query('appends.keep_secrets_with_batch')})"
+
+
+@lru_cache(maxsize=1)
+def _forgotten_secrets_sql() -> str:
+    return f"forget_secret_written AS ({query('appends.forget_secrets_with_batch')})"
 
 
 async def run_after_insert(

@@ -75,6 +75,7 @@ from sapsam.store.append_statement import (
 from sapsam.store.append_statement import (
     secret_companions as secret_companions,  # re-exported
 )
+from sapsam.store.batch_statement import BatchMember, batch_member
 from sapsam.store.commit_group import CommitGroup, RunAlone
 from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
 from sapsam.store.processed_requests import find_processed_request as find_processed_request
@@ -344,8 +345,12 @@ async def _insert(
         ):
             # A single statement on an idle autocommit connection is its own transaction, or
             # joins the commit group's next batch (sapsam.store.commit_group).
+            member = None
+            if commit_group is not None and all(c.batched is not None for c in companions):
+                parts = [c.batched for c in companions if c.batched is not None]
+                member = batch_member(parameters, parts)
             rows = await _single_statement(
-                connection, statement, parameters, stream_id, commit_group
+                connection, statement, parameters, stream_id, commit_group, member
             )
             if not rows:
                 return None
@@ -406,12 +411,14 @@ async def _single_statement(
     parameters: dict[str, Any],
     stream_id: str,
     commit_group: CommitGroup | None,
+    member: BatchMember | None,
 ) -> list[tuple[Any, ...]]:
     """The rows of the append's one statement, committed: by the commit group when there is one
-    and it takes it, else on the caller's own connection."""
+    and it takes it (``member``: the same append for its batch statement), else on the caller's
+    own connection."""
     if commit_group is not None:
         try:
-            return await commit_group.execute(statement, parameters, stream_id)
+            return await commit_group.execute(statement, parameters, stream_id, member)
         except RunAlone:
             pass
     return await (await connection.execute(statement, parameters)).fetchall()

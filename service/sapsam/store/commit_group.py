@@ -18,18 +18,32 @@ thread. (Sending a lone append on its caller's own connection instead, to save t
 the task, was tried: the next batch then has to wait for it, and appends/s fell by more than
 half at 4 streams and by a fifth at 64, bench/group_commit.py.)
 
-Each caller gets its own statement's rows, and only after the batch's COMMIT succeeded: nobody is
-told "appended" before it is durable. If anything goes wrong with a batch (one member's version
-was taken or its request id raced, any other error, the connection lost, the group closing), no
-member is answered by the group: each is told to run its statement on its own connection
-(``RunAlone``), which is the ordinary path with all its handling of conflicts and retries. A batch
-whose COMMIT's outcome is unknown (the connection broke after sending it) is handled the same way,
-and safely: a member whose events did commit finds its request id in ``processed_requests`` when
-it runs again (its insert fails on the stream's version key; the append answers with the original
-result, ``replayed=True``), one whose events did not commit appends them now. Falling back costs
-one commit per member, but only when a batch fails; savepoints around each member would let the
-others commit but cost every batch a subtransaction per member, and with one command at a time
-per table in a process (``sapsam.app.table_runner``) a batch's members rarely conflict.
+What a batch sends: the members that can be (every append whose companions have a
+``BatchedPart``, which is every game append) as ONE statement, ``sapsam.store.batch_statement``,
+whose one parameter is all of them as a JSON document; any other member as its own statement
+beside it. ``BEGIN``/``COMMIT`` go around them only when that makes more than one statement. So a
+batch of game appends is one statement, one round trip and one commit, whatever its size: psycopg
+converts one query and dumps one parameter per batch instead of a dozen per member, and
+PostgreSQL pays a statement's fixed cost once (bench/append_cost.py, docs/performance.md). A
+batch takes at most one append per stream (a second waits for the next batch), because every
+part of one statement sees the same snapshot. ``SAPSAM_BATCH_STATEMENT=off`` (or
+``batch_statement=False``) sends one statement per member instead, as before, for comparison.
+
+Each caller gets its own rows, and only after the batch's COMMIT succeeded: nobody is told
+"appended" before it is durable. Inside the batch statement each member has its own guard (the
+chain's head as expected, the next version free, the request id not yet processed): a member that
+fails it writes nothing and gets no rows, and its append re-reads the head, which answers the
+replay or the conflict, while the others commit. If anything else goes wrong with a batch (a
+version another transaction took while the batch ran, a request id raced, any other error, the
+connection lost, the group closing), no member is answered by the group: each is told to run its
+own statement on its own connection (``RunAlone``), which is the ordinary path with all its
+handling of conflicts and retries. A batch whose COMMIT's outcome is unknown (the connection broke
+after sending it) is handled the same way, and safely: a member whose events did commit finds its
+request id in ``processed_requests`` when it runs again (its insert fails on the stream's version
+key; the append answers with the original result, ``replayed=True``), one whose events did not
+commit appends them now. Falling back costs one commit per member, but only when a batch fails;
+savepoints around each member would let the others commit but cost every batch a subtransaction
+per member.
 
 A batch holds its members' row locks until its COMMIT. Two processes' batches touching the same
 two tables in opposite orders can therefore deadlock where single statements could not; PostgreSQL
@@ -61,13 +75,17 @@ from typing import Any, Final
 import psycopg
 
 from sapsam.store import write_stamps
+from sapsam.store.batch_statement import BatchMember
+from sapsam.store.batch_statement import batch_statement as batch_statement_for
+from sapsam.store.batch_statement import member_rows as split_rows
 
 _logger = logging.getLogger("sapsam.store.commit_group")
 
 MAX_BATCH: Final = 64
-"""Most statements in one batch's transaction: a bound on the batch's locks and on how long its
-members wait for the slowest of them. With 64 game appends (~0.4 ms of backend CPU each) a batch
-holds its transaction ~25 ms; more arrivals wait for the next batch."""
+"""Most appends in one batch's transaction: a bound on the batch's locks, on its statement's
+JSON document and on how long its members wait for the slowest of them. With 64 game appends
+(~0.2 ms of backend CPU each) a batch holds its transaction ~15 ms; more arrivals wait for the
+next batch."""
 IDLE_SECONDS: Final = 5.0
 """A group with nothing to send this long closes its connection (reopened on the next append)."""
 CLOSE_SECONDS: Final = 2.0
@@ -75,13 +93,15 @@ CLOSE_SECONDS: Final = 2.0
 UNREACHABLE_SECONDS: Final = 1.0
 """After the group failed to connect, appends run on their own connections this long."""
 ENVIRONMENT_SWITCH: Final = "SAPSAM_GROUP_COMMIT"
+BATCH_STATEMENT_SWITCH: Final = "SAPSAM_BATCH_STATEMENT"
 
 Row = tuple[Any, ...]
 
 
-def enabled_by_environment() -> bool:
-    """Whether group commit is on: unless ``SAPSAM_GROUP_COMMIT`` is ``off``, ``0`` or ``no``."""
-    return os.environ.get(ENVIRONMENT_SWITCH, "on").strip().lower() not in {"off", "0", "no"}
+def enabled_by_environment(switch: str = ENVIRONMENT_SWITCH) -> bool:
+    """Whether group commit (or, ``switch`` given, its batch statement) is on: unless the
+    variable is ``off``, ``0`` or ``no``."""
+    return os.environ.get(switch, "on").strip().lower() not in {"off", "0", "no"}
 
 
 class RunAlone(Exception):  # noqa: N818 - an instruction, not a failure
@@ -94,6 +114,7 @@ class _Member:
     parameters: Mapping[str, Any]
     stream_id: str
     answer: asyncio.Future[list[Row]]
+    batched: BatchMember | None
 
 
 @dataclass(eq=False)
@@ -114,12 +135,21 @@ class CommitGroup:
         conninfo: str,
         connect_options: Mapping[str, Any] | None = None,
         max_batch: int = MAX_BATCH,
+        batch_statement: bool | None = None,
     ) -> None:
         if max_batch < 1:
             raise ValueError("a batch holds at least one statement")
         self._conninfo = conninfo
         self._connect_options = dict(connect_options or {})
         self.max_batch = max_batch
+        self.batch_statement = (
+            enabled_by_environment(BATCH_STATEMENT_SWITCH)
+            if batch_statement is None
+            else batch_statement
+        )
+        """Whether members that can be are sent as one statement (``batch_statement``); False:
+        one statement each, in one pipeline."""
+        self._parts_seen: dict[str, str] = {}
         self._waiting: list[_Member] = []
         self._running: _Running | None = None
         self._closed = False
@@ -127,16 +157,21 @@ class CommitGroup:
         self.batches = 0
         """Batches committed so far (tests and benchmarks read it)."""
         self.statements = 0
-        """Statements those batches carried."""
+        """Appends those batches carried (one statement each, or members of one)."""
         self.failed_batches = 0
         """Batches that did not commit (their members ran alone)."""
 
     async def execute(
-        self, statement: str, parameters: Mapping[str, Any], stream_id: str
+        self,
+        statement: str,
+        parameters: Mapping[str, Any],
+        stream_id: str,
+        batched: BatchMember | None = None,
     ) -> list[Row]:
         """The rows of ``statement`` (one autocommit statement appending to ``stream_id``) once
-        it has committed with the batch it joined. Raises ``RunAlone`` when the group did not
-        commit it (run it on your own connection)."""
+        it has committed with the batch it joined. ``batched``: the same append as a member of
+        the batch statement (``sapsam.store.batch_statement``), which then carries it. Raises
+        ``RunAlone`` when the group did not commit it (run it on your own connection)."""
         if self._closed or time.monotonic() < self._unreachable_until:
             raise RunAlone
         loop = asyncio.get_running_loop()
@@ -150,7 +185,7 @@ class CommitGroup:
                 raise RunAlone  # still serving another loop: a connection belongs to one loop
             running = self._running = _Running(loop)
             self._waiting = []  # a closed loop's members: nobody waits for them any more
-        member = _Member(statement, parameters, stream_id, loop.create_future())
+        member = _Member(statement, parameters, stream_id, loop.create_future(), batched)
         self._waiting.append(member)
         running.arrived.set()
         if running.task is None:
@@ -199,8 +234,7 @@ class CommitGroup:
                     except TimeoutError:
                         break
                     continue
-                batch = [m for m in self._waiting[: self.max_batch] if not m.answer.done()]
-                del self._waiting[: self.max_batch]
+                batch = self._next_batch()
                 if batch:
                     await self._send(running, batch)
                 batch = []
@@ -230,7 +264,7 @@ class CommitGroup:
                     # whose waits the pool's policy bounds, instead of each batch trying again.
                     self._unreachable_until = time.monotonic() + UNREACHABLE_SECONDS
                     raise
-            rows = await _commit(connection, batch)
+            rows = await _commit(connection, batch, self.batch_statement, self._parts_seen)
         except Exception as error:
             if not isinstance(error, psycopg.Error):
                 _logger.exception("a commit group's batch failed")
@@ -262,6 +296,24 @@ class CommitGroup:
                 await connection.close()
             running.connection = None
 
+    def _next_batch(self) -> list[_Member]:
+        """The waiting members the next batch takes, in their order: at most ``max_batch``, one
+        per stream (a second append of a stream waits for the next batch: within one statement
+        it could not chain from the first); those whose callers stopped waiting are dropped."""
+        batch: list[_Member] = []
+        later: list[_Member] = []
+        streams: set[str] = set()
+        for member in self._waiting:
+            if member.answer.done():
+                continue
+            if len(batch) < self.max_batch and member.stream_id not in streams:
+                batch.append(member)
+                streams.add(member.stream_id)
+            else:
+                later.append(member)
+        self._waiting = later
+        return batch
+
     @staticmethod
     def _release(members: list[_Member]) -> None:
         for member in members:
@@ -270,15 +322,35 @@ class CommitGroup:
 
 
 async def _commit(
-    connection: psycopg.AsyncConnection[Any], batch: list[_Member]
+    connection: psycopg.AsyncConnection[Any],
+    batch: list[_Member],
+    batch_statement: bool,
+    parts_seen: dict[str, str],
 ) -> list[list[Row]]:
-    """Each member's rows, all committed; one round trip (one statement: no BEGIN/COMMIT)."""
-    if len(batch) == 1:
-        only = batch[0]
-        return [await (await connection.execute(only.statement, only.parameters)).fetchall()]
-    async with connection.pipeline():
-        await connection.execute("BEGIN")
-        cursors = [await connection.execute(m.statement, m.parameters) for m in batch]
-        await connection.execute("COMMIT")
-    # The pipeline's end sent one Sync and read every result: the COMMIT succeeded.
-    return [await cursor.fetchall() for cursor in cursors]
+    """Each member's rows, all committed, in one round trip: the members that can be as ONE
+    statement (``sapsam.store.batch_statement``), the others one statement each; BEGIN and
+    COMMIT around them only if there is more than one statement."""
+    together = [m for m in batch if m.batched is not None] if batch_statement else []
+    alone = [m for m in batch if m.batched is None] if together else batch
+    statements = [(m.statement, m.parameters) for m in alone]
+    if together:
+        members = [m.batched for m in together if m.batched is not None]
+        statements.insert(0, batch_statement_for(members, parts_seen))
+    if len(statements) == 1:
+        cursors = [await connection.execute(*statements[0])]
+    else:
+        async with connection.pipeline():
+            await connection.execute("BEGIN")
+            cursors = [await connection.execute(text, values) for text, values in statements]
+            await connection.execute("COMMIT")
+        # The pipeline's end sent one Sync and read every result: the COMMIT succeeded.
+    results = [await cursor.fetchall() for cursor in cursors]
+    rows: dict[int, list[Row]] = {}
+    if together:
+        for member, member_rows in zip(
+            together, split_rows(results.pop(0), len(together)), strict=True
+        ):
+            rows[id(member)] = member_rows
+    for member, member_rows in zip(alone, results, strict=True):
+        rows[id(member)] = member_rows
+    return [rows[id(member)] for member in batch]

@@ -105,6 +105,26 @@ class InlineStatement:
 
     sql: str
     parameters: dict[str, Any]
+    batched: BatchedPart | None = None
+    """The same change as part of the commit group's one statement for many appends
+    (``sapsam.store.batch_statement``); None: an append with this statement is sent on its own."""
+
+
+@dataclass(frozen=True)
+class BatchedPart:
+    """An ``InlineStatement``'s change said for many appends at once: data, and SQL reading it.
+
+    ``sql`` is a list of CTEs (``name AS (...)``, names starting with ``name``) that reads the
+    batch statement's ``appended`` CTE: one row per append whose events were all inserted, with
+    ``i`` (its index in the batch), ``stream``, ``first_version``, ``last_version``,
+    ``first_position``, ``last_position`` and ``parts`` (jsonb), where ``parts->'<name>'`` is the
+    JSON array of every ``item`` that append's statements gave under ``name``. It has no
+    parameters: one text serves every batch, so PostgreSQL plans it once per connection.
+    """
+
+    name: str
+    sql: str
+    item: Any
 
 
 class NotInlined(Enum):

@@ -24,6 +24,7 @@ from psycopg.types.json import Jsonb
 from sapsam.log.records import RecordedEvent
 from sapsam.store.projections import (
     NOT_INLINED,
+    BatchedPart,
     InlineStatement,
     NotInlined,
     PendingEvent,
@@ -80,6 +81,7 @@ CREATE TABLE seat_scores (
 # series_totals is jsonb, whose numbers are numeric too.
 SEAT_SCORES_PLAYER_INDEX_SQL = "CREATE INDEX seat_scores_player ON seat_scores (player_id)"
 
+_PARAMETER = re.compile(r"%\((\w+)\)s")
 _FRESH_SEAT = {"committed": False, "confirmed": False, "revealed": False, "timed_out": None}
 
 
@@ -114,7 +116,9 @@ _ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("deal_number", "%(deal_number)s"),
         (
             "seat_status",
-            "(SELECT jsonb_agg(%(fresh_seat)s::jsonb) FROM generate_series(1, seat_count))",
+            # No aggregate over the parameter: in the batch statement it is a column of the
+            # level below, and an aggregate of outer columns only would belong to that level.
+            "to_jsonb(array_fill(%(fresh_seat)s::jsonb, ARRAY[seat_count]))",
         ),
     ),
     "DeckCut": (("phase", "'DEALING'"),),
@@ -178,6 +182,75 @@ _READ_ONLY_COLUMNS = ("seat_count",)
 # the append's ``inserted`` CTE when run inside it (no row there: the statement changes nothing).
 _AFTER_INSERT = ("%(position)s", "")
 _INSIDE_INSERT = ("inserted.position", " FROM inserted")
+# The SQL type of each value ``_state_change`` gives (the parameters of ``_ASSIGNMENTS``), as
+# the batch statement reads them from JSON.
+_PARAMETER_TYPES: dict[str, str] = {
+    "seat": "integer",
+    "player": "text",
+    "dealer": "integer",
+    "deal_number": "integer",
+    "fresh_seat": "jsonb",
+    "arrange_deadline_ms": "bigint",
+    "stage": "text",
+    "reveal_deadline_ms": "bigint",
+    "deadline_ms": "bigint",
+    "series_totals": "jsonb",
+}
+_ASSIGNMENT_PARAMETERS = {
+    name
+    for assignments in _ASSIGNMENTS.values()
+    for _, expression in assignments
+    for name in _PARAMETER.findall(expression)
+}
+if not _PARAMETER_TYPES.keys() >= _ASSIGNMENT_PARAMETERS:  # pragma: no cover - a guard
+    raise RuntimeError(f"no type for {_ASSIGNMENT_PARAMETERS - _PARAMETER_TYPES.keys()}")
+
+
+def _state_batch_sql() -> str:
+    """``table_state``'s change for every member of a commit group's batch statement
+    (``sapsam.store.batch_statement``), written from ``_ASSIGNMENTS``: a recursive fold takes
+    each member's row through its events, one level per event, each column by its event type's
+    expression over the level below (what ``_inline_table_state_batch`` nests); the last level
+    is written."""
+    names = [column for column, _ in _CHANGING_COLUMNS]
+    values = ", ".join(
+        f"(s.e->'{name}')" if kind == "jsonb" else f"(s.e->>'{name}')::{kind}"
+        for name, kind in _PARAMETER_TYPES.items()
+    )
+    value_names = ", ".join(f"p_{name}" for name in _PARAMETER_TYPES)
+    steps = []
+    for column, kind in _CHANGING_COLUMNS:
+        whens = "".join(
+            f" WHEN '{event_type}' THEN "
+            + _PARAMETER.sub(lambda match: f"step.p_{match.group(1)}", expression)
+            for event_type, assignments in _ASSIGNMENTS.items()
+            for assigned, expression in assignments
+            if assigned == column
+        )
+        steps.append(f"CAST(CASE step.event_type{whens} ELSE fold.{column} END AS {kind})")
+    return f"""table_state_fold (i, n, last_n, table_id, {", ".join(names)},
+        {", ".join(_READ_ONLY_COLUMNS)}) AS (
+    SELECT a.i, 0::bigint, jsonb_array_length(part.x->'events'), t.table_id,
+        {", ".join(f"t.{name}" for name in (*names, *_READ_ONLY_COLUMNS))}
+    FROM appended AS a, jsonb_array_elements(a.parts->'table_state') AS part(x),
+        LATERAL (  -- OFFSET 0: kept a subquery, so each row is one probe of the key
+            SELECT * FROM table_state WHERE table_id = (part.x->>'table_id')::uuid OFFSET 0
+        ) AS t
+    UNION ALL
+    SELECT fold.i, step.n, fold.last_n, fold.table_id, {", ".join(steps)},
+        {", ".join(f"fold.{name}" for name in _READ_ONLY_COLUMNS)}
+    FROM table_state_fold AS fold JOIN (
+        SELECT a.i, s.n, s.e->>'type', {values}
+        FROM appended AS a, jsonb_array_elements(a.parts->'table_state') AS part(x),
+            jsonb_array_elements(part.x->'events') WITH ORDINALITY AS s(e, n)
+    ) AS step (i, n, event_type, {value_names}) ON step.i = fold.i AND step.n = fold.n + 1
+), table_state_written AS (
+    UPDATE table_state SET ({", ".join(names)}) = (
+            {", ".join(f"fold.{name}" for name in names)}),
+        version = a.last_version, last_position = a.last_position
+    FROM table_state_fold AS fold JOIN appended AS a ON a.i = fold.i
+    WHERE table_state.table_id = fold.table_id AND fold.n = fold.last_n
+)"""
 
 
 def _table_state_statement(
@@ -201,28 +274,35 @@ def _table_state_statement(
             series_totals=Jsonb([0] * seat_count),
         )
         return _table_state_sql(event.type, inside), parameters
-    parameters["seat"] = data.get("seat")
+    for name, value in _state_change(event).items():
+        parameters[name] = Jsonb(value) if _PARAMETER_TYPES[name] == "jsonb" else value
+    return _table_state_sql(event.type, inside), parameters
+
+
+def _state_change(event: RecordedEvent | PendingEvent) -> dict[str, Any]:
+    """The values ``_ASSIGNMENTS``' expressions read for ``event`` (any type but
+    ``TableCreated``), by parameter name, as plain JSON values."""
+    data = event.data
+    change: dict[str, Any] = {"seat": data.get("seat")}
     if event.type in ("PlayerSeated", "SeatReplaced"):
-        parameters["player"] = str(data["player_id"])
+        change["player"] = str(data["player_id"])
     elif event.type == "DealerChosen":
-        parameters["dealer"] = data["dealer"]
+        change["dealer"] = data["dealer"]
     elif event.type == "DealStarted":
-        parameters.update(
-            dealer=data["dealer"], deal_number=data["deal_number"], fresh_seat=Jsonb(_FRESH_SEAT)
+        change.update(
+            dealer=data["dealer"], deal_number=data["deal_number"], fresh_seat=_FRESH_SEAT
         )
     elif event.type == "CardsDealt":
-        parameters["arrange_deadline_ms"] = data["arrange_deadline_ms"]
+        change["arrange_deadline_ms"] = data["arrange_deadline_ms"]
     elif event.type == "SeatTimedOut":
-        parameters["stage"] = data["stage"]
+        change["stage"] = data["stage"]
     elif event.type == "RevealsOpened":
-        parameters["reveal_deadline_ms"] = data["reveal_deadline_ms"]
+        change["reveal_deadline_ms"] = data["reveal_deadline_ms"]
     elif event.type in ("DeadlinesExtended", "AnnouncementsOpened", "SurrenderAnnounced"):
-        parameters["deadline_ms"] = data["deadline_ms"]
+        change["deadline_ms"] = data["deadline_ms"]
     elif event.type == "DealScored":
-        parameters.update(
-            deal_number=data["deal_number"], series_totals=Jsonb(data["series_totals"])
-        )
-    return _table_state_sql(event.type, inside), parameters
+        change.update(deal_number=data["deal_number"], series_totals=data["series_totals"])
+    return change
 
 
 @lru_cache(maxsize=64)
@@ -257,6 +337,37 @@ def apply_table_state(connection: StatementSink, event: RecordedEvent) -> None:
 _ONCE_IF_INSERTED = ", (SELECT 1 FROM inserted LIMIT 1) AS inserted"
 
 
+# One row per seat of a scored deal, the player read from ``table_state``. The values are
+# placeholders: parameters for one event, or the batch statement's JSON (``_SCORES_BATCH_SQL``).
+_SEAT_SCORES_INSERT = """
+        INSERT INTO seat_scores (table_id, deal_number, seat, player_id, delta, series_total,
+            fouled)
+        SELECT {table_id}, {deal_number}, score.seat - 1,
+            COALESCE((SELECT players->>(score.seat::int - 1) FROM table_state
+                WHERE table_id = {table_id}), ''),
+            score.delta, score.series_total, score.fouled
+        FROM {before}unnest({totals}::bigint[], {series_totals}::bigint[], {fouls}::boolean[])
+            WITH ORDINALITY AS score(delta, series_total, fouled, seat){source}
+        """
+_SCORES_PARAMETERS = ("table_id", "deal_number", "totals", "series_totals", "fouls")
+# The same for every scored deal of a commit group's batch statement
+# (sapsam.store.batch_statement).
+_SCORES_BATCH_SQL = (
+    "seat_scores_written AS ("
+    + _SEAT_SCORES_INSERT.format(
+        table_id="(part.x->>'table_id')::uuid",
+        deal_number="(part.x->>'deal_number')::int",
+        before="appended AS a, jsonb_array_elements(a.parts->'seat_scores') AS part(x), ",
+        source="",
+        **{
+            name: f"ARRAY(SELECT jsonb_array_elements_text(part.x->'{name}'))"
+            for name in ("totals", "series_totals", "fouls")
+        },
+    )
+    + ")"
+)
+
+
 def _seat_scores_statement(
     event: RecordedEvent | PendingEvent, inside: bool, source: str | None = None
 ) -> tuple[str, dict[str, Any]] | None:
@@ -267,25 +378,26 @@ def _seat_scores_statement(
         return None
     if source is None:
         source = ", inserted" if inside else ""
+    sql = _seat_scores_sql(source)
+    return sql, _scores_values(event)
+
+
+@lru_cache(maxsize=8)
+def _seat_scores_sql(source: str) -> str:
+    return _SEAT_SCORES_INSERT.format(
+        before="", source=source, **{name: f"%({name})s" for name in _SCORES_PARAMETERS}
+    )
+
+
+def _scores_values(event: RecordedEvent | PendingEvent) -> dict[str, Any]:
     data = event.data
-    sql = f"""
-        INSERT INTO seat_scores (table_id, deal_number, seat, player_id, delta, series_total,
-            fouled)
-        SELECT %(table_id)s, %(deal_number)s, score.seat - 1,
-            COALESCE((SELECT players->>(score.seat::int - 1) FROM table_state
-                WHERE table_id = %(table_id)s), ''),
-            score.delta, score.series_total, score.fouled
-        FROM unnest(%(totals)s::bigint[], %(series_totals)s::bigint[], %(fouls)s::boolean[])
-            WITH ORDINALITY AS score(delta, series_total, fouled, seat){source}
-        """
-    parameters = {
+    return {
         "table_id": _table_id(event),
         "deal_number": data["deal_number"],
         "totals": data["totals"],
         "series_totals": data["series_totals"],
         "fouls": data["fouls"],
     }
-    return sql, parameters
 
 
 def apply_seat_scores(connection: StatementSink, event: RecordedEvent) -> None:
@@ -296,15 +408,35 @@ def apply_seat_scores(connection: StatementSink, event: RecordedEvent) -> None:
 
 
 def _inline_table_state(event: PendingEvent) -> InlineStatement:
-    return InlineStatement(*_table_state_statement(event, inside=True))
+    sql, parameters = _table_state_statement(event, inside=True)
+    batched = None if event.type == "TableCreated" else _state_part([event])
+    return InlineStatement(sql, parameters, batched)
+
+
+def _state_part(events: Sequence[PendingEvent]) -> BatchedPart:
+    """These events' change to their table's row, for the batch statement."""
+    return BatchedPart(
+        "table_state",
+        _STATE_BATCH_SQL,
+        {
+            "table_id": _table_id(events[0]),
+            "events": [{"type": event.type, **_state_change(event)} for event in events],
+        },
+    )
 
 
 def _inline_seat_scores(event: PendingEvent) -> InlineStatement | None:
     statement = _seat_scores_statement(event, inside=True)
-    return None if statement is None else InlineStatement(*statement)
+    return None if statement is None else _with_scores_part(event, statement)
 
 
-_PARAMETER = re.compile(r"%\((\w+)\)s")
+def _with_scores_part(
+    event: PendingEvent, statement: tuple[str, dict[str, Any]]
+) -> InlineStatement:
+    sql, parameters = statement
+    return InlineStatement(
+        sql, parameters, BatchedPart("seat_scores", _SCORES_BATCH_SQL, parameters)
+    )
 
 
 def _renamed(expression: str, prefix: str) -> str:
@@ -347,7 +479,7 @@ def _inline_table_state_batch(
         " FROM (SELECT max(position) AS position FROM inserted HAVING count(*) > 0) AS inserted"
         " WHERE table_id = %(table_id)s"
     )
-    return [InlineStatement(sql, parameters)]
+    return [InlineStatement(sql, parameters, _state_part(events))]
 
 
 def _inline_seat_scores_batch(
@@ -363,7 +495,7 @@ def _inline_seat_scores_batch(
         if statement is not None:
             if players_change:
                 return NOT_INLINED
-            statements.append(InlineStatement(*statement))
+            statements.append(_with_scores_part(event, statement))
     return statements
 
 
@@ -414,6 +546,9 @@ SEAT_SCORES = _sql_projector(
     _inline_seat_scores,
     _inline_seat_scores_batch,
 )
+
+
+_STATE_BATCH_SQL = _state_batch_sql()
 
 
 def projectors() -> Sequence[Projector]:

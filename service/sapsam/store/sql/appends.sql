@@ -12,3 +12,17 @@ FROM (SELECT 1 FROM inserted LIMIT 1) AS appended
 DELETE FROM deal_secrets
 WHERE stream_id = %(stream)s::text AND deal_number = %(number)s::int
     AND EXISTS (SELECT 1 FROM inserted)
+
+-- name: keep_secrets_with_batch
+-- The same for every append of a commit group's batch statement (sapsam.store.batch_statement)
+-- that keeps seeds: ``appended`` holds only appends whose events were inserted.
+INSERT INTO deal_secrets (stream_id, deal_number, seed)
+SELECT a.stream, (part.x->>'number')::int, decode(part.x->>'seed', 'hex')
+FROM appended AS a, jsonb_array_elements(a.parts->'keep_secret') AS part(x)
+
+-- name: forget_secrets_with_batch
+-- The seeds the batch's appended events publish, deleted by the same statement.
+DELETE FROM deal_secrets
+USING appended AS a, jsonb_array_elements(a.parts->'forget_secret') AS part(x)
+WHERE deal_secrets.stream_id = a.stream
+    AND deal_secrets.deal_number = (part.x->>'number')::int

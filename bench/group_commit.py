@@ -10,6 +10,8 @@ alternating rounds of ``--seconds`` each:
 
 - ``grouped``: ``group_commit=True`` (``sapsam.store.commit_group``: the appends in flight share
   one transaction and one WAL flush);
+- ``grouped_statements``: the same, but the batch as one statement per append between ``BEGIN``
+  and ``COMMIT`` (``batch_statement=False``: the group before ``sapsam.store.batch_statement``);
 - ``individual``: ``group_commit=False`` (each append its own autocommit statement and commit).
 
 Per side: appends/s, p50/p99 latency, the Python process's CPU per append (``time.process_time``),
@@ -37,7 +39,7 @@ from _procs import stop_cleanly_on_sigterm
 from sapsam.log.records import NewEvent
 from sapsam.store.event_store import EventStore
 
-SIDES = ("grouped", "individual")
+SIDES = ("grouped", "grouped_statements", "individual")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -64,9 +66,14 @@ async def measure(
     database: Any, streams: int, pool: int, seconds: float, rounds: int
 ) -> dict[str, Any]:
     stores = {
-        side: await EventStore.connect(database.url, max_size=pool, group_commit=side == "grouped")
+        side: await EventStore.connect(
+            database.url, max_size=pool, group_commit=side != "individual"
+        )
         for side in SIDES
     }
+    group = stores["grouped_statements"].commit_group
+    assert group is not None
+    group.batch_statement = False
     totals = {
         side: {
             "appends": 0,
@@ -137,16 +144,24 @@ async def measure(
         }
         if "batches" in total:
             result[side]["statements_per_batch"] = round(total["batched"] / total["batches"], 2)
-    grouped, individual = result["grouped"], result["individual"]
-    result["grouped_over_individual"] = {
-        key: round(grouped[key] / individual[key], 3) if individual[key] else None
-        for key in (
-            "python_cpu_us_per_append",
-            "postgres_backends_cpu_us_per_append",
-            "postgres_cluster_cpu_us_per_append",
-            "appends_per_second",
-        )
-    }
+    compared = (
+        "python_cpu_us_per_append",
+        "postgres_backends_cpu_us_per_append",
+        "postgres_cluster_cpu_us_per_append",
+        "appends_per_second",
+    )
+    for name, (side, baseline) in {
+        "grouped_over_individual": ("grouped", "individual"),
+        "grouped_over_grouped_statements": ("grouped", "grouped_statements"),
+    }.items():
+        result[name] = {
+            key: (
+                round(result[side][key] / result[baseline][key], 3)
+                if result[baseline][key]
+                else None
+            )
+            for key in compared
+        }
     return result
 
 

@@ -5,9 +5,10 @@ database with the game's read models, ``--tables`` tables play whole deals (the 
 events, ``sapsam.audit.sample_series``) through ``sapsam.store.appends.append`` with the game's
 projectors and the deal secrets' companions, as the service appends them: one append per command
 (a command's follow-up events, such as ``RevealsOpened`` or ``DealScored``, join its batch), the
-tables playing at once. Each append's single statement goes to the store's commit group
-(``sapsam.store.commit_group``: the statements arriving together are sent as ``BEGIN; s1; ...;
-sN; COMMIT`` in one pipeline), rewritten on the way for the variant being measured. With
+tables playing at once. Each append goes to the store's commit group
+(``sapsam.store.commit_group``: the appends arriving together are sent as one statement,
+``sapsam.store.batch_statement``), or, for the variants that rewrite it, as its own single
+statement, the batch then being ``BEGIN; s1; ...; sN; COMMIT`` in one pipeline. With
 ``--tables 4`` the group carries ~3 appends per commit (``bench/service.py``: ~2.6). Each
 variant's group keeps its connection for the whole run, as a busy server's does, so what psycopg
 prepared stays prepared.
@@ -15,10 +16,15 @@ prepared stays prepared.
 Variants alternate within each of ``--rounds`` rounds, each on fresh tables (set up outside the
 measured window). Per variant: the backends' CPU per append (``/proc/<pid>/stat``, user + system,
 so other work on the machine does not count, though it slows everything through shared caches),
-and from ``pg_stat_statements`` (``track_planning`` on) planning and execution time per append.
+and from ``pg_stat_statements`` (``track_planning`` on) planning and execution time per append;
+and this process's CPU per append (``time.process_time``: the appends' own Python and the commit
+group's, the same for every variant but the commit group's part).
 
-- ``full``: the statement as the store sends it (psycopg prepares it after 5 uses,
+- ``full``: the batch as the store sends it, one statement (psycopg prepares it after 5 uses,
   ``plan_cache_mode = auto``);
+- ``statements``: each append's own statement, unchanged, one per append in the batch's pipeline
+  (the commit group before ``sapsam.store.batch_statement``; what the rewriting variants below
+  rewrite);
 - ``unprepared``: never prepared (``prepare_threshold = None``): parsed and planned every time;
 - ``generic_plan`` / ``custom_plan``: prepared, ``plan_cache_mode`` forced either way;
 - ``sync_off``: ``full`` with ``synchronous_commit = off`` (the difference: the commits' flushes);

@@ -23,6 +23,7 @@ from typing import Final
 
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
+from sapsam.audit.natural_account import natural_phrase, real_naturals
 from sapsam.audit.report import AuditReport, render_text
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -31,6 +32,7 @@ from sapsam.domain.events import (
     DealStarted,
     Event,
     EventCodec,
+    NaturalRevealed,
     PlayerSeated,
     SeatReplaced,
     SeatTimedOut,
@@ -40,6 +42,7 @@ from sapsam.domain.events import (
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hand_text import cards_shown, names_apart, row_name
+from sapsam.rules.naturals import NaturalHand
 from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties, royalty_units
 from sapsam.rules.ruleset import MajorityRule, RuleSet, RuleSetError, ScoringMethod
 from sapsam.rules.scoring import DealScore, PairResult, settlement
@@ -96,6 +99,8 @@ class DealAccount:
     series_totals: tuple[int, ...]
     royalties: tuple[tuple[int, int, int], ...] = ()
     """Each seat's royalty units per row (``rules.royalties.row_royalties``; zeros without)."""
+    naturals: tuple[NaturalHand | None, ...] = ()
+    """Each seat's real declared natural, if any (docs/rules.md §2.9; ``()`` without naturals)."""
     surrendered: tuple[bool, ...] = ()
     """Each seat's announcement at a table with surrender: True surrendered (docs/rules.md §2.8);
     ``()`` when nobody did."""
@@ -189,6 +194,7 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
     dealer: int | None = None
     foul_words: dict[int, str] = {}
     surrendered: set[int] = set()
+    opened: dict[int, str] = {}
     found: list[DealAccount] = []
     for event in events:
         if isinstance(event, TableCreated):
@@ -200,7 +206,9 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
         elif isinstance(event, (PlayerSeated, SeatReplaced)) and 0 <= event.seat < len(players):
             players[event.seat] = event.player_id
         elif isinstance(event, DealStarted):
-            dealer, foul_words, surrendered = event.dealer, {}, set()
+            dealer, foul_words, surrendered, opened = event.dealer, {}, set(), {}
+        elif isinstance(event, NaturalRevealed):
+            opened[event.seat] = event.natural
         elif isinstance(event, SurrenderAnnounced) and event.surrender:
             surrendered.add(event.seat)
         elif isinstance(event, ArrangementRevealed) and event.foul:
@@ -208,7 +216,9 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
         elif isinstance(event, SeatTimedOut) and event.consequence != "solver":
             foul_words[event.seat] = f"missed the {event.stage} deadline"
         elif isinstance(event, DealScored) and rule_set is not None:
-            account = _account(event, rule_set, tuple(players), dealer, foul_words, surrendered)
+            account = _account(
+                event, rule_set, tuple(players), dealer, foul_words, surrendered, opened
+            )
             if account is not None:
                 previous = found[-1].deal_number if found else 0
                 stated = account.deal_number not in (1, previous + 1)
@@ -223,6 +233,7 @@ def _account(
     dealer: int | None,
     foul_words: Mapping[int, str],
     surrendered: Collection[int] = (),
+    opened: Mapping[int, str] | None = None,
 ) -> DealAccount | None:
     seats = len(players)
     if not (len(event.arrangements) == len(event.fouls) == len(event.totals) == seats):
@@ -233,8 +244,11 @@ def _account(
     strict = rule_set.strict_row_order
     judged = [_judged(rows[seat], event.fouls[seat], strict) for seat in range(seats)]
     announced = tuple(seat in surrendered for seat in range(seats)) if surrendered else ()
+    naturals = real_naturals(rule_set, rows, event.fouls, opened) if opened else ()
     try:
-        score = score_with_surrender(rule_set, judged, announced or (False,) * seats)
+        score = score_with_surrender(
+            rule_set, judged, announced or (False,) * seats, naturals or None
+        )
     except ValueError:
         return None
     return DealAccount(
@@ -251,6 +265,7 @@ def _account(
         series_totals=tuple(event.series_totals),
         royalties=tuple(row_royalties(rule_set, check) for check in judged),
         surrendered=announced,
+        naturals=naturals,
     )
 
 
@@ -306,6 +321,9 @@ def pair_items(
     """A pair's account line by line: each row and its winner, then the bonuses; the points of
     the items add up to the scorer's ``pair.delta`` (``settlement``'s parts)."""
     first, second = labels[pair.seat_a], labels[pair.seat_b]
+    by_natural = natural_phrase(rule_set, pair, account.naturals, first, second)
+    if by_natural is not None:
+        return [PairItem(by_natural, pair.delta)]
     if account.surrendered and (
         account.surrendered[pair.seat_a] or account.surrendered[pair.seat_b]
     ):

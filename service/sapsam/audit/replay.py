@@ -26,6 +26,7 @@ from sapsam.audit.deal_account import (
 )
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
+from sapsam.audit.natural_account import tell_natural
 from sapsam.audit.surrender_checks import tell_announcement
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -262,6 +263,9 @@ def _happened(event: Event, state: TableState) -> str:
         return "every seat is settled: reveals are open"
     if isinstance(event, (AnnouncementsOpened, SurrenderAnnounced)):
         return tell_announcement(event)
+    told = tell_natural(event)
+    if told is not None:
+        return told
     if isinstance(event, ArrangementRevealed):
         rows = f"{' '.join(event.front)} | {' '.join(event.middle)} | {' '.join(event.back)}"
         foul = f" — a foul ({event.foul_reason})" if event.foul else ""

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from sapsam import fairness
-from sapsam.audit import Requester, select_deal, verify_export, write_lines
+from sapsam.audit import Requester, read_export, select_deal, verify_export, write_lines
 from sapsam.audit.deal_account import accounts, pair_items
+from sapsam.audit.replay import render_frame, replay
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,
@@ -212,3 +213,14 @@ def test_a_forged_surrender_payment_fails_the_scores(honest: list[Json]) -> None
 
     report = _verify(_forged(honest, edit))
     assert "scores" in report.failed_names()
+
+
+def test_the_replay_tells_the_announcements(honest: list[Json]) -> None:
+    frames = replay(
+        read_export(write_lines(select_deal(_recorded(honest), 1, Requester.operator())))
+    )
+    text = "\n".join(render_frame(frame) for frame in frames)
+    first, second, last = _of(honest, "AnnouncementsOpened")[0]["order"]
+    assert f"the seats announce play or surrender in turn ({first}, {second}, {last})" in text
+    assert f"seat {first} surrenders" in text and f"seat {second} plays" in text
+    assert "confirmed, surrenders" in text

@@ -324,6 +324,9 @@ def _seat_status(state: TableState, seat: int) -> str:
     if deal.timeouts[seat] is not None:
         return f"timed out ({deal.timeouts[seat]})"
     if deal.confirmed[seat]:
+        announced = None if deal.announcements is None else deal.announcements.surrendered[seat]
+        if announced is not None:  # docs/rules.md §2.8
+            return "confirmed, surrenders" if announced else "confirmed, plays"
         return "confirmed"
     if deal.commitments[seat] is not None:
         return "committed"

@@ -94,3 +94,17 @@ def test_from_dict_reads_strings_and_lists_and_refuses_unknown_keys() -> None:
         OpenFaceRules.from_dict({"discards": 1})
     with pytest.raises(OpenFaceRulesError, match="must be an object"):
         OpenFaceRules.from_dict([])  # type: ignore[arg-type]
+
+
+def test_the_json_form_is_canonical_and_strict() -> None:
+    rules = open_face_preset("ofc_turbo")
+    text = rules.to_json()
+    assert text.startswith('{"automatic_moves":"forced",') and " " not in text
+    assert '"street_cards":[5,4,4]' in text
+    assert OpenFaceRules.from_json(text) == rules
+    with pytest.raises(OpenFaceRulesError, match=r"integers only, got 6\.0"):
+        OpenFaceRules.from_json('{"scoop_points": 6.0}')
+    with pytest.raises(OpenFaceRulesError, match="not valid JSON"):
+        OpenFaceRules.from_json("{")
+    with pytest.raises(OpenFaceRulesError, match="must be an object"):
+        OpenFaceRules.from_json("[]")

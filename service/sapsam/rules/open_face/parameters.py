@@ -9,6 +9,7 @@ under the rules it was played with. docs/rules.md §8 gives each parameter's sou
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -170,6 +171,24 @@ class OpenFaceRules:
         if isinstance(streets, list):
             values["street_cards"] = tuple(streets)
         return cls(**values)
+
+    def to_json(self) -> str:
+        """Canonical JSON, as a table's first event records it: sorted keys, no white space,
+        integers only."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> OpenFaceRules:
+        """Read a rule set from JSON, strictly (:meth:`from_dict`; a float is refused)."""
+        try:
+            data = json.loads(text, parse_float=_refuse_float, parse_constant=_refuse_float)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise OpenFaceRulesError(f"rule set is not valid JSON: {error}") from None
+        return cls.from_dict(data)
+
+
+def _refuse_float(text: str) -> Any:
+    raise OpenFaceRulesError(f"rule sets hold integers only, got {text}")
 
 
 _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(

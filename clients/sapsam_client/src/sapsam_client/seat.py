@@ -313,17 +313,23 @@ class Seat:
     def arrange(
         self, arranger: Arranger, table: table_pb2.Table, declarer: Declarer | None = None
     ) -> Commitment | None:
-        """Take the hand (from the stream, else the server), at a table with naturals declare
-        (``declarer``'s choice; by default :func:`default_declarer`), let ``arranger`` choose the
-        rows, and commit and confirm them in one call; None, sending nothing, when the arranger
-        raises :class:`DealEndedError`."""
+        """Take the hand (from the stream, else the server), at a table with naturals choose the
+        declaration (``declarer``'s choice; by default :func:`default_declarer`), let
+        ``arranger`` choose the rows, then declare and commit and confirm them; None, sending
+        nothing, when the arranger raises :class:`DealEndedError`.
+
+        The declaration is sent just before the commitment, whatever it is, so the moment it
+        reaches the log says nothing about it either (docs/fairness.md §21)."""
         hand = self.hand(table.deal_number or None)
+        declaration = None
         if plays_naturals(table) and hand.deal_number not in self._declarations:
-            self.declare(hand.deal_number, (declarer or default_declarer)(hand, table))
+            declaration = (declarer or default_declarer)(hand, table)
         try:
             rows = arranger(hand, table)
         except DealEndedError:
             return None
+        if declaration is not None:
+            self.declare(hand.deal_number, declaration)
         return self.commit(hand.deal_number, rows, confirm=True)
 
     # -- a whole series -------------------------------------------------------------------------

@@ -37,3 +37,21 @@ def test_the_demo_plays_a_series_and_verifies_every_deal() -> None:
     assert "verification: PASSED (8 of 8 deals verified)" in output
     # No line is wider than a terminal.
     assert max(len(line) for line in output.splitlines()) <= 80
+
+
+def test_the_demo_plays_naturals_end_to_end() -> None:
+    """With 004's naturals (four_player_bonus) every bot declares before it commits (none, or
+    the strongest natural it holds), reveals its declaration with its rows, and every deal
+    verifies with each seat's declaration[s] check (10 checks and 4)."""
+    sapsam = Path(sys.executable).parent / "sapsam"
+    completed = subprocess.run(
+        [str(sapsam), "demo", "--preset", "four_player_bonus", "--deals", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = completed.stdout
+    assert completed.returncode == 0, output + completed.stderr
+    assert len(re.findall(r"^  deal \d: ok \(14 checks\)$", output, re.MULTILINE)) == 2
+    assert "verification: PASSED (2 of 2 deals verified)" in output

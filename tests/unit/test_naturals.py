@@ -34,7 +34,8 @@ from sapsam.rules.naturals import (
     naturals_held,
     playable_naturals,
 )
-from sapsam.rules.ruleset import RuleSet, RuleSetError
+from sapsam.rules.royalties import RoyaltyPayment
+from sapsam.rules.ruleset import RuleSet, RuleSetError, ScoringMethod
 from sapsam.rules.scoring import score_deal, worst_pair_units
 
 CLASSIC = RuleSet(naturals=NaturalsTable.CLASSIC)
@@ -355,3 +356,37 @@ def test_amounts_are_bounded_rule_set_fields_of_version_5() -> None:
     assert old.naturals is NaturalsTable.NONE and "naturals" not in old.to_dict()
     assert worst_pair_units(RuleSet(naturals=NaturalsTable.EXTENDED)) == 52  # supreme dragon
     assert worst_pair_units(CLASSIC.with_changes(natural_dragon=2)) == 3  # the scoop's 3 rows
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_totals_are_zero_sum_and_follow_the_seats_when_relabelled(seed: int) -> None:
+    """Random deals with random naturals (real ones, from hands that hold them) under every
+    scoring method with royalties: the totals sum to zero, and permuting the seats permutes the
+    totals."""
+    rng = random.Random(seed)
+    hands = [
+        (SIX_PAIRS_KINGS, Natural.SIX_PAIRS),
+        (SIX_PAIRS_ACES_LOW, Natural.SIX_PAIRS),
+        (THREE_FLUSHES, Natural.THREE_FLUSHES),
+        (DRAGON, Natural.DRAGON),
+        (DRAGON, Natural.THREE_STRAIGHTS),
+    ]
+    rows = [
+        ORDINARY_SCOOPER,
+        ORDINARY_WEAK,
+        Arrangement.parse("Ac Ad 2h", "3c 4d 6h 8c Td", "2c 5d 7h 9d Jh"),
+    ]
+    for method in ScoringMethod:
+        rules = EXTENDED.with_changes(scoring=method, royalties=RoyaltyPayment.WON_ROW)
+        for _ in range(20):
+            seats = rng.randint(2, 4)
+            checks = [check_arrangement(rng.choice(rows)) for _ in range(seats)]
+            naturals = [
+                held(*rng.choice(hands)) if rng.random() < 0.4 else None for _ in range(seats)
+            ]
+            score = score_deal(rules, checks, naturals)
+            assert sum(score.totals) == 0
+            order = list(range(seats))
+            rng.shuffle(order)
+            permuted = score_deal(rules, [checks[i] for i in order], [naturals[i] for i in order])
+            assert permuted.totals == tuple(score.totals[i] for i in order)

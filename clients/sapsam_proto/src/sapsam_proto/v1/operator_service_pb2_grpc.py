@@ -88,8 +88,10 @@ class OperatorServiceServicer:
         """Times one seat out now, whether or not its deadline passed, with the events the deadline
         would have recorded (SeatTimedOut; RevealsOpened when it was the last seat arranging; the
         seed and the score when it was the last seat the deal waited for). Only a seat the deal
-        waits for: one that has not confirmed while arranging, or not revealed while revealing
-        (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
+        waits for: one that has not confirmed while arranging, the seat whose turn it is while
+        seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
+        has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
+        WRONG_PHASE in any other phase).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -51,8 +51,10 @@ class OperatorServiceStub:
     """Times one seat out now, whether or not its deadline passed, with the events the deadline
     would have recorded (SeatTimedOut; RevealsOpened when it was the last seat arranging; the
     seed and the score when it was the last seat the deal waited for). Only a seat the deal
-    waits for: one that has not confirmed while arranging, or not revealed while revealing
-    (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
+    waits for: one that has not confirmed while arranging, the seat whose turn it is while
+    seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
+    has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
+    WRONG_PHASE in any other phase).
     """
     VoidDeal: _grpc.UnaryUnaryMultiCallable[_operator_service_pb2.VoidDealRequest, _operator_service_pb2.VoidDealResponse]
     """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
@@ -91,8 +93,10 @@ class OperatorServiceAsyncStub(OperatorServiceStub):
     """Times one seat out now, whether or not its deadline passed, with the events the deadline
     would have recorded (SeatTimedOut; RevealsOpened when it was the last seat arranging; the
     seed and the score when it was the last seat the deal waited for). Only a seat the deal
-    waits for: one that has not confirmed while arranging, or not revealed while revealing
-    (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
+    waits for: one that has not confirmed while arranging, the seat whose turn it is while
+    seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
+    has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
+    WRONG_PHASE in any other phase).
     """
     VoidDeal: _aio.UnaryUnaryMultiCallable[_operator_service_pb2.VoidDealRequest, _operator_service_pb2.VoidDealResponse]  # type: ignore[assignment]
     """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
@@ -146,8 +150,10 @@ class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
         """Times one seat out now, whether or not its deadline passed, with the events the deadline
         would have recorded (SeatTimedOut; RevealsOpened when it was the last seat arranging; the
         seed and the score when it was the last seat the deal waited for). Only a seat the deal
-        waits for: one that has not confirmed while arranging, or not revealed while revealing
-        (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise; WRONG_PHASE in any other phase).
+        waits for: one that has not confirmed while arranging, the seat whose turn it is while
+        seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
+        has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
+        WRONG_PHASE in any other phase).
         """
 
     @_abc_1.abstractmethod

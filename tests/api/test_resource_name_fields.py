@@ -37,6 +37,7 @@ PLAYER_CALLS = frozenset(
         "CutDeck",
         "GetMyHand",
         "CommitArrangement",
+        "DeclareNatural",
         "ConfirmArrangement",
         "RevealArrangement",
         "AnnounceSurrender",

@@ -24,7 +24,6 @@ from sapsam.rules.arrangement import Arrangement, ArrangementCheck
 from sapsam.rules.cards import Card
 from sapsam.rules.naturals import Natural, NaturalHand, NaturalsTable, declared, judge_seat
 
-COMMITMENT_BYTES = 32
 DECLARATIONS = ", ".join(natural.value for natural in Natural)
 
 
@@ -57,7 +56,7 @@ def decide_declare(state: TableState, command: DeclareNatural) -> list[Event]:
         )
     if deal.confirmed[seat] or deal.commitments[seat] is not None:  # pragma: no cover - guarded
         raise DomainError(Reason.ALREADY_CONFIRMED, "a declaration comes before the commitment")
-    if len(command.commitment) != COMMITMENT_BYTES:
+    if len(command.commitment) != fairness.COMMITMENT_BYTES:
         raise DomainError(
             Reason.BAD_COMMITMENT,
             f"a declaration commitment is a 32-byte SHA-256 hash, not {len(command.commitment)}"

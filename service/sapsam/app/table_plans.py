@@ -8,6 +8,7 @@ A handler (``sapsam.app.table_seating``, ``sapsam.app.deal_commands``,
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -26,8 +27,10 @@ STREAM_PREFIX = "table-"
 CONFLICT_RETRIES = 5
 
 
+@functools.lru_cache(maxsize=4096)
 def stream_id_for(table_id: uuid.UUID) -> str:
-    """The log stream of a table."""
+    """The log stream of a table (kept for the tables used lately: a write names its stream
+    several times, and ``str(uuid)`` is Python code)."""
     return f"{STREAM_PREFIX}{table_id}"
 
 

@@ -29,7 +29,7 @@ from sapsam.api.deal_history import list_my_deals
 from sapsam.api.deal_results import DealResults
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.players import PlayerDirectory
-from sapsam.api.receipt_messages import receipt_message
+from sapsam.api.receipt_messages import with_receipt
 from sapsam.api.request_digest import request_digest
 from sapsam.api.stream_channels import TableChannel, table_events_batch
 from sapsam.api.table_requests import (
@@ -139,10 +139,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
         )
         created = fold([self._tables.decode(recorded) for recorded in outcome.events])
-        return table_service_pb2.CreateTableResponse(
-            table=await self._table_view(created),
-            receipt=receipt_message(outcome.receipt),
-            warnings=missing_deadlines(created.rule_set),
+        return with_receipt(
+            table_service_pb2.CreateTableResponse(
+                table=await self._table_view(created), warnings=missing_deadlines(created.rule_set)
+            ),
+            outcome.receipt,
         )
 
     async def GetTable(  # noqa: N802 - the generated method name
@@ -222,10 +223,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
         )
         seated = event_of(outcome, domain_events.PlayerSeated)
-        return table_service_pb2.JoinTableResponse(
-            seat=resources.seat_name(table_id, seated.seat),
-            version=outcome.version,
-            receipt=receipt_message(outcome.receipt),
+        return with_receipt(
+            table_service_pb2.JoinTableResponse(
+                seat=resources.seat_name(table_id, seated.seat), version=outcome.version
+            ),
+            outcome.receipt,
         )
 
     async def ChooseDealer(  # noqa: N802 - the generated method name
@@ -244,10 +246,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
         )
         chosen = event_of(outcome, domain_events.DealerChosen)
-        return table_service_pb2.ChooseDealerResponse(
-            dealer_seat=resources.seat_name(table_id, chosen.dealer),
-            version=outcome.version,
-            receipt=receipt_message(outcome.receipt),
+        return with_receipt(
+            table_service_pb2.ChooseDealerResponse(
+                dealer_seat=resources.seat_name(table_id, chosen.dealer), version=outcome.version
+            ),
+            outcome.receipt,
         )
 
     async def StartDeal(  # noqa: N802 - the generated method name
@@ -266,11 +269,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
         )
         started = event_of(outcome, domain_events.DealStarted)
-        return table_service_pb2.StartDealResponse(
-            deal=resources.deal_name(table_id, started.deal_number),
-            seed_commitment=bytes.fromhex(started.seed_commitment),
-            version=outcome.version,
-            receipt=receipt_message(outcome.receipt),
+        return with_receipt(
+            table_service_pb2.StartDealResponse(
+                deal=resources.deal_name(table_id, started.deal_number),
+                seed_commitment=bytes.fromhex(started.seed_commitment),
+                version=outcome.version,
+            ),
+            outcome.receipt,
         )
 
     async def ContributeEntropy(  # noqa: N802 - the generated method name
@@ -288,8 +293,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
-        return table_service_pb2.ContributeEntropyResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        return with_receipt(
+            table_service_pb2.ContributeEntropyResponse(version=outcome.version), outcome.receipt
         )
 
     async def CutDeck(  # noqa: N802 - the generated method name
@@ -307,8 +312,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=expected_version(request),
             request_digest=request_digest(request),
         )
-        return table_service_pb2.CutDeckResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        return with_receipt(
+            table_service_pb2.CutDeckResponse(version=outcome.version), outcome.receipt
         )
 
     async def GetMyHand(  # noqa: N802 - the generated method name
@@ -355,8 +360,11 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         confirmed = any(
             recorded.type == domain_events.SeatConfirmed.TYPE for recorded in outcome.events
         )
-        return table_service_pb2.CommitArrangementResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt), confirmed=confirmed
+        return with_receipt(
+            table_service_pb2.CommitArrangementResponse(
+                version=outcome.version, confirmed=confirmed
+            ),
+            outcome.receipt,
         )
 
     async def DeclareNatural(  # noqa: N802 - the generated method name
@@ -398,8 +406,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
             deal_number=deal_number(request),
         )
-        return table_service_pb2.ConfirmArrangementResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        return with_receipt(
+            table_service_pb2.ConfirmArrangementResponse(version=outcome.version), outcome.receipt
         )
 
     async def AnnounceSurrender(  # noqa: N802 - the generated method name
@@ -447,8 +455,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             natural=request.natural or None,
             natural_nonce=request.natural_nonce,
         )
-        return table_service_pb2.RevealArrangementResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        return with_receipt(
+            table_service_pb2.RevealArrangementResponse(version=outcome.version), outcome.receipt
         )
 
     # -- results and the live feed --------------------------------------------------------------

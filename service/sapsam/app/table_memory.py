@@ -29,6 +29,9 @@ used."""
 TAIL_EVENTS = 48
 """Recorded events kept per remembered table (its latest ones, up to its version): two deals of a
 four-seat table, so a deal's result is read from memory."""
+DECODED_EVENTS = 24
+"""Domain events kept per remembered table, with the latest recorded ones: a four-seat deal's
+(~10 KiB a table; an event not among them is decoded when asked for, as before)."""
 
 
 class TableMemory:
@@ -124,10 +127,10 @@ class TableMemory:
             raise ValueError("one domain event for each recorded event")
         remembered = self._decoded.setdefault(table_id, {})
         for event, domain_event in zip(
-            recorded[-TAIL_EVENTS:], decoded[-TAIL_EVENTS:], strict=True
+            recorded[-DECODED_EVENTS:], decoded[-DECODED_EVENTS:], strict=True
         ):
             remembered[event.hash] = domain_event
-        excess = len(remembered) - TAIL_EVENTS
+        excess = len(remembered) - DECODED_EVENTS
         if excess > 0:
             for oldest in list(itertools.islice(remembered, excess)):
                 del remembered[oldest]

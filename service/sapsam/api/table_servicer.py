@@ -387,8 +387,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             signature=signature,
             player_keys=keys,
         )
-        return table_service_pb2.DeclareNaturalResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        return with_receipt(
+            table_service_pb2.DeclareNaturalResponse(version=outcome.version), outcome.receipt
         )
 
     async def ConfirmArrangement(  # noqa: N802 - the generated method name
@@ -427,8 +427,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             request_digest=request_digest(request),
             deal_number=deal_number(request),
         )
-        return table_service_pb2.AnnounceSurrenderResponse(
-            version=outcome.version, receipt=receipt_message(outcome.receipt)
+        return with_receipt(
+            table_service_pb2.AnnounceSurrenderResponse(version=outcome.version), outcome.receipt
         )
 
     async def RevealArrangement(  # noqa: N802 - the generated method name

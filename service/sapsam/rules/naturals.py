@@ -195,6 +195,8 @@ def _three_straights(cards: Collection[int]) -> tuple[int, ...] | None:
     counts = [0] * 13
     for rank in _ranks(cards):
         counts[rank] += 1
+    if max(counts) > 3:  # a rank is in at most one straight of each row
+        return None
     for back_top, back in _FIVE_STRAIGHTS_HIGH_FIRST:
         if not all(counts[rank] for rank in back):
             continue
@@ -212,12 +214,19 @@ def _three_straights(cards: Collection[int]) -> tuple[int, ...] | None:
     return None
 
 
+_FLUSH_SUIT_COUNTS: Final = ([13], [3, 10], [5, 8], [3, 5, 5])
+
+
 def _three_flushes(cards: Collection[int]) -> tuple[int, ...] | None:
     # Each row is one suit; a suit's cards fill its rows from the top: the back first, then the
     # middle, then the front, which is the largest key for that choice of suits.
     by_suit: dict[int, list[int]] = {}
     for card in cards:
         by_suit.setdefault(card & 3, []).append(card >> 2)
+    # Rows of 3, 5 and 5 of one suit each: only these suit counts can make them (most hands stop
+    # here, before the 64 choices of suits are tried).
+    if sorted(map(len, by_suit.values())) not in _FLUSH_SUIT_COUNTS:
+        return None
     best: tuple[int, ...] | None = None
     for front_suit, middle_suit, back_suit in itertools.product(range(4), repeat=3):
         sizes = Counter({back_suit: 5}) + Counter({middle_suit: 5}) + Counter({front_suit: 3})

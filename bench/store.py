@@ -23,7 +23,10 @@ process, WAL writer included). Target (issue #14): append CPU per event (Python 
 backends) at most 1.3 times the baseline's; the ratio to the answering baseline is reported too.
 
 ``replay``: events read from the log in global order and folded into table state per second, with
-``replay_evolve`` as the fold (``--replay-events``, 0 to skip).
+``replay_evolve`` as the fold (``--replay-events``, 0 to skip); and ``follower_read``, the results
+process's read of that log in its pages of 500, every event decoded (``read_all``) against only
+the ``DealScored`` ones (``read_all_of_types``), alternating: this process's CPU per event in the
+log.
 
 Usage: ``python bench/store.py [--seconds 2] [--rounds 5] [--synchronous-commit on|off]
 [--replay-events 20000] [--database-url URL]``
@@ -52,6 +55,7 @@ from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.rules.ruleset import DEFAULT_RULE_SET
 from sapsam.store.appends import append
 from sapsam.store.offline_reads import iterate_all
+from sapsam.store.reads import read_all, read_all_of_types
 
 DEAL_BATCH = 14
 TARGET_RATIO = 1.3
@@ -280,6 +284,7 @@ def measure_replay(url: str, events: int) -> dict[str, Any]:
                     )
 
     asyncio.run(fill())
+    follower = asyncio.run(measure_follower_read(url))
     # A replay reads offline, on a synchronous connection.
     with psycopg.connect(url, autocommit=True) as connection:
         # One untimed pass first, so the timed pass reads from a warm cache.
@@ -305,6 +310,43 @@ def measure_replay(url: str, events: int) -> dict[str, Any]:
         # Reading and folding one event after the other, from the two measured rates.
         "read_and_fold_events_per_s": round(1 / (1 / read_rate + 1 / fold_rate)),
         "fold": "decode + sapsam.domain.table.evolve per table stream",
+        "follower_read": follower,
+    }
+
+
+async def measure_follower_read(url: str, rounds: int = 3) -> dict[str, Any]:
+    """The results process's read of the log, in its pages of 500: every event read and decoded
+    (``read_all``) against only the ``DealScored`` ones (``read_all_of_types``), alternating;
+    this process's CPU per event in the log."""
+    spent = {"all_events": 0.0, "deal_scored_only": 0.0}
+    events = 0
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as connection:
+        for round_number in range(rounds + 1):  # round 0 warms the cache, not counted
+            for side in spent:
+                position, read = 0, 0
+                began = time.process_time()
+                while True:
+                    if side == "all_events":
+                        page = await read_all(connection, position, 500)
+                        read += len(page)
+                        position = page[-1].position if page else position
+                        if len(page) < 500:
+                            break
+                    else:
+                        typed = await read_all_of_types(connection, position, 500, ["DealScored"])
+                        read, position = read + len(typed.events), typed.last_position
+                        if typed.caught_up:
+                            break
+                if round_number:
+                    spent[side] += time.process_time() - began
+                if side == "all_events":
+                    events = read
+    return {
+        "events_in_log": events,
+        **{
+            f"{side}_cpu_us_per_event_in_log": round(seconds / rounds / events * 1e6, 2)
+            for side, seconds in spent.items()
+        },
     }
 
 

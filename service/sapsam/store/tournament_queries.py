@@ -144,12 +144,21 @@ async def tournament_pause_lock(
     deal's start at one of its tables). A session lock, released at the end, or with the
     connection if the process dies."""
     key = {"key": int.from_bytes(tournament_id.bytes[:4], "big", signed=True)}
-    kind = "_shared" if shared else ""
-    await connection.execute(query(f"tournaments.hold_pause_lock{kind}"), key)
+    if shared:
+        hold, release = (
+            query("tournaments.hold_pause_lock_shared"),
+            query("tournaments.release_pause_lock_shared"),
+        )
+    else:
+        hold, release = (
+            query("tournaments.hold_pause_lock"),
+            query("tournaments.release_pause_lock"),
+        )
+    await connection.execute(hold, key)
     try:
         yield
     finally:
-        await connection.execute(query(f"tournaments.release_pause_lock{kind}"), key)
+        await connection.execute(release, key)
 
 
 async def tournament_phase_of_table(connection: Connection, table_id: str) -> str | None:

@@ -32,7 +32,8 @@ from sapsam_proto.v1 import tournament_pb2
 POLL_SECONDS: Final = 0.1
 """How often a follower reads the tournament while no round of its player is seated."""
 PAUSED_SECONDS: Final = 0.5
-"""How often a follower tries a paused tournament's table again."""
+"""How often a follower tries a paused tournament's table again, or reads a paused tournament
+for its next round."""
 NOTICE_SECONDS: Final = 2.0
 """How often a player's tournament is read for a pause, a resume, a cancellation, a forfeit."""
 SCAN_LIMIT: Final = 200
@@ -114,7 +115,8 @@ def follow_tournament(
         if view.status in FINISHED:
             break
         if waiting:
-            time.sleep(POLL_SECONDS)
+            paused = view.status == tournament_pb2.TOURNAMENT_STATUS_PAUSED
+            time.sleep(PAUSED_SECONDS if paused else POLL_SECONDS)  # a pause may last hours
     return tables
 
 

@@ -24,6 +24,7 @@ from sapsam.rules.cards import parse_cards
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import (
     player_service_pb2,
+    rule_set_pb2,
     table_pb2,
     table_service_pb2,
     tournament_service_pb2,
@@ -90,7 +91,13 @@ def altered(request: Message, **changes: object) -> Message:
 def test_every_table_rpc_refuses_a_request_id_reused_with_another_payload(api: Api) -> None:
     checker = Checker(api.database_url, api.call)
     creator, ann, bob = (api.register(name) for name in ("creator", "ann", "bob"))
-    create = table_service_pb2.CreateTableRequest(request_id=rid(), seat_count=2, series_length=1)
+    create = table_service_pb2.CreateTableRequest(
+        request_id=rid(),
+        seat_count=2,
+        series_length=1,
+        # With surrender, so that AnnounceSurrender is checked too (docs/rules.md §2.8).
+        rule_set_overrides=rule_set_pb2.RuleSet(surrender=rule_set_pb2.SURRENDER_RULE_PAY_PLAYERS),
+    )
     table = checker.check("CreateTable", create, altered(create, seat_count=3), creator.token).table
     seats: dict[str, Player] = {}
     for number, player in enumerate((ann, bob)):
@@ -136,6 +143,15 @@ def test_every_table_rpc_refuses_a_request_id_reused_with_another_payload(api: A
             back=[str(c) for c in arrangement.back],
         )
         reveals.append((player, rows_shown, nonce))
+    turn = api.call("GetTable", table_service_pb2.GetTableRequest(name=table.name), ann.token)
+    while turn.table.phase == table_pb2.TABLE_PHASE_ANNOUNCING:
+        seat = turn.table.announcing_seat
+        announce = table_service_pb2.AnnounceSurrenderRequest(
+            request_id=rid(), seat=seat, choice=table_pb2.SURRENDER_CHOICE_PLAY
+        )
+        other = altered(announce, choice=table_pb2.SURRENDER_CHOICE_SURRENDER)
+        checker.check("AnnounceSurrender", announce, other, seats[seat].token)
+        turn = api.call("GetTable", table_service_pb2.GetTableRequest(name=table.name), ann.token)
     for player, rows_shown, nonce in reveals:
         reveal = table_service_pb2.RevealArrangementRequest(
             request_id=rid(), seat=player.seat, arrangement=rows_shown, nonce=nonce

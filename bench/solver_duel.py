@@ -4,9 +4,10 @@ Each trial deals two seeded random 13-card hands X and Y from one deck and plays
 the seats' cards swapped: the candidate sets X against the baseline setting Y, then the candidate
 sets Y against the baseline setting X. The trial's result is what the candidate gained over both
 games, scored under the preset; swapping the hands cancels the luck of the deal, so what remains is
-the difference the objectives make. Both solvers are given the preset's rule set (only
-``played_score`` reads its scoring method). By default the candidate is what a new table's timeout
-policy uses (``objective_for`` the latest rules version) and the baseline is version 1's.
+the difference the objectives make. Both solvers are given the preset's rule set (``played_score``
+reads its scoring method, ``played_units`` its method and royalties). By default the candidate is
+what a new table's timeout policy uses (``objective_for`` the latest rules version) and the
+baseline is the previous rules version's objective.
 
 Also times every candidate solve (after a warm-up that builds the per-process tables) and checks
 that no arrangement of either side fouls.
@@ -33,9 +34,10 @@ from typing import Any
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
-from sapsam.rules.solver import Objective, objective_for, prepare, solve
+from sapsam.rules.solver import OBJECTIVE_BY_RULES_VERSION, Objective, objective_for, prepare, solve
 
 MEDIAN_TARGET_MS = 5.0
+_READS_THE_RULES = (Objective.PLAYED_SCORE, Objective.PLAYED_UNITS)
 
 
 def percentile(sorted_values: Sequence[float], fraction: float) -> float:
@@ -58,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     latest = objective_for(next(iter(PRESETS.values())))
     parser.add_argument("--candidate", choices=list(Objective), default=latest.value)
-    parser.add_argument("--baseline", choices=list(Objective), default="random_rows")
+    previous = OBJECTIVE_BY_RULES_VERSION[RULES_VERSION - 1]
+    parser.add_argument("--baseline", choices=list(Objective), default=previous.value)
     args = parser.parse_args(argv)
     candidate, baseline = Objective(args.candidate), Objective(args.baseline)
 
@@ -78,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for goal in (candidate, baseline):
                 # Objectives that ignore the method set the same rows under every preset of the
                 # same row order.
-                own = goal is Objective.PLAYED_SCORE or rule_set.strict_row_order
+                own = goal in _READS_THE_RULES or rule_set.strict_row_order
                 key = (goal, name if own else "")
                 if key not in mine:
                     timings = milliseconds[key[1]] if goal is candidate else []

@@ -85,6 +85,49 @@ def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
     assert aliased.table.rule_set == rule_set_message(PRESETS["pagat_one_six"])
 
 
+def test_royalty_tables_and_stakes_merge_into_a_preset(api: Api) -> None:
+    token = api.register("cid").token
+    overrides = rule_set_pb2.RuleSet(
+        royalty_amounts={"front_pair_Q": 12},
+        royalty_middle_three_of_a_kind=0,  # 003: "some tables 0"; one of the seven fields
+        pair_units={"0-1": 100},
+        royalty_broken_hands=rule_set_pb2.BROKEN_HANDS_CLAIMED,
+    )
+    created = create(api, token, rule_set_preset="closed_american", rule_set_overrides=overrides)
+    rules = created.table.rule_set
+    assert rules.rules_version == RULES_VERSION
+    american = PRESETS["closed_american"]
+    # The table's amounts are the preset's with the two entries changed, every other kept.
+    assert dict(rules.royalty_amounts) == {**american.royalty_amounts, "front_pair_Q": 12}
+    assert rules.royalty_middle_three_of_a_kind == 0
+    assert dict(rules.pair_units) == {"0-1": 100}
+    assert rules.royalty_broken_hands == rule_set_pb2.BROKEN_HANDS_CLAIMED
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        (rule_set_pb2.RuleSet(royalty_amounts={"back_pair": 1}), "royalty_amounts"),
+        (rule_set_pb2.RuleSet(royalty_amounts={"back_flush": 1001}), "royalty_amounts"),
+        (rule_set_pb2.RuleSet(royalty_amounts={"back_four_of_a_kind": 1}), "royalty_amounts"),
+        (rule_set_pb2.RuleSet(pair_units={"0-5": 3}), "pair_units"),
+        (rule_set_pb2.RuleSet(pair_units={"0-1": 0}), "pair_units"),
+    ],
+)
+def test_bad_royalty_amounts_and_stakes_name_their_field(
+    api: Api, overrides: rule_set_pb2.RuleSet, field: str
+) -> None:
+    token = api.register("dee").token
+    before = api.event_count()
+    with pytest.raises(grpc.RpcError) as raised:
+        create(api, token, rule_set_preset="capsa_susun", rule_set_overrides=overrides)
+    code, reason, _, bad_request = error_reason(raised.value)
+    assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_RULE_SET")
+    violations = [violation.field for violation in bad_request.field_violations]
+    assert violations == [f"rule_set_overrides.{field}"]
+    assert api.event_count() == before
+
+
 @pytest.mark.parametrize(
     ("fields", "field"),
     [
@@ -110,7 +153,7 @@ def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
         ({"rule_set": rule_set_pb2.RuleSet(majority=9)}, "rule_set.majority"),  # type: ignore[arg-type]
         ({"rule_set": rule_set_pb2.RuleSet(row_order=5)}, "rule_set.row_order"),  # type: ignore[arg-type]
         (
-            {"rule_set_preset": "capsa_susun", "rule_set_overrides": rule_set_pb2.RuleSet()},
+            {"rule_set_preset": "klondike", "rule_set_overrides": rule_set_pb2.RuleSet()},
             "rule_set_preset",
         ),
     ],

@@ -28,6 +28,7 @@ WORKED_RESULT = {
             "seat": 0,
             "foul": False,
             "total": 1,
+            "total_units": 1,
             "rows": [
                 "pair of twos, kicker A",
                 "pair of sevens, kickers 9 5 3",
@@ -38,6 +39,7 @@ WORKED_RESULT = {
             "seat": 1,
             "foul": False,
             "total": -1,
+            "total_units": -1,
             "rows": [
                 "pair of threes, kicker 4",
                 "pair of sixes, kickers 8 5 2",
@@ -45,7 +47,7 @@ WORKED_RESULT = {
             ],
         },
     ],
-    "pairs": [{"seat_a": 0, "seat_b": 1, "rows": [-1, 1, 1], "delta": 1}],
+    "pairs": [{"seat_a": 0, "seat_b": 1, "rows": [-1, 1, 1], "delta": 1, "units": 1}],
 }
 # A middle full house over a back two pair; the cards are apart from A's and B's.
 FOULED = {"front": "Kd Kh Ks", "middle": "8c 8d 8h Jd Js", "back": "4c 4h 5d Qd Qh"}
@@ -134,7 +136,9 @@ def test_score_jsonl_prints_one_result_per_line(
     assert (code, err) == (0, "")
     results = [json.loads(line) for line in out.splitlines()]
     assert results[0] == WORKED_RESULT
-    assert results[1]["pairs"] == [{"seat_a": 0, "seat_b": 1, "rows": [1, -1, -1], "delta": -2}]
+    assert results[1]["pairs"] == [
+        {"seat_a": 0, "seat_b": 1, "rows": [1, -1, -1], "delta": -2, "units": -2}
+    ]
 
 
 def seats_with(seat: int, row: str, cards: str) -> dict[str, Any]:
@@ -176,7 +180,7 @@ def seats_with(seat: int, row: str, cards: str) -> dict[str, Any]:
             json.dumps({**WORKED_DEAL, "rules": {"majority": "most"}}),
             "rule set key 'majority' must be one of two_rows_won, more_rows_won",
         ),
-        (json.dumps({**WORKED_DEAL, "rules": "capsa_susun"}), "unknown rule set preset"),
+        (json.dumps({**WORKED_DEAL, "rules": "klondike"}), "unknown rule set preset"),
     ],
 )
 def test_score_refuses_bad_input_with_one_line_and_no_output(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,8 @@ from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hands import Category, evaluate
 from sapsam.rules.naturals import NATURAL_FIELDS, Natural, NaturalsTable, SixPairsCounting
-from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
+from sapsam.rules.royalties import ROYALTY_FIELDS, BrokenHands, RoyaltyLimit, RoyaltyPayment
+from sapsam.rules.royalty_tables import ROYALTY_TABLES
 from sapsam.rules.ruleset import (
     MAX_BONUS_UNITS,
     MAX_DEADLINE_SECONDS,
@@ -71,7 +73,11 @@ def section(heading_start: str) -> str:
     up to the next heading of the same or a higher level."""
     level = heading_start.split(" ", 1)[0]
     lines = PAGE.splitlines()
-    starts = [index for index, line in enumerate(lines) if line.startswith(heading_start)]
+    starts = [
+        index
+        for index, line in enumerate(lines)
+        if line == heading_start or line.startswith(f"{heading_start} ")
+    ]
     assert len(starts) == 1, f"docs/rules.md needs exactly one heading {heading_start!r}"
     body: list[str] = []
     for line in lines[starts[0] + 1 :]:
@@ -134,6 +140,8 @@ def test_every_name_the_rule_set_defines_is_on_the_page() -> None:
         + [order.value for order in RowOrder]
         + [payment.value for payment in RoyaltyPayment]
         + [limit.value for limit in RoyaltyLimit]
+        + [claim.value for claim in BrokenHands]
+        + list(ROYALTY_TABLES)
         + [rule.value for rule in SurrenderRule]
         + [natural.value for natural in Natural]
         + [table.value for table in NaturalsTable]
@@ -153,6 +161,8 @@ def _default_text(value: object) -> str:
         return f"`{value.value}`"
     if isinstance(value, str):
         return f'`"{value}"`'
+    if isinstance(value, Mapping):
+        return json.dumps(dict(value))
     return str(value)
 
 
@@ -175,6 +185,9 @@ RANGES: dict[str, list[str]] = {
     "royalties": [f"`{payment.value}`" for payment in RoyaltyPayment],
     "royalty_limit": [f"`{limit.value}`" for limit in RoyaltyLimit],
     **{name: [f"0 to {MAX_BONUS_UNITS:,}"] for name in ROYALTY_FIELDS},
+    "royalty_amounts": [f"royalty key: 0 to {MAX_BONUS_UNITS:,}"],
+    "royalty_broken_hands": [f"`{claim.value}`" for claim in BrokenHands],
+    "pair_units": [f"1 to {MAX_ROW_UNIT:,}"],
     "surrender": [f"`{rule.value}`" for rule in SurrenderRule],
     "surrender_price": [f"0 to {MAX_BONUS_UNITS:,}"],
     "surrender_seconds": [f"1 to {MAX_DEADLINE_SECONDS:,}", "null"],

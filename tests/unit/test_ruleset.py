@@ -61,6 +61,15 @@ def test_presets_cover_every_scoring_method() -> None:
         "four_player",
         "four_player_royalties",
         "four_player_bonus",
+        "capsa_susun",
+        "capsa_susun_graded",
+        "capsa_susun_both_paid",
+        "capsa_susun_one_royalty",
+        "capsa_susun_broken",
+        "capsa_susun_one_six",
+        "capsa_susun_scoop_bonus",
+        "closed_american",
+        "closed_russian",
     ]
     assert {rule_set.scoring for rule_set in PRESETS.values()} == set(ScoringMethod)
     assert {rule_set.row_order for rule_set in PRESETS.values()} == set(RowOrder)

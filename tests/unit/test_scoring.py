@@ -169,6 +169,15 @@ def test_foul_against_legal_is_a_scoop_under_every_method() -> None:
         "four_player": -3,  # per row; scored here as one pair of its four seats
         "four_player_royalties": -8,  # 3 rows + the royal back's straight-flush royalty (5)
         "four_player_bonus": -8,  # the same: no natural declared, the rows score
+        "capsa_susun": -5,  # 2-4's scoop (4) + the back straight flush, 1 unit
+        "capsa_susun_graded": -6,  # ... graded: a straight flush 2
+        "capsa_susun_both_paid": -5,
+        "capsa_susun_one_royalty": -5,
+        "capsa_susun_broken": -5,
+        "capsa_susun_one_six": -7,  # 1-6's scoop (6) + 1
+        "capsa_susun_scoop_bonus": -5,  # 3 rows + the scoop bonus + 1
+        "closed_american": -31,  # 1-6's 6 + the American royal back (25); 22 and 77 pay none
+        "closed_russian": -21,  # 6 + the Russian royal back (15)
     }
     assert set(expected) == set(PRESETS)
     for name, total in expected.items():

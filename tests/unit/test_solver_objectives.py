@@ -31,9 +31,11 @@ def test_rules_version_1_keeps_random_rows_and_every_new_rule_set_gets_the_defau
     assert objective_for(VERSION_1.with_changes(name="two_four", scoring="two_four")) is (
         Objective.RANDOM_ROWS
     )
-    for rule_set in (*PRESETS.values(), RuleSet(), RuleSet(rules_version=2)):
-        assert rule_set.rules_version >= 2
-        assert objective_for(rule_set) is DEFAULT_OBJECTIVE
+    for rule_set in (*PRESETS.values(), RuleSet()):
+        assert rule_set.rules_version == 5
+        assert objective_for(rule_set) is DEFAULT_OBJECTIVE is Objective.PLAYED_UNITS
+    for version in (2, 3, 4):
+        assert objective_for(RuleSet(rules_version=version)) is Objective.PLAYED_ROWS
 
 
 def test_each_rules_version_has_its_objective_written_out() -> None:
@@ -45,6 +47,7 @@ def test_each_rules_version_has_its_objective_written_out() -> None:
         3: Objective.PLAYED_ROWS,
         4: Objective.PLAYED_ROWS,
         5: Objective.PLAYED_ROWS,
+        6: Objective.PLAYED_UNITS,
     }
 
 

@@ -12,7 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sapsam.api import resources
 from sapsam.api.api_error import ApiError
 from sapsam.rules.naturals import NATURAL_FIELDS, NaturalsTable, SixPairsCounting
-from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
+from sapsam.rules.royalties import ROYALTY_FIELDS, BrokenHands, RoyaltyLimit, RoyaltyPayment
 from sapsam.rules.ruleset import (
     DEFAULT_RULE_SET,
     PRESET_ALIASES,
@@ -82,6 +82,13 @@ _SURRENDER_TO_WIRE: Final = {
     SurrenderRule.PAY_LEGAL_HANDS: rule_set_pb2.SURRENDER_RULE_PAY_LEGAL_HANDS,
 }
 _SURRENDER_FROM_WIRE: Final = {wire: rule for rule, wire in _SURRENDER_TO_WIRE.items()}
+_BROKEN_HANDS_TO_WIRE: Final = {
+    BrokenHands.NOT_CLAIMED: rule_set_pb2.BROKEN_HANDS_NOT_CLAIMED,
+    BrokenHands.CLAIMED: rule_set_pb2.BROKEN_HANDS_CLAIMED,
+}
+_BROKEN_HANDS_FROM_WIRE: Final = {wire: rule for rule, wire in _BROKEN_HANDS_TO_WIRE.items()}
+_MAPS: Final = ("royalty_amounts", "pair_units")
+"""The rule set's map fields: a request's entries are merged into the base's."""
 STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
     "announcing": table_pb2.TIMEOUT_STAGE_ANNOUNCING,
@@ -120,6 +127,9 @@ def rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
         natural_six_pairs_counting=_SIX_PAIRS_TO_WIRE[rule_set.natural_six_pairs_counting],
         surrender=_SURRENDER_TO_WIRE[rule_set.surrender],
         surrender_price=rule_set.surrender_price,
+        royalty_amounts=dict(rule_set.royalty_amounts),
+        royalty_broken_hands=_BROKEN_HANDS_TO_WIRE[rule_set.royalty_broken_hands],
+        pair_units=dict(rule_set.pair_units),
     )
     if rule_set.surrender_seconds is not None:
         message.surrender_seconds = rule_set.surrender_seconds
@@ -173,7 +183,7 @@ _OPTIONAL_INTEGERS: Final = (
 
 def _rule_set_error(error: RuleSetError, field_prefix: str) -> ApiError:
     text = str(error)
-    key = next((name for name in _OPTIONAL_INTEGERS if f"'{name}'" in text), None)
+    key = next((name for name in (*_MAPS, *_OPTIONAL_INTEGERS) if f"'{name}'" in text), None)
     return ApiError("BAD_RULE_SET", text, field=f"{field_prefix}.{key}" if key else field_prefix)
 
 
@@ -202,6 +212,7 @@ def rule_set_from_message(
             _SIX_PAIRS_FROM_WIRE,
         ),
         ("surrender", "surrender", "surrender rule", _SURRENDER_FROM_WIRE),
+        ("royalty_broken_hands", "royalty_broken_hands", "broken hands", _BROKEN_HANDS_FROM_WIRE),
     )
     for wire_name, key, what, from_wire in enums:
         wire_value = getattr(message, wire_name)
@@ -213,6 +224,10 @@ def rule_set_from_message(
     for name in _OPTIONAL_INTEGERS:
         if message.HasField(name):
             values[name] = getattr(message, name)
+    for name in _MAPS:
+        entries = getattr(message, name)
+        if entries:
+            values[name] = {**values.get(name, {}), **entries}
     # 0: explicitly no deadline (the response then warns).
     if message.HasField("arrange_seconds") and message.arrange_seconds == 0:
         values["arrange_seconds"] = None

@@ -43,7 +43,13 @@ from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrang
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hand_text import cards_shown, names_apart, row_name
 from sapsam.rules.naturals import NaturalHand
-from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties, royalty_units
+from sapsam.rules.royalties import (
+    RoyaltyLimit,
+    RoyaltyPayment,
+    broken_royalties,
+    row_royalties,
+    royalty_units,
+)
 from sapsam.rules.ruleset import MajorityRule, RuleSet, RuleSetError, ScoringMethod
 from sapsam.rules.scoring import DealScore, PairResult, settlement
 from sapsam.rules.surrender import score_with_surrender
@@ -104,6 +110,8 @@ class DealAccount:
     surrendered: tuple[bool, ...] = ()
     """Each seat's announcement at a table with surrender: True surrendered (docs/rules.md §2.8);
     ``()`` when nobody did."""
+    broken: tuple[tuple[int, ...], ...] = ()
+    """Each seat's royalties for hands split across rows (``rules.royalties.broken_royalties``)."""
     stated_before: bool = False
     """True when the deal before it is not among the events told: the totals before the deal
     are then only what its record states (the ``series_totals`` check is not covered)."""
@@ -266,6 +274,7 @@ def _account(
         royalties=tuple(row_royalties(rule_set, check) for check in judged),
         surrendered=announced,
         naturals=naturals,
+        broken=tuple(broken_royalties(rule_set, check) for check in judged),
     )
 
 
@@ -328,7 +337,7 @@ def pair_items(
         account.surrendered[pair.seat_a] or account.surrendered[pair.seat_b]
     ):
         return [PairItem(_surrender_phrase(account, pair, first, second), pair.delta)]
-    parts = settlement(rule_set, pair.rows)
+    parts = settlement(rule_set, pair.rows, rule_set.unit_between(pair.seat_a, pair.seat_b))
     unit = parts.row_unit
     pays_rows = rule_set.scoring is not ScoringMethod.ONE_SIX
     items = []
@@ -355,12 +364,20 @@ def pair_items(
         )
     if account.royalties:
         mine, theirs = account.royalties[pair.seat_a], account.royalties[pair.seat_b]
-        extra = royalty_units(rule_set, pair.rows, mine, theirs)
+        my_broken, their_broken = (
+            (account.broken[pair.seat_a], account.broken[pair.seat_b])
+            if account.broken
+            else ((), ())
+        )
+        extra = royalty_units(rule_set, pair.rows, mine, theirs, my_broken, their_broken)
         if extra:
             held = "; ".join(
-                f"{label} {_royalty_rows(amounts)}"
-                for label, amounts in ((first, mine), (second, theirs))
-                if any(amounts)
+                f"{label} {_royalty_rows(amounts, broken)}"
+                for label, amounts, broken in (
+                    (first, mine, my_broken),
+                    (second, theirs, their_broken),
+                )
+                if any(amounts) or broken
             )
             how = "for rows won" if rule_set.royalties is RoyaltyPayment.WON_ROW else "held"
             limit = (
@@ -380,8 +397,9 @@ def _surrender_phrase(account: DealAccount, pair: PairResult, first: str, second
     return f"{payer} surrendered and pays {payee} the surrender price; no rows compared"
 
 
-def _royalty_rows(amounts: tuple[int, int, int]) -> str:
-    return ", ".join(f"{row} {amount}" for row, amount in zip(ROWS, amounts, strict=True) if amount)
+def _royalty_rows(amounts: tuple[int, int, int], broken: tuple[int, ...] = ()) -> str:
+    rows = [f"{row} {amount}" for row, amount in zip(ROWS, amounts, strict=True) if amount]
+    return ", ".join(rows + [f"a hand split across rows {amount}" for amount in broken])
 
 
 def account_lines(

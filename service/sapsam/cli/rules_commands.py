@@ -46,7 +46,7 @@ from sapsam.rules.ruleset import (
     RuleSetError,
     resolve_rule_set,
 )
-from sapsam.rules.scoring import DealScore, score_deal
+from sapsam.rules.scoring import DealScore, pair_units, score_deal, unit_totals
 from sapsam.rules.solver import DEFAULT_OBJECTIVE, Objective, objective, solve
 
 BAD_INPUT: Final = 2
@@ -284,17 +284,22 @@ def score_document(document: object) -> dict[str, Any]:
         check_arrangement(arrangement, strict_order=rule_set.strict_row_order)
         for arrangement in arrangements
     ]
-    return deal_result(checks, score_deal(rule_set, checks))
+    return deal_result(rule_set, checks, score_deal(rule_set, checks))
 
 
-def deal_result(checks: Sequence[ArrangementCheck], score: DealScore) -> dict[str, Any]:
-    """The ``score`` command's output for one deal."""
+def deal_result(
+    rule_set: RuleSet, checks: Sequence[ArrangementCheck], score: DealScore
+) -> dict[str, Any]:
+    """The ``score`` command's output for one deal: amounts in stakes (``total``, ``delta``: units
+    times the pair's unit value) and in units (``total_units``, ``units``)."""
     seats: list[dict[str, Any]] = []
+    in_units = unit_totals(rule_set, score)
     for seat, (check, total) in enumerate(zip(checks, score.totals, strict=True)):
         entry: dict[str, Any] = {
             "seat": seat,
             "foul": check.foul,
             "total": total,
+            "total_units": in_units[seat],
             "rows": None if check.values is None else [v.describe() for v in check.values],
         }
         if check.foul and check.reason is not None:
@@ -302,7 +307,13 @@ def deal_result(checks: Sequence[ArrangementCheck], score: DealScore) -> dict[st
             entry["foul_detail"] = check.detail
         seats.append(entry)
     pairs = [
-        {"seat_a": pair.seat_a, "seat_b": pair.seat_b, "rows": list(pair.rows), "delta": pair.delta}
+        {
+            "seat_a": pair.seat_a,
+            "seat_b": pair.seat_b,
+            "rows": list(pair.rows),
+            "delta": pair.delta,
+            "units": pair_units(rule_set, pair),
+        }
         for pair in score.pairs
     ]
     return {"seats": seats, "pairs": pairs}

@@ -106,13 +106,16 @@ class ArrangementCheck:
     ``values`` are the front, middle and back values whenever the row sizes are right and no card
     repeats (also for a foul by order or by undealt cards, so a referee can show them), ``None``
     otherwise. ``detail`` is
-    empty for a legal arrangement and says what is wrong for a foul.
+    empty for a legal arrangement and says what is wrong for a foul. ``cards`` are a legal
+    arrangement's 13 cards (what a broken hand's royalty is read from, docs/rules.md §2.7), empty
+    for a foul.
     """
 
     foul: bool
     reason: FoulReason | None
     detail: str
     values: tuple[HandValue, HandValue, HandValue] | None
+    cards: tuple[int, ...] = ()
 
 
 def _values(arrangement: Arrangement) -> tuple[HandValue, HandValue, HandValue]:
@@ -188,7 +191,7 @@ def check_arrangement(
             f"middle {middle.describe()} beats back {back.describe()}",
             values,
         )
-    return ArrangementCheck(foul=False, reason=None, detail="", values=values)
+    return ArrangementCheck(foul=False, reason=None, detail="", values=values, cards=cards)
 
 
 def is_foul(

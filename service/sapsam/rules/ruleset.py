@@ -23,8 +23,11 @@ scored every rule set as ``more_rows_won``, which a version-1 rule set therefore
 cannot hold the key, and ``to_dict`` leaves it out, so a recorded version-1 rule set reads back to
 exactly the object recorded. Version 3 added ``row_order`` the same way (versions 1 and 2 are
 ``non_decreasing``), version 4 the royalties (``sapsam.rules.royalties``; earlier versions
-pay none), and version 5 the naturals (``sapsam.rules.naturals``; earlier versions play none).
-New rule sets are of the latest version, ``RULES_VERSION``.
+pay none), version 5 the naturals (``sapsam.rules.naturals``; earlier versions play none), and
+version 6 the royalty table's other amounts (``royalty_amounts``, the named tables of
+``sapsam.rules.royalty_tables``), broken hands' royalties (``royalty_broken_hands``), per-pair
+stakes (``pair_units``) and the solver's objective ``played_units``, which counts royalties and
+the scoring method. New rule sets are of the latest version, ``RULES_VERSION``.
 """
 
 from __future__ import annotations
@@ -39,22 +42,32 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from sapsam.quoting import quote_prefix
+from sapsam.rules.frozen_map import FrozenMap
 from sapsam.rules.naturals import NATURAL_FIELDS, NaturalsTable, SixPairsCounting
-from sapsam.rules.royalties import ROYALTY_FIELDS, RoyaltyLimit, RoyaltyPayment
+from sapsam.rules.royalties import (
+    ROYALTY_FIELDS,
+    BrokenHands,
+    RoyaltyLimit,
+    RoyaltyPayment,
+    check_royalty_amounts,
+    table_fields,
+)
+from sapsam.rules.stakes import check_pair_units
 
-RULES_VERSION: Final = 5
+RULES_VERSION: Final = 6
 """The rules-engine version of every new rule set; recorded with every rule set."""
 
-SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4, 5})
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4, 5, 6})
 """Versions this code scores: every version a recorded deal may have (docs/rules.md §2.6)."""
 
 MAX_NAME_LENGTH: Final = 64
 
 # The largest value each number of a rule set may take (docs/api.md, "Rule set limits"). They are
 # chosen so that money can never overflow anywhere it is counted: the worst a seat can lose in one
-# deal is (MAX_SEATS - 1) opponents x (3 + MAX_BONUS_UNITS + 3 x MAX_BONUS_UNITS) units (a scoop
-# with the largest bonus and a royalty in each row) x MAX_ROW_UNIT, about 1.2e10, and over a series
-# of MAX_SERIES_LENGTH deals about 1.2e14 -- some 76,800 times below int64's 9.2e18 (PostgreSQL
+# deal is (MAX_SEATS - 1) opponents x (3 + MAX_BONUS_UNITS + 6 x MAX_BONUS_UNITS) units (a scoop
+# with the largest bonus, a royalty in each row and three claimed for hands split across rows) x
+# MAX_ROW_UNIT (or a pair's unit, at most the same), about 2.1e10, and over a series of
+# MAX_SERIES_LENGTH deals about 2.1e14 -- some 43,900 times below int64's 9.2e18 (PostgreSQL
 # bigint, every language's 64-bit integer) and below 2^53, so even a JSON reader that holds
 # numbers as doubles reads every total exactly. ``rules.scoring`` computes that worst case
 # (``worst_series_total``) and a test holds it to the margin.
@@ -233,6 +246,22 @@ class RuleSet:
     natural_six_pairs_counting: SixPairsCounting = SixPairsCounting.ANY_GROUP
     """Whether four of a kind and three of a kind count towards six pairs."""
 
+    royalty_amounts: Mapping[str, int] = FrozenMap()
+    """The amounts of every other royalty key (``sapsam.rules.royalty_tables``: back straights
+    and flushes, royal flushes, front pairs and trips by rank); a key not held pays 0 (rules
+    version 6 on). The seven keys above are their fields' and are refused here."""
+    royalty_broken_hands: BrokenHands = BrokenHands.NOT_CLAIMED
+    """Whether four of a kind or a straight flush dealt but split across rows still earns its
+    royalty (source 002; rules version 6 on)."""
+    pair_units: Mapping[str, int] = FrozenMap()
+    """Per-pair stakes: the value of one unit between two seats, keyed ``"a-b"`` (seat numbers,
+    a < b); a pair not listed plays for ``row_unit`` (source 002; rules version 6 on)."""
+
+    def unit_between(self, seat_a: int, seat_b: int) -> int:
+        """The value of one unit between two seats: ``pair_units``' entry, else ``row_unit``."""
+        low, high = min(seat_a, seat_b), max(seat_a, seat_b)
+        return self.pair_units.get(f"{low}-{high}", self.row_unit)
+
     @property
     def strict_row_order(self) -> bool:
         """Whether each row must beat the one before it (``check_arrangement``'s argument)."""
@@ -261,7 +290,11 @@ class RuleSet:
                 and value == field.default
             ):
                 continue  # a table without surrender records what tables recorded before it
-            result[field.name] = value.value if isinstance(value, StrEnum) else value
+            if isinstance(value, StrEnum):
+                value = value.value
+            elif isinstance(value, FrozenMap):
+                value = dict(value)
+            result[field.name] = value
         return result
 
     @classmethod
@@ -334,6 +367,7 @@ _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
         "surrender": SurrenderRule,
         "naturals": NaturalsTable,
         "natural_six_pairs_counting": SixPairsCounting,
+        "royalty_broken_hands": BrokenHands,
     }
 )
 
@@ -354,6 +388,9 @@ FIELD_SINCE_VERSION: Final[Mapping[str, int]] = MappingProxyType(
         "naturals": 5,
         "natural_six_pairs_counting": 5,
         **dict.fromkeys(NATURAL_FIELDS.values(), 5),
+        "royalty_amounts": 6,
+        "royalty_broken_hands": 6,
+        "pair_units": 6,
     }
 )
 """The rules version that added each field not in version 1 (docs/rules.md §2.6)."""
@@ -367,6 +404,9 @@ _BEFORE_THE_FIELD: Final[Mapping[str, Any]] = MappingProxyType(
         "surrender": SurrenderRule.OFF,
         "surrender_price": SURRENDER_PRICE,
         "surrender_seconds": None,
+        "royalty_amounts": FrozenMap(),
+        "royalty_broken_hands": BrokenHands.NOT_CLAIMED,
+        "pair_units": FrozenMap(),
         # Not read without royalties: the amounts keep the field defaults.
         "naturals": NaturalsTable.NONE,
         "natural_six_pairs_counting": SixPairsCounting.ANY_GROUP,
@@ -449,6 +489,13 @@ def _validate(rule_set: RuleSet, limits: bool = True) -> None:
     for key in (*ROYALTY_FIELDS, *NATURAL_FIELDS.values()):
         _require_int(key, getattr(rule_set, key), 0, bonus)
     _require_int("surrender_price", rule_set.surrender_price, 0, bonus)
+    try:
+        amounts = check_royalty_amounts(rule_set.royalty_amounts, bonus)
+        stakes = check_pair_units(rule_set.pair_units, units)
+    except ValueError as error:
+        raise RuleSetError(str(error)) from None
+    object.__setattr__(rule_set, "royalty_amounts", FrozenMap(amounts))
+    object.__setattr__(rule_set, "pair_units", FrozenMap(stakes))
     _require_int("min_seats", rule_set.min_seats, MIN_SEATS, MAX_SEATS)
     _require_int("max_seats", rule_set.max_seats, MIN_SEATS, MAX_SEATS)
     if rule_set.min_seats > rule_set.max_seats:
@@ -473,6 +520,27 @@ def _preset(name: str, **fields: Any) -> RuleSet:
     return RuleSet(name=name, **_PRESET_DEADLINES, **fields)
 
 
+_FOUR_PLAYER: Final[dict[str, Any]] = {
+    "scoring": ScoringMethod.PER_ROW,
+    "min_seats": 4,
+    "max_seats": 4,
+    "row_order": RowOrder.STRICTLY_INCREASING,
+}
+
+_CAPSA_SUSUN: Final[dict[str, Any]] = {
+    "scoring": ScoringMethod.TWO_FOUR,
+    "royalties": RoyaltyPayment.WON_ROW,
+    **table_fields("capsa_susun_flat"),
+    "naturals": NaturalsTable.CLASSIC,
+    "surrender": SurrenderRule.PAY_PLAYERS,
+    "surrender_seconds": PRESET_SURRENDER_SECONDS,
+}
+"""002's game as sapsam reads its usual options: 2-4 scoring («cele 24 de metode de notare»,
+the first of the two most common), royalties to the winner of the row only («În mod normal, doar
+câștigătorul»), every royalty 1 unit («toate redevențele valorează aceeași sumă»), its naturals
+(004's amounts, 002 giving none) and its surrender announcement («fiecare jucător va anunța la
+rândul său […] indiferent dacă își joacă sau nu mâna») at the default price."""
+
 PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
     {
         "pagat": _preset("pagat", scoring=ScoringMethod.PER_ROW),
@@ -484,39 +552,62 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
         "pagat_scoop_bonus": _preset(
             "pagat_scoop_bonus", scoring=ScoringMethod.PER_ROW_SCOOP_BONUS, scoop_bonus=1
         ),
-        "four_player": _preset(
-            "four_player",
-            scoring=ScoringMethod.PER_ROW,
-            min_seats=4,
-            max_seats=4,
-            row_order=RowOrder.STRICTLY_INCREASING,
-        ),
+        "four_player": _preset("four_player", **_FOUR_PLAYER),
         "four_player_royalties": _preset(
-            "four_player_royalties",
-            scoring=ScoringMethod.PER_ROW,
-            min_seats=4,
-            max_seats=4,
-            row_order=RowOrder.STRICTLY_INCREASING,
-            royalties=RoyaltyPayment.WON_ROW,
+            "four_player_royalties", **_FOUR_PLAYER, royalties=RoyaltyPayment.WON_ROW
         ),
         "four_player_bonus": _preset(
             "four_player_bonus",
-            scoring=ScoringMethod.PER_ROW,
-            min_seats=4,
-            max_seats=4,
-            row_order=RowOrder.STRICTLY_INCREASING,
+            **_FOUR_PLAYER,
             royalties=RoyaltyPayment.WON_ROW,
             naturals=NaturalsTable.CLASSIC,
+        ),
+        "capsa_susun": _preset("capsa_susun", **_CAPSA_SUSUN),
+        "capsa_susun_graded": _preset(
+            "capsa_susun_graded", **{**_CAPSA_SUSUN, **table_fields("capsa_susun_graded")}
+        ),
+        "capsa_susun_both_paid": _preset(
+            "capsa_susun_both_paid", **{**_CAPSA_SUSUN, "royalties": RoyaltyPayment.HELD_ROW}
+        ),
+        "capsa_susun_one_royalty": _preset(
+            "capsa_susun_one_royalty",
+            **{**_CAPSA_SUSUN, "royalty_limit": RoyaltyLimit.LARGEST_ONLY},
+        ),
+        "capsa_susun_broken": _preset(
+            "capsa_susun_broken",
+            **{**_CAPSA_SUSUN, "royalty_broken_hands": BrokenHands.CLAIMED},
+        ),
+        "capsa_susun_one_six": _preset(
+            "capsa_susun_one_six", **{**_CAPSA_SUSUN, "scoring": ScoringMethod.ONE_SIX}
+        ),
+        "capsa_susun_scoop_bonus": _preset(
+            "capsa_susun_scoop_bonus",
+            **{**_CAPSA_SUSUN, "scoring": ScoringMethod.PER_ROW_SCOOP_BONUS},
+        ),
+        "closed_american": _preset(
+            "closed_american",
+            scoring=ScoringMethod.ONE_SIX,
+            royalties=RoyaltyPayment.HELD_ROW,
+            **table_fields("american"),
+        ),
+        "closed_russian": _preset(
+            "closed_russian",
+            scoring=ScoringMethod.ONE_SIX,
+            royalties=RoyaltyPayment.HELD_ROW,
+            **table_fields("russian"),
         ),
     }
 )
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
 
-Only games whose every rule sapsam plays are presets, or presets that say what they leave out:
-Capsa Susun (002)'s naturals and surrender are both rule-set options (docs/rules.md §2.8, §2.9);
-a ``capsa_susun`` preset combining them is not here yet. ``four_player`` is 004's game as it says
-it "may be played", without the special hands; ``four_player_royalties`` adds the first of them,
-the royalties, and ``four_player_bonus`` both, the royalties and the naturals."""
+``four_player`` is 004's game as it says it "may be played", without the special hands;
+``four_player_royalties`` adds the first of them, the royalties, and ``four_player_bonus`` both,
+the royalties and the naturals. ``capsa_susun`` is 002's game as sapsam reads its usual options,
+naturals and surrender included; its variants change one option each."""
+
+_CAPSA_SUSUN_REST: Final = (
+    " With 002's naturals (004's amounts) and surrender announcement (2 units)."
+)
 
 PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -536,6 +627,26 @@ PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "four_player_bonus": "The Polish four-player game (source 004) with both its special "
         "hands: four_player_royalties plus the naturals (six pairs 3, three straights 3, three "
         "flushes 3, dragon 13), declared before the arrangement is committed.",
+        "capsa_susun": "Capsa Susun (source 002): 2-4 scoring, royalties (front trips, middle "
+        "full house or better, quads, straight flush) 1 unit each to the row's winner only."
+        + _CAPSA_SUSUN_REST,
+        "capsa_susun_graded": "capsa_susun with royalties graded by rarity as 002's example "
+        "grades them: a straight flush 2 units, the others 1." + _CAPSA_SUSUN_REST,
+        "capsa_susun_both_paid": "capsa_susun with every royalty paid whether its row won or "
+        "lost, the difference changing hands (002's 'normally only the winner', otherwise)."
+        + _CAPSA_SUSUN_REST,
+        "capsa_susun_one_royalty": "capsa_susun with one royalty per hand: only the largest "
+        "royalty a player collects from an opponent counts (002)." + _CAPSA_SUSUN_REST,
+        "capsa_susun_broken": "capsa_susun where quads or a straight flush dealt but split "
+        "across rows still earns its royalty (002)." + _CAPSA_SUSUN_REST,
+        "capsa_susun_one_six": "capsa_susun scored 1-6, 002's other common method: 1 unit for "
+        "two of three rows, 6 for all three, plus royalties." + _CAPSA_SUSUN_REST,
+        "capsa_susun_scoop_bonus": "capsa_susun scored per row with 002's scoop bonus (1 extra "
+        "unit for all three rows), plus royalties." + _CAPSA_SUSUN_REST,
+        "closed_american": "The closed game scored as source 003 scores open-face: 1-6, and the "
+        "'American' royalties held won or lost, the difference changing hands.",
+        "closed_russian": "closed_american with source 003's 'Russian' royalties (back quads 8, "
+        "straight flush 10, royal 15; middle twice those).",
     }
 )
 """One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""

@@ -32,7 +32,9 @@ from sapsam.rules.naturals import (
 )
 from sapsam.rules.royalties import (
     ROYALTY_FIELDS,
+    BrokenHands,
     RoyaltyPayment,
+    broken_royalties,
     row_royalties,
     royalty_bound,
     royalty_units,
@@ -149,9 +151,12 @@ class Settlement:
         return _int64(self.units * self.row_unit)
 
 
-def settlement(rule_set: RuleSet, rows: tuple[int, int, int]) -> Settlement:
+def settlement(
+    rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = None
+) -> Settlement:
     """The parts of what the first player gains from row results ``rows`` under ``rule_set``'s
-    method. See the module docstring for how ties count towards a majority."""
+    method, a unit worth ``unit`` (by default ``row_unit``; a pair's own stake,
+    ``RuleSet.unit_between``). See the module docstring for how ties count towards a majority."""
     won = rows.count(1)
     lost = rows.count(-1)
     by_rows = won - lost
@@ -160,7 +165,7 @@ def settlement(rule_set: RuleSet, rows: tuple[int, int, int]) -> Settlement:
         majority = 1 if won >= 2 else -1 if lost >= 2 else 0
     scoop = 1 if won == 3 else -1 if lost == 3 else 0
     method = rule_set.scoring
-    unit = rule_set.row_unit
+    unit = rule_set.row_unit if unit is None else unit
     if method is ScoringMethod.PER_ROW:
         return Settlement(by_rows, 0, 0, 0, unit)
     if method is ScoringMethod.TWO_FOUR:
@@ -174,12 +179,13 @@ def settlement(rule_set: RuleSet, rows: tuple[int, int, int]) -> Settlement:
     raise ValueError(f"unknown scoring method {method!r}")  # pragma: no cover - all handled
 
 
-def settle(rule_set: RuleSet, rows: tuple[int, int, int]) -> int:
+def settle(rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = None) -> int:
     """What the first player gains from row results ``rows`` under ``rule_set``'s method.
 
-    Amounts are counted in units and multiplied by ``row_unit``: :func:`settlement`'s parts.
+    Amounts are counted in units and multiplied by ``unit`` (by default ``row_unit``):
+    :func:`settlement`'s parts.
     """
-    return settlement(rule_set, rows).amount
+    return settlement(rule_set, rows, unit).amount
 
 
 def _int64(amount: int) -> int:
@@ -211,8 +217,8 @@ def worst_series_total(
 ) -> int:
     """The largest amount a seat can win or lose over one series with the given numbers (by
     default every rule-set maximum): every deal a scoop of every opponent under the scoring
-    method that pays most, with every royalty. The amounts of a deal, a series and a read model
-    stay below it."""
+    method that pays most, with every royalty (three rows and three broken hands). The amounts
+    of a deal, a series and a read model stay below it."""
     royalty_amounts: dict[str, Any] = dict.fromkeys(ROYALTY_FIELDS, bonus_units)
     natural_amounts: dict[str, Any] = dict.fromkeys(NATURAL_FIELDS.values(), bonus_units)
     worst_units = max(
@@ -224,6 +230,7 @@ def worst_series_total(
                 one_six_scoop=bonus_units,
                 royalties=RoyaltyPayment.WON_ROW,
                 naturals=NaturalsTable.EXTENDED,
+                royalty_broken_hands=BrokenHands.CLAIMED,
                 **royalty_amounts,
                 **natural_amounts,
             )
@@ -255,6 +262,7 @@ def score_deal(
     totals = [0] * seat_count
     pairs: list[PairResult] = []
     royalties = [row_royalties(rule_set, check) for check in checks]
+    broken = [broken_royalties(rule_set, check) for check in checks]
     for seat_a in range(seat_count):
         for seat_b in range(seat_a + 1, seat_count):
             by_naturals = (
@@ -265,18 +273,44 @@ def score_deal(
             if by_naturals is not None:
                 outcome = by_naturals.outcome
                 rows = (outcome, outcome, outcome)
-                delta = _int64(by_naturals.units * rule_set.row_unit)
+                delta = _int64(by_naturals.units * rule_set.unit_between(seat_a, seat_b))
                 pairs.append(PairResult(seat_a, seat_b, rows, delta))
                 totals[seat_a] += delta
                 totals[seat_b] -= delta
                 continue
             rows = compare_rows(checks[seat_a], checks[seat_b])
-            extra = royalty_units(rule_set, rows, royalties[seat_a], royalties[seat_b])
-            delta = settle(rule_set, rows) + _int64(extra * rule_set.row_unit)
+            extra = royalty_units(
+                rule_set, rows, royalties[seat_a], royalties[seat_b], broken[seat_a], broken[seat_b]
+            )
+            unit = rule_set.unit_between(seat_a, seat_b)
+            delta = settle(rule_set, rows, unit) + _int64(extra * unit)
             pairs.append(PairResult(seat_a, seat_b, rows, delta))
             totals[seat_a] += delta
             totals[seat_b] -= delta
     return DealScore(pairs=tuple(pairs), totals=tuple(map(_int64, totals)))
+
+
+def pair_units(rule_set: RuleSet, pair: PairResult) -> int:
+    """A pair's result in units: its ``delta`` (in stakes) over the pair's unit value
+    (``RuleSet.unit_between``; ``row_unit`` unless ``pair_units`` says otherwise)."""
+    unit = rule_set.unit_between(pair.seat_a, pair.seat_b)
+    units, rest = divmod(pair.delta, unit)
+    if rest:
+        raise ValueError(
+            f"pair {pair.seat_a}-{pair.seat_b}: {pair.delta} is not a whole number of units"
+        )
+    return units
+
+
+def unit_totals(rule_set: RuleSet, score: DealScore) -> tuple[int, ...]:
+    """Each seat's deal result in units (the sum of its pairs' :func:`pair_units`); equal to
+    ``score.totals`` over ``row_unit`` when every pair plays for ``row_unit``."""
+    totals = [0] * len(score.totals)
+    for pair in score.pairs:
+        units = pair_units(rule_set, pair)
+        totals[pair.seat_a] += units
+        totals[pair.seat_b] -= units
+    return tuple(totals)
 
 
 def series_totals(deals: Iterable[DealScore], seat_count: int) -> tuple[int, ...]:

@@ -42,6 +42,7 @@ order first, so the result depends on the set of cards only.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from functools import cache
@@ -52,8 +53,10 @@ from typing import Final
 from sapsam.rules.arrangement import HAND_SIZE, Arrangement
 from sapsam.rules.cards import Card, CardError, by_strength, canonical_order, format_cards
 from sapsam.rules.hands import evaluate3, evaluate5
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.royalties import RoyaltyLimit
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, ScoringMethod
 from sapsam.rules.scoring import settle
+from sapsam.rules.solver_royalties import royalty_row_scores
 from sapsam.rules.solver_tables import (
     RowChances,
     RowScores,
@@ -72,13 +75,16 @@ class Objective(StrEnum):
     """Summed chance of beating the rows the ``random_rows`` solver plays."""
     PLAYED_SCORE = "played_score"
     """Expected score under the rule set's method against those rows (rows independent)."""
+    PLAYED_UNITS = "played_units"
+    """``played_score`` with each row's expected royalty units under the rule set
+    (``sapsam.rules.solver_royalties``); rules version 6's."""
 
 
-DEFAULT_OBJECTIVE: Final = Objective.PLAYED_ROWS
-"""The objective of every rule set from rules version 2. ``bench/solver_duel.py`` measured it
-(docs/performance.md, "solver"): it beats ``random_rows`` under every preset, and ``played_score``
-does not beat it under any (1-6 slightly worse), so the method-aware objective is not the
-default."""
+DEFAULT_OBJECTIVE: Final = Objective.PLAYED_UNITS
+"""The objective of every rule set from rules version 6 and of ``sapsam arrange``. It reads the
+rule set: without royalties and under per-row scoring it sets exactly the rows ``played_rows``
+sets; with royalties it counts them. ``bench/solver_duel.py`` measured it against ``played_rows``
+(docs/performance.md, "solver")."""
 
 PLAYED_SCORE_CANDIDATES: Final = 24
 """How many of the best arrangements under ``played_rows`` ``played_score`` chooses among."""
@@ -91,6 +97,7 @@ OBJECTIVE_BY_RULES_VERSION: Final = MappingProxyType(
         3: Objective.PLAYED_ROWS,
         4: Objective.PLAYED_ROWS,
         5: Objective.PLAYED_ROWS,
+        6: Objective.PLAYED_UNITS,
     }
 )
 """Each rules version's objective, written out rather than following :data:`DEFAULT_OBJECTIVE`:
@@ -103,9 +110,8 @@ def objective_for(rule_set: RuleSet) -> Objective:
     version (:data:`OBJECTIVE_BY_RULES_VERSION`), since a replay recomputes a timed-out seat's
     arrangement.
 
-    The hook for royalties and naturals: a rules version that scores them gets an objective that
-    values them, here. Royalties exist from rules version 4 (``sapsam.rules.royalties``), but no
-    objective counts them yet: version 4 keeps version 2's objective."""
+    Royalties exist from rules version 4 (``sapsam.rules.royalties``), whose objective does not
+    count them (version 2's); version 6's ``played_units`` counts them and the scoring method."""
     return OBJECTIVE_BY_RULES_VERSION[rule_set.rules_version]
 
 
@@ -202,26 +208,44 @@ def solve(
     goal = objective_for(rule_set) if goal is None else Objective(goal)
     hand = _checked_cards(cards)
     five, three = _strengths(hand)
-    keep = PLAYED_SCORE_CANDIDATES if goal is Objective.PLAYED_SCORE else 1
+    ranked = goal is Objective.PLAYED_SCORE or (
+        goal is Objective.PLAYED_UNITS and not _additive(rule_set)
+    )
+    keep = PLAYED_SCORE_CANDIDATES if ranked else 1
+    scores = royalty_row_scores(rule_set) if goal is Objective.PLAYED_UNITS else _row_scores(goal)
     found: list[_Kept] = []
     if rule_set.strict_row_order:
-        found = _best_splits(five, three, _row_scores(goal), keep, strict=True)
+        found = _best_splits(five, three, scores, keep, strict=True)
     if not found:
-        found = _best_splits(five, three, _row_scores(goal), keep, strict=False)
+        found = _best_splits(five, three, scores, keep, strict=False)
     if not found:  # pragma: no cover - a legal arrangement always exists (see above)
         raise AssertionError(f"no legal arrangement found for {format_cards(hand)}")
-    if goal is Objective.PLAYED_SCORE:
+    if ranked:
         outcome_units = _outcome_units(rule_set)
         chances = played_row_chances()
-        # Highest expected score; among equals the best under played_rows, then the first found.
-        found.sort(
-            key=lambda kept: (
-                _expected_units(five, three, kept[2], chances, outcome_units),
-                kept[0],
-                kept[1],
-            ),
-            reverse=True,
-        )
+        cube = chances[3] ** 3
+
+        played_front, played_middle, played_back, _ = played_row_scores()
+        with_front, with_middle, with_back, denominator = scores
+        per_unit = denominator // 2  # one expected unit on the row scores' scale
+
+        def expected(split: tuple[int, int, int]) -> int:
+            units = _expected_units(five, three, split, chances, outcome_units)
+            if goal is Objective.PLAYED_UNITS:  # plus the expected royalties (solver_royalties)
+                back, middle, front = split
+                royalty = (
+                    with_front[three[front]]
+                    - played_front[three[front]]
+                    + with_middle[five[middle]]
+                    - played_middle[five[middle]]
+                    + with_back[five[back]]
+                    - played_back[five[back]]
+                )
+                units += royalty * cube // per_unit
+            return units
+
+        # Highest expected score; among equals the best searched, then the first found.
+        found.sort(key=lambda kept: (expected(kept[2]), kept[0], kept[1]), reverse=True)
     back, middle, front = found[0][2]
     return _arrangement(hand, back, middle, front)
 
@@ -241,16 +265,32 @@ def _best_splits(
     front_score = [front_by_strength[strength] for strength in three]
     middle_score = [middle_by_strength[strength] for strength in five]
     back_score = [back_by_strength[strength] for strength in five]
-    best_front_score = max(front_score)
     splits = _splits()
     kept: list[_Kept] = []  # a heap: kept[0] is the worst kept
-    worst = -1  # the score to beat: the worst kept once ``keep`` are kept
+    worst: int | None = None  # the score to beat: the worst kept once ``keep`` are kept
     found = 0
-    for back in sorted(range(len(five)), key=five.__getitem__, reverse=True):
+    backs = sorted(range(len(five)), key=five.__getitem__, reverse=True)
+    # What the middle and front can add to a back: the best middle no stronger than it plus the
+    # best front no stronger than that middle (cards shared or not, so a bound). A row's score
+    # grows with its strength, except under royalty amounts set out of order, which the running
+    # maxima over weaker rows cover.
+    fronts = sorted(range(len(three)), key=three.__getitem__)
+    front_strengths = [three[front] for front in fronts]
+    front_cap: list[int] = []
+    for front in fronts:
+        score = front_score[front]
+        front_cap.append(score if not front_cap or score > front_cap[-1] else front_cap[-1])
+    two_rows = [
+        middle_score[subset] + front_cap[bisect_right(front_strengths, five[subset]) - 1]
+        if five[subset] >= front_strengths[0]
+        else middle_score[subset] - 10**30  # no front fits under it: never a legal middle
+        for subset in range(len(five))
+    ]
+    two_rows_cap, back_cap = _capped(two_rows, backs), _capped(back_score, backs)
+    for back in backs:
         back_strength = five[back]
         score_of_back = back_score[back]
-        # middle_score[back]: the best a middle no stronger than this back can score.
-        if score_of_back + middle_score[back] + best_front_score <= worst:
+        if worst is not None and back_cap[back] + two_rows_cap[back] <= worst:
             break
         for middle, front in splits[back]:
             middle_strength = five[middle]
@@ -259,7 +299,7 @@ def _best_splits(
             if strict and middle_strength == back_strength:
                 continue
             total = score_of_back + middle_score[middle] + front_score[front]
-            if total > worst:
+            if worst is None or total > worst:
                 found += 1
                 entry = (total, -found, (back, middle, front))
                 if len(kept) < keep:
@@ -269,6 +309,27 @@ def _best_splits(
                 if len(kept) == keep:
                     worst = kept[0][0]
     return sorted(kept, reverse=True)
+
+
+def _additive(rule_set: RuleSet) -> bool:
+    """Whether the row scores of ``played_units`` add up to the expected score exactly (rows
+    taken as independent): per-row scoring, every royalty counted."""
+    return (
+        rule_set.scoring is ScoringMethod.PER_ROW
+        and rule_set.royalty_limit is RoyaltyLimit.EVERY_ROW
+    )
+
+
+def _capped(scores: list[int], strongest_first: list[int]) -> list[int]:
+    """Per subset, the highest score of a subset no stronger than it (subsets listed strongest
+    first)."""
+    capped = scores[:]
+    running: int | None = None
+    for subset in reversed(strongest_first):
+        score = scores[subset]
+        running = score if running is None or score > running else running
+        capped[subset] = running
+    return capped
 
 
 _OUTCOMES: Final[tuple[tuple[int, int, int], ...]] = tuple(

@@ -11,9 +11,10 @@ whom it is paid to and what a silent player does are sapsam's choices, each a pa
 documented default (docs/rules.md §2.8):
 
 - a pair of seats where neither surrendered settles as the rule set scores any pair;
-- a seat that surrendered pays ``surrender_price`` units (times ``row_unit``) to each seat that
-  plays, instead of comparing rows with it: no rows, majority, scoop or royalty change hands in
-  that pair. Under ``pay_legal_hands`` a seat playing a fouled hand collects nothing from it;
+- a seat that surrendered pays ``surrender_price`` units (times the pair's unit value,
+  ``RuleSet.unit_between``) to each seat that plays, instead of comparing rows with it: no rows,
+  majority, scoop or royalty change hands in that pair. Under ``pay_legal_hands`` a seat playing
+  a fouled hand collects nothing from it;
 - two seats that both surrendered settle nothing between them (had each paid the other, the
   payments would cancel);
 - so when all but one seat surrender, that seat collects the price from each of the others and
@@ -88,7 +89,7 @@ def score_with_surrender(
             units = surrender_pair_units(
                 rule_set, surrendered[a], surrendered[b], checks[a].foul, checks[b].foul
             )
-            pair = PairResult(a, b, NO_ROWS, _checked(units * rule_set.row_unit))
+            pair = PairResult(a, b, NO_ROWS, _checked(units * rule_set.unit_between(a, b)))
         pairs.append(pair)
         totals[a] += pair.delta
         totals[b] -= pair.delta

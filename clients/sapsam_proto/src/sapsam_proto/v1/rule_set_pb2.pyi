@@ -281,6 +281,40 @@ SURRENDER_RULE_PAY_LEGAL_HANDS: SurrenderRule.ValueType  # 3
 """As SURRENDER_RULE_PAY_PLAYERS, but a seat playing a fouled hand collects nothing from it."""
 Global___SurrenderRule: _TypeAlias = SurrenderRule  # noqa: Y015
 
+class _BrokenHands:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BrokenHandsEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BrokenHands.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BROKEN_HANDS_UNSPECIFIED: _BrokenHands.ValueType  # 0
+    """Not set. In a request this means the preset's value (BROKEN_HANDS_NOT_CLAIMED unless the
+    preset says otherwise). A response always sets it.
+    """
+    BROKEN_HANDS_NOT_CLAIMED: _BrokenHands.ValueType  # 1
+    """Only rows earn royalties."""
+    BROKEN_HANDS_CLAIMED: _BrokenHands.ValueType  # 2
+    """Each four of a kind or straight flush dealt and not kept in one row earns the back's amount
+    for it, paid whatever the rows.
+    """
+
+class BrokenHands(_BrokenHands, metaclass=_BrokenHandsEnumTypeWrapper):
+    """Whether four of a kind or a straight flush dealt but split across rows still earns its royalty
+    (source 002; docs/rules.md §2.7). Rules version 6 on; earlier tables show NOT_CLAIMED.
+    """
+
+BROKEN_HANDS_UNSPECIFIED: BrokenHands.ValueType  # 0
+"""Not set. In a request this means the preset's value (BROKEN_HANDS_NOT_CLAIMED unless the
+preset says otherwise). A response always sets it.
+"""
+BROKEN_HANDS_NOT_CLAIMED: BrokenHands.ValueType  # 1
+"""Only rows earn royalties."""
+BROKEN_HANDS_CLAIMED: BrokenHands.ValueType  # 2
+"""Each four of a kind or straight flush dealt and not kept in one row earns the back's amount
+for it, paid whatever the rows.
+"""
+Global___BrokenHands: _TypeAlias = BrokenHands  # noqa: Y015
+
 class _TimeoutPolicy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -315,6 +349,46 @@ class RuleSet(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class RoyaltyAmountsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PairUnitsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     NAME_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     SCORING_METHOD_FIELD_NUMBER: _builtins.int
@@ -348,13 +422,16 @@ class RuleSet(_message.Message):
     SURRENDER_FIELD_NUMBER: _builtins.int
     SURRENDER_PRICE_FIELD_NUMBER: _builtins.int
     SURRENDER_SECONDS_FIELD_NUMBER: _builtins.int
+    ROYALTY_AMOUNTS_FIELD_NUMBER: _builtins.int
+    ROYALTY_BROKEN_HANDS_FIELD_NUMBER: _builtins.int
+    PAIR_UNITS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """A short label, e.g. the preset the rule set came from; not interpreted by the rules.
     At most 64 characters.
     """
     rules_version: _builtins.int
-    """Version of the rules engine that scores this table (docs/rules.md §2.6): 4 for every table
-    created now, 1 to 3 for tables recorded before. Output only: the server sets it.
+    """Version of the rules engine that scores this table (docs/rules.md §2.6): 5 for every table
+    created now, 1 to 4 for tables recorded before. Output only: the server sets it.
     """
     scoring_method: Global___ScoringMethod.ValueType
     """How each pair of players settles a deal."""
@@ -449,6 +526,26 @@ class RuleSet(_message.Message):
     lets it pass plays. In a CreateTable request: unset takes 20 when the rule set has
     surrender, 0 means no time limit. In a response: unset means no time limit.
     """
+    royalty_broken_hands: Global___BrokenHands.ValueType
+    """Whether quads or a straight flush split across rows still earns its royalty."""
+    @_builtins.property
+    def royalty_amounts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """The amounts of every other royalty (rules version 6 on; docs/rules.md §2.7): key
+        "<row>_<hand>" (back_straight, back_flush, back_full_house, back_royal_flush, middle_straight,
+        middle_flush, middle_royal_flush, front_pair, ...) or a front graded by rank
+        ("front_pair_Q", "front_three_of_a_kind_2"); a key not held pays 0. The seven keys above
+        have their fields and are refused here. Each amount 0 to 1,000 units, at most 35 keys. In a
+        request: merged into the preset's (a key set to 0 pays nothing); the presets
+        closed_american and closed_russian hold the open-face tables.
+        """
+
+    @_builtins.property
+    def pair_units(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Per-pair stakes (source 002; rules version 6 on; docs/rules.md §2.10): the value of one unit
+        between two seats, keyed "a-b" (seat numbers from 0, a < b); a pair not held plays for
+        row_unit. Each value 1 to 1,000,000, at most 6 keys. In a request: merged into the preset's.
+        """
+
     def __init__(
         self,
         *,
@@ -485,10 +582,13 @@ class RuleSet(_message.Message):
         surrender: Global___SurrenderRule.ValueType = ...,
         surrender_price: _builtins.int | None = ...,
         surrender_seconds: _builtins.int | None = ...,
+        royalty_amounts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        royalty_broken_hands: Global___BrokenHands.ValueType = ...,
+        pair_units: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "_surrender_price", b"_surrender_price", "_surrender_seconds", b"_surrender_seconds", "arrange_seconds", b"arrange_seconds", "max_seats", b"max_seats", "min_seats", b"min_seats", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_unit", b"row_unit", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "scoop_bonus", b"scoop_bonus", "series_length", b"series_length", "surrender_price", b"surrender_price", "surrender_seconds", b"surrender_seconds"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "_surrender_price", b"_surrender_price", "_surrender_seconds", b"_surrender_seconds", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_six_pairs_counting", b"natural_six_pairs_counting", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "naturals", b"naturals", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length", "surrender", b"surrender", "surrender_price", b"surrender_price", "surrender_seconds", b"surrender_seconds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds", "_max_seats", b"_max_seats", "_min_seats", b"_min_seats", "_natural_dragon", b"_natural_dragon", "_natural_six_pairs", b"_natural_six_pairs", "_natural_three_flushes", b"_natural_three_flushes", "_natural_three_straights", b"_natural_three_straights", "_one_six_scoop", b"_one_six_scoop", "_one_six_two_of_three", b"_one_six_two_of_three", "_reveal_seconds", b"_reveal_seconds", "_row_unit", b"_row_unit", "_royalty_back_four_of_a_kind", b"_royalty_back_four_of_a_kind", "_royalty_back_straight_flush", b"_royalty_back_straight_flush", "_royalty_front_three_of_a_kind", b"_royalty_front_three_of_a_kind", "_royalty_middle_four_of_a_kind", b"_royalty_middle_four_of_a_kind", "_royalty_middle_full_house", b"_royalty_middle_full_house", "_royalty_middle_straight_flush", b"_royalty_middle_straight_flush", "_royalty_middle_three_of_a_kind", b"_royalty_middle_three_of_a_kind", "_scoop_bonus", b"_scoop_bonus", "_series_length", b"_series_length", "_surrender_price", b"_surrender_price", "_surrender_seconds", b"_surrender_seconds", "arrange_seconds", b"arrange_seconds", "arrange_timeout_policy", b"arrange_timeout_policy", "majority", b"majority", "max_seats", b"max_seats", "min_seats", b"min_seats", "name", b"name", "natural_dragon", b"natural_dragon", "natural_six_pairs", b"natural_six_pairs", "natural_six_pairs_counting", b"natural_six_pairs_counting", "natural_three_flushes", b"natural_three_flushes", "natural_three_straights", b"natural_three_straights", "naturals", b"naturals", "one_six_scoop", b"one_six_scoop", "one_six_two_of_three", b"one_six_two_of_three", "pair_units", b"pair_units", "reveal_seconds", b"reveal_seconds", "row_order", b"row_order", "row_unit", b"row_unit", "royalties", b"royalties", "royalty_amounts", b"royalty_amounts", "royalty_back_four_of_a_kind", b"royalty_back_four_of_a_kind", "royalty_back_straight_flush", b"royalty_back_straight_flush", "royalty_broken_hands", b"royalty_broken_hands", "royalty_front_three_of_a_kind", b"royalty_front_three_of_a_kind", "royalty_limit", b"royalty_limit", "royalty_middle_four_of_a_kind", b"royalty_middle_four_of_a_kind", "royalty_middle_full_house", b"royalty_middle_full_house", "royalty_middle_straight_flush", b"royalty_middle_straight_flush", "royalty_middle_three_of_a_kind", b"royalty_middle_three_of_a_kind", "rules_version", b"rules_version", "scoop_bonus", b"scoop_bonus", "scoring_method", b"scoring_method", "series_length", b"series_length", "surrender", b"surrender", "surrender_price", b"surrender_price", "surrender_seconds", b"surrender_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__arrange_seconds: _TypeAlias = _typing.Literal["arrange_seconds"]  # noqa: Y015
     _WhichOneofArgType__arrange_seconds: _TypeAlias = _typing.Literal["_arrange_seconds", b"_arrange_seconds"]  # noqa: Y015

@@ -3,14 +3,23 @@ never taken unless the person takes it; and the rule set on the wire read back f
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from sapsam.api.common_messages import rule_set_message
 from sapsam.rules.ruleset import PRESETS, MajorityRule, RowOrder, RuleSet
 from sapsam_client.arranging import HINT_TITLE, arrange
 from sapsam_client.client import Hand
+from sapsam_client.commitment import Rows, card_text
 from sapsam_client.prompts import Terminal
-from sapsam_client.rules import rules_rule_set, solver_arranger, solver_rows
+from sapsam_client.rules import (
+    foul_detail,
+    random_legal_rows,
+    rules_rule_set,
+    solver_arranger,
+    solver_rows,
+)
 from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 # Rules version 1's solver (random_rows) breaks the full house for a straight behind; from version
@@ -89,6 +98,43 @@ def test_the_rule_set_on_the_wire_reads_back_as_the_solver_needs_it(rule_set: Ru
         rule_set.one_six_two_of_three,
         rule_set.one_six_scoop,
     )
+    # Every field the scoring reads, royalties and stakes included, crosses the wire.
+    unread = {"name", "min_seats", "max_seats", "series_length", "arrange_seconds"}
+    unread |= {"reveal_seconds", "arrange_timeout_policy"}
+    scored = {key: value for key, value in rule_set.to_dict().items() if key not in unread}
+    assert {key: read.to_dict()[key] for key in scored} == scored
+
+
+def test_royalty_tables_and_stakes_cross_the_wire() -> None:
+    rule_set = PRESETS["closed_american"].with_changes(
+        pair_units={"0-1": 100}, royalty_broken_hands="claimed"
+    )
+    read = rules_rule_set(rule_set_message(rule_set))
+    assert isinstance(read, RuleSet)
+    assert read.royalty_amounts == rule_set.royalty_amounts
+    assert read.royalty_amounts["front_pair_Q"] == 7
+    assert read.pair_units == {"0-1": 100}
+    assert read.royalty_broken_hands == "claimed"
+
+
+# The middle and the back are straights to the nine: equal, legal under the base game's order,
+# a foul under 004's strict one (each row must beat the one before it).
+EQUAL_ROWS = Rows.of(
+    ["2c", "2d", "3h"], ["5c", "6d", "7h", "8s", "9c"], ["5d", "6h", "7s", "8c", "9d"]
+)
+
+
+def test_the_foul_check_follows_the_tables_row_order() -> None:
+    cards = EQUAL_ROWS.cards
+    assert foul_detail(EQUAL_ROWS, cards) == ""
+    assert foul_detail(EQUAL_ROWS, cards, rule_set_message(PRESETS["pagat"])) == ""
+    strict = foul_detail(EQUAL_ROWS, cards, rule_set_message(PRESETS["four_player"]))
+    assert "does not beat back" in strict
+    rng = random.Random(4)
+    for _ in range(20):
+        deal = tuple(card_text(card) for card in rng.sample(range(52), 13))
+        rows = random_legal_rows(deal, rng, rule_set_message(PRESETS["four_player"]))
+        assert foul_detail(rows, deal, rule_set_message(PRESETS["four_player"])) == ""
 
 
 def test_a_rules_version_the_installed_rules_lack_reads_as_the_latest() -> None:

@@ -14,7 +14,7 @@ from sapsam_client.hand_names import row_name
 from sapsam_client.prompts import Terminal
 from sapsam_client.row_entry import HINT_WORDS, ROW_NAMES, RowEntry, enter
 from sapsam_client.rules import foul_detail, naturals_in_hand, solver_rows
-from sapsam_proto.v1 import table_pb2
+from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 CHANGE_HINT = (
     "Change the rows (swap C1 C2, front|middle|back CARDS, u = undo, r = start again,"
@@ -80,7 +80,7 @@ def arrange(terminal: Terminal, hand: Hand, table: table_pb2.Table, position: in
     while True:
         if entry.complete and confirming:
             rows = entry.arranged()
-            if confirmed(terminal, rows, hand):
+            if confirmed(terminal, rows, hand, table.rule_set):
                 return rows
             confirming = False
             for line in textwrap.wrap(CHANGE_HINT, 79):
@@ -118,11 +118,14 @@ def declaration(terminal: Terminal, hand: Hand, table: table_pb2.Table) -> str:
     return held[0] if terminal.yes_no(f"Declare {name}?") else "none"
 
 
-def confirmed(terminal: Terminal, rows: Rows, hand: Hand) -> bool:
-    """Show the rows (and the foul, if they foul) and ask for a yes or a no."""
+def confirmed(
+    terminal: Terminal, rows: Rows, hand: Hand, rule_set: rule_set_pb2.RuleSet | None = None
+) -> bool:
+    """Show the rows (and the foul, if they foul under the table's rule set: its row order) and
+    ask for a yes or a no."""
     for line in rows_block(rows, "Your rows:", terminal.style):
         terminal.say(line)
-    foul = foul_detail(rows, hand.cards)
+    foul = foul_detail(rows, hand.cards, rule_set)
     if not foul:
         return terminal.yes_no("Confirm these rows?")
     terminal.say("WARNING: these rows are a FOUL:")

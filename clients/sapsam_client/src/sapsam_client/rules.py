@@ -8,6 +8,7 @@ It is imported only when one of these functions is called, with a clear message 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import random
 from types import ModuleType
@@ -80,13 +81,22 @@ def row_values(rows: Rows) -> tuple[str, str, str] | None:
     return (front.describe(), middle.describe(), back.describe())
 
 
-def foul_detail(rows: Rows, dealt: tuple[str, ...]) -> str:
-    """Why these rows would be scored as a foul with this hand; ``""`` when they are legal."""
+def foul_detail(
+    rows: Rows, dealt: tuple[str, ...], rule_set: rule_set_pb2.RuleSet | None = None
+) -> str:
+    """Why these rows would be scored as a foul with this hand at a table of ``rule_set`` (its
+    row order: under ``ROW_ORDER_STRICTLY_INCREASING`` a middle equal to the back fouls); ``""``
+    when they are legal. Without a rule set, the base game's order (equal rows allowed)."""
     problem = row_problem(rows, dealt)
     if problem:
         return problem
     arrangement = rules_module("arrangement")
-    check = arrangement.check_arrangement(_arrangement(rows), [card_index(card) for card in dealt])
+    strict = rule_set is not None and (
+        rule_set.row_order == rule_set_pb2.ROW_ORDER_STRICTLY_INCREASING
+    )
+    check = arrangement.check_arrangement(
+        _arrangement(rows), [card_index(card) for card in dealt], strict_order=strict
+    )
     return str(check.detail) if check.foul else ""
 
 
@@ -101,47 +111,57 @@ def solver_rows(cards: tuple[str, ...], rule_set: rule_set_pb2.RuleSet | None = 
     return _rows(solver.solve(indices, rules_rule_set(rule_set)))
 
 
-_ENUM_FIELDS: Final = (
-    ("scoring_method", "scoring", "SCORING_METHOD_"),
-    ("majority", "majority", "MAJORITY_RULE_"),
-    ("row_order", "row_order", "ROW_ORDER_"),
-    ("naturals", "naturals", "NATURALS_TABLE_"),
-    ("natural_six_pairs_counting", "natural_six_pairs_counting", "SIX_PAIRS_COUNTING_"),
+_NOT_SCORED: Final = frozenset(
+    {
+        "name",
+        "min_seats",
+        "max_seats",
+        "series_length",
+        "arrange_seconds",
+        "reveal_seconds",
+        "arrange_timeout_policy",
+        "surrender_seconds",
+    }
 )
-_AMOUNTS: Final = (
-    "row_unit",
-    "scoop_bonus",
-    "one_six_two_of_three",
-    "one_six_scoop",
-    "natural_six_pairs",
-    "natural_three_straights",
-    "natural_three_flushes",
-    "natural_dragon",
-)
+"""Wire fields the solver and the foul check do not read."""
+_RENAMED: Final = {"scoring_method": "scoring"}
+"""Wire names that differ from ``sapsam.rules.ruleset.RuleSet``'s."""
 
 
 def rules_rule_set(message: rule_set_pb2.RuleSet) -> object:
     """The ``sapsam.rules`` rule set that scores like a table's rule set on the wire (what the
-    solver reads: version, method, amounts, majority, row order; not seats or deadlines). A rules
-    version the installed rules do not know is read as their latest, with the same parameters."""
+    solver reads: version, method, amounts, majority, row order, royalties; not seats or
+    deadlines). Every scoring field is carried, so a field added to the wire and to the rules
+    needs nothing here; a field the installed rules do not know is dropped, then the version if
+    they do not know it, and their latest defaults are the last resort."""
     ruleset = rules_module("ruleset")
-    values: dict[str, object] = {"rules_version": message.rules_version}
-    for wire_name, key, prefix in _ENUM_FIELDS:
-        wire_value = getattr(message, wire_name)
-        descriptor = message.DESCRIPTOR.fields_by_name[wire_name].enum_type
-        if descriptor is not None and wire_value in descriptor.values_by_number and wire_value:
-            values[key] = descriptor.values_by_number[wire_value].name.removeprefix(prefix).lower()
-    for name in _AMOUNTS:
-        if message.HasField(name):
-            values[name] = getattr(message, name)
-    try:
-        return ruleset.RuleSet(**values)
-    except ValueError:  # RuleSetError: a version (or value) these rules do not have
-        del values["rules_version"]
+    version = message.rules_version
+    since = ruleset.FIELD_SINCE_VERSION
+    values: dict[str, object] = {"rules_version": version}
+    known = {field.name for field in dataclasses.fields(ruleset.RuleSet)}
+    for field, value in message.ListFields():  # the fields set: an unset one keeps its default
+        key = _RENAMED.get(field.name, field.name)
+        if key not in known or field.name in _NOT_SCORED or since.get(key, 1) > version:
+            continue
+        if field.message_type is not None:  # a map: royalty_amounts, pair_units
+            values[key] = dict(value)
+        elif field.enum_type is not None:
+            member = field.enum_type.values_by_number.get(value)
+            if member is not None:
+                prefix = field.enum_type.values_by_number[0].name.removesuffix("UNSPECIFIED")
+                values[key] = member.name.removeprefix(prefix).lower()
+        else:
+            values[key] = value
+    values["rules_version"] = version
+    for attempt in (
+        values,
+        {key: value for key, value in values.items() if key != "rules_version"},
+    ):
         try:
-            return ruleset.RuleSet(**values)
-        except ValueError:
-            return ruleset.RuleSet()
+            return ruleset.RuleSet.from_dict(attempt)
+        except ValueError:  # RuleSetError: a key, version or value these rules do not have
+            continue
+    return ruleset.RuleSet()
 
 
 def naturals_in_hand(cards: tuple[str, ...], rule_set: rule_set_pb2.RuleSet) -> tuple[str, ...]:
@@ -161,9 +181,14 @@ def strongest_natural(hand: Hand, table: table_pb2.Table) -> str:
     return held[0] if held else "none"
 
 
-def random_legal_rows(cards: tuple[str, ...], generator: random.Random) -> Rows:
-    """A random legal arrangement: random rows, the stronger five-card row put at the back,
-    retried until the front is no stronger than the middle (the solver's rows if unlucky)."""
+def random_legal_rows(
+    cards: tuple[str, ...],
+    generator: random.Random,
+    rule_set: rule_set_pb2.RuleSet | None = None,
+) -> Rows:
+    """A random arrangement legal at a table of ``rule_set`` (its row order): random rows, the
+    stronger five-card row put at the back, retried until no row order is broken (the solver's
+    rows if unlucky)."""
     hands = rules_module("hands")
     indices = [card_index(card) for card in cards]
     for _ in range(RANDOM_TRIES):
@@ -177,9 +202,9 @@ def random_legal_rows(cards: tuple[str, ...], generator: random.Random) -> Rows:
                 (card_text(card) for card in first),
                 (card_text(card) for card in second),
             )
-            if not foul_detail(rows, cards):
+            if not foul_detail(rows, cards, rule_set):
                 return rows
-    return solver_rows(cards)
+    return solver_rows(cards, rule_set)
 
 
 def solver_arranger(hand: Hand, table: table_pb2.Table) -> Rows:
@@ -193,7 +218,6 @@ def random_arranger(seed: int | None = None) -> Arranger:
     generator = random.Random(seed)
 
     def arrange(hand: Hand, table: table_pb2.Table) -> Rows:
-        del table
-        return random_legal_rows(hand.cards, generator)
+        return random_legal_rows(hand.cards, generator, table.rule_set)
 
     return arrange

@@ -14,6 +14,15 @@ PRESET_NAMES = (
     "four_player",
     "four_player_royalties",
     "four_player_bonus",
+    "capsa_susun",
+    "capsa_susun_graded",
+    "capsa_susun_both_paid",
+    "capsa_susun_one_royalty",
+    "capsa_susun_broken",
+    "capsa_susun_one_six",
+    "capsa_susun_scoop_bonus",
+    "closed_american",
+    "closed_russian",
 )
 
 

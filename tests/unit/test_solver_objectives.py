@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import check_arrangement
 from sapsam.rules.cards import parse_cards
+from sapsam.rules.royalties import row_royalties
 from sapsam.rules.ruleset import PRESETS, SUPPORTED_RULES_VERSIONS, MajorityRule, RuleSet
 from sapsam.rules.solver import (
     DEFAULT_OBJECTIVE,
@@ -143,3 +144,26 @@ def test_from_version_2_the_solver_keeps_a_king_high_flush_that_version_1_breaks
         "two pair, eights and sixes, kicker 2",
     ]
     assert new.values[2].describe() == "king-high flush, kickers 9 8 6 2"
+
+
+def test_played_units_values_the_tables_royalties() -> None:
+    # Under closed_american (1-6, the American royalties held) the kings' full house goes to the
+    # back (6 points) where played_rows keeps a straight there (2) and the kings in the middle.
+    cards = parse_cards("2d 2s 4h 5s 6c 7h 9d Td Js Qd Kc Kh Ks")
+    rules = PRESETS["closed_american"]
+    rows = solve(cards, rules, Objective.PLAYED_ROWS)
+    units = solve(cards, rules)
+    assert objective_for(rules) is Objective.PLAYED_UNITS
+    assert str(rows) == "6c 5s 4h / Kh Ks 7h 2d 2s / Kc Qd Js Td 9d"
+    assert str(units) == "Js Td 9d / Qd 7h 6c 5s 4h / Kc Kh Ks 2d 2s"
+    assert row_royalties(rules, check_arrangement(rows)) == (0, 0, 2)
+    assert row_royalties(rules, check_arrangement(units)) == (0, 0, 6)
+
+
+def test_played_units_is_played_rows_without_royalties_under_per_row() -> None:
+    rng = random.Random(8)
+    for _ in range(60):
+        cards = rng.sample(range(52), 13)
+        for name in ("pagat", "four_player"):
+            rules = PRESETS[name]
+            assert solve(cards, rules) == solve(cards, rules, Objective.PLAYED_ROWS)

@@ -34,10 +34,16 @@ from typing import Any
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
-from sapsam.rules.solver import OBJECTIVE_BY_RULES_VERSION, Objective, objective_for, prepare, solve
+from sapsam.rules.solver import (
+    OBJECTIVE_BY_RULES_VERSION,
+    Objective,
+    objective_for,
+    prepare,
+    solve,
+    solver_inputs,
+)
 
 MEDIAN_TARGET_MS = 5.0
-_READS_THE_RULES = (Objective.PLAYED_SCORE, Objective.PLAYED_UNITS)
 
 
 def percentile(sorted_values: Sequence[float], fraction: float) -> float:
@@ -69,22 +75,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair_rules = {name: rule_set.with_changes(min_seats=2) for name, rule_set in PRESETS.items()}
     rng = random.Random(args.seed)
     gains: dict[str, list[float]] = {name: [] for name in PRESETS}
-    # The candidate's times: per preset when it reads the method, else one list for every preset.
-    milliseconds: dict[str, list[tuple[float, float]]] = {name: [] for name in PRESETS}
-    milliseconds[""] = []
+    # The candidate's times, per distinct solver inputs; each preset reports its inputs' times.
+    inputs = {name: solver_inputs(rule_set, candidate) for name, rule_set in PRESETS.items()}
+    milliseconds: dict[tuple[object, ...], list[tuple[float, float]]] = {
+        key: [] for key in inputs.values()
+    }
     for _ in range(args.trials):
         cards = rng.sample(range(52), 26)
         hands = (cards[:13], cards[13:])
-        mine: dict[tuple[Objective, str], list[ArrangementCheck]] = {}
+        mine: dict[tuple[Objective, tuple[object, ...]], list[ArrangementCheck]] = {}
         for name, rule_set in PRESETS.items():
             sides = []
             for goal in (candidate, baseline):
-                # Objectives that ignore the method set the same rows under every preset of the
-                # same row order.
-                own = goal in _READS_THE_RULES or rule_set.strict_row_order
-                key = (goal, name if own else "")
+                # Solved once per distinct solver inputs (solver_inputs): presets that differ
+                # only in what the solver does not read share the rows.
+                key = (goal, solver_inputs(rule_set, goal))
                 if key not in mine:
-                    timings = milliseconds[key[1]] if goal is candidate else []
+                    timings = milliseconds[inputs[name]] if goal is candidate else []
                     mine[key] = [_solved(hand, rule_set, goal, timings) for hand in hands]
                 sides.append(mine[key])
             ours, theirs = sides
@@ -110,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, values in gains.items():
         mean = statistics.fmean(values)
         error = statistics.stdev(values) / math.sqrt(len(values))
-        timings = milliseconds[name] or milliseconds[""]
+        timings = milliseconds[inputs[name]]
         times = sorted(wall for wall, _ in timings)
         cpu = sorted(cpu for _, cpu in timings)
         result["presets"][name] = {

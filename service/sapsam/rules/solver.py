@@ -53,10 +53,9 @@ from typing import Final
 from sapsam.rules.arrangement import HAND_SIZE, Arrangement
 from sapsam.rules.cards import Card, CardError, by_strength, canonical_order, format_cards
 from sapsam.rules.hands import evaluate3, evaluate5
-from sapsam.rules.royalties import RoyaltyLimit
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, ScoringMethod
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
 from sapsam.rules.scoring import settle
-from sapsam.rules.solver_royalties import royalty_row_scores
+from sapsam.rules.solver_royalties import royalty_inputs, royalty_row_scores
 from sapsam.rules.solver_tables import (
     RowChances,
     RowScores,
@@ -76,15 +75,17 @@ class Objective(StrEnum):
     PLAYED_SCORE = "played_score"
     """Expected score under the rule set's method against those rows (rows independent)."""
     PLAYED_UNITS = "played_units"
-    """``played_score`` with each row's expected royalty units under the rule set
-    (``sapsam.rules.solver_royalties``); rules version 6's."""
+    """``played_rows`` plus each row's expected royalty units under the rule set's royalties and
+    amounts (``sapsam.rules.solver_royalties``); rules version 6's."""
 
 
 DEFAULT_OBJECTIVE: Final = Objective.PLAYED_UNITS
 """The objective of every rule set from rules version 6 and of ``sapsam arrange``. It reads the
-rule set: without royalties and under per-row scoring it sets exactly the rows ``played_rows``
-sets; with royalties it counts them. ``bench/solver_duel.py`` measured it against ``played_rows``
-(docs/performance.md, "solver")."""
+rule set's royalties: without them it sets exactly the rows ``played_rows`` sets; with them each
+row also counts its expected royalty. It does not rank by the scoring method's expected score:
+``played_score`` does, and ``bench/solver_duel.py`` measured no gain from it under any method
+(docs/performance.md, "solver"), so the method's majority and scoop are left to ``played_rows``'
+row chances."""
 
 PLAYED_SCORE_CANDIDATES: Final = 24
 """How many of the best arrangements under ``played_rows`` ``played_score`` chooses among."""
@@ -103,6 +104,20 @@ OBJECTIVE_BY_RULES_VERSION: Final = MappingProxyType(
 """Each rules version's objective, written out rather than following :data:`DEFAULT_OBJECTIVE`:
 a replay recomputes a timed-out seat's arrangement, so a change of the default (what ``sapsam
 arrange`` aims at) must not change a recorded version's. A new version adds its own entry."""
+
+
+def solver_inputs(rule_set: RuleSet, goal: Objective | None = None) -> tuple[object, ...]:
+    """What :func:`solve` reads of ``rule_set`` under ``goal`` (by default the rule set's): two
+    rule sets with equal inputs set every hand alike (``bench/solver_duel.py`` solves once per
+    distinct inputs)."""
+    goal = objective_for(rule_set) if goal is None else Objective(goal)
+    inputs: tuple[object, ...] = (goal, rule_set.strict_row_order)
+    if goal is Objective.PLAYED_SCORE:
+        per_unit = rule_set.with_changes(row_unit=1, pair_units={})
+        inputs += (_outcome_units(per_unit),)
+    if goal is Objective.PLAYED_UNITS:
+        inputs += (royalty_inputs(rule_set),)
+    return inputs
 
 
 def objective_for(rule_set: RuleSet) -> Objective:
@@ -208,9 +223,7 @@ def solve(
     goal = objective_for(rule_set) if goal is None else Objective(goal)
     hand = _checked_cards(cards)
     five, three = _strengths(hand)
-    ranked = goal is Objective.PLAYED_SCORE or (
-        goal is Objective.PLAYED_UNITS and not _additive(rule_set)
-    )
+    ranked = goal is Objective.PLAYED_SCORE
     keep = PLAYED_SCORE_CANDIDATES if ranked else 1
     scores = royalty_row_scores(rule_set) if goal is Objective.PLAYED_UNITS else _row_scores(goal)
     found: list[_Kept] = []
@@ -223,26 +236,9 @@ def solve(
     if ranked:
         outcome_units = _outcome_units(rule_set)
         chances = played_row_chances()
-        cube = chances[3] ** 3
-
-        played_front, played_middle, played_back, _ = played_row_scores()
-        with_front, with_middle, with_back, denominator = scores
-        per_unit = denominator // 2  # one expected unit on the row scores' scale
 
         def expected(split: tuple[int, int, int]) -> int:
-            units = _expected_units(five, three, split, chances, outcome_units)
-            if goal is Objective.PLAYED_UNITS:  # plus the expected royalties (solver_royalties)
-                back, middle, front = split
-                royalty = (
-                    with_front[three[front]]
-                    - played_front[three[front]]
-                    + with_middle[five[middle]]
-                    - played_middle[five[middle]]
-                    + with_back[five[back]]
-                    - played_back[five[back]]
-                )
-                units += royalty * cube // per_unit
-            return units
+            return _expected_units(five, three, split, chances, outcome_units)
 
         # Highest expected score; among equals the best searched, then the first found.
         found.sort(key=lambda kept: (expected(kept[2]), kept[0], kept[1]), reverse=True)
@@ -309,15 +305,6 @@ def _best_splits(
                 if len(kept) == keep:
                     worst = kept[0][0]
     return sorted(kept, reverse=True)
-
-
-def _additive(rule_set: RuleSet) -> bool:
-    """Whether the row scores of ``played_units`` add up to the expected score exactly (rows
-    taken as independent): per-row scoring, every royalty counted."""
-    return (
-        rule_set.scoring is ScoringMethod.PER_ROW
-        and rule_set.royalty_limit is RoyaltyLimit.EVERY_ROW
-    )
 
 
 def _capped(scores: list[int], strongest_first: list[int]) -> list[int]:

@@ -13,7 +13,9 @@ set, against the same played rows:
 
 ``royalty_limit`` ``largest_only`` and broken hands' claims (``royalty_broken_hands``) are not
 additive over rows; the objective counts every row's royalty as ``every_row`` does and values no
-claim (a claim is paid whatever the arrangement). Everything is an integer, so the search is exact
+claim (a claim is paid whatever the arrangement). The scoring method's majority and scoop are
+left to ``played_rows``' row chances (ranking by the method's expected score, ``played_score``,
+measured no gain). Everything is an integer, so the search is exact
 and deterministic.
 """
 
@@ -33,13 +35,22 @@ _CACHE_SIZE: Final = 32
 """Royalty tables whose row scores are kept (a server serves a handful of rule sets)."""
 
 
+def royalty_inputs(rule_set: RuleSet) -> tuple[object, ...]:
+    """What the royalty scores read of a rule set: the payment and every non-zero amount."""
+    if rule_set.royalties is RoyaltyPayment.NONE:
+        return ()
+    amounts = tuple(sorted((key, units) for key, units in amount_table(rule_set).items() if units))
+    return (rule_set.royalties is RoyaltyPayment.WON_ROW, amounts)
+
+
 def royalty_row_scores(rule_set: RuleSet) -> RowScores:
     """``played_rows``' row scores plus each row's expected royalty units (module docstring), on
     ``played_rows``' scale."""
-    if rule_set.royalties is RoyaltyPayment.NONE:
+    inputs = royalty_inputs(rule_set)
+    if not inputs:
         return played_row_scores()
-    table = tuple(sorted(amount_table(rule_set).items()))
-    return _scores(table, rule_set.royalties is RoyaltyPayment.WON_ROW)
+    won_row, amounts = inputs
+    return _scores(amounts, bool(won_row))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)

@@ -33,9 +33,9 @@ def test_rules_version_1_keeps_random_rows_and_every_new_rule_set_gets_the_defau
         Objective.RANDOM_ROWS
     )
     for rule_set in (*PRESETS.values(), RuleSet()):
-        assert rule_set.rules_version == 5
+        assert rule_set.rules_version == 6
         assert objective_for(rule_set) is DEFAULT_OBJECTIVE is Objective.PLAYED_UNITS
-    for version in (2, 3, 4):
+    for version in (2, 3, 4, 5):
         assert objective_for(RuleSet(rules_version=version)) is Objective.PLAYED_ROWS
 
 

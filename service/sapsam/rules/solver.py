@@ -22,6 +22,10 @@ per-row scoring that is ``played_rows`` exactly. Found by keeping the ``PLAYED_S
 arrangements best under ``played_rows`` and choosing among them by the method's expected score
 (held exactly, as integers over ``deals ** 3``); ties keep ``played_rows``' order.
 
+Objective ``played_units`` (rules version 6): ``played_rows`` plus each row's expected royalty
+units under the rule set's royalties and amounts, against the same played rows
+(:mod:`sapsam.rules.solver_royalties`); without royalties it is ``played_rows`` exactly.
+
 **The objective is part of the rules.** A seat that times out under the ``solver`` policy gets
 ``solve(cards, rule_set)``, which a replay recomputes, so the objective a rule set gets
 (:func:`objective_for`) is fixed by its ``rules_version``: ``random_rows`` under version 1,
@@ -31,9 +35,10 @@ belongs to a new rules version (see :func:`objective_for`), never to an existing
 
 The search evaluates each of the C(13,5) = 1,287 five-card subsets and C(13,3) = 286 three-card
 subsets once, then walks the backs from the strongest down; for each back it tries the 56 ways to
-split the other eight cards into middle and front. The middle is never stronger than the back and
-a row's score grows with its strength, so ``back score + middle score at the back's strength + best
-front score`` bounds everything a back can still achieve: once that bound cannot beat the best
+split the other eight cards into middle and front. The middle is never stronger than the back nor
+the front than the middle, so ``the best back score no stronger than it + the best (middle + front
+no stronger than that middle) no stronger than it`` bounds everything a back and the weaker backs
+can still achieve (running maxima, so it holds even for royalty amounts set out of order): once that bound cannot beat the best
 found (the worst kept, when several are kept), no weaker back can either and the search stops.
 Among arrangements with the same objective the first found is kept; the cards are put in canonical
 order first, so the result depends on the set of cards only.

@@ -38,8 +38,9 @@ subsets once, then walks the backs from the strongest down; for each back it tri
 split the other eight cards into middle and front. The middle is never stronger than the back nor
 the front than the middle, so ``the best back score no stronger than it + the best (middle + front
 no stronger than that middle) no stronger than it`` bounds everything a back and the weaker backs
-can still achieve (running maxima, so it holds even for royalty amounts set out of order): once that bound cannot beat the best
-found (the worst kept, when several are kept), no weaker back can either and the search stops.
+can still achieve (running maxima, so it holds even for royalty amounts set out of order): once
+that bound cannot beat the best found (the worst kept, when several are kept), no weaker back can
+either and the search stops.
 Among arrangements with the same objective the first found is kept; the cards are put in canonical
 order first, so the result depends on the set of cards only.
 """

@@ -100,7 +100,7 @@ def test_the_rule_set_on_the_wire_reads_back_as_the_solver_needs_it(rule_set: Ru
     )
     # Every field the scoring reads, royalties and stakes included, crosses the wire.
     unread = {"name", "min_seats", "max_seats", "series_length", "arrange_seconds"}
-    unread |= {"reveal_seconds", "arrange_timeout_policy"}
+    unread |= {"reveal_seconds", "arrange_timeout_policy", "surrender_seconds"}
     on_the_wire = {field.name for field in rule_set_pb2.RuleSet.DESCRIPTOR.fields} | {"scoring"}
     scored = {
         key: value

@@ -145,3 +145,18 @@ def test_plurals() -> None:
     assert [plural(n, "deal") for n in (0, 1, 2)] == ["0 deals", "1 deal", "2 deals"]
     assert plural(1, "entry", "entries") == "1 entry"
     assert plural(3, "entry", "entries") == "3 entries"
+
+
+def test_indented_lines_of_a_description_are_shown_as_written() -> None:
+    # A table of commands (sapsam tournament's) or an example, one line each: run into one
+    # paragraph, `sapsam tournament --help` listed its 17 actions as a single block of words.
+    for path, parser in _programs():
+        shown = parser.format_help().splitlines()
+        description = plain_text(parser.description or "") or ""
+        for block in re.split(r"\n\s*\n", description):
+            lines = block.strip("\n").splitlines()
+            if lines and all(line.startswith("  ") for line in lines):
+                for line in lines:
+                    assert line in shown, f"{path}: {line.strip()!r} is not on a line of its own"
+    tournament = dict(_programs())["sapsam tournament"].format_help().splitlines()
+    assert "  create         create a tournament; prints its id" in tournament

@@ -1,6 +1,6 @@
 """``sapsam tables stuck``: the tables the server's background work cannot move on.
 
-Two kinds, each line naming the table:
+Four kinds, each line naming the table and saying which kind it is:
 
 - **failing**: the deadline sweeper or the tournament results process failed on the table, and
   keeps trying it with a back-off (``background_failures``): how often, since when, the error's

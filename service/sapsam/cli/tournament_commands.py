@@ -6,14 +6,14 @@ database directly (--database-url, else DATABASE_URL, else the embedded one in
 server over gRPC.
 
   create         create a tournament; prints its id
-  register       enter players, by display name or id (unknown players are refused)
+  register       enter players by display name or id (unknown ones are refused)
   unregister     withdraw players before the start
-  start          close registration, seat round 1 by the committed draw, open its tables
+  start          close registration; seat round 1 by the committed draw
   show           the tournament, its rounds and tables, by display name
   standings      the standings (--format table, csv or json)
   leaderboard    a leaderboard across tournaments (--format table, csv or json)
   list           every tournament, newest first
-  watch          follow a tournament live: progress, whom each table awaits, stuck tables
+  watch          live: progress, whom each table awaits, stuck tables
   pause, resume  hold a tournament's rounds and clocks, and let them go on
   cancel         end a tournament before its last round
   forfeit        a player leaves the tournament
@@ -21,7 +21,7 @@ server over gRPC.
   bot            bots that play their players' seats from round to round
   verify         check the seating, every credited deal and the standings
   follow-results run the results process on its own (servers run one already)
-  demo           twelve bots play a 3-table, 2-round tournament, then it is verified
+  demo           12 bots play a 3-table, 2-round tournament; it is verified
 
 Exit status: 0 on success, 1 when a check fails, 2 when the command cannot run (nothing is
 written then).

@@ -63,8 +63,9 @@ class HelpFormatter(argparse.HelpFormatter):
 
         out: list[str] = []
         for block in _paragraphs(plain_text(text) or ""):
-            if all(line.startswith("    ") for line in block):
-                out.append("\n".join(indent + line for line in block))  # an example, as written
+            if all(line.startswith("  ") for line in block):
+                # An example or a table of commands (indented): as written.
+                out.append("\n".join(indent + line for line in block))
             elif block[0].lstrip().startswith("- "):
                 items: list[str] = []
                 for line in block:

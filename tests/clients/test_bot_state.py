@@ -1,6 +1,6 @@
 """The bot's state file: players by seat index and open commitments, owner-only, one file per
-server, table and --seat option, locked while a bot runs so a second bot takes another slot; and
-the commands printed to resume a bot or a player."""
+server, table, --seat option and --name, locked while a bot runs so a second bot takes another
+slot; and the commands printed to resume a bot or a player."""
 
 from __future__ import annotations
 
@@ -64,7 +64,26 @@ def test_a_running_bot_keeps_its_file_a_second_one_takes_the_next_slot(tmp_path:
     first.close()  # the first bot stopped: a rerun takes its file
     assert BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path).path == first.path
     seat_two = BotState.claim("127.0.0.1:50051", TABLE, 2, tmp_path)
-    assert seat_two.path.name == f"127.0.0.1-50051_{uuid.UUID(int=7)}_seat2-1.json"
+    assert seat_two.path.name == f"127.0.0.1-50051_{uuid.UUID(int=7)}_seat2_bot-1.json"
+
+
+def test_another_bot_command_at_the_table_never_takes_up_the_first_ones_players(
+    tmp_path: Path,
+) -> None:
+    # `--name Zed` stopped; `--name Yan` started at the same table must not play Zed's seats
+    # (it did: the file was keyed by server, table and --seat only); Zed's rerun takes them up.
+    zed = BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path, name="Zed")
+    zed_player = SavedPlayer("players/zed", "Zed", "token-of-zed")
+    zed.keep_player(0, zed_player)
+    zed.close()
+    yan = BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path, name="Yan")
+    assert yan.path != zed.path and yan.player(0) is None
+    again = BotState.claim("127.0.0.1:50051", TABLE, None, tmp_path, name="Zed")
+    assert again.path == zed.path and again.player(0) == zed_player
+    assert again.path.name == f"127.0.0.1-50051_{uuid.UUID(int=7)}_any_Zed-1.json"
+    assert state_name("h:1", TABLE, None, 1, "Zoë & co").endswith("_any_Zo-co-1.json")
+    yan.close()
+    again.close()
 
 
 def test_the_default_folder_is_the_user_state_folder(

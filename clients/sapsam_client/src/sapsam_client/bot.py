@@ -168,8 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--state",
         type=Path,
         help="keep the players' tokens and open commitments in this file, to take the same"
-        " seats up again when rerun (default: a file per server, table and --seat in the user's"
-        " state folder)",
+        " seats up again when rerun (default: a file per server, table, --seat and --name in the"
+        " user's state folder)",
     )
     state.add_argument(
         "--no-state", action="store_true", help="keep no state file (a rerun joins anew)"
@@ -309,7 +309,7 @@ def open_state(arguments: argparse.Namespace, table: str) -> BotState | None:
         return None
     if arguments.state is not None:
         return BotState(arguments.state)
-    return BotState.claim(arguments.server, table, arguments.seat)
+    return BotState.claim(arguments.server, table, arguments.seat, name=arguments.name)
 
 
 def resume_command(argv: Sequence[str], table: str) -> str:

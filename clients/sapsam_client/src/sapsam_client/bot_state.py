@@ -9,10 +9,12 @@ run again loads it, takes up the same seats and reveals what they committed.
 
 The file is ``--state FILE``, else :func:`default_state_file`: in the user's state folder
 (``platformdirs.user_state_dir``: ``~/.local/state/sapsam`` on Linux), ``bots/``, one file per
-server, table, ``--seat`` option and slot. A running bot holds a lock on its file, so a second bot
-started for the same table at the same time takes the next slot instead of the same players, and a
-rerun takes the file of a bot that no longer runs. The file is readable by its owner only: a token
-is a password, and a nonce is secret until the reveal.
+server, table, ``--seat`` option, ``--name`` and slot. A running bot holds a lock on its file, so a
+second bot started for the same table at the same time takes the next slot instead of the same
+players, and a rerun takes the file of a bot that no longer runs. The name is part of the key so
+that another bot command at the same table (``--name Bob`` after ``--name Ann`` stopped) never
+takes up the first one's players: only the same command does. The file is readable by its owner
+only: a token is a password, and a nonce is secret until the reveal.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from sapsam_client.seat import Commitment
 from sapsam_client.tokens import SavedPlayer, saved_player
 
 MAX_SLOTS = 64
-"""Bots running at once for one server, table and ``--seat`` option, each with its own file."""
+"""Bots running at once for one server, table, ``--seat`` and ``--name``, each with its own file."""
 
 
 class StateInUseError(Exception):
@@ -48,11 +50,16 @@ def state_folder() -> Path:
     return Path(platformdirs.user_state_dir("sapsam")) / "bots"
 
 
-def state_name(server: str, table: str, seat: int | None, slot: int) -> str:
-    """The state file's name for a bot of ``server`` at ``table`` (``--seat`` ``seat``)."""
-    host = re.sub(r"[^A-Za-z0-9.-]+", "-", server).strip("-") or "server"
+def _file_word(text: str, fallback: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-") or fallback
+
+
+def state_name(server: str, table: str, seat: int | None, slot: int, name: str = "bot") -> str:
+    """The state file's name for a bot of ``server`` at ``table`` (``--seat`` ``seat``,
+    ``--name`` ``name``)."""
     where = "any" if seat is None else f"seat{seat}"
-    return f"{host}_{table_id(table)}_{where}-{slot}.json"
+    who = _file_word(name, "bot")
+    return f"{_file_word(server, 'server')}_{table_id(table)}_{where}_{who}-{slot}.json"
 
 
 def _lock(path: Path) -> IO[str] | None:
@@ -87,14 +94,19 @@ class BotState:
 
     @classmethod
     def claim(
-        cls, server: str, table: str, seat: int | None, folder: Path | None = None
+        cls,
+        server: str,
+        table: str,
+        seat: int | None,
+        folder: Path | None = None,
+        name: str = "bot",
     ) -> BotState:
-        """The first state file for this server, table and ``--seat`` that no running bot holds
-        (in ``folder``, default :func:`state_folder`)."""
+        """The first state file for this server, table, ``--seat`` and ``--name`` that no
+        running bot holds (in ``folder``, default :func:`state_folder`)."""
         where = folder or state_folder()
         for slot in range(1, MAX_SLOTS + 1):
             try:
-                return cls(where / state_name(server, table, seat, slot))
+                return cls(where / state_name(server, table, seat, slot, name))
             except StateInUseError:
                 continue
         raise StateInUseError(f"{MAX_SLOTS} bots already run for {table} on {server}")

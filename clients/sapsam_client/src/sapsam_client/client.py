@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,10 @@ class Hand:
         return deal_number(self.deal)
 
 
+class NoDeadlineWarning(UserWarning):
+    """A table was created without an arranging or reveal deadline (it may wait forever)."""
+
+
 class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
     """A connection to a sapsam server, acting as one player (or the operator, or nobody): one
     method per RPC (the player calls from :class:`~sapsam_client.player_calls.PlayerCalls`, a
@@ -104,7 +109,11 @@ class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
         rule_set: rule_set_pb2.RuleSet | None = None,
         series_length: int | None = None,
     ) -> table_pb2.Table:
-        """Create a table (the base game unless a preset or rule set is given); not seated."""
+        """Create a table (the base game unless a preset or rule set is given); not seated.
+
+        A rule set choosing no arranging or reveal deadline is allowed, but such a table can wait
+        for an absent player forever: each warning of the server's (``CreateTableResponse
+        .warnings``) is raised as a :class:`NoDeadlineWarning`, which Python prints by default."""
         request = table_service_pb2.CreateTableRequest(
             request_id=request_id(), seat_count=seat_count
         )
@@ -114,9 +123,12 @@ class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
             request.rule_set.CopyFrom(rule_set)
         if series_length is not None:
             request.series_length = series_length
-        return self.call(
+        response = self.call(
             self.tables.CreateTable, request, table_service_pb2.CreateTableResponse
-        ).table
+        )
+        for warning in response.warnings:
+            warnings.warn(f"{response.table.name}: {warning}", NoDeadlineWarning, stacklevel=2)
+        return response.table
 
     def get_table(self, table: str) -> table_pb2.Table:
         """A table's public state."""

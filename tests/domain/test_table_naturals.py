@@ -42,7 +42,7 @@ from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.fairness.published import PublishedDeal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.naturals import NaturalsTable
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.ruleset import DEFAULT_RULE_SET, FIELD_SINCE_VERSION, RuleSet
 from sapsam.rules.solver import solve
 from tests.domain.test_table import NONCE, PLAYERS, TABLE_ID, Table, ready_table
 
@@ -229,7 +229,7 @@ def test_a_table_without_naturals_scores_as_before(version: int) -> None:
     recorded = {
         key: value
         for key, value in DEFAULT_RULE_SET.to_dict().items()
-        if not key.startswith("natural")
+        if not key.startswith("natural") and FIELD_SINCE_VERSION.get(key, 1) <= version
     }
     rules = RuleSet.from_dict({**recorded, "rules_version": version})
     table = ready_table(4, rules)

@@ -20,6 +20,7 @@ from serving import serving
 from sapsam import fairness
 from sapsam.api.request_digest import request_digest
 from sapsam.api.server import RunningServer
+from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import (
@@ -161,12 +162,41 @@ def test_every_table_rpc_refuses_a_request_id_reused_with_another_payload(api: A
         checker.check("RevealArrangement", reveal, rebuilt, player.token)
     final = api.call("GetTable", table_service_pb2.GetTableRequest(name=table.name), ann.token)
     assert final.table.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
+    _declare_at_a_table_with_naturals(api, checker)
     mutating = {
         method.name
         for method in table_service_pb2.DESCRIPTOR.services_by_name["TableService"].methods
         if "request_id" in method.input_type.fields_by_name
     }
     assert mutating == set(checker.methods)
+
+
+def _declare_at_a_table_with_naturals(api: Api, checker: Checker) -> None:
+    """DeclareNatural, which only a table with naturals takes (004's four_player_bonus)."""
+    natural_table, players = api.seated_table(4, "four_player_bonus")
+    start = table_service_pb2.StartDealRequest(request_id=rid(), table=natural_table)
+    started = api.call("StartDeal", start, players[0].token)
+    view = api.call(
+        "GetTable", table_service_pb2.GetTableRequest(name=natural_table), OPERATOR_TOKEN
+    )
+    cutter = next(player for player in players if player.seat == view.table.cutter_seat)
+    cut = table_service_pb2.CutDeckRequest(request_id=rid(), seat=cutter.seat, position=9)
+    api.call("CutDeck", cut, cutter.token)
+    player = players[0]
+    commitment = declaration_commitment(
+        uuid.UUID(natural_table.removeprefix("tables/")),
+        int(started.deal.rsplit("/", 1)[1]),
+        player.position,
+        player.name.removeprefix("players/"),
+        "none",
+        os.urandom(16),
+    )
+    declare = table_service_pb2.DeclareNaturalRequest(
+        request_id=rid(), seat=player.seat, commitment=commitment
+    )
+    checker.check(
+        "DeclareNatural", declare, altered(declare, commitment=os.urandom(32)), player.token
+    )
 
 
 def test_register_player_refuses_its_request_id_reused_with_another_display_name(

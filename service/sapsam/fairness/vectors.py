@@ -23,6 +23,8 @@ from sapsam.fairness.deal import (
     deal_record,
     record_key,
 )
+from sapsam.fairness.natural_checks import Declaration
+from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.fairness.shuffle import (
     WORD_BITS,
@@ -38,6 +40,7 @@ from sapsam.fairness.shuffle import (
 )
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
+from sapsam.rules.naturals import NaturalsTable
 from sapsam.rules.ruleset import MajorityRule, RuleSet, ScoringMethod
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
@@ -317,7 +320,10 @@ def example_published_deal(
     Each seat plays :func:`simple_arrangement` with a nonce derived from its seat. With
     ``revealed=False`` the last seat never reveals: a foul, or, with ``solver=True``, a seat that
     timed out while arranging and whose hand the solver set. With ``players`` (one id per seat)
-    every seat commits under scheme 2, binding its player id.
+    every seat commits under scheme 2, binding its player id. Under a rule set with naturals
+    every seat declares ``none`` (docs/fairness.md §21; a seat that never revealed never opened
+    it, one whose hand the solver set never declared), bound to ``players`` or, without them, to
+    ids named after the seats.
     """
     table_id: uuid.UUID = inputs["table_id"]
     deal_number: int = inputs["deal_number"]
@@ -352,6 +358,16 @@ def example_published_deal(
         reveals[-1] = None
         commitments[-1] = None if solver else commitments[-1]
         solver_seats[-1] = solver
+    declarations: tuple[Declaration | None, ...] | None = None
+    seated = players
+    if rule_set.naturals is not NaturalsTable.NONE:
+        seated = players or tuple(f"player {seat}" for seat in range(seat_count))
+        declarations = tuple(
+            _declared_none(table_id, deal_number, seat, seated[seat], reveals[seat] is not None)
+            if commitments[seat] is not None
+            else None
+            for seat in range(seat_count)
+        )
     set_for: list[Arrangement | None] = [
         solve(hand, rule_set) if solver_seat else None
         for hand, solver_seat in zip(hands, solver_seats, strict=True)
@@ -380,8 +396,18 @@ def example_published_deal(
         solver_seats=tuple(solver_seats),
         solver_arrangements=tuple(set_for) if solver else None,
         commitment_schemes=(2,) * seat_count if players else (),
-        players=players,
+        players=seated,
+        natural_declarations=declarations,
     )
+
+
+def _declared_none(
+    table_id: uuid.UUID, deal_number: int, seat: int, player: str, opened: bool
+) -> Declaration:
+    """A seat's declaration of ``none``, opened (with its nonce) or not."""
+    nonce = _bytes_from_label(f"declaration {deal_number} {seat}", 16)
+    commitment = declaration_commitment(table_id, deal_number, seat, player, "none", nonce)
+    return Declaration(commitment, "none", nonce) if opened else Declaration(commitment)
 
 
 def shuffle_trace(key: bytes, steps: int) -> list[dict[str, Any]]:

@@ -107,12 +107,13 @@ async def test_a_conflicting_member_does_not_fail_the_others(
         for index, connection in enumerate(connections[2:10])
     ]
     # Expected version 0 on a stream at version 1: it needs no head read, so it fails only on
-    # the events' key, inside the batch it joined.
+    # the events' key (or, in the batch statement, its guard), inside the batch it joined: the
+    # second (the first append is sent at once, alone).
     stale = append(connections[1], "taken", 0, event(1), "late", commit_group=group)
-    outcomes = await asyncio.gather(stale, *others, return_exceptions=True)
-    conflict = outcomes[0]
+    outcomes = await asyncio.gather(*others, stale, return_exceptions=True)
+    conflict = outcomes[-1]
     assert isinstance(conflict, ConcurrencyConflict) and conflict.current_version == 1
-    assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes[1:])
+    assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes[:-1])
     if batch_statement:  # its guard left it out of the statement; the others committed
         assert group.failed_batches == 0
     else:  # the batch it was in rolled back; the others ran alone

@@ -21,13 +21,15 @@ half at 4 streams and by a fifth at 64, bench/group_commit.py.)
 What a batch sends: the members that can be (every append whose companions have a
 ``BatchedPart``, which is every game append) as ONE statement, ``sapsam.store.batch_statement``,
 whose one parameter is all of them as a JSON document; any other member as its own statement
-beside it. ``BEGIN``/``COMMIT`` go around them only when that makes more than one statement. So a
-batch of game appends is one statement, one round trip and one commit, whatever its size: psycopg
-converts one query and dumps one parameter per batch instead of a dozen per member, and
-PostgreSQL pays a statement's fixed cost once (bench/append_cost.py, docs/performance.md). A
-batch takes at most one append per stream (a second waits for the next batch), because every
-part of one statement sees the same snapshot. ``SAPSAM_BATCH_STATEMENT=off`` (or
-``batch_statement=False``) sends one statement per member instead, as before, for comparison.
+beside it; a batch of one append is sent as that append's own statement (for one, the batch
+statement costs PostgreSQL more). ``BEGIN``/``COMMIT`` go around them only when that makes more
+than one statement. So a batch of game appends is one statement, one round trip and one commit,
+whatever its size: psycopg converts one query and dumps one parameter per batch instead of a
+dozen per member, and PostgreSQL pays a statement's fixed cost once (bench/append_cost.py,
+docs/performance.md). A batch takes at most one append per stream (a second waits for the next
+batch), because every part of one statement sees the same snapshot.
+``SAPSAM_BATCH_STATEMENT=off`` (or ``batch_statement=False``) sends one statement per member
+instead, as before, for comparison.
 
 Each caller gets its own rows, and only after the batch's COMMIT succeeded: nobody is told
 "appended" before it is durable. Inside the batch statement each member has its own guard (the
@@ -329,8 +331,12 @@ async def _commit(
 ) -> list[list[Row]]:
     """Each member's rows, all committed, in one round trip: the members that can be as ONE
     statement (``sapsam.store.batch_statement``), the others one statement each; BEGIN and
-    COMMIT around them only if there is more than one statement."""
-    together = [m for m in batch if m.batched is not None] if batch_statement else []
+    COMMIT around them only if there is more than one statement. A batch of one is sent as its
+    own statement: the batch statement's execution costs PostgreSQL ~90 us more for one append
+    than the append's own statement (bench/append_cost.py --tables 1), and at human pace most
+    batches are of one."""
+    use_batch = batch_statement and len(batch) > 1
+    together = [m for m in batch if m.batched is not None] if use_batch else []
     alone = [m for m in batch if m.batched is None] if together else batch
     statements = [(m.statement, m.parameters) for m in alone]
     if together:

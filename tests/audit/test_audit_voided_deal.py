@@ -9,8 +9,10 @@ import psycopg
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.audit import Requester, Status, verify_export, write_lines
 from sapsam.audit import database as audit_database
+from sapsam.audit.deal_account import export_account
 from sapsam.audit.sample_play import play_deal, seated_table, start_and_deal
 from sapsam.domain.events import DealVoided
+from sapsam.rules.ruleset import DEFAULT_RULE_SET
 
 
 async def test_a_voided_deal_and_a_forced_timeout_verify(
@@ -104,3 +106,30 @@ async def test_a_replaced_seat_verifies_in_the_table_and_in_each_deal(
             [table_id],
         ).fetchall()
     assert rows == [(1, "bob"), (2, "zed")]
+
+
+async def test_a_series_completed_after_a_voided_deal_verifies(
+    service: TableService, database_url: str
+) -> None:
+    # Deals 1 and 3 scored, deal 2 voided: the 2-deal series completes after deal 3 with
+    # deals_played 2. The standings check failed this ("the series is recorded complete after
+    # deal 3 (deals_played 2)"), and the account said deal 2 was missing from the export.
+    rule_set = DEFAULT_RULE_SET.with_changes(series_length=2)
+    table_id = await seated_table(service, 2, rule_set, request_id="void-then-complete")
+    await play_deal(service, table_id, 1)
+    await start_and_deal(service, table_id, 2)
+    await service.void_deal(table_id, "a misdeal", "void-then-complete-2")
+    await play_deal(service, table_id, 3)
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        export = audit_database.export_table(connection, table_id, Requester.operator())
+        last_deal = audit_database.export_deal(connection, table_id, 3, Requester.operator())
+    report = verify_export(write_lines(export))
+    assert report.ok, [check for check in report.failed]
+    (standings,) = [c for c in report.checks if c.name == "standings"]
+    assert standings.status is Status.PASSED and standings.deal == 3
+    _, told = export_account(export, checks_hold=True)
+    assert "  running totals after deal 3:" in told
+    # Deal 3 alone cannot show that deal 2 was voided: not covered, never failed.
+    alone = verify_export(write_lines(last_deal))
+    (standings,) = [c for c in alone.checks if c.name == "standings"]
+    assert standings.status is Status.NOT_COVERED, standings.detail

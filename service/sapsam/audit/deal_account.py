@@ -30,6 +30,7 @@ from sapsam.domain.events import (
     ArrangementRevealed,
     DealScored,
     DealStarted,
+    DealVoided,
     Event,
     EventCodec,
     NaturalRevealed,
@@ -204,6 +205,7 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
     surrendered: set[int] = set()
     opened: dict[int, str] = {}
     found: list[DealAccount] = []
+    settled = 0  # the last deal accounted for or voided: the totals run on from it
     for event in events:
         if isinstance(event, TableCreated):
             try:
@@ -228,9 +230,11 @@ def accounts(events: Sequence[Event]) -> tuple[RuleSet | None, list[DealAccount]
                 event, rule_set, tuple(players), dealer, foul_words, surrendered, opened
             )
             if account is not None:
-                previous = found[-1].deal_number if found else 0
-                stated = account.deal_number not in (1, previous + 1)
+                stated = account.deal_number not in (1, settled + 1)
                 found.append(replace(account, stated_before=stated))
+                settled = account.deal_number
+        elif isinstance(event, DealVoided) and settled == event.deal_number - 1:
+            settled = event.deal_number  # unscored: the totals before it carry over
     return rule_set, found
 
 

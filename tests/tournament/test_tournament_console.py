@@ -195,3 +195,13 @@ async def test_forfeit_and_reseat_by_display_name(
     )
     flagged = {line["display_name"]: line["forfeited"] for line in document["lines"]}
     assert flagged[leaver.display_name] is True and flagged[names[4]] is False
+
+
+async def test_the_standings_say_how_many_rounds_in_words(services: Services) -> None:
+    # "after 0 of 1 rounds" was printed for a one-round tournament.
+    url = services.database_url
+    for rounds, words in (("1", "after 0 of 1 round;"), ("2", "after 0 of 2 rounds;")):
+        tournament = created(url, "--seat-count", "2", "--rounds", rounds, "--deals", "1")
+        shown = sapsam("tournament", "standings", tournament, "--database-url", url)
+        assert shown.returncode == 0, shown.stderr
+        assert f"Club night: standings (so far, {words} equal totals" in shown.stdout

@@ -28,6 +28,7 @@ from sapsam.cli.tournament_output import (
     display_name,
     render,
 )
+from sapsam.cli.wording import plural
 
 MAX_LEADERBOARD_LINES = 1000
 
@@ -95,7 +96,7 @@ def _standings(arguments: argparse.Namespace) -> int:
     phase = state.phase.value
     final = phase in ("COMPLETE", "CANCELLED")
     status = {"COMPLETE": "final", "CANCELLED": "final: the tournament was cancelled"}.get(
-        phase, f"so far, after {state.rounds_completed} of {state.rounds} rounds"
+        phase, f"so far, after {state.rounds_completed} of {plural(state.rounds, 'round')}"
     )
     meta = {
         "tournament": f"tournaments/{tournament_id}",

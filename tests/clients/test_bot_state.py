@@ -1,6 +1,7 @@
 """The bot's state file: players by seat index and open commitments, owner-only, one file per
 server, table, --seat option and --name, locked while a bot runs so a second bot takes another
-slot; and the commands printed to resume a bot or a player."""
+slot; the commands printed to resume a bot or a player, and how a player's unfinished tables
+are described."""
 
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ from sapsam_client.bot_state import (
     state_name,
 )
 from sapsam_client.commitment import Rows
+from sapsam_client.my_tables import HeldTable
 from sapsam_client.my_tables import resume_command as play_resume
 from sapsam_client.seat import Commitment
 from sapsam_client.terminal import build_parser as play_parser
 from sapsam_client.tokens import SavedPlayer
+from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 TABLE = f"tables/{uuid.UUID(int=7)}"
 ROWS = Rows.of(["As", "Ad", "2c"], ["Kc", "Kd", "3h", "4h", "5h"], ["Qs", "Qh", "Qd", "9c", "9s"])
@@ -121,3 +124,19 @@ def test_a_damaged_commitment_is_a_clear_refusal(tmp_path: Path, damage: object)
     with pytest.raises(StateDamagedError, match="move it away"):
         state.load(f"{TABLE}/seats/1")
     state.close()
+
+
+def test_an_unfinished_table_past_its_series_length_is_not_deal_4_of_3() -> None:
+    # Deal 3 of a 3-deal series voided: the table plays deal 4, which counts as the third.
+    table = table_pb2.Table(
+        name=TABLE,
+        status=table_pb2.TABLE_STATUS_PLAYING,
+        deal_number=4,
+        rule_set=rule_set_pb2.RuleSet(series_length=3),
+    )
+    shown = HeldTable(table, f"{TABLE}/seats/0").describe()
+    assert shown == (
+        f"{TABLE}  your seat 0, deal 4 (a series of 3 deals that count; voided deals do not)"
+    )
+    table.deal_number = 2
+    assert HeldTable(table, f"{TABLE}/seats/0").describe().endswith("deal 2 of 3")

@@ -33,6 +33,10 @@ class HeldTable:
         if table.status == table_pb2.TABLE_STATUS_OPEN:
             taken = sum(1 for seat in table.seats if seat.player)
             where = f"waiting for players, {taken}/{table.seat_count} seated"
+        elif table.deal_number > table.rule_set.series_length:
+            # Voided deals do not count: "deal 4 of 3" read as a bug.
+            where = f"deal {table.deal_number} (a series of {table.rule_set.series_length} deals"
+            where += " that count; voided deals do not)"
         else:
             where = f"deal {table.deal_number} of {table.rule_set.series_length}"
         return f"{table.name}  your seat {position}, {where}"

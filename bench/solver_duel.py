@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
-from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
+from sapsam.rules.presets import PRESETS
+from sapsam.rules.ruleset import RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import (
     OBJECTIVE_BY_RULES_VERSION,

@@ -52,7 +52,7 @@ from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.log.records import NewEvent, RecordedEvent
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.appends import append
 from sapsam.store.offline_reads import iterate_all
 from sapsam.store.reads import read_all, read_all_of_types

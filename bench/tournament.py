@@ -27,7 +27,7 @@ from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import TournamentService, TournamentSettings
 from sapsam.audit.sample_play import play_deal
 from sapsam.audit.tournament_audit import verify_tournament
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors

@@ -35,7 +35,7 @@ import sapsam_proto.v1 as generated_v1
 from sapsam.api.limits import UNLIMITED
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
-from sapsam.rules.ruleset import PRESETS
+from sapsam.rules.presets import PRESETS
 from sapsam_proto.v1 import (
     audit_service_pb2,
     table_service_pb2,

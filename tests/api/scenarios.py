@@ -23,7 +23,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sapsam import fairness
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import Card, parse_cards
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import (
     audit_service_pb2_grpc,

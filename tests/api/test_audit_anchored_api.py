@@ -23,7 +23,7 @@ from sapsam.audit.anchoring import Trust
 from sapsam.audit.report import Verdict
 from sapsam.cli import main
 from sapsam.log.chain import canonical_event_bytes, chain_hash
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam_proto.v1 import audit_pb2, audit_service_pb2, audit_service_pb2_grpc
 
 VKEY = TEST_SERVER_KEYS.signer.verifier.vkey()

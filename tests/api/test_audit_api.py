@@ -15,7 +15,7 @@ import pytest
 from api_client import OPERATOR_TOKEN, Api, Player, bearer, error_reason
 
 from sapsam.audit import verify_export
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam_proto.v1 import (
     audit_pb2,
     audit_service_pb2,

@@ -17,7 +17,7 @@ import pytest
 from api_client import Api, bearer
 
 from sapsam.cli import main
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam_proto.v1 import audit_service_pb2, audit_service_pb2_grpc
 
 

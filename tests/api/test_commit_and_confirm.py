@@ -15,7 +15,7 @@ from api_client import Player, error_reason
 from scenarios import Seated, World
 
 from sapsam import fairness
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 

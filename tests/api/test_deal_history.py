@@ -13,7 +13,7 @@ import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api, Player, error_reason
 
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam_proto.v1 import table_service_pb2
 
 

@@ -17,7 +17,7 @@ from sapsam import fairness
 from sapsam.api.deal_results import DealResults
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors

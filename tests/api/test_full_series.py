@@ -12,7 +12,7 @@ from api_client import Api, DealSecrets, Observation, Watcher, hidden_informatio
 
 from sapsam.domain.published import published_deal
 from sapsam.fairness.verify import verify_deal
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 SERIES_LENGTH = 8

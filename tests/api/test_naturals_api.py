@@ -23,7 +23,7 @@ from sapsam.audit import verify_export
 from sapsam.domain.events import ArrangementRevealed, DealScored, NaturalDeclared
 from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.rules.naturals import naturals_held
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import (
     audit_service_pb2,

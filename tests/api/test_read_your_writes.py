@@ -16,7 +16,7 @@ from api_client import Api, bearer
 from google.protobuf.message import Message
 from test_two_processes import ServerProcess, two_servers  # noqa: F401 - the fixture
 
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam_proto.v1 import table_service_pb2
 
 READS = frozenset({"GetTable", "GetMyHand", "GetDealResult", "RegisterPlayer", "GetPlayer"})

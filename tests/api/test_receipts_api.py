@@ -16,7 +16,7 @@ from scenarios import Chosen, Seated, World, cup_request
 from sapsam import fairness
 from sapsam.log.receipt import open_receipt
 from sapsam.log.signed_note import NoteVerificationError, VerifierKey
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import (
     receipt_pb2,

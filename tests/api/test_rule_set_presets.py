@@ -9,7 +9,8 @@ import pytest
 from api_client import Api, error_reason
 
 from sapsam.api.common_messages import rule_set_message
-from sapsam.rules.ruleset import PRESET_DESCRIPTIONS, PRESETS, RULES_VERSION
+from sapsam.rules.presets import PRESET_DESCRIPTIONS, PRESETS
+from sapsam.rules.ruleset import RULES_VERSION
 from sapsam_proto.v1 import rule_set_pb2, table_service_pb2
 
 

@@ -16,7 +16,7 @@ from serving import TEST_SERVER_KEYS
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam.log.chain import verify_stream_chain
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.store.embedded import open_database
 from sapsam.store.offline_reads import read_stream
 from sapsam.store.schema import grant_service_role

@@ -25,7 +25,7 @@ from sapsam import fairness
 from sapsam.audit import verify_export
 from sapsam.domain.events import ArrangementCommitted, ArrangementRevealed
 from sapsam.fairness import player_keys
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import audit_service_pb2, player_service_pb2, table_service_pb2
 

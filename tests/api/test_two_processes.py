@@ -20,7 +20,7 @@ import pytest
 from api_client import OPERATOR_TOKEN, Api, Watcher, hidden_information_violations
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 
 
 def free_port() -> int:

@@ -15,7 +15,7 @@ from deadline_tables import dealt_table
 from sapsam.app.tables import TableService
 from sapsam.cli import main
 from sapsam.domain.events import SeatTimedOut
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 

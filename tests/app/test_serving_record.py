@@ -12,7 +12,7 @@ from sapsam.app.tables import TableService
 from sapsam.cli.bootstrap import build_services
 from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.serving import (
     ServingInterval,

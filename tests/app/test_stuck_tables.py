@@ -11,7 +11,7 @@ from deadline_tables import FakeClock, dealt_table
 
 from sapsam.app.operator_queries import StuckTables
 from sapsam.app.tables import TableService
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 

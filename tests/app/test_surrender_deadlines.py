@@ -14,7 +14,8 @@ from sapsam.app.tables import TableService
 from sapsam.domain.events import DeadlinesExtended, SurrenderAnnounced
 from sapsam.domain.table import TablePhase
 from sapsam.domain.table_deadlines import UnservedWindow
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, SurrenderRule
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import SurrenderRule
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 

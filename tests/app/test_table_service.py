@@ -17,7 +17,7 @@ from sapsam.domain.published import published_deal
 from sapsam.domain.table import INITIAL_STATE, TablePhase, fold
 from sapsam.log.records import ConcurrencyConflict
 from sapsam.rules.arrangement import check_arrangement
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 from sapsam.store.deal_secrets import load_deal_seed

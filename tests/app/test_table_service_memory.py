@@ -16,7 +16,7 @@ from sapsam import fairness
 from sapsam.app.tables import StaleVersionError, TableService
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TablePhase
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors

@@ -34,7 +34,7 @@ from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 
 PLAYERS = ("ann", "bob", "cid", "dee")

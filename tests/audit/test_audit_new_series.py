@@ -24,7 +24,7 @@ from sapsam.audit.replay import render_frame, replay
 from sapsam.audit.sample_play import play_series
 from sapsam.cli import main
 from sapsam.log.chain import canonical_event_bytes, chain_hash
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors
 

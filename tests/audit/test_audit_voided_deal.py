@@ -12,7 +12,7 @@ from sapsam.audit import database as audit_database
 from sapsam.audit.deal_account import export_account
 from sapsam.audit.sample_play import play_deal, seated_table, start_and_deal
 from sapsam.domain.events import DealVoided
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 
 
 async def test_a_voided_deal_and_a_forced_timeout_verify(

@@ -39,7 +39,7 @@ from sapsam.log.chain import (
     canonical_json,
     canonical_json_each,
 )
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

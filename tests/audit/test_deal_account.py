@@ -24,8 +24,9 @@ from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DealScored
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import DECK
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RowOrder, RuleSet, ScoringMethod
+from sapsam.rules.ruleset import RowOrder, RuleSet, ScoringMethod
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 

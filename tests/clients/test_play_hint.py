@@ -8,7 +8,8 @@ import random
 import pytest
 
 from sapsam.api.common_messages import rule_set_message
-from sapsam.rules.ruleset import PRESETS, MajorityRule, RowOrder, RuleSet
+from sapsam.rules.presets import PRESETS
+from sapsam.rules.ruleset import MajorityRule, RowOrder, RuleSet
 from sapsam_client.arranging import HINT_TITLE, arrange
 from sapsam_client.client import Hand
 from sapsam_client.commitment import Rows, card_text

@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from sapsam.rules.ruleset import PRESETS
+from sapsam.rules.presets import PRESETS
 from sapsam_client import NoDeadlineWarning, bot, connect, terminal
 from sapsam_client.table_options import PRESET_NAMES
 from sapsam_proto.v1 import rule_set_pb2

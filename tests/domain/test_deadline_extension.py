@@ -11,7 +11,7 @@ from sapsam.domain.errors import Reason
 from sapsam.domain.events import DEFAULT_CODEC, DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table import INITIAL_STATE, TablePhase, fold
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 
 RULES = dataclasses.replace(DEFAULT_RULE_SET, arrange_seconds=60, reveal_seconds=30)

@@ -30,7 +30,7 @@ from sapsam.domain.events import (
     TableCreated,
     _made_by_fields,
 )
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 
 NESTED_RECORDS: dict[tuple[type[Event], str], type[Any]] = {
     (DealScored, "pairs"): PairScored,

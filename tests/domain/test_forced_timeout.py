@@ -10,7 +10,8 @@ from sapsam.domain.commands import ConfirmArrangement, RevealArrangement, Reveal
 from sapsam.domain.errors import Reason
 from sapsam.domain.events import DealScored, RevealsOpened, SeatTimedOut
 from sapsam.domain.table import TablePhase
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, TimeoutPolicy
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import TimeoutPolicy
 from sapsam.rules.solver import solve
 
 

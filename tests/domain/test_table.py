@@ -37,7 +37,8 @@ from sapsam.domain.events import (
 from sapsam.domain.published import published_deal
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve, fold
 from sapsam.rules.arrangement import Arrangement, check_arrangement
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, TimeoutPolicy
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet, TimeoutPolicy
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 

@@ -17,7 +17,7 @@ import pytest
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.table import INITIAL_STATE, DealState, evolve
 from sapsam.domain.table_evolve import _replace, _with_deal
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 
 
 def test_copies_equal_dataclasses_replace_and_leave_the_original_alone() -> None:

@@ -42,7 +42,8 @@ from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.fairness.published import PublishedDeal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.naturals import NaturalsTable
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, FIELD_SINCE_VERSION, RuleSet
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import FIELD_SINCE_VERSION, RuleSet
 from sapsam.rules.solver import solve
 from tests.domain.test_table import NONCE, PLAYERS, TABLE_ID, Table, ready_table
 

@@ -12,7 +12,7 @@ from sapsam.domain.commands import ConfirmArrangement, VoidDeal
 from sapsam.domain.errors import Reason
 from sapsam.domain.events import DealScored, DealVoided, SeriesCompleted
 from sapsam.domain.table import TablePhase
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
 
 

@@ -11,7 +11,7 @@ from tournament_play import Services, play_round_deal, settings
 from sapsam.app.tournament_results import ResultsProcess
 from sapsam.app.tournaments import TournamentService
 from sapsam.domain.tournament import TieBreak, rank_players
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.store.projections import rebuild_projections, registered_projectors
 from sapsam.store.table_projections import projectors as table_projectors
 from sapsam.store.tournament_queries import (

@@ -22,7 +22,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.table import TablePhase
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.scoring import standings
 from sapsam_proto.v1 import table_service_pb2, table_service_pb2_grpc
 

@@ -35,7 +35,7 @@ from sapsam.domain.tournament_seating import (
     seating_commitment,
     table_sizes,
 )
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 
 TOURNAMENT = uuid.UUID("00000000-0000-4000-8000-000000000001")
 SEEDS = [bytes([round_number]) * 32 for round_number in (1, 2)]

@@ -14,7 +14,7 @@ from sapsam.app.tournament_control import TournamentControl
 from sapsam.audit.sample_play import seated_table, start_and_deal
 from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table_deadlines import TOURNAMENT_PAUSED
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 
 GRACE_MS = 30_000
 

@@ -225,7 +225,7 @@ async def test_events_of_no_interest_move_the_checkpoint_in_a_write_every_few_se
 ) -> None:
     from sapsam.app import tournament_results
     from sapsam.domain.table import TablePhase
-    from sapsam.rules.ruleset import DEFAULT_RULE_SET
+    from sapsam.rules.presets import DEFAULT_RULE_SET
     from sapsam.store.reads import last_position
 
     tables = services.tables

@@ -16,7 +16,7 @@ from sapsam.audit.sample_play import play_deal
 from sapsam.domain.events import DealScored
 from sapsam.domain.tournament import TournamentState
 from sapsam.domain.tournament_events import DealCredited
-from sapsam.rules.ruleset import DEFAULT_RULE_SET
+from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 
 FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01

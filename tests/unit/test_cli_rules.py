@@ -11,13 +11,8 @@ from typing import Any
 import pytest
 
 from sapsam.cli import main
-from sapsam.rules.ruleset import (
-    PRESET_ALIASES,
-    PRESET_DESCRIPTIONS,
-    PRESETS,
-    RULES_VERSION,
-    RuleSet,
-)
+from sapsam.rules.presets import PRESET_ALIASES, PRESET_DESCRIPTIONS, PRESETS
+from sapsam.rules.ruleset import RULES_VERSION, RuleSet
 
 WORKED_A = {"front": "2s 2h Ad", "middle": "7c 7d 9s 5h 3d", "back": "Tc Jc Qc Kc Ac"}
 WORKED_B = {"front": "3♠ 3♥ 4♦", "middle": "6♣ 6♦ 8♠ 5♣ 2♦", "back": "9♣ 9♦ 10♥ 10♠ A♠"}

@@ -14,7 +14,7 @@ from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement, check_arrangement
-from sapsam.rules.ruleset import preset
+from sapsam.rules.presets import preset
 from sapsam.rules.scoring import DealScore
 
 # Two, three and four seats; with and without contributions; one with a seat that never revealed.

@@ -28,8 +28,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import broken_royalties, table_fields
-from sapsam.rules.ruleset import PRESETS, RuleSet, RuleSetError
+from sapsam.rules.ruleset import RuleSet, RuleSetError
 from sapsam.rules.scoring import pair_units, score_deal, unit_totals
 
 # Each deal: seat A's and seat B's rows (front / middle / back).

@@ -11,7 +11,8 @@ import pytest
 
 from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.hands import evaluate5
-from sapsam.rules.ruleset import PRESETS, RowOrder, RuleSet
+from sapsam.rules.presets import PRESETS
+from sapsam.rules.ruleset import RowOrder, RuleSet
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
 

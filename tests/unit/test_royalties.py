@@ -10,8 +10,9 @@ won back or middle with quads 4, with a (royal or) straight flush 5.
 import pytest
 
 from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import RoyaltyLimit, RoyaltyPayment, row_royalties
-from sapsam.rules.ruleset import PRESETS, RuleSet, RuleSetError
+from sapsam.rules.ruleset import RuleSet, RuleSetError
 from sapsam.rules.scoring import score_deal
 
 # A: trips in front (3), a full house in the middle (2), quads in the back (4).

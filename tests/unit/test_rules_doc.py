@@ -34,6 +34,7 @@ from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.hands import Category, evaluate
 from sapsam.rules.naturals import NATURAL_FIELDS, Natural, NaturalsTable, SixPairsCounting
+from sapsam.rules.presets import PRESET_ALIASES, PRESETS
 from sapsam.rules.royalties import ROYALTY_FIELDS, BrokenHands, RoyaltyLimit, RoyaltyPayment
 from sapsam.rules.royalty_tables import ROYALTY_TABLES
 from sapsam.rules.ruleset import (
@@ -44,8 +45,6 @@ from sapsam.rules.ruleset import (
     MAX_SEATS,
     MAX_SERIES_LENGTH,
     MIN_SEATS,
-    PRESET_ALIASES,
-    PRESETS,
     RULES_VERSION,
     MajorityRule,
     RowOrder,

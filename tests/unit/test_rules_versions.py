@@ -33,7 +33,8 @@ from sapsam.domain.table import decide, fold
 from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement, check_arrangement
-from sapsam.rules.ruleset import PRESETS, RULES_VERSION, RuleSet
+from sapsam.rules.presets import PRESETS
+from sapsam.rules.ruleset import RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
 
 LOG = json.loads((Path(__file__).parent / "data" / "rules_v1_log.json").read_text("utf-8"))

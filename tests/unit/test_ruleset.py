@@ -6,14 +6,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sapsam.rules.ruleset import (
+from sapsam.rules.presets import (
     DEFAULT_RULE_SET,
-    FIELD_SINCE_VERSION,
     PRESET_ALIASES,
     PRESET_ARRANGE_SECONDS,
     PRESET_DESCRIPTIONS,
     PRESET_REVEAL_SECONDS,
     PRESETS,
+    preset,
+    resolve_rule_set,
+)
+from sapsam.rules.ruleset import (
+    FIELD_SINCE_VERSION,
     RULES_VERSION,
     MajorityRule,
     RowOrder,
@@ -22,8 +26,6 @@ from sapsam.rules.ruleset import (
     ScoringMethod,
     TimeoutPolicy,
     missing_deadlines,
-    preset,
-    resolve_rule_set,
 )
 
 

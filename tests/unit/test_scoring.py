@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import DECK
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, PRESETS, MajorityRule, RuleSet, ScoringMethod
+from sapsam.rules.presets import DEFAULT_RULE_SET, PRESETS
+from sapsam.rules.ruleset import MajorityRule, RuleSet, ScoringMethod
 from sapsam.rules.scoring import (
     DealScore,
     PairResult,

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import check_arrangement
 from sapsam.rules.cards import parse_cards
+from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import row_royalties
-from sapsam.rules.ruleset import PRESETS, SUPPORTED_RULES_VERSIONS, MajorityRule, RuleSet
+from sapsam.rules.ruleset import SUPPORTED_RULES_VERSIONS, MajorityRule, RuleSet
 from sapsam.rules.solver import (
     DEFAULT_OBJECTIVE,
     OBJECTIVE_BY_RULES_VERSION,

@@ -10,8 +10,9 @@ import pytest
 
 from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
 from sapsam.fairness.verify import verify_deal
+from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import RoyaltyPayment
-from sapsam.rules.ruleset import FIELD_SINCE_VERSION, PRESETS, RuleSet
+from sapsam.rules.ruleset import FIELD_SINCE_VERSION, RuleSet
 
 ROYALTIES = PRESETS["four_player_royalties"]
 # Seat 0 sets four fives in the back (a royalty of 4 under 004's table) and wins it from everyone.

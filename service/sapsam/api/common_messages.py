@@ -12,13 +12,16 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sapsam.api import resources
 from sapsam.api.api_error import ApiError
 from sapsam.rules.naturals import NATURAL_FIELDS, NaturalsTable, SixPairsCounting
-from sapsam.rules.royalties import ROYALTY_FIELDS, BrokenHands, RoyaltyLimit, RoyaltyPayment
-from sapsam.rules.ruleset import (
+from sapsam.rules.presets import (
     DEFAULT_RULE_SET,
     PRESET_ALIASES,
     PRESET_DESCRIPTIONS,
     PRESET_SURRENDER_SECONDS,
     PRESETS,
+    preset,
+)
+from sapsam.rules.royalties import ROYALTY_FIELDS, BrokenHands, RoyaltyLimit, RoyaltyPayment
+from sapsam.rules.ruleset import (
     MajorityRule,
     RowOrder,
     RuleSet,
@@ -26,7 +29,6 @@ from sapsam.rules.ruleset import (
     ScoringMethod,
     SurrenderRule,
     TimeoutPolicy,
-    preset,
 )
 from sapsam_proto.v1 import rule_set_pb2, table_pb2
 

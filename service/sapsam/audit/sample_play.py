@@ -16,7 +16,8 @@ from sapsam import fairness
 from sapsam.app.tables import TableService
 from sapsam.domain.commands import PlayerSignature
 from sapsam.fairness import player_keys
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
 
 PLAYERS = ("ann", "bob", "cid", "dee")

@@ -37,15 +37,14 @@ from sapsam.rules.arrangement import (
 )
 from sapsam.rules.cards import Card, CardError, format_cards, parse_cards
 from sapsam.rules.hands import evaluate
-from sapsam.rules.ruleset import (
+from sapsam.rules.presets import (
     DEFAULT_RULE_SET,
     PRESET_ALIASES,
     PRESET_DESCRIPTIONS,
     PRESETS,
-    RuleSet,
-    RuleSetError,
     resolve_rule_set,
 )
+from sapsam.rules.ruleset import RuleSet, RuleSetError
 from sapsam.rules.scoring import DealScore, pair_units, score_deal, unit_totals
 from sapsam.rules.solver import DEFAULT_OBJECTIVE, Objective, objective, solve
 

@@ -222,7 +222,8 @@ def register(subparsers: Any) -> None:
 
 def _create(arguments: argparse.Namespace) -> int:
     from sapsam.app.tournaments import TournamentSettings
-    from sapsam.rules.ruleset import RuleSetError, preset
+    from sapsam.rules.presets import preset
+    from sapsam.rules.ruleset import RuleSetError
 
     try:
         rule_set = preset(arguments.preset)

@@ -41,7 +41,8 @@ from sapsam.domain.table_surrender import announced, opened
 from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet, RuleSetError
 
 _Record = TypeVar("_Record")
 

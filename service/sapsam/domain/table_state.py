@@ -13,7 +13,8 @@ from enum import StrEnum
 from sapsam import fairness
 from sapsam.domain.announcements import Announcements
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet
 
 
 class TablePhase(StrEnum):

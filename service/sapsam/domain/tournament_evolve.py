@@ -31,7 +31,8 @@ from sapsam.domain.tournament_state import (
     TournamentState,
     TournamentTable,
 )
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet, RuleSetError
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet, RuleSetError
 
 # -- evolve ------------------------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet
 
 COMMITMENT_BYTES: Final = 32
 MAX_NAME_LENGTH: Final = 100

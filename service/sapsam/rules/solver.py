@@ -59,7 +59,8 @@ from typing import Final
 from sapsam.rules.arrangement import HAND_SIZE, Arrangement
 from sapsam.rules.cards import Card, CardError, by_strength, canonical_order, format_cards
 from sapsam.rules.hands import evaluate3, evaluate5
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, RuleSet
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import settle
 from sapsam.rules.solver_royalties import royalty_inputs, royalty_row_scores
 from sapsam.rules.solver_tables import (

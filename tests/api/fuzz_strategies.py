@@ -429,6 +429,32 @@ def _plausible_repeated(field_: FieldDescriptor, world: World) -> st.SearchStrat
 
 MAX_DEPTH = 3
 
+# Keys a well-behaved client could send in each map field; anything else is the wild case.
+PLAUSIBLE_MAP_KEYS = {
+    "royalty_amounts": [
+        "back_flush",
+        "middle_straight",
+        "front_pair_Q",
+        "front_pair",
+        "back_trips",
+    ],
+    "pair_units": ["0-1", "1-2", "0-3", "2-1", "4-5"],
+}
+
+
+def _map_values(field_: FieldDescriptor, world: World, wild: bool) -> st.SearchStrategy[Any]:
+    """A map field's entries: plausible keys and small values, or any keys and values."""
+    key_field = field_.message_type.fields_by_name["key"]
+    value_field = field_.message_type.fields_by_name["value"]
+    if key_field.type != FieldDescriptor.TYPE_STRING or value_field.type not in _INT_BITS:
+        raise AssertionError(f"no strategy for map field {field_.full_name}")
+    if wild:
+        keys = _string_values(field_.name, world)
+        values = integers(*_INT_BITS[value_field.type])
+        return st.dictionaries(keys, values, max_size=40)
+    keys = st.sampled_from(PLAUSIBLE_MAP_KEYS.get(field_.name, ["x"]))
+    return st.dictionaries(keys, st.integers(0, 12), max_size=3)
+
 
 @st.composite
 def _message(
@@ -441,9 +467,10 @@ def _message(
     for field_ in descriptor.fields:
         if draw(st.integers(0, 9)) < 2:
             continue  # left unset (or empty, for a repeated field)
-        if field_.message_type is not None and field_.message_type.GetOptions().map_entry:
-            raise AssertionError(f"no strategy for map field {field_.full_name}")
         wild = draw(st.integers(0, 99)) < wildness * 100
+        if field_.message_type is not None and field_.message_type.GetOptions().map_entry:
+            getattr(message, field_.name).update(draw(_map_values(field_, world, wild)))
+            continue
         if field_.is_repeated:
             values = draw(
                 _repeated_values(field_, world, depth)
@@ -488,7 +515,9 @@ def describe(message: Message) -> str:
     """A one-line account of a request with long values cut short."""
     parts = []
     for field_, value in message.ListFields():
-        if field_.type == FieldDescriptor.TYPE_MESSAGE:
+        if field_.message_type is not None and field_.message_type.GetOptions().map_entry:
+            shown = "{" + ", ".join(f"{short(k, 20)}: {v}" for k, v in value.items()) + "}"
+        elif field_.type == FieldDescriptor.TYPE_MESSAGE:
             items = value if field_.is_repeated else [value]
             shown = ", ".join("{" + describe(item) + "}" for item in items)
         elif field_.is_repeated:

@@ -81,7 +81,12 @@ def _fill(
     for field in message.DESCRIPTOR.fields:
         if rng.random() < 0.25:
             continue  # leave some fields unset
-        if field.type == field.TYPE_MESSAGE:
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            # e.g. RuleSet.royalty_amounts, pair_units: known, unknown and absurd keys and values
+            keys = ["back_flush", "0-1", "", "Zz", "x" * 300, "front_pair_Q"]
+            entries = {rng.choice(keys): rng.choice([0, 1, 7, -1, 2**31 - 1]) for _ in range(3)}
+            getattr(message, field.name).update(entries)
+        elif field.type == field.TYPE_MESSAGE:
             if depth < 2:
                 _fill(rng, getattr(message, field.name), texts, depth + 1)
         elif field.is_repeated:

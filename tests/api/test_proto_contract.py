@@ -76,6 +76,8 @@ def _elements(file: descriptor_pb2.FileDescriptorProto) -> Iterator[tuple[str, t
         (enum, (FILE_ENUM, index)) for index, enum in enumerate(file.enum_type)
     ]
     for message, path in _messages(list(file.message_type), (FILE_MESSAGE,)):
+        if message.options.map_entry:
+            continue  # a map field's entry type is made by protoc; the field has the comment
         yield f"{package}.{message.name}", path
         for index, field in enumerate(message.field):
             yield f"{message.name}.{field.name}", (*path, MESSAGE_FIELD, index)

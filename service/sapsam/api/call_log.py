@@ -99,10 +99,17 @@ def log_call(method: str, table: str | None, seat: int | None, status: str, star
     _logger.handle(record)
 
 
+DEADLINE_MARGIN_SECONDS = 0.05
+
+
 def _cancelled_status(context: aio.ServicerContext) -> str:
-    """What a cancelled call ended with: grpc cancels a call whose deadline passed too."""
+    """What a cancelled call ended with: grpc cancels a call whose deadline passed too.
+
+    The client's copy of the deadline starts before ours (it travels with the request), so the
+    client may cut the call a few milliseconds before our clock reaches it: a call cancelled
+    within ``DEADLINE_MARGIN_SECONDS`` of its deadline was cut by the deadline."""
     remaining = context.time_remaining()
-    if remaining is not None and remaining <= 0:
+    if remaining is not None and remaining <= DEADLINE_MARGIN_SECONDS:
         return "DEADLINE_EXCEEDED"
     return "CANCELLED"
 

@@ -289,6 +289,16 @@ class SharedKeeper:
         with self.lock:
             self.keeper.forget(seat, deal)
 
+    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
+        """The seat's kept natural declarations by deal number."""
+        with self.lock:
+            return self.keeper.load_declarations(seat)
+
+    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
+        """Keep a natural declaration before it is sent."""
+        with self.lock:
+            self.keeper.save_declaration(seat, deal, declaration, nonce)
+
 
 def _token_player(arguments: argparse.Namespace) -> str | None:
     """The player ``--token`` belongs to: ``--player``, else the one saved with that token for

@@ -4,7 +4,8 @@ A bot that exits (a server out of reach for too long, Ctrl-C, its machine restar
 seats held by players whose tokens only it knew: run again without them, it could only ask for new
 seats and be told ``TABLE_FULL``, and a seat that confirmed could never reveal. So each run keeps
 a state file: for each seat this process plays (by its index among ``--seats-here``) the player
-and its token, and each seat's open commitments (rows and nonce, until revealed). The same command
+and its token, and each seat's open commitments (rows and nonce, until revealed; at a table with
+naturals also the declaration and its nonce, kept from before it is sent). The same command
 run again loads it, takes up the same seats and reveals what they committed.
 
 The file is ``--state FILE``, else :func:`default_state_file`: in the user's state folder
@@ -28,7 +29,12 @@ from typing import IO, Any
 import platformdirs
 
 from sapsam_client.client import table_id
-from sapsam_client.commitment_file import commitment_from_json, commitment_json
+from sapsam_client.commitment_file import (
+    commitment_json,
+    commitments_from_json,
+    declaration_json,
+    declarations_from_json,
+)
 from sapsam_client.private_file import read_json, write_private
 from sapsam_client.seat import Commitment
 from sapsam_client.tokens import SavedPlayer, saved_player
@@ -149,15 +155,34 @@ class BotState:
         with self._mutex:
             entries = self._section(self._read(), "commitments").get(seat, {})
         try:
-            return {
-                int(deal): commitment_from_json(int(deal), entry) for deal, entry in entries.items()
-            }
+            return commitments_from_json(entries)
         except (AttributeError, KeyError, TypeError, ValueError) as error:
-            raise StateDamagedError(
-                f"the state file {self.path} holds an unreadable commitment of {seat[:80]}"
-                f" ({type(error).__name__}); move it away (or use --state / --no-state) to"
-                " start without it"
-            ) from None
+            raise self._damaged(seat, error) from None
+
+    def _damaged(self, seat: str, error: Exception) -> StateDamagedError:
+        return StateDamagedError(
+            f"the state file {self.path} holds an unreadable commitment of {seat[:80]}"
+            f" ({type(error).__name__}); move it away (or use --state / --no-state) to"
+            " start without it"
+        )
+
+    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
+        """The seat's kept natural declarations by deal number: (declaration, nonce)."""
+        with self._mutex:
+            entries = self._section(self._read(), "commitments").get(seat, {})
+        try:
+            return declarations_from_json(entries)
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise self._damaged(seat, error) from None
+
+    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
+        """Keep a natural declaration and its nonce before it is sent: a bot that dies before
+        committing its rows still opens it at the reveal."""
+        with self._mutex:
+            data = self._read()
+            seats = self._section(data, "commitments")
+            seats.setdefault(seat, {})[str(deal)] = declaration_json(declaration, nonce)
+            write_private(self.path, data)
 
     def save(self, seat: str, committed: Commitment) -> None:
         """Keep a commitment before it is sent (replacing one for the same deal)."""

@@ -44,6 +44,43 @@ def commitment_from_json(deal: int, entry: dict[str, Any]) -> Commitment:
     )
 
 
+def declaration_json(declaration: str, nonce: bytes) -> dict[str, Any]:
+    """A declaration kept before its commitment (the deal's entry until the rows are committed,
+    whose entry then holds it too)."""
+    return {"natural": declaration, "natural_nonce": nonce.hex()}
+
+
+def is_commitment(entry: object) -> bool:
+    """Whether a kept entry holds rows, or only a declaration made before committing; raises
+    ``TypeError`` or ``KeyError`` for an entry that is neither (a damaged file)."""
+    if not isinstance(entry, dict):
+        raise TypeError(f"a kept entry is an object, not {type(entry).__name__}")
+    if "nonce" in entry:
+        return True
+    if "natural" in entry:
+        return False
+    raise KeyError("nonce")
+
+
+def commitments_from_json(entries: dict[str, Any]) -> dict[int, Commitment]:
+    """The commitments the entries of one seat hold, by deal number (declarations left out)."""
+    kept = {int(deal): entry for deal, entry in entries.items()}
+    return {
+        deal: commitment_from_json(deal, entry)
+        for deal, entry in kept.items()
+        if is_commitment(entry)
+    }
+
+
+def declarations_from_json(entries: dict[str, Any]) -> dict[int, tuple[str, bytes]]:
+    """The declarations the entries of one seat hold, by deal number."""
+    return {
+        int(deal): (str(entry["natural"]), bytes.fromhex(str(entry["natural_nonce"])))
+        for deal, entry in entries.items()
+        if entry.get("natural")
+    }
+
+
 class CommitmentFile:
     """Open commitments per seat name, in ``path`` (which other processes of the user may share:
     each change holds ``sapsam_client.private_file.locked``)."""
@@ -53,8 +90,18 @@ class CommitmentFile:
 
     def load(self, seat: str) -> dict[int, Commitment]:
         """The seat's open commitments by deal number."""
-        entries = read_json(self.path).get(seat, {}).items()
-        return {int(deal): commitment_from_json(int(deal), entry) for deal, entry in entries}
+        return commitments_from_json(read_json(self.path).get(seat, {}))
+
+    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
+        """The seat's kept natural declarations by deal number."""
+        return declarations_from_json(read_json(self.path).get(seat, {}))
+
+    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
+        """Keep a natural declaration before it is sent (the deal's rows come later)."""
+        with locked(self.path):
+            data = read_json(self.path)
+            data.setdefault(seat, {})[str(deal)] = declaration_json(declaration, nonce)
+            write_private(self.path, data)
 
     def save(self, seat: str, committed: Commitment) -> None:
         """Keep a commitment (replacing an earlier one for the same deal)."""
@@ -64,7 +111,7 @@ class CommitmentFile:
             write_private(self.path, data)
 
     def forget(self, seat: str, deal: int) -> None:
-        """Drop a revealed commitment."""
+        """Drop a revealed commitment (or a voided deal's declaration)."""
         with locked(self.path):
             data = read_json(self.path)
             entries = data.get(seat, {})

@@ -121,7 +121,17 @@ class CommitmentKeeper(Protocol):
         ...
 
     def forget(self, seat: str, deal: int) -> None:
-        """Drop a commitment once revealed."""
+        """Drop a commitment once revealed (and the deal's declaration with it)."""
+        ...
+
+    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
+        """The seat's kept natural declarations by deal number: (declaration, nonce)."""
+        ...
+
+    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
+        """Keep a natural declaration and its nonce before it is sent: a client that dies
+        between ``DeclareNatural`` and ``CommitArrangement`` must still open it at the reveal
+        (the declaration is final for the deal, so it cannot declare again)."""
         ...
 
 
@@ -172,7 +182,11 @@ class Seat:
         self._player_id: str | None = None
         self._dealt: Hand | None = None  # the last hand the seat's stream brought
         self._awaiting_hand = False  # an arrangement waits for the stream's CardsDealt
-        self._declarations: dict[int, tuple[str, bytes]] = {}  # deal -> (declaration, nonce)
+        # deal -> (declaration, nonce): kept by the keeper too, from before DeclareNatural is sent
+        self._declarations: dict[int, tuple[str, bytes]] = (
+            keeper.load_declarations(name) if keeper else {}
+        )
+        self._declarations_sent: set[int] = set()  # deals whose DeclareNatural this one sent
         self._declarer: Declarer | None = None
 
     def __repr__(self) -> str:
@@ -261,19 +275,34 @@ class Seat:
         natural; docs/fairness.md §21) with a fresh nonce, before :meth:`commit`: only the hash
         leaves the client; the declaration is opened with the reveal."""
         nonce = fresh_nonce()
+        if self.keeper is not None:
+            self.keeper.save_declaration(self.name, deal, declaration, nonce)
+        self._declarations[deal] = (declaration, nonce)
+        self._send_declaration(deal)
+
+    def _send_declaration(self, deal: int) -> None:
+        """Send the kept declaration of deal number ``deal``. Sent again by a client taking the
+        seat up, it is the same commitment (the same declaration and nonce): a refusal as
+        already declared means the first client's reached the server before it died."""
+        declaration, nonce = self._declarations[deal]
         digest = declaration_commitment(
             self.table_id, deal, self.position, self.player_id(), declaration, nonce
         )
         signature = self._signed(
             lambda player: declare_message(self.table_id, deal, self.position, player, digest)
         )
-        self.client.declare_natural(self.name, digest, deal, signature=signature)
-        self._declarations[deal] = (declaration, nonce)
+        try:
+            self.client.declare_natural(self.name, digest, deal, signature=signature)
+        except SapsamError as error:
+            if error.reason != "ALREADY_DECLARED" or deal in self._declarations_sent:
+                raise
+        self._declarations_sent.add(deal)
 
     def forget(self, deal: int) -> None:
         """Drop deal number ``deal``'s rows and nonce (here and in the keeper): the deal was
         voided, and nothing of it will ever be revealed."""
         self.commitments.pop(deal, None)
+        self._declarations.pop(deal, None)
         if self._dealt is not None and self._dealt.deal_number == deal:
             self._dealt = None
         if self.keeper is not None:
@@ -322,15 +351,19 @@ class Seat:
         reaches the log says nothing about it either (docs/fairness.md §21)."""
         hand = self.hand(table.deal_number or None)
         declaration = None
-        if plays_naturals(table) and hand.deal_number not in self._declarations:
+        deal = hand.deal_number
+        if plays_naturals(table) and deal not in self._declarations:
             declaration = (declarer or default_declarer)(hand, table)
         try:
             rows = arranger(hand, table)
         except DealEndedError:
             return None
         if declaration is not None:
-            self.declare(hand.deal_number, declaration)
-        return self.commit(hand.deal_number, rows, confirm=True)
+            self.declare(deal, declaration)
+        elif plays_naturals(table) and deal not in self._declarations_sent:
+            # Kept by a client that died before committing: send it (again) as it was.
+            self._send_declaration(deal)
+        return self.commit(deal, rows, confirm=True)
 
     # -- a whole series -------------------------------------------------------------------------
 

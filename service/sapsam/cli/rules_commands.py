@@ -14,6 +14,15 @@ with ``--json``, one JSON array of ``{"name", "description", "aliases", "rule_se
 arrangements, numbered from 0 in the output and in error messages. With ``--jsonl`` it reads one
 such deal per line (blank lines are skipped) and prints one result per line.
 
+A seat may also hold ``"natural"``, its declaration (docs/rules.md §2.9: ``"none"``, the default,
+or a natural the rule set plays, e.g. ``"six_pairs"``), judged from the seat's 13 cards, the rows
+then read no further (a false declaration is a foul, ``FALSE_NATURAL``); and ``"surrender":
+true`` when it surrendered (docs/rules.md §2.8; a rule set with ``surrender`` on). Such a seat's
+result repeats them (``"natural"``, ``"surrendered"``)::
+
+    {"rules": "capsa_susun", "seats": [{"front": "2s Kc Kd", "middle": "Qc Qd Jc Jd Tc",
+      "back": "Td 9c 9d 8c 8d", "natural": "six_pairs"}, {..., "surrender": true}, ...]}
+
 A seat must give 13 distinct cards and no card may appear at two seats: anything else is bad input.
 Thirteen cards in rows of the wrong sizes (say 4/4/5) are a foul, judged like any other. Bad input
 prints one line on stderr naming the problem (and, for ``--jsonl`` or a JSON syntax error, the
@@ -26,6 +35,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from sapsam.rules.arrangement import (
@@ -33,10 +43,10 @@ from sapsam.rules.arrangement import (
     ROW_NAMES,
     Arrangement,
     ArrangementCheck,
-    check_arrangement,
 )
 from sapsam.rules.cards import Card, CardError, format_cards, parse_cards
 from sapsam.rules.hands import evaluate
+from sapsam.rules.naturals import Natural, NaturalHand, judge_seat, playable_naturals
 from sapsam.rules.presets import (
     DEFAULT_RULE_SET,
     PRESET_ALIASES,
@@ -44,12 +54,23 @@ from sapsam.rules.presets import (
     PRESETS,
     resolve_rule_set,
 )
-from sapsam.rules.ruleset import RuleSet, RuleSetError
-from sapsam.rules.scoring import DealScore, pair_units, score_deal, unit_totals
+from sapsam.rules.ruleset import RuleSet, RuleSetError, SurrenderRule
+from sapsam.rules.scoring import DealScore, pair_units, unit_totals
 from sapsam.rules.solver import DEFAULT_OBJECTIVE, Objective, objective, solve
+from sapsam.rules.surrender import score_with_surrender
 
 BAD_INPUT: Final = 2
 DEAL_KEYS: Final = frozenset({"rules", "seats"})
+SEAT_KEYS: Final = (*ROW_NAMES, "natural", "surrender")
+
+
+@dataclass(frozen=True)
+class SeatInput:
+    """One seat of a ``score`` deal: its rows, its declaration and whether it surrendered."""
+
+    arrangement: Arrangement
+    natural: Natural = Natural.NONE
+    surrendered: bool = False
 
 
 class InputError(ValueError):
@@ -215,8 +236,9 @@ def _load_json(text: str, one_line: bool = False) -> object:
         raise InputError(f"bad JSON at {where}: {error.msg}") from None
 
 
-def read_deal(document: object) -> tuple[RuleSet, list[Arrangement]]:
-    """The rule set and the seats' arrangements of one deal object, or :class:`InputError`."""
+def read_deal(document: object) -> tuple[RuleSet, list[SeatInput]]:
+    """The rule set and the seats (rows, declaration, surrender) of one deal object, or
+    :class:`InputError`."""
     if not isinstance(document, Mapping):
         raise InputError(f"a deal must be a JSON object, got {_json_type(document)}")
     unknown = sorted(str(key) for key in document if key not in DEAL_KEYS)
@@ -237,26 +259,29 @@ def read_deal(document: object) -> tuple[RuleSet, list[Arrangement]]:
             f"{len(seats)} seats; rule set {rule_set.name!r} plays with "
             f"{rule_set.min_seats} to {rule_set.max_seats}"
         )
-    arrangements: list[Arrangement] = []
+    read: list[SeatInput] = []
     seen: dict[Card, str] = {}
     for seat, data in enumerate(seats):
-        arrangement = _read_seat(seat, data)
-        for name, row in zip(ROW_NAMES, arrangement.rows, strict=True):
+        entry = _read_seat(rule_set, seat, data)
+        for name, row in zip(ROW_NAMES, entry.arrangement.rows, strict=True):
             for card in row:
                 where = f"seat {seat} {name}"
                 if card in seen:
                     raise InputError(f"{where}: card {card} repeats (already in {seen[card]})")
                 seen[card] = where
-        arrangements.append(arrangement)
-    return rule_set, arrangements
+        read.append(entry)
+    return rule_set, read
 
 
-def _read_seat(seat: int, data: object) -> Arrangement:
+def _read_seat(rule_set: RuleSet, seat: int, data: object) -> SeatInput:
     if not isinstance(data, Mapping):
         raise InputError(f"seat {seat}: expected an object with front, middle, back")
-    unknown = sorted(str(key) for key in data if key not in ROW_NAMES)
+    unknown = sorted(str(key) for key in data if key not in SEAT_KEYS)
     if unknown:
-        raise InputError(f"seat {seat}: unknown key {unknown[0]!r} (rows are front, middle, back)")
+        raise InputError(
+            f"seat {seat}: unknown key {unknown[0]!r} (rows are front, middle, back; "
+            "a seat may also hold natural and surrender)"
+        )
     rows: list[tuple[Card, ...]] = []
     for name in ROW_NAMES:
         if name not in data:
@@ -273,17 +298,59 @@ def _read_seat(seat: int, data: object) -> Arrangement:
     count = sum(len(row) for row in rows)
     if count != HAND_SIZE:
         raise InputError(f"seat {seat}: {count} cards, expected {HAND_SIZE}")
-    return Arrangement(rows[0], rows[1], rows[2])
+    return SeatInput(
+        Arrangement(rows[0], rows[1], rows[2]),
+        _read_natural(rule_set, seat, data.get("natural", Natural.NONE.value)),
+        _read_surrender(rule_set, seat, data.get("surrender", False)),
+    )
+
+
+def _read_natural(rule_set: RuleSet, seat: int, value: object) -> Natural:
+    playable = playable_naturals(rule_set)
+    if value == Natural.NONE.value:
+        return Natural.NONE
+    if not playable:
+        raise InputError(
+            f"seat {seat}: declares a natural, but rule set {rule_set.name!r} plays none "
+            "(naturals none; docs/rules.md §2.9)"
+        )
+    names = ", ".join(["none", *(natural.value for natural in playable)])
+    if not isinstance(value, str) or value not in {natural.value for natural in playable}:
+        shown = repr(value) if isinstance(value, str) else _json_type(value)
+        raise InputError(f"seat {seat} natural: {shown[:40]} is not one of {names}")
+    return Natural(value)
+
+
+def _read_surrender(rule_set: RuleSet, seat: int, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"seat {seat} surrender: expected true or false, got {_json_type(value)}")
+    if value and rule_set.surrender is SurrenderRule.OFF:
+        raise InputError(
+            f"seat {seat}: surrenders, but rule set {rule_set.name!r} has surrender off "
+            "(docs/rules.md §2.8)"
+        )
+    return value
 
 
 def score_document(document: object) -> dict[str, Any]:
     """Read one deal object and return its scored result as JSON-ready data."""
-    rule_set, arrangements = read_deal(document)
-    checks = [
-        check_arrangement(arrangement, strict_order=rule_set.strict_row_order)
-        for arrangement in arrangements
-    ]
-    return deal_result(rule_set, checks, score_deal(rule_set, checks))
+    rule_set, seats = read_deal(document)
+    checks: list[ArrangementCheck] = []
+    naturals: list[NaturalHand | None] = []
+    for seat in seats:
+        dealt = [card for row in seat.arrangement.rows for card in row]
+        check, held = judge_seat(rule_set, seat.arrangement, dealt, seat.natural)
+        checks.append(check)
+        naturals.append(held)
+    surrendered = [seat.surrendered for seat in seats]
+    score = score_with_surrender(rule_set, checks, surrendered, naturals)
+    result = deal_result(rule_set, checks, score)
+    for entry, seat in zip(result["seats"], seats, strict=True):
+        if seat.natural is not Natural.NONE:
+            entry["natural"] = seat.natural.value
+        if seat.surrendered:
+            entry["surrendered"] = True
+    return result
 
 
 def deal_result(

@@ -55,3 +55,41 @@ def test_the_demo_plays_naturals_end_to_end() -> None:
     assert completed.returncode == 0, output + completed.stderr
     assert len(re.findall(r"^  deal \d: ok \(14 checks\)$", output, re.MULTILINE)) == 2
     assert "verification: PASSED (2 of 2 deals verified)" in output
+
+
+def test_the_demo_plays_capsa_susun_as_the_issue_spells_it() -> None:
+    """Issue #17 writes `sapsam demo --rules capsa_susun`: the same option as `--preset`. Under
+    002's game every seat declares (naturals) and every seat announces play or surrender in
+    every deal, shown before the deal's reveal; every deal verifies (the declaration checks
+    and the announcements' included)."""
+    sapsam = Path(sys.executable).parent / "sapsam"
+    completed = subprocess.run(
+        [str(sapsam), "demo", "--rules", "capsa_susun", "--deals", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = completed.stdout
+    assert completed.returncode == 0, output + completed.stderr
+    announced = re.findall(r"^  announced: (.+(?:\n {13}.+)*)$", output, re.MULTILINE)
+    assert len(announced) == 2, output
+    for line in announced:
+        said = re.findall(r"seat (\d) (plays|surrenders)", line)
+        assert sorted(int(seat) for seat, _ in said) == [0, 1, 2, 3], line
+    assert "verification: PASSED (2 of 2 deals verified)" in output
+    assert max(len(line) for line in output.splitlines()) <= 80
+
+
+def test_an_unknown_preset_is_refused_before_anything_starts() -> None:
+    sapsam = Path(sys.executable).parent / "sapsam"
+    for option in ("--preset", "--rules"):
+        completed = subprocess.run(
+            [str(sapsam), "demo", option, "capsa"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert completed.returncode == 1 and completed.stdout == ""
+        assert "unknown rule set preset 'capsa' (known presets: pagat," in completed.stderr

@@ -227,6 +227,14 @@ EXPECTED: dict[str, dict[str, int]] = {
         "one-won-two-tied": 1,
         "broken-quads": 29,
     },
+    "thirteen_waters": {  # per row, 004's royalties; no natural among these hands
+        "003-example": 7,
+        "won-and-lost": -8,
+        "foul": -6,
+        "all-tied": 0,
+        "one-won-two-tied": 4,
+        "broken-quads": 6,
+    },
 }
 
 

@@ -138,6 +138,22 @@ def test_the_page_shows_each_special_deal(deal: dict[str, Any]) -> None:
     text = PAGE[start : PAGE.index("\n## ", start)]
     block = text[text.index(f"`{deal['id']}`") :]
     following = block.find("\n**`", 1)
-    block = (block if following < 0 else block[:following]).replace("−", "-")
+    block = (block if following < 0 else block[:following]).replace("−", "-").replace("\n", " ")
     shown = "totals " + ", ".join(f"{total:+d}" if total else "0" for total in deal["totals"])
     assert shown in block, (deal["id"], shown)
+
+
+def test_the_docs_do_not_say_naturals_or_surrender_are_not_played() -> None:
+    """docs/rules.md §6 lists only what no rule set plays: naturals and surrender are options
+    (§2.8, §2.9), so its list names neither; the README names both."""
+    start = PAGE.index("## 6. ")
+    listed = [
+        line.lower()
+        for line in PAGE[start : PAGE.index("\n## 7. ", start)].splitlines()
+        if line.startswith("* ")
+    ]
+    assert listed, "§6 lists what sapsam does not play"
+    for option in ("natural", "surrender", "royalt", "stake"):
+        assert not any(option in line for line in listed), option
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    assert "naturals (declared before committing" in readme and "surrender" in readme

@@ -72,6 +72,7 @@ def test_presets_cover_every_scoring_method() -> None:
         "capsa_susun_scoop_bonus",
         "closed_american",
         "closed_russian",
+        "thirteen_waters",
     ]
     assert {rule_set.scoring for rule_set in PRESETS.values()} == set(ScoringMethod)
     assert {rule_set.row_order for rule_set in PRESETS.values()} == set(RowOrder)

@@ -53,6 +53,8 @@ def register(subparsers: Any) -> None:
         default="pagat",
         help="rule set preset, as sapsam rules list shows them (default pagat)",
     )
+    # Issue #17's spelling, accepted as the same option; help and docs show --preset only.
+    parser.add_argument("--rules", dest="preset", help=argparse.SUPPRESS)
     parser.add_argument(
         "--database-url",
         help="use this PostgreSQL (migrated if behind; the table played stays in it) instead of "
@@ -141,6 +143,26 @@ def _deal_lines(result: Any, names: dict[str, str]) -> list[str]:
     return lines
 
 
+def _announcement(announced: Any) -> str:
+    """A seat's play-or-surrender announcement in a few words (docs/rules.md §2.8)."""
+    from sapsam_proto.v1 import table_pb2
+
+    choice = "surrenders" if announced.choice == table_pb2.SURRENDER_CHOICE_SURRENDER else "plays"
+    late = " (timed out)" if announced.timed_out else ""
+    return f"seat {_seat_number(announced.seat)} {choice}{late}"
+
+
+def _wrapped(lead: str, items: list[str], width: int = 80) -> list[str]:
+    """``items`` joined by commas after ``lead``, in lines of at most ``width`` characters."""
+    lines = [lead]
+    for index, item in enumerate(items):
+        text = item + ("," if index < len(items) - 1 else "")
+        if len(lines[-1]) + len(text) + 1 > width and lines[-1].strip():
+            lines.append(" " * len(lead))
+        lines[-1] += ("" if lines[-1].endswith(" ") else " ") + text
+    return [line.rstrip() for line in lines]
+
+
 def _standing_lines(standings: Any, names: dict[str, str]) -> list[str]:
     places = [standing.place for standing in standings]
     lines = ["final standings (equal totals share a place)"]
@@ -192,7 +214,14 @@ def _demo(arguments: argparse.Namespace) -> int:
         return FAILED
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.cli.bootstrap import build_services
+    from sapsam.rules.presets import preset
+    from sapsam.rules.ruleset import RuleSetError
 
+    try:
+        preset(arguments.preset)  # before a database and a server are started for nothing
+    except RuleSetError as error:
+        print(f"sapsam demo: {error}", file=sys.stderr)
+        return FAILED
     started = time.monotonic()
     operator_token = secrets.token_urlsafe(24)
     with demo_database(arguments.database_url) as database_url:
@@ -233,13 +262,20 @@ def _demo(arguments: argparse.Namespace) -> int:
                 )
             names: dict[str, str] = {}
             standings: list[Any] = []
+            announced: list[str] = []  # this deal's announcements, at a table with surrender
             for event in operator.watch(table.name):
                 kind = event.WhichOneof("payload")
                 if kind == "player_seated":
                     player = operator.get_player(event.player_seated.player)
                     names[event.player_seated.seat] = player.display_name
+                elif kind == "surrender_announced":
+                    announced.append(_announcement(event.surrender_announced))
                 elif kind == "deal_scored":
-                    print("\n".join(_deal_lines(event.deal_scored.result, names)), flush=True)
+                    lines = _deal_lines(event.deal_scored.result, names)
+                    if announced:
+                        lines[1:1] = _wrapped("  announced: ", announced)
+                        announced = []
+                    print("\n".join(lines), flush=True)
                 elif kind == "series_completed":
                     standings = list(event.series_completed.standings)
             print("\n".join(_standing_lines(standings, names)))

@@ -119,6 +119,12 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
             royalties=RoyaltyPayment.HELD_ROW,
             **table_fields("russian"),
         ),
+        "thirteen_waters": _preset(
+            "thirteen_waters",
+            scoring=ScoringMethod.PER_ROW,
+            royalties=RoyaltyPayment.WON_ROW,
+            naturals=NaturalsTable.EXTENDED,
+        ),
     }
 )
 """Named rule sets (docs/rules.md §2.2); ``pagat`` (§1) is the default. Each has deadlines.
@@ -126,7 +132,9 @@ PRESETS: Final[Mapping[str, RuleSet]] = MappingProxyType(
 ``four_player`` is 004's game as it says it "may be played", without the special hands;
 ``four_player_royalties`` adds the first of them, the royalties, and ``four_player_bonus`` both,
 the royalties and the naturals. ``capsa_susun`` is 002's game as sapsam reads its usual options,
-naturals and surrender included; its variants change one option each."""
+naturals and surrender included; its variants change one option each. ``thirteen_waters`` is
+the optional preset with the extended specials (十三水, Thirteen Waters; docs/rules.md §2.9.2),
+which no source describes: their amounts are sapsam's."""
 
 _CAPSA_SUSUN_REST: Final = (
     " With 002's naturals (004's amounts) and surrender announcement (2 units)."
@@ -170,6 +178,9 @@ PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "'American' royalties held won or lost, the difference changing hands.",
         "closed_russian": "closed_american with source 003's 'Russian' royalties (back quads 8, "
         "straight flush 10, royal 15; middle twice those).",
+        "thirteen_waters": "The closed game with the extended specials Thirteen Waters servers "
+        "play (sapsam's amounts; no source gives them): per row, 004's royalties for won rows, "
+        "and the four naturals plus eight specials, declared before committing.",
     }
 )
 """One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""

@@ -23,6 +23,7 @@ PRESET_NAMES = (
     "capsa_susun_scoop_bonus",
     "closed_american",
     "closed_russian",
+    "thirteen_waters",
 )
 
 

@@ -138,7 +138,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             after_series,
             request_digest=request_digest(request),
         )
-        created = fold([self._tables.decode(recorded) for recorded in outcome.events])
+        created: TableState = fold([self._tables.decode(recorded) for recorded in outcome.events])
         return with_receipt(
             table_service_pb2.CreateTableResponse(
                 table=await self._table_view(created), warnings=missing_deadlines(created.rule_set)

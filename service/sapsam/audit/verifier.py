@@ -34,25 +34,23 @@ This module runs the checks in order; they live beside it: ``segment_checks`` (2
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from functools import partial
-from typing import Any, Final, TypeVar, overload
+from typing import Final
 
 from sapsam.audit.anchoring import Trust, anchoring_checks, forget_opened_notes
-from sapsam.audit.deal_checks import fairness_checks
-from sapsam.audit.deal_events import MALFORMED, DealEvents
-from sapsam.audit.deal_sequence import rotation_check, sequence_check
+from sapsam.audit.check_guard import malformed_check
+from sapsam.audit.check_guard import safely as _safely
+from sapsam.audit.deal_events import DealEvents
 from sapsam.audit.export_format import AuditExport, ExportedEvent, ExportFormatError
 from sapsam.audit.export_reading import OPENING_TYPES, forget_openings_read, read_export
+from sapsam.audit.families import DealContext, audit_family_for
 from sapsam.audit.inclusion_walk import forget_walks
 from sapsam.audit.opening_checks import (
     forget_lots_and_rule_sets,
     header_check,
     lot_check,
     opening_check,
-    table_rule_set,
 )
 from sapsam.audit.player_signatures import signature_checks
 from sapsam.audit.report import AuditCheck, AuditReport, Status
@@ -64,21 +62,17 @@ from sapsam.audit.segment_checks import (
     split_segments,
 )
 from sapsam.audit.series_checks import series_checks
-from sapsam.audit.surrender_checks import surrender_in
-from sapsam.audit.void_checks import voided_check
 from sapsam.domain.events import (
     DEFAULT_CODEC,
     DealerChosen,
     DealStarted,
-    DealVoided,
     Event,
     EventCodec,
     PlayerSeated,
     SeatReplaced,
     TableCreated,
 )
-
-_NO_FALLBACK: Final = object()
+from sapsam.domain.family import UnknownFamilyError
 
 
 def verify_export(
@@ -155,7 +149,16 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     decoded, decode_check = _decode(export.events, codec)
     checks.append(decode_check)
     created = next((event for _, event in decoded if isinstance(event, TableCreated)), None)
-    rule_set = _safely("header", None, lambda: table_rule_set(created), None)
+    try:
+        family = audit_family_for(created)
+    except UnknownFamilyError as error:
+        checks.append(AuditCheck("family", Status.FAILED, str(error)))
+        return AuditReport(
+            subject=f"table {header.table_id} ({_scope_text(export)})",
+            checks=tuple(checks),
+            events_checked=len(export.events),
+        )
+    rule_set = _safely("header", None, lambda: family.read_rules(created), None)
     checks.append(_safely("header", None, lambda: header_check(export, decoded, created, rule_set)))
     chosen = next((event for _, event in decoded if isinstance(event, DealerChosen)), None)
     checks.append(_safely("opening", None, lambda: opening_check(decoded, created)))
@@ -166,51 +169,13 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     deals_verified = 0
     seat_count = created.seat_count if created is not None else header.seat_count
     after_series = created.after_series if created is not None else "close"
-    surrender_on = created is not None and surrender_in(created.rule_set)
     # Who holds each seat as each deal is played: PlayerSeated, then SeatReplaced between deals.
     seated_now = list(seated)
     for index, deal in enumerate(deals):
         if index:
             seated_now = _seating_after(seated_now, deals[index - 1])
-        checks.append(
-            _safely(
-                "sequence",
-                deal.number,
-                partial(sequence_check, deal, seat_count, after_series, surrender_on),
-            )
-        )
-        checks.append(
-            _safely(
-                "dealer_rotation", deal.number, partial(rotation_check, deal, chosen, seat_count)
-            )
-        )
-        if isinstance(deal.first(DealVoided), DealVoided) and created is not None:
-            table_id = uuid.UUID(created.table_id)
-            checks.append(
-                _safely(
-                    "voided_deal",
-                    deal.number,
-                    partial(voided_check, deal, table_id, created.seat_count),
-                )
-            )
-            continue
-        if not deal.finished:
-            checks.append(
-                AuditCheck(
-                    "fair_dealing",
-                    Status.PENDING,
-                    "the deal is still being played: its seed is secret until SeedRevealed, so "
-                    "its cards cannot be checked yet",
-                    deal=deal.number,
-                )
-            )
-            continue
-        if created is None:
-            checks.append(
-                AuditCheck("fair_dealing", Status.SKIPPED, "no TableCreated", deal=deal.number)
-            )
-            continue
-        deal_checks, totals = fairness_checks(deal, created, rule_set, seated_now)
+        context = DealContext(created, chosen, seat_count, after_series, rule_set, seated_now)
+        deal_checks, totals = family.deal_checks(deal, context)
         checks.extend(deal_checks)
         if totals is not None:
             verified_totals[deal.number] = totals
@@ -263,41 +228,12 @@ def _seating_after(seated: list[PlayerSeated], deal: DealEvents) -> list[PlayerS
     return [*seated, *(PlayerSeated(seat=e.seat, player_id=e.player_id) for e in replaced)]
 
 
-_Result = TypeVar("_Result")
-
-
-def _malformed(name: str, deal: int | None, detail: str) -> AuditCheck:
-    return AuditCheck(name, Status.FAILED, f"malformed event content: {detail}", deal=deal)
-
-
-@overload
-def _safely(name: str, deal: int | None, compute: Callable[[], AuditCheck]) -> AuditCheck: ...
-
-
-@overload
-def _safely(
-    name: str, deal: int | None, compute: Callable[[], _Result], fallback: _Result
-) -> _Result: ...
-
-
-def _safely(
-    name: str, deal: int | None, compute: Callable[[], Any], fallback: Any = _NO_FALLBACK
-) -> Any:
-    """Run a check; a malformed value it trips over fails the check instead of the verifier."""
-    try:
-        return compute()
-    except MALFORMED as error:
-        if fallback is not _NO_FALLBACK:
-            return fallback
-        return _malformed(name, deal, f"{type(error).__name__}: {error}")
-
-
 # The fallbacks of the checks that give several (made once: a report's checks are immutable).
 _SIGNATURES_UNREADABLE: Final[Sequence[AuditCheck]] = (
-    _malformed("player_signature", None, "the players' signatures cannot be read"),
+    malformed_check("player_signature", None, "the players' signatures cannot be read"),
 )
 _TOTALS_UNREADABLE: Final[Sequence[AuditCheck]] = (
-    _malformed("series_totals", None, "the recorded running totals cannot be read"),
+    malformed_check("series_totals", None, "the recorded running totals cannot be read"),
 )
 
 

@@ -1,5 +1,10 @@
 """The table aggregate: ``decide(state, command) -> events`` and ``evolve(state, event) -> state``.
 
+``decide``, ``evolve`` and ``fold`` here are a table's of any game family: they hand each command
+and event to the family the table plays (``sapsam.domain.families``; the rule set recorded in
+``TableCreated`` names it, and a rule set that names none is the closed game's, so every table
+recorded before families replays as it did). The rest of this module is the closed game's.
+
 Only ``decide`` validates: it refuses a command with a ``DomainError`` and then produces no events.
 ``evolve`` trusts the log and never raises, so any stored stream replays to the state it describes.
 
@@ -7,7 +12,7 @@ A table's life: created → seats filled → dealer drawn by lot → deals, each
 ``AWAITING_CUT → DEALING → ARRANGING → REVEALING → AWAITING_SEED → (scored)`` → the next deal with
 the dealer passing left → after ``series_length`` deals, the series is complete.
 
-This module is the aggregate's public entry; the parts live beside it:
+This module is the aggregate's public entry; the closed game's parts live beside it:
 
 - ``table_state``: the state records (``TableState``, ``DealState``, ``Reveal``) and the phase;
 - ``table_decide``: ``decide``, one function per command (the play of a deal in ``table_play``,
@@ -18,14 +23,13 @@ This module is the aggregate's public entry; the parts live beside it:
 
 from __future__ import annotations
 
+from sapsam.domain.families import decide, evolve, fold
 from sapsam.domain.table_decide import (
     AFTER_SERIES_OPTIONS,
     COMMITMENT_BYTES,
     arrangement_text,
-    decide,
     final_arrangements,
 )
-from sapsam.domain.table_evolve import evolve, fold
 from sapsam.domain.table_state import (
     INITIAL_STATE,
     DealState,

@@ -1,0 +1,135 @@
+"""The registry of game families, and a table's ``decide``/``evolve``/``fold`` through it.
+
+A table plays the family its ``TableCreated``'s rule set names (``sapsam.domain.family``;
+absent: ``closed``). Everything that runs a table without knowing its game -- the application's
+runner, replay, the read side -- goes through the functions here, which hand each command and
+event to the table's family:
+
+- ``decide(state, command)``: a ``CreateTable`` on a table not yet created goes to the family of
+  the rule set it carries (by the rule set's class); every other command to the family whose
+  state the table is in.
+- ``evolve(state, event)``: a ``TableCreated`` starting a table goes to the family its recorded
+  rule set names, from that family's initial state; every other event to the state's family.
+- ``fold(events, state)``: ``evolve`` over a run, the family found once for the run.
+
+The dispatch is one dictionary lookup by the state's class: a family's state class is its own
+(``GameFamily.initial_state``), so no state is ever handed to another family.
+
+Adding a family is a module building its ``GameFamily`` and one line in ``FAMILIES``; the store,
+the transport and the audit's framework are not touched (docs/architecture.md, "Game families").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Final, TypeVar
+
+from sapsam.domain.closed_family import CLOSED
+from sapsam.domain.commands import CreateTable
+from sapsam.domain.events import Event, TableCreated
+from sapsam.domain.family import (
+    FamilyState,
+    GameFamily,
+    UnknownFamilyError,
+    family_name_of,
+    without_family,
+)
+from sapsam.domain.table_state import INITIAL_STATE
+
+__all__ = [
+    "FAMILIES",
+    "NO_TABLE",
+    "decide",
+    "evolve",
+    "family_named",
+    "family_of_rule_set",
+    "family_of_rules",
+    "family_of_state",
+    "fold",
+    "read_recorded_rules",
+]
+
+FAMILIES: Final[Mapping[str, GameFamily[Any, Any]]] = MappingProxyType({CLOSED.name: CLOSED})
+"""Every family this code plays, by the name a rule set records."""
+
+NO_TABLE: Final = INITIAL_STATE
+"""The state of a stream before its ``TableCreated``, whatever family the table will play (the
+closed family's initial state: before creation no family's particulars are read)."""
+
+_BY_STATE: Final[Mapping[type[Any], GameFamily[Any, Any]]] = MappingProxyType(
+    {type(family.initial_state): family for family in FAMILIES.values()}
+)
+_BY_RULES: Final[Mapping[type[Any], GameFamily[Any, Any]]] = MappingProxyType(
+    {family.rules_type: family for family in FAMILIES.values()}
+)
+
+_State = TypeVar("_State", bound=FamilyState)
+
+
+def family_named(name: str) -> GameFamily[Any, Any]:
+    """The family called ``name``; an unknown name raises :class:`UnknownFamilyError`."""
+    family = FAMILIES.get(name)
+    if family is None:
+        raise UnknownFamilyError(
+            f"unknown game family {name[:32]!r} (known families: {', '.join(FAMILIES)})"
+        )
+    return family
+
+
+def family_of_rule_set(recorded: Mapping[str, Any]) -> GameFamily[Any, Any]:
+    """The family a recorded rule set (``TableCreated.rule_set``) belongs to."""
+    return family_named(family_name_of(recorded))
+
+
+def read_recorded_rules(recorded: Mapping[str, Any]) -> tuple[GameFamily[Any, Any], Any]:
+    """A recorded rule set's family and the rule set read by it (strictly: a malformed one
+    raises ``ValueError`` naming the key)."""
+    family = family_of_rule_set(recorded)
+    return family, family.read_rules(without_family(recorded))
+
+
+def family_of_rules(rules: object) -> GameFamily[Any, Any]:
+    """The family whose rule-set class ``rules`` is an instance of."""
+    family = _BY_RULES.get(type(rules))
+    if family is None:
+        raise UnknownFamilyError(f"{type(rules).__name__} is no game family's rule set")
+    return family
+
+
+def family_of_state(state: FamilyState) -> GameFamily[Any, Any]:
+    """The family whose table ``state`` describes."""
+    return _BY_STATE[type(state)]
+
+
+def decide(state: _State, command: Any) -> list[Event]:
+    """The events ``command`` produces on the table, decided by the table's family."""
+    if state.table_id is None and isinstance(command, CreateTable):
+        family = family_of_rules(command.rule_set)
+        return family.decide(family.initial_state, command)
+    decided: list[Event] = _BY_STATE[type(state)].decide(state, command)
+    return decided
+
+
+def evolve(state: _State, event: Event) -> _State:
+    """The state after one event, by the table's family. Never raises for a recorded event of a
+    family this code plays; a ``TableCreated`` naming another raises
+    :class:`UnknownFamilyError` (replaying it as some other game would be wrong)."""
+    if type(event) is TableCreated and state.table_id is None:
+        family = family_of_rule_set(event.rule_set)
+        started: _State = family.evolve(family.initial_state, event)
+        return started
+    evolved: _State = _BY_STATE[type(state)].evolve(state, event)
+    return evolved
+
+
+def fold(events: Sequence[Event], state: _State = NO_TABLE) -> _State:  # type: ignore[assignment]
+    """The state after a run of events, from ``state`` (no table yet, by default)."""
+    if not events:
+        return state
+    start = 0
+    if state.table_id is None and type(events[0]) is TableCreated:
+        state = evolve(state, events[0])
+        start = 1
+    folded: _State = _BY_STATE[type(state)].fold_events(events[start:], state)
+    return folded

@@ -1,0 +1,128 @@
+"""A game family: the one interface every kind of Chinese poker the service plays is reached by.
+
+The closed game (13 cards set face down, committed, revealed; ``sapsam.domain.closed_family``)
+and open face (cards placed face up street by street) share a table's frame -- seats, a dealer
+by lot, a secret seed under a commitment, the cut, an event log, scores and a series -- and
+differ in everything between the deal and the score. A :class:`GameFamily` bundles the pure
+functions that differ: reading the family's rule set, ``decide`` and ``evolve`` over its own
+state, what each caller may see, and what a bot does. The registry
+(``sapsam.domain.families``) picks the family a table plays from its ``TableCreated``'s rule set,
+so the store, the transport and the audit's framework never name a family
+(docs/architecture.md, "Game families").
+
+**Which family a table plays** is recorded in its rule set under ``FAMILY_KEY``. The key is
+absent from every closed rule set ever recorded, and an absent key means ``closed``
+(``CLOSED_FAMILY``), so old logs replay unchanged and a closed rule set's canonical JSON (and
+therefore every hash and vector over it) is what it always was. Another family records the key.
+
+This module names the interface only; it imports no family, so any family can import it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+from sapsam.domain.events import Event
+
+FAMILY_KEY: Final = "family"
+"""The key of a recorded rule set that names its family; absent means ``CLOSED_FAMILY``."""
+CLOSED_FAMILY: Final = "closed"
+"""The closed game's family name: the default, and every table recorded before families."""
+MAX_FAMILY_NAME: Final = 32
+
+
+class UnknownFamilyError(ValueError):
+    """A rule set names a family this code does not play; the message lists the known ones."""
+
+
+class FamilyState(Protocol):
+    """What the frame around any family's table state reads of it: the application's runner,
+    the seating, the read models' callers. Every family's state has these; the rest is the
+    family's own."""
+
+    @property
+    def version(self) -> int:
+        """Events folded in (the stream version the state stands at)."""
+        ...
+
+    @property
+    def table_id(self) -> uuid.UUID | None:
+        """None until ``TableCreated``."""
+        ...
+
+    @property
+    def seat_count(self) -> int: ...
+
+    @property
+    def seats(self) -> tuple[str | None, ...]:
+        """Each seat's player id, None while free."""
+        ...
+
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat ``player_id`` holds here, if any."""
+        ...
+
+
+State = TypeVar("State", bound=FamilyState)
+Rules = TypeVar("Rules")
+
+
+@dataclass(frozen=True)
+class GameFamily(Generic[State, Rules]):
+    """One family's pure functions, as the registry hands them to the frame around a table.
+
+    Each is a plain function of recorded data, like the rest of the domain: no I/O, no clock,
+    no hidden randomness. ``decide`` alone validates (a ``DomainError`` refuses a command and
+    produces nothing); ``evolve`` trusts the log and never raises.
+    """
+
+    name: str
+    """The family's name, as recorded under ``FAMILY_KEY`` (``closed`` is never recorded)."""
+    rules_type: type[Rules]
+    """The family's rule-set class: a ``CreateTable`` carrying one is decided by this family."""
+    read_rules: Callable[[Mapping[str, Any]], Rules]
+    """A recorded rule set (``TableCreated.rule_set`` without ``FAMILY_KEY``) read strictly;
+    raises ``ValueError`` naming the bad key."""
+    record_rules: Callable[[Rules], dict[str, Any]]
+    """The rule set as ``TableCreated`` records it, ``FAMILY_KEY`` included unless closed."""
+    initial_state: State
+    """The state before ``TableCreated``; ``evolve(initial_state, created)`` starts a table."""
+    decide: Callable[[State, Any], list[Event]]
+    """The events a command produces on this family's table, or a ``DomainError``."""
+    evolve: Callable[[State, Event], State]
+    """The state after one event of this family's table."""
+    fold_events: Callable[[Sequence[Event], State], State]
+    """The state after a run of events (``evolve`` in a loop, or the family's faster own)."""
+    view_for: Callable[..., Any]
+    """What one caller may see of the table (``view_for(state, viewer, dealt_hands)``): the one
+    place the family withholds hidden information."""
+    automatic_move: Callable[..., Any]
+    """What a bot (and a timeout, and a hint) plays: a pure, seeded function of what one seat
+    may see and the rule set; the closed game's is the solver's arrangement of a hand."""
+    event_types: tuple[type[Event], ...] = ()
+    """Events only this family records (the frame's events are every family's)."""
+
+
+def family_name_of(rule_set: Mapping[str, Any]) -> str:
+    """The family a recorded rule set names (``closed`` when it names none).
+
+    Raises :class:`UnknownFamilyError` for a value that is not a short name; whether the name
+    is known is the registry's question."""
+    name = rule_set.get(FAMILY_KEY, CLOSED_FAMILY)
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_FAMILY_NAME:
+        raise UnknownFamilyError(
+            f"rule set key {FAMILY_KEY!r} must be a family name of 1 to {MAX_FAMILY_NAME} "
+            f"characters, got {type(name).__name__}"
+        )
+    return name
+
+
+def without_family(rule_set: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The recorded rule set as its family's reader takes it: ``FAMILY_KEY`` left out (a closed
+    rule set never has it, so it passes through as it is, uncopied)."""
+    if FAMILY_KEY not in rule_set:
+        return rule_set
+    return {key: value for key, value in rule_set.items() if key != FAMILY_KEY}

@@ -22,7 +22,8 @@ from sapsam.domain.family import (
 )
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve, fold
 from sapsam.domain.table_evolve import fold as closed_fold
-from sapsam.rules.ruleset import DEFAULT_RULE_SET, PRESETS, RuleSet
+from sapsam.rules.presets import DEFAULT_RULE_SET, PRESETS
+from sapsam.rules.ruleset import RuleSet
 
 TABLE_ID = uuid.UUID("00000000-0000-4000-8000-0000000000f1")
 LOT = bytes(32)

@@ -1,0 +1,56 @@
+"""Open face's commands for the play of a deal: plain frozen records, judged by ``deal_decide``.
+
+Cards a seat was dealt come from the secret seed, which the domain never reads: the application
+computes them and passes them in (``dealt``), as it does for the closed game's reveal; the
+domain checks moves against them and records only what may be recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import Card
+from sapsam.rules.open_face.board import Placement
+
+__all__ = ["CommitFantasyland", "DealStreet", "PlaceCards", "RevealFantasyland"]
+
+
+@dataclass(frozen=True)
+class DealStreet:
+    """Deal the next street: ``digests[seat]`` is the HMAC of the seat's cards of the street
+    under the deal's record key (empty for a seat dealt none), as the application computed it."""
+
+    digests: tuple[bytes, ...]
+    now_ms: int = 0
+
+
+@dataclass(frozen=True)
+class PlaceCards:
+    """Place this seat's cards of ``street``; ``dealt`` are those cards, from the seed."""
+
+    player_id: str
+    street: int
+    placement: Placement
+    dealt: tuple[Card, ...]
+    deal_number: int | None = None
+
+
+@dataclass(frozen=True)
+class CommitFantasyland:
+    """Set a Fantasyland hand face down: the 32-byte commitment to its rows and a nonce."""
+
+    player_id: str
+    commitment: bytes
+    deal_number: int | None = None
+
+
+@dataclass(frozen=True)
+class RevealFantasyland:
+    """Open the Fantasyland hand committed; ``dealt`` are the seat's cards, from the seed."""
+
+    player_id: str
+    arrangement: Arrangement
+    nonce: bytes
+    dealt: tuple[Card, ...]
+    deal_number: int | None = None

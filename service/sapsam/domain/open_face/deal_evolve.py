@@ -1,0 +1,85 @@
+"""``evolve`` for the play of an open-face deal: one function per event. It trusts the log and
+never raises for an event ``deal_decide`` could have produced."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from sapsam.domain.events import Event
+from sapsam.domain.open_face.deal_state import OpenFaceDeal
+from sapsam.domain.open_face.events import (
+    CardsPlaced,
+    FantasylandCommitted,
+    FantasylandRevealed,
+    StreetDealt,
+)
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.open_face.board import Board, Placement
+
+__all__ = ["evolve_deal", "fold_deal"]
+
+_Value = TypeVar("_Value")
+
+
+def _at(values: tuple[_Value, ...], index: int, value: _Value) -> tuple[_Value, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def evolve_deal(deal: OpenFaceDeal, event: Event) -> OpenFaceDeal:
+    """The deal after one of its events."""
+    return _EVOLVERS[type(event)](deal, event)
+
+
+def fold_deal(deal: OpenFaceDeal, events: Sequence[Event]) -> OpenFaceDeal:
+    """The deal after a run of its events."""
+    for event in events:
+        deal = _EVOLVERS[type(event)](deal, event)
+    return deal
+
+
+def _on_street(deal: OpenFaceDeal, event: StreetDealt) -> OpenFaceDeal:
+    # A seat owes a placement when it was dealt cards to place: a Fantasyland seat sets its
+    # hand by commitment instead, and a seat dealt none owes nothing.
+    placed = tuple(
+        count == 0 or deal.is_fantasyland(seat) for seat, count in enumerate(event.card_counts)
+    )
+    return dataclasses.replace(
+        deal, streets_dealt=event.street + 1, placed=placed, deadline_ms=event.deadline_ms
+    )
+
+
+def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
+    placement = Placement(
+        parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
+    )
+    board = deal.boards[event.seat].with_placement(placement)
+    return dataclasses.replace(
+        deal,
+        boards=_at(deal.boards, event.seat, board),
+        placed=_at(deal.placed, event.seat, True),
+    )
+
+
+def _on_committed(deal: OpenFaceDeal, event: FantasylandCommitted) -> OpenFaceDeal:
+    commitment = bytes.fromhex(event.commitment)
+    return dataclasses.replace(deal, commitments=_at(deal.commitments, event.seat, commitment))
+
+
+def _on_revealed(deal: OpenFaceDeal, event: FantasylandRevealed) -> OpenFaceDeal:
+    board = Board(parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back))
+    return dataclasses.replace(
+        deal,
+        boards=_at(deal.boards, event.seat, board),
+        revealed=_at(deal.revealed, event.seat, True),
+        dead=_at(deal.dead, event.seat, event.dead),
+    )
+
+
+_EVOLVERS: dict[type[Event], Callable[[OpenFaceDeal, Any], OpenFaceDeal]] = {
+    StreetDealt: _on_street,
+    CardsPlaced: _on_placed,
+    FantasylandCommitted: _on_committed,
+    FantasylandRevealed: _on_revealed,
+}

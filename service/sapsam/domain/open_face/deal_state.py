@@ -1,0 +1,154 @@
+"""The state of one open-face deal's play, as its events describe it, and the phase derived.
+
+A deal opens (``open_deal``) with what the table's frame knows when it starts: the table, who
+holds each seat, the rule set, the deal's number and dealer, and which seats play a Fantasyland
+hand this deal (the previous deal earned it; ``sapsam.rules.open_face.fantasyland``). From then
+on only its events change it: streets dealt, cards placed, Fantasyland hands committed and
+revealed. Frozen records only; ``deal_evolve`` builds them, ``deal_decide`` reads them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sapsam.fairness.open_face_deal import street_schedule
+from sapsam.rules.open_face.board import Board
+from sapsam.rules.open_face.parameters import OpenFaceRules
+
+__all__ = ["OpenFaceDeal", "OpenFacePhase", "open_deal"]
+
+
+class OpenFacePhase(StrEnum):
+    """What an open-face deal waits for next."""
+
+    DEALING = "DEALING"
+    """The next street is due (the first one, or the next once every normal seat placed)."""
+    PLACING = "PLACING"
+    """A normal seat places its cards of the street (``OpenFaceDeal.turn``)."""
+    FANTASYLAND = "FANTASYLAND"
+    """Every normal hand is complete; a Fantasyland hand is still to be committed or revealed."""
+    COMPLETE = "COMPLETE"
+    """Every hand is finished: the frame reveals the seed and scores the deal."""
+
+
+@dataclass(frozen=True)
+class OpenFaceDeal:
+    """One deal's play: everything public about it, as the log tells it."""
+
+    table_id: uuid.UUID
+    players: tuple[str, ...]
+    rules: OpenFaceRules
+    number: int
+    dealer: int
+    fantasyland: tuple[int | None, ...]
+    """Per seat, the cards it gets at once as a Fantasyland hand, or None for a normal hand."""
+    schedule: tuple[tuple[int, ...], ...]
+    """``schedule[street][seat]``: the cards each seat receives on each street."""
+    streets_dealt: int = 0
+    boards: tuple[Board, ...] = ()
+    """Each normal seat's rows so far, face up (empty for a Fantasyland seat until revealed)."""
+    placed: tuple[bool, ...] = ()
+    """Per seat, whether it has placed its cards of the last street dealt (or had none)."""
+    commitments: tuple[bytes | None, ...] = ()
+    """Per Fantasyland seat, its commitment once made."""
+    revealed: tuple[bool, ...] = ()
+    """Per Fantasyland seat, whether its hand was opened."""
+    dead: tuple[bool, ...] = ()
+    """Per seat, whether its revealed Fantasyland hand is out of order."""
+    move_seconds: int | None = None
+    """Seconds a street's placements may take (None: no limit); the frame sets it."""
+    deadline_ms: int | None = None
+    """When the last street's placements are due."""
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.players)
+
+    def is_fantasyland(self, seat: int) -> bool:
+        return self.fantasyland[seat] is not None
+
+    @property
+    def streets_due(self) -> int:
+        """The streets this deal deals: the rule set's, or only the first when every seat
+        plays a Fantasyland hand (it gets all its cards at once)."""
+        if all(cards is not None for cards in self.fantasyland):
+            return 1
+        return len(self.schedule)
+
+    @property
+    def turn(self) -> int | None:
+        """The seat that places now: the first, clockwise from the dealer's left, that has not
+        placed its cards of the street (001: placements in turn); None when nobody owes one."""
+        if self.streets_dealt == 0:
+            return None
+        for step in range(1, self.seat_count + 1):
+            seat = (self.dealer + step) % self.seat_count
+            if not self.placed[seat]:
+                return seat
+        return None
+
+    @property
+    def fantasyland_hidden(self) -> bool:
+        """Whether a Fantasyland hand is still being set: the others' placements are then shown
+        to their own seats only (001: online, the others place while the Fantasyland hand is
+        set, their placements hidden until it is committed)."""
+        return any(
+            self.is_fantasyland(seat) and self.commitments[seat] is None
+            for seat in range(self.seat_count)
+        )
+
+    @property
+    def phase(self) -> OpenFacePhase:
+        """Derived from the facts, so it can never disagree with them."""
+        if self.streets_dealt == 0:
+            return OpenFacePhase.DEALING
+        if self.turn is not None:
+            return OpenFacePhase.PLACING
+        if self.streets_dealt < self.streets_due:
+            return OpenFacePhase.DEALING
+        if not all(self.revealed[seat] or not self.is_fantasyland(seat) for seat in self.seats):
+            return OpenFacePhase.FANTASYLAND
+        return OpenFacePhase.COMPLETE
+
+    @property
+    def seats(self) -> range:
+        return range(self.seat_count)
+
+    def seat_of(self, player_id: str) -> int | None:
+        for seat, holder in enumerate(self.players):
+            if holder == player_id:
+                return seat
+        return None
+
+
+def open_deal(
+    table_id: uuid.UUID,
+    players: tuple[str, ...],
+    rules: OpenFaceRules,
+    number: int,
+    dealer: int,
+    fantasyland: tuple[int | None, ...],
+    move_seconds: int | None = None,
+) -> OpenFaceDeal:
+    """A deal's state when it starts, before its first street. Raises ``ValueError`` for a
+    Fantasyland schedule the deck cannot deal (``sapsam.fairness.open_face_deal``)."""
+    seats = len(players)
+    if len(fantasyland) != seats:
+        raise ValueError(f"fantasyland covers {len(fantasyland)} seats, not {seats}")
+    return OpenFaceDeal(
+        table_id=table_id,
+        players=players,
+        rules=rules,
+        number=number,
+        dealer=dealer,
+        fantasyland=fantasyland,
+        schedule=street_schedule(rules.street_cards, fantasyland),
+        boards=(Board(),) * seats,
+        placed=(True,) * seats,
+        commitments=(None,) * seats,
+        revealed=(False,) * seats,
+        dead=(False,) * seats,
+        move_seconds=move_seconds,
+    )

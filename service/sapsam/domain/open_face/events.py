@@ -1,0 +1,94 @@
+"""Open face's events: a deal's streets, face-up placements and Fantasyland's commit and reveal.
+
+Frozen dataclasses named in the past tense, JSON-native like every table event
+(``sapsam.domain.events``): cards in the usual notation, bytes as lowercase hex. Cards dealt are
+never in an event: they follow from the secret seed, and a ``StreetDealt`` holds only each
+receiving seat's digest under the deal's record key (docs/fairness.md), which reveals nothing
+before ``SeedRevealed`` and pins the cards after it. Cards placed face up are in the event: they
+are public from the moment they are placed (sources 001 and 003: every placement is made in the
+open), except while a Fantasyland hand is being set (``sapsam.domain.open_face.deal_views``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from sapsam.domain.events import Event
+
+__all__ = [
+    "OPEN_FACE_EVENT_TYPES",
+    "CardsPlaced",
+    "FantasylandCommitted",
+    "FantasylandRevealed",
+    "StreetDealt",
+]
+
+
+@dataclass(frozen=True)
+class StreetDealt(Event):
+    """Street ``street`` (0 first) was dealt: ``card_counts[seat]`` cards to each seat (0 for a
+    seat that gets none on it: a Fantasyland seat after street 0) and, for each seat dealt
+    cards, the HMAC digest of its cards under the deal's record key ("" for the others).
+    ``deadline_ms``: by when the street's placements are due, or None (no limit)."""
+
+    TYPE: ClassVar[str] = "StreetDealt"
+    deal_number: int
+    street: int
+    card_counts: tuple[int, ...]
+    digests: tuple[str, ...]
+    deadline_ms: int | None
+
+
+@dataclass(frozen=True)
+class CardsPlaced(Event):
+    """A seat placed its cards of ``street`` face up, for good: what each row gained.
+
+    ``automatic`` is None for the seat's own move, else why the service placed them
+    (``sapsam.rules.open_face.automatic.AutomaticReason``'s values, or ``timeout``)."""
+
+    TYPE: ClassVar[str] = "CardsPlaced"
+    deal_number: int
+    seat: int
+    street: int
+    front: tuple[str, ...]
+    middle: tuple[str, ...]
+    back: tuple[str, ...]
+    automatic: str | None = None
+
+
+@dataclass(frozen=True)
+class FantasylandCommitted(Event):
+    """A Fantasyland seat set its hand face down: a hash of its rows and a secret nonce
+    (docs/fairness.md §12, scheme 2: bound to the seat's player), final once made."""
+
+    TYPE: ClassVar[str] = "FantasylandCommitted"
+    deal_number: int
+    seat: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class FantasylandRevealed(Event):
+    """A Fantasyland hand opened at the end of the deal: its rows and nonce, checked against
+    the seat's commitment and its dealt cards; the dealt cards not in a row (a progressive
+    Fantasyland's) are ``discards``; ``dead``: its rows are out of order."""
+
+    TYPE: ClassVar[str] = "FantasylandRevealed"
+    deal_number: int
+    seat: int
+    front: tuple[str, ...]
+    middle: tuple[str, ...]
+    back: tuple[str, ...]
+    discards: tuple[str, ...]
+    nonce: str
+    dead: bool
+
+
+OPEN_FACE_EVENT_TYPES: Final[tuple[type[Event], ...]] = (
+    StreetDealt,
+    CardsPlaced,
+    FantasylandCommitted,
+    FantasylandRevealed,
+)
+"""The events only open face records (``GameFamily.event_types``)."""

@@ -1,0 +1,142 @@
+"""Open-face deals for the domain's tests: a seeded deck dealt by the documented order, and the
+commands that play it, as the application would send them (it holds the seed, so it passes each
+seat its dealt cards)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sapsam import fairness
+from sapsam.domain.events import Event
+from sapsam.domain.open_face.commands import (
+    CommitFantasyland,
+    DealStreet,
+    PlaceCards,
+    RevealFantasyland,
+)
+from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
+from sapsam.domain.open_face.deal_evolve import evolve_deal
+from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open_deal
+from sapsam.fairness.open_face_deal import deal_streets
+from sapsam.rules.cards import DECK, Card
+from sapsam.rules.open_face.board import Board, Placement, legal_placements
+from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
+from sapsam.rules.open_face.parameters import OpenFaceRules
+
+TABLE_ID = uuid.UUID("0f0f0f0f-0000-4000-8000-000000000018")
+PLAYERS = ("ann", "bob", "cid", "dee")
+
+Chooser = Callable[[Board, Sequence[Card]], Placement]
+
+
+def first_legal(board: Board, dealt: Sequence[Card]) -> Placement:
+    return legal_placements(board, dealt)[0]
+
+
+def random_legal(rng: random.Random) -> Chooser:
+    return lambda board, dealt: rng.choice(legal_placements(board, dealt))
+
+
+def digest(seat: int, cards: Sequence[Card]) -> bytes:
+    """A stand-in for the record key's HMAC: 32 bytes for a seat dealt cards, empty else."""
+    if not cards:
+        return b""
+    return hashlib.sha256(bytes([seat, *cards])).digest()
+
+
+@dataclass
+class PlayedDeal:
+    """A deal in play: its state, every event so far, and the cards of each street."""
+
+    deal: OpenFaceDeal
+    cards: tuple[tuple[tuple[Card, ...], ...], ...]
+    events: list[Event] = field(default_factory=list)
+    nonces: dict[int, bytes] = field(default_factory=dict)
+    states: list[OpenFaceDeal] = field(default_factory=list)
+    """The state after each event, in order."""
+
+    def run(self, command: object) -> list[Event]:
+        produced = decide_deal(self.deal, command)
+        for event in produced:
+            self.deal = evolve_deal(self.deal, event)
+            self.states.append(self.deal)
+        self.events.extend(produced)
+        return produced
+
+    def street_cards(self, street: int, seat: int) -> tuple[Card, ...]:
+        return self.cards[street][seat]
+
+    def dealt_to(self, seat: int) -> tuple[Card, ...]:
+        """Every card dealt to the seat so far."""
+        streets = self.cards[: self.deal.streets_dealt]
+        return tuple(card for street in streets for card in street[seat])
+
+    def deal_street(self, now_ms: int = 0) -> list[Event]:
+        street = self.deal.streets_dealt
+        digests = tuple(digest(seat, cards) for seat, cards in enumerate(self.cards[street]))
+        return self.run(DealStreet(digests, now_ms))
+
+    def place_turn(self, choose: Chooser = first_legal) -> list[Event]:
+        seat = self.deal.turn
+        assert seat is not None
+        street = self.deal.streets_dealt - 1
+        dealt = self.street_cards(street, seat)
+        placement = choose(self.deal.boards[seat], dealt)
+        return self.run(PlaceCards(PLAYERS[seat], street, placement, dealt))
+
+    def commit_fantasyland(self, seat: int) -> list[Event]:
+        arrangement, _ = biggest_row_first(self.street_cards(0, seat))
+        nonce = hashlib.sha256(f"nonce {seat}".encode()).digest()[:16]
+        commitment = fairness.arrangement_commitment(
+            TABLE_ID,
+            self.deal.number,
+            seat,
+            arrangement,
+            nonce,
+            scheme=FANTASYLAND_SCHEME,
+            player_id=PLAYERS[seat],
+        )
+        self.nonces[seat] = nonce
+        return self.run(CommitFantasyland(PLAYERS[seat], commitment))
+
+    def reveal_fantasyland(self, seat: int) -> list[Event]:
+        arrangement, _ = biggest_row_first(self.street_cards(0, seat))
+        nonce = self.nonces[seat]
+        return self.run(
+            RevealFantasyland(PLAYERS[seat], arrangement, nonce, self.street_cards(0, seat))
+        )
+
+    def play_out(self, choose: Chooser = first_legal) -> None:
+        """Play the deal to its end: streets, placements in turn, Fantasyland set then opened."""
+        while self.deal.phase is not OpenFacePhase.COMPLETE:
+            phase = self.deal.phase
+            if phase is OpenFacePhase.DEALING:
+                self.deal_street()
+                for seat in self.deal.seats:
+                    if self.deal.is_fantasyland(seat) and self.deal.commitments[seat] is None:
+                        self.commit_fantasyland(seat)
+            elif phase is OpenFacePhase.PLACING:
+                self.place_turn(choose)
+            else:
+                for seat in self.deal.seats:
+                    if self.deal.is_fantasyland(seat) and not self.deal.revealed[seat]:
+                        self.reveal_fantasyland(seat)
+
+
+def new_deal(
+    rules: OpenFaceRules,
+    seats: int,
+    dealer: int = 0,
+    fantasyland: Sequence[int | None] | None = None,
+    seed: int = 18,
+    move_seconds: int | None = None,
+) -> PlayedDeal:
+    """A deal of ``seats`` seats from a seeded deck, before its first street."""
+    fantasy = tuple(fantasyland) if fantasyland is not None else (None,) * seats
+    deal = open_deal(TABLE_ID, PLAYERS[:seats], rules, 1, dealer, fantasy, move_seconds)
+    deck = random.Random(seed).sample(DECK, len(DECK))
+    return PlayedDeal(deal, deal_streets(deck, dealer, deal.schedule))

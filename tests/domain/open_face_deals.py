@@ -21,7 +21,7 @@ from sapsam.domain.open_face.commands import (
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
 from sapsam.domain.open_face.deal_evolve import evolve_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open_deal
-from sapsam.fairness.open_face_deal import deal_streets
+from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.rules.cards import DECK, Card
 from sapsam.rules.open_face.board import Board, Placement, legal_placements
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
@@ -41,11 +41,12 @@ def random_legal(rng: random.Random) -> Chooser:
     return lambda board, dealt: rng.choice(legal_placements(board, dealt))
 
 
-def digest(seat: int, cards: Sequence[Card]) -> bytes:
-    """A stand-in for the record key's HMAC: 32 bytes for a seat dealt cards, empty else."""
-    if not cards:
-        return b""
-    return hashlib.sha256(bytes([seat, *cards])).digest()
+RECORD_KEY = fairness.record_key(TABLE_ID, 1, hashlib.sha256(b"open face seed").digest())
+
+
+def digest(street: int, seat: int, cards: Sequence[Card]) -> bytes:
+    """The street record's digest of a seat's cards (docs/fairness.md §22); empty for none."""
+    return street_digest(RECORD_KEY, street, seat, cards) if cards else b""
 
 
 @dataclass
@@ -77,7 +78,8 @@ class PlayedDeal:
 
     def deal_street(self, now_ms: int = 0) -> list[Event]:
         street = self.deal.streets_dealt
-        digests = tuple(digest(seat, cards) for seat, cards in enumerate(self.cards[street]))
+        cards = self.cards[street]
+        digests = tuple(digest(street, seat, dealt) for seat, dealt in enumerate(cards))
         return self.run(DealStreet(digests, now_ms))
 
     def place_turn(self, choose: Chooser = first_legal) -> list[Event]:

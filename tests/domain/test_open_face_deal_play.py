@@ -10,7 +10,14 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from open_face_deals import PLAYERS, PlayedDeal, first_legal, new_deal, random_legal
+from open_face_deals import (
+    PLAYERS,
+    RECORD_KEY,
+    PlayedDeal,
+    first_legal,
+    new_deal,
+    random_legal,
+)
 
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import EVENT_TYPES, EventCodec
@@ -30,6 +37,7 @@ from sapsam.domain.open_face.events import (
     FantasylandRevealed,
     StreetDealt,
 )
+from sapsam.fairness.open_face_deal import street_digest
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Placement
@@ -66,7 +74,9 @@ def test_the_first_street_deals_five_cards_to_every_seat() -> None:
     (event,) = played.deal_street(now_ms=1_000)
     assert isinstance(event, StreetDealt)
     assert event.street == 0 and event.card_counts == (5, 5, 5)
-    assert all(len(bytes.fromhex(text)) == 32 for text in event.digests)
+    assert event.digests == tuple(
+        street_digest(RECORD_KEY, 0, seat, played.street_cards(0, seat)).hex() for seat in range(3)
+    )
     assert event.deadline_ms == 31_000
     # The first to place sits on the dealer's left.
     assert played.deal.phase is OpenFacePhase.PLACING and played.deal.turn == 0

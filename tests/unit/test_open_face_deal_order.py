@@ -4,10 +4,17 @@ dealer's left, street after street."""
 
 from __future__ import annotations
 
+import hmac
+
 import pytest
 
-from sapsam.fairness.encoding import FairnessError
-from sapsam.fairness.open_face_deal import OpenFaceDealError, deal_streets, street_schedule
+from sapsam.fairness.encoding import FairnessError, card_bytes
+from sapsam.fairness.open_face_deal import (
+    OpenFaceDealError,
+    deal_streets,
+    street_digest,
+    street_schedule,
+)
 from sapsam.rules.cards import DECK
 from sapsam.rules.open_face.parameters import CLASSIC_STREETS, TURBO_STREETS
 
@@ -75,3 +82,26 @@ def test_a_deck_that_is_not_52_distinct_cards_is_refused() -> None:
         deal_streets((*DECK[:51], DECK[0]), 0, schedule)
     with pytest.raises(FairnessError):
         deal_streets(DECK, 2, schedule)
+
+
+def test_a_street_digest_pins_the_cards_of_one_street_and_seat() -> None:
+    key = bytes(range(32))
+    cards = DECK[:5]
+    digest = street_digest(key, 0, 1, cards)
+    message = (
+        bytes.fromhex("00000019")
+        + b"sapsam/fairness/v1/street"
+        + b"\x00\x01"
+        + bytes.fromhex("00000005")
+        + bytes(card_bytes(cards))
+    )
+    assert digest == hmac.digest(key, message, "sha256")
+    others = {
+        street_digest(key, 1, 1, cards),
+        street_digest(key, 0, 0, cards),
+        street_digest(key, 0, 1, cards[::-1]),
+        street_digest(bytes(32), 0, 1, cards),
+    }
+    assert digest not in others and len(others) == 4
+    with pytest.raises(OpenFaceDealError, match="street 13"):
+        street_digest(key, 13, 0, cards)

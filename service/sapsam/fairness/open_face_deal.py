@@ -10,20 +10,43 @@ street being passed over (``deal_streets``). So the whole deal follows from the 
 entropy and the cut, like the closed game's, and a verifier recomputes every street's cards once
 the seed is published.
 
+Each street's cards are pinned in the log without being shown: ``street_digest`` is the HMAC of a
+seat's cards of a street under the deal's record key (docs/fairness.md §10 and §22), which
+``StreetDealt`` records for each seat dealt cards.
+
 Pure: no I/O, no randomness.
 """
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Sequence
 from typing import Final
 
-from sapsam.fairness.encoding import require_seat, require_seat_count
+from sapsam.fairness.encoding import (
+    TAG_PREFIX,
+    card_bytes,
+    length_prefixed,
+    require_seat,
+    require_seat_count,
+    u8,
+)
 from sapsam.rules.cards import Card
 
-__all__ = ["DECK_SIZE", "OpenFaceDealError", "deal_streets", "street_schedule"]
+__all__ = [
+    "DECK_SIZE",
+    "TAG_STREET_RECORD",
+    "OpenFaceDealError",
+    "deal_streets",
+    "street_digest",
+    "street_record_message",
+    "street_schedule",
+]
 
 DECK_SIZE: Final = 52
+MAX_STREETS: Final = 13
+TAG_STREET_RECORD: Final = TAG_PREFIX + b"street"
+_TAG_STREET_RECORD_PREFIX: Final = length_prefixed(TAG_STREET_RECORD)
 
 
 class OpenFaceDealError(ValueError):
@@ -78,3 +101,17 @@ def deal_streets(
                     top += 1
         streets.append(tuple(tuple(cards) for cards in received))
     return tuple(streets)
+
+
+def street_record_message(street: int, seat: int, cards: bytes) -> bytes:
+    """What :func:`street_digest` signs: ``lp(street tag) || u8(street) || u8(seat) ||
+    lp(street cards)``."""
+    if not 0 <= street < MAX_STREETS:
+        raise OpenFaceDealError(f"street {street} is outside 0..{MAX_STREETS - 1}")
+    return _TAG_STREET_RECORD_PREFIX + u8(street) + u8(seat) + length_prefixed(cards)
+
+
+def street_digest(key: bytes, street: int, seat: int, cards: Sequence[int]) -> bytes:
+    """``HMAC(record_key, lp(street tag) || u8(street) || u8(seat) || lp(cards in dealt
+    order))``: a seat's cards of one street, pinned and hidden until the seed is published."""
+    return hmac.digest(key, street_record_message(street, seat, card_bytes(cards)), "sha256")

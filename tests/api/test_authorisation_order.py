@@ -134,3 +134,43 @@ def test_a_player_naming_another_player_is_refused_before_the_tournament_is_read
             metadata=bearer(ann.token),
         )
     assert error_reason(raised.value)[1] == "OPERATOR_ONLY"
+
+
+@pytest.mark.parametrize("method", ["RegisterTournamentPlayer", "UnregisterTournamentPlayer"])
+def test_who_a_player_names_is_read_by_id_not_by_the_text_of_the_name(
+    shared: tuple[Api, Player], method: str
+) -> None:
+    # A player naming itself in a spelling the API does not accept (upper-case hex) names no one
+    # it could compare: the name is malformed (BAD_RESOURCE_NAME on `player`), not another player
+    # (a text comparison of the two names called it OPERATOR_ONLY).
+    api, ann = shared
+    requests = {
+        "RegisterTournamentPlayer": tournament_service_pb2.RegisterTournamentPlayerRequest,
+        "UnregisterTournamentPlayer": tournament_service_pb2.UnregisterTournamentPlayerRequest,
+    }
+    request_class = requests[method]
+    stub_call = api.channel.unary_unary(
+        f"/sapsam.v1.TournamentService/{method}",
+        request_serializer=request_class.SerializeToString,
+        response_deserializer=lambda data: data,
+    )
+
+    def refused(player: str) -> tuple[str, str]:
+        with pytest.raises(grpc.RpcError) as raised:
+            stub_call(
+                request_class(tournament="not a name", player=player, request_id="r"),
+                metadata=bearer(ann.token),
+            )
+        return error_reason(raised.value)[1], raised.value.details() or ""
+
+    shouted = "players/" + ann.name.removeprefix("players/").upper()
+    assert shouted != ann.name  # (no letter among 30 random hex digits: one chance in a million)
+    reason, details = refused(shouted)
+    assert reason == "BAD_RESOURCE_NAME", details
+    # Named by its own id, the player gets past the check to the next field's.
+    assert refused(ann.name)[0] == "BAD_RESOURCE_NAME"
+    assert "tournament" in refused(ann.name)[1]
+    bo = api.register("Bo")
+    reason, details = refused(bo.name)
+    assert reason == "OPERATOR_ONLY"
+    assert details == f"only the operator may {method[:-16].lower()} another player"

@@ -103,11 +103,14 @@ def _require_operator(caller: auth.Caller) -> None:
         raise ApiError("OPERATOR_ONLY", "only the operator may do this")
 
 
-def _check_may_name(caller: auth.Caller, named: str) -> None:
-    # Before any field is read: a player may name itself or no one; naming another player is the
-    # operator's right, refused whatever else the request holds.
-    if named and not caller.is_operator and named != caller.player_name:
-        raise ApiError("OPERATOR_ONLY", "only the operator may register another player")
+def _check_may_name(caller: auth.Caller, named: str, action: str) -> None:
+    # Before any other field is read: a player may name itself or no one; naming another player
+    # is the operator's right, refused whatever else the request holds. Who is named, by id (its
+    # spelling checked first, BAD_RESOURCE_NAME): never by comparing the text of two names.
+    if not named or caller.is_operator:
+        return
+    if str(resources.parse_player(named, "player")) != caller.player_id:
+        raise ApiError("OPERATOR_ONLY", f"only the operator may {action} another player")
 
 
 def _page_size(value: int) -> int:
@@ -255,7 +258,7 @@ class TournamentServicer(
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.RegisterTournamentPlayerResponse:
         """Register the caller (or, for the operator, a named player)."""
-        _check_may_name(auth.current_caller(), request.player)
+        _check_may_name(auth.current_caller(), request.player, "register")
         request_id = resources.scoped_request_id("RegisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = await self._player_for(auth.current_caller(), request.player)
@@ -272,7 +275,7 @@ class TournamentServicer(
         context: grpc.ServicerContext,
     ) -> tournament_service_pb2.UnregisterTournamentPlayerResponse:
         """Withdraw the caller (or, for the operator, a named player) before the start."""
-        _check_may_name(auth.current_caller(), request.player)
+        _check_may_name(auth.current_caller(), request.player, "unregister")
         request_id = resources.scoped_request_id("UnregisterTournamentPlayer", request.request_id)
         tournament_id = parse_tournament(request.tournament, "tournament")
         player_id = await self._player_for(auth.current_caller(), request.player)

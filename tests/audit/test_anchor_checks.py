@@ -126,7 +126,7 @@ def test_a_witnessed_checkpoint_says_who_witnessed_it(log: AnchoredLog) -> None:
     lines[0] = json.dumps(header)
     unpinned_witness = verify_export(lines, trust=PINNED)
     assert unpinned_witness.anchor is not None and unpinned_witness.anchor.witnessed_by == ()
-    assert "1 signature(s) by keys not pinned" in unpinned_witness.named("checkpoint").detail
+    assert "1 signature by keys not pinned" in unpinned_witness.named("checkpoint").detail
     witnessed = verify_export(lines, trust=Trust(PINNED.server_keys, (WITNESS.verifier,)))
     assert witnessed.verdict is Verdict.ANCHORED and witnessed.anchor is not None
     assert witnessed.anchor.witnessed_by == (WITNESS.verifier.label,)

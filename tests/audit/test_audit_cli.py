@@ -137,7 +137,7 @@ async def test_online_verification_and_the_whole_database(
     assert code == 0 and json.loads(out)["ok"] is True  # JSON: the report alone, as before
     code, out, err = _run(capsys, "audit", "verify", "--all", "--database-url", database_url)
     assert code == 0, out
-    assert "✓ projection table_state" in out and "2 of 2 finished deal(s)" in out
+    assert "✓ projection table_state" in out and "2 of 2 finished deals" in out
     assert err == ""  # no progress bar when stderr is not a terminal
 
 

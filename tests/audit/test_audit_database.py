@@ -48,7 +48,7 @@ async def test_the_whole_database_audit_passes_on_an_honest_log(
     assert report.ok, [check for check in report.failed]
     assert report.deals_verified == 6
     assert report.named("chains").status is Status.PASSED
-    assert report.named("deals").detail.startswith("6 of 6 finished deal(s) in 3 table(s)")
+    assert report.named("deals").detail.startswith("6 of 6 finished deals in 3 tables")
     assert report.named("projection table_state").status is Status.PASSED
     assert report.named("projection seat_scores").status is Status.PASSED
     assert seen[-1] == (6, 6)
@@ -203,7 +203,8 @@ async def test_a_read_model_never_set_up_here_is_not_covered_and_a_dropped_one_f
         (dropped,) = compare_projections(
             connection, [p for p in default_projectors() if p.name == "seat_scores"]
         )
-    assert dropped.status is Status.FAILED and "do not exist" in dropped.detail
+    assert dropped.status is Status.FAILED
+    assert dropped.detail == "the live table seat_scores does not exist"
 
 
 async def test_deals_with_timeouts_verify_and_replay(database_url: str) -> None:

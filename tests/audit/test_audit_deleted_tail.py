@@ -105,7 +105,7 @@ async def test_the_audit_names_pending_and_stuck_deals(
 
     soon = _audit(database_url, now_ms=now[0] + 10_000)
     assert soon.ok and not soon.complete
-    assert soon.named("deals_in_play").detail.startswith("2 deal(s) in play: 2 pending, 0 stuck")
+    assert soon.named("deals_in_play").detail.startswith("2 deals in play: 2 pending, 0 stuck")
     pending = soon.named(f"{stream_id_for(arranging)}: deal_in_play")
     assert pending.status is Status.PENDING
     assert pending.detail.startswith("deal 1 pending: ARRANGING, its deadline in 20 s")
@@ -115,7 +115,7 @@ async def test_the_audit_names_pending_and_stuck_deals(
     late = _audit(database_url, now_ms=now[0] + 3_600_000)
     assert late.ok and not late.complete
     summary = late.named("deals_in_play").detail
-    assert summary.startswith("2 deal(s) in play: 0 pending, 2 stuck")
+    assert summary.startswith("2 deals in play: 0 pending, 2 stuck")
     assert stream_id_for(arranging) in summary and stream_id_for(revealing) in summary
     stuck = late.named(f"{stream_id_for(revealing)}: deal_in_play").detail
     assert stuck.startswith("deal 1 stuck: REVEALING, past its deadline")

@@ -159,7 +159,7 @@ def test_sapsam_audit_verify_table_passes_a_two_series_table(
     code = main(["audit", "verify", "--all", "--database-url", two_series.url])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "4 of 4 finished deal(s)" in out
+    assert "4 of 4 finished deals" in out
 
 
 def test_replay_shows_the_new_series(two_series: TwoSeries) -> None:

@@ -70,10 +70,10 @@ async def test_the_export_anchors_what_the_tree_covers_and_names_the_rest(
     # A checkpoint of all but the last three events.
     await _turn(database_url, _event_count(database_url) - 3)
     assert await asyncio.to_thread(_export, database_url, table, deal_file) == 0
-    assert "3 event(s) not yet under a checkpoint" in capsys.readouterr().err
+    assert "3 events not yet under a checkpoint" in capsys.readouterr().err
     code = await asyncio.to_thread(main, ["audit", "verify", str(deal_file), "--server-key", VKEY])
     out = capsys.readouterr().out
-    assert code == 4 and "3 event(s) are not under the checkpoint" in out
+    assert code == 4 and "3 events are not under the checkpoint" in out
     assert out.splitlines()[-1].startswith("INTERNALLY CONSISTENT ONLY")
     await _turn(database_url, 10_000)
     assert await asyncio.to_thread(_export, database_url, table, deal_file) == 0

@@ -275,7 +275,7 @@ def test_the_report_says_what_was_expected_and_what_was_found() -> None:
     cut_check = verify_deal(_cut_out_of_range(deal)).check("cut")
     assert "cut position 0 is outside 1..51" in cut_check.detail
     dealer_check = verify_deal(_dealer(deal)).check("dealer")
-    assert "dealer 0" in dealer_check.detail and "seat(s) 0, 1" in dealer_check.detail
+    assert "dealer 0" in dealer_check.detail and "seats 0, 1" in dealer_check.detail
     total_check = verify_deal(_score_total(deal)).check("scores")
     assert total_check.expected.endswith("totals " + ",".join(map(str, (-2, 2))))
     assert total_check.found.endswith("totals -3,3")

@@ -42,6 +42,7 @@ from sapsam.log.merkle_proofs import (
     plan_nodes,
 )
 from sapsam.log.signed_note import NoteError, OpenedNote, VerifierKey, parse_note
+from sapsam.plurals import plural
 
 HASH_SIZE: Final = 32
 
@@ -198,7 +199,7 @@ def _checkpoint_check(
             None,
             None,
         )
-    about = f"a checkpoint of {checkpoint.origin}, {checkpoint.size} leaves"
+    about = f"a checkpoint of {checkpoint.origin}, {_leaves(checkpoint.size)}"
     if not trust.server_keys:
         return (
             AuditCheck(
@@ -230,7 +231,7 @@ def _checkpoint_check(
     else:
         detail += "; not witnessed by a pinned witness"
     if unchecked:
-        detail += f" ({unchecked} signature(s) by keys not pinned, not checked)"
+        detail += f" ({plural(unchecked, 'signature')} by keys not pinned, not checked)"
     checked = (AuditCheck("checkpoint", Status.PASSED, detail), checkpoint, opened)
     if len(_OPENED) >= _OPENED_KEPT:
         _OPENED.clear()
@@ -285,14 +286,16 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
         return AuditCheck(
             "inclusion",
             Status.NOT_COVERED,
-            f"{len(unanchored)} event(s) are not under the checkpoint (versions "
-            f"{version_ranges(unanchored)}): the checkpoint was made before them; export again "
-            f"once a later one covers them ({proven} event(s) included)",
+            f"{plural(len(unanchored), 'event')} {'is' if len(unanchored) == 1 else 'are'} not"
+            f" under the checkpoint ({version_words(unanchored)}):"
+            " the checkpoint was made before them; export again once a later one covers them"
+            f" ({plural(proven, 'event')} included)",
         )
     return AuditCheck(
         "inclusion",
         Status.PASSED,
-        f"all {proven} events are in the checkpoint's tree (leaves "
+        f"{'the event is' if proven == 1 else f'all {proven} events are'} in the checkpoint's"
+        " tree (leaves "
         f"{_first_leaf(events)}..{previous_leaf}), each proof leading to its root",
     )
 
@@ -311,7 +314,7 @@ def _misplaced_leaf(event: ExportedEvent, leaf: int, previous_leaf: int, size: i
             Status.FAILED,
             f"{where}: leaf indexes must grow with the versions (the log's order)",
         )
-    return AuditCheck("inclusion", Status.FAILED, f"{where}: not in a tree of {size} leaves")
+    return AuditCheck("inclusion", Status.FAILED, f"{where}: not in a tree of {_leaves(size)}")
 
 
 def _last_leaf(events: Sequence[ExportedEvent]) -> int:
@@ -322,6 +325,15 @@ def _last_leaf(events: Sequence[ExportedEvent]) -> int:
 def _first_leaf(events: Sequence[ExportedEvent]) -> int:
     first = events[0].inclusion if events else None
     return first.leaf_index if first is not None else 0
+
+
+def _leaves(count: int) -> str:
+    return plural(count, "leaf", "leaves")
+
+
+def version_words(versions: Sequence[int]) -> str:
+    """``version 7`` or ``versions 1-3, 7`` (``versions`` ascending, at least one)."""
+    return ("version " if len(versions) == 1 else "versions ") + version_ranges(versions)
 
 
 def version_ranges(versions: Sequence[int]) -> str:
@@ -367,8 +379,8 @@ def _consistency_check(
                 AuditCheck(
                     "consistency",
                     Status.FAILED,
-                    f"your checkpoint and the export's have {reader.size} leaves and different "
-                    "roots: two histories for one size (a fork), both signed",
+                    f"your checkpoint and the export's have {_leaves(reader.size)} and different"
+                    " roots: two histories for one size (a fork), both signed",
                     expected=reader.root.hex(),
                     found=checkpoint.root.hex(),
                 ),
@@ -394,7 +406,7 @@ def _consistency_check(
             AuditCheck(
                 "consistency",
                 Status.NOT_COVERED,
-                f"the export carries no consistency proof from {old.size} to {new.size} leaves, "
+                f"the export carries no consistency proof from {old.size} to {_leaves(new.size)}, "
                 "so your checkpoint is not linked to it (GetConsistencyProof gives one): the "
                 "export's own checkpoint is the anchor",
             ),
@@ -408,7 +420,7 @@ def _consistency_check(
             AuditCheck(
                 "consistency",
                 Status.FAILED,
-                f"the tree of {new.size} leaves does not extend the one of {old.size}: {error}",
+                f"the tree of {_leaves(new.size)} does not extend the one of {old.size}: {error}",
             ),
             None,
         )
@@ -416,7 +428,7 @@ def _consistency_check(
         AuditCheck(
             "consistency",
             Status.PASSED,
-            f"the tree of {new.size} leaves ({'yours' if new is reader else 'the export’s'}) "
+            f"the tree of {_leaves(new.size)} ({'yours' if new is reader else 'the export’s'}) "
             f"extends the one of {old.size} ({'yours' if old is reader else 'the export’s'})",
         ),
         linked,

@@ -34,6 +34,7 @@ from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import RecordedEvent
+from sapsam.plurals import plural
 from sapsam.store.offline_reads import read_stream
 from sapsam.store.projection_folds import Row
 from sapsam.store.projections import Projector
@@ -316,14 +317,15 @@ def _audit_snapshot(
         AuditCheck(
             "chains",
             Status.FAILED if tally.broken_chains else Status.PASSED,
-            f"{len(streams)} stream(s), {tally.events_checked} events: "
-            f"{len(streams) - tally.broken_chains} chain(s) intact, {tally.broken_chains} broken",
+            f"{plural(len(streams), 'stream')}, {plural(tally.events_checked, 'event')}: "
+            f"{plural(len(streams) - tally.broken_chains, 'chain')} intact,"
+            f" {tally.broken_chains} broken",
         ),
         AuditCheck(
             "deals",
             Status.PASSED if tally.deals_verified == tally.total_deals else Status.FAILED,
-            f"{tally.deals_verified} of {tally.total_deals} finished deal(s) in {tally.tables}"
-            " table(s) verified",
+            f"{tally.deals_verified} of {plural(tally.total_deals, 'finished deal')} in"
+            f" {plural(tally.tables, 'table')} verified",
         ),
     ]
     in_play = deals_in_play_checks(sorted(tally.table_rows, key=lambda item: item[0]), now_ms)

@@ -21,6 +21,7 @@ from typing import Any, Final
 import psycopg
 
 from sapsam.audit.report import AuditCheck, Status
+from sapsam.plurals import plural
 from sapsam.store.projection_folds import Row
 
 Connection = psycopg.Connection[Any]
@@ -63,7 +64,8 @@ def acknowledged_request_checks(
             AuditCheck(
                 f"{stream_id}: acknowledged_requests",
                 Status.FAILED,
-                f"{count} acknowledged request(s) name events the log does not hold (e.g."
+                f"{plural(count, 'acknowledged request')}"
+                f" {'names' if count == 1 else 'name'} events the log does not hold (e.g."
                 f" {str(example)[:80]!r}); acknowledged up to version {acknowledged}, the stream"
                 f" {ends}: events were deleted or rewritten after they were acknowledged",
                 expected=f"version {acknowledged}",
@@ -74,8 +76,12 @@ def acknowledged_request_checks(
     summary = AuditCheck(
         "acknowledged_requests",
         Status.FAILED if broken else Status.PASSED,
-        f"{requests} acknowledged request(s) over {streams} stream(s): "
-        + (f"{broken} stream(s) lost acknowledged events" if broken else "every one in the log"),
+        f"{plural(requests, 'acknowledged request')} over {plural(streams, 'stream')}: "
+        + (
+            f"{plural(broken, 'stream')} lost acknowledged events"
+            if broken
+            else "every one in the log"
+        ),
     )
     return [summary, *problems]
 
@@ -132,7 +138,7 @@ def deals_in_play_checks(tables: Iterable[tuple[str, Row]], now_ms: int) -> list
     summary = AuditCheck(
         "deals_in_play",
         Status.PENDING,
-        f"{len(named)} deal(s) in play: {len(named) - len(stuck)} pending, {len(stuck)} stuck"
-        + (f" ({tables_stuck})" if stuck else ""),
+        f"{plural(len(named), 'deal')} in play: {len(named) - len(stuck)} pending,"
+        f" {len(stuck)} stuck" + (f" ({tables_stuck})" if stuck else ""),
     )
     return [summary, *named]

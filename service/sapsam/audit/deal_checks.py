@@ -34,6 +34,7 @@ from sapsam.audit.report import MAX_CHECK_TEXT, MAX_DEAL_NUMBER, AuditCheck, Sta
 from sapsam.domain.events import ArrangementRevealed, DealScored, PlayerSeated, TableCreated
 from sapsam.domain.published import DealNotFinishedError, published_deal
 from sapsam.frozen import from_fields
+from sapsam.plurals import numbered
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, format_cards, parse_cards
 from sapsam.rules.ruleset import RuleSet
@@ -146,8 +147,8 @@ def _recorded_checks(
         else AuditCheck(
             "reveal_fouls",
             Status.FAILED,
-            f"the foul flag recorded at the reveal of seat(s) {wrong_fouls} disagrees with the "
-            "verified fouls",
+            f"the foul flag recorded at the reveal of {numbered('seat', wrong_fouls)} disagrees"
+            " with the verified fouls",
             deal=deal.number,
         )
     )
@@ -172,8 +173,8 @@ def _recorded_checks(
         else AuditCheck(
             "scored_arrangements",
             Status.FAILED,
-            f"the rows recorded with the score for seat(s) {wrong_rows} are not the verified "
-            "ones (the seat's reveal, the arrangement set on its behalf, or none)",
+            f"the rows recorded with the score for {numbered('seat', wrong_rows)} are not the"
+            " verified ones (the seat's reveal, the arrangement set on its behalf, or none)",
             deal=deal.number,
         )
     )

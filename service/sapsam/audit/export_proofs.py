@@ -28,12 +28,13 @@ from sapsam.audit.anchoring import (
     attach_anchors,
     nodes_needed,
     unanchored_versions,
-    version_ranges,
+    version_words,
 )
 from sapsam.audit.export_format import AuditExport, ConsistencyProof
 from sapsam.log.cosignature import with_cosignatures
 from sapsam.log.merkle import NodeId
 from sapsam.log.merkle_proofs import consistency_plan
+from sapsam.plurals import plural
 from sapsam.store import transparency as async_reads
 from sapsam.store import transparency_reads as reads
 
@@ -61,8 +62,9 @@ class ProvenExport:
         if not self.unanchored:
             return None
         return (
-            f"{len(self.unanchored)} event(s) not yet under a checkpoint (versions "
-            f"{version_ranges(self.unanchored)}): export again in a few seconds to anchor them"
+            f"{plural(len(self.unanchored), 'event')} not yet under a checkpoint"
+            f" ({version_words(self.unanchored)}): export"
+            " again in a few seconds to anchor them"
         )
 
 
@@ -132,7 +134,7 @@ def anchor_plan(
         return ProvenExport(
             export,
             unanchored_versions(export),
-            f"the log's tree lacks {len(missing)} stored subtree(s) the proofs need"
+            f"the log's tree lacks {plural(len(missing), 'stored subtree')} the proofs need"
             f" (first: level {first.level}, index {first.index})",
         )
     consistency: tuple[ConsistencyProof, ...] = ()

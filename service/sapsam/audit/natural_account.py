@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from sapsam.domain.events import Event, NaturalDeclared, NaturalRevealed
+from sapsam.plurals import plural
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam.rules.naturals import NaturalHand, declared, natural_amount, natural_hand
 from sapsam.rules.ruleset import RuleSet
@@ -56,13 +57,13 @@ def natural_phrase(
         winner, hand = (first, mine) if pair.rows[0] > 0 else (second, theirs)
         return (
             f"natural against natural: {winner}'s {_name(hand)} is the stronger and collects its"
-            f" {natural_amount(rule_set, hand.natural)} units"
+            f" {plural(natural_amount(rule_set, hand.natural), 'unit')}"
         )
     holder, held = (first, mine) if mine is not None else (second, theirs)
     assert held is not None
     return (
         f"{holder}'s natural, {_name(held)}, beats every ordinary hand: "
-        f"{natural_amount(rule_set, held.natural)} units, no rows compared"
+        f"{plural(natural_amount(rule_set, held.natural), 'unit')}, no rows compared"
     )
 
 

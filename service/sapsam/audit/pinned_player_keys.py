@@ -29,6 +29,7 @@ from typing import Final
 
 from sapsam.audit.export_format import AuditExport
 from sapsam.audit.report import AuditCheck, AuditReport, Status
+from sapsam.plurals import plural
 
 __all__ = [
     "PinError",
@@ -190,7 +191,7 @@ def _check(
         return AuditCheck(
             name,
             Status.FAILED,
-            f"player {player}: {len(found)} signed move(s) by a key not pinned for it: "
+            f"player {player}: {plural(len(found), 'signed move')} by a key not pinned for it: "
             + "; ".join(found),
             f"every signed move of player {player} by a pinned key ({pinned})",
             found[0],
@@ -206,5 +207,6 @@ def _check(
     return AuditCheck(
         name,
         Status.PASSED,
-        f"player {player}'s {signed[player]} signed move(s) are all by pinned keys",
+        f"player {player}'s {plural(signed[player], 'signed move')}"
+        f" {'is' if signed[player] == 1 else 'are all'} by pinned keys",
     )

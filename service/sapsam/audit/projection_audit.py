@@ -25,6 +25,7 @@ from psycopg import sql
 
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.log.records import RecordedEvent
+from sapsam.plurals import numbered, plural
 from sapsam.store.projection_folds import FOLDS, TABLE_PREFIX, ReadModelFold, Row, TableStateFold
 from sapsam.store.projections import Projector, all_projectors, iterate_streams
 from sapsam.store.reads import decode_json, event_from_row
@@ -350,7 +351,11 @@ def _missing_check(connection: Connection, projector: Projector) -> AuditCheck |
             Status.NOT_COVERED,
             "never set up in this database (no live tables, no checkpoint): nothing to compare",
         )
-    return AuditCheck(name, Status.FAILED, f"the live table(s) {missing} do not exist")
+    return AuditCheck(
+        name,
+        Status.FAILED,
+        f"the live {numbered('table', missing)} {'does' if len(missing) == 1 else 'do'} not exist",
+    )
 
 
 def _projector_check(
@@ -375,7 +380,8 @@ def _outcome(
         return AuditCheck(
             name,
             Status.PASSED,
-            f"{rows} row(s) rebuilt from {replayed} events equal the live ones",
+            f"{plural(rows, 'row')} rebuilt from {plural(replayed, 'event')}"
+            f" {'equals the live one' if rows == 1 else 'equal the live ones'}",
         )
     named = "; ".join(
         f"{d.table} row {d.key}: {d.detail}" for d in differences[:MAX_DIFFERENCES_NAMED]
@@ -384,6 +390,6 @@ def _outcome(
     return AuditCheck(
         name,
         Status.FAILED,
-        f"{len(differences)} row(s) differ from the log's rebuild: {named}"
-        + (f" … and {more} more" if more > 0 else ""),
+        f"{plural(len(differences), 'row')} {'differs' if len(differences) == 1 else 'differ'}"
+        f" from the log's rebuild: {named}" + (f" … and {more} more" if more > 0 else ""),
     )

@@ -22,6 +22,7 @@ from sapsam.audit.export_format import AuditExport, ExportedEvent
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.log.receipt import HEADER, Receipt, ReceiptEvent, open_receipt
 from sapsam.log.signed_note import NoteError, VerifierKey, parse_note
+from sapsam.plurals import plural
 
 CHECK_NAME: Final = "receipts"
 
@@ -50,19 +51,20 @@ class ReceiptsResult:
     """Each failure, naming the receipt (source, request id) and the event."""
 
     def checks(self) -> list[AuditCheck]:
-        """The report's ``receipts`` check(s): one failure per problem, or one pass."""
+        """The report's ``receipts`` checks: one failure per problem, or one pass."""
         if self.problems:
             return [
                 AuditCheck(CHECK_NAME, Status.FAILED, detail=problem) for problem in self.problems
             ]
         detail = (
-            f"{self.checked} receipt(s) of this stream hold: {self.events} receipted event(s)"
-            " in the export unchanged"
+            f"{plural(self.checked, 'receipt')} of this stream"
+            f" {'holds' if self.checked == 1 else 'hold'}:"
+            f" {plural(self.events, 'receipted event')} in the export unchanged"
         )
         if self.not_covered:
-            detail += f"; {self.not_covered} receipt(s) of other deals not in this export"
+            detail += f"; {plural(self.not_covered, 'receipt')} of other deals not in this export"
         if self.other_streams:
-            detail += f"; {self.other_streams} receipt(s) of other streams ignored"
+            detail += f"; {plural(self.other_streams, 'receipt')} of other streams ignored"
         status = Status.PASSED if self.checked else Status.NOT_COVERED
         return [AuditCheck(CHECK_NAME, status, detail=detail)]
 

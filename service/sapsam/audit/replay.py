@@ -55,6 +55,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
+from sapsam.plurals import numbered
 from sapsam.rules.cards import format_cards
 from sapsam.rules.hand_text import cards_shown
 
@@ -276,10 +277,10 @@ def _happened(event: Event, state: TableState) -> str:
             f"{'the solver sets it' if event.consequence == 'solver' else 'a foul'}"
         )
     if isinstance(event, DeadlinesExtended):
-        seats = ", ".join(str(seat) for seat in event.seats)
+        seats = numbered("seat", event.seats)
         return (
             f"the {event.stage} deadline was extended by "
-            f"{(event.deadline_ms - event.previous_deadline_ms) / 1000:g} s for seat(s) {seats}: "
+            f"{(event.deadline_ms - event.previous_deadline_ms) / 1000:g} s for {seats}: "
             f"it fell while no server was serving ({event.reason.replace('_', ' ')})"
         )
     if isinstance(event, SeedRevealed):

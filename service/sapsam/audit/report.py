@@ -20,6 +20,7 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Any, Final
 
+from sapsam.plurals import plural
 from sapsam.quoting import quote_prefix
 
 MAX_CHECK_TEXT: Final = 1_000
@@ -69,8 +70,9 @@ class Anchor:
             f"witnessed by {', '.join(self.witnessed_by)}" if self.witnessed_by else "not witnessed"
         )
         return (
-            f"every event is in {whose} of {self.origin} ({self.tree_size} leaves), signed by "
-            f"the pinned key {self.signed_by}; {witnesses}"
+            f"every event is in {whose} of {self.origin}"
+            f" ({plural(self.tree_size, 'leaf', 'leaves')}), signed by the pinned key"
+            f" {self.signed_by}; {witnesses}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -355,7 +357,7 @@ def render_text(report: AuditReport, before: Sequence[str] = (), after: Sequence
         lines.append(verdict_line(report))
         return "\n".join(lines)
     if not report.ok:
-        verdict = f"FAILED: {len(report.failed)} check(s) failed"
+        verdict = f"FAILED: {plural(len(report.failed), 'check')} failed"
     elif not report.complete:
         waiting = ", ".join(map(str, report.pending_deals)) or "-"
         verdict = (
@@ -365,8 +367,8 @@ def render_text(report: AuditReport, before: Sequence[str] = (), after: Sequence
     else:
         verdict = "OK: everything holds"
     lines.append(
-        f"{verdict} ({report.deals_verified} deal(s) verified, "
-        f"{report.events_checked} event(s) checked)"
+        f"{verdict} ({plural(report.deals_verified, 'deal')} verified, "
+        f"{plural(report.events_checked, 'event')} checked)"
     )
     return "\n".join(lines)
 
@@ -375,9 +377,12 @@ def verdict_line(report: AuditReport) -> str:
     """The verdict in words: ``ANCHORED: …``, ``INTERNALLY CONSISTENT ONLY: …`` or ``FAILED: …``,
     with what was verified and, for a deal still being played, that its cards wait."""
     verdict = report.verdict
-    counts = f"{report.deals_verified} deal(s) verified, {report.events_checked} event(s) checked"
+    counts = (
+        f"{plural(report.deals_verified, 'deal')} verified,"
+        f" {plural(report.events_checked, 'event')} checked"
+    )
     if verdict is Verdict.FAILED:
-        text = f"FAILED: {len(report.failed) or 1} check(s) failed ({counts})"
+        text = f"FAILED: {plural(len(report.failed) or 1, 'check')} failed ({counts})"
     elif verdict is Verdict.ANCHORED:
         assert report.anchor is not None
         text = f"ANCHORED: {report.anchor.describe()} ({counts})"

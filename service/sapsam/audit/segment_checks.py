@@ -17,6 +17,7 @@ from sapsam.audit.export_format import AuditExport, ExportedEvent, Segment
 from sapsam.audit.export_reading import OPENING_TYPES
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.log.chain import ChainReport, verify_chain_of_stream
+from sapsam.plurals import numbered, plural
 
 __all__ = ["anchor_check", "chain_check", "coverage_check", "forget_chains", "split_segments"]
 
@@ -85,8 +86,8 @@ def chain_check(export: AuditExport, segment_events: Sequence[list[ExportedEvent
     return AuditCheck(
         "chain",
         Status.PASSED,
-        f"{checked} events in {len(segment_events)} segment(s), each hash recomputed from its "
-        "anchor",
+        f"{plural(checked, 'event')} in {plural(len(segment_events), 'segment')}, each hash"
+        " recomputed from its anchor",
     )
 
 
@@ -160,8 +161,13 @@ def coverage_check(
         return AuditCheck(
             "coverage",
             Status.FAILED,
-            f"event(s) at version(s) {outside or 'repeated'} lie outside the segments the "
-            "header names (an event was added or the versions do not match the header)",
+            (
+                f"the events at {numbered('version', outside)} lie"
+                if outside
+                else "an event repeated lies"
+            )
+            + " outside the segments the header names (an event was added or the versions do"
+            " not match the header)",
         )
     for index, (segment, events) in enumerate(
         zip(export.header.segments, segment_events, strict=True), start=1
@@ -172,7 +178,7 @@ def coverage_check(
                 "coverage",
                 Status.FAILED,
                 f"segment {index} should hold versions {segment.first_version}.."
-                f"{segment.last_version} ({wanted} events) but holds {len(events)}: "
+                f"{segment.last_version} ({plural(wanted, 'event')}) but holds {len(events)}: "
                 "events are missing or repeated",
             )
         if not events:
@@ -185,5 +191,7 @@ def coverage_check(
                 f"{segment.last_hash.hex()[:16]}…; it ends on version {events[-1].version}",
             )
     return AuditCheck(
-        "coverage", Status.PASSED, f"{covered} events, exactly the versions the header names"
+        "coverage",
+        Status.PASSED,
+        f"{plural(covered, 'event')}, exactly the versions the header names",
     )

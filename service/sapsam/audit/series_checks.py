@@ -10,6 +10,7 @@ from sapsam.audit.deal_events import NEW_SERIES, DealEvents, first_deal_of_serie
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.domain.events import DealScored, DealVoided, SeriesCompleted, SeriesStarted
 from sapsam.fairness.encoding import require_seat_count
+from sapsam.plurals import plural
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import standings
 
@@ -154,9 +155,9 @@ def _standings_check(
         return AuditCheck(
             "standings",
             Status.NOT_COVERED,
-            f"not checkable from this export: {completed.deals_played} deals counted by deal "
-            f"{deal.number}, and deals of the series it does not hold may have been voided "
-            "(export the whole table to check the series)",
+            f"not checkable from this export: {plural(completed.deals_played, 'deal')} counted"
+            f" by deal {deal.number}, and deals of the series it does not hold may have been"
+            " voided (export the whole table to check the series)",
             deal=deal.number,
         )
     if completed.deals_played != in_series or length != in_series:
@@ -164,7 +165,12 @@ def _standings_check(
             "standings",
             Status.FAILED,
             f"the series is recorded complete after deal {deal.number} "
-            f"(deals_played {completed.deals_played}); the rule set's series has {length} deals"
+            f"(deals_played {completed.deals_played}); "
+            + (
+                "the rule set gives no series length"
+                if length is None
+                else f"the rule set's series has {plural(length, 'deal')}"
+            )
             + (f" and this series began at deal {first}" if first > 1 else ""),
             deal=deal.number,
         )
@@ -203,7 +209,8 @@ def _series_start_check(
             why = (
                 f"the table was created with after_series = {after_series}"
                 if after_series != NEW_SERIES
-                else f"deal {deal.number} does not end a series of {length} deals"
+                else f"deal {deal.number} does not end a series"
+                + ("" if length is None else f" of {plural(length, 'deal')}")
             )
             return AuditCheck(
                 "series_start",

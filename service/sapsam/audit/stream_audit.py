@@ -28,6 +28,7 @@ from sapsam.audit.verifier import verify_audit_export
 from sapsam.domain.events import DEFAULT_CODEC, EventCodec
 from sapsam.log.chain import GENESIS_HASH, verify_stream_chain
 from sapsam.log.records import RecordedEvent
+from sapsam.plurals import plural
 from sapsam.store.offline_reads import read_stream
 from sapsam.store.projection_folds import Row, table_state_row
 
@@ -54,7 +55,7 @@ def chain_check(
     """The stream's stored chain from ``anchor`` (hash, version) over ``events``."""
     report = verify_stream_chain(events, anchor[0], anchor[1])
     if report.intact:
-        return AuditCheck(name, Status.PASSED, f"{len(events)} events")
+        return AuditCheck(name, Status.PASSED, plural(len(events), "event"))
     problem = report.problems[0]
     return AuditCheck(name, Status.FAILED, f"breaks at version {problem.version}: {problem.reason}")
 

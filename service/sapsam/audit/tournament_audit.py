@@ -54,6 +54,7 @@ from sapsam.domain.tournament_seating import (
     seating_commitment,
 )
 from sapsam.fairness.encoding import FairnessError
+from sapsam.plurals import plural
 from sapsam.store.offline_reads import read_stream
 
 Connection = psycopg.Connection[Any]
@@ -140,7 +141,7 @@ def _check_table(
     wanted = state.rule_set.to_dict()
     found = tuple(seats.get(seat) for seat in range(created.seat_count))
     if dict(created.rule_set) == wanted and found == tuple(players):
-        checks = [_passed(name, f"{len(players)} players seated as drawn, rules as set")]
+        checks = [_passed(name, f"{plural(len(players), 'player')} seated as drawn, rules as set")]
         return checks, scored, replaced
     return (
         [_failed(name, "the table's seats or rules differ from the draw", players, found)],

@@ -73,6 +73,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.family import UnknownFamilyError
+from sapsam.plurals import plural
 
 
 def verify_export(
@@ -139,7 +140,8 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
         AuditCheck(
             "format",
             Status.PASSED,
-            f"{header.scope} export, format {header.format_version}, {len(export.events)} events",
+            f"{header.scope} export, format {header.format_version},"
+            f" {plural(len(export.events), 'event')}",
         )
     ]
     segment_events = split_segments(export)
@@ -276,9 +278,9 @@ def _decode(
         return decoded, AuditCheck(
             "decode",
             Status.FAILED,
-            f"{len(problems)} event(s) cannot be read; first: {problems[0]}",
+            f"{plural(len(problems), 'event')} cannot be read; first: {problems[0]}",
         )
-    return decoded, AuditCheck("decode", Status.PASSED, f"{len(decoded)} events read")
+    return decoded, AuditCheck("decode", Status.PASSED, f"{plural(len(decoded), 'event')} read")
 
 
 def _group_deals(decoded: Sequence[tuple[int, Event]]) -> list[DealEvents]:

@@ -1,6 +1,6 @@
 """How the ``sapsam`` commands put things for the person reading them: help text in plain words
 (the docstrings it is made from are reStructuredText, for the developers), and counts with the
-right plural.
+right plural (``plural``, from ``sapsam.plurals``, which the layers below use too).
 
 ``plain_text`` turns a docstring into the text ``--help`` shows: ````--flag```` becomes
 ``--flag``, ``:class:`Name``` becomes ``Name``, ``**word**`` becomes ``word``, a paragraph ending
@@ -14,6 +14,10 @@ from __future__ import annotations
 import argparse
 import re
 from typing import Final
+
+from sapsam.plurals import plural
+
+__all__ = ["HelpFormatter", "plain_text", "plural"]
 
 _LITERAL: Final = re.compile(r"``(.+?)``", re.DOTALL)
 _ROLE: Final = re.compile(r":[a-z]+(?::[a-z]+)?:`~?([^`]+)`")
@@ -37,11 +41,6 @@ def plain_text(text: str | None) -> str | None:
     text = re.sub(r"^[ \t]*::[ \t]*$\n?", "", text, flags=re.MULTILINE)
     text = re.sub(r"::[ \t]*$", ":", text, flags=re.MULTILINE)
     return inspect.cleandoc(text)
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """``"1 deal"``, ``"3 deals"``, ``"0 deals"``; ``nouns`` when the plural is not ``noun + s``."""
-    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
 def _paragraphs(text: str) -> list[list[str]]:

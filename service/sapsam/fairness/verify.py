@@ -55,6 +55,7 @@ from sapsam.fairness.natural_checks import declaration_problem, declared_natural
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.frozen import from_fields
+from sapsam.plurals import numbered
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.naturals import NaturalHand, NaturalsTable, judge_seat
@@ -374,7 +375,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
             ]
             return (
                 f"dealing from the left of dealer {deal.dealer} does not give the hands recorded "
-                f"at the deal for seat(s) {', '.join(map(str, wrong))}"
+                f"at the deal for {numbered('seat', wrong)}"
             )
 
         return _compare("dealer", _hex_list(deal.record.hands), _hex_list(found), detail)

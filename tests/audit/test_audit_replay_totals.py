@@ -10,6 +10,7 @@ scores the log recorded before it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,13 +34,14 @@ def _frames(capsys: pytest.CaptureFixture[str], export: Path) -> list[dict[str, 
 
 def _expected(table_frames: list[dict[str, object]]) -> dict[int, list[int]]:
     """Each version's running totals: the sum of the deal totals scored at or before it, from the
-    whole table's DealScored frames ('deal N scored: [..]')."""
+    whole table's DealScored frames ('deal N scored: seat 0 +3, seat 1 -3; running ...')."""
     totals: list[int] = []
     expected: dict[int, list[int]] = {}
     for frame in table_frames:
         if frame["event_type"] == "DealScored":
             happened = str(frame["happened"])
-            deal = json.loads(happened.split(": ", 1)[1].split(";", 1)[0])
+            scores = happened.split(": ", 1)[1].split("; running totals", 1)[0]
+            deal = [int(score) for score in re.findall(r"([+-]\d+)(?:,|$)", scores)]
             totals = [old + new for old, new in zip(totals or [0] * len(deal), deal, strict=True)]
         seats = frame["seats"]
         assert isinstance(seats, list)

@@ -221,6 +221,7 @@ def test_the_replay_tells_the_announcements(honest: list[Json]) -> None:
     )
     text = "\n".join(render_frame(frame) for frame in frames)
     first, second, last = _of(honest, "AnnouncementsOpened")[0]["order"]
-    assert f"the seats announce play or surrender in turn ({first}, {second}, {last})" in text
+    turns = f"seat {first}, seat {second}, seat {last}"
+    assert f"the seats announce play or surrender in turn ({turns})" in text
     assert f"seat {first} surrenders" in text and f"seat {second} plays" in text
     assert "confirmed, surrenders" in text

@@ -30,7 +30,13 @@ from collections.abc import Sequence
 
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED, DealEvents
-from sapsam.audit.report import MAX_CHECK_TEXT, MAX_DEAL_NUMBER, AuditCheck, Status
+from sapsam.audit.report import (
+    MAX_CHECK_TEXT,
+    MAX_DEAL_NUMBER,
+    NO_REVEAL,
+    AuditCheck,
+    Status,
+)
 from sapsam.domain.events import ArrangementRevealed, DealScored, PlayerSeated, TableCreated
 from sapsam.domain.published import DealNotFinishedError, published_deal
 from sapsam.frozen import from_fields
@@ -71,7 +77,8 @@ def fairness_checks(
             )
         ], None
     checks = [
-        _deal_check(check.name, Status.PASSED, check.detail, "", "", number)
+        # A pass keeps what it found only for a reveal that never came: its phrase says so.
+        _deal_check(check.name, Status.PASSED, check.detail, "", _kept_found(check.found), number)
         if check.passed
         else _deal_check(
             check.name,
@@ -86,6 +93,10 @@ def fairness_checks(
     checks.extend(recorded)
     verified = published.recorded_scores.totals if report.ok else None
     return checks, verified
+
+
+def _kept_found(found: str) -> str:
+    return found if found == NO_REVEAL else ""
 
 
 def _deal_check(

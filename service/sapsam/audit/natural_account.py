@@ -4,7 +4,7 @@ these; the verdicts themselves are ``sapsam.rules.naturals``'."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sapsam.domain.events import Event, NaturalDeclared, NaturalRevealed
 from sapsam.plurals import plural
@@ -71,11 +71,14 @@ def _name(hand: NaturalHand) -> str:
     return hand.natural.value.replace("_", " ")
 
 
-def tell_natural(event: Event) -> str | None:
-    """A natural declaration event in words (``sapsam audit replay``), or None for another."""
+def tell_natural(
+    event: Event, who: Callable[[int], str] = lambda seat: f"seat {seat}"
+) -> str | None:
+    """A natural declaration event in words (``sapsam audit replay``), the seat named by
+    ``who``; None for another event."""
     if isinstance(event, NaturalDeclared):
-        return f"seat {event.seat} committed its natural declaration ({event.commitment[:16]}…)"
+        return f"{who(event.seat)} committed its natural declaration ({event.commitment[:16]}…)"
     if isinstance(event, NaturalRevealed):
         said = "no natural" if event.natural == "none" else event.natural.replace("_", " ")
-        return f"seat {event.seat} opened its declaration: {said}"
+        return f"{who(event.seat)} opened its declaration: {said}"
     return None

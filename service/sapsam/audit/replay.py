@@ -26,16 +26,9 @@ from sapsam.audit.deal_account import (
 )
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
-from sapsam.audit.natural_account import tell_natural
-from sapsam.audit.surrender_checks import tell_announcement
+from sapsam.audit.replay_text import Teller, happened
 from sapsam.domain.events import (
     DEFAULT_CODEC,
-    AnnouncementsOpened,
-    ArrangementCommitted,
-    ArrangementRevealed,
-    CardsDealt,
-    DeadlinesExtended,
-    DealerChosen,
     DealScored,
     DealStarted,
     DealVoided,
@@ -43,19 +36,12 @@ from sapsam.domain.events import (
     EntropyContributed,
     Event,
     EventCodec,
-    PlayerSeated,
-    RevealsOpened,
-    SeatConfirmed,
     SeatReplaced,
-    SeatTimedOut,
     SeedRevealed,
-    SeriesCompleted,
     SeriesStarted,
-    SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
-from sapsam.plurals import numbered
 from sapsam.rules.cards import format_cards
 from sapsam.rules.hand_text import cards_shown
 
@@ -84,6 +70,9 @@ class SeatView:
     series_total: int | None
     """The seat's running total in the series after the event; None when the export cannot
     tell (events before it are missing and no score record in it states the totals)."""
+    played_by: str | None = None
+    """The player who held the seat for the deal shown, when another holds it now (the operator
+    gave the seat away after the deal: ``SeatReplaced``); None otherwise."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +120,7 @@ class ReplayFrame:
                     "seen_by": view.seen_by,
                     "arrangement": view.arrangement,
                     "series_total": view.series_total,
+                    "played_by": view.played_by,
                 }
                 for view in self.seats
             ],
@@ -209,7 +199,10 @@ def _hands_by_deal(events: Sequence[Event], table_id: uuid.UUID | None) -> dict[
             )
         elif isinstance(event, DeckCut):
             cuts[event.deal_number] = event.position
-        elif isinstance(event, SeedRevealed) and event.deal_number in started:
+        elif isinstance(event, (SeedRevealed, DealVoided)) and event.deal_number in started:
+            # A voided deal publishes its seed in DealVoided: its hands are as computable.
+            if event.deal_number not in cuts:
+                continue  # voided before the cut: nothing was dealt
             number = event.deal_number
             given = contributions.get(number, {})
             try:
@@ -228,94 +221,11 @@ def _hands_by_deal(events: Sequence[Event], table_id: uuid.UUID | None) -> dict[
     return hands
 
 
-def _happened(event: Event, state: TableState) -> str:
-    """The event in words."""
-    if isinstance(event, TableCreated):
-        rules = state.rule_set
-        after = (
-            ", a new series after each"
-            if event.after_series == "new_series"
-            else ", closing after it"
-        )
-        return (
-            f"{event.created_by} created the table: {event.seat_count} seats, rule set "
-            f"{rules.name!r}, a series of {rules.series_length} deals{after}"
-        )
-    if isinstance(event, PlayerSeated):
-        return f"{event.player_id} sat at seat {event.seat}"
-    if isinstance(event, DealerChosen):
-        return f"the lot drew {' '.join(event.lot_cards)}: seat {event.dealer} deals first"
-    if isinstance(event, DealStarted):
-        return (
-            f"deal {event.deal_number} started, dealt by seat {event.dealer}; the seed is "
-            f"committed as {event.seed_commitment[:16]}…"
-        )
-    if isinstance(event, EntropyContributed):
-        return f"seat {event.seat} mixed its own entropy into the shuffle"
-    if isinstance(event, DeckCut):
-        return f"seat {event.seat} cut the deck at position {event.position}"
-    if isinstance(event, CardsDealt):
-        return "thirteen cards were dealt to each seat (the log holds only their digests)"
-    if isinstance(event, ArrangementCommitted):
-        return f"seat {event.seat} committed to an arrangement ({event.commitment[:16]}…)"
-    if isinstance(event, SeatConfirmed):
-        return f"seat {event.seat} confirmed its arrangement"
-    if isinstance(event, RevealsOpened):
-        return "every seat is settled: reveals are open"
-    if isinstance(event, (AnnouncementsOpened, SurrenderAnnounced)):
-        return tell_announcement(event)
-    told = tell_natural(event)
-    if told is not None:
-        return told
-    if isinstance(event, ArrangementRevealed):
-        rows = f"{' '.join(event.front)} | {' '.join(event.middle)} | {' '.join(event.back)}"
-        foul = f" — a foul ({event.foul_reason})" if event.foul else ""
-        return f"seat {event.seat} revealed {rows}{foul}"
-    if isinstance(event, SeatTimedOut):
-        return (
-            f"seat {event.seat} missed its {event.stage} deadline: its hand counts as "
-            f"{'the solver sets it' if event.consequence == 'solver' else 'a foul'}"
-        )
-    if isinstance(event, DeadlinesExtended):
-        seats = numbered("seat", event.seats)
-        return (
-            f"the {event.stage} deadline was extended by "
-            f"{(event.deadline_ms - event.previous_deadline_ms) / 1000:g} s for {seats}: "
-            f"it fell while no server was serving ({event.reason.replace('_', ' ')})"
-        )
-    if isinstance(event, SeedRevealed):
-        return "the seed was revealed: anyone can now recompute every hand of this deal"
-    if isinstance(event, DealScored):
-        return (
-            f"deal {event.deal_number} scored: {list(event.totals)}; series totals "
-            f"{list(event.series_totals)}"
-        )
-    if isinstance(event, SeriesCompleted):
-        places = ", ".join(f"seat {s.seat} place {s.place} ({s.total})" for s in event.standings)
-        return f"the series is complete after {event.deals_played} deals: {places}"
-    if isinstance(event, SeriesStarted):
-        dealer = state.next_dealer
-        by = "" if dealer is None else f", dealt by seat {dealer} (the deal keeps passing left)"
-        return (
-            f"series {event.series_number} started: every total is back to zero; deal "
-            f"{event.first_deal_number} comes next{by}"
-        )
-    if isinstance(event, DealVoided):
-        return (
-            f"deal {event.deal_number} was voided by the operator ({event.reason}): no score;"
-            f" its seed {event.seed} is published"
-        )
-    if isinstance(event, SeatReplaced):
-        return (
-            f"the operator gave seat {event.seat} to {event.player_id} (it was"
-            f" {event.previous_player_id}'s) from the next deal on"
-        )
-    return event.TYPE  # pragma: no cover - every event type is listed above
-
-
 def _seat_status(state: TableState, seat: int) -> str:
     deal = state.deal
-    if deal is None or deal.scored or deal.voided:
+    if deal is not None and deal.voided:
+        return "deal voided"
+    if deal is None or deal.scored:
         return "seated" if state.seats[seat] is not None else "empty"
     if not deal.dealt:
         return "waiting for the deal"
@@ -339,6 +249,7 @@ def _seat_view(
     seat: int,
     hands: Mapping[int, list[str]],
     totals: tuple[int, ...] | None,
+    deal_players: Sequence[str | None] = (),
 ) -> SeatView:
     deal = state.deal
     cards: str | None = None
@@ -364,6 +275,13 @@ def _seat_view(
         seen_by=seen_by,
         arrangement=arrangement,
         series_total=None if totals is None or seat >= len(totals) else totals[seat],
+        played_by=(
+            deal_players[seat]
+            if deal is not None
+            and seat < len(deal_players)
+            and deal_players[seat] != state.seats[seat]
+            else None
+        ),
     )
 
 
@@ -371,17 +289,21 @@ class ReplayError(ValueError):
     """The export cannot be replayed: an event cannot be read or folded (verify it to see why)."""
 
 
-def replay(export: AuditExport, codec: EventCodec = DEFAULT_CODEC) -> list[ReplayFrame]:
-    """One frame per exported event, in order. Raises ``ReplayError`` for an event that cannot be
-    read or folded (verify the export first to learn what is wrong with it)."""
+def replay(
+    export: AuditExport, codec: EventCodec = DEFAULT_CODEC, writing: CardWriting = PLAIN
+) -> list[ReplayFrame]:
+    """One frame per exported event, in order, what happened told with the display names the
+    export carries and cards written with ``writing`` (``sapsam.audit.replay_text``). Raises
+    ``ReplayError`` for an event that cannot be read or folded (verify the export first to learn
+    what is wrong with it)."""
     try:
-        return _replay(export, codec)
+        return _replay(export, codec, Teller(dict(export.header.display_names), writing))
     except (*MALFORMED, AssertionError) as error:
         # evolve trusts the log's order (it asserts a deal exists); a forged order trips it.
         raise ReplayError(f"{type(error).__name__}: {error}") from None
 
 
-def _replay(export: AuditExport, codec: EventCodec) -> list[ReplayFrame]:
+def _replay(export: AuditExport, codec: EventCodec, teller: Teller) -> list[ReplayFrame]:
     decoded = [codec.decode(e.type, e.schema_version, e.data) for e in export.events]
     created = next((event for event in decoded if isinstance(event, TableCreated)), None)
     table_id = uuid.UUID(created.table_id) if created is not None else None
@@ -389,23 +311,31 @@ def _replay(export: AuditExport, codec: EventCodec) -> list[ReplayFrame]:
     frames: list[ReplayFrame] = []
     state = INITIAL_STATE
     running = _RunningTotals(_totals_before_deals(decoded))
+    deal_players: tuple[str | None, ...] = ()  # who held each seat when the deal started
+    earlier: dict[int, list[str]] = {}  # the players who held a seat before its holder now
     for exported, event in zip(export.events, decoded, strict=True):
         state = evolve(state, event)
         totals, totals_from = running.after(exported.version, event, state)
         deal = state.deal
+        if isinstance(event, DealStarted):
+            deal_players = state.seats
+        elif isinstance(event, SeatReplaced):
+            earlier.setdefault(event.seat, []).append(event.previous_player_id)
+        actor = str(exported.metadata.get("actor", ""))
         frames.append(
             ReplayFrame(
                 version=exported.version,
                 position=exported.position,
                 event_type=exported.type,
-                actor=str(exported.metadata.get("actor", "")),
+                actor=actor,
                 recorded_at=str(exported.metadata.get("recorded_at", "")),
-                happened=_happened(event, state),
+                happened=happened(event, state, actor, teller, earlier),
                 phase=state.phase.value,
                 deal_number=None if deal is None else deal.number,
                 dealer=None if deal is None else deal.dealer,
                 seats=tuple(
-                    _seat_view(state, seat, hands, totals) for seat in range(state.seat_count)
+                    _seat_view(state, seat, hands, totals, deal_players)
+                    for seat in range(state.seat_count)
                 ),
                 series_number=state.series_number if state.after_series == "new_series" else None,
                 totals_from=totals_from,
@@ -431,7 +361,16 @@ def render_frame(
     ``sapsam-play`` writes them (strongest first, with ``writing``'s suit symbols and colour)."""
     series = "" if frame.series_number is None else f", series {frame.series_number}"
     deal = "" if frame.deal_number is None else f", deal {frame.deal_number}"
-    dealer = "" if frame.dealer is None else f", dealer seat {frame.dealer}"
+    labels = seat_labels([view.player for view in frame.seats], names or {})
+    dealer = ""
+    if frame.dealer is not None:
+        named = labels[frame.dealer] if 0 <= frame.dealer < len(labels) else ""
+        dealing = frame.seats[frame.dealer] if 0 <= frame.dealer < len(frame.seats) else None
+        if dealing is not None and dealing.played_by is not None:  # the seat changed hands since
+            named = (names or {}).get(dealing.played_by) or f"player {dealing.played_by}"
+        dealer = (
+            f", dealer {named} (seat {frame.dealer})" if named else f", dealer seat {frame.dealer}"
+        )
     actor = (names or {}).get(frame.actor) or frame.actor or "?"
     lines = [
         f"v{frame.version} {frame.event_type} by {actor} at {frame.recorded_at}",
@@ -445,7 +384,6 @@ def render_frame(
             f"  totals: as {frame.totals_from} record states them (the deals before it are not"
             " in the export; export the whole table to check them)"
         )
-    labels = seat_labels([view.player for view in frame.seats], names or {})
     for view, label in zip(frame.seats, labels, strict=True):
         player = label if view.player is not None else "(empty)"
         total = "unknown" if view.series_total is None else f"{view.series_total:+d}"
@@ -457,6 +395,9 @@ def render_frame(
         if view.arrangement is not None:
             shown = " | ".join(_shown(row, writing) for row in view.arrangement.split("|"))
             line += f"; shows {shown}"
+        if view.played_by is not None and frame.deal_number is not None:
+            before = (names or {}).get(view.played_by) or f"player {view.played_by}"
+            line += f" (deal {frame.deal_number} was played by {before})"
         lines.append(line)
     return "\n".join(lines)
 

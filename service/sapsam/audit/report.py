@@ -157,10 +157,23 @@ PHRASE_PREFIXES: Final = {
 }
 
 
-def check_phrase(name: str) -> str:
+NO_REVEAL: Final = "no reveal"
+"""What a ``reveal_commitment`` check found for a seat that revealed no rows (it missed the
+deadline, or the solver set its rows): ``sapsam.fairness.verify``."""
+NO_REVEAL_PHRASE: Final = (
+    "the seat showed no rows of its own, so there was no commitment to hold them to"
+)
+"""The phrase of such a check: the usual one ("the rows shown are the ones the seat committed
+to") would contradict its detail ("the seat never revealed")."""
+
+
+def check_phrase(name: str, found: str = "") -> str:
     """The phrase of a check's name (``reveal_commitment[2]`` takes ``reveal_commitment``'s);
-    empty for a check without one."""
+    empty for a check without one. ``found``: what the check found, for the one check whose
+    phrase depends on it (a reveal that never came)."""
     base = name.rsplit(": ", 1)[-1].split("[", 1)[0]
+    if base == "reveal_commitment" and found == NO_REVEAL:
+        return NO_REVEAL_PHRASE
     return CHECK_PHRASES.get(base, "")
 
 
@@ -341,7 +354,7 @@ def render_text(report: AuditReport, before: Sequence[str] = (), after: Sequence
         text = f"{SYMBOLS[check.status]} {check.label}"
         if check.detail:
             text += f": {check.detail}"
-        phrase = check_phrase(check.name)
+        phrase = check_phrase(check.name, check.found)
         prefix = PHRASE_PREFIXES.get(check.status.value)
         if phrase and prefix is not None:
             text += f" — {prefix}{phrase}"

@@ -20,7 +20,7 @@ What a surrender pays is checked with the score: the published deal carries who 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from sapsam.domain.events import AnnouncementsOpened, DeadlinesExtended, SurrenderAnnounced
@@ -112,11 +112,18 @@ def surrender_in(recorded_rule_set: Mapping[str, object]) -> bool:
     return recorded_rule_set.get("surrender", SurrenderRule.OFF.value) != SurrenderRule.OFF.value
 
 
-def tell_announcement(event: AnnouncementsOpened | SurrenderAnnounced) -> str:
-    """The replay's line for an announcing event (``sapsam audit replay``)."""
+def tell_announcement(
+    event: AnnouncementsOpened | SurrenderAnnounced,
+    who: Callable[[int], str] = lambda seat: f"seat {seat}",
+    by_operator: bool = False,
+) -> str:
+    """The replay's line for an announcing event (``sapsam audit replay``), each seat named by
+    ``who``; ``by_operator``: the event was recorded by the operator (a forced timeout)."""
     if isinstance(event, AnnouncementsOpened):
-        order = ", ".join(str(seat) for seat in event.order)
+        order = ", ".join(who(seat) for seat in event.order)
         return f"every seat is settled: the seats announce play or surrender in turn ({order})"
+    if event.timed_out and by_operator:
+        return f"the operator timed {who(event.seat)} out of its turn to announce: it plays"
     if event.timed_out:
-        return f"seat {event.seat} let its turn pass: it plays"
-    return f"seat {event.seat} {'surrenders' if event.surrender else 'plays'}"
+        return f"{who(event.seat)} let its turn pass: it plays"
+    return f"{who(event.seat)} {'surrenders' if event.surrender else 'plays'}"

@@ -259,12 +259,14 @@ def _replay(arguments: argparse.Namespace) -> int:
 
 def _replay_body(arguments: argparse.Namespace) -> int:
     # Imported here: the replay runs the table's own logic, which a verification never needs.
-    from sapsam.audit.replay import frame_at, render_replay, replay
+    from sapsam.audit.replay import PLAIN, frame_at, render_replay, replay
 
     with read_input(arguments.file) as handle:
         export = read_export(bounded_lines(handle))
+    # The sentences write cards as the seat lines do; JSON, read by programs, as recorded.
+    writing = PLAIN if arguments.json else card_writing(arguments.plain)
     try:
-        frames = replay(export)
+        frames = replay(export, writing=writing)
     except ValueError as error:
         raise CommandError(f"cannot replay: {error} (run sapsam audit verify on it)") from None
     if arguments.at is not None:
@@ -276,7 +278,7 @@ def _replay_body(arguments: argparse.Namespace) -> int:
         for frame in frames:
             print(json.dumps(frame.to_dict(), ensure_ascii=False))
         return 0
-    for text in render_replay(export, frames, card_writing(arguments.plain)):
+    for text in render_replay(export, frames, writing):
         print(text)
     return 0
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from forged_histories import history, recorded
 
 from sapsam.audit import Requester, select_table, verify_export, write_lines
@@ -14,7 +15,7 @@ from sapsam.audit.families import AUDIT_FAMILIES, CLOSED_AUDIT, DealContext, aud
 from sapsam.audit.report import Status
 from sapsam.domain import families
 from sapsam.domain.events import Event, TableCreated
-from sapsam.domain.family import FAMILY_KEY
+from sapsam.domain.family import FAMILY_KEY, UnknownFamilyError
 
 
 def _export_lines(events: list[Event]) -> list[str]:
@@ -46,8 +47,11 @@ def test_a_table_of_an_unknown_family_fails_the_family_check() -> None:
     assert any(c.name == "chain" and c.status is Status.PASSED for c in report.checks)
 
 
-def test_the_verifier_and_the_domain_know_the_same_families() -> None:
-    assert set(AUDIT_FAMILIES) == set(families.FAMILIES)
+def test_the_verifier_checks_only_families_the_domain_plays() -> None:
+    # Open face is played by the domain but not yet checked by the verifier (its AuditFamily is
+    # the next step, docs/architecture.md): an export of it fails the family check, as above.
+    assert set(AUDIT_FAMILIES) <= set(families.FAMILIES)
+    assert "closed" in AUDIT_FAMILIES
 
 
 def test_an_export_without_table_created_is_checked_as_the_closed_game() -> None:
@@ -58,3 +62,12 @@ def test_an_export_without_table_created_is_checked_as_the_closed_game() -> None
     )
     assert totals is None
     assert [check.name for check in checks][-1] == "fair_dealing"
+
+
+def test_an_open_face_table_is_not_judged_as_a_closed_one() -> None:
+    events = history(2, 1)
+    created = events[0]
+    assert isinstance(created, TableCreated)
+    open_face = replace(created, rule_set={FAMILY_KEY: "open_face", "name": "ofc_classic"})
+    with pytest.raises(UnknownFamilyError, match="'open_face', which this verifier does not"):
+        audit_family_for(open_face)

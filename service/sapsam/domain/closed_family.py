@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from sapsam.domain.commands import CreateTable
 from sapsam.domain.family import CLOSED_FAMILY, GameFamily
 from sapsam.domain.table_decide import decide
 from sapsam.domain.table_evolve import evolve, fold
@@ -22,6 +23,7 @@ from sapsam.rules.solver import solve
 CLOSED: Final[GameFamily[TableState, RuleSet]] = GameFamily(
     name=CLOSED_FAMILY,
     rules_type=RuleSet,
+    create_command=CreateTable,
     read_rules=RuleSet.from_dict,
     record_rules=RuleSet.to_dict,
     initial_state=INITIAL_STATE,

@@ -5,9 +5,9 @@ absent: ``closed``). Everything that runs a table without knowing its game -- th
 runner, replay, the read side -- goes through the functions here, which hand each command and
 event to the table's family:
 
-- ``decide(state, command)``: a ``CreateTable`` on a table not yet created goes to the family of
-  the rule set it carries (by the rule set's class); every other command to the family whose
-  state the table is in.
+- ``decide(state, command)``: a command creating a table (each family's ``create_command``: the
+  closed game's ``CreateTable``, open face's ``CreateOpenFaceTable``) on a table not yet created
+  goes to its family; every other command to the family whose state the table is in.
 - ``evolve(state, event)``: a ``TableCreated`` starting a table goes to the family its recorded
   rule set names, from that family's initial state; every other event to the state's family.
 - ``fold(events, state)``: ``evolve`` over a run, the family found once for the run.
@@ -26,7 +26,6 @@ from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from sapsam.domain.closed_family import CLOSED
-from sapsam.domain.commands import CreateTable
 from sapsam.domain.events import Event, TableCreated
 from sapsam.domain.family import (
     FamilyState,
@@ -35,6 +34,7 @@ from sapsam.domain.family import (
     family_name_of,
     without_family,
 )
+from sapsam.domain.open_face.family import OPEN_FACE
 from sapsam.domain.table_state import INITIAL_STATE
 
 __all__ = [
@@ -50,7 +50,9 @@ __all__ = [
     "read_recorded_rules",
 ]
 
-FAMILIES: Final[Mapping[str, GameFamily[Any, Any]]] = MappingProxyType({CLOSED.name: CLOSED})
+FAMILIES: Final[Mapping[str, GameFamily[Any, Any]]] = MappingProxyType(
+    {CLOSED.name: CLOSED, OPEN_FACE.name: OPEN_FACE}
+)
 """Every family this code plays, by the name a rule set records."""
 
 NO_TABLE: Final = INITIAL_STATE
@@ -59,6 +61,9 @@ closed family's initial state: before creation no family's particulars are read)
 
 _BY_STATE: Final[Mapping[type[Any], GameFamily[Any, Any]]] = MappingProxyType(
     {type(family.initial_state): family for family in FAMILIES.values()}
+)
+_BY_CREATE: Final[Mapping[type[Any], GameFamily[Any, Any]]] = MappingProxyType(
+    {family.create_command: family for family in FAMILIES.values()}
 )
 _BY_RULES: Final[Mapping[type[Any], GameFamily[Any, Any]]] = MappingProxyType(
     {family.rules_type: family for family in FAMILIES.values()}
@@ -104,9 +109,10 @@ def family_of_state(state: FamilyState) -> GameFamily[Any, Any]:
 
 def decide(state: _State, command: Any) -> list[Event]:
     """The events ``command`` produces on the table, decided by the table's family."""
-    if state.table_id is None and isinstance(command, CreateTable):
-        family = family_of_rules(command.rule_set)
-        return family.decide(family.initial_state, command)
+    if state.table_id is None:
+        creating = _BY_CREATE.get(type(command))
+        if creating is not None:
+            return creating.decide(creating.initial_state, command)
     decided: list[Event] = _BY_STATE[type(state)].decide(state, command)
     return decided
 

@@ -82,7 +82,9 @@ class GameFamily(Generic[State, Rules]):
     name: str
     """The family's name, as recorded under ``FAMILY_KEY`` (``closed`` is never recorded)."""
     rules_type: type[Rules]
-    """The family's rule-set class: a ``CreateTable`` carrying one is decided by this family."""
+    """The family's rule-set class."""
+    create_command: type[Any]
+    """The command that creates a table of this family (the closed game's ``CreateTable``)."""
     read_rules: Callable[[Mapping[str, Any]], Rules]
     """A recorded rule set (``TableCreated.rule_set`` without ``FAMILY_KEY``) read strictly;
     raises ``ValueError`` naming the bad key."""

@@ -7,13 +7,21 @@ domain checks moves against them and records only what may be recorded.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Placement
+from sapsam.rules.open_face.parameters import OpenFaceRules
 
-__all__ = ["CommitFantasyland", "DealStreet", "PlaceCards", "RevealFantasyland"]
+__all__ = [
+    "CommitFantasyland",
+    "CreateOpenFaceTable",
+    "DealStreet",
+    "PlaceCards",
+    "RevealFantasyland",
+]
 
 
 @dataclass(frozen=True)
@@ -54,3 +62,15 @@ class RevealFantasyland:
     nonce: bytes
     dealt: tuple[Card, ...]
     deal_number: int | None = None
+
+
+@dataclass(frozen=True)
+class CreateOpenFaceTable:
+    """Create an open-face table: its rule set, seat count and the commitment to the dealer lot
+    (the closed game's ``CreateTable``, with an open-face rule set)."""
+
+    table_id: uuid.UUID
+    rules: OpenFaceRules
+    seat_count: int
+    lot_commitment: bytes
+    created_by: str

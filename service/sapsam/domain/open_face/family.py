@@ -1,0 +1,51 @@
+"""Open face as a game family (docs/architecture.md): the table's ``decide``/``evolve``
+(``table_decide``, ``table_evolve``), its rule set recorded with ``family: open_face``, what
+each caller may see of the running deal (``deal_views``) and the seeded placement solver for
+bots, hints and timeouts (``sapsam.rules.open_face.solver``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from sapsam.domain.family import GameFamily
+from sapsam.domain.open_face.commands import CreateOpenFaceTable
+from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for
+from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
+from sapsam.domain.open_face.table_decide import OPEN_FACE_FAMILY, decide_table, recorded_rules
+from sapsam.domain.open_face.table_evolve import evolve_table, fold_table
+from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
+from sapsam.rules.cards import Card
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.solver import solve_placement
+
+__all__ = ["OPEN_FACE", "open_face_view"]
+
+
+def open_face_view(
+    state: OpenFaceTable,
+    viewer: int | None,
+    dealt: Sequence[Sequence[Card]] | None = None,
+) -> OpenFaceDealView | None:
+    """The running (or last) deal as ``viewer`` (a seat, or None) may see it; None before the
+    first deal."""
+    if state.play is None:
+        return None
+    return deal_view_for(state.play, viewer, dealt, seed_revealed=state.seed is not None)
+
+
+OPEN_FACE: Final[GameFamily[OpenFaceTable, OpenFaceRules]] = GameFamily(
+    name=OPEN_FACE_FAMILY,
+    rules_type=OpenFaceRules,
+    create_command=CreateOpenFaceTable,
+    read_rules=OpenFaceRules.from_dict,
+    record_rules=recorded_rules,
+    initial_state=INITIAL_OPEN_FACE_TABLE,
+    decide=decide_table,
+    evolve=evolve_table,
+    fold_events=fold_table,
+    view_for=open_face_view,
+    automatic_move=solve_placement,
+    event_types=OPEN_FACE_EVENT_TYPES,
+)
+"""Open-face Chinese poker (sources 001 and 003; docs/rules.md §8), behind the family seam."""

@@ -1,0 +1,287 @@
+"""``decide`` for an open-face table: the frame's commands (create, seat, the dealer by lot, a
+deal's start, entropy, the cut, the seed and the score) here, a deal's play handed to
+``deal_decide``. Only ``decide`` validates; a refused command produces no events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sapsam import fairness
+from sapsam.domain.commands import (
+    ChooseDealer,
+    ContributeEntropy,
+    CutDeck,
+    RevealSeed,
+    SeatPlayer,
+    StartDeal,
+)
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import (
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    DeckCut,
+    EntropyContributed,
+    Event,
+    PairScored,
+    PlayerSeated,
+    SeatStanding,
+    SeedRevealed,
+    SeriesCompleted,
+    TableCreated,
+)
+from sapsam.domain.family import FAMILY_KEY
+from sapsam.domain.open_face.commands import (
+    CommitFantasyland,
+    CreateOpenFaceTable,
+    DealStreet,
+    PlaceCards,
+    RevealFantasyland,
+)
+from sapsam.domain.open_face.deal_decide import COMMITMENT_BYTES, decide_deal
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase, next_deal
+from sapsam.fairness.open_face_deal import deal_streets
+from sapsam.rules.cards import format_cards
+from sapsam.rules.open_face.board import PlacementError
+from sapsam.rules.open_face.fantasyland import set_is_over
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.scoring import score_open_face_deal
+from sapsam.rules.scoring import add_totals, standings
+
+__all__ = ["OPEN_FACE_FAMILY", "decide_table", "recorded_rules"]
+
+OPEN_FACE_FAMILY = "open_face"
+
+
+def recorded_rules(rules: OpenFaceRules) -> dict[str, Any]:
+    """The rule set as ``TableCreated`` records it: the family's name, then its parameters."""
+    return {FAMILY_KEY: OPEN_FACE_FAMILY, **rules.to_dict()}
+
+
+def decide_table(state: OpenFaceTable, command: Any) -> list[Event]:
+    """The events a command produces on this open-face table, or a ``DomainError``."""
+    handler = _DECIDERS.get(type(command))
+    if handler is None:
+        raise DomainError(Reason.INVALID_ARGUMENT, f"unknown command {type(command).__name__}")
+    if not isinstance(command, CreateOpenFaceTable) and state.table_id is None:
+        raise DomainError(Reason.TABLE_NOT_CREATED, "the table does not exist")
+    return handler(state, command)
+
+
+def _require_phase(state: OpenFaceTable, *phases: OpenFaceTablePhase) -> None:
+    if state.phase in phases:
+        return
+    if state.phase is OpenFaceTablePhase.SERIES_COMPLETE:
+        raise DomainError(Reason.SERIES_COMPLETE, "the set is over; the table is closed")
+    wanted = " or ".join(phase.value for phase in phases)
+    raise DomainError(
+        Reason.WRONG_PHASE, f"the table is in phase {state.phase.value}; this needs {wanted}"
+    )
+
+
+def _seat_for(state: OpenFaceTable, player_id: str) -> int:
+    seat = state.seat_of(player_id)
+    if seat is None:
+        raise DomainError(Reason.NOT_SEATED, "you do not hold a seat at this table")
+    return seat
+
+
+def _decide_create(state: OpenFaceTable, command: CreateOpenFaceTable) -> list[Event]:
+    if state.table_id is not None:
+        raise DomainError(Reason.TABLE_EXISTS, "the table already exists")
+    rules = command.rules
+    if not rules.min_seats <= command.seat_count <= rules.max_seats:
+        raise DomainError(
+            Reason.BAD_SEAT_COUNT,
+            f"seat count must be {rules.min_seats} to {rules.max_seats} under rule set "
+            f"{rules.name!r}, not {command.seat_count}",
+            field="seat_count",
+        )
+    if len(command.lot_commitment) != COMMITMENT_BYTES:
+        raise DomainError(Reason.BAD_COMMITMENT, "the lot commitment must be 32 bytes")
+    return [
+        TableCreated(
+            table_id=str(command.table_id),
+            rule_set=recorded_rules(rules),
+            seat_count=command.seat_count,
+            lot_commitment=command.lot_commitment.hex(),
+            created_by=command.created_by,
+        )
+    ]
+
+
+def _decide_seat(state: OpenFaceTable, command: SeatPlayer) -> list[Event]:
+    if state.seat_of(command.player_id) is not None:
+        raise DomainError(Reason.ALREADY_SEATED, "you already hold a seat at this table")
+    free = [seat for seat, holder in enumerate(state.seats) if holder is None]
+    if not free:
+        raise DomainError(Reason.TABLE_FULL, "every seat at this table is taken")
+    seat = free[0] if command.seat is None else command.seat
+    if not 0 <= seat < state.seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat {seat} does not exist; this table has seats 0 to {state.seat_count - 1}",
+            field="seat",
+        )
+    if seat not in free:
+        raise DomainError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
+    return [PlayerSeated(seat=seat, player_id=command.player_id)]
+
+
+def _decide_choose_dealer(state: OpenFaceTable, command: ChooseDealer) -> list[Event]:
+    _require_phase(state, OpenFaceTablePhase.AWAITING_DEALER)
+    assert state.table_id is not None
+    if len(command.lot_seed) != fairness.SEED_BYTES:
+        raise DomainError(
+            Reason.BAD_SEED, f"a seed is {fairness.SEED_BYTES} bytes", field="lot_seed"
+        )
+    if fairness.lot_commitment(state.table_id, command.lot_seed) != state.lot_commitment:
+        raise DomainError(
+            Reason.SEED_MISMATCH, "the lot seed does not match the commitment made at creation"
+        )
+    lot = fairness.draw_dealer(command.lot_seed, state.table_id, state.seat_count)
+    return [
+        DealerChosen(
+            dealer=lot.dealer,
+            lot_seed=command.lot_seed.hex(),
+            lot_cards=tuple(str(card) for card in lot.cards),
+        )
+    ]
+
+
+def _decide_start_deal(state: OpenFaceTable, command: StartDeal) -> list[Event]:
+    _require_phase(state, OpenFaceTablePhase.BETWEEN_DEALS)
+    if len(command.seed_commitment) != COMMITMENT_BYTES:
+        raise DomainError(Reason.BAD_COMMITMENT, "the seed commitment must be 32 bytes")
+    if state.dealer is None:
+        dealer = state.first_dealer
+    elif state.button_stays:
+        # 001: when a Fantasyland follows, the button does not move.
+        dealer = state.dealer
+    else:
+        dealer = fairness.left_of(state.dealer, state.seat_count)
+    assert dealer is not None
+    return [
+        DealStarted(
+            deal_number=state.deal_number + 1,
+            dealer=dealer,
+            seed_commitment=command.seed_commitment.hex(),
+        )
+    ]
+
+
+def _decide_contribute(state: OpenFaceTable, command: ContributeEntropy) -> list[Event]:
+    seat = _seat_for(state, command.player_id)
+    _require_phase(state, OpenFaceTablePhase.AWAITING_CUT)
+    if state.contributions[seat] is not None:
+        raise DomainError(Reason.ALREADY_CONTRIBUTED, "this seat already contributed entropy")
+    if not 1 <= len(command.entropy) <= fairness.MAX_CONTRIBUTION_BYTES:
+        raise DomainError(
+            Reason.BAD_ENTROPY,
+            f"entropy must be 1 to {fairness.MAX_CONTRIBUTION_BYTES} bytes, "
+            f"not {len(command.entropy)}",
+            field="entropy",
+        )
+    return [
+        EntropyContributed(deal_number=state.deal_number, seat=seat, entropy=command.entropy.hex())
+    ]
+
+
+def _decide_cut(state: OpenFaceTable, command: CutDeck) -> list[Event]:
+    seat = _seat_for(state, command.player_id)
+    _require_phase(state, OpenFaceTablePhase.AWAITING_CUT)
+    assert state.dealer is not None
+    cutter = fairness.cutter_for(state.dealer, state.seat_count)
+    if seat != cutter:
+        raise DomainError(
+            Reason.NOT_YOUR_TURN, f"seat {cutter}, on the dealer's right, cuts; you hold {seat}"
+        )
+    if not 1 <= command.position <= 51:
+        raise DomainError(
+            Reason.BAD_CUT_POSITION,
+            f"cut position must be 1 to 51, not {command.position}",
+            field="position",
+        )
+    return [DeckCut(deal_number=state.deal_number, seat=seat, position=command.position)]
+
+
+def _decide_play(state: OpenFaceTable, command: Any) -> list[Event]:
+    _require_phase(state, OpenFaceTablePhase.PLAYING)
+    assert state.play is not None
+    return decide_deal(state.play, command)
+
+
+def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event]:
+    _require_phase(state, OpenFaceTablePhase.AWAITING_SEED)
+    play = state.play
+    assert state.table_id is not None and play is not None and state.cut_position is not None
+    if len(command.seed) != fairness.SEED_BYTES:
+        raise DomainError(Reason.BAD_SEED, f"a seed is {fairness.SEED_BYTES} bytes", field="seed")
+    number = state.deal_number
+    if fairness.seed_commitment(state.table_id, number, command.seed) != state.seed_commitment:
+        raise DomainError(
+            Reason.SEED_MISMATCH, "the seed does not match the commitment published for this deal"
+        )
+    deck = fairness.shuffle_deck(command.seed, state.contributions, state.table_id, number)
+    streets = deal_streets(fairness.cut_deck(deck, state.cut_position), play.dealer, play.schedule)
+    for seat in play.seats:
+        dealt = {card for street in streets for card in street[seat]}
+        if not set(play.boards[seat].cards) <= dealt:
+            # Every placement was checked against the cards the application dealt from this
+            # seed; a board holding others means the seed is not the deal's.
+            raise DomainError(
+                Reason.SEED_MISMATCH, f"seat {seat}'s rows hold cards this seed did not deal it"
+            )
+    try:
+        score = score_open_face_deal(
+            play.rules, play.boards, [seat for seat in play.seats if play.dead[seat]]
+        )
+    except PlacementError as error:  # pragma: no cover - every board is complete here
+        raise DomainError(Reason.INVALID_ARGUMENT, str(error)) from None
+    series_totals = add_totals(state.series_totals, score.totals)
+    events: list[Event] = [
+        SeedRevealed(deal_number=number, seed=command.seed.hex()),
+        DealScored(
+            deal_number=number,
+            pairs=tuple(
+                PairScored(seat_a=pair.seat_a, seat_b=pair.seat_b, rows=pair.rows, delta=pair.delta)
+                for pair in score.pairs
+            ),
+            totals=score.totals,
+            fouls=tuple(hand.dead for hand in score.hands),
+            arrangements=tuple(
+                "|".join(format_cards(row) for row in board.rows) for board in play.boards
+            ),
+            series_totals=series_totals,
+            solver_arrangements=None,
+        ),
+    ]
+    after = next_deal(play, state.fantasylands_in_a_row)
+    moved = state.button_moves + (1 if after.button_moves else 0)
+    if set_is_over(state.seat_count, moved):
+        events.append(
+            SeriesCompleted(
+                deals_played=number,
+                standings=tuple(
+                    SeatStanding(seat=standing.seat, total=standing.total, place=standing.place)
+                    for standing in standings(series_totals)
+                ),
+            )
+        )
+    return events
+
+
+_DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
+    CreateOpenFaceTable: _decide_create,
+    SeatPlayer: _decide_seat,
+    ChooseDealer: _decide_choose_dealer,
+    StartDeal: _decide_start_deal,
+    ContributeEntropy: _decide_contribute,
+    CutDeck: _decide_cut,
+    DealStreet: _decide_play,
+    PlaceCards: _decide_play,
+    CommitFantasyland: _decide_play,
+    RevealFantasyland: _decide_play,
+    RevealSeed: _decide_reveal_seed,
+}

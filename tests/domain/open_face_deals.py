@@ -8,12 +8,21 @@ import hashlib
 import random
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sapsam import fairness
-from sapsam.domain.events import Event
+from sapsam.domain.commands import (
+    ChooseDealer,
+    ContributeEntropy,
+    CutDeck,
+    RevealSeed,
+    SeatPlayer,
+    StartDeal,
+)
+from sapsam.domain.events import EVENT_TYPES, Event, EventCodec
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
+    CreateOpenFaceTable,
     DealStreet,
     PlaceCards,
     RevealFantasyland,
@@ -21,11 +30,15 @@ from sapsam.domain.open_face.commands import (
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
 from sapsam.domain.open_face.deal_evolve import evolve_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open_deal
+from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
+from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.rules.cards import DECK, Card
-from sapsam.rules.open_face.board import Board, Placement, legal_placements
+from sapsam.rules.open_face.board import Board, Placement, Row, legal_placements
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.solver import solve_placement
 
 TABLE_ID = uuid.UUID("0f0f0f0f-0000-4000-8000-000000000018")
 PLAYERS = ("ann", "bob", "cid", "dee")
@@ -142,3 +155,134 @@ def new_deal(
     deal = open_deal(TABLE_ID, PLAYERS[:seats], rules, 1, dealer, fantasy, move_seconds)
     deck = random.Random(seed).sample(DECK, len(DECK))
     return PlayedDeal(deal, deal_streets(deck, dealer, deal.schedule))
+
+
+# -- a whole table, driven through the family seam ----------------------------------------
+
+CODEC = EventCodec((*EVENT_TYPES, *OPEN_FACE_EVENT_TYPES))
+
+
+def seeded(label: str, size: int = 32) -> bytes:
+    """Bytes derived from a label: seeds, entropy and nonces that replay."""
+    return hashlib.sha256(label.encode()).digest()[:size]
+
+
+@dataclass
+class DrivenTable:
+    """An open-face table driven as the application would: it holds the seeds."""
+
+    state: OpenFaceTable
+    events: list[Event] = field(default_factory=list)
+    seed: bytes = b""
+    cards: tuple[tuple[tuple[Card, ...], ...], ...] = ()
+    nonces: dict[int, bytes] = field(default_factory=dict)
+
+    def run(self, command: object) -> list[Event]:
+        produced = decide(self.state, command)
+        for event in produced:
+            self.state = evolve(self.state, event)
+        self.events.extend(produced)
+        return produced
+
+    def start_deal(self) -> None:
+        number = self.state.deal_number + 1
+        self.seed = seeded(f"seed {number}")
+        self.run(StartDeal(fairness.seed_commitment(TABLE_ID, number, self.seed)))
+        self.run(ContributeEntropy(PLAYERS[0], seeded(f"entropy {number}", 8)))
+        dealer = self.state.dealer
+        assert dealer is not None
+        cutter = fairness.cutter_for(dealer, self.state.seat_count)
+        self.run(CutDeck(PLAYERS[cutter], 1 + number % 51))
+        state = self.state
+        assert state.play is not None and state.cut_position is not None
+        deck = fairness.shuffle_deck(self.seed, state.contributions, TABLE_ID, number)
+        cut = fairness.cut_deck(deck, state.cut_position)
+        self.cards = deal_streets(cut, dealer, state.play.schedule)
+
+    def play_deal(
+        self, solver: bool = False, target: dict[int, tuple[tuple[Card, ...], ...]] | None = None
+    ) -> None:
+        """Play the deal to its score: each seat places by the solver, or the first legal
+        placement, or (a seat in ``target``) into the rows given for each of its cards."""
+        key = fairness.record_key(TABLE_ID, self.state.deal_number, self.seed)
+        while self.state.phase is OpenFaceTablePhase.PLAYING:
+            play = self.state.play
+            assert play is not None
+            if play.phase is OpenFacePhase.DEALING:
+                street = play.streets_dealt
+                self.run(
+                    DealStreet(
+                        tuple(
+                            street_digest(key, street, seat, cards) if cards else b""
+                            for seat, cards in enumerate(self.cards[street])
+                        )
+                    )
+                )
+                for seat in play.seats:
+                    if play.is_fantasyland(seat) and street == 0:
+                        self._commit(seat)
+            elif play.phase is OpenFacePhase.PLACING:
+                seat = play.turn
+                assert seat is not None
+                street = play.streets_dealt - 1
+                dealt = self.cards[street][seat]
+                board = play.boards[seat]
+                if target is not None and seat in target:
+                    rows = target[seat]
+                    placement = Placement.of_rows(
+                        dealt, [Row(next(r for r in Row if card in rows[r])) for card in dealt]
+                    )
+                elif solver:
+                    placement = solve_placement(
+                        play.rules, board, dealt, seed=street, rollouts=2
+                    ).placement
+                else:
+                    placement = legal_placements(board, dealt)[0]
+                self.run(PlaceCards(PLAYERS[seat], street, placement, dealt))
+            else:
+                for seat in play.seats:
+                    if play.is_fantasyland(seat) and not play.revealed[seat]:
+                        arrangement, _ = biggest_row_first(self.cards[0][seat])
+                        self.run(
+                            RevealFantasyland(
+                                PLAYERS[seat], arrangement, self.nonces[seat], self.cards[0][seat]
+                            )
+                        )
+                        break
+        self.run(RevealSeed(self.seed))
+
+    def _commit(self, seat: int) -> None:
+        arrangement, _ = biggest_row_first(self.cards[0][seat])
+        nonce = seeded(f"nonce {self.state.deal_number} {seat}", 16)
+        self.nonces[seat] = nonce
+        commitment = fairness.arrangement_commitment(
+            TABLE_ID,
+            self.state.deal_number,
+            seat,
+            arrangement,
+            nonce,
+            scheme=FANTASYLAND_SCHEME,
+            player_id=PLAYERS[seat],
+        )
+        self.run(CommitFantasyland(PLAYERS[seat], commitment))
+
+
+def open_face_table(
+    preset: str = "ofc_classic", seats: int = 3, move_seconds: int | None = None
+) -> DrivenTable:
+    lot_seed = seeded("lot")
+    rules = replace(open_face_preset(preset), move_seconds=move_seconds)
+    command = CreateOpenFaceTable(
+        TABLE_ID,
+        rules,
+        seats,
+        fairness.lot_commitment(TABLE_ID, lot_seed),
+        "ann",
+    )
+    # A stream before its TableCreated is the frame's "no table" state, whatever the family.
+    table = DrivenTable(INITIAL_STATE)  # type: ignore[arg-type]
+    table.run(command)
+    for seat in range(seats):
+        table.run(SeatPlayer(PLAYERS[seat]))
+    table.run(ChooseDealer(lot_seed))
+    return table

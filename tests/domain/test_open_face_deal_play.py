@@ -342,11 +342,8 @@ def test_a_reveal_that_does_not_match_the_commitment_is_refused() -> None:
     _refused(
         played, RevealFantasyland("bob", arrangement, b"o" * 16, dealt), Reason.COMMITMENT_MISMATCH
     )
-    swapped = replace(
-        arrangement,
-        front=arrangement.middle[:3],
-        middle=(*arrangement.front, *arrangement.middle[3:]),
-    )  # type: ignore[arg-type]
+    front, middle = arrangement.front, arrangement.middle
+    swapped = replace(arrangement, front=middle[:3], middle=(*front, *middle[3:]))
     _refused(played, RevealFantasyland("bob", swapped, nonce, dealt), Reason.COMMITMENT_MISMATCH)
     _refused(played, RevealFantasyland("bob", arrangement, b"n", dealt), Reason.BAD_NONCE)
     other = played.street_cards(0, 0) + played.street_cards(1, 0)

@@ -5,186 +5,40 @@ Fantasyland carried to the next deal and the button staying for it (issue #18 ru
 
 from __future__ import annotations
 
-import hashlib
-import uuid
-from dataclasses import dataclass, field
 from itertools import combinations
 
 import pytest
+from open_face_deals import CODEC, PLAYERS, TABLE_ID, DrivenTable, open_face_table, seeded
 
 from sapsam import fairness
 from sapsam.domain import families
 from sapsam.domain.commands import (
-    ChooseDealer,
-    ContributeEntropy,
     CreateTable,
     CutDeck,
     RevealSeed,
-    SeatPlayer,
     StartDeal,
 )
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import (
-    EVENT_TYPES,
     DealScored,
     DealStarted,
-    Event,
-    EventCodec,
     SeriesCompleted,
     TableCreated,
 )
 from sapsam.domain.family import FAMILY_KEY
-from sapsam.domain.open_face.commands import (
-    CommitFantasyland,
-    CreateOpenFaceTable,
-    DealStreet,
-    PlaceCards,
-    RevealFantasyland,
-)
-from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME
-from sapsam.domain.open_face.deal_state import OpenFacePhase
-from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
 from sapsam.domain.open_face.family import OPEN_FACE, open_face_view
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
-from sapsam.domain.table import INITIAL_STATE, decide, evolve, fold
-from sapsam.fairness.open_face_deal import deal_streets, street_digest
+from sapsam.domain.table import decide, fold
+from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import Card
 from sapsam.rules.hands import evaluate3, evaluate5
-from sapsam.rules.open_face.board import Placement, Row, legal_placements
 from sapsam.rules.open_face.dead import rows_in_order
-from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
 from sapsam.rules.open_face.parameters import open_face_preset
-from sapsam.rules.open_face.solver import solve_placement
 from sapsam.rules.presets import DEFAULT_RULE_SET
-
-TABLE_ID = uuid.UUID("0f0f0f0f-0000-4000-8000-0000000018aa")
-PLAYERS = ("ann", "bob", "cid", "dee")
-CODEC = EventCodec((*EVENT_TYPES, *OPEN_FACE_EVENT_TYPES))
-
-
-def _bytes(label: str, size: int = 32) -> bytes:
-    return hashlib.sha256(label.encode()).digest()[:size]
-
-
-@dataclass
-class Table:
-    """An open-face table driven as the application would: it holds the seeds."""
-
-    state: OpenFaceTable
-    events: list[Event] = field(default_factory=list)
-    seed: bytes = b""
-    cards: tuple[tuple[tuple[Card, ...], ...], ...] = ()
-    nonces: dict[int, bytes] = field(default_factory=dict)
-
-    def run(self, command: object) -> list[Event]:
-        produced = decide(self.state, command)
-        for event in produced:
-            self.state = evolve(self.state, event)
-        self.events.extend(produced)
-        return produced
-
-    def start_deal(self) -> None:
-        number = self.state.deal_number + 1
-        self.seed = _bytes(f"seed {number}")
-        self.run(StartDeal(fairness.seed_commitment(TABLE_ID, number, self.seed)))
-        self.run(ContributeEntropy(PLAYERS[0], _bytes(f"entropy {number}", 8)))
-        dealer = self.state.dealer
-        assert dealer is not None
-        cutter = fairness.cutter_for(dealer, self.state.seat_count)
-        self.run(CutDeck(PLAYERS[cutter], 1 + number % 51))
-        state = self.state
-        assert state.play is not None and state.cut_position is not None
-        deck = fairness.shuffle_deck(self.seed, state.contributions, TABLE_ID, number)
-        cut = fairness.cut_deck(deck, state.cut_position)
-        self.cards = deal_streets(cut, dealer, state.play.schedule)
-
-    def play_deal(
-        self, solver: bool = False, target: dict[int, tuple[tuple[Card, ...], ...]] | None = None
-    ) -> None:
-        """Play the deal to its score: each seat places by the solver, or the first legal
-        placement, or (a seat in ``target``) into the rows given for each of its cards."""
-        key = fairness.record_key(TABLE_ID, self.state.deal_number, self.seed)
-        while self.state.phase is OpenFaceTablePhase.PLAYING:
-            play = self.state.play
-            assert play is not None
-            if play.phase is OpenFacePhase.DEALING:
-                street = play.streets_dealt
-                self.run(
-                    DealStreet(
-                        tuple(
-                            street_digest(key, street, seat, cards) if cards else b""
-                            for seat, cards in enumerate(self.cards[street])
-                        )
-                    )
-                )
-                for seat in play.seats:
-                    if self.state.play.is_fantasyland(seat) and street == 0:  # type: ignore[union-attr]
-                        self._commit(seat)
-            elif play.phase is OpenFacePhase.PLACING:
-                seat = play.turn
-                assert seat is not None
-                street = play.streets_dealt - 1
-                dealt = self.cards[street][seat]
-                board = play.boards[seat]
-                if target is not None and seat in target:
-                    rows = target[seat]
-                    placement = Placement.of_rows(
-                        dealt, [Row(next(r for r in Row if card in rows[r])) for card in dealt]
-                    )
-                elif solver:
-                    placement = solve_placement(
-                        play.rules, board, dealt, seed=street, rollouts=2
-                    ).placement
-                else:
-                    placement = legal_placements(board, dealt)[0]
-                self.run(PlaceCards(PLAYERS[seat], street, placement, dealt))
-            else:
-                for seat in play.seats:
-                    if play.is_fantasyland(seat) and not play.revealed[seat]:
-                        arrangement, _ = biggest_row_first(self.cards[0][seat])
-                        self.run(
-                            RevealFantasyland(
-                                PLAYERS[seat], arrangement, self.nonces[seat], self.cards[0][seat]
-                            )
-                        )
-                        break
-        self.run(RevealSeed(self.seed))
-
-    def _commit(self, seat: int) -> None:
-        arrangement, _ = biggest_row_first(self.cards[0][seat])
-        nonce = _bytes(f"nonce {self.state.deal_number} {seat}", 16)
-        self.nonces[seat] = nonce
-        commitment = fairness.arrangement_commitment(
-            TABLE_ID,
-            self.state.deal_number,
-            seat,
-            arrangement,
-            nonce,
-            scheme=FANTASYLAND_SCHEME,
-            player_id=PLAYERS[seat],
-        )
-        self.run(CommitFantasyland(PLAYERS[seat], commitment))
-
-
-def _table(preset: str = "ofc_classic", seats: int = 3) -> Table:
-    lot_seed = _bytes("lot")
-    command = CreateOpenFaceTable(
-        TABLE_ID,
-        open_face_preset(preset),
-        seats,
-        fairness.lot_commitment(TABLE_ID, lot_seed),
-        "ann",
-    )
-    table = Table(INITIAL_STATE)  # type: ignore[arg-type]
-    table.run(command)
-    for seat in range(seats):
-        table.run(SeatPlayer(PLAYERS[seat]))
-    table.run(ChooseDealer(lot_seed))
-    return table
 
 
 def test_an_open_face_table_is_played_by_the_open_face_family() -> None:
-    table = _table()
+    table = open_face_table()
     created = table.events[0]
     assert isinstance(created, TableCreated)
     assert created.rule_set[FAMILY_KEY] == "open_face"
@@ -199,14 +53,14 @@ def test_an_open_face_table_is_played_by_the_open_face_family() -> None:
 
 
 def test_a_closed_command_is_not_an_open_face_move() -> None:
-    table = _table()
+    table = open_face_table()
     with pytest.raises(DomainError) as raised:
         decide(table.state, CreateTable(TABLE_ID, DEFAULT_RULE_SET, 2, bytes(32), "ann"))
     assert raised.value.reason is Reason.INVALID_ARGUMENT
 
 
 def test_a_deal_from_start_to_score() -> None:
-    table = _table(seats=3)
+    table = open_face_table(seats=3)
     table.start_deal()
     assert table.state.phase is OpenFaceTablePhase.PLAYING
     table.play_deal()
@@ -218,10 +72,10 @@ def test_a_deal_from_start_to_score() -> None:
 
 
 def test_a_wrong_seed_is_refused_and_a_deal_ends_only_with_its_own() -> None:
-    table = _table(seats=2)
+    table = open_face_table(seats=2)
     table.start_deal()
     seed = table.seed
-    table.seed = _bytes("another seed")
+    table.seed = seeded("another seed")
     with pytest.raises(DomainError) as raised:
         table.play_deal()
     assert raised.value.reason is Reason.SEED_MISMATCH
@@ -232,7 +86,7 @@ def test_a_wrong_seed_is_refused_and_a_deal_ends_only_with_its_own() -> None:
 @pytest.mark.parametrize("seats", [2, 3, 4])
 @pytest.mark.parametrize("preset", ["ofc_classic", "ofc_turbo"])
 def test_a_whole_set_has_as_many_button_moves_as_seats(preset: str, seats: int) -> None:
-    table = _table(preset, seats)
+    table = open_face_table(preset, seats)
     dealers = []
     while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
         table.start_deal()
@@ -253,14 +107,14 @@ def test_a_whole_set_has_as_many_button_moves_as_seats(preset: str, seats: int) 
     assert sum(table.state.series_totals) == 0
 
 
-def _fantasyland_after(table: Table, deal_number: int) -> tuple[int | None, ...]:
+def _fantasyland_after(table: DrivenTable, deal_number: int) -> tuple[int | None, ...]:
     """Who plays Fantasyland in the deal after ``deal_number``, as the log says."""
     state = fold(table.events[: _index_after_score(table, deal_number)])
     assert isinstance(state, OpenFaceTable)
     return state.next_fantasyland
 
 
-def _index_after_score(table: Table, deal_number: int) -> int:
+def _index_after_score(table: DrivenTable, deal_number: int) -> int:
     for index, event in enumerate(table.events):
         if isinstance(event, DealScored) and event.deal_number == deal_number:
             return index + 1
@@ -268,7 +122,7 @@ def _index_after_score(table: Table, deal_number: int) -> int:
 
 
 def test_a_fantasyland_earned_is_played_next_deal_with_the_button_staying() -> None:
-    table = _fantasyland_table()
+    table = _fantasylandopen_face_table()
     state = table.state
     dealer_before = state.dealer
     assert any(cards is not None for cards in state.next_fantasyland)
@@ -300,13 +154,13 @@ def _fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | Non
     return None
 
 
-def _fantasyland_table() -> Table:
+def _fantasylandopen_face_table() -> DrivenTable:
     """A two-seat table after a deal in which seat 0 earned Fantasyland: seeds are tried in order
     until seat 0's 13 cards can be set with queens or better in front, and it places each
     street's cards into those rows."""
     for attempt in range(200):
-        table = _table("ofc_classic", 2)
-        table.seed = _bytes(f"fantasy {attempt}")
+        table = open_face_table("ofc_classic", 2)
+        table.seed = seeded(f"fantasy {attempt}")
         table.run(StartDeal(fairness.seed_commitment(TABLE_ID, 1, table.seed)))
         dealer = table.state.dealer
         assert dealer is not None

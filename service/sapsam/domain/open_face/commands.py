@@ -20,6 +20,7 @@ __all__ = [
     "CreateOpenFaceTable",
     "DealStreet",
     "PlaceCards",
+    "PlaceForSeat",
     "RevealFantasyland",
 ]
 
@@ -42,6 +43,18 @@ class PlaceCards:
     placement: Placement
     dealt: tuple[Card, ...]
     deal_number: int | None = None
+    now_ms: int = 0
+
+
+@dataclass(frozen=True)
+class PlaceForSeat:
+    """The service places the cards of the seat on turn (``dealt``, from the seed): a forced
+    move (``automatic_moves``), a hand whose moves are all made for it after a timeout, or,
+    with ``timed_out``, the move of a seat whose deadline has passed (``timeout_policy``)."""
+
+    dealt: tuple[Card, ...]
+    now_ms: int = 0
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)

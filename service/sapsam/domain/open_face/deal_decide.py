@@ -15,16 +15,25 @@ from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     DealStreet,
     PlaceCards,
+    PlaceForSeat,
     RevealFantasyland,
 )
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
+from sapsam.domain.open_face.deal_views import may_see_board
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
     StreetDealt,
 )
-from sapsam.rules.open_face.board import PlacementError, verify_placement
+from sapsam.rules.cards import DECK, Card
+from sapsam.rules.open_face.automatic import (
+    AutomaticMove,
+    AutomaticReason,
+    automatic_move,
+    timeout_move,
+)
+from sapsam.rules.open_face.board import Placement, PlacementError, verify_placement
 from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
 
 __all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal"]
@@ -70,6 +79,8 @@ def _decide_street(deal: OpenFaceDeal, command: DealStreet) -> list[Event]:
             f"({list(counts)}) and none for the others",
         )
     limit = deal.move_seconds
+    if not any(count and not deal.is_fantasyland(seat) for seat, count in enumerate(counts)):
+        limit = None  # nobody places this street: Fantasyland hands are set, not placed
     return [
         StreetDealt(
             deal_number=deal.number,
@@ -105,26 +116,90 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
             Reason.NOT_YOUR_TURN,
             f"seat {deal.turn} places now (in turn from the dealer's left); you hold {seat}",
         )
-    expected = deal.schedule[street][seat]
-    if len(command.dealt) != expected:  # pragma: no cover - the application deals them
+    if deal.automatic[seat]:
         raise DomainError(
-            Reason.INVALID_ARGUMENT, f"seat {seat} was dealt {expected} cards on street {street}"
+            Reason.SEAT_TIMED_OUT,
+            "this seat's time ran out: the rest of its hand is placed for it",
         )
+    _require_dealt(deal, street, seat, command.dealt)
     try:
         verify_placement(deal.boards[seat], command.dealt, command.placement)
     except PlacementError as error:
         raise DomainError(Reason.BAD_CARDS, str(error), field="placement") from None
-    placement = command.placement
-    return [
-        CardsPlaced(
-            deal_number=deal.number,
-            seat=seat,
-            street=street,
-            front=tuple(map(str, placement.front)),
-            middle=tuple(map(str, placement.middle)),
-            back=tuple(map(str, placement.back)),
+    return [_placed(deal, seat, street, command.placement, None, command.now_ms)]
+
+
+def _require_dealt(deal: OpenFaceDeal, street: int, seat: int, dealt: tuple[Card, ...]) -> None:
+    expected = deal.schedule[street][seat]
+    if len(dealt) != expected:  # pragma: no cover - the application deals them
+        raise DomainError(
+            Reason.INVALID_ARGUMENT, f"seat {seat} was dealt {expected} cards on street {street}"
         )
-    ]
+
+
+def _placed(
+    deal: OpenFaceDeal,
+    seat: int,
+    street: int,
+    placement: Placement,
+    automatic: AutomaticReason | None,
+    now_ms: int,
+) -> CardsPlaced:
+    # The next seat to place (if any still owes this street) gets its own move time.
+    others_due = any(not deal.placed[other] for other in deal.seats if other != seat)
+    limit = deal.move_seconds
+    return CardsPlaced(
+        deal_number=deal.number,
+        seat=seat,
+        street=street,
+        front=tuple(map(str, placement.front)),
+        middle=tuple(map(str, placement.middle)),
+        back=tuple(map(str, placement.back)),
+        automatic=None if automatic is None else automatic.value,
+        deadline_ms=None if limit is None or not others_due else now_ms + limit * 1000,
+    )
+
+
+def _unseen(deal: OpenFaceDeal, seat: int, dealt: tuple[Card, ...]) -> list[Card]:
+    """The cards that may still come to ``seat``: none it holds, was dealt, or may see on
+    another board (what the seat knows, so a move made for it uses nothing more)."""
+    seen = set(dealt).union(deal.boards[seat].cards)
+    for other in deal.seats:
+        if other != seat and may_see_board(deal, seat, other):
+            seen.update(deal.boards[other].cards)
+    return [card for card in DECK if card not in seen]
+
+
+def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Event]:
+    seat = deal.turn
+    if deal.phase is not OpenFacePhase.PLACING or seat is None:
+        raise DomainError(
+            Reason.WRONG_PHASE, f"no placement is due: the deal is in {deal.phase.value}"
+        )
+    street = deal.streets_dealt - 1
+    _require_dealt(deal, street, seat, command.dealt)
+    board = deal.boards[seat]
+    pool = _unseen(deal, seat, command.dealt)
+    move: AutomaticMove | None
+    if command.timed_out:
+        if deal.deadline_ms is None or command.now_ms < deal.deadline_ms:
+            raise DomainError(
+                Reason.NOTHING_TIMED_OUT, f"seat {seat}'s time to place has not run out"
+            )
+        move = timeout_move(deal.rules, board, command.dealt, pool)
+    elif deal.automatic[seat] and not deal.declared_dead[seat]:
+        # 003: after a timeout the rest of the hand is placed as the timeout placed it.
+        move = timeout_move(deal.rules, board, command.dealt, pool)
+    else:
+        move = automatic_move(
+            deal.rules, board, command.dealt, pool, declared_dead=deal.declared_dead[seat]
+        )
+        if move is None:
+            raise DomainError(
+                Reason.WRONG_PHASE,
+                f"seat {seat} chooses its own placement: no move of it is forced",
+            )
+    return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
 
 
 def _require_fantasyland_seat(deal: OpenFaceDeal, player_id: str, number: int | None) -> int:
@@ -213,6 +288,7 @@ def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     DealStreet: _decide_street,
     PlaceCards: _decide_place,
+    PlaceForSeat: _decide_place_for_seat,
     CommitFantasyland: _decide_commit,
     RevealFantasyland: _decide_reveal,
 }

@@ -16,6 +16,7 @@ from sapsam.domain.open_face.events import (
     StreetDealt,
 )
 from sapsam.rules.cards import parse_cards
+from sapsam.rules.open_face.automatic import AutomaticReason, timeout_consequence
 from sapsam.rules.open_face.board import Board, Placement
 
 __all__ = ["evolve_deal", "fold_deal"]
@@ -55,10 +56,21 @@ def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
         parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
     )
     board = deal.boards[event.seat].with_placement(placement)
-    return dataclasses.replace(
+    changed = dataclasses.replace(
         deal,
         boards=_at(deal.boards, event.seat, board),
         placed=_at(deal.placed, event.seat, True),
+        deadline_ms=event.deadline_ms,
+    )
+    if event.automatic != AutomaticReason.TIMEOUT.value:
+        return changed
+    # A timeout: the rest of the hand is played for the seat, and under 001's policy the hand
+    # is dead (for the set: the table carries it to the next deals).
+    dead = timeout_consequence(deal.rules).dead_until_set_ends
+    return dataclasses.replace(
+        changed,
+        automatic=_at(deal.automatic, event.seat, True),
+        declared_dead=_at(deal.declared_dead, event.seat, dead or deal.declared_dead[event.seat]),
     )
 
 

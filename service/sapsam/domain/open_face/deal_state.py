@@ -57,6 +57,10 @@ class OpenFaceDeal:
     """Per Fantasyland seat, whether its hand was opened."""
     dead: tuple[bool, ...] = ()
     """Per seat, whether its revealed Fantasyland hand is out of order."""
+    declared_dead: tuple[bool, ...] = ()
+    """Per seat, whether its hand is dead whatever its rows (001's timeout: for the set)."""
+    automatic: tuple[bool, ...] = ()
+    """Per seat, whether every move left in this hand is made for it (after a timeout)."""
     move_seconds: int | None = None
     """Seconds a street's placements may take (None: no limit); the frame sets it."""
     deadline_ms: int | None = None
@@ -131,10 +135,13 @@ def open_deal(
     dealer: int,
     fantasyland: tuple[int | None, ...],
     move_seconds: int | None = None,
+    dead_for_set: tuple[bool, ...] | None = None,
 ) -> OpenFaceDeal:
-    """A deal's state when it starts, before its first street. Raises ``ValueError`` for a
-    Fantasyland schedule the deck cannot deal (``sapsam.fairness.open_face_deal``)."""
+    """A deal's state when it starts, before its first street; ``dead_for_set`` names the seats
+    whose hands a timeout declared dead for the rest of the set (001). Raises ``ValueError``
+    for a Fantasyland schedule the deck cannot deal (``sapsam.fairness.open_face_deal``)."""
     seats = len(players)
+    dead = (False,) * seats if dead_for_set is None else dead_for_set
     if len(fantasyland) != seats:
         raise ValueError(f"fantasyland covers {len(fantasyland)} seats, not {seats}")
     return OpenFaceDeal(
@@ -150,5 +157,7 @@ def open_deal(
         commitments=(None,) * seats,
         revealed=(False,) * seats,
         dead=(False,) * seats,
+        declared_dead=dead,
+        automatic=dead,
         move_seconds=move_seconds,
     )

@@ -30,7 +30,7 @@ class StreetDealt(Event):
     """Street ``street`` (0 first) was dealt: ``card_counts[seat]`` cards to each seat (0 for a
     seat that gets none on it: a Fantasyland seat after street 0) and, for each seat dealt
     cards, the HMAC digest of its cards under the deal's record key ("" for the others).
-    ``deadline_ms``: by when the street's placements are due, or None (no limit)."""
+    ``deadline_ms``: by when the first seat to place must have placed, or None (no limit)."""
 
     TYPE: ClassVar[str] = "StreetDealt"
     deal_number: int
@@ -45,7 +45,9 @@ class CardsPlaced(Event):
     """A seat placed its cards of ``street`` face up, for good: what each row gained.
 
     ``automatic`` is None for the seat's own move, else why the service placed them
-    (``sapsam.rules.open_face.automatic.AutomaticReason``'s values, or ``timeout``)."""
+    (``sapsam.rules.open_face.automatic.AutomaticReason``'s values: ``only_option``,
+    ``already_dead``, ``every_option_kills``, ``timeout``). ``deadline_ms``: by when the next
+    seat to place must have placed (None: no limit, or nobody is due)."""
 
     TYPE: ClassVar[str] = "CardsPlaced"
     deal_number: int
@@ -55,6 +57,7 @@ class CardsPlaced(Event):
     middle: tuple[str, ...]
     back: tuple[str, ...]
     automatic: str | None = None
+    deadline_ms: int | None = None
 
 
 @dataclass(frozen=True)

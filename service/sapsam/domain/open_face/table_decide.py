@@ -37,10 +37,16 @@ from sapsam.domain.open_face.commands import (
     CreateOpenFaceTable,
     DealStreet,
     PlaceCards,
+    PlaceForSeat,
     RevealFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import COMMITMENT_BYTES, decide_deal
-from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase, next_deal
+from sapsam.domain.open_face.table_state import (
+    OpenFaceTable,
+    OpenFaceTablePhase,
+    dead_seats,
+    next_deal,
+)
 from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import format_cards
 from sapsam.rules.open_face.board import PlacementError
@@ -234,9 +240,7 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
                 Reason.SEED_MISMATCH, f"seat {seat}'s rows hold cards this seed did not deal it"
             )
     try:
-        score = score_open_face_deal(
-            play.rules, play.boards, [seat for seat in play.seats if play.dead[seat]]
-        )
+        score = score_open_face_deal(play.rules, play.boards, dead_seats(play))
     except PlacementError as error:  # pragma: no cover - every board is complete here
         raise DomainError(Reason.INVALID_ARGUMENT, str(error)) from None
     series_totals = add_totals(state.series_totals, score.totals)
@@ -281,6 +285,7 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     CutDeck: _decide_cut,
     DealStreet: _decide_play,
     PlaceCards: _decide_play,
+    PlaceForSeat: _decide_play,
     CommitFantasyland: _decide_play,
     RevealFantasyland: _decide_play,
     RevealSeed: _decide_reveal_seed,

@@ -65,6 +65,7 @@ def _on_created(state: OpenFaceTable, event: TableCreated) -> OpenFaceTable:
         series_totals=(0,) * seats,
         next_fantasyland=(None,) * seats,
         fantasylands_in_a_row=(0,) * seats,
+        dead_for_set=(False,) * seats,
     )
 
 
@@ -86,6 +87,8 @@ def _on_started(state: OpenFaceTable, event: DealStarted) -> OpenFaceTable:
         event.deal_number,
         event.dealer,
         state.next_fantasyland,
+        state.rules.move_seconds,
+        dead_for_set=state.dead_for_set,
     )
     return dataclasses.replace(
         state,
@@ -129,6 +132,8 @@ def _on_scored(state: OpenFaceTable, event: DealScored) -> OpenFaceTable:
         fantasylands_in_a_row=after.in_a_row,
         button_moves=state.button_moves + (1 if after.button_moves else 0),
         button_stays=not after.button_moves,
+        # 001: a hand a timeout declared dead stays dead until the set ends.
+        dead_for_set=state.play.declared_dead,
     )
 
 

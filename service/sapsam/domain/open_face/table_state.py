@@ -20,6 +20,7 @@ __all__ = [
     "NextDeal",
     "OpenFaceTable",
     "OpenFaceTablePhase",
+    "dead_seats",
     "next_deal",
 ]
 
@@ -73,6 +74,8 @@ class OpenFaceTable:
     """Deals after which the button passed (a deal leading to a Fantasyland does not count)."""
     button_stays: bool = False
     """Whether the next deal keeps the last deal's dealer (a Fantasyland follows)."""
+    dead_for_set: tuple[bool, ...] = ()
+    """Per seat, whether a timeout declared its hand dead until the set ends (001)."""
 
     @property
     def phase(self) -> OpenFaceTablePhase:
@@ -124,9 +127,16 @@ def next_deal(play: OpenFaceDeal, in_a_row_before: tuple[int, ...]) -> NextDeal:
         for seat, before in enumerate(in_a_row_before)
     )
     hands = [
-        judge_hand(play.rules, board, play.dead[seat]) for seat, board in enumerate(play.boards)
+        judge_hand(play.rules, board, seat in dead_seats(play))
+        for seat, board in enumerate(play.boards)
     ]
     upcoming = tuple(
         next_fantasyland(play.rules, hand, in_a_row[seat]) for seat, hand in enumerate(hands)
     )
     return NextDeal(upcoming, in_a_row, button_moves(upcoming))
+
+
+def dead_seats(play: OpenFaceDeal) -> tuple[int, ...]:
+    """The seats scored dead whatever their rows: a Fantasyland hand set out of order, or a hand
+    a timeout declared dead (001)."""
+    return tuple(seat for seat in play.seats if play.dead[seat] or play.declared_dead[seat])

@@ -30,6 +30,8 @@ MAX_POINTS: Final = 1_000
 PROGRESSIVE_MOST_CARDS: Final = 17
 """A progressive Fantasyland's largest hand (front trips); see ``fantasyland_cards``."""
 MAX_CONSECUTIVE_LIMIT: Final = 100
+MAX_MOVE_SECONDS: Final = 86_400
+"""Most seconds for ``move_seconds`` (one day, as the closed game's deadlines)."""
 OPEN_FACE_ROYALTY_TABLES: Final = (AMERICAN.name, RUSSIAN.name)
 """The royalty tables of ``sapsam.rules.royalty_tables`` an open-face rule set may name: the two
 that sources 001 and 003 print for open face."""
@@ -131,6 +133,9 @@ class OpenFaceRules:
     unlimited (Mercier/Deeb)."""
     timeout_policy: OpenFaceTimeoutPolicy = OpenFaceTimeoutPolicy.DEAD_FOR_SET
     automatic_moves: AutomaticMoves = AutomaticMoves.FORCED
+    move_seconds: int | None = None
+    """Seconds a seat has for each placement, from the moment it is due; ``None``: no limit, so
+    ``timeout_policy`` never applies (the sources give no number)."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -271,6 +276,8 @@ def _validate(rules: OpenFaceRules) -> None:
     limit = rules.fantasyland_max_consecutive
     if limit is not None:
         _require_int("fantasyland_max_consecutive", limit, 1, MAX_CONSECUTIVE_LIMIT)
+    if rules.move_seconds is not None:
+        _require_int("move_seconds", rules.move_seconds, 1, MAX_MOVE_SECONDS)
     # Every seat may be in Fantasyland at once (001: «Фантазии раскладываются в одно время»,
     # "fantasies are set at the same time"), so the deck must hold the largest hand for each.
     if rules.max_seats * rules.most_fantasyland_cards > DECK_CARDS:

@@ -51,6 +51,17 @@ def register(subparsers: Any) -> None:
         metavar="REVISION",
         help="undo migrations down to REVISION instead ('base' empties the schema: tests only)",
     )
+    migrate.add_argument(
+        "--sql",
+        action="store_true",
+        help="print the SQL that migrates instead of running it (no database is contacted):"
+        " from an empty database, or from --from-revision, to --revision",
+    )
+    migrate.add_argument(
+        "--from-revision",
+        metavar="REVISION",
+        help="with --sql: the revision the database is at (default: none, an empty database)",
+    )
     migrate.set_defaults(handler=_migrate)
 
     projections = subparsers.add_parser(
@@ -95,8 +106,22 @@ def register(subparsers: Any) -> None:
 def _migrate(arguments: argparse.Namespace) -> int:
     """Bring the database's schema up to date (the alembic migrations), or to --revision; with
     --downgrade, undo migrations down to that revision. Prints what it did as JSON, and each
-    step as it starts on stderr."""
+    step as it starts on stderr.
+
+    Several runs at once are safe: each holds an advisory lock while it migrates, so they take
+    turns, and one that waited finds the schema current. With --sql, prints the migration's SQL
+    (one transaction, the lock included) and contacts no database."""
     from sapsam.store import schema  # alembic: only the command that migrates loads it
+
+    if arguments.from_revision and not arguments.sql:
+        print("sapsam migrate: --from-revision goes with --sql", file=sys.stderr)
+        return 2
+    if arguments.sql:
+        if arguments.downgrade:
+            print("sapsam migrate: --sql prints upgrades only", file=sys.stderr)
+            return 2
+        schema.upgrade_sql(sys.stdout, arguments.revision, arguments.from_revision)
+        return 0
 
     steps = logging.getLogger("alembic.runtime.migration")
     handler, level = _MigrationSteps(), steps.level

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import psycopg
 from psycopg import errors, sql
@@ -35,11 +35,12 @@ HEAD = "head"
 BASE = "base"
 
 
-def alembic_config(database_url: str) -> Config:
-    """An alembic configuration for the packaged migrations and this database."""
+def alembic_config(database_url: str, output: TextIO | None = None) -> Config:
+    """An alembic configuration for the packaged migrations and this database (offline mode
+    writes its SQL to ``output``)."""
     from alembic.config import Config
 
-    config = Config()
+    config = Config(output_buffer=output)
     config.set_main_option("script_location", str(MIGRATIONS_FOLDER))
     config.attributes["database_url"] = database_url
     return config
@@ -58,6 +59,17 @@ def upgrade(database_url: str, revision: str = HEAD) -> None:
 
     with _migrating(database_url):
         command.upgrade(alembic_config(database_url), revision)
+
+
+def upgrade_sql(output: TextIO, revision: str = HEAD, start: str | None = None) -> None:
+    """Write the SQL that upgrades a database at ``start`` (default: an empty one) to
+    ``revision``, without contacting any database: alembic's offline mode, for review or for a
+    migration job that runs ``psql``. The text is one transaction that first takes the lock
+    every migration run holds (``migrations/env.py``)."""
+    from alembic import command
+
+    target = revision if start is None else f"{start}:{revision}"
+    command.upgrade(alembic_config("", output), target, sql=True)
 
 
 def downgrade(database_url: str, revision: str = BASE) -> None:

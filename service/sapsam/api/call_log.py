@@ -1,4 +1,5 @@
-"""One structured JSON log line per call: method, table, seat, status, duration (and the pid).
+"""One structured JSON log line per call: method, table, seat, status, duration (and the pid);
+and each call counted for the metrics (``sapsam.api.call_metrics``).
 
 The line is built from an allow-list, never from the request or the metadata as a whole: the only
 request fields read are the resource names ``name``, ``table`` and ``seat`` (reduced to a table id
@@ -30,6 +31,7 @@ from typing import Any, Final
 from google.protobuf.message import Message
 from grpc import aio
 
+from sapsam.api.call_metrics import CALLS, STREAMS
 from sapsam.api.interception import CallInterceptor, Proceed, ended_with
 
 LOGGER_NAME: Final = "sapsam.api.calls"
@@ -88,10 +90,13 @@ def call_line(
 
 
 def log_call(method: str, table: str | None, seat: int | None, status: str, started: float) -> None:
-    """Log the line of a call that began at ``started`` (``time.perf_counter()``) and ends now."""
+    """Count, and log the line of, a call that began at ``started`` (``time.perf_counter()``)
+    and ends now (its count and latency: ``sapsam.api.call_metrics``)."""
+    seconds = time.perf_counter() - started
+    CALLS.record(method, status, seconds)
     if not _logger.isEnabledFor(logging.INFO):
         return
-    duration_ms = (time.perf_counter() - started) * 1000
+    duration_ms = seconds * 1000
     message = call_line(method, table, seat, status, duration_ms)
     # handle(makeRecord(...)) is what _logger.info does, less finding the caller's source line.
     record = _logger.makeRecord(LOGGER_NAME, logging.INFO, __file__, 0, message, (), None)
@@ -141,9 +146,10 @@ class CallLogInterceptor(CallInterceptor):
     async def guard_stream(
         self, method: str, request: Any, context: aio.ServicerContext
     ) -> AsyncIterator[None]:
-        """Around the stream; log its outcome when it ends."""
+        """Around the stream; count it while it is open, log its outcome when it ends."""
         started = time.perf_counter()
         status = "UNKNOWN"
+        STREAMS.opened(method)
         try:
             yield
             status = "OK"
@@ -155,6 +161,7 @@ class CallLogInterceptor(CallInterceptor):
             status = ended_with(error, context).name
             raise
         finally:
+            STREAMS.closed(method)
             table, seat = call_subject(request)
             log_call(method, table, seat, status, started)
 

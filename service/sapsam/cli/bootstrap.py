@@ -25,6 +25,7 @@ from typing import Final
 from sapsam.api.audit_servicer import AuditServicer
 from sapsam.api.call_log import configure_logging
 from sapsam.api.live_feed import DEFAULT_BUFFER_EVENTS, EventFeed
+from sapsam.api.metrics_endpoint import MetricsEndpoint, MetricsSources
 from sapsam.api.operator_servicer import OperatorServicer
 from sapsam.api.players import RETIRED_CHECK_SECONDS, PlayerDirectory, PlayerServicer
 from sapsam.api.server import ServerConfig, Services, serve_until_signalled
@@ -162,6 +163,7 @@ def build_services(
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
     sign_receipts: bool = True,
     stuck_check_seconds: float = STUCK_CHECK_SECONDS,
+    metrics_listen: str | None = None,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
     and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
@@ -169,7 +171,8 @@ def build_services(
     ``checkpoint_seconds``, serves TransparencyService and signs a receipt of every
     acknowledged command (unless ``sign_receipts`` is False); without, none of these (tools,
     shells). Every ``stuck_check_seconds`` it counts the stuck tables for the health detail
-    ``sapsam.tables.stuck`` (``sapsam.api.stuck_tables_health``)."""
+    ``sapsam.tables.stuck`` (``sapsam.api.stuck_tables_health``). With ``metrics_listen`` it
+    serves Prometheus metrics there (``sapsam.api.metrics_endpoint``)."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     receipts = ReceiptSigner(server_keys.signer) if server_keys and sign_receipts else None
@@ -192,8 +195,19 @@ def build_services(
     checkpointer = (
         transparency_checkpointer(store, server_keys, checkpoint_seconds) if server_keys else None
     )
+    metrics = (
+        MetricsEndpoint(
+            metrics_listen,
+            MetricsSources(store.pool, stuck_gauge, checkpoints=server_keys is not None),
+            tables.clock,
+        )
+        if metrics_listen
+        else None
+    )
 
     async def open_store() -> None:
+        if metrics is not None:
+            metrics.start()  # first: a port taken stops the start before anything runs
         await asyncio.gather(store.open(), asyncio.to_thread(prepare_solver))
         # The first beat before the port opens: a deal dealt before it would fall in the
         # window since the last server's beat and be extended by the grace (finding 6).
@@ -208,11 +222,15 @@ def build_services(
         beats.start()
         sweeper.start()
         stuck_check.start()
+        if metrics is not None:
+            metrics.start_gauges()
 
     async def on_stop() -> None:
         loops = [retired_tokens, results, sweeper, stuck_check, beats]
         loops += [checkpointer] if checkpointer else []
-        await asyncio.gather(*(loop.stop() for loop in loops))
+        stopping = [loop.stop() for loop in loops]
+        stopping += [metrics.stop()] if metrics else []
+        await asyncio.gather(*stopping)
 
     return Services(
         table_service=TableServicer(tables, players, feed),
@@ -245,12 +263,14 @@ def serve_database(
     transparency: bool = True,
     sign_receipts: bool = True,
     log_format: str = "json",
+    metrics_listen: str | None = None,
 ) -> int:
     """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code. The
     server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
     made it before starting the processes. Without ``transparency`` (a benchmark's A/B) no
     checkpoint, receipt or TransparencyService; without ``sign_receipts``, no receipts.
-    ``log_format``: "json" (a JSON object a line) or "text" (``sapsam serve --log-format``)."""
+    ``log_format``: "json" (a JSON object a line) or "text" (``sapsam serve --log-format``);
+    ``metrics_listen``: where to serve Prometheus metrics (None: nowhere)."""
     configure_logging(log_format=log_format)
     keys = load_server_keys(data_dir)
     services = build_services(
@@ -260,5 +280,6 @@ def serve_database(
             dataclasses.replace(keys, witnesses=read_witnesses(data_dir)) if transparency else None
         ),
         sign_receipts=sign_receipts,
+        metrics_listen=metrics_listen,
     )
     return serve_until_signalled(config, services)

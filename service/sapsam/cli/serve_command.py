@@ -9,6 +9,11 @@ The log goes to stderr: with ``--log-format json`` one JSON object a line (time,
 message, and a call's method, table, seat, status, duration_ms; docs/api.md), with ``text`` a
 line for a person. By default text on a terminal, JSON otherwise (a file, a pipe, a service
 manager).
+
+Every flag can be given as an environment variable instead: ``--some-flag`` is
+``SAPSAM_SOME_FLAG`` (``--database-url`` is ``DATABASE_URL``); the flag wins. The operator token
+and the signing key can come from files (mounted secrets): ``--operator-token-file`` and
+``SAPSAM_SERVER_KEY_FILE`` (docs/operations.md lists every variable).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 from sapsam.api.auth import check_token_format
 from sapsam.api.call_log import LOG_FORMATS, configure_logging
 from sapsam.api.limits import CallerLimits
+from sapsam.api.metrics_endpoint import parse_listen
 from sapsam.api.server import (
     DEFAULT_LISTEN,
     DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
@@ -30,6 +36,7 @@ from sapsam.api.server import (
     run_worker_processes,
 )
 from sapsam.cli.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
+from sapsam.cli.serve_environment import ERRORS_DEST, apply_environment
 from sapsam.cli.store_commands import add_database_options
 
 FAILED = 1
@@ -51,7 +58,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--tls-key", type=Path, help="PEM private key for --tls-cert")
     parser.add_argument(
         "--operator-token",
-        help="bearer token for administrative calls (default: SAPSAM_OPERATOR_TOKEN; none: off)",
+        help="bearer token for administrative calls (default: none, the operator calls are off)",
+    )
+    parser.add_argument(
+        "--operator-token-file",
+        type=Path,
+        help="a file holding the operator token (a mounted secret); instead of --operator-token",
     )
     parser.add_argument(
         "--token-ttl-days",
@@ -83,6 +95,12 @@ def register(subparsers: Any) -> None:
         " text: a line for a person (default: text when stderr is a terminal, else json)",
     )
     parser.add_argument(
+        "--metrics-listen",
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (docs/operations.md,"
+        ' "Metrics"); one process only, not with --workers (default: no metrics)',
+    )
+    parser.add_argument(
         "--deadline-grace-seconds",
         type=float,
         default=DEADLINE_GRACE_SECONDS,
@@ -90,6 +108,7 @@ def register(subparsers: Any) -> None:
         f" enforced (default {DEADLINE_GRACE_SECONDS:g}; docs/events.md, DeadlinesExtended)",
     )
     parser.set_defaults(handler=_serve)
+    apply_environment(parser, os.environ)
 
 
 def _config(arguments: argparse.Namespace) -> ServerConfig:
@@ -102,7 +121,14 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         raise ValueError("--workers must be at least 1")
     if arguments.workers > 1 and arguments.listen.rsplit(":", 1)[-1] == "0":
         raise ValueError("--workers needs a fixed port: each process would pick its own")
-    operator_token = arguments.operator_token or os.environ.get("SAPSAM_OPERATOR_TOKEN") or None
+    if arguments.metrics_listen:
+        if arguments.workers > 1:
+            raise ValueError(
+                "--metrics-listen serves one process's metrics: run replicas of one worker each"
+                " (deploy/) rather than --workers"
+            )
+        parse_listen(arguments.metrics_listen)
+    operator_token = _operator_token(arguments.operator_token, arguments.operator_token_file)
     if operator_token is not None:
         try:
             check_token_format(operator_token)
@@ -129,12 +155,28 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
     )
 
 
+def _operator_token(given: str | None, path: Path | None) -> str | None:
+    if path is None:
+        return given or None
+    if given:
+        raise ValueError("give the operator token once: --operator-token or --operator-token-file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read the operator token file {path}: {error}") from None
+    return text.strip() or None  # a secret file usually ends in a newline
+
+
 def _serve(arguments: argparse.Namespace) -> int:
     """Open (and migrate) the database, then serve until SIGTERM or SIGINT."""
     from sapsam.keys import ServerKeyError, load_server_keys
     from sapsam.log.records import DatabaseOpenError
     from sapsam.store.embedded import open_database, resolve_data_dir
 
+    for error in getattr(arguments, ERRORS_DEST, ()):
+        print(f"sapsam serve: {error}", file=sys.stderr)
+    if getattr(arguments, ERRORS_DEST, ()):
+        return 2
     try:
         config = _config(arguments)
     except ValueError as error:
@@ -152,7 +194,15 @@ def _serve(arguments: argparse.Namespace) -> int:
         load_server_keys(data_dir, create=True)
         with open_database(arguments.database_url, arguments.data_dir, migrate=True) as handle:
             signs = (not arguments.no_transparency, not arguments.no_receipts)
-            served = (config, handle.url, grace, data_dir, *signs, log_format)
+            served = (
+                config,
+                handle.url,
+                grace,
+                data_dir,
+                *signs,
+                log_format,
+                arguments.metrics_listen,
+            )
             if arguments.workers == 1:
                 return serve_database(*served)
             return run_worker_processes(arguments.workers, serve_database, served)

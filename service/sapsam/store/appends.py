@@ -63,6 +63,7 @@ from sapsam.log.records import (
     recorded_event,
 )
 from sapsam.store import write_stamps
+from sapsam.store.append_count import APPENDED
 from sapsam.store.append_retries import read_head, settle_unique_violation
 from sapsam.store.append_statement import INSERT_BATCH as INSERT_BATCH  # re-exported
 from sapsam.store.append_statement import ProjectCallback as ProjectCallback  # re-exported
@@ -130,7 +131,7 @@ async def append(
     acknowledged.
     """
     try:
-        return await _append(
+        result = await _append(
             connection,
             stream_id,
             expected_version,
@@ -146,6 +147,9 @@ async def append(
             commit_group=commit_group,
             handed_to=handed_to,
         )
+        if not result.replayed:
+            APPENDED.add(len(result.events))
+        return result
     finally:
         write_stamps.stamps().bump(stream_id)
         if connection.info.transaction_status != TransactionStatus.IDLE:

@@ -9,13 +9,20 @@ reads its scoring method, ``played_units`` its method and royalties). By default
 what a new table's timeout policy uses (``objective_for`` the latest rules version) and the
 baseline is the previous rules version's objective.
 
+At a preset with naturals each side also declares, as a client does before committing: the
+candidate what ``sapsam.rules.solver_play.choose_natural`` chooses (a natural held only when it
+pays at least what its rows are expected to), the baseline the strongest natural held (the SDK's
+declarer before it); the deal is scored with the declared naturals. The candidate's time then
+includes finding the naturals and choosing.
+
 Also times every candidate solve (after a warm-up that builds the per-process tables) and checks
 that no arrangement of either side fouls.
 
 Prints one JSON object: per preset, the mean gain per hand (half a trial), its standard error and
 z, and the candidate's median, p99 and max milliseconds per hand (wall clock; median and p99 also
 in CPU time).
-Usage: ``python bench/solver_duel.py [--trials N] [--seed S] [--candidate O] [--baseline O]``.
+Usage: ``python bench/solver_duel.py [--trials N] [--seed S] [--candidate O] [--baseline O]
+[--previous-declarer]`` (``--previous-declarer``: the candidate declares as the baseline does).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.naturals import NaturalHand, NaturalsTable, natural_hand, naturals_held
 from sapsam.rules.presets import PRESETS
 from sapsam.rules.ruleset import RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
@@ -43,6 +51,7 @@ from sapsam.rules.solver import (
     solve,
     solver_inputs,
 )
+from sapsam.rules.solver_play import choose_natural
 
 MEDIAN_TARGET_MS = 5.0
 
@@ -69,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--candidate", choices=list(Objective), default=latest.value)
     previous = OBJECTIVE_BY_RULES_VERSION[RULES_VERSION - 1]
     parser.add_argument("--baseline", choices=list(Objective), default=previous.value)
+    parser.add_argument("--previous-declarer", action="store_true")
     args = parser.parse_args(argv)
     candidate, baseline = Objective(args.candidate), Objective(args.baseline)
 
@@ -77,30 +87,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = random.Random(args.seed)
     gains: dict[str, list[float]] = {name: [] for name in PRESETS}
     # The candidate's times, per distinct solver inputs; each preset reports its inputs' times.
-    inputs = {name: solver_inputs(rule_set, candidate) for name, rule_set in PRESETS.items()}
+    inputs = {
+        name: solver_inputs(rule_set, candidate)
+        + ((name,) if rule_set.naturals is not NaturalsTable.NONE else ())
+        for name, rule_set in PRESETS.items()
+    }
     milliseconds: dict[tuple[object, ...], list[tuple[float, float]]] = {
         key: [] for key in inputs.values()
     }
     for _ in range(args.trials):
         cards = rng.sample(range(52), 26)
         hands = (cards[:13], cards[13:])
-        mine: dict[tuple[Objective, tuple[object, ...]], list[ArrangementCheck]] = {}
+        mine: dict[tuple[object, ...], list[_Played]] = {}
         for name, rule_set in PRESETS.items():
             sides = []
             for goal in (candidate, baseline):
+                chooses = goal is candidate and not args.previous_declarer
                 # Solved once per distinct solver inputs (solver_inputs): presets that differ
-                # only in what the solver does not read share the rows.
-                key = (goal, solver_inputs(rule_set, goal))
+                # only in what the solver does not read share the rows. With naturals the
+                # declaration reads the whole rule set, so those are solved per preset.
+                key: tuple[object, ...] = (goal, solver_inputs(rule_set, goal))
+                if rule_set.naturals is not NaturalsTable.NONE:
+                    key += (name, chooses)
                 if key not in mine:
                     timings = milliseconds[inputs[name]] if goal is candidate else []
-                    mine[key] = [_solved(hand, rule_set, goal, timings) for hand in hands]
+                    mine[key] = [_solved(hand, rule_set, goal, timings, chooses) for hand in hands]
                 sides.append(mine[key])
             ours, theirs = sides
             # A deal's result is the sum of its pairs' (docs/rules.md §1.6), so one pair is scored
             # alone even under a preset for more seats (four_player).
             pair = pair_rules[name]
-            first = score_deal(pair, [ours[0], theirs[1]]).totals[0]
-            second = score_deal(pair, [ours[1], theirs[0]]).totals[0]
+            first = _score(pair, ours[0], theirs[1])
+            second = _score(pair, ours[1], theirs[0])
             gains[name].append((first + second) / 2)
     result: dict[str, Any] = {
         "benchmark": "solver_duel",
@@ -108,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rules_version": RULES_VERSION,
         "candidate": candidate.value,
         "baseline": baseline.value,
+        "candidate_declares": "strongest held" if args.previous_declarer else "choose_natural",
+        "baseline_declares": "strongest held",
         "trials": args.trials,
         "hands_per_preset": 2 * args.trials,
         "seed": args.seed,
@@ -135,15 +155,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+_Played = tuple[ArrangementCheck, NaturalHand | None]
+"""A side's hand as scored: its rows, judged, and the natural it declared (None: none)."""
+
+
+def _score(rule_set: RuleSet, first: _Played, second: _Played) -> int:
+    return score_deal(rule_set, [first[0], second[0]], [first[1], second[1]]).totals[0]
+
+
 def _solved(
-    hand: Sequence[int], rule_set: RuleSet, goal: Objective, timings: list[tuple[float, float]]
-) -> ArrangementCheck:
+    hand: Sequence[int],
+    rule_set: RuleSet,
+    goal: Objective,
+    timings: list[tuple[float, float]],
+    chooses: bool,
+) -> _Played:
     # Wall time and this thread's CPU time: on a shared, loaded machine the CPU time is what the
     # solver costs, the wall time what a caller waited.
     start, start_cpu = time.perf_counter(), time.thread_time()
     arrangement = solve(hand, rule_set, goal)
+    natural = None
+    if rule_set.naturals is not NaturalsTable.NONE:
+        if chooses:
+            declared = choose_natural(hand, rule_set, arrangement).natural
+            natural = natural_hand(rule_set, declared, hand)
+        else:
+            held = naturals_held(rule_set, hand)
+            natural = held[0] if held else None
     timings.append(((time.perf_counter() - start) * 1000, (time.thread_time() - start_cpu) * 1000))
-    return _checked(arrangement, hand, rule_set)
+    return _checked(arrangement, hand, rule_set), natural
 
 
 if __name__ == "__main__":

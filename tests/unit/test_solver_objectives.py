@@ -35,7 +35,9 @@ def test_rules_version_1_keeps_random_rows_and_every_new_rule_set_gets_the_defau
     )
     for rule_set in (*PRESETS.values(), RuleSet()):
         assert rule_set.rules_version == 6
-        assert objective_for(rule_set) is DEFAULT_OBJECTIVE is Objective.PLAYED_UNITS
+        assert objective_for(rule_set) is Objective.PLAYED_UNITS
+    # The clients' default (played_royalties) is no rules version's: a replay never reads it.
+    assert DEFAULT_OBJECTIVE is Objective.PLAYED_ROYALTIES
     for version in (2, 3, 4, 5):
         assert objective_for(RuleSet(rules_version=version)) is Objective.PLAYED_ROWS
 

@@ -26,6 +26,14 @@ Objective ``played_units`` (rules version 6): ``played_rows`` plus each row's ex
 units under the rule set's royalties and amounts, against the same played rows
 (:mod:`sapsam.rules.solver_royalties`); without royalties it is ``played_rows`` exactly.
 
+Objective ``played_royalties`` (the default, :data:`DEFAULT_OBJECTIVE`; no rules version's):
+``played_units`` that also reads ``royalty_limit`` ``largest_only`` and broken hands' claims
+(``royalty_broken_hands`` ``claimed``): a row that keeps quads or a straight flush gives up the
+claim breaking it earns, and under either option the ``ROYALTY_CANDIDATES`` best arrangements are
+ranked by their expected units (:func:`sapsam.rules.solver_royalties.royalty_value`). Without
+either option it is ``played_units`` exactly. Whether to declare a natural instead of playing
+rows is :func:`sapsam.rules.solver_play.best_play`'s choice.
+
 **The objective is part of the rules.** A seat that times out under the ``solver`` policy gets
 ``solve(cards, rule_set)``, which a replay recomputes, so the objective a rule set gets
 (:func:`objective_for`) is fixed by its ``rules_version``: ``random_rows`` under version 1,
@@ -51,18 +59,26 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
+from fractions import Fraction
 from functools import cache
 from itertools import combinations, product
 from types import MappingProxyType
 from typing import Final
 
-from sapsam.rules.arrangement import HAND_SIZE, Arrangement
+from sapsam.rules.arrangement import HAND_SIZE, Arrangement, check_arrangement
 from sapsam.rules.cards import Card, CardError, by_strength, canonical_order, format_cards
 from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.royalties import RoyaltyLimit, broken_royalties
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import settle
-from sapsam.rules.solver_royalties import royalty_inputs, royalty_row_scores
+from sapsam.rules.solver_royalties import (
+    claimed_row_scores,
+    claims_broken_hands,
+    royalty_inputs,
+    royalty_row_scores,
+    royalty_value,
+)
 from sapsam.rules.solver_tables import (
     RowChances,
     RowScores,
@@ -84,15 +100,25 @@ class Objective(StrEnum):
     PLAYED_UNITS = "played_units"
     """``played_rows`` plus each row's expected royalty units under the rule set's royalties and
     amounts (``sapsam.rules.solver_royalties``); rules version 6's."""
+    PLAYED_ROYALTIES = "played_royalties"
+    """``played_units`` that also reads ``largest_only`` and broken hands' claims (module
+    documentation); what ``sapsam arrange``, the bots and the hints use, no rules version's."""
 
 
-DEFAULT_OBJECTIVE: Final = Objective.PLAYED_UNITS
-"""The objective of every rule set from rules version 6 and of ``sapsam arrange``. It reads the
-rule set's royalties: without them it sets exactly the rows ``played_rows`` sets; with them each
-row also counts its expected royalty. It does not rank by the scoring method's expected score:
-``played_score`` does, and ``bench/solver_duel.py`` measured no gain from it under any method
-(docs/performance.md, "solver"), so the method's majority and scoop are left to ``played_rows``'
-row chances."""
+DEFAULT_OBJECTIVE: Final = Objective.PLAYED_ROYALTIES
+"""The objective of ``sapsam arrange``, the SDK's solver (bots, ``sapsam-play``'s hint) and
+:func:`sapsam.rules.solver_play.best_play`. It reads the rule set's royalties as they are paid:
+without them it sets exactly the rows ``played_rows`` sets; with them each row also counts its
+expected royalty, and ``largest_only`` and broken hands' claims are valued too. It does not rank
+by the scoring method's expected score: ``played_score`` does, and ``bench/solver_duel.py``
+measured no gain from it under any method (docs/performance.md, "solver"), so the method's
+majority and scoop are left to ``played_rows``' row chances. A timed-out seat's rows follow its
+rules version's objective instead (:data:`OBJECTIVE_BY_RULES_VERSION`: version 6
+``played_units``), which a replay must recompute unchanged."""
+
+ROYALTY_CANDIDATES: Final = 8
+"""How many of the best arrangements ``played_royalties`` ranks by their expected units under
+``largest_only`` or broken hands' claims."""
 
 PLAYED_SCORE_CANDIDATES: Final = 24
 """How many of the best arrangements under ``played_rows`` ``played_score`` chooses among."""
@@ -124,7 +150,16 @@ def solver_inputs(rule_set: RuleSet, goal: Objective | None = None) -> tuple[obj
         inputs += (_outcome_units(per_unit),)
     if goal is Objective.PLAYED_UNITS:
         inputs += (royalty_inputs(rule_set),)
+    if goal is Objective.PLAYED_ROYALTIES:
+        inputs += (royalty_inputs(rule_set), _reranked(rule_set), claims_broken_hands(rule_set))
     return inputs
+
+
+def _reranked(rule_set: RuleSet) -> bool:
+    """Whether ``played_royalties`` ranks its best few by :func:`royalty_value`."""
+    return bool(royalty_inputs(rule_set)) and (
+        rule_set.royalty_limit is RoyaltyLimit.LARGEST_ONLY or claims_broken_hands(rule_set)
+    )
 
 
 def objective_for(rule_set: RuleSet) -> Objective:
@@ -231,8 +266,14 @@ def solve(
     hand = _checked_cards(cards)
     five, three = _strengths(hand)
     ranked = goal is Objective.PLAYED_SCORE
-    keep = PLAYED_SCORE_CANDIDATES if ranked else 1
-    scores = royalty_row_scores(rule_set) if goal is Objective.PLAYED_UNITS else _row_scores(goal)
+    reranked = goal is Objective.PLAYED_ROYALTIES and _reranked(rule_set)
+    keep = PLAYED_SCORE_CANDIDATES if ranked else ROYALTY_CANDIDATES if reranked else 1
+    if goal is Objective.PLAYED_UNITS:
+        scores = royalty_row_scores(rule_set)
+    elif goal is Objective.PLAYED_ROYALTIES:
+        scores = claimed_row_scores(rule_set)
+    else:
+        scores = _row_scores(goal)
     found: list[_Kept] = []
     if rule_set.strict_row_order:
         found = _best_splits(five, three, scores, keep, strict=True)
@@ -249,6 +290,15 @@ def solve(
 
         # Highest expected score; among equals the best searched, then the first found.
         found.sort(key=lambda kept: (expected(kept[2]), kept[0], kept[1]), reverse=True)
+    if reranked:
+
+        def value(split: tuple[int, int, int]) -> Fraction:
+            check = check_arrangement(_arrangement(hand, *split))
+            assert check.values is not None  # legal by construction
+            return royalty_value(rule_set, check.values, broken_royalties(rule_set, check))
+
+        # Highest expected units; among equals the best searched, then the first found.
+        found.sort(key=lambda kept: (value(kept[2]), kept[0], kept[1]), reverse=True)
     back, middle, front = found[0][2]
     return _arrangement(hand, back, middle, front)
 

@@ -13,7 +13,7 @@ from sapsam_client.commitment import ROW_SIZES, Rows
 from sapsam_client.hand_names import row_name
 from sapsam_client.prompts import Terminal
 from sapsam_client.row_entry import HINT_WORDS, ROW_NAMES, RowEntry, enter
-from sapsam_client.rules import foul_detail, naturals_in_hand, solver_rows
+from sapsam_client.rules import best_declaration, foul_detail, naturals_in_hand, solver_rows
 from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 CHANGE_HINT = (
@@ -114,6 +114,13 @@ def declaration(terminal: Terminal, hand: Hand, table: table_pb2.Table) -> str:
         f"They hold a natural: {name}. Declared, it beats every ordinary hand and collects its"
         " units from each opponent (the stronger natural wins between two); declared falsely it"
         " would be a foul. You still set rows, which then do not count."
+    )
+    advice = best_declaration(hand, table)
+    terminal.say(
+        f"The solver would declare {advice.replace('_', ' ')}: it pays at least what its rows"
+        " are expected to."
+        if advice != "none"
+        else "The solver would not declare it: its rows are expected to pay more."
     )
     return held[0] if terminal.yes_no(f"Declare {name}?") else "none"
 

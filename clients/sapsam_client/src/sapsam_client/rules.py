@@ -12,7 +12,7 @@ import dataclasses
 import importlib
 import random
 from types import ModuleType
-from typing import Final
+from typing import Any, Final
 
 from sapsam_client.client import Hand
 from sapsam_client.commitment import Rows, card_index, card_text, row_problem
@@ -101,14 +101,29 @@ def foul_detail(
 
 
 def solver_rows(cards: tuple[str, ...], rule_set: rule_set_pb2.RuleSet | None = None) -> Rows:
-    """The solver's suggestion for 13 cards under a table's rule set (its rules version's
-    objective, its row order and scoring; the latest version's defaults without one): never a
-    foul."""
+    """The solver's suggestion for 13 cards under a table's rule set (the latest version's
+    defaults without one): never a foul. At a table of the latest rules version it is the
+    solver's default objective, which reads the row order, the royalties, their limit and broken
+    hands' claims; at a table of an earlier version, the rows that version's timeout policy sets
+    (its objective, ``objective_for``), as a player of that table would see them set."""
     solver = rules_module("solver")
     indices = [card_index(card) for card in cards]
-    if rule_set is None:
-        return _rows(solver.solve(indices))
-    return _rows(solver.solve(indices, rules_rule_set(rule_set)))
+    rules: Any = rules_module("ruleset").RuleSet() if rule_set is None else rules_rule_set(rule_set)
+    latest = rules.rules_version == rules_module("ruleset").RULES_VERSION
+    goal = solver.DEFAULT_OBJECTIVE if latest else solver.objective_for(rules)
+    return _rows(solver.solve(indices, rules, goal))
+
+
+def best_declaration(hand: Hand, table: table_pb2.Table) -> str:
+    """A declarer (``Seat.play_series``'s ``declarer``; the SDK's default): the natural the hand
+    holds when declaring it pays at least what the solver's rows are expected to under the
+    table's rule set (``sapsam.rules.solver_play.best_play``), else ``none``."""
+    if not naturals_in_hand(hand.cards, table.rule_set):
+        return "none"
+    play = rules_module("solver_play").best_play(
+        [card_index(card) for card in hand.cards], rules_rule_set(table.rule_set)
+    )
+    return str(play.natural.value)
 
 
 _NOT_SCORED: Final = frozenset(
@@ -175,8 +190,8 @@ def naturals_in_hand(cards: tuple[str, ...], rule_set: rule_set_pb2.RuleSet) -> 
 
 
 def strongest_natural(hand: Hand, table: table_pb2.Table) -> str:
-    """A declarer (``Seat.play_series``'s ``declarer``) for bots: the strongest natural the hand
-    holds, else ``none``. A natural beats every ordinary hand, so a bot holding one declares it."""
+    """A declarer (``Seat.play_series``'s ``declarer``): the strongest natural the hand holds,
+    else ``none``, whatever its rows are worth (:func:`best_declaration` weighs them)."""
     held = naturals_in_hand(hand.cards, table.rule_set)
     return held[0] if held else "none"
 

@@ -516,11 +516,12 @@ def plays_naturals(table: table_pb2.Table) -> bool:
 
 
 def default_declarer(hand: Hand, table: table_pb2.Table) -> str:
-    """The strongest natural the hand holds (a natural beats every ordinary hand), judged with
-    the rules extra when it is installed; ``none`` without it or without a natural."""
-    from sapsam_client.rules import strongest_natural  # the rules import this module
+    """The natural the hand holds when declaring it pays at least what the solver's rows are
+    expected to (``sapsam_client.rules.best_declaration``, with the rules extra); ``none``
+    without it or without a natural."""
+    from sapsam_client.rules import best_declaration, rules_available  # the rules import this
 
-    return strongest_natural(hand, table)
+    return best_declaration(hand, table) if rules_available() else "none"
 
 
 def held_seat(table: table_pb2.Table, player: str) -> str | None:

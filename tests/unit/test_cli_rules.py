@@ -314,3 +314,21 @@ def test_score_accepts_every_preset_alias_and_rule_set_of_any_version(
     result = json.loads(out)
     assert result["pairs"][0]["rows"] == [0, 0, 1]
     assert [seat["total"] for seat in result["seats"]] == [total, -total]
+
+
+SIX_PAIRS_OF_FLUSHES = "Kc Kd Qc Qd Jc Jd Tc Td 9c 9d 8c 8d 2s"
+SIX_PAIRS = "Kc Kd Qh Qs Jc Jd Th Ts 9c 9d 8h 8s 2s"
+DRAGON = "Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh Qs Kc"
+
+
+def test_arrange_says_whether_to_declare_a_natural() -> None:
+    # Six pairs that are also two straight flushes: under capsa_susun the rows pay more.
+    flushes = run_cli(["arrange", "--preset", "capsa_susun", SIX_PAIRS_OF_FLUSHES])
+    assert flushes.returncode == 0, flushes.stderr
+    assert flushes.stdout.splitlines()[-1].startswith("do not declare: these rows are expected")
+    plain = run_cli(["arrange", "--preset", "capsa_susun", SIX_PAIRS])
+    assert plain.stdout.splitlines()[-1].startswith("declare six_pairs (3 units from each")
+    listed = run_cli(["arrange", "--json", "--preset", "four_player_bonus", DRAGON])
+    assert json.loads(listed.stdout)["natural"] == "dragon"
+    unknown = run_cli(["arrange", "--preset", "nope", DRAGON])
+    assert unknown.returncode == 2 and "unknown rule set preset 'nope'" in unknown.stderr

@@ -56,7 +56,8 @@ from sapsam.rules.presets import (
 )
 from sapsam.rules.ruleset import RuleSet, RuleSetError, SurrenderRule
 from sapsam.rules.scoring import DealScore, pair_units, unit_totals
-from sapsam.rules.solver import DEFAULT_OBJECTIVE, Objective, objective, solve
+from sapsam.rules.solver import DEFAULT_OBJECTIVE, Objective, objective
+from sapsam.rules.solver_play import best_play
 from sapsam.rules.surrender import score_with_surrender
 
 BAD_INPUT: Final = 2
@@ -96,6 +97,12 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_OBJECTIVE.value,
         help="what the solver maximises (default: %(default)s, a new table's; see "
         "sapsam.rules.solver)",
+    )
+    arrange.add_argument(
+        "--preset",
+        default=DEFAULT_RULE_SET.name,
+        help="the rule set the rows are for (default %(default)s): its row order, royalties and "
+        "naturals; with naturals, whether to declare one is shown too",
     )
     arrange.set_defaults(handler=_arrange)
 
@@ -145,13 +152,20 @@ def _hand(arguments: argparse.Namespace) -> int:
 
 
 def _arrange(arguments: argparse.Namespace) -> int:
-    """Print the solver's front, middle and back for 13 cards, with each row's value."""
+    """Print the solver's front, middle and back for 13 cards, with each row's value; under a
+    rule set with naturals (--preset), whether to declare the natural the cards hold: when it
+    pays at least what the rows are expected to (sapsam.rules.solver_play.best_play)."""
     try:
         cards = parse_cards(" ".join(arguments.cards), count=HAND_SIZE)
     except CardError as error:
         return _fail("arrange", str(error))
     goal = Objective(arguments.objective)
-    arrangement = solve(cards, goal=goal)
+    try:
+        rule_set = resolve_rule_set(arguments.preset)
+    except RuleSetError as error:
+        return _fail("arrange", str(error))
+    play = best_play(cards, rule_set, goal)
+    arrangement = play.arrangement
     rows = [
         (name, row, evaluate(row).describe())
         for name, row in zip(ROW_NAMES, arrangement.rows, strict=True)
@@ -160,10 +174,24 @@ def _arrange(arguments: argparse.Namespace) -> int:
         result: dict[str, Any] = {name: format_cards(row) for name, row, _ in rows}
         result["values"] = [words for _, _, words in rows]
         result["objective"] = round(objective(arrangement, goal), 6)
+        if playable_naturals(rule_set):
+            result["natural"] = play.natural.value
+            result["natural_units"] = play.natural_units
+            result["rows_units"] = round(float(play.rows_units), 4)
         print(json.dumps(result))
     else:
         for name, row, words in rows:
             print(f"{name:<7} {format_cards(row):<15} {words}")
+        if play.natural is not Natural.NONE:
+            print(
+                f"declare {play.natural.value} ({play.natural_units} units from each opponent; "
+                f"these rows are expected to make {float(play.rows_units):.2f})"
+            )
+        elif play.natural_units:
+            print(
+                f"do not declare: these rows are expected to make {float(play.rows_units):.2f} "
+                f"units an opponent, the natural held {play.natural_units}"
+            )
     return 0
 
 

@@ -86,33 +86,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair_rules = {name: rule_set.with_changes(min_seats=2) for name, rule_set in PRESETS.items()}
     rng = random.Random(args.seed)
     gains: dict[str, list[float]] = {name: [] for name in PRESETS}
-    # The candidate's times, per distinct solver inputs; each preset reports its inputs' times.
-    inputs = {
-        name: solver_inputs(rule_set, candidate)
-        + ((name,) if rule_set.naturals is not NaturalsTable.NONE else ())
-        for name, rule_set in PRESETS.items()
-    }
-    milliseconds: dict[tuple[object, ...], list[tuple[float, float]]] = {
-        key: [] for key in inputs.values()
-    }
+    # The candidate's times per hand, per preset: its solve (shared by the presets with the same
+    # solver inputs, so timed once and counted for each) plus, with naturals, its declaration.
+    milliseconds: dict[str, list[tuple[float, float]]] = {name: [] for name in PRESETS}
     for _ in range(args.trials):
         cards = rng.sample(range(52), 26)
         hands = (cards[:13], cards[13:])
-        mine: dict[tuple[object, ...], list[_Played]] = {}
+        # Solved once per distinct solver inputs (solver_inputs): presets that differ only in
+        # what the solver does not read share the rows.
+        solved: dict[tuple[object, ...], list[_Solved]] = {}
         for name, rule_set in PRESETS.items():
             sides = []
             for goal in (candidate, baseline):
+                key = (goal, solver_inputs(rule_set, goal))
+                if key not in solved:
+                    solved[key] = [_solved(hand, rule_set, goal) for hand in hands]
                 chooses = goal is candidate and not args.previous_declarer
-                # Solved once per distinct solver inputs (solver_inputs): presets that differ
-                # only in what the solver does not read share the rows. With naturals the
-                # declaration reads the whole rule set, so those are solved per preset.
-                key: tuple[object, ...] = (goal, solver_inputs(rule_set, goal))
-                if rule_set.naturals is not NaturalsTable.NONE:
-                    key += (name, chooses)
-                if key not in mine:
-                    timings = milliseconds[inputs[name]] if goal is candidate else []
-                    mine[key] = [_solved(hand, rule_set, goal, timings, chooses) for hand in hands]
-                sides.append(mine[key])
+                played = []
+                for hand, (arrangement, check, took) in zip(hands, solved[key], strict=True):
+                    natural, declaring = _declared(hand, rule_set, arrangement, chooses)
+                    played.append((check, natural))
+                    if goal is candidate:
+                        milliseconds[name].append((took[0] + declaring[0], took[1] + declaring[1]))
+                sides.append(played)
             ours, theirs = sides
             # A deal's result is the sum of its pairs' (docs/rules.md §1.6), so one pair is scored
             # alone even under a preset for more seats (four_player).
@@ -138,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, values in gains.items():
         mean = statistics.fmean(values)
         error = statistics.stdev(values) / math.sqrt(len(values))
-        timings = milliseconds[inputs[name]]
+        timings = milliseconds[name]
         times = sorted(wall for wall, _ in timings)
         cpu = sorted(cpu for _, cpu in timings)
         result["presets"][name] = {
@@ -163,27 +159,41 @@ def _score(rule_set: RuleSet, first: _Played, second: _Played) -> int:
     return score_deal(rule_set, [first[0], second[0]], [first[1], second[1]]).totals[0]
 
 
-def _solved(
-    hand: Sequence[int],
-    rule_set: RuleSet,
-    goal: Objective,
-    timings: list[tuple[float, float]],
-    chooses: bool,
-) -> _Played:
+_Solved = tuple[Arrangement, ArrangementCheck, tuple[float, float]]
+"""A solve: its rows, judged, and the milliseconds it took (wall, CPU)."""
+
+
+def _timer() -> tuple[float, float]:
     # Wall time and this thread's CPU time: on a shared, loaded machine the CPU time is what the
     # solver costs, the wall time what a caller waited.
-    start, start_cpu = time.perf_counter(), time.thread_time()
+    return time.perf_counter(), time.thread_time()
+
+
+def _since(start: tuple[float, float]) -> tuple[float, float]:
+    wall, cpu = _timer()
+    return (wall - start[0]) * 1000, (cpu - start[1]) * 1000
+
+
+def _solved(hand: Sequence[int], rule_set: RuleSet, goal: Objective) -> _Solved:
+    start = _timer()
     arrangement = solve(hand, rule_set, goal)
-    natural = None
-    if rule_set.naturals is not NaturalsTable.NONE:
-        if chooses:
-            declared = choose_natural(hand, rule_set, arrangement).natural
-            natural = natural_hand(rule_set, declared, hand)
-        else:
-            held = naturals_held(rule_set, hand)
-            natural = held[0] if held else None
-    timings.append(((time.perf_counter() - start) * 1000, (time.thread_time() - start_cpu) * 1000))
-    return _checked(arrangement, hand, rule_set), natural
+    took = _since(start)
+    return arrangement, _checked(arrangement, hand, rule_set), took
+
+
+def _declared(
+    hand: Sequence[int], rule_set: RuleSet, arrangement: Arrangement, chooses: bool
+) -> tuple[NaturalHand | None, tuple[float, float]]:
+    """The natural a side declares (None: none) and the milliseconds choosing took."""
+    if rule_set.naturals is NaturalsTable.NONE:
+        return None, (0.0, 0.0)
+    start = _timer()
+    if chooses:
+        natural = natural_hand(rule_set, choose_natural(hand, rule_set, arrangement).natural, hand)
+    else:
+        held = naturals_held(rule_set, hand)
+        natural = held[0] if held else None
+    return natural, _since(start)
 
 
 if __name__ == "__main__":

@@ -141,13 +141,24 @@ def inline_where_possible(
     read models change inside the insert (no BEGIN, no COMMIT, no statement after it). Anything
     else is applied after the insert in the append's transaction, as always.
     """
-    handling = [projector for projector in projectors if projector.handles(stream_id)]
     if (
         project is not None
         or not connection.autocommit
         or connection.info.transaction_status != TransactionStatus.IDLE
     ):
-        return handling, None
+        return [projector for projector in projectors if projector.handles(stream_id)], None
+    return inline_projectors(stream_id, expected_version, events, metadata, projectors)
+
+
+def inline_projectors(
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    metadata: JsonObject,
+    projectors: Sequence[Projector],
+) -> tuple[Sequence[Projector], list[InlineStatement] | None]:
+    """``inline_where_possible`` for an append that will be a single autocommit statement."""
+    handling = [projector for projector in projectors if projector.handles(stream_id)]
     pending = [
         PendingEvent(stream_id, expected_version + offset, event.type, event.data, metadata)
         for offset, event in enumerate(events, start=1)

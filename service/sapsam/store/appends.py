@@ -37,7 +37,9 @@ retries and lost races in ``sapsam.store.append_retries``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -68,6 +70,7 @@ from sapsam.store.append_retries import read_head, settle_unique_violation
 from sapsam.store.append_statement import INSERT_BATCH as INSERT_BATCH  # re-exported
 from sapsam.store.append_statement import ProjectCallback as ProjectCallback  # re-exported
 from sapsam.store.append_statement import (
+    inline_projectors,
     inline_where_possible,
     insert_parameters,
     run_after_insert,
@@ -87,9 +90,23 @@ from sapsam.store.processed_requests import (
 from sapsam.store.processed_requests import request_fingerprint as request_fingerprint
 from sapsam.store.projections import InlineStatement, Projector, apply_projectors
 from sapsam.store.reads import decode_json
-from sapsam.store.stream_heads import forget, recall, remember
+from sapsam.store.stream_heads import (
+    DatabaseKey,
+    database_key,
+    forget,
+    recall,
+    recall_in,
+    remember,
+    remember_in,
+)
 from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
-from sapsam.store.subscriptions import send_wakeup, wakeup_payload
+from sapsam.store.subscriptions import (
+    WakeupTarget,
+    send_wakeup,
+    send_wakeup_to,
+    wakeup_payload,
+    wakeup_target,
+)
 
 Connection = psycopg.AsyncConnection[Any]
 
@@ -101,8 +118,17 @@ _type_json = lru_cache(maxsize=1024)(json_string)
 
 def recorded_at_now() -> str:
     """The current UTC time as the metadata's ``recorded_at`` text (microseconds, ``Z``)."""
-    # isoformat is several times cheaper than strftime; UTC always ends in "+00:00".
-    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
+    microseconds = time.time_ns() // 1000
+    seconds, fraction = divmod(microseconds, 1_000_000)
+    # The text up to the second changes once a second: made then, not on every append
+    # (datetime.now(UTC).isoformat() cost ~2.4 us a call; this ~0.5).
+    global _second_text
+    if _second_text[0] != seconds:
+        _second_text = (seconds, datetime.fromtimestamp(seconds, UTC).isoformat()[:19])
+    return f"{_second_text[1]}.{fraction:06d}Z"
+
+
+_second_text: tuple[int, str] = (-1, "")
 
 
 async def append(
@@ -200,44 +226,23 @@ async def _append(
     version), ``RequestIdReused``, or ``ValueError`` for an empty batch, malformed metadata, or
     data, metadata or response without a canonical JSON form (a float, say).
     """
-    if not events:
-        raise ValueError("an append needs at least one event")
-    if expected_version < 0:
-        raise ValueError("expected_version must be 0 (new stream) or more")
-    if request_digest is not None and len(request_digest) != 32:
-        raise ValueError("a request digest is 32 bytes (SHA-256)")
-    extra = dict(metadata or {})
-    clash = RESERVED_METADATA & extra.keys()
-    if clash:
-        raise ValueError(f"metadata keys {sorted(clash)} are set by the store")
-    event_metadata: dict[str, JsonValue] = {
-        **extra,
-        "request_id": request_id,
-        "recorded_at": recorded_at_now(),
-    }
-    if actor is not None:
-        event_metadata["actor"] = actor
-    canonical_data = canonical_json_each([event.data for event in events])
-    canonical_metadata = canonical_json(event_metadata)
-    # Stored as jsonb like the metadata, and refused (before anything is written) for what has no
-    # canonical JSON form, a float say, as event data is.
-    response_json = canonical_json(response).decode("utf-8")
-    stream_json = json_string(stream_id)
-    type_json = {event.type: _type_json(event.type) for event in events}
-    canonical = [
-        assemble_from_json_parts(
-            stream_json,
-            expected_version + offset,
-            type_json[event.type],
-            event.schema_version,
-            data,
-            canonical_metadata,
-        )
-        for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
-    ]
-    fingerprint = fingerprint_of_parts(stream_id, events, canonical_data)
+    prepared = _prepare(
+        stream_id, expected_version, events, request_id, actor, metadata, response, request_digest
+    )
+    canonical = prepared.canonical
+    canonical_data = prepared.canonical_data
+    canonical_metadata = prepared.canonical_metadata
+    type_json = prepared.type_json
+    fingerprint = prepared.fingerprint
+    response_json = prepared.response_json
     projectors, inlined = inline_where_possible(
-        connection, stream_id, expected_version, events, event_metadata, projectors, project
+        connection,
+        stream_id,
+        expected_version,
+        events,
+        prepared.event_metadata,
+        projectors,
+        project,
     )
     after_insert: Sequence[InlineStatement] = ()
     if inlined is None:
@@ -315,11 +320,7 @@ async def _insert(
 
     ``companions`` run inside the insert's own statement (only on the single-statement path),
     ``after_insert`` after it in its transaction."""
-    hashes: list[bytes] = []
-    chained = previous_hash
-    for event_bytes in canonical:
-        chained = chain_hash(chained, event_bytes)
-        hashes.append(chained)
+    hashes = _chained(previous_hash, canonical)
     parameters = insert_parameters(
         stream_id,
         expected_version,
@@ -403,6 +404,194 @@ async def _insert(
         replayed=False,
         events=tuple(recorded),
     )
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What an append computes before touching the database."""
+
+    event_metadata: dict[str, JsonValue]
+    canonical_data: list[bytes]
+    canonical_metadata: bytes
+    response_json: str
+    type_json: dict[str, bytes]
+    canonical: list[bytes]
+    fingerprint: bytes
+
+
+def _prepare(
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    request_id: str,
+    actor: str | None,
+    metadata: JsonObject | None,
+    response: JsonValue,
+    request_digest: bytes | None,
+) -> _Prepared:
+    """Check the arguments and compute the metadata, the canonical bytes and the fingerprint."""
+    if not events:
+        raise ValueError("an append needs at least one event")
+    if expected_version < 0:
+        raise ValueError("expected_version must be 0 (new stream) or more")
+    if request_digest is not None and len(request_digest) != 32:
+        raise ValueError("a request digest is 32 bytes (SHA-256)")
+    extra = dict(metadata or {})
+    clash = RESERVED_METADATA & extra.keys()
+    if clash:
+        raise ValueError(f"metadata keys {sorted(clash)} are set by the store")
+    event_metadata: dict[str, JsonValue] = {
+        **extra,
+        "request_id": request_id,
+        "recorded_at": recorded_at_now(),
+    }
+    if actor is not None:
+        event_metadata["actor"] = actor
+    canonical_data = canonical_json_each([event.data for event in events])
+    canonical_metadata = canonical_json(event_metadata)
+    # Stored as jsonb like the metadata, and refused (before anything is written) for what has no
+    # canonical JSON form, a float say, as event data is.
+    response_json = canonical_json(response).decode("utf-8")
+    stream_json = json_string(stream_id)
+    type_json = {event.type: _type_json(event.type) for event in events}
+    canonical = [
+        assemble_from_json_parts(
+            stream_json,
+            expected_version + offset,
+            type_json[event.type],
+            event.schema_version,
+            data,
+            canonical_metadata,
+        )
+        for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
+    ]
+    fingerprint = fingerprint_of_parts(stream_id, events, canonical_data)
+    return _Prepared(
+        event_metadata,
+        canonical_data,
+        canonical_metadata,
+        response_json,
+        type_json,
+        canonical,
+        fingerprint,
+    )
+
+
+@dataclass(frozen=True)
+class Database:
+    """The database a store's connections go to, as the stream heads and the wake-up notifiers
+    know it: taken once from one of its connections (``Database.of``)."""
+
+    heads: DatabaseKey
+    wakeups: WakeupTarget
+
+    @classmethod
+    def of(cls, connection: Connection) -> Database:
+        return cls(database_key(connection), wakeup_target(connection))
+
+
+async def append_by_group(
+    database: Database,
+    commit_group: CommitGroup,
+    stream_id: str,
+    expected_version: int,
+    events: Sequence[NewEvent],
+    request_id: str,
+    actor: str | None = None,
+    *,
+    response: JsonValue = None,
+    projectors: Sequence[Projector] = (),
+    request_digest: bytes | None = None,
+    companions: Sequence[InlineStatement] = (),
+    handed_to: str | None = None,
+) -> AppendResult | None:
+    """The append of ``append`` (same arguments, ``metadata`` and ``project`` left out),
+    committed by ``commit_group`` without a connection of the caller's; None when it needs one.
+
+    Why: a write on the ordinary path takes a pooled connection only to hand its statement to
+    the commit group (psycopg_pool's hand-over both ways, its liveness check: ~13 % of a write's
+    Python, bench/task_cpu_probe/write_path.py). Here the group, which owns its connection, is
+    given the statement directly. None (nothing written, the stream's write stamp untouched)
+    whenever this path cannot answer alone, and the caller then runs ``append`` on a connection
+    of its own, which answers it as it always did: the stream's head is not remembered (a read
+    is needed), a projector cannot be said as statements, the group declined the statement or
+    did not commit it (``RunAlone``), or the member failed its guard (a retry, a stale head, a
+    lost race: the head read tells which). Raises ``ValueError`` as ``append`` does.
+    """
+    prepared = _prepare(
+        stream_id, expected_version, events, request_id, actor, None, response, request_digest
+    )
+    previous_hash = (
+        GENESIS_HASH
+        if expected_version == 0
+        else recall_in(database.heads, stream_id, expected_version)
+    )
+    if previous_hash is None:
+        return None
+    _, inlined = inline_projectors(
+        stream_id, expected_version, events, prepared.event_metadata, projectors
+    )
+    if inlined is None:
+        return None
+    companions = [*inlined, *companions]
+    hashes = _chained(previous_hash, prepared.canonical)
+    parameters = insert_parameters(
+        stream_id,
+        expected_version,
+        events,
+        request_id,
+        prepared.canonical_data,
+        prepared.canonical_metadata,
+        prepared.type_json,
+        prepared.fingerprint,
+        previous_hash,
+        hashes,
+        prepared.response_json,
+        request_digest,
+        handed_to,
+    )
+    statement = with_companions(companions, parameters) if companions else INSERT_BATCH
+    member = None
+    if all(c.batched is not None for c in companions):
+        member = batch_member(parameters, [c.batched for c in companions if c.batched is not None])
+    try:
+        rows = await commit_group.execute(statement, parameters, stream_id, member)
+    except RunAlone:
+        return None
+    except BaseException:
+        # Cancelled while the batch may commit it: as ``append`` does, whatever the outcome.
+        write_stamps.stamps().bump(stream_id)
+        raise
+    if not rows:
+        return None
+    write_stamps.stamps().bump(stream_id)
+    recorded = _recorded(
+        rows, stream_id, events, prepared.canonical_data, prepared.canonical_metadata, hashes
+    )
+    remember_in(database.heads, stream_id, recorded[-1].version, recorded[-1].hash)
+    if rows[0][2]:
+        send_wakeup_to(database.wakeups, stream_id, recorded[-1].position)
+    return AppendResult(
+        stream_id=stream_id,
+        request_id=request_id,
+        first_version=recorded[0].version,
+        last_version=recorded[-1].version,
+        first_position=recorded[0].position,
+        last_position=recorded[-1].position,
+        response=response,
+        replayed=False,
+        events=tuple(recorded),
+    )
+
+
+def _chained(previous_hash: bytes, canonical: Sequence[bytes]) -> list[bytes]:
+    """Each event's hash, chained from ``previous_hash``."""
+    hashes: list[bytes] = []
+    chained = previous_hash
+    for event_bytes in canonical:
+        chained = chain_hash(chained, event_bytes)
+        hashes.append(chained)
+    return hashes
 
 
 class _StaleHeadError(Exception):

@@ -18,7 +18,7 @@ import select
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import psycopg
@@ -33,7 +33,7 @@ from sapsam.store import appends, reads, write_stamps
 from sapsam.store.appends import ProjectCallback
 from sapsam.store.commit_group import CommitGroup, enabled_by_environment
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
-from sapsam.store.session import PostgresSession
+from sapsam.store.session import KnownDatabase, PostgresSession
 from sapsam.store.subscriptions import close_notifiers, follow_as_leader
 
 
@@ -225,6 +225,8 @@ class EventStore:
     commit_group: CommitGroup | None = None
     """Commits the appends in flight together (``sapsam.store.commit_group``); None: each on
     its own."""
+    known_database: KnownDatabase = field(default_factory=KnownDatabase, compare=False)
+    """What the sessions learnt of the database (``PostgresSession``)."""
 
     @classmethod
     def unopened(
@@ -350,8 +352,21 @@ class EventStore:
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[PostgresSession]:
         """Store operations on one pooled connection (``sapsam.store.session``)."""
-        async with self.pool.connection() as connection:
-            yield PostgresSession(connection, self.projectors, self.commit_group)
+        # The pooled connection is taken when an operation first needs one: a write the commit
+        # group commits needs none (``PostgresSession.append``).
+        session = PostgresSession(
+            None,
+            self.projectors,
+            self.commit_group,
+            pool=self.pool,
+            known=self.known_database,
+        )
+        try:
+            yield session
+        except BaseException as error:
+            await session.release(type(error), error, error.__traceback__)
+            raise
+        await session.release()
 
     def write_stamp(self, stream_id: str) -> int:
         """The stream's write stamp now (``sapsam.store.write_stamps``)."""

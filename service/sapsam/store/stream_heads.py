@@ -22,21 +22,30 @@ _heads: OrderedDict[tuple[bytes, bytes, bytes, str], tuple[int, bytes]] = Ordere
 _lock = threading.Lock()
 
 
-def _key(
-    connection: psycopg.BaseConnection[Any], stream_id: str
-) -> tuple[bytes, bytes, bytes, str]:
-    # Host, port and database name the database; two pools on one database share entries, which
-    # is right: the fact is about the database, not the connection. (Read from libpq directly:
-    # ``connection.info.dsn`` costs a conninfo parse per call.)
+DatabaseKey = tuple[bytes, bytes, bytes]
+"""Host, port and database name: what the remembered heads are about."""
+
+
+def database_key(connection: psycopg.BaseConnection[Any]) -> DatabaseKey:
+    """The database ``connection`` is to, as the heads are keyed: two pools on one database
+    share entries, which is right (the fact is about the database, not the connection). A
+    writer without a connection in hand (``sapsam.store.appends.append_by_group``) keeps the
+    key of one it held before."""
+    # Read from libpq directly: ``connection.info.dsn`` costs a conninfo parse per call.
     pgconn = connection.pgconn
-    return pgconn.host, pgconn.port, pgconn.db, stream_id
+    return pgconn.host, pgconn.port, pgconn.db
 
 
 def remember(
     connection: psycopg.BaseConnection[Any], stream_id: str, version: int, hash_: bytes
 ) -> None:
     """Note that ``version`` of ``stream_id`` has hash ``hash_`` (kept if it is the newest seen)."""
-    key = _key(connection, stream_id)
+    remember_in(database_key(connection), stream_id, version, hash_)
+
+
+def remember_in(database: DatabaseKey, stream_id: str, version: int, hash_: bytes) -> None:
+    """``remember`` by the database's key."""
+    key = (*database, stream_id)
     with _lock:
         known = _heads.get(key)
         if known is None or known[0] <= version:
@@ -48,9 +57,13 @@ def remember(
 
 def recall(connection: psycopg.BaseConnection[Any], stream_id: str, version: int) -> bytes | None:
     """The remembered hash of ``version`` of ``stream_id`` if that is the newest seen, else None."""
-    key = _key(connection, stream_id)
+    return recall_in(database_key(connection), stream_id, version)
+
+
+def recall_in(database: DatabaseKey, stream_id: str, version: int) -> bytes | None:
+    """``recall`` by the database's key."""
     with _lock:
-        known = _heads.get(key)
+        known = _heads.get((*database, stream_id))
     if known is None or known[0] != version:
         return None
     return known[1]
@@ -59,4 +72,4 @@ def recall(connection: psycopg.BaseConnection[Any], stream_id: str, version: int
 def forget(connection: psycopg.BaseConnection[Any], stream_id: str) -> None:
     """Drop what is remembered about a stream (after a hint turned out wrong)."""
     with _lock:
-        _heads.pop(_key(connection, stream_id), None)
+        _heads.pop((*database_key(connection), stream_id), None)

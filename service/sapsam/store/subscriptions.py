@@ -322,6 +322,27 @@ _notifiers: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+@dataclass(frozen=True)
+class WakeupTarget:
+    """The database a wake-up is about, as the notifiers are keyed, with what their own
+    connection needs: taken once from a connection to it (``wakeup_target``), so that a writer
+    without a connection in hand can still have its wake-up sent."""
+
+    key: tuple[bytes, bytes, bytes, bytes, bytes]
+    conninfo: str
+
+
+def wakeup_target(connection: psycopg.AsyncConnection[Any]) -> WakeupTarget:
+    """The notifiers' key and connection string for ``connection``'s database."""
+    pgconn = connection.pgconn
+    # The libpq view of the connection's parameters: connection.info.dsn leaves out the
+    # password, which the notifier needs to connect on its own.
+    return WakeupTarget(
+        (pgconn.host, pgconn.port, pgconn.db, pgconn.user, pgconn.options),
+        make_conninfo(connection.info.dsn, password=connection.info.password or None),
+    )
+
+
 def send_wakeup(connection: psycopg.AsyncConnection[Any], stream_id: str, position: int) -> None:
     """Have this loop's notifier for ``connection``'s database announce ``stream_id``.
 
@@ -331,13 +352,19 @@ def send_wakeup(connection: psycopg.AsyncConnection[Any], stream_id: str, positi
     """
     pgconn = connection.pgconn
     key = (pgconn.host, pgconn.port, pgconn.db, pgconn.user, pgconn.options)
-    notifiers = _notifiers.setdefault(asyncio.get_running_loop(), {})
-    notifier = notifiers.get(key)
+    notifier = _notifiers.setdefault(asyncio.get_running_loop(), {}).get(key)
     if notifier is None:
-        # The libpq view of the connection's parameters: connection.info.dsn leaves out
-        # the password, which the notifier needs to connect on its own.
-        conninfo = make_conninfo(connection.info.dsn, password=connection.info.password or None)
-        notifier = notifiers[key] = _Notifier(conninfo)
+        send_wakeup_to(wakeup_target(connection), stream_id, position)
+    else:
+        notifier.wake(stream_id, position)
+
+
+def send_wakeup_to(target: WakeupTarget, stream_id: str, position: int) -> None:
+    """``send_wakeup`` for the database of ``target``."""
+    notifiers = _notifiers.setdefault(asyncio.get_running_loop(), {})
+    notifier = notifiers.get(target.key)
+    if notifier is None:
+        notifier = notifiers[target.key] = _Notifier(target.conninfo)
     notifier.wake(stream_id, position)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 
 from sapsam import fairness
 from sapsam.app.store_interface import SecretChanges, StoreSession
@@ -110,7 +109,7 @@ def dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
     """Every seat's 13 cards in the table's current deal, dealt from its secret ``seed``."""
     deal = state.deal
     assert deal is not None and deal.cut_position is not None and state.table_id is not None
-    return _hands_for_deal(
+    return fairness.remembered_hands_for_deal(
         seed,
         deal.contributions,
         state.table_id,
@@ -119,8 +118,3 @@ def dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
         deal.dealer,
         state.seat_count,
     )
-
-
-# Each seat's GetMyHand and RevealArrangement deals the same deck again (~120 us a time, eight
-# times a four-seat deal): the hands of the last deals are kept, as their seeds already are.
-_hands_for_deal = lru_cache(maxsize=256)(fairness.hands_for_deal)

@@ -38,7 +38,8 @@ def decide_reveal_seed(state: TableState, command: RevealSeed) -> list[Event]:
         raise DomainError(
             Reason.SEED_MISMATCH, "the seed does not match the commitment published for this deal"
         )
-    hands = fairness.hands_for_deal(
+    # Remembered: the application dealt these hands for the seats' own calls already.
+    hands = fairness.remembered_hands_for_deal(
         command.seed,
         deal.contributions,
         state.table_id,

@@ -23,6 +23,7 @@ from sapsam.fairness.deal import (
     hands_for_deal,
     left_of,
     record_key,
+    remembered_hands_for_deal,
     right_of,
 )
 from sapsam.fairness.encoding import (
@@ -82,6 +83,7 @@ __all__ = [
     "lot_commitment",
     "new_seed",
     "record_key",
+    "remembered_hands_for_deal",
     "require_scheme",
     "right_of",
     "seed_commitment",

@@ -12,6 +12,7 @@ import pytest
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import ConcurrencyConflict, NewEvent
 from sapsam.store import stream_heads
+from sapsam.store.append_count import APPENDED
 from sapsam.store.event_store import EventStore
 
 
@@ -44,6 +45,7 @@ async def test_appends_after_the_first_take_no_pooled_connection(store: EventSto
     assert await append_in_session(store, "s-1", 0, 0, "r-0") == (1, False)
     requests_before = pool_requests(store)
     batches_before = store.commit_group.batches
+    appended_before = APPENDED.appends
     for version in range(1, 6):
         assert await append_in_session(store, "s-1", version, version, f"r-{version}") == (
             version + 1,
@@ -51,6 +53,7 @@ async def test_appends_after_the_first_take_no_pooled_connection(store: EventSto
         )
     assert pool_requests(store) == requests_before
     assert store.commit_group.batches == batches_before + 5
+    assert APPENDED.appends == appended_before + 5  # the metrics endpoint's count
     events = await store.read_stream("s-1")
     assert [event.data["n"] for event in events] == list(range(6))
     assert [event.metadata["actor"] for event in events] == ["tester"] * 6

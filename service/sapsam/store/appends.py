@@ -565,6 +565,7 @@ async def append_by_group(
     if not rows:
         return None
     write_stamps.stamps().bump(stream_id)
+    APPENDED.add(len(events))
     recorded = _recorded(
         rows, stream_id, events, prepared.canonical_data, prepared.canonical_metadata, hashes
     )

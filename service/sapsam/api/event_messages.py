@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from sapsam.api import resources
 from sapsam.api.common_messages import (
+    OPERATOR_ACTOR,
     creator_name,
     rule_set_message,
     surrender_choice,
@@ -41,6 +42,8 @@ class _Feed:
     table_id: uuid.UUID
     seat_players: Sequence[str | None]
     deal: DealFacts | None
+    by_operator: bool = False
+    """The event was recorded by the operator (its actor: a forced timeout, a void ...)."""
 
     def seat(self, number: int) -> str:
         return resources.seat_name(self.table_id, number)
@@ -70,7 +73,8 @@ def table_event_message(
     )
     convert = _CONVERTERS.get(type(event))
     if convert is not None:
-        convert(message, event, _Feed(table_id, seat_players, deal))
+        by_operator = recorded.metadata.get("actor") == OPERATOR_ACTOR
+        convert(message, event, _Feed(table_id, seat_players, deal, by_operator))
     return message
 
 
@@ -255,6 +259,7 @@ def _seat_timed_out(
             seat=feed.seat(event.seat),
             stage=timeout_stage(event.stage),
             consequence=timeout_consequence(event.consequence),
+            by_operator=feed.by_operator,
         )
     )
 
@@ -356,6 +361,7 @@ def _surrender_announced(
         seat=feed.seat(event.seat),
         choice=surrender_choice(event.surrender),
         timed_out=event.timed_out,
+        by_operator=event.timed_out and feed.by_operator,
     )
     if event.deadline_ms is not None:
         announced.next_deadline_time.CopyFrom(timestamp_from_ms(event.deadline_ms))

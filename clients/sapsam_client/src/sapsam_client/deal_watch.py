@@ -39,16 +39,22 @@ ROWS_NOT_SENT: Final = "your rows were not sent"
 
 
 def deal_over_notice(
-    table: table_pb2.Table, seat: str, deal: int, result: table_pb2.DealResult | None
+    table: table_pb2.Table,
+    seat: str,
+    deal: int,
+    result: table_pb2.DealResult | None,
+    by_operator: Callable[[], bool | None] = lambda: False,
 ) -> str | None:
     """What to tell a person still arranging deal number ``deal`` at ``seat``, given the table
     as read (and, once the table is past the deal, the deal's ``result``); None while the deal
-    still waits for their rows."""
+    still waits for their rows. ``by_operator``, asked only when the seat was timed out: whether
+    the operator timed it out (the event says so: ``SeatTimedOut.by_operator``); None when that
+    could not be read, and the notice then says no more than that the seat was timed out."""
     mine = next((held for held in table.seats if held.name == seat), None)
     same_deal = table.deal_number == deal
     if same_deal and mine is not None:
         if mine.timed_out:
-            return f"you ran out of time on deal {deal}: the table went on without your rows;"
+            return f"{_timed_out(by_operator(), deal)}: the table went on without your rows;"
         if mine.confirmed:
             return f"your rows for deal {deal} were confirmed by another session of yours;"
     if same_deal and table.phase == table_pb2.TABLE_PHASE_ARRANGING:
@@ -59,15 +65,32 @@ def deal_over_notice(
     if voided_now or (result is not None and not result.scored):
         return f"the operator voided deal {deal} while you were arranging:"
     if result is not None and result.scored:
-        return f"deal {deal} was scored without your rows (your time ran out):"
+        forced = by_operator()
+        why = "you were timed out" if forced is None else "your time ran out"
+        if forced:
+            why = "the operator timed you out"
+        return f"deal {deal} was scored without your rows ({why}):"
     return f"deal {deal} ended while you were arranging:"
+
+
+def _timed_out(by_operator: bool | None, deal: int) -> str:
+    if by_operator is None:
+        return f"your seat was timed out of deal {deal}"
+    if by_operator:
+        return f"the operator timed you out of deal {deal}"
+    return f"you ran out of time on deal {deal}"
 
 
 def quick_reads(
     client: Client, table: str
-) -> tuple[Callable[[], table_pb2.Table], Callable[[int], table_pb2.DealResult]]:
-    """Reads of ``table`` and of one of its deals, each one call of at most ``CALL_SECONDS``,
-    not retried (``SapsamError`` when it fails), and not heard by ``client.on_reachability``."""
+) -> tuple[
+    Callable[[], table_pb2.Table],
+    Callable[[int], table_pb2.DealResult],
+    Callable[[str, int, int], bool | None],
+]:
+    """Reads of ``table``, of one of its deals and of whether the operator timed a seat out, each
+    one call of at most ``CALL_SECONDS``, not retried (``SapsamError`` when it fails, but for
+    the last: None), and not heard by ``client.on_reachability``."""
 
     def once(method: Callable[..., Any], request: Any) -> Any:
         try:
@@ -84,7 +107,28 @@ def quick_reads(
         request = table_service_pb2.GetDealResultRequest(name=name)
         return once(client.tables.GetDealResult, request).result  # type: ignore[no-any-return]
 
-    return read_table, read_result
+    def read_by_operator(seat: str, after_version: int, until_version: int) -> bool | None:
+        # The table read says that the seat timed out, not who timed it out: its SeatTimedOut
+        # event does. The events since the prompt began are read once, until that version.
+        request = table_service_pb2.WatchTableRequest(
+            table=table_name(table), after_version=after_version, batch_events=True
+        )
+        stream = client.tables.WatchTable(request, metadata=client.metadata(), timeout=CALL_SECONDS)
+        try:
+            for response in stream:
+                for event in response.events or [response.event]:
+                    timed_out = event.seat_timed_out
+                    if event.WhichOneof("payload") == "seat_timed_out" and timed_out.seat == seat:
+                        return bool(timed_out.by_operator)
+                    if event.version >= until_version:
+                        return None
+        except grpc.RpcError:
+            return None  # unreadable in time: the notice says only that the seat timed out
+        finally:
+            stream.cancel()
+        return None
+
+    return read_table, read_result, read_by_operator
 
 
 class DealWatch:
@@ -96,13 +140,17 @@ class DealWatch:
         terminal: Terminal,
         read_table: Callable[[], table_pb2.Table],
         read_result: Callable[[int], table_pb2.DealResult],
+        read_by_operator: Callable[[str, int, int], bool | None],
         seat: str,
         deal: int,
         interval: float = POLL_SECONDS,
+        since_version: int = 0,
     ) -> None:
         self.terminal = terminal
         self.read_table = read_table
         self.read_result = read_result
+        self.read_by_operator = read_by_operator
+        self.since_version = since_version  # the table's version when the prompt began
         self.seat = seat
         self.deal = deal
         self.interval = interval
@@ -145,7 +193,13 @@ class DealWatch:
         if table.deal_number != self.deal:
             with contextlib.suppress(SapsamError):  # unreadable: the notice says less
                 result = self.read_result(self.deal)
-        said = deal_over_notice(table, self.seat, self.deal, result)
+        said = deal_over_notice(
+            table,
+            self.seat,
+            self.deal,
+            result,
+            lambda: self.read_by_operator(self.seat, self.since_version, table.version),
+        )
         if said is None:
             return None
         with self._lock:

@@ -9,7 +9,7 @@ fit 80 columns (longer ones wrap with an indent).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 from sapsam_client.card_style import PLAIN, CardStyle, cards_shown
@@ -78,23 +78,39 @@ STAGE_WORDS: Final = {
 }
 
 
-def foul_words(seat: table_pb2.DealSeatResult) -> str:
-    """Why a seat fouled, in words (the result carries a code: ``DealSeatResult.foul_reason``)."""
+FORCED_WORDS: Final = {
+    table_pb2.TIMEOUT_STAGE_ARRANGING: "timed out by the operator while arranging",
+    table_pb2.TIMEOUT_STAGE_REVEALING: "timed out by the operator before revealing",
+}
+
+
+def foul_words(seat: table_pb2.DealSeatResult, forced: bool = False) -> str:
+    """Why a seat fouled, in words (the result carries a code: ``DealSeatResult.foul_reason``);
+    ``forced``: the operator timed the seat out (``SeatTimedOut.by_operator``), it missed no
+    deadline."""
     if seat.foul_reason == "MISSED_DEADLINE" or (seat.timed_out_stage and not seat.foul_reason):
+        if forced:
+            return FORCED_WORDS.get(seat.timed_out_stage, "timed out by the operator")
         return STAGE_WORDS.get(seat.timed_out_stage, "missed a deadline")
     return FOUL_WORDS.get(seat.foul_reason, seat.foul_reason.lower().replace("_", " ") or "foul")
 
 
 def seat_lines(
-    seat: table_pb2.DealSeatResult, me: str, labels: Mapping[str, str], style: CardStyle
+    seat: table_pb2.DealSeatResult,
+    me: str,
+    labels: Mapping[str, str],
+    style: CardStyle,
+    forced: Collection[str] = (),
 ) -> list[str]:
-    """A seat's rows with their names, its points for the deal and its running total."""
+    """A seat's rows with their names, its points for the deal and its running total
+    (``forced``: the seats the operator timed out in this deal)."""
     who = "you" if seat.seat == me else label(labels, seat.seat)
     foul = ""
     if seat.foul:
-        foul = f", FOUL ({foul_words(seat)})"
+        foul = f", FOUL ({foul_words(seat, seat.seat in forced)})"
     elif seat.timed_out_stage:
-        foul = ", out of time: the solver's rows played"
+        out = "timed out by the operator" if seat.seat in forced else "out of time"
+        foul = f", {out}: the solver's rows played"
     if seat.natural and seat.natural != "none":
         foul += f", declared {seat.natural.replace('_', ' ')}"
     heading = (
@@ -210,14 +226,16 @@ def deal_lines(
     style: CardStyle = PLAIN,
     series_length: int = 0,
     standing_labels: Mapping[str, str] | None = None,
+    forced: Collection[str] = (),
 ) -> list[str]:
     """A scored deal from ``me``'s seat: every seat's rows named, each row against each other
     seat, the points and the standings after it (the seats named by ``standing_labels`` there,
-    when given: ``standing_label`` for a seat that changed hands)."""
+    when given: ``standing_label`` for a seat that changed hands). ``forced``: the seats the
+    operator timed out in this deal (they missed no deadline)."""
     of = f" of {series_length}" if series_length else ""
     lines = [f"== deal {result.deal_number}{of}: the reveal =="]
     for seat in result.seats:
-        lines.extend(seat_lines(seat, me, labels, style))
+        lines.extend(seat_lines(seat, me, labels, style, forced))
     lines.extend(pair_lines(result, me, labels))
     totals = [(seat.seat, seat.series_total) for seat in result.seats]
     title = f"standings after deal {result.deal_number}"
@@ -240,6 +258,20 @@ def final_lines(
             f"{label(labels, standing.seat):<{NAME_WIDTH}} {standing.total:+5d}{you}"
         )
     return lines
+
+
+def timed_out_line(who: str, timed_out: table_event_pb2.SeatTimedOut) -> str:
+    """A seat timed out (``SeatTimedOut``), ``who`` its player ("you" for the reader): out of
+    time, or timed out by the operator (``by_operator``), who may do so before the deadline."""
+    position = seat_position(timed_out.seat)
+    if not timed_out.by_operator:
+        return f"{who} (seat {position}) ran out of time"
+    revealing = timed_out.stage == table_pb2.TIMEOUT_STAGE_REVEALING
+    if who == "you":
+        when = "before you revealed" if revealing else "while you were arranging"
+        return f"the operator timed you out (seat {position}) {when}"
+    when = "before it revealed" if revealing else "while arranging"
+    return f"the operator timed {who} (seat {position}) out {when}"
 
 
 def voided_lines(voided: table_event_pb2.DealVoided) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Final
 from sapsam_client.arranging import arrange, declaration
 from sapsam_client.client import Client, Hand, seat_position
 from sapsam_client.commitment import Rows
+from sapsam_client.connection import deal_number
 from sapsam_client.deal_watch import POLL_SECONDS, ROWS_NOT_SENT, DealWatch, quick_reads
 from sapsam_client.errors import SapsamError
 from sapsam_client.prompts import Terminal
@@ -30,6 +31,7 @@ from sapsam_client.results_text import (
     replaced_lines,
     seat_labels,
     standing_label,
+    timed_out_line,
     voided_lines,
 )
 from sapsam_client.seat import Commitment, DealEndedError, Seat
@@ -140,6 +142,7 @@ class TableView:
         self.deal_poll_seconds = POLL_SECONDS  # how often the deal is checked while typing
         self.last_started = 0  # the last deal number started
         self.changed_hands: dict[str, tuple[str, int]] = {}  # seat: (previous player, last deal)
+        self.forced: dict[int, set[str]] = {}  # deal: the seats the operator timed out
 
     def say(self, lines: list[str]) -> None:
         """Several lines."""
@@ -175,6 +178,7 @@ class TableView:
             self.seat.name,
             hand.deal_number,
             self.deal_poll_seconds,
+            table.version,
         )
         self.terminal.after_answer = watch.raise_if_over
         watch.start()
@@ -246,8 +250,14 @@ class TableView:
             self.terminal.style,
             series_length,
             self.standing_labels(),
+            self.forced.get(result.deal_number, set()),
         )
         self.say(lines)
+
+    def note_timeout(self, timed_out: table_event_pb2.SeatTimedOut) -> None:
+        """Remember a seat the operator timed out, so its deal's results say so."""
+        if timed_out.by_operator:
+            self.forced.setdefault(deal_number(timed_out.deal), set()).add(timed_out.seat)
 
     def player_name(self, player: str, seat: str) -> str:
         """A player's display name ("you" for the reader's own), asked of the server; the seat's
@@ -293,20 +303,31 @@ class TableView:
             self.terminal.say("every seat confirmed: revealing")
         elif kind == "announcements_opened":
             self.terminal.say("every seat confirmed: each announces play or surrender in turn")
-        elif kind == "surrender_announced" and event.surrender_announced.seat != me:
+        elif kind == "surrender_announced" and (
+            event.surrender_announced.seat != me or event.surrender_announced.by_operator
+        ):
             announced = event.surrender_announced
             what = (
                 "surrenders"
                 if announced.choice == table_pb2.SURRENDER_CHOICE_SURRENDER
                 else "plays"
             )
-            late = " (its time ran out)" if announced.timed_out else ""
+            late = ""
+            if announced.timed_out:
+                late = (
+                    " (the operator timed it out)"
+                    if announced.by_operator
+                    else " (its time ran out)"
+                )
             who = self.name_of(announced.seat)
-            self.terminal.say(f"{who} (seat {seat_position(announced.seat)}) {what}{late}")
+            if who == "you":  # only when the operator timed the reader out of its turn
+                self.terminal.say("the operator timed you out of your turn to announce: you play")
+            else:
+                self.terminal.say(f"{who} (seat {seat_position(announced.seat)}) {what}{late}")
         elif kind == "seat_timed_out":
-            who = self.name_of(event.seat_timed_out.seat)
-            position = seat_position(event.seat_timed_out.seat)
-            self.terminal.say(f"{who} (seat {position}) ran out of time")
+            timed_out = event.seat_timed_out
+            self.note_timeout(timed_out)
+            self.terminal.say(timed_out_line(self.name_of(timed_out.seat), timed_out))
         elif kind == "deal_voided":
             self.voided += 1
             self.say(voided_lines(event.deal_voided))

@@ -635,6 +635,7 @@ class SeatTimedOut(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     STAGE_FIELD_NUMBER: _builtins.int
     CONSEQUENCE_FIELD_NUMBER: _builtins.int
+    BY_OPERATOR_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal."""
     seat: _builtins.str
@@ -643,6 +644,11 @@ class SeatTimedOut(_message.Message):
     """Which deadline it missed."""
     consequence: _table_pb2.TimeoutConsequence.ValueType
     """What that did to its hand."""
+    by_operator: _builtins.bool
+    """True when the operator timed the seat out (OperatorService ForceSeatTimeout, `sapsam tables
+    time-out`), whether or not its deadline had passed: the event is recorded with the actor
+    `operator`. False when the deadline passed and the server timed it out.
+    """
     def __init__(
         self,
         *,
@@ -650,10 +656,11 @@ class SeatTimedOut(_message.Message):
         seat: _builtins.str = ...,
         stage: _table_pb2.TimeoutStage.ValueType = ...,
         consequence: _table_pb2.TimeoutConsequence.ValueType = ...,
+        by_operator: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["consequence", b"consequence", "deal", b"deal", "seat", b"seat", "stage", b"stage"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_operator", b"by_operator", "consequence", b"consequence", "deal", b"deal", "seat", b"seat", "stage", b"stage"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -949,6 +956,7 @@ class SurrenderAnnounced(_message.Message):
     CHOICE_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
     NEXT_DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    BY_OPERATOR_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal."""
     seat: _builtins.str
@@ -957,6 +965,10 @@ class SurrenderAnnounced(_message.Message):
     """What it announced."""
     timed_out: _builtins.bool
     """The seat let its turn pass (or the operator timed it out): it plays, the timeout default."""
+    by_operator: _builtins.bool
+    """With timed_out: true when the operator timed the seat out (ForceSeatTimeout), false when its
+    turn ran out.
+    """
     @_builtins.property
     def next_deadline_time(self) -> _timestamp_pb2.Timestamp:
         """When the next seat's turn runs out; unset after the last seat (RevealsOpened follows) or
@@ -971,10 +983,11 @@ class SurrenderAnnounced(_message.Message):
         choice: _table_pb2.SurrenderChoice.ValueType = ...,
         timed_out: _builtins.bool = ...,
         next_deadline_time: _timestamp_pb2.Timestamp | None = ...,
+        by_operator: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["next_deadline_time", b"next_deadline_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["choice", b"choice", "deal", b"deal", "next_deadline_time", b"next_deadline_time", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_operator", b"by_operator", "choice", b"choice", "deal", b"deal", "next_deadline_time", b"next_deadline_time", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

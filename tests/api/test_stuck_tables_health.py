@@ -14,7 +14,7 @@ from api_client import OPERATOR_TOKEN, Api, bearer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from serving import TEST_SERVER_KEYS, serving
 
-from sapsam.api.server import RunningServer
+from sapsam.api.server import RunningServer, Services
 from sapsam.api.stuck_tables_health import STUCK_HEALTH_NAME
 from sapsam.cli.bootstrap import build_services
 from sapsam_proto.v1 import operator_service_pb2, operator_service_pb2_grpc, table_service_pb2
@@ -90,3 +90,39 @@ def test_a_stuck_table_turns_the_health_detail_not_serving(
                 metadata=bearer(OPERATOR_TOKEN),
             )
         wait_for_health(channel, health_pb2.HealthCheckResponse.SERVING)
+
+
+def _quick_services(database_url: str, waiting_seconds: int | None) -> Services:
+    return build_services(
+        database_url,
+        pool_size=4,
+        server_keys=TEST_SERVER_KEYS,
+        stuck_check_seconds=0.2,
+        stuck_waiting_seconds=waiting_seconds,
+    )
+
+
+def test_a_table_that_simply_waits_counts_once_the_server_has_a_threshold(
+    database_url: str,
+) -> None:
+    # A table without deadlines that waits for someone to start its first deal: never past a
+    # deadline, so stuck only for a server given a threshold (sapsam serve
+    # --waiting-longer-than), as `sapsam tables stuck --waiting-longer-than` lists it.
+    with (
+        serving(database_url, services=_quick_services(database_url, None)) as running,
+        grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel,
+    ):
+        table, _ = Api(channel, database_url).seated_table(2, "pagat")
+        time.sleep(1.5)  # several checks, the table waiting longer than 1 s
+        wait_for_health(channel, health_pb2.HealthCheckResponse.SERVING)
+    with (
+        serving(database_url, services=_quick_services(database_url, 1)) as running,
+        grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel,
+    ):
+        wait_for_health(channel, health_pb2.HealthCheckResponse.NOT_SERVING)
+        operator = operator_service_pb2_grpc.OperatorServiceStub(channel)
+        listed = operator.GetStuckTables(
+            operator_service_pb2.GetStuckTablesRequest(waiting_longer_than_seconds=1),
+            metadata=bearer(OPERATOR_TOKEN),
+        )
+        assert [entry.table for entry in listed.tables] == [table]

@@ -119,15 +119,22 @@ def waiting_longer(
 
 
 def stuck(
-    tables: Sequence[AwaitedTable], now_ms: int, waiting_longer_than_ms: int | None
+    tables: Sequence[AwaitedTable],
+    now_ms: int,
+    waiting_longer_than_ms: int | None,
+    deadline_slack_ms: int = 0,
 ) -> list[AwaitedTable]:
-    """The tables past their deadline, or (with a threshold) waiting longer than it."""
+    """The tables past their deadline by more than ``deadline_slack_ms``, or (with a threshold)
+    waiting longer than it."""
     longer = (
         set()
         if waiting_longer_than_ms is None
         else {t.table_id for t in waiting_longer(tables, now_ms, waiting_longer_than_ms)}
     )
-    return [table for table in tables if table.past_deadline(now_ms) or table.table_id in longer]
+    overdue_at = now_ms - deadline_slack_ms
+    return [
+        table for table in tables if table.past_deadline(overdue_at) or table.table_id in longer
+    ]
 
 
 @dataclass(frozen=True)
@@ -157,22 +164,23 @@ class OperatorQueries(TableRunner):
         limit: int = MAX_LISTED,
         *,
         at_ms: int | None = None,
+        deadline_slack_ms: int = 0,
     ) -> StuckTables:
-        """Up to ``limit`` tables past their deadline at ``at_ms`` (None: now) or waiting
-        longer than the threshold (see :func:`stuck`), longest waiting first: the stuck ones,
-        and apart the held ones (a paused tournament's).
+        """Up to ``limit`` tables past their deadline by more than ``deadline_slack_ms`` at
+        ``at_ms`` (None: now) or waiting longer than the threshold (see :func:`stuck`), longest
+        waiting first: the stuck ones, and apart the held ones (a paused tournament's).
 
         The tables past their deadline are read by their deadline: they would be missed if
         looked for only among the ``limit`` longest waiting (lobbies that wait for players for
         ever come first there)."""
         now = self.clock() if at_ms is None else at_ms
         async with self.store.session() as session:
-            rows = list(await session.waiting_past_deadline(now, limit))
+            rows = list(await session.waiting_past_deadline(now - deadline_slack_ms, limit))
             if waiting_longer_than_ms is not None:
                 rows.extend(await session.waiting_tables(None, limit))
             tables = {row.table_id: awaited_table(row) for row in rows}
             ordered = sorted(tables.values(), key=lambda table: table.waiting_since_ms)
-            found = stuck(ordered, now, waiting_longer_than_ms)[:limit]
+            found = stuck(ordered, now, waiting_longer_than_ms, deadline_slack_ms)[:limit]
             paused = await session.tables_of_paused_tournaments(
                 [str(table.table_id) for table in found]
             )

@@ -164,6 +164,7 @@ def build_services(
     sign_receipts: bool = True,
     stuck_check_seconds: float = STUCK_CHECK_SECONDS,
     metrics_listen: str | None = None,
+    stuck_waiting_seconds: int | None = None,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
     and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
@@ -171,7 +172,8 @@ def build_services(
     ``checkpoint_seconds``, serves TransparencyService and signs a receipt of every
     acknowledged command (unless ``sign_receipts`` is False); without, none of these (tools,
     shells). Every ``stuck_check_seconds`` it counts the stuck tables for the health detail
-    ``sapsam.tables.stuck`` (``sapsam.api.stuck_tables_health``). With ``metrics_listen`` it
+    ``sapsam.tables.stuck`` (``sapsam.api.stuck_tables_health``): those past their deadline and,
+    with ``stuck_waiting_seconds``, those waiting longer than that. With ``metrics_listen`` it
     serves Prometheus metrics there (``sapsam.api.metrics_endpoint``)."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
@@ -190,7 +192,9 @@ def build_services(
         tables, serving, grace_seconds=deadline_grace_seconds, holds=tournaments.table_hold
     )
     stuck_gauge = StuckTablesGauge()
-    stuck_check = stuck_tables_check(tables, stuck_gauge, stuck_check_seconds)
+    stuck_check = stuck_tables_check(
+        tables, stuck_gauge, stuck_check_seconds, stuck_waiting_seconds
+    )
     results = results_follower(ResultsProcess(tournaments))
     checkpointer = (
         transparency_checkpointer(store, server_keys, checkpoint_seconds) if server_keys else None
@@ -264,13 +268,16 @@ def serve_database(
     sign_receipts: bool = True,
     log_format: str = "json",
     metrics_listen: str | None = None,
+    stuck_waiting_seconds: int | None = None,
 ) -> int:
     """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code. The
     server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
     made it before starting the processes. Without ``transparency`` (a benchmark's A/B) no
     checkpoint, receipt or TransparencyService; without ``sign_receipts``, no receipts.
     ``log_format``: "json" (a JSON object a line) or "text" (``sapsam serve --log-format``);
-    ``metrics_listen``: where to serve Prometheus metrics (None: nowhere)."""
+    ``metrics_listen``: where to serve Prometheus metrics (None: nowhere);
+    ``stuck_waiting_seconds``: a table waiting longer than this counts as stuck in the health
+    detail and the metric (``sapsam serve --waiting-longer-than``; None: off)."""
     configure_logging(log_format=log_format)
     keys = load_server_keys(data_dir)
     services = build_services(
@@ -281,5 +288,6 @@ def serve_database(
         ),
         sign_receipts=sign_receipts,
         metrics_listen=metrics_listen,
+        stuck_waiting_seconds=stuck_waiting_seconds,
     )
     return serve_until_signalled(config, services)

@@ -41,6 +41,8 @@ from sapsam.cli.store_commands import add_database_options
 
 FAILED = 1
 MAX_TOKEN_TTL_DAYS = 36_500
+MAX_WAITING_SECONDS = 10_000_000
+"""The largest --waiting-longer-than (as ``sapsam tables stuck``'s)."""
 
 
 def register(subparsers: Any) -> None:
@@ -106,6 +108,16 @@ def register(subparsers: Any) -> None:
         default=DEADLINE_GRACE_SECONDS,
         help="serving time each seat gets after an outage before a deadline that fell in it is"
         f" enforced (default {DEADLINE_GRACE_SECONDS:g}; docs/events.md, DeadlinesExtended)",
+    )
+    parser.add_argument(
+        "--waiting-longer-than",
+        type=int,
+        metavar="SECONDS",
+        help="also count as stuck, in the health detail sapsam.tables.stuck and the logged"
+        " count, the tables (not complete) whose last event is older than this, whatever they"
+        " wait for: a table without deadlines waiting for an absent player, a table nobody"
+        " starts the next deal of (as sapsam tables stuck --waiting-longer-than; default:"
+        " only the tables past their deadline count)",
     )
     parser.set_defaults(handler=_serve)
     apply_environment(parser, os.environ)
@@ -186,6 +198,13 @@ def _serve(arguments: argparse.Namespace) -> int:
     if not 0 <= grace <= 86_400:
         print("sapsam serve: --deadline-grace-seconds must be 0 to 86400", file=sys.stderr)
         return 2
+    waiting = arguments.waiting_longer_than
+    if waiting is not None and not 1 <= waiting <= MAX_WAITING_SECONDS:
+        print(
+            f"sapsam serve: --waiting-longer-than must be 1 to {MAX_WAITING_SECONDS}",
+            file=sys.stderr,
+        )
+        return 2
     log_format = arguments.log_format or ("text" if _stderr_is_a_terminal() else "json")
     configure_logging(log_format=log_format)
     try:
@@ -202,6 +221,7 @@ def _serve(arguments: argparse.Namespace) -> int:
                 *signs,
                 log_format,
                 arguments.metrics_listen,
+                waiting,
             )
             if arguments.workers == 1:
                 return serve_database(*served)

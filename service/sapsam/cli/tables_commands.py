@@ -15,7 +15,8 @@ Four kinds, each line naming the table and saying which kind it is:
   resume``), so it is listed apart ("held: tournament paused") and never counted as stuck.
 
 The server reports the overdue tables (not the held ones) as the health detail
-``sapsam.tables.stuck`` and a logged count (docs/api.md, "Operator commands"). ``sapsam tables
+``sapsam.tables.stuck`` and a logged count, and the waiting ones too when it was started with
+``sapsam serve --waiting-longer-than SECONDS`` (docs/api.md, "Operator commands"). ``sapsam tables
 time-out`` moves a table on.
 
 Reads only (it never migrates). ``--json`` prints one JSON object instead of lines.

@@ -142,6 +142,11 @@ class TableView:
         self.deal_poll_seconds = POLL_SECONDS  # how often the deal is checked while typing
         self.last_started = 0  # the last deal number started
         self.changed_hands: dict[str, tuple[str, int]] = {}  # seat: (previous player, last deal)
+        # Who held each seat at the event being shown (PlayerSeated, SeatReplaced): a resumed
+        # session replays the whole log, and a deal played before a replacement is named by the
+        # player who played it, not by the seat's holder now.
+        self.holders: dict[str, str] = {}  # seat: "players/{id}"
+        self.display_names: dict[str, str] = {}  # "players/{id}": display name
         self.forced: dict[int, set[str]] = {}  # deal: the seats the operator timed out
 
     def say(self, lines: list[str]) -> None:
@@ -157,13 +162,53 @@ class TableView:
         self.read_version = table.version
         self.series_length = table.rule_set.series_length
         self.labels = seat_labels(table.seats)
+        for seat in table.seats:
+            if seat.player:
+                self.display_names[seat.player] = seat.display_name
         if seen is None or seen >= table.version:
             self.waiting.update(table, self.labels)
         return table
 
     def name_of(self, seat: str) -> str:
-        """A seat's player's display name, or the seat number."""
-        return "you" if seat == self.seat.name else label(self.labels, seat)
+        """The display name of who held ``seat`` at the event being shown ("you" for the
+        reader), or the seat number."""
+        return "you" if self._mine(seat) else label(self.event_labels(), seat)
+
+    def _mine(self, seat: str) -> bool:
+        holder = self.holders.get(seat)
+        if holder is None:  # no seating seen (a view fed events part-way): the seat is the seat
+            return seat == self.seat.name
+        try:
+            return holder == f"players/{self.seat.player_id()}"
+        except (SapsamError, ValueError):
+            return seat == self.seat.name
+
+    def event_labels(self) -> dict[str, str]:
+        """What to call each seat at the event being shown: its holder then (``holders``), by
+        display name, as ``seat_labels`` names the seats of a table read."""
+        if not self.holders:
+            return self.labels
+        seats = [
+            table_pb2.Seat(
+                name=seat,
+                player=self.holders.get(seat, ""),
+                display_name=self._display_name(self.holders.get(seat, ""), seat),
+            )
+            for seat in sorted({*self.labels, *self.holders}, key=seat_position)
+        ]
+        return seat_labels(seats)
+
+    def _display_name(self, player: str, seat: str) -> str:
+        """A player's display name, asked of the server once (a previous holder is not among
+        the table's seats now); empty when it cannot be read."""
+        if not player:
+            return ""
+        if player not in self.display_names:
+            try:
+                self.display_names[player] = self.client.get_player(player).display_name
+            except (SapsamError, ValueError):
+                return ""
+        return self.display_names[player]
 
     def arranger(self, hand: Hand, table: table_pb2.Table) -> Rows:
         """The SDK's arranger: the previous deal's results if not shown yet, then the dialogue,
@@ -243,10 +288,12 @@ class TableView:
         self.shown_deals.add(result.deal_number)
         # After a voided deal, deal numbers run past the series length: no "deal 4 of 3".
         series_length = 0 if self.voided else self.series_length
+        # From the reader's side only if the reader held the seat for that deal.
+        me = self.seat.name if self._mine(self.seat.name) else ""
         lines = deal_lines(
             result,
-            self.seat.name,
-            self.labels,
+            me,
+            self.event_labels(),
             self.terminal.style,
             series_length,
             self.standing_labels(),
@@ -273,9 +320,10 @@ class TableView:
     def standing_labels(self) -> dict[str, str]:
         """The names the standings give the seats: a seat that changed hands names its player
         now and the one before, whose points its series total holds too."""
-        named = dict(self.labels)
+        labels = self.event_labels()
+        named = dict(labels)
         for seat, (previous, last_deal) in self.changed_hands.items():
-            named[seat] = standing_label(label(self.labels, seat), seat, previous, last_deal)
+            named[seat] = standing_label(label(labels, seat), seat, previous, last_deal)
         return named
 
     def show_event(self, event: table_event_pb2.TableEvent) -> None:
@@ -283,6 +331,7 @@ class TableView:
         kind = event.WhichOneof("payload")
         me = self.seat.name
         if kind == "player_seated":
+            self.holders[event.player_seated.seat] = event.player_seated.player
             self.refresh(event.version)
             seated = event.player_seated.seat
             self.terminal.say(f"seat {seat_position(seated)}: {self.name_of(seated)} sat down")
@@ -334,6 +383,7 @@ class TableView:
         elif kind == "seat_replaced":
             replaced = event.seat_replaced.seat
             previous = self.player_name(event.seat_replaced.previous_player, replaced)
+            self.holders[replaced] = event.seat_replaced.player
             self.refresh(event.version)  # the new player's name
             name = self.name_of(replaced)
             self.changed_hands[replaced] = (previous, self.last_started)

@@ -19,7 +19,7 @@ from sapsam.domain.commands import (
     SeatPlayer,
     StartDeal,
 )
-from sapsam.domain.events import EVENT_TYPES, Event, EventCodec
+from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     CreateOpenFaceTable,
@@ -30,7 +30,6 @@ from sapsam.domain.open_face.commands import (
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
 from sapsam.domain.open_face.deal_evolve import evolve_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open_deal
-from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
@@ -159,7 +158,7 @@ def new_deal(
 
 # -- a whole table, driven through the family seam ----------------------------------------
 
-CODEC = EventCodec((*EVENT_TYPES, *OPEN_FACE_EVENT_TYPES))
+CODEC = DEFAULT_CODEC  # it reads every family's events
 
 
 def seeded(label: str, size: int = 32) -> bytes:

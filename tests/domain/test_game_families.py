@@ -16,6 +16,7 @@ from sapsam.domain.events import TableCreated
 from sapsam.domain.family import (
     CLOSED_FAMILY,
     FAMILY_KEY,
+    FRAME_KEYS,
     UnknownFamilyError,
     family_name_of,
     without_family,
@@ -49,8 +50,8 @@ def test_a_closed_rule_set_is_recorded_without_the_family_key(name: str) -> None
     # Every closed rule set ever recorded lacks the key: its canonical JSON, and so every hash
     # and vector over a TableCreated, is what it was before families.
     rule_set = PRESETS[name]
-    assert FAMILY_KEY not in CLOSED.record_rules(rule_set)
-    assert CLOSED.record_rules(rule_set) == rule_set.to_dict()
+    assert FAMILY_KEY not in CLOSED.record_rules(rule_set, 4)
+    assert CLOSED.record_rules(rule_set, 4) == rule_set.to_dict()
     family, read = families.read_recorded_rules(rule_set.to_dict())
     assert family is CLOSED and read == rule_set
 
@@ -113,6 +114,18 @@ def test_a_closed_rule_set_never_records_the_family_key_spelled_out() -> None:
         RuleSet.from_dict(spelled_out)
     with pytest.raises(ValueError, match="family"):
         families.read_recorded_rules(spelled_out)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_every_family_records_the_keys_the_frame_reads(seats: int) -> None:
+    # The read models read these of every TableCreated (sapsam.store.projection_folds).
+    for family in families.FAMILIES.values():
+        rules = family.read_rules({}) if family.name != CLOSED_FAMILY else DEFAULT_RULE_SET
+        recorded = family.record_rules(rules, seats)
+        assert set(FRAME_KEYS) <= set(recorded)
+        assert isinstance(recorded["series_length"], int) and recorded["series_length"] >= 1
+        read_family, read = families.read_recorded_rules(recorded)
+        assert read_family is family and read == rules
 
 
 def test_every_registered_family_owns_its_state_and_rules_classes() -> None:

@@ -20,7 +20,7 @@ from open_face_deals import (
 )
 
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import EVENT_TYPES, EventCodec
+from sapsam.domain.events import DEFAULT_CODEC
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     DealStreet,
@@ -31,7 +31,6 @@ from sapsam.domain.open_face.deal_decide import decide_deal
 from sapsam.domain.open_face.deal_evolve import fold_deal
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.events import (
-    OPEN_FACE_EVENT_TYPES,
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
@@ -53,7 +52,7 @@ from sapsam.rules.open_face.scoring import score_open_face_deal
 CLASSIC = open_face_preset("ofc_classic")
 TURBO = open_face_preset("ofc_turbo")
 PLAYED_PRESETS = sorted(OPEN_FACE_PRESETS)
-CODEC = EventCodec((*EVENT_TYPES, *OPEN_FACE_EVENT_TYPES))
+CODEC = DEFAULT_CODEC  # it reads every family's events
 
 
 def _refused(played: PlayedDeal, command: object, reason: Reason) -> DomainError:

@@ -30,11 +30,13 @@ from sapsam.domain.open_face.family import OPEN_FACE, open_face_view
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import decide, fold
 from sapsam.fairness.open_face_deal import deal_streets
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card
 from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.parameters import open_face_preset
 from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.store.projection_folds import table_state_row
 
 
 def test_an_open_face_table_is_played_by_the_open_face_family() -> None:
@@ -42,6 +44,7 @@ def test_an_open_face_table_is_played_by_the_open_face_family() -> None:
     created = table.events[0]
     assert isinstance(created, TableCreated)
     assert created.rule_set[FAMILY_KEY] == "open_face"
+    assert created.rule_set["series_length"] == 3  # the frame's key: as many deals as seats
     assert families.family_of_rule_set(created.rule_set) is OPEN_FACE
     assert isinstance(table.state, OpenFaceTable)
     assert families.family_of_state(table.state) is OPEN_FACE
@@ -176,3 +179,27 @@ def _fantasylandopen_face_table() -> DrivenTable:
         assert table.state.next_fantasyland[0] == 13
         return table
     raise AssertionError("no seat could earn Fantasyland in 200 seeded deals")
+
+
+def test_the_read_models_fold_an_open_face_table_as_any_other() -> None:
+    # The frame's contract (docs/architecture.md): the store reads the same keys of every
+    # family's TableCreated and folds the frame's events; it needs nothing of open face.
+    table = open_face_table("ofc_turbo", 2)
+    while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
+        table.start_deal()
+        table.play_deal(solver=True)
+    stream = f"table-{TABLE_ID}"
+    recorded = [
+        RecordedEvent(version, stream, version, *CODEC.encode(event), {}, b"")
+        for version, event in enumerate(table.events, start=1)
+    ]
+    row = table_state_row(recorded)
+    assert row is not None
+    assert row["rule_set_name"] == "ofc_turbo" and row["series_length"] == 2
+    assert row["seat_count"] == 2 and row["players"] == ["ann", "bob"]
+    assert row["phase"] == "SERIES_COMPLETE"
+    assert row["series_totals"] == list(table.state.series_totals)
+    assert row["version"] == len(table.events)
+    # And the log it would hold replays, through the default codec, to the same table.
+    decoded = [CODEC.decode(event.type, event.schema_version, event.data) for event in recorded]
+    assert fold(decoded) == table.state

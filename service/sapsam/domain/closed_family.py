@@ -20,12 +20,18 @@ from sapsam.domain.table_views import table_view_for
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
 
+
+def _recorded(rule_set: RuleSet, seat_count: int) -> dict[str, object]:
+    # A closed rule set holds its series length itself, and is recorded as it always was.
+    return rule_set.to_dict()
+
+
 CLOSED: Final[GameFamily[TableState, RuleSet]] = GameFamily(
     name=CLOSED_FAMILY,
     rules_type=RuleSet,
     create_command=CreateTable,
     read_rules=RuleSet.from_dict,
-    record_rules=RuleSet.to_dict,
+    record_rules=_recorded,
     initial_state=INITIAL_STATE,
     decide=decide,
     evolve=evolve,

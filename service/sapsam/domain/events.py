@@ -17,21 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
 
+from sapsam.domain.event_base import Event as Event  # re-exported: every importer names it here
+from sapsam.domain.event_base import JsonValue as JsonValue
+from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
 from sapsam.frozen import from_fields
-
-JsonValue: TypeAlias = Any
-
-
-@dataclass(frozen=True)
-class Event:
-    """Base of all table events."""
-
-    TYPE: ClassVar[str] = ""
-    SCHEMA_VERSION: ClassVar[int] = 1
-
-    def to_data(self) -> dict[str, JsonValue]:
-        """The event's content as a JSON-ready dict (tuples become lists)."""
-        return {name: _to_json(getattr(self, name)) for name in _field_names(type(self))}
 
 
 @dataclass(frozen=True)
@@ -544,50 +533,17 @@ def _confirmed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "scheme": 1}
 
 
-DEFAULT_CODEC = EventCodec()
+FAMILY_EVENT_TYPES: Final[tuple[type[Event], ...]] = OPEN_FACE_EVENT_TYPES
+"""The events only a game family other than the closed game records (docs/architecture.md):
+the default codec reads them beside ``EVENT_TYPES``, so a stream of any family is one log."""
+
+DEFAULT_CODEC = EventCodec((*EVENT_TYPES, *FAMILY_EVENT_TYPES))
 DEFAULT_CODEC.register_upcaster("TableCreated", 1, _table_created_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("DealScored", 1, _deal_scored_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 1, _committed_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 2, _unsigned)
 DEFAULT_CODEC.register_upcaster("SeatConfirmed", 1, _confirmed_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementRevealed", 1, _unsigned)
-
-
-# Every write encodes its events: the exact JSON types are told apart by ``type(...) is``
-# first, and a dataclass's field names are looked up once per class, not per value
-# (``dataclasses.fields`` and the ``Mapping`` ABC check made a reveal's encoding ~100 µs).
-_JSON_PLAIN: Final = frozenset({str, int, bool, type(None)})
-_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
-
-
-def _field_names(record_type: type[Any]) -> tuple[str, ...]:
-    """A dataclass's field names in order, worked out once per class."""
-    names = _FIELD_NAMES.get(record_type)
-    if names is None:
-        names = _FIELD_NAMES[record_type] = tuple(
-            field.name for field in dataclasses.fields(record_type)
-        )
-    return names
-
-
-def _to_json(value: Any) -> JsonValue:
-    kind = type(value)
-    if kind in _JSON_PLAIN:
-        return value
-    if kind is tuple or kind is list:
-        return [item if type(item) in _JSON_PLAIN else _to_json(item) for item in value]
-    if kind is dict:
-        return {key: _to_json(item) for key, item in value.items()}
-    # Anything else as the general rules say (subclasses, mappings, records, floats refused).
-    if isinstance(value, float):
-        raise TypeError("events carry no floats")
-    if isinstance(value, tuple | list):
-        return [_to_json(item) for item in value]
-    if isinstance(value, Mapping):
-        return {key: _to_json(item) for key, item in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: _to_json(getattr(value, name)) for name in _field_names(type(value))}
-    return value
 
 
 # JSON scalar types: a list holding only these is copied into a tuple as it is.

@@ -32,6 +32,9 @@ FAMILY_KEY: Final = "family"
 CLOSED_FAMILY: Final = "closed"
 """The closed game's family name: the default, and every table recorded before families."""
 MAX_FAMILY_NAME: Final = 32
+FRAME_KEYS: Final = ("name", "series_length")
+"""What the frame reads of every recorded rule set, whatever its family: its label, and the
+deals a series counts (the read models show both; docs/architecture.md)."""
 
 
 class UnknownFamilyError(ValueError):
@@ -88,8 +91,10 @@ class GameFamily(Generic[State, Rules]):
     read_rules: Callable[[Mapping[str, Any]], Rules]
     """A recorded rule set (``TableCreated.rule_set`` without ``FAMILY_KEY``) read strictly;
     raises ``ValueError`` naming the bad key."""
-    record_rules: Callable[[Rules], dict[str, Any]]
-    """The rule set as ``TableCreated`` records it, ``FAMILY_KEY`` included unless closed."""
+    record_rules: Callable[[Rules, int], dict[str, Any]]
+    """The rule set as ``TableCreated`` records it at a table of that many seats:
+    ``FAMILY_KEY`` included unless closed, and the keys the frame reads of every table
+    (``FRAME_KEYS``)."""
     initial_state: State
     """The state before ``TableCreated``; ``evolve(initial_state, created)`` starts a table."""
     decide: Callable[[State, Any], list[Event]]

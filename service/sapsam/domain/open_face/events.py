@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from sapsam.domain.events import Event
+from sapsam.domain.event_base import Event
 
 __all__ = [
     "OPEN_FACE_EVENT_TYPES",

@@ -12,7 +12,12 @@ from sapsam.domain.family import GameFamily
 from sapsam.domain.open_face.commands import CreateOpenFaceTable
 from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for
 from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
-from sapsam.domain.open_face.table_decide import OPEN_FACE_FAMILY, decide_table, recorded_rules
+from sapsam.domain.open_face.table_decide import (
+    OPEN_FACE_FAMILY,
+    decide_table,
+    read_recorded_rules,
+    recorded_rules,
+)
 from sapsam.domain.open_face.table_evolve import evolve_table, fold_table
 from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
 from sapsam.rules.cards import Card
@@ -38,7 +43,7 @@ OPEN_FACE: Final[GameFamily[OpenFaceTable, OpenFaceRules]] = GameFamily(
     name=OPEN_FACE_FAMILY,
     rules_type=OpenFaceRules,
     create_command=CreateOpenFaceTable,
-    read_rules=OpenFaceRules.from_dict,
+    read_rules=read_recorded_rules,
     record_rules=recorded_rules,
     initial_state=INITIAL_OPEN_FACE_TABLE,
     decide=decide_table,

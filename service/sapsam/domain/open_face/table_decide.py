@@ -4,7 +4,7 @@ deal's start, entropy, the cut, the seed and the score) here, a deal's play hand
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sapsam import fairness
@@ -55,14 +55,27 @@ from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.open_face.scoring import score_open_face_deal
 from sapsam.rules.scoring import add_totals, standings
 
-__all__ = ["OPEN_FACE_FAMILY", "decide_table", "recorded_rules"]
+__all__ = ["OPEN_FACE_FAMILY", "decide_table", "read_recorded_rules", "recorded_rules"]
 
 OPEN_FACE_FAMILY = "open_face"
 
 
-def recorded_rules(rules: OpenFaceRules) -> dict[str, Any]:
-    """The rule set as ``TableCreated`` records it: the family's name, then its parameters."""
-    return {FAMILY_KEY: OPEN_FACE_FAMILY, **rules.to_dict()}
+SERIES_LENGTH_KEY = "series_length"
+
+
+def recorded_rules(rules: OpenFaceRules, seat_count: int) -> dict[str, Any]:
+    """The rule set as ``TableCreated`` records it: the family's name, its parameters, and the
+    frame's ``series_length``: a set counts as many deals as seats (001), the deals after which
+    the button stayed for a Fantasyland not counted (``set_is_over``)."""
+    return {FAMILY_KEY: OPEN_FACE_FAMILY, **rules.to_dict(), SERIES_LENGTH_KEY: seat_count}
+
+
+def read_recorded_rules(recorded: Mapping[str, Any]) -> OpenFaceRules:
+    """A recorded open-face rule set read back (the family key already left out): the frame's
+    ``series_length`` follows from the seat count, the rest is ``OpenFaceRules``, strictly."""
+    return OpenFaceRules.from_dict(
+        {key: value for key, value in recorded.items() if key != SERIES_LENGTH_KEY}
+    )
 
 
 def decide_table(state: OpenFaceTable, command: Any) -> list[Event]:
@@ -109,7 +122,7 @@ def _decide_create(state: OpenFaceTable, command: CreateOpenFaceTable) -> list[E
     return [
         TableCreated(
             table_id=str(command.table_id),
-            rule_set=recorded_rules(rules),
+            rule_set=recorded_rules(rules, command.seat_count),
             seat_count=command.seat_count,
             lot_commitment=command.lot_commitment.hex(),
             created_by=command.created_by,

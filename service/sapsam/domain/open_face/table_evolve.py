@@ -24,12 +24,12 @@ from sapsam.domain.family import without_family
 from sapsam.domain.open_face.deal_evolve import evolve_deal
 from sapsam.domain.open_face.deal_state import open_deal
 from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
+from sapsam.domain.open_face.table_decide import read_recorded_rules
 from sapsam.domain.open_face.table_state import (
     INITIAL_OPEN_FACE_TABLE,
     OpenFaceTable,
     next_deal,
 )
-from sapsam.rules.open_face.parameters import OpenFaceRules
 
 __all__ = ["evolve_table", "fold_table"]
 
@@ -58,7 +58,7 @@ def _on_created(state: OpenFaceTable, event: TableCreated) -> OpenFaceTable:
     return dataclasses.replace(
         state,
         table_id=uuid.UUID(event.table_id),
-        rules=OpenFaceRules.from_dict(without_family(event.rule_set)),
+        rules=read_recorded_rules(without_family(event.rule_set)),
         seat_count=seats,
         seats=(None,) * seats,
         lot_commitment=bytes.fromhex(event.lot_commitment),

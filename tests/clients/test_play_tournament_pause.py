@@ -2,7 +2,8 @@
 pty) and ``sapsam-bot --tournament`` (following its player from round to round) at a
 tournament's table, paused by the operator before the first deal; each says "the tournament is
 paused (since …); waiting for the operator to resume", then that it resumed, and the deal is
-played. What they say of a cancellation and a forfeit is :class:`TournamentNotices`' (pure)."""
+played; the resume is said before the deal it lets start, not under its row prompt. What they
+say of a cancellation and a forfeit is :class:`TournamentNotices`' (pure)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,10 @@ def test_sapsam_play_and_a_tournament_bot_are_told_of_a_pause_and_go_on(
     )
     command = [sys.executable, "-m", "sapsam_client.terminal", "--server", address]
     command += ["--table", table, "--token-file", str(token_file)]
+    # The tournament read once, at the start, and then not for an hour: the resume must be told
+    # when the deal it lets start begins, before the cards and the row prompt (it was told at
+    # the next 2-second read, often under the prompt already shown, which it then hid).
+    command += ["--tournament-check-seconds", "3600"]
     with pty_child(command, PLAY_ENV) as person:
         screen = person.terminal
         screen.expect(PAUSED, timeout=60)
@@ -103,6 +108,7 @@ def test_sapsam_play_and_a_tournament_bot_are_told_of_a_pause_and_go_on(
             metadata=operator,
         )
         screen.expect("the tournament resumed: play goes on", timeout=60)
+        assert "your cards" not in screen.before
         screen.expect(r"front \(3 cards, Enter = suggestion\)> ", timeout=60)
         screen.sendline("")  # the suggestion
         screen.expect(r"Confirm these rows\? ")

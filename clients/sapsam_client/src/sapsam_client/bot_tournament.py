@@ -23,7 +23,12 @@ from sapsam_client.errors import SapsamError
 from sapsam_client.receipt_check import ReceiptCheckError
 from sapsam_client.rules import RulesUnavailableError, rules_module
 from sapsam_client.tournament_calls import tournament_name
-from sapsam_client.tournament_play import TournamentNotices, follow_tournament, tell_changes
+from sapsam_client.tournament_play import (
+    TournamentNotices,
+    follow_tournament,
+    tell_changes,
+    told_before_deals,
+)
 from sapsam_proto.v1 import tournament_pb2
 
 
@@ -48,7 +53,11 @@ def play_tournament(arguments: argparse.Namespace) -> int:
         rules_module("solver")  # fail now, with the install hint, if the rules are missing
         client = _client(arguments, arguments.token)
         notices = TournamentNotices(tournament, player)
-        told = tell_changes(client, notices, lambda line: print(line, flush=True))
+
+        def say(line: str) -> None:
+            print(line, flush=True)
+
+        told = tell_changes(client, notices, say)
 
         def sat_down(round_number: int, seat: str) -> None:
             if not arguments.quiet:
@@ -61,6 +70,7 @@ def play_tournament(arguments: argparse.Namespace) -> int:
             player,
             arranger_for(arguments.strategy, arguments.seed),
             on_round=sat_down,
+            on_event=told_before_deals(client, notices, say),  # a resume before its deal
             keeper=keeper,
         )
         told.set()

@@ -57,7 +57,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from sapsam_client import player_records
+from sapsam_client import player_records, tournament_play
 from sapsam_client import seat as seat_module
 from sapsam_client.card_style import style_for
 from sapsam_client.client import DEFAULT_SERVER, Client, connect
@@ -70,11 +70,16 @@ from sapsam_client.receipt_check import ReceiptCheckError
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.results_text import label, seat_labels, seat_lost_line
 from sapsam_client.rules import RulesUnavailableError, rules_module
-from sapsam_client.seat import CommitmentKeeper, Seat, SeatReplacedError
+from sapsam_client.seat import CommitmentKeeper, EventHandler, Seat, SeatReplacedError
 from sapsam_client.table_options import add_table_creation_options
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
-from sapsam_client.tournament_play import TournamentNotices, tell_changes, tournament_of_table
+from sapsam_client.tournament_play import (
+    TournamentNotices,
+    tell_changes,
+    told_before_deals,
+    tournament_of_table,
+)
 from sapsam_client.waiting import duration
 from sapsam_proto.v1 import table_pb2
 
@@ -145,6 +150,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_table_creation_options(parser)
     parser.add_argument("--seats", type=int, dest="seat_count", help=argparse.SUPPRESS)
+    # How often a tournament's table reads the tournament for a pause or a resume; tests set it
+    # long, to show that a resume is told before the next deal without waiting for a read.
+    parser.add_argument(
+        "--tournament-check-seconds",
+        type=_check_seconds,
+        default=tournament_play.NOTICE_SECONDS,
+        help=argparse.SUPPRESS,
+    )
     parser.add_argument(
         "--plain",
         action="store_true",
@@ -165,6 +178,17 @@ def build_parser() -> argparse.ArgumentParser:
         " %(default)g)",
     )
     return parser
+
+
+def _check_seconds(text: str) -> float:
+    """A number of seconds from 0.1 to a day."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0.1 <= seconds <= 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds from 0.1 to 86400")
+    return seconds
 
 
 def sign_in(client: Client, arguments: argparse.Namespace, terminal: Terminal) -> SavedPlayer:
@@ -273,19 +297,22 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
     view = TableView(terminal, client, seat)
     terminal.say(f"you sit at seat {seat.position} of {seat.table}")
     # A tournament's table: its pauses, resumes, a cancellation, a forfeit are said as they come
-    # (a paused tournament's table starts no deal, and says nothing of why).
+    # (a paused tournament's table starts no deal, and says nothing of why), on lines of their
+    # own even while the person is asked for rows; a resume before the deal it lets start.
     tournament = tournament_of_table(client, seat.table)
-    told = (
-        tell_changes(client, TournamentNotices(tournament, player.player), terminal.say)
-        if tournament is not None
-        else threading.Event()
-    )
+    told = threading.Event()
+    on_event: EventHandler = view.show_event
+    if tournament is not None:
+        notices = TournamentNotices(tournament, player.player)
+        every = arguments.tournament_check_seconds
+        told = tell_changes(client, notices, terminal.interrupt, every)
+        on_event = told_before_deals(client, notices, terminal.interrupt, view.show_event)
     view.refresh()
     view.waiting.start()
     try:
         seat.play_series(
             view.arranger,
-            on_event=view.show_event,
+            on_event=on_event,
             declarer=view.declarer,
             announcer=view.announcer,
         )

@@ -10,7 +10,11 @@ forfeited and was re-seated).
 
 :class:`TournamentNotices` says what changed since it last looked: "the tournament is paused
 (since 14:02:11 UTC: fire drill); waiting for the operator to resume", that it resumed, that it
-was cancelled, that the player forfeited. A table does not say which tournament seated it, so
+was cancelled, that the player forfeited. :func:`tell_changes` reads it every
+:data:`NOTICE_SECONDS` from a thread of its own; a paused tournament says nothing on its tables'
+streams, but its tables start no deal, so :func:`told_before_deals` reads it again, at once, when a
+deal starts after a pause: the resume is said before the deal's first line and its cards, not
+under the row prompt seconds later. A table does not say which tournament seated it, so
 :func:`tournament_of_table` looks for it among the newest tournaments (at most
 :data:`SCAN_LIMIT`).
 """
@@ -21,13 +25,13 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from sapsam_client.client import Client, table_name
 from sapsam_client.errors import SapsamError
 from sapsam_client.seat import Arranger, CommitmentKeeper, EventHandler, SeatReplacedError
-from sapsam_proto.v1 import tournament_pb2
+from sapsam_proto.v1 import table_event_pb2, tournament_pb2
 
 POLL_SECONDS: Final = 0.1
 """How often a follower reads the tournament while no round of its player is seated."""
@@ -145,6 +149,25 @@ class TournamentNotices:
     _status: int | None = None
     _paused_at: str | None = None
     _forfeited: bool = False
+    # The notices thread and the play loop both tell (:meth:`tell`): one at a time, so each
+    # change is said once and in the order it happened.
+    _telling: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def paused(self) -> bool:
+        """Whether the tournament was paused when last read."""
+        return self._paused_at is not None
+
+    def tell(self, client: Client, say: Callable[[str], None]) -> None:
+        """Read the tournament and say what changed since it was last read. A failed read says
+        nothing (the play loop reports a server out of reach)."""
+        with self._telling:
+            try:
+                lines = self.check(client)
+            except SapsamError:
+                return
+            for line in lines:
+                say(line)
 
     def check(self, client: Client) -> list[str]:
         """Read the tournament; the lines to say about what changed (none the first time for
@@ -198,14 +221,30 @@ def tell_changes(
 
     def run() -> None:
         while True:
-            try:
-                lines = notices.check(client)
-            except SapsamError:
-                lines = []
-            for line in lines:
-                say(line)
+            notices.tell(client, say)
             if stop.wait(every):
                 return
 
     threading.Thread(target=run, name="tournament-notices", daemon=True).start()
     return stop
+
+
+def told_before_deals(
+    client: Client,
+    notices: TournamentNotices,
+    say: Callable[[str], None],
+    on_event: EventHandler | None = None,
+) -> EventHandler:
+    """``on_event``, with the tournament read first (and its changes said) when a deal starts
+    while the notices last saw it paused. A paused tournament's tables start no deal, so that
+    deal's start means the operator resumed it: said now, before the deal is shown, rather than
+    at the notices thread's next read, by when the person may already be at the row prompt
+    (and the notice, printed under it, hides it)."""
+
+    def handle(event: table_event_pb2.TableEvent) -> None:
+        if event.WhichOneof("payload") == "deal_started" and notices.paused:
+            notices.tell(client, say)
+        if on_event is not None:
+            on_event(event)
+
+    return handle

@@ -15,13 +15,10 @@ Every test gets its own database, so concurrent or dirty state never leaks betwe
 from __future__ import annotations
 
 import collections
-import json
 import os
 import shutil
-import signal
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -30,6 +27,11 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import sql
+from server_folders import (
+    TEST_SERVER_PREFIX,
+    claim_test_server_folder,
+    remove_abandoned_test_servers,
+)
 
 from sapsam.store import schema
 from sapsam.store.embedded import database_in, start_embedded
@@ -127,45 +129,6 @@ class DatabaseFactory:
             raise failed[0]  # type: ignore[misc]
 
 
-TEST_SERVER_PREFIX = "sapsam-test-pg-"
-
-
-def remove_abandoned_test_servers() -> None:
-    """Stop and delete embedded test servers whose pytest sessions died without cleaning up.
-
-    pgserver lists the processes using a server in ``.handle_pids.json``; a folder of ours whose
-    listed processes are all gone was left by a killed session.
-    """
-    for folder in Path(tempfile.gettempdir()).glob(TEST_SERVER_PREFIX + "*"):
-        pgdata = folder / "postgres"
-        try:
-            users = json.loads((pgdata / ".handle_pids.json").read_text())
-        except (OSError, ValueError):
-            continue  # not (yet) a pgserver folder: leave it
-        if any(process_alive(int(pid)) for pid in users):
-            continue
-        try:
-            server_pid = int((pgdata / "postmaster.pid").read_text().split()[0])
-            os.kill(server_pid, signal.SIGINT)  # fast shutdown
-            for _ in range(100):
-                if not process_alive(server_pid):
-                    break
-                time.sleep(0.1)
-        except (OSError, ValueError, IndexError):
-            pass
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @pytest.fixture(scope="session")
 def postgres_server_url() -> Iterator[str]:
     """A URL of a PostgreSQL server the tests may create databases on."""
@@ -177,6 +140,7 @@ def postgres_server_url() -> Iterator[str]:
     # would pull the data folder from under a running server.
     remove_abandoned_test_servers()
     folder = Path(tempfile.mkdtemp(prefix=TEST_SERVER_PREFIX))
+    claim_test_server_folder(folder)
     server = start_embedded(folder, delete_on_stop=True)
     try:
         with psycopg.connect(server.server_url, autocommit=True) as connection:

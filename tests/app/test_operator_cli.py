@@ -4,6 +4,7 @@ real database (the commands run their own event loop: each in a thread of its ow
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 import uuid
@@ -105,5 +106,26 @@ async def test_the_operator_replaces_a_seat_from_the_cli(
     assert await run("tables", "void", str(table_id), "--reason", "to re-seat", *db) == 0
     capsys.readouterr()
     assert await run("tables", "replace", str(table_id), "1", f"players/{newcomer}", *db) == 0
-    assert f"seat 1 is now players/{newcomer}" in capsys.readouterr().out
+    assert f"seat 1 is now played by newcomer (players/{newcomer})" in capsys.readouterr().out
     assert (await service.load(table_id)).seats[1] == newcomer
+
+
+async def test_the_awaited_players_are_named_by_display_name_and_id(
+    service: TableService, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sapsam.store.players import PlayerRecords
+
+    records = PlayerRecords(service.store.pool)  # type: ignore[attr-defined]
+    ids = [str(uuid.uuid4()), str(uuid.uuid4())]
+    for player, name in zip(ids, ("Ann", "Bob"), strict=True):
+        token_hash = hashlib.sha256(name.encode()).digest()  # any distinct 32 bytes
+        assert await records.register(player, name, f"names-{name}", None, token_hash) is not None
+    table_id = await dealt_table(service, DEFAULT_RULE_SET, tuple(ids), "names-cli")
+    db = ("--database-url", database_url)
+    assert await run("tables", "awaited", "--phase", "ARRANGING", *db) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if str(table_id) in line]
+    assert f"waits for seat 0 Ann (players/{ids[0]}), seat 1 Bob (players/{ids[1]})" in line
+    time.sleep(1.1)
+    assert await run("tables", "stuck", "--waiting-longer-than", "1", *db) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if str(table_id) in line]
+    assert line.startswith("waiting ") and f"seat 1 Bob (players/{ids[1]})" in line

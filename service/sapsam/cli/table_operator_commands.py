@@ -24,7 +24,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -130,9 +130,16 @@ def _time(milliseconds: int) -> str:
     return datetime.fromtimestamp(milliseconds / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def describe(table: Any, now_ms: int) -> str:
-    """One line for an ``AwaitedTable``: its phase, whom it waits for, since when, its deadline."""
+def describe(table: Any, now_ms: int, names: Mapping[str, str] | None = None) -> str:
+    """One line for an ``AwaitedTable``: its phase, whom it waits for (each seat's player by
+    display name, from ``names``, and id), since when, its deadline."""
     from sapsam.app.operator_queries import ANYONE, SERVICE
+
+    def player(player_id: str | None) -> str:
+        if not player_id:
+            return " (free)"
+        name = (names or {}).get(player_id)
+        return f" {name} (players/{player_id})" if name else f" (players/{player_id})"
 
     if table.awaiting == ANYONE:
         whom = "anyone seated (or the operator)"
@@ -140,8 +147,8 @@ def describe(table: Any, now_ms: int) -> str:
         whom = "the server"
     else:
         held = [
-            f"seat {seat}" + (f" (players/{player})" if player else " (free)")
-            for seat, player in zip(table.seats, table.players, strict=True)
+            f"seat {seat}{player(player_id)}"
+            for seat, player_id in zip(table.seats, table.players, strict=True)
         ]
         whom = ", ".join(held) or "nobody"
     waited = (now_ms - table.waiting_since_ms) // 1000
@@ -153,6 +160,29 @@ def describe(table: Any, now_ms: int) -> str:
         state = "passed" if table.past_deadline(now_ms) else "due"
         line += f"; deadline {_time(table.deadline_ms)} {state}"
     return line
+
+
+async def awaited_names(connection: Any, tables: Iterable[Any]) -> dict[str, str]:
+    """The display names of the players the ``AwaitedTable`` lines await, by id."""
+    from sapsam.store.queries import query
+
+    ids = sorted({player for table in tables for player in table.players if _is_uuid(player)})
+    if not ids:
+        return {}
+    rows = await (
+        await connection.execute(query("players.display_names"), {"players": ids})
+    ).fetchall()
+    return {str(row[0]): str(row[1]) for row in rows}
+
+
+def _is_uuid(text: str | None) -> bool:
+    """Whether ``text`` is a player id the directory gives (a table made without the directory,
+    a sample or a test's, seats other ids, which have no display name)."""
+    try:
+        uuid.UUID(str(text))
+    except ValueError:
+        return False
+    return True
 
 
 def _as_json(table: Any, now_ms: int) -> dict[str, Any]:
@@ -172,14 +202,16 @@ def _awaited(arguments: argparse.Namespace) -> int:
     from sapsam.store.embedded import async_database_connection
     from sapsam.store.table_queries import waiting_tables
 
-    async def read() -> list[Any]:
+    async def read() -> tuple[list[Any], dict[str, str]]:
         async with async_database_connection(
             arguments.database_url, arguments.data_dir, migrate=False
         ) as connection:
-            return await waiting_tables(connection, arguments.phase, arguments.limit)
+            rows = await waiting_tables(connection, arguments.phase, arguments.limit)
+            tables = [awaited_table(row) for row in rows]
+            return tables, await awaited_names(connection, tables)
 
     try:
-        tables = [awaited_table(row) for row in asyncio.run(read())]
+        tables, names = asyncio.run(read())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
@@ -190,7 +222,7 @@ def _awaited(arguments: argparse.Namespace) -> int:
     if not tables:
         print("no tables")
     for table in tables:
-        print(describe(table, now_ms))
+        print(describe(table, now_ms, names))
     return 0
 
 
@@ -287,16 +319,21 @@ def _replace(arguments: argparse.Namespace) -> int:
         print(f"sapsam tables replace: {arguments.player!r} is not a player id", file=sys.stderr)
         return 2
 
+    named: list[str] = []
+
     async def act(tables: Any, table_id: uuid.UUID) -> None:
         from sapsam.domain.errors import DomainError, Reason
         from sapsam.store.players import PlayerRecords
 
-        if await PlayerRecords(tables.store.pool).profile(player_id) is None:
+        profile = await PlayerRecords(tables.store.pool).profile(player_id)
+        if profile is None:
             raise DomainError(Reason.INVALID_ARGUMENT, f"no player players/{player_id}")
+        named.append(profile[0])
         await tables.replace_seat(table_id, arguments.seat, player_id, f"cli-{uuid.uuid4()}")
 
     state = _on_table(arguments, "replace", act)
     if isinstance(state, int):
         return state
-    print(f"tables/{state.table_id}: seat {arguments.seat} is now players/{player_id}")
+    who = f"{named[0]} (players/{player_id})" if named and named[0] else f"players/{player_id}"
+    print(f"tables/{state.table_id}: seat {arguments.seat} is now played by {who}")
     return 0

@@ -36,7 +36,7 @@ from typing import Any
 import psycopg
 
 from sapsam.cli.store_commands import add_database_options
-from sapsam.cli.table_operator_commands import add_actions, describe
+from sapsam.cli.table_operator_commands import add_actions, awaited_names, describe
 from sapsam.cli.wording import plural
 from sapsam.log.records import DatabaseOpenError
 from sapsam.store.embedded import async_database_connection
@@ -103,7 +103,9 @@ def _stuck(arguments: argparse.Namespace) -> int:
 
     from sapsam.app.operator_queries import HELD_PAUSED, awaited_table, waiting_longer
 
-    async def read() -> tuple[list[TableFailure], list[OverdueTable], list[Any], set[str]]:
+    async def read() -> tuple[
+        list[TableFailure], list[OverdueTable], list[Any], set[str], dict[str, str]
+    ]:
         async with async_database_connection(
             arguments.database_url, arguments.data_dir, migrate=False
         ) as connection:
@@ -119,10 +121,10 @@ def _stuck(arguments: argparse.Namespace) -> int:
                 paused = await tables_of_paused_tournaments(connection, sorted(ids))
             except psycopg.errors.UndefinedTable:
                 paused = set()  # no server has kept tournaments here: nothing is held
-            return failing, overdue, waiting, paused
+            return failing, overdue, waiting, paused, await awaited_names(connection, waiting)
 
     try:
-        failing, overdue, waiting, paused = asyncio.run(read())
+        failing, overdue, waiting, paused, names = asyncio.run(read())
     except DatabaseOpenError as error:
         print(error, file=sys.stderr)
         return FAILED
@@ -189,7 +191,7 @@ def _stuck(arguments: argparse.Namespace) -> int:
             f" passed {late} s ago"
         )
     for line in waiting:
-        print(f"waiting  {describe(line, now_ms)}")
+        print(f"waiting  {describe(line, now_ms, names)}")
     for table in held_overdue:
         late = (now_ms - table.deadline_ms) // 1000
         print(
@@ -197,5 +199,5 @@ def _stuck(arguments: argparse.Namespace) -> int:
             f" passed {late} s ago (held: {HELD_PAUSED})"
         )
     for line in held_waiting:
-        print(f"held     {describe(line, now_ms)} (held: {HELD_PAUSED})")
+        print(f"held     {describe(line, now_ms, names)} (held: {HELD_PAUSED})")
     return 0

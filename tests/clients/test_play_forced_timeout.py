@@ -16,6 +16,7 @@ from test_sdk_operator_moves import Metadata, Players, operator, wait_for
 
 from sapsam_client.card_style import PLAIN
 from sapsam_client.deal_watch import deal_over_notice
+from sapsam_client.dispute import INTERNALLY_CONSISTENT_ONLY, DisputeVerdict
 from sapsam_client.prompts import Terminal
 from sapsam_client.results_text import seat_lines, timed_out_line
 from sapsam_client.table_view import TableView
@@ -125,3 +126,20 @@ def test_a_deadline_timeout_is_still_told_as_the_time_running_out() -> None:
     assert "FOUL (missed the arranging deadline)" in missed_lines
     forced_lines = " ".join(line.strip() for line in seat_lines(result, "", {}, PLAIN, {seat}))
     assert "FOUL (timed out by the operator while arranging)" in forced_lines
+
+
+def test_a_dispute_verdict_does_not_say_every_hand_was_committed_to() -> None:
+    # A deal a seat never revealed (the operator timed it out) verifies: the verdict must not
+    # claim every hand is what its seat committed to; every hand revealed is.
+    verdict = DisputeVerdict(
+        deal=f"{T}/deals/2",
+        verdict=INTERNALLY_CONSISTENT_ONLY,
+        verdict_line="",
+        checks=(),
+        key_source="",
+        receipts=0,
+        report_text="",
+    )
+    text = verdict.explain()
+    assert "every hand is what its seat committed to" not in text
+    assert "every hand revealed is the one its seat committed to" in text

@@ -152,12 +152,16 @@ def describe(table: Any, now_ms: int, names: Mapping[str, str] | None = None) ->
         ]
         whom = ", ".join(held) or "nobody"
     waited = (now_ms - table.waiting_since_ms) // 1000
+    deal = f" deal {table.deal_number}" if table.deal_number else ""  # none dealt yet
     line = (
-        f"tables/{table.table_id}  {table.phase} deal {table.deal_number}: waits for {whom}"
+        f"tables/{table.table_id}  {table.phase}{deal}: waits for {whom}"
         f" since {_time(table.waiting_since_ms)} ({waited} s)"
     )
     if table.deadline_ms is not None:
-        state = "passed" if table.past_deadline(now_ms) else "due"
+        if table.past_deadline(now_ms):
+            state = f"passed {(now_ms - table.deadline_ms) // 1000} s ago"
+        else:
+            state = f"due in {(table.deadline_ms - now_ms + 999) // 1000} s"
         line += f"; deadline {_time(table.deadline_ms)} {state}"
     return line
 

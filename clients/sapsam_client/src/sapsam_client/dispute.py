@@ -173,8 +173,9 @@ class DisputeVerdict:
             return "\n".join(lines)
         lines = [
             f"Deal {number} of {table}: every check holds: the deck came from the seed the "
-            "server committed to before the cut, every hand is what its seat committed to, and "
-            "the scores and totals follow from the table's rules."
+            "server committed to before the cut, every hand revealed is the one its seat committed"
+            " to (a seat that revealed none is scored as the rules say), and the scores and"
+            " totals follow from the table's rules."
         ]
         if self.verdict == ANCHORED:
             lines.append(

@@ -73,6 +73,10 @@ def _problems(path: str, parser: argparse.ArgumentParser) -> list[str]:
             continue
         if action.default not in SILENT_DEFAULTS and "default" not in (action.help or ""):
             problems.append(f"{flag} does not name its default ({action.default!r})")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and action.metavar is None:
+            # argparse would show "{list,show}" where every other command says ACTION
+            problems.append("its actions are listed as {...}: give them a metavar (ACTION)")
     markup = MARKUP.search(parser.format_help())
     if markup is not None:
         problems.append(f"reStructuredText markup in the help: {markup.group(0)!r}")

@@ -121,7 +121,7 @@ def register(subparsers: Any) -> None:
         help="list the preset rule sets",
         description="The preset rule sets of docs/rules.md.",
     )
-    rules_commands = rules.add_subparsers(dest="rules_command", required=True)
+    rules_commands = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
     listing = rules_commands.add_parser(
         "list",
         help="every preset with its description (--json: with every parameter)",

@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sapsam-play",
         description="Your own record on a sapsam server: the deals you played, and disputes.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     history = commands.add_parser(
         "history",
         help="list your scored deals, newest first",

@@ -125,6 +125,17 @@ def test_seat_count_is_one_flag_everywhere_and_the_old_spelling_still_works(
     assert build().parse_args(argv).seat_count == expected
 
 
+@pytest.mark.parametrize("flag", ["--waiting-longer-than", "--stuck-after-seconds"])
+def test_the_waiting_threshold_is_one_flag_everywhere(flag: str) -> None:
+    parser = build_parser()
+    watched = parser.parse_args(["tournament", "watch", "tournaments/x", flag, "60"])
+    assert watched.waiting_longer_than == 60
+    assert parser.parse_args(["tables", "stuck", "--waiting-longer-than", "60"])
+    assert parser.parse_args(["serve", "--waiting-longer-than", "60"]).waiting_longer_than == 60
+    watch_help = dict(_walk(parser, "sapsam"))["sapsam tournament watch"].format_help()
+    assert "--waiting-longer-than" in watch_help and "--stuck-after-seconds" not in watch_help
+
+
 def test_old_flag_spellings_are_hidden_from_the_help() -> None:
     for build, program in ((build_parser, "demo"), (terminal.build_parser, None)):
         parser = build()

@@ -5,7 +5,7 @@ the deals credited, and for each table of the round whom it waits for and since 
 follows it live through WatchTournament: every event as a sentence (a deal credited with each
 player's result, a round seated, a pause, a forfeit …), and the tables' picture again whenever it
 changes (checked every --refresh-seconds). A table of the round that GetStuckTables counts
-as stuck (past its deadline, or waiting longer than --stuck-after-seconds), or one played out
+as stuck (past its deadline, or waiting longer than --waiting-longer-than), or one played out
 whose deals are still not all credited at the next look, is an ALERT line; a paused tournament's
 tables are held, not stuck. It ends when the tournament is complete or cancelled (exit 0), or on
 Ctrl-C (exit 130); --once prints the picture once and exits. A broken stream is resumed from the
@@ -49,10 +49,17 @@ def add_actions(actions: Any) -> None:
     watch.add_argument("tournament", help="the tournament: its id, or tournaments/{id}")
     server_options(watch)
     watch.add_argument(
-        "--stuck-after-seconds",
+        "--waiting-longer-than",
         type=int,
         default=300,
-        help="alert for a table waiting longer than this, even before its deadline (default: 300)",
+        dest="waiting_longer_than",
+        metavar="SECONDS",
+        help="alert for a table waiting longer than this, even before its deadline (as sapsam"
+        " tables stuck --waiting-longer-than; default: 300)",
+    )
+    # The first spelling, still accepted (scripts use it), hidden: one name for one threshold.
+    watch.add_argument(
+        "--stuck-after-seconds", type=int, dest="waiting_longer_than", help=argparse.SUPPRESS
     )
     watch.add_argument(
         "--refresh-seconds",
@@ -103,7 +110,7 @@ def _watch(arguments: argparse.Namespace) -> int:
             channel,
             tournament_resource(arguments.tournament),
             metadata,
-            arguments.stuck_after_seconds,
+            arguments.waiting_longer_than,
         )
         try:
             shown = picture.read()

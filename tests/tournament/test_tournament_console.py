@@ -98,7 +98,7 @@ def test_a_tournament_from_registration_to_final_standings(
     assert played.returncode == 0, played.stderr
     assert f"{names[0]}: round 1, tables/" in played.stdout
     assert f"{names[0]}: round 2, tables/" in played.stdout
-    assert "the tournament is over: 4 bots played 8 tables" in played.stdout
+    assert "the tournament is over: 4 bots played at 4 tables (8 seats)" in played.stdout
     out, err = watcher.communicate(timeout=120)
     assert watcher.returncode == 0, err
     assert "deal 1 credited (" in out and "round 1 is complete" in out

@@ -88,8 +88,15 @@ def _bots(arguments: argparse.Namespace) -> int:
     failed = [bot for bot in bots if bot.error is not None]
     for bot in failed:
         print(f"sapsam tournament: {bot.display_name} stopped: {bot.error}", file=sys.stderr)
-    played = sum(len(bot.tables_played) for bot in bots)
-    print(f"the tournament is over: {plural(len(bots), 'bot')} played {plural(played, 'table')}")
+    # A table is counted once however many of these bots sat at it (two bots at one table: one
+    # table, two seats; tried: "4 bots played 8 tables" of a tournament of 4 tables).
+    seats = sum(len(bot.tables_played) for bot in bots)
+    tables = len({table for bot in bots for table in bot.tables_played})
+    at = "" if seats == tables else f" ({plural(seats, 'seat')})"
+    print(
+        f"the tournament is over: {plural(len(bots), 'bot')} played at"
+        f" {plural(tables, 'table')}{at}"
+    )
     return CANNOT_RUN if failed else 0
 
 

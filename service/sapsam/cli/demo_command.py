@@ -119,11 +119,15 @@ def _deal_lines(result: Any, names: dict[str, str]) -> list[str]:
     for seat in result.seats:
         rows = seat.arrangement
         shown = " | ".join(" ".join(row) for row in (rows.front, rows.middle, rows.back))
-        foul = "  FOUL" if seat.foul else ""
+        said = "  FOUL" if seat.foul else ""
         if seat.natural and seat.natural != "none":  # a table with naturals (rules §2.9)
-            foul += f"  declared {seat.natural.replace('_', ' ')}"
+            said += f"  declared {seat.natural.replace('_', ' ')}"
         who = names.get(seat.seat, "")[:14]
-        lines.append(f"  {_seat_number(seat.seat)} {who:<14} {shown}{foul}")
+        line = f"  {_seat_number(seat.seat)} {who:<14} {shown}"
+        if len(line) + len(said) <= 80:
+            lines.append(line + said)
+        else:  # a long natural's name (a foul besides): under the rows, on a line of its own
+            lines += [line, " " * 19 + said.lstrip()]
     for pair in result.pairs:
         first, second = _seat_number(pair.first_seat), _seat_number(pair.second_seat)
         outcomes = ", ".join(

@@ -39,13 +39,23 @@ def test_the_demo_plays_a_series_and_verifies_every_deal() -> None:
     assert max(len(line) for line in output.splitlines()) <= 80
 
 
-def test_the_demo_plays_naturals_end_to_end() -> None:
+def test_the_demo_plays_naturals_end_to_end(database_url: str) -> None:
     """With 004's naturals (four_player_bonus) every bot declares before it commits (none, or
     the strongest natural it holds), reveals its declaration with its rows, and every deal
-    verifies with each seat's declaration[s] check (10 checks and 4)."""
+    verifies with each seat's declaration[s] check (10 checks and 4). On the test's database
+    (the demo's own embedded one is the first test's)."""
     sapsam = Path(sys.executable).parent / "sapsam"
     completed = subprocess.run(
-        [str(sapsam), "demo", "--preset", "four_player_bonus", "--deals", "2"],
+        [
+            str(sapsam),
+            "demo",
+            "--preset",
+            "four_player_bonus",
+            "--deals",
+            "2",
+            "--database-url",
+            database_url,
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -57,14 +67,23 @@ def test_the_demo_plays_naturals_end_to_end() -> None:
     assert "verification: PASSED (2 of 2 deals verified)" in output
 
 
-def test_the_demo_plays_capsa_susun_as_the_issue_spells_it() -> None:
+def test_the_demo_plays_capsa_susun_as_the_issue_spells_it(database_url: str) -> None:
     """Issue #17 writes `sapsam demo --rules capsa_susun`: the same option as `--preset`. Under
     002's game every seat declares (naturals) and every seat announces play or surrender in
     every deal, shown before the deal's reveal; every deal verifies (the declaration checks
-    and the announcements' included)."""
+    and the announcements' included). On the test's database, as above."""
     sapsam = Path(sys.executable).parent / "sapsam"
     completed = subprocess.run(
-        [str(sapsam), "demo", "--rules", "capsa_susun", "--deals", "2"],
+        [
+            str(sapsam),
+            "demo",
+            "--rules",
+            "capsa_susun",
+            "--deals",
+            "2",
+            "--database-url",
+            database_url,
+        ],
         capture_output=True,
         text=True,
         timeout=300,

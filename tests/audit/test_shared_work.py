@@ -14,11 +14,13 @@ import pytest
 
 from sapsam.audit import Requester, select_deal, verify_export, write_lines
 from sapsam.audit.anchoring import Trust
+from sapsam.audit.opening_checks import _read_rule_set
 from sapsam.audit.report import Verdict
 from sapsam.audit.sample_anchored import AnchoredLog, anchored_log
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.audit.verifier import forget_shared_work
 from sapsam.log.signed_note import NoteSigner
+from sapsam.rules.ruleset import RuleSet, RuleSetError
 
 SIGNER = NoteSigner.from_seed("sapsam/test", bytes(32))
 STRANGER = NoteSigner.from_seed("sapsam/test", bytes([9]) * 32)
@@ -74,6 +76,15 @@ def _forgeries(lines: list[str]) -> dict[str, list[str]]:
         "rule set": _edit(
             lines, created, lambda e: e["data"]["rule_set"].__setitem__("row_unit", 2)
         ),
+        # A rule set's object values are part of what its reading is kept by (version 6).
+        "pair units": _edit(
+            lines, created, lambda e: e["data"]["rule_set"].__setitem__("pair_units", {"0-1": 2})
+        ),
+        "pair units not integers": _edit(
+            lines,
+            created,
+            lambda e: e["data"]["rule_set"].__setitem__("pair_units", {"0-1": True}),
+        ),
         "signature": _edit(
             lines, 0, lambda h: h["transparency"].__setitem__("checkpoint", flipped)
         ),
@@ -106,6 +117,8 @@ def _forgeries(lines: list[str]) -> dict[str, list[str]]:
         "lot commitment",
         "seat count",
         "rule set",
+        "pair units",
+        "pair units not integers",
         "signature",
         "lowest proof hash",
         "highest proof hash",
@@ -137,3 +150,20 @@ def test_a_stranger_key_is_not_taken_for_the_pinned_one(honest: list[str]) -> No
     assert verify_export(honest, trust=PINNED).verdict is Verdict.ANCHORED
     stranger = verify_export(honest, trust=Trust(server_keys=(STRANGER.verifier,)))
     assert stranger.verdict is Verdict.FAILED and stranger.failed_names() == ("checkpoint",)
+
+
+def test_a_rule_set_with_object_values_is_read_once() -> None:
+    """Rules version 6's ``pair_units`` and ``royalty_amounts`` are JSON objects: an equal rule
+    set is the one read before, one whose object holds a value of another type is not."""
+    rule_set = RuleSet().to_dict()
+    assert rule_set["rules_version"] == 6 and type(rule_set["pair_units"]) is dict
+    forget_shared_work()
+    first = _read_rule_set(json.loads(json.dumps(rule_set)))
+    assert _read_rule_set(json.loads(json.dumps(rule_set))) is first
+    staked = {**rule_set, "pair_units": {"0-1": 2}}
+    assert _read_rule_set(staked).pair_units == {"0-1": 2}
+    assert _read_rule_set({**rule_set, "pair_units": {"0-1": 2}}) is _read_rule_set(staked)
+    with pytest.raises(RuleSetError):
+        _read_rule_set({**rule_set, "pair_units": {"0-1": True}})
+    with pytest.raises(RuleSetError):  # errors are not kept
+        _read_rule_set({**rule_set, "pair_units": {"0-1": True}})

@@ -48,11 +48,24 @@ def table_rule_set(created: TableCreated | None) -> RuleSet | None:
 
 # RuleSet.from_dict validates every field, and a verifier going through many exports meets the
 # same few rule sets again and again. A RuleSet is frozen, so one reading is shared: the key holds
-# each value's type too (true and 1 are equal in Python, not as rule set values). Errors are not
-# kept, so a bad rule set raises every time.
+# each value's type too (true and 1 are equal in Python, not as rule set values), and a JSON
+# object value (rules version 6's ``pair_units`` and ``royalty_amounts``) as its items with their
+# types (before, such a value made the key unhashable and every export read its rule set anew).
+# Errors are not kept, so a bad rule set raises every time.
 _RuleSetKey = tuple[tuple[str, type, object], ...]
 _RULE_SETS: dict[_RuleSetKey, RuleSet] = {}
 _RULE_SETS_KEPT = 64
+
+
+def _value_key(value: object) -> object:
+    """A hashable key of a plain JSON value, equal only for values of the same types; an
+    unhashable value other than an object of plain values raises ``TypeError``."""
+    if type(value) is dict:
+        return tuple(
+            (type(name), name, type(item), _value_key(item)) for name, item in value.items()
+        )
+    hash(value)
+    return value
 
 
 def _read_rule_set(data: object) -> RuleSet:
@@ -60,7 +73,7 @@ def _read_rule_set(data: object) -> RuleSet:
     if type(data) is not dict:
         return RuleSet.from_dict(cast(Mapping[str, Any], data))
     try:
-        key = tuple((name, type(value), value) for name, value in data.items())
+        key = tuple((name, type(value), _value_key(value)) for name, value in data.items())
         known = _RULE_SETS.get(key)
     except TypeError:  # an unhashable value (a list …): nothing to share, from_dict judges it
         return RuleSet.from_dict(data)

@@ -113,11 +113,11 @@ def register(subparsers: Any) -> None:
         "--waiting-longer-than",
         type=int,
         metavar="SECONDS",
-        help="also count as stuck, in the health detail sapsam.tables.stuck and the logged"
-        " count, the tables (not complete) whose last event is older than this, whatever they"
-        " wait for: a table without deadlines waiting for an absent player, a table nobody"
-        " starts the next deal of (as sapsam tables stuck --waiting-longer-than; default:"
-        " only the tables past their deadline count)",
+        help="also count as stuck, in the health detail sapsam.tables.stuck, the logged count"
+        " and the sapsam_stuck_tables metric, the tables (not complete) whose last event is"
+        " older than this, whatever they wait for: a table without deadlines waiting for an"
+        " absent player, a table nobody starts the next deal of (as sapsam tables stuck"
+        " --waiting-longer-than; default: only the tables past their deadline count)",
     )
     parser.set_defaults(handler=_serve)
     apply_environment(parser, os.environ)

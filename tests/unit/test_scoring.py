@@ -179,6 +179,7 @@ def test_foul_against_legal_is_a_scoop_under_every_method() -> None:
         "capsa_susun_scoop_bonus": -5,  # 3 rows + the scoop bonus + 1
         "closed_american": -31,  # 1-6's 6 + the American royal back (25); 22 and 77 pay none
         "closed_russian": -21,  # 6 + the Russian royal back (15)
+        "thirteen_waters": -8,  # per row, 004's royalties as four_player_royalties: 3 + 5
     }
     assert set(expected) == set(PRESETS)
     for name, total in expected.items():

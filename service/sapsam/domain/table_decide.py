@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sapsam import fairness
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,
@@ -33,15 +32,17 @@ from sapsam.domain.commands import (
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import (
     CardsDealt,
-    DealerChosen,
     DealStarted,
-    DeckCut,
-    EntropyContributed,
     Event,
-    PlayerSeated,
     TableCreated,
 )
-from sapsam.domain.table_checks import current_deal, require_phase, require_seed_size, seat_for
+from sapsam.domain.table_checks import current_deal, require_phase, seat_for
+from sapsam.domain.table_frame import (
+    decide_cut_at,
+    decide_dealer_lot,
+    decide_entropy,
+    decide_seating,
+)
 from sapsam.domain.table_naturals import decide_declare
 from sapsam.domain.table_play import (
     COMMITMENT_BYTES,
@@ -120,42 +121,15 @@ def _decide_create(state: TableState, command: CreateTable) -> list[Event]:
 
 
 def _decide_seat(state: TableState, command: SeatPlayer) -> list[Event]:
-    if state.seat_of(command.player_id) is not None:
-        raise DomainError(Reason.ALREADY_SEATED, "you already hold a seat at this table")
-    if all(holder is not None for holder in state.seats):
-        raise DomainError(Reason.TABLE_FULL, "every seat at this table is taken")
-    if command.seat is None:
-        free = [seat for seat, holder in enumerate(state.seats) if holder is None]
-        seat = free[0]
-    else:
-        seat = command.seat
-        if not 0 <= seat < state.seat_count:
-            raise DomainError(
-                Reason.UNKNOWN_SEAT,
-                f"seat {seat} does not exist; this table has seats 0 to {state.seat_count - 1}",
-                field="seat",
-            )
-        if state.seats[seat] is not None:
-            raise DomainError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
-    return [PlayerSeated(seat=seat, player_id=command.player_id)]
+    return decide_seating(state.seats, command.player_id, command.seat)
 
 
 def _decide_choose_dealer(state: TableState, command: ChooseDealer) -> list[Event]:
     require_phase(state, TablePhase.AWAITING_DEALER)
     assert state.table_id is not None
-    require_seed_size(command.lot_seed, "lot_seed")
-    if fairness.lot_commitment(state.table_id, command.lot_seed) != state.lot_commitment:
-        raise DomainError(
-            Reason.SEED_MISMATCH, "the lot seed does not match the commitment made at creation"
-        )
-    lot = fairness.draw_dealer(command.lot_seed, state.table_id, state.seat_count)
-    return [
-        DealerChosen(
-            dealer=lot.dealer,
-            lot_seed=command.lot_seed.hex(),
-            lot_cards=tuple(str(card) for card in lot.cards),
-        )
-    ]
+    return decide_dealer_lot(
+        state.table_id, state.lot_commitment, state.seat_count, command.lot_seed
+    )
 
 
 def _decide_start_deal(state: TableState, command: StartDeal) -> list[Event]:
@@ -178,34 +152,15 @@ def _decide_contribute(state: TableState, command: ContributeEntropy) -> list[Ev
     seat = seat_for(state, command.player_id)
     require_phase(state, TablePhase.AWAITING_CUT)
     deal = current_deal(state)
-    if deal.contributions[seat] is not None:
-        raise DomainError(Reason.ALREADY_CONTRIBUTED, "this seat already contributed entropy")
-    if not 1 <= len(command.entropy) <= fairness.MAX_CONTRIBUTION_BYTES:
-        raise DomainError(
-            Reason.BAD_ENTROPY,
-            f"entropy must be 1 to {fairness.MAX_CONTRIBUTION_BYTES} bytes, "
-            f"not {len(command.entropy)}",
-            field="entropy",
-        )
-    return [EntropyContributed(deal_number=deal.number, seat=seat, entropy=command.entropy.hex())]
+    contributed = deal.contributions[seat] is not None
+    return decide_entropy(deal.number, seat, contributed, command.entropy)
 
 
 def _decide_cut(state: TableState, command: CutDeck) -> list[Event]:
     seat = seat_for(state, command.player_id)
     require_phase(state, TablePhase.AWAITING_CUT)
     deal = current_deal(state)
-    cutter = fairness.cutter_for(deal.dealer, state.seat_count)
-    if seat != cutter:
-        raise DomainError(
-            Reason.NOT_YOUR_TURN, f"seat {cutter}, on the dealer's right, cuts; you hold {seat}"
-        )
-    if not 1 <= command.position <= 51:
-        raise DomainError(
-            Reason.BAD_CUT_POSITION,
-            f"cut position must be 1 to 51, not {command.position}",
-            field="position",
-        )
-    return [DeckCut(deal_number=deal.number, seat=seat, position=command.position)]
+    return decide_cut_at(deal.number, deal.dealer, state.seat_count, seat, command.position)
 
 
 def _decide_deal_cards(state: TableState, command: DealCards) -> list[Event]:

@@ -18,14 +18,10 @@ from sapsam.domain.commands import (
 )
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import (
-    DealerChosen,
     DealScored,
     DealStarted,
-    DeckCut,
-    EntropyContributed,
     Event,
     PairScored,
-    PlayerSeated,
     SeatStanding,
     SeedRevealed,
     SeriesCompleted,
@@ -46,6 +42,12 @@ from sapsam.domain.open_face.table_state import (
     OpenFaceTablePhase,
     dead_seats,
     next_deal,
+)
+from sapsam.domain.table_frame import (
+    decide_cut_at,
+    decide_dealer_lot,
+    decide_entropy,
+    decide_seating,
 )
 from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import format_cards
@@ -131,42 +133,15 @@ def _decide_create(state: OpenFaceTable, command: CreateOpenFaceTable) -> list[E
 
 
 def _decide_seat(state: OpenFaceTable, command: SeatPlayer) -> list[Event]:
-    if state.seat_of(command.player_id) is not None:
-        raise DomainError(Reason.ALREADY_SEATED, "you already hold a seat at this table")
-    free = [seat for seat, holder in enumerate(state.seats) if holder is None]
-    if not free:
-        raise DomainError(Reason.TABLE_FULL, "every seat at this table is taken")
-    seat = free[0] if command.seat is None else command.seat
-    if not 0 <= seat < state.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat {seat} does not exist; this table has seats 0 to {state.seat_count - 1}",
-            field="seat",
-        )
-    if seat not in free:
-        raise DomainError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
-    return [PlayerSeated(seat=seat, player_id=command.player_id)]
+    return decide_seating(state.seats, command.player_id, command.seat)
 
 
 def _decide_choose_dealer(state: OpenFaceTable, command: ChooseDealer) -> list[Event]:
     _require_phase(state, OpenFaceTablePhase.AWAITING_DEALER)
     assert state.table_id is not None
-    if len(command.lot_seed) != fairness.SEED_BYTES:
-        raise DomainError(
-            Reason.BAD_SEED, f"a seed is {fairness.SEED_BYTES} bytes", field="lot_seed"
-        )
-    if fairness.lot_commitment(state.table_id, command.lot_seed) != state.lot_commitment:
-        raise DomainError(
-            Reason.SEED_MISMATCH, "the lot seed does not match the commitment made at creation"
-        )
-    lot = fairness.draw_dealer(command.lot_seed, state.table_id, state.seat_count)
-    return [
-        DealerChosen(
-            dealer=lot.dealer,
-            lot_seed=command.lot_seed.hex(),
-            lot_cards=tuple(str(card) for card in lot.cards),
-        )
-    ]
+    return decide_dealer_lot(
+        state.table_id, state.lot_commitment, state.seat_count, command.lot_seed
+    )
 
 
 def _decide_start_deal(state: OpenFaceTable, command: StartDeal) -> list[Event]:
@@ -193,36 +168,15 @@ def _decide_start_deal(state: OpenFaceTable, command: StartDeal) -> list[Event]:
 def _decide_contribute(state: OpenFaceTable, command: ContributeEntropy) -> list[Event]:
     seat = _seat_for(state, command.player_id)
     _require_phase(state, OpenFaceTablePhase.AWAITING_CUT)
-    if state.contributions[seat] is not None:
-        raise DomainError(Reason.ALREADY_CONTRIBUTED, "this seat already contributed entropy")
-    if not 1 <= len(command.entropy) <= fairness.MAX_CONTRIBUTION_BYTES:
-        raise DomainError(
-            Reason.BAD_ENTROPY,
-            f"entropy must be 1 to {fairness.MAX_CONTRIBUTION_BYTES} bytes, "
-            f"not {len(command.entropy)}",
-            field="entropy",
-        )
-    return [
-        EntropyContributed(deal_number=state.deal_number, seat=seat, entropy=command.entropy.hex())
-    ]
+    contributed = state.contributions[seat] is not None
+    return decide_entropy(state.deal_number, seat, contributed, command.entropy)
 
 
 def _decide_cut(state: OpenFaceTable, command: CutDeck) -> list[Event]:
     seat = _seat_for(state, command.player_id)
     _require_phase(state, OpenFaceTablePhase.AWAITING_CUT)
     assert state.dealer is not None
-    cutter = fairness.cutter_for(state.dealer, state.seat_count)
-    if seat != cutter:
-        raise DomainError(
-            Reason.NOT_YOUR_TURN, f"seat {cutter}, on the dealer's right, cuts; you hold {seat}"
-        )
-    if not 1 <= command.position <= 51:
-        raise DomainError(
-            Reason.BAD_CUT_POSITION,
-            f"cut position must be 1 to 51, not {command.position}",
-            field="position",
-        )
-    return [DeckCut(deal_number=state.deal_number, seat=seat, position=command.position)]
+    return decide_cut_at(state.deal_number, state.dealer, state.seat_count, seat, command.position)
 
 
 def _decide_play(state: OpenFaceTable, command: Any) -> list[Event]:

@@ -11,7 +11,13 @@ from forged_histories import history, recorded
 
 from sapsam.audit import Requester, select_table, verify_export, write_lines
 from sapsam.audit.deal_events import DealEvents
-from sapsam.audit.families import AUDIT_FAMILIES, CLOSED_AUDIT, DealContext, audit_family_for
+from sapsam.audit.families import (
+    AUDIT_FAMILIES,
+    CLOSED_AUDIT,
+    OPEN_FACE_AUDIT,
+    DealContext,
+    audit_family_for,
+)
 from sapsam.audit.report import Status
 from sapsam.domain import families
 from sapsam.domain.events import Event, TableCreated
@@ -42,16 +48,15 @@ def test_a_table_of_an_unknown_family_fails_the_family_check() -> None:
     assert not report.ok and report.deals_verified == 0
     failed = [check for check in report.checks if check.status is Status.FAILED]
     assert [check.name for check in failed] == ["family"]
-    assert "'draughts'" in failed[0].detail and "known families: closed" in failed[0].detail
+    assert (
+        "'draughts'" in failed[0].detail and "known families: closed, open_face" in failed[0].detail
+    )
     # The framework's own checks still ran: the chain of the (rechained) export holds.
     assert any(c.name == "chain" and c.status is Status.PASSED for c in report.checks)
 
 
-def test_the_verifier_checks_only_families_the_domain_plays() -> None:
-    # Open face is played by the domain but not yet checked by the verifier (its AuditFamily is
-    # the next step, docs/architecture.md): an export of it fails the family check, as above.
-    assert set(AUDIT_FAMILIES) <= set(families.FAMILIES)
-    assert "closed" in AUDIT_FAMILIES
+def test_the_verifier_checks_every_family_the_domain_plays() -> None:
+    assert set(AUDIT_FAMILIES) == set(families.FAMILIES) == {"closed", "open_face"}
 
 
 def test_an_export_without_table_created_is_checked_as_the_closed_game() -> None:
@@ -69,5 +74,7 @@ def test_an_open_face_table_is_not_judged_as_a_closed_one() -> None:
     created = events[0]
     assert isinstance(created, TableCreated)
     open_face = replace(created, rule_set={FAMILY_KEY: "open_face", "name": "ofc_classic"})
-    with pytest.raises(UnknownFamilyError, match="'open_face', which this verifier does not"):
-        audit_family_for(open_face)
+    assert audit_family_for(open_face) is OPEN_FACE_AUDIT
+    draughts = replace(created, rule_set={FAMILY_KEY: "draughts", "name": "x"})
+    with pytest.raises(UnknownFamilyError, match="'draughts', which this verifier does not"):
+        audit_family_for(draughts)

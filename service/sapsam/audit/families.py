@@ -21,12 +21,21 @@ from typing import Any, Final, TypeAlias
 
 from sapsam.audit.closed_deals import closed_deal_checks
 from sapsam.audit.deal_events import DealEvents
+from sapsam.audit.open_face_deals import open_face_deal_checks, read_open_face_rules
 from sapsam.audit.opening_checks import table_rule_set
 from sapsam.audit.report import AuditCheck
 from sapsam.domain.events import DealerChosen, PlayerSeated, TableCreated
 from sapsam.domain.family import CLOSED_FAMILY, UnknownFamilyError, family_name_of
+from sapsam.domain.open_face.table_decide import OPEN_FACE_FAMILY
 
-__all__ = ["AUDIT_FAMILIES", "AuditFamily", "DealContext", "audit_family_for"]
+__all__ = [
+    "AUDIT_FAMILIES",
+    "CLOSED_AUDIT",
+    "OPEN_FACE_AUDIT",
+    "AuditFamily",
+    "DealContext",
+    "audit_family_for",
+]
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,9 @@ class DealContext:
     """The recorded rule set as the family read it (None: unreadable)."""
     seated: Sequence[PlayerSeated]
     """Who holds each seat as this deal is played."""
+    earlier: Sequence[DealEvents] = ()
+    """The export's deals before this one, in order (a family whose deals start from what the
+    earlier ones decided folds them: open face's Fantasyland and button)."""
 
 
 DealChecks: TypeAlias = tuple[list[AuditCheck], tuple[int, ...] | None]
@@ -62,6 +74,10 @@ class AuditFamily:
     ]
     """Every check of one deal, and its verified per-seat totals (None: not verified). A
     malformed value must fail a check, never raise (``sapsam.audit.check_guard.safely``)."""
+    series_in_deals: bool = True
+    """Whether a series is a number of deals (the rule set's ``series_length``), which the
+    framework's ``standings`` check counts; False: the family's own checks judge when the
+    series ends (open face counts button moves: a Fantasyland deal keeps the button)."""
 
 
 CLOSED_AUDIT: Final = AuditFamily(
@@ -79,8 +95,18 @@ CLOSED_AUDIT: Final = AuditFamily(
 )
 """The closed game's checks (docs/audit.md; ``sapsam.audit.closed_deals``)."""
 
+OPEN_FACE_AUDIT: Final = AuditFamily(
+    name=OPEN_FACE_FAMILY,
+    read_rules=read_open_face_rules,
+    deal_checks=lambda deal, context: open_face_deal_checks(
+        deal, context.created, context.chosen, context.seated, context.earlier
+    ),
+    series_in_deals=False,
+)
+"""Open face's checks (docs/audit.md, "Open face"; ``sapsam.audit.open_face_deals``)."""
+
 AUDIT_FAMILIES: Final[Mapping[str, AuditFamily]] = MappingProxyType(
-    {CLOSED_AUDIT.name: CLOSED_AUDIT}
+    {CLOSED_AUDIT.name: CLOSED_AUDIT, OPEN_FACE_AUDIT.name: OPEN_FACE_AUDIT}
 )
 """Every family the verifier checks, by the name a rule set records."""
 

@@ -21,9 +21,12 @@ def series_checks(
     rule_set: RuleSet | None,
     seat_count: int,
     after_series: str = "close",
+    *,
+    series_in_deals: bool = True,
 ) -> list[AuditCheck]:
     """Running totals, final standings and (at a ``new_series`` table) each new series' start,
-    against the verified deal results and the rule set's series length."""
+    against the verified deal results and the rule set's series length (``series_in_deals``
+    False: the family's own checks judge when its series ends, ``AuditFamily``)."""
     checks: list[AuditCheck] = []
     length = None if rule_set is None else rule_set.series_length
     # Before anything is sized by it: a forged seat count of 10^9 made gigabytes of zeros.
@@ -116,6 +119,7 @@ def series_checks(
                     length,
                     after_series,
                     _SeriesDeals(exported, voided),
+                    series_in_deals,
                 )
             )
         start = _series_start_check(deal, length, after_series)
@@ -139,6 +143,7 @@ def _standings_check(
     length: int | None,
     after_series: str,
     seen: _SeriesDeals,
+    series_in_deals: bool = True,
 ) -> AuditCheck:
     first = 1 if length is None else first_deal_of_series(deal.number, length, after_series)
     numbers = range(first, deal.number + 1)
@@ -160,7 +165,7 @@ def _standings_check(
             " voided (export the whole table to check the series)",
             deal=deal.number,
         )
-    if completed.deals_played != in_series or length != in_series:
+    if completed.deals_played != in_series or (series_in_deals and length != in_series):
         return AuditCheck(
             "standings",
             Status.FAILED,

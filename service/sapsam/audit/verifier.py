@@ -176,7 +176,9 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     for index, deal in enumerate(deals):
         if index:
             seated_now = _seating_after(seated_now, deals[index - 1])
-        context = DealContext(created, chosen, seat_count, after_series, rule_set, seated_now)
+        context = DealContext(
+            created, chosen, seat_count, after_series, rule_set, seated_now, deals[:index]
+        )
         deal_checks, totals = family.deal_checks(deal, context)
         checks.extend(deal_checks)
         if totals is not None:
@@ -194,7 +196,14 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
         _safely(
             "series_totals",
             None,
-            lambda: series_checks(deals, verified_totals, rule_set, seat_count, after_series),
+            lambda: series_checks(
+                deals,
+                verified_totals,
+                rule_set,
+                seat_count,
+                after_series,
+                series_in_deals=family.series_in_deals,
+            ),
             _TOTALS_UNREADABLE,
         )
     )

@@ -1,0 +1,401 @@
+"""Open face's checks of one deal, as the verifier's framework runs them (``AuditFamily``).
+
+A deal is checked by **re-deciding** it: the table's state before the deal is folded from the
+export's opening and its earlier deals (``DealContext.earlier``), then every event of the deal
+is turned back into the command that must have produced it -- a street's digests from the
+published seed, a placement with the cards the seed dealt that seat, a Fantasyland hand with its
+nonce, the seed itself -- and ``sapsam.domain.open_face``'s ``decide`` must produce exactly the
+recorded event (deadlines aside: no clock is replayed offline). So every rule the service
+enforced is checked by the same code, from the log alone (docs/audit.md, "Open face").
+
+The first event that does not re-decide fails the check it belongs to and the rest of the deal
+is not checked (its state would rest on a forgery):
+
+* ``seed``: the deal's start, entropy, cut and ``SeedRevealed`` against its commitment;
+* ``streets``: each ``StreetDealt``'s per-seat digests recomputed from the seed's cards;
+* ``placements``: each ``CardsPlaced`` legal, in turn, of cards dealt to that seat on that
+  street, and an automatic move exactly what the rule set's policy places;
+* ``fantasyland``: each hand committed by the right seat and opened matching its commitment;
+* ``scores``: ``DealScored`` (royalties, dead hands, totals) recomputed with
+  ``sapsam.rules.open_face``, and ``SeriesCompleted`` recorded exactly when the button has
+  moved as many times as there are seats (a Fantasyland deal keeps the button: the set is
+  counted in button moves, not deals).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sapsam import fairness
+from sapsam.audit.deal_events import MALFORMED, DealEvents
+from sapsam.audit.report import AuditCheck, Status
+from sapsam.domain.commands import ContributeEntropy, CutDeck, RevealSeed, StartDeal
+from sapsam.domain.errors import DomainError
+from sapsam.domain.events import (
+    DealerChosen,
+    DealScored,
+    DealStarted,
+    DeckCut,
+    EntropyContributed,
+    Event,
+    PlayerSeated,
+    SeedRevealed,
+    SeriesCompleted,
+    TableCreated,
+)
+from sapsam.domain.family import without_family
+from sapsam.domain.open_face.commands import (
+    CommitFantasyland,
+    DealStreet,
+    PlaceCards,
+    PlaceForSeat,
+    RevealFantasyland,
+)
+from sapsam.domain.open_face.events import (
+    CardsPlaced,
+    FantasylandCommitted,
+    FantasylandRevealed,
+    StreetDealt,
+)
+from sapsam.domain.open_face.table_decide import (
+    SERIES_LENGTH_KEY,
+    decide_table,
+    read_recorded_rules,
+)
+from sapsam.domain.open_face.table_evolve import evolve_table, fold_table
+from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
+from sapsam.fairness.open_face_deal import deal_streets, street_digest
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import Card, parse_cards
+from sapsam.rules.open_face.board import Placement
+from sapsam.rules.open_face.parameters import OpenFaceRules, OpenFaceRulesError
+
+__all__ = [
+    "OPEN_FACE_CHECKS",
+    "OpenFaceAuditRules",
+    "ReplayError",
+    "open_face_deal_checks",
+    "read_open_face_rules",
+    "replay_deal",
+]
+
+OPEN_FACE_CHECKS: Final = ("seed", "streets", "placements", "fantasyland", "scores")
+"""The checks of an open-face deal, in the order the deal's events reach them."""
+
+_CHECK_OF: Final[dict[type[Event], str]] = {
+    DealStarted: "seed",
+    EntropyContributed: "seed",
+    DeckCut: "seed",
+    StreetDealt: "streets",
+    CardsPlaced: "placements",
+    FantasylandCommitted: "fantasyland",
+    FantasylandRevealed: "fantasyland",
+    SeedRevealed: "seed",
+    DealScored: "scores",
+    SeriesCompleted: "scores",
+}
+
+
+class ReplayError(Exception):
+    """An event that does not re-decide: the check it fails and why."""
+
+    def __init__(self, check: str, detail: str) -> None:
+        super().__init__(detail)
+        self.check = check
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class OpenFaceAuditRules:
+    """A recorded open-face rule set as the verifier reads it: what the framework reads
+    (``name``, ``series_length``: the seats, in button moves) and the family's rules."""
+
+    name: str
+    series_length: int
+    rules: OpenFaceRules
+
+
+def read_open_face_rules(created: TableCreated | None) -> OpenFaceAuditRules | None:
+    """The rule set ``created`` records, or None when there is none or it is invalid."""
+    if created is None or not isinstance(created.rule_set, Mapping):
+        return None
+    try:
+        rules = read_recorded_rules(without_family(created.rule_set))
+    except (OpenFaceRulesError, *MALFORMED):
+        return None
+    length = created.rule_set.get(SERIES_LENGTH_KEY)
+    if length != created.seat_count or not rules.min_seats <= length <= rules.max_seats:
+        return None  # the set has as many button moves as seats (001)
+    return OpenFaceAuditRules(rules.name, length, rules)
+
+
+@dataclass
+class _Replay:
+    """The table as the deal's events are re-decided, and what the seed dealt."""
+
+    state: OpenFaceTable
+    seed: bytes
+    cards: tuple[tuple[tuple[Card, ...], ...], ...] = ()
+    """``cards[street][seat]``, known once the deck is cut."""
+
+
+def opening_state(
+    created: TableCreated, seated: Sequence[PlayerSeated], chosen: DealerChosen | None
+) -> OpenFaceTable:
+    """The table before its first deal (trusted: the framework checks the opening)."""
+    opening: list[Event] = [created, *seated]
+    if chosen is not None:
+        opening.append(chosen)
+    return fold_table(opening, INITIAL_OPEN_FACE_TABLE)
+
+
+def open_face_deal_checks(
+    deal: DealEvents,
+    created: TableCreated | None,
+    chosen: DealerChosen | None,
+    seated: Sequence[PlayerSeated],
+    earlier: Sequence[DealEvents],
+) -> tuple[list[AuditCheck], tuple[int, ...] | None]:
+    """Every check of one open-face deal, and its verified totals (None: not verified)."""
+    number = deal.number
+    if created is None:
+        return [AuditCheck("seed", Status.SKIPPED, "no TableCreated", deal=number)], None
+    if not deal.finished:
+        return [
+            AuditCheck(
+                "seed",
+                Status.PENDING,
+                "the deal is still being played: its seed is secret until SeedRevealed, so "
+                "its streets cannot be checked yet",
+                deal=number,
+            )
+        ], None
+    if [previous.number for previous in earlier] != list(range(1, number)):
+        return [
+            AuditCheck(
+                name,
+                Status.NOT_COVERED,
+                f"not checkable from this export: deal {number} starts from what deals 1 to "
+                f"{number - 1} decided (Fantasyland, the button, hands dead for the set); "
+                "export the whole table",
+                deal=number,
+            )
+            for name in OPEN_FACE_CHECKS
+        ], None
+    try:
+        state = opening_state(created, seated, chosen)
+        for previous in earlier:
+            for event in previous.events:
+                state = evolve_table(state, event)
+    except (*MALFORMED, AssertionError) as error:
+        detail = f"the deals before this one cannot be folded: {type(error).__name__}: {error}"
+        return [AuditCheck("seed", Status.FAILED, detail, deal=number)], None
+    return replay_deal(deal, state)
+
+
+def replay_deal(
+    deal: DealEvents, before: OpenFaceTable
+) -> tuple[list[AuditCheck], tuple[int, ...] | None]:
+    """Re-decide the deal's events from the table ``before`` it (see the module docstring)."""
+    number = deal.number
+    failed: ReplayError | None = None
+    reached: set[str] = set()
+    events = deal.events
+    index = 0
+    current = "seed"  # the check of the event being re-decided
+    replay_cut = False
+    try:
+        revealed = deal.first(SeedRevealed)
+        if not isinstance(revealed, SeedRevealed):
+            raise ReplayError("seed", "the deal is scored without SeedRevealed")
+        replay = _Replay(before, bytes.fromhex(revealed.seed))
+        while index < len(events):
+            event = events[index]
+            current = _CHECK_OF.get(type(event), "placements")
+            reached.add(current)
+            if type(event) not in _CHECK_OF:
+                raise ReplayError(
+                    current, f"{type(event).__name__} is not an event of an open-face deal"
+                )
+            if isinstance(event, DealScored | SeriesCompleted):
+                raise ReplayError("scores", f"{_name(event)} recorded where the rules make none")
+            index += _redecide(replay, event, events[index:], current)
+            replay_cut = bool(replay.cards)
+    except ReplayError as failure:
+        failed = failure
+    except (*MALFORMED, AssertionError) as error:
+        failed = ReplayError(current, f"malformed event: {type(error).__name__}: {error}")
+    # A check passes only when every event of it was re-decided before the replay stopped.
+    unchecked = {
+        _CHECK_OF.get(type(event), "placements")
+        for event in events[index:]
+        # The seed's commitment is checked when the deck is cut, before any street.
+        if not (isinstance(event, SeedRevealed) and replay_cut)
+    }
+    checks: list[AuditCheck] = []
+    for name in OPEN_FACE_CHECKS:
+        if failed is not None and name == failed.check:
+            checks.append(AuditCheck(name, Status.FAILED, failed.detail, deal=number))
+        elif failed is not None and name in unchecked:
+            checks.append(
+                AuditCheck(
+                    name,
+                    Status.SKIPPED,
+                    f"not checked: the replay stopped at a failed {failed.check} check",
+                    deal=number,
+                )
+            )
+        elif name == "fantasyland" and name not in reached:
+            checks.append(
+                AuditCheck(name, Status.PASSED, "no Fantasyland hand in this deal", deal=number)
+            )
+        else:
+            checks.append(AuditCheck(name, Status.PASSED, _PASSED[name], deal=number))
+    if failed is not None:
+        return checks, None
+    scored = deal.first(DealScored)
+    assert isinstance(scored, DealScored)
+    return checks, tuple(scored.totals)
+
+
+_PASSED: Final[dict[str, str]] = {
+    "seed": "the deal's seed matches its commitment; the deck follows from it, the entropy "
+    "and the cut",
+    "streets": "every street's per-seat digest matches the cards the seed dealt",
+    "placements": "every placement legal, in turn, of the cards dealt to that seat "
+    "(automatic moves as the rule set's policy places them)",
+    "fantasyland": "every Fantasyland hand opened matches its commitment and its dealt cards",
+    "scores": "royalties, dead hands and totals recomputed; the set ends after as many button "
+    "moves as seats",
+}
+
+
+def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) -> int:
+    """Re-decide ``event`` (and, for the seed's reveal, the score that follows it); the number
+    of recorded events it accounts for."""
+    state = replay.state
+    command = _command_for(replay, event)
+    try:
+        produced = decide_table(state, command)
+    except DomainError as error:
+        raise ReplayError(check, f"{_name(event)} is refused by the rules: {error}") from None
+    recorded = list(rest[: len(produced)])
+    for made, found in zip(produced, recorded, strict=False):
+        if _without_deadline(made) != _without_deadline(found):
+            where = "scores" if isinstance(found, DealScored | SeriesCompleted) else check
+            raise ReplayError(
+                where, f"{_name(found)} is not what the rules decide: expected {made!r}"
+            )
+    if len(recorded) < len(produced):
+        missing = _name(produced[len(recorded)])
+        raise ReplayError("scores", f"the deal ends without its {missing}")
+    for found in recorded:
+        replay.state = evolve_table(replay.state, found)
+    if isinstance(event, DeckCut):
+        _deal_cards(replay)
+    return len(produced)
+
+
+def _command_for(replay: _Replay, event: Event) -> Any:
+    state = replay.state
+    play = state.play
+    if isinstance(event, DealStarted):
+        return StartDeal(bytes.fromhex(event.seed_commitment))
+    if isinstance(event, EntropyContributed):
+        return ContributeEntropy(_player(state, event.seat), bytes.fromhex(event.entropy))
+    if isinstance(event, DeckCut):
+        return CutDeck(_player(state, event.seat), event.position)
+    if isinstance(event, SeedRevealed):
+        return RevealSeed(bytes.fromhex(event.seed))
+    if not replay.cards or play is None:
+        raise ReplayError(_CHECK_OF[type(event)], f"{_name(event)} before the deck is cut")
+    key = fairness.record_key(state.table_id or uuid.UUID(int=0), state.deal_number, replay.seed)
+    if isinstance(event, StreetDealt):
+        street = play.streets_dealt
+        if street >= len(replay.cards):
+            raise ReplayError("streets", f"{_name(event)}: every street is already dealt")
+        digests = tuple(
+            street_digest(key, street, seat, cards) if cards else b""
+            for seat, cards in enumerate(replay.cards[street])
+        )
+        return DealStreet(digests)
+    if isinstance(event, CardsPlaced):
+        dealt = _street_cards(replay, event.street, event.seat)
+        if event.automatic is not None:
+            # The service placed them: the rule set's policy must place exactly these cards
+            # here (a timeout only once the seat's time has run out).
+            at = play.deadline_ms if play.deadline_ms is not None else 0
+            return PlaceForSeat(_dealt_to_turn(replay), at, event.automatic == "timeout")
+        placement = Placement(
+            parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
+        )
+        if sorted(placement.cards) != sorted(dealt):
+            raise ReplayError(
+                "placements",
+                f"{_name(event)} places {' '.join(map(str, sorted(placement.cards)))}: not the "
+                f"cards the seed dealt seat {event.seat} on street {event.street}",
+            )
+        return PlaceCards(_player(state, event.seat), event.street, placement, dealt)
+    if isinstance(event, FantasylandCommitted):
+        return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
+    assert isinstance(event, FantasylandRevealed)
+    arrangement = Arrangement(
+        parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
+    )
+    dealt = _street_cards(replay, 0, event.seat)
+    return RevealFantasyland(
+        _player(state, event.seat), arrangement, bytes.fromhex(event.nonce), dealt
+    )
+
+
+def _deal_cards(replay: _Replay) -> None:
+    """What the published seed dealt, once the deck is cut (docs/fairness.md §22)."""
+    state = replay.state
+    play = state.play
+    assert state.table_id is not None and play is not None and state.cut_position is not None
+    if fairness.seed_commitment(state.table_id, play.number, replay.seed) != state.seed_commitment:
+        raise ReplayError("seed", "the published seed does not match the deal's commitment")
+    deck = fairness.shuffle_deck(replay.seed, state.contributions, state.table_id, play.number)
+    cut = fairness.cut_deck(deck, state.cut_position)
+    replay.cards = deal_streets(cut, play.dealer, play.schedule)
+
+
+def _street_cards(replay: _Replay, street: int, seat: int) -> tuple[Card, ...]:
+    if not 0 <= street < len(replay.cards) or not 0 <= seat < len(replay.cards[street]):
+        raise ReplayError("placements", f"no street {street} is dealt to seat {seat}")
+    return replay.cards[street][seat]
+
+
+def _dealt_to_turn(replay: _Replay) -> tuple[Card, ...]:
+    play = replay.state.play
+    assert play is not None
+    if play.turn is None or play.streets_dealt == 0:
+        return ()  # decide refuses: nobody is on turn
+    return replay.cards[play.streets_dealt - 1][play.turn]
+
+
+def _player(state: OpenFaceTable, seat: int) -> str:
+    if not 0 <= seat < len(state.seats) or state.seats[seat] is None:
+        raise ReplayError("seed", f"seat {seat} is not held at this table")
+    player = state.seats[seat]
+    assert player is not None
+    return player
+
+
+def _without_deadline(event: Event) -> Event:
+    # Deadlines follow from the service's clock, which the log does not replay.
+    if isinstance(event, StreetDealt | CardsPlaced):
+        return dataclasses.replace(event, deadline_ms=None)
+    return event
+
+
+def _name(event: Event) -> str:
+    seat = getattr(event, "seat", None)
+    street = getattr(event, "street", None)
+    where = "" if seat is None else f" of seat {seat}"
+    where += "" if street is None else f" on street {street}"
+    return f"{type(event).__name__}{where}"

@@ -393,17 +393,7 @@ async def _insert(
         return await settle_unique_violation(
             connection, error, request_id, stream_id, expected_version, fingerprint, request_digest
         )
-    return AppendResult(
-        stream_id=stream_id,
-        request_id=request_id,
-        first_version=recorded[0].version,
-        last_version=recorded[-1].version,
-        first_position=recorded[0].position,
-        last_position=recorded[-1].position,
-        response=response,
-        replayed=False,
-        events=tuple(recorded),
-    )
+    return _appended(stream_id, request_id, response, recorded)
 
 
 @dataclass(frozen=True)
@@ -572,17 +562,7 @@ async def append_by_group(
     remember_in(database.heads, stream_id, recorded[-1].version, recorded[-1].hash)
     if rows[0][2]:
         send_wakeup_to(database.wakeups, stream_id, recorded[-1].position)
-    return AppendResult(
-        stream_id=stream_id,
-        request_id=request_id,
-        first_version=recorded[0].version,
-        last_version=recorded[-1].version,
-        first_position=recorded[0].position,
-        last_position=recorded[-1].position,
-        response=response,
-        replayed=False,
-        events=tuple(recorded),
-    )
+    return _appended(stream_id, request_id, response, recorded)
 
 
 def _chained(previous_hash: bytes, canonical: Sequence[bytes]) -> list[bytes]:
@@ -622,6 +602,23 @@ async def _notify(connection: Connection, stream_id: str, position: int) -> None
     # A wake-up signal only: followers read the log themselves, so the payload carries no data.
     await connection.execute(
         "SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, wakeup_payload(stream_id, position)]
+    )
+
+
+def _appended(
+    stream_id: str, request_id: str, response: JsonValue, recorded: Sequence[RecordedEvent]
+) -> AppendResult:
+    """The answer to an append that wrote ``recorded`` (not a replayed request)."""
+    return AppendResult(
+        stream_id=stream_id,
+        request_id=request_id,
+        first_version=recorded[0].version,
+        last_version=recorded[-1].version,
+        first_position=recorded[0].position,
+        last_position=recorded[-1].position,
+        response=response,
+        replayed=False,
+        events=tuple(recorded),
     )
 
 

@@ -42,6 +42,8 @@ from sapsam.domain.table_frame import (
     decide_dealer_lot,
     decide_entropy,
     decide_seating,
+    require_hash_size,
+    require_seat_count,
 )
 from sapsam.domain.table_naturals import decide_declare
 from sapsam.domain.table_play import (
@@ -89,19 +91,12 @@ def _decide_create(state: TableState, command: CreateTable) -> list[Event]:
     if state.table_id is not None:
         raise DomainError(Reason.TABLE_EXISTS, "the table already exists")
     rule_set = command.rule_set
-    if not rule_set.min_seats <= command.seat_count <= rule_set.max_seats:
-        raise DomainError(
-            Reason.BAD_SEAT_COUNT,
-            f"seat count must be {rule_set.min_seats} to {rule_set.max_seats} under rule set "
-            f"{rule_set.name!r}, not {command.seat_count}",
-            field="seat_count",
-        )
+    require_seat_count(rule_set.min_seats, rule_set.max_seats, rule_set.name, command.seat_count)
     try:
         rule_set.check_limits()  # recorded rule sets are read as they are; new ones are bounded
     except RuleSetError as error:
         raise DomainError(Reason.BAD_RULE_SET, str(error), field="rule_set") from None
-    if len(command.lot_commitment) != COMMITMENT_BYTES:
-        raise DomainError(Reason.BAD_COMMITMENT, "the lot commitment must be 32 bytes")
+    require_hash_size(command.lot_commitment, "lot commitment")
     if command.after_series not in AFTER_SERIES_OPTIONS:
         raise DomainError(
             Reason.INVALID_ARGUMENT,
@@ -134,8 +129,7 @@ def _decide_choose_dealer(state: TableState, command: ChooseDealer) -> list[Even
 
 def _decide_start_deal(state: TableState, command: StartDeal) -> list[Event]:
     require_phase(state, TablePhase.BETWEEN_DEALS)
-    if len(command.seed_commitment) != COMMITMENT_BYTES:
-        raise DomainError(Reason.BAD_COMMITMENT, "the seed commitment must be 32 bytes")
+    require_hash_size(command.seed_commitment, "seed commitment")
     dealer = state.next_dealer
     assert dealer is not None
     number = state.next_deal_number

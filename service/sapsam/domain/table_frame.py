@@ -25,6 +25,44 @@ LAST_CUT_POSITION = 51
 """A cut lifts 1 to 51 cards off a 52-card deck."""
 
 
+def require_seat_count(minimum: int, maximum: int, rule_set_name: str, seat_count: int) -> None:
+    """A new table's seat count within its rule set's range."""
+    if not minimum <= seat_count <= maximum:
+        raise DomainError(
+            Reason.BAD_SEAT_COUNT,
+            f"seat count must be {minimum} to {maximum} under rule set {rule_set_name!r}, "
+            f"not {seat_count}",
+            field="seat_count",
+        )
+
+
+def require_hash_size(value: bytes, what: str) -> None:
+    """A commitment made as a hash (the lot's, a deal's seed's) is 32 bytes."""
+    if len(value) != fairness.COMMITMENT_BYTES:
+        raise DomainError(Reason.BAD_COMMITMENT, f"the {what} must be 32 bytes")
+
+
+def require_arrangement_commitment(commitment: bytes) -> None:
+    """A seat's commitment to its rows: a SHA-256 hash."""
+    if len(commitment) != fairness.COMMITMENT_BYTES:
+        raise DomainError(
+            Reason.BAD_COMMITMENT,
+            f"a commitment is a 32-byte SHA-256 hash, not {len(commitment)} bytes",
+            field="commitment",
+        )
+
+
+def require_nonce_size(nonce: bytes, field: str = "nonce") -> None:
+    """A commitment's nonce, opened with what it hid."""
+    if not fairness.MIN_NONCE_BYTES <= len(nonce) <= fairness.MAX_NONCE_BYTES:
+        raise DomainError(
+            Reason.BAD_NONCE,
+            f"the {field} must be {fairness.MIN_NONCE_BYTES} to {fairness.MAX_NONCE_BYTES} bytes,"
+            f" not {len(nonce)}",
+            field=field,
+        )
+
+
 def decide_seating(
     seats: tuple[str | None, ...], player_id: str, requested: int | None
 ) -> list[Event]:

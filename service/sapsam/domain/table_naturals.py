@@ -18,6 +18,7 @@ from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event, NaturalDeclared, NaturalRevealed
 from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.table_checks import current_deal, require_deal, require_phase, seat_for
+from sapsam.domain.table_frame import require_nonce_size
 from sapsam.domain.table_state import DealState, TablePhase, TableState
 from sapsam.fairness.natural_commitments import declaration_opens, declare_message
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck
@@ -117,13 +118,7 @@ def open_declaration(
             field="natural",
         ) from None
     nonce = command.natural_nonce
-    if not fairness.MIN_NONCE_BYTES <= len(nonce) <= fairness.MAX_NONCE_BYTES:
-        raise DomainError(
-            Reason.BAD_NONCE,
-            f"the natural_nonce must be {fairness.MIN_NONCE_BYTES} to {fairness.MAX_NONCE_BYTES}"
-            f" bytes, not {len(nonce)}",
-            field="natural_nonce",
-        )
+    require_nonce_size(nonce, "natural_nonce")
     table_id = state.table_id
     assert table_id is not None
     if not declaration_opens(

@@ -21,6 +21,7 @@ from sapsam.domain.events import (
 from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.table_checks import current_deal, require_deal, require_phase, seat_for
 from sapsam.domain.table_deadlines import deadline_extension
+from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
 from sapsam.domain.table_naturals import open_declaration, require_declared, reveal_verdict
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState, awaits_reveal
 from sapsam.domain.table_surrender import announcing_time_out, close_arranging
@@ -46,12 +47,7 @@ def _require_arranging_seat(
 def decide_commit(state: TableState, command: CommitArrangement) -> list[Event]:
     deal, seat = _require_arranging_seat(state, command.player_id, command.deal_number)
     require_declared(state, deal, seat)
-    if len(command.commitment) != COMMITMENT_BYTES:
-        raise DomainError(
-            Reason.BAD_COMMITMENT,
-            f"a commitment is a 32-byte SHA-256 hash, not {len(command.commitment)} bytes",
-            field="commitment",
-        )
+    require_arrangement_commitment(command.commitment)
     if command.scheme not in fairness.COMMITMENT_SCHEMES:
         raise DomainError(
             Reason.BAD_COMMITMENT,
@@ -112,13 +108,7 @@ def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
         raise DomainError(Reason.ALREADY_REVEALED, "this seat already revealed")
     if deal.timeouts[seat] is not None:
         raise DomainError(Reason.SEAT_TIMED_OUT, "this seat missed its deadline for this deal")
-    if not fairness.MIN_NONCE_BYTES <= len(command.nonce) <= fairness.MAX_NONCE_BYTES:
-        raise DomainError(
-            Reason.BAD_NONCE,
-            f"the nonce must be {fairness.MIN_NONCE_BYTES} to {fairness.MAX_NONCE_BYTES} bytes, "
-            f"not {len(command.nonce)}",
-            field="nonce",
-        )
+    require_nonce_size(command.nonce)
     commitment = deal.commitments[seat]
     assert commitment is not None  # a confirmed seat always has one
     arrangement = command.arrangement

@@ -26,6 +26,7 @@ from sapsam.domain.open_face.events import (
     FantasylandRevealed,
     StreetDealt,
 )
+from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
 from sapsam.rules.cards import DECK, Card
 from sapsam.rules.open_face.automatic import (
     AutomaticMove,
@@ -38,7 +39,7 @@ from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
 
 __all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal"]
 
-COMMITMENT_BYTES = 32
+COMMITMENT_BYTES = fairness.COMMITMENT_BYTES
 FANTASYLAND_SCHEME = 2
 """A Fantasyland hand is committed under scheme 2 (docs/fairness.md §12): bound to the player."""
 
@@ -219,12 +220,7 @@ def _decide_commit(deal: OpenFaceDeal, command: CommitFantasyland) -> list[Event
         raise DomainError(
             Reason.ALREADY_CONFIRMED, "this seat already set its Fantasyland hand: it is final"
         )
-    if len(command.commitment) != COMMITMENT_BYTES:
-        raise DomainError(
-            Reason.BAD_COMMITMENT,
-            f"a commitment is a 32-byte SHA-256 hash, not {len(command.commitment)} bytes",
-            field="commitment",
-        )
+    require_arrangement_commitment(command.commitment)
     return [
         FantasylandCommitted(
             deal_number=deal.number, seat=seat, commitment=command.commitment.hex()
@@ -245,13 +241,7 @@ def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event
             "a Fantasyland hand is opened at the end of the deal, once every normal hand is "
             "complete and every Fantasyland hand is set",
         )
-    if not fairness.MIN_NONCE_BYTES <= len(command.nonce) <= fairness.MAX_NONCE_BYTES:
-        raise DomainError(
-            Reason.BAD_NONCE,
-            f"the nonce must be {fairness.MIN_NONCE_BYTES} to {fairness.MAX_NONCE_BYTES} bytes, "
-            f"not {len(command.nonce)}",
-            field="nonce",
-        )
+    require_nonce_size(command.nonce)
     try:
         setting = verify_fantasyland_arrangement(command.dealt, command.arrangement)
     except PlacementError as error:

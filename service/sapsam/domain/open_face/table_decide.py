@@ -36,7 +36,7 @@ from sapsam.domain.open_face.commands import (
     PlaceForSeat,
     RevealFantasyland,
 )
-from sapsam.domain.open_face.deal_decide import COMMITMENT_BYTES, decide_deal
+from sapsam.domain.open_face.deal_decide import decide_deal
 from sapsam.domain.open_face.table_state import (
     OpenFaceTable,
     OpenFaceTablePhase,
@@ -48,6 +48,8 @@ from sapsam.domain.table_frame import (
     decide_dealer_lot,
     decide_entropy,
     decide_seating,
+    require_hash_size,
+    require_seat_count,
 )
 from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import format_cards
@@ -112,15 +114,8 @@ def _decide_create(state: OpenFaceTable, command: CreateOpenFaceTable) -> list[E
     if state.table_id is not None:
         raise DomainError(Reason.TABLE_EXISTS, "the table already exists")
     rules = command.rules
-    if not rules.min_seats <= command.seat_count <= rules.max_seats:
-        raise DomainError(
-            Reason.BAD_SEAT_COUNT,
-            f"seat count must be {rules.min_seats} to {rules.max_seats} under rule set "
-            f"{rules.name!r}, not {command.seat_count}",
-            field="seat_count",
-        )
-    if len(command.lot_commitment) != COMMITMENT_BYTES:
-        raise DomainError(Reason.BAD_COMMITMENT, "the lot commitment must be 32 bytes")
+    require_seat_count(rules.min_seats, rules.max_seats, rules.name, command.seat_count)
+    require_hash_size(command.lot_commitment, "lot commitment")
     return [
         TableCreated(
             table_id=str(command.table_id),
@@ -146,8 +141,7 @@ def _decide_choose_dealer(state: OpenFaceTable, command: ChooseDealer) -> list[E
 
 def _decide_start_deal(state: OpenFaceTable, command: StartDeal) -> list[Event]:
     _require_phase(state, OpenFaceTablePhase.BETWEEN_DEALS)
-    if len(command.seed_commitment) != COMMITMENT_BYTES:
-        raise DomainError(Reason.BAD_COMMITMENT, "the seed commitment must be 32 bytes")
+    require_hash_size(command.seed_commitment, "seed commitment")
     if state.dealer is None:
         dealer = state.first_dealer
     elif state.button_stays:

@@ -5,48 +5,18 @@ operator's reason follows, and the series goes on to the next deal and finishes.
 
 from __future__ import annotations
 
-import threading
-import time
+import re
 from pathlib import Path
 
 from test_sdk_operator_moves import DEALS, Metadata, Players, void, wait_for
+from typing_person import Person
 
 from sapsam_client.deal_watch import deal_over_notice
 from sapsam_client.prompts import Terminal
 from sapsam_client.table_view import TableView
 from sapsam_proto.v1 import table_pb2
 
-
-class Person:
-    """Answers sapsam-play's questions: Enter (the suggestion) and yes; at deal 2's first
-    question, waits (the operator acts meanwhile) until the screen says the deal is over."""
-
-    def __init__(self) -> None:
-        self.said: list[str] = []
-        self.lock = threading.Lock()
-        self.typing_deal_2 = threading.Event()
-        self.current_deal = 0
-
-    def say(self, line: str) -> None:
-        with self.lock:
-            self.said.append(line)
-        if line.lstrip().startswith("Deal "):  # "\nDeal 2: your cards (seat 1, dealer seat 0)"
-            self.current_deal = int(line.split()[1].rstrip(":"))
-
-    def ask(self, question: str) -> str:
-        self.say(question)
-        if self.current_deal == 2 and not self.typing_deal_2.is_set():
-            self.typing_deal_2.set()
-            deadline = time.monotonic() + 60  # a loaded machine answers slowly
-            while not any("voided deal 2 while you were arranging" in s for s in self.lines()):
-                assert time.monotonic() < deadline, "the prompt never said the deal was voided"
-                time.sleep(0.05)
-            return "Kh"  # half a row, typed after the notice: it must go nowhere
-        return "y" if "[y/n]" in question else ""
-
-    def lines(self) -> list[str]:
-        with self.lock:
-            return list(self.said)
+VOIDED_NOTICE = re.compile("voided deal 2 while you were arranging")
 
 
 def test_a_deal_voided_while_the_person_types_is_said_and_nothing_is_sent(
@@ -54,7 +24,7 @@ def test_a_deal_voided_while_the_person_types_is_said_and_nothing_is_sent(
 ) -> None:
     players = Players(address, tmp_path)
     first, second = players.seats
-    person = Person()
+    person = Person(VOIDED_NOTICE)
     view = TableView(Terminal(person.ask, person.say), second.client, second)
     view.deal_poll_seconds = 0.2
     players.handlers[1] = view.show_event

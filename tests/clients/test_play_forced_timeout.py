@@ -7,12 +7,11 @@ by the deadline stays "ran out of time" (pure lines below)."""
 from __future__ import annotations
 
 import re
-import threading
-import time
 import uuid
 from pathlib import Path
 
 from test_sdk_operator_moves import Metadata, Players, operator, wait_for
+from typing_person import Person
 
 from sapsam_client.card_style import PLAIN
 from sapsam_client.deal_watch import deal_over_notice
@@ -26,43 +25,12 @@ T = "tables/7f0e4c1a-0000-4000-8000-000000000002"
 NOTICE = re.compile(r"out of deal 2: the table went on|deal 2 was scored without your rows")
 
 
-class Person:
-    """Answers Enter and yes; at deal 2's first question, waits until told the deal is over."""
-
-    def __init__(self) -> None:
-        self.said: list[str] = []
-        self.lock = threading.Lock()
-        self.typing_deal_2 = threading.Event()
-        self.current_deal = 0
-
-    def say(self, line: str) -> None:
-        with self.lock:
-            self.said.append(line)
-        if line.lstrip().startswith("Deal "):
-            self.current_deal = int(line.split()[1].rstrip(":"))
-
-    def ask(self, question: str) -> str:
-        self.say(question)
-        if self.current_deal == 2 and not self.typing_deal_2.is_set():
-            self.typing_deal_2.set()
-            deadline = time.monotonic() + 60
-            while not any(NOTICE.search(line) for line in self.lines()):
-                assert time.monotonic() < deadline, "the prompt never said the deal was over"
-                time.sleep(0.05)
-            return "Kh"  # typed after the notice: it goes nowhere
-        return "y" if "[y/n]" in question else ""
-
-    def lines(self) -> list[str]:
-        with self.lock:
-            return list(self.said)
-
-
 def test_the_operators_timeout_is_told_as_the_operators(
     address: str, operator_metadata: Metadata, tmp_path: Path
 ) -> None:
     players = Players(address, tmp_path)
     first, second = players.seats
-    person = Person()
+    person = Person(NOTICE)
     view = TableView(Terminal(person.ask, person.say), second.client, second)
     view.deal_poll_seconds = 0.2
     players.handlers[1] = view.show_event

@@ -39,30 +39,21 @@ def test_the_demo_plays_a_series_and_verifies_every_deal() -> None:
     assert max(len(line) for line in output.splitlines()) <= 80
 
 
+def _two_deal_demo(database_url: str, *rule_options: str) -> str:
+    """What `sapsam demo` prints for a 2-deal series on the test's database; it must succeed."""
+    sapsam = Path(sys.executable).parent / "sapsam"
+    command = [str(sapsam), "demo", *rule_options, "--deals", "2", "--database-url", database_url]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return completed.stdout
+
+
 def test_the_demo_plays_naturals_end_to_end(database_url: str) -> None:
     """With 004's naturals (four_player_bonus) every bot declares before it commits (none, or
     the strongest natural it holds), reveals its declaration with its rows, and every deal
     verifies with each seat's declaration[s] check (10 checks and 4). On the test's database
     (the demo's own embedded one is the first test's)."""
-    sapsam = Path(sys.executable).parent / "sapsam"
-    completed = subprocess.run(
-        [
-            str(sapsam),
-            "demo",
-            "--preset",
-            "four_player_bonus",
-            "--deals",
-            "2",
-            "--database-url",
-            database_url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    output = completed.stdout
-    assert completed.returncode == 0, output + completed.stderr
+    output = _two_deal_demo(database_url, "--preset", "four_player_bonus")
     assert len(re.findall(r"^  deal \d: ok \(14 checks\)$", output, re.MULTILINE)) == 2
     assert "verification: PASSED (2 of 2 deals verified)" in output
 
@@ -72,25 +63,7 @@ def test_the_demo_plays_capsa_susun_as_the_issue_spells_it(database_url: str) ->
     002's game every seat declares (naturals) and every seat announces play or surrender in
     every deal, shown before the deal's reveal; every deal verifies (the declaration checks
     and the announcements' included). On the test's database, as above."""
-    sapsam = Path(sys.executable).parent / "sapsam"
-    completed = subprocess.run(
-        [
-            str(sapsam),
-            "demo",
-            "--rules",
-            "capsa_susun",
-            "--deals",
-            "2",
-            "--database-url",
-            database_url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    output = completed.stdout
-    assert completed.returncode == 0, output + completed.stderr
+    output = _two_deal_demo(database_url, "--rules", "capsa_susun")
     announced = re.findall(r"^  announced: (.+(?:\n {13}.+)*)$", output, re.MULTILINE)
     assert len(announced) == 2, output
     for line in announced:

@@ -84,6 +84,8 @@ COVERED_ELSEWHERE: dict[str, str] = {
     # A table whose rule set has surrender (docs/rules.md §2.8), and one without.
     "SURRENDER_OFF": "tests/api/test_surrender_api.py",
     "ALREADY_ANNOUNCED": "tests/api/test_surrender_api.py",
+    # Open face (issue #18): a move of one game family at a table of another.
+    "WRONG_GAME": "tests/app/test_open_face_service.py",
     # The database cut off under a running server.
     "DATABASE_UNAVAILABLE": "tests/api/test_database_outage.py",
     # A server started with --token-ttl-days and a token older than that.

@@ -13,7 +13,8 @@ from __future__ import annotations
 import uuid
 
 from sapsam import fairness
-from sapsam.app.secret_seeds import dealt_hands
+from sapsam.app.open_face_play import timed_out_move
+from sapsam.app.secret_seeds import current_deal_number, dealt_hands, next_deal_number
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import (
     Plan,
@@ -34,6 +35,8 @@ from sapsam.domain.commands import (
     StartDeal,
     TimeOutSeats,
 )
+from sapsam.domain.open_face.commands import PlaceForSeat
+from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam.domain.table import TablePhase, TableState, decide, fold
 from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.rules.arrangement import Arrangement
@@ -57,7 +60,7 @@ class DealCommands(TableRunner):
         async def plan(state: TableState, session: StoreSession) -> Plan:
             require_holder_or_operator(state, actor)
             await self.paused_tournaments.refuse_if_paused(session, table_id)
-            number = state.next_deal_number
+            number = next_deal_number(state)
             command = StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed))
 
             return Plan([command], keep_secret=(number, seed))
@@ -72,8 +75,10 @@ class DealCommands(TableRunner):
                 expected_version=expected_version,
                 request_digest=request_digest,
             )
-        if not outcome.replayed and outcome.state.deal is not None:
-            self.secrets.remember(table_id, outcome.state.deal.number, seed)
+        if not outcome.replayed:
+            started = current_deal_number(outcome.state)
+            if started is not None:
+                self.secrets.remember(table_id, started, seed)
         return outcome
 
     async def contribute_entropy(
@@ -111,6 +116,12 @@ class DealCommands(TableRunner):
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             cut = CutDeck(player_id=player_id, position=position)
+            if isinstance(state, OpenFaceTable):
+                # Open face deals street by street: the first street joins the cut's append
+                # (app.open_face_play), once the cut is decided.
+                decide(state, cut)
+                seed = await self.secrets.seed(session, table_id, state.deal_number)
+                return Plan([cut], seed_to_reveal=seed)
             # Validate the cut before using the secret seed for anything.
             cut_state = fold(decide(state, cut), state)
             deal = cut_state.deal
@@ -323,6 +334,12 @@ class DealCommands(TableRunner):
         now = self.clock()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
+            if isinstance(state, OpenFaceTable):
+                # The seat on turn is placed for by the rule set's timeout policy.
+                seed = await self.secrets.seed_if_any(session, table_id, state.play)
+                if seed is None:
+                    return Plan([PlaceForSeat((), now, timed_out=True)])
+                return Plan([timed_out_move(state, seed, now)], seed_to_reveal=seed)
             seed = await self.secrets.seed_if_any(session, table_id, state.deal)
             command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
             return Plan([command], seed_to_reveal=seed)

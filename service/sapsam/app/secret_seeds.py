@@ -13,10 +13,13 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from sapsam import fairness
+from sapsam.app.open_face_play import dealt_so_far
 from sapsam.app.store_interface import SecretChanges, StoreSession
 from sapsam.app.table_memory import CACHE_SIZE
 from sapsam.app.table_plans import SecretMissingError, stream_id_for
 from sapsam.domain.events import DealerChosen, DealVoided, Event, SeedRevealed
+from sapsam.domain.open_face.deal_state import OpenFaceDeal
+from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam.domain.table import TableState
 from sapsam.domain.table_state import DealState
 from sapsam.log.records import RecordedEvent
@@ -44,7 +47,7 @@ class SecretSeeds:
         return seed
 
     async def seed_if_any(
-        self, session: StoreSession, table_id: uuid.UUID, deal: DealState | None
+        self, session: StoreSession, table_id: uuid.UUID, deal: DealState | OpenFaceDeal | None
     ) -> bytes | None:
         """The seed of ``deal`` (the table's current one), or None when there is no deal or its
         seed is gone (published): timing seats out then reveals nothing, and decide says so."""
@@ -105,8 +108,12 @@ def _published_secret_recorded(event: RecordedEvent) -> int | None:
     return None
 
 
-def dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
-    """Every seat's 13 cards in the table's current deal, dealt from its secret ``seed``."""
+def dealt_hands(state: TableState | OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], ...]:
+    """Every seat's cards in the table's current deal, dealt from its secret ``seed``: the
+    closed game's 13 each; at an open-face table, those of the streets dealt so far
+    (``sapsam.app.open_face_play.dealt_so_far``)."""
+    if isinstance(state, OpenFaceTable):
+        return dealt_so_far(state, seed)
     deal = state.deal
     assert deal is not None and deal.cut_position is not None and state.table_id is not None
     return fairness.remembered_hands_for_deal(
@@ -118,3 +125,17 @@ def dealt_hands(state: TableState, seed: bytes) -> tuple[tuple[Card, ...], ...]:
         deal.dealer,
         state.seat_count,
     )
+
+
+def next_deal_number(state: TableState | OpenFaceTable) -> int:
+    """The number the table's next deal takes, whatever its family."""
+    if isinstance(state, OpenFaceTable):
+        return state.deal_number + 1
+    return state.next_deal_number
+
+
+def current_deal_number(state: TableState | OpenFaceTable) -> int | None:
+    """The number of the table's current (or last) deal, None before the first."""
+    if isinstance(state, OpenFaceTable):
+        return state.deal_number or None
+    return None if state.deal is None else state.deal.number

@@ -79,8 +79,10 @@ class Plan:
     """Commands to decide in order, and a secret to keep in the append's transaction.
 
     ``keep_secret``: (number, seed) of a new secret (the dealer lot's, a deal's), stored with
-    the append. ``seed_to_reveal``: the deal's secret seed, when the commands may settle the
-    last seat; if they do, the seed reveal and the scoring join the same append.
+    the append. ``seed_to_reveal``: the deal's secret seed, when the commands may make a move of
+    the service's due (``sapsam.app.open_face_play.settling_events``): the seed reveal and the
+    scoring once the last seat is settled, and at an open-face table the next street and the
+    placements a seat has no choice in; each joins the same append.
     """
 
     commands: list[object]

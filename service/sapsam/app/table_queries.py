@@ -10,10 +10,14 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from sapsam.app.open_face_play import dealt_so_far
 from sapsam.app.secret_seeds import dealt_hands
-from sapsam.app.store_interface import PlayedDealLine
+from sapsam.app.store_interface import PlayedDealLine, StoreSession
 from sapsam.app.table_plans import SecretMissingError, TableNotFoundError, stream_id_for
 from sapsam.app.table_runner import TableRunner
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for
+from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, evolve
 from sapsam.domain.table_views import Viewer, own_hand_seat
 from sapsam.log.records import RecordedEvent
@@ -36,6 +40,9 @@ class OwnHand:
     seat: int
     deal_number: int
     cards: tuple[Card, ...]
+    open_face: OpenFaceDealView | None = None
+    """At an open-face table: the deal as this seat may see it (its rows, the others' face-up
+    rows it may see, whose turn it is); ``cards`` are then those dealt to it so far."""
 
 
 class TableQueries(TableRunner):
@@ -121,6 +128,8 @@ class TableQueries(TableRunner):
         # The usual case, the copy current and the seed held: no pooled connection is taken
         # (the same state and seed as below, without the pool's hand-over and liveness check).
         current = self.current_copy(table_id)
+        if isinstance(current, OpenFaceTable):
+            return await self._open_face_hand(table_id, current, player_id)
         if current is not None:
             seat = own_hand_seat(current, Viewer.of(current, player_id))
             deal = current.deal
@@ -130,12 +139,43 @@ class TableQueries(TableRunner):
                 return OwnHand(seat, deal.number, dealt_hands(current, seed)[seat])
         async with self.store.session() as session:
             state = await self.load(table_id, session)
+            if isinstance(state, OpenFaceTable):
+                return await self._open_face_hand(table_id, state, player_id, session)
             # Whose cards the caller may have is the domain's call, made before any is computed.
             seat = own_hand_seat(state, Viewer.of(state, player_id))
             deal = state.deal
             assert deal is not None
             seed = deal.seed or await self.secrets.seed(session, table_id, deal.number)
         return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat])
+
+    async def _open_face_hand(
+        self,
+        table_id: uuid.UUID,
+        state: OpenFaceTable,
+        player_id: str,
+        session: StoreSession | None = None,
+    ) -> OwnHand:
+        """An open-face seat's cards dealt so far and the deal as it may see it; the seat is
+        found (and the cards are due) before any card is computed."""
+        seat = state.seat_of(player_id)
+        if seat is None:
+            raise DomainError(Reason.NOT_SEATED, "you do not hold a seat at this table")
+        play = state.play
+        if play is None or play.streets_dealt == 0:
+            raise DomainError(Reason.WRONG_PHASE, "no cards have been dealt yet")
+        seed = state.seed or self.secrets.known(table_id, play.number)
+        if seed is None:
+            if session is None:
+                async with self.store.session() as own:
+                    seed = await self.secrets.seed(own, table_id, play.number)
+            else:
+                seed = await self.secrets.seed(session, table_id, play.number)
+        dealt = dealt_so_far(state, seed)
+        # The domain's view decides what of every seat this one may see.
+        view = deal_view_for(play, seat, dealt, seed_revealed=state.seed is not None)
+        cards = view.seats[seat].dealt
+        assert cards is not None
+        return OwnHand(seat, play.number, cards, view)
 
     def known_seed(self, table_id: uuid.UUID, deal_number: int) -> bytes | None:
         """A running deal's secret seed if this process holds it (no read), for the hands its

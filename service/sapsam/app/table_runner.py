@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sapsam.app.open_face_play import require_family_move, settling_events
 from sapsam.app.receipts import ReceiptSigner, sign_if_enabled
 from sapsam.app.secret_seeds import SecretSeeds, secret_changes
 from sapsam.app.store_interface import Store, StoreSession
@@ -48,10 +49,9 @@ from sapsam.app.table_plans import (
     wall_clock_ms,
 )
 from sapsam.app.tournament_pause import PausedTournamentGate
-from sapsam.domain.commands import RevealSeed
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DEFAULT_CODEC, Event, EventCodec
-from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, decide, evolve, fold
+from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve, fold
 from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 
 
@@ -310,15 +310,19 @@ class TableRunner:
         events: list[Event] = []
         after = state
         for command in planned.commands:
+            require_family_move(after, command)
             produced = decide(after, command)
             after = fold(produced, after)
             events.extend(produced)
         seed = planned.seed_to_reveal
-        if seed is not None and after.phase is TablePhase.AWAITING_SEED:
-            # Every seat is settled: the seed reveal and the score join this append.
-            extra = decide(after, RevealSeed(seed=seed))
-            after = fold(extra, after)
-            events.extend(extra)
+        if seed is not None:
+            # What the service does itself once the commands made it due joins this append (its
+            # family's: the closed game's seed reveal and score once every seat is settled; open
+            # face's next street, forced placements, then the reveal: app.open_face_play).
+            now = self.clock()
+            while extra := settling_events(after, seed, now):
+                after = fold(extra, after)
+                events.extend(extra)
         return events, after, planned
 
     async def _earlier(

@@ -19,7 +19,11 @@ from sapsam.app.table_plans import (
 )
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.commands import ChooseDealer, CreateTable, SeatPlayer
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.open_face.commands import CreateOpenFaceTable
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TablePhase, TableState
+from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.ruleset import RuleSet
 
 # Namespace for table ids derived from the creator and request id, so a retried CreateTable
@@ -32,7 +36,7 @@ class TableSeating(TableRunner):
 
     async def create_table(
         self,
-        rule_set: RuleSet,
+        rule_set: RuleSet | OpenFaceRules,
         seat_count: int,
         created_by: str,
         request_id: str,
@@ -43,16 +47,30 @@ class TableSeating(TableRunner):
         """Open a table; its id is derived from the creator and request id (retries agree).
 
         ``after_series``: ``close`` ends the table with its series; ``new_series`` starts another.
+        An open-face rule set creates an open-face table (``CreateOpenFaceTable``), which closes
+        with its set: another ``after_series`` is refused (INVALID_ARGUMENT).
         """
+        if isinstance(rule_set, OpenFaceRules) and after_series != "close":
+            raise DomainError(
+                Reason.INVALID_ARGUMENT,
+                "an open-face table closes with its set: after_series must be close",
+                field="after_series",
+            )
         table_id = uuid.uuid5(TABLE_ID_NAMESPACE, f"{created_by}/{request_id}")
         lot_seed = fairness.new_seed()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
+            lot_commitment = fairness.lot_commitment(table_id, lot_seed)
+            if isinstance(rule_set, OpenFaceRules):
+                open_face = CreateOpenFaceTable(
+                    table_id, rule_set, seat_count, lot_commitment, created_by
+                )
+                return Plan([open_face], keep_secret=(LOT_SECRET_NUMBER, lot_seed))
             command = CreateTable(
                 table_id=table_id,
                 rule_set=rule_set,
                 seat_count=seat_count,
-                lot_commitment=fairness.lot_commitment(table_id, lot_seed),
+                lot_commitment=lot_commitment,
                 created_by=created_by,
                 after_series=after_series,
             )
@@ -100,7 +118,12 @@ class TableSeating(TableRunner):
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             require_holder_or_operator(state, actor)
-            if state.phase is not TablePhase.AWAITING_DEALER:
+            awaiting = (
+                state.phase is OpenFaceTablePhase.AWAITING_DEALER
+                if isinstance(state, OpenFaceTable)
+                else state.phase is TablePhase.AWAITING_DEALER
+            )
+            if not awaiting:
                 # decide names the phase precisely; no secret is read for a refused command.
                 return Plan([ChooseDealer(lot_seed=b"")])
             return Plan(

@@ -8,7 +8,8 @@ append's transaction.
 
 The handlers live by what they do: the queries in ``sapsam.app.table_queries``, the commands that
 set a table up in ``sapsam.app.table_seating``, a deal's commands in
-``sapsam.app.deal_commands``, the operator's in ``sapsam.app.operator_commands``; the
+``sapsam.app.deal_commands``, an open-face deal's players' in
+``sapsam.app.open_face_commands``, the operator's in ``sapsam.app.operator_commands``; the
 machinery they share (memory, retries, the append) is
 ``sapsam.app.table_runner``; the deadline sweep is ``sapsam.app.deadline_sweep``.
 ``TableService`` is all of them in one object, the one the API and the CLI hold.
@@ -22,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from sapsam.app import deadline_sweep
 from sapsam.app.deal_commands import DealCommands
 from sapsam.app.natural_commands import NaturalCommands
+from sapsam.app.open_face_commands import OpenFaceCommands
 from sapsam.app.operator_commands import OperatorCommands
 from sapsam.app.operator_queries import OperatorQueries
 from sapsam.app.secret_seeds import LOT_SECRET_NUMBER
@@ -58,7 +60,13 @@ __all__ = [
 
 
 class TableService(
-    TableQueries, TableSeating, DealCommands, NaturalCommands, OperatorCommands, OperatorQueries
+    TableQueries,
+    TableSeating,
+    DealCommands,
+    NaturalCommands,
+    OpenFaceCommands,
+    OperatorCommands,
+    OperatorQueries,
 ):
     """Runs table commands and reads tables, over a ``Store``."""
 

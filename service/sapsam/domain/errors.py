@@ -48,6 +48,9 @@ class Reason(StrEnum):
     SIGNATURE_REQUIRED = "SIGNATURE_REQUIRED"
     SURRENDER_OFF = "SURRENDER_OFF"
     ALREADY_ANNOUNCED = "ALREADY_ANNOUNCED"
+    WRONG_GAME = "WRONG_GAME"
+    """A command of one game family at a table of another (open face's PlaceCards at a closed
+    table, the closed game's CommitArrangement at an open-face one)."""
     # Who is asking.
     NOT_SEATED = "NOT_SEATED"
     # Existence.

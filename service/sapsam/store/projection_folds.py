@@ -135,6 +135,8 @@ _TABLE_CHANGES: dict[str, Callable[[Row, Row], None]] = {
     "DealVoided": lambda row, data: row.update(phase="BETWEEN_DEALS", deadline_ms=None),
     "SeatReplaced": _seat_replaced,
     "SeriesCompleted": lambda row, data: row.update(phase="SERIES_COMPLETE"),
+    "StreetDealt": lambda row, data: row.update(phase="PLAYING", deadline_ms=data["deadline_ms"]),
+    "CardsPlaced": lambda row, data: row.update(deadline_ms=data["deadline_ms"]),
     "SeriesStarted": lambda row, data: row.update(
         phase="BETWEEN_DEALS", series_totals=[0] * row["seat_count"]
     ),

@@ -161,6 +161,10 @@ _ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
     # Another player holds the seat from the next deal on (its scores so far stay its own).
     "SeatReplaced": (("players", _SEATED),),
     "SeriesCompleted": (("phase", "'SERIES_COMPLETE'"),),
+    # Open face (issue #18): a deal's placements run from its first street to its score, in phase
+    # PLAYING; each street and each placement sets when the next seat's placement is due.
+    "StreetDealt": (("phase", "'PLAYING'"), ("deadline_ms", "%(deadline_ms)s")),
+    "CardsPlaced": (("deadline_ms", "%(deadline_ms)s"),),
     "SeriesStarted": (
         ("phase", "'BETWEEN_DEALS'"),
         ("series_totals", "(SELECT jsonb_agg(0) FROM generate_series(1, seat_count))"),
@@ -298,7 +302,13 @@ def _state_change(event: RecordedEvent | PendingEvent) -> dict[str, Any]:
         change["stage"] = data["stage"]
     elif event.type == "RevealsOpened":
         change["reveal_deadline_ms"] = data["reveal_deadline_ms"]
-    elif event.type in ("DeadlinesExtended", "AnnouncementsOpened", "SurrenderAnnounced"):
+    elif event.type in (
+        "DeadlinesExtended",
+        "AnnouncementsOpened",
+        "SurrenderAnnounced",
+        "StreetDealt",
+        "CardsPlaced",
+    ):
         change["deadline_ms"] = data["deadline_ms"]
     elif event.type == "DealScored":
         change.update(deal_number=data["deal_number"], series_totals=data["series_totals"])

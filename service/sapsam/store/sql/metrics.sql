@@ -7,7 +7,7 @@
 SELECT count(*) FILTER (WHERE deadline_ms > %(now)s),
     count(*) FILTER (WHERE deadline_ms <= %(now)s)
 FROM table_state
-WHERE deadline_ms IS NOT NULL AND phase IN ('ARRANGING', 'ANNOUNCING', 'REVEALING')
+WHERE deadline_ms IS NOT NULL AND phase IN ('ARRANGING', 'ANNOUNCING', 'REVEALING', 'PLAYING')
 
 -- name: failing_tables
 -- Tables background work keeps failing on, per process (deadlines, results).

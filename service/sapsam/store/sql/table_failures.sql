@@ -45,5 +45,5 @@ WHERE process = %(process)s AND table_id = %(table)s FOR UPDATE
 -- name: overdue
 -- Tables in play whose deadline passed long ago: nobody timed their seats out.
 SELECT table_id::text, phase, deadline_ms FROM table_state
-WHERE deadline_ms < %(before)s AND phase IN ('ARRANGING', 'ANNOUNCING', 'REVEALING')
+WHERE deadline_ms < %(before)s AND phase IN ('ARRANGING', 'ANNOUNCING', 'REVEALING', 'PLAYING')
 ORDER BY deadline_ms LIMIT %(limit)s

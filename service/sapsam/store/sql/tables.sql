@@ -9,11 +9,12 @@ ORDER BY created_at DESC, table_id DESC
 LIMIT %(limit)s
 
 -- name: past_deadline
--- Tables whose arranging, announcing or reveal deadline has passed by now, earliest first; a table the
+-- Tables whose arranging, announcing or reveal deadline (open face: a placement's) has passed by now,
+-- earliest first; a table the
 -- sweeper keeps failing on waits out its back-off and is left out meanwhile.
 SELECT t.table_id::text, t.deadline_ms, f.table_id IS NOT NULL FROM table_state t
 LEFT JOIN background_failures f ON f.process = %(process)s AND f.table_id = t.table_id
-WHERE t.deadline_ms <= %(now)s AND t.phase IN ('ARRANGING', 'ANNOUNCING', 'REVEALING')
+WHERE t.deadline_ms <= %(now)s AND t.phase IN ('ARRANGING', 'ANNOUNCING', 'REVEALING', 'PLAYING')
     AND (f.retry_at_ms IS NULL OR f.retry_at_ms <= %(now)s)
 ORDER BY t.deadline_ms LIMIT %(limit)s
 

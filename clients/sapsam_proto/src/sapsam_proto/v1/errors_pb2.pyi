@@ -286,6 +286,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """AnnounceSurrender at a table whose rule set has no surrender (docs/rules.md §2.8)."""
     ERROR_REASON_ALREADY_ANNOUNCED: _ErrorReason.ValueType  # 97
     """AnnounceSurrender for a seat that already announced in this deal."""
+    ERROR_REASON_WRONG_GAME: _ErrorReason.ValueType  # 106
+    """106-125: open face (issue #18).
+    FAILED_PRECONDITION: a call of one game family at a table of another: PlaceCards,
+    CommitFantasyland or RevealFantasyland at a closed table; CommitArrangement,
+    ConfirmArrangement, RevealArrangement, DeclareNatural or AnnounceSurrender at an open-face
+    table (docs/architecture.md, "Game families").
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -567,4 +574,11 @@ ERROR_REASON_SURRENDER_OFF: ErrorReason.ValueType  # 96
 """AnnounceSurrender at a table whose rule set has no surrender (docs/rules.md §2.8)."""
 ERROR_REASON_ALREADY_ANNOUNCED: ErrorReason.ValueType  # 97
 """AnnounceSurrender for a seat that already announced in this deal."""
+ERROR_REASON_WRONG_GAME: ErrorReason.ValueType  # 106
+"""106-125: open face (issue #18).
+FAILED_PRECONDITION: a call of one game family at a table of another: PlaceCards,
+CommitFantasyland or RevealFantasyland at a closed table; CommitArrangement,
+ConfirmArrangement, RevealArrangement, DeclareNatural or AnnounceSurrender at an open-face
+table (docs/architecture.md, "Game families").
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -1,0 +1,158 @@
+"""The commands of an open-face deal's players: place a street's cards, set a Fantasyland hand
+face down, open it at the end.
+
+Each is one plan for the runner (``sapsam.app.table_runner``): the cards the seat was dealt come
+from the deal's secret seed (``sapsam.app.open_face_play``), and what the service does itself
+once the command made it due -- the next street, a placement the next seat has no choice in, the
+seed's reveal and the score -- joins the same append. At a table of another family each is
+refused, WRONG_GAME, writing nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sapsam.app.open_face_play import deal_cards
+from sapsam.app.store_interface import StoreSession
+from sapsam.app.table_plans import Plan, TableOutcome
+from sapsam.app.table_runner import TableRunner
+from sapsam.domain.open_face.commands import CommitFantasyland, PlaceCards, RevealFantasyland
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
+from sapsam.domain.table import TableState
+from sapsam.rules.arrangement import Arrangement
+from sapsam.rules.cards import Card
+from sapsam.rules.open_face.board import Placement
+
+
+def _open_face(state: TableState) -> OpenFaceTable | None:
+    """The table as an open-face table, None for another family's (the runner then refuses
+    the move, WRONG_GAME: ``app.open_face_play.require_family_move``)."""
+    return state if isinstance(state, OpenFaceTable) else None
+
+
+def _dealt_if_due(
+    state: OpenFaceTable | None, seed: bytes | None, player_id: str, street: int | None
+) -> tuple[Card, ...]:
+    """The cards ``player_id``'s seat was dealt on ``street`` (None: its Fantasyland hand, street
+    0), or () when the command cannot be due (the domain then refuses it, saying why)."""
+    if state is None or seed is None:
+        return ()
+    play = state.play
+    seat = state.seat_of(player_id)
+    if (
+        play is None
+        or seat is None
+        or state.phase is not OpenFaceTablePhase.PLAYING
+        or play.streets_dealt == 0
+    ):
+        return ()
+    wanted = 0 if street is None else street
+    if not 0 <= wanted < play.streets_dealt:
+        return ()
+    return deal_cards(state, seed)[wanted][seat]
+
+
+class OpenFaceCommands(TableRunner):
+    """The open-face players' commands (``sapsam.app.tables.TableService`` has them)."""
+
+    async def _running_seed(
+        self, session: StoreSession, table_id: uuid.UUID, state: OpenFaceTable | None
+    ) -> bytes | None:
+        """The running deal's secret seed, None when no deal is being played."""
+        if state is None or state.phase is not OpenFaceTablePhase.PLAYING or state.play is None:
+            return None
+        return await self.secrets.seed(session, table_id, state.play.number)
+
+    async def place_cards(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        street: int,
+        placement: Placement,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+        request_digest: bytes | None = None,
+        deal_number: int | None = None,
+    ) -> TableOutcome:
+        """Place the seat's cards of ``street`` face up, for good (in turn, clockwise from the
+        dealer's left); the service's moves that follow join the append."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            table = _open_face(state)
+            seed = await self._running_seed(session, table_id, table)
+            dealt = _dealt_if_due(table, seed, player_id, street)
+            command = PlaceCards(
+                player_id, street, placement, dealt, deal_number, now_ms=self.clock()
+            )
+            return Plan([command], seed_to_reveal=seed)
+
+        return await self._execute(
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
+        )
+
+    async def commit_fantasyland(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        commitment: bytes,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+        request_digest: bytes | None = None,
+        deal_number: int | None = None,
+    ) -> TableOutcome:
+        """Set the seat's Fantasyland hand face down: its commitment only (docs/fairness.md §12,
+        scheme 2), final once made."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            table = _open_face(state)
+            seed = await self._running_seed(session, table_id, table)
+            return Plan(
+                [CommitFantasyland(player_id, commitment, deal_number)], seed_to_reveal=seed
+            )
+
+        return await self._execute(
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
+        )
+
+    async def reveal_fantasyland(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        arrangement: Arrangement,
+        nonce: bytes,
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+        request_digest: bytes | None = None,
+        deal_number: int | None = None,
+    ) -> TableOutcome:
+        """Open the seat's Fantasyland hand at the end of the deal; after the last hand the seed
+        is revealed and the deal scored in the same append."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            table = _open_face(state)
+            seed = await self._running_seed(session, table_id, table)
+            dealt = _dealt_if_due(table, seed, player_id, None)
+            command = RevealFantasyland(player_id, arrangement, nonce, dealt, deal_number)
+            return Plan([command], seed_to_reveal=seed)
+
+        return await self._execute(
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
+        )

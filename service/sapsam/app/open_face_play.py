@@ -1,0 +1,160 @@
+"""What the application adds to an open-face deal: the cards a secret seed deals, and the moves
+the service makes itself in the append of the command that made them due.
+
+The domain (``sapsam.domain.open_face``) never reads a secret seed: each command that needs the
+cards a seat was dealt carries them, computed here from the deal's seed by the documented order
+(``sapsam.fairness.open_face_deal``, docs/fairness.md §22). And the domain waits for the
+service at three points, which the runner (``sapsam.app.table_runner``) settles in the same
+append as the command that reached them (:func:`settling_events`), so a table never waits for
+the service:
+
+- a street is due (after the cut, and after the last seat placed the street before): the street
+  is dealt, each receiving seat's cards pinned by their digest under the deal's record key;
+- the seat on turn has no choice to make (its rule set's ``automatic_moves``: one option, the hand
+  already dead, every option kills it; or its time ran out earlier in the hand): its cards are
+  placed for it (``PlaceForSeat``);
+- every hand is finished: the seed is revealed and the deal scored (as for the closed game).
+
+Pure functions of the state, the seed and the time; no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from sapsam import fairness
+from sapsam.domain.commands import (
+    AnnounceSurrender,
+    CommitArrangement,
+    ConfirmArrangement,
+    DeclareNatural,
+    RevealArrangement,
+    RevealSeed,
+)
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import Event
+from sapsam.domain.open_face.commands import (
+    CommitFantasyland,
+    DealStreet,
+    PlaceCards,
+    PlaceForSeat,
+    RevealFantasyland,
+)
+from sapsam.domain.open_face.deal_state import OpenFacePhase
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
+from sapsam.domain.table import TablePhase, TableState, decide
+from sapsam.fairness.open_face_deal import deal_streets, street_digest
+from sapsam.rules.cards import Card
+
+__all__ = [
+    "Streets",
+    "deal_cards",
+    "dealt_so_far",
+    "require_family_move",
+    "settling_events",
+    "timed_out_move",
+]
+
+_CLOSED_MOVES: Final = (
+    CommitArrangement,
+    ConfirmArrangement,
+    RevealArrangement,
+    DeclareNatural,
+    AnnounceSurrender,
+)
+"""A player's moves of the closed game (its arrangement and what goes with it)."""
+_OPEN_FACE_MOVES: Final = (PlaceCards, CommitFantasyland, RevealFantasyland)
+"""A player's moves of open face."""
+
+
+def require_family_move(state: Any, command: object) -> None:
+    """Refuse (WRONG_GAME) a player's move of one family at a table of another, before the
+    table's family is asked (it would only say it does not know the command)."""
+    if isinstance(state, OpenFaceTable) and isinstance(command, _CLOSED_MOVES):
+        raise DomainError(
+            Reason.WRONG_GAME,
+            f"this table plays open face: {type(command).__name__} is a move of the closed "
+            "game; cards are placed with PlaceCards (a Fantasyland hand: CommitFantasyland, "
+            "RevealFantasyland)",
+        )
+    if isinstance(state, TableState) and isinstance(command, _OPEN_FACE_MOVES):
+        raise DomainError(
+            Reason.WRONG_GAME,
+            f"this table plays the closed game: {type(command).__name__} is a move of open "
+            "face; hands are set with CommitArrangement and RevealArrangement",
+        )
+
+
+Streets = tuple[tuple[tuple[Card, ...], ...], ...]
+"""``streets[street][seat]``: the cards each seat receives on each street of a deal."""
+
+
+def deal_cards(state: OpenFaceTable, seed: bytes) -> Streets:
+    """Every street's cards of the table's current deal, dealt from its secret ``seed`` (the
+    deck shuffled and cut as for any deal, then dealt by the deal's schedule)."""
+    play = state.play
+    assert state.table_id is not None and play is not None and state.cut_position is not None
+    deck = fairness.shuffle_deck(seed, state.contributions, state.table_id, state.deal_number)
+    return deal_streets(fairness.cut_deck(deck, state.cut_position), play.dealer, play.schedule)
+
+
+def dealt_so_far(state: OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], ...]:
+    """Per seat, every card dealt to it so far in the current deal (the streets dealt)."""
+    play = state.play
+    assert play is not None
+    streets = deal_cards(state, seed)[: play.streets_dealt]
+    return tuple(tuple(card for street in streets for card in street[seat]) for seat in play.seats)
+
+
+def settling_events(state: Any, seed: bytes, now_ms: int) -> list[Event]:
+    """The events of the next move the service makes itself on ``state`` with the deal's
+    ``seed`` (see the module docstring), or [] when it makes none: the runner calls this until
+    it is []."""
+    if isinstance(state, OpenFaceTable):
+        return _open_face_step(state, seed, now_ms)
+    if isinstance(state, TableState) and state.phase is TablePhase.AWAITING_SEED:
+        # The closed game: every seat is settled, the seed reveal and the score follow.
+        return decide(state, RevealSeed(seed=seed))
+    return []
+
+
+def _open_face_step(state: OpenFaceTable, seed: bytes, now_ms: int) -> list[Event]:
+    if state.phase is OpenFaceTablePhase.AWAITING_SEED:
+        return decide(state, RevealSeed(seed=seed))
+    play = state.play
+    if state.phase is not OpenFaceTablePhase.PLAYING or play is None:
+        return []
+    if play.phase is OpenFacePhase.DEALING:
+        assert state.table_id is not None
+        street = play.streets_dealt
+        key = fairness.record_key(state.table_id, state.deal_number, seed)
+        cards = deal_cards(state, seed)[street]
+        digests = tuple(
+            street_digest(key, street, seat, dealt) if dealt else b""
+            for seat, dealt in enumerate(cards)
+        )
+        return decide(state, DealStreet(digests, now_ms))
+    if play.phase is OpenFacePhase.PLACING and play.turn is not None:
+        dealt = deal_cards(state, seed)[play.streets_dealt - 1][play.turn]
+        try:
+            # The domain places the cards only when the seat has no choice; else it refuses.
+            return decide(state, PlaceForSeat(dealt, now_ms))
+        except DomainError:
+            return []
+    return []
+
+
+def timed_out_move(state: OpenFaceTable, seed: bytes, now_ms: int) -> PlaceForSeat:
+    """The move the deadline sweep asks for at an open-face table: the seat on turn's cards,
+    placed by the rule set's timeout policy once its deadline has passed (the domain refuses it,
+    NOTHING_TIMED_OUT, before then or when nobody is on turn)."""
+    play = state.play
+    dealt: tuple[Card, ...] = ()
+    if (
+        state.phase is OpenFaceTablePhase.PLAYING
+        and play is not None
+        and play.phase is OpenFacePhase.PLACING
+        and play.turn is not None
+    ):
+        dealt = deal_cards(state, seed)[play.streets_dealt - 1][play.turn]
+    return PlaceForSeat(dealt, now_ms, timed_out=True)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 from sapsam import fairness
 from sapsam.domain.commands import (
@@ -25,7 +26,10 @@ from sapsam.domain.open_face.commands import (
     CreateOpenFaceTable,
     DealStreet,
     PlaceCards,
+    PlaceForSeat,
     RevealFantasyland,
+    SetFantasylandForSeat,
+    TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
 from sapsam.domain.open_face.deal_evolve import evolve_deal
@@ -34,13 +38,17 @@ from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhas
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.rules.cards import DECK, Card
+from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.open_face.board import Board, Placement, Row, legal_placements
+from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
 from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
 from sapsam.rules.open_face.solver import solve_placement
 
 TABLE_ID = uuid.UUID("0f0f0f0f-0000-4000-8000-000000000018")
 PLAYERS = ("ann", "bob", "cid", "dee")
+SPECTATOR_VIEW = None
+"""The viewer of a spectator (or the operator): no seat."""
 
 Chooser = Callable[[Board, Sequence[Card]], Placement]
 
@@ -187,11 +195,11 @@ class DrivenTable:
         number = self.state.deal_number + 1
         self.seed = seeded(f"seed {number}")
         self.run(StartDeal(fairness.seed_commitment(TABLE_ID, number, self.seed)))
-        self.run(ContributeEntropy(PLAYERS[0], seeded(f"entropy {number}", 8)))
+        self.run(ContributeEntropy(self._player(0), seeded(f"entropy {number}", 8)))
         dealer = self.state.dealer
         assert dealer is not None
         cutter = fairness.cutter_for(dealer, self.state.seat_count)
-        self.run(CutDeck(PLAYERS[cutter], 1 + number % 51))
+        self.run(CutDeck(self._player(cutter), 1 + number % 51))
         state = self.state
         assert state.play is not None and state.cut_position is not None
         deck = fairness.shuffle_deck(self.seed, state.contributions, TABLE_ID, number)
@@ -199,14 +207,22 @@ class DrivenTable:
         self.cards = deal_streets(cut, dealer, state.play.schedule)
 
     def play_deal(
-        self, solver: bool = False, target: dict[int, tuple[tuple[Card, ...], ...]] | None = None
+        self,
+        solver: bool = False,
+        target: dict[int, tuple[tuple[Card, ...], ...]] | None = None,
+        late: Collection[int] = (),
     ) -> None:
         """Play the deal to its score: each seat places by the solver, or the first legal
-        placement, or (a seat in ``target``) into the rows given for each of its cards."""
+        placement, or (a seat in ``target``) into the rows given for each of its cards. A seat
+        in ``late`` lets its time run out on its first move (a Fantasyland seat: setting its
+        hand), and the service makes its moves from then on; so does it for every seat whose
+        moves are all made for it (``automatic``: a hand dead for the set)."""
         key = fairness.record_key(TABLE_ID, self.state.deal_number, self.seed)
+        now = 0
         while self.state.phase is OpenFaceTablePhase.PLAYING:
             play = self.state.play
             assert play is not None
+            now += 1_000
             if play.phase is OpenFacePhase.DEALING:
                 street = play.streets_dealt
                 self.run(
@@ -214,18 +230,31 @@ class DrivenTable:
                         tuple(
                             street_digest(key, street, seat, cards) if cards else b""
                             for seat, cards in enumerate(self.cards[street])
-                        )
+                        ),
+                        now,
                     )
                 )
+                # The first street's deadline is every Fantasyland hand's too.
+                due = now + (self.state.rules.move_seconds or 0) * 1000
                 for seat in play.seats:
                     if play.is_fantasyland(seat) and street == 0:
-                        self._commit(seat)
+                        if seat in late:
+                            self.run(TimeOutFantasyland(seat, due))
+                        else:
+                            self._commit(seat)
             elif play.phase is OpenFacePhase.PLACING:
                 seat = play.turn
                 assert seat is not None
                 street = play.streets_dealt - 1
                 dealt = self.cards[street][seat]
                 board = play.boards[seat]
+                if seat in late and not play.automatic[seat]:
+                    assert play.deadline_ms is not None
+                    self.run(PlaceForSeat(dealt, play.deadline_ms, timed_out=True))
+                    continue
+                if play.automatic[seat]:
+                    self.run(PlaceForSeat(dealt, now))
+                    continue
                 if target is not None and seat in target:
                     rows = target[seat]
                     placement = Placement.of_rows(
@@ -237,18 +266,49 @@ class DrivenTable:
                     ).placement
                 else:
                     placement = legal_placements(board, dealt)[0]
-                self.run(PlaceCards(PLAYERS[seat], street, placement, dealt))
+                self.run(PlaceCards(self._player(seat), street, placement, dealt, now_ms=now))
             else:
                 for seat in play.seats:
                     if play.is_fantasyland(seat) and not play.revealed[seat]:
+                        if play.timed_out[seat]:
+                            self.run(SetFantasylandForSeat(seat, self.cards[0][seat]))
+                            break
                         arrangement, _ = biggest_row_first(self.cards[0][seat])
                         self.run(
                             RevealFantasyland(
-                                PLAYERS[seat], arrangement, self.nonces[seat], self.cards[0][seat]
+                                self._player(seat),
+                                arrangement,
+                                self.nonces[seat],
+                                self.cards[0][seat],
                             )
                         )
                         break
         self.run(RevealSeed(self.seed))
+
+    def _player(self, seat: int) -> str:
+        player = self.state.seats[seat]
+        assert player is not None
+        return player
+
+    def run_street(self, now_ms: int = 0) -> list[Event]:
+        """Deal the next street of the current deal at ``now_ms``."""
+        play = self.state.play
+        assert play is not None
+        street = play.streets_dealt
+        key = fairness.record_key(TABLE_ID, self.state.deal_number, self.seed)
+        return self.run(
+            DealStreet(
+                tuple(
+                    street_digest(key, street, seat, cards) if cards else b""
+                    for seat, cards in enumerate(self.cards[street])
+                ),
+                now_ms,
+            )
+        )
+
+    def commit(self, seat: int) -> None:
+        """Set the Fantasyland hand of ``seat`` (biggest row first) and commit to it."""
+        self._commit(seat)
 
     def _commit(self, seat: int) -> None:
         arrangement, _ = biggest_row_first(self.cards[0][seat])
@@ -261,9 +321,9 @@ class DrivenTable:
             arrangement,
             nonce,
             scheme=FANTASYLAND_SCHEME,
-            player_id=PLAYERS[seat],
+            player_id=self._player(seat),
         )
-        self.run(CommitFantasyland(PLAYERS[seat], commitment))
+        self.run(CommitFantasyland(self._player(seat), commitment))
 
 
 def open_face_table(
@@ -285,3 +345,51 @@ def open_face_table(
         table.run(SeatPlayer(PLAYERS[seat]))
     table.run(ChooseDealer(lot_seed))
     return table
+
+
+def fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | None:
+    """Rows for these 13 cards with a pair of queens or better in front and the rows in order
+    (the hand earns Fantasyland), or None when there are none."""
+    queen = "23456789TJQKA".index("Q")
+    for first, second in combinations(cards, 2):
+        if first.rank != second.rank or first.rank < queen:
+            continue
+        rest = [card for card in cards if card not in (first, second)]
+        for kicker in rest:
+            others = [card for card in rest if card != kicker]
+            front = (first, second, kicker)
+            for middle in combinations(others, 5):
+                back = tuple(card for card in others if card not in middle)
+                if rows_in_order(evaluate3(*front), evaluate5(*middle), evaluate5(*back)):
+                    return front, middle, back
+    return None
+
+
+def fantasyland_table(
+    preset: str = "ofc_classic",
+    seats: int = 2,
+    move_seconds: int | None = None,
+    late: Collection[int] = (),
+) -> DrivenTable:
+    """A table after a first deal in which seat 0 earned Fantasyland: seeds are tried in order
+    until seat 0's 13 cards can be set with queens or better in front, and it places each
+    street's cards into those rows; the seats in ``late`` time out in that deal
+    (``DrivenTable.play_deal``)."""
+    for attempt in range(200):
+        table = open_face_table(preset, seats, move_seconds)
+        table.seed = seeded(f"fantasy {attempt}")
+        table.run(StartDeal(fairness.seed_commitment(TABLE_ID, 1, table.seed)))
+        dealer = table.state.dealer
+        assert dealer is not None
+        table.run(CutDeck(PLAYERS[fairness.cutter_for(dealer, seats)], 26))
+        state = table.state
+        assert state.play is not None
+        deck = fairness.shuffle_deck(table.seed, state.contributions, TABLE_ID, 1)
+        table.cards = deal_streets(fairness.cut_deck(deck, 26), dealer, state.play.schedule)
+        rows = fantasy_rows(tuple(card for street in table.cards for card in street[0]))
+        if rows is None:
+            continue
+        table.play_deal(target={0: rows}, late=late)
+        assert table.state.next_fantasyland[0] == 13
+        return table
+    raise AssertionError("no seat could earn Fantasyland in 200 seeded deals")

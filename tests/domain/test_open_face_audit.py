@@ -10,22 +10,30 @@ import json
 from collections.abc import Callable
 
 import pytest
-from open_face_deals import PLAYERS, TABLE_ID, DrivenTable, open_face_table
-from test_open_face_table import _fantasylandopen_face_table
+from open_face_deals import (
+    PLAYERS,
+    TABLE_ID,
+    DrivenTable,
+    fantasyland_table,
+    open_face_table,
+    seeded,
+)
 
 from sapsam import fairness
 from sapsam.audit import Requester, select_table, verify_export, write_lines
 from sapsam.audit.deal_events import DealEvents
 from sapsam.audit.families import AUDIT_FAMILIES, OPEN_FACE_AUDIT, DealContext, audit_family_for
 from sapsam.audit.report import AuditReport, Status
-from sapsam.domain.commands import RevealSeed
+from sapsam.domain.commands import ReplaceSeat, RevealSeed, VoidDeal
 from sapsam.domain.events import (
     DEFAULT_CODEC,
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     Event,
     PlayerSeated,
+    SeatReplaced,
     SeedRevealed,
     SeriesCompleted,
     TableCreated,
@@ -34,7 +42,9 @@ from sapsam.domain.open_face.commands import DealStreet, PlaceCards, PlaceForSea
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.events import (
     CardsPlaced,
+    FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandTimedOut,
     StreetDealt,
 )
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
@@ -74,7 +84,7 @@ def _failed(report: AuditReport) -> list[tuple[str, int | None]]:
 
 def _fantasyland_set() -> DrivenTable:
     """A whole two-seat set in which seat 0 played a Fantasyland (the button stayed for it)."""
-    table = _fantasylandopen_face_table()
+    table = fantasyland_table()
     while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
         table.start_deal()
         table.play_deal()
@@ -333,3 +343,94 @@ def test_a_malformed_placement_fails_a_check_and_does_not_raise(
 
     report = _verify(_forge(fantasyland_set, CardsPlaced, 3, garbage))
     assert _failed(report)[0] == ("placements", 3)
+
+
+# -- a Fantasyland's timeout, 003's early end, a voided deal, a seat replaced ---------------
+
+
+def _set_with_fantasyland_timeout(preset: str) -> list[Event]:
+    """A heads-up set: seat 1 times out in deal 1 while seat 0 earns Fantasyland, which seat 0
+    then lets time out in deal 2; the set played to its end."""
+    table = fantasyland_table(preset, 2, move_seconds=30, late={1})
+    table.start_deal()
+    table.play_deal(late={0})
+    while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
+        table.start_deal()
+        table.play_deal()
+    return list(table.events)
+
+
+@pytest.mark.parametrize("preset", ["ofc_classic", "ofc_russian"])
+def test_a_set_with_a_timed_out_fantasyland_verifies(preset: str) -> None:
+    events = _set_with_fantasyland_timeout(preset)
+    assert any(isinstance(e, FantasylandTimedOut) for e in events)
+    report = _verify(events)
+    assert report.ok, _failed(report)
+    completed = [e for e in events if isinstance(e, SeriesCompleted)]
+    scored = [e for e in events if isinstance(e, DealScored)]
+    assert completed[0].deals_played == len(scored)
+    if preset == "ofc_russian":  # 003: the set ends once the Fantasyland is played
+        assert len(scored) == 2
+
+
+def test_a_forged_fantasyland_setting_or_timeout_fails_the_fantasyland_check() -> None:
+    events = _set_with_fantasyland_timeout("ofc_russian")
+
+    def swap(event: Event) -> Event:
+        assert isinstance(event, FantasylandRevealed) and event.nonce == ""
+        return dataclasses.replace(
+            event, front=event.back[:3], back=(*event.front, *event.back[3:])
+        )
+
+    report = _verify(_forge(events, FantasylandRevealed, 2, swap))
+    assert _failed(report)[0] == ("fantasyland", 2)
+    assert "not what the rules decide" in next(
+        c.detail for c in report.checks if c.name == "fantasyland" and c.deal == 2
+    )
+    # A timeout where no deadline was recorded: the rule set had no move time.
+    honest = fantasyland_table("ofc_classic", 2)
+    honest.start_deal()
+    honest.play_deal()
+    at = _index(honest.events, FantasylandCommitted, 2)
+    forged = [*honest.events[:at], FantasylandTimedOut(deal_number=2, seat=0)]
+    report = _verify([*forged, *honest.events[at + 1 :]])
+    assert _failed(report)[0] == ("fantasyland", 2)
+    assert "has not run out" in next(
+        c.detail for c in report.checks if c.name == "fantasyland" and c.deal == 2
+    )
+
+
+def test_a_set_ended_early_without_a_timeout_fails_the_scores_check() -> None:
+    table = open_face_table("ofc_russian", 3)
+    table.start_deal()
+    table.play_deal()
+    done = SeriesCompleted(deals_played=1, standings=())
+    report = _verify([*table.events, done])
+    assert ("scores", 1) in _failed(report)
+
+
+def test_a_voided_deal_and_a_replaced_seat_verify_and_a_forged_voiding_fails() -> None:
+    table = fantasyland_table("ofc_classic", 2)
+    table.start_deal()
+    table.run_street(now_ms=1_000)
+    table.run(VoidDeal("a fault", table.seed))
+    table.run(ReplaceSeat(1, "eve"))
+    while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
+        table.start_deal()
+        table.play_deal()
+    events = list(table.events)
+    report = _verify(events)
+    assert report.ok, _failed(report)
+    assert report.deals_verified == 3  # deal 2 voided, deals 1, 3 and 4 scored
+
+    def other_seed(event: Event) -> Event:
+        assert isinstance(event, DealVoided)
+        return dataclasses.replace(event, seed=seeded("not the deal's").hex())
+
+    report = _verify(_forge(events, DealVoided, 2, other_seed))
+    assert ("seed", 2) in _failed(report)
+    # Replacing a seat in the middle of a deal is refused by the rules.
+    at = _index(events, DealStarted, 3) + 1
+    moved = [e for e in events if not isinstance(e, SeatReplaced)]
+    moved.insert(at - 1, SeatReplaced(seat=1, previous_player_id=PLAYERS[1], player_id="eve"))
+    assert _failed(_verify(moved))

@@ -5,16 +5,19 @@ Fantasyland carried to the next deal and the button staying for it (issue #18 ru
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import pytest
-from open_face_deals import CODEC, PLAYERS, TABLE_ID, DrivenTable, open_face_table, seeded
+from open_face_deals import (
+    CODEC,
+    TABLE_ID,
+    DrivenTable,
+    fantasyland_table,
+    open_face_table,
+    seeded,
+)
 
-from sapsam import fairness
 from sapsam.domain import families
 from sapsam.domain.commands import (
     CreateTable,
-    CutDeck,
     RevealSeed,
     StartDeal,
 )
@@ -29,11 +32,7 @@ from sapsam.domain.family import FAMILY_KEY
 from sapsam.domain.open_face.family import OPEN_FACE, open_face_view
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import decide, fold
-from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.log.records import RecordedEvent
-from sapsam.rules.cards import Card
-from sapsam.rules.hands import evaluate3, evaluate5
-from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.parameters import open_face_preset
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.projection_folds import table_state_row
@@ -125,7 +124,7 @@ def _index_after_score(table: DrivenTable, deal_number: int) -> int:
 
 
 def test_a_fantasyland_earned_is_played_next_deal_with_the_button_staying() -> None:
-    table = _fantasylandopen_face_table()
+    table = fantasyland_table()
     state = table.state
     dealer_before = state.dealer
     assert any(cards is not None for cards in state.next_fantasyland)
@@ -137,48 +136,6 @@ def test_a_fantasyland_earned_is_played_next_deal_with_the_button_staying() -> N
     view = open_face_view(table.state, None)
     assert view is not None
     assert all(seat.board is not None and seat.board.complete for seat in view.seats)
-
-
-def _fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | None:
-    """Rows for these 13 cards with a pair of queens or better in front and the rows in order
-    (the hand earns Fantasyland), or None when there are none."""
-    queen = "23456789TJQKA".index("Q")
-    for first, second in combinations(cards, 2):
-        if first.rank != second.rank or first.rank < queen:
-            continue
-        rest = [card for card in cards if card not in (first, second)]
-        for kicker in rest:
-            others = [card for card in rest if card != kicker]
-            front = (first, second, kicker)
-            for middle in combinations(others, 5):
-                back = tuple(card for card in others if card not in middle)
-                if rows_in_order(evaluate3(*front), evaluate5(*middle), evaluate5(*back)):
-                    return front, middle, back
-    return None
-
-
-def _fantasylandopen_face_table() -> DrivenTable:
-    """A two-seat table after a deal in which seat 0 earned Fantasyland: seeds are tried in order
-    until seat 0's 13 cards can be set with queens or better in front, and it places each
-    street's cards into those rows."""
-    for attempt in range(200):
-        table = open_face_table("ofc_classic", 2)
-        table.seed = seeded(f"fantasy {attempt}")
-        table.run(StartDeal(fairness.seed_commitment(TABLE_ID, 1, table.seed)))
-        dealer = table.state.dealer
-        assert dealer is not None
-        table.run(CutDeck(PLAYERS[fairness.cutter_for(dealer, 2)], 26))
-        state = table.state
-        assert state.play is not None
-        deck = fairness.shuffle_deck(table.seed, state.contributions, TABLE_ID, 1)
-        table.cards = deal_streets(fairness.cut_deck(deck, 26), dealer, state.play.schedule)
-        rows = _fantasy_rows(tuple(card for street in table.cards for card in street[0]))
-        if rows is None:
-            continue
-        table.play_deal(target={0: rows})
-        assert table.state.next_fantasyland[0] == 13
-        return table
-    raise AssertionError("no seat could earn Fantasyland in 200 seeded deals")
 
 
 def test_the_read_models_fold_an_open_face_table_as_any_other() -> None:

@@ -15,11 +15,16 @@ is not checked (its state would rest on a forgery):
 * ``streets``: each ``StreetDealt``'s per-seat digests recomputed from the seed's cards;
 * ``placements``: each ``CardsPlaced`` legal, in turn, of cards dealt to that seat on that
   street, and an automatic move exactly what the rule set's policy places;
-* ``fantasyland``: each hand committed by the right seat and opened matching its commitment;
+* ``fantasyland``: each hand committed by the right seat and opened matching its commitment, or
+  timed out after the first street's deadline and set by the rule set's policy;
 * ``scores``: ``DealScored`` (royalties, dead hands, totals) recomputed with
   ``sapsam.rules.open_face``, and ``SeriesCompleted`` recorded exactly when the button has
   moved as many times as there are seats (a Fantasyland deal keeps the button: the set is
-  counted in button moves, not deals).
+  counted in button moves, not deals), or, under 003's timeout policy, at the first button move
+  after a timeout; a ``SeatReplaced`` after the score is re-decided here too.
+
+A voided deal (``DealVoided``, which publishes its seed) is re-decided the same way up to the
+voiding, which must match the deal's commitment; it has no score.
 """
 
 from __future__ import annotations
@@ -33,16 +38,25 @@ from typing import Any, Final
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.report import AuditCheck, Status
-from sapsam.domain.commands import ContributeEntropy, CutDeck, RevealSeed, StartDeal
+from sapsam.domain.commands import (
+    ContributeEntropy,
+    CutDeck,
+    ReplaceSeat,
+    RevealSeed,
+    StartDeal,
+    VoidDeal,
+)
 from sapsam.domain.errors import DomainError
 from sapsam.domain.events import (
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     DeckCut,
     EntropyContributed,
     Event,
     PlayerSeated,
+    SeatReplaced,
     SeedRevealed,
     SeriesCompleted,
     TableCreated,
@@ -54,11 +68,14 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
+    SetFantasylandForSeat,
+    TimeOutFantasyland,
 )
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandTimedOut,
     StreetDealt,
 )
 from sapsam.domain.open_face.table_decide import (
@@ -94,9 +111,12 @@ _CHECK_OF: Final[dict[type[Event], str]] = {
     CardsPlaced: "placements",
     FantasylandCommitted: "fantasyland",
     FantasylandRevealed: "fantasyland",
+    FantasylandTimedOut: "fantasyland",
     SeedRevealed: "seed",
+    DealVoided: "seed",
     DealScored: "scores",
     SeriesCompleted: "scores",
+    SeatReplaced: "scores",
 }
 
 
@@ -164,7 +184,7 @@ def open_face_deal_checks(
     number = deal.number
     if created is None:
         return [AuditCheck("seed", Status.SKIPPED, "no TableCreated", deal=number)], None
-    if not deal.finished:
+    if not deal.finished and deal.first(DealVoided) is None:
         return [
             AuditCheck(
                 "seed",
@@ -209,8 +229,8 @@ def replay_deal(
     current = "seed"  # the check of the event being re-decided
     replay_cut = False
     try:
-        revealed = deal.first(SeedRevealed)
-        if not isinstance(revealed, SeedRevealed):
+        revealed = deal.first(SeedRevealed) or deal.first(DealVoided)
+        if not isinstance(revealed, SeedRevealed | DealVoided):
             raise ReplayError("seed", "the deal is scored without SeedRevealed")
         replay = _Replay(before, bytes.fromhex(revealed.seed))
         while index < len(events):
@@ -234,8 +254,9 @@ def replay_deal(
         _CHECK_OF.get(type(event), "placements")
         for event in events[index:]
         # The seed's commitment is checked when the deck is cut, before any street.
-        if not (isinstance(event, SeedRevealed) and replay_cut)
+        if not (isinstance(event, SeedRevealed | DealVoided) and replay_cut)
     }
+    voided = deal.first(DealVoided) is not None
     checks: list[AuditCheck] = []
     for name in OPEN_FACE_CHECKS:
         if failed is not None and name == failed.check:
@@ -253,9 +274,13 @@ def replay_deal(
             checks.append(
                 AuditCheck(name, Status.PASSED, "no Fantasyland hand in this deal", deal=number)
             )
+        elif name == "scores" and voided:
+            checks.append(
+                AuditCheck(name, Status.PASSED, "the deal was voided: nothing scored", deal=number)
+            )
         else:
             checks.append(AuditCheck(name, Status.PASSED, _PASSED[name], deal=number))
-    if failed is not None:
+    if failed is not None or voided:
         return checks, None
     scored = deal.first(DealScored)
     assert isinstance(scored, DealScored)
@@ -268,9 +293,10 @@ _PASSED: Final[dict[str, str]] = {
     "streets": "every street's per-seat digest matches the cards the seed dealt",
     "placements": "every placement legal, in turn, of the cards dealt to that seat "
     "(automatic moves as the rule set's policy places them)",
-    "fantasyland": "every Fantasyland hand opened matches its commitment and its dealt cards",
+    "fantasyland": "every Fantasyland hand opened matches its commitment and its dealt cards "
+    "(or, timed out, what the rule set's policy sets of them)",
     "scores": "royalties, dead hands and totals recomputed; the set ends after as many button "
-    "moves as seats",
+    "moves as seats (or at the first after a timeout, under 003's policy)",
 }
 
 
@@ -311,6 +337,10 @@ def _command_for(replay: _Replay, event: Event) -> Any:
         return CutDeck(_player(state, event.seat), event.position)
     if isinstance(event, SeedRevealed):
         return RevealSeed(bytes.fromhex(event.seed))
+    if isinstance(event, DealVoided):
+        return VoidDeal(event.reason, bytes.fromhex(event.seed), event.deal_number)
+    if isinstance(event, SeatReplaced):
+        return ReplaceSeat(event.seat, event.player_id)
     if not replay.cards or play is None:
         raise ReplayError(_CHECK_OF[type(event)], f"{_name(event)} before the deck is cut")
     key = fairness.record_key(state.table_id or uuid.UUID(int=0), state.deal_number, replay.seed)
@@ -342,7 +372,15 @@ def _command_for(replay: _Replay, event: Event) -> Any:
         return PlaceCards(_player(state, event.seat), event.street, placement, dealt)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
+    if isinstance(event, FantasylandTimedOut):
+        # Only once the first street's deadline has passed (no clock is replayed: the recorded
+        # deadline itself; none recorded, no timeout).
+        due = play.fantasyland_deadline_ms
+        return TimeOutFantasyland(event.seat, 0 if due is None else due)
     assert isinstance(event, FantasylandRevealed)
+    if event.nonce == "":
+        # Set by the service after a timeout: the rule set's policy sets exactly these rows.
+        return SetFantasylandForSeat(event.seat, _street_cards(replay, 0, event.seat))
     arrangement = Arrangement(
         parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
     )

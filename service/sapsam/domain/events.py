@@ -332,7 +332,8 @@ class DealVoided(Event):
     """The operator voided the deal in progress: it is not scored (no totals change) and its seed
     is published here, so that anyone can check it against the deal's commitment and recompute
     the deck. Before this event the seed was as secret as in any deal. The deal passes to the
-    left as after any deal; a voided deal does not count towards the series."""
+    left as after any deal (at an open-face table it is dealt again by the same dealer, so that
+    each seat still deals once in the set); a voided deal does not count towards the series."""
 
     TYPE: ClassVar[str] = "DealVoided"
     deal_number: int

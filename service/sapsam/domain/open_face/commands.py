@@ -22,6 +22,8 @@ __all__ = [
     "PlaceCards",
     "PlaceForSeat",
     "RevealFantasyland",
+    "SetFantasylandForSeat",
+    "TimeOutFantasyland",
 ]
 
 
@@ -75,6 +77,24 @@ class RevealFantasyland:
     nonce: bytes
     dealt: tuple[Card, ...]
     deal_number: int | None = None
+
+
+@dataclass(frozen=True)
+class TimeOutFantasyland:
+    """The Fantasyland ``seat`` has not set its hand by the first street's deadline: the service
+    takes it over (``timeout_policy``); refused before the deadline (``now_ms``)."""
+
+    seat: int
+    now_ms: int
+
+
+@dataclass(frozen=True)
+class SetFantasylandForSeat:
+    """Open, at the end of the deal, the Fantasyland hand of ``seat``, whose time ran out: the
+    service sets ``dealt`` (its cards, from the seed) as ``timeout_policy`` says."""
+
+    seat: int
+    dealt: tuple[Card, ...]
 
 
 @dataclass(frozen=True)

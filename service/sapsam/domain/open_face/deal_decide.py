@@ -17,6 +17,8 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
+    SetFantasylandForSeat,
+    TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import may_see_board
@@ -24,6 +26,7 @@ from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandTimedOut,
     StreetDealt,
 )
 from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
@@ -36,6 +39,7 @@ from sapsam.rules.open_face.automatic import (
 )
 from sapsam.rules.open_face.board import Placement, PlacementError, verify_placement
 from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
+from sapsam.rules.open_face.fantasyland_setting import fantasyland_timeout_setting
 
 __all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal"]
 
@@ -80,8 +84,8 @@ def _decide_street(deal: OpenFaceDeal, command: DealStreet) -> list[Event]:
             f"({list(counts)}) and none for the others",
         )
     limit = deal.move_seconds
-    if not any(count and not deal.is_fantasyland(seat) for seat, count in enumerate(counts)):
-        limit = None  # nobody places this street: Fantasyland hands are set, not placed
+    # A seat dealt cards on this street owes a move by the deadline: a normal seat its
+    # placement, a Fantasyland seat (first street only) the setting of its whole hand.
     return [
         StreetDealt(
             deal_number=deal.number,
@@ -216,6 +220,7 @@ def _require_fantasyland_seat(deal: OpenFaceDeal, player_id: str, number: int | 
 
 def _decide_commit(deal: OpenFaceDeal, command: CommitFantasyland) -> list[Event]:
     seat = _require_fantasyland_seat(deal, command.player_id, command.deal_number)
+    _require_not_taken_over(deal, seat)
     if deal.commitments[seat] is not None:
         raise DomainError(
             Reason.ALREADY_CONFIRMED, "this seat already set its Fantasyland hand: it is final"
@@ -230,6 +235,7 @@ def _decide_commit(deal: OpenFaceDeal, command: CommitFantasyland) -> list[Event
 
 def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event]:
     seat = _require_fantasyland_seat(deal, command.player_id, command.deal_number)
+    _require_not_taken_over(deal, seat)
     commitment = deal.commitments[seat]
     if commitment is None:
         raise DomainError(Reason.NO_COMMITMENT, "set the Fantasyland hand before opening it")
@@ -275,10 +281,93 @@ def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event
     ]
 
 
+def _require_not_taken_over(deal: OpenFaceDeal, seat: int) -> None:
+    if deal.timed_out[seat]:
+        raise DomainError(
+            Reason.SEAT_TIMED_OUT,
+            "this seat's time to set its Fantasyland hand ran out: the service sets it",
+        )
+
+
+def _fantasyland_seat_of(deal: OpenFaceDeal, seat: int) -> int:
+    if not 0 <= seat < deal.seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat must be 0 to {deal.seat_count - 1}, not {seat}",
+            field="seat",
+        )
+    if not deal.is_fantasyland(seat):
+        raise DomainError(
+            Reason.WRONG_PHASE, f"seat {seat} plays a normal hand this deal, not a Fantasyland"
+        )
+    if deal.streets_dealt == 0:
+        raise DomainError(Reason.WRONG_PHASE, "the Fantasyland hand is not dealt yet")
+    return seat
+
+
+def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland) -> list[Event]:
+    """001 and 003 time a seat out whatever it plays: a Fantasyland seat too must set its 13
+    cards in time, or the rule set's policy sets them (``fantasyland_timeout_setting``)."""
+    seat = _fantasyland_seat_of(deal, command.seat)
+    if not deal.fantasyland_unset(seat):
+        raise DomainError(
+            Reason.NOTHING_TIMED_OUT,
+            f"seat {seat} has set its Fantasyland hand"
+            + (" (the service took it over)" if deal.timed_out[seat] else ""),
+        )
+    deadline = deal.fantasyland_deadline_ms
+    if deadline is None or command.now_ms < deadline:
+        raise DomainError(
+            Reason.NOTHING_TIMED_OUT,
+            f"seat {seat}'s time to set its Fantasyland hand has not run out",
+        )
+    return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
+
+
+def _decide_set_fantasyland_for_seat(
+    deal: OpenFaceDeal, command: SetFantasylandForSeat
+) -> list[Event]:
+    seat = _fantasyland_seat_of(deal, command.seat)
+    if not deal.timed_out[seat]:
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            f"seat {seat} sets its own Fantasyland hand: its time has not run out",
+        )
+    if deal.revealed[seat]:
+        raise DomainError(Reason.ALREADY_REVEALED, f"seat {seat}'s hand is already open")
+    if deal.phase is not OpenFacePhase.FANTASYLAND or deal.fantasyland_hidden:
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            "a Fantasyland hand is opened at the end of the deal, once every normal hand is "
+            "complete and every Fantasyland hand is set",
+        )
+    _require_dealt(deal, 0, seat, command.dealt)
+    try:
+        setting = fantasyland_timeout_setting(deal.rules, command.dealt)
+        checked = verify_fantasyland_arrangement(command.dealt, setting.arrangement)
+    except PlacementError as error:  # pragma: no cover - the application deals them
+        raise DomainError(Reason.BAD_CARDS, str(error), field="dealt") from None
+    arrangement = setting.arrangement
+    return [
+        FantasylandRevealed(
+            deal_number=deal.number,
+            seat=seat,
+            front=tuple(map(str, arrangement.front)),
+            middle=tuple(map(str, arrangement.middle)),
+            back=tuple(map(str, arrangement.back)),
+            discards=tuple(map(str, checked.discards)),
+            nonce="",
+            dead=checked.dead,
+        )
+    ]
+
+
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     DealStreet: _decide_street,
     PlaceCards: _decide_place,
     PlaceForSeat: _decide_place_for_seat,
     CommitFantasyland: _decide_commit,
     RevealFantasyland: _decide_reveal,
+    TimeOutFantasyland: _decide_time_out_fantasyland,
+    SetFantasylandForSeat: _decide_set_fantasyland_for_seat,
 }

@@ -13,6 +13,7 @@ from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandTimedOut,
     StreetDealt,
 )
 from sapsam.rules.cards import parse_cards
@@ -46,9 +47,13 @@ def _on_street(deal: OpenFaceDeal, event: StreetDealt) -> OpenFaceDeal:
     placed = tuple(
         count == 0 or deal.is_fantasyland(seat) for seat, count in enumerate(event.card_counts)
     )
-    return dataclasses.replace(
+    changed = dataclasses.replace(
         deal, streets_dealt=event.street + 1, placed=placed, deadline_ms=event.deadline_ms
     )
+    if event.street == 0 and any(cards is not None for cards in deal.fantasyland):
+        # Every Fantasyland hand is dealt on the first street and due by its deadline.
+        changed = dataclasses.replace(changed, fantasyland_deadline_ms=event.deadline_ms)
+    return changed
 
 
 def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
@@ -66,12 +71,23 @@ def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
         return changed
     # A timeout: the rest of the hand is played for the seat, and under 001's policy the hand
     # is dead (for the set: the table carries it to the next deals).
+    return _timed_out(changed, event.seat)
+
+
+def _timed_out(deal: OpenFaceDeal, seat: int) -> OpenFaceDeal:
     dead = timeout_consequence(deal.rules).dead_until_set_ends
     return dataclasses.replace(
-        changed,
-        automatic=_at(deal.automatic, event.seat, True),
-        declared_dead=_at(deal.declared_dead, event.seat, dead or deal.declared_dead[event.seat]),
+        deal,
+        automatic=_at(deal.automatic, seat, True),
+        declared_dead=_at(deal.declared_dead, seat, dead or deal.declared_dead[seat]),
+        timed_out=_at(deal.timed_out, seat, True),
     )
+
+
+def _on_fantasyland_timed_out(deal: OpenFaceDeal, event: FantasylandTimedOut) -> OpenFaceDeal:
+    # 001: dead for the rest of the set; 003: set for it, alive. Either way the service sets
+    # the hand and opens it at the end of the deal.
+    return _timed_out(deal, event.seat)
 
 
 def _on_committed(deal: OpenFaceDeal, event: FantasylandCommitted) -> OpenFaceDeal:
@@ -94,4 +110,5 @@ _EVOLVERS: dict[type[Event], Callable[[OpenFaceDeal, Any], OpenFaceDeal]] = {
     CardsPlaced: _on_placed,
     FantasylandCommitted: _on_committed,
     FantasylandRevealed: _on_revealed,
+    FantasylandTimedOut: _on_fantasyland_timed_out,
 }

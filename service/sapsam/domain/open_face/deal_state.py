@@ -65,6 +65,11 @@ class OpenFaceDeal:
     """Seconds a street's placements may take (None: no limit); the frame sets it."""
     deadline_ms: int | None = None
     """When the last street's placements are due."""
+    fantasyland_deadline_ms: int | None = None
+    """When every Fantasyland hand must be set (the first street's deadline), or None."""
+    timed_out: tuple[bool, ...] = ()
+    """Per seat, whether its time ran out in this deal: a placement made for it after its
+    deadline, or a Fantasyland hand not set in time (``FantasylandTimedOut``)."""
 
     @property
     def seat_count(self) -> int:
@@ -98,9 +103,15 @@ class OpenFaceDeal:
         """Whether a Fantasyland hand is still being set: the others' placements are then shown
         to their own seats only (001: online, the others place while the Fantasyland hand is
         set, their placements hidden until it is committed)."""
-        return any(
-            self.is_fantasyland(seat) and self.commitments[seat] is None
-            for seat in range(self.seat_count)
+        return any(self.fantasyland_unset(seat) for seat in range(self.seat_count))
+
+    def fantasyland_unset(self, seat: int) -> bool:
+        """Whether ``seat`` plays a Fantasyland hand not yet set: neither committed nor taken
+        over by the service after a timeout."""
+        return (
+            self.is_fantasyland(seat)
+            and self.commitments[seat] is None
+            and not self.timed_out[seat]
         )
 
     @property
@@ -160,4 +171,5 @@ def open_deal(
         declared_dead=dead,
         automatic=dead,
         move_seconds=move_seconds,
+        timed_out=(False,) * seats,
     )

@@ -67,6 +67,8 @@ class OpenFaceSeatView:
     """Its rows, or None when this viewer may not see them (a hidden board is not an empty one)."""
     dealt: tuple[Card, ...] | None
     """Its cards dealt so far, when the application passed them and this viewer may see them."""
+    timed_out: bool = False
+    """Whether its time ran out this deal (its moves, or its Fantasyland hand, are made for it)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ def deal_view_for(
                 and may_see_dealt(deal, viewer, seat, seed_revealed=seed_revealed)
                 else None
             ),
+            timed_out=deal.timed_out[seat],
         )
         for seat in deal.seats
     )

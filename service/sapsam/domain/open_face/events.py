@@ -21,6 +21,7 @@ __all__ = [
     "CardsPlaced",
     "FantasylandCommitted",
     "FantasylandRevealed",
+    "FantasylandTimedOut",
     "StreetDealt",
 ]
 
@@ -38,6 +39,7 @@ class StreetDealt(Event):
     card_counts: tuple[int, ...]
     digests: tuple[str, ...]
     deadline_ms: int | None
+    """On the first street, also by when each Fantasyland seat must have set its hand."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,26 @@ class FantasylandCommitted(Event):
 
 
 @dataclass(frozen=True)
+class FantasylandTimedOut(Event):
+    """A Fantasyland seat did not set its hand by the first street's deadline: the service sets
+    it for the seat under the rule set's ``timeout_policy`` (001: dead for the rest of the set,
+    its cards from the back row to the front in the order dealt; 003: from the biggest row down,
+    never dead), and opens it at the end of the deal with the others (``FantasylandRevealed``
+    with an empty ``nonce``: no commitment was made). No card is in this event: the hand stays
+    face down until then."""
+
+    TYPE: ClassVar[str] = "FantasylandTimedOut"
+    deal_number: int
+    seat: int
+
+
+@dataclass(frozen=True)
 class FantasylandRevealed(Event):
     """A Fantasyland hand opened at the end of the deal: its rows and nonce, checked against
     the seat's commitment and its dealt cards; the dealt cards not in a row (a progressive
-    Fantasyland's) are ``discards``; ``dead``: its rows are out of order."""
+    Fantasyland's) are ``discards``; ``dead``: its rows are out of order. A hand the service set
+    after a timeout (``FantasylandTimedOut``) has an empty ``nonce``: its rows are what the rule
+    set's policy sets of the dealt cards, which anyone can recompute once the seed is out."""
 
     TYPE: ClassVar[str] = "FantasylandRevealed"
     deal_number: int
@@ -93,5 +111,6 @@ OPEN_FACE_EVENT_TYPES: Final[tuple[type[Event], ...]] = (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandTimedOut,
 )
 """The events only open face records (``GameFamily.event_types``)."""

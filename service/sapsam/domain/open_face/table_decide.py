@@ -12,16 +12,20 @@ from sapsam.domain.commands import (
     ChooseDealer,
     ContributeEntropy,
     CutDeck,
+    ReplaceSeat,
     RevealSeed,
     SeatPlayer,
     StartDeal,
+    VoidDeal,
 )
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import (
     DealScored,
     DealStarted,
+    DealVoided,
     Event,
     PairScored,
+    SeatReplaced,
     SeatStanding,
     SeedRevealed,
     SeriesCompleted,
@@ -35,6 +39,8 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
+    SetFantasylandForSeat,
+    TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import decide_deal
 from sapsam.domain.open_face.table_state import (
@@ -42,6 +48,7 @@ from sapsam.domain.open_face.table_state import (
     OpenFaceTablePhase,
     dead_seats,
     next_deal,
+    set_progress,
 )
 from sapsam.domain.table_frame import (
     decide_cut_at,
@@ -54,7 +61,6 @@ from sapsam.domain.table_frame import (
 from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import format_cards
 from sapsam.rules.open_face.board import PlacementError
-from sapsam.rules.open_face.fantasyland import set_is_over
 from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.open_face.scoring import score_open_face_deal
 from sapsam.rules.scoring import add_totals, standings
@@ -223,11 +229,10 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
         ),
     ]
     after = next_deal(play, state.fantasylands_in_a_row)
-    moved = state.button_moves + (1 if after.button_moves else 0)
-    if set_is_over(state.seat_count, moved):
+    if set_progress(state, play, after).over:
         events.append(
             SeriesCompleted(
-                deals_played=number,
+                deals_played=number - state.deals_voided,
                 standings=tuple(
                     SeatStanding(seat=standing.seat, total=standing.total, place=standing.place)
                     for standing in standings(series_totals)
@@ -235,6 +240,71 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
             )
         )
     return events
+
+
+MAX_VOID_REASON = 200
+"""Most characters of a voiding's reason (the closed game's ``table_void.MAX_REASON_LENGTH``)."""
+
+
+def _decide_void(state: OpenFaceTable, command: VoidDeal) -> list[Event]:
+    """Void the deal in progress, as the closed game does (``sapsam.domain.table_void``): no
+    score, no total changes, its seed published in ``DealVoided``. An open-face deal is then
+    dealt again by the same dealer (the button stays, so each seat still deals once in the
+    set) and nothing it decided counts: the Fantasylands, the hands dead for the set and the
+    set's end stand as the last scored deal left them."""
+    reason = command.reason
+    if not reason.strip() or len(reason) > MAX_VOID_REASON or not reason.isprintable():
+        raise DomainError(
+            Reason.INVALID_ARGUMENT,
+            f"the reason must be 1 to {MAX_VOID_REASON} printable characters",
+            field="reason",
+        )
+    if command.deal_number is not None and command.deal_number != state.deal_number:
+        raise DomainError(
+            Reason.WRONG_DEAL,
+            f"deal {command.deal_number} is not the current deal ({state.deal_number})",
+        )
+    _require_phase(
+        state,
+        OpenFaceTablePhase.AWAITING_CUT,
+        OpenFaceTablePhase.PLAYING,
+        OpenFaceTablePhase.AWAITING_SEED,
+    )
+    assert state.table_id is not None
+    if len(command.seed) != fairness.SEED_BYTES:
+        raise DomainError(Reason.BAD_SEED, f"a seed is {fairness.SEED_BYTES} bytes", field="seed")
+    number = state.deal_number
+    if fairness.seed_commitment(state.table_id, number, command.seed) != state.seed_commitment:
+        raise DomainError(
+            Reason.SEED_MISMATCH, "the seed does not match the commitment published for this deal"
+        )
+    return [DealVoided(deal_number=number, reason=reason, seed=command.seed.hex())]
+
+
+def _decide_replace(state: OpenFaceTable, command: ReplaceSeat) -> list[Event]:
+    """Give a seat to another player between deals, after the first, as the closed game does
+    (``sapsam.domain.table_replace``). The seat keeps its totals and a Fantasyland it earned
+    (the button already stayed for it); a hand a timeout declared dead for the set (001) was
+    the previous player's penalty and ends with them."""
+    if not 0 <= command.seat < state.seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat must be 0 to {state.seat_count - 1}, not {command.seat}",
+            field="seat",
+        )
+    if state.phase is not OpenFaceTablePhase.BETWEEN_DEALS or not state.deal_number:
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            "a seat's player can be replaced only between deals, after the first deal; the"
+            f" table is {state.phase.value}",
+        )
+    if state.seat_of(command.player_id) is not None:
+        raise DomainError(Reason.ALREADY_SEATED, "that player already holds a seat here")
+    previous = state.seats[command.seat]
+    assert previous is not None  # every seat is taken once a deal has started
+    return [
+        SeatReplaced(seat=command.seat, previous_player_id=previous, player_id=command.player_id)
+    ]
 
 
 _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
@@ -249,5 +319,9 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     PlaceForSeat: _decide_play,
     CommitFantasyland: _decide_play,
     RevealFantasyland: _decide_play,
+    TimeOutFantasyland: _decide_play,
+    SetFantasylandForSeat: _decide_play,
     RevealSeed: _decide_reveal_seed,
+    VoidDeal: _decide_void,
+    ReplaceSeat: _decide_replace,
 }

@@ -12,10 +12,12 @@ from sapsam.domain.events import (
     DealerChosen,
     DealScored,
     DealStarted,
+    DealVoided,
     DeckCut,
     EntropyContributed,
     Event,
     PlayerSeated,
+    SeatReplaced,
     SeedRevealed,
     SeriesCompleted,
     TableCreated,
@@ -29,6 +31,7 @@ from sapsam.domain.open_face.table_state import (
     INITIAL_OPEN_FACE_TABLE,
     OpenFaceTable,
     next_deal,
+    set_progress,
 )
 
 __all__ = ["evolve_table", "fold_table"]
@@ -100,6 +103,7 @@ def _on_started(state: OpenFaceTable, event: DealStarted) -> OpenFaceTable:
         play=play,
         seed=None,
         scored=False,
+        voided=False,
     )
 
 
@@ -124,16 +128,39 @@ def _on_seed(state: OpenFaceTable, event: SeedRevealed) -> OpenFaceTable:
 def _on_scored(state: OpenFaceTable, event: DealScored) -> OpenFaceTable:
     assert state.play is not None
     after = next_deal(state.play, state.fantasylands_in_a_row)
+    progress = set_progress(state, state.play, after)
     return dataclasses.replace(
         state,
         scored=True,
         series_totals=event.series_totals,
         next_fantasyland=after.fantasyland,
         fantasylands_in_a_row=after.in_a_row,
-        button_moves=state.button_moves + (1 if after.button_moves else 0),
+        button_moves=progress.button_moves,
         button_stays=not after.button_moves,
+        timeout_ends_set=progress.timeout_ends_set,
+        ended_early=progress.ended_early,
         # 001: a hand a timeout declared dead stays dead until the set ends.
         dead_for_set=state.play.declared_dead,
+    )
+
+
+def _on_voided(state: OpenFaceTable, event: DealVoided) -> OpenFaceTable:
+    # Not scored and dealt again by the same dealer; what the deal decided does not count.
+    return dataclasses.replace(
+        state,
+        seed=bytes.fromhex(event.seed),
+        scored=True,
+        voided=True,
+        button_stays=True,
+        deals_voided=state.deals_voided + 1,
+    )
+
+
+def _on_replaced(state: OpenFaceTable, event: SeatReplaced) -> OpenFaceTable:
+    return dataclasses.replace(
+        state,
+        seats=_at(state.seats, event.seat, event.player_id),
+        dead_for_set=_at(state.dead_for_set, event.seat, False),
     )
 
 
@@ -151,5 +178,7 @@ _EVOLVERS: dict[type[Event], Callable[[OpenFaceTable, Any], OpenFaceTable]] = {
     SeedRevealed: _on_seed,
     DealScored: _on_scored,
     SeriesCompleted: _on_series_completed,
+    DealVoided: _on_voided,
+    SeatReplaced: _on_replaced,
     **dict.fromkeys(OPEN_FACE_EVENT_TYPES, _on_play),
 }

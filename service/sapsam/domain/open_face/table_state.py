@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Final
 
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
+from sapsam.rules.open_face.automatic import timeout_consequence
 from sapsam.rules.open_face.fantasyland import button_moves, next_fantasyland, set_is_over
 from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.open_face.scoring import judge_hand
@@ -20,8 +21,10 @@ __all__ = [
     "NextDeal",
     "OpenFaceTable",
     "OpenFaceTablePhase",
+    "SetProgress",
     "dead_seats",
     "next_deal",
+    "set_progress",
 ]
 
 _CLASSIC: Final = OpenFaceRules()
@@ -76,6 +79,17 @@ class OpenFaceTable:
     """Whether the next deal keeps the last deal's dealer (a Fantasyland follows)."""
     dead_for_set: tuple[bool, ...] = ()
     """Per seat, whether a timeout declared its hand dead until the set ends (001)."""
+    timeout_ends_set: bool = False
+    """Whether a seat timed out in this set under a policy that ends it (003): the set then
+    ends after the first deal, this one on, after which the button passes (the Fantasylands
+    earned are played first)."""
+    ended_early: bool = False
+    """Whether the set ended before its button moves were counted out (003's timeout)."""
+    voided: bool = False
+    """Whether the last deal was voided (``DealVoided``): not scored, dealt again by the same
+    dealer."""
+    deals_voided: int = 0
+    """Deals voided so far (they do not count as played)."""
 
     @property
     def phase(self) -> OpenFaceTablePhase:
@@ -87,7 +101,9 @@ class OpenFaceTable:
         if self.first_dealer is None:
             return OpenFaceTablePhase.AWAITING_DEALER
         if self.scored:
-            if self.deal_number and set_is_over(self.seat_count, self.button_moves):
+            if self.deal_number and (
+                self.ended_early or set_is_over(self.seat_count, self.button_moves)
+            ):
                 return OpenFaceTablePhase.SERIES_COMPLETE
             return OpenFaceTablePhase.BETWEEN_DEALS
         if self.cut_position is None:
@@ -134,6 +150,34 @@ def next_deal(play: OpenFaceDeal, in_a_row_before: tuple[int, ...]) -> NextDeal:
         next_fantasyland(play.rules, hand, in_a_row[seat]) for seat, hand in enumerate(hands)
     )
     return NextDeal(upcoming, in_a_row, button_moves(upcoming))
+
+
+@dataclass(frozen=True)
+class SetProgress:
+    """Where the set stands once a deal is scored (``set_progress``)."""
+
+    button_moves: int
+    timeout_ends_set: bool
+    ended_early: bool
+    over: bool
+
+
+def set_progress(state: OpenFaceTable, play: OpenFaceDeal, after: NextDeal) -> SetProgress:
+    """The set after the deal ``play`` of ``state`` is scored: the button's moves counted
+    (``set_is_over``: as many as seats, 001), and 003's end after a timed-out hand: «Dacă, în
+    timpul „Timeout" al unuia dintre jucători, alți participanți au colectat „Fantezie", jocul
+    continuă până când toate „Fantezie" disponibile au fost jucate. Abia atunci petrecerea este
+    considerată încheiată. În alte cazuri, jocul se termină imediat după mâna în care jucătorul a
+    trecut la „Timeout"» ("if others earned a Fantasyland during one player's timeout, play goes
+    on until every Fantasyland available is played; only then is the set over. Otherwise the set
+    ends right after the hand in which the player timed out"): the set ends after the first
+    deal, the timed-out one on, after which nobody plays a Fantasyland (the button passes)."""
+    moves = state.button_moves + (1 if after.button_moves else 0)
+    ends = state.timeout_ends_set or (
+        any(play.timed_out) and timeout_consequence(play.rules).set_ends_after_hand
+    )
+    early = ends and after.button_moves and not set_is_over(state.seat_count, moves)
+    return SetProgress(moves, ends, early, early or set_is_over(state.seat_count, moves))
 
 
 def dead_seats(play: OpenFaceDeal) -> tuple[int, ...]:

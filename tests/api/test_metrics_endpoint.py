@@ -172,3 +172,13 @@ def test_metrics_with_workers_are_refused(database_url: str) -> None:
     )
     assert done.returncode == 2
     assert "--metrics-listen serves one process's metrics" in done.stderr
+
+
+def test_ready_and_live_answer_over_http_what_the_health_service_answers(
+    served: tuple[int, int],
+) -> None:
+    """A health checker that speaks HTTP only (HAProxy 2.6: deploy/cluster/) asks /ready."""
+    _, metrics_port = served
+    for path in ("/ready", "/live"):
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}{path}", timeout=10) as answer:
+            assert (answer.status, answer.read()) == (200, b"SERVING\n")

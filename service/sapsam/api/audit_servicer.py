@@ -8,7 +8,7 @@ table (``sapsam.api.errors``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -249,10 +249,21 @@ class AuditServicer(audit_service_pb2_grpc.AuditServiceServicer):
     """ExportDeal, VerifyDeal and ReplayDeal over the event store's connection pool."""
 
     def __init__(
-        self, pool: AsyncConnectionPool[Any], server_keys: ServerKeys | None = None
+        self,
+        pool: AsyncConnectionPool[Any],
+        server_keys: ServerKeys | None = None,
+        lagging_reads: Callable[[], AsyncConnectionPool[Any]] | None = None,
     ) -> None:
-        self._pool = pool
+        self._primary = pool
         self._server_keys = server_keys
+        self._lagging_reads = lagging_reads
+
+    @property
+    def _pool(self) -> AsyncConnectionPool[Any]:
+        """Where this call reads: every audit read may lag (a deal's export is final once the
+        deal is), so a standby within its bound if the server has one
+        (``sapsam.store.standby_reads``), else the primary."""
+        return self._primary if self._lagging_reads is None else self._lagging_reads()
 
     async def _export(self, name: str, context: grpc.ServicerContext) -> AuditExport:
         deal = resources.parse_deal(name)

@@ -1,4 +1,15 @@
-"""The Prometheus endpoint of ``sapsam serve --metrics-listen HOST:PORT`` (``GET /metrics``).
+"""The HTTP endpoint of ``sapsam serve --metrics-listen HOST:PORT``: Prometheus metrics
+(``GET /metrics``) and the server's readiness and liveness for HTTP-only health checkers
+(``GET /ready``, ``GET /live``).
+
+``/ready`` and ``/live`` answer what the gRPC health service answers, asked on the server's own
+event loop (``ServingStatus``): ``/ready`` is the status of ``sapsam.v1.TableService`` (the
+name the Kubernetes readiness probe asks for; NOT_SERVING from the first moment of a graceful
+stop), ``/live`` that of ``""``. 200 with ``SERVING`` while it is SERVING; 503 with the status
+otherwise, with ``STARTING`` before the server serves, and with ``NOT_ANSWERING`` when the loop
+does not answer within ``STATUS_TIMEOUT_SECONDS`` (a stuck process is neither ready nor live).
+A load balancer that cannot send a gRPC health check (HAProxy 2.6 cannot send its request body)
+checks ``/ready`` instead (deploy/cluster/, docs/operations.md "Readiness over HTTP").
 
 What each process exports (docs/operations.md, "Metrics", lists them with their meaning; the
 deploy test holds deploy/monitoring/ to ``METRIC_NAMES``):
@@ -23,10 +34,16 @@ when the endpoint starts.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import socket
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
+
+from grpc_health.v1 import health_pb2
 
 from sapsam.api.call_metrics import BUCKET_BOUNDS, CALLS, STREAMS, CallMetrics, OpenStreams
 from sapsam.api.stuck_tables_health import StuckTablesGauge
@@ -37,6 +54,12 @@ from sapsam.store.event_store import ServicePool
 from sapsam.store.metrics_reads import DatabaseGauges, read_database_gauges
 
 GAUGE_SECONDS: Final = 10.0
+READY_PATH: Final = "/ready"
+LIVE_PATH: Final = "/live"
+READY_SERVICE: Final = "sapsam.v1.TableService"
+"""The health service name ``/ready`` reports (the readiness probe's: deploy/kubernetes)."""
+STATUS_TIMEOUT_SECONDS: Final = 2.0
+"""How long ``/ready`` and ``/live`` wait for the server's loop to answer."""
 METRIC_NAMES: Final = (
     "sapsam_rpc_calls_total",
     "sapsam_rpc_duration_seconds",
@@ -196,6 +219,103 @@ class SapsamCollector:
             )
 
 
+class _NoSuchServiceError(LookupError):
+    pass
+
+
+class _CheckContext:
+    """The one thing the health servicer's ``Check`` asks of a context: to abort when it does
+    not know the service."""
+
+    async def abort(self, code: object, details: str = "") -> None:
+        raise _NoSuchServiceError(str(code))
+
+
+@dataclass
+class ServingStatus:
+    """The gRPC health service's answer, for the HTTP thread: ``Services.on_health`` attaches
+    the server's health servicer (on the server's loop)."""
+
+    health: Any = None  # grpc_health's asyncio HealthServicer
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def attach(self, health_servicer: Any) -> None:
+        """The server's health servicer; called on the server's loop."""
+        self.loop = asyncio.get_running_loop()
+        self.health = health_servicer
+
+    def status(self, service: str, timeout: float = STATUS_TIMEOUT_SECONDS) -> str:
+        """The health status's name (``SERVING``, ``NOT_SERVING``, ...) of ``service``, as
+        ``Check`` answers it on the server's loop; ``STARTING`` before the server serves,
+        ``SERVICE_UNKNOWN``, ``NOT_ANSWERING`` if the loop does not answer within ``timeout``,
+        ``STOPPED`` once the loop is gone."""
+        health, loop = self.health, self.loop
+        if health is None or loop is None:
+            return "STARTING"
+        if loop.is_closed():
+            return "STOPPED"
+        request = health_pb2.HealthCheckRequest(service=service)
+        check = health.Check(request, _CheckContext())
+        try:
+            future = asyncio.run_coroutine_threadsafe(check, loop)
+        except RuntimeError:  # the loop closed meanwhile
+            check.close()
+            return "STOPPED"
+        try:
+            answer = future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return "NOT_ANSWERING"
+        except _NoSuchServiceError:
+            return "SERVICE_UNKNOWN"
+        except concurrent.futures.CancelledError:  # the loop stopped with the check pending
+            return "STOPPED"
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """``GET /metrics``, ``/ready``, ``/live``; anything else 404."""
+
+    server: _EndpointServer
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        if path == "/metrics":
+            from prometheus_client.exposition import choose_encoder
+
+            encoder, content_type = choose_encoder(self.headers.get("Accept", ""))
+            self._answer(200, encoder(self.server.registry), content_type)
+        elif path in (READY_PATH, LIVE_PATH):
+            name = READY_SERVICE if path == READY_PATH else ""
+            status = self.server.serving.status(name)
+            code = 200 if status == "SERVING" else 503
+            self._answer(code, f"{status}\n".encode(), "text/plain; charset=utf-8")
+        else:
+            self._answer(404, b"not found: /metrics, /ready or /live\n", "text/plain")
+
+    def _answer(self, code: int, body: bytes, content_type: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None  # scrapes and probes are not worth a log line each
+
+
+class _EndpointServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], registry: Any, serving: ServingStatus) -> None:
+        self.registry = registry
+        self.serving = serving
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, _Handler)
+
+
 @dataclass
 class MetricsEndpoint:
     """The HTTP endpoint and the loop that reads the database gauges."""
@@ -205,6 +325,8 @@ class MetricsEndpoint:
     clock: Callable[[], int]
     """Milliseconds since the epoch (the table service's clock)."""
     interval: float = GAUGE_SECONDS
+    serving: ServingStatus = field(default_factory=ServingStatus)
+    """The gRPC health status ``/ready`` and ``/live`` report (attach the health servicer)."""
     _server: Any = field(default=None, init=False)
     _loop: BackgroundLoop | None = field(default=None, init=False)
 
@@ -215,17 +337,19 @@ class MetricsEndpoint:
 
     def start(self) -> None:
         """Listen; ``RuntimeError`` when the address cannot be bound."""
-        from prometheus_client import start_http_server
         from prometheus_client.registry import CollectorRegistry
 
         host, port = parse_listen(self.listen)
         registry = CollectorRegistry(auto_describe=False)
         registry.register(SapsamCollector(self.sources))
         try:
-            self._server, _ = start_http_server(port, host, registry)
+            self._server = _EndpointServer((host, port), registry, self.serving)
         except OSError as error:
             raise RuntimeError(f"cannot serve metrics on {self.listen}: {error}") from None
-        _logger.info("metrics on http://%s/metrics", self.listen)
+        threading.Thread(
+            target=self._server.serve_forever, name="sapsam-metrics-http", daemon=True
+        ).start()
+        _logger.info("metrics on http://%s/metrics, readiness on %s", self.listen, READY_PATH)
 
     def start_gauges(self) -> None:
         """Read the database gauges now and every ``interval`` seconds (on the running loop)."""

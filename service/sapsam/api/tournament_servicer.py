@@ -15,7 +15,7 @@ import binascii
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final
 
 import grpc
@@ -31,7 +31,7 @@ from sapsam.api.stream_channels import TournamentChannel
 from sapsam.api.tournament_control_servicer import TournamentControlRpcs
 from sapsam.api.watch import watch
 from sapsam.app import tournament_queries as queries
-from sapsam.app.store_interface import LeaderboardLine
+from sapsam.app.store_interface import LeaderboardLine, Store
 from sapsam.app.tournament_control import TournamentControl
 from sapsam.app.tournaments import (
     TournamentNotFoundError,
@@ -162,10 +162,14 @@ class TournamentServicer(
         tournaments: TournamentControl,
         players: PlayerDirectory,
         feed: EventFeed,
+        lagging_reads: Callable[[], Store] | None = None,
     ) -> None:
         self._tournaments = tournaments
         self._players = players
         self._feed = feed
+        # Where a read that may lag goes (GetLeaderboard): a standby within its bound, if any
+        # (``sapsam.store.standby_reads``).
+        self._lagging_reads = lagging_reads or (lambda: tournaments.store)
 
     # -- views ---------------------------------------------------------------------------------
 
@@ -405,7 +409,7 @@ class TournamentServicer(
         offset = _offset(_decode_token(request.page_token, key))
         caller = auth.current_caller()
         board = await queries.leaderboard(
-            self._tournaments.store,
+            self._lagging_reads(),
             rule_set,
             period,
             offset,

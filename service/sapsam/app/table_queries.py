@@ -61,9 +61,13 @@ class TableQueries(TableRunner):
         plus the log's tail, all the page's tails in one statement.
         """
         wanted = None if phases is None else sorted(phase.value for phase in phases)
-        async with self.store.session() as session:
+        # A list may lag (``lagging_reads``: a standby, within its bound).
+        store = self.lagging_reads()
+        async with store.session() as session:
             page = await session.table_page(wanted, after, limit)
-            states = await self.load_many([line.table_id for line in page], session)
+            states = await self.load_many(
+                [line.table_id for line in page], session, remember=store is self.store
+            )
         return [
             ListedTable(state, line.created_by, line.created_at)
             for state, line in zip(states, page, strict=True)

@@ -85,6 +85,9 @@ class TableRunner:
         self.feed_listener: Callable[[], str | None] = lambda: None
         """The wake-up listener of the feed ``on_appended`` hands the appends to (its id, None
         while it listens to nothing): the append sends it no wake-up, only other processes."""
+        self.lagging_reads: Callable[[], Store] = lambda: self.store
+        """Where a read that may lag goes (ListTables): this store, unless the server reads
+        such reads from a standby (``sapsam.store.standby_reads``)."""
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -124,9 +127,11 @@ class TableRunner:
         )
 
     async def load_many(
-        self, table_ids: Sequence[uuid.UUID], session: StoreSession
+        self, table_ids: Sequence[uuid.UUID], session: StoreSession, remember: bool = True
     ) -> list[TableState]:
-        """Each table as :meth:`load` gives it, all their log tails read in one statement."""
+        """Each table as :meth:`load` gives it, all their log tails read in one statement.
+        ``remember=False`` for a session that may lag (a standby's): what it read is not kept
+        as this process's current copy, which it may not be."""
         current = {table_id: self.current_copy(table_id) for table_id in table_ids}
         stale = [table_id for table_id in table_ids if current[table_id] is None]
         stamps = {table_id: self.store.write_stamp(stream_id_for(table_id)) for table_id in stale}
@@ -149,7 +154,8 @@ class TableRunner:
                     state = evolve(state, event)
                 if state.table_id is None:
                     raise TableNotFoundError(table_id)
-                self.memory.remember(table_id, state, stamps[table_id], tail, decoded)
+                if remember:
+                    self.memory.remember(table_id, state, stamps[table_id], tail, decoded)
             states.append(state)
         return states
 

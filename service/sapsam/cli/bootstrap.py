@@ -20,7 +20,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from sapsam.api.audit_servicer import AuditServicer
 from sapsam.api.call_log import configure_logging
@@ -51,6 +51,7 @@ from sapsam.store.event_store import EventStore
 from sapsam.store.players import PlayerRecords
 from sapsam.store.projections import Projector, registered_projectors
 from sapsam.store.serving import BEAT_SECONDS, ServingRecord
+from sapsam.store.standby_reads import DEFAULT_MAX_LAG_SECONDS, StandbyReads
 from sapsam.store.transparency import (
     CHECKPOINT_SECONDS,
     PooledTransparencyReads,
@@ -165,6 +166,8 @@ def build_services(
     stuck_check_seconds: float = STUCK_CHECK_SECONDS,
     metrics_listen: str | None = None,
     stuck_waiting_seconds: int | None = None,
+    read_database_url: str | None = None,
+    read_max_lag_seconds: float = DEFAULT_MAX_LAG_SECONDS,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
     and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
@@ -174,11 +177,21 @@ def build_services(
     shells). Every ``stuck_check_seconds`` it counts the stuck tables for the health detail
     ``sapsam.tables.stuck`` (``sapsam.api.stuck_tables_health``): those past their deadline and,
     with ``stuck_waiting_seconds``, those waiting longer than that. With ``metrics_listen`` it
-    serves Prometheus metrics there (``sapsam.api.metrics_endpoint``)."""
+    serves Prometheus metrics there (``sapsam.api.metrics_endpoint``), and its readiness at
+    ``/ready``. With ``read_database_url`` (a streaming standby) the reads that may lag go there
+    while it is at most ``read_max_lag_seconds`` behind (``sapsam.store.standby_reads``)."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
+    standby = (
+        StandbyReads.unopened(store, read_database_url, read_max_lag_seconds)
+        if read_database_url
+        else None
+    )
+    standby_measurer = standby.measurer() if standby else None
     receipts = ReceiptSigner(server_keys.signer) if server_keys and sign_receipts else None
     tables = TableService(store, receipts=receipts)
+    if standby is not None:
+        tables.lagging_reads = standby.store
     players = PlayerDirectory(PlayerRecords(store.pool))
     retired_tokens = retired_token_check(players)
     feed = EventFeed(database_url, buffer_limit=watch_buffer_events)
@@ -213,6 +226,8 @@ def build_services(
         if metrics is not None:
             metrics.start()  # first: a port taken stops the start before anything runs
         await asyncio.gather(store.open(), asyncio.to_thread(prepare_solver))
+        if standby is not None:
+            await standby.open()
         # The first beat before the port opens: a deal dealt before it would fall in the
         # window since the last server's beat and be extended by the grace (finding 6).
         await serving.beat()
@@ -226,12 +241,15 @@ def build_services(
         beats.start()
         sweeper.start()
         stuck_check.start()
+        if standby_measurer is not None:
+            standby_measurer.start()
         if metrics is not None:
             metrics.start_gauges()
 
     async def on_stop() -> None:
         loops = [retired_tokens, results, sweeper, stuck_check, beats]
         loops += [checkpointer] if checkpointer else []
+        loops += [standby_measurer] if standby_measurer else []
         stopping = [loop.stop() for loop in loops]
         stopping += [metrics.stop()] if metrics else []
         await asyncio.gather(*stopping)
@@ -245,18 +263,46 @@ def build_services(
         open=open_store,
         on_stop=on_stop,
         on_serving=on_serving,
-        close=store.close,
+        close=store.close if standby is None else _both(standby.close, store.close),
         cut_off=store.cancel_work_in_progress,
-        audit_service=AuditServicer(store.pool, server_keys),
-        tournament_service=TournamentServicer(tournaments, players, feed),
+        audit_service=AuditServicer(
+            store.pool, server_keys, lagging_reads=standby.pool if standby else None
+        ),
+        tournament_service=TournamentServicer(
+            tournaments, players, feed, lagging_reads=standby.store if standby else None
+        ),
         operator_service=OperatorServicer(tables, players),
-        on_health=stuck_gauge.attach,
+        on_health=_each(stuck_gauge.attach, *([metrics.serving.attach] if metrics else [])),
         transparency_service=(
             TransparencyServicer(PooledTransparencyReads(store.pool), server_keys)
             if server_keys
             else None
         ),
     )
+
+
+def _both(
+    first: Callable[[], Awaitable[object]], second: Callable[[], Awaitable[object]]
+) -> Callable[[], Awaitable[object]]:
+    """``first``, then ``second`` even if ``first`` failed."""
+
+    async def run() -> None:
+        try:
+            await first()
+        finally:
+            await second()
+
+    return run
+
+
+def _each(*hooks: Callable[[Any], None]) -> Callable[[Any], None]:
+    """One ``Services.on_health`` that hands the health servicer to each of ``hooks``."""
+
+    def attach(health_servicer: Any) -> None:
+        for hook in hooks:
+            hook(health_servicer)
+
+    return attach
 
 
 def serve_database(
@@ -269,6 +315,8 @@ def serve_database(
     log_format: str = "json",
     metrics_listen: str | None = None,
     stuck_waiting_seconds: int | None = None,
+    read_database_url: str | None = None,
+    read_max_lag_seconds: float = DEFAULT_MAX_LAG_SECONDS,
 ) -> int:
     """Serve the API on ``database_url`` until SIGTERM or SIGINT; the process's exit code. The
     server key is read from ``data_dir`` or the environment (``sapsam.keys``): ``sapsam serve``
@@ -277,7 +325,9 @@ def serve_database(
     ``log_format``: "json" (a JSON object a line) or "text" (``sapsam serve --log-format``);
     ``metrics_listen``: where to serve Prometheus metrics (None: nowhere);
     ``stuck_waiting_seconds``: a table waiting longer than this counts as stuck in the health
-    detail and the metric (``sapsam serve --waiting-longer-than``; None: off)."""
+    detail and the metric (``sapsam serve --waiting-longer-than``; None: off);
+    ``read_database_url``: a streaming standby for the reads that may lag, used while it is at
+    most ``read_max_lag_seconds`` behind (``sapsam serve --read-database-url``)."""
     configure_logging(log_format=log_format)
     keys = load_server_keys(data_dir)
     services = build_services(
@@ -289,5 +339,7 @@ def serve_database(
         sign_receipts=sign_receipts,
         metrics_listen=metrics_listen,
         stuck_waiting_seconds=stuck_waiting_seconds,
+        read_database_url=read_database_url,
+        read_max_lag_seconds=read_max_lag_seconds,
     )
     return serve_until_signalled(config, services)

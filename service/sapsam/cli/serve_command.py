@@ -38,9 +38,11 @@ from sapsam.api.server import (
 from sapsam.cli.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
 from sapsam.cli.serve_environment import ERRORS_DEST, apply_environment
 from sapsam.cli.store_commands import add_database_options
+from sapsam.store.standby_reads import DEFAULT_MAX_LAG_SECONDS
 
 FAILED = 1
 MAX_TOKEN_TTL_DAYS = 36_500
+MAX_READ_LAG_SECONDS = 86_400
 MAX_WAITING_SECONDS = 10_000_000
 """The largest --waiting-longer-than (as ``sapsam tables stuck``'s)."""
 
@@ -74,6 +76,22 @@ def register(subparsers: Any) -> None:
         " (TOKEN_EXPIRED; rotating issues a fresh one); default: tokens do not expire",
     )
     add_database_options(parser)
+    parser.add_argument(
+        "--read-database-url",
+        metavar="URL",
+        help="a streaming standby of --database-url for the reads that may lag (ListTables,"
+        " GetLeaderboard, the audit's ExportDeal, VerifyDeal, ReplayDeal), used only while it is"
+        " at most --read-max-lag-seconds behind, else they read the primary"
+        ' (docs/operations.md, "Reads on a standby"; default: every read on the primary)',
+    )
+    parser.add_argument(
+        "--read-max-lag-seconds",
+        type=float,
+        default=DEFAULT_MAX_LAG_SECONDS,
+        metavar="SECONDS",
+        help="a read routed to the standby sees every write acknowledged this long before it"
+        f" (default {DEFAULT_MAX_LAG_SECONDS:g})",
+    )
     parser.add_argument(
         "--bench-echo",
         action="store_true",
@@ -133,6 +151,12 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         raise ValueError("--workers must be at least 1")
     if arguments.workers > 1 and arguments.listen.rsplit(":", 1)[-1] == "0":
         raise ValueError("--workers needs a fixed port: each process would pick its own")
+    if not 0 < arguments.read_max_lag_seconds <= MAX_READ_LAG_SECONDS:
+        raise ValueError(
+            f"--read-max-lag-seconds must be above 0 and at most {MAX_READ_LAG_SECONDS}"
+        )
+    if arguments.read_database_url is not None and arguments.database_url is None:
+        raise ValueError("--read-database-url needs --database-url (a standby of it)")
     if arguments.metrics_listen:
         if arguments.workers > 1:
             raise ValueError(
@@ -222,6 +246,8 @@ def _serve(arguments: argparse.Namespace) -> int:
                 log_format,
                 arguments.metrics_listen,
                 waiting,
+                arguments.read_database_url,
+                arguments.read_max_lag_seconds,
             )
             if arguments.workers == 1:
                 return serve_database(*served)

@@ -5,6 +5,7 @@ seat its dealt cards)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import uuid
 from collections.abc import Callable, Collection, Sequence
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from sapsam import fairness
+from sapsam.audit import Requester, select_table, write_lines
 from sapsam.domain.commands import (
     ChooseDealer,
     ContributeEntropy,
@@ -37,6 +39,8 @@ from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
+from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import DECK, Card
 from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.open_face.board import Board, Placement, Row, legal_placements
@@ -393,3 +397,23 @@ def fantasyland_table(
         assert table.state.next_fantasyland[0] == 13
         return table
     raise AssertionError("no seat could earn Fantasyland in 200 seeded deals")
+
+
+def export_lines(events: Sequence[Event]) -> list[str]:
+    """The table's export as ``sapsam audit export`` writes it, from events recorded in memory
+    (versions, metadata and the hash chain as the store records them)."""
+    stream = f"table-{TABLE_ID}"
+    previous = GENESIS_HASH
+    records: list[RecordedEvent] = []
+    for version, event in enumerate(events, start=1):
+        type_name, schema, encoded = DEFAULT_CODEC.encode(event)
+        data = json.loads(json.dumps(encoded))  # as the store keeps it: JSON
+        actor = "operator" if type(event).__name__ in ("DealVoided", "SeatReplaced") else "sample"
+        metadata = {"actor": actor, "recorded_at": "2026-12-03T00:00:00Z", "request_id": "r"}
+        previous = chain_hash(
+            previous, canonical_event_bytes(stream, version, type_name, schema, data, metadata)
+        )
+        records.append(
+            RecordedEvent(version, stream, version, type_name, schema, data, metadata, previous)
+        )
+    return list(write_lines(select_table(records, Requester.operator())))

@@ -6,7 +6,6 @@ verifies, with a Fantasyland and the button staying for it; each forgery fails i
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 
 import pytest
@@ -14,19 +13,19 @@ from open_face_deals import (
     PLAYERS,
     TABLE_ID,
     DrivenTable,
+    export_lines,
     fantasyland_table,
     open_face_table,
     seeded,
 )
 
 from sapsam import fairness
-from sapsam.audit import Requester, select_table, verify_export, write_lines
+from sapsam.audit import verify_export
 from sapsam.audit.deal_events import DealEvents
 from sapsam.audit.families import AUDIT_FAMILIES, OPEN_FACE_AUDIT, DealContext, audit_family_for
 from sapsam.audit.report import AuditReport, Status
 from sapsam.domain.commands import ReplaceSeat, RevealSeed, VoidDeal
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     DealerChosen,
     DealScored,
     DealStarted,
@@ -49,33 +48,12 @@ from sapsam.domain.open_face.events import (
 )
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam.fairness.open_face_deal import street_digest
-from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
-from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import DECK
 from sapsam.rules.open_face.board import legal_placements
 
 
-def _export(events: list[Event]) -> list[str]:
-    """The table's export as ``sapsam audit export`` writes it, from events recorded in memory
-    (versions, metadata and the hash chain as the store records them)."""
-    stream = f"table-{TABLE_ID}"
-    previous = GENESIS_HASH
-    records: list[RecordedEvent] = []
-    for version, event in enumerate(events, start=1):
-        type_name, schema, encoded = DEFAULT_CODEC.encode(event)
-        data = json.loads(json.dumps(encoded))  # as the store keeps it: JSON
-        metadata = {"actor": "sample", "recorded_at": "2026-12-03T00:00:00Z", "request_id": "r"}
-        previous = chain_hash(
-            previous, canonical_event_bytes(stream, version, type_name, schema, data, metadata)
-        )
-        records.append(
-            RecordedEvent(version, stream, version, type_name, schema, data, metadata, previous)
-        )
-    return list(write_lines(select_table(records, Requester.operator())))
-
-
 def _verify(events: list[Event]) -> AuditReport:
-    return verify_export(_export(events))
+    return verify_export(export_lines(events))
 
 
 def _failed(report: AuditReport) -> list[tuple[str, int | None]]:

@@ -26,6 +26,11 @@ from sapsam.audit.deal_account import (
 )
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
+from sapsam.audit.open_face_replay import (
+    open_face_happened,
+    open_face_seat_views,
+    published_streets,
+)
 from sapsam.audit.replay_text import Teller, happened
 from sapsam.domain.events import (
     DEFAULT_CODEC,
@@ -41,6 +46,9 @@ from sapsam.domain.events import (
     SeriesStarted,
     TableCreated,
 )
+from sapsam.domain.family import CLOSED_FAMILY, family_name_of
+from sapsam.domain.open_face.table_evolve import evolve_table
+from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
 from sapsam.domain.table import INITIAL_STATE, TableState, arrangement_text, evolve
 from sapsam.rules.cards import format_cards
 from sapsam.rules.hand_text import cards_shown
@@ -157,7 +165,7 @@ class _RunningTotals:
     gap: bool = False
 
     def after(
-        self, version: int, event: Event, state: TableState
+        self, version: int, event: Event, state: TableState | OpenFaceTable
     ) -> tuple[tuple[int, ...] | None, str]:
         """The totals after the event at ``version`` (folded into ``state``), and their source."""
         if version != self.last_version + 1:
@@ -173,9 +181,12 @@ class _RunningTotals:
                 TOTALS_FROM_EVENTS if self.stated_by is None else f"deal {self.stated_by}'s score"
             )
             return state.series_totals, source
-        deal = state.deal
-        if deal is not None and deal.number in self.before:
-            return self.before[deal.number], f"deal {deal.number}'s score"
+        if isinstance(state, OpenFaceTable):
+            number: int | None = state.deal_number or None
+        else:
+            number = None if state.deal is None else state.deal.number
+        if number is not None and number in self.before:
+            return self.before[number], f"deal {number}'s score"
         return None, TOTALS_UNKNOWN
 
 
@@ -306,6 +317,8 @@ def replay(
 def _replay(export: AuditExport, codec: EventCodec, teller: Teller) -> list[ReplayFrame]:
     decoded = [codec.decode(e.type, e.schema_version, e.data) for e in export.events]
     created = next((event for event in decoded if isinstance(event, TableCreated)), None)
+    if created is not None and family_name_of(created.rule_set) != CLOSED_FAMILY:
+        return _open_face_replay(export, decoded, teller)
     table_id = uuid.UUID(created.table_id) if created is not None else None
     hands = _hands_by_deal(decoded, table_id)
     frames: list[ReplayFrame] = []
@@ -338,6 +351,61 @@ def _replay(export: AuditExport, codec: EventCodec, teller: Teller) -> list[Repl
                     for seat in range(state.seat_count)
                 ),
                 series_number=state.series_number if state.after_series == "new_series" else None,
+                totals_from=totals_from,
+            )
+        )
+    return frames
+
+
+def _open_face_replay(
+    export: AuditExport, decoded: Sequence[Event], teller: Teller
+) -> list[ReplayFrame]:
+    """An open-face table's frames (``sapsam.audit.open_face_replay``): its own fold, each
+    seat's cards dealt so far once the deal's seed is published, its rows as placed."""
+    streets = published_streets(decoded)
+    frames: list[ReplayFrame] = []
+    state = INITIAL_OPEN_FACE_TABLE
+    running = _RunningTotals(_totals_before_deals(decoded))
+    deal_players: tuple[str | None, ...] = ()
+    earlier: dict[int, list[str]] = {}
+    for exported, event in zip(export.events, decoded, strict=True):
+        state = evolve_table(state, event)
+        totals, totals_from = running.after(exported.version, event, state)
+        if isinstance(event, DealStarted):
+            deal_players = state.seats
+        elif isinstance(event, SeatReplaced):
+            earlier.setdefault(event.seat, []).append(event.previous_player_id)
+        actor = str(exported.metadata.get("actor", ""))
+        seats: list[SeatView] = []
+        for seat in range(state.seat_count):
+            status, cards, seen_by, rows = open_face_seat_views(state, seat, streets)
+            before = deal_players[seat] if seat < len(deal_players) else None
+            seats.append(
+                SeatView(
+                    seat=seat,
+                    player=state.seats[seat],
+                    status=status,
+                    cards=cards,
+                    seen_by=seen_by,
+                    arrangement=rows,
+                    series_total=None if totals is None or seat >= len(totals) else totals[seat],
+                    played_by=before
+                    if state.play is not None and before != state.seats[seat]
+                    else None,
+                )
+            )
+        frames.append(
+            ReplayFrame(
+                version=exported.version,
+                position=exported.position,
+                event_type=exported.type,
+                actor=actor,
+                recorded_at=str(exported.metadata.get("recorded_at", "")),
+                happened=open_face_happened(event, state, actor, teller, earlier),
+                phase=state.phase.value,
+                deal_number=state.deal_number or None,
+                dealer=state.dealer,
+                seats=tuple(seats),
                 totals_from=totals_from,
             )
         )

@@ -25,6 +25,7 @@ from sapsam.fairness.deal import (
 )
 from sapsam.fairness.natural_checks import Declaration
 from sapsam.fairness.natural_commitments import declaration_commitment
+from sapsam.fairness.open_face_vectors import open_face_deal_vectors
 from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.fairness.shuffle import (
     WORD_BITS,
@@ -513,6 +514,7 @@ def build_vectors() -> dict[str, Any]:
             example_published_deal(DEAL_INPUTS[2], revealed=False, solver=True).to_dict(),
             example_published_deal(DEAL_INPUTS[1], players=PLAYER_IDS[:2]).to_dict(),
         ],
+        "open_face_deals": open_face_deal_vectors(),
     }
 
 

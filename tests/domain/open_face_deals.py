@@ -215,12 +215,13 @@ class DrivenTable:
         solver: bool = False,
         target: dict[int, tuple[tuple[Card, ...], ...]] | None = None,
         late: Collection[int] = (),
+        choose: Chooser | None = None,
     ) -> None:
-        """Play the deal to its score: each seat places by the solver, or the first legal
-        placement, or (a seat in ``target``) into the rows given for each of its cards. A seat
-        in ``late`` lets its time run out on its first move (a Fantasyland seat: setting its
-        hand), and the service makes its moves from then on; so does it for every seat whose
-        moves are all made for it (``automatic``: a hand dead for the set)."""
+        """Play the deal to its score: each seat places by the solver, or ``choose``, or the
+        first legal placement, or (a seat in ``target``) into the rows given for each of its
+        cards. A seat in ``late`` lets its time run out on its first move (a Fantasyland seat:
+        setting its hand), and the service makes its moves from then on; so does it for every
+        seat whose moves are all made for it (``automatic``: a hand dead for the set)."""
         key = fairness.record_key(TABLE_ID, self.state.deal_number, self.seed)
         now = 0
         while self.state.phase is OpenFaceTablePhase.PLAYING:
@@ -268,6 +269,8 @@ class DrivenTable:
                     placement = solve_placement(
                         play.rules, board, dealt, seed=street, rollouts=2
                     ).placement
+                elif choose is not None:
+                    placement = choose(board, dealt)
                 else:
                     placement = legal_placements(board, dealt)[0]
                 self.run(PlaceCards(self._player(seat), street, placement, dealt, now_ms=now))

@@ -9,6 +9,10 @@ before version 2 existed and is never regenerated). For every deal of every tabl
 * replaying the table's events up to the seed and deciding the seed's reveal again yields exactly
   the events the log recorded (the scores, the series totals, the end of the series).
 
+``data/rules_v6_log.json`` likewise holds four tables ``sapsam demo`` played on 2026-12-03 under
+rules version 6, before version 7 existed (``data/make_rules_v6_log.py``): naturals of both
+tables, surrender, royalties; the same two checks hold for every deal of it.
+
 ``data/rules_v1_ties.json`` holds what the code before version 2 scored for deals of the one
 outcome version 2 reads otherwise (one row won, two tied), which the real tables never met; today's
 code scores them the same under version 1.
@@ -38,7 +42,8 @@ from sapsam.rules.ruleset import RULES_VERSION, RuleSet
 from sapsam.rules.scoring import score_deal
 
 LOG = json.loads((Path(__file__).parent / "data" / "rules_v1_log.json").read_text("utf-8"))
-TABLES: list[dict[str, Any]] = LOG["tables"]
+V6_LOG = json.loads((Path(__file__).parent / "data" / "rules_v6_log.json").read_text("utf-8"))
+TABLES: list[dict[str, Any]] = LOG["tables"] + V6_LOG["tables"]
 
 
 def _events(table: dict[str, Any]) -> list[Event]:
@@ -50,14 +55,34 @@ def _events(table: dict[str, Any]) -> list[Event]:
 
 def test_the_fixture_is_what_version_1_recorded() -> None:
     assert LOG["made_with_rules_version"] == 1
-    assert len(TABLES) == 12
+    assert len(LOG["tables"]) == 12
     names = set()
-    for table in TABLES:
+    for table in LOG["tables"]:
         created = _events(table)[0]
         assert isinstance(created, TableCreated)
         assert created.rule_set["rules_version"] == 1
         names.add(created.rule_set["name"])
     assert names == {"pagat", "two_four", "one_six", "scoop_bonus"}
+
+
+def test_the_second_fixture_is_what_version_6_recorded() -> None:
+    # Recorded the day before version 7 added three straight flushes to the extended table: a
+    # thirteen_waters table (one seat declaring a real three flushes), a capsa_susun one (seats
+    # surrendering), four_player_bonus and closed_russian.
+    assert V6_LOG["made_with_rules_version"] == 6
+    found: dict[str, int] = {}
+    for table in V6_LOG["tables"]:
+        events = _events(table)
+        created = events[0]
+        assert isinstance(created, TableCreated)
+        assert created.rule_set["rules_version"] == 6
+        found[created.rule_set["name"]] = sum(isinstance(e, DealScored) for e in events)
+    assert found == {
+        "thirteen_waters": 4,
+        "capsa_susun": 2,
+        "four_player_bonus": 2,
+        "closed_russian": 2,
+    }
 
 
 @pytest.mark.parametrize("table", TABLES, ids=[table["stream"] for table in TABLES])

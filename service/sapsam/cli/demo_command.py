@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -210,6 +210,57 @@ def _verify(database_url: str, table: str, deals: int) -> tuple[bool, list[str]]
     return ok, lines
 
 
+def _ended(bots: list[subprocess.Popen[str]]) -> str | None:
+    """Wait for every bot process to end; what a failed one printed, else ``None``."""
+    for bot in bots:
+        output, _ = bot.communicate(timeout=BOT_SECONDS)
+        if bot.returncode != 0:
+            return f"a bot failed ({bot.returncode}):\n{output}"
+    return None
+
+
+def watch_and_verify(
+    operator: Any,
+    database_url: str,
+    table: str,
+    deals: int,
+    wait_for_bots: Callable[[], str | None],
+) -> bool:
+    """The demo once its bots play ``table``: watch it as a spectator (``operator``, an SDK
+    client), printing each deal's announcements and reveal and the final standings; wait for
+    the bots (``wait_for_bots`` returns what a failed one said, else ``None``); then verify
+    every deal from the log. True when the series was played and every deal verified.
+
+    ``sapsam demo`` plays its seats with ``sapsam-bot`` processes; tests play them in threads
+    (tests/clients/test_every_preset_plays.py), so every preset is played through this code."""
+    names: dict[str, str] = {}
+    standings: list[Any] = []
+    announced: list[str] = []  # this deal's announcements, at a table with surrender
+    for event in operator.watch(table):
+        kind = event.WhichOneof("payload")
+        if kind == "player_seated":
+            player = operator.get_player(event.player_seated.player)
+            names[event.player_seated.seat] = player.display_name
+        elif kind == "surrender_announced":
+            announced.append(_announcement(event.surrender_announced))
+        elif kind == "deal_scored":
+            lines = _deal_lines(event.deal_scored.result, names)
+            if announced:
+                lines[1:1] = _wrapped("  announced: ", announced)
+                announced = []
+            print("\n".join(lines), flush=True)
+        elif kind == "series_completed":
+            standings = list(event.series_completed.standings)
+    print("\n".join(_standing_lines(standings, names)))
+    failure = wait_for_bots()
+    if failure is not None:
+        print(failure, file=sys.stderr)
+        return False
+    ok, lines = _verify(database_url, table, deals)
+    print("\n".join(lines))
+    return ok
+
+
 def _demo(arguments: argparse.Namespace) -> int:
     try:
         from sapsam_client import connect
@@ -264,33 +315,15 @@ def _demo(arguments: argparse.Namespace) -> int:
                         env={**os.environ, "PYTHONUNBUFFERED": "1"},
                     )
                 )
-            names: dict[str, str] = {}
-            standings: list[Any] = []
-            announced: list[str] = []  # this deal's announcements, at a table with surrender
-            for event in operator.watch(table.name):
-                kind = event.WhichOneof("payload")
-                if kind == "player_seated":
-                    player = operator.get_player(event.player_seated.player)
-                    names[event.player_seated.seat] = player.display_name
-                elif kind == "surrender_announced":
-                    announced.append(_announcement(event.surrender_announced))
-                elif kind == "deal_scored":
-                    lines = _deal_lines(event.deal_scored.result, names)
-                    if announced:
-                        lines[1:1] = _wrapped("  announced: ", announced)
-                        announced = []
-                    print("\n".join(lines), flush=True)
-                elif kind == "series_completed":
-                    standings = list(event.series_completed.standings)
-            print("\n".join(_standing_lines(standings, names)))
-            for bot in bots:
-                output, _ = bot.communicate(timeout=BOT_SECONDS)
-                if bot.returncode != 0:
-                    print(f"a bot failed ({bot.returncode}):\n{output}", file=sys.stderr)
-                    return FAILED
-            ok, lines = _verify(database_url, table.name, arguments.deals)
-            print("\n".join(lines))
-            print(f"demo finished in {time.monotonic() - started:.1f} s")
+            ok = watch_and_verify(
+                operator,
+                database_url,
+                table.name,
+                arguments.deals,
+                wait_for_bots=lambda: _ended(bots),
+            )
+            if ok:
+                print(f"demo finished in {time.monotonic() - started:.1f} s")
             return 0 if ok else FAILED
         finally:
             for bot in bots:

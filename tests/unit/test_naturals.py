@@ -19,7 +19,7 @@ from collections import Counter
 
 import pytest
 
-from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.naturals import (
     EXTENDED_AMOUNTS,
@@ -29,6 +29,7 @@ from sapsam.rules.naturals import (
     NaturalsTable,
     SixPairsCounting,
     compare_naturals,
+    judge_seat,
     natural_hand,
     natural_settlement,
     naturals_held,
@@ -215,7 +216,7 @@ def test_a_wrong_hand_size_or_a_natural_not_played_is_never_held() -> None:
     )  # extended only
     assert playable_naturals(RuleSet()) == ()
     assert len(playable_naturals(CLASSIC)) == 4
-    assert playable_naturals(EXTENDED) == NATURAL_ORDER
+    assert playable_naturals(EXTENDED) == NATURAL_ORDER  # the latest rules version
 
 
 @pytest.mark.parametrize(
@@ -390,3 +391,135 @@ def test_totals_are_zero_sum_and_follow_the_seats_when_relabelled(seed: int) -> 
             rng.shuffle(order)
             permuted = score_deal(rules, [checks[i] for i in order], [naturals[i] for i in order])
             assert permuted.totals == tuple(score.totals[i] for i in order)
+
+
+# --- three straight flushes (三同花顺; rules version 7) ----------------------------------------
+
+EXTENDED_V6 = RuleSet(rules_version=6, naturals=NaturalsTable.EXTENDED)
+# Back A K Q J T of hearts, middle 9 8 7 6 5 of spades, front 4 3 2 of diamonds: every rank once,
+# so a dragon, three straights and three flushes too (docs/rules.md §2.9.2, worked).
+STRAIGHT_FLUSHES = parse_cards("Ah Kh Qh Jh Th 9s 8s 7s 6s 5s 4d 3d 2d")
+
+
+def _every_straight_flush(size: int) -> list[tuple[int, frozenset[int]]]:
+    """(top rank, cards) of every straight flush of ``size`` cards, written out by hand: ranks
+    top-size+1..top, and the ace below the 2 (A 2 3, A 2 3 4 5)."""
+    flushes = []
+    for suit in range(4):
+        for top in range(size - 1, 13):
+            flushes.append(
+                (top, frozenset(int(Card.of(r, suit)) for r in range(top - size + 1, top + 1)))
+            )
+        low = [12, *range(size - 1)]
+        flushes.append((size - 2, frozenset(int(Card.of(r, suit)) for r in low)))
+    return flushes
+
+
+def test_three_straight_flushes_exhaustive() -> None:
+    """Every hand of two 5-card straight flushes and a 3-card one (22,060 of them) is found, with
+    the largest (back, middle, front) key of its splits; three flushes or three straights that
+    are not both at once, row by row, are not."""
+    best: dict[frozenset[int], tuple[int, int, int]] = {}
+    fives, threes = _every_straight_flush(5), _every_straight_flush(3)
+    for (top_a, a), (top_b, b) in itertools.product(fives, repeat=2):
+        if top_b > top_a or a & b:
+            continue
+        for top_c, c in threes:
+            if c & (a | b):
+                continue
+            key = (top_a, top_b, top_c)
+            hand = a | b | c
+            best[hand] = max(best.get(hand, key), key)
+    assert len(best) == 22_060
+    for hand, key in best.items():
+        found = natural_hand(
+            RuleSet(naturals=NaturalsTable.EXTENDED),
+            Natural.THREE_STRAIGHT_FLUSHES,
+            [Card(c) for c in hand],
+        )
+        assert found is not None and found.key == key, (sorted(hand), key)
+    # One card changed: three flushes or three straights at most, never this natural.
+    rng = random.Random(7)
+    for hand in rng.sample(sorted(best, key=sorted), 300):
+        out = rng.choice(sorted(hand))
+        for card in range(52):
+            if card in hand:
+                continue
+            changed = (hand - {out}) | {card}
+            if changed not in best:
+                cards = [Card(c) for c in changed]
+                assert natural_hand(EXTENDED, Natural.THREE_STRAIGHT_FLUSHES, cards) is None
+
+
+def test_three_straight_flushes_worked_and_its_rules_version() -> None:
+    """docs/rules.md §2.9.2's worked hand: key back A, middle 9, front 4; 18 units, stronger than
+    the dragon it also holds; under rules version 6's ``extended`` it is no natural, and a seat
+    declaring it is a foul (FALSE_NATURAL), as version 6 scored."""
+    found = natural_hand(EXTENDED, Natural.THREE_STRAIGHT_FLUSHES, STRAIGHT_FLUSHES)
+    assert found == NaturalHand(Natural.THREE_STRAIGHT_FLUSHES, (12, 7, 2))
+    assert EXTENDED_AMOUNTS[Natural.THREE_STRAIGHT_FLUSHES] == 18
+    assert [hand.natural for hand in naturals_held(EXTENDED, STRAIGHT_FLUSHES)] == [
+        Natural.THREE_STRAIGHT_FLUSHES,
+        Natural.DRAGON,
+        Natural.THREE_FLUSHES,
+        Natural.THREE_STRAIGHTS,
+    ]
+    dragon = natural_hand(EXTENDED, Natural.DRAGON, DRAGON)
+    quads = natural_hand(
+        EXTENDED, Natural.THREE_QUADS, parse_cards("Jc Jd Jh Js 4c 4d 4h 4s 2c 2d 2h 2s 9d")
+    )
+    settled = natural_settlement(EXTENDED, found, dragon)
+    assert settled is not None and (settled.outcome, settled.units) == (1, 18)
+    settled = natural_settlement(EXTENDED, found, quads)
+    assert settled is not None and (settled.outcome, settled.units) == (-1, -20)
+    # Two of the kind compare as three straights: the higher back wins (A-high against K-high).
+    lower = natural_hand(
+        EXTENDED,
+        Natural.THREE_STRAIGHT_FLUSHES,
+        parse_cards("Kc Qc Jc Tc 9c 8s 7s 6s 5s 4s 4d 3d 2d"),
+    )
+    assert lower is not None and lower.key == (11, 6, 2)
+    settled = natural_settlement(EXTENDED, lower, found)
+    assert settled is not None and (settled.outcome, settled.units) == (-1, -18)
+    # Rules version 6: the extended table without it; the declaration is false.
+    assert Natural.THREE_STRAIGHT_FLUSHES not in playable_naturals(EXTENDED_V6)
+    assert Natural.THREE_STRAIGHT_FLUSHES in playable_naturals(EXTENDED)
+    assert natural_hand(EXTENDED_V6, Natural.THREE_STRAIGHT_FLUSHES, STRAIGHT_FLUSHES) is None
+    assert natural_hand(CLASSIC, Natural.THREE_STRAIGHT_FLUSHES, STRAIGHT_FLUSHES) is None
+    rows = Arrangement.of(STRAIGHT_FLUSHES[10:], STRAIGHT_FLUSHES[5:10], STRAIGHT_FLUSHES[:5])
+    check, hand = judge_seat(EXTENDED_V6, rows, STRAIGHT_FLUSHES, Natural.THREE_STRAIGHT_FLUSHES)
+    assert check.foul and check.reason is FoulReason.FALSE_NATURAL and hand is None
+    check, hand = judge_seat(EXTENDED, rows, STRAIGHT_FLUSHES, Natural.THREE_STRAIGHT_FLUSHES)
+    assert not check.foul and hand == found
+    # Version 6 played the dragon it holds (13) as the strongest.
+    assert naturals_held(EXTENDED_V6, STRAIGHT_FLUSHES)[0].natural is Natural.DRAGON
+
+
+def test_deal_three_straight_flushes_under_thirteen_waters() -> None:
+    """Hand-computed, thirteen_waters (per_row, royalties won_row, naturals extended, version
+    7): seat 0 declares three straight flushes (18), seat 1 holds a dragon (13), seat 2 plays
+    ORDINARY_WEAK's rows. Seat 0 collects 18 from each (+36); seat 1 collects 13 from seat 2:
+    totals +36, -5, -31. Under the same rule set of rules version 6 seat 0's declaration is a
+    foul: seat 1's dragon collects 13 from each, and seat 2's legal rows scoop seat 0's foul
+    (per_row 3, plus royalties: ORDINARY_WEAK earns none): totals -16, +26, -10."""
+    from sapsam.rules.presets import PRESETS
+
+    today = PRESETS["thirteen_waters"]
+    assert today.rules_version == 7
+    rows = Arrangement.of(STRAIGHT_FLUSHES[10:], STRAIGHT_FLUSHES[5:10], STRAIGHT_FLUSHES[:5])
+    dragon_rows = Arrangement.of(DRAGON[:3], DRAGON[3:8], DRAGON[8:])
+    seats = [
+        (rows, STRAIGHT_FLUSHES, Natural.THREE_STRAIGHT_FLUSHES),
+        (dragon_rows, DRAGON, Natural.DRAGON),
+        (ORDINARY_WEAK, ORDINARY_WEAK.cards, Natural.NONE),
+    ]
+    judged = [judge_seat(today, *seat) for seat in seats]
+    score = score_deal(today, [check for check, _ in judged], [hand for _, hand in judged])
+    assert [p.delta for p in score.pairs] == [18, 18, 13]
+    assert score.totals == (36, -5, -31)
+    recorded_v6 = RuleSet.from_dict({**today.to_dict(), "rules_version": 6})
+    judged = [judge_seat(recorded_v6, *seat) for seat in seats]
+    assert judged[0][0].reason is FoulReason.FALSE_NATURAL
+    score = score_deal(recorded_v6, [check for check, _ in judged], [hand for _, hand in judged])
+    assert [p.delta for p in score.pairs] == [-13, -3, 13]
+    assert score.totals == (-16, 26, -10)

@@ -34,10 +34,11 @@ def test_rules_version_1_keeps_random_rows_and_every_new_rule_set_gets_the_defau
         Objective.RANDOM_ROWS
     )
     for rule_set in (*PRESETS.values(), RuleSet()):
-        assert rule_set.rules_version == 6
-        assert objective_for(rule_set) is Objective.PLAYED_UNITS
-    # The clients' default (played_royalties) is no rules version's: a replay never reads it.
+        assert rule_set.rules_version == 7
+        assert objective_for(rule_set) is Objective.PLAYED_ROYALTIES
+    # The clients' default (played_royalties) is version 7's; version 6 keeps played_units.
     assert DEFAULT_OBJECTIVE is Objective.PLAYED_ROYALTIES
+    assert objective_for(RuleSet(rules_version=6)) is Objective.PLAYED_UNITS
     for version in (2, 3, 4, 5):
         assert objective_for(RuleSet(rules_version=version)) is Objective.PLAYED_ROWS
 
@@ -52,6 +53,7 @@ def test_each_rules_version_has_its_objective_written_out() -> None:
         4: Objective.PLAYED_ROWS,
         5: Objective.PLAYED_ROWS,
         6: Objective.PLAYED_UNITS,
+        7: Objective.PLAYED_ROYALTIES,
     }
 
 
@@ -155,8 +157,9 @@ def test_played_units_values_the_tables_royalties() -> None:
     cards = parse_cards("2d 2s 4h 5s 6c 7h 9d Td Js Qd Kc Kh Ks")
     rules = PRESETS["closed_american"]
     rows = solve(cards, rules, Objective.PLAYED_ROWS)
-    units = solve(cards, rules)
-    assert objective_for(rules) is Objective.PLAYED_UNITS
+    units = solve(cards, rules, Objective.PLAYED_UNITS)
+    # Version 7's played_royalties sets the same rows here (no largest_only, no claims).
+    assert solve(cards, rules) == units
     assert str(rows) == "6c 5s 4h / Kh Ks 7h 2d 2s / Kc Qd Js Td 9d"
     assert str(units) == "Js Td 9d / Qd 7h 6c 5s 4h / Kc Kh Ks 2d 2s"
     assert row_royalties(rules, check_arrangement(rows)) == (0, 0, 2)

@@ -11,7 +11,7 @@ from sapsam.rules.cards import parse_cards
 from sapsam.rules.naturals import Natural
 from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import broken_royalties
-from sapsam.rules.ruleset import RuleSet
+from sapsam.rules.ruleset import RULES_VERSION, RuleSet
 from sapsam.rules.solver import (
     DEFAULT_OBJECTIVE,
     OBJECTIVE_BY_RULES_VERSION,
@@ -69,11 +69,13 @@ def test_without_naturals_nothing_is_declared_and_the_rows_are_the_solvers() -> 
     assert play.arrangement == solve(DRAGON, rules, DEFAULT_OBJECTIVE)
 
 
-def test_the_default_objective_is_no_rules_versions() -> None:
+def test_the_default_objective_is_the_latest_rules_versions_only() -> None:
     """A timed-out seat's rows follow its rules version's objective (a replay recomputes them):
-    the stronger default changes what the clients play, never a recorded deal."""
+    the stronger default became rules version 7's, and changed no recorded deal of before."""
     assert DEFAULT_OBJECTIVE is Objective.PLAYED_ROYALTIES
-    assert DEFAULT_OBJECTIVE not in OBJECTIVE_BY_RULES_VERSION.values()
+    assert OBJECTIVE_BY_RULES_VERSION[RULES_VERSION] is DEFAULT_OBJECTIVE
+    earlier = [OBJECTIVE_BY_RULES_VERSION[version] for version in range(1, 7)]
+    assert DEFAULT_OBJECTIVE not in earlier
     # Without largest_only or claims it sets exactly played_units' rows.
     rng = random.Random(11)
     for name in ("capsa_susun", "closed_american", "four_player_bonus", "pagat_one_six"):

@@ -13,7 +13,9 @@ The table of naturals a rule set plays is its ``naturals`` (:class:`NaturalsTabl
   (``NATURAL_FIELDS``): six pairs 3, three straights 3, three flushes 3, dragon 13 (004:
   «Sześć par. 6 par + 1 karta nieparzysta. 3 jednostki», …, «Kompletny strit. … 13 jednostek»).
 * ``extended``: the classic four plus the specials 十三水 (Thirteen Waters) servers commonly add
-  (:data:`EXTENDED_AMOUNTS`; no source gives them, the amounts are sapsam's choice).
+  (:data:`EXTENDED_AMOUNTS`; no source gives them, the amounts are sapsam's choice). Rules version
+  7 added three straight flushes (三同花顺) to it (:data:`NATURAL_SINCE_VERSION`): an ``extended``
+  rule set of versions 5 and 6 plays the others only, so its deals replay as they were scored.
 
 Between two seats (:func:`natural_units`): a natural beats every ordinary hand, a foul included
 (004: «wygrywają z każdym innym "zwykłym" układem»), and its holder collects its amount; between
@@ -79,6 +81,7 @@ class Natural(StrEnum):
     THREE_QUADS = "three_quads"
     TWELVE_ROYALS = "twelve_royals"
     SUPREME_DRAGON = "supreme_dragon"
+    THREE_STRAIGHT_FLUSHES = "three_straight_flushes"  # from rules version 7
 
 
 CLASSIC_NATURALS: Final = (
@@ -103,6 +106,7 @@ EXTENDED_AMOUNTS: Final[Mapping[Natural, int]] = MappingProxyType(
         Natural.THREE_QUADS: 20,
         Natural.TWELVE_ROYALS: 24,
         Natural.SUPREME_DRAGON: 52,
+        Natural.THREE_STRAIGHT_FLUSHES: 18,
     }
 )
 """The extended table's specials and their units (fixed: recorded by the rule set's
@@ -118,6 +122,7 @@ NATURAL_ORDER: Final[tuple[Natural, ...]] = (
     Natural.ALL_LOW,
     Natural.ALL_HIGH,
     Natural.DRAGON,
+    Natural.THREE_STRAIGHT_FLUSHES,
     Natural.THREE_QUADS,
     Natural.TWELVE_ROYALS,
     Natural.SUPREME_DRAGON,
@@ -128,6 +133,12 @@ flushes above straights above pairs, as in a poker row, and the extended special
 
 _STRENGTH: Final = {natural: index for index, natural in enumerate(NATURAL_ORDER)}
 
+NATURAL_SINCE_VERSION: Final[Mapping[Natural, int]] = MappingProxyType(
+    {Natural.THREE_STRAIGHT_FLUSHES: 7}
+)
+"""The rules version that added each natural not in version 5's tables: a rule set of an earlier
+version does not play it (declaring it is a false declaration, a foul, as it was then)."""
+
 
 def playable_naturals(rule_set: RuleSet) -> tuple[Natural, ...]:
     """The naturals a seat may declare under ``rule_set``, weakest first (empty under ``none``)."""
@@ -135,7 +146,8 @@ def playable_naturals(rule_set: RuleSet) -> tuple[Natural, ...]:
         return ()
     if rule_set.naturals is NaturalsTable.CLASSIC:
         return tuple(natural for natural in NATURAL_ORDER if natural in CLASSIC_NATURALS)
-    return NATURAL_ORDER
+    version = rule_set.rules_version
+    return tuple(n for n in NATURAL_ORDER if NATURAL_SINCE_VERSION.get(n, 5) <= version)
 
 
 def natural_amount(rule_set: RuleSet, natural: Natural) -> int:
@@ -244,6 +256,46 @@ def _three_flushes(cards: Collection[int]) -> tuple[int, ...] | None:
     return best
 
 
+def _straight_flushes(size: int) -> tuple[tuple[int, frozenset[int]], ...]:
+    """Every straight flush of ``size`` cards as (top rank, its cards), highest top first."""
+    return tuple(
+        sorted(
+            (
+                (top, frozenset(rank * 4 + suit for rank in ranks))
+                for suit in range(4)
+                for top, ranks in _straight_tops(size)
+            ),
+            key=lambda flush: flush[0],
+            reverse=True,
+        )
+    )
+
+
+_FIVE_CARD_STRAIGHT_FLUSHES: Final = _straight_flushes(5)
+_FRONT_STRAIGHT_FLUSH_TOPS: Final = {cards: top for top, cards in _straight_flushes(3)}
+
+
+def _three_straight_flushes(cards: Collection[int]) -> tuple[int, ...] | None:
+    # 三同花顺: two 5-card straight flushes and a 3-card one. Keyed as three straights are (the
+    # back's top, the middle's, the front's), the largest key any split of the cards gives.
+    # Each row is one suit, so only the suit counts of three flushes can hold them.
+    if sorted(Counter(card & 3 for card in cards).values()) not in _FLUSH_SUIT_COUNTS:
+        return None
+    held = frozenset(cards)
+    best: tuple[int, ...] | None = None
+    for back_top, back in _FIVE_CARD_STRAIGHT_FLUSHES:
+        if not back <= held:
+            continue
+        rest = held - back
+        for middle_top, middle in _FIVE_CARD_STRAIGHT_FLUSHES:
+            if middle_top > back_top or not middle <= rest:
+                continue  # a middle above the back: the same rows exchanged are tried too
+            front_top = _FRONT_STRAIGHT_FLUSH_TOPS.get(rest - middle)
+            if front_top is not None and (best is None or (back_top, middle_top, front_top) > best):
+                best = (back_top, middle_top, front_top)
+    return best
+
+
 def _rank_counts(cards: Iterable[int]) -> list[int]:
     return sorted(Counter(_ranks(cards)).values(), reverse=True)
 
@@ -299,6 +351,8 @@ _KEY_OF: Final[dict[Natural, Callable[[list[int], RuleSet], tuple[int, ...] | No
     Natural.TWELVE_ROYALS: lambda cards, rules: _when(min(_ranks(cards)) >= 9),
     # 至尊清龙: a dragon of one suit.
     Natural.SUPREME_DRAGON: lambda cards, rules: _supreme_dragon(cards),
+    # 三同花顺: three straight flushes (rules version 7 on).
+    Natural.THREE_STRAIGHT_FLUSHES: lambda cards, rules: _three_straight_flushes(cards),
 }
 
 
@@ -387,6 +441,7 @@ __all__ = [
     "EXTENDED_AMOUNTS",
     "NATURAL_FIELDS",
     "NATURAL_ORDER",
+    "NATURAL_SINCE_VERSION",
     "Natural",
     "NaturalHand",
     "NaturalSettlement",

@@ -23,7 +23,9 @@ pay none), version 5 the naturals (``sapsam.rules.naturals``; earlier versions p
 version 6 the royalty table's other amounts (``royalty_amounts``, the named tables of
 ``sapsam.rules.royalty_tables``), broken hands' royalties (``royalty_broken_hands``), per-pair
 stakes (``pair_units``) and the solver's objective ``played_units``, which counts royalties and
-the scoring method. New rule sets are of the latest version, ``RULES_VERSION``.
+the scoring method; version 7 added three straight flushes to the ``extended`` naturals
+(``sapsam.rules.naturals.NATURAL_SINCE_VERSION``; no field). New rule sets are of the latest
+version, ``RULES_VERSION``.
 """
 
 from __future__ import annotations
@@ -56,10 +58,10 @@ from sapsam.rules.rule_options import (
 )
 from sapsam.rules.stakes import check_pair_units
 
-RULES_VERSION: Final = 6
+RULES_VERSION: Final = 7
 """The rules-engine version of every new rule set; recorded with every rule set."""
 
-SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4, 5, 6})
+SUPPORTED_RULES_VERSIONS: Final = frozenset({1, 2, 3, 4, 5, 6, 7})
 """Versions this code scores: every version a recorded deal may have (docs/rules.md §2.6)."""
 
 MAX_NAME_LENGTH: Final = 64

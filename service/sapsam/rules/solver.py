@@ -22,11 +22,11 @@ per-row scoring that is ``played_rows`` exactly. Found by keeping the ``PLAYED_S
 arrangements best under ``played_rows`` and choosing among them by the method's expected score
 (held exactly, as integers over ``deals ** 3``); ties keep ``played_rows``' order.
 
-Objective ``played_units`` (rules version 6): ``played_rows`` plus each row's expected royalty
+Objective ``played_units`` (rules version 6's): ``played_rows`` plus each row's expected royalty
 units under the rule set's royalties and amounts, against the same played rows
 (:mod:`sapsam.rules.solver_royalties`); without royalties it is ``played_rows`` exactly.
 
-Objective ``played_royalties`` (the default, :data:`DEFAULT_OBJECTIVE`; no rules version's):
+Objective ``played_royalties`` (the default, :data:`DEFAULT_OBJECTIVE`; rules version 7's):
 ``played_units`` that also reads ``royalty_limit`` ``largest_only`` and broken hands' claims
 (``royalty_broken_hands`` ``claimed``): a row that keeps quads or a straight flush gives up the
 claim breaking it earns, and under either option the ``ROYALTY_CANDIDATES`` best arrangements are
@@ -37,7 +37,8 @@ rows is :func:`sapsam.rules.solver_play.best_play`'s choice.
 **The objective is part of the rules.** A seat that times out under the ``solver`` policy gets
 ``solve(cards, rule_set)``, which a replay recomputes, so the objective a rule set gets
 (:func:`objective_for`) is fixed by its ``rules_version``: ``random_rows`` under version 1,
-``played_rows`` from version 2 (``OBJECTIVE_BY_RULES_VERSION``; docs/rules.md §2.5). Royalties
+``played_rows`` from version 2, ``played_units`` in version 6 and ``played_royalties`` from
+version 7 (``OBJECTIVE_BY_RULES_VERSION``; docs/rules.md §2.5). Royalties
 (rules version 4) and naturals change what an arrangement is worth: an objective that counts them
 belongs to a new rules version (see :func:`objective_for`), never to an existing one.
 
@@ -102,7 +103,7 @@ class Objective(StrEnum):
     amounts (``sapsam.rules.solver_royalties``); rules version 6's."""
     PLAYED_ROYALTIES = "played_royalties"
     """``played_units`` that also reads ``largest_only`` and broken hands' claims (module
-    documentation); what ``sapsam arrange``, the bots and the hints use, no rules version's."""
+    documentation); what ``sapsam arrange``, the bots and the hints use, and rules version 7's."""
 
 
 DEFAULT_OBJECTIVE: Final = Objective.PLAYED_ROYALTIES
@@ -113,8 +114,8 @@ expected royalty, and ``largest_only`` and broken hands' claims are valued too. 
 by the scoring method's expected score: ``played_score`` does, and ``bench/solver_duel.py``
 measured no gain from it under any method (docs/performance.md, "solver"), so the method's
 majority and scoop are left to ``played_rows``' row chances. A timed-out seat's rows follow its
-rules version's objective instead (:data:`OBJECTIVE_BY_RULES_VERSION`: version 6
-``played_units``), which a replay must recompute unchanged."""
+rules version's objective (:data:`OBJECTIVE_BY_RULES_VERSION`: this one from version 7, version
+6 ``played_units``), which a replay must recompute unchanged."""
 
 ROYALTY_CANDIDATES: Final = 8
 """How many of the best arrangements ``played_royalties`` ranks by their expected units under
@@ -132,6 +133,7 @@ OBJECTIVE_BY_RULES_VERSION: Final = MappingProxyType(
         4: Objective.PLAYED_ROWS,
         5: Objective.PLAYED_ROWS,
         6: Objective.PLAYED_UNITS,
+        7: Objective.PLAYED_ROYALTIES,
     }
 )
 """Each rules version's objective, written out rather than following :data:`DEFAULT_OBJECTIVE`:
@@ -168,7 +170,8 @@ def objective_for(rule_set: RuleSet) -> Objective:
     arrangement.
 
     Royalties exist from rules version 4 (``sapsam.rules.royalties``), whose objective does not
-    count them (version 2's); version 6's ``played_units`` counts them and the scoring method."""
+    count them (version 2's); version 6's ``played_units`` counts them and the scoring method,
+    version 7's ``played_royalties`` also ``largest_only`` and broken hands' claims."""
     return OBJECTIVE_BY_RULES_VERSION[rule_set.rules_version]
 
 

@@ -5,6 +5,8 @@ at an open-face table, all through the family seam as the application drives the
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from open_face_deals import (
     PLAYERS,
@@ -37,8 +39,9 @@ from sapsam.domain.open_face.commands import (
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.deal_views import deal_view_for
 from sapsam.domain.open_face.events import FantasylandRevealed, FantasylandTimedOut
-from sapsam.domain.open_face.table_state import OpenFaceTablePhase
+from sapsam.domain.open_face.table_state import OpenFaceTablePhase, next_deal
 from sapsam.domain.table import decide
+from sapsam.rules.open_face.board import Board
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
 from sapsam.rules.open_face.parameters import open_face_preset
 
@@ -288,3 +291,49 @@ def test_a_voided_deal_publishes_its_seed_against_the_commitment() -> None:
     # The next deal's seed is a new one under a new commitment.
     produced = decide(table.state, StartDeal(fairness.seed_commitment(TABLE_ID, 2, seeded("2"))))
     assert isinstance(produced[0], DealStarted) and produced[0].deal_number == 2
+
+
+# -- several Fantasylands at once, and the limit in a row -------------------------------------
+
+
+def test_several_fantasylands_are_set_at_the_same_time_while_the_other_seat_places() -> None:
+    # 001: «Фантазии раскладываются в одно время» — "fantasies are laid out at the same time".
+    played = new_deal(CLASSIC, 3, dealer=0, fantasyland=(None, 13, 13))
+    played.deal_street()
+    assert played.deal.turn == 0  # the one normal seat places at once
+    played.place_turn()
+    assert deal_view_for(played.deal, 1).seats[0].board is None  # hidden while they are set
+    played.commit_fantasyland(2)  # in any order
+    assert played.deal.fantasyland_hidden
+    played.commit_fantasyland(1)
+    assert not played.deal.fantasyland_hidden
+    assert deal_view_for(played.deal, 1).seats[0].board == played.deal.boards[0]
+    played.play_out()
+    assert all(played.deal.revealed[seat] for seat in (1, 2))
+
+
+@pytest.mark.parametrize(
+    ("preset", "in_a_row_before", "again"),
+    [
+        ("ofc_classic", 0, True),  # the first Fantasyland re-enters on front trips
+        ("ofc_classic", 1, False),  # 001: «не более, чем два раза подряд»
+        ("ofc_russian", 1, False),  # 003: «nu este permisă mai mult de o repetare»
+        ("ofc_mercier_deeb", 5, True),  # unlimited
+    ],
+)
+def test_a_fantasyland_repeats_within_the_limit_counted_in_a_row(
+    preset: str, in_a_row_before: int, again: bool
+) -> None:
+    rules = open_face_preset(preset)
+    deal = new_deal(rules, 2, fantasyland=(13, None)).deal
+    # Seat 0's Fantasyland hand: front trips, a middle full house, back quads (a re-entry under
+    # every preset's condition), seat 1 a plain live hand.
+    boards = (
+        Board.parse("Qc Qd Qh", "2c 2d 2h 3s 3c", "Ac Ad As Ah 5s"),
+        Board.parse("2s 7s 9d", "6c 6d 8h 8s Tc", "Jc Jd Jh 4d 4h"),
+    )
+    played = dataclasses.replace(deal, boards=boards, revealed=(True, False))
+    after = next_deal(played, (in_a_row_before, 0))
+    assert after.in_a_row == (in_a_row_before + 1, 0)
+    assert (after.fantasyland[0] is not None) is again
+    assert after.button_moves is not again

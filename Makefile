@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean proto serve demo demo-tournament torture
+.PHONY: install test lint typecheck unit bench clean proto serve demo demo-tournament torture \
+	cluster cluster-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +67,18 @@ bench: $(STAMP)
 PROFILE ?= full
 torture: $(STAMP)
 	$(BIN)/python -m torture.run --profile $(PROFILE) $(TORTURE_ARGS)
+
+# Three `sapsam serve` behind HAProxy (HTTP/2 to each, /ready checks), a PostgreSQL primary and a
+# synchronous streaming standby (initdb, pg_basebackup -R), until Ctrl-C; prints the addresses.
+# Needs haproxy (`apt-get install -y haproxy`) and PostgreSQL's tools. docs/operations.md,
+# "A cluster on one machine". CLUSTER_ARGS e.g. "--replicas 2 --keep".
+cluster: $(STAMP)
+	$(BIN)/python -m cluster.run $(CLUSTER_ARGS)
+
+# The cluster under bot load: a replica SIGKILLed, watchers on two replicas, the standby promoted
+# (cluster/tests; a few minutes, so not part of `make test`).
+cluster-test: $(STAMP)
+	$(BIN)/python -m pytest cluster/tests -v
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

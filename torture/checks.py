@@ -72,11 +72,18 @@ def check_ledger(url: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
             "SELECT request_id, player_id FROM players WHERE request_id IS NOT NULL"
         ):
             players[request_id].append(f"players/{player_id}")
+        # A player's signing key is a row of player_keys (under the request's id), not an event.
+        keys: dict[str, list[str]] = defaultdict(list)
+        for request_id, player_id in connection.execute(
+            "SELECT request_id, player_id FROM player_keys"
+        ):
+            keys[request_id].append(f"players/{player_id}")
     for entry in entries:
         request_id = entry["request_id"]
         label = f"{entry['method']} {request_id} {entry.get('table')}"
-        if entry["method"] == "RegisterPlayer":
-            found = players.get(request_id, [])
+        if entry["method"] in ("RegisterPlayer", "RegisterPlayerKey"):
+            rows_of = players if entry["method"] == "RegisterPlayer" else keys
+            found = rows_of.get(request_id, [])
             if not found:
                 problems["lost"].append(label)
             elif len(found) > 1:

@@ -177,7 +177,7 @@ def test_metrics_with_workers_are_refused(database_url: str) -> None:
 def test_ready_and_live_answer_over_http_what_the_health_service_answers(
     served: tuple[int, int],
 ) -> None:
-    """A health checker that speaks HTTP only (HAProxy 2.6: deploy/cluster/) asks /ready."""
+    """A health checker that speaks HTTP only (HAProxy 2.6: cluster/haproxy.py) asks /ready."""
     _, metrics_port = served
     for path in ("/ready", "/live"):
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}{path}", timeout=10) as answer:

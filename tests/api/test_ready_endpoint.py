@@ -1,6 +1,6 @@
 """`/ready` and `/live` on the metrics port answer what the gRPC health service answers, asked on
 the server's loop: for health checkers that speak HTTP only (HAProxy 2.6 cannot send a gRPC
-health check's body; deploy/cluster/)."""
+health check's body; cluster/haproxy.py)."""
 
 from __future__ import annotations
 

@@ -81,6 +81,29 @@ def test_a_cancelled_call_is_unavailable_and_retry_info_gives_the_delay() -> Non
     assert (limited.reason, limited.retry_delay) == ("RATE_LIMITED", 1.5)
 
 
+class RemovedStream(grpc.RpcError):  # type: ignore[misc]
+    """What grpc raises when a call's HTTP/2 stream ends with no gRPC status (a proxy ending it
+    as the server behind it dies: HAProxy 2.6, cluster/tests)."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNKNOWN
+
+    def details(self) -> str:
+        return "Stream removed (Data frame with END_STREAM flag received)"
+
+    def trailing_metadata(self) -> Any:
+        return ()
+
+
+def test_a_stream_ended_with_no_status_is_unavailable_and_retried() -> None:
+    error = from_rpc_error(RemovedStream())
+    assert isinstance(error, UnavailableError) and error.retryable
+    assert (error.code, error.reason) == ("UNAVAILABLE", "STREAM_REMOVED")
+    assert "END_STREAM" in error.message
+    # A server's own UNKNOWN (a fault) stays an error that is not retried.
+    assert not from_rpc_error(RaisedError(grpc.StatusCode.UNKNOWN)).retryable
+
+
 def test_the_client_waits_at_least_the_retry_info_delay() -> None:
     calls: list[int] = []
 

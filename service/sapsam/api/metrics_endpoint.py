@@ -9,7 +9,7 @@ stop), ``/live`` that of ``""``. 200 with ``SERVING`` while it is SERVING; 503 w
 otherwise, with ``STARTING`` before the server serves, and with ``NOT_ANSWERING`` when the loop
 does not answer within ``STATUS_TIMEOUT_SECONDS`` (a stuck process is neither ready nor live).
 A load balancer that cannot send a gRPC health check (HAProxy 2.6 cannot send its request body)
-checks ``/ready`` instead (deploy/cluster/, docs/operations.md "Readiness over HTTP").
+checks ``/ready`` instead (cluster/haproxy.py, docs/operations.md "Readiness over HTTP").
 
 What each process exports (docs/operations.md, "Metrics", lists them with their meaning; the
 deploy test holds deploy/monitoring/ to ``METRIC_NAMES``):

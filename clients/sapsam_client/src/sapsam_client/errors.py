@@ -141,6 +141,10 @@ _CLASS_BY_CODE: Final[dict[str, type[SapsamError]]] = {
 }
 
 
+STREAM_REMOVED = "Stream removed"
+"""How grpc-core words a stream that ended without a gRPC status."""
+
+
 def _status_details(error: grpc.RpcError) -> Any:
     """The google.rpc.Status from the trailing metadata, or None."""
     trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
@@ -176,4 +180,9 @@ def from_rpc_error(error: grpc.RpcError) -> SapsamError:
                 detail.Unpack(retry_info)
                 retry_delay = retry_info.retry_delay.ToNanoseconds() / 1e9
     error_class = _CLASS_BY_CODE.get(code, InternalError)
+    if code == "UNKNOWN" and status is None and message.startswith(STREAM_REMOVED):
+        # Not a server's answer: the call's HTTP/2 stream ended with no gRPC status at all, as
+        # a proxy ends it when the server behind it dies mid-call (HAProxy 2.6). The call may
+        # or may not have run: as UNAVAILABLE, retried with its request id, a watch resumed.
+        error_class, code, reason = UnavailableError, "UNAVAILABLE", "STREAM_REMOVED"
     return error_class(code, reason, message, metadata, tuple(fields), retry_delay)

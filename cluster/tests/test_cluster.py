@@ -1,0 +1,218 @@
+"""The multi-replica topology of ``make cluster``, under bot load (``make cluster-test``; slow,
+so not part of ``make test``): three ``sapsam serve`` behind HAProxy, a PostgreSQL primary and a
+synchronous streaming standby (cluster/topology.py).
+
+- bots connected through the balancer finish their series, while one replica is SIGKILLed and
+  started again mid-load: every acknowledged call is in the log once (torture/checks.py's
+  ledger and log checks), nothing half-written;
+- two watchers of one table, each connected straight to a different replica, see the very same
+  event sequence;
+- the primary dies and the standby is promoted (docs/operations.md, "Promoting the standby"):
+  the replicas follow it with no restart, play goes on, and no acknowledged call is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from cluster.topology import Cluster, new_folder
+from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+from torture import checks
+from torture.ledger import Ledger, LedgerClient, Stats
+from torture.load import SEATS, Lane, LaneConfig, Lateness, TableRecord, TortureSeat, register
+from torture.load import sorted_rows as arrange
+
+LANES = 3
+SERIES_LENGTH = 2
+DEADLINE_SECONDS = 120
+"""Generous: the bots play at once; a deadline firing would be a finding, not load."""
+LANE_SECONDS = 600.0
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    with Cluster(new_folder()) as running:
+        print(json.dumps(running.describe(), indent=2))
+        yield running
+
+
+@pytest.fixture(scope="module")
+def ledger(cluster: Cluster) -> Iterator[Ledger]:
+    kept = Ledger(cluster.folder / "ledger.jsonl")
+    try:
+        yield kept
+    finally:
+        kept.close()
+
+
+class Load:
+    """Lanes of bots through HAProxy, as the torture run plays them."""
+
+    def __init__(self, cluster: Cluster, ledger: Ledger, lanes: int, first: int = 0) -> None:
+        self.stats = Stats()
+        self.stop = threading.Event()
+        self.tables: list[TableRecord] = []
+        self.late: list[Lateness] = []
+        config = LaneConfig(SERIES_LENGTH, DEADLINE_SECONDS, DEADLINE_SECONDS)
+        self.lanes = [
+            Lane(
+                first + index,
+                cluster.address,
+                config,
+                ledger,
+                self.stats,
+                self.stop,
+                self.tables,
+                self.late,
+            )
+            for index in range(lanes)
+        ]
+        for lane in self.lanes:
+            lane.start()
+
+    def wait_for_calls(self, ledger: Ledger, count: int, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while len(ledger.snapshot()) < count:
+            assert time.monotonic() < deadline, f"fewer than {count} calls in {timeout} s"
+            assert all(lane.failure is None for lane in self.lanes), self.failures()
+            time.sleep(0.2)
+
+    def finish(self) -> None:
+        """Let each lane finish the series it is in."""
+        self.stop.set()
+        for lane in self.lanes:
+            lane.join(LANE_SECONDS)
+            assert not lane.is_alive(), f"{lane.name} did not finish"
+
+    def failures(self) -> list[str]:
+        return [f"{lane.name}: {lane.failure}" for lane in self.lanes if lane.failure]
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.stats.counts),
+            "maxima": self.stats.maxima,
+            "notes": self.stats.notes[:10],
+        }
+
+
+def assert_log_holds(url: str, ledger: Ledger) -> dict[str, Any]:
+    """Every acknowledged call in the log once, at its version; nothing half-written."""
+    held = checks.check_ledger(url, ledger.snapshot())
+    log = checks.check_log(url)
+    print(json.dumps({"ledger": held, "log": log}, default=str))
+    for kind in ("lost", "doubled", "mismatched", "half-written"):
+        assert held.get(kind, 0) == 0, (kind, held["examples"])
+    for kind in ("doubled", "half-written", "unsigned"):
+        assert log.get(kind, 0) == 0, (kind, log["examples"])
+    return held
+
+
+def test_bots_through_the_balancer_finish_while_a_replica_is_killed(
+    cluster: Cluster, ledger: Ledger
+) -> None:
+    load = Load(cluster, ledger, LANES)
+    load.wait_for_calls(ledger, 60)
+    victim = cluster.nodes[1]
+    before = len(ledger.snapshot())
+    cluster.kill_replica(victim)
+    killed_at = time.monotonic()
+    # HAProxy notices within two failed checks; calls meanwhile are retried (by HAProxy on
+    # another replica, or by the client) and acknowledged as usual.
+    load.wait_for_calls(ledger, before + 60)
+    assert cluster.server_states()[victim.name] == "DOWN"
+    cluster.start_replica(victim)
+    cluster.wait_ready(victim)
+    back = time.monotonic() - killed_at
+    load.wait_for_calls(ledger, len(ledger.snapshot()) + 30)
+    load.finish()
+    print(json.dumps({"load": load.report(), "replica_back_after_s": round(back, 1)}))
+    assert load.failures() == []
+    assert load.tables and all(table.completed for table in load.tables), load.tables
+    assert all(not table.seat_errors for table in load.tables), load.tables
+    held = assert_log_holds(cluster.postgres.primary.url(), ledger)
+    assert held["acknowledged"] == len(ledger.snapshot())
+    assert cluster.servers_up() == len(cluster.nodes)
+
+
+def _watch(address: str, table: str, token: str, seen: list[bytes], ended: threading.Event) -> None:
+    with grpc.insecure_channel(address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        request = table_service_pb2.WatchTableRequest(table=table, after_version=0)
+        for response in stub.WatchTable(request, metadata=(("authorization", f"Bearer {token}"),)):
+            seen.append(response.event.SerializeToString(deterministic=True))
+            if response.event.WhichOneof("payload") == "series_completed":
+                break
+    ended.set()
+
+
+def test_watchers_on_different_replicas_see_the_same_events(
+    cluster: Cluster, ledger: Ledger
+) -> None:
+    stats = Stats()
+    with grpc.insecure_channel(cluster.address) as channel:
+        clients = [LedgerClient(channel, ledger, stats, "watched") for _ in range(SEATS)]
+        for seat, client in enumerate(clients):
+            register(client, f"watched s{seat}", stats)
+        table = clients[0].create_table(SEATS, series_length=SERIES_LENGTH)
+        seats = [
+            TortureSeat(client, client.join_table(table.name, position).name, stats=stats)
+            for position, client in enumerate(clients)
+        ]
+        token = clients[0].token
+        assert token
+        sequences: list[list[bytes]] = [[], []]
+        ended = [threading.Event(), threading.Event()]
+        watchers = [
+            threading.Thread(
+                target=_watch,
+                args=(node.address, table.name, token, sequences[index], ended[index]),
+                daemon=True,
+            )
+            for index, node in enumerate((cluster.nodes[0], cluster.nodes[2]))
+        ]
+        for watcher in watchers:
+            watcher.start()
+        players = [threading.Thread(target=seat.play_series, args=(arrange,)) for seat in seats]
+        for player in players:
+            player.start()
+        for player in players:
+            player.join(LANE_SECONDS)
+        final = clients[0].get_table(table.name)
+    assert final.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
+    for watcher, done in zip(watchers, ended, strict=True):
+        watcher.join(60)
+        assert done.is_set(), "a watcher did not see the series end"
+    first, second = sequences
+    assert len(first) == final.version
+    assert first == second
+
+
+def test_the_replicas_follow_the_promotion_of_the_standby(cluster: Cluster, ledger: Ledger) -> None:
+    load = Load(cluster, ledger, 2, first=LANES)
+    load.wait_for_calls(ledger, len(ledger.snapshot()) + 40)
+    took = cluster.fail_over()
+    failed_over_at = time.monotonic()
+    load.wait_for_calls(ledger, len(ledger.snapshot()) + 40)
+    resumed = time.monotonic() - failed_over_at
+    load.finish()
+    print(json.dumps({"load": load.report(), "promote_s": took, "writes_again_after_s": resumed}))
+    assert load.failures() == []
+    assert load.tables and all(table.completed for table in load.tables), load.tables
+    assert not cluster.postgres.standby.in_recovery()
+    # Synchronous replication: every call acknowledged before the primary died is there.
+    assert_log_holds(cluster.postgres.standby.url(), ledger)
+    assert all(node.alive() and node.ready() for node in cluster.nodes)
+    assert cluster.servers_up() == len(cluster.nodes)
+
+
+def test_the_folder_is_the_clusters_own(cluster: Cluster) -> None:
+    assert Path(cluster.folder).is_dir()
+    assert cluster.haproxy_config_path.read_text().count(" proto h2 check ") == len(cluster.nodes)

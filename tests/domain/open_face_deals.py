@@ -30,7 +30,6 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
-    SetFantasylandForSeat,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
@@ -276,10 +275,7 @@ class DrivenTable:
                 self.run(PlaceCards(self._player(seat), street, placement, dealt, now_ms=now))
             else:
                 for seat in play.seats:
-                    if play.is_fantasyland(seat) and not play.revealed[seat]:
-                        if play.timed_out[seat]:
-                            self.run(SetFantasylandForSeat(seat, self.cards[0][seat]))
-                            break
+                    if play.awaits_reveal(seat):
                         arrangement, _ = biggest_row_first(self.cards[0][seat])
                         self.run(
                             RevealFantasyland(

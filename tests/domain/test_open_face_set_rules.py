@@ -28,17 +28,22 @@ from sapsam.domain.events import (
     DealVoided,
     Event,
     SeatReplaced,
+    SeedRevealed,
     SeriesCompleted,
 )
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
+    PlaceForSeat,
     RevealFantasyland,
-    SetFantasylandForSeat,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.deal_views import deal_view_for
-from sapsam.domain.open_face.events import FantasylandRevealed, FantasylandTimedOut
+from sapsam.domain.open_face.events import (
+    CardsPlaced,
+    FantasylandRevealed,
+    FantasylandTimedOut,
+)
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase, next_deal
 from sapsam.domain.table import decide
 from sapsam.rules.open_face.board import Board
@@ -122,7 +127,6 @@ def test_a_fantasyland_timeout_waits_for_the_first_streets_deadline() -> None:
     _refused(table, TimeOutFantasyland(0, 99_000), Reason.NOTHING_TIMED_OUT)
     # The seat can no longer set its hand itself, and the service opens it only at the end.
     _refused(table, CommitFantasyland(PLAYERS[0], bytes(32)), Reason.SEAT_TIMED_OUT)
-    _refused(table, SetFantasylandForSeat(0, table.cards[0][0]), Reason.WRONG_PHASE)
     arrangement, _ = biggest_row_first(table.cards[0][0])
     _refused(
         table,
@@ -136,7 +140,29 @@ def test_a_fantasyland_set_in_time_is_not_timed_out() -> None:
     table.run_street(now_ms=1_000)
     table.commit(0)
     _refused(table, TimeOutFantasyland(0, 10**9), Reason.NOTHING_TIMED_OUT)
-    _refused(table, SetFantasylandForSeat(0, table.cards[0][0]), Reason.WRONG_PHASE)
+
+
+def test_the_deadline_sweeps_move_times_the_fantasyland_out_before_the_seat_on_turn() -> None:
+    # The application's sweep sends PlaceForSeat(timed_out) when a deadline passes: past the
+    # first street's, the unset Fantasyland hands are timed out first, then the seat on turn.
+    table = _fantasyland_deal("ofc_classic")
+    table.run_street(now_ms=1_000)
+    play = table.state.play
+    assert play is not None and play.turn == 1
+    dealt = table.cards[0][1]
+    _refused(table, PlaceForSeat(dealt, 30_999, timed_out=True), Reason.NOTHING_TIMED_OUT)
+    [event] = table.run(PlaceForSeat(dealt, 31_000, timed_out=True))
+    assert event == FantasylandTimedOut(deal_number=2, seat=0)
+    [placed] = table.run(PlaceForSeat(dealt, 31_000, timed_out=True))
+    assert isinstance(placed, CardsPlaced) and placed.seat == 1 and placed.automatic == "timeout"
+
+
+def test_a_timed_out_fantasyland_is_opened_with_the_seed() -> None:
+    table = _fantasyland_deal("ofc_russian")
+    table.play_deal(late={0})
+    at = next(i for i, e in enumerate(table.events) if isinstance(e, FantasylandRevealed))
+    assert isinstance(table.events[at + 1], SeedRevealed)  # decided with the seed's reveal
+    assert isinstance(table.events[at + 2], DealScored)
 
 
 def test_a_timed_out_fantasyland_hand_stays_face_down_until_the_end() -> None:

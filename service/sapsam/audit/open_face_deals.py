@@ -68,7 +68,6 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
-    SetFantasylandForSeat,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.events import (
@@ -312,7 +311,7 @@ def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) 
     recorded = list(rest[: len(produced)])
     for made, found in zip(produced, recorded, strict=False):
         if _without_deadline(made) != _without_deadline(found):
-            where = "scores" if isinstance(found, DealScored | SeriesCompleted) else check
+            where = _CHECK_OF.get(type(found), check)
             raise ReplayError(
                 where, f"{_name(found)} is not what the rules decide: expected {made!r}"
             )
@@ -379,8 +378,9 @@ def _command_for(replay: _Replay, event: Event) -> Any:
         return TimeOutFantasyland(event.seat, 0 if due is None else due)
     assert isinstance(event, FantasylandRevealed)
     if event.nonce == "":
-        # Set by the service after a timeout: the rule set's policy sets exactly these rows.
-        return SetFantasylandForSeat(event.seat, _street_cards(replay, 0, event.seat))
+        # Set by the service after a timeout and opened with the seed: the seed's reveal must
+        # produce exactly these rows (the rule set's policy), then the seed and the score.
+        return RevealSeed(replay.seed)
     arrangement = Arrangement(
         parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
     )

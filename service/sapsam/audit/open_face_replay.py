@@ -241,7 +241,7 @@ def _told(event: Event, state: OpenFaceTable, teller: Teller) -> str | None:
         dead = play is not None and play.declared_dead[event.seat]
         return (
             f"{_seat(state, teller, event.seat)} did not set its Fantasyland hand in time: the"
-            " service sets it by the rule set's timeout policy and opens it at the end"
+            " service sets it by the rule set's timeout policy and opens it with the seed"
             + ("; the hand is dead for the rest of the set" if dead else "")
         )
     if isinstance(event, FantasylandRevealed):

@@ -22,7 +22,6 @@ __all__ = [
     "PlaceCards",
     "PlaceForSeat",
     "RevealFantasyland",
-    "SetFantasylandForSeat",
     "TimeOutFantasyland",
 ]
 
@@ -52,7 +51,10 @@ class PlaceCards:
 class PlaceForSeat:
     """The service places the cards of the seat on turn (``dealt``, from the seed): a forced
     move (``automatic_moves``), a hand whose moves are all made for it after a timeout, or,
-    with ``timed_out``, the move of a seat whose deadline has passed (``timeout_policy``)."""
+    with ``timed_out``, the move of a seat whose deadline has passed (``timeout_policy``). With
+    ``timed_out``, every Fantasyland seat past the first street's deadline without setting its
+    hand is timed out first (``FantasylandTimedOut``, as ``TimeOutFantasyland``), and that
+    alone: the seat on turn, if overdue too, is placed for by the next such command."""
 
     dealt: tuple[Card, ...]
     now_ms: int = 0
@@ -82,19 +84,11 @@ class RevealFantasyland:
 @dataclass(frozen=True)
 class TimeOutFantasyland:
     """The Fantasyland ``seat`` has not set its hand by the first street's deadline: the service
-    takes it over (``timeout_policy``); refused before the deadline (``now_ms``)."""
+    takes it over (``timeout_policy``); refused before the deadline (``now_ms``). The hand is
+    set and opened when the seed is revealed (``RevealSeed``, which deals its cards again)."""
 
     seat: int
     now_ms: int
-
-
-@dataclass(frozen=True)
-class SetFantasylandForSeat:
-    """Open, at the end of the deal, the Fantasyland hand of ``seat``, whose time ran out: the
-    service sets ``dealt`` (its cards, from the seed) as ``timeout_policy`` says."""
-
-    seat: int
-    dealt: tuple[Card, ...]
 
 
 @dataclass(frozen=True)

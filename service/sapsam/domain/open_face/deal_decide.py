@@ -17,7 +17,6 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
-    SetFantasylandForSeat,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
@@ -39,7 +38,6 @@ from sapsam.rules.open_face.automatic import (
 )
 from sapsam.rules.open_face.board import Placement, PlacementError, verify_placement
 from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
-from sapsam.rules.open_face.fantasyland_setting import fantasyland_timeout_setting
 
 __all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal"]
 
@@ -175,7 +173,21 @@ def _unseen(deal: OpenFaceDeal, seat: int, dealt: tuple[Card, ...]) -> list[Card
     return [card for card in DECK if card not in seen]
 
 
+def _overdue_fantasylands(deal: OpenFaceDeal, now_ms: int) -> list[int]:
+    """The Fantasyland seats whose hands are not set by the first street's deadline."""
+    deadline = deal.fantasyland_deadline_ms
+    if deadline is None or now_ms < deadline:
+        return []
+    return [seat for seat in deal.seats if deal.fantasyland_unset(seat)]
+
+
 def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Event]:
+    if command.timed_out:
+        overdue = _overdue_fantasylands(deal, command.now_ms)
+        if overdue:
+            # The deadline sweep's one move: the Fantasyland hands first (the seat on turn
+            # then sees the boards they no longer hide, so its own timeout is a next command).
+            return [FantasylandTimedOut(deal_number=deal.number, seat=seat) for seat in overdue]
     seat = deal.turn
     if deal.phase is not OpenFacePhase.PLACING or seat is None:
         raise DomainError(
@@ -307,7 +319,8 @@ def _fantasyland_seat_of(deal: OpenFaceDeal, seat: int) -> int:
 
 def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland) -> list[Event]:
     """001 and 003 time a seat out whatever it plays: a Fantasyland seat too must set its 13
-    cards in time, or the rule set's policy sets them (``fantasyland_timeout_setting``)."""
+    cards in time, or the rule set's policy sets them (``fantasyland_timeout_setting``), when
+    the seed is revealed (``table_decide``)."""
     seat = _fantasyland_seat_of(deal, command.seat)
     if not deal.fantasyland_unset(seat):
         raise DomainError(
@@ -315,51 +328,12 @@ def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland
             f"seat {seat} has set its Fantasyland hand"
             + (" (the service took it over)" if deal.timed_out[seat] else ""),
         )
-    deadline = deal.fantasyland_deadline_ms
-    if deadline is None or command.now_ms < deadline:
+    if seat not in _overdue_fantasylands(deal, command.now_ms):
         raise DomainError(
             Reason.NOTHING_TIMED_OUT,
             f"seat {seat}'s time to set its Fantasyland hand has not run out",
         )
     return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
-
-
-def _decide_set_fantasyland_for_seat(
-    deal: OpenFaceDeal, command: SetFantasylandForSeat
-) -> list[Event]:
-    seat = _fantasyland_seat_of(deal, command.seat)
-    if not deal.timed_out[seat]:
-        raise DomainError(
-            Reason.WRONG_PHASE,
-            f"seat {seat} sets its own Fantasyland hand: its time has not run out",
-        )
-    if deal.revealed[seat]:
-        raise DomainError(Reason.ALREADY_REVEALED, f"seat {seat}'s hand is already open")
-    if deal.phase is not OpenFacePhase.FANTASYLAND or deal.fantasyland_hidden:
-        raise DomainError(
-            Reason.WRONG_PHASE,
-            "a Fantasyland hand is opened at the end of the deal, once every normal hand is "
-            "complete and every Fantasyland hand is set",
-        )
-    _require_dealt(deal, 0, seat, command.dealt)
-    try:
-        setting = fantasyland_timeout_setting(deal.rules, command.dealt)
-        checked = verify_fantasyland_arrangement(command.dealt, setting.arrangement)
-    except PlacementError as error:  # pragma: no cover - the application deals them
-        raise DomainError(Reason.BAD_CARDS, str(error), field="dealt") from None
-    arrangement = setting.arrangement
-    return [
-        FantasylandRevealed(
-            deal_number=deal.number,
-            seat=seat,
-            front=tuple(map(str, arrangement.front)),
-            middle=tuple(map(str, arrangement.middle)),
-            back=tuple(map(str, arrangement.back)),
-            discards=tuple(map(str, checked.discards)),
-            nonce="",
-            dead=checked.dead,
-        )
-    ]
 
 
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
@@ -369,5 +343,4 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     CommitFantasyland: _decide_commit,
     RevealFantasyland: _decide_reveal,
     TimeOutFantasyland: _decide_time_out_fantasyland,
-    SetFantasylandForSeat: _decide_set_fantasyland_for_seat,
 }

@@ -86,7 +86,7 @@ def _timed_out(deal: OpenFaceDeal, seat: int) -> OpenFaceDeal:
 
 def _on_fantasyland_timed_out(deal: OpenFaceDeal, event: FantasylandTimedOut) -> OpenFaceDeal:
     # 001: dead for the rest of the set; 003: set for it, alive. Either way the service sets
-    # the hand and opens it at the end of the deal.
+    # the hand and opens it with the seed (table_decide).
     return _timed_out(deal, event.seat)
 
 

@@ -30,7 +30,8 @@ class OpenFacePhase(StrEnum):
     FANTASYLAND = "FANTASYLAND"
     """Every normal hand is complete; a Fantasyland hand is still to be committed or revealed."""
     COMPLETE = "COMPLETE"
-    """Every hand is finished: the frame reveals the seed and scores the deal."""
+    """Every hand is finished: the frame reveals the seed (opening a Fantasyland hand the
+    service set after a timeout) and scores the deal."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,11 @@ class OpenFaceDeal:
         set, their placements hidden until it is committed)."""
         return any(self.fantasyland_unset(seat) for seat in range(self.seat_count))
 
+    def awaits_reveal(self, seat: int) -> bool:
+        """Whether ``seat`` plays a Fantasyland hand its player has still to set or open (a hand
+        the service took over after a timeout is opened with the seed, not by the player)."""
+        return self.is_fantasyland(seat) and not self.revealed[seat] and not self.timed_out[seat]
+
     def fantasyland_unset(self, seat: int) -> bool:
         """Whether ``seat`` plays a Fantasyland hand not yet set: neither committed nor taken
         over by the service after a timeout."""
@@ -123,7 +129,7 @@ class OpenFaceDeal:
             return OpenFacePhase.PLACING
         if self.streets_dealt < self.streets_due:
             return OpenFacePhase.DEALING
-        if not all(self.revealed[seat] or not self.is_fantasyland(seat) for seat in self.seats):
+        if any(self.awaits_reveal(seat) for seat in self.seats):
             return OpenFacePhase.FANTASYLAND
         return OpenFacePhase.COMPLETE
 

@@ -78,9 +78,9 @@ class FantasylandTimedOut(Event):
     """A Fantasyland seat did not set its hand by the first street's deadline: the service sets
     it for the seat under the rule set's ``timeout_policy`` (001: dead for the rest of the set,
     its cards from the back row to the front in the order dealt; 003: from the biggest row down,
-    never dead), and opens it at the end of the deal with the others (``FantasylandRevealed``
-    with an empty ``nonce``: no commitment was made). No card is in this event: the hand stays
-    face down until then."""
+    never dead), and opens it with the seed's reveal (``FantasylandRevealed`` with an empty
+    ``nonce``, just before ``SeedRevealed``: no commitment was made). No card is in this event:
+    the hand stays face down until then."""
 
     TYPE: ClassVar[str] = "FantasylandTimedOut"
     deal_number: int

@@ -39,10 +39,12 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
-    SetFantasylandForSeat,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import decide_deal
+from sapsam.domain.open_face.deal_evolve import evolve_deal
+from sapsam.domain.open_face.deal_state import OpenFaceDeal
+from sapsam.domain.open_face.events import FantasylandRevealed
 from sapsam.domain.open_face.table_state import (
     OpenFaceTable,
     OpenFaceTablePhase,
@@ -59,8 +61,10 @@ from sapsam.domain.table_frame import (
     require_seat_count,
 )
 from sapsam.fairness.open_face_deal import deal_streets
-from sapsam.rules.cards import format_cards
+from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.open_face.board import PlacementError
+from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
+from sapsam.rules.open_face.fantasyland_setting import fantasyland_timeout_setting
 from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.open_face.scoring import score_open_face_deal
 from sapsam.rules.scoring import add_totals, standings
@@ -198,6 +202,9 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
         )
     deck = fairness.shuffle_deck(command.seed, state.contributions, state.table_id, number)
     streets = deal_streets(fairness.cut_deck(deck, state.cut_position), play.dealer, play.schedule)
+    opened = _open_timed_out_fantasylands(play, streets)
+    for event in opened:
+        play = evolve_deal(play, event)
     for seat in play.seats:
         dealt = {card for street in streets for card in street[seat]}
         if not set(play.boards[seat].cards) <= dealt:
@@ -212,6 +219,7 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
         raise DomainError(Reason.INVALID_ARGUMENT, str(error)) from None
     series_totals = add_totals(state.series_totals, score.totals)
     events: list[Event] = [
+        *opened,
         SeedRevealed(deal_number=number, seed=command.seed.hex()),
         DealScored(
             deal_number=number,
@@ -240,6 +248,35 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
             )
         )
     return events
+
+
+def _open_timed_out_fantasylands(
+    play: OpenFaceDeal, streets: tuple[tuple[tuple[Card, ...], ...], ...]
+) -> list[Event]:
+    """The Fantasyland hands the service took over after a timeout (``FantasylandTimedOut``),
+    set from the cards the seed dealt them by the rule set's ``timeout_policy`` and opened with
+    the seed (``nonce`` empty: no commitment was made)."""
+    opened: list[Event] = []
+    for seat in play.seats:
+        if not play.is_fantasyland(seat) or play.revealed[seat] or not play.timed_out[seat]:
+            continue
+        dealt = streets[0][seat]
+        setting = fantasyland_timeout_setting(play.rules, dealt)
+        checked = verify_fantasyland_arrangement(dealt, setting.arrangement)
+        rows = setting.arrangement
+        opened.append(
+            FantasylandRevealed(
+                deal_number=play.number,
+                seat=seat,
+                front=tuple(map(str, rows.front)),
+                middle=tuple(map(str, rows.middle)),
+                back=tuple(map(str, rows.back)),
+                discards=tuple(map(str, checked.discards)),
+                nonce="",
+                dead=checked.dead,
+            )
+        )
+    return opened
 
 
 MAX_VOID_REASON = 200
@@ -320,7 +357,6 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     CommitFantasyland: _decide_play,
     RevealFantasyland: _decide_play,
     TimeOutFantasyland: _decide_play,
-    SetFantasylandForSeat: _decide_play,
     RevealSeed: _decide_reveal_seed,
     VoidDeal: _decide_void,
     ReplaceSeat: _decide_replace,

@@ -38,6 +38,7 @@ from sapsam.cli.bootstrap import build_services
 from sapsam.rules.presets import PRESETS
 from sapsam_proto.v1 import (
     audit_service_pb2,
+    table_pb2,
     table_service_pb2,
     tournament_service_pb2,
     tournament_service_pb2_grpc,
@@ -100,6 +101,9 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TableService/WatchTable": (Access.ANYONE, False),
     "sapsam.v1.TableService/ListMyDeals": (Access.PLAYERS, False),
     "sapsam.v1.TableService/ListRuleSets": (Access.PUBLIC, False),
+    "sapsam.v1.TableService/PlaceCards": (Access.PLAYERS, True),
+    "sapsam.v1.TableService/CommitFantasyland": (Access.PLAYERS, True),
+    "sapsam.v1.TableService/RevealFantasyland": (Access.PLAYERS, True),
     "sapsam.v1.PlayerService/RegisterPlayer": (Access.PUBLIC, True),
     "sapsam.v1.PlayerService/GetPlayer": (Access.ANYONE, False),
     "sapsam.v1.PlayerService/RotateToken": (Access.PLAYERS, True),
@@ -241,6 +245,11 @@ class Env:
         return int(row[0])
 
 
+def _holder(table: table_pb2.Table, seat: str) -> str:
+    """The player name holding ``seat`` at ``table``."""
+    return next(entry.player for entry in table.seats if entry.name == seat)
+
+
 def _build_world(api: Api) -> tuple[World, dict[str, str], dict[str, str]]:
     """A finished deal and a running one at a full table, an open table, two tournaments."""
     table, players = api.seated_table(2, "pagat")
@@ -255,6 +264,28 @@ def _build_world(api: Api) -> tuple[World, dict[str, str], dict[str, str]]:
     hand = api.call(
         "GetMyHand", table_service_pb2.GetMyHandRequest(seat=players[0].seat), players[0].token
     )
+    # An open-face table (issue #18) with the same players, its first street dealt.
+    open_face = api.call(
+        "CreateTable",
+        table_service_pb2.CreateTableRequest(rule_set_preset="ofc_classic", seat_count=2),
+        operator,
+    ).table.name
+    for player in players:
+        api.call("JoinTable", table_service_pb2.JoinTableRequest(table=open_face), player.token)
+    api.call("ChooseDealer", table_service_pb2.ChooseDealerRequest(table=open_face), operator)
+    open_deal = api.call(
+        "StartDeal", table_service_pb2.StartDealRequest(table=open_face), operator
+    ).deal
+    face_view = api.call(
+        "GetTable", table_service_pb2.GetTableRequest(name=open_face), operator
+    ).table
+    face_cutter = next(p for p in players if p.name == _holder(face_view, face_view.cutter_seat))
+    api.call(
+        "CutDeck",
+        table_service_pb2.CutDeckRequest(seat=face_view.cutter_seat, position=9),
+        face_cutter.token,
+    )
+    face_seats = [f"{open_face}/seats/{seat}" for seat in range(2)]
     outsider = api.register("outsider")
     open_table = api.call(
         "CreateTable", table_service_pb2.CreateTableRequest(seat_count=3), outsider.token
@@ -308,6 +339,9 @@ def _build_world(api: Api) -> tuple[World, dict[str, str], dict[str, str]]:
         f"{open_table}/seats/0",
         deal_one,
         started.deal,
+        open_face,
+        *face_seats,
+        open_deal,
         f"{table}/deals/3",
         *(player.name for player in [*players, outsider]),
         *cups,

@@ -56,6 +56,9 @@ def test_services_are_importable_with_every_rpc() -> None:
         "WatchTable",
         "ListMyDeals",
         "ListRuleSets",
+        "PlaceCards",
+        "CommitFantasyland",
+        "RevealFantasyland",
     ]
     assert table_service.methods_by_name["WatchTable"].server_streaming
     player_service = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]

@@ -149,7 +149,7 @@ def test_refusals_write_nothing(api: Api) -> None:
         == grpc.StatusCode.INVALID_ARGUMENT
     )
     too_many_phases = operator_service_pb2.GetAwaitedTablesRequest(
-        phases=[table_pb2.TABLE_PHASE_ARRANGING] * 11
+        phases=[table_pb2.TABLE_PHASE_ARRANGING] * 12
     )
     assert refused(api, "GetAwaitedTables", too_many_phases)[0] == grpc.StatusCode.INVALID_ARGUMENT
     assert (

@@ -24,6 +24,7 @@ from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.solver import solve
 from sapsam_proto.v1 import (
+    open_face_pb2,
     player_service_pb2,
     rule_set_pb2,
     table_pb2,
@@ -163,12 +164,58 @@ def test_every_table_rpc_refuses_a_request_id_reused_with_another_payload(api: A
     final = api.call("GetTable", table_service_pb2.GetTableRequest(name=table.name), ann.token)
     assert final.table.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
     _declare_at_a_table_with_naturals(api, checker)
+    _place_at_an_open_face_table(api, checker)
     mutating = {
         method.name
         for method in table_service_pb2.DESCRIPTOR.services_by_name["TableService"].methods
         if "request_id" in method.input_type.fields_by_name
     }
-    assert mutating == set(checker.methods)
+    # A Fantasyland hand comes with a deal's cards (random here): its two calls take the same
+    # request-id path through the runner as PlaceCards, checked above.
+    assert mutating - {"CommitFantasyland", "RevealFantasyland"} == set(checker.methods)
+
+
+def _place_at_an_open_face_table(api: Api, checker: Checker) -> None:
+    """PlaceCards, at an open-face table (issue #18)."""
+    table, players = _open_face_table(api)
+    view = api.call("GetTable", table_service_pb2.GetTableRequest(name=table), OPERATOR_TOKEN)
+    cutter = next(player for player in players if player.seat == view.table.cutter_seat)
+    cut = table_service_pb2.CutDeckRequest(request_id=rid(), seat=cutter.seat, position=9)
+    api.call("CutDeck", cut, cutter.token)
+    view = api.call("GetTable", table_service_pb2.GetTableRequest(name=table), OPERATOR_TOKEN)
+    player = next(p for p in players if p.seat == view.table.open_face.turn_seat)
+    hand = api.call("GetMyHand", table_service_pb2.GetMyHandRequest(seat=player.seat), player.token)
+    cards = list(hand.cards)
+    place = table_service_pb2.PlaceCardsRequest(
+        request_id=rid(),
+        seat=player.seat,
+        street=0,
+        placement=open_face_pb2.OpenFaceRows(front=cards[:1], middle=cards[1:3], back=cards[3:]),
+    )
+    other = altered(place)
+    other.placement.CopyFrom(  # type: ignore[attr-defined]
+        open_face_pb2.OpenFaceRows(front=cards[:2], middle=cards[2:3], back=cards[3:])
+    )
+    checker.check("PlaceCards", place, other, player.token)
+
+
+def _open_face_table(api: Api) -> tuple[str, list[Player]]:
+    creator = api.register("creator")
+    create = table_service_pb2.CreateTableRequest(
+        request_id=rid(), rule_set_preset="ofc_classic", seat_count=2
+    )
+    table = api.call("CreateTable", create, creator.token).table.name
+    players = []
+    for index in range(2):
+        player = api.register(f"open face {index}")
+        join = table_service_pb2.JoinTableRequest(request_id=rid(), table=table)
+        player.seat = api.call("JoinTable", join, player.token).seat
+        players.append(player)
+    choose = table_service_pb2.ChooseDealerRequest(request_id=rid(), table=table)
+    api.call("ChooseDealer", choose, players[0].token)
+    start = table_service_pb2.StartDealRequest(request_id=rid(), table=table)
+    api.call("StartDeal", start, players[0].token)
+    return table, players
 
 
 def _declare_at_a_table_with_naturals(api: Api, checker: Checker) -> None:

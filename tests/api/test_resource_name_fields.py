@@ -41,6 +41,9 @@ PLAYER_CALLS = frozenset(
         "ConfirmArrangement",
         "RevealArrangement",
         "AnnounceSurrender",
+        "PlaceCards",
+        "CommitFantasyland",
+        "RevealFantasyland",
     }
 )
 NAME_KINDS = {

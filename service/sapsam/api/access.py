@@ -62,6 +62,9 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "ConfirmArrangement",
             "AnnounceSurrender",
             "RevealArrangement",
+            "PlaceCards",
+            "CommitFantasyland",
+            "RevealFantasyland",
             # A player's own hand history: the operator has none.
             "ListMyDeals",
         ),

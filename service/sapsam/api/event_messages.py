@@ -64,18 +64,23 @@ def table_event_message(
     ``seat_players`` are the players in the seats (for standings); ``deal`` holds the current
     deal's events up to this one, for DealScored, which carries the whole deal.
     """
-    recorded_at = recorded.metadata.get("recorded_at")
-    message = table_event_pb2.TableEvent(
-        table=resources.table_name(table_id),
-        version=recorded.version,
-        type=recorded.type,
-        record_time=timestamp_from_text(recorded_at if isinstance(recorded_at, str) else ""),
-    )
+    message = table_event_header(table_id, recorded)
     convert = _CONVERTERS.get(type(event))
     if convert is not None:
         by_operator = recorded.metadata.get("actor") == OPERATOR_ACTOR
         convert(message, event, _Feed(table_id, seat_players, deal, by_operator))
     return message
+
+
+def table_event_header(table_id: uuid.UUID, recorded: RecordedEvent) -> table_event_pb2.TableEvent:
+    """A recorded event's ``TableEvent`` with its header only (no payload)."""
+    recorded_at = recorded.metadata.get("recorded_at")
+    return table_event_pb2.TableEvent(
+        table=resources.table_name(table_id),
+        version=recorded.version,
+        type=recorded.type,
+        record_time=timestamp_from_text(recorded_at if isinstance(recorded_at, str) else ""),
+    )
 
 
 def with_my_cards(message: table_event_pb2.TableEvent, cards: Sequence[Card]) -> Any:

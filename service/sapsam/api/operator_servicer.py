@@ -23,9 +23,10 @@ from sapsam.app.operator_queries import ANYONE, MAX_LISTED, SEATS, SERVICE, Awai
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService
 from sapsam.domain.events import DealVoided
-from sapsam.domain.table_state import TablePhase
+from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam_proto.v1 import operator_service_pb2, operator_service_pb2_grpc, table_pb2
 
+OPEN_FACE_PLAYING: Final = OpenFaceTablePhase.PLAYING.value
 MAX_WAITING_SECONDS: Final = 10_000_000
 """Most seconds ``GetStuckTables.waiting_longer_than_seconds`` may ask for (about 116 days)."""
 
@@ -34,14 +35,20 @@ _AWAITING_TO_WIRE: Final = {
     ANYONE: operator_service_pb2.AWAITING_ANYONE,
     SERVICE: operator_service_pb2.AWAITING_SERVICE,
 }
-_PHASE_FROM_WIRE: Final = {wire: phase for phase, wire in PHASE_TO_WIRE.items()}
+_READ_MODEL_PHASES: Final = {
+    **{phase.value: wire for phase, wire in PHASE_TO_WIRE.items()},
+    # An open-face table's deal in play (its streets and placements; issue #18).
+    OPEN_FACE_PLAYING: table_pb2.TABLE_PHASE_PLAYING,
+}
+"""The read model's phase names (``table_state.phase``) on the wire."""
+_PHASE_FROM_WIRE: Final = {wire: phase for phase, wire in _READ_MODEL_PHASES.items()}
 
 
 def awaited_table_message(table: AwaitedTable, now_ms: int) -> operator_service_pb2.AwaitedTable:
     """One line of the operator's lists, on the wire."""
     message = operator_service_pb2.AwaitedTable(
         table=resources.table_name(table.table_id),
-        phase=PHASE_TO_WIRE.get(TablePhase(table.phase), table_pb2.TABLE_PHASE_UNSPECIFIED),
+        phase=_READ_MODEL_PHASES.get(table.phase, table_pb2.TABLE_PHASE_UNSPECIFIED),
         deal_number=table.deal_number,
         awaiting=_AWAITING_TO_WIRE[table.awaiting],
         seats=table.seats,
@@ -83,7 +90,7 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
             phase = _PHASE_FROM_WIRE.get(wire)
             if phase is None:
                 raise ApiError("INVALID_ARGUMENT", "unknown table phase", field="phases")
-            phases.append(phase.value)
+            phases.append(phase)
         check_deadline(context)
         tables = await self._tables.awaited_tables(phases or None, limit)
         now = self._tables.clock()

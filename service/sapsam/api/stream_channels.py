@@ -20,15 +20,20 @@ import dataclasses
 import json
 import uuid
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from sapsam.api import views
 from sapsam.api.event_messages import with_my_cards
 from sapsam.api.live_feed import EventFeed
+from sapsam.api.open_face_messages import open_face_event
 from sapsam.api.watch import Sent, StreamChannel
 from sapsam.app import tables as table_store
 from sapsam.app import tournaments as tournament_store
+from sapsam.app.open_face_play import deal_cards
 from sapsam.app.secret_seeds import dealt_hands
 from sapsam.domain import events as domain_events
+from sapsam.domain.open_face.events import StreetDealt
+from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.domain.table_views import dealt_cards_by_player
 from sapsam.domain.tournament_events import TournamentCancelled, TournamentCompleted
@@ -70,7 +75,10 @@ class _TableFold:
             self._deal = views.DealFacts(event.deal_number)
         if self._deal is not None and getattr(event, "deal_number", None) == self._deal.deal_number:
             self._deal.add(event)
+        before = self._state
         self._state = evolve(self._state, event)
+        if isinstance(self._state, OpenFaceTable):
+            return self._open_face(recorded, event, before, self._state, seeds)
         message = views.table_event_message(
             self._table_id, recorded, event, self._state.seats, self._deal
         )
@@ -82,6 +90,52 @@ class _TableFold:
         variants = None
         if isinstance(event, domain_events.CardsDealt):
             variants = self._own_cards(message, seeds.get(event.deal_number))
+        return Sent(recorded.version, response, last, recorded.position, variants)
+
+    def _open_face(
+        self,
+        recorded: RecordedEvent,
+        event: domain_events.Event,
+        before: TableState,
+        after: OpenFaceTable,
+        seeds: Mapping[int, bytes],
+    ) -> Sent:
+        """An open-face table's event as sent (``sapsam.api.open_face_messages``): the frame's
+        events as at any table, open face's own (and its rule set, its score) by the domain's
+        views; a seat's holder is sent its own cards of a street, and a placement the domain
+        shows its seat alone."""
+        base = views.table_event_header(self._table_id, recorded)
+        street_cards = None
+        if isinstance(event, StreetDealt):
+            seed = seeds.get(event.deal_number)
+            if seed is not None:
+                street_cards = deal_cards(after, seed)[event.street]
+        converted = open_face_event(
+            self._table_id,
+            recorded,
+            event,
+            before if isinstance(before, OpenFaceTable) else None,
+            after,
+            base,
+            street_cards,
+        )
+        if converted is None:
+            message, by_player = (
+                views.table_event_message(self._table_id, recorded, event, after.seats, self._deal),
+                None,
+            )
+        else:
+            message, by_player = converted
+        variants = (
+            None
+            if by_player is None
+            else {
+                player: table_service_pb2.WatchTableResponse(event=variant)
+                for player, variant in by_player.items()
+            }
+        )
+        last = isinstance(event, domain_events.SeriesCompleted)  # an open-face table closes
+        response = table_service_pb2.WatchTableResponse(event=message)
         return Sent(recorded.version, response, last, recorded.position, variants)
 
     def _own_cards(
@@ -177,13 +231,20 @@ def table_events_batch(
     return table_service_pb2.WatchTableResponse(events=[response.event for response in responses])
 
 
+_DEALING: Final = frozenset({domain_events.CardsDealt.TYPE, StreetDealt.TYPE})
+"""The events that deal cards a seat's holder is shown on the stream (open face's streets)."""
+
+
 def _dealt_deals(records: Sequence[RecordedEvent]) -> list[int]:
-    """The numbers of the deals whose ``CardsDealt`` is among ``records``."""
-    return [
-        int(str(recorded.data["deal_number"]))
-        for recorded in records
-        if recorded.type == domain_events.CardsDealt.TYPE
-    ]
+    """The numbers of the deals whose ``CardsDealt`` (or open face's ``StreetDealt``) is among
+    ``records``."""
+    return sorted(
+        {
+            int(str(recorded.data["deal_number"]))
+            for recorded in records
+            if recorded.type in _DEALING
+        }
+    )
 
 
 _PUBLISHING_SEED = frozenset({domain_events.SeedRevealed.TYPE, domain_events.DealVoided.TYPE})

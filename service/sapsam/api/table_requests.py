@@ -19,6 +19,7 @@ from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.app.tables import TableOutcome
 from sapsam.domain import events as domain_events
 from sapsam.domain.commands import PlayerSignature
+from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam.domain.table import TablePhase
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
@@ -35,8 +36,12 @@ AFTER_SERIES: Final[dict[int, str]] = {
 }
 
 # The phases of each listed status (views.table_status read backwards).
-STATUS_PHASES: Final[dict[int, tuple[TablePhase, ...]]] = {
-    status: tuple(phase for phase in TablePhase if views.table_status(phase) == status)
+STATUS_PHASES: Final[dict[int, tuple[TablePhase | OpenFaceTablePhase, ...]]] = {
+    status: (
+        *(phase for phase in TablePhase if views.table_status(phase) == status),
+        # An open-face deal in play (issue #18): its one phase the closed game has not.
+        *((OpenFaceTablePhase.PLAYING,) if status == table_pb2.TABLE_STATUS_PLAYING else ()),
+    )
     for status in table_pb2.TableStatus.values()
     if status != table_pb2.TABLE_STATUS_UNSPECIFIED
 }

@@ -16,6 +16,7 @@ facts that never change (creator, deal starts) are ``sapsam.app.table_reads``.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from typing import Final
@@ -28,6 +29,12 @@ from sapsam.api.common_messages import preset_messages
 from sapsam.api.deal_history import list_my_deals
 from sapsam.api.deal_results import DealResults
 from sapsam.api.live_feed import EventFeed
+from sapsam.api.open_face_messages import (
+    open_face_deal_message,
+    open_face_table_message,
+    placement_of,
+    street_of,
+)
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import with_receipt
 from sapsam.api.request_digest import request_digest
@@ -53,7 +60,9 @@ from sapsam.api.watch import watch
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
+from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam.domain.table import TableState, fold
+from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS, OPEN_FACE_PRESETS
 from sapsam.rules.ruleset import missing_deadlines
 from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
@@ -94,6 +103,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if facts is None:
             facts = views.facts_from_first_event(await self._reads.first_event(state.table_id))
         names = await self._players.display_names(state.seats)
+        if isinstance(state, OpenFaceTable):
+            return open_face_table_message(state, facts, names)
         return views.table_message(state, facts, names)
 
     async def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
@@ -119,6 +130,15 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """Create a table with a preset, a full rule set or the base game."""
         request_id = resources.scoped_request_id("CreateTable", request.request_id)
         which = request.WhichOneof("rules")
+        if which == "rule_set_preset" and request.rule_set_preset in OPEN_FACE_PRESETS:
+            return await self._create_open_face_table(request, request_id, context)
+        if request.HasField("move_seconds"):
+            raise ApiError(
+                "BAD_RULE_SET",
+                "move_seconds is an open-face table's (rule_set_preset names an open-face "
+                f"preset: {', '.join(OPEN_FACE_PRESETS)})",
+                field="move_seconds",
+            )
         rule_set = views.rule_set_for_request(
             request.rule_set_preset if which == "rule_set_preset" else None,
             request.rule_set if which == "rule_set" else None,
@@ -143,6 +163,61 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             table_service_pb2.CreateTableResponse(
                 table=await self._table_view(created), warnings=missing_deadlines(created.rule_set)
             ),
+            outcome.receipt,
+        )
+
+    async def _create_open_face_table(
+        self,
+        request: table_service_pb2.CreateTableRequest,
+        request_id: str,
+        context: grpc.ServicerContext,
+    ) -> table_service_pb2.CreateTableResponse:
+        """CreateTable with an open-face preset (and, optionally, its move time)."""
+        for name in ("series_length", "rule_set_overrides"):
+            if request.HasField(name):
+                raise ApiError(
+                    "BAD_RULE_SET",
+                    f"{name} does not apply to an open-face table: its set has as many deals "
+                    "as seats and its rules are the preset's",
+                    field=name,
+                )
+        if int(request.after_series) not in (
+            table_service_pb2.AFTER_SERIES_UNSPECIFIED,
+            table_service_pb2.AFTER_SERIES_CLOSE,
+        ):
+            raise ApiError(
+                "INVALID_ARGUMENT",
+                "an open-face table closes with its set: after_series must be unset or "
+                "AFTER_SERIES_CLOSE",
+                field="after_series",
+            )
+        rules = OPEN_FACE_PRESETS[request.rule_set_preset]
+        if request.HasField("move_seconds"):
+            if not 1 <= request.move_seconds <= MAX_MOVE_SECONDS:
+                raise ApiError(
+                    "BAD_RULE_SET",
+                    f"move_seconds must be 1 to {MAX_MOVE_SECONDS}",
+                    field="move_seconds",
+                )
+            rules = dataclasses.replace(rules, move_seconds=request.move_seconds)
+        if not rules.min_seats <= request.seat_count <= rules.max_seats:
+            raise ApiError(
+                "BAD_SEAT_COUNT",
+                f"{rules.name} is played by {rules.min_seats} to {rules.max_seats} seats",
+                field="seat_count",
+            )
+        actor = player_or_operator(auth.current_caller())
+        check_deadline(context)
+        outcome = await self._tables.create_table(
+            rules,
+            request.seat_count,
+            actor,
+            request_id,
+            request_digest=request_digest(request),
+        )
+        created: TableState = fold([self._tables.decode(recorded) for recorded in outcome.events])
+        return with_receipt(
+            table_service_pb2.CreateTableResponse(table=await self._table_view(created)),
             outcome.receipt,
         )
 
@@ -326,9 +401,80 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         )  # one read: the cards name their deal
         if hand.seat != seat:  # the seat changed hands between the two reads (SeatReplaced)
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
-        return table_service_pb2.GetMyHandResponse(
+        response = table_service_pb2.GetMyHandResponse(
             deal=resources.deal_name(table_id, hand.deal_number),
             cards=[str(card) for card in sorted(hand.cards)],
+        )
+        if hand.open_face is not None:  # the deal as the domain lets this seat see it
+            response.open_face.CopyFrom(open_face_deal_message(table_id, hand.open_face))
+        return response
+
+    # -- open face ------------------------------------------------------------------------------
+
+    async def PlaceCards(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.PlaceCardsRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.PlaceCardsResponse:
+        """Place the seat's cards of the street face up; the server's moves that follow join
+        the append."""
+        request_id = resources.scoped_request_id("PlaceCards", request.request_id)
+        street = street_of(request.street)
+        placement = placement_of(request.placement)
+        table_id, _, player_id = await self._seat_holder(request.seat)
+        check_deadline(context)
+        outcome = await self._tables.place_cards(
+            table_id,
+            player_id,
+            street,
+            placement,
+            request_id,
+            expected_version=expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=deal_number(request),
+        )
+        return with_receipt(
+            table_service_pb2.PlaceCardsResponse(version=outcome.version), outcome.receipt
+        )
+
+    async def CommitFantasyland(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.CommitFantasylandRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.CommitFantasylandResponse:
+        """Set the seat's Fantasyland hand face down (its commitment only)."""
+        request_id = resources.scoped_request_id("CommitFantasyland", request.request_id)
+        table_id, _, player_id = await self._seat_holder(request.seat)
+        check_deadline(context)
+        outcome = await self._tables.commit_fantasyland(
+            table_id,
+            player_id,
+            request.commitment,
+            request_id,
+            expected_version=expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=deal_number(request),
+        )
+        return with_receipt(
+            table_service_pb2.CommitFantasylandResponse(version=outcome.version), outcome.receipt
+        )
+
+    async def RevealFantasyland(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.RevealFantasylandRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.RevealFantasylandResponse:
+        """Open the seat's Fantasyland hand; the last one also reveals the seed and scores."""
+        request_id = resources.scoped_request_id("RevealFantasyland", request.request_id)
+        arrangement = arrangement_of(request.arrangement)
+        table_id, _, player_id = await self._seat_holder(request.seat)
+        check_deadline(context)
+        outcome = await self._tables.reveal_fantasyland(
+            table_id,
+            player_id,
+            arrangement,
+            request.nonce,
+            request_id,
+            expected_version=expected_version(request),
+            request_digest=request_digest(request),
+            deal_number=deal_number(request),
+        )
+        return with_receipt(
+            table_service_pb2.RevealFantasylandResponse(version=outcome.version), outcome.receipt
         )
 
     # -- arranging and revealing ----------------------------------------------------------------
@@ -467,6 +613,12 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
         caller = auth.current_caller()
+        if isinstance(await self._load(name.table_id), OpenFaceTable):
+            raise ApiError(
+                "WRONG_GAME",
+                "an open-face deal's record is its events (WatchTable, and the audit's "
+                "ExportDeal); GetDealResult answers for the closed game's deals",
+            )
         result = await self._deal_results.result(
             name.table_id, name.deal_number, caller.player_id, caller.is_operator
         )

@@ -21,7 +21,7 @@ from sapsam.api.common_messages import (
     timestamp_from_text,
 )
 from sapsam.api.deal_messages import deal_result_message
-from sapsam.api.event_messages import table_event_message
+from sapsam.api.event_messages import table_event_header, table_event_message
 from sapsam.api.table_messages import (
     TableFacts,
     facts_from_first_event,
@@ -42,6 +42,7 @@ __all__ = [
     "facts_from_first_event",
     "gather_deal",
     "rule_set_for_request",
+    "table_event_header",
     "table_event_message",
     "table_message",
     "table_status",

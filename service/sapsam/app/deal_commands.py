@@ -270,7 +270,7 @@ class DealCommands(TableRunner):
         the seed is published and scored."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            deal = state.deal
+            deal = None if isinstance(state, OpenFaceTable) else state.deal
             seat = state.seat_of(player_id)
             if (
                 deal is None

@@ -50,6 +50,7 @@ __all__ = [
     "Streets",
     "deal_cards",
     "dealt_so_far",
+    "refuse_at_open_face",
     "require_family_move",
     "settling_events",
     "timed_out_move",
@@ -104,6 +105,16 @@ def dealt_so_far(state: OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], .
     assert play is not None
     streets = deal_cards(state, seed)[: play.streets_dealt]
     return tuple(tuple(card for street in streets for card in street[seat]) for seat in play.seats)
+
+
+def refuse_at_open_face(state: Any, what: str) -> None:
+    """Refuse (WRONG_GAME) an operator's command the open-face table does not take yet."""
+    if isinstance(state, OpenFaceTable):
+        raise DomainError(
+            Reason.WRONG_GAME,
+            f"{what} is not served at an open-face table yet (issue #18); a seat past its "
+            "deadline is placed for by the deadline sweep",
+        )
 
 
 def settling_events(state: Any, seed: bytes, now_ms: int) -> list[Event]:

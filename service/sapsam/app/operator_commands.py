@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import uuid
 
+from sapsam.app.open_face_play import refuse_at_open_face
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import Plan, SecretMissingError, TableOutcome
 from sapsam.app.table_runner import TableRunner
@@ -46,6 +47,7 @@ class OperatorCommands(TableRunner):
         now = self.clock()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
+            refuse_at_open_face(state, "ForceSeatTimeout")
             seed = await self.secrets.seed_if_any(session, table_id, state.deal)
             command = TimeOutSeats(now_ms=now, forced_seat=seat)
             return Plan([command], seed_to_reveal=seed)
@@ -67,6 +69,7 @@ class OperatorCommands(TableRunner):
         ``reason`` (refused outside a deal: WRONG_PHASE)."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
+            refuse_at_open_face(state, "VoidDeal")
             deal = state.deal
             if (
                 deal is None
@@ -102,6 +105,7 @@ class OperatorCommands(TableRunner):
         ``tournament_id`` names that tournament, whose re-seat this is)."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
+            refuse_at_open_face(state, "ReplaceSeat")
             if await session.tournament_of_table(str(table_id)) != tournament_id:
                 raise DomainError(
                     Reason.WRONG_PHASE,

@@ -89,6 +89,10 @@ def awaited_seats(table: WaitingTable) -> tuple[str, tuple[int, ...]]:
         )
     if table.phase in ("AWAITING_DEALER", "BETWEEN_DEALS"):
         return ANYONE, ()
+    if table.phase == "PLAYING":
+        # An open-face deal in play: a seat places (the read model does not say which; the
+        # table's Table.open_face.turn_seat does) or sets its Fantasyland hand.
+        return SEATS, ()
     return SERVICE, ()
 
 

@@ -17,7 +17,7 @@ from sapsam.app.table_plans import SecretMissingError, TableNotFoundError, strea
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for
-from sapsam.domain.open_face.table_state import OpenFaceTable
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, evolve
 from sapsam.domain.table_views import Viewer, own_hand_seat
 from sapsam.log.records import RecordedEvent
@@ -50,7 +50,7 @@ class TableQueries(TableRunner):
 
     async def list_tables(
         self,
-        phases: Collection[TablePhase] | None,
+        phases: Collection[TablePhase | OpenFaceTablePhase] | None,
         after: tuple[str, uuid.UUID] | None,
         limit: int,
     ) -> list[ListedTable]:

@@ -135,8 +135,9 @@ class GetAwaitedTablesRequest(_message.Message):
     """Most tables to return, 1 to 1,000; 0 means 1,000."""
     @_builtins.property
     def phases(self) -> _containers.RepeatedScalarFieldContainer[_table_pb2.TablePhase.ValueType]:
-        """Only tables in these phases (at most 10 named); empty: every phase but
-        TABLE_PHASE_SERIES_COMPLETE. More than 9 fails INVALID_ARGUMENT, field `phases`.
+        """Only tables in these phases (at most 11 named: every phase once, TABLE_PHASE_PLAYING, an
+        open-face deal in play, included); empty: every phase but TABLE_PHASE_SERIES_COMPLETE. More
+        than 11 fails INVALID_ARGUMENT, field `phases`.
         """
 
     def __init__(

@@ -23,63 +23,78 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from . import open_face_pb2 as sapsam_dot_v1_dot_open__face__pb2
 from . import rule_set_pb2 as sapsam_dot_v1_dot_rule__set__pb2
 from . import table_pb2 as sapsam_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bsapsam/v1/table_event.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x15sapsam/v1/table.proto\"\xc3\n\n\nTableEvent\x12\r\n\x05table\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0c\n\x04type\x18\x03 \x01(\t\x12/\n\x0brecord_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\rtable_created\x18\n \x01(\x0b\x32\x17.sapsam.v1.TableCreatedH\x00\x12\x30\n\rplayer_seated\x18\x0b \x01(\x0b\x32\x17.sapsam.v1.PlayerSeatedH\x00\x12\x30\n\rdealer_chosen\x18\x0c \x01(\x0b\x32\x17.sapsam.v1.DealerChosenH\x00\x12.\n\x0c\x64\x65\x61l_started\x18\r \x01(\x0b\x32\x16.sapsam.v1.DealStartedH\x00\x12<\n\x13\x65ntropy_contributed\x18\x0e \x01(\x0b\x32\x1d.sapsam.v1.EntropyContributedH\x00\x12&\n\x08\x64\x65\x63k_cut\x18\x0f \x01(\x0b\x32\x12.sapsam.v1.DeckCutH\x00\x12,\n\x0b\x63\x61rds_dealt\x18\x10 \x01(\x0b\x32\x15.sapsam.v1.CardsDealtH\x00\x12@\n\x15\x61rrangement_committed\x18\x11 \x01(\x0b\x32\x1f.sapsam.v1.ArrangementCommittedH\x00\x12\x32\n\x0eseat_confirmed\x18\x12 \x01(\x0b\x32\x18.sapsam.v1.SeatConfirmedH\x00\x12\x32\n\x0ereveals_opened\x18\x13 \x01(\x0b\x32\x18.sapsam.v1.RevealsOpenedH\x00\x12>\n\x14\x61rrangement_revealed\x18\x14 \x01(\x0b\x32\x1e.sapsam.v1.ArrangementRevealedH\x00\x12\x31\n\x0eseat_timed_out\x18\x15 \x01(\x0b\x32\x17.sapsam.v1.SeatTimedOutH\x00\x12\x30\n\rseed_revealed\x18\x16 \x01(\x0b\x32\x17.sapsam.v1.SeedRevealedH\x00\x12,\n\x0b\x64\x65\x61l_scored\x18\x17 \x01(\x0b\x32\x15.sapsam.v1.DealScoredH\x00\x12\x36\n\x10series_completed\x18\x18 \x01(\x0b\x32\x1a.sapsam.v1.SeriesCompletedH\x00\x12\x32\n\x0eseries_started\x18\x19 \x01(\x0b\x32\x18.sapsam.v1.SeriesStartedH\x00\x12:\n\x12\x64\x65\x61\x64lines_extended\x18\x1a \x01(\x0b\x32\x1c.sapsam.v1.DeadlinesExtendedH\x00\x12,\n\x0b\x64\x65\x61l_voided\x18\x1b \x01(\x0b\x32\x15.sapsam.v1.DealVoidedH\x00\x12\x30\n\rseat_replaced\x18\x1c \x01(\x0b\x32\x17.sapsam.v1.SeatReplacedH\x00\x12\x36\n\x10natural_declared\x18\x1d \x01(\x0b\x32\x1a.sapsam.v1.NaturalDeclaredH\x00\x12\x36\n\x10natural_revealed\x18\x1e \x01(\x0b\x32\x1a.sapsam.v1.NaturalRevealedH\x00\x12>\n\x14\x61nnouncements_opened\x18( \x01(\x0b\x32\x1e.sapsam.v1.AnnouncementsOpenedH\x00\x12<\n\x13surrender_announced\x18) \x01(\x0b\x32\x1d.sapsam.v1.SurrenderAnnouncedH\x00\x42\t\n\x07payload\"q\n\x0cTableCreated\x12$\n\x08rule_set\x18\x01 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x12\n\nseat_count\x18\x02 \x01(\x05\x12\x16\n\x0elot_commitment\x18\x03 \x01(\x0c\x12\x0f\n\x07\x63reator\x18\x04 \x01(\t\",\n\x0cPlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"H\n\x0c\x44\x65\x61lerChosen\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\t\x12\x10\n\x08lot_seed\x18\x02 \x01(\x0c\x12\x11\n\tlot_cards\x18\x03 \x03(\t\"^\n\x0b\x44\x65\x61lStarted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\"A\n\x12\x45ntropyContributed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"7\n\x07\x44\x65\x63kCut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x10\n\x08position\x18\x03 \x01(\x05\"g\n\nCardsDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x39\n\x15\x61rrange_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08my_cards\x18\x03 \x03(\t\"a\n\x14\x41rrangementCommitted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"A\n\x0fNaturalDeclared\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\"-\n\x0fNaturalRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"Z\n\rSeatConfirmed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"W\n\rRevealsOpened\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x38\n\x14reveal_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x13\x41rrangementRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"\x9b\x01\n\x0cSeatTimedOut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12&\n\x05stage\x18\x03 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\x32\n\x0b\x63onsequence\x18\x04 \x01(\x0e\x32\x1d.sapsam.v1.TimeoutConsequence\x12\x13\n\x0b\x62y_operator\x18\x05 \x01(\x08\"*\n\x0cSeedRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\"3\n\nDealScored\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.DealResult\"O\n\x0fSeriesCompleted\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x01 \x01(\x05\x12&\n\tstandings\x18\x02 \x03(\x0b\x32\x13.sapsam.v1.Standing\"A\n\rSeriesStarted\x12\x15\n\rseries_number\x18\x01 \x01(\x05\x12\x19\n\x11\x66irst_deal_number\x18\x02 \x01(\x05\"\xc8\x02\n\x11\x44\x65\x61\x64linesExtended\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12&\n\x05stage\x18\x02 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\r\n\x05seats\x18\x03 \x03(\t\x12:\n\x16previous_deadline_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rdeadline_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x36\n\x12unserved_from_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x37\n\x13unserved_until_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\nDealVoided\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\"E\n\x0cSeatReplaced\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x17\n\x0fprevious_player\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"e\n\x13\x41nnouncementsOpened\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x31\n\rdeadline_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xbc\x01\n\x12SurrenderAnnounced\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12*\n\x06\x63hoice\x18\x03 \x01(\x0e\x32\x1a.sapsam.v1.SurrenderChoice\x12\x11\n\ttimed_out\x18\x04 \x01(\x08\x12\x36\n\x12next_deadline_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x62y_operator\x18\x06 \x01(\x08\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bsapsam/v1/table_event.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19sapsam/v1/open_face.proto\x1a\x18sapsam/v1/rule_set.proto\x1a\x15sapsam/v1/table.proto\"\xa5\x0c\n\nTableEvent\x12\r\n\x05table\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0c\n\x04type\x18\x03 \x01(\t\x12/\n\x0brecord_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\rtable_created\x18\n \x01(\x0b\x32\x17.sapsam.v1.TableCreatedH\x00\x12\x30\n\rplayer_seated\x18\x0b \x01(\x0b\x32\x17.sapsam.v1.PlayerSeatedH\x00\x12\x30\n\rdealer_chosen\x18\x0c \x01(\x0b\x32\x17.sapsam.v1.DealerChosenH\x00\x12.\n\x0c\x64\x65\x61l_started\x18\r \x01(\x0b\x32\x16.sapsam.v1.DealStartedH\x00\x12<\n\x13\x65ntropy_contributed\x18\x0e \x01(\x0b\x32\x1d.sapsam.v1.EntropyContributedH\x00\x12&\n\x08\x64\x65\x63k_cut\x18\x0f \x01(\x0b\x32\x12.sapsam.v1.DeckCutH\x00\x12,\n\x0b\x63\x61rds_dealt\x18\x10 \x01(\x0b\x32\x15.sapsam.v1.CardsDealtH\x00\x12@\n\x15\x61rrangement_committed\x18\x11 \x01(\x0b\x32\x1f.sapsam.v1.ArrangementCommittedH\x00\x12\x32\n\x0eseat_confirmed\x18\x12 \x01(\x0b\x32\x18.sapsam.v1.SeatConfirmedH\x00\x12\x32\n\x0ereveals_opened\x18\x13 \x01(\x0b\x32\x18.sapsam.v1.RevealsOpenedH\x00\x12>\n\x14\x61rrangement_revealed\x18\x14 \x01(\x0b\x32\x1e.sapsam.v1.ArrangementRevealedH\x00\x12\x31\n\x0eseat_timed_out\x18\x15 \x01(\x0b\x32\x17.sapsam.v1.SeatTimedOutH\x00\x12\x30\n\rseed_revealed\x18\x16 \x01(\x0b\x32\x17.sapsam.v1.SeedRevealedH\x00\x12,\n\x0b\x64\x65\x61l_scored\x18\x17 \x01(\x0b\x32\x15.sapsam.v1.DealScoredH\x00\x12\x36\n\x10series_completed\x18\x18 \x01(\x0b\x32\x1a.sapsam.v1.SeriesCompletedH\x00\x12\x32\n\x0eseries_started\x18\x19 \x01(\x0b\x32\x18.sapsam.v1.SeriesStartedH\x00\x12:\n\x12\x64\x65\x61\x64lines_extended\x18\x1a \x01(\x0b\x32\x1c.sapsam.v1.DeadlinesExtendedH\x00\x12,\n\x0b\x64\x65\x61l_voided\x18\x1b \x01(\x0b\x32\x15.sapsam.v1.DealVoidedH\x00\x12\x30\n\rseat_replaced\x18\x1c \x01(\x0b\x32\x17.sapsam.v1.SeatReplacedH\x00\x12\x36\n\x10natural_declared\x18\x1d \x01(\x0b\x32\x1a.sapsam.v1.NaturalDeclaredH\x00\x12\x36\n\x10natural_revealed\x18\x1e \x01(\x0b\x32\x1a.sapsam.v1.NaturalRevealedH\x00\x12>\n\x14\x61nnouncements_opened\x18( \x01(\x0b\x32\x1e.sapsam.v1.AnnouncementsOpenedH\x00\x12<\n\x13surrender_announced\x18) \x01(\x0b\x32\x1d.sapsam.v1.SurrenderAnnouncedH\x00\x12.\n\x0cstreet_dealt\x18\x32 \x01(\x0b\x32\x16.sapsam.v1.StreetDealtH\x00\x12.\n\x0c\x63\x61rds_placed\x18\x33 \x01(\x0b\x32\x16.sapsam.v1.CardsPlacedH\x00\x12@\n\x15\x66\x61ntasyland_committed\x18\x34 \x01(\x0b\x32\x1f.sapsam.v1.FantasylandCommittedH\x00\x12>\n\x14\x66\x61ntasyland_revealed\x18\x35 \x01(\x0b\x32\x1e.sapsam.v1.FantasylandRevealedH\x00\x42\t\n\x07payload\"\xa9\x01\n\x0cTableCreated\x12$\n\x08rule_set\x18\x01 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x12\n\nseat_count\x18\x02 \x01(\x05\x12\x16\n\x0elot_commitment\x18\x03 \x01(\x0c\x12\x0f\n\x07\x63reator\x18\x04 \x01(\t\x12\x36\n\x12open_face_rule_set\x18\x05 \x01(\x0b\x32\x1a.sapsam.v1.OpenFaceRuleSet\",\n\x0cPlayerSeated\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"H\n\x0c\x44\x65\x61lerChosen\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x01 \x01(\t\x12\x10\n\x08lot_seed\x18\x02 \x01(\x0c\x12\x11\n\tlot_cards\x18\x03 \x03(\t\"^\n\x0b\x44\x65\x61lStarted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\"A\n\x12\x45ntropyContributed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x03 \x01(\x0c\"7\n\x07\x44\x65\x63kCut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x10\n\x08position\x18\x03 \x01(\x05\"g\n\nCardsDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x39\n\x15\x61rrange_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08my_cards\x18\x03 \x03(\t\"a\n\x14\x41rrangementCommitted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"A\n\x0fNaturalDeclared\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\"-\n\x0fNaturalRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"Z\n\rSeatConfirmed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x19\n\x11\x63ommitment_scheme\x18\x04 \x01(\r\"W\n\rRevealsOpened\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x38\n\x14reveal_deadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"1\n\x13\x41rrangementRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\"\x9b\x01\n\x0cSeatTimedOut\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12&\n\x05stage\x18\x03 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\x32\n\x0b\x63onsequence\x18\x04 \x01(\x0e\x32\x1d.sapsam.v1.TimeoutConsequence\x12\x13\n\x0b\x62y_operator\x18\x05 \x01(\x08\"*\n\x0cSeedRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\"`\n\nDealScored\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.sapsam.v1.DealResult\x12+\n\topen_face\x18\x02 \x01(\x0b\x32\x18.sapsam.v1.OpenFaceScore\"p\n\rOpenFaceScore\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12+\n\x05seats\x18\x02 \x03(\x0b\x32\x1c.sapsam.v1.OpenFaceSeatScore\x12$\n\x05pairs\x18\x03 \x03(\x0b\x32\x15.sapsam.v1.PairResult\"\x81\x01\n\x11OpenFaceSeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12%\n\x04rows\x18\x02 \x01(\x0b\x32\x17.sapsam.v1.OpenFaceRows\x12\x0c\n\x04\x64\x65\x61\x64\x18\x03 \x01(\x08\x12\x13\n\x0bscore_delta\x18\x04 \x01(\x03\x12\x14\n\x0cseries_total\x18\x05 \x01(\x03\"\x85\x01\n\x0bStreetDealt\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0e\n\x06street\x18\x02 \x01(\x05\x12\x13\n\x0b\x63\x61rd_counts\x18\x03 \x03(\x05\x12\x31\n\rdeadline_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08my_cards\x18\x05 \x03(\t\"\xbd\x01\n\x0b\x43\x61rdsPlaced\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x0e\n\x06street\x18\x03 \x01(\x05\x12\'\n\x06placed\x18\x04 \x01(\x0b\x32\x17.sapsam.v1.OpenFaceRows\x12\x0e\n\x06hidden\x18\x05 \x01(\x08\x12\x11\n\tautomatic\x18\x06 \x01(\t\x12\x36\n\x12next_deadline_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"G\n\x10OpenFaceSeatRows\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12%\n\x04rows\x18\x02 \x01(\x0b\x32\x17.sapsam.v1.OpenFaceRows\"w\n\x14\x46\x61ntasylandCommitted\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12/\n\nshown_rows\x18\x04 \x03(\x0b\x32\x1b.sapsam.v1.OpenFaceSeatRows\"\x87\x01\n\x13\x46\x61ntasylandRevealed\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12%\n\x04rows\x18\x03 \x01(\x0b\x32\x17.sapsam.v1.OpenFaceRows\x12\x10\n\x08\x64iscards\x18\x04 \x03(\t\x12\r\n\x05nonce\x18\x05 \x01(\x0c\x12\x0c\n\x04\x64\x65\x61\x64\x18\x06 \x01(\x08\"O\n\x0fSeriesCompleted\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x01 \x01(\x05\x12&\n\tstandings\x18\x02 \x03(\x0b\x32\x13.sapsam.v1.Standing\"A\n\rSeriesStarted\x12\x15\n\rseries_number\x18\x01 \x01(\x05\x12\x19\n\x11\x66irst_deal_number\x18\x02 \x01(\x05\"\xc8\x02\n\x11\x44\x65\x61\x64linesExtended\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12&\n\x05stage\x18\x02 \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12\r\n\x05seats\x18\x03 \x03(\t\x12:\n\x16previous_deadline_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rdeadline_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x36\n\x12unserved_from_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x37\n\x13unserved_until_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"8\n\nDealVoided\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x0c\"E\n\x0cSeatReplaced\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x17\n\x0fprevious_player\x18\x02 \x01(\t\x12\x0e\n\x06player\x18\x03 \x01(\t\"e\n\x13\x41nnouncementsOpened\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x31\n\rdeadline_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xbc\x01\n\x12SurrenderAnnounced\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\t\x12*\n\x06\x63hoice\x18\x03 \x01(\x0e\x32\x1a.sapsam.v1.SurrenderChoice\x12\x11\n\ttimed_out\x18\x04 \x01(\x08\x12\x36\n\x12next_deadline_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x62y_operator\x18\x06 \x01(\x08\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.table_event_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TABLEEVENT']._serialized_start=125
-  _globals['_TABLEEVENT']._serialized_end=1472
-  _globals['_TABLECREATED']._serialized_start=1474
-  _globals['_TABLECREATED']._serialized_end=1587
-  _globals['_PLAYERSEATED']._serialized_start=1589
-  _globals['_PLAYERSEATED']._serialized_end=1633
-  _globals['_DEALERCHOSEN']._serialized_start=1635
-  _globals['_DEALERCHOSEN']._serialized_end=1707
-  _globals['_DEALSTARTED']._serialized_start=1709
-  _globals['_DEALSTARTED']._serialized_end=1803
-  _globals['_ENTROPYCONTRIBUTED']._serialized_start=1805
-  _globals['_ENTROPYCONTRIBUTED']._serialized_end=1870
-  _globals['_DECKCUT']._serialized_start=1872
-  _globals['_DECKCUT']._serialized_end=1927
-  _globals['_CARDSDEALT']._serialized_start=1929
-  _globals['_CARDSDEALT']._serialized_end=2032
-  _globals['_ARRANGEMENTCOMMITTED']._serialized_start=2034
-  _globals['_ARRANGEMENTCOMMITTED']._serialized_end=2131
-  _globals['_NATURALDECLARED']._serialized_start=2133
-  _globals['_NATURALDECLARED']._serialized_end=2198
-  _globals['_NATURALREVEALED']._serialized_start=2200
-  _globals['_NATURALREVEALED']._serialized_end=2245
-  _globals['_SEATCONFIRMED']._serialized_start=2247
-  _globals['_SEATCONFIRMED']._serialized_end=2337
-  _globals['_REVEALSOPENED']._serialized_start=2339
-  _globals['_REVEALSOPENED']._serialized_end=2426
-  _globals['_ARRANGEMENTREVEALED']._serialized_start=2428
-  _globals['_ARRANGEMENTREVEALED']._serialized_end=2477
-  _globals['_SEATTIMEDOUT']._serialized_start=2480
-  _globals['_SEATTIMEDOUT']._serialized_end=2635
-  _globals['_SEEDREVEALED']._serialized_start=2637
-  _globals['_SEEDREVEALED']._serialized_end=2679
-  _globals['_DEALSCORED']._serialized_start=2681
-  _globals['_DEALSCORED']._serialized_end=2732
-  _globals['_SERIESCOMPLETED']._serialized_start=2734
-  _globals['_SERIESCOMPLETED']._serialized_end=2813
-  _globals['_SERIESSTARTED']._serialized_start=2815
-  _globals['_SERIESSTARTED']._serialized_end=2880
-  _globals['_DEADLINESEXTENDED']._serialized_start=2883
-  _globals['_DEADLINESEXTENDED']._serialized_end=3211
-  _globals['_DEALVOIDED']._serialized_start=3213
-  _globals['_DEALVOIDED']._serialized_end=3269
-  _globals['_SEATREPLACED']._serialized_start=3271
-  _globals['_SEATREPLACED']._serialized_end=3340
-  _globals['_ANNOUNCEMENTSOPENED']._serialized_start=3342
-  _globals['_ANNOUNCEMENTSOPENED']._serialized_end=3443
-  _globals['_SURRENDERANNOUNCED']._serialized_start=3446
-  _globals['_SURRENDERANNOUNCED']._serialized_end=3634
+  _globals['_TABLEEVENT']._serialized_start=152
+  _globals['_TABLEEVENT']._serialized_end=1725
+  _globals['_TABLECREATED']._serialized_start=1728
+  _globals['_TABLECREATED']._serialized_end=1897
+  _globals['_PLAYERSEATED']._serialized_start=1899
+  _globals['_PLAYERSEATED']._serialized_end=1943
+  _globals['_DEALERCHOSEN']._serialized_start=1945
+  _globals['_DEALERCHOSEN']._serialized_end=2017
+  _globals['_DEALSTARTED']._serialized_start=2019
+  _globals['_DEALSTARTED']._serialized_end=2113
+  _globals['_ENTROPYCONTRIBUTED']._serialized_start=2115
+  _globals['_ENTROPYCONTRIBUTED']._serialized_end=2180
+  _globals['_DECKCUT']._serialized_start=2182
+  _globals['_DECKCUT']._serialized_end=2237
+  _globals['_CARDSDEALT']._serialized_start=2239
+  _globals['_CARDSDEALT']._serialized_end=2342
+  _globals['_ARRANGEMENTCOMMITTED']._serialized_start=2344
+  _globals['_ARRANGEMENTCOMMITTED']._serialized_end=2441
+  _globals['_NATURALDECLARED']._serialized_start=2443
+  _globals['_NATURALDECLARED']._serialized_end=2508
+  _globals['_NATURALREVEALED']._serialized_start=2510
+  _globals['_NATURALREVEALED']._serialized_end=2555
+  _globals['_SEATCONFIRMED']._serialized_start=2557
+  _globals['_SEATCONFIRMED']._serialized_end=2647
+  _globals['_REVEALSOPENED']._serialized_start=2649
+  _globals['_REVEALSOPENED']._serialized_end=2736
+  _globals['_ARRANGEMENTREVEALED']._serialized_start=2738
+  _globals['_ARRANGEMENTREVEALED']._serialized_end=2787
+  _globals['_SEATTIMEDOUT']._serialized_start=2790
+  _globals['_SEATTIMEDOUT']._serialized_end=2945
+  _globals['_SEEDREVEALED']._serialized_start=2947
+  _globals['_SEEDREVEALED']._serialized_end=2989
+  _globals['_DEALSCORED']._serialized_start=2991
+  _globals['_DEALSCORED']._serialized_end=3087
+  _globals['_OPENFACESCORE']._serialized_start=3089
+  _globals['_OPENFACESCORE']._serialized_end=3201
+  _globals['_OPENFACESEATSCORE']._serialized_start=3204
+  _globals['_OPENFACESEATSCORE']._serialized_end=3333
+  _globals['_STREETDEALT']._serialized_start=3336
+  _globals['_STREETDEALT']._serialized_end=3469
+  _globals['_CARDSPLACED']._serialized_start=3472
+  _globals['_CARDSPLACED']._serialized_end=3661
+  _globals['_OPENFACESEATROWS']._serialized_start=3663
+  _globals['_OPENFACESEATROWS']._serialized_end=3734
+  _globals['_FANTASYLANDCOMMITTED']._serialized_start=3736
+  _globals['_FANTASYLANDCOMMITTED']._serialized_end=3855
+  _globals['_FANTASYLANDREVEALED']._serialized_start=3858
+  _globals['_FANTASYLANDREVEALED']._serialized_end=3993
+  _globals['_SERIESCOMPLETED']._serialized_start=3995
+  _globals['_SERIESCOMPLETED']._serialized_end=4074
+  _globals['_SERIESSTARTED']._serialized_start=4076
+  _globals['_SERIESSTARTED']._serialized_end=4141
+  _globals['_DEADLINESEXTENDED']._serialized_start=4144
+  _globals['_DEADLINESEXTENDED']._serialized_end=4472
+  _globals['_DEALVOIDED']._serialized_start=4474
+  _globals['_DEALVOIDED']._serialized_end=4530
+  _globals['_SEATREPLACED']._serialized_start=4532
+  _globals['_SEATREPLACED']._serialized_end=4601
+  _globals['_ANNOUNCEMENTSOPENED']._serialized_start=4603
+  _globals['_ANNOUNCEMENTSOPENED']._serialized_end=4704
+  _globals['_SURRENDERANNOUNCED']._serialized_start=4707
+  _globals['_SURRENDERANNOUNCED']._serialized_end=4895
 # @@protoc_insertion_point(module_scope)

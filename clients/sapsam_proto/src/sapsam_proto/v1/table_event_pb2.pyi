@@ -15,6 +15,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from . import open_face_pb2 as _open_face_pb2
 from . import rule_set_pb2 as _rule_set_pb2
 from . import table_pb2 as _table_pb2
 import builtins as _builtins
@@ -61,6 +62,10 @@ class TableEvent(_message.Message):
     NATURAL_REVEALED_FIELD_NUMBER: _builtins.int
     ANNOUNCEMENTS_OPENED_FIELD_NUMBER: _builtins.int
     SURRENDER_ANNOUNCED_FIELD_NUMBER: _builtins.int
+    STREET_DEALT_FIELD_NUMBER: _builtins.int
+    CARDS_PLACED_FIELD_NUMBER: _builtins.int
+    FANTASYLAND_COMMITTED_FIELD_NUMBER: _builtins.int
+    FANTASYLAND_REVEALED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -167,6 +172,22 @@ class TableEvent(_message.Message):
     def surrender_announced(self) -> Global___SurrenderAnnounced:
         """A seat announced play or surrender, or let its turn pass (and plays)."""
 
+    @_builtins.property
+    def street_dealt(self) -> Global___StreetDealt:
+        """Open face (open_face.proto): a street was dealt."""
+
+    @_builtins.property
+    def cards_placed(self) -> Global___CardsPlaced:
+        """Open face: a seat placed its cards of a street face up (or the server placed them)."""
+
+    @_builtins.property
+    def fantasyland_committed(self) -> Global___FantasylandCommitted:
+        """Open face: a Fantasyland seat set its hand face down."""
+
+    @_builtins.property
+    def fantasyland_revealed(self) -> Global___FantasylandRevealed:
+        """Open face: a Fantasyland seat opened its hand at the end of the deal."""
+
     def __init__(
         self,
         *,
@@ -197,12 +218,16 @@ class TableEvent(_message.Message):
         natural_revealed: Global___NaturalRevealed | None = ...,
         announcements_opened: Global___AnnouncementsOpened | None = ...,
         surrender_announced: Global___SurrenderAnnounced | None = ...,
+        street_dealt: Global___StreetDealt | None = ...,
+        cards_placed: Global___CardsPlaced | None = ...,
+        fantasyland_committed: Global___FantasylandCommitted | None = ...,
+        fantasyland_revealed: Global___FantasylandRevealed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -218,6 +243,7 @@ class TableCreated(_message.Message):
     SEAT_COUNT_FIELD_NUMBER: _builtins.int
     LOT_COMMITMENT_FIELD_NUMBER: _builtins.int
     CREATOR_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_RULE_SET_FIELD_NUMBER: _builtins.int
     seat_count: _builtins.int
     """Number of seats."""
     lot_commitment: _builtins.bytes
@@ -228,6 +254,10 @@ class TableCreated(_message.Message):
     def rule_set(self) -> _rule_set_pb2.RuleSet:
         """The table's rule set, every field set."""
 
+    @_builtins.property
+    def open_face_rule_set(self) -> _open_face_pb2.OpenFaceRuleSet:
+        """At an open-face table: its rule set (`rule_set` is then unset)."""
+
     def __init__(
         self,
         *,
@@ -235,10 +265,11 @@ class TableCreated(_message.Message):
         seat_count: _builtins.int = ...,
         lot_commitment: _builtins.bytes = ...,
         creator: _builtins.str = ...,
+        open_face_rule_set: _open_face_pb2.OpenFaceRuleSet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["open_face_rule_set", b"open_face_rule_set", "rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator", b"creator", "lot_commitment", b"lot_commitment", "rule_set", b"rule_set", "seat_count", b"seat_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator", b"creator", "lot_commitment", b"lot_commitment", "open_face_rule_set", b"open_face_rule_set", "rule_set", b"rule_set", "seat_count", b"seat_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -699,22 +730,320 @@ class DealScored(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RESULT_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def result(self) -> _table_pb2.DealResult:
-        """The deal's full record, as GetDealResult returns it."""
+        """The deal's full record, as GetDealResult returns it (a closed table's; unset at an
+        open-face table).
+        """
+
+    @_builtins.property
+    def open_face(self) -> Global___OpenFaceScore:
+        """At an open-face table: the deal's score (open_face.proto)."""
 
     def __init__(
         self,
         *,
         result: _table_pb2.DealResult | None = ...,
+        open_face: Global___OpenFaceScore | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["open_face", b"open_face", "result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["open_face", b"open_face", "result", b"result"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DealScored: _TypeAlias = DealScored  # noqa: Y015
+
+@_typing.final
+class OpenFaceScore(_message.Message):
+    """An open-face deal's score, public once the seed is revealed (it is recorded right after)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    PAIRS_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpenFaceSeatScore]:
+        """Per seat, in seat order."""
+
+    @_builtins.property
+    def pairs(self) -> _containers.RepeatedCompositeFieldContainer[_table_pb2.PairResult]:
+        """Per pair of seats (each unordered pair once, first seat lower)."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seats: _abc.Iterable[Global___OpenFaceSeatScore] | None = ...,
+        pairs: _abc.Iterable[_table_pb2.PairResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "pairs", b"pairs", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenFaceScore: _TypeAlias = OpenFaceScore  # noqa: Y015
+
+@_typing.final
+class OpenFaceSeatScore(_message.Message):
+    """One seat's part of an open-face score."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    DEAD_FIELD_NUMBER: _builtins.int
+    SCORE_DELTA_FIELD_NUMBER: _builtins.int
+    SERIES_TOTAL_FIELD_NUMBER: _builtins.int
+    seat: _builtins.str
+    """Name of the seat."""
+    dead: _builtins.bool
+    """The hand was scored dead (rows out of order, or declared dead by a timeout)."""
+    score_delta: _builtins.int
+    """The seat's result for this deal in units (royalties included)."""
+    series_total: _builtins.int
+    """The seat's set total after this deal."""
+    @_builtins.property
+    def rows(self) -> _open_face_pb2.OpenFaceRows:
+        """The rows that were scored."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.str = ...,
+        rows: _open_face_pb2.OpenFaceRows | None = ...,
+        dead: _builtins.bool = ...,
+        score_delta: _builtins.int = ...,
+        series_total: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dead", b"dead", "rows", b"rows", "score_delta", b"score_delta", "seat", b"seat", "series_total", b"series_total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenFaceSeatScore: _TypeAlias = OpenFaceSeatScore  # noqa: Y015
+
+@_typing.final
+class StreetDealt(_message.Message):
+    """Public payload of StreetDealt (open face): no card of any seat but, for its own holder, the
+    watcher's.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    STREET_FIELD_NUMBER: _builtins.int
+    CARD_COUNTS_FIELD_NUMBER: _builtins.int
+    DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    MY_CARDS_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    street: _builtins.int
+    """The street, 0 first."""
+    @_builtins.property
+    def card_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Per seat, in seat order, how many cards it received on this street (0: none, such as a
+        Fantasyland seat after street 0).
+        """
+
+    @_builtins.property
+    def deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """By when the first seat to place must have placed; unset when no limit runs."""
+
+    @_builtins.property
+    def my_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Sent only to the holder of a seat dealt cards on this street: its own cards of the street,
+        in the order dealt; empty in everyone else's copy.
+        """
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        street: _builtins.int = ...,
+        card_counts: _abc.Iterable[_builtins.int] | None = ...,
+        deadline_time: _timestamp_pb2.Timestamp | None = ...,
+        my_cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_counts", b"card_counts", "deadline_time", b"deadline_time", "deal", b"deal", "my_cards", b"my_cards", "street", b"street"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StreetDealt: _TypeAlias = StreetDealt  # noqa: Y015
+
+@_typing.final
+class CardsPlaced(_message.Message):
+    """Public payload of CardsPlaced (open face)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    STREET_FIELD_NUMBER: _builtins.int
+    PLACED_FIELD_NUMBER: _builtins.int
+    HIDDEN_FIELD_NUMBER: _builtins.int
+    AUTOMATIC_FIELD_NUMBER: _builtins.int
+    NEXT_DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the seat whose cards were placed."""
+    street: _builtins.int
+    """The street, 0 first."""
+    hidden: _builtins.bool
+    """True in the copy of everyone but the seat's holder while a Fantasyland hand is still to be
+    set (source 001): the placement is shown with the FantasylandCommitted that ends the wait.
+    """
+    automatic: _builtins.str
+    """Empty for the seat's own move; else why the server placed the cards: "only_option",
+    "already_dead", "every_option_kills" or "timeout".
+    """
+    @_builtins.property
+    def placed(self) -> _open_face_pb2.OpenFaceRows:
+        """What each row gained, face up; empty when `hidden`."""
+
+    @_builtins.property
+    def next_deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """By when the next seat to place must have placed; unset when nobody is due or no limit runs."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        street: _builtins.int = ...,
+        placed: _open_face_pb2.OpenFaceRows | None = ...,
+        hidden: _builtins.bool = ...,
+        automatic: _builtins.str = ...,
+        next_deadline_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["next_deadline_time", b"next_deadline_time", "placed", b"placed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["automatic", b"automatic", "deal", b"deal", "hidden", b"hidden", "next_deadline_time", b"next_deadline_time", "placed", b"placed", "seat", b"seat", "street", b"street"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CardsPlaced: _TypeAlias = CardsPlaced  # noqa: Y015
+
+@_typing.final
+class OpenFaceSeatRows(_message.Message):
+    """One seat's rows, as a FantasylandCommitted shows them."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.str
+    """Name of the seat."""
+    @_builtins.property
+    def rows(self) -> _open_face_pb2.OpenFaceRows:
+        """Its rows so far."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.str = ...,
+        rows: _open_face_pb2.OpenFaceRows | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenFaceSeatRows: _TypeAlias = OpenFaceSeatRows  # noqa: Y015
+
+@_typing.final
+class FantasylandCommitted(_message.Message):
+    """Public payload of FantasylandCommitted (open face)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    SHOWN_ROWS_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the Fantasyland seat."""
+    commitment: _builtins.bytes
+    """The 32-byte commitment to its rows and a secret nonce (scheme 2)."""
+    @_builtins.property
+    def shown_rows(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpenFaceSeatRows]:
+        """When this was the last Fantasyland hand to be set: every normal seat's rows so far (each
+        placement made while it was being set, hidden until now), in seat order; empty otherwise.
+        """
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        commitment: _builtins.bytes = ...,
+        shown_rows: _abc.Iterable[Global___OpenFaceSeatRows] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "deal", b"deal", "seat", b"seat", "shown_rows", b"shown_rows"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FantasylandCommitted: _TypeAlias = FantasylandCommitted  # noqa: Y015
+
+@_typing.final
+class FantasylandRevealed(_message.Message):
+    """Public payload of FantasylandRevealed (open face)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    NONCE_FIELD_NUMBER: _builtins.int
+    DEAD_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the Fantasyland seat."""
+    nonce: _builtins.bytes
+    """The commitment's nonce."""
+    dead: _builtins.bool
+    """The rows are out of order: the hand is dead."""
+    @_builtins.property
+    def rows(self) -> _open_face_pb2.OpenFaceRows:
+        """The rows it set."""
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The dealt cards in no row (a progressive Fantasyland's)."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        rows: _open_face_pb2.OpenFaceRows | None = ...,
+        discards: _abc.Iterable[_builtins.str] | None = ...,
+        nonce: _builtins.bytes = ...,
+        dead: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dead", b"dead", "deal", b"deal", "discards", b"discards", "nonce", b"nonce", "rows", b"rows", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FantasylandRevealed: _TypeAlias = FantasylandRevealed  # noqa: Y015
 
 @_typing.final
 class SeriesCompleted(_message.Message):

@@ -23,40 +23,41 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from . import open_face_pb2 as sapsam_dot_v1_dot_open__face__pb2
 from . import rule_set_pb2 as sapsam_dot_v1_dot_rule__set__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15sapsam/v1/table.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18sapsam/v1/rule_set.proto\"\xca\x03\n\x05Table\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06status\x18\x02 \x01(\x0e\x32\x16.sapsam.v1.TableStatus\x12$\n\x05phase\x18\x03 \x01(\x0e\x32\x15.sapsam.v1.TablePhase\x12$\n\x08rule_set\x18\x04 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x12\n\nseat_count\x18\x05 \x01(\x05\x12\x1e\n\x05seats\x18\x06 \x03(\x0b\x32\x0f.sapsam.v1.Seat\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x07 \x01(\t\x12\x13\n\x0b\x63utter_seat\x18\x08 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\t \x01(\x05\x12\x14\n\x0c\x63urrent_deal\x18\n \x01(\t\x12\x17\n\x0fseed_commitment\x18\x0b \x01(\x0c\x12\x31\n\rdeadline_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07version\x18\r \x01(\x03\x12/\n\x0b\x63reate_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x63reator\x18\x0f \x01(\t\x12\x17\n\x0f\x61nnouncing_seat\x18\x14 \x01(\t\"\xfc\x01\n\x04Seat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08position\x18\x02 \x01(\x05\x12\x0e\n\x06player\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x1b\n\x13\x65ntropy_contributed\x18\x05 \x01(\x08\x12\x11\n\tcommitted\x18\x06 \x01(\x08\x12\x11\n\tconfirmed\x18\x07 \x01(\x08\x12\x10\n\x08revealed\x18\x08 \x01(\x08\x12\x11\n\ttimed_out\x18\t \x01(\x08\x12\x14\n\x0cseries_total\x18\n \x01(\x03\x12\x30\n\x0c\x61nnouncement\x18\x14 \x01(\x0e\x32\x1a.sapsam.v1.SurrenderChoice\":\n\x0b\x41rrangement\x12\r\n\x05\x66ront\x18\x01 \x03(\t\x12\x0e\n\x06middle\x18\x02 \x03(\t\x12\x0c\n\x04\x62\x61\x63k\x18\x03 \x03(\t\"\xa3\x02\n\nDealResult\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\x12\x0c\n\x04seed\x18\x05 \x01(\x0c\x12\x19\n\x0c\x63ut_position\x18\x06 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0b\x63utter_seat\x18\x07 \x01(\t\x12\x15\n\rseed_revealed\x18\x08 \x01(\x08\x12\x0e\n\x06scored\x18\t \x01(\x08\x12(\n\x05seats\x18\n \x03(\x0b\x32\x19.sapsam.v1.DealSeatResult\x12$\n\x05pairs\x18\x0b \x03(\x0b\x32\x15.sapsam.v1.PairResultB\x0f\n\r_cut_position\"\xf4\x02\n\x0e\x44\x65\x61lSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x02 \x01(\x0c\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x12\x13\n\x0b\x64\x65\x61lt_cards\x18\x05 \x03(\t\x12+\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x16.sapsam.v1.Arrangement\x12\r\n\x05nonce\x18\x07 \x01(\x0c\x12\x0c\n\x04\x66oul\x18\x08 \x01(\x08\x12\x13\n\x0b\x66oul_reason\x18\t \x01(\t\x12\x30\n\x0ftimed_out_stage\x18\n \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12:\n\x13timeout_consequence\x18\x0b \x01(\x0e\x32\x1d.sapsam.v1.TimeoutConsequence\x12\x13\n\x0bscore_delta\x18\x0c \x01(\x03\x12\x14\n\x0cseries_total\x18\r \x01(\x03\x12\x0f\n\x07natural\x18\x0e \x01(\t\"\xc1\x01\n\nPairResult\x12\x12\n\nfirst_seat\x18\x01 \x01(\t\x12\x13\n\x0bsecond_seat\x18\x02 \x01(\t\x12$\n\x05\x66ront\x18\x03 \x01(\x0e\x32\x15.sapsam.v1.RowOutcome\x12%\n\x06middle\x18\x04 \x01(\x0e\x32\x15.sapsam.v1.RowOutcome\x12#\n\x04\x62\x61\x63k\x18\x05 \x01(\x0e\x32\x15.sapsam.v1.RowOutcome\x12\x18\n\x10\x66irst_seat_delta\x18\x06 \x01(\x03\"F\n\x08Standing\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x03\x12\r\n\x05place\x18\x04 \x01(\x05*x\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11TABLE_STATUS_OPEN\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x1a\n\x16TABLE_STATUS_COMPLETED\x10\x03*\xcb\x02\n\nTablePhase\x12\x1b\n\x17TABLE_PHASE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_PHASE_SEATING\x10\x01\x12\x1f\n\x1bTABLE_PHASE_AWAITING_DEALER\x10\x02\x12\x1d\n\x19TABLE_PHASE_BETWEEN_DEALS\x10\x03\x12\x1c\n\x18TABLE_PHASE_AWAITING_CUT\x10\x04\x12\x17\n\x13TABLE_PHASE_DEALING\x10\x05\x12\x19\n\x15TABLE_PHASE_ARRANGING\x10\x06\x12\x19\n\x15TABLE_PHASE_REVEALING\x10\x07\x12\x1d\n\x19TABLE_PHASE_AWAITING_SEED\x10\x08\x12\x1f\n\x1bTABLE_PHASE_SERIES_COMPLETE\x10\t\x12\x1a\n\x16TABLE_PHASE_ANNOUNCING\x10\x14*n\n\x0fSurrenderChoice\x12 \n\x1cSURRENDER_CHOICE_UNSPECIFIED\x10\x00\x12\x19\n\x15SURRENDER_CHOICE_PLAY\x10\x01\x12\x1e\n\x1aSURRENDER_CHOICE_SURRENDER\x10\x02*\x85\x01\n\x0cTimeoutStage\x12\x1d\n\x19TIMEOUT_STAGE_UNSPECIFIED\x10\x00\x12\x1b\n\x17TIMEOUT_STAGE_ARRANGING\x10\x01\x12\x1b\n\x17TIMEOUT_STAGE_REVEALING\x10\x02\x12\x1c\n\x18TIMEOUT_STAGE_ANNOUNCING\x10\x14*w\n\x12TimeoutConsequence\x12#\n\x1fTIMEOUT_CONSEQUENCE_UNSPECIFIED\x10\x00\x12\x1c\n\x18TIMEOUT_CONSEQUENCE_FOUL\x10\x01\x12\x1e\n\x1aTIMEOUT_CONSEQUENCE_SOLVER\x10\x02*\x7f\n\nRowOutcome\x12\x1b\n\x17ROW_OUTCOME_UNSPECIFIED\x10\x00\x12\x1e\n\x1aROW_OUTCOME_FIRST_SEAT_WON\x10\x01\x12\x1f\n\x1bROW_OUTCOME_SECOND_SEAT_WON\x10\x02\x12\x13\n\x0fROW_OUTCOME_TIE\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15sapsam/v1/table.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19sapsam/v1/open_face.proto\x1a\x18sapsam/v1/rule_set.proto\"\xae\x04\n\x05Table\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06status\x18\x02 \x01(\x0e\x32\x16.sapsam.v1.TableStatus\x12$\n\x05phase\x18\x03 \x01(\x0e\x32\x15.sapsam.v1.TablePhase\x12$\n\x08rule_set\x18\x04 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x12\n\nseat_count\x18\x05 \x01(\x05\x12\x1e\n\x05seats\x18\x06 \x03(\x0b\x32\x0f.sapsam.v1.Seat\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x07 \x01(\t\x12\x13\n\x0b\x63utter_seat\x18\x08 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\t \x01(\x05\x12\x14\n\x0c\x63urrent_deal\x18\n \x01(\t\x12\x17\n\x0fseed_commitment\x18\x0b \x01(\x0c\x12\x31\n\rdeadline_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07version\x18\r \x01(\x03\x12/\n\x0b\x63reate_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07\x63reator\x18\x0f \x01(\t\x12\x17\n\x0f\x61nnouncing_seat\x18\x14 \x01(\t\x12\x36\n\x12open_face_rule_set\x18\x15 \x01(\x0b\x32\x1a.sapsam.v1.OpenFaceRuleSet\x12*\n\topen_face\x18\x16 \x01(\x0b\x32\x17.sapsam.v1.OpenFaceDeal\"\xfc\x01\n\x04Seat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08position\x18\x02 \x01(\x05\x12\x0e\n\x06player\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x1b\n\x13\x65ntropy_contributed\x18\x05 \x01(\x08\x12\x11\n\tcommitted\x18\x06 \x01(\x08\x12\x11\n\tconfirmed\x18\x07 \x01(\x08\x12\x10\n\x08revealed\x18\x08 \x01(\x08\x12\x11\n\ttimed_out\x18\t \x01(\x08\x12\x14\n\x0cseries_total\x18\n \x01(\x03\x12\x30\n\x0c\x61nnouncement\x18\x14 \x01(\x0e\x32\x1a.sapsam.v1.SurrenderChoice\":\n\x0b\x41rrangement\x12\r\n\x05\x66ront\x18\x01 \x03(\t\x12\x0e\n\x06middle\x18\x02 \x03(\t\x12\x0c\n\x04\x62\x61\x63k\x18\x03 \x03(\t\"\xa3\x02\n\nDealResult\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x13\n\x0b\x64\x65\x61ler_seat\x18\x03 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x04 \x01(\x0c\x12\x0c\n\x04seed\x18\x05 \x01(\x0c\x12\x19\n\x0c\x63ut_position\x18\x06 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0b\x63utter_seat\x18\x07 \x01(\t\x12\x15\n\rseed_revealed\x18\x08 \x01(\x08\x12\x0e\n\x06scored\x18\t \x01(\x08\x12(\n\x05seats\x18\n \x03(\x0b\x32\x19.sapsam.v1.DealSeatResult\x12$\n\x05pairs\x18\x0b \x03(\x0b\x32\x15.sapsam.v1.PairResultB\x0f\n\r_cut_position\"\xf4\x02\n\x0e\x44\x65\x61lSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0f\n\x07\x65ntropy\x18\x02 \x01(\x0c\x12\x12\n\ncommitment\x18\x03 \x01(\x0c\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x12\x13\n\x0b\x64\x65\x61lt_cards\x18\x05 \x03(\t\x12+\n\x0b\x61rrangement\x18\x06 \x01(\x0b\x32\x16.sapsam.v1.Arrangement\x12\r\n\x05nonce\x18\x07 \x01(\x0c\x12\x0c\n\x04\x66oul\x18\x08 \x01(\x08\x12\x13\n\x0b\x66oul_reason\x18\t \x01(\t\x12\x30\n\x0ftimed_out_stage\x18\n \x01(\x0e\x32\x17.sapsam.v1.TimeoutStage\x12:\n\x13timeout_consequence\x18\x0b \x01(\x0e\x32\x1d.sapsam.v1.TimeoutConsequence\x12\x13\n\x0bscore_delta\x18\x0c \x01(\x03\x12\x14\n\x0cseries_total\x18\r \x01(\x03\x12\x0f\n\x07natural\x18\x0e \x01(\t\"\xc1\x01\n\nPairResult\x12\x12\n\nfirst_seat\x18\x01 \x01(\t\x12\x13\n\x0bsecond_seat\x18\x02 \x01(\t\x12$\n\x05\x66ront\x18\x03 \x01(\x0e\x32\x15.sapsam.v1.RowOutcome\x12%\n\x06middle\x18\x04 \x01(\x0e\x32\x15.sapsam.v1.RowOutcome\x12#\n\x04\x62\x61\x63k\x18\x05 \x01(\x0e\x32\x15.sapsam.v1.RowOutcome\x12\x18\n\x10\x66irst_seat_delta\x18\x06 \x01(\x03\"F\n\x08Standing\x12\x0c\n\x04seat\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x03\x12\r\n\x05place\x18\x04 \x01(\x05*x\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11TABLE_STATUS_OPEN\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x1a\n\x16TABLE_STATUS_COMPLETED\x10\x03*\xe4\x02\n\nTablePhase\x12\x1b\n\x17TABLE_PHASE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_PHASE_SEATING\x10\x01\x12\x1f\n\x1bTABLE_PHASE_AWAITING_DEALER\x10\x02\x12\x1d\n\x19TABLE_PHASE_BETWEEN_DEALS\x10\x03\x12\x1c\n\x18TABLE_PHASE_AWAITING_CUT\x10\x04\x12\x17\n\x13TABLE_PHASE_DEALING\x10\x05\x12\x19\n\x15TABLE_PHASE_ARRANGING\x10\x06\x12\x19\n\x15TABLE_PHASE_REVEALING\x10\x07\x12\x1d\n\x19TABLE_PHASE_AWAITING_SEED\x10\x08\x12\x1f\n\x1bTABLE_PHASE_SERIES_COMPLETE\x10\t\x12\x1a\n\x16TABLE_PHASE_ANNOUNCING\x10\x14\x12\x17\n\x13TABLE_PHASE_PLAYING\x10\x15*n\n\x0fSurrenderChoice\x12 \n\x1cSURRENDER_CHOICE_UNSPECIFIED\x10\x00\x12\x19\n\x15SURRENDER_CHOICE_PLAY\x10\x01\x12\x1e\n\x1aSURRENDER_CHOICE_SURRENDER\x10\x02*\x85\x01\n\x0cTimeoutStage\x12\x1d\n\x19TIMEOUT_STAGE_UNSPECIFIED\x10\x00\x12\x1b\n\x17TIMEOUT_STAGE_ARRANGING\x10\x01\x12\x1b\n\x17TIMEOUT_STAGE_REVEALING\x10\x02\x12\x1c\n\x18TIMEOUT_STAGE_ANNOUNCING\x10\x14*w\n\x12TimeoutConsequence\x12#\n\x1fTIMEOUT_CONSEQUENCE_UNSPECIFIED\x10\x00\x12\x1c\n\x18TIMEOUT_CONSEQUENCE_FOUL\x10\x01\x12\x1e\n\x1aTIMEOUT_CONSEQUENCE_SOLVER\x10\x02*\x7f\n\nRowOutcome\x12\x1b\n\x17ROW_OUTCOME_UNSPECIFIED\x10\x00\x12\x1e\n\x1aROW_OUTCOME_FIRST_SEAT_WON\x10\x01\x12\x1f\n\x1bROW_OUTCOME_SECOND_SEAT_WON\x10\x02\x12\x13\n\x0fROW_OUTCOME_TIE\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TABLESTATUS']._serialized_start=1808
-  _globals['_TABLESTATUS']._serialized_end=1928
-  _globals['_TABLEPHASE']._serialized_start=1931
-  _globals['_TABLEPHASE']._serialized_end=2262
-  _globals['_SURRENDERCHOICE']._serialized_start=2264
-  _globals['_SURRENDERCHOICE']._serialized_end=2374
-  _globals['_TIMEOUTSTAGE']._serialized_start=2377
-  _globals['_TIMEOUTSTAGE']._serialized_end=2510
-  _globals['_TIMEOUTCONSEQUENCE']._serialized_start=2512
-  _globals['_TIMEOUTCONSEQUENCE']._serialized_end=2631
-  _globals['_ROWOUTCOME']._serialized_start=2633
-  _globals['_ROWOUTCOME']._serialized_end=2760
-  _globals['_TABLE']._serialized_start=96
-  _globals['_TABLE']._serialized_end=554
-  _globals['_SEAT']._serialized_start=557
-  _globals['_SEAT']._serialized_end=809
-  _globals['_ARRANGEMENT']._serialized_start=811
-  _globals['_ARRANGEMENT']._serialized_end=869
-  _globals['_DEALRESULT']._serialized_start=872
-  _globals['_DEALRESULT']._serialized_end=1163
-  _globals['_DEALSEATRESULT']._serialized_start=1166
-  _globals['_DEALSEATRESULT']._serialized_end=1538
-  _globals['_PAIRRESULT']._serialized_start=1541
-  _globals['_PAIRRESULT']._serialized_end=1734
-  _globals['_STANDING']._serialized_start=1736
-  _globals['_STANDING']._serialized_end=1806
+  _globals['_TABLESTATUS']._serialized_start=1935
+  _globals['_TABLESTATUS']._serialized_end=2055
+  _globals['_TABLEPHASE']._serialized_start=2058
+  _globals['_TABLEPHASE']._serialized_end=2414
+  _globals['_SURRENDERCHOICE']._serialized_start=2416
+  _globals['_SURRENDERCHOICE']._serialized_end=2526
+  _globals['_TIMEOUTSTAGE']._serialized_start=2529
+  _globals['_TIMEOUTSTAGE']._serialized_end=2662
+  _globals['_TIMEOUTCONSEQUENCE']._serialized_start=2664
+  _globals['_TIMEOUTCONSEQUENCE']._serialized_end=2783
+  _globals['_ROWOUTCOME']._serialized_start=2785
+  _globals['_ROWOUTCOME']._serialized_end=2912
+  _globals['_TABLE']._serialized_start=123
+  _globals['_TABLE']._serialized_end=681
+  _globals['_SEAT']._serialized_start=684
+  _globals['_SEAT']._serialized_end=936
+  _globals['_ARRANGEMENT']._serialized_start=938
+  _globals['_ARRANGEMENT']._serialized_end=996
+  _globals['_DEALRESULT']._serialized_start=999
+  _globals['_DEALRESULT']._serialized_end=1290
+  _globals['_DEALSEATRESULT']._serialized_start=1293
+  _globals['_DEALSEATRESULT']._serialized_end=1665
+  _globals['_PAIRRESULT']._serialized_start=1668
+  _globals['_PAIRRESULT']._serialized_end=1861
+  _globals['_STANDING']._serialized_start=1863
+  _globals['_STANDING']._serialized_end=1933
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from . import open_face_pb2 as _open_face_pb2
 from . import rule_set_pb2 as _rule_set_pb2
 import builtins as _builtins
 import sys
@@ -98,6 +99,10 @@ class _TablePhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TablePhase
     announce play or surrender one at a time, clockwise from the dealer's left
     (AnnounceSurrender; Table.announcing_seat names whose turn it is; docs/rules.md §2.8).
     """
+    TABLE_PHASE_PLAYING: _TablePhase.ValueType  # 21
+    """Open face: a deal's streets are being dealt and placed, and its Fantasyland hands set
+    (Table.open_face says which seat is on turn).
+    """
 
 class TablePhase(_TablePhase, metaclass=_TablePhaseEnumTypeWrapper):
     """Where a table is in its life, finely: what the next move is."""
@@ -134,6 +139,10 @@ TABLE_PHASE_ANNOUNCING: TablePhase.ValueType  # 20
 """Every seat confirmed (or timed out) at a table whose rule set has surrender: the seats
 announce play or surrender one at a time, clockwise from the dealer's left
 (AnnounceSurrender; Table.announcing_seat names whose turn it is; docs/rules.md §2.8).
+"""
+TABLE_PHASE_PLAYING: TablePhase.ValueType  # 21
+"""Open face: a deal's streets are being dealt and placed, and its Fantasyland hands set
+(Table.open_face says which seat is on turn).
 """
 Global___TablePhase: _TypeAlias = TablePhase  # noqa: Y015
 
@@ -277,6 +286,8 @@ class Table(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     CREATOR_FIELD_NUMBER: _builtins.int
     ANNOUNCING_SEAT_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_RULE_SET_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "tables/{table}"; {table} is a UUID chosen by the server."""
     status: Global___TableStatus.ValueType
@@ -325,6 +336,16 @@ class Table(_message.Message):
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the table was created."""
 
+    @_builtins.property
+    def open_face_rule_set(self) -> _open_face_pb2.OpenFaceRuleSet:
+        """At an open-face table (open_face.proto): its rule set (`rule_set` is then unset)."""
+
+    @_builtins.property
+    def open_face(self) -> _open_face_pb2.OpenFaceDeal:
+        """At an open-face table, once a deal started: the current (or last) deal as the public sees
+        it (every face-up row, whose turn it is; no hidden card).
+        """
+
     def __init__(
         self,
         *,
@@ -344,10 +365,12 @@ class Table(_message.Message):
         create_time: _timestamp_pb2.Timestamp | None = ...,
         creator: _builtins.str = ...,
         announcing_seat: _builtins.str = ...,
+        open_face_rule_set: _open_face_pb2.OpenFaceRuleSet | None = ...,
+        open_face: _open_face_pb2.OpenFaceDeal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deadline_time", b"deadline_time", "rule_set", b"rule_set"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deadline_time", b"deadline_time", "open_face", b"open_face", "open_face_rule_set", b"open_face_rule_set", "rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcing_seat", b"announcing_seat", "create_time", b"create_time", "creator", b"creator", "current_deal", b"current_deal", "cutter_seat", b"cutter_seat", "deadline_time", b"deadline_time", "deal_number", b"deal_number", "dealer_seat", b"dealer_seat", "name", b"name", "phase", b"phase", "rule_set", b"rule_set", "seat_count", b"seat_count", "seats", b"seats", "seed_commitment", b"seed_commitment", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcing_seat", b"announcing_seat", "create_time", b"create_time", "creator", b"creator", "current_deal", b"current_deal", "cutter_seat", b"cutter_seat", "deadline_time", b"deadline_time", "deal_number", b"deal_number", "dealer_seat", b"dealer_seat", "name", b"name", "open_face", b"open_face", "open_face_rule_set", b"open_face_rule_set", "phase", b"phase", "rule_set", b"rule_set", "seat_count", b"seat_count", "seats", b"seats", "seed_commitment", b"seed_commitment", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

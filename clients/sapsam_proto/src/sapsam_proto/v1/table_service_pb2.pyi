@@ -25,6 +25,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from . import open_face_pb2 as _open_face_pb2
 from . import receipt_pb2 as _receipt_pb2
 from . import rule_set_pb2 as _rule_set_pb2
 from . import table_event_pb2 as _table_event_pb2
@@ -81,6 +82,7 @@ class CreateTableRequest(_message.Message):
     SERIES_LENGTH_FIELD_NUMBER: _builtins.int
     AFTER_SERIES_FIELD_NUMBER: _builtins.int
     RULE_SET_OVERRIDES_FIELD_NUMBER: _builtins.int
+    MOVE_SECONDS_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request, at most 64 characters (a UUID is recommended); a
     repeat with the same request_id returns the original response and creates nothing. Empty:
@@ -99,6 +101,15 @@ class CreateTableRequest(_message.Message):
     """Deals in the series, 1 to 10,000; overrides the rule set's series_length when set."""
     after_series: Global___AfterSeries.ValueType
     """What the table does when its series is complete. Unset: AFTER_SERIES_CLOSE."""
+    move_seconds: _builtins.int
+    """An open-face table (open_face.proto): rule_set_preset names an open-face preset
+    ("ofc_classic", "ofc_turbo", "ofc_russian" or "ofc_mercier_deeb"); rule_set_overrides
+    and series_length do not apply (a set has as many deals as seats) and are refused,
+    INVALID_ARGUMENT, BAD_RULE_SET, naming the field; after_series must be unset or
+    AFTER_SERIES_CLOSE. This sets the seconds each placement may take, 1 to 86,400 (else
+    BAD_RULE_SET, field move_seconds); unset: the preset's (no limit). With a closed rule set:
+    BAD_RULE_SET, field move_seconds.
+    """
     @_builtins.property
     def rule_set(self) -> _rule_set_pb2.RuleSet:
         """A full rule set; fields left unset take the base game's values (its deadlines included).
@@ -125,15 +136,20 @@ class CreateTableRequest(_message.Message):
         series_length: _builtins.int | None = ...,
         after_series: Global___AfterSeries.ValueType = ...,
         rule_set_overrides: _rule_set_pb2.RuleSet | None = ...,
+        move_seconds: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "rule_set", b"rule_set", "rule_set_overrides", b"rule_set_overrides", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "series_length", b"series_length"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_move_seconds", b"_move_seconds", "_series_length", b"_series_length", "move_seconds", b"move_seconds", "rule_set", b"rule_set", "rule_set_overrides", b"rule_set_overrides", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "series_length", b"series_length"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_series_length", b"_series_length", "after_series", b"after_series", "request_id", b"request_id", "rule_set", b"rule_set", "rule_set_overrides", b"rule_set_overrides", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "seat_count", b"seat_count", "series_length", b"series_length"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_move_seconds", b"_move_seconds", "_series_length", b"_series_length", "after_series", b"after_series", "move_seconds", b"move_seconds", "request_id", b"request_id", "rule_set", b"rule_set", "rule_set_overrides", b"rule_set_overrides", "rule_set_preset", b"rule_set_preset", "rules", b"rules", "seat_count", b"seat_count", "series_length", b"series_length"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__move_seconds: _TypeAlias = _typing.Literal["move_seconds"]  # noqa: Y015
+    _WhichOneofArgType__move_seconds: _TypeAlias = _typing.Literal["_move_seconds", b"_move_seconds"]  # noqa: Y015
     _WhichOneofReturnType__series_length: _TypeAlias = _typing.Literal["series_length"]  # noqa: Y015
     _WhichOneofArgType__series_length: _TypeAlias = _typing.Literal["_series_length", b"_series_length"]  # noqa: Y015
     _WhichOneofReturnType_rules: _TypeAlias = _typing.Literal["rule_set_preset", "rule_set"]  # noqa: Y015
     _WhichOneofArgType_rules: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__move_seconds) -> _WhichOneofReturnType__move_seconds | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__series_length) -> _WhichOneofReturnType__series_length | None: ...
     @_typing.overload
@@ -719,21 +735,32 @@ class GetMyHandResponse(_message.Message):
 
     DEAL_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal the cards belong to."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The seat's 13 cards, in canonical order (2c 2d 2h 2s 3c … As)."""
+        """The seat's 13 cards, in canonical order (2c 2d 2h 2s 3c … As). At an open-face table: the
+        cards dealt to the seat so far in the deal, in canonical order (those not in its rows are
+        the current street's, to place).
+        """
+
+    @_builtins.property
+    def open_face(self) -> _open_face_pb2.OpenFaceDeal:
+        """At an open-face table: the deal as this seat may see it (its own rows and dealt cards, the
+        others' rows it may see, whose turn it is, the deadline); unset at a closed table.
+        """
 
     def __init__(
         self,
         *,
         deal: _builtins.str = ...,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        open_face: _open_face_pb2.OpenFaceDeal | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["open_face", b"open_face"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "deal", b"deal"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "deal", b"deal", "open_face", b"open_face"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1452,3 +1479,262 @@ class PlayedDeal(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayedDeal: _TypeAlias = PlayedDeal  # noqa: Y015
+
+@_typing.final
+class PlaceCardsRequest(_message.Message):
+    """Request of PlaceCards (open face)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    STREET_FIELD_NUMBER: _builtins.int
+    PLACEMENT_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}"."""
+    street: _builtins.int
+    """The street being placed, 0 first (0 to 12): the deal's current street, else
+    INVALID_ARGUMENT, field `street`, and nothing is recorded.
+    """
+    expected_version: _builtins.int
+    """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal (see RevealArrangementRequest.deal_number). Unset: the current deal."""
+    @_builtins.property
+    def placement(self) -> _open_face_pb2.OpenFaceRows:
+        """Where each of the street's cards goes: every card dealt to the seat on this street exactly
+        once, at most 3 cards in `front` and 5 in `middle` and `back`, and no row beyond its size
+        with what it holds. A card that does not parse: INVALID_ARGUMENT, reason BAD_CARDS, field
+        `placement.front` (`.middle`, `.back`); a placement the rules refuse (cards not dealt to
+        the seat on this street, or a row overfull): INVALID_ARGUMENT, reason BAD_CARDS, field
+        `placement`, saying why.
+        """
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        street: _builtins.int = ...,
+        placement: _open_face_pb2.OpenFaceRows | None = ...,
+        expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement", "request_id", b"request_id", "seat", b"seat", "street", b"street"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___PlaceCardsRequest: _TypeAlias = PlaceCardsRequest  # noqa: Y015
+
+@_typing.final
+class PlaceCardsResponse(_message.Message):
+    """Response of PlaceCards."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version right after this call's events (the placement, and what the server
+    did after it: the next street, forced placements, the seed's reveal and the score).
+    """
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlaceCardsResponse: _TypeAlias = PlaceCardsResponse  # noqa: Y015
+
+@_typing.final
+class CommitFantasylandRequest(_message.Message):
+    """Request of CommitFantasyland (open face)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}"; it plays a Fantasyland hand this
+    deal (else FAILED_PRECONDITION, WRONG_PHASE).
+    """
+    commitment: _builtins.bytes
+    """The 32-byte commitment to the hand's rows and a secret nonce, scheme 2 (docs/fairness.md
+    §12.1: bound to the table, the deal, the seat and the player); another length:
+    INVALID_ARGUMENT, reason BAD_COMMITMENT.
+    """
+    expected_version: _builtins.int
+    """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal (see RevealArrangementRequest.deal_number). Unset: the current deal."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        commitment: _builtins.bytes = ...,
+        expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___CommitFantasylandRequest: _TypeAlias = CommitFantasylandRequest  # noqa: Y015
+
+@_typing.final
+class CommitFantasylandResponse(_message.Message):
+    """Response of CommitFantasyland."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version right after this call's events."""
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommitFantasylandResponse: _TypeAlias = CommitFantasylandResponse  # noqa: Y015
+
+@_typing.final
+class RevealFantasylandRequest(_message.Message):
+    """Request of RevealFantasyland (open face)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    ARRANGEMENT_FIELD_NUMBER: _builtins.int
+    NONCE_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}"."""
+    nonce: _builtins.bytes
+    """The secret nonce used in the commitment, 16 to 64 bytes (else INVALID_ARGUMENT, BAD_NONCE)."""
+    expected_version: _builtins.int
+    """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal (see RevealArrangementRequest.deal_number). Unset: the current deal."""
+    @_builtins.property
+    def arrangement(self) -> _table_pb2.Arrangement:
+        """The committed rows: 3, 5 and 5 of the seat's dealt cards (a progressive Fantasyland's
+        other cards are its discards). A card that does not parse: INVALID_ARGUMENT, reason
+        BAD_CARDS, field `arrangement.front` (`.middle`, `.back`); rows that are not the seat's
+        cards: INVALID_ARGUMENT, BAD_CARDS, field `arrangement`; rows and nonce not hashing to the
+        commitment: FAILED_PRECONDITION, COMMITMENT_MISMATCH.
+        """
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        arrangement: _table_pb2.Arrangement | None = ...,
+        nonce: _builtins.bytes = ...,
+        expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___RevealFantasylandRequest: _TypeAlias = RevealFantasylandRequest  # noqa: Y015
+
+@_typing.final
+class RevealFantasylandResponse(_message.Message):
+    """Response of RevealFantasyland."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version right after this call's events (after the last hand these include the
+    seed's reveal and the deal's score).
+    """
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealFantasylandResponse: _TypeAlias = RevealFantasylandResponse  # noqa: Y015

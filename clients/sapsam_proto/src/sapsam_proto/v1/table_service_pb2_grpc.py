@@ -125,6 +125,21 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsResponse.FromString,
                 _registered_method=True)
+        self.PlaceCards = channel.unary_unary(
+                '/sapsam.v1.TableService/PlaceCards',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.PlaceCardsRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.PlaceCardsResponse.FromString,
+                _registered_method=True)
+        self.CommitFantasyland = channel.unary_unary(
+                '/sapsam.v1.TableService/CommitFantasyland',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.CommitFantasylandRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.CommitFantasylandResponse.FromString,
+                _registered_method=True)
+        self.RevealFantasyland = channel.unary_unary(
+                '/sapsam.v1.TableService/RevealFantasyland',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -283,6 +298,32 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlaceCards(self, request, context):
+        """Open face (open_face.proto): places the seat's cards of the current street face up, in turn
+        clockwise from the dealer's left; final. The server's own moves that follow (the next
+        street, a placement the next seat has no choice in, the seed's reveal and the score) are
+        recorded with it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CommitFantasyland(self, request, context):
+        """Open face: sets the seat's Fantasyland hand face down, as a commitment only; final.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevealFantasyland(self, request, context):
+        """Open face: opens the seat's Fantasyland hand at the end of the deal, once every normal hand
+        is complete and every Fantasyland hand is set; after the last one the seed is revealed and
+        the deal scored in the same append.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -375,6 +416,21 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.ListRuleSets,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsResponse.SerializeToString,
+            ),
+            'PlaceCards': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlaceCards,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.PlaceCardsRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.PlaceCardsResponse.SerializeToString,
+            ),
+            'CommitFantasyland': grpc.unary_unary_rpc_method_handler(
+                    servicer.CommitFantasyland,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.CommitFantasylandRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.CommitFantasylandResponse.SerializeToString,
+            ),
+            'RevealFantasyland': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealFantasyland,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -864,6 +920,87 @@ class TableService:
             '/sapsam.v1.TableService/ListRuleSets',
             sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.ListRuleSetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlaceCards(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/PlaceCards',
+            sapsam_dot_v1_dot_table__service__pb2.PlaceCardsRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.PlaceCardsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CommitFantasyland(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/CommitFantasyland',
+            sapsam_dot_v1_dot_table__service__pb2.CommitFantasylandRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.CommitFantasylandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealFantasyland(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/RevealFantasyland',
+            sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandResponse.FromString,
             options,
             channel_credentials,
             insecure,

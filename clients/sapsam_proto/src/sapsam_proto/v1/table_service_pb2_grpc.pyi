@@ -124,6 +124,19 @@ class TableServiceStub:
     """Every preset rule set CreateTable accepts by name, with its description and every parameter
     (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
     """
+    PlaceCards: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.PlaceCardsRequest, _table_service_pb2.PlaceCardsResponse]
+    """Open face (open_face.proto): places the seat's cards of the current street face up, in turn
+    clockwise from the dealer's left; final. The server's own moves that follow (the next
+    street, a placement the next seat has no choice in, the seed's reveal and the score) are
+    recorded with it.
+    """
+    CommitFantasyland: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CommitFantasylandRequest, _table_service_pb2.CommitFantasylandResponse]
+    """Open face: sets the seat's Fantasyland hand face down, as a commitment only; final."""
+    RevealFantasyland: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.RevealFantasylandRequest, _table_service_pb2.RevealFantasylandResponse]
+    """Open face: opens the seat's Fantasyland hand at the end of the deal, once every normal hand
+    is complete and every Fantasyland hand is set; after the last one the seed is revealed and
+    the deal scored in the same append.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -203,6 +216,19 @@ class TableServiceAsyncStub(TableServiceStub):
     ListRuleSets: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ListRuleSetsRequest, _table_service_pb2.ListRuleSetsResponse]  # type: ignore[assignment]
     """Every preset rule set CreateTable accepts by name, with its description and every parameter
     (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+    """
+    PlaceCards: _aio.UnaryUnaryMultiCallable[_table_service_pb2.PlaceCardsRequest, _table_service_pb2.PlaceCardsResponse]  # type: ignore[assignment]
+    """Open face (open_face.proto): places the seat's cards of the current street face up, in turn
+    clockwise from the dealer's left; final. The server's own moves that follow (the next
+    street, a placement the next seat has no choice in, the seed's reveal and the score) are
+    recorded with it.
+    """
+    CommitFantasyland: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CommitFantasylandRequest, _table_service_pb2.CommitFantasylandResponse]  # type: ignore[assignment]
+    """Open face: sets the seat's Fantasyland hand face down, as a commitment only; final."""
+    RevealFantasyland: _aio.UnaryUnaryMultiCallable[_table_service_pb2.RevealFantasylandRequest, _table_service_pb2.RevealFantasylandResponse]  # type: ignore[assignment]
+    """Open face: opens the seat's Fantasyland hand at the end of the deal, once every normal hand
+    is complete and every Fantasyland hand is set; after the last one the seed is revealed and
+    the deal scored in the same append.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -388,6 +414,37 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_table_service_pb2.ListRuleSetsResponse, _abc.Awaitable[_table_service_pb2.ListRuleSetsResponse]]:
         """Every preset rule set CreateTable accepts by name, with its description and every parameter
         (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+        """
+
+    @_abc_1.abstractmethod
+    def PlaceCards(
+        self,
+        request: _table_service_pb2.PlaceCardsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.PlaceCardsResponse, _abc.Awaitable[_table_service_pb2.PlaceCardsResponse]]:
+        """Open face (open_face.proto): places the seat's cards of the current street face up, in turn
+        clockwise from the dealer's left; final. The server's own moves that follow (the next
+        street, a placement the next seat has no choice in, the seed's reveal and the score) are
+        recorded with it.
+        """
+
+    @_abc_1.abstractmethod
+    def CommitFantasyland(
+        self,
+        request: _table_service_pb2.CommitFantasylandRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.CommitFantasylandResponse, _abc.Awaitable[_table_service_pb2.CommitFantasylandResponse]]:
+        """Open face: sets the seat's Fantasyland hand face down, as a commitment only; final."""
+
+    @_abc_1.abstractmethod
+    def RevealFantasyland(
+        self,
+        request: _table_service_pb2.RevealFantasylandRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.RevealFantasylandResponse, _abc.Awaitable[_table_service_pb2.RevealFantasylandResponse]]:
+        """Open face: opens the seat's Fantasyland hand at the end of the deal, once every normal hand
+        is complete and every Fantasyland hand is set; after the last one the seed is revealed and
+        the deal scored in the same append.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -14,6 +14,7 @@ from itertools import combinations
 
 from sapsam import fairness
 from sapsam.audit import Requester, select_table, write_lines
+from sapsam.audit.export_format import select_deal
 from sapsam.domain.commands import (
     ChooseDealer,
     ContributeEntropy,
@@ -398,9 +399,10 @@ def fantasyland_table(
     raise AssertionError("no seat could earn Fantasyland in 200 seeded deals")
 
 
-def export_lines(events: Sequence[Event]) -> list[str]:
-    """The table's export as ``sapsam audit export`` writes it, from events recorded in memory
-    (versions, metadata and the hash chain as the store records them)."""
+def export_lines(events: Sequence[Event], deal: int | None = None) -> list[str]:
+    """The table's export (or, given ``deal``, that deal's) as ``sapsam audit export`` writes
+    it, from events recorded in memory (versions, metadata and the hash chain as the store
+    records them)."""
     stream = f"table-{TABLE_ID}"
     previous = GENESIS_HASH
     records: list[RecordedEvent] = []
@@ -415,4 +417,6 @@ def export_lines(events: Sequence[Event]) -> list[str]:
         records.append(
             RecordedEvent(version, stream, version, type_name, schema, data, metadata, previous)
         )
+    if deal is not None:
+        return list(write_lines(select_deal(records, deal, Requester.operator())))
     return list(write_lines(select_table(records, Requester.operator())))

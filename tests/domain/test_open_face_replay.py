@@ -153,3 +153,16 @@ def test_the_text_replay_renders_every_frame() -> None:
     texts = list(render_replay(export, frames))
     assert len(texts) == len(frames) + 1  # the players, then each frame
     assert frame_at(frames, 10) == frames[9]
+
+
+def test_a_deal_export_replays_its_fantasyland_from_its_own_first_street() -> None:
+    # Deal 2's export lacks deal 1, which earned seat 0 its Fantasyland: the verifier leaves the
+    # deal not covered, and the replay reads who plays Fantasyland from the deal's first street.
+    table = fantasyland_table("ofc_classic", 2)
+    table.start_deal()
+    table.play_deal()
+    lines = export_lines(table.events, deal=2)
+    frames = _frames(lines)
+    committed = next(frame for frame in frames if frame.event_type == "FantasylandCommitted")
+    assert committed.seats[0].status == "Fantasyland hand set face down"
+    assert committed.totals_from == "deal 2's score"

@@ -48,9 +48,15 @@ from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.plurals import plural
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.open_face.board import ROW_LABELS, Board
+from sapsam.rules.open_face.parameters import HAND_CARDS
 from sapsam.rules.open_face.scoring import score_open_face_deal
 
-__all__ = ["open_face_happened", "open_face_seat_views", "published_streets"]
+__all__ = [
+    "fantasylands_by_deal",
+    "open_face_happened",
+    "open_face_seat_views",
+    "published_streets",
+]
 
 AUTOMATIC_WORDS = {
     "only_option": "it had only one placement",
@@ -96,6 +102,19 @@ def published_streets(events: Sequence[Event]) -> dict[int, Streets]:
         except MALFORMED:
             continue
     return streets
+
+
+def fantasylands_by_deal(events: Sequence[Event]) -> dict[int, tuple[int | None, ...]]:
+    """Who played a Fantasyland hand in each deal, as its first ``StreetDealt`` shows it (a seat
+    dealt 13 cards or more at once): what a deal export, which lacks the deals that earned them,
+    needs to replay its deal (the verifier leaves such a deal *not covered*)."""
+    found: dict[int, tuple[int | None, ...]] = {}
+    for event in events:
+        if isinstance(event, StreetDealt) and event.street == 0 and event.deal_number not in found:
+            found[event.deal_number] = tuple(
+                count if count >= HAND_CARDS else None for count in event.card_counts
+            )
+    return found
 
 
 # -- the seats ---------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ being played the hands are not computable and the replay says so.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from sapsam.audit.deal_account import (
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
 from sapsam.audit.open_face_replay import (
+    fantasylands_by_deal,
     open_face_happened,
     open_face_seat_views,
     published_streets,
@@ -363,12 +365,18 @@ def _open_face_replay(
     """An open-face table's frames (``sapsam.audit.open_face_replay``): its own fold, each
     seat's cards dealt so far once the deal's seed is published, its rows as placed."""
     streets = published_streets(decoded)
+    fantasylands = fantasylands_by_deal(decoded)
     frames: list[ReplayFrame] = []
     state = INITIAL_OPEN_FACE_TABLE
     running = _RunningTotals(_totals_before_deals(decoded))
     deal_players: tuple[str | None, ...] = ()
     earlier: dict[int, list[str]] = {}
     for exported, event in zip(export.events, decoded, strict=True):
+        known = fantasylands.get(getattr(event, "deal_number", 0))
+        if isinstance(event, DealStarted) and known is not None and len(known) == state.seat_count:
+            # A deal export lacks the deals that earned its Fantasylands: its own first street
+            # shows them (the same as the fold's in a whole-table export).
+            state = dataclasses.replace(state, next_fantasyland=known)
         state = evolve_table(state, event)
         totals, totals_from = running.after(exported.version, event, state)
         if isinstance(event, DealStarted):

@@ -55,7 +55,7 @@ class DealCommands(TableRunner):
         request_digest: bytes | None = None,
     ) -> TableOutcome:
         """Begin the next deal: a fresh secret seed, only its commitment in the log."""
-        seed = fairness.new_seed()
+        seed = self.deal_seeds()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             require_holder_or_operator(state, actor)

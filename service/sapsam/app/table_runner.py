@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sapsam import fairness
 from sapsam.app.open_face_play import require_family_move, settling_events
 from sapsam.app.receipts import ReceiptSigner, sign_if_enabled
 from sapsam.app.secret_seeds import SecretSeeds, secret_changes
@@ -77,6 +78,10 @@ class TableRunner:
         """The secret seeds of running deals and lots, read from ``deal_secrets`` once."""
         self.locks = TableLocks()
         """One command of a table at a time in this process (see _execute)."""
+        self.deal_seeds: Callable[[], bytes] = fairness.new_seed
+        """Where a deal's secret seed comes from (``StartDeal``): the system's CSPRNG. Only a
+        test sets another source, to deal chosen cards (an open-face deal that earns a
+        Fantasyland); the seed is committed and revealed as any other."""
         self.paused_tournaments = PausedTournamentGate()
         """Refuses a deal's start at a paused tournament's table (``app.tournament_pause``)."""
         self.on_appended: Callable[[str, Sequence[RecordedEvent]], None] | None = None

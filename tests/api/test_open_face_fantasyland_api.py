@@ -1,0 +1,250 @@
+"""A Fantasyland over gRPC (issue #18): a seat earns it (the first deal's seed is one under which
+it can set queens or better in front, and it places toward those rows), then sets its 13 cards
+face down with CommitFantasyland while the other seat places, and opens them with
+RevealFantasyland at the end. Meanwhile the other seat's placements are shown to it alone
+(CardsPlaced.hidden in everyone else's copy, rows_hidden in their GetMyHand) and to everyone with
+the FantasylandCommitted that ends the wait (shown_rows); nothing else leaks, and the whole set
+verifies from the log's export.
+
+The server deals from seeds as always; only the first deal's seed is chosen, through the table
+service's seed source (``TableRunner.deal_seeds``), so that the deal is one that can earn a
+Fantasyland. It is committed, revealed and verified like any other."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from api_client import OPERATOR_TOKEN, Watcher
+from open_face_game import (
+    Played,
+    by_seat,
+    deal_truths,
+    hand_violations,
+    open_face_table,
+    play_move,
+    play_set,
+    rows_message,
+    street_to_place,
+    table_of,
+    watch_violations,
+)
+from scenarios import Seated, World
+from serving import TEST_SERVER_KEYS, serving
+from test_open_face_api import _verified_export
+
+from sapsam import fairness
+from sapsam.api.server import RunningServer
+from sapsam.cli.bootstrap import build_services
+from sapsam.domain.events import DealScored
+from sapsam.domain.open_face.events import FantasylandCommitted, FantasylandRevealed
+from sapsam.fairness.open_face_deal import deal_streets, street_schedule
+from sapsam.rules.cards import Card
+from sapsam.rules.hands import evaluate3, evaluate5
+from sapsam.rules.open_face.board import Placement, Row
+from sapsam.rules.open_face.dead import rows_in_order
+from sapsam.rules.open_face.parameters import CLASSIC_STREETS
+from sapsam_proto.v1 import table_pb2, table_service_pb2
+
+CUT = 10
+
+
+@pytest.fixture(scope="module")
+def seeded_server(module_database_url: str) -> Iterator[tuple[RunningServer, Any]]:
+    """The full service, its table service at hand to choose a deal's seed."""
+    services = build_services(
+        module_database_url, pool_size=8, server_keys=TEST_SERVER_KEYS, checkpoint_seconds=0.2
+    )
+    tables = services.table_service._tables  # type: ignore[attr-defined]
+    with serving(module_database_url, services=services) as running:
+        yield running, tables
+
+
+@pytest.fixture
+def fl_world(seeded_server: tuple[RunningServer, Any], module_database_url: str) -> Iterator[World]:
+    running, _ = seeded_server
+    with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        yield World(channel, module_database_url)
+
+
+def _fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | None:
+    """Rows for these 13 cards with queens or better in front and the rows in order."""
+    queen = "23456789TJQKA".index("Q")
+    for first, second in combinations(cards, 2):
+        if first.rank != second.rank or first.rank < queen:
+            continue
+        rest = [card for card in cards if card not in (first, second)]
+        for kicker in rest:
+            others = [card for card in rest if card != kicker]
+            front = (first, second, kicker)
+            for middle in combinations(others, 5):
+                back = tuple(card for card in others if card not in middle)
+                if rows_in_order(evaluate3(*front), evaluate5(*middle), evaluate5(*back)):
+                    return front, middle, back
+    return None
+
+
+def _earning_seed(
+    table_id: uuid.UUID, dealer: int, seat: int
+) -> tuple[bytes, tuple[tuple[Card, ...], ...]]:
+    """A first-deal seed under which ``seat`` can set a Fantasyland-earning hand, and its rows."""
+    schedule = street_schedule(CLASSIC_STREETS, (None, None))
+    for attempt in range(400):
+        seed = hashlib.sha256(f"fantasyland {attempt}".encode()).digest()
+        deck = fairness.shuffle_deck(seed, (None, None), table_id, 1)
+        streets = deal_streets(fairness.cut_deck(deck, CUT), dealer, schedule)
+        rows = _fantasy_rows(tuple(card for street in streets for card in street[seat]))
+        if rows is not None:
+            return seed, rows
+    raise AssertionError("no seed in 400 lets the seat earn a Fantasyland")
+
+
+def _cut(world: World, seated: Seated) -> None:
+    world.started(seated)
+    cutter = world.cutter(seated)
+    world.table_call(
+        "CutDeck",
+        table_service_pb2.CutDeckRequest(
+            request_id=str(uuid.uuid4()), seat=cutter.seat, position=CUT
+        ),
+        cutter.token,
+    )
+
+
+def _place_toward(
+    world: World, seated: Seated, rows: tuple[tuple[Card, ...], ...], seat: int, played: Played
+) -> None:
+    """Play the deal: ``seat`` places each card into its row of ``rows``, the other the first
+    legal placement."""
+    while True:
+        table = table_of(world, seated)
+        if table.phase != table_pb2.TABLE_PHASE_PLAYING:
+            return
+        player = by_seat(seated, table.open_face.turn_seat)
+        if player.position != seat:
+            play_move(world, seated, played)
+            continue
+        _, cards = street_to_place(played.hand(world, player), player)
+        placement = Placement.of_rows(
+            cards, [next(Row(index) for index in range(3) if card in rows[index]) for card in cards]
+        )
+        world.table_call(
+            "PlaceCards",
+            table_service_pb2.PlaceCardsRequest(
+                request_id=str(uuid.uuid4()),
+                seat=player.seat,
+                street=table.open_face.street,
+                placement=rows_message(*placement.rows),
+            ),
+            player.token,
+        )
+
+
+def test_a_fantasyland_is_set_face_down_while_the_other_seat_places_hidden(
+    fl_world: World, seeded_server: tuple[RunningServer, Any], tmp_path: Path
+) -> None:
+    world = fl_world
+    _, tables = seeded_server
+    seated = open_face_table(world, 2, "ofc_classic")
+    table = table_of(world, seated)
+    dealer = int(table.dealer_seat.rsplit("/", 1)[1])
+    earner = (dealer + 1) % 2
+    seed, rows = _earning_seed(seated.table_id, dealer, earner)
+    watchers = {
+        player.position: Watcher(world.api, seated.table, player.token, observer=player.seat)
+        for player in seated.players
+    }
+    spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
+    played = Played()
+    tables.deal_seeds = lambda: seed
+    try:
+        _cut(world, seated)
+    finally:
+        tables.deal_seeds = fairness.new_seed
+    _place_toward(world, seated, rows, earner, played)
+
+    # Deal 2: the earner plays Fantasyland; the button stayed.
+    _cut(world, seated)
+    table = table_of(world, seated)
+    assert int(table.dealer_seat.rsplit("/", 1)[1]) == dealer
+    deal = table.open_face
+    assert deal.seats[earner].fantasyland and not deal.seats[earner].committed
+    fantasy = by_seat(seated, deal.seats[earner].seat)
+    normal = by_seat(seated, deal.seats[1 - earner].seat)
+    assert len(played.hand(world, fantasy).cards) == 13
+    # The normal seat places first, while the Fantasyland hand is being set: hidden from all
+    # but itself.
+    assert deal.turn_seat == normal.seat
+    table_version = table.version
+    _, cards = street_to_place(played.hand(world, normal), normal)
+    world.table_call(
+        "PlaceCards",
+        table_service_pb2.PlaceCardsRequest(
+            request_id=str(uuid.uuid4()),
+            seat=normal.seat,
+            street=0,
+            placement=rows_message(cards[:1], cards[1:3], cards[3:]),
+        ),
+        normal.token,
+    )
+    assert table_of(world, seated).open_face.seats[1 - earner].rows_hidden
+    assert played.hand(world, fantasy).open_face.seats[1 - earner].rows_hidden
+    own_view = played.hand(world, normal).open_face.seats[1 - earner]
+    assert not own_view.rows_hidden and len(own_view.rows.back) == 2
+    for watcher in [*watchers.values(), spectator]:
+        watcher.wait_for(lambda w=watcher: any(m.event.version > table_version for m in w.messages))
+    placed = {
+        position: next(
+            m.event.cards_placed
+            for m in watcher.messages
+            if m.event.version > table_version and m.event.HasField("cards_placed")
+        )
+        for position, watcher in [*watchers.items(), (None, spectator)]
+    }
+    assert placed[1 - earner].placed.back and not placed[1 - earner].hidden
+    for position in (earner, None):
+        assert placed[position].hidden and not placed[position].placed.back  # type: ignore[index]
+    # The Fantasyland hand is set: the wait is over, its rows shown to all with the commitment.
+    play_move(world, seated, played)
+    committed_version = table_of(world, seated).version
+    spectator.wait_for(
+        lambda: any(m.event.version >= committed_version for m in spectator.messages)
+    )
+    committed = next(
+        m.event.fantasyland_committed
+        for m in spectator.messages
+        if m.event.HasField("fantasyland_committed")
+    )
+    assert [entry.seat for entry in committed.shown_rows] == [normal.seat]
+    assert len(committed.shown_rows[0].rows.back) == 2
+    assert not table_of(world, seated).open_face.seats[1 - earner].rows_hidden
+    # The rest of the deal and of the set.
+    while play_move(world, seated, played):
+        pass
+    play_set(world, seated, played)
+    for watcher in [*watchers.values(), spectator]:
+        watcher.wait(30)
+    events = world.api.logged_events(seated.table)
+    assert any(isinstance(event, FantasylandCommitted) for event in events)
+    assert any(isinstance(event, FantasylandRevealed) for event in events)
+    revealed = next(
+        m.event.fantasyland_revealed
+        for m in spectator.messages
+        if m.event.HasField("fantasyland_revealed")
+    )
+    assert len(revealed.rows.front) == 3 and len(revealed.nonce) == 16
+    truths = deal_truths(events)
+    for position, watcher in watchers.items():
+        assert watch_violations(watcher.messages, position, truths) == []
+    assert watch_violations(spectator.messages, None, truths) == []
+    assert hand_violations(played.hands, truths) == []
+    report = _verified_export(world, seated.table, tmp_path)
+    scored = [event for event in events if isinstance(event, DealScored)]
+    assert report["ok"] is True, report
+    assert report["deals_verified"] == len(scored) >= 3

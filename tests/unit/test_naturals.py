@@ -24,6 +24,7 @@ from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.naturals import (
     EXTENDED_AMOUNTS,
     NATURAL_ORDER,
+    NATURAL_SINCE_VERSION,
     Natural,
     NaturalHand,
     NaturalsTable,
@@ -484,6 +485,12 @@ def test_three_straight_flushes_worked_and_its_rules_version() -> None:
     # Rules version 6: the extended table without it; the declaration is false.
     assert Natural.THREE_STRAIGHT_FLUSHES not in playable_naturals(EXTENDED_V6)
     assert Natural.THREE_STRAIGHT_FLUSHES in playable_naturals(EXTENDED)
+    for version in (5, 6, 7):
+        rules = RuleSet(rules_version=version, naturals=NaturalsTable.EXTENDED)
+        since = NATURAL_SINCE_VERSION
+        assert playable_naturals(rules) == tuple(
+            natural for natural in NATURAL_ORDER if since.get(natural, 5) <= version
+        )
     assert natural_hand(EXTENDED_V6, Natural.THREE_STRAIGHT_FLUSHES, STRAIGHT_FLUSHES) is None
     assert natural_hand(CLASSIC, Natural.THREE_STRAIGHT_FLUSHES, STRAIGHT_FLUSHES) is None
     rows = Arrangement.of(STRAIGHT_FLUSHES[10:], STRAIGHT_FLUSHES[5:10], STRAIGHT_FLUSHES[:5])

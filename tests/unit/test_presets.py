@@ -28,10 +28,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
+from sapsam.rules.cards import parse_cards
+from sapsam.rules.naturals import naturals_held
 from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import broken_royalties, table_fields
+from sapsam.rules.rule_options import SurrenderRule
 from sapsam.rules.ruleset import RuleSet, RuleSetError
 from sapsam.rules.scoring import pair_units, score_deal, unit_totals
+from sapsam.rules.surrender import score_with_surrender
 
 # Each deal: seat A's and seat B's rows (front / middle / back).
 DEALS: dict[str, tuple[str, str]] = {
@@ -420,3 +424,44 @@ def test_stakes_follow_the_seats_they_name(
     }
     relabelled = score_deal(rules.with_changes(pair_units=moved), [checks[s] for s in order])
     assert relabelled.totals == tuple(score.totals[seat] for seat in order)
+
+
+# Hands holding naturals (docs/rules.md §2.9; tests/unit/test_naturals.py works each by hand).
+NATURAL_HANDS = (
+    "Kc Kd Qc Qd Jc Jd Tc Td 9c 9d 8c 8d 2s",  # six pairs
+    "Ah Kh Qh Jh 9h 8h 7h 2h Ks 9s 7s 5s 3s",  # three flushes
+    "Ac 2d 3h 4s 5c 6d 7h 8s 9c Td Jh Qs Kc",  # a dragon, three straights
+    "Ah Kh Qh Jh Th 9s 8s 7s 6s 5s 4d 3d 2d",  # three straight flushes, a dragon
+    "Jc Jd Jh Js Qc Qd Qh Kc Kd Kh Ac Ad Ah",  # twelve royals, four trips
+    "2c 2d 2h 3c 3d 3h 4c 4d 5c 6c 7c 8c 8d",  # all low, five pairs and trips
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32), st.permutations(range(4)))
+def test_every_preset_with_its_naturals_and_surrender_is_zero_sum_and_follows_the_seats(
+    seed: int, order: list[int]
+) -> None:
+    """As above, with what each preset adds to the rows: each seat may hold one of the naturals
+    the preset plays (a real one, from a hand that holds it) and, where the preset has
+    surrender, may surrender. The totals sum to zero and follow the seats when relabelled."""
+    rng = random.Random(seed)
+    deck = rng.sample(range(52), 52)
+    for rule_set in PRESETS.values():
+        rules = rule_set.with_changes(min_seats=2, max_seats=4)
+        checks = _legal_or_not(deck, rng, rules)
+        held = [
+            found for text in NATURAL_HANDS for found in naturals_held(rules, parse_cards(text))
+        ]
+        naturals = [rng.choice(held) if held and rng.random() < 0.3 else None for _ in range(4)]
+        surrender = rules.surrender is not SurrenderRule.OFF
+        surrendered = [surrender and rng.random() < 0.3 for _ in range(4)]
+        score = score_with_surrender(rules, checks, surrendered, naturals)
+        assert sum(score.totals) == 0
+        relabelled = score_with_surrender(
+            rules,
+            [checks[seat] for seat in order],
+            [surrendered[seat] for seat in order],
+            [naturals[seat] for seat in order],
+        )
+        assert relabelled.totals == tuple(score.totals[seat] for seat in order), rule_set.name

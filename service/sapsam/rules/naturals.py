@@ -139,15 +139,20 @@ NATURAL_SINCE_VERSION: Final[Mapping[Natural, int]] = MappingProxyType(
 """The rules version that added each natural not in version 5's tables: a rule set of an earlier
 version does not play it (declaring it is a false declaration, a foul, as it was then)."""
 
+_CLASSIC_ORDER: Final = tuple(natural for natural in NATURAL_ORDER if natural in CLASSIC_NATURALS)
+_EXTENDED_BEFORE_VERSION_7: Final = tuple(
+    n for n in NATURAL_ORDER if n not in NATURAL_SINCE_VERSION
+)
+
 
 def playable_naturals(rule_set: RuleSet) -> tuple[Natural, ...]:
     """The naturals a seat may declare under ``rule_set``, weakest first (empty under ``none``)."""
     if rule_set.naturals is NaturalsTable.NONE:
         return ()
     if rule_set.naturals is NaturalsTable.CLASSIC:
-        return tuple(natural for natural in NATURAL_ORDER if natural in CLASSIC_NATURALS)
-    version = rule_set.rules_version
-    return tuple(n for n in NATURAL_ORDER if NATURAL_SINCE_VERSION.get(n, 5) <= version)
+        return _CLASSIC_ORDER
+    # Constant tuples: natural_hand asks once per natural, for every hand a client holds.
+    return NATURAL_ORDER if rule_set.rules_version >= 7 else _EXTENDED_BEFORE_VERSION_7
 
 
 def natural_amount(rule_set: RuleSet, natural: Natural) -> int:

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from sapsam.cli import main
+from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.presets import PRESET_ALIASES, PRESET_DESCRIPTIONS, PRESETS
 from sapsam.rules.ruleset import RULES_VERSION, RuleSet
+from sapsam.rules.scoring import score_deal
 
 WORKED_A = {"front": "2s 2h Ad", "middle": "7c 7d 9s 5h 3d", "back": "Tc Jc Qc Kc Ac"}
 WORKED_B = {"front": "3♠ 3♥ 4♦", "middle": "6♣ 6♦ 8♠ 5♣ 2♦", "back": "9♣ 9♦ 10♥ 10♠ A♠"}
@@ -332,3 +334,25 @@ def test_arrange_says_whether_to_declare_a_natural() -> None:
     assert json.loads(listed.stdout)["natural"] == "dragon"
     unknown = run_cli(["arrange", "--preset", "nope", DRAGON])
     assert unknown.returncode == 2 and "unknown rule set preset 'nope'" in unknown.stderr
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_score_accepts_every_preset_by_name_and_as_its_full_object(
+    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    """Issue #17: `sapsam score` accepts every preset and full rule-set objects: the preset's
+    name and its whole rule set (as `sapsam rules list --json` prints it) score alike, as the
+    rules do."""
+    rules = PRESETS[name].with_changes(min_seats=2)
+    expected = score_deal(
+        rules,
+        [
+            check_arrangement(Arrangement.parse(s["front"], s["middle"], s["back"]))
+            for s in ONE_WON_TWO_TIED["seats"]
+        ],
+    ).totals
+    for given in ([name] if PRESETS[name].min_seats <= 2 else []) + [rules.to_dict()]:
+        stdin = json.dumps({**ONE_WON_TWO_TIED, "rules": given})
+        code, out, err = run_in_process(["score"], stdin, capsys, monkeypatch)
+        assert (code, err) == (0, ""), given
+        assert tuple(seat["total"] for seat in json.loads(out)["seats"]) == expected

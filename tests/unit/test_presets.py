@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement
 from sapsam.rules.cards import parse_cards
-from sapsam.rules.naturals import naturals_held
+from sapsam.rules.naturals import Natural, judge_seat, naturals_held, playable_naturals
 from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import broken_royalties, table_fields
 from sapsam.rules.rule_options import SurrenderRule
@@ -465,3 +465,83 @@ def test_every_preset_with_its_naturals_and_surrender_is_zero_sum_and_follows_th
             [naturals[seat] for seat in order],
         )
         assert relabelled.totals == tuple(score.totals[seat] for seat in order), rule_set.name
+
+
+# Naturals and surrender, per preset that plays them (worked by hand; docs/rules.md §2.8, §2.9).
+# A and B are two seats: rows as in DEALS, or a natural declared from the 13 cards dealt.
+SIX_PAIRS_HAND = "Kc Kd Qc Qd Jc Jd Tc Td 9c 9d 8c 8d 2s"
+THREE_FLUSHES_HAND = "Ah Kh Qh Jh 9h 8h 7h 2h Ks 9s 7s 5s 3s"
+SPECIAL_DEALS = ("natural-against-natural", "surrender", "natural-against-a-surrender")
+# What A gains from B in units:
+# * natural-against-natural: A declares six pairs, B three flushes. 002: the player «cu
+#   câștigurile naturale mai puternice și ia bonusul», the stronger natural takes its bonus; 004
+#   prices three flushes at «3 jednostki»: A -3.
+# * surrender: A surrenders won-and-lost's A hand, B plays its hand: 002's announcement, at
+#   sapsam's price (surrender_price 2, docs/rules.md §2.8): A -2, whatever the rows.
+# * natural-against-a-surrender: A declares six pairs, B surrenders: 002 pays a natural
+#   «înainte de a se preda oricine», before anyone surrenders: A +3, not the price.
+SPECIAL_EXPECTED: dict[str, dict[str, int]] = {
+    "four_player_bonus": {"natural-against-natural": -3},
+    "thirteen_waters": {"natural-against-natural": -3},
+    **{
+        name: {"natural-against-natural": -3, "surrender": -2, "natural-against-a-surrender": 3}
+        for name in PRESETS
+        if name.startswith("capsa_susun")
+    },
+}
+
+
+def special_result(rule_set: RuleSet, deal: str) -> int:
+    pair = rule_set.with_changes(min_seats=2)
+    six_pairs, flushes = parse_cards(SIX_PAIRS_HAND), parse_cards(THREE_FLUSHES_HAND)
+    as_dealt = Arrangement.of(six_pairs[:3], six_pairs[3:8], six_pairs[8:])
+    flushes_as_dealt = Arrangement.of(flushes[:3], flushes[3:8], flushes[8:])
+    a_rows, b_rows = DEALS["won-and-lost"]
+    seats = {
+        "natural-against-natural": [
+            (as_dealt, Natural.SIX_PAIRS, False),
+            (flushes_as_dealt, Natural.THREE_FLUSHES, False),
+        ],
+        "surrender": [
+            (Arrangement.parse(*a_rows.split(" / ")), Natural.NONE, True),
+            (Arrangement.parse(*b_rows.split(" / ")), Natural.NONE, False),
+        ],
+        "natural-against-a-surrender": [
+            (as_dealt, Natural.SIX_PAIRS, False),
+            (Arrangement.parse(*b_rows.split(" / ")), Natural.NONE, True),
+        ],
+    }[deal]
+    judged = [judge_seat(pair, rows, rows.cards, natural) for rows, natural, _ in seats]
+    checks = [check for check, _ in judged]
+    naturals = [hand for _, hand in judged]
+    surrendered = [surrender for *_, surrender in seats]
+    score = score_with_surrender(pair, checks, surrendered, naturals)
+    reverse = score_with_surrender(pair, checks[::-1], surrendered[::-1], naturals[::-1])
+    assert reverse.totals == score.totals[::-1] and sum(score.totals) == 0
+    return score.totals[0]
+
+
+def test_every_preset_with_naturals_or_surrender_has_its_special_deals() -> None:
+    plays = {
+        name
+        for name, rules in PRESETS.items()
+        if playable_naturals(rules) or rules.surrender is not SurrenderRule.OFF
+    }
+    assert set(SPECIAL_EXPECTED) == plays
+    for name, deals in SPECIAL_EXPECTED.items():
+        rules = PRESETS[name]
+        wanted = {"natural-against-natural"} if playable_naturals(rules) else set()
+        if rules.surrender is not SurrenderRule.OFF:
+            wanted |= {"surrender", "natural-against-a-surrender"}
+        assert set(deals) == wanted, name
+        # With DEALS, at least five hand-computed deals a preset, and more where it plays more.
+        assert len(DEALS) + len(deals) >= 7
+
+
+@pytest.mark.parametrize(
+    ("name", "deal"), [(name, deal) for name, deals in SPECIAL_EXPECTED.items() for deal in deals]
+)
+def test_each_preset_scores_its_naturals_and_surrender_as_worked_by_hand(
+    name: str, deal: str
+) -> None:
+    assert special_result(PRESETS[name], deal) == SPECIAL_EXPECTED[name][deal]

@@ -412,7 +412,9 @@ class Seat(_message.Message):
     timed_out: _builtins.bool
     """In the current deal: the seat missed a deadline."""
     series_total: _builtins.int
-    """The seat's total over the deals scored so far in the series, in units."""
+    """The seat's total over the deals scored so far in the series, in stakes: units times each
+    pair's unit value (docs/events.md, "Units and stakes").
+    """
     announcement: Global___SurrenderChoice.ValueType
     """In the current deal, at a table with surrender: what the seat announced (public as soon as
     announced); SURRENDER_CHOICE_UNSPECIFIED before its turn or without surrender.
@@ -592,9 +594,11 @@ class DealSeatResult(_message.Message):
     timeout_consequence: Global___TimeoutConsequence.ValueType
     """What the missed deadline did to the seat's hand, if any."""
     score_delta: _builtins.int
-    """The seat's result for this deal in units (the sum over its opponents); 0 until scored."""
+    """The seat's result for this deal in stakes (the sum over its opponents of each pair's units
+    times the pair's unit value, docs/events.md "Units and stakes"); 0 until scored.
+    """
     series_total: _builtins.int
-    """The seat's series total after this deal, in units; 0 until scored."""
+    """The seat's series total after this deal, in stakes; 0 until scored."""
     natural: _builtins.str
     """At a table with naturals (docs/rules.md §2.9): what the seat declared and opened with its
     reveal, "none" or a natural's name ("six_pairs", "three_straights", "three_flushes",
@@ -661,8 +665,9 @@ class PairResult(_message.Message):
     back: Global___RowOutcome.ValueType
     """How the back rows compared."""
     first_seat_delta: _builtins.int
-    """Units the first seat won from the second (negative when it lost); the second seat's result
-    is the opposite.
+    """What the first seat won from the second (negative when it lost), in stakes: the pair's units
+    times its unit value, row_unit unless pair_units names the pair (docs/rules.md §2.10); the
+    second seat's result is the opposite.
     """
     def __init__(
         self,
@@ -697,7 +702,7 @@ class Standing(_message.Message):
     player: _builtins.str
     """Resource name of the player in the seat, "players/{player}"."""
     total: _builtins.int
-    """The seat's series total, in units."""
+    """The seat's series total, in stakes."""
     place: _builtins.int
     """1-based place; equal totals share a place."""
     def __init__(

@@ -363,3 +363,20 @@ def test_a_fantasyland_repeats_within_the_limit_counted_in_a_row(
     assert after.in_a_row == (in_a_row_before + 1, 0)
     assert (after.fantasyland[0] is not None) is again
     assert after.button_moves is not again
+
+
+def test_when_the_other_seat_finishes_first_the_last_deadline_is_the_fantasylands() -> None:
+    # Heads-up (001) the normal seat may finish its hand before the Fantasyland is set: the
+    # deal's last event then names the Fantasyland's deadline, for a sweep that reads it.
+    played = new_deal(CLASSIC, 2, dealer=1, fantasyland=(13, None), move_seconds=30)
+    played.deal_street(now_ms=1_000)
+    while played.deal.phase is not OpenFacePhase.FANTASYLAND:
+        if played.deal.phase is OpenFacePhase.DEALING:
+            played.deal_street(now_ms=2_000)
+        else:
+            played.place_turn()
+    last = played.events[-1]
+    assert isinstance(last, CardsPlaced) and last.deadline_ms == 31_000
+    [timed_out] = played.run(PlaceForSeat((), 31_000, timed_out=True))
+    assert timed_out == FantasylandTimedOut(deal_number=1, seat=0)
+    assert played.deal.phase is OpenFacePhase.COMPLETE  # the seed's reveal opens the hand

@@ -148,9 +148,15 @@ def _placed(
     automatic: AutomaticReason | None,
     now_ms: int,
 ) -> CardsPlaced:
-    # The next seat to place (if any still owes this street) gets its own move time.
+    # The next seat to place (if any still owes this street) gets its own move time. When none
+    # does, the deal's next deadline is a Fantasyland hand's still to be set, if any (heads-up,
+    # 001: the other seat may finish its hand first), so that a deadline sweep reading the last
+    # event's deadline still comes for it; the next street's deal overwrites it.
     others_due = any(not deal.placed[other] for other in deal.seats if other != seat)
     limit = deal.move_seconds
+    deadline = None if limit is None or not others_due else now_ms + limit * 1000
+    if deadline is None and deal.fantasyland_hidden:
+        deadline = deal.fantasyland_deadline_ms
     return CardsPlaced(
         deal_number=deal.number,
         seat=seat,
@@ -159,7 +165,7 @@ def _placed(
         middle=tuple(map(str, placement.middle)),
         back=tuple(map(str, placement.back)),
         automatic=None if automatic is None else automatic.value,
-        deadline_ms=None if limit is None or not others_due else now_ms + limit * 1000,
+        deadline_ms=deadline,
     )
 
 

@@ -49,7 +49,8 @@ class CardsPlaced(Event):
     ``automatic`` is None for the seat's own move, else why the service placed them
     (``sapsam.rules.open_face.automatic.AutomaticReason``'s values: ``only_option``,
     ``already_dead``, ``every_option_kills``, ``timeout``). ``deadline_ms``: by when the next
-    seat to place must have placed (None: no limit, or nobody is due)."""
+    seat to place must have placed; when none is due this street, by when a Fantasyland hand
+    still being set must be (None: no limit, or nobody is due)."""
 
     TYPE: ClassVar[str] = "CardsPlaced"
     deal_number: int

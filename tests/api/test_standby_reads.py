@@ -19,6 +19,7 @@ import psycopg
 import pytest
 from api_client import Api
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from test_metrics_endpoint import scrape, value
 from test_two_processes import free_port
 
 from cluster.postgres import ReplicatedPostgres
@@ -92,8 +93,16 @@ def test_lists_read_the_standby_within_the_bound_and_the_primary_past_it(
     replicated: ReplicatedPostgres, tmp_path: Path
 ) -> None:
     primary, standby = replicated.primary.url(), replicated.standby.url()
+    metrics_port = free_port()
     process, port = serve(
-        primary, tmp_path, "--read-database-url", standby, "--read-max-lag-seconds", str(MAX_LAG)
+        primary,
+        tmp_path,
+        "--read-database-url",
+        standby,
+        "--read-max-lag-seconds",
+        str(MAX_LAG),
+        "--metrics-listen",
+        f"127.0.0.1:{metrics_port}",
     )
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -118,6 +127,7 @@ def test_lists_read_the_standby_within_the_bound_and_the_primary_past_it(
                     answers.append((began, second in listed(api, token)))
                     time.sleep(0.1)
                 connection.execute("SELECT pg_wal_replay_resume()")
+            samples = scrape(metrics_port)
     finally:
         stop(process)
     # Within the bound the list came from the paused standby: the new table was missing ...
@@ -125,6 +135,11 @@ def test_lists_read_the_standby_within_the_bound_and_the_primary_past_it(
     # ... and once the standby was further behind than the bound, the primary answered.
     late = [found for began, found in answers if began > acknowledged + MAX_LAG]
     assert late and all(late)
+    # The metrics say where the reads went, and how far behind the paused standby was.
+    assert value(samples, "sapsam_lagging_reads_total", database="standby")
+    assert value(samples, "sapsam_lagging_reads_total", database="primary")
+    lag = value(samples, "sapsam_standby_lag_seconds")
+    assert lag is not None and lag > MAX_LAG
 
 
 def test_a_standby_out_of_reach_sends_the_reads_to_the_primary(

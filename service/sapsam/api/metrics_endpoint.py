@@ -24,7 +24,9 @@ deploy test holds deploy/monitoring/ to ``METRIC_NAMES``):
 - read from the database every ``GAUGE_SECONDS`` (``sapsam.store.metrics_reads``), the same
   from every replica (alert on their ``max``): ``sapsam_deadlines_pending``,
   ``sapsam_deadlines_overdue``, ``sapsam_background_failing_tables`` by process,
-  ``sapsam_log_position``, ``sapsam_checkpoint_age_seconds`` and ``sapsam_checkpoint_lag_events``.
+  ``sapsam_log_position``, ``sapsam_checkpoint_age_seconds`` and ``sapsam_checkpoint_lag_events``;
+- with ``--read-database-url`` (``sapsam.store.standby_reads``): ``sapsam_standby_lag_seconds``
+  and ``sapsam_lagging_reads_total`` by the database that served them.
 
 Nothing is computed per call here: a scrape (on prometheus_client's HTTP thread) reads the
 plain counters the loop keeps and the last database reading. prometheus_client is imported only
@@ -52,6 +54,7 @@ from sapsam.store.append_count import APPENDED, AppendCount
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import ServicePool
 from sapsam.store.metrics_reads import DatabaseGauges, read_database_gauges
+from sapsam.store.standby_reads import StandbyReads
 
 GAUGE_SECONDS: Final = 10.0
 READY_PATH: Final = "/ready"
@@ -77,8 +80,12 @@ METRIC_NAMES: Final = (
     "sapsam_log_position",
     "sapsam_checkpoint_age_seconds",
     "sapsam_checkpoint_lag_events",
+    "sapsam_standby_lag_seconds",
+    "sapsam_lagging_reads_total",
 )
 """Every metric name the endpoint exports (a histogram's series add _bucket, _sum, _count)."""
+STANDBY_METRIC_NAMES: Final = ("sapsam_standby_lag_seconds", "sapsam_lagging_reads_total")
+"""Those exported only by a server with ``--read-database-url``."""
 
 _logger = logging.getLogger("sapsam.api.metrics")
 
@@ -103,6 +110,8 @@ class MetricsSources:
     database: DatabaseGauges | None = None
     database_read_failed: bool = False
     checkpoints: bool = True
+    standby: StandbyReads | None = None
+    """With ``--read-database-url``: where the reads that may lag went, and the lag."""
 
 
 class SapsamCollector:
@@ -158,6 +167,27 @@ class SapsamCollector:
                 value=sources.stuck.count,
             )
         yield from self._database(GaugeMetricFamily)
+        yield from self._standby(GaugeMetricFamily, CounterMetricFamily)
+
+    def _standby(self, gauge: Callable[..., Any], counter: Callable[..., Any]) -> Iterator[Any]:
+        standby = self.sources.standby
+        if standby is None:
+            return
+        lag = standby.lag_seconds()
+        if lag is not None:
+            yield gauge(
+                "sapsam_standby_lag_seconds",
+                "How far behind the primary the standby is at most, as last measured",
+                value=lag,
+            )
+        reads = counter(
+            "sapsam_lagging_reads",
+            "Reads that may lag, by the database that served them",
+            labels=("database",),
+        )
+        reads.add_metric(("standby",), standby.reads_on_standby)
+        reads.add_metric(("primary",), standby.reads_on_primary)
+        yield reads
 
     def _pool(self, gauge: Callable[..., Any]) -> Iterator[Any]:
         pool = self.sources.pool

@@ -215,7 +215,9 @@ def build_services(
     metrics = (
         MetricsEndpoint(
             metrics_listen,
-            MetricsSources(store.pool, stuck_gauge, checkpoints=server_keys is not None),
+            MetricsSources(
+                store.pool, stuck_gauge, checkpoints=server_keys is not None, standby=standby
+            ),
             tables.clock,
         )
         if metrics_listen

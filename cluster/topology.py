@@ -302,14 +302,34 @@ class Cluster:
                 chunks.append(chunk)
         return b"".join(chunks).decode()
 
+    def server_stats(self) -> dict[str, dict[str, str]]:
+        """HAProxy's counters of each replica (``show stat``: ``status``, ``stot`` calls sent,
+        ``wretr`` retries, ``wredis`` calls sent to another replica, ``eresp`` ...)."""
+        lines = self.haproxy_command("show stat").splitlines()
+        header = lines[0].removeprefix("# ").split(",")
+        stats: dict[str, dict[str, str]] = {}
+        for line in lines[1:]:
+            row = dict(zip(header, line.split(","), strict=False))
+            if row.get("pxname") == "sapsam" and row.get("svname") not in (None, "BACKEND"):
+                stats[row["svname"]] = row
+        return stats
+
     def server_states(self) -> dict[str, str]:
-        """HAProxy's view of each replica: ``UP`` or ``DOWN`` (from ``show stat``)."""
-        states: dict[str, str] = {}
-        for line in self.haproxy_command("show stat").splitlines():
-            fields = line.split(",")
-            if len(fields) > 17 and fields[0] == "sapsam" and fields[1] != "BACKEND":
-                states[fields[1]] = fields[17]
-        return states
+        """HAProxy's view of each replica: ``UP``, ``DOWN`` ..."""
+        return {name: row["status"] for name, row in self.server_stats().items()}
+
+    def scrape(self, node: Replica) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        """A replica's metrics, by name and sorted labels."""
+        from prometheus_client.parser import text_string_to_metric_families
+
+        address = f"http://127.0.0.1:{node.metrics_port}/metrics"
+        with urllib.request.urlopen(address, timeout=10) as answer:
+            text = answer.read().decode()
+        return {
+            (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+        }
 
     def servers_up(self) -> int:
         """How many replicas HAProxy sends calls to."""

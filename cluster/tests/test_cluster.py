@@ -122,6 +122,7 @@ def test_bots_through_the_balancer_finish_while_a_replica_is_killed(
     load.wait_for_calls(ledger, 60)
     victim = cluster.nodes[1]
     before = len(ledger.snapshot())
+    assert int(cluster.server_stats()[victim.name]["stot"]) > 0  # it had its share of calls
     cluster.kill_replica(victim)
     killed_at = time.monotonic()
     # HAProxy notices within two failed checks; calls meanwhile are retried (by HAProxy on
@@ -133,13 +134,61 @@ def test_bots_through_the_balancer_finish_while_a_replica_is_killed(
     back = time.monotonic() - killed_at
     load.wait_for_calls(ledger, len(ledger.snapshot()) + 30)
     load.finish()
-    print(json.dumps({"load": load.report(), "replica_back_after_s": round(back, 1)}))
+    counters = ("stot", "wretr", "wredis", "eresp", "econ")
+    balancer = {
+        name: {key: row[key] for key in counters} for name, row in cluster.server_stats().items()
+    }
+    print(
+        json.dumps(
+            {
+                "load": load.report(),
+                "replica_back_after_s": round(back, 1),
+                "haproxy": balancer,
+            }
+        )
+    )
     assert load.failures() == []
     assert load.tables and all(table.completed for table in load.tables), load.tables
     assert all(not table.seat_errors for table in load.tables), load.tables
     held = assert_log_holds(cluster.postgres.primary.url(), ledger)
     assert held["acknowledged"] == len(ledger.snapshot())
     assert cluster.servers_up() == len(cluster.nodes)
+
+
+LISTED = "/sapsam.v1.TableService/ListTables"
+
+
+def test_one_connections_calls_are_spread_over_every_replica_and_lists_read_the_standby(
+    cluster: Cluster,
+) -> None:
+    """HAProxy balances each call (an HTTP/2 stream), not each connection; the lists go to the
+    standby (--read-database-url), which keeps up."""
+
+    def listed(node_samples: dict[Any, float]) -> float:
+        return node_samples.get(
+            ("sapsam_rpc_calls_total", (("method", LISTED), ("status", "OK"))), 0
+        )
+
+    def standby_reads(node_samples: dict[Any, float]) -> float:
+        return node_samples.get(("sapsam_lagging_reads_total", (("database", "standby"),)), 0)
+
+    before = [cluster.scrape(node) for node in cluster.nodes]
+    with grpc.insecure_channel(cluster.address) as channel:
+        client = LedgerClient(channel, Ledger(cluster.folder / "lists.jsonl"), Stats(), "lists")
+        client.register("lister")
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        for _ in range(30):
+            stub.ListTables(table_service_pb2.ListTablesRequest(), metadata=client.metadata())
+    after = [cluster.scrape(node) for node in cluster.nodes]
+    calls = [listed(later) - listed(earlier) for earlier, later in zip(before, after, strict=True)]
+    print(json.dumps({"ListTables per replica": calls}))
+    assert sum(calls) == 30 and all(count > 0 for count in calls)
+    on_standby = sum(
+        standby_reads(later) - standby_reads(earlier)
+        for earlier, later in zip(before, after, strict=True)
+    )
+    assert on_standby > 0
+    assert all((sample.get(("sapsam_standby_lag_seconds", ()), 99)) < 5 for sample in after)
 
 
 def _watch(address: str, table: str, token: str, seen: list[bytes], ended: threading.Event) -> None:

@@ -8,21 +8,27 @@ pagat, four_player_bonus and capsa_susun). Here one server and one database serv
 and the four seats are threads of this process playing the SDK's ``Seat.play_series`` as the
 bots do (solver and random-legal rows by turns, the SDK's declarer and announcer); the demo's
 watching, printing and verifying code is the one ``sapsam demo`` runs. Deal 1 is steered so
-each option is exercised whatever the cards: at a table with naturals seat 3 declares a natural
-its hand does not hold (a foul, docs/rules.md §2.9), at a table with surrender seat 1
-surrenders (§2.8); deal 2 is played as the bots play it.
+each option is exercised: at a table with naturals the deal's seed is chosen (the table
+service's seed source, ``TableRunner.deal_seeds``; the seats contribute no entropy and cut at
+``CUT``) so that seat 0 is dealt a natural and declares it, while seat 3 declares a natural its
+hand does not hold (a foul, docs/rules.md §2.9); at a table with surrender seat 1 surrenders
+(§2.8). Deal 2 is played as the bots play it, from the server's own seed.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
+from sapsam import fairness
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam.cli.demo_command import STRATEGIES, watch_and_verify
@@ -34,12 +40,13 @@ from sapsam.domain.events import (
     NaturalRevealed,
     SurrenderAnnounced,
 )
-from sapsam.rules.naturals import NaturalsTable, playable_naturals
+from sapsam.rules.naturals import Natural, NaturalsTable, naturals_held, playable_naturals
 from sapsam.rules.presets import PRESETS
 from sapsam.rules.rule_options import SurrenderRule
 from sapsam.rules.ruleset import RuleSet
+from sapsam.rules.solver_play import best_play
 from sapsam.store.offline_reads import read_stream
-from sapsam_client import Client, Hand, connect, table_id
+from sapsam_client import Client, Hand, Seat, connect, table_id
 from sapsam_client.rules import naturals_in_hand, random_arranger, solver_arranger
 from sapsam_client.seat import Announcer, Commitment, Declarer, default_declarer
 from sapsam_client.surrender_choice import expected_value_announcer
@@ -51,6 +58,8 @@ DEALS = 2
 SERIES_SECONDS = 60.0
 FALSE_DECLARER = 3
 SURRENDERING_SEAT = 1
+NATURAL_SEAT = 0
+CUT = 26
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +71,42 @@ def shared_database(database_factory: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def shared_server(shared_database: str) -> Iterator[RunningServer]:
-    """One server, as ``sapsam demo`` starts it, for every preset."""
+def shared_server(shared_database: str) -> Iterator[tuple[RunningServer, Any]]:
+    """One server, as ``sapsam demo`` starts it, for every preset; and its table service, whose
+    seed source a test may set."""
+    services = build_services(shared_database, pool_size=8)
+    tables = services.table_service._tables  # type: ignore[attr-defined]
     running = start_server(
         ServerConfig(listen="127.0.0.1:0", operator_token=OPERATOR_TOKEN, grace_seconds=2),
-        build_services(shared_database, pool_size=8),
+        services,
     )
-    yield running
+    yield running, tables
     running.stop()
+
+
+def seed_dealing_a_natural(rule_set: RuleSet, table: str, dealer: int) -> bytes:
+    """A first-deal seed under which seat 0's 13 cards (no entropy, cut at ``CUT``) hold a
+    natural the SDK's declarer declares, and no other seat's hold one."""
+    for attempt in range(2_000):
+        seed = hashlib.sha256(f"natural {attempt}".encode()).digest()
+        hands = fairness.hands_for_deal(
+            seed, (None,) * SEATS, uuid.UUID(str(table_id(table))), 1, CUT, dealer, SEATS
+        )
+        held = [bool(naturals_held(rule_set, hand)) for hand in hands]
+        # Seat 0's natural only (it then collects from every seat), one it would declare.
+        declared = (
+            held == [True, False, False, False]
+            and best_play(list(hands[NATURAL_SEAT]), rule_set).natural is not Natural.NONE
+        )
+        if declared:
+            return seed
+    raise AssertionError("no seed in 2,000 deals seat 0 a natural")
+
+
+def once(seed: bytes) -> Callable[[], bytes]:
+    """A seed source giving ``seed`` once, then the system's CSPRNG."""
+    given: list[bytes] = [seed]
+    return lambda: given.pop() if given else fairness.new_seed()
 
 
 def false_in_deal_one(position: int, rule_set: RuleSet) -> Declarer:
@@ -98,22 +135,32 @@ def surrender_in_deal_one(position: int) -> Announcer:
     return announce
 
 
-def play_in_threads(address: str, table: str, rule_set: RuleSet) -> Callable[[], str | None]:
-    """Start the four seats as threads (named and seeded as the demo's bots); returns what
-    ``watch_and_verify`` waits for: ``None`` when every seat played its series, else the error."""
-    failures: list[str] = []
-    threads = []
+def seat_players(address: str, table: str) -> list[Seat]:
+    """The four seats, named as the demo's bots, each cutting at ``CUT`` when it cuts."""
+    seats = []
     for position in range(SEATS):
         strategy = STRATEGIES[position % len(STRATEGIES)]
         client = connect(address)
         client.register(f"{strategy} bot {position}")
-        seat = client.join_table(table, position)
+        client.cut_deck = functools.partial(client.cut_deck, position=CUT)  # type: ignore[method-assign]
+        seats.append(client.join_table(table, position))
+    return seats
+
+
+def play_in_threads(seats: list[Seat], rule_set: RuleSet) -> Callable[[], str | None]:
+    """Start the four seats as threads (seeded as the demo's bots); returns what
+    ``watch_and_verify`` waits for: ``None`` when every seat played its series, else the error."""
+    failures: list[str] = []
+    threads = []
+    for position, seat in enumerate(seats):
+        strategy = STRATEGIES[position % len(STRATEGIES)]
         arranger = solver_arranger if strategy == "solver" else random_arranger(position)
 
         def run(seat: object = seat, arranger: object = arranger, position: int = position) -> None:
             try:
                 seat.play_series(  # type: ignore[attr-defined]
                     arranger,
+                    contribute_entropy=False,
                     declarer=false_in_deal_one(position, rule_set),
                     announcer=surrender_in_deal_one(position),
                 )
@@ -143,24 +190,32 @@ def logged_events(database_url: str, table: str) -> list[Event]:
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_plays_a_series_over_grpc_and_verifies(
     name: str,
-    shared_server: RunningServer,
+    shared_server: tuple[RunningServer, Any],
     shared_database: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     rule_set = PRESETS[name]
-    address = f"127.0.0.1:{shared_server.port}"
+    running, tables = shared_server
+    address = f"127.0.0.1:{running.port}"
     operator: Client = connect(address, token=OPERATOR_TOKEN)
     table = operator.create_table(SEATS, preset=name, series_length=DEALS).name
-    wait = play_in_threads(address, table, rule_set)
-    verdict: list[bool] = []
-    watching = threading.Thread(
-        target=lambda: verdict.append(
-            watch_and_verify(operator, shared_database, table, DEALS, wait_for_bots=wait)
-        ),
-        daemon=True,
-    )
-    watching.start()
-    watching.join(SERIES_SECONDS)
+    seats = seat_players(address, table)
+    dealer = int(operator.choose_dealer(table).rsplit("/", 1)[1])
+    if playable_naturals(rule_set):
+        tables.deal_seeds = once(seed_dealing_a_natural(rule_set, table, dealer))
+    try:
+        wait = play_in_threads(seats, rule_set)
+        verdict: list[bool] = []
+        watching = threading.Thread(
+            target=lambda: verdict.append(
+                watch_and_verify(operator, shared_database, table, DEALS, wait_for_bots=wait)
+            ),
+            daemon=True,
+        )
+        watching.start()
+        watching.join(SERIES_SECONDS)
+    finally:
+        tables.deal_seeds = fairness.new_seed
     output, errors = capsys.readouterr()
     assert verdict == [True], output + errors
 
@@ -181,9 +236,12 @@ def test_every_preset_plays_a_series_over_grpc_and_verifies(
     if rule_set.naturals is NaturalsTable.NONE:
         assert declared == [] and opened == {}
     else:
-        # Every seat declares in every deal; seat 3's false natural in deal 1 is its foul.
+        # Every seat declares in every deal; in deal 1 seat 0 declares the natural it was dealt
+        # (no foul: it collects from every seat) and seat 3's false natural is its foul.
         assert len(declared) == SEATS * DEALS
         assert len(opened) == SEATS * DEALS
+        assert opened[(1, NATURAL_SEAT)] != "none" and not scored[0].fouls[NATURAL_SEAT]
+        assert all(pair.delta > 0 for pair in scored[0].pairs if pair.seat_a == NATURAL_SEAT)
         assert opened[(1, FALSE_DECLARER)] != "none"
         assert scored[0].fouls[FALSE_DECLARER]
         assert f"declared {opened[(1, FALSE_DECLARER)].replace('_', ' ')}" in output

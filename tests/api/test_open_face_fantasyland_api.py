@@ -13,6 +13,7 @@ Fantasyland. It is committed, revealed and verified like any other."""
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from collections.abc import Iterator
 from itertools import combinations
@@ -28,6 +29,7 @@ from open_face_game import (
     deal_truths,
     hand_violations,
     open_face_table,
+    place,
     play_move,
     play_set,
     rows_message,
@@ -43,7 +45,11 @@ from sapsam import fairness
 from sapsam.api.server import RunningServer
 from sapsam.cli.bootstrap import build_services
 from sapsam.domain.events import DealScored
-from sapsam.domain.open_face.events import FantasylandCommitted, FantasylandRevealed
+from sapsam.domain.open_face.events import (
+    FantasylandCommitted,
+    FantasylandRevealed,
+    FantasylandTimedOut,
+)
 from sapsam.fairness.open_face_deal import deal_streets, street_schedule
 from sapsam.rules.cards import Card
 from sapsam.rules.hands import evaluate3, evaluate5
@@ -53,6 +59,9 @@ from sapsam.rules.open_face.parameters import CLASSIC_STREETS
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 CUT = 10
+MOVE_SECONDS = 4
+"""A placement's time in the timeout test: the normal seat's whole hand is placed well within
+it, the Fantasyland hand is then waited for that long."""
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +257,52 @@ def test_a_fantasyland_is_set_face_down_while_the_other_seat_places_hidden(
     scored = [event for event in events if isinstance(event, DealScored)]
     assert report["ok"] is True, report
     assert report["deals_verified"] == len(scored) >= 3
+
+
+def test_a_fantasyland_not_set_in_time_is_set_by_the_server(
+    fl_world: World, seeded_server: tuple[RunningServer, Any], tmp_path: Path
+) -> None:
+    world = fl_world
+    _, tables = seeded_server
+    seated = open_face_table(world, 2, "ofc_classic", move_seconds=MOVE_SECONDS)
+    table = table_of(world, seated)
+    dealer = int(table.dealer_seat.rsplit("/", 1)[1])
+    earner = (dealer + 1) % 2
+    seed, rows = _earning_seed(seated.table_id, dealer, earner)
+    spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
+    played = Played()
+    tables.deal_seeds = lambda: seed
+    try:
+        _cut(world, seated)
+    finally:
+        tables.deal_seeds = fairness.new_seed
+    _place_toward(world, seated, rows, earner, played)
+    _cut(world, seated)
+    deal = table_of(world, seated).open_face
+    assert deal.seats[earner].fantasyland
+    # The normal seat plays its whole hand; the Fantasyland seat never sets its own.
+    normal = by_seat(seated, deal.seats[1 - earner].seat)
+    while (turn := table_of(world, seated).open_face).turn_seat == normal.seat:
+        place(world, normal, turn.street, played)
+    table = table_of(world, seated)
+    assert table.phase == table_pb2.TABLE_PHASE_PLAYING and not table.open_face.turn_seat
+    # Past the first street's deadline the sweeper sets it, opens it with the seed, and scores.
+    deadline = time.monotonic() + MOVE_SECONDS + 20
+    while table_of(world, seated).deal_number == 2 and table_of(world, seated).phase == (
+        table_pb2.TABLE_PHASE_PLAYING
+    ):
+        assert time.monotonic() < deadline, "the sweeper did not set the Fantasyland hand"
+        time.sleep(0.2)
+    events = world.api.logged_events(seated.table)
+    timed_out = [event for event in events if isinstance(event, FantasylandTimedOut)]
+    assert [event.seat for event in timed_out] == [earner]
+    revealed = [event for event in events if isinstance(event, FantasylandRevealed)]
+    assert len(revealed) == 1 and revealed[0].nonce == ""
+    spectator.wait_for(
+        lambda: any(m.event.HasField("fantasyland_timed_out") for m in spectator.messages)
+    )
+    spectator.cancel()
+    truths = deal_truths(events)
+    assert watch_violations(spectator.messages, None, truths) == []
+    report = _verified_export(world, seated.table, tmp_path)
+    assert report["ok"] is True, report

@@ -27,6 +27,7 @@ from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandTimedOut,
     StreetDealt,
 )
 from sapsam.domain.open_face.table_decide import read_recorded_rules
@@ -276,6 +277,14 @@ def open_face_event(
         return _cards_placed(table_id, event, play, after, base)
     if isinstance(event, FantasylandCommitted) and play is not None:
         return _fantasyland_committed(table_id, event, before, play, base), None
+    if isinstance(event, FantasylandTimedOut):
+        base.fantasyland_timed_out.CopyFrom(
+            table_event_pb2.FantasylandTimedOut(
+                deal=resources.deal_name(table_id, event.deal_number),
+                seat=resources.seat_name(table_id, event.seat),
+            )
+        )
+        return base, None
     if isinstance(event, FantasylandRevealed):
         base.fantasyland_revealed.CopyFrom(
             table_event_pb2.FantasylandRevealed(

@@ -66,6 +66,7 @@ class TableEvent(_message.Message):
     CARDS_PLACED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_COMMITTED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_REVEALED_FIELD_NUMBER: _builtins.int
+    FANTASYLAND_TIMED_OUT_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -188,6 +189,12 @@ class TableEvent(_message.Message):
     def fantasyland_revealed(self) -> Global___FantasylandRevealed:
         """Open face: a Fantasyland seat opened its hand at the end of the deal."""
 
+    @_builtins.property
+    def fantasyland_timed_out(self) -> Global___FantasylandTimedOut:
+        """Open face: a Fantasyland seat did not set its hand in time; the server sets it by the rule
+        set's timeout_policy and opens it with the seed (a FantasylandRevealed with no nonce).
+        """
+
     def __init__(
         self,
         *,
@@ -222,12 +229,13 @@ class TableEvent(_message.Message):
         cards_placed: Global___CardsPlaced | None = ...,
         fantasyland_committed: Global___FantasylandCommitted | None = ...,
         fantasyland_revealed: Global___FantasylandRevealed | None = ...,
+        fantasyland_timed_out: Global___FantasylandTimedOut | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed", "fantasyland_timed_out"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -912,7 +920,9 @@ class CardsPlaced(_message.Message):
 
     @_builtins.property
     def next_deadline_time(self) -> _timestamp_pb2.Timestamp:
-        """By when the next seat to place must have placed; unset when nobody is due or no limit runs."""
+        """By when the next seat to place must have placed (when nobody places next but a Fantasyland
+        hand is still to be set: by when it must be set); unset when nobody is due or no limit runs.
+        """
 
     def __init__(
         self,
@@ -1000,6 +1010,34 @@ class FantasylandCommitted(_message.Message):
 Global___FantasylandCommitted: _TypeAlias = FantasylandCommitted  # noqa: Y015
 
 @_typing.final
+class FantasylandTimedOut(_message.Message):
+    """Public payload of FantasylandTimedOut (open face): no card; the hand stays face down until
+    the seed's reveal.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the Fantasyland seat."""
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FantasylandTimedOut: _TypeAlias = FantasylandTimedOut  # noqa: Y015
+
+@_typing.final
 class FantasylandRevealed(_message.Message):
     """Public payload of FantasylandRevealed (open face)."""
 
@@ -1016,7 +1054,7 @@ class FantasylandRevealed(_message.Message):
     seat: _builtins.str
     """Name of the Fantasyland seat."""
     nonce: _builtins.bytes
-    """The commitment's nonce."""
+    """The commitment's nonce; empty for a hand the server set after a timeout (no commitment)."""
     dead: _builtins.bool
     """The rows are out of order: the hand is dead."""
     @_builtins.property

@@ -180,7 +180,7 @@ PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "straight flush 10, royal 15; middle twice those).",
         "thirteen_waters": "The closed game with the extended specials Thirteen Waters servers "
         "play (sapsam's amounts; no source gives them): per row, 004's royalties for won rows, "
-        "and the four naturals plus eight specials, declared before committing.",
+        "and the four naturals plus nine specials, declared before committing.",
     }
 )
 """One line for each preset, in English: what ``sapsam rules list`` and ``ListRuleSets`` show."""

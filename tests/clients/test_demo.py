@@ -85,3 +85,20 @@ def test_an_unknown_preset_is_refused_before_anything_starts() -> None:
         )
         assert completed.returncode == 1 and completed.stdout == ""
         assert "unknown rule set preset 'capsa' (known presets: pagat," in completed.stderr
+
+
+def test_a_seat_count_or_series_the_preset_cannot_play_is_refused_before_anything_starts() -> None:
+    """Bad input is one line naming the option, before a database or a server starts (the
+    four-player presets seat four: CreateTable's refusal was a traceback)."""
+    sapsam = Path(sys.executable).parent / "sapsam"
+    for options, message in (
+        (["--preset", "four_player", "--seat-count", "2"], "--seat-count must be 4 under"),
+        (["--seat-count", "5"], "--seat-count must be 2 to 4 under preset 'pagat', not 5"),
+        (["--deals", "0"], "--deals must be 1 to 10,000, not 0"),
+    ):
+        completed = subprocess.run(
+            [str(sapsam), "demo", *options], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert completed.returncode == 1 and completed.stdout == "", options
+        assert completed.stderr.startswith("sapsam demo: ")
+        assert message in completed.stderr and completed.stderr.count("\n") == 1, completed.stderr

@@ -261,6 +261,19 @@ def watch_and_verify(
     return ok
 
 
+def _refused_counts(rule_set: Any, seat_count: int, deals: int) -> str | None:
+    """Why ``--seat-count`` or ``--deals`` cannot make a table of ``rule_set``, else None."""
+    from sapsam.rules.ruleset import MAX_SERIES_LENGTH
+
+    low, high = rule_set.min_seats, rule_set.max_seats
+    if not low <= seat_count <= high:
+        seats = f"{low} to {high}" if low < high else f"{low}"
+        return f"--seat-count must be {seats} under preset {rule_set.name!r}, not {seat_count}"
+    if not 1 <= deals <= MAX_SERIES_LENGTH:
+        return f"--deals must be 1 to {MAX_SERIES_LENGTH:,}, not {deals}"
+    return None
+
+
 def _demo(arguments: argparse.Namespace) -> int:
     try:
         from sapsam_client import connect
@@ -273,9 +286,13 @@ def _demo(arguments: argparse.Namespace) -> int:
     from sapsam.rules.ruleset import RuleSetError
 
     try:
-        preset(arguments.preset)  # before a database and a server are started for nothing
+        rule_set = preset(arguments.preset)  # before a database and a server start for nothing
     except RuleSetError as error:
         print(f"sapsam demo: {error}", file=sys.stderr)
+        return FAILED
+    refused = _refused_counts(rule_set, arguments.seat_count, arguments.deals)
+    if refused:
+        print(f"sapsam demo: {refused}", file=sys.stderr)
         return FAILED
     started = time.monotonic()
     operator_token = secrets.token_urlsafe(24)

@@ -204,7 +204,9 @@ class _NaturalsTableEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Natural
     NATURALS_TABLE_CLASSIC: _NaturalsTable.ValueType  # 2
     """Six pairs, three straights, three flushes and the dragon (sources 002 and 004)."""
     NATURALS_TABLE_EXTENDED: _NaturalsTable.ValueType  # 3
-    """The classic four and the specials Thirteen Waters servers play (docs/rules.md §2.9.2)."""
+    """The classic four and the specials Thirteen Waters servers play (docs/rules.md §2.9.2; three
+    straight flushes from rules version 7).
+    """
 
 class NaturalsTable(_NaturalsTable, metaclass=_NaturalsTableEnumTypeWrapper):
     """Which naturals (whole 13-card hands that win at once) a seat may declare (docs/rules.md §2.9).
@@ -220,7 +222,9 @@ NATURALS_TABLE_NONE: NaturalsTable.ValueType  # 1
 NATURALS_TABLE_CLASSIC: NaturalsTable.ValueType  # 2
 """Six pairs, three straights, three flushes and the dragon (sources 002 and 004)."""
 NATURALS_TABLE_EXTENDED: NaturalsTable.ValueType  # 3
-"""The classic four and the specials Thirteen Waters servers play (docs/rules.md §2.9.2)."""
+"""The classic four and the specials Thirteen Waters servers play (docs/rules.md §2.9.2; three
+straight flushes from rules version 7).
+"""
 Global___NaturalsTable: _TypeAlias = NaturalsTable  # noqa: Y015
 
 class _SixPairsCounting:
@@ -430,8 +434,8 @@ class RuleSet(_message.Message):
     At most 64 characters.
     """
     rules_version: _builtins.int
-    """Version of the rules engine that scores this table (docs/rules.md §2.6): 5 for every table
-    created now, 1 to 4 for tables recorded before. Output only: the server sets it.
+    """Version of the rules engine that scores this table (docs/rules.md §2.6): 7 for every table
+    created now, 1 to 6 for tables recorded before. Output only: the server sets it.
     """
     scoring_method: Global___ScoringMethod.ValueType
     """How each pair of players settles a deal."""

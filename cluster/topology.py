@@ -239,6 +239,8 @@ class Cluster:
             "SAPSAM_SERVER_NAME": "sapsam-cluster",
             "SAPSAM_LOG_FORMAT": "json",
             "SAPSAM_GRACE_SECONDS": "2",
+            # Long enough for HAProxy's checks (two failures 0.5 s apart) to take it out.
+            "SAPSAM_DRAIN_SECONDS": "2",
         }
         with node.log.open("ab") as log:
             log.write(f"## cluster: start #{node.starts + 1} {time.time():.3f}\n".encode())

@@ -137,7 +137,10 @@ def test_bots_through_the_balancer_finish_while_a_replica_is_killed(
     # HAProxy notices within two failed checks; calls meanwhile are retried (by HAProxy on
     # another replica, or by the client) and acknowledged as usual.
     load.wait_for_calls(ledger, before + 60)
-    assert cluster.server_states()[victim.name] == "DOWN"
+    deadline = time.monotonic() + 10
+    while cluster.server_states()[victim.name] != "DOWN":  # two failed checks, 0.5 s apart
+        assert time.monotonic() < deadline, cluster.server_states()
+        time.sleep(0.1)
     cluster.start_replica(victim)
     cluster.wait_ready(victim)
     back = time.monotonic() - killed_at
@@ -283,7 +286,7 @@ def test_a_rolling_restart_behind_the_balancer_loses_nothing(
     cluster: Cluster, ledger: Ledger
 ) -> None:
     """Each replica in turn stopped gracefully (SIGTERM: /ready says 503 at once, HAProxy stops
-    sending it calls) and started again, under load."""
+    sending it calls while it drains, then it stops) and started again, under load."""
     load = Load(cluster, ledger, 2, first=LANES + 2)
     load.wait_for_calls(ledger, len(ledger.snapshot()) + 30)
     exits = []
@@ -295,6 +298,8 @@ def test_a_rolling_restart_behind_the_balancer_loses_nothing(
     load.finish()
     print(json.dumps({"load": load.report(), "exits": exits}))
     assert exits == [0] * len(cluster.nodes)
+    # Drained (--drain-seconds): HAProxy took each out before it refused any call.
+    assert not any("SERVER_STOPPING" in key and "failed" in key for key in load.stats.counts)
     assert load.failures() == []
     assert load.tables and all(table.completed for table in load.tables), load.tables
     assert all(not table.seat_errors for table in load.tables), load.tables

@@ -5,14 +5,20 @@ health check's body; cluster/haproxy.py)."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
+from pathlib import Path
 
+import grpc
 import pytest
+from api_client import Api
 from grpc_health.v1 import health, health_pb2
+from test_standby_reads import serve
+from test_two_processes import free_port
 
 from sapsam.api.metrics_endpoint import (
     LIVE_PATH,
@@ -97,3 +103,38 @@ def test_a_loop_that_does_not_answer_is_neither_ready_nor_live() -> None:
     thread.join()
     loop.close()
     assert endpoint.serving.status(READY_SERVICE) == "STOPPED"
+
+
+def test_a_draining_server_is_not_ready_but_still_serves_calls(
+    database_url: str, tmp_path: Path
+) -> None:
+    """`--drain-seconds`: on SIGTERM /ready says 503 at once, calls are still served for that
+    long (a balancer checking /ready takes the process out meanwhile), then it stops."""
+    metrics_port = free_port()
+    process, port = serve(
+        database_url,
+        tmp_path,
+        "--drain-seconds",
+        "3",
+        "--metrics-listen",
+        f"127.0.0.1:{metrics_port}",
+    )
+    try:
+        assert get(metrics_port, READY_PATH) == (200, "SERVING\n")
+        process.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        while get(metrics_port, READY_PATH)[0] != 503:
+            assert time.monotonic() - signalled < 2.5, "/ready never said 503"
+            time.sleep(0.05)
+        assert get(metrics_port, READY_PATH) == (503, "NOT_SERVING\n")
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            # A call that writes, answered while draining.
+            api = Api(channel, database_url)
+            assert api.register("late caller").token
+        assert time.monotonic() - signalled < 3.0  # (else the call proves nothing)
+        assert process.wait(60) == 0
+        assert time.monotonic() - signalled >= 3.0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -27,6 +27,7 @@ strikes (a ping flood is not served).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import multiprocessing
@@ -133,6 +134,10 @@ class ServerConfig:
     """Let several processes listen on the same port (only for ``--workers``)."""
     grace_seconds: float = 5.0
     """How long calls in flight may take to finish once stopping begins."""
+    drain_seconds: float = 0.0
+    """On SIGTERM, how long to go on serving every call while health says NOT_SERVING, before
+    stopping begins: a load balancer that checks the health (``/ready``) takes the process out
+    meanwhile, so no call is refused SERVER_STOPPING (``sapsam serve --drain-seconds``)."""
     limits: CallerLimits = field(default_factory=CallerLimits)
     """Registrations per address, calls and open streams per player (``sapsam.api.limits``)."""
     max_receive_message_bytes: int = DEFAULT_MAX_RECEIVE_MESSAGE_BYTES
@@ -407,6 +412,8 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
             "serving on %s (port %d, %s, pid %d)", config.listen, served.port, scheme, os.getpid()
         )
         await stopping.wait()
+        if config.drain_seconds > 0:
+            await _drain(served, stopping, config.drain_seconds)
         _logger.info("stopping: finishing calls in flight")
         await served.stop()
         _logger.info("stopped")
@@ -414,6 +421,15 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
     finally:
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(number)
+
+
+async def _drain(served: ServedServer, stopping: asyncio.Event, seconds: float) -> None:
+    """Say NOT_SERVING and go on serving for ``seconds`` (a second signal ends it early)."""
+    _logger.info("draining: NOT_SERVING, still serving calls for %g s", seconds)
+    await served.health.enter_graceful_shutdown()
+    stopping.clear()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stopping.wait(), seconds)
 
 
 def run_worker_processes(count: int, target: Callable[..., int], arguments: tuple[Any, ...]) -> int:

@@ -186,6 +186,7 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         reuse_port=arguments.workers > 1,
         bench_echo=arguments.bench_echo,
         grace_seconds=_non_negative(arguments.grace_seconds, "--grace-seconds"),
+        drain_seconds=_non_negative(arguments.drain_seconds, "--drain-seconds"),
         limits=_caller_limits(arguments),
         max_receive_message_bytes=_max_message_bytes(arguments.max_message_bytes),
     )
@@ -283,6 +284,14 @@ def _add_stop_and_limit_arguments(parser: argparse.ArgumentParser) -> None:
         default=_GRACE_DEFAULT,
         help="on SIGTERM, how long calls in flight may take to finish; calls still running then"
         f" are answered UNAVAILABLE (default {_GRACE_DEFAULT:g})",
+    )
+    parser.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=0.0,
+        help="on SIGTERM, first report NOT_SERVING (gRPC health, /ready) and go on serving every"
+        " call this long, so a load balancer checking the health stops sending calls before"
+        " any is refused (default 0: stop at once; docs/operations.md)",
     )
     group = parser.add_argument_group("limits per caller (0 turns one off)")
     group.add_argument(

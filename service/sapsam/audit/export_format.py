@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from sapsam.log.chain import GENESIS_HASH, canonical_json
 from sapsam.log.records import JsonObject, RecordedEvent
+from sapsam.rules.open_face.parameters import HAND_CARDS
 
 FORMAT_TAG: Final = "sapsam-audit-export"
 FORMAT_VERSION: Final = 1
@@ -538,13 +539,36 @@ def select_deal(
 
 def _withheld_reveals(events: Sequence[RecordedEvent], running: _DealSpan) -> int:
     """Index of the last event of a running deal that may be exported: the one before its first
-    ``ArrangementRevealed``.
+    ``ArrangementRevealed``, or, at an open-face table while a Fantasyland hand is still being
+    set, the one before its first ``CardsPlaced``.
 
     A reveal carries a seat's rows and nonce, which nobody may see before the deal is scored (the
     API's views hold them back until then too), the operator included; the export stops there, so
-    its chain stays whole and the deal reads as pending.
+    its chain stays whole and the deal reads as pending. Open face's placements are face up, but
+    while a Fantasyland hand is neither committed nor timed out every other seat's placements are
+    shown to their own seat only (``deal_views.may_see_board``; 001: the others place while the
+    Fantasyland hand is set, hidden until it is committed), so they stay out of the export too.
     """
+    unset: set[int] = set()
+    first_placement: int | None = None
     for index in range(running.first, running.last + 1):
-        if events[index].type == "ArrangementRevealed":
+        event = events[index]
+        if event.type == "ArrangementRevealed":
             return index - 1
+        if event.type == "StreetDealt" and event.data.get("street") == 0:
+            # A Fantasyland seat is dealt a whole hand (13 cards or more) on the first street.
+            counts = event.data.get("card_counts")
+            unset = {
+                seat
+                for seat, count in enumerate(counts if isinstance(counts, list) else ())
+                if isinstance(count, int) and count >= HAND_CARDS
+            }
+        elif event.type in ("FantasylandCommitted", "FantasylandTimedOut"):
+            seat = event.data.get("seat")
+            if isinstance(seat, int):
+                unset.discard(seat)
+        elif event.type == "CardsPlaced" and first_placement is None:
+            first_placement = index
+    if unset and first_placement is not None:
+        return first_placement - 1
     return running.last

@@ -17,13 +17,17 @@ from pathlib import Path
 import grpc
 import psycopg
 import pytest
-from api_client import Api
+from api_client import Api, bearer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from test_metrics_endpoint import scrape, value
 from test_two_processes import free_port
 
 from cluster.postgres import ReplicatedPostgres
-from sapsam_proto.v1 import table_service_pb2
+from sapsam_proto.v1 import (
+    table_service_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
 
 MAX_LAG = 3.0
 
@@ -113,6 +117,26 @@ def test_lists_read_the_standby_within_the_bound_and_the_primary_past_it(
             while first not in listed(api, token):
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
+            # A leaderboard is a read that may lag too: it goes to the standby once the server
+            # has measured it current.
+            while True:
+                before = scrape(metrics_port)
+                lag = value(before, "sapsam_standby_lag_seconds")
+                if lag is not None and lag < 1.0:
+                    break
+                assert time.monotonic() < deadline, f"the standby's lag: {lag}"
+                time.sleep(0.1)
+            tournaments = tournament_service_pb2_grpc.TournamentServiceStub(channel)
+            board = tournaments.GetLeaderboard(
+                tournament_service_pb2.GetLeaderboardRequest(), metadata=bearer(token)
+            )
+            assert list(board.entries) == []
+            after = scrape(metrics_port)
+            on_standby = [
+                value(samples, "sapsam_lagging_reads_total", database="standby") or 0
+                for samples in (before, after)
+            ]
+            assert on_standby[1] - on_standby[0] >= 1
             with psycopg.connect(standby, autocommit=True) as connection:
                 connection.execute("SELECT pg_wal_replay_pause()")
                 paused_at = time.monotonic()

@@ -152,6 +152,13 @@ def test_lists_read_the_standby_within_the_bound_and_the_primary_past_it(
                     time.sleep(0.1)
                 connection.execute("SELECT pg_wal_replay_resume()")
             samples = scrape(metrics_port)
+            # The standby dies: the lists go to the primary at the next measurement.
+            replicated.standby.stop("immediate")
+            stopped = time.monotonic()
+            while value(scrape(metrics_port), "sapsam_standby_lag_seconds") is not None:
+                assert time.monotonic() - stopped < 5, "the dead standby still had the reads"
+                time.sleep(0.1)
+            assert second in listed(api, token)
     finally:
         stop(process)
     # Within the bound the list came from the paused standby: the new table was missing ...

@@ -13,8 +13,9 @@ transaction committed before ``t``), and reads how far the standby has replayed
 primary committed before ``t`` is visible there: the standby is *current as of* ``t``. A read
 goes to the standby only while it is current as of a moment at most ``max_lag_seconds`` ago;
 otherwise (the standby lags, cannot be reached, or the primary cannot be measured) it goes to the
-primary. So a read routed to the standby at time ``T`` sees every write the primary acknowledged
-before ``T - max_lag_seconds``. The bound holds whatever the standby's state: disconnected from
+primary; a standby that cannot be reached at a measurement loses the reads at once. So a read
+routed to the standby at time ``T`` sees every write the primary acknowledged before
+``T - max_lag_seconds``. The bound holds whatever the standby's state: disconnected from
 its primary, paused, or promoted (a promoted server replays nothing: ``pg_last_wal_replay_lsn()``
 is NULL, and the reads go to the primary's URL, which then leads to it; docs/operations.md,
 "Promoting the standby").
@@ -38,6 +39,9 @@ MAX_MARKS: Final = 1_000
 """Primary positions kept while the standby has not replayed them (dropping the oldest only
 makes the router more careful)."""
 STANDBY_POOL_SIZE: Final = 8
+STANDBY_TIMEOUT_SECONDS: Final = 1.0
+"""How long a measurement waits for a standby connection before sending the reads to the
+primary."""
 
 _logger = logging.getLogger("sapsam.store.standby_reads")
 
@@ -107,10 +111,16 @@ class StandbyReads:
             ).fetchone()
         assert row is not None
         self._marks.append((taken, int(row[0])))
-        async with self.standby.pool.connection() as connection:
-            row = await (
-                await connection.execute("SELECT pg_last_wal_replay_lsn() - '0/0'::pg_lsn")
-            ).fetchone()
+        try:
+            async with self.standby.pool.connection(timeout=STANDBY_TIMEOUT_SECONDS) as connection:
+                row = await (
+                    await connection.execute("SELECT pg_last_wal_replay_lsn() - '0/0'::pg_lsn")
+                ).fetchone()
+        except BaseException:
+            # Out of reach (or too slow to say): the reads go to the primary from now on,
+            # not once the bound has run out.
+            self.current_as_of = None
+            raise
         replayed = None if row is None or row[0] is None else int(row[0])
         if replayed is None:
             # Not (or no longer) a standby: its position says nothing about the primary's.

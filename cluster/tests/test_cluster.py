@@ -6,11 +6,12 @@ synchronous streaming standby (cluster/topology.py).
   started again mid-load: every acknowledged call is in the log once (torture/checks.py's
   ledger and log checks), nothing half-written;
 - one client connection's calls are spread over every replica, and its lists read the standby;
-- two watchers of one table, each connected straight to a different replica, see the very same
-  event sequence; its deals' audit (export, verify) through the balancer reads the standby;
+- three watchers of one table, each connected straight to a different replica, see the very
+  same event sequence; its deals' audit (export, verify) through the balancer reads the standby;
 - a rolling restart (each replica SIGTERMed and started again) under load loses nothing;
 - the primary dies and the standby is promoted (docs/operations.md, "Promoting the standby"):
-  the replicas follow it with no restart, play goes on, and no acknowledged call is lost.
+  the replicas follow it with no restart, play goes on, no acknowledged call is lost, and every
+  deal of the run verifies (``sapsam audit verify --all``) from the promoted server.
 """
 
 from __future__ import annotations
@@ -229,15 +230,15 @@ def test_watchers_on_different_replicas_see_the_same_events(
         ]
         token = clients[0].token
         assert token
-        sequences: list[list[bytes]] = [[], []]
-        ended = [threading.Event(), threading.Event()]
+        sequences: list[list[bytes]] = [[] for _ in cluster.nodes]
+        ended = [threading.Event() for _ in cluster.nodes]
         watchers = [
             threading.Thread(
                 target=_watch,
                 args=(node.address, table.name, token, sequences[index], ended[index]),
                 daemon=True,
             )
-            for index, node in enumerate((cluster.nodes[0], cluster.nodes[2]))
+            for index, node in enumerate(cluster.nodes)
         ]
         for watcher in watchers:
             watcher.start()
@@ -251,9 +252,9 @@ def test_watchers_on_different_replicas_see_the_same_events(
     for watcher, done in zip(watchers, ended, strict=True):
         watcher.join(60)
         assert done.is_set(), "a watcher did not see the series end"
-    first, second = sequences
+    first, *others = sequences
     assert len(first) == final.version
-    assert first == second
+    assert all(other == first for other in others)
 
     # The audit of its deals, through the balancer, read from the standby (lagging reads).
     def standby_reads() -> float:
@@ -326,6 +327,10 @@ def test_the_replicas_follow_the_promotion_of_the_standby(cluster: Cluster, ledg
     assert_log_holds(cluster.postgres.standby.url(), ledger)
     assert all(node.alive() and node.ready() for node in cluster.nodes)
     assert cluster.servers_up() == len(cluster.nodes)
+    # Every deal of the whole run verifies from the promoted server's log.
+    audited = checks.run_audit(cluster.postgres.standby.url())
+    print(json.dumps({"audit": audited}, default=str))
+    assert audited["exit"] == 0, audited
 
 
 def test_the_folder_is_the_clusters_own(cluster: Cluster) -> None:

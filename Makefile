@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean proto serve demo demo-tournament torture \
+.PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-tournament torture \
 	cluster cluster-test
 
 $(BIN)/python:
@@ -57,6 +57,11 @@ serve: $(STAMP)
 # 8-deal series, every deal's reveal and scores, the standings, and every deal verified from the log.
 demo: $(STAMP)
 	$(BIN)/sapsam demo
+
+# Open face (issue #18): four solver bots over gRPC play an ofc_classic set with a Fantasyland and a
+# timeout (deal 1's seed chosen so one can be earned), each deal's rows and scores, every deal verified.
+demo-ofc: $(STAMP)
+	$(BIN)/sapsam demo --preset ofc_classic
 
 # Twelve bots play a 3-table, 2-round tournament over gRPC on a fresh embedded database; prints each
 # round's tables and the standings, then verifies the seating draw, every deal and the standings.

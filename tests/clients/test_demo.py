@@ -102,3 +102,18 @@ def test_a_seat_count_or_series_the_preset_cannot_play_is_refused_before_anythin
         assert completed.returncode == 1 and completed.stdout == "", options
         assert completed.stderr.startswith("sapsam demo: ")
         assert message in completed.stderr and completed.stderr.count("\n") == 1, completed.stderr
+
+
+def test_the_open_face_demo_shows_a_fantasyland_and_a_timeout(database_url: str) -> None:
+    """`make demo-ofc`'s demo (issue #18), two seats of Turbo here: the SDK's solver bots play
+    an open-face set over gRPC, one of them lets its first turn's time run out (the server's
+    sweeper places for it), one earns a Fantasyland and sets it face down, and every deal
+    verifies from the log."""
+    output = _two_deal_demo(database_url, "--preset", "ofc_turbo", "--seat-count", "2")
+    assert "seat 1 timed out: placed for it" in output
+    assert re.search(r"^  0 .*  FL", output, re.MULTILINE)
+    assert re.search(r"^  tables/\S+: ok \(\d+ deals verified\)$", output, re.MULTILINE)
+    assert re.search(
+        r"^[1-9]\d* Fantasylands?, [1-9]\d* timeouts?; verification: PASSED$", output, re.M
+    )
+    assert max(len(line) for line in output.splitlines()) <= 80

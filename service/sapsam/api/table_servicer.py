@@ -84,6 +84,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         feed: EventFeed,
     ) -> None:
         self._tables = tables
+        self.tables = tables
+        """The table service it serves (a demo chooses a deal's seed source on it)."""
         self._players = players
         self._feed = feed
         self._reads = TableReads(tables)

@@ -51,7 +51,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--preset",
         default="pagat",
-        help="rule set preset, as sapsam rules list shows them (default pagat)",
+        help="rule set preset, as sapsam rules list shows them (default pagat); an open-face "
+        "preset (ofc_classic, ofc_turbo, ...) plays an open-face set instead, with a "
+        "Fantasyland and a timeout",
     )
     # Issue #17's spelling, accepted as the same option; help and docs show --preset only.
     parser.add_argument("--rules", dest="preset", help=argparse.SUPPRESS)
@@ -275,6 +277,10 @@ def _refused_counts(rule_set: Any, seat_count: int, deals: int) -> str | None:
 
 
 def _demo(arguments: argparse.Namespace) -> int:
+    if arguments.preset.startswith("ofc_"):  # open face (issue #18): its own demo
+        from sapsam.cli.open_face_demo import run_open_face_demo
+
+        return run_open_face_demo(arguments)
     try:
         from sapsam_client import connect
     except ImportError as error:

@@ -51,6 +51,7 @@ from sapsam_client.errors import (
     from_rpc_error,
 )
 from sapsam_client.keepalive import KEEPALIVE_OPTIONS
+from sapsam_client.open_face import OpenFaceCalls
 from sapsam_client.player_calls import PlayerCalls, Registration
 from sapsam_client.tournament_calls import TournamentCalls
 from sapsam_proto.v1 import (
@@ -84,12 +85,13 @@ class NoDeadlineWarning(UserWarning):
     """A table was created without an arranging or reveal deadline (it may wait forever)."""
 
 
-class Client(PlayerCalls, TournamentCalls, AuditCalls, Connection):
+class Client(PlayerCalls, TournamentCalls, AuditCalls, OpenFaceCalls, Connection):
     """A connection to a sapsam server, acting as one player (or the operator, or nobody): one
     method per RPC (the player calls from :class:`~sapsam_client.player_calls.PlayerCalls`, a
     player's tournament calls from :class:`~sapsam_client.tournament_calls.TournamentCalls`, the
-    hand history and disputes from :class:`~sapsam_client.audit_calls.AuditCalls`, the
-    plumbing from :class:`~sapsam_client.connection.Connection`).
+    hand history and disputes from :class:`~sapsam_client.audit_calls.AuditCalls`, open face's
+    from :class:`~sapsam_client.open_face.OpenFaceCalls`, the plumbing from
+    :class:`~sapsam_client.connection.Connection`).
 
     ``attempts`` bounds how often one request is sent; ``timeout`` is each attempt's deadline in
     seconds; ``backoff_seconds`` and ``max_backoff_seconds`` shape the pauses between attempts

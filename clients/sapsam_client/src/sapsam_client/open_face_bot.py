@@ -1,0 +1,219 @@
+"""A bot that plays one seat of an open-face table with the placement solver (issue #18).
+
+It follows the table by polling ``GetTable`` (its public ``open_face`` view says whose turn it
+is): the first seat starts each deal, the cutter cuts, and on its turn the seat asks
+``GetMyHand`` for its cards and places the street's by ``sapsam.rules.open_face.solver``
+(Monte Carlo over the cards it has not seen, seeded, so a replayed choice is the same). A seat in
+Fantasyland sets its hand by ``solve_fantasyland``, commits it (scheme 2) and opens it at the end.
+The solver comes from the rules extra (``sapsam_client.rules``); the server judges every move.
+
+``late_once`` makes the bot let its first turn's time run out (``move_seconds``), so that the
+server's sweeper places for it: ``sapsam demo-ofc`` shows a timeout that way.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from sapsam_client.client import Client
+from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
+from sapsam_client.errors import SapsamError
+from sapsam_client.rules import rules_module
+from sapsam_proto.v1 import open_face_pb2, table_pb2
+
+POLL_SECONDS: Final = 0.02
+ROLLOUTS: Final = 8
+"""The solver's futures per candidate placement: fewer than its default, for a quick demo."""
+
+
+def open_face_rules(message: open_face_pb2.OpenFaceRuleSet) -> Any:
+    """The table's rule set as the rules code takes it (``OpenFaceRules``)."""
+    parameters = rules_module("open_face.parameters")
+    return parameters.OpenFaceRules.from_dict(
+        {
+            "name": message.name,
+            "street_cards": list(message.street_cards),
+            "min_seats": message.min_seats,
+            "max_seats": message.max_seats,
+            "two_of_three_points": message.two_of_three_points,
+            "scoop_points": message.scoop_points,
+            "royalty_table": message.royalty_table,
+            "middle_trips_royalty": message.middle_trips_royalty,
+            "fantasyland_entry_rank": message.fantasyland_entry_rank or None,
+            "fantasyland_cards": message.fantasyland_cards,
+            "fantasyland_reentry": message.fantasyland_reentry,
+            "fantasyland_max_consecutive": (
+                message.fantasyland_max_consecutive
+                if message.HasField("fantasyland_max_consecutive")
+                else None
+            ),
+            "timeout_policy": message.timeout_policy,
+            "automatic_moves": message.automatic_moves,
+            "move_seconds": message.move_seconds if message.HasField("move_seconds") else None,
+        }
+    )
+
+
+def choose_placement(rules: Any, board: Any, dealt: Any, seed: int, *, hunt: bool = False) -> Any:
+    """The bot's placement of ``dealt`` (rules' cards) on ``board``: the solver's; with
+    ``hunt``, on the first street a pair that earns Fantasyland (the rule set's entry rank or
+    better) goes to the front row first, the rest by the solver. A pure function of its
+    arguments (the solver is seeded), so a deal's play can be foreseen from its cards."""
+    board_module = rules_module("open_face.board")
+    solver = rules_module("open_face.solver")
+    entry = rules.fantasyland_entry_rank
+    if hunt and entry is not None and not board.cards and len(dealt) == 5:
+        lowest = "23456789TJQKA".index(entry)
+        pairs = sorted(
+            (
+                (first, second)
+                for index, first in enumerate(dealt)
+                for second in dealt[index + 1 :]
+                if first.rank == second.rank and first.rank >= lowest
+            ),
+            key=lambda pair: -pair[0].rank,
+        )
+        if pairs:
+            pair = pairs[0]
+            rest = [card for card in dealt if card not in pair]
+            started = board_module.Board(tuple(pair), (), ())
+            placed = solver.solve_placement(rules, started, rest, seed=seed, rollouts=ROLLOUTS)
+            chosen = placed.placement
+            return board_module.Placement((*pair, *chosen.front), chosen.middle, chosen.back)
+    return solver.solve_placement(rules, board, dealt, seed=seed, rollouts=ROLLOUTS).placement
+
+
+def placement_seed(bot_seed: int, deal_number: int, street: int) -> int:
+    """The solver's seed for one of a bot's moves."""
+    return bot_seed * 1000 + deal_number * 20 + street
+
+
+@dataclass
+class OpenFaceBot:
+    """One seat's bot: ``client`` acts as the seat's player (``player_id`` without
+    ``players/``)."""
+
+    client: Client
+    table: str
+    seat: str
+    player_id: str
+    seed: int = 0
+    late_once: bool = False
+    hunt: bool = False
+    """Go for Fantasyland: a high pair dealt on the first street goes to the front row."""
+    stop: threading.Event = field(default_factory=threading.Event)
+    nonces: dict[int, bytes] = field(default_factory=dict)
+    settings: dict[int, Rows] = field(default_factory=dict)
+    moves: int = 0
+
+    @property
+    def position(self) -> int:
+        return int(self.seat.rsplit("/", 1)[1])
+
+    def play(self) -> None:
+        """Play until the set is over (or ``stop`` is set)."""
+        while not self.stop.is_set():
+            table = self.client.get_table(self.table)
+            if table.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE:
+                return
+            try:
+                acted = self._step(table)
+            except SapsamError:
+                acted = False  # a race (another seat, the sweeper) moved the table: look again
+            if not acted:
+                time.sleep(POLL_SECONDS)
+
+    def _step(self, table: table_pb2.Table) -> bool:
+        if table.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and self.position == 0:
+            self.client.start_deal(self.table, expected_version=table.version)
+            return True
+        if table.phase == table_pb2.TABLE_PHASE_AWAITING_CUT and table.cutter_seat == self.seat:
+            self.client.cut_deck(self.seat, 1 + (self.seed + table.deal_number) % 51)
+            return True
+        if table.phase != table_pb2.TABLE_PHASE_PLAYING:
+            return False
+        deal = table.open_face
+        me = deal.seats[self.position]
+        if me.fantasyland:
+            if not me.committed:
+                self._commit(table)
+                return True
+            if deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_FANTASYLAND and not me.revealed:
+                self._reveal(deal.deal_number)
+                return True
+            return False
+        if deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING and deal.turn_seat == self.seat:
+            if self.late_once and table.HasField("deadline_time"):
+                self.late_once = False
+                late = table.deadline_time.ToMilliseconds() / 1000 - time.time() + 1.5
+                self.stop.wait(max(late, 0))  # let the time run out: the sweeper places
+                return True
+            self._place(table)
+            return True
+        return False
+
+    def _place(self, table: table_pb2.Table) -> None:
+        cards = rules_module("cards")
+        board_module = rules_module("open_face.board")
+        hand = self.client.get_open_face_hand(self.seat)
+        if not hand.my_turn:
+            return
+        front, middle, back = (cards.parse_cards(list(row)) for row in hand.rows)
+        board = board_module.Board(front, middle, back)
+        dealt = cards.parse_cards(list(hand.to_place()))
+        placement = choose_placement(
+            open_face_rules(table.open_face_rule_set),
+            board,
+            dealt,
+            placement_seed(self.seed, hand.deal_number, hand.street),
+            hunt=self.hunt,
+        )
+        self.client.place_cards(
+            self.seat,
+            hand.street,
+            [str(card) for card in placement.front],
+            [str(card) for card in placement.middle],
+            [str(card) for card in placement.back],
+            deal=hand.deal_number,
+        )
+        self.moves += 1
+
+    def _commit(self, table: table_pb2.Table) -> None:
+        cards = rules_module("cards")
+        setting = rules_module("open_face.fantasyland_setting")
+        hand = self.client.get_open_face_hand(self.seat)
+        arrangement, _ = setting.solve_fantasyland(
+            open_face_rules(table.open_face_rule_set), cards.parse_cards(list(hand.cards))
+        )
+        rows = Rows.of(
+            (str(card) for card in arrangement.front),
+            (str(card) for card in arrangement.middle),
+            (str(card) for card in arrangement.back),
+        )
+        nonce = fresh_nonce()
+        commitment = arrangement_commitment(
+            self.table.removeprefix("tables/"),
+            hand.deal_number,
+            self.position,
+            rows,
+            nonce,
+            scheme=2,
+            player_id=self.player_id,
+        )
+        self.nonces[hand.deal_number] = nonce
+        self.settings[hand.deal_number] = rows
+        self.client.commit_fantasyland(self.seat, commitment, deal=hand.deal_number)
+
+    def _reveal(self, number: int) -> None:
+        rows = self.settings[number]
+        self.client.reveal_fantasyland(
+            self.seat,
+            list(rows.front),
+            list(rows.middle),
+            list(rows.back),
+            self.nonces[number],
+            deal=number,
+        )

@@ -27,7 +27,7 @@ from typing import Any, Final
 from sapsam.cli.wording import plural
 
 FAILED: Final = 1
-MOVE_SECONDS: Final = 2
+MOVE_SECONDS: Final = 3
 """The demo table's time per placement: short, so the deliberate timeout costs little."""
 MAX_SETS: Final = 4
 SEED_TRIES: Final = 2000
@@ -187,6 +187,22 @@ def run_open_face_demo(arguments: argparse.Namespace) -> int:
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.cli.bootstrap import build_services
     from sapsam.cli.demo_command import demo_database, describe_demo_database
+    from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS
+
+    rules = OPEN_FACE_PRESETS.get(arguments.preset)
+    if rules is None:
+        known = ", ".join(OPEN_FACE_PRESETS)
+        print(
+            f"sapsam demo: unknown open-face preset {arguments.preset!r} ({known})", file=sys.stderr
+        )
+        return FAILED
+    if not rules.min_seats <= arguments.seat_count <= rules.max_seats:
+        print(
+            f"sapsam demo: --seat-count must be {rules.min_seats} to {rules.max_seats} under "
+            f"preset {arguments.preset!r}, not {arguments.seat_count}",
+            file=sys.stderr,
+        )
+        return FAILED
 
     started = time.monotonic()
     operator_token = secrets.token_urlsafe(24)

@@ -112,13 +112,8 @@ def signature_holds(public_key: bytes, message: bytes, signature: bytes) -> bool
     A key or signature of the wrong size, or a key that is no curve point, is simply False."""
     if len(public_key) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
         return False
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    # libsodium first, OpenSSL for what it refuses: the same answers, twice as fast for a
+    # signature that holds (sapsam.log.ed25519).
+    from sapsam.log import ed25519
 
-    try:
-        Ed25519PublicKey.from_public_bytes(bytes(public_key)).verify(
-            bytes(signature), bytes(message)
-        )
-    except (InvalidSignature, ValueError):
-        return False
-    return True
+    return ed25519.holds(bytes(public_key), bytes(signature), bytes(message))

@@ -23,7 +23,8 @@ ignored (kept as unverified); one that matches a known key must verify, or the w
 refused; a note with no verified signature is refused. So a server key and any number of
 witnesses can sign the same checkpoint, and a reader who pins only some of them still reads it.
 
-``cryptography`` is imported only where a key signs or verifies, so parsing costs no start-up.
+``cryptography`` (keys) and libsodium (signing and verifying, ``sapsam.log.ed25519``) are imported
+only where a key signs or verifies, so parsing costs no start-up.
 Pure: no I/O.
 """
 
@@ -39,10 +40,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-        Ed25519PrivateKey,
-        Ed25519PublicKey,
-    )
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 ED25519: Final = 0x01
 """Signature type of an Ed25519 note signature."""
@@ -230,7 +228,7 @@ class VerifierKey:
     def verify(self, text: str, signature: Signature) -> int | None:
         """Check ``signature`` (by this key's name and id) over ``text``; raises
         ``NoteVerificationError`` if it does not hold. Returns a cosignature's time, else None."""
-        from cryptography.exceptions import InvalidSignature
+        from sapsam.log import ed25519
 
         message = text.encode()
         raw = signature.signature
@@ -243,18 +241,9 @@ class VerifierKey:
                 raise NoteVerificationError(f"invalid cosignature time for key {self.label}")
             message = _COSIGNATURE_HEADER.format(time=timestamp).encode() + message
             raw = raw[8:]
-        try:
-            self._ed25519.verify(raw, message)
-        except InvalidSignature:
-            raise NoteVerificationError(f"invalid signature for key {self.label}") from None
+        if not ed25519.holds(self.public_key, raw, message):
+            raise NoteVerificationError(f"invalid signature for key {self.label}")
         return timestamp
-
-    @cached_property
-    def _ed25519(self) -> Ed25519PublicKey:
-        """The key as ``cryptography`` holds it (made once per key, not at every signature)."""
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-        return Ed25519PublicKey.from_public_bytes(self.public_key)
 
     @property
     def label(self) -> str:
@@ -265,18 +254,28 @@ class VerifierKey:
 class NoteSigner:
     """An Ed25519 private key under a name: signs notes (type 0x01) or cosigns them (0x04)."""
 
-    __slots__ = ("_private", "name", "signature_type", "verifier")
+    __slots__ = ("_private", "_secret", "name", "signature_type", "verifier")
 
     def __init__(
         self, name: str, private_key: Ed25519PrivateKey, signature_type: int = ED25519
     ) -> None:
-        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+        from cryptography.hazmat.primitives.serialization import (
+            Encoding,
+            NoEncryption,
+            PrivateFormat,
+            PublicFormat,
+        )
+
+        from sapsam.log import ed25519
 
         public = private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         self.verifier = VerifierKey(name, signature_type, public)
         self.name = name
         self.signature_type = signature_type
         self._private = private_key
+        # libsodium's form of the same key, which signs (sapsam.log.ed25519: the same bytes).
+        seed = private_key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        self._secret = ed25519.secret_key(seed)
 
     @classmethod
     def from_seed(cls, name: str, seed: bytes, signature_type: int = ED25519) -> NoteSigner:
@@ -338,7 +337,10 @@ class NoteSigner:
             prefix = timestamp.to_bytes(8, "big")
         elif timestamp is not None:
             raise NoteError("only a cosignature carries a time")
-        return Signature(self.name, self.verifier.key_id, prefix + self._private.sign(message))
+        from sapsam.log import ed25519
+
+        signed = ed25519.sign(self._secret, message)
+        return Signature(self.name, self.verifier.key_id, prefix + signed)
 
 
 def sign_note(text: str, signers: Iterable[NoteSigner], timestamp: int | None = None) -> str:

@@ -306,19 +306,14 @@ def test_bad_input_is_refused_clearly_and_writes_nothing(world: World) -> None:
     assert _refused(world, "ConfirmArrangement", confirm, on_turn.token)[1] == "WRONG_GAME"
     deal_result = table_service_pb2.GetDealResultRequest(name=table.current_deal)
     assert _refused(world, "GetDealResult", deal_result, on_turn.token)[1] == "WRONG_GAME"
-    # The operator's commands not served at an open-face table yet: refused, nothing written.
+    # The operator's forced timeout is not served at an open-face table yet: refused, nothing
+    # written.
     operator = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
     for method, request in [
         (
             "ForceSeatTimeout",
             operator_service_pb2.ForceSeatTimeoutRequest(
                 request_id=str(uuid.uuid4()), table=seated.table, seat=on_turn.position
-            ),
-        ),
-        (
-            "VoidDeal",
-            operator_service_pb2.VoidDealRequest(
-                request_id=str(uuid.uuid4()), deal=table.current_deal, reason="test"
             ),
         ),
     ]:
@@ -411,3 +406,30 @@ def test_a_placement_past_its_time_is_made_by_the_server(world: World) -> None:
     assert len(automatic) >= 1
     # The other seat plays on.
     assert play_move(world, seated, Played())
+
+
+def test_the_operator_voids_an_open_face_deal_and_the_next_is_dealt_again(
+    world: World, tmp_path: Path
+) -> None:
+    seated = open_face_table(world, 2, "ofc_turbo")
+    start_and_cut(world, seated)
+    before = table_of(world, seated)
+    assert before.phase == table_pb2.TABLE_PHASE_PLAYING
+    operator = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
+    operator.VoidDeal(
+        operator_service_pb2.VoidDealRequest(
+            request_id=str(uuid.uuid4()), deal=before.current_deal, reason="a test void"
+        ),
+        metadata=world.operator,
+    )
+    after = table_of(world, seated)
+    assert after.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS
+    # The set goes on: the voided deal is dealt again by the same dealer, and played out.
+    played = Played()
+    deals = play_set(world, seated, played)
+    assert deals >= 2
+    assert table_of(world, seated).dealer_seat
+    events = world.api.logged_events(seated.table)
+    assert any(type(event).__name__ == "DealVoided" for event in events)
+    report = _verified_export(world, seated.table, tmp_path)
+    assert report["ok"] is True, report

@@ -183,7 +183,7 @@ class OperatorServicer(operator_service_pb2_grpc.OperatorServiceServicer):
         state = await self._tables.load(table_id)
         facts = views.facts_from_first_event(await self._reads.first_event(table_id))
         names = await self._players.display_names(state.seats)
-        return views.table_message(state, facts, names)
+        return views.table_message_of_any_family(state, facts, names)
 
 
 def add_operator_service(servicer: OperatorServicer | None, server: grpc.aio.Server) -> None:

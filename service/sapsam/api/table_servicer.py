@@ -31,7 +31,6 @@ from sapsam.api.deal_results import DealResults
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.open_face_messages import (
     open_face_deal_message,
-    open_face_table_message,
     placement_of,
     street_of,
 )
@@ -105,9 +104,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if facts is None:
             facts = views.facts_from_first_event(await self._reads.first_event(state.table_id))
         names = await self._players.display_names(state.seats)
-        if isinstance(state, OpenFaceTable):
-            return open_face_table_message(state, facts, names)
-        return views.table_message(state, facts, names)
+        return views.table_message_of_any_family(state, facts, names)
 
     async def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
         """The table and seat of a seat name, checked to be the caller's own."""

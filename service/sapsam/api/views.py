@@ -15,6 +15,8 @@ reads a secret seed); the modules behind this one translate views to messages:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sapsam.api.common_messages import (
     OPERATOR_ACTOR,
     rule_set_for_request,
@@ -22,6 +24,7 @@ from sapsam.api.common_messages import (
 )
 from sapsam.api.deal_messages import deal_result_message
 from sapsam.api.event_messages import table_event_header, table_event_message
+from sapsam.api.open_face_messages import open_face_table_message
 from sapsam.api.table_messages import (
     TableFacts,
     facts_from_first_event,
@@ -30,7 +33,10 @@ from sapsam.api.table_messages import (
 )
 from sapsam.api.tournament_messages import tournament_message
 from sapsam.domain.deal_facts import DealFacts, gather_deal
+from sapsam.domain.open_face.table_state import OpenFaceTable
+from sapsam.domain.table import TableState
 from sapsam.domain.table_views import Viewer
+from sapsam_proto.v1 import table_pb2
 
 # Only what the servicers and the stream channels use; the rest is imported from its module.
 __all__ = [
@@ -45,7 +51,18 @@ __all__ = [
     "table_event_header",
     "table_event_message",
     "table_message",
+    "table_message_of_any_family",
     "table_status",
     "timestamp_from_text",
     "tournament_message",
 ]
+
+
+def table_message_of_any_family(
+    state: TableState, facts: TableFacts, display_names: Mapping[str, str]
+) -> table_pb2.Table:
+    """The ``Table`` GetTable shows, whatever the table's family: the closed game's view, or
+    open face's (``sapsam.api.open_face_messages``)."""
+    if isinstance(state, OpenFaceTable):
+        return open_face_table_message(state, facts, display_names)
+    return table_message(state, facts, display_names)

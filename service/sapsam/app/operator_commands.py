@@ -24,6 +24,7 @@ from sapsam.app.table_plans import Plan, SecretMissingError, TableOutcome
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.commands import ReplaceSeat, TimeOutSeats, VoidDeal
 from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TableState
 from sapsam.domain.table_void import VOIDABLE_PHASES
 
@@ -69,7 +70,8 @@ class OperatorCommands(TableRunner):
         ``reason`` (refused outside a deal: WRONG_PHASE)."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            refuse_at_open_face(state, "VoidDeal")
+            if isinstance(state, OpenFaceTable):
+                return await self._void_open_face(state, table_id, reason, deal_number, session)
             deal = state.deal
             if (
                 deal is None
@@ -90,6 +92,29 @@ class OperatorCommands(TableRunner):
             table_id, OPERATOR, request_id, plan, request_digest=request_digest
         )
 
+    async def _void_open_face(
+        self,
+        state: OpenFaceTable,
+        table_id: uuid.UUID,
+        reason: str,
+        deal_number: int | None,
+        session: StoreSession,
+    ) -> Plan:
+        """VoidDeal at an open-face table: the running deal's seed, read only when the deal can
+        be voided (the domain gives the precise refusal otherwise)."""
+        voidable = state.phase in (
+            OpenFaceTablePhase.AWAITING_CUT,
+            OpenFaceTablePhase.PLAYING,
+            OpenFaceTablePhase.AWAITING_SEED,
+        )
+        if not voidable or deal_number not in (None, state.deal_number):
+            return Plan([VoidDeal(reason=reason, seed=b"", deal_number=deal_number)])
+        try:
+            seed = await self.secrets.seed(session, table_id, state.deal_number)
+        except SecretMissingError:
+            raise DomainError(Reason.WRONG_PHASE, "this deal's seed is already published") from None
+        return Plan([VoidDeal(reason=reason, seed=seed, deal_number=deal_number)])
+
     async def replace_seat(
         self,
         table_id: uuid.UUID,
@@ -105,7 +130,6 @@ class OperatorCommands(TableRunner):
         ``tournament_id`` names that tournament, whose re-seat this is)."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            refuse_at_open_face(state, "ReplaceSeat")
             if await session.tournament_of_table(str(table_id)) != tournament_id:
                 raise DomainError(
                     Reason.WRONG_PHASE,

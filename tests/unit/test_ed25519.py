@@ -3,6 +3,9 @@ is exactly what cryptography (OpenSSL) accepts, edge cases included."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -95,3 +98,35 @@ def test_wrong_sizes_are_false() -> None:
     assert not ed25519.holds(RFC_PUBLIC, signature[:63], RFC_MESSAGE)
     with pytest.raises(ValueError, match="32 bytes"):
         ed25519.secret_key(RFC_SEED[:31])
+
+
+# Without PyNaCl (an environment from before it became a dependency): cryptography does it all.
+WITHOUT_SODIUM = """
+import sys
+sys.modules["nacl"] = None
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from sapsam.log import ed25519
+assert not ed25519.SODIUM
+seed = bytes(range(32))
+secret = ed25519.secret_key(seed)
+signature = ed25519.sign(secret, b"a move")
+assert signature == Ed25519PrivateKey.from_private_bytes(seed).sign(b"a move")
+assert ed25519.holds(secret[32:], signature, b"a move")
+assert not ed25519.holds(secret[32:], signature, b"a mov3")
+identity = (1).to_bytes(32, "little")
+assert ed25519.holds(identity, identity + bytes(32), b"anything")
+print("ok")
+"""
+
+
+def test_without_pynacl_cryptography_does_it_all() -> None:
+    assert ed25519.SODIUM
+    completed = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SODIUM],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "ok"

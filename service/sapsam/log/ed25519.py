@@ -12,16 +12,27 @@ non-canonical or small-order key and a small-order R). So a signature libsodium 
 and one it refuses is decided by ``cryptography``, as before: the same answers for every input,
 the faster path for every honest signature.
 
+An environment installed before PyNaCl became a dependency (``SODIUM`` False) signs and verifies
+with ``cryptography`` alone: the same bytes and verdicts, at the old speed.
+
 Imported only where a key signs or verifies, as ``cryptography`` was: parsing costs no start-up.
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from nacl.bindings import crypto_sign, crypto_sign_open, crypto_sign_seed_keypair
-from nacl.exceptions import BadSignatureError
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+try:
+    from nacl.bindings import crypto_sign, crypto_sign_open, crypto_sign_seed_keypair
+    from nacl.exceptions import BadSignatureError
+
+    SODIUM = True
+except ImportError:  # pragma: no cover - tested in a subprocess without it
+    SODIUM = False
 
 PUBLIC_KEY_SIZE: Final = 32
 SEED_SIZE: Final = 32
@@ -32,12 +43,19 @@ def secret_key(seed: bytes) -> bytes:
     """libsodium's 64-byte secret key (seed, then public key) of a 32-byte RFC 8032 seed."""
     if len(seed) != SEED_SIZE:
         raise ValueError(f"an Ed25519 seed has {SEED_SIZE} bytes, not {len(seed)}")
-    return bytes(crypto_sign_seed_keypair(seed)[1])
+    if SODIUM:
+        return bytes(crypto_sign_seed_keypair(seed)[1])
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    public = _openssl_key(seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return seed + public
 
 
 def sign(secret: bytes, message: bytes) -> bytes:
     """The 64-byte signature of ``message`` by ``secret`` (``secret_key``'s result)."""
-    return bytes(crypto_sign(message, secret)[:SIGNATURE_SIZE])
+    if SODIUM:
+        return bytes(crypto_sign(message, secret)[:SIGNATURE_SIZE])
+    return _openssl_key(secret[:SEED_SIZE]).sign(message)
 
 
 def holds(public_key: bytes, signature: bytes, message: bytes) -> bool:
@@ -46,6 +64,8 @@ def holds(public_key: bytes, signature: bytes, message: bytes) -> bool:
     signature of the wrong size, or a key that is no curve point, is False."""
     if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
         return False
+    if not SODIUM:
+        return _holds_for_openssl(public_key, signature, message)
     try:
         crypto_sign_open(signature + message, public_key)
     except (BadSignatureError, ValueError):
@@ -62,3 +82,9 @@ def _holds_for_openssl(public_key: bytes, signature: bytes, message: bytes) -> b
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+def _openssl_key(seed: bytes) -> Ed25519PrivateKey:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(seed)

@@ -42,6 +42,7 @@ PHASES = (
     "REVEALING",
     "AWAITING_SEED",
     "SERIES_COMPLETE",
+    "PLAYING",  # an open-face deal in play (issue #18)
 )
 
 

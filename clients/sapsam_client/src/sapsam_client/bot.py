@@ -10,8 +10,9 @@ With ``--table`` the bot joins that table; with ``--create`` it creates one (pri
 its player's seat in every round of a tournament (``sapsam_client.bot_tournament``).
 ``--seats-here N`` plays N seats from this one process (a thread and a player each).
 Strategies: ``solver`` plays the solver's rows, ``random`` random legal rows (``--seed`` makes
-them repeatable). Each bot registers a fresh player unless ``--token`` is given. One line per
-scored deal, then the standings.
+them repeatable). At an open-face table (issue #18) every seat is played by the open-face solver
+bot (``sapsam_client.open_face_bot``), whatever the strategy. Each bot registers a fresh player
+unless ``--token`` is given. One line per scored deal, then the standings.
 
 A player that already holds a seat at the table (taken in advance, or by a bot that restarted)
 plays that seat instead of joining again::
@@ -236,6 +237,9 @@ def play_seat(
     with surrender, ``announcer`` decides play or surrender (by default
     ``sapsam_client.surrender_choice.expected_value_announcer``)."""
     taken = take_seat(client, table, seat, player=player, keeper=keeper)
+    view = client.get_table(table)
+    if view.HasField("open_face_rule_set"):
+        return _play_open_face(client, view, taken.name, seat)
 
     def on_event(event: table_event_pb2.TableEvent) -> None:
         if report and event.WhichOneof("payload") == "deal_scored":
@@ -250,6 +254,32 @@ def play_seat(
 
     chooser = expected_value_announcer() if announcer is None else announcer
     return taken.play_series(arranger, on_event=on_event, announcer=chooser)
+
+
+def _play_open_face(
+    client: Client, view: table_pb2.Table, seat_name: str, seed: int | None
+) -> SeriesOutcome:
+    """An open-face table's seat, played by the SDK's solver bot (``open_face_bot``) to the end
+    of its set; the outcome's standings from the seats' set totals (its ``results`` stay empty:
+    an open-face deal's record is its events)."""
+    from sapsam_client.open_face_bot import OpenFaceBot
+
+    holder = next(entry.player for entry in view.seats if entry.name == seat_name)
+    bot = OpenFaceBot(client, view.name, seat_name, holder.removeprefix("players/"), seed=seed or 0)
+    bot.play()
+    final = client.get_table(view.name)
+    totals = [entry.series_total for entry in final.seats]
+    return SeriesOutcome(
+        standings=[
+            table_pb2.Standing(
+                seat=entry.name,
+                player=entry.player,
+                total=entry.series_total,
+                place=1 + sum(total > entry.series_total for total in totals),
+            )
+            for entry in final.seats
+        ]
+    )
 
 
 def format_standings(standings: Sequence[table_pb2.Standing], names: dict[str, str]) -> list[str]:

@@ -1,8 +1,9 @@
 """A bot that plays one seat of an open-face table with the placement solver (issue #18).
 
 It follows the table by polling ``GetTable`` (its public ``open_face`` view says whose turn it
-is): the first seat starts each deal, the cutter cuts, and on its turn the seat asks
-``GetMyHand`` for its cards and places the street's by ``sapsam.rules.open_face.solver``
+is): the first seat draws the dealer once every seat is taken and starts each deal, the cutter
+cuts, and on its turn the seat asks ``GetMyHand`` for its cards and places the street's by
+``sapsam.rules.open_face.solver``
 (Monte Carlo over the cards it has not seen, seeded, so a replayed choice is the same). A seat in
 Fantasyland sets its hand by ``solve_fantasyland``, commits it (scheme 2) and opens it at the end.
 The solver comes from the rules extra (``sapsam_client.rules``); the server judges every move.
@@ -127,6 +128,9 @@ class OpenFaceBot:
                 time.sleep(POLL_SECONDS)
 
     def _step(self, table: table_pb2.Table) -> bool:
+        if table.phase == table_pb2.TABLE_PHASE_AWAITING_DEALER and self.position == 0:
+            self.client.choose_dealer(self.table, expected_version=table.version)
+            return True
         if table.phase == table_pb2.TABLE_PHASE_BETWEEN_DEALS and self.position == 0:
             self.client.start_deal(self.table, expected_version=table.version)
             return True

@@ -104,6 +104,8 @@ class Played:
 
     by_deal_seat: dict[tuple[int, int], bytes] = field(default_factory=dict)
     hands: list[tuple[int, table_service_pb2.GetMyHandResponse]] = field(default_factory=list)
+    tables: list[table_pb2.Table] = field(default_factory=list)
+    """Every GetTable answer the players read (the public view)."""
 
     def hand(self, world: World, player: Player) -> table_service_pb2.GetMyHandResponse:
         hand = my_hand(world, player)
@@ -128,6 +130,7 @@ def play_move(world: World, seated: Seated, nonces: Played) -> bool:
     """Make the next move a player owes (the first by GetTable's public view); False when the
     deal is over."""
     table = table_of(world, seated)
+    nonces.tables.append(table)
     if table.phase != table_pb2.TABLE_PHASE_PLAYING:
         return False
     deal = table.open_face
@@ -293,6 +296,8 @@ def hand_violations(
                 continue
             if other.dealt_cards:
                 problems.append(f"deal {number}: seat {seat} saw seat {index}'s dealt cards")
+            if other.fantasyland and other.revealed:
+                continue  # an opened Fantasyland hand is public (table_violations checks it)
             for card in parse_cards([*other.rows.front, *other.rows.middle, *other.rows.back]):
                 if truth.placed_by.get(card) != index:
                     problems.append(f"deal {number}: seat {seat} saw {card} in seat {index}'s rows")
@@ -301,3 +306,31 @@ def hand_violations(
 
 def started_deals(events: list[Event]) -> int:
     return sum(isinstance(event, DealStarted) for event in events)
+
+
+def table_violations(tables: list[table_pb2.Table], truths: dict[int, DealTruth]) -> list[str]:
+    """What GetTable's public view showed too early: any dealt card, or a card in a seat's rows
+    that the seat did not place face up itself (a Fantasyland hand's rows before it is opened)."""
+    problems: list[str] = []
+    for table in tables:
+        deal = table.open_face
+        truth = truths.get(deal.deal_number)
+        if truth is None or not deal.deal:
+            continue
+        for index, seat in enumerate(deal.seats):
+            if seat.dealt_cards:
+                problems.append(f"deal {deal.deal_number}: seat {index}'s dealt cards public")
+            rows = parse_cards([*seat.rows.front, *seat.rows.middle, *seat.rows.back])
+            if seat.fantasyland and seat.revealed:
+                # Opened: its rows are public (FantasylandRevealed); they are its own cards.
+                if any(truth.owner.get(card) != index for card in rows):
+                    problems.append(f"deal {deal.deal_number}: seat {index}'s rows not its own")
+                continue
+            for card in rows:
+                if truth.placed_by.get(card) != index:
+                    problems.append(
+                        f"deal {deal.deal_number}: {card} public in seat {index}'s rows"
+                    )
+            if seat.fantasyland and not seat.revealed and not seat.rows_hidden:
+                problems.append(f"deal {deal.deal_number}: a Fantasyland hand not hidden")
+    return problems

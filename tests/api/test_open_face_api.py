@@ -27,6 +27,7 @@ from open_face_game import (
     start_and_cut,
     street_to_place,
     table_of,
+    table_violations,
     watch_violations,
 )
 from scenarios import World
@@ -110,6 +111,8 @@ def test_a_whole_set_over_grpc_verifies_from_the_log(
         assert watch_violations(watcher.messages, seat, truths) == []
     assert watch_violations(spectator.messages, None, truths) == []
     assert hand_violations(played.hands, truths) == []
+    assert table_violations(played.tables, truths) == []
+    assert played.tables
     placed = [m.event.cards_placed for m in spectator.messages if m.event.HasField("cards_placed")]
     logged = [event for event in events if isinstance(event, CardsPlaced)]
     assert len(placed) == len(logged) > 0

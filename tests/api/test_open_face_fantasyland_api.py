@@ -35,6 +35,7 @@ from open_face_game import (
     rows_message,
     street_to_place,
     table_of,
+    table_violations,
     watch_violations,
 )
 from scenarios import Seated, World
@@ -253,6 +254,8 @@ def test_a_fantasyland_is_set_face_down_while_the_other_seat_places_hidden(
         assert watch_violations(watcher.messages, position, truths) == []
     assert watch_violations(spectator.messages, None, truths) == []
     assert hand_violations(played.hands, truths) == []
+    assert table_violations(played.tables, truths) == []
+    assert played.tables
     report = _verified_export(world, seated.table, tmp_path)
     scored = [event for event in events if isinstance(event, DealScored)]
     assert report["ok"] is True, report

@@ -25,6 +25,8 @@ PRESET_NAMES = (
     "closed_russian",
     "thirteen_waters",
 )
+OPEN_FACE_PRESET_NAMES = ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb")
+"""The server's open-face presets (issue #18): a set of as many deals as seats, no --deals."""
 
 
 def add_table_creation_options(parser: argparse.ArgumentParser) -> None:
@@ -43,5 +45,5 @@ def add_table_creation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset",
         help=f"with --create: rule set preset: {', '.join(PRESET_NAMES)} (default: pagat, the"
-        " base game)",
+        f" base game); or open face: {', '.join(OPEN_FACE_PRESET_NAMES)}",
     )

@@ -35,6 +35,11 @@ from your side ("front: your pair of kings beat Bob's pair of jacks"), the point
 by display name. Other seats' cards are never shown before the reveal (the server does not send them
 either).
 
+At an open-face table (``--preset ofc_classic`` and the other ``ofc_`` presets, or any open-face
+table joined) the session is ``sapsam_client.open_face_play``'s: every seat's rows as they fill,
+your cards of each street placed by one letter a card (f, m, b), ``hint`` for the solver's
+suggestion, and Fantasyland hands set face down and opened at the end.
+
 At a tournament's table (``sapsam_client.tournament_play``) the person is told when the
 tournament is paused ("the tournament is paused (since 14:02:11 UTC: fire drill); waiting for the
 operator to resume"), resumed, cancelled, or when the player forfeited.
@@ -64,6 +69,7 @@ from sapsam_client.client import DEFAULT_SERVER, Client, connect
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError, UnauthenticatedError, UnavailableError
 from sapsam_client.my_tables import resume_command, unfinished_tables
+from sapsam_client.open_face_play import OpenFacePlayer, is_open_face
 from sapsam_client.player_key import KEY_FILE_NAME
 from sapsam_client.prompts import SessionEndedError, Terminal
 from sapsam_client.receipt_check import ReceiptCheckError
@@ -71,7 +77,7 @@ from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.results_text import label, seat_labels, seat_lost_line
 from sapsam_client.rules import RulesUnavailableError, rules_module
 from sapsam_client.seat import CommitmentKeeper, EventHandler, Seat, SeatReplacedError
-from sapsam_client.table_options import add_table_creation_options
+from sapsam_client.table_options import OPEN_FACE_PRESET_NAMES, add_table_creation_options
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file
 from sapsam_client.tournament_play import (
@@ -244,9 +250,14 @@ def choose_table(
             answer = terminal.prompt("Join which table (number), or Enter for a new one? ")
             if answer.isdigit() and 1 <= int(answer) <= len(choices):
                 return choices[int(answer) - 1]
-    created = client.create_table(
-        arguments.seat_count, preset=arguments.preset, series_length=arguments.deals
-    )
+    if arguments.preset in OPEN_FACE_PRESET_NAMES:  # open face: a set of as many deals as seats
+        if arguments.deals is not None:
+            terminal.say("--deals does not apply to open face (a set has one deal per seat)")
+        created = client.create_open_face_table(arguments.seat_count, preset=arguments.preset)
+    else:
+        created = client.create_table(
+            arguments.seat_count, preset=arguments.preset, series_length=arguments.deals
+        )
     terminal.say(f"created {created.name} ({created.seat_count} seats): share this name")
     return created.name
 
@@ -294,8 +305,13 @@ def run(arguments: argparse.Namespace, terminal: Terminal) -> int:
         if not isinstance(error, UnavailableError):
             arguments.resume = None  # refused a seat there (full, no such table): none to resume
         raise
-    view = TableView(terminal, client, seat)
     terminal.say(f"you sit at seat {seat.position} of {seat.table}")
+    if is_open_face(client.get_table(seat.table)):
+        OpenFacePlayer(client, seat, terminal, keeper).play()
+        terminal.say("thanks for playing")
+        client.close()
+        return 0
+    view = TableView(terminal, client, seat)
     # A tournament's table: its pauses, resumes, a cancellation, a forfeit are said as they come
     # (a paused tournament's table starts no deal, and says nothing of why), on lines of their
     # own even while the person is asked for rows; a resume before the deal it lets start.

@@ -125,6 +125,23 @@ def test_a_whole_set_over_grpc_verifies_from_the_log(
     assert [list(s.seats) and [seat.score_delta for seat in s.seats] for s in scores] == [
         list(event.totals) for event in scored
     ]
+    # GetDealResult: each deal's record, every card and the seed public once scored.
+    for event in scored:
+        record = world.table_call(
+            "GetDealResult",
+            table_service_pb2.GetDealResultRequest(
+                name=f"{seated.table}/deals/{event.deal_number}"
+            ),
+            OPERATOR_TOKEN,
+        ).result
+        assert record.seed_revealed and record.scored and len(record.seed) == 32
+        assert [seat.score_delta for seat in record.seats] == list(event.totals)
+        assert [seat.foul for seat in record.seats] == list(event.fouls)
+        for seat, rows in zip(record.seats, event.arrangements, strict=True):
+            assert " ".join(seat.arrangement.back) == (rows or "").split("|")[2]
+            assert len(seat.dealt_cards) >= 13
+            placed = {*seat.arrangement.front, *seat.arrangement.middle, *seat.arrangement.back}
+            assert placed <= set(seat.dealt_cards)
     # Each seat's holder was sent its own cards of each street, nobody else any.
     for watcher in watchers:
         own = [
@@ -307,8 +324,14 @@ def test_bad_input_is_refused_clearly_and_writes_nothing(world: World) -> None:
         request_id=str(uuid.uuid4()), seat=on_turn.seat
     )
     assert _refused(world, "ConfirmArrangement", confirm, on_turn.token)[1] == "WRONG_GAME"
-    deal_result = table_service_pb2.GetDealResultRequest(name=table.current_deal)
-    assert _refused(world, "GetDealResult", deal_result, on_turn.token)[1] == "WRONG_GAME"
+    # A running deal's record holds no card and no seed (only what is public).
+    running = world.table_call(
+        "GetDealResult",
+        table_service_pb2.GetDealResultRequest(name=table.current_deal),
+        on_turn.token,
+    ).result
+    assert not running.seed_revealed and not running.seed and running.cut_position
+    assert all(not seat.dealt_cards and not seat.HasField("arrangement") for seat in running.seats)
     # The operator's forced timeout is not served at an open-face table yet: refused, nothing
     # written.
     operator = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)

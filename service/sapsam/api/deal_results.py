@@ -16,8 +16,10 @@ from collections import OrderedDict
 from typing import Final
 
 from sapsam.api import views
+from sapsam.api.open_face_messages import open_face_deal_result
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService
+from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam_proto.v1 import table_pb2
 
 KEPT_RESULTS: Final = 4096
@@ -49,12 +51,17 @@ class DealResults:
         if kept is not None and kept[0] == last_hash:
             self._kept.move_to_end(key)
             return kept[1]
-        facts = views.gather_deal(
-            (self._tables.decode_remembered(table_id, event) for event in recorded), deal_number
-        )
-        if facts is None:
-            return None
-        message = views.deal_result_message(table_id, state.seat_count, facts, viewer)
+        decoded = (self._tables.decode_remembered(table_id, event) for event in recorded)
+        if isinstance(state, OpenFaceTable):
+            # Open face: every field from its public event (the same for every viewer).
+            message = open_face_deal_result(table_id, state.seat_count, list(decoded), deal_number)
+            if message is None:
+                return None
+        else:
+            facts = views.gather_deal(decoded, deal_number)
+            if facts is None:
+                return None
+            message = views.deal_result_message(table_id, state.seat_count, facts, viewer)
         self._kept[key] = (last_hash, message)
         self._kept.move_to_end(key)
         while len(self._kept) > KEPT_RESULTS:

@@ -32,6 +32,7 @@ from sapsam.domain.open_face.events import (
 )
 from sapsam.domain.open_face.table_decide import read_recorded_rules
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
+from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card, CardError, canonical_order, parse_cards
 from sapsam.rules.open_face.board import Placement
@@ -41,6 +42,7 @@ from sapsam_proto.v1 import open_face_pb2, table_event_pb2, table_pb2
 __all__ = [
     "MAX_STREET",
     "open_face_deal_message",
+    "open_face_deal_result",
     "open_face_event",
     "open_face_rule_set_message",
     "open_face_table_message",
@@ -422,3 +424,74 @@ def _score(table_id: uuid.UUID, event: domain_events.DealScored) -> Any:
 
 def _sign(number: int) -> int:
     return (number > 0) - (number < 0)
+
+
+def open_face_deal_result(
+    table_id: uuid.UUID, seat_count: int, events: Sequence[domain_events.Event], number: int
+) -> table_pb2.DealResult | None:
+    """An open-face deal's public record (GetDealResult) from its events: what every caller may
+    see, since each field comes from an event as public as the field (the seed and every dealt
+    card once ``SeedRevealed`` publishes the seed, the rows scored with ``DealScored``, a
+    Fantasyland's commitment and nonce as they are recorded). None if the deal never began."""
+    started = next(
+        (e for e in events if isinstance(e, domain_events.DealStarted) and e.deal_number == number),
+        None,
+    )
+    if started is None:
+        return None
+    result = table_pb2.DealResult(
+        name=resources.deal_name(table_id, number),
+        deal_number=number,
+        dealer_seat=resources.seat_name(table_id, started.dealer),
+        seed_commitment=bytes.fromhex(started.seed_commitment),
+    )
+    seats = [
+        table_pb2.DealSeatResult(seat=resources.seat_name(table_id, s)) for s in range(seat_count)
+    ]
+    contributions: list[bytes | None] = [None] * seat_count
+    schedule: list[tuple[int, ...]] = []
+    cut: int | None = None
+    seed: bytes | None = None
+    for event in events:
+        if getattr(event, "deal_number", number) != number:
+            continue
+        if isinstance(event, domain_events.EntropyContributed):
+            contributions[event.seat] = bytes.fromhex(event.entropy)
+            seats[event.seat].entropy = contributions[event.seat] or b""
+        elif isinstance(event, domain_events.DeckCut):
+            cut = event.position
+            result.cut_position = event.position
+            result.cutter_seat = resources.seat_name(table_id, event.seat)
+        elif isinstance(event, StreetDealt):
+            schedule.append(tuple(event.card_counts))
+        elif isinstance(event, FantasylandCommitted):
+            seats[event.seat].commitment = bytes.fromhex(event.commitment)
+            seats[event.seat].confirmed = True
+        elif isinstance(event, FantasylandRevealed):
+            seats[event.seat].nonce = bytes.fromhex(event.nonce)
+        elif isinstance(event, domain_events.SeedRevealed):
+            seed = bytes.fromhex(event.seed)
+            result.seed = seed
+            result.seed_revealed = True
+        elif isinstance(event, domain_events.DealScored):
+            result.scored = True
+            score = _score(table_id, event)
+            for seat, scored in zip(seats, score.seats, strict=True):
+                seat.foul = scored.dead
+                seat.score_delta = scored.score_delta
+                seat.series_total = scored.series_total
+                seat.arrangement.CopyFrom(
+                    table_pb2.Arrangement(
+                        front=scored.rows.front, middle=scored.rows.middle, back=scored.rows.back
+                    )
+                )
+            result.pairs.extend(score.pairs)
+    if seed is not None and cut is not None and schedule:
+        # Public now: anyone can deal the deck again from the seed, the entropy and the cut.
+        deck = fairness.shuffle_deck(seed, contributions, table_id, number)
+        streets = deal_streets(fairness.cut_deck(deck, cut), started.dealer, schedule)
+        for index, seat in enumerate(seats):
+            dealt = [card for street in streets for card in street[index]]
+            seat.dealt_cards.extend(str(card) for card in canonical_order(dealt))
+    result.seats.extend(seats)
+    return result

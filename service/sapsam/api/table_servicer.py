@@ -59,7 +59,6 @@ from sapsam.api.watch import watch
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
-from sapsam.domain.open_face.table_state import OpenFaceTable
 from sapsam.domain.table import TableState, fold
 from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS, OPEN_FACE_PRESETS
 from sapsam.rules.ruleset import missing_deadlines
@@ -612,12 +611,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         """One deal's public record so far."""
         name = resources.parse_deal(request.name)
         caller = auth.current_caller()
-        if isinstance(await self._load(name.table_id), OpenFaceTable):
-            raise ApiError(
-                "WRONG_GAME",
-                "an open-face deal's record is its events (WatchTable, and the audit's "
-                "ExportDeal); GetDealResult answers for the closed game's deals",
-            )
         result = await self._deal_results.result(
             name.table_id, name.deal_number, caller.player_id, caller.is_operator
         )

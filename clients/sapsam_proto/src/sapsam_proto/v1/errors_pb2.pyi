@@ -290,9 +290,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """106-125: open face (issue #18).
     FAILED_PRECONDITION: a call of one game family at a table of another: PlaceCards,
     CommitFantasyland or RevealFantasyland at a closed table; CommitArrangement,
-    ConfirmArrangement, RevealArrangement, DeclareNatural, AnnounceSurrender, GetDealResult or
-    the operator's ForceSeatTimeout at an open-face table (docs/architecture.md, "Game
-    families").
+    ConfirmArrangement, RevealArrangement, DeclareNatural, AnnounceSurrender or the operator's
+    ForceSeatTimeout at an open-face table (docs/architecture.md, "Game families").
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -579,8 +578,7 @@ ERROR_REASON_WRONG_GAME: ErrorReason.ValueType  # 106
 """106-125: open face (issue #18).
 FAILED_PRECONDITION: a call of one game family at a table of another: PlaceCards,
 CommitFantasyland or RevealFantasyland at a closed table; CommitArrangement,
-ConfirmArrangement, RevealArrangement, DeclareNatural, AnnounceSurrender, GetDealResult or
-the operator's ForceSeatTimeout at an open-face table (docs/architecture.md, "Game
-families").
+ConfirmArrangement, RevealArrangement, DeclareNatural, AnnounceSurrender or the operator's
+ForceSeatTimeout at an open-face table (docs/architecture.md, "Game families").
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

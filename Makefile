@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-tournament torture \
-	cluster cluster-test
+	cluster cluster-test web-unit
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +39,14 @@ typecheck: $(STAMP)
 # the suite waits on servers and subprocesses, so two workers on two cores cut the wall time by
 # about a third; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
-test: lint typecheck
+test: lint typecheck web-unit
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The browser's independent verifier (web/, TypeScript, written from docs/ alone) against every
+# vector of docs/: npm ci from web/package-lock.json into web/node_modules (from npm's cache when it
+# has the packages; about 2 s, then 2 s of Vitest), nothing installed globally.
+web-unit:
+	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npx vitest run
 
 # Regenerate the committed Python code of the API contract (proto/ -> sapsam_proto.v1, the one copy
 # the server and the SDK share); tests/api/test_generated_code.py fails when the committed code

@@ -1,0 +1,8 @@
+// The vector files of docs/, read as the spec publishes them.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const docs = (name: string): string => fileURLToPath(new URL(`../../docs/${name}`, import.meta.url));
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const load = (name: string): any => JSON.parse(readFileSync(docs(name), "utf8"));

@@ -5,20 +5,20 @@ import { hex, unhex } from "../src/bytes";
 import { formatCards, parseCards } from "../src/cards";
 import { ed25519Sign, ed25519Verify, hmac } from "../src/crypto";
 import * as F from "../src/fairness";
-import { load } from "./vectors";
+import { list, load } from "./vectors";
 
 const V = load("fairness-vectors.json");
 const u64 = (n: number) => unhex(n.toString(16).padStart(16, "0"));
 
 describe("sampler (§7)", () => {
-  it.each(V.sampler)("bound $bound word $word", (v) => {
+  it.each(list(V.sampler))("bound $bound word $word", (v) => {
     expect(F.limit(v.bound)).toBe(v.limit);
     expect(F.sample(v.bound, parseInt(v.word, 16))).toBe(v.index);
   });
 });
 
 describe("deals (§5-§10)", () => {
-  it.each(V.deals.map((v: any, i: number) => [i, v]))("deal vector %i", async (_, v: any) => {
+  it.each(list(V.deals).map((v, i) => [i, v] as const))("deal vector %i", async (_, v) => {
     const { input: i, expected: e } = v;
     const id = { tableId: i.table_id, dealNumber: i.deal_number };
     const seed = unhex(i.seed);
@@ -61,7 +61,7 @@ describe("worked example trace (§15)", () => {
 });
 
 describe("lots (§11)", () => {
-  it.each(V.lots)("lot of $input.seat_count seats", async ({ input: i, expected: e }) => {
+  it.each(list(V.lots))("lot of $input.seat_count seats", async ({ input: i, expected: e }) => {
     const lot = await F.lot(i.table_id, unhex(i.lot_seed), i.seat_count);
     expect(hex(lot.commitment)).toBe(e.lot_commitment);
     expect(hex(lot.key)).toBe(e.lot_key);
@@ -71,7 +71,7 @@ describe("lots (§11)", () => {
 });
 
 describe("arrangement commitments (§12, §12.1)", () => {
-  it.each(V.arrangement_commitments)("$input.front / $input.middle / $input.back", async ({ input: i, expected: e }) => {
+  it.each(list(V.arrangement_commitments))("$input.front / $input.middle / $input.back", async ({ input: i, expected: e }) => {
     const rows = { front: parseCards(i.front), middle: parseCards(i.middle), back: parseCards(i.back) };
     expect(hex(F.rowsEncoding(rows))).toBe(e.rows_encoding);
     const c = await F.arrangementCommitment(
@@ -82,7 +82,7 @@ describe("arrangement commitments (§12, §12.1)", () => {
 });
 
 describe("player signatures (§19, Web Crypto Ed25519)", () => {
-  it.each(V.player_signatures)("$kind", async ({ kind, input: i, expected: e }) => {
+  it.each(list(V.player_signatures))("$kind", async ({ kind, input: i, expected: e }) => {
     const id = { tableId: i.table_id, dealNumber: i.deal_number };
     const rows = () => ({ front: parseCards(i.front), middle: parseCards(i.middle), back: parseCards(i.back) });
     const message =

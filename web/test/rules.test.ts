@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseCards } from "../src/cards";
 import { categoryOf, compareRows } from "../src/hands";
 import { type Scored, foulReason, readRuleSet, scoreDeal } from "../src/rules";
-import { load } from "./vectors";
+import { list, load } from "./vectors";
 
 const R = load("rules-examples.json");
 const rows = (s: any) => ({ front: parseCards(s.front), middle: parseCards(s.middle), back: parseCards(s.back) });
@@ -14,19 +14,19 @@ const implemented = (r: Record<string, unknown>) => {
 };
 
 describe("row values (§1.3-§1.4)", () => {
-  it.each(R.row_values)("$cards is $category", ({ cards, category }) => {
+  it.each(list(R.row_values))("$cards is $category", ({ cards, category }) => {
     expect(categoryOf(parseCards(cards))).toBe(category);
   });
 });
 
 describe("row comparisons", () => {
-  it.each(R.row_comparisons)("$first vs $second", ({ first, second, result }) => {
+  it.each(list(R.row_comparisons))("$first vs $second", ({ first, second, result }) => {
     expect(compareRows(parseCards(first), parseCards(second))).toBe(result);
   });
 });
 
 describe("arrangements (§1.5)", () => {
-  it.each(R.arrangements)("$front / $middle / $back", (a) => {
+  it.each(list(R.arrangements))("$front / $middle / $back", (a) => {
     const dealt = a.dealt === undefined ? null : parseCards(a.dealt);
     const reason = foulReason(rows(a), dealt, ruleSet(a.rule_set ?? {}));
     expect(reason).toBe(a.foul_reason);

@@ -6,7 +6,9 @@ suggestion without placing it, letters place the cards, ``s`` takes the suggesti
 score and the set's end are shown. In process, with the person's answers scripted: a Fantasyland
 earned by placing toward chosen rows (the first deal's seed chosen through the table service's
 seed source, as tests/api/test_open_face_fantasyland_api.py does), then set with the suggestion,
-kept on disk before its commitment is sent, opened at the end and forgotten. The pure helpers
+kept on disk before its commitment is sent, opened at the end and forgotten; and the SDK's solver
+bot (``sapsam_client.open_face_bot``) that keeps such a hand in a ``CommitmentKeeper``: one that
+stops right after committing, and a fresh one that opens the hand from the file. The pure helpers
 (letters, the board lines, the event lines) below.
 """
 
@@ -45,8 +47,8 @@ from sapsam_client.open_face_play import (
     event_lines,
     placement_from_letters,
 )
-from sapsam_client.prompts import Terminal
-from sapsam_client.seat import Seat
+from sapsam_client.prompts import SessionEndedError, Terminal
+from sapsam_client.seat import Commitment, Seat
 from sapsam_proto.v1 import open_face_pb2, table_event_pb2, table_pb2
 
 T = "tables/7f0e4c1a-0000-4000-8000-000000000003"
@@ -361,3 +363,111 @@ def test_events_tell_placements_fantasylands_and_scores() -> None:
     lines = event_lines(scored, labels, me)
     assert lines[0] == "deal 2 scored:"
     assert lines[1].endswith("+7 (total +3)") and lines[2].endswith("DEAD  -7 (total -3)")
+
+
+# -- the SDK's bot keeps a Fantasyland hand on disk until it is opened -----------------------
+
+
+class EndAtFantasyland(ScriptedPerson):
+    """The scripted person, who leaves (Ctrl-D) when asked to set a Fantasyland hand."""
+
+    def ask(self, question: str) -> str:
+        if question.startswith("front ("):
+            raise SessionEndedError()
+        return super().ask(question)
+
+
+class StopAfterSaving:
+    """A keeper that stops ``bot`` once it has kept a setting (the bot still sends the commitment
+    it is making, then its loop ends: a bot that dies between committing and opening)."""
+
+    def __init__(self, keeper: CommitmentFile) -> None:
+        self.keeper = keeper
+        self.bot: OpenFaceBot | None = None
+
+    def load(self, seat: str) -> dict[int, Commitment]:
+        return self.keeper.load(seat)
+
+    def save(self, seat: str, committed: Commitment) -> None:
+        self.keeper.save(seat, committed)
+        assert self.bot is not None
+        self.bot.stop.set()
+
+    def forget(self, seat: str, deal: int) -> None:
+        self.keeper.forget(seat, deal)
+
+    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
+        return {}
+
+    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
+        raise AssertionError("open face declares nothing")
+
+
+def test_a_bot_restarted_after_committing_opens_the_fantasyland_it_kept(
+    seeded: tuple[str, Any], tmp_path: Path
+) -> None:
+    address, tables = seeded
+    person_client, bot_client = connect(address), connect(address)
+    person = person_client.register("Ann").player.removeprefix("players/")
+    bot_player = bot_client.register("bot").player.removeprefix("players/")
+    table = person_client.create_open_face_table(2, preset="ofc_turbo").name
+    seats = [person_client.join_table(table, 0).name, bot_client.join_table(table, 1).name]
+    person_client.choose_dealer(table)
+    dealer = int(person_client.get_table(table).dealer_seat.rsplit("/", 1)[1])
+    cutter = fairness.cutter_for(dealer, 2)
+    mine = 1 - cutter
+    clients, players = {0: person_client, 1: bot_client}, {0: person, 1: bot_player}
+    seed, rows = _earning_seed(uuid.UUID(table.removeprefix("tables/")), dealer, mine)
+    bot_seed = next(s for s in range(200) if 1 + (s + 1) % 51 == CUT)
+    other = OpenFaceBot(clients[cutter], table, seats[cutter], players[cutter], seed=bot_seed)
+    failures: list[BaseException] = []
+
+    def other_plays() -> None:
+        try:
+            other.play()
+        except BaseException as error:
+            failures.append(error)
+
+    thread = threading.Thread(target=other_plays, daemon=True)
+    thread.start()
+    calls = iter([seed])
+    tables.deal_seeds = lambda: next(calls, None) or fairness.new_seed()
+    try:
+        # Deal 1: the scripted person earns the Fantasyland, and leaves when asked to set it.
+        person_seat = Seat(clients[mine], seats[mine])
+        scripted = EndAtFantasyland(rows)
+        player = OpenFacePlayer(
+            clients[mine],
+            person_seat,
+            Terminal(scripted.ask, scripted.say),
+            contribute_entropy=False,
+        )
+        with pytest.raises(SessionEndedError):
+            player.play()
+        # A bot takes the seat up, keeps its setting on disk, commits, and dies.
+        path = tmp_path / "bot-commitments.json"
+        stopping = StopAfterSaving(CommitmentFile(path))
+        first = OpenFaceBot(
+            clients[mine], table, seats[mine], players[mine], seed=3, keeper=stopping
+        )
+        stopping.bot = first
+        first.play()
+        committed = clients[mine].get_table(table).open_face.seats[mine]
+        assert committed.fantasyland and committed.committed and not committed.revealed
+        assert len(CommitmentFile(path).load(seats[mine])) == 1
+        # Another bot (nothing in memory) opens the hand from the file and plays the set out.
+        second = OpenFaceBot(
+            clients[mine], table, seats[mine], players[mine], seed=3, keeper=CommitmentFile(path)
+        )
+        second.play()
+    finally:
+        tables.deal_seeds = fairness.new_seed
+        other.stop.set()
+    thread.join(30)
+    assert failures == []
+    assert clients[mine].get_table(table).phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
+    events = list(clients[mine].watch(table))
+    opened = [e.fantasyland_revealed for e in events if e.HasField("fantasyland_revealed")]
+    assert seats[mine] in {revealed.seat for revealed in opened}
+    assert not any(e.HasField("fantasyland_timed_out") for e in events)
+    assert CommitmentFile(path).load(seats[mine]) == {}

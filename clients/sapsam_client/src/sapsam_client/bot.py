@@ -239,7 +239,7 @@ def play_seat(
     taken = take_seat(client, table, seat, player=player, keeper=keeper)
     view = client.get_table(table)
     if view.HasField("open_face_rule_set"):
-        return _play_open_face(client, view, taken.name, seat)
+        return _play_open_face(client, view, taken.name, seat, keeper)
 
     def on_event(event: table_event_pb2.TableEvent) -> None:
         if report and event.WhichOneof("payload") == "deal_scored":
@@ -257,15 +257,22 @@ def play_seat(
 
 
 def _play_open_face(
-    client: Client, view: table_pb2.Table, seat_name: str, seed: int | None
+    client: Client,
+    view: table_pb2.Table,
+    seat_name: str,
+    seed: int | None,
+    keeper: CommitmentKeeper | None = None,
 ) -> SeriesOutcome:
     """An open-face table's seat, played by the SDK's solver bot (``open_face_bot``) to the end
-    of its set; the outcome's standings from the seats' set totals (its ``results`` stay empty:
+    of its set, a Fantasyland hand kept by ``keeper`` (the state file, ``--commitments``) until
+    opened; the outcome's standings from the seats' set totals (its ``results`` stay empty:
     an open-face deal's record is its events)."""
     from sapsam_client.open_face_bot import OpenFaceBot
 
     holder = next(entry.player for entry in view.seats if entry.name == seat_name)
-    bot = OpenFaceBot(client, view.name, seat_name, holder.removeprefix("players/"), seed=seed or 0)
+    bot = OpenFaceBot(
+        client, view.name, seat_name, holder.removeprefix("players/"), seed=seed or 0, keeper=keeper
+    )
     bot.play()
     final = client.get_table(view.name)
     totals = [entry.series_total for entry in final.seats]

@@ -23,6 +23,7 @@ from sapsam_client.client import Client
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.errors import SapsamError
 from sapsam_client.rules import rules_module
+from sapsam_client.seat import Commitment, CommitmentKeeper
 from sapsam_proto.v1 import open_face_pb2, table_pb2
 
 POLL_SECONDS: Final = 0.02
@@ -106,6 +107,10 @@ class OpenFaceBot:
     hunt: bool = False
     """Go for Fantasyland: a high pair dealt on the first street goes to the front row."""
     stop: threading.Event = field(default_factory=threading.Event)
+    keeper: CommitmentKeeper | None = None
+    """Where a Fantasyland hand's rows and nonce are kept before its commitment is sent (e.g. a
+    ``CommitmentFile``, or ``sapsam-bot``'s state file), so a bot restarted before the end of the
+    deal still opens it; None: in memory only."""
     nonces: dict[int, bytes] = field(default_factory=dict)
     settings: dict[int, Rows] = field(default_factory=dict)
     moves: int = 0
@@ -146,8 +151,7 @@ class OpenFaceBot:
                 self._commit(table)
                 return True
             if deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_FANTASYLAND and not me.revealed:
-                self._reveal(deal.deal_number)
-                return True
+                return self._reveal(deal.deal_number)
             return False
         if deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING and deal.turn_seat == self.seat:
             if self.late_once and table.HasField("deadline_time"):
@@ -207,17 +211,39 @@ class OpenFaceBot:
             scheme=2,
             player_id=self.player_id,
         )
-        self.nonces[hand.deal_number] = nonce
-        self.settings[hand.deal_number] = rows
-        self.client.commit_fantasyland(self.seat, commitment, deal=hand.deal_number)
+        kept = self._kept(hand.deal_number)
+        if kept is None:  # not set before (a restarted bot sends what it kept, unchanged)
+            kept = Commitment(hand.deal_number, rows, nonce, commitment)
+            if self.keeper is not None:
+                self.keeper.save(self.seat, kept)
+        self.nonces[hand.deal_number] = kept.nonce
+        self.settings[hand.deal_number] = kept.rows
+        self.client.commit_fantasyland(self.seat, kept.commitment, deal=hand.deal_number)
 
-    def _reveal(self, number: int) -> None:
-        rows = self.settings[number]
+    def _kept(self, number: int) -> Commitment | None:
+        """The Fantasyland setting kept for deal ``number``: this bot's, else the keeper's."""
+        if number in self.settings:
+            return Commitment(number, self.settings[number], self.nonces[number], b"")
+        if self.keeper is not None:
+            return self.keeper.load(self.seat).get(number)
+        return None
+
+    def _reveal(self, number: int) -> bool:
+        """Open the deal's Fantasyland hand; False when its setting was not kept (another
+        process set it, or one without a keeper that stopped): the server's deadline then
+        settles the hand."""
+        kept = self._kept(number)
+        if kept is None:
+            return False
+        rows = kept.rows
         self.client.reveal_fantasyland(
             self.seat,
             list(rows.front),
             list(rows.middle),
             list(rows.back),
-            self.nonces[number],
+            kept.nonce,
             deal=number,
         )
+        if self.keeper is not None:
+            self.keeper.forget(self.seat, number)
+        return True

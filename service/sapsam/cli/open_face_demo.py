@@ -62,7 +62,7 @@ def _fantasyland_seed(table: Any, seats: int) -> bytes | None:
     dealer = _seat_number(table.dealer_seat)
     cutter = fairness.cutter_for(dealer, seats)
     cut = 1 + (cutter + 1) % 51  # the cutter bot's (seed = its seat) cut in deal 1
-    schedule = street_schedule(rules.street_cards, (None,) * seats)
+    schedule = street_schedule(rules.dealt_street_cards, (None,) * seats)
     queen = "23456789TJQKA".index(rules.fantasyland_entry_rank or "Q")
     for attempt in range(SEED_TRIES):
         seed = hashlib.sha256(f"sapsam demo-ofc {table_id} {attempt}".encode()).digest()

@@ -113,7 +113,7 @@ def open_face_deal_vector(inputs: dict[str, Any]) -> dict[str, Any]:
     rules: OpenFaceRules = open_face_preset(inputs["preset"])
     seats = len(players)
     deck = cut_deck(shuffle_deck(seed, contributions, table_id, number), inputs["cut_position"])
-    schedule = street_schedule(rules.street_cards, fantasyland)
+    schedule = street_schedule(rules.dealt_street_cards, fantasyland)
     streets = deal_streets(deck, dealer, schedule)
     key = record_key(table_id, number, seed)
     hands = [tuple(card for street in streets for card in street[seat]) for seat in range(seats)]

@@ -10,9 +10,13 @@ from sapsam.rules.open_face.automatic import AutomaticReason
 from sapsam.rules.open_face.parameters import (
     OPEN_FACE_PRESETS,
     OPEN_FACE_ROYALTY_TABLES,
+    PINEAPPLE_PRESETS,
     AutomaticMoves,
     FantasylandCards,
     FantasylandReentry,
+    FinnishTwo,
+    LowballOrder,
+    MiddleRow,
     OpenFaceRules,
     OpenFaceTimeoutPolicy,
 )
@@ -28,10 +32,13 @@ def test_every_parameter_value_and_preset_is_on_the_page() -> None:
         OpenFaceTimeoutPolicy,
         AutomaticMoves,
         AutomaticReason,
+        MiddleRow,
+        LowballOrder,
+        FinnishTwo,
     ]
     names = [field.name for field in dataclasses.fields(OpenFaceRules)]
     names += [member.value for enum in enums for member in enum if member.value != "timeout"]
-    names += [*OPEN_FACE_PRESETS, *OPEN_FACE_ROYALTY_TABLES]
+    names += [*OPEN_FACE_PRESETS, *PINEAPPLE_PRESETS, *OPEN_FACE_ROYALTY_TABLES]
     missing = [name for name in names if f"`{name}`" not in SECTION]
     assert not missing, f"docs/rules.md §8 does not name {missing}"
 

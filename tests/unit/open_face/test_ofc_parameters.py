@@ -44,7 +44,7 @@ def test_every_preset_is_described_and_round_trips() -> None:
 
 def test_an_unknown_preset_lists_the_known_ones() -> None:
     with pytest.raises(OpenFaceRulesError, match="ofc_classic, ofc_turbo"):
-        open_face_preset("pineapple")
+        open_face_preset("chinese_checkers")
 
 
 @pytest.mark.parametrize(

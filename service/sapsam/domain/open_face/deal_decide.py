@@ -267,7 +267,7 @@ def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event
         )
     require_nonce_size(command.nonce)
     try:
-        setting = verify_fantasyland_arrangement(command.dealt, command.arrangement)
+        setting = verify_fantasyland_arrangement(command.dealt, command.arrangement, deal.rules)
     except PlacementError as error:
         raise DomainError(Reason.BAD_CARDS, str(error), field="arrangement") from None
     if not fairness.check_reveal(

@@ -168,7 +168,7 @@ def open_deal(
         number=number,
         dealer=dealer,
         fantasyland=fantasyland,
-        schedule=street_schedule(rules.street_cards, fantasyland),
+        schedule=street_schedule(rules.dealt_street_cards, fantasyland),
         boards=(Board(),) * seats,
         placed=(True,) * seats,
         commitments=(None,) * seats,

@@ -262,7 +262,7 @@ def _open_timed_out_fantasylands(
             continue
         dealt = streets[0][seat]
         setting = fantasyland_timeout_setting(play.rules, dealt)
-        checked = verify_fantasyland_arrangement(dealt, setting.arrangement)
+        checked = verify_fantasyland_arrangement(dealt, setting.arrangement, play.rules)
         rows = setting.arrangement
         opened.append(
             FantasylandRevealed(

@@ -15,6 +15,11 @@ Timeouts (``timeout_policy``): ``dead_for_set`` (001) declares the hand dead unt
 and places its cards from the back row to the front; ``biggest_row_first`` (003) places the rest
 of the hand from the biggest row down without declaring it dead, preferring, as 001's rule for
 automatic moves asks, a placement that keeps the hand alive.
+
+Pineapple (``street_discards``): a move is a placement and the cards discarded. The sources say
+nothing of which card a move made for the seat throws away; sapsam's choice (docs/rules.md
+§8.10): the moves are tried in ``board.street_moves`` order, the last card dealt discarded first,
+so the fill from the back discards the last card dealt and places the others in order.
 """
 
 from __future__ import annotations
@@ -24,8 +29,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sapsam.rules.cards import Card
-from sapsam.rules.open_face.board import Board, Placement, legal_placements
-from sapsam.rules.open_face.dead import every_option_kills, is_dead, kills
+from sapsam.rules.open_face.board import (
+    Board,
+    Placement,
+    discards_due,
+    legal_placements,
+    street_moves,
+)
+from sapsam.rules.open_face.dead import is_dead, kills
 from sapsam.rules.open_face.parameters import (
     AutomaticMoves,
     OpenFaceRules,
@@ -48,6 +59,14 @@ class AutomaticMove:
 
     placement: Placement
     reason: AutomaticReason
+    discards: tuple[Card, ...] = ()
+
+
+def _moves(
+    rules: OpenFaceRules, board: Board, dealt: Sequence[Card]
+) -> tuple[tuple[Placement, tuple[Card, ...]], ...]:
+    # Only the first street (an empty board) discards nothing.
+    return street_moves(board, dealt, discards_due(rules, 1 if board.placed else 0))
 
 
 def fill_from_the_back(board: Board, dealt: Sequence[Card]) -> Placement:
@@ -71,19 +90,20 @@ def automatic_move(
     every card not on its board nor dealt); ``declared_dead``: the hand was declared dead (001's
     timeout), so every later street is placed for it.
     """
-    options = legal_placements(board, dealt)
+    options = _moves(rules, board, dealt)
+    first, thrown = options[0]
     if declared_dead:
-        return AutomaticMove(options[0], AutomaticReason.ALREADY_DEAD)
+        return AutomaticMove(first, AutomaticReason.ALREADY_DEAD, thrown)
     if rules.automatic_moves is AutomaticMoves.OFF:
         return None
     if len(options) == 1:
-        return AutomaticMove(options[0], AutomaticReason.ONLY_OPTION)
+        return AutomaticMove(first, AutomaticReason.ONLY_OPTION, thrown)
     remaining = _pool(board, dealt, pool)
     # Already dead: whatever cards had come, this street's included.
-    if is_dead(board, [*remaining, *dealt]):
-        return AutomaticMove(options[0], AutomaticReason.ALREADY_DEAD)
-    if every_option_kills(board, options, remaining):
-        return AutomaticMove(options[0], AutomaticReason.EVERY_OPTION_KILLS)
+    if is_dead(board, [*remaining, *dealt], rules):
+        return AutomaticMove(first, AutomaticReason.ALREADY_DEAD, thrown)
+    if all(kills(board, option, remaining, rules) for option, _ in options):
+        return AutomaticMove(first, AutomaticReason.EVERY_OPTION_KILLS, thrown)
     return None
 
 
@@ -133,11 +153,12 @@ def timeout_move(
     ``dead_for_set``: the back-to-front fill (the hand is dead anyway). ``biggest_row_first``:
     the first placement in biggest-row-first order that does not kill the hand, else the fill.
     """
-    options = legal_placements(board, dealt)
+    options = _moves(rules, board, dealt)
     if rules.timeout_policy is OpenFaceTimeoutPolicy.BIGGEST_ROW_FIRST and len(options) > 1:
         remaining = _pool(board, dealt, pool)
-        if not is_dead(board, [*remaining, *dealt]):
-            for option in options:
-                if not kills(board, option, remaining):
-                    return AutomaticMove(option, AutomaticReason.TIMEOUT)
-    return AutomaticMove(options[0], AutomaticReason.TIMEOUT)
+        if not is_dead(board, [*remaining, *dealt], rules):
+            for option, thrown in options:
+                if not kills(board, option, remaining, rules):
+                    return AutomaticMove(option, AutomaticReason.TIMEOUT, thrown)
+    first, thrown = options[0]
+    return AutomaticMove(first, AutomaticReason.TIMEOUT, thrown)

@@ -3,9 +3,11 @@
 Placements are face up and final (001: «Все действия совершаются в открытую», "every action is
 done in the open"; 003: «odată ce un jucător a plasat o carte pe unul dintre rânduri, aceasta nu
 mai poate fi mutată pe alt rând», "once a player has placed a card in one of the rows, it can no
-longer be moved to another row"): a :class:`Board` only grows. On each street a seat is dealt the
-rule set's ``street_cards`` count and places every one of them (classic and Turbo have no
-discards). Checks follow the ``verify_x`` / ``can_x`` / ``x`` shape: ``verify_placement`` raises
+longer be moved to another row"): a :class:`Board` only grows. On each street a seat places the
+rule set's ``street_cards`` count; Pineapple deals ``street_discards`` more on every street after
+the first, which the seat discards unseen (001: «2 из них он должен положить перед собой на стол,
+а третью выбросить», "2 of them he must lay on the table before him and throw away the third").
+Checks follow the ``verify_x`` / ``can_x`` / ``x`` shape: ``verify_placement`` raises
 :class:`PlacementError` with a sentence a player can read, ``can_place`` says yes or no,
 ``place`` returns the new board.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from itertools import accumulate
+from itertools import accumulate, combinations
 from typing import Final
 
 from sapsam.rules.arrangement import Arrangement
@@ -168,9 +170,29 @@ def street_of(rules: OpenFaceRules, board: Board) -> int | None:
 # Placements
 
 
-def verify_placement(board: Board, dealt: Sequence[Card], placement: Placement) -> None:
-    """Raise :class:`PlacementError` unless ``placement`` puts exactly the ``dealt`` cards, each
-    once, into rows that have room for them."""
+def discards_due(rules: OpenFaceRules, street: int) -> int:
+    """Cards a normal seat discards on ``street`` (0 on the first, ``street_discards`` after)."""
+    return rules.street_discards if street > 0 else 0
+
+
+def verify_placement(
+    board: Board, dealt: Sequence[Card], placement: Placement, discards: Sequence[Card] = ()
+) -> None:
+    """Raise :class:`PlacementError` unless ``placement`` and ``discards`` together hold exactly
+    the ``dealt`` cards, each once, and the rows have room for the placed ones. How many cards
+    are discarded is the caller's to check (:func:`verify_street_move`)."""
+    if discards:
+        dealt_set = set(dealt)
+        outside = [card for card in discards if card not in dealt_set]
+        if outside:
+            raise PlacementError(f"not dealt to this seat on this street: {format_cards(outside)}")
+        if len(set(discards)) != len(discards):
+            raise PlacementError(f"a card is discarded twice: {format_cards(discards)}")
+        both = set(discards).intersection(placement.cards)
+        if both:
+            raise PlacementError(f"a card is both placed and discarded: {format_cards(both)}")
+        thrown = set(discards)
+        dealt = [card for card in dealt if card not in thrown]
     placed = placement.cards
     dealt_set = set(dealt)
     if len(dealt_set) != len(dealt):
@@ -194,6 +216,39 @@ def verify_placement(board: Board, dealt: Sequence[Card], placement: Placement) 
                 f"the {label} row has room for {capacity - len(row)} more, "
                 f"not {len(added)} ({format_cards(added)})"
             )
+
+
+def verify_street_move(
+    rules: OpenFaceRules,
+    street: int,
+    board: Board,
+    dealt: Sequence[Card],
+    placement: Placement,
+    discards: Sequence[Card] = (),
+) -> None:
+    """:func:`verify_placement`, and exactly the street's :func:`discards_due` discarded."""
+    due = discards_due(rules, street)
+    if len(discards) != due:
+        raise PlacementError(
+            f"street {street} discards {due} card{'s' if due != 1 else ''} of the "
+            f"{len(dealt)} dealt, not {len(discards)}"
+        )
+    verify_placement(board, dealt, placement, discards)
+
+
+def street_moves(
+    board: Board, dealt: Sequence[Card], discards: int
+) -> tuple[tuple[Placement, tuple[Card, ...]], ...]:
+    """Every (placement, discarded cards) of a street that discards ``discards`` of the dealt
+    cards: for each choice of discards (in the order dealt, the last dealt first), every legal
+    placement of the rest (:func:`legal_placements`)."""
+    if discards == 0:
+        return tuple((placement, ()) for placement in legal_placements(board, dealt))
+    moves: list[tuple[Placement, tuple[Card, ...]]] = []
+    for thrown in reversed(list(combinations(dealt, discards))):
+        kept = [card for card in dealt if card not in thrown]
+        moves.extend((placement, thrown) for placement in legal_placements(board, kept))
+    return tuple(moves)
 
 
 def can_place(board: Board, dealt: Sequence[Card], placement: Placement) -> bool:

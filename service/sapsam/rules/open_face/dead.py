@@ -25,7 +25,7 @@ one filling per class of interchangeable cards gives the same values at a fracti
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
 from typing import Final
@@ -33,6 +33,8 @@ from typing import Final
 from sapsam.rules.cards import Card
 from sapsam.rules.hands import HandValue, evaluate3, evaluate5
 from sapsam.rules.open_face.board import ROW_CAPACITY, Board, Placement
+from sapsam.rules.open_face.lowball import deuce_to_seven_key, lowball_in_order
+from sapsam.rules.open_face.parameters import OpenFaceRules
 
 EXACT_FREE_PLACES: Final = 2
 """Up to this many empty places in a row (or on the whole board) every filling is tried."""
@@ -129,14 +131,36 @@ def _cached_bounds(row: tuple[Card, ...], capacity: int, pool: frozenset[Card]) 
     return row_bounds(row, capacity, pool)
 
 
-def _exactly_dead(board: Board, pool: Collection[Card]) -> bool:
+def _classic_order(rows: Sequence[Sequence[Card]]) -> bool:
+    return rows_in_order(*(_value(tuple(row)) for row in rows))
+
+
+def _order_of(rules: OpenFaceRules | None) -> Callable[[Sequence[Sequence[Card]]], bool]:
+    """The order rule of a finished board's rows: the classic one, or 2-7's."""
+    if rules is None or not rules.lowball_middle:
+        return _classic_order
+
+    def lowball_order(rows: Sequence[Sequence[Card]]) -> bool:
+        front, middle, back = rows
+        return lowball_in_order(
+            rules, _value(tuple(front)), deuce_to_seven_key(middle), _value(tuple(back))
+        )
+
+    return lowball_order
+
+
+def _exactly_dead(
+    board: Board,
+    pool: Collection[Card],
+    ordered: Callable[[Sequence[Sequence[Card]]], bool] = _classic_order,
+) -> bool:
     """Every way of filling the (at most ``EXACT_FREE_PLACES``) empty places is out of order."""
     places = [row for row, free in enumerate(board.free_slots) for _ in range(free)]
     if len(pool) < len(places):
         return False  # the board cannot be finished from this pool: nothing is proven
     rows = [list(row) for row in board.rows]
     if not places:
-        return not rows_in_order(*(_value(tuple(row)) for row in rows))
+        return not ordered(rows)
     flush_suits = [_flush_suit(board.rows[row], ROW_CAPACITY[row]) for row in sorted(set(places))]
     classes = _card_classes(pool, flush_suits)
     fillings: Iterable[tuple[Card, ...]]
@@ -151,20 +175,26 @@ def _exactly_dead(board: Board, pool: Collection[Card]) -> bool:
     for filling in fillings:
         for row, card in zip(places, filling, strict=True):
             rows[row].append(card)
-        front, middle, back = (_value(tuple(row)) for row in rows)
+        alive = ordered(rows)
         for row in places:
             rows[row].pop()
-        if rows_in_order(front, middle, back):
+        if alive:
             return False
     return True
 
 
-def is_dead(board: Board, pool: Collection[Card] | None = None) -> bool:
+def is_dead(
+    board: Board, pool: Collection[Card] | None = None, rules: OpenFaceRules | None = None
+) -> bool:
     """Whether the board cannot end with its rows in order, whatever cards of ``pool`` (by
-    default every card not on the board) fill it. ``True`` only when certain (module doc)."""
+    default every card not on the board) fill it. ``True`` only when certain (module doc).
+
+    ``rules`` with a lowball middle (2-7) use its order rule: exact when at most two places
+    remain, otherwise only back against front is bounded (the middle's lowball key is not)."""
     cards = unseen_cards(board) if pool is None else pool
     if sum(board.free_slots) <= EXACT_FREE_PLACES:
-        return _exactly_dead(board, cards)
+        return _exactly_dead(board, cards, _order_of(rules))
+    lowball = rules is not None and rules.lowball_middle
     frozen = frozenset(cards)
     front, middle, back = (
         _cached_bounds(tuple(sorted(row)), capacity, frozen)
@@ -173,6 +203,8 @@ def is_dead(board: Board, pool: Collection[Card] | None = None) -> bool:
     # Necessary for a legal finish: some front no stronger than some middle, some middle no
     # stronger than some back, and (with the middle unbounded) some front no stronger than some
     # back. Each bound is a row's own extreme, so failing one is proof.
+    if lowball:
+        return front is not None and back is not None and front[0] > back[1]
     if front is not None and middle is not None and front[0] > middle[1]:
         return True
     if middle is not None and back is not None and middle[0] > back[1]:
@@ -180,19 +212,27 @@ def is_dead(board: Board, pool: Collection[Card] | None = None) -> bool:
     return front is not None and back is not None and front[0] > back[1]
 
 
-def kills(board: Board, placement: Placement, pool: Collection[Card] | None = None) -> bool:
+def kills(
+    board: Board,
+    placement: Placement,
+    pool: Collection[Card] | None = None,
+    rules: OpenFaceRules | None = None,
+) -> bool:
     """Whether ``placement`` leaves the board dead (``pool``: the cards that may still come,
-    by default every card not on the board after it)."""
+    by default every card not on the board after it; ``rules`` as in :func:`is_dead`)."""
     after = board.with_placement(placement)
     if pool is not None:
         placed = set(placement.cards)
         pool = [card for card in pool if card not in placed]
-    return is_dead(after, pool)
+    return is_dead(after, pool, rules)
 
 
 def every_option_kills(
-    board: Board, options: Iterable[Placement], pool: Collection[Card] | None = None
+    board: Board,
+    options: Iterable[Placement],
+    pool: Collection[Card] | None = None,
+    rules: OpenFaceRules | None = None,
 ) -> bool:
-    """Whether each of ``options`` (a street's placements) leaves the board dead; ``pool`` as in
-    :func:`kills`."""
-    return all(kills(board, option, pool) for option in options)
+    """Whether each of ``options`` (a street's placements) leaves the board dead; ``pool`` and
+    ``rules`` as in :func:`kills`."""
+    return all(kills(board, option, pool, rules) for option in options)

@@ -23,7 +23,7 @@ from sapsam.rules.open_face.parameters import (
     FantasylandReentry,
     OpenFaceRules,
 )
-from sapsam.rules.open_face.scoring import JudgedHand, hand_values
+from sapsam.rules.open_face.scoring import JudgedHand, hand_values, judge_hand
 
 _QUEEN = 10
 _TRIPS_CARDS = 17
@@ -45,6 +45,8 @@ def entry_cards(rules: OpenFaceRules, front: HandValue) -> int | None:
         return None
     if rules.fantasyland_cards is FantasylandCards.THIRTEEN:
         return HAND_CARDS
+    if rules.fantasyland_cards is FantasylandCards.FOURTEEN:
+        return HAND_CARDS + 1
     # Progressive: QQ 14, KK 15, AA 16, trips 17; a pair below queens (a lowered entry) 14.
     if trips:
         return _TRIPS_CARDS
@@ -52,7 +54,7 @@ def entry_cards(rules: OpenFaceRules, front: HandValue) -> int | None:
 
 
 def _reentry_cards(rules: OpenFaceRules) -> int:
-    if rules.fantasyland_cards is FantasylandCards.PROGRESSIVE:
+    if rules.fantasyland_cards is not FantasylandCards.THIRTEEN:
         return HAND_CARDS + 1
     return HAND_CARDS
 
@@ -120,11 +122,13 @@ class FantasylandSetting:
 
 
 def verify_fantasyland_arrangement(
-    dealt: Sequence[Card], arrangement: Arrangement
+    dealt: Sequence[Card], arrangement: Arrangement, rules: OpenFaceRules | None = None
 ) -> FantasylandSetting:
     """Check a Fantasyland hand's arrangement against the cards dealt: rows of 3, 5 and 5 of the
     dealt cards, each once; the rest (beyond 13) discarded. Rows out of order are allowed and
-    make the hand dead, as for any hand. Raises :class:`PlacementError` saying what is wrong."""
+    make the hand dead, as for any hand (under ``rules``' order rule: 2-7's when its middle is
+    lowball; the classic order without ``rules``). Raises :class:`PlacementError` saying what
+    is wrong."""
     dealt_set = set(dealt)
     if len(dealt_set) != len(dealt) or not HAND_CARDS <= len(dealt) <= _TRIPS_CARDS:
         raise PlacementError(
@@ -143,5 +147,7 @@ def verify_fantasyland_arrangement(
     placed_set = set(placed)
     discards = tuple(card for card in dealt if card not in placed_set)
     board = Board(arrangement.front, arrangement.middle, arrangement.back)
+    if rules is not None and rules.lowball_middle:
+        return FantasylandSetting(arrangement, discards, judge_hand(rules, board).fouled)
     front, middle, back = hand_values(board)
     return FantasylandSetting(arrangement, discards, not rows_in_order(front, middle, back))

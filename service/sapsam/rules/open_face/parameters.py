@@ -47,11 +47,63 @@ class FantasylandCards(StrEnum):
     * ``thirteen``: 13 at once, whatever the qualifying front (001, 003).
     * ``progressive``: 14 for QQ, 15 for KK, 16 for AA, 17 for trips; the cards beyond 13 are
       discarded unseen. Not in the sources (issue #18 asks for it as an option); a re-entry gets
-      14.
+      14. Issue #19 asks it for Pineapple too, where it is the same option.
+    * ``fourteen``: 14 at once, 13 placed and 1 discarded unseen (Pineapple's Fantasyland: 001's
+      «Ананас» and 003's «jucătorului i se dau 14 cărți, iar el trebuie să folosească doar 13, să
+      arunce cartea rămasă», "the player is given 14 cards and must use only 13, discarding the
+      remaining card"); a re-entry gets 14 too.
     """
 
     THIRTEEN = "thirteen"
     PROGRESSIVE = "progressive"
+    FOURTEEN = "fourteen"
+
+
+class MiddleRow(StrEnum):
+    """How the middle row is ranked (docs/rules.md §8.10).
+
+    * ``high``: as every other row (classic, Turbo, Pineapple).
+    * ``deuce_to_seven``: 2-7 Pineapple (001: «в Среднем боксе нужно собирать самую слабую
+      комбинацию», "in the middle box one must make the weakest combination"): the middle is a
+      deuce-to-seven lowball hand (straights and flushes count against it, aces are high), and
+      between two seats the weaker middle wins the row («сравнивается в зеркальном
+      отражении», "is compared mirrored"). It earns no royalty (the sources print none).
+    """
+
+    HIGH = "high"
+    DEUCE_TO_SEVEN = "deuce_to_seven"
+
+
+class LowballOrder(StrEnum):
+    """When a hand whose middle is lowball (``MiddleRow.DEUCE_TO_SEVEN``) is dead.
+
+    * ``middle_weakest`` (001 read literally: «он должен быть самым слабым», "it must be the
+      weakest"): the rows must stand back >= front >= middle by the usual high ranking.
+    * ``back_over_front``: only back >= front; the middle is free (2-7 open face as commonly
+      played; the other reading of a source that names no order).
+    """
+
+    MIDDLE_WEAKEST = "middle_weakest"
+    BACK_OVER_FRONT = "back_over_front"
+
+
+class FinnishTwo(StrEnum):
+    """Finnish 2♠ (003: «Ea dublează redevențele pentru combinația din cutia în care se află,
+    indiferent dacă cutia este câștigată sau pierdută», "it doubles the royalties for the
+    combination of the box it is in, whether the box is won or lost").
+
+    * ``off``: no bonus.
+    * ``row``: between the 2♠'s holder and each opponent, both royalties of the row it sits in
+      are doubled (003's second example: a pair with the 2♠ in the back against a back full house
+      pays the full house twice, 12).
+    * ``own``: only the holder's own royalty of that row is doubled (003's first example alone).
+
+    A dead hand's 2♠ doubles nothing (a dead hand's rows are not compared).
+    """
+
+    OFF = "off"
+    ROW = "row"
+    OWN = "own"
 
 
 class FantasylandReentry(StrEnum):
@@ -99,6 +151,10 @@ class AutomaticMoves(StrEnum):
 
 CLASSIC_STREETS: Final = (5, 1, 1, 1, 1, 1, 1, 1, 1)
 TURBO_STREETS: Final = (5, 4, 4)
+PINEAPPLE_STREETS: Final = (5, 2, 2, 2, 2)
+"""Cards placed on each street of Pineapple; with ``street_discards`` 1, streets after the first
+deal 3 (001: «5+2+2+2+2»)."""
+MAX_STREET_DISCARDS: Final = 3
 
 
 @dataclass(frozen=True)
@@ -107,8 +163,12 @@ class OpenFaceRules:
 
     name: str = "custom"
     street_cards: tuple[int, ...] = CLASSIC_STREETS
-    """Cards dealt to a seat on each street, all of them placed: 5 then 1 x 8 (classic),
-    5 + 4 + 4 (Turbo). They sum to 13."""
+    """Cards a seat places on each street: 5 then 1 x 8 (classic), 5 + 4 + 4 (Turbo),
+    5 + 2 + 2 + 2 + 2 (Pineapple). They sum to 13."""
+    street_discards: int = 0
+    """Cards dealt beyond those placed on each street after the first, discarded unseen by the
+    others: 0 (classic, Turbo), 1 (Pineapple: 3 dealt, 2 placed, 1 discarded). See
+    ``dealt_street_cards``."""
     min_seats: int = MIN_SEATS
     max_seats: int = MAX_SEATS
     two_of_three_points: int = 1
@@ -136,15 +196,39 @@ class OpenFaceRules:
     move_seconds: int | None = None
     """Seconds a seat has for each placement, from the moment it is due; ``None``: no limit, so
     ``timeout_policy`` never applies (the sources give no number)."""
+    middle_row: MiddleRow = MiddleRow.HIGH
+    lowball_order: LowballOrder = LowballOrder.MIDDLE_WEAKEST
+    """Only read when ``middle_row`` is ``deuce_to_seven``."""
+    finnish_two_of_spades: FinnishTwo = FinnishTwo.OFF
 
     def __post_init__(self) -> None:
         _validate(self)
+
+    @property
+    def dealt_street_cards(self) -> tuple[int, ...]:
+        """Cards dealt to a normal seat on each street: ``street_cards`` plus ``street_discards``
+        on every street after the first (Pineapple: 5, 3, 3, 3, 3)."""
+        return tuple(
+            count + (self.street_discards if street else 0)
+            for street, count in enumerate(self.street_cards)
+        )
+
+    @property
+    def normal_hand_cards(self) -> int:
+        """Cards a normal hand is dealt in all (13; Pineapple 17)."""
+        return sum(self.dealt_street_cards)
+
+    @property
+    def lowball_middle(self) -> bool:
+        return self.middle_row is MiddleRow.DEUCE_TO_SEVEN
 
     @property
     def most_fantasyland_cards(self) -> int:
         """The most cards one Fantasyland hand can get under these rules."""
         if self.fantasyland_cards is FantasylandCards.PROGRESSIVE:
             return PROGRESSIVE_MOST_CARDS
+        if self.fantasyland_cards is FantasylandCards.FOURTEEN:
+            return HAND_CARDS + 1
         return HAND_CARDS
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,6 +286,9 @@ _ENUM_FIELDS: Final[Mapping[str, type[StrEnum]]] = MappingProxyType(
         "fantasyland_reentry": FantasylandReentry,
         "timeout_policy": OpenFaceTimeoutPolicy,
         "automatic_moves": AutomaticMoves,
+        "middle_row": MiddleRow,
+        "lowball_order": LowballOrder,
+        "finnish_two_of_spades": FinnishTwo,
     }
 )
 
@@ -248,6 +335,7 @@ def _validate(rules: OpenFaceRules) -> None:
             f"rule set key 'street_cards' must deal {HAND_CARDS} cards in all, "
             f"got {sum(streets)} ({list(streets)})"
         )
+    _require_int("street_discards", rules.street_discards, 0, MAX_STREET_DISCARDS)
     _require_int("min_seats", rules.min_seats, MIN_SEATS, MAX_SEATS)
     _require_int("max_seats", rules.max_seats, MIN_SEATS, MAX_SEATS)
     if rules.min_seats > rules.max_seats:
@@ -278,6 +366,14 @@ def _validate(rules: OpenFaceRules) -> None:
         _require_int("fantasyland_max_consecutive", limit, 1, MAX_CONSECUTIVE_LIMIT)
     if rules.move_seconds is not None:
         _require_int("move_seconds", rules.move_seconds, 1, MAX_MOVE_SECONDS)
+    # 001: «В ананас играют не более трех участников», "no more than three play Pineapple": the
+    # deck must hold every seat's dealt cards, discards included (3 x 17 = 51).
+    if rules.max_seats * rules.normal_hand_cards > DECK_CARDS:
+        raise OpenFaceRulesError(
+            f"rule set key 'max_seats' {rules.max_seats}: hands of {rules.normal_hand_cards} "
+            f"dealt cards ({list(rules.dealt_street_cards)}) need more than {DECK_CARDS} cards "
+            f"(at most {DECK_CARDS // rules.normal_hand_cards} seats)"
+        )
     # Every seat may be in Fantasyland at once (001: «Фантазии раскладываются в одно время»,
     # "fantasies are set at the same time"), so the deck must hold the largest hand for each.
     if rules.max_seats * rules.most_fantasyland_cards > DECK_CARDS:
@@ -311,7 +407,33 @@ OPEN_FACE_PRESETS: Final[Mapping[str, OpenFaceRules]] = MappingProxyType(
         ),
     }
 )
-"""Named open-face rule sets (docs/rules.md §8.9)."""
+"""Named open-face rule sets the service offers (docs/rules.md §8.9). Finnish 2♠ is an option
+of any open-face rule set (``finnish_two_of_spades``)."""
+
+PINEAPPLE_PRESETS: Final[Mapping[str, OpenFaceRules]] = MappingProxyType(
+    {
+        "pineapple": _preset(
+            "pineapple",
+            street_cards=PINEAPPLE_STREETS,
+            street_discards=1,
+            max_seats=3,
+            fantasyland_cards=FantasylandCards.FOURTEEN,
+            fantasyland_reentry=FantasylandReentry.FRONT_TRIPS_BACK_QUADS,
+        ),
+        "pineapple_2_7": _preset(
+            "pineapple_2_7",
+            street_cards=PINEAPPLE_STREETS,
+            street_discards=1,
+            max_seats=3,
+            fantasyland_cards=FantasylandCards.FOURTEEN,
+            fantasyland_reentry=FantasylandReentry.FRONT_TRIPS_BACK_QUADS,
+            middle_row=MiddleRow.DEUCE_TO_SEVEN,
+        ),
+    }
+)
+"""Pineapple's named rule sets (docs/rules.md §8.12). Kept apart from ``OPEN_FACE_PRESETS``
+until the API places a street with its discard (issue #19): the rules, the domain and the audit
+play them; :func:`open_face_preset` finds them."""
 
 OPEN_FACE_PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
     {
@@ -327,12 +449,28 @@ OPEN_FACE_PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
 )
 
 
+PINEAPPLE_PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "pineapple": "Pineapple (001, 003): 5 cards, then 3 a turn, 2 placed and 1 discarded "
+        "unseen; at most 3 seats; Fantasyland of 14 cards (13 set, 1 discarded), repeated for "
+        "front trips or back quads.",
+        "pineapple_2_7": "pineapple with a deuce-to-seven lowball middle (001's 2-7 Pineapple): "
+        "the weaker middle wins; dead unless back >= front >= middle.",
+    }
+)
+
+
 def open_face_preset(name: str) -> OpenFaceRules:
-    """The open-face preset called ``name``; an unknown name raises, listing them."""
+    """The open-face or Pineapple preset called ``name``; an unknown name raises, listing
+    them."""
     try:
         return OPEN_FACE_PRESETS[name]
     except (KeyError, TypeError):
+        pass
+    try:
+        return PINEAPPLE_PRESETS[name]
+    except (KeyError, TypeError):
         raise OpenFaceRulesError(
             f"unknown open-face preset {quote_prefix(name)} "
-            f"(known presets: {', '.join(OPEN_FACE_PRESETS)})"
+            f"(known presets: {', '.join([*OPEN_FACE_PRESETS, *PINEAPPLE_PRESETS])})"
         ) from None

@@ -15,6 +15,15 @@ Each pair settles separately (003: «fiecare împotriva fiecăruia», "each agai
 * both dead: nothing (003: «dacă mâinile tuturor jucătorilor din mână au fost falsificate brusc,
   nimeni nu plătește nimic nimănui», "if every player's hand is fouled, nobody pays anybody").
 
+2-7 Pineapple (``middle_row`` ``deuce_to_seven``, ``sapsam.rules.open_face.lowball``): the
+middle rows are compared mirrored, the lower deuce-to-seven hand winning; the order rule is the
+rule set's ``lowball_order``; a lowball middle earns no royalty.
+
+Finnish 2♠ (``finnish_two_of_spades``, 003): ``row`` doubles, between the live hand holding the
+2♠ and each opponent, both royalties of the row it sits in (003: «va trebui să plătiți
+oponentului dublu bonusul full house (12 puncte)», "you will have to pay the opponent double the
+full house bonus (12 points)"); ``own`` doubles only the holder's.
+
 Every pair's payment is antisymmetric, so a deal is zero-sum, and it depends only on the two
 hands, so relabelling the seats permutes the totals.
 """
@@ -24,10 +33,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from sapsam.rules.cards import parse_cards
 from sapsam.rules.hands import HandValue, evaluate3, evaluate5
 from sapsam.rules.open_face.board import Board, PlacementError, verify_board
 from sapsam.rules.open_face.dead import rows_in_order
-from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.lowball import deuce_to_seven_key, lowball_in_order, lowball_row_result
+from sapsam.rules.open_face.parameters import FinnishTwo, OpenFaceRules
 from sapsam.rules.open_face.royalty import row_royalties
 
 Values = tuple[HandValue, HandValue, HandValue]
@@ -38,13 +49,19 @@ class JudgedHand:
     """A finished hand as the scorer sees it.
 
     ``fouled``: its rows are out of order; ``dead``: fouled, or declared dead (001's timeout);
-    ``royalties``: front, middle, back, all 0 for a dead hand.
+    ``royalties``: front, middle, back, all 0 for a dead hand (undoubled by a Finnish 2♠);
+    ``lowball_middle``: the middle's deuce-to-seven key when the rule set plays it lowball;
+    ``two_of_spades_row``: the row holding the 2♠ when it doubles (Finnish, a live hand), else
+    None.
     """
 
     values: Values
     fouled: bool
     dead: bool
     royalties: tuple[int, int, int]
+    lowball_middle: tuple[int, ...] | None = None
+    two_of_spades_row: int | None = None
+    finnish: FinnishTwo = FinnishTwo.OFF
 
     @property
     def royalty_total(self) -> int:
@@ -62,10 +79,25 @@ def judge_hand(rules: OpenFaceRules, board: Board, declared_dead: bool = False) 
     """A complete board's values, whether it is dead, and its royalties."""
     verify_board(board)
     values = hand_values(board)
-    fouled = not rows_in_order(*values)
+    lowball = deuce_to_seven_key(board.middle) if rules.lowball_middle else None
+    if lowball is None:
+        fouled = not rows_in_order(*values)
+    else:
+        fouled = not lowball_in_order(rules, values[0], lowball, values[2])
     dead = fouled or declared_dead
     royalties = (0, 0, 0) if dead else row_royalties(rules, values)
-    return JudgedHand(values, fouled, dead, royalties)
+    if lowball is not None:
+        royalties = (royalties[0], 0, royalties[2])
+    two_row = None
+    if rules.finnish_two_of_spades is not FinnishTwo.OFF and not dead:
+        rows = enumerate(board.rows)
+        two_row = next((row for row, cards in rows if _TWO_OF_SPADES in cards), None)
+    return JudgedHand(
+        values, fouled, dead, royalties, lowball, two_row, rules.finnish_two_of_spades
+    )
+
+
+_TWO_OF_SPADES = parse_cards("2s")[0]
 
 
 @dataclass(frozen=True)
@@ -110,7 +142,23 @@ def compare_hands(first: JudgedHand, second: JudgedHand) -> tuple[int, int, int]
         _sign(mine.strength - theirs.strength)
         for mine, theirs in zip(first.values, second.values, strict=True)
     )
+    if first.lowball_middle is not None and second.lowball_middle is not None:
+        middle = lowball_row_result(first.lowball_middle, second.lowball_middle)
     return (front, middle, back)
+
+
+def royalty_difference(first: JudgedHand, second: JudgedHand) -> int:
+    """``first``'s royalties minus ``second``'s, a Finnish 2♠ doubling as the module doc says."""
+    mine = list(first.royalties)
+    theirs = list(second.royalties)
+    for hand, own, other in ((first, mine, theirs), (second, theirs, mine)):
+        row = hand.two_of_spades_row
+        if row is None:
+            continue
+        own[row] *= 2
+        if hand.finnish is FinnishTwo.ROW:
+            other[row] *= 2
+    return sum(mine) - sum(theirs)
 
 
 def row_points(rules: OpenFaceRules, rows: tuple[int, int, int]) -> int:
@@ -137,7 +185,7 @@ def score_pair(
         seats[1],
         rows,
         row_points(rules, rows),
-        first.royalty_total - second.royalty_total,
+        royalty_difference(first, second),
     )
 
 

@@ -26,6 +26,7 @@ from sapsam.rules.open_face.fantasyland import (
 )
 from sapsam.rules.open_face.parameters import (
     OPEN_FACE_PRESETS,
+    PINEAPPLE_KEYS,
     PINEAPPLE_PRESET_DESCRIPTIONS,
     PINEAPPLE_PRESETS,
     FantasylandCards,
@@ -52,13 +53,14 @@ def test_the_presets_deal_5_then_3_a_turn_and_seat_at_most_three() -> None:
     assert open_face_preset("ofc_classic").dealt_street_cards == (5, 1, 1, 1, 1, 1, 1, 1, 1)
 
 
-def test_a_rule_set_recorded_before_pineapple_reads_back_unchanged() -> None:
+def test_a_classic_rule_set_is_recorded_as_before_pineapple() -> None:
     classic = open_face_preset("ofc_classic")
-    old = {k: v for k, v in classic.to_dict().items() if k not in _NEW_KEYS}
-    assert OpenFaceRules.from_dict(old) == classic
-
-
-_NEW_KEYS = ("street_discards", "middle_row", "lowball_order", "finnish_two_of_spades")
+    recorded = classic.to_dict()
+    assert not set(recorded) & PINEAPPLE_KEYS
+    assert OpenFaceRules.from_dict(recorded) == classic
+    assert set(PINEAPPLE.to_dict()) & PINEAPPLE_KEYS == {"street_discards"}
+    two_seven = open_face_preset("pineapple_2_7").to_dict()
+    assert set(two_seven) & PINEAPPLE_KEYS == {"street_discards", "middle_row"}
 
 
 @pytest.mark.parametrize(

@@ -232,10 +232,14 @@ class OpenFaceRules:
         return HAND_CARDS
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field as a plain JSON value (enums as strings, the streets as a list)."""
+        """Every field as a plain JSON value (enums as strings, the streets as a list); a field
+        added with Pineapple (``PINEAPPLE_KEYS``) only when it differs from its default, so a
+        rule set of the classic game is recorded byte for byte as before them."""
         result: dict[str, Any] = {}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
+            if field.name in PINEAPPLE_KEYS and value == field.default:
+                continue
             if isinstance(value, StrEnum):
                 value = value.value
             elif isinstance(value, tuple):
@@ -274,6 +278,13 @@ class OpenFaceRules:
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise OpenFaceRulesError(f"rule set is not valid JSON: {error}") from None
         return cls.from_dict(data)
+
+
+PINEAPPLE_KEYS: Final = frozenset(
+    {"street_discards", "middle_row", "lowball_order", "finnish_two_of_spades"}
+)
+"""The keys issue #19 added: recorded only when not at their defaults (the rules' version
+mark: a record without them is a rule set of before, read back with the defaults)."""
 
 
 def _refuse_float(text: str) -> Any:

@@ -264,12 +264,13 @@ def test_a_fantasyland_is_set_kept_on_disk_committed_and_opened(
         except BaseException as error:
             failures.append(error)
 
+    # The seed source before the bot starts: a bot in seat 0 starts deal 1 as soon as it runs.
+    original = fairness.new_seed
+    calls = iter([seed])
+    tables.deal_seeds = lambda: next(calls, None) or original()
     thread = threading.Thread(target=bot_plays, daemon=True)
     thread.start()
     try:
-        original = fairness.new_seed
-        calls = iter([seed])
-        tables.deal_seeds = lambda: next(calls, None) or original()
         standings = player.play()
     finally:
         tables.deal_seeds = fairness.new_seed

@@ -1,0 +1,270 @@
+// Verifying an audit export (docs/audit.md §2-§4.5) as far as the page goes so far: format, chain,
+// anchor, coverage, dealer_lot, every finished deal's fair-dealing checks (docs/fairness.md §13,
+// through src/verify.ts), checkpoint and inclusion; then the three verdicts of §4.5.
+// Not yet: decode, header, opening, sequence, dealer_rotation, reveal_fouls, scored_arrangements,
+// player_signature, pinned keys, series, voided deals, open face, --checkpoint's consistency.
+import { type Bytes, concat, hex, unhex } from "./bytes";
+import { type Json, canonicalJson, parseStrictJson } from "./canonical";
+import { formatCards } from "./cards";
+import { sha256 } from "./crypto";
+import { lot } from "./fairness";
+import * as T from "./transparency";
+import { type Check, type PublishedDeal, type Verdict, verifyDeal } from "./verify";
+
+type Obj = { [key: string]: Json };
+
+export interface ExportEvent {
+  version: number;
+  type: string;
+  schema_version: number;
+  data: Obj;
+  metadata: Obj;
+  hash: string;
+  inclusion?: { leaf_index: number; proof: string };
+}
+
+interface Segment {
+  anchor: { version: number; hash: string };
+  first_version: number;
+  last_version: number;
+  last_hash: string;
+}
+
+export interface ExportReport {
+  checks: (Check & { deal?: number })[];
+  verdict: Verdict;
+  /** Why the verdict is not ANCHORED, or the failed checks in words. */
+  reasons: string[];
+}
+
+const GENESIS = "0".repeat(64);
+
+/** §3: hash(v) = SHA-256(hash(v-1) || canonical JSON of the event's hashed fields). */
+export async function chainHash(previous: Bytes, streamId: string, e: ExportEvent): Promise<Bytes> {
+  const hashed: Json = {
+    data: e.data, metadata: e.metadata, schema_version: e.schema_version,
+    stream: streamId, type: e.type, version: e.version,
+  };
+  return sha256(concat(previous, new TextEncoder().encode(canonicalJson(hashed))));
+}
+
+const rowString = (cards: Json): string => (cards as string[]).join(" ");
+
+/** §4.2's mapping from a finished deal's events (and the table's opening) to fairness.md §14. */
+function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players: string[], events: ExportEvent[]): PublishedDeal {
+  const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
+  const one = (type: string) => of(type)[0] ?? {};
+  const perSeat = <X>(type: string, f: (d: Obj) => X): (X | null)[] => {
+    const out: (X | null)[] = Array.from({ length: seatCount }, () => null);
+    for (const d of of(type)) out[d.seat as number] = f(d);
+    return out;
+  };
+  const started = one("DealStarted");
+  const dealt = one("CardsDealt");
+  const scored = one("DealScored");
+  const confirmed = perSeat("SeatConfirmed", (d) => d);
+  const schemes = confirmed.map((d) => (d?.scheme as number | undefined) ?? 1);
+  const solverSeats = Array.from({ length: seatCount }, (_, s) =>
+    of("SeatTimedOut").some((d) => d.seat === s && d.consequence === "solver"));
+  const solver = scored.solver_arrangements as (Obj | null)[] | null | undefined;
+  return {
+    format: 1,
+    table_id: tableId,
+    deal_number: started.deal_number as number,
+    rule_set: ruleSet,
+    seat_count: seatCount,
+    dealer: started.dealer as number,
+    seed_commitment: started.seed_commitment as string,
+    seed: one("SeedRevealed").seed as string,
+    contributions: perSeat("EntropyContributed", (d) => d.entropy as string),
+    cut_position: one("DeckCut").position as number,
+    record: {
+      deck: dealt.deck_digest as string,
+      cut_deck: dealt.cut_deck_digest as string,
+      hands: dealt.hand_digests as string[],
+    },
+    seat_commitments: confirmed.map((d) => (d?.commitment as string | undefined) ?? null),
+    reveals: perSeat("ArrangementRevealed", (d) => ({
+      front: rowString(d.front!), middle: rowString(d.middle!), back: rowString(d.back!), nonce: d.nonce as string,
+    })),
+    solver_seats: solverSeats,
+    ...(solver === null || solver === undefined ? {} : {
+      solver_arrangements: solver.map((r) => r === null ? null : {
+        front: rowString(r.front!), middle: rowString(r.middle!), back: rowString(r.back!),
+      }),
+    }),
+    ...(schemes.some((s) => s === 2) ? { commitment_schemes: schemes, players } : {}),
+    recorded: {
+      fouls: scored.fouls as boolean[],
+      pairs: (scored.pairs as Obj[]).map((p) => ({ seats: [p.seat_a as number, p.seat_b as number], rows: p.rows as number[], delta: p.delta as number })),
+      totals: scored.totals as number[],
+    },
+  };
+}
+
+/**
+ * Verifies an export's text. `serverKeys` and `witnessKeys` are the verifier keys (vkey text) the
+ * reader pins; with none, the verdict is at best INTERNALLY CONSISTENT ONLY.
+ */
+export async function verifyExport(text: string, serverKeys: string[] = [], witnessKeys: string[] = []): Promise<ExportReport> {
+  const checks: ExportReport["checks"] = [];
+  const add = (name: string, status: Check["status"], what: string, detail?: string, deal?: number) =>
+    checks.push({ name, status, what, ...(detail === undefined ? {} : { detail }), ...(deal === undefined ? {} : { deal }) });
+
+  // format: the header and every event line parse, with the fields the checks below read.
+  let header: Obj;
+  let events: ExportEvent[];
+  try {
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+    header = parseStrictJson(lines[0] ?? "") as Obj;
+    if (header.format !== "sapsam-audit-export" || header.format_version !== 1) throw new Error("not a sapsam-audit-export of format version 1");
+    events = lines.slice(1).map((l, i) => {
+      const e = parseStrictJson(l) as unknown as ExportEvent;
+      const ok = Number.isInteger(e.version) && typeof e.type === "string" && Number.isInteger(e.schema_version)
+        && typeof e.data === "object" && typeof e.metadata === "object" && /^[0-9a-f]{64}$/.test(String(e.hash));
+      if (!ok) throw new Error(`line ${i + 2}: not an event line`);
+      return e;
+    });
+  } catch (e) {
+    add("format", "failed", "the file is an export", e instanceof Error ? e.message : String(e));
+    return finish(checks, []);
+  }
+  add("format", "passed", "the file is an export");
+
+  // chain, anchor, coverage (§4.1): segment after segment, in file order.
+  const streamId = header.stream_id as string;
+  const segments = header.segments as unknown as Segment[];
+  let chainError: string | undefined;
+  let anchorError: string | undefined;
+  let coverageError: string | undefined;
+  let at = 0;
+  const segmentsToCheck: { seg: Segment; events: ExportEvent[] }[] = [];
+  segments.forEach((seg, k) => {
+    if (k === 0 && (seg.anchor.version !== 0 || seg.anchor.hash !== GENESIS || seg.first_version !== 1))
+      anchorError ??= "the first segment does not start the stream from the genesis";
+    if (seg.anchor.version !== seg.first_version - 1) anchorError ??= `segment ${k + 1}'s anchor is not the version before its first`;
+    const previous = segments[k - 1];
+    if (previous !== undefined) {
+      if (seg.anchor.version < previous.last_version) anchorError ??= `segment ${k + 1} does not lie after segment ${k}`;
+      if (seg.anchor.version === previous.last_version && seg.anchor.hash !== previous.last_hash)
+        anchorError ??= `segment ${k + 1}'s anchor hash is not segment ${k}'s last hash`;
+    }
+    const count = seg.last_version - seg.first_version + 1;
+    const mine = events.slice(at, at + count);
+    at += count;
+    if (mine.length !== count || mine.at(-1)?.version !== seg.last_version || mine.at(-1)?.hash !== seg.last_hash)
+      coverageError ??= `segment ${k + 1} does not hold exactly versions ${seg.first_version}..${seg.last_version} ending on its last hash`;
+    segmentsToCheck.push({ seg, events: mine });
+  });
+  if (at !== events.length) coverageError ??= `${events.length - at} events lie outside every segment`;
+  for (const { seg, events: mine } of segmentsToCheck) {
+    let previous = unhex(seg.anchor.hash);
+    let version = seg.anchor.version;
+    for (const e of mine) {
+      if (chainError !== undefined) break;
+      try {
+        if (e.version !== ++version) throw new Error(`version ${e.version} where ${version} belongs`);
+        previous = await chainHash(previous, streamId, e);
+        if (hex(previous) !== e.hash) throw new Error(`the event of version ${e.version} (${e.type}) does not hold: altered, or events before it removed, added or reordered`);
+      } catch (err) {
+        chainError = err instanceof Error ? err.message : String(err);
+      }
+    }
+  }
+  add("chain", chainError ? "failed" : "passed", "every event is chained to the one before it", chainError);
+  add("anchor", anchorError ? "failed" : "passed", "the segments hang on the genesis or on the events before them", anchorError);
+  add("coverage", coverageError ? "failed" : "passed", "each segment holds exactly its events", coverageError);
+
+  // dealer_lot (§4.1) and each finished deal (§4.2).
+  const created = events.find((e) => e.type === "TableCreated")?.data;
+  const chosen = events.find((e) => e.type === "DealerChosen")?.data;
+  const seatCount = created?.seat_count as number;
+  const tableId = streamId.replace(/^table-/, "");
+  const players: string[] = [];
+  for (const e of events) if (e.type === "PlayerSeated") players[e.data.seat as number] = e.data.player_id as string;
+  if (created && chosen) {
+    try {
+      const drawn = await lot(tableId, unhex(chosen.lot_seed as string), seatCount);
+      const ok = hex(drawn.commitment) === created.lot_commitment && drawn.dealer === chosen.dealer
+        && formatCards(drawn.cards) === (chosen.lot_cards as string[]).join(" ");
+      add("dealer_lot", ok ? "passed" : "failed", "the first dealer was drawn by the committed lot", ok ? undefined : "the lot seed does not give the recorded commitment, cards or dealer");
+    } catch (e) {
+      add("dealer_lot", "failed", "the first dealer was drawn by the committed lot", String(e));
+    }
+  }
+  const starts = events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
+  for (const [k, start] of starts.entries()) {
+    const dealEvents = events.slice(start, starts[k + 1] ?? events.length);
+    const number = dealEvents[0]!.data.deal_number as number;
+    if (!dealEvents.some((e) => e.type === "DealScored")) {
+      add("fair_dealing", "skipped", "pending: the deal is not finished", undefined, number);
+      continue;
+    }
+    // Seats replaced before this deal play for their new player (fairness.md §13.2).
+    const seated = [...players];
+    for (const e of events.slice(0, start)) if (e.type === "SeatReplaced") seated[e.data.seat as number] = e.data.player_id as string;
+    try {
+      const deal = publishedDeal(tableId, created!.rule_set as Obj, seatCount, seated, dealEvents);
+      for (const c of await verifyDeal(deal)) checks.push({ ...c, deal: number });
+    } catch (e) {
+      add("fair_dealing", "failed", "the deal's events give a published deal", String(e), number);
+    }
+  }
+
+  // checkpoint and inclusion (§4.5).
+  const reasons: string[] = [];
+  let checkpoint: T.Checkpoint | undefined;
+  const note = (header.transparency as Obj | undefined)?.checkpoint as string | undefined;
+  if (note === undefined) {
+    add("checkpoint", "skipped", "a checkpoint signed by the pinned key covers the events", "not covered: the export carries no checkpoint");
+    reasons.push("the export carries no checkpoint");
+  } else if (serverKeys.length === 0) {
+    checkpoint = T.parseCheckpoint(note.slice(0, note.lastIndexOf("\n\n") + 1));
+    add("checkpoint", "skipped", "a checkpoint signed by the pinned key covers the events", "not covered: no server key pinned");
+    reasons.push("no server key pinned");
+  } else {
+    try {
+      const servers = await Promise.all(serverKeys.map(T.parseVerifierKey));
+      const witnesses = await Promise.all(witnessKeys.map(T.parseVerifierKey));
+      const opened = await T.openNote(note, [...servers, ...witnesses]);
+      checkpoint = T.parseCheckpoint(opened.text);
+      if (!servers.some((k) => k.type === 1 && k.name === checkpoint!.origin && opened.signers.includes(k.name)))
+        throw new Error("no pinned key of this log signed the checkpoint");
+      add("checkpoint", "passed", "a checkpoint signed by the pinned key covers the events");
+    } catch (e) {
+      checkpoint = undefined;
+      add("checkpoint", "failed", "a checkpoint signed by the pinned key covers the events", e instanceof Error ? e.message : String(e));
+    }
+  }
+  if (checkpoint !== undefined) {
+    const missing = events.filter((e) => e.inclusion === undefined).map((e) => e.version);
+    let failure: string | undefined;
+    let last = -1;
+    for (const e of events) {
+      if (e.inclusion === undefined) continue;
+      const { leaf_index: index, proof } = e.inclusion;
+      const hashes = (proof.match(/.{64}/g) ?? []).map(unhex);
+      const ok = index > last && proof.length % 64 === 0
+        && await T.verifyInclusion(index, checkpoint.size, await T.leafHash(unhex(e.hash)), hashes, checkpoint.root);
+      last = index;
+      if (!ok) { failure = `the event of version ${e.version} is not at leaf ${index} of the checkpoint's tree`; break; }
+    }
+    if (failure !== undefined) add("inclusion", "failed", "every event is in the checkpoint's tree", failure);
+    else if (missing.length > 0) {
+      add("inclusion", "skipped", "every event is in the checkpoint's tree", `not covered: versions ${missing.join(", ")} not yet under a checkpoint`);
+      reasons.push("events not yet under the checkpoint");
+    } else add("inclusion", "passed", "every event is in the checkpoint's tree");
+  }
+  return finish(checks, reasons);
+}
+
+function finish(checks: ExportReport["checks"], reasons: string[]): ExportReport {
+  const failed = checks.filter((c) => c.status === "failed" || (c.status === "skipped" && c.detail?.startsWith("needs")));
+  if (failed.length > 0)
+    return {
+      checks, verdict: "FAILED",
+      reasons: failed.map((c) => `${c.deal !== undefined ? `deal ${c.deal} · ` : ""}${c.name} does not hold: ${c.what}${c.detail ? ` (${c.detail})` : ""}`),
+    };
+  const anchored = reasons.length === 0 && checks.some((c) => c.name === "inclusion" && c.status === "passed");
+  return { checks, verdict: anchored ? "ANCHORED" : "INTERNALLY CONSISTENT ONLY", reasons };
+}

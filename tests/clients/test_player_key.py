@@ -25,6 +25,7 @@ from sapsam.audit import database as audit_database
 from sapsam_client import Rows, connect, table_id
 from sapsam_client.player_key import (
     PlayerKey,
+    announce_message,
     commit_message,
     load_or_create,
     registration_message,
@@ -53,6 +54,14 @@ def test_the_sdk_signs_the_published_vectors(vector: dict[str, Any]) -> None:
             given["player_id"],
             given["scheme"],
             bytes.fromhex(given["commitment"]),
+        )
+    elif vector["kind"] == "announce":
+        message = announce_message(
+            given["table_id"],
+            given["deal_number"],
+            given["seat"],
+            given["player_id"],
+            given["surrender"],
         )
     else:
         rows = Rows.of(given["front"].split(), given["middle"].split(), given["back"].split())

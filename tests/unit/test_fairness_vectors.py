@@ -501,6 +501,15 @@ def test_an_independent_reading_of_section_19_reproduces_the_signature_vectors(
             ours = player_keys.commit_message(
                 table, given["deal_number"], given["seat"], given["player_id"], 2, commitment
             )
+        elif vector["kind"] == "announce":
+            message = (
+                _lp(b"sapsam/player-signature/v1/announce")
+                + where
+                + bytes([1 if given["surrender"] else 0])
+            )
+            ours = player_keys.announce_message(
+                table, given["deal_number"], given["seat"], given["player_id"], given["surrender"]
+            )
         else:
             rows = b"".join(
                 _lp(bytes(sorted(_spec_index(card) for card in given[name].split())))

@@ -72,7 +72,8 @@ def player_only(caller: auth.Caller) -> str:
 def signature_of(
     request: table_service_pb2.CommitArrangementRequest
     | table_service_pb2.RevealArrangementRequest
-    | table_service_pb2.DeclareNaturalRequest,
+    | table_service_pb2.DeclareNaturalRequest
+    | table_service_pb2.AnnounceSurrenderRequest,
 ) -> PlayerSignature | None:
     """The move's signature, if the request carries one (docs/fairness.md §19)."""
     if not request.HasField("signature"):

@@ -562,6 +562,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         table_id, _, player_id = await self._seat_holder(request.seat)
         surrender = surrender_from_choice(request.choice)
         check_deadline(context)
+        signature = signature_of(request)
+        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
         outcome = await self._tables.announce_surrender(
             table_id,
             player_id,
@@ -570,6 +572,8 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             expected_version=expected_version(request),
             request_digest=request_digest(request),
             deal_number=deal_number(request),
+            signature=signature,
+            player_keys=keys,
         )
         return with_receipt(
             table_service_pb2.AnnounceSurrenderResponse(version=outcome.version), outcome.receipt

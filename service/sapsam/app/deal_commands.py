@@ -228,8 +228,11 @@ class DealCommands(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
-        """Announce play or surrender for a seat, on its turn (docs/rules.md §2.8)."""
+        """Announce play or surrender for a seat, on its turn (docs/rules.md §2.8); signed as
+        :meth:`commit`."""
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
             announce = AnnounceSurrender(
@@ -237,6 +240,8 @@ class DealCommands(TableRunner):
                 surrender=surrender,
                 now_ms=self.clock(),
                 deal_number=deal_number,
+                signature=signature,
+                player_keys=player_keys,
             )
             return Plan([announce])
 

@@ -1,18 +1,21 @@
 """The players' signatures of their moves, checked from an export alone (docs/fairness.md §19,
 docs/audit.md §4.2).
 
-A signed ``ArrangementCommitted`` or ``ArrangementRevealed`` carries the player's public key and
-its Ed25519 signature of the move's message, which binds the table, the deal, the seat, the id of
-the player seated there (``PlayerSeated``), and the commitment (with its scheme) or the revealed
-rows and nonce. For each seat with a signed move in a finished deal, one check,
-``player_signature[s]``:
+A signed ``ArrangementCommitted``, ``ArrangementRevealed`` or ``SurrenderAnnounced`` carries the
+player's public key and its Ed25519 signature of the move's message, which binds the table, the
+deal, the seat, the id of the player seated there (``PlayerSeated``), and the commitment (with its
+scheme), the revealed rows and nonce, or the choice announced (play or surrender). For each seat
+with a signed move in a finished deal, one check, ``player_signature[s]``:
 
 * every signature verifies, for the player the export seats there: a forger who swaps two players'
   ids, or rewrites a signed commitment or reveal, breaks it even with every hash re-chained (the
   forger cannot sign as the player);
 * a player who signed a move signs every later one in the export (a key is never removed, so the
   server refuses an unsigned move from a player with a key): stripping the signatures from a
-  player's later moves is named too.
+  player's later moves is named too. An announcement counts only from its ``signing_scheme`` 2
+  on (schema 2: one recorded before announcements were signed is unsigned, rightly), and never
+  the server's for a missed turn (``timed_out``: never signed, so one carrying a signature is
+  named).
 
 Seats without a signed move get no check (their players registered no key; nothing to verify).
 What this cannot show alone: that a key is the player's own. The player knows its key (the SDK
@@ -31,6 +34,7 @@ from sapsam.domain.events import (
     ArrangementRevealed,
     PlayerSeated,
     SeatReplaced,
+    SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.fairness import player_keys
@@ -58,13 +62,13 @@ def signature_checks(
             if isinstance(event, SeatReplaced):
                 replaced.append(event)
                 continue
-            if not isinstance(event, ArrangementCommitted | ArrangementRevealed):
+            if not isinstance(event, _SIGNED_MOVES):
                 continue
             seat = event.seat
             player = players.get(seat)
-            kind = "commit" if isinstance(event, ArrangementCommitted) else "reveal"
+            kind = _KINDS[type(event)]
             if event.signature is None and event.player_key is None:
-                if player is not None and player in signers:
+                if player is not None and player in signers and _signature_expected(event):
                     problems.setdefault(seat, []).append(
                         f"the {kind} is unsigned, but player {player} signed an earlier move"
                     )
@@ -103,22 +107,51 @@ def signature_checks(
     return checks
 
 
+_SIGNED_MOVES = (ArrangementCommitted, ArrangementRevealed, SurrenderAnnounced)
+_KINDS: dict[type, str] = {
+    ArrangementCommitted: "commit",
+    ArrangementRevealed: "reveal",
+    SurrenderAnnounced: "announcement",
+}
+
+
+def _signature_expected(
+    event: ArrangementCommitted | ArrangementRevealed | SurrenderAnnounced,
+) -> bool:
+    """Whether a player with a key must have signed this move: every commit and reveal; an
+    announcement of signing scheme 2 the seat made itself (not the server's for a missed turn)."""
+    if isinstance(event, SurrenderAnnounced):
+        return event.signing_scheme >= 2 and not event.timed_out
+    return True
+
+
 def _problem(
     created: TableCreated,
     deal_number: int,
     player: str | None,
-    event: ArrangementCommitted | ArrangementRevealed,
+    event: ArrangementCommitted | ArrangementRevealed | SurrenderAnnounced,
 ) -> str:
     """What is wrong with a signed move, or ``""``."""
     if player is None:
         return "no player is seated there"
     if event.signature is None or event.player_key is None:
         return "a key without a signature, or a signature without its key"
+    if isinstance(event, SurrenderAnnounced) and event.timed_out:
+        return (
+            "the server's announcement for a missed turn is never signed, and this one carries"
+            " a signature"
+        )
+    if isinstance(event, SurrenderAnnounced) and event.signing_scheme < 2:
+        return "an announcement of signing scheme 1 (recorded before they were signed) is signed"
     try:
         key = bytes.fromhex(event.player_key)
         signature = bytes.fromhex(event.signature)
         table_id = uuid.UUID(created.table_id)
-        if isinstance(event, ArrangementCommitted):
+        if isinstance(event, SurrenderAnnounced):
+            message = player_keys.announce_message(
+                table_id, deal_number, event.seat, player, event.surrender
+            )
+        elif isinstance(event, ArrangementCommitted):
             message = player_keys.commit_message(
                 table_id,
                 deal_number,

@@ -161,12 +161,17 @@ class RevealArrangement:
 @dataclass(frozen=True)
 class AnnounceSurrender:
     """The seat whose turn it is announces play (``surrender`` false) or surrender
-    (docs/rules.md §2.8). ``now_ms`` starts the next seat's turn, or the reveal clock."""
+    (docs/rules.md §2.8). ``now_ms`` starts the next seat's turn, or the reveal clock. Signed like
+    a commit: required once the player has a key."""
 
     player_id: str
     surrender: bool
     now_ms: int
     deal_number: int | None = None
+    signature: PlayerSignature | None = None
+    """The player's signature of the announcement (docs/fairness.md §19)."""
+    player_keys: tuple[bytes, ...] = ()
+    """As :attr:`CommitArrangement.player_keys`."""
 
 
 @dataclass(frozen=True)

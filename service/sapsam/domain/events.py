@@ -371,14 +371,26 @@ class SurrenderAnnounced(Event):
     """The seat whose turn it was announced: ``surrender`` true to surrender, false to play.
     ``timed_out``: the seat let its deadline pass (or the operator timed it out) and plays, the
     timeout default. ``deadline_ms`` is the next seat's deadline (``None`` after the last seat,
-    whose announcement is followed by ``RevealsOpened`` in the same append, or with no limit)."""
+    whose announcement is followed by ``RevealsOpened`` in the same append, or with no limit).
+
+    Schema version 2: ``player_key`` and ``signature``, the player's Ed25519 public key and its
+    signature of the announcement (docs/fairness.md §19), hex, or ``None`` when unsigned (a
+    player without a key, or the server's announcement for a missed turn, which is never signed);
+    and ``signing_scheme``: 2, announcements are signed (a player with a registered key signs
+    every one it makes), or 1, recorded before they were (never signed, and none is expected of
+    it). Version 1 data reads as unsigned, scheme 1.
+    """
 
     TYPE: ClassVar[str] = "SurrenderAnnounced"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     surrender: bool
     timed_out: bool
     deadline_ms: int | None
+    player_key: str | None = None
+    signature: str | None = None
+    signing_scheme: int = 2
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
@@ -530,6 +542,11 @@ def _unsigned(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "player_key": None, "signature": None}
 
 
+def _announced_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    # Recorded before announcements were signed: unsigned, and no signature is expected of it.
+    return {**data, "player_key": None, "signature": None, "signing_scheme": 1}
+
+
 def _confirmed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "scheme": 1}
 
@@ -545,6 +562,7 @@ DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 1, _committed_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 2, _unsigned)
 DEFAULT_CODEC.register_upcaster("SeatConfirmed", 1, _confirmed_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementRevealed", 1, _unsigned)
+DEFAULT_CODEC.register_upcaster("SurrenderAnnounced", 1, _announced_v1_to_v2)
 
 
 # JSON scalar types: a list holding only these is copied into a tuple as it is.

@@ -10,7 +10,9 @@ announcement opens the reveals in the same append. Each turn has its own deadlin
 timeout default, :data:`sapsam.rules.surrender.TIMEOUT_DEFAULT_SURRENDERS`). A seat that missed
 the arranging deadline is not asked: it plays.
 
-Only the announcement is public; no card is, until the reveals (docs/fairness.md §20).
+Only the announcement is public; no card is, until the reveals (docs/fairness.md §20). A
+player with a registered key signs its announcement as it signs its commits (docs/fairness.md
+§19); the server's announcement for a missed turn is unsigned.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from collections.abc import Collection
 
 from sapsam import fairness
 from sapsam.domain.announcements import Announcements
-from sapsam.domain.commands import AnnounceSurrender
+from sapsam.domain.commands import AnnounceSurrender, PlayerSignature
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import AnnouncementsOpened, Event, RevealsOpened, SurrenderAnnounced
+from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.table_checks import current_deal, require_deal, require_phase, seat_for
 from sapsam.domain.table_state import DealState, TablePhase, TableState
+from sapsam.fairness import player_keys
 from sapsam.rules.ruleset import SurrenderRule
 from sapsam.rules.surrender import TIMEOUT_DEFAULT_SURRENDERS
 
@@ -76,9 +80,16 @@ def close_arranging(
 
 
 def _announced(
-    state: TableState, deal: DealState, seat: int, surrender: bool, timed_out: bool, now_ms: int
+    state: TableState,
+    deal: DealState,
+    seat: int,
+    surrender: bool,
+    timed_out: bool,
+    now_ms: int,
+    signed: PlayerSignature | None = None,
 ) -> list[Event]:
-    """The announcement of the seat whose turn it is, and the reveals when it was the last."""
+    """The announcement of the seat whose turn it is (``signed`` by its player, or unsigned),
+    and the reveals when it was the last."""
     announcements = deal.announcements
     assert announcements is not None
     later = announcements.order[announcements.order.index(seat) + 1 :]
@@ -89,6 +100,8 @@ def _announced(
             surrender=surrender,
             timed_out=timed_out,
             deadline_ms=_turn_deadline(state, now_ms) if later else None,
+            player_key=None if signed is None else signed.public_key.hex(),
+            signature=None if signed is None else signed.signature.hex(),
         )
     ]
     if not later:
@@ -98,7 +111,8 @@ def _announced(
 
 def decide_announce(state: TableState, command: AnnounceSurrender) -> list[Event]:
     """A seat announces play or surrender: refused when the rule set has no surrender, outside
-    the announcing phase, or when it is not the seat's turn."""
+    the announcing phase, when it is not the seat's turn, or unsigned by a player with a key or
+    with a bad signature (docs/fairness.md §19)."""
     seat = seat_for(state, command.player_id)
     if state.rule_set.surrender is SurrenderRule.OFF:
         raise DomainError(
@@ -124,12 +138,21 @@ def decide_announce(state: TableState, command: AnnounceSurrender) -> list[Event
             f"seat {turn} announces now; the seats announce in turn, clockwise from the "
             f"dealer's left ({', '.join(map(str, announcements.order))}); you hold {seat}",
         )
-    return _announced(state, deal, seat, command.surrender, False, command.now_ms)
+    table_id = state.table_id
+    assert table_id is not None
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.announce_message(
+            table_id, deal.number, seat, command.player_id, command.surrender
+        ),
+    )
+    return _announced(state, deal, seat, command.surrender, False, command.now_ms, signed)
 
 
 def announcing_time_out(state: TableState, now_ms: int, forced: bool) -> list[Event]:
     """The seat whose turn it is plays, its deadline passed (or the operator timed it out:
-    ``forced``); nothing when no deadline has passed."""
+    ``forced``); nothing when no deadline has passed. The server's announcement: unsigned."""
     deal = current_deal(state)
     announcements = deal.announcements
     assert announcements is not None

@@ -1,8 +1,9 @@
 """Players' Ed25519 keys: what a player signs, byte for byte (docs/fairness.md §19).
 
-A player may register an Ed25519 public key (RFC 8032, 32 bytes) and sign its commitments and
-reveals with it; the server verifies each signature and records it, with the key, in the event, so
-that anyone can check from the log alone that the player bound to a seat made the seat's moves.
+A player may register an Ed25519 public key (RFC 8032, 32 bytes) and sign its commitments,
+reveals and announcements with it; the server verifies each signature and records it, with the
+key, in the event, so that anyone can check from the log alone that the player bound to a seat
+made the seat's moves.
 Every signed message starts with its own domain tag, so a signature made for one purpose can
 never stand for another:
 
@@ -14,6 +15,8 @@ never stand for another:
     reveal = lp("sapsam/player-signature/v1/reveal") || uuid(table_id) || u64(deal) || u8(seat)
              || lp(utf8(player_id)) || lp(sorted front) || lp(sorted middle) || lp(sorted back)
              || lp(nonce)
+    announce = lp("sapsam/player-signature/v1/announce") || uuid(table_id) || u64(deal) || u8(seat)
+               || lp(utf8(player_id)) || u8(surrender)
 
 Pure: no I/O. ``cryptography`` is imported when a signature is verified, not before, so that a
 verifier that meets no signature does not pay for loading it.
@@ -46,6 +49,7 @@ verifiable)."""
 TAG_KEY_REGISTRATION: Final = b"sapsam/player-key/v1/registration"
 TAG_COMMIT_SIGNATURE: Final = b"sapsam/player-signature/v1/commit"
 TAG_REVEAL_SIGNATURE: Final = b"sapsam/player-signature/v1/reveal"
+TAG_ANNOUNCE_SIGNATURE: Final = b"sapsam/player-signature/v1/announce"
 
 
 def require_public_key(public_key: bytes) -> bytes:
@@ -103,6 +107,23 @@ def reveal_message(
         + length_prefixed(require_player_id(player_id))
         + encode_rows(arrangement)
         + length_prefixed(require_nonce(nonce))
+    )
+
+
+def announce_message(
+    table_id: uuid.UUID, deal_number: int, seat: int, player_id: str, surrender: bool
+) -> bytes:
+    """What a player signs to announce play (``surrender`` false: the byte 00) or surrender (01)
+    on its turn (docs/fairness.md §19, §20)."""
+    if not isinstance(surrender, bool):
+        raise FairnessError(f"an announcement is play or surrender, got {surrender!r}")
+    return (
+        length_prefixed(TAG_ANNOUNCE_SIGNATURE)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + u8(require_seat(seat, MAX_SEATS))
+        + length_prefixed(require_player_id(player_id))
+        + u8(int(surrender))
     )
 
 

@@ -240,7 +240,7 @@ def commitment_vector(
 
 
 def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
-    """A player key's registration, a signed commit and a signed reveal (docs/fairness.md §19),
+    """A player key's registration, a signed commit, reveal and announcement (docs/fairness.md §19),
     made with a fixed Ed25519 private key (RFC 8032 signatures are deterministic)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
@@ -285,6 +285,11 @@ def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
                 "nonce": nonce.hex(),
             },
             player_keys.reveal_message(table_id, 2, 0, player, arrangement, nonce),
+        ),
+        (
+            "announce",
+            {"table_id": str(table_id), "deal_number": 2, "seat": 0, "surrender": True},
+            player_keys.announce_message(table_id, 2, 0, player, True),
         ),
     ]
     return [

@@ -296,17 +296,28 @@ class Client(PlayerCalls, TournamentCalls, AuditCalls, OpenFaceCalls, Connection
             self.tables.ConfirmArrangement, request, table_service_pb2.ConfirmArrangementResponse
         ).version
 
-    def announce_surrender(self, seat: str, surrender: bool, deal: int | None = None) -> int:
+    def announce_surrender(
+        self,
+        seat: str,
+        surrender: bool,
+        deal: int | None = None,
+        *,
+        signature: tuple[bytes, bytes] | None = None,
+    ) -> int:
         """Announce play (``surrender`` false) or surrender for the seat, on its turn, at a table
         whose rule set has surrender (docs/rules.md §2.8); returns the version. Refused with
         reason ``NOT_YOUR_TURN`` before or after the seat's turn (``Table.announcing_seat``),
-        ``SURRENDER_OFF`` at a table without surrender."""
+        ``SURRENDER_OFF`` at a table without surrender. ``signature``, as for
+        :meth:`commit_arrangement`: (public key, signature) of the ``announce`` message
+        (``player_key.announce_message``)."""
         choice = (
             table_pb2.SURRENDER_CHOICE_SURRENDER if surrender else table_pb2.SURRENDER_CHOICE_PLAY
         )
         request = table_service_pb2.AnnounceSurrenderRequest(
             request_id=request_id(), seat=seat, choice=choice, deal_number=deal
         )
+        if signature is not None:
+            request.signature.public_key, request.signature.signature = signature
         return self.call(
             self.tables.AnnounceSurrender, request, table_service_pb2.AnnounceSurrenderResponse
         ).version

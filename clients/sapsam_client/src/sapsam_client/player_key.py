@@ -1,11 +1,11 @@
 """The player's own Ed25519 key: created on first use, kept on the client, never sent.
 
 docs/fairness.md §19: a player registers the public key once (``RegisterPlayerKey``, with a proof
-that it holds the private key) and signs every commit and reveal with it; the server records each
-signature, so anyone can check from the log that the player seated at a seat made its moves. The
-private key stays in one JSON file beside the token file (``player-keys.json``), readable by its
-owner only, one entry per server and player. This module is written from the specification
-alone (the tests hold it to the published vectors).
+that it holds the private key) and signs every commit, reveal and announcement with it; the server
+records each signature, so anyone can check from the log that the player seated at a seat made
+its moves. The private key stays in one JSON file beside the token file (``player-keys.json``),
+readable by its owner only, one entry per server and player. This module is written from the
+specification alone (the tests hold it to the published vectors).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ TAG_REGISTRATION: Final = b"sapsam/player-key/v1/registration"
 TAG_COMMIT: Final = b"sapsam/player-signature/v1/commit"
 TAG_REVEAL: Final = b"sapsam/player-signature/v1/reveal"
 TAG_DECLARE: Final = b"sapsam/player-signature/v1/declare"
+TAG_ANNOUNCE: Final = b"sapsam/player-signature/v1/announce"
 
 
 def registration_message(player_id: str, public_key: bytes) -> bytes:
@@ -75,6 +76,17 @@ def declare_message(
         _length_prefixed(TAG_DECLARE)
         + _where(table_id, deal_number, seat, player_id)
         + _length_prefixed(commitment)
+    )
+
+
+def announce_message(
+    table_id: uuid.UUID | str, deal_number: int, seat: int, player_id: str, surrender: bool
+) -> bytes:
+    """What a player signs to announce play (byte 00) or surrender (01) (docs/fairness.md §19)."""
+    return (
+        _length_prefixed(TAG_ANNOUNCE)
+        + _where(table_id, deal_number, seat, player_id)
+        + (b"\x01" if surrender else b"\x00")
     )
 
 

@@ -47,7 +47,12 @@ from sapsam_client.commitment import (
     fresh_nonce,
 )
 from sapsam_client.errors import AlreadyExistsError, SapsamError
-from sapsam_client.player_key import commit_message, declare_message, reveal_message
+from sapsam_client.player_key import (
+    announce_message,
+    commit_message,
+    declare_message,
+    reveal_message,
+)
 from sapsam_proto.v1 import rule_set_pb2, table_event_pb2, table_pb2
 
 COMMITMENT_SCHEME = 2
@@ -312,6 +317,14 @@ class Seat:
         """Lock the last commitment (of deal number ``deal``, if given)."""
         self.client.confirm_arrangement(self.name, deal)
 
+    def announce(self, deal: int, surrender: bool) -> None:
+        """Announce play (``surrender`` false) or surrender in deal number ``deal``, on the
+        seat's turn, signed like a commit (docs/fairness.md §19)."""
+        signature = self._signed(
+            lambda player: announce_message(self.table_id, deal, self.position, player, surrender)
+        )
+        self.client.announce_surrender(self.name, surrender, deal, signature=signature)
+
     def reveal(self, deal: int) -> None:
         """Reveal the rows and nonce committed for deal number ``deal``."""
         committed = self.commitments[deal]
@@ -472,9 +485,7 @@ class Seat:
             self._once(
                 "announce",
                 deal,
-                lambda: self.client.announce_surrender(
-                    self.name, announcer(committed, table), deal
-                ),
+                lambda: self.announce(deal, announcer(committed, table)),
             )
         elif phase == table_pb2.TABLE_PHASE_REVEALING and not mine.revealed:
             # Without the commitment (e.g. another process confirmed) there is nothing to show.

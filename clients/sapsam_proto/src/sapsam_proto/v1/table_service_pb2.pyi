@@ -1077,6 +1077,7 @@ class AnnounceSurrenderRequest(_message.Message):
     CHOICE_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -1089,6 +1090,16 @@ class AnnounceSurrenderRequest(_message.Message):
     """Only act if the table's version is this (see the service comment); unset: any version."""
     deal_number: _builtins.int
     """Only act in this deal (see ConfirmArrangementRequest.deal_number). Unset: the current deal."""
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this announcement (docs/fairness.md §19: the `announce` message,
+        which binds the table, deal, seat, player id and choice), by one of its registered keys.
+        Required once the player has a key (FAILED_PRECONDITION, SIGNATURE_REQUIRED, without it); a
+        key the player has not registered or a signature that does not verify is INVALID_ARGUMENT,
+        BAD_SIGNATURE; either way nothing is recorded. Recorded, with the key, in SurrenderAnnounced.
+        The server's announcement for a seat that let its turn pass is never signed.
+        """
+
     def __init__(
         self,
         *,
@@ -1097,10 +1108,11 @@ class AnnounceSurrenderRequest(_message.Message):
         choice: _table_pb2.SurrenderChoice.ValueType = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "choice", b"choice", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "choice", b"choice", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015

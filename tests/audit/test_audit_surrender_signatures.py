@@ -13,14 +13,28 @@ Pure: the deal is decided by the domain and recorded as the store would.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from test_audit_surrender import NOW_MS, PLAYERS, RULES, TABLE_ID, Json, _forged, _of, _verify
+from test_audit_surrender import (
+    NOW_MS,
+    PLAYERS,
+    RULES,
+    TABLE_ID,
+    Json,
+    _forged,
+    _of,
+    _recorded,
+    _verify,
+)
 
 from sapsam import fairness
+from sapsam.audit import Requester, read_export, select_deal, verify_export, write_lines
+from sapsam.audit.pinned_player_keys import pinned_key_checks
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,
@@ -40,6 +54,8 @@ from sapsam.domain.events import DEFAULT_CODEC, SurrenderAnnounced
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.domain.table_surrender import announcing_order
 from sapsam.fairness import player_keys
+from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
+from sapsam.log.records import RecordedEvent
 from sapsam.rules.solver import solve
 
 KEYS = {
@@ -214,3 +230,73 @@ def test_a_deal_from_before_signed_announcements_still_verifies(honest: list[Jso
     assert report.ok, report.failed_names()
     passed = {check.name for check in report.checks if not check.failed}
     assert {f"player_signature[{seat}]" for seat in range(3)} <= passed
+
+
+def test_the_stored_rules_v6_tables_verify_their_unsigned_announcements() -> None:
+    """tests/unit/data/rules_v6_log.json, recorded by ``sapsam demo`` before announcements were
+    signed: its players signed every commit and reveal, and announced unsigned (schema 1)."""
+    log = json.loads(
+        (Path(__file__).parents[1] / "unit" / "data" / "rules_v6_log.json").read_text()
+    )
+    verified = 0
+    for table in log["tables"]:
+        events = table["events"]
+        announced = [event for event in events if event["type"] == "SurrenderAnnounced"]
+        if not announced:
+            continue
+        assert {event["schema_version"] for event in announced} == {1}
+        recorded = _chained(table["stream"], events)
+        for number in sorted({event["data"]["deal_number"] for event in announced}):
+            export = write_lines(select_deal(recorded, number, Requester.operator()))
+            report = verify_export(export)
+            assert report.ok, report.failed_names()
+            signed = [check for check in report.checks if check.name.startswith("player_sig")]
+            assert signed and not any(check.failed for check in signed)
+            verified += 1
+    assert verified >= 2
+
+
+def _chained(stream_id: str, events: list[Json]) -> list[RecordedEvent]:
+    metadata = {"actor": "sample", "recorded_at": "2026-12-03T00:00:00Z", "request_id": "r"}
+    previous = GENESIS_HASH
+    out = []
+    for version, event in enumerate(events, start=1):
+        type_name, schema_version, data = event["type"], event["schema_version"], event["data"]
+        previous = chain_hash(
+            previous,
+            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
+        )
+        out.append(
+            RecordedEvent(
+                version, stream_id, version, type_name, schema_version, data, metadata, previous
+            )
+        )
+    return out
+
+
+def test_a_surrender_re_signed_with_a_forgers_key_fails_the_players_pinned_key(
+    honest: list[Json],
+) -> None:
+    """The forger signs the surrender with a key of its own: the signature verifies under the
+    recorded key, but a reader who pins the player's key sees the move signed by another."""
+    second = _of(honest, "AnnouncementsOpened")[0]["order"][1]
+    player = PLAYERS[second]
+    forger = Ed25519PrivateKey.generate()
+    message = player_keys.announce_message(TABLE_ID, 1, second, player, True)
+    forged_key = forger.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    def resign(events: list[Json]) -> None:
+        for data in _of(events, "SurrenderAnnounced"):
+            if data["seat"] == second:
+                data.update(
+                    surrender=True,
+                    player_key=forged_key.hex(),
+                    signature=forger.sign(message).hex(),
+                )
+
+    forged = _forged(honest, resign)
+    lines = list(write_lines(select_deal(_recorded(forged), 1, Requester.operator())))
+    assert f"player_signature[{second}]" not in verify_export(lines).failed_names()
+    checks = pinned_key_checks(read_export(lines), {player: frozenset({_public(player)})})
+    assert [check.name for check in checks if check.failed] == [f"pinned_player_key[{player}]"]
+    assert "the announcement of deal 1" in checks[0].detail

@@ -1,15 +1,19 @@
 """Play or surrender from the SDK (docs/rules.md §2.8): ``Seat.play_series`` announces on the
 seat's turn with its ``announcer``; the bots' announcer surrenders a hopeless hand and plays a
-strong one. Against a real server: a series with surrenders completes, zero-sum, and every deal
-verifies from the log."""
+strong one. Against a real server: a series with surrenders completes, zero-sum, every
+announcement signed by its player, and every deal verifies from the log and its export (the
+players' signatures included)."""
 
 from __future__ import annotations
 
 import threading
+import uuid
 from types import SimpleNamespace
 
 import psycopg
 
+from sapsam.audit import Requester, verify_export, write_lines
+from sapsam.audit import database as audit_database
 from sapsam.domain.events import DEFAULT_CODEC, SurrenderAnnounced
 from sapsam.domain.published import published_deal
 from sapsam.fairness.verify import verify_deal
@@ -90,10 +94,21 @@ def test_a_series_with_surrenders_verifies(address: str, database_url: str) -> N
     said = [event for event in events if isinstance(event, SurrenderAnnounced)]
     assert len(said) == 9  # three seats, three deals
     assert all(event.surrender for event in said if event.seat == seats[0].position)
+    # Each player signed its announcements (docs/fairness.md §19), as its commits and reveals.
+    assert all(event.player_key and event.signature for event in said)
+    stream_table = uuid.UUID(str(table_id(table.name)))
     for number in (1, 2, 3):
         published = published_deal(events, number)
         assert published.surrendered[seats[0].position]
         assert verify_deal(published).ok
+        with psycopg.connect(database_url, autocommit=True) as connection:
+            export = audit_database.export_deal(
+                connection, stream_table, number, Requester.operator()
+            )
+        report = verify_export(list(write_lines(export)))
+        assert report.ok, report.failed_names()
+        passed = {check.name for check in report.checks if not check.failed}
+        assert {f"player_signature[{seat}]" for seat in range(3)} <= passed
 
 
 def test_sapsam_play_asks_play_or_surrender_on_the_seats_turn() -> None:

@@ -48,7 +48,11 @@ MAX_PLAYER_ID_CHARS: Final = 128
 """A pinned player's id (the server's are UUIDs, 36 characters)."""
 MAX_KEY_FILE_CHARS: Final = 1 << 16
 """Characters read of a key file (64 keys of 64 hex digits with comments fit many times over)."""
-_MOVES: Final = ("ArrangementCommitted", "ArrangementRevealed")
+_MOVES: Final = {
+    "ArrangementCommitted": "commit",
+    "ArrangementRevealed": "reveal",
+    "SurrenderAnnounced": "announcement",
+}
 _SEATINGS: Final = ("PlayerSeated", "SeatReplaced")
 _PLAYERS_PREFIX: Final = "players/"
 
@@ -168,7 +172,7 @@ def pinned_key_checks(
         except ValueError:
             pinned = False
         if not pinned:
-            kind = "commit" if event.type == _MOVES[0] else "reveal"
+            kind = _MOVES[event.type]
             deal = data.get("deal_number")
             strangers.setdefault(player, []).append(
                 f"the {kind} of deal {deal}, seat {seat} (version {event.version}) is signed by"

@@ -254,6 +254,7 @@ class TableServiceServicer:
         clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
         (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
         the seat's cards stay hidden. The last announcement opens the reveals in the same call.
+        Signed like a commit once the player has a key (AnnounceSurrenderRequest.signature).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -100,6 +100,7 @@ class TableServiceStub:
     clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
     (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
     the seat's cards stay hidden. The last announcement opens the reveals in the same call.
+    Signed like a commit once the player has a key (AnnounceSurrenderRequest.signature).
     """
     GetDealResult: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetDealResultRequest, _table_service_pb2.GetDealResultResponse]
     """Returns one deal's public record: commitments and entropy, then, once the seed is revealed,
@@ -193,6 +194,7 @@ class TableServiceAsyncStub(TableServiceStub):
     clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
     (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
     the seat's cards stay hidden. The last announcement opens the reveals in the same call.
+    Signed like a commit once the player has a key (AnnounceSurrenderRequest.signature).
     """
     GetDealResult: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetDealResultRequest, _table_service_pb2.GetDealResultResponse]  # type: ignore[assignment]
     """Returns one deal's public record: commitments and entropy, then, once the seed is revealed,
@@ -367,6 +369,7 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         clockwise from the dealer's left (else NOT_YOUR_TURN; Table.announcing_seat names it); once
         (ALREADY_ANNOUNCED). The announcement is public at once (WatchTable's SurrenderAnnounced);
         the seat's cards stay hidden. The last announcement opens the reveals in the same call.
+        Signed like a commit once the player has a key (AnnounceSurrenderRequest.signature).
         """
 
     @_abc_1.abstractmethod

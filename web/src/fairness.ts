@@ -19,6 +19,7 @@ const TAG = {
   signCommit: "sapsam/player-signature/v1/commit",
   signReveal: "sapsam/player-signature/v1/reveal",
   signDeclare: "sapsam/player-signature/v1/declare",
+  signAnnounce: "sapsam/player-signature/v1/announce",
 } as const;
 
 /** What identifies a deal in every per-deal hash: uuid(table_id) || u64(deal_number). */
@@ -208,4 +209,8 @@ export function revealMessage(d: DealId, seat: number, playerId: string, rows: R
 
 export const declareMessage = (d: DealId, seat: number, playerId: string, commitment: Bytes): Bytes =>
   concat(lp(TAG.signDeclare), seatBytes(d, seat), playerBytes(playerId), lp(commitment));
+
+/** §19: play (00) or surrender (01), announced on the seat's turn (§20). */
+export const announceMessage = (d: DealId, seat: number, playerId: string, surrender: boolean): Bytes =>
+  concat(lp(TAG.signAnnounce), seatBytes(d, seat), playerBytes(playerId), u8(surrender ? 1 : 0));
 

@@ -1,6 +1,7 @@
 // Every vector of docs/transparency-vectors.json but `receipts`, from docs/transparency.md alone.
 import { describe, expect, it } from "vitest";
 import { hex, unhex } from "../src/bytes";
+import { checkReceipt } from "../src/receipts";
 import * as T from "../src/transparency";
 import { list, load } from "./vectors";
 
@@ -77,5 +78,18 @@ describe("checkpoint and signed note (§5)", () => {
   it.each(list(V.cosignature.refused))("refuses $why", async (v) => {
     const witness = await T.parseVerifierKey(V.cosignature.witness_vkey);
     expect(await T.verifyLine(v.text, v.line, witness)).toBe(false);
+  });
+});
+
+describe("receipts (§9)", () => {
+  const r = V.receipts;
+  it("the receipt text, parsed and opened", async () => {
+    const receipt = await checkReceipt(r.signed_note, [r.server_vkey]);
+    expect(receipt).toEqual({ log: r.log, stream: r.stream, requestId: r.request_id, time: r.time, events: r.events });
+    const { text } = await T.openNote(r.signed_note, [await T.parseVerifierKey(r.server_vkey)]);
+    expect(text).toBe(r.text);
+  });
+  it.each(list(r.refused))("refuses $why", async (v) => {
+    await expect(checkReceipt(v.note, [r.server_vkey])).rejects.toThrow();
   });
 });

@@ -1,0 +1,54 @@
+// The verify page: an export dropped or chosen, verified in the browser, every check and the verdict.
+import { type ExportReport, verifyExport } from "./export";
+
+const $ = <E extends HTMLElement>(id: string) => document.getElementById(id) as E;
+const form = $<HTMLFormElement>("form");
+const fileInput = $<HTMLInputElement>("file");
+const keyInput = $<HTMLInputElement>("key");
+const result = $<HTMLElement>("result");
+const main = document.querySelector("main")!;
+
+const MARK = { passed: "✓", failed: "✗", skipped: "·" } as const;
+
+function render(report: ExportReport): void {
+  result.replaceChildren();
+  const verdict = document.createElement("p");
+  verdict.className = `verdict ${report.verdict.split(" ")[0]}`;
+  verdict.textContent = report.verdict + (report.reasons.length ? ` — ${report.reasons.join("; ")}` : "");
+  const list = document.createElement("ul");
+  list.className = "checks";
+  for (const c of report.checks) {
+    const li = document.createElement("li");
+    const where = c.deal !== undefined ? `deal ${c.deal} · ` : "";
+    const text = c.status === "failed" ? `does not hold: ${c.what}` : c.what;
+    li.textContent = `${MARK[c.status]} ${where}${c.name} — ${text}${c.detail ? ` (${c.detail})` : ""}`;
+    li.setAttribute("aria-label", `${c.status}: ${where}${c.name}`);
+    list.append(li);
+  }
+  result.append(verdict, list);
+}
+
+async function verify(file: File): Promise<void> {
+  result.textContent = "Verifying…";
+  const keys = keyInput.value.trim() ? [keyInput.value.trim()] : [];
+  try {
+    render(await verifyExport(await file.text(), keys));
+  } catch (e) {
+    result.textContent = `Could not verify: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const file = fileInput.files?.[0];
+  if (file) void verify(file);
+  else result.textContent = "Choose an export file first.";
+});
+main.addEventListener("dragover", (event) => { event.preventDefault(); main.classList.add("dragging"); });
+main.addEventListener("dragleave", () => main.classList.remove("dragging"));
+main.addEventListener("drop", (event) => {
+  event.preventDefault();
+  main.classList.remove("dragging");
+  const file = event.dataTransfer?.files[0];
+  if (file) void verify(file);
+});

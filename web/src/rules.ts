@@ -1,7 +1,9 @@
-// Fouls and pair scoring (docs/rules.md §1.5, §1.6, §2.3, §2.4), without royalties, naturals,
-// surrender and per-pair stakes (rules versions 1 to 3; a rule set using those is refused).
+// Fouls and pair scoring (docs/rules.md §1.5, §1.6, §2.3, §2.4), royalties (§2.7, without broken
+// hands), surrender (§2.8) and per-pair stakes (§2.10). Naturals (§2.9) and broken hands claimed
+// are not implemented yet: a rule set using them is refused with a clear error.
+import { RANKS } from "./cards";
 import type { Rows } from "./fairness";
-import { compareRows } from "./hands";
+import { CATEGORIES, compareRows, rowKey } from "./hands";
 
 export type RuleSet = Record<string, unknown>;
 
@@ -15,18 +17,28 @@ interface Scoring {
   oneSixScoop: number;
   majority: string;
   rowOrder: string;
+  royalties: string;
+  royaltyLimit: string;
+  surrender: string;
+  surrenderPrice: number;
+  pairUnits: Record<string, number>;
+  /** The seven royalty fields (key without "royalty_") and royalty_amounts, as §2.6 reads them. */
+  fields: Record<string, number>;
+  amounts: Record<string, number>;
 }
 
-const NOT_YET = ["royalties", "naturals", "surrender", "pair_units"];
+const SEVEN: Record<string, number> = {
+  front_three_of_a_kind: 3, middle_three_of_a_kind: 0, middle_full_house: 2, middle_four_of_a_kind: 4,
+  middle_straight_flush: 5, back_four_of_a_kind: 4, back_straight_flush: 5,
+};
 
 /** A recorded rule set read with §2.1's defaults and §2.6's per-version values. */
 export function readRuleSet(r: RuleSet): Scoring {
   const version = (r.rules_version as number | undefined) ?? 7;
-  for (const field of NOT_YET) {
-    const v = r[field];
-    const off = v === undefined || v === "none" || v === "off" || (typeof v === "object" && v !== null && Object.keys(v).length === 0);
-    if (!off) throw new Error(`the rule set's ${field} (${JSON.stringify(v)}) is not implemented by this verifier yet`);
-  }
+  if (version >= 5 && (r.naturals ?? "none") !== "none")
+    throw new Error(`the rule set's naturals (${JSON.stringify(r.naturals)}) are not implemented by this verifier yet`);
+  if (version >= 6 && (r.royalty_broken_hands ?? "not_claimed") !== "not_claimed")
+    throw new Error("the rule set's royalty_broken_hands claimed is not implemented by this verifier yet");
   const num = (k: string, d: number) => (r[k] as number | undefined) ?? d;
   return {
     method: (r.scoring as string | undefined) ?? "per_row",
@@ -36,6 +48,13 @@ export function readRuleSet(r: RuleSet): Scoring {
     oneSixScoop: num("one_six_scoop", 6),
     majority: version === 1 ? "more_rows_won" : ((r.majority as string | undefined) ?? "two_rows_won"),
     rowOrder: version <= 2 ? "non_decreasing" : ((r.row_order as string | undefined) ?? "non_decreasing"),
+    royalties: version <= 3 ? "none" : ((r.royalties as string | undefined) ?? "none"),
+    royaltyLimit: (r.royalty_limit as string | undefined) ?? "every_row",
+    surrender: (r.surrender as string | undefined) ?? "off",
+    surrenderPrice: num("surrender_price", 2),
+    pairUnits: version <= 5 ? {} : ((r.pair_units as Record<string, number> | undefined) ?? {}),
+    fields: Object.fromEntries(Object.entries(SEVEN).map(([k, d]) => [k, num(`royalty_${k}`, d)])),
+    amounts: version <= 5 ? {} : ((r.royalty_amounts as Record<string, number> | undefined) ?? {}),
   };
 }
 
@@ -64,9 +83,12 @@ export function pairRows(a: Scored, b: Scored): number[] {
   return [compareRows(a.front, b.front), compareRows(a.middle, b.middle), compareRows(a.back, b.back)];
 }
 
-/** §2.3: the pair's delta (units x row_unit) from its rows. */
+/** §2.3: the pair's units from its rows (no royalties), times row_unit: what a pair of two plain hands pays. */
 export function pairDelta(rows: readonly number[], ruleSet: RuleSet): number {
-  const s = readRuleSet(ruleSet);
+  return methodUnits(rows, readRuleSet(ruleSet)) * readRuleSet(ruleSet).rowUnit + 0;
+}
+
+function methodUnits(rows: readonly number[], s: Scoring): number {
   const won = rows.filter((r) => r > 0).length;
   const lost = rows.filter((r) => r < 0).length;
   const scoop = won === 3 ? 1 : lost === 3 ? -1 : 0;
@@ -80,7 +102,40 @@ export function pairDelta(rows: readonly number[], ruleSet: RuleSet): number {
     case "per_row_scoop_bonus": units = won - lost + scoop * s.scoopBonus; break;
     default: throw new Error(`unknown scoring method ${s.method}`);
   }
-  return units * s.rowUnit + 0; // + 0: no -0
+  return units;
+}
+
+const ROWS = ["front", "middle", "back"] as const;
+
+/** §2.7: the royalty one row earns: its most specific key the table holds. */
+export function rowRoyalty(row: "front" | "middle" | "back", cards: readonly number[], s: Scoring): number {
+  const key = rowKey(cards);
+  const category = CATEGORIES[key[0]!]!;
+  const lookup = (...keys: string[]): number => {
+    for (const k of keys) {
+      if (k in s.amounts) return s.amounts[k]!;
+      if (k in s.fields) return s.fields[k]!;
+    }
+    return 0;
+  };
+  if (row === "front") {
+    if (category !== "pair" && category !== "three_of_a_kind") return 0;
+    return lookup(`front_${category}_${RANKS[key[1]!]}`, `front_${category}`);
+  }
+  const royal = category === "straight_flush" && key[1] === 12; // ace-high (the wheel's top is the five)
+  return royal ? lookup(`${row}_royal_flush`, `${row}_straight_flush`) : lookup(`${row}_${category}`);
+}
+
+const total = (xs: number[], s: Scoring): number =>
+  s.royaltyLimit === "largest_only" ? Math.max(0, ...xs) : xs.reduce((a, b) => a + b, 0);
+
+/** §2.7: the royalty units between a pair, from a's side (a fouled seat earns none). */
+function royaltyUnits(a: Scored, b: Scored, rows: readonly number[], s: Scoring): number {
+  if (s.royalties === "none") return 0;
+  const of = (h: Scored) => (h === null ? [0, 0, 0] : ROWS.map((row) => rowRoyalty(row, h[row], s)));
+  const [ra, rb] = [of(a), of(b)];
+  if (s.royalties === "held_row") return total(ra, s) - total(rb, s);
+  return total(ra.filter((_, i) => rows[i]! > 0), s) - total(rb.filter((_, i) => rows[i]! < 0), s);
 }
 
 export interface Pair {
@@ -89,14 +144,30 @@ export interface Pair {
   delta: number;
 }
 
-/** §1.6: every pair in seat order, and each seat's total. */
-export function scoreDeal(hands: readonly Scored[], ruleSet: RuleSet): { pairs: Pair[]; totals: number[] } {
+/** §1.6, §2.8, §2.10: every pair in seat order, and each seat's total (surrendered[s]: the seat surrendered). */
+export function scoreDeal(
+  hands: readonly Scored[], ruleSet: RuleSet, surrendered: readonly boolean[] = [],
+): { pairs: Pair[]; totals: number[] } {
+  const s = readRuleSet(ruleSet);
   const pairs: Pair[] = [];
   const totals = hands.map(() => 0);
   for (let a = 0; a < hands.length; a++)
     for (let b = a + 1; b < hands.length; b++) {
-      const rows = pairRows(hands[a]!, hands[b]!);
-      const delta = pairDelta(rows, ruleSet);
+      const [ha, hb] = [hands[a]!, hands[b]!];
+      const [sa, sb] = [surrendered[a] ?? false, surrendered[b] ?? false];
+      let rows: number[];
+      let units: number;
+      if (sa || sb) {
+        // §2.8: no rows compared; the surrendered seat pays the price to a seat that plays
+        // (under pay_legal_hands, only to a legal hand); two surrendered seats settle nothing.
+        rows = [0, 0, 0];
+        const collects = (h: Scored) => s.surrender !== "pay_legal_hands" || h !== null;
+        units = sa && sb ? 0 : sa ? (collects(hb) ? -s.surrenderPrice : 0) : collects(ha) ? s.surrenderPrice : 0;
+      } else {
+        rows = pairRows(ha, hb);
+        units = methodUnits(rows, s) + royaltyUnits(ha, hb, rows, s);
+      }
+      const delta = units * (s.pairUnits[`${a}-${b}`] ?? s.rowUnit) + 0; // + 0: no -0
       pairs.push({ seats: [a, b], rows, delta });
       totals[a]! += delta;
       totals[b]! -= delta;

@@ -170,8 +170,7 @@ export async function verifyDeal(deal: PublishedDeal): Promise<Check[]> {
     return compare(JSON.stringify(deal.recorded.fouls), JSON.stringify(fouls));
   });
   await run("scores", ["fouls"], async () => {
-    if (deal.surrendered?.some((x) => x)) return "surrender is not implemented by this verifier yet";
-    const { pairs, totals } = scoreDeal(scored, deal.rule_set);
+    const { pairs, totals } = scoreDeal(scored, deal.rule_set, deal.surrendered ?? []);
     const { pairs: recordedPairs, totals: recordedTotals } = deal.recorded;
     const norm = (p: { seats: number[]; rows: number[]; delta: number }[]) =>
       JSON.stringify(p.map(({ seats, rows, delta }) => ({ seats, rows, delta })));

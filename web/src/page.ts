@@ -28,7 +28,7 @@ function render(report: ExportReport): void {
   result.append(verdict, list);
 }
 
-async function verify(file: File): Promise<void> {
+async function verify(file: Blob): Promise<void> {
   result.textContent = "Verifying…";
   const keys = keyInput.value.trim() ? [keyInput.value.trim()] : [];
   try {
@@ -52,3 +52,13 @@ main.addEventListener("drop", (event) => {
   const file = event.dataTransfer?.files[0];
   if (file) void verify(file);
 });
+
+// ?export=URL[&key=VKEY]: fetch an export (same origin, or one that allows it) and verify it at once.
+const params = new URLSearchParams(location.search);
+const exportUrl = params.get("export");
+if (exportUrl !== null) {
+  keyInput.value = params.get("key") ?? "";
+  fetch(exportUrl)
+    .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(`${response.status} ${response.statusText}`))))
+    .then(verify, (e: Error) => { result.textContent = `Could not fetch ${exportUrl}: ${e.message}`; });
+}

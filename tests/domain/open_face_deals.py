@@ -12,6 +12,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
+from pineapple_moves import DiscardKeeper
+
 from sapsam import fairness
 from sapsam.audit import Requester, select_table, write_lines
 from sapsam.audit.export_format import select_deal
@@ -83,6 +85,7 @@ class PlayedDeal:
     nonces: dict[int, bytes] = field(default_factory=dict)
     states: list[OpenFaceDeal] = field(default_factory=list)
     """The state after each event, in order."""
+    discards: DiscardKeeper = field(default_factory=lambda: DiscardKeeper(TABLE_ID))
 
     def run(self, command: object) -> list[Event]:
         produced = decide_deal(self.deal, command)
@@ -111,8 +114,14 @@ class PlayedDeal:
         assert seat is not None
         street = self.deal.streets_dealt - 1
         dealt = self.street_cards(street, seat)
+        if self.deal.rules.street_discards:
+            return self.run(self.discards.place(self.deal, PLAYERS[seat], street, dealt))
         placement = choose(self.deal.boards[seat], dealt)
         return self.run(PlaceCards(PLAYERS[seat], street, placement, dealt))
+
+    def reveal_discards(self, seat: int) -> list[Event]:
+        dealt = tuple(street[seat] for street in self.cards)
+        return self.run(self.discards.reveal(self.deal, seat, dealt))
 
     def commit_fantasyland(self, seat: int) -> list[Event]:
         arrangement, _ = biggest_row_first(self.street_cards(0, seat))
@@ -147,6 +156,10 @@ class PlayedDeal:
                         self.commit_fantasyland(seat)
             elif phase is OpenFacePhase.PLACING:
                 self.place_turn(choose)
+            elif phase is OpenFacePhase.DISCARDS:
+                for seat in self.deal.seats:
+                    if self.deal.awaits_discards(seat):
+                        self.reveal_discards(seat)
             else:
                 for seat in self.deal.seats:
                     if self.deal.is_fantasyland(seat) and not self.deal.revealed[seat]:
@@ -187,6 +200,7 @@ class DrivenTable:
     seed: bytes = b""
     cards: tuple[tuple[tuple[Card, ...], ...], ...] = ()
     nonces: dict[int, bytes] = field(default_factory=dict)
+    discards: DiscardKeeper = field(default_factory=lambda: DiscardKeeper(TABLE_ID))
 
     def run(self, command: object) -> list[Event]:
         produced = decide(self.state, command)
@@ -260,6 +274,10 @@ class DrivenTable:
                 if play.automatic[seat]:
                     self.run(PlaceForSeat(dealt, now))
                     continue
+                if play.rules.street_discards:
+                    player = self._player(seat)
+                    self.run(self.discards.place(play, player, street, dealt, now_ms=now))
+                    continue
                 if target is not None and seat in target:
                     rows = target[seat]
                     placement = Placement.of_rows(
@@ -274,6 +292,10 @@ class DrivenTable:
                 else:
                     placement = legal_placements(board, dealt)[0]
                 self.run(PlaceCards(self._player(seat), street, placement, dealt, now_ms=now))
+            elif play.phase is OpenFacePhase.DISCARDS:
+                seat = next(seat for seat in play.seats if play.awaits_discards(seat))
+                dealt = tuple(street[seat] for street in self.cards)
+                self.run(self.discards.reveal(play, seat, dealt))
             else:
                 for seat in play.seats:
                     if play.awaits_reveal(seat):

@@ -21,6 +21,7 @@ __all__ = [
     "DealStreet",
     "PlaceCards",
     "PlaceForSeat",
+    "RevealDiscards",
     "RevealFantasyland",
     "TimeOutFantasyland",
 ]
@@ -37,7 +38,11 @@ class DealStreet:
 
 @dataclass(frozen=True)
 class PlaceCards:
-    """Place this seat's cards of ``street``; ``dealt`` are those cards, from the seed."""
+    """Place this seat's cards of ``street``; ``dealt`` are those cards, from the seed.
+
+    On a Pineapple street after the first the dealt cards not placed are discarded, and
+    ``discard_commitment`` (32 bytes, docs/fairness.md §23) binds them until the deal ends;
+    it is refused on a street that discards nothing."""
 
     player_id: str
     street: int
@@ -45,6 +50,20 @@ class PlaceCards:
     dealt: tuple[Card, ...]
     deal_number: int | None = None
     now_ms: int = 0
+    discard_commitment: bytes | None = None
+
+
+@dataclass(frozen=True)
+class RevealDiscards:
+    """Open every discard this seat committed, at the end of the deal: ``cards[i]`` and
+    ``nonces[i]`` for its ``i``-th commitment (street order); ``dealt[street]`` are the seat's
+    cards of each street, from the seed (the application passes them, as for a reveal)."""
+
+    player_id: str
+    cards: tuple[tuple[Card, ...], ...]
+    nonces: tuple[bytes, ...]
+    dealt: tuple[tuple[Card, ...], ...]
+    deal_number: int | None = None
 
 
 @dataclass(frozen=True)

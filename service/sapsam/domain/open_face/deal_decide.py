@@ -16,13 +16,16 @@ from sapsam.domain.open_face.commands import (
     DealStreet,
     PlaceCards,
     PlaceForSeat,
+    RevealDiscards,
     RevealFantasyland,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import may_see_board
+from sapsam.domain.open_face.discard_decide import decide_reveal_discards
 from sapsam.domain.open_face.events import (
     CardsPlaced,
+    DiscardCommitted,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandTimedOut,
@@ -36,7 +39,13 @@ from sapsam.rules.open_face.automatic import (
     automatic_move,
     timeout_move,
 )
-from sapsam.rules.open_face.board import Placement, PlacementError, verify_placement
+from sapsam.rules.open_face.board import (
+    Placement,
+    PlacementError,
+    discards_due,
+    verify_placement,
+    verify_street_move,
+)
 from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
 
 __all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal"]
@@ -125,11 +134,42 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
             "this seat's time ran out: the rest of its hand is placed for it",
         )
     _require_dealt(deal, street, seat, command.dealt)
+    placed = set(command.placement.cards)
+    thrown = tuple(card for card in command.dealt if card not in placed)
     try:
-        verify_placement(deal.boards[seat], command.dealt, command.placement)
+        if discards_due(deal.rules, street):
+            verify_street_move(
+                deal.rules, street, deal.boards[seat], command.dealt, command.placement, thrown
+            )
+        else:
+            verify_placement(deal.boards[seat], command.dealt, command.placement)
+            thrown = ()
     except PlacementError as error:
         raise DomainError(Reason.BAD_CARDS, str(error), field="placement") from None
-    return [_placed(deal, seat, street, command.placement, None, command.now_ms)]
+    events: list[Event] = [_placed(deal, seat, street, command.placement, None, command.now_ms)]
+    commitment = command.discard_commitment
+    if not thrown:
+        if commitment is not None:
+            raise DomainError(
+                Reason.INVALID_ARGUMENT,
+                f"street {street} discards nothing: no discard commitment is taken",
+                field="discard_commitment",
+            )
+        return events
+    if commitment is None:
+        raise DomainError(
+            Reason.NO_COMMITMENT,
+            f"street {street} discards {len(thrown)} of the cards dealt: send the commitment "
+            "to the discard with the placement (docs/fairness.md §23)",
+            field="discard_commitment",
+        )
+    require_arrangement_commitment(commitment)
+    events.append(
+        DiscardCommitted(
+            deal_number=deal.number, seat=seat, street=street, commitment=commitment.hex()
+        )
+    )
+    return events
 
 
 def _require_dealt(deal: OpenFaceDeal, street: int, seat: int, dealt: tuple[Card, ...]) -> None:
@@ -222,6 +262,8 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
                 Reason.WRONG_PHASE,
                 f"seat {seat} chooses its own placement: no move of it is forced",
             )
+    # A move made for the seat discards openly to the service (which chose it) and to nobody
+    # else: no commitment is made, and anyone recomputes the discard once the seed is out.
     return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
 
 
@@ -342,6 +384,10 @@ def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland
     return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
 
 
+def _decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[Event]:
+    return decide_reveal_discards(deal, command)
+
+
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     DealStreet: _decide_street,
     PlaceCards: _decide_place,
@@ -349,4 +395,5 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     CommitFantasyland: _decide_commit,
     RevealFantasyland: _decide_reveal,
     TimeOutFantasyland: _decide_time_out_fantasyland,
+    RevealDiscards: _decide_reveal_discards,
 }

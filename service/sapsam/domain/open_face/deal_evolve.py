@@ -11,6 +11,8 @@ from sapsam.domain.events import Event
 from sapsam.domain.open_face.deal_state import OpenFaceDeal
 from sapsam.domain.open_face.events import (
     CardsPlaced,
+    DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandTimedOut,
@@ -61,11 +63,14 @@ def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
         parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
     )
     board = deal.boards[event.seat].with_placement(placement)
+    # The dealt cards not placed were discarded (Pineapple): the count is public, not the card.
+    thrown = deal.schedule[event.street][event.seat] - len(placement.cards)
     changed = dataclasses.replace(
         deal,
         boards=_at(deal.boards, event.seat, board),
         placed=_at(deal.placed, event.seat, True),
         deadline_ms=event.deadline_ms,
+        discards_made=_at(deal.discards_made, event.seat, deal.discards_made[event.seat] + thrown),
     )
     if event.automatic != AutomaticReason.TIMEOUT.value:
         return changed
@@ -105,10 +110,27 @@ def _on_revealed(deal: OpenFaceDeal, event: FantasylandRevealed) -> OpenFaceDeal
     )
 
 
+def _on_discard_committed(deal: OpenFaceDeal, event: DiscardCommitted) -> OpenFaceDeal:
+    made = (*deal.discard_commitments[event.seat], (event.street, bytes.fromhex(event.commitment)))
+    return dataclasses.replace(
+        deal, discard_commitments=_at(deal.discard_commitments, event.seat, made)
+    )
+
+
+def _on_discards_revealed(deal: OpenFaceDeal, event: DiscardsRevealed) -> OpenFaceDeal:
+    opened = tuple(
+        (street, parse_cards(cards))
+        for street, cards in zip(event.streets, event.cards, strict=True)
+    )
+    return dataclasses.replace(deal, discards=_at(deal.discards, event.seat, opened))
+
+
 _EVOLVERS: dict[type[Event], Callable[[OpenFaceDeal, Any], OpenFaceDeal]] = {
     StreetDealt: _on_street,
     CardsPlaced: _on_placed,
     FantasylandCommitted: _on_committed,
     FantasylandRevealed: _on_revealed,
     FantasylandTimedOut: _on_fantasyland_timed_out,
+    DiscardCommitted: _on_discard_committed,
+    DiscardsRevealed: _on_discards_revealed,
 }

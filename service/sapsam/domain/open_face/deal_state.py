@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sapsam.fairness.open_face_deal import street_schedule
+from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Board
 from sapsam.rules.open_face.parameters import OpenFaceRules
 
@@ -29,6 +30,8 @@ class OpenFacePhase(StrEnum):
     """A normal seat places its cards of the street (``OpenFaceDeal.turn``)."""
     FANTASYLAND = "FANTASYLAND"
     """Every normal hand is complete; a Fantasyland hand is still to be committed or revealed."""
+    DISCARDS = "DISCARDS"
+    """Every hand is finished; a Pineapple seat is still to open the discards it committed."""
     COMPLETE = "COMPLETE"
     """Every hand is finished: the frame reveals the seed (opening a Fantasyland hand the
     service set after a timeout) and scores the deal."""
@@ -71,6 +74,17 @@ class OpenFaceDeal:
     timed_out: tuple[bool, ...] = ()
     """Per seat, whether its time ran out in this deal: a placement made for it after its
     deadline, or a Fantasyland hand not set in time (``FantasylandTimedOut``)."""
+    discard_commitments: tuple[tuple[tuple[int, bytes], ...], ...] = ()
+    """Per seat, its Pineapple discards committed so far: (street, commitment), street order."""
+    discards: tuple[tuple[tuple[int, tuple[Card, ...]], ...] | None, ...] = ()
+    """Per seat, its discards once opened: (street, cards); None until then."""
+    discards_made: tuple[int, ...] = ()
+    """Per seat, how many cards it has discarded (its own moves and those made for it): what
+    the others may know before the end ("a card was discarded")."""
+
+    def awaits_discards(self, seat: int) -> bool:
+        """Whether ``seat`` committed discards it has not opened yet."""
+        return bool(self.discard_commitments[seat]) and self.discards[seat] is None
 
     @property
     def seat_count(self) -> int:
@@ -131,6 +145,8 @@ class OpenFaceDeal:
             return OpenFacePhase.DEALING
         if any(self.awaits_reveal(seat) for seat in self.seats):
             return OpenFacePhase.FANTASYLAND
+        if any(self.awaits_discards(seat) for seat in self.seats):
+            return OpenFacePhase.DISCARDS
         return OpenFacePhase.COMPLETE
 
     @property
@@ -178,4 +194,7 @@ def open_deal(
         automatic=dead,
         move_seconds=move_seconds,
         timed_out=(False,) * seats,
+        discard_commitments=((),) * seats,
+        discards=(None,) * seats,
+        discards_made=(0,) * seats,
     )

@@ -69,6 +69,12 @@ class OpenFaceSeatView:
     """Its cards dealt so far, when the application passed them and this viewer may see them."""
     timed_out: bool = False
     """Whether its time ran out this deal (its moves, or its Fantasyland hand, are made for it)."""
+    discards_made: int = 0
+    """How many cards it has discarded (Pineapple): all anyone else may know of them before the
+    end ("a card was discarded")."""
+    discards: tuple[Card, ...] | None = None
+    """Its discards, once it opened them at the end of the deal (to every viewer); None before
+    (the seat knows its own from its cards ``dealt``)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,13 @@ class OpenFaceDealView:
     turn: int | None
     deadline_ms: int | None
     seats: tuple[OpenFaceSeatView, ...]
+
+
+def _opened_discards(deal: OpenFaceDeal, seat: int) -> tuple[Card, ...] | None:
+    opened = deal.discards[seat]
+    if opened is None:
+        return None
+    return tuple(card for _street, cards in opened for card in cards)
 
 
 def deal_view_for(
@@ -110,6 +123,8 @@ def deal_view_for(
                 else None
             ),
             timed_out=deal.timed_out[seat],
+            discards_made=deal.discards_made[seat],
+            discards=_opened_discards(deal, seat),
         )
         for seat in deal.seats
     )

@@ -19,6 +19,8 @@ from sapsam.domain.event_base import Event
 __all__ = [
     "OPEN_FACE_EVENT_TYPES",
     "CardsPlaced",
+    "DiscardCommitted",
+    "DiscardsRevealed",
     "FantasylandCommitted",
     "FantasylandRevealed",
     "FantasylandTimedOut",
@@ -107,11 +109,40 @@ class FantasylandRevealed(Event):
     dead: bool
 
 
+@dataclass(frozen=True)
+class DiscardCommitted(Event):
+    """With a Pineapple placement (right after its ``CardsPlaced``): the seat discarded the
+    dealt cards it did not place, unseen, bound by ``commitment`` (docs/fairness.md §23,
+    scheme 3). No card is in this event: the others learn only that a card was discarded."""
+
+    TYPE: ClassVar[str] = "DiscardCommitted"
+    deal_number: int
+    seat: int
+    street: int
+    commitment: str
+
+
+@dataclass(frozen=True)
+class DiscardsRevealed(Event):
+    """A seat opened its discards at the end of the deal: ``cards[i]`` (each street's discards,
+    space-separated) and ``nonces[i]`` for street ``streets[i]``, each checked against its
+    ``DiscardCommitted`` and the cards the seat was dealt on that street."""
+
+    TYPE: ClassVar[str] = "DiscardsRevealed"
+    deal_number: int
+    seat: int
+    streets: tuple[int, ...]
+    cards: tuple[str, ...]
+    nonces: tuple[str, ...]
+
+
 OPEN_FACE_EVENT_TYPES: Final[tuple[type[Event], ...]] = (
     StreetDealt,
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandTimedOut,
+    DiscardCommitted,
+    DiscardsRevealed,
 )
 """The events only open face records (``GameFamily.event_types``)."""

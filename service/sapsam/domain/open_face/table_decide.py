@@ -38,6 +38,7 @@ from sapsam.domain.open_face.commands import (
     DealStreet,
     PlaceCards,
     PlaceForSeat,
+    RevealDiscards,
     RevealFantasyland,
     TimeOutFantasyland,
 )
@@ -356,6 +357,7 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     PlaceForSeat: _decide_play,
     CommitFantasyland: _decide_play,
     RevealFantasyland: _decide_play,
+    RevealDiscards: _decide_play,
     TimeOutFantasyland: _decide_play,
     RevealSeed: _decide_reveal_seed,
     VoidDeal: _decide_void,

@@ -1,0 +1,89 @@
+"""``decide`` for opening a Pineapple seat's discards at the end of the deal (docs/fairness.md
+§23): each committed discard is checked against the cards the seat was dealt on its street and
+against its commitment; a mismatch is refused and nothing is recorded."""
+
+from __future__ import annotations
+
+from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.events import Event
+from sapsam.domain.open_face.commands import RevealDiscards
+from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
+from sapsam.domain.open_face.events import DiscardsRevealed
+from sapsam.domain.table_frame import require_nonce_size
+from sapsam.fairness.discard_commitments import check_discard
+from sapsam.rules.cards import format_cards
+from sapsam.rules.open_face.board import discards_due
+
+__all__ = ["decide_reveal_discards"]
+
+
+def decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[Event]:
+    """The ``DiscardsRevealed`` of the seat, or a ``DomainError`` refusing the opening."""
+    seat = deal.seat_of(command.player_id)
+    if seat is None:
+        raise DomainError(Reason.NOT_SEATED, "you do not hold a seat at this table")
+    if command.deal_number is not None and command.deal_number != deal.number:
+        raise DomainError(
+            Reason.WRONG_DEAL, f"deal {command.deal_number} is not the current deal ({deal.number})"
+        )
+    committed = deal.discard_commitments[seat]
+    if not committed:
+        raise DomainError(Reason.NO_COMMITMENT, "this seat committed no discard in this deal")
+    if deal.discards[seat] is not None:
+        raise DomainError(Reason.ALREADY_REVEALED, "this seat already opened its discards")
+    if (
+        deal.phase not in (OpenFacePhase.FANTASYLAND, OpenFacePhase.DISCARDS)
+        or deal.fantasyland_hidden
+    ):
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            "discards are opened at the end of the deal, once every hand is complete",
+        )
+    if len(command.cards) != len(committed) or len(command.nonces) != len(committed):
+        raise DomainError(
+            Reason.INVALID_ARGUMENT,
+            f"this seat committed {len(committed)} discards: open each with its cards and nonce",
+            field="cards",
+        )
+    board = set(deal.boards[seat].cards)
+    for (street, commitment), cards, nonce in zip(
+        committed, command.cards, command.nonces, strict=True
+    ):
+        require_nonce_size(nonce)
+        dealt = command.dealt[street] if street < len(command.dealt) else ()
+        due = discards_due(deal.rules, street)
+        if (
+            len(cards) != due
+            or len(set(cards)) != len(cards)
+            or not set(cards) <= set(dealt)
+            or set(cards) & board
+        ):
+            raise DomainError(
+                Reason.BAD_CARDS,
+                f"street {street}'s discard must be the {due} dealt card(s) not placed, "
+                f"not {format_cards(cards)}",
+                field="cards",
+            )
+        if not check_discard(
+            commitment,
+            deal.table_id,
+            deal.number,
+            seat,
+            command.player_id,
+            street,
+            cards,
+            nonce,
+        ):
+            raise DomainError(
+                Reason.COMMITMENT_MISMATCH,
+                f"street {street}'s card and nonce do not hash to the commitment this seat made",
+            )
+    return [
+        DiscardsRevealed(
+            deal_number=deal.number,
+            seat=seat,
+            streets=tuple(street for street, _ in committed),
+            cards=tuple(format_cards(cards) for cards in command.cards),
+            nonces=tuple(nonce.hex() for nonce in command.nonces),
+        )
+    ]

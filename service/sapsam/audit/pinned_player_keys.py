@@ -49,6 +49,7 @@ MAX_PLAYER_ID_CHARS: Final = 128
 MAX_KEY_FILE_CHARS: Final = 1 << 16
 """Characters read of a key file (64 keys of 64 hex digits with comments fit many times over)."""
 _MOVES: Final = {
+    "NaturalDeclared": "declaration",
     "ArrangementCommitted": "commit",
     "ArrangementRevealed": "reveal",
     "SurrenderAnnounced": "announcement",

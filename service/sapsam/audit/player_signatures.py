@@ -1,9 +1,10 @@
 """The players' signatures of their moves, checked from an export alone (docs/fairness.md §19,
 docs/audit.md §4.2).
 
-A signed ``ArrangementCommitted``, ``ArrangementRevealed`` or ``SurrenderAnnounced`` carries the
-player's public key and its Ed25519 signature of the move's message, which binds the table, the
-deal, the seat, the id of the player seated there (``PlayerSeated``), and the commitment (with its
+A signed ``NaturalDeclared``, ``ArrangementCommitted``, ``ArrangementRevealed`` or
+``SurrenderAnnounced`` carries the player's public key and its Ed25519 signature of the move's
+message, which binds the table, the deal, the seat, the id of the player seated there
+(``PlayerSeated``), and the declaration's commitment (§21), the arrangement's commitment (with its
 scheme), the revealed rows and nonce, or the choice announced (play or surrender). For each seat
 with a signed move in a finished deal, one check, ``player_signature[s]``:
 
@@ -32,12 +33,14 @@ from sapsam.audit.report import AuditCheck, Status
 from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
+    NaturalDeclared,
     PlayerSeated,
     SeatReplaced,
     SurrenderAnnounced,
     TableCreated,
 )
 from sapsam.fairness import player_keys
+from sapsam.fairness.natural_commitments import declare_message
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
 
@@ -107,19 +110,20 @@ def signature_checks(
     return checks
 
 
-_SIGNED_MOVES = (ArrangementCommitted, ArrangementRevealed, SurrenderAnnounced)
+SignedMove = NaturalDeclared | ArrangementCommitted | ArrangementRevealed | SurrenderAnnounced
+_SIGNED_MOVES = (NaturalDeclared, ArrangementCommitted, ArrangementRevealed, SurrenderAnnounced)
 _KINDS: dict[type, str] = {
+    NaturalDeclared: "declaration",
     ArrangementCommitted: "commit",
     ArrangementRevealed: "reveal",
     SurrenderAnnounced: "announcement",
 }
 
 
-def _signature_expected(
-    event: ArrangementCommitted | ArrangementRevealed | SurrenderAnnounced,
-) -> bool:
-    """Whether a player with a key must have signed this move: every commit and reveal; an
-    announcement of signing scheme 2 the seat made itself (not the server's for a missed turn)."""
+def _signature_expected(event: SignedMove) -> bool:
+    """Whether a player with a key must have signed this move: every declaration, commit and
+    reveal; an announcement of signing scheme 2 the seat made itself (not the server's for a
+    missed turn)."""
     if isinstance(event, SurrenderAnnounced):
         return event.signing_scheme >= 2 and not event.timed_out
     return True
@@ -129,7 +133,7 @@ def _problem(
     created: TableCreated,
     deal_number: int,
     player: str | None,
-    event: ArrangementCommitted | ArrangementRevealed | SurrenderAnnounced,
+    event: SignedMove,
 ) -> str:
     """What is wrong with a signed move, or ``""``."""
     if player is None:
@@ -150,6 +154,10 @@ def _problem(
         if isinstance(event, SurrenderAnnounced):
             message = player_keys.announce_message(
                 table_id, deal_number, event.seat, player, event.surrender
+            )
+        elif isinstance(event, NaturalDeclared):
+            message = declare_message(
+                table_id, deal_number, event.seat, player, bytes.fromhex(event.commitment)
             )
         elif isinstance(event, ArrangementCommitted):
             message = player_keys.commit_message(

@@ -1,13 +1,14 @@
 // Fouls and pair scoring (docs/rules.md §1.5, §1.6, §2.3, §2.4), royalties (§2.7, without broken
-// hands), surrender (§2.8) and per-pair stakes (§2.10). Naturals (§2.9) and broken hands claimed
-// are not implemented yet: a rule set using them is refused with a clear error.
+// hands), surrender (§2.8), naturals (§2.9) and per-pair stakes (§2.10). Broken hands claimed are
+// not implemented yet: a rule set claiming them is refused with a clear error.
 import { RANKS } from "./cards";
 import type { Rows } from "./fairness";
 import { CATEGORIES, compareRows, rowKey } from "./hands";
+import { naturalKey, naturalUnits, naturalsPlayed } from "./naturals";
 
 export type RuleSet = Record<string, unknown>;
 
-export type FoulReason = "WRONG_ROW_SIZE" | "NOT_DEALT_CARDS" | "ROWS_OUT_OF_ORDER";
+export type FoulReason = "WRONG_ROW_SIZE" | "NOT_DEALT_CARDS" | "FALSE_NATURAL" | "ROWS_OUT_OF_ORDER";
 
 interface Scoring {
   method: string;
@@ -35,8 +36,6 @@ const SEVEN: Record<string, number> = {
 /** A recorded rule set read with §2.1's defaults and §2.6's per-version values. */
 export function readRuleSet(r: RuleSet): Scoring {
   const version = (r.rules_version as number | undefined) ?? 7;
-  if (version >= 5 && (r.naturals ?? "none") !== "none")
-    throw new Error(`the rule set's naturals (${JSON.stringify(r.naturals)}) are not implemented by this verifier yet`);
   if (version >= 6 && (r.royalty_broken_hands ?? "not_claimed") !== "not_claimed")
     throw new Error("the rule set's royalty_broken_hands claimed is not implemented by this verifier yet");
   const num = (k: string, d: number) => (r[k] as number | undefined) ?? d;
@@ -58,12 +57,16 @@ export function readRuleSet(r: RuleSet): Scoring {
   };
 }
 
-/** §1.5: the first failing check's reason, or null for a legal arrangement of the dealt cards. */
-export function foulReason(rows: Rows, dealt: readonly number[] | null, ruleSet: RuleSet): FoulReason | null {
+/**
+ * §1.5: the first failing check's reason, or null for a legal arrangement of the dealt cards
+ * (dealt null: the rows' own cards). `natural`: the seat's declaration (§2.9; "none" or absent: none).
+ */
+export function foulReason(rows: Rows, dealt: readonly number[] | null, ruleSet: RuleSet, natural = "none"): FoulReason | null {
   if (rows.front.length !== 3 || rows.middle.length !== 5 || rows.back.length !== 5) return "WRONG_ROW_SIZE";
   const all = [...rows.front, ...rows.middle, ...rows.back];
   if (new Set(all).size !== 13) return "NOT_DEALT_CARDS";
   if (dealt !== null && !all.every((c) => dealt.includes(c))) return "NOT_DEALT_CARDS";
+  if (natural !== "none") return realNatural(natural, dealt ?? all, ruleSet) ? null : "FALSE_NATURAL";
   const strict = readRuleSet(ruleSet).rowOrder === "strictly_increasing";
   const backVsMiddle = compareRows(rows.back, rows.middle);
   if (compareRows(rows.middle, rows.front) < 0 || backVsMiddle < 0 || (strict && backVsMiddle === 0))
@@ -73,6 +76,34 @@ export function foulReason(rows: Rows, dealt: readonly number[] | null, ruleSet:
 
 /** A seat's scored hand: its rows, or null for a foul. */
 export type Scored = Rows | null;
+
+/** §2.9: does the rule set play this natural, and do the 13 cards hold it? */
+export function realNatural(natural: string, cards: readonly number[], ruleSet: RuleSet): boolean {
+  const counting = (ruleSet.natural_six_pairs_counting as string | undefined) ?? "any_group";
+  return naturalsPlayed(ruleSet).includes(natural) && naturalKey(natural, cards, counting) !== null;
+}
+
+/** A seat's real natural and its 13 cards, for §2.9's pair settlement. */
+export interface Natural {
+  name: string;
+  cards: readonly number[];
+}
+
+/** §2.9: the units a pair's natural(s) settle, from a's side (0 for a tie). */
+function naturalUnitsBetween(a: Natural | null, b: Natural | null, ruleSet: RuleSet): number {
+  const order = naturalsPlayed(ruleSet);
+  const counting = (ruleSet.natural_six_pairs_counting as string | undefined) ?? "any_group";
+  if (b === null) return naturalUnits(a!.name, ruleSet);
+  if (a === null) return -naturalUnits(b.name, ruleSet);
+  const strength = order.indexOf(a.name) - order.indexOf(b.name);
+  let cmp = Math.sign(strength);
+  if (cmp === 0) {
+    const [ka, kb] = [naturalKey(a.name, a.cards, counting)!, naturalKey(b.name, b.cards, counting)!];
+    const i = ka.findIndex((x, j) => x !== kb[j]);
+    cmp = i < 0 ? 0 : ka[i]! > kb[i]! ? 1 : -1;
+  }
+  return cmp > 0 ? naturalUnits(a.name, ruleSet) : cmp < 0 ? -naturalUnits(b.name, ruleSet) : 0;
+}
 
 /** §1.5-§1.6: front, middle, back from seat a's side (+1 won, 0 tied, -1 lost). */
 export function pairRows(a: Scored, b: Scored): number[] {
@@ -147,6 +178,7 @@ export interface Pair {
 /** §1.6, §2.8, §2.10: every pair in seat order, and each seat's total (surrendered[s]: the seat surrendered). */
 export function scoreDeal(
   hands: readonly Scored[], ruleSet: RuleSet, surrendered: readonly boolean[] = [],
+  naturals: readonly (Natural | null)[] = [],
 ): { pairs: Pair[]; totals: number[] } {
   const s = readRuleSet(ruleSet);
   const pairs: Pair[] = [];
@@ -157,7 +189,12 @@ export function scoreDeal(
       const [sa, sb] = [surrendered[a] ?? false, surrendered[b] ?? false];
       let rows: number[];
       let units: number;
-      if (sa || sb) {
+      const [na, nb] = [naturals[a] ?? null, naturals[b] ?? null];
+      if (na !== null || nb !== null) {
+        // §2.9: a natural settles its amount, before any surrender; rows: the winner's three.
+        units = naturalUnitsBetween(na, nb, ruleSet);
+        rows = [0, 0, 0].map(() => Math.sign(units));
+      } else if (sa || sb) {
         // §2.8: no rows compared; the surrendered seat pays the price to a seat that plays
         // (under pay_legal_hands, only to a legal hand); two surrendered seats settle nothing.
         rows = [0, 0, 0];

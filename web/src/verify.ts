@@ -3,7 +3,8 @@
 import { type Bytes, equal, hex, unhex } from "./bytes";
 import { formatCards, parseCards } from "./cards";
 import * as F from "./fairness";
-import { type RuleSet, type Scored, foulReason, scoreDeal } from "./rules";
+import { ALL_NATURALS, naturalsPlayed } from "./naturals";
+import { type Natural, type RuleSet, type Scored, foulReason, realNatural, scoreDeal } from "./rules";
 
 interface RowsJson {
   front: string;
@@ -34,7 +35,7 @@ export interface PublishedDeal {
   commitment_schemes?: number[];
   players?: string[];
   surrendered?: boolean[];
-  natural_declarations?: unknown[];
+  natural_declarations?: ({ commitment: string; natural: string | null; nonce: string | null } | null)[];
   recorded: { fouls: boolean[]; pairs: { seats: number[]; rows: number[]; delta: number }[]; totals: number[] };
 }
 
@@ -153,24 +154,41 @@ export async function verifyDeal(deal: PublishedDeal): Promise<Check[]> {
       if (reason !== null) return `the recorded arrangement is not legal: ${reason}`;
     });
   }
+  const declared = seats.map(() => "none");
   if (deal.natural_declarations !== undefined)
-    for (const s of seats) await run(`declaration[${s}]`, [], async () => "naturals are not implemented by this verifier yet");
+    for (const s of seats)
+      await run(`declaration[${s}]`, [], async () => {
+        const d = deal.natural_declarations![s] ?? null;
+        const revealed = (deal.reveals[s] ?? null) !== null;
+        if (d === null) return revealed ? "a revealing seat with no declaration" : undefined;
+        if (naturalsPlayed(deal.rule_set).length === 0) return "a declaration at a table without naturals";
+        if (d.natural === null || d.nonce === null) return revealed ? "a revealing seat whose declaration was never opened" : undefined;
+        if (d.natural !== "none" && !ALL_NATURALS.includes(d.natural)) return `an unknown natural "${d.natural}"`;
+        const player = deal.players?.[s];
+        if (player === undefined) return "no player id for the seat";
+        const found = await F.declarationCommitment(id, s, player, d.natural, unhex(d.nonce));
+        declared[s] = d.natural;
+        return compare(d.commitment, hex(found));
+      });
 
   const foulNeeds = ["dealer", ...seats.map((s) => `reveal_commitment[${s}]`), ...solverChecked];
   if (deal.natural_declarations !== undefined) foulNeeds.push(...seats.map((s) => `declaration[${s}]`));
+  const naturals: (Natural | null)[] = seats.map(() => null);
   await run("fouls", foulNeeds, async () => {
     const fouls = seats.map((s) => {
       const arrangement = deal.solver_seats[s] ? deal.solver_arrangements?.[s] : deal.reveals[s];
       if (!arrangement) return true; // never revealed
       const r = rows(arrangement);
-      if (foulReason(r, hands[s]!, deal.rule_set) !== null) return true;
+      if (foulReason(r, hands[s]!, deal.rule_set, declared[s]) !== null) return true;
       scored[s] = r;
+      if (declared[s] !== "none" && realNatural(declared[s]!, hands[s]!, deal.rule_set))
+        naturals[s] = { name: declared[s]!, cards: hands[s]! };
       return false;
     });
     return compare(JSON.stringify(deal.recorded.fouls), JSON.stringify(fouls));
   });
   await run("scores", ["fouls"], async () => {
-    const { pairs, totals } = scoreDeal(scored, deal.rule_set, deal.surrendered ?? []);
+    const { pairs, totals } = scoreDeal(scored, deal.rule_set, deal.surrendered ?? [], naturals);
     const { pairs: recordedPairs, totals: recordedTotals } = deal.recorded;
     const norm = (p: { seats: number[]; rows: number[]; delta: number }[]) =>
       JSON.stringify(p.map(({ seats, rows, delta }) => ({ seats, rows, delta })));

@@ -70,3 +70,33 @@ describe("series (§1.7)", () => {
         expect(places).toEqual(score.places);
       });
 });
+
+// The two presets special_deals name, as docs/rules.md §2.2 lists them (rules version 7).
+const PRESETS: Record<string, Record<string, unknown>> = {
+  capsa_susun: {
+    rules_version: 7, scoring: "two_four", royalties: "won_row",
+    royalty_front_three_of_a_kind: 1, royalty_middle_full_house: 1, royalty_middle_four_of_a_kind: 1,
+    royalty_middle_straight_flush: 1, royalty_back_four_of_a_kind: 1, royalty_back_straight_flush: 1,
+    royalty_middle_three_of_a_kind: 0, naturals: "classic", surrender: "pay_players",
+  },
+  thirteen_waters: { rules_version: 7, scoring: "per_row", royalties: "won_row", naturals: "extended" },
+};
+
+describe("special deals (§7.8: naturals, surrender)", () => {
+  for (const deal of R.special_deals) {
+    it(deal.id, () => {
+      const rs = typeof deal.rules === "string" ? PRESETS[deal.rules]! : deal.rules;
+      const seats = deal.seats.map((s: any) => ({ rows: rows(s), natural: s.natural ?? "none" }));
+      const reasons = seats.map((s: any) => foulReason(s.rows, null, rs, s.natural));
+      expect(reasons).toEqual(deal.foul_reasons);
+      expect(reasons.map((r: unknown) => r !== null)).toEqual(deal.fouls);
+      const hands = seats.map((s: any, i: number) => (reasons[i] === null ? s.rows : null));
+      const naturals = seats.map((s: any, i: number) =>
+        reasons[i] === null && s.natural !== "none" ? { name: s.natural, cards: [...s.rows.front, ...s.rows.middle, ...s.rows.back] } : null);
+      const surrendered = deal.seats.map((s: any) => s.surrender === true);
+      const { pairs, totals } = scoreDeal(hands, rs, surrendered, naturals);
+      expect(pairs).toEqual(deal.pairs);
+      expect(totals).toEqual(deal.totals);
+    });
+  }
+});

@@ -61,3 +61,44 @@ describe("an altered published value fails exactly its check", () => {
     expect(failed).toEqual([`solver_arrangement[${s}]`]);
   });
 });
+
+describe("natural declarations (fairness.md §21)", async () => {
+  const { declarationCommitment } = await import("../src/fairness");
+  const { hex } = await import("../src/bytes");
+  async function withDeclarations(natural = "none"): Promise<PublishedDeal> {
+    const deal = structuredClone(deals[0]!);
+    deal.rule_set = { ...deal.rule_set, rules_version: 7, naturals: "classic" };
+    deal.players = ["0d5a7b1e-4c3f-4a2b-9e8d-7c6b5a493827", "f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9"];
+    const nonce = "00".repeat(16);
+    const id = { tableId: deal.table_id, dealNumber: deal.deal_number };
+    deal.natural_declarations = await Promise.all(
+      deal.players.map(async (p, s) => ({
+        commitment: hex(await declarationCommitment(id, s, p, s === 0 ? natural : "none", new Uint8Array(16))),
+        natural: s === 0 ? natural : "none",
+        nonce,
+      })),
+    );
+    return deal;
+  }
+  const failed = async (d: PublishedDeal) => (await verifyDeal(d)).filter((c) => c.status === "failed").map((c) => c.name);
+
+  it("every seat declaring none verifies", async () => {
+    expect(await failed(await withDeclarations())).toEqual([]);
+  });
+  it("an altered nonce, or swapped players, fail declaration[s]", async () => {
+    const deal = await withDeclarations();
+    deal.natural_declarations![1]!.nonce = "01".repeat(16);
+    expect(await failed(deal)).toEqual(["declaration[1]"]);
+    const swapped = await withDeclarations();
+    swapped.players!.reverse();
+    expect(await failed(swapped)).toEqual(["declaration[0]", "declaration[1]"]);
+  });
+  it("a false natural is a foul: the recorded fouls and scores no longer hold", async () => {
+    expect(await failed(await withDeclarations("dragon"))).toEqual(["fouls"]);
+  });
+  it("a declaration at a table without naturals fails", async () => {
+    const deal = await withDeclarations();
+    deal.rule_set = deals[0]!.rule_set;
+    expect(await failed(deal)).toEqual(["declaration[0]", "declaration[1]"]);
+  });
+});

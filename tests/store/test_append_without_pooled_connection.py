@@ -1,5 +1,5 @@
 """A session's append that the commit group commits takes no pooled connection
-(``appends.append_by_group``), and every case that path cannot answer alone (a head not
+(``group_appends.append_by_group``), and every case that path cannot answer alone (a head not
 remembered, a stale version, a request id already processed, the group declining) is answered
 on a pooled connection exactly as before."""
 

@@ -298,7 +298,7 @@ def timestamp_from_ms(milliseconds: int) -> Timestamp:
 
 
 _RECORDED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
-"""The form the store writes ``recorded_at`` in (``sapsam.store.appends.recorded_at_now``)."""
+"""The form the store writes ``recorded_at`` in (``sapsam.store.append_parts.recorded_at_now``)."""
 
 
 def timestamp_from_text(text: str) -> Timestamp:

@@ -23,6 +23,7 @@ from sapsam.store import (
     appends,
     checkpoints,
     deal_secrets,
+    group_appends,
     reads,
     table_failures,
     tournament_queries,
@@ -59,7 +60,7 @@ class KnownDatabase:
     __slots__ = ("database",)
 
     def __init__(self) -> None:
-        self.database: appends.Database | None = None
+        self.database: group_appends.Database | None = None
 
 
 class PostgresSession:
@@ -67,8 +68,9 @@ class PostgresSession:
 
     Given ``pool`` (and no ``connection``), the session takes its pooled connection only when an
     operation first needs one, and ``release`` gives it back: a write whose statement the commit
-    group commits (``appends.append_by_group``) needs none, as the group has its own. ``known``
-    keeps the database's identity the group path needs, learnt from the first connection held."""
+    group commits (``group_appends.append_by_group``) needs none, as the group has its own.
+    ``known`` keeps the database's identity the group path needs, learnt from the first connection
+    held."""
 
     __slots__ = ("_held", "_known", "_lease", "_pool", "commit_group", "projectors")
 
@@ -106,7 +108,7 @@ class PostgresSession:
             held = await lease.__aenter__()
             self._lease, self._held = lease, held
             if self._known is not None and self._known.database is None:
-                self._known.database = appends.Database.of(held)
+                self._known.database = group_appends.Database.of(held)
         return held
 
     async def release(
@@ -167,7 +169,7 @@ class PostgresSession:
         if self._held is None and self.commit_group is not None and database is not None:
             # No connection held, so no transaction open: the commit group, which has its
             # own connection, takes the statement without this session taking one.
-            result = await appends.append_by_group(
+            result = await group_appends.append_by_group(
                 database,
                 self.commit_group,
                 stream_id,

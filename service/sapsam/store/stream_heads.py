@@ -29,7 +29,7 @@ DatabaseKey = tuple[bytes, bytes, bytes]
 def database_key(connection: psycopg.BaseConnection[Any]) -> DatabaseKey:
     """The database ``connection`` is to, as the heads are keyed: two pools on one database
     share entries, which is right (the fact is about the database, not the connection). A
-    writer without a connection in hand (``sapsam.store.appends.append_by_group``) keeps the
+    writer without a connection in hand (``sapsam.store.group_appends.append_by_group``) keeps the
     key of one it held before."""
     # Read from libpq directly: ``connection.info.dsn`` costs a conninfo parse per call.
     pgconn = connection.pgconn

@@ -17,6 +17,10 @@ is not checked (its state would rest on a forgery):
   street, and an automatic move exactly what the rule set's policy places;
 * ``fantasyland``: each hand committed by the right seat and opened matching its commitment, or
   timed out after the first street's deadline and set by the rule set's policy;
+* ``discards`` (Pineapple): each ``DiscardCommitted`` recorded with the placement it belongs to,
+  and each ``DiscardsRevealed`` opening every commitment of the seat to dealt cards of that
+  street left off its board (docs/fairness.md §23); a move made for the seat discards as the
+  rule set's policy does, checked with its placement;
 * ``scores``: ``DealScored`` (royalties, dead hands, totals) recomputed with
   ``sapsam.rules.open_face``, and ``SeriesCompleted`` recorded exactly when the button has
   moved as many times as there are seats (a Fantasyland deal keeps the button: the set is
@@ -37,6 +41,7 @@ from typing import Any, Final
 
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED, DealEvents
+from sapsam.audit.pineapple_discards import discard_commitment_after, reveal_discards_command
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.domain.commands import (
     ContributeEntropy,
@@ -72,6 +77,8 @@ from sapsam.domain.open_face.commands import (
 )
 from sapsam.domain.open_face.events import (
     CardsPlaced,
+    DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandTimedOut,
@@ -87,7 +94,7 @@ from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFac
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, parse_cards
-from sapsam.rules.open_face.board import Placement
+from sapsam.rules.open_face.board import Placement, discards_due
 from sapsam.rules.open_face.parameters import OpenFaceRules, OpenFaceRulesError
 
 __all__ = [
@@ -99,7 +106,7 @@ __all__ = [
     "replay_deal",
 ]
 
-OPEN_FACE_CHECKS: Final = ("seed", "streets", "placements", "fantasyland", "scores")
+OPEN_FACE_CHECKS: Final = ("seed", "streets", "placements", "fantasyland", "discards", "scores")
 """The checks of an open-face deal, in the order the deal's events reach them."""
 
 _CHECK_OF: Final[dict[type[Event], str]] = {
@@ -111,6 +118,8 @@ _CHECK_OF: Final[dict[type[Event], str]] = {
     FantasylandCommitted: "fantasyland",
     FantasylandRevealed: "fantasyland",
     FantasylandTimedOut: "fantasyland",
+    DiscardCommitted: "discards",
+    DiscardsRevealed: "discards",
     SeedRevealed: "seed",
     DealVoided: "seed",
     DealScored: "scores",
@@ -273,6 +282,10 @@ def replay_deal(
             checks.append(
                 AuditCheck(name, Status.PASSED, "no Fantasyland hand in this deal", deal=number)
             )
+        elif name == "discards" and name not in reached:
+            checks.append(
+                AuditCheck(name, Status.PASSED, "no discard committed in this deal", deal=number)
+            )
         elif name == "scores" and voided:
             checks.append(
                 AuditCheck(name, Status.PASSED, "the deal was voided: nothing scored", deal=number)
@@ -294,6 +307,8 @@ _PASSED: Final[dict[str, str]] = {
     "(automatic moves as the rule set's policy places them)",
     "fantasyland": "every Fantasyland hand opened matches its commitment and its dealt cards "
     "(or, timed out, what the rule set's policy sets of them)",
+    "discards": "every discard opened matches its commitment and is a card dealt to that seat "
+    "on that street and not placed",
     "scores": "royalties, dead hands and totals recomputed; the set ends after as many button "
     "moves as seats (or at the first after a timeout, under 003's policy)",
 }
@@ -303,7 +318,7 @@ def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) 
     """Re-decide ``event`` (and, for the seed's reveal, the score that follows it); the number
     of recorded events it accounts for."""
     state = replay.state
-    command = _command_for(replay, event)
+    command = _command_for(replay, event, rest)
     try:
         produced = decide_table(state, command)
     except DomainError as error:
@@ -325,7 +340,7 @@ def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) 
     return len(produced)
 
 
-def _command_for(replay: _Replay, event: Event) -> Any:
+def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> Any:
     state = replay.state
     play = state.play
     if isinstance(event, DealStarted):
@@ -362,13 +377,21 @@ def _command_for(replay: _Replay, event: Event) -> Any:
         placement = Placement(
             parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
         )
-        if sorted(placement.cards) != sorted(dealt):
+        thrown = discards_due(play.rules, event.street)
+        if not set(placement.cards) <= set(dealt) or len(placement.cards) != len(dealt) - thrown:
             raise ReplayError(
                 "placements",
                 f"{_name(event)} places {' '.join(map(str, sorted(placement.cards)))}: not the "
-                f"cards the seed dealt seat {event.seat} on street {event.street}",
+                f"cards the seed dealt seat {event.seat} on street {event.street}"
+                + (f" less {thrown} discarded" if thrown else ""),
             )
-        return PlaceCards(_player(state, event.seat), event.street, placement, dealt)
+        player = _player(state, event.seat)
+        commitment = discard_commitment_after(event, rest) if thrown else None
+        return PlaceCards(player, event.street, placement, dealt, discard_commitment=commitment)
+    if isinstance(event, DiscardCommitted):
+        raise ReplayError("discards", f"{_name(event)} without the placement it belongs to")
+    if isinstance(event, DiscardsRevealed):
+        return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
     if isinstance(event, FantasylandTimedOut):

@@ -31,6 +31,8 @@ from sapsam.domain.events import (
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.events import (
     CardsPlaced,
+    DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandTimedOut,
@@ -271,6 +273,20 @@ def _told(event: Event, state: OpenFaceTable, teller: Teller) -> str | None:
         if event.discards:
             told += f", discarding {teller.cards(event.discards)}"
         return told + (" — dead (rows out of order)" if event.dead else "")
+    if isinstance(event, DiscardCommitted):
+        return (
+            f"{_seat(state, teller, event.seat)} discarded a card on street {event.street},"
+            f" unseen (committed as {event.commitment[:16]}…)"
+        )
+    if isinstance(event, DiscardsRevealed):
+        opened = ", ".join(
+            f"street {street}: {teller.cards(tuple(cards.split()))}"
+            for street, cards in zip(event.streets, event.cards, strict=True)
+        )
+        return (
+            f"{_seat(state, teller, event.seat)} opened its discards ({opened}), each matching"
+            " its commitment and dealt on its street"
+        )
     if isinstance(event, DealScored):
         return _scored(event, state, teller)
     if isinstance(event, SeriesCompleted) and state.ended_early:

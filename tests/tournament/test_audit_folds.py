@@ -19,7 +19,7 @@ from sapsam.audit.report import Status
 from sapsam.audit.sample_play import play_deal, play_series, seated_table, start_and_deal
 from sapsam.rules.ruleset import RuleSet, TimeoutPolicy
 from sapsam.rules.solver import solve
-from sapsam.store import table_projections
+from sapsam.store import table_state_projection
 from sapsam.store.projection_folds import FOLDED_TABLE_EVENTS, FOLDS
 from sapsam.store.projections import all_projectors, rebuild_projections
 
@@ -90,7 +90,7 @@ async def _play_a_controlled_tournament(services: Services) -> None:
 
 
 def test_every_table_event_type_the_sql_handles_has_a_fold() -> None:
-    assert set(table_projections._ASSIGNMENTS) == FOLDED_TABLE_EVENTS
+    assert set(table_state_projection._ASSIGNMENTS) == FOLDED_TABLE_EVENTS
     assert {p.name for p in all_projectors()} <= set(FOLDS)
 
 

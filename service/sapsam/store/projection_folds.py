@@ -8,7 +8,7 @@ minutes). Here each read model is a fold over one stream's events into plain row
 ``to_jsonb`` prints the live rows, so the audit compares them with one read of each live table and
 its cost grows linearly with the log.
 
-Each fold states the same change as its projector's SQL (``sapsam.store.table_projections``,
+Each fold states the same change as its projector's SQL (``sapsam.store.table_state_projection``,
 ``sapsam.store.tournament_projections``), event type by event type.
 ``tests/tournament/test_audit_folds.py`` holds every fold to its projector's rebuilt rows and
 ``FOLDED_TABLE_EVENTS`` to the SQL's list of event types, so the two cannot drift apart unnoticed.
@@ -111,8 +111,8 @@ def _scored(row: Row, data: Row) -> None:
     row["series_totals"] = list(data["series_totals"])
 
 
-# table_projections._ASSIGNMENTS, event type by event type (the rest change only the version and
-# the position).
+# table_state_projection._ASSIGNMENTS, event type by event type (the rest change only the version
+# and the position).
 _TABLE_CHANGES: dict[str, Callable[[Row, Row], None]] = {
     "PlayerSeated": _player_seated,
     "DealerChosen": lambda row, data: row.update(phase="BETWEEN_DEALS", dealer=data["dealer"]),

@@ -33,11 +33,12 @@ from sapsam.store.commit_group import CommitGroup
 from sapsam.store.deal_history import PlayedDealLine, deal_history_page
 from sapsam.store.processed_requests import ProcessedRequest, find_processed_request
 from sapsam.store.projections import Projector
-from sapsam.store.table_projections import DueTable, tables_past_deadline
 from sapsam.store.table_queries import (
+    DueTable,
     TableListing,
     WaitingTable,
     table_page,
+    tables_past_deadline,
     waiting_past_deadline,
     waiting_tables,
 )

@@ -1,4 +1,5 @@
-"""Named queries over the tables' read model (``table_state``), for the application's queries.
+"""Named queries over the tables' read model (``table_state``), for the application's queries
+and the deadline sweeper's (``tables_past_deadline``).
 
 The statements are in ``store/sql/tables.sql``.
 """
@@ -13,6 +14,7 @@ from typing import Any
 import psycopg
 
 from sapsam.store.queries import query
+from sapsam.store.table_failures import DEADLINES_PROCESS
 
 Connection = psycopg.AsyncConnection[Any]
 
@@ -106,3 +108,28 @@ def _waiting(rows: Sequence[Any]) -> list[WaitingTable]:
         )
         for row in rows
     ]
+
+
+@dataclass(frozen=True)
+class DueTable:
+    """A table whose deadline has passed; ``failing``: the sweeper has failed on it before."""
+
+    table_id: str
+    deadline_ms: int
+    failing: bool
+
+
+async def tables_past_deadline(
+    connection: psycopg.AsyncConnection[Any], now_ms: int, limit: int = 100
+) -> list[DueTable]:
+    """Tables whose arranging or reveal deadline has passed by ``now_ms``, earliest first.
+
+    A table the sweeper keeps failing on waits out its back-off (``background_failures``) and is
+    left out meanwhile, so however many tables fail, the batch is filled with the others.
+    """
+    cursor = await connection.execute(
+        query("tables.past_deadline"),
+        {"process": DEADLINES_PROCESS, "now": now_ms, "limit": limit},
+    )
+    rows = await cursor.fetchall()
+    return [DueTable(str(row[0]), int(row[1]), bool(row[2])) for row in rows]

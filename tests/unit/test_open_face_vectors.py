@@ -21,6 +21,7 @@ from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     DealStreet,
     PlaceCards,
+    RevealDiscards,
     RevealFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import decide_deal
@@ -66,10 +67,12 @@ def test_an_outside_verifier_deals_the_streets_by_section_22(vector: dict[str, A
     deck = _cards(expected["cut_deck"])
     seats, dealer = given["seat_count"], given["dealer"]
     streets_cards = given["rule_set"]["street_cards"]
-    # Schedule: a normal seat gets street_cards[t]; a Fantasyland seat m cards on street 0.
+    discarded = given["rule_set"].get("street_discards", 0)
+    # Schedule: a normal seat gets street_cards[t] (and street_discards more after the first,
+    # §23); a Fantasyland seat m cards on street 0.
     schedule = [
         [
-            count if at_once is None else (at_once if t == 0 else 0)
+            count + (discarded if t else 0) if at_once is None else (at_once if t == 0 else 0)
             for at_once in given["fantasyland"]
         ]
         for t, count in enumerate(streets_cards)
@@ -121,6 +124,42 @@ def test_an_outside_verifier_opens_each_fantasyland_commitment(vector: dict[str,
         assert hashlib.sha256(message).hexdigest() == hand["commitment"]
 
 
+PINEAPPLE = [vector for vector in OPEN_FACE if "discards" in vector["expected"]]
+
+
+def test_the_file_holds_a_pineapple_deal_with_its_discards() -> None:
+    (vector,) = PINEAPPLE
+    assert len(vector["expected"]["discards"]) == 3 * 4
+
+
+@pytest.mark.parametrize("vector", PINEAPPLE, ids=[v["name"] for v in PINEAPPLE])
+def test_an_outside_verifier_opens_each_discard_commitment(vector: dict[str, Any]) -> None:
+    # §23: SHA-256(lp(tag) || table_id || u64(deal) || u8(seat) || lp(player) || u8(street)
+    # || lp(cards ascending) || lp(nonce)); each discard a dealt card of its street not placed.
+    given, expected = vector["input"], vector["expected"]
+    table = uuid.UUID(given["table_id"])
+    placed = {
+        (p["seat"], p["street"]): {*_cards(p["front"]), *_cards(p["middle"]), *_cards(p["back"])}
+        for p in expected["placements"]
+    }
+    for discard in expected["discards"]:
+        seat, street = discard["seat"], discard["street"]
+        cards = _cards(discard["cards"])
+        dealt = set(_cards(expected["streets"][street][seat]))
+        assert set(cards) <= dealt and not set(cards) & placed[(seat, street)]
+        assert set(cards) | placed[(seat, street)] == dealt
+        message = (
+            _lp(b"sapsam/fairness/v3/discard-commitment")
+            + table.bytes
+            + struct.pack(">QB", given["deal_number"], seat)
+            + _lp(discard["player_id"].encode())
+            + bytes([street])
+            + _lp(bytes(sorted(_index(card) for card in cards)))
+            + _lp(bytes.fromhex(discard["nonce"]))
+        )
+        assert hashlib.sha256(message).hexdigest() == discard["commitment"]
+
+
 @pytest.mark.parametrize("vector", OPEN_FACE, ids=NAMES)
 def test_every_placement_is_legal_and_in_turn_and_the_score_follows(
     vector: dict[str, Any],
@@ -146,6 +185,7 @@ def test_every_placement_is_legal_and_in_turn_and_the_score_follows(
             deal = evolve_deal(deal, event)
 
     fantasy = {hand["seat"]: hand for hand in expected["fantasyland"]}
+    thrown = {(d["seat"], d["street"]): d for d in expected.get("discards", ())}
     while deal.phase is not OpenFacePhase.COMPLETE:
         if deal.phase is OpenFacePhase.DEALING:
             street = deal.streets_dealt
@@ -158,14 +198,29 @@ def test_every_placement_is_legal_and_in_turn_and_the_score_follows(
             placed = next(placements)
             assert placed["seat"] == deal.turn  # in turn, clockwise from the dealer's left
             rows = [parse_cards(_cards(placed[name])) for name in ("front", "middle", "back")]
+            discard = thrown.get((placed["seat"], placed["street"]))
             run(
                 PlaceCards(
                     players[placed["seat"]],
                     placed["street"],
                     Placement(*rows),
                     streets[placed["street"]][placed["seat"]],
+                    discard_commitment=None
+                    if discard is None
+                    else bytes.fromhex(discard["commitment"]),
                 )
             )
+        elif deal.phase is OpenFacePhase.DISCARDS:
+            for seat in deal.seats:
+                mine = sorted((d for d in thrown.values() if d["seat"] == seat), key=_street)
+                run(
+                    RevealDiscards(
+                        players[seat],
+                        tuple(parse_cards(_cards(d["cards"])) for d in mine),
+                        tuple(bytes.fromhex(d["nonce"]) for d in mine),
+                        tuple(street[seat] for street in streets),
+                    )
+                )
         else:
             for seat, hand in fantasy.items():
                 arrangement = Arrangement.parse(hand["front"], hand["middle"], hand["back"])
@@ -180,6 +235,11 @@ def test_every_placement_is_legal_and_in_turn_and_the_score_follows(
     assert [hand.dead for hand in score.hands] == [hand["dead"] for hand in expected["hands"]]
     assert list(score.totals) == expected["totals"]
     assert sum(expected["totals"]) == 0
+
+
+def _street(discard: dict[str, Any]) -> int:
+    street: int = discard["street"]
+    return street
 
 
 def test_the_dead_hand_pays_six_and_each_opponents_royalties() -> None:

@@ -7,7 +7,9 @@ the score (docs/rules.md §8).
 Pure and deterministic. Each seat's rows are chosen in hindsight (``biggest_row_first`` of its
 13 cards, never dead; a seat meant to foul gets its middle and back exchanged), then each street's
 cards are placed into those rows as they are dealt, in turn clockwise from the dealer's left:
-always a legal placement, so the vectors need no solver.
+always a legal placement, so the vectors need no solver. A Pineapple seat (``street_discards``)
+discards the last card of each street after the first, committed by §23's scheme 3 with a nonce
+derived from its label; its rows are chosen from the cards it keeps.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Final
 
 from sapsam.fairness.commitments import arrangement_commitment, encode_rows
 from sapsam.fairness.deal import cut_deck, record_key
+from sapsam.fairness.discard_commitments import discard_commitment
 from sapsam.fairness.open_face_deal import deal_streets, street_digest, street_schedule
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
 from sapsam.rules.arrangement import Arrangement
@@ -78,6 +81,19 @@ OPEN_FACE_DEAL_INPUTS: Final[tuple[dict[str, Any], ...]] = (
         "fantasyland": (13, None),
         "fouls": (),
     },
+    {
+        "name": "pineapple, three seats, every discard committed",
+        "table_id": uuid.UUID("0f0f0f0f-0000-4000-8000-000000000019"),
+        "deal_number": 1,
+        "seed": _label("pineapple deal", 32),
+        "contributions": (None, _label("bob's entropy", 8), None),
+        "cut_position": 13,
+        "dealer": 1,
+        "preset": "pineapple",
+        "players": ("ann", "bob", "cid"),
+        "fantasyland": (None, None, None),
+        "fouls": (),
+    },
 )
 """The inputs of each open-face vector: the deal (as §16's ``deals``), the rule set's preset,
 the seats' players, who plays Fantasyland (cards at once, or None) and which seats foul."""
@@ -116,11 +132,19 @@ def open_face_deal_vector(inputs: dict[str, Any]) -> dict[str, Any]:
     schedule = street_schedule(rules.dealt_street_cards, fantasyland)
     streets = deal_streets(deck, dealer, schedule)
     key = record_key(table_id, number, seed)
-    hands = [tuple(card for street in streets for card in street[seat]) for seat in range(seats)]
+    thrown = rules.street_discards
+    kept_streets = [
+        [cards[: len(cards) - thrown] if index and thrown else cards for cards in street]
+        for index, street in enumerate(streets)
+    ]
+    hands = [
+        tuple(card for street in kept_streets for card in street[seat]) for seat in range(seats)
+    ]
     settings = [_rows(hands[seat], seat in inputs["fouls"]) for seat in range(seats)]
     order = [(dealer + 1 + step) % seats for step in range(seats)]
     placements: list[dict[str, Any]] = []
-    for street, dealt in enumerate(streets):
+    discards: list[dict[str, Any]] = []
+    for street, dealt in enumerate(kept_streets):
         for seat in order:
             if fantasyland[seat] is not None or not dealt[seat]:
                 continue
@@ -136,6 +160,10 @@ def open_face_deal_vector(inputs: dict[str, Any]) -> dict[str, Any]:
                     "back": _text(rows[2]),
                 }
             )
+            if street and thrown:
+                discards.append(
+                    _discard(table_id, number, seat, players[seat], street, streets, thrown)
+                )
     fantasy: list[dict[str, Any]] = []
     for seat, cards in enumerate(fantasyland):
         if cards is None:
@@ -216,7 +244,32 @@ def open_face_deal_vector(inputs: dict[str, Any]) -> dict[str, Any]:
                 for pair in score.pairs
             ],
             "totals": list(score.totals),
+            **({"discards": discards} if thrown else {}),
         },
+    }
+
+
+def _discard(
+    table_id: uuid.UUID,
+    number: int,
+    seat: int,
+    player: str,
+    street: int,
+    streets: Sequence[Sequence[Sequence[Card]]],
+    thrown: int,
+) -> dict[str, Any]:
+    """A Pineapple seat's discard of one street: the last card dealt, its nonce, its
+    commitment (docs/fairness.md §23)."""
+    cards = tuple(streets[street][seat][-thrown:])
+    nonce = _label(f"discard nonce {number} {seat} {street}", 16)
+    commitment = discard_commitment(table_id, number, seat, player, street, cards, nonce)
+    return {
+        "seat": seat,
+        "street": street,
+        "player_id": player,
+        "cards": _text(cards),
+        "nonce": nonce.hex(),
+        "commitment": commitment.hex(),
     }
 
 

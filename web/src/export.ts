@@ -1,13 +1,15 @@
 // Verifying an audit export (docs/audit.md §2-§4.5) as far as the page goes so far: format, chain,
 // anchor, coverage, dealer_lot, every finished deal's fair-dealing checks (docs/fairness.md §13,
-// through src/verify.ts), checkpoint and inclusion; then the three verdicts of §4.5.
+// through src/verify.ts), player_signature, checkpoint and inclusion; then the three verdicts of §4.5.
 // Not yet: decode, header, opening, sequence, dealer_rotation, reveal_fouls, scored_arrangements,
-// player_signature, pinned keys, series, voided deals, open face, --checkpoint's consistency.
+// pinned keys, series, voided deals, open-face deals, --checkpoint's consistency.
 import { type Bytes, concat, hex, unhex } from "./bytes";
 import { type Json, canonicalJson, parseStrictJson } from "./canonical";
-import { formatCards } from "./cards";
+import { formatCards, parseCards } from "./cards";
 import { sha256 } from "./crypto";
-import { lot } from "./fairness";
+import { type DealId, commitMessage, declareMessage, lot, revealMessage } from "./fairness";
+import { ed25519Verify } from "./crypto";
+import { naturalsPlayed } from "./naturals";
 import * as T from "./transparency";
 import { type Check, type PublishedDeal, type Verdict, verifyDeal } from "./verify";
 
@@ -94,6 +96,19 @@ function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players
       }),
     }),
     ...(schemes.some((s) => s === 2) ? { commitment_schemes: schemes, players } : {}),
+    ...(naturalsPlayed(ruleSet).length > 0 || of("NaturalDeclared").length > 0
+      ? {
+          players,
+          natural_declarations: (() => {
+            const opened = perSeat("NaturalRevealed", (d) => d);
+            return perSeat("NaturalDeclared", (d) => d).map((d, s) => d === null ? null : {
+              commitment: d.commitment as string,
+              natural: (opened[s]?.natural as string | undefined) ?? null,
+              nonce: (opened[s]?.nonce as string | undefined) ?? null,
+            });
+          })(),
+        }
+      : {}),
     recorded: {
       fouls: scored.fouls as boolean[],
       pairs: (scored.pairs as Obj[]).map((p) => ({ seats: [p.seat_a as number, p.seat_b as number], rows: p.rows as number[], delta: p.delta as number })),
@@ -193,6 +208,7 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
     }
   }
   const starts = events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
+  const signers = new Set<string>(); // players who signed a move earlier in the file
   for (const [k, start] of starts.entries()) {
     const dealEvents = events.slice(start, starts[k + 1] ?? events.length);
     const number = dealEvents[0]!.data.deal_number as number;
@@ -206,6 +222,8 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
     try {
       const deal = publishedDeal(tableId, created!.rule_set as Obj, seatCount, seated, dealEvents);
       for (const c of await verifyDeal(deal)) checks.push({ ...c, deal: number });
+      for (const c of await signatureChecks({ tableId, dealNumber: number }, seated, dealEvents, signers))
+        checks.push({ ...c, deal: number });
     } catch (e) {
       add("fair_dealing", "failed", "the deal's events give a published deal", String(e), number);
     }
@@ -267,4 +285,52 @@ function finish(checks: ExportReport["checks"], reasons: string[]): ExportReport
     };
   const anchored = reasons.length === 0 && checks.some((c) => c.name === "inclusion" && c.status === "passed");
   return { checks, verdict: anchored ? "ANCHORED" : "INTERNALLY CONSISTENT ONLY", reasons };
+}
+
+const SIGNED = ["NaturalDeclared", "ArrangementCommitted", "ArrangementRevealed"];
+
+/**
+ * player_signature[s] (fairness.md §19, audit.md §4.2) for each seat with a signed move in the deal:
+ * every recorded signature verifies for the message rebuilt from the event and the seated player; a
+ * key comes with a signature and the reverse; a player who signed a move signs every later one.
+ */
+async function signatureChecks(id: DealId, players: string[], events: ExportEvent[], signers: Set<string>): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (let seat = 0; seat < players.length; seat++) {
+    const player = players[seat]!;
+    const moves = events.filter((e) => SIGNED.includes(e.type) && e.data.seat === seat);
+    if (!signers.has(player) && !moves.some((e) => e.data.signature != null || e.data.player_key != null)) continue;
+    let failure: string | undefined;
+    for (const e of moves) {
+      const { player_key: key, signature } = e.data as { player_key?: string | null; signature?: string | null };
+      if ((key == null) !== (signature == null)) { failure = `version ${e.version}: a key without a signature or the reverse`; break; }
+      if (key == null) {
+        if (signers.has(player)) { failure = `version ${e.version}: unsigned, after the player signed an earlier move`; break; }
+        continue;
+      }
+      const d = e.data;
+      let message: Bytes;
+      try {
+        message = e.type === "ArrangementCommitted"
+          ? commitMessage(id, seat, player, (d.scheme as number | undefined) ?? 1, unhex(d.commitment as string))
+          : e.type === "NaturalDeclared"
+            ? declareMessage(id, seat, player, unhex(d.commitment as string))
+            : revealMessage(id, seat, player, {
+                front: parseCards((d.front as string[]).join(" ")),
+                middle: parseCards((d.middle as string[]).join(" ")),
+                back: parseCards((d.back as string[]).join(" ")),
+              }, unhex(d.nonce as string));
+      } catch (err) {
+        failure = `version ${e.version}: ${err instanceof Error ? err.message : String(err)}`;
+        break;
+      }
+      if (!(await ed25519Verify(unhex(key), unhex(signature!), message))) { failure = `version ${e.version} (${e.type}): the signature does not verify for ${player}`; break; }
+      signers.add(player);
+    }
+    checks.push({
+      name: `player_signature[${seat}]`, status: failure ? "failed" : "passed",
+      what: "every signed move was signed by the player seated there", ...(failure ? { detail: failure } : {}),
+    });
+  }
+  return checks;
 }

@@ -65,3 +65,52 @@ describe("tampered copies fail", () => {
     expect(report.verdict).toBe("FAILED");
   });
 });
+
+describe("player_signature[s] (fairness.md §19)", async () => {
+  const { chainHash } = await import("../src/export");
+  const { commitMessage, revealMessage } = await import("../src/fairness");
+  const { ed25519Sign } = await import("../src/crypto");
+  const { hex, unhex } = await import("../src/bytes");
+  const { parseCards } = await import("../src/cards");
+  const secret = unhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const publicKey = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8";
+
+  /** deal2.jsonl with seat 0's commit and reveal signed (or changed by `twist`), every hash re-chained. */
+  async function signed(twist: (commit: any, reveal: any) => void = () => {}): Promise<string> {
+    const [headerLine, ...lines] = data("deal2.jsonl").trim().split("\n");
+    const header = JSON.parse(headerLine!);
+    const events = lines.map((l) => JSON.parse(l));
+    const id = { tableId: header.table_id, dealNumber: 2 };
+    const commit = events.find((e) => e.type === "ArrangementCommitted" && e.data.seat === 0);
+    const reveal = events.find((e) => e.type === "ArrangementRevealed" && e.data.seat === 0);
+    commit.data.player_key = reveal.data.player_key = publicKey;
+    commit.data.signature = hex(await ed25519Sign(secret, commitMessage(id, 0, "ann", 1, unhex(commit.data.commitment))));
+    const rows = { front: parseCards(reveal.data.front.join(" ")), middle: parseCards(reveal.data.middle.join(" ")), back: parseCards(reveal.data.back.join(" ")) };
+    reveal.data.signature = hex(await ed25519Sign(secret, revealMessage(id, 0, "ann", rows, unhex(reveal.data.nonce))));
+    twist(commit, reveal);
+    let at = 0;
+    for (const seg of header.segments) {
+      let previous = unhex(seg.anchor.hash);
+      for (const e of events.slice(at, (at += seg.last_version - seg.first_version + 1))) {
+        previous = await chainHash(previous, header.stream_id, e);
+        e.hash = hex(previous);
+      }
+      seg.last_hash = hex(previous);
+    }
+    return [header, ...events].map((x) => JSON.stringify(x)).join("\n");
+  }
+  const statusOf = async (text: string) =>
+    (await verifyExport(text, [serverKey])).checks.filter((c) => c.name.startsWith("player_signature")).map((c) => `${c.name} ${c.status}`);
+
+  it("a signed commit and reveal pass (the re-chained file fails only its proofs)", async () => {
+    const report = await verifyExport(await signed(), [serverKey]);
+    expect(await statusOf(await signed())).toEqual(["player_signature[0] passed"]);
+    expect(report.checks.filter((c) => c.status === "failed").map((c) => c.name)).toEqual(["inclusion"]);
+  });
+  it("a signature of another move, a key without a signature, a later move unsigned: failed", async () => {
+    const swapped = await signed((commit, reveal) => { [commit.data.signature, reveal.data.signature] = [reveal.data.signature, commit.data.signature]; });
+    expect(await statusOf(swapped)).toEqual(["player_signature[0] failed"]);
+    expect(await statusOf(await signed((commit) => { commit.data.signature = null; }))).toEqual(["player_signature[0] failed"]);
+    expect(await statusOf(await signed((_, reveal) => { reveal.data.player_key = reveal.data.signature = null; }))).toEqual(["player_signature[0] failed"]);
+  });
+});

@@ -1,16 +1,32 @@
-// Open face (docs/fairness.md §22; docs/rules.md §8.1-§8.4): the schedule, the streets dealt from
+// Open face (docs/fairness.md §22-§23; docs/rules.md §8.1-§8.4): the schedule, the streets dealt from
 // the cut deck, their digests, the placements' turn order, dead hands, royalties and scoring.
-import { type Bytes, concat, lp, u8 } from "./bytes";
+import { type Bytes, concat, lp, u8, u64, utf8, uuid } from "./bytes";
 import { RANKS } from "./cards";
-import { hmac } from "./crypto";
+import { hmac, sha256 } from "./crypto";
 import type { Rows } from "./fairness";
 import { CATEGORIES, compareRows, rowKey } from "./hands";
 
 export type OfcRuleSet = Record<string, unknown> & { street_cards: number[] };
 
-/** §22: schedule[t][s], the cards seat s gets on street t (a Fantasyland seat: all on street 0). */
+/**
+ * §22: schedule[t][s], the cards seat s gets on street t (a Fantasyland seat: all on street 0);
+ * §23: Pineapple deals `street_discards` more on every street after the first.
+ */
 export function schedule(rules: OfcRuleSet, fantasyland: readonly (number | null)[]): number[][] {
-  return rules.street_cards.map((k, t) => fantasyland.map((m) => (m === null ? k : t === 0 ? m : 0)));
+  const discards = (rules.street_discards as number | undefined) ?? 0;
+  return rules.street_cards.map((k, t) => fantasyland.map((m) => (m === null ? k + (t > 0 ? discards : 0) : t === 0 ? m : 0)));
+}
+
+/** §23: a Pineapple discard's commitment (scheme 3: scheme 2 with the street, the discarded cards for the rows). */
+export function discardCommitment(
+  d: { tableId: string; dealNumber: number }, seat: number, playerId: string, street: number,
+  cards: readonly number[], nonce: Bytes,
+): Promise<Bytes> {
+  if (nonce.length < 16 || nonce.length > 64) throw new Error(`the nonce is ${nonce.length} bytes, not 16 to 64`);
+  return sha256(concat(
+    lp("sapsam/fairness/v3/discard-commitment"), uuid(d.tableId), u64(d.dealNumber), u8(seat), lp(utf8(playerId)),
+    u8(street), lp(Uint8Array.from([...cards].sort((a, b) => a - b))), lp(nonce),
+  ));
 }
 
 /** §22: each street's cards per seat, one at a time clockwise from the dealer's left, in rounds. */

@@ -9,7 +9,7 @@ import { list, load } from "./vectors";
 const V = load("fairness-vectors.json");
 const ROWS = ["front", "middle", "back"] as const;
 
-describe("open-face deals (§22)", () => {
+describe("open-face deals (§22, Pineapple §23)", () => {
   it.each(list(V.open_face_deals).map((v, i) => [i, v] as const))("open-face vector %i", async (_, v) => {
     const { input: i, expected: e } = v;
     const id = { tableId: i.table_id, dealNumber: i.deal_number };
@@ -33,10 +33,18 @@ describe("open-face deals (§22)", () => {
     const boards = i.fantasyland.map(() => ({ front: [] as number[], middle: [] as number[], back: [] as number[] }));
     const expectedTurns = sched.flatMap((_: unknown, t: number) => O.placingOrder(sched, t, i.dealer, i.fantasyland).map((s) => [s, t]));
     expect(e.placements.map((p: any) => [p.seat, p.street])).toEqual(expectedTurns);
+    const discards = (e.discards ?? []) as any[];
     for (const p of e.placements) {
       const placed = ROWS.flatMap((r) => parseCards(p[r]));
-      expect(sortedCards(placed)).toEqual(sortedCards(streets[p.street]![p.seat]!));
+      const discarded = discards.filter((x) => x.seat === p.seat && x.street === p.street).flatMap((x) => parseCards(x.cards));
+      expect(sortedCards([...placed, ...discarded])).toEqual(sortedCards(streets[p.street]![p.seat]!));
       for (const r of ROWS) boards[p.seat]![r].push(...parseCards(p[r]));
+    }
+    // Pineapple discards (§23): dealt cards of their street left off the board, committed under scheme 3.
+    for (const x of discards) {
+      const c = await O.discardCommitment(id, x.seat, x.player_id, x.street, parseCards(x.cards), unhex(x.nonce));
+      expect(hex(c)).toBe(x.commitment);
+      expect(parseCards(x.cards).every((card) => streets[x.street]![x.seat]!.includes(card))).toBe(true);
     }
     // Fantasyland hands: scheme-2 commitments of their rows (§12.1), holding the seat's cards.
     for (const f of e.fantasyland) {

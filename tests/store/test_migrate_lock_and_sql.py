@@ -11,7 +11,7 @@ import time
 import psycopg
 
 from sapsam.store import schema
-from sapsam.store.schema import EXPECTED_SCHEMA, inspect_schema
+from sapsam.store.expected_schema import EXPECTED_SCHEMA, inspect_schema
 
 MIGRATION_LOCK = 7526466447829417340  # migrations/env.py
 MIGRATE = [sys.executable, "-m", "sapsam.cli", "migrate"]

@@ -11,12 +11,13 @@ import pytest
 from database_roles import new_role
 
 from sapsam.store import schema
-from sapsam.store.schema import (
+from sapsam.store.expected_schema import (
     EXPECTED_SCHEMA,
+    MIGRATED_TABLES,
     SchemaDescription,
-    grant_service_role,
     inspect_schema,
 )
+from sapsam.store.schema import grant_service_role
 
 
 def describe(url: str) -> SchemaDescription:
@@ -49,7 +50,7 @@ def test_upgrade_from_empty_downgrade_to_base_and_upgrade_again(empty_database_u
     assert schema.current_revision(empty_database_url) == schema.head_revision()
     assert EXPECTED_SCHEMA.difference(describe(empty_database_url)) == []
     # The expected schema covers every table the migrations make.
-    assert public_tables(empty_database_url) == {*schema.MIGRATED_TABLES, "alembic_version"}
+    assert public_tables(empty_database_url) == {*MIGRATED_TABLES, "alembic_version"}
 
     schema.downgrade(empty_database_url, schema.BASE)
     assert schema.current_revision(empty_database_url) is None

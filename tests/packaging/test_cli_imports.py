@@ -159,7 +159,21 @@ OFFLINE_NEVER = (
     "sapsam.domain.table_play",
     "sapsam.domain.table_scoring",
     "sapsam.rules.solver",
+    # Nor, for a closed deal, open face's audit and domain, or the table's commands and state
+    # (the domain's surrender module brings them: imported only for a deal with surrender).
+    "sapsam.audit.open_face_deals",
+    "sapsam.domain.open_face.table_decide",
+    "sapsam.domain.commands",
+    "sapsam.domain.table_state",
+    "sapsam.domain.table_surrender",
 )
+
+
+def test_the_audit_names_open_faces_family_as_its_domain_does() -> None:
+    from sapsam.audit.families import OPEN_FACE_AUDIT, OPEN_FACE_FAMILY
+    from sapsam.domain.open_face.table_decide import OPEN_FACE_FAMILY as DOMAIN_NAME
+
+    assert OPEN_FACE_FAMILY == DOMAIN_NAME == OPEN_FACE_AUDIT.name
 
 
 NETWORK = ("grpc", "sapsam_proto")

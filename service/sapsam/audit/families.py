@@ -21,12 +21,10 @@ from typing import Any, Final, TypeAlias
 
 from sapsam.audit.closed_deals import closed_deal_checks
 from sapsam.audit.deal_events import DealEvents
-from sapsam.audit.open_face_deals import open_face_deal_checks, read_open_face_rules
 from sapsam.audit.opening_checks import table_rule_set
 from sapsam.audit.report import AuditCheck
 from sapsam.domain.events import DealerChosen, PlayerSeated, TableCreated
 from sapsam.domain.family import CLOSED_FAMILY, UnknownFamilyError, family_name_of
-from sapsam.domain.open_face.table_decide import OPEN_FACE_FAMILY
 
 __all__ = [
     "AUDIT_FAMILIES",
@@ -95,12 +93,31 @@ CLOSED_AUDIT: Final = AuditFamily(
 )
 """The closed game's checks (docs/audit.md; ``sapsam.audit.closed_deals``)."""
 
+OPEN_FACE_FAMILY: Final = "open_face"
+"""``sapsam.domain.open_face.table_decide.OPEN_FACE_FAMILY``, named here so that loading this module
+does not load open face's domain (tests/packaging/test_cli_imports.py holds the two equal)."""
+
+
+# Open face's audit module and the domain it re-decides deals with are imported when an open face
+# table is first verified: a closed deal's verification never loads them (its start-up, issue #15).
+def _read_open_face_rules(created: TableCreated | None) -> Any:
+    from sapsam.audit.open_face_deals import read_open_face_rules
+
+    return read_open_face_rules(created)
+
+
+def _open_face_deal_checks(deal: DealEvents, context: DealContext) -> DealChecks:
+    from sapsam.audit.open_face_deals import open_face_deal_checks
+
+    return open_face_deal_checks(
+        deal, context.created, context.chosen, context.seated, context.earlier
+    )
+
+
 OPEN_FACE_AUDIT: Final = AuditFamily(
     name=OPEN_FACE_FAMILY,
-    read_rules=read_open_face_rules,
-    deal_checks=lambda deal, context: open_face_deal_checks(
-        deal, context.created, context.chosen, context.seated, context.earlier
-    ),
+    read_rules=_read_open_face_rules,
+    deal_checks=_open_face_deal_checks,
     series_in_deals=False,
 )
 """Open face's checks (docs/audit.md, "Open face"; ``sapsam.audit.open_face_deals``)."""

@@ -24,7 +24,6 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from sapsam.domain.events import AnnouncementsOpened, DeadlinesExtended, SurrenderAnnounced
-from sapsam.domain.table_surrender import announcing_order
 from sapsam.rules.ruleset import SurrenderRule
 from sapsam.rules.surrender import TIMEOUT_DEFAULT_SURRENDERS
 
@@ -56,6 +55,10 @@ class AnnouncingTurns:
             raise AnnouncementOutOfPlaceError("the table's rule set has no surrender")
         if self.order is not None:
             raise AnnouncementOutOfPlaceError("the announcements were already opened")
+        # Imported here: the domain's surrender module brings the table's commands and state,
+        # which a verification of a deal without surrender never needs (start-up, issue #15).
+        from sapsam.domain.table_surrender import announcing_order
+
         expected = announcing_order(dealer, seat_count, timed_out)
         if tuple(event.order) != expected:
             raise AnnouncementOutOfPlaceError(

@@ -35,12 +35,29 @@ class DealEvents:
     events: list[Event] = field(default_factory=list)
     versions: list[int] = field(default_factory=list)
 
+    _found: dict[type[Event], Event | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _found_among: int = field(default=0, init=False, repr=False, compare=False)
+
     def first(self, event_type: type[Event]) -> Event | None:
         """The first event of a type, if any."""
-        for event in self.events:  # a plain loop: this runs several times per deal
+        # The checks ask for the same few types again and again (ten look-ups per deal): each
+        # answer is kept while the events are the ones it was found among (the verifier appends
+        # them all before any check reads them; an event appended later forgets the answers).
+        found = self._found
+        if self._found_among != len(self.events):
+            found.clear()
+            self._found_among = len(self.events)
+        elif event_type in found:
+            return found[event_type]
+        answer = None
+        for event in self.events:  # a plain loop
             if isinstance(event, event_type):
-                return event
-        return None
+                answer = event
+                break
+        found[event_type] = answer
+        return answer
 
     @property
     def finished(self) -> bool:

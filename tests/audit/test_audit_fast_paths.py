@@ -300,3 +300,50 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
     for kind in (Reveal, PairResult, Check):
         assert not hasattr(kind, "__post_init__")
     assert parse_cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front
+
+
+def test_a_deals_first_event_of_a_type_is_the_one_a_walk_finds() -> None:
+    from sapsam.audit.deal_events import DealEvents
+    from sapsam.domain.events import DEFAULT_CODEC, DealScored, DealStarted, DeckCut, Event
+
+    stream = recorded_stream(2, deals=2)
+    events: list[Event] = [
+        DEFAULT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
+        for recorded in stream
+    ]
+    deal = DealEvents(1)
+    kinds = (DealStarted, DeckCut, DealScored)
+    for event in events:
+        deal.events.append(event)
+        for kind in kinds:  # asked again after each event appended: never a stale answer
+            expected = next((e for e in deal.events if isinstance(e, kind)), None)
+            assert deal.first(kind) is expected
+            assert deal.first(kind) is expected
+    assert deal.first(DealScored) is not None and deal.finished
+    assert DealEvents(1, list(events)) == deal  # what a deal keeps of its look-ups is no field
+
+
+def test_the_header_rule_set_compared_as_it_is_gives_what_json_values_give() -> None:
+    from sapsam.audit.export_reading import read_export
+    from sapsam.audit.opening_checks import _as_json, header_check
+    from sapsam.audit.verifier import _decode
+    from sapsam.domain.events import DEFAULT_CODEC, TableCreated
+
+    lines = list(write_lines(select_deal(recorded_stream(2), 1, Requester.operator())))
+    decoded, _ = _decode(read_export(lines).events, DEFAULT_CODEC)
+    created = next(event for _, event in decoded if isinstance(event, TableCreated))
+    header = json.loads(lines[0])
+    recorded = header["rule_set"]
+    edits: list[dict[str, Any]] = [
+        {},
+        {"series_length": recorded["series_length"] + 1},
+        {"pair_units": {"x": [1, 2]}},
+        {"extra": [1, [2, 3]]},
+    ]
+    for edit in edits:
+        edited = dict(header, rule_set={**recorded, **edit})
+        export = read_export([json.dumps(edited), *lines[1:]])
+        detail = header_check(export, decoded, created, None).detail
+        differs = _as_json(export.header.rule_set) != _as_json(created.rule_set)
+        assert ("differs from the one recorded" in detail) is differs
+        assert differs is bool(edit)

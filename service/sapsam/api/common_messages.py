@@ -95,6 +95,9 @@ STAGE_TO_WIRE: Final = {
     "arranging": table_pb2.TIMEOUT_STAGE_ARRANGING,
     "announcing": table_pb2.TIMEOUT_STAGE_ANNOUNCING,
     "revealing": table_pb2.TIMEOUT_STAGE_REVEALING,
+    # Open face's stages (sapsam.domain.open_face.deal_deadlines): in DeadlinesExtended only.
+    "placing": table_pb2.TIMEOUT_STAGE_PLACING,
+    "fantasyland": table_pb2.TIMEOUT_STAGE_FANTASYLAND,
 }
 CONSEQUENCE_TO_WIRE: Final = {
     "foul": table_pb2.TIMEOUT_CONSEQUENCE_FOUL,

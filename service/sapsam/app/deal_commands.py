@@ -342,9 +342,12 @@ class DealCommands(TableRunner):
             if isinstance(state, OpenFaceTable):
                 # The seat on turn is placed for by the rule set's timeout policy.
                 seed = await self.secrets.seed_if_any(session, table_id, state.play)
+                # An outage is never held against a seat: the domain extends a deadline that
+                # fell while no server served instead (sapsam.domain.open_face.deal_deadlines).
                 if seed is None:
-                    return Plan([PlaceForSeat((), now, timed_out=True)])
-                return Plan([timed_out_move(state, seed, now)], seed_to_reveal=seed)
+                    return Plan([PlaceForSeat((), now, True, unserved, grace_ms)])
+                move = timed_out_move(state, seed, now, unserved, grace_ms)
+                return Plan([move], seed_to_reveal=seed)
             seed = await self.secrets.seed_if_any(session, table_id, state.deal)
             command = TimeOutSeats(now_ms=now, unserved=unserved, grace_ms=grace_ms)
             return Plan([command], seed_to_reveal=seed)

@@ -43,6 +43,7 @@ from sapsam.domain.open_face.commands import (
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TablePhase, TableState, decide
+from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.rules.cards import Card
 
@@ -155,10 +156,17 @@ def _open_face_step(state: OpenFaceTable, seed: bytes, now_ms: int) -> list[Even
     return []
 
 
-def timed_out_move(state: OpenFaceTable, seed: bytes, now_ms: int) -> PlaceForSeat:
+def timed_out_move(
+    state: OpenFaceTable,
+    seed: bytes,
+    now_ms: int,
+    unserved: tuple[UnservedWindow, ...] = (),
+    grace_ms: int = 0,
+) -> PlaceForSeat:
     """The move the deadline sweep asks for at an open-face table: the seat on turn's cards,
     placed by the rule set's timeout policy once its deadline has passed (the domain refuses it,
-    NOTHING_TIMED_OUT, before then or when nobody is on turn)."""
+    NOTHING_TIMED_OUT, before then or when nobody is on turn), or the deadline extended when it
+    fell in (or just after) one of the ``unserved`` windows."""
     play = state.play
     dealt: tuple[Card, ...] = ()
     if (
@@ -168,4 +176,4 @@ def timed_out_move(state: OpenFaceTable, seed: bytes, now_ms: int) -> PlaceForSe
         and play.turn is not None
     ):
         dealt = deal_cards(state, seed)[play.streets_dealt - 1][play.turn]
-    return PlaceForSeat(dealt, now_ms, timed_out=True)
+    return PlaceForSeat(dealt, now_ms, True, unserved, grace_ms)

@@ -14,7 +14,10 @@ is not checked (its state would rest on a forgery):
 * ``seed``: the deal's start, entropy, cut and ``SeedRevealed`` against its commitment;
 * ``streets``: each ``StreetDealt``'s per-seat digests recomputed from the seed's cards;
 * ``placements``: each ``CardsPlaced`` legal, in turn, of cards dealt to that seat on that
-  street, and an automatic move exactly what the rule set's policy places;
+  street, and an automatic move exactly what the rule set's policy places; each
+  ``DeadlinesExtended`` (an outage's, docs/events.md) exactly what the domain extends for its
+  recorded window and grace, the seats still due and no other; a timeout after it re-decided at
+  the extended deadline;
 * ``fantasyland``: each hand committed by the right seat and opened matching its commitment, or
   timed out after the first street's deadline and set by the rule set's policy;
 * ``discards`` (Pineapple): each ``DiscardCommitted`` recorded with the placement it belongs to,
@@ -53,6 +56,7 @@ from sapsam.domain.commands import (
 )
 from sapsam.domain.errors import DomainError
 from sapsam.domain.events import (
+    DeadlinesExtended,
     DealerChosen,
     DealScored,
     DealStarted,
@@ -91,6 +95,7 @@ from sapsam.domain.open_face.table_decide import (
 )
 from sapsam.domain.open_face.table_evolve import evolve_table, fold_table
 from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
+from sapsam.domain.table_deadlines import EXTENSION_REASONS, UnservedWindow
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, parse_cards
@@ -120,6 +125,7 @@ _CHECK_OF: Final[dict[type[Event], str]] = {
     FantasylandTimedOut: "fantasyland",
     DiscardCommitted: "discards",
     DiscardsRevealed: "discards",
+    DeadlinesExtended: "placements",
     SeedRevealed: "seed",
     DealVoided: "seed",
     DealScored: "scores",
@@ -367,6 +373,18 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
             for seat, cards in enumerate(replay.cards[street])
         )
         return DealStreet(digests)
+    if isinstance(event, DeadlinesExtended):
+        # The sweep's timeout, which met a deadline that fell while no server served: the
+        # domain must extend exactly these seats' deadline, to exactly where the recorded
+        # window and grace move it (no clock is replayed: the sweep is taken to come at the
+        # deadline). A timeout after it is re-decided at the extended deadline.
+        window = UnservedWindow(event.unserved_from_ms, event.unserved_until_ms, event.reason)
+        grace = event.deadline_ms - event.unserved_until_ms
+        if event.reason not in EXTENSION_REASONS or grace < 0:
+            raise ReplayError("placements", f"{_name(event)}: not an extension the rules make")
+        return PlaceForSeat(
+            _dealt_to_turn(replay), event.previous_deadline_ms, True, (window,), grace
+        )
     if isinstance(event, CardsPlaced):
         dealt = _street_cards(replay, event.street, event.seat)
         if event.automatic is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Placement
@@ -73,11 +74,18 @@ class PlaceForSeat:
     with ``timed_out``, the move of a seat whose deadline has passed (``timeout_policy``). With
     ``timed_out``, every Fantasyland seat past the first street's deadline without setting its
     hand is timed out first (``FantasylandTimedOut``, as ``TimeOutFantasyland``), and that
-    alone: the seat on turn, if overdue too, is placed for by the next such command."""
+    alone: the seat on turn, if overdue too, is placed for by the next such command.
+
+    ``unserved`` and ``grace_ms`` (with ``timed_out``): the windows when no server served and
+    the grace after each, as in the closed game's ``TimeOutSeats``: a passed deadline such a
+    window makes unfair is extended instead (``DeadlinesExtended``;
+    ``sapsam.domain.open_face.deal_deadlines``), and nothing is timed out by that command."""
 
     dealt: tuple[Card, ...]
     now_ms: int = 0
     timed_out: bool = False
+    unserved: tuple[UnservedWindow, ...] = ()
+    grace_ms: int = 0
 
 
 @dataclass(frozen=True)

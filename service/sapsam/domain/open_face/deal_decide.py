@@ -20,6 +20,7 @@ from sapsam.domain.open_face.commands import (
     RevealFantasyland,
     TimeOutFantasyland,
 )
+from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import may_see_board
 from sapsam.domain.open_face.discard_decide import decide_reveal_discards
@@ -229,6 +230,11 @@ def _overdue_fantasylands(deal: OpenFaceDeal, now_ms: int) -> list[int]:
 
 def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Event]:
     if command.timed_out:
+        # No outage is held against a seat: a deadline that fell while no server served (or
+        # just after) is moved, and nobody is timed out by this command.
+        extended = deadline_extensions(deal, command.now_ms, command.unserved, command.grace_ms)
+        if extended:
+            return list(extended)
         overdue = _overdue_fantasylands(deal, command.now_ms)
         if overdue:
             # The deadline sweep's one move: the Fantasyland hands first (the seat on turn

@@ -7,7 +7,8 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from sapsam.domain.events import Event
+from sapsam.domain.events import DeadlinesExtended, Event
+from sapsam.domain.open_face.deal_deadlines import FANTASYLAND_STAGE
 from sapsam.domain.open_face.deal_state import OpenFaceDeal
 from sapsam.domain.open_face.events import (
     CardsPlaced,
@@ -49,13 +50,25 @@ def _on_street(deal: OpenFaceDeal, event: StreetDealt) -> OpenFaceDeal:
     placed = tuple(
         count == 0 or deal.is_fantasyland(seat) for seat, count in enumerate(event.card_counts)
     )
+    set_ms = _set_at(event.deadline_ms, deal.move_seconds)
     changed = dataclasses.replace(
-        deal, streets_dealt=event.street + 1, placed=placed, deadline_ms=event.deadline_ms
+        deal,
+        streets_dealt=event.street + 1,
+        placed=placed,
+        deadline_ms=event.deadline_ms,
+        deadline_set_ms=set_ms,
     )
     if event.street == 0 and any(cards is not None for cards in deal.fantasyland):
         # Every Fantasyland hand is dealt on the first street and due by its deadline.
-        changed = dataclasses.replace(changed, fantasyland_deadline_ms=event.deadline_ms)
+        changed = dataclasses.replace(
+            changed, fantasyland_deadline_ms=event.deadline_ms, fantasyland_deadline_set_ms=set_ms
+        )
     return changed
+
+
+def _set_at(deadline_ms: int | None, seconds: int | None) -> int | None:
+    # A deadline is set ``seconds`` before it expires (decide adds them to the time of setting).
+    return None if deadline_ms is None or seconds is None else deadline_ms - seconds * 1000
 
 
 def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
@@ -65,12 +78,19 @@ def _on_placed(deal: OpenFaceDeal, event: CardsPlaced) -> OpenFaceDeal:
     board = deal.boards[event.seat].with_placement(placement)
     # The dealt cards not placed were discarded (Pineapple): the count is public, not the card.
     thrown = deal.schedule[event.street][event.seat] - len(placement.cards)
+    # With nobody else due this street, the deadline carried is a Fantasyland hand's (decide).
+    carried = event.deadline_ms is not None and event.deadline_ms == deal.fantasyland_deadline_ms
     changed = dataclasses.replace(
         deal,
         boards=_at(deal.boards, event.seat, board),
         placed=_at(deal.placed, event.seat, True),
         deadline_ms=event.deadline_ms,
         discards_made=_at(deal.discards_made, event.seat, deal.discards_made[event.seat] + thrown),
+        deadline_set_ms=(
+            deal.fantasyland_deadline_set_ms
+            if carried
+            else _set_at(event.deadline_ms, deal.move_seconds)
+        ),
     )
     if event.automatic != AutomaticReason.TIMEOUT.value:
         return changed
@@ -125,6 +145,25 @@ def _on_discards_revealed(deal: OpenFaceDeal, event: DiscardsRevealed) -> OpenFa
     return dataclasses.replace(deal, discards=_at(deal.discards, event.seat, opened))
 
 
+def _on_extended(deal: OpenFaceDeal, event: DeadlinesExtended) -> OpenFaceDeal:
+    # The moved deadline runs from the end of the outage (as the closed game's).
+    if event.stage == FANTASYLAND_STAGE:
+        changed = dataclasses.replace(
+            deal,
+            fantasyland_deadline_ms=event.deadline_ms,
+            fantasyland_deadline_set_ms=event.unserved_until_ms,
+        )
+        if deal.deadline_ms != event.previous_deadline_ms:
+            return changed
+        # The deal's next deadline was this one (the first street's, or carried after the
+        # last placement of a street): it moves with it.
+    else:
+        changed = deal
+    return dataclasses.replace(
+        changed, deadline_ms=event.deadline_ms, deadline_set_ms=event.unserved_until_ms
+    )
+
+
 _EVOLVERS: dict[type[Event], Callable[[OpenFaceDeal, Any], OpenFaceDeal]] = {
     StreetDealt: _on_street,
     CardsPlaced: _on_placed,
@@ -133,4 +172,5 @@ _EVOLVERS: dict[type[Event], Callable[[OpenFaceDeal, Any], OpenFaceDeal]] = {
     FantasylandTimedOut: _on_fantasyland_timed_out,
     DiscardCommitted: _on_discard_committed,
     DiscardsRevealed: _on_discards_revealed,
+    DeadlinesExtended: _on_extended,
 }

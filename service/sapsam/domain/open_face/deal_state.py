@@ -74,6 +74,12 @@ class OpenFaceDeal:
     timed_out: tuple[bool, ...] = ()
     """Per seat, whether its time ran out in this deal: a placement made for it after its
     deadline, or a Fantasyland hand not set in time (``FantasylandTimedOut``)."""
+    deadline_set_ms: int | None = None
+    """When ``deadline_ms`` was set (its ``move_seconds`` before it; the end of the outage
+    after a ``DeadlinesExtended``): an outage counts only for a deadline already running
+    (``sapsam.domain.table_deadlines``)."""
+    fantasyland_deadline_set_ms: int | None = None
+    """When ``fantasyland_deadline_ms`` was set, likewise."""
     discard_commitments: tuple[tuple[tuple[int, bytes], ...], ...] = ()
     """Per seat, its Pineapple discards committed so far: (street, commitment), street order."""
     discards: tuple[tuple[tuple[int, tuple[Card, ...]], ...] | None, ...] = ()

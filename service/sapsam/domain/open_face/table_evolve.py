@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sapsam.domain.events import (
+    DeadlinesExtended,
     DealerChosen,
     DealScored,
     DealStarted,
@@ -180,5 +181,7 @@ _EVOLVERS: dict[type[Event], Callable[[OpenFaceTable, Any], OpenFaceTable]] = {
     SeriesCompleted: _on_series_completed,
     DealVoided: _on_voided,
     SeatReplaced: _on_replaced,
+    # An outage's extension (sapsam.domain.open_face.deal_deadlines) moves a deal's deadline.
+    DeadlinesExtended: _on_play,
     **dict.fromkeys(OPEN_FACE_EVENT_TYPES, _on_play),
 }

@@ -190,6 +190,14 @@ class _TimeoutStageEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutS
     """The seat did not announce play or surrender in time (it plays; docs/rules.md §2.8). Only
     in DeadlinesExtended: a missed turn is a SurrenderAnnounced with `timed_out`.
     """
+    TIMEOUT_STAGE_PLACING: _TimeoutStage.ValueType  # 30
+    """Open face: the seat on turn did not place its cards of the street in time. Only in
+    DeadlinesExtended: a missed placement is a CardsPlaced with `automatic` "timeout".
+    """
+    TIMEOUT_STAGE_FANTASYLAND: _TimeoutStage.ValueType  # 31
+    """Open face: a Fantasyland seat did not set its hand by the first street's deadline. Only in
+    DeadlinesExtended: a missed one is a FantasylandTimedOut.
+    """
 
 class TimeoutStage(_TimeoutStage, metaclass=_TimeoutStageEnumTypeWrapper):
     """Which stage's deadline a seat missed."""
@@ -203,6 +211,14 @@ TIMEOUT_STAGE_REVEALING: TimeoutStage.ValueType  # 2
 TIMEOUT_STAGE_ANNOUNCING: TimeoutStage.ValueType  # 20
 """The seat did not announce play or surrender in time (it plays; docs/rules.md §2.8). Only
 in DeadlinesExtended: a missed turn is a SurrenderAnnounced with `timed_out`.
+"""
+TIMEOUT_STAGE_PLACING: TimeoutStage.ValueType  # 30
+"""Open face: the seat on turn did not place its cards of the street in time. Only in
+DeadlinesExtended: a missed placement is a CardsPlaced with `automatic` "timeout".
+"""
+TIMEOUT_STAGE_FANTASYLAND: TimeoutStage.ValueType  # 31
+"""Open face: a Fantasyland seat did not set its hand by the first street's deadline. Only in
+DeadlinesExtended: a missed one is a FantasylandTimedOut.
 """
 Global___TimeoutStage: _TypeAlias = TimeoutStage  # noqa: Y015
 

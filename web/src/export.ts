@@ -1,8 +1,8 @@
 // Verifying an audit export (docs/audit.md §2-§4.5) as far as the page goes so far: format, chain,
 // anchor, coverage, dealer_lot, every finished deal's fair-dealing checks (docs/fairness.md §13,
 // through src/verify.ts), player_signature, checkpoint and inclusion; then the three verdicts of §4.5.
-// Not yet: decode, header, opening, sequence, dealer_rotation, reveal_fouls, scored_arrangements,
-// pinned keys, series, voided deals, open-face deals, --checkpoint's consistency.
+// Also header, opening, dealer_rotation, reveal_fouls, scored_arrangements (src/recordChecks.ts).
+// Not yet: decode, sequence, pinned keys, series, voided deals, open-face deals, --checkpoint's consistency.
 import { type Bytes, concat, hex, unhex } from "./bytes";
 import { type Json, canonicalJson, parseStrictJson } from "./canonical";
 import { formatCards, parseCards } from "./cards";
@@ -10,6 +10,7 @@ import { sha256 } from "./crypto";
 import { type DealId, commitMessage, declareMessage, lot, revealMessage } from "./fairness";
 import { ed25519Verify } from "./crypto";
 import { naturalsPlayed } from "./naturals";
+import { dealerRotation, headerCheck, openingCheck, revealFouls, scoredArrangements } from "./recordChecks";
 import * as T from "./transparency";
 import { type Check, type PublishedDeal, type Verdict, verifyDeal } from "./verify";
 
@@ -190,7 +191,11 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
   add("anchor", anchorError ? "failed" : "passed", "the segments hang on the genesis or on the events before them", anchorError);
   add("coverage", coverageError ? "failed" : "passed", "each segment holds exactly its events", coverageError);
 
-  // dealer_lot (§4.1) and each finished deal (§4.2).
+  // header, opening, dealer_lot (§4.1) and each finished deal (§4.2).
+  const verdictOf = (name: string, what: string, failure: string | undefined, deal?: number) =>
+    add(name, failure === undefined ? "passed" : "failed", what, failure, deal);
+  verdictOf("header", "the header says what the log says", headerCheck(header, events));
+  if (events[0]?.version === 1) verdictOf("opening", "the table opened as the protocol says", openingCheck(events));
   const created = events.find((e) => e.type === "TableCreated")?.data;
   const chosen = events.find((e) => e.type === "DealerChosen")?.data;
   const seatCount = created?.seat_count as number;
@@ -212,6 +217,7 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
   for (const [k, start] of starts.entries()) {
     const dealEvents = events.slice(start, starts[k + 1] ?? events.length);
     const number = dealEvents[0]!.data.deal_number as number;
+    if (chosen) verdictOf("dealer_rotation", "the deal passed to the left", dealerRotation(chosen.dealer as number, seatCount, dealEvents[0]!.data), number);
     if (!dealEvents.some((e) => e.type === "DealScored")) {
       add("fair_dealing", "skipped", "pending: the deal is not finished", undefined, number);
       continue;
@@ -221,7 +227,13 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
     for (const e of events.slice(0, start)) if (e.type === "SeatReplaced") seated[e.data.seat as number] = e.data.player_id as string;
     try {
       const deal = publishedDeal(tableId, created!.rule_set as Obj, seatCount, seated, dealEvents);
-      for (const c of await verifyDeal(deal)) checks.push({ ...c, deal: number });
+      const dealChecks = await verifyDeal(deal);
+      for (const c of dealChecks) checks.push({ ...c, deal: number });
+      if (dealChecks.find((c) => c.name === "fouls")?.status === "passed") {
+        verdictOf("reveal_fouls", "each reveal recorded its foul as verified", revealFouls(deal, dealEvents), number);
+        const scored = dealEvents.find((e) => e.type === "DealScored")!.data;
+        verdictOf("scored_arrangements", "the rows recorded with the score are the rows verified", scoredArrangements(deal, scored), number);
+      }
       for (const c of await signatureChecks({ tableId, dealNumber: number }, seated, dealEvents, signers))
         checks.push({ ...c, deal: number });
     } catch (e) {

@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { verifyExport } from "../src/export";
+import { hex, unhex } from "../src/bytes";
+import { chainHash, verifyExport } from "../src/export";
 
 const data = (name: string) => readFileSync(fileURLToPath(new URL(`data/${name}`, import.meta.url)), "utf8");
 const serverKey = data("server.vkey").trim();
@@ -19,6 +20,26 @@ function tamper(text: string, type: string, change: (data: Record<string, unknow
   lines[i] = JSON.stringify(event);
   return lines.join("\n");
 }
+
+/** The export with its events changed by `change`, every hash re-chained (a careful forger's rewrite). */
+async function rewrite(text: string, change: (events: any[], header: any) => void | Promise<void>): Promise<string> {
+  const [headerLine, ...lines] = text.trim().split("\n");
+  const header = JSON.parse(headerLine!);
+  const events = lines.map((l) => JSON.parse(l));
+  await change(events, header);
+  let at = 0;
+  for (const seg of header.segments) {
+    let previous = unhex(seg.anchor.hash);
+    for (const e of events.slice(at, (at += seg.last_version - seg.first_version + 1))) {
+      previous = await chainHash(previous, header.stream_id, e);
+      e.hash = hex(previous);
+    }
+    seg.last_hash = hex(previous);
+  }
+  return [header, ...events].map((x) => JSON.stringify(x)).join("\n");
+}
+const failedChecks = async (text: string) =>
+  (await verifyExport(text, [serverKey])).checks.filter((c) => c.status === "failed").map((c) => c.name);
 
 describe("sample exports: the same verdict as sapsam audit verify", () => {
   for (const [name, verdicts] of Object.entries(expected)) {
@@ -67,38 +88,24 @@ describe("tampered copies fail", () => {
 });
 
 describe("player_signature[s] (fairness.md §19)", async () => {
-  const { chainHash } = await import("../src/export");
   const { commitMessage, revealMessage } = await import("../src/fairness");
   const { ed25519Sign } = await import("../src/crypto");
-  const { hex, unhex } = await import("../src/bytes");
   const { parseCards } = await import("../src/cards");
   const secret = unhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   const publicKey = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8";
 
   /** deal2.jsonl with seat 0's commit and reveal signed (or changed by `twist`), every hash re-chained. */
-  async function signed(twist: (commit: any, reveal: any) => void = () => {}): Promise<string> {
-    const [headerLine, ...lines] = data("deal2.jsonl").trim().split("\n");
-    const header = JSON.parse(headerLine!);
-    const events = lines.map((l) => JSON.parse(l));
-    const id = { tableId: header.table_id, dealNumber: 2 };
-    const commit = events.find((e) => e.type === "ArrangementCommitted" && e.data.seat === 0);
-    const reveal = events.find((e) => e.type === "ArrangementRevealed" && e.data.seat === 0);
-    commit.data.player_key = reveal.data.player_key = publicKey;
-    commit.data.signature = hex(await ed25519Sign(secret, commitMessage(id, 0, "ann", 1, unhex(commit.data.commitment))));
-    const rows = { front: parseCards(reveal.data.front.join(" ")), middle: parseCards(reveal.data.middle.join(" ")), back: parseCards(reveal.data.back.join(" ")) };
-    reveal.data.signature = hex(await ed25519Sign(secret, revealMessage(id, 0, "ann", rows, unhex(reveal.data.nonce))));
-    twist(commit, reveal);
-    let at = 0;
-    for (const seg of header.segments) {
-      let previous = unhex(seg.anchor.hash);
-      for (const e of events.slice(at, (at += seg.last_version - seg.first_version + 1))) {
-        previous = await chainHash(previous, header.stream_id, e);
-        e.hash = hex(previous);
-      }
-      seg.last_hash = hex(previous);
-    }
-    return [header, ...events].map((x) => JSON.stringify(x)).join("\n");
-  }
+  const signed = (twist: (commit: any, reveal: any) => void = () => {}): Promise<string> =>
+    rewrite(data("deal2.jsonl"), async (events, header) => {
+      const id = { tableId: header.table_id, dealNumber: 2 };
+      const commit = events.find((e) => e.type === "ArrangementCommitted" && e.data.seat === 0);
+      const reveal = events.find((e) => e.type === "ArrangementRevealed" && e.data.seat === 0);
+      commit.data.player_key = reveal.data.player_key = publicKey;
+      commit.data.signature = hex(await ed25519Sign(secret, commitMessage(id, 0, "ann", 1, unhex(commit.data.commitment))));
+      const rows = { front: parseCards(reveal.data.front.join(" ")), middle: parseCards(reveal.data.middle.join(" ")), back: parseCards(reveal.data.back.join(" ")) };
+      reveal.data.signature = hex(await ed25519Sign(secret, revealMessage(id, 0, "ann", rows, unhex(reveal.data.nonce))));
+      twist(commit, reveal);
+    });
   const statusOf = async (text: string) =>
     (await verifyExport(text, [serverKey])).checks.filter((c) => c.name.startsWith("player_signature")).map((c) => `${c.name} ${c.status}`);
 
@@ -112,5 +119,26 @@ describe("player_signature[s] (fairness.md §19)", async () => {
     expect(await statusOf(swapped)).toEqual(["player_signature[0] failed"]);
     expect(await statusOf(await signed((commit) => { commit.data.signature = null; }))).toEqual(["player_signature[0] failed"]);
     expect(await statusOf(await signed((_, reveal) => { reveal.data.player_key = reveal.data.signature = null; }))).toEqual(["player_signature[0] failed"]);
+  });
+});
+
+describe("re-chained rewrites fail the check that reads them (and inclusion)", () => {
+  const cases: [string, string, (events: any[], header: any) => void][] = [
+    ["a reveal's foul flag", "reveal_fouls", (ev) => { ev.find((e) => e.type === "ArrangementRevealed").data.foul = true; }],
+    ["the rows recorded with the score", "scored_arrangements", (ev) => {
+      const d = ev.find((e) => e.type === "DealScored").data; [d.arrangements[0], d.arrangements[1]] = [d.arrangements[1], d.arrangements[0]]; }],
+    ["a second PlayerSeated for one player", "opening", (ev) => { ev.find((e) => e.type === "PlayerSeated" && e.data.seat === 1).data.player_id = "ann"; }],
+  ];
+  it.each(cases)("%s: %s", async (_, name, change) => {
+    const failed = await failedChecks(await rewrite(data("deal2.jsonl"), change));
+    expect(failed).toEqual([name, "inclusion"]);
+  });
+  it("the header's deals (no event changed, so the proofs hold)", async () => {
+    expect(await failedChecks(await rewrite(data("deal2.jsonl"), (_, h) => { h.deals = [3]; }))).toEqual(["header"]);
+  });
+  it("the dealer moved: dealer_rotation and the deal record's dealer", async () => {
+    const failed = await failedChecks(await rewrite(data("deal2.jsonl"), (ev) => {
+      const d = ev.find((e) => e.type === "DealStarted").data; d.dealer = (d.dealer + 1) % 3; }));
+    expect(failed).toEqual(["dealer_rotation", "dealer", "inclusion"]);
   });
 });

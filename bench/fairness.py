@@ -29,7 +29,7 @@ from sapsam.fairness import (
     hands_for_deal,
     shuffle_deck,
 )
-from sapsam.fairness.vectors import example_published_deal, simple_arrangement
+from sapsam.fairness.example_deals import example_published_deal, simple_arrangement
 from sapsam.fairness.verify import verify_deal
 
 TABLE = uuid.UUID("be0c4000-0000-4000-8000-000000000000")

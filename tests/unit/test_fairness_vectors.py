@@ -36,9 +36,10 @@ from sapsam.fairness import (
     shuffle_key,
 )
 from sapsam.fairness.commitments import encode_rows
+from sapsam.fairness.example_deals import simple_arrangement
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import acceptance_limit, lot_key, stream_block
-from sapsam.fairness.vectors import DEAL_INPUTS, build_vectors, simple_arrangement
+from sapsam.fairness.vectors import DEAL_INPUTS, build_vectors
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import format_cards, parse_cards

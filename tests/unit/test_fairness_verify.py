@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from sapsam.fairness import FairnessError, arrangement_commitment, deal_record
+from sapsam.fairness.example_deals import example_published_deal
 from sapsam.fairness.published import PublishedDeal, Reveal
-from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
+from sapsam.fairness.vectors import DEAL_INPUTS
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.presets import preset

@@ -34,7 +34,8 @@ from sapsam.domain.commands import RevealSeed
 from sapsam.domain.events import DEFAULT_CODEC, DealScored, Event, SeedRevealed, TableCreated
 from sapsam.domain.published import published_deal
 from sapsam.domain.table import decide, fold
-from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
+from sapsam.fairness.example_deals import example_published_deal
+from sapsam.fairness.vectors import DEAL_INPUTS
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.presets import PRESETS

@@ -8,7 +8,8 @@ import dataclasses
 
 import pytest
 
-from sapsam.fairness.vectors import DEAL_INPUTS, example_published_deal
+from sapsam.fairness.example_deals import example_published_deal
+from sapsam.fairness.vectors import DEAL_INPUTS
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.presets import PRESETS
 from sapsam.rules.royalties import RoyaltyPayment

@@ -2,17 +2,15 @@
 
 ``build_vectors()`` is pure; run ``python -m sapsam.fairness.vectors > docs/fairness-vectors.json``
 to regenerate the file after a deliberate change to the spec (the tests then hold the new file to
-the code, and a reviewer sees every changed byte in the diff).
+the code, and a reviewer sees every changed byte in the diff). The published deals among them are
+built by ``sapsam.fairness.example_deals``, which the tests and benchmarks also use.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
-from collections import Counter
-from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
 from sapsam.fairness import player_keys
 from sapsam.fairness.commitments import arrangement_commitment, encode_rows
@@ -23,10 +21,12 @@ from sapsam.fairness.deal import (
     deal_record,
     record_key,
 )
-from sapsam.fairness.natural_checks import Declaration
-from sapsam.fairness.natural_commitments import declaration_commitment
+from sapsam.fairness.example_deals import (
+    VECTOR_TWO_FOUR_RULE_SET,
+    bytes_from_label,
+    example_published_deal,
+)
 from sapsam.fairness.open_face_vectors import open_face_deal_vectors
-from sapsam.fairness.published import PublishedDeal, Reveal
 from sapsam.fairness.shuffle import (
     WORD_BITS,
     acceptance_limit,
@@ -39,30 +39,14 @@ from sapsam.fairness.shuffle import (
     stream_block,
     stream_words,
 )
-from sapsam.rules.arrangement import Arrangement, check_arrangement
+from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
-from sapsam.rules.naturals import NaturalsTable
-from sapsam.rules.ruleset import MajorityRule, RuleSet, ScoringMethod
-from sapsam.rules.scoring import score_deal
-from sapsam.rules.solver import solve
-
-# The published-deal vectors were recorded under rules version 1, before the presets had deadlines;
-# a deal is published with the rule set its table recorded, so they keep the rule sets of that time.
-VECTOR_RULE_SET: Final = RuleSet(name="pagat", rules_version=1, majority=MajorityRule.MORE_ROWS_WON)
-VECTOR_TWO_FOUR_RULE_SET: Final = VECTOR_RULE_SET.with_changes(
-    name="two_four", scoring=ScoringMethod.TWO_FOUR
-)
 
 PLAYER_IDS: tuple[str, ...] = (
     "0d5a7b1e-4c3f-4a2b-9e8d-7c6b5a493827",
     "f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9",
 )
 """Player ids of the scheme 2 vectors (any UTF-8 text of 1 to 128 bytes; sapsam's are UUIDs)."""
-
-
-def _bytes_from_label(label: str, length: int) -> bytes:
-    """Fixed, reproducible test bytes: the first ``length`` bytes of SHA-256 of the label."""
-    return hashlib.sha256(label.encode()).digest()[:length]
 
 
 DEAL_INPUTS: tuple[dict[str, Any], ...] = (
@@ -88,7 +72,7 @@ DEAL_INPUTS: tuple[dict[str, Any], ...] = (
         "name": "three seats, no contributions",
         "table_id": uuid.UUID("c0ffee00-0000-4000-8000-000000000003"),
         "deal_number": 7,
-        "seed": _bytes_from_label("three seats seed", 32),
+        "seed": bytes_from_label("three seats seed", 32),
         "contributions": (None, None, None),
         "cut_position": 51,
         "dealer": 2,
@@ -97,7 +81,7 @@ DEAL_INPUTS: tuple[dict[str, Any], ...] = (
         "name": "three seats, only the middle seat contributed",
         "table_id": uuid.UUID("c0ffee00-0000-4000-8000-000000000003"),
         "deal_number": 8,
-        "seed": _bytes_from_label("three seats seed, deal 8", 32),
+        "seed": bytes_from_label("three seats seed, deal 8", 32),
         "contributions": (None, bytes([0x01]), None),
         "cut_position": 17,
         "dealer": 0,
@@ -106,7 +90,7 @@ DEAL_INPUTS: tuple[dict[str, Any], ...] = (
         "name": "four seats, no contributions",
         "table_id": uuid.UUID("44444444-4444-4444-8444-444444444444"),
         "deal_number": 1,
-        "seed": _bytes_from_label("four seats seed", 32),
+        "seed": bytes_from_label("four seats seed", 32),
         "contributions": (None, None, None, None),
         "cut_position": 13,
         "dealer": 3,
@@ -115,8 +99,8 @@ DEAL_INPUTS: tuple[dict[str, Any], ...] = (
         "name": "four seats, every seat contributed, large deal number",
         "table_id": uuid.UUID("44444444-4444-4444-8444-444444444444"),
         "deal_number": 2**40 + 5,
-        "seed": _bytes_from_label("four seats seed, all contribute", 32),
-        "contributions": tuple(_bytes_from_label(f"seat {seat}", 16 + seat) for seat in range(4)),
+        "seed": bytes_from_label("four seats seed, all contribute", 32),
+        "contributions": tuple(bytes_from_label(f"seat {seat}", 16 + seat) for seat in range(4)),
         "cut_position": 30,
         "dealer": 1,
     },
@@ -124,9 +108,9 @@ DEAL_INPUTS: tuple[dict[str, Any], ...] = (
         "name": "four seats, seats 0 and 3 contributed (64 bytes and 1 byte)",
         "table_id": uuid.UUID("44444444-4444-4444-8444-444444444444"),
         "deal_number": 3,
-        "seed": _bytes_from_label("four seats seed, some contribute", 32),
+        "seed": bytes_from_label("four seats seed, some contribute", 32),
         "contributions": (
-            _bytes_from_label("a", 32) + _bytes_from_label("b", 32),
+            bytes_from_label("a", 32) + bytes_from_label("b", 32),
             None,
             None,
             b"z",
@@ -302,120 +286,6 @@ def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
     ]
 
 
-def simple_arrangement(hand: Sequence[int]) -> Arrangement:
-    """A plain arrangement of 13 cards for examples: strongest groups to the back.
-
-    Cards are ordered by how many of their rank the hand holds, then by rank, both high first;
-    the first five go to the back, the next five to the middle, the last three to the front. It
-    is often legal and sometimes a foul, which the examples want too.
-    """
-    counts = Counter(card >> 2 for card in hand)
-    ordered = sorted(hand, key=lambda card: (-counts[card >> 2], -(card >> 2), card & 3))
-    return Arrangement.of(ordered[10:13], ordered[5:10], ordered[0:5]).canonical()
-
-
-def example_published_deal(
-    inputs: dict[str, Any],
-    rule_set: RuleSet = VECTOR_RULE_SET,
-    revealed: bool = True,
-    solver: bool = False,
-    players: tuple[str, ...] = (),
-) -> PublishedDeal:
-    """A finished deal built from ``inputs`` as an honest server would publish it.
-
-    Each seat plays :func:`simple_arrangement` with a nonce derived from its seat. With
-    ``revealed=False`` the last seat never reveals: a foul, or, with ``solver=True``, a seat that
-    timed out while arranging and whose hand the solver set. With ``players`` (one id per seat)
-    every seat commits under scheme 2, binding its player id. Under a rule set with naturals
-    every seat declares ``none`` (docs/fairness.md §21; a seat that never revealed never opened
-    it, one whose hand the solver set never declared), bound to ``players`` or, without them, to
-    ids named after the seats.
-    """
-    table_id: uuid.UUID = inputs["table_id"]
-    deal_number: int = inputs["deal_number"]
-    seed: bytes = inputs["seed"]
-    contributions: tuple[bytes | None, ...] = inputs["contributions"]
-    seat_count = len(contributions)
-    args = (seed, contributions, table_id, deal_number, inputs["cut_position"], inputs["dealer"])
-    hands = deal_hands(
-        cut_deck(shuffle_deck(seed, contributions, table_id, deal_number), inputs["cut_position"]),
-        inputs["dealer"],
-        seat_count,
-    )
-    reveals: list[Reveal | None] = []
-    commitments: list[bytes | None] = []
-    for seat, hand in enumerate(hands):
-        arrangement = simple_arrangement(hand)
-        nonce = _bytes_from_label(f"nonce {deal_number} {seat}", 16)
-        commitments.append(
-            arrangement_commitment(
-                table_id,
-                deal_number,
-                seat,
-                arrangement,
-                nonce,
-                scheme=2 if players else 1,
-                player_id=players[seat] if players else None,
-            )
-        )
-        reveals.append(Reveal(arrangement, nonce))
-    solver_seats = [False] * seat_count
-    if not revealed:
-        reveals[-1] = None
-        commitments[-1] = None if solver else commitments[-1]
-        solver_seats[-1] = solver
-    declarations: tuple[Declaration | None, ...] | None = None
-    seated = players
-    if rule_set.naturals is not NaturalsTable.NONE:
-        seated = players or tuple(f"player {seat}" for seat in range(seat_count))
-        declarations = tuple(
-            _declared_none(table_id, deal_number, seat, seated[seat], reveals[seat] is not None)
-            if commitments[seat] is not None
-            else None
-            for seat in range(seat_count)
-        )
-    set_for: list[Arrangement | None] = [
-        solve(hand, rule_set) if solver_seat else None
-        for hand, solver_seat in zip(hands, solver_seats, strict=True)
-    ]
-    verdicts = []
-    for seat, reveal in enumerate(reveals):
-        scored = reveal.arrangement if reveal is not None else set_for[seat]
-        arrangement = scored or Arrangement((), (), ())
-        verdicts.append(check_arrangement(arrangement, hands[seat], rule_set.strict_row_order))
-    scores = score_deal(rule_set, verdicts)
-    return PublishedDeal(
-        table_id=table_id,
-        deal_number=deal_number,
-        rule_set=rule_set,
-        seat_count=seat_count,
-        dealer=inputs["dealer"],
-        seed_commitment=seed_commitment(table_id, deal_number, seed),
-        seed=seed,
-        contributions=contributions,
-        cut_position=inputs["cut_position"],
-        record=deal_record(*args, seat_count),
-        seat_commitments=tuple(commitments),
-        reveals=tuple(reveals),
-        recorded_fouls=tuple(verdict.foul for verdict in verdicts),
-        recorded_scores=scores,
-        solver_seats=tuple(solver_seats),
-        solver_arrangements=tuple(set_for) if solver else None,
-        commitment_schemes=(2,) * seat_count if players else (),
-        players=seated,
-        natural_declarations=declarations,
-    )
-
-
-def _declared_none(
-    table_id: uuid.UUID, deal_number: int, seat: int, player: str, opened: bool
-) -> Declaration:
-    """A seat's declaration of ``none``, opened (with its nonce) or not."""
-    nonce = _bytes_from_label(f"declaration {deal_number} {seat}", 16)
-    commitment = declaration_commitment(table_id, deal_number, seat, player, "none", nonce)
-    return Declaration(commitment, "none", nonce) if opened else Declaration(commitment)
-
-
 def shuffle_trace(key: bytes, steps: int) -> list[dict[str, Any]]:
     """The first ``steps`` Fisher–Yates steps: position, bound, word, limit, accepted, index."""
     words = stream_words(key)
@@ -488,8 +358,8 @@ def build_vectors() -> dict[str, Any]:
         ),
         "lots": [
             lot_vector(table, bytes(32), 2),
-            lot_vector(table, _bytes_from_label("lot three", 32), 3),
-            lot_vector(uuid.UUID(int=4), _bytes_from_label("lot four", 32), 4),
+            lot_vector(table, bytes_from_label("lot three", 32), 3),
+            lot_vector(uuid.UUID(int=4), bytes_from_label("lot four", 32), 4),
         ],
         "arrangement_commitments": [
             commitment_vector(table, 2, 0, arrangement_rows, bytes(16)),

@@ -39,9 +39,9 @@ from sapsam.fairness.deal import (
 from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
 from sapsam.fairness.published import Reveal
 from sapsam.fairness.verify import Check
+from sapsam.log.canonical_json import CanonicalJsonError
 from sapsam.log.chain import (
     GENESIS_HASH,
-    CanonicalJsonError,
     _verify_chain,
     canonical_event_bytes,
     chain_hash,

@@ -1,13 +1,13 @@
 """Canonical JSON is RFC 8785 (JCS) restricted to what events hold (issue #15 item 7).
 
-``sapsam.log.chain`` writes canonical bytes through orjson (sorted keys, 53-bit integers) and
-falls back to a plain reference encoder where orjson refuses or where its key order could differ
-from JCS's (a character beyond U+FFFF). These tests hold both to the ``rfc8785`` package, an
+``sapsam.log.canonical_json`` writes canonical bytes through orjson (sorted keys, 53-bit integers)
+and falls back to a plain reference encoder where orjson refuses or where its key order could
+differ from JCS's (a character beyond U+FFFF). These tests hold both to the ``rfc8785`` package, an
 independent JCS implementation: on everything sapsam accepts the bytes are the package's, and
-sapsam refuses what the package refuses plus what events must not hold (floats, NUL, keys that
-are not exactly ``str``). They draw often the values where encoders tend to differ: escapes,
-DEL, the JavaScript line separators, lone surrogates, characters beyond U+FFFF (UTF-16 key
-order), integers at the edges of ±(2^53 − 1) and of 64 bits, and nesting.
+sapsam refuses what the package refuses plus what events must not hold (floats, NUL, keys that are
+not exactly ``str``). They draw often the values where encoders tend to differ: escapes, DEL, the
+JavaScript line separators, lone surrogates, characters beyond U+FFFF (UTF-16 key order), integers
+at the edges of ±(2^53 − 1) and of 64 bits, and nesting.
 """
 
 from __future__ import annotations
@@ -29,16 +29,15 @@ from sapsam.audit.export_format import ExportFormatError
 from sapsam.audit.export_reading import _parse_line
 from sapsam.audit.sample_series import recorded_stream, series_events
 from sapsam.domain.events import DEFAULT_CODEC
-from sapsam.log.chain import (
+from sapsam.log.canonical_json import (
     MAX_SAFE_INTEGER,
     CanonicalJsonError,
-    _event_object,
-    _quick_event_bytes,
     _reference_bytes,
-    canonical_event_bytes,
     canonical_json,
     canonical_json_each,
+    quick_canonical_bytes,
 )
+from sapsam.log.chain import _event_object, canonical_event_bytes
 from sapsam.rules.presets import preset
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -185,7 +184,7 @@ def test_event_bytes_are_jcs_of_the_event_object(
     assert _outcome(canonical_event_bytes, *whole_args(whole)) == expected
     # The parsed path (one orjson call, the checked path where it cannot stand for it).
     assert _outcome(canonical_event_bytes, *whole_args(whole), False) == expected
-    quick = _quick_event_bytes(whole)
+    quick = quick_canonical_bytes(whole)
     if quick is not None:
         assert ("value", quick) == expected
 

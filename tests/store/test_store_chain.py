@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sapsam.log.canonical_json import CanonicalJsonError, canonical_json
 from sapsam.log.chain import (
     GENESIS_HASH,
-    CanonicalJsonError,
     canonical_event_bytes,
-    canonical_json,
     event_hash,
     verify_stream_chain,
 )

@@ -33,7 +33,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from sapsam.log.chain import GENESIS_HASH, canonical_json
+from sapsam.log.canonical_json import canonical_json
+from sapsam.log.chain import GENESIS_HASH
 from sapsam.log.records import JsonObject, RecordedEvent
 from sapsam.rules.open_face.parameters import HAND_CARDS
 

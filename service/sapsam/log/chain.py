@@ -1,5 +1,5 @@
-"""The hash chain that makes each stream of the log tamper-evident, and the canonical JSON
-it hashes.
+"""The hash chain that makes each stream of the log tamper-evident, and the event bytes it
+hashes.
 
 Definition (also in docs/audit.md §3 and docs/store.md, so a verifier can be written in any
 language)::
@@ -7,15 +7,11 @@ language)::
     hash(1) = SHA-256(GENESIS_HASH || canonical_event_bytes(event 1))
     hash(n) = SHA-256(hash(n - 1) || canonical_event_bytes(event n))
 
-where ``GENESIS_HASH`` is 32 zero bytes and ``canonical_event_bytes`` is the canonical JSON of the
-object ``{"data", "metadata", "schema_version", "stream", "type", "version"}``. Canonical JSON is
-RFC 8785 (the JSON Canonicalization Scheme, JCS) restricted to what events hold
-(docs/fairness.md §18): keys sorted by their UTF-16 code units, no whitespace, strings escaped as
-JCS escapes them, integers only, within ±(2^53 − 1); a float, a NUL character, a lone surrogate,
-a key that is not a string are refused. Any JCS library gives the same bytes for whatever this
-module accepts (tests/audit/test_canonical_jcs.py holds it to the ``rfc8785`` package). The
-global position is not hashed: it is assigned by the database, and the chain is per stream so a
-stream can be exported and verified on its own.
+where ``GENESIS_HASH`` is 32 zero bytes and ``canonical_event_bytes`` is the canonical JSON
+(``sapsam.log.canonical_json``: RFC 8785, restricted to what events hold) of the object
+``{"data", "metadata", "schema_version", "stream", "type", "version"}``. The global position is
+not hashed: it is assigned by the database, and the chain is per stream so a stream can be
+exported and verified on its own.
 
 Pure: no database imports, so the audit and the offline verifier reuse it as is.
 """
@@ -23,152 +19,21 @@ Pure: no database imports, so the audit and the offline verifier reuse it as is.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
-import orjson
-
+from sapsam.log.canonical_json import (
+    MAX_SAFE_INTEGER,
+    CanonicalJsonError,
+    canonical_json,
+    integer_out_of_range,
+    json_string,
+    quick_canonical_bytes,
+)
 from sapsam.log.records import JsonObject, JsonValue, RecordedEvent
 
 GENESIS_HASH = bytes(32)
-
-# JSON numbers are IEEE 754 doubles to JCS (and to JavaScript): the integers it writes exactly.
-MAX_SAFE_INTEGER: Final = 2**53 - 1
-
-
-class CanonicalJsonError(ValueError):
-    """A value that has no canonical JSON form here (a float, a non-string key, NaN …)."""
-
-
-def _utf8(text: str) -> bytes:
-    # A lone surrogate (JSON "\ud800") parses into a str but has no UTF-8 form: not canonical.
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise CanonicalJsonError(
-            "not canonical JSON: a lone surrogate, which has no UTF-8 form"
-        ) from None
-
-
-def _first_problem(value: object) -> str | None:
-    """What in ``value`` would not survive a jsonb round trip byte for byte, if anything.
-
-    Walks the value with an explicit stack and exact type checks first: this runs on every event
-    appended, so it is kept cheap: a container's plain str and int members are checked where they
-    are met instead of pushed, and nothing calls ``typing.cast`` (a real call at run time).
-    int and str subclasses (a Card, an IntEnum) are fine. Integers beyond ±(2^53 − 1) are not
-    looked for here: orjson refuses them (``OPT_STRICT_INTEGER``) and ``_reference_bytes`` says
-    so, which keeps this walk as cheap as it was.
-    """
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            for key in item:
-                # Exactly str: a subclass could make two equal-looking keys, one of which jsonb
-                # would drop, and orjson refuses it anyway.
-                if type(key) is not str:
-                    return f"an object key that is not a string ({key!r})"
-                if "\x00" in key:
-                    return "a NUL character in an object key (jsonb cannot store it)"
-            members = item.values()
-        elif kind is list or kind is tuple:
-            members = item
-        elif kind is int or kind is bool or item is None:
-            continue
-        elif kind is str:
-            if "\x00" in item:
-                return "a NUL character (jsonb cannot store it)"
-            continue
-        elif isinstance(item, float):
-            return f"a float ({item!r}); events carry integers only"
-        elif isinstance(item, str):
-            if "\x00" in item:
-                return "a NUL character (jsonb cannot store it)"
-            continue
-        elif isinstance(item, int):
-            continue
-        elif isinstance(item, dict):
-            stack.append(dict(item))
-            continue
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-            continue
-        else:
-            return f"a {kind.__name__}, which is not JSON here (use dict, list, str, int, bool)"
-        for member in members:
-            member_kind = type(member)
-            if member_kind is str:
-                if "\x00" in member:
-                    return "a NUL character (jsonb cannot store it)"
-            elif member_kind is not int and member_kind is not bool and member is not None:
-                stack.append(member)
-    return None
-
-
-# The reference encoder: keys in the order given (``_jcs_ordered`` puts them in JCS order), no
-# spaces, non-ASCII as itself, and json's string escapes, which are JCS's: \" \\ \b \f \n \r \t
-# and \u00xx (lower-case hex) for the other characters below U+0020, nothing else escaped.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _utf16_units(key: str) -> bytes:
-    # Big-endian UTF-16 bytes compare as the code units do (RFC 8785 §3.2.3). surrogatepass: a
-    # lone surrogate still sorts, and _utf8 refuses it afterwards with its own message.
-    return key.encode("utf-16-be", "surrogatepass")
-
-
-def _out_of_range(number: int) -> CanonicalJsonError:
-    return CanonicalJsonError(
-        f"not canonical JSON: the integer {number} is outside ±(2^53 - 1), which JSON numbers "
-        "(IEEE 754 doubles) cannot all hold exactly"
-    )
-
-
-def _jcs_ordered(value: Any) -> Any:
-    """A copy of a value the walk passed with every object's keys in JCS order (by UTF-16 code
-    units), so that an encoder writing keys in the order given writes JCS; an integer outside
-    ±(2^53 − 1) raises ``CanonicalJsonError``. An explicit stack, not recursion: the reference
-    takes over from orjson exactly where nesting is deep."""
-    root: list[Any] = [value]
-    stack: list[tuple[Any, Any]] = [(root, 0)]
-    while stack:
-        holder, slot = stack.pop()
-        item = holder[slot]
-        if isinstance(item, dict):
-            ordered = {key: item[key] for key in sorted(item, key=_utf16_units)}
-            holder[slot] = ordered
-            stack.extend((ordered, key) for key in ordered)
-        elif isinstance(item, list | tuple):
-            copied = list(item)
-            holder[slot] = copied
-            stack.extend((copied, index) for index in range(len(copied)))
-        elif (
-            isinstance(item, int)
-            and not isinstance(item, bool)
-            and not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER
-        ):
-            raise _out_of_range(item)
-    return root[0]
-
-
-def _reference_bytes(value: Any) -> bytes:
-    """The canonical bytes of a value the walk passed, the slow and plain way: what orjson's
-    bytes are held to, and what decides where orjson cannot stand for it."""
-    return _utf8(_ENCODER.encode(_jcs_ordered(value)))
-
-
-_ORJSON_DUMPS: Final = orjson.dumps
-# Sorted keys (by code point, which is JCS's order unless a key holds a character beyond U+FFFF:
-# see _checked_bytes) and integers refused beyond ±(2^53 - 1), as JCS requires.
-_ORJSON_OPTIONS: Final = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
-_ORJSON_REFUSED: Final = orjson.JSONEncodeError
-# A UTF-8 lead byte of a character beyond U+FFFF (4 bytes, 0xF0-0xF4).
-_ASTRAL_LEAD: Final = re.compile(b"[\xf0-\xf4]").search
 
 
 def _event_object(
@@ -190,66 +55,6 @@ def _event_object(
     }
 
 
-def _quick_event_bytes(event_object: dict[str, JsonValue]) -> bytes | None:
-    """``canonical_event_bytes`` of a parsed event's ``_event_object`` in one orjson call, or
-    None where that cannot stand for it (orjson refuses a part, such as an integer beyond
-    ±(2^53 − 1); a ``\\u0000`` appears; a character beyond U+FFFF appears, which may sort a key
-    otherwise): the checked path decides those. The event object's keys sort as in the
-    definition, and orjson writes each part as ``_checked_bytes`` does, so the bytes are the
-    same."""
-    try:
-        event_bytes = _ORJSON_DUMPS(event_object, option=_ORJSON_OPTIONS)
-    except _ORJSON_REFUSED:
-        return None
-    if b"\\u0000" in event_bytes:
-        return None
-    if event_bytes.isascii() or _ASTRAL_LEAD(event_bytes) is None:
-        return event_bytes
-    return None
-
-
-def json_string(text: str) -> bytes:
-    """A string as canonical JSON (quoted and escaped), UTF-8."""
-    return _utf8(_ENCODER.encode(text))
-
-
-def _checked_bytes(value: JsonValue) -> bytes:
-    """The canonical bytes of a value ``_first_problem`` passed.
-
-    orjson first. For such a value (dict with string keys, list or tuple, str, int, bool, None,
-    and their subclasses: an IntEnum, a Card, written as their int or text as json writes them)
-    orjson with sorted keys writes JCS's bytes: the same escapes, separators and integers, and
-    keys in code point order, which is JCS's UTF-16 order unless a key holds a character beyond
-    U+FFFF (its surrogates sort below U+E000-U+FFFF in UTF-16). So where the output holds such a
-    character at all, or orjson refuses (an integer beyond ±(2^53 − 1), a lone surrogate,
-    nesting deeper than 254), ``_reference_bytes`` decides. tests/audit/test_canonical_jcs.py
-    holds both to the ``rfc8785`` package.
-    """
-    try:
-        encoded = _ORJSON_DUMPS(value, option=_ORJSON_OPTIONS)
-    except _ORJSON_REFUSED:
-        return _reference_bytes(value)
-    if encoded.isascii() or _ASTRAL_LEAD(encoded) is None:
-        return encoded
-    return _reference_bytes(value)
-
-
-def canonical_json(value: JsonValue) -> bytes:
-    """The canonical JSON bytes of a value (RFC 8785, restricted: see the module docstring)."""
-    problem = _first_problem(value)
-    if problem is not None:
-        raise CanonicalJsonError(f"not canonical JSON: {problem}")
-    return _checked_bytes(value)
-
-
-def canonical_json_each(values: Sequence[JsonValue]) -> list[bytes]:
-    """``canonical_json`` of each value, checked in one walk (the append path's batches)."""
-    problem = _first_problem(list(values))
-    if problem is not None:
-        raise CanonicalJsonError(f"not canonical JSON: {problem}")
-    return [_checked_bytes(value) for value in values]
-
-
 def assemble_event_bytes(
     stream_id: str,
     version: int,
@@ -266,7 +71,7 @@ def assemble_event_bytes(
     """
     for number in (version, schema_version):
         if not -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER:
-            raise _out_of_range(number)
+            raise integer_out_of_range(number)
     return assemble_from_json_parts(
         json_string(stream_id),
         version,
@@ -316,7 +121,7 @@ def canonical_event_bytes(
         # One orjson encoding of the whole event object: its keys sort as in the definition, so
         # this is the same text as assembling the parts. Anything it cannot stand for (a NUL,
         # a refused part, a character beyond U+FFFF) takes the checked path, which decides.
-        quick = _quick_event_bytes(
+        quick = quick_canonical_bytes(
             _event_object(stream_id, version, event_type, schema_version, data, metadata)
         )
         if quick is not None:

@@ -17,13 +17,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from sapsam.log.chain import (
-    assemble_from_json_parts,
-    canonical_json,
-    canonical_json_each,
-    chain_hash,
-    json_string,
-)
+from sapsam.log.canonical_json import canonical_json, canonical_json_each, json_string
+from sapsam.log.chain import assemble_from_json_parts, chain_hash
 from sapsam.log.records import (
     AppendResult,
     JsonObject,

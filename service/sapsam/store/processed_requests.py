@@ -17,7 +17,7 @@ from typing import Any
 
 import psycopg
 
-from sapsam.log.chain import canonical_json, json_string
+from sapsam.log.canonical_json import canonical_json, json_string
 from sapsam.log.records import AppendResult, NewEvent, RequestIdReused
 from sapsam.store.queries import query
 from sapsam.store.reads import select_events

@@ -13,6 +13,10 @@ and z; each side's dead-hand rate; and the solver's decision time in millisecond
 max; the first street's median apart; median CPU times, which other processes on the machine
 do not inflate), against the target median <= 50 ms.
 
+Pineapple presets (``pineapple``, ``pineapple_2_7``; issue #19) deal 17 cards a hand (5, then
+3 a street) and both sides choose the discard too: the solver by ``solve_street``, the
+heuristic by ``heuristic_street_move``; a discarded card stays unseen by the other seat.
+
 Usage: ``python bench/open_face_solver.py [--trials N] [--seed S] [--preset P] [--rollouts R]``.
 """
 
@@ -30,11 +34,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from sapsam.rules.cards import Card
-from sapsam.rules.open_face.board import Board, Placement
-from sapsam.rules.open_face.heuristic import heuristic_placement
-from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, OpenFaceRules
+from sapsam.rules.open_face.board import Board, Placement, discards_due
+from sapsam.rules.open_face.heuristic import heuristic_street_move
+from sapsam.rules.open_face.parameters import (
+    OPEN_FACE_PRESETS,
+    PINEAPPLE_PRESETS,
+    OpenFaceRules,
+    open_face_preset,
+)
 from sapsam.rules.open_face.scoring import score_open_face_deal
-from sapsam.rules.open_face.solver import DEFAULT_ROLLOUTS, solve_placement
+from sapsam.rules.open_face.solver import DEFAULT_ROLLOUTS, solve_street
 
 MEDIAN_TARGET_MS = 50.0
 
@@ -66,16 +75,18 @@ def play(
     """One heads-up deal: ``hands[s]`` dealt to seat ``s`` street by street."""
     boards = [Board(), Board()]
     start = 0
-    for street, count in enumerate(rules.street_cards):
+    for street, count in enumerate(rules.dealt_street_cards):
+        discards = discards_due(rules, street)
         for seat in (0, 1):
             dealt = hands[seat][start : start + count]
             placement: Placement
             if seat == solver_seat:
                 wall, cpu = time.perf_counter(), time.process_time()
-                placement = solve_placement(
+                placement = solve_street(
                     rules,
                     boards[seat],
                     dealt,
+                    discards,
                     seen=boards[1 - seat].cards,
                     seed=seed * 100 + street,
                     rollouts=rollouts,
@@ -88,8 +99,8 @@ def play(
                     timings.first_street.append(elapsed)
                     timings.first_street_cpu.append(used)
             else:
-                placement = heuristic_placement(
-                    rules, boards[seat], dealt, seen=boards[1 - seat].cards
+                placement, _ = heuristic_street_move(
+                    rules, boards[seat], dealt, discards, seen=boards[1 - seat].cards
                 )
             boards[seat] = boards[seat].with_placement(placement)
         start += count
@@ -101,17 +112,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--trials", type=int, default=500, help="deal pairs (2 deals each)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--preset", choices=sorted(OPEN_FACE_PRESETS), default="ofc_classic")
+    presets = sorted([*OPEN_FACE_PRESETS, *PINEAPPLE_PRESETS])
+    parser.add_argument("--preset", choices=presets, default="ofc_classic")
     parser.add_argument("--rollouts", type=int, default=DEFAULT_ROLLOUTS)
     args = parser.parse_args(argv)
-    rules = OPEN_FACE_PRESETS[args.preset]
+    rules = open_face_preset(args.preset)
     rng = random.Random(args.seed)
     timings = Timings()
     gains: list[int] = []
     dead = {"solver": 0, "heuristic": 0}
     for trial in range(args.trials):
-        cards = [Card(card) for card in rng.sample(range(52), 26)]
-        hands = (cards[:13], cards[13:])
+        size = rules.normal_hand_cards
+        cards = [Card(card) for card in rng.sample(range(52), 2 * size)]
+        hands = (cards[:size], cards[size:])
         for solver_seat in (0, 1):
             boards = play(
                 rules, hands, solver_seat, 2 * trial + solver_seat, args.rollouts, timings

@@ -20,9 +20,10 @@ from typing import Final
 
 from sapsam.rules.cards import RANK_CHARS, Card
 from sapsam.rules.hands import Category, evaluate3, evaluate5
-from sapsam.rules.open_face.board import Board, Placement, legal_placements
+from sapsam.rules.open_face.board import Board, Placement, legal_placements, street_moves
 from sapsam.rules.open_face.dead import EXACT_FREE_PLACES, kills, rows_in_order
 from sapsam.rules.open_face.fantasyland import entry_cards
+from sapsam.rules.open_face.lowball import deuce_to_seven_key, lowball_in_order
 from sapsam.rules.open_face.parameters import HAND_CARDS, OpenFaceRules
 from sapsam.rules.open_face.royalty import royalty_amounts
 from sapsam.rules.royalty_tables import royalty_amount
@@ -40,23 +41,32 @@ _CATEGORY_SHARE: Final = (0.0, 0.3, 0.5, 0.62, 0.72, 0.8, 0.9, 0.97, 1.0)
 
 
 def finished_value(rules: OpenFaceRules, board: Board) -> float:
-    """The solver's value of a complete board (module documentation)."""
+    """The solver's value of a complete board (module documentation). A lowball middle (2-7)
+    is valued mirrored: the weaker its category, the more it is worth, and it earns nothing."""
     front = evaluate3(*board.front)
     middle = evaluate5(*board.middle)
     back = evaluate5(*board.back)
-    if not rows_in_order(front, middle, back):
+    lowball = rules.lowball_middle
+    if lowball:
+        alive = lowball_in_order(rules, front, deuce_to_seven_key(board.middle), back)
+    else:
+        alive = rows_in_order(front, middle, back)
+    if not alive:
         return -DEAD_HAND_COST
     amounts = royalty_amounts(rules)
     value = float(
         royalty_amount(amounts, 0, front)
-        + royalty_amount(amounts, 1, middle)
+        + (0 if lowball else royalty_amount(amounts, 1, middle))
         + royalty_amount(amounts, 2, back)
     )
     if entry_cards(rules, front) is not None:
         value += FANTASYLAND_WORTH
     # The front competes with fronts: a pair there is strong; the 5-card rows by category.
     front_share = (0.2, 0.75, 1.0)[front.category if front.category < 3 else 2]
-    shares = front_share + _CATEGORY_SHARE[middle.category] + _CATEGORY_SHARE[back.category]
+    middle_share = _CATEGORY_SHARE[middle.category]
+    if lowball:
+        middle_share = 1.0 - middle_share - 0.05 * middle.ranks[0]
+    shares = front_share + middle_share + _CATEGORY_SHARE[back.category]
     return value + ROW_WEIGHT * shares
 
 
@@ -112,6 +122,11 @@ def _partial_score(
     made_front = _made(front, 3)
     made_middle = _made(middle, 5)
     made_back = _made(back, 5)
+    if rules.lowball_middle:
+        # 2-7: the middle is best low and unpaired; only the front must stay below the back.
+        risk = max(0.0, made_front - made_back + _MARGIN - _SLACK_PER_PLACE * (5 - len(back)))
+        low = -0.9 * made_middle - 0.04 * sum(card >> 2 for card in middle)
+        return made_back + low + 0.3 * made_front - 10.0 * risk + _draw(back)
     # A row stronger than the one below it must be caught up with by the cards still to come;
     # the fewer places left below, the less likely, and a dead hand is the costliest outcome.
     risk = max(
@@ -150,7 +165,7 @@ def heuristic_placement(
     if HAND_CARDS - board.placed - len(dealt) <= EXACT_FREE_PLACES and len(options) > 1:
         excluded = set(board.cards).union(dealt, seen)
         pool = [Card(card) for card in range(52) if card not in excluded]
-        alive = [option for option in options if not kills(board, option, pool)]
+        alive = [option for option in options if not kills(board, option, pool, rules)]
         options = tuple(alive) or options
     best = options[0]
     best_score = board_score(rules, board.with_placement(best))
@@ -159,6 +174,25 @@ def heuristic_placement(
         if score > best_score:
             best, best_score = option, score
     return best
+
+
+def heuristic_street_move(
+    rules: OpenFaceRules,
+    board: Board,
+    dealt: Sequence[Card],
+    discards: int,
+    seen: Collection[int] = (),
+) -> tuple[Placement, tuple[Card, ...]]:
+    """Pineapple's heuristic move: the (placement, discards) of ``street_moves`` whose board
+    scores best, the first of equals; a move that kills the hand is passed over near the end
+    while another does not, as :func:`heuristic_placement` does."""
+    moves = street_moves(board, dealt, discards)
+    if HAND_CARDS - board.placed - (len(dealt) - discards) <= EXACT_FREE_PLACES and len(moves) > 1:
+        excluded = set(board.cards).union(dealt, seen)
+        pool = [Card(card) for card in range(52) if card not in excluded]
+        alive = [move for move in moves if not kills(board, move[0], pool, rules)]
+        moves = tuple(alive) or moves
+    return max(moves, key=lambda move: board_score(rules, board.with_placement(move[0])))
 
 
 def play_out(rules: OpenFaceRules, board: Board, future: Sequence[Card]) -> float:

@@ -21,6 +21,9 @@ For a street's dealt cards, ``solve_placement``:
 The choice depends only on its arguments: the same board, cards, ``seen`` and ``seed`` give the
 same placement (the pool is sorted before sampling, and CPython's ``random.Random`` with an
 integer seed is stable across versions), so a timed-out seat's move replays.
+
+Pineapple: ``solve_street`` chooses the discard too, over every (placement, discard) of the
+street (at most 27: a discard of 3, the other 2 into the rows with room).
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ from dataclasses import dataclass
 from typing import Final
 
 from sapsam.rules.cards import Card
-from sapsam.rules.open_face.board import Board, Placement, PlacementError, legal_placements
+from sapsam.rules.open_face.board import (
+    Board,
+    Placement,
+    PlacementError,
+    legal_placements,
+    street_moves,
+)
 from sapsam.rules.open_face.dead import kills
 from sapsam.rules.open_face.heuristic import board_score, play_out
 from sapsam.rules.open_face.parameters import HAND_CARDS, OpenFaceRules
@@ -95,8 +104,74 @@ def solve_placement(
     ]
     order = sorted(range(len(played)), key=lambda index: -means[index])  # stable: ties keep rank
     best = played[order[0]]
-    if kills(board, best, pool):
+    if kills(board, best, pool, rules):
         alive = [played[index] for index in order] + ranked[candidates:]
-        best = next((option for option in alive if not kills(board, option, pool)), best)
+        best = next((option for option in alive if not kills(board, option, pool, rules)), best)
     expected = means[played.index(best)] if best in played else None
     return SolverChoice(best, expected, len(options), len(played))
+
+
+@dataclass(frozen=True)
+class StreetChoice:
+    """A Pineapple street's move: the placement, the cards discarded, and as
+    :class:`SolverChoice` the mean value, the legal moves and how many were played out."""
+
+    placement: Placement
+    discards: tuple[Card, ...]
+    expected: float | None
+    legal: int
+    played_out: int
+
+
+def solve_street(
+    rules: OpenFaceRules,
+    board: Board,
+    dealt: Sequence[Card],
+    discards: int,
+    seen: Collection[int] = (),
+    seed: int = 0,
+    rollouts: int = DEFAULT_ROLLOUTS,
+    candidates: int = DEFAULT_CANDIDATES,
+) -> StreetChoice:
+    """The solver's move for a street that discards ``discards`` of the ``dealt`` cards
+    (Pineapple; none: :func:`solve_placement`'s choice). As :func:`solve_placement`, over every
+    (placement, discards) of ``board.street_moves``: the heuristic's best ``candidates`` are
+    played out against the same futures, drawn from the cards the seat has not seen (the
+    discarded card is seen: the seat holds it). A future deals each empty place one card, as
+    for a classic hand: the later streets' own discards are not simulated (a choice every
+    candidate shares, so the comparison stays fair). Never a move that kills the hand while
+    another does not. Deterministic in its arguments, as :func:`solve_placement`."""
+    if discards == 0:
+        choice = solve_placement(rules, board, dealt, seen, seed, rollouts, candidates)
+        return StreetChoice(choice.placement, (), choice.expected, choice.legal, choice.played_out)
+    if not 1 <= rollouts <= MAX_ROLLOUTS or not 1 <= candidates <= MAX_CANDIDATES:
+        raise ValueError(
+            f"rollouts must be in 1..{MAX_ROLLOUTS} and candidates in 1..{MAX_CANDIDATES}, "
+            f"got {rollouts} and {candidates}"
+        )
+    moves = street_moves(board, dealt, discards)
+    excluded = set(board.cards).union(dealt, seen)
+    pool = [Card(card) for card in range(52) if card not in excluded]
+    if len(moves) == 1:
+        return StreetChoice(moves[0][0], moves[0][1], None, 1, 0)
+    ranked = sorted(moves, key=lambda move: -board_score(rules, board.with_placement(move[0])))
+    played = ranked[:candidates]
+    empty_after = HAND_CARDS - board.placed - (len(dealt) - discards)
+    if empty_after > len(pool):
+        raise PlacementError(
+            f"{empty_after} places to fill after this street but only {len(pool)} cards unseen"
+        )
+    rng = random.Random(seed)
+    futures = [rng.sample(pool, empty_after) for _ in range(rollouts)] if empty_after else [[]]
+    means = [
+        sum(play_out(rules, board.with_placement(move[0]), future) for future in futures)
+        / len(futures)
+        for move in played
+    ]
+    order = sorted(range(len(played)), key=lambda index: -means[index])
+    best = played[order[0]]
+    if kills(board, best[0], pool, rules):
+        alive = [played[index] for index in order] + ranked[candidates:]
+        best = next((move for move in alive if not kills(board, move[0], pool, rules)), best)
+    expected = means[played.index(best)] if best in played else None
+    return StreetChoice(best[0], best[1], expected, len(moves), len(played))

@@ -102,3 +102,4 @@ def test_the_replay_tells_the_discards(pineapple_set: list[Event]) -> None:
     text = "\n".join(frame.happened for frame in frames)
     assert "discarded a card" in text
     assert "opened its discards" in text
+    assert "streets 5+2+2+2+2, 1 more dealt and discarded unseen a street" in text

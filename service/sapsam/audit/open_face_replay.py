@@ -226,11 +226,18 @@ def _told(event: Event, state: OpenFaceTable, teller: Teller) -> str | None:
     if isinstance(event, TableCreated):
         rules = state.rules
         streets = "+".join(map(str, rules.street_cards))
+        if rules.street_discards:
+            streets += f", {rules.street_discards} more dealt and discarded unseen a street"
+        variant = (", the middle deuce-to-seven lowball" if rules.lowball_middle else "") + (
+            f", Finnish 2♠ ({rules.finnish_two_of_spades.value})"
+            if rules.finnish_two_of_spades.value != "off"
+            else ""
+        )
         creator = "the operator" if event.created_by == "operator" else None
         return (
             f"{creator or teller.player(event.created_by)}"
             f" created an open-face table: {event.seat_count} seats, rule set {rules.name!r}"
-            f" (streets {streets}, {rules.royalty_table} royalties, timeouts"
+            f" (streets {streets}, {rules.royalty_table} royalties{variant}, timeouts"
             f" {rules.timeout_policy.value}), a set of {plural(event.seat_count, 'deal')}"
             " (a deal the button stays for a Fantasyland does not count)"
         )

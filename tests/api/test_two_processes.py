@@ -246,7 +246,7 @@ def test_workers_stop_gracefully_when_the_supervisor_is_killed(database_url: str
 
 _SLEEPING_WORKERS = (
     "import sys, time\n"
-    "from sapsam.api.server import run_worker_processes\n"
+    "from sapsam.api.worker_processes import run_worker_processes\n"
     "sys.exit(run_worker_processes(2, time.sleep, (120,)))\n"
 )
 

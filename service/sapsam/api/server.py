@@ -4,8 +4,9 @@ The server is ``grpc.aio``: one event loop per process serves every call and eve
 (no thread per call, none per stream). :func:`serve_until_signalled` runs one on the process's
 main thread until SIGTERM or SIGINT and then stops it gracefully (health goes NOT_SERVING, live
 streams are told to end, calls in flight get ``grace_seconds`` to finish).
-:func:`run_worker_processes` runs several server processes that share one port through
-SO_REUSEPORT, so a machine's cores all serve (Python runs about one core per process).
+:func:`sapsam.api.worker_processes.run_worker_processes` runs several server processes that share
+one port through SO_REUSEPORT, so a machine's cores all serve (Python runs about one core per
+process).
 :func:`start_server` runs one on a loop thread of its own, for tests and in-process use, and
 gives back a :class:`RunningServer` to stop it from any thread.
 
@@ -30,8 +31,6 @@ import asyncio
 import contextlib
 import gc
 import logging
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import threading
@@ -39,7 +38,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from types import FrameType
 from typing import Any, Final, Protocol
 
 import grpc
@@ -430,74 +428,3 @@ async def _drain(served: ServedServer, stopping: asyncio.Event, seconds: float) 
     stopping.clear()
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stopping.wait(), seconds)
-
-
-def run_worker_processes(count: int, target: Callable[..., int], arguments: tuple[Any, ...]) -> int:
-    """Run ``target(*arguments)`` in ``count`` fresh processes until they exit; forward signals.
-
-    The processes are spawned (not forked: grpc must not be initialised before a fork). On SIGTERM
-    or SIGINT each child gets SIGTERM and stops gracefully. If one child exits on its own, the
-    others are stopped too; the result is the first non-zero exit code, or 0. A child that our
-    SIGTERM ended before it could handle it (still starting up: nothing in flight) stopped as
-    asked, not in error; one killed by anyone else's signal is an error. Should this process be
-    killed outright, each child notices and stops gracefully on its own.
-    """
-    context = multiprocessing.get_context("spawn")
-    children = [
-        context.Process(target=_run_child, args=(target, arguments), name=f"sapsam-worker-{index}")
-        for index in range(count)
-    ]
-    stopping = threading.Event()
-
-    def request_stop(signal_number: int, frame: FrameType | None) -> None:
-        stopping.set()
-
-    previous = {
-        number: signal.signal(number, request_stop) for number in (signal.SIGTERM, signal.SIGINT)
-    }
-    try:
-        for child in children:
-            child.start()
-        while not stopping.is_set() and all(child.is_alive() for child in children):
-            stopping.wait(0.2)
-        terminated: set[int] = set()
-        for index, child in enumerate(children):
-            if child.is_alive() and child.pid is not None:
-                child.terminate()  # SIGTERM: the child stops gracefully
-                terminated.add(index)
-        for child in children:
-            child.join()
-        codes = [
-            0
-            if index in terminated and child.exitcode == -signal.SIGTERM
-            else (child.exitcode or 0)
-            for index, child in enumerate(children)
-        ]
-        return next((code for code in codes if code != 0), 0)
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def _run_child(target: Callable[..., int], arguments: tuple[Any, ...]) -> None:
-    _stop_when_orphaned()
-    raise SystemExit(target(*arguments))
-
-
-def _stop_when_orphaned() -> None:
-    """Send this worker SIGTERM once its supervisor is gone, however it went: a graceful stop
-    once it serves (before that, SIGTERM's default ends it, with nothing in flight).
-
-    A supervisor killed outright (SIGKILL, the OOM killer) cannot stop its workers; left running,
-    they would keep the port (shared through SO_REUSEPORT) and take connections meant for the next
-    ``sapsam serve``. The parent's sentinel becomes ready when the parent exits, with no race.
-    """
-    parent = multiprocessing.parent_process()
-    if parent is None:  # pragma: no cover - only called in spawned workers
-        return
-
-    def watch() -> None:
-        multiprocessing.connection.wait([parent.sentinel])
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="sapsam-orphan-watch", daemon=True).start()

@@ -33,8 +33,8 @@ from sapsam.api.server import (
     DEFAULT_LISTEN,
     DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
     ServerConfig,
-    run_worker_processes,
 )
+from sapsam.api.worker_processes import run_worker_processes
 from sapsam.cli.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
 from sapsam.cli.serve_environment import ERRORS_DEST, apply_environment
 from sapsam.cli.store_commands import add_database_options

@@ -11,6 +11,7 @@ import { type DealId, commitMessage, declareMessage, lot, revealMessage } from "
 import { ed25519Verify } from "./crypto";
 import { naturalsPlayed } from "./naturals";
 import { dealerRotation, headerCheck, openingCheck, revealFouls, scoredArrangements } from "./recordChecks";
+import { checkLimits } from "./limits";
 import * as T from "./transparency";
 import { type Check, type PublishedDeal, type Verdict, verifyDeal } from "./verify";
 
@@ -120,9 +121,11 @@ function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players
 
 /**
  * Verifies an export's text. `serverKeys` and `witnessKeys` are the verifier keys (vkey text) the
- * reader pins; with none, the verdict is at best INTERNALLY CONSISTENT ONLY.
+ * reader pins; with none, the verdict is at best INTERNALLY CONSISTENT ONLY. An export beyond
+ * docs/audit.md §2.4's limits throws ExportLimitError.
  */
 export async function verifyExport(text: string, serverKeys: string[] = [], witnessKeys: string[] = []): Promise<ExportReport> {
+  checkLimits(text); // beyond §2.4's limits: refused unread (ExportLimitError), no report
   const checks: ExportReport["checks"] = [];
   const add = (name: string, status: Check["status"], what: string, detail?: string, deal?: number) =>
     checks.push({ name, status, what, ...(detail === undefined ? {} : { detail }), ...(deal === undefined ? {} : { deal }) });

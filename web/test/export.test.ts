@@ -158,3 +158,17 @@ describe("what the page does not check yet is said, never judged", () => {
     expect(report.checks.some((c) => c.deal !== undefined)).toBe(false);
   });
 });
+
+describe("limits (audit.md §2.4): refused unread", () => {
+  it.each([
+    ["nested deeper than 32", `${"[".repeat(33)}${"]".repeat(33)}`, "line 2: arrays and objects nested deeper than 32"],
+    ["a 20-digit number", `{"n": 12345678901234567890}`, "line 2: a number of more than 19 digits"],
+  ])("%s", async (_, line, message) => {
+    const text = data("deal2.jsonl").replace("\n", `\n${line}\n`);
+    await expect(verifyExport(text)).rejects.toThrow(message);
+  });
+  it("digits and brackets inside strings do not count", async () => {
+    const report = await verifyExport(data("deal2.jsonl").replace('"actor":"sample"', `"actor":"${"[".repeat(40)}${"9".repeat(40)}"`));
+    expect(report.checks.find((c) => c.name === "chain")?.status).toBe("failed"); // read, verified, and the chain says it was altered
+  });
+});

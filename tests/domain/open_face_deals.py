@@ -33,6 +33,7 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
+    TimeOutDiscards,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME, decide_deal
@@ -119,6 +120,14 @@ class PlayedDeal:
         placement = choose(self.deal.boards[seat], dealt)
         return self.run(PlaceCards(PLAYERS[seat], street, placement, dealt))
 
+    def place_turn_at(self, now_ms: int) -> list[Event]:
+        """A Pineapple seat's move (placement and commitment) at ``now_ms``."""
+        seat = self.deal.turn
+        assert seat is not None
+        street = self.deal.streets_dealt - 1
+        dealt = self.street_cards(street, seat)
+        return self.run(self.discards.place(self.deal, PLAYERS[seat], street, dealt, now_ms=now_ms))
+
     def reveal_discards(self, seat: int) -> list[Event]:
         dealt = tuple(street[seat] for street in self.cards)
         return self.run(self.discards.reveal(self.deal, seat, dealt))
@@ -201,6 +210,8 @@ class DrivenTable:
     cards: tuple[tuple[tuple[Card, ...], ...], ...] = ()
     nonces: dict[int, bytes] = field(default_factory=dict)
     discards: DiscardKeeper = field(default_factory=lambda: DiscardKeeper(TABLE_ID))
+    unopened: set[int] = field(default_factory=set)
+    """Pineapple seats that leave their discards for the service to open after the deadline."""
 
     def run(self, command: object) -> list[Event]:
         produced = decide(self.state, command)
@@ -295,7 +306,10 @@ class DrivenTable:
             elif play.phase is OpenFacePhase.DISCARDS:
                 seat = next(seat for seat in play.seats if play.awaits_discards(seat))
                 dealt = tuple(street[seat] for street in self.cards)
-                self.run(self.discards.reveal(play, seat, dealt))
+                if seat in self.unopened and play.deadline_ms is not None:
+                    self.run(TimeOutDiscards(seat, dealt, play.deadline_ms))
+                else:
+                    self.run(self.discards.reveal(play, seat, dealt))
             else:
                 for seat in play.seats:
                     if play.awaits_reveal(seat):

@@ -103,3 +103,22 @@ def test_the_replay_tells_the_discards(pineapple_set: list[Event]) -> None:
     assert "discarded a card" in text
     assert "opened its discards" in text
     assert "streets 5+2+2+2+2, 1 more dealt and discarded unseen a street" in text
+
+
+def test_discards_opened_by_the_service_after_the_deadline_verify() -> None:
+    table = open_face_table("pineapple", 3, move_seconds=30)
+    table.unopened = {2}
+    while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
+        table.start_deal()
+        table.play_deal()
+    opened = [e for e in table.events if isinstance(e, DiscardsRevealed) and e.seat == 2]
+    assert opened and all(set(e.nonces) == {""} for e in opened)
+    report = _verify(table.events)
+    assert report.ok, _failed(report)
+    # The service's opening must be the cards left off the board: another is caught.
+    index = table.events.index(opened[0])
+    event = opened[0]
+    first, second, *rest = event.cards
+    forged = dataclasses.replace(event, cards=(second, first, *rest))
+    events = [*table.events[:index], forged, *table.events[index + 1 :]]
+    assert ("discards", 1) in _failed(_verify(events))

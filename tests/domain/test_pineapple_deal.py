@@ -10,7 +10,12 @@ import pytest
 from open_face_deals import CODEC, PLAYERS, TABLE_ID, PlayedDeal, new_deal
 
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.open_face.commands import PlaceCards, PlaceForSeat, RevealDiscards
+from sapsam.domain.open_face.commands import (
+    PlaceCards,
+    PlaceForSeat,
+    RevealDiscards,
+    TimeOutDiscards,
+)
 from sapsam.domain.open_face.deal_decide import decide_deal
 from sapsam.domain.open_face.deal_evolve import fold_deal
 from sapsam.domain.open_face.deal_state import OpenFacePhase
@@ -203,4 +208,28 @@ def test_a_pineapple_fantasyland_sets_13_of_14_and_discards_one() -> None:
     (revealed,) = [e for e in played.events if isinstance(e, FantasylandRevealed)]
     assert len(revealed.discards) == 1
     assert any(isinstance(e, DiscardsRevealed) for e in played.events)
+    assert played.deal.phase is OpenFacePhase.COMPLETE
+
+
+def test_discards_not_opened_by_the_deadline_are_opened_by_the_service() -> None:
+    played = new_deal(PINEAPPLE, 2, seed=9, move_seconds=30)
+    now = 0
+    while played.deal.phase in (OpenFacePhase.DEALING, OpenFacePhase.PLACING):
+        now += 1_000
+        if played.deal.phase is OpenFacePhase.DEALING:
+            played.deal_street(now)
+        else:
+            played.place_turn_at(now)
+    deal = played.deal
+    assert deal.phase is OpenFacePhase.DISCARDS
+    assert deal.deadline_ms == now + 30_000  # set by the last placement
+    dealt = tuple(street[1] for street in played.cards)
+    _refused(played, TimeOutDiscards(1, dealt, now + 29_999), Reason.NOTHING_TIMED_OUT)
+    _refused(played, TimeOutDiscards(5, dealt, now + 30_000), Reason.UNKNOWN_SEAT)
+    (opened,) = played.run(TimeOutDiscards(1, dealt, now + 30_000))
+    assert isinstance(opened, DiscardsRevealed) and opened.nonces == ("",) * 4
+    thrown = {card for cards in opened.cards for card in parse_cards(cards)}
+    assert thrown | set(played.deal.boards[1].cards) == set(played.dealt_to(1))
+    _refused(played, TimeOutDiscards(1, dealt, now + 30_000), Reason.ALREADY_REVEALED)
+    played.reveal_discards(0)
     assert played.deal.phase is OpenFacePhase.COMPLETE

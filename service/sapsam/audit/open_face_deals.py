@@ -77,6 +77,7 @@ from sapsam.domain.open_face.commands import (
     PlaceCards,
     PlaceForSeat,
     RevealFantasyland,
+    TimeOutDiscards,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.events import (
@@ -409,6 +410,11 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     if isinstance(event, DiscardCommitted):
         raise ReplayError("discards", f"{_name(event)} without the placement it belongs to")
     if isinstance(event, DiscardsRevealed):
+        if event.nonces and all(nonce == "" for nonce in event.nonces):
+            # Opened by the service after the deadline (no clock replayed: the recorded one).
+            dealt_streets = tuple(street[event.seat] for street in replay.cards)
+            due = play.deadline_ms
+            return TimeOutDiscards(event.seat, dealt_streets, 0 if due is None else due)
         return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))

@@ -24,6 +24,7 @@ __all__ = [
     "PlaceForSeat",
     "RevealDiscards",
     "RevealFantasyland",
+    "TimeOutDiscards",
     "TimeOutFantasyland",
 ]
 
@@ -106,6 +107,18 @@ class RevealFantasyland:
     nonce: bytes
     dealt: tuple[Card, ...]
     deal_number: int | None = None
+
+
+@dataclass(frozen=True)
+class TimeOutDiscards:
+    """The seat ``seat`` has not opened its discards by the deadline set when the last
+    placement was made (``move_seconds``): the service opens them for it, each street's dealt
+    cards (``dealt[street]``, from the seed) left off its board, with no nonce; refused before
+    the deadline (``now_ms``)."""
+
+    seat: int
+    dealt: tuple[tuple[Card, ...], ...]
+    now_ms: int
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,16 @@ from sapsam.domain.open_face.commands import (
     PlaceForSeat,
     RevealDiscards,
     RevealFantasyland,
+    TimeOutDiscards,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import may_see_board
-from sapsam.domain.open_face.discard_decide import decide_reveal_discards
+from sapsam.domain.open_face.discard_decide import (
+    decide_reveal_discards,
+    decide_time_out_discards,
+)
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     DiscardCommitted,
@@ -198,6 +202,14 @@ def _placed(
     deadline = None if limit is None or not others_due else now_ms + limit * 1000
     if deadline is None and deal.fantasyland_hidden:
         deadline = deal.fantasyland_deadline_ms
+    elif (
+        deadline is None
+        and limit is not None
+        and deal.rules.street_discards
+        and street == deal.streets_due - 1
+    ):
+        # Pineapple's last placement: the discards committed are due to be opened by then.
+        deadline = now_ms + limit * 1000
     return CardsPlaced(
         deal_number=deal.number,
         seat=seat,
@@ -402,4 +414,5 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     RevealFantasyland: _decide_reveal,
     TimeOutFantasyland: _decide_time_out_fantasyland,
     RevealDiscards: _decide_reveal_discards,
+    TimeOutDiscards: decide_time_out_discards,
 }

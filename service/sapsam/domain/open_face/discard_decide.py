@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event
-from sapsam.domain.open_face.commands import RevealDiscards
+from sapsam.domain.open_face.commands import RevealDiscards, TimeOutDiscards
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.events import DiscardsRevealed
 from sapsam.domain.table_frame import require_nonce_size
@@ -14,7 +14,7 @@ from sapsam.fairness.discard_commitments import check_discard
 from sapsam.rules.cards import format_cards
 from sapsam.rules.open_face.board import discards_due
 
-__all__ = ["decide_reveal_discards"]
+__all__ = ["decide_reveal_discards", "decide_time_out_discards"]
 
 
 def decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[Event]:
@@ -26,19 +26,7 @@ def decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[
         raise DomainError(
             Reason.WRONG_DEAL, f"deal {command.deal_number} is not the current deal ({deal.number})"
         )
-    committed = deal.discard_commitments[seat]
-    if not committed:
-        raise DomainError(Reason.NO_COMMITMENT, "this seat committed no discard in this deal")
-    if deal.discards[seat] is not None:
-        raise DomainError(Reason.ALREADY_REVEALED, "this seat already opened its discards")
-    if (
-        deal.phase not in (OpenFacePhase.FANTASYLAND, OpenFacePhase.DISCARDS)
-        or deal.fantasyland_hidden
-    ):
-        raise DomainError(
-            Reason.WRONG_PHASE,
-            "discards are opened at the end of the deal, once every hand is complete",
-        )
+    committed = _require_awaited(deal, seat)
     if len(command.cards) != len(committed) or len(command.nonces) != len(committed):
         raise DomainError(
             Reason.INVALID_ARGUMENT,
@@ -85,5 +73,59 @@ def decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[
             streets=tuple(street for street, _ in committed),
             cards=tuple(format_cards(cards) for cards in command.cards),
             nonces=tuple(nonce.hex() for nonce in command.nonces),
+        )
+    ]
+
+
+def _require_awaited(deal: OpenFaceDeal, seat: int) -> tuple[tuple[int, bytes], ...]:
+    committed = deal.discard_commitments[seat]
+    if not committed:
+        raise DomainError(Reason.NO_COMMITMENT, "this seat committed no discard in this deal")
+    if deal.discards[seat] is not None:
+        raise DomainError(Reason.ALREADY_REVEALED, "this seat already opened its discards")
+    if (
+        deal.phase not in (OpenFacePhase.FANTASYLAND, OpenFacePhase.DISCARDS)
+        or deal.fantasyland_hidden
+    ):
+        raise DomainError(
+            Reason.WRONG_PHASE,
+            "discards are opened at the end of the deal, once every hand is complete",
+        )
+    return committed
+
+
+def decide_time_out_discards(deal: OpenFaceDeal, command: TimeOutDiscards) -> list[Event]:
+    """The service opens the discards of a seat that did not by the deadline: each committed
+    street's dealt cards left off the board (what the seed and the log fix), ``nonces`` empty
+    (the commitment stays unopened; docs/fairness.md §23). The hand is scored as it stands."""
+    seat = command.seat
+    if not 0 <= seat < deal.seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat must be 0 to {deal.seat_count - 1}, not {seat}",
+            field="seat",
+        )
+    committed = _require_awaited(deal, seat)
+    if deal.deadline_ms is None or command.now_ms < deal.deadline_ms:
+        raise DomainError(
+            Reason.NOTHING_TIMED_OUT, f"seat {seat}'s time to open its discards has not run out"
+        )
+    board = set(deal.boards[seat].cards)
+    opened: list[str] = []
+    for street, _commitment in committed:
+        dealt = command.dealt[street] if street < len(command.dealt) else ()
+        cards = tuple(card for card in dealt if card not in board)
+        if len(cards) != discards_due(deal.rules, street):  # pragma: no cover - the seed's cards
+            raise DomainError(
+                Reason.BAD_CARDS, f"street {street}'s dealt cards do not match the board"
+            )
+        opened.append(format_cards(cards))
+    return [
+        DiscardsRevealed(
+            deal_number=deal.number,
+            seat=seat,
+            streets=tuple(street for street, _ in committed),
+            cards=tuple(opened),
+            nonces=("",) * len(committed),
         )
     ]

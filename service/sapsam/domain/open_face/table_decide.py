@@ -40,6 +40,7 @@ from sapsam.domain.open_face.commands import (
     PlaceForSeat,
     RevealDiscards,
     RevealFantasyland,
+    TimeOutDiscards,
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import decide_deal
@@ -358,6 +359,7 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     CommitFantasyland: _decide_play,
     RevealFantasyland: _decide_play,
     RevealDiscards: _decide_play,
+    TimeOutDiscards: _decide_play,
     TimeOutFantasyland: _decide_play,
     RevealSeed: _decide_reveal_seed,
     VoidDeal: _decide_void,

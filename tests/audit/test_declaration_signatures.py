@@ -14,7 +14,7 @@ from typing import Any
 from test_audit_surrender_signatures import _chained
 
 from sapsam.audit import Requester, verify_export, write_lines
-from sapsam.audit.export_format import select_deal, select_table
+from sapsam.audit.export_selection import select_deal, select_table
 
 OPERATOR = Requester.operator()
 LOG = json.loads((Path(__file__).parents[1] / "unit" / "data" / "rules_v6_log.json").read_text())

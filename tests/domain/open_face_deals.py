@@ -16,7 +16,7 @@ from pineapple_moves import DiscardKeeper
 
 from sapsam import fairness
 from sapsam.audit import Requester, select_table, write_lines
-from sapsam.audit.export_format import select_deal
+from sapsam.audit.export_selection import select_deal
 from sapsam.domain.commands import (
     ChooseDealer,
     ContributeEntropy,

@@ -24,12 +24,11 @@ from sapsam.audit.export_format import (
     Requester,
     Segment,
     export_text,
-    select_deal,
-    select_table,
     write_lines,
 )
 from sapsam.audit.export_limits import ExportLimitError
 from sapsam.audit.export_reading import read_export
+from sapsam.audit.export_selection import select_deal, select_table
 from sapsam.audit.report import AuditCheck, AuditReport, Status, render_text
 from sapsam.audit.verifier import verify_audit_export, verify_export
 

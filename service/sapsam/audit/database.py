@@ -23,10 +23,9 @@ from sapsam.audit.export_format import (
     NothingToExportError,
     Requester,
     seated_players,
-    select_deal,
-    select_table,
     with_display_names,
 )
+from sapsam.audit.export_selection import select_deal, select_table
 from sapsam.audit.projection_audit import ProjectionComparison, default_projectors
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.stream_audit import StreamResult, audit_in_workers, audit_stream

@@ -28,10 +28,10 @@ from sapsam.audit.export_format import (
     AuditExport,
     Requester,
     seated_players,
-    select_deal,
     with_display_names,
 )
 from sapsam.audit.export_proofs import ANCHOR_WAIT_SECONDS, ProvenExport, anchor_export_async
+from sapsam.audit.export_selection import select_deal
 from sapsam.audit.report import AuditReport
 from sapsam.log.records import RecordedEvent
 from sapsam.log.signed_note import VerifierKey

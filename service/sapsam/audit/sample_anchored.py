@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sapsam.audit.anchoring import attach_anchors
-from sapsam.audit.export_format import AuditExport, ConsistencyProof, Requester, select_deal
+from sapsam.audit.export_format import AuditExport, ConsistencyProof, Requester
+from sapsam.audit.export_selection import select_deal
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
 from sapsam.log.merkle import MerkleTree, event_leaf_hash
 from sapsam.log.merkle_proofs import consistency_proof

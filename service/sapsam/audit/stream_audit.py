@@ -21,7 +21,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from sapsam.audit.export_format import Requester, select_table
+from sapsam.audit.export_format import Requester
+from sapsam.audit.export_selection import select_table
 from sapsam.audit.projection_audit import FoldedReadModels, StreamFolds
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.verifier import verify_audit_export

@@ -14,7 +14,8 @@ import sys
 import uuid
 from pathlib import Path
 
-from sapsam.audit.export_format import Requester, export_text, select_table
+from sapsam.audit.export_format import Requester, export_text
+from sapsam.audit.export_selection import select_table
 from sapsam.audit.sample_anchored import anchored_log
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.log.signed_note import NoteSigner

@@ -4,11 +4,12 @@ moves made for a seat, and the 14-card Fantasyland (docs/rules.md §8.12)."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import parse_cards
+from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.automatic import AutomaticReason, automatic_move, timeout_move
 from sapsam.rules.open_face.board import (
     Board,
@@ -23,6 +24,10 @@ from sapsam.rules.open_face.fantasyland import (
     entry_cards,
     next_fantasyland,
     verify_fantasyland_arrangement,
+)
+from sapsam.rules.open_face.fantasyland_setting import (
+    biggest_row_first,
+    fantasyland_timeout_setting,
 )
 from sapsam.rules.open_face.parameters import (
     OPEN_FACE_PRESETS,
@@ -153,3 +158,25 @@ def test_pineapple_fantasyland_is_14_cards_13_set_1_discarded() -> None:
     # Re-entry gets 14 again: back quads (a royal flush here) in a Fantasyland hand.
     hand = judge_hand(PINEAPPLE, Board(*arrangement.rows))
     assert next_fantasyland(PINEAPPLE, hand, 1) == 14
+
+
+def test_a_timed_out_2_7_fantasyland_is_set_with_a_low_middle() -> None:
+    rules = dataclasses.replace(
+        open_face_preset("pineapple_2_7"), timeout_policy=OpenFaceTimeoutPolicy.BIGGEST_ROW_FIRST
+    )
+    dealt = parse_cards("Ah Ad Ac Ks Kd 9c 7d 5h 4s 2c Qh Jd Tc 8s")
+    # The classic never-dead setting puts a strong middle under a weaker front: dead in 2-7.
+    classic, _ = biggest_row_first(dealt)
+    assert judge_hand(rules, Board(*classic.rows)).dead
+    setting = fantasyland_timeout_setting(rules, dealt)
+    hand = judge_hand(rules, Board(*setting.arrangement.rows))
+    assert not hand.dead and len(setting.discards) == 1
+    assert hand.lowball_middle is not None and hand.lowball_middle[0] == 0  # no pair
+    # Over seeded hands, the 2-7 setting is alive far more often than the classic one.
+    rng = random.Random(27)
+    alive = 0
+    for _ in range(20):
+        cards = [Card(card) for card in rng.sample(range(52), 14)]
+        made = fantasyland_timeout_setting(rules, cards).arrangement
+        alive += not judge_hand(rules, Board(*made.rows)).dead
+    assert alive >= 18

@@ -7,7 +7,8 @@
   row holding it, docs/rules.md §1.4); likewise the back and the middle.
 * ``fantasyland_timeout_setting`` is a timed-out Fantasyland under the rule set's policy: 001's
   hand is dead for the set anyway, and its cards go in the order dealt from the back row to the
-  front; 003's is set from the biggest row down, ``biggest_row_first``, never dead.
+  front; 003's is set from the biggest row down, ``biggest_row_first``, never dead (2-7:
+  ``lowball_row_first``, alive when one of the middles it tries is).
 * ``solve_fantasyland`` searches the splits for the most royalties, a re-entry counted as
   ``FANTASYLAND_WORTH``, in a fixed order with bounds, at most ``budget`` middles examined; it
   starts from ``biggest_row_first``, so it never returns less, and never a dead hand.
@@ -26,6 +27,7 @@ from sapsam.rules.hands import HandValue, evaluate3, evaluate5
 from sapsam.rules.open_face.board import PlacementError
 from sapsam.rules.open_face.fantasyland import earns_reentry
 from sapsam.rules.open_face.heuristic import FANTASYLAND_WORTH
+from sapsam.rules.open_face.lowball import deuce_to_seven_key, lowball_in_order
 from sapsam.rules.open_face.parameters import HAND_CARDS, OpenFaceRules, OpenFaceTimeoutPolicy
 from sapsam.rules.open_face.royalty import royalty_amounts
 from sapsam.rules.open_face.scoring import JudgedHand
@@ -63,6 +65,33 @@ def biggest_row_first(dealt: Sequence[Card]) -> tuple[Arrangement, tuple[Card, .
     return Arrangement.of_card_rows(front, middle, back), discards
 
 
+def lowball_row_first(
+    rules: OpenFaceRules, dealt: Sequence[Card]
+) -> tuple[Arrangement, tuple[Card, ...]]:
+    """2-7's counterpart of :func:`biggest_row_first`: the strongest five behind, then the
+    middles of the rest from the best deuce-to-seven hand down, each with the strongest three of
+    what is left in front; the first that is alive under ``lowball_order`` (the back, the
+    strongest five, is never below the front). When none is, the best lowball middle."""
+    cards = _checked(dealt)
+    back = _strongest(cards, 5)
+    rest = [card for card in cards if card not in back]
+    middles = sorted(combinations(rest, 5), key=deuce_to_seven_key)
+    chosen: tuple[Arrangement, tuple[Card, ...]] | None = None
+    for middle in middles:
+        left = [card for card in rest if card not in middle]
+        front = _strongest(left, 3)
+        setting = (
+            Arrangement.of_card_rows(front, middle, back),
+            tuple(card for card in left if card not in front),
+        )
+        if chosen is None:
+            chosen = setting
+        if lowball_in_order(rules, evaluate3(*front), deuce_to_seven_key(middle), evaluate5(*back)):
+            return setting
+    assert chosen is not None
+    return chosen
+
+
 @dataclass(frozen=True)
 class FantasylandTimeout:
     """A timed-out Fantasyland's setting, its discards, and whether the hand is declared dead."""
@@ -83,7 +112,10 @@ def fantasyland_timeout_setting(rules: OpenFaceRules, dealt: Sequence[Card]) -> 
             ordered[13:],
             True,
         )
-    arrangement, discards = biggest_row_first(dealt)
+    if rules.lowball_middle:
+        arrangement, discards = lowball_row_first(rules, dealt)
+    else:
+        arrangement, discards = biggest_row_first(dealt)
     return FantasylandTimeout(arrangement, discards, False)
 
 

@@ -7,7 +7,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import event_messages
 from sapsam.api.common_messages import timestamp_from_text
-from sapsam.domain.events import EVENT_TYPES
+from sapsam.domain.events import EVENT_TYPES, FAMILY_EVENT_TYPES
 from sapsam.store.append_parts import recorded_at_now
 from sapsam_proto.v1 import table_event_pb2
 
@@ -18,12 +18,19 @@ def test_every_table_event_type_has_a_converter() -> None:
     assert sorted(kind.__name__ for kind in converters if kind not in EVENT_TYPES) == []
 
 
+# Pineapple's discards are in the pure core; their API (and so their payloads) comes with the
+# rest of issue #19's service side. Until then the feed sends them with their header only.
+_NOT_YET_ON_THE_WIRE = {"DiscardCommitted", "DiscardsRevealed"}
+
+
 def test_every_table_event_type_has_its_payload_field() -> None:
-    # The feed's TableEvent carries one payload per event type, named after it in snake case.
+    # The feed's TableEvent carries one payload per event type of every family, named after it
+    # in snake case.
     payloads = {field.name for field in table_event_pb2.TableEvent.DESCRIPTOR.oneofs[0].fields}
     names = {
         "".join(f"_{c.lower()}" if c.isupper() else c for c in kind.TYPE).lstrip("_")
-        for kind in EVENT_TYPES
+        for kind in (*EVENT_TYPES, *FAMILY_EVENT_TYPES)
+        if kind.TYPE not in _NOT_YET_ON_THE_WIRE
     }
     assert names == payloads
 

@@ -1,6 +1,6 @@
-"""The TableService requests' common parts, read for the servicer (``sapsam.api.table_servicer``):
-etags, deal numbers, callers, signatures, arrangements, deadlines and page tokens. Each bad
-value is an ``ApiError`` naming its field.
+"""The TableService requests' common parts, read for the servicers (``sapsam.api.table_servicer``,
+``sapsam.api.seat_moves``): etags, deal numbers, callers, signatures, arrangements, deadlines and
+page tokens. Each bad value is an ``ApiError`` naming its field.
 """
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ import base64
 import binascii
 import json
 import uuid
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 import grpc
+from google.protobuf.message import Message
 
 from sapsam.api import auth, views
 from sapsam.api.api_error import ApiError
 from sapsam.api.interception import PlainStatus, StatusError
+from sapsam.api.request_digest import request_digest
 from sapsam.app.tables import TableOutcome
 from sapsam.domain import events as domain_events
 from sapsam.domain.commands import PlayerSignature
@@ -55,6 +57,36 @@ def expected_version(request: Any) -> int | None:
 def deal_number(request: Any) -> int | None:
     """The deal the request acts in, if it names one; the domain refuses any other deal."""
     return int(request.deal_number) if request.HasField("deal_number") else None
+
+
+class CallTerms(TypedDict):
+    """The keywords every mutating call passes the table service: the request's etag, and its
+    digest (the same request id with another request is REQUEST_ID_REUSED)."""
+
+    expected_version: int | None
+    request_digest: bytes
+
+
+class DealCallTerms(CallTerms):
+    """A move in a deal's keywords: also the deal it names, if it names one."""
+
+    deal_number: int | None
+
+
+def call_terms(request: Message) -> CallTerms:
+    """The request's :class:`CallTerms`."""
+    return CallTerms(
+        expected_version=expected_version(request), request_digest=request_digest(request)
+    )
+
+
+def deal_call_terms(request: Message) -> DealCallTerms:
+    """The request's :class:`DealCallTerms` (a request with a ``deal_number`` field)."""
+    return DealCallTerms(
+        expected_version=expected_version(request),
+        request_digest=request_digest(request),
+        deal_number=deal_number(request),
+    )
 
 
 def player_or_operator(caller: auth.Caller) -> str:

@@ -10,8 +10,10 @@ of the state checks, with a response built from the events the original call app
 identical; the same ``request_id`` with a different request (``sapsam.api.request_digest``) is
 REQUEST_ID_REUSED.
 
-The requests' common parts are read in ``sapsam.api.table_requests``; the reads that lean on
-facts that never change (creator, deal starts) are ``sapsam.app.table_reads``.
+The seats' moves in a deal (the closed game's and the open face's) are ``sapsam.api.seat_moves``,
+which this servicer inherits. The requests' common parts are read in ``sapsam.api.table_requests``;
+the reads that lean on facts that never change (creator, deal starts) are
+``sapsam.app.table_reads``.
 """
 
 from __future__ import annotations
@@ -31,29 +33,24 @@ from sapsam.api.deal_results import DealResults
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.open_face_messages import (
     open_face_deal_message,
-    placement_of,
-    street_of,
 )
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import with_receipt
 from sapsam.api.request_digest import request_digest
+from sapsam.api.seat_moves import SeatMoves
 from sapsam.api.stream_channels import TableChannel, table_events_batch
 from sapsam.api.table_requests import (
     AFTER_SERIES,
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     STATUS_PHASES,
-    arrangement_of,
+    call_terms,
     check_deadline,
-    deal_number,
     decode_page_token,
     encode_page_token,
     event_of,
-    expected_version,
     player_only,
     player_or_operator,
-    signature_of,
-    surrender_from_choice,
 )
 from sapsam.api.watch import watch
 from sapsam.app.table_reads import TableReads
@@ -62,18 +59,19 @@ from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
 from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS, OPEN_FACE_PRESETS
 from sapsam.rules.ruleset import missing_deadlines
-from sapsam_proto.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 _PRESETS: Final = tuple(preset_messages())
 """ListRuleSets' presets, built once: they are constants (a response copies what it is given)."""
 _PRESET_NAMES: Final = [entry.name for entry in _PRESETS]
 
 
-class TableServicer(table_service_pb2_grpc.TableServiceServicer):
+class TableServicer(SeatMoves):
     """Every TableService RPC over one ``TableService`` (the store) and the players.
 
     Every method runs on the worker's event loop and awaits the table service (and, below it,
-    the asynchronous store): no call holds a thread."""
+    the asynchronous store): no call holds a thread. The seats' moves in a deal are
+    ``sapsam.api.seat_moves``'s."""
 
     def __init__(
         self,
@@ -104,21 +102,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             facts = views.facts_from_first_event(await self._reads.first_event(state.table_id))
         names = await self._players.display_names(state.seats)
         return views.table_message_of_any_family(state, facts, names)
-
-    async def _seat_holder(self, seat_field: str) -> tuple[uuid.UUID, int, str]:
-        """The table and seat of a seat name, checked to be the caller's own."""
-        seat = resources.parse_seat(seat_field)
-        player_id = player_only(auth.current_caller())
-        held = await self._reads.seat_holder(seat.table_id, seat.seat)
-        if not 0 <= seat.seat < held.seat_count:
-            raise ApiError(
-                "UNKNOWN_SEAT",
-                f"seat {seat.seat} does not exist; the table has seats 0 to {held.seat_count - 1}",
-                field="seat",
-            )
-        if held.holder != player_id:
-            raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat.seat} at this table")
-        return seat.table_id, seat.seat, player_id
 
     # -- standard methods -----------------------------------------------------------------------
 
@@ -292,8 +275,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             player_id,
             seat,
             request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
+            **call_terms(request),
         )
         seated = event_of(outcome, domain_events.PlayerSeated)
         return with_receipt(
@@ -315,8 +297,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             table_id,
             actor,
             request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
+            **call_terms(request),
         )
         chosen = event_of(outcome, domain_events.DealerChosen)
         return with_receipt(
@@ -338,8 +319,7 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             table_id,
             actor,
             request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
+            **call_terms(request),
         )
         started = event_of(outcome, domain_events.DealStarted)
         return with_receipt(
@@ -351,52 +331,13 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
             outcome.receipt,
         )
 
-    async def ContributeEntropy(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.ContributeEntropyRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.ContributeEntropyResponse:
-        """Mix the seat's bytes into the shuffle."""
-        request_id = resources.scoped_request_id("ContributeEntropy", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        outcome = await self._tables.contribute_entropy(
-            table_id,
-            player_id,
-            request.entropy,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-        )
-        return with_receipt(
-            table_service_pb2.ContributeEntropyResponse(version=outcome.version), outcome.receipt
-        )
-
-    async def CutDeck(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.CutDeckRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.CutDeckResponse:
-        """Cut, and deal."""
-        request_id = resources.scoped_request_id("CutDeck", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        outcome = await self._tables.cut(
-            table_id,
-            player_id,
-            request.position,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-        )
-        return with_receipt(
-            table_service_pb2.CutDeckResponse(version=outcome.version), outcome.receipt
-        )
-
     async def GetMyHand(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.GetMyHandRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.GetMyHandResponse:
         """The caller's own 13 cards."""
-        table_id, seat, player_id = await self._seat_holder(request.seat)
-        hand = await self._tables.own_hand(
-            table_id, player_id
-        )  # one read: the cards name their deal
+        seated = await self._seat_holder(request.seat)
+        table_id, seat = seated.table_id, seated.seat
+        hand = await self._tables.own_hand(table_id, seated.player_id)  # one read: its deal's cards
         if hand.seat != seat:  # the seat changed hands between the two reads (SeatReplaced)
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
         response = table_service_pb2.GetMyHandResponse(
@@ -406,206 +347,6 @@ class TableServicer(table_service_pb2_grpc.TableServiceServicer):
         if hand.open_face is not None:  # the deal as the domain lets this seat see it
             response.open_face.CopyFrom(open_face_deal_message(table_id, hand.open_face))
         return response
-
-    # -- open face ------------------------------------------------------------------------------
-
-    async def PlaceCards(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.PlaceCardsRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.PlaceCardsResponse:
-        """Place the seat's cards of the street face up; the server's moves that follow join
-        the append."""
-        request_id = resources.scoped_request_id("PlaceCards", request.request_id)
-        street = street_of(request.street)
-        placement = placement_of(request.placement)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        outcome = await self._tables.place_cards(
-            table_id,
-            player_id,
-            street,
-            placement,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-        )
-        return with_receipt(
-            table_service_pb2.PlaceCardsResponse(version=outcome.version), outcome.receipt
-        )
-
-    async def CommitFantasyland(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.CommitFantasylandRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.CommitFantasylandResponse:
-        """Set the seat's Fantasyland hand face down (its commitment only)."""
-        request_id = resources.scoped_request_id("CommitFantasyland", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        outcome = await self._tables.commit_fantasyland(
-            table_id,
-            player_id,
-            request.commitment,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-        )
-        return with_receipt(
-            table_service_pb2.CommitFantasylandResponse(version=outcome.version), outcome.receipt
-        )
-
-    async def RevealFantasyland(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.RevealFantasylandRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.RevealFantasylandResponse:
-        """Open the seat's Fantasyland hand; the last one also reveals the seed and scores."""
-        request_id = resources.scoped_request_id("RevealFantasyland", request.request_id)
-        arrangement = arrangement_of(request.arrangement)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        outcome = await self._tables.reveal_fantasyland(
-            table_id,
-            player_id,
-            arrangement,
-            request.nonce,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-        )
-        return with_receipt(
-            table_service_pb2.RevealFantasylandResponse(version=outcome.version), outcome.receipt
-        )
-
-    # -- arranging and revealing ----------------------------------------------------------------
-
-    async def CommitArrangement(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.CommitArrangementRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.CommitArrangementResponse:
-        """Record the seat's commitment (the hash only), and with ``confirm`` lock it in the
-        same append."""
-        request_id = resources.scoped_request_id("CommitArrangement", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        signature = signature_of(request)
-        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
-        outcome = await self._tables.commit(
-            table_id,
-            player_id,
-            request.commitment,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-            scheme=request.commitment_scheme or 1,
-            signature=signature,
-            player_keys=keys,
-            confirm=request.confirm,
-        )
-        # From the events the call appended, so a retry answers as the original did.
-        confirmed = any(
-            recorded.type == domain_events.SeatConfirmed.TYPE for recorded in outcome.events
-        )
-        return with_receipt(
-            table_service_pb2.CommitArrangementResponse(
-                version=outcome.version, confirmed=confirmed
-            ),
-            outcome.receipt,
-        )
-
-    async def DeclareNatural(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.DeclareNaturalRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.DeclareNaturalResponse:
-        """Record the seat's natural declaration (the hash only)."""
-        request_id = resources.scoped_request_id("DeclareNatural", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        signature = signature_of(request)
-        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
-        outcome = await self._tables.declare_natural(
-            table_id,
-            player_id,
-            request.commitment,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-            signature=signature,
-            player_keys=keys,
-        )
-        return with_receipt(
-            table_service_pb2.DeclareNaturalResponse(version=outcome.version), outcome.receipt
-        )
-
-    async def ConfirmArrangement(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.ConfirmArrangementRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.ConfirmArrangementResponse:
-        """Lock the seat's last commitment."""
-        request_id = resources.scoped_request_id("ConfirmArrangement", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        outcome = await self._tables.confirm(
-            table_id,
-            player_id,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-        )
-        return with_receipt(
-            table_service_pb2.ConfirmArrangementResponse(version=outcome.version), outcome.receipt
-        )
-
-    async def AnnounceSurrender(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.AnnounceSurrenderRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.AnnounceSurrenderResponse:
-        """Announce play or surrender for the caller's seat, on its turn."""
-        request_id = resources.scoped_request_id("AnnounceSurrender", request.request_id)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        surrender = surrender_from_choice(request.choice)
-        check_deadline(context)
-        signature = signature_of(request)
-        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
-        outcome = await self._tables.announce_surrender(
-            table_id,
-            player_id,
-            surrender,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-            signature=signature,
-            player_keys=keys,
-        )
-        return with_receipt(
-            table_service_pb2.AnnounceSurrenderResponse(version=outcome.version), outcome.receipt
-        )
-
-    async def RevealArrangement(  # noqa: N802 - the generated method name
-        self, request: table_service_pb2.RevealArrangementRequest, context: grpc.ServicerContext
-    ) -> table_service_pb2.RevealArrangementResponse:
-        """Show the committed rows and nonce; the last reveal also scores the deal."""
-        request_id = resources.scoped_request_id("RevealArrangement", request.request_id)
-        arrangement = arrangement_of(request.arrangement)
-        table_id, _, player_id = await self._seat_holder(request.seat)
-        check_deadline(context)
-        signature = signature_of(request)
-        keys = await self._players.keys_of(player_id, signature.public_key if signature else None)
-        outcome = await self._tables.reveal(
-            table_id,
-            player_id,
-            arrangement,
-            request.nonce,
-            request_id,
-            expected_version=expected_version(request),
-            request_digest=request_digest(request),
-            deal_number=deal_number(request),
-            signature=signature,
-            player_keys=keys,
-            natural=request.natural or None,
-            natural_nonce=request.natural_nonce,
-        )
-        return with_receipt(
-            table_service_pb2.RevealArrangementResponse(version=outcome.version), outcome.receipt
-        )
 
     # -- results and the live feed --------------------------------------------------------------
 

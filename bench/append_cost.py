@@ -66,7 +66,8 @@ from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC
 from sapsam.log.records import NewEvent
 from sapsam.store import commit_group
-from sapsam.store.appends import append, secret_companions
+from sapsam.store.append_statement import secret_companions
+from sapsam.store.appends import append
 from sapsam.store.batch_statement import BatchMember
 from sapsam.store.commit_group import CommitGroup
 from sapsam.store.table_projections import projectors

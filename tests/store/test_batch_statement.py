@@ -17,9 +17,11 @@ from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent, RequestIdReused
-from sapsam.store.appends import append, find_processed_request, secret_companions
+from sapsam.store.append_statement import secret_companions
+from sapsam.store.appends import append
 from sapsam.store.batch_statement import BatchMember, batch_statement, member_rows
 from sapsam.store.commit_group import CommitGroup, RunAlone
+from sapsam.store.processed_requests import find_processed_request
 from sapsam.store.projections import rebuild_projections
 from sapsam.store.reads import read_all, read_stream
 from sapsam.store.table_projections import projectors, table_rows_as_json

@@ -15,8 +15,9 @@ import pytest
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent, RequestIdReused
 from sapsam.store import stream_heads
-from sapsam.store.appends import append, find_processed_request, prune_processed_requests
+from sapsam.store.appends import append
 from sapsam.store.event_store import EventStore
+from sapsam.store.processed_requests import find_processed_request, prune_processed_requests
 from sapsam.store.reads import (
     last_position,
     read_all,

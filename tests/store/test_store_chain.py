@@ -18,7 +18,7 @@ from sapsam.log.chain import (
     verify_stream_chain,
 )
 from sapsam.log.records import NewEvent, RecordedEvent
-from sapsam.store.appends import request_fingerprint
+from sapsam.store.processed_requests import request_fingerprint
 
 
 def make_stream(count: int, stream_id: str = "table-x") -> list[RecordedEvent]:

@@ -13,8 +13,8 @@ import pytest
 
 from sapsam.log.chain import GENESIS_HASH
 from sapsam.log.records import NewEvent, RecordedEvent
-from sapsam.store.appends import NOTIFY_CHANNEL, append
-from sapsam.store.subscriptions import follow, listen, parse_wakeup
+from sapsam.store.appends import append
+from sapsam.store.subscriptions import NOTIFY_CHANNEL, follow, listen, parse_wakeup
 
 # Long enough that, were the wake-up missing, the follower would still be asleep when the test
 # gives up waiting; the test only waits for liveness, it asserts nothing about time.

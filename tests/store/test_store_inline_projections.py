@@ -150,7 +150,7 @@ async def test_batches_give_the_rows_a_rebuild_gives(
 async def test_secret_companions_go_with_the_insert_or_not_at_all(
     connection: Connection, writer: psycopg.AsyncConnection[Any]
 ) -> None:
-    from sapsam.store.appends import secret_companions
+    from sapsam.store.append_statement import secret_companions
 
     table_id = uuid.uuid4()
     stream = f"table-{table_id}"

@@ -18,8 +18,8 @@ from datetime import timedelta
 from typing import Any
 
 from sapsam.log.records import DatabaseOpenError
-from sapsam.store.appends import prune_processed_requests
 from sapsam.store.embedded import async_database_connection, database_connection, open_database
+from sapsam.store.processed_requests import prune_processed_requests
 from sapsam.store.projections import all_projectors, event_count, rebuild_projections
 
 FAILED = 1

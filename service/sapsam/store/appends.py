@@ -58,30 +58,20 @@ from sapsam.store.append_parts import (
     recorded_events,
 )
 from sapsam.store.append_retries import read_head, settle_unique_violation
-from sapsam.store.append_statement import INSERT_BATCH as INSERT_BATCH  # re-exported
-from sapsam.store.append_statement import ProjectCallback as ProjectCallback  # re-exported
 from sapsam.store.append_statement import (
+    INSERT_BATCH,
+    ProjectCallback,
     inline_where_possible,
     insert_parameters,
     run_after_insert,
     with_companions,
 )
-from sapsam.store.append_statement import (
-    secret_companions as secret_companions,  # re-exported
-)
 from sapsam.store.batch_statement import batch_member
 from sapsam.store.commit_group import CommitGroup
 from sapsam.store.group_appends import run_single_statement
-from sapsam.store.processed_requests import ProcessedRequest as ProcessedRequest  # re-exported
-from sapsam.store.processed_requests import find_processed_request as find_processed_request
-from sapsam.store.processed_requests import (
-    prune_processed_requests as prune_processed_requests,  # re-exported
-)
-from sapsam.store.processed_requests import request_fingerprint as request_fingerprint
 from sapsam.store.projections import InlineStatement, Projector, apply_projectors
 from sapsam.store.stream_heads import forget, recall, remember
-from sapsam.store.subscriptions import NOTIFY_CHANNEL as NOTIFY_CHANNEL  # re-exported
-from sapsam.store.subscriptions import send_wakeup, wakeup_payload
+from sapsam.store.subscriptions import NOTIFY_CHANNEL, send_wakeup, wakeup_payload
 
 Connection = psycopg.AsyncConnection[Any]
 

@@ -2,9 +2,9 @@
 
 The log holds only the seed's commitment (``DealStarted``) until ``SeedRevealed``; the seed itself
 sits in ``deal_secrets`` for the service alone to read. Delete it in the same statement that
-appends ``SeedRevealed`` (``appends.secret_companions`` with ``append``; ``delete_deal_seed`` in
-the append's transaction otherwise), so there is never a moment with the seed in both places or
-in neither.
+appends ``SeedRevealed`` (``append_statement.secret_companions`` with ``appends.append``;
+``delete_deal_seed`` in the append's transaction otherwise), so there is never a moment with the
+seed in both places or in neither.
 docs/store.md explains what an operator with database access can and cannot learn.
 """
 

@@ -30,7 +30,7 @@ from psycopg_pool.base import AttemptWithBackoff
 from sapsam.app.store_interface import StopSignal
 from sapsam.log.records import AppendResult, JsonObject, JsonValue, NewEvent, RecordedEvent
 from sapsam.store import appends, reads, write_stamps
-from sapsam.store.appends import ProjectCallback
+from sapsam.store.append_statement import ProjectCallback
 from sapsam.store.commit_group import CommitGroup, enabled_by_environment
 from sapsam.store.projections import ProjectionReport, Projector, prepare_projections
 from sapsam.store.session import KnownDatabase, PostgresSession

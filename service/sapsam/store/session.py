@@ -20,6 +20,7 @@ from psycopg_pool import AsyncConnectionPool
 from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges, TypedPage
 from sapsam.log.records import AppendResult, JsonValue, NewEvent, RecordedEvent
 from sapsam.store import (
+    append_statement,
     appends,
     checkpoints,
     deal_secrets,
@@ -165,7 +166,7 @@ class PostgresSession:
         handed_to: str | None = None,
     ) -> AppendResult:
         # The secrets join the insert's statement with the read models: one round trip.
-        companions = appends.secret_companions(stream_id, secrets.keep, secrets.forget)
+        companions = append_statement.secret_companions(stream_id, secrets.keep, secrets.forget)
         database = None if self._known is None else self._known.database
         if self._held is None and self.commit_group is not None and database is not None:
             # No connection held, so no transaction open: the commit group, which has its

@@ -49,6 +49,7 @@ from sapsam.domain.events import DealScored
 from sapsam.domain.open_face.events import (
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
 )
 from sapsam.fairness.open_face_deal import deal_streets, street_schedule
@@ -57,7 +58,7 @@ from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.open_face.board import Placement, Row
 from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.parameters import CLASSIC_STREETS
-from sapsam_proto.v1 import table_pb2, table_service_pb2
+from sapsam_proto.v1 import open_face_pb2, table_pb2, table_service_pb2
 
 CUT = 10
 MOVE_SECONDS = 4
@@ -307,5 +308,56 @@ def test_a_fantasyland_not_set_in_time_is_set_by_the_server(
     spectator.cancel()
     truths = deal_truths(events)
     assert watch_violations(spectator.messages, None, truths) == []
+    report = _verified_export(world, seated.table, tmp_path)
+    assert report["ok"] is True, report
+
+
+def test_a_committed_fantasyland_never_opened_is_timed_out_dead(
+    fl_world: World, seeded_server: tuple[RunningServer, Any], tmp_path: Path
+) -> None:
+    # The hand is set (committed) in time, but its player never opens it: it cannot hold the
+    # table. The reveals are due move_seconds after the last hand is placed; past that the
+    # sweeper times the hand out, dead (it cannot be opened without its nonce), and scores.
+    world = fl_world
+    _, tables = seeded_server
+    seated = open_face_table(world, 2, "ofc_classic", move_seconds=MOVE_SECONDS)
+    table = table_of(world, seated)
+    dealer = int(table.dealer_seat.rsplit("/", 1)[1])
+    earner = (dealer + 1) % 2
+    seed, rows = _earning_seed(seated.table_id, dealer, earner)
+    spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
+    played = Played()
+    tables.deal_seeds = lambda: seed
+    try:
+        _cut(world, seated)
+    finally:
+        tables.deal_seeds = fairness.new_seed
+    _place_toward(world, seated, rows, earner, played)
+    _cut(world, seated)
+    assert table_of(world, seated).open_face.seats[earner].fantasyland
+    # play_move commits the Fantasyland hand first, then places the normal seat's streets.
+    while table_of(world, seated).open_face.phase != open_face_pb2.OPEN_FACE_DEAL_PHASE_FANTASYLAND:
+        assert play_move(world, seated, played)
+    events = world.api.logged_events(seated.table)
+    [opened] = [event for event in events if isinstance(event, FantasylandRevealsOpened)]
+    assert opened.seats == (earner,) and opened.deadline_ms is not None
+    assert table_of(world, seated).deadline_time.ToMilliseconds() == opened.deadline_ms
+    deadline = time.monotonic() + MOVE_SECONDS + 20
+    while table_of(world, seated).deal_number == 2 and table_of(world, seated).phase == (
+        table_pb2.TABLE_PHASE_PLAYING
+    ):
+        assert time.monotonic() < deadline, "the sweeper did not time the hand out"
+        time.sleep(0.2)
+    events = world.api.logged_events(seated.table)
+    assert [e.seat for e in events if isinstance(e, FantasylandTimedOut)] == [earner]
+    [revealed] = [event for event in events if isinstance(event, FantasylandRevealed)]
+    assert revealed.nonce == "" and revealed.dead
+    scored = [event for event in events if isinstance(event, DealScored)][-1]
+    assert scored.deal_number == 2 and scored.fouls[earner]
+    spectator.wait_for(
+        lambda: any(m.event.HasField("fantasyland_reveals_opened") for m in spectator.messages)
+    )
+    spectator.cancel()
+    assert watch_violations(spectator.messages, None, deal_truths(events)) == []
     report = _verified_export(world, seated.table, tmp_path)
     assert report["ok"] is True, report

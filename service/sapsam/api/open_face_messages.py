@@ -27,6 +27,7 @@ from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
     StreetDealt,
 )
@@ -147,6 +148,11 @@ def open_face_rule_set_message(rules: OpenFaceRules, series_length: int) -> Any:
     return message
 
 
+_TIMED_PHASES: Final = (OpenFacePhase.PLACING, OpenFacePhase.FANTASYLAND)
+"""The phases a deal's deadline runs in: a placement's, or the Fantasyland hands' (to be set by
+the first street's deadline, then opened by the reveal deadline)."""
+
+
 def open_face_deal_message(table_id: uuid.UUID, view: OpenFaceDealView) -> Any:
     """A deal view (``deal_views.deal_view_for``: what one caller may see) on the wire."""
     message = open_face_pb2.OpenFaceDeal(
@@ -175,7 +181,7 @@ def open_face_deal_message(table_id: uuid.UUID, view: OpenFaceDealView) -> Any:
     )
     if view.street is not None:
         message.street = view.street
-    if view.deadline_ms is not None and view.phase is OpenFacePhase.PLACING:
+    if view.deadline_ms is not None and view.phase in _TIMED_PHASES:
         message.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
     return message
 
@@ -232,7 +238,7 @@ def open_face_table_message(
     if play is not None and play.streets_dealt:
         view = deal_view_for(play, None, seed_revealed=state.seed is not None)
         table.open_face.CopyFrom(open_face_deal_message(table_id, view))
-        if view.deadline_ms is not None and view.phase is OpenFacePhase.PLACING:
+        if view.deadline_ms is not None and view.phase in _TIMED_PHASES:
             table.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
     return table
 
@@ -286,6 +292,15 @@ def open_face_event(
                 seat=resources.seat_name(table_id, event.seat),
             )
         )
+        return base, None
+    if isinstance(event, FantasylandRevealsOpened):
+        opened = table_event_pb2.FantasylandRevealsOpened(
+            deal=resources.deal_name(table_id, event.deal_number),
+            seats=[resources.seat_name(table_id, seat) for seat in event.seats],
+        )
+        if event.deadline_ms is not None:
+            opened.deadline_time.CopyFrom(timestamp_from_ms(event.deadline_ms))
+        base.fantasyland_reveals_opened.CopyFrom(opened)
         return base, None
     if isinstance(event, FantasylandRevealed):
         base.fantasyland_revealed.CopyFrom(

@@ -114,7 +114,8 @@ class OpenFaceCommands(TableRunner):
             table = _open_face(state)
             seed = await self._running_seed(session, table_id, table)
             return Plan(
-                [CommitFantasyland(player_id, commitment, deal_number)], seed_to_reveal=seed
+                [CommitFantasyland(player_id, commitment, deal_number, self.clock())],
+                seed_to_reveal=seed,
             )
 
         return await self._execute(

@@ -19,7 +19,9 @@ is not checked (its state would rest on a forgery):
   recorded window and grace, the seats still due and no other; a timeout after it re-decided at
   the extended deadline;
 * ``fantasyland``: each hand committed by the right seat and opened matching its commitment, or
-  timed out after the first street's deadline and set by the rule set's policy;
+  timed out after the first street's deadline and set by the rule set's policy; the reveals
+  opened (``FantasylandRevealsOpened``) exactly with the move that made them due, and a
+  committed hand timed out only after the reveal deadline, dead;
 * ``discards`` (Pineapple): each ``DiscardCommitted`` recorded with the placement it belongs to,
   and each ``DiscardsRevealed`` opening every commitment of the seat to dealt cards of that
   street left off its board (docs/fairness.md §23); a move made for the seat discards as the
@@ -86,6 +88,7 @@ from sapsam.domain.open_face.events import (
     DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
     StreetDealt,
 )
@@ -124,6 +127,7 @@ _CHECK_OF: Final[dict[type[Event], str]] = {
     FantasylandCommitted: "fantasyland",
     FantasylandRevealed: "fantasyland",
     FantasylandTimedOut: "fantasyland",
+    FantasylandRevealsOpened: "fantasyland",
     DiscardCommitted: "discards",
     DiscardsRevealed: "discards",
     DeadlinesExtended: "placements",
@@ -418,6 +422,11 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
+    if isinstance(event, FantasylandTimedOut) and play.commitments[event.seat] is not None:
+        # A committed hand not opened: only once the reveal deadline has passed (the recorded
+        # one, extended if it was; none recorded, no timeout), every hand still unopened.
+        due = play.reveal_deadline_ms if play.reveals_open else None
+        return PlaceForSeat((), 0 if due is None else due, True)
     if isinstance(event, FantasylandTimedOut):
         # Only once the first street's deadline has passed (no clock is replayed: the recorded
         # deadline itself; none recorded, no timeout).
@@ -473,7 +482,7 @@ def _player(state: OpenFaceTable, seat: int) -> str:
 
 def _without_deadline(event: Event) -> Event:
     # Deadlines follow from the service's clock, which the log does not replay.
-    if isinstance(event, StreetDealt | CardsPlaced):
+    if isinstance(event, StreetDealt | CardsPlaced | FantasylandRevealsOpened):
         return dataclasses.replace(event, deadline_ms=None)
     return event
 

@@ -14,6 +14,7 @@ deal's account: each seat's rows and royalties, each pair's rows, points and roy
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import cast
 
 from sapsam import fairness
@@ -35,6 +36,7 @@ from sapsam.domain.open_face.events import (
     DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
     StreetDealt,
 )
@@ -222,6 +224,10 @@ def _seat(state: OpenFaceTable, teller: Teller, seat: int) -> str:
     return teller.seat(cast(TableState, state), seat)
 
 
+def _at(unix_ms: int) -> str:
+    return datetime.fromtimestamp(unix_ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _told(event: Event, state: OpenFaceTable, teller: Teller) -> str | None:
     if isinstance(event, TableCreated):
         rules = state.rules
@@ -263,6 +269,21 @@ def _told(event: Event, state: OpenFaceTable, teller: Teller) -> str | None:
         return (
             f"{_seat(state, teller, event.seat)} set its Fantasyland hand face down"
             f" (committed as {event.commitment[:16]}…)"
+        )
+    if isinstance(event, FantasylandRevealsOpened):
+        seats = ", ".join(_seat(state, teller, seat) for seat in event.seats)
+        return (
+            f"every hand is placed and set: {seats} to open the Fantasyland hand"
+            + ("" if event.deadline_ms is None else f" by {_at(event.deadline_ms)}")
+            + " (a hand not opened by then is dead)"
+        )
+    if isinstance(event, FantasylandTimedOut) and (
+        state.play is not None and state.play.commitments[event.seat] is not None
+    ):
+        return (
+            f"{_seat(state, teller, event.seat)} did not open its Fantasyland hand by the"
+            " reveal deadline: the hand is dead (it cannot be opened without its nonce)"
+            + ("; dead for the rest of the set" if state.play.declared_dead[event.seat] else "")
         )
     if isinstance(event, FantasylandTimedOut):
         play = state.play

@@ -137,6 +137,7 @@ _TABLE_CHANGES: dict[str, Callable[[Row, Row], None]] = {
     "SeriesCompleted": lambda row, data: row.update(phase="SERIES_COMPLETE"),
     "StreetDealt": lambda row, data: row.update(phase="PLAYING", deadline_ms=data["deadline_ms"]),
     "CardsPlaced": lambda row, data: row.update(deadline_ms=data["deadline_ms"]),
+    "FantasylandRevealsOpened": lambda row, data: row.update(deadline_ms=data["deadline_ms"]),
     "SeriesStarted": lambda row, data: row.update(
         phase="BETWEEN_DEALS", series_totals=[0] * row["seat_count"]
     ),

@@ -141,6 +141,8 @@ _ASSIGNMENTS: dict[str, tuple[tuple[str, str], ...]] = {
     # PLAYING; each street and each placement sets when the next seat's placement is due.
     "StreetDealt": (("phase", "'PLAYING'"), ("deadline_ms", "%(deadline_ms)s")),
     "CardsPlaced": (("deadline_ms", "%(deadline_ms)s"),),
+    # ... and the reveals of the committed Fantasyland hands have their own deadline.
+    "FantasylandRevealsOpened": (("deadline_ms", "%(deadline_ms)s"),),
     "SeriesStarted": (
         ("phase", "'BETWEEN_DEALS'"),
         ("series_totals", "(SELECT jsonb_agg(0) FROM generate_series(1, seat_count))"),
@@ -284,6 +286,7 @@ def _state_change(event: RecordedEvent | PendingEvent) -> dict[str, Any]:
         "SurrenderAnnounced",
         "StreetDealt",
         "CardsPlaced",
+        "FantasylandRevealsOpened",
     ):
         change["deadline_ms"] = data["deadline_ms"]
     elif event.type == "DealScored":

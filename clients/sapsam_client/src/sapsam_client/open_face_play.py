@@ -528,6 +528,10 @@ def event_lines(
         if committed.seat == me:
             return []
         return [f"{who(committed.seat)} set a Fantasyland hand face down"]
+    if kind == "fantasyland_reveals_opened":
+        opened = event.fantasyland_reveals_opened
+        seats = ", ".join(who(seat) for seat in opened.seats)
+        return [f"every hand is set: {seats} to open the Fantasyland hand (or it is dead)"]
     if kind == "fantasyland_timed_out":
         timed = event.fantasyland_timed_out
         return [f"{who(timed.seat)} ran out of time setting the Fantasyland hand"]

@@ -96,6 +96,8 @@ class CommitFantasyland:
     player_id: str
     commitment: bytes
     deal_number: int | None = None
+    now_ms: int = 0
+    """When it is made: the last hand set opens the reveals, due ``move_seconds`` after it."""
 
 
 @dataclass(frozen=True)

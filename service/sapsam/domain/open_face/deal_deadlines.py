@@ -9,7 +9,9 @@ the seat out; the deadline sweep's ``PlaceForSeat`` with ``timed_out`` decides i
 stages:
 
 * ``fantasyland``: the Fantasyland hands not yet set, due by the first street's deadline;
-* ``placing``: the seat on turn's placement of the street.
+* ``placing``: the seat on turn's placement of the street;
+* ``revealing``: the Fantasyland hands committed and not yet opened, due by the reveal deadline
+  (``FantasylandRevealsOpened``).
 
 Pure: the windows and the grace come in the command, as for the closed game's ``TimeOutSeats``.
 """
@@ -23,13 +25,21 @@ from sapsam.domain.events import DeadlinesExtended
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.table_deadlines import UnservedWindow, extended_deadline, window_to_extend
 
-__all__ = ["FANTASYLAND_STAGE", "OPEN_FACE_STAGES", "PLACING_STAGE", "deadline_extensions"]
+__all__ = [
+    "FANTASYLAND_STAGE",
+    "OPEN_FACE_STAGES",
+    "PLACING_STAGE",
+    "REVEALING_STAGE",
+    "deadline_extensions",
+]
 
 FANTASYLAND_STAGE: Final = "fantasyland"
 """A Fantasyland hand to set by the first street's deadline."""
 PLACING_STAGE: Final = "placing"
 """The seat on turn's placement."""
-OPEN_FACE_STAGES: Final = (FANTASYLAND_STAGE, PLACING_STAGE)
+REVEALING_STAGE: Final = "revealing"
+"""A committed Fantasyland hand to open by the reveal deadline (the closed game's stage name)."""
+OPEN_FACE_STAGES: Final = (FANTASYLAND_STAGE, PLACING_STAGE, REVEALING_STAGE)
 
 
 def _due(deal: OpenFaceDeal, stage: str) -> tuple[tuple[int, ...], int | None, int | None]:
@@ -37,6 +47,11 @@ def _due(deal: OpenFaceDeal, stage: str) -> tuple[tuple[int, ...], int | None, i
     if stage == FANTASYLAND_STAGE:
         seats = tuple(seat for seat in deal.seats if deal.fantasyland_unset(seat))
         return seats, deal.fantasyland_deadline_ms, deal.fantasyland_deadline_set_ms
+    if stage == REVEALING_STAGE:
+        if not deal.reveals_open or not deal.reveals_due:
+            return (), None, None
+        seats = tuple(seat for seat in deal.seats if deal.awaits_reveal(seat))
+        return seats, deal.reveal_deadline_ms, deal.reveal_deadline_set_ms
     turn = deal.turn if deal.phase is OpenFacePhase.PLACING else None
     return (() if turn is None else (turn,)), deal.deadline_ms, deal.deadline_set_ms
 

@@ -22,6 +22,7 @@ from sapsam.domain.open_face.commands import (
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_deadlines import deadline_extensions
+from sapsam.domain.open_face.deal_evolve import fold_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import may_see_board
 from sapsam.domain.open_face.discard_decide import (
@@ -33,6 +34,7 @@ from sapsam.domain.open_face.events import (
     DiscardCommitted,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
     StreetDealt,
 )
@@ -65,7 +67,28 @@ def decide_deal(deal: OpenFaceDeal, command: Any) -> list[Event]:
     handler = _DECIDERS.get(type(command))
     if handler is None:
         raise DomainError(Reason.INVALID_ARGUMENT, f"unknown command {type(command).__name__}")
-    return handler(deal, command)
+    events = handler(deal, command)
+    return events + _reveals_opened(deal, events, getattr(command, "now_ms", 0))
+
+
+def _reveals_opened(deal: OpenFaceDeal, events: list[Event], now_ms: int) -> list[Event]:
+    """``FantasylandRevealsOpened`` when ``events`` make the committed Fantasyland hands due to
+    be opened (the last placement, commitment or timeout before them), at a table with a move
+    limit: the reveals then have ``move_seconds`` like any move, so a hand never opened cannot
+    hold the table (docs/rules.md §8.7)."""
+    limit = deal.move_seconds
+    if limit is None or deal.reveals_open or not events:
+        return []
+    after = fold_deal(deal, events)
+    if after.reveals_open or not after.reveals_due:
+        return []
+    return [
+        FantasylandRevealsOpened(
+            deal_number=deal.number,
+            seats=tuple(seat for seat in after.seats if after.awaits_reveal(seat)),
+            deadline_ms=now_ms + limit * 1000,
+        )
+    ]
 
 
 def _seat_for(deal: OpenFaceDeal, player_id: str, deal_number: int | None) -> int:
@@ -252,6 +275,8 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
             # The deadline sweep's one move: the Fantasyland hands first (the seat on turn
             # then sees the boards they no longer hide, so its own timeout is a next command).
             return [FantasylandTimedOut(deal_number=deal.number, seat=seat) for seat in overdue]
+        if deal.reveals_open and deal.reveals_due:
+            return _reveals_timed_out(deal, command.now_ms)
     seat = deal.turn
     if deal.phase is not OpenFacePhase.PLACING or seat is None:
         raise DomainError(
@@ -283,6 +308,22 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
     # A move made for the seat discards openly to the service (which chose it) and to nobody
     # else: no commitment is made, and anyone recomputes the discard once the seed is out.
     return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
+
+
+def _reveals_timed_out(deal: OpenFaceDeal, now_ms: int) -> list[Event]:
+    """The committed Fantasyland hands not opened by the reveal deadline: each timed out, dead
+    (it cannot be opened without its nonce; docs/rules.md §8.7), as the closed game fouls a
+    hand not revealed in time."""
+    deadline = deal.reveal_deadline_ms
+    if deadline is None or now_ms < deadline:
+        raise DomainError(
+            Reason.NOTHING_TIMED_OUT, "the time to open the Fantasyland hands has not run out"
+        )
+    return [
+        FantasylandTimedOut(deal_number=deal.number, seat=seat)
+        for seat in deal.seats
+        if deal.awaits_reveal(seat)
+    ]
 
 
 def _require_fantasyland_seat(deal: OpenFaceDeal, player_id: str, number: int | None) -> int:

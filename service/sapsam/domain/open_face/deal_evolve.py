@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from sapsam.domain.events import DeadlinesExtended, Event
-from sapsam.domain.open_face.deal_deadlines import FANTASYLAND_STAGE
+from sapsam.domain.open_face.deal_deadlines import FANTASYLAND_STAGE, REVEALING_STAGE
 from sapsam.domain.open_face.deal_state import OpenFaceDeal
 from sapsam.domain.open_face.events import (
     CardsPlaced,
@@ -16,6 +16,7 @@ from sapsam.domain.open_face.events import (
     DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
     StreetDealt,
 )
@@ -145,8 +146,27 @@ def _on_discards_revealed(deal: OpenFaceDeal, event: DiscardsRevealed) -> OpenFa
     return dataclasses.replace(deal, discards=_at(deal.discards, event.seat, opened))
 
 
+def _on_reveals_opened(deal: OpenFaceDeal, event: FantasylandRevealsOpened) -> OpenFaceDeal:
+    return dataclasses.replace(
+        deal,
+        reveals_open=True,
+        reveal_deadline_ms=event.deadline_ms,
+        reveal_deadline_set_ms=_set_at(event.deadline_ms, deal.move_seconds),
+        deadline_ms=event.deadline_ms,
+        deadline_set_ms=_set_at(event.deadline_ms, deal.move_seconds),
+    )
+
+
 def _on_extended(deal: OpenFaceDeal, event: DeadlinesExtended) -> OpenFaceDeal:
     # The moved deadline runs from the end of the outage (as the closed game's).
+    if event.stage == REVEALING_STAGE:
+        return dataclasses.replace(
+            deal,
+            reveal_deadline_ms=event.deadline_ms,
+            reveal_deadline_set_ms=event.unserved_until_ms,
+            deadline_ms=event.deadline_ms,
+            deadline_set_ms=event.unserved_until_ms,
+        )
     if event.stage == FANTASYLAND_STAGE:
         changed = dataclasses.replace(
             deal,
@@ -173,4 +193,5 @@ _EVOLVERS: dict[type[Event], Callable[[OpenFaceDeal, Any], OpenFaceDeal]] = {
     DiscardCommitted: _on_discard_committed,
     DiscardsRevealed: _on_discards_revealed,
     DeadlinesExtended: _on_extended,
+    FantasylandRevealsOpened: _on_reveals_opened,
 }

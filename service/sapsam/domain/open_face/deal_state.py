@@ -80,6 +80,12 @@ class OpenFaceDeal:
     (``sapsam.domain.table_deadlines``)."""
     fantasyland_deadline_set_ms: int | None = None
     """When ``fantasyland_deadline_ms`` was set, likewise."""
+    reveals_open: bool = False
+    """Whether ``FantasylandRevealsOpened`` was recorded (the committed hands are to be opened)."""
+    reveal_deadline_ms: int | None = None
+    """By when the committed Fantasyland hands must be opened, or None (no limit)."""
+    reveal_deadline_set_ms: int | None = None
+    """When ``reveal_deadline_ms`` was set, likewise."""
     discard_commitments: tuple[tuple[tuple[int, bytes], ...], ...] = ()
     """Per seat, its Pineapple discards committed so far: (street, commitment), street order."""
     discards: tuple[tuple[tuple[int, tuple[Card, ...]], ...] | None, ...] = ()
@@ -125,6 +131,12 @@ class OpenFaceDeal:
         to their own seats only (001: online, the others place while the Fantasyland hand is
         set, their placements hidden until it is committed)."""
         return any(self.fantasyland_unset(seat) for seat in range(self.seat_count))
+
+    @property
+    def reveals_due(self) -> bool:
+        """Whether the committed Fantasyland hands may (and must) be opened now: every normal
+        hand complete and every Fantasyland hand set."""
+        return self.phase is OpenFacePhase.FANTASYLAND and not self.fantasyland_hidden
 
     def awaits_reveal(self, seat: int) -> bool:
         """Whether ``seat`` plays a Fantasyland hand its player has still to set or open (a hand

@@ -23,6 +23,7 @@ __all__ = [
     "DiscardsRevealed",
     "FantasylandCommitted",
     "FantasylandRevealed",
+    "FantasylandRevealsOpened",
     "FantasylandTimedOut",
     "StreetDealt",
 ]
@@ -83,11 +84,31 @@ class FantasylandTimedOut(Event):
     its cards from the back row to the front in the order dealt; 003: from the biggest row down,
     never dead), and opens it with the seed's reveal (``FantasylandRevealed`` with an empty
     ``nonce``, just before ``SeedRevealed``: no commitment was made). No card is in this event:
-    the hand stays face down until then."""
+    the hand stays face down until then.
+
+    After the seat's ``FantasylandCommitted``: it did not open its hand by the reveal deadline
+    (``FantasylandRevealsOpened``). The hand is dead (its rows cannot be opened without the
+    nonce; under 001's policy for the rest of the set too); the seed's reveal sets its cards by
+    the policy, as above, only so that the dead hand has rows to score (``dead`` true)."""
 
     TYPE: ClassVar[str] = "FantasylandTimedOut"
     deal_number: int
     seat: int
+
+
+@dataclass(frozen=True)
+class FantasylandRevealsOpened(Event):
+    """Every normal hand is complete and every Fantasyland hand set: the ``seats`` that committed
+    theirs are to open them by ``deadline_ms`` (``move_seconds`` on). Recorded with the move that
+    made it so (the last placement, the last commitment, the last Fantasyland timeout), only at
+    a table with a move limit. A hand not opened by then is timed out (``FantasylandTimedOut``
+    after its ``FantasylandCommitted``): dead, as it cannot be opened without its nonce
+    (docs/rules.md §8.7)."""
+
+    TYPE: ClassVar[str] = "FantasylandRevealsOpened"
+    deal_number: int
+    seats: tuple[int, ...]
+    deadline_ms: int | None
 
 
 @dataclass(frozen=True)
@@ -142,6 +163,7 @@ OPEN_FACE_EVENT_TYPES: Final[tuple[type[Event], ...]] = (
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandTimedOut,
+    FantasylandRevealsOpened,
     DiscardCommitted,
     DiscardsRevealed,
 )

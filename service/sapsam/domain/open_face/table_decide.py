@@ -275,7 +275,9 @@ def _open_timed_out_fantasylands(
                 back=tuple(map(str, rows.back)),
                 discards=tuple(map(str, checked.discards)),
                 nonce="",
-                dead=checked.dead,
+                # A hand committed and never opened is dead (docs/rules.md §8.7): these rows
+                # only give it a board to score, as dead.
+                dead=checked.dead or play.commitments[seat] is not None,
             )
         )
     return opened

@@ -191,7 +191,9 @@ class OpenFaceDeal(_message.Message):
     @_builtins.property
     def deadline_time(self) -> _timestamp_pb2.Timestamp:
         """By when the seat on turn must have placed; unset when no limit runs. Past it, the server
-        places for the seat by the rule set's timeout_policy.
+        places for the seat by the rule set's timeout_policy. In OPEN_FACE_DEAL_PHASE_FANTASYLAND:
+        by when the Fantasyland hands must be set, then (FantasylandRevealsOpened) opened; past
+        it, the server times the hand out (one committed and never opened is dead).
         """
 
     @_builtins.property

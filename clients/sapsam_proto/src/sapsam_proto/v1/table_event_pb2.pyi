@@ -67,6 +67,7 @@ class TableEvent(_message.Message):
     FANTASYLAND_COMMITTED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_REVEALED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_TIMED_OUT_FIELD_NUMBER: _builtins.int
+    FANTASYLAND_REVEALS_OPENED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
     version: _builtins.int
@@ -192,7 +193,15 @@ class TableEvent(_message.Message):
     @_builtins.property
     def fantasyland_timed_out(self) -> Global___FantasylandTimedOut:
         """Open face: a Fantasyland seat did not set its hand in time; the server sets it by the rule
-        set's timeout_policy and opens it with the seed (a FantasylandRevealed with no nonce).
+        set's timeout_policy and opens it with the seed (a FantasylandRevealed with no nonce). Or,
+        after its FantasylandCommitted, it did not open its hand by the reveal deadline: the hand
+        is dead (the FantasylandRevealed with no nonce then has `dead` set).
+        """
+
+    @_builtins.property
+    def fantasyland_reveals_opened(self) -> Global___FantasylandRevealsOpened:
+        """Open face: every hand is placed and set; the committed Fantasyland hands are to be opened
+        by the deadline (a hand not opened by then is timed out, dead).
         """
 
     def __init__(
@@ -230,12 +239,13 @@ class TableEvent(_message.Message):
         fantasyland_committed: Global___FantasylandCommitted | None = ...,
         fantasyland_revealed: Global___FantasylandRevealed | None = ...,
         fantasyland_timed_out: Global___FantasylandTimedOut | None = ...,
+        fantasyland_reveals_opened: Global___FantasylandRevealsOpened | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_reveals_opened", b"fantasyland_reveals_opened", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_reveals_opened", b"fantasyland_reveals_opened", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed", "fantasyland_timed_out"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed", "fantasyland_timed_out", "fantasyland_reveals_opened"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -1010,9 +1020,45 @@ class FantasylandCommitted(_message.Message):
 Global___FantasylandCommitted: _TypeAlias = FantasylandCommitted  # noqa: Y015
 
 @_typing.final
+class FantasylandRevealsOpened(_message.Message):
+    """Public payload of FantasylandRevealsOpened (open face): the Fantasyland hands committed are
+    to be opened by `deadline_time` (move_seconds after the move that made every hand set).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    DEADLINE_TIME_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Names of the Fantasyland seats that have their hands to open."""
+
+    @_builtins.property
+    def deadline_time(self) -> _timestamp_pb2.Timestamp:
+        """By when each must open its hand."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seats: _abc.Iterable[_builtins.str] | None = ...,
+        deadline_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_time", b"deadline_time", "deal", b"deal", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FantasylandRevealsOpened: _TypeAlias = FantasylandRevealsOpened  # noqa: Y015
+
+@_typing.final
 class FantasylandTimedOut(_message.Message):
     """Public payload of FantasylandTimedOut (open face): no card; the hand stays face down until
-    the seed's reveal.
+    the seed's reveal (a committed hand not opened by the reveal deadline: dead).
     """
 
     DESCRIPTOR: _descriptor.Descriptor

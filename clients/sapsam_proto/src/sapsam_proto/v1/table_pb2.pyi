@@ -345,7 +345,8 @@ class Table(_message.Message):
     @_builtins.property
     def deadline_time(self) -> _timestamp_pb2.Timestamp:
         """When the current phase's time limit expires (arranging, the current announcing turn, or
-        revealing); unset when there is no time limit running.
+        revealing; open face: the placement on turn, or the Fantasyland hands' setting or opening);
+        unset when there is no time limit running.
         """
 
     @_builtins.property

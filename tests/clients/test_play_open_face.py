@@ -87,7 +87,7 @@ def test_a_person_plays_an_open_face_set_from_the_terminal(address: str, tmp_pat
         child.expect("you sit at seat 0")
         (thread, _bot), failures = start_bot(address, table, 1)
         prompt = r"where do they go \(f/m/b each, hint, s, \?\): "
-        child.timeout = 20
+        child.timeout = 30
         try:
             mine: set[str] = set()
             for turn in range(6):  # two deals of three streets

@@ -90,8 +90,27 @@ def test_a_person_plays_an_open_face_set_from_the_terminal(address: str, tmp_pat
         child.timeout = 30
         try:
             mine: set[str] = set()
-            for turn in range(6):  # two deals of three streets
-                child.expect(r"street (\d): your cards to place((?: +\d\) [2-9TJQKA][cdhs])+)\r\n")
+            scored: list[str] = []
+            turn = 0
+            # Two deals (a third after a Fantasyland); a street the server places for the person
+            # (one option left, or a dead hand: automatic moves) asks nothing.
+            while True:
+                index = child.expect(
+                    [
+                        r"street (\d): your cards to place((?: +\d\) [2-9TJQKA][cdhs])+)\r\n",
+                        r"deal (\d) scored:\r\n  ",
+                        r"front \(3 cards; hint, s, \?\): ",  # a Fantasyland hand to set
+                        "the set is over:",
+                    ]
+                )
+                if index == 3:
+                    break
+                if index == 1:
+                    scored.append(child.match.group(1))
+                    continue
+                if index == 2:
+                    child.sendline("s")
+                    continue
                 street = int(child.match.group(1))
                 dealt = re.findall(r"[2-9TJQKA][cdhs]", child.match.group(2))
                 assert len(dealt) == (5 if street == 1 else 4)
@@ -117,10 +136,8 @@ def test_a_person_plays_an_open_face_set_from_the_terminal(address: str, tmp_pat
                     child.sendline(letters)  # typed: the suggestion's letters
                 else:
                     child.sendline("s")
-                if turn in (2, 5):
-                    child.expect(r"deal \d scored:\r\n")
-                    child.expect(r"  you +[^\r\n]+ [+-]\d+ \(total [+-]\d+\)\r\n")
-            child.expect("the set is over:")
+                turn += 1
+            assert scored[:2] == ["1", "2"] and turn >= 2
             child.expect(r"1\. ")
             child.expect("thanks for playing")
         except (pexpect.EOF, pexpect.TIMEOUT) as error:  # the screen says what went wrong
@@ -132,9 +149,9 @@ def test_a_person_plays_an_open_face_set_from_the_terminal(address: str, tmp_pat
         assert "bot 1 placed" in text  # the other seat's placements are told as they happen
     # Before deal 1's score no card shows but the person's own and those the bot placed.
     before = text.split("deal 1 scored:")[0]
-    placed = {
+    placed = {  # face up: the bot's, and the person's own placed by the server
         card
-        for line in re.findall(r"bot 1 placed ([^\r\n]+)", before)
+        for line in re.findall(r"(?:bot 1|you) placed ([^\r\n]+)", before)
         for card in re.findall(r"[2-9TJQKA][cdhs]", line)
     }
     assert set(re.findall(r"\b[2-9TJQKA][cdhs]\b", before)) <= mine | placed
@@ -278,7 +295,7 @@ def test_a_fantasyland_is_set_kept_on_disk_committed_and_opened(
     thread.join(30)
     assert failures == []
     said = "\n".join(scripted.said)
-    assert "Fantasyland: your 14 cards" in said or "Fantasyland: your 13 cards" in said
+    assert re.search(r"Fantasyland: your 1[3-6] cards", said)  # progressive: QQ 14 … AA 16
     assert "your Fantasyland hand is set face down" in said
     assert re.search(r"you opened Fantasyland: ", said), said
     # On disk before the commitment was sent; forgotten once opened.

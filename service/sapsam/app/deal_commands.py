@@ -18,8 +18,8 @@ from sapsam.app.secret_seeds import current_deal_number, dealt_hands, next_deal_
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import (
     Plan,
+    SeatDealt,
     TableOutcome,
-    fixed_plan,
     require_holder_or_operator,
 )
 from sapsam.app.table_runner import TableRunner
@@ -93,13 +93,12 @@ class DealCommands(TableRunner):
     ) -> TableOutcome:
         """Mix a seat's bytes into this deal's shuffle."""
         command = ContributeEntropy(player_id=player_id, entropy=entropy)
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            fixed_plan(command),
-            expected_version=expected_version,
-            request_digest=request_digest,
+
+        def contribute(seat: SeatDealt) -> list[object]:
+            return [command]
+
+        return await self._seat_move(
+            table_id, player_id, request_id, contribute, expected_version, request_digest
         )
 
     async def cut(
@@ -176,19 +175,14 @@ class DealCommands(TableRunner):
             player_keys=player_keys,
         )
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
+        def commit(seat: SeatDealt) -> list[object]:
             if not confirm:
-                return Plan([command])
+                return [command]
             then = ConfirmArrangement(player_id, now_ms=self.clock(), deal_number=deal_number)
-            return Plan([command, then])
+            return [command, then]
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        return await self._seat_move(
+            table_id, player_id, request_id, commit, expected_version, request_digest
         )
 
     async def confirm(
@@ -203,19 +197,15 @@ class DealCommands(TableRunner):
     ) -> TableOutcome:
         """Lock a seat's last commitment, in ``deal_number`` if given."""
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
-            confirm = ConfirmArrangement(
-                player_id=player_id, now_ms=self.clock(), deal_number=deal_number
-            )
-            return Plan([confirm])
+        def confirm(seat: SeatDealt) -> list[object]:
+            return [
+                ConfirmArrangement(
+                    player_id=player_id, now_ms=self.clock(), deal_number=deal_number
+                )
+            ]
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        return await self._seat_move(
+            table_id, player_id, request_id, confirm, expected_version, request_digest
         )
 
     async def announce_surrender(
@@ -234,24 +224,20 @@ class DealCommands(TableRunner):
         """Announce play or surrender for a seat, on its turn (docs/rules.md §2.8); signed as
         :meth:`commit`."""
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
-            announce = AnnounceSurrender(
-                player_id=player_id,
-                surrender=surrender,
-                now_ms=self.clock(),
-                deal_number=deal_number,
-                signature=signature,
-                player_keys=player_keys,
-            )
-            return Plan([announce])
+        def announce(seat: SeatDealt) -> list[object]:
+            return [
+                AnnounceSurrender(
+                    player_id=player_id,
+                    surrender=surrender,
+                    now_ms=self.clock(),
+                    deal_number=deal_number,
+                    signature=signature,
+                    player_keys=player_keys,
+                )
+            ]
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        return await self._seat_move(
+            table_id, player_id, request_id, announce, expected_version, request_digest
         )
 
     async def reveal(
@@ -274,7 +260,7 @@ class DealCommands(TableRunner):
         opening its natural declaration with it at a table with naturals; after the last reveal
         the seed is published and scored."""
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
+        async def dealt(state: TableState, session: StoreSession) -> SeatDealt:
             deal = None if isinstance(state, OpenFaceTable) else state.deal
             seat = state.seat_of(player_id)
             if (
@@ -284,47 +270,27 @@ class DealCommands(TableRunner):
                 or deal_number not in (None, deal.number)
             ):
                 # Let decide give the precise refusal (not seated, wrong phase, wrong deal, ...).
-                return Plan(
-                    [
-                        RevealArrangement(
-                            player_id,
-                            arrangement,
-                            nonce,
-                            (),
-                            deal_number,
-                            signature,
-                            player_keys,
-                            natural,
-                            natural_nonce,
-                        )
-                    ],
-                )
+                return SeatDealt()
             seed = await self.secrets.seed(session, table_id, deal.number)
-            dealt = dealt_hands(state, seed)[seat]
-            return Plan(
-                [
-                    RevealArrangement(
-                        player_id,
-                        arrangement,
-                        nonce,
-                        dealt,
-                        deal_number,
-                        signature,
-                        player_keys,
-                        natural,
-                        natural_nonce,
-                    )
-                ],
-                seed_to_reveal=seed,
-            )
+            return SeatDealt(seed, dealt_hands(state, seed)[seat])
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        def reveal(seat: SeatDealt) -> list[object]:
+            return [
+                RevealArrangement(
+                    player_id,
+                    arrangement,
+                    nonce,
+                    seat.cards,
+                    deal_number,
+                    signature,
+                    player_keys,
+                    natural,
+                    natural_nonce,
+                )
+            ]
+
+        return await self._seat_move(
+            table_id, player_id, request_id, reveal, expected_version, request_digest, dealt
         )
 
     async def time_out(

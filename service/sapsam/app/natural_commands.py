@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 
-from sapsam.app.table_plans import TableOutcome, fixed_plan
+from sapsam.app.table_plans import SeatDealt, TableOutcome
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.commands import DeclareNatural, PlayerSignature
 
@@ -36,11 +36,10 @@ class NaturalCommands(TableRunner):
             signature=signature,
             player_keys=player_keys,
         )
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            fixed_plan(command),
-            expected_version=expected_version,
-            request_digest=request_digest,
+
+        def declare(seat: SeatDealt) -> list[object]:
+            return [command]
+
+        return await self._seat_move(
+            table_id, player_id, request_id, declare, expected_version, request_digest
         )

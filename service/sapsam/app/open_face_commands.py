@@ -14,7 +14,7 @@ import uuid
 
 from sapsam.app.open_face_play import deal_cards
 from sapsam.app.store_interface import StoreSession
-from sapsam.app.table_plans import Plan, TableOutcome
+from sapsam.app.table_plans import DealtFor, SeatDealt, TableOutcome
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.open_face.commands import CommitFantasyland, PlaceCards, RevealFantasyland
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
@@ -63,6 +63,22 @@ class OpenFaceCommands(TableRunner):
             return None
         return await self.secrets.seed(session, table_id, state.play.number)
 
+    def _dealt(
+        self, table_id: uuid.UUID, player_id: str, street: int | None, cards: bool = True
+    ) -> DealtFor:
+        """A move's :class:`SeatDealt` at an open-face table: the running deal's seed, and with
+        ``cards`` those ``player_id``'s seat was dealt on ``street`` (None: its Fantasyland
+        hand)."""
+
+        async def dealt(state: TableState, session: StoreSession) -> SeatDealt:
+            table = _open_face(state)
+            seed = await self._running_seed(session, table_id, table)
+            if not cards:
+                return SeatDealt(seed)
+            return SeatDealt(seed, _dealt_if_due(table, seed, player_id, street))
+
+        return dealt
+
     async def place_cards(
         self,
         table_id: uuid.UUID,
@@ -78,22 +94,16 @@ class OpenFaceCommands(TableRunner):
         """Place the seat's cards of ``street`` face up, for good (in turn, clockwise from the
         dealer's left); the service's moves that follow join the append."""
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
-            table = _open_face(state)
-            seed = await self._running_seed(session, table_id, table)
-            dealt = _dealt_if_due(table, seed, player_id, street)
-            command = PlaceCards(
-                player_id, street, placement, dealt, deal_number, now_ms=self.clock()
-            )
-            return Plan([command], seed_to_reveal=seed)
+        def place(seat: SeatDealt) -> list[object]:
+            return [
+                PlaceCards(
+                    player_id, street, placement, seat.cards, deal_number, now_ms=self.clock()
+                )
+            ]
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        dealt = self._dealt(table_id, player_id, street)
+        return await self._seat_move(
+            table_id, player_id, request_id, place, expected_version, request_digest, dealt
         )
 
     async def commit_fantasyland(
@@ -110,21 +120,12 @@ class OpenFaceCommands(TableRunner):
         """Set the seat's Fantasyland hand face down: its commitment only (docs/fairness.md §12,
         scheme 2), final once made."""
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
-            table = _open_face(state)
-            seed = await self._running_seed(session, table_id, table)
-            return Plan(
-                [CommitFantasyland(player_id, commitment, deal_number, self.clock())],
-                seed_to_reveal=seed,
-            )
+        def commit(seat: SeatDealt) -> list[object]:
+            return [CommitFantasyland(player_id, commitment, deal_number, self.clock())]
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        dealt = self._dealt(table_id, player_id, None, cards=False)
+        return await self._seat_move(
+            table_id, player_id, request_id, commit, expected_version, request_digest, dealt
         )
 
     async def reveal_fantasyland(
@@ -142,18 +143,10 @@ class OpenFaceCommands(TableRunner):
         """Open the seat's Fantasyland hand at the end of the deal; after the last hand the seed
         is revealed and the deal scored in the same append."""
 
-        async def plan(state: TableState, session: StoreSession) -> Plan:
-            table = _open_face(state)
-            seed = await self._running_seed(session, table_id, table)
-            dealt = _dealt_if_due(table, seed, player_id, None)
-            command = RevealFantasyland(player_id, arrangement, nonce, dealt, deal_number)
-            return Plan([command], seed_to_reveal=seed)
+        def reveal(seat: SeatDealt) -> list[object]:
+            return [RevealFantasyland(player_id, arrangement, nonce, seat.cards, deal_number)]
 
-        return await self._execute(
-            table_id,
-            player_id,
-            request_id,
-            plan,
-            expected_version=expected_version,
-            request_digest=request_digest,
+        dealt = self._dealt(table_id, player_id, None)
+        return await self._seat_move(
+            table_id, player_id, request_id, reveal, expected_version, request_digest, dealt
         )

@@ -19,6 +19,7 @@ from sapsam.app.receipts import IssuedReceipt
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.table import TableState
 from sapsam.log.records import ConcurrencyConflict, RecordedEvent
+from sapsam.rules.cards import Card
 
 if TYPE_CHECKING:
     from sapsam.app.store_interface import StoreSession
@@ -98,6 +99,21 @@ class SecretMissingError(RuntimeError):
 PlanFor = Callable[[TableState, "StoreSession"], Awaitable[Plan]]
 """A command's handler hands the runner this: the plan, made on the state it decides on (and with
 the session it runs in, to read a secret seed)."""
+
+
+@dataclass(frozen=True)
+class SeatDealt:
+    """What a seat's move in a deal is made with (``TableRunner._seat_move``): the running deal's
+    secret seed, revealed in the move's append if the move settles the deal (None: no deal runs,
+    or the move cannot be due), and the cards the seat was dealt for the move (``()`` when it
+    cannot be due: the domain then refuses it, saying why)."""
+
+    seed: bytes | None = None
+    cards: tuple[Card, ...] = ()
+
+
+DealtFor = Callable[[TableState, "StoreSession"], Awaitable[SeatDealt]]
+"""A seat's move's :class:`SeatDealt`, read on the state it is decided on."""
 
 
 def fixed_plan(command: object) -> PlanFor:

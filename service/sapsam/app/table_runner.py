@@ -40,8 +40,10 @@ from sapsam.app.table_locks import TableLocks
 from sapsam.app.table_memory import TableMemory
 from sapsam.app.table_plans import (
     CONFLICT_RETRIES,
+    DealtFor,
     Plan,
     PlanFor,
+    SeatDealt,
     SecretMissingError,
     StaleVersionError,
     TableNotFoundError,
@@ -193,6 +195,35 @@ class TableRunner:
             return await self._execute_now(
                 table_id, actor, request_id, plan, new_table, expected_version, request_digest
             )
+
+    async def _seat_move(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        request_id: str,
+        commands: Callable[[SeatDealt], list[object]],
+        expected_version: int | None,
+        request_digest: bytes | None,
+        dealt: DealtFor | None = None,
+    ) -> TableOutcome:
+        """A seat's move in a deal, the one path of every family's player commands: on the state
+        it is decided on, the seat's :class:`SeatDealt` is read (``dealt``; none when the move
+        needs no cards nor seed), its ``commands`` made with it, and they are run as
+        ``player_id``'s (:meth:`_execute`), the seed revealed in the same append if they settle
+        the deal."""
+
+        async def plan(state: TableState, session: StoreSession) -> Plan:
+            seat_dealt = SeatDealt() if dealt is None else await dealt(state, session)
+            return Plan(commands(seat_dealt), seed_to_reveal=seat_dealt.seed)
+
+        return await self._execute(
+            table_id,
+            player_id,
+            request_id,
+            plan,
+            expected_version=expected_version,
+            request_digest=request_digest,
+        )
 
     async def _execute_now(
         self,

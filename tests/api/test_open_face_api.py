@@ -332,22 +332,18 @@ def test_bad_input_is_refused_clearly_and_writes_nothing(world: World) -> None:
     ).result
     assert not running.seed_revealed and not running.seed and running.cut_position
     assert all(not seat.dealt_cards and not seat.HasField("arrangement") for seat in running.seats)
-    # The operator's forced timeout is not served at an open-face table yet: refused, nothing
-    # written.
+    # The operator's forced timeout of a seat that owes no move now: refused, nothing written.
     operator = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
-    for method, request in [
-        (
-            "ForceSeatTimeout",
+    before = world.event_count()
+    with pytest.raises(grpc.RpcError) as raised:
+        operator.ForceSeatTimeout(
             operator_service_pb2.ForceSeatTimeoutRequest(
-                request_id=str(uuid.uuid4()), table=seated.table, seat=on_turn.position
+                request_id=str(uuid.uuid4()), table=seated.table, seat=other.position
             ),
-        ),
-    ]:
-        before = world.event_count()
-        with pytest.raises(grpc.RpcError) as raised:
-            getattr(operator, method)(request, metadata=world.operator)
-        assert error_reason(raised.value)[:2] == (precondition, "WRONG_GAME"), method
-        assert world.event_count() == before
+            metadata=world.operator,
+        )
+    assert error_reason(raised.value)[:2] == (precondition, "NOTHING_TIMED_OUT")
+    assert world.event_count() == before
     closed = world.seated(2)
     closed_place = table_service_pb2.PlaceCardsRequest(
         request_id=str(uuid.uuid4()), seat=closed.players[0].seat, street=0, placement=good_rows
@@ -457,5 +453,32 @@ def test_the_operator_voids_an_open_face_deal_and_the_next_is_dealt_again(
     assert table_of(world, seated).dealer_seat
     events = world.api.logged_events(seated.table)
     assert any(type(event).__name__ == "DealVoided" for event in events)
+    report = _verified_export(world, seated.table, tmp_path)
+    assert report["ok"] is True, report
+
+
+def test_the_operator_times_the_seat_on_turn_out_at_an_open_face_table(
+    world: World, tmp_path: Path
+) -> None:
+    # ForceSeatTimeout: the seat on turn is placed for now, by the rule set's timeout policy,
+    # whether or not a deadline runs (none does here), recorded under the operator; the deal
+    # goes on and verifies from the log.
+    seated = open_face_table(world, 2, "ofc_classic")
+    start_and_cut(world, seated)
+    late = by_seat(seated, table_of(world, seated).open_face.turn_seat)
+    operator = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
+    operator.ForceSeatTimeout(
+        operator_service_pb2.ForceSeatTimeoutRequest(
+            request_id=str(uuid.uuid4()), table=seated.table, seat=late.position
+        ),
+        metadata=world.operator,
+    )
+    placed = [e for e in world.api.logged_events(seated.table) if isinstance(e, CardsPlaced)]
+    assert [(e.seat, e.automatic) for e in placed] == [(late.position, "timeout")]
+    assert table_of(world, seated).open_face.turn_seat != late.seat
+    played = Played()
+    while play_move(world, seated, played):
+        pass
+    assert any(isinstance(e, DealScored) for e in world.api.logged_events(seated.table))
     report = _verified_export(world, seated.table, tmp_path)
     assert report["ok"] is True, report

@@ -6,8 +6,6 @@ drives it, an outage extends it, and the audit re-decides it."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from open_face_deals import DrivenTable, export_lines, fantasyland_table
 
@@ -144,16 +142,18 @@ def test_an_outage_extends_the_reveal_deadline() -> None:
     assert not [c for c in report.checks if c.status is Status.FAILED], report
 
 
-def test_the_audit_refuses_a_reveal_timeout_without_a_reveal_deadline() -> None:
+def test_the_audit_refuses_a_reveal_timeout_before_the_reveals_are_due() -> None:
     table = _committed_deal()
     table.run(PlaceForSeat((), 35_000, True))
     table.play_deal()
-    forged = [
-        dataclasses.replace(event, deadline_ms=None)
-        if isinstance(event, FantasylandRevealsOpened)
-        else event
-        for event in table.events
-    ]
+    committed = next(
+        index
+        for index, event in enumerate(table.events)
+        if isinstance(event, FantasylandCommitted) and event.deal_number == 2
+    )
+    # The hand "timed out" right after it was committed, while the other seat still places.
+    forged = list(table.events)
+    forged.insert(committed + 1, FantasylandTimedOut(deal_number=2, seat=0))
     failed = [
         c.name for c in verify_export(export_lines(forged)).checks if c.status is Status.FAILED
     ]

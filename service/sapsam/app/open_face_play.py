@@ -51,7 +51,7 @@ __all__ = [
     "Streets",
     "deal_cards",
     "dealt_so_far",
-    "refuse_at_open_face",
+    "forced_move",
     "require_family_move",
     "settling_events",
     "timed_out_move",
@@ -108,14 +108,20 @@ def dealt_so_far(state: OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], .
     return tuple(tuple(card for street in streets for card in street[seat]) for seat in play.seats)
 
 
-def refuse_at_open_face(state: Any, what: str) -> None:
-    """Refuse (WRONG_GAME) an operator's command the open-face table does not take yet."""
-    if isinstance(state, OpenFaceTable):
-        raise DomainError(
-            Reason.WRONG_GAME,
-            f"{what} is not served at an open-face table yet (issue #18); a seat past its "
-            "deadline is placed for by the deadline sweep",
-        )
+def forced_move(state: OpenFaceTable, seed: bytes | None, seat: int, now_ms: int) -> PlaceForSeat:
+    """The operator's forced timeout of ``seat`` at an open-face table: its cards of the street
+    when it is the seat on turn (the domain decides what the timeout records, or refuses)."""
+    play = state.play
+    dealt: tuple[Card, ...] = ()
+    if (
+        seed is not None
+        and state.phase is OpenFaceTablePhase.PLAYING
+        and play is not None
+        and play.phase is OpenFacePhase.PLACING
+        and play.turn == seat
+    ):
+        dealt = deal_cards(state, seed)[play.streets_dealt - 1][seat]
+    return PlaceForSeat(dealt, now_ms, True, forced_seat=seat)
 
 
 def settling_events(state: Any, seed: bytes, now_ms: int) -> list[Event]:

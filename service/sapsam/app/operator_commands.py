@@ -4,9 +4,10 @@ Only the operator may make them (the API checks the credential before the reques
 is a plan for the runner (``sapsam.app.table_runner``), recorded under the actor ``operator``.
 
 * ``force_time_out``: time one seat out now, with the very events the deadline sweeper records
-  (``TimeOutSeats`` with ``forced_seat``, decided by ``sapsam.domain.table_play``); when it was the
-  last seat the deal waited for, the seed is revealed and the deal scored in the same append, as
-  after the sweeper.
+  (``TimeOutSeats`` with ``forced_seat``, decided by ``sapsam.domain.table_play``; at an
+  open-face table ``PlaceForSeat`` with ``forced_seat``, decided by
+  ``sapsam.domain.open_face.deal_decide``); when it was the last seat the deal waited for, the
+  seed is revealed and the deal scored in the same append, as after the sweeper.
 * ``void_deal``: end the deal in progress unscored (``DealVoided``), publishing its secret seed
   in that event (``sapsam.domain.table_void``); the secret is forgotten in the same append.
 * ``replace_seat``: give a seat to another player between deals (``SeatReplaced``,
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 import uuid
 
-from sapsam.app.open_face_play import refuse_at_open_face
+from sapsam.app.open_face_play import forced_move
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import Plan, SecretMissingError, TableOutcome
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.commands import ReplaceSeat, TimeOutSeats, VoidDeal
 from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.open_face.commands import PlaceForSeat
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TableState
 from sapsam.domain.table_void import VOIDABLE_PHASES
@@ -48,7 +50,13 @@ class OperatorCommands(TableRunner):
         now = self.clock()
 
         async def plan(state: TableState, session: StoreSession) -> Plan:
-            refuse_at_open_face(state, "ForceSeatTimeout")
+            if isinstance(state, OpenFaceTable):
+                # The seat on turn placed for, or its Fantasyland hand timed out, now
+                # (sapsam.domain.open_face.deal_decide); the service's moves that follow join.
+                if state.phase is not OpenFaceTablePhase.PLAYING:
+                    return Plan([PlaceForSeat((), now, True, forced_seat=seat)])
+                seed = await self.secrets.seed_if_any(session, table_id, state.play)
+                return Plan([forced_move(state, seed, seat, now)], seed_to_reveal=seed)
             seed = await self.secrets.seed_if_any(session, table_id, state.deal)
             command = TimeOutSeats(now_ms=now, forced_seat=seat)
             return Plan([command], seed_to_reveal=seed)

@@ -21,7 +21,8 @@ is not checked (its state would rest on a forgery):
 * ``fantasyland``: each hand committed by the right seat and opened matching its commitment, or
   timed out after the first street's deadline and set by the rule set's policy; the reveals
   opened (``FantasylandRevealsOpened``) exactly with the move that made them due, and a
-  committed hand timed out only after the reveal deadline, dead;
+  committed hand timed out only once the reveals are due, dead; a timeout where no deadline
+  ran is re-decided as the operator's ``ForceSeatTimeout`` (``forced_seat``);
 * ``discards`` (Pineapple): each ``DiscardCommitted`` recorded with the placement it belongs to,
   and each ``DiscardsRevealed`` opening every commitment of the seat to dealt cards of that
   street left off its board (docs/fairness.md §23); a move made for the seat discards as the
@@ -394,9 +395,13 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         dealt = _street_cards(replay, event.street, event.seat)
         if event.automatic is not None:
             # The service placed them: the rule set's policy must place exactly these cards
-            # here (a timeout only once the seat's time has run out).
+            # here (a timeout only once the seat's time has run out; where no deadline ran,
+            # only as the operator's ForceSeatTimeout of the seat on turn).
+            timeout = event.automatic == "timeout"
+            if timeout and play.deadline_ms is None:
+                return PlaceForSeat(_dealt_to_turn(replay), 0, True, forced_seat=event.seat)
             at = play.deadline_ms if play.deadline_ms is not None else 0
-            return PlaceForSeat(_dealt_to_turn(replay), at, event.automatic == "timeout")
+            return PlaceForSeat(_dealt_to_turn(replay), at, timeout)
         placement = Placement(
             parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
         )
@@ -422,14 +427,17 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
-    if isinstance(event, FantasylandTimedOut) and play.commitments[event.seat] is not None:
-        # A committed hand not opened: only once the reveal deadline has passed (the recorded
-        # one, extended if it was; none recorded, no timeout), every hand still unopened.
-        due = play.reveal_deadline_ms if play.reveals_open else None
-        return PlaceForSeat((), 0 if due is None else due, True)
+    if isinstance(event, FantasylandTimedOut) and (
+        play.commitments[event.seat] is not None or play.fantasyland_deadline_ms is None
+    ):
+        # A committed hand not opened (only once the reveals are due: every hand placed and
+        # set), or a hand not set where no deadline ran: each seat as the operator's
+        # ForceSeatTimeout decides it (the sweep's, past the recorded deadline, is the same
+        # event; no clock is replayed to tell them apart).
+        return PlaceForSeat((), 0, True, forced_seat=event.seat)
     if isinstance(event, FantasylandTimedOut):
         # Only once the first street's deadline has passed (no clock is replayed: the recorded
-        # deadline itself; none recorded, no timeout).
+        # deadline itself).
         due = play.fantasyland_deadline_ms
         return TimeOutFantasyland(event.seat, 0 if due is None else due)
     assert isinstance(event, FantasylandRevealed)

@@ -87,6 +87,10 @@ class PlaceForSeat:
     timed_out: bool = False
     unserved: tuple[UnservedWindow, ...] = ()
     grace_ms: int = 0
+    forced_seat: int | None = None
+    """The operator's ``ForceSeatTimeout`` (with ``timed_out``): time this one seat out now,
+    whether or not its deadline passed, with the events its deadline would have recorded (the
+    seat on turn placed for, or its Fantasyland hand timed out); nothing is extended then."""
 
 
 @dataclass(frozen=True)

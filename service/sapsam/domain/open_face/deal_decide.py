@@ -264,6 +264,8 @@ def _overdue_fantasylands(deal: OpenFaceDeal, now_ms: int) -> list[int]:
 
 
 def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Event]:
+    if command.timed_out and command.forced_seat is not None:
+        return _decide_forced_time_out(deal, command, command.forced_seat)
     if command.timed_out:
         # No outage is held against a seat: a deadline that fell while no server served (or
         # just after) is moved, and nobody is timed out by this command.
@@ -308,6 +310,34 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
     # A move made for the seat discards openly to the service (which chose it) and to nobody
     # else: no commitment is made, and anyone recomputes the discard once the seed is out.
     return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
+
+
+def _decide_forced_time_out(deal: OpenFaceDeal, command: PlaceForSeat, seat: int) -> list[Event]:
+    """The operator's forced timeout of ``seat``: what its deadline would record, now (the
+    closed game's ``TimeOutSeats`` with ``forced_seat``)."""
+    if not 0 <= seat < deal.seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat must be 0 to {deal.seat_count - 1}, not {seat}",
+            field="seat",
+        )
+    if deal.streets_dealt and (
+        deal.fantasyland_unset(seat) or (deal.reveals_due and deal.awaits_reveal(seat))
+    ):
+        # A Fantasyland hand not set (the service sets it) or committed and not opened (dead).
+        return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
+    if deal.phase is OpenFacePhase.PLACING and deal.turn == seat and not deal.automatic[seat]:
+        street = deal.streets_dealt - 1
+        _require_dealt(deal, street, seat, command.dealt)
+        pool = _unseen(deal, seat, command.dealt)
+        move = timeout_move(deal.rules, deal.boards[seat], command.dealt, pool)
+        return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
+    raise DomainError(
+        Reason.NOTHING_TIMED_OUT,
+        f"seat {seat} owes no move now (the deal is in {deal.phase.value}"
+        + ("" if deal.turn is None else f", seat {deal.turn} places")
+        + ")",
+    )
 
 
 def _reveals_timed_out(deal: OpenFaceDeal, now_ms: int) -> list[Event]:

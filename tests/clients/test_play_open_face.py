@@ -45,10 +45,12 @@ from sapsam_client.open_face_play import (
     OpenFacePlayer,
     board_lines,
     event_lines,
+    is_open_face,
     placement_from_letters,
 )
 from sapsam_client.prompts import SessionEndedError, Terminal
 from sapsam_client.seat import Commitment, Seat
+from sapsam_client.terminal import build_parser, choose_table
 from sapsam_proto.v1 import open_face_pb2, table_event_pb2, table_pb2
 
 T = "tables/7f0e4c1a-0000-4000-8000-000000000003"
@@ -147,6 +149,7 @@ def test_a_person_plays_an_open_face_set_from_the_terminal(address: str, tmp_pat
         assert failures == []
         text = transcript.getvalue()
         assert "bot 1 placed" in text  # the other seat's placements are told as they happen
+        assert re.search(r"waiting for bot 1 to place street \d", text)  # whom the table waits for
     # Before deal 1's score no card shows but the person's own and those the bot placed.
     before = text.split("deal 1 scored:")[0]
     placed = {  # face up: the bot's, and the person's own placed by the server
@@ -489,3 +492,17 @@ def test_a_bot_restarted_after_committing_opens_the_fantasyland_it_kept(
     assert seats[mine] in {revealed.seat for revealed in opened}
     assert not any(e.HasField("fantasyland_timed_out") for e in events)
     assert CommitmentFile(path).load(seats[mine]) == {}
+
+
+def test_create_with_an_open_face_preset_makes_an_open_face_table(address: str) -> None:
+    client = connect(address)
+    client.register("Ann")
+    said: list[str] = []
+    terminal = Terminal(lambda question: "", said.append)
+    arguments = build_parser().parse_args(
+        ["--create", "--preset", "ofc_turbo", "--seat-count", "3", "--deals", "5"]
+    )
+    table = client.get_table(choose_table(client, arguments, terminal))
+    assert table.open_face_rule_set.name == "ofc_turbo" and table.seat_count == 3
+    assert "--deals does not apply to open face (a set has one deal per seat)" in said
+    assert is_open_face(table)

@@ -20,7 +20,9 @@ its rows and nonce kept on disk first (``commitments.json``, as for the closed g
 arrangements), so a session restarted before the end of the deal still opens it
 (``RevealFantasyland``) once every other hand is complete.
 
-Other seats' placements, Fantasyland commitments, openings and timeouts are told as they happen;
+While another seat is on turn (or a Fantasyland hand is still to be set or opened) a status says
+whom the table waits for, once each time that changes. Other seats' placements, Fantasyland
+commitments, openings and timeouts are told as they happen;
 each deal's score shows every seat's rows, ``DEAD`` for a dead hand, and the set totals.
 """
 
@@ -352,6 +354,7 @@ class OpenFacePlayer:
         self.labels: dict[str, str] = {}
         self._done: set[tuple[str, int, int]] = set()
         self._deal_told = 0
+        self._waiting_told: tuple[int, int, str] | None = None
         self.on_move: Callable[[str], None] | None = None
         """Told of each move sent ("placed", "committed", "revealed"): tests wait on it."""
 
@@ -403,6 +406,22 @@ class OpenFacePlayer:
             return
         if deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING and deal.turn_seat == self.name:
             self._once("place", number, deal.street, lambda: self._place(table))
+        else:
+            self._tell_waiting(deal)
+
+    def _tell_waiting(self, deal: open_face_pb2.OpenFaceDeal) -> None:
+        """Say once whom the table waits for now (another seat's turn, a Fantasyland hand)."""
+        if deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING and deal.turn_seat:
+            whom = f"{label(self.labels, deal.turn_seat)} to place street {deal.street + 1}"
+        elif deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_FANTASYLAND:
+            waited = [seat.seat for seat in deal.seats if seat.fantasyland and not seat.revealed]
+            whom = " and ".join(label(self.labels, seat) for seat in waited) + " (Fantasyland)"
+        else:
+            return
+        key = (deal.deal_number, deal.street, whom)
+        if key != self._waiting_told:
+            self._waiting_told = key
+            self.terminal.status(f"waiting for {whom}")
 
     def _once(self, step: str, deal: int, street: int, move: Callable[[], None]) -> None:
         """Make a move once; a refusal because the table moved on is told, not raised."""

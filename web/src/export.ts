@@ -2,12 +2,18 @@
 // anchor, coverage, dealer_lot, every finished deal's fair-dealing checks (docs/fairness.md §13,
 // through src/verify.ts), player_signature, checkpoint and inclusion; then the three verdicts of §4.5.
 // Also header, opening, dealer_rotation, reveal_fouls, scored_arrangements (src/recordChecks.ts).
-// Not yet: decode, sequence, pinned keys, series, voided deals, open-face deals, --checkpoint's consistency.
+// Also decode (src/decode.ts), each deal's sequence (src/sequence.ts), voided deals (src/voided.ts), the
+// series (src/series.ts), pinned player keys, --checkpoint's consistency and kept receipts (§4.6).
+// Not yet: open-face deals.
 import { type Bytes, concat, hex, unhex } from "./bytes";
 import { type Json, canonicalJson, parseStrictJson } from "./canonical";
 import { formatCards, parseCards } from "./cards";
 import { sha256 } from "./crypto";
-import { type DealId, commitMessage, declareMessage, lot, revealMessage } from "./fairness";
+import { type DealId, announceMessage, commitMessage, declareMessage, lot, revealMessage } from "./fairness";
+import { decodeCheck } from "./decode";
+import { dealOutcome, sequenceCheck } from "./sequence";
+import { type SeriesDeal, seriesChecks } from "./series";
+import { voidedDealCheck } from "./voided";
 import { ed25519Verify } from "./crypto";
 import { naturalsPlayed } from "./naturals";
 import { dealerRotation, headerCheck, openingCheck, revealFouls, scoredArrangements } from "./recordChecks";
@@ -64,6 +70,9 @@ function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players
     return out;
   };
   const started = one("DealStarted");
+  for (const e of events)
+    if ("deal_number" in e.data && e.data.deal_number !== started.deal_number)
+      throw new Error(`version ${e.version} (${e.type}) names deal ${String(e.data.deal_number)}, not deal ${String(started.deal_number)}`);
   const dealt = one("CardsDealt");
   const scored = one("DealScored");
   const confirmed = perSeat("SeatConfirmed", (d) => d);
@@ -92,6 +101,9 @@ function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players
       front: rowString(d.front!), middle: rowString(d.middle!), back: rowString(d.back!), nonce: d.nonce as string,
     })),
     solver_seats: solverSeats,
+    ...(of("SurrenderAnnounced").some((d) => d.surrender === true)
+      ? { surrendered: perSeat("SurrenderAnnounced", (d) => d.surrender === true).map((x) => x === true) }
+      : {}),
     ...(solver === null || solver === undefined ? {} : {
       solver_arrangements: solver.map((r) => r === null ? null : {
         front: rowString(r.front!), middle: rowString(r.middle!), back: rowString(r.back!),
@@ -124,7 +136,16 @@ function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players
  * reader pins; with none, the verdict is at best INTERNALLY CONSISTENT ONLY. An export beyond
  * docs/audit.md §2.4's limits throws ExportLimitError.
  */
-export async function verifyExport(text: string, serverKeys: string[] = [], witnessKeys: string[] = []): Promise<ExportReport> {
+export interface ExportOptions {
+  /** audit.md §4.2's `--player-key PLAYER=KEY`: per player id, the Ed25519 public keys (64 hex digits) pinned for it. */
+  playerKeys?: Record<string, string[]>;
+  /** audit.md §4.5's `--checkpoint`: a signed checkpoint the reader got itself (needs a server key). */
+  checkpoint?: string;
+  /** audit.md §4.6's `--receipts`: kept receipts, each the text of one (transparency.md §9). */
+  receipts?: { name: string; text: string }[];
+}
+
+export async function verifyExport(text: string, serverKeys: string[] = [], witnessKeys: string[] = [], options: ExportOptions = {}): Promise<ExportReport> {
   checkLimits(text); // beyond §2.4's limits: refused unread (ExportLimitError), no report
   const checks: ExportReport["checks"] = [];
   const add = (name: string, status: Check["status"], what: string, detail?: string, deal?: number) =>
@@ -193,6 +214,8 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
   add("chain", chainError ? "failed" : "passed", "every event is chained to the one before it", chainError);
   add("anchor", anchorError ? "failed" : "passed", "the segments hang on the genesis or on the events before them", anchorError);
   add("coverage", coverageError ? "failed" : "passed", "each segment holds exactly its events", coverageError);
+  const decodeError = decodeCheck(events);
+  add("decode", decodeError ? "failed" : "passed", "every event is a known type and schema version with well-formed fields", decodeError);
 
   // What this page does not check yet keeps the verdict below ANCHORED, and says so.
   const reasons: string[] = [];
@@ -224,16 +247,39 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
   }
   const starts = family !== "closed" ? [] : events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
   const signers = new Set<string>(); // players who signed a move earlier in the file
+  const ruleSet = (created?.rule_set ?? {}) as Obj;
+  const context = {
+    seatCount,
+    surrender: ruleSet.surrender !== undefined && ruleSet.surrender !== "off",
+    naturals: naturalsPlayed(ruleSet).length > 0,
+    afterSeries: (created?.after_series as string | undefined) ?? "close",
+    seriesLength: ruleSet.series_length as number,
+  };
+  const seriesDeals: SeriesDeal[] = [];
   for (const [k, start] of starts.entries()) {
     const dealEvents = events.slice(start, starts[k + 1] ?? events.length);
     const number = dealEvents[0]!.data.deal_number as number;
+    verdictOf("sequence", "the events follow the protocol", sequenceCheck(dealEvents, context), number);
     if (chosen) verdictOf("dealer_rotation", "the deal passed to the left", dealerRotation(chosen.dealer as number, seatCount, dealEvents[0]!.data), number);
-    if (dealEvents.some((e) => e.type === "DealVoided")) {
-      add("voided_deal", "skipped", "the voided deal was the deal committed to", "not covered: this page does not check voided deals yet", number);
-      reasons.push(`deal ${number} was voided, which this page does not check yet`);
+    const outcome = dealOutcome(dealEvents);
+    const seriesDeal: SeriesDeal = {
+      number, outcome, verified: false,
+      ...(outcome === "scored" ? { scored: dealEvents.find((e) => e.type === "DealScored")!.data } : {}),
+      ...(dealEvents.some((e) => e.type === "SeriesCompleted") ? { completed: dealEvents.find((e) => e.type === "SeriesCompleted")!.data } : {}),
+      ...(dealEvents.some((e) => e.type === "SeriesStarted") ? { started: dealEvents.find((e) => e.type === "SeriesStarted")!.data } : {}),
+    };
+    seriesDeals.push(seriesDeal);
+    if (outcome === "voided") {
+      let failure: string | undefined;
+      try {
+        failure = await voidedDealCheck(tableId, seatCount, dealEvents);
+      } catch (e) {
+        failure = e instanceof Error ? e.message : String(e);
+      }
+      verdictOf("voided_deal", "the voided deal was the deal committed to and dealt", failure, number);
       continue;
     }
-    if (!dealEvents.some((e) => e.type === "DealScored")) {
+    if (outcome === "running") {
       add("fair_dealing", "skipped", "pending: the deal is not finished", undefined, number);
       reasons.push(`deal ${number} is still being played`);
       continue;
@@ -245,17 +291,25 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
       const deal = publishedDeal(tableId, created!.rule_set as Obj, seatCount, seated, dealEvents);
       const dealChecks = await verifyDeal(deal);
       for (const c of dealChecks) checks.push({ ...c, deal: number });
+      seriesDeal.verified = dealChecks.every((c) => c.status === "passed");
       if (dealChecks.find((c) => c.name === "fouls")?.status === "passed") {
         verdictOf("reveal_fouls", "each reveal recorded its foul as verified", revealFouls(deal, dealEvents), number);
         const scored = dealEvents.find((e) => e.type === "DealScored")!.data;
         verdictOf("scored_arrangements", "the rows recorded with the score are the rows verified", scoredArrangements(deal, scored), number);
+      } else {
+        add("reveal_fouls", "skipped", "each reveal recorded its foul as verified", "needs fouls", number);
+        add("scored_arrangements", "skipped", "the rows recorded with the score are the rows verified", "needs fouls", number);
       }
       for (const c of await signatureChecks({ tableId, dealNumber: number }, seated, dealEvents, signers))
         checks.push({ ...c, deal: number });
     } catch (e) {
-      add("fair_dealing", "failed", "the deal's events give a published deal", String(e), number);
+      add("published_deal", "failed", "the deal's events give a published deal", e instanceof Error ? e.message : String(e), number);
     }
   }
+
+  // the series (§4.3), then the pinned player keys (§4.2).
+  checks.push(...seriesChecks(seriesDeals, { seatCount, seriesLength: context.seriesLength, afterSeries: context.afterSeries }));
+  for (const c of pinnedPlayerKeys(events, seatCount, options.playerKeys ?? {})) checks.push(c);
 
   // checkpoint and inclusion (§4.5).
   let checkpoint: T.Checkpoint | undefined;
@@ -314,7 +368,7 @@ function finish(checks: ExportReport["checks"], reasons: string[]): ExportReport
   return { checks, verdict: anchored ? "ANCHORED" : "INTERNALLY CONSISTENT ONLY", reasons };
 }
 
-const SIGNED = ["NaturalDeclared", "ArrangementCommitted", "ArrangementRevealed"];
+const SIGNED = ["NaturalDeclared", "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed"];
 
 /**
  * player_signature[s] (fairness.md §19, audit.md §4.2) for each seat with a signed move in the deal:
@@ -331,6 +385,11 @@ async function signatureChecks(id: DealId, players: string[], events: ExportEven
     for (const e of moves) {
       const { player_key: key, signature } = e.data as { player_key?: string | null; signature?: string | null };
       if ((key == null) !== (signature == null)) { failure = `version ${e.version}: a key without a signature or the reverse`; break; }
+      // An announcement of signing_scheme 1 (schema 1) and the server's for a missed turn are unsigned.
+      if (e.type === "SurrenderAnnounced" && (e.data.signing_scheme !== 2 || e.data.timed_out === true)) {
+        if (key != null) { failure = `version ${e.version}: a signature on an announcement that is never signed (${e.data.timed_out === true ? "a missed turn" : "signing scheme 1"})`; break; }
+        continue;
+      }
       if (key == null) {
         if (signers.has(player)) { failure = `version ${e.version}: unsigned, after the player signed an earlier move`; break; }
         continue;
@@ -340,9 +399,11 @@ async function signatureChecks(id: DealId, players: string[], events: ExportEven
       try {
         message = e.type === "ArrangementCommitted"
           ? commitMessage(id, seat, player, (d.scheme as number | undefined) ?? 1, unhex(d.commitment as string))
+          : e.type === "SurrenderAnnounced"
+            ? announceMessage(id, seat, player, d.surrender === true)
           : e.type === "NaturalDeclared"
             ? declareMessage(id, seat, player, unhex(d.commitment as string))
-            : revealMessage(id, seat, player, {
+              : revealMessage(id, seat, player, {
                 front: parseCards((d.front as string[]).join(" ")),
                 middle: parseCards((d.middle as string[]).join(" ")),
                 back: parseCards((d.back as string[]).join(" ")),
@@ -358,6 +419,40 @@ async function signatureChecks(id: DealId, players: string[], events: ExportEven
       name: `player_signature[${seat}]`, status: failure ? "failed" : "passed",
       what: "every signed move was signed by the player seated there", ...(failure ? { detail: failure } : {}),
     });
+  }
+  return checks;
+}
+
+const PINNED_MOVES = ["ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed"];
+
+/**
+ * pinned_player_key[<player>] (audit.md §4.2) for each pinned player: every move of a seat the player
+ * holds in that deal (PlayerSeated, then each SeatReplaced) is signed by a key pinned for it; not
+ * covered when the player signed no move in the export.
+ */
+export function pinnedPlayerKeys(events: readonly ExportEvent[], seatCount: number, pins: Record<string, string[]>): (Check & { deal?: number })[] {
+  const checks: (Check & { deal?: number })[] = [];
+  const what = "the player's moves were signed by a key pinned for it";
+  for (const [pinned, keys] of Object.entries(pins)) {
+    const player = pinned.replace(/^players\//, "");
+    const allowed = new Set(keys.map((k) => k.toLowerCase()));
+    const holder: (string | undefined)[] = Array.from({ length: seatCount }, () => undefined);
+    let deal: number | undefined;
+    let signed = 0;
+    const wrong: string[] = [];
+    for (const e of events) {
+      if (e.type === "PlayerSeated" || e.type === "SeatReplaced") holder[e.data.seat as number] = e.data.player_id as string;
+      if (e.type === "DealStarted") deal = e.data.deal_number as number;
+      if (!PINNED_MOVES.includes(e.type) || holder[e.data.seat as number] !== player) continue;
+      const key = e.data.player_key;
+      if (typeof key !== "string") continue;
+      signed++;
+      if (!allowed.has(key)) wrong.push(`deal ${deal}, seat ${String(e.data.seat)}, version ${e.version}, key ${key}`);
+    }
+    const name = `pinned_player_key[${player}]`;
+    if (wrong.length > 0) checks.push({ name, status: "failed", what, detail: `signed by a key not pinned for ${player}: ${wrong.join("; ")}` });
+    else if (signed > 0) checks.push({ name, status: "passed", what });
+    else checks.push({ name, status: "skipped", what, detail: `not covered: ${player} holds no seat in the export or signed none of its moves` });
   }
   return checks;
 }

@@ -136,10 +136,10 @@ describe("re-chained rewrites fail the check that reads them (and inclusion)", (
   it("the header's deals (no event changed, so the proofs hold)", async () => {
     expect(await failedChecks(await rewrite(data("deal2.jsonl"), (_, h) => { h.deals = [3]; }))).toEqual(["header"]);
   });
-  it("the dealer moved: dealer_rotation and the deal record's dealer", async () => {
+  it("the dealer moved: sequence (the cutter), dealer_rotation and the deal record's dealer", async () => {
     const failed = await failedChecks(await rewrite(data("deal2.jsonl"), (ev) => {
       const d = ev.find((e) => e.type === "DealStarted").data; d.dealer = (d.dealer + 1) % 3; }));
-    expect(failed).toEqual(["dealer_rotation", "dealer", "inclusion"]);
+    expect(failed).toEqual(["sequence", "dealer_rotation", "dealer", "inclusion"]); // the cut is no longer by the dealer's right
   });
 });
 

@@ -1,7 +1,16 @@
-"""Writes the sample exports the page's verifier is tested on (web/test/export.test.ts), made by
-sapsam itself without a database: a 3-seat table of two deals, whole and deal 2 alone, each
-anchored by a checkpoint signed with a fixed test key, and the verdict `sapsam audit verify` gives
-each with and without the key pinned. Regenerate (seeds are random, so the files change):
+"""Writes the sample exports the page's verifier is tested on (web/test/export.test.ts and
+web/test/series.test.ts), made by sapsam itself without a database, and what `sapsam audit verify`
+says of each: the page must say the same.
+
+* table.jsonl, deal2.jsonl: a 3-seat table of two deals, whole and deal 2 alone;
+* series.jsonl, series_deal4.jsonl: a whole short series with surrender and a voided deal
+  (sample_series.py), whole and its last deal alone;
+
+each anchored by a checkpoint signed with a fixed test key (server.vkey), with the verdict with and
+without the key pinned (verdicts.json). tampered/*.jsonl are re-chained forgeries of them (each
+event's hash recomputed after the change, the proofs dropped, as a careful forger would), with the
+verdict and the failed checks (`name@deal`) sapsam gives each (tampered.json). Regenerate (seeds
+are random, so the files change):
 
     python web/test/data/make_exports.py
 """
@@ -12,48 +21,177 @@ import json
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sapsam.audit.export_format import Requester, export_text
 from sapsam.audit.export_selection import select_table
 from sapsam.audit.sample_anchored import anchored_log
 from sapsam.audit.sample_series import recorded_stream
+from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.signed_note import NoteSigner
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from sample_series import series_with_void  # noqa: E402
+
 TABLE_ID = uuid.UUID("3f2a1b4c-5d6e-4f70-8192-a3b4c5d6e7f8")
+SERIES_ID = uuid.UUID("5e71e5a0-0d1d-4c2b-9a3e-7b6c5d4e3f21")
+
+Events = list[dict[str, Any]]
 
 
 def main() -> None:
     signer = NoteSigner.from_seed("sapsam/web-tests.example", bytes(range(32)))
-    other = recorded_stream(2, deals=1)  # a second table, so the log interleaves two streams
-    log = anchored_log([recorded_stream(3, deals=2, table_id=TABLE_ID), other], signer)
-    table = log.anchored(select_table(log.streams[0], Requester.operator()))
-    files = {"table.jsonl": export_text(table), "deal2.jsonl": export_text(log.deal_export(0, 2))}
+    other = recorded_stream(2, deals=1)  # a second table, so the log interleaves streams
+    series = series_with_void(SERIES_ID)
+    log = anchored_log([recorded_stream(3, deals=2, table_id=TABLE_ID), other, series], signer)
+    operator = Requester.operator()
+    files = {
+        "table.jsonl": export_text(log.anchored(select_table(log.streams[0], operator))),
+        "deal2.jsonl": export_text(log.deal_export(0, 2)),
+        "series.jsonl": export_text(log.anchored(select_table(log.streams[2], operator))),
+        "series_deal4.jsonl": export_text(log.deal_export(2, 4)),
+    }
     (HERE / "server.vkey").write_text(signer.verifier.vkey() + "\n", encoding="utf-8")
     verdicts: dict[str, dict[str, str]] = {}
     for name, text in files.items():
         (HERE / name).write_text(text, encoding="utf-8")
         verdicts[name] = {
-            "with_key": _verdict(HERE / name, "--server-key", str(HERE / "server.vkey")),
-            "without_key": _verdict(HERE / name),
+            "with_key": _report(HERE / name, "--server-key", str(HERE / "server.vkey"))[0],
+            "without_key": _report(HERE / name)[0],
         }
     (HERE / "verdicts.json").write_text(json.dumps(verdicts, indent=2) + "\n", encoding="utf-8")
 
+    (HERE / "tampered").mkdir(exist_ok=True)
+    outcomes: dict[str, dict[str, Any]] = {}
+    for name, (base, change) in FORGERIES.items():
+        path = HERE / "tampered" / f"{name}.jsonl"
+        path.write_text(_rechained(files[base], change), encoding="utf-8")
+        verdict, failed = _report(path)
+        outcomes[name] = {"file": f"tampered/{name}.jsonl", "verdict": verdict, "failed": failed}
+    (HERE / "tampered.json").write_text(json.dumps(outcomes, indent=2) + "\n", encoding="utf-8")
 
-def _verdict(path: Path, *args: str) -> str:
-    command = [
-        sys.executable,
-        "-c",
-        "from sapsam.cli import main; main()",
-        "audit",
-        "verify",
-        str(path),
-        "--json",
-        *args,
+
+def _of(
+    events: Events, type_name: str, deal: int | None = None, seat: int | None = None
+) -> dict[str, Any]:
+    return next(
+        e
+        for e in events
+        if e["type"] == type_name
+        and (deal is None or e["data"].get("deal_number") == deal)
+        and (seat is None or e["data"].get("seat") == seat)
+    )
+
+
+def _swap_announcements(events: Events) -> None:
+    first = _of(events, "SurrenderAnnounced", deal=3, seat=0)
+    second = _of(events, "SurrenderAnnounced", deal=3, seat=1)
+    i, j = events.index(first), events.index(second)
+    events[i], events[j] = second, first
+
+
+def _drop(type_name: str) -> Callable[[Events], None]:
+    return lambda events: events.remove(_of(events, type_name))
+
+
+def _set(type_name: str, deal: int | None, **changes: Any) -> Callable[[Events], None]:
+    def change(events: Events) -> None:
+        data = _of(events, type_name, deal=deal)["data"]
+        for key, value in changes.items():
+            data[key] = value(data[key]) if callable(value) else value
+
+    return change
+
+
+def _retype(old: str, new: str) -> Callable[[Events], None]:
+    def change(events: Events) -> None:
+        _of(events, old)["type"] = new
+
+    return change
+
+
+def _shift_totals(totals: list[int]) -> list[int]:
+    return [totals[0] + 1, totals[1] - 1, *totals[2:]]
+
+
+def _swap_places(standings: list[dict[str, int]]) -> list[dict[str, int]]:
+    return [dict(s, place={1: 2, 2: 1}.get(s["place"], s["place"])) for s in standings]
+
+
+FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
+    "surrender_out_of_turn": ("series.jsonl", _swap_announcements),
+    "announcing_order": ("series.jsonl", _set("AnnouncementsOpened", 3, order=lambda o: o[::-1])),
+    "voided_seed": ("series.jsonl", _set("DealVoided", 2, seed="00" * 32)),
+    "series_totals": ("series.jsonl", _set("DealScored", 3, series_totals=_shift_totals)),
+    "standings_places": ("series.jsonl", _set("SeriesCompleted", None, standings=_swap_places)),
+    "deals_played": ("series.jsonl", _set("SeriesCompleted", None, deals_played=4)),
+    "series_not_completed": ("series.jsonl", _drop("SeriesCompleted")),
+    "unknown_type": ("series.jsonl", _retype("RevealsOpened", "RevealsOpen")),
+    "wrong_deal_number": ("series.jsonl", _set("DeckCut", 3, deal_number=2)),
+    "deal4_standings": (
+        "series_deal4.jsonl",
+        _set("SeriesCompleted", None, standings=_swap_places),
+    ),
+    "dealer_moved": ("deal2.jsonl", _set("DealStarted", 2, dealer=lambda d: (d + 1) % 3)),
+    "table_series_totals": ("table.jsonl", _set("DealScored", 1, series_totals=_shift_totals)),
+}
+
+
+def _rechained(text: str, change: Callable[[Events], None]) -> str:
+    """``text`` with ``change`` applied to its events, every hash recomputed from the anchors and
+    the versions renumbered (an event removed or moved), without the proofs."""
+    lines = text.splitlines()
+    header = json.loads(lines[0])
+    events: Events = [json.loads(line) for line in lines[1:]]
+    segments = header["segments"]
+    owner = [
+        k for k, s in enumerate(segments) for _ in range(s["last_version"] - s["first_version"] + 1)
     ]
+    for e, k in zip(events, owner, strict=True):
+        e["_segment"] = k
+        e.pop("inclusion", None)
+    change(events)
+    header.pop("transparency", None)
+    for k, segment in enumerate(segments):
+        previous = bytes.fromhex(segment["anchor"]["hash"]) if k else GENESIS_HASH
+        version = segment["first_version"]
+        for e in (e for e in events if e["_segment"] == k):
+            e["version"] = version
+            version += 1
+            previous = chain_hash(
+                previous,
+                canonical_event_bytes(
+                    header["stream_id"],
+                    e["version"],
+                    e["type"],
+                    e["schema_version"],
+                    e["data"],
+                    e["metadata"],
+                    checked=False,
+                ),
+            )
+            e["hash"] = previous.hex()
+        segment["last_version"], segment["last_hash"] = version - 1, previous.hex()
+    for e in events:
+        del e["_segment"]
+    lines = [json.dumps(x, sort_keys=True, separators=(",", ":")) for x in [header, *events]]
+    return "\n".join(lines) + "\n"
+
+
+def _report(path: Path, *args: str) -> tuple[str, list[str]]:
+    cli = "from sapsam.cli import main; main()"
+    command = [sys.executable, "-c", cli, "audit", "verify", str(path), "--json", *args]
     out = subprocess.run(command, capture_output=True, text=True, check=False)
-    return str(json.loads(out.stdout)["verdict"])
+    report = json.loads(out.stdout)
+    failed = [
+        c["name"] + ("" if c["deal"] is None else f"@{c['deal']}")
+        for c in report["checks"]
+        if c["status"] in ("failed", "skipped")
+    ]
+    return str(report["verdict"]), failed
 
 
 if __name__ == "__main__":

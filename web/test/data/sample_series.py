@@ -1,0 +1,107 @@
+"""A whole short series decided by sapsam's domain, for the page's tests (make_exports.py): three
+seats, `series_length` 3, surrender on (`pay_players`), deal 2 voided after the cut (deal 3 passes
+to the left as ever, docs/events.md), so the series completes after deal 4 (a void does not count).
+Seat 1 surrenders in deal 3. Chained as the store records events (no database)."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+
+from sapsam import fairness
+from sapsam.audit.sample_series import NOW_MS, PLAYERS
+from sapsam.domain.commands import (
+    AnnounceSurrender,
+    ChooseDealer,
+    CommitArrangement,
+    ConfirmArrangement,
+    CreateTable,
+    CutDeck,
+    DealCards,
+    RevealArrangement,
+    RevealSeed,
+    SeatPlayer,
+    StartDeal,
+    VoidDeal,
+)
+from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
+from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
+from sapsam.log.records import RecordedEvent
+from sapsam.rules.presets import DEFAULT_RULE_SET
+from sapsam.rules.rule_options import SurrenderRule
+from sapsam.rules.solver import solve
+
+SEATS = 3
+RULE_SET = dataclasses.replace(
+    DEFAULT_RULE_SET, series_length=3, surrender=SurrenderRule.PAY_PLAYERS, surrender_seconds=20
+)
+
+
+def series_with_void(table_id: uuid.UUID) -> list[RecordedEvent]:
+    state: TableState = INITIAL_STATE
+    events: list[Event] = []
+
+    def run(command: object) -> None:
+        nonlocal state
+        for event in decide(state, command):
+            state = evolve(state, event)
+            events.append(event)
+
+    lot_seed = fairness.new_seed()
+    run(
+        CreateTable(
+            table_id=table_id,
+            rule_set=RULE_SET,
+            seat_count=SEATS,
+            lot_commitment=fairness.lot_commitment(table_id, lot_seed),
+            created_by="operator",
+        )
+    )
+    for seat in range(SEATS):
+        run(SeatPlayer(player_id=PLAYERS[seat], seat=seat))
+    run(ChooseDealer(lot_seed=lot_seed))
+    for number in range(1, 5):
+        seed = fairness.new_seed()
+        run(StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed)))
+        deal = state.deal
+        assert deal is not None
+        position = 1 + (7 * number) % 51
+        run(CutDeck(player_id=PLAYERS[fairness.cutter_for(deal.dealer, SEATS)], position=position))
+        args = (seed, deal.contributions, table_id, number, position, deal.dealer, SEATS)
+        run(DealCards(deal_record=fairness.deal_record(*args), now_ms=NOW_MS))
+        if number == 2:
+            run(VoidDeal(reason="a sample void", seed=seed))
+            continue
+        hands = fairness.hands_for_deal(*args)
+        chosen = []
+        for seat, hand in enumerate(hands):
+            arrangement = solve(hand, RULE_SET)
+            nonce = fairness.new_seed()[:16]
+            chosen.append((arrangement, nonce))
+            commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
+            run(CommitArrangement(player_id=PLAYERS[seat], commitment=commitment))
+            run(ConfirmArrangement(player_id=PLAYERS[seat], now_ms=NOW_MS))
+        for k in range(1, SEATS + 1):  # clockwise from the dealer's left, the dealer last
+            seat = (deal.dealer + k) % SEATS
+            surrender = number == 3 and seat == 1
+            run(AnnounceSurrender(PLAYERS[seat], surrender=surrender, now_ms=NOW_MS))
+        for seat, (arrangement, nonce) in enumerate(chosen):
+            run(RevealArrangement(PLAYERS[seat], arrangement, nonce, dealt=hands[seat]))
+        run(RevealSeed(seed=seed))
+    stream_id = f"table-{table_id}"
+    previous = GENESIS_HASH
+    recorded: list[RecordedEvent] = []
+    metadata = {"actor": "sample", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "sample"}
+    for version, event in enumerate(events, start=1):
+        type_name, schema_version, data = DEFAULT_CODEC.encode(event)
+        previous = chain_hash(
+            previous,
+            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
+        )
+        recorded.append(
+            RecordedEvent(
+                version, stream_id, version, type_name, schema_version, data, metadata, previous
+            )
+        )
+    return recorded

@@ -114,6 +114,36 @@ describe("player_signature[s] (fairness.md §19)", async () => {
     expect(await statusOf(await signed())).toEqual(["player_signature[0] passed"]);
     expect(report.checks.filter((c) => c.status === "failed").map((c) => c.name)).toEqual(["inclusion"]);
   });
+  it("pinned_player_key (audit.md §4.2): the pinned key passes, another fails, an unsigned player is not covered", async () => {
+    const text = await signed();
+    const pinned = async (pins: Record<string, string[]>) =>
+      (await verifyExport(text, [serverKey], [], { playerKeys: pins })).checks
+        .filter((c) => c.name.startsWith("pinned_player_key")).map((c) => `${c.name} ${c.status}`);
+    expect(await pinned({ "players/ann": [publicKey.toUpperCase()] })).toEqual(["pinned_player_key[ann] passed"]);
+    expect(await pinned({ ann: ["11".repeat(32)] })).toEqual(["pinned_player_key[ann] failed"]);
+    expect(await pinned({ bob: [publicKey], zed: [publicKey] })).toEqual(["pinned_player_key[bob] skipped", "pinned_player_key[zed] skipped"]);
+    const forged = await verifyExport(text, [serverKey], [], { playerKeys: { ann: ["11".repeat(32)] } });
+    expect(forged.verdict).toBe("FAILED");
+  });
+  it("a signed announcement (fairness.md §19, §20) passes; one signed for the other choice, or a signed missed turn, fails", async () => {
+    const { announceMessage } = await import("../src/fairness");
+    const announced = (twist: (a: any) => void = () => {}) => rewrite(data("series.jsonl"), async (events, header) => {
+      const id = { tableId: header.table_id, dealNumber: 4 };
+      const a = events.find((e) => e.type === "SurrenderAnnounced" && e.data.deal_number === 4 && e.data.seat === 0);
+      const reveal = events.find((e) => e.type === "ArrangementRevealed" && e.data.deal_number === 4 && e.data.seat === 0);
+      a.data.player_key = reveal.data.player_key = publicKey;
+      a.data.signing_scheme = 2;
+      a.data.signature = hex(await ed25519Sign(secret, announceMessage(id, 0, "ann", a.data.surrender)));
+      const rows = { front: parseCards(reveal.data.front.join(" ")), middle: parseCards(reveal.data.middle.join(" ")), back: parseCards(reveal.data.back.join(" ")) };
+      reveal.data.signature = hex(await ed25519Sign(secret, revealMessage(id, 0, "ann", rows, unhex(reveal.data.nonce))));
+      twist(a);
+    });
+    const status = async (text: string) => (await verifyExport(text)).checks
+      .filter((c) => c.name.startsWith("player_signature")).map((c) => `${c.deal} ${c.name} ${c.status}`);
+    expect(await status(await announced())).toEqual(["4 player_signature[0] passed"]);
+    expect(await status(await announced((a) => { a.data.surrender = !a.data.surrender; }))).toContain("4 player_signature[0] failed");
+    expect(await status(await announced((a) => { a.data.timed_out = true; }))).toEqual(["4 player_signature[0] failed"]);
+  });
   it("a signature of another move, a key without a signature, a later move unsigned: failed", async () => {
     const swapped = await signed((commit, reveal) => { [commit.data.signature, reveal.data.signature] = [reveal.data.signature, commit.data.signature]; });
     expect(await statusOf(swapped)).toEqual(["player_signature[0] failed"]);

@@ -12,17 +12,16 @@ Fantasyland. It is committed, revealed and verified like any other."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 import uuid
 from collections.abc import Iterator
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Watcher
+from fantasyland_seeds import Rows, earning_seed
 from open_face_game import (
     Played,
     by_seat,
@@ -52,11 +51,8 @@ from sapsam.domain.open_face.events import (
     FantasylandRevealsOpened,
     FantasylandTimedOut,
 )
-from sapsam.fairness.open_face_deal import deal_streets, street_schedule
 from sapsam.rules.cards import Card
-from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.open_face.board import Placement, Row
-from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.parameters import CLASSIC_STREETS
 from sapsam_proto.v1 import open_face_pb2, table_pb2, table_service_pb2
 
@@ -84,36 +80,11 @@ def fl_world(seeded_server: tuple[RunningServer, Any], module_database_url: str)
         yield World(channel, module_database_url)
 
 
-def _fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | None:
-    """Rows for these 13 cards with queens or better in front and the rows in order."""
-    queen = "23456789TJQKA".index("Q")
-    for first, second in combinations(cards, 2):
-        if first.rank != second.rank or first.rank < queen:
-            continue
-        rest = [card for card in cards if card not in (first, second)]
-        for kicker in rest:
-            others = [card for card in rest if card != kicker]
-            front = (first, second, kicker)
-            for middle in combinations(others, 5):
-                back = tuple(card for card in others if card not in middle)
-                if rows_in_order(evaluate3(*front), evaluate5(*middle), evaluate5(*back)):
-                    return front, middle, back
-    return None
-
-
-def _earning_seed(
-    table_id: uuid.UUID, dealer: int, seat: int
-) -> tuple[bytes, tuple[tuple[Card, ...], ...]]:
+def _earning_seed(table_id: uuid.UUID, dealer: int, seat: int) -> tuple[bytes, Rows]:
     """A first-deal seed under which ``seat`` can set a Fantasyland-earning hand, and its rows."""
-    schedule = street_schedule(CLASSIC_STREETS, (None, None))
-    for attempt in range(400):
-        seed = hashlib.sha256(f"fantasyland {attempt}".encode()).digest()
-        deck = fairness.shuffle_deck(seed, (None, None), table_id, 1)
-        streets = deal_streets(fairness.cut_deck(deck, CUT), dealer, schedule)
-        rows = _fantasy_rows(tuple(card for street in streets for card in street[seat]))
-        if rows is not None:
-            return seed, rows
-    raise AssertionError("no seed in 400 lets the seat earn a Fantasyland")
+    return earning_seed(
+        table_id, dealer, seat, streets=CLASSIC_STREETS, cut=CUT, label="fantasyland"
+    )
 
 
 def _cut(world: World, seated: Seated) -> None:

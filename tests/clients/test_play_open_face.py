@@ -14,29 +14,24 @@ stops right after committing, and a fresh one that opens the hand from the file.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
 import threading
 import uuid
 from collections.abc import Iterator
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pexpect
 import pytest
+from fantasyland_seeds import earning_seed
 from pty_child import pty_child
 from test_terminal_client import PLAY_ENV, play_command
 
 from sapsam import fairness
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
-from sapsam.fairness.open_face_deal import deal_streets, street_schedule
-from sapsam.rules.cards import Card
-from sapsam.rules.hands import evaluate3, evaluate5
-from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.parameters import TURBO_STREETS
 from sapsam_client import connect
 from sapsam_client.commitment_file import CommitmentFile
@@ -178,35 +173,15 @@ def seeded(database_url: str) -> Iterator[tuple[str, Any]]:
     running.stop()
 
 
-def _fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | None:
-    """Rows for these 13 cards with queens or better in front and the rows in order."""
-    queen = "23456789TJQKA".index("Q")
-    for first, second in combinations(cards, 2):
-        if first.rank != second.rank or first.rank < queen:
-            continue
-        rest = [card for card in cards if card not in (first, second)]
-        for kicker in rest:
-            others = [card for card in rest if card != kicker]
-            front = (first, second, kicker)
-            for middle in combinations(others, 5):
-                back = tuple(card for card in others if card not in middle)
-                if rows_in_order(evaluate3(*front), evaluate5(*middle), evaluate5(*back)):
-                    return front, middle, back
-    return None
-
-
 def _earning_seed(
     table_id: uuid.UUID, dealer: int, seat: int
 ) -> tuple[bytes, tuple[tuple[str, ...], ...]]:
-    schedule = street_schedule(TURBO_STREETS, (None, None))
-    for attempt in range(400):
-        seed = hashlib.sha256(f"play fantasyland {attempt}".encode()).digest()
-        deck = fairness.shuffle_deck(seed, (None, None), table_id, 1)
-        streets = deal_streets(fairness.cut_deck(deck, CUT), dealer, schedule)
-        rows = _fantasy_rows(tuple(card for street in streets for card in street[seat]))
-        if rows is not None:
-            return seed, tuple(tuple(str(card) for card in row) for row in rows)
-    raise AssertionError("no seed in 400 lets the seat earn a Fantasyland")
+    """A first-deal seed under which ``seat`` can set a Fantasyland-earning hand, and its rows
+    as the terminal names their cards."""
+    seed, rows = earning_seed(
+        table_id, dealer, seat, streets=TURBO_STREETS, cut=CUT, label="play fantasyland"
+    )
+    return seed, tuple(tuple(str(card) for card in row) for row in rows)
 
 
 class ScriptedPerson:

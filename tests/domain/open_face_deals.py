@@ -10,8 +10,8 @@ import random
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import combinations
 
+from fantasyland_seeds import fantasy_rows
 from pineapple_moves import DiscardKeeper
 
 from sapsam import fairness
@@ -45,9 +45,7 @@ from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import DECK, Card
-from sapsam.rules.hands import evaluate3, evaluate5
 from sapsam.rules.open_face.board import Board, Placement, Row, legal_placements
-from sapsam.rules.open_face.dead import rows_in_order
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
 from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
 from sapsam.rules.open_face.solver import solve_placement
@@ -385,24 +383,6 @@ def open_face_table(
         table.run(SeatPlayer(PLAYERS[seat]))
     table.run(ChooseDealer(lot_seed))
     return table
-
-
-def fantasy_rows(cards: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...] | None:
-    """Rows for these 13 cards with a pair of queens or better in front and the rows in order
-    (the hand earns Fantasyland), or None when there are none."""
-    queen = "23456789TJQKA".index("Q")
-    for first, second in combinations(cards, 2):
-        if first.rank != second.rank or first.rank < queen:
-            continue
-        rest = [card for card in cards if card not in (first, second)]
-        for kicker in rest:
-            others = [card for card in rest if card != kicker]
-            front = (first, second, kicker)
-            for middle in combinations(others, 5):
-                back = tuple(card for card in others if card not in middle)
-                if rows_in_order(evaluate3(*front), evaluate5(*middle), evaluate5(*back)):
-                    return front, middle, back
-    return None
 
 
 def fantasyland_table(

@@ -123,7 +123,7 @@ def test_offline_verification_and_replay_load_no_network_or_database_code(
 
 
 def test_an_anchored_verification_loads_no_network_or_database_code(tmp_path: Path) -> None:
-    # With its proof and a pinned key: the signature (libsodium, sapsam.log.ed25519) and the
+    # With its proof and a pinned key: the signature (libsodium, sapsam.fairness.ed25519) and the
     # proofs, nothing else.
     signer = NoteSigner.from_seed("sapsam/test", bytes(32))
     log = anchored_log([recorded_stream(2, deals=1)], signer)

@@ -1,5 +1,5 @@
-"""sapsam.log.ed25519: libsodium's signatures are cryptography's, byte for byte, and what verifies
-is exactly what cryptography (OpenSSL) accepts, edge cases included."""
+"""sapsam.fairness.ed25519: libsodium's signatures are cryptography's, byte for byte, and what
+verifies is exactly what cryptography (OpenSSL) accepts, edge cases included."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sapsam.fairness import ed25519
 from sapsam.fairness.player_keys import signature_holds
-from sapsam.log import ed25519
 
 # RFC 8032 section 7.1, TEST 2 (one-byte message).
 RFC_SEED = bytes.fromhex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")
@@ -105,7 +105,7 @@ WITHOUT_SODIUM = """
 import sys
 sys.modules["nacl"] = None
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from sapsam.log import ed25519
+from sapsam.fairness import ed25519
 assert not ed25519.SODIUM
 seed = bytes(range(32))
 secret = ed25519.secret_key(seed)

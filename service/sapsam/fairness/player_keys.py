@@ -134,7 +134,7 @@ def signature_holds(public_key: bytes, message: bytes, signature: bytes) -> bool
     if len(public_key) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
         return False
     # libsodium first, OpenSSL for what it refuses: the same answers, twice as fast for a
-    # signature that holds (sapsam.log.ed25519).
-    from sapsam.log import ed25519
+    # signature that holds (sapsam.fairness.ed25519).
+    from sapsam.fairness import ed25519
 
     return ed25519.holds(bytes(public_key), bytes(signature), bytes(message))

@@ -23,8 +23,8 @@ ignored (kept as unverified); one that matches a known key must verify, or the w
 refused; a note with no verified signature is refused. So a server key and any number of
 witnesses can sign the same checkpoint, and a reader who pins only some of them still reads it.
 
-``cryptography`` (keys) and libsodium (signing and verifying, ``sapsam.log.ed25519``) are imported
-only where a key signs or verifies, so parsing costs no start-up.
+``cryptography`` (keys) and libsodium (signing and verifying, ``sapsam.fairness.ed25519``) are
+imported only where a key signs or verifies, so parsing costs no start-up.
 Pure: no I/O.
 """
 
@@ -228,7 +228,7 @@ class VerifierKey:
     def verify(self, text: str, signature: Signature) -> int | None:
         """Check ``signature`` (by this key's name and id) over ``text``; raises
         ``NoteVerificationError`` if it does not hold. Returns a cosignature's time, else None."""
-        from sapsam.log import ed25519
+        from sapsam.fairness import ed25519
 
         message = text.encode()
         raw = signature.signature
@@ -266,14 +266,14 @@ class NoteSigner:
             PublicFormat,
         )
 
-        from sapsam.log import ed25519
+        from sapsam.fairness import ed25519
 
         public = private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         self.verifier = VerifierKey(name, signature_type, public)
         self.name = name
         self.signature_type = signature_type
         self._private = private_key
-        # libsodium's form of the same key, which signs (sapsam.log.ed25519: the same bytes).
+        # libsodium's form of the same key, which signs (sapsam.fairness.ed25519: the same bytes).
         seed = private_key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
         self._secret = ed25519.secret_key(seed)
 
@@ -337,7 +337,7 @@ class NoteSigner:
             prefix = timestamp.to_bytes(8, "big")
         elif timestamp is not None:
             raise NoteError("only a cosignature carries a time")
-        from sapsam.log import ed25519
+        from sapsam.fairness import ed25519
 
         signed = ed25519.sign(self._secret, message)
         return Signature(self.name, self.verifier.key_id, prefix + signed)

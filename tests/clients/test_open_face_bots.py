@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 
 import psycopg
-from conftest import OPERATOR_TOKEN
 
 from sapsam.audit import Requester, select_table
 from sapsam.audit.verifier import verify_audit_export
@@ -18,8 +17,13 @@ from sapsam_client.seat import SeriesOutcome
 from sapsam_proto.v1 import table_pb2
 
 
-def test_sapsam_bot_plays_an_open_face_set(address: str, database_url: str) -> None:
-    operator = connect(address, token=OPERATOR_TOKEN)
+def test_sapsam_bot_plays_an_open_face_set(
+    address: str, database_url: str, operator_metadata: tuple[tuple[str, str], ...]
+) -> None:
+    # The operator's token from the fixture: `from conftest import` finds tests/api's conftest
+    # when the suite runs tests/api and tests/clients in one process (make test).
+    token = dict(operator_metadata)["authorization"].removeprefix("Bearer ")
+    operator = connect(address, token=token)
     table = operator.create_open_face_table(2, preset="ofc_turbo")
     assert table.open_face_rule_set.street_cards == [5, 4, 4]
     outcomes: list[SeriesOutcome] = []

@@ -1,10 +1,16 @@
 // The verify page: an export dropped or chosen, verified in the browser, every check and the verdict.
-import { type ExportReport, verifyExport } from "./export";
+import { type ExportOptions, type ExportReport, verifyExport } from "./export";
+import { parseKeyLines, parsePlayerKeys } from "./pins";
 
 const $ = <E extends HTMLElement>(id: string) => document.getElementById(id) as E;
 const form = $<HTMLFormElement>("form");
 const fileInput = $<HTMLInputElement>("file");
 const keyInput = $<HTMLInputElement>("key");
+const keysInput = $<HTMLTextAreaElement>("keys");
+const witnessInput = $<HTMLTextAreaElement>("witnesses");
+const playersInput = $<HTMLTextAreaElement>("players");
+const checkpointInput = $<HTMLInputElement>("checkpoint");
+const receiptsInput = $<HTMLInputElement>("receipts");
 const result = $<HTMLElement>("result");
 const main = document.querySelector("main")!;
 
@@ -30,9 +36,14 @@ function render(report: ExportReport): void {
 
 async function verify(file: Blob): Promise<void> {
   result.textContent = "Verifying…";
-  const keys = keyInput.value.trim() ? [keyInput.value.trim()] : [];
   try {
-    render(await verifyExport(await file.text(), keys));
+    const keys = [...parseKeyLines(keyInput.value), ...parseKeyLines(keysInput.value)];
+    const options: ExportOptions = { playerKeys: parsePlayerKeys(playersInput.value) };
+    const checkpoint = checkpointInput.files?.[0];
+    if (checkpoint) options.checkpoint = await checkpoint.text();
+    const receipts = [...(receiptsInput.files ?? [])];
+    if (receipts.length > 0) options.receipts = await Promise.all(receipts.map(async (f) => ({ name: f.name, text: await f.text() })));
+    render(await verifyExport(await file.text(), keys, parseKeyLines(witnessInput.value), options));
   } catch (e) {
     result.textContent = `Could not verify: ${e instanceof Error ? e.message : String(e)}`;
   }

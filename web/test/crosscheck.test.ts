@@ -41,3 +41,56 @@ describe("the series sample (surrender, a voided deal, SeriesCompleted)", () => 
     expect(report.verdict).toBe("ANCHORED");
   });
 });
+
+describe("--checkpoint's consistency (audit.md §4.5): sapsam's verdict and status", () => {
+  const cases: Record<string, { verdict: string; consistency: string }> = JSON.parse(data("consistency.json"));
+  const file = data("consistency/deal2.jsonl");
+  const statusOf = (s: string, detail?: string) => (s === "skipped" && detail?.startsWith("not covered") ? "not_covered" : s);
+  it.each(Object.entries(cases))("%s", async (note, expected) => {
+    const report = await verifyExport(file, [serverKey], [], { checkpoint: data(`consistency/${note}`) });
+    const check = report.checks.find((c) => c.name === "consistency")!;
+    expect({ verdict: asPython(report.verdict), consistency: statusOf(check.status, check.detail) }).toEqual(expected);
+  });
+  it("a consistency proof altered: fails", async () => {
+    const altered = file.replace(/("consistency":\[\{"new_size":\d+,"old_size":\d+,"proof":")(.)/, (_, head: string, c: string) => `${head}${c === "0" ? "1" : "0"}`);
+    expect(altered).not.toBe(file);
+    const report = await verifyExport(altered, [serverKey], [], { checkpoint: data("consistency/older.note") });
+    expect(report.checks.find((c) => c.name === "consistency")?.status).toBe("failed");
+    expect(report.verdict).toBe("FAILED");
+  });
+});
+
+describe("kept receipts (audit.md §4.6): sapsam's verdict and status", async () => {
+  const { readdirSync } = await import("node:fs");
+  const cases: Record<string, { verdict: string; receipts: string }> = JSON.parse(data("receipts.json"));
+  const kept = (path: string) => (path === "receipts"
+    ? readdirSync(fileURLToPath(new URL("data/receipts", import.meta.url))).map((f) => ({ name: `receipts/${f}`, text: data(`receipts/${f}`) }))
+    : [{ name: path, text: data(path) }]);
+  const statusOf = (s: string, detail?: string) => (s === "skipped" && detail?.startsWith("not covered") ? "not_covered" : s);
+  it.each(Object.entries(cases))("%s", async (name, expected) => {
+    const [file, receipts] = name.split(" ") as [string, string];
+    const report = await verifyExport(data(file), [serverKey], [], { receipts: kept(receipts) });
+    const check = report.checks.find((c) => c.name === "receipts")!;
+    expect({ verdict: asPython(report.verdict), receipts: statusOf(check.status, check.detail) }).toEqual(expected);
+  });
+  it("a receipt's event missing from a whole-table export (a deleted deal) is named", async () => {
+    const text = data("series.jsonl");
+    const report = await verifyExport(text, [serverKey], [], { receipts: kept("receipts") });
+    expect(report.checks.find((c) => c.name === "receipts")?.status).toBe("passed");
+    const lines = text.trim().split("\n");
+    const cut = lines.slice(0, -3).join("\n"); // the last events gone (coverage fails too)
+    const failed = await verifyExport(cut, [serverKey], [], { receipts: kept("receipts") });
+    expect(failed.checks.find((c) => c.name === "receipts")?.detail).toMatch(/is missing from the export/);
+  });
+});
+
+describe("the page's pins (src/pins.ts)", async () => {
+  const { parseKeyLines, parsePlayerKeys } = await import("../src/pins");
+  it("key lines: comments and a leading word skipped", () => {
+    expect(parseKeyLines(`# pinned\ncurrent ${serverKey}\n\nretired a+b+c # old\n`)).toEqual([serverKey, "a+b+c"]);
+  });
+  it("player keys: PLAYER=KEY, players/<id> read as the id; anything else is refused", () => {
+    expect(parsePlayerKeys(`players/ann=${"AB".repeat(32)}\nann = ${"cd".repeat(32)}`)).toEqual({ ann: ["ab".repeat(32), "cd".repeat(32)] });
+    expect(() => parsePlayerKeys("ann=12")).toThrow("player key line 1");
+  });
+});

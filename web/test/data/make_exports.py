@@ -17,6 +17,7 @@ are random, so the files change):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -27,9 +28,11 @@ from typing import Any
 
 from sapsam.audit.export_format import Requester, export_text
 from sapsam.audit.export_selection import select_table
-from sapsam.audit.sample_anchored import anchored_log
+from sapsam.audit.sample_anchored import SAMPLE_TIME, AnchoredLog, anchored_log
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
+from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
+from sapsam.log.receipt import receipt_of, sign_receipt
 from sapsam.log.signed_note import NoteSigner
 
 HERE = Path(__file__).parent
@@ -72,6 +75,71 @@ def main() -> None:
         verdict, failed = _report(path)
         outcomes[name] = {"file": f"tampered/{name}.jsonl", "verdict": verdict, "failed": failed}
     (HERE / "tampered.json").write_text(json.dumps(outcomes, indent=2) + "\n", encoding="utf-8")
+    _consistency(log)
+    _receipts(log)
+
+
+def _receipts(log: AnchoredLog) -> None:
+    """Kept receipts (audit.md §4.6) of the series' stream, three events each: the SDK's JSON
+    lines, and one bare note signed by another key; with sapsam's verdict and `receipts` status
+    for the whole series, its last deal, and a re-chained forgery."""
+    events = log.streams[2]
+    notes = [
+        sign_receipt(receipt_of(log.signer.name, events[i : i + 3]), log.signer)
+        for i in range(0, len(events), 3)
+    ]
+    folder = HERE / "receipts"
+    folder.mkdir(exist_ok=True)
+    lines = [json.dumps({"signed_note": note}) for note in notes]
+    (folder / "kept.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    stranger = NoteSigner.from_seed(log.signer.name, bytes(range(1, 33)))
+    forged = sign_receipt(receipt_of(log.signer.name, events[:2]), stranger)
+    (HERE / "receipts-stranger.receipt").write_text(forged, encoding="utf-8")
+    cases: dict[str, dict[str, Any]] = {}
+    for export, kept in [
+        ("series.jsonl", "receipts"),
+        ("series_deal4.jsonl", "receipts"),
+        ("tampered/series_totals.jsonl", "receipts"),
+        ("series.jsonl", "receipts-stranger.receipt"),
+    ]:
+        report = _json_report(
+            HERE / export, "--server-key", str(HERE / "server.vkey"), "--receipts", str(HERE / kept)
+        )
+        status = next(c["status"] for c in report["checks"] if c["name"] == "receipts")
+        cases[f"{export} {kept}"] = {"verdict": report["verdict"], "receipts": status}
+    (HERE / "receipts.json").write_text(json.dumps(cases, indent=2) + "\n", encoding="utf-8")
+
+
+def _consistency(log: AnchoredLog) -> None:
+    """`--checkpoint` (audit.md §4.5): deal 2 of the first table with the proof from a smaller tree
+    the reader holds, the same file against a reader's tree no proof links, and a fork (the
+    reader's tree of the export's size with another root, signed by the same key)."""
+    size = log.tree.size
+    known = size - 7
+    linked = export_text(log.anchored(log.deal_export(0, 2), known_size=known))
+    (HERE / "consistency").mkdir(exist_ok=True)
+    fork_root = hashlib.sha256(b"another history").digest()
+    notes = {
+        "older.note": log.checkpoint_note(known),
+        "unlinked.note": log.checkpoint_note(size - 3),
+        "fork.note": sign_checkpoint(
+            sapsam_checkpoint(log.signer.name, size, fork_root, SAMPLE_TIME), log.signer
+        ),
+    }
+    (HERE / "consistency" / "deal2.jsonl").write_text(linked, encoding="utf-8")
+    cases: dict[str, dict[str, Any]] = {}
+    for name, note in notes.items():
+        (HERE / "consistency" / name).write_text(note, encoding="utf-8")
+        report = _json_report(
+            HERE / "consistency" / "deal2.jsonl",
+            "--server-key",
+            str(HERE / "server.vkey"),
+            "--checkpoint",
+            str(HERE / "consistency" / name),
+        )
+        status = next(c["status"] for c in report["checks"] if c["name"] == "consistency")
+        cases[name] = {"verdict": report["verdict"], "consistency": status}
+    (HERE / "consistency.json").write_text(json.dumps(cases, indent=2) + "\n", encoding="utf-8")
 
 
 def _of(
@@ -181,11 +249,16 @@ def _rechained(text: str, change: Callable[[Events], None]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _report(path: Path, *args: str) -> tuple[str, list[str]]:
+def _json_report(path: Path, *args: str) -> dict[str, Any]:
     cli = "from sapsam.cli import main; main()"
     command = [sys.executable, "-c", cli, "audit", "verify", str(path), "--json", *args]
     out = subprocess.run(command, capture_output=True, text=True, check=False)
-    report = json.loads(out.stdout)
+    report: dict[str, Any] = json.loads(out.stdout)
+    return report
+
+
+def _report(path: Path, *args: str) -> tuple[str, list[str]]:
+    report = _json_report(path, *args)
     failed = [
         c["name"] + ("" if c["deal"] is None else f"@{c['deal']}")
         for c in report["checks"]

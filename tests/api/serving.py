@@ -35,10 +35,12 @@ def serving(
     token_ttl: timedelta | None = None,
     watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
     services: Services | None = None,
+    http_listen: str | None = None,
 ) -> Iterator[RunningServer]:
     """The full service (store, auth, errors, sweeper) on ``database_url``, stopped on leaving;
     each WatchTable may have ``watch_buffer_events`` events waiting (``sapsam.api.watch``).
-    ``services`` replaces the ones built here (then ``pool_size`` and the buffer are theirs)."""
+    ``services`` replaces the ones built here (then ``pool_size`` and the buffer are theirs);
+    with ``http_listen`` it serves Connect there too (``RunningServer.served.http_port``)."""
     if services is None:
         services = build_services(
             database_url,
@@ -53,6 +55,7 @@ def serving(
             operator_token=OPERATOR_TOKEN,
             token_ttl=token_ttl,
             grace_seconds=grace_seconds,
+            http_listen=http_listen,
         ),
         services,
     )

@@ -54,7 +54,7 @@ from sapsam.api import (
 )
 from sapsam.api.auth import AuthInterceptor, CachedTokenLookup, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
-from sapsam.api.interception import ErrorInterceptor, StatusSender
+from sapsam.api.interception import CallInterceptor, ErrorInterceptor, StatusSender
 from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limit
 from sapsam.api.stopping import StopGate, StoppingInterceptor
 from sapsam_proto.v1 import (
@@ -142,6 +142,9 @@ class ServerConfig:
     """The largest request accepted; grpc answers a larger one RESOURCE_EXHAUSTED itself."""
     bench_echo: bool = False
     """Also serve the benchmarking echo RPC (``sapsam.api.bench_echo``); off in production."""
+    http_listen: str | None = None
+    """``host:port`` to also serve the same services over Connect and gRPC-web (browsers), on
+    the same loop (``sapsam.api.connect_app``, ``sapsam serve --http``); ``None``: gRPC only."""
 
 
 def _no_op() -> None:
@@ -210,6 +213,12 @@ class ServedServer:
     services: Services
     grace_seconds: float
     gate: StopGate
+    http: Any = None  # the Connect server (sapsam.api.connect_app.HttpServer); None: not served
+
+    @property
+    def http_port(self) -> int | None:
+        """The port the Connect server listens on, if any."""
+        return None if self.http is None else int(self.http.port)
 
     async def stop(self) -> None:
         """Stop gracefully: refuse new calls (UNAVAILABLE) and report NOT_SERVING, end live
@@ -238,6 +247,8 @@ class ServedServer:
             cutter.cancel()
             # Whatever failed above, grpc still stops and the pools still close.
             try:
+                if self.http is not None:
+                    await self.http.stop()
                 await self.server.stop(STATUS_MARGIN_SECONDS)
             finally:
                 if cutting:
@@ -263,6 +274,27 @@ def _credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
     )
 
 
+def call_interceptors(
+    config: ServerConfig, services: Services, gate: StopGate
+) -> tuple[CallInterceptor, ...]:
+    """The interceptors every call passes, outermost first; the Connect server
+    (``sapsam.api.connect_app``) runs the same objects, so limits count across both."""
+    return (
+        StatusSender(),
+        CallLogInterceptor(),
+        StoppingInterceptor(gate),
+        AuthInterceptor(
+            services.token_lookup,
+            config.operator_token,
+            config.token_ttl,
+            cached_lookup=services.cached_token_lookup,
+            lookup_limit=token_lookup_limit(config.limits),
+        ),
+        LimitsInterceptor(config.limits),
+        ErrorInterceptor(),
+    )
+
+
 async def serve(config: ServerConfig, services: Services) -> ServedServer:
     """Build, bind and start a server on the running loop; ``RuntimeError`` if the address
     cannot be bound."""
@@ -274,23 +306,8 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
         *PENDING_CALL_OPTIONS,
     )
     gate = StopGate()
-    server = aio.server(
-        interceptors=(
-            StatusSender(),
-            CallLogInterceptor(),
-            StoppingInterceptor(gate),
-            AuthInterceptor(
-                services.token_lookup,
-                config.operator_token,
-                config.token_ttl,
-                cached_lookup=services.cached_token_lookup,
-                lookup_limit=token_lookup_limit(config.limits),
-            ),
-            LimitsInterceptor(config.limits),
-            ErrorInterceptor(),
-        ),
-        options=options,
-    )
+    interceptors = call_interceptors(config, services, gate)
+    server = aio.server(interceptors=interceptors, options=options)
     table_service_pb2_grpc.add_TableServiceServicer_to_server(services.table_service, server)
     player_service_pb2_grpc.add_PlayerServiceServicer_to_server(services.player_service, server)
     audit_servicer.add_audit_service(services.audit_service, server)
@@ -325,11 +342,22 @@ async def serve(config: ServerConfig, services: Services) -> ServedServer:
     if services.feed is not None:
         await services.feed.start()
     await server.start()
+    http = None
+    if config.http_listen is not None:
+        from sapsam.api import connect_app  # only a server with --http needs connectrpc
+
+        try:
+            http = await connect_app.serve_services(config, services, interceptors)
+        except BaseException:
+            await server.stop(None)
+            raise
     for name in ("", *served):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     services.on_health(health_servicer)
     services.on_serving()
-    return ServedServer(server, port, health_servicer, services, config.grace_seconds, gate)
+    return ServedServer(
+        server, port, health_servicer, services, config.grace_seconds, gate, http=http
+    )
 
 
 @dataclass(frozen=True)

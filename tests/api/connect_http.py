@@ -19,8 +19,8 @@ MessageT = TypeVar("MessageT", bound=Message)
 END_STREAM = 0x02
 
 
-@dataclass(frozen=True)
-class ConnectFailure(Exception):
+@dataclass
+class ConnectCallError(Exception):
     """A call's error: the Connect code, its message, and the ErrorInfo reason it carries."""
 
     http_status: int
@@ -30,7 +30,7 @@ class ConnectFailure(Exception):
     info: Any
 
     @classmethod
-    def from_json(cls, http_status: int, error: dict[str, Any]) -> ConnectFailure:
+    def from_json(cls, http_status: int, error: dict[str, Any]) -> ConnectCallError:
         info = None
         for detail in error.get("details", []):
             if detail["type"] == "google.rpc.ErrorInfo":
@@ -67,7 +67,7 @@ def unary(
         body = response.read()
         if response.status != 200:
             assert response.getheader("Content-Type") == "application/json", body
-            raise ConnectFailure.from_json(response.status, json.loads(body))
+            raise ConnectCallError.from_json(response.status, json.loads(body))
         assert response.getheader("Content-Type") == "application/proto"
         return response_type.FromString(body)
     finally:
@@ -84,7 +84,7 @@ def unary_json(port: int, path: str, request: dict[str, Any], token: str = "") -
         response = connection.getresponse()
         body = json.loads(response.read())
         if response.status != 200:
-            raise ConnectFailure.from_json(response.status, body)
+            raise ConnectCallError.from_json(response.status, body)
         return body
     finally:
         connection.close()
@@ -94,7 +94,7 @@ def server_stream(
     port: int, path: str, request: Message, response_type: type[MessageT], token: str = ""
 ) -> Iterator[MessageT]:
     """A Connect server stream (``application/connect+proto``): each message as it arrives;
-    an error in the end-of-stream message is raised as :class:`ConnectFailure`. Closing the
+    an error in the end-of-stream message is raised as :class:`ConnectCallError`. Closing the
     iterator closes the connection (the browser leaving the page)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
@@ -116,7 +116,7 @@ def server_stream(
             if flags & END_STREAM:
                 end = json.loads(data)
                 if "error" in end:
-                    raise ConnectFailure.from_json(200, end["error"])
+                    raise ConnectCallError.from_json(200, end["error"])
                 return
             yield response_type.FromString(data)
     finally:

@@ -5,15 +5,24 @@ same refusals with the same ErrorInfo reason, the same events on the watch."""
 
 from __future__ import annotations
 
+import http.client
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 from api_client import Api, bearer, error_reason
-from connect_http import ConnectFailure, server_stream, unary, unary_json
+from connect_http import ConnectCallError, server_stream, unary, unary_json
 from serving import serving
+from test_two_processes import free_port
 
 from sapsam.api.server import RunningServer
 from sapsam_proto.v1 import table_service_pb2
@@ -95,7 +104,7 @@ def test_refusals_as_over_grpc(
     """The same code and ErrorInfo reason over both, the error as Connect writes it (JSON)."""
     token = {"creator": table[1], "made-up": "x" * 43}.get(token, token)
     request = table_service_pb2.GetTableRequest(name=table_name)
-    with pytest.raises(ConnectFailure) as raised:
+    with pytest.raises(ConnectCallError) as raised:
         unary(http_port, f"{TABLES}/GetTable", request, table_service_pb2.GetTableResponse, token)
     failure = raised.value
     assert (failure.code, failure.reason) == _grpc_refusal(api, request, token)
@@ -137,7 +146,7 @@ def test_watch_refused_as_over_grpc(api: Api, http_port: int, table: tuple[str, 
     with pytest.raises(grpc.RpcError) as raised:
         next(iter(api.tables.WatchTable(request, metadata=bearer(table[1]))))
     code, reason, _, _ = error_reason(raised.value)
-    with pytest.raises(ConnectFailure) as failed:
+    with pytest.raises(ConnectCallError) as failed:
         next(
             server_stream(
                 http_port,
@@ -148,3 +157,69 @@ def test_watch_refused_as_over_grpc(api: Api, http_port: int, table: tuple[str, 
             )
         )
     assert (failed.value.code, failed.value.reason) == (code.name.lower(), reason)
+
+
+def test_sapsam_serve_http_answers_and_stops_on_sigterm(database_url: str, tmp_path: Path) -> None:
+    """`sapsam serve` with SAPSAM_HTTP (as deploy/ would set it): Connect answers beside gRPC,
+    and SIGTERM still stops the process cleanly (uvicorn takes no signal of its own)."""
+    port, http = free_port(), free_port()
+    environment = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "SAPSAM_LISTEN": f"127.0.0.1:{port}",
+        "SAPSAM_HTTP": f"127.0.0.1:{http}",
+        "SAPSAM_DATA_DIR": str(tmp_path / "data"),
+        "SAPSAM_GRACE_SECONDS": "0.5",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sapsam.cli", "serve"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, "the server exited"
+            try:
+                answer = unary_json(http, f"{TABLES}/ListRuleSets", {"pageSize": 1})
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+        assert [preset["name"] for preset in answer["presets"]] == ["pagat"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            assert process.wait(60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def test_grpc_web_is_answered_too(api: Api, http_port: int) -> None:
+    """gRPC-web (the status in a trailer frame of the body): ListRuleSets as over gRPC."""
+    request = table_service_pb2.ListRuleSetsRequest().SerializeToString()
+    connection = http.client.HTTPConnection("127.0.0.1", http_port, timeout=10)
+    try:
+        connection.request(
+            "POST",
+            f"{TABLES}/ListRuleSets",
+            struct.pack(">BI", 0, len(request)) + request,
+            {"Content-Type": "application/grpc-web+proto", "X-Grpc-Web": "1"},
+        )
+        response = connection.getresponse()
+        body = response.read()
+    finally:
+        connection.close()
+    assert response.status == 200
+    frames = []
+    while body:
+        flags, length = struct.unpack(">BI", body[:5])
+        frames.append((flags, body[5 : 5 + length]))
+        body = body[5 + length :]
+    (data_flags, data), (trailer_flags, trailer) = frames
+    assert (data_flags, trailer_flags) == (0, 0x80)
+    assert b"grpc-status: 0" in trailer.lower().replace(b"grpc-status:0", b"grpc-status: 0")
+    over_grpc = api.tables.ListRuleSets(table_service_pb2.ListRuleSetsRequest())
+    assert table_service_pb2.ListRuleSetsResponse.FromString(data) == over_grpc

@@ -254,15 +254,18 @@ class HttpServer:
 def split_address(listen: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port."""
     host, separator, port = listen.rpartition(":")
-    if not separator or not port.isdigit():
-        raise ValueError(f"an HTTP address is HOST:PORT, not {listen!r}")
-    return host.strip("[]") or "0.0.0.0", int(port)
+    if not separator or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"--http wants HOST:PORT, not {listen!r}")
+    return host.removeprefix("[").removesuffix("]"), int(port)
 
 
 def _bound(listen: str, reuse_port: bool) -> socket.socket:
     host, port = split_address(listen)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as error:
+        raise RuntimeError(f"cannot listen on {listen} (HTTP): {error}") from None
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if reuse_port:

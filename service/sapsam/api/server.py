@@ -8,7 +8,9 @@ streams are told to end, calls in flight get ``grace_seconds`` to finish).
 one port through SO_REUSEPORT, so a machine's cores all serve (Python runs about one core per
 process).
 :func:`start_server` runs one on a loop thread of its own, for tests and in-process use, and
-gives back a :class:`RunningServer` to stop it from any thread.
+gives back a :class:`RunningServer` to stop it from any thread. With ``ServerConfig.http_listen``
+(``sapsam serve --http``) the same loop also serves the services over Connect and gRPC-web for
+browsers, through the same interceptor objects (``sapsam.api.connect_app``).
 
 Interceptors run outermost first: the status sender (sends what the layers inside decided,
 ``sapsam.api.interception``), the call log (sees every outcome, including refused

@@ -121,6 +121,13 @@ def register(subparsers: Any) -> None:
         ' "Metrics"); one process only, not with --workers (default: no metrics)',
     )
     parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="also serve the same services to browsers over Connect and gRPC-web (HTTP/1.1)"
+        " at http://HOST:PORT, through the same authentication and limits (docs/api.md,"
+        ' "Browsers: Connect"; default: gRPC only)',
+    )
+    parser.add_argument(
         "--deadline-grace-seconds",
         type=float,
         default=DEADLINE_GRACE_SECONDS,
@@ -164,6 +171,8 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
                 " (deploy/) rather than --workers"
             )
         parse_listen(arguments.metrics_listen)
+    if arguments.http is not None:
+        _check_http(arguments.http, arguments.workers)
     operator_token = _operator_token(arguments.operator_token, arguments.operator_token_file)
     if operator_token is not None:
         try:
@@ -189,7 +198,16 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         drain_seconds=_non_negative(arguments.drain_seconds, "--drain-seconds"),
         limits=_caller_limits(arguments),
         max_receive_message_bytes=_max_message_bytes(arguments.max_message_bytes),
+        http_listen=arguments.http,
     )
+
+
+def _check_http(listen: str, workers: int) -> None:
+    host, separator, port = listen.rpartition(":")
+    if not separator or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"--http wants HOST:PORT, not {listen!r}")
+    if workers > 1 and int(port) == 0:
+        raise ValueError("--workers needs a fixed --http port: each process would pick its own")
 
 
 def _operator_token(given: str | None, path: Path | None) -> str | None:

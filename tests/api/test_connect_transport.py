@@ -21,11 +21,13 @@ import grpc
 import pytest
 from api_client import Api, bearer, error_reason
 from connect_http import ConnectCallError, server_stream, unary, unary_json
-from serving import serving
+from serving import TEST_SERVER_KEYS, serving
 from test_two_processes import free_port
 
-from sapsam.api.server import RunningServer
-from sapsam_proto.v1 import table_service_pb2
+from sapsam.api.limits import CallerLimits
+from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.cli.bootstrap import build_services
+from sapsam_proto.v1 import table_service_pb2, table_service_pb2_grpc
 
 TABLES = "/sapsam.v1.TableService"
 MISSING_TABLE = f"tables/{uuid.UUID(int=7)}"
@@ -223,3 +225,49 @@ def test_grpc_web_is_answered_too(api: Api, http_port: int) -> None:
     assert b"grpc-status: 0" in trailer.lower().replace(b"grpc-status:0", b"grpc-status: 0")
     over_grpc = api.tables.ListRuleSets(table_service_pb2.ListRuleSetsRequest())
     assert table_service_pb2.ListRuleSetsResponse.FromString(data) == over_grpc
+
+
+def test_a_players_streams_count_once_across_both_transports(
+    module_database_url: str, table: tuple[str, str]
+) -> None:
+    """One set of limits per caller: with one stream allowed, a player watching over gRPC is
+    refused a second watch over Connect (TOO_MANY_STREAMS), and served once the first ends."""
+    name, token = table
+    services = build_services(module_database_url, server_keys=TEST_SERVER_KEYS)
+    running = start_server(
+        ServerConfig(
+            listen="127.0.0.1:0",
+            http_listen="127.0.0.1:0",
+            grace_seconds=1,
+            limits=CallerLimits(streams_per_caller=1),
+        ),
+        services,
+    )
+    try:
+        http = running.served.http_port
+        assert http is not None
+        request = table_service_pb2.WatchTableRequest(table=name)
+        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            tables = table_service_pb2_grpc.TableServiceStub(channel)
+            grpc_watch = tables.WatchTable(request, metadata=bearer(token))
+            first = next(grpc_watch)
+            path, response = f"{TABLES}/WatchTable", table_service_pb2.WatchTableResponse
+            with pytest.raises(ConnectCallError) as refused:
+                next(server_stream(http, path, request, response, token))
+            assert (refused.value.code, refused.value.reason) == (
+                "resource_exhausted",
+                "TOO_MANY_STREAMS",
+            )
+            grpc_watch.cancel()
+            deadline = time.monotonic() + 10
+            while True:  # the cancelled stream is released on the server's loop
+                try:
+                    stream = server_stream(http, path, request, response, token)
+                    assert next(stream) == first
+                    stream.close()
+                    break
+                except ConnectCallError:
+                    assert time.monotonic() < deadline
+                    time.sleep(0.05)
+    finally:
+        running.stop()

@@ -24,10 +24,14 @@ from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam_client import Rows, connect, table_id
 from sapsam_client.player_key import (
+    TAG_FANTASYLAND_COMMIT,
+    TAG_FANTASYLAND_REVEAL,
+    TAG_REVEAL,
     PlayerKey,
     announce_message,
     commit_message,
     load_or_create,
+    place_message,
     registration_message,
     reveal_message,
 )
@@ -63,6 +67,27 @@ def test_the_sdk_signs_the_published_vectors(vector: dict[str, Any]) -> None:
             given["player_id"],
             given["surrender"],
         )
+    elif vector["kind"] == "fantasyland-commit":
+        message = commit_message(
+            given["table_id"],
+            given["deal_number"],
+            given["seat"],
+            given["player_id"],
+            given["scheme"],
+            bytes.fromhex(given["commitment"]),
+            tag=TAG_FANTASYLAND_COMMIT,
+        )
+    elif vector["kind"] == "place":
+        rows = Rows.of(given["front"].split(), given["middle"].split(), given["back"].split())
+        message = place_message(
+            given["table_id"],
+            given["deal_number"],
+            given["seat"],
+            given["player_id"],
+            given["street"],
+            rows,
+            bytes.fromhex(given["discard_commitment"]),
+        )
     else:
         rows = Rows.of(given["front"].split(), given["middle"].split(), given["back"].split())
         message = reveal_message(
@@ -72,6 +97,7 @@ def test_the_sdk_signs_the_published_vectors(vector: dict[str, Any]) -> None:
             given["player_id"],
             rows,
             bytes.fromhex(given["nonce"]),
+            tag=TAG_FANTASYLAND_REVEAL if vector["kind"] == "fantasyland-reveal" else TAG_REVEAL,
         )
     assert message.hex() == vector["expected"]["message"]
     assert key.sign(message).hex() == vector["expected"]["signature"]

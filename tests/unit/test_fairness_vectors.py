@@ -43,6 +43,7 @@ from sapsam.fairness.vectors import DEAL_INPUTS, build_vectors
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import format_cards, parse_cards
+from sapsam.rules.open_face.board import Placement
 
 VECTORS_PATH = Path(__file__).resolve().parents[2] / "docs" / "fairness-vectors.json"
 VECTORS: dict[str, Any] = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))
@@ -511,16 +512,68 @@ def test_an_independent_reading_of_section_19_reproduces_the_signature_vectors(
             ours = player_keys.announce_message(
                 table, given["deal_number"], given["seat"], given["player_id"], given["surrender"]
             )
+        elif vector["kind"] == "fantasyland-commit":
+            commitment = bytes.fromhex(given["commitment"])
+            message = (
+                _lp(b"sapsam/player-signature/v1/fantasyland-commit")
+                + where
+                + bytes([given["scheme"]])
+                + _lp(commitment)
+            )
+            ours = player_keys.commit_message(
+                table,
+                given["deal_number"],
+                given["seat"],
+                given["player_id"],
+                2,
+                commitment,
+                tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
+            )
+        elif vector["kind"] == "place":
+            rows = b"".join(
+                _lp(bytes(sorted(_spec_index(card) for card in given[name].split())))
+                for name in ROWS
+            )
+            discard = bytes.fromhex(given["discard_commitment"])
+            message = (
+                _lp(b"sapsam/player-signature/v1/place")
+                + where
+                + bytes([given["street"]])
+                + rows
+                + _lp(discard)
+            )
+            placement = Placement(*(parse_cards(given[name]) for name in ROWS))
+            ours = player_keys.place_message(
+                table,
+                given["deal_number"],
+                given["seat"],
+                given["player_id"],
+                given["street"],
+                placement,
+                discard or None,
+            )
         else:
+            tag = (
+                player_keys.TAG_FANTASYLAND_REVEAL_SIGNATURE
+                if vector["kind"] == "fantasyland-reveal"
+                else player_keys.TAG_REVEAL_SIGNATURE
+            )
             rows = b"".join(
                 _lp(bytes(sorted(_spec_index(card) for card in given[name].split())))
                 for name in ROWS
             )
             nonce = bytes.fromhex(given["nonce"])
-            message = _lp(b"sapsam/player-signature/v1/reveal") + where + rows + _lp(nonce)
+            message = _lp(b"sapsam/player-signature/v1/" + vector["kind"].encode()) + where
+            message += rows + _lp(nonce)
             arrangement = Arrangement.parse(given["front"], given["middle"], given["back"])
             ours = player_keys.reveal_message(
-                table, given["deal_number"], given["seat"], given["player_id"], arrangement, nonce
+                table,
+                given["deal_number"],
+                given["seat"],
+                given["player_id"],
+                arrangement,
+                nonce,
+                tag=tag,
             )
     assert message.hex() == vector["expected"]["message"] == ours.hex()
     signature = key.sign(message)

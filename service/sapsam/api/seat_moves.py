@@ -108,7 +108,10 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         request: table_service_pb2.CommitArrangementRequest
         | table_service_pb2.RevealArrangementRequest
         | table_service_pb2.DeclareNaturalRequest
-        | table_service_pb2.AnnounceSurrenderRequest,
+        | table_service_pb2.AnnounceSurrenderRequest
+        | table_service_pb2.PlaceCardsRequest
+        | table_service_pb2.CommitFantasylandRequest
+        | table_service_pb2.RevealFantasylandRequest,
         seated: Seated,
     ) -> SignedTerms:
         """A move's keywords with its signature, if any, and the keys it must be by."""
@@ -154,7 +157,12 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         placement = placement_of(request.placement)
         move = await self._move(request, context)
         outcome = await self._tables.place_cards(
-            move.table_id, move.player_id, street, placement, request_id, **deal_call_terms(request)
+            move.table_id,
+            move.player_id,
+            street,
+            placement,
+            request_id,
+            **await self._signed(request, move),
         )
         return _answer(table_service_pb2.PlaceCardsResponse, outcome)
 
@@ -169,7 +177,7 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
             move.player_id,
             request.commitment,
             request_id,
-            **deal_call_terms(request),
+            **await self._signed(request, move),
         )
         return _answer(table_service_pb2.CommitFantasylandResponse, outcome)
 
@@ -186,7 +194,7 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
             arrangement,
             request.nonce,
             request_id,
-            **deal_call_terms(request),
+            **await self._signed(request, move),
         )
         return _answer(table_service_pb2.RevealFantasylandResponse, outcome)
 

@@ -105,7 +105,10 @@ def signature_of(
     request: table_service_pb2.CommitArrangementRequest
     | table_service_pb2.RevealArrangementRequest
     | table_service_pb2.DeclareNaturalRequest
-    | table_service_pb2.AnnounceSurrenderRequest,
+    | table_service_pb2.AnnounceSurrenderRequest
+    | table_service_pb2.PlaceCardsRequest
+    | table_service_pb2.CommitFantasylandRequest
+    | table_service_pb2.RevealFantasylandRequest,
 ) -> PlayerSignature | None:
     """The move's signature, if the request carries one (docs/fairness.md §19)."""
     if not request.HasField("signature"):

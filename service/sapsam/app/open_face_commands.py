@@ -16,6 +16,7 @@ from sapsam.app.open_face_play import deal_cards
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import DealtFor, SeatDealt, TableOutcome
 from sapsam.app.table_runner import TableRunner
+from sapsam.domain.commands import PlayerSignature
 from sapsam.domain.open_face.commands import CommitFantasyland, PlaceCards, RevealFantasyland
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TableState
@@ -90,14 +91,24 @@ class OpenFaceCommands(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
         """Place the seat's cards of ``street`` face up, for good (in turn, clockwise from the
-        dealer's left); the service's moves that follow join the append."""
+        dealer's left); the service's moves that follow join the append. ``signature``: the
+        player's, of the ``place`` message, by one of ``player_keys`` (docs/fairness.md §19)."""
 
         def place(seat: SeatDealt) -> list[object]:
             return [
                 PlaceCards(
-                    player_id, street, placement, seat.cards, deal_number, now_ms=self.clock()
+                    player_id,
+                    street,
+                    placement,
+                    seat.cards,
+                    deal_number,
+                    now_ms=self.clock(),
+                    signature=signature,
+                    player_keys=player_keys,
                 )
             ]
 
@@ -116,12 +127,23 @@ class OpenFaceCommands(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
         """Set the seat's Fantasyland hand face down: its commitment only (docs/fairness.md §12,
         scheme 2), final once made."""
 
         def commit(seat: SeatDealt) -> list[object]:
-            return [CommitFantasyland(player_id, commitment, deal_number, self.clock())]
+            return [
+                CommitFantasyland(
+                    player_id,
+                    commitment,
+                    deal_number,
+                    self.clock(),
+                    signature=signature,
+                    player_keys=player_keys,
+                )
+            ]
 
         dealt = self._dealt(table_id, player_id, None, cards=False)
         return await self._seat_move(
@@ -139,12 +161,24 @@ class OpenFaceCommands(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
         """Open the seat's Fantasyland hand at the end of the deal; after the last hand the seed
         is revealed and the deal scored in the same append."""
 
         def reveal(seat: SeatDealt) -> list[object]:
-            return [RevealFantasyland(player_id, arrangement, nonce, seat.cards, deal_number)]
+            return [
+                RevealFantasyland(
+                    player_id,
+                    arrangement,
+                    nonce,
+                    seat.cards,
+                    deal_number,
+                    signature=signature,
+                    player_keys=player_keys,
+                )
+            ]
 
         dealt = self._dealt(table_id, player_id, None)
         return await self._seat_move(

@@ -53,6 +53,9 @@ _MOVES: Final = {
     "ArrangementCommitted": "commit",
     "ArrangementRevealed": "reveal",
     "SurrenderAnnounced": "announcement",
+    "CardsPlaced": "placement",
+    "FantasylandCommitted": "Fantasyland commitment",
+    "FantasylandRevealed": "Fantasyland reveal",
 }
 _SEATINGS: Final = ("PlayerSeated", "SeatReplaced")
 _PLAYERS_PREFIX: Final = "players/"

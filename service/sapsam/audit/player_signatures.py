@@ -5,8 +5,10 @@ A signed ``NaturalDeclared``, ``ArrangementCommitted``, ``ArrangementRevealed`` 
 ``SurrenderAnnounced`` carries the player's public key and its Ed25519 signature of the move's
 message, which binds the table, the deal, the seat, the id of the player seated there
 (``PlayerSeated``), and the declaration's commitment (§21), the arrangement's commitment (with its
-scheme), the revealed rows and nonce, or the choice announced (play or surrender). For each seat
-with a signed move in a finished deal, one check, ``player_signature[s]``:
+scheme), the revealed rows and nonce, or the choice announced (play or surrender). At an open-face
+table a signed ``CardsPlaced`` (the street, what each row gained, and the ``DiscardCommitted``
+recorded right after it, if any), ``FantasylandCommitted`` or ``FantasylandRevealed`` does the
+same. For each seat with a signed move in a finished deal, one check, ``player_signature[s]``:
 
 * every signature verifies, for the player the export seats there: a forger who swaps two players'
   ids, or rewrites a signed commitment or reveal, breaks it even with every hash re-chained (the
@@ -16,7 +18,8 @@ with a signed move in a finished deal, one check, ``player_signature[s]``:
   player's later moves is named too. An announcement counts only from its ``signing_scheme`` 2
   on (schema 2: one recorded before announcements were signed is unsigned, rightly), and never
   the server's for a missed turn (``timed_out``: never signed, so one carrying a signature is
-  named).
+  named); an open-face move likewise from its ``signing_scheme`` 2 on, and never one the
+  service made (an ``automatic`` placement, a Fantasyland hand opened with an empty nonce).
 
 Seats without a signed move get no check (their players registered no key; nothing to verify).
 What this cannot show alone: that a key is the player's own. The player knows its key (the SDK
@@ -33,16 +36,24 @@ from sapsam.audit.report import AuditCheck, Status
 from sapsam.domain.events import (
     ArrangementCommitted,
     ArrangementRevealed,
+    Event,
     NaturalDeclared,
     PlayerSeated,
     SeatReplaced,
     SurrenderAnnounced,
     TableCreated,
 )
+from sapsam.domain.open_face.events import (
+    CardsPlaced,
+    DiscardCommitted,
+    FantasylandCommitted,
+    FantasylandRevealed,
+)
 from sapsam.fairness import player_keys
 from sapsam.fairness.natural_commitments import declare_message
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
+from sapsam.rules.open_face.board import Placement
 
 __all__ = ["signature_checks"]
 
@@ -61,7 +72,7 @@ def signature_checks(
         problems: dict[int, list[str]] = {}
         signed_seats: set[int] = set()
         replaced: list[SeatReplaced] = []  # between this deal and the next: for the next ones
-        for event in deal.events:
+        for index, event in enumerate(deal.events):
             if isinstance(event, SeatReplaced):
                 replaced.append(event)
                 continue
@@ -77,7 +88,7 @@ def signature_checks(
                     )
                 continue
             signed_seats.add(seat)
-            problem = _problem(created, deal.number, player, event)
+            problem = _problem(created, deal.number, player, event, deal.events[index + 1 :])
             if problem:
                 problems.setdefault(seat, []).append(f"the {kind}: {problem}")
             elif player is not None:
@@ -110,23 +121,65 @@ def signature_checks(
     return checks
 
 
-SignedMove = NaturalDeclared | ArrangementCommitted | ArrangementRevealed | SurrenderAnnounced
-_SIGNED_MOVES = (NaturalDeclared, ArrangementCommitted, ArrangementRevealed, SurrenderAnnounced)
+SignedMove = (
+    NaturalDeclared
+    | ArrangementCommitted
+    | ArrangementRevealed
+    | SurrenderAnnounced
+    | CardsPlaced
+    | FantasylandCommitted
+    | FantasylandRevealed
+)
+_SIGNED_MOVES = (
+    NaturalDeclared,
+    ArrangementCommitted,
+    ArrangementRevealed,
+    SurrenderAnnounced,
+    CardsPlaced,
+    FantasylandCommitted,
+    FantasylandRevealed,
+)
 _KINDS: dict[type, str] = {
     NaturalDeclared: "declaration",
     ArrangementCommitted: "commit",
     ArrangementRevealed: "reveal",
     SurrenderAnnounced: "announcement",
+    CardsPlaced: "placement",
+    FantasylandCommitted: "Fantasyland commitment",
+    FantasylandRevealed: "Fantasyland reveal",
 }
 
 
 def _signature_expected(event: SignedMove) -> bool:
     """Whether a player with a key must have signed this move: every declaration, commit and
     reveal; an announcement of signing scheme 2 the seat made itself (not the server's for a
-    missed turn)."""
+    missed turn); an open-face move of signing scheme 2 the seat made (not the service's)."""
     if isinstance(event, SurrenderAnnounced):
         return event.signing_scheme >= 2 and not event.timed_out
+    if isinstance(event, CardsPlaced | FantasylandCommitted | FantasylandRevealed):
+        return event.signing_scheme >= 2 and _services_move(event) is None
     return True
+
+
+def _services_move(event: CardsPlaced | FantasylandCommitted | FantasylandRevealed) -> str | None:
+    """What the service made, if it made this open-face move (never signed), else None."""
+    if isinstance(event, CardsPlaced) and event.automatic is not None:
+        return f"the service's placement ({event.automatic})"
+    if isinstance(event, FantasylandRevealed) and event.nonce == "":
+        return "the Fantasyland hand the service set and opened after a timeout"
+    return None
+
+
+def _discard_commitment(event: CardsPlaced, rest: Sequence[Event]) -> bytes | None:
+    """The commitment of the ``DiscardCommitted`` recorded right after a placement, if any."""
+    following = rest[0] if rest else None
+    if (
+        isinstance(following, DiscardCommitted)
+        and following.seat == event.seat
+        and following.street == event.street
+    ):
+        return bytes.fromhex(following.commitment)
+    return None
 
 
 def _problem(
@@ -134,6 +187,7 @@ def _problem(
     deal_number: int,
     player: str | None,
     event: SignedMove,
+    rest: Sequence[Event] = (),
 ) -> str:
     """What is wrong with a signed move, or ``""``."""
     if player is None:
@@ -147,11 +201,40 @@ def _problem(
         )
     if isinstance(event, SurrenderAnnounced) and event.signing_scheme < 2:
         return "an announcement of signing scheme 1 (recorded before they were signed) is signed"
+    if isinstance(event, CardsPlaced | FantasylandCommitted | FantasylandRevealed):
+        made = _services_move(event)
+        if made is not None:
+            return f"{made} is never signed, and this one carries a signature"
+        if event.signing_scheme < 2:
+            return "a move of signing scheme 1 (recorded before open face's were signed) is signed"
     try:
         key = bytes.fromhex(event.player_key)
         signature = bytes.fromhex(event.signature)
         table_id = uuid.UUID(created.table_id)
-        if isinstance(event, SurrenderAnnounced):
+        if isinstance(event, CardsPlaced):
+            placement = Placement(
+                parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
+            )
+            message = player_keys.place_message(
+                table_id,
+                deal_number,
+                event.seat,
+                player,
+                event.street,
+                placement,
+                _discard_commitment(event, rest),
+            )
+        elif isinstance(event, FantasylandCommitted):
+            message = player_keys.commit_message(
+                table_id,
+                deal_number,
+                event.seat,
+                player,
+                2,
+                bytes.fromhex(event.commitment),
+                tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
+            )
+        elif isinstance(event, SurrenderAnnounced):
             message = player_keys.announce_message(
                 table_id, deal_number, event.seat, player, event.surrender
             )
@@ -172,8 +255,13 @@ def _problem(
             rows = Arrangement.of_card_rows(
                 parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
             )
+            tag = (
+                player_keys.TAG_FANTASYLAND_REVEAL_SIGNATURE
+                if isinstance(event, FantasylandRevealed)
+                else player_keys.TAG_REVEAL_SIGNATURE
+            )
             message = player_keys.reveal_message(
-                table_id, deal_number, event.seat, player, rows, bytes.fromhex(event.nonce)
+                table_id, deal_number, event.seat, player, rows, bytes.fromhex(event.nonce), tag=tag
             )
     except MALFORMED as error:
         return f"cannot be read: {error}"

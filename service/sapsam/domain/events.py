@@ -543,7 +543,8 @@ def _unsigned(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
 
 
 def _announced_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    # Recorded before announcements were signed: unsigned, and no signature is expected of it.
+    # Recorded before announcements (open face's moves) were signed: unsigned, and no
+    # signature is expected of it.
     return {**data, "player_key": None, "signature": None, "signing_scheme": 1}
 
 
@@ -563,6 +564,9 @@ DEFAULT_CODEC.register_upcaster("ArrangementCommitted", 2, _unsigned)
 DEFAULT_CODEC.register_upcaster("SeatConfirmed", 1, _confirmed_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementRevealed", 1, _unsigned)
 DEFAULT_CODEC.register_upcaster("SurrenderAnnounced", 1, _announced_v1_to_v2)
+# Open face's own moves, signed from schema 2 on (docs/fairness.md §19): read the same way.
+for _signed_move in ("CardsPlaced", "FantasylandCommitted", "FantasylandRevealed"):
+    DEFAULT_CODEC.register_upcaster(_signed_move, 1, _announced_v1_to_v2)
 
 
 # JSON scalar types: a list holding only these is copied into a tuple as it is.

@@ -17,6 +17,10 @@ never stand for another:
              || lp(nonce)
     announce = lp("sapsam/player-signature/v1/announce") || uuid(table_id) || u64(deal) || u8(seat)
                || lp(utf8(player_id)) || u8(surrender)
+    place = lp("sapsam/player-signature/v1/place") || uuid(table_id) || u64(deal) || u8(seat)
+            || lp(utf8(player_id)) || u8(street) || lp(sorted front) || lp(sorted middle)
+            || lp(sorted back) || lp(discard_commitment, empty when none)
+    fantasyland-commit, fantasyland-reveal: commit and reveal with their own tags
 
 Pure: no I/O. ``cryptography`` is imported when a signature is verified, not before, so that a
 verifier that meets no signature does not pay for loading it.
@@ -50,6 +54,9 @@ TAG_KEY_REGISTRATION: Final = b"sapsam/player-key/v1/registration"
 TAG_COMMIT_SIGNATURE: Final = b"sapsam/player-signature/v1/commit"
 TAG_REVEAL_SIGNATURE: Final = b"sapsam/player-signature/v1/reveal"
 TAG_ANNOUNCE_SIGNATURE: Final = b"sapsam/player-signature/v1/announce"
+TAG_PLACE_SIGNATURE: Final = b"sapsam/player-signature/v1/place"
+TAG_FANTASYLAND_COMMIT_SIGNATURE: Final = b"sapsam/player-signature/v1/fantasyland-commit"
+TAG_FANTASYLAND_REVEAL_SIGNATURE: Final = b"sapsam/player-signature/v1/fantasyland-reveal"
 
 
 def require_public_key(public_key: bytes) -> bytes:
@@ -75,12 +82,15 @@ def commit_message(
     player_id: str,
     scheme: int,
     commitment: bytes,
+    *,
+    tag: bytes = TAG_COMMIT_SIGNATURE,
 ) -> bytes:
-    """What a player signs to commit: the commitment, where, by whom and under which scheme."""
+    """What a player signs to commit: the commitment, where, by whom and under which scheme
+    (``tag``: :data:`TAG_FANTASYLAND_COMMIT_SIGNATURE` for an open-face Fantasyland hand)."""
     if not isinstance(commitment, bytes | bytearray) or len(commitment) != COMMITMENT_BYTES:
         raise FairnessError(f"a commitment is {COMMITMENT_BYTES} bytes")
     return (
-        length_prefixed(TAG_COMMIT_SIGNATURE)
+        length_prefixed(tag)
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + u8(require_seat(seat, MAX_SEATS))
@@ -97,10 +107,13 @@ def reveal_message(
     player_id: str,
     arrangement: Rows,
     nonce: bytes,
+    *,
+    tag: bytes = TAG_REVEAL_SIGNATURE,
 ) -> bytes:
-    """What a player signs to reveal: the rows (each in ascending card order) and the nonce."""
+    """What a player signs to reveal: the rows (each in ascending card order) and the nonce
+    (``tag``: :data:`TAG_FANTASYLAND_REVEAL_SIGNATURE` to open a Fantasyland hand)."""
     return (
-        length_prefixed(TAG_REVEAL_SIGNATURE)
+        length_prefixed(tag)
         + require_table_id(table_id)
         + require_deal_number(deal_number)
         + u8(require_seat(seat, MAX_SEATS))
@@ -124,6 +137,35 @@ def announce_message(
         + u8(require_seat(seat, MAX_SEATS))
         + length_prefixed(require_player_id(player_id))
         + u8(int(surrender))
+    )
+
+
+def place_message(
+    table_id: uuid.UUID,
+    deal_number: int,
+    seat: int,
+    player_id: str,
+    street: int,
+    placement: Rows,
+    discard_commitment: bytes | None = None,
+) -> bytes:
+    """What a player signs to place its cards of ``street`` face up (open face): what each row
+    gains (ascending card order) and, on a street that discards, the commitment to the discard
+    (docs/fairness.md §19, §23; empty when none)."""
+    if isinstance(street, bool) or not isinstance(street, int) or not 0 <= street <= 255:
+        raise FairnessError(f"a street is 0 to 255, got {street!r}")
+    commitment = b"" if discard_commitment is None else bytes(discard_commitment)
+    if discard_commitment is not None and len(commitment) != COMMITMENT_BYTES:
+        raise FairnessError(f"a discard commitment is {COMMITMENT_BYTES} bytes")
+    return (
+        length_prefixed(TAG_PLACE_SIGNATURE)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + u8(require_seat(seat, MAX_SEATS))
+        + length_prefixed(require_player_id(player_id))
+        + u8(street)
+        + encode_rows(placement)
+        + length_prefixed(commitment)
     )
 
 

@@ -40,7 +40,8 @@ from sapsam.fairness.shuffle import (
     stream_words,
 )
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import DECK, Card, format_cards
+from sapsam.rules.cards import DECK, Card, format_cards, parse_cards
+from sapsam.rules.open_face.board import Placement
 
 PLAYER_IDS: tuple[str, ...] = (
     "0d5a7b1e-4c3f-4a2b-9e8d-7c6b5a493827",
@@ -223,6 +224,16 @@ def commitment_vector(
     }
 
 
+PLACED_0 = ("Ad", "7c 7d", "Kc Tc")
+PLACED_1 = ("", "9s", "Ac")
+"""The open-face placements of the ``place`` vectors: street 0's five cards; a Pineapple street
+1 (two cards placed, the third discarded under the commitment)."""
+
+
+def _rows(rows: tuple[str, str, str]) -> Placement:
+    return Placement(*(parse_cards(row) for row in rows))
+
+
 def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
     """A player key's registration, a signed commit, reveal and announcement (docs/fairness.md §19),
     made with a fixed Ed25519 private key (RFC 8032 signatures are deterministic)."""
@@ -274,6 +285,82 @@ def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
             "announce",
             {"table_id": str(table_id), "deal_number": 2, "seat": 0, "surrender": True},
             player_keys.announce_message(table_id, 2, 0, player, True),
+        ),
+        (
+            "place",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "street": 0,
+                "front": "Ad",
+                "middle": "7c 7d",
+                "back": "Kc Tc",
+                "discard_commitment": "",
+            },
+            player_keys.place_message(table_id, 2, 0, player, 0, _rows(PLACED_0)),
+        ),
+        (
+            "place",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "street": 1,
+                "front": "",
+                "middle": "9s",
+                "back": "Ac",
+                "discard_commitment": commitment.hex(),
+            },
+            player_keys.place_message(
+                table_id,
+                2,
+                0,
+                player,
+                1,
+                _rows(PLACED_1),
+                commitment,
+            ),
+        ),
+        (
+            "fantasyland-commit",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "scheme": 2,
+                "commitment": commitment.hex(),
+            },
+            player_keys.commit_message(
+                table_id,
+                2,
+                0,
+                player,
+                2,
+                commitment,
+                tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
+            ),
+        ),
+        (
+            "fantasyland-reveal",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "front": rows[0],
+                "middle": rows[1],
+                "back": rows[2],
+                "nonce": nonce.hex(),
+            },
+            player_keys.reveal_message(
+                table_id,
+                2,
+                0,
+                player,
+                arrangement,
+                nonce,
+                tag=player_keys.TAG_FANTASYLAND_REVEAL_SIGNATURE,
+            ),
         ),
     ]
     return [

@@ -186,6 +186,7 @@ class OpenFaceBot:
             [str(card) for card in placement.middle],
             [str(card) for card in placement.back],
             deal=hand.deal_number,
+            player=self.player_id,
         )
         self.moves += 1
 
@@ -218,7 +219,9 @@ class OpenFaceBot:
                 self.keeper.save(self.seat, kept)
         self.nonces[hand.deal_number] = kept.nonce
         self.settings[hand.deal_number] = kept.rows
-        self.client.commit_fantasyland(self.seat, kept.commitment, deal=hand.deal_number)
+        self.client.commit_fantasyland(
+            self.seat, kept.commitment, deal=hand.deal_number, player=self.player_id
+        )
 
     def _kept(self, number: int) -> Commitment | None:
         """The Fantasyland setting kept for deal ``number``: this bot's, else the keeper's."""
@@ -243,6 +246,7 @@ class OpenFaceBot:
             list(rows.back),
             kept.nonce,
             deal=number,
+            player=self.player_id,
         )
         if self.keeper is not None:
             self.keeper.forget(self.seat, number)

@@ -451,7 +451,15 @@ class OpenFacePlayer:
         for line in board_lines(hand.view, self.labels, self.name, self.terminal.style):
             self.terminal.say(line)
         front, middle, back = self.moves.placement(rules_of(table), hand, self.seat.table)
-        self.client.place_cards(self.name, hand.street, front, middle, back, deal=hand.deal_number)
+        self.client.place_cards(
+            self.name,
+            hand.street,
+            front,
+            middle,
+            back,
+            deal=hand.deal_number,
+            player=self.seat.player_id(),
+        )
         self._told("placed")
 
     def _commit(self, table: table_pb2.Table) -> None:
@@ -475,7 +483,9 @@ class OpenFacePlayer:
             if self.keeper is not None:  # on disk before it is sent: a restart can still open it
                 self.keeper.save(self.name, kept)
             self.seat.commitments[hand.deal_number] = kept
-        self.client.commit_fantasyland(self.name, kept.commitment, deal=hand.deal_number)
+        self.client.commit_fantasyland(
+            self.name, kept.commitment, deal=hand.deal_number, player=self.seat.player_id()
+        )
         self.terminal.say("your Fantasyland hand is set face down (only its hash is sent)")
         self._told("committed")
 
@@ -489,7 +499,13 @@ class OpenFacePlayer:
             return
         rows = kept.rows
         self.client.reveal_fantasyland(
-            self.name, rows.front, rows.middle, rows.back, kept.nonce, deal=number
+            self.name,
+            rows.front,
+            rows.middle,
+            rows.back,
+            kept.nonce,
+            deal=number,
+            player=self.seat.player_id(),
         )
         if self.keeper is not None:
             self.keeper.forget(self.name, number)

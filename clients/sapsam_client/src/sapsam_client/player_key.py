@@ -1,7 +1,8 @@
 """The player's own Ed25519 key: created on first use, kept on the client, never sent.
 
 docs/fairness.md §19: a player registers the public key once (``RegisterPlayerKey``, with a proof
-that it holds the private key) and signs every commit, reveal and announcement with it; the server
+that it holds the private key) and signs every commit, reveal and announcement, and every
+open-face placement and Fantasyland commit and reveal, with it; the server
 records each signature, so anyone can check from the log that the player seated at a seat made
 its moves. The private key stays in one JSON file beside the token file (``player-keys.json``),
 readable by its owner only, one entry per server and player. This module is written from the
@@ -30,6 +31,9 @@ TAG_COMMIT: Final = b"sapsam/player-signature/v1/commit"
 TAG_REVEAL: Final = b"sapsam/player-signature/v1/reveal"
 TAG_DECLARE: Final = b"sapsam/player-signature/v1/declare"
 TAG_ANNOUNCE: Final = b"sapsam/player-signature/v1/announce"
+TAG_PLACE: Final = b"sapsam/player-signature/v1/place"
+TAG_FANTASYLAND_COMMIT: Final = b"sapsam/player-signature/v1/fantasyland-commit"
+TAG_FANTASYLAND_REVEAL: Final = b"sapsam/player-signature/v1/fantasyland-reveal"
 
 
 def registration_message(player_id: str, public_key: bytes) -> bytes:
@@ -58,10 +62,13 @@ def commit_message(
     player_id: str,
     scheme: int,
     commitment: bytes,
+    *,
+    tag: bytes = TAG_COMMIT,
 ) -> bytes:
-    """What a player signs to commit (docs/fairness.md §19)."""
+    """What a player signs to commit (docs/fairness.md §19); ``tag``: ``TAG_FANTASYLAND_COMMIT``
+    to set an open-face Fantasyland hand."""
     return (
-        _length_prefixed(TAG_COMMIT)
+        _length_prefixed(tag)
         + _where(table_id, deal_number, seat, player_id)
         + scheme.to_bytes(1, "big")
         + _length_prefixed(commitment)
@@ -97,13 +104,37 @@ def reveal_message(
     player_id: str,
     rows: Rows,
     nonce: bytes,
+    *,
+    tag: bytes = TAG_REVEAL,
 ) -> bytes:
-    """What a player signs to reveal (docs/fairness.md §19)."""
+    """What a player signs to reveal (docs/fairness.md §19); ``tag``: ``TAG_FANTASYLAND_REVEAL``
+    to open an open-face Fantasyland hand."""
     return (
-        _length_prefixed(TAG_REVEAL)
+        _length_prefixed(tag)
         + _where(table_id, deal_number, seat, player_id)
         + encode_rows(rows)
         + _length_prefixed(nonce)
+    )
+
+
+def place_message(
+    table_id: uuid.UUID | str,
+    deal_number: int,
+    seat: int,
+    player_id: str,
+    street: int,
+    placement: Rows,
+    discard_commitment: bytes = b"",
+) -> bytes:
+    """What a player signs to place a street's cards face up at an open-face table: the street,
+    what each row gains, and a Pineapple street's discard commitment (else empty)
+    (docs/fairness.md §19)."""
+    return (
+        _length_prefixed(TAG_PLACE)
+        + _where(table_id, deal_number, seat, player_id)
+        + street.to_bytes(1, "big")
+        + encode_rows(placement)
+        + _length_prefixed(discard_commitment)
     )
 
 

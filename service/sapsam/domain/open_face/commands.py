@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from sapsam.domain.commands import PlayerSignature
 from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
@@ -53,6 +54,10 @@ class PlaceCards:
     deal_number: int | None = None
     now_ms: int = 0
     discard_commitment: bytes | None = None
+    signature: PlayerSignature | None = None
+    """The player's signature of the move (docs/fairness.md §19), required once it has a key."""
+    player_keys: tuple[bytes, ...] = ()
+    """The player's registered keys (``CommitArrangement.player_keys``)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,10 @@ class CommitFantasyland:
     deal_number: int | None = None
     now_ms: int = 0
     """When it is made: the last hand set opens the reveals, due ``move_seconds`` after it."""
+    signature: PlayerSignature | None = None
+    """The player's signature of the move (docs/fairness.md §19), required once it has a key."""
+    player_keys: tuple[bytes, ...] = ()
+    """The player's registered keys (``CommitArrangement.player_keys``)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,10 @@ class RevealFantasyland:
     nonce: bytes
     dealt: tuple[Card, ...]
     deal_number: int | None = None
+    signature: PlayerSignature | None = None
+    """The player's signature of the move (docs/fairness.md §19), required once it has a key."""
+    player_keys: tuple[bytes, ...] = ()
+    """The player's registered keys (``CommitArrangement.player_keys``)."""
 
 
 @dataclass(frozen=True)

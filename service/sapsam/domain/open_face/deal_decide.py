@@ -6,11 +6,14 @@ produces no events; ``sapsam.domain.open_face.deal_evolve`` trusts what it produ
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sapsam import fairness
+from sapsam.domain.commands import PlayerSignature
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event
+from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     DealStreet,
@@ -39,6 +42,7 @@ from sapsam.domain.open_face.events import (
     StreetDealt,
 )
 from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
+from sapsam.fairness import player_keys
 from sapsam.rules.cards import DECK, Card
 from sapsam.rules.open_face.automatic import (
     AutomaticMove,
@@ -174,7 +178,7 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
             thrown = ()
     except PlacementError as error:
         raise DomainError(Reason.BAD_CARDS, str(error), field="placement") from None
-    events: list[Event] = [_placed(deal, seat, street, command.placement, None, command.now_ms)]
+    placed_event = _placed(deal, seat, street, command.placement, None, command.now_ms)
     commitment = command.discard_commitment
     if not thrown:
         if commitment is not None:
@@ -183,7 +187,7 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
                 f"street {street} discards nothing: no discard commitment is taken",
                 field="discard_commitment",
             )
-        return events
+        return [_signed_placement(deal, seat, command, placed_event)]
     if commitment is None:
         raise DomainError(
             Reason.NO_COMMITMENT,
@@ -192,12 +196,41 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
             field="discard_commitment",
         )
     require_arrangement_commitment(commitment)
-    events.append(
+    return [
+        _signed_placement(deal, seat, command, placed_event),
         DiscardCommitted(
             deal_number=deal.number, seat=seat, street=street, commitment=commitment.hex()
-        )
+        ),
+    ]
+
+
+def _signed_placement(
+    deal: OpenFaceDeal, seat: int, command: PlaceCards, placed: CardsPlaced
+) -> CardsPlaced:
+    """The seat's own placement with its player's signature of the ``place`` message, checked
+    (docs/fairness.md §19: required once the player has a key), once every other check passed."""
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.place_message(
+            deal.table_id,
+            deal.number,
+            seat,
+            command.player_id,
+            command.street,
+            command.placement,
+            command.discard_commitment,
+        ),
     )
-    return events
+    return replace(placed, player_key=_key_hex(signed), signature=_signature_hex(signed))
+
+
+def _key_hex(signed: PlayerSignature | None) -> str | None:
+    return None if signed is None else signed.public_key.hex()
+
+
+def _signature_hex(signed: PlayerSignature | None) -> str | None:
+    return None if signed is None else signed.signature.hex()
 
 
 def _require_dealt(deal: OpenFaceDeal, street: int, seat: int, dealt: tuple[Card, ...]) -> None:
@@ -375,9 +408,26 @@ def _decide_commit(deal: OpenFaceDeal, command: CommitFantasyland) -> list[Event
             Reason.ALREADY_CONFIRMED, "this seat already set its Fantasyland hand: it is final"
         )
     require_arrangement_commitment(command.commitment)
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.commit_message(
+            deal.table_id,
+            deal.number,
+            seat,
+            command.player_id,
+            FANTASYLAND_SCHEME,
+            command.commitment,
+            tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
+        ),
+    )
     return [
         FantasylandCommitted(
-            deal_number=deal.number, seat=seat, commitment=command.commitment.hex()
+            deal_number=deal.number,
+            seat=seat,
+            commitment=command.commitment.hex(),
+            player_key=_key_hex(signed),
+            signature=_signature_hex(signed),
         )
     ]
 
@@ -416,6 +466,19 @@ def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event
             "these rows and nonce do not hash to the commitment this seat made",
         )
     arrangement = command.arrangement
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.reveal_message(
+            deal.table_id,
+            deal.number,
+            seat,
+            command.player_id,
+            arrangement,
+            command.nonce,
+            tag=player_keys.TAG_FANTASYLAND_REVEAL_SIGNATURE,
+        ),
+    )
     return [
         FantasylandRevealed(
             deal_number=deal.number,
@@ -426,6 +489,8 @@ def _decide_reveal(deal: OpenFaceDeal, command: RevealFantasyland) -> list[Event
             discards=tuple(map(str, setting.discards)),
             nonce=command.nonce.hex(),
             dead=setting.dead,
+            player_key=_key_hex(signed),
+            signature=_signature_hex(signed),
         )
     ]
 

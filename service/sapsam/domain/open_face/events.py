@@ -53,9 +53,16 @@ class CardsPlaced(Event):
     (``sapsam.rules.open_face.automatic.AutomaticReason``'s values: ``only_option``,
     ``already_dead``, ``every_option_kills``, ``timeout``). ``deadline_ms``: by when the next
     seat to place must have placed; when none is due this street, by when a Fantasyland hand
-    still being set must be (None: no limit, or nobody is due)."""
+    still being set must be (None: no limit, or nobody is due).
+
+    Schema version 2: ``player_key`` and ``signature``, the player's Ed25519 public key and its
+    signature of the ``place`` message (docs/fairness.md §19; with the ``DiscardCommitted``
+    recorded right after it, if any), hex, or ``None`` when unsigned (a player without a key, or
+    a placement the service made: ``automatic`` set, never signed); ``signing_scheme`` 2:
+    placements are signed, 1: recorded before they were (version 1 data reads as unsigned, 1)."""
 
     TYPE: ClassVar[str] = "CardsPlaced"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     street: int
@@ -64,17 +71,27 @@ class CardsPlaced(Event):
     back: tuple[str, ...]
     automatic: str | None = None
     deadline_ms: int | None = None
+    player_key: str | None = None
+    signature: str | None = None
+    signing_scheme: int = 2
 
 
 @dataclass(frozen=True)
 class FantasylandCommitted(Event):
     """A Fantasyland seat set its hand face down: a hash of its rows and a secret nonce
-    (docs/fairness.md §12, scheme 2: bound to the seat's player), final once made."""
+    (docs/fairness.md §12, scheme 2: bound to the seat's player), final once made.
+
+    Schema version 2: ``player_key``, ``signature`` (of the ``fantasyland-commit`` message,
+    docs/fairness.md §19) and ``signing_scheme``, as in ``CardsPlaced``."""
 
     TYPE: ClassVar[str] = "FantasylandCommitted"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     commitment: str
+    player_key: str | None = None
+    signature: str | None = None
+    signing_scheme: int = 2
 
 
 @dataclass(frozen=True)
@@ -117,9 +134,14 @@ class FantasylandRevealed(Event):
     the seat's commitment and its dealt cards; the dealt cards not in a row (a progressive
     Fantasyland's) are ``discards``; ``dead``: its rows are out of order. A hand the service set
     after a timeout (``FantasylandTimedOut``) has an empty ``nonce``: its rows are what the rule
-    set's policy sets of the dealt cards, which anyone can recompute once the seed is out."""
+    set's policy sets of the dealt cards, which anyone can recompute once the seed is out.
+
+    Schema version 2: ``player_key``, ``signature`` (of the ``fantasyland-reveal`` message,
+    docs/fairness.md §19) and ``signing_scheme``, as in ``CardsPlaced``; a hand the service
+    opened (empty ``nonce``) is never signed."""
 
     TYPE: ClassVar[str] = "FantasylandRevealed"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     front: tuple[str, ...]
@@ -128,6 +150,9 @@ class FantasylandRevealed(Event):
     discards: tuple[str, ...]
     nonce: str
     dead: bool
+    player_key: str | None = None
+    signature: str | None = None
+    signing_scheme: int = 2
 
 
 @dataclass(frozen=True)

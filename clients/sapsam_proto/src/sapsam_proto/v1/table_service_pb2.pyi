@@ -1504,6 +1504,7 @@ class PlaceCardsRequest(_message.Message):
     PLACEMENT_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -1526,6 +1527,16 @@ class PlaceCardsRequest(_message.Message):
         `placement`, saying why.
         """
 
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this placement (docs/fairness.md §19: the `place` message, which
+        binds the table, the deal, the seat, the player, the street and what each row gains);
+        required once the player has registered a key (else FAILED_PRECONDITION,
+        SIGNATURE_REQUIRED), checked and recorded as CommitArrangementRequest.signature is (a key
+        the player has not registered or a signature that does not verify: INVALID_ARGUMENT,
+        BAD_SIGNATURE); nothing is written either way.
+        """
+
     def __init__(
         self,
         *,
@@ -1535,10 +1546,11 @@ class PlaceCardsRequest(_message.Message):
         placement: _open_face_pb2.OpenFaceRows | None = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement", "request_id", b"request_id", "seat", b"seat", "street", b"street"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement", "request_id", b"request_id", "seat", b"seat", "signature", b"signature", "street", b"street"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
@@ -1594,6 +1606,7 @@ class CommitFantasylandRequest(_message.Message):
     COMMITMENT_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -1609,6 +1622,12 @@ class CommitFantasylandRequest(_message.Message):
     """Only act if the table's version is this (see the service comment); unset: any version."""
     deal_number: _builtins.int
     """Only act in this deal (see RevealArrangementRequest.deal_number). Unset: the current deal."""
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this commitment (docs/fairness.md §19: the `fantasyland-commit`
+        message); required, checked and recorded as PlaceCardsRequest.signature is.
+        """
+
     def __init__(
         self,
         *,
@@ -1617,10 +1636,11 @@ class CommitFantasylandRequest(_message.Message):
         commitment: _builtins.bytes = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "commitment", b"commitment", "deal_number", b"deal_number", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
@@ -1675,6 +1695,7 @@ class RevealFantasylandRequest(_message.Message):
     NONCE_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -1694,6 +1715,12 @@ class RevealFantasylandRequest(_message.Message):
         commitment: FAILED_PRECONDITION, COMMITMENT_MISMATCH.
         """
 
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this reveal (docs/fairness.md §19: the `fantasyland-reveal`
+        message); required, checked and recorded as PlaceCardsRequest.signature is.
+        """
+
     def __init__(
         self,
         *,
@@ -1703,10 +1730,11 @@ class RevealFantasylandRequest(_message.Message):
         nonce: _builtins.bytes = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "arrangement", b"arrangement", "deal_number", b"deal_number", "expected_version", b"expected_version", "nonce", b"nonce", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015

@@ -20,6 +20,9 @@ const TAG = {
   signReveal: "sapsam/player-signature/v1/reveal",
   signDeclare: "sapsam/player-signature/v1/declare",
   signAnnounce: "sapsam/player-signature/v1/announce",
+  signPlace: "sapsam/player-signature/v1/place",
+  signFantasylandCommit: "sapsam/player-signature/v1/fantasyland-commit",
+  signFantasylandReveal: "sapsam/player-signature/v1/fantasyland-reveal",
 } as const;
 
 /** What identifies a deal in every per-deal hash: uuid(table_id) || u64(deal_number). */
@@ -213,4 +216,44 @@ export const declareMessage = (d: DealId, seat: number, playerId: string, commit
 /** §19: play (00) or surrender (01), announced on the seat's turn (§20). */
 export const announceMessage = (d: DealId, seat: number, playerId: string, surrender: boolean): Bytes =>
   concat(lp(TAG.signAnnounce), seatBytes(d, seat), playerBytes(playerId), u8(surrender ? 1 : 0));
+
+/** §19: an open-face placement: the street, what each row gains, a discard commitment or empty. */
+export const placeMessage = (
+  d: DealId,
+  seat: number,
+  playerId: string,
+  street: number,
+  placement: Rows,
+  discardCommitment: Bytes = new Uint8Array(0),
+): Bytes =>
+  concat(
+    lp(TAG.signPlace),
+    seatBytes(d, seat),
+    playerBytes(playerId),
+    u8(street),
+    rowsEncoding(placement),
+    lp(discardCommitment),
+  );
+
+/** §19: an open-face Fantasyland hand set face down: `commit` under its own tag. */
+export const fantasylandCommitMessage = (
+  d: DealId,
+  seat: number,
+  playerId: string,
+  scheme: number,
+  commitment: Bytes,
+): Bytes =>
+  concat(lp(TAG.signFantasylandCommit), seatBytes(d, seat), playerBytes(playerId), u8(scheme), lp(commitment));
+
+/** §19: an open-face Fantasyland hand opened: `reveal` under its own tag. */
+export function fantasylandRevealMessage(d: DealId, seat: number, playerId: string, rows: Rows, nonce: Bytes): Bytes {
+  checkNonce(nonce);
+  return concat(
+    lp(TAG.signFantasylandReveal),
+    seatBytes(d, seat),
+    playerBytes(playerId),
+    rowsEncoding(rows),
+    lp(nonce),
+  );
+}
 

@@ -89,6 +89,10 @@ describe("player signatures (§19, Web Crypto Ed25519)", () => {
       kind === "registration" ? F.registrationMessage(i.player_id, unhex(i.public_key))
       : kind === "commit" ? F.commitMessage(id, i.seat, i.player_id, i.scheme, unhex(i.commitment))
       : kind === "announce" ? F.announceMessage(id, i.seat, i.player_id, i.surrender)
+      : kind === "place" ? F.placeMessage(id, i.seat, i.player_id, i.street, rows(), unhex(i.discard_commitment))
+      : kind === "fantasyland-commit"
+        ? F.fantasylandCommitMessage(id, i.seat, i.player_id, i.scheme, unhex(i.commitment))
+      : kind === "fantasyland-reveal" ? F.fantasylandRevealMessage(id, i.seat, i.player_id, rows(), unhex(i.nonce))
       : F.revealMessage(id, i.seat, i.player_id, rows(), unhex(i.nonce));
     expect(hex(message)).toBe(e.message);
     expect(hex(await ed25519Sign(unhex(i.private_key), message))).toBe(e.signature);

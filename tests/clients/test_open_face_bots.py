@@ -1,6 +1,7 @@
 """sapsam-bot's seats at an open-face table (issue #18): ``play_seat`` plays each with the SDK's
 open-face solver bot (the first seat draws the dealer and starts each deal), the set ends with
-standings that sum to zero, and the log verifies."""
+standings that sum to zero, and the log verifies, every move the bots made signed by their
+players' keys."""
 
 from __future__ import annotations
 
@@ -52,3 +53,15 @@ def test_sapsam_bot_plays_an_open_face_set(
         select_table(recorded, Requester.operator(), table.name.removeprefix("tables/"))
     )
     assert report.ok and report.deals_verified >= 2
+    # Each bot's player registered a key and signed every move of its own (docs/fairness.md
+    # §19); the service's placements are unsigned; the verifier checks every signature.
+    moves = [
+        event.data
+        for event in recorded
+        if event.type in ("CardsPlaced", "FantasylandCommitted", "FantasylandRevealed")
+    ]
+    own = [data for data in moves if data.get("automatic") is None and data.get("nonce") != ""]
+    assert own and all(data["player_key"] and data["signature"] for data in own)
+    assert all(data["signature"] is None for data in moves if data not in own)
+    signatures = {check.name for check in report.checks if check.name.startswith("player_sig")}
+    assert signatures == {"player_signature[0]", "player_signature[1]"}

@@ -1,9 +1,8 @@
-// Fouls and pair scoring (docs/rules.md §1.5, §1.6, §2.3, §2.4), royalties (§2.7, without broken
-// hands), surrender (§2.8), naturals (§2.9) and per-pair stakes (§2.10). Broken hands claimed are
-// not implemented yet: a rule set claiming them is refused with a clear error.
-import { RANKS } from "./cards";
+// Fouls and pair scoring (docs/rules.md §1.5, §1.6, §2.3, §2.4), royalties (§2.7, broken hands
+// claimed included), surrender (§2.8), naturals (§2.9) and per-pair stakes (§2.10).
+import { RANKS, rankOf } from "./cards";
 import type { Rows } from "./fairness";
-import { CATEGORIES, compareRows, rowKey } from "./hands";
+import { CATEGORIES, categoryOf, compareRows, rowKey } from "./hands";
 import { naturalKey, naturalUnits, naturalsPlayed } from "./naturals";
 
 export type RuleSet = Record<string, unknown>;
@@ -20,6 +19,7 @@ interface Scoring {
   rowOrder: string;
   royalties: string;
   royaltyLimit: string;
+  brokenClaimed: boolean;
   surrender: string;
   surrenderPrice: number;
   pairUnits: Record<string, number>;
@@ -36,8 +36,8 @@ const SEVEN: Record<string, number> = {
 /** A recorded rule set read with §2.1's defaults and §2.6's per-version values. */
 export function readRuleSet(r: RuleSet): Scoring {
   const version = (r.rules_version as number | undefined) ?? 7;
-  if (version >= 6 && (r.royalty_broken_hands ?? "not_claimed") !== "not_claimed")
-    throw new Error("the rule set's royalty_broken_hands claimed is not implemented by this verifier yet");
+  const broken = version >= 6 ? ((r.royalty_broken_hands as string | undefined) ?? "not_claimed") : "not_claimed";
+  if (broken !== "not_claimed" && broken !== "claimed") throw new Error(`unknown royalty_broken_hands "${broken}"`);
   const num = (k: string, d: number) => (r[k] as number | undefined) ?? d;
   return {
     method: (r.scoring as string | undefined) ?? "per_row",
@@ -49,6 +49,7 @@ export function readRuleSet(r: RuleSet): Scoring {
     rowOrder: version <= 2 ? "non_decreasing" : ((r.row_order as string | undefined) ?? "non_decreasing"),
     royalties: version <= 3 ? "none" : ((r.royalties as string | undefined) ?? "none"),
     royaltyLimit: (r.royalty_limit as string | undefined) ?? "every_row",
+    brokenClaimed: broken === "claimed",
     surrender: (r.surrender as string | undefined) ?? "off",
     surrenderPrice: num("surrender_price", 2),
     pairUnits: version <= 5 ? {} : ((r.pair_units as Record<string, number> | undefined) ?? {}),
@@ -138,17 +139,73 @@ function methodUnits(rows: readonly number[], s: Scoring): number {
 
 const ROWS = ["front", "middle", "back"] as const;
 
+const lookupIn = (s: Scoring) => (...keys: string[]): number => {
+  for (const k of keys) {
+    if (k in s.amounts) return s.amounts[k]!;
+    if (k in s.fields) return s.fields[k]!;
+  }
+  return 0;
+};
+
+const higher = (a: number[], b: number[]): boolean => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]!;
+  return false;
+};
+
+/** The straight flushes among cards, as [top rank (the wheel's: 3), its five cards], highest first. */
+function straightFlushes(cards: readonly number[]): [number, number[]][] {
+  const held = new Set(cards);
+  const found: [number, number[]][] = [];
+  for (let top = 12; top >= 3; top--)
+    for (let suit = 3; suit >= 0; suit--) {
+      const five = [0, 1, 2, 3, 4].map((k) => (top - k < 0 ? 12 : top - k) * 4 + suit); // the wheel: A low
+      if (five.every((c) => held.has(c))) found.push([top, five]);
+    }
+  return found;
+}
+
+/**
+ * §2.7 broken hands (royalty_broken_hands claimed): the royalties of a legal hand's 13 cards beyond
+ * its rows: each four of a kind no row holds as four of a kind pays back_four_of_a_kind; and as many
+ * straight flushes as the most that share no card among the 13 cards, less the rows that are
+ * straight flushes, the highest first, each what it pays in the back.
+ */
+export function brokenRoyalties(h: Rows, s: Scoring): number[] {
+  if (!s.brokenClaimed) return [];
+  const lookup = lookupIn(s);
+  const cards = [...h.front, ...h.middle, ...h.back];
+  const out: number[] = [];
+  const rowQuads = ROWS.filter((r) => categoryOf(h[r]) === "four_of_a_kind").map((r) => rowKey(h[r])[1]);
+  for (let rank = 12; rank >= 0; rank--)
+    if (cards.filter((c) => rankOf(c) === rank).length === 4 && !rowQuads.includes(rank)) out.push(lookup("back_four_of_a_kind"));
+  // The most straight flushes that share no card, the highest first (the lexicographically highest
+  // of the largest disjoint sets).
+  const all = straightFlushes(cards);
+  let best: [number, number[]][] = [];
+  const search = (from: number, chosen: [number, number[]][], used: Set<number>) => {
+    const better = chosen.length > best.length
+      || (chosen.length === best.length && higher(chosen.map((c) => c[0]), best.map((c) => c[0])));
+    if (better) best = [...chosen];
+    for (let i = from; i < all.length; i++) {
+      const [, five] = all[i]!;
+      if (five.some((c) => used.has(c))) continue;
+      five.forEach((c) => used.add(c));
+      search(i + 1, [...chosen, all[i]!], used);
+      five.forEach((c) => used.delete(c));
+    }
+  };
+  search(0, [], new Set());
+  const rowFlushes = ROWS.filter((r) => categoryOf(h[r]) === "straight_flush").length;
+  for (const [top] of best.slice(0, Math.max(0, best.length - rowFlushes)))
+    out.push(top === 12 ? lookup("back_royal_flush", "back_straight_flush") : lookup("back_straight_flush"));
+  return out;
+}
+
 /** §2.7: the royalty one row earns: its most specific key the table holds. */
 export function rowRoyalty(row: "front" | "middle" | "back", cards: readonly number[], s: Scoring): number {
   const key = rowKey(cards);
   const category = CATEGORIES[key[0]!]!;
-  const lookup = (...keys: string[]): number => {
-    for (const k of keys) {
-      if (k in s.amounts) return s.amounts[k]!;
-      if (k in s.fields) return s.fields[k]!;
-    }
-    return 0;
-  };
+  const lookup = lookupIn(s);
   if (row === "front") {
     if (category !== "pair" && category !== "three_of_a_kind") return 0;
     return lookup(`front_${category}_${RANKS[key[1]!]}`, `front_${category}`);
@@ -164,9 +221,11 @@ const total = (xs: number[], s: Scoring): number =>
 function royaltyUnits(a: Scored, b: Scored, rows: readonly number[], s: Scoring): number {
   if (s.royalties === "none") return 0;
   const of = (h: Scored) => (h === null ? [0, 0, 0] : ROWS.map((row) => rowRoyalty(row, h[row], s)));
+  // Broken hands' royalties are the hand's, paid whatever the rows (a foul claims nothing).
+  const [ba, bb] = [a === null ? [] : brokenRoyalties(a, s), b === null ? [] : brokenRoyalties(b, s)];
   const [ra, rb] = [of(a), of(b)];
-  if (s.royalties === "held_row") return total(ra, s) - total(rb, s);
-  return total(ra.filter((_, i) => rows[i]! > 0), s) - total(rb.filter((_, i) => rows[i]! < 0), s);
+  if (s.royalties === "held_row") return total([...ra, ...ba], s) - total([...rb, ...bb], s);
+  return total([...ra.filter((_, i) => rows[i]! > 0), ...ba], s) - total([...rb.filter((_, i) => rows[i]! < 0), ...bb], s);
 }
 
 export interface Pair {

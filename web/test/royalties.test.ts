@@ -62,3 +62,34 @@ describe("surrender (§2.8)", () => {
     expect(pairs.map((p) => p.delta)).toEqual([3, 2, 0]);
   });
 });
+
+describe("broken hands claimed (rules.md §2.7): sapsam's scorer on planted quads and straight flushes", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { fileURLToPath } = await import("node:url");
+  const { parseCards: cardsOf } = await import("../src/cards");
+  const { scoreDeal: score, brokenRoyalties, readRuleSet } = await import("../src/rules");
+  type Case = { preset: string; rule_set: Record<string, unknown>; hands: { front: string; middle: string; back: string; foul: boolean }[]; totals: number[]; deltas: number[] };
+  const cases: Case[] = JSON.parse(readFileSync(fileURLToPath(new URL("data/broken_hands.json", import.meta.url)), "utf8"));
+  it.each(cases.map((c, i) => [`${c.preset} #${i}`, c] as const))("%s", (_, c) => {
+    const hands = c.hands.map((h) => (h.foul ? null : { front: cardsOf(h.front), middle: cardsOf(h.middle), back: cardsOf(h.back) }));
+    const { pairs, totals } = score(hands, c.rule_set);
+    expect({ totals, deltas: pairs.map((p) => p.delta) }).toEqual({ totals: c.totals, deltas: c.deltas });
+  });
+  it("the cases exercise the claim: many deals claim a broken hand, and it changes their score", () => {
+    const claiming = cases.filter((c) => c.hands.some((h) => !h.foul
+      && brokenRoyalties({ front: cardsOf(h.front), middle: cardsOf(h.middle), back: cardsOf(h.back) }, readRuleSet(c.rule_set)).length > 0));
+    expect(claiming.length).toBeGreaterThan(20);
+    const changed = claiming.filter((c) => {
+      const hands = c.hands.map((h) => (h.foul ? null : { front: cardsOf(h.front), middle: cardsOf(h.middle), back: cardsOf(h.back) }));
+      return score(hands, { ...c.rule_set, royalty_broken_hands: "not_claimed" }).totals.join() !== c.totals.join();
+    });
+    expect(changed.length).toBeGreaterThan(10);
+  });
+  it("002's example: four sevens broken into front trips and a middle straight claim back quads", () => {
+    const s = readRuleSet(cases.find((c) => c.preset === "capsa_susun_broken")!.rule_set);
+    const rows = { front: cardsOf("7c 7d 7h"), middle: cardsOf("7s 8d 9c Th Jh"), back: cardsOf("2s 5s 8s Ts Ks") };
+    expect(brokenRoyalties(rows, s)).toEqual([1]);
+    const kept = { front: cardsOf("2c 3d 4h"), middle: cardsOf("7c 7d 7h 7s 8d"), back: cardsOf("9s Ts Js Qs Ks") };
+    expect(brokenRoyalties(kept, s)).toEqual([]); // the quads and the straight flush are rows
+  });
+});

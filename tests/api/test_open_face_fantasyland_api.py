@@ -4,7 +4,8 @@ face down with CommitFantasyland while the other seat places, and opens them wit
 RevealFantasyland at the end. Meanwhile the other seat's placements are shown to it alone
 (CardsPlaced.hidden in everyone else's copy, rows_hidden in their GetMyHand) and to everyone with
 the FantasylandCommitted that ends the wait (shown_rows); nothing else leaks, and the whole set
-verifies from the log's export.
+verifies from the log's export. A player with a key signs its Fantasyland commit and reveal
+(docs/fairness.md §19).
 
 The server deals from seeds as always; only the first deal's seed is chosen, through the table
 service's seed source (``TableRunner.deal_seeds``), so that the deal is one that can earn a
@@ -12,6 +13,7 @@ Fantasyland. It is committed, revealed and verified like any other."""
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -19,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import psycopg
 import pytest
 from api_client import OPERATOR_TOKEN, Watcher
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fantasyland_seeds import Rows, earning_seed
 from open_face_game import (
     Played,
@@ -40,9 +44,12 @@ from open_face_game import (
 from scenarios import Seated, World
 from serving import TEST_SERVER_KEYS, serving
 from test_open_face_api import _verified_export
+from test_open_face_signatures_api import _player_id, _public, _refused, _register
 
 from sapsam import fairness
 from sapsam.api.server import RunningServer
+from sapsam.audit import Requester, verify_export, write_lines
+from sapsam.audit import database as audit_database
 from sapsam.cli.bootstrap import build_services
 from sapsam.domain.events import DealScored
 from sapsam.domain.open_face.events import (
@@ -51,8 +58,10 @@ from sapsam.domain.open_face.events import (
     FantasylandRevealsOpened,
     FantasylandTimedOut,
 )
-from sapsam.rules.cards import Card
+from sapsam.fairness import player_keys
+from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Placement, Row
+from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
 from sapsam.rules.open_face.parameters import CLASSIC_STREETS
 from sapsam_proto.v1 import open_face_pb2, table_pb2, table_service_pb2
 
@@ -332,3 +341,124 @@ def test_a_committed_fantasyland_never_opened_is_timed_out_dead(
     assert watch_violations(spectator.messages, None, deal_truths(events)) == []
     report = _verified_export(world, seated.table, tmp_path)
     assert report["ok"] is True, report
+
+
+def test_a_signed_fantasyland_is_committed_and_opened_and_the_deal_verifies(
+    fl_world: World, seeded_server: tuple[RunningServer, Any]
+) -> None:
+    """docs/fairness.md §19: once the earner has a key, CommitFantasyland and RevealFantasyland
+    must be signed (SIGNATURE_REQUIRED; BAD_SIGNATURE for a closed-game commit's signature of the
+    same commitment, whose tag differs; nothing written), are recorded with the signature, and
+    the Fantasyland deal's export verifies it."""
+    world = fl_world
+    _, tables = seeded_server
+    seated = open_face_table(world, 2, "ofc_classic")
+    dealer = int(table_of(world, seated).dealer_seat.rsplit("/", 1)[1])
+    earner = (dealer + 1) % 2
+    seed, rows = _earning_seed(seated.table_id, dealer, earner)
+    played = Played()
+    tables.deal_seeds = lambda: seed
+    try:
+        _cut(world, seated)
+    finally:
+        tables.deal_seeds = fairness.new_seed
+    _place_toward(world, seated, rows, earner, played)
+    _cut(world, seated)
+    deal = table_of(world, seated).open_face
+    number = deal.deal_number
+    fantasy = by_seat(seated, deal.seats[earner].seat)
+    key = Ed25519PrivateKey.generate()
+    _register(world, fantasy, key)
+    arrangement, _ = biggest_row_first(parse_cards(list(played.hand(world, fantasy).cards)))
+    nonce = os.urandom(16)
+    player_id = _player_id(fantasy)
+    commitment = fairness.arrangement_commitment(
+        seated.table_id, number, earner, arrangement, nonce, scheme=2, player_id=player_id
+    )
+
+    def signed(message: bytes) -> table_service_pb2.PlayerSignature:
+        return table_service_pb2.PlayerSignature(
+            public_key=_public(key), signature=key.sign(message)
+        )
+
+    def commit(signature: table_service_pb2.PlayerSignature | None = None) -> None:
+        request = table_service_pb2.CommitFantasylandRequest(
+            request_id=str(uuid.uuid4()),
+            seat=fantasy.seat,
+            commitment=commitment,
+            signature=signature,
+        )
+        world.table_call("CommitFantasyland", request, fantasy.token)
+
+    code, reason, _ = _refused(world, commit)
+    assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "SIGNATURE_REQUIRED")
+    closed = player_keys.commit_message(seated.table_id, number, earner, player_id, 2, commitment)
+    code, reason, fields = _refused(world, lambda: commit(signed(closed)))
+    assert (code, reason, fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "BAD_SIGNATURE",
+        ["signature.signature"],
+    )
+    commit(
+        signed(
+            player_keys.commit_message(
+                seated.table_id,
+                number,
+                earner,
+                player_id,
+                2,
+                commitment,
+                tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
+            )
+        )
+    )
+    while table_of(world, seated).open_face.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING:
+        play_move(world, seated, played)  # the normal seat, which has no key
+
+    def reveal(signature: table_service_pb2.PlayerSignature | None = None) -> None:
+        request = table_service_pb2.RevealFantasylandRequest(
+            request_id=str(uuid.uuid4()),
+            seat=fantasy.seat,
+            arrangement=table_pb2.Arrangement(
+                front=[str(card) for card in arrangement.front],
+                middle=[str(card) for card in arrangement.middle],
+                back=[str(card) for card in arrangement.back],
+            ),
+            nonce=nonce,
+            signature=signature,
+        )
+        world.table_call("RevealFantasyland", request, fantasy.token)
+
+    code, reason, _ = _refused(world, reveal)
+    assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "SIGNATURE_REQUIRED")
+    reveal(
+        signed(
+            player_keys.reveal_message(
+                seated.table_id,
+                number,
+                earner,
+                player_id,
+                arrangement,
+                nonce,
+                tag=player_keys.TAG_FANTASYLAND_REVEAL_SIGNATURE,
+            )
+        )
+    )
+    events = world.api.logged_events(seated.table)
+    signed_moves = [
+        event
+        for event in events
+        if isinstance(event, FantasylandCommitted | FantasylandRevealed)
+        and event.deal_number == number
+    ]
+    assert [type(event) for event in signed_moves] == [FantasylandCommitted, FantasylandRevealed]
+    assert all(event.player_key == _public(key).hex() for event in signed_moves)
+    assert all(event.signature and event.signing_scheme == 2 for event in signed_moves)
+    with psycopg.connect(world.database_url, autocommit=True) as connection:
+        export = audit_database.export_deal(
+            connection, seated.table_id, number, Requester.operator()
+        )
+    report = verify_export(list(write_lines(export)))
+    assert report.ok, report.failed_names()
+    passed = {check.name for check in report.checks if not check.failed}
+    assert f"player_signature[{earner}]" in passed

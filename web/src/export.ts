@@ -427,7 +427,11 @@ async function signatureChecks(id: DealId, players: string[], events: ExportEven
   return checks;
 }
 
-const PINNED_MOVES = ["ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed"];
+// Open face's signed moves too (fairness.md §19): pins cover them, as `sapsam audit verify`'s do.
+const PINNED_MOVES = [
+  "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed",
+  "CardsPlaced", "FantasylandCommitted", "FantasylandRevealed",
+];
 
 /**
  * pinned_player_key[<player>] (audit.md §4.2) for each pinned player: every move of a seat the player

@@ -41,9 +41,23 @@ interface Segment {
   last_hash: string;
 }
 
+/** What anchors an ANCHORED verdict (audit.md §4.5, `--json`'s `anchor`). */
+export interface Anchor {
+  origin: string;
+  tree_size: number;
+  root: string;
+  /** The pinned server key that signed the checkpoint, `name+keyid`. */
+  signed_by: string;
+  /** The pinned witnesses that cosigned a tree holding every event. */
+  witnessed_by: string[];
+  checkpoint: "export" | "reader";
+}
+
 export interface ExportReport {
   checks: (Check & { deal?: number })[];
   verdict: Verdict;
+  /** Set when the verdict is ANCHORED. */
+  anchor?: Anchor;
   /** Why the verdict is not ANCHORED, or the failed checks in words. */
   reasons: string[];
 }
@@ -314,6 +328,7 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
 
   // checkpoint and inclusion (§4.5).
   let checkpoint: T.Checkpoint | undefined;
+  let anchor: Anchor | undefined;
   const note = (header.transparency as Obj | undefined)?.checkpoint as string | undefined;
   if (note === undefined) {
     add("checkpoint", "skipped", "a checkpoint signed by the pinned key covers the events", "not covered: the export carries no checkpoint");
@@ -328,8 +343,12 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
       const witnesses = await Promise.all(witnessKeys.map(T.parseVerifierKey));
       const opened = await T.openNote(note, [...servers, ...witnesses]);
       checkpoint = T.parseCheckpoint(opened.text);
-      if (!servers.some((k) => k.type === 1 && k.name === checkpoint!.origin && opened.signers.includes(k.name)))
-        throw new Error("no pinned key of this log signed the checkpoint");
+      const signer = opened.verified.find((k) => k.type === 1 && k.name === checkpoint!.origin && servers.includes(k));
+      if (signer === undefined) throw new Error("no pinned key of this log signed the checkpoint");
+      anchor = {
+        origin: checkpoint.origin, tree_size: checkpoint.size, root: hex(checkpoint.root), signed_by: T.keyLabel(signer),
+        witnessed_by: opened.verified.filter((k) => witnesses.includes(k)).map(T.keyLabel), checkpoint: "export",
+      };
       add("checkpoint", "passed", "a checkpoint signed by the pinned key covers the events");
     } catch (e) {
       checkpoint = undefined;
@@ -355,10 +374,22 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
       reasons.push("events not yet under the checkpoint");
     } else add("inclusion", "passed", "every event is in the checkpoint's tree");
   }
-  if (options.checkpoint !== undefined)
-    checks.push(await consistencyCheck(options.checkpoint, checkpoint, header, serverKeys, witnessKeys));
+  if (options.checkpoint !== undefined) {
+    const { check, reader } = await consistencyCheck(options.checkpoint, checkpoint, header, serverKeys, witnessKeys);
+    checks.push(check);
+    // Yours anchors when it is the larger tree and linked; its witnesses count when it holds every event.
+    const leaves = 1 + Math.max(-1, ...events.map((e) => e.inclusion?.leaf_index ?? -1));
+    if (check.status === "passed" && reader !== undefined && anchor !== undefined) {
+      const witnessed = reader.size >= leaves ? reader.witnessedBy : [];
+      if (reader.checkpoint.size > anchor.tree_size)
+        anchor = { origin: anchor.origin, tree_size: reader.checkpoint.size, root: hex(reader.checkpoint.root), signed_by: reader.signedBy,
+          witnessed_by: [...new Set([...anchor.witnessed_by, ...witnessed])], checkpoint: "reader" };
+      else anchor.witnessed_by = [...new Set([...anchor.witnessed_by, ...witnessed])];
+    }
+  }
   if (options.receipts !== undefined) checks.push(await receiptsCheck(options.receipts, header, events, serverKeys));
-  return finish(checks, reasons);
+  const report = finish(checks, reasons);
+  return report.verdict === "ANCHORED" && anchor !== undefined ? { ...report, anchor } : report;
 }
 
 function finish(checks: ExportReport["checks"], reasons: string[]): ExportReport {
@@ -471,11 +502,17 @@ export function pinnedPlayerKeys(events: readonly ExportEvent[], seatCount: numb
  * with another root is a fork) or a `consistency` entry of the export links the smaller tree to the
  * larger (transparency.md §4.2); not covered when no entry links them, or nothing is pinned.
  */
+interface ReaderCheckpoint { checkpoint: T.Checkpoint; size: number; signedBy: string; witnessedBy: string[] }
+
 async function consistencyCheck(
   mine: string, theirs: T.Checkpoint | undefined, header: Obj, serverKeys: string[], witnessKeys: string[],
-): Promise<Check> {
+): Promise<{ check: Check; reader?: ReaderCheckpoint }> {
   const what = "your checkpoint and the export's are of one log";
-  const result = (status: Check["status"], detail?: string): Check => ({ name: "consistency", status, what, ...(detail === undefined ? {} : { detail }) });
+  let held: ReaderCheckpoint | undefined;
+  const result = (status: Check["status"], detail?: string) => ({
+    check: { name: "consistency", status, what, ...(detail === undefined ? {} : { detail }) } as Check,
+    ...(held === undefined ? {} : { reader: held }),
+  });
   if (serverKeys.length === 0) return result("skipped", "not covered: your checkpoint needs a pinned server key");
   if (theirs === undefined) return result("skipped", "needs checkpoint");
   let reader: T.Checkpoint;
@@ -485,8 +522,9 @@ async function consistencyCheck(
     const opened = await T.openNote(mine, [...servers, ...witnesses]);
     reader = T.parseCheckpoint(opened.text);
     if (reader.origin !== theirs.origin) return result("failed", `your checkpoint is of ${reader.origin}, the export's of ${theirs.origin}`);
-    if (!servers.some((k) => k.type === 1 && k.name === reader.origin && opened.signers.includes(k.name)))
-      return result("failed", "no pinned key of this log signed your checkpoint");
+    const signer = opened.verified.find((k) => k.type === 1 && k.name === reader.origin && servers.includes(k));
+    if (signer === undefined) return result("failed", "no pinned key of this log signed your checkpoint");
+    held = { checkpoint: reader, size: reader.size, signedBy: T.keyLabel(signer), witnessedBy: opened.verified.filter((k) => witnesses.includes(k)).map(T.keyLabel) };
   } catch (e) {
     return result("failed", `your checkpoint: ${e instanceof Error ? e.message : String(e)}`);
   }

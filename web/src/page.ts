@@ -20,7 +20,9 @@ function render(report: ExportReport): void {
   result.replaceChildren();
   const verdict = document.createElement("p");
   verdict.className = `verdict ${report.verdict.split(" ")[0]}`;
-  verdict.textContent = report.verdict + (report.reasons.length ? ` — ${report.reasons.join("; ")}` : "");
+  const a = report.anchor;
+  const anchorLine = a === undefined ? "" : ` — ${a.checkpoint === "reader" ? "your" : "the export's"} checkpoint of ${a.tree_size} leaves, signed by ${a.signed_by}, ${a.witnessed_by.length ? `witnessed by ${a.witnessed_by.join(", ")}` : "not witnessed"}`;
+  verdict.textContent = report.verdict + anchorLine + (report.reasons.length ? ` — ${report.reasons.join("; ")}` : "");
   const list = document.createElement("ul");
   list.className = "checks";
   for (const c of report.checks) {

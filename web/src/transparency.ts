@@ -145,7 +145,7 @@ export async function verifyLine(text: string, line: string, key: VerifierKey): 
 }
 
 /** §5.3: open a signed note with the trusted keys: the text and the names of the keys that verified. */
-export async function openNote(note: string, keys: readonly VerifierKey[]): Promise<{ text: string; signers: string[] }> {
+export async function openNote(note: string, keys: readonly VerifierKey[]): Promise<{ text: string; signers: string[]; verified: VerifierKey[] }> {
   if (note.length > 65536 || /[\u0000-\u0009\u000b-\u001f]/.test(note)) throw new Error("malformed note");
   const split = note.lastIndexOf("\n\n");
   if (split < 0 || !note.endsWith("\n")) throw new Error("malformed note: no blank line before the signatures");
@@ -153,6 +153,7 @@ export async function openNote(note: string, keys: readonly VerifierKey[]): Prom
   const lines = note.slice(split + 2, -1).split("\n");
   if (lines.length === 0 || lines.length > 100) throw new Error("malformed note: 1 to 100 signature lines");
   const signers: string[] = [];
+  const verified: VerifierKey[] = [];
   for (const line of lines) {
     const m = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/.exec(line);
     if (m === null) throw new Error(`malformed signature line: ${line}`);
@@ -162,9 +163,10 @@ export async function openNote(note: string, keys: readonly VerifierKey[]): Prom
     if (candidates.length > 1) throw new Error(`two trusted keys for ${m[1]}`);
     if (!(await verifyLine(text, line, candidates[0]!))) throw new Error(`the signature of ${m[1]} does not verify`);
     signers.push(m[1]!);
+    verified.push(candidates[0]!);
   }
   if (signers.length === 0) throw new Error("no trusted signature");
-  return { text, signers };
+  return { text, signers, verified };
 }
 
 /** §5.2: a note signed by the server's key (what the page needs to reproduce the vectors). */
@@ -178,3 +180,6 @@ export async function cosignLine(text: string, name: string, seed: Bytes, id: By
   const sig = await ed25519Sign(seed, cosignedMessage(BigInt(time), text));
   return `\u2014 ${name} ${base64(concat(id, u64(time), sig))}`;
 }
+
+/** A verifier key's label, `name+keyid` (as sapsam prints who signed). */
+export const keyLabel = (k: VerifierKey): string => `${k.name}+${Array.from(k.keyId, (x) => x.toString(16).padStart(2, "0")).join("")}`;

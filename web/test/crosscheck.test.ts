@@ -49,7 +49,7 @@ describe("--checkpoint's consistency (audit.md §4.5): sapsam's verdict and stat
   it.each(Object.entries(cases))("%s", async (note, expected) => {
     const report = await verifyExport(file, [serverKey], [], { checkpoint: data(`consistency/${note}`) });
     const check = report.checks.find((c) => c.name === "consistency")!;
-    expect({ verdict: asPython(report.verdict), consistency: statusOf(check.status, check.detail) }).toEqual(expected);
+    expect({ verdict: asPython(report.verdict), consistency: statusOf(check.status, check.detail), anchor: report.anchor ?? null }).toEqual(expected);
   });
   it("a consistency proof altered: fails", async () => {
     const altered = file.replace(/("consistency":\[\{"new_size":\d+,"old_size":\d+,"proof":")(.)/, (_, head: string, c: string) => `${head}${c === "0" ? "1" : "0"}`);
@@ -57,6 +57,19 @@ describe("--checkpoint's consistency (audit.md §4.5): sapsam's verdict and stat
     const report = await verifyExport(altered, [serverKey], [], { checkpoint: data("consistency/older.note") });
     expect(report.checks.find((c) => c.name === "consistency")?.status).toBe("failed");
     expect(report.verdict).toBe("FAILED");
+  });
+});
+
+describe("the anchor (audit.md §4.5): the checkpoint, who signed it and the witnesses, as sapsam names them", () => {
+  const cases: Record<string, { file: string; witness: boolean; reader: boolean; verdict: string; anchor: unknown }> = JSON.parse(data("witnessed.json"));
+  const witnessKey = data("witnessed/witness.vkey").trim();
+  it.each(Object.entries(cases))("%s", async (_, c) => {
+    const report = await verifyExport(data(c.file), [serverKey], c.witness ? [witnessKey] : [], c.reader ? { checkpoint: data("witnessed/reader.note") } : {});
+    expect({ verdict: asPython(report.verdict), anchor: report.anchor ?? null }).toEqual({ verdict: c.verdict, anchor: c.anchor });
+  });
+  it("every sample export with the key pinned names the export's checkpoint, not witnessed", async () => {
+    const report = await verifyExport(data("table.jsonl"), [serverKey]);
+    expect(report.anchor).toMatchObject({ checkpoint: "export", witnessed_by: [], signed_by: expect.stringMatching(/^sapsam\/web-tests.example\+[0-9a-f]{8}$/) });
   });
 });
 

@@ -27,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from sapsam.audit.export_format import Requester, export_text
-from sapsam.audit.export_selection import select_table
+from sapsam.audit.export_selection import select_deal, select_table
 from sapsam.audit.sample_anchored import SAMPLE_TIME, AnchoredLog, anchored_log
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
+from sapsam.log.cosignature import cosign
 from sapsam.log.receipt import receipt_of, sign_receipt
-from sapsam.log.signed_note import NoteSigner
+from sapsam.log.signed_note import COSIGNATURE_V1, NoteSigner
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -138,8 +139,63 @@ def _consistency(log: AnchoredLog) -> None:
             str(HERE / "consistency" / name),
         )
         status = next(c["status"] for c in report["checks"] if c["name"] == "consistency")
-        cases[name] = {"verdict": report["verdict"], "consistency": status}
+        cases[name] = {
+            "verdict": report["verdict"],
+            "consistency": status,
+            "anchor": report["anchor"],
+        }
     (HERE / "consistency.json").write_text(json.dumps(cases, indent=2) + "\n", encoding="utf-8")
+    _witnessed(log)
+
+
+def _witnessed(log: AnchoredLog) -> None:
+    """A witnessed anchor (audit.md §4.5): deal 2 of the first table anchored on a checkpoint a
+    witness cosigned, and on a smaller one with a proof to the reader's larger, cosigned tree;
+    sapsam's verdict and anchor with and without the witness key pinned."""
+    witness = NoteSigner.from_seed("witness.example/w", bytes([5]) * 32, COSIGNATURE_V1)
+    folder = HERE / "witnessed"
+    folder.mkdir(exist_ok=True)
+    (folder / "witness.vkey").write_text(witness.verifier.vkey() + "\n", encoding="utf-8")
+    size = log.tree.size
+
+    def cosigned(note: str) -> str:
+        return note + cosign(note, witness, SAMPLE_TIME + 100).line()
+
+    lines = export_text(log.deal_export(0, 2)).splitlines()
+    header = json.loads(lines[0])
+    # the header is not hashed (§3): the export's checkpoint replaced by the cosigned one
+    header["transparency"]["checkpoint"] = cosigned(header["transparency"]["checkpoint"])
+    (folder / "deal2.jsonl").write_text(
+        "\n".join([json.dumps(header, sort_keys=True, separators=(",", ":")), *lines[1:]]) + "\n",
+        encoding="utf-8",
+    )
+    # The export anchored on a smaller tree, the reader holding the whole one, cosigned.
+    smaller = size - 4
+    operator = Requester.operator()
+    (folder / "deal2-smaller.jsonl").write_text(
+        export_text(log.anchored(select_deal(log.streams[0], 2, operator), smaller, size)),
+        encoding="utf-8",
+    )
+    (folder / "reader.note").write_text(cosigned(log.checkpoint_note(size)), encoding="utf-8")
+    server = ("--server-key", str(HERE / "server.vkey"))
+    pin_witness = ("--witness-key", str(folder / "witness.vkey"))
+    reader = ("--checkpoint", str(folder / "reader.note"))
+    cases: dict[str, dict[str, Any]] = {}
+    for name, file, args in [
+        ("witnessed", "deal2.jsonl", (*server, *pin_witness)),
+        ("witness not pinned", "deal2.jsonl", server),
+        ("yours, larger and witnessed", "deal2-smaller.jsonl", (*server, *pin_witness, *reader)),
+        ("yours, witness not pinned", "deal2-smaller.jsonl", (*server, *reader)),
+    ]:
+        report = _json_report(folder / file, *args)
+        cases[name] = {
+            "file": f"witnessed/{file}",
+            "witness": "--witness-key" in args,
+            "reader": "--checkpoint" in args,
+            "verdict": report["verdict"],
+            "anchor": report["anchor"],
+        }
+    (HERE / "witnessed.json").write_text(json.dumps(cases, indent=2) + "\n", encoding="utf-8")
 
 
 def _of(

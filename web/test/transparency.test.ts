@@ -58,7 +58,7 @@ describe("checkpoint and signed note (§5)", () => {
     expect(hex(server.keyId)).toBe(c.server_key_id);
     const skey = await T.parseSigningKey(c.server_skey);
     expect(await T.signNote(c.text, skey.name, skey.seed, server.keyId)).toBe(c.signed_note);
-    expect(await T.openNote(c.signed_note, [server])).toEqual({ text: c.text, signers: [c.origin] });
+    expect(await T.openNote(c.signed_note, [server])).toEqual({ text: c.text, signers: [c.origin], verified: [server] });
     const forged = c.signed_note.replace("\n11\n", "\n12\n");
     await expect(T.openNote(forged, [server])).rejects.toThrow("does not verify");
   });
@@ -73,7 +73,7 @@ describe("checkpoint and signed note (§5)", () => {
     expect(c.cosigned_note).toBe(`${c.signed_note}${line}\n`);
     const opened = await T.openNote(c.cosigned_note, [server, witness]);
     expect(opened.signers).toEqual([c.origin, witness.name]);
-    expect(await T.openNote(c.cosigned_note, [witness])).toEqual({ text: c.text, signers: [witness.name] });
+    expect(await T.openNote(c.cosigned_note, [witness])).toEqual({ text: c.text, signers: [witness.name], verified: [witness] });
   });
   it.each(list(V.cosignature.refused))("refuses $why", async (v) => {
     const witness = await T.parseVerifierKey(V.cosignature.witness_vkey);

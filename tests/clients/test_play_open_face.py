@@ -424,10 +424,11 @@ def test_a_bot_restarted_after_committing_opens_the_fantasyland_it_kept(
         except BaseException as error:
             failures.append(error)
 
-    thread = threading.Thread(target=other_plays, daemon=True)
-    thread.start()
+    # The seed before the bot's thread starts: the bot may start deal 1 itself (StartDeal).
     calls = iter([seed])
     tables.deal_seeds = lambda: next(calls, None) or fairness.new_seed()
+    thread = threading.Thread(target=other_plays, daemon=True)
+    thread.start()
     try:
         # Deal 1: the scripted person earns the Fantasyland, and leaves when asked to set it.
         person_seat = Seat(clients[mine], seats[mine])

@@ -11,12 +11,17 @@ import uuid
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from open_face_deals import PLAYERS, TABLE_ID, export_lines, fantasyland_table
+from open_face_deals import PLAYERS, TABLE_ID, export_lines, fantasyland_table, open_face_table
 
 from sapsam.audit import verify_export
 from sapsam.audit.report import AuditReport, Status
 from sapsam.domain.events import Event
-from sapsam.domain.open_face.events import CardsPlaced, FantasylandCommitted, FantasylandRevealed
+from sapsam.domain.open_face.events import (
+    CardsPlaced,
+    DiscardCommitted,
+    FantasylandCommitted,
+    FantasylandRevealed,
+)
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam.fairness import player_keys
 from sapsam.rules.arrangement import Arrangement
@@ -27,14 +32,22 @@ KEY = Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)
 PUBLIC = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
 
 
-def _message(event: Event, table_id: uuid.UUID = TABLE_ID) -> bytes | None:
-    """Seat 0's message for one of its own open-face moves, None for any other event."""
+def _message(
+    event: Event, following: Event | None = None, table_id: uuid.UUID = TABLE_ID
+) -> bytes | None:
+    """Seat 0's message for one of its own open-face moves (a placement with the discard
+    commitment recorded right after it, if any), None for any other event."""
     if getattr(event, "seat", None) != 0:
         return None
     player = PLAYERS[0]
     if isinstance(event, CardsPlaced) and event.automatic is None:
         rows = Placement(*(parse_cards(row) for row in (event.front, event.middle, event.back)))
-        return player_keys.place_message(table_id, event.deal_number, 0, player, event.street, rows)
+        discard = None
+        if isinstance(following, DiscardCommitted) and following.seat == 0:
+            discard = bytes.fromhex(following.commitment)
+        return player_keys.place_message(
+            table_id, event.deal_number, 0, player, event.street, rows, discard
+        )
     if isinstance(event, FantasylandCommitted):
         return player_keys.commit_message(
             table_id,
@@ -64,8 +77,8 @@ def _message(event: Event, table_id: uuid.UUID = TABLE_ID) -> bytes | None:
 def _signed(events: list[Event]) -> list[Event]:
     """The set as recorded had seat 0's player a key: each of its own moves signed."""
     out: list[Event] = []
-    for event in events:
-        message = _message(event)
+    for index, event in enumerate(events):
+        message = _message(event, events[index + 1] if index + 1 < len(events) else None)
         if message is not None:
             event = dataclasses.replace(  # type: ignore[call-arg]
                 event, player_key=PUBLIC, signature=KEY.sign(message).hex()
@@ -165,3 +178,21 @@ def test_a_set_recorded_before_signing_verifies_and_a_signed_scheme_1_move_is_na
     failed = [c for c in report.checks if c.status is Status.FAILED]
     assert [c.name for c in failed] == ["player_signature[0]"]
     assert "signing scheme 1" in failed[0].detail
+
+
+def test_a_signed_pineapple_placement_binds_its_discard_commitment() -> None:
+    """The ``place`` message holds the discard commitment recorded with the placement: a
+    commitment swapped for another (re-chained) breaks the player's signature."""
+    table = open_face_table("pineapple", 2)
+    table.start_deal()
+    table.play_deal()
+    events = _signed(list(table.events))
+    report = _verify(events)
+    assert report.ok, [c for c in report.checks if c.status is Status.FAILED]
+    assert ("player_signature[0]", Status.PASSED, 1) in _signature_checks(report)
+    index = next(i for i, e in enumerate(events) if isinstance(e, DiscardCommitted) and e.seat == 0)
+    assert isinstance(events[index - 1], CardsPlaced) and events[index - 1].signature
+    swapped = dataclasses.replace(events[index], commitment="ab" * 32)  # type: ignore[call-arg]
+    report = _verify([*events[:index], swapped, *events[index + 1 :]])
+    failed = {c.name for c in report.checks if c.status is Status.FAILED}
+    assert "player_signature[0]" in failed

@@ -9,6 +9,7 @@ The service's own placements are unsigned. Schema 1 events read as unsigned, sig
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import pytest
@@ -28,7 +29,12 @@ from sapsam.domain.open_face.commands import (
 )
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME
 from sapsam.domain.open_face.deal_state import OpenFacePhase
-from sapsam.domain.open_face.events import CardsPlaced, FantasylandCommitted, FantasylandRevealed
+from sapsam.domain.open_face.events import (
+    CardsPlaced,
+    DiscardCommitted,
+    FantasylandCommitted,
+    FantasylandRevealed,
+)
 from sapsam.fairness import player_keys
 from sapsam.rules.open_face.board import Placement
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
@@ -208,3 +214,34 @@ def test_open_face_moves_of_schema_1_read_as_unsigned_scheme_1() -> None:
     assert (revealed.player_key, revealed.signature, revealed.signing_scheme) == (None, None, 1)
     for event_type in (CardsPlaced, FantasylandCommitted, FantasylandRevealed):
         assert event_type.SCHEMA_VERSION == 2
+
+
+def test_a_signed_pineapple_placement_covers_its_discard_commitment() -> None:
+    played = new_deal(open_face_preset("pineapple"), 2, dealer=1)
+    played.deal_street()
+    while played.deal.streets_dealt < 2:
+        if played.deal.phase is OpenFacePhase.PLACING:
+            played.place_turn()
+        else:
+            played.deal_street()
+    seat = played.deal.turn
+    assert seat is not None
+    dealt = played.street_cards(1, seat)
+    command = played.discards.place(played.deal, PLAYERS[seat], 1, dealt)
+    assert command.discard_commitment is not None
+
+    def message(commitment: bytes | None) -> bytes:
+        return player_keys.place_message(
+            TABLE_ID, 1, seat, PLAYERS[seat], 1, command.placement, commitment
+        )
+
+    def signed(signature: PlayerSignature) -> PlaceCards:
+        return dataclasses.replace(command, signature=signature, player_keys=(PUBLIC,))
+
+    # A signature of the placement alone does not stand for the placement with its discard.
+    _refused(played, signed(_signed(message(None))), Reason.BAD_SIGNATURE)
+    signature = _signed(message(command.discard_commitment))
+    placed, discarded = played.run(signed(signature))
+    assert isinstance(placed, CardsPlaced) and placed.signature == signature.signature.hex()
+    assert isinstance(discarded, DiscardCommitted)
+    assert discarded.commitment == command.discard_commitment.hex()

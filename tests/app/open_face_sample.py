@@ -44,7 +44,7 @@ async def load(service: TableService, table_id: uuid.UUID) -> OpenFaceTable:
 async def start_and_cut(service: TableService, table_id: uuid.UUID) -> OpenFaceTable:
     state = await load(service, table_id)
     number = state.deal_number + 1
-    await service.start_deal(table_id, "operator", f"start-{number}")
+    await service.start_deal(table_id, "operator", f"start-{table_id}-{number}")
     state = await load(service, table_id)
     assert state.dealer is not None
     cutter = state.seats[fairness.cutter_for(state.dealer, state.seat_count)]

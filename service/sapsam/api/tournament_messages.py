@@ -12,8 +12,10 @@ from typing import Final
 
 from sapsam.api import resources
 from sapsam.api.common_messages import rule_set_message, timestamp_from_ms
+from sapsam.api.open_face_messages import open_face_rule_set_message
 from sapsam.domain.tournament import Reseating, TieBreak, TournamentPhase, TournamentState
 from sapsam.domain.tournament_events import RoundSeated
+from sapsam.rules.ruleset import RuleSet
 from sapsam_proto.v1 import tournament_pb2
 
 _STATUS: Final = {
@@ -45,7 +47,6 @@ def tournament_message(
     message = tournament_pb2.Tournament(
         name=tournament_name(state.tournament_id),
         display_name=state.name,
-        rule_set=rule_set_message(state.rule_set),
         seats_per_table=state.seats_per_table,
         rounds=state.rounds,
         deals_per_round=state.deals_per_round,
@@ -69,6 +70,12 @@ def tournament_message(
         forfeited_players=[resources.player_name(player) for player in state.forfeited],
         status_reason=state.cancel_reason if state.cancelled else state.pause_reason,
     )
+    if isinstance(state.rule_set, RuleSet):
+        message.rule_set.CopyFrom(rule_set_message(state.rule_set))
+    else:  # open face: the set's length at a full table, as TournamentCreated recorded it
+        message.open_face_rule_set.CopyFrom(
+            open_face_rule_set_message(state.rule_set, state.deals_per_round)
+        )
     if state.started_at_ms is not None:
         message.start_time.CopyFrom(timestamp_from_ms(state.started_at_ms))
     if state.phase is TournamentPhase.PAUSED and state.paused_at_ms is not None:

@@ -42,7 +42,8 @@ from sapsam.app.tournaments import (
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated
 from sapsam.log.records import RecordedEvent
-from sapsam.rules.ruleset import MAX_NAME_LENGTH
+from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, OpenFaceRules
+from sapsam.rules.ruleset import MAX_NAME_LENGTH, RuleSet
 from sapsam_proto.v1 import (
     tournament_pb2,
     tournament_service_pb2,
@@ -217,11 +218,16 @@ class TournamentServicer(
         _require_operator(auth.current_caller())  # the access table checked it already
         request_id = resources.scoped_request_id("CreateTournament", request.request_id)
         which = request.WhichOneof("rules")
-        rule_set = views.rule_set_for_request(
-            request.rule_set_preset if which == "rule_set_preset" else None,
-            request.rule_set if which == "rule_set" else None,
-            None,
-        )
+        rule_set: RuleSet | OpenFaceRules
+        if which == "rule_set_preset" and request.rule_set_preset in OPEN_FACE_PRESETS:
+            # An open-face preset, as CreateTable takes one: each table plays one set a round.
+            rule_set = OPEN_FACE_PRESETS[request.rule_set_preset]
+        else:
+            rule_set = views.rule_set_for_request(
+                request.rule_set_preset if which == "rule_set_preset" else None,
+                request.rule_set if which == "rule_set" else None,
+                None,
+            )
         if not request.HasField("registration_close_time"):
             raise ApiError(
                 "MISSING_FIELD", "registration_close_time is required", "registration_close_time"

@@ -37,6 +37,7 @@ there to kill the process between any two steps.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import uuid
@@ -54,6 +55,7 @@ from sapsam.app.store_interface import (
 from sapsam.app.tournaments import TournamentService, stream_id_for
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DealScored, Event
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.log.records import ConcurrencyConflict, RecordedEvent
 
@@ -298,6 +300,18 @@ class ResultsProcess:
             return 1 if credited else 0
         raise ConcurrencyConflict(stream_id_for(tournament_id), -1, -1)
 
+    async def _ends_set(self, session: StoreSession, table_id: uuid.UUID, deal_number: int) -> bool:
+        """Whether deal ``deal_number`` ended its open-face table's set. The set's end is
+        recorded in the append that scores its last deal (``SeriesCompleted``) and is final, so
+        the table as it stands now answers for any of its deals: the set is over and this was
+        its last deal. A closed table plays no sets (False)."""
+        table = await self.tournaments.tables.load(table_id, session)
+        return (
+            isinstance(table, OpenFaceTable)
+            and table.phase is OpenFaceTablePhase.SERIES_COMPLETE
+            and table.deal_number == deal_number
+        )
+
     def store_decode(self, event: RecordedEvent) -> Event:
         """A table event, decoded."""
         return self.tournaments.tables.decode(event)
@@ -314,6 +328,9 @@ class ResultsProcess:
         the next round was seated."""
         async with session.transaction():
             state = await self.tournaments.load(tournament_id, session)
+            if state.plays_sets:  # open face: a table's round ends with its set
+                ends = await self._ends_set(session, command.table_id, command.deal_number)
+                command = dataclasses.replace(command, set_over=ends)
             try:
                 events = decide(state, command)
             except DomainError as error:

@@ -49,6 +49,7 @@ from sapsam.domain.tournament import (
 from sapsam.domain.tournament_events import TOURNAMENT_CODEC
 from sapsam.domain.tournament_seating import seating_commitment
 from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
+from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.ruleset import RuleSet
 
 STREAM_PREFIX = "tournament-"
@@ -102,7 +103,8 @@ class TournamentSettings:
     """What the operator chooses when creating a tournament."""
 
     name: str
-    rule_set: RuleSet
+    rule_set: RuleSet | OpenFaceRules
+    """Either family's: an open-face rule set plays one set a table a round."""
     seats_per_table: int
     rounds: int
     deals_per_round: int
@@ -314,6 +316,7 @@ class TournamentService:
                 )
                 assert created.table_id == table.table_id
                 table_state = created.state
+            # Either family's phases (a StrEnum each, the same names for these two).
             if table_state.phase not in (TablePhase.SEATING, TablePhase.AWAITING_DEALER):
                 continue
             touched += 1

@@ -16,6 +16,8 @@ Checks, in order (each named in the report; docs/tournaments.md explains them):
   tournament table is credited exactly once (a deal scored but not yet credited is pending; in a
   cancelled tournament a deal scored after the cancellation counts for nothing, and one scored
   before it but never credited fails).
+- ``set[r.i]`` (open face): table i of round r ended its round where its own log ends its set:
+  after the deal scored last before its ``SeriesCompleted``, every deal of the set credited.
 - ``standings``: each player's total equals the sum of their verified deal results, and the
   final standings (if complete), or those the cancellation recorded (if cancelled), rank those
   sums with equal totals sharing a place.
@@ -23,8 +25,10 @@ Checks, in order (each named in the report; docs/tournaments.md explains them):
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 import psycopg
@@ -38,6 +42,7 @@ from sapsam.domain.events import (
     DealStarted,
     PlayerSeated,
     SeatReplaced,
+    SeriesCompleted,
     TableCreated,
 )
 from sapsam.domain.tournament import Reseating, TournamentState, evolve, rank_players
@@ -45,6 +50,7 @@ from sapsam.domain.tournament_events import (
     TOURNAMENT_CODEC,
     DealCredited,
     RoundSeated,
+    TableSetCompleted,
     TournamentCancelled,
     TournamentCompleted,
 )
@@ -113,9 +119,14 @@ Replaced = list[tuple[int, int, str]]
 
 
 def _check_table(
-    connection: Connection, state: TournamentState, seated: RoundSeated, index: int
+    connection: Connection,
+    state: TournamentState,
+    seated: RoundSeated,
+    index: int,
+    set_ends: dict[str, int],
 ) -> tuple[list[AuditCheck], Scored, Replaced]:
-    """The table's seats, its scored deals and its re-seated seats."""
+    """The table's seats, its scored deals and its re-seated seats; ``set_ends`` gets the last
+    scored deal before the table's ``SeriesCompleted``, if it has one."""
     table_id = seated.table_ids[index]
     players = seated.seatings[index]
     name = f"table_seats[{seated.round}.{index}]"
@@ -136,11 +147,13 @@ def _check_table(
             replaced.append((event.seat, last_deal + 1, event.player_id))
         elif isinstance(event, DealScored):
             scored[event.deal_number] = (event.totals, recorded.position)
+        elif isinstance(event, SeriesCompleted):
+            set_ends[table_id] = max(scored, default=0)
     if created is None:
         return [AuditCheck(name, Status.PENDING, "the table is not created yet")], scored, replaced
-    wanted = state.rule_set.to_dict()
+    wanted = state.table_rule_set(created.seat_count)
     found = tuple(seats.get(seat) for seat in range(created.seat_count))
-    if dict(created.rule_set) == wanted and found == tuple(players):
+    if _json_form(created.rule_set) == _json_form(wanted) and found == tuple(players):
         checks = [_passed(name, f"{plural(len(players), 'player')} seated as drawn, rules as set")]
         return checks, scored, replaced
     return (
@@ -148,6 +161,32 @@ def _check_table(
         scored,
         replaced,
     )
+
+
+def _json_form(rule_set: Mapping[str, object]) -> str:
+    """A recorded rule set as JSON text, so one read back from the log (arrays as tuples)
+    compares equal to the same one built in memory (lists)."""
+    return json.dumps(rule_set, sort_keys=True, separators=(",", ":"))
+
+
+def _check_set_completed(
+    event: TableSetCompleted, set_ends: dict[str, int], credited: Counter[tuple[str, int]]
+) -> AuditCheck:
+    """An open-face table's round ended where its own log says its set did: after the deal
+    scored last before its ``SeriesCompleted``, with every deal of the set credited."""
+    name = f"set[{event.round}.{event.table_id[:8]}]"
+    last = set_ends.get(event.table_id)
+    count = sum(1 for table, _deal in credited if table == event.table_id)
+    if last is None:
+        return _failed(name, "the table's set is not over in its log", "SeriesCompleted", "none")
+    if event.last_deal != last or event.deals_credited != count:
+        return _failed(
+            name,
+            "the round ended elsewhere than the table's set",
+            f"after deal {last}, {count} credited",
+            f"after deal {event.last_deal}, {event.deals_credited} credited",
+        )
+    return _passed(name, f"the set ended after deal {last}; {plural(count, 'deal')} credited")
 
 
 def _holders(drawn: tuple[str, ...], replaced: Replaced, deal_number: int) -> tuple[str, ...]:
@@ -172,6 +211,8 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
     scored_deals: dict[tuple[str, int], tuple[tuple[int, ...], int]] = {}
     table_players: dict[str, tuple[str, ...]] = {}
     table_replaced: dict[str, Replaced] = {}
+    set_ends: dict[str, int] = {}
+    """An open-face table's last scored deal, once its set is over (its SeriesCompleted)."""
     deals_verified = 0
     final: TournamentCompleted | TournamentCancelled | None = None
     cancelled_at: int | None = None
@@ -181,7 +222,9 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
         if isinstance(event, RoundSeated):
             checks += _check_seating(state, event, verified_totals)
             for index, table_id in enumerate(event.table_ids):
-                table_checks, scored, replaced = _check_table(connection, state, event, index)
+                table_checks, scored, replaced = _check_table(
+                    connection, state, event, index, set_ends
+                )
                 checks += table_checks
                 table_players[table_id] = event.seatings[index]
                 table_replaced[table_id] = replaced
@@ -213,6 +256,8 @@ def verify_tournament(connection: Connection, tournament_id: uuid.UUID) -> Audit
                 checks.append(_passed(name, f"verified; deltas {list(event.deltas)}"))
                 for player, delta in zip(event.players, event.deltas, strict=True):
                     verified_totals[player] = verified_totals.get(player, 0) + delta
+        elif isinstance(event, TableSetCompleted):
+            checks.append(_check_set_completed(event, set_ends, credited))
         elif isinstance(event, TournamentCompleted):
             final = event
         elif isinstance(event, TournamentCancelled):

@@ -99,7 +99,10 @@ def register(subparsers: Any) -> None:
     )
     create.add_argument("--name", required=True, help="the tournament's title, 1 to 100 characters")
     create.add_argument(
-        "--preset", default="pagat", help="the rule set preset every table plays (default: pagat)"
+        "--preset",
+        default="pagat",
+        help="the rule set preset every table plays (default: pagat); an open-face preset "
+        "(ofc_classic, ...) plays one set a table a round, so --deals must equal the seats",
     )
     create.add_argument(
         "--seat-count",
@@ -222,13 +225,18 @@ def register(subparsers: Any) -> None:
 
 def _create(arguments: argparse.Namespace) -> int:
     from sapsam.app.tournaments import TournamentSettings
+    from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, OpenFaceRules
     from sapsam.rules.presets import preset
-    from sapsam.rules.ruleset import RuleSetError
+    from sapsam.rules.ruleset import RuleSet, RuleSetError
 
-    try:
-        rule_set = preset(arguments.preset)
-    except RuleSetError as error:
-        raise CommandError(str(error)) from None
+    rule_set: RuleSet | OpenFaceRules
+    if arguments.preset in OPEN_FACE_PRESETS:  # one set a table a round: --deals = --seats
+        rule_set = OPEN_FACE_PRESETS[arguments.preset]
+    else:
+        try:
+            rule_set = preset(arguments.preset)
+        except RuleSetError as error:
+            raise CommandError(str(error)) from None
 
     def _settings(now: int) -> TournamentSettings:
         return TournamentSettings(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.ruleset import RuleSet
 
 # -- commands ----------------------------------------------------------------------------------
@@ -16,11 +17,15 @@ from sapsam.rules.ruleset import RuleSet
 
 @dataclass(frozen=True)
 class CreateTournament:
-    """Create a tournament; ``seating_commitments`` holds one commitment per round."""
+    """Create a tournament; ``seating_commitments`` holds one commitment per round.
+
+    ``rule_set`` is either family's (``sapsam.domain.families``): a closed ``RuleSet`` (a round
+    is ``deals_per_round`` deals a table) or ``OpenFaceRules`` (a round is one set a table, as
+    many deals as seats, so ``deals_per_round`` must equal ``seats_per_table``)."""
 
     tournament_id: uuid.UUID
     name: str
-    rule_set: RuleSet
+    rule_set: RuleSet | OpenFaceRules
     seats_per_table: int
     rounds: int
     deals_per_round: int
@@ -66,6 +71,9 @@ class CreditDeal:
     deal_number: int
     seat_deltas: tuple[int, ...]
     source_position: int
+    set_over: bool = False
+    """Whether this deal ended its table's set (open face: the table's ``SeriesCompleted``
+    came with it), which completes the table's round; the closed game counts deals instead."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from typing import Any
 
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event
+from sapsam.domain.families import family_of_rules
+from sapsam.domain.family import FRAME_KEYS
 from sapsam.domain.tournament_commands import (
     CancelTournament,
     CreateTournament,
@@ -34,6 +36,7 @@ from sapsam.domain.tournament_events import (
     PlayerUnregistered,
     RoundCompleted,
     RoundSeated,
+    TableSetCompleted,
     TournamentCompleted,
     TournamentCreated,
     TournamentResumed,
@@ -58,6 +61,10 @@ from sapsam.domain.tournament_state import (
     TournamentState,
 )
 from sapsam.fairness.encoding import SEED_BYTES
+from sapsam.rules.ruleset import RuleSet
+
+SERIES_LENGTH = FRAME_KEYS[1]
+"""The key of a recorded rule set holding the deals a table's series (a set) counts."""
 
 # -- decide ------------------------------------------------------------------------------------
 
@@ -102,6 +109,19 @@ def _decide_create(state: TournamentState, command: CreateTournament) -> list[Ev
     _check_range(
         command.deals_per_round, 1, MAX_DEALS_PER_ROUND, "deals_per_round", "deals per round"
     )
+    # Through the family interface: a closed rule set records its series length itself (a round
+    # is deals_per_round deals a table); open face records one set at a table of that many seats
+    # (as many deals as seats, Fantasyland deals added: docs/tournaments.md).
+    if isinstance(rule_set, RuleSet):
+        rule_set = rule_set.with_changes(series_length=command.deals_per_round)
+    recorded = family_of_rules(rule_set).record_rules(rule_set, seats)
+    if recorded.get(SERIES_LENGTH) != command.deals_per_round:
+        _invalid(
+            f"a round of {rule_set.name!r} is one set a table: {recorded.get(SERIES_LENGTH)}"
+            f" deals at {seats} seats (Fantasyland deals added), so deals_per_round must be"
+            f" {recorded.get(SERIES_LENGTH)}, not {command.deals_per_round}",
+            "deals_per_round",
+        )
     _check_range(command.max_entrants, seats, MAX_ENTRANTS, "max_entrants", "max entrants")
     if command.registration_closes_ms <= command.registration_opens_ms:
         _invalid("registration must close after it opens", "registration_closes_ms")
@@ -122,7 +142,7 @@ def _decide_create(state: TournamentState, command: CreateTournament) -> list[Ev
         TournamentCreated(
             tournament_id=str(command.tournament_id),
             name=name,
-            rule_set=rule_set.with_changes(series_length=command.deals_per_round).to_dict(),
+            rule_set=recorded,
             seats_per_table=seats,
             rounds=command.rounds,
             deals_per_round=command.deals_per_round,
@@ -251,12 +271,20 @@ def _decide_credit(state: TournamentState, command: CreditDeal) -> list[Event]:
     # A table's deal numbers count its voided deals too (a voided deal does not count towards
     # the series, so the round's last scored deal may be numbered past deals_per_round): what
     # is bounded is how many deals are credited.
-    if command.deal_number < 1 or len(table.credited) >= state.deals_per_round:
+    if state.plays_sets:
+        if command.deal_number < 1 or table.set_completed:
+            raise DomainError(
+                Reason.INVALID_ARGUMENT,
+                f"the table's set is over; deal {command.deal_number} is one too many",
+            )
+    elif command.deal_number < 1 or len(table.credited) >= state.deals_per_round:
         raise DomainError(
             Reason.INVALID_ARGUMENT,
             f"a round credits {state.deals_per_round} deals a table; deal {command.deal_number}"
             " is one too many",
         )
+    elif command.set_over:
+        raise DomainError(Reason.INVALID_ARGUMENT, "a closed tournament's tables play no sets")
     if len(command.seat_deltas) != len(table.players):
         raise DomainError(Reason.INVALID_ARGUMENT, "one delta per seat of the table is needed")
     credited = DealCredited(
@@ -269,8 +297,17 @@ def _decide_credit(state: TournamentState, command: CreditDeal) -> list[Event]:
     )
     events: list[Event] = [credited]
     after = evolve(state, credited)
+    if command.set_over and state.plays_sets:
+        finished = TableSetCompleted(
+            round=table.round,
+            table_id=str(command.table_id),
+            last_deal=command.deal_number,
+            deals_credited=len(table.credited) + 1,
+        )
+        events.append(finished)
+        after = evolve(after, finished)
     round_tables = after.round_tables(table.round)
-    if all(len(item.credited) >= state.deals_per_round for item in round_tables):
+    if all(after.table_done(item) for item in round_tables):
         events.append(RoundCompleted(round=table.round))
         if table.round >= state.rounds:
             final = after.standings()

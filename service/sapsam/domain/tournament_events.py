@@ -100,6 +100,21 @@ class DealCredited(Event):
 
 
 @dataclass(frozen=True)
+class TableSetCompleted(Event):
+    """An open-face table of the round finished its set (its ``SeriesCompleted``), after the
+    credited deal ``last_deal``: its round is complete, whatever the number of deals (a set
+    counts its Fantasyland deals and may end early after a timeout, docs/tournaments.md).
+    Never recorded for a closed tournament, whose tables complete after ``deals_per_round``
+    credited deals."""
+
+    TYPE: ClassVar[str] = "TableSetCompleted"
+    round: int
+    table_id: str
+    last_deal: int
+    deals_credited: int
+
+
+@dataclass(frozen=True)
 class RoundCompleted(Event):
     """Every deal of every table of the round is credited."""
 
@@ -191,6 +206,7 @@ TOURNAMENT_EVENT_TYPES: tuple[type[Event], ...] = (
     TournamentCancelled,
     PlayerForfeited,
     SeatReassigned,
+    TableSetCompleted,
 )
 
 TOURNAMENT_CODEC = EventCodec(TOURNAMENT_EVENT_TYPES)

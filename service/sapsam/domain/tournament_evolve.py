@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sapsam.domain.events import Event
+from sapsam.domain.families import read_recorded_rules
 from sapsam.domain.tournament_events import (
     DealCredited,
     PlayerForfeited,
@@ -17,6 +18,7 @@ from sapsam.domain.tournament_events import (
     RoundCompleted,
     RoundSeated,
     SeatReassigned,
+    TableSetCompleted,
     TournamentCancelled,
     TournamentCompleted,
     TournamentCreated,
@@ -31,8 +33,9 @@ from sapsam.domain.tournament_state import (
     TournamentState,
     TournamentTable,
 )
+from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.presets import DEFAULT_RULE_SET
-from sapsam.rules.ruleset import RuleSet, RuleSetError
+from sapsam.rules.ruleset import RuleSet
 
 # -- evolve ------------------------------------------------------------------------------------
 
@@ -54,15 +57,19 @@ def _next(state: TournamentState, **changes: Any) -> TournamentState:
 
 
 def _on_created(state: TournamentState, event: TournamentCreated) -> TournamentState:
+    # Either family's, by the family its recorded rule set names (absent: closed, as every
+    # tournament recorded before open face).
+    rule_set: RuleSet | OpenFaceRules
     try:
-        rule_set = RuleSet.from_dict(event.rule_set)
-    except RuleSetError:  # pragma: no cover - decide only records valid rule sets
+        _family, rule_set = read_recorded_rules(event.rule_set)
+    except ValueError:  # pragma: no cover - decide only records valid rule sets
         rule_set = DEFAULT_RULE_SET
     return _next(
         state,
         tournament_id=uuid.UUID(event.tournament_id),
         name=event.name,
         rule_set=rule_set,
+        recorded_rule_set=dict(event.rule_set),
         seats_per_table=event.seats_per_table,
         rounds=event.rounds,
         deals_per_round=event.deals_per_round,
@@ -121,6 +128,13 @@ def _on_credited(state: TournamentState, event: DealCredited) -> TournamentState
     return _next(state, tables=tables, totals=totals, deals_won=won, deals_played=played)
 
 
+def _on_table_set_completed(state: TournamentState, event: TableSetCompleted) -> TournamentState:
+    table_id = uuid.UUID(event.table_id)
+    tables = dict(state.tables)
+    tables[table_id] = dataclasses.replace(state.tables[table_id], set_completed=True)
+    return _next(state, tables=tables)
+
+
 def _on_round_completed(state: TournamentState, event: RoundCompleted) -> TournamentState:
     return _next(state, rounds_completed=event.round)
 
@@ -169,6 +183,7 @@ _EVOLVERS: dict[type[Event], Callable[[TournamentState, Any], TournamentState]] 
     TournamentStarted: _on_started,
     RoundSeated: _on_round_seated,
     DealCredited: _on_credited,
+    TableSetCompleted: _on_table_set_completed,
     RoundCompleted: _on_round_completed,
     TournamentCompleted: _on_completed,
     TournamentPaused: _on_paused,

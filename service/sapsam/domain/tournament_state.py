@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from sapsam.domain.families import family_of_rules
+from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.ruleset import RuleSet
 
@@ -68,6 +70,8 @@ class TournamentTable:
     credited: frozenset[int] = frozenset()
     reassigned: tuple[tuple[int, int, str], ...] = ()
     """Re-seated seats in order: (seat, from deal, player)."""
+    set_completed: bool = False
+    """Open face: the table's set is over (``TableSetCompleted``)."""
 
     def players_in_deal(self, deal_number: int) -> tuple[str, ...]:
         """Who held each seat in deal ``deal_number``: the drawn players, re-seats applied."""
@@ -101,7 +105,11 @@ class TournamentState:
     version: int = 0
     tournament_id: uuid.UUID | None = None
     name: str = ""
-    rule_set: RuleSet = DEFAULT_RULE_SET
+    rule_set: RuleSet | OpenFaceRules = DEFAULT_RULE_SET
+    """Either family's rule set, as ``TournamentCreated`` recorded it (read back)."""
+    recorded_rule_set: Mapping[str, object] = field(default_factory=dict)
+    """``TournamentCreated.rule_set`` as recorded: what every table of the tournament records
+    in its ``TableCreated`` (the audit compares them)."""
     seats_per_table: int = 0
     rounds: int = 0
     deals_per_round: int = 0
@@ -153,6 +161,28 @@ class TournamentState:
     def round_complete(self) -> bool:
         """Whether every round seated so far is complete (between rounds, paused or not)."""
         return self.started_at_ms is not None and self.rounds_completed >= self.current_round
+
+    @property
+    def plays_sets(self) -> bool:
+        """Whether a round is one open-face set a table (``TableSetCompleted`` ends it) rather
+        than ``deals_per_round`` credited deals (the closed game)."""
+        return isinstance(self.rule_set, OpenFaceRules)
+
+    def table_rule_set(self, seat_count: int) -> dict[str, object]:
+        """The rule set a table of the tournament with ``seat_count`` seats records in its
+        ``TableCreated``: the closed one as ``TournamentCreated`` has it; an open-face one with
+        its set's length at that table (a table one seat short plays one deal fewer)."""
+        recorded: dict[str, object] = family_of_rules(self.rule_set).record_rules(
+            self.rule_set, seat_count
+        )
+        return recorded
+
+    def table_done(self, table: TournamentTable) -> bool:
+        """Whether the table has played its round: its set is over (open face), or
+        ``deals_per_round`` of its deals are credited (closed)."""
+        if self.plays_sets:
+            return table.set_completed
+        return len(table.credited) >= self.deals_per_round
 
     @property
     def seating_pool(self) -> tuple[str, ...]:

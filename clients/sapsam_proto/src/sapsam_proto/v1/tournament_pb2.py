@@ -23,32 +23,33 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from . import open_face_pb2 as sapsam_dot_v1_dot_open__face__pb2
 from . import rule_set_pb2 as sapsam_dot_v1_dot_rule__set__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1asapsam/v1/tournament.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18sapsam/v1/rule_set.proto\"`\n\x0fTournamentTable\x12\r\n\x05table\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\x16\n\x0e\x64\x65\x61ls_credited\x18\x03 \x01(\x05\x12\x15\n\rdrawn_players\x18\x04 \x03(\t\"\x88\x01\n\x0fTournamentRound\x12\r\n\x05round\x18\x01 \x01(\x05\x12$\n\x06method\x18\x02 \x01(\x0e\x32\x14.sapsam.v1.Reseating\x12\x14\n\x0cseating_seed\x18\x03 \x01(\x0c\x12*\n\x06tables\x18\x04 \x03(\x0b\x32\x1a.sapsam.v1.TournamentTable\"\x8b\x06\n\nTournament\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12$\n\x08rule_set\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x17\n\x0fseats_per_table\x18\x04 \x01(\x05\x12\x0e\n\x06rounds\x18\x05 \x01(\x05\x12\x17\n\x0f\x64\x65\x61ls_per_round\x18\x06 \x01(\x05\x12:\n\x16registration_open_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12;\n\x17registration_close_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cmax_entrants\x18\t \x01(\x05\x12\'\n\treseating\x18\n \x01(\x0e\x32\x14.sapsam.v1.Reseating\x12&\n\ttie_break\x18\x0b \x01(\x0e\x32\x13.sapsam.v1.TieBreak\x12+\n\x06status\x18\x0c \x01(\x0e\x32\x1b.sapsam.v1.TournamentStatus\x12\x0f\n\x07players\x18\r \x03(\t\x12\x1b\n\x13seating_commitments\x18\x0e \x03(\x0c\x12\x31\n\rseated_rounds\x18\x0f \x03(\x0b\x32\x1a.sapsam.v1.TournamentRound\x12\x15\n\rcurrent_round\x18\x10 \x01(\x05\x12\x18\n\x10rounds_completed\x18\x11 \x01(\x05\x12/\n\x0b\x63reate_time\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07version\x18\x14 \x01(\x03\x12\x19\n\x11\x66orfeited_players\x18\x15 \x03(\t\x12.\n\npause_time\x18\x16 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rstatus_reason\x18\x17 \x01(\t\"\x94\x01\n\x12TournamentStanding\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x03\x12\x11\n\tdeals_won\x18\x04 \x01(\x05\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x05 \x01(\x05\x12\r\n\x05place\x18\x06 \x01(\x05\x12\x11\n\tforfeited\x18\x07 \x01(\x08\"\x88\x01\n\x10LeaderboardEntry\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x03\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x04 \x01(\x05\x12\x1a\n\x12tournaments_played\x18\x05 \x01(\x05\x12\r\n\x05place\x18\x06 \x01(\x05\"t\n\x0fTournamentEvent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04type\x18\x02 \x01(\t\x12/\n\x0brecord_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tdata_json\x18\x04 \x01(\t*\xd7\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\"\n\x1eTOURNAMENT_STATUS_REGISTRATION\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_COMPLETE\x10\x03\x12\x1c\n\x18TOURNAMENT_STATUS_PAUSED\x10\x04\x12\x1f\n\x1bTOURNAMENT_STATUS_CANCELLED\x10\x05*U\n\tReseating\x12\x19\n\x15RESEATING_UNSPECIFIED\x10\x00\x12\x14\n\x10RESEATING_RANDOM\x10\x01\x12\x17\n\x13RESEATING_STANDINGS\x10\x02*R\n\x08TieBreak\x12\x19\n\x15TIE_BREAK_UNSPECIFIED\x10\x00\x12\x12\n\x0eTIE_BREAK_NONE\x10\x01\x12\x17\n\x13TIE_BREAK_DEALS_WON\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1asapsam/v1/tournament.proto\x12\tsapsam.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19sapsam/v1/open_face.proto\x1a\x18sapsam/v1/rule_set.proto\"`\n\x0fTournamentTable\x12\r\n\x05table\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\x16\n\x0e\x64\x65\x61ls_credited\x18\x03 \x01(\x05\x12\x15\n\rdrawn_players\x18\x04 \x03(\t\"\x88\x01\n\x0fTournamentRound\x12\r\n\x05round\x18\x01 \x01(\x05\x12$\n\x06method\x18\x02 \x01(\x0e\x32\x14.sapsam.v1.Reseating\x12\x14\n\x0cseating_seed\x18\x03 \x01(\x0c\x12*\n\x06tables\x18\x04 \x03(\x0b\x32\x1a.sapsam.v1.TournamentTable\"\xc3\x06\n\nTournament\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12$\n\x08rule_set\x18\x03 \x01(\x0b\x32\x12.sapsam.v1.RuleSet\x12\x17\n\x0fseats_per_table\x18\x04 \x01(\x05\x12\x0e\n\x06rounds\x18\x05 \x01(\x05\x12\x17\n\x0f\x64\x65\x61ls_per_round\x18\x06 \x01(\x05\x12:\n\x16registration_open_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12;\n\x17registration_close_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cmax_entrants\x18\t \x01(\x05\x12\'\n\treseating\x18\n \x01(\x0e\x32\x14.sapsam.v1.Reseating\x12&\n\ttie_break\x18\x0b \x01(\x0e\x32\x13.sapsam.v1.TieBreak\x12+\n\x06status\x18\x0c \x01(\x0e\x32\x1b.sapsam.v1.TournamentStatus\x12\x0f\n\x07players\x18\r \x03(\t\x12\x1b\n\x13seating_commitments\x18\x0e \x03(\x0c\x12\x31\n\rseated_rounds\x18\x0f \x03(\x0b\x32\x1a.sapsam.v1.TournamentRound\x12\x15\n\rcurrent_round\x18\x10 \x01(\x05\x12\x18\n\x10rounds_completed\x18\x11 \x01(\x05\x12/\n\x0b\x63reate_time\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07version\x18\x14 \x01(\x03\x12\x19\n\x11\x66orfeited_players\x18\x15 \x03(\t\x12.\n\npause_time\x18\x16 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rstatus_reason\x18\x17 \x01(\t\x12\x36\n\x12open_face_rule_set\x18\x18 \x01(\x0b\x32\x1a.sapsam.v1.OpenFaceRuleSet\"\x94\x01\n\x12TournamentStanding\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x03\x12\x11\n\tdeals_won\x18\x04 \x01(\x05\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x05 \x01(\x05\x12\r\n\x05place\x18\x06 \x01(\x05\x12\x11\n\tforfeited\x18\x07 \x01(\x08\"\x88\x01\n\x10LeaderboardEntry\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05total\x18\x03 \x01(\x03\x12\x14\n\x0c\x64\x65\x61ls_played\x18\x04 \x01(\x05\x12\x1a\n\x12tournaments_played\x18\x05 \x01(\x05\x12\r\n\x05place\x18\x06 \x01(\x05\"t\n\x0fTournamentEvent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04type\x18\x02 \x01(\t\x12/\n\x0brecord_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tdata_json\x18\x04 \x01(\t*\xd7\x01\n\x10TournamentStatus\x12!\n\x1dTOURNAMENT_STATUS_UNSPECIFIED\x10\x00\x12\"\n\x1eTOURNAMENT_STATUS_REGISTRATION\x10\x01\x12\x1d\n\x19TOURNAMENT_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aTOURNAMENT_STATUS_COMPLETE\x10\x03\x12\x1c\n\x18TOURNAMENT_STATUS_PAUSED\x10\x04\x12\x1f\n\x1bTOURNAMENT_STATUS_CANCELLED\x10\x05*U\n\tReseating\x12\x19\n\x15RESEATING_UNSPECIFIED\x10\x00\x12\x14\n\x10RESEATING_RANDOM\x10\x01\x12\x17\n\x13RESEATING_STANDINGS\x10\x02*R\n\x08TieBreak\x12\x19\n\x15TIE_BREAK_UNSPECIFIED\x10\x00\x12\x12\n\x0eTIE_BREAK_NONE\x10\x01\x12\x17\n\x13TIE_BREAK_DEALS_WON\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sapsam.v1.tournament_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TOURNAMENTSTATUS']._serialized_start=1528
-  _globals['_TOURNAMENTSTATUS']._serialized_end=1743
-  _globals['_RESEATING']._serialized_start=1745
-  _globals['_RESEATING']._serialized_end=1830
-  _globals['_TIEBREAK']._serialized_start=1832
-  _globals['_TIEBREAK']._serialized_end=1914
-  _globals['_TOURNAMENTTABLE']._serialized_start=100
-  _globals['_TOURNAMENTTABLE']._serialized_end=196
-  _globals['_TOURNAMENTROUND']._serialized_start=199
-  _globals['_TOURNAMENTROUND']._serialized_end=335
-  _globals['_TOURNAMENT']._serialized_start=338
-  _globals['_TOURNAMENT']._serialized_end=1117
-  _globals['_TOURNAMENTSTANDING']._serialized_start=1120
-  _globals['_TOURNAMENTSTANDING']._serialized_end=1268
-  _globals['_LEADERBOARDENTRY']._serialized_start=1271
-  _globals['_LEADERBOARDENTRY']._serialized_end=1407
-  _globals['_TOURNAMENTEVENT']._serialized_start=1409
-  _globals['_TOURNAMENTEVENT']._serialized_end=1525
+  _globals['_TOURNAMENTSTATUS']._serialized_start=1611
+  _globals['_TOURNAMENTSTATUS']._serialized_end=1826
+  _globals['_RESEATING']._serialized_start=1828
+  _globals['_RESEATING']._serialized_end=1913
+  _globals['_TIEBREAK']._serialized_start=1915
+  _globals['_TIEBREAK']._serialized_end=1997
+  _globals['_TOURNAMENTTABLE']._serialized_start=127
+  _globals['_TOURNAMENTTABLE']._serialized_end=223
+  _globals['_TOURNAMENTROUND']._serialized_start=226
+  _globals['_TOURNAMENTROUND']._serialized_end=362
+  _globals['_TOURNAMENT']._serialized_start=365
+  _globals['_TOURNAMENT']._serialized_end=1200
+  _globals['_TOURNAMENTSTANDING']._serialized_start=1203
+  _globals['_TOURNAMENTSTANDING']._serialized_end=1351
+  _globals['_LEADERBOARDENTRY']._serialized_start=1354
+  _globals['_LEADERBOARDENTRY']._serialized_end=1490
+  _globals['_TOURNAMENTEVENT']._serialized_start=1492
+  _globals['_TOURNAMENTEVENT']._serialized_end=1608
 # @@protoc_insertion_point(module_scope)

@@ -13,6 +13,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from . import open_face_pb2 as _open_face_pb2
 from . import rule_set_pb2 as _rule_set_pb2
 import builtins as _builtins
 import sys
@@ -224,6 +225,7 @@ class Tournament(_message.Message):
     FORFEITED_PLAYERS_FIELD_NUMBER: _builtins.int
     PAUSE_TIME_FIELD_NUMBER: _builtins.int
     STATUS_REASON_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_RULE_SET_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "tournaments/{tournament}"; {tournament} is a UUID chosen by the server."""
     display_name: _builtins.str
@@ -254,7 +256,9 @@ class Tournament(_message.Message):
     """
     @_builtins.property
     def rule_set(self) -> _rule_set_pb2.RuleSet:
-        """The rules every table plays by; its series length is the deals per round."""
+        """The rules every table plays by; its series length is the deals per round. Unset at an
+        open-face tournament (`open_face_rule_set`).
+        """
 
     @_builtins.property
     def registration_open_time(self) -> _timestamp_pb2.Timestamp:
@@ -294,6 +298,13 @@ class Tournament(_message.Message):
     def pause_time(self) -> _timestamp_pb2.Timestamp:
         """When the current pause began, while the status is TOURNAMENT_STATUS_PAUSED; unset otherwise."""
 
+    @_builtins.property
+    def open_face_rule_set(self) -> _open_face_pb2.OpenFaceRuleSet:
+        """At an open-face tournament: its rule set (`rule_set` is then unset). Each table of a round
+        plays one set (as many deals as its seats, Fantasyland deals added); `deals_per_round` is
+        the set's length at a full table (docs/tournaments.md, "Open-face tournaments").
+        """
+
     def __init__(
         self,
         *,
@@ -320,10 +331,11 @@ class Tournament(_message.Message):
         forfeited_players: _abc.Iterable[_builtins.str] | None = ...,
         pause_time: _timestamp_pb2.Timestamp | None = ...,
         status_reason: _builtins.str = ...,
+        open_face_rule_set: _open_face_pb2.OpenFaceRuleSet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "pause_time", b"pause_time", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "rule_set", b"rule_set", "start_time", b"start_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "open_face_rule_set", b"open_face_rule_set", "pause_time", b"pause_time", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "rule_set", b"rule_set", "start_time", b"start_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "current_round", b"current_round", "deals_per_round", b"deals_per_round", "display_name", b"display_name", "forfeited_players", b"forfeited_players", "max_entrants", b"max_entrants", "name", b"name", "pause_time", b"pause_time", "players", b"players", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "reseating", b"reseating", "rounds", b"rounds", "rounds_completed", b"rounds_completed", "rule_set", b"rule_set", "seated_rounds", b"seated_rounds", "seating_commitments", b"seating_commitments", "seats_per_table", b"seats_per_table", "start_time", b"start_time", "status", b"status", "status_reason", b"status_reason", "tie_break", b"tie_break", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "current_round", b"current_round", "deals_per_round", b"deals_per_round", "display_name", b"display_name", "forfeited_players", b"forfeited_players", "max_entrants", b"max_entrants", "name", b"name", "open_face_rule_set", b"open_face_rule_set", "pause_time", b"pause_time", "players", b"players", "registration_close_time", b"registration_close_time", "registration_open_time", b"registration_open_time", "reseating", b"reseating", "rounds", b"rounds", "rounds_completed", b"rounds_completed", "rule_set", b"rule_set", "seated_rounds", b"seated_rounds", "seating_commitments", b"seating_commitments", "seats_per_table", b"seats_per_table", "start_time", b"start_time", "status", b"status", "status_reason", b"status_reason", "tie_break", b"tie_break", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -57,7 +57,10 @@ class CreateTournamentRequest(_message.Message):
     display_name: _builtins.str
     """The tournament's title, 1 to 100 printable characters."""
     rule_set_preset: _builtins.str
-    """Name of a preset rule set: "pagat", "two_four", "one_six" or "scoop_bonus"."""
+    """Name of a preset rule set: "pagat", "two_four", "one_six" or "scoop_bonus"; or an
+    open-face preset ("ofc_classic", "ofc_turbo", ...: those CreateTable takes), whose tables
+    each play one set a round: deals_per_round must then equal seats_per_table.
+    """
     seats_per_table: _builtins.int
     """Players per table, 2 to 4 (within the rule set's seat range)."""
     rounds: _builtins.int

@@ -129,7 +129,7 @@ def decide_reseat(state: TournamentState, command: ReseatPlayer) -> list[Event]:
             f"seat must be 0 to {len(table.players) - 1}, not {command.seat}",
             field="seat",
         )
-    if command.from_deal < 2 or len(table.credited) >= state.deals_per_round:
+    if command.from_deal < 2 or state.table_done(table):
         raise DomainError(
             Reason.WRONG_PHASE,
             "a seat is re-seated between two deals of the round, after the first and before"

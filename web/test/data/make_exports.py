@@ -5,6 +5,7 @@ says of each: the page must say the same.
 * table.jsonl, deal2.jsonl: a 3-seat table of two deals, whole and deal 2 alone;
 * series.jsonl, series_deal4.jsonl: a whole short series with surrender and a voided deal
   (sample_series.py), whole and its last deal alone;
+* naturals.jsonl: the same at a capsa_susun table (naturals declared, surrender), series of 2;
 
 each anchored by a checkpoint signed with a fixed test key (server.vkey), with the verdict with and
 without the key pinned (verdicts.json). tampered/*.jsonl are re-chained forgeries of them (each
@@ -17,6 +18,7 @@ are random, so the files change):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import subprocess
@@ -35,6 +37,7 @@ from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
 from sapsam.log.cosignature import cosign
 from sapsam.log.receipt import receipt_of, sign_receipt
 from sapsam.log.signed_note import COSIGNATURE_V1, NoteSigner
+from sapsam.rules.presets import preset
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -42,6 +45,7 @@ from sample_series import series_with_void  # noqa: E402
 
 TABLE_ID = uuid.UUID("3f2a1b4c-5d6e-4f70-8192-a3b4c5d6e7f8")
 SERIES_ID = uuid.UUID("5e71e5a0-0d1d-4c2b-9a3e-7b6c5d4e3f21")
+NATURALS_ID = uuid.UUID("0a7c1e2d-3b4f-4a5e-8c6d-9e0f1a2b3c4d")
 
 Events = list[dict[str, Any]]
 
@@ -50,13 +54,19 @@ def main() -> None:
     signer = NoteSigner.from_seed("sapsam/web-tests.example", bytes(range(32)))
     other = recorded_stream(2, deals=1)  # a second table, so the log interleaves streams
     series = series_with_void(SERIES_ID)
-    log = anchored_log([recorded_stream(3, deals=2, table_id=TABLE_ID), other, series], signer)
+    naturals = series_with_void(
+        NATURALS_ID, dataclasses.replace(preset("capsa_susun"), series_length=2), deals=3
+    )
+    log = anchored_log(
+        [recorded_stream(3, deals=2, table_id=TABLE_ID), other, series, naturals], signer
+    )
     operator = Requester.operator()
     files = {
         "table.jsonl": export_text(log.anchored(select_table(log.streams[0], operator))),
         "deal2.jsonl": export_text(log.deal_export(0, 2)),
         "series.jsonl": export_text(log.anchored(select_table(log.streams[2], operator))),
         "series_deal4.jsonl": export_text(log.deal_export(2, 4)),
+        "naturals.jsonl": export_text(log.anchored(select_table(log.streams[3], operator))),
     }
     (HERE / "server.vkey").write_text(signer.verifier.vkey() + "\n", encoding="utf-8")
     verdicts: dict[str, dict[str, str]] = {}
@@ -217,6 +227,13 @@ def _swap_announcements(events: Events) -> None:
     events[i], events[j] = second, first
 
 
+def _declare_after_commit(events: Events) -> None:
+    declared = _of(events, "NaturalDeclared", deal=1, seat=0)
+    committed = _of(events, "ArrangementCommitted", deal=1, seat=0)
+    i, j = events.index(declared), events.index(committed)
+    events[i], events[j] = committed, declared
+
+
 def _drop(type_name: str) -> Callable[[Events], None]:
     return lambda events: events.remove(_of(events, type_name))
 
@@ -259,6 +276,8 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
         "series_deal4.jsonl",
         _set("SeriesCompleted", None, standings=_swap_places),
     ),
+    "natural_declared_after_commit": ("naturals.jsonl", _declare_after_commit),
+    "natural_revealed_changed": ("naturals.jsonl", _set("NaturalRevealed", 3, natural="dragon")),
     "dealer_moved": ("deal2.jsonl", _set("DealStarted", 2, dealer=lambda d: (d + 1) % 3)),
     "table_series_totals": ("table.jsonl", _set("DealScored", 1, series_totals=_shift_totals)),
 }

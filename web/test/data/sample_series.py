@@ -18,6 +18,7 @@ from sapsam.domain.commands import (
     CreateTable,
     CutDeck,
     DealCards,
+    DeclareNatural,
     RevealArrangement,
     RevealSeed,
     SeatPlayer,
@@ -26,10 +27,13 @@ from sapsam.domain.commands import (
 )
 from sapsam.domain.events import DEFAULT_CODEC, Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
+from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
+from sapsam.rules.naturals import NaturalsTable
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.rule_options import SurrenderRule
+from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
 
 SEATS = 3
@@ -38,7 +42,12 @@ RULE_SET = dataclasses.replace(
 )
 
 
-def series_with_void(table_id: uuid.UUID) -> list[RecordedEvent]:
+def series_with_void(
+    table_id: uuid.UUID, rule_set: RuleSet = RULE_SET, deals: int = 4
+) -> list[RecordedEvent]:
+    """The series (deal 2 voided); under a rule set with naturals every seat declares `none`
+    before it commits and opens the declaration with its rows (docs/fairness.md §21)."""
+    naturals = rule_set.naturals is not NaturalsTable.NONE
     state: TableState = INITIAL_STATE
     events: list[Event] = []
 
@@ -52,7 +61,7 @@ def series_with_void(table_id: uuid.UUID) -> list[RecordedEvent]:
     run(
         CreateTable(
             table_id=table_id,
-            rule_set=RULE_SET,
+            rule_set=rule_set,
             seat_count=SEATS,
             lot_commitment=fairness.lot_commitment(table_id, lot_seed),
             created_by="operator",
@@ -61,7 +70,7 @@ def series_with_void(table_id: uuid.UUID) -> list[RecordedEvent]:
     for seat in range(SEATS):
         run(SeatPlayer(player_id=PLAYERS[seat], seat=seat))
     run(ChooseDealer(lot_seed=lot_seed))
-    for number in range(1, 5):
+    for number in range(1, deals + 1):
         seed = fairness.new_seed()
         run(StartDeal(seed_commitment=fairness.seed_commitment(table_id, number, seed)))
         deal = state.deal
@@ -76,9 +85,14 @@ def series_with_void(table_id: uuid.UUID) -> list[RecordedEvent]:
         hands = fairness.hands_for_deal(*args)
         chosen = []
         for seat, hand in enumerate(hands):
-            arrangement = solve(hand, RULE_SET)
+            arrangement = solve(hand, rule_set)
             nonce = fairness.new_seed()[:16]
             chosen.append((arrangement, nonce))
+            if naturals:
+                declared = declaration_commitment(
+                    table_id, number, seat, PLAYERS[seat], "none", nonce
+                )
+                run(DeclareNatural(player_id=PLAYERS[seat], commitment=declared))
             commitment = fairness.arrangement_commitment(table_id, number, seat, arrangement, nonce)
             run(CommitArrangement(player_id=PLAYERS[seat], commitment=commitment))
             run(ConfirmArrangement(player_id=PLAYERS[seat], now_ms=NOW_MS))
@@ -87,7 +101,8 @@ def series_with_void(table_id: uuid.UUID) -> list[RecordedEvent]:
             surrender = number == 3 and seat == 1
             run(AnnounceSurrender(PLAYERS[seat], surrender=surrender, now_ms=NOW_MS))
         for seat, (arrangement, nonce) in enumerate(chosen):
-            run(RevealArrangement(PLAYERS[seat], arrangement, nonce, dealt=hands[seat]))
+            opened = {"natural": "none", "natural_nonce": nonce} if naturals else {}
+            run(RevealArrangement(PLAYERS[seat], arrangement, nonce, dealt=hands[seat], **opened))
         run(RevealSeed(seed=seed))
     stream_id = f"table-{table_id}"
     previous = GENESIS_HASH

@@ -49,7 +49,7 @@ const CLOSED: Record<string, [number, Record<string, Kind>, Record<string, Kind>
 
 /** Open face's own events (docs/events.md, docs/architecture.md); their fields and schema versions are
  * not checked here: this page does not check open-face deals yet. */
-const OPEN_FACE = ["StreetDealt", "CardsPlaced", "FantasylandCommitted", "FantasylandTimedOut", "FantasylandRevealed", "DiscardCommitted", "DiscardsRevealed"];
+const OPEN_FACE = ["StreetDealt", "CardsPlaced", "FantasylandCommitted", "FantasylandTimedOut", "FantasylandRevealsOpened", "FantasylandRevealed", "DiscardCommitted", "DiscardsRevealed"];
 
 /** Undefined when every event decodes, else what is wrong with the first that does not. */
 export function decodeCheck(events: readonly { version: number; type: string; schema_version: number; data: { [k: string]: Json } }[]): string | undefined {

@@ -18,6 +18,8 @@ import { ed25519Verify } from "./crypto";
 import { naturalsPlayed } from "./naturals";
 import { dealerRotation, headerCheck, openingCheck, revealFouls, scoredArrangements } from "./recordChecks";
 import { checkLimits } from "./limits";
+import type { OfcRuleSet } from "./openface";
+import { openFaceDealChecks } from "./openfaceExport";
 import { checkReceipt, parseReceipt } from "./receipts";
 import * as T from "./transparency";
 import { type Check, type PublishedDeal, type Verdict, verifyDeal } from "./verify";
@@ -259,6 +261,20 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
   if (family !== "closed") {
     add("family", "skipped", "the deals are of a game this page checks", `not covered: this page does not check ${String(family)} deals yet`);
     reasons.push(`this page does not check ${String(family)} deals yet`);
+  }
+  if (family === "open_face") {
+    // seed and streets of each finished or voided deal; the rest of §4.3.1 is not covered yet.
+    const ofStarts = events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
+    for (const [k, start] of ofStarts.entries()) {
+      const dealEvents = events.slice(start, ofStarts[k + 1] ?? events.length);
+      if (!dealEvents.some((e) => e.type === "SeedRevealed" || e.type === "DealVoided")) continue;
+      const number = dealEvents[0]!.data.deal_number as number;
+      try {
+        for (const c of await openFaceDealChecks(tableId, created!.rule_set as unknown as OfcRuleSet, seatCount, dealEvents)) checks.push({ ...c, deal: number });
+      } catch (e) {
+        add("seed", "failed", "the seed revealed opens the deal's commitment", e instanceof Error ? e.message : String(e), number);
+      }
+    }
   }
   const starts = family !== "closed" ? [] : events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
   const signers = new Set<string>(); // players who signed a move earlier in the file

@@ -115,5 +115,23 @@ describe("open-face sets played by sapsam's domain: not covered, never failed", 
     expect(report.checks.filter((c) => c.status === "failed")).toEqual([]);
     expect(asPython(report.verdict)).toBe(verdict);
     expect(report.reasons).toContain("this page does not check open_face deals yet");
+    const deals = new Set(report.checks.filter((c) => c.name === "streets" && c.status === "passed").map((c) => c.deal));
+    const scored = (data(`open_face/${name}`).match(/"type":"SeedRevealed"/g) ?? []).length;
+    expect(deals.size).toBe(scored); // seed and streets ran and passed for every finished deal
+  });
+  it("a street's digest changed and re-chained: streets fails, FAILED", async () => {
+    const { chainHash } = await import("../src/export");
+    const { hex, unhex } = await import("../src/bytes");
+    const [headerLine, ...lines] = data("open_face/ofc_classic.jsonl").trim().split("\n");
+    const header = JSON.parse(headerLine!);
+    const events = lines.map((l) => JSON.parse(l));
+    const street = events.find((e) => e.type === "StreetDealt" && e.data.street === 2);
+    street.data.digests[1] = "00".repeat(32);
+    let previous = unhex(header.segments[0].anchor.hash);
+    for (const e of events) e.hash = hex((previous = await chainHash(previous, header.stream_id, e)));
+    header.segments[0].last_hash = hex(previous);
+    const report = await verifyExport([header, ...events].map((x) => JSON.stringify(x)).join("\n"));
+    expect(report.checks.filter((c) => c.status === "failed").map((c) => `${c.name}@${c.deal}`)).toEqual([`streets@${street.data.deal_number}`]);
+    expect(report.verdict).toBe("FAILED");
   });
 });

@@ -104,6 +104,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TableService/PlaceCards": (Access.PLAYERS, True),
     "sapsam.v1.TableService/CommitFantasyland": (Access.PLAYERS, True),
     "sapsam.v1.TableService/RevealFantasyland": (Access.PLAYERS, True),
+    "sapsam.v1.TableService/RevealDiscards": (Access.PLAYERS, True),
     "sapsam.v1.PlayerService/RegisterPlayer": (Access.PUBLIC, True),
     "sapsam.v1.PlayerService/GetPlayer": (Access.ANYONE, False),
     "sapsam.v1.PlayerService/RotateToken": (Access.PLAYERS, True),

@@ -59,6 +59,7 @@ def test_services_are_importable_with_every_rpc() -> None:
         "PlaceCards",
         "CommitFantasyland",
         "RevealFantasyland",
+        "RevealDiscards",
     ]
     assert table_service.methods_by_name["WatchTable"].server_streaming
     player_service = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]

@@ -170,9 +170,11 @@ def test_every_table_rpc_refuses_a_request_id_reused_with_another_payload(api: A
         for method in table_service_pb2.DESCRIPTOR.services_by_name["TableService"].methods
         if "request_id" in method.input_type.fields_by_name
     }
-    # A Fantasyland hand comes with a deal's cards (random here): its two calls take the same
-    # request-id path through the runner as PlaceCards, checked above.
-    assert mutating - {"CommitFantasyland", "RevealFantasyland"} == set(checker.methods)
+    # A Fantasyland hand and a Pineapple discard come with a deal's cards (random here): their
+    # calls take the same request-id path through the runner as PlaceCards, checked above.
+    assert mutating - {"CommitFantasyland", "RevealFantasyland", "RevealDiscards"} == set(
+        checker.methods
+    )
 
 
 def _place_at_an_open_face_table(api: Api, checker: Checker) -> None:

@@ -44,6 +44,7 @@ PLAYER_CALLS = frozenset(
         "PlaceCards",
         "CommitFantasyland",
         "RevealFantasyland",
+        "RevealDiscards",
     }
 )
 NAME_KINDS = {

@@ -18,11 +18,6 @@ def test_every_table_event_type_has_a_converter() -> None:
     assert sorted(kind.__name__ for kind in converters if kind not in EVENT_TYPES) == []
 
 
-# Pineapple's discards are in the pure core; their API (and so their payloads) comes with the
-# rest of issue #19's service side. Until then the feed sends them with their header only.
-_NOT_YET_ON_THE_WIRE = {"DiscardCommitted", "DiscardsRevealed"}
-
-
 def test_every_table_event_type_has_its_payload_field() -> None:
     # The feed's TableEvent carries one payload per event type of every family, named after it
     # in snake case.
@@ -30,7 +25,6 @@ def test_every_table_event_type_has_its_payload_field() -> None:
     names = {
         "".join(f"_{c.lower()}" if c.isupper() else c for c in kind.TYPE).lstrip("_")
         for kind in (*EVENT_TYPES, *FAMILY_EVENT_TYPES)
-        if kind.TYPE not in _NOT_YET_ON_THE_WIRE
     }
     assert names == payloads
 

@@ -65,6 +65,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "PlaceCards",
             "CommitFantasyland",
             "RevealFantasyland",
+            "RevealDiscards",
             # A player's own hand history: the operator has none.
             "ListMyDeals",
         ),

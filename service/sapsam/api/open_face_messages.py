@@ -25,6 +25,8 @@ from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for, may_see_board
 from sapsam.domain.open_face.events import (
     CardsPlaced,
+    DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandRevealsOpened,
@@ -42,6 +44,8 @@ from sapsam_proto.v1 import open_face_pb2, table_event_pb2, table_pb2
 
 __all__ = [
     "MAX_STREET",
+    "discard_commitment_of",
+    "discard_openings_of",
     "open_face_deal_message",
     "open_face_deal_result",
     "open_face_event",
@@ -53,12 +57,16 @@ __all__ = [
 MAX_STREET: Final = 12
 """The highest street a request may name (13 streets of one card at most)."""
 _ROW_SIZES: Final = (("front", 3), ("middle", 5), ("back", 5))
+_COMMITMENT_BYTES: Final = 32
+_MAX_DISCARDED: Final = 3
+"""The most cards one street's discard opening may name (Pineapple discards one)."""
 
 _PHASES: Final = {
     OpenFacePhase.DEALING: open_face_pb2.OPEN_FACE_DEAL_PHASE_DEALING,
     OpenFacePhase.PLACING: open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING,
     OpenFacePhase.FANTASYLAND: open_face_pb2.OPEN_FACE_DEAL_PHASE_FANTASYLAND,
     OpenFacePhase.COMPLETE: open_face_pb2.OPEN_FACE_DEAL_PHASE_COMPLETE,
+    OpenFacePhase.DISCARDS: open_face_pb2.OPEN_FACE_DEAL_PHASE_DISCARDS,
 }
 _TABLE_PHASES: Final = {
     OpenFaceTablePhase.SEATING: table_pb2.TABLE_PHASE_SEATING,
@@ -96,6 +104,48 @@ def placement_of(message: open_face_pb2.OpenFaceRows, field: str = "placement") 
         except CardError as error:
             raise ApiError("BAD_CARDS", str(error), field=f"{field}.{name}") from None
     return Placement(rows[0], rows[1], rows[2])
+
+
+def discard_commitment_of(commitment: bytes) -> bytes | None:
+    """A placement's discard commitment: None when not sent, else 32 bytes (BAD_COMMITMENT,
+    field ``discard_commitment``); whether the street discards is the domain's."""
+    if not commitment:
+        return None
+    if len(commitment) != _COMMITMENT_BYTES:
+        raise ApiError(
+            "BAD_COMMITMENT",
+            f"a discard commitment is {_COMMITMENT_BYTES} bytes, got {len(commitment)}",
+            field="discard_commitment",
+        )
+    return bytes(commitment)
+
+
+def discard_openings_of(
+    openings: Sequence[Any],
+) -> tuple[tuple[tuple[Card, ...], ...], tuple[bytes, ...]]:
+    """A RevealDiscards request's openings: each one's cards parsed (BAD_CARDS, field
+    ``discards.cards``) and its nonce, at most ``MAX_STREET`` openings of at most
+    ``_MAX_DISCARDED`` cards (INVALID_ARGUMENT); whether they open the seat's commitments is
+    the domain's."""
+    if len(openings) > MAX_STREET:
+        raise ApiError(
+            "INVALID_ARGUMENT",
+            f"at most {MAX_STREET} discards are opened, got {len(openings)}",
+            field="discards",
+        )
+    cards: list[tuple[Card, ...]] = []
+    for opening in openings:
+        if len(opening.cards) > _MAX_DISCARDED:
+            raise ApiError(
+                "BAD_CARDS",
+                f"a street discards at most {_MAX_DISCARDED} cards, got {len(opening.cards)}",
+                field="discards.cards",
+            )
+        try:
+            cards.append(parse_cards(list(opening.cards)))
+        except CardError as error:
+            raise ApiError("BAD_CARDS", str(error), field="discards.cards") from None
+    return tuple(cards), tuple(bytes(opening.nonce) for opening in openings)
 
 
 def street_of(street: int) -> int:
@@ -175,6 +225,8 @@ def open_face_deal_message(table_id: uuid.UUID, view: OpenFaceDealView) -> Any:
                     if seat.dealt is None
                     else [str(card) for card in canonical_order(seat.dealt)]
                 ),
+                discards_made=seat.discards_made,
+                discards=[] if seat.discards is None else [str(card) for card in seat.discards],
             )
             for seat in view.seats
         ],
@@ -285,6 +337,33 @@ def open_face_event(
         return _cards_placed(table_id, event, play, after, base)
     if isinstance(event, FantasylandCommitted) and play is not None:
         return _fantasyland_committed(table_id, event, before, play, base), None
+    if isinstance(event, DiscardCommitted):
+        # Public: the commitment (docs/fairness.md §23) -- the event holds no card.
+        base.discard_committed.CopyFrom(
+            table_event_pb2.DiscardCommitted(
+                deal=resources.deal_name(table_id, event.deal_number),
+                seat=resources.seat_name(table_id, event.seat),
+                street=event.street,
+                commitment=bytes.fromhex(event.commitment),
+            )
+        )
+        return base, None
+    if isinstance(event, DiscardsRevealed):
+        base.discards_revealed.CopyFrom(
+            table_event_pb2.DiscardsRevealed(
+                deal=resources.deal_name(table_id, event.deal_number),
+                seat=resources.seat_name(table_id, event.seat),
+                discards=[
+                    table_event_pb2.OpenedDiscard(
+                        street=street, cards=cards.split(), nonce=bytes.fromhex(nonce)
+                    )
+                    for street, cards, nonce in zip(
+                        event.streets, event.cards, event.nonces, strict=True
+                    )
+                ],
+            )
+        )
+        return base, None
     if isinstance(event, FantasylandTimedOut):
         base.fantasyland_timed_out.CopyFrom(
             table_event_pb2.FantasylandTimedOut(

@@ -21,7 +21,12 @@ from google.protobuf.message import Message
 
 from sapsam.api import auth, resources
 from sapsam.api.api_error import ApiError
-from sapsam.api.open_face_messages import placement_of, street_of
+from sapsam.api.open_face_messages import (
+    discard_commitment_of,
+    discard_openings_of,
+    placement_of,
+    street_of,
+)
 from sapsam.api.players import PlayerDirectory
 from sapsam.api.receipt_messages import with_receipt
 from sapsam.api.table_requests import (
@@ -155,6 +160,7 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         request_id = resources.scoped_request_id("PlaceCards", request.request_id)
         street = street_of(request.street)
         placement = placement_of(request.placement)
+        discard_commitment = discard_commitment_of(request.discard_commitment)
         move = await self._move(request, context)
         outcome = await self._tables.place_cards(
             move.table_id,
@@ -162,9 +168,28 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
             street,
             placement,
             request_id,
+            discard_commitment=discard_commitment,
             **await self._signed(request, move),
         )
         return _answer(table_service_pb2.PlaceCardsResponse, outcome)
+
+    async def RevealDiscards(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.RevealDiscardsRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.RevealDiscardsResponse:
+        """Open the seat's Pineapple discards at the end of the deal; the last seat's also
+        reveals the seed and scores."""
+        request_id = resources.scoped_request_id("RevealDiscards", request.request_id)
+        cards, nonces = discard_openings_of(request.discards)
+        move = await self._move(request, context)
+        outcome = await self._tables.reveal_discards(
+            move.table_id,
+            move.player_id,
+            cards,
+            nonces,
+            request_id,
+            **deal_call_terms(request),
+        )
+        return _answer(table_service_pb2.RevealDiscardsResponse, outcome)
 
     async def CommitFantasyland(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.CommitFantasylandRequest, context: grpc.ServicerContext

@@ -1,5 +1,6 @@
-"""The commands of an open-face deal's players: place a street's cards, set a Fantasyland hand
-face down, open it at the end.
+"""The commands of an open-face deal's players: place a street's cards (at Pineapple with the
+commitment to its discard), set a Fantasyland hand face down, open it at the end, open the
+discards at the end.
 
 Each is one plan for the runner (``sapsam.app.table_runner``): the cards the seat was dealt come
 from the deal's secret seed (``sapsam.app.open_face_play``), and what the service does itself
@@ -17,7 +18,12 @@ from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import DealtFor, SeatDealt, TableOutcome
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.commands import PlayerSignature
-from sapsam.domain.open_face.commands import CommitFantasyland, PlaceCards, RevealFantasyland
+from sapsam.domain.open_face.commands import (
+    CommitFantasyland,
+    PlaceCards,
+    RevealDiscards,
+    RevealFantasyland,
+)
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TableState
 from sapsam.rules.arrangement import Arrangement
@@ -51,6 +57,20 @@ def _dealt_if_due(
     if not 0 <= wanted < play.streets_dealt:
         return ()
     return deal_cards(state, seed)[wanted][seat]
+
+
+def _dealt_streets(
+    state: OpenFaceTable | None, seed: bytes | None, player_id: str
+) -> tuple[tuple[Card, ...], ...]:
+    """Every street's cards ``player_id``'s seat was dealt so far, or () when none can be (the
+    domain then refuses the opening, saying why)."""
+    if state is None or seed is None or state.play is None:
+        return ()
+    seat = state.seat_of(player_id)
+    if seat is None or state.phase is not OpenFaceTablePhase.PLAYING:
+        return ()
+    streets = deal_cards(state, seed)[: state.play.streets_dealt]
+    return tuple(street[seat] for street in streets)
 
 
 class OpenFaceCommands(TableRunner):
@@ -93,10 +113,13 @@ class OpenFaceCommands(TableRunner):
         deal_number: int | None = None,
         signature: PlayerSignature | None = None,
         player_keys: tuple[bytes, ...] = (),
+        discard_commitment: bytes | None = None,
     ) -> TableOutcome:
         """Place the seat's cards of ``street`` face up, for good (in turn, clockwise from the
         dealer's left); the service's moves that follow join the append. ``signature``: the
-        player's, of the ``place`` message, by one of ``player_keys`` (docs/fairness.md §19)."""
+        player's, of the ``place`` message, by one of ``player_keys`` (docs/fairness.md §19),
+        covering ``discard_commitment``: at Pineapple, the commitment to the street's discard
+        (§23)."""
 
         def place(seat: SeatDealt) -> list[object]:
             return [
@@ -107,6 +130,7 @@ class OpenFaceCommands(TableRunner):
                     seat.cards,
                     deal_number,
                     now_ms=self.clock(),
+                    discard_commitment=discard_commitment,
                     signature=signature,
                     player_keys=player_keys,
                 )
@@ -181,6 +205,36 @@ class OpenFaceCommands(TableRunner):
             ]
 
         dealt = self._dealt(table_id, player_id, None)
+        return await self._seat_move(
+            table_id, player_id, request_id, reveal, expected_version, request_digest, dealt
+        )
+
+    async def reveal_discards(
+        self,
+        table_id: uuid.UUID,
+        player_id: str,
+        cards: tuple[tuple[Card, ...], ...],
+        nonces: tuple[bytes, ...],
+        request_id: str,
+        *,
+        expected_version: int | None = None,
+        request_digest: bytes | None = None,
+        deal_number: int | None = None,
+    ) -> TableOutcome:
+        """Open every discard the seat committed (``cards[i]``, ``nonces[i]``: its ``i``-th, in
+        street order) once every hand is complete (docs/fairness.md §23); after the last seat's
+        the seed is revealed and the deal scored in the same append."""
+        streets: list[tuple[tuple[Card, ...], ...]] = [()]
+
+        async def dealt(state: TableState, session: StoreSession) -> SeatDealt:
+            table = _open_face(state)
+            seed = await self._running_seed(session, table_id, table)
+            streets[0] = _dealt_streets(table, seed, player_id)
+            return SeatDealt(seed)
+
+        def reveal(seat: SeatDealt) -> list[object]:
+            return [RevealDiscards(player_id, cards, nonces, streets[0], deal_number)]
+
         return await self._seat_move(
             table_id, player_id, request_id, reveal, expected_version, request_digest, dealt
         )

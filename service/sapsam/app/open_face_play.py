@@ -38,7 +38,9 @@ from sapsam.domain.open_face.commands import (
     DealStreet,
     PlaceCards,
     PlaceForSeat,
+    RevealDiscards,
     RevealFantasyland,
+    TimeOutDiscards,
 )
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
@@ -65,7 +67,7 @@ _CLOSED_MOVES: Final = (
     AnnounceSurrender,
 )
 """A player's moves of the closed game (its arrangement and what goes with it)."""
-_OPEN_FACE_MOVES: Final = (PlaceCards, CommitFantasyland, RevealFantasyland)
+_OPEN_FACE_MOVES: Final = (PlaceCards, CommitFantasyland, RevealFantasyland, RevealDiscards)
 """A player's moves of open face."""
 
 
@@ -77,7 +79,7 @@ def require_family_move(state: Any, command: object) -> None:
             Reason.WRONG_GAME,
             f"this table plays open face: {type(command).__name__} is a move of the closed "
             "game; cards are placed with PlaceCards (a Fantasyland hand: CommitFantasyland, "
-            "RevealFantasyland)",
+            "RevealFantasyland; Pineapple's discards: RevealDiscards)",
         )
     if isinstance(state, TableState) and isinstance(command, _OPEN_FACE_MOVES):
         raise DomainError(
@@ -168,12 +170,24 @@ def timed_out_move(
     now_ms: int,
     unserved: tuple[UnservedWindow, ...] = (),
     grace_ms: int = 0,
-) -> PlaceForSeat:
+) -> PlaceForSeat | TimeOutDiscards:
     """The move the deadline sweep asks for at an open-face table: the seat on turn's cards,
     placed by the rule set's timeout policy once its deadline has passed (the domain refuses it,
     NOTHING_TIMED_OUT, before then or when nobody is on turn), or the deadline extended when it
-    fell in (or just after) one of the ``unserved`` windows."""
+    fell in (or just after) one of the ``unserved`` windows. At Pineapple, once every hand is
+    complete: the first seat that has not opened its discards has them opened from the seed
+    (``TimeOutDiscards``; the domain refuses it before the deadline); each sweep opens one."""
     play = state.play
+    if (
+        state.phase is OpenFaceTablePhase.PLAYING
+        and play is not None
+        and play.phase is OpenFacePhase.DISCARDS
+    ):
+        waiting = [seat for seat in play.seats if play.awaits_discards(seat)]
+        if waiting:
+            streets = deal_cards(state, seed)[: play.streets_dealt]
+            dealt_streets = tuple(street[waiting[0]] for street in streets)
+            return TimeOutDiscards(waiting[0], dealt_streets, now_ms)
     dealt: tuple[Card, ...] = ()
     if (
         state.phase is OpenFaceTablePhase.PLAYING

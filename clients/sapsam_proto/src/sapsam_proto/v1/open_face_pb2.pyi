@@ -50,6 +50,10 @@ class _OpenFaceDealPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Ope
     """Every normal hand is complete; a Fantasyland hand is still to be set or opened."""
     OPEN_FACE_DEAL_PHASE_COMPLETE: _OpenFaceDealPhase.ValueType  # 4
     """Every hand is finished: the seed is revealed and the deal scored (in the same append)."""
+    OPEN_FACE_DEAL_PHASE_DISCARDS: _OpenFaceDealPhase.ValueType  # 5
+    """Pineapple: every hand is complete; the seats open their discards (RevealDiscards) by
+    `deadline_time`, past which the server opens them from the seed, with no nonce.
+    """
 
 class OpenFaceDealPhase(_OpenFaceDealPhase, metaclass=_OpenFaceDealPhaseEnumTypeWrapper):
     """What an open-face deal waits for next."""
@@ -64,6 +68,10 @@ OPEN_FACE_DEAL_PHASE_FANTASYLAND: OpenFaceDealPhase.ValueType  # 3
 """Every normal hand is complete; a Fantasyland hand is still to be set or opened."""
 OPEN_FACE_DEAL_PHASE_COMPLETE: OpenFaceDealPhase.ValueType  # 4
 """Every hand is finished: the seed is revealed and the deal scored (in the same append)."""
+OPEN_FACE_DEAL_PHASE_DISCARDS: OpenFaceDealPhase.ValueType  # 5
+"""Pineapple: every hand is complete; the seats open their discards (RevealDiscards) by
+`deadline_time`, past which the server opens them from the seed, with no nonce.
+"""
 Global___OpenFaceDealPhase: _TypeAlias = OpenFaceDealPhase  # noqa: Y015
 
 @_typing.final
@@ -116,6 +124,8 @@ class OpenFaceSeat(_message.Message):
     ROWS_HIDDEN_FIELD_NUMBER: _builtins.int
     ROWS_FIELD_NUMBER: _builtins.int
     DEALT_CARDS_FIELD_NUMBER: _builtins.int
+    DISCARDS_MADE_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.str
     """Name of the seat, "tables/{table}/seats/{seat}"."""
     fantasyland: _builtins.bool
@@ -131,6 +141,8 @@ class OpenFaceSeat(_message.Message):
     or, while a Fantasyland hand is being set, another seat's placements); `rows` is then
     empty. A hidden board is not an empty one.
     """
+    discards_made: _builtins.int
+    """Pineapple: how many cards the seat has discarded so far (public: "a card was discarded")."""
     @_builtins.property
     def rows(self) -> Global___OpenFaceRows:
         """The seat's rows so far, when the caller may see them."""
@@ -140,6 +152,13 @@ class OpenFaceSeat(_message.Message):
         """The cards dealt to the seat so far, in canonical order: the caller's own seat's, and every
         seat's once the deal's seed is revealed; empty otherwise. The cards of the current street
         are those of the caller's dealt cards not yet in its rows.
+        """
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Pineapple: the seat's discards, once it opened them at the end of the deal (to everyone);
+        empty before. Before then a seat finds its own among its `dealt_cards` of the streets it
+        placed that are in no row.
         """
 
     def __init__(
@@ -153,10 +172,12 @@ class OpenFaceSeat(_message.Message):
         rows_hidden: _builtins.bool = ...,
         rows: Global___OpenFaceRows | None = ...,
         dealt_cards: _abc.Iterable[_builtins.str] | None = ...,
+        discards_made: _builtins.int = ...,
+        discards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rows", b"rows"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["committed", b"committed", "dealt_cards", b"dealt_cards", "fantasyland", b"fantasyland", "placed", b"placed", "revealed", b"revealed", "rows", b"rows", "rows_hidden", b"rows_hidden", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["committed", b"committed", "dealt_cards", b"dealt_cards", "discards", b"discards", "discards_made", b"discards_made", "fantasyland", b"fantasyland", "placed", b"placed", "revealed", b"revealed", "rows", b"rows", "rows_hidden", b"rows_hidden", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -67,6 +67,8 @@ class TableEvent(_message.Message):
     FANTASYLAND_COMMITTED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_REVEALED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_TIMED_OUT_FIELD_NUMBER: _builtins.int
+    DISCARD_COMMITTED_FIELD_NUMBER: _builtins.int
+    DISCARDS_REVEALED_FIELD_NUMBER: _builtins.int
     FANTASYLAND_REVEALS_OPENED_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """Resource name of the table, "tables/{table}"."""
@@ -199,6 +201,18 @@ class TableEvent(_message.Message):
         """
 
     @_builtins.property
+    def discard_committed(self) -> Global___DiscardCommitted:
+        """Pineapple: with a placement (right after its CardsPlaced), the seat discarded a card
+        unseen: the commitment only, never the card (docs/fairness.md §23).
+        """
+
+    @_builtins.property
+    def discards_revealed(self) -> Global___DiscardsRevealed:
+        """Pineapple: at the end of the deal a seat opened its discards (or the server opened them
+        from the seed after the deadline: every nonce empty).
+        """
+
+    @_builtins.property
     def fantasyland_reveals_opened(self) -> Global___FantasylandRevealsOpened:
         """Open face: every hand is placed and set; the committed Fantasyland hands are to be opened
         by the deadline (a hand not opened by then is timed out, dead).
@@ -239,13 +253,15 @@ class TableEvent(_message.Message):
         fantasyland_committed: Global___FantasylandCommitted | None = ...,
         fantasyland_revealed: Global___FantasylandRevealed | None = ...,
         fantasyland_timed_out: Global___FantasylandTimedOut | None = ...,
+        discard_committed: Global___DiscardCommitted | None = ...,
+        discards_revealed: Global___DiscardsRevealed | None = ...,
         fantasyland_reveals_opened: Global___FantasylandRevealsOpened | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_reveals_opened", b"fantasyland_reveals_opened", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "discard_committed", b"discard_committed", "discards_revealed", b"discards_revealed", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_reveals_opened", b"fantasyland_reveals_opened", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table_created", b"table_created"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_reveals_opened", b"fantasyland_reveals_opened", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["announcements_opened", b"announcements_opened", "arrangement_committed", b"arrangement_committed", "arrangement_revealed", b"arrangement_revealed", "cards_dealt", b"cards_dealt", "cards_placed", b"cards_placed", "deadlines_extended", b"deadlines_extended", "deal_scored", b"deal_scored", "deal_started", b"deal_started", "deal_voided", b"deal_voided", "dealer_chosen", b"dealer_chosen", "deck_cut", b"deck_cut", "discard_committed", b"discard_committed", "discards_revealed", b"discards_revealed", "entropy_contributed", b"entropy_contributed", "fantasyland_committed", b"fantasyland_committed", "fantasyland_revealed", b"fantasyland_revealed", "fantasyland_reveals_opened", b"fantasyland_reveals_opened", "fantasyland_timed_out", b"fantasyland_timed_out", "natural_declared", b"natural_declared", "natural_revealed", b"natural_revealed", "payload", b"payload", "player_seated", b"player_seated", "record_time", b"record_time", "reveals_opened", b"reveals_opened", "seat_confirmed", b"seat_confirmed", "seat_replaced", b"seat_replaced", "seat_timed_out", b"seat_timed_out", "seed_revealed", b"seed_revealed", "series_completed", b"series_completed", "series_started", b"series_started", "street_dealt", b"street_dealt", "surrender_announced", b"surrender_announced", "table", b"table", "table_created", b"table_created", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed", "fantasyland_timed_out", "fantasyland_reveals_opened"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["table_created", "player_seated", "dealer_chosen", "deal_started", "entropy_contributed", "deck_cut", "cards_dealt", "arrangement_committed", "seat_confirmed", "reveals_opened", "arrangement_revealed", "seat_timed_out", "seed_revealed", "deal_scored", "series_completed", "series_started", "deadlines_extended", "deal_voided", "seat_replaced", "natural_declared", "natural_revealed", "announcements_opened", "surrender_announced", "street_dealt", "cards_placed", "fantasyland_committed", "fantasyland_revealed", "fantasyland_timed_out", "discard_committed", "discards_revealed", "fantasyland_reveals_opened"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 
@@ -1082,6 +1098,108 @@ class FantasylandTimedOut(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___FantasylandTimedOut: _TypeAlias = FantasylandTimedOut  # noqa: Y015
+
+@_typing.final
+class DiscardCommitted(_message.Message):
+    """Public payload of DiscardCommitted (Pineapple): that the seat discarded, on which street,
+    and the 32-byte commitment (scheme 3, docs/fairness.md §23) -- never which card.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    STREET_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the seat that discarded."""
+    street: _builtins.int
+    """The street of the discard (1 to 12)."""
+    commitment: _builtins.bytes
+    """The 32-byte commitment to the discarded cards and a secret nonce."""
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        street: _builtins.int = ...,
+        commitment: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "deal", b"deal", "seat", b"seat", "street", b"street"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DiscardCommitted: _TypeAlias = DiscardCommitted  # noqa: Y015
+
+@_typing.final
+class OpenedDiscard(_message.Message):
+    """One street's discard as DiscardsRevealed opens it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STREET_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    NONCE_FIELD_NUMBER: _builtins.int
+    street: _builtins.int
+    """The street of the discard."""
+    nonce: _builtins.bytes
+    """The nonce of its commitment; empty when the server opened it after the deadline."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards discarded on it."""
+
+    def __init__(
+        self,
+        *,
+        street: _builtins.int = ...,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        nonce: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "nonce", b"nonce", "street", b"street"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenedDiscard: _TypeAlias = OpenedDiscard  # noqa: Y015
+
+@_typing.final
+class DiscardsRevealed(_message.Message):
+    """Public payload of DiscardsRevealed (Pineapple): the seat's discards, street by street, each
+    checked against its DiscardCommitted and the cards the seat was dealt on that street.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal."""
+    seat: _builtins.str
+    """Name of the seat."""
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpenedDiscard]:
+        """Every discard it committed, in street order."""
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        discards: _abc.Iterable[Global___OpenedDiscard] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "discards", b"discards", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DiscardsRevealed: _TypeAlias = DiscardsRevealed  # noqa: Y015
 
 @_typing.final
 class FantasylandRevealed(_message.Message):

@@ -1505,6 +1505,7 @@ class PlaceCardsRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
+    DISCARD_COMMITMENT_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -1517,6 +1518,16 @@ class PlaceCardsRequest(_message.Message):
     """Only act if the table's version is this (see the service comment); unset: any version."""
     deal_number: _builtins.int
     """Only act in this deal (see RevealArrangementRequest.deal_number). Unset: the current deal."""
+    discard_commitment: _builtins.bytes
+    """Pineapple, on a street that deals more cards than it places: the 32-byte commitment to the
+    dealt cards not placed (the discard), scheme 3 (docs/fairness.md §23: bound to the table,
+    the deal, the seat, the player and the street, with a secret nonce of 16 to 64 bytes).
+    Another non-empty length: INVALID_ARGUMENT, reason BAD_COMMITMENT, field
+    `discard_commitment`; missing on a discarding street: FAILED_PRECONDITION, NO_COMMITMENT;
+    sent on a street that discards nothing: INVALID_ARGUMENT, field `discard_commitment`.
+    Nothing is recorded either way. The others see only that the seat discarded
+    (DiscardCommitted: the street and this commitment, never the card) until the deal ends.
+    """
     @_builtins.property
     def placement(self) -> _open_face_pb2.OpenFaceRows:
         """Where each of the street's cards goes: every card dealt to the seat on this street exactly
@@ -1534,7 +1545,8 @@ class PlaceCardsRequest(_message.Message):
         required once the player has registered a key (else FAILED_PRECONDITION,
         SIGNATURE_REQUIRED), checked and recorded as CommitArrangementRequest.signature is (a key
         the player has not registered or a signature that does not verify: INVALID_ARGUMENT,
-        BAD_SIGNATURE); nothing is written either way.
+        BAD_SIGNATURE); nothing is written either way. With a discard commitment the signed
+        message covers it too.
         """
 
     def __init__(
@@ -1547,10 +1559,11 @@ class PlaceCardsRequest(_message.Message):
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
         signature: Global___PlayerSignature | None = ...,
+        discard_commitment: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "placement", b"placement", "request_id", b"request_id", "seat", b"seat", "signature", b"signature", "street", b"street"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "discard_commitment", b"discard_commitment", "expected_version", b"expected_version", "placement", b"placement", "request_id", b"request_id", "seat", b"seat", "signature", b"signature", "street", b"street"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
@@ -1778,3 +1791,121 @@ class RevealFantasylandResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RevealFantasylandResponse: _TypeAlias = RevealFantasylandResponse  # noqa: Y015
+
+@_typing.final
+class DiscardOpening(_message.Message):
+    """One street's discard opened (RevealDiscardsRequest)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    NONCE_FIELD_NUMBER: _builtins.int
+    nonce: _builtins.bytes
+    """The secret nonce used in the street's commitment, 16 to 64 bytes (else INVALID_ARGUMENT,
+    BAD_NONCE).
+    """
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards discarded on that street (Pineapple: one), each a card string as in table.proto;
+        at most 3. A card that does not parse: INVALID_ARGUMENT, reason BAD_CARDS, field
+        `discards.cards`; cards that are not the street's dealt cards left off the board:
+        INVALID_ARGUMENT, BAD_CARDS, field `cards`.
+        """
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+        nonce: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "nonce", b"nonce"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DiscardOpening: _TypeAlias = DiscardOpening  # noqa: Y015
+
+@_typing.final
+class RevealDiscardsRequest(_message.Message):
+    """Request of RevealDiscards (Pineapple)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}"; it committed a discard in this
+    deal (else FAILED_PRECONDITION, NO_COMMITMENT).
+    """
+    expected_version: _builtins.int
+    """Only act if the table's version is this (see the service comment); unset: any version."""
+    deal_number: _builtins.int
+    """Only act in this deal (see RevealArrangementRequest.deal_number). Unset: the current deal."""
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedCompositeFieldContainer[Global___DiscardOpening]:
+        """One opening per discard the seat committed, in street order (at most 12; another count:
+        INVALID_ARGUMENT, field `discards` or `cards`). An opening that does not hash to its
+        commitment: FAILED_PRECONDITION, COMMITMENT_MISMATCH; nothing is recorded.
+        """
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        seat: _builtins.str = ...,
+        discards: _abc.Iterable[Global___DiscardOpening] | None = ...,
+        expected_version: _builtins.int | None = ...,
+        deal_number: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "discards", b"discards", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___RevealDiscardsRequest: _TypeAlias = RevealDiscardsRequest  # noqa: Y015
+
+@_typing.final
+class RevealDiscardsResponse(_message.Message):
+    """Response of RevealDiscards."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The table's version right after this call's events (after the last seat's opening these
+    include the seed's reveal and the deal's score).
+    """
+    @_builtins.property
+    def receipt(self) -> _receipt_pb2.Receipt:
+        """The server's signed receipt of the events this call appended (docs/transparency.md §9;
+        a retry returns the same receipt). Unset when the server has no signing key.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        receipt: _receipt_pb2.Receipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealDiscardsResponse: _TypeAlias = RevealDiscardsResponse  # noqa: Y015

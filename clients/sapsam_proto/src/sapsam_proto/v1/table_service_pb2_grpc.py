@@ -140,6 +140,11 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandResponse.FromString,
                 _registered_method=True)
+        self.RevealDiscards = channel.unary_unary(
+                '/sapsam.v1.TableService/RevealDiscards',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealDiscardsRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealDiscardsResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -325,6 +330,15 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RevealDiscards(self, request, context):
+        """Pineapple (docs/fairness.md §23): opens every discard the seat committed with its
+        placements, once every hand is complete; the last seat's opening reveals the seed and
+        scores the deal in the same append.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -432,6 +446,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.RevealFantasyland,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandResponse.SerializeToString,
+            ),
+            'RevealDiscards': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealDiscards,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.RevealDiscardsRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.RevealDiscardsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1002,6 +1021,33 @@ class TableService:
             '/sapsam.v1.TableService/RevealFantasyland',
             sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.RevealFantasylandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealDiscards(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/RevealDiscards',
+            sapsam_dot_v1_dot_table__service__pb2.RevealDiscardsRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.RevealDiscardsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -138,6 +138,11 @@ class TableServiceStub:
     is complete and every Fantasyland hand is set; after the last one the seed is revealed and
     the deal scored in the same append.
     """
+    RevealDiscards: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.RevealDiscardsRequest, _table_service_pb2.RevealDiscardsResponse]
+    """Pineapple (docs/fairness.md §23): opens every discard the seat committed with its
+    placements, once every hand is complete; the last seat's opening reveals the seed and
+    scores the deal in the same append.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -231,6 +236,11 @@ class TableServiceAsyncStub(TableServiceStub):
     """Open face: opens the seat's Fantasyland hand at the end of the deal, once every normal hand
     is complete and every Fantasyland hand is set; after the last one the seed is revealed and
     the deal scored in the same append.
+    """
+    RevealDiscards: _aio.UnaryUnaryMultiCallable[_table_service_pb2.RevealDiscardsRequest, _table_service_pb2.RevealDiscardsResponse]  # type: ignore[assignment]
+    """Pineapple (docs/fairness.md §23): opens every discard the seat committed with its
+    placements, once every hand is complete; the last seat's opening reveals the seed and
+    scores the deal in the same append.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -448,6 +458,17 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """Open face: opens the seat's Fantasyland hand at the end of the deal, once every normal hand
         is complete and every Fantasyland hand is set; after the last one the seed is revealed and
         the deal scored in the same append.
+        """
+
+    @_abc_1.abstractmethod
+    def RevealDiscards(
+        self,
+        request: _table_service_pb2.RevealDiscardsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.RevealDiscardsResponse, _abc.Awaitable[_table_service_pb2.RevealDiscardsResponse]]:
+        """Pineapple (docs/fairness.md §23): opens every discard the seat committed with its
+        placements, once every hand is complete; the last seat's opening reveals the seed and
+        scores the deal in the same append.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

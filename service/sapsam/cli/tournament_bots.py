@@ -1,15 +1,17 @@
 """Tournament bots: players that play every round of a tournament over gRPC, with the client SDK.
 
-Each bot is a registered player with its own token. It registers for the tournament, then waits
-for rounds to be seated (``GetTournament``); for each round it finds its seat in the round's
-tables and plays that table's series with ``sapsam_client``'s ``Seat.play_series`` — the same
-moves as ``sapsam-bot`` (draw, start, entropy, cut, commit, confirm, reveal when it falls to the
-seat). It waits out a paused tournament (the next deal starts once it resumes), stops playing a
-table whose seat was given to another player (its player forfeited and was re-seated), and
-stops when the tournament is complete or cancelled. ``sapsam tournament bot`` runs them; so do
-``make demo-tournament`` and the tournament API tests. It needs the client package
-(``clients/sapsam_client``), whose ``sapsam_client.tournament_play.follow_tournament`` is the one
-way a player's seat is followed from round to round (``sapsam-bot --tournament`` uses it too).
+Each bot is a registered player with its own token. It registers for the tournament, then waits for
+rounds to be seated (``GetTournament``); for each round it finds its seat in the round's tables and
+plays that table's series with ``sapsam_client``'s ``Seat.play_series`` — the same moves as
+``sapsam-bot`` (draw, start, entropy, cut, commit, confirm, reveal when it falls to the seat); at
+an open-face tournament's table it plays the round's set with the SDK's open-face solver bot
+(``sapsam_client.open_face_bot``), whatever its strategy. It waits out a paused tournament (the
+next deal starts once it resumes), stops playing a table whose seat was given to another player
+(its player forfeited and was re-seated), and stops when the tournament is complete or cancelled.
+``sapsam tournament bot`` runs them; so do ``make demo-tournament`` and the tournament API tests.
+It needs the client package (``clients/sapsam_client``), whose
+``sapsam_client.tournament_play.follow_tournament`` is the one way a player's seat is followed from
+round to round (``sapsam-bot --tournament`` uses it too).
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ def play_tournament(
             should_stop=should_stop,
             on_round=sat_down,
             tables=bot.tables_played,
+            seed=seed,
         )
     finally:
         client.close()

@@ -17,8 +17,13 @@ class Picture:
     """What ``watch`` shows of a tournament, read through the API."""
 
     def __init__(self, channel: Any, tournament: str, metadata: Any, stuck_after: int) -> None:
-        from sapsam_proto.v1 import operator_service_pb2_grpc, tournament_service_pb2_grpc
+        from sapsam_proto.v1 import (
+            operator_service_pb2_grpc,
+            table_service_pb2_grpc,
+            tournament_service_pb2_grpc,
+        )
 
+        self.tables = table_service_pb2_grpc.TableServiceStub(channel)
         self.tournaments = tournament_service_pb2_grpc.TournamentServiceStub(channel)
         self.operator = operator_service_pb2_grpc.OperatorServiceStub(channel)
         self.tournament = tournament
@@ -81,14 +86,24 @@ class Picture:
         uncredited: set[str] = set()
         by_table = {table.table: table for table in awaited}
         now = time.time()
+        open_face = view.HasField("open_face_rule_set")
+        round_over = view.rounds_completed >= current.round
         for table in current.tables:
             index = ours[table.table]
-            credited = f"{table.deals_credited}/{view.deals_per_round}"
             players = ", ".join(self.who(player) for player in table.players)
-            head = f"  table {index} {table.table} ({credited} deals credited; {players})"
+            if open_face:
+                # A set's length is not fixed (a Fantasyland deal adds one): no "n/m".
+                set_over = round_over or self._set_over(table.table, table.deals_credited)
+                credited = plural(table.deals_credited, "deal") + " credited"
+                credited += ", set over" if set_over else ""
+                head = f"  table {index} {table.table} ({credited}; {players})"
+                behind = not set_over
+            else:
+                credited = f"{table.deals_credited}/{view.deals_per_round}"
+                head = f"  table {index} {table.table} ({credited} deals credited; {players})"
+                behind = table.deals_credited < view.deals_per_round
             state = by_table.get(table.table)
             if state is None:
-                behind = table.deals_credited < view.deals_per_round
                 if behind and table.table in self.uncredited:
                     # Played out, yet its deals are not all credited two looks running: the
                     # results process is behind or fails on this table.
@@ -111,6 +126,23 @@ class Picture:
             lines.append(f"{alert}{head}: {waiting}")
         self.uncredited = uncredited
         return lines
+
+    def _set_over(self, table: str, credited: int) -> bool:
+        """Whether an open-face table's set is over and credited (``TableSetCompleted``): its
+        set complete and its last deal credited."""
+        import grpc
+
+        from sapsam_proto.v1 import table_pb2, table_service_pb2
+
+        try:
+            got = self.tables.GetTable(
+                table_service_pb2.GetTableRequest(name=table), metadata=self.metadata, timeout=30
+            ).table
+        except grpc.RpcError:
+            return False
+        return bool(
+            got.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE and credited >= got.deal_number
+        )
 
     def _read_names(self) -> None:
         from sapsam_proto.v1 import tournament_service_pb2
@@ -135,7 +167,13 @@ class Picture:
         credited = sum(table.deals_credited for table in current.tables) if current else 0
         planned = len(current.tables) * view.deals_per_round if current else 0
         line = f"{view.display_name} ({view.name}): {status}"
-        if current is not None:
+        if current is not None and view.HasField("open_face_rule_set"):
+            line += (
+                f", round {current.round} of {view.rounds} (one open-face set a table),"
+                f" {plural(credited, 'deal')} credited this round,"
+                f" {plural(view.rounds_completed, 'round')} complete"
+            )
+        elif current is not None:
             line += (
                 f", round {current.round} of {view.rounds}, {credited} of"
                 f" {plural(planned, 'deal')} credited this round,"
@@ -199,6 +237,12 @@ class Picture:
         if kind == "RoundSeated":
             count = plural(len(data["table_ids"]), "table")
             return f"round {data['round']} seated ({data['method']} draw): {count}"
+        if kind == "TableSetCompleted":
+            return (
+                f"round {data.get('round')}, table {self._index(str(data.get('table_id')))}: set"
+                f" over after deal {data.get('last_deal')}"
+                f" ({plural(int(data.get('deals_credited', 0)), 'deal')} credited)"
+            )
         if kind == "PlayerForfeited":
             return f"{self.who(data['player_id'])} forfeited: {data['reason']}"
         if kind == "SeatReassigned":

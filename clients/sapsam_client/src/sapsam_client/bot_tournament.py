@@ -4,7 +4,8 @@
 
 The operator enters the player (``sapsam tournament register``); the bot, given the player's
 token, finds the player's seat in each round as the tournament seats it and plays that table's
-series (``sapsam_client.tournament_play.follow_tournament``, the one way a seat is followed from
+series (an open-face tournament's round: its table's set, with the SDK's open-face solver bot)
+(``sapsam_client.tournament_play.follow_tournament``, the one way a seat is followed from
 round to round; ``sapsam tournament bot`` runs the same for many players). It says when the
 tournament is paused, resumed, cancelled, or when its player forfeited, and stops when the
 tournament is complete or cancelled. ``--commitments FILE`` keeps open commitments, so a bot
@@ -72,6 +73,7 @@ def play_tournament(arguments: argparse.Namespace) -> int:
             on_round=sat_down,
             on_event=told_before_deals(client, notices, say),  # a resume before its deal
             keeper=keeper,
+            seed=arguments.seed or 0,
         )
         told.set()
         view = client.get_tournament(tournament)

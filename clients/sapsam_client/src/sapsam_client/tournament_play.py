@@ -1,12 +1,13 @@
 """A player in a tournament: its seat followed from round to round (``sapsam-bot --tournament``,
 ``sapsam tournament bot``), and the tournament's turns told in words (``sapsam-play``).
 
-:func:`follow_tournament` reads the tournament (``GetTournament``) until its player is seated in
-a round it has not played, plays that seat's series with :meth:`Seat.play_series`, and goes on
-with the next round, until the tournament is complete or cancelled. It waits out a round's table
-not opened yet and a pause (``StartDeal`` refused ``TOURNAMENT_PAUSED`` until the operator
-resumes), and leaves a table whose seat the operator gave to another player (the player
-forfeited and was re-seated).
+:func:`follow_tournament` reads the tournament (``GetTournament``) until its player is seated in a
+round it has not played, plays that seat's series with :meth:`Seat.play_series` (at an open-face
+table, the round's set with the SDK's open-face solver bot, ``sapsam_client.open_face_bot``), and
+goes on with the next round, until the tournament is complete or cancelled. It waits out a round's
+table not opened yet and a pause (``StartDeal`` refused ``TOURNAMENT_PAUSED`` until the operator
+resumes), and leaves a table whose seat the operator gave to another player (the player forfeited
+and was re-seated).
 
 :class:`TournamentNotices` says what changed since it last looked: "the tournament is paused
 (since 14:02:11 UTC: fire drill); waiting for the operator to resume", that it resumed, that it
@@ -31,7 +32,7 @@ from typing import Final
 from sapsam_client.client import Client, table_name
 from sapsam_client.errors import SapsamError
 from sapsam_client.seat import Arranger, CommitmentKeeper, EventHandler, SeatReplacedError
-from sapsam_proto.v1 import table_event_pb2, tournament_pb2
+from sapsam_proto.v1 import table_event_pb2, table_pb2, tournament_pb2
 
 POLL_SECONDS: Final = 0.1
 """How often a follower reads the tournament while no round of its player is seated."""
@@ -66,12 +67,22 @@ def play_when_ready(
     should_stop: Callable[[], bool] = lambda: False,
     on_event: EventHandler | None = None,
     keeper: CommitmentKeeper | None = None,
+    *,
+    player: str | None = None,
+    seed: int = 0,
 ) -> bool:
     """Play the seat's series, waiting out a table not opened yet and a pause (each try on a
     fresh seat, so the refused move is made again). False when the seat was given to another
-    player (the player forfeited and was re-seated): the table is left."""
+    player (the player forfeited and was re-seated): the table is left. An open-face table's
+    set is played by :func:`play_open_face_set` (``player``'s, the seat's holder when None;
+    ``seed`` seeds its solver; ``arranger`` and ``on_event`` are not used there)."""
     while True:
         try:
+            view = client.get_table(table_name(seat_name))
+            if view.HasField("open_face_rule_set"):
+                return play_open_face_set(
+                    client, view, seat_name, player, seed, should_stop, keeper
+                )
             client.seat(seat_name, keeper).play_series(arranger, on_event=on_event)
             return True
         except SeatReplacedError:
@@ -81,6 +92,53 @@ def play_when_ready(
                 raise
             pause = PAUSED_SECONDS if error.reason == "TOURNAMENT_PAUSED" else POLL_SECONDS
             time.sleep(pause)
+
+
+def play_open_face_set(
+    client: Client,
+    view: table_pb2.Table,
+    seat_name: str,
+    player: str | None,
+    seed: int,
+    should_stop: Callable[[], bool] = lambda: False,
+    keeper: CommitmentKeeper | None = None,
+) -> bool:
+    """Play an open-face table's set (one tournament round) at ``seat_name`` with the SDK's
+    open-face bot until the set is over; a pause is waited out by the bot (its ``StartDeal``
+    refused, it looks again). False when the seat is, or becomes, another player's (re-seated):
+    the table is left."""
+    from sapsam_client.open_face_bot import OpenFaceBot
+
+    def holder(table: table_pb2.Table) -> str:
+        return next((entry.player for entry in table.seats if entry.name == seat_name), "")
+
+    mine = player if player is not None else holder(view)
+    if holder(view) != mine:
+        return False
+    bot = OpenFaceBot(client, view.name, seat_name, mine.removeprefix("players/"), seed=seed)
+    if keeper is not None:
+        bot.keeper = keeper
+
+    def watch() -> None:  # stop the bot when the tournament stops it or the seat changes hands
+        while not bot.stop.wait(PAUSED_SECONDS):
+            if should_stop():
+                bot.stop.set()
+                return
+            try:
+                if holder(client.get_table(view.name)) != mine:
+                    bot.stop.set()
+                    return
+            except SapsamError:
+                continue
+
+    watcher = threading.Thread(target=watch, name="open-face-seat-watch", daemon=True)
+    watcher.start()
+    try:
+        bot.play()
+    finally:
+        finished = not bot.stop.is_set()
+        bot.stop.set()
+    return finished and holder(client.get_table(view.name)) == mine
 
 
 def follow_tournament(
@@ -94,10 +152,12 @@ def follow_tournament(
     on_event: EventHandler | None = None,
     tables: list[str] | None = None,
     keeper: CommitmentKeeper | None = None,
+    seed: int = 0,
 ) -> list[str]:
     """Play every round ``player`` (``players/{id}``, the client's own) is seated in, until the
     tournament is complete or cancelled; ``on_round(round, seat)`` is told as it sits down;
-    ``keeper`` keeps open commitments across a restart. Returns the tables played to the end
+    ``keeper`` keeps open commitments across a restart; ``seed`` seeds the open-face bot's
+    solver at an open-face table. Returns the tables played to the end
     (``tables``, appended to as each is, if given)."""
     played_rounds: set[int] = set()
     tables = [] if tables is None else tables
@@ -114,7 +174,9 @@ def follow_tournament(
             waiting = False
             if on_round is not None:
                 on_round(round_message.round, seat)
-            if play_when_ready(client, seat, arranger, should_stop, on_event, keeper):
+            if play_when_ready(
+                client, seat, arranger, should_stop, on_event, keeper, player=player, seed=seed
+            ):
                 tables.append(table_name(seat))
         if view.status in FINISHED:
             break

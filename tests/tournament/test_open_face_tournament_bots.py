@@ -1,0 +1,78 @@
+"""Tournament bots at an open-face tournament over a real server (issue #18): four bots at two
+2-seat ``ofc_turbo`` tables play the round's set with the SDK's open-face bot, every deal and the
+tournament verify, and ``sapsam tournament watch``'s picture counts each table's deals credited
+and says its set is over (no "n/m", which a Fantasyland deal would overrun)."""
+
+from __future__ import annotations
+
+import uuid
+
+import grpc
+import psycopg
+from google.protobuf.timestamp_pb2 import Timestamp
+from tournament_play import OPERATOR_TOKEN
+
+from sapsam.api.server import RunningServer
+from sapsam.audit.database import verify_table_online
+from sapsam.audit.tournament_audit import verify_tournament
+from sapsam.cli import tournament_bots
+from sapsam.cli.tournament_picture import Picture
+from sapsam_proto.v1 import tournament_pb2, tournament_service_pb2, tournament_service_pb2_grpc
+
+OPERATOR = (("authorization", f"Bearer {OPERATOR_TOKEN}"),)
+FAR_FUTURE = Timestamp(seconds=4_102_444_800)
+
+
+def test_four_bots_play_an_open_face_tournament(server: RunningServer, database_url: str) -> None:
+    target = f"127.0.0.1:{server.port}"
+    with grpc.insecure_channel(target) as channel:
+        stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
+        tournament = stub.CreateTournament(
+            tournament_service_pb2.CreateTournamentRequest(
+                request_id=str(uuid.uuid4()),
+                display_name="OFC bots cup",
+                rule_set_preset="ofc_turbo",
+                seats_per_table=2,
+                rounds=1,
+                deals_per_round=2,
+                registration_close_time=FAR_FUTURE,
+                max_entrants=4,
+            ),
+            metadata=OPERATOR,
+        ).tournament
+        bots = tournament_bots.register_bots(target, 4)
+        for bot in bots:
+            tournament_bots.enter(channel, bot, tournament.name)
+        threads = tournament_bots.run_bots(target, bots, tournament.name)
+        stub.StartTournament(
+            tournament_service_pb2.StartTournamentRequest(
+                request_id="start", tournament=tournament.name
+            ),
+            metadata=OPERATOR,
+        )
+        tournament_bots.wait_for(threads, bots, timeout=60)
+        final = stub.GetTournament(
+            tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
+        ).tournament
+        picture = Picture(channel, tournament.name, OPERATOR, stuck_after=60)
+        lines = picture.read()
+    assert final.status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE
+    assert all(len(bot.tables_played) == 1 for bot in bots)
+    (seated,) = final.seated_rounds
+    assert len(seated.tables) == 2
+    # A set of two deals at least (one per seat, more after a Fantasyland).
+    assert all(table.deals_credited >= 2 for table in seated.tables)
+    tournament_id = uuid.UUID(final.name.removeprefix("tournaments/"))
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        for table in seated.tables:
+            assert verify_table_online(
+                connection, uuid.UUID(table.table.removeprefix("tables/"))
+            ).ok
+        report = verify_tournament(connection, tournament_id)
+    assert report.holds
+    assert report.deals_verified == sum(table.deals_credited for table in seated.tables)
+    # The picture: deals credited and the set over, never "n/m".
+    assert "one open-face set a table" in lines[0] and "1 round complete" in lines[0]
+    for table, line in zip(seated.tables, lines[1:], strict=True):
+        assert f"({table.deals_credited} deals credited, set over;" in line
+        assert line.endswith(": done") and "/" not in line.split("(")[1].split(";")[0]

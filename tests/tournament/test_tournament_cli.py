@@ -42,6 +42,20 @@ def test_the_demo_plays_and_verifies_a_tournament_and_the_audit_agrees(database_
     assert everything.returncode == 0, everything.stdout + everything.stderr
 
 
+def test_the_demo_plays_an_open_face_tournament(database_url: str) -> None:
+    demo = sapsam("tournament", "demo", "--preset", "ofc_turbo", "--database-url", database_url)
+    assert demo.returncode == 0, demo.stderr
+    assert "2 tables of 2, 2 rounds of one ofc_turbo set a table" in demo.stdout
+    assert "✓ set[1." in demo.stdout and "✓ set[2." in demo.stdout
+    verdict = re.search(
+        r"^verification: PASSED \(seating of both rounds, (\d+) deals", demo.stdout, re.M
+    )
+    assert verdict is not None and int(verdict.group(1)) >= 8, demo.stdout  # 2 a table a round
+    assert demo.stdout.count("  table ") == 4
+    refused = sapsam("tournament", "demo", "--preset", "ofc_turbo", "--deals", "3")
+    assert refused.returncode == 2 and "one set a table" in refused.stderr
+
+
 def test_operator_commands(server: RunningServer, database_url: str) -> None:
     url = database_url
     created = sapsam(

@@ -214,9 +214,19 @@ def register(subparsers: Any) -> None:
         "demo",
         "twelve bots play 3 tables of 4 for 2 rounds, then it is verified",
         "A server on a fresh embedded database (or --database-url) plays the tournament over"
-        " gRPC and prints each round's tables, the standings and the verification.",
+        " gRPC and prints each round's tables, the standings and the verification. With an"
+        " open-face preset (--preset ofc_classic) four bots play 2 tables of 2 for 2 rounds,"
+        " one open-face set a table each round.",
     )
-    demo.add_argument("--deals", type=int, default=2, help="deals per round (default: 2)")
+    demo.add_argument(
+        "--deals", type=int, help="deals per round (default: 2; not with an open-face preset)"
+    )
+    demo.add_argument(
+        "--preset",
+        default="pagat",
+        help="the rule set preset (default: pagat; an open-face one, e.g. ofc_classic or"
+        " ofc_turbo, plays open-face tables)",
+    )
     demo.add_argument(
         "--database-url", help="play in this PostgreSQL (default: a fresh embedded database)"
     )

@@ -2,7 +2,9 @@
 
 A server on a fresh embedded database (or the PostgreSQL given) plays it; the demo says each round
 as it gets under way, then prints each round's tables, the standings and the verification of
-every deal and of the seating (exit 1 if a check fails).
+every deal and of the seating (exit 1 if a check fails). With an open-face preset
+(``--preset ofc_classic``, ``ofc_turbo``, ...) four bots play two tables of 2 for 2 rounds, each
+round one open-face set a table, played by the SDK's open-face bot (issue #18).
 """
 
 from __future__ import annotations
@@ -19,6 +21,25 @@ from sapsam.cli.tournament_common import FAILED, CommandError
 
 DEMO_PLAYERS: Final = 12
 DEMO_SECONDS: Final = 600
+OPEN_FACE_PLAYERS: Final = 4
+OPEN_FACE_SEATS: Final = 2
+DEMO_ROUNDS: Final = 2
+DEFAULT_DEALS: Final = 2
+
+
+def _layout(arguments: argparse.Namespace) -> tuple[int, int, int]:
+    """Players, seats a table and deals a round for the demo's preset (a bad choice refused)."""
+    from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS
+
+    if arguments.preset in OPEN_FACE_PRESETS:
+        if arguments.deals is not None:
+            raise CommandError(
+                "--deals: an open-face round is one set a table (as many deals as seats, plus"
+                " Fantasyland deals); leave --deals out with an open-face preset"
+            )
+        return OPEN_FACE_PLAYERS, OPEN_FACE_SEATS, OPEN_FACE_SEATS
+    deals = DEFAULT_DEALS if arguments.deals is None else arguments.deals
+    return DEMO_PLAYERS, 4, deals
 
 
 def _standing_lines(standings: Any, names: dict[str, str] | None = None) -> list[str]:
@@ -71,6 +92,8 @@ def run_demo(arguments: argparse.Namespace) -> int:
     from sapsam.cli.demo_command import demo_database, describe_demo_database
     from sapsam_proto.v1 import tournament_service_pb2, tournament_service_pb2_grpc
 
+    players, seats, deals = _layout(arguments)
+    open_face = players == OPEN_FACE_PLAYERS
     started = time.monotonic()
     token = secrets.token_urlsafe(24)
     operator = (("authorization", f"Bearer {token}"),)
@@ -92,20 +115,25 @@ def run_demo(arguments: argparse.Namespace) -> int:
                     tournament_service_pb2.CreateTournamentRequest(
                         request_id="demo",
                         display_name="Demo cup",
-                        rule_set_preset="pagat",
-                        seats_per_table=4,
-                        rounds=2,
-                        deals_per_round=arguments.deals,
+                        rule_set_preset=arguments.preset,
+                        seats_per_table=seats,
+                        rounds=DEMO_ROUNDS,
+                        deals_per_round=deals,
                         registration_close_time=closes,
-                        max_entrants=DEMO_PLAYERS,
+                        max_entrants=players,
                     ),
                     metadata=operator,
                 ).tournament
+                rounds = (
+                    f"{DEMO_ROUNDS} rounds of one {arguments.preset} set a table"
+                    if open_face
+                    else f"{DEMO_ROUNDS} rounds of {deals} deals"
+                )
                 print(
-                    f"{tournament.name}: 3 tables of 4, 2 rounds of {arguments.deals} deals; "
+                    f"{tournament.name}: {players // seats} tables of {seats}, {rounds}; "
                     f"seating commitments published: {len(tournament.seating_commitments)}"
                 )
-                bots = tournament_bots.register_bots(target, DEMO_PLAYERS)
+                bots = tournament_bots.register_bots(target, players)
                 for bot in bots:
                     tournament_bots.enter(channel, bot, tournament.name)
                 threads = tournament_bots.run_bots(
@@ -123,7 +151,7 @@ def run_demo(arguments: argparse.Namespace) -> int:
             state = asyncio.run(
                 load_state(argparse.Namespace(database_url=url, data_dir=None), tournament_id)
             )
-            for number in (1, 2):
+            for number in range(1, DEMO_ROUNDS + 1):
                 print(f"round {number}:")
                 for table in state.round_tables(number):
                     seated = ", ".join(names.get(player, player) for player in table.players)

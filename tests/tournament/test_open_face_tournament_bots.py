@@ -56,6 +56,12 @@ def test_four_bots_play_an_open_face_tournament(server: RunningServer, database_
         ).tournament
         picture = Picture(channel, tournament.name, OPERATOR, stuck_after=60)
         lines = picture.read()
+        stream = stub.WatchTournament(
+            tournament_service_pb2.WatchTournamentRequest(tournament=tournament.name),
+            metadata=OPERATOR,
+            timeout=30,
+        )
+        said = [picture.describe(response.event) for response in stream]
     assert final.status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE
     assert all(len(bot.tables_played) == 1 for bot in bots)
     (seated,) = final.seated_rounds
@@ -73,6 +79,8 @@ def test_four_bots_play_an_open_face_tournament(server: RunningServer, database_
     assert report.deals_verified == sum(table.deals_credited for table in seated.tables)
     # The picture: deals credited and the set over, never "n/m".
     assert "one open-face set a table" in lines[0] and "1 round complete" in lines[0]
+    ends = [line for line in said if ": set over after deal " in line]
+    assert len(ends) == 2 and all(line.endswith("deals credited)") for line in ends), said
     for table, line in zip(seated.tables, lines[1:], strict=True):
         assert f"({table.deals_credited} deals credited, set over;" in line
         assert line.endswith(": done") and "/" not in line.split("(")[1].split(";")[0]

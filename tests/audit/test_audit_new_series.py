@@ -237,6 +237,11 @@ def count_deals_from_the_table_start(events: list[Json]) -> None:
     _of_type(events, "SeriesCompleted", 1)["data"]["deals_played"] = 4
 
 
+def drop_the_first_series_completion(events: list[Json]) -> None:
+    # Deal 3 ends series 1 (issue #15): without its SeriesCompleted the series never ended.
+    events.remove(_of_type(events, "SeriesCompleted"))
+
+
 def make_the_table_close_after_its_series(events: list[Json]) -> None:
     events[0]["data"]["after_series"] = "close"
 
@@ -251,6 +256,7 @@ FORGERIES: dict[str, tuple[Callable[[list[Json]], None], set[str]]] = {
     ),
     "shift_a_second_series_total": (shift_a_second_series_total, {"series_totals", "standings"}),
     "count_deals_from_the_table_start": (count_deals_from_the_table_start, {"standings"}),
+    "drop_the_first_series_completion": (drop_the_first_series_completion, {"standings"}),
     "make_the_table_close_after_its_series": (
         make_the_table_close_after_its_series,
         {"sequence", "series_start"},

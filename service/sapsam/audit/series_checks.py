@@ -122,10 +122,50 @@ def series_checks(
                     series_in_deals,
                 )
             )
+        elif series_in_deals and length is not None:
+            missing = _missing_completion(
+                deal, length, after_series, _SeriesDeals(exported, voided)
+            )
+            if missing is not None:
+                checks.append(missing)
         start = _series_start_check(deal, length, after_series)
         if start is not None:
             checks.append(start)
     return checks
+
+
+def _missing_completion(
+    deal: DealEvents, length: int, after_series: str, seen: _SeriesDeals
+) -> AuditCheck | None:
+    """A scored deal that records no ``SeriesCompleted``: failed when the export holds every deal
+    of its series up to it and it is the series' ``length``-th deal that counts (a voided deal does
+    not, docs/events.md). ``None``: the series goes on, or the export cannot tell (a deal export of
+    a later deal cannot see which earlier deals were voided)."""
+    if not deal.finished or isinstance(deal.first(DealVoided), DealVoided):
+        return None
+    first = first_deal_of_series(deal.number, length, after_series)
+    numbers = range(first, deal.number + 1)
+    if any(number not in seen.exported for number in numbers):
+        return None
+    counted = sum(1 for number in numbers if number not in seen.voided)
+    if counted != length:
+        return None
+    return AuditCheck(
+        "standings",
+        Status.FAILED,
+        f"deal {deal.number} is the {_ordinal(length)} deal that counts of the series"
+        + (f" that began at deal {first}" if first > 1 else "")
+        + f" (the rule set's series has {plural(length, 'deal')}), but no SeriesCompleted"
+        " follows its DealScored: the series is recorded as going on",
+        expected="SeriesCompleted",
+        found="none",
+        deal=deal.number,
+    )
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 @dataclass(frozen=True)
@@ -157,12 +197,18 @@ def _standings_check(
         and in_series - unseen <= completed.deals_played < in_series
         and length == completed.deals_played
     ):
+        # Where the series ended is not checkable here, but the standings still rank the final
+        # totals this deal's DealScored records: a reordered standing fails even in a deal export.
+        ranked = _ranking_failure(completed, final_totals, deal.number, recorded=True)
+        if ranked is not None:
+            return ranked
         return AuditCheck(
             "standings",
             Status.NOT_COVERED,
             f"not checkable from this export: {plural(completed.deals_played, 'deal')} counted"
             f" by deal {deal.number}, and deals of the series it does not hold may have been"
-            " voided (export the whole table to check the series)",
+            " voided (export the whole table to check the series); the standings rank the"
+            " running totals its DealScored records",
             deal=deal.number,
         )
     if completed.deals_played != in_series or (series_in_deals and length != in_series):
@@ -181,18 +227,39 @@ def _standings_check(
         )
     if final_totals is None:
         return AuditCheck("standings", Status.SKIPPED, "no final totals to rank", deal=deal.number)
+    failed = _ranking_failure(completed, final_totals, deal.number)
+    if failed is not None:
+        return failed
+    places = ", ".join(
+        f"seat {item.seat}: {item.total} (place {item.place})" for item in completed.standings
+    )
+    return AuditCheck("standings", Status.PASSED, places, deal=deal.number)
+
+
+def _ranking_failure(
+    completed: SeriesCompleted,
+    final_totals: tuple[int, ...] | None,
+    number: int,
+    *,
+    recorded: bool = False,
+) -> AuditCheck | None:
+    """The failed ``standings`` check when the recorded standings are not those of the final
+    totals (seats by total, highest first, then by seat; equal totals share a place); ``None``
+    when they are, or when there are no totals to rank."""
+    if final_totals is None:
+        return None
     expected = [(item.seat, item.total, item.place) for item in standings(final_totals)]
     found = [(item.seat, item.total, item.place) for item in completed.standings]
     if expected == found:
-        places = ", ".join(f"seat {seat}: {total} (place {place})" for seat, total, place in found)
-        return AuditCheck("standings", Status.PASSED, places, deal=deal.number)
+        return None
+    totals = "the running totals its DealScored records" if recorded else "the final totals"
     return AuditCheck(
         "standings",
         Status.FAILED,
-        "the recorded standings do not follow from the final totals (equal totals share a place)",
+        f"the recorded standings do not follow from {totals} (equal totals share a place)",
         expected=str(expected),
         found=str(found),
-        deal=deal.number,
+        deal=number,
     )
 
 

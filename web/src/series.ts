@@ -1,4 +1,4 @@
-// The series (docs/audit.md §4.3): series_totals per scored deal, standings with SeriesCompleted,
+// The series (docs/audit.md §4.3): series_totals per scored deal, standings with SeriesCompleted (or at a series' end without it),
 // series_start at new_series tables. Written from audit.md §4.3, docs/events.md and fairness.md §13.1.
 import type { Json } from "./canonical";
 import type { Check } from "./verify";
@@ -81,8 +81,10 @@ export function seriesChecks(deals: readonly SeriesDeal[], rules: SeriesRules): 
     const heldAll = Array.from({ length: k - first + 1 }, (_, i) => first + i).every((m) => byNumber.has(m));
     const counted = heldAll ? deals.filter((m) => m.number >= first && m.number <= k && m.outcome === "scored").length : undefined;
     const completes = counted === undefined ? undefined : counted === L;
-    // (a series whose L-th deal records no SeriesCompleted is not failed: sapsam audit verify checks
-    // the standings only "with SeriesCompleted", audit.md §4.3; see web/README.md)
+    // A series' L-th deal that counts records SeriesCompleted (docs/events.md): when the export
+    // holds the series up to it, a deal that completes it without one fails standings.
+    if (d.completed === undefined && completes === true)
+      add("standings", k, "failed", `deal ${k} is deal ${L} of ${L} that count in its series, but no SeriesCompleted follows its DealScored`, "SeriesCompleted", "none");
     if (d.completed !== undefined) {
       const c = d.completed;
       const finalTotals = recorded(d);
@@ -93,7 +95,10 @@ export function seriesChecks(deals: readonly SeriesDeal[], rules: SeriesRules): 
       if (c.deals_played !== L) add("standings", k, "failed", `deals_played is ${String(c.deals_played)}, the series has ${L} deals`);
       else if (completes === false) add("standings", k, "failed", `the series completed after ${counted} of its ${L} deals`);
       else if (counted === undefined && k - first + 1 < L) add("standings", k, "failed", `the series completed at deal ${k}, before its ${L}th deal`);
-      else if (counted === undefined) add("standings", k, "skipped", "not covered: the export does not hold the series' earlier deals, which may have been voided");
+      else if (counted === undefined && expected !== undefined && JSON.stringify(standings) !== JSON.stringify(expected))
+        // where the series ended is not checkable here, the ranking of the totals this deal records is
+        add("standings", k, "failed", "the standings are not those of the running totals this deal's DealScored records", JSON.stringify(expected), JSON.stringify(standings));
+      else if (counted === undefined) add("standings", k, "skipped", "not covered: the export does not hold the series' earlier deals, which may have been voided (the standings rank the running totals this deal records)");
       else if (expected === undefined) add("standings", k, "skipped", "needs the series totals");
       else if (JSON.stringify(standings) !== JSON.stringify(expected))
         add("standings", k, "failed", undefined, JSON.stringify(expected), JSON.stringify(standings));

@@ -74,4 +74,32 @@ describe("the series", () => {
     const deals = [scored(1, [1, -1], [1, -1], { completed: { deals_played: 2, standings: standingsOf([1, -1]) } })];
     expect(seriesChecks(deals, { ...rules, afterSeries: "close" }).find((c) => c.name === "standings")?.status).toBe("failed");
   });
+  const failedOf = (deals: Parameters<typeof seriesChecks>[0], r = rules) =>
+    seriesChecks(deals, r).filter((c) => c.status === "failed").map((c) => `${c.name}@${c.deal}`);
+  it("a series whose last deal records no SeriesCompleted fails standings (a voided deal not counting)", () => {
+    const close = { seatCount: 2, seriesLength: 2, afterSeries: "close" };
+    const voided = { number: 2, outcome: "voided" as const, verified: true };
+    const completed = { completed: { deals_played: 2, standings: standingsOf([3, -3]) } };
+    const honest = [scored(1, [1, -1], [1, -1]), voided, scored(3, [2, -2], [3, -3], completed)];
+    expect(failedOf(honest, close)).toEqual([]);
+    expect(failedOf([honest[0]!, voided, scored(3, [2, -2], [3, -3])], close)).toEqual(["standings@3"]);
+    // completed one deal early (the void counted as its second), the real last deal without it
+    const early = [scored(1, [1, -1], [1, -1], { completed: { deals_played: 2, standings: standingsOf([1, -1]) } }), voided, scored(3, [2, -2], [3, -3])];
+    expect(failedOf(early, close)).toEqual(["standings@1", "standings@3"]);
+    // at a new_series table each series' last deal needs its own SeriesCompleted
+    const started = { started: { series_number: 2, first_deal_number: 3 } };
+    const two = [scored(1, [1, -1], [1, -1]), scored(2, [2, -2], [3, -3], { ...completed, ...started }), scored(3, [-1, 1], [-1, 1]),
+      scored(4, [-1, 1], [-2, 2], { completed: { deals_played: 2, standings: standingsOf([-2, 2]) }, ...{ started: { series_number: 3, first_deal_number: 5 } } })];
+    expect(failedOf(two)).toEqual([]);
+    expect(failedOf([two[0]!, two[1]!, two[2]!, scored(4, [-1, 1], [-2, 2], { started: { series_number: 3, first_deal_number: 5 } })])).toEqual(["standings@4"]);
+    // a table export still in its series' last deal (running) fails nothing yet
+    expect(failedOf([honest[0]!, voided, { number: 3, outcome: "running" as const, verified: false }], close)).toEqual([]);
+  });
+  it("a deal export of a series' last deal: its standings rank its recorded running totals", () => {
+    const close = { seatCount: 2, seriesLength: 2, afterSeries: "close" };
+    const last = (standings: unknown) => [scored(3, [2, -2], [3, -3], { completed: { deals_played: 2, standings } })];
+    const status = (deals: Parameters<typeof seriesChecks>[0]) => seriesChecks(deals, close).find((c) => c.name === "standings")?.status;
+    expect(status(last(standingsOf([3, -3])))).toBe("skipped"); // not covered: deal 1 or 2 may have been voided
+    expect(status(last([{ seat: 1, total: -3, place: 1 }, { seat: 0, total: 3, place: 2 }]))).toBe("failed");
+  });
 });

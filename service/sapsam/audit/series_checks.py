@@ -3,8 +3,9 @@ table, ``series_start`` (see ``sapsam.audit.deal_checks``). Pure."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents, first_deal_of_series, series_of_deal
 from sapsam.audit.report import AuditCheck, Status
@@ -108,6 +109,7 @@ def series_checks(
         running[number] = scored.series_totals
     exported = {deal.number for deal in deals}
     voided = {deal.number for deal in deals if isinstance(deal.first(DealVoided), DealVoided)}
+    seen = _SeriesDeals(exported, voided, sorted(exported), sorted(voided))
     for deal in deals:
         completed = deal.first(SeriesCompleted)
         if isinstance(completed, SeriesCompleted):
@@ -118,14 +120,12 @@ def series_checks(
                     running.get(deal.number),
                     length,
                     after_series,
-                    _SeriesDeals(exported, voided),
+                    seen,
                     series_in_deals,
                 )
             )
         elif series_in_deals and length is not None:
-            missing = _missing_completion(
-                deal, length, after_series, _SeriesDeals(exported, voided)
-            )
+            missing = _missing_completion(deal, length, after_series, seen)
             if missing is not None:
                 checks.append(missing)
         start = _series_start_check(deal, length, after_series)
@@ -144,10 +144,11 @@ def _missing_completion(
     if not deal.finished or isinstance(deal.first(DealVoided), DealVoided):
         return None
     first = first_deal_of_series(deal.number, length, after_series)
-    numbers = range(first, deal.number + 1)
-    if any(number not in seen.exported for number in numbers):
+    # Counted by bisection, not deal by deal: a forged export of 16,000 deals stays linear.
+    held = seen.between(seen.exported_sorted, first, deal.number)
+    if held != deal.number - first + 1:
         return None
-    counted = sum(1 for number in numbers if number not in seen.voided)
+    counted = held - seen.between(seen.voided_sorted, first, deal.number)
     if counted != length:
         return None
     return AuditCheck(
@@ -174,6 +175,13 @@ class _SeriesDeals:
 
     exported: set[int]
     voided: set[int]
+    exported_sorted: list[int] = field(default_factory=list)
+    voided_sorted: list[int] = field(default_factory=list)
+
+    @staticmethod
+    def between(numbers: list[int], low: int, high: int) -> int:
+        """How many of the sorted ``numbers`` lie in ``low..high``."""
+        return bisect_right(numbers, high) - bisect_left(numbers, low)
 
 
 def _standings_check(

@@ -5,6 +5,7 @@ and says its set is over (no "n/m", which a Fantasyland deal would overrun)."""
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import grpc
@@ -17,7 +18,13 @@ from sapsam.audit.database import verify_table_online
 from sapsam.audit.tournament_audit import verify_tournament
 from sapsam.cli import tournament_bots
 from sapsam.cli.tournament_picture import Picture
-from sapsam_proto.v1 import tournament_pb2, tournament_service_pb2, tournament_service_pb2_grpc
+from sapsam_proto.v1 import (
+    table_service_pb2,
+    table_service_pb2_grpc,
+    tournament_pb2,
+    tournament_service_pb2,
+    tournament_service_pb2_grpc,
+)
 
 OPERATOR = (("authorization", f"Bearer {OPERATOR_TOKEN}"),)
 FAR_FUTURE = Timestamp(seconds=4_102_444_800)
@@ -84,3 +91,62 @@ def test_four_bots_play_an_open_face_tournament(server: RunningServer, database_
     for table, line in zip(seated.tables, lines[1:], strict=True):
         assert f"({table.deals_credited} deals credited, set over;" in line
         assert line.endswith(": done") and "/" not in line.split("(")[1].split(";")[0]
+
+
+def test_open_face_bots_wait_out_a_pause(server: RunningServer, database_url: str) -> None:
+    """Paused before the first deal, the table starts none until the operator resumes; then the
+    set is played to its end and the tournament verifies."""
+    target = f"127.0.0.1:{server.port}"
+    with grpc.insecure_channel(target) as channel:
+        stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
+        tournament = stub.CreateTournament(
+            tournament_service_pb2.CreateTournamentRequest(
+                request_id=str(uuid.uuid4()),
+                display_name="OFC pause cup",
+                rule_set_preset="ofc_turbo",
+                seats_per_table=2,
+                rounds=1,
+                deals_per_round=2,
+                registration_close_time=FAR_FUTURE,
+                max_entrants=2,
+            ),
+            metadata=OPERATOR,
+        ).tournament
+        bots = tournament_bots.register_bots(target, 2)
+        for bot in bots:
+            tournament_bots.enter(channel, bot, tournament.name)
+        started = stub.StartTournament(
+            tournament_service_pb2.StartTournamentRequest(
+                request_id="start", tournament=tournament.name
+            ),
+            metadata=OPERATOR,
+        ).tournament
+        stub.PauseTournament(
+            tournament_service_pb2.PauseTournamentRequest(
+                request_id=str(uuid.uuid4()), tournament=tournament.name, reason="fire drill"
+            ),
+            metadata=OPERATOR,
+        )
+        threads = tournament_bots.run_bots(target, bots, tournament.name)
+        table = started.seated_rounds[0].tables[0].table
+        tables = table_service_pb2_grpc.TableServiceStub(channel)
+        time.sleep(1.5)  # three of the bots' paused tries
+        held = tables.GetTable(
+            table_service_pb2.GetTableRequest(name=table), metadata=OPERATOR
+        ).table
+        assert held.deal_number == 0 and all(thread.is_alive() for thread in threads)
+        stub.ResumeTournament(
+            tournament_service_pb2.ResumeTournamentRequest(
+                request_id=str(uuid.uuid4()), tournament=tournament.name
+            ),
+            metadata=OPERATOR,
+        )
+        tournament_bots.wait_for(threads, bots, timeout=60)
+        final = stub.GetTournament(
+            tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
+        ).tournament
+    assert final.status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE
+    assert all(bot.tables_played == [table] for bot in bots)
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        report = verify_tournament(connection, uuid.UUID(final.name.removeprefix("tournaments/")))
+    assert report.holds and report.deals_verified >= 2

@@ -104,18 +104,32 @@ def play_open_face_set(
     keeper: CommitmentKeeper | None = None,
 ) -> bool:
     """Play an open-face table's set (one tournament round) at ``seat_name`` with the SDK's
-    open-face bot until the set is over; a pause is waited out by the bot (its ``StartDeal``
-    refused, it looks again). False when the seat is, or becomes, another player's (re-seated):
-    the table is left."""
+    open-face bot until the set is over; a pause is waited out (its ``StartDeal`` refused, it
+    tries again every :data:`PAUSED_SECONDS`). False when the seat is, or becomes, another
+    player's (re-seated): the table is left."""
     from sapsam_client.open_face_bot import OpenFaceBot
 
     def holder(table: table_pb2.Table) -> str:
         return next((entry.player for entry in table.seats if entry.name == seat_name), "")
 
+    class TournamentSeatBot(OpenFaceBot):
+        """The open-face bot, slower to try a paused tournament's table again: its refused
+        ``StartDeal`` (``TOURNAMENT_PAUSED``) waits :data:`PAUSED_SECONDS`, not the bot's
+        poll (a pause may last hours)."""
+
+        def _step(self, table: table_pb2.Table) -> bool:
+            try:
+                return super()._step(table)
+            except SapsamError as error:
+                if error.reason != "TOURNAMENT_PAUSED":
+                    raise
+                self.stop.wait(PAUSED_SECONDS)
+                return True
+
     mine = player if player is not None else holder(view)
     if holder(view) != mine:
         return False
-    bot = OpenFaceBot(client, view.name, seat_name, mine.removeprefix("players/"), seed=seed)
+    bot = TournamentSeatBot(client, view.name, seat_name, mine.removeprefix("players/"), seed=seed)
     if keeper is not None:
         bot.keeper = keeper
 

@@ -190,6 +190,8 @@ def open_face_rule_set_message(rules: OpenFaceRules, series_length: int) -> Any:
         timeout_policy=rules.timeout_policy.value,
         automatic_moves=rules.automatic_moves.value,
         series_length=series_length,
+        street_discards=rules.street_discards,
+        middle_row=rules.middle_row.value,
     )
     if rules.fantasyland_max_consecutive is not None:
         message.fantasyland_max_consecutive = rules.fantasyland_max_consecutive
@@ -198,9 +200,10 @@ def open_face_rule_set_message(rules: OpenFaceRules, series_length: int) -> Any:
     return message
 
 
-_TIMED_PHASES: Final = (OpenFacePhase.PLACING, OpenFacePhase.FANTASYLAND)
-"""The phases a deal's deadline runs in: a placement's, or the Fantasyland hands' (to be set by
-the first street's deadline, then opened by the reveal deadline)."""
+_TIMED_PHASES: Final = (OpenFacePhase.PLACING, OpenFacePhase.FANTASYLAND, OpenFacePhase.DISCARDS)
+"""The phases a deal's deadline runs in: a placement's, the Fantasyland hands' (to be set by
+the first street's deadline, then opened by the reveal deadline), or Pineapple's discards' (to
+be opened by the deadline the last placement set)."""
 
 
 def open_face_deal_message(table_id: uuid.UUID, view: OpenFaceDealView) -> Any:

@@ -57,13 +57,19 @@ from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
-from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS, OPEN_FACE_PRESETS
+from sapsam.rules.open_face.parameters import (
+    MAX_MOVE_SECONDS,
+    OPEN_FACE_PRESETS,
+    PINEAPPLE_PRESETS,
+)
 from sapsam.rules.ruleset import missing_deadlines
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 _PRESETS: Final = tuple(preset_messages())
 """ListRuleSets' presets, built once: they are constants (a response copies what it is given)."""
 _PRESET_NAMES: Final = [entry.name for entry in _PRESETS]
+_TABLE_PRESETS: Final = {**OPEN_FACE_PRESETS, **PINEAPPLE_PRESETS}
+"""The open-face presets CreateTable takes by name: classic open face's and Pineapple's."""
 
 
 class TableServicer(SeatMoves):
@@ -111,13 +117,13 @@ class TableServicer(SeatMoves):
         """Create a table with a preset, a full rule set or the base game."""
         request_id = resources.scoped_request_id("CreateTable", request.request_id)
         which = request.WhichOneof("rules")
-        if which == "rule_set_preset" and request.rule_set_preset in OPEN_FACE_PRESETS:
+        if which == "rule_set_preset" and request.rule_set_preset in _TABLE_PRESETS:
             return await self._create_open_face_table(request, request_id, context)
         if request.HasField("move_seconds"):
             raise ApiError(
                 "BAD_RULE_SET",
                 "move_seconds is an open-face table's (rule_set_preset names an open-face "
-                f"preset: {', '.join(OPEN_FACE_PRESETS)})",
+                f"preset: {', '.join(_TABLE_PRESETS)})",
                 field="move_seconds",
             )
         rule_set = views.rule_set_for_request(
@@ -172,7 +178,7 @@ class TableServicer(SeatMoves):
                 "AFTER_SERIES_CLOSE",
                 field="after_series",
             )
-        rules = OPEN_FACE_PRESETS[request.rule_set_preset]
+        rules = _TABLE_PRESETS[request.rule_set_preset]
         if request.HasField("move_seconds"):
             if not 1 <= request.move_seconds <= MAX_MOVE_SECONDS:
                 raise ApiError(

@@ -267,8 +267,12 @@ class OpenFaceRuleSet(_message.Message):
     AUTOMATIC_MOVES_FIELD_NUMBER: _builtins.int
     MOVE_SECONDS_FIELD_NUMBER: _builtins.int
     SERIES_LENGTH_FIELD_NUMBER: _builtins.int
+    STREET_DISCARDS_FIELD_NUMBER: _builtins.int
+    MIDDLE_ROW_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb")."""
+    """The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb",
+    "pineapple", "pineapple_2_7").
+    """
     min_seats: _builtins.int
     """Seats the rule set plays with, 2 to 4."""
     max_seats: _builtins.int
@@ -284,7 +288,9 @@ class OpenFaceRuleSet(_message.Message):
     fantasyland_entry_rank: _builtins.str
     """The lowest front pair that earns Fantasyland ("Q": QQ or better); empty: no Fantasyland."""
     fantasyland_cards: _builtins.str
-    """Cards of a Fantasyland hand: "thirteen" or "progressive"."""
+    """Cards of a Fantasyland hand: "thirteen", "fourteen" (Pineapple: 13 set, 1 discarded) or
+    "progressive".
+    """
     fantasyland_reentry: _builtins.str
     """What keeps a seat in Fantasyland (docs/rules.md §8): "none",
     "front_trips_back_quads", "front_trips_middle_full_house_back_quads" or
@@ -304,10 +310,18 @@ class OpenFaceRuleSet(_message.Message):
     """Deals in the set: as many as seats (the deals after which the button stayed for a
     Fantasyland not counted).
     """
+    street_discards: _builtins.int
+    """Cards dealt beyond those placed on every street after the first and discarded unseen
+    (RevealDiscards opens them at the end): 0, or 1 for Pineapple (3 dealt, 2 placed).
+    """
+    middle_row: _builtins.str
+    """How the middle row is ranked: "high" as every row, or "deuce_to_seven" (2-7 Pineapple: the
+    weakest middle wins; docs/rules.md §8.10).
+    """
     @_builtins.property
     def street_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Cards each seat is dealt on each street: [5, 1, 1, 1, 1, 1, 1, 1, 1] (classic) or
-        [5, 4, 4] (Turbo); they sum to 13.
+        """Cards each seat places on each street: [5, 1, 1, 1, 1, 1, 1, 1, 1] (classic), [5, 4, 4]
+        (Turbo) or [5, 2, 2, 2, 2] (Pineapple); they sum to 13.
         """
 
     def __init__(
@@ -329,10 +343,12 @@ class OpenFaceRuleSet(_message.Message):
         automatic_moves: _builtins.str = ...,
         move_seconds: _builtins.int | None = ...,
         series_length: _builtins.int = ...,
+        street_discards: _builtins.int = ...,
+        middle_row: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "move_seconds", b"move_seconds"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "automatic_moves", b"automatic_moves", "fantasyland_cards", b"fantasyland_cards", "fantasyland_entry_rank", b"fantasyland_entry_rank", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "fantasyland_reentry", b"fantasyland_reentry", "max_seats", b"max_seats", "middle_trips_royalty", b"middle_trips_royalty", "min_seats", b"min_seats", "move_seconds", b"move_seconds", "name", b"name", "royalty_table", b"royalty_table", "scoop_points", b"scoop_points", "series_length", b"series_length", "street_cards", b"street_cards", "timeout_policy", b"timeout_policy", "two_of_three_points", b"two_of_three_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "automatic_moves", b"automatic_moves", "fantasyland_cards", b"fantasyland_cards", "fantasyland_entry_rank", b"fantasyland_entry_rank", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "fantasyland_reentry", b"fantasyland_reentry", "max_seats", b"max_seats", "middle_row", b"middle_row", "middle_trips_royalty", b"middle_trips_royalty", "min_seats", b"min_seats", "move_seconds", b"move_seconds", "name", b"name", "royalty_table", b"royalty_table", "scoop_points", b"scoop_points", "series_length", b"series_length", "street_cards", b"street_cards", "street_discards", b"street_discards", "timeout_policy", b"timeout_policy", "two_of_three_points", b"two_of_three_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__fantasyland_max_consecutive: _TypeAlias = _typing.Literal["fantasyland_max_consecutive"]  # noqa: Y015
     _WhichOneofArgType__fantasyland_max_consecutive: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive"]  # noqa: Y015

@@ -149,7 +149,11 @@ def test_a_pineapple_deal_over_grpc_hides_each_discard_and_verifies(
     assert [seat.discards_made for seat in deal.seats] == [4, 4, 4]
     assert not any(seat.discards for seat in deal.seats)
     for player in seated.players:
-        seen.append((player.position, my_hand(world, player)))
+        hand = my_hand(world, player)
+        seen.append((player.position, hand))
+        # GetMyHand shows the seat its own discards (4: one a street after the first).
+        mine = {str(card) for _, cards, _ in kept.get(player.position, []) for card in cards}
+        assert len(hand.my_discards) == 4 and mine <= set(hand.my_discards), hand
     # A reveal that does not match its commitment is refused and writes nothing.
     first = seated.players[0]
     if kept.get(first.position):

@@ -349,6 +349,7 @@ class TableServicer(SeatMoves):
         response = table_service_pb2.GetMyHandResponse(
             deal=resources.deal_name(table_id, hand.deal_number),
             cards=[str(card) for card in sorted(hand.cards)],
+            my_discards=[str(card) for card in hand.discards],
         )
         if hand.open_face is not None:  # the deal as the domain lets this seat see it
             response.open_face.CopyFrom(open_face_deal_message(table_id, hand.open_face))

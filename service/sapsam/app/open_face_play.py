@@ -110,6 +110,24 @@ def dealt_so_far(state: OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], .
     return tuple(tuple(card for street in streets for card in street[seat]) for seat in play.seats)
 
 
+def own_discards(state: OpenFaceTable, seed: bytes, seat: int) -> tuple[Card, ...]:
+    """The cards ``seat`` discarded so far (Pineapple): on each street after the first that it
+    placed, its dealt cards in no row. For its own holder only (the others see none before
+    ``DiscardsRevealed``)."""
+    play = state.play
+    assert play is not None
+    due = play.rules.street_discards
+    if not due:
+        return ()
+    board = set(play.boards[seat].cards)
+    thrown: list[Card] = []
+    for street in deal_cards(state, seed)[1 : play.streets_dealt]:
+        left = [card for card in street[seat] if card not in board]
+        if len(left) == due:  # placed (an unplaced street has all its cards left)
+            thrown.extend(left)
+    return tuple(thrown)
+
+
 def forced_move(state: OpenFaceTable, seed: bytes | None, seat: int, now_ms: int) -> PlaceForSeat:
     """The operator's forced timeout of ``seat`` at an open-face table: its cards of the street
     when it is the seat on turn (the domain decides what the timeout records, or refuses)."""

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from sapsam.app.open_face_play import dealt_so_far
+from sapsam.app.open_face_play import dealt_so_far, own_discards
 from sapsam.app.secret_seeds import dealt_hands
 from sapsam.app.store_interface import PlayedDealLine, StoreSession
 from sapsam.app.table_plans import SecretMissingError, TableNotFoundError, stream_id_for
@@ -43,6 +43,8 @@ class OwnHand:
     open_face: OpenFaceDealView | None = None
     """At an open-face table: the deal as this seat may see it (its rows, the others' face-up
     rows it may see, whose turn it is); ``cards`` are then those dealt to it so far."""
+    discards: tuple[Card, ...] = ()
+    """At a Pineapple table: the cards this seat discarded so far (its own, never another's)."""
 
 
 class TableQueries(TableRunner):
@@ -179,7 +181,7 @@ class TableQueries(TableRunner):
         view = deal_view_for(play, seat, dealt, seed_revealed=state.seed is not None)
         cards = view.seats[seat].dealt
         assert cards is not None
-        return OwnHand(seat, play.number, cards, view)
+        return OwnHand(seat, play.number, cards, view, own_discards(state, seed, seat))
 
     def known_seed(self, table_id: uuid.UUID, deal_number: int) -> bytes | None:
         """A running deal's secret seed if this process holds it (no read), for the hands its

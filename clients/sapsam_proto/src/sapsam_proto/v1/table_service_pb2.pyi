@@ -736,13 +736,14 @@ class GetMyHandResponse(_message.Message):
     DEAL_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     OPEN_FACE_FIELD_NUMBER: _builtins.int
+    MY_DISCARDS_FIELD_NUMBER: _builtins.int
     deal: _builtins.str
     """Name of the deal the cards belong to."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The seat's 13 cards, in canonical order (2c 2d 2h 2s 3c … As). At an open-face table: the
-        cards dealt to the seat so far in the deal, in canonical order (those not in its rows are
-        the current street's, to place).
+        cards dealt to the seat so far in the deal, in canonical order (those in neither its rows
+        nor `my_discards` are the current street's, to place).
         """
 
     @_builtins.property
@@ -751,16 +752,23 @@ class GetMyHandResponse(_message.Message):
         others' rows it may see, whose turn it is, the deadline); unset at a closed table.
         """
 
+    @_builtins.property
+    def my_discards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """At a Pineapple table: the cards this seat discarded so far, street by street (its own
+        only: no other seat's discard is shown to it before DiscardsRevealed); empty otherwise.
+        """
+
     def __init__(
         self,
         *,
         deal: _builtins.str = ...,
         cards: _abc.Iterable[_builtins.str] | None = ...,
         open_face: _open_face_pb2.OpenFaceDeal | None = ...,
+        my_discards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["open_face", b"open_face"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "deal", b"deal", "open_face", b"open_face"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "deal", b"deal", "my_discards", b"my_discards", "open_face", b"open_face"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -10,6 +10,7 @@ import uuid
 
 import grpc
 import psycopg
+import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from tournament_play import OPERATOR_TOKEN
 
@@ -150,3 +151,66 @@ def test_open_face_bots_wait_out_a_pause(server: RunningServer, database_url: st
     with psycopg.connect(database_url, autocommit=True) as connection:
         report = verify_tournament(connection, uuid.UUID(final.name.removeprefix("tournaments/")))
     assert report.holds and report.deals_verified >= 2
+
+
+def test_re_seating_at_an_open_face_table_is_refused_as_at_a_closed_one(
+    server: RunningServer,
+) -> None:
+    """ReplaceTournamentSeat at an open-face tournament table before its first deal: the same
+    clear refusal a closed table gets (it answered INTERNAL: the open-face table has no
+    ``deal``), and nothing recorded."""
+    target = f"127.0.0.1:{server.port}"
+    with grpc.insecure_channel(target) as channel:
+        stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
+        tournament = stub.CreateTournament(
+            tournament_service_pb2.CreateTournamentRequest(
+                request_id=str(uuid.uuid4()),
+                display_name="OFC re-seat cup",
+                rule_set_preset="ofc_turbo",
+                seats_per_table=2,
+                rounds=1,
+                deals_per_round=2,
+                registration_close_time=FAR_FUTURE,
+                max_entrants=2,
+            ),
+            metadata=OPERATOR,
+        ).tournament
+        bots = tournament_bots.register_bots(target, 3)
+        players, newcomer = bots[:2], bots[2]
+        for bot in players:
+            tournament_bots.enter(channel, bot, tournament.name)
+        started = stub.StartTournament(
+            tournament_service_pb2.StartTournamentRequest(
+                request_id="start", tournament=tournament.name
+            ),
+            metadata=OPERATOR,
+        ).tournament
+        seated = started.seated_rounds[0].tables[0]
+        stub.ForfeitTournamentPlayer(
+            tournament_service_pb2.ForfeitTournamentPlayerRequest(
+                request_id=str(uuid.uuid4()),
+                tournament=tournament.name,
+                player=seated.players[1],
+                reason="had to leave",
+            ),
+            metadata=OPERATOR,
+        )
+        before = stub.GetTournament(
+            tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
+        ).tournament
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ReplaceTournamentSeat(
+                tournament_service_pb2.ReplaceTournamentSeatRequest(
+                    request_id=str(uuid.uuid4()),
+                    tournament=tournament.name,
+                    seat=f"{seated.table}/seats/1",
+                    player=newcomer.player,
+                ),
+                metadata=OPERATOR,
+            )
+        after = stub.GetTournament(
+            tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
+        ).tournament
+    assert refused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "re-seated between two deals of the round" in (refused.value.details() or "")
+    assert after.version == before.version

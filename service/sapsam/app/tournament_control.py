@@ -178,7 +178,7 @@ class TournamentControl(TournamentService):
             )
         state = await self.load(tournament_id)
         table = await self.tables.load(table_id)
-        next_deal = (table.deal.number if table.deal is not None else 0) + 1
+        next_deal = table.next_deal_number
         # The tournament's refusals first, before the table records anything.
         decide(state, ReseatPlayer(table_id, seat, player_id, next_deal))
         replaced = await self.tables.replace_seat(

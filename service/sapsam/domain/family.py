@@ -68,6 +68,12 @@ class FamilyState(Protocol):
         """The seat ``player_id`` holds here, if any."""
         ...
 
+    @property
+    def next_deal_number(self) -> int:
+        """The number the next deal takes (a tournament's re-seating names the deal a newcomer
+        plays from)."""
+        ...
+
 
 State = TypeVar("State", bound=FamilyState)
 Rules = TypeVar("Rules")

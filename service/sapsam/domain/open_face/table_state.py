@@ -120,6 +120,11 @@ class OpenFaceTable:
                 return seat
         return None
 
+    @property
+    def next_deal_number(self) -> int:
+        """The number the next deal takes: one after the last deal's, scored or voided."""
+        return self.deal_number + 1
+
 
 INITIAL_OPEN_FACE_TABLE = OpenFaceTable()
 

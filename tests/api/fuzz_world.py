@@ -265,10 +265,11 @@ def _build_world(api: Api) -> tuple[World, dict[str, str], dict[str, str]]:
     hand = api.call(
         "GetMyHand", table_service_pb2.GetMyHandRequest(seat=players[0].seat), players[0].token
     )
-    # An open-face table (issue #18) with the same players, its first street dealt.
+    # An open-face table (issue #18) with the same players, its first street dealt: Pineapple
+    # (issue #19), so PlaceCards and RevealDiscards meet a table that discards.
     open_face = api.call(
         "CreateTable",
-        table_service_pb2.CreateTableRequest(rule_set_preset="ofc_classic", seat_count=2),
+        table_service_pb2.CreateTableRequest(rule_set_preset="pineapple", seat_count=2),
         operator,
     ).table.name
     for player in players:

@@ -25,7 +25,7 @@ from sapsam.domain.commands import (
     SeatPlayer,
     StartDeal,
 )
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.events import DEFAULT_CODEC, DeadlinesExtended, Event
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     CreateOpenFaceTable,
@@ -41,6 +41,7 @@ from sapsam.domain.open_face.deal_evolve import evolve_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open_deal
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
+from sapsam.domain.table_deadlines import UnservedWindow
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
@@ -210,6 +211,9 @@ class DrivenTable:
     discards: DiscardKeeper = field(default_factory=lambda: DiscardKeeper(TABLE_ID))
     unopened: set[int] = field(default_factory=set)
     """Pineapple seats that leave their discards for the service to open after the deadline."""
+    discard_outage_ms: int = 0
+    """When set, no server served from just before the discards' deadline to this long after it:
+    the sweep's first ``TimeOutDiscards`` extends the deadline (stage ``discarding``)."""
 
     def run(self, command: object) -> list[Event]:
         produced = decide(self.state, command)
@@ -305,7 +309,19 @@ class DrivenTable:
                 seat = next(seat for seat in play.seats if play.awaits_discards(seat))
                 dealt = tuple(street[seat] for street in self.cards)
                 if seat in self.unopened and play.deadline_ms is not None:
-                    self.run(TimeOutDiscards(seat, dealt, play.deadline_ms))
+                    due = play.deadline_ms
+                    extended = any(
+                        isinstance(event, DeadlinesExtended)
+                        and event.stage == "discarding"
+                        and event.deal_number == play.number
+                        for event in self.events
+                    )
+                    if self.discard_outage_ms and not extended:
+                        back = due + self.discard_outage_ms
+                        window = UnservedWindow(due - 1_000, back)
+                        self.run(TimeOutDiscards(seat, dealt, back, (window,), 5_000))
+                        continue
+                    self.run(TimeOutDiscards(seat, dealt, due))
                 else:
                     self.run(self.discards.reveal(play, seat, dealt))
             else:

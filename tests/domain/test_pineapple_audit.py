@@ -14,7 +14,7 @@ from sapsam.audit import verify_export
 from sapsam.audit.export_reading import read_export
 from sapsam.audit.replay import replay
 from sapsam.audit.report import AuditReport, Status
-from sapsam.domain.events import Event
+from sapsam.domain.events import DeadlinesExtended, Event
 from sapsam.domain.open_face.events import CardsPlaced, DiscardCommitted, DiscardsRevealed
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 
@@ -122,3 +122,33 @@ def test_discards_opened_by_the_service_after_the_deadline_verify() -> None:
     forged = dataclasses.replace(event, cards=(second, first, *rest))
     events = [*table.events[:index], forged, *table.events[index + 1 :]]
     assert ("discards", 1) in _failed(_verify(events))
+
+
+def test_an_outage_over_the_discards_deadline_extends_it_and_the_set_verifies() -> None:
+    """No outage is held against a seat: the discards' deadline fell while no server served, so
+    the sweep's first TimeOutDiscards extends it (stage ``discarding``) instead of opening the
+    seat's discards; they are opened only past the extended deadline, and the audit re-decides
+    both."""
+    table = open_face_table("pineapple", 3, move_seconds=30)
+    table.unopened = {2}
+    table.discard_outage_ms = 60_000
+    table.start_deal()
+    table.play_deal()
+    extensions = [
+        e for e in table.events if isinstance(e, DeadlinesExtended) and e.stage == "discarding"
+    ]
+    assert len(extensions) == 1 and extensions[0].seats == (2,)
+    extension = extensions[0]
+    assert extension.deadline_ms == extension.unserved_until_ms + 5_000
+    after = table.events[table.events.index(extension) + 1 :]
+    assert any(isinstance(e, DiscardsRevealed) and e.seat == 2 for e in after)
+    while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
+        table.start_deal()
+        table.play_deal()
+    report = _verify(table.events)
+    assert report.ok, _failed(report)
+    # An extension of a deadline the deal never had is caught.
+    index = table.events.index(extension)
+    forged = dataclasses.replace(extension, previous_deadline_ms=extension.previous_deadline_ms - 1)
+    events = [*table.events[:index], forged, *table.events[index + 1 :]]
+    assert not _verify(events).ok

@@ -98,6 +98,7 @@ STAGE_TO_WIRE: Final = {
     # Open face's stages (sapsam.domain.open_face.deal_deadlines): in DeadlinesExtended only.
     "placing": table_pb2.TIMEOUT_STAGE_PLACING,
     "fantasyland": table_pb2.TIMEOUT_STAGE_FANTASYLAND,
+    "discarding": table_pb2.TIMEOUT_STAGE_DISCARDING,
 }
 CONSEQUENCE_TO_WIRE: Final = {
     "foul": table_pb2.TIMEOUT_CONSEQUENCE_FOUL,

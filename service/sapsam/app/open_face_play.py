@@ -205,7 +205,7 @@ def timed_out_move(
         if waiting:
             streets = deal_cards(state, seed)[: play.streets_dealt]
             dealt_streets = tuple(street[waiting[0]] for street in streets)
-            return TimeOutDiscards(waiting[0], dealt_streets, now_ms)
+            return TimeOutDiscards(waiting[0], dealt_streets, now_ms, unserved, grace_ms)
     dealt: tuple[Card, ...] = ()
     if (
         state.phase is OpenFaceTablePhase.PLAYING

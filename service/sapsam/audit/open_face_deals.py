@@ -83,6 +83,7 @@ from sapsam.domain.open_face.commands import (
     TimeOutDiscards,
     TimeOutFantasyland,
 )
+from sapsam.domain.open_face.deal_deadlines import DISCARDING_STAGE
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     DiscardCommitted,
@@ -388,6 +389,12 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         grace = event.deadline_ms - event.unserved_until_ms
         if event.reason not in EXTENSION_REASONS or grace < 0:
             raise ReplayError("placements", f"{_name(event)}: not an extension the rules make")
+        if event.stage == DISCARDING_STAGE:
+            seat = event.seats[0] if event.seats else -1
+            dealt_streets = tuple(street[seat] for street in replay.cards) if seat >= 0 else ()
+            return TimeOutDiscards(
+                seat, dealt_streets, event.previous_deadline_ms, (window,), grace
+            )
         return PlaceForSeat(
             _dealt_to_turn(replay), event.previous_deadline_ms, True, (window,), grace
         )

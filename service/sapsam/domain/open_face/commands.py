@@ -138,6 +138,10 @@ class TimeOutDiscards:
     seat: int
     dealt: tuple[tuple[Card, ...], ...]
     now_ms: int
+    unserved: tuple[UnservedWindow, ...] = ()
+    """When no server served (``PlaceForSeat.unserved``): a deadline that fell in one, or within
+    ``grace_ms`` after it, is extended (stage ``discarding``) instead of enforced."""
+    grace_ms: int = 0
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ stages:
 * ``fantasyland``: the Fantasyland hands not yet set, due by the first street's deadline;
 * ``placing``: the seat on turn's placement of the street;
 * ``revealing``: the Fantasyland hands committed and not yet opened, due by the reveal deadline
-  (``FantasylandRevealsOpened``).
+  (``FantasylandRevealsOpened``);
+* ``discarding``: at Pineapple, the seats that have not opened their discards, due by the
+  deadline set with the last placement (``TimeOutDiscards`` decides it first).
 
 Pure: the windows and the grace come in the command, as for the closed game's ``TimeOutSeats``.
 """
@@ -26,6 +28,7 @@ from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.table_deadlines import UnservedWindow, extended_deadline, window_to_extend
 
 __all__ = [
+    "DISCARDING_STAGE",
     "FANTASYLAND_STAGE",
     "OPEN_FACE_STAGES",
     "PLACING_STAGE",
@@ -39,7 +42,9 @@ PLACING_STAGE: Final = "placing"
 """The seat on turn's placement."""
 REVEALING_STAGE: Final = "revealing"
 """A committed Fantasyland hand to open by the reveal deadline (the closed game's stage name)."""
-OPEN_FACE_STAGES: Final = (FANTASYLAND_STAGE, PLACING_STAGE, REVEALING_STAGE)
+DISCARDING_STAGE: Final = "discarding"
+"""Pineapple: the discards still to open once every hand is complete."""
+OPEN_FACE_STAGES: Final = (FANTASYLAND_STAGE, PLACING_STAGE, REVEALING_STAGE, DISCARDING_STAGE)
 
 
 def _due(deal: OpenFaceDeal, stage: str) -> tuple[tuple[int, ...], int | None, int | None]:
@@ -52,6 +57,11 @@ def _due(deal: OpenFaceDeal, stage: str) -> tuple[tuple[int, ...], int | None, i
             return (), None, None
         seats = tuple(seat for seat in deal.seats if deal.awaits_reveal(seat))
         return seats, deal.reveal_deadline_ms, deal.reveal_deadline_set_ms
+    if stage == DISCARDING_STAGE:
+        if deal.phase is not OpenFacePhase.DISCARDS:
+            return (), None, None
+        seats = tuple(seat for seat in deal.seats if deal.awaits_discards(seat))
+        return seats, deal.deadline_ms, deal.deadline_set_ms
     turn = deal.turn if deal.phase is OpenFacePhase.PLACING else None
     return (() if turn is None else (turn,)), deal.deadline_ms, deal.deadline_set_ms
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event
 from sapsam.domain.open_face.commands import RevealDiscards, TimeOutDiscards
+from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.events import DiscardsRevealed
 from sapsam.domain.table_frame import require_nonce_size
@@ -106,6 +107,11 @@ def decide_time_out_discards(deal: OpenFaceDeal, command: TimeOutDiscards) -> li
             field="seat",
         )
     committed = _require_awaited(deal, seat)
+    # No outage is held against a seat: a deadline that fell while no server served (or just
+    # after) is moved, and no discard is opened by this command.
+    extended = deadline_extensions(deal, command.now_ms, command.unserved, command.grace_ms)
+    if extended:
+        return list(extended)
     if deal.deadline_ms is None or command.now_ms < deal.deadline_ms:
         raise DomainError(
             Reason.NOTHING_TIMED_OUT, f"seat {seat}'s time to open its discards has not run out"

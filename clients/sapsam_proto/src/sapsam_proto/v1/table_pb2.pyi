@@ -198,6 +198,10 @@ class _TimeoutStageEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutS
     """Open face: a Fantasyland seat did not set its hand by the first street's deadline. Only in
     DeadlinesExtended: a missed one is a FantasylandTimedOut.
     """
+    TIMEOUT_STAGE_DISCARDING: _TimeoutStage.ValueType  # 32
+    """Pineapple: a seat did not open its discards by the deadline set with the last placement.
+    Only in DeadlinesExtended: missed ones are a DiscardsRevealed with empty nonces.
+    """
 
 class TimeoutStage(_TimeoutStage, metaclass=_TimeoutStageEnumTypeWrapper):
     """Which stage's deadline a seat missed."""
@@ -219,6 +223,10 @@ DeadlinesExtended: a missed placement is a CardsPlaced with `automatic` "timeout
 TIMEOUT_STAGE_FANTASYLAND: TimeoutStage.ValueType  # 31
 """Open face: a Fantasyland seat did not set its hand by the first street's deadline. Only in
 DeadlinesExtended: a missed one is a FantasylandTimedOut.
+"""
+TIMEOUT_STAGE_DISCARDING: TimeoutStage.ValueType  # 32
+"""Pineapple: a seat did not open its discards by the deadline set with the last placement.
+Only in DeadlinesExtended: missed ones are a DiscardsRevealed with empty nonces.
 """
 Global___TimeoutStage: _TypeAlias = TimeoutStage  # noqa: Y015
 

@@ -89,11 +89,14 @@ class CreateTableRequest(_message.Message):
     the request is not deduplicated.
     """
     rule_set_preset: _builtins.str
-    """Name of a preset rule set, as ListRuleSets lists them: "pagat" (the base game),
-    "pagat_two_four", "pagat_one_six", "pagat_one_six_two", "pagat_scoop_bonus",
-    "four_player", "four_player_royalties" or "four_player_bonus"; rules version 1's names "two_four", "one_six"
-    and "scoop_bonus" are accepted too. Unknown:
-    INVALID_ARGUMENT, reason BAD_RULE_SET.
+    """Name of a preset rule set. The closed game's, as ListRuleSets lists them: "pagat" (the
+    base game), "pagat_two_four", "pagat_one_six", "pagat_one_six_two", "pagat_scoop_bonus",
+    "four_player", "four_player_royalties", "four_player_bonus", the "capsa_susun" family,
+    "closed_american", "closed_russian", "thirteen_waters"; rules version 1's names
+    "two_four", "one_six" and "scoop_bonus" are accepted too. Open face's (open_face.proto;
+    not listed by ListRuleSets): "ofc_classic", "ofc_turbo", "ofc_russian",
+    "ofc_mercier_deeb", "pineapple", "pineapple_2_7". Unknown: INVALID_ARGUMENT, reason
+    BAD_RULE_SET.
     """
     seat_count: _builtins.int
     """Number of seats, 2 to 4."""

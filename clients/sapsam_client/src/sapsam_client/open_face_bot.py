@@ -113,6 +113,8 @@ class OpenFaceBot:
     deal still opens it; None: in memory only."""
     nonces: dict[int, bytes] = field(default_factory=dict)
     settings: dict[int, Rows] = field(default_factory=dict)
+    commitments: dict[int, Commitment] = field(default_factory=dict)
+    """Each deal's Fantasyland setting as sent (rows, nonce and commitment)."""
     moves: int = 0
 
     @property
@@ -194,29 +196,30 @@ class OpenFaceBot:
         cards = rules_module("cards")
         setting = rules_module("open_face.fantasyland_setting")
         hand = self.client.get_open_face_hand(self.seat)
-        arrangement, _ = setting.solve_fantasyland(
-            open_face_rules(table.open_face_rule_set), cards.parse_cards(list(hand.cards))
-        )
-        rows = Rows.of(
-            (str(card) for card in arrangement.front),
-            (str(card) for card in arrangement.middle),
-            (str(card) for card in arrangement.back),
-        )
-        nonce = fresh_nonce()
-        commitment = arrangement_commitment(
-            self.table.removeprefix("tables/"),
-            hand.deal_number,
-            self.position,
-            rows,
-            nonce,
-            scheme=2,
-            player_id=self.player_id,
-        )
         kept = self._kept(hand.deal_number)
         if kept is None:  # not set before (a restarted bot sends what it kept, unchanged)
+            arrangement, _ = setting.solve_fantasyland(
+                open_face_rules(table.open_face_rule_set), cards.parse_cards(list(hand.cards))
+            )
+            rows = Rows.of(
+                (str(card) for card in arrangement.front),
+                (str(card) for card in arrangement.middle),
+                (str(card) for card in arrangement.back),
+            )
+            nonce = fresh_nonce()
+            commitment = arrangement_commitment(
+                self.table.removeprefix("tables/"),
+                hand.deal_number,
+                self.position,
+                rows,
+                nonce,
+                scheme=2,
+                player_id=self.player_id,
+            )
             kept = Commitment(hand.deal_number, rows, nonce, commitment)
             if self.keeper is not None:
                 self.keeper.save(self.seat, kept)
+        self.commitments[hand.deal_number] = kept
         self.nonces[hand.deal_number] = kept.nonce
         self.settings[hand.deal_number] = kept.rows
         self.client.commit_fantasyland(
@@ -225,8 +228,8 @@ class OpenFaceBot:
 
     def _kept(self, number: int) -> Commitment | None:
         """The Fantasyland setting kept for deal ``number``: this bot's, else the keeper's."""
-        if number in self.settings:
-            return Commitment(number, self.settings[number], self.nonces[number], b"")
+        if number in self.commitments:
+            return self.commitments[number]
         if self.keeper is not None:
             return self.keeper.load(self.seat).get(number)
         return None

@@ -144,8 +144,9 @@ class OpenFaceCalls(Connection):
             table_service_pb2.GetMyHandRequest(seat=seat),
             table_service_pb2.GetMyHandResponse,
         )
-        position = int(seat.rsplit("/", 1)[1])
-        return OpenFaceHand(response.deal, tuple(response.cards), response.open_face, position)
+        return OpenFaceHand(
+            response.deal, tuple(response.cards), response.open_face, seat_position(seat)
+        )
 
     def place_cards(
         self,

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from sapsam_client.client import Client
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
+from sapsam_client.connection import seat_position
 from sapsam_client.errors import SapsamError
 from sapsam_client.rules import rules_module
 from sapsam_client.seat import Commitment, CommitmentKeeper
@@ -119,7 +120,7 @@ class OpenFaceBot:
 
     @property
     def position(self) -> int:
-        return int(self.seat.rsplit("/", 1)[1])
+        return seat_position(self.seat)
 
     def play(self) -> None:
         """Play until the set is over (or ``stop`` is set)."""

@@ -82,11 +82,7 @@ def call_terms(request: Message) -> CallTerms:
 
 def deal_call_terms(request: Message) -> DealCallTerms:
     """The request's :class:`DealCallTerms` (a request with a ``deal_number`` field)."""
-    return DealCallTerms(
-        expected_version=expected_version(request),
-        request_digest=request_digest(request),
-        deal_number=deal_number(request),
-    )
+    return DealCallTerms(**call_terms(request), deal_number=deal_number(request))
 
 
 def player_or_operator(caller: auth.Caller) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
 
 import grpc
@@ -126,6 +126,26 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         )
         return SignedTerms(**deal_call_terms(request), signature=signature, player_keys=keys)
 
+    async def _commitment(
+        self,
+        method: str,
+        request: table_service_pb2.CommitFantasylandRequest
+        | table_service_pb2.DeclareNaturalRequest,
+        context: grpc.ServicerContext,
+        record: Callable[..., Awaitable[TableOutcome]],
+    ) -> TableOutcome:
+        """A signed move that records the seat's commitment alone (a Fantasyland hand, a
+        natural declaration): ``record`` called as the seat's holder, its outcome."""
+        request_id = resources.scoped_request_id(method, request.request_id)
+        move = await self._move(request, context)
+        return await record(
+            move.table_id,
+            move.player_id,
+            request.commitment,
+            request_id,
+            **await self._signed(request, move),
+        )
+
     # -- dealing --------------------------------------------------------------------------------
 
     async def ContributeEntropy(  # noqa: N802 - the generated method name
@@ -195,14 +215,8 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.CommitFantasylandRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.CommitFantasylandResponse:
         """Set the seat's Fantasyland hand face down (its commitment only)."""
-        request_id = resources.scoped_request_id("CommitFantasyland", request.request_id)
-        move = await self._move(request, context)
-        outcome = await self._tables.commit_fantasyland(
-            move.table_id,
-            move.player_id,
-            request.commitment,
-            request_id,
-            **await self._signed(request, move),
+        outcome = await self._commitment(
+            "CommitFantasyland", request, context, self._tables.commit_fantasyland
         )
         return _answer(table_service_pb2.CommitFantasylandResponse, outcome)
 
@@ -256,14 +270,8 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         self, request: table_service_pb2.DeclareNaturalRequest, context: grpc.ServicerContext
     ) -> table_service_pb2.DeclareNaturalResponse:
         """Record the seat's natural declaration (the hash only)."""
-        request_id = resources.scoped_request_id("DeclareNatural", request.request_id)
-        move = await self._move(request, context)
-        outcome = await self._tables.declare_natural(
-            move.table_id,
-            move.player_id,
-            request.commitment,
-            request_id,
-            **await self._signed(request, move),
+        outcome = await self._commitment(
+            "DeclareNatural", request, context, self._tables.declare_natural
         )
         return _answer(table_service_pb2.DeclareNaturalResponse, outcome)
 

@@ -34,14 +34,19 @@ VOIDABLE_PHASES: Final = frozenset(
 """The phases of a deal in progress: started, not yet scored."""
 
 
-def decide_void(state: TableState, command: VoidDeal) -> list[Event]:
-    reason = command.reason
+def require_void_reason(reason: str) -> None:
+    """Refuse a voiding's reason that is blank, too long or not printable (either game)."""
     if not reason.strip() or len(reason) > MAX_REASON_LENGTH or not reason.isprintable():
         raise DomainError(
             Reason.INVALID_ARGUMENT,
             f"the reason must be 1 to {MAX_REASON_LENGTH} printable characters",
             field="reason",
         )
+
+
+def decide_void(state: TableState, command: VoidDeal) -> list[Event]:
+    reason = command.reason
+    require_void_reason(reason)
     require_deal(state, command.deal_number)
     if state.after_series != "close":
         # The audit places a deal in its series by number (series k holds deals

@@ -54,6 +54,7 @@ from sapsam.domain.open_face.table_state import (
     next_deal,
     set_progress,
 )
+from sapsam.domain.table_checks import require_seed_size
 from sapsam.domain.table_frame import (
     decide_cut_at,
     decide_dealer_lot,
@@ -62,6 +63,7 @@ from sapsam.domain.table_frame import (
     require_hash_size,
     require_seat_count,
 )
+from sapsam.domain.table_void import require_void_reason
 from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.open_face.board import PlacementError
@@ -195,8 +197,7 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
     _require_phase(state, OpenFaceTablePhase.AWAITING_SEED)
     play = state.play
     assert state.table_id is not None and play is not None and state.cut_position is not None
-    if len(command.seed) != fairness.SEED_BYTES:
-        raise DomainError(Reason.BAD_SEED, f"a seed is {fairness.SEED_BYTES} bytes", field="seed")
+    require_seed_size(command.seed, "seed")
     number = state.deal_number
     if fairness.seed_commitment(state.table_id, number, command.seed) != state.seed_commitment:
         raise DomainError(
@@ -283,10 +284,6 @@ def _open_timed_out_fantasylands(
     return opened
 
 
-MAX_VOID_REASON = 200
-"""Most characters of a voiding's reason (the closed game's ``table_void.MAX_REASON_LENGTH``)."""
-
-
 def _decide_void(state: OpenFaceTable, command: VoidDeal) -> list[Event]:
     """Void the deal in progress, as the closed game does (``sapsam.domain.table_void``): no
     score, no total changes, its seed published in ``DealVoided``. An open-face deal is then
@@ -294,12 +291,7 @@ def _decide_void(state: OpenFaceTable, command: VoidDeal) -> list[Event]:
     set) and nothing it decided counts: the Fantasylands, the hands dead for the set and the
     set's end stand as the last scored deal left them."""
     reason = command.reason
-    if not reason.strip() or len(reason) > MAX_VOID_REASON or not reason.isprintable():
-        raise DomainError(
-            Reason.INVALID_ARGUMENT,
-            f"the reason must be 1 to {MAX_VOID_REASON} printable characters",
-            field="reason",
-        )
+    require_void_reason(reason)
     if command.deal_number is not None and command.deal_number != state.deal_number:
         raise DomainError(
             Reason.WRONG_DEAL,
@@ -312,8 +304,7 @@ def _decide_void(state: OpenFaceTable, command: VoidDeal) -> list[Event]:
         OpenFaceTablePhase.AWAITING_SEED,
     )
     assert state.table_id is not None
-    if len(command.seed) != fairness.SEED_BYTES:
-        raise DomainError(Reason.BAD_SEED, f"a seed is {fairness.SEED_BYTES} bytes", field="seed")
+    require_seed_size(command.seed, "seed")
     number = state.deal_number
     if fairness.seed_commitment(state.table_id, number, command.seed) != state.seed_commitment:
         raise DomainError(

@@ -36,6 +36,16 @@ def require_seat_count(minimum: int, maximum: int, rule_set_name: str, seat_coun
         )
 
 
+def require_seat_index(seat: int, seat_count: int) -> None:
+    """A seat number the table has (0 to ``seat_count`` - 1)."""
+    if not 0 <= seat < seat_count:
+        raise DomainError(
+            Reason.UNKNOWN_SEAT,
+            f"seat must be 0 to {seat_count - 1}, not {seat}",
+            field="seat",
+        )
+
+
 def require_hash_size(value: bytes, what: str) -> None:
     """A commitment made as a hash (the lot's, a deal's seed's) is 32 bytes."""
     if len(value) != fairness.COMMITMENT_BYTES:

@@ -21,7 +21,11 @@ from sapsam.domain.events import (
 from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.table_checks import current_deal, require_deal, require_phase, seat_for
 from sapsam.domain.table_deadlines import deadline_extension
-from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
+from sapsam.domain.table_frame import (
+    require_arrangement_commitment,
+    require_nonce_size,
+    require_seat_index,
+)
 from sapsam.domain.table_naturals import open_declaration, require_declared, reveal_verdict
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState, awaits_reveal
 from sapsam.domain.table_surrender import announcing_time_out, close_arranging
@@ -200,12 +204,7 @@ def decide_time_out(state: TableState, command: TimeOutSeats) -> list[Event]:
 
 def _decide_forced_time_out(state: TableState, seat: int, now_ms: int) -> list[Event]:
     """An operator times one seat out now: the events its deadline would have recorded."""
-    if not 0 <= seat < state.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat must be 0 to {state.seat_count - 1}, not {seat}",
-            field="seat",
-        )
+    require_seat_index(seat, state.seat_count)
     deal = state.deal
     phases = (TablePhase.ARRANGING, TablePhase.ANNOUNCING, TablePhase.REVEALING)
     if deal is None or state.phase not in phases:

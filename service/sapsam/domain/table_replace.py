@@ -13,16 +13,12 @@ from __future__ import annotations
 from sapsam.domain.commands import ReplaceSeat
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event, SeatReplaced
+from sapsam.domain.table_frame import require_seat_index
 from sapsam.domain.table_state import TablePhase, TableState
 
 
 def decide_replace(state: TableState, command: ReplaceSeat) -> list[Event]:
-    if not 0 <= command.seat < state.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat must be 0 to {state.seat_count - 1}, not {command.seat}",
-            field="seat",
-        )
+    require_seat_index(command.seat, state.seat_count)
     if state.phase is not TablePhase.BETWEEN_DEALS or state.deal is None:
         raise DomainError(
             Reason.WRONG_PHASE,

@@ -41,7 +41,11 @@ from sapsam.domain.open_face.events import (
     FantasylandTimedOut,
     StreetDealt,
 )
-from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
+from sapsam.domain.table_frame import (
+    require_arrangement_commitment,
+    require_nonce_size,
+    require_seat_index,
+)
 from sapsam.fairness import player_keys
 from sapsam.rules.cards import DECK, Card
 from sapsam.rules.open_face.automatic import (
@@ -348,12 +352,7 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
 def _decide_forced_time_out(deal: OpenFaceDeal, command: PlaceForSeat, seat: int) -> list[Event]:
     """The operator's forced timeout of ``seat``: what its deadline would record, now (the
     closed game's ``TimeOutSeats`` with ``forced_seat``)."""
-    if not 0 <= seat < deal.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat must be 0 to {deal.seat_count - 1}, not {seat}",
-            field="seat",
-        )
+    require_seat_index(seat, deal.seat_count)
     if deal.streets_dealt and (
         deal.fantasyland_unset(seat) or (deal.reveals_due and deal.awaits_reveal(seat))
     ):
@@ -504,12 +503,7 @@ def _require_not_taken_over(deal: OpenFaceDeal, seat: int) -> None:
 
 
 def _fantasyland_seat_of(deal: OpenFaceDeal, seat: int) -> int:
-    if not 0 <= seat < deal.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat must be 0 to {deal.seat_count - 1}, not {seat}",
-            field="seat",
-        )
+    require_seat_index(seat, deal.seat_count)
     if not deal.is_fantasyland(seat):
         raise DomainError(
             Reason.WRONG_PHASE, f"seat {seat} plays a normal hand this deal, not a Fantasyland"

@@ -10,7 +10,7 @@ from sapsam.domain.open_face.commands import RevealDiscards, TimeOutDiscards
 from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.events import DiscardsRevealed
-from sapsam.domain.table_frame import require_nonce_size
+from sapsam.domain.table_frame import require_nonce_size, require_seat_index
 from sapsam.fairness.discard_commitments import check_discard
 from sapsam.rules.cards import format_cards
 from sapsam.rules.open_face.board import discards_due
@@ -100,12 +100,7 @@ def decide_time_out_discards(deal: OpenFaceDeal, command: TimeOutDiscards) -> li
     street's dealt cards left off the board (what the seed and the log fix), ``nonces`` empty
     (the commitment stays unopened; docs/fairness.md §23). The hand is scored as it stands."""
     seat = command.seat
-    if not 0 <= seat < deal.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat must be 0 to {deal.seat_count - 1}, not {seat}",
-            field="seat",
-        )
+    require_seat_index(seat, deal.seat_count)
     committed = _require_awaited(deal, seat)
     # No outage is held against a seat: a deadline that fell while no server served (or just
     # after) is moved, and no discard is opened by this command.

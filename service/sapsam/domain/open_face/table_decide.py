@@ -62,6 +62,7 @@ from sapsam.domain.table_frame import (
     decide_seating,
     require_hash_size,
     require_seat_count,
+    require_seat_index,
 )
 from sapsam.domain.table_void import require_void_reason
 from sapsam.fairness.open_face_deal import deal_streets
@@ -318,12 +319,7 @@ def _decide_replace(state: OpenFaceTable, command: ReplaceSeat) -> list[Event]:
     (``sapsam.domain.table_replace``). The seat keeps its totals and a Fantasyland it earned
     (the button already stayed for it); a hand a timeout declared dead for the set (001) was
     the previous player's penalty and ends with them."""
-    if not 0 <= command.seat < state.seat_count:
-        raise DomainError(
-            Reason.UNKNOWN_SEAT,
-            f"seat must be 0 to {state.seat_count - 1}, not {command.seat}",
-            field="seat",
-        )
+    require_seat_index(command.seat, state.seat_count)
     if state.phase is not OpenFaceTablePhase.BETWEEN_DEALS or not state.deal_number:
         raise DomainError(
             Reason.WRONG_PHASE,

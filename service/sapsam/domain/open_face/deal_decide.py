@@ -532,10 +532,6 @@ def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland
     return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
 
 
-def _decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[Event]:
-    return decide_reveal_discards(deal, command)
-
-
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     DealStreet: _decide_street,
     PlaceCards: _decide_place,
@@ -543,6 +539,6 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     CommitFantasyland: _decide_commit,
     RevealFantasyland: _decide_reveal,
     TimeOutFantasyland: _decide_time_out_fantasyland,
-    RevealDiscards: _decide_reveal_discards,
+    RevealDiscards: decide_reveal_discards,
     TimeOutDiscards: decide_time_out_discards,
 }

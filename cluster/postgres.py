@@ -187,24 +187,6 @@ class ReplicatedPostgres:
         standby.start()
         return time.monotonic() - began
 
-    def wait_replayed(self, timeout: float = 30.0) -> None:
-        """Until the standby has replayed everything the primary has written so far."""
-        with psycopg.connect(self.primary.url("postgres"), autocommit=True) as connection:
-            row = connection.execute("SELECT pg_current_wal_insert_lsn()").fetchone()
-        assert row is not None
-        target = row[0]
-        deadline = time.monotonic() + timeout
-        with psycopg.connect(self.standby.url("postgres"), autocommit=True) as connection:
-            while True:
-                row = connection.execute(
-                    "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (target,)
-                ).fetchone()
-                if row and row[0]:
-                    return
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the standby did not replay {target} in {timeout} s")
-                time.sleep(0.05)
-
     def destroy(self) -> None:
         """Stop both (immediately) and delete the folder."""
         for server in (self.standby, self.primary):

@@ -28,7 +28,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from sapsam.store.background import BackgroundLoop
 from sapsam.store.event_store import EventStore, ServicePool
@@ -140,11 +140,3 @@ class StandbyReads:
         return BackgroundLoop(
             "sapsam-standby-lag", step, interval, _logger, max_pause=max(interval, 2.0)
         )
-
-    def describe(self) -> dict[str, Any]:
-        """For logs and tests."""
-        return {
-            "lag_seconds": self.lag_seconds(),
-            "reads_on_standby": self.reads_on_standby,
-            "reads_on_primary": self.reads_on_primary,
-        }

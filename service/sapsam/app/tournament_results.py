@@ -54,8 +54,7 @@ from sapsam.app.store_interface import (
 )
 from sapsam.app.tournaments import TournamentService, stream_id_for
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import DealScored, Event
-from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
+from sapsam.domain.events import DealScored, Event, SeriesCompleted
 from sapsam.domain.tournament import CreditDeal, TournamentPhase, decide, evolve
 from sapsam.log.records import ConcurrencyConflict, RecordedEvent
 
@@ -300,17 +299,16 @@ class ResultsProcess:
             return 1 if credited else 0
         raise ConcurrencyConflict(stream_id_for(tournament_id), -1, -1)
 
-    async def _ends_set(self, session: StoreSession, table_id: uuid.UUID, deal_number: int) -> bool:
-        """Whether deal ``deal_number`` ended its open-face table's set. The set's end is
-        recorded in the append that scores its last deal (``SeriesCompleted``) and is final, so
-        the table as it stands now answers for any of its deals: the set is over and this was
-        its last deal. A closed table plays no sets (False)."""
-        table = await self.tournaments.tables.load(table_id, session)
-        return (
-            isinstance(table, OpenFaceTable)
-            and table.phase is OpenFaceTablePhase.SERIES_COMPLETE
-            and table.deal_number == deal_number
+    async def _ends_set(self, session: StoreSession, scored: RecordedEvent) -> bool:
+        """Whether the deal ``scored`` (its ``DealScored``) ended its open-face table's set. The
+        set's end is the ``SeriesCompleted`` the same append records right after the set's last
+        ``DealScored`` (``sapsam.domain.open_face.table_decide``), so the stream's next event
+        answers, one row read: not the whole table loaded (a full replay of its stream in a
+        process that does not serve it) per credited deal. A closed table plays no sets (False)."""
+        following = await session.read_stream(
+            scored.stream_id, scored.version + 1, scored.version + 1
         )
+        return bool(following) and following[0].type == SeriesCompleted.TYPE
 
     def store_decode(self, event: RecordedEvent) -> Event:
         """A table event, decoded."""
@@ -329,7 +327,7 @@ class ResultsProcess:
         async with session.transaction():
             state = await self.tournaments.load(tournament_id, session)
             if state.plays_sets:  # open face: a table's round ends with its set
-                ends = await self._ends_set(session, command.table_id, command.deal_number)
+                ends = await self._ends_set(session, event)
                 command = dataclasses.replace(command, set_over=ends)
             try:
                 events = decide(state, command)

@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Final
 
+from sapsam.fairness.commitments import COMMITMENT_BYTES
 from sapsam.fairness.encoding import (
     MAX_SEATS,
     FairnessError,
@@ -50,7 +51,6 @@ a discard has no other scheme."""
 TAG_DISCARD_COMMITMENT: Final = b"sapsam/fairness/v3/discard-commitment"
 _TAG_PREFIX: Final = length_prefixed(TAG_DISCARD_COMMITMENT)
 MAX_STREET: Final = 12
-_COMMITMENT_BYTES: Final = 32
 
 
 def discard_commitment(
@@ -94,7 +94,7 @@ def check_discard(
 
     Raises :class:`FairnessError` for a malformed opening (a short nonce, a bad card or street)
     or a commitment that is not 32 bytes, so "malformed" is told from "does not match"."""
-    if not isinstance(commitment, bytes | bytearray) or len(commitment) != _COMMITMENT_BYTES:
-        raise FairnessError(f"a commitment is {_COMMITMENT_BYTES} bytes")
+    if not isinstance(commitment, bytes | bytearray) or len(commitment) != COMMITMENT_BYTES:
+        raise FairnessError(f"a commitment is {COMMITMENT_BYTES} bytes")
     expected = discard_commitment(table_id, deal_number, seat, player_id, street, cards, nonce)
     return hmac.compare_digest(expected, bytes(commitment))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents, first_deal_of_series, series_of_deal
 from sapsam.audit.report import AuditCheck, Status
@@ -109,7 +109,7 @@ def series_checks(
         running[number] = scored.series_totals
     exported = {deal.number for deal in deals}
     voided = {deal.number for deal in deals if isinstance(deal.first(DealVoided), DealVoided)}
-    seen = _SeriesDeals(exported, voided, sorted(exported), sorted(voided))
+    seen = _SeriesDeals(sorted(exported), sorted(voided))
     for deal in deals:
         completed = deal.first(SeriesCompleted)
         if isinstance(completed, SeriesCompleted):
@@ -171,12 +171,11 @@ def _ordinal(n: int) -> str:
 
 @dataclass(frozen=True)
 class _SeriesDeals:
-    """The deal numbers an export holds, and those of them voided."""
+    """The deal numbers an export holds, and those of them voided, each sorted (counted in a
+    range by bisection)."""
 
-    exported: set[int]
-    voided: set[int]
-    exported_sorted: list[int] = field(default_factory=list)
-    voided_sorted: list[int] = field(default_factory=list)
+    exported_sorted: list[int]
+    voided_sorted: list[int]
 
     @staticmethod
     def between(numbers: list[int], low: int, high: int) -> int:
@@ -197,8 +196,8 @@ def _standings_check(
     numbers = range(first, deal.number + 1)
     # A voided deal does not count towards the series (DealVoided): deals 1 to 4 with deal 3
     # voided complete a 3-deal series. This check failed such a table before.
-    in_series = len(numbers) - sum(1 for number in numbers if number in seen.voided)
-    unseen = sum(1 for number in numbers if number not in seen.exported)
+    in_series = len(numbers) - seen.between(seen.voided_sorted, first, deal.number)
+    unseen = len(numbers) - seen.between(seen.exported_sorted, first, deal.number)
     if (
         completed.deals_played != in_series
         and unseen

@@ -499,9 +499,7 @@ def _without_deadline(event: Event) -> Event:
     # Deadlines follow from the service's clock, which the log does not replay. A player's
     # signature (and the signing scheme the event was recorded under) is no rule's outcome: the
     # replay makes the move unsigned, and player_signature[s] checks the recorded one.
-    if isinstance(event, FantasylandCommitted | FantasylandRevealed):
-        event = dataclasses.replace(event, player_key=None, signature=None, signing_scheme=2)
-    if isinstance(event, CardsPlaced):
+    if isinstance(event, FantasylandCommitted | FantasylandRevealed | CardsPlaced):
         event = dataclasses.replace(event, player_key=None, signature=None, signing_scheme=2)
     if isinstance(event, StreetDealt | CardsPlaced | FantasylandRevealsOpened):
         return dataclasses.replace(event, deadline_ms=None)

@@ -98,14 +98,19 @@ def _check_table(events: Sequence[RecordedEvent], requester: Requester, table_id
         )
 
 
-def _segments(events: Sequence[RecordedEvent], ranges: Sequence[tuple[int, int]]) -> list[Segment]:
-    """Segments for inclusive index ranges (in order), merging ranges that touch."""
+def _merged(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive index ranges (in order), those that touch merged."""
     merged: list[tuple[int, int]] = []
     for first, last in ranges:
         if merged and first <= merged[-1][1] + 1:
             merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
         else:
             merged.append((first, last))
+    return merged
+
+
+def _segments(events: Sequence[RecordedEvent], merged: Sequence[tuple[int, int]]) -> list[Segment]:
+    """Segments for merged inclusive index ranges (``_merged``)."""
     segments = []
     for first, last in merged:
         anchor = (
@@ -126,13 +131,11 @@ def _build(
     spans: Sequence[_DealSpan],
 ) -> AuditExport:
     created = events[0]
-    segments = _segments(events, ranges)
-    chosen = [
-        event
-        for segment in segments
-        for event in events
-        if segment.first_version <= event.version <= segment.last_version
-    ]
+    merged = _merged(ranges)
+    segments = _segments(events, merged)
+    # Sliced by index, once: not a walk of the whole stream per segment (a deal export after
+    # many SeatReplaced has a segment for each).
+    chosen = [event for first, last in merged for event in events[first : last + 1]]
     table_id = str(created.data.get("table_id", created.stream_id.removeprefix(STREAM_PREFIX)))
     rule_set = created.data.get("rule_set")
     seat_count = created.data.get("seat_count")

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-tournament torture \
-	cluster cluster-test web-unit
+	cluster cluster-test web-unit web-proto
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,8 +45,20 @@ test: lint typecheck web-unit
 # The browser's independent verifier (web/, TypeScript, written from docs/ alone) against every
 # vector of docs/: npm ci from web/package-lock.json into web/node_modules (from npm's cache when it
 # has the packages; about 2 s), the type check (tsc --strict, 1 s) and Vitest (2 s); nothing global.
-web-unit:
-	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npx tsc --noEmit && npx vitest run
+# It also fails when web/src/gen/ (the page's TypeScript for proto/, committed) differs from what
+# `make web-proto` would write now.
+web-unit: $(STAMP)
+	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	@gen=$$(mktemp -d) && $(BIN)/buf generate --template web/buf.gen.yaml -o $$gen \
+		&& diff -r web/src/gen $$gen/web/src/gen >/dev/null \
+		|| { rm -rf $$gen; echo "web/src/gen/ is stale: run make web-proto"; exit 1; }; rm -rf $$gen
+	cd web && npx tsc --noEmit && npx vitest run
+
+# Regenerate the page's TypeScript for the API contract (proto/ -> web/src/gen/, @bufbuild/protobuf
+# v2 by protoc-gen-es from web/node_modules, through buf; web/buf.gen.yaml).
+web-proto: $(STAMP)
+	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	rm -rf web/src/gen && $(BIN)/buf generate --template web/buf.gen.yaml
 
 # Regenerate the committed Python code of the API contract (proto/ -> sapsam_proto.v1, the one copy
 # the server and the SDK share); tests/api/test_generated_code.py fails when the committed code

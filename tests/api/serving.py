@@ -36,6 +36,7 @@ def serving(
     watch_buffer_events: int = DEFAULT_BUFFER_EVENTS,
     services: Services | None = None,
     http_listen: str | None = None,
+    http_allowed_origins: tuple[str, ...] = (),
 ) -> Iterator[RunningServer]:
     """The full service (store, auth, errors, sweeper) on ``database_url``, stopped on leaving;
     each WatchTable may have ``watch_buffer_events`` events waiting (``sapsam.api.watch``).
@@ -56,6 +57,7 @@ def serving(
             token_ttl=token_ttl,
             grace_seconds=grace_seconds,
             http_listen=http_listen,
+            http_allowed_origins=http_allowed_origins,
         ),
         services,
     )

@@ -37,10 +37,11 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
-from google.protobuf import descriptor, message_factory
+from google.protobuf import descriptor, descriptor_pb2, message_factory
 from google.rpc import status_pb2  # type: ignore[import-untyped]
 from protobuf.wkt import Any as AnyDetail
 
+from sapsam.api.cors import CorsMiddleware
 from sapsam.api.interception import CallInterceptor
 
 STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
@@ -184,6 +185,16 @@ def _stream(
     return call
 
 
+def _idempotency(method: descriptor.MethodDescriptor) -> IdempotencyLevel:
+    """The proto's ``idempotency_level``: a read marked ``NO_SIDE_EFFECTS`` may also be called
+    with GET (Connect's ``?message=...`` form, cacheable), the rest by POST only."""
+    level = method.GetOptions().idempotency_level
+    return {
+        descriptor_pb2.MethodOptions.NO_SIDE_EFFECTS: IdempotencyLevel.NO_SIDE_EFFECTS,
+        descriptor_pb2.MethodOptions.IDEMPOTENT: IdempotencyLevel.IDEMPOTENT,
+    }.get(level, IdempotencyLevel.UNKNOWN)
+
+
 def _endpoints(
     servicers: Mapping[descriptor.ServiceDescriptor, Any],
     interceptors: Sequence[CallInterceptor],
@@ -200,7 +211,7 @@ def _endpoints(
                 service_name=service.full_name,
                 input=message_factory.GetMessageClass(method.input_type),
                 output=message_factory.GetMessageClass(method.output_type),
-                idempotency_level=IdempotencyLevel.UNKNOWN,
+                idempotency_level=_idempotency(method),
                 stream_type=StreamType.SERVER_STREAM
                 if method.server_streaming
                 else StreamType.UNARY,
@@ -339,7 +350,9 @@ async def serve_services(
         for module, name, servicer in candidates
         if servicer is not None
     }
-    app = SapsamConnectApplication(servicers, interceptors, config.max_receive_message_bytes)
+    app: Any = SapsamConnectApplication(servicers, interceptors, config.max_receive_message_bytes)
+    if config.http_allowed_origins:
+        app = CorsMiddleware(app, config.http_allowed_origins)
     return await serve_http(
         config.http_listen, app, grace_seconds=config.grace_seconds, reuse_port=config.reuse_port
     )

@@ -147,6 +147,9 @@ class ServerConfig:
     http_listen: str | None = None
     """``host:port`` to also serve the same services over Connect and gRPC-web (browsers), on
     the same loop (``sapsam.api.connect_app``, ``sapsam serve --http``); ``None``: gRPC only."""
+    http_allowed_origins: tuple[str, ...] = ()
+    """Origins of pages allowed to call the ``http_listen`` services from another origin (CORS,
+    ``sapsam.api.cors``; ``*``: any); empty: same origin only."""
 
 
 def _no_op() -> None:

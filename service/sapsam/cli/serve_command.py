@@ -27,6 +27,7 @@ from typing import Any
 
 from sapsam.api.auth import check_token_format
 from sapsam.api.call_log import LOG_FORMATS, configure_logging
+from sapsam.api.cors import parse_origins
 from sapsam.api.limits import CallerLimits
 from sapsam.api.metrics_endpoint import parse_listen
 from sapsam.api.server import (
@@ -128,6 +129,13 @@ def register(subparsers: Any) -> None:
         ' "Browsers: Connect"; default: gRPC only)',
     )
     parser.add_argument(
+        "--http-allowed-origins",
+        metavar="ORIGINS",
+        help="origins (scheme://host[:port], separated by commas; * for any) of pages allowed to"
+        ' call the --http services from another origin (CORS; docs/api.md, "Browsers:'
+        ' Connect"; default: none, same origin only)',
+    )
+    parser.add_argument(
         "--deadline-grace-seconds",
         type=float,
         default=DEADLINE_GRACE_SECONDS,
@@ -173,6 +181,9 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         parse_listen(arguments.metrics_listen)
     if arguments.http is not None:
         _check_http(arguments.http, arguments.workers)
+    origins = parse_origins(arguments.http_allowed_origins or "")
+    if origins and arguments.http is None:
+        raise ValueError("--http-allowed-origins needs --http")
     operator_token = _operator_token(arguments.operator_token, arguments.operator_token_file)
     if operator_token is not None:
         try:
@@ -199,6 +210,7 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         limits=_caller_limits(arguments),
         max_receive_message_bytes=_max_message_bytes(arguments.max_message_bytes),
         http_listen=arguments.http,
+        http_allowed_origins=origins,
     )
 
 

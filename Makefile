@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-tournament torture \
-	cluster cluster-test web-unit web-proto
+	cluster cluster-test web-unit web-proto web-test web-browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,7 @@ typecheck: $(STAMP)
 # the suite waits on servers and subprocesses, so two workers on two cores cut the wall time by
 # about a third; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
-test: lint typecheck web-unit
+test: lint typecheck web-unit web-browser
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The browser's independent verifier (web/, TypeScript, written from docs/ alone) against every
@@ -53,6 +53,27 @@ web-unit: $(STAMP)
 		&& diff -r web/src/gen $$gen/web/src/gen >/dev/null \
 		|| { rm -rf $$gen; echo "web/src/gen/ is stale: run make web-proto"; exit 1; }; rm -rf $$gen
 	cd web && npx tsc --noEmit && npx vitest run
+
+# The browser tests (web/e2e/, Playwright): the built page (vite build) in the machine's Chromium
+# (CHROMIUM, default /usr/bin/chromium, Debian's `chromium`; Playwright downloads nothing) against a
+# real `sapsam serve --http` on a fresh embedded PostgreSQL (SAPSAM_E2E_DATABASE_URL: that server
+# instead), with bots from sapsam-bot; screenshots in web/e2e-artifacts/ (web/playwright.config.ts).
+web-test: $(STAMP)
+	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npx vite build --logLevel warn
+	cd web && SAPSAM_BIN=$(abspath $(BIN)) npx playwright test
+
+# make test's browser step: web-test where Chromium is present or installable (as root, by apt-get),
+# else a line saying the browser tests were skipped.
+web-browser:
+	@chromium=$${CHROMIUM:-/usr/bin/chromium}; \
+	if [ ! -x "$$chromium" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "== installing Debian's chromium for the browser tests"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -qq chromium >/dev/null 2>&1 \
+			|| { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } || true; \
+	fi; \
+	if [ -x "$$chromium" ]; then $(MAKE) --no-print-directory web-test; \
+	else echo "== no Chromium at $$chromium and none installable: the browser tests (make web-test) skipped"; fi
 
 # Regenerate the page's TypeScript for the API contract (proto/ -> web/src/gen/, @bufbuild/protobuf
 # v2 by protoc-gen-es from web/node_modules, through buf; web/buf.gen.yaml).

@@ -1,0 +1,85 @@
+// What the browser specs share: the addresses global-setup.ts started, bots (`sapsam-bot`) to play
+// against, Connect calls from the test itself, and screenshots kept as artefacts.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, openSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Page, test as base, expect } from "@playwright/test";
+import { sapsamBin } from "./global-setup";
+
+export { expect };
+
+/** Where screenshots go (gitignored): web/e2e-artifacts/. */
+export const ARTEFACTS = resolve(import.meta.dirname, "..", "e2e-artifacts");
+
+export interface Sapsam {
+  /** The page's origin (`vite preview` of web/dist/, which passes /sapsam.v1.* to the server). */
+  page: string;
+  /** The server's gRPC address (host:port), for bots. */
+  grpc: string;
+  /** The server's Connect address (host:port). */
+  http: string;
+  /** A folder for this run's files (logs, bot state). */
+  scratch: string;
+}
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the specs through playwright.config.ts (make web-test)`);
+  return value;
+}
+
+export const test = base.extend<object, { sapsam: Sapsam }>({
+  sapsam: [
+    async ({}, use) => {
+      await use({
+        page: env("SAPSAM_E2E_PAGE"),
+        grpc: env("SAPSAM_E2E_GRPC"),
+        http: env("SAPSAM_E2E_HTTP"),
+        scratch: env("SAPSAM_E2E_SCRATCH"),
+      });
+    },
+    { scope: "worker" },
+  ],
+});
+
+/** A Connect call in JSON from the test (not the page), as `curl` would make it. */
+export async function call<T = Record<string, unknown>>(
+  sapsam: Sapsam,
+  method: string,
+  body: Record<string, unknown>,
+  token?: string,
+): Promise<T> {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const answer = await fetch(`http://${sapsam.http}/sapsam.v1.${method}`, { method: "POST", headers, body: JSON.stringify(body) });
+  const json = (await answer.json()) as T;
+  if (!answer.ok) throw new Error(`${method}: ${answer.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+export interface Bots {
+  process: ChildProcess;
+  /** The bots' exit code, once they stopped (0: the series was played to the end). */
+  exited: Promise<number | null>;
+  log: string;
+}
+
+/** `count` bots (one `sapsam-bot` process, a player a seat) joining `table` over gRPC. */
+export function startBots(sapsam: Sapsam, table: string, count: number, strategy = "random"): Bots {
+  const log = join(sapsam.scratch, `bots-${table.replace(/\W/g, "_")}.log`);
+  const out = openSync(log, "a");
+  const args = ["--server", sapsam.grpc, "--table", table, "--seats-here", String(count), "--strategy", strategy, "--no-state", "--name", "bot"];
+  const child = spawn(sapsamBin("sapsam-bot"), args, { stdio: ["ignore", out, out] });
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  return { process: child, exited, log };
+}
+
+export function stopBots(bots: Bots): void {
+  if (bots.process.exitCode === null) bots.process.kill("SIGTERM");
+}
+
+/** A full-page screenshot saved as web/e2e-artifacts/<name>.png. */
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTEFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
+}

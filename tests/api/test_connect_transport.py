@@ -6,6 +6,7 @@ same refusals with the same ErrorInfo reason, the same events on the watch."""
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import signal
 import struct
@@ -25,7 +26,12 @@ from serving import TEST_SERVER_KEYS, serving
 from test_two_processes import free_port
 
 from sapsam.api.limits import CallerLimits
-from sapsam.api.server import RunningServer, ServerConfig, start_server
+from sapsam.api.server import (
+    DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
+    RunningServer,
+    ServerConfig,
+    start_server,
+)
 from sapsam.cli.bootstrap import build_services
 from sapsam_proto.v1 import table_service_pb2, table_service_pb2_grpc
 
@@ -271,3 +277,53 @@ def test_a_players_streams_count_once_across_both_transports(
                     time.sleep(0.05)
     finally:
         running.stop()
+
+
+def _post(port: int, path: str, body: bytes, content_type: str, token: str) -> tuple[int, Any]:
+    """A raw Connect POST: the HTTP status and the JSON error body (None when not JSON)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        headers = {"Content-Type": content_type, "Connect-Protocol-Version": "1"}
+        headers["Authorization"] = f"Bearer {token}"
+        connection.request("POST", path, body, headers)
+        response = connection.getresponse()
+        answer = response.read()
+        is_json = response.getheader("Content-Type") == "application/json"
+        return response.status, json.loads(answer) if is_json and answer else None
+    finally:
+        connection.close()
+
+
+def test_an_oversized_body_is_refused_writing_nothing(
+    api: Api, running: RunningServer, http_port: int, table: tuple[str, str]
+) -> None:
+    """A body over the server's message limit (as gRPC's ``max_receive_message_length``): a
+    Connect error naming the limit, and the call's command is never run (no event appended)."""
+    _, token = table
+    limit = DEFAULT_MAX_RECEIVE_MESSAGE_BYTES
+    request = table_service_pb2.CreateTableRequest(
+        request_id=str(uuid.uuid4()), rule_set_preset="x" * (limit + 1), seat_count=2
+    )
+    before = api.event_count()
+    status, error = _post(
+        http_port, f"{TABLES}/CreateTable", request.SerializeToString(), "application/proto", token
+    )
+    assert status == 429, (status, error)
+    assert error is not None and error["code"] == "resource_exhausted"
+    assert str(limit) in error["message"], error
+    assert api.event_count() == before
+    # The server goes on serving.
+    assert unary_json(http_port, f"{TABLES}/ListRuleSets", {})["presets"]
+
+
+@pytest.mark.parametrize(
+    "path", [f"{TABLES}/NoSuchMethod", "/sapsam.v1.NoSuchService/GetTable", "/", "/metrics"]
+)
+def test_an_unknown_path_is_not_found(
+    api: Api, http_port: int, table: tuple[str, str], path: str
+) -> None:
+    """A path that names no method: HTTP 404, nothing run and nothing written."""
+    before = api.event_count()
+    status, _ = _post(http_port, path, b"{}", "application/json", table[1])
+    assert status == 404
+    assert api.event_count() == before

@@ -129,13 +129,16 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
     async def _commitment(
         self,
         method: str,
-        request: table_service_pb2.CommitFantasylandRequest
+        request: table_service_pb2.CommitArrangementRequest
+        | table_service_pb2.CommitFantasylandRequest
         | table_service_pb2.DeclareNaturalRequest,
         context: grpc.ServicerContext,
         record: Callable[..., Awaitable[TableOutcome]],
+        **extra: object,
     ) -> TableOutcome:
-        """A signed move that records the seat's commitment alone (a Fantasyland hand, a
-        natural declaration): ``record`` called as the seat's holder, its outcome."""
+        """A signed move that records the seat's commitment (an arrangement, a Fantasyland
+        hand, a natural declaration): ``record`` called as the seat's holder, with ``extra``
+        keywords (the arrangement's scheme and ``confirm``), its outcome."""
         request_id = resources.scoped_request_id(method, request.request_id)
         move = await self._move(request, context)
         return await record(
@@ -143,6 +146,7 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
             move.player_id,
             request.commitment,
             request_id,
+            **extra,
             **await self._signed(request, move),
         )
 
@@ -244,16 +248,13 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
     ) -> table_service_pb2.CommitArrangementResponse:
         """Record the seat's commitment (the hash only), and with ``confirm`` lock it in the
         same append."""
-        request_id = resources.scoped_request_id("CommitArrangement", request.request_id)
-        move = await self._move(request, context)
-        outcome = await self._tables.commit(
-            move.table_id,
-            move.player_id,
-            request.commitment,
-            request_id,
+        outcome = await self._commitment(
+            "CommitArrangement",
+            request,
+            context,
+            self._tables.commit,
             scheme=request.commitment_scheme or 1,
             confirm=request.confirm,
-            **await self._signed(request, move),
         )
         # From the events the call appended, so a retry answers as the original did.
         confirmed = any(

@@ -9,6 +9,8 @@ import pytest
 from api_client import Api, error_reason
 
 from sapsam.api.common_messages import rule_set_message
+from sapsam.api.open_face_messages import open_face_rule_set_message
+from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
 from sapsam.rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from sapsam.rules.ruleset import RULES_VERSION
 from sapsam_proto.v1 import rule_set_pb2, table_service_pb2
@@ -23,9 +25,17 @@ def create(api: Api, token: str, **fields: object) -> table_service_pb2.CreateTa
 
 def test_list_rule_sets_needs_no_token_and_shows_every_preset_whole(api: Api) -> None:
     listed = api.call("ListRuleSets", table_service_pb2.ListRuleSetsRequest(), "")
-    assert [entry.name for entry in listed.presets] == list(PRESETS)
+    open_face = {**OPEN_FACE_PRESETS, **PINEAPPLE_PRESETS}
+    assert [entry.name for entry in listed.presets] == [*PRESETS, *open_face]
     assert listed.presets[0].name == "pagat"
-    for entry in listed.presets:
+    closed = [entry for entry in listed.presets if entry.name in PRESETS]
+    for entry in listed.presets[len(closed) :]:
+        # Open face's and Pineapple's, with every parameter (series_length: the table's seats).
+        assert not entry.HasField("rule_set") and not entry.aliases
+        assert entry.open_face_rule_set == open_face_rule_set_message(open_face[entry.name], 0)
+        assert entry.description
+    for entry in closed:
+        assert not entry.HasField("open_face_rule_set")
         assert entry.description == PRESET_DESCRIPTIONS[entry.name]
         assert entry.rule_set == rule_set_message(PRESETS[entry.name])
         assert entry.rule_set.rules_version == RULES_VERSION
@@ -41,10 +51,11 @@ def test_list_rule_sets_needs_no_token_and_shows_every_preset_whole(api: Api) ->
 def test_list_rule_sets_pages_the_presets_built_once(api: Api) -> None:
     # Built once, at import (the presets are constants), and served in pages more than once:
     # every page is a copy, so the full list comes back the same each time.
-    from sapsam.api import table_servicer
     from sapsam.api.common_messages import preset_messages
+    from sapsam.api.preset_list import ALL_PRESETS, open_face_preset_messages
 
-    assert list(table_servicer._PRESETS) == preset_messages()
+    every = [*preset_messages(), *open_face_preset_messages()]
+    assert list(ALL_PRESETS) == every
     for _twice in range(2):
         paged: list[rule_set_pb2.RuleSetPreset] = []
         token = ""
@@ -55,7 +66,20 @@ def test_list_rule_sets_pages_the_presets_built_once(api: Api) -> None:
             token = page.next_page_token
             if not token:
                 break
-        assert paged == preset_messages()
+        assert paged == every
+
+
+@pytest.mark.parametrize("name", [*OPEN_FACE_PRESETS, *PINEAPPLE_PRESETS])
+def test_a_listed_open_face_preset_creates_the_table_it_shows(api: Api, name: str) -> None:
+    """What ListRuleSets shows of an open-face preset is the rule set a table made from it has
+    (its series_length aside: the table's seats)."""
+    listed = api.call("ListRuleSets", table_service_pb2.ListRuleSetsRequest(), "")
+    (entry,) = [preset for preset in listed.presets if preset.name == name]
+    created = create(api, api.register("olga").token, rule_set_preset=name)
+    shown = created.table.open_face_rule_set
+    assert shown.series_length == 2
+    shown.series_length = 0
+    assert shown == entry.open_face_rule_set
 
 
 def test_a_preset_with_overrides_and_an_alias(api: Api) -> None:
@@ -184,7 +208,7 @@ def test_list_rule_sets_pages_and_refuses_a_bad_page(api: Api) -> None:
         token = page.next_page_token
         if not token:
             break
-    assert seen == list(PRESETS)
+    assert seen == [*PRESETS, *OPEN_FACE_PRESETS, *PINEAPPLE_PRESETS]
     for request, reason in (
         (table_service_pb2.ListRuleSetsRequest(page_size=101), "BAD_PAGE_SIZE"),
         (table_service_pb2.ListRuleSetsRequest(page_size=-1), "BAD_PAGE_SIZE"),

@@ -192,6 +192,8 @@ def open_face_rule_set_message(rules: OpenFaceRules, series_length: int) -> Any:
         series_length=series_length,
         street_discards=rules.street_discards,
         middle_row=rules.middle_row.value,
+        lowball_order=rules.lowball_order.value,
+        finnish_two_of_spades=rules.finnish_two_of_spades.value,
     )
     if rules.fantasyland_max_consecutive is not None:
         message.fantasyland_max_consecutive = rules.fantasyland_max_consecutive

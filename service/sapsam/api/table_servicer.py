@@ -27,7 +27,6 @@ import grpc
 
 from sapsam.api import auth, resources, views
 from sapsam.api.api_error import ApiError
-from sapsam.api.common_messages import preset_messages
 from sapsam.api.deal_history import list_my_deals
 from sapsam.api.deal_results import DealResults
 from sapsam.api.live_feed import EventFeed
@@ -35,6 +34,7 @@ from sapsam.api.open_face_messages import (
     open_face_deal_message,
 )
 from sapsam.api.players import PlayerDirectory
+from sapsam.api.preset_list import ALL_PRESETS, PRESET_NAMES
 from sapsam.api.receipt_messages import with_receipt
 from sapsam.api.request_digest import request_digest
 from sapsam.api.seat_moves import SeatMoves
@@ -65,9 +65,6 @@ from sapsam.rules.open_face.parameters import (
 from sapsam.rules.ruleset import missing_deadlines
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 
-_PRESETS: Final = tuple(preset_messages())
-"""ListRuleSets' presets, built once: they are constants (a response copies what it is given)."""
-_PRESET_NAMES: Final = [entry.name for entry in _PRESETS]
 _TABLE_PRESETS: Final = {**OPEN_FACE_PRESETS, **PINEAPPLE_PRESETS}
 """The open-face presets CreateTable takes by name: classic open face's and Pineapple's."""
 
@@ -250,7 +247,7 @@ class TableServicer(SeatMoves):
             raise ApiError(
                 "BAD_PAGE_SIZE", f"page_size must be 0 to {MAX_PAGE_SIZE}", field="page_size"
             )
-        presets, names = _PRESETS, _PRESET_NAMES
+        presets, names = ALL_PRESETS, PRESET_NAMES
         if request.page_token and request.page_token not in names:
             raise ApiError("BAD_PAGE_TOKEN", "not a page token of ListRuleSets", field="page_token")
         start = names.index(request.page_token) if request.page_token else 0

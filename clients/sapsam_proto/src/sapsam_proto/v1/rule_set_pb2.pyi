@@ -12,6 +12,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from . import open_face_pb2 as _open_face_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -695,18 +696,28 @@ class RuleSetPreset(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     RULE_SET_FIELD_NUMBER: _builtins.int
     ALIASES_FIELD_NUMBER: _builtins.int
+    OPEN_FACE_RULE_SET_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The name CreateTableRequest.rule_set_preset takes, e.g. "pagat"."""
     description: _builtins.str
     """One line in English saying what the preset plays and which source describes it."""
     @_builtins.property
     def rule_set(self) -> Global___RuleSet:
-        """Every parameter of the preset, all fields set (rules_version the current one)."""
+        """Every parameter of a closed-game preset, all fields set (rules_version the current one);
+        unset for an open-face preset.
+        """
 
     @_builtins.property
     def aliases(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Older names still accepted for this preset (rules version 1's "two_four" for
         "pagat_two_four"); a table created with one records `name`.
+        """
+
+    @_builtins.property
+    def open_face_rule_set(self) -> _open_face_pb2.OpenFaceRuleSet:
+        """Every parameter of an open-face preset (open face and Pineapple, open_face.proto), all
+        fields set except series_length, which is 0 here: a set has as many deals as the table has
+        seats. Unset for a closed-game preset.
         """
 
     def __init__(
@@ -716,10 +727,11 @@ class RuleSetPreset(_message.Message):
         description: _builtins.str = ...,
         rule_set: Global___RuleSet | None = ...,
         aliases: _abc.Iterable[_builtins.str] | None = ...,
+        open_face_rule_set: _open_face_pb2.OpenFaceRuleSet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_set", b"rule_set"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["open_face_rule_set", b"open_face_rule_set", "rule_set", b"rule_set"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["aliases", b"aliases", "description", b"description", "name", b"name", "rule_set", b"rule_set"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["aliases", b"aliases", "description", b"description", "name", b"name", "open_face_rule_set", b"open_face_rule_set", "rule_set", b"rule_set"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -94,7 +94,7 @@ class CreateTableRequest(_message.Message):
     "four_player", "four_player_royalties", "four_player_bonus", the "capsa_susun" family,
     "closed_american", "closed_russian", "thirteen_waters"; rules version 1's names
     "two_four", "one_six" and "scoop_bonus" are accepted too. Open face's (open_face.proto;
-    not listed by ListRuleSets): "ofc_classic", "ofc_turbo", "ofc_russian",
+    listed after the closed game's): "ofc_classic", "ofc_turbo", "ofc_russian",
     "ofc_mercier_deeb", "pineapple", "pineapple_2_7". Unknown: INVALID_ARGUMENT, reason
     BAD_RULE_SET.
     """
@@ -289,7 +289,9 @@ class ListRuleSetsResponse(_message.Message):
     """Token for the next page; empty on the last page."""
     @_builtins.property
     def presets(self) -> _containers.RepeatedCompositeFieldContainer[_rule_set_pb2.RuleSetPreset]:
-        """The page of presets, in a fixed order: the default ("pagat") first."""
+        """The page of presets, in a fixed order: the default ("pagat") first, the closed game's, then
+        open face's and Pineapple's.
+        """
 
     def __init__(
         self,

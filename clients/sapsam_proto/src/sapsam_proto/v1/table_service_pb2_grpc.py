@@ -298,7 +298,9 @@ class TableServiceServicer:
 
     def ListRuleSets(self, request, context):
         """Every preset rule set CreateTable accepts by name, with its description and every parameter
-        (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+        (docs/rules.md §2.2): the closed game's (RuleSetPreset.rule_set), then open face's and
+        Pineapple's (RuleSetPreset.open_face_rule_set). Anyone may call it, with or without a token;
+        it reads no table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

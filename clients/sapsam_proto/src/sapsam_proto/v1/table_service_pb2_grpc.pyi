@@ -123,7 +123,9 @@ class TableServiceStub:
     """
     ListRuleSets: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.ListRuleSetsRequest, _table_service_pb2.ListRuleSetsResponse]
     """Every preset rule set CreateTable accepts by name, with its description and every parameter
-    (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+    (docs/rules.md §2.2): the closed game's (RuleSetPreset.rule_set), then open face's and
+    Pineapple's (RuleSetPreset.open_face_rule_set). Anyone may call it, with or without a token;
+    it reads no table.
     """
     PlaceCards: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.PlaceCardsRequest, _table_service_pb2.PlaceCardsResponse]
     """Open face (open_face.proto): places the seat's cards of the current street face up, in turn
@@ -222,7 +224,9 @@ class TableServiceAsyncStub(TableServiceStub):
     """
     ListRuleSets: _aio.UnaryUnaryMultiCallable[_table_service_pb2.ListRuleSetsRequest, _table_service_pb2.ListRuleSetsResponse]  # type: ignore[assignment]
     """Every preset rule set CreateTable accepts by name, with its description and every parameter
-    (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+    (docs/rules.md §2.2): the closed game's (RuleSetPreset.rule_set), then open face's and
+    Pineapple's (RuleSetPreset.open_face_rule_set). Anyone may call it, with or without a token;
+    it reads no table.
     """
     PlaceCards: _aio.UnaryUnaryMultiCallable[_table_service_pb2.PlaceCardsRequest, _table_service_pb2.PlaceCardsResponse]  # type: ignore[assignment]
     """Open face (open_face.proto): places the seat's cards of the current street face up, in turn
@@ -426,7 +430,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.ListRuleSetsResponse, _abc.Awaitable[_table_service_pb2.ListRuleSetsResponse]]:
         """Every preset rule set CreateTable accepts by name, with its description and every parameter
-        (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+        (docs/rules.md §2.2): the closed game's (RuleSetPreset.rule_set), then open face's and
+        Pineapple's (RuleSetPreset.open_face_rule_set). Anyone may call it, with or without a token;
+        it reads no table.
         """
 
     @_abc_1.abstractmethod

@@ -69,7 +69,7 @@ export type CreateTableRequest = Message<"sapsam.v1.CreateTableRequest"> & {
      * "four_player", "four_player_royalties", "four_player_bonus", the "capsa_susun" family,
      * "closed_american", "closed_russian", "thirteen_waters"; rules version 1's names
      * "two_four", "one_six" and "scoop_bonus" are accepted too. Open face's (open_face.proto;
-     * not listed by ListRuleSets): "ofc_classic", "ofc_turbo", "ofc_russian",
+     * listed after the closed game's): "ofc_classic", "ofc_turbo", "ofc_russian",
      * "ofc_mercier_deeb", "pineapple", "pineapple_2_7". Unknown: INVALID_ARGUMENT, reason
      * BAD_RULE_SET.
      *
@@ -259,7 +259,8 @@ export const ListRuleSetsRequestSchema: GenMessage<ListRuleSetsRequest> = /*@__P
  */
 export type ListRuleSetsResponse = Message<"sapsam.v1.ListRuleSetsResponse"> & {
   /**
-   * The page of presets, in a fixed order: the default ("pagat") first.
+   * The page of presets, in a fixed order: the default ("pagat") first, the closed game's, then
+   * open face's and Pineapple's.
    *
    * @generated from field: repeated sapsam.v1.RuleSetPreset presets = 1;
    */
@@ -2203,7 +2204,9 @@ export const TableService: GenService<{
   },
   /**
    * Every preset rule set CreateTable accepts by name, with its description and every parameter
-   * (docs/rules.md §2.2). Anyone may call it, with or without a token; it reads no table.
+   * (docs/rules.md §2.2): the closed game's (RuleSetPreset.rule_set), then open face's and
+   * Pineapple's (RuleSetPreset.open_face_rule_set). Anyone may call it, with or without a token;
+   * it reads no table.
    *
    * @generated from rpc sapsam.v1.TableService.ListRuleSets
    */

@@ -1,6 +1,8 @@
 // The verify page: an export dropped or chosen, verified in the browser, every check and the verdict.
 import { type ExportOptions, type ExportReport, verifyExport } from "./export";
 import { parseKeyLines, parsePlayerKeys } from "./pins";
+import { replayExport } from "./replay/steps";
+import { mountReplay } from "./replay/view";
 
 const $ = <E extends HTMLElement>(id: string) => document.getElementById(id) as E;
 const form = $<HTMLFormElement>("form");
@@ -12,28 +14,61 @@ const playersInput = $<HTMLTextAreaElement>("players");
 const checkpointInput = $<HTMLInputElement>("checkpoint");
 const receiptsInput = $<HTMLInputElement>("receipts");
 const result = $<HTMLElement>("result");
+const replay = $<HTMLElement>("replay");
 const main = document.querySelector("main")!;
 
 const MARK = { passed: "✓", failed: "✗", skipped: "·" } as const;
 
+/** audit.md §4.5's three levels, each said in words a player can act on. */
+const LEVELS = {
+  ANCHORED: ["✓", "Anchored", "every check holds, and every event is in a checkpoint signed by a server key you pinned: this is the log the server published, and it cannot be rewritten without that showing."],
+  "INTERNALLY CONSISTENT ONLY": ["≈", "Internally consistent only", "every check this page makes holds, but nothing ties the file to the server's published log:"],
+  FAILED: ["✗", "Failed", "the file does not hold together. What does not hold:"],
+} as const;
+
 function render(report: ExportReport): void {
   result.replaceChildren();
-  const verdict = document.createElement("p");
+  const [icon, level, meaning] = LEVELS[report.verdict];
+  const verdict = document.createElement("div");
   verdict.className = `verdict ${report.verdict.split(" ")[0]}`;
+  verdict.setAttribute("role", "status");
+  const head = document.createElement("p");
+  head.className = "verdict-level";
+  head.textContent = `${icon} ${level}`;
+  const what = document.createElement("p");
   const a = report.anchor;
-  const anchorLine = a === undefined ? "" : ` — ${a.checkpoint === "reader" ? "your" : "the export's"} checkpoint of ${a.tree_size} leaves, signed by ${a.signed_by}, ${a.witnessed_by.length ? `witnessed by ${a.witnessed_by.join(", ")}` : "not witnessed"}`;
-  verdict.textContent = report.verdict + anchorLine + (report.reasons.length ? ` — ${report.reasons.join("; ")}` : "");
+  const anchorLine = a === undefined ? "" : ` Anchor: ${a.checkpoint === "reader" ? "your" : "the export's"} checkpoint of ${a.tree_size} leaves, signed by ${a.signed_by}, ${a.witnessed_by.length ? `witnessed by ${a.witnessed_by.join(", ")}` : "not witnessed"}.`;
+  what.textContent = `This deal's verdict: ${meaning}${anchorLine}`;
+  verdict.append(head, what);
+  if (report.reasons.length > 0) {
+    const reasons = document.createElement("ul");
+    for (const r of report.verdict === "INTERNALLY CONSISTENT ONLY" && keyInput.value.trim() === "" && !report.reasons.some((x) => x.includes("key"))
+      ? [...report.reasons, "no server key pinned: paste the key the server publishes (sapsam keys show) to anchor the file"]
+      : report.reasons) {
+      const li = document.createElement("li");
+      li.textContent = r;
+      reasons.append(li);
+    }
+    verdict.append(reasons);
+  }
+  const details = document.createElement("details");
+  details.open = report.verdict === "FAILED";
+  const summary = document.createElement("summary");
+  const count = (status: string) => report.checks.filter((c) => c.status === status).length;
+  summary.textContent = `Every check: ${count("passed")} passed, ${count("failed")} failed, ${count("skipped")} not made`;
   const list = document.createElement("ul");
   list.className = "checks";
   for (const c of report.checks) {
     const li = document.createElement("li");
+    li.className = c.status;
     const where = c.deal !== undefined ? `deal ${c.deal} · ` : "";
     const text = c.status === "failed" ? `does not hold: ${c.what}` : c.what;
     li.textContent = `${MARK[c.status]} ${where}${c.name} — ${text}${c.detail ? ` (${c.detail})` : ""}`;
     li.setAttribute("aria-label", `${c.status}: ${where}${c.name}`);
     list.append(li);
   }
-  result.append(verdict, list);
+  details.append(summary, list);
+  result.append(verdict, details);
 }
 
 async function verify(file: Blob): Promise<void> {
@@ -45,9 +80,27 @@ async function verify(file: Blob): Promise<void> {
     if (checkpoint) options.checkpoint = await checkpoint.text();
     const receipts = [...(receiptsInput.files ?? [])];
     if (receipts.length > 0) options.receipts = await Promise.all(receipts.map(async (f) => ({ name: f.name, text: await f.text() })));
-    render(await verifyExport(await file.text(), keys, parseKeyLines(witnessInput.value), options));
+    const text = await file.text();
+    render(await verifyExport(text, keys, parseKeyLines(witnessInput.value), options));
+    await showReplay(text);
   } catch (e) {
     result.textContent = `Could not verify: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/** The replay of every deal in the file, step by step, below the verdict. */
+async function showReplay(text: string): Promise<void> {
+  try {
+    const deals = await replayExport(text);
+    replay.hidden = false;
+    const heading = document.createElement("h2");
+    heading.textContent = "Replay";
+    const body = document.createElement("div");
+    replay.replaceChildren(heading, body);
+    mountReplay(body, deals);
+  } catch (e) {
+    replay.hidden = false;
+    replay.textContent = `Could not replay: ${e instanceof Error ? e.message : String(e)}`;
   }
 }
 

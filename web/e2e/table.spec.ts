@@ -1,0 +1,93 @@
+// A human plays a whole series through the page against three bots (sapsam-bot over gRPC): registers
+// in the lobby, creates a 4-seat table, arranges by keyboard and taps in deal 1, reloads mid-deal in
+// deal 2 and continues where it was, reloads right after committing in deal 3 (the reveal comes from
+// the rows kept in the browser), and sees every reveal and the final standings.
+import { type Page } from "@playwright/test";
+import { type Bots, expect, shot, startBots, stopBots, test } from "./fixtures";
+
+const DEALS = 3;
+
+async function waitForHand(page: Page, deal: number): Promise<void> {
+  await expect(page.locator("#phase")).toContainText(`deal ${deal} of ${DEALS}`, { timeout: 60_000 });
+  await expect(page.locator("#commit")).toBeVisible({ timeout: 60_000 });
+}
+
+async function committed(page: Page, deal: number): Promise<void> {
+  await page.locator("#commit").click();
+  await expect(page.locator(`section.result[data-deal="${deal}"]`)).toBeVisible({ timeout: 60_000 });
+}
+
+test("a series against three bots, with reloads mid-deal", async ({ page, sapsam }) => {
+  let bots: Bots | undefined;
+  try {
+    await page.goto(`${sapsam.page}/lobby.html`);
+    await page.getByLabel("Your name at the table").fill("Ann");
+    await page.getByRole("button", { name: "Register and play" }).click();
+    await expect(page.locator("#who")).toContainText("Playing as Ann");
+    await page.getByLabel("Rules", { exact: true }).selectOption("pagat");
+    await page.getByLabel("Seats").selectOption("4");
+    await page.getByLabel("Deals in the series").fill(String(DEALS));
+    await shot(page, "lobby");
+    await page.getByRole("button", { name: "Create and sit down" }).click();
+    await page.waitForURL(/table\.html\?table=/);
+    const table = new URL(page.url()).searchParams.get("table")!;
+    bots = startBots(sapsam, table, 3);
+
+    // Deal 1: every card by keyboard (Enter picks, 1/2/3 puts it in a row) and one by a tap.
+    await waitForHand(page, 1);
+    await shot(page, "deal1-dealt");
+    const hand = page.locator(".hand .card-button");
+    await expect(hand).toHaveCount(13);
+    for (const row of ["1", "1", "1", "2", "2", "2", "2", "2", "3", "3", "3", "3"]) {
+      await hand.first().focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.press(row);
+    }
+    await hand.first().click(); // the last card by tapping it, then the back row's button
+    await page.locator('.row-head[data-row="back"]').click();
+    await expect(hand).toHaveCount(0);
+    await expect(page.locator(".row-zone.front .card-button")).toHaveCount(3);
+    await shot(page, "deal1-arranged");
+    await committed(page, 1);
+    await shot(page, "deal1-reveal");
+
+    // Deal 2: four cards placed, the page reloaded, the same four still placed; then the hint.
+    await waitForHand(page, 2);
+    for (const row of ["1", "2", "3", "3"]) {
+      await hand.first().focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.press(row);
+    }
+    await expect(hand).toHaveCount(9);
+    await page.reload();
+    await waitForHand(page, 2);
+    await expect(page.locator(".hand .card-button")).toHaveCount(9);
+    await page.getByRole("button", { name: "Suggest rows" }).click();
+    await expect(hand).toHaveCount(0);
+    await expect(page.locator(".foul-warning")).toHaveText("");
+    await shot(page, "deal2-suggested");
+    await committed(page, 2);
+
+    // Deal 3: committed, its first reveal lost on the way (the request aborted), then the page
+    // reloaded: the reveal is made again from the rows and nonce this browser kept.
+    await waitForHand(page, 3);
+    await page.getByRole("button", { name: "Suggest rows" }).click();
+    let revealsLost = 0;
+    const reveal = "**/sapsam.v1.TableService/RevealArrangement";
+    await page.route(reveal, (route) => (revealsLost++, route.abort()));
+    await page.locator("#commit").click();
+    await expect(page.locator("#status")).toContainText("reveal refused", { timeout: 30_000 });
+    await page.unroute(reveal);
+    expect(revealsLost).toBeGreaterThan(0);
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "Series complete: final standings" })).toBeVisible({ timeout: 90_000 });
+    await expect(page.locator("section.result")).toHaveCount(DEALS);
+    await expect(page.locator(".standings li")).toHaveCount(4);
+    await expect(page.locator(".standings")).toContainText("Ann (you)");
+    await expect(page.locator('section.result[data-deal="3"] .seat-result.you')).not.toContainText(/Timed out|Fouled/);
+    await shot(page, "series-complete");
+    expect(await bots.exited).toBe(0);
+  } finally {
+    if (bots) stopBots(bots);
+  }
+});

@@ -1,0 +1,161 @@
+// A seat's moves, made for the player as the Python SDK's Seat makes them (sapsam_client.seat):
+// the arrangement committed as a scheme-2 hash with a fresh 32-byte nonce (docs/fairness.md §12.1),
+// committed and confirmed in one call, then revealed; a natural declaration (§21) before it at a
+// table with naturals; each move signed with the player's key (§19). The rows and nonces are kept in
+// localStorage before they are sent, so a reloaded page still reveals what it committed.
+import { type Bytes, hex, unhex } from "../bytes";
+import { cardName, parseCard } from "../cards";
+import {
+  type DealId,
+  type Rows,
+  announceMessage,
+  arrangementCommitment,
+  commitMessage,
+  declarationCommitment,
+  declareMessage,
+  revealMessage,
+} from "../fairness";
+import { SurrenderChoice } from "../gen/sapsam/v1/table_pb";
+import { type Identity, playerId, sign } from "./session";
+import { type Api, requestId } from "./transport";
+
+export const COMMITMENT_SCHEME = 2;
+
+/** What one seat committed in one deal (kept until revealed). */
+export interface Kept {
+  rows: { front: string[]; middle: string[]; back: string[] };
+  nonce: string;
+  commitment: string;
+  natural: string;
+  naturalNonce: string;
+}
+
+const keptKey = (seat: string, deal: number): string => `sapsam.kept ${seat} ${deal}`;
+
+export function loadKept(seat: string, deal: number): Kept | null {
+  const text = localStorage.getItem(keptKey(seat, deal));
+  return text ? (JSON.parse(text) as Kept) : null;
+}
+
+const saveKept = (seat: string, deal: number, kept: Kept): void => localStorage.setItem(keptKey(seat, deal), JSON.stringify(kept));
+
+export const forgetKept = (seat: string, deal: number): void => localStorage.removeItem(keptKey(seat, deal));
+
+const toRows = (k: Kept["rows"]): Rows => ({
+  front: k.front.map(parseCard),
+  middle: k.middle.map(parseCard),
+  back: k.back.map(parseCard),
+});
+
+export const freshNonce = (): Bytes => crypto.getRandomValues(new Uint8Array(32));
+
+/** tables/{uuid}/seats/{n} -> its table's uuid and the seat's number. */
+export function seatParts(seat: string): { table: string; tableId: string; position: number } {
+  const m = /^(tables\/([0-9a-f-]{36}))\/seats\/(\d+)$/.exec(seat);
+  if (!m) throw new Error(`not a seat: ${seat}`);
+  return { table: m[1]!, tableId: m[2]!, position: Number(m[3]) };
+}
+
+/** One seat held by the identity's player: its moves. */
+export class SeatMoves {
+  readonly table: string;
+  readonly tableId: string;
+  readonly position: number;
+
+  constructor(
+    private readonly api: Api,
+    private readonly identity: Identity,
+    readonly seat: string,
+  ) {
+    const parts = seatParts(seat);
+    this.table = parts.table;
+    this.tableId = parts.tableId;
+    this.position = parts.position;
+  }
+
+  private dealId(deal: number): DealId {
+    return { tableId: this.tableId, dealNumber: deal };
+  }
+
+  private async signature(message: Bytes) {
+    return { publicKey: unhex(this.identity.publicKey), signature: await sign(this.identity, message) };
+  }
+
+  /** Declare (at a table with naturals) then commit and confirm `rows` for deal `deal`. */
+  async commit(deal: number, rows: Rows, naturals: boolean, natural = "none"): Promise<void> {
+    const id = playerId(this.identity);
+    const nonce = freshNonce();
+    const commitment = await arrangementCommitment(this.dealId(deal), this.position, rows, nonce, COMMITMENT_SCHEME, id);
+    const previous = loadKept(this.seat, deal);
+    let declared = previous !== null && previous.natural !== "";
+    const kept: Kept = {
+      rows: { front: rows.front.map(cardName), middle: rows.middle.map(cardName), back: rows.back.map(cardName) },
+      nonce: hex(nonce),
+      commitment: hex(commitment),
+      natural: declared ? previous!.natural : naturals ? natural : "",
+      naturalNonce: declared ? previous!.naturalNonce : naturals ? hex(freshNonce()) : "",
+    };
+    saveKept(this.seat, deal, kept);
+    if (naturals && !declared) {
+      const digest = await declarationCommitment(this.dealId(deal), this.position, id, kept.natural, unhex(kept.naturalNonce));
+      await this.api.tables.declareNatural({
+        requestId: requestId(),
+        seat: this.seat,
+        commitment: digest,
+        dealNumber: BigInt(deal),
+        signature: await this.signature(declareMessage(this.dealId(deal), this.position, id, digest)),
+      });
+      declared = true;
+    }
+    await this.api.tables.commitArrangement({
+      requestId: requestId(),
+      seat: this.seat,
+      commitment,
+      dealNumber: BigInt(deal),
+      commitmentScheme: COMMITMENT_SCHEME,
+      signature: await this.signature(commitMessage(this.dealId(deal), this.position, id, COMMITMENT_SCHEME, commitment)),
+      confirm: true,
+    });
+  }
+
+  /** Reveal what was committed for deal `deal` (false: nothing kept here to reveal). */
+  async reveal(deal: number): Promise<boolean> {
+    const kept = loadKept(this.seat, deal);
+    if (!kept) return false;
+    const rows = toRows(kept.rows);
+    const nonce = unhex(kept.nonce);
+    await this.api.tables.revealArrangement({
+      requestId: requestId(),
+      seat: this.seat,
+      arrangement: kept.rows,
+      nonce,
+      dealNumber: BigInt(deal),
+      signature: await this.signature(revealMessage(this.dealId(deal), this.position, playerId(this.identity), rows, nonce)),
+      natural: kept.natural,
+      naturalNonce: kept.naturalNonce ? unhex(kept.naturalNonce) : new Uint8Array(),
+    });
+    forgetKept(this.seat, deal);
+    return true;
+  }
+
+  /** Announce play (or surrender) on the seat's turn. */
+  async announce(deal: number, surrender: boolean): Promise<void> {
+    await this.api.tables.announceSurrender({
+      requestId: requestId(),
+      seat: this.seat,
+      choice: surrender ? SurrenderChoice.SURRENDER : SurrenderChoice.PLAY,
+      dealNumber: BigInt(deal),
+      signature: await this.signature(announceMessage(this.dealId(deal), this.position, playerId(this.identity), surrender)),
+    });
+  }
+
+  contributeEntropy(): Promise<unknown> {
+    return this.api.tables.contributeEntropy({ requestId: requestId(), seat: this.seat, entropy: freshNonce() });
+  }
+
+  /** Cut at a random position 1..51 (as the SDK does). */
+  cut(): Promise<unknown> {
+    const position = 1 + (crypto.getRandomValues(new Uint32Array(1))[0]! % 51);
+    return this.api.tables.cutDeck({ requestId: requestId(), seat: this.seat, position });
+  }
+}

@@ -1,0 +1,264 @@
+// The table page (table.html?table=tables/{uuid}): follows the table with WatchTable and makes every
+// move that falls to your seat as the Python SDK's Seat does (draw the dealer, start your deals,
+// add entropy, cut, reveal), while you arrange your 13 cards; then shows the reveal and the totals.
+import { parseCard } from "../cards";
+import { refusal } from "../api/errors";
+import { SeatMoves, loadKept } from "../api/moves";
+import { Session } from "../api/session";
+import { requestId } from "../api/transport";
+import { NaturalsTable, RowOrder } from "../gen/sapsam/v1/rule_set_pb";
+import type { TableEvent } from "../gen/sapsam/v1/table_event_pb";
+import { type DealResult, type Standing, type Table, TablePhase } from "../gen/sapsam/v1/table_pb";
+import { Arrangement } from "./arrange";
+import { Board } from "./board";
+import { suggestRows } from "./hint";
+import { renderResult, renderStandings } from "./results";
+import { renderHeader, renderSeats } from "./view";
+
+// Refusals that only mean "already done" or "too late" (the SDK's _NOTHING_TO_DO).
+const NOTHING_TO_DO = new Set([
+  "WRONG_PHASE", "WRONG_DEAL", "ALREADY_CONTRIBUTED", "ALREADY_CONFIRMED", "ALREADY_REVEALED",
+  "ALREADY_ANNOUNCED", "NOT_YOUR_TURN", "SEAT_TIMED_OUT", "SERIES_COMPLETE", "ALREADY_DECLARED",
+]);
+
+const RETRY_MS = 2000;
+const $ = (id: string) => document.getElementById(id)!;
+const session = new Session();
+const tableName = new URLSearchParams(location.search).get("table") ?? "";
+const dealOf = (deal: string): number => Number(/\/deals\/(\d+)$/.exec(deal)?.[1] ?? 0);
+
+let table: Table | null = null;
+let moves: SeatMoves | null = null;
+let lastVersion = 0n;
+const hands = new Map<number, number[]>();
+const results = new Map<number, DealResult>();
+let standings: Standing[] = [];
+let board: Board | null = null;
+let boardDeal = 0;
+const done = new Set<string>();
+let sending = false;
+
+function say(text: string): void {
+  $("status").textContent = text;
+}
+
+const names = (seat: string): string => {
+  const s = table?.seats.find((x) => x.name === seat);
+  return s?.displayName || seat.replace(/^.*\/seats\//, "seat ");
+};
+
+function placementsKey(deal: number): string {
+  return `sapsam.placing ${moves?.seat} ${deal}`;
+}
+
+function savePlacements(): void {
+  if (board) sessionStorage.setItem(placementsKey(boardDeal), JSON.stringify(board.arrangement.rows()));
+}
+
+function restorePlacements(a: Arrangement, deal: number): void {
+  const text = sessionStorage.getItem(placementsKey(deal));
+  if (!text) return;
+  const rows = JSON.parse(text) as { front: number[]; middle: number[]; back: number[] };
+  for (const r of ["front", "middle", "back"] as const) for (const c of rows[r]) a.put(c, r);
+}
+
+const strict = (): boolean => table?.ruleSet?.rowOrder === RowOrder.STRICTLY_INCREASING;
+const naturals = (): boolean =>
+  table?.ruleSet?.naturals === NaturalsTable.CLASSIC || table?.ruleSet?.naturals === NaturalsTable.EXTENDED;
+
+function take(event: TableEvent): void {
+  if (event.version > lastVersion) lastVersion = event.version;
+  const p = event.payload;
+  if (p.case === "cardsDealt" && p.value.myCards.length) hands.set(dealOf(p.value.deal), p.value.myCards.map(parseCard));
+  else if (p.case === "dealScored" && p.value.result) results.set(p.value.result.dealNumber, p.value.result);
+  else if (p.case === "seriesCompleted") standings = p.value.standings;
+}
+
+async function once(step: string, deal: number, move: () => Promise<unknown>): Promise<void> {
+  const key = `${step} ${deal}`;
+  if (done.has(key)) return;
+  done.add(key);
+  try {
+    await move();
+  } catch (error) {
+    const r = refusal(error);
+    if (!NOTHING_TO_DO.has(r.reason)) say(`${step} refused: ${r.reason || r.code} ${r.message}`);
+    if (!r.reason) {
+      // no answer from the server (the network, a restart): try again shortly
+      done.delete(key);
+      setTimeout(() => void refresh(), RETRY_MS);
+    }
+  }
+}
+
+/** Every move the table, as read, expects of your seat (the arranging is yours). */
+async function act(t: Table): Promise<void> {
+  if (!moves) return;
+  const m = moves;
+  const mine = t.seats[m.position];
+  if (!mine) return;
+  const deal = t.dealNumber;
+  const api = session.api.tables;
+  if (mine.timedOut && (t.phase === TablePhase.ARRANGING || t.phase === TablePhase.REVEALING)) return;
+  if (t.phase === TablePhase.AWAITING_DEALER && m.position === 0) {
+    await once("dealer", 0, () => api.chooseDealer({ requestId: requestId(), table: tableName }));
+  } else if (t.phase === TablePhase.BETWEEN_DEALS && t.dealerSeat === m.seat) {
+    await once("start", deal + 1, () => api.startDeal({ requestId: requestId(), table: tableName }));
+  } else if (t.phase === TablePhase.AWAITING_CUT) {
+    if (!mine.entropyContributed) await once("entropy", deal, () => m.contributeEntropy());
+    if (t.cutterSeat === m.seat) await once("cut", deal, () => m.cut());
+  } else if (t.phase === TablePhase.ARRANGING && !mine.confirmed && !hands.has(deal)) {
+    await once("hand", deal, async () => {
+      const answer = await api.getMyHand({ seat: m.seat });
+      hands.set(dealOf(answer.deal), answer.cards.map(parseCard));
+    });
+  } else if (t.phase === TablePhase.ANNOUNCING && t.announcingSeat === m.seat) {
+    await once("announce", deal, () => m.announce(deal, false));
+  } else if (t.phase === TablePhase.REVEALING && !mine.revealed) {
+    await once("reveal", deal, async () => {
+      if (!(await m.reveal(deal))) say("This browser does not hold this deal's rows: it cannot reveal them.");
+    });
+  }
+}
+
+async function commitRows(): Promise<void> {
+  if (!board || !moves || sending) return;
+  sending = true;
+  say("Committing your rows (only their hash leaves this browser)…");
+  try {
+    await moves.commit(boardDeal, board.arrangement.rows(), naturals());
+    say("Committed and confirmed: waiting for the other seats.");
+  } catch (error) {
+    const r = refusal(error);
+    say(`Not committed: ${r.reason || r.code} ${r.message}`);
+  } finally {
+    sending = false;
+    await refresh();
+  }
+}
+
+function renderArranging(t: Table): void {
+  const area = $("arrange");
+  const mine = moves ? t.seats[moves.position] : undefined;
+  const deal = t.dealNumber;
+  const cards = hands.get(deal);
+  const arranging = t.phase === TablePhase.ARRANGING && mine && !mine.confirmed && !mine.timedOut && cards;
+  if (!arranging) {
+    board = null;
+    const kept = moves ? loadKept(moves.seat, deal) : null;
+    area.replaceChildren();
+    if (mine?.confirmed && kept && t.phase === TablePhase.ARRANGING) {
+      const p = document.createElement("p");
+      p.textContent = `Your rows are committed: ${kept.rows.front.join(" ")} / ${kept.rows.middle.join(" ")} / ${kept.rows.back.join(" ")}.`;
+      area.append(p);
+    }
+    return;
+  }
+  if (!board || boardDeal !== deal) {
+    const a = new Arrangement(cards);
+    restorePlacements(a, deal);
+    boardDeal = deal;
+    board = new Board(a, { changed: () => (savePlacements(), updateCommit()) }, strict());
+    const tools = document.createElement("div");
+    tools.className = "tools";
+    const hint = button("Suggest rows", "hint", () => {
+      board!.arrangement.set(suggestRows(cards, strict()));
+      board!.render();
+      savePlacements();
+      updateCommit();
+    });
+    const clear = button("Clear", "clear", () => {
+      board!.arrangement.clear();
+      board!.render();
+      savePlacements();
+      updateCommit();
+    });
+    const commit = button("Commit rows", "commit", () => void commitRows());
+    tools.append(hint, clear, commit);
+    area.replaceChildren(board.root, tools);
+    updateCommit();
+  }
+}
+
+function button(text: string, id: string, onClick: () => void): HTMLButtonElement {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.id = id;
+  b.textContent = text;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function updateCommit(): void {
+  const b = document.getElementById("commit") as HTMLButtonElement | null;
+  if (b && board) b.disabled = !board.arrangement.complete();
+}
+
+function render(): void {
+  if (!table) return;
+  renderHeader($("header"), table, moves?.seat ?? "");
+  renderSeats($("seats"), table, moves?.seat ?? "");
+  renderArranging(table);
+  const out = $("results");
+  out.replaceChildren();
+  const mySeat = moves?.seat ?? "";
+  const latest = [...results.keys()].sort((a, b) => b - a);
+  for (const d of latest) out.append(renderResult(results.get(d)!, mySeat, names));
+  if (standings.length) out.prepend(renderStandings(standings, mySeat, names));
+}
+
+let refreshing: Promise<void> | null = null;
+let again = false;
+
+async function refresh(): Promise<void> {
+  if (refreshing) {
+    again = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      again = false;
+      const answer = await session.api.tables.getTable({ name: tableName });
+      table = answer.table ?? null;
+      if (table) {
+        render();
+        await act(table);
+      }
+    } while (again);
+  })().finally(() => (refreshing = null));
+  return refreshing;
+}
+
+async function watch(): Promise<void> {
+  for (;;) {
+    try {
+      const stream = session.api.tables.watchTable({ table: tableName, afterVersion: lastVersion, batchEvents: true });
+      for await (const answer of stream) {
+        for (const e of answer.events.length ? answer.events : answer.event ? [answer.event] : []) take(e);
+        void refresh();
+      }
+    } catch (error) {
+      const r = refusal(error);
+      say(`The watch broke (${r.reason || r.code}); reconnecting…`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function main(): Promise<void> {
+  if (!session.identity) {
+    location.href = `lobby.html?next=${encodeURIComponent(location.pathname.replace(/^\//, "") + location.search)}`;
+    return;
+  }
+  await session.registerKey();
+  const answer = await session.api.tables.getTable({ name: tableName });
+  table = answer.table ?? null;
+  const seat = table?.seats.find((s) => s.player === session.identity!.player);
+  if (seat) moves = new SeatMoves(session.api, session.identity, seat.name);
+  else say("You hold no seat at this table: watching.");
+  render();
+  setInterval(() => table && renderHeader($("header"), table, moves?.seat ?? ""), 1000);
+  await watch();
+}
+
+main().catch((error) => say(`Cannot open the table: ${refusal(error).message || String(error)}`));

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { parseCards } from "../src/cards";
+import { foulReason } from "../src/rules";
+import { Arrangement, handName } from "../src/table/arrange";
+import { suggestRows } from "../src/table/hint";
+
+const HAND = parseCards("As Ad Kc Kd Qh Jh Th 9h 2h 5c 6d 7s 8s");
+
+describe("table/arrange", () => {
+  it("names hands", () => {
+    expect(handName(parseCards("Ks Kd 2c"))).toBe("pair of kings");
+    expect(handName(parseCards("Ah Kh Qh Jh Th"))).toBe("royal flush");
+    expect(handName(parseCards("2c 2d 3h 3s 3c"))).toBe("full house, 3s full of 2s");
+    expect(handName(parseCards("9c 7d 5h 3s 2c"))).toBe("high card 9");
+    expect(handName(parseCards("9c 7d"))).toBe("");
+  });
+  it("moves cards between hand and rows, refusing a full row", () => {
+    const a = new Arrangement(HAND);
+    for (const c of HAND.slice(0, 3)) expect(a.put(c, "front")).toBe(true);
+    expect(a.put(HAND[3]!, "front")).toBe(false);
+    expect(a.hand()).toHaveLength(10);
+    a.put(HAND[0]!, undefined);
+    expect(a.row("front")).toHaveLength(2);
+    expect(a.complete()).toBe(false);
+  });
+  it("warns of a foul as soon as two full rows are out of order", () => {
+    const a = new Arrangement(HAND);
+    for (const c of parseCards("As Ad 2h")) a.put(c, "front");
+    for (const c of parseCards("5c 6d 7s 8s Kc")) a.put(c, "middle");
+    expect(a.foul()).toBe("the middle row is weaker than the front row");
+  });
+});
+
+describe("table/hint", () => {
+  it("suggests legal rows of the hand's cards", () => {
+    for (const hand of [HAND, parseCards("2c 3d 4h 5s 7c 8d 9h Js Qc Kd Ah 6s Td")]) {
+      const rows = suggestRows(hand);
+      expect(foulReason(rows, hand, {})).toBeNull();
+    }
+  });
+});

@@ -61,8 +61,9 @@ function tableLine(t: Table): HTMLLIElement {
   const taken = t.seats.filter((s) => s.player).length;
   const mine = session.identity && t.seats.some((s) => s.player === session.identity!.player);
   const series = t.ruleSet?.seriesLength;
-  li.append(el("span", `${t.ruleSet?.name ?? "?"} · ${taken}/${t.seatCount} seated${series ? ` · ${series} deals` : ""} · ${t.status === TableStatus.OPEN ? "open" : "playing"} `));
-  if (mine) li.append(el("a", "Go to your seat", { href: tablePage(t.name) }));
+  li.append(el("span", `${t.ruleSet?.name || t.openFaceRuleSet?.name || "?"} · ${taken}/${t.seatCount} seated${series ? ` · ${series} deals` : ""} · ${t.status === TableStatus.OPEN ? "open" : "playing"} `));
+  if (t.openFaceRuleSet) li.append(el("span", "(open face: not playable in this page yet)"));
+  else if (mine) li.append(el("a", "Go to your seat", { href: tablePage(t.name) }));
   else if (taken < t.seatCount && t.status === TableStatus.OPEN) {
     const b = el("button", "Join", { type: "button", "aria-label": `join the ${t.ruleSet?.name ?? ""} table, ${taken} of ${t.seatCount} seated` });
     b.addEventListener("click", () => void join(t.name));
@@ -89,7 +90,9 @@ async function loadTables(): Promise<void> {
 async function loadPresets(): Promise<void> {
   const select = $<HTMLSelectElement>("preset");
   const answer = await session.api.tables.listRuleSets({ pageSize: 100 });
-  select.replaceChildren(...answer.presets.map((p) => el("option", `${p.name}: ${p.description}`, { value: p.name })));
+  // The table page plays the closed game; open face's and Pineapple's presets are left out here.
+  const closed = answer.presets.filter((p) => !p.openFaceRuleSet);
+  select.replaceChildren(...closed.map((p) => el("option", `${p.name}: ${p.description}`, { value: p.name })));
 }
 
 async function loadTournaments(): Promise<void> {

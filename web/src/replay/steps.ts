@@ -284,7 +284,7 @@ async function replayDeal(tableId: string, all: ReplayEvent[], opening: ReplayEv
         scored(d, ruleSet, family, seats, push, e.version);
         break;
       case "SeriesCompleted":
-        push({ ...at, title: `The series is over after ${String(d.deals_played)} deals`, lines: (d.standings as Obj[]).map((x) => `${String(x.place)}. seat ${String(x.seat)}: ${String(x.total)}`) });
+        push({ ...at, title: `The series is over after ${String(d.deals_played)} deal${d.deals_played === 1 ? "" : "s"}`, lines: (d.standings as Obj[]).map((x) => `${String(x.place)}. seat ${String(x.seat)}: ${String(x.total)}`) });
         break;
       case "SeriesStarted":
         push({ ...at, title: `Series ${String(d.series_number)} starts`, lines: [] });

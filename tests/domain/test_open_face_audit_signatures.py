@@ -19,6 +19,7 @@ from sapsam.domain.events import Event
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
 )
@@ -57,6 +58,19 @@ def _message(
             2,
             bytes.fromhex(event.commitment),
             tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
+        )
+    if isinstance(event, DiscardsRevealed) and all(event.nonces):
+        return player_keys.discards_reveal_message(
+            table_id,
+            event.deal_number,
+            0,
+            player,
+            [
+                (street, parse_cards(cards), bytes.fromhex(nonce))
+                for street, cards, nonce in zip(
+                    event.streets, event.cards, event.nonces, strict=True
+                )
+            ],
         )
     if isinstance(event, FantasylandRevealed) and event.nonce:
         rows = Arrangement.of_card_rows(
@@ -196,3 +210,29 @@ def test_a_signed_pineapple_placement_binds_its_discard_commitment() -> None:
     report = _verify([*events[:index], swapped, *events[index + 1 :]])
     failed = {c.name for c in report.checks if c.status is Status.FAILED}
     assert "player_signature[0]" in failed
+
+
+def test_a_pineapple_opening_of_discards_is_signed_and_checked() -> None:
+    """``DiscardsRevealed`` carries the player's ``discards-reveal`` signature: it verifies;
+    stripped (after signed moves) or made over other openings it is named."""
+    table = open_face_table("pineapple", 2)
+    table.start_deal()
+    table.play_deal()
+    events = _signed(list(table.events))
+    index = next(i for i, e in enumerate(events) if isinstance(e, DiscardsRevealed) and e.seat == 0)
+    opened = events[index]
+    assert isinstance(opened, DiscardsRevealed) and opened.signature and opened.player_key
+    assert _verify(events).ok
+    stripped = dataclasses.replace(opened, player_key=None, signature=None)
+    report = _verify([*events[:index], stripped, *events[index + 1 :]])
+    failed = [c for c in report.checks if c.status is Status.FAILED]
+    assert [c.name for c in failed] == ["player_signature[0]"]
+    assert "discards' opening is unsigned" in failed[0].detail
+    other = player_keys.discards_reveal_message(
+        TABLE_ID, opened.deal_number, 0, PLAYERS[0], [(1, parse_cards("2c"), bytes(16))]
+    )
+    forged = dataclasses.replace(opened, signature=KEY.sign(other).hex())
+    report = _verify([*events[:index], forged, *events[index + 1 :]])
+    failed = [c for c in report.checks if c.status is Status.FAILED]
+    assert [c.name for c in failed] == ["player_signature[0]"]
+    assert "does not verify" in failed[0].detail

@@ -529,6 +529,26 @@ def test_an_independent_reading_of_section_19_reproduces_the_signature_vectors(
                 commitment,
                 tag=player_keys.TAG_FANTASYLAND_COMMIT_SIGNATURE,
             )
+        elif vector["kind"] == "discards-reveal":
+            openings = given["openings"]
+            message = _lp(b"sapsam/player-signature/v1/discards-reveal") + where
+            message += bytes([len(openings)])
+            for opening in openings:
+                message += (
+                    bytes([opening["street"]])
+                    + _lp(bytes(sorted(_spec_index(card) for card in opening["cards"].split())))
+                    + _lp(bytes.fromhex(opening["nonce"]))
+                )
+            ours = player_keys.discards_reveal_message(
+                table,
+                given["deal_number"],
+                given["seat"],
+                given["player_id"],
+                [
+                    (o["street"], parse_cards(o["cards"]), bytes.fromhex(o["nonce"]))
+                    for o in openings
+                ],
+            )
         elif vector["kind"] == "place":
             rows = b"".join(
                 _lp(bytes(sorted(_spec_index(card) for card in given[name].split())))

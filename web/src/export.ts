@@ -477,7 +477,7 @@ async function signatureChecks(id: DealId, players: string[], events: ExportEven
 // Open face's signed moves too (fairness.md §19): pins cover them, as `sapsam audit verify`'s do.
 const PINNED_MOVES = [
   "NaturalDeclared", "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed",
-  "CardsPlaced", "FantasylandCommitted", "FantasylandRevealed",
+  "CardsPlaced", "FantasylandCommitted", "FantasylandRevealed", "DiscardsRevealed",
 ];
 
 /**

@@ -23,6 +23,7 @@ const TAG = {
   signPlace: "sapsam/player-signature/v1/place",
   signFantasylandCommit: "sapsam/player-signature/v1/fantasyland-commit",
   signFantasylandReveal: "sapsam/player-signature/v1/fantasyland-reveal",
+  signDiscardsReveal: "sapsam/player-signature/v1/discards-reveal",
 } as const;
 
 /** What identifies a deal in every per-deal hash: uuid(table_id) || u64(deal_number). */
@@ -257,3 +258,18 @@ export function fantasylandRevealMessage(d: DealId, seat: number, playerId: stri
   );
 }
 
+/** One opened Pineapple discard (§23): its street, its cards and its nonce. */
+export interface DiscardOpening {
+  street: number;
+  cards: readonly number[];
+  nonce: Bytes;
+}
+
+/** §19: a Pineapple seat opens its discards: u8(n), then each opening's street, cards and nonce. */
+export function discardsRevealMessage(d: DealId, seat: number, playerId: string, openings: readonly DiscardOpening[]): Bytes {
+  const body = openings.map((o) => {
+    checkNonce(o.nonce);
+    return concat(u8(o.street), lp(new Uint8Array(sortedCards(o.cards))), lp(o.nonce));
+  });
+  return concat(lp(TAG.signDiscardsReveal), seatBytes(d, seat), playerBytes(playerId), u8(openings.length), ...body);
+}

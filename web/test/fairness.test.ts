@@ -93,6 +93,9 @@ describe("player signatures (§19, Web Crypto Ed25519)", () => {
       : kind === "fantasyland-commit"
         ? F.fantasylandCommitMessage(id, i.seat, i.player_id, i.scheme, unhex(i.commitment))
       : kind === "fantasyland-reveal" ? F.fantasylandRevealMessage(id, i.seat, i.player_id, rows(), unhex(i.nonce))
+      : kind === "discards-reveal"
+        ? F.discardsRevealMessage(id, i.seat, i.player_id, (i.openings as { street: number; cards: string; nonce: string }[])
+          .map((o) => ({ street: o.street, cards: parseCards(o.cards), nonce: unhex(o.nonce) })))
       : F.revealMessage(id, i.seat, i.player_id, rows(), unhex(i.nonce));
     expect(hex(message)).toBe(e.message);
     expect(hex(await ed25519Sign(unhex(i.private_key), message))).toBe(e.signature);

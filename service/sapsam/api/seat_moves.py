@@ -116,7 +116,8 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
         | table_service_pb2.AnnounceSurrenderRequest
         | table_service_pb2.PlaceCardsRequest
         | table_service_pb2.CommitFantasylandRequest
-        | table_service_pb2.RevealFantasylandRequest,
+        | table_service_pb2.RevealFantasylandRequest
+        | table_service_pb2.RevealDiscardsRequest,
         seated: Seated,
     ) -> SignedTerms:
         """A move's keywords with its signature, if any, and the keys it must be by."""
@@ -211,7 +212,7 @@ class SeatMoves(table_service_pb2_grpc.TableServiceServicer):
             cards,
             nonces,
             request_id,
-            **deal_call_terms(request),
+            **await self._signed(request, move),
         )
         return _answer(table_service_pb2.RevealDiscardsResponse, outcome)
 

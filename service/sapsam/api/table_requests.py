@@ -104,7 +104,8 @@ def signature_of(
     | table_service_pb2.AnnounceSurrenderRequest
     | table_service_pb2.PlaceCardsRequest
     | table_service_pb2.CommitFantasylandRequest
-    | table_service_pb2.RevealFantasylandRequest,
+    | table_service_pb2.RevealFantasylandRequest
+    | table_service_pb2.RevealDiscardsRequest,
 ) -> PlayerSignature | None:
     """The move's signature, if the request carries one (docs/fairness.md §19)."""
     if not request.HasField("signature"):

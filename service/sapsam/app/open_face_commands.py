@@ -220,6 +220,8 @@ class OpenFaceCommands(TableRunner):
         expected_version: int | None = None,
         request_digest: bytes | None = None,
         deal_number: int | None = None,
+        signature: PlayerSignature | None = None,
+        player_keys: tuple[bytes, ...] = (),
     ) -> TableOutcome:
         """Open every discard the seat committed (``cards[i]``, ``nonces[i]``: its ``i``-th, in
         street order) once every hand is complete (docs/fairness.md §23); after the last seat's
@@ -233,7 +235,17 @@ class OpenFaceCommands(TableRunner):
             return SeatDealt(seed)
 
         def reveal(seat: SeatDealt) -> list[object]:
-            return [RevealDiscards(player_id, cards, nonces, streets[0], deal_number)]
+            return [
+                RevealDiscards(
+                    player_id,
+                    cards,
+                    nonces,
+                    streets[0],
+                    deal_number,
+                    signature=signature,
+                    player_keys=player_keys,
+                )
+            ]
 
         return await self._seat_move(
             table_id, player_id, request_id, reveal, expected_version, request_digest, dealt

@@ -128,10 +128,24 @@ def own_discards(state: OpenFaceTable, seed: bytes, seat: int) -> tuple[Card, ..
     return tuple(thrown)
 
 
-def forced_move(state: OpenFaceTable, seed: bytes | None, seat: int, now_ms: int) -> PlaceForSeat:
+def forced_move(
+    state: OpenFaceTable, seed: bytes | None, seat: int, now_ms: int
+) -> PlaceForSeat | TimeOutDiscards:
     """The operator's forced timeout of ``seat`` at an open-face table: its cards of the street
-    when it is the seat on turn (the domain decides what the timeout records, or refuses)."""
+    when it is the seat on turn (the domain decides what the timeout records, or refuses); at
+    Pineapple, once every hand is complete, its discards opened from the seed now
+    (``TimeOutDiscards`` with ``forced``) when it has not opened them."""
     play = state.play
+    if (
+        seed is not None
+        and state.phase is OpenFaceTablePhase.PLAYING
+        and play is not None
+        and play.phase is OpenFacePhase.DISCARDS
+        and 0 <= seat < play.seat_count
+        and play.awaits_discards(seat)
+    ):
+        streets = deal_cards(state, seed)[: play.streets_dealt]
+        return TimeOutDiscards(seat, tuple(street[seat] for street in streets), now_ms, forced=True)
     dealt: tuple[Card, ...] = ()
     if (
         seed is not None

@@ -428,9 +428,12 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     if isinstance(event, DiscardsRevealed):
         if event.nonces and all(nonce == "" for nonce in event.nonces):
             # Opened by the service after the deadline (no clock replayed: the recorded one).
+            # Where no deadline ran, only as the operator's ForceSeatTimeout.
             dealt_streets = tuple(street[event.seat] for street in replay.cards)
             due = play.deadline_ms
-            return TimeOutDiscards(event.seat, dealt_streets, 0 if due is None else due)
+            if due is None:
+                return TimeOutDiscards(event.seat, dealt_streets, 0, forced=True)
+            return TimeOutDiscards(event.seat, dealt_streets, due)
         return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
@@ -499,7 +502,9 @@ def _without_deadline(event: Event) -> Event:
     # Deadlines follow from the service's clock, which the log does not replay. A player's
     # signature (and the signing scheme the event was recorded under) is no rule's outcome: the
     # replay makes the move unsigned, and player_signature[s] checks the recorded one.
-    if isinstance(event, FantasylandCommitted | FantasylandRevealed | CardsPlaced):
+    if isinstance(
+        event, FantasylandCommitted | FantasylandRevealed | CardsPlaced | DiscardsRevealed
+    ):
         event = dataclasses.replace(event, player_key=None, signature=None, signing_scheme=2)
     if isinstance(event, StreetDealt | CardsPlaced | FantasylandRevealsOpened):
         return dataclasses.replace(event, deadline_ms=None)

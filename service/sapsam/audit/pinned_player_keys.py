@@ -56,6 +56,7 @@ _MOVES: Final = {
     "CardsPlaced": "placement",
     "FantasylandCommitted": "Fantasyland commitment",
     "FantasylandRevealed": "Fantasyland reveal",
+    "DiscardsRevealed": "discards' opening",
 }
 _SEATINGS: Final = ("PlayerSeated", "SeatReplaced")
 _PLAYERS_PREFIX: Final = "players/"

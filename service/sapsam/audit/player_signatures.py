@@ -8,7 +8,8 @@ message, which binds the table, the deal, the seat, the id of the player seated 
 scheme), the revealed rows and nonce, or the choice announced (play or surrender). At an open-face
 table a signed ``CardsPlaced`` (the street, what each row gained, and the ``DiscardCommitted``
 recorded right after it, if any), ``FantasylandCommitted`` or ``FantasylandRevealed`` does the
-same. For each seat with a signed move in a finished deal, one check, ``player_signature[s]``:
+same, and so does a Pineapple seat's ``DiscardsRevealed`` (each opening's street, cards and
+nonce). For each seat with a signed move in a finished deal, one check, ``player_signature[s]``:
 
 * every signature verifies, for the player the export seats there: a forger who swaps two players'
   ids, or rewrites a signed commitment or reveal, breaks it even with every hash re-chained (the
@@ -19,7 +20,8 @@ same. For each seat with a signed move in a finished deal, one check, ``player_s
   on (schema 2: one recorded before announcements were signed is unsigned, rightly), and never
   the server's for a missed turn (``timed_out``: never signed, so one carrying a signature is
   named); an open-face move likewise from its ``signing_scheme`` 2 on, and never one the
-  service made (an ``automatic`` placement, a Fantasyland hand opened with an empty nonce).
+  service made (an ``automatic`` placement, a Fantasyland hand or discards opened with an empty
+  nonce).
 
 Seats without a signed move get no check (their players registered no key; nothing to verify).
 What this cannot show alone: that a key is the player's own. The player knows its key (the SDK
@@ -46,6 +48,7 @@ from sapsam.domain.events import (
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
 )
@@ -129,7 +132,9 @@ SignedMove = (
     | CardsPlaced
     | FantasylandCommitted
     | FantasylandRevealed
+    | DiscardsRevealed
 )
+OpenFaceMove = CardsPlaced | FantasylandCommitted | FantasylandRevealed | DiscardsRevealed
 _SIGNED_MOVES = (
     NaturalDeclared,
     ArrangementCommitted,
@@ -138,6 +143,7 @@ _SIGNED_MOVES = (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    DiscardsRevealed,
 )
 _KINDS: dict[type, str] = {
     NaturalDeclared: "declaration",
@@ -147,6 +153,7 @@ _KINDS: dict[type, str] = {
     CardsPlaced: "placement",
     FantasylandCommitted: "Fantasyland commitment",
     FantasylandRevealed: "Fantasyland reveal",
+    DiscardsRevealed: "discards' opening",
 }
 
 
@@ -156,17 +163,19 @@ def _signature_expected(event: SignedMove) -> bool:
     missed turn); an open-face move of signing scheme 2 the seat made (not the service's)."""
     if isinstance(event, SurrenderAnnounced):
         return event.signing_scheme >= 2 and not event.timed_out
-    if isinstance(event, CardsPlaced | FantasylandCommitted | FantasylandRevealed):
+    if isinstance(event, OpenFaceMove):
         return event.signing_scheme >= 2 and _services_move(event) is None
     return True
 
 
-def _services_move(event: CardsPlaced | FantasylandCommitted | FantasylandRevealed) -> str | None:
+def _services_move(event: OpenFaceMove) -> str | None:
     """What the service made, if it made this open-face move (never signed), else None."""
     if isinstance(event, CardsPlaced) and event.automatic is not None:
         return f"the service's placement ({event.automatic})"
     if isinstance(event, FantasylandRevealed) and event.nonce == "":
         return "the Fantasyland hand the service set and opened after a timeout"
+    if isinstance(event, DiscardsRevealed) and all(nonce == "" for nonce in event.nonces):
+        return "the discards the service opened after a timeout"
     return None
 
 
@@ -201,7 +210,7 @@ def _problem(
         )
     if isinstance(event, SurrenderAnnounced) and event.signing_scheme < 2:
         return "an announcement of signing scheme 1 (recorded before they were signed) is signed"
-    if isinstance(event, CardsPlaced | FantasylandCommitted | FantasylandRevealed):
+    if isinstance(event, OpenFaceMove):
         made = _services_move(event)
         if made is not None:
             return f"{made} is never signed, and this one carries a signature"
@@ -223,6 +232,19 @@ def _problem(
                 event.street,
                 placement,
                 _discard_commitment(event, rest),
+            )
+        elif isinstance(event, DiscardsRevealed):
+            message = player_keys.discards_reveal_message(
+                table_id,
+                deal_number,
+                event.seat,
+                player,
+                [
+                    (street, parse_cards(cards.split()), bytes.fromhex(nonce))
+                    for street, cards, nonce in zip(
+                        event.streets, event.cards, event.nonces, strict=True
+                    )
+                ],
             )
         elif isinstance(event, FantasylandCommitted):
             message = player_keys.commit_message(

@@ -565,7 +565,12 @@ DEFAULT_CODEC.register_upcaster("SeatConfirmed", 1, _confirmed_v1_to_v2)
 DEFAULT_CODEC.register_upcaster("ArrangementRevealed", 1, _unsigned)
 DEFAULT_CODEC.register_upcaster("SurrenderAnnounced", 1, _announced_v1_to_v2)
 # Open face's own moves, signed from schema 2 on (docs/fairness.md §19): read the same way.
-for _signed_move in ("CardsPlaced", "FantasylandCommitted", "FantasylandRevealed"):
+for _signed_move in (
+    "CardsPlaced",
+    "FantasylandCommitted",
+    "FantasylandRevealed",
+    "DiscardsRevealed",
+):
     DEFAULT_CODEC.register_upcaster(_signed_move, 1, _announced_v1_to_v2)
 
 

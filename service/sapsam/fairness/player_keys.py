@@ -29,6 +29,7 @@ verifier that meets no signature does not pay for loading it.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Final
 
 from sapsam.fairness.commitments import COMMITMENT_BYTES, Rows, encode_rows, require_scheme
@@ -36,6 +37,7 @@ from sapsam.fairness.encoding import (
     MAX_SEATS,
     FairnessError,
     length_prefixed,
+    require_cards,
     require_deal_number,
     require_nonce,
     require_player_id,
@@ -57,6 +59,7 @@ TAG_ANNOUNCE_SIGNATURE: Final = b"sapsam/player-signature/v1/announce"
 TAG_PLACE_SIGNATURE: Final = b"sapsam/player-signature/v1/place"
 TAG_FANTASYLAND_COMMIT_SIGNATURE: Final = b"sapsam/player-signature/v1/fantasyland-commit"
 TAG_FANTASYLAND_REVEAL_SIGNATURE: Final = b"sapsam/player-signature/v1/fantasyland-reveal"
+TAG_DISCARDS_REVEAL_SIGNATURE: Final = b"sapsam/player-signature/v1/discards-reveal"
 
 
 def require_public_key(public_key: bytes) -> bytes:
@@ -166,6 +169,39 @@ def place_message(
         + u8(street)
         + encode_rows(placement)
         + length_prefixed(commitment)
+    )
+
+
+def discards_reveal_message(
+    table_id: uuid.UUID,
+    deal_number: int,
+    seat: int,
+    player_id: str,
+    openings: Sequence[tuple[int, Sequence[int], bytes]],
+) -> bytes:
+    """What a player signs to open its Pineapple discards (docs/fairness.md §19, §23): the
+    number of openings, then for each, in street order, its street, its cards (ascending) and
+    its nonce: ``(street, card indexes, nonce)``."""
+    if not 1 <= len(openings) <= 255:
+        raise FairnessError(f"1 to 255 openings, got {len(openings)}")
+    body = b""
+    for street, cards, nonce in openings:
+        if isinstance(street, bool) or not isinstance(street, int) or not 0 <= street <= 255:
+            raise FairnessError(f"a street is 0 to 255, got {street!r}")
+        encoded = require_cards(cards, "the discarded cards")
+        body += (
+            u8(street)
+            + length_prefixed(bytes(sorted(encoded)))
+            + length_prefixed(require_nonce(nonce))
+        )
+    return (
+        length_prefixed(TAG_DISCARDS_REVEAL_SIGNATURE)
+        + require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + u8(require_seat(seat, MAX_SEATS))
+        + length_prefixed(require_player_id(player_id))
+        + u8(len(openings))
+        + body
     )
 
 

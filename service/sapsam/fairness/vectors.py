@@ -230,6 +230,11 @@ PLACED_1 = ("", "9s", "Ac")
 1 (two cards placed, the third discarded under the commitment)."""
 
 
+DISCARDS_OPENED = ((1, "2c"), (2, "Kd"))
+"""The ``discards-reveal`` vector's openings: street 1's and street 2's discard, each with a
+nonce of sixteen bytes equal to its street."""
+
+
 def _rows(rows: tuple[str, str, str]) -> Placement:
     return Placement(*(parse_cards(row) for row in rows))
 
@@ -360,6 +365,28 @@ def signature_vectors(table_id: uuid.UUID) -> list[dict[str, Any]]:
                 arrangement,
                 nonce,
                 tag=player_keys.TAG_FANTASYLAND_REVEAL_SIGNATURE,
+            ),
+        ),
+        (
+            "discards-reveal",
+            {
+                "table_id": str(table_id),
+                "deal_number": 2,
+                "seat": 0,
+                "openings": [
+                    {"street": street, "cards": cards, "nonce": bytes([street] * 16).hex()}
+                    for street, cards in DISCARDS_OPENED
+                ],
+            },
+            player_keys.discards_reveal_message(
+                table_id,
+                2,
+                0,
+                player,
+                [
+                    (street, parse_cards(cards), bytes([street] * 16))
+                    for street, cards in DISCARDS_OPENED
+                ],
             ),
         ),
     ]

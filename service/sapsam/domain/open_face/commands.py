@@ -71,6 +71,10 @@ class RevealDiscards:
     nonces: tuple[bytes, ...]
     dealt: tuple[tuple[Card, ...], ...]
     deal_number: int | None = None
+    signature: PlayerSignature | None = None
+    """The player's signature of the ``discards-reveal`` message (docs/fairness.md §19),
+    required once it has a key."""
+    player_keys: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,9 @@ class TimeOutDiscards:
     """When no server served (``PlaceForSeat.unserved``): a deadline that fell in one, or within
     ``grace_ms`` after it, is extended (stage ``discarding``) instead of enforced."""
     grace_ms: int = 0
+    forced: bool = False
+    """The operator's ``ForceSeatTimeout``: opened now, whether or not the deadline passed (or
+    the table has none); no extension."""
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event
+from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.open_face.commands import RevealDiscards, TimeOutDiscards
 from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.events import DiscardsRevealed
 from sapsam.domain.table_frame import require_nonce_size, require_seat_index
+from sapsam.fairness import player_keys
 from sapsam.fairness.discard_commitments import check_discard
 from sapsam.rules.cards import format_cards
 from sapsam.rules.open_face.board import discards_due
@@ -67,13 +69,30 @@ def decide_reveal_discards(deal: OpenFaceDeal, command: RevealDiscards) -> list[
                 Reason.COMMITMENT_MISMATCH,
                 f"street {street}'s card and nonce do not hash to the commitment this seat made",
             )
+    streets = tuple(street for street, _ in committed)
+    signed = check_signature(
+        command.signature,
+        command.player_keys,
+        lambda: player_keys.discards_reveal_message(
+            deal.table_id,
+            deal.number,
+            seat,
+            command.player_id,
+            [
+                (street, list(cards), nonce)
+                for street, cards, nonce in zip(streets, command.cards, command.nonces, strict=True)
+            ],
+        ),
+    )
     return [
         DiscardsRevealed(
             deal_number=deal.number,
             seat=seat,
-            streets=tuple(street for street, _ in committed),
+            streets=streets,
             cards=tuple(format_cards(cards) for cards in command.cards),
             nonces=tuple(nonce.hex() for nonce in command.nonces),
+            player_key=None if signed is None else signed.public_key.hex(),
+            signature=None if signed is None else signed.signature.hex(),
         )
     ]
 
@@ -103,11 +122,16 @@ def decide_time_out_discards(deal: OpenFaceDeal, command: TimeOutDiscards) -> li
     require_seat_index(seat, deal.seat_count)
     committed = _require_awaited(deal, seat)
     # No outage is held against a seat: a deadline that fell while no server served (or just
-    # after) is moved, and no discard is opened by this command.
-    extended = deadline_extensions(deal, command.now_ms, command.unserved, command.grace_ms)
+    # after) is moved, and no discard is opened by this command. The operator's forced timeout
+    # opens them now, whatever the deadline.
+    extended = (
+        ()
+        if command.forced
+        else deadline_extensions(deal, command.now_ms, command.unserved, command.grace_ms)
+    )
     if extended:
         return list(extended)
-    if deal.deadline_ms is None or command.now_ms < deal.deadline_ms:
+    if not command.forced and (deal.deadline_ms is None or command.now_ms < deal.deadline_ms):
         raise DomainError(
             Reason.NOTHING_TIMED_OUT, f"seat {seat}'s time to open its discards has not run out"
         )

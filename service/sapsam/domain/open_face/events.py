@@ -172,14 +172,22 @@ class DiscardCommitted(Event):
 class DiscardsRevealed(Event):
     """A seat opened its discards at the end of the deal: ``cards[i]`` (each street's discards,
     space-separated) and ``nonces[i]`` for street ``streets[i]``, each checked against its
-    ``DiscardCommitted`` and the cards the seat was dealt on that street."""
+    ``DiscardCommitted`` and the cards the seat was dealt on that street.
+
+    Schema version 2: ``player_key``, ``signature`` (of the ``discards-reveal`` message,
+    docs/fairness.md §19) and ``signing_scheme``, as in ``CardsPlaced``; discards the service
+    opened (every nonce empty) are never signed."""
 
     TYPE: ClassVar[str] = "DiscardsRevealed"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
     streets: tuple[int, ...]
     cards: tuple[str, ...]
     nonces: tuple[str, ...]
+    player_key: str | None = None
+    signature: str | None = None
+    signing_scheme: int = 2
 
 
 OPEN_FACE_EVENT_TYPES: Final[tuple[type[Event], ...]] = (

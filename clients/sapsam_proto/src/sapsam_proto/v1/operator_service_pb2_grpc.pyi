@@ -54,7 +54,9 @@ class OperatorServiceStub:
     waits for: one that has not confirmed while arranging, the seat whose turn it is while
     seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
     has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
-    WRONG_PHASE in any other phase).
+    WRONG_PHASE in any other phase). At an open-face table (docs/api.md): the seat on turn,
+    a Fantasyland hand, or at Pineapple, once every hand is complete, a seat that has not
+    opened its discards (the server opens them from the seed: DiscardsRevealed, no nonce).
     """
     VoidDeal: _grpc.UnaryUnaryMultiCallable[_operator_service_pb2.VoidDealRequest, _operator_service_pb2.VoidDealResponse]
     """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
@@ -96,7 +98,9 @@ class OperatorServiceAsyncStub(OperatorServiceStub):
     waits for: one that has not confirmed while arranging, the seat whose turn it is while
     seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
     has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
-    WRONG_PHASE in any other phase).
+    WRONG_PHASE in any other phase). At an open-face table (docs/api.md): the seat on turn,
+    a Fantasyland hand, or at Pineapple, once every hand is complete, a seat that has not
+    opened its discards (the server opens them from the seed: DiscardsRevealed, no nonce).
     """
     VoidDeal: _aio.UnaryUnaryMultiCallable[_operator_service_pb2.VoidDealRequest, _operator_service_pb2.VoidDealResponse]  # type: ignore[assignment]
     """Voids the deal in progress (started, not scored): a DealVoided event with the reason and
@@ -153,7 +157,9 @@ class OperatorServiceServicer(metaclass=_abc_1.ABCMeta):
         waits for: one that has not confirmed while arranging, the seat whose turn it is while
         seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
         has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
-        WRONG_PHASE in any other phase).
+        WRONG_PHASE in any other phase). At an open-face table (docs/api.md): the seat on turn,
+        a Fantasyland hand, or at Pineapple, once every hand is complete, a seat that has not
+        opened its discards (the server opens them from the seed: DiscardsRevealed, no nonce).
         """
 
     @_abc_1.abstractmethod

@@ -1850,6 +1850,7 @@ class RevealDiscardsRequest(_message.Message):
     DISCARDS_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """Client-chosen identifier of this request (see CreateTableRequest.request_id)."""
     seat: _builtins.str
@@ -1867,6 +1868,13 @@ class RevealDiscardsRequest(_message.Message):
         commitment: FAILED_PRECONDITION, COMMITMENT_MISMATCH; nothing is recorded.
         """
 
+    @_builtins.property
+    def signature(self) -> Global___PlayerSignature:
+        """The player's signature of this opening (docs/fairness.md §19: the `discards-reveal`
+        message, which binds the table, the deal, the seat, the player and each opening's street,
+        cards and nonce); required, checked and recorded as PlaceCardsRequest.signature is.
+        """
+
     def __init__(
         self,
         *,
@@ -1875,10 +1883,11 @@ class RevealDiscardsRequest(_message.Message):
         discards: _abc.Iterable[Global___DiscardOpening] | None = ...,
         expected_version: _builtins.int | None = ...,
         deal_number: _builtins.int | None = ...,
+        signature: Global___PlayerSignature | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "expected_version", b"expected_version", "signature", b"signature"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "discards", b"discards", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "_expected_version", b"_expected_version", "deal_number", b"deal_number", "discards", b"discards", "expected_version", b"expected_version", "request_id", b"request_id", "seat", b"seat", "signature", b"signature"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
     _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015

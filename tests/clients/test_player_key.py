@@ -23,6 +23,7 @@ import pytest
 from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam_client import Rows, connect, table_id
+from sapsam_client.discards import KeptDiscard, discards_reveal_message
 from sapsam_client.player_key import (
     TAG_FANTASYLAND_COMMIT,
     TAG_FANTASYLAND_REVEAL,
@@ -76,6 +77,23 @@ def test_the_sdk_signs_the_published_vectors(vector: dict[str, Any]) -> None:
             given["scheme"],
             bytes.fromhex(given["commitment"]),
             tag=TAG_FANTASYLAND_COMMIT,
+        )
+    elif vector["kind"] == "discards-reveal":
+        message = discards_reveal_message(
+            given["table_id"],
+            given["deal_number"],
+            given["seat"],
+            given["player_id"],
+            [
+                KeptDiscard(
+                    given["deal_number"],
+                    o["street"],
+                    tuple(o["cards"].split()),
+                    bytes.fromhex(o["nonce"]),
+                    b"",
+                )
+                for o in given["openings"]
+            ],
         )
     elif vector["kind"] == "place":
         rows = Rows.of(given["front"].split(), given["middle"].split(), given["back"].split())

@@ -47,7 +47,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from sapsam_client.bot_state import BotState, StateDamagedError, StateInUseError
+from sapsam_client.bot_state import BotState, SharedKeeper, StateDamagedError, StateInUseError
 from sapsam_client.client import DEFAULT_SERVER, Client, connect, seat_position
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
@@ -62,7 +62,6 @@ from sapsam_client.rules import (
 from sapsam_client.seat import (
     Announcer,
     Arranger,
-    Commitment,
     CommitmentKeeper,
     SeatReplacedError,
     SeriesOutcome,
@@ -301,40 +300,6 @@ def format_standings(standings: Sequence[table_pb2.Standing], names: dict[str, s
             f"{who:<20} {standing.total:+d}"
         )
     return lines
-
-
-class SharedKeeper:
-    """A commitment keeper shared by this process's seat threads: one call at a time, so two
-    seats never rewrite the same file over each other."""
-
-    def __init__(self, keeper: CommitmentKeeper) -> None:
-        self.keeper = keeper
-        self.lock = threading.Lock()
-
-    def load(self, seat: str) -> dict[int, Commitment]:
-        """The seat's open commitments by deal number."""
-        with self.lock:
-            return self.keeper.load(seat)
-
-    def save(self, seat: str, committed: Commitment) -> None:
-        """Keep a commitment before it is sent."""
-        with self.lock:
-            self.keeper.save(seat, committed)
-
-    def forget(self, seat: str, deal: int) -> None:
-        """Drop a commitment once revealed."""
-        with self.lock:
-            self.keeper.forget(seat, deal)
-
-    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
-        """The seat's kept natural declarations by deal number."""
-        with self.lock:
-            return self.keeper.load_declarations(seat)
-
-    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
-        """Keep a natural declaration before it is sent."""
-        with self.lock:
-            self.keeper.save_declaration(seat, deal, declaration, nonce)
 
 
 def _token_player(arguments: argparse.Namespace) -> str | None:

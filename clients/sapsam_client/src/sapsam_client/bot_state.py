@@ -35,8 +35,9 @@ from sapsam_client.commitment_file import (
     declaration_json,
     declarations_from_json,
 )
+from sapsam_client.discards import DiscardKeeper, KeptDiscard, discards_from_json, with_discard
 from sapsam_client.private_file import read_json, write_private
-from sapsam_client.seat import Commitment
+from sapsam_client.seat import Commitment, CommitmentKeeper
 from sapsam_client.tokens import SavedPlayer, saved_player
 
 MAX_SLOTS = 64
@@ -202,3 +203,82 @@ class BotState:
                 if not entries:
                     seats.pop(seat, None)
                 write_private(self.path, data)
+
+    # -- Pineapple's discards (DiscardKeeper) ---------------------------------------------------
+
+    def load_discards(self, seat: str) -> dict[int, list[KeptDiscard]]:
+        """The seat's kept discards by deal number, in street order."""
+        with self._mutex:
+            entries = self._section(self._read(), "discards").get(seat, {})
+        try:
+            return discards_from_json(entries)
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise self._damaged(seat, error) from None
+
+    def save_discard(self, seat: str, kept: KeptDiscard) -> None:
+        """Keep a discard (its cards and nonce) before its commitment is sent."""
+        with self._mutex:
+            data = self._read()
+            with_discard(self._section(data, "discards").setdefault(seat, {}), kept)
+            write_private(self.path, data)
+
+    def forget_discards(self, seat: str, deal: int) -> None:
+        """Drop a deal's discards once opened."""
+        with self._mutex:
+            data = self._read()
+            seats = self._section(data, "discards")
+            if seats.get(seat, {}).pop(str(deal), None) is not None:
+                if not seats[seat]:
+                    seats.pop(seat)
+                write_private(self.path, data)
+
+
+class SharedKeeper:
+    """A commitment keeper shared by this process's seat threads: one call at a time, so two
+    seats never rewrite the same file over each other."""
+
+    def __init__(self, keeper: CommitmentKeeper) -> None:
+        self.keeper = keeper
+        self.lock = threading.Lock()
+
+    def load(self, seat: str) -> dict[int, Commitment]:
+        """The seat's open commitments by deal number."""
+        with self.lock:
+            return self.keeper.load(seat)
+
+    def save(self, seat: str, committed: Commitment) -> None:
+        """Keep a commitment before it is sent."""
+        with self.lock:
+            self.keeper.save(seat, committed)
+
+    def forget(self, seat: str, deal: int) -> None:
+        """Drop a commitment once revealed."""
+        with self.lock:
+            self.keeper.forget(seat, deal)
+
+    def load_declarations(self, seat: str) -> dict[int, tuple[str, bytes]]:
+        """The seat's kept natural declarations by deal number."""
+        with self.lock:
+            return self.keeper.load_declarations(seat)
+
+    def save_declaration(self, seat: str, deal: int, declaration: str, nonce: bytes) -> None:
+        """Keep a natural declaration before it is sent."""
+        with self.lock:
+            self.keeper.save_declaration(seat, deal, declaration, nonce)
+
+    def load_discards(self, seat: str) -> dict[int, list[KeptDiscard]]:
+        """The seat's kept discards (Pineapple) by deal number."""
+        with self.lock:
+            return self.keeper.load_discards(seat) if isinstance(self.keeper, DiscardKeeper) else {}
+
+    def save_discard(self, seat: str, kept: KeptDiscard) -> None:
+        """Keep a discard before its commitment is sent."""
+        with self.lock:
+            if isinstance(self.keeper, DiscardKeeper):
+                self.keeper.save_discard(seat, kept)
+
+    def forget_discards(self, seat: str, deal: int) -> None:
+        """Drop a deal's discards once opened."""
+        with self.lock:
+            if isinstance(self.keeper, DiscardKeeper):
+                self.keeper.forget_discards(seat, deal)

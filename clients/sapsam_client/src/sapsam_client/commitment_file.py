@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sapsam_client.commitment import Rows
+from sapsam_client.discards import KeptDiscard, discards_from_json, with_discard
 from sapsam_client.private_file import locked, read_json, write_private
 from sapsam_client.seat import Commitment
 
@@ -119,3 +120,30 @@ class CommitmentFile:
                 if not entries:
                     data.pop(seat, None)
                 write_private(self.path, data)
+
+    # -- Pineapple's discards (DiscardKeeper), under "discards" beside the seats ----------------
+
+    def load_discards(self, seat: str) -> dict[int, list[KeptDiscard]]:
+        """The seat's kept discards by deal number, in street order."""
+        return discards_from_json(read_json(self.path).get(DISCARDS, {}).get(seat, {}))
+
+    def save_discard(self, seat: str, kept: KeptDiscard) -> None:
+        """Keep a discard (its cards and nonce) before its commitment is sent."""
+        with locked(self.path):
+            data = read_json(self.path)
+            with_discard(data.setdefault(DISCARDS, {}).setdefault(seat, {}), kept)
+            write_private(self.path, data)
+
+    def forget_discards(self, seat: str, deal: int) -> None:
+        """Drop a deal's discards once opened."""
+        with locked(self.path):
+            data = read_json(self.path)
+            seats = data.get(DISCARDS, {})
+            if seats.get(seat, {}).pop(str(deal), None) is not None:
+                if not seats[seat]:
+                    seats.pop(seat)
+                write_private(self.path, data)
+
+
+DISCARDS = "discards"
+"""The file's key for Pineapple's discards (a seat's name always starts with ``tables/``)."""

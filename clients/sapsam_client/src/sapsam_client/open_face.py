@@ -9,6 +9,12 @@
     front, middle, back = ...                        # where hand.to_place() goes
     client.place_cards(seat, hand.street, front, middle, back, deal=hand.deal_number)
 
+At a Pineapple table each street after the first deals 3 cards: the seat places 2 and discards 1
+(``place_cards(..., discard=[card])``): the SDK commits the discard with a fresh nonce (scheme
+3, docs/fairness.md §23), keeps the card and the nonce in ``Client.discard_keeper`` (in memory
+unless given a file) and sends only the hash; once every hand is complete
+(``hand.discards_due``), :meth:`OpenFaceCalls.reveal_discards` opens them, signed.
+
 A Fantasyland hand is committed (:meth:`OpenFaceCalls.commit_fantasyland`, a scheme-2
 :func:`~sapsam_client.commitment.arrangement_commitment`) and revealed at the end
 (:meth:`OpenFaceCalls.reveal_fantasyland`). The bot that plays open face is
@@ -34,6 +40,13 @@ from sapsam_client.connection import (
     table_id,
     table_name,
 )
+from sapsam_client.discards import (
+    DiscardKeeper,
+    KeptDiscard,
+    KeptDiscards,
+    discards_reveal_message,
+    new_discard,
+)
 from sapsam_client.player_key import (
     TAG_FANTASYLAND_COMMIT,
     TAG_FANTASYLAND_REVEAL,
@@ -57,6 +70,8 @@ class OpenFaceHand:
     view: open_face_pb2.OpenFaceDeal
     position: int
     """The seat's number."""
+    discards: tuple[str, ...] = ()
+    """Pineapple: the cards this seat discarded so far (``GetMyHand.my_discards``)."""
 
     @property
     def deal_number(self) -> int:
@@ -75,8 +90,18 @@ class OpenFaceHand:
 
     def to_place(self) -> tuple[str, ...]:
         """The cards dealt to the seat not yet in its rows: the current street's."""
-        placed = {card for row in self.rows for card in row}
+        placed = {card for row in self.rows for card in row} | set(self.discards)
         return tuple(card for card in self.cards if card not in placed)
+
+    @property
+    def discards_due(self) -> bool:
+        """Pineapple: every hand is complete and this seat has not opened its discards."""
+        me = self.view.seats[self.position]
+        return (
+            self.view.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_DISCARDS
+            and me.discards_made > 0
+            and not me.discards
+        )
 
     @property
     def my_turn(self) -> bool:
@@ -92,6 +117,31 @@ class OpenFaceCalls(Connection):
 
     # Implemented by PlayerCalls, which Client also is.
     key_for: Callable[[str], PlayerKey | None]
+    _discard_keeper: DiscardKeeper | None = None
+
+    @property
+    def discard_keeper(self) -> DiscardKeeper:
+        """Where Pineapple discards are kept until opened: in memory unless set (e.g. to a
+        ``CommitmentFile``, so a restarted client still opens them)."""
+        if self._discard_keeper is None:
+            self._discard_keeper = KeptDiscards()
+        return self._discard_keeper
+
+    @discard_keeper.setter
+    def discard_keeper(self, keeper: DiscardKeeper) -> None:
+        self._discard_keeper = keeper
+
+    def _seat_player(self, seat: str, deal: int | None, player: str | None) -> tuple[int, str]:
+        """The deal number and the seat's player id, asked of the table when not given."""
+        if deal is None or player is None:
+            table = self.call(
+                self.tables.GetTable,
+                table_service_pb2.GetTableRequest(name=table_name(seat)),
+                table_service_pb2.GetTableResponse,
+            ).table
+            deal = table.deal_number if deal is None else deal
+            player = table.seats[seat_position(seat)].player if player is None else player
+        return deal, player.removeprefix("players/")
 
     def _open_face_signature(
         self,
@@ -145,7 +195,11 @@ class OpenFaceCalls(Connection):
             table_service_pb2.GetMyHandResponse,
         )
         return OpenFaceHand(
-            response.deal, tuple(response.cards), response.open_face, seat_position(seat)
+            response.deal,
+            tuple(response.cards),
+            response.open_face,
+            seat_position(seat),
+            tuple(response.my_discards),
         )
 
     def place_cards(
@@ -158,17 +212,30 @@ class OpenFaceCalls(Connection):
         deal: int | None = None,
         *,
         player: str | None = None,
+        discard: Sequence[str] = (),
     ) -> int:
         """Place the street's cards face up (final); returns the version. With ``deal`` the
         server refuses the call (``WRONG_DEAL``) once another deal is current. Signed (the
-        ``place`` message; ``player``: the seat's player id, else asked of the table)."""
+        ``place`` message; ``player``: the seat's player id, else asked of the table).
+
+        Pineapple: ``discard``, the dealt card(s) not placed, is committed with a fresh nonce
+        and kept in ``discard_keeper`` (before the call: a client that dies after sending it
+        still opens it) for :meth:`reveal_discards`; only the commitment is sent."""
         rows = Rows.of(front, middle, back)
+        commitment = b""
+        if discard:
+            deal, player = self._seat_player(seat, deal, player)
+            kept = new_discard(
+                table_id(seat), deal, seat_position(seat), player, street, list(discard)
+            )
+            self.discard_keeper.save_discard(seat, kept)
+            commitment = kept.commitment
         signed_deal, signature = self._open_face_signature(
             seat,
             deal,
             player,
             lambda number, player_id: place_message(
-                table_id(seat), number, seat_position(seat), player_id, street, rows
+                table_id(seat), number, seat_position(seat), player_id, street, rows, commitment
             ),
         )
         request = table_service_pb2.PlaceCardsRequest(
@@ -178,6 +245,7 @@ class OpenFaceCalls(Connection):
             placement=open_face_pb2.OpenFaceRows(front=front, middle=middle, back=back),
             deal_number=deal if signature is None else signed_deal,
             signature=signature,
+            discard_commitment=commitment,
         )
         return self.call(
             self.tables.PlaceCards, request, table_service_pb2.PlaceCardsResponse
@@ -257,3 +325,46 @@ class OpenFaceCalls(Connection):
         return self.call(
             self.tables.RevealFantasyland, request, table_service_pb2.RevealFantasylandResponse
         ).version
+
+    def reveal_discards(
+        self,
+        seat: str,
+        deal: int | None = None,
+        *,
+        player: str | None = None,
+        openings: Sequence[KeptDiscard] | None = None,
+    ) -> int:
+        """Open the seat's Pineapple discards of the deal at its end (``RevealDiscards``): the
+        cards and nonces kept by :meth:`place_cards` (or ``openings``), in street order, signed
+        (``discards-reveal``, docs/fairness.md §19); forgotten once the server took them. Returns
+        the version. With none kept the call is not made: ``LookupError``."""
+        deal, player_id = self._seat_player(seat, deal, player)
+        kept = list(openings) if openings is not None else None
+        if kept is None:
+            kept = self.discard_keeper.load_discards(seat).get(deal, [])
+        if not kept:
+            raise LookupError(f"no discard of deal {deal} is kept for {seat}")
+        kept.sort(key=lambda opening: opening.street)
+        _, signature = self._open_face_signature(
+            seat,
+            deal,
+            player_id,
+            lambda number, who: discards_reveal_message(
+                table_id(seat), number, seat_position(seat), who, kept
+            ),
+        )
+        request = table_service_pb2.RevealDiscardsRequest(
+            request_id=request_id(),
+            seat=seat,
+            discards=[
+                table_service_pb2.DiscardOpening(cards=list(opening.cards), nonce=opening.nonce)
+                for opening in kept
+            ],
+            deal_number=deal,
+            signature=signature,
+        )
+        version = self.call(
+            self.tables.RevealDiscards, request, table_service_pb2.RevealDiscardsResponse
+        ).version
+        self.discard_keeper.forget_discards(seat, deal)
+        return version

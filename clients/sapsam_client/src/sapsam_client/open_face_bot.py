@@ -1,12 +1,16 @@
-"""A bot that plays one seat of an open-face table with the placement solver (issue #18).
+"""A bot that plays one seat of an open-face table with the placement solver (issues #18, #19).
 
-It follows the table by polling ``GetTable`` (its public ``open_face`` view says whose turn it
-is): the first seat draws the dealer once every seat is taken and starts each deal, the cutter
-cuts, and on its turn the seat asks ``GetMyHand`` for its cards and places the street's by
-``sapsam.rules.open_face.solver``
-(Monte Carlo over the cards it has not seen, seeded, so a replayed choice is the same). A seat in
-Fantasyland sets its hand by ``solve_fantasyland``, commits it (scheme 2) and opens it at the end.
-The solver comes from the rules extra (``sapsam_client.rules``); the server judges every move.
+It follows the table through the SDK's watch stream (``Client.watch``: a thread wakes the bot on
+each event; a quiet table is looked at again every ``IDLE_SECONDS``), and after each event reads
+``GetTable`` (its public ``open_face`` view says whose turn it is): the first seat draws the
+dealer once every seat is taken and starts each deal, the cutter cuts, and on its turn the seat
+asks ``GetMyHand`` for its cards and places the street's by ``sapsam.rules.open_face.solver``
+(Monte Carlo over the cards it has not seen, seeded, so a replayed choice is the same). At
+Pineapple the solver also chooses the street's discard, which the SDK commits (the card and
+nonce kept in the client's ``discard_keeper``) and the bot opens once every hand is complete
+(``RevealDiscards``). A seat in Fantasyland sets its hand by ``solve_fantasyland``, commits it
+(scheme 2) and opens it at the end. The solver comes from the rules extra
+(``sapsam_client.rules``); the server judges every move.
 
 ``late_once`` makes the bot let its first turn's time run out (``move_seconds``), so that the
 server's sweeper places for it: ``sapsam demo-ofc`` shows a timeout that way.
@@ -17,17 +21,21 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 from sapsam_client.client import Client
 from sapsam_client.commitment import Rows, arrangement_commitment, fresh_nonce
 from sapsam_client.connection import seat_position
+from sapsam_client.discards import DiscardKeeper
 from sapsam_client.errors import SapsamError
 from sapsam_client.rules import rules_module
 from sapsam_client.seat import Commitment, CommitmentKeeper
 from sapsam_proto.v1 import open_face_pb2, table_pb2
 
-POLL_SECONDS: Final = 0.02
+IDLE_SECONDS: Final = 1.0
+"""How long the bot waits for the next event before it looks at the table anyway (a timeout the
+server sweeps, a watch stream being resumed)."""
 ROLLOUTS: Final = 8
 """The solver's futures per candidate placement: fewer than its default, for a quick demo."""
 
@@ -56,15 +64,34 @@ def open_face_rules(message: open_face_pb2.OpenFaceRuleSet) -> Any:
             "timeout_policy": message.timeout_policy,
             "automatic_moves": message.automatic_moves,
             "move_seconds": message.move_seconds if message.HasField("move_seconds") else None,
+            "street_discards": message.street_discards,
+            "middle_row": message.middle_row or "high",
+            "lowball_order": message.lowball_order or "middle_weakest",
+            "finnish_two_of_spades": message.finnish_two_of_spades or "off",
         }
     )
+
+
+def choose_street(
+    rules: Any, board: Any, dealt: Any, seed: int, *, hunt: bool = False
+) -> tuple[Any, tuple[Any, ...]]:
+    """The bot's move for ``dealt`` on ``board``: its placement and, on a Pineapple street
+    after the first, the card(s) it discards (the solver's ``solve_street``); otherwise as
+    :func:`choose_placement`, with no discard. A pure function of its arguments."""
+    solver = rules_module("open_face.solver")
+    thrown = rules.street_discards if board.cards else 0
+    if thrown:
+        choice = solver.solve_street(rules, board, dealt, thrown, seed=seed, rollouts=ROLLOUTS)
+        return choice.placement, tuple(choice.discards)
+    return choose_placement(rules, board, dealt, seed, hunt=hunt), ()
 
 
 def choose_placement(rules: Any, board: Any, dealt: Any, seed: int, *, hunt: bool = False) -> Any:
     """The bot's placement of ``dealt`` (rules' cards) on ``board``: the solver's; with
     ``hunt``, on the first street a pair that earns Fantasyland (the rule set's entry rank or
     better) goes to the front row first, the rest by the solver. A pure function of its
-    arguments (the solver is seeded), so a deal's play can be foreseen from its cards."""
+    arguments (the solver is seeded), so a deal's play can be foreseen from its cards. (A
+    Pineapple street after the first also discards: :func:`choose_street`.)"""
     board_module = rules_module("open_face.board")
     solver = rules_module("open_face.solver")
     entry = rules.fantasyland_entry_rank
@@ -87,6 +114,10 @@ def choose_placement(rules: Any, board: Any, dealt: Any, seed: int, *, hunt: boo
             chosen = placed.placement
             return board_module.Placement((*pair, *chosen.front), chosen.middle, chosen.back)
     return solver.solve_placement(rules, board, dealt, seed=seed, rollouts=ROLLOUTS).placement
+
+
+def _changed(heard: list[int], seen: int, stop: threading.Event) -> bool:
+    return heard[0] != seen or stop.is_set()
 
 
 def placement_seed(bot_seed: int, deal_number: int, street: int) -> int:
@@ -124,7 +155,28 @@ class OpenFaceBot:
 
     def play(self) -> None:
         """Play until the set is over (or ``stop`` is set)."""
+        if isinstance(self.keeper, DiscardKeeper):
+            self.client.discard_keeper = self.keeper
+        news = threading.Condition()
+        heard = [0]
+
+        def follow() -> None:
+            # The table's events, live (a private connection: the SDK's stubs are shared, a
+            # stream is not): each one wakes the bot, which then reads the table.
+            try:
+                for _event in self.client.watch(self.table):
+                    with news:
+                        heard[0] += 1
+                        news.notify_all()
+                    if self.stop.is_set():
+                        return
+            except SapsamError:
+                pass  # the bot goes on looking every IDLE_SECONDS
+
+        threading.Thread(target=follow, daemon=True, name=f"watch {self.seat}").start()
         while not self.stop.is_set():
+            with news:
+                seen = heard[0]
             table = self.client.get_table(self.table)
             if table.phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE:
                 return
@@ -133,7 +185,8 @@ class OpenFaceBot:
             except SapsamError:
                 acted = False  # a race (another seat, the sweeper) moved the table: look again
             if not acted:
-                time.sleep(POLL_SECONDS)
+                with news:
+                    news.wait_for(partial(_changed, heard, seen, self.stop), IDLE_SECONDS)
 
     def _step(self, table: table_pb2.Table) -> bool:
         if table.phase == table_pb2.TABLE_PHASE_AWAITING_DEALER and self.position == 0:
@@ -149,6 +202,12 @@ class OpenFaceBot:
             return False
         deal = table.open_face
         me = deal.seats[self.position]
+        if (
+            deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_DISCARDS
+            and me.discards_made
+            and not me.discards
+        ):
+            return self._reveal_discards(deal.deal_number)
         if me.fantasyland:
             if not me.committed:
                 self._commit(table)
@@ -175,7 +234,7 @@ class OpenFaceBot:
         front, middle, back = (cards.parse_cards(list(row)) for row in hand.rows)
         board = board_module.Board(front, middle, back)
         dealt = cards.parse_cards(list(hand.to_place()))
-        placement = choose_placement(
+        placement, thrown = choose_street(
             open_face_rules(table.open_face_rule_set),
             board,
             dealt,
@@ -190,8 +249,17 @@ class OpenFaceBot:
             [str(card) for card in placement.back],
             deal=hand.deal_number,
             player=self.player_id,
+            discard=[str(card) for card in thrown],
         )
         self.moves += 1
+
+    def _reveal_discards(self, number: int) -> bool:
+        """Open the deal's Pineapple discards; False when none is kept (another process made
+        them, or one without a keeper that stopped): the server's deadline then opens them."""
+        if not self.client.discard_keeper.load_discards(self.seat).get(number):
+            return False
+        self.client.reveal_discards(self.seat, deal=number, player=self.player_id)
+        return True
 
     def _commit(self, table: table_pb2.Table) -> None:
         cards = rules_module("cards")

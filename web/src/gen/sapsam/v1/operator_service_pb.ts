@@ -489,7 +489,9 @@ export const OperatorService: GenService<{
    * waits for: one that has not confirmed while arranging, the seat whose turn it is while
    * seats announce play or surrender (it plays: SurrenderAnnounced with timed_out), or one that
    * has not revealed while revealing (FAILED_PRECONDITION, NOTHING_TIMED_OUT otherwise;
-   * WRONG_PHASE in any other phase).
+   * WRONG_PHASE in any other phase). At an open-face table (docs/api.md): the seat on turn,
+   * a Fantasyland hand, or at Pineapple, once every hand is complete, a seat that has not
+   * opened its discards (the server opens them from the seed: DiscardsRevealed, no nonce).
    *
    * @generated from rpc sapsam.v1.OperatorService.ForceSeatTimeout
    */

@@ -194,15 +194,6 @@ def test_an_opening_unsigned_or_forged_is_refused_and_the_operator_opens_the_dis
         assert len(opened) == 1 and opened[0]["nonces"] == ["", "", "", ""]
         assert opened[0]["signature"] is None
         assert opened[0]["cards"] == [" ".join(o.cards) for o in kept]
-        # A seat that owes no opening is refused.
-        with pytest.raises(grpc.RpcError) as nothing:
-            stub.ForceSeatTimeout(
-                operator_service_pb2.ForceSeatTimeoutRequest(
-                    request_id=str(uuid.uuid4()), table=table, seat=0
-                ),
-                metadata=operator_metadata,
-            )
-        assert nothing.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         for thread in threads:
             thread.join(120)
     finally:

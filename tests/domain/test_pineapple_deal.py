@@ -233,3 +233,24 @@ def test_discards_not_opened_by_the_deadline_are_opened_by_the_service() -> None
     _refused(played, TimeOutDiscards(1, dealt, now + 30_000), Reason.ALREADY_REVEALED)
     played.reveal_discards(0)
     assert played.deal.phase is OpenFacePhase.COMPLETE
+
+
+def test_the_operators_forced_timeout_opens_a_seats_discards_before_any_deadline() -> None:
+    """``ForceSeatTimeout`` in the discards phase (``TimeOutDiscards`` with ``forced``): the
+    seat's discards opened from the seed now, at a table with no deadline, unsigned; a seat
+    that owes no opening is refused."""
+    played = new_deal(PINEAPPLE, 2, seed=9)
+    _to_the_end_of_placing(played)
+    assert played.deal.phase is OpenFacePhase.DISCARDS and played.deal.deadline_ms is None
+    dealt = tuple(street[1] for street in played.cards)
+    _refused(played, TimeOutDiscards(1, dealt, 5), Reason.NOTHING_TIMED_OUT)
+    (opened,) = played.run(TimeOutDiscards(1, dealt, 5, forced=True))
+    assert isinstance(opened, DiscardsRevealed) and opened.nonces == ("",) * 4
+    assert opened.signature is None and opened.player_key is None
+    thrown = {card for cards in opened.cards for card in parse_cards(cards)}
+    assert thrown | set(played.deal.boards[1].cards) == set(played.dealt_to(1))
+    _refused(played, TimeOutDiscards(1, dealt, 5, forced=True), Reason.ALREADY_REVEALED)
+    # The operator's ForceSeatTimeout of a seat that owes no opening: nothing timed out.
+    _refused(played, PlaceForSeat((), 5, True, forced_seat=1), Reason.NOTHING_TIMED_OUT)
+    played.reveal_discards(0)
+    assert played.deal.phase is OpenFacePhase.COMPLETE

@@ -11,7 +11,7 @@ import { type Sapsam, call, expect, shot, test } from "./fixtures";
 const DATA = join(import.meta.dirname, "..", "test", "data");
 
 /** A 2-seat, 1-deal table played to its end by bots, seat 0 as a player the test holds the token of. */
-async function finishedDeal(sapsam: Sapsam): Promise<{ table: string; token: string; exportText: string }> {
+async function finishedDeal(sapsam: Sapsam): Promise<{ table: string; token: string; player: string; exportText: string }> {
   const me = await call<{ token: string; player: { name: string } }>(sapsam, "PlayerService/RegisterPlayer", { requestId: crypto.randomUUID(), displayName: "Replayer" });
   const created = await call<{ table: { name: string } }>(sapsam, "TableService/CreateTable", { requestId: crypto.randomUUID(), ruleSetPreset: "pagat", seatCount: 2, seriesLength: 1 }, me.token);
   const table = created.table.name;
@@ -28,17 +28,29 @@ async function finishedDeal(sapsam: Sapsam): Promise<{ table: string; token: str
   }
   const exported = await call<{ export: string; finished: boolean }>(sapsam, "AuditService/ExportDeal", { requestId: crypto.randomUUID(), name: `${table}/deals/1` }, me.token);
   expect(exported.finished).toBe(true);
-  return { table, token: me.token, exportText: exported.export };
+  return { table, token: me.token, player: me.player.name, exportText: exported.export };
 }
 
-test("a finished deal from the server verifies and replays step by step", async ({ page, sapsam }) => {
-  const { exportText } = await finishedDeal(sapsam);
-  const file = join(sapsam.scratch, "deal1.jsonl");
-  writeFileSync(file, exportText);
-  await page.goto(`${sapsam.page}/`);
-  await page.getByLabel("Export file (.jsonl)").setInputFiles(file);
-  await page.getByRole("button", { name: "Verify" }).click();
-  // No key pinned: every check holds, but the file is not anchored to the published log.
+test("a finished deal from your deals verifies and replays step by step", async ({ page, sapsam }) => {
+  const { table, token, player, exportText } = await finishedDeal(sapsam);
+  // This browser plays as the test's player (the identity the lobby would have registered).
+  await page.goto(`${sapsam.page}/lobby.html`);
+  await page.evaluate(([origin, identity]) => localStorage.setItem(`sapsam.identity ${origin}`, identity!), [sapsam.page, JSON.stringify({
+    player, displayName: "Replayer", token, secretKey: "00".repeat(32), publicKey: "00".repeat(32), keyRegistered: true,
+  })]);
+  await page.goto(`${sapsam.page}/history.html`);
+  const deals = page.getByRole("table", { name: /Every scored deal you played/ });
+  await expect(deals.locator("tbody tr")).toHaveCount(1);
+  await expect(deals).toContainText("pagat, 2 seats");
+  await shot(page, "history-your-deals");
+  await deals.getByRole("link", { name: /Verify and replay deal 1/ }).click();
+  await expect(page).toHaveURL(new RegExp(`index\\.html\\?deal=${encodeURIComponent(`${table}/deals/1`)}`));
+  // Exported with the token, offered as a file, verified in the page: no key pinned, so every
+  // check holds but the file is not anchored to the published log.
+  const keep = page.getByRole("link", { name: /Download this deal's export/ });
+  await expect(keep).toBeVisible();
+  const download = await Promise.all([page.waitForEvent("download"), keep.click()]).then(([d]) => d);
+  expect(readFileSync((await download.path())!, "utf8")).toBe(exportText);
   await expect(page.locator(".verdict-level")).toHaveText(/Internally consistent only/);
   await expect(page.getByText("Every check:")).toContainText("0 failed");
   const replay = page.getByRole("region", { name: "Replay of the deal" });

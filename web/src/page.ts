@@ -1,5 +1,8 @@
 // The verify page: an export dropped or chosen, verified in the browser, every check and the verdict.
 import { type ExportOptions, type ExportReport, verifyExport } from "./export";
+import { refusal } from "./api/errors";
+import { Session } from "./api/session";
+import { requestId } from "./api/transport";
 import { parseKeyLines, parsePlayerKeys } from "./pins";
 import { replayExport } from "./replay/steps";
 import { mountReplay } from "./replay/view";
@@ -127,4 +130,27 @@ if (exportUrl !== null) {
   fetch(exportUrl)
     .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(`${response.status} ${response.statusText}`))))
     .then(verify, (e: Error) => { result.textContent = `Could not fetch ${exportUrl}: ${e.message}`; });
+}
+
+// ?deal=tables/{uuid}/deals/{n} (from "Your deals"): exported with this browser's player token
+// (ExportDeal), offered as a file to keep, then verified and replayed like a dropped file.
+const dealName = params.get("deal");
+if (dealName !== null) {
+  keyInput.value = params.get("key") ?? "";
+  result.textContent = `Exporting ${dealName}…`;
+  const session = new Session();
+  session.api.audit.exportDeal({ requestId: requestId(), name: dealName })
+    .then((answer) => {
+      const file = new Blob([answer.export], { type: "application/jsonl" });
+      const keep = document.createElement("a");
+      keep.href = URL.createObjectURL(file);
+      keep.download = `${dealName.replace(/^tables\//, "").replaceAll("/", "-")}.jsonl`;
+      keep.textContent = `Download this deal's export (${answer.eventCount} events) to keep it`;
+      keep.className = "keep";
+      form.after(keep);
+      return verify(file);
+    }, (e: unknown) => {
+      const r = refusal(e);
+      result.textContent = `Could not export ${dealName}: ${r.reason || r.code} ${r.message}`;
+    });
 }

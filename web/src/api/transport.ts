@@ -3,6 +3,7 @@
 // given as ?api=URL (kept in localStorage as "sapsam.api") for a server elsewhere.
 import { type Client, type Interceptor, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
+import { AuditService } from "../gen/sapsam/v1/audit_service_pb";
 import { PlayerService } from "../gen/sapsam/v1/player_service_pb";
 import { TableService } from "../gen/sapsam/v1/table_service_pb";
 import { TournamentService } from "../gen/sapsam/v1/tournament_service_pb";
@@ -21,6 +22,7 @@ export interface Api {
   players: Client<typeof PlayerService>;
   tables: Client<typeof TableService>;
   tournaments: Client<typeof TournamentService>;
+  audit: Client<typeof AuditService>;
 }
 
 /** Clients that send `Authorization: Bearer <token()>` (when there is one) on every call. */
@@ -36,6 +38,7 @@ export function connect(token: () => string | undefined, base = apiBase()): Api 
     players: createClient(PlayerService, transport),
     tables: createClient(TableService, transport),
     tournaments: createClient(TournamentService, transport),
+    audit: createClient(AuditService, transport),
   };
 }
 

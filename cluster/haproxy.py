@@ -13,6 +13,9 @@
   ``option redispatch``). Every mutating call carries a ``request_id``, so a call the dead
   replica did commit is answered from ``processed_requests``, not done twice. What HAProxy cannot
   retry (an answer cut off halfway, a stream) the client retries: UNAVAILABLE is retryable.
+- Browsers (``http_listen_port``): a second frontend in HTTP/1.1 passes Connect and gRPC-web
+  calls to each replica's ``--http`` port (``SAPSAM_HTTP``), to the replica with the fewest
+  connections, checked by the same ``/ready``; the page's origin is HAProxy's.
 - No timeout ends a call or a WatchTable stream (``timeout server``/``client`` of an hour;
   the gRPC keepalive pings of client and server keep idle connections open).
 """
@@ -33,20 +36,29 @@ class Backend:
     name: str
     grpc_port: int
     metrics_port: int
+    http_port: int | None = None
+    """Its Connect port (``SAPSAM_HTTP``), for the browsers' frontend."""
 
 
 def haproxy_config(
-    listen_port: int, backends: list[Backend], stats_socket: str | None = None
+    listen_port: int,
+    backends: list[Backend],
+    stats_socket: str | None = None,
+    http_listen_port: int | None = None,
 ) -> str:
-    """The whole configuration: the frontend on 127.0.0.1:``listen_port``, the replicas."""
+    """The whole configuration: the gRPC frontend on 127.0.0.1:``listen_port``, the replicas;
+    with ``http_listen_port``, the browsers' frontend there and each replica's ``http_port``."""
     if not backends:
         raise ValueError("HAProxy needs at least one replica behind it")
+    if http_listen_port is not None and any(b.http_port is None for b in backends):
+        raise ValueError("the browsers' frontend needs every replica's HTTP port")
     stats = f"    stats socket {stats_socket} mode 600 level admin\n" if stats_socket else ""
     servers = "".join(
         f"    server {backend.name} 127.0.0.1:{backend.grpc_port} proto h2"
         f" check check-proto h1 port {backend.metrics_port}\n"
         for backend in backends
     )
+    http = "" if http_listen_port is None else _http_sections(http_listen_port, backends)
     return f"""# Made by cluster/haproxy.py (make cluster): HAProxy 2.6 before the replicas.
 global
     maxconn 4096
@@ -68,6 +80,25 @@ frontend grpc
 
 backend sapsam
     balance roundrobin
+    option httpchk GET /ready
+    http-check expect status 200
+    default-server inter {CHECK_INTERVAL_MS} fall 2 rise 1
+{servers}{http}"""
+
+
+def _http_sections(http_listen_port: int, backends: list[Backend]) -> str:
+    servers = "".join(
+        f"    server {backend.name} 127.0.0.1:{backend.http_port}"
+        f" check port {backend.metrics_port}\n"
+        for backend in backends
+    )
+    return f"""
+frontend http
+    bind 127.0.0.1:{http_listen_port}
+    default_backend sapsam_http
+
+backend sapsam_http
+    balance leastconn
     option httpchk GET /ready
     http-check expect status 200
     default-server inter {CHECK_INTERVAL_MS} fall 2 rise 1

@@ -9,7 +9,8 @@
   servers with ``target_session_attrs=read-write`` (libpq connects to the one that takes writes:
   after a promotion, the promoted one, with no restart and no configuration change); their
   ``--read-database-url`` names both with ``target_session_attrs=prefer-standby``.
-- HAProxy in front (``cluster.haproxy``): clients connect to one address.
+- HAProxy in front (``cluster.haproxy``): clients connect to one address, browsers (Connect,
+  each replica's ``SAPSAM_HTTP``) to another.
 
 Every process this module starts is its own: the replicas and HAProxy are children in sessions
 of their own (killed by process group, never by name) that the kernel stops should this process
@@ -65,6 +66,7 @@ class Replica:
     grpc_port: int
     metrics_port: int
     folder: Path
+    http_port: int = 0
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
 
@@ -104,14 +106,22 @@ class Cluster:
     postgres: ReplicatedPostgres = field(init=False)
     nodes: list[Replica] = field(init=False)
     listen_port: int = field(init=False)
+    http_listen_port: int = field(init=False)
     haproxy: subprocess.Popen[bytes] | None = None
     operator_token: str = ""
 
     def __post_init__(self) -> None:
         self.postgres = ReplicatedPostgres.planned(self.folder / "postgres")
         self.listen_port = free_port()
+        self.http_listen_port = free_port()
         self.nodes = [
-            Replica(f"sapsam{index}", free_port(), free_port(), self.folder / f"sapsam{index}")
+            Replica(
+                f"sapsam{index}",
+                free_port(),
+                free_port(),
+                self.folder / f"sapsam{index}",
+                http_port=free_port(),
+            )
             for index in range(1, self.replicas + 1)
         ]
 
@@ -121,6 +131,11 @@ class Cluster:
     def address(self) -> str:
         """Where clients connect: HAProxy."""
         return f"127.0.0.1:{self.listen_port}"
+
+    @property
+    def http_address(self) -> str:
+        """Where browsers connect (Connect and gRPC-web): HAProxy's HTTP/1.1 frontend."""
+        return f"127.0.0.1:{self.http_listen_port}"
 
     @property
     def database_url(self) -> str:
@@ -233,6 +248,7 @@ class Cluster:
             "SAPSAM_READ_DATABASE_URL": self.read_database_url,
             "SAPSAM_LISTEN": node.address,
             "SAPSAM_METRICS_LISTEN": f"127.0.0.1:{node.metrics_port}",
+            "SAPSAM_HTTP": f"127.0.0.1:{node.http_port}",
             "SAPSAM_DATA_DIR": str(node.folder / "data"),
             "SAPSAM_SERVER_KEY_FILE": str(self.key_file),
             "SAPSAM_OPERATOR_TOKEN_FILE": str(self.folder / "operator-token"),
@@ -268,8 +284,16 @@ class Cluster:
         return time.monotonic() - began
 
     def _start_haproxy(self) -> None:
-        backends = [Backend(node.name, node.grpc_port, node.metrics_port) for node in self.nodes]
-        text = haproxy_config(self.listen_port, backends, str(self.folder / "haproxy.sock"))
+        backends = [
+            Backend(node.name, node.grpc_port, node.metrics_port, node.http_port)
+            for node in self.nodes
+        ]
+        text = haproxy_config(
+            self.listen_port,
+            backends,
+            str(self.folder / "haproxy.sock"),
+            http_listen_port=self.http_listen_port,
+        )
         self.haproxy_config_path.write_text(text, encoding="utf-8")
         with (self.folder / "haproxy.log").open("ab") as log:
             # -db: stay in the foreground, a child of this process.
@@ -374,9 +398,11 @@ class Cluster:
         """What a person needs to use it."""
         return {
             "address": self.address,
+            "http_address": self.http_address,
             "replicas": {
                 node.name: {
                     "grpc": node.address,
+                    "http": f"127.0.0.1:{node.http_port}",
                     "metrics": f"http://127.0.0.1:{node.metrics_port}/metrics",
                     "ready": f"http://127.0.0.1:{node.metrics_port}/ready",
                     "log": str(node.log),

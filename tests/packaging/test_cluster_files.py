@@ -17,7 +17,7 @@ from cluster.topology import Cluster
 from sapsam.api.metrics_endpoint import READY_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
-BACKENDS = [Backend("sapsam1", 50061, 9471), Backend("sapsam2", 50062, 9472)]
+BACKENDS = [Backend("sapsam1", 50061, 9471, 8081), Backend("sapsam2", 50062, 9472, 8082)]
 
 
 def test_haproxy_speaks_http2_both_ways_and_checks_ready_over_http1() -> None:
@@ -36,10 +36,28 @@ def test_haproxy_speaks_http2_both_ways_and_checks_ready_over_http1() -> None:
     assert "timeout server 1h" in text and "timeout client 1h" in text
 
 
+def test_browsers_frontend_passes_http1_to_each_replicas_http_port() -> None:
+    """Connect and gRPC-web (SAPSAM_HTTP): HTTP/1.1 on both sides, checked by the same /ready."""
+    assert "frontend http" not in haproxy_config(50051, BACKENDS)
+    text = haproxy_config(50051, BACKENDS, http_listen_port=8080)
+    http = text[text.index("frontend http") :]
+    assert "bind 127.0.0.1:8080\n" in http and "proto h2" not in http
+    assert f"option httpchk GET {READY_PATH}" in http
+    for backend in BACKENDS:
+        line = (
+            f"server {backend.name} 127.0.0.1:{backend.http_port} check port {backend.metrics_port}"
+        )
+        assert line in http
+    with pytest.raises(ValueError, match="HTTP port"):
+        haproxy_config(50051, [Backend("sapsam1", 50061, 9471)], http_listen_port=8080)
+
+
 @pytest.mark.skipif(shutil.which("haproxy") is None, reason="haproxy is not installed")
 def test_haproxy_accepts_the_configuration(tmp_path: Path) -> None:
     path = tmp_path / "haproxy.cfg"
-    path.write_text(haproxy_config(50051, BACKENDS, str(tmp_path / "haproxy.sock")))
+    path.write_text(
+        haproxy_config(50051, BACKENDS, str(tmp_path / "haproxy.sock"), http_listen_port=8080)
+    )
     done = subprocess.run(["haproxy", "-c", "-f", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "[WARNING]" not in done.stdout + done.stderr

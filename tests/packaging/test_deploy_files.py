@@ -34,7 +34,7 @@ from sapsam.cli.serve_environment import variable_name
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 OPERATIONS = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
-GRPC_PORT, METRICS_PORT = 50051, 9464
+GRPC_PORT, METRICS_PORT, HTTP_PORT = 50051, 9464, 8080
 SERVING_NAMES = {
     "",
     *SERVICE_NAMES,
@@ -226,25 +226,46 @@ def test_ports_agree() -> None:
     for environment in (sapsam, configmap(), dockerfile_env()):
         assert port_of(environment["SAPSAM_LISTEN"]) == GRPC_PORT
         assert port_of(environment["SAPSAM_METRICS_LISTEN"]) == METRICS_PORT
+        assert port_of(environment["SAPSAM_HTTP"]) == HTTP_PORT
     dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(rf"^EXPOSE {GRPC_PORT} {METRICS_PORT}$", dockerfile, re.MULTILINE)
-    assert set(compose()["services"]["sapsam"]["expose"]) == {str(GRPC_PORT), str(METRICS_PORT)}
+    assert re.search(rf"^EXPOSE {GRPC_PORT} {METRICS_PORT} {HTTP_PORT}$", dockerfile, re.MULTILINE)
+    assert set(compose()["services"]["sapsam"]["expose"]) == {
+        str(GRPC_PORT),
+        str(METRICS_PORT),
+        str(HTTP_PORT),
+    }
     ports = {port["name"]: port["containerPort"] for port in container()["ports"]}
-    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}
+    assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT, "http": HTTP_PORT}
     for service in documents("Service"):
         for port in service["spec"]["ports"]:
             assert ports[port["targetPort"]] == port["port"]
     rules = [rule for policy in documents("NetworkPolicy") for rule in policy["spec"]["ingress"]]
     opened = {port["port"] for rule in rules for port in rule.get("ports", [])}
-    assert opened == {GRPC_PORT, METRICS_PORT}
+    assert opened == {GRPC_PORT, METRICS_PORT, HTTP_PORT}
     envoy = load(DEPLOY / "envoy.yaml")[0]["static_resources"]
-    assert envoy["listeners"][0]["address"]["socket_address"]["port_value"] == GRPC_PORT
-    (cluster,) = envoy["clusters"]
-    endpoints = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"]
-    assert {e["endpoint"]["address"]["socket_address"]["port_value"] for e in endpoints} == {
-        GRPC_PORT
+    listened = {
+        listener["name"]: listener["address"]["socket_address"]["port_value"]
+        for listener in envoy["listeners"]
     }
-    assert endpoints[0]["endpoint"]["address"]["socket_address"]["address"] in compose()["services"]
+    assert listened == {"grpc": GRPC_PORT, "http": HTTP_PORT}
+    assert {f"{port}:{port}" for port in listened.values()} <= set(
+        compose()["services"]["envoy"]["ports"]
+    )
+    for cluster, port in (("sapsam", GRPC_PORT), ("sapsam_http", HTTP_PORT)):
+        (found,) = [c for c in envoy["clusters"] if c["name"] == cluster]
+        endpoints = found["load_assignment"]["endpoints"][0]["lb_endpoints"]
+        assert {e["endpoint"]["address"]["socket_address"]["port_value"] for e in endpoints} == {
+            port
+        }
+        assert (
+            endpoints[0]["endpoint"]["address"]["socket_address"]["address"]
+            in compose()["services"]
+        )
+    # The browsers' cluster asks each replica's /ready on the metrics port.
+    (http_cluster,) = [c for c in envoy["clusters"] if c["name"] == "sapsam_http"]
+    (endpoint,) = http_cluster["load_assignment"]["endpoints"][0]["lb_endpoints"]
+    assert endpoint["endpoint"]["health_check_config"]["port_value"] == METRICS_PORT
+    assert http_cluster["health_checks"][0]["http_health_check"]["path"] == "/ready"
     prometheus = load(DEPLOY / "monitoring" / "prometheus.yml")[0]
     (job,) = prometheus["scrape_configs"]
     assert job["dns_sd_configs"][0]["port"] == METRICS_PORT

@@ -20,6 +20,8 @@ export interface Sapsam {
   http: string;
   /** A folder for this run's files (logs, bot state). */
   scratch: string;
+  /** The server's operator token (for calls only the operator may make: CreateTournament, ...). */
+  operatorToken: string;
 }
 
 function env(name: string): string {
@@ -36,6 +38,7 @@ export const test = base.extend<object, { sapsam: Sapsam }>({
         grpc: env("SAPSAM_E2E_GRPC"),
         http: env("SAPSAM_E2E_HTTP"),
         scratch: env("SAPSAM_E2E_SCRATCH"),
+        operatorToken: env("SAPSAM_E2E_OPERATOR_TOKEN"),
       });
     },
     { scope: "worker" },
@@ -82,4 +85,51 @@ export function stopBots(bots: Bots): void {
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTEFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
+}
+
+export interface BrowserPlayer {
+  player: string;
+  token: string;
+  publicKey: string;
+}
+
+/** The player the page registered (kept in its localStorage: name, token, public key in hex). */
+export async function browserPlayer(page: Page): Promise<BrowserPlayer> {
+  const identity = await page.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => k.startsWith("sapsam.identity "));
+    return key ? localStorage.getItem(key) : null;
+  });
+  if (!identity) throw new Error("the page holds no identity");
+  return JSON.parse(identity) as BrowserPlayer;
+}
+
+interface Check {
+  name: string;
+  status: string;
+  dealNumber?: number;
+  detail?: string;
+}
+
+/**
+ * A deal exported with the player's token (ExportDeal) and verified as sent by the server's own
+ * verifier (VerifyDeal), the server's key and the page's player's key pinned (`pinned_player_key`): what the browser
+ * committed, signed and revealed must hold. The verdict and the checks that did not pass.
+ */
+export async function verifyDeal(sapsam: Sapsam, deal: string, who: BrowserPlayer): Promise<{ ok: boolean; verdict: string; failed: Check[]; checks: Check[] }> {
+  const exported = await call<{ export: string }>(sapsam, "AuditService/ExportDeal", { requestId: crypto.randomUUID(), name: deal }, who.token);
+  const publicKey = Buffer.from(who.publicKey, "hex").toString("base64");
+  const server = await call<{ verifierKey: string }>(sapsam, "TransparencyService/GetServerKey", {}, who.token);
+  const verified = await call<{ ok?: boolean; verdict?: string; checks?: Check[] }>(
+    sapsam,
+    "AuditService/VerifyDeal",
+    {
+      requestId: crypto.randomUUID(),
+      export: exported.export,
+      serverKeys: [server.verifierKey],
+      playerKeys: [{ player: who.player, publicKeys: [publicKey] }],
+    },
+    who.token,
+  );
+  const checks = verified.checks ?? [];
+  return { ok: verified.ok ?? false, verdict: verified.verdict ?? "", failed: checks.filter((c) => c.status === "CHECK_STATUS_FAILED"), checks };
 }

@@ -1,9 +1,10 @@
 // Starts, once for all specs, a real `sapsam serve --http` (gRPC for the bots, Connect for the page)
 // on a fresh database, and `vite preview` of the built page, which passes /sapsam.v1.* to it; the
-// addresses reach the specs as SAPSAM_E2E_* variables (e2e/fixtures.ts reads them). Returns the
-// teardown, which stops both.
+// addresses and the operator's token reach the specs as SAPSAM_E2E_* variables (e2e/fixtures.ts
+// reads them). Returns the teardown, which stops both.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, openSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -64,7 +65,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     ...(database ? ["--database-url", database] : ["--data-dir", join(scratch, "data")]),
   ];
   const serverLog = openSync(join(scratch, "server.log"), "a");
-  const env = { ...process.env };
+  const operatorToken = randomBytes(24).toString("base64url");
+  const env: NodeJS.ProcessEnv = { ...process.env, SAPSAM_OPERATOR_TOKEN: operatorToken };
   delete env.DATABASE_URL; // the embedded server unless SAPSAM_E2E_DATABASE_URL names one
   const server = spawn(sapsamBin(), serveArgs, { env, stdio: ["ignore", serverLog, serverLog] });
   const preview = spawn(
@@ -88,5 +90,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.SAPSAM_E2E_GRPC = `127.0.0.1:${grpcPort}`;
   process.env.SAPSAM_E2E_HTTP = `127.0.0.1:${httpPort}`;
   process.env.SAPSAM_E2E_SCRATCH = scratch;
+  process.env.SAPSAM_E2E_OPERATOR_TOKEN = operatorToken;
   return () => teardown();
 }

@@ -3,7 +3,7 @@
 // deal 2 and continues where it was, reloads right after committing in deal 3 (the reveal comes from
 // the rows kept in the browser), and sees every reveal and the final standings.
 import { type Page } from "@playwright/test";
-import { type Bots, expect, shot, startBots, stopBots, test } from "./fixtures";
+import { type Bots, browserPlayer, expect, shot, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
 const DEALS = 3;
 
@@ -86,6 +86,16 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await expect(page.locator(".standings")).toContainText("Ann (you)");
     await expect(page.locator('section.result[data-deal="3"] .seat-result.you')).not.toContainText(/Timed out|Fouled/);
     await shot(page, "series-complete");
+    // The server's own verifier agrees with what the browser committed, signed and revealed.
+    const who = await browserPlayer(page);
+    for (let deal = 1; deal <= DEALS; deal++) {
+      const report = await verifyDeal(sapsam, `${table}/deals/${deal}`, who);
+      expect(report.failed, `deal ${deal}`).toEqual([]);
+      expect(report.ok, `deal ${deal}`).toBe(true);
+      expect(report.verdict, `deal ${deal}`).toBe("VERIFY_VERDICT_ANCHORED");
+      const pinned = report.checks.find((c) => c.name.startsWith("pinned_player_key"));
+      expect(pinned?.status, `deal ${deal}: ${JSON.stringify(report.checks.map((c) => c.name))}`).toBe("CHECK_STATUS_PASSED");
+    }
     expect(await bots.exited).toBe(0);
   } finally {
     if (bots) stopBots(bots);

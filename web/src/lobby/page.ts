@@ -61,7 +61,7 @@ function tableLine(t: Table): HTMLLIElement {
   const taken = t.seats.filter((s) => s.player).length;
   const mine = session.identity && t.seats.some((s) => s.player === session.identity!.player);
   const series = t.ruleSet?.seriesLength;
-  li.append(el("span", `${t.ruleSet?.name || t.openFaceRuleSet?.name || "?"} · ${taken}/${t.seatCount} seated${series ? ` · ${series} deals` : ""} · ${t.status === TableStatus.OPEN ? "open" : "playing"} `));
+  li.append(el("span", `${t.ruleSet?.name || t.openFaceRuleSet?.name || "?"} · ${taken}/${t.seatCount} seated${series ? ` · ${series} deal${series === 1 ? "" : "s"}` : ""} · ${t.status === TableStatus.OPEN ? "open" : "playing"} `));
   if (t.openFaceRuleSet) li.append(el("span", "(open face: not playable in this page yet)"));
   else if (mine) li.append(el("a", "Go to your seat", { href: tablePage(t.name) }));
   else if (taken < t.seatCount && t.status === TableStatus.OPEN) {
@@ -80,6 +80,10 @@ async function loadTables(): Promise<void> {
       session.api.tables.listTables({ pageSize: 50, status: TableStatus.PLAYING }),
     ]);
     const tables = [...open.tables, ...playing.tables];
+    // redrawn only when something changed, so a focused button is not pulled from under the keyboard
+    const seen = JSON.stringify(tables.map((t) => [t.name, t.status, t.seats.map((s) => s.player)]));
+    if (seen === list.dataset.seen) return;
+    list.dataset.seen = seen;
     list.replaceChildren(...tables.map(tableLine));
     if (!tables.length) list.replaceChildren(el("li", "No open tables: create one."));
   } catch (error) {
@@ -161,6 +165,9 @@ $<HTMLFormElement>("create").addEventListener("submit", async (e) => {
 $("refresh").addEventListener("click", () => void Promise.all([loadTables(), loadTournaments()]));
 
 renderWho();
+// the tables' list follows the server every few seconds (seats taken, tables opened and started)
+const LIST_EVERY_MS = 4000;
+setInterval(() => document.visibilityState === "visible" && void loadTables(), LIST_EVERY_MS);
 void loadPresets().catch((error) => failed("Cannot list the rule sets", error));
 void loadTables();
 void loadTournaments();

@@ -3,13 +3,15 @@
 // add entropy, cut, reveal), while you arrange your 13 cards; then shows the reveal and the totals.
 import { parseCard } from "../cards";
 import { refusal } from "../api/errors";
-import { SeatMoves, loadKept } from "../api/moves";
+import { type Kept, SeatMoves, forgetKept, loadKept } from "../api/moves";
 import { Session } from "../api/session";
 import { requestId } from "../api/transport";
-import { NaturalsTable, RowOrder } from "../gen/sapsam/v1/rule_set_pb";
+import { NaturalsTable, RowOrder, SixPairsCounting } from "../gen/sapsam/v1/rule_set_pb";
+import { naturalKey, naturalsPlayed } from "../naturals";
 import type { TableEvent } from "../gen/sapsam/v1/table_event_pb";
 import { type DealResult, type Standing, type Table, TablePhase } from "../gen/sapsam/v1/table_pb";
-import { Arrangement } from "./arrange";
+import { cardRow } from "../ui/cards";
+import { Arrangement, handName } from "./arrange";
 import { Board } from "./board";
 import { suggestRows } from "./hint";
 import { renderResult, renderStandings } from "./results";
@@ -63,6 +65,15 @@ function restorePlacements(a: Arrangement, deal: number): void {
 }
 
 const strict = (): boolean => table?.ruleSet?.rowOrder === RowOrder.STRICTLY_INCREASING;
+/** The naturals the rule set plays that these 13 cards hold (what the player may declare). */
+function heldNaturals(cards: readonly number[]): string[] {
+  const r = table?.ruleSet;
+  if (!r || !naturals()) return [];
+  const kind = r.naturals === NaturalsTable.EXTENDED ? "extended" : "classic";
+  const counting = r.naturalSixPairsCounting === SixPairsCounting.DISTINCT_RANKS ? "distinct_ranks" : "any_group";
+  return naturalsPlayed({ naturals: kind, rules_version: r.rulesVersion }).filter((n) => naturalKey(n, cards, counting) !== null);
+}
+
 const naturals = (): boolean =>
   table?.ruleSet?.naturals === NaturalsTable.CLASSIC || table?.ruleSet?.naturals === NaturalsTable.EXTENDED;
 
@@ -72,6 +83,10 @@ function take(event: TableEvent): void {
   if (p.case === "cardsDealt" && p.value.myCards.length) hands.set(dealOf(p.value.deal), p.value.myCards.map(parseCard));
   else if (p.case === "dealScored" && p.value.result) results.set(p.value.result.dealNumber, p.value.result);
   else if (p.case === "seriesCompleted") standings = p.value.standings;
+  else if (p.case === "dealVoided" && moves) {
+    forgetKept(moves.seat, dealOf(p.value.deal));
+    say(`The operator voided deal ${dealOf(p.value.deal)}: nothing of it counts, and it is not revealed.`);
+  }
 }
 
 async function once(step: string, deal: number, move: () => Promise<unknown>): Promise<void> {
@@ -112,8 +127,6 @@ async function act(t: Table): Promise<void> {
       const answer = await api.getMyHand({ seat: m.seat });
       hands.set(dealOf(answer.deal), answer.cards.map(parseCard));
     });
-  } else if (t.phase === TablePhase.ANNOUNCING && t.announcingSeat === m.seat) {
-    await once("announce", deal, () => m.announce(deal, false));
   } else if (t.phase === TablePhase.REVEALING && !mine.revealed) {
     await once("reveal", deal, async () => {
       if (!(await m.reveal(deal))) say("This browser does not hold this deal's rows: it cannot reveal them.");
@@ -126,7 +139,8 @@ async function commitRows(): Promise<void> {
   sending = true;
   say("Committing your rows (only their hash leaves this browser)…");
   try {
-    await moves.commit(boardDeal, board.arrangement.rows(), naturals());
+    const natural = (document.getElementById("natural") as HTMLSelectElement | null)?.value ?? "none";
+    await moves.commit(boardDeal, board.arrangement.rows(), naturals(), natural);
     say("Committed and confirmed: waiting for the other seats.");
   } catch (error) {
     const r = refusal(error);
@@ -143,14 +157,19 @@ function renderArranging(t: Table): void {
   const deal = t.dealNumber;
   const cards = hands.get(deal);
   const arranging = t.phase === TablePhase.ARRANGING && mine && !mine.confirmed && !mine.timedOut && cards;
+  if (t.phase === TablePhase.ANNOUNCING && moves && t.announcingSeat === moves.seat) {
+    board = null;
+    renderAnnouncing(area, deal);
+    return;
+  }
   if (!arranging) {
     board = null;
     const kept = moves ? loadKept(moves.seat, deal) : null;
     area.replaceChildren();
     if (mine?.confirmed && kept && t.phase === TablePhase.ARRANGING) {
       const p = document.createElement("p");
-      p.textContent = `Your rows are committed: ${kept.rows.front.join(" ")} / ${kept.rows.middle.join(" ")} / ${kept.rows.back.join(" ")}.`;
-      area.append(p);
+      p.textContent = "Your rows are committed (only their hash is on the server until the reveal):";
+      area.append(p, keptRows(kept));
     }
     return;
   }
@@ -175,9 +194,59 @@ function renderArranging(t: Table): void {
     });
     const commit = button("Commit rows", "commit", () => void commitRows());
     tools.append(hint, clear, commit);
+    const held = heldNaturals(cards);
+    if (held.length) {
+      const label = document.createElement("label");
+      label.htmlFor = "natural";
+      label.textContent = "Your hand is a natural: declare it? ";
+      const select = document.createElement("select");
+      select.id = "natural";
+      for (const n of ["none", ...held]) select.append(new Option(n === "none" ? "no, play the rows" : n.replaceAll("_", " "), n));
+      select.value = held.at(-1)!;
+      label.append(select);
+      tools.append(label);
+    }
     area.replaceChildren(board.root, tools);
     updateCommit();
   }
+}
+
+/** Your turn to announce (docs/rules.md §2.8): play the rows you committed, or surrender. */
+function renderAnnouncing(area: HTMLElement, deal: number): void {
+  if (area.querySelector("#announce-play")) return;
+  const m = moves!;
+  const kept = loadKept(m.seat, deal);
+  const p = document.createElement("p");
+  p.textContent = `Your turn: play${kept ? " these rows" : ""}, or surrender for ${table?.ruleSet?.surrenderPrice ?? 2} units?`;
+  const choose = (surrender: boolean) => () =>
+    void once("announce", deal, async () => {
+      await m.announce(deal, surrender);
+      say(surrender ? "You surrendered this deal." : "You play this deal.");
+    }).then(() => refresh());
+  const tools = document.createElement("div");
+  tools.className = "tools";
+  tools.append(button("Play", "announce-play", choose(false)), button("Surrender", "announce-surrender", choose(true)));
+  area.replaceChildren(p, ...(kept ? [keptRows(kept)] : []), tools);
+}
+
+/** The rows this browser committed, as cards with their hands' names. */
+function keptRows(kept: Kept): HTMLElement {
+  const box = document.createElement("div");
+  box.className = "kept-rows";
+  for (const r of ["front", "middle", "back"] as const) {
+    const cards = kept.rows[r].map(parseCard);
+    const line = document.createElement("div");
+    line.className = "result-row";
+    const label = document.createElement("span");
+    label.className = "row-label";
+    label.textContent = r;
+    const name = document.createElement("span");
+    name.className = "hand-name";
+    name.textContent = handName(cards);
+    line.append(label, cardRow(cards), name);
+    box.append(line);
+  }
+  return box;
 }
 
 function button(text: string, id: string, onClick: () => void): HTMLButtonElement {

@@ -1,6 +1,6 @@
 // The table's header (rules, deal, phase, the current deadline's countdown) and its seats' states.
 import type { Seat, Table } from "../gen/sapsam/v1/table_pb";
-import { TablePhase } from "../gen/sapsam/v1/table_pb";
+import { SurrenderChoice, TablePhase } from "../gen/sapsam/v1/table_pb";
 
 const PHASES: Partial<Record<TablePhase, string>> = {
   [TablePhase.SEATING]: "waiting for players",
@@ -48,6 +48,9 @@ export function renderHeader(root: HTMLElement, t: Table, mySeat: string): void 
   if (!line.parentElement) root.append(line, clock, total);
 }
 
+const announced = (s: Seat): string =>
+  s.announcement === SurrenderChoice.SURRENDER ? "surrenders" : s.announcement === SurrenderChoice.PLAY ? "plays" : "";
+
 function seatState(t: Table, s: Seat): string {
   if (!s.player) return "empty";
   if (s.timedOut) return "timed out";
@@ -55,7 +58,9 @@ function seatState(t: Table, s: Seat): string {
     case TablePhase.ARRANGING:
       return s.confirmed ? "confirmed" : s.committed ? "committed" : "arranging";
     case TablePhase.REVEALING:
-      return s.revealed ? "revealed" : "to reveal";
+      return s.revealed ? "revealed" : `to reveal${announced(s) ? ` (${announced(s)})` : ""}`;
+    case TablePhase.ANNOUNCING:
+      return t.announcingSeat === s.name ? "to announce" : announced(s);
     case TablePhase.AWAITING_CUT:
       return t.cutterSeat === s.name ? "cutting" : s.entropyContributed ? "entropy added" : "";
     default:

@@ -112,8 +112,8 @@ interface Check {
 
 /**
  * A deal exported with the player's token (ExportDeal) and verified as sent by the server's own
- * verifier (VerifyDeal), the server's key and the page's player's key pinned (`pinned_player_key`): what the browser
- * committed, signed and revealed must hold. The verdict and the checks that did not pass.
+ * verifier (VerifyDeal), the server's key and the page's player's key pinned (`pinned_player_key`):
+ * what the browser committed, signed and revealed must hold. The verdict, the failed checks, all.
  */
 export async function verifyDeal(sapsam: Sapsam, deal: string, who: BrowserPlayer): Promise<{ ok: boolean; verdict: string; failed: Check[]; checks: Check[] }> {
   const exported = await call<{ export: string }>(sapsam, "AuditService/ExportDeal", { requestId: crypto.randomUUID(), name: deal }, who.token);

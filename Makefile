@@ -98,7 +98,8 @@ demo: $(STAMP)
 	$(BIN)/sapsam demo
 
 # Open face (issue #18): four solver bots over gRPC play an ofc_classic set with a Fantasyland and a
-# timeout (deal 1's seed chosen so one can be earned), each deal's rows and scores, every deal verified.
+# timeout (deal 1's seed chosen and seat 0 setting the rows that earn it), each deal's rows and
+# scores, every deal verified.
 demo-ofc: $(STAMP)
 	$(BIN)/sapsam demo --preset ofc_classic
 

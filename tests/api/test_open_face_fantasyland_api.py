@@ -25,7 +25,6 @@ import psycopg
 import pytest
 from api_client import OPERATOR_TOKEN, Watcher
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from fantasyland_seeds import Rows, earning_seed
 from open_face_game import (
     Played,
     by_seat,
@@ -59,6 +58,7 @@ from sapsam.domain.open_face.events import (
     FantasylandTimedOut,
 )
 from sapsam.fairness import player_keys
+from sapsam.fairness.fantasyland_deals import CardRows, earning_seed
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Placement, Row
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
@@ -89,7 +89,7 @@ def fl_world(seeded_server: tuple[RunningServer, Any], module_database_url: str)
         yield World(channel, module_database_url)
 
 
-def _earning_seed(table_id: uuid.UUID, dealer: int, seat: int) -> tuple[bytes, Rows]:
+def _earning_seed(table_id: uuid.UUID, dealer: int, seat: int) -> tuple[bytes, CardRows]:
     """A first-deal seed under which ``seat`` can set a Fantasyland-earning hand, and its rows."""
     return earning_seed(
         table_id, dealer, seat, streets=CLASSIC_STREETS, cut=CUT, label="fantasyland"

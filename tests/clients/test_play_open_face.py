@@ -25,13 +25,13 @@ from typing import Any
 
 import pexpect
 import pytest
-from fantasyland_seeds import earning_seed
 from pty_child import pty_child
 from test_terminal_client import PLAY_ENV, play_command
 
 from sapsam import fairness
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
+from sapsam.fairness.fantasyland_deals import earning_seed
 from sapsam.rules.open_face.parameters import TURBO_STREETS
 from sapsam_client import connect
 from sapsam_client.commitment_file import CommitmentFile

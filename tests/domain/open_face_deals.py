@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
-from fantasyland_seeds import fantasy_rows
 from pineapple_moves import DiscardKeeper
 
 from sapsam import fairness
@@ -42,6 +41,7 @@ from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase, open
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.domain.table_deadlines import UnservedWindow
+from sapsam.fairness.fantasyland_deals import fantasy_rows
 from sapsam.fairness.open_face_deal import deal_streets, street_digest
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent

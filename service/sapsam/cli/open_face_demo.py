@@ -7,10 +7,15 @@ time; four players take its seats, each played by the solver bot of the SDK
 (``sapsam_client.open_face_bot``) in a thread, one of which lets its first turn's time run out,
 so the server's sweeper places for it (a timeout). The demo watches the table as a spectator and
 prints each deal's rows, its score and the set's total, ``FL`` for a Fantasyland hand and
-``DEAD`` for a dead one. A set in which nobody earned a
-Fantasyland is followed by another at a new table, up to ``MAX_SETS``. Then every table's log is
-exported and verified (``sapsam audit verify``'s checks: every placement legal and in turn, the
-streets dealt from the published seed, the scores recomputed).
+``DEAD`` for a dead one. Then the table's log is exported and verified (``sapsam audit
+verify``'s checks: every placement legal and in turn, the streets dealt from the published
+seed, the scores recomputed).
+
+The Fantasyland is certain, not hoped for: the operator starts deal 1 itself, dealt from a seed
+chosen (``sapsam.fairness.fantasyland_deals``) so that seat 0 is dealt cards it can set with a
+pair of queens or better in front and its rows in order, and seat 0's bot places each street's
+cards into those rows (a move needing no solver, so it is made well within the move time). The
+seed is committed, revealed and verified as any other; every later deal's is the CSPRNG's.
 
 Exit status 0 when a Fantasyland and a timeout were played and every deal verified, 1 otherwise.
 """
@@ -29,9 +34,10 @@ from sapsam.cli.wording import plural
 FAILED: Final = 1
 MOVE_SECONDS: Final = 3
 """The demo table's time per placement: short, so the deliberate timeout costs little."""
-MAX_SETS: Final = 4
 SEED_TRIES: Final = 2000
 BOT_SECONDS: Final = 300
+HUNTER: Final = 0
+"""The seat dealt a Fantasyland-earning hand in deal 1."""
 
 
 def _seat_number(name: str) -> int:
@@ -42,76 +48,65 @@ def _rows_text(rows: Any) -> str:
     return " | ".join(" ".join(row) for row in (rows.front, rows.middle, rows.back))
 
 
-def _fantasyland_seed(table: Any, seats: int) -> bytes | None:
-    """A first-deal seed under which the hunting bot (seat 0) earns a Fantasyland playing as it
-    plays (its moves are a pure function of its cards: ``choose_placement``), found by dealing
-    seeds as the server would (no entropy; the cutter cuts where its bot does); None if none of
-    ``SEED_TRIES`` does."""
-    import hashlib
+def _start_chosen_deal(operator: Any, tables: Any, table: Any, seats: int) -> Any:
+    """Start deal 1 from a seed under which the hunter can earn a Fantasyland (dealt as the
+    server deals: no entropy, the deck cut where the cutter's bot cuts); the rows that earn it,
+    as the SDK carries rows."""
     import uuid
 
     from sapsam import fairness
-    from sapsam.fairness.open_face_deal import deal_streets, street_schedule
-    from sapsam.rules.open_face.board import Board
-    from sapsam.rules.open_face.fantasyland import next_fantasyland
-    from sapsam.rules.open_face.scoring import judge_hand
-    from sapsam_client.open_face_bot import choose_placement, open_face_rules, placement_seed
+    from sapsam.fairness.fantasyland_deals import earning_seed
+    from sapsam_client.commitment import Rows
+    from sapsam_client.open_face_bot import open_face_rules
 
     rules = open_face_rules(table.open_face_rule_set)
     table_id = uuid.UUID(table.name.removeprefix("tables/"))
     dealer = _seat_number(table.dealer_seat)
     cutter = fairness.cutter_for(dealer, seats)
-    cut = 1 + (cutter + 1) % 51  # the cutter bot's (seed = its seat) cut in deal 1
-    schedule = street_schedule(rules.dealt_street_cards, (None,) * seats)
-    queen = "23456789TJQKA".index(rules.fantasyland_entry_rank or "Q")
-    for attempt in range(SEED_TRIES):
-        seed = hashlib.sha256(f"sapsam demo-ofc {table_id} {attempt}".encode()).digest()
-        deck = fairness.shuffle_deck(seed, (None,) * seats, table_id, 1)
-        streets = deal_streets(fairness.cut_deck(deck, cut), dealer, schedule)
-        first = [card.rank for card in streets[0][0] if card.rank >= queen]
-        if len(first) == len(set(first)):
-            continue  # no high pair on the first street: the hunter would not try
-        board = Board()
-        for street, cards in enumerate(streets):
-            placement = choose_placement(
-                rules, board, cards[0], placement_seed(0, 1, street), hunt=True
-            )
-            board = board.with_placement(placement)
-        if next_fantasyland(rules, judge_hand(rules, board), 0) is not None:
-            return seed
-    return None
+    seed, rows = earning_seed(
+        table_id,
+        dealer,
+        HUNTER,
+        streets=rules.street_cards,
+        cut=1 + (cutter + 1) % 51,  # the cutter bot's (seed = its seat) cut in deal 1
+        label=f"sapsam demo-ofc {table_id}",
+        seats=seats,
+        entry_rank=rules.fantasyland_entry_rank or "Q",
+        attempts=SEED_TRIES,
+    )
+    # Every seed drawn while the operator's StartDeal runs (a retried call draws again) is the
+    # chosen one; no other deal starts meanwhile (the bots are not playing yet).
+    tables.deal_seeds = lambda: seed
+    try:
+        operator.start_deal(table.name)
+    finally:
+        tables.deal_seeds = fairness.new_seed
+    return Rows.of(*((str(card) for card in row) for row in rows))
 
 
-def _play_set(
-    operator: Any, tables: Any, address: str, preset: str, seats: int, number: int
-) -> tuple[str, Any]:
-    """One set at a new table: its name, and what the watch saw (Fantasylands, timeouts)."""
-    from sapsam import fairness
+def _play_set(operator: Any, tables: Any, address: str, preset: str, seats: int) -> tuple[str, Any]:
+    """The set at a new table: its name, and what the watch saw (Fantasylands, timeouts)."""
     from sapsam_client import connect
     from sapsam_client.open_face_bot import OpenFaceBot
 
     table = operator.create_open_face_table(seats, preset=preset, move_seconds=MOVE_SECONDS)
-    print(f"set {number}: table {table.name} ({preset}, {plural(seats, 'seat')})")
+    print(f"table {table.name} ({preset}, {plural(seats, 'seat')})")
     bots = []
     for seat in range(seats):
         client = connect(address)
         registration = client.register(f"solver bot {seat}")
         joined = client.join_table(table.name, seat=seat)
         player_id = registration.player.removeprefix("players/")
-        late = seat == seats - 1 and number == 1
+        late = seat == seats - 1
         bots.append(
             OpenFaceBot(
                 client, table.name, joined.name, player_id, seed=seat, late_once=late, hunt=True
             )
         )
     operator.choose_dealer(table.name)
-    chosen = _fantasyland_seed(operator.get_table(table.name), seats) if number == 1 else None
-    if chosen is not None:
-        # Deal 1 is dealt from a seed chosen so that a Fantasyland is shown; it is committed,
-        # revealed and verified as any other, and every later deal's seed is the CSPRNG's.
-        print("  deal 1's seed is chosen so that seat 0 can earn a Fantasyland")
-        once = iter([chosen])
-        tables.deal_seeds = lambda: next(once, None) or fairness.new_seed()
+    rows = _start_chosen_deal(operator, tables, operator.get_table(table.name), seats)
+    bots[HUNTER].planned[1] = rows
+    print(f"  deal 1's seed is chosen so that seat {HUNTER} earns a Fantasyland")
     threads = [threading.Thread(target=bot.play, daemon=True) for bot in bots]
     for thread in threads:
         thread.start()
@@ -218,24 +213,14 @@ def run_open_face_demo(arguments: argparse.Namespace) -> int:
             where = describe_demo_database(arguments.database_url)
             print(f"server listening on {address}\n  ({where})")
             operator = connect(address, token=operator_token)
-            played, fantasylands, timeouts = [], 0, 0
-            for number in range(1, MAX_SETS + 1):
-                table, seen = _play_set(
-                    operator, tables, address, arguments.preset, arguments.seat_count, number
-                )
-                played.append((table, seen.deals))
-                fantasylands += seen.fantasylands
-                timeouts += seen.timeouts
-                if fantasylands:
-                    break
-                print("no Fantasyland in this set: another set")
-            print(f"verifying {plural(len(played), 'table')} from the log")
-            ok = True
-            for table, deals in played:
-                verified, count = _verify(database_url, table)
-                ok = ok and verified and count == deals
-                state = "ok" if verified and count == deals else "FAILED"
-                print(f"  {table}: {state} ({plural(count, 'deal')} verified)")
+            table, seen = _play_set(
+                operator, tables, address, arguments.preset, arguments.seat_count
+            )
+            print("verifying the table from the log")
+            verified, count = _verify(database_url, table)
+            ok = verified and count == seen.deals
+            print(f"  {table}: {'ok' if ok else 'FAILED'} ({plural(count, 'deal')} verified)")
+            fantasylands, timeouts = seen.fantasylands, seen.timeouts
             print(
                 f"{plural(fantasylands, 'Fantasyland')}, {plural(timeouts, 'timeout')}; "
                 f"verification: {'PASSED' if ok else 'FAILED'}"

@@ -13,13 +13,15 @@ nonce kept in the client's ``discard_keeper``) and the bot opens once every hand
 (``sapsam_client.rules``); the server judges every move.
 
 ``late_once`` makes the bot let its first turn's time run out (``move_seconds``), so that the
-server's sweeper places for it: ``sapsam demo-ofc`` shows a timeout that way.
+server's sweeper places for it: ``sapsam demo-ofc`` shows a timeout that way. ``planned`` gives
+a deal's rows in advance (the demo's chosen deal 1, which earns a Fantasyland).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Final
@@ -120,6 +122,23 @@ def _changed(heard: list[int], seen: int, stop: threading.Event) -> bool:
     return heard[0] != seen or stop.is_set()
 
 
+def _planned_rows(
+    plan: Rows | None, dealt: Sequence[str]
+) -> tuple[list[str], list[str], list[str]] | None:
+    """``dealt`` split into front, middle and back as ``plan`` places them; None without a
+    plan or when it does not hold every card."""
+    if plan is None:
+        return None
+    rows: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for card in dealt:
+        planned = (plan.front, plan.middle, plan.back)
+        row = next((index for index, cards in enumerate(planned) if card in cards), None)
+        if row is None:
+            return None
+        rows[row].append(card)
+    return rows
+
+
 def placement_seed(bot_seed: int, deal_number: int, street: int) -> int:
     """The solver's seed for one of a bot's moves."""
     return bot_seed * 1000 + deal_number * 20 + street
@@ -138,6 +157,10 @@ class OpenFaceBot:
     late_once: bool = False
     hunt: bool = False
     """Go for Fantasyland: a high pair dealt on the first street goes to the front row."""
+    planned: dict[int, Rows] = field(default_factory=dict)
+    """Rows to set, by deal number: each card dealt goes to the row these put it in (the demo
+    deals a chosen seed and gives the rows that earn Fantasyland); a card they do not hold, by
+    the solver as usual."""
     stop: threading.Event = field(default_factory=threading.Event)
     keeper: CommitmentKeeper | None = None
     """Where a Fantasyland hand's rows and nonce are kept before its commitment is sent (e.g. a
@@ -231,22 +254,30 @@ class OpenFaceBot:
         hand = self.client.get_open_face_hand(self.seat)
         if not hand.my_turn:
             return
-        front, middle, back = (cards.parse_cards(list(row)) for row in hand.rows)
-        board = board_module.Board(front, middle, back)
-        dealt = cards.parse_cards(list(hand.to_place()))
-        placement, thrown = choose_street(
-            open_face_rules(table.open_face_rule_set),
-            board,
-            dealt,
-            placement_seed(self.seed, hand.deal_number, hand.street),
-            hunt=self.hunt,
-        )
+        board = board_module.Board(*(cards.parse_cards(list(row)) for row in hand.rows))
+        to_place = hand.to_place()
+        rows = _planned_rows(self.planned.get(hand.deal_number), to_place)
+        thrown: tuple[Any, ...] = ()
+        if rows is None:
+            placement, thrown = choose_street(
+                open_face_rules(table.open_face_rule_set),
+                board,
+                cards.parse_cards(list(to_place)),
+                placement_seed(self.seed, hand.deal_number, hand.street),
+                hunt=self.hunt,
+            )
+            rows = (
+                [str(card) for card in placement.front],
+                [str(card) for card in placement.middle],
+                [str(card) for card in placement.back],
+            )
+        front, middle, back = rows
         self.client.place_cards(
             self.seat,
             hand.street,
-            [str(card) for card in placement.front],
-            [str(card) for card in placement.middle],
-            [str(card) for card in placement.back],
+            front,
+            middle,
+            back,
             deal=hand.deal_number,
             player=self.player_id,
             discard=[str(card) for card in thrown],

@@ -108,16 +108,23 @@ describe("the page's pins (src/pins.ts)", async () => {
   });
 });
 
-describe("open-face sets played by sapsam's domain: not covered, never failed", () => {
+describe("open-face sets played by sapsam's domain: every check of §4.3.1 the page makes passes", () => {
   const verdicts: Record<string, string> = JSON.parse(data("open_face.json"));
   it.each(Object.entries(verdicts))("%s: %s", async (name, verdict) => {
     const report = await verifyExport(data(`open_face/${name}`));
     expect(report.checks.filter((c) => c.status === "failed")).toEqual([]);
     expect(asPython(report.verdict)).toBe(verdict);
-    expect(report.reasons).toContain("this page does not check open_face deals yet");
-    const deals = new Set(report.checks.filter((c) => c.name === "streets" && c.status === "passed").map((c) => c.deal));
+    // What the page does not re-decide keeps it below ANCHORED, in words.
+    expect(report.reasons).toContain("who plays Fantasyland next and the set's end (rules.md §8.5, §8.11) are not re-decided here");
     const scored = (data(`open_face/${name}`).match(/"type":"SeedRevealed"/g) ?? []).length;
-    expect(deals.size).toBe(scored); // seed and streets ran and passed for every finished deal
+    for (const check of ["seed", "streets", "placements", "fantasyland", "discards", "scores", "series_totals"]) {
+      const deals = new Set(report.checks.filter((c) => c.name === check && c.status === "passed").map((c) => c.deal));
+      expect(deals.size, check).toBe(scored); // ran and passed for every finished deal
+    }
+  });
+  const forged: Record<string, { file: string; verdict: string; failed: string[] }> = JSON.parse(data("open_face_tampered.json"));
+  it.each(Object.entries(forged))("re-chained forgery %s: sapsam's verdict and failed checks", async (_, { file, verdict, failed }) => {
+    expect(await failedNames(data(file))).toEqual({ verdict, failed: [...failed].sort() });
   });
   it("a street's digest changed and re-chained: streets fails, FAILED", async () => {
     const { chainHash } = await import("../src/export");
@@ -132,6 +139,8 @@ describe("open-face sets played by sapsam's domain: not covered, never failed", 
     header.segments[0].last_hash = hex(previous);
     const report = await verifyExport([header, ...events].map((x) => JSON.stringify(x)).join("\n"));
     expect(report.checks.filter((c) => c.status === "failed").map((c) => `${c.name}@${c.deal}`)).toEqual([`streets@${street.data.deal_number}`]);
+    expect(report.checks.filter((c) => c.deal === street.data.deal_number && c.status === "skipped").map((c) => c.name))
+      .toEqual(["placements", "fantasyland", "discards", "scores", "series_totals"]);
     expect(report.verdict).toBe("FAILED");
   });
 });

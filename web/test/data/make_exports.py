@@ -93,8 +93,8 @@ def main() -> None:
 
 def _open_face() -> None:
     """Open-face sets played by the domain's test driver (tests/domain/open_face_deals.py): a
-    whole ofc_classic set of three seats, a set with a Fantasyland, and a Pineapple set; the page
-    does not check open face yet, so it must say "not covered", never fail them."""
+    whole ofc_classic set of three seats, a set with a Fantasyland, and a Pineapple set, each of
+    which the page must pass; then the forgeries of make_open_face_tampered.py."""
     sys.path[:0] = [str(HERE.parents[2] / "tests" / "domain"), str(HERE.parents[2] / "tests")]
     from open_face_deals import export_lines, fantasyland_table, open_face_table
 
@@ -114,6 +114,9 @@ def _open_face() -> None:
         (folder / name).write_text("\n".join(export_lines(table.events)) + "\n", encoding="utf-8")
         verdicts[name] = _report(folder / name)[0]
     (HERE / "open_face.json").write_text(json.dumps(verdicts, indent=2) + "\n", encoding="utf-8")
+    from make_open_face_tampered import main as open_face_forgeries
+
+    open_face_forgeries()
 
 
 def _receipts(log: AnchoredLog) -> None:

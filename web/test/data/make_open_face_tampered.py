@@ -1,0 +1,86 @@
+"""Re-chained forgeries of the open-face sample sets (open_face/*.jsonl), one per check of
+docs/audit.md §4.3.1 the page makes after `streets`, and the verdict and failed checks
+`sapsam audit verify` gives each (open_face_tampered.json), which test/crosscheck.test.ts holds
+the page to. make_exports.py runs it after writing open_face/; alone (the sets unchanged):
+    python web/test/data/make_open_face_tampered.py
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from make_exports import Events, _rechained, _report, _set, _shift_totals
+
+HERE = Path(__file__).resolve().parent
+
+
+def _nth(events: Events, type_name: str, deal: int, index: int) -> dict[str, Any]:
+    found = [e for e in events if e["type"] == type_name and e["data"].get("deal_number") == deal]
+    return found[index]
+
+
+def _swap_turns(events: Events) -> None:
+    """Deal 1's first two placements trade places: the second seat places out of turn."""
+    first, second = _nth(events, "CardsPlaced", 1, 0), _nth(events, "CardsPlaced", 1, 1)
+    i, j = events.index(first), events.index(second)
+    events[i], events[j] = second, first
+
+
+def _trade_cards(events: Events) -> None:
+    """Deal 2, street 1: two seats' placements trade their card (each places one not dealt it)."""
+    a, b, *_ = (
+        e
+        for e in events
+        if e["type"] == "CardsPlaced" and e["data"]["deal_number"] == 2 and e["data"]["street"] == 1
+    )
+    row_a = next(r for r in ("front", "middle", "back") if a["data"][r])
+    row_b = next(r for r in ("front", "middle", "back") if b["data"][r])
+    a["data"][row_a], b["data"][row_b] = b["data"][row_b], a["data"][row_a]
+
+
+def _fantasyland_rows(events: Events) -> None:
+    """The Fantasyland hand's front and middle trade a card after it was committed."""
+    data = next(e for e in events if e["type"] == "FantasylandRevealed")["data"]
+    data["front"][0], data["middle"][0] = data["middle"][0], data["front"][0]
+
+
+def _discards_swapped(events: Events) -> None:
+    """A seat's first two discards opened in each other's street."""
+    data = _nth(events, "DiscardsRevealed", 1, 0)["data"]
+    data["cards"][0], data["cards"][1] = data["cards"][1], data["cards"][0]
+
+
+FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
+    "placement_out_of_turn": ("pineapple.jsonl", _swap_turns),
+    "placement_not_dealt": ("ofc_classic.jsonl", _trade_cards),
+    "fantasyland_rows_changed": ("fantasyland.jsonl", _fantasyland_rows),
+    "discards_swapped": ("pineapple.jsonl", _discards_swapped),
+    "rescored": ("ofc_classic.jsonl", _set("DealScored", 1, totals=_shift_totals)),
+    "running_totals": ("pineapple.jsonl", _set("DealScored", 2, series_totals=_shift_totals)),
+}
+
+
+def main() -> None:
+    folder = HERE / "open_face" / "tampered"
+    folder.mkdir(exist_ok=True)
+    outcomes: dict[str, dict[str, Any]] = {}
+    for name, (base, change) in FORGERIES.items():
+        path = folder / f"{name}.jsonl"
+        text = (HERE / "open_face" / base).read_text(encoding="utf-8")
+        path.write_text(_rechained(text, change), encoding="utf-8")
+        verdict, failed = _report(path)
+        outcomes[name] = {
+            "file": f"open_face/tampered/{name}.jsonl",
+            "verdict": verdict,
+            "failed": failed,
+        }
+    (HERE / "open_face_tampered.json").write_text(
+        json.dumps(outcomes, indent=2) + "\n", encoding="utf-8"
+    )
+
+
+if __name__ == "__main__":
+    main()

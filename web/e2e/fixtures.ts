@@ -133,3 +133,9 @@ export async function verifyDeal(sapsam: Sapsam, deal: string, who: BrowserPlaye
   const checks = verified.checks ?? [];
   return { ok: verified.ok ?? false, verdict: verified.verdict ?? "", failed: checks.filter((c) => c.status === "CHECK_STATUS_FAILED"), checks };
 }
+
+/** The page fits its viewport's width (phone width: nothing to scroll sideways). */
+export async function expectFitsWidth(page: Page): Promise<void> {
+  const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  expect(scroll, "the page is wider than the screen").toBeLessThanOrEqual(width);
+}

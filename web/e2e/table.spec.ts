@@ -3,7 +3,7 @@
 // deal 2 and continues where it was, reloads right after committing in deal 3 (the reveal comes from
 // the rows kept in the browser), and sees every reveal and the final standings.
 import { type Page } from "@playwright/test";
-import { type Bots, browserPlayer, expect, shot, startBots, stopBots, test, verifyDeal } from "./fixtures";
+import { type Bots, browserPlayer, expect, expectFitsWidth, shot, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
 const DEALS = 3;
 
@@ -27,6 +27,7 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await page.getByLabel("Rules", { exact: true }).selectOption("pagat");
     await page.getByLabel("Seats").selectOption("4");
     await page.getByLabel("Deals in the series").fill(String(DEALS));
+    await expectFitsWidth(page);
     await shot(page, "lobby");
     await page.getByRole("button", { name: "Create and sit down" }).click();
     await page.waitForURL(/table\.html\?table=/);
@@ -47,6 +48,7 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await page.locator('.row-head[data-row="back"]').click();
     await expect(hand).toHaveCount(0);
     await expect(page.locator(".row-zone.front .card-button")).toHaveCount(3);
+    await expectFitsWidth(page);
     await shot(page, "deal1-arranged");
     await committed(page, 1);
     await shot(page, "deal1-reveal");
@@ -85,6 +87,7 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await expect(page.locator(".standings li")).toHaveCount(4);
     await expect(page.locator(".standings")).toContainText("Ann (you)");
     await expect(page.locator('section.result[data-deal="3"] .seat-result.you')).not.toContainText(/Timed out|Fouled/);
+    await expectFitsWidth(page);
     await shot(page, "series-complete");
     // The server's own verifier agrees with what the browser committed, signed and revealed.
     const who = await browserPlayer(page);

@@ -96,7 +96,10 @@ async function loadPresets(): Promise<void> {
   const answer = await session.api.tables.listRuleSets({ pageSize: 100 });
   // The table page plays the closed game; open face's and Pineapple's presets are left out here.
   const closed = answer.presets.filter((p) => !p.openFaceRuleSet);
-  select.replaceChildren(...closed.map((p) => el("option", `${p.name}: ${p.description}`, { value: p.name })));
+  select.replaceChildren(...closed.map((p) => el("option", p.name.replaceAll("_", " "), { value: p.name })));
+  const describe = () => ($("preset-description").textContent = closed.find((p) => p.name === select.value)?.description ?? "");
+  select.addEventListener("change", describe);
+  describe();
 }
 
 async function loadTournaments(): Promise<void> {
@@ -105,7 +108,7 @@ async function loadTournaments(): Promise<void> {
     const answer = await session.api.tournaments.listTournaments({ pageSize: 50, status: TournamentStatus.REGISTRATION });
     list.replaceChildren(
       ...answer.tournaments.map((t) => {
-        const li = el("li", `${t.displayName || t.name} · ${t.players.length}${t.maxEntrants ? `/${t.maxEntrants}` : ""} registered · ${t.rounds} rounds of ${t.dealsPerRound} deals `);
+        const li = el("li", `${t.displayName || t.name} · ${t.players.length}${t.maxEntrants ? `/${t.maxEntrants}` : ""} registered · ${t.rounds} round${t.rounds === 1 ? "" : "s"} of ${t.dealsPerRound} deal${t.dealsPerRound === 1 ? "" : "s"} `);
         const registered = session.identity && t.players.includes(session.identity.player);
         if (registered) li.append(el("span", "(you are registered)"));
         else {

@@ -134,6 +134,18 @@ async function act(t: Table): Promise<void> {
   }
 }
 
+async function joinHere(): Promise<void> {
+  try {
+    const answer = await session.api.tables.joinTable({ requestId: requestId(), table: tableName });
+    if (session.identity && answer.seat) moves = new SeatMoves(session.api, session.identity, answer.seat);
+    say("You took a seat.");
+  } catch (error) {
+    const r = refusal(error);
+    say(`No seat: ${r.reason || r.code} ${r.message}`);
+  }
+  await refresh();
+}
+
 async function commitRows(): Promise<void> {
   if (!board || !moves || sending) return;
   sending = true;
@@ -166,6 +178,14 @@ function renderArranging(t: Table): void {
     board = null;
     const kept = moves ? loadKept(moves.seat, deal) : null;
     area.replaceChildren();
+    if (mine?.timedOut && (t.phase === TablePhase.ARRANGING || t.phase === TablePhase.REVEALING)) {
+      const p = document.createElement("p");
+      p.className = "foul";
+      p.textContent = "Your seat ran out of time this deal: the server settled it as the rules say (a foul, or the solver's rows).";
+      area.append(p);
+    } else if (!mine && t.phase === TablePhase.SEATING && t.seats.some((s) => !s.player)) {
+      area.append(button("Take a seat", "join", () => void joinHere()));
+    }
     if (mine?.confirmed && kept && t.phase === TablePhase.ARRANGING) {
       const p = document.createElement("p");
       p.textContent = "Your rows are committed (only their hash is on the server until the reveal):";
@@ -181,10 +201,15 @@ function renderArranging(t: Table): void {
     const tools = document.createElement("div");
     tools.className = "tools";
     const hint = button("Suggest rows", "hint", () => {
-      board!.arrangement.set(suggestRows(cards, strict()));
-      board!.render();
-      savePlacements();
-      updateCommit();
+      say("Looking for good rows…");
+      setTimeout(() => {
+        // computed here, in the browser: some 72,000 ways to set 13 cards, under a second
+        board!.arrangement.set(suggestRows(cards, strict()));
+        board!.render();
+        savePlacements();
+        updateCommit();
+        say("Suggested rows: move any card you like before committing.");
+      }, 0);
     });
     const clear = button("Clear", "clear", () => {
       board!.arrangement.clear();

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-tournament torture \
-	cluster cluster-test web-unit web-proto web-test web-browser
+	cluster cluster-test web-unit web-proto web-test web-browser web
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +91,19 @@ proto: $(STAMP)
 # extra flags go in SERVE_ARGS, e.g. `make serve SERVE_ARGS="--workers 2"`.
 serve: $(STAMP)
 	$(BIN)/sapsam serve $(SERVE_ARGS)
+
+# Play in a browser (issue #21): the service as `make serve` runs it, also serving Connect on
+# WEB_HTTP (127.0.0.1:8080), and the page (Vite, which passes /sapsam.v1.* to it) on
+# http://127.0.0.1:WEB_PORT (5173): lobby.html to play, history.html for your deals, index.html
+# to verify and replay any export. Ctrl-C stops both.
+WEB_HTTP ?= 127.0.0.1:8080
+WEB_PORT ?= 5173
+web: $(STAMP)
+	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	@$(BIN)/sapsam serve --http $(WEB_HTTP) $(SERVE_ARGS) & server=$$!; \
+	trap 'kill $$server 2>/dev/null; wait $$server' EXIT INT TERM; \
+	echo "== play at http://127.0.0.1:$(WEB_PORT)/lobby.html (Ctrl-C stops the page and the server)"; \
+	cd web && SAPSAM_HTTP=$(WEB_HTTP) npx vite --host 127.0.0.1 --port $(WEB_PORT) --strictPort --clearScreen false
 
 # A server on a fresh embedded database in a temporary folder, four bots over gRPC playing an
 # 8-deal series, every deal's reveal and scores, the standings, and every deal verified from the log.

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Page, test as base, expect } from "@playwright/test";
+import { type Locator, type Page, test as base, expect } from "@playwright/test";
 import { sapsamBin } from "./global-setup";
 
 export { expect };
@@ -138,4 +138,10 @@ export async function verifyDeal(sapsam: Sapsam, deal: string, who: BrowserPlaye
 export async function expectFitsWidth(page: Page): Promise<void> {
   const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   expect(scroll, "the page is wider than the screen").toBeLessThanOrEqual(width);
+}
+
+/** A screenshot of one element, saved as web/e2e-artifacts/<name>.png. */
+export async function shotOf(locator: Locator, name: string): Promise<void> {
+  mkdirSync(ARTEFACTS, { recursive: true });
+  await locator.screenshot({ path: join(ARTEFACTS, `${name}.png`) });
 }

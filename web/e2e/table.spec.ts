@@ -3,7 +3,7 @@
 // deal 2 and continues where it was, reloads right after committing in deal 3 (the reveal comes from
 // the rows kept in the browser), and sees every reveal and the final standings.
 import { type Page } from "@playwright/test";
-import { type Bots, browserPlayer, expect, expectFitsWidth, shot, startBots, stopBots, test, verifyDeal } from "./fixtures";
+import { type Bots, browserPlayer, expect, expectFitsWidth, shot, shotOf, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
 const DEALS = 3;
 
@@ -89,6 +89,7 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await expect(page.locator('section.result[data-deal="3"] .seat-result.you')).not.toContainText(/Timed out|Fouled/);
     await expectFitsWidth(page);
     await shot(page, "series-complete");
+    await shotOf(page.locator('section.result[data-deal="1"]'), "deal1-result");
     // The server's own verifier agrees with what the browser committed, signed and revealed.
     const who = await browserPlayer(page);
     for (let deal = 1; deal <= DEALS; deal++) {

@@ -1,7 +1,8 @@
 // A human plays a whole series through the page against three bots (sapsam-bot over gRPC): registers
-// in the lobby, creates a 4-seat table, arranges by keyboard and taps in deal 1, reloads mid-deal in
-// deal 2 and continues where it was, reloads right after committing in deal 3 (the reveal comes from
-// the rows kept in the browser), and sees every reveal and the final standings.
+// in the lobby, creates a 4-seat table, arranges by keyboard, a drag and a tap in deal 1, reloads
+// mid-arrangement in deal 2 and continues where it was, loses its first reveal of deal 3 and reloads
+// (the reveal comes from the rows and nonce kept in the browser), sees every reveal and the final
+// standings; then the server's verifier checks each deal with the browser's player key pinned.
 import { type Page } from "@playwright/test";
 import { type Bots, browserPlayer, expect, expectFitsWidth, shot, shotOf, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
@@ -34,16 +35,18 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     const table = new URL(page.url()).searchParams.get("table")!;
     bots = startBots(sapsam, table, 3);
 
-    // Deal 1: every card by keyboard (Enter picks, 1/2/3 puts it in a row) and one by a tap.
+    // Deal 1: cards by keyboard (Enter picks, 1/2/3 puts it in a row), one dragged, one tapped.
     await waitForHand(page, 1);
     await shot(page, "deal1-dealt");
     const hand = page.locator(".hand .card-button");
     await expect(hand).toHaveCount(13);
-    for (const row of ["1", "1", "1", "2", "2", "2", "2", "2", "3", "3", "3", "3"]) {
+    for (const row of ["1", "1", "1", "2", "2", "2", "2", "2", "3", "3", "3"]) {
       await hand.first().focus();
       await page.keyboard.press("Enter");
       await page.keyboard.press(row);
     }
+    await hand.first().dragTo(page.locator(".row-zone.back")); // one dragged onto the back row
+    await expect(page.locator(".row-zone.back .card-button")).toHaveCount(4);
     await hand.first().click(); // the last card by tapping it, then the back row's button
     await page.locator('.row-head[data-row="back"]').click();
     await expect(hand).toHaveCount(0);

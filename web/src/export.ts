@@ -19,7 +19,7 @@ import { naturalsPlayed } from "./naturals";
 import { dealerRotation, headerCheck, openingCheck, revealFouls, scoredArrangements } from "./recordChecks";
 import { checkLimits } from "./limits";
 import type { OfcRuleSet } from "./openface";
-import { openFaceDealChecks } from "./openfaceExport";
+import { openFaceExportChecks } from "./openfaceExport";
 import { checkReceipt, parseReceipt } from "./receipts";
 import * as T from "./transparency";
 import { type Check, type PublishedDeal, type Verdict, verifyDeal } from "./verify";
@@ -263,30 +263,14 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
     reasons.push(`this page does not check ${String(family)} deals yet`);
   }
   if (family === "open_face") {
-    // §4.3.1: seed, streets, placements, fantasyland, discards and scores of each finished or
-    // voided deal; what the page does not re-decide is named and keeps the verdict below ANCHORED.
-    const notCovered = new Set<string>(["who plays Fantasyland next and the set's end (rules.md §8.5, §8.11) are not re-decided here"]);
-    const ofStarts = events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
-    const seated: string[] = [];
-    let running: number[] | null = header.scope === "table" ? Array.from({ length: seatCount }, () => 0) : null;
-    for (const [k, start] of ofStarts.entries()) {
-      for (const e of events.slice(ofStarts[k - 1] ?? 0, start))
-        if (e.type === "PlayerSeated" || e.type === "SeatReplaced") seated[e.data.seat as number] = e.data.player_id as string;
-      const dealEvents = events.slice(start, ofStarts[k + 1] ?? events.length);
-      const number = dealEvents[0]!.data.deal_number as number;
-      if (number === 1) running = Array.from({ length: seatCount }, () => 0);
-      if (dealEvents.some((e) => e.type === "SeriesStarted")) running = null; // the next set starts after it
-      if (!dealEvents.some((e) => e.type === "SeedRevealed" || e.type === "DealVoided")) continue;
-      try {
-        for (const c of await openFaceDealChecks(tableId, created!.rule_set as unknown as OfcRuleSet, seatCount, dealEvents, [...seated], running, notCovered)) checks.push({ ...c, deal: number });
-      } catch (e) {
-        add("seed", "failed", "the seed revealed opens the deal's commitment", e instanceof Error ? e.message : String(e), number);
-      }
-      const scored = dealEvents.find((e) => e.type === "DealScored");
-      if (scored !== undefined) running = scored.data.series_totals as number[];
+    // §4.3.1: each finished or voided deal re-decided as far as this page goes (src/openfaceExport.ts);
+    // what it cannot settle is named and keeps the verdict below ANCHORED.
+    const notCovered = new Set<string>();
+    checks.push(...await openFaceExportChecks(tableId, created!.rule_set as unknown as OfcRuleSet, seatCount, header.scope === "table", events, notCovered));
+    if (notCovered.size > 0) {
+      add("family", "skipped", "every open-face rule is re-decided", `not covered: ${[...notCovered].join("; ")}`);
+      reasons.push(...notCovered);
     }
-    add("family", "skipped", "every open-face rule is re-decided", `not covered: ${[...notCovered].join("; ")}`);
-    reasons.push(...notCovered);
   }
   const starts = family !== "closed" ? [] : events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
   const signers = new Set<string>(); // players who signed a move earlier in the file

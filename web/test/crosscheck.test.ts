@@ -114,8 +114,9 @@ describe("open-face sets played by sapsam's domain: every check of §4.3.1 the p
     const report = await verifyExport(data(`open_face/${name}`));
     expect(report.checks.filter((c) => c.status === "failed")).toEqual([]);
     expect(asPython(report.verdict)).toBe(verdict);
-    // What the page does not re-decide keeps it below ANCHORED, in words.
-    expect(report.reasons).toContain("who plays Fantasyland next and the set's end (rules.md §8.5, §8.11) are not re-decided here");
+    // Every deal re-decided, Fantasyland entries and the set's end included: only the missing
+    // checkpoint keeps it below ANCHORED, as it keeps sapsam's.
+    expect(report.reasons).toEqual(["the export carries no checkpoint"]);
     const scored = (data(`open_face/${name}`).match(/"type":"SeedRevealed"/g) ?? []).length;
     for (const check of ["seed", "streets", "placements", "fantasyland", "discards", "scores", "series_totals"]) {
       const deals = new Set(report.checks.filter((c) => c.name === check && c.status === "passed").map((c) => c.deal));

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from make_exports import Events, _rechained, _report, _set, _shift_totals
+from make_exports import Events, _drop, _rechained, _report, _set, _shift_totals
 
 HERE = Path(__file__).resolve().parent
 
@@ -60,6 +60,8 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "discards_swapped": ("pineapple.jsonl", _discards_swapped),
     "rescored": ("ofc_classic.jsonl", _set("DealScored", 1, totals=_shift_totals)),
     "running_totals": ("pineapple.jsonl", _set("DealScored", 2, series_totals=_shift_totals)),
+    "set_not_completed": ("ofc_classic.jsonl", _drop("SeriesCompleted")),
+    "button_kept": ("ofc_classic.jsonl", _set("DealStarted", 2, dealer=lambda d: (d + 2) % 3)),
 }
 
 

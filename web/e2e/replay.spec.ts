@@ -120,3 +120,29 @@ test("a tampered export fails, naming the check", async ({ page, sapsam }) => {
   await expect(page.locator(".verdict")).toContainText("chain does not hold: every event is chained to the one before it");
   await shot(page, "verify-altered-chain");
 });
+
+test("a Pineapple set replays street by street, its discards face down until revealed", async ({ page, sapsam }) => {
+  await page.goto(`${sapsam.page}/`);
+  await page.getByLabel("Export file (.jsonl)").setInputFiles(join(DATA, "open_face", "pineapple.jsonl"));
+  await page.getByRole("button", { name: "Verify" }).click();
+  // Every open-face check passes; only the missing checkpoint keeps it from anchored.
+  await expect(page.locator(".verdict-level")).toHaveText(/Internally consistent only/);
+  await expect(page.locator(".verdict")).toContainText("the export carries no checkpoint");
+  await expect(page.getByText("Every check:")).toContainText("0 failed");
+  const replay = page.getByRole("region", { name: "Replay of the deal" });
+  await expect(replay.getByRole("combobox", { name: "Deal to replay" })).toHaveValue("0");
+  const title = replay.locator("h3");
+  const next = replay.getByRole("button", { name: "Next ▶" });
+  for (let k = 0; k < 60 && (await title.textContent()) !== "Street 2 dealt"; k++) await next.click();
+  await expect(replay.locator(".replay-seat").first().locator(".replay-row", { hasText: "in hand" }).locator("svg.card")).toHaveCount(3);
+  for (let k = 0; k < 10 && !/discards face down/.test((await title.textContent()) ?? ""); k++) await next.click();
+  await expect(replay.locator(".replay-seat.focus").getByRole("img", { name: "a card face down" })).toHaveCount(1);
+  await shot(page, "replay-pineapple-discard-face-down");
+  // The score: each seat's discards are open, every row named.
+  for (let k = 0; k < 60 && (await title.textContent()) !== "Scored"; k++) await next.click();
+  for (const seat of await replay.locator(".replay-seat").all()) {
+    await expect(seat.getByRole("img", { name: "a card face down" })).toHaveCount(0);
+    await expect(seat.getByRole("group", { name: /^discards: / })).toBeVisible();
+  }
+  await shot(page, "replay-pineapple-scored");
+});

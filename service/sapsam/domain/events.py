@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Final, TypeAlias
 from sapsam.domain.event_base import Event as Event  # re-exported: every importer names it here
 from sapsam.domain.event_base import JsonValue as JsonValue
 from sapsam.domain.open_face.events import OPEN_FACE_EVENT_TYPES
+from sapsam.domain.typed_decoding import TypedDecoder, typed_decoder
 from sapsam.frozen import from_fields
 
 
@@ -436,7 +437,9 @@ class UnknownEventError(ValueError):
 class EventCodec:
     """Turns events into (type, schema version, data) and back, upcasting old versions on read."""
 
-    def __init__(self, event_types: tuple[type[Event], ...] = EVENT_TYPES) -> None:
+    def __init__(
+        self, event_types: tuple[type[Event], ...] = EVENT_TYPES, one_call: bool = True
+    ) -> None:
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
         # Per type name, what decode needs in one lookup, worked out once (decode is hot): the
         # class, its schema version, each field's name and nested record type, and whether an
@@ -455,6 +458,25 @@ class EventCodec:
             )
             for event_type in event_types
         }
+        # Per type name, the one-call decoder where it gives the walk's instance (None: walk;
+        # ``one_call=False``: always, for the tests that hold the two to each other), worked
+        # out when the type is first decoded (not at start-up: a one-deal verification reads
+        # few of the types).
+        self._one_call = one_call
+        self._typed: dict[str, TypedDecoder | None] = {}
+
+    def _typed_decoder(
+        self,
+        event_type: type[Event],
+        fields: tuple[tuple[str, type[Any] | None], ...],
+        by_fields: bool,
+    ) -> TypedDecoder | None:
+        # Only a plain dataclass (the one made by its fields, see _made_by_fields): msgspec
+        # fills the fields as that does, and would skip a constructor of the type's own.
+        one_call = self._one_call and by_fields
+        typed = typed_decoder(event_type, dict(fields)) if one_call else None
+        self._typed[event_type.TYPE] = typed
+        return typed
 
     def register_upcaster(self, type_name: str, from_version: int, upcaster: Upcaster) -> None:
         """Teach the codec to read ``type_name`` data of ``from_version`` as the next version."""
@@ -482,6 +504,14 @@ class EventCodec:
             raise UnknownEventError(
                 f"{type_name} schema version {schema_version} is newer than this code reads"
             )
+        typed = self._typed.get(type_name, _UNDECIDED)
+        if typed is _UNDECIDED:
+            typed = self._typed_decoder(event_type, fields, by_fields)
+        if typed is not None:
+            # One msgspec call where it gives what the walk below gives (typed_decoding).
+            event = typed(current)
+            if event is not None:
+                return event  # type: ignore[no-any-return]
         values: dict[str, Any] = {}
         for name, nested in fields:
             value = current[name]
@@ -504,6 +534,9 @@ class EventCodec:
             # its object.__setattr__ per field (tests/domain holds the two to each other).
             return from_fields(event_type, values)
         return event_type(**values)
+
+
+_UNDECIDED: Final[Any] = object()
 
 
 def _made_by_fields(event_type: type[Event]) -> bool:

@@ -32,7 +32,7 @@ from sapsam.audit.export_format import (
     ExportTransparency,
 )
 from sapsam.audit.inclusion_walk import inclusion_root
-from sapsam.audit.report import Anchor, AuditCheck, Status
+from sapsam.audit.report import Anchor, AuditCheck, Status, make_check
 from sapsam.log.checkpoint import Checkpoint, CheckpointError, check_extends, open_checkpoint
 from sapsam.log.merkle import NodeId, event_leaf_hash
 from sapsam.log.merkle_proofs import (
@@ -111,12 +111,12 @@ def anchoring_checks(export: AuditExport, trust: Trust) -> tuple[list[AuditCheck
     if transparency is None:
         detail = "the export carries no checkpoint"
         checks = [
-            AuditCheck("checkpoint", Status.NOT_COVERED, detail),
-            AuditCheck("inclusion", Status.NOT_COVERED, f"{detail}, so no event is anchored"),
+            make_check("checkpoint", Status.NOT_COVERED, detail),
+            make_check("inclusion", Status.NOT_COVERED, f"{detail}, so no event is anchored"),
         ]
         if trust.checkpoint is not None:
             checks.append(
-                AuditCheck("consistency", Status.NOT_COVERED, f"{detail} to link yours to")
+                make_check("consistency", Status.NOT_COVERED, f"{detail} to link yours to")
             )
         return checks, None
     checkpoint_check, checkpoint, opened = _checkpoint_check(transparency, trust)
@@ -124,7 +124,7 @@ def anchoring_checks(export: AuditExport, trust: Trust) -> tuple[list[AuditCheck
     inclusion = (
         _inclusion_check(export.events, checkpoint)
         if checkpoint is not None
-        else AuditCheck("inclusion", Status.SKIPPED, "the checkpoint cannot be read")
+        else make_check("inclusion", Status.SKIPPED, "the checkpoint cannot be read")
     )
     checks.append(inclusion)
     anchor: Anchor | None = None
@@ -193,7 +193,7 @@ def _checkpoint_check(
         checkpoint = Checkpoint.parse(parse_note(transparency.checkpoint).text)
     except NoteError as error:
         return (
-            AuditCheck(
+            make_check(
                 "checkpoint", Status.FAILED, f"the carried checkpoint is malformed: {error}"
             ),
             None,
@@ -202,7 +202,7 @@ def _checkpoint_check(
     about = f"a checkpoint of {checkpoint.origin}, {_leaves(checkpoint.size)}"
     if not trust.server_keys:
         return (
-            AuditCheck(
+            make_check(
                 "checkpoint",
                 Status.NOT_COVERED,
                 f"{about}, whose signature is not checked: no server key is pinned (--server-key)",
@@ -215,7 +215,7 @@ def _checkpoint_check(
     except NoteError as error:  # CheckpointError and NoteVerificationError are NoteErrors
         pinned = ", ".join(key.label for key in trust.server_keys)
         return (
-            AuditCheck(
+            make_check(
                 "checkpoint",
                 Status.FAILED,
                 f"{about}, is not signed by a pinned key of that log ({pinned}): {error}",
@@ -232,7 +232,7 @@ def _checkpoint_check(
         detail += "; not witnessed by a pinned witness"
     if unchecked:
         detail += f" ({plural(unchecked, 'signature')} by keys not pinned, not checked)"
-    checked = (AuditCheck("checkpoint", Status.PASSED, detail), checkpoint, opened)
+    checked = (make_check("checkpoint", Status.PASSED, detail), checkpoint, opened)
     if len(_OPENED) >= _OPENED_KEPT:
         _OPENED.clear()
     _OPENED[(transparency.checkpoint, keys)] = checked
@@ -271,9 +271,9 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
         try:
             reached = inclusion_root(leaf, size, event_leaf_hash(event.hash), inclusion.proof)
         except ProofError as error:
-            return AuditCheck("inclusion", Status.FAILED, f"{_leaf_place(event, leaf)}: {error}")
+            return make_check("inclusion", Status.FAILED, f"{_leaf_place(event, leaf)}: {error}")
         if reached != root:
-            return AuditCheck(
+            return make_check(
                 "inclusion",
                 Status.FAILED,
                 f"{_leaf_place(event, leaf)}: its leaf hash and proof do not lead to the "
@@ -283,7 +283,7 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
             )
         proven += 1
     if unanchored:
-        return AuditCheck(
+        return make_check(
             "inclusion",
             Status.NOT_COVERED,
             f"{plural(len(unanchored), 'event')} {'is' if len(unanchored) == 1 else 'are'} not"
@@ -291,7 +291,7 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
             " the checkpoint was made before them; export again once a later one covers them"
             f" ({plural(proven, 'event')} included)",
         )
-    return AuditCheck(
+    return make_check(
         "inclusion",
         Status.PASSED,
         f"{'the event is' if proven == 1 else f'all {proven} events are'} in the checkpoint's"
@@ -309,12 +309,12 @@ def _misplaced_leaf(event: ExportedEvent, leaf: int, previous_leaf: int, size: i
     """The failed ``inclusion`` of a leaf index out of the log's order or outside the tree."""
     where = _leaf_place(event, leaf)
     if leaf <= previous_leaf:
-        return AuditCheck(
+        return make_check(
             "inclusion",
             Status.FAILED,
             f"{where}: leaf indexes must grow with the versions (the log's order)",
         )
-    return AuditCheck("inclusion", Status.FAILED, f"{where}: not in a tree of {_leaves(size)}")
+    return make_check("inclusion", Status.FAILED, f"{where}: not in a tree of {_leaves(size)}")
 
 
 def _last_leaf(events: Sequence[ExportedEvent]) -> int:
@@ -356,14 +356,14 @@ def _consistency_check(
     """The reader's checkpoint against the export's: equal, or linked by a carried proof."""
     assert trust.checkpoint is not None
     if checkpoint is None:
-        return AuditCheck("consistency", Status.SKIPPED, "the export's checkpoint is unread"), None
+        return make_check("consistency", Status.SKIPPED, "the export's checkpoint is unread"), None
     try:
         opened_reader = open_checkpoint(
             trust.checkpoint, trust.server_keys + trust.witness_keys, checkpoint.origin
         )
     except NoteError as error:
         return (
-            AuditCheck(
+            make_check(
                 "consistency",
                 Status.FAILED,
                 f"your checkpoint is not a checkpoint of {checkpoint.origin} signed by a pinned "
@@ -376,7 +376,7 @@ def _consistency_check(
     if reader.size == checkpoint.size:
         if reader.root != checkpoint.root:
             return (
-                AuditCheck(
+                make_check(
                     "consistency",
                     Status.FAILED,
                     f"your checkpoint and the export's have {_leaves(reader.size)} and different"
@@ -387,7 +387,7 @@ def _consistency_check(
                 None,
             )
         return (
-            AuditCheck(
+            make_check(
                 "consistency", Status.PASSED, f"your checkpoint is the export's ({reader.size})"
             ),
             linked,
@@ -403,7 +403,7 @@ def _consistency_check(
     )
     if carried is None:
         return (
-            AuditCheck(
+            make_check(
                 "consistency",
                 Status.NOT_COVERED,
                 f"the export carries no consistency proof from {old.size} to {_leaves(new.size)}, "
@@ -417,7 +417,7 @@ def _consistency_check(
         check_extends(old, new, hashes)
     except (CheckpointError, ProofError) as error:
         return (
-            AuditCheck(
+            make_check(
                 "consistency",
                 Status.FAILED,
                 f"the tree of {_leaves(new.size)} does not extend the one of {old.size}: {error}",
@@ -425,7 +425,7 @@ def _consistency_check(
             None,
         )
     return (
-        AuditCheck(
+        make_check(
             "consistency",
             Status.PASSED,
             f"the tree of {_leaves(new.size)} ({'yours' if new is reader else 'the export’s'}) "

@@ -14,7 +14,7 @@ from sapsam.audit.check_guard import safely
 from sapsam.audit.deal_checks import fairness_checks
 from sapsam.audit.deal_events import DealEvents
 from sapsam.audit.deal_sequence import rotation_check, sequence_check
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import AuditCheck, Status, make_check
 from sapsam.audit.surrender_checks import surrender_in
 from sapsam.audit.void_checks import voided_check
 from sapsam.domain.events import DealerChosen, DealVoided, PlayerSeated, TableCreated
@@ -54,7 +54,7 @@ def closed_deal_checks(
         return checks, None
     if not deal.finished:
         checks.append(
-            AuditCheck(
+            make_check(
                 "fair_dealing",
                 Status.PENDING,
                 "the deal is still being played: its seed is secret until SeedRevealed, so "
@@ -65,7 +65,7 @@ def closed_deal_checks(
         return checks, None
     if created is None:
         checks.append(
-            AuditCheck("fair_dealing", Status.SKIPPED, "no TableCreated", deal=deal.number)
+            make_check("fair_dealing", Status.SKIPPED, "no TableCreated", deal=deal.number)
         )
         return checks, None
     deal_checks, totals = fairness_checks(deal, created, rule_set, seated)

@@ -31,15 +31,13 @@ from collections.abc import Sequence
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.report import (
-    MAX_CHECK_TEXT,
-    MAX_DEAL_NUMBER,
     NO_REVEAL,
     AuditCheck,
     Status,
+    make_check,
 )
 from sapsam.domain.events import ArrangementRevealed, DealScored, PlayerSeated, TableCreated
 from sapsam.domain.published import DealNotFinishedError, published_deal
-from sapsam.frozen import from_fields
 from sapsam.plurals import numbered
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, format_cards, parse_cards
@@ -68,7 +66,7 @@ def fairness_checks(
         # The codec checks field names, not their types: a forged value of the wrong type ends
         # here, as a failure of the deal's record, never as a crash of the verifier.
         return [
-            AuditCheck(
+            make_check(
                 "published_deal",
                 Status.FAILED,
                 f"the deal's events do not make a publishable deal: {type(error).__name__}: "
@@ -102,27 +100,9 @@ def _kept_found(found: str) -> str:
 def _deal_check(
     name: str, status: Status, detail: str, expected: str, found: str, deal: int
 ) -> AuditCheck:
-    """``AuditCheck(name, status, detail, expected, found, deal)``: for the usual check (a deal
-    number that is a plain int in range, short texts), whose ``__post_init__`` would change
-    nothing, its fields are set in one step instead of ``__init__``'s setattr per field (fair
-    dealing gives ten checks per deal); anything else takes the constructor."""
-    if not (
-        type(deal) is int
-        and 0 < deal <= MAX_DEAL_NUMBER
-        and max(len(detail), len(expected), len(found)) <= MAX_CHECK_TEXT
-    ):
-        return AuditCheck(name, status, detail, expected, found, deal)
-    return from_fields(
-        AuditCheck,
-        {
-            "name": name,
-            "status": status,
-            "detail": detail,
-            "expected": expected,
-            "found": found,
-            "deal": deal,
-        },
-    )
+    """``make_check(name, status, detail, expected, found, deal)`` (``make_check``: fair dealing
+    gives ten checks per deal)."""
+    return make_check(name, status, detail, expected, found, deal)
 
 
 def _recorded_checks(
@@ -137,8 +117,8 @@ def _recorded_checks(
     if not verified:
         detail = "not checked: the deal itself did not verify"
         return [
-            AuditCheck("reveal_fouls", Status.SKIPPED, detail, deal=deal.number),
-            AuditCheck("scored_arrangements", Status.SKIPPED, detail, deal=deal.number),
+            make_check("reveal_fouls", Status.SKIPPED, detail, deal=deal.number),
+            make_check("scored_arrangements", Status.SKIPPED, detail, deal=deal.number),
         ]
     wrong_fouls = [
         reveal.seat
@@ -155,7 +135,7 @@ def _recorded_checks(
             deal.number,
         )
         if not wrong_fouls
-        else AuditCheck(
+        else make_check(
             "reveal_fouls",
             Status.FAILED,
             f"the foul flag recorded at the reveal of {numbered('seat', wrong_fouls)} disagrees"
@@ -181,7 +161,7 @@ def _recorded_checks(
             deal.number,
         )
         if not wrong_rows
-        else AuditCheck(
+        else make_check(
             "scored_arrangements",
             Status.FAILED,
             f"the rows recorded with the score for {numbered('seat', wrong_rows)} are not the"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from sapsam import fairness
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import AuditCheck, Status, make_check
 from sapsam.audit.surrender_checks import AnnouncementOutOfPlaceError, AnnouncingTurns
 from sapsam.domain.events import (
     AnnouncementsOpened,
@@ -220,13 +220,13 @@ def sequence_check(
         try:
             _step(progress, event, deal.number)
         except (_SequenceError, AnnouncementOutOfPlaceError) as error:
-            return AuditCheck(
+            return make_check(
                 "sequence",
                 Status.FAILED,
                 f"the {event.TYPE} event at version {version} is out of place: {error}",
                 deal=deal.number,
             )
-    return AuditCheck(
+    return make_check(
         "sequence",
         Status.PASSED,
         f"{len(deal.events)} events in protocol order (up to {progress.stage!r})",
@@ -239,7 +239,7 @@ def rotation_check(deal: DealEvents, chosen: DealerChosen | None, seat_count: in
     too: a new series does not draw a new dealer, the deal keeps passing left)."""
     started = deal.first(DealStarted)
     if chosen is None or not isinstance(started, DealStarted):
-        return AuditCheck(
+        return make_check(
             "dealer_rotation", Status.SKIPPED, "no DealerChosen or DealStarted", deal=deal.number
         )
     expected = chosen.dealer
@@ -250,10 +250,10 @@ def rotation_check(deal: DealEvents, chosen: DealerChosen | None, seat_count: in
     for _ in range(moves % seat_count if seat_count > 0 else moves):
         expected = fairness.left_of(expected, seat_count)
     if started.dealer == expected:
-        return AuditCheck(
+        return make_check(
             "dealer_rotation", Status.PASSED, f"seat {expected} deals", deal=deal.number
         )
-    return AuditCheck(
+    return make_check(
         "dealer_rotation",
         Status.FAILED,
         f"deal {deal.number} is dealt by seat {started.dealer}; passing left from seat "

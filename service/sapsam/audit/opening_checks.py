@@ -15,7 +15,7 @@ from typing import Any, Final, cast
 
 from sapsam import fairness
 from sapsam.audit.export_format import AuditExport
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import AuditCheck, Status, make_check
 from sapsam.domain.events import (
     DealerChosen,
     DealScored,
@@ -103,7 +103,7 @@ def header_check(
 ) -> AuditCheck:
     header = export.header
     if created is None:
-        return AuditCheck("header", Status.FAILED, "the export holds no TableCreated event")
+        return make_check("header", Status.FAILED, "the export holds no TableCreated event")
     problems: list[str] = []
     if header.table_id != created.table_id:
         problems.append(f"table id {header.table_id} is not the recorded {created.table_id}")
@@ -143,9 +143,9 @@ def header_check(
     if header.scope not in ("deal", "table"):
         problems.append(f"unknown scope {header.scope!r}")
     if problems:
-        return AuditCheck("header", Status.FAILED, "; ".join(problems))
+        return make_check("header", Status.FAILED, "; ".join(problems))
     name = rule_set.name if rule_set is not None else "?"
-    return AuditCheck(
+    return make_check(
         "header",
         Status.PASSED,
         f"table {created.table_id}, {created.seat_count} seats, rule set {name!r} as recorded",
@@ -160,20 +160,20 @@ def opening_check(decoded: Sequence[tuple[int, Event]], created: TableCreated | 
             break
         opening.append((version, event))
     if created is None or not opening or opening[0][1] is not created or opening[0][0] != 1:
-        return AuditCheck("opening", Status.FAILED, "the export does not begin with TableCreated")
+        return make_check("opening", Status.FAILED, "the export does not begin with TableCreated")
     seats: dict[int, str] = {}
     drawn = False
     for version, event in opening[1:]:
         if isinstance(event, PlayerSeated) and not drawn:
             if not 0 <= event.seat < created.seat_count or event.seat in seats:
-                return AuditCheck(
+                return make_check(
                     "opening",
                     Status.FAILED,
                     f"the PlayerSeated event at version {version} takes seat {event.seat}, "
                     "which does not exist or is already taken",
                 )
             if event.player_id in seats.values():
-                return AuditCheck(
+                return make_check(
                     "opening",
                     Status.FAILED,
                     f"the PlayerSeated event at version {version} seats {event.player_id} twice",
@@ -190,19 +190,19 @@ def opening_check(decoded: Sequence[tuple[int, Event]], created: TableCreated | 
             # A deal's export carries the seats given away between earlier deals.
             seats[event.seat] = event.player_id
         else:
-            return AuditCheck(
+            return make_check(
                 "opening",
                 Status.FAILED,
                 f"the {event.TYPE} event at version {version} is out of place before the first "
                 "deal (expected TableCreated, a PlayerSeated per seat, then DealerChosen)",
             )
     players = ", ".join(f"seat {seat}: {seats[seat]}" for seat in sorted(seats))
-    return AuditCheck("opening", Status.PASSED, players or "no seat taken yet")
+    return make_check("opening", Status.PASSED, players or "no seat taken yet")
 
 
 def lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> AuditCheck:
     if created is None or chosen is None:
-        return AuditCheck(
+        return make_check(
             "dealer_lot", Status.PENDING, "the dealer has not been drawn in this export"
         )
     try:
@@ -210,9 +210,9 @@ def lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> Audi
             created.table_id, chosen.lot_seed, created.seat_count
         )
     except ValueError as error:
-        return AuditCheck("dealer_lot", Status.FAILED, f"the lot cannot be redrawn: {error}")
+        return make_check("dealer_lot", Status.FAILED, f"the lot cannot be redrawn: {error}")
     if commitment != created.lot_commitment:
-        return AuditCheck(
+        return make_check(
             "dealer_lot",
             Status.FAILED,
             "the published lot seed does not hash to the lot commitment recorded at the "
@@ -221,14 +221,14 @@ def lot_check(created: TableCreated | None, chosen: DealerChosen | None) -> Audi
             found=commitment,
         )
     if dealer != chosen.dealer or list(drawn) != list(chosen.lot_cards):
-        return AuditCheck(
+        return make_check(
             "dealer_lot",
             Status.FAILED,
             "redrawing the lot does not give the recorded cards and dealer",
             expected=f"dealer {dealer}, cards {' '.join(drawn)}",
             found=f"dealer {chosen.dealer}, cards {' '.join(chosen.lot_cards)}",
         )
-    return AuditCheck(
+    return make_check(
         "dealer_lot", Status.PASSED, f"seat {dealer} drew the highest card ({' '.join(drawn)})"
     )
 

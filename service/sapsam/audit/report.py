@@ -20,6 +20,7 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Any, Final
 
+from sapsam.frozen import from_fields
 from sapsam.plurals import plural
 from sapsam.quoting import quote_prefix
 
@@ -230,6 +231,41 @@ class AuditCheck:
             "expected": self.expected,
             "found": self.found,
         }
+
+
+def make_check(
+    name: str,
+    status: Status,
+    detail: str = "",
+    expected: str = "",
+    found: str = "",
+    deal: int | None = None,
+) -> AuditCheck:
+    """``AuditCheck(name, status, detail, expected, found, deal)``. For the usual check (no deal
+    or a plain int in range, texts within :data:`MAX_CHECK_TEXT`), whose ``__post_init__`` would
+    change nothing, its fields are set in one step instead of ``__init__``'s setattr per field
+    (a verification makes some thirty per deal); anything else takes the constructor."""
+    if (
+        (deal is None or (type(deal) is int and 0 < deal <= MAX_DEAL_NUMBER))
+        and type(detail) is str
+        and type(expected) is str
+        and type(found) is str
+        and len(detail) <= MAX_CHECK_TEXT
+        and len(expected) <= MAX_CHECK_TEXT
+        and len(found) <= MAX_CHECK_TEXT
+    ):
+        return from_fields(
+            AuditCheck,
+            {
+                "name": name,
+                "status": status,
+                "detail": detail,
+                "expected": expected,
+                "found": found,
+                "deal": deal,
+            },
+        )
+    return AuditCheck(name, status, detail, expected, found, deal)
 
 
 _STATUS_OF: Final = attrgetter("status")

@@ -15,7 +15,7 @@ from typing import Final
 
 from sapsam.audit.export_format import AuditExport, ExportedEvent, Segment
 from sapsam.audit.export_reading import OPENING_TYPES
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import AuditCheck, Status, make_check
 from sapsam.log.chain import ChainReport, verify_chain_of_stream
 from sapsam.plurals import numbered, plural
 
@@ -76,14 +76,14 @@ def chain_check(export: AuditExport, segment_events: Sequence[list[ExportedEvent
         if not report.intact:
             problem = report.problems[0]
             kind = next((e.type for e in events if e.version == problem.version), "?")
-            return AuditCheck(
+            return make_check(
                 "chain",
                 Status.FAILED,
                 f"segment {index}, the {kind} event at version {problem.version}: "
                 f"{problem.reason}; it was altered, or events before it were removed, added or "
                 "reordered",
             )
-    return AuditCheck(
+    return make_check(
         "chain",
         Status.PASSED,
         f"{plural(checked, 'event')} in {plural(len(segment_events), 'segment')}, each hash"
@@ -96,7 +96,7 @@ def anchor_check(
 ) -> AuditCheck:
     first = segments[0]
     if not first.anchor.is_genesis or first.first_version != 1:
-        return AuditCheck(
+        return make_check(
             "anchor",
             Status.FAILED,
             "the export must start at the stream's first event (version 1, anchored on the "
@@ -107,14 +107,14 @@ def anchor_check(
     for index in range(1, len(segments)):
         segment, previous = segments[index], segments[index - 1]
         if segment.anchor.version != segment.first_version - 1:
-            return AuditCheck(
+            return make_check(
                 "anchor",
                 Status.FAILED,
                 f"segment {index + 1} names anchor version {segment.anchor.version} but starts "
                 f"at version {segment.first_version}",
             )
         if segment.anchor.version < previous.last_version:
-            return AuditCheck(
+            return make_check(
                 "anchor",
                 Status.FAILED,
                 f"segment {index + 1} overlaps segment {index}",
@@ -123,7 +123,7 @@ def anchor_check(
             previous_events = segment_events[index - 1]
             last_hash = previous_events[-1].hash if previous_events else previous.last_hash
             if segment.anchor.hash != last_hash:
-                return AuditCheck(
+                return make_check(
                     "anchor",
                     Status.FAILED,
                     f"segment {index + 1} hangs on version {segment.anchor.version} with a hash "
@@ -143,7 +143,7 @@ def anchor_check(
             + "; ".join(stated)
             + " (confirm it against the server: sapsam audit verify --table T --deal N)"
         )
-    return AuditCheck("anchor", Status.PASSED, detail)
+    return make_check("anchor", Status.PASSED, detail)
 
 
 def coverage_check(
@@ -158,7 +158,7 @@ def coverage_check(
                 s.first_version <= event.version <= s.last_version for s in export.header.segments
             )
         ]
-        return AuditCheck(
+        return make_check(
             "coverage",
             Status.FAILED,
             (
@@ -174,7 +174,7 @@ def coverage_check(
     ):
         wanted = segment.last_version - segment.first_version + 1
         if len(events) != wanted:
-            return AuditCheck(
+            return make_check(
                 "coverage",
                 Status.FAILED,
                 f"segment {index} should hold versions {segment.first_version}.."
@@ -182,15 +182,15 @@ def coverage_check(
                 "events are missing or repeated",
             )
         if not events:
-            return AuditCheck("coverage", Status.FAILED, f"segment {index} names no version at all")
+            return make_check("coverage", Status.FAILED, f"segment {index} names no version at all")
         if events[-1].version != segment.last_version or events[-1].hash != segment.last_hash:
-            return AuditCheck(
+            return make_check(
                 "coverage",
                 Status.FAILED,
                 f"segment {index} should end on version {segment.last_version} with hash "
                 f"{segment.last_hash.hex()[:16]}…; it ends on version {events[-1].version}",
             )
-    return AuditCheck(
+    return make_check(
         "coverage",
         Status.PASSED,
         f"{plural(covered, 'event')}, exactly the versions the header names",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents, first_deal_of_series, series_of_deal
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import AuditCheck, Status, make_check
 from sapsam.domain.events import DealScored, DealVoided, SeriesCompleted, SeriesStarted
 from sapsam.fairness.encoding import require_seat_count
 from sapsam.plurals import plural
@@ -57,7 +57,7 @@ def series_checks(
             restarted.add(number)
         if previous is None:
             checks.append(
-                AuditCheck(
+                make_check(
                     "series_totals",
                     Status.NOT_COVERED,
                     f"not checkable from this export: it needs deal {number - 1}'s result "
@@ -70,7 +70,7 @@ def series_checks(
             continue
         if totals is None:
             checks.append(
-                AuditCheck(
+                make_check(
                     "series_totals",
                     Status.SKIPPED,
                     "not checked: the deal's result did not verify",
@@ -87,7 +87,7 @@ def series_checks(
         )
         if scored.series_totals == expected:
             checks.append(
-                AuditCheck(
+                make_check(
                     "series_totals",
                     Status.PASSED,
                     f"running totals {list(expected)}{fresh}",
@@ -96,7 +96,7 @@ def series_checks(
             )
         else:
             checks.append(
-                AuditCheck(
+                make_check(
                     "series_totals",
                     Status.FAILED,
                     f"the running totals recorded after deal {number} are not the previous "
@@ -151,7 +151,7 @@ def _missing_completion(
     counted = held - seen.between(seen.voided_sorted, first, deal.number)
     if counted != length:
         return None
-    return AuditCheck(
+    return make_check(
         "standings",
         Status.FAILED,
         f"deal {deal.number} is the {_ordinal(length)} deal that counts of the series"
@@ -209,7 +209,7 @@ def _standings_check(
         ranked = _ranking_failure(completed, final_totals, deal.number, recorded=True)
         if ranked is not None:
             return ranked
-        return AuditCheck(
+        return make_check(
             "standings",
             Status.NOT_COVERED,
             f"not checkable from this export: {plural(completed.deals_played, 'deal')} counted"
@@ -219,7 +219,7 @@ def _standings_check(
             deal=deal.number,
         )
     if completed.deals_played != in_series or (series_in_deals and length != in_series):
-        return AuditCheck(
+        return make_check(
             "standings",
             Status.FAILED,
             f"the series is recorded complete after deal {deal.number} "
@@ -233,14 +233,14 @@ def _standings_check(
             deal=deal.number,
         )
     if final_totals is None:
-        return AuditCheck("standings", Status.SKIPPED, "no final totals to rank", deal=deal.number)
+        return make_check("standings", Status.SKIPPED, "no final totals to rank", deal=deal.number)
     failed = _ranking_failure(completed, final_totals, deal.number)
     if failed is not None:
         return failed
     places = ", ".join(
         f"seat {item.seat}: {item.total} (place {item.place})" for item in completed.standings
     )
-    return AuditCheck("standings", Status.PASSED, places, deal=deal.number)
+    return make_check("standings", Status.PASSED, places, deal=deal.number)
 
 
 def _ranking_failure(
@@ -260,7 +260,7 @@ def _ranking_failure(
     if expected == found:
         return None
     totals = "the running totals its DealScored records" if recorded else "the final totals"
-    return AuditCheck(
+    return make_check(
         "standings",
         Status.FAILED,
         f"the recorded standings do not follow from {totals} (equal totals share a place)",
@@ -291,7 +291,7 @@ def _series_start_check(
                 else f"deal {deal.number} does not end a series"
                 + ("" if length is None else f" of {plural(length, 'deal')}")
             )
-            return AuditCheck(
+            return make_check(
                 "series_start",
                 Status.FAILED,
                 f"a new series is recorded after deal {deal.number}, but {why}",
@@ -302,7 +302,7 @@ def _series_start_check(
     expected_number = deal.number // length + 1
     expected = f"series {expected_number} from deal {deal.number + 1}"
     if not isinstance(started, SeriesStarted):
-        return AuditCheck(
+        return make_check(
             "series_start",
             Status.FAILED,
             f"deal {deal.number} ends series {expected_number - 1} of a new_series table, but no "
@@ -313,7 +313,7 @@ def _series_start_check(
         )
     found = f"series {started.series_number} from deal {started.first_deal_number}"
     if found != expected:
-        return AuditCheck(
+        return make_check(
             "series_start",
             Status.FAILED,
             f"the SeriesStarted after deal {deal.number} names the wrong series or first deal",
@@ -321,7 +321,7 @@ def _series_start_check(
             found=found,
             deal=deal.number,
         )
-    return AuditCheck(
+    return make_check(
         "series_start",
         Status.PASSED,
         f"{expected}: totals reset to zero, the deal keeps passing left",

@@ -53,7 +53,7 @@ from sapsam.audit.opening_checks import (
     opening_check,
 )
 from sapsam.audit.player_signatures import signature_checks
-from sapsam.audit.report import AuditCheck, AuditReport, Status
+from sapsam.audit.report import AuditCheck, AuditReport, Status, make_check
 from sapsam.audit.segment_checks import (
     anchor_check,
     chain_check,
@@ -100,7 +100,7 @@ def read_and_verify(
     except ExportFormatError as error:
         return None, AuditReport(
             subject="an unreadable export",
-            checks=(AuditCheck("format", Status.FAILED, str(error)),),
+            checks=(make_check("format", Status.FAILED, str(error)),),
             verdicts=trust is not None,
         )
     return export, verify_audit_export(export, codec, trust)
@@ -137,7 +137,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     """Every check of the export's content (1 to 9 of the module docstring)."""
     header = export.header
     checks: list[AuditCheck] = [
-        AuditCheck(
+        make_check(
             "format",
             Status.PASSED,
             f"{header.scope} export, format {header.format_version},"
@@ -154,7 +154,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     try:
         family = audit_family_for(created)
     except UnknownFamilyError as error:
-        checks.append(AuditCheck("family", Status.FAILED, str(error)))
+        checks.append(make_check("family", Status.FAILED, str(error)))
         return AuditReport(
             subject=f"table {header.table_id} ({_scope_text(export)})",
             checks=tuple(checks),
@@ -284,12 +284,12 @@ def _decode(
                 _DECODED.clear()
             _DECODED[id(event)] = (event, value)
     if problems:
-        return decoded, AuditCheck(
+        return decoded, make_check(
             "decode",
             Status.FAILED,
             f"{plural(len(problems), 'event')} cannot be read; first: {problems[0]}",
         )
-    return decoded, AuditCheck("decode", Status.PASSED, f"{plural(len(decoded), 'event')} read")
+    return decoded, make_check("decode", Status.PASSED, f"{plural(len(decoded), 'event')} read")
 
 
 def _group_deals(decoded: Sequence[tuple[int, Event]]) -> list[DealEvents]:

@@ -15,9 +15,10 @@ made for one purpose can never be replayed as another, and a future v2 cannot co
 from __future__ import annotations
 
 import hashlib
+import importlib
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Final
+from typing import Final, Protocol
 
 VERSION: Final = 1
 TAG_PREFIX: Final = b"sapsam/fairness/v1/"
@@ -76,6 +77,35 @@ _INNER_PAD: Final = bytes(byte ^ 0x36 for byte in range(256))
 _OUTER_PAD: Final = bytes(byte ^ 0x5C for byte in range(256))
 
 
+class _HashState(Protocol):
+    def copy(self) -> _HashState: ...
+
+    def update(self, data: bytes, /) -> None: ...
+
+    def digest(self) -> bytes: ...
+
+
+def _copyable_sha256() -> Callable[[bytes], _HashState]:
+    """CPython's own SHA-256 (``_sha2`` from 3.12, ``_sha256`` before), else hashlib's.
+
+    The same digests (SHA-256 is SHA-256); what differs is the cost of ``copy``: an OpenSSL 3
+    hash object's copy allocates and duplicates an EVP context (about as long as hashing a few
+    blocks), CPython's copies a small struct. An HMAC of a short message is two copies and two
+    blocks, so keyed once, :func:`keyed_hmac_sha256` copies the built-in states.
+    """
+    for name in ("_sha2", "_sha256"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # pragma: no cover - a Python built without its own hashes
+            continue
+        built_in: Callable[[bytes], _HashState] = module.sha256
+        return built_in
+    return hashlib.sha256  # pragma: no cover
+
+
+_COPYABLE_SHA256: Final = _copyable_sha256()
+
+
 def keyed_hmac_sha256(key: bytes) -> Callable[[bytes], bytes]:
     """``message -> hmac.digest(key, message, "sha256")``, the same values, for one key used on
     several messages (a stream's blocks, a deal record's digests).
@@ -86,8 +116,8 @@ def keyed_hmac_sha256(key: bytes) -> Callable[[bytes], bytes]:
     if len(key) > _SHA256_BLOCK:
         key = hashlib.sha256(key).digest()
     padded = bytes(key).ljust(_SHA256_BLOCK, b"\0")
-    inner = hashlib.sha256(padded.translate(_INNER_PAD))
-    outer = hashlib.sha256(padded.translate(_OUTER_PAD))
+    inner = _COPYABLE_SHA256(padded.translate(_INNER_PAD))
+    outer = _COPYABLE_SHA256(padded.translate(_OUTER_PAD))
 
     def mac(message: bytes) -> bytes:
         inner_copy = inner.copy()

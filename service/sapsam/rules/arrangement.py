@@ -191,7 +191,12 @@ def check_arrangement(
             f"middle {middle.describe()} beats back {back.describe()}",
             values,
         )
-    return ArrangementCheck(foul=False, reason=None, detail="", values=values, cards=cards)
+    # The legal verdict, made without the frozen __init__'s setattr per field (every seat of
+    # every deal verified or replayed gets one; the class has no __post_init__).
+    return from_fields(
+        ArrangementCheck,
+        {"foul": False, "reason": None, "detail": "", "values": values, "cards": cards},
+    )
 
 
 def is_foul(

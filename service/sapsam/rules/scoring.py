@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from sapsam.frozen import from_fields
 from sapsam.rules.arrangement import ArrangementCheck
 from sapsam.rules.naturals import (
     NATURAL_FIELDS,
@@ -151,12 +152,8 @@ class Settlement:
         return _int64(self.units * self.row_unit)
 
 
-def settlement(
-    rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = None
-) -> Settlement:
-    """The parts of what the first player gains from row results ``rows`` under ``rule_set``'s
-    method, a unit worth ``unit`` (by default ``row_unit``; a pair's own stake,
-    ``RuleSet.unit_between``). See the module docstring for how ties count towards a majority."""
+def _parts(rule_set: RuleSet, rows: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """:class:`Settlement`'s parts in units: rows, majority, two of three, scoop."""
     won = rows.count(1)
     lost = rows.count(-1)
     by_rows = won - lost
@@ -165,27 +162,40 @@ def settlement(
         majority = 1 if won >= 2 else -1 if lost >= 2 else 0
     scoop = 1 if won == 3 else -1 if lost == 3 else 0
     method = rule_set.scoring
-    unit = rule_set.row_unit if unit is None else unit
     if method is ScoringMethod.PER_ROW:
-        return Settlement(by_rows, 0, 0, 0, unit)
+        return by_rows, 0, 0, 0
     if method is ScoringMethod.TWO_FOUR:
-        return Settlement(by_rows, majority, 0, 0, unit)
+        return by_rows, majority, 0, 0
     if method is ScoringMethod.ONE_SIX:
         if scoop:
-            return Settlement(0, 0, 0, scoop * rule_set.one_six_scoop, unit)
-        return Settlement(0, 0, majority * rule_set.one_six_two_of_three, 0, unit)
+            return 0, 0, 0, scoop * rule_set.one_six_scoop
+        return 0, 0, majority * rule_set.one_six_two_of_three, 0
     if method is ScoringMethod.PER_ROW_SCOOP_BONUS:
-        return Settlement(by_rows, 0, 0, scoop * rule_set.scoop_bonus, unit)
+        return by_rows, 0, 0, scoop * rule_set.scoop_bonus
     raise ValueError(f"unknown scoring method {method!r}")  # pragma: no cover - all handled
+
+
+def settlement(
+    rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = None
+) -> Settlement:
+    """The parts of what the first player gains from row results ``rows`` under ``rule_set``'s
+    method, a unit worth ``unit`` (by default ``row_unit``; a pair's own stake,
+    ``RuleSet.unit_between``). See the module docstring for how ties count towards a majority."""
+    by_rows, majority, two_of_three, scoop = _parts(rule_set, rows)
+    unit = rule_set.row_unit if unit is None else unit
+    return Settlement(by_rows, majority, two_of_three, scoop, unit)
 
 
 def settle(rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = None) -> int:
     """What the first player gains from row results ``rows`` under ``rule_set``'s method.
 
     Amounts are counted in units and multiplied by ``unit`` (by default ``row_unit``):
-    :func:`settlement`'s parts.
+    :func:`settlement`'s parts, summed without making the :class:`Settlement` (scoring settles
+    every pair of every deal).
     """
-    return settlement(rule_set, rows, unit).amount
+    by_rows, majority, two_of_three, scoop = _parts(rule_set, rows)
+    unit = rule_set.row_unit if unit is None else unit
+    return _int64((by_rows + majority + two_of_three + scoop) * unit)
 
 
 def _int64(amount: int) -> int:
@@ -284,10 +294,15 @@ def score_deal(
             )
             unit = rule_set.unit_between(seat_a, seat_b)
             delta = settle(rule_set, rows, unit) + _int64(extra * unit)
-            pairs.append(PairResult(seat_a, seat_b, rows, delta))
+            # Made without the frozen __init__'s setattr per field (no __post_init__).
+            pairs.append(
+                from_fields(
+                    PairResult, {"seat_a": seat_a, "seat_b": seat_b, "rows": rows, "delta": delta}
+                )
+            )
             totals[seat_a] += delta
             totals[seat_b] -= delta
-    return DealScore(pairs=tuple(pairs), totals=tuple(map(_int64, totals)))
+    return from_fields(DealScore, {"pairs": tuple(pairs), "totals": tuple(map(_int64, totals))})
 
 
 def pair_units(rule_set: RuleSet, pair: PairResult) -> int:

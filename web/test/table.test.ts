@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCards } from "../src/cards";
 import { foulReason } from "../src/rules";
-import { Arrangement, handName } from "../src/table/arrange";
+import { Arrangement, handName, partialName } from "../src/table/arrange";
 import { suggestRows } from "../src/table/hint";
 
 const HAND = parseCards("As Ad Kc Kd Qh Jh Th 9h 2h 5c 6d 7s 8s");
@@ -13,6 +13,12 @@ describe("table/arrange", () => {
     expect(handName(parseCards("2c 2d 3h 3s 3c"))).toBe("full house, 3s full of 2s");
     expect(handName(parseCards("9c 7d 5h 3s 2c"))).toBe("high card 9");
     expect(handName(parseCards("9c 7d"))).toBe("");
+  });
+  it("names a row still filling", () => {
+    expect(partialName(parseCards("8s 8d 2c"))).toBe("pair of 8s so far");
+    expect(partialName(parseCards("8s 8d 2c 2d"))).toBe("two pair, 8s and 2s so far");
+    expect(partialName(parseCards("Qs 3d"))).toBe("high card queen so far");
+    expect(partialName([])).toBe("");
   });
   it("moves cards between hand and rows, refusing a full row", () => {
     const a = new Arrangement(HAND);

@@ -38,6 +38,22 @@ export function handName(cards: readonly number[]): string {
   }
 }
 
+/** What a row holds while it is still filling: "pair of 8s so far" ("" for no cards). */
+export function partialName(cards: readonly number[]): string {
+  if (!cards.length) return "";
+  const counts = new Map<number, number>();
+  for (const c of cards) counts.set(rankOf(c), (counts.get(rankOf(c)) ?? 0) + 1);
+  const groups = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+  const [top, n] = groups[0]!;
+  const second = groups[1];
+  let name = `high card ${HIGH_WORDS[top]}`;
+  if (n === 4) name = `four ${RANK_WORDS[top]}`;
+  else if (n === 3) name = `three ${RANK_WORDS[top]}`;
+  else if (n === 2 && second?.[1] === 2) name = `two pair, ${RANK_WORDS[top]} and ${RANK_WORDS[second[0]]}`;
+  else if (n === 2) name = `pair of ${RANK_WORDS[top]}`;
+  return `${name} so far`;
+}
+
 export class Arrangement {
   /** Where each card is: a row, or undefined while in the hand. */
   private readonly place = new Map<number, RowName>();

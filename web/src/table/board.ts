@@ -4,7 +4,7 @@
 // name, and a foul warning appears as soon as two full rows are out of order.
 import { cardShort, cardSvg } from "../ui/cards";
 import { cardLabel } from "../ui/cards";
-import { Arrangement, ROWS, ROW_SIZES, type RowName, handName } from "./arrange";
+import { Arrangement, ROWS, ROW_SIZES, type RowName, handName, partialName } from "./arrange";
 
 export interface BoardEvents {
   changed(): void;
@@ -81,7 +81,8 @@ export class Board {
       head.type = "button";
       head.className = "row-head";
       head.dataset.row = row;
-      const name = cards.length === ROW_SIZES[row] ? handName(cards) : `${cards.length}/${ROW_SIZES[row]}`;
+      const full = cards.length === ROW_SIZES[row];
+      const name = full ? handName(cards) : `${cards.length}/${ROW_SIZES[row]}${cards.length ? `, ${partialName(cards)}` : ""}`;
       head.textContent = `${row[0]!.toUpperCase()}${row.slice(1)} (${ROWS.indexOf(row) + 1}): ${name}`;
       head.setAttribute("aria-label", `put the picked card in the ${row} row; ${name}`);
       head.disabled = this.picked === null || cards.length >= ROW_SIZES[row];

@@ -103,7 +103,7 @@ test("a tampered export fails, naming the check", async ({ page, sapsam }) => {
   const sapsamSays = JSON.parse(readFileSync(join(DATA, "tampered.json"), "utf8")) as Record<string, { failed: string[] }>;
   for (const failed of sapsamSays.dealer_moved!.failed) {
     const [name, deal] = failed.split("@");
-    await expect(page.locator(".verdict")).toContainText(`deal ${deal} · ${name} does not hold`);
+    await expect(page.locator(".verdict")).toContainText(new RegExp(`deal ${deal} · ${name!.replace(/[[\]]/g, "\\$&")} (does not hold|not checked, as a check it relies on failed)`));
   }
   await expect(page.locator("ul.checks li.failed").first()).toBeVisible();
   await shot(page, "verify-tampered-failed");

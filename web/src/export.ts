@@ -409,7 +409,10 @@ function finish(checks: ExportReport["checks"], reasons: string[]): ExportReport
   if (failed.length > 0)
     return {
       checks, verdict: "FAILED",
-      reasons: failed.map((c) => `${c.deal !== undefined ? `deal ${c.deal} · ` : ""}${c.name} does not hold: ${c.what}${c.detail ? ` (${c.detail})` : ""}`),
+      // A check skipped because one it relies on failed counts as failed (audit.md §4.5), said as such.
+      reasons: failed.map((c) => `${c.deal !== undefined ? `deal ${c.deal} · ` : ""}${c.name} ${c.status === "failed"
+        ? `does not hold: ${c.what}${c.detail ? ` (${c.detail})` : ""}`
+        : `not checked, as a check it relies on failed (${c.detail}): ${c.what}`}`),
     };
   const anchored = reasons.length === 0 && checks.some((c) => c.name === "inclusion" && c.status === "passed");
   return { checks, verdict: anchored ? "ANCHORED" : "INTERNALLY CONSISTENT ONLY", reasons };

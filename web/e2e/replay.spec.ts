@@ -107,6 +107,12 @@ test("a tampered export fails, naming the check", async ({ page, sapsam }) => {
   }
   await expect(page.locator("ul.checks li.failed").first()).toBeVisible();
   await shot(page, "verify-tampered-failed");
+  // The replay goes to the event that does not hold, and says so.
+  const replay = page.getByRole("region", { name: "Replay of the deal" });
+  await replay.getByRole("button", { name: "Go to the first failure" }).click();
+  await expect(replay.locator("h3")).toHaveText(/Seat \d cuts at \d+/);
+  await expect(replay.getByRole("alert")).toContainText("This event does not hold: sequence");
+  await shot(page, "replay-tampered-failure");
 
   // An event altered without re-making the chain: the chain check says so, in words.
   const lines = readFileSync(join(DATA, "deal2.jsonl"), "utf8").trimEnd().split("\n");

@@ -84,15 +84,26 @@ async function verify(file: Blob): Promise<void> {
     const receipts = [...(receiptsInput.files ?? [])];
     if (receipts.length > 0) options.receipts = await Promise.all(receipts.map(async (f) => ({ name: f.name, text: await f.text() })));
     const text = await file.text();
-    render(await verifyExport(text, keys, parseKeyLines(witnessInput.value), options));
-    await showReplay(text);
+    const report = await verifyExport(text, keys, parseKeyLines(witnessInput.value), options);
+    render(report);
+    await showReplay(text, failedEvents(report));
   } catch (e) {
     result.textContent = `Could not verify: ${e instanceof Error ? e.message : String(e)}`;
   }
 }
 
 /** The replay of every deal in the file, step by step, below the verdict. */
-async function showReplay(text: string): Promise<void> {
+/** The events the failed checks name ("version N" in their detail), each with what does not hold. */
+function failedEvents(report: ExportReport): Map<number, string> {
+  const marks = new Map<number, string>();
+  for (const c of report.checks) {
+    const version = c.status === "failed" ? /version (\d+)/.exec(c.detail ?? "")?.[1] : undefined;
+    if (version !== undefined && !marks.has(Number(version))) marks.set(Number(version), `${c.name} — ${c.what} (${c.detail})`);
+  }
+  return marks;
+}
+
+async function showReplay(text: string, failures: Map<number, string>): Promise<void> {
   try {
     const deals = await replayExport(text);
     replay.hidden = false;
@@ -100,7 +111,7 @@ async function showReplay(text: string): Promise<void> {
     heading.textContent = "Replay";
     const body = document.createElement("div");
     replay.replaceChildren(heading, body);
-    mountReplay(body, deals);
+    mountReplay(body, deals, failures);
   } catch (e) {
     replay.hidden = false;
     replay.textContent = `Could not replay: ${e instanceof Error ? e.message : String(e)}`;

@@ -60,8 +60,12 @@ function pairsView(step: Step): HTMLElement | null {
   return table;
 }
 
-/** Draws `deals` into `root` (a deal chooser when there are several); returns a function showing a step. */
-export function mountReplay(root: HTMLElement, deals: DealReplay[]): { show: (deal: number, step: number) => void } {
+/**
+ * Draws `deals` into `root` (a deal chooser when there are several); returns a function showing a
+ * step. `failures` (event version -> what does not hold there, from the verifier's failed checks)
+ * marks those steps and offers to jump to the first.
+ */
+export function mountReplay(root: HTMLElement, deals: DealReplay[], failures: Map<number, string> = new Map()): { show: (deal: number, step: number) => void } {
   root.replaceChildren();
   root.classList.add("replay");
   if (deals.length === 0) {
@@ -83,11 +87,15 @@ export function mountReplay(root: HTMLElement, deals: DealReplay[]): { show: (de
   const title = h("h3");
   const lines = h("ul", { className: "replay-lines" });
   const warnings = h("p", { className: "replay-warning" });
+  const failure = h("p", { className: "replay-failure" });
+  failure.setAttribute("role", "alert");
+  const jump = h("button", { text: "Go to the first failure" });
+  jump.type = "button";
   const table = h("div", { className: "replay-table" });
-  const controls = h("div", { className: "replay-controls" }, ...(deals.length > 1 ? [chooser] : []), prev, slider, next, counter);
+  const controls = h("div", { className: "replay-controls" }, ...(deals.length > 1 ? [chooser] : []), prev, slider, next, counter, ...(failures.size ? [jump] : []));
   root.tabIndex = 0;
   root.setAttribute("aria-label", "Replay: ← and → step, Home and End jump, Page Up and Page Down step by ten");
-  root.append(controls, title, lines, warnings, table);
+  root.append(controls, title, failure, lines, warnings, table);
 
   let deal = 0;
   let at = 0;
@@ -107,6 +115,9 @@ export function mountReplay(root: HTMLElement, deals: DealReplay[]): { show: (de
     lines.replaceChildren(...s.lines.map((l) => h("li", { text: l })));
     warnings.textContent = replay.warnings.join("; ");
     warnings.hidden = replay.warnings.length === 0;
+    const failed = s.version === undefined ? undefined : failures.get(s.version);
+    failure.textContent = failed === undefined ? "" : `✗ This event does not hold: ${failed}`;
+    failure.hidden = failed === undefined;
     table.replaceChildren(...s.seats.map((seat) => seatView(seat, s, replay.family === "open_face")));
     const pairs = pairsView(s);
     if (pairs) table.append(pairs);
@@ -117,6 +128,12 @@ export function mountReplay(root: HTMLElement, deals: DealReplay[]): { show: (de
   next.addEventListener("click", () => show(deal, at + 1));
   slider.addEventListener("input", () => show(deal, Number(slider.value)));
   chooser.addEventListener("change", () => show(Number(chooser.value), 0));
+  jump.addEventListener("click", () => {
+    for (const [d, replay] of deals.entries()) {
+      const at = replay.steps.findIndex((st) => st.version !== undefined && failures.has(st.version));
+      if (at >= 0) return show(d, at);
+    }
+  });
   root.addEventListener("keydown", (event) => {
     if (event.target instanceof HTMLSelectElement || event.target instanceof HTMLInputElement) return;
     const last = deals[deal]!.steps.length - 1;

@@ -33,11 +33,18 @@ describe("replay", () => {
     expect(last.pairs!.map((p) => p.rows)).toEqual(scoredLine.pairs.map((p: { rows: number[] }) => p.rows));
   });
 
-  it("replays every deal of a series export", async () => {
+  it("replays every deal of a series export: a voided deal, a surrender, naturals' declarations", async () => {
     const deals = await replayExport(data("series.jsonl"));
-    expect(deals.length).toBeGreaterThan(1);
-    expect(deals.map((d) => d.outcome)).toContain("voided");
-    for (const d of deals) expect(d.steps.length).toBeGreaterThan(5);
+    expect(deals.map((d) => [d.dealNumber, d.outcome])).toEqual([[1, "scored"], [2, "voided"], [3, "scored"], [4, "scored"]]);
+    for (const d of deals) expect(d.warnings).toEqual([]);
+    const voided = deals[1]!.steps.at(-1)!;
+    expect(voided.title).toBe("Deal 2 voided");
+    expect(voided.seats.every((s) => s.dealt.length === 13)).toBe(true); // the published seed shows the cards
+    const surrender = deals[2]!.steps.find((s) => s.kind === "SurrenderAnnounced" && s.title.includes("surrenders"))!;
+    expect(surrender.seats[surrender.focus!]!.marks).toContain("surrendered");
+    const naturals = await replayExport(data("naturals.jsonl"));
+    expect(naturals[0]!.steps.filter((s) => s.kind === "NaturalRevealed").map((s) => s.title)).toEqual(
+      [0, 1, 2].map((seat) => `Seat ${seat}'s declaration opened: none`));
   });
 
   it("replays Pineapple street by street, discards hidden until revealed", async () => {

@@ -61,6 +61,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     "serve",
     "--listen", `127.0.0.1:${grpcPort}`,
     "--http", `127.0.0.1:${httpPort}`,
+    // The page's origin may also call the server directly (?api=URL), through CORS.
+    "--http-allowed-origins", `http://127.0.0.1:${pagePort}`,
     "--log-format", "json",
     ...(database ? ["--database-url", database] : ["--data-dir", join(scratch, "data")]),
   ];

@@ -38,7 +38,9 @@ describe("table/arrange", () => {
 });
 
 describe("table/hint", () => {
-  it("suggests legal rows of the hand's cards", () => {
+  // Two exhaustive searches (72,072 splits each): about 1.5 s, but past Vitest's 5 s default on a
+  // loaded 2-core machine (6.6 s seen at load 28), so a longer limit.
+  it("suggests legal rows of the hand's cards", { timeout: 30_000 }, () => {
     for (const hand of [HAND, parseCards("2c 3d 4h 5s 7c 8d 9h Js Qc Kd Ah 6s Td")]) {
       const rows = suggestRows(hand);
       expect(foulReason(rows, hand, {})).toBeNull();

@@ -8,7 +8,6 @@ one on its own server and fresh database.
 from __future__ import annotations
 
 import os
-import random
 import time
 import uuid
 from collections.abc import Callable
@@ -21,7 +20,8 @@ from api_client import OPERATOR_TOKEN, Api, Player, bearer
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam import fairness
-from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
+from sapsam.audit.sample_play import fouled_out_of_order
+from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.presets import preset
 from sapsam.rules.solver import solve
@@ -84,17 +84,6 @@ class Chosen:
             middle=[str(card) for card in self.arrangement.middle],
             back=[str(card) for card in self.arrangement.back],
         )
-
-
-def fouled_out_of_order(hand: tuple[Card, ...]) -> Arrangement:
-    """An arrangement of ``hand`` that fouls because its rows are out of order."""
-    shuffler = random.Random(0)
-    cards = list(hand)
-    while True:
-        shuffler.shuffle(cards)
-        arrangement = Arrangement(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:]))
-        if check_arrangement(arrangement, hand).reason is FoulReason.ROWS_OUT_OF_ORDER:
-            return arrangement
 
 
 class World:

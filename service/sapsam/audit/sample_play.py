@@ -4,18 +4,23 @@ a fresh nonce, confirms and reveals, exactly as a client would over the API. Com
 scheme 2 (binding the player id, docs/fairness.md §12.1), as the SDK's, unless ``scheme=1`` is
 asked for. With ``signing_keys`` (Ed25519 private keys by player id) each player signs its
 commit and reveal (docs/fairness.md §19), passing its public key as its only registered key.
+A seat named in ``fouls`` sets rows out of order instead (a foul), so that a test can choose a
+deal's outcome: every other seat wins all three rows against it.
 """
 
 from __future__ import annotations
 
+import random
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from sapsam import fairness
 from sapsam.app.tables import TableService
 from sapsam.domain.commands import PlayerSignature
 from sapsam.fairness import player_keys
+from sapsam.rules.arrangement import Arrangement, FoulReason, check_arrangement
+from sapsam.rules.cards import Card
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
@@ -59,8 +64,10 @@ async def play_deal(
     entropy: bool = True,
     scheme: int = 2,
     signing_keys: Mapping[str, Any] | None = None,
+    fouls: Collection[str] = (),
 ) -> None:
-    """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal."""
+    """Play deal ``number`` to its score: optional entropy, cut, commit, confirm, reveal; the
+    players in ``fouls`` set their rows out of order."""
     state = (await service.start_deal(table_id, "operator", f"{table_id}/start-{number}")).state
     deal = state.deal
     assert deal is not None
@@ -77,7 +84,10 @@ async def play_deal(
     seats_of: dict[str, int] = {}
     for player in seats:
         seat, hand = await service.hand_of(table_id, player)
-        arrangement = solve(hand, (await service.load(table_id)).rule_set)
+        if player in fouls:
+            arrangement = fouled_out_of_order(hand)
+        else:
+            arrangement = solve(hand, (await service.load(table_id)).rule_set)
         nonce = fairness.new_seed()[:16]
         chosen[player] = (arrangement, nonce)
         commitment = fairness.arrangement_commitment(
@@ -115,6 +125,18 @@ async def play_deal(
             signature=signed,
             player_keys=() if signed is None else (signed.public_key,),
         )
+
+
+def fouled_out_of_order(hand: tuple[Card, ...]) -> Arrangement:
+    """An arrangement of ``hand`` that fouls because its rows are out of order (the same one
+    for the same hand)."""
+    shuffler = random.Random(0)
+    cards = list(hand)
+    while True:
+        shuffler.shuffle(cards)
+        arrangement = Arrangement(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:]))
+        if check_arrangement(arrangement, hand).reason is FoulReason.ROWS_OUT_OF_ORDER:
+            return arrangement
 
 
 def _signed(key: Any, message: bytes) -> PlayerSignature | None:

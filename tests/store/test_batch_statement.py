@@ -76,7 +76,7 @@ class OneBatch:
         self.members.append(batched)
         self.answers.append(answer)
         if len(self.members) == self.size:
-            text, values = batch_statement(self.members, {})
+            text, values = batch_statement(self.members)
             rows = await (await self.connection.execute(text, values)).fetchall()
             self.rows = member_rows(rows, self.size)
             for waiting, member_rows_ in zip(self.answers, self.rows, strict=True):

@@ -151,7 +151,6 @@ class CommitGroup:
         )
         """Whether members that can be are sent as one statement (``batch_statement``); False:
         one statement each, in one pipeline."""
-        self._parts_seen: dict[str, str] = {}
         self._waiting: list[_Member] = []
         self._running: _Running | None = None
         self._closed = False
@@ -266,7 +265,7 @@ class CommitGroup:
                     # whose waits the pool's policy bounds, instead of each batch trying again.
                     self._unreachable_until = time.monotonic() + UNREACHABLE_SECONDS
                     raise
-            rows = await _commit(connection, batch, self.batch_statement, self._parts_seen)
+            rows = await _commit(connection, batch, self.batch_statement)
         except Exception as error:
             if not isinstance(error, psycopg.Error):
                 _logger.exception("a commit group's batch failed")
@@ -327,7 +326,6 @@ async def _commit(
     connection: psycopg.AsyncConnection[Any],
     batch: list[_Member],
     batch_statement: bool,
-    parts_seen: dict[str, str],
 ) -> list[list[Row]]:
     """Each member's rows, all committed, in one round trip: the members that can be as ONE
     statement (``sapsam.store.batch_statement``), the others one statement each; BEGIN and
@@ -341,7 +339,7 @@ async def _commit(
     statements = [(m.statement, m.parameters) for m in alone]
     if together:
         members = [m.batched for m in together if m.batched is not None]
-        statements.insert(0, batch_statement_for(members, parts_seen))
+        statements.insert(0, batch_statement_for(members))
     if len(statements) == 1:
         cursors = [await connection.execute(*statements[0])]
     else:

@@ -119,7 +119,8 @@ class BatchedPart:
     ``i`` (its index in the batch), ``stream``, ``first_version``, ``last_version``,
     ``first_position``, ``last_position`` and ``parts`` (jsonb), where ``parts->'<name>'`` is the
     JSON array of every ``item`` that append's statements gave under ``name``. It has no
-    parameters: one text serves every batch, so PostgreSQL plans it once per connection.
+    parameters: one text serves every batch with this part, so PostgreSQL plans it a few times
+    per connection.
     """
 
     name: str

@@ -325,3 +325,24 @@ async def wait_until_a_reader_waits(observer: psycopg.AsyncConnection[Any]) -> N
             return
         await asyncio.sleep(0.01)
     raise AssertionError("no reader ever waited")
+
+
+def test_any_insert_into_the_log_holds_the_insert_mark_until_its_transaction_ends(
+    database_url: str,
+) -> None:
+    # Migration 0013: the statement trigger's WHEN condition takes the shared mark that
+    # sapsam_safe_position waits on, for a plain INSERT too, not only for append's statement.
+    mark = (
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 1752392027"
+        " AND objid = 2093268333 AND objsubid = 1 AND mode = 'ShareLock' AND granted"
+        " AND pid = pg_backend_pid()"
+    )
+    with psycopg.connect(database_url) as connection:
+        assert connection.execute(mark).fetchone() == (0,)
+        connection.execute(
+            "INSERT INTO events (stream_id, version, type, schema_version, data, metadata, hash)"
+            " VALUES ('plain', 1, 'Plain', 1, '{}', '{}', sha256(''::bytea))"
+        )
+        assert connection.execute(mark).fetchone() == (1,)
+        connection.rollback()
+        assert connection.execute(mark).fetchone() == (0,)

@@ -94,6 +94,14 @@ CLOSE_SECONDS: Final = 2.0
 """How long closing a group waits for the batch in flight before cutting it off."""
 UNREACHABLE_SECONDS: Final = 1.0
 """After the group failed to connect, appends run on their own connections this long."""
+GENERIC_PLANS: Final = "-c plan_cache_mode=force_generic_plan"
+"""The group's connection plans each statement text once (psycopg prepares it after five uses).
+With PostgreSQL's default (``auto``) a prepared statement gets a generic plan only while that
+plan's estimated cost beats the custom plans' average; each invalidation (an ANALYZE of a table
+it reads, any DDL on one) prices the generic plan again, and the batch statement can then be
+planned afresh at most executions until the next one: ~200 us more backend CPU per append, 0.6-0.7
+of executions planned (bench/append_cost.py, docs/performance.md "pg-lean"). Its plan does not
+depend on its one parameter's value, so nothing is lost by never planning for the value."""
 ENVIRONMENT_SWITCH: Final = "SAPSAM_GROUP_COMMIT"
 BATCH_STATEMENT_SWITCH: Final = "SAPSAM_BATCH_STATEMENT"
 
@@ -143,6 +151,10 @@ class CommitGroup:
             raise ValueError("a batch holds at least one statement")
         self._conninfo = conninfo
         self._connect_options = dict(connect_options or {})
+        # Generic plans always (options given by the caller come after, so theirs win).
+        self._connect_options["options"] = " ".join(
+            (GENERIC_PLANS, str(self._connect_options.get("options", "")))
+        ).strip()
         self.max_batch = max_batch
         self.batch_statement = (
             enabled_by_environment(BATCH_STATEMENT_SWITCH)

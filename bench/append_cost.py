@@ -27,6 +27,8 @@ group's, the same for every variant but the commit group's part).
   rewrite);
 - ``unprepared``: never prepared (``prepare_threshold = None``): parsed and planned every time;
 - ``generic_plan`` / ``custom_plan``: prepared, ``plan_cache_mode`` forced either way;
+- ``auto_plans``: ``plan_cache_mode = auto``, PostgreSQL's default, which the commit group's
+  connection had before it forced generic plans (``full`` has them forced, as the group does now);
 - ``sync_off``: ``full`` with ``synchronous_commit = off`` (the difference: the commits' flushes);
 - ``no_companions``: without the read models' and secrets' CTEs;
 - ``no_table_state``: without the ``table_state`` update only;
@@ -39,6 +41,10 @@ group's, the same for every variant but the commit group's part).
 - ``events_only``: the guard and the events insert, nothing else;
 - ``no_insert_trigger``: ``full`` with the events' statement trigger (the shared advisory lock
   that readers' safe position relies on) disabled for the window;
+- ``plpgsql_mark``: ``full`` with the events' insert mark taken as before migration 0013, by
+  the trigger's PL/pgSQL function (``PERFORM pg_advisory_xact_lock_shared``), not its WHEN;
+- ``all_parts``: ``full`` with the batch statement as before d878dd6: every part the group's
+  batches have carried so far, needed or not (one text per process);
 - ``full_again``: ``full`` once more, last in each round: how far two identical variants differ
   (the noise, and what going first in a round costs).
 
@@ -65,11 +71,12 @@ from _procs import cpu_by_pid
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DEFAULT_CODEC
 from sapsam.log.records import NewEvent
-from sapsam.store import commit_group
+from sapsam.store import batch_statement, commit_group
 from sapsam.store.append_statement import secret_companions
 from sapsam.store.appends import append
 from sapsam.store.batch_statement import BatchMember
 from sapsam.store.commit_group import CommitGroup
+from sapsam.store.projections import APPEND_LOCK_KEY
 from sapsam.store.table_projections import projectors
 
 Connection = psycopg.AsyncConnection[Any]
@@ -77,10 +84,29 @@ Connection = psycopg.AsyncConnection[Any]
 FOLLOW_UPS = {"RevealsOpened", "DealScored", "SeriesCompleted"}
 SETUP_TYPES = {"TableCreated", "PlayerSeated", "DealerChosen"}
 # Done for a variant's window only (before, after), by the set-up connection.
+PLPGSQL_MARK = "bench_mark_event_insert"
+# Migration 0001's trigger function, for ``plpgsql_mark``.
+PLPGSQL_MARK_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {PLPGSQL_MARK}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared({APPEND_LOCK_KEY});
+    RETURN NULL;
+END
+$$
+"""
 WINDOW_CHANGES = {
     "no_insert_trigger": (
         "ALTER TABLE events DISABLE TRIGGER events_mark_inserts",
         "ALTER TABLE events ENABLE TRIGGER events_mark_inserts",
+    ),
+    "plpgsql_mark": (
+        "DROP TRIGGER events_mark_inserts ON events;"
+        " CREATE TRIGGER events_mark_inserts BEFORE INSERT ON events FOR EACH STATEMENT"
+        f" EXECUTE FUNCTION {PLPGSQL_MARK}()",
+        "DROP TRIGGER events_mark_inserts ON events;"
+        " CREATE TRIGGER events_mark_inserts BEFORE INSERT ON events FOR EACH STATEMENT"
+        f" WHEN (pg_advisory_xact_lock_shared({APPEND_LOCK_KEY})::text IS NULL)"
+        " EXECUTE FUNCTION sapsam_mark_event_insert()",
     ),
 }
 STATE_INDEXES = {
@@ -198,6 +224,20 @@ def one_each(statement: str, parameters: dict[str, Any]) -> str:
     return statement
 
 
+class AllParts:
+    """``batch_statement`` as before d878dd6, for ``all_parts``: the text has every part the
+    batches have carried so far, needed or not."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+
+    def __call__(self, members: list[BatchMember]) -> tuple[str, dict[str, str]]:
+        for member in members:
+            self.seen.update(member.parts)
+        _, values = batch_statement.batch_statement(members)
+        return batch_statement._statement(tuple(sorted(self.seen.items()))), values
+
+
 Rewrite = Callable[[str, dict[str, Any]], str]
 # name: (rewrite, the group connection's settings, prepare_threshold, table_state's indexes dropped)
 VARIANTS: dict[str, tuple[Rewrite, str, int | None, tuple[str, ...]]] = {
@@ -205,6 +245,7 @@ VARIANTS: dict[str, tuple[Rewrite, str, int | None, tuple[str, ...]]] = {
     "statements": (one_each, "", 5, ()),
     "unprepared": (unchanged, "", None, ()),
     "generic_plan": (unchanged, "-c plan_cache_mode=force_generic_plan", 5, ()),
+    "auto_plans": (unchanged, "-c plan_cache_mode=auto", 5, ()),
     "custom_plan": (unchanged, "-c plan_cache_mode=force_custom_plan", 5, ()),
     "sync_off": (unchanged, "-c synchronous_commit=off", 5, ()),
     "no_companions": (no_companions, "", 5, ()),
@@ -216,6 +257,8 @@ VARIANTS: dict[str, tuple[Rewrite, str, int | None, tuple[str, ...]]] = {
     "values_batch": (values_batch, "", 5, ()),
     "events_only": (events_only, "", 5, ()),
     "no_insert_trigger": (unchanged, "", 5, ()),
+    "plpgsql_mark": (unchanged, "", 5, ()),
+    "all_parts": (unchanged, "", 5, ()),
     "full_again": (unchanged, "", 5, ()),
 }
 
@@ -324,6 +367,8 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
     # kept open between rounds (as a busy server's is), so what psycopg prepared stays prepared.
     commit_group.IDLE_SECONDS = 3600.0
     groups: dict[str, RewritingGroup] = {}
+    await caller.execute(PLPGSQL_MARK_FUNCTION)
+    all_parts, own_parts = AllParts(), commit_group.batch_statement_for
     for name in names:
         _, setting, threshold, _ = VARIANTS[name]
         options: dict[str, Any] = {"prepare_threshold": threshold}
@@ -340,6 +385,7 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
                 await caller.execute(f"DROP INDEX {', '.join(drop_indexes)}")
             if name in WINDOW_CHANGES:
                 await caller.execute(WINDOW_CHANGES[name][0])
+            commit_group.batch_statement_for = all_parts if name == "all_parts" else own_parts
             group.rewrite = rewrite
             pids = database.backend_pids()
             counted = (group.group.batches, group.group.statements, group.group.failed_batches)

@@ -43,7 +43,7 @@ group's, the same for every variant but the commit group's part).
   that readers' safe position relies on) disabled for the window;
 - ``plpgsql_mark``: ``full`` with the events' insert mark taken as before migration 0013, by
   the trigger's PL/pgSQL function (``PERFORM pg_advisory_xact_lock_shared``), not its WHEN;
-- ``all_parts``: ``full`` with the batch statement as before dab825c: every part the group's
+- ``all_parts``: ``full`` with the batch statement as before 8c6e5f0: every part the group's
   batches have carried so far, needed or not (one text per process);
 - ``full_again``: ``full`` once more, last in each round: how far two identical variants differ
   (the noise, and what going first in a round costs).
@@ -225,7 +225,7 @@ def one_each(statement: str, parameters: dict[str, Any]) -> str:
 
 
 class AllParts:
-    """``batch_statement`` as before dab825c, for ``all_parts``: the text has every part the
+    """``batch_statement`` as before 8c6e5f0, for ``all_parts``: the text has every part the
     batches have carried so far, needed or not."""
 
     def __init__(self) -> None:

@@ -10,6 +10,7 @@ import random
 import uuid
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pineapple_moves import DiscardKeeper
 
@@ -431,15 +432,20 @@ def fantasyland_table(
     raise AssertionError("no seat could earn Fantasyland in 200 seeded deals")
 
 
-def export_lines(events: Sequence[Event], deal: int | None = None) -> list[str]:
+def export_lines(
+    events: Sequence[Event],
+    deal: int | None = None,
+    encode: Callable[[Event], tuple[str, int, dict[str, Any]]] = DEFAULT_CODEC.encode,
+) -> list[str]:
     """The table's export (or, given ``deal``, that deal's) as ``sapsam audit export`` writes
     it, from events recorded in memory (versions, metadata and the hash chain as the store
-    records them)."""
+    records them); ``encode`` writes each event's type, schema version and data (an older
+    schema's, to test that old records verify)."""
     stream = f"table-{TABLE_ID}"
     previous = GENESIS_HASH
     records: list[RecordedEvent] = []
     for version, event in enumerate(events, start=1):
-        type_name, schema, encoded = DEFAULT_CODEC.encode(event)
+        type_name, schema, encoded = encode(event)
         data = json.loads(json.dumps(encoded))  # as the store keeps it: JSON
         actor = "operator" if type(event).__name__ in ("DealVoided", "SeatReplaced") else "sample"
         metadata = {"actor": actor, "recorded_at": "2026-12-03T00:00:00Z", "request_id": "r"}

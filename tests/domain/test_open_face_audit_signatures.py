@@ -194,6 +194,31 @@ def test_a_set_recorded_before_signing_verifies_and_a_signed_scheme_1_move_is_na
     assert "signing scheme 1" in failed[0].detail
 
 
+def test_a_signed_move_the_service_made_is_named() -> None:
+    """A placement the service made (``automatic``: here seat 0's timeout and the moves made for
+    its hand after it) is never signed: one carrying the player's key and a signature (of its
+    own, valid message) is named by player_signature."""
+    table = open_face_table("ofc_classic", 2, move_seconds=30)
+    table.start_deal()
+    table.play_deal(late={0})
+    signed_set = _signed(list(table.events))
+    assert _verify(signed_set).ok
+    index = next(
+        i
+        for i, e in enumerate(signed_set)
+        if isinstance(e, CardsPlaced) and e.seat == 0 and e.automatic is not None
+    )
+    made = signed_set[index]
+    assert isinstance(made, CardsPlaced)
+    message = _message(dataclasses.replace(made, automatic=None))
+    assert message is not None
+    forged = dataclasses.replace(made, player_key=PUBLIC, signature=KEY.sign(message).hex())
+    report = _verify([*signed_set[:index], forged, *signed_set[index + 1 :]])
+    failed = [c for c in report.checks if c.status is Status.FAILED]
+    assert [(c.name, c.deal) for c in failed] == [("player_signature[0]", made.deal_number)]
+    assert "never signed" in failed[0].detail and made.automatic in failed[0].detail
+
+
 def test_a_signed_pineapple_placement_binds_its_discard_commitment() -> None:
     """The ``place`` message holds the discard commitment recorded with the placement: a
     commitment swapped for another (re-chained) breaks the player's signature."""

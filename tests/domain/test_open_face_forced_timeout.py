@@ -55,7 +55,7 @@ def test_a_fantasyland_hand_is_timed_out_before_it_is_set_or_once_it_is_due() ->
     table.start_deal()
     table.run_street(now_ms=0)
     [timed_out] = table.run(_forced(0))
-    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0)
+    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0, timed_out_by="operator")
     _refused(table, _forced(0), Reason.NOTHING_TIMED_OUT)
     table.play_deal()
     report = verify_export(export_lines(table.events))
@@ -79,7 +79,7 @@ def test_a_committed_hand_is_timed_out_dead_only_once_the_reveals_are_due() -> N
             automatic = play.automatic[play.turn]
             table.run(PlaceForSeat(dealt, 0) if automatic else _forced(play.turn, dealt))
     [timed_out] = table.run(_forced(0))
-    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0)
+    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0, timed_out_by="operator")
     table.play_deal()
     [opened] = [e for e in table.events if isinstance(e, FantasylandRevealed)]
     assert isinstance(opened, FantasylandRevealed) and opened.dead and opened.nonce == ""

@@ -84,7 +84,7 @@ def test_a_fantasyland_hands_deadline_that_fell_in_an_outage_is_extended() -> No
             played.run(early)
         assert refused.value.reason is Reason.NOTHING_TIMED_OUT
     [timed_out] = played.run(PlaceForSeat(dealt, 75_000, True, (outage,), GRACE))
-    assert timed_out == FantasylandTimedOut(deal_number=1, seat=0)
+    assert timed_out == FantasylandTimedOut(deal_number=1, seat=0, timed_out_by="service")
 
 
 def test_the_audit_re_decides_the_extension_and_the_timeout_after_it() -> None:
@@ -102,8 +102,13 @@ def test_the_audit_re_decides_the_extension_and_the_timeout_after_it() -> None:
     table.play_deal()
     report = verify_export(export_lines(table.events))
     assert not [c for c in report.checks if c.status is Status.FAILED], report
-    # A forged extension (a seat not due, or a deadline it never had) fails the placements.
-    for forgery in ({"seats": (0, 1)}, {"previous_deadline_ms": 30_000}):
+    # A forged extension (a seat not due, a deadline it never had, or a reason that is not an
+    # outage's) fails the placements.
+    for forgery in (
+        {"seats": (0, 1)},
+        {"previous_deadline_ms": 30_000},
+        {"reason": "operator_request"},
+    ):
         forged = [
             dataclasses.replace(event, **forgery)  # type: ignore[arg-type]
             if isinstance(event, DeadlinesExtended) and event.stage == "placing"

@@ -109,7 +109,7 @@ def test_a_committed_hand_never_opened_is_timed_out_and_dead(
     table = _committed_deal(preset)
     _refused(table, PlaceForSeat((), 34_999, True), Reason.NOTHING_TIMED_OUT)
     [timed_out] = table.run(PlaceForSeat((), 35_000, True))
-    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0)
+    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0, timed_out_by="service")
     arrangement, _ = biggest_row_first(table.cards[0][0])
     late = RevealFantasyland(_player(table, 0), arrangement, table.nonces[0], table.cards[0][0])
     _refused(table, late, Reason.WRONG_PHASE)  # the deal awaits only the seed now

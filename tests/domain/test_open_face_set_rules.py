@@ -93,7 +93,7 @@ def test_a_fantasyland_seat_that_does_not_set_its_hand_in_time_is_set_by_its_pol
     table.play_deal(late={0})
     deal_events = table.events[table.events.index(_of(table.events, DealStarted)[-1]) :]
     [timed_out] = _of(deal_events, FantasylandTimedOut)
-    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0)
+    assert timed_out == FantasylandTimedOut(deal_number=2, seat=0, timed_out_by="service")
     [revealed] = _of(deal_events, FantasylandRevealed)
     assert isinstance(revealed, FantasylandRevealed) and revealed.nonce == ""
     cards = table.cards[0][0]
@@ -152,7 +152,7 @@ def test_the_deadline_sweeps_move_times_the_fantasyland_out_before_the_seat_on_t
     dealt = table.cards[0][1]
     _refused(table, PlaceForSeat(dealt, 30_999, timed_out=True), Reason.NOTHING_TIMED_OUT)
     [event] = table.run(PlaceForSeat(dealt, 31_000, timed_out=True))
-    assert event == FantasylandTimedOut(deal_number=2, seat=0)
+    assert event == FantasylandTimedOut(deal_number=2, seat=0, timed_out_by="service")
     [placed] = table.run(PlaceForSeat(dealt, 31_000, timed_out=True))
     assert isinstance(placed, CardsPlaced) and placed.seat == 1 and placed.automatic == "timeout"
 
@@ -183,7 +183,7 @@ def test_when_every_seat_plays_fantasyland_the_hands_are_still_due() -> None:
     played.deal_street(now_ms=5_000)
     assert played.deal.fantasyland_deadline_ms == 35_000
     [event] = played.run(TimeOutFantasyland(1, 35_000))
-    assert event == FantasylandTimedOut(deal_number=1, seat=1)
+    assert event == FantasylandTimedOut(deal_number=1, seat=1, timed_out_by="service")
 
 
 # -- 003: the set ends after a timed-out hand ------------------------------------------------
@@ -378,5 +378,5 @@ def test_when_the_other_seat_finishes_first_the_last_deadline_is_the_fantasyland
     last = played.events[-1]
     assert isinstance(last, CardsPlaced) and last.deadline_ms == 31_000
     [timed_out] = played.run(PlaceForSeat((), 31_000, timed_out=True))
-    assert timed_out == FantasylandTimedOut(deal_number=1, seat=0)
+    assert timed_out == FantasylandTimedOut(deal_number=1, seat=0, timed_out_by="service")
     assert played.deal.phase is OpenFacePhase.COMPLETE  # the seed's reveal opens the hand

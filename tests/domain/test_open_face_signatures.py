@@ -212,8 +212,9 @@ def test_open_face_moves_of_schema_1_read_as_unsigned_scheme_1() -> None:
     revealed = DEFAULT_CODEC.decode("FantasylandRevealed", 1, data)
     assert isinstance(revealed, FantasylandRevealed)
     assert (revealed.player_key, revealed.signature, revealed.signing_scheme) == (None, None, 1)
-    for event_type in (CardsPlaced, FantasylandCommitted, FantasylandRevealed):
+    for event_type in (FantasylandCommitted, FantasylandRevealed):
         assert event_type.SCHEMA_VERSION == 2
+    assert CardsPlaced.SCHEMA_VERSION == 3  # 3: a timeout's placement names who made it
 
 
 def test_a_signed_pineapple_placement_covers_its_discard_commitment() -> None:

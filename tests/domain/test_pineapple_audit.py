@@ -86,6 +86,28 @@ def test_a_placement_without_its_commitment_is_caught(pineapple_set: list[Event]
     assert ("placements", 1) in _failed(_verify(forged))
 
 
+def test_a_discard_committed_without_its_placement_is_caught(
+    pineapple_set: list[Event],
+) -> None:
+    """A ``DiscardCommitted`` recorded on its own (a second one after a placement's, or one
+    moved away from its placement): the discards check names it."""
+    index = next(i for i, e in enumerate(pineapple_set) if isinstance(e, DiscardCommitted))
+    again = [*pineapple_set[: index + 1], pineapple_set[index], *pineapple_set[index + 1 :]]
+    failed = _failed(_verify(again))
+    assert ("discards", 1) in failed
+    report = _verify(again)
+    detail = next(c.detail for c in report.checks if c.name == "discards" and c.deal == 1)
+    assert "without the placement it belongs to" in detail
+    # Moved before its placement: the placement then lacks its commitment too.
+    moved = [
+        *pineapple_set[: index - 1],
+        pineapple_set[index],
+        pineapple_set[index - 1],
+        *pineapple_set[index + 1 :],
+    ]
+    assert ("discards", 1) in _failed(_verify(moved))
+
+
 def test_a_placement_of_a_card_not_dealt_is_caught(pineapple_set: list[Event]) -> None:
     index = next(
         i for i, e in enumerate(pineapple_set) if isinstance(e, CardsPlaced) and e.street == 1

@@ -199,6 +199,8 @@ def open_face_rule_set_message(rules: OpenFaceRules, series_length: int) -> Any:
         message.fantasyland_max_consecutive = rules.fantasyland_max_consecutive
     if rules.move_seconds is not None:
         message.move_seconds = rules.move_seconds
+    if rules.reveal_seconds is not None:
+        message.reveal_seconds = rules.reveal_seconds
     return message
 
 

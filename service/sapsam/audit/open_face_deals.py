@@ -84,7 +84,10 @@ from sapsam.domain.open_face.commands import (
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_deadlines import DISCARDING_STAGE
+from sapsam.domain.open_face.deal_state import OpenFaceDeal
 from sapsam.domain.open_face.events import (
+    TIMED_OUT_BY,
+    TIMED_OUT_BY_OPERATOR,
     CardsPlaced,
     DiscardCommitted,
     DiscardsRevealed,
@@ -338,6 +341,14 @@ def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) 
         raise ReplayError(check, f"{_name(event)} is refused by the rules: {error}") from None
     recorded = list(rest[: len(produced)])
     for made, found in zip(produced, recorded, strict=False):
+        if (
+            isinstance(found, CardsPlaced | FantasylandTimedOut)
+            and found.timed_out_by is None
+            and type(made) is type(found)
+        ):
+            # Recorded before a timeout named who made it: checked as it was then (the
+            # command re-decided as _timed_out_by says), without the name.
+            made = dataclasses.replace(made, timed_out_by=None)
         if _without_deadline(made) != _without_deadline(found):
             where = _CHECK_OF.get(type(found), check)
             raise ReplayError(
@@ -405,10 +416,12 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
             # here (a timeout only once the seat's time has run out; where no deadline ran,
             # only as the operator's ForceSeatTimeout of the seat on turn).
             timeout = event.automatic == "timeout"
-            if timeout and play.deadline_ms is None:
+            by = _timed_out_by(event, "placements")
+            if by == TIMED_OUT_BY_OPERATOR or (by is None and timeout and play.deadline_ms is None):
                 return PlaceForSeat(_dealt_to_turn(replay), 0, True, forced_seat=event.seat)
             at = play.deadline_ms if play.deadline_ms is not None else 0
-            return PlaceForSeat(_dealt_to_turn(replay), at, timeout)
+            # The sweep's (``service``) only past a deadline that ran: none, and it is refused.
+            return PlaceForSeat(_dealt_to_turn(replay), at, timeout or by is not None)
         placement = Placement(
             parse_cards(event.front), parse_cards(event.middle), parse_cards(event.back)
         )
@@ -437,19 +450,8 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
-    if isinstance(event, FantasylandTimedOut) and (
-        play.commitments[event.seat] is not None or play.fantasyland_deadline_ms is None
-    ):
-        # A committed hand not opened (only once the reveals are due: every hand placed and
-        # set), or a hand not set where no deadline ran: each seat as the operator's
-        # ForceSeatTimeout decides it (the sweep's, past the recorded deadline, is the same
-        # event; no clock is replayed to tell them apart).
-        return PlaceForSeat((), 0, True, forced_seat=event.seat)
     if isinstance(event, FantasylandTimedOut):
-        # Only once the first street's deadline has passed (no clock is replayed: the recorded
-        # deadline itself).
-        due = play.fantasyland_deadline_ms
-        return TimeOutFantasyland(event.seat, 0 if due is None else due)
+        return _fantasyland_timeout_command(play, event)
     assert isinstance(event, FantasylandRevealed)
     if event.nonce == "":
         # Set by the service after a timeout and opened with the seed: the seed's reveal must
@@ -462,6 +464,37 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     return RevealFantasyland(
         _player(state, event.seat), arrangement, bytes.fromhex(event.nonce), dealt
     )
+
+
+def _timed_out_by(event: CardsPlaced | FantasylandTimedOut, check: str) -> str | None:
+    """Who the event says timed the seat out (None: recorded before timeouts named it)."""
+    by = event.timed_out_by
+    if by is not None and by not in TIMED_OUT_BY:
+        raise ReplayError(
+            check, f"{_name(event)} is timed out by {by!r}, neither the sweep nor the operator"
+        )
+    return by
+
+
+def _fantasyland_timeout_command(play: OpenFaceDeal, event: FantasylandTimedOut) -> Any:
+    """The command a Fantasyland hand's timeout re-decides as. The operator's
+    (``ForceSeatTimeout``): the seat's, deadline or not. The sweep's: only past a deadline that
+    ran (no clock is replayed: the recorded deadline itself), the reveal deadline for a
+    committed hand (every hand placed and set, ``FantasylandRevealsOpened`` recorded), else the
+    first street's; where none ran the rules refuse it. Recorded before timeouts named who made
+    them: a committed hand, or one where no deadline ran, as the operator's (the sweep's, past
+    the deadline, is the same event then), else the sweep's."""
+    by = _timed_out_by(event, "fantasyland")
+    committed = play.commitments[event.seat] is not None
+    if by == TIMED_OUT_BY_OPERATOR or (
+        by is None and (committed or play.fantasyland_deadline_ms is None)
+    ):
+        return PlaceForSeat((), 0, True, forced_seat=event.seat)
+    if committed:
+        due = play.reveal_deadline_ms
+        return PlaceForSeat((), 0 if due is None else due, True)
+    due = play.fantasyland_deadline_ms
+    return TimeOutFantasyland(event.seat, 0 if due is None else due)
 
 
 def _deal_cards(replay: _Replay) -> None:

@@ -581,6 +581,11 @@ def _announced_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "player_key": None, "signature": None, "signing_scheme": 1}
 
 
+def _no_timeout_actor(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    # Recorded before a timeout named who made it (the sweep or the operator): unknown.
+    return {**data, "timed_out_by": None}
+
+
 def _confirmed_v1_to_v2(data: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return {**data, "scheme": 1}
 
@@ -605,6 +610,9 @@ for _signed_move in (
     "DiscardsRevealed",
 ):
     DEFAULT_CODEC.register_upcaster(_signed_move, 1, _announced_v1_to_v2)
+# A timeout names who made it from CardsPlaced 3 and FantasylandTimedOut 2 on.
+DEFAULT_CODEC.register_upcaster("CardsPlaced", 2, _no_timeout_actor)
+DEFAULT_CODEC.register_upcaster("FantasylandTimedOut", 1, _no_timeout_actor)
 
 
 # JSON scalar types: a list holding only these is copied into a tuple as it is.

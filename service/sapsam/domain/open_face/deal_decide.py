@@ -33,6 +33,8 @@ from sapsam.domain.open_face.discard_decide import (
     decide_time_out_discards,
 )
 from sapsam.domain.open_face.events import (
+    TIMED_OUT_BY_OPERATOR,
+    TIMED_OUT_BY_SERVICE,
     CardsPlaced,
     DiscardCommitted,
     FantasylandCommitted,
@@ -81,10 +83,10 @@ def decide_deal(deal: OpenFaceDeal, command: Any) -> list[Event]:
 
 def _reveals_opened(deal: OpenFaceDeal, events: list[Event], now_ms: int) -> list[Event]:
     """``FantasylandRevealsOpened`` when ``events`` make the committed Fantasyland hands due to
-    be opened (the last placement, commitment or timeout before them), at a table with a move
-    limit: the reveals then have ``move_seconds`` like any move, so a hand never opened cannot
-    hold the table (docs/rules.md §8.7)."""
-    limit = deal.move_seconds
+    be opened (the last placement, commitment or timeout before them), at a table with a reveal
+    limit (``reveal_seconds``, every preset's; before it, ``move_seconds``): the reveals then
+    have that long, so a hand never opened cannot hold the table (docs/rules.md §8.7)."""
+    limit = deal.rules.reveal_limit
     if limit is None or deal.reveals_open or not events:
         return []
     after = fold_deal(deal, events)
@@ -252,6 +254,7 @@ def _placed(
     placement: Placement,
     automatic: AutomaticReason | None,
     now_ms: int,
+    timed_out_by: str | None = None,
 ) -> CardsPlaced:
     # The next seat to place (if any still owes this street) gets its own move time. When none
     # does, the deal's next deadline is a Fantasyland hand's still to be set, if any (heads-up,
@@ -279,6 +282,7 @@ def _placed(
         back=tuple(map(str, placement.back)),
         automatic=None if automatic is None else automatic.value,
         deadline_ms=deadline,
+        timed_out_by=timed_out_by,
     )
 
 
@@ -313,7 +317,7 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
         if overdue:
             # The deadline sweep's one move: the Fantasyland hands first (the seat on turn
             # then sees the boards they no longer hide, so its own timeout is a next command).
-            return [FantasylandTimedOut(deal_number=deal.number, seat=seat) for seat in overdue]
+            return [_fantasyland_timed_out(deal, seat, TIMED_OUT_BY_SERVICE) for seat in overdue]
         if deal.reveals_open and deal.reveals_due:
             return _reveals_timed_out(deal, command.now_ms)
     seat = deal.turn
@@ -326,7 +330,9 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
     board = deal.boards[seat]
     pool = _unseen(deal, seat, command.dealt)
     move: AutomaticMove | None
+    by = None
     if command.timed_out:
+        by = TIMED_OUT_BY_SERVICE
         if deal.deadline_ms is None or command.now_ms < deal.deadline_ms:
             raise DomainError(
                 Reason.NOTHING_TIMED_OUT, f"seat {seat}'s time to place has not run out"
@@ -346,7 +352,7 @@ def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Ev
             )
     # A move made for the seat discards openly to the service (which chose it) and to nobody
     # else: no commitment is made, and anyone recomputes the discard once the seed is out.
-    return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
+    return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms, by)]
 
 
 def _decide_forced_time_out(deal: OpenFaceDeal, command: PlaceForSeat, seat: int) -> list[Event]:
@@ -357,13 +363,14 @@ def _decide_forced_time_out(deal: OpenFaceDeal, command: PlaceForSeat, seat: int
         deal.fantasyland_unset(seat) or (deal.reveals_due and deal.awaits_reveal(seat))
     ):
         # A Fantasyland hand not set (the service sets it) or committed and not opened (dead).
-        return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
+        return [_fantasyland_timed_out(deal, seat, TIMED_OUT_BY_OPERATOR)]
     if deal.phase is OpenFacePhase.PLACING and deal.turn == seat and not deal.automatic[seat]:
         street = deal.streets_dealt - 1
         _require_dealt(deal, street, seat, command.dealt)
         pool = _unseen(deal, seat, command.dealt)
         move = timeout_move(deal.rules, deal.boards[seat], command.dealt, pool)
-        return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms)]
+        placed = _placed(deal, seat, street, move.placement, move.reason, command.now_ms)
+        return [replace(placed, timed_out_by=TIMED_OUT_BY_OPERATOR)]
     raise DomainError(
         Reason.NOTHING_TIMED_OUT,
         f"seat {seat} owes no move now (the deal is in {deal.phase.value}"
@@ -382,10 +389,14 @@ def _reveals_timed_out(deal: OpenFaceDeal, now_ms: int) -> list[Event]:
             Reason.NOTHING_TIMED_OUT, "the time to open the Fantasyland hands has not run out"
         )
     return [
-        FantasylandTimedOut(deal_number=deal.number, seat=seat)
+        _fantasyland_timed_out(deal, seat, TIMED_OUT_BY_SERVICE)
         for seat in deal.seats
         if deal.awaits_reveal(seat)
     ]
+
+
+def _fantasyland_timed_out(deal: OpenFaceDeal, seat: int, by: str) -> FantasylandTimedOut:
+    return FantasylandTimedOut(deal_number=deal.number, seat=seat, timed_out_by=by)
 
 
 def _require_fantasyland_seat(deal: OpenFaceDeal, player_id: str, number: int | None) -> int:
@@ -529,7 +540,7 @@ def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland
             Reason.NOTHING_TIMED_OUT,
             f"seat {seat}'s time to set its Fantasyland hand has not run out",
         )
-    return [FantasylandTimedOut(deal_number=deal.number, seat=seat)]
+    return [_fantasyland_timed_out(deal, seat, TIMED_OUT_BY_SERVICE)]
 
 
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {

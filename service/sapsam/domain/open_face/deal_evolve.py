@@ -151,9 +151,9 @@ def _on_reveals_opened(deal: OpenFaceDeal, event: FantasylandRevealsOpened) -> O
         deal,
         reveals_open=True,
         reveal_deadline_ms=event.deadline_ms,
-        reveal_deadline_set_ms=_set_at(event.deadline_ms, deal.move_seconds),
+        reveal_deadline_set_ms=_set_at(event.deadline_ms, deal.rules.reveal_limit),
         deadline_ms=event.deadline_ms,
-        deadline_set_ms=_set_at(event.deadline_ms, deal.move_seconds),
+        deadline_set_ms=_set_at(event.deadline_ms, deal.rules.reveal_limit),
     )
 
 

@@ -16,8 +16,19 @@ from typing import ClassVar, Final
 
 from sapsam.domain.event_base import Event
 
+TIMED_OUT_BY_SERVICE: Final = "service"
+"""``timed_out_by`` of a timeout the deadline sweep made: the seat's deadline had passed (the
+actor the sweep's events are recorded under)."""
+TIMED_OUT_BY_OPERATOR: Final = "operator"
+"""``timed_out_by`` of the operator's ``ForceSeatTimeout``, deadline or not (the actor the
+operator's commands are recorded under; the service has one operator credential)."""
+TIMED_OUT_BY: Final = (TIMED_OUT_BY_SERVICE, TIMED_OUT_BY_OPERATOR)
+
 __all__ = [
     "OPEN_FACE_EVENT_TYPES",
+    "TIMED_OUT_BY",
+    "TIMED_OUT_BY_OPERATOR",
+    "TIMED_OUT_BY_SERVICE",
     "CardsPlaced",
     "DiscardCommitted",
     "DiscardsRevealed",
@@ -59,10 +70,16 @@ class CardsPlaced(Event):
     signature of the ``place`` message (docs/fairness.md §19; with the ``DiscardCommitted``
     recorded right after it, if any), hex, or ``None`` when unsigned (a player without a key, or
     a placement the service made: ``automatic`` set, never signed); ``signing_scheme`` 2:
-    placements are signed, 1: recorded before they were (version 1 data reads as unsigned, 1)."""
+    placements are signed, 1: recorded before they were (version 1 data reads as unsigned, 1).
+
+    Schema version 3: ``timed_out_by``, who timed the seat out when this is the placement of its
+    timeout (``automatic`` ``timeout`` made by the timeout itself): ``service`` (the deadline
+    sweep, once the seat's deadline had passed) or ``operator`` (``ForceSeatTimeout``); None for
+    every other placement, the later moves made for a timed-out hand included, and in data of
+    versions 1 and 2 (recorded before it was; the audit then checks the timeout as before)."""
 
     TYPE: ClassVar[str] = "CardsPlaced"
-    SCHEMA_VERSION: ClassVar[int] = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
     deal_number: int
     seat: int
     street: int
@@ -74,6 +91,7 @@ class CardsPlaced(Event):
     player_key: str | None = None
     signature: str | None = None
     signing_scheme: int = 2
+    timed_out_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,19 +124,26 @@ class FantasylandTimedOut(Event):
     After the seat's ``FantasylandCommitted``: it did not open its hand by the reveal deadline
     (``FantasylandRevealsOpened``). The hand is dead (its rows cannot be opened without the
     nonce; under 001's policy for the rest of the set too); the seed's reveal sets its cards by
-    the policy, as above, only so that the dead hand has rows to score (``dead`` true)."""
+    the policy, as above, only so that the dead hand has rows to score (``dead`` true).
+
+    Schema version 2: ``timed_out_by``, ``service`` (the deadline sweep: the first street's or
+    the reveal deadline had passed) or ``operator`` (``ForceSeatTimeout``), as in
+    ``CardsPlaced``; None in version 1 data (recorded before it was)."""
 
     TYPE: ClassVar[str] = "FantasylandTimedOut"
+    SCHEMA_VERSION: ClassVar[int] = 2
     deal_number: int
     seat: int
+    timed_out_by: str | None = None
 
 
 @dataclass(frozen=True)
 class FantasylandRevealsOpened(Event):
     """Every normal hand is complete and every Fantasyland hand set: the ``seats`` that committed
-    theirs are to open them by ``deadline_ms`` (``move_seconds`` on). Recorded with the move that
-    made it so (the last placement, the last commitment, the last Fantasyland timeout), only at
-    a table with a move limit. A hand not opened by then is timed out (``FantasylandTimedOut``
+    theirs are to open them by ``deadline_ms`` (``reveal_seconds`` on; ``move_seconds`` for a
+    rule set recorded before it). Recorded with the move that made it so (the last placement,
+    the last commitment, the last Fantasyland timeout), only at a table with such a limit (every
+    preset has one). A hand not opened by then is timed out (``FantasylandTimedOut``
     after its ``FantasylandCommitted``): dead, as it cannot be opened without its nonce
     (docs/rules.md §8.7)."""
 

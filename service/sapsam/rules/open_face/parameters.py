@@ -196,6 +196,13 @@ class OpenFaceRules:
     move_seconds: int | None = None
     """Seconds a seat has for each placement, from the moment it is due; ``None``: no limit, so
     ``timeout_policy`` never applies (the sources give no number)."""
+    reveal_seconds: int | None = None
+    """Seconds a committed Fantasyland hand has to be opened once every hand is placed and set
+    (``FantasylandRevealsOpened``); a hand not opened by then is dead (docs/rules.md §8.7).
+    Every preset sets ``REVEAL_SECONDS``: the reveal asks no decision (the client holds the rows
+    and nonce it committed to), so even at a table without ``move_seconds`` it cannot hold the
+    table for longer than a reconnect. ``None`` (a rule set recorded before the key):
+    ``move_seconds``, and no limit without it."""
     middle_row: MiddleRow = MiddleRow.HIGH
     lowball_order: LowballOrder = LowballOrder.MIDDLE_WEAKEST
     """Only read when ``middle_row`` is ``deuce_to_seven``."""
@@ -217,6 +224,12 @@ class OpenFaceRules:
     def normal_hand_cards(self) -> int:
         """Cards a normal hand is dealt in all (13; Pineapple 17)."""
         return sum(self.dealt_street_cards)
+
+    @property
+    def reveal_limit(self) -> int | None:
+        """Seconds a committed Fantasyland hand has to be opened (``reveal_seconds``; for a
+        rule set recorded before it, ``move_seconds``), None: no limit."""
+        return self.move_seconds if self.reveal_seconds is None else self.reveal_seconds
 
     @property
     def lowball_middle(self) -> bool:
@@ -281,10 +294,11 @@ class OpenFaceRules:
 
 
 PINEAPPLE_KEYS: Final = frozenset(
-    {"street_discards", "middle_row", "lowball_order", "finnish_two_of_spades"}
+    {"street_discards", "middle_row", "lowball_order", "finnish_two_of_spades", "reveal_seconds"}
 )
-"""The keys issue #19 added: recorded only when not at their defaults (the rules' version
-mark: a record without them is a rule set of before, read back with the defaults)."""
+"""The keys added after open face first shipped (issue #19's, and ``reveal_seconds``):
+recorded only when not at their defaults (the rules' version mark: a record without them is a
+rule set of before, read back with the defaults)."""
 
 
 def _refuse_float(text: str) -> Any:
@@ -377,6 +391,8 @@ def _validate(rules: OpenFaceRules) -> None:
         _require_int("fantasyland_max_consecutive", limit, 1, MAX_CONSECUTIVE_LIMIT)
     if rules.move_seconds is not None:
         _require_int("move_seconds", rules.move_seconds, 1, MAX_MOVE_SECONDS)
+    if rules.reveal_seconds is not None:
+        _require_int("reveal_seconds", rules.reveal_seconds, 1, MAX_MOVE_SECONDS)
     # 001: «В ананас играют не более трех участников», "no more than three play Pineapple": the
     # deck must hold every seat's dealt cards, discards included (3 x 17 = 51).
     if rules.max_seats * rules.normal_hand_cards > DECK_CARDS:
@@ -396,8 +412,14 @@ def _validate(rules: OpenFaceRules) -> None:
         )
 
 
+REVEAL_SECONDS: Final = 30
+"""Every preset's ``reveal_seconds``: the closed game's reveal window
+(``sapsam.rules.presets.PRESET_REVEAL_SECONDS``), for the same reason: clients open by
+themselves, so the window only has to cover a reconnect."""
+
+
 def _preset(name: str, **fields: Any) -> OpenFaceRules:
-    return OpenFaceRules(name=name, **fields)
+    return OpenFaceRules(name=name, reveal_seconds=REVEAL_SECONDS, **fields)
 
 
 OPEN_FACE_PRESETS: Final[Mapping[str, OpenFaceRules]] = MappingProxyType(

@@ -271,6 +271,7 @@ class OpenFaceRuleSet(_message.Message):
     MIDDLE_ROW_FIELD_NUMBER: _builtins.int
     LOWBALL_ORDER_FIELD_NUMBER: _builtins.int
     FINNISH_TWO_OF_SPADES_FIELD_NUMBER: _builtins.int
+    REVEAL_SECONDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb",
     "pineapple", "pineapple_2_7").
@@ -328,6 +329,11 @@ class OpenFaceRuleSet(_message.Message):
     """Finnish 2 of spades (003): "off", "row" (both royalties of its row doubled between its
     holder and each opponent) or "own" (only the holder's royalty of that row).
     """
+    reveal_seconds: _builtins.int
+    """Seconds a committed Fantasyland hand has to be opened once every hand is placed and set (a
+    hand not opened by then is dead); every preset: 30. Unset (a table created before it): as
+    move_seconds, and no limit without it.
+    """
     @_builtins.property
     def street_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Cards each seat places on each street: [5, 1, 1, 1, 1, 1, 1, 1, 1] (classic), [5, 4, 4]
@@ -357,18 +363,23 @@ class OpenFaceRuleSet(_message.Message):
         middle_row: _builtins.str = ...,
         lowball_order: _builtins.str = ...,
         finnish_two_of_spades: _builtins.str = ...,
+        reveal_seconds: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "move_seconds", b"move_seconds"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "_reveal_seconds", b"_reveal_seconds", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "move_seconds", b"move_seconds", "reveal_seconds", b"reveal_seconds"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "automatic_moves", b"automatic_moves", "fantasyland_cards", b"fantasyland_cards", "fantasyland_entry_rank", b"fantasyland_entry_rank", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "fantasyland_reentry", b"fantasyland_reentry", "finnish_two_of_spades", b"finnish_two_of_spades", "lowball_order", b"lowball_order", "max_seats", b"max_seats", "middle_row", b"middle_row", "middle_trips_royalty", b"middle_trips_royalty", "min_seats", b"min_seats", "move_seconds", b"move_seconds", "name", b"name", "royalty_table", b"royalty_table", "scoop_points", b"scoop_points", "series_length", b"series_length", "street_cards", b"street_cards", "street_discards", b"street_discards", "timeout_policy", b"timeout_policy", "two_of_three_points", b"two_of_three_points"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive", "_move_seconds", b"_move_seconds", "_reveal_seconds", b"_reveal_seconds", "automatic_moves", b"automatic_moves", "fantasyland_cards", b"fantasyland_cards", "fantasyland_entry_rank", b"fantasyland_entry_rank", "fantasyland_max_consecutive", b"fantasyland_max_consecutive", "fantasyland_reentry", b"fantasyland_reentry", "finnish_two_of_spades", b"finnish_two_of_spades", "lowball_order", b"lowball_order", "max_seats", b"max_seats", "middle_row", b"middle_row", "middle_trips_royalty", b"middle_trips_royalty", "min_seats", b"min_seats", "move_seconds", b"move_seconds", "name", b"name", "reveal_seconds", b"reveal_seconds", "royalty_table", b"royalty_table", "scoop_points", b"scoop_points", "series_length", b"series_length", "street_cards", b"street_cards", "street_discards", b"street_discards", "timeout_policy", b"timeout_policy", "two_of_three_points", b"two_of_three_points"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__fantasyland_max_consecutive: _TypeAlias = _typing.Literal["fantasyland_max_consecutive"]  # noqa: Y015
     _WhichOneofArgType__fantasyland_max_consecutive: _TypeAlias = _typing.Literal["_fantasyland_max_consecutive", b"_fantasyland_max_consecutive"]  # noqa: Y015
     _WhichOneofReturnType__move_seconds: _TypeAlias = _typing.Literal["move_seconds"]  # noqa: Y015
     _WhichOneofArgType__move_seconds: _TypeAlias = _typing.Literal["_move_seconds", b"_move_seconds"]  # noqa: Y015
+    _WhichOneofReturnType__reveal_seconds: _TypeAlias = _typing.Literal["reveal_seconds"]  # noqa: Y015
+    _WhichOneofArgType__reveal_seconds: _TypeAlias = _typing.Literal["_reveal_seconds", b"_reveal_seconds"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__fantasyland_max_consecutive) -> _WhichOneofReturnType__fantasyland_max_consecutive | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__move_seconds) -> _WhichOneofReturnType__move_seconds | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__reveal_seconds) -> _WhichOneofReturnType__reveal_seconds | None: ...
 
 Global___OpenFaceRuleSet: _TypeAlias = OpenFaceRuleSet  # noqa: Y015

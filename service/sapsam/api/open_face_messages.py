@@ -19,8 +19,9 @@ from sapsam import fairness
 from sapsam.api import resources
 from sapsam.api.api_error import ApiError
 from sapsam.api.common_messages import creator_name, timestamp_from_ms, timestamp_from_text
-from sapsam.api.table_messages import TableFacts
+from sapsam.api.table_messages import STAGE_STATUS, TableFacts
 from sapsam.domain import events as domain_events
+from sapsam.domain.families import stage_of_state
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for, may_see_board
 from sapsam.domain.open_face.events import (
@@ -274,7 +275,7 @@ def open_face_table_message(
     phase = state.phase
     table = table_pb2.Table(
         name=resources.table_name(table_id),
-        status=_status(phase),
+        status=STAGE_STATUS[stage_of_state(state)],
         phase=_TABLE_PHASES.get(phase, table_pb2.TABLE_PHASE_UNSPECIFIED),
         open_face_rule_set=open_face_rule_set_message(state.rules, state.seat_count),
         seat_count=state.seat_count,
@@ -300,14 +301,6 @@ def open_face_table_message(
         if view.deadline_ms is not None and view.phase in _TIMED_PHASES:
             table.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
     return table
-
-
-def _status(phase: OpenFaceTablePhase) -> table_pb2.TableStatus.ValueType:
-    if phase in (OpenFaceTablePhase.NOT_CREATED, OpenFaceTablePhase.SEATING):
-        return table_pb2.TABLE_STATUS_OPEN
-    if phase is OpenFaceTablePhase.SERIES_COMPLETE:
-        return table_pb2.TABLE_STATUS_COMPLETED
-    return table_pb2.TABLE_STATUS_PLAYING
 
 
 # -- events --------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from sapsam.api.common_messages import (
     timestamp_from_ms,
     timestamp_from_text,
 )
+from sapsam.domain.closed_family import CLOSED
+from sapsam.domain.family import TableStage
 from sapsam.domain.table_state import TablePhase, TableState
 from sapsam.domain.table_views import SPECTATOR, TableView, Viewer, table_view_for
 from sapsam.log.records import RecordedEvent
@@ -55,13 +57,17 @@ def facts_from_first_event(recorded: RecordedEvent) -> TableFacts:
     )
 
 
+STAGE_STATUS: Final[Mapping[TableStage, table_pb2.TableStatus.ValueType]] = {
+    TableStage.OPEN: table_pb2.TABLE_STATUS_OPEN,
+    TableStage.PLAYING: table_pb2.TABLE_STATUS_PLAYING,
+    TableStage.COMPLETED: table_pb2.TABLE_STATUS_COMPLETED,
+}
+"""The API's status of each stage a table of any family is in (``sapsam.domain.family``)."""
+
+
 def table_status(phase: TablePhase) -> table_pb2.TableStatus.ValueType:
-    """The coarse status for a phase."""
-    if phase in (TablePhase.NOT_CREATED, TablePhase.SEATING):
-        return table_pb2.TABLE_STATUS_OPEN
-    if phase is TablePhase.SERIES_COMPLETE:
-        return table_pb2.TABLE_STATUS_COMPLETED
-    return table_pb2.TABLE_STATUS_PLAYING
+    """The coarse status for a closed table's phase (the closed family's stage of it)."""
+    return STAGE_STATUS[CLOSED.stage_of(phase)]
 
 
 def table_message(

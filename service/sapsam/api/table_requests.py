@@ -18,11 +18,11 @@ from sapsam.api import auth, views
 from sapsam.api.api_error import ApiError
 from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.api.request_digest import request_digest
+from sapsam.api.table_messages import STAGE_STATUS
 from sapsam.app.tables import TableOutcome
 from sapsam.domain import events as domain_events
 from sapsam.domain.commands import PlayerSignature
-from sapsam.domain.open_face.table_state import OpenFaceTablePhase
-from sapsam.domain.table import TablePhase
+from sapsam.domain.families import PHASES_BY_STAGE
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
 from sapsam_proto.v1 import table_pb2, table_service_pb2
@@ -37,15 +37,10 @@ AFTER_SERIES: Final[dict[int, str]] = {
     table_service_pb2.AFTER_SERIES_NEW_SERIES: "new_series",
 }
 
-# The phases of each listed status (views.table_status read backwards).
-STATUS_PHASES: Final[dict[int, tuple[TablePhase | OpenFaceTablePhase, ...]]] = {
-    status: (
-        *(phase for phase in TablePhase if views.table_status(phase) == status),
-        # An open-face deal in play (issue #18): its one phase the closed game has not.
-        *((OpenFaceTablePhase.PLAYING,) if status == table_pb2.TABLE_STATUS_PLAYING else ()),
-    )
-    for status in table_pb2.TableStatus.values()
-    if status != table_pb2.TABLE_STATUS_UNSPECIFIED
+# The phase names of each listed status, every family's (its stage's, through the family seam:
+# sapsam.domain.families.PHASES_BY_STAGE), as the read models record them.
+STATUS_PHASES: Final[dict[int, tuple[str, ...]]] = {
+    STAGE_STATUS[stage]: phases for stage, phases in PHASES_BY_STAGE.items()
 }
 
 

@@ -17,8 +17,8 @@ from sapsam.app.table_plans import SecretMissingError, TableNotFoundError, strea
 from sapsam.app.table_runner import TableRunner
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.open_face.deal_views import OpenFaceDealView, deal_view_for
-from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
-from sapsam.domain.table import INITIAL_STATE, TablePhase, TableState, evolve
+from sapsam.domain.open_face.table_state import OpenFaceTable
+from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.domain.table_views import Viewer, own_hand_seat
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card
@@ -52,7 +52,7 @@ class TableQueries(TableRunner):
 
     async def list_tables(
         self,
-        phases: Collection[TablePhase | OpenFaceTablePhase] | None,
+        phases: Collection[str] | None,
         after: tuple[str, uuid.UUID] | None,
         limit: int,
     ) -> list[ListedTable]:
@@ -62,7 +62,7 @@ class TableQueries(TableRunner):
         The page comes from the read model; each table's state from this process's memory
         plus the log's tail, all the page's tails in one statement.
         """
-        wanted = None if phases is None else sorted(phase.value for phase in phases)
+        wanted = None if phases is None else sorted(str(phase) for phase in phases)
         # A list may lag (``lagging_reads``: a standby, within its bound).
         store = self.lagging_reads()
         async with store.session() as session:

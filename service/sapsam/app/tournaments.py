@@ -19,6 +19,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Final
 
 from sapsam import fairness
 from sapsam.app.receipts import IssuedReceipt, ReceiptSigner, sign_if_enabled
@@ -31,7 +32,7 @@ from sapsam.app.tables import (
 )
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import Event, EventCodec
-from sapsam.domain.table import TablePhase
+from sapsam.domain.family import FramePhase
 from sapsam.domain.tournament import (
     INITIAL_STATE,
     MAX_ROUNDS,
@@ -58,6 +59,9 @@ TOURNAMENT_ID_NAMESPACE = uuid.UUID("2d9b6c1e-8f47-4a53-b0c2-7e4f1a9d3c85")
 TABLE_CREATOR = "operator"
 CONFLICT_RETRIES = 5
 CACHE_SIZE = 1024
+_TO_SEAT: Final[frozenset[str]] = frozenset({FramePhase.SEATING, FramePhase.AWAITING_DEALER})
+"""The frame's phases of a round's table still to be seated or to draw its dealer, whatever
+its family (every family's phases hold the frame's names)."""
 
 
 def stream_id_for(tournament_id: uuid.UUID) -> str:
@@ -316,8 +320,8 @@ class TournamentService:
                 )
                 assert created.table_id == table.table_id
                 table_state = created.state
-            # Either family's phases (a StrEnum each, the same names for these two).
-            if table_state.phase not in (TablePhase.SEATING, TablePhase.AWAITING_DEALER):
+            # The frame's phases, which every family's table passes through by these names.
+            if table_state.phase not in _TO_SEAT:
                 continue
             touched += 1
             for seat, player in enumerate(table.players):

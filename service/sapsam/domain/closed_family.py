@@ -15,7 +15,7 @@ from sapsam.domain.commands import CreateTable
 from sapsam.domain.family import CLOSED_FAMILY, GameFamily
 from sapsam.domain.table_decide import decide
 from sapsam.domain.table_evolve import evolve, fold
-from sapsam.domain.table_state import INITIAL_STATE, TableState
+from sapsam.domain.table_state import INITIAL_STATE, TablePhase, TableState
 from sapsam.domain.table_views import table_view_for
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.solver import solve
@@ -38,5 +38,6 @@ CLOSED: Final[GameFamily[TableState, RuleSet]] = GameFamily(
     fold_events=fold,
     view_for=table_view_for,
     automatic_move=solve,
+    phases=tuple(TablePhase),
 )
 """The closed game (docs/rules.md §1 and §2), behind the family interface."""

@@ -30,6 +30,7 @@ from sapsam.domain.events import Event, TableCreated
 from sapsam.domain.family import (
     FamilyState,
     GameFamily,
+    TableStage,
     UnknownFamilyError,
     family_name_of,
     without_family,
@@ -40,6 +41,7 @@ from sapsam.domain.table_state import INITIAL_STATE
 __all__ = [
     "FAMILIES",
     "NO_TABLE",
+    "PHASES_BY_STAGE",
     "decide",
     "evolve",
     "family_named",
@@ -48,6 +50,7 @@ __all__ = [
     "family_of_state",
     "fold",
     "read_recorded_rules",
+    "stage_of_state",
 ]
 
 FAMILIES: Final[Mapping[str, GameFamily[Any, Any]]] = MappingProxyType(
@@ -70,6 +73,30 @@ _BY_RULES: Final[Mapping[type[Any], GameFamily[Any, Any]]] = MappingProxyType(
 )
 
 _State = TypeVar("_State", bound=FamilyState)
+
+
+def _phases_by_stage() -> Mapping[TableStage, tuple[str, ...]]:
+    by_stage: dict[TableStage, list[str]] = {stage: [] for stage in TableStage}
+    for family in FAMILIES.values():
+        for phase in family.phases:
+            stage = family.stage_of(phase)
+            if phase in by_stage[stage]:
+                continue
+            if any(phase in others for others in by_stage.values()):
+                # One name, one stage: the read models filter by the name alone.
+                raise AssertionError(f"phase {phase} has two stages across the families")
+            by_stage[stage].append(str(phase))
+    return MappingProxyType({stage: tuple(names) for stage, names in by_stage.items()})
+
+
+PHASES_BY_STAGE: Final = _phases_by_stage()
+"""Each stage's phase names across every family (the ListTables filter: the read models record
+a table's phase by name, whatever its family)."""
+
+
+def stage_of_state(state: FamilyState) -> TableStage:
+    """The stage of a table, by its family's mapping of its phase."""
+    return _BY_STATE[type(state)].stage_of(state.phase)
 
 
 def family_named(name: str) -> GameFamily[Any, Any]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from sapsam.domain.events import Event
@@ -35,6 +36,42 @@ MAX_FAMILY_NAME: Final = 32
 FRAME_KEYS: Final = ("name", "series_length")
 """What the frame reads of every recorded rule set, whatever its family: its label, and the
 deals a series counts (the read models show both; docs/architecture.md)."""
+
+
+class FramePhase(StrEnum):
+    """The phases of a table's frame, which every family's table passes through under these
+    names (each family's phase enum holds them, and its own for the play of a deal between
+    ``AWAITING_CUT`` and ``AWAITING_SEED``): what the frame around a table reads of its phase
+    without knowing its game (a tournament seating its tables, for one)."""
+
+    NOT_CREATED = "NOT_CREATED"
+    SEATING = "SEATING"
+    AWAITING_DEALER = "AWAITING_DEALER"
+    BETWEEN_DEALS = "BETWEEN_DEALS"
+    AWAITING_CUT = "AWAITING_CUT"
+    AWAITING_SEED = "AWAITING_SEED"
+    SERIES_COMPLETE = "SERIES_COMPLETE"
+
+
+class TableStage(StrEnum):
+    """A table's coarse stage, whatever its family: what the API's ``TableStatus`` and the
+    ListTables filter show. ``open``: seats still to fill; ``playing``: from a full table to the
+    end of the series; ``completed``: the series (open face: the set) is over."""
+
+    OPEN = "open"
+    PLAYING = "playing"
+    COMPLETED = "completed"
+
+
+def frame_stage(phase: str) -> TableStage:
+    """The stage of a phase: the frame's ``NOT_CREATED`` and ``SEATING`` are open,
+    ``SERIES_COMPLETE`` completed, every other phase (the frame's between them, and every
+    family's own for the play of a deal) playing."""
+    if phase in (FramePhase.NOT_CREATED, FramePhase.SEATING):
+        return TableStage.OPEN
+    if phase == FramePhase.SERIES_COMPLETE:
+        return TableStage.COMPLETED
+    return TableStage.PLAYING
 
 
 class UnknownFamilyError(ValueError):
@@ -66,6 +103,11 @@ class FamilyState(Protocol):
 
     def seat_of(self, player_id: str) -> int | None:
         """The seat ``player_id`` holds here, if any."""
+        ...
+
+    @property
+    def phase(self) -> str:
+        """Where the table stands (the family's phase enum, a ``StrEnum``: its name)."""
         ...
 
     @property
@@ -117,6 +159,11 @@ class GameFamily(Generic[State, Rules]):
     may see and the rule set; the closed game's is the solver's arrangement of a hand."""
     event_types: tuple[type[Event], ...] = ()
     """Events only this family records (the frame's events are every family's)."""
+    phases: tuple[str, ...] = tuple(FramePhase)
+    """Every phase a table of this family may be in (``state.phase``; the read models record
+    its name): the frame's (``FramePhase``) and the family's own."""
+    stage_of: Callable[[str], TableStage] = frame_stage
+    """The stage of each of ``phases`` (the frame's mapping unless the family has its own)."""
 
 
 def family_name_of(rule_set: Mapping[str, Any]) -> str:

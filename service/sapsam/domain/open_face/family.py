@@ -19,7 +19,11 @@ from sapsam.domain.open_face.table_decide import (
     recorded_rules,
 )
 from sapsam.domain.open_face.table_evolve import evolve_table, fold_table
-from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
+from sapsam.domain.open_face.table_state import (
+    INITIAL_OPEN_FACE_TABLE,
+    OpenFaceTable,
+    OpenFaceTablePhase,
+)
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.open_face.solver import solve_placement
@@ -52,5 +56,6 @@ OPEN_FACE: Final[GameFamily[OpenFaceTable, OpenFaceRules]] = GameFamily(
     view_for=open_face_view,
     automatic_move=solve_placement,
     event_types=OPEN_FACE_EVENT_TYPES,
+    phases=tuple(OpenFaceTablePhase),
 )
 """Open-face Chinese poker (sources 001 and 003; docs/rules.md §8), behind the family seam."""

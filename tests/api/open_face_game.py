@@ -16,11 +16,10 @@ from google.protobuf.message import Message
 from scenarios import Seated, World
 
 from sapsam import fairness
-from sapsam.app.open_face_play import deal_cards
 from sapsam.domain.events import DealStarted, Event, SeedRevealed
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME
 from sapsam.domain.open_face.events import CardsPlaced
-from sapsam.domain.open_face.table_state import OpenFaceTable
+from sapsam.domain.open_face.table_state import OpenFaceTable, dealt_streets
 from sapsam.domain.table import fold
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Board, legal_placements
@@ -216,7 +215,7 @@ def deal_truths(events: list[Event]) -> dict[int, DealTruth]:
         assert isinstance(state, OpenFaceTable)
         seed = bytes.fromhex(event.seed)
         owner: dict[Card, int] = {}
-        for street in deal_cards(state, seed):
+        for street in dealt_streets(state, seed):
             for seat, cards in enumerate(street):
                 owner.update((card, seat) for card in cards)
         placed_by = {

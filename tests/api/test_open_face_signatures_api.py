@@ -144,7 +144,7 @@ def test_a_player_with_a_key_signs_its_placements_and_the_deal_verifies(world: W
         export = audit_database.export_deal(
             connection, seated.table_id, number, Requester.operator()
         )
-    assert {version for version, _ in rows} == {2}
+    assert {version for version, _ in rows} == {3}
     own = [data for _, data in rows if data["automatic"] is None]
     mine = [data for data in own if data["seat"] == signer.position]
     theirs = [data for data in own if data["seat"] == other.position]

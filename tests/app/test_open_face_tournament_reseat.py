@@ -8,13 +8,12 @@ The plain operator's ``ReplaceSeat`` is refused at a tournament's table."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psycopg
 import pytest
 from open_face_sample import Nonces, load, play_deal
-from test_open_face_tournament import ofc_settings
+from test_open_face_tournament import ofc_settings, services  # noqa: F401 - the fixture
 
 from sapsam.app.tables import TableService
 from sapsam.app.tournament_control import TournamentControl
@@ -26,26 +25,12 @@ from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DealScored, SeatReplaced
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam.domain.tournament import TournamentPhase
-from sapsam.store.event_store import EventStore
-from sapsam.store.projections import registered_projectors
-from sapsam.store.table_projections import projectors as table_projectors
-
-
-@pytest.fixture
-async def services(database_url: str) -> AsyncIterator[tuple[TableService, TournamentControl]]:
-    store = await EventStore.connect(
-        database_url, projectors=[*table_projectors(), *registered_projectors()]
-    )
-    store.prepare()
-    tables = TableService(store)
-    try:
-        yield tables, TournamentControl(store, tables)
-    finally:
-        await store.close()
 
 
 async def test_a_seat_re_seated_after_the_first_deal_plays_out_the_set(
-    services: tuple[TableService, TournamentControl], database_url: str, tmp_path: Path
+    services: tuple[TableService, TournamentControl],  # noqa: F811 - the imported fixture
+    database_url: str,
+    tmp_path: Path,
 ) -> None:
     tables, tournaments = services
     created = await tournaments.create(ofc_settings(), "operator", "create-reseat")

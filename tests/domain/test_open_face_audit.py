@@ -43,6 +43,7 @@ from sapsam.domain.open_face.events import (
     CardsPlaced,
     FantasylandCommitted,
     FantasylandRevealed,
+    FantasylandRevealsOpened,
     FantasylandTimedOut,
     StreetDealt,
 )
@@ -373,7 +374,15 @@ def test_a_forged_fantasyland_setting_or_timeout_fails_the_fantasyland_check() -
     honest.play_deal()
     at = _index(honest.events, FantasylandCommitted, 2)
     forged = [*honest.events[:at], FantasylandTimedOut(deal_number=2, seat=0)]
-    report = _verify([*forged, *honest.events[at + 1 :]])
+    rest = honest.events[at + 1 :]
+    # The honest log's reveals opened for the committed hand: none are due for a timed-out one.
+    report = _verify([*forged, *rest])
+    assert _failed(report)[0] == ("fantasyland", 2)
+    assert "FantasylandRevealsOpened recorded where the rules open none" in next(
+        c.detail for c in report.checks if c.name == "fantasyland" and c.deal == 2
+    )
+    rest = [e for e in rest if not isinstance(e, FantasylandRevealsOpened)]
+    report = _verify([*forged, *rest])
     assert _failed(report)[0] == ("fantasyland", 2)
     assert "FantasylandRevealed of seat 0 is refused by the rules" in next(
         c.detail for c in report.checks if c.name == "fantasyland" and c.deal == 2

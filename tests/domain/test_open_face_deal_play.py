@@ -373,6 +373,8 @@ def test_when_every_seat_plays_fantasyland_one_street_is_dealt() -> None:
         "StreetDealt",
         "FantasylandCommitted",
         "FantasylandCommitted",
+        # The preset's reveal deadline (no move limit: reveal_seconds, docs/rules.md §8.7).
+        "FantasylandRevealsOpened",
         "FantasylandRevealed",
         "FantasylandRevealed",
     ]

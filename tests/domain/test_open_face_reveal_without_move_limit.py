@@ -1,9 +1,10 @@
 """A committed Fantasyland hand cannot hold a table without move limits either (docs/rules.md
-§8.7, ``reveal_seconds``): every preset gives the reveals 30 s, so at a preset table with no
-``move_seconds`` the last hand set still opens the reveals with a deadline, the sweep times a
-hand not opened by then out (dead), and the audit re-decides it. A rule set recorded before
-``reveal_seconds`` (none in it) keeps its old behaviour: the reveals have ``move_seconds``, and
-no deadline without it."""
+§8.7, ``reveal_seconds``): every preset gives the reveals 30 s where no ``move_seconds`` run, so
+at a preset table without them the last hand set still opens the reveals with a deadline, the
+sweep times a hand not opened by then out (dead), and the audit re-decides it; with
+``move_seconds`` the reveals have those, as before. A rule set recorded before
+``reveal_seconds`` (none in it) keeps its old behaviour: no reveal deadline without
+``move_seconds``."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ def test_every_preset_has_a_reveal_deadline(preset: str) -> None:
     rules = open_face_preset(preset)
     assert rules.move_seconds is None and rules.reveal_seconds == REVEAL_SECONDS == 30
     assert rules.reveal_limit == 30
+    assert dataclasses.replace(rules, move_seconds=12).reveal_limit == 12
     assert rules.to_dict()["reveal_seconds"] == 30
     # A bare rule set (as recorded before the key) records none and reads back without it.
     assert "reveal_seconds" not in OpenFaceRules().to_dict()

@@ -36,7 +36,7 @@ from sapsam.domain.open_face.events import (
 )
 from sapsam.domain.open_face.table_decide import read_recorded_rules
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
-from sapsam.fairness.open_face_deal import deal_streets
+from sapsam.fairness.open_face_deal import deal_of_seed
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import Card, CardError, canonical_order, parse_cards
 from sapsam.rules.open_face.board import Placement
@@ -582,8 +582,9 @@ def open_face_deal_result(
             result.pairs.extend(score.pairs)
     if seed is not None and cut is not None and schedule:
         # Public now: anyone can deal the deck again from the seed, the entropy and the cut.
-        deck = fairness.shuffle_deck(seed, contributions, table_id, number)
-        streets = deal_streets(fairness.cut_deck(deck, cut), started.dealer, schedule)
+        streets = deal_of_seed(
+            table_id, number, seed, tuple(contributions), cut, started.dealer, tuple(schedule)
+        )
         for index, seat in enumerate(seats):
             dealt = [card for street in streets for card in street[index]]
             seat.dealt_cards.extend(str(card) for card in canonical_order(dealt))

@@ -29,11 +29,10 @@ from sapsam.api.open_face_messages import open_face_event
 from sapsam.api.watch import Sent, StreamChannel
 from sapsam.app import tables as table_store
 from sapsam.app import tournaments as tournament_store
-from sapsam.app.open_face_play import deal_cards
 from sapsam.app.secret_seeds import dealt_hands
 from sapsam.domain import events as domain_events
 from sapsam.domain.open_face.events import StreetDealt
-from sapsam.domain.open_face.table_state import OpenFaceTable
+from sapsam.domain.open_face.table_state import OpenFaceTable, dealt_streets
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.domain.table_views import dealt_cards_by_player
 from sapsam.domain.tournament_events import TournamentCancelled, TournamentCompleted
@@ -109,7 +108,7 @@ class _TableFold:
         if isinstance(event, StreetDealt):
             seed = seeds.get(event.deal_number)
             if seed is not None:
-                street_cards = deal_cards(after, seed)[event.street]
+                street_cards = dealt_streets(after, seed)[event.street]
         converted = open_face_event(
             self._table_id,
             recorded,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import uuid
 
-from sapsam.app.open_face_play import deal_cards
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import DealtFor, SeatDealt, TableOutcome
 from sapsam.app.table_runner import TableRunner
@@ -24,7 +23,7 @@ from sapsam.domain.open_face.commands import (
     RevealDiscards,
     RevealFantasyland,
 )
-from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase, dealt_streets
 from sapsam.domain.table import TableState
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
@@ -56,7 +55,7 @@ def _dealt_if_due(
     wanted = 0 if street is None else street
     if not 0 <= wanted < play.streets_dealt:
         return ()
-    return deal_cards(state, seed)[wanted][seat]
+    return dealt_streets(state, seed)[wanted][seat]
 
 
 def _dealt_streets(
@@ -69,7 +68,7 @@ def _dealt_streets(
     seat = state.seat_of(player_id)
     if seat is None or state.phase is not OpenFaceTablePhase.PLAYING:
         return ()
-    streets = deal_cards(state, seed)[: state.play.streets_dealt]
+    streets = dealt_streets(state, seed)[: state.play.streets_dealt]
     return tuple(street[seat] for street in streets)
 
 

@@ -5,7 +5,7 @@ The domain (``sapsam.domain.open_face``) never reads a secret seed: each command
 cards a seat was dealt carries them, computed here from the deal's seed by the documented order
 (``sapsam.fairness.open_face_deal``, docs/fairness.md §22). And the domain waits for the
 service at three points, which the runner (``sapsam.app.table_runner``) settles in the same
-append as the command that reached them (:func:`settling_events`), so a table never waits for
+append as the command that reached them (:func:`settling_step`), so a table never waits for
 the service:
 
 - a street is due (after the cut, and after the last seat placed the street before): the street
@@ -43,19 +43,21 @@ from sapsam.domain.open_face.commands import (
     TimeOutDiscards,
 )
 from sapsam.domain.open_face.deal_state import OpenFacePhase
-from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
-from sapsam.domain.table import TablePhase, TableState, decide
+from sapsam.domain.open_face.table_state import (
+    OpenFaceTable,
+    OpenFaceTablePhase,
+    dealt_streets,
+)
+from sapsam.domain.table import TablePhase, TableState, decide_folded
 from sapsam.domain.table_deadlines import UnservedWindow
-from sapsam.fairness.open_face_deal import deal_streets, street_digest
+from sapsam.fairness.open_face_deal import street_digest
 from sapsam.rules.cards import Card
 
 __all__ = [
-    "Streets",
-    "deal_cards",
     "dealt_so_far",
     "forced_move",
     "require_family_move",
-    "settling_events",
+    "settling_step",
     "timed_out_move",
 ]
 
@@ -89,24 +91,11 @@ def require_family_move(state: Any, command: object) -> None:
         )
 
 
-Streets = tuple[tuple[tuple[Card, ...], ...], ...]
-"""``streets[street][seat]``: the cards each seat receives on each street of a deal."""
-
-
-def deal_cards(state: OpenFaceTable, seed: bytes) -> Streets:
-    """Every street's cards of the table's current deal, dealt from its secret ``seed`` (the
-    deck shuffled and cut as for any deal, then dealt by the deal's schedule)."""
-    play = state.play
-    assert state.table_id is not None and play is not None and state.cut_position is not None
-    deck = fairness.shuffle_deck(seed, state.contributions, state.table_id, state.deal_number)
-    return deal_streets(fairness.cut_deck(deck, state.cut_position), play.dealer, play.schedule)
-
-
 def dealt_so_far(state: OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], ...]:
     """Per seat, every card dealt to it so far in the current deal (the streets dealt)."""
     play = state.play
     assert play is not None
-    streets = deal_cards(state, seed)[: play.streets_dealt]
+    streets = dealt_streets(state, seed)[: play.streets_dealt]
     return tuple(tuple(card for street in streets for card in street[seat]) for seat in play.seats)
 
 
@@ -121,7 +110,7 @@ def own_discards(state: OpenFaceTable, seed: bytes, seat: int) -> tuple[Card, ..
         return ()
     board = set(play.boards[seat].cards)
     thrown: list[Card] = []
-    for street in deal_cards(state, seed)[1 : play.streets_dealt]:
+    for street in dealt_streets(state, seed)[1 : play.streets_dealt]:
         left = [card for card in street[seat] if card not in board]
         if len(left) == due:  # placed (an unplaced street has all its cards left)
             thrown.extend(left)
@@ -154,46 +143,50 @@ def forced_move(
         and play.phase is OpenFacePhase.PLACING
         and play.turn == seat
     ):
-        dealt = deal_cards(state, seed)[play.streets_dealt - 1][seat]
+        dealt = dealt_streets(state, seed)[play.streets_dealt - 1][seat]
     return PlaceForSeat(dealt, now_ms, True, forced_seat=seat)
 
 
-def settling_events(state: Any, seed: bytes, now_ms: int) -> list[Event]:
-    """The events of the next move the service makes itself on ``state`` with the deal's
-    ``seed`` (see the module docstring), or [] when it makes none: the runner calls this until
-    it is []."""
+Settled = tuple[list[Event], Any]
+"""A move the service made itself: its events and the table's state after them (folded once)."""
+
+
+def settling_step(state: Any, seed: bytes, now_ms: int) -> Settled | None:
+    """The next move the service makes itself on ``state`` with the deal's ``seed`` (see the
+    module docstring), its events and the state after them, or None when it makes none: the
+    runner calls this until it is None."""
     if isinstance(state, OpenFaceTable):
         return _open_face_step(state, seed, now_ms)
     if isinstance(state, TableState) and state.phase is TablePhase.AWAITING_SEED:
         # The closed game: every seat is settled, the seed reveal and the score follow.
-        return decide(state, RevealSeed(seed=seed))
-    return []
+        return decide_folded(state, RevealSeed(seed=seed))
+    return None
 
 
-def _open_face_step(state: OpenFaceTable, seed: bytes, now_ms: int) -> list[Event]:
+def _open_face_step(state: OpenFaceTable, seed: bytes, now_ms: int) -> Settled | None:
     if state.phase is OpenFaceTablePhase.AWAITING_SEED:
-        return decide(state, RevealSeed(seed=seed))
+        return decide_folded(state, RevealSeed(seed=seed))
     play = state.play
     if state.phase is not OpenFaceTablePhase.PLAYING or play is None:
-        return []
+        return None
     if play.phase is OpenFacePhase.DEALING:
         assert state.table_id is not None
         street = play.streets_dealt
         key = fairness.record_key(state.table_id, state.deal_number, seed)
-        cards = deal_cards(state, seed)[street]
+        cards = dealt_streets(state, seed)[street]
         digests = tuple(
             street_digest(key, street, seat, dealt) if dealt else b""
             for seat, dealt in enumerate(cards)
         )
-        return decide(state, DealStreet(digests, now_ms))
+        return decide_folded(state, DealStreet(digests, now_ms))
     if play.phase is OpenFacePhase.PLACING and play.turn is not None:
-        dealt = deal_cards(state, seed)[play.streets_dealt - 1][play.turn]
+        dealt = dealt_streets(state, seed)[play.streets_dealt - 1][play.turn]
         try:
             # The domain places the cards only when the seat has no choice; else it refuses.
-            return decide(state, PlaceForSeat(dealt, now_ms))
+            return decide_folded(state, PlaceForSeat(dealt, now_ms))
         except DomainError:
-            return []
-    return []
+            return None
+    return None
 
 
 def timed_out_move(
@@ -217,9 +210,9 @@ def timed_out_move(
     ):
         waiting = [seat for seat in play.seats if play.awaits_discards(seat)]
         if waiting:
-            streets = deal_cards(state, seed)[: play.streets_dealt]
-            dealt_streets = tuple(street[waiting[0]] for street in streets)
-            return TimeOutDiscards(waiting[0], dealt_streets, now_ms, unserved, grace_ms)
+            streets = dealt_streets(state, seed)[: play.streets_dealt]
+            seat_streets = tuple(street[waiting[0]] for street in streets)
+            return TimeOutDiscards(waiting[0], seat_streets, now_ms, unserved, grace_ms)
     dealt: tuple[Card, ...] = ()
     if (
         state.phase is OpenFaceTablePhase.PLAYING
@@ -227,5 +220,5 @@ def timed_out_move(
         and play.phase is OpenFacePhase.PLACING
         and play.turn is not None
     ):
-        dealt = deal_cards(state, seed)[play.streets_dealt - 1][play.turn]
+        dealt = dealt_streets(state, seed)[play.streets_dealt - 1][play.turn]
     return PlaceForSeat(dealt, now_ms, True, unserved, grace_ms)

@@ -81,7 +81,7 @@ class Plan:
 
     ``keep_secret``: (number, seed) of a new secret (the dealer lot's, a deal's), stored with
     the append. ``seed_to_reveal``: the deal's secret seed, when the commands may make a move of
-    the service's due (``sapsam.app.open_face_play.settling_events``): the seed reveal and the
+    the service's due (``sapsam.app.open_face_play.settling_step``): the seed reveal and the
     scoring once the last seat is settled, and at an open-face table the next street and the
     placements a seat has no choice in; each joins the same append.
     """

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sapsam import fairness
-from sapsam.app.open_face_play import require_family_move, settling_events
+from sapsam.app.open_face_play import require_family_move, settling_step
 from sapsam.app.receipts import ReceiptSigner, sign_if_enabled
 from sapsam.app.secret_seeds import SecretSeeds, secret_changes
 from sapsam.app.store_interface import Store, StoreSession
@@ -54,7 +54,7 @@ from sapsam.app.table_plans import (
 from sapsam.app.tournament_pause import PausedTournamentGate
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.events import DEFAULT_CODEC, Event, EventCodec
-from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve, fold
+from sapsam.domain.table import INITIAL_STATE, TableState, decide_folded, evolve
 from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 
 
@@ -353,8 +353,8 @@ class TableRunner:
         after = state
         for command in planned.commands:
             require_family_move(after, command)
-            produced = decide(after, command)
-            after = fold(produced, after)
+            # The events and the state after them, folded once (a family may fold as it decides).
+            produced, after = decide_folded(after, command)
             events.extend(produced)
         seed = planned.seed_to_reveal
         if seed is not None:
@@ -362,8 +362,8 @@ class TableRunner:
             # family's: the closed game's seed reveal and score once every seat is settled; open
             # face's next street, forced placements, then the reveal: app.open_face_play).
             now = self.clock()
-            while extra := settling_events(after, seed, now):
-                after = fold(extra, after)
+            while (settled := settling_step(after, seed, now)) is not None:
+                extra, after = settled
                 events.extend(extra)
         return events, after, planned
 

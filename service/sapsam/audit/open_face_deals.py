@@ -103,9 +103,13 @@ from sapsam.domain.open_face.table_decide import (
     read_recorded_rules,
 )
 from sapsam.domain.open_face.table_evolve import evolve_table, fold_table
-from sapsam.domain.open_face.table_state import INITIAL_OPEN_FACE_TABLE, OpenFaceTable
+from sapsam.domain.open_face.table_state import (
+    INITIAL_OPEN_FACE_TABLE,
+    OpenFaceTable,
+    dealt_streets,
+)
 from sapsam.domain.table_deadlines import EXTENSION_REASONS, UnservedWindow
-from sapsam.fairness.open_face_deal import deal_streets, street_digest
+from sapsam.fairness.open_face_deal import street_digest
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Placement, discards_due
@@ -452,6 +456,9 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
     if isinstance(event, FantasylandTimedOut):
         return _fantasyland_timeout_command(play, event)
+    if isinstance(event, FantasylandRevealsOpened):
+        # Only ever recorded with the move that made the reveals due (re-decided with it).
+        raise ReplayError("fantasyland", f"{_name(event)} recorded where the rules open none")
     assert isinstance(event, FantasylandRevealed)
     if event.nonce == "":
         # Set by the service after a timeout and opened with the seed: the seed's reveal must
@@ -504,9 +511,7 @@ def _deal_cards(replay: _Replay) -> None:
     assert state.table_id is not None and play is not None and state.cut_position is not None
     if fairness.seed_commitment(state.table_id, play.number, replay.seed) != state.seed_commitment:
         raise ReplayError("seed", "the published seed does not match the deal's commitment")
-    deck = fairness.shuffle_deck(replay.seed, state.contributions, state.table_id, play.number)
-    cut = fairness.cut_deck(deck, state.cut_position)
-    replay.cards = deal_streets(cut, play.dealer, play.schedule)
+    replay.cards = dealt_streets(state, replay.seed)
 
 
 def _street_cards(replay: _Replay, street: int, seat: int) -> tuple[Card, ...]:

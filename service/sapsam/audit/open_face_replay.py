@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import cast
 
-from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.replay_text import Teller, happened
 from sapsam.domain.events import (
@@ -46,9 +45,9 @@ from sapsam.domain.open_face.table_state import (
     OpenFaceTable,
     OpenFaceTablePhase,
     dead_seats,
+    dealt_streets,
 )
 from sapsam.domain.table import TableState
-from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.plurals import plural
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.open_face.board import ROW_LABELS, Board
@@ -99,10 +98,7 @@ def published_streets(events: Sequence[Event]) -> dict[int, Streets]:
         ):
             continue
         try:
-            seed = bytes.fromhex(seeds[play.number])
-            deck = fairness.shuffle_deck(seed, state.contributions, state.table_id, play.number)
-            cut = fairness.cut_deck(deck, state.cut_position)
-            streets[play.number] = deal_streets(cut, play.dealer, play.schedule)
+            streets[play.number] = dealt_streets(state, bytes.fromhex(seeds[play.number]))
         except MALFORMED:
             continue
     return streets

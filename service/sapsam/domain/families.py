@@ -43,6 +43,7 @@ __all__ = [
     "NO_TABLE",
     "PHASES_BY_STAGE",
     "decide",
+    "decide_folded",
     "evolve",
     "family_named",
     "family_of_rule_set",
@@ -142,6 +143,18 @@ def decide(state: _State, command: Any) -> list[Event]:
             return creating.decide(creating.initial_state, command)
     decided: list[Event] = _BY_STATE[type(state)].decide(state, command)
     return decided
+
+
+def decide_folded(state: _State, command: Any) -> tuple[list[Event], _State]:
+    """``decide`` and the state after its events, folded once: by the family's own
+    ``decide_folded`` when it has one (it knows the state after as it decides), else ``fold``
+    of what ``decide`` produced."""
+    own = None if state.table_id is None else _BY_STATE[type(state)].decide_folded
+    if own is None:
+        events = decide(state, command)
+        return events, fold(events, state)
+    folded: tuple[list[Event], _State] = own(state, command)
+    return folded
 
 
 def evolve(state: _State, event: Event) -> _State:

@@ -164,6 +164,10 @@ class GameFamily(Generic[State, Rules]):
     its name): the frame's (``FramePhase``) and the family's own."""
     stage_of: Callable[[str], TableStage] = frame_stage
     """The stage of each of ``phases`` (the frame's mapping unless the family has its own)."""
+    decide_folded: Callable[[State, Any], tuple[list[Event], State]] | None = None
+    """``decide`` and the state after the events, for a family whose decision folds them
+    anyway (open face's, to see whether a move makes the reveals due): the runner then folds
+    each command's events once. None: ``decide``, then ``fold_events``."""
 
 
 def family_name_of(rule_set: Mapping[str, Any]) -> str:

@@ -23,7 +23,7 @@ This module is the aggregate's public entry; the closed game's parts live beside
 
 from __future__ import annotations
 
-from sapsam.domain.families import decide, evolve, fold
+from sapsam.domain.families import decide, decide_folded, evolve, fold
 from sapsam.domain.table_decide import (
     AFTER_SERIES_OPTIONS,
     COMMITMENT_BYTES,
@@ -50,6 +50,7 @@ __all__ = [
     "TableState",
     "arrangement_text",
     "decide",
+    "decide_folded",
     "evolve",
     "final_arrangements",
     "fold",

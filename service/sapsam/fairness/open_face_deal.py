@@ -20,9 +20,12 @@ Pure: no I/O, no randomness.
 from __future__ import annotations
 
 import hmac
+import uuid
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final
 
+from sapsam.fairness.deal import cut_deck
 from sapsam.fairness.encoding import (
     TAG_PREFIX,
     card_bytes,
@@ -31,6 +34,7 @@ from sapsam.fairness.encoding import (
     require_seat_count,
     u8,
 )
+from sapsam.fairness.shuffle import shuffle_deck
 from sapsam.rules.cards import Card
 
 __all__ = [
@@ -101,6 +105,29 @@ def deal_streets(
                     top += 1
         streets.append(tuple(tuple(cards) for cards in received))
     return tuple(streets)
+
+
+Streets = tuple[tuple[tuple[Card, ...], ...], ...]
+"""``streets[street][seat]``: the cards each seat receives on each street of a deal."""
+
+
+@lru_cache(maxsize=256)
+def deal_of_seed(
+    table_id: uuid.UUID,
+    deal_number: int,
+    seed: bytes,
+    contributions: tuple[bytes | None, ...],
+    cut_position: int,
+    dealer: int,
+    schedule: tuple[tuple[int, ...], ...],
+) -> Streets:
+    """Every street's cards of a deal, from its ``seed``: the deck shuffled with the
+    contributions (§3), cut (§4) and dealt by ``schedule`` (:func:`deal_streets`). The one place
+    a deal's streets are computed from its seed: pure, so each deal's is computed once and kept
+    (the last few hundred; the service asks it at every step of an append, the verifier at
+    every event of a deal)."""
+    deck = shuffle_deck(seed, contributions, table_id, deal_number)
+    return deal_streets(cut_deck(deck, cut_position), dealer, schedule)
 
 
 def street_record_message(street: int, seat: int, cards: bytes) -> bytes:

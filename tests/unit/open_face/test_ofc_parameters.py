@@ -28,7 +28,10 @@ def test_the_defaults_are_001s_classic_game() -> None:
     assert rules.fantasyland_entry_rank == "Q"
     assert rules.fantasyland_max_consecutive == 2
     assert rules.timeout_policy is OpenFaceTimeoutPolicy.DEAD_FOR_SET
-    assert OPEN_FACE_PRESETS["ofc_classic"] == dataclasses.replace(rules, name="ofc_classic")
+    # The presets add a reveal deadline for tables without move limits (docs/rules.md §8.7).
+    assert OPEN_FACE_PRESETS["ofc_classic"] == dataclasses.replace(
+        rules, name="ofc_classic", reveal_seconds=30
+    )
 
 
 def test_turbo_deals_five_four_four() -> None:

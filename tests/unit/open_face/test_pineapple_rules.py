@@ -61,11 +61,12 @@ def test_the_presets_deal_5_then_3_a_turn_and_seat_at_most_three() -> None:
 def test_a_classic_rule_set_is_recorded_as_before_pineapple() -> None:
     classic = open_face_preset("ofc_classic")
     recorded = classic.to_dict()
-    assert not set(recorded) & PINEAPPLE_KEYS
+    # Only the reveal deadline every preset has since (docs/rules.md §8.7).
+    assert set(recorded) & PINEAPPLE_KEYS == {"reveal_seconds"}
     assert OpenFaceRules.from_dict(recorded) == classic
-    assert set(PINEAPPLE.to_dict()) & PINEAPPLE_KEYS == {"street_discards"}
+    assert set(PINEAPPLE.to_dict()) & PINEAPPLE_KEYS == {"street_discards", "reveal_seconds"}
     two_seven = open_face_preset("pineapple_2_7").to_dict()
-    assert set(two_seven) & PINEAPPLE_KEYS == {"street_discards", "middle_row"}
+    assert set(two_seven) & PINEAPPLE_KEYS == {"street_discards", "middle_row", "reveal_seconds"}
 
 
 @pytest.mark.parametrize(

@@ -110,7 +110,8 @@ class CommitFantasyland:
     commitment: bytes
     deal_number: int | None = None
     now_ms: int = 0
-    """When it is made: the last hand set opens the reveals, due ``reveal_seconds`` after it."""
+    """When it is made: the last hand set opens the reveals, due ``move_seconds`` after it (at a
+    table without them, ``reveal_seconds``)."""
     signature: PlayerSignature | None = None
     """The player's signature of the move (docs/fairness.md §19), required once it has a key."""
     player_keys: tuple[bytes, ...] = ()

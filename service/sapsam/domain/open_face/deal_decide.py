@@ -25,7 +25,7 @@ from sapsam.domain.open_face.commands import (
     TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_deadlines import deadline_extensions
-from sapsam.domain.open_face.deal_evolve import fold_deal
+from sapsam.domain.open_face.deal_evolve import evolve_deal, fold_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
 from sapsam.domain.open_face.deal_views import may_see_board
 from sapsam.domain.open_face.discard_decide import (
@@ -65,7 +65,7 @@ from sapsam.rules.open_face.board import (
 )
 from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
 
-__all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal"]
+__all__ = ["COMMITMENT_BYTES", "FANTASYLAND_SCHEME", "decide_deal", "decide_deal_folded"]
 
 COMMITMENT_BYTES = fairness.COMMITMENT_BYTES
 FANTASYLAND_SCHEME = 2
@@ -74,31 +74,41 @@ FANTASYLAND_SCHEME = 2
 
 def decide_deal(deal: OpenFaceDeal, command: Any) -> list[Event]:
     """The events ``command`` produces in this deal, or a ``DomainError`` refusing it."""
+    events, _after = decide_deal_folded(deal, command)
+    return events
+
+
+def decide_deal_folded(deal: OpenFaceDeal, command: Any) -> tuple[list[Event], OpenFaceDeal]:
+    """:func:`decide_deal`, and the deal after the events (folded once: whether the move makes
+    the reveals due is read off the deal after it)."""
     handler = _DECIDERS.get(type(command))
     if handler is None:
         raise DomainError(Reason.INVALID_ARGUMENT, f"unknown command {type(command).__name__}")
     events = handler(deal, command)
-    return events + _reveals_opened(deal, events, getattr(command, "now_ms", 0))
+    after = fold_deal(deal, events)
+    opened = _reveals_opened(deal, after, events, getattr(command, "now_ms", 0))
+    if opened is None:
+        return events, after
+    return [*events, opened], evolve_deal(after, opened)
 
 
-def _reveals_opened(deal: OpenFaceDeal, events: list[Event], now_ms: int) -> list[Event]:
+def _reveals_opened(
+    deal: OpenFaceDeal, after: OpenFaceDeal, events: list[Event], now_ms: int
+) -> FantasylandRevealsOpened | None:
     """``FantasylandRevealsOpened`` when ``events`` make the committed Fantasyland hands due to
     be opened (the last placement, commitment or timeout before them), at a table with a reveal
-    limit (``reveal_seconds``, every preset's; before it, ``move_seconds``): the reveals then
+    limit (``move_seconds``, or without it ``reveal_seconds``, every preset's): the reveals then
     have that long, so a hand never opened cannot hold the table (docs/rules.md §8.7)."""
     limit = deal.rules.reveal_limit
     if limit is None or deal.reveals_open or not events:
-        return []
-    after = fold_deal(deal, events)
+        return None
     if after.reveals_open or not after.reveals_due:
-        return []
-    return [
-        FantasylandRevealsOpened(
-            deal_number=deal.number,
-            seats=tuple(seat for seat in after.seats if after.awaits_reveal(seat)),
-            deadline_ms=now_ms + limit * 1000,
-        )
-    ]
+        return None
+    return FantasylandRevealsOpened(
+        deal_number=deal.number,
+        seats=tuple(seat for seat in after.seats if after.awaits_reveal(seat)),
+        deadline_ms=now_ms + limit * 1000,
+    )
 
 
 def _seat_for(deal: OpenFaceDeal, player_id: str, deal_number: int | None) -> int:

@@ -140,9 +140,9 @@ class FantasylandTimedOut(Event):
 @dataclass(frozen=True)
 class FantasylandRevealsOpened(Event):
     """Every normal hand is complete and every Fantasyland hand set: the ``seats`` that committed
-    theirs are to open them by ``deadline_ms`` (``reveal_seconds`` on; ``move_seconds`` for a
-    rule set recorded before it). Recorded with the move that made it so (the last placement,
-    the last commitment, the last Fantasyland timeout), only at a table with such a limit (every
+    theirs are to open them by ``deadline_ms`` (``move_seconds`` on; at a table without a move
+    limit, ``reveal_seconds``). Recorded with the move that made it so (the last placement, the
+    last commitment, the last Fantasyland timeout), only at a table with such a limit (every
     preset has one). A hand not opened by then is timed out (``FantasylandTimedOut``
     after its ``FantasylandCommitted``): dead, as it cannot be opened without its nonce
     (docs/rules.md §8.7)."""

@@ -51,6 +51,7 @@ from sapsam.domain.open_face.table_state import (
     OpenFaceTable,
     OpenFaceTablePhase,
     dead_seats,
+    dealt_streets,
     next_deal,
     set_progress,
 )
@@ -65,7 +66,6 @@ from sapsam.domain.table_frame import (
     require_seat_index,
 )
 from sapsam.domain.table_void import require_void_reason
-from sapsam.fairness.open_face_deal import deal_streets
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.open_face.board import PlacementError
 from sapsam.rules.open_face.fantasyland import verify_fantasyland_arrangement
@@ -74,7 +74,14 @@ from sapsam.rules.open_face.parameters import OpenFaceRules
 from sapsam.rules.open_face.scoring import score_open_face_deal
 from sapsam.rules.scoring import add_totals, standings
 
-__all__ = ["OPEN_FACE_FAMILY", "decide_table", "read_recorded_rules", "recorded_rules"]
+__all__ = [
+    "OPEN_FACE_FAMILY",
+    "PLAY_COMMANDS",
+    "decide_table",
+    "read_recorded_rules",
+    "recorded_rules",
+    "require_play",
+]
 
 OPEN_FACE_FAMILY = "open_face"
 
@@ -189,9 +196,14 @@ def _decide_cut(state: OpenFaceTable, command: CutDeck) -> list[Event]:
 
 
 def _decide_play(state: OpenFaceTable, command: Any) -> list[Event]:
+    return decide_deal(require_play(state), command)
+
+
+def require_play(state: OpenFaceTable) -> OpenFaceDeal:
+    """The deal being played, for a command of its play (refused outside phase ``PLAYING``)."""
     _require_phase(state, OpenFaceTablePhase.PLAYING)
     assert state.play is not None
-    return decide_deal(state.play, command)
+    return state.play
 
 
 def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event]:
@@ -204,8 +216,7 @@ def _decide_reveal_seed(state: OpenFaceTable, command: RevealSeed) -> list[Event
         raise DomainError(
             Reason.SEED_MISMATCH, "the seed does not match the commitment published for this deal"
         )
-    deck = fairness.shuffle_deck(command.seed, state.contributions, state.table_id, number)
-    streets = deal_streets(fairness.cut_deck(deck, state.cut_position), play.dealer, play.schedule)
+    streets = dealt_streets(state, command.seed)
     opened = _open_timed_out_fantasylands(play, streets)
     for event in opened:
         play = evolve_deal(play, event)
@@ -335,6 +346,20 @@ def _decide_replace(state: OpenFaceTable, command: ReplaceSeat) -> list[Event]:
     ]
 
 
+PLAY_COMMANDS: frozenset[type[Any]] = frozenset(
+    (
+        DealStreet,
+        PlaceCards,
+        PlaceForSeat,
+        CommitFantasyland,
+        RevealFantasyland,
+        RevealDiscards,
+        TimeOutDiscards,
+        TimeOutFantasyland,
+    )
+)
+"""The commands of a deal's play, which ``deal_decide`` decides (in phase ``PLAYING``)."""
+
 _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     CreateOpenFaceTable: _decide_create,
     SeatPlayer: _decide_seat,
@@ -342,14 +367,7 @@ _DECIDERS: dict[type[Any], Callable[[OpenFaceTable, Any], list[Event]]] = {
     StartDeal: _decide_start_deal,
     ContributeEntropy: _decide_contribute,
     CutDeck: _decide_cut,
-    DealStreet: _decide_play,
-    PlaceCards: _decide_play,
-    PlaceForSeat: _decide_play,
-    CommitFantasyland: _decide_play,
-    RevealFantasyland: _decide_play,
-    RevealDiscards: _decide_play,
-    TimeOutDiscards: _decide_play,
-    TimeOutFantasyland: _decide_play,
+    **dict.fromkeys(PLAY_COMMANDS, _decide_play),
     RevealSeed: _decide_reveal_seed,
     VoidDeal: _decide_void,
     ReplaceSeat: _decide_replace,

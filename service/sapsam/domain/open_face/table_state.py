@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Final
 
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
+from sapsam.fairness.open_face_deal import Streets, deal_of_seed
 from sapsam.rules.open_face.automatic import timeout_consequence
 from sapsam.rules.open_face.fantasyland import button_moves, next_fantasyland, set_is_over
 from sapsam.rules.open_face.parameters import OpenFaceRules
@@ -23,6 +24,7 @@ __all__ = [
     "OpenFaceTablePhase",
     "SetProgress",
     "dead_seats",
+    "dealt_streets",
     "next_deal",
     "set_progress",
 ]
@@ -189,3 +191,21 @@ def dead_seats(play: OpenFaceDeal) -> tuple[int, ...]:
     """The seats scored dead whatever their rows: a Fantasyland hand set out of order, or a hand
     a timeout declared dead (001)."""
     return tuple(seat for seat in play.seats if play.dead[seat] or play.declared_dead[seat])
+
+
+def dealt_streets(state: OpenFaceTable, seed: bytes) -> Streets:
+    """``streets[street][seat]`` of the table's current deal, dealt from its ``seed`` (which
+    the domain never reads: the caller holds it, or it is published): the deck shuffled with
+    the deal's entropy, cut where the cut was, dealt by the deal's schedule
+    (``sapsam.fairness.open_face_deal.deal_of_seed``, computed once a deal)."""
+    play = state.play
+    assert state.table_id is not None and play is not None and state.cut_position is not None
+    return deal_of_seed(
+        state.table_id,
+        state.deal_number,
+        seed,
+        state.contributions,
+        state.cut_position,
+        play.dealer,
+        play.schedule,
+    )

@@ -197,12 +197,13 @@ class OpenFaceRules:
     """Seconds a seat has for each placement, from the moment it is due; ``None``: no limit, so
     ``timeout_policy`` never applies (the sources give no number)."""
     reveal_seconds: int | None = None
-    """Seconds a committed Fantasyland hand has to be opened once every hand is placed and set
-    (``FantasylandRevealsOpened``); a hand not opened by then is dead (docs/rules.md §8.7).
-    Every preset sets ``REVEAL_SECONDS``: the reveal asks no decision (the client holds the rows
-    and nonce it committed to), so even at a table without ``move_seconds`` it cannot hold the
-    table for longer than a reconnect. ``None`` (a rule set recorded before the key):
-    ``move_seconds``, and no limit without it."""
+    """At a table without ``move_seconds``: seconds a committed Fantasyland hand has to be
+    opened once every hand is placed and set (``FantasylandRevealsOpened``; with a move limit
+    the reveals have ``move_seconds``, like any move). A hand not opened by then is dead
+    (docs/rules.md §8.7). Every preset sets ``REVEAL_SECONDS``: the reveal asks no decision (the
+    client holds the rows and nonce it committed to), so a table without move limits, where
+    every other move may wait, still cannot be held for longer than a reconnect. ``None`` (a
+    rule set recorded before the key): no reveal limit without ``move_seconds``, as then."""
     middle_row: MiddleRow = MiddleRow.HIGH
     lowball_order: LowballOrder = LowballOrder.MIDDLE_WEAKEST
     """Only read when ``middle_row`` is ``deuce_to_seven``."""
@@ -227,9 +228,9 @@ class OpenFaceRules:
 
     @property
     def reveal_limit(self) -> int | None:
-        """Seconds a committed Fantasyland hand has to be opened (``reveal_seconds``; for a
-        rule set recorded before it, ``move_seconds``), None: no limit."""
-        return self.move_seconds if self.reveal_seconds is None else self.reveal_seconds
+        """Seconds a committed Fantasyland hand has to be opened: ``move_seconds`` at a table
+        with a move limit, else ``reveal_seconds``; None: no limit."""
+        return self.reveal_seconds if self.move_seconds is None else self.move_seconds
 
     @property
     def lowball_middle(self) -> bool:

@@ -330,9 +330,10 @@ class OpenFaceRuleSet(_message.Message):
     holder and each opponent) or "own" (only the holder's royalty of that row).
     """
     reveal_seconds: _builtins.int
-    """Seconds a committed Fantasyland hand has to be opened once every hand is placed and set (a
-    hand not opened by then is dead); every preset: 30. Unset (a table created before it): as
-    move_seconds, and no limit without it.
+    """At a table without move_seconds: seconds a committed Fantasyland hand has to be opened once
+    every hand is placed and set (a hand not opened by then is dead; with move_seconds the
+    reveals have those). Every preset: 30. Unset (a table created before it): no reveal limit
+    without move_seconds.
     """
     @_builtins.property
     def street_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:

@@ -386,9 +386,10 @@ export type OpenFaceRuleSet = Message<"sapsam.v1.OpenFaceRuleSet"> & {
   finnishTwoOfSpades: string;
 
   /**
-   * Seconds a committed Fantasyland hand has to be opened once every hand is placed and set (a
-   * hand not opened by then is dead); every preset: 30. Unset (a table created before it): as
-   * move_seconds, and no limit without it.
+   * At a table without move_seconds: seconds a committed Fantasyland hand has to be opened once
+   * every hand is placed and set (a hand not opened by then is dead; with move_seconds the
+   * reveals have those). Every preset: 30. Unset (a table created before it): no reveal limit
+   * without move_seconds.
    *
    * @generated from field: optional int32 reveal_seconds = 21;
    */

@@ -16,10 +16,11 @@ from open_face_deals import DrivenTable, export_lines, fantasyland_table, open_f
 from sapsam.audit import verify_export
 from sapsam.audit.report import Status
 from sapsam.domain.events import DEFAULT_CODEC, Event
-from sapsam.domain.open_face.commands import PlaceForSeat
-from sapsam.domain.open_face.events import CardsPlaced, FantasylandTimedOut
+from sapsam.domain.open_face.commands import PlaceForSeat, TimeOutDiscards
+from sapsam.domain.open_face.deal_state import OpenFacePhase
+from sapsam.domain.open_face.events import CardsPlaced, DiscardsRevealed, FantasylandTimedOut
 
-TimedOut = CardsPlaced | FantasylandTimedOut
+TimedOut = CardsPlaced | FantasylandTimedOut | DiscardsRevealed
 
 
 def _failed(events: list[Event], **encoding: Any) -> list[str]:
@@ -119,6 +120,40 @@ def test_a_fantasyland_timeout_names_its_maker() -> None:
     assert _failed(forced.events) == []
     assert _failed(_relabelled(forced.events, "service")) == ["fantasyland"]
     assert _failed(_relabelled(forced.events, "mallory")) == ["fantasyland"]
+
+
+def test_pineapple_discards_opened_by_the_service_name_who_had_them_opened() -> None:
+    # The sweep's, past the discards' deadline (30 s a move).
+    swept = open_face_table("pineapple", 2, move_seconds=30)
+    swept.unopened = {1}
+    swept.start_deal()
+    swept.play_deal()
+    [opened] = [e for e in swept.events if isinstance(e, DiscardsRevealed) and e.seat == 1]
+    assert opened.timed_out_by == "service" and set(opened.nonces) == {""}
+    own = [e for e in swept.events if isinstance(e, DiscardsRevealed) and e.seat == 0]
+    assert own and all(e.timed_out_by is None for e in own)
+    assert _failed(swept.events) == []
+    assert _failed(_relabelled(swept.events, "mallory")) == ["discards"]
+    # The operator's, at a table where no deadline runs; passed off as the sweep's, it fails.
+    forced = open_face_table("pineapple", 2)
+    forced.start_deal()
+    while (play := forced.state.play) is not None and play.phase is not OpenFacePhase.DISCARDS:
+        if play.phase is OpenFacePhase.DEALING:
+            forced.run_street(now_ms=0)
+        else:
+            assert play.turn is not None
+            street = play.streets_dealt - 1
+            player = forced.state.seats[play.turn]
+            assert player is not None
+            dealt = forced.cards[street][play.turn]
+            forced.run(forced.discards.place(play, player, street, dealt, now_ms=0))
+    dealt_to_1 = tuple(street[1] for street in forced.cards)
+    [opened] = forced.run(TimeOutDiscards(1, dealt_to_1, 5, forced=True))
+    assert isinstance(opened, DiscardsRevealed) and opened.timed_out_by == "operator"
+    forced.play_deal()
+    assert _failed(forced.events) == []
+    assert _failed(_relabelled(forced.events, "service")) == ["discards"]
+    assert _failed(forced.events, encode=_as_before) == []
 
 
 def test_records_from_before_the_name_still_verify() -> None:

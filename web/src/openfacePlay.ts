@@ -117,6 +117,12 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly { 
     const committed = events.filter((e) => e.type === "DiscardCommitted");
     const opened = events.filter((e) => e.type === "DiscardsRevealed");
     if (committed.length === 0 && opened.length === 0) return undefined; // no discard committed
+    // Each commitment is recorded with its placement, right after it (audit.md §4.3.1).
+    for (const c of committed) {
+      const before = events.slice(0, events.indexOf(c)).filter((x) => x.type !== "DeadlinesExtended").at(-1);
+      if (before?.type !== "CardsPlaced" || before.data.seat !== c.data.seat || before.data.street !== c.data.street)
+        return fail(c, `seat ${String(c.data.seat)}'s discard commitment on street ${String(c.data.street)} is not recorded with the placement it belongs to`);
+    }
     for (const e of opened) {
       const d = e.data;
       const s = Number(d.seat);

@@ -133,7 +133,7 @@ def forced_move(
         and 0 <= seat < play.seat_count
         and play.awaits_discards(seat)
     ):
-        streets = deal_cards(state, seed)[: play.streets_dealt]
+        streets = dealt_streets(state, seed)[: play.streets_dealt]
         return TimeOutDiscards(seat, tuple(street[seat] for street in streets), now_ms, forced=True)
     dealt: tuple[Card, ...] = ()
     if (

@@ -346,7 +346,7 @@ def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) 
     recorded = list(rest[: len(produced)])
     for made, found in zip(produced, recorded, strict=False):
         if (
-            isinstance(found, CardsPlaced | FantasylandTimedOut)
+            isinstance(found, CardsPlaced | FantasylandTimedOut | DiscardsRevealed)
             and found.timed_out_by is None
             and type(made) is type(found)
         ):
@@ -444,13 +444,15 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
         raise ReplayError("discards", f"{_name(event)} without the placement it belongs to")
     if isinstance(event, DiscardsRevealed):
         if event.nonces and all(nonce == "" for nonce in event.nonces):
-            # Opened by the service after the deadline (no clock replayed: the recorded one).
-            # Where no deadline ran, only as the operator's ForceSeatTimeout.
-            dealt_streets = tuple(street[event.seat] for street in replay.cards)
+            # Opened by the service: the sweep's after the deadline (no clock replayed: the
+            # recorded one; where none ran, refused), the operator's ForceSeatTimeout at any
+            # time. Recorded before the name: where no deadline ran, as the operator's.
+            by = _timed_out_by(event, "discards")
+            seat_streets = tuple(street[event.seat] for street in replay.cards)
             due = play.deadline_ms
-            if due is None:
-                return TimeOutDiscards(event.seat, dealt_streets, 0, forced=True)
-            return TimeOutDiscards(event.seat, dealt_streets, due)
+            if by == TIMED_OUT_BY_OPERATOR or (by is None and due is None):
+                return TimeOutDiscards(event.seat, seat_streets, 0, forced=True)
+            return TimeOutDiscards(event.seat, seat_streets, 0 if due is None else due)
         return reveal_discards_command(_player(state, event.seat), event, replay.cards, event.seat)
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
@@ -473,7 +475,9 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     )
 
 
-def _timed_out_by(event: CardsPlaced | FantasylandTimedOut, check: str) -> str | None:
+def _timed_out_by(
+    event: CardsPlaced | FantasylandTimedOut | DiscardsRevealed, check: str
+) -> str | None:
     """Who the event says timed the seat out (None: recorded before timeouts named it)."""
     by = event.timed_out_by
     if by is not None and by not in TIMED_OUT_BY:

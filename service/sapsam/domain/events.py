@@ -610,9 +610,10 @@ for _signed_move in (
     "DiscardsRevealed",
 ):
     DEFAULT_CODEC.register_upcaster(_signed_move, 1, _announced_v1_to_v2)
-# A timeout names who made it from CardsPlaced 3 and FantasylandTimedOut 2 on.
+# A timeout names who made it from CardsPlaced 3, FantasylandTimedOut 2, DiscardsRevealed 3 on.
 DEFAULT_CODEC.register_upcaster("CardsPlaced", 2, _no_timeout_actor)
 DEFAULT_CODEC.register_upcaster("FantasylandTimedOut", 1, _no_timeout_actor)
+DEFAULT_CODEC.register_upcaster("DiscardsRevealed", 2, _no_timeout_actor)
 
 
 # JSON scalar types: a list holding only these is copied into a tuple as it is.

@@ -53,11 +53,19 @@ def _discards_swapped(events: Events) -> None:
     data["cards"][0], data["cards"][1] = data["cards"][1], data["cards"][0]
 
 
+def _discard_committed_twice(events: Events) -> None:
+    """A seat's first discard commitment recorded a second time, right after itself: a
+    DiscardCommitted without the placement it belongs to."""
+    first = _nth(events, "DiscardCommitted", 1, 0)
+    events.insert(events.index(first) + 1, json.loads(json.dumps(first)))
+
+
 FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "placement_out_of_turn": ("pineapple.jsonl", _swap_turns),
     "placement_not_dealt": ("ofc_classic.jsonl", _trade_cards),
     "fantasyland_rows_changed": ("fantasyland.jsonl", _fantasyland_rows),
     "discards_swapped": ("pineapple.jsonl", _discards_swapped),
+    "discard_committed_twice": ("pineapple.jsonl", _discard_committed_twice),
     "rescored": ("ofc_classic.jsonl", _set("DealScored", 1, totals=_shift_totals)),
     "running_totals": ("pineapple.jsonl", _set("DealScored", 2, series_totals=_shift_totals)),
     "set_not_completed": ("ofc_classic.jsonl", _drop("SeriesCompleted")),

@@ -10,7 +10,11 @@ from sapsam.domain.move_signatures import check_signature
 from sapsam.domain.open_face.commands import RevealDiscards, TimeOutDiscards
 from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
-from sapsam.domain.open_face.events import DiscardsRevealed
+from sapsam.domain.open_face.events import (
+    TIMED_OUT_BY_OPERATOR,
+    TIMED_OUT_BY_SERVICE,
+    DiscardsRevealed,
+)
 from sapsam.domain.table_frame import require_nonce_size, require_seat_index
 from sapsam.fairness import player_keys
 from sapsam.fairness.discard_commitments import check_discard
@@ -152,5 +156,6 @@ def decide_time_out_discards(deal: OpenFaceDeal, command: TimeOutDiscards) -> li
             streets=tuple(street for street, _ in committed),
             cards=tuple(opened),
             nonces=("",) * len(committed),
+            timed_out_by=TIMED_OUT_BY_OPERATOR if command.forced else TIMED_OUT_BY_SERVICE,
         )
     ]

@@ -201,10 +201,14 @@ class DiscardsRevealed(Event):
 
     Schema version 2: ``player_key``, ``signature`` (of the ``discards-reveal`` message,
     docs/fairness.md §19) and ``signing_scheme``, as in ``CardsPlaced``; discards the service
-    opened (every nonce empty) are never signed."""
+    opened (every nonce empty) are never signed.
+
+    Schema version 3: ``timed_out_by``, who had the service open them (every nonce empty):
+    ``service`` (the deadline sweep) or ``operator`` (``ForceSeatTimeout``), as in
+    ``CardsPlaced``; None for the seat's own opening, and in data of versions 1 and 2."""
 
     TYPE: ClassVar[str] = "DiscardsRevealed"
-    SCHEMA_VERSION: ClassVar[int] = 2
+    SCHEMA_VERSION: ClassVar[int] = 3
     deal_number: int
     seat: int
     streets: tuple[int, ...]
@@ -213,6 +217,7 @@ class DiscardsRevealed(Event):
     player_key: str | None = None
     signature: str | None = None
     signing_scheme: int = 2
+    timed_out_by: str | None = None
 
 
 OPEN_FACE_EVENT_TYPES: Final[tuple[type[Event], ...]] = (

@@ -43,10 +43,21 @@ import dataclasses
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from sapsam import fairness
 from sapsam.audit.deal_events import MALFORMED, DealEvents
+from sapsam.audit.open_face_checks import (
+    CHECK_OF,
+    OPEN_FACE_CHECKS,
+    PASSED,
+    ReplayError,
+    fantasyland_timeout_command,
+    timed_out_by,
+)
+from sapsam.audit.open_face_checks import (
+    event_name as _name,
+)
 from sapsam.audit.pineapple_discards import discard_commitment_after, reveal_discards_command
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.domain.commands import (
@@ -81,12 +92,9 @@ from sapsam.domain.open_face.commands import (
     PlaceForSeat,
     RevealFantasyland,
     TimeOutDiscards,
-    TimeOutFantasyland,
 )
 from sapsam.domain.open_face.deal_deadlines import DISCARDING_STAGE
-from sapsam.domain.open_face.deal_state import OpenFaceDeal
 from sapsam.domain.open_face.events import (
-    TIMED_OUT_BY,
     TIMED_OUT_BY_OPERATOR,
     CardsPlaced,
     DiscardCommitted,
@@ -123,38 +131,6 @@ __all__ = [
     "read_open_face_rules",
     "replay_deal",
 ]
-
-OPEN_FACE_CHECKS: Final = ("seed", "streets", "placements", "fantasyland", "discards", "scores")
-"""The checks of an open-face deal, in the order the deal's events reach them."""
-
-_CHECK_OF: Final[dict[type[Event], str]] = {
-    DealStarted: "seed",
-    EntropyContributed: "seed",
-    DeckCut: "seed",
-    StreetDealt: "streets",
-    CardsPlaced: "placements",
-    FantasylandCommitted: "fantasyland",
-    FantasylandRevealed: "fantasyland",
-    FantasylandTimedOut: "fantasyland",
-    FantasylandRevealsOpened: "fantasyland",
-    DiscardCommitted: "discards",
-    DiscardsRevealed: "discards",
-    DeadlinesExtended: "placements",
-    SeedRevealed: "seed",
-    DealVoided: "seed",
-    DealScored: "scores",
-    SeriesCompleted: "scores",
-    SeatReplaced: "scores",
-}
-
-
-class ReplayError(Exception):
-    """An event that does not re-decide: the check it fails and why."""
-
-    def __init__(self, check: str, detail: str) -> None:
-        super().__init__(detail)
-        self.check = check
-        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -263,9 +239,9 @@ def replay_deal(
         replay = _Replay(before, bytes.fromhex(revealed.seed))
         while index < len(events):
             event = events[index]
-            current = _CHECK_OF.get(type(event), "placements")
+            current = CHECK_OF.get(type(event), "placements")
             reached.add(current)
-            if type(event) not in _CHECK_OF:
+            if type(event) not in CHECK_OF:
                 raise ReplayError(
                     current, f"{type(event).__name__} is not an event of an open-face deal"
                 )
@@ -279,7 +255,7 @@ def replay_deal(
         failed = ReplayError(current, f"malformed event: {type(error).__name__}: {error}")
     # A check passes only when every event of it was re-decided before the replay stopped.
     unchecked = {
-        _CHECK_OF.get(type(event), "placements")
+        CHECK_OF.get(type(event), "placements")
         for event in events[index:]
         # The seed's commitment is checked when the deck is cut, before any street.
         if not (isinstance(event, SeedRevealed | DealVoided) and replay_cut)
@@ -311,27 +287,12 @@ def replay_deal(
                 AuditCheck(name, Status.PASSED, "the deal was voided: nothing scored", deal=number)
             )
         else:
-            checks.append(AuditCheck(name, Status.PASSED, _PASSED[name], deal=number))
+            checks.append(AuditCheck(name, Status.PASSED, PASSED[name], deal=number))
     if failed is not None or voided:
         return checks, None
     scored = deal.first(DealScored)
     assert isinstance(scored, DealScored)
     return checks, tuple(scored.totals)
-
-
-_PASSED: Final[dict[str, str]] = {
-    "seed": "the deal's seed matches its commitment; the deck follows from it, the entropy "
-    "and the cut",
-    "streets": "every street's per-seat digest matches the cards the seed dealt",
-    "placements": "every placement legal, in turn, of the cards dealt to that seat "
-    "(automatic moves as the rule set's policy places them)",
-    "fantasyland": "every Fantasyland hand opened matches its commitment and its dealt cards "
-    "(or, timed out, what the rule set's policy sets of them)",
-    "discards": "every discard opened matches its commitment and is a card dealt to that seat "
-    "on that street and not placed",
-    "scores": "royalties, dead hands and totals recomputed; the set ends after as many button "
-    "moves as seats (or at the first after a timeout, under 003's policy)",
-}
 
 
 def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) -> int:
@@ -354,7 +315,7 @@ def _redecide(replay: _Replay, event: Event, rest: Sequence[Event], check: str) 
             # command re-decided as _timed_out_by says), without the name.
             made = dataclasses.replace(made, timed_out_by=None)
         if _without_deadline(made) != _without_deadline(found):
-            where = _CHECK_OF.get(type(found), check)
+            where = CHECK_OF.get(type(found), check)
             raise ReplayError(
                 where, f"{_name(found)} is not what the rules decide: expected {made!r}"
             )
@@ -384,7 +345,7 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     if isinstance(event, SeatReplaced):
         return ReplaceSeat(event.seat, event.player_id)
     if not replay.cards or play is None:
-        raise ReplayError(_CHECK_OF[type(event)], f"{_name(event)} before the deck is cut")
+        raise ReplayError(CHECK_OF[type(event)], f"{_name(event)} before the deck is cut")
     key = fairness.record_key(state.table_id or uuid.UUID(int=0), state.deal_number, replay.seed)
     if isinstance(event, StreetDealt):
         street = play.streets_dealt
@@ -420,7 +381,7 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
             # here (a timeout only once the seat's time has run out; where no deadline ran,
             # only as the operator's ForceSeatTimeout of the seat on turn).
             timeout = event.automatic == "timeout"
-            by = _timed_out_by(event, "placements")
+            by = timed_out_by(event, "placements")
             if by == TIMED_OUT_BY_OPERATOR or (by is None and timeout and play.deadline_ms is None):
                 return PlaceForSeat(_dealt_to_turn(replay), 0, True, forced_seat=event.seat)
             at = play.deadline_ms if play.deadline_ms is not None else 0
@@ -447,7 +408,7 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
             # Opened by the service: the sweep's after the deadline (no clock replayed: the
             # recorded one; where none ran, refused), the operator's ForceSeatTimeout at any
             # time. Recorded before the name: where no deadline ran, as the operator's.
-            by = _timed_out_by(event, "discards")
+            by = timed_out_by(event, "discards")
             seat_streets = tuple(street[event.seat] for street in replay.cards)
             due = play.deadline_ms
             if by == TIMED_OUT_BY_OPERATOR or (by is None and due is None):
@@ -457,7 +418,7 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     if isinstance(event, FantasylandCommitted):
         return CommitFantasyland(_player(state, event.seat), bytes.fromhex(event.commitment))
     if isinstance(event, FantasylandTimedOut):
-        return _fantasyland_timeout_command(play, event)
+        return fantasyland_timeout_command(play, event)
     if isinstance(event, FantasylandRevealsOpened):
         # Only ever recorded with the move that made the reveals due (re-decided with it).
         raise ReplayError("fantasyland", f"{_name(event)} recorded where the rules open none")
@@ -473,39 +434,6 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     return RevealFantasyland(
         _player(state, event.seat), arrangement, bytes.fromhex(event.nonce), dealt
     )
-
-
-def _timed_out_by(
-    event: CardsPlaced | FantasylandTimedOut | DiscardsRevealed, check: str
-) -> str | None:
-    """Who the event says timed the seat out (None: recorded before timeouts named it)."""
-    by = event.timed_out_by
-    if by is not None and by not in TIMED_OUT_BY:
-        raise ReplayError(
-            check, f"{_name(event)} is timed out by {by!r}, neither the sweep nor the operator"
-        )
-    return by
-
-
-def _fantasyland_timeout_command(play: OpenFaceDeal, event: FantasylandTimedOut) -> Any:
-    """The command a Fantasyland hand's timeout re-decides as. The operator's
-    (``ForceSeatTimeout``): the seat's, deadline or not. The sweep's: only past a deadline that
-    ran (no clock is replayed: the recorded deadline itself), the reveal deadline for a
-    committed hand (every hand placed and set, ``FantasylandRevealsOpened`` recorded), else the
-    first street's; where none ran the rules refuse it. Recorded before timeouts named who made
-    them: a committed hand, or one where no deadline ran, as the operator's (the sweep's, past
-    the deadline, is the same event then), else the sweep's."""
-    by = _timed_out_by(event, "fantasyland")
-    committed = play.commitments[event.seat] is not None
-    if by == TIMED_OUT_BY_OPERATOR or (
-        by is None and (committed or play.fantasyland_deadline_ms is None)
-    ):
-        return PlaceForSeat((), 0, True, forced_seat=event.seat)
-    if committed:
-        due = play.reveal_deadline_ms
-        return PlaceForSeat((), 0 if due is None else due, True)
-    due = play.fantasyland_deadline_ms
-    return TimeOutFantasyland(event.seat, 0 if due is None else due)
 
 
 def _deal_cards(replay: _Replay) -> None:
@@ -551,11 +479,3 @@ def _without_deadline(event: Event) -> Event:
     if isinstance(event, StreetDealt | CardsPlaced | FantasylandRevealsOpened):
         return dataclasses.replace(event, deadline_ms=None)
     return event
-
-
-def _name(event: Event) -> str:
-    seat = getattr(event, "seat", None)
-    street = getattr(event, "street", None)
-    where = "" if seat is None else f" of seat {seat}"
-    where += "" if street is None else f" on street {street}"
-    return f"{type(event).__name__}{where}"

@@ -31,6 +31,7 @@ from sapsam.store.offline_reads import read_stream
 from sapsam_proto.v1 import (
     player_service_pb2,
     player_service_pb2_grpc,
+    rule_set_pb2,
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
@@ -155,9 +156,14 @@ class Api:
     # -- a table and its deals ------------------------------------------------------------------
 
     def seated_table(
-        self, seat_count: int, preset: str, series_length: int = 8
+        self,
+        seat_count: int,
+        preset: str,
+        series_length: int = 8,
+        overrides: rule_set_pb2.RuleSet | None = None,
     ) -> tuple[str, list[Player]]:
-        """A new table with every seat taken by a fresh player and the dealer drawn by lot."""
+        """A new table with every seat taken by a fresh player and the dealer drawn by lot
+        (``overrides``: changes to the preset, as CreateTable's ``rule_set_overrides``)."""
         creator = self.register("creator")
         table = self.call(
             "CreateTable",
@@ -166,6 +172,7 @@ class Api:
                 rule_set_preset=preset,
                 seat_count=seat_count,
                 series_length=series_length,
+                rule_set_overrides=overrides,
             ),
             creator.token,
         ).table

@@ -38,6 +38,7 @@ from sapsam.cli.bootstrap import build_services
 from sapsam.rules.presets import PRESETS
 from sapsam_proto.v1 import (
     audit_service_pb2,
+    rule_set_pb2,
     table_pb2,
     table_service_pb2,
     tournament_service_pb2,
@@ -253,7 +254,10 @@ def _holder(table: table_pb2.Table, seat: str) -> str:
 
 def _build_world(api: Api) -> tuple[World, dict[str, str], dict[str, str]]:
     """A finished deal and a running one at a full table, an open table, two tournaments."""
-    table, players = api.seated_table(2, "pagat")
+    # No deadlines: a fuzz run on a loaded machine outlasts the preset's 90 s, and the sweeper's
+    # timeouts during a call would read as that call's writes.
+    no_deadlines = rule_set_pb2.RuleSet(arrange_seconds=0, reveal_seconds=0)
+    table, players = api.seated_table(2, "pagat", overrides=no_deadlines)
     api.play_deal(table, players, PRESETS["pagat"], 0)
     operator = OPERATOR_TOKEN
     started = api.call("StartDeal", table_service_pb2.StartDealRequest(table=table), operator)

@@ -11,7 +11,10 @@
   ``lowball_row_first``, alive when one of the middles it tries is).
 * ``solve_fantasyland`` searches the splits for the most royalties, a re-entry counted as
   ``FANTASYLAND_WORTH``, in a fixed order with bounds, at most ``budget`` middles examined; it
-  starts from ``biggest_row_first``, so it never returns less, and never a dead hand.
+  starts from ``biggest_row_first``, so it never returns less, and never a dead hand. Under a
+  deuce-to-seven middle (2-7 Pineapple) it sets by 2-7's order instead (``_solve_lowball``:
+  back >= front >= middle under ``middle_weakest``, the middle read deuce-to-seven; back >= front
+  under ``back_over_front``), from ``lowball_row_first``.
 """
 
 from __future__ import annotations
@@ -132,7 +135,11 @@ def _value(
 def solve_fantasyland(
     rules: OpenFaceRules, dealt: Sequence[Card], budget: int = DEFAULT_BUDGET
 ) -> tuple[Arrangement, tuple[Card, ...]]:
-    """The best setting found (module documentation) and its discards; deterministic."""
+    """The best setting found (module documentation) and its discards; deterministic. Under a
+    deuce-to-seven middle (2-7 Pineapple) the rows are set by that game's order
+    (:func:`_solve_lowball`), never by the classic back >= middle >= front."""
+    if rules.lowball_middle:
+        return _solve_lowball(rules, dealt, budget)
     cards = _checked(dealt)
     amounts = royalty_amounts(rules)
     fives = {
@@ -192,3 +199,72 @@ def solve_fantasyland(
                 unused = tuple(cards[i] for i in left if i not in front)
                 best = (score, arrangement, unused)
     return best[1], best[2]
+
+
+def _solve_lowball(
+    rules: OpenFaceRules, dealt: Sequence[Card], budget: int
+) -> tuple[Arrangement, tuple[Card, ...]]:
+    """2-7's setting: the most royalties (front and back: a lowball middle earns none) and a
+    re-entry's worth, alive under ``lowball_order``. It starts from :func:`lowball_row_first`
+    (alive when any of its middles is); the backs come by royalty, and for each the fronts by
+    royalty then strength, each with the best deuce-to-seven middle of the cards left (the one
+    most likely alive, and the one that wins that row most often): the first alive front is
+    that back's best. At most ``budget`` middles examined; a dead setting is only returned when
+    no split examined is alive."""
+    cards = _checked(dealt)
+    amounts = royalty_amounts(rules)
+    start, discards = lowball_row_first(rules, cards)
+    best: tuple[float, Arrangement, tuple[Card, ...]] | None = None
+    start_values = (evaluate3(*start.front), evaluate5(*start.middle), evaluate5(*start.back))
+    if lowball_in_order(rules, start_values[0], deuce_to_seven_key(start.middle), start_values[2]):
+        paid = (
+            royalty_amount(amounts, 0, start_values[0]),
+            0,
+            royalty_amount(amounts, 2, start_values[2]),
+        )
+        best = (_value(rules, start_values, paid), start, discards)
+    indexes = range(len(cards))
+    fives = {subset: evaluate5(*(cards[i] for i in subset)) for subset in combinations(indexes, 5)}
+    threes = {subset: evaluate3(*(cards[i] for i in subset)) for subset in combinations(indexes, 3)}
+    back_pay = {subset: royalty_amount(amounts, 2, value) for subset, value in fives.items()}
+    front_pay = {subset: royalty_amount(amounts, 0, value) for subset, value in threes.items()}
+    best_front = max(front_pay.values())
+    lowball = {subset: deuce_to_seven_key([cards[i] for i in subset]) for subset in fives}
+    examined = 0
+    backs = sorted(fives, key=lambda subset: (-back_pay[subset], -fives[subset].strength))
+    for back in backs:
+        back_value = fives[back]
+        if best is not None and back_pay[back] + best_front + FANTASYLAND_WORTH <= best[0]:
+            break  # the backs come by royalty: none later can do better
+        rest = [i for i in indexes if i not in back]
+        fronts = sorted(
+            (subset for subset in combinations(rest, 3) if threes[subset] <= back_value),
+            key=lambda subset: (-front_pay[subset], -threes[subset].strength),
+        )
+        for front in fronts:
+            front_value = threes[front]
+            if (
+                best is not None
+                and back_pay[back] + front_pay[front] + FANTASYLAND_WORTH <= best[0]
+            ):
+                break  # the fronts come by royalty too
+            left = [i for i in rest if i not in front]
+            middles = list(combinations(left, 5))
+            examined += len(middles)
+            if examined > budget:
+                return (start, discards) if best is None else (best[1], best[2])
+            middle = min(middles, key=lambda subset: lowball[subset])
+            if not lowball_in_order(rules, front_value, lowball[middle], back_value):
+                continue
+            values = (front_value, fives[middle], back_value)
+            score = _value(rules, values, (front_pay[front], 0, back_pay[back]))
+            if best is None or score > best[0]:
+                arrangement = Arrangement.of_card_rows(
+                    tuple(cards[i] for i in front),
+                    tuple(cards[i] for i in middle),
+                    tuple(cards[i] for i in back),
+                )
+                unused = tuple(cards[i] for i in left if i not in middle)
+                best = (score, arrangement, unused)
+            break  # this back's best alive front is found
+    return (start, discards) if best is None else (best[1], best[2])

@@ -255,3 +255,27 @@ def test_the_dead_hand_pays_six_and_each_opponents_royalties() -> None:
         other = pair["seat_b"] if pair["seat_a"] == dead else pair["seat_a"]
         owed = 6 + sum(hands[other]["royalties"])
         assert pair["delta"] == (-owed if pair["seat_a"] == dead else owed)
+
+
+def test_the_finnish_two_of_spades_doubles_both_royalties_of_its_row() -> None:
+    # docs/rules.md §8.12, Finnish 2♠ ``row`` (003's second example): between the live hand
+    # holding the 2♠ and each opponent, both royalties of the row it sits in count twice.
+    vector = next(v for v in OPEN_FACE if "Finnish" in v["name"])
+    assert vector["input"]["rule_set"]["finnish_two_of_spades"] == "row"
+    hands, rows = vector["expected"]["hands"], vector["expected"]["rows"]
+    (pair,) = vector["expected"]["pairs"]
+    names = ("front", "middle", "back")
+    holder, row = next(
+        (seat, index)
+        for seat, board in enumerate(rows)
+        for index, name in enumerate(names)
+        if "2s" in _cards(board[name])
+    )
+    royalties = [list(hand["royalties"]) for hand in hands]
+    assert royalties[0][row] and royalties[1][row]  # both sides pay in that row
+    plain = sum(royalties[0]) - sum(royalties[1])
+    for seat in (0, 1):
+        royalties[seat][row] *= 2
+    doubled = sum(royalties[0]) - sum(royalties[1])
+    assert doubled != plain and pair["royalties"] == doubled
+    assert holder in (0, 1)

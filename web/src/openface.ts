@@ -1,7 +1,7 @@
-// Open face (docs/fairness.md §22-§23; docs/rules.md §8.1-§8.4): the schedule, the streets dealt from
+// Open face (docs/fairness.md §22-§23; docs/rules.md §8.1-§8.4, §8.12's Finnish 2♠): the schedule, the streets dealt from
 // the cut deck, their digests, the placements' turn order, dead hands, royalties and scoring.
 import { type Bytes, concat, lp, u8, u64, utf8, uuid } from "./bytes";
-import { RANKS } from "./cards";
+import { RANKS, parseCards } from "./cards";
 import { hmac, sha256 } from "./crypto";
 import type { Rows } from "./fairness";
 import { CATEGORIES, compareRows, rowKey } from "./hands";
@@ -94,6 +94,9 @@ export function scoreOpenFace(boards: readonly Rows[], dead: readonly boolean[],
   const royalties = boards.map((b, s) => (dead[s] ? [0, 0, 0] : rows3.map((r) => ofcRoyalty(r, b[r], rules))));
   const scoop = (rules.scoop_points as number | undefined) ?? 6;
   const twoOfThree = (rules.two_of_three_points as number | undefined) ?? 1;
+  const finnish = (rules.finnish_two_of_spades as string | undefined) ?? "off";
+  const twoOfSpades = parseCards("2s")[0]!;
+  const twoRow = boards.map((b, s) => (finnish === "off" || dead[s] ? -1 : rows3.findIndex((r) => b[r].includes(twoOfSpades))));
   const pairs: OfcPair[] = [];
   const totals = boards.map(() => 0);
   for (let a = 0; a < boards.length; a++)
@@ -105,7 +108,17 @@ export function scoreOpenFace(boards: readonly Rows[], dead: readonly boolean[],
       const lost = rows.filter((x) => x < 0).length;
       const points = won === 3 ? scoop : lost === 3 ? -scoop : won >= 2 ? twoOfThree : lost >= 2 ? -twoOfThree : 0;
       const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
-      const royalty = sum(royalties[a]!) - sum(royalties[b]!);
+      // rules.md §8.12, Finnish 2♠: the live hand holding it doubles its own royalty of that row,
+      // and under `row` the opponent's too.
+      const mine = [...royalties[a]!];
+      const theirs = [...royalties[b]!];
+      for (const [seat, own, other] of [[a, mine, theirs], [b, theirs, mine]] as const) {
+        const row = twoRow[seat]!;
+        if (row < 0) continue;
+        own[row]! *= 2;
+        if (finnish === "row") other[row]! *= 2;
+      }
+      const royalty = sum(mine) - sum(theirs);
       const delta = points + royalty + 0;
       pairs.push({ seat_a: a, seat_b: b, rows, points: points + 0, royalties: royalty + 0, delta });
       totals[a]! += delta;

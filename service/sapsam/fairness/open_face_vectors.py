@@ -94,6 +94,21 @@ OPEN_FACE_DEAL_INPUTS: Final[tuple[dict[str, Any], ...]] = (
         "fantasyland": (None, None, None),
         "fouls": (),
     },
+    {
+        # Seat 0's back flush holds the 2♠ against seat 1's back full house: both doubled
+        # (8 against 12), so the pair's royalties are 0, not 2 (003's second example).
+        "name": "open face Finnish 2♠, two seats, the 2♠ in a back row both sides pay",
+        "table_id": uuid.UUID("0f0f0f0f-0000-4000-8000-000000000019"),
+        "deal_number": 2,
+        "seed": _label("finnish deal 8", 32),
+        "contributions": (None, None),
+        "cut_position": 19,
+        "dealer": 0,
+        "preset": "ofc_finnish",
+        "players": ("ann", "bob"),
+        "fantasyland": (None, None),
+        "fouls": (),
+    },
 )
 """The inputs of each open-face vector: the deal (as §16's ``deals``), the rule set's preset,
 the seats' players, who plays Fantasyland (cards at once, or None) and which seats foul."""

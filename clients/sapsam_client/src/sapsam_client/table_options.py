@@ -25,8 +25,17 @@ PRESET_NAMES = (
     "closed_russian",
     "thirteen_waters",
 )
-OPEN_FACE_PRESET_NAMES = ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb")
-"""The server's open-face presets (issue #18): a set of as many deals as seats, no --deals."""
+OPEN_FACE_PRESET_NAMES = (
+    "ofc_classic",
+    "ofc_turbo",
+    "ofc_russian",
+    "ofc_mercier_deeb",
+    "ofc_finnish",
+    "pineapple",
+    "pineapple_2_7",
+)
+"""The server's open-face presets (issues #18, #19; Pineapple's seat at most 3): a set of as many
+deals as seats, no --deals."""
 
 
 def add_table_creation_options(parser: argparse.ArgumentParser) -> None:

@@ -439,10 +439,12 @@ OPEN_FACE_PRESETS: Final[Mapping[str, OpenFaceRules]] = MappingProxyType(
             fantasyland_max_consecutive=None,
             timeout_policy=OpenFaceTimeoutPolicy.BIGGEST_ROW_FIRST,
         ),
+        "ofc_finnish": _preset("ofc_finnish", finnish_two_of_spades=FinnishTwo.ROW),
     }
 )
 """Named open-face rule sets the service offers (docs/rules.md §8.9). Finnish 2♠ is an option
-of any open-face rule set (``finnish_two_of_spades``)."""
+of any open-face rule set (``finnish_two_of_spades``); ``ofc_finnish`` is ``ofc_classic`` with
+it (``row``, docs/rules.md §8.12)."""
 
 PINEAPPLE_PRESETS: Final[Mapping[str, OpenFaceRules]] = MappingProxyType(
     {
@@ -479,6 +481,8 @@ OPEN_FACE_PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "timed-out hand placed from the biggest row down and not killed.",
         "ofc_mercier_deeb": "Source 003's PokerStars table (no middle trips royalty) with the "
         "Mercier/Deeb Fantasyland: repeated for any row royalty over 10, without limit.",
+        "ofc_finnish": "ofc_classic with source 003's Finnish 2♠: the 2♠ doubles both royalties "
+        "of the row it sits in, won or lost.",
     }
 )
 
@@ -492,6 +496,11 @@ PINEAPPLE_PRESET_DESCRIPTIONS: Final[Mapping[str, str]] = MappingProxyType(
         "the weaker middle wins; dead unless back >= front >= middle.",
     }
 )
+
+
+def every_open_face_preset() -> dict[str, OpenFaceRules]:
+    """Open face's presets then Pineapple's, by name: what a table or a tournament may name."""
+    return {**OPEN_FACE_PRESETS, **PINEAPPLE_PRESETS}
 
 
 def open_face_preset(name: str) -> OpenFaceRules:

@@ -273,7 +273,7 @@ class OpenFaceRuleSet(_message.Message):
     FINNISH_TWO_OF_SPADES_FIELD_NUMBER: _builtins.int
     REVEAL_SECONDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb",
+    """The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb", "ofc_finnish",
     "pineapple", "pineapple_2_7").
     """
     min_seats: _builtins.int

@@ -95,7 +95,7 @@ class CreateTableRequest(_message.Message):
     "closed_american", "closed_russian", "thirteen_waters"; rules version 1's names
     "two_four", "one_six" and "scoop_bonus" are accepted too. Open face's (open_face.proto;
     listed after the closed game's): "ofc_classic", "ofc_turbo", "ofc_russian",
-    "ofc_mercier_deeb", "pineapple", "pineapple_2_7". Unknown: INVALID_ARGUMENT, reason
+    "ofc_mercier_deeb", "ofc_finnish", "pineapple", "pineapple_2_7". Unknown: INVALID_ARGUMENT, reason
     BAD_RULE_SET.
     """
     seat_count: _builtins.int
@@ -106,7 +106,8 @@ class CreateTableRequest(_message.Message):
     """What the table does when its series is complete. Unset: AFTER_SERIES_CLOSE."""
     move_seconds: _builtins.int
     """An open-face table (open_face.proto): rule_set_preset names an open-face preset
-    ("ofc_classic", "ofc_turbo", "ofc_russian" or "ofc_mercier_deeb"); rule_set_overrides
+    ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb", "ofc_finnish",
+    "pineapple" or "pineapple_2_7"); rule_set_overrides
     and series_length do not apply (a set has as many deals as seats) and are refused,
     INVALID_ARGUMENT, BAD_RULE_SET, naming the field; after_series must be unset or
     AFTER_SERIES_CLOSE. This sets the seconds each placement may take, 1 to 86,400 (else

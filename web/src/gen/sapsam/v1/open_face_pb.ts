@@ -235,7 +235,7 @@ export const OpenFaceDealSchema: GenMessage<OpenFaceDeal> = /*@__PURE__*/
  */
 export type OpenFaceRuleSet = Message<"sapsam.v1.OpenFaceRuleSet"> & {
   /**
-   * The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb",
+   * The rule set's name ("ofc_classic", "ofc_turbo", "ofc_russian", "ofc_mercier_deeb", "ofc_finnish",
    * "pineapple", "pineapple_2_7").
    *
    * @generated from field: string name = 1;

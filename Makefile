@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-tournament torture \
+.PHONY: install test lint typecheck unit bench clean proto serve demo demo-ofc demo-pineapple demo-tournament torture \
 	cluster cluster-test web-unit web-proto web-test web-browser web
 
 $(BIN)/python:
@@ -118,6 +118,12 @@ demo-ofc: $(STAMP)
 
 # Twelve bots play a 3-table, 2-round tournament over gRPC on a fresh embedded database; prints each
 # round's tables and the standings, then verifies the seating draw, every deal and the standings.
+# Pineapple (issue #19): three solver bots play a pineapple set, each discard committed as a hash and
+# opened (signed) at the end of its deal, with a Fantasyland (deal 1's seed chosen so seat 0 earns
+# it by playing as it always plays); every deal verified. Exits 0 every time.
+demo-pineapple: $(STAMP)
+	$(BIN)/sapsam demo --preset pineapple
+
 demo-tournament: $(STAMP)
 	$(BIN)/sapsam tournament demo
 

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from sapsam.api.server import RunningServer
 from sapsam.cli import tournament_bots
 
@@ -42,10 +44,12 @@ def test_the_demo_plays_and_verifies_a_tournament_and_the_audit_agrees(database_
     assert everything.returncode == 0, everything.stdout + everything.stderr
 
 
-def test_the_demo_plays_an_open_face_tournament(database_url: str) -> None:
-    demo = sapsam("tournament", "demo", "--preset", "ofc_turbo", "--database-url", database_url)
+@pytest.mark.parametrize("preset", ["ofc_turbo", "pineapple"])
+def test_the_demo_plays_an_open_face_tournament(database_url: str, preset: str) -> None:
+    # Pineapple's tables (issue #19): each bot commits and opens its discards.
+    demo = sapsam("tournament", "demo", "--preset", preset, "--database-url", database_url)
     assert demo.returncode == 0, demo.stderr
-    assert "2 tables of 2, 2 rounds of one ofc_turbo set a table" in demo.stdout
+    assert f"2 tables of 2, 2 rounds of one {preset} set a table" in demo.stdout
     assert "✓ set[1." in demo.stdout and "✓ set[2." in demo.stdout
     verdict = re.search(
         r"^verification: PASSED \(seating of both rounds, (\d+) deals", demo.stdout, re.M

@@ -42,7 +42,7 @@ from sapsam.app.tournaments import (
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated
 from sapsam.log.records import RecordedEvent
-from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, OpenFaceRules
+from sapsam.rules.open_face.parameters import OpenFaceRules, every_open_face_preset
 from sapsam.rules.ruleset import MAX_NAME_LENGTH, RuleSet
 from sapsam_proto.v1 import (
     tournament_pb2,
@@ -219,9 +219,11 @@ class TournamentServicer(
         request_id = resources.scoped_request_id("CreateTournament", request.request_id)
         which = request.WhichOneof("rules")
         rule_set: RuleSet | OpenFaceRules
-        if which == "rule_set_preset" and request.rule_set_preset in OPEN_FACE_PRESETS:
-            # An open-face preset, as CreateTable takes one: each table plays one set a round.
-            rule_set = OPEN_FACE_PRESETS[request.rule_set_preset]
+        open_face = every_open_face_preset()
+        if which == "rule_set_preset" and request.rule_set_preset in open_face:
+            # An open-face or Pineapple preset, as CreateTable takes one: each table plays one
+            # set a round.
+            rule_set = open_face[request.rule_set_preset]
         else:
             rule_set = views.rule_set_for_request(
                 request.rule_set_preset if which == "rule_set_preset" else None,

@@ -53,7 +53,8 @@ def register(subparsers: Any) -> None:
         default="pagat",
         help="rule set preset, as sapsam rules list shows them (default pagat); an open-face "
         "preset (ofc_classic, ofc_turbo, ...) plays an open-face set instead, with a "
-        "Fantasyland and a timeout",
+        "Fantasyland and a timeout; pineapple or pineapple_2_7 a 3-seat Pineapple set with "
+        "a Fantasyland",
     )
     # Issue #17's spelling, accepted as the same option; help and docs show --preset only.
     parser.add_argument("--rules", dest="preset", help=argparse.SUPPRESS)
@@ -277,6 +278,10 @@ def _refused_counts(rule_set: Any, seat_count: int, deals: int) -> str | None:
 
 
 def _demo(arguments: argparse.Namespace) -> int:
+    if arguments.preset.startswith("pineapple"):  # Pineapple (issue #19): its own demo
+        from sapsam.cli.pineapple_demo import run_pineapple_demo
+
+        return run_pineapple_demo(arguments)
     if arguments.preset.startswith("ofc_"):  # open face (issue #18): its own demo
         from sapsam.cli.open_face_demo import run_open_face_demo
 

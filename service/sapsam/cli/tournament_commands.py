@@ -102,7 +102,8 @@ def register(subparsers: Any) -> None:
         "--preset",
         default="pagat",
         help="the rule set preset every table plays (default: pagat); an open-face preset "
-        "(ofc_classic, ...) plays one set a table a round, so --deals must equal the seats",
+        "(ofc_classic, ..., pineapple, pineapple_2_7) plays one set a table a round, so --deals "
+        "must equal the seats",
     )
     create.add_argument(
         "--seat-count",
@@ -224,8 +225,8 @@ def register(subparsers: Any) -> None:
     demo.add_argument(
         "--preset",
         default="pagat",
-        help="the rule set preset (default: pagat; an open-face one, e.g. ofc_classic or"
-        " ofc_turbo, plays open-face tables)",
+        help="the rule set preset (default: pagat; an open-face one, e.g. ofc_classic,"
+        " ofc_turbo or pineapple, plays open-face tables)",
     )
     demo.add_argument(
         "--database-url", help="play in this PostgreSQL (default: a fresh embedded database)"
@@ -235,13 +236,14 @@ def register(subparsers: Any) -> None:
 
 def _create(arguments: argparse.Namespace) -> int:
     from sapsam.app.tournaments import TournamentSettings
-    from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, OpenFaceRules
+    from sapsam.rules.open_face.parameters import OpenFaceRules, every_open_face_preset
     from sapsam.rules.presets import preset
     from sapsam.rules.ruleset import RuleSet, RuleSetError
 
     rule_set: RuleSet | OpenFaceRules
-    if arguments.preset in OPEN_FACE_PRESETS:  # one set a table a round: --deals = --seats
-        rule_set = OPEN_FACE_PRESETS[arguments.preset]
+    open_face = every_open_face_preset()
+    if arguments.preset in open_face:  # one set a table a round: --deals = --seats
+        rule_set = open_face[arguments.preset]
     else:
         try:
             rule_set = preset(arguments.preset)

@@ -3,8 +3,9 @@
 A server on a fresh embedded database (or the PostgreSQL given) plays it; the demo says each round
 as it gets under way, then prints each round's tables, the standings and the verification of
 every deal and of the seating (exit 1 if a check fails). With an open-face preset
-(``--preset ofc_classic``, ``ofc_turbo``, ...) four bots play two tables of 2 for 2 rounds, each
-round one open-face set a table, played by the SDK's open-face bot (issue #18).
+(``--preset ofc_classic``, ``ofc_turbo``, ..., ``pineapple``) four bots play two tables of 2 for
+2 rounds, each round one open-face set a table, played by the SDK's open-face bot (issues #18,
+#19: at Pineapple each bot commits its discards and opens them, signed, at the end of a deal).
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ DEFAULT_DEALS: Final = 2
 
 def _layout(arguments: argparse.Namespace) -> tuple[int, int, int]:
     """Players, seats a table and deals a round for the demo's preset (a bad choice refused)."""
-    from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS
+    from sapsam.rules.open_face.parameters import every_open_face_preset
 
-    if arguments.preset in OPEN_FACE_PRESETS:
+    if arguments.preset in every_open_face_preset():
         if arguments.deals is not None:
             raise CommandError(
                 "--deals: an open-face round is one set a table (as many deals as seats, plus"

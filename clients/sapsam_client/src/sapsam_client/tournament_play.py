@@ -126,6 +126,11 @@ def play_open_face_set(
                 self.stop.wait(PAUSED_SECONDS)
                 return True
 
+    while not holder(view) and not should_stop():
+        # The round is listed before its tables' seats are given (the results process seats
+        # them): a seat not given yet is waited for, not left (the set would wait for it).
+        time.sleep(POLL_SECONDS)
+        view = client.get_table(view.name)
     mine = player if player is not None else holder(view)
     if holder(view) != mine:
         return False

@@ -47,8 +47,9 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly { 
   const boards: Board[] = Array.from({ length: n }, () => ({ front: [], middle: [], back: [] }));
   const notCovered = new Set<string>();
   const uncovered = new Map<string, string>(); // a check this page cannot settle: why
-  // 2-7 Pineapple's middle and Finnish 2♠ (rules.md §8.12) change dead hands and royalties.
-  const ordinary = (play.rules.middle_row ?? "high") === "high" && (play.rules.finnish_two_of_spades ?? "off") === "off";
+  // 2-7 Pineapple's middle and Finnish 2♠ (rules.md §8.12) change dead hands and royalties:
+  // Finnish 2♠ is scored (scoreOpenFace), a deuce-to-seven middle not yet.
+  const ordinary = (play.rules.middle_row ?? "high") === "high";
   type Failure = { at: number; why: string } | undefined;
   const fail = (e: { version: number; type: string }, why: string): Failure => ({ at: events.indexOf(e as (typeof events)[number]), why: `version ${e.version} (${e.type}): ${why}` });
 
@@ -154,7 +155,7 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly { 
       return undefined;
     }
     if (!ordinary) {
-      uncovered.set("scores", "2-7 Pineapple's middle and Finnish 2♠ (rules.md §8.12) are not scored here");
+      uncovered.set("scores", "2-7 Pineapple's middle (rules.md §8.12) is not scored here");
       return undefined;
     }
     const d = scored.data;

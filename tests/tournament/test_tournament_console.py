@@ -10,7 +10,9 @@ import io
 import json
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 from test_tournament_cli import sapsam
 from tournament_play import OPERATOR_TOKEN, Services
@@ -19,6 +21,9 @@ from sapsam.api.server import RunningServer
 from sapsam.audit.sample_play import play_deal
 from sapsam.cli import tournament_bots
 
+WATCH_START_SECONDS = 120
+"""How long ``sapsam tournament watch`` may take to print its first picture (a loaded machine)."""
+
 
 def created(url: str, *options: str) -> str:
     made = sapsam("tournament", "create", "--name", "Club night", *options, "--database-url", url)
@@ -26,8 +31,18 @@ def created(url: str, *options: str) -> str:
     return made.stdout.strip()
 
 
+def first_picture(watcher: subprocess.Popen[str], watched: Path) -> None:
+    """Wait until ``sapsam tournament watch`` printed its first picture (it follows the
+    tournament from there on)."""
+    deadline = time.monotonic() + WATCH_START_SECONDS
+    while "Club night (tournaments/" not in watched.read_text():
+        assert watcher.poll() is None, f"the watch ended at once: {watched.read_text()}"
+        assert time.monotonic() < deadline, "the watch printed no picture in time"
+        time.sleep(0.1)
+
+
 def test_a_tournament_from_registration_to_final_standings(
-    server: RunningServer, database_url: str
+    server: RunningServer, database_url: str, tmp_path: Path
 ) -> None:
     url = database_url
     target = f"127.0.0.1:{server.port}"
@@ -70,37 +85,48 @@ def test_a_tournament_from_registration_to_final_standings(
     resumed = sapsam("tournament", "resume", tournament, "--database-url", url)
     assert resumed.returncode == 0 and "runs again" in resumed.stdout
     # The live watch follows the whole tournament while the bots play it, then ends by itself.
-    watcher = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sapsam.cli",
+    # It follows from the version of the picture it prints first, so the bots start only once
+    # that is printed: a watcher slow to start (a loaded machine: it failed so once under -n 2)
+    # would begin after round 1's credits, or after the end, and print none of them.
+    watched, watch_errors = tmp_path / "watch.out", tmp_path / "watch.err"
+    with watched.open("w") as out_file, watch_errors.open("w") as err_file:
+        watcher = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sapsam.cli",
+                "tournament",
+                "watch",
+                tournament,
+                *watch_options,
+                "--refresh-seconds",
+                "1",
+            ],
+            stdout=out_file,
+            stderr=err_file,
+            text=True,
+        )
+    try:
+        first_picture(watcher, watched)
+        players = [f"{bot.player}={bot.token}" for bot in bots]
+        played = sapsam(
             "tournament",
-            "watch",
+            "bot",
             tournament,
-            *watch_options,
-            "--refresh-seconds",
-            "1",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    players = [f"{bot.player}={bot.token}" for bot in bots]
-    played = sapsam(
-        "tournament",
-        "bot",
-        tournament,
-        "--server",
-        target,
-        *(option for player in players for option in ("--player", player)),
-    )
-    assert played.returncode == 0, played.stderr
-    assert f"{names[0]}: round 1, tables/" in played.stdout
-    assert f"{names[0]}: round 2, tables/" in played.stdout
-    assert "the tournament is over: 4 bots played at 4 tables (8 seats)" in played.stdout
-    out, err = watcher.communicate(timeout=120)
-    assert watcher.returncode == 0, err
+            "--server",
+            target,
+            *(option for player in players for option in ("--player", player)),
+        )
+        assert played.returncode == 0, played.stderr
+        assert f"{names[0]}: round 1, tables/" in played.stdout
+        assert f"{names[0]}: round 2, tables/" in played.stdout
+        assert "the tournament is over: 4 bots played at 4 tables (8 seats)" in played.stdout
+        assert watcher.wait(timeout=120) == 0, watch_errors.read_text()
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+    out = watched.read_text()
     assert "deal 1 credited (" in out and "round 1 is complete" in out
     assert "round 2 seated (random draw): 2 tables" in out
     assert "the tournament is complete: the standings are final" in out

@@ -6,7 +6,8 @@ through the record's constructor) and checks no types: a value of the wrong type
 reader to refuse. msgspec's ``convert`` builds the same instance in C, checking every type on the
 way. So for an event type whose fields are all of plain kinds (``int``, ``str``, ``bool``,
 ``None``, unions and tuples of them, and the nested records the codec knows, themselves of plain
-kinds), a conversion that succeeds gives the walk's instance: the same values, the arrays as
+kinds, and at least one tuple among them: for scalars alone the walk is as fast), a conversion
+that succeeds gives the walk's instance: the same values, the arrays as
 tuples, the records built. Where it does not succeed (a value of another type, ``true`` for an
 ``int``, a field missing) the caller takes the walk, which decides as it always did. Two things
 msgspec does that the walk does not are ruled out before and after: a missing field with a
@@ -50,6 +51,13 @@ def _plain(hint: Any) -> bool:
     if origin is tuple:
         return all(argument is Ellipsis or _plain(argument) for argument in arguments)
     return False
+
+
+def _holds_tuple(hint: Any) -> bool:
+    """Whether a plain annotation is, or may be, a tuple (the walk turns such a list into one)."""
+    if typing.get_origin(hint) is tuple:
+        return True
+    return any(_holds_tuple(argument) for argument in typing.get_args(hint))
 
 
 def _plain_record(record: type[Any]) -> bool:
@@ -106,6 +114,10 @@ def typed_decoder(
         else:
             return None
         names.append(field.name)
+    if not records and not any(_holds_tuple(hints[name]) for name in names):
+        # Only scalars: the walk takes them as they are, as fast as msgspec (and making
+        # msgspec's view of the type costs a one-file verification more than it saves).
+        return None
     required = frozenset(names)
     nested_fields = tuple(records)
 

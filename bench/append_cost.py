@@ -69,7 +69,7 @@ from _postgres import benchmark_database
 from _procs import cpu_by_pid
 
 from sapsam.audit.sample_series import series_events
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.log.records import NewEvent
 from sapsam.store import batch_statement, commit_group
 from sapsam.store.append_statement import secret_companions

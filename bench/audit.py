@@ -40,7 +40,7 @@ from _scratch import scratch_database
 from sapsam.audit import Requester, select_deal, select_table, verify_export, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.audit.sample_series import recorded_stream, series_events
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.log.records import NewEvent
 from sapsam.store.event_store import EventStore
 from sapsam.store.table_projections import projectors

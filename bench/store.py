@@ -49,7 +49,8 @@ from _postgres import benchmark_database, postgres_spent, read_postgres
 from _procs import stop_cleanly_on_sigterm
 
 from sapsam.audit.sample_series import series_events
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import Event
 from sapsam.domain.table import INITIAL_STATE, TableState, evolve
 from sapsam.log.records import NewEvent, RecordedEvent
 from sapsam.rules.presets import DEFAULT_RULE_SET

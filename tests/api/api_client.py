@@ -21,7 +21,8 @@ from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
 from sapsam import fairness
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import Event
 from sapsam.rules.arrangement import Arrangement, check_arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.ruleset import RuleSet

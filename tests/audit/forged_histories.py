@@ -30,7 +30,8 @@ from sapsam.domain.commands import (
     StartDeal,
     TimeOutSeats,
 )
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent

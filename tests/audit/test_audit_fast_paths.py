@@ -304,7 +304,8 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
 
 def test_a_deals_first_event_of_a_type_is_the_one_a_walk_finds() -> None:
     from sapsam.audit.deal_events import DealEvents
-    from sapsam.domain.events import DEFAULT_CODEC, DealScored, DealStarted, DeckCut, Event
+    from sapsam.domain.event_codec import DEFAULT_CODEC
+    from sapsam.domain.events import DealScored, DealStarted, DeckCut, Event
 
     stream = recorded_stream(2, deals=2)
     events: list[Event] = [
@@ -327,7 +328,8 @@ def test_the_header_rule_set_compared_as_it_is_gives_what_json_values_give() -> 
     from sapsam.audit.export_reading import read_export
     from sapsam.audit.opening_checks import _as_json, header_check
     from sapsam.audit.verifier import _decode
-    from sapsam.domain.events import DEFAULT_CODEC, TableCreated
+    from sapsam.domain.event_codec import DEFAULT_CODEC
+    from sapsam.domain.events import TableCreated
 
     lines = list(write_lines(select_deal(recorded_stream(2), 1, Requester.operator())))
     decoded, _ = _decode(read_export(lines).events, DEFAULT_CODEC)

@@ -32,7 +32,7 @@ from sapsam.domain.commands import (
     SeatPlayer,
     StartDeal,
 )
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.domain.table_surrender import announcing_order
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash

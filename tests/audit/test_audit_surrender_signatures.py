@@ -50,7 +50,8 @@ from sapsam.domain.commands import (
     StartDeal,
     TimeOutSeats,
 )
-from sapsam.domain.events import DEFAULT_CODEC, SurrenderAnnounced
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import SurrenderAnnounced
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.domain.table_surrender import announcing_order
 from sapsam.fairness import player_keys

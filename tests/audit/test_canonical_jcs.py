@@ -28,7 +28,7 @@ from json_strategies import json_values, texts
 from sapsam.audit.export_format import ExportFormatError
 from sapsam.audit.export_reading import _parse_line
 from sapsam.audit.sample_series import recorded_stream, series_events
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.log.canonical_json import (
     MAX_SAFE_INTEGER,
     CanonicalJsonError,

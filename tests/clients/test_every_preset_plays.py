@@ -32,8 +32,8 @@ from sapsam import fairness
 from sapsam.api.server import RunningServer, ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam.cli.demo_command import STRATEGIES, watch_and_verify
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     DealScored,
     Event,
     NaturalDeclared,

@@ -10,7 +10,8 @@ import psycopg
 import pytest
 
 from sapsam import fairness
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import Event
 from sapsam.domain.published import published_deal
 from sapsam.fairness.verify import verify_deal
 from sapsam.rules.arrangement import Arrangement

@@ -14,7 +14,8 @@ import psycopg
 
 from sapsam.audit import Requester, verify_export, write_lines
 from sapsam.audit import database as audit_database
-from sapsam.domain.events import DEFAULT_CODEC, SurrenderAnnounced
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import SurrenderAnnounced
 from sapsam.domain.published import published_deal
 from sapsam.fairness.verify import verify_deal
 from sapsam.store.offline_reads import read_stream

@@ -25,7 +25,8 @@ from sapsam.domain.commands import (
     SeatPlayer,
     StartDeal,
 )
-from sapsam.domain.events import DEFAULT_CODEC, DeadlinesExtended, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import DeadlinesExtended, Event
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     CreateOpenFaceTable,

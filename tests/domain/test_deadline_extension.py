@@ -8,7 +8,8 @@ from test_table import NONCE, ready_table
 
 from sapsam.domain.commands import ConfirmArrangement, RevealArrangement, TimeOutSeats
 from sapsam.domain.errors import Reason
-from sapsam.domain.events import DEFAULT_CODEC, DeadlinesExtended, SeatTimedOut
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import DeadlinesExtended, SeatTimedOut
 from sapsam.domain.table import INITIAL_STATE, TablePhase, fold
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
 from sapsam.rules.presets import DEFAULT_RULE_SET

@@ -17,18 +17,16 @@ from typing import Any, ClassVar
 import pytest
 
 from sapsam.audit.sample_series import series_events
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec, _made_by_fields
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     EVENT_TYPES,
     DealScored,
     Event,
-    EventCodec,
     PairScored,
     PlayerSeated,
     SeatStanding,
     SeriesCompleted,
     TableCreated,
-    _made_by_fields,
 )
 from sapsam.rules.presets import DEFAULT_RULE_SET
 

@@ -13,17 +13,8 @@ from typing import Any, ClassVar, NamedTuple
 import pytest
 from test_table import ready_table
 
-from sapsam.domain.events import (
-    DEFAULT_CODEC,
-    EVENT_TYPES,
-    DealScored,
-    Event,
-    EventCodec,
-    PairScored,
-    PlayerSeated,
-    SeatRows,
-    UnknownEventError,
-)
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec, UnknownEventError
+from sapsam.domain.events import EVENT_TYPES, DealScored, Event, PairScored, PlayerSeated, SeatRows
 
 
 def test_every_event_type_has_a_unique_past_tense_name() -> None:

@@ -20,7 +20,7 @@ from open_face_deals import (
 )
 
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     DealStreet,

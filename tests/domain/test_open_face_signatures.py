@@ -20,7 +20,7 @@ from open_face_deals import PLAYERS, TABLE_ID, PlayedDeal, first_legal, new_deal
 from sapsam import fairness
 from sapsam.domain.commands import PlayerSignature
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     PlaceCards,

@@ -15,7 +15,8 @@ from open_face_deals import DrivenTable, export_lines, fantasyland_table, open_f
 
 from sapsam.audit import verify_export
 from sapsam.audit.report import Status
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import Event
 from sapsam.domain.open_face.commands import PlaceForSeat, TimeOutDiscards
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.events import CardsPlaced, DiscardsRevealed, FantasylandTimedOut

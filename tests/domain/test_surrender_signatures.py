@@ -17,7 +17,8 @@ from test_table import PLAYERS, TABLE_ID
 
 from sapsam.domain.commands import AnnounceSurrender, PlayerSignature, TimeOutSeats
 from sapsam.domain.errors import Reason
-from sapsam.domain.events import DEFAULT_CODEC, SurrenderAnnounced
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import SurrenderAnnounced
 from sapsam.domain.table_surrender import announcing_order
 from sapsam.fairness import player_keys
 

@@ -20,8 +20,8 @@ from sapsam.domain.commands import (
     VoidDeal,
 )
 from sapsam.domain.errors import Reason
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     AnnouncementsOpened,
     DeadlinesExtended,
     DealScored,

@@ -26,8 +26,8 @@ from sapsam.domain.commands import (
     TimeOutSeats,
 )
 from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     ArrangementRevealed,
     DealScored,
     Event,

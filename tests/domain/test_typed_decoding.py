@@ -16,7 +16,8 @@ import pytest
 from open_face_deals import fantasyland_table, open_face_table
 
 from sapsam.audit.sample_series import series_events
-from sapsam.domain.events import DEFAULT_CODEC, EVENT_TYPES, FAMILY_EVENT_TYPES, Event, EventCodec
+from sapsam.domain.event_codec import DEFAULT_CODEC, FAMILY_EVENT_TYPES, EventCodec
+from sapsam.domain.events import EVENT_TYPES, Event
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam.domain.typed_decoding import typed_decoder
 from sapsam.rules.presets import DEFAULT_RULE_SET

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from sapsam.audit.sample_series import series_events
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent, RequestIdReused
 from sapsam.store.append_statement import secret_companions

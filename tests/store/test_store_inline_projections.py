@@ -16,7 +16,7 @@ import pytest
 from store_sample_projectors import TYPE_COUNTS
 
 from sapsam.audit.sample_series import series_events
-from sapsam.domain.events import DEFAULT_CODEC
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.log.records import ConcurrencyConflict, NewEvent
 from sapsam.store.append_statement import inline_where_possible
 from sapsam.store.appends import append

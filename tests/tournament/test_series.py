@@ -13,8 +13,8 @@ from sapsam import fairness
 from sapsam.api.server import RunningServer
 from sapsam.audit.sample_play import play_deal
 from sapsam.domain.errors import DomainError, Reason
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     DealScored,
     DealStarted,
     SeriesCompleted,

@@ -18,7 +18,8 @@ from tournament_play import OPERATOR_TOKEN
 from sapsam.api.server import RunningServer
 from sapsam.audit.database import verify_table_online
 from sapsam.cli import tournament_bots
-from sapsam.domain.events import DEFAULT_CODEC, DealScored
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import DealScored
 from sapsam.domain.tournament_seating import seat_randomly
 from sapsam.store.offline_reads import read_stream
 from sapsam_proto.v1 import (

@@ -7,7 +7,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from sapsam.api import event_messages
 from sapsam.api.common_messages import timestamp_from_text
-from sapsam.domain.events import EVENT_TYPES, FAMILY_EVENT_TYPES
+from sapsam.domain.event_codec import FAMILY_EVENT_TYPES
+from sapsam.domain.events import EVENT_TYPES
 from sapsam.store.append_parts import recorded_at_now
 from sapsam_proto.v1 import table_event_pb2
 

@@ -31,7 +31,8 @@ from typing import Any
 import pytest
 
 from sapsam.domain.commands import RevealSeed
-from sapsam.domain.events import DEFAULT_CODEC, DealScored, Event, SeedRevealed, TableCreated
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import DealScored, Event, SeedRevealed, TableCreated
 from sapsam.domain.published import published_deal
 from sapsam.domain.table import decide, fold
 from sapsam.fairness.example_deals import example_published_deal

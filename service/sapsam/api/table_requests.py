@@ -20,8 +20,8 @@ from sapsam.api.interception import PlainStatus, StatusError
 from sapsam.api.request_digest import request_digest
 from sapsam.api.table_messages import STAGE_STATUS
 from sapsam.app.tables import TableOutcome
-from sapsam.domain import events as domain_events
 from sapsam.domain.commands import PlayerSignature
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.families import PHASES_BY_STAGE
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import CardError, parse_cards
@@ -122,9 +122,7 @@ def event_of(outcome: TableOutcome, event_type: type[Any]) -> Any:
     """The first event of ``event_type`` the call appended (or, for a retry, had appended)."""
     for recorded in outcome.events:
         if recorded.type == event_type.TYPE:
-            return domain_events.DEFAULT_CODEC.decode(
-                recorded.type, recorded.schema_version, recorded.data
-            )
+            return DEFAULT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
     raise RuntimeError(f"the call recorded no {event_type.TYPE}")
 
 

@@ -53,7 +53,8 @@ from sapsam.app.table_plans import (
 )
 from sapsam.app.tournament_pause import PausedTournamentGate
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import DEFAULT_CODEC, Event, EventCodec
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec
+from sapsam.domain.events import Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide_folded, evolve
 from sapsam.log.records import ConcurrencyConflict, NewEvent, RecordedEvent, RequestIdReused
 

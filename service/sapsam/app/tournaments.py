@@ -31,7 +31,8 @@ from sapsam.app.tables import (
     wall_clock_ms,
 )
 from sapsam.domain.errors import DomainError, Reason
-from sapsam.domain.events import Event, EventCodec
+from sapsam.domain.event_codec import EventCodec
+from sapsam.domain.events import Event
 from sapsam.domain.family import FramePhase
 from sapsam.domain.tournament import (
     INITIAL_STATE,

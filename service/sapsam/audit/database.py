@@ -30,7 +30,7 @@ from sapsam.audit.projection_audit import ProjectionComparison, default_projecto
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.stream_audit import StreamResult, audit_in_workers, audit_stream
 from sapsam.audit.verifier import verify_audit_export
-from sapsam.domain.events import DEFAULT_CODEC, EventCodec
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import RecordedEvent
 from sapsam.plurals import plural

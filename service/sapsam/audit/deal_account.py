@@ -25,14 +25,13 @@ from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
 from sapsam.audit.natural_account import natural_phrase, real_naturals
 from sapsam.audit.report import AuditReport, render_text
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     ArrangementRevealed,
     DealScored,
     DealStarted,
     DealVoided,
     Event,
-    EventCodec,
     NaturalRevealed,
     PlayerSeated,
     SeatReplaced,

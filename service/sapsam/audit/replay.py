@@ -34,15 +34,14 @@ from sapsam.audit.open_face_replay import (
     published_streets,
 )
 from sapsam.audit.replay_text import Teller, happened
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     DealScored,
     DealStarted,
     DealVoided,
     DeckCut,
     EntropyContributed,
     Event,
-    EventCodec,
     SeatReplaced,
     SeedRevealed,
     SeriesStarted,

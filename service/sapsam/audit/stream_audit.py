@@ -26,7 +26,7 @@ from sapsam.audit.export_selection import select_table
 from sapsam.audit.projection_audit import FoldedReadModels, StreamFolds
 from sapsam.audit.report import AuditCheck, AuditReport, Status, merge
 from sapsam.audit.verifier import verify_audit_export
-from sapsam.domain.events import DEFAULT_CODEC, EventCodec
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec
 from sapsam.log.chain import GENESIS_HASH, verify_stream_chain
 from sapsam.log.records import RecordedEvent
 from sapsam.plurals import plural

@@ -36,8 +36,8 @@ import psycopg
 from sapsam.app.tournaments import stream_id_for
 from sapsam.audit.database import verify_deal_online
 from sapsam.audit.report import AuditCheck, AuditReport, Status
+from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     DealScored,
     DealStarted,
     PlayerSeated,

@@ -62,12 +62,11 @@ from sapsam.audit.segment_checks import (
     split_segments,
 )
 from sapsam.audit.series_checks import series_checks
+from sapsam.domain.event_codec import DEFAULT_CODEC, EventCodec
 from sapsam.domain.events import (
-    DEFAULT_CODEC,
     DealerChosen,
     DealStarted,
     Event,
-    EventCodec,
     PlayerSeated,
     SeatReplaced,
     TableCreated,

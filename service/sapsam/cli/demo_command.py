@@ -187,7 +187,7 @@ def _verify(database_url: str, table: str, deals: int) -> tuple[bool, list[str]]
     """Verify every deal of ``table`` from the events the log holds."""
     import psycopg
 
-    from sapsam.domain.events import DEFAULT_CODEC
+    from sapsam.domain.event_codec import DEFAULT_CODEC
     from sapsam.domain.published import published_deal
     from sapsam.fairness.verify import verify_deal
     from sapsam.store.offline_reads import read_stream

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from sapsam.domain.events import Event, EventCodec, JsonValue
+from sapsam.domain.event_codec import EventCodec
+from sapsam.domain.events import Event, JsonValue
 
 
 @dataclass(frozen=True)

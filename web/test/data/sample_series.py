@@ -25,7 +25,8 @@ from sapsam.domain.commands import (
     StartDeal,
     VoidDeal,
 )
-from sapsam.domain.events import DEFAULT_CODEC, Event
+from sapsam.domain.event_codec import DEFAULT_CODEC
+from sapsam.domain.events import Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
 from sapsam.fairness.natural_commitments import declaration_commitment
 from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash

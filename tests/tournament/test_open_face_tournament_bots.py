@@ -5,8 +5,10 @@ and says its set is over (no "n/m", which a Fantasyland deal would overrun)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
+from typing import Any
 
 import grpc
 import psycopg
@@ -15,6 +17,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from tournament_play import OPERATOR_TOKEN
 
 from sapsam.api.server import RunningServer
+from sapsam.app.tables import TableService
 from sapsam.audit.database import verify_table_online
 from sapsam.audit.tournament_audit import verify_tournament
 from sapsam.cli import tournament_bots
@@ -92,6 +95,58 @@ def test_four_bots_play_an_open_face_tournament(server: RunningServer, database_
     for table, line in zip(seated.tables, lines[1:], strict=True):
         assert f"({table.deals_credited} deals credited, set over;" in line
         assert line.endswith(": done") and "/" not in line.split("(")[1].split(";")[0]
+
+
+def test_bots_at_tables_whose_seats_are_given_late_play_them(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round is listed before its tables' seats are given (``ensure_round_tables`` opens each
+    table, then seats its players one by one): here each seat is given 0.5 s late, so every bot
+    reads its table with its seat still empty. Each waits for it and plays the set, both rounds
+    (round 1 seated by StartTournament, round 2 by the results process). A bot that found its
+    seat empty used to leave the table, and the set waited for it forever (the ofc_turbo demo
+    hung, one run in a few under load, until 51337ff)."""
+    join = TableService.join
+
+    async def late_join(self: TableService, *args: Any, **kwargs: Any) -> Any:
+        request_id = args[3] if len(args) > 3 else kwargs.get("request_id", "")
+        if str(request_id).startswith("tournament-seat/"):
+            await asyncio.sleep(0.5)
+        return await join(self, *args, **kwargs)
+
+    monkeypatch.setattr(TableService, "join", late_join)
+    target = f"127.0.0.1:{server.port}"
+    with grpc.insecure_channel(target) as channel:
+        stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
+        tournament = stub.CreateTournament(
+            tournament_service_pb2.CreateTournamentRequest(
+                request_id=str(uuid.uuid4()),
+                display_name="OFC late seats cup",
+                rule_set_preset="ofc_turbo",
+                seats_per_table=2,
+                rounds=2,
+                deals_per_round=2,
+                registration_close_time=FAR_FUTURE,
+                max_entrants=4,
+            ),
+            metadata=OPERATOR,
+        ).tournament
+        bots = tournament_bots.register_bots(target, 4)
+        for bot in bots:
+            tournament_bots.enter(channel, bot, tournament.name)
+        threads = tournament_bots.run_bots(target, bots, tournament.name)
+        stub.StartTournament(
+            tournament_service_pb2.StartTournamentRequest(
+                request_id="start", tournament=tournament.name
+            ),
+            metadata=OPERATOR,
+        )
+        tournament_bots.wait_for(threads, bots, timeout=90)
+        final = stub.GetTournament(
+            tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
+        ).tournament
+    assert final.status == tournament_pb2.TOURNAMENT_STATUS_COMPLETE
+    assert all(len(bot.tables_played) == 2 for bot in bots)
 
 
 def test_open_face_bots_wait_out_a_pause(server: RunningServer, database_url: str) -> None:

@@ -5,9 +5,9 @@
 round it has not played, plays that seat's series with :meth:`Seat.play_series` (at an open-face
 table, the round's set with the SDK's open-face solver bot, ``sapsam_client.open_face_bot``), and
 goes on with the next round, until the tournament is complete or cancelled. It waits out a round's
-table not opened yet and a pause (``StartDeal`` refused ``TOURNAMENT_PAUSED`` until the operator
-resumes), and leaves a table whose seat the operator gave to another player (the player forfeited
-and was re-seated).
+table not opened yet, an open-face seat not given yet, and a pause (``StartDeal`` refused
+``TOURNAMENT_PAUSED`` until the operator resumes), and leaves a table whose seat the operator gave
+to another player (the player forfeited and was re-seated).
 
 :class:`TournamentNotices` says what changed since it last looked: "the tournament is paused
 (since 14:02:11 UTC: fire drill); waiting for the operator to resume", that it resumed, that it
@@ -105,8 +105,9 @@ def play_open_face_set(
 ) -> bool:
     """Play an open-face table's set (one tournament round) at ``seat_name`` with the SDK's
     open-face bot until the set is over; a pause is waited out (its ``StartDeal`` refused, it
-    tries again every :data:`PAUSED_SECONDS`). False when the seat is, or becomes, another
-    player's (re-seated): the table is left."""
+    tries again every :data:`PAUSED_SECONDS`). A seat not given yet (the round is listed before
+    the service opens its tables and seats them, one seat after another) is waited for. False
+    when the seat is, or becomes, another player's (re-seated): the table is left."""
     from sapsam_client.open_face_bot import OpenFaceBot
 
     def holder(table: table_pb2.Table) -> str:

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from typing import Final
 
 from sapsam.api import views
-from sapsam.api.open_face_messages import open_face_deal_result
+from sapsam.api.open_face_event_messages import open_face_deal_result
 from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService
 from sapsam.domain.open_face.table_state import OpenFaceTable

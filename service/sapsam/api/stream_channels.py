@@ -25,7 +25,7 @@ from typing import Final
 from sapsam.api import views
 from sapsam.api.event_messages import with_my_cards
 from sapsam.api.live_feed import EventFeed
-from sapsam.api.open_face_messages import open_face_event
+from sapsam.api.open_face_event_messages import open_face_event
 from sapsam.api.watch import Sent, StreamChannel
 from sapsam.app import tables as table_store
 from sapsam.app import tournaments as tournament_store
@@ -99,10 +99,10 @@ class _TableFold:
         after: OpenFaceTable,
         seeds: Mapping[int, bytes],
     ) -> Sent:
-        """An open-face table's event as sent (``sapsam.api.open_face_messages``): the frame's
-        events as at any table, open face's own (and its rule set, its score) by the domain's
-        views; a seat's holder is sent its own cards of a street, and a placement the domain
-        shows its seat alone."""
+        """An open-face table's event as sent (``sapsam.api.open_face_event_messages``): the
+        frame's events as at any table, open face's own (and its rule set, its score) by the
+        domain's views; a seat's holder is sent its own cards of a street, and a placement the
+        domain shows its seat alone."""
         base = views.table_event_header(self._table_id, recorded)
         street_cards = None
         if isinstance(event, StreetDealt):

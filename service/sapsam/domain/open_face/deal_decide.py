@@ -1,6 +1,7 @@
 """``decide`` for the play of an open-face deal: deal a street, place cards, commit and reveal a
-Fantasyland hand. Only ``decide`` validates: a refused command raises ``DomainError`` and
-produces no events; ``sapsam.domain.open_face.deal_evolve`` trusts what it produced.
+Fantasyland hand (timeouts and the moves made for a seat are ``deal_timeouts``). Only ``decide``
+validates: a refused command raises ``DomainError`` and produces no events;
+``sapsam.domain.open_face.deal_evolve`` trusts what it produced.
 """
 
 from __future__ import annotations
@@ -24,40 +25,22 @@ from sapsam.domain.open_face.commands import (
     TimeOutDiscards,
     TimeOutFantasyland,
 )
-from sapsam.domain.open_face.deal_deadlines import deadline_extensions
 from sapsam.domain.open_face.deal_evolve import evolve_deal, fold_deal
 from sapsam.domain.open_face.deal_state import OpenFaceDeal, OpenFacePhase
-from sapsam.domain.open_face.deal_views import may_see_board
-from sapsam.domain.open_face.discard_decide import (
-    decide_reveal_discards,
-    decide_time_out_discards,
-)
+from sapsam.domain.open_face.deal_timeouts import decide_place_for_seat, decide_time_out_fantasyland
+from sapsam.domain.open_face.discard_decide import decide_reveal_discards, decide_time_out_discards
 from sapsam.domain.open_face.events import (
-    TIMED_OUT_BY_OPERATOR,
-    TIMED_OUT_BY_SERVICE,
     CardsPlaced,
     DiscardCommitted,
     FantasylandCommitted,
     FantasylandRevealed,
     FantasylandRevealsOpened,
-    FantasylandTimedOut,
     StreetDealt,
 )
-from sapsam.domain.table_frame import (
-    require_arrangement_commitment,
-    require_nonce_size,
-    require_seat_index,
-)
+from sapsam.domain.open_face.placement_events import cards_placed, require_dealt
+from sapsam.domain.table_frame import require_arrangement_commitment, require_nonce_size
 from sapsam.fairness import player_keys
-from sapsam.rules.cards import DECK, Card
-from sapsam.rules.open_face.automatic import (
-    AutomaticMove,
-    AutomaticReason,
-    automatic_move,
-    timeout_move,
-)
 from sapsam.rules.open_face.board import (
-    Placement,
     PlacementError,
     discards_due,
     verify_placement,
@@ -181,7 +164,7 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
             Reason.SEAT_TIMED_OUT,
             "this seat's time ran out: the rest of its hand is placed for it",
         )
-    _require_dealt(deal, street, seat, command.dealt)
+    require_dealt(deal, street, seat, command.dealt)
     placed = set(command.placement.cards)
     thrown = tuple(card for card in command.dealt if card not in placed)
     try:
@@ -194,7 +177,7 @@ def _decide_place(deal: OpenFaceDeal, command: PlaceCards) -> list[Event]:
             thrown = ()
     except PlacementError as error:
         raise DomainError(Reason.BAD_CARDS, str(error), field="placement") from None
-    placed_event = _placed(deal, seat, street, command.placement, None, command.now_ms)
+    placed_event = cards_placed(deal, seat, street, command.placement, None, command.now_ms)
     commitment = command.discard_commitment
     if not thrown:
         if commitment is not None:
@@ -247,166 +230,6 @@ def _key_hex(signed: PlayerSignature | None) -> str | None:
 
 def _signature_hex(signed: PlayerSignature | None) -> str | None:
     return None if signed is None else signed.signature.hex()
-
-
-def _require_dealt(deal: OpenFaceDeal, street: int, seat: int, dealt: tuple[Card, ...]) -> None:
-    expected = deal.schedule[street][seat]
-    if len(dealt) != expected:  # pragma: no cover - the application deals them
-        raise DomainError(
-            Reason.INVALID_ARGUMENT, f"seat {seat} was dealt {expected} cards on street {street}"
-        )
-
-
-def _placed(
-    deal: OpenFaceDeal,
-    seat: int,
-    street: int,
-    placement: Placement,
-    automatic: AutomaticReason | None,
-    now_ms: int,
-    timed_out_by: str | None = None,
-) -> CardsPlaced:
-    # The next seat to place (if any still owes this street) gets its own move time. When none
-    # does, the deal's next deadline is a Fantasyland hand's still to be set, if any (heads-up,
-    # 001: the other seat may finish its hand first), so that a deadline sweep reading the last
-    # event's deadline still comes for it; the next street's deal overwrites it.
-    others_due = any(not deal.placed[other] for other in deal.seats if other != seat)
-    limit = deal.move_seconds
-    deadline = None if limit is None or not others_due else now_ms + limit * 1000
-    if deadline is None and deal.fantasyland_hidden:
-        deadline = deal.fantasyland_deadline_ms
-    elif (
-        deadline is None
-        and limit is not None
-        and deal.rules.street_discards
-        and street == deal.streets_due - 1
-    ):
-        # Pineapple's last placement: the discards committed are due to be opened by then.
-        deadline = now_ms + limit * 1000
-    return CardsPlaced(
-        deal_number=deal.number,
-        seat=seat,
-        street=street,
-        front=tuple(map(str, placement.front)),
-        middle=tuple(map(str, placement.middle)),
-        back=tuple(map(str, placement.back)),
-        automatic=None if automatic is None else automatic.value,
-        deadline_ms=deadline,
-        timed_out_by=timed_out_by,
-    )
-
-
-def _unseen(deal: OpenFaceDeal, seat: int, dealt: tuple[Card, ...]) -> list[Card]:
-    """The cards that may still come to ``seat``: none it holds, was dealt, or may see on
-    another board (what the seat knows, so a move made for it uses nothing more)."""
-    seen = set(dealt).union(deal.boards[seat].cards)
-    for other in deal.seats:
-        if other != seat and may_see_board(deal, seat, other):
-            seen.update(deal.boards[other].cards)
-    return [card for card in DECK if card not in seen]
-
-
-def _overdue_fantasylands(deal: OpenFaceDeal, now_ms: int) -> list[int]:
-    """The Fantasyland seats whose hands are not set by the first street's deadline."""
-    deadline = deal.fantasyland_deadline_ms
-    if deadline is None or now_ms < deadline:
-        return []
-    return [seat for seat in deal.seats if deal.fantasyland_unset(seat)]
-
-
-def _decide_place_for_seat(deal: OpenFaceDeal, command: PlaceForSeat) -> list[Event]:
-    if command.timed_out and command.forced_seat is not None:
-        return _decide_forced_time_out(deal, command, command.forced_seat)
-    if command.timed_out:
-        # No outage is held against a seat: a deadline that fell while no server served (or
-        # just after) is moved, and nobody is timed out by this command.
-        extended = deadline_extensions(deal, command.now_ms, command.unserved, command.grace_ms)
-        if extended:
-            return list(extended)
-        overdue = _overdue_fantasylands(deal, command.now_ms)
-        if overdue:
-            # The deadline sweep's one move: the Fantasyland hands first (the seat on turn
-            # then sees the boards they no longer hide, so its own timeout is a next command).
-            return [_fantasyland_timed_out(deal, seat, TIMED_OUT_BY_SERVICE) for seat in overdue]
-        if deal.reveals_open and deal.reveals_due:
-            return _reveals_timed_out(deal, command.now_ms)
-    seat = deal.turn
-    if deal.phase is not OpenFacePhase.PLACING or seat is None:
-        raise DomainError(
-            Reason.WRONG_PHASE, f"no placement is due: the deal is in {deal.phase.value}"
-        )
-    street = deal.streets_dealt - 1
-    _require_dealt(deal, street, seat, command.dealt)
-    board = deal.boards[seat]
-    pool = _unseen(deal, seat, command.dealt)
-    move: AutomaticMove | None
-    by = None
-    if command.timed_out:
-        by = TIMED_OUT_BY_SERVICE
-        if deal.deadline_ms is None or command.now_ms < deal.deadline_ms:
-            raise DomainError(
-                Reason.NOTHING_TIMED_OUT, f"seat {seat}'s time to place has not run out"
-            )
-        move = timeout_move(deal.rules, board, command.dealt, pool)
-    elif deal.automatic[seat] and not deal.declared_dead[seat]:
-        # 003: after a timeout the rest of the hand is placed as the timeout placed it.
-        move = timeout_move(deal.rules, board, command.dealt, pool)
-    else:
-        move = automatic_move(
-            deal.rules, board, command.dealt, pool, declared_dead=deal.declared_dead[seat]
-        )
-        if move is None:
-            raise DomainError(
-                Reason.WRONG_PHASE,
-                f"seat {seat} chooses its own placement: no move of it is forced",
-            )
-    # A move made for the seat discards openly to the service (which chose it) and to nobody
-    # else: no commitment is made, and anyone recomputes the discard once the seed is out.
-    return [_placed(deal, seat, street, move.placement, move.reason, command.now_ms, by)]
-
-
-def _decide_forced_time_out(deal: OpenFaceDeal, command: PlaceForSeat, seat: int) -> list[Event]:
-    """The operator's forced timeout of ``seat``: what its deadline would record, now (the
-    closed game's ``TimeOutSeats`` with ``forced_seat``)."""
-    require_seat_index(seat, deal.seat_count)
-    if deal.streets_dealt and (
-        deal.fantasyland_unset(seat) or (deal.reveals_due and deal.awaits_reveal(seat))
-    ):
-        # A Fantasyland hand not set (the service sets it) or committed and not opened (dead).
-        return [_fantasyland_timed_out(deal, seat, TIMED_OUT_BY_OPERATOR)]
-    if deal.phase is OpenFacePhase.PLACING and deal.turn == seat and not deal.automatic[seat]:
-        street = deal.streets_dealt - 1
-        _require_dealt(deal, street, seat, command.dealt)
-        pool = _unseen(deal, seat, command.dealt)
-        move = timeout_move(deal.rules, deal.boards[seat], command.dealt, pool)
-        placed = _placed(deal, seat, street, move.placement, move.reason, command.now_ms)
-        return [replace(placed, timed_out_by=TIMED_OUT_BY_OPERATOR)]
-    raise DomainError(
-        Reason.NOTHING_TIMED_OUT,
-        f"seat {seat} owes no move now (the deal is in {deal.phase.value}"
-        + ("" if deal.turn is None else f", seat {deal.turn} places")
-        + ")",
-    )
-
-
-def _reveals_timed_out(deal: OpenFaceDeal, now_ms: int) -> list[Event]:
-    """The committed Fantasyland hands not opened by the reveal deadline: each timed out, dead
-    (it cannot be opened without its nonce; docs/rules.md §8.7), as the closed game fouls a
-    hand not revealed in time."""
-    deadline = deal.reveal_deadline_ms
-    if deadline is None or now_ms < deadline:
-        raise DomainError(
-            Reason.NOTHING_TIMED_OUT, "the time to open the Fantasyland hands has not run out"
-        )
-    return [
-        _fantasyland_timed_out(deal, seat, TIMED_OUT_BY_SERVICE)
-        for seat in deal.seats
-        if deal.awaits_reveal(seat)
-    ]
-
-
-def _fantasyland_timed_out(deal: OpenFaceDeal, seat: int, by: str) -> FantasylandTimedOut:
-    return FantasylandTimedOut(deal_number=deal.number, seat=seat, timed_out_by=by)
 
 
 def _require_fantasyland_seat(deal: OpenFaceDeal, player_id: str, number: int | None) -> int:
@@ -523,43 +346,13 @@ def _require_not_taken_over(deal: OpenFaceDeal, seat: int) -> None:
         )
 
 
-def _fantasyland_seat_of(deal: OpenFaceDeal, seat: int) -> int:
-    require_seat_index(seat, deal.seat_count)
-    if not deal.is_fantasyland(seat):
-        raise DomainError(
-            Reason.WRONG_PHASE, f"seat {seat} plays a normal hand this deal, not a Fantasyland"
-        )
-    if deal.streets_dealt == 0:
-        raise DomainError(Reason.WRONG_PHASE, "the Fantasyland hand is not dealt yet")
-    return seat
-
-
-def _decide_time_out_fantasyland(deal: OpenFaceDeal, command: TimeOutFantasyland) -> list[Event]:
-    """001 and 003 time a seat out whatever it plays: a Fantasyland seat too must set its 13
-    cards in time, or the rule set's policy sets them (``fantasyland_timeout_setting``), when
-    the seed is revealed (``table_decide``)."""
-    seat = _fantasyland_seat_of(deal, command.seat)
-    if not deal.fantasyland_unset(seat):
-        raise DomainError(
-            Reason.NOTHING_TIMED_OUT,
-            f"seat {seat} has set its Fantasyland hand"
-            + (" (the service took it over)" if deal.timed_out[seat] else ""),
-        )
-    if seat not in _overdue_fantasylands(deal, command.now_ms):
-        raise DomainError(
-            Reason.NOTHING_TIMED_OUT,
-            f"seat {seat}'s time to set its Fantasyland hand has not run out",
-        )
-    return [_fantasyland_timed_out(deal, seat, TIMED_OUT_BY_SERVICE)]
-
-
 _DECIDERS: dict[type[Any], Callable[[OpenFaceDeal, Any], list[Event]]] = {
     DealStreet: _decide_street,
     PlaceCards: _decide_place,
-    PlaceForSeat: _decide_place_for_seat,
+    PlaceForSeat: decide_place_for_seat,
     CommitFantasyland: _decide_commit,
     RevealFantasyland: _decide_reveal,
-    TimeOutFantasyland: _decide_time_out_fantasyland,
+    TimeOutFantasyland: decide_time_out_fantasyland,
     RevealDiscards: decide_reveal_discards,
     TimeOutDiscards: decide_time_out_discards,
 }

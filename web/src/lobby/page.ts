@@ -60,12 +60,11 @@ function tableLine(t: Table): HTMLLIElement {
   const li = el("li");
   const taken = t.seats.filter((s) => s.player).length;
   const mine = session.identity && t.seats.some((s) => s.player === session.identity!.player);
-  const series = t.ruleSet?.seriesLength;
+  const series = t.ruleSet?.seriesLength || t.openFaceRuleSet?.seriesLength;
   li.append(el("span", `${t.ruleSet?.name || t.openFaceRuleSet?.name || "?"} · ${taken}/${t.seatCount} seated${series ? ` · ${series} deal${series === 1 ? "" : "s"}` : ""} · ${t.status === TableStatus.OPEN ? "open" : "playing"} `));
-  if (t.openFaceRuleSet) li.append(el("span", "(open face: not playable in this page yet)"));
-  else if (mine) li.append(el("a", "Go to your seat", { href: tablePage(t.name) }));
+  if (mine) li.append(el("a", "Go to your seat", { href: tablePage(t.name) }));
   else if (taken < t.seatCount && t.status === TableStatus.OPEN) {
-    const b = el("button", "Join", { type: "button", "aria-label": `join the ${t.ruleSet?.name ?? ""} table, ${taken} of ${t.seatCount} seated` });
+    const b = el("button", "Join", { type: "button", "aria-label": `join the ${t.ruleSet?.name ?? t.openFaceRuleSet?.name ?? ""} table, ${taken} of ${t.seatCount} seated` });
     b.addEventListener("click", () => void join(t.name));
     li.append(b);
   } else li.append(el("a", "Watch", { href: tablePage(t.name) }));
@@ -91,13 +90,19 @@ async function loadTables(): Promise<void> {
   }
 }
 
+// The presets as listed (an open-face set has as many deals as seats: no series length is sent).
+let presets: { name: string; openFaceRuleSet?: unknown }[] = [];
+
 async function loadPresets(): Promise<void> {
   const select = $<HTMLSelectElement>("preset");
   const answer = await session.api.tables.listRuleSets({ pageSize: 100 });
-  // The table page plays the closed game; open face's and Pineapple's presets are left out here.
-  const closed = answer.presets.filter((p) => !p.openFaceRuleSet);
-  select.replaceChildren(...closed.map((p) => el("option", p.name.replaceAll("_", " "), { value: p.name })));
-  const describe = () => ($("preset-description").textContent = closed.find((p) => p.name === select.value)?.description ?? "");
+  // The table page plays every preset: the closed game's, open face's and Pineapple's.
+  presets = answer.presets;
+  select.replaceChildren(...presets.map((p) => el("option", `${p.name.replaceAll("_", " ")}${p.openFaceRuleSet ? " (open face)" : ""}`, { value: p.name })));
+  const describe = () => {
+    const p = answer.presets.find((x) => x.name === select.value);
+    $("preset-description").textContent = `${p?.description ?? ""}${p?.openFaceRuleSet ? " (Open face: a set has as many deals as seats.)" : ""}`;
+  };
   select.addEventListener("change", describe);
   describe();
 }
@@ -151,11 +156,13 @@ $<HTMLFormElement>("register").addEventListener("submit", async (e) => {
 
 $<HTMLFormElement>("create").addEventListener("submit", async (e) => {
   e.preventDefault();
-  const seriesLength = Number($<HTMLInputElement>("series").value);
+  const preset = $<HTMLSelectElement>("preset").value;
+  const openFace = Boolean(presets.find((p) => p.name === preset)?.openFaceRuleSet);
+  const seriesLength = openFace ? 0 : Number($<HTMLInputElement>("series").value);
   try {
     const answer = await session.api.tables.createTable({
       requestId: requestId(),
-      rules: { case: "ruleSetPreset", value: $<HTMLSelectElement>("preset").value },
+      rules: { case: "ruleSetPreset", value: preset },
       seatCount: Number($<HTMLSelectElement>("seats").value),
       seriesLength: seriesLength > 0 ? seriesLength : undefined,
     });

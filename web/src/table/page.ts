@@ -1,6 +1,7 @@
 // The table page (table.html?table=tables/{uuid}): follows the table with WatchTable and makes every
 // move that falls to your seat as the Python SDK's Seat does (draw the dealer, start your deals,
 // add entropy, cut, reveal), while you arrange your 13 cards; then shows the reveal and the totals.
+// An open-face table (open face, Pineapple) is played by openFaceTable.ts instead.
 import { parseCard } from "../cards";
 import { refusal } from "../api/errors";
 import { type Kept, SeatMoves, forgetKept, loadKept } from "../api/moves";
@@ -347,6 +348,12 @@ async function main(): Promise<void> {
   await session.registerKey();
   const answer = await session.api.tables.getTable({ name: tableName });
   table = answer.table ?? null;
+  if (table?.openFaceRuleSet) {
+    // open face and Pineapple: their own module (street by street, discards, Fantasyland)
+    const { playOpenFace } = await import("./openFaceTable");
+    table = null;
+    return playOpenFace(session, tableName, say);
+  }
   const seat = table?.seats.find((s) => s.player === session.identity!.player);
   if (seat) moves = new SeatMoves(session.api, session.identity, seat.name);
   else say("You hold no seat at this table: watching.");

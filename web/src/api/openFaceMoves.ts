@@ -1,0 +1,147 @@
+// A seat's open-face moves, made as the Python SDK makes them (sapsam_client.open_face and
+// discards): each street's placement signed (docs/fairness.md §19, `place`); at Pineapple the
+// street's discard committed (§23, scheme 3, a fresh 16-byte nonce) and opened at the end with
+// RevealDiscards (`discards-reveal`); a Fantasyland hand committed as a scheme-2 arrangement
+// (`fantasyland-commit`) and opened with RevealFantasyland (`fantasyland-reveal`). Discards and
+// Fantasyland settings are kept in localStorage before their commitment is sent, so a reloaded
+// page still opens them.
+import { type Bytes, hex, unhex } from "../bytes";
+import { cardName, parseCard } from "../cards";
+import {
+  type DealId,
+  type Rows,
+  arrangementCommitment,
+  discardsRevealMessage,
+  fantasylandCommitMessage,
+  fantasylandRevealMessage,
+  placeMessage,
+} from "../fairness";
+import { discardCommitment } from "../openface";
+import { seatParts } from "./moves";
+import { type Identity, playerId, sign } from "./session";
+import { type Api, requestId } from "./transport";
+
+interface KeptDiscard {
+  street: number;
+  cards: string[];
+  nonce: string;
+  commitment: string;
+}
+
+interface KeptSetting {
+  rows: { front: string[]; middle: string[]; back: string[] };
+  nonce: string;
+  commitment: string;
+}
+
+const discardsKey = (seat: string, deal: number) => `sapsam.discards ${seat} ${deal}`;
+const settingKey = (seat: string, deal: number) => `sapsam.fantasyland ${seat} ${deal}`;
+const names = (r: Rows) => ({ front: r.front.map(cardName), middle: r.middle.map(cardName), back: r.back.map(cardName) });
+const parsed = (r: KeptSetting["rows"]): Rows => ({ front: r.front.map(parseCard), middle: r.middle.map(parseCard), back: r.back.map(parseCard) });
+
+export function loadDiscards(seat: string, deal: number): KeptDiscard[] {
+  const text = localStorage.getItem(discardsKey(seat, deal));
+  return text ? (JSON.parse(text) as KeptDiscard[]).sort((a, b) => a.street - b.street) : [];
+}
+
+export function loadSetting(seat: string, deal: number): KeptSetting | null {
+  const text = localStorage.getItem(settingKey(seat, deal));
+  return text ? (JSON.parse(text) as KeptSetting) : null;
+}
+
+export class OpenFaceMoves {
+  readonly tableId: string;
+  readonly position: number;
+
+  constructor(
+    private readonly api: Api,
+    private readonly identity: Identity,
+    readonly seat: string,
+  ) {
+    const parts = seatParts(seat);
+    this.tableId = parts.tableId;
+    this.position = parts.position;
+  }
+
+  private id = (deal: number): DealId => ({ tableId: this.tableId, dealNumber: deal });
+  private get player(): string {
+    return playerId(this.identity);
+  }
+
+  private async signature(message: Bytes) {
+    return { publicKey: unhex(this.identity.publicKey), signature: await sign(this.identity, message) };
+  }
+
+  /** Place street `street`'s cards (and at Pineapple commit the `discard`, kept here first). */
+  async place(deal: number, street: number, placement: Rows, discard: readonly number[] = []): Promise<void> {
+    let commitment: Bytes = new Uint8Array(0);
+    if (discard.length) {
+      const nonce = crypto.getRandomValues(new Uint8Array(16));
+      commitment = await discardCommitment(this.id(deal), this.position, this.player, street, discard, nonce);
+      const kept = loadDiscards(this.seat, deal).filter((d) => d.street !== street);
+      kept.push({ street, cards: discard.map(cardName), nonce: hex(nonce), commitment: hex(commitment) });
+      localStorage.setItem(discardsKey(this.seat, deal), JSON.stringify(kept));
+    }
+    await this.api.tables.placeCards({
+      requestId: requestId(),
+      seat: this.seat,
+      street,
+      placement: names(placement),
+      dealNumber: BigInt(deal),
+      signature: await this.signature(placeMessage(this.id(deal), this.position, this.player, street, placement, commitment)),
+      discardCommitment: commitment,
+    });
+  }
+
+  /** Open the deal's discards (false: none kept in this browser; the server opens them at its deadline). */
+  async revealDiscards(deal: number): Promise<boolean> {
+    const kept = loadDiscards(this.seat, deal);
+    if (!kept.length) return false;
+    const openings = kept.map((d) => ({ street: d.street, cards: d.cards.map(parseCard), nonce: unhex(d.nonce) }));
+    await this.api.tables.revealDiscards({
+      requestId: requestId(),
+      seat: this.seat,
+      discards: kept.map((d) => ({ cards: d.cards, nonce: unhex(d.nonce) })),
+      dealNumber: BigInt(deal),
+      signature: await this.signature(discardsRevealMessage(this.id(deal), this.position, this.player, openings)),
+    });
+    localStorage.removeItem(discardsKey(this.seat, deal));
+    return true;
+  }
+
+  /** Set a Fantasyland hand face down: `rows` (13 cards) committed, scheme 2 (a setting kept before is sent unchanged). */
+  async commitFantasyland(deal: number, rows: Rows): Promise<void> {
+    let kept = loadSetting(this.seat, deal);
+    if (!kept) {
+      const nonce = crypto.getRandomValues(new Uint8Array(32));
+      const commitment = await arrangementCommitment(this.id(deal), this.position, rows, nonce, 2, this.player);
+      kept = { rows: names(rows), nonce: hex(nonce), commitment: hex(commitment) };
+      localStorage.setItem(settingKey(this.seat, deal), JSON.stringify(kept));
+    }
+    const commitment = unhex(kept.commitment);
+    await this.api.tables.commitFantasyland({
+      requestId: requestId(),
+      seat: this.seat,
+      commitment,
+      dealNumber: BigInt(deal),
+      signature: await this.signature(fantasylandCommitMessage(this.id(deal), this.position, this.player, 2, commitment)),
+    });
+  }
+
+  /** Open the Fantasyland hand (false: no setting kept here). */
+  async revealFantasyland(deal: number): Promise<boolean> {
+    const kept = loadSetting(this.seat, deal);
+    if (!kept) return false;
+    const nonce = unhex(kept.nonce);
+    await this.api.tables.revealFantasyland({
+      requestId: requestId(),
+      seat: this.seat,
+      arrangement: kept.rows,
+      nonce,
+      dealNumber: BigInt(deal),
+      signature: await this.signature(fantasylandRevealMessage(this.id(deal), this.position, this.player, parsed(kept.rows), nonce)),
+    });
+    localStorage.removeItem(settingKey(this.seat, deal));
+    return true;
+  }
+}

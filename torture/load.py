@@ -18,7 +18,8 @@ import grpc
 from sapsam_client.client import Hand
 from sapsam_client.commitment import RANKS, Rows
 from sapsam_client.errors import AlreadyExistsError, SapsamError
-from sapsam_client.seat import Arranger, Seat
+from sapsam_client.seat import Seat
+from sapsam_client.seat_types import Arranger
 from sapsam_proto.v1 import rule_set_pb2, table_pb2
 from torture.ledger import Ledger, LedgerClient, Stats
 

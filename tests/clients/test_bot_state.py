@@ -24,7 +24,7 @@ from sapsam_client.bot_state import (
 from sapsam_client.commitment import Rows
 from sapsam_client.my_tables import HeldTable
 from sapsam_client.my_tables import resume_command as play_resume
-from sapsam_client.seat import Commitment
+from sapsam_client.seat_types import Commitment
 from sapsam_client.terminal import build_parser as play_parser
 from sapsam_client.tokens import SavedPlayer
 from sapsam_proto.v1 import rule_set_pb2, table_pb2

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from sapsam_client import Hand, connect, solver_arranger
 from sapsam_client.bot_state import BotState
-from sapsam_client.seat import Commitment, SeriesOutcome, take_seat
+from sapsam_client.seat import take_seat
+from sapsam_client.seat_types import Commitment, SeriesOutcome
 from sapsam_proto.v1.table_pb2 import Table
 
 

@@ -48,7 +48,7 @@ from sapsam.rules.solver_play import best_play
 from sapsam.store.offline_reads import read_stream
 from sapsam_client import Client, Hand, Seat, connect, table_id
 from sapsam_client.rules import naturals_in_hand, random_arranger, solver_arranger
-from sapsam_client.seat import Announcer, Commitment, Declarer, default_declarer
+from sapsam_client.seat_types import Announcer, Commitment, Declarer, default_declarer
 from sapsam_client.surrender_choice import expected_value_announcer
 from sapsam_proto.v1 import table_pb2
 

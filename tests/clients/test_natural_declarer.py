@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sapsam_client.client import Hand
 from sapsam_client.rules import naturals_in_hand, strongest_natural
-from sapsam_client.seat import default_declarer, plays_naturals
+from sapsam_client.seat_types import default_declarer, plays_naturals
 from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 # Seed 39's seat 3 of tests/domain/test_table_naturals.py: six pairs (four queens count twice).

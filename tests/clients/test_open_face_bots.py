@@ -14,7 +14,7 @@ from sapsam.audit.verifier import verify_audit_export
 from sapsam.store.offline_reads import read_stream
 from sapsam_client import connect
 from sapsam_client.bot import play_seat
-from sapsam_client.seat import SeriesOutcome
+from sapsam_client.seat_types import SeriesOutcome
 from sapsam_proto.v1 import table_pb2
 
 

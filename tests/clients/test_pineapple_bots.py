@@ -25,7 +25,7 @@ from sapsam_client.bot import play_seat
 from sapsam_client.discards import KeptDiscard, discards_reveal_message
 from sapsam_client.errors import SapsamError
 from sapsam_client.open_face_bot import OpenFaceBot
-from sapsam_client.seat import SeriesOutcome
+from sapsam_client.seat_types import SeriesOutcome
 from sapsam_proto.v1 import (
     open_face_pb2,
     operator_service_pb2,

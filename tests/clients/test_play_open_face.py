@@ -44,7 +44,8 @@ from sapsam_client.open_face_play import (
     placement_from_letters,
 )
 from sapsam_client.prompts import SessionEndedError, Terminal
-from sapsam_client.seat import Commitment, Seat
+from sapsam_client.seat import Seat
+from sapsam_client.seat_types import Commitment
 from sapsam_client.terminal import build_parser, choose_table
 from sapsam_proto.v1 import open_face_pb2, table_event_pb2, table_pb2
 

@@ -22,7 +22,7 @@ from test_sdk_operator_moves import Metadata, hold_later_deals, operator, wait_f
 from sapsam_client import connect
 from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.rules import solver_arranger
-from sapsam_client.seat import SeatReplacedError
+from sapsam_client.seat_types import SeatReplacedError
 from sapsam_proto.v1 import operator_service_pb2, table_pb2
 
 

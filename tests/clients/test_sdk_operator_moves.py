@@ -19,7 +19,8 @@ from sapsam_client.commitment_file import CommitmentFile
 from sapsam_client.errors import SapsamError
 from sapsam_client.prompts import Terminal
 from sapsam_client.rules import solver_arranger
-from sapsam_client.seat import EventHandler, SeatReplacedError, take_seat
+from sapsam_client.seat import take_seat
+from sapsam_client.seat_types import EventHandler, SeatReplacedError
 from sapsam_client.table_view import TableView
 from sapsam_proto.v1 import (
     operator_service_pb2,

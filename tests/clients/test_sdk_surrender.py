@@ -23,7 +23,7 @@ from sapsam_client import Seat, connect, table_id
 from sapsam_client.commitment import Rows
 from sapsam_client.prompts import Terminal
 from sapsam_client.rules import solver_arranger
-from sapsam_client.seat import Commitment, SeriesOutcome, always_play
+from sapsam_client.seat_types import Commitment, SeriesOutcome, always_play
 from sapsam_client.surrender_choice import expected_value_announcer, surrender_cost
 from sapsam_client.table_view import TableView
 from sapsam_proto.v1 import rule_set_pb2, table_pb2

@@ -14,7 +14,8 @@ import pytest
 
 from sapsam_client import Hand, connect, solver_arranger
 from sapsam_client.bot_state import BotState
-from sapsam_client.seat import SeriesOutcome, take_seat
+from sapsam_client.seat import take_seat
+from sapsam_client.seat_types import SeriesOutcome
 from sapsam_proto.v1.table_pb2 import TABLE_PHASE_ARRANGING, Table
 
 

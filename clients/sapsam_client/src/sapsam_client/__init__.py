@@ -42,11 +42,11 @@ from sapsam_client.errors import (
     UnauthenticatedError,
     UnavailableError,
 )
-from sapsam_client.seat import (
+from sapsam_client.seat import Seat
+from sapsam_client.seat_types import (
     Arranger,
     Commitment,
     DealEndedError,
-    Seat,
     SeatReplacedError,
     SeriesOutcome,
 )

@@ -59,13 +59,13 @@ from sapsam_client.rules import (
     rules_module,
     solver_arranger,
 )
-from sapsam_client.seat import (
+from sapsam_client.seat import take_seat
+from sapsam_client.seat_types import (
     Announcer,
     Arranger,
     CommitmentKeeper,
     SeatReplacedError,
     SeriesOutcome,
-    take_seat,
 )
 from sapsam_client.surrender_choice import expected_value_announcer
 from sapsam_client.table_options import add_table_creation_options

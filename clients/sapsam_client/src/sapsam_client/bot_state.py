@@ -37,7 +37,7 @@ from sapsam_client.commitment_file import (
 )
 from sapsam_client.discards import DiscardKeeper, KeptDiscard, discards_from_json, with_discard
 from sapsam_client.private_file import read_json, write_private
-from sapsam_client.seat import Commitment, CommitmentKeeper
+from sapsam_client.seat_types import Commitment, CommitmentKeeper
 from sapsam_client.tokens import SavedPlayer, saved_player
 
 MAX_SLOTS = 64
@@ -87,7 +87,7 @@ def _lock(path: Path) -> IO[str] | None:
 
 class BotState:
     """A bot's state file, locked for this process: players by seat index, and open commitments
-    by seat name (a :class:`~sapsam_client.seat.CommitmentKeeper`). Safe to share between the
+    by seat name (a :class:`~sapsam_client.seat_types.CommitmentKeeper`). Safe to share between the
     process's seat threads."""
 
     def __init__(self, path: Path) -> None:

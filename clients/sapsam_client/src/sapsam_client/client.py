@@ -63,7 +63,8 @@ from sapsam_proto.v1 import (
 
 if TYPE_CHECKING:
     from sapsam_client.receipts import ReceiptKeeper
-    from sapsam_client.seat import CommitmentKeeper, Seat
+    from sapsam_client.seat import Seat
+    from sapsam_client.seat_types import CommitmentKeeper
 
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
 

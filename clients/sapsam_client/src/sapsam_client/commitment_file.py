@@ -14,7 +14,7 @@ from typing import Any
 from sapsam_client.commitment import Rows
 from sapsam_client.discards import KeptDiscard, discards_from_json, with_discard
 from sapsam_client.private_file import locked, read_json, write_private
-from sapsam_client.seat import Commitment
+from sapsam_client.seat_types import Commitment
 
 
 def commitment_json(committed: Commitment) -> dict[str, Any]:

@@ -6,7 +6,7 @@ unnoticed until the rows were sent, and refused. A :class:`DealWatch` reads the 
 ``POLL_SECONDS`` while the prompt is up; once the deal is over without the person's rows it says
 so at once, above the prompt ("the operator voided deal 2 while you were arranging: ..."), and
 the dialogue, at the next line typed, ends without sending anything
-(``sapsam_client.seat.DealEndedError``). A last look is taken before rows are sent, so rows
+(``sapsam_client.seat_types.DealEndedError``). A last look is taken before rows are sent, so rows
 confirmed in the seconds between two reads are not sent into a deal that is over either.
 """
 
@@ -22,7 +22,7 @@ import grpc
 from sapsam_client.client import Client, table_name
 from sapsam_client.errors import SapsamError, from_rpc_error
 from sapsam_client.prompts import Terminal
-from sapsam_client.seat import DealEndedError
+from sapsam_client.seat_types import DealEndedError
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 
 POLL_SECONDS: Final = 2.0

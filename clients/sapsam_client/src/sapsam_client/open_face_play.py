@@ -54,7 +54,8 @@ from sapsam_client.open_face_text import (
 )
 from sapsam_client.prompts import Terminal
 from sapsam_client.results_text import label, seat_labels
-from sapsam_client.seat import Commitment, CommitmentKeeper, Seat
+from sapsam_client.seat import Seat
+from sapsam_client.seat_types import Commitment, CommitmentKeeper
 from sapsam_proto.v1 import open_face_pb2, table_event_pb2, table_pb2
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from sapsam_client.client import Hand
 from sapsam_client.commitment import Rows, card_index, card_text, row_problem
-from sapsam_client.seat import Arranger
+from sapsam_client.seat_types import Arranger
 from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 INSTALL_HINT: Final = (
@@ -223,8 +223,8 @@ def random_legal_rows(
 
 
 def solver_arranger(hand: Hand, table: table_pb2.Table) -> Rows:
-    """An :data:`~sapsam_client.seat.Arranger` that plays the solver's rows for the table's rule
-    set."""
+    """An :data:`~sapsam_client.seat_types.Arranger` that plays the solver's rows for the table's
+    rule set."""
     return solver_rows(hand.cards, table.rule_set)
 
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from sapsam_client.commitment import card_index
 from sapsam_client.rules import rows_check, rules_available, rules_module, rules_rule_set
-from sapsam_client.seat import Announcer, Commitment
+from sapsam_client.seat_types import Announcer, Commitment
 from sapsam_proto.v1 import table_pb2
 
 SAMPLES: Final = 16

@@ -34,7 +34,8 @@ from sapsam_client.results_text import (
     timed_out_line,
     voided_lines,
 )
-from sapsam_client.seat import Commitment, DealEndedError, Seat
+from sapsam_client.seat import Seat
+from sapsam_client.seat_types import Commitment, DealEndedError
 from sapsam_client.waiting import awaited, waiting_text
 from sapsam_proto.v1 import table_event_pb2, table_pb2
 

@@ -76,7 +76,8 @@ from sapsam_client.receipt_check import ReceiptCheckError
 from sapsam_client.receipts import ReceiptFolder, default_folder
 from sapsam_client.results_text import label, seat_labels, seat_lost_line
 from sapsam_client.rules import RulesUnavailableError, rules_module
-from sapsam_client.seat import CommitmentKeeper, EventHandler, Seat, SeatReplacedError
+from sapsam_client.seat import Seat
+from sapsam_client.seat_types import CommitmentKeeper, EventHandler, SeatReplacedError
 from sapsam_client.table_options import OPEN_FACE_PRESET_NAMES, add_table_creation_options
 from sapsam_client.table_view import TableView
 from sapsam_client.tokens import SavedPlayer, load_player, save_player, token_file

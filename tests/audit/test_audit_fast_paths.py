@@ -19,7 +19,8 @@ import pytest
 from sapsam.audit import Requester, select_deal, write_lines
 from sapsam.audit import deal_checks as deal_checks_module
 from sapsam.audit.export_format import ExportedEvent, ExportFormatError
-from sapsam.audit.export_reading import _exported_event, header_from_dict
+from sapsam.audit.export_header_reading import header_from_dict
+from sapsam.audit.export_reading import _exported_event
 from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS, MAX_CONSISTENCY_PROOFS
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.audit.sample_series import recorded_stream

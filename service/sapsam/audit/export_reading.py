@@ -1,7 +1,8 @@
 """Reading an audit export from its lines, within documented limits (docs/audit.md, "Limits").
 
-Pure: no database or network imports. :func:`read_export` parses the header and the event lines
-(the format is in ``sapsam.audit.export_format``); only the shape is checked here, whether the
+Pure: no database or network imports. :func:`read_export` parses the header
+(``sapsam.audit.export_header_reading``) and the event lines (the format is in
+``sapsam.audit.export_format``); only the shape is checked here, whether the
 content holds is the verifier's question. A malformed line is an ``ExportFormatError`` naming the
 line and field, which the verifier reports as a failed ``format`` check.
 
@@ -20,62 +21,28 @@ from typing import Any, Final, cast
 
 import msgspec
 
+from sapsam.audit.export_fields import (
+    hex_field,
+    int_field,
+    object_field,
+    require_field,
+)
 from sapsam.audit.export_format import (
-    FORMAT_TAG,
-    FORMAT_VERSION,
     AuditExport,
-    ChainAnchor,
     EventInclusion,
     ExportedEvent,
     ExportFormatError,
     ExportHeader,
-    Segment,
-    display_names_from,
 )
+from sapsam.audit.export_header_reading import header_from_dict
 from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
 from sapsam.audit.proof_format import (
     inclusion_from_value,
     quick_inclusion,
-    quick_transparency,
-    transparency_from_value,
 )
 from sapsam.frozen import from_fields
 from sapsam.log.records import JsonObject
 from sapsam.quoting import quote_prefix
-
-
-def _require(condition: bool, where: str, message: str) -> None:
-    if not condition:
-        raise ExportFormatError(f"{where}: {message}")
-
-
-def _int(value: object, where: str) -> int:
-    _require(isinstance(value, int) and not isinstance(value, bool), where, "must be an integer")
-    assert isinstance(value, int)
-    return value
-
-
-def _hex(value: object, where: str, size: int | None = 32) -> bytes:
-    _require(isinstance(value, str), where, "must be a hex string")
-    assert isinstance(value, str)
-    try:
-        raw = bytes.fromhex(value)
-    except ValueError:
-        raise ExportFormatError(f"{where}: {quote_prefix(value)} is not hex") from None
-    _require(size is None or len(raw) == size, where, f"must be {size} bytes")
-    return raw
-
-
-def _object(value: object, where: str) -> Mapping[str, Any]:
-    _require(isinstance(value, dict), where, "must be a JSON object")
-    assert isinstance(value, dict)
-    return value
-
-
-def _int_list(value: object, where: str) -> tuple[int, ...]:
-    _require(isinstance(value, list), where, "must be a list")
-    assert isinstance(value, list)
-    return tuple(_int(item, f"{where}[{index}]") for index, item in enumerate(value))
 
 
 def _reject_floats(text: str) -> Any:
@@ -116,7 +83,7 @@ def _parse_line(line: str, number: int) -> Mapping[str, Any]:
         value = _parsed_by_json(line, number)
     if type(value) is dict:  # the usual case, without formatting the place for an error
         return value
-    return _object(value, f"line {number}")
+    return object_field(value, f"line {number}")
 
 
 def _parsed_by_json(line: str, number: int) -> Any:
@@ -137,177 +104,6 @@ def _parsed_by_json(line: str, number: int) -> Any:
     except ExportFormatError as error:
         raise ExportFormatError(f"line {number}: {error}") from None
     return value
-
-
-# The header line's fields in one call (a missing field sends it to the named checks).
-_HEADER_FIELDS: Final = operator.itemgetter(
-    "format",
-    "format_version",
-    "segments",
-    "table_id",
-    "stream_id",
-    "scope",
-    "withheld",
-    "deals",
-    "finished_deals",
-    "rule_set",
-    "seat_count",
-)
-_SEGMENT_FIELDS: Final = operator.itemgetter("anchor", "first_version", "last_version", "last_hash")
-_ANCHOR_FIELDS: Final = operator.itemgetter("version", "hash")
-
-
-def _digest(text: object) -> bytes | None:
-    """``_hex(text, ...)`` of a well-formed 32-byte hash, None for anything else."""
-    if type(text) is not str:
-        return None
-    try:
-        digest = bytes.fromhex(text)
-    except ValueError:
-        return None
-    return digest if len(digest) == 32 else None
-
-
-def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
-    """``header_from_dict(value)`` for the usual, well-formed header of plain JSON types, tested
-    without formatting a field's place for each test; None sends it to the checks that name the
-    bad field."""
-    if type(value) is not dict:
-        return None
-    try:
-        (
-            tag,
-            version,
-            segments,
-            table_id,
-            stream_id,
-            scope,
-            withheld,
-            deals,
-            finished_deals,
-            rule_set,
-            seat_count,
-        ) = _HEADER_FIELDS(value)
-    except KeyError:
-        return None
-    if not (
-        tag == FORMAT_TAG
-        and type(version) is int
-        and version == FORMAT_VERSION
-        and type(segments) is list
-        and segments
-        and type(table_id) is str
-        and type(stream_id) is str
-        and type(scope) is str
-        and type(withheld) is str
-        and type(deals) is list
-        and all(type(number) is int for number in deals)
-        and type(finished_deals) is list
-        and all(type(number) is int for number in finished_deals)
-        and type(rule_set) is dict
-        and type(seat_count) is int
-    ):
-        return None
-    parsed: list[Segment] = []
-    for raw in segments:
-        if type(raw) is not dict:
-            return None
-        try:
-            anchor, first_version, last_version, last_hash = _SEGMENT_FIELDS(raw)
-            if type(anchor) is not dict:
-                return None
-            anchor_version, anchor_hash = _ANCHOR_FIELDS(anchor)
-        except KeyError:
-            return None
-        anchor_digest = _digest(anchor_hash)
-        last_digest = _digest(last_hash)
-        if (
-            type(anchor_version) is not int
-            or anchor_digest is None
-            or type(first_version) is not int
-            or type(last_version) is not int
-            or last_digest is None
-        ):
-            return None
-        parsed.append(
-            Segment(
-                ChainAnchor(anchor_version, anchor_digest), first_version, last_version, last_digest
-            )
-        )
-    transparency = None
-    if "transparency" in value:
-        transparency = quick_transparency(value["transparency"])
-        if transparency is None:
-            return None  # read by the named checks, which name what is wrong
-    try:
-        labels = display_names_from(value["display_names"], "") if "display_names" in value else ()
-    except ExportFormatError:
-        return None  # named by header_from_dict
-    return ExportHeader(
-        table_id=table_id,
-        stream_id=stream_id,
-        scope=scope,
-        deals=tuple(deals),
-        finished_deals=tuple(finished_deals),
-        rule_set=rule_set,
-        seat_count=seat_count,
-        segments=tuple(parsed),
-        withheld=withheld,
-        format_version=version,
-        display_names=labels,
-        transparency=transparency,
-    )
-
-
-def header_from_dict(value: Mapping[str, Any], where: str = "line 1") -> ExportHeader:
-    """Read the header line's object; raises ``ExportFormatError`` naming the bad field."""
-    well_formed = _well_formed_header(value)
-    if well_formed is not None:
-        return well_formed
-    _require(value.get("format") == FORMAT_TAG, where, f"format must be {FORMAT_TAG!r}")
-    version = _int(value.get("format_version"), f"{where} format_version")
-    _require(version == FORMAT_VERSION, where, f"format_version {version} is not supported")
-    segments = value.get("segments")
-    _require(isinstance(segments, list) and bool(segments), where, "segments must be a list")
-    assert isinstance(segments, list)
-    parsed: list[Segment] = []
-    for index, raw in enumerate(segments):
-        at = f"{where} segments[{index}]"
-        segment = _object(raw, at)
-        anchor = _object(segment.get("anchor"), f"{at}.anchor")
-        parsed.append(
-            Segment(
-                anchor=ChainAnchor(
-                    _int(anchor.get("version"), f"{at}.anchor.version"),
-                    _hex(anchor.get("hash"), f"{at}.anchor.hash"),
-                ),
-                first_version=_int(segment.get("first_version"), f"{at}.first_version"),
-                last_version=_int(segment.get("last_version"), f"{at}.last_version"),
-                last_hash=_hex(segment.get("last_hash"), f"{at}.last_hash"),
-            )
-        )
-    for name in ("table_id", "stream_id", "scope", "withheld"):
-        _require(isinstance(value.get(name), str), where, f"{name} must be a string")
-    return ExportHeader(
-        table_id=str(value["table_id"]),
-        stream_id=str(value["stream_id"]),
-        scope=str(value["scope"]),
-        deals=_int_list(value.get("deals"), f"{where} deals"),
-        finished_deals=_int_list(value.get("finished_deals"), f"{where} finished_deals"),
-        rule_set=_object(value.get("rule_set"), f"{where} rule_set"),
-        seat_count=_int(value.get("seat_count"), f"{where} seat_count"),
-        segments=tuple(parsed),
-        withheld=str(value["withheld"]),
-        format_version=version,
-        transparency=(
-            transparency_from_value(value["transparency"], f"{where} transparency")
-            if "transparency" in value
-            else None
-        ),
-        display_names=(
-            display_names_from(value["display_names"], where) if "display_names" in value else ()
-        ),
-    )
 
 
 # An event line's fields in one call (a missing field sends the line to the named checks).
@@ -401,17 +197,17 @@ def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
     if well_formed is not None:
         return well_formed
     event_type = value.get("type")
-    _require(isinstance(event_type, str) and bool(event_type), where, "type must be a string")
+    require_field(isinstance(event_type, str) and bool(event_type), where, "type must be a string")
     assert isinstance(event_type, str)
     inclusion = value.get("inclusion")
     return ExportedEvent(
-        position=_int(value.get("position"), f"{where} position"),
-        version=_int(value.get("version"), f"{where} version"),
+        position=int_field(value.get("position"), f"{where} position"),
+        version=int_field(value.get("version"), f"{where} version"),
         type=event_type,
-        schema_version=_int(value.get("schema_version"), f"{where} schema_version"),
-        data=_object(value.get("data"), f"{where} data"),
-        metadata=_object(value.get("metadata"), f"{where} metadata"),
-        hash=_hex(value.get("hash"), f"{where} hash"),
+        schema_version=int_field(value.get("schema_version"), f"{where} schema_version"),
+        data=object_field(value.get("data"), f"{where} data"),
+        metadata=object_field(value.get("metadata"), f"{where} metadata"),
+        hash=hex_field(value.get("hash"), f"{where} hash"),
         inclusion=(
             None if inclusion is None else inclusion_from_value(inclusion, f"{where} inclusion")
         ),

@@ -25,7 +25,7 @@ from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS, MAX_CONSISTENCY_PROO
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.domain import published as published_module
-from sapsam.fairness import verify as verify_module
+from sapsam.fairness import verification_checks
 from sapsam.fairness.deal import (
     cut_deck,
     cut_deck_digest,
@@ -39,7 +39,7 @@ from sapsam.fairness.deal import (
 )
 from sapsam.fairness.encoding import FairnessError, card_bytes, keyed_hmac_sha256
 from sapsam.fairness.published import Reveal
-from sapsam.fairness.verify import Check
+from sapsam.fairness.verification_checks import Check
 from sapsam.log.canonical_json import CanonicalJsonError
 from sapsam.log.chain import (
     GENESIS_HASH,
@@ -280,7 +280,7 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
     )
     for passed in (True, False):
         _same_instance(
-            verify_module._check("cut", passed, "e", "f", "d"),
+            verification_checks.check_result("cut", passed, "e", "f", "d"),
             Check(name="cut", passed=passed, expected="e", found="f", detail="d"),
         )
     for status in Status:

@@ -48,7 +48,8 @@ from sapsam.fairness.shuffle import (
     shuffle_deck,
     shuffle_key,
 )
-from sapsam.fairness.verify import Check, VerificationReport, verify_deal
+from sapsam.fairness.verification_checks import Check, VerificationReport
+from sapsam.fairness.verify import verify_deal
 
 __all__ = [
     "COMMITMENT_BYTES",

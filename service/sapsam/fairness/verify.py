@@ -54,116 +54,20 @@ from sapsam.fairness.encoding import (
 from sapsam.fairness.natural_checks import declaration_problem, declared_natural
 from sapsam.fairness.published import PublishedDeal
 from sapsam.fairness.shuffle import seed_commitment, shuffle_deck
-from sapsam.frozen import from_fields
+from sapsam.fairness.verification_checks import (
+    Check,
+    CheckRunner,
+    VerificationReport,
+    compared,
+    failing,
+    passing,
+)
 from sapsam.plurals import numbered
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
 from sapsam.rules.naturals import NaturalHand, NaturalsTable, judge_seat
 from sapsam.rules.scoring import DealScore
 from sapsam.rules.surrender import score_with_surrender
-
-
-@dataclass(frozen=True)
-class Check:
-    """One verification step: its stable name, whether it passed, and on failure what was
-    expected (from the published record) and what was found (by recomputation).
-
-    A skipped check has ``passed=False`` and ``skipped=True``: it could not be run because a check
-    it depends on failed.
-    """
-
-    name: str
-    passed: bool
-    expected: str
-    found: str
-    detail: str
-    skipped: bool = False
-
-    @property
-    def failed(self) -> bool:
-        """Ran and did not pass."""
-        return not self.passed and not self.skipped
-
-
-@dataclass(frozen=True)
-class VerificationReport:
-    """The result of :func:`verify_deal`: ``ok`` only if every check ran and passed.
-
-    ``hands`` are the recomputed hands (index = seat, in dealt order) when the seed checked out;
-    ``arrangements`` the arrangement scored for each seat (its reveal, or the one set on its
-    behalf; ``None`` for a seat without one) when the fouls could be judged.
-    """
-
-    ok: bool
-    checks: tuple[Check, ...]
-    hands: tuple[tuple[Card, ...], ...] | None = None
-    arrangements: tuple[Arrangement | None, ...] = ()
-
-    @property
-    def failed(self) -> tuple[str, ...]:
-        """Names of the checks that ran and failed."""
-        return tuple(check.name for check in self.checks if check.failed)
-
-    @property
-    def skipped(self) -> tuple[str, ...]:
-        """Names of the checks that could not run."""
-        return tuple(check.name for check in self.checks if check.skipped)
-
-    def check(self, name: str) -> Check:
-        """The check called ``name``; ``KeyError`` if there is none."""
-        for check in self.checks:
-            if check.name == name:
-                return check
-        raise KeyError(name)
-
-    def to_dict(self) -> dict[str, object]:
-        """Plain values for JSON output."""
-        return {
-            "ok": self.ok,
-            "checks": [
-                {
-                    "name": check.name,
-                    "passed": check.passed,
-                    "skipped": check.skipped,
-                    "expected": check.expected,
-                    "found": check.found,
-                    "detail": check.detail,
-                }
-                for check in self.checks
-            ],
-        }
-
-
-def _check(name: str, passed: bool, expected: str, found: str, detail: str) -> Check:
-    """``Check(name, passed, expected, found, detail)`` (``skipped`` False): a check has no
-    ``__post_init__``, so its fields are set in one step instead of ``__init__``'s setattr per
-    field (every verified deal makes ten)."""
-    return from_fields(
-        Check,
-        {
-            "name": name,
-            "passed": passed,
-            "expected": expected,
-            "found": found,
-            "detail": detail,
-            "skipped": False,
-        },
-    )
-
-
-def _pass(name: str, value: str, detail: str = "") -> Check:
-    return _check(name, True, value, value, detail)
-
-
-def _fail(name: str, expected: str, found: str, detail: str) -> Check:
-    return _check(name, False, expected, found, detail)
-
-
-def _compare(name: str, expected: str, found: str, detail: Callable[[], str]) -> Check:
-    # The detail is built only for a failure: verifying an honest deal should not format text.
-    if expected == found:
-        return _pass(name, expected)
-    return _fail(name, expected, found, detail())
 
 
 def _no_key(message: bytes) -> bytes:
@@ -183,42 +87,6 @@ class _Work:
     deck: bytes = b""
     cut_deck: bytes = b""
     hands: tuple[tuple[Card, ...], ...] = ()
-
-
-class _Checks:
-    """Collects checks in order and skips a check whose dependencies did not all pass."""
-
-    def __init__(self) -> None:
-        self.results: list[Check] = []
-        self._passed: dict[str, bool] = {}
-
-    def run(self, name: str, needs: Sequence[str], body: Callable[[], Check]) -> bool:
-        passed = self._passed
-        blocked: list[str] | None = None
-        # A plain loop (no comprehension frame per check); the list only when a need failed.
-        for need in needs:
-            if not passed.get(need, False):
-                blocked = [need for need in needs if not passed.get(need, False)]
-                break
-        if blocked:
-            check = Check(
-                name=name,
-                passed=False,
-                expected="",
-                found="",
-                detail=f"not checked: it relies on {', '.join(blocked)}, which did not pass",
-                skipped=True,
-            )
-        else:
-            try:
-                check = body()
-            except ValueError as error:
-                # FairnessError, CardError and RuleSetError are ValueErrors: malformed published
-                # values fail the check that reads them instead of aborting the verification.
-                check = _fail(name, "well-formed input", "malformed input", str(error))
-        self.results.append(check)
-        passed[name] = check.passed
-        return check.passed
 
 
 def _hex_list(values: Sequence[bytes | None]) -> str:
@@ -268,7 +136,7 @@ def _solver_check(
 
         arrangement = solve(hand, deal.rule_set)
         set_for[seat] = arrangement
-        return _pass(
+        return passing(
             name,
             _rows_text(arrangement),
             "earlier scheme: the deal was scored before the arrangement was recorded, so "
@@ -276,7 +144,7 @@ def _solver_check(
         )
     recorded = deal.solver_arrangements[seat]
     if not deal.solver_seats[seat]:
-        return _fail(
+        return failing(
             name,
             "none",
             _rows_text(recorded),
@@ -284,7 +152,7 @@ def _solver_check(
             "arranging deadline under the solver policy",
         )
     if recorded is None:
-        return _fail(
+        return failing(
             name,
             "an arrangement",
             "none",
@@ -292,14 +160,14 @@ def _solver_check(
         )
     verdict = check_arrangement(recorded, hand, deal.rule_set.strict_row_order)
     if verdict.foul:
-        return _fail(
+        return failing(
             name,
             "a legal arrangement of the seat's dealt cards",
             _rows_text(recorded),
             f"the arrangement recorded for the seat is not legal: {verdict.detail}",
         )
     set_for[seat] = recorded
-    return _pass(name, _rows_text(recorded))
+    return passing(name, _rows_text(recorded))
 
 
 def _score_text(score: DealScore) -> str:
@@ -316,12 +184,12 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
     Never raises for bad published values: a malformed or altered value fails its check.
     """
     deal = published
-    checks = _Checks()
+    checks = CheckRunner()
     state = _Work()
 
     def seed_check() -> Check:
         found = seed_commitment(deal.table_id, deal.deal_number, deal.seed)
-        return _compare(
+        return compared(
             "seed_commitment",
             deal.seed_commitment.hex(),
             found.hex(),
@@ -338,7 +206,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         )
         mac = keyed_hmac_sha256(key)
         state.mac, state.deck = mac, deck
-        return _compare(
+        return compared(
             "contributions",
             deal.record.deck.hex(),
             mac(deck_record_message(deck)).hex(),
@@ -353,7 +221,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
         position = require_cut_position(deal.cut_position)
         after_cut = state.deck[position:] + state.deck[:position]
         state.cut_deck = after_cut
-        return _compare(
+        return compared(
             "cut",
             deal.record.cut_deck.hex(),
             state.mac(cut_deck_record_message(after_cut)).hex(),
@@ -378,7 +246,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
                 f"at the deal for {numbered('seat', wrong)}"
             )
 
-        return _compare("dealer", _hex_list(deal.record.hands), _hex_list(found), detail)
+        return compared("dealer", _hex_list(deal.record.hands), _hex_list(found), detail)
 
     checks.run("seed_commitment", (), seed_check)
     checks.run("contributions", ("seed_commitment",), contributions_check)
@@ -435,7 +303,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
                 f"the reveals judged against the dealt hands give other fouls ({reasons or 'none'})"
             )
 
-        return _compare(
+        return compared(
             "fouls", ",".join(map(str, deal.recorded_fouls)), ",".join(map(str, found)), detail
         )
 
@@ -447,7 +315,7 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
             deal.rule_set, judged, deal.surrendered or (False,) * deal.seat_count, naturals
         )
         expected = _score_text(deal.recorded_scores)
-        return _compare(
+        return compared(
             "scores",
             expected,
             # Equal scores print alike: the usual case writes the text once.
@@ -481,10 +349,10 @@ def _declaration_check(deal: PublishedDeal, seat: int, name: str) -> Check:
         player_id=deal.players[seat],
     )
     if problem is not None:
-        return _fail(name, *problem)
+        return failing(name, *problem)
     if declaration is None or declaration.natural is None:
-        return _pass(name, "none", "the seat declared nothing it opened: none")
-    return _pass(name, declaration.natural)
+        return passing(name, "none", "the seat declared nothing it opened: none")
+    return passing(name, declaration.natural)
 
 
 def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
@@ -492,28 +360,28 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
     reveal = deal.reveals[seat]
     if reveal is None:
         if deal.solver_seats[seat]:
-            return _pass(
+            return passing(
                 name,
                 "no reveal",
                 "the seat timed out under the solver policy: its hand was set for it",
             )
-        return _pass(name, "no reveal", "the seat never revealed: its hand counts as a foul")
+        return passing(name, "no reveal", "the seat never revealed: its hand counts as a foul")
     if deal.solver_seats[seat]:
-        return _fail(
+        return failing(
             name,
             "no reveal",
             "a reveal",
             "a seat whose hand the solver set cannot also have revealed",
         )
     if commitment is None:
-        return _fail(name, "a commitment", "none", "the seat revealed without having committed")
+        return failing(name, "a commitment", "none", "the seat revealed without having committed")
     arrangement = reveal.arrangement
     scheme = deal.commitment_schemes[seat]
     player = deal.players[seat]
     if scheme not in COMMITMENT_SCHEMES:
-        return _fail(name, "scheme 1 or 2", f"scheme {scheme}", "an unknown commitment scheme")
+        return failing(name, "scheme 1 or 2", f"scheme {scheme}", "an unknown commitment scheme")
     if scheme == 2 and player is None:
-        return _fail(name, "a player id", "none", "a scheme 2 commitment binds a seated player")
+        return failing(name, "a player id", "none", "a scheme 2 commitment binds a seated player")
     # A malformed value (a player id too long) raises a ValueError: the runner fails the check.
     found = arrangement_commitment(
         deal.table_id,
@@ -533,4 +401,4 @@ def _reveal_check(deal: PublishedDeal, seat: int, name: str) -> Check:
             + (f" under scheme 2 for player {player}" if scheme == 2 else "")
         )
 
-    return _compare(name, commitment.hex(), found.hex(), detail)
+    return compared(name, commitment.hex(), found.hex(), detail)

@@ -17,7 +17,8 @@ import pytest
 
 from sapsam import fairness
 from sapsam.audit import Requester, read_export, select_deal, verify_export, write_lines
-from sapsam.audit.deal_account import accounts, pair_items
+from sapsam.audit.deal_account import pair_items
+from sapsam.audit.deal_account_facts import accounts
 from sapsam.audit.replay import render_frame, replay
 from sapsam.domain.commands import (
     AnnounceSurrender,

@@ -10,16 +10,8 @@ import uuid
 
 import pytest
 
-from sapsam.audit.deal_account import (
-    DealAccount,
-    Rows,
-    _account,
-    account_lines,
-    accounts,
-    pair_items,
-    row_phrase,
-    seat_labels,
-)
+from sapsam.audit.deal_account import account_lines, pair_items, row_phrase, seat_labels
+from sapsam.audit.deal_account_facts import DealAccount, Rows, _account, accounts
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.events import DealScored
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, check_arrangement

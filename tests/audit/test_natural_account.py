@@ -4,7 +4,8 @@ declaration event."""
 
 from __future__ import annotations
 
-from sapsam.audit.deal_account import account_lines, accounts
+from sapsam.audit.deal_account import account_lines
+from sapsam.audit.deal_account_facts import accounts
 from sapsam.audit.natural_account import tell_natural
 from sapsam.domain.events import DealScored, NaturalDeclared, NaturalRevealed
 from tests.domain.test_table import ready_table

@@ -20,11 +20,11 @@ from sapsam import fairness
 from sapsam.audit.deal_account import (
     CardWriting,
     account_lines,
-    accounts,
     player_lines,
     seat_labels,
     seating,
 )
+from sapsam.audit.deal_account_facts import accounts
 from sapsam.audit.deal_events import MALFORMED
 from sapsam.audit.export_format import AuditExport
 from sapsam.audit.open_face_replay import (

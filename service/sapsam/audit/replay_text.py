@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sapsam.audit.deal_account import FOUL_WORDS, CardWriting
+from sapsam.audit.deal_account import CardWriting
+from sapsam.audit.deal_account_facts import FOUL_WORDS
 from sapsam.audit.natural_account import tell_natural
 from sapsam.audit.surrender_checks import tell_announcement
 from sapsam.domain.events import (

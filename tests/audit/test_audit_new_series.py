@@ -20,7 +20,8 @@ from sapsam.app.tables import TableService
 from sapsam.audit import Requester, Status, read_export, verify_export
 from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import write_lines
-from sapsam.audit.replay import render_frame, replay
+from sapsam.audit.replay import replay
+from sapsam.audit.replay_rendering import render_frame
 from sapsam.audit.sample_play import play_series
 from sapsam.cli import main
 from sapsam.log.chain import canonical_event_bytes, chain_hash

@@ -19,7 +19,8 @@ from sapsam.app.tables import TableService
 from sapsam.audit import Requester, write_lines
 from sapsam.audit import database as audit_database
 from sapsam.audit.export_format import with_display_names
-from sapsam.audit.replay import render_replay, replay
+from sapsam.audit.replay import replay
+from sapsam.audit.replay_rendering import render_replay
 from sapsam.audit.report import NO_REVEAL_PHRASE
 from sapsam.audit.sample_play import play_deal, seated_table, start_and_deal
 from sapsam.cli import main

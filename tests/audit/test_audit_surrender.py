@@ -19,7 +19,8 @@ from sapsam import fairness
 from sapsam.audit import Requester, read_export, select_deal, verify_export, write_lines
 from sapsam.audit.deal_account import pair_items
 from sapsam.audit.deal_account_facts import accounts
-from sapsam.audit.replay import render_frame, replay
+from sapsam.audit.replay import replay
+from sapsam.audit.replay_rendering import render_frame
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,

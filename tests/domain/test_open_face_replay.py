@@ -13,7 +13,8 @@ import pytest
 from open_face_deals import DrivenTable, export_lines, fantasyland_table, open_face_table
 
 from sapsam.audit import read_export
-from sapsam.audit.replay import ReplayFrame, frame_at, render_replay, replay
+from sapsam.audit.replay import ReplayFrame, frame_at, replay
+from sapsam.audit.replay_rendering import render_replay
 from sapsam.audit.verifier import verify_export
 from sapsam.cli import main
 from sapsam.domain.commands import ReplaceSeat, VoidDeal

@@ -259,7 +259,8 @@ def _replay(arguments: argparse.Namespace) -> int:
 
 def _replay_body(arguments: argparse.Namespace) -> int:
     # Imported here: the replay runs the table's own logic, which a verification never needs.
-    from sapsam.audit.replay import PLAIN, frame_at, render_replay, replay
+    from sapsam.audit.replay import PLAIN, frame_at, replay
+    from sapsam.audit.replay_rendering import render_replay
 
     with read_input(arguments.file) as handle:
         export = read_export(bounded_lines(handle))

@@ -36,12 +36,8 @@ from typing import Any
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Board, Placement, discards_due
 from sapsam.rules.open_face.heuristic import heuristic_street_move
-from sapsam.rules.open_face.parameters import (
-    OPEN_FACE_PRESETS,
-    PINEAPPLE_PRESETS,
-    OpenFaceRules,
-    open_face_preset,
-)
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS, open_face_preset
 from sapsam.rules.open_face.scoring import score_open_face_deal
 from sapsam.rules.open_face.solver import DEFAULT_ROLLOUTS, solve_street
 

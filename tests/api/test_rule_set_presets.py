@@ -10,7 +10,7 @@ from api_client import Api, error_reason
 
 from sapsam.api.common_messages import rule_set_message
 from sapsam.api.open_face_messages import open_face_rule_set_message
-from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
+from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
 from sapsam.rules.presets import PRESET_DESCRIPTIONS, PRESETS
 from sapsam.rules.ruleset import RULES_VERSION
 from sapsam_proto.v1 import rule_set_pb2, table_service_pb2

@@ -16,7 +16,8 @@ from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.rules.open_face.board import legal_placements
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 
 PLAYERS = ("ann", "bob", "cid", "dee")
 

@@ -24,7 +24,7 @@ from sapsam.domain.family import FAMILY_KEY
 from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 from sapsam.domain.tournament import TournamentPhase
 from sapsam.domain.tournament_events import TableSetCompleted, TournamentCreated
-from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS
+from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import registered_projectors

@@ -14,7 +14,7 @@ import pytest
 
 from sapsam.audit import Requester, select_table
 from sapsam.audit.verifier import verify_audit_export
-from sapsam.rules.open_face.parameters import every_open_face_preset
+from sapsam.rules.open_face.presets import every_open_face_preset
 from sapsam.store.offline_reads import read_stream
 from sapsam_client import connect
 from sapsam_client.bot import play_seat

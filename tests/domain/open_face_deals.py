@@ -50,7 +50,8 @@ from sapsam.log.records import RecordedEvent
 from sapsam.rules.cards import DECK, Card
 from sapsam.rules.open_face.board import Board, Placement, Row, legal_placements
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.solver import solve_placement
 
 TABLE_ID = uuid.UUID("0f0f0f0f-0000-4000-8000-000000000018")

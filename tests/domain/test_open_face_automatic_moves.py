@@ -19,7 +19,8 @@ from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhas
 from sapsam.fairness.open_face_deal import street_digest
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Board, Placement, Row, legal_placements
-from sapsam.rules.open_face.parameters import AutomaticMoves, OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import AutomaticMoves, OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 
 CLASSIC = open_face_preset("ofc_classic")  # timeouts: dead for the set (001)
 RUSSIAN = open_face_preset("ofc_russian")  # timeouts: biggest row first, alive (003)

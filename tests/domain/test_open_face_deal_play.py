@@ -41,12 +41,8 @@ from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Placement
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import (
-    OPEN_FACE_PRESETS,
-    FantasylandCards,
-    OpenFaceRules,
-    open_face_preset,
-)
+from sapsam.rules.open_face.parameters import FantasylandCards, OpenFaceRules
+from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, open_face_preset
 from sapsam.rules.open_face.scoring import score_open_face_deal
 
 CLASSIC = open_face_preset("ofc_classic")

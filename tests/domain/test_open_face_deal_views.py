@@ -10,7 +10,7 @@ from open_face_deals import PlayedDeal, new_deal
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.deal_views import deal_view_for, may_see_board, may_see_dealt
 from sapsam.rules.open_face.board import Board
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 
 CLASSIC = open_face_preset("ofc_classic")
 SPECTATOR = None

@@ -17,7 +17,7 @@ from sapsam.domain.events import DeadlinesExtended
 from sapsam.domain.open_face.commands import PlaceForSeat, TimeOutFantasyland
 from sapsam.domain.open_face.events import CardsPlaced, FantasylandTimedOut
 from sapsam.domain.table_deadlines import DATABASE_OUTAGE, SERVER_RESTART, UnservedWindow
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 
 CLASSIC = open_face_preset("ofc_classic")
 GRACE = 30_000

@@ -25,7 +25,8 @@ from sapsam.domain.open_face.events import (
     FantasylandTimedOut,
 )
 from sapsam.domain.table import fold
-from sapsam.rules.open_face.parameters import REVEAL_SECONDS, OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import REVEAL_SECONDS, open_face_preset
 
 
 def _committed(table: DrivenTable) -> list[object]:

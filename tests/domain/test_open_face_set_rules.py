@@ -48,7 +48,7 @@ from sapsam.domain.open_face.table_state import OpenFaceTablePhase, next_deal
 from sapsam.domain.table import decide
 from sapsam.rules.open_face.board import Board
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 
 CLASSIC = open_face_preset("ofc_classic")
 

@@ -38,7 +38,7 @@ from sapsam.domain.open_face.events import (
 from sapsam.fairness import player_keys
 from sapsam.rules.open_face.board import Placement
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 
 CLASSIC = open_face_preset("ofc_classic")
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))

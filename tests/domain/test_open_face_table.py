@@ -33,7 +33,7 @@ from sapsam.domain.open_face.family import OPEN_FACE, open_face_view
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import decide, fold
 from sapsam.log.records import RecordedEvent
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.store.projection_folds import table_state_row
 

@@ -29,7 +29,7 @@ from sapsam.domain.open_face.events import (
 from sapsam.fairness.discard_commitments import discard_commitment
 from sapsam.rules.cards import parse_cards
 from sapsam.rules.open_face.board import Placement
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import score_open_face_deal
 
 PINEAPPLE = open_face_preset("pineapple")

@@ -12,7 +12,7 @@ from typing import Final
 
 from sapsam.api.common_messages import preset_messages
 from sapsam.api.open_face_messages import open_face_rule_set_message
-from sapsam.rules.open_face.parameters import (
+from sapsam.rules.open_face.presets import (
     OPEN_FACE_PRESET_DESCRIPTIONS,
     OPEN_FACE_PRESETS,
     PINEAPPLE_PRESET_DESCRIPTIONS,

@@ -57,11 +57,8 @@ from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
-from sapsam.rules.open_face.parameters import (
-    MAX_MOVE_SECONDS,
-    OPEN_FACE_PRESETS,
-    PINEAPPLE_PRESETS,
-)
+from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS
+from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
 from sapsam.rules.ruleset import missing_deadlines
 from sapsam_proto.v1 import table_pb2, table_service_pb2
 

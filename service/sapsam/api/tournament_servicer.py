@@ -42,7 +42,8 @@ from sapsam.app.tournaments import (
 from sapsam.domain.tournament import TournamentPhase, TournamentState, evolve
 from sapsam.domain.tournament_events import RoundSeated
 from sapsam.log.records import RecordedEvent
-from sapsam.rules.open_face.parameters import OpenFaceRules, every_open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import every_open_face_preset
 from sapsam.rules.ruleset import MAX_NAME_LENGTH, RuleSet
 from sapsam_proto.v1 import (
     tournament_pb2,

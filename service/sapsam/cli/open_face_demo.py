@@ -182,7 +182,7 @@ def run_open_face_demo(arguments: argparse.Namespace) -> int:
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.cli.bootstrap import build_services
     from sapsam.cli.demo_command import demo_database, describe_demo_database
-    from sapsam.rules.open_face.parameters import OPEN_FACE_PRESETS
+    from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS
 
     rules = OPEN_FACE_PRESETS.get(arguments.preset)
     if rules is None:

@@ -197,7 +197,7 @@ def run_pineapple_demo(arguments: argparse.Namespace) -> int:
     from sapsam.api.server import ServerConfig, start_server
     from sapsam.cli.bootstrap import build_services
     from sapsam.cli.demo_command import demo_database, describe_demo_database
-    from sapsam.rules.open_face.parameters import PINEAPPLE_PRESETS
+    from sapsam.rules.open_face.presets import PINEAPPLE_PRESETS
 
     rules = PINEAPPLE_PRESETS.get(arguments.preset)
     if rules is None:

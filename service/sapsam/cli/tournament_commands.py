@@ -236,7 +236,8 @@ def register(subparsers: Any) -> None:
 
 def _create(arguments: argparse.Namespace) -> int:
     from sapsam.app.tournaments import TournamentSettings
-    from sapsam.rules.open_face.parameters import OpenFaceRules, every_open_face_preset
+    from sapsam.rules.open_face.parameters import OpenFaceRules
+    from sapsam.rules.open_face.presets import every_open_face_preset
     from sapsam.rules.presets import preset
     from sapsam.rules.ruleset import RuleSet, RuleSetError
 

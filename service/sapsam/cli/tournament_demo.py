@@ -30,7 +30,7 @@ DEFAULT_DEALS: Final = 2
 
 def _layout(arguments: argparse.Namespace) -> tuple[int, int, int]:
     """Players, seats a table and deals a round for the demo's preset (a bad choice refused)."""
-    from sapsam.rules.open_face.parameters import every_open_face_preset
+    from sapsam.rules.open_face.presets import every_open_face_preset
 
     if arguments.preset in every_open_face_preset():
         if arguments.deals is not None:

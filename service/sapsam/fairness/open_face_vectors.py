@@ -28,7 +28,8 @@ from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card, format_cards
 from sapsam.rules.open_face.board import Board, Row
 from sapsam.rules.open_face.fantasyland_setting import biggest_row_first
-from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import score_open_face_deal
 
 __all__ = ["OPEN_FACE_DEAL_INPUTS", "open_face_deal_vector", "open_face_deal_vectors"]

@@ -15,12 +15,8 @@ import pytest
 from sapsam.rules.cards import DECK, parse_cards
 from sapsam.rules.open_face.board import Board
 from sapsam.rules.open_face.fantasyland_setting import lowball_row_first, solve_fantasyland
-from sapsam.rules.open_face.parameters import (
-    FantasylandCards,
-    LowballOrder,
-    MiddleRow,
-    open_face_preset,
-)
+from sapsam.rules.open_face.parameters import FantasylandCards, LowballOrder, MiddleRow
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import judge_hand
 
 TWO_SEVEN = open_face_preset("pineapple_2_7")

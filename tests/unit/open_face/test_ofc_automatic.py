@@ -14,7 +14,8 @@ from sapsam.rules.open_face.automatic import (
 )
 from sapsam.rules.open_face.board import Board, Placement, legal_placements
 from sapsam.rules.open_face.dead import is_dead, kills
-from sapsam.rules.open_face.parameters import AutomaticMoves, OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import AutomaticMoves, OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 
 CLASSIC = open_face_preset("ofc_classic")  # dead_for_set
 RUSSIAN = open_face_preset("ofc_russian")  # biggest_row_first

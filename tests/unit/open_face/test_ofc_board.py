@@ -21,7 +21,8 @@ from sapsam.rules.open_face.board import (
     street_starts,
     verify_placement,
 )
-from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 
 
 def brute_force_placements(board: Board, dealt: tuple[Card, ...]) -> set[Placement]:

@@ -8,9 +8,7 @@ from pathlib import Path
 
 from sapsam.rules.open_face.automatic import AutomaticReason
 from sapsam.rules.open_face.parameters import (
-    OPEN_FACE_PRESETS,
     OPEN_FACE_ROYALTY_TABLES,
-    PINEAPPLE_PRESETS,
     AutomaticMoves,
     FantasylandCards,
     FantasylandReentry,
@@ -20,6 +18,7 @@ from sapsam.rules.open_face.parameters import (
     OpenFaceRules,
     OpenFaceTimeoutPolicy,
 )
+from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
 
 PAGE = (Path(__file__).resolve().parents[3] / "docs" / "rules.md").read_text(encoding="utf-8")
 SECTION = PAGE[PAGE.index("## 8. Open-face") :]

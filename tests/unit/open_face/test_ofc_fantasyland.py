@@ -14,12 +14,8 @@ from sapsam.rules.open_face.fantasyland import (
     set_is_over,
     verify_fantasyland_arrangement,
 )
-from sapsam.rules.open_face.parameters import (
-    FantasylandCards,
-    FantasylandReentry,
-    OpenFaceRules,
-    open_face_preset,
-)
+from sapsam.rules.open_face.parameters import FantasylandCards, FantasylandReentry, OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import judge_hand
 
 CLASSIC = open_face_preset("ofc_classic")

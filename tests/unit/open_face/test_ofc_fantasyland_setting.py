@@ -14,7 +14,8 @@ from sapsam.rules.open_face.fantasyland_setting import (
     fantasyland_timeout_setting,
     solve_fantasyland,
 )
-from sapsam.rules.open_face.parameters import FantasylandCards, OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import FantasylandCards, OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import judge_hand
 
 CLASSIC = open_face_preset("ofc_classic")

@@ -8,14 +8,16 @@ from typing import Any
 import pytest
 
 from sapsam.rules.open_face.parameters import (
-    OPEN_FACE_PRESET_DESCRIPTIONS,
-    OPEN_FACE_PRESETS,
     TURBO_STREETS,
     FantasylandCards,
     FantasylandReentry,
     OpenFaceRules,
     OpenFaceRulesError,
     OpenFaceTimeoutPolicy,
+)
+from sapsam.rules.open_face.presets import (
+    OPEN_FACE_PRESET_DESCRIPTIONS,
+    OPEN_FACE_PRESETS,
     open_face_preset,
 )
 

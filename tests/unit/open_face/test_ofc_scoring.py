@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Board
-from sapsam.rules.open_face.parameters import OpenFaceRules, open_face_preset
+from sapsam.rules.open_face.parameters import OpenFaceRules
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import judge_hand, score_open_face_deal
 
 CLASSIC = open_face_preset("ofc_classic")

@@ -15,7 +15,7 @@ from sapsam.rules.open_face.heuristic import (
     heuristic_placement,
     play_out,
 )
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.solver import solve_placement
 
 CLASSIC = open_face_preset("ofc_classic")

@@ -12,7 +12,8 @@ from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Board
 from sapsam.rules.open_face.dead import is_dead
 from sapsam.rules.open_face.lowball import deuce_to_seven_key
-from sapsam.rules.open_face.parameters import LowballOrder, open_face_preset
+from sapsam.rules.open_face.parameters import LowballOrder
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import JudgedHand, compare_hands, judge_hand
 
 LOWBALL = open_face_preset("pineapple_2_7")

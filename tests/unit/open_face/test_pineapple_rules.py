@@ -30,14 +30,16 @@ from sapsam.rules.open_face.fantasyland_setting import (
     fantasyland_timeout_setting,
 )
 from sapsam.rules.open_face.parameters import (
-    OPEN_FACE_PRESETS,
     PINEAPPLE_KEYS,
-    PINEAPPLE_PRESET_DESCRIPTIONS,
-    PINEAPPLE_PRESETS,
     FantasylandCards,
     OpenFaceRules,
     OpenFaceRulesError,
     OpenFaceTimeoutPolicy,
+)
+from sapsam.rules.open_face.presets import (
+    OPEN_FACE_PRESETS,
+    PINEAPPLE_PRESET_DESCRIPTIONS,
+    PINEAPPLE_PRESETS,
     open_face_preset,
 )
 from sapsam.rules.open_face.scoring import judge_hand

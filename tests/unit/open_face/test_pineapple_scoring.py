@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from sapsam.rules.cards import Card
 from sapsam.rules.open_face.board import Board, street_moves
-from sapsam.rules.open_face.parameters import FinnishTwo, LowballOrder, open_face_preset
+from sapsam.rules.open_face.parameters import FinnishTwo, LowballOrder
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import judge_hand, score_open_face_deal
 
 CLASSIC = open_face_preset("ofc_classic")

@@ -9,7 +9,7 @@ from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import Board, discards_due, verify_street_move
 from sapsam.rules.open_face.dead import kills
 from sapsam.rules.open_face.heuristic import heuristic_street_move
-from sapsam.rules.open_face.parameters import open_face_preset
+from sapsam.rules.open_face.presets import open_face_preset
 from sapsam.rules.open_face.scoring import judge_hand
 from sapsam.rules.open_face.solver import solve_placement, solve_street
 

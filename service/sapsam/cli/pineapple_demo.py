@@ -24,27 +24,28 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import secrets
-import sys
-import threading
 import time
 import uuid
 from typing import Any, Final
 
+from sapsam.cli.open_face_demo_play import (
+    FAILED,
+    client_missing,
+    demo_server,
+    finish,
+    play_bots,
+    preset_rules,
+    print_deal_header,
+    print_seat_score,
+    print_set_over,
+    seat_bots,
+    seat_number,
+    verify,
+)
 from sapsam.cli.wording import plural
 
-FAILED: Final = 1
 PINEAPPLE_SEATS: Final = 3
 SEED_TRIES: Final = 4000
-BOT_SECONDS: Final = 300
-
-
-def _seat_number(name: str) -> int:
-    return int(name.rsplit("/", 1)[1])
-
-
-def _rows_text(rows: Any) -> str:
-    return " | ".join(" ".join(row) for row in (rows.front, rows.middle, rows.back))
 
 
 def hunted_fantasyland(
@@ -84,7 +85,7 @@ def fantasyland_seed(table: Any, seats: int) -> bytes | None:
 
     rules = open_face_rules(table.open_face_rule_set)
     table_id = uuid.UUID(table.name.removeprefix("tables/"))
-    dealer = _seat_number(table.dealer_seat)
+    dealer = seat_number(table.dealer_seat)
     for attempt in range(SEED_TRIES):
         seed = hashlib.sha256(f"sapsam demo-pineapple {table_id} {attempt}".encode()).digest()
         if hunted_fantasyland(rules, table_id, dealer, seats, seed):
@@ -121,51 +122,25 @@ def _watch(operator: Any, table: str) -> _Seen:
             score = event.deal_scored.open_face
             seen.deals += 1
             seen.fantasylands += len(fantasy)
-            print(f"deal {score.deal.rsplit('/', 1)[1]}")
+            print_deal_header(score)
             for seat in score.seats:
-                notes = ("  FL" if seat.seat in fantasy else "") + ("  DEAD" if seat.dead else "")
-                line = f"  {_seat_number(seat.seat)} {_rows_text(seat.rows)}"
-                print(f"{line:<52}{seat.score_delta:+4d} ({seat.series_total:+d}){notes}")
+                print_seat_score(seat, fantasy)
                 thrown = opened.get(seat.seat)
                 if thrown:
                     made = committed.get(seat.seat, 0)
                     print(f"    discarded {' '.join(thrown)} ({made} committed)")
             fantasy, committed, opened = set(), {}, {}
         elif kind == "series_completed":
-            standings = sorted(event.series_completed.standings, key=lambda s: s.place)
-            shown = ", ".join(f"seat {_seat_number(s.seat)} {s.total:+d}" for s in standings)
-            print(f"set over: {shown}"[:80])
+            print_set_over(event)
     return seen
-
-
-def _verify(database_url: str, table: str) -> tuple[bool, int]:
-    """The table's whole log exported and verified; (ok, deals verified)."""
-    import psycopg
-
-    from sapsam.audit import Requester, select_table
-    from sapsam.audit.verifier import verify_audit_export
-    from sapsam.store.offline_reads import read_stream
-
-    with psycopg.connect(database_url) as connection:
-        recorded = read_stream(connection, "table-" + table.removeprefix("tables/"))
-    report = verify_audit_export(select_table(recorded, Requester.operator(), table[7:]))
-    return report.ok, report.deals_verified
 
 
 def _play(operator: Any, tables: Any, address: str, preset: str, seats: int) -> tuple[str, _Seen]:
     from sapsam import fairness
-    from sapsam_client import connect
-    from sapsam_client.open_face_bot import OpenFaceBot
 
     table = operator.create_open_face_table(seats, preset=preset)
     print(f"table {table.name} ({preset}, {plural(seats, 'seat')})")
-    bots = []
-    for seat in range(seats):
-        client = connect(address)
-        registration = client.register(f"solver bot {seat}")
-        joined = client.join_table(table.name, seat=seat)
-        player_id = registration.player.removeprefix("players/")
-        bots.append(OpenFaceBot(client, table.name, joined.name, player_id, seed=seat, hunt=True))
+    bots = seat_bots(address, table.name, seats)
     operator.choose_dealer(table.name)
     chosen = fantasyland_seed(operator.get_table(table.name), seats)
     if chosen is not None:
@@ -174,75 +149,27 @@ def _play(operator: Any, tables: Any, address: str, preset: str, seats: int) -> 
         print("  deal 1's seed is chosen so that seat 0 earns a Fantasyland")
         once = iter([chosen])
         tables.deal_seeds = lambda: next(once, None) or fairness.new_seed()
-    threads = [threading.Thread(target=bot.play, daemon=True) for bot in bots]
-    for thread in threads:
-        thread.start()
-    seen = _watch(operator, table.name)
-    for thread in threads:
-        thread.join(BOT_SECONDS)
-    for bot in bots:
-        bot.stop.set()
-    return table.name, seen
+    return table.name, play_bots(bots, lambda: _watch(operator, table.name))
 
 
 def run_pineapple_demo(arguments: argparse.Namespace) -> int:
     """The Pineapple demo (see the module docstring)."""
-    try:
-        from sapsam_client import connect
-    except ImportError as error:
-        from sapsam.cli.demo_command import missing_client_message
-
-        print(f"sapsam demo: {missing_client_message(error)}", file=sys.stderr)
+    if client_missing():
         return FAILED
-    from sapsam.api.server import ServerConfig, start_server
-    from sapsam.cli.bootstrap import build_services
-    from sapsam.cli.demo_command import demo_database, describe_demo_database
     from sapsam.rules.open_face.presets import PINEAPPLE_PRESETS
 
-    rules = PINEAPPLE_PRESETS.get(arguments.preset)
-    if rules is None:
-        known = ", ".join(PINEAPPLE_PRESETS)
-        print(
-            f"sapsam demo: unknown Pineapple preset {arguments.preset!r} ({known})", file=sys.stderr
-        )
-        return FAILED
+    preset = arguments.preset
     # sapsam demo's default of 4 seats is more than Pineapple seats: 3 then.
     seats = PINEAPPLE_SEATS if arguments.seat_count == 4 else arguments.seat_count
-    if not rules.min_seats <= seats <= rules.max_seats:
-        print(
-            f"sapsam demo: --seat-count must be {rules.min_seats} to {rules.max_seats} under "
-            f"preset {arguments.preset!r}, not {arguments.seat_count}",
-            file=sys.stderr,
-        )
+    if preset_rules(PINEAPPLE_PRESETS, "Pineapple", preset, seats) is None:
         return FAILED
-
     started = time.monotonic()
-    operator_token = secrets.token_urlsafe(24)
-    with demo_database(arguments.database_url, prefix="sapsam-demo-pineapple-") as database_url:
-        services = build_services(database_url, pool_size=8)
-        tables = services.table_service.tables  # type: ignore[attr-defined]
-        server = start_server(
-            ServerConfig(listen="127.0.0.1:0", operator_token=operator_token, grace_seconds=2),
-            services,
+    with demo_server(arguments, prefix="sapsam-demo-pineapple-") as demo:
+        table, seen = _play(demo.operator, demo.tables, demo.address, preset, seats)
+        ok = verify(demo.database_url, table, seen.deals)
+        print(
+            f"{plural(seen.fantasylands, 'Fantasyland')}, "
+            f"{plural(seen.discards_committed, 'discard')} committed, "
+            f"{seen.discards_opened} opened; verification: {'PASSED' if ok else 'FAILED'}"
         )
-        try:
-            address = f"127.0.0.1:{server.port}"
-            where = describe_demo_database(arguments.database_url)
-            print(f"server listening on {address}\n  ({where})")
-            operator = connect(address, token=operator_token)
-            table, seen = _play(operator, tables, address, arguments.preset, seats)
-            print("verifying the table from the log")
-            verified, count = _verify(database_url, table)
-            ok = verified and count == seen.deals
-            print(f"  {table}: {'ok' if ok else 'FAILED'} ({plural(count, 'deal')} verified)")
-            print(
-                f"{plural(seen.fantasylands, 'Fantasyland')}, "
-                f"{plural(seen.discards_committed, 'discard')} committed, "
-                f"{seen.discards_opened} opened; verification: {'PASSED' if ok else 'FAILED'}"
-            )
-            ok = ok and seen.fantasylands > 0
-            if ok:
-                print(f"demo finished in {time.monotonic() - started:.1f} s")
-            return 0 if ok else FAILED
-        finally:
-            server.stop()
+        return finish(ok and seen.fantasylands > 0, started)

@@ -3,10 +3,8 @@
 // committed and confirmed in one call, then revealed; a natural declaration (§21) before it at a
 // table with naturals; each move signed with the player's key (§19). The rows and nonces are kept in
 // localStorage before they are sent, so a reloaded page still reveals what it committed.
-import { type Bytes, hex, unhex } from "../bytes";
-import { cardName, parseCard } from "../cards";
+import { hex, unhex } from "../bytes";
 import {
-  type DealId,
   type Rows,
   announceMessage,
   arrangementCommitment,
@@ -16,14 +14,16 @@ import {
   revealMessage,
 } from "../fairness";
 import { SurrenderChoice } from "../gen/sapsam/v1/table_pb";
-import { type Identity, playerId, sign } from "./session";
-import { type Api, requestId } from "./transport";
+import { type NamedRows, SignedSeat, freshNonce, parseRows, rowNames } from "./seat";
+import { requestId } from "./transport";
+
+export { freshNonce, seatParts } from "./seat";
 
 export const COMMITMENT_SCHEME = 2;
 
 /** What one seat committed in one deal (kept until revealed). */
 export interface Kept {
-  rows: { front: string[]; middle: string[]; back: string[] };
+  rows: NamedRows;
   nonce: string;
   commitment: string;
   natural: string;
@@ -41,55 +41,17 @@ const saveKept = (seat: string, deal: number, kept: Kept): void => localStorage.
 
 export const forgetKept = (seat: string, deal: number): void => localStorage.removeItem(keptKey(seat, deal));
 
-const toRows = (k: Kept["rows"]): Rows => ({
-  front: k.front.map(parseCard),
-  middle: k.middle.map(parseCard),
-  back: k.back.map(parseCard),
-});
-
-export const freshNonce = (): Bytes => crypto.getRandomValues(new Uint8Array(32));
-
-/** tables/{uuid}/seats/{n} -> its table's uuid and the seat's number. */
-export function seatParts(seat: string): { table: string; tableId: string; position: number } {
-  const m = /^(tables\/([0-9a-f-]{36}))\/seats\/(\d+)$/.exec(seat);
-  if (!m) throw new Error(`not a seat: ${seat}`);
-  return { table: m[1]!, tableId: m[2]!, position: Number(m[3]) };
-}
-
 /** One seat held by the identity's player: its moves. */
-export class SeatMoves {
-  readonly table: string;
-  readonly tableId: string;
-  readonly position: number;
-
-  constructor(
-    private readonly api: Api,
-    private readonly identity: Identity,
-    readonly seat: string,
-  ) {
-    const parts = seatParts(seat);
-    this.table = parts.table;
-    this.tableId = parts.tableId;
-    this.position = parts.position;
-  }
-
-  private dealId(deal: number): DealId {
-    return { tableId: this.tableId, dealNumber: deal };
-  }
-
-  private async signature(message: Bytes) {
-    return { publicKey: unhex(this.identity.publicKey), signature: await sign(this.identity, message) };
-  }
-
+export class SeatMoves extends SignedSeat {
   /** Declare (at a table with naturals) then commit and confirm `rows` for deal `deal`. */
   async commit(deal: number, rows: Rows, naturals: boolean, natural = "none"): Promise<void> {
-    const id = playerId(this.identity);
+    const id = this.player;
     const nonce = freshNonce();
     const commitment = await arrangementCommitment(this.dealId(deal), this.position, rows, nonce, COMMITMENT_SCHEME, id);
     const previous = loadKept(this.seat, deal);
     let declared = previous !== null && previous.natural !== "";
     const kept: Kept = {
-      rows: { front: rows.front.map(cardName), middle: rows.middle.map(cardName), back: rows.back.map(cardName) },
+      rows: rowNames(rows),
       nonce: hex(nonce),
       commitment: hex(commitment),
       natural: declared ? previous!.natural : naturals ? natural : "",
@@ -122,7 +84,7 @@ export class SeatMoves {
   async reveal(deal: number): Promise<boolean> {
     const kept = loadKept(this.seat, deal);
     if (!kept) return false;
-    const rows = toRows(kept.rows);
+    const rows = parseRows(kept.rows);
     const nonce = unhex(kept.nonce);
     await this.api.tables.revealArrangement({
       requestId: requestId(),
@@ -130,7 +92,7 @@ export class SeatMoves {
       arrangement: kept.rows,
       nonce,
       dealNumber: BigInt(deal),
-      signature: await this.signature(revealMessage(this.dealId(deal), this.position, playerId(this.identity), rows, nonce)),
+      signature: await this.signature(revealMessage(this.dealId(deal), this.position, this.player, rows, nonce)),
       natural: kept.natural,
       naturalNonce: kept.naturalNonce ? unhex(kept.naturalNonce) : new Uint8Array(),
     });
@@ -145,7 +107,7 @@ export class SeatMoves {
       seat: this.seat,
       choice: surrender ? SurrenderChoice.SURRENDER : SurrenderChoice.PLAY,
       dealNumber: BigInt(deal),
-      signature: await this.signature(announceMessage(this.dealId(deal), this.position, playerId(this.identity), surrender)),
+      signature: await this.signature(announceMessage(this.dealId(deal), this.position, this.player, surrender)),
     });
   }
 

@@ -8,7 +8,6 @@
 import { type Bytes, hex, unhex } from "../bytes";
 import { cardName, parseCard } from "../cards";
 import {
-  type DealId,
   type Rows,
   arrangementCommitment,
   discardsRevealMessage,
@@ -17,9 +16,8 @@ import {
   placeMessage,
 } from "../fairness";
 import { discardCommitment } from "../openface";
-import { seatParts } from "./moves";
-import { type Identity, playerId, sign } from "./session";
-import { type Api, requestId } from "./transport";
+import { type NamedRows, SignedSeat, parseRows, rowNames } from "./seat";
+import { requestId } from "./transport";
 
 interface KeptDiscard {
   street: number;
@@ -29,15 +27,13 @@ interface KeptDiscard {
 }
 
 interface KeptSetting {
-  rows: { front: string[]; middle: string[]; back: string[] };
+  rows: NamedRows;
   nonce: string;
   commitment: string;
 }
 
 const discardsKey = (seat: string, deal: number) => `sapsam.discards ${seat} ${deal}`;
 const settingKey = (seat: string, deal: number) => `sapsam.fantasyland ${seat} ${deal}`;
-const names = (r: Rows) => ({ front: r.front.map(cardName), middle: r.middle.map(cardName), back: r.back.map(cardName) });
-const parsed = (r: KeptSetting["rows"]): Rows => ({ front: r.front.map(parseCard), middle: r.middle.map(parseCard), back: r.back.map(parseCard) });
 
 export function loadDiscards(seat: string, deal: number): KeptDiscard[] {
   const text = localStorage.getItem(discardsKey(seat, deal));
@@ -49,35 +45,13 @@ export function loadSetting(seat: string, deal: number): KeptSetting | null {
   return text ? (JSON.parse(text) as KeptSetting) : null;
 }
 
-export class OpenFaceMoves {
-  readonly tableId: string;
-  readonly position: number;
-
-  constructor(
-    private readonly api: Api,
-    private readonly identity: Identity,
-    readonly seat: string,
-  ) {
-    const parts = seatParts(seat);
-    this.tableId = parts.tableId;
-    this.position = parts.position;
-  }
-
-  private id = (deal: number): DealId => ({ tableId: this.tableId, dealNumber: deal });
-  private get player(): string {
-    return playerId(this.identity);
-  }
-
-  private async signature(message: Bytes) {
-    return { publicKey: unhex(this.identity.publicKey), signature: await sign(this.identity, message) };
-  }
-
+export class OpenFaceMoves extends SignedSeat {
   /** Place street `street`'s cards (and at Pineapple commit the `discard`, kept here first). */
   async place(deal: number, street: number, placement: Rows, discard: readonly number[] = []): Promise<void> {
     let commitment: Bytes = new Uint8Array(0);
     if (discard.length) {
       const nonce = crypto.getRandomValues(new Uint8Array(16));
-      commitment = await discardCommitment(this.id(deal), this.position, this.player, street, discard, nonce);
+      commitment = await discardCommitment(this.dealId(deal), this.position, this.player, street, discard, nonce);
       const kept = loadDiscards(this.seat, deal).filter((d) => d.street !== street);
       kept.push({ street, cards: discard.map(cardName), nonce: hex(nonce), commitment: hex(commitment) });
       localStorage.setItem(discardsKey(this.seat, deal), JSON.stringify(kept));
@@ -86,9 +60,9 @@ export class OpenFaceMoves {
       requestId: requestId(),
       seat: this.seat,
       street,
-      placement: names(placement),
+      placement: rowNames(placement),
       dealNumber: BigInt(deal),
-      signature: await this.signature(placeMessage(this.id(deal), this.position, this.player, street, placement, commitment)),
+      signature: await this.signature(placeMessage(this.dealId(deal), this.position, this.player, street, placement, commitment)),
       discardCommitment: commitment,
     });
   }
@@ -103,7 +77,7 @@ export class OpenFaceMoves {
       seat: this.seat,
       discards: kept.map((d) => ({ cards: d.cards, nonce: unhex(d.nonce) })),
       dealNumber: BigInt(deal),
-      signature: await this.signature(discardsRevealMessage(this.id(deal), this.position, this.player, openings)),
+      signature: await this.signature(discardsRevealMessage(this.dealId(deal), this.position, this.player, openings)),
     });
     localStorage.removeItem(discardsKey(this.seat, deal));
     return true;
@@ -114,8 +88,8 @@ export class OpenFaceMoves {
     let kept = loadSetting(this.seat, deal);
     if (!kept) {
       const nonce = crypto.getRandomValues(new Uint8Array(32));
-      const commitment = await arrangementCommitment(this.id(deal), this.position, rows, nonce, 2, this.player);
-      kept = { rows: names(rows), nonce: hex(nonce), commitment: hex(commitment) };
+      const commitment = await arrangementCommitment(this.dealId(deal), this.position, rows, nonce, 2, this.player);
+      kept = { rows: rowNames(rows), nonce: hex(nonce), commitment: hex(commitment) };
       localStorage.setItem(settingKey(this.seat, deal), JSON.stringify(kept));
     }
     const commitment = unhex(kept.commitment);
@@ -124,7 +98,7 @@ export class OpenFaceMoves {
       seat: this.seat,
       commitment,
       dealNumber: BigInt(deal),
-      signature: await this.signature(fantasylandCommitMessage(this.id(deal), this.position, this.player, 2, commitment)),
+      signature: await this.signature(fantasylandCommitMessage(this.dealId(deal), this.position, this.player, 2, commitment)),
     });
   }
 
@@ -139,7 +113,7 @@ export class OpenFaceMoves {
       arrangement: kept.rows,
       nonce,
       dealNumber: BigInt(deal),
-      signature: await this.signature(fantasylandRevealMessage(this.id(deal), this.position, this.player, parsed(kept.rows), nonce)),
+      signature: await this.signature(fantasylandRevealMessage(this.dealId(deal), this.position, this.player, parseRows(kept.rows), nonce)),
     });
     localStorage.removeItem(settingKey(this.seat, deal));
     return true;

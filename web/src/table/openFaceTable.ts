@@ -16,12 +16,10 @@ import { type Standing, type Table, TablePhase } from "../gen/sapsam/v1/table_pb
 import { partialName } from "./arrange";
 import { CAPACITY, ROWS, type Spot, StreetPlan, deadRows, ofcRules, spotForKey, streetDiscards, toPlace } from "./openFaceStreet";
 import { renderOfcHeader, renderOfcScore, renderOfcSeats, rowsOf } from "./openFaceView";
+import { $, button, dealOf, heldSeat, onceEach, seatNamer, tableReader, takeSeat, watchTable } from "./play";
 import { renderStandings } from "./results";
 
 const NOTHING_TO_DO = new Set(["WRONG_PHASE", "WRONG_DEAL", "WRONG_STREET", "NOT_YOUR_TURN", "ALREADY_PLACED", "ALREADY_COMMITTED", "ALREADY_REVEALED", "SEAT_TIMED_OUT", "SERIES_COMPLETE"]);
-const RETRY_MS = 2000;
-const $ = (id: string) => document.getElementById(id)!;
-const dealOf = (deal: string): number => Number(/\/deals\/(\d+)$/.exec(deal)?.[1] ?? 0);
 
 export async function playOpenFace(session: Session, tableName: string, say: (text: string) => void): Promise<void> {
   let table: Table | null = null;
@@ -33,12 +31,8 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
   let planKey = "";
   let picked: number | null = null;
   let sending = false;
-  const done = new Set<string>();
 
-  const names = (seat: string): string => {
-    const s = table?.seats.find((x) => x.name === seat);
-    return s?.displayName || seat.replace(/^.*\/seats\//, "seat ");
-  };
+  const names = seatNamer(() => table);
   const rules = () => ofcRules(table!.openFaceRuleSet!);
 
   function take(event: TableEvent): void {
@@ -48,20 +42,14 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     else if (p.case === "seriesCompleted") standings = p.value.standings;
   }
 
-  async function once(step: string, move: () => Promise<unknown>): Promise<void> {
-    if (done.has(step)) return;
-    done.add(step);
-    try {
-      await move();
-    } catch (error) {
-      const r = refusal(error);
-      if (!NOTHING_TO_DO.has(r.reason)) say(`${step.split(" ")[0]} refused: ${r.reason || r.code} ${r.message}`);
-      if (!r.reason) {
-        done.delete(step);
-        setTimeout(() => void refresh(), RETRY_MS);
-      }
+  const refresh = tableReader(session, tableName, async (t) => {
+    table = t;
+    if (t) {
+      render();
+      await act(t);
     }
-  }
+  });
+  const once = onceEach(NOTHING_TO_DO, say, refresh);
 
   /** The moves the table expects of your seat (the placing and the setting are yours). */
   async function act(t: Table): Promise<void> {
@@ -255,24 +243,9 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     area.replaceChildren(...parts, hand, warn, tools);
   }
 
-  function button(text: string, id: string, onClick: () => void): HTMLButtonElement {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.id = id;
-    b.textContent = text;
-    b.addEventListener("click", onClick);
-    return b;
-  }
-
   async function joinHere(): Promise<void> {
-    try {
-      const answer = await session.api.tables.joinTable({ requestId: requestId(), table: tableName });
-      if (session.identity && answer.seat) moves = new OpenFaceMoves(session.api, session.identity, answer.seat);
-      say("You took a seat.");
-    } catch (error) {
-      const r = refusal(error);
-      say(`No seat: ${r.reason || r.code} ${r.message}`);
-    }
+    const seat = await takeSeat(session, tableName, say);
+    if (session.identity && seat) moves = new OpenFaceMoves(session.api, session.identity, seat);
     await refresh();
   }
 
@@ -297,44 +270,11 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     if (standings.length) out.prepend(renderStandings(standings, mySeat, names));
   }
 
-  let refreshing: Promise<void> | null = null;
-  let again = false;
-  async function refresh(): Promise<void> {
-    if (refreshing) {
-      again = true;
-      return refreshing;
-    }
-    refreshing = (async () => {
-      do {
-        again = false;
-        table = (await session.api.tables.getTable({ name: tableName })).table ?? null;
-        if (table) {
-          render();
-          await act(table);
-        }
-      } while (again);
-    })().finally(() => (refreshing = null));
-    return refreshing;
-  }
-
-  const first = (await session.api.tables.getTable({ name: tableName })).table ?? null;
-  table = first;
-  const seat = first?.seats.find((s) => s.player === session.identity?.player);
-  if (seat && session.identity) moves = new OpenFaceMoves(session.api, session.identity, seat.name);
+  table = (await session.api.tables.getTable({ name: tableName })).table ?? null;
+  const seat = heldSeat(table, session);
+  if (seat && session.identity) moves = new OpenFaceMoves(session.api, session.identity, seat);
   else say("You hold no seat at this table: watching.");
   render();
   setInterval(() => table && renderOfcHeader($("header"), table, moves?.seat ?? ""), 1000);
-  for (;;) {
-    try {
-      const stream = session.api.tables.watchTable({ table: tableName, afterVersion: lastVersion, batchEvents: true });
-      for await (const answer of stream) {
-        for (const e of answer.events.length ? answer.events : answer.event ? [answer.event] : []) take(e);
-        void refresh();
-      }
-    } catch (error) {
-      const r = refusal(error);
-      say(`The watch broke (${r.reason || r.code}); reconnecting…`);
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await watchTable(session, tableName, () => lastVersion, take, refresh, say);
 }

@@ -16,6 +16,7 @@ import { Arrangement, handName } from "./arrange";
 import { Board } from "./board";
 import { suggestRows } from "./hint";
 import { renderResult, renderStandings } from "./results";
+import { $, button, dealOf, heldSeat, onceEach, seatNamer, tableReader, takeSeat, watchTable } from "./play";
 import { renderHeader, renderSeats } from "./view";
 
 // Refusals that only mean "already done" or "too late" (the SDK's _NOTHING_TO_DO).
@@ -24,11 +25,8 @@ const NOTHING_TO_DO = new Set([
   "ALREADY_ANNOUNCED", "NOT_YOUR_TURN", "SEAT_TIMED_OUT", "SERIES_COMPLETE", "ALREADY_DECLARED",
 ]);
 
-const RETRY_MS = 2000;
-const $ = (id: string) => document.getElementById(id)!;
 const session = new Session();
 const tableName = new URLSearchParams(location.search).get("table") ?? "";
-const dealOf = (deal: string): number => Number(/\/deals\/(\d+)$/.exec(deal)?.[1] ?? 0);
 
 let table: Table | null = null;
 let moves: SeatMoves | null = null;
@@ -38,17 +36,13 @@ const results = new Map<number, DealResult>();
 let standings: Standing[] = [];
 let board: Board | null = null;
 let boardDeal = 0;
-const done = new Set<string>();
 let sending = false;
 
 function say(text: string): void {
   $("status").textContent = text;
 }
 
-const names = (seat: string): string => {
-  const s = table?.seats.find((x) => x.name === seat);
-  return s?.displayName || seat.replace(/^.*\/seats\//, "seat ");
-};
+const names = seatNamer(() => table);
 
 function placementsKey(deal: number): string {
   return `sapsam.placing ${moves?.seat} ${deal}`;
@@ -90,22 +84,15 @@ function take(event: TableEvent): void {
   }
 }
 
-async function once(step: string, deal: number, move: () => Promise<unknown>): Promise<void> {
-  const key = `${step} ${deal}`;
-  if (done.has(key)) return;
-  done.add(key);
-  try {
-    await move();
-  } catch (error) {
-    const r = refusal(error);
-    if (!NOTHING_TO_DO.has(r.reason)) say(`${step} refused: ${r.reason || r.code} ${r.message}`);
-    if (!r.reason) {
-      // no answer from the server (the network, a restart): try again shortly
-      done.delete(key);
-      setTimeout(() => void refresh(), RETRY_MS);
-    }
+const refresh = tableReader(session, tableName, async (t) => {
+  table = t;
+  if (t) {
+    render();
+    await act(t);
   }
-}
+});
+const onceStep = onceEach(NOTHING_TO_DO, say, refresh);
+const once = (step: string, deal: number, move: () => Promise<unknown>): Promise<void> => onceStep(`${step} ${deal}`, move);
 
 /** Every move the table, as read, expects of your seat (the arranging is yours). */
 async function act(t: Table): Promise<void> {
@@ -136,14 +123,8 @@ async function act(t: Table): Promise<void> {
 }
 
 async function joinHere(): Promise<void> {
-  try {
-    const answer = await session.api.tables.joinTable({ requestId: requestId(), table: tableName });
-    if (session.identity && answer.seat) moves = new SeatMoves(session.api, session.identity, answer.seat);
-    say("You took a seat.");
-  } catch (error) {
-    const r = refusal(error);
-    say(`No seat: ${r.reason || r.code} ${r.message}`);
-  }
+  const seat = await takeSeat(session, tableName, say);
+  if (session.identity && seat) moves = new SeatMoves(session.api, session.identity, seat);
   await refresh();
 }
 
@@ -275,15 +256,6 @@ function keptRows(kept: Kept): HTMLElement {
   return box;
 }
 
-function button(text: string, id: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.id = id;
-  b.textContent = text;
-  b.addEventListener("click", onClick);
-  return b;
-}
-
 function updateCommit(): void {
   const b = document.getElementById("commit") as HTMLButtonElement | null;
   if (b && board) b.disabled = !board.arrangement.complete();
@@ -302,44 +274,6 @@ function render(): void {
   if (standings.length) out.prepend(renderStandings(standings, mySeat, names));
 }
 
-let refreshing: Promise<void> | null = null;
-let again = false;
-
-async function refresh(): Promise<void> {
-  if (refreshing) {
-    again = true;
-    return refreshing;
-  }
-  refreshing = (async () => {
-    do {
-      again = false;
-      const answer = await session.api.tables.getTable({ name: tableName });
-      table = answer.table ?? null;
-      if (table) {
-        render();
-        await act(table);
-      }
-    } while (again);
-  })().finally(() => (refreshing = null));
-  return refreshing;
-}
-
-async function watch(): Promise<void> {
-  for (;;) {
-    try {
-      const stream = session.api.tables.watchTable({ table: tableName, afterVersion: lastVersion, batchEvents: true });
-      for await (const answer of stream) {
-        for (const e of answer.events.length ? answer.events : answer.event ? [answer.event] : []) take(e);
-        void refresh();
-      }
-    } catch (error) {
-      const r = refusal(error);
-      say(`The watch broke (${r.reason || r.code}); reconnecting…`);
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
 async function main(): Promise<void> {
   if (!session.identity) {
     location.href = `lobby.html?next=${encodeURIComponent(location.pathname.replace(/^\//, "") + location.search)}`;
@@ -354,12 +288,12 @@ async function main(): Promise<void> {
     table = null;
     return playOpenFace(session, tableName, say);
   }
-  const seat = table?.seats.find((s) => s.player === session.identity!.player);
-  if (seat) moves = new SeatMoves(session.api, session.identity, seat.name);
+  const seat = heldSeat(table, session);
+  if (seat) moves = new SeatMoves(session.api, session.identity, seat);
   else say("You hold no seat at this table: watching.");
   render();
   setInterval(() => table && renderHeader($("header"), table, moves?.seat ?? ""), 1000);
-  await watch();
+  await watchTable(session, tableName, () => lastVersion, take, refresh, say);
 }
 
 main().catch((error) => say(`Cannot open the table: ${refusal(error).message || String(error)}`));

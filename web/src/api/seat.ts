@@ -1,0 +1,57 @@
+// What every seat's moves share (api/moves.ts for Chinese poker, api/openFaceMoves.ts for open
+// face and Pineapple): the seat's name read into its table and position, the deal's id, the
+// player's id, each move's signature with the player's key (docs/fairness.md §19), fresh nonces,
+// and rows kept in localStorage as card names.
+import { type Bytes, unhex } from "../bytes";
+import { cardName, parseCard } from "../cards";
+import type { DealId, Rows } from "../fairness";
+import { type Identity, playerId, sign } from "./session";
+import type { Api } from "./transport";
+
+/** Rows as kept in localStorage and sent: card names. */
+export interface NamedRows {
+  front: string[];
+  middle: string[];
+  back: string[];
+}
+
+export const rowNames = (r: Rows): NamedRows => ({ front: r.front.map(cardName), middle: r.middle.map(cardName), back: r.back.map(cardName) });
+export const parseRows = (r: NamedRows): Rows => ({ front: r.front.map(parseCard), middle: r.middle.map(parseCard), back: r.back.map(parseCard) });
+export const freshNonce = (): Bytes => crypto.getRandomValues(new Uint8Array(32));
+
+/** tables/{uuid}/seats/{n} -> its table's uuid and the seat's number. */
+export function seatParts(seat: string): { table: string; tableId: string; position: number } {
+  const m = /^(tables\/([0-9a-f-]{36}))\/seats\/(\d+)$/.exec(seat);
+  if (!m) throw new Error(`not a seat: ${seat}`);
+  return { table: m[1]!, tableId: m[2]!, position: Number(m[3]) };
+}
+
+/** One seat held by the identity's player: what its signed moves are made with. */
+export class SignedSeat {
+  readonly table: string;
+  readonly tableId: string;
+  readonly position: number;
+
+  constructor(
+    protected readonly api: Api,
+    protected readonly identity: Identity,
+    readonly seat: string,
+  ) {
+    const parts = seatParts(seat);
+    this.table = parts.table;
+    this.tableId = parts.tableId;
+    this.position = parts.position;
+  }
+
+  protected dealId(deal: number): DealId {
+    return { tableId: this.tableId, dealNumber: deal };
+  }
+
+  protected get player(): string {
+    return playerId(this.identity);
+  }
+
+  protected async signature(message: Bytes) {
+    return { publicKey: unhex(this.identity.publicKey), signature: await sign(this.identity, message) };
+  }
+}

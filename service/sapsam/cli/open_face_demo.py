@@ -23,23 +23,9 @@ Exit status 0 when a Fantasyland and a timeout were played and every deal verifi
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Any, Final
 
-from sapsam.cli.open_face_demo_play import (
-    FAILED,
-    client_missing,
-    demo_server,
-    finish,
-    play_bots,
-    preset_rules,
-    print_deal_header,
-    print_seat_score,
-    print_set_over,
-    seat_bots,
-    seat_number,
-    verify,
-)
+from sapsam.cli import open_face_demo_play as play
 from sapsam.cli.wording import plural
 
 MOVE_SECONDS: Final = 3
@@ -62,7 +48,7 @@ def _start_chosen_deal(operator: Any, tables: Any, table: Any, seats: int) -> An
 
     rules = open_face_rules(table.open_face_rule_set)
     table_id = uuid.UUID(table.name.removeprefix("tables/"))
-    dealer = seat_number(table.dealer_seat)
+    dealer = play.seat_number(table.dealer_seat)
     cutter = fairness.cutter_for(dealer, seats)
     seed, rows = earning_seed(
         table_id,
@@ -85,67 +71,46 @@ def _start_chosen_deal(operator: Any, tables: Any, table: Any, seats: int) -> An
     return Rows.of(*((str(card) for card in row) for row in rows))
 
 
-def _play_set(operator: Any, tables: Any, address: str, preset: str, seats: int) -> tuple[str, Any]:
+def _play_set(
+    operator: Any, tables: Any, address: str, preset: str, seats: int
+) -> tuple[str, _Seen]:
     """The set at a new table: its name, and what the watch saw (Fantasylands, timeouts)."""
     table = operator.create_open_face_table(seats, preset=preset, move_seconds=MOVE_SECONDS)
     print(f"table {table.name} ({preset}, {plural(seats, 'seat')})")
-    bots = seat_bots(address, table.name, seats, late_seat=seats - 1)
+    bots = play.seat_bots(address, table.name, seats, late_seat=seats - 1)
     operator.choose_dealer(table.name)
     rows = _start_chosen_deal(operator, tables, operator.get_table(table.name), seats)
     bots[HUNTER].planned[1] = rows
     print(f"  deal 1's seed is chosen so that seat {HUNTER} earns a Fantasyland")
-    return table.name, play_bots(bots, lambda: _watch(operator, table.name))
+    return table.name, play.play_bots(bots, operator, table.name, _Seen())
 
 
-class _Seen:
+class _Seen(play.DealWatch):
     def __init__(self) -> None:
-        self.fantasylands = 0
+        super().__init__()
         self.timeouts = 0
-        self.deals = 0
 
-
-def _watch(operator: Any, table: str) -> _Seen:
-    seen = _Seen()
-    fantasy: set[str] = set()
-    for event in operator.watch(table):
-        kind = event.WhichOneof("payload")
-        if kind == "fantasyland_committed":
-            fantasy.add(event.fantasyland_committed.seat)
-        elif kind == "fantasyland_timed_out":
-            fantasy.add(event.fantasyland_timed_out.seat)
-            seen.timeouts += 1
+    def other(self, kind: str, event: Any) -> None:
+        if kind == "fantasyland_timed_out":
+            self.fantasy.add(event.fantasyland_timed_out.seat)
+            self.timeouts += 1
         elif kind == "cards_placed" and event.cards_placed.automatic == "timeout":
-            seen.timeouts += 1
-            print(f"  seat {seat_number(event.cards_placed.seat)} timed out: placed for it")
-        elif kind == "deal_scored":
-            score = event.deal_scored.open_face
-            seen.deals += 1
-            seen.fantasylands += len(fantasy)
-            print_deal_header(score)
-            for seat in score.seats:
-                print_seat_score(seat, fantasy)
-            fantasy = set()
-        elif kind == "series_completed":
-            print_set_over(event)
-    return seen
+            self.timeouts += 1
+            print(f"  seat {play.seat_number(event.cards_placed.seat)} timed out: placed for it")
+
+
+def _passed(seen: _Seen, verified: bool) -> bool:
+    fantasylands, timeouts = seen.fantasylands, seen.timeouts
+    print(
+        f"{plural(fantasylands, 'Fantasyland')}, {plural(timeouts, 'timeout')}; "
+        f"verification: {'PASSED' if verified else 'FAILED'}"
+    )
+    return verified and fantasylands > 0 and timeouts > 0
 
 
 def run_open_face_demo(arguments: argparse.Namespace) -> int:
     """The open-face demo (see the module docstring)."""
-    if client_missing():
-        return FAILED
     from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS
 
-    preset, seats = arguments.preset, arguments.seat_count
-    if preset_rules(OPEN_FACE_PRESETS, "open-face", preset, seats) is None:
-        return FAILED
-    started = time.monotonic()
-    with demo_server(arguments, prefix="sapsam-demo-ofc-") as demo:
-        table, seen = _play_set(demo.operator, demo.tables, demo.address, preset, seats)
-        ok = verify(demo.database_url, table, seen.deals)
-        fantasylands, timeouts = seen.fantasylands, seen.timeouts
-        print(
-            f"{plural(fantasylands, 'Fantasyland')}, {plural(timeouts, 'timeout')}; "
-            f"verification: {'PASSED' if ok else 'FAILED'}"
-        )
-        return finish(ok and fantasylands > 0 and timeouts > 0, started)
+    seats = arguments.seat_count
+    return play.run_demo(arguments, OPEN_FACE_PRESETS, "open-face", seats, _play_set, _passed)

@@ -21,8 +21,6 @@ from sapsam.cli.wording import plural
 FAILED: Final = 1
 BOT_SECONDS: Final = 300
 
-Seen = TypeVar("Seen")
-
 
 def seat_number(name: str) -> int:
     return int(name.rsplit("/", 1)[1])
@@ -32,21 +30,50 @@ def rows_text(rows: Any) -> str:
     return " | ".join(" ".join(row) for row in (rows.front, rows.middle, rows.back))
 
 
-def print_deal_header(score: Any) -> None:
-    print(f"deal {score.deal.rsplit('/', 1)[1]}")
+class DealWatch:
+    """What a spectator's watch of the set saw, printed as it goes: each scored deal's seats (rows,
+    score, set total, ``FL`` a Fantasyland hand, ``DEAD`` a dead one) and the set's totals. A
+    family's demo adds its own events (``other``), lines under a seat (``seat_scored``) and what
+    it forgets when a deal is over (``deal_over``)."""
 
+    def __init__(self) -> None:
+        self.deals = 0
+        self.fantasylands = 0
+        self.fantasy: set[str] = set()
 
-def print_seat_score(seat: Any, fantasy: set[str]) -> None:
-    """One seat's line of a scored deal: rows, score, set total, ``FL`` and ``DEAD``."""
-    notes = ("  FL" if seat.seat in fantasy else "") + ("  DEAD" if seat.dead else "")
-    line = f"  {seat_number(seat.seat)} {rows_text(seat.rows)}"
-    print(f"{line:<52}{seat.score_delta:+4d} ({seat.series_total:+d}){notes}")
+    def other(self, kind: str, event: Any) -> None:
+        """An event the watch itself does not show."""
 
+    def seat_scored(self, seat: Any) -> None:
+        """After a scored seat's line."""
 
-def print_set_over(event: Any) -> None:
-    standings = sorted(event.series_completed.standings, key=lambda s: s.place)
-    shown = ", ".join(f"seat {seat_number(s.seat)} {s.total:+d}" for s in standings)
-    print(f"set over: {shown}"[:80])
+    def deal_over(self) -> None:
+        """After a scored deal's lines."""
+
+    def follow(self, operator: Any, table: str) -> None:
+        for event in operator.watch(table):
+            kind = event.WhichOneof("payload")
+            if kind == "fantasyland_committed":
+                self.fantasy.add(event.fantasyland_committed.seat)
+            elif kind == "deal_scored":
+                score = event.deal_scored.open_face
+                self.deals += 1
+                self.fantasylands += len(self.fantasy)
+                print(f"deal {score.deal.rsplit('/', 1)[1]}")
+                for seat in score.seats:
+                    fl = "  FL" if seat.seat in self.fantasy else ""
+                    notes = fl + ("  DEAD" if seat.dead else "")
+                    line = f"  {seat_number(seat.seat)} {rows_text(seat.rows)}"
+                    print(f"{line:<52}{seat.score_delta:+4d} ({seat.series_total:+d}){notes}")
+                    self.seat_scored(seat)
+                self.fantasy = set()
+                self.deal_over()
+            elif kind == "series_completed":
+                standings = sorted(event.series_completed.standings, key=lambda s: s.place)
+                shown = ", ".join(f"seat {seat_number(s.seat)} {s.total:+d}" for s in standings)
+                print(f"set over: {shown}"[:80])
+            else:
+                self.other(kind, event)
 
 
 def client_missing() -> bool:
@@ -132,12 +159,15 @@ def seat_bots(address: str, table: str, seats: int, late_seat: int | None = None
     return bots
 
 
-def play_bots(bots: list[Any], watch: Callable[[], Seen]) -> Seen:
-    """The bots played in threads while ``watch`` follows the table; what it saw."""
+Watch = TypeVar("Watch", bound=DealWatch)
+
+
+def play_bots(bots: list[Any], operator: Any, table: str, seen: Watch) -> Watch:
+    """The bots played in threads while ``seen`` follows the table; it, when the set is over."""
     threads = [threading.Thread(target=bot.play, daemon=True) for bot in bots]
     for thread in threads:
         thread.start()
-    seen = watch()
+    seen.follow(operator, table)
     for thread in threads:
         thread.join(BOT_SECONDS)
     for bot in bots:
@@ -164,8 +194,24 @@ def verify(database_url: str, table: str, deals: int) -> bool:
     return ok
 
 
-def finish(ok: bool, started: float) -> int:
-    """The demo's exit status (and its time, when it passed)."""
-    if ok:
-        print(f"demo finished in {time.monotonic() - started:.1f} s")
-    return 0 if ok else FAILED
+def run_demo(
+    arguments: argparse.Namespace,
+    presets: Mapping[str, Any],
+    family: str,
+    seats: int,
+    play_set: Callable[[Any, Any, str, str, int], tuple[str, Watch]],
+    passed: Callable[[Watch, bool], bool],
+) -> int:
+    """A demo of ``family``: the preset and ``seats`` checked, the set played at a new table on
+    ``sapsam demo``'s server (``play_set(operator, tables, address, preset, seats)``), its log
+    verified; exit status 0 when ``passed(seen, verified)`` (which prints the closing line)."""
+    if client_missing() or preset_rules(presets, family, arguments.preset, seats) is None:
+        return FAILED
+    started = time.monotonic()
+    prefix = f"sapsam-demo-{'ofc' if family == 'open-face' else family.lower()}-"
+    with demo_server(arguments, prefix=prefix) as demo:
+        table, seen = play_set(demo.operator, demo.tables, demo.address, arguments.preset, seats)
+        ok = passed(seen, verify(demo.database_url, table, seen.deals))
+        if ok:
+            print(f"demo finished in {time.monotonic() - started:.1f} s")
+        return 0 if ok else FAILED

@@ -24,24 +24,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import time
 import uuid
 from typing import Any, Final
 
-from sapsam.cli.open_face_demo_play import (
-    FAILED,
-    client_missing,
-    demo_server,
-    finish,
-    play_bots,
-    preset_rules,
-    print_deal_header,
-    print_seat_score,
-    print_set_over,
-    seat_bots,
-    seat_number,
-    verify,
-)
+from sapsam.cli import open_face_demo_play as play
 from sapsam.cli.wording import plural
 
 PINEAPPLE_SEATS: Final = 3
@@ -85,7 +71,7 @@ def fantasyland_seed(table: Any, seats: int) -> bytes | None:
 
     rules = open_face_rules(table.open_face_rule_set)
     table_id = uuid.UUID(table.name.removeprefix("tables/"))
-    dealer = seat_number(table.dealer_seat)
+    dealer = play.seat_number(table.dealer_seat)
     for attempt in range(SEED_TRIES):
         seed = hashlib.sha256(f"sapsam demo-pineapple {table_id} {attempt}".encode()).digest()
         if hunted_fantasyland(rules, table_id, dealer, seats, seed):
@@ -93,46 +79,32 @@ def fantasyland_seed(table: Any, seats: int) -> bytes | None:
     return None
 
 
-class _Seen:
+class _Seen(play.DealWatch):
     def __init__(self) -> None:
-        self.fantasylands = 0
-        self.deals = 0
+        super().__init__()
         self.discards_committed = 0
         self.discards_opened = 0
+        self.committed: dict[str, int] = {}
+        self.opened: dict[str, list[str]] = {}
 
-
-def _watch(operator: Any, table: str) -> _Seen:
-    seen = _Seen()
-    fantasy: set[str] = set()
-    committed: dict[str, int] = {}
-    opened: dict[str, list[str]] = {}
-    for event in operator.watch(table):
-        kind = event.WhichOneof("payload")
-        if kind == "fantasyland_committed":
-            fantasy.add(event.fantasyland_committed.seat)
-        elif kind == "discard_committed":
+    def other(self, kind: str, event: Any) -> None:
+        if kind == "discard_committed":
             seat = event.discard_committed.seat
-            committed[seat] = committed.get(seat, 0) + 1
-            seen.discards_committed += 1
+            self.committed[seat] = self.committed.get(seat, 0) + 1
+            self.discards_committed += 1
         elif kind == "discards_revealed":
             revealed = event.discards_revealed
-            opened[revealed.seat] = [card for d in revealed.discards for card in d.cards]
-            seen.discards_opened += len(revealed.discards)
-        elif kind == "deal_scored":
-            score = event.deal_scored.open_face
-            seen.deals += 1
-            seen.fantasylands += len(fantasy)
-            print_deal_header(score)
-            for seat in score.seats:
-                print_seat_score(seat, fantasy)
-                thrown = opened.get(seat.seat)
-                if thrown:
-                    made = committed.get(seat.seat, 0)
-                    print(f"    discarded {' '.join(thrown)} ({made} committed)")
-            fantasy, committed, opened = set(), {}, {}
-        elif kind == "series_completed":
-            print_set_over(event)
-    return seen
+            self.opened[revealed.seat] = [card for d in revealed.discards for card in d.cards]
+            self.discards_opened += len(revealed.discards)
+
+    def seat_scored(self, seat: Any) -> None:
+        thrown = self.opened.get(seat.seat)
+        if thrown:
+            made = self.committed.get(seat.seat, 0)
+            print(f"    discarded {' '.join(thrown)} ({made} committed)")
+
+    def deal_over(self) -> None:
+        self.committed, self.opened = {}, {}
 
 
 def _play(operator: Any, tables: Any, address: str, preset: str, seats: int) -> tuple[str, _Seen]:
@@ -140,7 +112,7 @@ def _play(operator: Any, tables: Any, address: str, preset: str, seats: int) -> 
 
     table = operator.create_open_face_table(seats, preset=preset)
     print(f"table {table.name} ({preset}, {plural(seats, 'seat')})")
-    bots = seat_bots(address, table.name, seats)
+    bots = play.seat_bots(address, table.name, seats)
     operator.choose_dealer(table.name)
     chosen = fantasyland_seed(operator.get_table(table.name), seats)
     if chosen is not None:
@@ -149,27 +121,22 @@ def _play(operator: Any, tables: Any, address: str, preset: str, seats: int) -> 
         print("  deal 1's seed is chosen so that seat 0 earns a Fantasyland")
         once = iter([chosen])
         tables.deal_seeds = lambda: next(once, None) or fairness.new_seed()
-    return table.name, play_bots(bots, lambda: _watch(operator, table.name))
+    return table.name, play.play_bots(bots, operator, table.name, _Seen())
+
+
+def _passed(seen: _Seen, verified: bool) -> bool:
+    print(
+        f"{plural(seen.fantasylands, 'Fantasyland')}, "
+        f"{plural(seen.discards_committed, 'discard')} committed, "
+        f"{seen.discards_opened} opened; verification: {'PASSED' if verified else 'FAILED'}"
+    )
+    return verified and seen.fantasylands > 0
 
 
 def run_pineapple_demo(arguments: argparse.Namespace) -> int:
     """The Pineapple demo (see the module docstring)."""
-    if client_missing():
-        return FAILED
     from sapsam.rules.open_face.presets import PINEAPPLE_PRESETS
 
-    preset = arguments.preset
     # sapsam demo's default of 4 seats is more than Pineapple seats: 3 then.
     seats = PINEAPPLE_SEATS if arguments.seat_count == 4 else arguments.seat_count
-    if preset_rules(PINEAPPLE_PRESETS, "Pineapple", preset, seats) is None:
-        return FAILED
-    started = time.monotonic()
-    with demo_server(arguments, prefix="sapsam-demo-pineapple-") as demo:
-        table, seen = _play(demo.operator, demo.tables, demo.address, preset, seats)
-        ok = verify(demo.database_url, table, seen.deals)
-        print(
-            f"{plural(seen.fantasylands, 'Fantasyland')}, "
-            f"{plural(seen.discards_committed, 'discard')} committed, "
-            f"{seen.discards_opened} opened; verification: {'PASSED' if ok else 'FAILED'}"
-        )
-        return finish(ok and seen.fantasylands > 0, started)
+    return play.run_demo(arguments, PINEAPPLE_PRESETS, "Pineapple", seats, _play, _passed)

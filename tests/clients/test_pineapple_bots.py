@@ -11,21 +11,15 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from typing import Any
 
 import grpc
-import psycopg
 import pytest
+from open_face_sets import operator_token, play_bot_set, recorded, verified
 
-from sapsam.audit import Requester, select_table
-from sapsam.audit.verifier import verify_audit_export
-from sapsam.store.offline_reads import read_stream
 from sapsam_client import connect
-from sapsam_client.bot import play_seat
 from sapsam_client.discards import KeptDiscard, discards_reveal_message
 from sapsam_client.errors import SapsamError
 from sapsam_client.open_face_bot import OpenFaceBot
-from sapsam_client.seat_types import SeriesOutcome
 from sapsam_proto.v1 import (
     open_face_pb2,
     operator_service_pb2,
@@ -37,22 +31,6 @@ from sapsam_proto.v1 import (
 SEATS = 3
 
 
-def _recorded(database_url: str, table: str) -> list[Any]:
-    with psycopg.connect(database_url) as connection:
-        return read_stream(connection, "table-" + table.removeprefix("tables/"))
-
-
-def _verified(database_url: str, table: str) -> Any:
-    recorded = _recorded(database_url, table)
-    return verify_audit_export(
-        select_table(recorded, Requester.operator(), table.removeprefix("tables/"))
-    )
-
-
-def _operator_token(operator_metadata: tuple[tuple[str, str], ...]) -> str:
-    return dict(operator_metadata)["authorization"].removeprefix("Bearer ")
-
-
 @pytest.mark.parametrize("preset", ["pineapple", "pineapple_2_7"])
 def test_sapsam_bot_plays_a_pineapple_set_and_opens_every_discard_signed(
     preset: str,
@@ -60,35 +38,18 @@ def test_sapsam_bot_plays_a_pineapple_set_and_opens_every_discard_signed(
     database_url: str,
     operator_metadata: tuple[tuple[str, str], ...],
 ) -> None:
-    operator = connect(address, token=_operator_token(operator_metadata))
+    operator = connect(address, token=operator_token(operator_metadata))
     table = operator.create_open_face_table(SEATS, preset=preset)
     assert table.open_face_rule_set.street_discards == 1
-    outcomes: list[SeriesOutcome] = []
-    errors: list[BaseException] = []
-
-    def run(seat: int) -> None:
-        try:
-            client = connect(address)
-            client.register(f"bot {seat}")
-            outcomes.append(play_seat(client, table.name, None, seat, report=False))  # type: ignore[arg-type]
-        except BaseException as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(seat,)) for seat in range(SEATS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert errors == [] and len(outcomes) == SEATS
+    outcomes = play_bot_set(address, table.name, SEATS, 120)
     assert operator.get_table(table.name).phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
     assert sum(standing.total for standing in outcomes[0].standings) == 0
 
-    report = _verified(database_url, table.name)
+    events, report = verified(database_url, table.name)
     assert report.ok, [check for check in report.checks if check.status.value != "passed"]
     assert report.deals_verified >= SEATS
-    recorded = _recorded(database_url, table.name)
-    committed = [event.data for event in recorded if event.type == "DiscardCommitted"]
-    opened = [event.data for event in recorded if event.type == "DiscardsRevealed"]
+    committed = [event.data for event in events if event.type == "DiscardCommitted"]
+    opened = [event.data for event in events if event.type == "DiscardsRevealed"]
     # A normal hand discards once a street after the first (a move the service makes for it,
     # and a Fantasyland hand's 14th card, commit none: anyone recomputes them from the seed).
     assert committed
@@ -112,7 +73,7 @@ def test_an_opening_unsigned_or_forged_is_refused_and_the_operator_opens_the_dis
     database_url: str,
     operator_metadata: tuple[tuple[str, str], ...],
 ) -> None:
-    operator = connect(address, token=_operator_token(operator_metadata))
+    operator = connect(address, token=operator_token(operator_metadata))
     table = operator.create_open_face_table(SEATS, preset="pineapple").name
     bots = []
     for seat in range(SEATS):
@@ -146,7 +107,7 @@ def test_an_opening_unsigned_or_forged_is_refused_and_the_operator_opens_the_dis
         first = bots[0]
         kept = first.client.discard_keeper.load_discards(first.seat)[1]
         assert [opening.street for opening in kept] == [1, 2, 3, 4]
-        before = len(_recorded(database_url, table))
+        before = len(recorded(database_url, table))
 
         # The player has a key (its placements were signed): an unsigned opening is refused.
         first.client.sign_moves = False
@@ -176,7 +137,7 @@ def test_an_opening_unsigned_or_forged_is_refused_and_the_operator_opens_the_dis
             first.client.tables.RevealDiscards(request, metadata=first.client.metadata())
         assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "BAD_SIGNATURE" in str(bad.value.trailing_metadata())
-        assert len(_recorded(database_url, table)) == before  # nothing written
+        assert len(recorded(database_url, table)) == before  # nothing written
 
         # The operator times the seat out: its discards are opened from the seed, no nonce.
         stub = operator_service_pb2_grpc.OperatorServiceStub(grpc.insecure_channel(address))
@@ -188,7 +149,7 @@ def test_an_opening_unsigned_or_forged_is_refused_and_the_operator_opens_the_dis
         )
         opened = [
             event.data
-            for event in _recorded(database_url, table)
+            for event in recorded(database_url, table)
             if event.type == "DiscardsRevealed" and event.data["seat"] == 0
         ]
         assert len(opened) == 1 and opened[0]["nonces"] == ["", "", "", ""]
@@ -200,5 +161,5 @@ def test_an_opening_unsigned_or_forged_is_refused_and_the_operator_opens_the_dis
         for bot in bots:
             bot.stop.set()
     assert operator.get_table(table).phase == table_pb2.TABLE_PHASE_SERIES_COMPLETE
-    report = _verified(database_url, table)
+    _, report = verified(database_url, table)
     assert report.ok, [check for check in report.checks if check.status.value != "passed"]

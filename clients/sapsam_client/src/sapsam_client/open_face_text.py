@@ -152,6 +152,13 @@ def normal_cards(text: str) -> list[str]:
     return cards
 
 
+_FACE_DOWN: Final = {
+    "discard_committed": "discarded a card face down",
+    "fantasyland_committed": "set a Fantasyland hand face down",
+}
+"""The face-down moves the others see made (the seat that made one sees nothing more)."""
+
+
 def event_lines(
     event: table_event_pb2.TableEvent,
     labels: dict[str, str],
@@ -170,21 +177,14 @@ def event_lines(
             return []
         how = f" (automatic: {placed.automatic})" if placed.automatic else ""
         return [f"{who(placed.seat)} placed {_placed_said(placed.placed, style)}{how}"]
-    if kind == "discard_committed":
-        committed_discard = event.discard_committed
-        if committed_discard.seat == me:
-            return []
-        return [f"{who(committed_discard.seat)} discarded a card face down"]
+    if kind in _FACE_DOWN:
+        seat = getattr(event, kind).seat
+        return [] if seat == me else [f"{who(seat)} {_FACE_DOWN[kind]}"]
     if kind == "discards_revealed":
         thrown = event.discards_revealed
         cards = [card_shown(card, style) for item in thrown.discards for card in item.cards]
         how = "" if all(item.nonce for item in thrown.discards) else " (by the server)"
         return [f"{who(thrown.seat)} opened the discards{how}: {' '.join(cards)}"]
-    if kind == "fantasyland_committed":
-        committed = event.fantasyland_committed
-        if committed.seat == me:
-            return []
-        return [f"{who(committed.seat)} set a Fantasyland hand face down"]
     if kind == "fantasyland_reveals_opened":
         opened = event.fantasyland_reveals_opened
         seats = ", ".join(who(seat) for seat in opened.seats)

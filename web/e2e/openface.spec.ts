@@ -7,7 +7,9 @@
 import { type Page } from "@playwright/test";
 import { type Bots, browserPlayer, expect, expectFitsWidth, shot, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
-const DEALS = 2; // an open-face set has as many deals as seats
+// An open-face set has a deal for each seat, and one more for each deal someone plays in
+// Fantasyland (the button does not move then: rules.md §8.5).
+const SEATS = 2;
 
 async function placeStreet(page: Page, how: "keyboard" | "tap" | "fill"): Promise<void> {
   const hand = page.locator("#arrange .hand .card-button");
@@ -61,21 +63,27 @@ test("a Pineapple set against one bot, discards committed and opened", async ({ 
       await placeStreet(page, streets === 0 ? "keyboard" : streets === 1 ? "tap" : "fill");
       if (streets === 1) await shot(page, "pineapple-street2");
       streets++;
-      await expect(page.locator("#status")).toContainText(/placed|Fantasyland hand is set/, { timeout: 30_000 });
+      // The placement went through; the deal may already have moved on (the last street's
+      // placement is at once followed by the discards' opening), but never "Not placed: ...".
+      await expect(page.locator("#status")).toContainText(
+        /Street \d+ placed|Fantasyland hand is set|discards are opened|does not hold this deal/,
+        { timeout: 30_000 },
+      );
     }
     // 5 streets a deal, less what the server places itself (rules.md §8.6: "Fill in order" soon
     // makes a hand dead, and a dead hand is then placed automatically), or one Fantasyland setting
     console.log(`streets placed in the page: ${streets}, with a discard: ${discardsSeen}`);
-    expect(streets).toBeGreaterThanOrEqual(DEALS * 3);
+    const deals = await page.locator("section.ofc-result").count();
+    expect(deals).toBeGreaterThanOrEqual(SEATS);
+    expect(streets).toBeGreaterThanOrEqual(SEATS * 3);
     expect(discardsSeen).toBeGreaterThan(0);
-    await expect(page.locator("section.ofc-result")).toHaveCount(DEALS);
     await expect(page.locator(".standings li")).toHaveCount(2);
     await expect(page.locator(".standings")).toContainText("Ofelia (you)");
     await expect(page.locator('.ofc-seats li.you .ofc-board svg')).not.toHaveCount(0);
     await expectFitsWidth(page);
     await shot(page, "pineapple-complete");
     const who = await browserPlayer(page);
-    for (let deal = 1; deal <= DEALS; deal++) {
+    for (let deal = 1; deal <= deals; deal++) {
       const report = await verifyDeal(sapsam, `${table}/deals/${deal}`, who);
       expect(report.failed, `deal ${deal}`).toEqual([]);
       expect(report.ok, `deal ${deal}`).toBe(true);

@@ -174,6 +174,17 @@ def seeded(database_url: str) -> Iterator[tuple[str, Any]]:
     running.stop()
 
 
+def _start_first_deal(tables: Any, client: Any, table: str, seed: bytes) -> None:
+    """Deal 1 started here from ``seed`` before any seat plays: a StartDeal the bot and the
+    player race for can be refused after drawing a seed from the source, so a chosen seed
+    handed to the next caller could go to nobody (deal 1 then holds other cards)."""
+    tables.deal_seeds = lambda: seed
+    try:
+        client.start_deal(table)
+    finally:
+        tables.deal_seeds = fairness.new_seed
+
+
 def _earning_seed(
     table_id: uuid.UUID, dealer: int, seat: int
 ) -> tuple[bytes, tuple[tuple[str, ...], ...]]:
@@ -260,10 +271,7 @@ def test_a_fantasyland_is_set_kept_on_disk_committed_and_opened(
         except BaseException as error:
             failures.append(error)
 
-    # The seed source before the bot starts: a bot in seat 0 starts deal 1 as soon as it runs.
-    original = fairness.new_seed
-    calls = iter([seed])
-    tables.deal_seeds = lambda: next(calls, None) or original()
+    _start_first_deal(tables, person_client, table.name, seed)
     thread = threading.Thread(target=bot_plays, daemon=True)
     thread.start()
     try:
@@ -425,9 +433,7 @@ def test_a_bot_restarted_after_committing_opens_the_fantasyland_it_kept(
         except BaseException as error:
             failures.append(error)
 
-    # The seed before the bot's thread starts: the bot may start deal 1 itself (StartDeal).
-    calls = iter([seed])
-    tables.deal_seeds = lambda: next(calls, None) or fairness.new_seed()
+    _start_first_deal(tables, person_client, table, seed)
     thread = threading.Thread(target=other_plays, daemon=True)
     thread.start()
     try:

@@ -37,10 +37,11 @@ typecheck: $(STAMP)
 # TEST_WORKERS pytest processes (pytest-xdist) share the suite a file at a time, so a module's
 # shared server or fixture starts once; each worker starts its own embedded PostgreSQL. Much of
 # the suite waits on servers and subprocesses, so two workers on two cores cut the wall time by
-# about a third; TEST_WORKERS=0 runs it in one process.
+# about a third; TEST_WORKERS=0 runs it in one process. The 25 slowest tests are listed at the
+# end (make test must stay under 10 minutes on a 2-core machine: that list says where it goes).
 TEST_WORKERS ?= 2
 test: lint typecheck web-unit web-browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # The browser's independent verifier (web/, TypeScript, written from docs/ alone) against every
 # vector of docs/: npm ci from web/package-lock.json into web/node_modules (from npm's cache when it

@@ -4,7 +4,9 @@ Prints one JSON object. On a private cluster (fsync on; or ``--database-url``), 
 database dropped afterwards, ``--writers`` autocommit connections run each kind for ``--seconds``,
 in ``--rounds`` alternating rounds; per kind: statements/s and the backends' user and system CPU
 per statement (from ``/proc/<pid>/stat``, so other work on the machine does not count, though it
-slows everything through shared caches):
+slows everything through shared caches); beside it, per statement, the whole cluster's CPU on a
+private cluster (WAL writer included: with ``synchronous_commit = off`` it, not the backend, flushes
+the commits) and this client process's (``time.process_time``: psycopg's side of each statement):
 
 - ``select_1``: ``SELECT 1``, the floor of a round trip;
 - ``insert_sync_off`` / ``insert_sync_on``: a one-row insert into a table with a primary key,
@@ -28,7 +30,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import psycopg
-from _postgres import benchmark_database
+from _postgres import Database, benchmark_database
+from _procs import cpu_by_pid, cpu_delta, process_tree
 
 from sapsam.log.records import NewEvent
 from sapsam.store.appends import append
@@ -56,7 +59,7 @@ def kinds() -> dict[str, tuple[str, Callable[[Connection, list[int]], Awaitable[
 
     async def append_one(connection: Connection, state: list[int]) -> None:
         stream = f"pg-cpu-{id(state)}"
-        data = {"deal": 1, "seat": state[1] % 4, "commitment": f"{state[1]:064x}"}
+        data: dict[str, Any] = {"deal": 1, "seat": state[1] % 4, "commitment": f"{state[1]:064x}"}
         event = NewEvent("ArrangementCommitted", data)
         await append(connection, stream, state[1], [event], str(uuid.uuid4()), "bench")
         state[1] += 1
@@ -70,9 +73,16 @@ def kinds() -> dict[str, tuple[str, Callable[[Connection, list[int]], Awaitable[
     }
 
 
-async def measure(url: str, writers: int, seconds: float, rounds: int) -> dict[str, Any]:
+def cluster_cpu(database: Database) -> dict[int, float]:
+    """Every process of a private cluster, finished backends included; nothing otherwise."""
+    if database.postmaster is None:
+        return {}
+    return cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
+
+
+async def measure(database: Database, writers: int, seconds: float, rounds: int) -> dict[str, Any]:
     connections = [
-        await psycopg.AsyncConnection.connect(url, autocommit=True) for _ in range(writers)
+        await psycopg.AsyncConnection.connect(database.url, autocommit=True) for _ in range(writers)
     ]
     await connections[0].execute(
         "CREATE TABLE pg_cpu_rows (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, x int)"
@@ -92,6 +102,7 @@ async def measure(url: str, writers: int, seconds: float, rounds: int) -> dict[s
                 for _ in range(20):  # warm: prepared statements, caches
                     await statement(connection, state)
             before = [backend_cpu(pid) for pid in pids]
+            cluster_before, client_before = cluster_cpu(database), time.process_time()
             until = time.monotonic() + seconds
             count = [0]
 
@@ -115,13 +126,13 @@ async def measure(url: str, writers: int, seconds: float, rounds: int) -> dict[s
             )
             elapsed = time.monotonic() - started
             after = [backend_cpu(pid) for pid in pids]
+            client = time.process_time() - client_before
+            cluster = cpu_delta(cluster_before, cluster_cpu(database))
             user = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
             system = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
-            total = totals.setdefault(name, [0.0, 0.0, 0.0, 0.0])
-            total[0] += count[0]
-            total[1] += user
-            total[2] += system
-            total[3] += elapsed
+            total = totals.setdefault(name, [0.0] * 6)
+            for index, spent in enumerate((count[0], user, system, elapsed, cluster, client)):
+                total[index] += spent
     for connection in connections:
         await connection.close()
     return {
@@ -131,8 +142,10 @@ async def measure(url: str, writers: int, seconds: float, rounds: int) -> dict[s
             "backend_user_us": round(1e6 * user / count, 1),
             "backend_system_us": round(1e6 * system / count, 1),
             "backend_cpu_us": round(1e6 * (user + system) / count, 1),
+            "cluster_cpu_us": round(1e6 * cluster / count, 1) if database.postmaster else None,
+            "client_cpu_us": round(1e6 * client / count, 1),
         }
-        for name, (count, user, system, elapsed) in totals.items()
+        for name, (count, user, system, elapsed, cluster, client) in totals.items()
     }
 
 
@@ -146,7 +159,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     with benchmark_database(arguments.database_url, "pg_cpu") as database:
         results = asyncio.run(
-            measure(database.url, arguments.writers, arguments.seconds, arguments.rounds)
+            measure(database, arguments.writers, arguments.seconds, arguments.rounds)
         )
         label = database.label
     report = {

@@ -15,7 +15,9 @@ prepared stays prepared.
 
 Variants alternate within each of ``--rounds`` rounds, each on fresh tables (set up outside the
 measured window). Per variant: the backends' CPU per append (``/proc/<pid>/stat``, user + system,
-so other work on the machine does not count, though it slows everything through shared caches),
+so other work on the machine does not count, though it slows everything through shared caches)
+and, on a private cluster, every cluster process's (WAL writer included: ``sync_off``'s flushes
+are its, not the backend's),
 and from ``pg_stat_statements`` (``track_planning`` on) planning and execution time per append;
 and this process's CPU per append (``time.process_time``: the appends' own Python and the commit
 group's, the same for every variant but the commit group's part).
@@ -66,7 +68,7 @@ from typing import Any
 
 import psycopg
 from _postgres import benchmark_database
-from _procs import cpu_by_pid
+from _procs import cpu_by_pid, cpu_delta, process_tree
 
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.event_codec import DEFAULT_CODEC
@@ -337,7 +339,7 @@ class Tables:
 
 
 COUNTED = (
-    *("appends", "cpu", "python", "plan_ms", "exec_ms", "plans", "calls", "texts"),
+    *("appends", "cpu", "cluster", "python", "plan_ms", "exec_ms", "plans", "calls", "texts"),
     *("batches", "grouped", "failed"),
 )
 STATEMENT_TIMES = """
@@ -392,11 +394,11 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
             updates_before = await table_state_updates(caller)
             if timed:
                 await admin.execute("SELECT pg_stat_statements_reset()")
-            before = cpu_by_pid(pids)
+            before, cluster_before = cpu_by_pid(pids), cluster_cpu(database)
             python_before = time.process_time()
             appends = await tables.play(streams, group)
             python_spent = time.process_time() - python_before
-            after = cpu_by_pid(pids)
+            after, cluster_after = cpu_by_pid(pids), cluster_cpu(database)
             times = None
             if timed:
                 times = await (await admin.execute(STATEMENT_TIMES, [database.name])).fetchone()
@@ -420,6 +422,7 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
             total = totals[name]
             total["appends"] += appends
             total["cpu"] += sum(after[pid] - before[pid] for pid in after if pid in before)
+            total["cluster"] += cpu_delta(cluster_before, cluster_after)
             total["python"] += python_spent
             total["batches"] += batches
             total["grouped"] += grouped
@@ -444,6 +447,9 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
         report[name] = {
             "appends": int(total["appends"]),
             "backend_cpu_us": round(per_append, 1),
+            "cluster_cpu_us": (
+                round(1e6 * total["cluster"] / total["appends"], 1) if database.postmaster else None
+            ),
             "less_than_full_us": None if full is None else round(1e6 * full - per_append, 1),
             "python_cpu_us": round(1e6 * total["python"] / total["appends"], 1),
             "plan_us": round(1e3 * total["plan_ms"] / total["appends"], 1),
@@ -455,6 +461,14 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
             "table_state_hot_share": round(hot_updates / updates, 2) if updates else None,
         }
     return report
+
+
+def cluster_cpu(database: Any) -> dict[int, float]:
+    """Every process of a private cluster (the WAL writer, which flushes the commits when
+    ``synchronous_commit`` is off, included); nothing on ``--database-url``."""
+    if database.postmaster is None:
+        return {}
+    return cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
 
 
 async def table_state_updates(connection: Connection) -> tuple[int, int]:

@@ -163,13 +163,18 @@ class PostgresReading:
     commits: int
 
 
+def cluster_cpu(database: Database) -> dict[int, float]:
+    """CPU seconds of every process of a private cluster (WAL writer and checkpointer included;
+    finished backends' time shows in the postmaster's reaped-children counters); nothing on
+    ``--database-url``."""
+    if database.postmaster is None:
+        return {}
+    return cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
+
+
 def read_postgres(database: Database) -> PostgresReading:
     """What PostgreSQL has spent and done for the benchmark's database so far."""
-    backends = cpu_by_pid(database.backend_pids())
-    cluster: dict[int, float] = {}
-    if database.postmaster is not None:
-        # Finished backends' time shows in the postmaster's reaped-children counters.
-        cluster = cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
+    backends, cluster = cpu_by_pid(database.backend_pids()), cluster_cpu(database)
     statements: dict[str, int] = {}
     statement_ms: dict[str, float] = {}
     with database.admin() as connection:

@@ -67,8 +67,8 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
-from _postgres import benchmark_database
-from _procs import cpu_by_pid, cpu_delta, process_tree
+from _postgres import benchmark_database, cluster_cpu
+from _procs import cpu_by_pid, cpu_delta
 
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.event_codec import DEFAULT_CODEC
@@ -461,14 +461,6 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
             "table_state_hot_share": round(hot_updates / updates, 2) if updates else None,
         }
     return report
-
-
-def cluster_cpu(database: Any) -> dict[int, float]:
-    """Every process of a private cluster (the WAL writer, which flushes the commits when
-    ``synchronous_commit`` is off, included); nothing on ``--database-url``."""
-    if database.postmaster is None:
-        return {}
-    return cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
 
 
 async def table_state_updates(connection: Connection) -> tuple[int, int]:

@@ -30,8 +30,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import psycopg
-from _postgres import Database, benchmark_database
-from _procs import cpu_by_pid, cpu_delta, process_tree
+from _postgres import Database, benchmark_database, cluster_cpu
+from _procs import cpu_delta
 
 from sapsam.log.records import NewEvent
 from sapsam.store.appends import append
@@ -71,13 +71,6 @@ def kinds() -> dict[str, tuple[str, Callable[[Connection, list[int]], Awaitable[
         "append_sync_off": ("off", append_one),
         "append_sync_on": ("on", append_one),
     }
-
-
-def cluster_cpu(database: Database) -> dict[int, float]:
-    """Every process of a private cluster, finished backends included; nothing otherwise."""
-    if database.postmaster is None:
-        return {}
-    return cpu_by_pid(process_tree(database.postmaster), reaped_children=True)
 
 
 async def measure(database: Database, writers: int, seconds: float, rounds: int) -> dict[str, Any]:

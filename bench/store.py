@@ -2,7 +2,8 @@
 
 Prints one JSON object. Runs on a private PostgreSQL cluster (fsync on; or ``--database-url``), in a
 fresh migrated database dropped afterwards. One writer on one autocommit connection appends one
-event per call, in alternating rounds (``--rounds``, ``--seconds`` per side per round):
+event per call, in alternating rounds (``--rounds``, ``--seconds`` per side per round; every
+other round takes the sides in reverse order):
 
 - ``append``: ``sapsam.store.appends.append`` (canonical bytes, hash chain, fingerprint, the
   request-id row, optimistic concurrency, the wake-up for watchers);
@@ -209,8 +210,9 @@ async def _measure_appends(database: Any, url: str, seconds: float, rounds: int)
         versions["answering_baseline"], answering_head = await run_answering_baseline(
             connection, answering_stream, 0, 0.3, answering_head
         )
-        for _ in range(rounds):
-            for side in SIDES:
+        for round_number in range(rounds):
+            # Every other round in reverse, so no side always follows the same one (or goes last).
+            for side in SIDES if round_number % 2 == 0 else SIDES[::-1]:
                 postgres_before = read_postgres(database)
                 python_before, began = time.process_time(), time.monotonic()
                 if side == "append":

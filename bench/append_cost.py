@@ -73,42 +73,29 @@ from _procs import cpu_by_pid, cpu_delta
 from sapsam.audit.sample_series import series_events
 from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.log.records import NewEvent
+from sapsam.migrations.versions import v0013_insert_mark_in_when as mark_in_when
 from sapsam.store import batch_statement, commit_group
 from sapsam.store.append_statement import secret_companions
 from sapsam.store.appends import append
 from sapsam.store.batch_statement import BatchMember
 from sapsam.store.commit_group import CommitGroup
-from sapsam.store.projections import APPEND_LOCK_KEY
 from sapsam.store.table_projections import projectors
 
 Connection = psycopg.AsyncConnection[Any]
 # Events that follow the command that caused them in the same append.
 FOLLOW_UPS = {"RevealsOpened", "DealScored", "SeriesCompleted"}
 SETUP_TYPES = {"TableCreated", "PlayerSeated", "DealerChosen"}
-# Done for a variant's window only (before, after), by the set-up connection.
-PLPGSQL_MARK = "bench_mark_event_insert"
-# Migration 0001's trigger function, for ``plpgsql_mark``.
-PLPGSQL_MARK_FUNCTION = f"""
-CREATE OR REPLACE FUNCTION {PLPGSQL_MARK}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_advisory_xact_lock_shared({APPEND_LOCK_KEY});
-    RETURN NULL;
-END
-$$
-"""
+# Done for a variant's window only (before, after), by the set-up connection. ``plpgsql_mark``
+# is migration 0013's own downgrade (the mark taken by the PL/pgSQL function, as 0001 had it),
+# then its upgrade again.
 WINDOW_CHANGES = {
     "no_insert_trigger": (
         "ALTER TABLE events DISABLE TRIGGER events_mark_inserts",
         "ALTER TABLE events ENABLE TRIGGER events_mark_inserts",
     ),
     "plpgsql_mark": (
-        "DROP TRIGGER events_mark_inserts ON events;"
-        " CREATE TRIGGER events_mark_inserts BEFORE INSERT ON events FOR EACH STATEMENT"
-        f" EXECUTE FUNCTION {PLPGSQL_MARK}()",
-        "DROP TRIGGER events_mark_inserts ON events;"
-        " CREATE TRIGGER events_mark_inserts BEFORE INSERT ON events FOR EACH STATEMENT"
-        f" WHEN (pg_advisory_xact_lock_shared({APPEND_LOCK_KEY})::text IS NULL)"
-        " EXECUTE FUNCTION sapsam_mark_event_insert()",
+        ";".join(mark_in_when.DOWNGRADE_STATEMENTS),
+        ";".join(mark_in_when.UPGRADE_STATEMENTS),
     ),
 }
 STATE_INDEXES = {
@@ -369,7 +356,6 @@ async def measure(database: Any, arguments: argparse.Namespace) -> dict[str, Any
     # kept open between rounds (as a busy server's is), so what psycopg prepared stays prepared.
     commit_group.IDLE_SECONDS = 3600.0
     groups: dict[str, RewritingGroup] = {}
-    await caller.execute(PLPGSQL_MARK_FUNCTION)
     all_parts, own_parts = AllParts(), commit_group.batch_statement_for
     for name in names:
         _, setting, threshold, _ = VARIANTS[name]

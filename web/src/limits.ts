@@ -7,6 +7,25 @@ const MAX_LINE = 1_048_576;
 const MAX_NESTING = 32;
 const MAX_DIGITS = 19;
 
+/**
+ * A dropped file's text, read as a stream and refused (ExportLimitError) as soon as it holds more than
+ * `max` characters, so a file of gigabytes is never read whole (as `sapsam audit verify` stops reading).
+ */
+export async function readLimited(file: Blob, max = MAX_EXPORT): Promise<string> {
+  const reader = file.stream().pipeThrough(new TextDecoderStream()).getReader();
+  const parts: string[] = [];
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.length;
+    if (size > max) {
+      await reader.cancel();
+      throw new ExportLimitError(`the file is longer than ${max} characters`);
+    }
+    parts.push(chunk.value);
+  }
+  return parts.join("");
+}
+
 /** Throws ExportLimitError ("line N: …") for the first limit the text exceeds. */
 export function checkLimits(text: string): void {
   if (text.length > MAX_EXPORT) throw new ExportLimitError(`the export is longer than ${MAX_EXPORT} characters`);

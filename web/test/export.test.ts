@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hex, unhex } from "../src/bytes";
 import { chainHash, verifyExport } from "../src/export";
+import { ExportLimitError, readLimited } from "../src/limits";
 
 const data = (name: string) => readFileSync(fileURLToPath(new URL(`data/${name}`, import.meta.url)), "utf8");
 const serverKey = data("server.vkey").trim();
@@ -203,5 +204,19 @@ describe("limits (audit.md §2.4): refused unread", () => {
   it("digits and brackets inside strings do not count", async () => {
     const report = await verifyExport(data("deal2.jsonl").replace('"actor":"sample"', `"actor":"${"[".repeat(40)}${"9".repeat(40)}"`));
     expect(report.checks.find((c) => c.name === "chain")?.status).toBe("failed"); // read, verified, and the chain says it was altered
+  });
+});
+
+describe("a dropped file is read within the limit (readLimited)", () => {
+  it("reads a file within the limit whole, multi-byte characters counted as characters", async () => {
+    const text = data("deal2.jsonl");
+    expect(await readLimited(new Blob([text]))).toBe(text);
+    expect(await readLimited(new Blob(["é".repeat(10)]), 10)).toBe("é".repeat(10));
+  });
+  it("refuses an endless file without reading it whole", async () => {
+    let pulls = 0;
+    const endless = { stream: () => new ReadableStream<Uint8Array>({ pull: (c) => { pulls++; c.enqueue(new Uint8Array(4096).fill(0x61)); } }) } as unknown as Blob;
+    await expect(readLimited(endless, 100_000)).rejects.toThrow(ExportLimitError);
+    expect(pulls).toBeLessThan(40);
   });
 });

@@ -148,6 +148,21 @@ function publishedDeal(tableId: string, ruleSet: Obj, seatCount: number, players
   };
 }
 
+/** An export's header and event lines (blank lines ignored), read with the strict JSON; throws at the first line that is not one. */
+export function readExport(text: string): { header: Obj; events: ExportEvent[] } {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  const header = parseStrictJson(lines[0] ?? "") as Obj;
+  if (header.format !== "sapsam-audit-export" || header.format_version !== 1) throw new Error("not a sapsam-audit-export of format version 1");
+  const events = lines.slice(1).map((l, i) => {
+    const e = parseStrictJson(l) as unknown as ExportEvent;
+    const ok = Number.isInteger(e.version) && typeof e.type === "string" && Number.isInteger(e.schema_version)
+      && typeof e.data === "object" && typeof e.metadata === "object" && /^[0-9a-f]{64}$/.test(String(e.hash));
+    if (!ok) throw new Error(`line ${i + 2}: not an event line`);
+    return e;
+  });
+  return { header, events };
+}
+
 /**
  * Verifies an export's text. `serverKeys` and `witnessKeys` are the verifier keys (vkey text) the
  * reader pins; with none, the verdict is at best INTERNALLY CONSISTENT ONLY. An export beyond
@@ -172,16 +187,7 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
   let header: Obj;
   let events: ExportEvent[];
   try {
-    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
-    header = parseStrictJson(lines[0] ?? "") as Obj;
-    if (header.format !== "sapsam-audit-export" || header.format_version !== 1) throw new Error("not a sapsam-audit-export of format version 1");
-    events = lines.slice(1).map((l, i) => {
-      const e = parseStrictJson(l) as unknown as ExportEvent;
-      const ok = Number.isInteger(e.version) && typeof e.type === "string" && Number.isInteger(e.schema_version)
-        && typeof e.data === "object" && typeof e.metadata === "object" && /^[0-9a-f]{64}$/.test(String(e.hash));
-      if (!ok) throw new Error(`line ${i + 2}: not an event line`);
-      return e;
-    });
+    ({ header, events } = readExport(text));
   } catch (e) {
     add("format", "failed", "the file is an export", e instanceof Error ? e.message : String(e));
     return finish(checks, []);

@@ -1,12 +1,14 @@
 // A deal's replay, step by step, from an audit export (docs/audit.md §2) read with the verifier's
-// own code: the events as the export holds them (src/decode.ts judges their fields), the deck from
-// the revealed seed (src/fairness.ts: shuffle, cut, deal; src/openface.ts: the streets), hand names
-// and royalties from src/hands.ts, src/rules.ts and src/openface.ts. Nothing here is trusted: the
-// replay shows what the log says happened; the verify page says whether it holds.
-import { type Json, parseStrictJson } from "../canonical";
+// own code: the lines read as the verifier reads them (src/export.ts's readExport), the events'
+// fields judged by src/decode.ts, the deck from the revealed seed (src/fairness.ts: shuffle, cut,
+// deal; src/openface.ts: the streets), hand names and royalties from src/hands.ts, src/rules.ts and
+// src/openface.ts. Nothing here is trusted: the replay shows what the log says happened; the verify
+// page says whether it holds.
+import type { Json } from "../canonical";
 import { type Bytes, unhex } from "../bytes";
 import { parseCard } from "../cards";
 import { decodeCheck } from "../decode";
+import { readExport } from "../export";
 import * as F from "../fairness";
 import { categoryOf } from "../hands";
 import { type OfcRuleSet, dealStreets, isDead, ofcRoyalty, schedule } from "../openface";
@@ -67,14 +69,6 @@ const words = (s: string) => s.replaceAll("_", " ");
 const cardsOf = (v: Json | undefined): number[] => (Array.isArray(v) ? v.map((c) => parseCard(String(c))) : []);
 const short = (h: Json | undefined) => (typeof h === "string" ? `${h.slice(0, 12)}…` : "—");
 const emptyBoard = (): Board => ({ front: [], middle: [], back: [] });
-
-/** Reads an export's lines (header, then events) with the verifier's strict JSON. */
-export function readExport(text: string): { header: Obj; events: ReplayEvent[] } {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
-  const header = parseStrictJson(lines[0] ?? "") as Obj;
-  if (header.format !== "sapsam-audit-export") throw new Error("not a sapsam audit export");
-  return { header, events: lines.slice(1).map((l) => parseStrictJson(l) as unknown as ReplayEvent) };
-}
 
 /** Every deal of an export, each as its steps (the table's opening first, then the deal's events). */
 export async function replayExport(text: string): Promise<DealReplay[]> {

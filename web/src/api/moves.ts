@@ -14,12 +14,11 @@ import {
   revealMessage,
 } from "../fairness";
 import { SurrenderChoice } from "../gen/sapsam/v1/table_pb";
-import { type NamedRows, SignedSeat, freshNonce, parseRows, rowNames } from "./seat";
+import { COMMITMENT_SCHEME, type NamedRows, SignedSeat, freshNonce, keptStore, parseRows, rowNames } from "./seat";
 import { requestId } from "./transport";
 
-export { freshNonce, seatParts } from "./seat";
+export { seatParts } from "./seat";
 
-export const COMMITMENT_SCHEME = 2;
 
 /** What one seat committed in one deal (kept until revealed). */
 export interface Kept {
@@ -30,16 +29,9 @@ export interface Kept {
   naturalNonce: string;
 }
 
-const keptKey = (seat: string, deal: number): string => `sapsam.kept ${seat} ${deal}`;
-
-export function loadKept(seat: string, deal: number): Kept | null {
-  const text = localStorage.getItem(keptKey(seat, deal));
-  return text ? (JSON.parse(text) as Kept) : null;
-}
-
-const saveKept = (seat: string, deal: number, kept: Kept): void => localStorage.setItem(keptKey(seat, deal), JSON.stringify(kept));
-
-export const forgetKept = (seat: string, deal: number): void => localStorage.removeItem(keptKey(seat, deal));
+const keptRows = keptStore<Kept>("sapsam.kept");
+export const loadKept = keptRows.load;
+export const forgetKept = keptRows.forget;
 
 /** One seat held by the identity's player: its moves. */
 export class SeatMoves extends SignedSeat {
@@ -57,7 +49,7 @@ export class SeatMoves extends SignedSeat {
       natural: declared ? previous!.natural : naturals ? natural : "",
       naturalNonce: declared ? previous!.naturalNonce : naturals ? hex(freshNonce()) : "",
     };
-    saveKept(this.seat, deal, kept);
+    keptRows.save(this.seat, deal, kept);
     if (naturals && !declared) {
       const digest = await declarationCommitment(this.dealId(deal), this.position, id, kept.natural, unhex(kept.naturalNonce));
       await this.api.tables.declareNatural({
@@ -113,11 +105,5 @@ export class SeatMoves extends SignedSeat {
 
   contributeEntropy(): Promise<unknown> {
     return this.api.tables.contributeEntropy({ requestId: requestId(), seat: this.seat, entropy: freshNonce() });
-  }
-
-  /** Cut at a random position 1..51 (as the SDK does). */
-  cut(): Promise<unknown> {
-    const position = 1 + (crypto.getRandomValues(new Uint32Array(1))[0]! % 51);
-    return this.api.tables.cutDeck({ requestId: requestId(), seat: this.seat, position });
   }
 }

@@ -16,7 +16,7 @@ import {
   placeMessage,
 } from "../fairness";
 import { discardCommitment } from "../openface";
-import { type NamedRows, SignedSeat, parseRows, rowNames } from "./seat";
+import { COMMITMENT_SCHEME, type NamedRows, SignedSeat, freshNonce, keptStore, parseRows, rowNames } from "./seat";
 import { requestId } from "./transport";
 
 interface KeptDiscard {
@@ -32,29 +32,22 @@ interface KeptSetting {
   commitment: string;
 }
 
-const discardsKey = (seat: string, deal: number) => `sapsam.discards ${seat} ${deal}`;
-const settingKey = (seat: string, deal: number) => `sapsam.fantasyland ${seat} ${deal}`;
+const discards = keptStore<KeptDiscard[]>("sapsam.discards");
+const settings = keptStore<KeptSetting>("sapsam.fantasyland");
 
-export function loadDiscards(seat: string, deal: number): KeptDiscard[] {
-  const text = localStorage.getItem(discardsKey(seat, deal));
-  return text ? (JSON.parse(text) as KeptDiscard[]).sort((a, b) => a.street - b.street) : [];
-}
-
-export function loadSetting(seat: string, deal: number): KeptSetting | null {
-  const text = localStorage.getItem(settingKey(seat, deal));
-  return text ? (JSON.parse(text) as KeptSetting) : null;
-}
+export const loadDiscards = (seat: string, deal: number): KeptDiscard[] => (discards.load(seat, deal) ?? []).sort((a, b) => a.street - b.street);
+export const loadSetting = settings.load;
 
 export class OpenFaceMoves extends SignedSeat {
   /** Place street `street`'s cards (and at Pineapple commit the `discard`, kept here first). */
   async place(deal: number, street: number, placement: Rows, discard: readonly number[] = []): Promise<void> {
     let commitment: Bytes = new Uint8Array(0);
     if (discard.length) {
-      const nonce = crypto.getRandomValues(new Uint8Array(16));
+      const nonce = freshNonce(16);
       commitment = await discardCommitment(this.dealId(deal), this.position, this.player, street, discard, nonce);
       const kept = loadDiscards(this.seat, deal).filter((d) => d.street !== street);
       kept.push({ street, cards: discard.map(cardName), nonce: hex(nonce), commitment: hex(commitment) });
-      localStorage.setItem(discardsKey(this.seat, deal), JSON.stringify(kept));
+      discards.save(this.seat, deal, kept);
     }
     await this.api.tables.placeCards({
       requestId: requestId(),
@@ -79,7 +72,7 @@ export class OpenFaceMoves extends SignedSeat {
       dealNumber: BigInt(deal),
       signature: await this.signature(discardsRevealMessage(this.dealId(deal), this.position, this.player, openings)),
     });
-    localStorage.removeItem(discardsKey(this.seat, deal));
+    discards.forget(this.seat, deal);
     return true;
   }
 
@@ -87,10 +80,10 @@ export class OpenFaceMoves extends SignedSeat {
   async commitFantasyland(deal: number, rows: Rows): Promise<void> {
     let kept = loadSetting(this.seat, deal);
     if (!kept) {
-      const nonce = crypto.getRandomValues(new Uint8Array(32));
-      const commitment = await arrangementCommitment(this.dealId(deal), this.position, rows, nonce, 2, this.player);
+      const nonce = freshNonce();
+      const commitment = await arrangementCommitment(this.dealId(deal), this.position, rows, nonce, COMMITMENT_SCHEME, this.player);
       kept = { rows: rowNames(rows), nonce: hex(nonce), commitment: hex(commitment) };
-      localStorage.setItem(settingKey(this.seat, deal), JSON.stringify(kept));
+      settings.save(this.seat, deal, kept);
     }
     const commitment = unhex(kept.commitment);
     await this.api.tables.commitFantasyland({
@@ -98,7 +91,7 @@ export class OpenFaceMoves extends SignedSeat {
       seat: this.seat,
       commitment,
       dealNumber: BigInt(deal),
-      signature: await this.signature(fantasylandCommitMessage(this.dealId(deal), this.position, this.player, 2, commitment)),
+      signature: await this.signature(fantasylandCommitMessage(this.dealId(deal), this.position, this.player, COMMITMENT_SCHEME, commitment)),
     });
   }
 
@@ -115,7 +108,7 @@ export class OpenFaceMoves extends SignedSeat {
       dealNumber: BigInt(deal),
       signature: await this.signature(fantasylandRevealMessage(this.dealId(deal), this.position, this.player, parseRows(kept.rows), nonce)),
     });
-    localStorage.removeItem(settingKey(this.seat, deal));
+    settings.forget(this.seat, deal);
     return true;
   }
 }

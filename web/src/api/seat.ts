@@ -1,12 +1,15 @@
 // What every seat's moves share (api/moves.ts for Chinese poker, api/openFaceMoves.ts for open
 // face and Pineapple): the seat's name read into its table and position, the deal's id, the
 // player's id, each move's signature with the player's key (docs/fairness.md §19), fresh nonces,
-// and rows kept in localStorage as card names.
+// the cut, and what a seat keeps in localStorage per deal (rows as card names, nonces).
 import { type Bytes, unhex } from "../bytes";
 import { cardName, parseCard } from "../cards";
 import type { DealId, Rows } from "../fairness";
 import { type Identity, playerId, sign } from "./session";
-import type { Api } from "./transport";
+import { type Api, requestId } from "./transport";
+
+/** Arrangements (and Fantasyland settings) are committed as scheme 2 (docs/fairness.md §12.1). */
+export const COMMITMENT_SCHEME = 2;
 
 /** Rows as kept in localStorage and sent: card names. */
 export interface NamedRows {
@@ -17,7 +20,20 @@ export interface NamedRows {
 
 export const rowNames = (r: Rows): NamedRows => ({ front: r.front.map(cardName), middle: r.middle.map(cardName), back: r.back.map(cardName) });
 export const parseRows = (r: NamedRows): Rows => ({ front: r.front.map(parseCard), middle: r.middle.map(parseCard), back: r.back.map(parseCard) });
-export const freshNonce = (): Bytes => crypto.getRandomValues(new Uint8Array(32));
+export const freshNonce = (length = 32): Bytes => crypto.getRandomValues(new Uint8Array(length));
+
+/** What a seat keeps in localStorage per deal under `prefix` before sending its commitment, so a reloaded page still opens it. */
+export function keptStore<T>(prefix: string) {
+  const key = (seat: string, deal: number) => `${prefix} ${seat} ${deal}`;
+  return {
+    load(seat: string, deal: number): T | null {
+      const text = localStorage.getItem(key(seat, deal));
+      return text ? (JSON.parse(text) as T) : null;
+    },
+    save: (seat: string, deal: number, value: T): void => localStorage.setItem(key(seat, deal), JSON.stringify(value)),
+    forget: (seat: string, deal: number): void => localStorage.removeItem(key(seat, deal)),
+  };
+}
 
 /** tables/{uuid}/seats/{n} -> its table's uuid and the seat's number. */
 export function seatParts(seat: string): { table: string; tableId: string; position: number } {
@@ -53,5 +69,11 @@ export class SignedSeat {
 
   protected async signature(message: Bytes) {
     return { publicKey: unhex(this.identity.publicKey), signature: await sign(this.identity, message) };
+  }
+
+  /** Cut at a random position 1..51 (as the SDK does). */
+  cut(): Promise<unknown> {
+    const position = 1 + (crypto.getRandomValues(new Uint32Array(1))[0]! % 51);
+    return this.api.tables.cutDeck({ requestId: requestId(), seat: this.seat, position });
   }
 }

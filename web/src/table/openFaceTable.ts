@@ -62,8 +62,7 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     } else if (t.phase === TablePhase.BETWEEN_DEALS && (m.position === 0 || t.dealerSeat === m.seat)) {
       await once(`start ${deal + 1}`, () => api.startDeal({ requestId: requestId(), table: tableName }));
     } else if (t.phase === TablePhase.AWAITING_CUT && t.cutterSeat === m.seat) {
-      const position = 1 + (crypto.getRandomValues(new Uint32Array(1))[0]! % 51);
-      await once(`cut ${deal}`, () => api.cutDeck({ requestId: requestId(), seat: m.seat, position }));
+      await once(`cut ${deal}`, () => m.cut());
     } else if (t.phase === TablePhase.PLAYING && t.openFace) {
       const d = t.openFace;
       const me = d.seats[m.position];

@@ -28,6 +28,3 @@ export function refusal(error: unknown): Refusal {
   }
   return { code: String(e.code), reason, message: e.rawMessage };
 }
-
-/** The reason of a failed call ("" for none). */
-export const reasonOf = (error: unknown): string => refusal(error).reason;

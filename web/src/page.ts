@@ -93,7 +93,6 @@ async function verify(file: Blob): Promise<void> {
   }
 }
 
-/** The replay of every deal in the file, step by step, below the verdict. */
 /** The events the failed checks name ("version N" in their detail), each with what does not hold. */
 function failedEvents(report: ExportReport): Map<number, string> {
   const marks = new Map<number, string>();
@@ -104,6 +103,7 @@ function failedEvents(report: ExportReport): Map<number, string> {
   return marks;
 }
 
+/** The replay of every deal in the file, step by step, below the verdict. */
 async function showReplay(text: string, failures: Map<number, string>): Promise<void> {
   try {
     const deals = await replayExport(text);

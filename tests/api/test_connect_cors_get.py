@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from connect_http import unary, unary_json
+from connect_http import ConnectCallError, unary, unary_json
 from serving import serving
 
 from sapsam.api.cors import ALLOWED_HEADERS, parse_origins
@@ -217,3 +217,41 @@ def test_serve_refuses_origins_without_http() -> None:
     )
     assert done.returncode == 2
     assert "--http-allowed-origins needs --http" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("method", "query"),
+    [
+        ("GET", {"encoding": "json", "message": '{"pageSize": "' + "9" * 300}),
+        ("GET", {"encoding": "json", "message": '{"pageSize": "' + "x" * 300 + '"}'}),
+        ("GET", {"encoding": "proto", "base64": "1", "message": "__8"}),  # b"\xff\xff"
+        ("POST", {"encoding": "json", "message": '{"pageSize": "' + "x" * 300 + '"}'}),
+        ("POST", {"encoding": "proto", "message": "\xff\xff\xff"}),
+    ],
+    ids=["get-json-cut", "get-json-type", "get-proto", "post-json", "post-proto"],
+)
+def test_an_undecodable_message_is_invalid_argument_with_error_info(
+    port: int, method: str, query: dict[str, str]
+) -> None:
+    """A message that does not parse, in a GET's query or a POST's body: INVALID_ARGUMENT with
+    ErrorInfo, as over gRPC (tests/api/test_undecodable_requests.py), quoting none of it."""
+    path = f"{TABLES}/ListRuleSets"
+    if method == "GET":
+        status, body = _get(port, path, query)
+    else:
+        json_body = query["encoding"] == "json"
+        status, _, body = _request(
+            port,
+            "POST",
+            path,
+            {
+                "Content-Type": "application/json" if json_body else "application/proto",
+                "Connect-Protocol-Version": "1",
+            },
+            query["message"].encode("utf-8" if json_body else "latin-1"),
+        )
+    error = ConnectCallError.from_json(status, json.loads(body))
+    assert (error.http_status, error.code) == (400, "invalid_argument"), error
+    assert error.reason == "INVALID_ARGUMENT", error
+    assert "xxxx" not in error.message and "9999" not in error.message, error
+    assert "Error" not in error.message, error  # no parser's exception leaks

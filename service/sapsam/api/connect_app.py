@@ -32,6 +32,7 @@ from typing import Any, Final, NoReturn
 
 import grpc
 from connectrpc.code import Code
+from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_codecs
 from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
@@ -42,7 +43,7 @@ from google.rpc import status_pb2  # type: ignore[import-untyped]
 from protobuf.wkt import Any as AnyDetail
 
 from sapsam.api.cors import CorsMiddleware
-from sapsam.api.interception import CallInterceptor
+from sapsam.api.interception import UNDECODABLE, CallInterceptor
 
 STATUS_DETAILS_KEY: Final = "grpc-status-details-bin"
 _CODES: Final = {code.name: code for code in Code}
@@ -224,6 +225,30 @@ def _endpoints(
     return endpoints
 
 
+class _TolerantCodec:
+    """``codec``, decoding to :data:`~sapsam.api.interception.UNDECODABLE` where it would raise.
+
+    connectrpc decodes a request (a POST's body, a GET's ``message``) before any interceptor
+    runs and answers a failure INVALID_ARGUMENT without ErrorInfo, quoting the parser's text;
+    with the failure turned into a value, the call passes every interceptor as over gRPC
+    (``interception._tolerant``) and is refused inside, with the same reason."""
+
+    def __init__(self, codec: Codec[Any, Any]) -> None:
+        self._codec = codec
+
+    def name(self) -> str:
+        return self._codec.name()
+
+    def encode(self, message: Any) -> bytes:
+        return self._codec.encode(message)
+
+    def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
+        try:
+            return self._codec.decode(data, message_class)
+        except Exception:  # whatever the bytes make the parser raise, the client sent them
+            return UNDECODABLE
+
+
 class SapsamConnectApplication(ConnectASGIApplication[object]):
     """An ASGI application serving ``servicers`` (service descriptor -> servicer) over Connect
     and gRPC-web, each call through ``interceptors`` (outermost first)."""
@@ -239,7 +264,7 @@ class SapsamConnectApplication(ConnectASGIApplication[object]):
             service=object(),
             endpoints=lambda _service: endpoints,
             read_max_bytes=read_max_bytes,
-            codecs=google_protobuf_codecs(),
+            codecs=[_TolerantCodec(codec) for codec in google_protobuf_codecs()],
         )
 
     @property

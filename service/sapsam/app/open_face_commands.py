@@ -36,33 +36,11 @@ def _open_face(state: TableState) -> OpenFaceTable | None:
     return state if isinstance(state, OpenFaceTable) else None
 
 
-def _dealt_if_due(
-    state: OpenFaceTable | None, seed: bytes | None, player_id: str, street: int | None
-) -> tuple[Card, ...]:
-    """The cards ``player_id``'s seat was dealt on ``street`` (None: its Fantasyland hand, street
-    0), or () when the command cannot be due (the domain then refuses it, saying why)."""
-    if state is None or seed is None:
-        return ()
-    play = state.play
-    seat = state.seat_of(player_id)
-    if (
-        play is None
-        or seat is None
-        or state.phase is not OpenFaceTablePhase.PLAYING
-        or play.streets_dealt == 0
-    ):
-        return ()
-    wanted = 0 if street is None else street
-    if not 0 <= wanted < play.streets_dealt:
-        return ()
-    return dealt_streets(state, seed)[wanted][seat]
-
-
 def _dealt_streets(
     state: OpenFaceTable | None, seed: bytes | None, player_id: str
 ) -> tuple[tuple[Card, ...], ...]:
     """Every street's cards ``player_id``'s seat was dealt so far, or () when none can be (the
-    domain then refuses the opening, saying why)."""
+    domain then refuses the move, saying why)."""
     if state is None or seed is None or state.play is None:
         return ()
     seat = state.seat_of(player_id)
@@ -70,6 +48,16 @@ def _dealt_streets(
         return ()
     streets = dealt_streets(state, seed)[: state.play.streets_dealt]
     return tuple(street[seat] for street in streets)
+
+
+def _dealt_if_due(
+    state: OpenFaceTable | None, seed: bytes | None, player_id: str, street: int | None
+) -> tuple[Card, ...]:
+    """The cards ``player_id``'s seat was dealt on ``street`` (None: its Fantasyland hand, street
+    0), or () when the command cannot be due (the domain then refuses it, saying why)."""
+    streets = _dealt_streets(state, seed, player_id)
+    wanted = 0 if street is None else street
+    return streets[wanted] if 0 <= wanted < len(streets) else ()
 
 
 class OpenFaceCommands(TableRunner):

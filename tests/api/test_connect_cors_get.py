@@ -116,6 +116,31 @@ def test_answers_marked_for_an_allowed_origin_only(port: int) -> None:
     assert status == 200 and "access-control-allow-origin" not in headers
 
 
+def test_every_answer_varies_with_the_origin(port: int) -> None:
+    """A cache (a Connect GET is cacheable) keeping an answer without the CORS headers, for a
+    request without an Origin or from another origin, must not reuse it for an allowed page."""
+    query = urllib.parse.urlencode({"connect": "v1", "encoding": "json", "message": "{}"})
+    for origin in (None, OTHER, PAGE):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            connection.request(
+                "GET",
+                f"{TABLES}/ListRuleSets?{query}",
+                headers={"Origin": origin} if origin else {},
+            )
+            response = connection.getresponse()
+            response.read()
+            varies = {
+                name.strip().lower()
+                for key, value in response.getheaders()
+                if key.lower() == "vary"
+                for name in value.split(",")
+            }
+        finally:
+            connection.close()
+        assert response.status == 200 and "origin" in varies, (origin, response.getheaders())
+
+
 def test_an_error_is_marked_too(port: int) -> None:
     """A refusal (here UNAUTHENTICATED) must reach the page too, to show its reason."""
     status, headers, body = _request(

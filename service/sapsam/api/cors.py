@@ -8,7 +8,8 @@ and request headers Connect and gRPC-web use (``Authorization`` included: the to
 header, never a cookie, so no credentials are allowed), and adds ``Access-Control-Allow-Origin``
 and the exposed gRPC-web headers to every answer. A request from another origin is served as
 before, without those headers (the browser then hides the answer from the page); its preflight is
-refused 403. Without ``--http-allowed-origins`` nothing changes: same origin only.
+refused 403. Every answer says ``Vary: Origin``. Without ``--http-allowed-origins`` nothing
+changes: same origin only.
 """
 
 from __future__ import annotations
@@ -74,21 +75,21 @@ class CorsMiddleware:
             for key, value in scope.get("headers", ())
         }
         origin = headers.get("origin")
-        if origin is None:
-            await self._app(scope, receive, send)
-            return
         preflight = scope["method"] == "OPTIONS" and "access-control-request-method" in headers
-        if preflight:
+        if origin is not None and preflight:
             await self._preflight(origin, headers, send)
             return
-        if not self.allows(origin):
-            await self._app(scope, receive, send)
-            return
-        allowed = self._allow_origin(origin)
+        # Every answer varies with the Origin (a GET's is cacheable): one kept for a request
+        # without it, or from another origin, must not be reused for an allowed page's.
+        added = (
+            self._allow_origin(origin)
+            if origin is not None and self.allows(origin)
+            else [(b"vary", b"Origin")]
+        )
 
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *allowed]
+                message["headers"] = [*message.get("headers", ()), *added]
             await send(message)
 
         await self._app(scope, receive, send_with_cors)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 
+from sapsam.app.open_face_play import seat_streets
 from sapsam.app.store_interface import StoreSession
 from sapsam.app.table_plans import DealtFor, SeatDealt, TableOutcome
 from sapsam.app.table_runner import TableRunner
@@ -23,7 +24,7 @@ from sapsam.domain.open_face.commands import (
     RevealDiscards,
     RevealFantasyland,
 )
-from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase, dealt_streets
+from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TableState
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import Card
@@ -46,8 +47,7 @@ def _dealt_streets(
     seat = state.seat_of(player_id)
     if seat is None or state.phase is not OpenFaceTablePhase.PLAYING:
         return ()
-    streets = dealt_streets(state, seed)[: state.play.streets_dealt]
-    return tuple(street[seat] for street in streets)
+    return seat_streets(state, seed, seat)
 
 
 def _dealt_if_due(

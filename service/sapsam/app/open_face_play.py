@@ -57,6 +57,7 @@ __all__ = [
     "dealt_so_far",
     "forced_move",
     "require_family_move",
+    "seat_streets",
     "settling_step",
     "timed_out_move",
 ]
@@ -99,6 +100,13 @@ def dealt_so_far(state: OpenFaceTable, seed: bytes) -> tuple[tuple[Card, ...], .
     return tuple(tuple(card for street in streets for card in street[seat]) for seat in play.seats)
 
 
+def seat_streets(state: OpenFaceTable, seed: bytes, seat: int) -> tuple[tuple[Card, ...], ...]:
+    """Each street's cards ``seat`` was dealt so far in the current deal, in street order."""
+    play = state.play
+    assert play is not None
+    return tuple(street[seat] for street in dealt_streets(state, seed)[: play.streets_dealt])
+
+
 def own_discards(state: OpenFaceTable, seed: bytes, seat: int) -> tuple[Card, ...]:
     """The cards ``seat`` discarded so far (Pineapple): on each street after the first that it
     placed, its dealt cards in no row. For its own holder only (the others see none before
@@ -110,8 +118,8 @@ def own_discards(state: OpenFaceTable, seed: bytes, seat: int) -> tuple[Card, ..
         return ()
     board = set(play.boards[seat].cards)
     thrown: list[Card] = []
-    for street in dealt_streets(state, seed)[1 : play.streets_dealt]:
-        left = [card for card in street[seat] if card not in board]
+    for dealt in seat_streets(state, seed, seat)[1:]:
+        left = [card for card in dealt if card not in board]
         if len(left) == due:  # placed (an unplaced street has all its cards left)
             thrown.extend(left)
     return tuple(thrown)
@@ -133,8 +141,7 @@ def forced_move(
         and 0 <= seat < play.seat_count
         and play.awaits_discards(seat)
     ):
-        streets = dealt_streets(state, seed)[: play.streets_dealt]
-        return TimeOutDiscards(seat, tuple(street[seat] for street in streets), now_ms, forced=True)
+        return TimeOutDiscards(seat, seat_streets(state, seed, seat), now_ms, forced=True)
     dealt: tuple[Card, ...] = ()
     if (
         seed is not None
@@ -210,9 +217,10 @@ def timed_out_move(
     ):
         waiting = [seat for seat in play.seats if play.awaits_discards(seat)]
         if waiting:
-            streets = dealt_streets(state, seed)[: play.streets_dealt]
-            seat_streets = tuple(street[waiting[0]] for street in streets)
-            return TimeOutDiscards(waiting[0], seat_streets, now_ms, unserved, grace_ms)
+            seat = waiting[0]
+            return TimeOutDiscards(
+                seat, seat_streets(state, seed, seat), now_ms, unserved, grace_ms
+            )
     dealt: tuple[Card, ...] = ()
     if (
         state.phase is OpenFaceTablePhase.PLAYING

@@ -9,6 +9,7 @@ import dataclasses
 import pytest
 from open_face_deals import CODEC, PLAYERS, TABLE_ID, PlayedDeal, new_deal
 
+from sapsam import fairness
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.open_face.commands import (
     PlaceCards,
@@ -160,6 +161,11 @@ def test_an_opening_that_does_not_match_is_refused() -> None:
     honest = played.discards.reveal(played.deal, seat, dealt)
     wrong_nonce = dataclasses.replace(honest, nonces=(b"x" * 16, *honest.nonces[1:]))
     _refused(played, wrong_nonce, Reason.COMMITMENT_MISMATCH)
+    # A nonce of a size no commitment takes (a client could commit with any): refused before
+    # hashing, so a DiscardsRevealed never records one.
+    for size in (fairness.MIN_NONCE_BYTES - 1, fairness.MAX_NONCE_BYTES + 1):
+        sized = dataclasses.replace(honest, nonces=(b"x" * size, *honest.nonces[1:]))
+        _refused(played, sized, Reason.BAD_NONCE)
     # A card placed, not discarded: refused against the dealt cards and the board.
     placed = played.deal.boards[seat].back[:1]
     _refused(

@@ -1,5 +1,6 @@
 """A player's signed open-face moves (docs/fairness.md §19): placements, a Fantasyland hand's
-commitment and its reveal, given a deal, when this command, then these events.
+commitment and its reveal, Pineapple's opening of discards, given a deal, when this command,
+then these events.
 
 A player with a registered key signs them as it signs its commits: unsigned is
 SIGNATURE_REQUIRED, a key it has not registered or a signature of another move BAD_SIGNATURE,
@@ -25,6 +26,7 @@ from sapsam.domain.open_face.commands import (
     CommitFantasyland,
     PlaceCards,
     PlaceForSeat,
+    RevealDiscards,
     RevealFantasyland,
 )
 from sapsam.domain.open_face.deal_decide import FANTASYLAND_SCHEME
@@ -32,6 +34,7 @@ from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.events import (
     CardsPlaced,
     DiscardCommitted,
+    DiscardsRevealed,
     FantasylandCommitted,
     FantasylandRevealed,
 )
@@ -246,3 +249,41 @@ def test_a_signed_pineapple_placement_covers_its_discard_commitment() -> None:
     assert isinstance(placed, CardsPlaced) and placed.signature == signature.signature.hex()
     assert isinstance(discarded, DiscardCommitted)
     assert discarded.commitment == command.discard_commitment.hex()
+
+
+def test_a_player_with_a_key_signs_its_opening_of_discards() -> None:
+    """RevealDiscards (docs/fairness.md §23) is signed as the other moves: unsigned
+    SIGNATURE_REQUIRED, a signature of other openings or by a key not registered BAD_SIGNATURE,
+    each deciding nothing; the signed opening records the key and the signature."""
+    played = new_deal(open_face_preset("pineapple"), 2, dealer=1)
+    while played.deal.phase in (OpenFacePhase.DEALING, OpenFacePhase.PLACING):
+        if played.deal.phase is OpenFacePhase.DEALING:
+            played.deal_street()
+        else:
+            played.place_turn()
+    seat = 0
+    dealt = tuple(street[seat] for street in played.cards)
+    command = played.discards.reveal(played.deal, seat, dealt)
+    streets = [street for street, _ in played.deal.discard_commitments[seat]]
+
+    def message(nonces: tuple[bytes, ...]) -> bytes:
+        openings = zip(streets, command.cards, nonces, strict=True)
+        return player_keys.discards_reveal_message(
+            TABLE_ID,
+            played.deal.number,
+            seat,
+            PLAYERS[seat],
+            [(street, list(cards), nonce) for street, cards, nonce in openings],
+        )
+
+    def signed(signature: PlayerSignature | None) -> RevealDiscards:
+        return dataclasses.replace(command, signature=signature, player_keys=(PUBLIC,))
+
+    _refused(played, signed(None), Reason.SIGNATURE_REQUIRED)
+    other_nonces = (bytes(16), *command.nonces[1:])
+    _refused(played, signed(_signed(message(other_nonces))), Reason.BAD_SIGNATURE)
+    _refused(played, signed(_signed(message(command.nonces), OTHER)), Reason.BAD_SIGNATURE)
+    signature = _signed(message(command.nonces))
+    (opened,) = played.run(signed(signature))
+    assert isinstance(opened, DiscardsRevealed)
+    assert (opened.player_key, opened.signature) == (PUBLIC.hex(), signature.signature.hex())

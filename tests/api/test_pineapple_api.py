@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
-from api_client import OPERATOR_TOKEN, Player, Watcher, error_reason
+from api_client import OPERATOR_TOKEN, Player, Watcher, bearer, error_reason
 from google.protobuf.message import Message
 from open_face_game import (
     by_seat,
@@ -33,7 +33,13 @@ from sapsam.cli import main
 from sapsam.fairness.discard_commitments import discard_commitment
 from sapsam.rules.cards import Card, parse_cards
 from sapsam.rules.open_face.board import legal_placements, street_moves
-from sapsam_proto.v1 import open_face_pb2, table_pb2, table_service_pb2
+from sapsam_proto.v1 import (
+    open_face_pb2,
+    operator_service_pb2,
+    operator_service_pb2_grpc,
+    table_pb2,
+    table_service_pb2,
+)
 
 Kept = dict[int, list[tuple[int, tuple[Card, ...], bytes]]]
 """Per seat, what its client keeps to open later: (street, discarded cards, nonce)."""
@@ -311,3 +317,55 @@ def test_discards_not_opened_in_time_are_opened_by_the_sweeper(world: World) -> 
             [str(card) for card in cards] for _, cards, _ in kept[seat]
         ]
         assert all(d.nonce == b"" for d in revealed.discards)
+
+
+def test_the_operator_forces_a_seats_discards_open(world: World) -> None:
+    """ForceSeatTimeout once every hand is complete (no deadline passed): the seat that has not
+    opened its discards has them opened from the seed (every nonce empty), recorded as the
+    operator's; the deal then ends. A seat that opened its own is not timed out."""
+    seated = open_face_table(world, 2, "pineapple")
+    watchers = [
+        Watcher(world.api, seated.table, player.token, observer=player.seat)
+        for player in seated.players
+    ]
+    start_and_cut(world, seated)
+    kept: Kept = {}
+    seen: list[tuple[int, Message]] = []
+    while (deal := table_of(world, seated).open_face).phase == (
+        open_face_pb2.OPEN_FACE_DEAL_PHASE_PLACING
+    ):
+        player = by_seat(seated, deal.turn_seat)
+        _place(world, seated, player, deal.street, watchers[player.position], kept, seen)
+    for watcher in watchers:
+        watcher.cancel()
+    assert deal.phase == open_face_pb2.OPEN_FACE_DEAL_PHASE_DISCARDS
+    first, second = seated.players
+    world.table_call("RevealDiscards", _reveal(first, kept), first.token)
+    operators = operator_service_pb2_grpc.OperatorServiceStub(world.api.channel)
+
+    def force(player: Player) -> Any:
+        request = operator_service_pb2.ForceSeatTimeoutRequest(
+            request_id=str(uuid.uuid4()), table=seated.table, seat=player.position
+        )
+        return operators.ForceSeatTimeout(request, metadata=bearer(OPERATOR_TOKEN))
+
+    before = world.event_count()
+    with pytest.raises(grpc.RpcError) as raised:
+        force(first)
+    assert error_reason(raised.value)[1] == "NOTHING_TIMED_OUT"  # as for any seat not awaited
+    assert world.event_count() == before
+    forced = force(second)
+    assert forced.table.phase != table_pb2.TABLE_PHASE_PLAYING
+    opened = [
+        event
+        for event in world.api.logged_events(seated.table)
+        if type(event).__name__ == "DiscardsRevealed"
+    ]
+    assert [(event.seat, event.timed_out_by) for event in opened] == [
+        (first.position, None),
+        (second.position, "operator"),
+    ]
+    assert opened[1].cards == tuple(
+        " ".join(str(card) for card in cards) for _, cards, _ in kept[second.position]
+    )
+    assert all(nonce == "" for nonce in opened[1].nonces)

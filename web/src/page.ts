@@ -4,7 +4,7 @@ import { refusal } from "./api/errors";
 import { Session } from "./api/session";
 import { requestId } from "./api/transport";
 import { readLimited } from "./limits";
-import { parseKeyLines, parsePlayerKeys } from "./pins";
+import { linkKeyWarning, parseKeyLines, parsePlayerKeys } from "./pins";
 import { replayExport } from "./replay/steps";
 import { mountReplay } from "./replay/view";
 
@@ -20,6 +20,9 @@ const receiptsInput = $<HTMLInputElement>("receipts");
 const result = $<HTMLElement>("result");
 const replay = $<HTMLElement>("replay");
 const main = document.querySelector("main")!;
+
+/** The server key a link (?key=) filled in; a verdict anchored to it unchanged says so. */
+let keyFromLink = "";
 
 const MARK = { passed: "✓", failed: "✗", skipped: "·" } as const;
 
@@ -44,11 +47,13 @@ function render(report: ExportReport): void {
   const anchorLine = a === undefined ? "" : ` Anchor: ${a.checkpoint === "reader" ? "your" : "the export's"} checkpoint of ${a.tree_size} leaves, signed by ${a.signed_by}, ${a.witnessed_by.length ? `witnessed by ${a.witnessed_by.join(", ")}` : "not witnessed"}.`;
   what.textContent = `This deal's verdict: ${meaning}${anchorLine}`;
   verdict.append(head, what);
-  if (report.reasons.length > 0) {
+  const fromLink = linkKeyWarning(report.verdict, keyInput.value, keyFromLink);
+  const notes = fromLink === undefined ? report.reasons : [...report.reasons, fromLink];
+  if (notes.length > 0) {
     const reasons = document.createElement("ul");
-    for (const r of report.verdict === "INTERNALLY CONSISTENT ONLY" && keyInput.value.trim() === "" && !report.reasons.some((x) => x.includes("key"))
-      ? [...report.reasons, "no server key pinned: paste the key the server publishes (sapsam keys show) to anchor the file"]
-      : report.reasons) {
+    for (const r of report.verdict === "INTERNALLY CONSISTENT ONLY" && keyInput.value.trim() === "" && !notes.some((x) => x.includes("key"))
+      ? [...notes, "no server key pinned: paste the key the server publishes (sapsam keys show) to anchor the file"]
+      : notes) {
       const li = document.createElement("li");
       li.textContent = r;
       reasons.append(li);
@@ -138,7 +143,7 @@ main.addEventListener("drop", (event) => {
 const params = new URLSearchParams(location.search);
 const exportUrl = params.get("export");
 if (exportUrl !== null) {
-  keyInput.value = params.get("key") ?? "";
+  keyInput.value = keyFromLink = params.get("key") ?? "";
   fetch(exportUrl)
     .then((response) => (response.ok ? response.blob() : Promise.reject(new Error(`${response.status} ${response.statusText}`))))
     .then(verify, (e: Error) => { result.textContent = `Could not fetch ${exportUrl}: ${e.message}`; });
@@ -148,7 +153,7 @@ if (exportUrl !== null) {
 // (ExportDeal), offered as a file to keep, then verified and replayed like a dropped file.
 const dealName = params.get("deal");
 if (dealName !== null) {
-  keyInput.value = params.get("key") ?? "";
+  keyInput.value = keyFromLink = params.get("key") ?? "";
   result.textContent = `Exporting ${dealName}…`;
   const session = new Session();
   session.api.audit.exportDeal({ requestId: requestId(), name: dealName })

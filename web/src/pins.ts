@@ -21,3 +21,11 @@ export function parsePlayerKeys(text: string): Record<string, string[]> {
   for (const [player, keys] of Object.entries(pins)) if (keys.length > 64) throw new Error(`more than 64 keys pinned for ${player}`);
   return pins;
 }
+
+/** What to tell the reader when a verdict is anchored to a server key this page's link filled in
+ * (`?key=`) and the reader left it as it came: anyone can make such a link with a key of their
+ * own, so the anchor is only as good as the link. Undefined when the reader chose the key. */
+export function linkKeyWarning(verdict: string, keyNow: string, keyFromLink: string): string | undefined {
+  if (verdict !== "ANCHORED" || keyFromLink.trim() === "" || keyNow.trim() !== keyFromLink.trim()) return undefined;
+  return "the server key was filled in by this page's link, not by you: the verdict is anchored only if that key is the one the server publishes (compare it with `sapsam keys show` or GetServerKey from a source you trust)";
+}

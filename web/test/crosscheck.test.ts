@@ -106,6 +106,13 @@ describe("the page's pins (src/pins.ts)", async () => {
     expect(parsePlayerKeys(`players/ann=${"AB".repeat(32)}\nann = ${"cd".repeat(32)}`)).toEqual({ ann: ["ab".repeat(32), "cd".repeat(32)] });
     expect(() => parsePlayerKeys("ann=12")).toThrow("player key line 1");
   });
+  it("an anchored verdict on a key the link filled in, left as it came, says so", async () => {
+    const { linkKeyWarning } = await import("../src/pins");
+    expect(linkKeyWarning("ANCHORED", ` ${serverKey}`, serverKey)).toMatch(/filled in by this page's link/);
+    expect(linkKeyWarning("ANCHORED", serverKey, "")).toBeUndefined(); // typed by the reader
+    expect(linkKeyWarning("ANCHORED", serverKey, "sapsam/other+00000000+AA")).toBeUndefined(); // changed
+    expect(linkKeyWarning("FAILED", serverKey, serverKey)).toBeUndefined();
+  });
 });
 
 describe("open-face sets played by sapsam's domain: every check of §4.3.1 the page makes passes", () => {

@@ -135,6 +135,10 @@ def command_module(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand and return its exit code."""
     arguments_given = sys.argv[1:] if argv is None else list(argv)
+    # Our processes fork only to exec (pg_ctl, bots, spawned workers), so gRPC's fork handlers
+    # have nothing to protect; left on, they print "skipping fork() handlers" to the terminal
+    # when a child starts while a call is in flight. Read when gRPC loads, so set before.
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
     module = command_module(arguments_given)
     as_program = argv is None
     if as_program:

@@ -93,6 +93,7 @@ RPC_TABLE: dict[str, tuple[Access, bool]] = {
     "sapsam.v1.TableService/ContributeEntropy": (Access.PLAYERS, True),
     "sapsam.v1.TableService/CutDeck": (Access.PLAYERS, True),
     "sapsam.v1.TableService/GetMyHand": (Access.PLAYERS, False),
+    "sapsam.v1.TableService/GetSuggestion": (Access.PLAYERS, False),
     "sapsam.v1.TableService/CommitArrangement": (Access.PLAYERS, True),
     "sapsam.v1.TableService/DeclareNatural": (Access.PLAYERS, True),
     "sapsam.v1.TableService/ConfirmArrangement": (Access.PLAYERS, True),

@@ -47,6 +47,7 @@ def test_services_are_importable_with_every_rpc() -> None:
         "ContributeEntropy",
         "CutDeck",
         "GetMyHand",
+        "GetSuggestion",
         "CommitArrangement",
         "DeclareNatural",
         "ConfirmArrangement",

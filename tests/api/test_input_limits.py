@@ -139,6 +139,15 @@ def test_megabyte_inputs_are_refused_briefly_with_their_error_info(api: Api) -> 
             "BAD_RESOURCE_NAME",
         ),
         (
+            "a seat name asked for a suggestion",
+            lambda: api.call(
+                "GetSuggestion",
+                table_service_pb2.GetSuggestionRequest(seat=table + "/seats/" + MEGABYTE_TEXT),
+                players[0].token,
+            ),
+            "BAD_RESOURCE_NAME",
+        ),
+        (
             "a request id",
             lambda: api.call(
                 "StartDeal",

@@ -24,7 +24,11 @@ from sapsam_client import Client
 from sapsam_proto.v1 import player_service_pb2, table_service_pb2
 
 LIMITS = CallerLimits(
-    registrations_per_minute=10, calls_per_second=2.0, call_burst=5, streams_per_caller=2
+    registrations_per_minute=10,
+    calls_per_second=2.0,
+    call_burst=5,
+    streams_per_caller=2,
+    suggestions_per_minute=2,
 )
 MAX_MESSAGE_BYTES = 64 * 1024
 
@@ -122,6 +126,34 @@ def test_calls_are_limited_per_player(limited: Limited) -> None:
     # The operator is not limited.
     for _ in range(20):
         api.players.GetPlayer(request, metadata=bearer(OPERATOR_TOKEN))
+
+
+def test_suggestions_are_limited_per_player(limited: Limited) -> None:
+    """GetSuggestion runs the solver: a burst of at most SUGGESTION_BURST (here the 2 a
+    minute allows), then one every 30 s; refused or not, each call counts (the limit comes before
+    the request is read)."""
+    api = limited.there
+    ann, bob = api.register("ann"), api.register("bob")
+    request = table_service_pb2.GetSuggestionRequest(seat="tables/x/seats/0")
+
+    def suggest(token: str) -> tuple[grpc.StatusCode, str]:
+        with pytest.raises(grpc.RpcError) as raised:
+            api.tables.GetSuggestion(request, metadata=bearer(token))
+        code, reason, _, _ = error_reason(raised.value)
+        return code, reason
+
+    for _ in range(LIMITS.suggestions_per_minute):
+        assert suggest(ann.token) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_RESOURCE_NAME")
+    with pytest.raises(grpc.RpcError) as raised:
+        api.tables.GetSuggestion(request, metadata=bearer(ann.token))
+    code, reason, _, _ = error_reason(raised.value)
+    assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+    # the suggestions' bucket, not the calls' (which would say half a second at most)
+    assert 1 < _retry_delay(raised.value) <= 60 / LIMITS.suggestions_per_minute
+    assert suggest(bob.token) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_RESOURCE_NAME")
+    # Other calls of the same player are not held back by it.
+    ann_name = player_service_pb2.GetPlayerRequest(name=ann.name)
+    assert api.players.GetPlayer(ann_name, metadata=bearer(ann.token)).player.name == ann.name
 
 
 def test_the_sdk_waits_as_retry_info_says(limited: Limited) -> None:

@@ -27,6 +27,7 @@ REQUESTS = (
     table_service_pb2.ContributeEntropyRequest,
     table_service_pb2.CutDeckRequest,
     table_service_pb2.GetMyHandRequest,
+    table_service_pb2.GetSuggestionRequest,
     table_service_pb2.CommitArrangementRequest,
     table_service_pb2.DeclareNaturalRequest,
     table_service_pb2.ConfirmArrangementRequest,

@@ -36,6 +36,7 @@ PLAYER_CALLS = frozenset(
         "ContributeEntropy",
         "CutDeck",
         "GetMyHand",
+        "GetSuggestion",
         "CommitArrangement",
         "DeclareNatural",
         "ConfirmArrangement",

@@ -57,6 +57,7 @@ METHOD_ACCESS: Final[Mapping[str, Access]] = MappingProxyType(
             "ContributeEntropy",
             "CutDeck",
             "GetMyHand",
+            "GetSuggestion",
             "CommitArrangement",
             "DeclareNatural",
             "ConfirmArrangement",

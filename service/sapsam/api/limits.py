@@ -1,11 +1,13 @@
 """Limits per caller, so that no one caller takes more than its share of a server process.
 
-Three limits, each configurable (``sapsam serve --help``, docs/api.md "Limits"), each 0 to turn
+Limits, each configurable (``sapsam serve --help``, docs/api.md "Limits"), each 0 to turn
 it off:
 
 - registrations per peer address per minute (``RegisterPlayer``), a token bucket per address that
   holds a minute's worth and refills evenly;
 - calls per player per second, a token bucket per player with a burst;
+- ``GetSuggestion`` calls per player per minute (each runs the solver: up to about 0.3 s
+  of CPU), a token bucket per player with a burst of ``SUGGESTION_BURST``;
 - open response streams per player (``WatchTable``, ``WatchTournament``);
 - unary calls per player running at once (each may hold one of the pool's connections);
 - database look-ups of tokens the process does not know, per peer address
@@ -41,6 +43,10 @@ from sapsam.api.auth import caller_or_none
 from sapsam.api.interception import CallInterceptor, Proceed, StatusError
 
 REGISTER_PLAYER_METHOD: Final = "/sapsam.v1.PlayerService/RegisterPlayer"
+SUGGEST_METHOD: Final = "/sapsam.v1.TableService/GetSuggestion"
+SUGGESTION_BURST: Final = 5
+"""``GetSuggestion`` calls a player may make at once before ``suggestions_per_minute``
+applies (a person asking for a hint now and then never waits)."""
 RATE_LIMITED_REASON: Final = "RATE_LIMITED"
 TOO_MANY_REGISTRATIONS_REASON: Final = "TOO_MANY_REGISTRATIONS"
 TOO_MANY_STREAMS_REASON: Final = "TOO_MANY_STREAMS"
@@ -77,9 +83,13 @@ class CallerLimits:
     flood of made-up tokens would otherwise hold the pool for everyone)."""
     token_lookup_burst: int = 100
     """Such look-ups per peer address at once."""
+    suggestions_per_minute: int = 20
+    """``GetSuggestion`` calls per player per minute, sustained (after a burst of
+    ``SUGGESTION_BURST``): each runs the solver, up to about 0.3 s of CPU, so a player can take
+    at most about a tenth of a core this way."""
 
 
-UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0, 0, 0.0, 0)
+UNLIMITED: Final = CallerLimits(0, 0.0, 0, 0, 0, 0.0, 0, 0)
 
 
 def token_lookup_limit(
@@ -230,6 +240,15 @@ class LimitsInterceptor(CallInterceptor):
             if limits.calls_per_second > 0
             else None
         )
+        self._suggestions = (
+            KeyedBuckets(
+                limits.suggestions_per_minute / 60.0,
+                min(SUGGESTION_BURST, limits.suggestions_per_minute),
+                clock,
+            )
+            if limits.suggestions_per_minute > 0
+            else None
+        )
         self._streams = StreamCounter(limits.streams_per_caller)
         self._stream_limit = limits.streams_per_caller
         self._in_flight = StreamCounter(limits.calls_in_flight_per_caller)
@@ -251,6 +270,14 @@ class LimitsInterceptor(CallInterceptor):
                 raise _refuse(
                     RATE_LIMITED_REASON,
                     "too many calls for this player; retry after the delay given",
+                    delay,
+                )
+        if self._suggestions is not None and player is not None and method == SUGGEST_METHOD:
+            delay = self._suggestions.take(player)
+            if delay > 0:
+                raise _refuse(
+                    RATE_LIMITED_REASON,
+                    "too many suggestions asked for by this player; retry after the delay given",
                     delay,
                 )
 

@@ -46,6 +46,7 @@ from sapsam.api.table_requests import (
     STATUS_PHASES,
     call_terms,
     check_deadline,
+    deal_number,
     decode_page_token,
     encode_page_token,
     event_of,
@@ -60,7 +61,7 @@ from sapsam.domain.table import TableState, fold
 from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS
 from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
 from sapsam.rules.ruleset import missing_deadlines
-from sapsam_proto.v1 import table_pb2, table_service_pb2
+from sapsam_proto.v1 import open_face_pb2, table_pb2, table_service_pb2
 
 _TABLE_PRESETS: Final = {**OPEN_FACE_PRESETS, **PINEAPPLE_PRESETS}
 """The open-face presets CreateTable takes by name: classic open face's and Pineapple's."""
@@ -347,6 +348,36 @@ class TableServicer(SeatMoves):
         )
         if hand.open_face is not None:  # the deal as the domain lets this seat see it
             response.open_face.CopyFrom(open_face_deal_message(table_id, hand.open_face))
+        return response
+
+    async def GetSuggestion(  # noqa: N802 - the generated method name
+        self, request: table_service_pb2.GetSuggestionRequest, context: grpc.ServicerContext
+    ) -> table_service_pb2.GetSuggestionResponse:
+        """The solver's suggestion for the caller's own seat now (``sapsam.app.suggestions``);
+        records nothing."""
+        seated = await self._seat_holder(request.seat)
+        check_deadline(context)
+        suggested = await self._tables.suggestion(
+            seated.table_id, seated.player_id, deal_number(request)
+        )
+        if suggested.seat != seated.seat:  # the seat changed hands between the two reads
+            raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seated.seat} at this table")
+        front, middle, back = ([str(card) for card in row] for row in suggested.rows)
+        response = table_service_pb2.GetSuggestionResponse(
+            deal=resources.deal_name(seated.table_id, suggested.deal_number),
+            natural=suggested.natural,
+            discards=[str(card) for card in suggested.discards],
+        )
+        if suggested.whole_hand:
+            response.arrangement.CopyFrom(
+                table_pb2.Arrangement(front=front, middle=middle, back=back)
+            )
+        else:
+            response.placement.CopyFrom(
+                open_face_pb2.OpenFaceRows(front=front, middle=middle, back=back)
+            )
+        if suggested.street is not None:
+            response.street = suggested.street
         return response
 
     # -- results and the live feed --------------------------------------------------------------

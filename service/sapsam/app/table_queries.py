@@ -131,28 +131,36 @@ class TableQueries(TableRunner):
 
         Only the seat's holder can ask; other seats' cards are never computed for a caller.
         """
+        hand, _state = await self.own_hand_and_table(table_id, player_id)
+        return hand
+
+    async def own_hand_and_table(
+        self, table_id: uuid.UUID, player_id: str
+    ) -> tuple[OwnHand, TableState | OpenFaceTable]:
+        """:meth:`own_hand`, and the table as it stood in the same read (what a suggestion
+        checks the seat's decision against, ``sapsam.app.suggestions``)."""
         # The usual case, the copy current and the seed held: no pooled connection is taken
         # (the same state and seed as below, without the pool's hand-over and liveness check).
         current = self.current_copy(table_id)
         if isinstance(current, OpenFaceTable):
-            return await self._open_face_hand(table_id, current, player_id)
+            return await self._open_face_hand(table_id, current, player_id), current
         if current is not None:
             seat = own_hand_seat(current, Viewer.of(current, player_id))
             deal = current.deal
             assert deal is not None
             seed = deal.seed or self.secrets.known(table_id, deal.number)
             if seed is not None:
-                return OwnHand(seat, deal.number, dealt_hands(current, seed)[seat])
+                return OwnHand(seat, deal.number, dealt_hands(current, seed)[seat]), current
         async with self.store.session() as session:
             state = await self.load(table_id, session)
             if isinstance(state, OpenFaceTable):
-                return await self._open_face_hand(table_id, state, player_id, session)
+                return await self._open_face_hand(table_id, state, player_id, session), state
             # Whose cards the caller may have is the domain's call, made before any is computed.
             seat = own_hand_seat(state, Viewer.of(state, player_id))
             deal = state.deal
             assert deal is not None
             seed = deal.seed or await self.secrets.seed(session, table_id, deal.number)
-        return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat])
+        return OwnHand(seat, deal.number, dealt_hands(state, seed)[seat]), state
 
     async def _open_face_hand(
         self,

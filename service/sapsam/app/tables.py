@@ -6,7 +6,8 @@ it loads the table (the stream, folded), lets ``decide`` produce events, and app
 stream version it decided on — together with the read models and the deal secrets, in the
 append's transaction.
 
-The handlers live by what they do: the queries in ``sapsam.app.table_queries``, the commands that
+The handlers live by what they do: the queries in ``sapsam.app.table_queries`` (and the
+solver's suggestion for a seat in ``sapsam.app.suggestions``), the commands that
 set a table up in ``sapsam.app.table_seating``, a deal's commands in
 ``sapsam.app.deal_commands``, an open-face deal's players' in
 ``sapsam.app.open_face_commands``, the operator's in ``sapsam.app.operator_commands``; the
@@ -27,6 +28,7 @@ from sapsam.app.open_face_commands import OpenFaceCommands
 from sapsam.app.operator_commands import OperatorCommands
 from sapsam.app.operator_queries import OperatorQueries
 from sapsam.app.secret_seeds import LOT_SECRET_NUMBER
+from sapsam.app.suggestions import TableSuggestions
 from sapsam.app.table_memory import CACHE_SIZE
 from sapsam.app.table_plans import (
     CONFLICT_RETRIES,
@@ -37,7 +39,7 @@ from sapsam.app.table_plans import (
     stream_id_for,
     wall_clock_ms,
 )
-from sapsam.app.table_queries import ListedTable, OwnHand, TableQueries
+from sapsam.app.table_queries import ListedTable, OwnHand
 from sapsam.app.table_seating import TABLE_ID_NAMESPACE, TableSeating
 from sapsam.app.tournament_pause import TableHold
 from sapsam.domain.table_deadlines import UnservedWindow
@@ -60,7 +62,7 @@ __all__ = [
 
 
 class TableService(
-    TableQueries,
+    TableSuggestions,
     TableSeating,
     DealCommands,
     NaturalCommands,

@@ -28,7 +28,7 @@ from typing import Any
 from sapsam.api.auth import check_token_format
 from sapsam.api.call_log import LOG_FORMATS, configure_logging
 from sapsam.api.cors import parse_origins
-from sapsam.api.limits import CallerLimits
+from sapsam.api.limits import SUGGESTION_BURST, CallerLimits
 from sapsam.api.metrics_endpoint import parse_listen
 from sapsam.api.server import (
     DEFAULT_LISTEN,
@@ -373,6 +373,13 @@ def _add_stop_and_limit_arguments(parser: argparse.ArgumentParser) -> None:
         f" (default {_DEFAULT_LIMITS.token_lookup_burst})",
     )
     group.add_argument(
+        "--suggestions-per-minute",
+        type=int,
+        default=_DEFAULT_LIMITS.suggestions_per_minute,
+        help="GetSuggestion calls (each runs the solver) per player per minute, after a"
+        f" burst of {SUGGESTION_BURST} (default {_DEFAULT_LIMITS.suggestions_per_minute})",
+    )
+    group.add_argument(
         "--max-message-bytes",
         type=int,
         default=DEFAULT_MAX_RECEIVE_MESSAGE_BYTES,
@@ -402,6 +409,9 @@ def _caller_limits(arguments: argparse.Namespace) -> CallerLimits:
             arguments.token_lookups_per_second, "--token-lookups-per-second"
         ),
         token_lookup_burst=int(_non_negative(arguments.token_lookup_burst, "--token-lookup-burst")),
+        suggestions_per_minute=int(
+            _non_negative(arguments.suggestions_per_minute, "--suggestions-per-minute")
+        ),
     )
     if limits.calls_per_second > 0 and limits.call_burst < 1:
         raise ValueError("--call-burst must be at least 1 while --calls-per-second is set")

@@ -781,6 +781,110 @@ class GetMyHandResponse(_message.Message):
 Global___GetMyHandResponse: _TypeAlias = GetMyHandResponse  # noqa: Y015
 
 @_typing.final
+class GetSuggestionRequest(_message.Message):
+    """Request of GetSuggestion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.str
+    """Name of the caller's seat, "tables/{table}/seats/{seat}" (another player's seat:
+    PERMISSION_DENIED, NOT_YOUR_SEAT).
+    """
+    deal_number: _builtins.int
+    """Only for this deal (see RevealArrangementRequest.deal_number): another deal fails
+    FAILED_PRECONDITION, WRONG_DEAL. Unset: the current deal.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.str = ...,
+        deal_number: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "deal_number", b"deal_number"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number", "deal_number", b"deal_number", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__deal_number: _TypeAlias = _typing.Literal["deal_number"]  # noqa: Y015
+    _WhichOneofArgType__deal_number: _TypeAlias = _typing.Literal["_deal_number", b"_deal_number"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__deal_number) -> _WhichOneofReturnType__deal_number | None: ...
+
+Global___GetSuggestionRequest: _TypeAlias = GetSuggestionRequest  # noqa: Y015
+
+@_typing.final
+class GetSuggestionResponse(_message.Message):
+    """Response of GetSuggestion. Refusals, each recording nothing: no cards dealt to the seat,
+    or nothing for it to decide in this phase (FAILED_PRECONDITION, WRONG_PHASE); its rows already
+    confirmed or its Fantasyland hand already set (ALREADY_CONFIRMED); its time ran out this deal
+    (SEAT_TIMED_OUT); at an open-face table another seat's turn (NOT_YOUR_TURN).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_FIELD_NUMBER: _builtins.int
+    ARRANGEMENT_FIELD_NUMBER: _builtins.int
+    PLACEMENT_FIELD_NUMBER: _builtins.int
+    NATURAL_FIELD_NUMBER: _builtins.int
+    DISCARDS_FIELD_NUMBER: _builtins.int
+    STREET_FIELD_NUMBER: _builtins.int
+    deal: _builtins.str
+    """Name of the deal the suggestion is for."""
+    natural: _builtins.str
+    """At a closed table that plays naturals: the natural to declare (DeclareNatural), or "none"
+    to play the rows (docs/rules.md §2.9: declared when it pays at least what the rows are
+    expected to). Empty at any other table.
+    """
+    street: _builtins.int
+    """At an open-face table, for a street's placement: the street (PlaceCardsRequest.street, 0
+    first). Unset otherwise.
+    """
+    @_builtins.property
+    def arrangement(self) -> _table_pb2.Arrangement:
+        """Every card set into rows of 3, 5 and 5: a closed table's 13 cards (the rows to commit
+        with CommitArrangement), or an open-face seat's Fantasyland hand (CommitFantasyland's
+        rows; the cards left over are in `discards`). Never rows that foul.
+        """
+
+    @_builtins.property
+    def placement(self) -> _open_face_pb2.OpenFaceRows:
+        """An open-face street: where each card the seat was dealt on street `street` goes, what
+        PlaceCardsRequest.placement takes (only the cards this street adds to each row; at
+        Pineapple the card left off is in `discards`).
+        """
+
+    @_builtins.property
+    def discards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards the suggestion leaves off: a Pineapple street's discard, or a Fantasyland hand's
+        cards beyond 13. Empty otherwise.
+        """
+
+    def __init__(
+        self,
+        *,
+        deal: _builtins.str = ...,
+        arrangement: _table_pb2.Arrangement | None = ...,
+        placement: _open_face_pb2.OpenFaceRows | None = ...,
+        natural: _builtins.str = ...,
+        discards: _abc.Iterable[_builtins.str] | None = ...,
+        street: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_street", b"_street", "arrangement", b"arrangement", "placement", b"placement", "street", b"street", "suggestion", b"suggestion"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_street", b"_street", "arrangement", b"arrangement", "deal", b"deal", "discards", b"discards", "natural", b"natural", "placement", b"placement", "street", b"street", "suggestion", b"suggestion"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__street: _TypeAlias = _typing.Literal["street"]  # noqa: Y015
+    _WhichOneofArgType__street: _TypeAlias = _typing.Literal["_street", b"_street"]  # noqa: Y015
+    _WhichOneofReturnType_suggestion: _TypeAlias = _typing.Literal["arrangement", "placement"]  # noqa: Y015
+    _WhichOneofArgType_suggestion: _TypeAlias = _typing.Literal["suggestion", b"suggestion"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__street) -> _WhichOneofReturnType__street | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_suggestion) -> _WhichOneofReturnType_suggestion | None: ...
+
+Global___GetSuggestionResponse: _TypeAlias = GetSuggestionResponse  # noqa: Y015
+
+@_typing.final
 class CommitArrangementRequest(_message.Message):
     """Request of CommitArrangement."""
 

@@ -80,6 +80,11 @@ class TableServiceStub:
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.GetMyHandRequest.SerializeToString,
                 response_deserializer=sapsam_dot_v1_dot_table__service__pb2.GetMyHandResponse.FromString,
                 _registered_method=True)
+        self.GetSuggestion = channel.unary_unary(
+                '/sapsam.v1.TableService/GetSuggestion',
+                request_serializer=sapsam_dot_v1_dot_table__service__pb2.GetSuggestionRequest.SerializeToString,
+                response_deserializer=sapsam_dot_v1_dot_table__service__pb2.GetSuggestionResponse.FromString,
+                _registered_method=True)
         self.CommitArrangement = channel.unary_unary(
                 '/sapsam.v1.TableService/CommitArrangement',
                 request_serializer=sapsam_dot_v1_dot_table__service__pb2.CommitArrangementRequest.SerializeToString,
@@ -213,6 +218,21 @@ class TableServiceServicer:
 
     def GetMyHand(self, request, context):
         """Returns the 13 cards dealt to the caller's own seat in the current deal.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSuggestion(self, request, context):
+        """The server's solver's choice for the decision the caller's own seat faces now, a hint the
+        player may take or leave: at a closed table its 13 cards set into rows (and, where naturals
+        are played, whether to declare one), as `sapsam arrange` and `sapsam-play`'s hint choose
+        them; at an open-face table, on the seat's turn, where the street's cards go (and at
+        Pineapple which to discard), or its Fantasyland hand set at once. Computed from the seat's
+        own cards and what it may see of the others' rows only; records nothing and sends nothing
+        to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
+        calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
+        of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -388,6 +408,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.GetMyHand,
                     request_deserializer=sapsam_dot_v1_dot_table__service__pb2.GetMyHandRequest.FromString,
                     response_serializer=sapsam_dot_v1_dot_table__service__pb2.GetMyHandResponse.SerializeToString,
+            ),
+            'GetSuggestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSuggestion,
+                    request_deserializer=sapsam_dot_v1_dot_table__service__pb2.GetSuggestionRequest.FromString,
+                    response_serializer=sapsam_dot_v1_dot_table__service__pb2.GetSuggestionResponse.SerializeToString,
             ),
             'CommitArrangement': grpc.unary_unary_rpc_method_handler(
                     servicer.CommitArrangement,
@@ -699,6 +724,33 @@ class TableService:
             '/sapsam.v1.TableService/GetMyHand',
             sapsam_dot_v1_dot_table__service__pb2.GetMyHandRequest.SerializeToString,
             sapsam_dot_v1_dot_table__service__pb2.GetMyHandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSuggestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sapsam.v1.TableService/GetSuggestion',
+            sapsam_dot_v1_dot_table__service__pb2.GetSuggestionRequest.SerializeToString,
+            sapsam_dot_v1_dot_table__service__pb2.GetSuggestionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -76,6 +76,17 @@ class TableServiceStub:
     """
     GetMyHand: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetMyHandRequest, _table_service_pb2.GetMyHandResponse]
     """Returns the 13 cards dealt to the caller's own seat in the current deal."""
+    GetSuggestion: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.GetSuggestionRequest, _table_service_pb2.GetSuggestionResponse]
+    """The server's solver's choice for the decision the caller's own seat faces now, a hint the
+    player may take or leave: at a closed table its 13 cards set into rows (and, where naturals
+    are played, whether to declare one), as `sapsam arrange` and `sapsam-play`'s hint choose
+    them; at an open-face table, on the seat's turn, where the street's cards go (and at
+    Pineapple which to discard), or its Fantasyland hand set at once. Computed from the seat's
+    own cards and what it may see of the others' rows only; records nothing and sends nothing
+    to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
+    calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
+    of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+    """
     CommitArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CommitArrangementRequest, _table_service_pb2.CommitArrangementResponse]
     """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
     With `confirm` set it also confirms in the same call (one atomic append), which saves the
@@ -177,6 +188,17 @@ class TableServiceAsyncStub(TableServiceStub):
     """
     GetMyHand: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetMyHandRequest, _table_service_pb2.GetMyHandResponse]  # type: ignore[assignment]
     """Returns the 13 cards dealt to the caller's own seat in the current deal."""
+    GetSuggestion: _aio.UnaryUnaryMultiCallable[_table_service_pb2.GetSuggestionRequest, _table_service_pb2.GetSuggestionResponse]  # type: ignore[assignment]
+    """The server's solver's choice for the decision the caller's own seat faces now, a hint the
+    player may take or leave: at a closed table its 13 cards set into rows (and, where naturals
+    are played, whether to declare one), as `sapsam arrange` and `sapsam-play`'s hint choose
+    them; at an open-face table, on the seat's turn, where the street's cards go (and at
+    Pineapple which to discard), or its Fantasyland hand set at once. Computed from the seat's
+    own cards and what it may see of the others' rows only; records nothing and sends nothing
+    to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
+    calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
+    of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+    """
     CommitArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CommitArrangementRequest, _table_service_pb2.CommitArrangementResponse]  # type: ignore[assignment]
     """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
     With `confirm` set it also confirms in the same call (one atomic append), which saves the
@@ -329,6 +351,23 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_service_pb2.GetMyHandResponse, _abc.Awaitable[_table_service_pb2.GetMyHandResponse]]:
         """Returns the 13 cards dealt to the caller's own seat in the current deal."""
+
+    @_abc_1.abstractmethod
+    def GetSuggestion(
+        self,
+        request: _table_service_pb2.GetSuggestionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_table_service_pb2.GetSuggestionResponse, _abc.Awaitable[_table_service_pb2.GetSuggestionResponse]]:
+        """The server's solver's choice for the decision the caller's own seat faces now, a hint the
+        player may take or leave: at a closed table its 13 cards set into rows (and, where naturals
+        are played, whether to declare one), as `sapsam arrange` and `sapsam-play`'s hint choose
+        them; at an open-face table, on the seat's turn, where the street's cards go (and at
+        Pineapple which to discard), or its Fantasyland hand set at once. Computed from the seat's
+        own cards and what it may see of the others' rows only; records nothing and sends nothing
+        to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
+        calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
+        of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+        """
 
     @_abc_1.abstractmethod
     def CommitArrangement(

@@ -39,7 +39,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file sapsam/v1/table_service.proto.
  */
 export const file_sapsam_v1_table_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zYXBzYW0vdjEvdGFibGVfc2VydmljZS5wcm90bxIJc2Fwc2FtLnYxIsACChJDcmVhdGVUYWJsZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIZCg9ydWxlX3NldF9wcmVzZXQYAiABKAlIABImCghydWxlX3NldBgDIAEoCzISLnNhcHNhbS52MS5SdWxlU2V0SAASEgoKc2VhdF9jb3VudBgEIAEoBRIaCg1zZXJpZXNfbGVuZ3RoGAUgASgFSAGIAQESLAoMYWZ0ZXJfc2VyaWVzGAYgASgOMhYuc2Fwc2FtLnYxLkFmdGVyU2VyaWVzEi4KEnJ1bGVfc2V0X292ZXJyaWRlcxgHIAEoCzISLnNhcHNhbS52MS5SdWxlU2V0EhkKDG1vdmVfc2Vjb25kcxgIIAEoBUgCiAEBQgcKBXJ1bGVzQhAKDl9zZXJpZXNfbGVuZ3RoQg8KDV9tb3ZlX3NlY29uZHMibQoTQ3JlYXRlVGFibGVSZXNwb25zZRIfCgV0YWJsZRgBIAEoCzIQLnNhcHNhbS52MS5UYWJsZRIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQSEAoId2FybmluZ3MYAyADKAkiHwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiMwoQR2V0VGFibGVSZXNwb25zZRIfCgV0YWJsZRgBIAEoCzIQLnNhcHNhbS52MS5UYWJsZSI8ChNMaXN0UnVsZVNldHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIloKFExpc3RSdWxlU2V0c1Jlc3BvbnNlEikKB3ByZXNldHMYASADKAsyGC5zYXBzYW0udjEuUnVsZVNldFByZXNldBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiYgoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoGc3RhdHVzGAMgASgOMhYuc2Fwc2FtLnYxLlRhYmxlU3RhdHVzIk8KEkxpc3RUYWJsZXNSZXNwb25zZRIgCgZ0YWJsZXMYASADKAsyEC5zYXBzYW0udjEuVGFibGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIoUBChBKb2luVGFibGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDQoFdGFibGUYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAYgBAUIHCgVfc2VhdEITChFfZXhwZWN0ZWRfdmVyc2lvbiJXChFKb2luVGFibGVSZXNwb25zZRIMCgRzZWF0GAEgASgJEg8KB3ZlcnNpb24YAiABKAMSIwoHcmVjZWlwdBgDIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0ImwKE0Nob29zZURlYWxlclJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRINCgV0YWJsZRgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgDSACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24iYQoUQ2hvb3NlRGVhbGVyUmVzcG9uc2USEwoLZGVhbGVyX3NlYXQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIjCgdyZWNlaXB0GAMgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQiaQoQU3RhcnREZWFsUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg0KBXRhYmxlGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJwChFTdGFydERlYWxSZXNwb25zZRIMCgRkZWFsGAEgASgJEhcKD3NlZWRfY29tbWl0bWVudBgCIAEoDBIPCgd2ZXJzaW9uGAMgASgDEiMKB3JlY2VpcHQYBCABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCKBAQoYQ29udHJpYnV0ZUVudHJvcHlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIPCgdlbnRyb3B5GAMgASgMEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJRChlDb250cmlidXRlRW50cm9weVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0IngKDkN1dERlY2tSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIQCghwb3NpdGlvbhgDIAEoBRIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24iRwoPQ3V0RGVja1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0IiAKEEdldE15SGFuZFJlcXVlc3QSDAoEc2VhdBgBIAEoCSJxChFHZXRNeUhhbmRSZXNwb25zZRIMCgRkZWFsGAEgASgJEg0KBWNhcmRzGAIgAygJEioKCW9wZW5fZmFjZRgDIAEoCzIXLnNhcHNhbS52MS5PcGVuRmFjZURlYWwSEwoLbXlfZGlzY2FyZHMYBCADKAkiiQIKGENvbW1pdEFycmFuZ2VtZW50UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSEgoKY29tbWl0bWVudBgDIAEoDBIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQESGAoLZGVhbF9udW1iZXIYBSABKANIAYgBARIZChFjb21taXRtZW50X3NjaGVtZRgGIAEoDRItCglzaWduYXR1cmUYByABKAsyGi5zYXBzYW0udjEuUGxheWVyU2lnbmF0dXJlEg8KB2NvbmZpcm0YCCABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIjgKD1BsYXllclNpZ25hdHVyZRISCgpwdWJsaWNfa2V5GAEgASgMEhEKCXNpZ25hdHVyZRgCIAEoDCJkChlDb21taXRBcnJhbmdlbWVudFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0EhEKCWNvbmZpcm1lZBgDIAEoCCLaAQoVRGVjbGFyZU5hdHVyYWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRISCgpjb21taXRtZW50GAMgASgMEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARIYCgtkZWFsX251bWJlchgFIAEoA0gBiAEBEi0KCXNpZ25hdHVyZRgGIAEoCzIaLnNhcHNhbS52MS5QbGF5ZXJTaWduYXR1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIk4KFkRlY2xhcmVOYXR1cmFsUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQimwEKGUNvbmZpcm1BcnJhbmdlbWVudFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIMCgRzZWF0GAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBARIYCgtkZWFsX251bWJlchgEIAEoA0gBiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uQg4KDF9kZWFsX251bWJlciJSChpDb25maXJtQXJyYW5nZW1lbnRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiMKB3JlY2VpcHQYAiABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCL1AQoYQW5ub3VuY2VTdXJyZW5kZXJSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIqCgZjaG9pY2UYAyABKA4yGi5zYXBzYW0udjEuU3VycmVuZGVyQ2hvaWNlEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARIYCgtkZWFsX251bWJlchgFIAEoA0gBiAEBEi0KCXNpZ25hdHVyZRgGIAEoCzIaLnNhcHNhbS52MS5QbGF5ZXJTaWduYXR1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIlEKGUFubm91bmNlU3VycmVuZGVyUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQirQIKGFJldmVhbEFycmFuZ2VtZW50UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSKwoLYXJyYW5nZW1lbnQYAyABKAsyFi5zYXBzYW0udjEuQXJyYW5nZW1lbnQSDQoFbm9uY2UYBCABKAwSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoA0gAiAEBEhgKC2RlYWxfbnVtYmVyGAYgASgDSAGIAQESLQoJc2lnbmF0dXJlGAcgASgLMhouc2Fwc2FtLnYxLlBsYXllclNpZ25hdHVyZRIPCgduYXR1cmFsGAggASgJEhUKDW5hdHVyYWxfbm9uY2UYCSABKAxCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIlEKGVJldmVhbEFycmFuZ2VtZW50UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQiJAoUR2V0RGVhbFJlc3VsdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI+ChVHZXREZWFsUmVzdWx0UmVzcG9uc2USJQoGcmVzdWx0GAEgASgLMhUuc2Fwc2FtLnYxLkRlYWxSZXN1bHQiTwoRV2F0Y2hUYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoAxIUCgxiYXRjaF9ldmVudHMYAyABKAgiYQoSV2F0Y2hUYWJsZVJlc3BvbnNlEiQKBWV2ZW50GAEgASgLMhUuc2Fwc2FtLnYxLlRhYmxlRXZlbnQSJQoGZXZlbnRzGAIgAygLMhUuc2Fwc2FtLnYxLlRhYmxlRXZlbnQiOwoSTGlzdE15RGVhbHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIlQKE0xpc3RNeURlYWxzUmVzcG9uc2USJAoFZGVhbHMYASADKAsyFS5zYXBzYW0udjEuUGxheWVkRGVhbBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkizQEKClBsYXllZERlYWwSDAoEZGVhbBgBIAEoCRIMCgRzZWF0GAIgASgJEhMKC2RlYWxfbnVtYmVyGAMgASgFEg0KBWRlbHRhGAQgASgDEhQKDHNlcmllc190b3RhbBgFIAEoAxIOCgZmb3VsZWQYBiABKAgSLgoKc2NvcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZV9zZXRfbmFtZRgIIAEoCRISCgpzZWF0X2NvdW50GAkgASgFIpoCChFQbGFjZUNhcmRzUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSDgoGc3RyZWV0GAMgASgFEioKCXBsYWNlbWVudBgEIAEoCzIXLnNhcHNhbS52MS5PcGVuRmFjZVJvd3MSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoA0gAiAEBEhgKC2RlYWxfbnVtYmVyGAYgASgDSAGIAQESLQoJc2lnbmF0dXJlGAcgASgLMhouc2Fwc2FtLnYxLlBsYXllclNpZ25hdHVyZRIaChJkaXNjYXJkX2NvbW1pdG1lbnQYCCABKAxCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIkoKElBsYWNlQ2FyZHNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiMKB3JlY2VpcHQYAiABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCLdAQoYQ29tbWl0RmFudGFzeWxhbmRSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRISCgpjb21taXRtZW50GAMgASgMEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARIYCgtkZWFsX251bWJlchgFIAEoA0gBiAEBEi0KCXNpZ25hdHVyZRgGIAEoCzIaLnNhcHNhbS52MS5QbGF5ZXJTaWduYXR1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIlEKGUNvbW1pdEZhbnRhc3lsYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQihQIKGFJldmVhbEZhbnRhc3lsYW5kUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSKwoLYXJyYW5nZW1lbnQYAyABKAsyFi5zYXBzYW0udjEuQXJyYW5nZW1lbnQSDQoFbm9uY2UYBCABKAwSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoA0gAiAEBEhgKC2RlYWxfbnVtYmVyGAYgASgDSAGIAQESLQoJc2lnbmF0dXJlGAcgASgLMhouc2Fwc2FtLnYxLlBsYXllclNpZ25hdHVyZUITChFfZXhwZWN0ZWRfdmVyc2lvbkIOCgxfZGVhbF9udW1iZXIiUQoZUmV2ZWFsRmFudGFzeWxhbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiMKB3JlY2VpcHQYAiABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCIuCg5EaXNjYXJkT3BlbmluZxINCgVjYXJkcxgBIAMoCRINCgVub25jZRgCIAEoDCLzAQoVUmV2ZWFsRGlzY2FyZHNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIrCghkaXNjYXJkcxgDIAMoCzIZLnNhcHNhbS52MS5EaXNjYXJkT3BlbmluZxIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQESGAoLZGVhbF9udW1iZXIYBSABKANIAYgBARItCglzaWduYXR1cmUYBiABKAsyGi5zYXBzYW0udjEuUGxheWVyU2lnbmF0dXJlQhMKEV9leHBlY3RlZF92ZXJzaW9uQg4KDF9kZWFsX251bWJlciJOChZSZXZlYWxEaXNjYXJkc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0KmAKC0FmdGVyU2VyaWVzEhwKGEFGVEVSX1NFUklFU19VTlNQRUNJRklFRBAAEhYKEkFGVEVSX1NFUklFU19DTE9TRRABEhsKF0FGVEVSX1NFUklFU19ORVdfU0VSSUVTEAIy0Q4KDFRhYmxlU2VydmljZRJMCgtDcmVhdGVUYWJsZRIdLnNhcHNhbS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHi5zYXBzYW0udjEuQ3JlYXRlVGFibGVSZXNwb25zZRJICghHZXRUYWJsZRIaLnNhcHNhbS52MS5HZXRUYWJsZVJlcXVlc3QaGy5zYXBzYW0udjEuR2V0VGFibGVSZXNwb25zZSIDkAIBEk4KCkxpc3RUYWJsZXMSHC5zYXBzYW0udjEuTGlzdFRhYmxlc1JlcXVlc3QaHS5zYXBzYW0udjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESRgoJSm9pblRhYmxlEhsuc2Fwc2FtLnYxLkpvaW5UYWJsZVJlcXVlc3QaHC5zYXBzYW0udjEuSm9pblRhYmxlUmVzcG9uc2USTwoMQ2hvb3NlRGVhbGVyEh4uc2Fwc2FtLnYxLkNob29zZURlYWxlclJlcXVlc3QaHy5zYXBzYW0udjEuQ2hvb3NlRGVhbGVyUmVzcG9uc2USRgoJU3RhcnREZWFsEhsuc2Fwc2FtLnYxLlN0YXJ0RGVhbFJlcXVlc3QaHC5zYXBzYW0udjEuU3RhcnREZWFsUmVzcG9uc2USXgoRQ29udHJpYnV0ZUVudHJvcHkSIy5zYXBzYW0udjEuQ29udHJpYnV0ZUVudHJvcHlSZXF1ZXN0GiQuc2Fwc2FtLnYxLkNvbnRyaWJ1dGVFbnRyb3B5UmVzcG9uc2USQAoHQ3V0RGVjaxIZLnNhcHNhbS52MS5DdXREZWNrUmVxdWVzdBoaLnNhcHNhbS52MS5DdXREZWNrUmVzcG9uc2USSwoJR2V0TXlIYW5kEhsuc2Fwc2FtLnYxLkdldE15SGFuZFJlcXVlc3QaHC5zYXBzYW0udjEuR2V0TXlIYW5kUmVzcG9uc2UiA5ACARJeChFDb21taXRBcnJhbmdlbWVudBIjLnNhcHNhbS52MS5Db21taXRBcnJhbmdlbWVudFJlcXVlc3QaJC5zYXBzYW0udjEuQ29tbWl0QXJyYW5nZW1lbnRSZXNwb25zZRJVCg5EZWNsYXJlTmF0dXJhbBIgLnNhcHNhbS52MS5EZWNsYXJlTmF0dXJhbFJlcXVlc3QaIS5zYXBzYW0udjEuRGVjbGFyZU5hdHVyYWxSZXNwb25zZRJhChJDb25maXJtQXJyYW5nZW1lbnQSJC5zYXBzYW0udjEuQ29uZmlybUFycmFuZ2VtZW50UmVxdWVzdBolLnNhcHNhbS52MS5Db25maXJtQXJyYW5nZW1lbnRSZXNwb25zZRJeChFSZXZlYWxBcnJhbmdlbWVudBIjLnNhcHNhbS52MS5SZXZlYWxBcnJhbmdlbWVudFJlcXVlc3QaJC5zYXBzYW0udjEuUmV2ZWFsQXJyYW5nZW1lbnRSZXNwb25zZRJeChFBbm5vdW5jZVN1cnJlbmRlchIjLnNhcHNhbS52MS5Bbm5vdW5jZVN1cnJlbmRlclJlcXVlc3QaJC5zYXBzYW0udjEuQW5ub3VuY2VTdXJyZW5kZXJSZXNwb25zZRJXCg1HZXREZWFsUmVzdWx0Eh8uc2Fwc2FtLnYxLkdldERlYWxSZXN1bHRSZXF1ZXN0GiAuc2Fwc2FtLnYxLkdldERlYWxSZXN1bHRSZXNwb25zZSIDkAIBEksKCldhdGNoVGFibGUSHC5zYXBzYW0udjEuV2F0Y2hUYWJsZVJlcXVlc3QaHS5zYXBzYW0udjEuV2F0Y2hUYWJsZVJlc3BvbnNlMAESUQoLTGlzdE15RGVhbHMSHS5zYXBzYW0udjEuTGlzdE15RGVhbHNSZXF1ZXN0Gh4uc2Fwc2FtLnYxLkxpc3RNeURlYWxzUmVzcG9uc2UiA5ACARJUCgxMaXN0UnVsZVNldHMSHi5zYXBzYW0udjEuTGlzdFJ1bGVTZXRzUmVxdWVzdBofLnNhcHNhbS52MS5MaXN0UnVsZVNldHNSZXNwb25zZSIDkAIBEkkKClBsYWNlQ2FyZHMSHC5zYXBzYW0udjEuUGxhY2VDYXJkc1JlcXVlc3QaHS5zYXBzYW0udjEuUGxhY2VDYXJkc1Jlc3BvbnNlEl4KEUNvbW1pdEZhbnRhc3lsYW5kEiMuc2Fwc2FtLnYxLkNvbW1pdEZhbnRhc3lsYW5kUmVxdWVzdBokLnNhcHNhbS52MS5Db21taXRGYW50YXN5bGFuZFJlc3BvbnNlEl4KEVJldmVhbEZhbnRhc3lsYW5kEiMuc2Fwc2FtLnYxLlJldmVhbEZhbnRhc3lsYW5kUmVxdWVzdBokLnNhcHNhbS52MS5SZXZlYWxGYW50YXN5bGFuZFJlc3BvbnNlElUKDlJldmVhbERpc2NhcmRzEiAuc2Fwc2FtLnYxLlJldmVhbERpc2NhcmRzUmVxdWVzdBohLnNhcHNhbS52MS5SZXZlYWxEaXNjYXJkc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_sapsam_v1_open_face, file_sapsam_v1_receipt, file_sapsam_v1_rule_set, file_sapsam_v1_table, file_sapsam_v1_table_event]);
+  fileDesc("Ch1zYXBzYW0vdjEvdGFibGVfc2VydmljZS5wcm90bxIJc2Fwc2FtLnYxIsACChJDcmVhdGVUYWJsZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIZCg9ydWxlX3NldF9wcmVzZXQYAiABKAlIABImCghydWxlX3NldBgDIAEoCzISLnNhcHNhbS52MS5SdWxlU2V0SAASEgoKc2VhdF9jb3VudBgEIAEoBRIaCg1zZXJpZXNfbGVuZ3RoGAUgASgFSAGIAQESLAoMYWZ0ZXJfc2VyaWVzGAYgASgOMhYuc2Fwc2FtLnYxLkFmdGVyU2VyaWVzEi4KEnJ1bGVfc2V0X292ZXJyaWRlcxgHIAEoCzISLnNhcHNhbS52MS5SdWxlU2V0EhkKDG1vdmVfc2Vjb25kcxgIIAEoBUgCiAEBQgcKBXJ1bGVzQhAKDl9zZXJpZXNfbGVuZ3RoQg8KDV9tb3ZlX3NlY29uZHMibQoTQ3JlYXRlVGFibGVSZXNwb25zZRIfCgV0YWJsZRgBIAEoCzIQLnNhcHNhbS52MS5UYWJsZRIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQSEAoId2FybmluZ3MYAyADKAkiHwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiMwoQR2V0VGFibGVSZXNwb25zZRIfCgV0YWJsZRgBIAEoCzIQLnNhcHNhbS52MS5UYWJsZSI8ChNMaXN0UnVsZVNldHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIloKFExpc3RSdWxlU2V0c1Jlc3BvbnNlEikKB3ByZXNldHMYASADKAsyGC5zYXBzYW0udjEuUnVsZVNldFByZXNldBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiYgoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoGc3RhdHVzGAMgASgOMhYuc2Fwc2FtLnYxLlRhYmxlU3RhdHVzIk8KEkxpc3RUYWJsZXNSZXNwb25zZRIgCgZ0YWJsZXMYASADKAsyEC5zYXBzYW0udjEuVGFibGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIoUBChBKb2luVGFibGVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDQoFdGFibGUYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAYgBAUIHCgVfc2VhdEITChFfZXhwZWN0ZWRfdmVyc2lvbiJXChFKb2luVGFibGVSZXNwb25zZRIMCgRzZWF0GAEgASgJEg8KB3ZlcnNpb24YAiABKAMSIwoHcmVjZWlwdBgDIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0ImwKE0Nob29zZURlYWxlclJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRINCgV0YWJsZRgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgDSACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24iYQoUQ2hvb3NlRGVhbGVyUmVzcG9uc2USEwoLZGVhbGVyX3NlYXQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIjCgdyZWNlaXB0GAMgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQiaQoQU3RhcnREZWFsUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg0KBXRhYmxlGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJwChFTdGFydERlYWxSZXNwb25zZRIMCgRkZWFsGAEgASgJEhcKD3NlZWRfY29tbWl0bWVudBgCIAEoDBIPCgd2ZXJzaW9uGAMgASgDEiMKB3JlY2VpcHQYBCABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCKBAQoYQ29udHJpYnV0ZUVudHJvcHlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIPCgdlbnRyb3B5GAMgASgMEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiJRChlDb250cmlidXRlRW50cm9weVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0IngKDkN1dERlY2tSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIQCghwb3NpdGlvbhgDIAEoBRIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24iRwoPQ3V0RGVja1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0IiAKEEdldE15SGFuZFJlcXVlc3QSDAoEc2VhdBgBIAEoCSJxChFHZXRNeUhhbmRSZXNwb25zZRIMCgRkZWFsGAEgASgJEg0KBWNhcmRzGAIgAygJEioKCW9wZW5fZmFjZRgDIAEoCzIXLnNhcHNhbS52MS5PcGVuRmFjZURlYWwSEwoLbXlfZGlzY2FyZHMYBCADKAkiTgoUR2V0U3VnZ2VzdGlvblJlcXVlc3QSDAoEc2VhdBgBIAEoCRIYCgtkZWFsX251bWJlchgCIAEoA0gAiAEBQg4KDF9kZWFsX251bWJlciLTAQoVR2V0U3VnZ2VzdGlvblJlc3BvbnNlEgwKBGRlYWwYASABKAkSLQoLYXJyYW5nZW1lbnQYAiABKAsyFi5zYXBzYW0udjEuQXJyYW5nZW1lbnRIABIsCglwbGFjZW1lbnQYAyABKAsyFy5zYXBzYW0udjEuT3BlbkZhY2VSb3dzSAASDwoHbmF0dXJhbBgEIAEoCRIQCghkaXNjYXJkcxgFIAMoCRITCgZzdHJlZXQYBiABKAVIAYgBAUIMCgpzdWdnZXN0aW9uQgkKB19zdHJlZXQiiQIKGENvbW1pdEFycmFuZ2VtZW50UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSEgoKY29tbWl0bWVudBgDIAEoDBIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQESGAoLZGVhbF9udW1iZXIYBSABKANIAYgBARIZChFjb21taXRtZW50X3NjaGVtZRgGIAEoDRItCglzaWduYXR1cmUYByABKAsyGi5zYXBzYW0udjEuUGxheWVyU2lnbmF0dXJlEg8KB2NvbmZpcm0YCCABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIjgKD1BsYXllclNpZ25hdHVyZRISCgpwdWJsaWNfa2V5GAEgASgMEhEKCXNpZ25hdHVyZRgCIAEoDCJkChlDb21taXRBcnJhbmdlbWVudFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0EhEKCWNvbmZpcm1lZBgDIAEoCCLaAQoVRGVjbGFyZU5hdHVyYWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRISCgpjb21taXRtZW50GAMgASgMEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARIYCgtkZWFsX251bWJlchgFIAEoA0gBiAEBEi0KCXNpZ25hdHVyZRgGIAEoCzIaLnNhcHNhbS52MS5QbGF5ZXJTaWduYXR1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIk4KFkRlY2xhcmVOYXR1cmFsUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQimwEKGUNvbmZpcm1BcnJhbmdlbWVudFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIMCgRzZWF0GAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBARIYCgtkZWFsX251bWJlchgEIAEoA0gBiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uQg4KDF9kZWFsX251bWJlciJSChpDb25maXJtQXJyYW5nZW1lbnRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiMKB3JlY2VpcHQYAiABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCL1AQoYQW5ub3VuY2VTdXJyZW5kZXJSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIqCgZjaG9pY2UYAyABKA4yGi5zYXBzYW0udjEuU3VycmVuZGVyQ2hvaWNlEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARIYCgtkZWFsX251bWJlchgFIAEoA0gBiAEBEi0KCXNpZ25hdHVyZRgGIAEoCzIaLnNhcHNhbS52MS5QbGF5ZXJTaWduYXR1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIlEKGUFubm91bmNlU3VycmVuZGVyUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQirQIKGFJldmVhbEFycmFuZ2VtZW50UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSKwoLYXJyYW5nZW1lbnQYAyABKAsyFi5zYXBzYW0udjEuQXJyYW5nZW1lbnQSDQoFbm9uY2UYBCABKAwSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoA0gAiAEBEhgKC2RlYWxfbnVtYmVyGAYgASgDSAGIAQESLQoJc2lnbmF0dXJlGAcgASgLMhouc2Fwc2FtLnYxLlBsYXllclNpZ25hdHVyZRIPCgduYXR1cmFsGAggASgJEhUKDW5hdHVyYWxfbm9uY2UYCSABKAxCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIlEKGVJldmVhbEFycmFuZ2VtZW50UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQiJAoUR2V0RGVhbFJlc3VsdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI+ChVHZXREZWFsUmVzdWx0UmVzcG9uc2USJQoGcmVzdWx0GAEgASgLMhUuc2Fwc2FtLnYxLkRlYWxSZXN1bHQiTwoRV2F0Y2hUYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoAxIUCgxiYXRjaF9ldmVudHMYAyABKAgiYQoSV2F0Y2hUYWJsZVJlc3BvbnNlEiQKBWV2ZW50GAEgASgLMhUuc2Fwc2FtLnYxLlRhYmxlRXZlbnQSJQoGZXZlbnRzGAIgAygLMhUuc2Fwc2FtLnYxLlRhYmxlRXZlbnQiOwoSTGlzdE15RGVhbHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIlQKE0xpc3RNeURlYWxzUmVzcG9uc2USJAoFZGVhbHMYASADKAsyFS5zYXBzYW0udjEuUGxheWVkRGVhbBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkizQEKClBsYXllZERlYWwSDAoEZGVhbBgBIAEoCRIMCgRzZWF0GAIgASgJEhMKC2RlYWxfbnVtYmVyGAMgASgFEg0KBWRlbHRhGAQgASgDEhQKDHNlcmllc190b3RhbBgFIAEoAxIOCgZmb3VsZWQYBiABKAgSLgoKc2NvcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZV9zZXRfbmFtZRgIIAEoCRISCgpzZWF0X2NvdW50GAkgASgFIpoCChFQbGFjZUNhcmRzUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSDgoGc3RyZWV0GAMgASgFEioKCXBsYWNlbWVudBgEIAEoCzIXLnNhcHNhbS52MS5PcGVuRmFjZVJvd3MSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoA0gAiAEBEhgKC2RlYWxfbnVtYmVyGAYgASgDSAGIAQESLQoJc2lnbmF0dXJlGAcgASgLMhouc2Fwc2FtLnYxLlBsYXllclNpZ25hdHVyZRIaChJkaXNjYXJkX2NvbW1pdG1lbnQYCCABKAxCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIkoKElBsYWNlQ2FyZHNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiMKB3JlY2VpcHQYAiABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCLdAQoYQ29tbWl0RmFudGFzeWxhbmRSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRISCgpjb21taXRtZW50GAMgASgMEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARIYCgtkZWFsX251bWJlchgFIAEoA0gBiAEBEi0KCXNpZ25hdHVyZRgGIAEoCzIaLnNhcHNhbS52MS5QbGF5ZXJTaWduYXR1cmVCEwoRX2V4cGVjdGVkX3ZlcnNpb25CDgoMX2RlYWxfbnVtYmVyIlEKGUNvbW1pdEZhbnRhc3lsYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIjCgdyZWNlaXB0GAIgASgLMhIuc2Fwc2FtLnYxLlJlY2VpcHQihQIKGFJldmVhbEZhbnRhc3lsYW5kUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEgwKBHNlYXQYAiABKAkSKwoLYXJyYW5nZW1lbnQYAyABKAsyFi5zYXBzYW0udjEuQXJyYW5nZW1lbnQSDQoFbm9uY2UYBCABKAwSHQoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoA0gAiAEBEhgKC2RlYWxfbnVtYmVyGAYgASgDSAGIAQESLQoJc2lnbmF0dXJlGAcgASgLMhouc2Fwc2FtLnYxLlBsYXllclNpZ25hdHVyZUITChFfZXhwZWN0ZWRfdmVyc2lvbkIOCgxfZGVhbF9udW1iZXIiUQoZUmV2ZWFsRmFudGFzeWxhbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiMKB3JlY2VpcHQYAiABKAsyEi5zYXBzYW0udjEuUmVjZWlwdCIuCg5EaXNjYXJkT3BlbmluZxINCgVjYXJkcxgBIAMoCRINCgVub25jZRgCIAEoDCLzAQoVUmV2ZWFsRGlzY2FyZHNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDAoEc2VhdBgCIAEoCRIrCghkaXNjYXJkcxgDIAMoCzIZLnNhcHNhbS52MS5EaXNjYXJkT3BlbmluZxIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQESGAoLZGVhbF9udW1iZXIYBSABKANIAYgBARItCglzaWduYXR1cmUYBiABKAsyGi5zYXBzYW0udjEuUGxheWVyU2lnbmF0dXJlQhMKEV9leHBlY3RlZF92ZXJzaW9uQg4KDF9kZWFsX251bWJlciJOChZSZXZlYWxEaXNjYXJkc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIwoHcmVjZWlwdBgCIAEoCzISLnNhcHNhbS52MS5SZWNlaXB0KmAKC0FmdGVyU2VyaWVzEhwKGEFGVEVSX1NFUklFU19VTlNQRUNJRklFRBAAEhYKEkFGVEVSX1NFUklFU19DTE9TRRABEhsKF0FGVEVSX1NFUklFU19ORVdfU0VSSUVTEAIyqg8KDFRhYmxlU2VydmljZRJMCgtDcmVhdGVUYWJsZRIdLnNhcHNhbS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaHi5zYXBzYW0udjEuQ3JlYXRlVGFibGVSZXNwb25zZRJICghHZXRUYWJsZRIaLnNhcHNhbS52MS5HZXRUYWJsZVJlcXVlc3QaGy5zYXBzYW0udjEuR2V0VGFibGVSZXNwb25zZSIDkAIBEk4KCkxpc3RUYWJsZXMSHC5zYXBzYW0udjEuTGlzdFRhYmxlc1JlcXVlc3QaHS5zYXBzYW0udjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESRgoJSm9pblRhYmxlEhsuc2Fwc2FtLnYxLkpvaW5UYWJsZVJlcXVlc3QaHC5zYXBzYW0udjEuSm9pblRhYmxlUmVzcG9uc2USTwoMQ2hvb3NlRGVhbGVyEh4uc2Fwc2FtLnYxLkNob29zZURlYWxlclJlcXVlc3QaHy5zYXBzYW0udjEuQ2hvb3NlRGVhbGVyUmVzcG9uc2USRgoJU3RhcnREZWFsEhsuc2Fwc2FtLnYxLlN0YXJ0RGVhbFJlcXVlc3QaHC5zYXBzYW0udjEuU3RhcnREZWFsUmVzcG9uc2USXgoRQ29udHJpYnV0ZUVudHJvcHkSIy5zYXBzYW0udjEuQ29udHJpYnV0ZUVudHJvcHlSZXF1ZXN0GiQuc2Fwc2FtLnYxLkNvbnRyaWJ1dGVFbnRyb3B5UmVzcG9uc2USQAoHQ3V0RGVjaxIZLnNhcHNhbS52MS5DdXREZWNrUmVxdWVzdBoaLnNhcHNhbS52MS5DdXREZWNrUmVzcG9uc2USSwoJR2V0TXlIYW5kEhsuc2Fwc2FtLnYxLkdldE15SGFuZFJlcXVlc3QaHC5zYXBzYW0udjEuR2V0TXlIYW5kUmVzcG9uc2UiA5ACARJXCg1HZXRTdWdnZXN0aW9uEh8uc2Fwc2FtLnYxLkdldFN1Z2dlc3Rpb25SZXF1ZXN0GiAuc2Fwc2FtLnYxLkdldFN1Z2dlc3Rpb25SZXNwb25zZSIDkAIBEl4KEUNvbW1pdEFycmFuZ2VtZW50EiMuc2Fwc2FtLnYxLkNvbW1pdEFycmFuZ2VtZW50UmVxdWVzdBokLnNhcHNhbS52MS5Db21taXRBcnJhbmdlbWVudFJlc3BvbnNlElUKDkRlY2xhcmVOYXR1cmFsEiAuc2Fwc2FtLnYxLkRlY2xhcmVOYXR1cmFsUmVxdWVzdBohLnNhcHNhbS52MS5EZWNsYXJlTmF0dXJhbFJlc3BvbnNlEmEKEkNvbmZpcm1BcnJhbmdlbWVudBIkLnNhcHNhbS52MS5Db25maXJtQXJyYW5nZW1lbnRSZXF1ZXN0GiUuc2Fwc2FtLnYxLkNvbmZpcm1BcnJhbmdlbWVudFJlc3BvbnNlEl4KEVJldmVhbEFycmFuZ2VtZW50EiMuc2Fwc2FtLnYxLlJldmVhbEFycmFuZ2VtZW50UmVxdWVzdBokLnNhcHNhbS52MS5SZXZlYWxBcnJhbmdlbWVudFJlc3BvbnNlEl4KEUFubm91bmNlU3VycmVuZGVyEiMuc2Fwc2FtLnYxLkFubm91bmNlU3VycmVuZGVyUmVxdWVzdBokLnNhcHNhbS52MS5Bbm5vdW5jZVN1cnJlbmRlclJlc3BvbnNlElcKDUdldERlYWxSZXN1bHQSHy5zYXBzYW0udjEuR2V0RGVhbFJlc3VsdFJlcXVlc3QaIC5zYXBzYW0udjEuR2V0RGVhbFJlc3VsdFJlc3BvbnNlIgOQAgESSwoKV2F0Y2hUYWJsZRIcLnNhcHNhbS52MS5XYXRjaFRhYmxlUmVxdWVzdBodLnNhcHNhbS52MS5XYXRjaFRhYmxlUmVzcG9uc2UwARJRCgtMaXN0TXlEZWFscxIdLnNhcHNhbS52MS5MaXN0TXlEZWFsc1JlcXVlc3QaHi5zYXBzYW0udjEuTGlzdE15RGVhbHNSZXNwb25zZSIDkAIBElQKDExpc3RSdWxlU2V0cxIeLnNhcHNhbS52MS5MaXN0UnVsZVNldHNSZXF1ZXN0Gh8uc2Fwc2FtLnYxLkxpc3RSdWxlU2V0c1Jlc3BvbnNlIgOQAgESSQoKUGxhY2VDYXJkcxIcLnNhcHNhbS52MS5QbGFjZUNhcmRzUmVxdWVzdBodLnNhcHNhbS52MS5QbGFjZUNhcmRzUmVzcG9uc2USXgoRQ29tbWl0RmFudGFzeWxhbmQSIy5zYXBzYW0udjEuQ29tbWl0RmFudGFzeWxhbmRSZXF1ZXN0GiQuc2Fwc2FtLnYxLkNvbW1pdEZhbnRhc3lsYW5kUmVzcG9uc2USXgoRUmV2ZWFsRmFudGFzeWxhbmQSIy5zYXBzYW0udjEuUmV2ZWFsRmFudGFzeWxhbmRSZXF1ZXN0GiQuc2Fwc2FtLnYxLlJldmVhbEZhbnRhc3lsYW5kUmVzcG9uc2USVQoOUmV2ZWFsRGlzY2FyZHMSIC5zYXBzYW0udjEuUmV2ZWFsRGlzY2FyZHNSZXF1ZXN0GiEuc2Fwc2FtLnYxLlJldmVhbERpc2NhcmRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_sapsam_v1_open_face, file_sapsam_v1_receipt, file_sapsam_v1_rule_set, file_sapsam_v1_table, file_sapsam_v1_table_event]);
 
 /**
  * Request of CreateTable.
@@ -783,6 +783,112 @@ export const GetMyHandResponseSchema: GenMessage<GetMyHandResponse> = /*@__PURE_
   messageDesc(file_sapsam_v1_table_service, 19);
 
 /**
+ * Request of GetSuggestion.
+ *
+ * @generated from message sapsam.v1.GetSuggestionRequest
+ */
+export type GetSuggestionRequest = Message<"sapsam.v1.GetSuggestionRequest"> & {
+  /**
+   * Name of the caller's seat, "tables/{table}/seats/{seat}" (another player's seat:
+   * PERMISSION_DENIED, NOT_YOUR_SEAT).
+   *
+   * @generated from field: string seat = 1;
+   */
+  seat: string;
+
+  /**
+   * Only for this deal (see RevealArrangementRequest.deal_number): another deal fails
+   * FAILED_PRECONDITION, WRONG_DEAL. Unset: the current deal.
+   *
+   * @generated from field: optional int64 deal_number = 2;
+   */
+  dealNumber?: bigint | undefined;
+};
+
+/**
+ * Describes the message sapsam.v1.GetSuggestionRequest.
+ * Use `create(GetSuggestionRequestSchema)` to create a new message.
+ */
+export const GetSuggestionRequestSchema: GenMessage<GetSuggestionRequest> = /*@__PURE__*/
+  messageDesc(file_sapsam_v1_table_service, 20);
+
+/**
+ * Response of GetSuggestion. Refusals, each recording nothing: no cards dealt to the seat,
+ * or nothing for it to decide in this phase (FAILED_PRECONDITION, WRONG_PHASE); its rows already
+ * confirmed or its Fantasyland hand already set (ALREADY_CONFIRMED); its time ran out this deal
+ * (SEAT_TIMED_OUT); at an open-face table another seat's turn (NOT_YOUR_TURN).
+ *
+ * @generated from message sapsam.v1.GetSuggestionResponse
+ */
+export type GetSuggestionResponse = Message<"sapsam.v1.GetSuggestionResponse"> & {
+  /**
+   * Name of the deal the suggestion is for.
+   *
+   * @generated from field: string deal = 1;
+   */
+  deal: string;
+
+  /**
+   * What to do, by the table's game.
+   *
+   * @generated from oneof sapsam.v1.GetSuggestionResponse.suggestion
+   */
+  suggestion: {
+    /**
+     * Every card set into rows of 3, 5 and 5: a closed table's 13 cards (the rows to commit
+     * with CommitArrangement), or an open-face seat's Fantasyland hand (CommitFantasyland's
+     * rows; the cards left over are in `discards`). Never rows that foul.
+     *
+     * @generated from field: sapsam.v1.Arrangement arrangement = 2;
+     */
+    value: Arrangement;
+    case: "arrangement";
+  } | {
+    /**
+     * An open-face street: where each card the seat was dealt on street `street` goes, what
+     * PlaceCardsRequest.placement takes (only the cards this street adds to each row; at
+     * Pineapple the card left off is in `discards`).
+     *
+     * @generated from field: sapsam.v1.OpenFaceRows placement = 3;
+     */
+    value: OpenFaceRows;
+    case: "placement";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * At a closed table that plays naturals: the natural to declare (DeclareNatural), or "none"
+   * to play the rows (docs/rules.md §2.9: declared when it pays at least what the rows are
+   * expected to). Empty at any other table.
+   *
+   * @generated from field: string natural = 4;
+   */
+  natural: string;
+
+  /**
+   * The cards the suggestion leaves off: a Pineapple street's discard, or a Fantasyland hand's
+   * cards beyond 13. Empty otherwise.
+   *
+   * @generated from field: repeated string discards = 5;
+   */
+  discards: string[];
+
+  /**
+   * At an open-face table, for a street's placement: the street (PlaceCardsRequest.street, 0
+   * first). Unset otherwise.
+   *
+   * @generated from field: optional int32 street = 6;
+   */
+  street?: number | undefined;
+};
+
+/**
+ * Describes the message sapsam.v1.GetSuggestionResponse.
+ * Use `create(GetSuggestionResponseSchema)` to create a new message.
+ */
+export const GetSuggestionResponseSchema: GenMessage<GetSuggestionResponse> = /*@__PURE__*/
+  messageDesc(file_sapsam_v1_table_service, 21);
+
+/**
  * Request of CommitArrangement.
  *
  * @generated from message sapsam.v1.CommitArrangementRequest
@@ -866,7 +972,7 @@ export type CommitArrangementRequest = Message<"sapsam.v1.CommitArrangementReque
  * Use `create(CommitArrangementRequestSchema)` to create a new message.
  */
 export const CommitArrangementRequestSchema: GenMessage<CommitArrangementRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 20);
+  messageDesc(file_sapsam_v1_table_service, 22);
 
 /**
  * A player's Ed25519 signature of one of its moves (docs/fairness.md §19).
@@ -894,7 +1000,7 @@ export type PlayerSignature = Message<"sapsam.v1.PlayerSignature"> & {
  * Use `create(PlayerSignatureSchema)` to create a new message.
  */
 export const PlayerSignatureSchema: GenMessage<PlayerSignature> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 21);
+  messageDesc(file_sapsam_v1_table_service, 23);
 
 /**
  * Response of CommitArrangement.
@@ -931,7 +1037,7 @@ export type CommitArrangementResponse = Message<"sapsam.v1.CommitArrangementResp
  * Use `create(CommitArrangementResponseSchema)` to create a new message.
  */
 export const CommitArrangementResponseSchema: GenMessage<CommitArrangementResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 22);
+  messageDesc(file_sapsam_v1_table_service, 24);
 
 /**
  * Request of DeclareNatural.
@@ -990,7 +1096,7 @@ export type DeclareNaturalRequest = Message<"sapsam.v1.DeclareNaturalRequest"> &
  * Use `create(DeclareNaturalRequestSchema)` to create a new message.
  */
 export const DeclareNaturalRequestSchema: GenMessage<DeclareNaturalRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 23);
+  messageDesc(file_sapsam_v1_table_service, 25);
 
 /**
  * Response of DeclareNatural.
@@ -1018,7 +1124,7 @@ export type DeclareNaturalResponse = Message<"sapsam.v1.DeclareNaturalResponse">
  * Use `create(DeclareNaturalResponseSchema)` to create a new message.
  */
 export const DeclareNaturalResponseSchema: GenMessage<DeclareNaturalResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 24);
+  messageDesc(file_sapsam_v1_table_service, 26);
 
 /**
  * Request of ConfirmArrangement.
@@ -1062,7 +1168,7 @@ export type ConfirmArrangementRequest = Message<"sapsam.v1.ConfirmArrangementReq
  * Use `create(ConfirmArrangementRequestSchema)` to create a new message.
  */
 export const ConfirmArrangementRequestSchema: GenMessage<ConfirmArrangementRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 25);
+  messageDesc(file_sapsam_v1_table_service, 27);
 
 /**
  * Response of ConfirmArrangement.
@@ -1091,7 +1197,7 @@ export type ConfirmArrangementResponse = Message<"sapsam.v1.ConfirmArrangementRe
  * Use `create(ConfirmArrangementResponseSchema)` to create a new message.
  */
 export const ConfirmArrangementResponseSchema: GenMessage<ConfirmArrangementResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 26);
+  messageDesc(file_sapsam_v1_table_service, 28);
 
 /**
  * Request of AnnounceSurrender.
@@ -1153,7 +1259,7 @@ export type AnnounceSurrenderRequest = Message<"sapsam.v1.AnnounceSurrenderReque
  * Use `create(AnnounceSurrenderRequestSchema)` to create a new message.
  */
 export const AnnounceSurrenderRequestSchema: GenMessage<AnnounceSurrenderRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 27);
+  messageDesc(file_sapsam_v1_table_service, 29);
 
 /**
  * Response of AnnounceSurrender.
@@ -1182,7 +1288,7 @@ export type AnnounceSurrenderResponse = Message<"sapsam.v1.AnnounceSurrenderResp
  * Use `create(AnnounceSurrenderResponseSchema)` to create a new message.
  */
 export const AnnounceSurrenderResponseSchema: GenMessage<AnnounceSurrenderResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 28);
+  messageDesc(file_sapsam_v1_table_service, 30);
 
 /**
  * Request of RevealArrangement.
@@ -1267,7 +1373,7 @@ export type RevealArrangementRequest = Message<"sapsam.v1.RevealArrangementReque
  * Use `create(RevealArrangementRequestSchema)` to create a new message.
  */
 export const RevealArrangementRequestSchema: GenMessage<RevealArrangementRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 29);
+  messageDesc(file_sapsam_v1_table_service, 31);
 
 /**
  * Response of RevealArrangement.
@@ -1297,7 +1403,7 @@ export type RevealArrangementResponse = Message<"sapsam.v1.RevealArrangementResp
  * Use `create(RevealArrangementResponseSchema)` to create a new message.
  */
 export const RevealArrangementResponseSchema: GenMessage<RevealArrangementResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 30);
+  messageDesc(file_sapsam_v1_table_service, 32);
 
 /**
  * Request of GetDealResult.
@@ -1318,7 +1424,7 @@ export type GetDealResultRequest = Message<"sapsam.v1.GetDealResultRequest"> & {
  * Use `create(GetDealResultRequestSchema)` to create a new message.
  */
 export const GetDealResultRequestSchema: GenMessage<GetDealResultRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 31);
+  messageDesc(file_sapsam_v1_table_service, 33);
 
 /**
  * Response of GetDealResult.
@@ -1339,7 +1445,7 @@ export type GetDealResultResponse = Message<"sapsam.v1.GetDealResultResponse"> &
  * Use `create(GetDealResultResponseSchema)` to create a new message.
  */
 export const GetDealResultResponseSchema: GenMessage<GetDealResultResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 32);
+  messageDesc(file_sapsam_v1_table_service, 34);
 
 /**
  * Request of WatchTable.
@@ -1381,7 +1487,7 @@ export type WatchTableRequest = Message<"sapsam.v1.WatchTableRequest"> & {
  * Use `create(WatchTableRequestSchema)` to create a new message.
  */
 export const WatchTableRequestSchema: GenMessage<WatchTableRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 33);
+  messageDesc(file_sapsam_v1_table_service, 35);
 
 /**
  * One message of the WatchTable stream.
@@ -1409,7 +1515,7 @@ export type WatchTableResponse = Message<"sapsam.v1.WatchTableResponse"> & {
  * Use `create(WatchTableResponseSchema)` to create a new message.
  */
 export const WatchTableResponseSchema: GenMessage<WatchTableResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 34);
+  messageDesc(file_sapsam_v1_table_service, 36);
 
 /**
  * Request of ListMyDeals.
@@ -1439,7 +1545,7 @@ export type ListMyDealsRequest = Message<"sapsam.v1.ListMyDealsRequest"> & {
  * Use `create(ListMyDealsRequestSchema)` to create a new message.
  */
 export const ListMyDealsRequestSchema: GenMessage<ListMyDealsRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 35);
+  messageDesc(file_sapsam_v1_table_service, 37);
 
 /**
  * Response of ListMyDeals.
@@ -1467,7 +1573,7 @@ export type ListMyDealsResponse = Message<"sapsam.v1.ListMyDealsResponse"> & {
  * Use `create(ListMyDealsResponseSchema)` to create a new message.
  */
 export const ListMyDealsResponseSchema: GenMessage<ListMyDealsResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 36);
+  messageDesc(file_sapsam_v1_table_service, 38);
 
 /**
  * One scored deal of the calling player, from the seat it held.
@@ -1544,7 +1650,7 @@ export type PlayedDeal = Message<"sapsam.v1.PlayedDeal"> & {
  * Use `create(PlayedDealSchema)` to create a new message.
  */
 export const PlayedDealSchema: GenMessage<PlayedDeal> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 37);
+  messageDesc(file_sapsam_v1_table_service, 39);
 
 /**
  * Request of PlaceCards (open face).
@@ -1633,7 +1739,7 @@ export type PlaceCardsRequest = Message<"sapsam.v1.PlaceCardsRequest"> & {
  * Use `create(PlaceCardsRequestSchema)` to create a new message.
  */
 export const PlaceCardsRequestSchema: GenMessage<PlaceCardsRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 38);
+  messageDesc(file_sapsam_v1_table_service, 40);
 
 /**
  * Response of PlaceCards.
@@ -1663,7 +1769,7 @@ export type PlaceCardsResponse = Message<"sapsam.v1.PlaceCardsResponse"> & {
  * Use `create(PlaceCardsResponseSchema)` to create a new message.
  */
 export const PlaceCardsResponseSchema: GenMessage<PlaceCardsResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 39);
+  messageDesc(file_sapsam_v1_table_service, 41);
 
 /**
  * Request of CommitFantasyland (open face).
@@ -1723,7 +1829,7 @@ export type CommitFantasylandRequest = Message<"sapsam.v1.CommitFantasylandReque
  * Use `create(CommitFantasylandRequestSchema)` to create a new message.
  */
 export const CommitFantasylandRequestSchema: GenMessage<CommitFantasylandRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 40);
+  messageDesc(file_sapsam_v1_table_service, 42);
 
 /**
  * Response of CommitFantasyland.
@@ -1752,7 +1858,7 @@ export type CommitFantasylandResponse = Message<"sapsam.v1.CommitFantasylandResp
  * Use `create(CommitFantasylandResponseSchema)` to create a new message.
  */
 export const CommitFantasylandResponseSchema: GenMessage<CommitFantasylandResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 41);
+  messageDesc(file_sapsam_v1_table_service, 43);
 
 /**
  * Request of RevealFantasyland (open face).
@@ -1820,7 +1926,7 @@ export type RevealFantasylandRequest = Message<"sapsam.v1.RevealFantasylandReque
  * Use `create(RevealFantasylandRequestSchema)` to create a new message.
  */
 export const RevealFantasylandRequestSchema: GenMessage<RevealFantasylandRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 42);
+  messageDesc(file_sapsam_v1_table_service, 44);
 
 /**
  * Response of RevealFantasyland.
@@ -1850,7 +1956,7 @@ export type RevealFantasylandResponse = Message<"sapsam.v1.RevealFantasylandResp
  * Use `create(RevealFantasylandResponseSchema)` to create a new message.
  */
 export const RevealFantasylandResponseSchema: GenMessage<RevealFantasylandResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 43);
+  messageDesc(file_sapsam_v1_table_service, 45);
 
 /**
  * One street's discard opened (RevealDiscardsRequest).
@@ -1882,7 +1988,7 @@ export type DiscardOpening = Message<"sapsam.v1.DiscardOpening"> & {
  * Use `create(DiscardOpeningSchema)` to create a new message.
  */
 export const DiscardOpeningSchema: GenMessage<DiscardOpening> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 44);
+  messageDesc(file_sapsam_v1_table_service, 46);
 
 /**
  * Request of RevealDiscards (Pineapple).
@@ -1943,7 +2049,7 @@ export type RevealDiscardsRequest = Message<"sapsam.v1.RevealDiscardsRequest"> &
  * Use `create(RevealDiscardsRequestSchema)` to create a new message.
  */
 export const RevealDiscardsRequestSchema: GenMessage<RevealDiscardsRequest> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 45);
+  messageDesc(file_sapsam_v1_table_service, 47);
 
 /**
  * Response of RevealDiscards.
@@ -1973,7 +2079,7 @@ export type RevealDiscardsResponse = Message<"sapsam.v1.RevealDiscardsResponse">
  * Use `create(RevealDiscardsResponseSchema)` to create a new message.
  */
 export const RevealDiscardsResponseSchema: GenMessage<RevealDiscardsResponse> = /*@__PURE__*/
-  messageDesc(file_sapsam_v1_table_service, 46);
+  messageDesc(file_sapsam_v1_table_service, 48);
 
 /**
  * What a table does when its series is complete (docs/tournaments.md, "Series at a table").
@@ -2109,6 +2215,24 @@ export const TableService: GenService<{
     methodKind: "unary";
     input: typeof GetMyHandRequestSchema;
     output: typeof GetMyHandResponseSchema;
+  },
+  /**
+   * The server's solver's choice for the decision the caller's own seat faces now, a hint the
+   * player may take or leave: at a closed table its 13 cards set into rows (and, where naturals
+   * are played, whether to declare one), as `sapsam arrange` and `sapsam-play`'s hint choose
+   * them; at an open-face table, on the seat's turn, where the street's cards go (and at
+   * Pineapple which to discard), or its Fantasyland hand set at once. Computed from the seat's
+   * own cards and what it may see of the others' rows only; records nothing and sends nothing
+   * to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
+   * calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
+   * of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+   *
+   * @generated from rpc sapsam.v1.TableService.GetSuggestion
+   */
+  getSuggestion: {
+    methodKind: "unary";
+    input: typeof GetSuggestionRequestSchema;
+    output: typeof GetSuggestionResponseSchema;
   },
   /**
    * Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.

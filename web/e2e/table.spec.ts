@@ -1,8 +1,9 @@
 // A human plays a whole series through the page against three bots (sapsam-bot over gRPC): registers
 // in the lobby, creates a 4-seat table, arranges by keyboard, a drag and a tap in deal 1, reloads
-// mid-arrangement in deal 2 and continues where it was, loses its first reveal of deal 3 and reloads
-// (the reveal comes from the rows and nonce kept in the browser), sees every reveal and the final
-// standings; then the server's verifier checks each deal with the browser's player key pinned.
+// mid-arrangement in deal 2 and continues where it was, takes the server's solver's rows (the
+// hint, GetSuggestion), loses its first reveal of deal 3 and reloads (the reveal comes from the
+// rows and nonce kept in the browser), sees every reveal and the final standings; then the
+// server's verifier checks each deal with the browser's player key pinned.
 import { type Page } from "@playwright/test";
 import { type Bots, browserPlayer, expect, expectFitsWidth, shot, shotOf, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
@@ -69,6 +70,7 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await expect(page.locator(".hand .card-button")).toHaveCount(9);
     await page.getByRole("button", { name: "Suggest rows" }).click();
     await expect(hand).toHaveCount(0);
+    await expect(page.locator("#status")).toContainText("The server's solver suggests these rows");
     await expect(page.locator(".foul-warning")).toHaveText("");
     await shot(page, "deal2-suggested");
     await committed(page, 2);

@@ -1,4 +1,5 @@
-// A suggestion of rows, computed in the browser (the API has no solver call): of every legal way to
+// A suggestion of rows computed in the browser, only the fallback when the server's solver cannot
+// be asked (suggestion.ts: GetSuggestion refused or out of reach): of every legal way to
 // set 13 cards (1287 backs x 56 middles), the one scoring highest by a simple measure of each row's
 // strength, the front weighted up (its hands are rarer). A hint, not the server's solver.
 import type { Rows } from "../fairness";

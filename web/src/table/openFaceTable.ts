@@ -3,7 +3,8 @@
 // `open_face` view and makes every move that falls to your seat as the Python SDK's OpenFaceBot
 // does (draw the dealer, start the deals, cut, open Pineapple discards and Fantasyland hands),
 // while you place each street's cards (tap a card, then a row; or focus it and press 1/2/3, x to
-// discard), set a Fantasyland hand, and see every seat's rows fill, the scores and the totals.
+// discard; "Suggest" asks the server's solver), set a Fantasyland hand, and see every seat's rows
+// fill, the scores and the totals.
 import { cardLabel, cardShort, cardSvg } from "../ui/cards";
 import { parseCard } from "../cards";
 import { refusal } from "../api/errors";
@@ -18,6 +19,7 @@ import { CAPACITY, ROWS, type Spot, StreetPlan, deadRows, ofcRules, spotForKey, 
 import { renderOfcHeader, renderOfcScore, renderOfcSeats, rowsOf } from "./openFaceView";
 import { $, button, dealOf, heldSeat, onceEach, seatNamer, tableReader, takeSeat, watchTable } from "./play";
 import { renderStandings } from "./results";
+import { askServer } from "./suggestion";
 
 const NOTHING_TO_DO = new Set(["WRONG_PHASE", "WRONG_DEAL", "WRONG_STREET", "NOT_YOUR_TURN", "ALREADY_PLACED", "ALREADY_COMMITTED", "ALREADY_REVEALED", "SEAT_TIMED_OUT", "SERIES_COMPLETE"]);
 
@@ -139,6 +141,27 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     }
   }
 
+  /** The server's solver's suggestion (GetSuggestion) put on the plan, to change or send. */
+  async function suggest(): Promise<void> {
+    if (!plan || !moves || !table?.openFace) return;
+    const p = plan;
+    const key = planKey;
+    say("Asking the server's solver…");
+    try {
+      const s = await askServer(session.api, moves.seat, table.openFace.dealNumber);
+      if (plan !== p || planKey !== key) return; // the street moved on meanwhile
+      p.clear();
+      for (const row of ROWS) for (const c of s.rows[row]) p.put(c, row);
+      for (const c of s.discards) p.put(c, "discard");
+      savePlan();
+      renderPlan();
+      say(`The server's solver suggests this ${key.startsWith("fl ") ? "setting" : "placement"}: change any card you like before sending it.`);
+    } catch (error) {
+      const r = refusal(error);
+      say(`No suggestion from the server (${r.reason || r.code}): place the cards yourself, or Fill in order.`);
+    }
+  }
+
   function put(card: number, spot: Spot | undefined): void {
     if (!plan) return;
     if (spot === undefined) plan.take(card);
@@ -234,11 +257,12 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     warn.textContent = deadRows(after) ? "Dead hand: these rows can no longer end in order (it scores as a foul)." : "";
     const tools = document.createElement("div");
     tools.className = "tools";
+    const hint = button("Suggest", "hint", () => void suggest());
     const fill = button("Fill in order", "fill", () => (p.fill(), savePlan(), renderPlan()));
     const clear = button("Clear", "clear", () => (p.clear(), savePlan(), renderPlan()));
     const go = button(fl ? "Set hand" : "Place cards", "place", () => void send());
     go.disabled = !p.complete();
-    tools.append(fill, clear, go);
+    tools.append(hint, fill, clear, go);
     area.replaceChildren(...parts, hand, warn, tools);
   }
 

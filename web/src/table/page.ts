@@ -14,7 +14,7 @@ import { type DealResult, type Standing, type Table, TablePhase } from "../gen/s
 import { cardRow } from "../ui/cards";
 import { Arrangement, handName } from "./arrange";
 import { Board } from "./board";
-import { suggestRows } from "./hint";
+import { askServer, closedHint, hintSaid } from "./suggestion";
 import { renderResult, renderStandings } from "./results";
 import { $, button, dealOf, heldSeat, onceEach, seatNamer, tableReader, takeSeat, watchTable } from "./play";
 import { renderHeader, renderSeats } from "./view";
@@ -183,15 +183,19 @@ function renderArranging(t: Table): void {
     const tools = document.createElement("div");
     tools.className = "tools";
     const hint = button("Suggest rows", "hint", () => {
-      say("Looking for good rows…");
-      setTimeout(() => {
-        // computed here, in the browser: some 72,000 ways to set 13 cards, under a second
-        board!.arrangement.set(suggestRows(cards, strict()));
-        board!.render();
+      say("Asking the server's solver for rows…");
+      const m = moves;
+      const ask = () => (m ? askServer(session.api, m.seat, deal) : Promise.reject(new Error("no seat")));
+      void closedHint(ask, cards, strict()).then((h) => {
+        if (!board || boardDeal !== deal) return; // the deal moved on meanwhile
+        board.arrangement.set(h.rows);
+        board.render();
+        const select = document.getElementById("natural") as HTMLSelectElement | null;
+        if (select && h.natural && [...select.options].some((o) => o.value === h.natural)) select.value = h.natural;
         savePlacements();
         updateCommit();
-        say("Suggested rows: move any card you like before committing.");
-      }, 0);
+        say(hintSaid(h));
+      });
     });
     const clear = button("Clear", "clear", () => {
       board!.arrangement.clear();

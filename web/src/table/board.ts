@@ -1,10 +1,14 @@
-// The arranging board: your unplaced cards and the three rows. Tap (or Enter on) a card to pick it,
-// then tap a row (or press 1, 2, 3 for front, middle, back) to put it there; a placed card tapped
-// goes back to the hand (or press 0). Cards can also be dragged onto a row. Each row shows its hand's
+// The arranging board: your unplaced cards and the three rows. Tap (or Enter or Space on) a card to
+// pick it, then tap a row (or press 1, 2, 3 for front, middle, back) to put it there; or press 1,
+// 2, 3 on a focused card at once, ← → moving between cards; a placed card tapped goes back to the
+// hand (or press 0 on it). Cards can also be dragged onto a row. Each row shows its hand's
 // name, and a foul warning appears as soon as two full rows are out of order.
 import { cardShort, cardSvg } from "../ui/cards";
 import { cardLabel } from "../ui/cards";
 import { Arrangement, ROWS, ROW_SIZES, type RowName, handName, partialName } from "./arrange";
+
+/** Keys 1, 2, 3: front, middle, back; 0: back to the hand. */
+const KEY_ROWS: Record<string, RowName | undefined> = { "1": "front", "2": "middle", "3": "back", "0": undefined };
 
 export interface BoardEvents {
   changed(): void;
@@ -24,12 +28,25 @@ export class Board {
     this.render();
   }
 
+  /**
+   * The keyboard: ← → move between the cards; 1, 2, 3 put the picked card (or, with none picked,
+   * the focused one) in the front, middle or back row; 0 takes it back to the hand.
+   */
   private key(e: KeyboardEvent): void {
-    if (this.picked === null) return;
-    const target = ({ "1": "front", "2": "middle", "3": "back", "0": undefined } as Record<string, RowName | undefined>)[e.key];
-    if (!(e.key in { "1": 1, "2": 1, "3": 1, "0": 1 })) return;
+    const focused = (e.target as HTMLElement | null)?.closest?.("button.card-button") as HTMLButtonElement | null;
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      const cards = [...this.root.querySelectorAll<HTMLButtonElement>("button.card-button")];
+      if (!focused || !cards.length) return;
+      e.preventDefault();
+      const step = e.key === "ArrowRight" ? 1 : cards.length - 1;
+      cards[(cards.indexOf(focused) + step) % cards.length]!.focus();
+      return;
+    }
+    if (!(e.key in KEY_ROWS)) return;
+    const card = this.picked ?? (focused ? Number(focused.dataset.index) : null);
+    if (card === null || !Number.isInteger(card)) return;
     e.preventDefault();
-    this.place(this.picked, target);
+    this.place(card, KEY_ROWS[e.key]);
   }
 
   private place(card: number, row: RowName | undefined): void {
@@ -46,8 +63,9 @@ export class Board {
     b.type = "button";
     b.className = `card-button${this.picked === card ? " picked" : ""}`;
     b.dataset.card = cardShort(card);
+    b.dataset.index = String(card);
     b.setAttribute("aria-pressed", String(this.picked === card));
-    b.setAttribute("aria-label", `${cardLabel(card)}${where ? `, in the ${where} row: press to take it back` : ": press to pick, then 1, 2 or 3 for a row"}`);
+    b.setAttribute("aria-label", `${cardLabel(card)}${where ? `, in the ${where} row: press (or 0) to take it back` : ": press 1, 2 or 3 for the front, middle or back row, or press to pick it"}`);
     b.draggable = true;
     b.append(cardSvg(card));
     b.addEventListener("dragstart", (e) => e.dataTransfer?.setData("text/plain", String(card)));

@@ -92,6 +92,9 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await expect(page.locator(".standings li")).toHaveCount(4);
     await expect(page.locator(".standings")).toContainText("Ann (you)");
     await expect(page.locator('section.result[data-deal="3"] .seat-result.you')).not.toContainText(/Timed out|Fouled/);
+    // Every deal is scored: the rows and nonces this browser kept for them are gone (pruneKept).
+    const kept = await page.evaluate(() => Object.keys(localStorage).filter((k) => /^sapsam\.(kept|discards|fantasyland) /.test(k)));
+    expect(kept).toEqual([]);
     await expectFitsWidth(page);
     await shot(page, "series-complete");
     await shotOf(page.locator('section.result[data-deal="1"]'), "deal1-result");

@@ -22,8 +22,11 @@ export const rowNames = (r: Rows): NamedRows => ({ front: r.front.map(cardName),
 export const parseRows = (r: NamedRows): Rows => ({ front: r.front.map(parseCard), middle: r.middle.map(parseCard), back: r.back.map(parseCard) });
 export const freshNonce = (length = 32): Bytes => crypto.getRandomValues(new Uint8Array(length));
 
-/** What a seat keeps in localStorage per deal under `prefix` before sending its commitment, so a reloaded page still opens it. */
-export function keptStore<T>(prefix: string) {
+/** The prefixes keptStore is used under (moves.ts: rows and nonces; openFaceMoves.ts: discards, Fantasyland settings). */
+export const KEPT_PREFIXES = ["sapsam.kept", "sapsam.discards", "sapsam.fantasyland"] as const;
+
+/** What a seat keeps in localStorage per deal under `prefix` (one of KEPT_PREFIXES) before sending its commitment, so a reloaded page still opens it; pruneKept forgets it once the deal is over. */
+export function keptStore<T>(prefix: (typeof KEPT_PREFIXES)[number]) {
   const key = (seat: string, deal: number) => `${prefix} ${seat} ${deal}`;
   return {
     load(seat: string, deal: number): T | null {
@@ -33,6 +36,27 @@ export function keptStore<T>(prefix: string) {
     save: (seat: string, deal: number, value: T): void => localStorage.setItem(key(seat, deal), JSON.stringify(value)),
     forget: (seat: string, deal: number): void => localStorage.removeItem(key(seat, deal)),
   };
+}
+
+/**
+ * Forget what `seat` kept for its deals up to `deal`, once that deal is scored or voided: its
+ * rows, nonces, discards and settings were opened (or never will be) and the server publishes
+ * them with the result, so nothing here needs them again (receipts are not kept in the browser,
+ * and the replay reads the server's export). Without this every deal's nonces stayed in
+ * localStorage for good (a reveal that landed but whose answer was lost, a seat timed out, the
+ * server opening discards at its deadline). Returns how many entries were removed.
+ */
+export function pruneKept(seat: string, deal: number, storage: Storage = localStorage): number {
+  const gone: string[] = [];
+  for (let i = 0; i < storage.length; i++) {
+    const key = storage.key(i);
+    const parts = key?.split(" ");
+    if (!key || parts?.length !== 3 || parts[1] !== seat || !(KEPT_PREFIXES as readonly string[]).includes(parts[0]!)) continue;
+    const n = Number(parts[2]);
+    if (Number.isInteger(n) && n <= deal) gone.push(key);
+  }
+  for (const key of gone) storage.removeItem(key);
+  return gone.length;
 }
 
 /** tables/{uuid}/seats/{n} -> its table's uuid and the seat's number. */

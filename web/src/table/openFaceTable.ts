@@ -9,6 +9,7 @@ import { cardLabel, cardShort, cardSvg } from "../ui/cards";
 import { parseCard } from "../cards";
 import { refusal } from "../api/errors";
 import { OpenFaceMoves, loadSetting } from "../api/openFaceMoves";
+import { pruneKept } from "../api/seat";
 import type { Session } from "../api/session";
 import { requestId } from "../api/transport";
 import { OpenFaceDealPhase } from "../gen/sapsam/v1/open_face_pb";
@@ -40,7 +41,10 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
   function take(event: TableEvent): void {
     if (event.version > lastVersion) lastVersion = event.version;
     const p = event.payload;
-    if (p.case === "dealScored" && p.value.openFace) scores.set(dealOf(p.value.openFace.deal), p.value.openFace);
+    if (p.case === "dealScored" && p.value.openFace) {
+      scores.set(dealOf(p.value.openFace.deal), p.value.openFace);
+      if (moves) pruneKept(moves.seat, dealOf(p.value.openFace.deal)); // opened and published: not needed here again
+    } else if (p.case === "dealVoided" && moves) pruneKept(moves.seat, dealOf(p.value.deal));
     else if (p.case === "seriesCompleted") standings = p.value.standings;
   }
 

@@ -4,7 +4,8 @@
 // An open-face table (open face, Pineapple) is played by openFaceTable.ts instead.
 import { parseCard } from "../cards";
 import { refusal } from "../api/errors";
-import { type Kept, SeatMoves, forgetKept, loadKept } from "../api/moves";
+import { type Kept, SeatMoves, loadKept } from "../api/moves";
+import { pruneKept } from "../api/seat";
 import { Session } from "../api/session";
 import { requestId } from "../api/transport";
 import { NaturalsTable, RowOrder, SixPairsCounting } from "../gen/sapsam/v1/rule_set_pb";
@@ -76,10 +77,13 @@ function take(event: TableEvent): void {
   if (event.version > lastVersion) lastVersion = event.version;
   const p = event.payload;
   if (p.case === "cardsDealt" && p.value.myCards.length) hands.set(dealOf(p.value.deal), p.value.myCards.map(parseCard));
-  else if (p.case === "dealScored" && p.value.result) results.set(p.value.result.dealNumber, p.value.result);
+  else if (p.case === "dealScored" && p.value.result) {
+    results.set(p.value.result.dealNumber, p.value.result);
+    if (moves) pruneKept(moves.seat, p.value.result.dealNumber); // revealed and published: not needed here again
+  }
   else if (p.case === "seriesCompleted") standings = p.value.standings;
   else if (p.case === "dealVoided" && moves) {
-    forgetKept(moves.seat, dealOf(p.value.deal));
+    pruneKept(moves.seat, dealOf(p.value.deal));
     say(`The operator voided deal ${dealOf(p.value.deal)}: nothing of it counts, and it is not revealed.`);
   }
 }

@@ -25,6 +25,7 @@ from sapsam.domain.commands import (
     SeatPlayer,
     StartDeal,
 )
+from sapsam.domain.errors import DomainError
 from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import DeadlinesExtended, Event
 from sapsam.domain.open_face.commands import (
@@ -246,12 +247,16 @@ class DrivenTable:
         target: dict[int, tuple[tuple[Card, ...], ...]] | None = None,
         late: Collection[int] = (),
         choose: Chooser | None = None,
+        forced: bool = False,
     ) -> None:
         """Play the deal to its score: each seat places by the solver, or ``choose``, or the
         first legal placement, or (a seat in ``target``) into the rows given for each of its
         cards. A seat in ``late`` lets its time run out on its first move (a Fantasyland seat:
         setting its hand), and the service makes its moves from then on; so does it for every
-        seat whose moves are all made for it (``automatic``: a hand dead for the set)."""
+        seat whose moves are all made for it (``automatic``: a hand dead for the set). With
+        ``forced``, the service places a seat's cards whenever the rules force its move
+        (docs/rules.md §8.6: one placement, a hand already dead, every placement killing it), as
+        the application asks after every event."""
         key = fairness.record_key(TABLE_ID, self.state.deal_number, self.seed)
         now = 0
         while self.state.phase is OpenFaceTablePhase.PLAYING:
@@ -290,6 +295,12 @@ class DrivenTable:
                 if play.automatic[seat]:
                     self.run(PlaceForSeat(dealt, now))
                     continue
+                if forced:
+                    try:
+                        self.run(PlaceForSeat(dealt, now))
+                        continue
+                    except DomainError:
+                        pass  # the seat chooses its own placement
                 if play.rules.street_discards:
                     player = self._player(seat)
                     self.run(self.discards.place(play, player, street, dealt, now_ms=now))

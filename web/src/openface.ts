@@ -5,6 +5,7 @@ import { RANKS, parseCards } from "./cards";
 import { hmac, sha256 } from "./crypto";
 import type { Rows } from "./fairness";
 import { CATEGORIES, compareRows, rowKey } from "./hands";
+import { deuceToSevenKey, lowballMiddle } from "./openfaceMoves";
 
 export type OfcRuleSet = Record<string, unknown> & { street_cards: number[] };
 
@@ -54,6 +55,11 @@ export const placingOrder = (sched: number[][], t: number, dealer: number, fanta
   return Array.from({ length: n }, (_, k) => (dealer + 1 + k) % n).filter((s) => fantasyland[s] === null && sched[t]![s]! > 0);
 };
 
+const compareKeys = (a: readonly number[], b: readonly number[]): number => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]! ? 1 : -1;
+  return 0;
+};
+
 /** rules.md §8.2: a finished hand is dead when its rows are out of order (equal allowed). */
 export const isDead = (r: Rows): boolean => compareRows(r.middle, r.front) < 0 || compareRows(r.back, r.middle) < 0;
 
@@ -88,10 +94,14 @@ export interface OfcPair {
   delta: number;
 }
 
-/** rules.md §8.4: every pair (points, royalties, delta) and the totals; a dead hand scores as a foul. */
+/**
+ * rules.md §8.4: every pair (points, royalties, delta) and the totals; a dead hand scores as a foul.
+ * §8.12's 2-7: the lower deuce-to-seven middle wins the row, and a lowball middle earns no royalty.
+ */
 export function scoreOpenFace(boards: readonly Rows[], dead: readonly boolean[], rules: OfcRuleSet) {
   const rows3 = ["front", "middle", "back"] as const;
-  const royalties = boards.map((b, s) => (dead[s] ? [0, 0, 0] : rows3.map((r) => ofcRoyalty(r, b[r], rules))));
+  const lowball = lowballMiddle(rules);
+  const royalties = boards.map((b, s) => (dead[s] ? [0, 0, 0] : rows3.map((r) => (lowball && r === "middle" ? 0 : ofcRoyalty(r, b[r], rules)))));
   const scoop = (rules.scoop_points as number | undefined) ?? 6;
   const twoOfThree = (rules.two_of_three_points as number | undefined) ?? 1;
   const finnish = (rules.finnish_two_of_spades as string | undefined) ?? "off";
@@ -103,7 +113,9 @@ export function scoreOpenFace(boards: readonly Rows[], dead: readonly boolean[],
     for (let b = a + 1; b < boards.length; b++) {
       let rows: number[];
       if (dead[a] || dead[b]) rows = [0, 0, 0].map(() => (dead[a] && dead[b] ? 0 : dead[a] ? -1 : 1));
-      else rows = rows3.map((r) => compareRows(boards[a]![r], boards[b]![r]));
+      else rows = rows3.map((r) => (lowball && r === "middle"
+        ? compareKeys(deuceToSevenKey(boards[b]![r]), deuceToSevenKey(boards[a]![r]))
+        : compareRows(boards[a]![r], boards[b]![r])));
       const won = rows.filter((x) => x > 0).length;
       const lost = rows.filter((x) => x < 0).length;
       const points = won === 3 ? scoop : lost === 3 ? -scoop : won >= 2 ? twoOfThree : lost >= 2 ? -twoOfThree : 0;

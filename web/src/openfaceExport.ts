@@ -4,15 +4,14 @@
 // gets all its cards on street 0). Which seats play Fantasyland, and who deals, is decided by the
 // deals before (src/openfaceSet.ts): when the export holds them, street 0's counts and the dealer
 // must be what they decide; otherwise the page reads the Fantasylands from street 0's counts (not
-// covered). Then the play: placements, fantasyland, discards and scores (src/openfacePlay.ts), and
-// the set's end (rules.md §8.11) judged with `scores`.
+// covered). Then the play re-decided (src/openfacePlay.ts): placements, fantasyland, discards and
+// scores, the set's end (rules.md §8.7, §8.11) judged with `scores`; what each deal decides for the
+// set (Fantasylands, the button, hands dead for the set, a timeout that ends it) carried to the next.
 import type { Json } from "./canonical";
 import { type Bytes, hex, unhex } from "./bytes";
-import { parseCard } from "./cards";
 import * as F from "./fairness";
 import { type OfcRuleSet, dealStreets, schedule, streetDigest } from "./openface";
-import { type Board, openFacePlayChecks, reaches } from "./openfacePlay";
-import { nextFantasyland } from "./openfaceSet";
+import { DealState, type SetAfter, type SetState, foldPlay, openFacePlayChecks, reaches } from "./openfacePlay";
 import type { Check } from "./verify";
 
 type Obj = { [key: string]: Json };
@@ -23,14 +22,15 @@ export interface DealContext {
   previousSeriesTotals: number[] | null;
   dealer: number | null;
   fantasyland: (number | null)[] | null;
+  set?: SetState;
 }
 
 export interface DealOutcome {
   checks: Check[];
-  /** Set when the deal was scored and its boards hold (the set's next deal follows from them). */
-  boards?: Board[];
-  dead?: boolean[];
-  fantasyland?: (number | null)[];
+  /** What the deal decided for the set, folded from what it recorded (absent: it could not be). */
+  after?: SetAfter;
+  /** Why what the deal recorded cannot be folded (every later deal then fails `seed`). */
+  unfoldable?: string;
 }
 
 export async function openFaceDealChecks(
@@ -61,7 +61,7 @@ export async function openFaceDealChecks(
         ? { name, status: "skipped", what: `the deal's ${name}`, detail: "needs seed" }
         : { name, status: "passed", what: `the deal's ${name}` });
     checks.push({ name: "series_totals", status: "skipped", what: "the running totals are the sums of the verified deal results", detail: "needs scores" });
-    return { checks };
+    return { checks, ...folded(rules, seatCount, events, context) };
   }
   checks.push({ name: "seed", status: "passed", what: seedWhat });
   let failure: string | undefined;
@@ -95,28 +95,39 @@ export async function openFaceDealChecks(
   if (failure !== undefined || play === undefined) {
     for (const name of ["placements", "fantasyland", "discards", "scores", "series_totals"])
       checks.push({ name, status: "skipped", what: `the deal's ${name.replace("_", " ")}`, detail: "needs streets" });
-    return { checks };
+    return { checks, ...folded(rules, seatCount, events, context) };
   }
   const judged = await openFacePlayChecks({
     tableId, rules, players, dealer: started.dealer as number, fantasyland: play.fantasyland, streets: play.streets, previousSeriesTotals,
+    ...(context.set === undefined ? {} : { set: context.set }),
   }, events);
   for (const x of judged.notCovered) notCovered.add(x);
   const stopped = judged.stoppedAt;
-  if (stopped !== undefined && reaches(events, "streets", stopped.at))
+  // The replay may stop at a street or the seed's reveal (audit.md §4.3.1): that check fails.
+  const own = checks.findIndex((c) => c.name === stopped?.name);
+  if (stopped !== undefined && own >= 0) checks[own] = { ...checks[own]!, status: "failed", detail: stopped.why };
+  else if (stopped !== undefined && reaches(events, "streets", stopped.at))
     checks[1] = { ...checks[1]!, status: "skipped", detail: `needs ${stopped.name}: the replay stopped there` };
   // audit.md §4.3: the running totals, judged once the deal's result holds (scores judges them too).
   const scoresPassed = judged.checks.find((c) => c.name === "scores")?.status === "passed";
   const totals: Check = { name: "series_totals", status: "passed", what: "the running totals are the sums of the verified deal results" };
   if (!scoresPassed) Object.assign(totals, { status: "skipped", detail: "needs scores" });
   else if (previousSeriesTotals === null) Object.assign(totals, { status: "skipped", detail: "not covered: the deals before this one are not in the export" });
-  const outcome: DealOutcome = { checks: [...checks, ...judged.checks, totals] };
-  return judged.boards === undefined ? outcome : { ...outcome, boards: judged.boards, dead: judged.dead!, fantasyland: play.fantasyland };
+  return { checks: [...checks, ...judged.checks, totals], ...(judged.after === undefined ? {} : { after: judged.after }), ...(judged.unfoldable === undefined ? {} : { unfoldable: judged.unfoldable }) };
+}
+
+/** What a deal that could not be replayed decided for the set, folded from what it recorded. */
+function folded(rules: OfcRuleSet, n: number, events: readonly { version: number; type: string; data: Obj }[], context: DealContext): { after?: SetAfter; unfoldable?: string } {
+  if (context.set === undefined) return {};
+  const counts = events.find((e) => e.type === "StreetDealt")?.data.card_counts as number[] | undefined;
+  const fantasyland = context.fantasyland ?? Array.from({ length: n }, (_, s) => (counts !== undefined && counts[s] !== rules.street_cards[0] ? counts[s]! : null));
+  return foldPlay(new DealState(rules, Number(events[0]!.data.dealer), fantasyland, [], context.set.deadForSet), context.set, events);
 }
 
 /**
  * Every deal of an open-face export (audit.md §4.3.1), deal after deal, carrying what each decides
- * for the next: the running totals, the button, the Fantasylands and the set's end. What the page
- * cannot settle is added to `notCovered`.
+ * for the next: the running totals, the button, the Fantasylands, hands dead for the set and the
+ * set's end. What the page cannot settle is added to `notCovered`.
  */
 export async function openFaceExportChecks(
   tableId: string, rules: OfcRuleSet, seatCount: number, wholeTable: boolean,
@@ -130,77 +141,56 @@ export async function openFaceExportChecks(
   let running: number[] | null = wholeTable ? fresh() : null;
   let dealer: number | null = null;
   let fantasyland: (number | null)[] | null = null;
-  let inARow = fresh();
-  let buttonMoves: number | null = null;
-  const unknown = () => { dealer = null; fantasyland = null; buttonMoves = null; };
+  let set: SetState | undefined;
+  let unfoldable: string | undefined; // set once a deal's record cannot be folded: every later deal fails seed
+  const unknown = () => { dealer = null; fantasyland = null; set = undefined; };
   let last = -1; // the deal number the context above follows from (0: the lot)
   for (const [k, start] of starts.entries()) {
     for (const e of events.slice(starts[k - 1] ?? 0, start)) {
       if (e.type === "PlayerSeated" || e.type === "SeatReplaced") seated[e.data.seat as number] = e.data.player_id as string;
-      if (e.type === "DealerChosen") { dealer = e.data.dealer as number; fantasyland = Array.from({ length: seatCount }, () => null); buttonMoves = 0; last = 0; }
+      if (e.type === "DealerChosen") {
+        dealer = e.data.dealer as number;
+        fantasyland = Array.from({ length: seatCount }, () => null);
+        set = { inARow: fresh(), buttonMoves: 0, timeoutEndsSet: false, dealsVoided: 0, deadForSet: Array.from({ length: seatCount }, () => false) };
+        last = 0;
+      }
     }
     const dealEvents = events.slice(start, starts[k + 1] ?? events.length);
     const number = dealEvents[0]!.data.deal_number as number;
     if (number !== last + 1) unknown(); // the deals before are not all in the export
     last = number;
-    if (dealer === null) notCovered.add("who plays Fantasyland and deals, and the set's end, are decided by deals this export does not hold (or a timeout's consequence)");
+    if (dealer === null) notCovered.add("who plays Fantasyland and deals, hands dead for the set and the set's end are decided by deals this export does not hold");
     if (number === 1) running = fresh();
     if (!dealEvents.some((e) => e.type === "SeedRevealed" || e.type === "DealVoided")) continue;
     const voided = dealEvents.some((e) => e.type === "DealVoided");
+    if (unfoldable !== undefined) {
+      out.push({ name: "seed", status: "failed", what: "the seed revealed opens the deal's commitment", detail: `the deals before this one cannot be folded: ${unfoldable}`, deal: number },
+        { name: "series_totals", status: "skipped", what: "the running totals are the sums of the verified deal results", detail: "needs scores", deal: number });
+      continue;
+    }
     let outcome: DealOutcome;
     try {
-      outcome = await openFaceDealChecks(tableId, rules, seatCount, dealEvents, { players: [...seated], previousSeriesTotals: running, dealer, fantasyland }, notCovered);
+      outcome = await openFaceDealChecks(tableId, rules, seatCount, dealEvents,
+        { players: [...seated], previousSeriesTotals: running, dealer, fantasyland, ...(set === undefined ? {} : { set }) }, notCovered);
     } catch (e) {
       outcome = { checks: [{ name: "seed", status: "failed", what: "the seed revealed opens the deal's commitment", detail: e instanceof Error ? e.message : String(e) }] };
     }
     const scored = dealEvents.find((e) => e.type === "DealScored");
     if (scored !== undefined) running = scored.data.series_totals as number[];
-    // The set after this deal (§8.5, §8.11): a voided deal changes nothing, the same dealer deals again.
-    if (!voided) {
-      // The next deal follows from what this one recorded, whether or not it held (as sapsam's
-      // replay folds the recorded events): its boards and dead hands, its Fantasylands, its dealer.
-      const recorded = recordedBoards(scored?.data, rules, seatCount, dealEvents);
-      const boards = outcome.boards ?? recorded?.boards;
-      const dead = outcome.dead ?? recorded?.dead;
-      if (boards === undefined || dead === undefined || buttonMoves === null || notCoveredScores(outcome)) unknown();
-      else {
-        const played = outcome.fantasyland ?? recorded!.fantasyland;
-        dealer = dealEvents[0]!.data.dealer as number;
-        inARow = inARow.map((x, s) => (played[s] !== null ? x + 1 : 0));
-        fantasyland = boards.map((b, s) => nextFantasyland(rules, b, dead[s]!, inARow[s]!));
-        if (fantasyland.every((x) => x === null)) { buttonMoves = buttonMoves + 1; dealer = (dealer + 1) % seatCount; }
-        const ends = buttonMoves >= seatCount;
-        const completed = dealEvents.some((e) => e.type === "SeriesCompleted");
-        const scores = outcome.checks.find((c) => c.name === "scores");
-        if (ends !== completed && scores?.status === "passed") {
-          const totals = outcome.checks.find((c) => c.name === "series_totals");
-          if (totals !== undefined) Object.assign(totals, { status: "skipped", detail: "needs scores" });
-          Object.assign(scores, { status: "failed", detail: ends
-            ? `the button has moved ${buttonMoves} times at ${seatCount} seats: the set ends after this deal, and no SeriesCompleted says so`
-            : `SeriesCompleted after ${buttonMoves} button moves at ${seatCount} seats (rules.md §8.11)` });
-        }
-        if (ends) { unknown(); running = null; inARow = fresh(); }
-      }
+    // The set after this deal (§8.5, §8.7, §8.11), folded from what it recorded whether or not it
+    // held, as sapsam's replay folds the log. A voided deal changes nothing but the count of voided
+    // deals: the same dealer deals again.
+    unfoldable = outcome.unfoldable;
+    if (voided) { if (set !== undefined) set = { ...set, dealsVoided: set.dealsVoided + 1 }; }
+    else if (outcome.after === undefined || set === undefined) unknown();
+    else {
+      const after = outcome.after;
+      dealer = after.buttonMoved ? (dealEvents[0]!.data.dealer as number + 1) % seatCount : dealEvents[0]!.data.dealer as number;
+      fantasyland = after.fantasyland;
+      set = after;
+      if (after.over) { unknown(); running = null; }
     }
     out.push(...outcome.checks.map((c) => ({ ...c, deal: number })));
   }
   return out;
-}
-
-const notCoveredScores = (o: DealOutcome) => o.checks.some((c) => c.name === "scores" && c.detail?.startsWith("not covered"));
-
-/** A scored deal's boards and dead hands as DealScored records them, and its Fantasylands by street 0's counts. */
-function recordedBoards(scored: Obj | undefined, rules: OfcRuleSet, n: number, events: readonly { type: string; data: Obj }[]) {
-  if (scored === undefined) return undefined;
-  try {
-    const boards = (scored.arrangements as string[]).map((text): Board => {
-      const [front, middle, back] = text.split("|").map((r) => r.trim().split(/\s+/).filter(Boolean).map(parseCard));
-      return { front: front!, middle: middle!, back: back! };
-    });
-    const counts = events.find((e) => e.type === "StreetDealt")?.data.card_counts as number[] | undefined;
-    const fantasyland = Array.from({ length: n }, (_, s) => (counts !== undefined && counts[s] !== rules.street_cards[0] ? counts[s]! : null));
-    return boards.length === n ? { boards, dead: scored.fouls as boolean[], fantasyland } : undefined;
-  } catch {
-    return undefined;
-  }
 }

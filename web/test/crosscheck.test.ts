@@ -115,7 +115,7 @@ describe("the page's pins (src/pins.ts)", async () => {
   });
 });
 
-describe("open-face sets played by sapsam's domain: every check of §4.3.1 the page makes passes", () => {
+describe("open-face sets played by sapsam's domain (timeouts, forced moves, a Fantasyland timeout, 2-7 included): every check of §4.3.1 passes", () => {
   const verdicts: Record<string, string> = JSON.parse(data("open_face.json"));
   it.each(Object.entries(verdicts))("%s: %s", async (name, verdict) => {
     const report = await verifyExport(data(`open_face/${name}`));
@@ -129,6 +129,16 @@ describe("open-face sets played by sapsam's domain: every check of §4.3.1 the p
       const deals = new Set(report.checks.filter((c) => c.name === check && c.status === "passed").map((c) => c.deal));
       expect(deals.size, check).toBe(scored); // ran and passed for every finished deal
     }
+  });
+  // Timeouts, moves made for a seat and a Fantasyland hand set by the service, re-decided by the
+  // page (rules.md §8.6-§8.7): nothing left not covered, so a pinned key anchors them as sapsam does.
+  const anchored: Record<string, { with_key: string; without_key: string }> = JSON.parse(data("open_face_anchored.json"));
+  it.each(Object.entries(anchored))("%s with and without the key: sapsam's verdicts", async (name, expected) => {
+    const text = data(`open_face/${name}`);
+    const [pinned, bare] = [await verifyExport(text, [serverKey]), await verifyExport(text)];
+    expect({ with_key: asPython(pinned.verdict), without_key: asPython(bare.verdict) }).toEqual(expected);
+    expect(pinned.reasons).toEqual([]);
+    expect(pinned.checks.filter((c) => c.status !== "passed")).toEqual([]);
   });
   const forged: Record<string, { file: string; verdict: string; failed: string[] }> = JSON.parse(data("open_face_tampered.json"));
   it.each(Object.entries(forged))("re-chained forgery %s: sapsam's verdict and failed checks", async (_, { file, verdict, failed }) => {

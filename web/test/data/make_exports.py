@@ -36,6 +36,7 @@ from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.checkpoint import sapsam_checkpoint, sign_checkpoint
 from sapsam.log.cosignature import cosign
 from sapsam.log.receipt import receipt_of, sign_receipt
+from sapsam.log.records import RecordedEvent
 from sapsam.log.signed_note import COSIGNATURE_V1, NoteSigner
 from sapsam.rules.presets import preset
 
@@ -88,35 +89,99 @@ def main() -> None:
     (HERE / "tampered.json").write_text(json.dumps(outcomes, indent=2) + "\n", encoding="utf-8")
     _consistency(log)
     _receipts(log)
-    _open_face()
+    _open_face(signer)
 
 
-def _open_face() -> None:
-    """Open-face sets played by the domain's test driver (tests/domain/open_face_deals.py): a
-    whole ofc_classic set of three seats, a set with a Fantasyland, and a Pineapple set, each of
-    which the page must pass; then the forgeries of make_open_face_tampered.py."""
+def _open_face(signer: NoteSigner) -> None:
+    """Open-face sets played by the domain's test driver (tests/domain/open_face_deals.py), each
+    of which the page must pass as `sapsam audit verify` does: a whole ofc_classic set of three
+    seats, a set with a Fantasyland, a Pineapple set; the moves the service makes for a seat
+    (docs/rules.md §8.6-§8.7): forced moves, a timeout under 001's policy (dead for the set) and
+    under 003's (the set ends early), a Fantasyland hand timed out and set by the service, a
+    Pineapple seat timed out (its discard made for it); a 2-7 Pineapple set (§8.12). The sets
+    with a timeout also anchored by a checkpoint of ``signer`` (open_face_anchored.json: the
+    verdict with and without the key pinned). Then the forgeries of make_open_face_tampered.py."""
     sys.path[:0] = [str(HERE.parents[2] / "tests" / "domain"), str(HERE.parents[2] / "tests")]
-    from open_face_deals import export_lines, fantasyland_table, open_face_table
+    from open_face_deals import (
+        DrivenTable,
+        export_lines,
+        fantasyland_table,
+        open_face_table,
+    )
 
     from sapsam.domain.open_face.table_state import OpenFaceTablePhase
+
+    def played(table: DrivenTable, first: dict[str, Any] | None = None, **rest: Any) -> DrivenTable:
+        """The set played out: the first deal with ``first``'s options, the others with ``rest``."""
+        options = first
+        while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
+            table.start_deal()
+            table.play_deal(solver=True, **(rest if options is None else options))
+            options = None
+        return table
+
+    def fantasyland_timeout() -> DrivenTable:
+        """Seat 0 earns Fantasyland in deal 1 and lets its time run out setting it in deal 2."""
+        table = fantasyland_table(seats=2, move_seconds=30)
+        return played(table, {"late": {0}})
 
     folder = HERE / "open_face"
     folder.mkdir(exist_ok=True)
     verdicts: dict[str, str] = {}
     for name, table in [
-        ("ofc_classic.jsonl", open_face_table("ofc_classic", 3)),
-        ("fantasyland.jsonl", fantasyland_table()),
-        ("pineapple.jsonl", open_face_table("pineapple", 3)),
+        ("ofc_classic.jsonl", played(open_face_table("ofc_classic", 3))),
+        ("fantasyland.jsonl", played(fantasyland_table())),
+        ("pineapple.jsonl", played(open_face_table("pineapple", 3))),
+        ("forced.jsonl", played(open_face_table("ofc_classic", 3), forced=True)),
+        ("timeout.jsonl", played(open_face_table("ofc_classic", 3, 30), {"late": {1}})),
+        ("timeout_003.jsonl", played(open_face_table("ofc_russian", 3, 30), {"late": {2}})),
+        ("fantasyland_timeout.jsonl", fantasyland_timeout()),
+        ("pineapple_timeout.jsonl", played(open_face_table("pineapple", 3, 30), {"late": {1}})),
+        ("pineapple_2_7.jsonl", played(open_face_table("pineapple_2_7", 3), forced=True)),
     ]:
-        while table.state.phase is not OpenFaceTablePhase.SERIES_COMPLETE:
-            table.start_deal()
-            table.play_deal(solver=True)
         (folder / name).write_text("\n".join(export_lines(table.events)) + "\n", encoding="utf-8")
         verdicts[name] = _report(folder / name)[0]
     (HERE / "open_face.json").write_text(json.dumps(verdicts, indent=2) + "\n", encoding="utf-8")
+    anchored: dict[str, dict[str, str]] = {}
+    for name in ("timeout.jsonl", "timeout_003.jsonl", "fantasyland_timeout.jsonl"):
+        lines = (folder / name).read_text(encoding="utf-8").splitlines()[1:]
+        log = anchored_log([_recorded(lines)], signer)
+        path = folder / f"anchored_{name}"
+        path.write_text(
+            export_text(log.anchored(select_table(log.streams[0], Requester.operator()))),
+            encoding="utf-8",
+        )
+        anchored[path.name] = {
+            "with_key": _report(path, "--server-key", str(HERE / "server.vkey"))[0],
+            "without_key": _report(path)[0],
+        }
+    (HERE / "open_face_anchored.json").write_text(
+        json.dumps(anchored, indent=2) + "\n", encoding="utf-8"
+    )
     from make_open_face_tampered import main as open_face_forgeries
 
     open_face_forgeries()
+
+
+def _recorded(lines: list[str]) -> list[RecordedEvent]:
+    """An exported stream's event lines as the store recorded them."""
+    stream = "table-" + str(json.loads(lines[0])["data"]["table_id"])
+    recorded = []
+    for line in lines:
+        e = json.loads(line)
+        recorded.append(
+            RecordedEvent(
+                e["position"],
+                stream,
+                e["version"],
+                e["type"],
+                e["schema_version"],
+                e["data"],
+                e["metadata"],
+                bytes.fromhex(e["hash"]),
+            )
+        )
+    return recorded
 
 
 def _receipts(log: AnchoredLog) -> None:

@@ -60,6 +60,77 @@ def _discard_committed_twice(events: Events) -> None:
     events.insert(events.index(first) + 1, json.loads(json.dumps(first)))
 
 
+def _automatic(events: Events, reason: str, index: int = 0) -> dict[str, Any]:
+    """The ``index``-th placement the service made for a seat for ``reason``."""
+    return [e for e in events if e["type"] == "CardsPlaced" and e["data"]["automatic"] == reason][
+        index
+    ]["data"]
+
+
+def _moved_to_another_row(reason: str) -> Callable[[Events], None]:
+    """A card of the first placement made for ``reason`` that can be moved, moved to another row
+    with room (the seat's board counted from its placements in the deal so far)."""
+
+    def change(events: Events) -> None:
+        rows = {"front": 3, "middle": 5, "back": 5}
+        for at, data in (
+            (i, e["data"])
+            for i, e in enumerate(events)
+            if e["type"] == "CardsPlaced" and e["data"]["automatic"] == reason
+        ):
+            placed = [
+                e["data"]
+                for e in events[: at + 1]
+                if e["type"] == "CardsPlaced"
+                and e["data"]["deal_number"] == data["deal_number"]
+                and e["data"]["seat"] == data["seat"]
+            ]
+            for source in (r for r in rows if data[r]):
+                for target in rows:
+                    if target != source and sum(len(p[target]) for p in placed) < rows[target]:
+                        data[target].append(data[source].pop())
+                        return
+        raise AssertionError(f"no placement made for {reason} can be moved")
+
+    return change
+
+
+def _set_automatic(reason: str, **changes: Any) -> Callable[[Events], None]:
+    def change(events: Events) -> None:
+        _automatic(events, reason).update(changes)
+
+    return change
+
+
+def _dead_seat_places_itself(events: Events) -> None:
+    """A hand dead for the set (001's timeout) places a later street as if it chose it."""
+    data = _automatic(events, "already_dead", 5)
+    data["automatic"] = None
+
+
+def _service_reveal(events: Events) -> dict[str, Any]:
+    return next(
+        e for e in events if e["type"] == "FantasylandRevealed" and e["data"]["nonce"] == ""
+    )
+
+
+def _fantasyland_timeout_rows(events: Events) -> None:
+    """The Fantasyland hand the service set after the timeout, a front and a middle card traded."""
+    data = _service_reveal(events)["data"]
+    data["front"][0], data["middle"][0] = data["middle"][0], data["front"][0]
+
+
+def _fantasyland_timeout_unopened(events: Events) -> None:
+    """The service's opening of the timed-out Fantasyland hand left out."""
+    events.remove(_service_reveal(events))
+
+
+def _middle_result_flipped(events: Events) -> None:
+    """2-7: the first deal's first pair's middle (lower wins) read the other way."""
+    pair = _nth(events, "DealScored", 1, 0)["data"]["pairs"][0]
+    pair["rows"][1] = -pair["rows"][1] or 1
+
+
 FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "placement_out_of_turn": ("pineapple.jsonl", _swap_turns),
     "placement_not_dealt": ("ofc_classic.jsonl", _trade_cards),
@@ -70,6 +141,31 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "running_totals": ("pineapple.jsonl", _set("DealScored", 2, series_totals=_shift_totals)),
     "set_not_completed": ("ofc_classic.jsonl", _drop("SeriesCompleted")),
     "button_kept": ("ofc_classic.jsonl", _set("DealStarted", 2, dealer=lambda d: (d + 2) % 3)),
+    "timeout_moved_to_another_row": ("timeout.jsonl", _moved_to_another_row("timeout")),
+    "timeout_003_moved_to_another_row": ("timeout_003.jsonl", _moved_to_another_row("timeout")),
+    "pineapple_timeout_moved": ("pineapple_timeout.jsonl", _moved_to_another_row("timeout")),
+    "timeout_by_operator": ("timeout.jsonl", _set_automatic("timeout", timed_out_by="operator")),
+    "timeout_by_stranger": ("timeout.jsonl", _set_automatic("timeout", timed_out_by="sweep")),
+    "forced_reason_changed": (
+        "forced.jsonl",
+        _set_automatic("only_option", automatic="every_option_kills"),
+    ),
+    "dead_for_set_moved_to_another_row": ("timeout.jsonl", _moved_to_another_row("already_dead")),
+    "forced_as_own_move": ("forced.jsonl", _set_automatic("only_option", automatic=None)),
+    "dead_seat_places_itself": ("timeout.jsonl", _dead_seat_places_itself),
+    "fantasyland_timeout_rows": ("fantasyland_timeout.jsonl", _fantasyland_timeout_rows),
+    "fantasyland_timeout_unopened": ("fantasyland_timeout.jsonl", _fantasyland_timeout_unopened),
+    "fantasyland_timeout_by_operator": (
+        "fantasyland_timeout.jsonl",
+        _set("FantasylandTimedOut", None, timed_out_by="operator"),
+    ),
+    "set_not_ended_after_timeout": ("timeout_003.jsonl", _drop("SeriesCompleted")),
+    "two_seven_middle_flipped": ("pineapple_2_7.jsonl", _middle_result_flipped),
+    "two_seven_rescored": ("pineapple_2_7.jsonl", _set("DealScored", 2, totals=_shift_totals)),
+    "every_option_kills_moved": (
+        "pineapple_2_7.jsonl",
+        _moved_to_another_row("every_option_kills"),
+    ),
 }
 
 

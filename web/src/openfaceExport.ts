@@ -7,11 +7,12 @@
 // covered). Then the play re-decided (src/openfacePlay.ts): placements, fantasyland, discards and
 // scores, the set's end (rules.md §8.7, §8.11) judged with `scores`; what each deal decides for the
 // set (Fantasylands, the button, hands dead for the set, a timeout that ends it) carried to the next.
-import type { Json } from "./canonical";
+import { type Json, canonicalJson } from "./canonical";
 import { type Bytes, hex, unhex } from "./bytes";
 import * as F from "./fairness";
 import { type OfcRuleSet, dealStreets, schedule, streetDigest } from "./openface";
 import { DealState, type SetAfter, type SetState, foldPlay, openFacePlayChecks, reaches } from "./openfacePlay";
+import { standingsOf } from "./series";
 import type { Check } from "./verify";
 
 type Obj = { [key: string]: Json };
@@ -191,6 +192,38 @@ export async function openFaceExportChecks(
       if (after.over) { unknown(); running = null; }
     }
     out.push(...outcome.checks.map((c) => ({ ...c, deal: number })));
+  }
+  out.push(...setStandings(events, starts, rules.series_length as number | undefined));
+  return out;
+}
+
+/**
+ * audit.md §4.3.1's `standings` (the framework's, the set's end judged by `scores`): a deal
+ * recording SeriesCompleted counts every deal of the set but the voided ones in `deals_played`,
+ * and ranks the running totals its DealScored records; where the export lacks earlier deals that
+ * may have been voided, only the ranking is checked.
+ */
+function setStandings(events: readonly { type: string; data: Obj }[], starts: number[], length: number | undefined): (Check & { deal: number })[] {
+  const what = "the set ended with the standings of its final totals";
+  const deals = starts.map((start, k) => events.slice(start, starts[k + 1] ?? events.length));
+  const numbers = deals.map((d) => d[0]!.data.deal_number as number);
+  const voided = deals.filter((d) => d.some((e) => e.type === "DealVoided")).map((d) => d[0]!.data.deal_number as number);
+  const out: (Check & { deal: number })[] = [];
+  for (const d of deals) {
+    const completed = d.find((e) => e.type === "SeriesCompleted")?.data;
+    if (completed === undefined) continue;
+    const deal = d[0]!.data.deal_number as number;
+    const inSet = deal - voided.filter((k) => k >= 1 && k <= deal).length;
+    const unseen = deal - numbers.filter((k) => k >= 1 && k <= deal).length;
+    const final = d.find((e) => e.type === "DealScored")?.data.series_totals as number[] | undefined;
+    const played = completed.deals_played as number;
+    const ranked = () => (final !== undefined && canonicalJson(completed.standings ?? null) !== canonicalJson(standingsOf(final))
+      ? { name: "standings", status: "failed" as const, what, detail: `the standings are not those of the running totals ${JSON.stringify(final)}`, deal } : undefined);
+    if (played !== inSet && unseen > 0 && inSet - unseen <= played && played < inSet && played === length)
+      out.push(ranked() ?? { name: "standings", status: "skipped", what, detail: "not covered: deals of the set the export does not hold may have been voided", deal });
+    else if (played !== inSet) out.push({ name: "standings", status: "failed", what, detail: `deals_played is ${String(played)}, the set has ${inSet} deals that count`, deal });
+    else if (final === undefined) out.push({ name: "standings", status: "skipped", what, detail: "no final totals to rank", deal });
+    else out.push(ranked() ?? { name: "standings", status: "passed", what, deal });
   }
   return out;
 }

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from make_exports import Events, _drop, _rechained, _report, _set, _shift_totals
+from make_exports import Events, _drop, _rechained, _report, _set, _shift_totals, _swap_places
 
 HERE = Path(__file__).resolve().parent
 
@@ -140,6 +140,11 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "rescored": ("ofc_classic.jsonl", _set("DealScored", 1, totals=_shift_totals)),
     "running_totals": ("pineapple.jsonl", _set("DealScored", 2, series_totals=_shift_totals)),
     "set_not_completed": ("ofc_classic.jsonl", _drop("SeriesCompleted")),
+    "set_standings_swapped": (
+        "ofc_classic.jsonl",
+        _set("SeriesCompleted", None, standings=_swap_places),
+    ),
+    "set_deals_played": ("ofc_classic.jsonl", _set("SeriesCompleted", None, deals_played=4)),
     "button_kept": ("ofc_classic.jsonl", _set("DealStarted", 2, dealer=lambda d: (d + 2) % 3)),
     "timeout_moved_to_another_row": ("timeout.jsonl", _moved_to_another_row("timeout")),
     "timeout_003_moved_to_another_row": ("timeout_003.jsonl", _moved_to_another_row("timeout")),

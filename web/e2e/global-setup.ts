@@ -15,7 +15,7 @@ const WEB = resolve(import.meta.dirname, "..");
 export const sapsamBin = (name = "sapsam"): string =>
   join(process.env.SAPSAM_BIN ?? resolve(WEB, "..", ".venv", "bin"), name);
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const probe = createServer();
     probe.once("error", fail);
@@ -26,7 +26,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitFor(what: string, url: string, init: RequestInit, child: ChildProcess, seconds: number): Promise<void> {
+export async function waitFor(what: string, url: string, init: RequestInit, child: ChildProcess, seconds: number): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited (${child.exitCode}) before it served`);
@@ -41,7 +41,7 @@ async function waitFor(what: string, url: string, init: RequestInit, child: Chil
   }
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
   return new Promise((done) => {
     const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);

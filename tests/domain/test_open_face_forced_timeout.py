@@ -50,6 +50,28 @@ def test_the_seat_on_turn_is_placed_for_now_with_no_deadline_running() -> None:
     assert not [c for c in report.checks if c.status is Status.FAILED], report
 
 
+def test_under_003_the_rest_of_the_hand_made_for_the_seat_verifies_with_no_deadline() -> None:
+    # 003's policy: after the operator's timeout the rest of the hand is placed for the seat
+    # (automatic "timeout", timed out by nobody); with no deadline running, the audit must
+    # re-decide those moves as the rest of the hand, not as further operator timeouts.
+    table = open_face_table("ofc_russian", 3)
+    table.start_deal()
+    table.run_street(now_ms=0)
+    play = table.state.play
+    assert play is not None and play.deadline_ms is None and play.turn is not None
+    turn = play.turn
+    table.run(_forced(turn, table.cards[0][turn]))
+    table.play_deal()
+    rest = [
+        e
+        for e in table.events
+        if isinstance(e, CardsPlaced) and e.seat == turn and e.timed_out_by is None
+    ]
+    assert rest and all(e.automatic == "timeout" for e in rest)
+    report = verify_export(export_lines(table.events))
+    assert not [c for c in report.checks if c.status is Status.FAILED], report
+
+
 def test_a_fantasyland_hand_is_timed_out_before_it_is_set_or_once_it_is_due() -> None:
     table = fantasyland_table("ofc_classic", 2)  # no move time: no deadline ever runs
     table.start_deal()

@@ -343,7 +343,10 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly Ev
         if (d.automatic == null) return placeOwn(i, e);
         const timeout = d.automatic === "timeout";
         const by = timedOutBy(e, "placements");
-        if (by === "operator" || (by === null && timeout && st.deadline === null)) return withReveals(i, forced(e, Number(d.seat)));
+        const s = Number(d.seat);
+        // The rest of a hand after 003's timeout, named by nobody: made for the seat, deadline or not.
+        if (by === null && st.automatic[s] === true && !st.declaredDead[s]) return withReveals(i, sweep(e, st.deadline ?? 0, false));
+        if (by === "operator" || (by === null && timeout && st.deadline === null)) return withReveals(i, forced(e, s));
         return withReveals(i, sweep(e, st.deadline ?? 0, timeout || by !== null));
       }
       case "FantasylandCommitted": {

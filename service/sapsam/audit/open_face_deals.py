@@ -94,6 +94,7 @@ from sapsam.domain.open_face.commands import (
     TimeOutDiscards,
 )
 from sapsam.domain.open_face.deal_deadlines import DISCARDING_STAGE
+from sapsam.domain.open_face.deal_state import OpenFaceDeal
 from sapsam.domain.open_face.events import (
     TIMED_OUT_BY_OPERATOR,
     CardsPlaced,
@@ -382,9 +383,13 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
             # only as the operator's ForceSeatTimeout of the seat on turn).
             timeout = event.automatic == "timeout"
             by = timed_out_by(event, "placements")
+            at = play.deadline_ms if play.deadline_ms is not None else 0
+            if by is None and _seat_played_for(play, event.seat):
+                # The rest of a hand after 003's timeout, named by nobody: the move made for a
+                # seat whose moves are all made for it (deadline or not).
+                return PlaceForSeat(_dealt_to_turn(replay), at, False)
             if by == TIMED_OUT_BY_OPERATOR or (by is None and timeout and play.deadline_ms is None):
                 return PlaceForSeat(_dealt_to_turn(replay), 0, True, forced_seat=event.seat)
-            at = play.deadline_ms if play.deadline_ms is not None else 0
             # The sweep's (``service``) only past a deadline that ran: none, and it is refused.
             return PlaceForSeat(_dealt_to_turn(replay), at, timeout or by is not None)
         placement = Placement(
@@ -434,6 +439,12 @@ def _command_for(replay: _Replay, event: Event, rest: Sequence[Event] = ()) -> A
     return RevealFantasyland(
         _player(state, event.seat), arrangement, bytes.fromhex(event.nonce), dealt
     )
+
+
+def _seat_played_for(play: OpenFaceDeal, seat: int) -> bool:
+    """Whether ``seat``'s moves are made for it after 003's timeout (its hand not dead), so a
+    move recorded for it with no ``timed_out_by`` is the rest of its hand, not a new timeout."""
+    return 0 <= seat < len(play.automatic) and play.automatic[seat] and not play.declared_dead[seat]
 
 
 def _deal_cards(replay: _Replay) -> None:

@@ -98,7 +98,8 @@ def _open_face(signer: NoteSigner) -> None:
     seats, a set with a Fantasyland, a Pineapple set; the moves the service makes for a seat
     (docs/rules.md §8.6-§8.7): forced moves, a timeout under 001's policy (dead for the set) and
     under 003's (the set ends early), a Fantasyland hand timed out and set by the service, a
-    Pineapple seat timed out (its discard made for it); a 2-7 Pineapple set (§8.12). The sets
+    Pineapple seat timed out (its discard made for it); a 2-7 Pineapple set (§8.12); the
+    operator's forced timeout under 003's policy with no move limit. The sets
     with a timeout also anchored by a checkpoint of ``signer`` (open_face_anchored.json: the
     verdict with and without the key pinned). Then the forgeries of make_open_face_tampered.py."""
     sys.path[:0] = [str(HERE.parents[2] / "tests" / "domain"), str(HERE.parents[2] / "tests")]
@@ -109,6 +110,7 @@ def _open_face(signer: NoteSigner) -> None:
         open_face_table,
     )
 
+    from sapsam.domain.open_face.commands import PlaceForSeat
     from sapsam.domain.open_face.table_state import OpenFaceTablePhase
 
     def played(table: DrivenTable, first: dict[str, Any] | None = None, **rest: Any) -> DrivenTable:
@@ -125,6 +127,18 @@ def _open_face(signer: NoteSigner) -> None:
         table = fantasyland_table(seats=2, move_seconds=30)
         return played(table, {"late": {0}})
 
+    def operator_timeout() -> DrivenTable:
+        """003 without move limits: the operator's ForceSeatTimeout of the first seat on turn,
+        the rest of its hand made for it (named by nobody), the set ended after the deal."""
+        table = open_face_table("ofc_russian", 3)
+        table.start_deal()
+        table.run_street(now_ms=0)
+        turn = table.state.play.turn if table.state.play is not None else None
+        assert turn is not None
+        table.run(PlaceForSeat(table.cards[0][turn], 1_000, True, forced_seat=turn))
+        table.play_deal(solver=True)
+        return played(table)
+
     folder = HERE / "open_face"
     folder.mkdir(exist_ok=True)
     verdicts: dict[str, str] = {}
@@ -138,6 +152,7 @@ def _open_face(signer: NoteSigner) -> None:
         ("fantasyland_timeout.jsonl", fantasyland_timeout()),
         ("pineapple_timeout.jsonl", played(open_face_table("pineapple", 3, 30), {"late": {1}})),
         ("pineapple_2_7.jsonl", played(open_face_table("pineapple_2_7", 3), forced=True)),
+        ("operator_timeout_003.jsonl", operator_timeout()),
     ]:
         (folder / name).write_text("\n".join(export_lines(table.events)) + "\n", encoding="utf-8")
         verdicts[name] = _report(folder / name)[0]

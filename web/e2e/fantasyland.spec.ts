@@ -3,7 +3,7 @@
 // (e2e/serve_fantasyland.py: `sapsam serve` with deal 1 of an ofc_classic table seeded as
 // `sapsam demo --preset ofc_classic` seeds it, started here on its own ports and reached with
 // ?api=URL, through CORS), the page's cut pinned where that seed expects it; the human places deal
-// 1's streets into the rows that earn it (focused card, key 1/2/3), sets the Fantasyland hand of
+// 1's streets into the rows that earn it by keyboard alone (Tab, → to a card, 1/2/3), sets the Fantasyland hand of
 // deal 2 at once with the server solver's setting ("Suggest", GetSuggestion), which is committed
 // face down and opened automatically at the end; every other street by "Suggest" (or "Fill in
 // order" if the suggestion is refused). The set ends with its standings; the server's verifier
@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { type Page } from "@playwright/test";
 import { parseCard } from "../src/cards";
 import { cardShort } from "../src/ui/cards";
-import { type Bots, type Sapsam, browserPlayer, expect, expectFitsWidth, shot, shotOf, startBots, stopBots, test, verifyDeal } from "./fixtures";
+import { type Bots, type Sapsam, arrowTo, browserPlayer, expect, expectFitsWidth, shot, shotOf, startBots, stopBots, tabTo, test, verifyDeal } from "./fixtures";
 import { freePort, sapsamBin, stop, waitFor } from "./global-setup";
 
 interface Chosen {
@@ -132,10 +132,12 @@ test("Fantasyland earned and its hand set through the page", async ({ page, saps
       }
       const cards = await handCards(page);
       if (plannedLeft > 0) {
+        // by the keyboard alone: Tab into the street's cards, → to each, 1/2/3 into its row
+        await tabTo(page, "#arrange .hand .card-button");
         for (const card of cards) {
           const key = rowKey.get(card);
           expect(key, `deal 1's card ${card} is not in the chosen rows`).toBeDefined();
-          await page.locator(`#arrange .hand .card-button[data-card="${card}"]`).focus();
+          await arrowTo(page, card);
           await page.keyboard.press(key!);
         }
         plannedLeft -= cards.length;

@@ -145,3 +145,25 @@ export async function shotOf(locator: Locator, name: string): Promise<void> {
   mkdirSync(ARTEFACTS, { recursive: true });
   await locator.screenshot({ path: join(ARTEFACTS, `${name}.png`) });
 }
+
+/** Tab until the focused element matches `selector` (at most 80 presses): the keyboard's way in. */
+export async function tabTo(page: Page, selector: string): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press("Tab");
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+/** The focused card button's card as shown (`data-card`, ui/cards.ts's cardShort). */
+export const focusedCard = (page: Page): Promise<string | undefined> =>
+  page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.card);
+
+/** → until the card shown as `name` has the focus (the table pages' arrows move between cards). */
+export async function arrowTo(page: Page, name: string): Promise<void> {
+  for (let i = 0; i < 30; i++) {
+    if ((await focusedCard(page)) === name) return;
+    await page.keyboard.press("ArrowRight");
+  }
+  throw new Error(`the arrows never reached ${name}`);
+}

@@ -4,31 +4,9 @@
 // card button is labelled for a screen reader and shows a visible focus ring, and Tab then Enter
 // commits the rows; the deal is scored with them. Rows chosen by the page's own hint.ts from the
 // cards shown, so they never foul.
-import { type Page } from "@playwright/test";
 import { suggestRows } from "../src/table/hint";
 import { cardShort } from "../src/ui/cards";
-import { type Bots, expect, shot, startBots, stopBots, test } from "./fixtures";
-
-/** Tab until the focused element matches `selector` (at most 80 presses). */
-async function tabTo(page: Page, selector: string): Promise<void> {
-  for (let i = 0; i < 80; i++) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-    await page.keyboard.press("Tab");
-  }
-  throw new Error(`Tab never reached ${selector}`);
-}
-
-const focusedCard = (page: Page): Promise<string | undefined> =>
-  page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.card);
-
-/** ← → until the card `name` (cardShort) has the focus, within the board. */
-async function arrowTo(page: Page, name: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    if ((await focusedCard(page)) === name) return;
-    await page.keyboard.press("ArrowRight");
-  }
-  throw new Error(`the arrows never reached ${name}`);
-}
+import { type Bots, arrowTo, expect, focusedCard, shot, startBots, stopBots, tabTo, test } from "./fixtures";
 
 test("a hand arranged with the keyboard alone", async ({ page, sapsam }) => {
   let bots: Bots | undefined;

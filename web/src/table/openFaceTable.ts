@@ -2,8 +2,8 @@
 // table has an open-face rule set. It follows the table with WatchTable and GetTable's public
 // `open_face` view and makes every move that falls to your seat as the Python SDK's OpenFaceBot
 // does (draw the dealer, start the deals, cut, open Pineapple discards and Fantasyland hands),
-// while you place each street's cards (tap a card, then a row; or focus it and press 1/2/3, x to
-// discard; "Suggest" asks the server's solver), set a Fantasyland hand, and see every seat's rows
+// while you place each street's cards (tap a card, then a row; or focus it, ← → between cards,
+// and press 1/2/3, x to discard; "Suggest" asks the server's solver), set a Fantasyland hand, and see every seat's rows
 // fill, the scores and the totals.
 import { cardLabel, cardShort, cardSvg } from "../ui/cards";
 import { parseCard } from "../cards";
@@ -181,7 +181,7 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
     b.className = `card-button${picked === card ? " picked" : ""}`;
     b.dataset.card = cardShort(card);
     b.setAttribute("aria-pressed", String(picked === card));
-    b.setAttribute("aria-label", `${cardLabel(card)}${spot ? `, ${spot === "discard" ? "discarded" : `in the ${spot} row`}: press to take it back` : ": press to pick, or 1, 2, 3 for a row, x to discard"}`);
+    b.setAttribute("aria-label", `${cardLabel(card)}${spot ? `, ${spot === "discard" ? "discarded" : `in the ${spot} row`}: press to take it back` : ": press 1, 2, 3 for the front, middle or back row, x to discard, or press to pick it; arrows move between cards"}`);
     b.append(cardSvg(card));
     b.addEventListener("click", () => {
       if (spot) return put(card, undefined);
@@ -190,6 +190,14 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
       document.querySelector<HTMLButtonElement>(`#arrange button[data-card="${cardShort(card)}"]`)?.focus();
     });
     b.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        // ← → move between the cards (the street's and those placed this street)
+        const all = [...document.querySelectorAll<HTMLButtonElement>("#arrange button.card-button")];
+        const step = e.key === "ArrowRight" ? 1 : all.length - 1;
+        e.preventDefault();
+        all[(all.indexOf(b) + step) % all.length]?.focus();
+        return;
+      }
       const to = spotForKey(e.key);
       if (!spot && to && plan && plan.room(to) > 0) {
         e.preventDefault();

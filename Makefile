@@ -64,8 +64,9 @@ web-test: $(STAMP)
 	cd web && SAPSAM_BIN=$(abspath $(BIN)) npx playwright test
 
 # make test's browser step: web-test where Chromium is present or installable (as root, by apt-get),
-# else a line saying the browser tests were skipped.
-web-browser:
+# else a line saying the browser tests were skipped. The venv is this make's to install: the inner
+# make takes it as made (-o), as `make -o $(STAMP) web-browser` meant it (make passes no -o on).
+web-browser: $(STAMP)
 	@chromium=$${CHROMIUM:-/usr/bin/chromium}; \
 	if [ ! -x "$$chromium" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "== installing Debian's chromium for the browser tests"; \
@@ -73,7 +74,7 @@ web-browser:
 		apt-get install -y -qq chromium >/dev/null 2>&1 \
 			|| { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } || true; \
 	fi; \
-	if [ -x "$$chromium" ]; then $(MAKE) --no-print-directory web-test; \
+	if [ -x "$$chromium" ]; then $(MAKE) --no-print-directory -o $(STAMP) web-test; \
 	else echo "== no Chromium at $$chromium and none installable: the browser tests (make web-test) skipped"; fi
 
 # Regenerate the page's TypeScript for the API contract (proto/ -> web/src/gen/, @bufbuild/protobuf

@@ -43,13 +43,20 @@ TEST_WORKERS ?= 2
 test: lint typecheck web-unit web-browser
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
-# The browser's independent verifier (web/, TypeScript, written from docs/ alone) against every
-# vector of docs/: npm ci from web/package-lock.json into web/node_modules (from npm's cache when it
-# has the packages; about 2 s), the type check (tsc --strict, 1 s) and Vitest (2 s); nothing global.
-# It also fails when web/src/gen/ (the page's TypeScript for proto/, committed) differs from what
-# `make web-proto` would write now.
-web-unit: $(STAMP)
+# web/node_modules as web/package-lock.json pins it: npm ci from npm's cache when it has the
+# packages (about 2 s), nothing global. It runs again only when the lock file is newer than the last
+# install (npm ci writes node_modules/.package-lock.json), so make test installs once for web-unit
+# and web-test; `rm -rf web/node_modules` forces a fresh one.
+WEB_MODULES := web/node_modules/.package-lock.json
+$(WEB_MODULES): web/package-lock.json
 	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The browser's independent verifier (web/, TypeScript, written from docs/ alone) against every
+# vector of docs/: web/node_modules (above), the type check (tsc --strict, 1 s) and Vitest (2 s);
+# nothing global. It also fails when web/src/gen/ (the page's TypeScript for proto/, committed)
+# differs from what `make web-proto` would write now.
+web-unit: $(STAMP) $(WEB_MODULES)
 	@gen=$$(mktemp -d) && $(BIN)/buf generate --template web/buf.gen.yaml -o $$gen \
 		&& diff -r web/src/gen $$gen/web/src/gen >/dev/null \
 		|| { rm -rf $$gen; echo "web/src/gen/ is stale: run make web-proto"; exit 1; }; rm -rf $$gen
@@ -59,8 +66,8 @@ web-unit: $(STAMP)
 # (CHROMIUM, default /usr/bin/chromium, Debian's `chromium`; Playwright downloads nothing) against a
 # real `sapsam serve --http` on a fresh embedded PostgreSQL (SAPSAM_E2E_DATABASE_URL: that server
 # instead), with bots from sapsam-bot; screenshots in web/e2e-artifacts/ (web/playwright.config.ts).
-web-test: $(STAMP)
-	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npx vite build --logLevel warn
+web-test: $(STAMP) $(WEB_MODULES)
+	cd web && npx vite build --logLevel warn
 	cd web && SAPSAM_BIN=$(abspath $(BIN)) npx playwright test
 
 # make test's browser step: web-test where Chromium is present or installable (as root, by apt-get),
@@ -79,8 +86,7 @@ web-browser: $(STAMP)
 
 # Regenerate the page's TypeScript for the API contract (proto/ -> web/src/gen/, @bufbuild/protobuf
 # v2 by protoc-gen-es from web/node_modules, through buf; web/buf.gen.yaml).
-web-proto: $(STAMP)
-	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+web-proto: $(STAMP) $(WEB_MODULES)
 	rm -rf web/src/gen && $(BIN)/buf generate --template web/buf.gen.yaml
 
 # Regenerate the committed Python code of the API contract (proto/ -> sapsam_proto.v1, the one copy
@@ -100,8 +106,7 @@ serve: $(STAMP)
 # to verify and replay any export. Ctrl-C stops both.
 WEB_HTTP ?= 127.0.0.1:8080
 WEB_PORT ?= 5173
-web: $(STAMP)
-	cd web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+web: $(STAMP) $(WEB_MODULES)
 	@$(BIN)/sapsam serve --http $(WEB_HTTP) $(SERVE_ARGS) & server=$$!; \
 	trap 'kill $$server 2>/dev/null; wait $$server' EXIT INT TERM; \
 	echo "== play at http://127.0.0.1:$(WEB_PORT)/lobby.html (Ctrl-C stops the page and the server)"; \

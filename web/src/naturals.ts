@@ -1,7 +1,6 @@
 // Naturals (docs/rules.md §2.9): which whole 13-card hands a seat may declare, whether its cards hold
 // the one declared, and how two naturals compare.
 import { rankOf, suitOf } from "./cards";
-import { rowKey } from "./hands";
 
 const CLASSIC = ["six_pairs", "three_straights", "three_flushes", "dragon"];
 /** §2.9's order, weakest first, with `extended`. */

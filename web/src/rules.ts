@@ -115,11 +115,6 @@ export function pairRows(a: Scored, b: Scored): number[] {
   return [compareRows(a.front, b.front), compareRows(a.middle, b.middle), compareRows(a.back, b.back)];
 }
 
-/** §2.3: the pair's units from its rows (no royalties), times row_unit: what a pair of two plain hands pays. */
-export function pairDelta(rows: readonly number[], ruleSet: RuleSet): number {
-  return methodUnits(rows, readRuleSet(ruleSet)) * readRuleSet(ruleSet).rowUnit + 0;
-}
-
 function methodUnits(rows: readonly number[], s: Scoring): number {
   const won = rows.filter((r) => r > 0).length;
   const lost = rows.filter((r) => r < 0).length;

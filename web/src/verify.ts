@@ -1,7 +1,7 @@
 // Verifying a published deal (docs/fairness.md §13-§14): every check in order, each passed, failed
 // or skipped (an input failed), with what was published (expected) and what recomputation found.
-import { type Bytes, equal, hex, unhex } from "./bytes";
-import { formatCards, parseCards } from "./cards";
+import { type Bytes, hex, unhex } from "./bytes";
+import { parseCards } from "./cards";
 import * as F from "./fairness";
 import { ALL_NATURALS, naturalsPlayed } from "./naturals";
 import { type Natural, type RuleSet, type Scored, foulReason, realNatural, scoreDeal } from "./rules";
@@ -198,9 +198,6 @@ export async function verifyDeal(deal: PublishedDeal): Promise<Check[]> {
   });
   return checks;
 }
-
-/** The dealt hands as written (for the replay; valid once `dealer` passed). */
-export const writeHands = (hands: number[][]): string[] => hands.map(formatCards);
 
 export type Verdict = "ANCHORED" | "INTERNALLY CONSISTENT ONLY" | "FAILED";
 

@@ -1,7 +1,7 @@
 // Checks of what an export records along the way (docs/audit.md §4.1-§4.2): header, opening,
 // dealer_rotation, reveal_fouls, scored_arrangements. Each returns why it fails, or undefined.
 import { canonicalJson, type Json } from "./canonical";
-import type { ExportEvent } from "./export";
+import type { ExportEvent } from "./exportFormat";
 import type { PublishedDeal } from "./verify";
 
 type Obj = { [key: string]: Json };

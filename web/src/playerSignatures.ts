@@ -1,0 +1,102 @@
+// The players' signatures in an export (docs/fairness.md §19, docs/audit.md §4.2): each seat's
+// signed moves verify for the player seated there, and the keys the reader pins for a player are
+// the ones that signed its moves (open face's placements and Fantasyland moves included).
+import { type Bytes, unhex } from "./bytes";
+import { parseCards } from "./cards";
+import { ed25519Verify } from "./crypto";
+import type { ExportEvent } from "./exportFormat";
+import { type DealId, announceMessage, commitMessage, declareMessage, revealMessage } from "./fairness";
+import type { Check } from "./verify";
+
+const SIGNED = ["NaturalDeclared", "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed"];
+
+/**
+ * player_signature[s] (fairness.md §19, audit.md §4.2) for each seat with a signed move in the deal:
+ * every recorded signature verifies for the message rebuilt from the event and the seated player; a
+ * key comes with a signature and the reverse; a player who signed a move signs every later one.
+ */
+export async function signatureChecks(id: DealId, players: string[], events: ExportEvent[], signers: Set<string>): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (let seat = 0; seat < players.length; seat++) {
+    const player = players[seat]!;
+    const moves = events.filter((e) => SIGNED.includes(e.type) && e.data.seat === seat);
+    if (!signers.has(player) && !moves.some((e) => e.data.signature != null || e.data.player_key != null)) continue;
+    let failure: string | undefined;
+    for (const e of moves) {
+      const { player_key: key, signature } = e.data as { player_key?: string | null; signature?: string | null };
+      if ((key == null) !== (signature == null)) { failure = `version ${e.version}: a key without a signature or the reverse`; break; }
+      // An announcement of signing_scheme 1 (schema 1) and the server's for a missed turn are unsigned.
+      if (e.type === "SurrenderAnnounced" && (e.data.signing_scheme !== 2 || e.data.timed_out === true)) {
+        if (key != null) { failure = `version ${e.version}: a signature on an announcement that is never signed (${e.data.timed_out === true ? "a missed turn" : "signing scheme 1"})`; break; }
+        continue;
+      }
+      if (key == null) {
+        if (signers.has(player)) { failure = `version ${e.version}: unsigned, after the player signed an earlier move`; break; }
+        continue;
+      }
+      const d = e.data;
+      let message: Bytes;
+      try {
+        message = e.type === "ArrangementCommitted"
+          ? commitMessage(id, seat, player, (d.scheme as number | undefined) ?? 1, unhex(d.commitment as string))
+          : e.type === "SurrenderAnnounced"
+            ? announceMessage(id, seat, player, d.surrender === true)
+          : e.type === "NaturalDeclared"
+            ? declareMessage(id, seat, player, unhex(d.commitment as string))
+              : revealMessage(id, seat, player, {
+                front: parseCards((d.front as string[]).join(" ")),
+                middle: parseCards((d.middle as string[]).join(" ")),
+                back: parseCards((d.back as string[]).join(" ")),
+              }, unhex(d.nonce as string));
+      } catch (err) {
+        failure = `version ${e.version}: ${err instanceof Error ? err.message : String(err)}`;
+        break;
+      }
+      if (!(await ed25519Verify(unhex(key), unhex(signature!), message))) { failure = `version ${e.version} (${e.type}): the signature does not verify for ${player}`; break; }
+      signers.add(player);
+    }
+    checks.push({
+      name: `player_signature[${seat}]`, status: failure ? "failed" : "passed",
+      what: "every signed move was signed by the player seated there", ...(failure ? { detail: failure } : {}),
+    });
+  }
+  return checks;
+}
+
+// Open face's signed moves too (fairness.md §19): pins cover them, as `sapsam audit verify`'s do.
+const PINNED_MOVES = [
+  "NaturalDeclared", "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed",
+  "CardsPlaced", "FantasylandCommitted", "FantasylandRevealed", "DiscardsRevealed",
+];
+
+/**
+ * pinned_player_key[<player>] (audit.md §4.2) for each pinned player: every move of a seat the player
+ * holds in that deal (PlayerSeated, then each SeatReplaced) is signed by a key pinned for it; not
+ * covered when the player signed no move in the export.
+ */
+export function pinnedPlayerKeys(events: readonly ExportEvent[], seatCount: number, pins: Record<string, string[]>): (Check & { deal?: number })[] {
+  const checks: (Check & { deal?: number })[] = [];
+  const what = "the player's moves were signed by a key pinned for it";
+  for (const [pinned, keys] of Object.entries(pins)) {
+    const player = pinned.replace(/^players\//, "");
+    const allowed = new Set(keys.map((k) => k.toLowerCase()));
+    const holder: (string | undefined)[] = Array.from({ length: seatCount }, () => undefined);
+    let deal: number | undefined;
+    let signed = 0;
+    const wrong: string[] = [];
+    for (const e of events) {
+      if (e.type === "PlayerSeated" || e.type === "SeatReplaced") holder[e.data.seat as number] = e.data.player_id as string;
+      if (e.type === "DealStarted") deal = e.data.deal_number as number;
+      if (!PINNED_MOVES.includes(e.type) || holder[e.data.seat as number] !== player) continue;
+      const key = e.data.player_key;
+      if (typeof key !== "string") continue;
+      signed++;
+      if (!allowed.has(key)) wrong.push(`deal ${deal}, seat ${String(e.data.seat)}, version ${e.version}, key ${key}`);
+    }
+    const name = `pinned_player_key[${player}]`;
+    if (wrong.length > 0) checks.push({ name, status: "failed", what, detail: `signed by a key not pinned for ${player}: ${wrong.join("; ")}` });
+    else if (signed > 0) checks.push({ name, status: "passed", what });
+    else checks.push({ name, status: "skipped", what, detail: `not covered: ${player} holds no seat in the export or signed none of its moves` });
+  }
+  return checks;
+}

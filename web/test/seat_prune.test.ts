@@ -2,7 +2,9 @@
 // deals before (rows, nonces, discards, Fantasyland settings) leaves localStorage; the current deal's,
 // other seats' and everything else stays.
 import { describe, expect, it } from "vitest";
-import { KEPT_PREFIXES, pruneKept } from "../src/api/seat";
+import { KEPT_PREFIXES, pruneKept, pruneKeptTables } from "../src/api/seat";
+import type { Api } from "../src/api/transport";
+import { TablePhase } from "../src/gen/sapsam/v1/table_pb";
 
 /** localStorage's interface over a Map (Node has none). */
 class MemoryStorage implements Storage {
@@ -58,5 +60,39 @@ describe("api/seat pruneKept", () => {
     expect(pruneKept(SEAT, 2, storage)).toBe(0); // nothing more to forget
     expect(pruneKept(SEAT, 12, storage)).toBe(6);
     expect(storage.keys().filter((k) => k.includes(` ${SEAT} `) && !k.startsWith("sapsam.placing"))).toEqual([]);
+  });
+});
+
+describe("api/seat pruneKeptTables", () => {
+  const table = (n: number) => `tables/5b0e8c7e-0000-4000-8000-00000000000${n}`;
+  it("forgets the deals that are over at every table kept for, asking each table once", async () => {
+    const storage = new MemoryStorage();
+    const kept = (n: number, deals: number[]) => deals.forEach((d) => storage.setItem(`sapsam.kept ${table(n)}/seats/0 ${d}`, "{}"));
+    kept(1, [2, 3]); // between deals after deal 3: both over
+    kept(2, [4, 5]); // deal 5 being arranged: deal 4 over, 5 still needed
+    kept(3, [1]); // a table this server does not know (another server's): left alone
+    kept(4, [2]); // the series complete after deal 2
+    storage.setItem(`sapsam.discards ${table(2)}/seats/0 5`, "[]");
+    storage.setItem("sapsam.identity http://x", "{}");
+    const asked: string[] = [];
+    const tables: Record<string, { phase: TablePhase; dealNumber: number }> = {
+      [table(1)]: { phase: TablePhase.BETWEEN_DEALS, dealNumber: 3 },
+      [table(2)]: { phase: TablePhase.ARRANGING, dealNumber: 5 },
+      [table(4)]: { phase: TablePhase.SERIES_COMPLETE, dealNumber: 2 },
+    };
+    const api = {
+      tables: {
+        getTable: async ({ name }: { name: string }) => {
+          asked.push(name);
+          if (!tables[name]) throw new Error("TABLE_NOT_FOUND");
+          return { table: tables[name] };
+        },
+      },
+    } as unknown as Api;
+    expect(await pruneKeptTables(api, storage)).toBe(4);
+    expect(asked.sort()).toEqual([table(1), table(2), table(3), table(4)]);
+    expect(storage.keys()).toEqual(
+      [`sapsam.discards ${table(2)}/seats/0 5`, `sapsam.kept ${table(2)}/seats/0 5`, `sapsam.kept ${table(3)}/seats/0 1`, "sapsam.identity http://x"].sort(),
+    );
   });
 });

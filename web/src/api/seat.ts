@@ -6,6 +6,7 @@ import { type Bytes, unhex } from "../bytes";
 import { cardName, parseCard } from "../cards";
 import type { DealId, Rows } from "../fairness";
 import { type Identity, playerId, sign } from "./session";
+import { TablePhase } from "../gen/sapsam/v1/table_pb";
 import { type Api, requestId } from "./transport";
 
 /** Arrangements (and Fantasyland settings) are committed as scheme 2 (docs/fairness.md §12.1). */
@@ -59,9 +60,42 @@ export function pruneKept(seat: string, deal: number, storage: Storage = localSt
   return gone.length;
 }
 
+/** Tables looked at by one pruneKeptTables (each is a GetTable call). */
+export const PRUNE_TABLES_AT_ONCE = 20;
+
+/**
+ * pruneKept for the tables this browser kept something for but may never open again (the lobby
+ * runs it): each is asked for with GetTable, and the seat's deals that are over are forgotten,
+ * every deal before the current one and the current one too between deals or once the series is
+ * complete. A table this server does not know (one of another server: the keys do not name it)
+ * or cannot answer for is left alone. Returns how many entries were removed.
+ */
+export async function pruneKeptTables(api: Api, storage: Storage = localStorage): Promise<number> {
+  const seats = new Set<string>();
+  for (let i = 0; i < storage.length; i++) {
+    const parts = storage.key(i)?.split(" ");
+    if (parts?.length === 3 && (KEPT_PREFIXES as readonly string[]).includes(parts[0]!) && SEAT_NAME.test(parts[1]!)) seats.add(parts[1]!);
+  }
+  let removed = 0;
+  for (const seat of [...seats].slice(0, PRUNE_TABLES_AT_ONCE)) {
+    let table;
+    try {
+      table = (await api.tables.getTable({ name: seatParts(seat).table })).table;
+    } catch {
+      continue;
+    }
+    if (!table) continue;
+    const over = table.phase === TablePhase.BETWEEN_DEALS || table.phase === TablePhase.SERIES_COMPLETE;
+    removed += pruneKept(seat, over ? table.dealNumber : table.dealNumber - 1, storage);
+  }
+  return removed;
+}
+
 /** tables/{uuid}/seats/{n} -> its table's uuid and the seat's number. */
+const SEAT_NAME = /^(tables\/([0-9a-f-]{36}))\/seats\/(\d+)$/;
+
 export function seatParts(seat: string): { table: string; tableId: string; position: number } {
-  const m = /^(tables\/([0-9a-f-]{36}))\/seats\/(\d+)$/.exec(seat);
+  const m = SEAT_NAME.exec(seat);
   if (!m) throw new Error(`not a seat: ${seat}`);
   return { table: m[1]!, tableId: m[2]!, position: Number(m[3]) };
 }

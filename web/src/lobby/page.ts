@@ -6,6 +6,7 @@ import { requestId } from "../api/transport";
 import { TableStatus } from "../gen/sapsam/v1/table_pb";
 import type { Table } from "../gen/sapsam/v1/table_pb";
 import { TournamentStatus } from "../gen/sapsam/v1/tournament_pb";
+import { pruneKeptTables } from "../api/seat";
 
 const $ = <E extends HTMLElement>(id: string) => document.getElementById(id) as E;
 const session = new Session();
@@ -175,6 +176,9 @@ $<HTMLFormElement>("create").addEventListener("submit", async (e) => {
 $("refresh").addEventListener("click", () => void Promise.all([loadTables(), loadTournaments()]));
 
 renderWho();
+// what this browser kept for deals now over at tables it may not open again (the table page
+// forgets a deal's as it ends; this catches the tables left before the end)
+if (session.identity) void pruneKeptTables(session.api).catch(() => undefined);
 // the tables' list follows the server every few seconds (seats taken, tables opened and started)
 const LIST_EVERY_MS = 4000;
 setInterval(() => document.visibilityState === "visible" && void loadTables(), LIST_EVERY_MS);

@@ -12,6 +12,8 @@ export type Ev = { version: number; type: string; data: Obj };
 export const cards = (v: Json | undefined): number[] => (Array.isArray(v) ? v.map((c) => parseCard(String(c))) : []);
 const num = (v: Json | undefined): number | null => (typeof v === "number" ? v : null);
 
+const setAt = (deadline: number | null, seconds: number | null) => (deadline === null || seconds === null ? null : deadline - seconds * 1000);
+
 export type Phase = "DEALING" | "PLACING" | "FANTASYLAND" | "DISCARDS" | "COMPLETE";
 
 export class DealState {
@@ -29,6 +31,10 @@ export class DealState {
   flDeadline: number | null = null;
   revealsOpen = false;
   revealDeadline: number | null = null;
+  /** When each deadline was set (an outage counts only for a deadline already running, docs/events.md). */
+  deadlineSet: number | null = null;
+  flDeadlineSet: number | null = null;
+  revealDeadlineSet: number | null = null;
   discardCommitments: { street: number; commitment: string }[][];
   discardsOpened: boolean[];
   scored = false;
@@ -73,6 +79,7 @@ export class DealState {
   }
   get revealsDue() { return this.phase === "FANTASYLAND" && !this.flHidden; }
   /** rules.md §8.7: `move_seconds`, else `reveal_seconds`; null: no reveal deadline. */
+  get moveSeconds(): number | null { return (this.rules.move_seconds as number | null | undefined) ?? null; }
   get revealLimit(): number | null {
     return (this.rules.move_seconds as number | null | undefined) ?? (this.rules.reveal_seconds as number | null | undefined) ?? null;
   }
@@ -93,13 +100,16 @@ export class DealState {
         this.placed = counts.map((c, k) => c === 0 || this.isFl(k));
         this.streetsDealt = Number(d.street) + 1;
         this.deadline = num(d.deadline_ms);
-        if (d.street === 0 && this.fantasyland.some((x) => x != null)) this.flDeadline = this.deadline;
+        this.deadlineSet = setAt(this.deadline, this.moveSeconds);
+        if (d.street === 0 && this.fantasyland.some((x) => x != null)) [this.flDeadline, this.flDeadlineSet] = [this.deadline, this.deadlineSet];
         break;
       }
       case "CardsPlaced":
         for (const r of ROWS) this.boards[s]![r].push(...cards(d[r]));
         this.placed[s] = true;
         this.deadline = num(d.deadline_ms);
+        // With nobody else due this street, the deadline carried is a Fantasyland hand's.
+        this.deadlineSet = this.deadline !== null && this.deadline === this.flDeadline ? this.flDeadlineSet : setAt(this.deadline, this.moveSeconds);
         if (d.automatic === "timeout") this.timeOut(s);
         break;
       case "FantasylandTimedOut": this.timeOut(s); break;
@@ -114,19 +124,45 @@ export class DealState {
       case "FantasylandRevealsOpened":
         this.revealsOpen = true;
         this.revealDeadline = this.deadline = num(d.deadline_ms);
+        this.revealDeadlineSet = this.deadlineSet = setAt(this.deadline, this.revealLimit);
         break;
       case "DeadlinesExtended": {
-        const to = num(d.deadline_ms);
-        if (d.stage === "revealing") this.revealDeadline = this.deadline = to;
-        else if (d.stage === "fantasyland") {
+        // The moved deadline runs from the end of the outage.
+        const [to, from] = [num(d.deadline_ms), num(d.unserved_until_ms)];
+        if (d.stage === "revealing") [this.revealDeadline, this.revealDeadlineSet] = [to, from];
+        if (d.stage === "fantasyland") {
           const moves = this.deadline === num(d.previous_deadline_ms);
-          this.flDeadline = to;
-          if (moves) this.deadline = to;
-        } else this.deadline = to;
+          [this.flDeadline, this.flDeadlineSet] = [to, from];
+          if (!moves) break;
+        }
+        [this.deadline, this.deadlineSet] = [to, from];
         break;
       }
       case "DealScored": this.scored = true; break;
     }
+  }
+
+  /**
+   * docs/events.md, "Deadlines across outages": the extensions a timeout at `now` decides instead,
+   * one per stage (fantasyland, placing, revealing, discarding) whose passed deadline was running
+   * when the window began and fell in it or before where it moves it.
+   */
+  extensions(number: number, now: number, window: { from: number; until: number; reason: string }, grace: number): Obj[] {
+    const out: Obj[] = [];
+    const stages: [string, number[], number | null, number | null][] = [
+      ["fantasyland", this.seats.filter(this.flUnset), this.flDeadline, this.flDeadlineSet],
+      ["placing", this.phase === "PLACING" && this.turn !== null ? [this.turn] : [], this.deadline, this.deadlineSet],
+      ["revealing", this.revealsOpen && this.revealsDue ? this.seats.filter(this.awaitsReveal) : [], this.revealDeadline, this.revealDeadlineSet],
+      ["discarding", this.phase === "DISCARDS" ? this.seats.filter(this.awaitsDiscards) : [], this.deadline, this.deadlineSet],
+    ];
+    for (const [stage, seats, deadline, set] of stages) {
+      if (seats.length === 0 || deadline === null || now < deadline) continue;
+      const resumed = window.reason !== "tournament_paused" ? window.until + grace
+        : Math.max(window.until + grace, deadline + Math.max(0, window.until - (set === null ? window.from : Math.max(window.from, set))));
+      if (!((set === null || set < window.until) && window.from <= deadline && deadline < resumed && now < resumed)) continue;
+      out.push({ deal_number: number, stage, seats, previous_deadline_ms: deadline, deadline_ms: resumed, reason: window.reason, unserved_from_ms: window.from, unserved_until_ms: window.until });
+    }
+    return out;
   }
 
   /** The cards that may still come to `seat`: none it holds, was dealt, or may see on another board (rules.md §8.6). */

@@ -73,6 +73,8 @@ const checkOf = (type: string) => CHECK_OF[type] ?? "placements";
 export const reaches = (events: readonly { type: string }[], name: string, at: number): boolean =>
   events.some((e, i) => i >= at && checkOf(e.type) === name);
 
+type Outage = { window: { from: number; until: number; reason: string }; grace: number };
+
 class Refused extends Error {
   constructor(readonly check: string, message: string) { super(message); }
 }
@@ -177,7 +179,11 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly Ev
     throw new Refused(checkOf(e.type), `${nameOf(e)}: seat ${s} owes no move now`);
   };
   /** The deadline sweep at `now` (rules.md §8.6-§8.7): a timed-out move, or the move made for a seat whose moves are made for it. */
-  const sweep = (e: Ev, now: number, timedOut: boolean): Made[] => {
+  const sweep = (e: Ev, now: number, timedOut: boolean, outage?: Outage): Made[] => {
+    if (timedOut && outage !== undefined) {
+      const extended = st.extensions(number, now, outage.window, outage.grace);
+      if (extended.length > 0) return extended.map((data) => ({ type: "DeadlinesExtended", data }));
+    }
     if (timedOut) {
       const overdue = st.flDeadline !== null && now >= st.flDeadline ? st.seats.filter(st.flUnset) : [];
       if (overdue.length > 0) return overdue.map((s) => flTimedOut(s, "service"));
@@ -254,29 +260,37 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly Ev
     } }]);
   };
 
+  /** docs/fairness.md §23: the seat committed discards it has not opened, and every hand is complete. */
+  const awaitedDiscards = (e: Ev, s: number) => {
+    const check = checkOf(e.type);
+    if ((st.discardCommitments[s] ?? []).length === 0) throw new Refused(check, `${nameOf(e)}: seat ${s} committed no discard`);
+    if (st.discardsOpened[s]) throw new Refused(check, `${nameOf(e)}: seat ${s} already opened its discards`);
+    if ((st.phase !== "FANTASYLAND" && st.phase !== "DISCARDS") || st.flHidden) throw new Refused(check, `${nameOf(e)}: discards are opened once every hand is complete`);
+  };
+  /** The service opens a seat's discards: each committed street's dealt cards left off its board, nonces empty. */
+  const openedByService = (s: number, by: string): Made => {
+    const board = ROWS.flatMap((r) => st.boards[s]![r]);
+    const committed = st.discardCommitments[s]!;
+    return { type: "DiscardsRevealed", data: {
+      deal_number: number, seat: s, streets: committed.map((c) => c.street),
+      cards: committed.map((c) => formatCards(streets[c.street]![s]!.filter((x) => !board.includes(x)))), nonces: committed.map(() => ""), timed_out_by: by,
+    } };
+  };
+
   const openDiscards = async (i: number, e: Ev): Promise<number> => {
     const d = e.data;
     const s = Number(d.seat);
     const nonces = (d.nonces as string[] | undefined) ?? [];
     const committed = st.discardCommitments[s] ?? [];
-    const awaited = () => {
-      if (committed.length === 0) throw new Refused("discards", `${nameOf(e)}: seat ${s} committed no discard`);
-      if (st.discardsOpened[s]) throw new Refused("discards", `${nameOf(e)}: seat ${s} already opened its discards`);
-      if ((st.phase !== "FANTASYLAND" && st.phase !== "DISCARDS") || st.flHidden) throw new Refused("discards", `${nameOf(e)}: discards are opened once every hand is complete`);
-    };
     const board = ROWS.flatMap((r) => st.boards[s]![r]);
     if (nonces.length > 0 && nonces.every((x) => x === "")) {
       const by = timedOutBy(e, "discards");
       const isForced = by === "operator" || (by === null && st.deadline === null);
-      awaited();
+      awaitedDiscards(e, s);
       if (!isForced && st.deadline === null) throw new Refused("discards", `${nameOf(e)}: seat ${s}'s time to open its discards has not run out (no deadline was recorded)`);
-      return withReveals(i, [{ type: "DiscardsRevealed", data: {
-        deal_number: number, seat: s, streets: committed.map((c) => c.street),
-        cards: committed.map((c) => formatCards(streets[c.street]![s]!.filter((x) => !board.includes(x)))), nonces: committed.map(() => ""),
-        timed_out_by: isForced ? "operator" : "service",
-      } }]);
+      return withReveals(i, [openedByService(s, isForced ? "operator" : "service")]);
     }
-    awaited();
+    awaitedDiscards(e, s);
     const opened = ((d.cards as string[] | undefined) ?? []).map((x) => parseCards(String(x)));
     if (opened.length !== committed.length || nonces.length !== committed.length) throw new Refused("discards", `${nameOf(e)}: seat ${s} committed ${committed.length} discards, opens ${opened.length}`);
     for (const [k, c] of committed.entries()) {
@@ -369,10 +383,21 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly Ev
       case "FantasylandRevealed": return d.nonce === "" ? revealSeed(i, e) : openFantasyland(i, e);
       case "DiscardsRevealed": return openDiscards(i, e);
       case "SeedRevealed": return revealSeed(i, e);
-      case "DeadlinesExtended":
-        notCovered.add("an outage's DeadlinesExtended (docs/events.md) is not re-decided here");
-        st.evolve(e);
-        return 1;
+      case "DeadlinesExtended": {
+        // The sweep's timeout that met a deadline fallen in an outage, taken to come at the
+        // recorded previous deadline: the rules must extend exactly these (docs/events.md).
+        const outage: Outage = { window: { from: Number(d.unserved_from_ms), until: Number(d.unserved_until_ms), reason: String(d.reason) }, grace: Number(d.deadline_ms) - Number(d.unserved_until_ms) };
+        if (!["server_restart", "database_outage", "tournament_paused"].includes(outage.window.reason) || !(outage.grace >= 0))
+          throw new Refused("placements", `${nameOf(e)}: not an extension the rules make`);
+        const now = Number(d.previous_deadline_ms);
+        if (d.stage !== "discarding") return withReveals(i, sweep(e, now, true, outage));
+        const s = Array.isArray(d.seats) && d.seats.length > 0 ? Number(d.seats[0]) : -1;
+        awaitedDiscards(e, s);
+        const extended = st.extensions(number, now, outage.window, outage.grace);
+        if (extended.length > 0) return withReveals(i, extended.map((data) => ({ type: "DeadlinesExtended", data })));
+        if (st.deadline === null || now < st.deadline) throw new Refused("placements", `${nameOf(e)}: seat ${s}'s time to open its discards has not run out`);
+        return withReveals(i, [openedByService(s, "service")]);
+      }
       case "SeatReplaced":
         if (!st.scored || after?.over) throw new Refused("scores", `${nameOf(e)}: a seat is replaced only between deals of a set`);
         if (after !== undefined) after.deadForSet[Number(d.seat)] = false;

@@ -112,6 +112,7 @@ def _open_face(signer: NoteSigner) -> None:
 
     from sapsam.domain.open_face.commands import PlaceForSeat
     from sapsam.domain.open_face.table_state import OpenFaceTablePhase
+    from sapsam.domain.table_deadlines import UnservedWindow
 
     def played(table: DrivenTable, first: dict[str, Any] | None = None, **rest: Any) -> DrivenTable:
         """The set played out: the first deal with ``first``'s options, the others with ``rest``."""
@@ -139,6 +140,29 @@ def _open_face(signer: NoteSigner) -> None:
         table.play_deal(solver=True)
         return played(table)
 
+    def outage() -> DrivenTable:
+        """Seat 0 earns Fantasyland in deal 1; in deal 2 a server restart covers its hand's and
+        seat 1's placement's deadlines (both extended, docs/events.md), seat 0 then sets its
+        hand and seat 1 times out at the extended deadline; the rest of the set played."""
+        window = UnservedWindow(10_000, 45_000, "server_restart")
+        table = fantasyland_table(seats=2, move_seconds=30)
+        table.start_deal()
+        table.run_street(now_ms=1_000)
+        play = table.state.play
+        assert play is not None and play.turn is not None
+        table.run(PlaceForSeat(table.cards[0][play.turn], 46_000, True, (window,), 30_000))
+        table.commit(0)
+        table.play_deal(solver=True, late={play.turn})
+        return played(table)
+
+    def discard_outage() -> DrivenTable:
+        """Pineapple: the discards' deadline fell in an outage (extended, stage discarding),
+        the seat's discards opened by the service past the extended deadline."""
+        table = open_face_table("pineapple", 3, 30)
+        table.unopened = {2}
+        table.discard_outage_ms = 60_000
+        return played(table)
+
     folder = HERE / "open_face"
     folder.mkdir(exist_ok=True)
     verdicts: dict[str, str] = {}
@@ -153,6 +177,8 @@ def _open_face(signer: NoteSigner) -> None:
         ("pineapple_timeout.jsonl", played(open_face_table("pineapple", 3, 30), {"late": {1}})),
         ("pineapple_2_7.jsonl", played(open_face_table("pineapple_2_7", 3), forced=True)),
         ("operator_timeout_003.jsonl", operator_timeout()),
+        ("outage.jsonl", outage()),
+        ("discard_outage.jsonl", discard_outage()),
     ]:
         (folder / name).write_text("\n".join(export_lines(table.events)) + "\n", encoding="utf-8")
         verdicts[name] = _report(folder / name)[0]

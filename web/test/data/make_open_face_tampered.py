@@ -125,6 +125,30 @@ def _fantasyland_timeout_unopened(events: Events) -> None:
     events.remove(_service_reveal(events))
 
 
+def _extension(stage: str, **changes: Any) -> Callable[[Events], None]:
+    """The first DeadlinesExtended of ``stage`` changed (a value, or a function of it)."""
+
+    def change(events: Events) -> None:
+        data = next(
+            e for e in events if e["type"] == "DeadlinesExtended" and e["data"]["stage"] == stage
+        )["data"]
+        for key, value in changes.items():
+            data[key] = value(data[key]) if callable(value) else value
+
+    return change
+
+
+def _extension_dropped(events: Events) -> None:
+    """The first extension of the discards' deadline left out."""
+    events.remove(
+        next(
+            e
+            for e in events
+            if e["type"] == "DeadlinesExtended" and e["data"]["stage"] == "discarding"
+        )
+    )
+
+
 def _middle_result_flipped(events: Events) -> None:
     """2-7: the first deal's first pair's middle (lower wins) read the other way."""
     pair = _nth(events, "DealScored", 1, 0)["data"]["pairs"][0]
@@ -165,6 +189,17 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
         _set("FantasylandTimedOut", None, timed_out_by="operator"),
     ),
     "set_not_ended_after_timeout": ("timeout_003.jsonl", _drop("SeriesCompleted")),
+    "extension_moved": ("outage.jsonl", _extension("placing", deadline_ms=lambda d: d + 1_000)),
+    "extension_of_another_deadline": (
+        "outage.jsonl",
+        _extension("fantasyland", previous_deadline_ms=lambda d: d - 1),
+    ),
+    "extension_for_a_nap": ("outage.jsonl", _extension("placing", reason="nap")),
+    "discard_extension_moved": (
+        "discard_outage.jsonl",
+        _extension("discarding", deadline_ms=lambda d: d + 1_000),
+    ),
+    "discard_extension_dropped": ("discard_outage.jsonl", _extension_dropped),
     "two_seven_middle_flipped": ("pineapple_2_7.jsonl", _middle_result_flipped),
     "two_seven_rescored": ("pineapple_2_7.jsonl", _set("DealScored", 2, totals=_shift_totals)),
     "every_option_kills_moved": (

@@ -70,6 +70,21 @@ describe("replay", () => {
     }
   });
 
+  it("2-7 Pineapple: a hand is dead and earns royalties as its deal recorded (a low middle is no dead hand, earns nothing)", async () => {
+    const deals = await replayExport(data("open_face/pineapple_2_7.jsonl"));
+    const text = data("open_face/pineapple_2_7.jsonl").trim().split("\n").map((l) => JSON.parse(l));
+    let live = 0;
+    for (const deal of deals) {
+      const last = deal.steps.find((s) => s.kind === "DealScored")!;
+      const fouls = text.find((e) => e.type === "DealScored" && e.data.deal_number === deal.dealNumber).data.fouls as boolean[];
+      for (const seat of last.seats) {
+        expect(seat.marks.includes("dead hand"), `deal ${deal.dealNumber} seat ${seat.seat}`).toBe(fouls[seat.seat]);
+        if (!fouls[seat.seat]) { live++; expect(seat.royalties![1]).toBe(0); }
+      }
+    }
+    expect(live).toBeGreaterThan(0);
+  });
+
   it("shows a Fantasyland seat's rows at once", async () => {
     const deals = await replayExport(data("open_face/fantasyland.jsonl"));
     const fl = deals.find((d) => d.steps.some((s) => s.kind === "FantasylandRevealed"))!;

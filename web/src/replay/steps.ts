@@ -11,7 +11,8 @@ import { decodeCheck } from "../decode";
 import { readExport } from "../export";
 import * as F from "../fairness";
 import { categoryOf } from "../hands";
-import { type OfcRuleSet, dealStreets, isDead, ofcRoyalty, schedule } from "../openface";
+import { type OfcRuleSet, dealStreets, ofcRoyalty, schedule } from "../openface";
+import { inOrder, lowballMiddle } from "../openfaceMoves";
 import { readRuleSet, rowRoyalty } from "../rules";
 
 type Obj = { [key: string]: Json };
@@ -296,6 +297,9 @@ function scored(d: Obj, ruleSet: Obj, family: string, seats: SeatState[], push: 
   const totals = (d.totals as number[]) ?? [];
   const series = (d.series_totals as number[]) ?? [];
   const scoring = family === "closed" ? readRuleSet(ruleSet) : null;
+  // Open face's royalties (rules.md §8.3); a 2-7 lowball middle earns none (§8.12).
+  const ofcRows = (r: (typeof ROWS)[number], rows: Board) =>
+    (r === "middle" && lowballMiddle(ruleSet as unknown as OfcRuleSet) ? 0 : ofcRoyalty(r, rows[r], ruleSet as unknown as OfcRuleSet));
   for (const st of seats) {
     const text = arrangements[st.seat];
     if (typeof text === "string" && text.includes("|")) {
@@ -307,8 +311,9 @@ function scored(d: Obj, ruleSet: Obj, family: string, seats: SeatState[], push: 
     if (rows !== null && rows.front.length === 3 && rows.middle.length === 5 && rows.back.length === 5) {
       st.names = ROWS.map((r) => words(categoryOf(rows[r])));
       if (!fouls[st.seat])
-        st.royalties = ROWS.map((r) => (scoring ? (scoring.royalties === "none" ? 0 : rowRoyalty(r, rows[r], scoring)) : ofcRoyalty(r, rows[r], ruleSet as unknown as OfcRuleSet)));
-      if (family === "open_face" && isDead(rows)) { if (!st.marks.includes("dead hand")) st.marks.push("dead hand"); }
+        st.royalties = ROWS.map((r) => (scoring ? (scoring.royalties === "none" ? 0 : rowRoyalty(r, rows[r], scoring)) : ofcRows(r, rows)));
+      // rules.md §8.2, §8.12: out of order under the rule set's order rule (2-7's included).
+      if (family === "open_face" && !inOrder(ruleSet as unknown as OfcRuleSet, rows)) { if (!st.marks.includes("dead hand")) st.marks.push("dead hand"); }
     }
     if (fouls[st.seat] && family === "closed" && !st.marks.some((m) => m.startsWith("foul"))) st.marks.push("foul");
     if (fouls[st.seat] && family === "open_face" && !st.marks.includes("dead hand")) st.marks.push("dead hand");

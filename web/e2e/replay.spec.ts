@@ -152,3 +152,14 @@ test("a Pineapple set replays street by street, its discards face down until rev
   }
   await shot(page, "replay-pineapple-scored");
 });
+
+test("an open-face set with a timeout and a Fantasyland hand set by the service is anchored with the key pinned", async ({ page, sapsam }) => {
+  // rules.md §8.6-§8.7 re-decided in the browser: nothing is left not covered, so the pinned key anchors it.
+  await page.goto(`${sapsam.page}/`);
+  await page.getByLabel("Export file (.jsonl)").setInputFiles(join(DATA, "open_face", "anchored_fantasyland_timeout.jsonl"));
+  await page.getByLabel(/Server key you trust/).fill(readFileSync(join(DATA, "server.vkey"), "utf8").trim());
+  await page.getByRole("button", { name: "Verify" }).click();
+  await expect(page.locator(".verdict-level")).toHaveText(/Anchored/);
+  await expect(page.getByText("Every check:")).toContainText("0 failed");
+  await shot(page, "verify-open-face-timeout-anchored");
+});

@@ -61,7 +61,8 @@ export async function openFaceDealChecks(
       checks.push(reaches(events, name, 0)
         ? { name, status: "skipped", what: `the deal's ${name}`, detail: "needs seed" }
         : { name, status: "passed", what: `the deal's ${name}` });
-    checks.push({ name: "series_totals", status: "skipped", what: "the running totals are the sums of the verified deal results", detail: "needs scores" });
+    if (!events.some((e) => e.type === "DealVoided"))
+      checks.push({ name: "series_totals", status: "skipped", what: "the running totals are the sums of the verified deal results", detail: "needs scores" });
     return { checks, ...folded(rules, seatCount, events, context) };
   }
   checks.push({ name: "seed", status: "passed", what: seedWhat });
@@ -92,9 +93,10 @@ export async function openFaceDealChecks(
     failure = e instanceof Error ? e.message : String(e);
   }
   checks.push({ name: "streets", status: failure ? "failed" : "passed", what: streetsWhat, ...(failure ? { detail: failure } : {}) });
-  if (events.some((e) => e.type === "DealVoided")) return { checks }; // voided: no play to judge
+  // A voided deal is re-decided up to its voiding; it has no score, so no running totals (§4.3).
+  const voided = events.some((e) => e.type === "DealVoided");
   if (failure !== undefined || play === undefined) {
-    for (const name of ["placements", "fantasyland", "discards", "scores", "series_totals"])
+    for (const name of ["placements", "fantasyland", "discards", "scores", ...(voided ? [] : ["series_totals"])])
       checks.push({ name, status: "skipped", what: `the deal's ${name.replace("_", " ")}`, detail: "needs streets" });
     return { checks, ...folded(rules, seatCount, events, context) };
   }
@@ -114,7 +116,7 @@ export async function openFaceDealChecks(
   const totals: Check = { name: "series_totals", status: "passed", what: "the running totals are the sums of the verified deal results" };
   if (!scoresPassed) Object.assign(totals, { status: "skipped", detail: "needs scores" });
   else if (previousSeriesTotals === null) Object.assign(totals, { status: "skipped", detail: "not covered: the deals before this one are not in the export" });
-  return { checks: [...checks, ...judged.checks, totals], ...(judged.after === undefined ? {} : { after: judged.after }), ...(judged.unfoldable === undefined ? {} : { unfoldable: judged.unfoldable }) };
+  return { checks: [...checks, ...judged.checks, ...(voided ? [] : [totals])], ...(judged.after === undefined ? {} : { after: judged.after }), ...(judged.unfoldable === undefined ? {} : { unfoldable: judged.unfoldable }) };
 }
 
 /** What a deal that could not be replayed decided for the set, folded from what it recorded. */
@@ -182,7 +184,14 @@ export async function openFaceExportChecks(
     // held, as sapsam's replay folds the log. A voided deal changes nothing but the count of voided
     // deals: the same dealer deals again.
     unfoldable = outcome.unfoldable;
-    if (voided) { if (set !== undefined) set = { ...set, dealsVoided: set.dealsVoided + 1 }; }
+    if (voided) {
+      // Nothing the voided deal did counts; a seat replaced after it leaves its hand dead for the set behind (§8.11).
+      if (set !== undefined) {
+        const deadForSet = [...set.deadForSet];
+        for (const e of dealEvents) if (e.type === "SeatReplaced") deadForSet[Number(e.data.seat)] = false;
+        set = { ...set, dealsVoided: set.dealsVoided + 1, deadForSet };
+      }
+    }
     else if (outcome.after === undefined || set === undefined) unknown();
     else {
       const after = outcome.after;

@@ -134,6 +134,7 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly Ev
   const st = new DealState(rules, play.dealer, play.fantasyland, sched, set.deadForSet);
   const notCovered = new Set<string>();
   let after: SetAfter | undefined;
+  let voided = false;
   let judged: { boards: Board[]; dead: boolean[] } | undefined;
 
   const deadOf = (s: number) => deadSeat(st, s);
@@ -398,8 +399,13 @@ export async function openFacePlayChecks(play: OpenFacePlay, events: readonly Ev
         if (st.deadline === null || now < st.deadline) throw new Refused("placements", `${nameOf(e)}: seat ${s}'s time to open its discards has not run out`);
         return withReveals(i, [openedByService(s, "service")]);
       }
+      case "DealVoided":
+        // The operator's VoidDeal of the deal in progress (its seed is the seed check's).
+        if (st.scored || voided) throw new Refused("seed", `${nameOf(e)}: no deal is in progress`);
+        voided = true;
+        return 1;
       case "SeatReplaced":
-        if (!st.scored || after?.over) throw new Refused("scores", `${nameOf(e)}: a seat is replaced only between deals of a set`);
+        if (!(st.scored || voided) || after?.over) throw new Refused("scores", `${nameOf(e)}: a seat is replaced only between deals of a set`);
         if (after !== undefined) after.deadForSet[Number(d.seat)] = false;
         return 1;
       case "DiscardCommitted": throw new Refused("discards", `${nameOf(e)} without the placement it belongs to`);

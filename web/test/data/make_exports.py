@@ -110,6 +110,7 @@ def _open_face(signer: NoteSigner) -> None:
         open_face_table,
     )
 
+    from sapsam.domain.commands import ReplaceSeat, VoidDeal
     from sapsam.domain.open_face.commands import PlaceForSeat
     from sapsam.domain.open_face.table_state import OpenFaceTablePhase
     from sapsam.domain.table_deadlines import UnservedWindow
@@ -163,6 +164,18 @@ def _open_face(signer: NoteSigner) -> None:
         table.discard_outage_ms = 60_000
         return played(table)
 
+    def voided_and_replaced() -> DrivenTable:
+        """001: seat 1 times out in deal 1 (dead for the set); deal 2 is voided after its first
+        street and seat 1 is given to another player, whose hand is not dead; the set goes on."""
+        table = open_face_table("ofc_classic", 3, 30)
+        table.start_deal()
+        table.play_deal(solver=True, late={1})
+        table.start_deal()
+        table.run_street(now_ms=1_000)
+        table.run(VoidDeal("a fault", table.seed))
+        table.run(ReplaceSeat(1, "eve"))
+        return played(table)
+
     folder = HERE / "open_face"
     folder.mkdir(exist_ok=True)
     verdicts: dict[str, str] = {}
@@ -179,6 +192,7 @@ def _open_face(signer: NoteSigner) -> None:
         ("operator_timeout_003.jsonl", operator_timeout()),
         ("outage.jsonl", outage()),
         ("discard_outage.jsonl", discard_outage()),
+        ("voided_replaced.jsonl", voided_and_replaced()),
     ]:
         (folder / name).write_text("\n".join(export_lines(table.events)) + "\n", encoding="utf-8")
         verdicts[name] = _report(folder / name)[0]

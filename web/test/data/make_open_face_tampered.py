@@ -149,6 +149,14 @@ def _extension_dropped(events: Events) -> None:
     )
 
 
+def _replaced_mid_deal(events: Events) -> None:
+    """The seat replaced after deal 3's first street instead of between deals 2 and 3."""
+    replaced = next(e for e in events if e["type"] == "SeatReplaced")
+    events.remove(replaced)
+    street = next(e for e in events if e["type"] == "StreetDealt" and e["data"]["deal_number"] == 3)
+    events.insert(events.index(street) + 1, replaced)
+
+
 def _middle_result_flipped(events: Events) -> None:
     """2-7: the first deal's first pair's middle (lower wins) read the other way."""
     pair = _nth(events, "DealScored", 1, 0)["data"]["pairs"][0]
@@ -200,6 +208,11 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
         _extension("discarding", deadline_ms=lambda d: d + 1_000),
     ),
     "discard_extension_dropped": ("discard_outage.jsonl", _extension_dropped),
+    "replaced_mid_deal": ("voided_replaced.jsonl", _replaced_mid_deal),
+    "voided_deal_counted": (
+        "voided_replaced.jsonl",
+        _set("SeriesCompleted", None, deals_played=lambda n: n + 1),
+    ),
     "two_seven_middle_flipped": ("pineapple_2_7.jsonl", _middle_result_flipped),
     "two_seven_rescored": ("pineapple_2_7.jsonl", _set("DealScored", 2, totals=_shift_totals)),
     "every_option_kills_moved": (

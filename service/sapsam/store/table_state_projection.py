@@ -353,35 +353,47 @@ def _inline_table_state_batch(
     A statement may change a row only once, so the events are chained in a nested SELECT: each
     level computes every changing column from the level below it, exactly as one event's UPDATE
     computes it from the row; the outermost level is written. The table's first event inserts
-    the row and is not chained (such a batch takes the transaction path)."""
+    the row and is not chained (such a batch takes the transaction path). The text depends on
+    the events' types alone, so it is written once per sequence of types
+    (``_chained_update_sql``); each append only renames its events' parameters apart."""
     if any(event.type == "TableCreated" for event in events):
         return NOT_INLINED
     parameters: dict[str, Any] = {
         "table_id": table_id_of(events[0]),
         "version": events[-1].version,
     }
-    level = "SELECT " + ", ".join(
-        f"table_state.{column} AS {column}"
-        for column in (*(name for name, _ in _CHANGING_COLUMNS), *_READ_ONLY_COLUMNS)
-    )
     for index, event in enumerate(events):
         prefix = f"e{index}_"
         _, event_parameters = _table_state_statement(event, inside=True)
         parameters.update({prefix + name: value for name, value in event_parameters.items()})
-        assignments = dict(_ASSIGNMENTS.get(event.type, ()))
+    sql = _chained_update_sql(tuple(event.type for event in events))
+    return [InlineStatement(sql, parameters, _state_part(events))]
+
+
+@lru_cache(maxsize=256)
+def _chained_update_sql(event_types: tuple[str, ...]) -> str:
+    """The chained update of ``_inline_table_state_batch`` for events of these types, in order
+    (a handful of sequences per process: a cut with its deal, the last confirmation with the
+    reveals' opening, the last reveal with the seed and the score)."""
+    level = "SELECT " + ", ".join(
+        f"table_state.{column} AS {column}"
+        for column in (*(name for name, _ in _CHANGING_COLUMNS), *_READ_ONLY_COLUMNS)
+    )
+    for index, event_type in enumerate(event_types):
+        prefix = f"e{index}_"
+        assignments = dict(_ASSIGNMENTS.get(event_type, ()))
         columns = ", ".join(
             f"CAST({_renamed(assignments.get(column, column), prefix)} AS {kind}) AS {column}"
             for column, kind in _CHANGING_COLUMNS
         )
         level = f"SELECT {columns}, {', '.join(_READ_ONLY_COLUMNS)} FROM ({level}) AS level{index}"
     names = ", ".join(name for name, _ in _CHANGING_COLUMNS)
-    sql = (
+    return (
         f"UPDATE table_state SET ({names}) = (SELECT {names} FROM ({level}) AS last_level),"
         " version = %(version)s, last_position = inserted.position"
         " FROM (SELECT max(position) AS position FROM inserted HAVING count(*) > 0) AS inserted"
         " WHERE table_id = %(table_id)s"
     )
-    return [InlineStatement(sql, parameters, _state_part(events))]
 
 
 def table_projector(

@@ -24,12 +24,14 @@ FROM unnest(%(levels)s::smallint[], %(indexes)s::bigint[]) AS wanted (level, ind
 JOIN merkle_nodes n ON n.level = wanted.level AND n.index = wanted.index
 
 -- name: insert_nodes
+-- The arrays go in binary (%b): a hash array in text costs psycopg an escaped copy of every byte
+-- (~3 us a node, two nodes a leaf, against ~0.5 in binary).
 INSERT INTO merkle_nodes (level, index, hash)
-SELECT * FROM unnest(%(levels)s::smallint[], %(indexes)s::bigint[], %(hashes)s::bytea[])
+SELECT * FROM unnest(%(levels)b::smallint[], %(indexes)b::bigint[], %(hashes)b::bytea[])
 
 -- name: insert_leaves
 INSERT INTO merkle_leaves (leaf_index, position)
-SELECT * FROM unnest(%(indexes)s::bigint[], %(positions)s::bigint[])
+SELECT * FROM unnest(%(indexes)b::bigint[], %(positions)b::bigint[])
 
 -- name: insert_checkpoint
 INSERT INTO log_checkpoints (size, root, issued_at, note)

@@ -273,7 +273,9 @@ def deal_view_for(
     seed_revealed = facts.seed is not None
     if facts.seed is not None and facts.cut is not None:
         contributions = [facts.seat(seat).entropy or None for seat in range(seat_count)]
-        dealt_hands = fairness.hands_for_deal(
+        # The deal's result and its DealScored message ask for the same hands the score just
+        # dealt: taken from the memo of the last deals (~120 us a deal of the deck otherwise).
+        dealt_hands = fairness.remembered_hands_for_deal(
             facts.seed,
             contributions,
             table_id,

@@ -243,7 +243,9 @@ class CommitGroup:
                 if not self._waiting:
                     running.arrived.clear()
                     try:
-                        await asyncio.wait_for(running.arrived.wait(), IDLE_SECONDS)
+                        # A timeout of the task itself: wait_for would start a task per wait.
+                        async with asyncio.timeout(IDLE_SECONDS):
+                            await running.arrived.wait()
                     except TimeoutError:
                         break
                     continue

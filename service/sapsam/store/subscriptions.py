@@ -261,7 +261,8 @@ class _Notifier:
         if not self._pending and not self._closing:
             self._arrived.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._arrived.wait(), NOTIFIER_IDLE_SECONDS)
+                async with asyncio.timeout(NOTIFIER_IDLE_SECONDS):  # no task per wait
+                    await self._arrived.wait()
         if not self._pending:
             self._task = None
             return None

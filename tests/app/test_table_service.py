@@ -20,6 +20,7 @@ from sapsam.rules.arrangement import check_arrangement
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.scoring import score_deal
 from sapsam.rules.solver import solve
+from sapsam.store import subscriptions
 from sapsam.store.deal_secrets import load_deal_seed
 from sapsam.store.event_store import EventStore
 from sapsam.store.projections import rebuild_projections
@@ -240,3 +241,52 @@ async def test_a_seed_gone_under_a_command_is_a_lost_race_not_an_error(database_
             await fresh.cut(table_id, cutter, 9, "cut")
     finally:
         await store.close()
+
+
+async def test_a_scored_deal_of_a_table_of_no_tournament_wakes_no_results_follower(
+    service: TableService, database_url: str
+) -> None:
+    # The results process follows DealScored to credit tournament deals. A process that started
+    # the deal knows the table is in no tournament (the pause check asked once), so its score is
+    # sent to no type listener; a process that never asked still wakes it, as before.
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as follower:
+        await subscriptions.listen(follower, ["DealScored"])
+        table_id = await seated_table(service, 2)
+        await play_deal(service, table_id, 1)
+        async for _ in follower.notifies(timeout=0.5):
+            raise AssertionError("a wake-up for a table of no tournament's score")
+
+        other = await EventStore.connect(database_url, projectors=projectors())
+        try:
+            await play_deal_ending_elsewhere(service, TableService(other), table_id, 2)
+            woken = [n async for n in follower.notifies(timeout=30, stop_after=1)]
+        finally:
+            await other.close()
+        assert [subscriptions.parse_wakeup(n.payload).stream_id for n in woken] == [
+            stream_id_for(table_id)
+        ]
+
+
+async def play_deal_ending_elsewhere(
+    service: TableService, elsewhere: TableService, table_id: uuid.UUID, number: int
+) -> None:
+    """A two-seat deal played through ``service`` but for its last reveal, made through
+    ``elsewhere`` (another process's service, which never saw the deal start)."""
+    state = (await service.start_deal(table_id, "operator", f"start-{number}")).state
+    deal = state.deal
+    assert deal is not None
+    cutter = state.seats[fairness.cutter_for(deal.dealer, state.seat_count)]
+    assert cutter is not None
+    await service.cut(table_id, cutter, 7 + number, f"cut-{number}")
+    nonce = bytes([number]) * 16
+    chosen = {}
+    for player in state.seats:
+        assert player is not None
+        seat, hand = await service.hand_of(table_id, player)
+        chosen[player] = solve(hand)
+        commitment = fairness.arrangement_commitment(table_id, number, seat, chosen[player], nonce)
+        await service.commit(table_id, player, commitment, f"commit-{number}")
+        await service.confirm(table_id, player, f"confirm-{number}")
+    (first, first_rows), (last, last_rows) = chosen.items()
+    await service.reveal(table_id, first, first_rows, nonce, f"reveal-{number}")
+    await elsewhere.reveal(table_id, last, last_rows, nonce, f"reveal-{number}")

@@ -1,7 +1,8 @@
 """Wake-ups per stream (migration 0012): a feed that lists its streams is woken by appends to
 them only, never by an append whose caller hands the events to that feed itself; its streams go
 with its row when it stops listening, and a lapsed listener's rows are deleted by another feed's
-renewal instead of staying for good."""
+renewal instead of staying for good; an append that spares the listeners of event types wakes
+only its stream's watchers."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from sapsam.log.records import NewEvent
 from sapsam.store.appends import append
 from sapsam.store.subscriptions import (
     Wakeup,
+    listen,
     listen_for_streams,
     listener_id,
     parse_wakeup,
@@ -97,3 +99,33 @@ async def test_a_lapsed_listener_is_deleted_with_its_streams(database_url: str) 
         assert await _rows(writer, "wakeup_listeners") == 1
         # A feed whose row went (deleted while it stalled) learns it must list its streams again.
         assert await renew_feed(dead) is True
+
+
+async def test_an_append_that_spares_type_listeners_wakes_only_the_streams_watchers(
+    database_url: str,
+) -> None:
+    async with (
+        await connect(database_url, autocommit=True) as follower,
+        await connect(database_url, autocommit=True) as feed,
+        await connect(database_url, autocommit=True) as writer,
+    ):
+        await listen(follower, ["DealScored"])  # as the results process follows scores
+        await listen_for_streams(feed)
+        await watch_streams(feed, ["table-b"], [])
+
+        # Without the wish: the type listener's wake-up is sent, as before.
+        scored = await append(writer, "table-a", 0, [NewEvent("DealScored", {})], "a1")
+        assert await _wakeups(follower, 30, 1) == [Wakeup("table-a", scored.last_position)]
+        assert await _wakeups(feed, 30, 1) == [Wakeup("table-a", scored.last_position)]
+
+        # Sparing type listeners: nobody else wants table-a's score, so none is sent at all.
+        await append(
+            writer, "table-a", 1, [NewEvent("DealScored", {})], "a2", wake_type_listeners=False
+        )
+        assert await _wakeups(follower, 0.5) == []
+        assert await _wakeups(feed, 0.1) == []
+        # ... while a stream watched elsewhere still has its wake-up sent.
+        watched = await append(
+            writer, "table-b", 0, [NewEvent("DealScored", {})], "b1", wake_type_listeners=False
+        )
+        assert await _wakeups(feed, 30, 1) == [Wakeup("table-b", watched.last_position)]

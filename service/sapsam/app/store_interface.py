@@ -273,11 +273,15 @@ class StoreSession(Protocol):
         secrets: SecretChanges = NO_SECRET_CHANGES,
         request_digest: bytes | None = None,
         handed_to: str | None = None,
+        wake_type_listeners: bool = True,
     ) -> AppendResult:
         """Append with optimistic concurrency, the read models and ``secrets``, atomically.
 
         ``handed_to``: the wake-up listener of this process's live feed when the caller hands
         it the committed events itself (``TableRunner.on_appended``): it is sent no wake-up.
+        ``wake_type_listeners`` False: the listeners that follow event types (the results
+        process, for ``DealScored``) are not woken by these events; the caller knows none of them
+        wants them (a table of no tournament). The stream's watchers elsewhere still are.
 
         Raises ``ConcurrencyConflict`` for a version taken meanwhile and ``RequestIdReused``
         for a request id processed for another stream or request; a processed request id

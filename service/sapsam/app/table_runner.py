@@ -300,6 +300,9 @@ class TableRunner:
                         secrets=secret_changes(planned.keep_secret, events),
                         request_digest=request_digest,
                         handed_to=None if self.on_appended is None else self.feed_listener(),
+                        # Type listeners (the results process, for DealScored) credit tournament
+                        # tables only: a table known to be of none spares them the wake-up.
+                        wake_type_listeners=not self.paused_tournaments.of_no_tournament(table_id),
                     )
                 except RequestIdReused:
                     result = None

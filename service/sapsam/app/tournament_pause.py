@@ -67,6 +67,11 @@ class PausedTournamentGate:
         if len(self._tournament_of) > REMEMBERED_TABLES:
             self._tournament_of.popitem(last=False)
 
+    def of_no_tournament(self, table_id: uuid.UUID) -> bool:
+        """True when the table is remembered as belonging to no tournament (which never
+        changes); False when it belongs to one or was not asked about here."""
+        return self._tournament_of.get(table_id, ...) is None
+
     async def _tournament(self, session: StoreSession, table_id: uuid.UUID) -> uuid.UUID | None:
         if table_id in self._tournament_of:
             self._tournament_of.move_to_end(table_id)

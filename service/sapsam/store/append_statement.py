@@ -88,9 +88,13 @@ def insert_parameters(
     response_json: str,
     request_digest: bytes | None,
     handed_to: str | None = None,
+    wake_type_listeners: bool = True,
 ) -> dict[str, Any]:
     """``INSERT_BATCH``'s parameters for events already chained (``hashes``); ``handed_to``:
-    the listener the caller gives the events to itself, which needs no wake-up for them."""
+    the listener the caller gives the events to itself, which needs no wake-up for them;
+    ``wake_type_listeners`` False: the events' types are not offered to the listeners that
+    follow types (``wanted`` then asks only for the stream's watchers elsewhere and the listeners
+    of every append)."""
     # The batch travels as one JSON document built from the canonical parts: the server parses it
     # once, and no per-event adaptation runs in Python.
     batch = b",".join(
@@ -119,7 +123,11 @@ def insert_parameters(
         "handed_to": handed_to,
         # As one JSON text (the names are JSON already): a text parameter costs psycopg a
         # quarter of what adapting a list to text[] does.
-        "types": (b"[" + b",".join(type_json.values()) + b"]").decode("utf-8"),
+        "types": (
+            (b"[" + b",".join(type_json.values()) + b"]").decode("utf-8")
+            if wake_type_listeners
+            else "[]"
+        ),
     }
 
 

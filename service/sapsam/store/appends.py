@@ -92,6 +92,7 @@ async def append(
     companions: Sequence[InlineStatement] = (),
     commit_group: CommitGroup | None = None,
     handed_to: str | None = None,
+    wake_type_listeners: bool = True,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -117,6 +118,7 @@ async def append(
             companions=companions,
             commit_group=commit_group,
             handed_to=handed_to,
+            wake_type_listeners=wake_type_listeners,
         )
         if not result.replayed:
             APPENDED.add(len(result.events))
@@ -143,6 +145,7 @@ async def _append(
     companions: Sequence[InlineStatement] = (),
     commit_group: CommitGroup | None = None,
     handed_to: str | None = None,
+    wake_type_listeners: bool = True,
 ) -> AppendResult:
     """Append ``events`` to ``stream_id`` if it is at ``expected_version``; all or nothing.
 
@@ -165,6 +168,9 @@ async def _append(
     ``handed_to``: the wake-up listener (``subscriptions.listener_id``) the caller gives the
     committed events to itself, as the server's table runner gives its appends to its process's
     event feed: that listener's wish for the stream's wake-ups is met without a NOTIFY.
+    ``wake_type_listeners`` False: no listener is woken for the events' types (the results
+    process follows ``DealScored`` for tournament tables; a caller that knows its table is in
+    no tournament spares it the wake-up), only for the stream or for every append.
 
     Commits on a connection with no transaction open; inside the caller's transaction it becomes a
     savepoint and the caller commits. Raises ``ConcurrencyConflict`` (carrying the current
@@ -229,6 +235,7 @@ async def _append(
             after_insert,
             commit_group,
             handed_to,
+            wake_type_listeners,
         )
         if outcome is not None:
             remember(connection, stream_id, outcome.last_version, outcome.events[-1].hash)
@@ -260,6 +267,7 @@ async def _insert(
     after_insert: Sequence[InlineStatement] = (),
     commit_group: CommitGroup | None = None,
     handed_to: str | None = None,
+    wake_type_listeners: bool = True,
 ) -> AppendResult | None:
     """Insert the batch chained from ``previous_hash``; None if that hash is not the head's.
 
@@ -280,6 +288,7 @@ async def _insert(
         response_json,
         request_digest,
         handed_to,
+        wake_type_listeners,
     )
     owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH

@@ -67,6 +67,7 @@ async def append_by_group(
     request_digest: bytes | None = None,
     companions: Sequence[InlineStatement] = (),
     handed_to: str | None = None,
+    wake_type_listeners: bool = True,
 ) -> AppendResult | None:
     """The append of ``append`` (same arguments, ``metadata`` and ``project`` left out),
     committed by ``commit_group`` without a connection of the caller's; None when it needs one.
@@ -112,6 +113,7 @@ async def append_by_group(
         prepared.response_json,
         request_digest,
         handed_to,
+        wake_type_listeners,
     )
     statement = with_companions(companions, parameters) if companions else INSERT_BATCH
     member = None

@@ -164,6 +164,7 @@ class PostgresSession:
         secrets: SecretChanges = NO_SECRET_CHANGES,
         request_digest: bytes | None = None,
         handed_to: str | None = None,
+        wake_type_listeners: bool = True,
     ) -> AppendResult:
         # The secrets join the insert's statement with the read models: one round trip.
         companions = append_statement.secret_companions(stream_id, secrets.keep, secrets.forget)
@@ -184,6 +185,7 @@ class PostgresSession:
                 companions=companions,
                 request_digest=request_digest,
                 handed_to=handed_to,
+                wake_type_listeners=wake_type_listeners,
             )
             if result is not None:
                 return result
@@ -202,6 +204,7 @@ class PostgresSession:
             # flight (one flush for all), each answered once that commit succeeded.
             commit_group=self.commit_group,
             handed_to=handed_to,
+            wake_type_listeners=wake_type_listeners,
         )
 
     def transaction(self) -> AbstractAsyncContextManager[object]:

@@ -14,7 +14,7 @@ import { lot } from "./fairness";
 import { checkLimits } from "./limits";
 import type { OfcRuleSet } from "./openface";
 import { openFaceExportChecks } from "./openfaceExport";
-import { pinnedPlayerKeys } from "./playerSignatures";
+import { openFaceSignatureChecks, pinnedPlayerKeys } from "./playerSignatures";
 import { headerCheck, openingCheck } from "./recordChecks";
 import type { Check, Verdict } from "./verify";
 
@@ -99,6 +99,7 @@ export async function verifyExport(text: string, serverKeys: string[] = [], witn
     // cannot settle (a deal export's earlier deals) is named and keeps the verdict below ANCHORED.
     const notCovered = new Set<string>();
     checks.push(...await openFaceExportChecks(tableId, created!.rule_set as unknown as OfcRuleSet, seatCount, header.scope === "table", events, notCovered));
+    checks.push(...await openFaceSignatureChecks(tableId, events));
     if (notCovered.size > 0) {
       add("family", "skipped", "every open-face rule is re-decided", `not covered: ${[...notCovered].join("; ")}`);
       reasons.push(...notCovered);

@@ -5,7 +5,10 @@ import { type Bytes, unhex } from "./bytes";
 import { parseCards } from "./cards";
 import { ed25519Verify } from "./crypto";
 import type { ExportEvent } from "./exportFormat";
-import { type DealId, announceMessage, commitMessage, declareMessage, revealMessage } from "./fairness";
+import {
+  type DealId, announceMessage, commitMessage, declareMessage, discardsRevealMessage, fantasylandCommitMessage,
+  fantasylandRevealMessage, placeMessage, revealMessage,
+} from "./fairness";
 import type { Check } from "./verify";
 
 const SIGNED = ["NaturalDeclared", "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed"];
@@ -97,6 +100,97 @@ export function pinnedPlayerKeys(events: readonly ExportEvent[], seatCount: numb
     if (wrong.length > 0) checks.push({ name, status: "failed", what, detail: `signed by a key not pinned for ${player}: ${wrong.join("; ")}` });
     else if (signed > 0) checks.push({ name, status: "passed", what });
     else checks.push({ name, status: "skipped", what, detail: `not covered: ${player} holds no seat in the export or signed none of its moves` });
+  }
+  return checks;
+}
+
+const OPEN_FACE_MOVES: Record<string, string> = {
+  CardsPlaced: "placement", FantasylandCommitted: "Fantasyland commitment",
+  FantasylandRevealed: "Fantasyland reveal", DiscardsRevealed: "discards' opening",
+};
+
+/** What the service made, if it made this open-face move (never signed), else undefined. */
+function servicesMove(e: ExportEvent): string | undefined {
+  const d = e.data;
+  if (e.type === "CardsPlaced" && d.automatic != null) return `the service's placement (${String(d.automatic)})`;
+  if (e.type === "FantasylandRevealed" && d.nonce === "") return "the Fantasyland hand the service set and opened after a timeout";
+  if (e.type === "DiscardsRevealed" && Array.isArray(d.nonces) && d.nonces.every((x) => x === "")) return "the discards the service opened after a timeout";
+  return undefined;
+}
+
+/** fairness.md §19: the message an open-face move signs (a placement with the discard commitment recorded right after it, if any). */
+function openFaceMessage(id: DealId, seat: number, player: string, e: ExportEvent, next: ExportEvent | undefined): Bytes {
+  const d = e.data;
+  const rows = () => ({ front: parseCards((d.front as string[]).join(" ")), middle: parseCards((d.middle as string[]).join(" ")), back: parseCards((d.back as string[]).join(" ")) });
+  if (e.type === "CardsPlaced") {
+    const discard = next?.type === "DiscardCommitted" && next.data.seat === d.seat && next.data.street === d.street ? unhex(String(next.data.commitment)) : undefined;
+    return placeMessage(id, seat, player, Number(d.street), rows(), discard);
+  }
+  if (e.type === "FantasylandCommitted") return fantasylandCommitMessage(id, seat, player, 2, unhex(String(d.commitment)));
+  if (e.type === "FantasylandRevealed") return fantasylandRevealMessage(id, seat, player, rows(), unhex(String(d.nonce)));
+  const streets = d.streets as number[];
+  const cards = d.cards as string[];
+  const nonces = d.nonces as string[];
+  if (streets.length !== cards.length || streets.length !== nonces.length) throw new Error("streets, cards and nonces differ in length");
+  return discardsRevealMessage(id, seat, player, streets.map((street, k) => ({ street, cards: parseCards(String(cards[k])), nonce: unhex(String(nonces[k])) })));
+}
+
+/**
+ * player_signature[s] at an open-face table (fairness.md §19, audit.md §4.2), deal by deal over the
+ * whole export as sapsam checks it: each seat with a signed move in a deal gets one check; every
+ * signature verifies for the player seated there; a player who signed a move signs every later one
+ * of signing scheme 2 it made itself; the service's moves (an automatic placement, a Fantasyland
+ * hand or discards opened with empty nonces) and moves of signing scheme 1 are never signed.
+ */
+export async function openFaceSignatureChecks(tableId: string, events: readonly ExportEvent[]): Promise<(Check & { deal: number })[]> {
+  const what = "every signed move was signed by the player seated there";
+  const players: (string | undefined)[] = [];
+  const starts = events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
+  for (const e of events.slice(0, starts[0] ?? events.length)) if (e.type === "PlayerSeated") players[Number(e.data.seat)] = String(e.data.player_id);
+  const signers = new Set<string>();
+  const checks: (Check & { deal: number })[] = [];
+  for (const [k, start] of starts.entries()) {
+    const deal = events.slice(start, starts[k + 1] ?? events.length);
+    const number = Number(deal[0]!.data.deal_number);
+    const problems = new Map<number, string[]>();
+    const signed = new Set<number>();
+    const replaced: ExportEvent[] = [];
+    const note = (seat: number, problem: string) => problems.set(seat, [...(problems.get(seat) ?? []), problem]);
+    for (const [i, e] of deal.entries()) {
+      if (e.type === "SeatReplaced") { replaced.push(e); continue; }
+      const kind = OPEN_FACE_MOVES[e.type];
+      if (kind === undefined) continue;
+      const seat = Number(e.data.seat);
+      const player = players[seat];
+      const { player_key: key, signature } = e.data as { player_key?: string | null; signature?: string | null };
+      const scheme = (e.data.signing_scheme as number | undefined) ?? 1;
+      if (key == null && signature == null) {
+        if (player !== undefined && signers.has(player) && scheme >= 2 && servicesMove(e) === undefined)
+          note(seat, `the ${kind} is unsigned, but player ${player} signed an earlier move`);
+        continue;
+      }
+      signed.add(seat);
+      let problem = "";
+      if (player === undefined) problem = "no player is seated there";
+      else if (key == null || signature == null) problem = "a key without a signature, or a signature without its key";
+      else if (servicesMove(e) !== undefined) problem = `${servicesMove(e)} is never signed, and this one carries a signature`;
+      else if (scheme < 2) problem = "a move of signing scheme 1 (recorded before open face's were signed) is signed";
+      else {
+        try {
+          const message = openFaceMessage({ tableId, dealNumber: number }, seat, player, e, deal[i + 1]);
+          if (!(await ed25519Verify(unhex(key), unhex(signature), message))) problem = `the signature by key ${key} does not verify for player ${player}`;
+        } catch (err) {
+          problem = `cannot be read: ${err instanceof Error ? err.message : String(err)}`;
+        }
+      }
+      if (problem !== "") note(seat, `the ${kind}: ${problem}`);
+      else if (player !== undefined) signers.add(player);
+    }
+    for (const seat of [...new Set([...signed, ...problems.keys()])].sort((a, b) => a - b)) {
+      const found = problems.get(seat);
+      checks.push({ name: `player_signature[${seat}]`, deal: number, what, ...(found ? { status: "failed", detail: `seat ${seat} (player ${String(players[seat])}): ${found.join("; ")}` } : { status: "passed" }) });
+    }
+    for (const e of replaced) players[Number(e.data.seat)] = String(e.data.player_id);
   }
   return checks;
 }

@@ -99,7 +99,9 @@ def _open_face(signer: NoteSigner) -> None:
     (docs/rules.md §8.6-§8.7): forced moves, a timeout under 001's policy (dead for the set) and
     under 003's (the set ends early), a Fantasyland hand timed out and set by the service, a
     Pineapple seat timed out (its discard made for it); a 2-7 Pineapple set (§8.12); the
-    operator's forced timeout under 003's policy with no move limit. The sets
+    operator's forced timeout under 003's policy with no move limit; a voided deal and a
+    replaced seat; a Fantasyland set and a Pineapple set whose seat 0 signed its own moves
+    (player_signature). The sets
     with a timeout also anchored by a checkpoint of ``signer`` (open_face_anchored.json: the
     verdict with and without the key pinned). Then the forgeries of make_open_face_tampered.py."""
     sys.path[:0] = [str(HERE.parents[2] / "tests" / "domain"), str(HERE.parents[2] / "tests")]
@@ -109,6 +111,7 @@ def _open_face(signer: NoteSigner) -> None:
         fantasyland_table,
         open_face_table,
     )
+    from test_open_face_audit_signatures import _signed
 
     from sapsam.domain.commands import ReplaceSeat, VoidDeal
     from sapsam.domain.open_face.commands import PlaceForSeat
@@ -193,8 +196,12 @@ def _open_face(signer: NoteSigner) -> None:
         ("outage.jsonl", outage()),
         ("discard_outage.jsonl", discard_outage()),
         ("voided_replaced.jsonl", voided_and_replaced()),
+        ("signed_fantasyland.jsonl", played(fantasyland_table())),
+        ("signed_pineapple.jsonl", played(open_face_table("pineapple", 3))),
     ]:
-        (folder / name).write_text("\n".join(export_lines(table.events)) + "\n", encoding="utf-8")
+        # The signed sets: seat 0's player had a key and signed each of its own moves.
+        events = _signed(list(table.events)) if name.startswith("signed_") else table.events
+        (folder / name).write_text("\n".join(export_lines(events)) + "\n", encoding="utf-8")
         verdicts[name] = _report(folder / name)[0]
     (HERE / "open_face.json").write_text(json.dumps(verdicts, indent=2) + "\n", encoding="utf-8")
     anchored: dict[str, dict[str, str]] = {}

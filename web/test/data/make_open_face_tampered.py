@@ -157,6 +157,33 @@ def _replaced_mid_deal(events: Events) -> None:
     events.insert(events.index(street) + 1, replaced)
 
 
+def _signed_move(events: Events, index: int) -> dict[str, Any]:
+    return [e for e in events if e["data"].get("signature")][index]["data"]
+
+
+def _signature_stripped(events: Events) -> None:
+    """A later signed placement of seat 0 recorded unsigned (after its player signed others)."""
+    data = _signed_move(events, 3)
+    data["player_key"] = data["signature"] = None
+
+
+def _signature_altered(events: Events) -> None:
+    """One signature's first byte changed."""
+    data = _signed_move(events, 2)
+    data["signature"] = ("00" if data["signature"][:2] != "00" else "01") + data["signature"][2:]
+
+
+def _signature_of_another_seat(events: Events) -> None:
+    """Seat 0's key and one of its signatures copied onto another seat's own placement."""
+    signed = _signed_move(events, 0)
+    other = next(
+        e["data"]
+        for e in events
+        if e["type"] == "CardsPlaced" and e["data"]["seat"] != 0 and e["data"]["automatic"] is None
+    )
+    other["player_key"], other["signature"] = signed["player_key"], signed["signature"]
+
+
 def _middle_result_flipped(events: Events) -> None:
     """2-7: the first deal's first pair's middle (lower wins) read the other way."""
     pair = _nth(events, "DealScored", 1, 0)["data"]["pairs"][0]
@@ -213,6 +240,9 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
         "voided_replaced.jsonl",
         _set("SeriesCompleted", None, deals_played=lambda n: n + 1),
     ),
+    "signature_stripped": ("signed_fantasyland.jsonl", _signature_stripped),
+    "signature_altered": ("signed_pineapple.jsonl", _signature_altered),
+    "signature_of_another_seat": ("signed_pineapple.jsonl", _signature_of_another_seat),
     "two_seven_middle_flipped": ("pineapple_2_7.jsonl", _middle_result_flipped),
     "two_seven_rescored": ("pineapple_2_7.jsonl", _set("DealScored", 2, totals=_shift_totals)),
     "every_option_kills_moved": (

@@ -96,6 +96,9 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "RATE_LIMITED": "tests/api/test_limits.py",
     "TOO_MANY_REGISTRATIONS": "tests/api/test_limits.py",
     "TOO_MANY_STREAMS": "tests/api/test_limits.py",
+    # A server with one solver process held still (SIGSTOP), then asked again, or killed.
+    "SUGGESTIONS_BUSY": "tests/api/test_suggestion_solvers.py",
+    "SOLVER_UNAVAILABLE": "tests/api/test_suggestion_solvers.py",
     # A player registering its ninth key (eight registrations first).
     "PLAYER_KEY_LIMIT": "tests/api/test_player_keys.py",
     # A table whose rule set plays naturals (the helpers here seat pagat tables).

@@ -37,6 +37,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[i
 from grpc_status import rpc_status
 
 from sapsam.api.api_error import ApiError as ApiError  # re-exported for errors.ApiError
+from sapsam.app.solver_processes import SolverRefusedError
 from sapsam.app.table_plans import StaleVersionError
 from sapsam.audit.export_format import ExportAccessError, NothingToExportError
 from sapsam.domain.errors import DomainError
@@ -195,10 +196,15 @@ STATUS_BY_REASON: Final[Mapping[str, grpc.StatusCode]] = MappingProxyType(
         # on another process or once it is back.
         "SERVER_STOPPING": _UNAVAILABLE,
         "STREAM_UNAVAILABLE": _UNAVAILABLE,  # a watched stream's reads kept failing
+        # The solver process solving a suggestion stopped (it is replaced); retry (RetryInfo).
+        "SOLVER_UNAVAILABLE": _UNAVAILABLE,
         # A caller over one of its limits (sapsam.api.limits); RetryInfo says when to try again.
         "RATE_LIMITED": _EXHAUSTED,
         "TOO_MANY_REGISTRATIONS": _EXHAUSTED,
         "TOO_MANY_STREAMS": _EXHAUSTED,
+        # This process's solver processes have as many suggestions running and queued as their
+        # bound allows (sapsam.app.solver_processes); RetryInfo says when to try again.
+        "SUGGESTIONS_BUSY": _EXHAUSTED,
         # A watch stream whose client read more slowly than the stream grew (sapsam.api.watch);
         # resume from the version in the ErrorInfo metadata.
         "STREAM_BEHIND": _EXHAUSTED,
@@ -316,6 +322,10 @@ def _refusal_status(
     return build_status(reason, error.message, field=error.field)
 
 
+def _solver_refusal_status(error: SolverRefusedError, method: str) -> grpc.Status:
+    return build_status(error.reason, error.message, retry_delay=error.retry_seconds)
+
+
 def _stale_version_status(error: StaleVersionError, method: str) -> grpc.Status:
     stale = version_mismatch(error.expected_version, error.current_version)
     return _api_error_status(stale, method)
@@ -363,6 +373,9 @@ STATUS_BY_ERROR_TYPE: Final[Mapping[type[BaseException], Callable[[Any, str], gr
             StaleVersionError: _stale_version_status,
             # Another call won every race for the next stream version: ABORTED, retry.
             ConcurrencyConflict: _concurrency_conflict_status,
+            # A suggestion the solver processes could not take (SUGGESTIONS_BUSY) or finish
+            # (SOLVER_UNAVAILABLE): nothing was recorded, RetryInfo says when to try again.
+            SolverRefusedError: _solver_refusal_status,
             # The database out of reach is UNAVAILABLE; other OperationalErrors are INTERNAL.
             psycopg.OperationalError: _operational_error_status,
         }

@@ -59,6 +59,7 @@ from sapsam.api.call_log import CallLogInterceptor
 from sapsam.api.interception import CallInterceptor, ErrorInterceptor, StatusSender
 from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limit
 from sapsam.api.stopping import StopGate, StoppingInterceptor
+from sapsam.app.solver_processes import DEFAULT_PROCESSES as DEFAULT_SOLVER_PROCESSES
 from sapsam_proto.v1 import (
     audit_service_pb2,
     operator_service_pb2,
@@ -150,6 +151,13 @@ class ServerConfig:
     http_allowed_origins: tuple[str, ...] = ()
     """Origins of pages allowed to call the ``http_listen`` services from another origin (CORS,
     ``sapsam.api.cors``; ``*``: any); empty: same origin only."""
+    suggestion_processes: int = DEFAULT_SOLVER_PROCESSES
+    """Solver processes answering ``GetSuggestion`` per server process
+    (``sapsam.app.solver_processes``, ``sapsam serve --suggestion-processes``)."""
+    suggestions_waiting: int | None = None
+    """Suggestions being solved or queued at once per server process, beyond which one is
+    refused SUGGESTIONS_BUSY (``sapsam serve --suggestions-waiting``); None: twice
+    ``suggestion_processes``."""
 
 
 def _no_op() -> None:

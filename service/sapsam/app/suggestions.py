@@ -15,54 +15,36 @@ seat's own cards, and records nothing.
 - Open face, a Fantasyland hand not yet set: ``solve_fantasyland``, bounded by its budget.
 
 What it costs: the closed solver takes about 10 ms of CPU; a street with 200 futures about 0.1 s;
-a Fantasyland hand at most about 0.3 s (17 cards). The solver runs in a worker thread so that the
-process's event loop goes on serving other calls meanwhile; the calls are limited per player by
-``sapsam.api.limits`` (``suggestions_per_minute``).
+a Fantasyland hand at most about 0.3 s (17 cards). The solver runs in the server's solver
+processes (``sapsam.app.solver_processes``: out of the serving process's GIL, at a lower CPU
+priority, with a bound on the suggestions waiting for them); what goes there is the seat's
+cards, the rules, the cards it has seen and the seed (``sapsam.app.suggestion_solving``). The
+calls are also limited per player by ``sapsam.api.limits`` (``suggestions_per_minute``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import uuid
-from dataclasses import dataclass
 from typing import Final
 
+from sapsam.app.solver_processes import SolverProcesses
+from sapsam.app.suggestion_solving import (
+    Suggestion,
+    closed_suggestion,
+    fantasyland_suggestion,
+    street_suggestion,
+)
 from sapsam.app.table_queries import OwnHand, TableQueries
 from sapsam.domain.errors import DomainError, Reason
 from sapsam.domain.open_face.deal_state import OpenFacePhase
 from sapsam.domain.open_face.deal_views import OpenFaceDealView
 from sapsam.domain.open_face.table_state import OpenFaceTable, OpenFaceTablePhase
 from sapsam.domain.table import TablePhase, TableState
-from sapsam.rules.cards import Card
-from sapsam.rules.naturals import NaturalsTable
 from sapsam.rules.open_face.board import Board
-from sapsam.rules.open_face.fantasyland_setting import solve_fantasyland
 from sapsam.rules.open_face.parameters import OpenFaceRules
-from sapsam.rules.open_face.solver import solve_street
-from sapsam.rules.ruleset import RuleSet
-from sapsam.rules.solver_play import best_play
 
-SUGGESTION_ROLLOUTS: Final = 200
-"""Futures per candidate placement for an open-face suggestion (``sapsam-play``'s hint's)."""
-
-Rows = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """What the solver suggests: ``rows`` (front, middle, back), either the whole hand
-    (``whole_hand``: a closed table's 13 cards or a Fantasyland hand) or what one open-face
-    street adds to each row (``street``); the cards it leaves off; the natural to declare at a
-    closed table with naturals ("" elsewhere)."""
-
-    seat: int
-    deal_number: int
-    rows: Rows
-    whole_hand: bool
-    natural: str = ""
-    discards: tuple[Card, ...] = ()
-    street: int | None = None
+__all__ = ["Suggestion", "TableSuggestions", "suggestion_seed"]
 
 
 def suggestion_seed(table_id: uuid.UUID, deal_number: int, street: int, seat: int) -> int:
@@ -72,46 +54,33 @@ def suggestion_seed(table_id: uuid.UUID, deal_number: int, street: int, seat: in
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def _closed_suggestion(hand: OwnHand, rule_set: RuleSet) -> Suggestion:
-    play = best_play(hand.cards, rule_set)
-    rows = play.arrangement
-    natural = "" if rule_set.naturals == NaturalsTable.NONE else str(play.natural)
-    return Suggestion(
-        hand.seat, hand.deal_number, (rows.front, rows.middle, rows.back), True, natural
-    )
-
-
-def _fantasyland_suggestion(hand: OwnHand, rules: OpenFaceRules) -> Suggestion:
-    setting, left_off = solve_fantasyland(rules, hand.cards)
-    rows = (setting.front, setting.middle, setting.back)
-    return Suggestion(hand.seat, hand.deal_number, rows, True, discards=left_off)
-
-
-def _street_suggestion(
-    table_id: uuid.UUID, hand: OwnHand, view: OpenFaceDealView, rules: OpenFaceRules
+async def _street_suggestion(
+    solvers: SolverProcesses,
+    table_id: uuid.UUID,
+    hand: OwnHand,
+    view: OpenFaceDealView,
+    rules: OpenFaceRules,
 ) -> Suggestion:
     own = view.seats[hand.seat]
     board = own.board or Board((), (), ())
     on_board = set(board.cards)
     thrown = set(hand.discards)
-    street_cards = [card for card in hand.cards if card not in on_board and card not in thrown]
+    street_cards = tuple(card for card in hand.cards if card not in on_board and card not in thrown)
     street = view.street or 0
     # Seen: what this seat may see of the others' rows (its view), and its own discards.
     seen = {card for other in view.seats if other.board is not None for card in other.board.cards}
     seen.update(thrown)
-    choice = solve_street(
+    seed = suggestion_seed(table_id, hand.deal_number, street, hand.seat)
+    return await solvers.solve(
+        street_suggestion,
+        hand.seat,
+        hand.deal_number,
+        street,
         rules,
         board,
         street_cards,
-        rules.street_discards if street else 0,
-        seen,
-        seed=suggestion_seed(table_id, hand.deal_number, street, hand.seat),
-        rollouts=SUGGESTION_ROLLOUTS,
-    )
-    placed = choice.placement
-    rows = (tuple(placed.front), tuple(placed.middle), tuple(placed.back))
-    return Suggestion(
-        hand.seat, hand.deal_number, rows, False, discards=tuple(choice.discards), street=street
+        frozenset(seen),
+        seed,
     )
 
 
@@ -173,14 +142,20 @@ class TableSuggestions(TableQueries):
     ) -> Suggestion:
         """The solver's suggestion for ``player_id``'s seat now (module documentation):
         NOT_SEATED, WRONG_DEAL, WRONG_PHASE, SEAT_TIMED_OUT, ALREADY_CONFIRMED or NOT_YOUR_TURN
-        when it has nothing to decide. Records nothing."""
+        when it has nothing to decide; ``SolverBusyError`` or ``SolverUnavailableError``
+        (``sapsam.app.solver_processes``) when the solver cannot take or finish it. Records
+        nothing."""
         hand, state = await self.own_hand_and_table(table_id, player_id)
         _check_deal(state, deal_number)
         if isinstance(state, OpenFaceTable):
             view, play = hand.open_face, state.play
             assert view is not None and play is not None  # own_hand gave its cards
             if _open_face_due(state, view, hand.seat):
-                return await asyncio.to_thread(_fantasyland_suggestion, hand, play.rules)
-            return await asyncio.to_thread(_street_suggestion, table_id, hand, view, play.rules)
+                return await self.solvers.solve(
+                    fantasyland_suggestion, hand.seat, hand.deal_number, hand.cards, play.rules
+                )
+            return await _street_suggestion(self.solvers, table_id, hand, view, play.rules)
         _closed_due(state, hand.seat)
-        return await asyncio.to_thread(_closed_suggestion, hand, state.rule_set)
+        return await self.solvers.solve(
+            closed_suggestion, hand.seat, hand.deal_number, hand.cards, state.rule_set
+        )

@@ -35,6 +35,7 @@ from sapsam import fairness
 from sapsam.app.open_face_play import require_family_move, settling_step
 from sapsam.app.receipts import ReceiptSigner, sign_if_enabled
 from sapsam.app.secret_seeds import SecretSeeds, secret_changes
+from sapsam.app.solver_processes import SolverProcesses
 from sapsam.app.store_interface import Store, StoreSession
 from sapsam.app.table_locks import TableLocks
 from sapsam.app.table_memory import TableMemory
@@ -96,6 +97,9 @@ class TableRunner:
         self.lagging_reads: Callable[[], Store] = lambda: self.store
         """Where a read that may lag goes (ListTables): this store, unless the server reads
         such reads from a standby (``sapsam.store.standby_reads``)."""
+        self.solvers = SolverProcesses()
+        """The solver processes that answer ``GetSuggestion`` (``sapsam.app.suggestions``),
+        started on the first; the server sets its own size and bound and stops them."""
 
     # -- reads ---------------------------------------------------------------------------------
 

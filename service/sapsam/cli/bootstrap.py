@@ -38,6 +38,8 @@ from sapsam.api.table_servicer import TableServicer
 from sapsam.api.tournament_servicer import TournamentServicer
 from sapsam.api.transparency_servicer import TransparencyServicer
 from sapsam.app.receipts import ReceiptSigner
+from sapsam.app.solver_processes import DEFAULT_PROCESSES as DEFAULT_SOLVER_PROCESSES
+from sapsam.app.solver_processes import SolverProcesses
 from sapsam.app.tables import TableService
 from sapsam.app.tournament_control import TournamentControl
 from sapsam.app.tournament_pause import TableHold
@@ -168,6 +170,8 @@ def build_services(
     stuck_waiting_seconds: int | None = None,
     read_database_url: str | None = None,
     read_max_lag_seconds: float = DEFAULT_MAX_LAG_SECONDS,
+    suggestion_processes: int = DEFAULT_SOLVER_PROCESSES,
+    suggestions_waiting: int | None = None,
 ) -> Services:
     """The servicers, token lookup and background work for one server process (the pool opens
     and the event feed starts on the server's loop: ``Services.open``, ``Services.feed``). With
@@ -179,7 +183,10 @@ def build_services(
     with ``stuck_waiting_seconds``, those waiting longer than that. With ``metrics_listen`` it
     serves Prometheus metrics there (``sapsam.api.metrics_endpoint``), and its readiness at
     ``/ready``. With ``read_database_url`` (a streaming standby) the reads that may lag go there
-    while it is at most ``read_max_lag_seconds`` behind (``sapsam.store.standby_reads``)."""
+    while it is at most ``read_max_lag_seconds`` behind (``sapsam.store.standby_reads``).
+    ``GetSuggestion`` solves in ``suggestion_processes`` solver processes, at most
+    ``suggestions_waiting`` suggestions at once (``sapsam.app.solver_processes``; None: twice
+    the processes), stopped once the server has stopped."""
     store = EventStore.unopened(database_url, projectors=_projectors(), max_size=pool_size)
     store.prepare()
     standby = (
@@ -190,6 +197,7 @@ def build_services(
     standby_measurer = standby.measurer() if standby else None
     receipts = ReceiptSigner(server_keys.signer) if server_keys and sign_receipts else None
     tables = TableService(store, receipts=receipts)
+    tables.solvers = SolverProcesses(suggestion_processes, suggestions_waiting)
     if standby is not None:
         tables.lagging_reads = standby.store
     players = PlayerDirectory(PlayerRecords(store.pool))
@@ -265,7 +273,10 @@ def build_services(
         open=open_store,
         on_stop=on_stop,
         on_serving=on_serving,
-        close=store.close if standby is None else _both(standby.close, store.close),
+        close=_both(
+            tables.solvers.stop,
+            store.close if standby is None else _both(standby.close, store.close),
+        ),
         cut_off=store.cancel_work_in_progress,
         audit_service=AuditServicer(
             store.pool, server_keys, lagging_reads=standby.pool if standby else None
@@ -343,5 +354,7 @@ def serve_database(
         stuck_waiting_seconds=stuck_waiting_seconds,
         read_database_url=read_database_url,
         read_max_lag_seconds=read_max_lag_seconds,
+        suggestion_processes=config.suggestion_processes,
+        suggestions_waiting=config.suggestions_waiting,
     )
     return serve_until_signalled(config, services)

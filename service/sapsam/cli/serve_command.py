@@ -36,6 +36,8 @@ from sapsam.api.server import (
     ServerConfig,
 )
 from sapsam.api.worker_processes import run_worker_processes
+from sapsam.app.solver_processes import DEFAULT_PROCESSES as DEFAULT_SOLVER_PROCESSES
+from sapsam.app.solver_processes import WAITING_PER_PROCESS
 from sapsam.cli.bootstrap import DEADLINE_GRACE_SECONDS, serve_database
 from sapsam.cli.serve_environment import ERRORS_DEST, apply_environment
 from sapsam.cli.store_commands import add_database_options
@@ -109,6 +111,7 @@ def register(subparsers: Any) -> None:
         help="benchmarking aid: sign no checkpoints nor receipts, serve no TransparencyService",
     )
     _add_stop_and_limit_arguments(parser)
+    _add_solver_arguments(parser)
     parser.add_argument(
         "--log-format",
         choices=LOG_FORMATS,
@@ -211,6 +214,14 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         max_receive_message_bytes=_max_message_bytes(arguments.max_message_bytes),
         http_listen=arguments.http,
         http_allowed_origins=origins,
+        suggestion_processes=_at_least_one(
+            arguments.suggestion_processes, "--suggestion-processes"
+        ),
+        suggestions_waiting=(
+            None
+            if arguments.suggestions_waiting is None
+            else _at_least_one(arguments.suggestions_waiting, "--suggestions-waiting")
+        ),
     )
 
 
@@ -386,6 +397,30 @@ def _add_stop_and_limit_arguments(parser: argparse.ArgumentParser) -> None:
         help="largest request accepted; larger ones are RESOURCE_EXHAUSTED"
         f" (default {DEFAULT_MAX_RECEIVE_MESSAGE_BYTES})",
     )
+
+
+def _add_solver_arguments(parser: argparse.ArgumentParser) -> None:
+    """GetSuggestion's solver processes, per server process (docs/api.md, "Limits")."""
+    group = parser.add_argument_group("GetSuggestion's solver, per server process")
+    group.add_argument(
+        "--suggestion-processes",
+        type=int,
+        default=DEFAULT_SOLVER_PROCESSES,
+        help="solver processes answering GetSuggestion, started on the first, at a lower CPU"
+        f" priority (default {DEFAULT_SOLVER_PROCESSES})",
+    )
+    group.add_argument(
+        "--suggestions-waiting",
+        type=int,
+        help="suggestions being solved or queued at once; beyond it one is refused"
+        f" SUGGESTIONS_BUSY (default {WAITING_PER_PROCESS} per solver process)",
+    )
+
+
+def _at_least_one(value: int, flag: str) -> int:
+    if value < 1:
+        raise ValueError(f"{flag} must be at least 1")
+    return value
 
 
 def _non_negative(value: float, flag: str) -> float:

@@ -293,6 +293,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ConfirmArrangement, RevealArrangement, DeclareNatural, AnnounceSurrender or the operator's
     ForceSeatTimeout at an open-face table (docs/architecture.md, "Game families").
     """
+    ERROR_REASON_SUGGESTIONS_BUSY: _ErrorReason.ValueType  # 126
+    """126-: GetSuggestion's solver processes (issue #21).
+    RESOURCE_EXHAUSTED: (`GetSuggestion`) the server process's solvers have as many suggestions
+    being solved or queued as its bound allows (`sapsam serve --suggestions-waiting`), whoever
+    asked for them; refused at once, nothing recorded. `RetryInfo` says when to try again.
+    """
+    ERROR_REASON_SOLVER_UNAVAILABLE: _ErrorReason.ValueType  # 127
+    """UNAVAILABLE: (`GetSuggestion`) the solver process solving the call stopped (it is replaced
+    by a new one); nothing recorded. `RetryInfo` says when to try again.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Why a call failed: one value per reason the server can send.
@@ -580,5 +590,15 @@ FAILED_PRECONDITION: a call of one game family at a table of another: PlaceCards
 CommitFantasyland or RevealFantasyland at a closed table; CommitArrangement,
 ConfirmArrangement, RevealArrangement, DeclareNatural, AnnounceSurrender or the operator's
 ForceSeatTimeout at an open-face table (docs/architecture.md, "Game families").
+"""
+ERROR_REASON_SUGGESTIONS_BUSY: ErrorReason.ValueType  # 126
+"""126-: GetSuggestion's solver processes (issue #21).
+RESOURCE_EXHAUSTED: (`GetSuggestion`) the server process's solvers have as many suggestions
+being solved or queued as its bound allows (`sapsam serve --suggestions-waiting`), whoever
+asked for them; refused at once, nothing recorded. `RetryInfo` says when to try again.
+"""
+ERROR_REASON_SOLVER_UNAVAILABLE: ErrorReason.ValueType  # 127
+"""UNAVAILABLE: (`GetSuggestion`) the solver process solving the call stopped (it is replaced
+by a new one); nothing recorded. `RetryInfo` says when to try again.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -232,7 +232,11 @@ class TableServiceServicer:
         own cards and what it may see of the others' rows only; records nothing and sends nothing
         to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
         calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
-        of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+        of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it). The solver runs in
+        processes of its own, and each server process solves or queues only so many suggestions at
+        once, whoever asks (`--suggestions-waiting`): beyond it RESOURCE_EXHAUSTED,
+        SUGGESTIONS_BUSY, with RetryInfo; a solver process that stops mid-call: UNAVAILABLE,
+        SOLVER_UNAVAILABLE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

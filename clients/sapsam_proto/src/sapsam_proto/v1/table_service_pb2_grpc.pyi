@@ -85,7 +85,11 @@ class TableServiceStub:
     own cards and what it may see of the others' rows only; records nothing and sends nothing
     to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
     calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
-    of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+    of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it). The solver runs in
+    processes of its own, and each server process solves or queues only so many suggestions at
+    once, whoever asks (`--suggestions-waiting`): beyond it RESOURCE_EXHAUSTED,
+    SUGGESTIONS_BUSY, with RetryInfo; a solver process that stops mid-call: UNAVAILABLE,
+    SOLVER_UNAVAILABLE.
     """
     CommitArrangement: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.CommitArrangementRequest, _table_service_pb2.CommitArrangementResponse]
     """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
@@ -197,7 +201,11 @@ class TableServiceAsyncStub(TableServiceStub):
     own cards and what it may see of the others' rows only; records nothing and sends nothing
     to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
     calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
-    of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+    of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it). The solver runs in
+    processes of its own, and each server process solves or queues only so many suggestions at
+    once, whoever asks (`--suggestions-waiting`): beyond it RESOURCE_EXHAUSTED,
+    SUGGESTIONS_BUSY, with RetryInfo; a solver process that stops mid-call: UNAVAILABLE,
+    SOLVER_UNAVAILABLE.
     """
     CommitArrangement: _aio.UnaryUnaryMultiCallable[_table_service_pb2.CommitArrangementRequest, _table_service_pb2.CommitArrangementResponse]  # type: ignore[assignment]
     """Commits the seat to an arrangement by its 32-byte hash; repeatable until the seat confirms.
@@ -366,7 +374,11 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         own cards and what it may see of the others' rows only; records nothing and sends nothing
         to anyone else. The solver's work is bounded (about 0.3 s of CPU at most a call) and the
         calls are limited per player (`sapsam serve --suggestions-per-minute`, default 20, a burst
-        of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it).
+        of 5: RESOURCE_EXHAUSTED, RATE_LIMITED, with RetryInfo, beyond it). The solver runs in
+        processes of its own, and each server process solves or queues only so many suggestions at
+        once, whoever asks (`--suggestions-waiting`): beyond it RESOURCE_EXHAUSTED,
+        SUGGESTIONS_BUSY, with RetryInfo; a solver process that stops mid-call: UNAVAILABLE,
+        SOLVER_UNAVAILABLE.
         """
 
     @_abc_1.abstractmethod

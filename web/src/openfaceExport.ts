@@ -130,11 +130,12 @@ function folded(rules: OfcRuleSet, n: number, events: readonly { version: number
 /**
  * Every deal of an open-face export (audit.md §4.3.1), deal after deal, carrying what each decides
  * for the next: the running totals, the button, the Fantasylands, hands dead for the set and the
- * set's end. What the page cannot settle is added to `notCovered`.
+ * set's end. What the export cannot settle is added to `notCovered` (shown, but no bar to ANCHORED,
+ * as in sapsam audit verify), a deal still being played to `pending`.
  */
 export async function openFaceExportChecks(
   tableId: string, rules: OfcRuleSet, seatCount: number, wholeTable: boolean,
-  events: readonly { version: number; type: string; data: Obj }[], notCovered: Set<string>,
+  events: readonly { version: number; type: string; data: Obj }[], notCovered: Set<string>, pending: string[] = [],
 ): Promise<(Check & { deal?: number })[]> {
   const out: (Check & { deal?: number })[] = [];
   const starts = events.flatMap((e, i) => (e.type === "DealStarted" ? [i] : []));
@@ -162,13 +163,26 @@ export async function openFaceExportChecks(
     const number = dealEvents[0]!.data.deal_number as number;
     if (number !== last + 1) unknown(); // the deals before are not all in the export
     last = number;
-    if (dealer === null) notCovered.add("who plays Fantasyland and deals, hands dead for the set and the set's end are decided by deals this export does not hold");
     if (number === 1) running = fresh();
-    if (!dealEvents.some((e) => e.type === "SeedRevealed" || e.type === "DealVoided")) continue;
+    if (!dealEvents.some((e) => e.type === "SeedRevealed" || e.type === "DealVoided")) {
+      // Still being played: its seed is secret until SeedRevealed (audit.md §1, §4.3.1).
+      out.push({ name: "seed", status: "skipped", what: "the deal's seed, streets and play", detail: "pending: the deal is still being played", deal: number });
+      pending.push(`deal ${number} is still being played`);
+      continue;
+    }
     const voided = dealEvents.some((e) => e.type === "DealVoided");
     if (unfoldable !== undefined) {
       out.push({ name: "seed", status: "failed", what: "the seed revealed opens the deal's commitment", detail: `the deals before this one cannot be folded: ${unfoldable}`, deal: number },
         { name: "series_totals", status: "skipped", what: "the running totals are the sums of the verified deal results", detail: "needs scores", deal: number });
+      continue;
+    }
+    if (dealer === null) {
+      // audit.md §4.3.1: what the deal starts from (Fantasylands, the button, hands dead for the
+      // set) is decided by the deals before it, which the export does not hold: nothing of it is
+      // re-decided, as sapsam audit verify re-decides nothing of it.
+      notCovered.add(`deal ${number} starts from what deals 1 to ${number - 1} decided, which the export does not hold (export the whole table)`);
+      for (const name of ["seed", "streets", "placements", "fantasyland", "discards", "scores", "series_totals"])
+        out.push({ name, status: "skipped", what: `the deal's ${name.replace("_", " ")}`, detail: "not covered: the deals before it are not in the export", deal: number });
       continue;
     }
     let outcome: DealOutcome;

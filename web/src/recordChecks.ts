@@ -14,9 +14,34 @@ export function headerCheck(header: Obj, events: ExportEvent[]): string | undefi
   if (header.stream_id !== `table-${tableId}`) return `stream_id ${String(header.stream_id)} is not table-${tableId}`;
   if (canonicalJson(header.rule_set ?? null) !== canonicalJson(created.rule_set ?? null)) return "the header's rule_set differs from TableCreated's";
   if (header.seat_count !== created.seat_count) return "the header's seat_count differs from TableCreated's";
+  const ruleSet = created.rule_set as Obj | undefined;
+  if (ruleSet?.family === "open_face") {
+    const problem = openFaceRuleSetProblem(ruleSet, created.seat_count as number);
+    if (problem !== undefined) return `the recorded rule set is not a valid rule set: ${problem}`;
+  }
   const numbers = (type: string) => JSON.stringify(events.filter((e) => e.type === type).map((e) => e.data.deal_number));
   if (JSON.stringify(header.deals) !== numbers("DealStarted")) return "deals is not the exported DealStarted numbers";
   if (JSON.stringify(header.finished_deals) !== numbers("DealScored")) return "finished_deals is not the exported DealScored numbers";
+  return undefined;
+}
+
+/** rules.md §8.9: an open-face rule set's keys (besides the family's name and the frame's series_length). */
+const OPEN_FACE_KEYS = [
+  "automatic_moves", "fantasyland_cards", "fantasyland_entry_rank", "fantasyland_max_consecutive", "fantasyland_reentry",
+  "finnish_two_of_spades", "lowball_order", "max_seats", "middle_row", "middle_trips_royalty", "min_seats", "move_seconds",
+  "name", "reveal_seconds", "royalty_table", "scoop_points", "street_cards", "street_discards", "timeout_policy", "two_of_three_points",
+];
+
+/**
+ * What makes a recorded open-face rule set unreadable, as sapsam reads it strictly (rules.md §8.9,
+ * §8.11): a key it does not know, or a set (series_length) that is not as many button moves as
+ * seats within the rule set's seats.
+ */
+function openFaceRuleSetProblem(ruleSet: Obj, seatCount: number): string | undefined {
+  const unknown = Object.keys(ruleSet).filter((k) => k !== "family" && k !== "series_length" && !OPEN_FACE_KEYS.includes(k)).sort();
+  if (unknown.length > 0) return `unknown open-face rule set key ${unknown[0]}`;
+  const [min, max] = [(ruleSet.min_seats as number | undefined) ?? 2, (ruleSet.max_seats as number | undefined) ?? 4];
+  if (ruleSet.series_length !== seatCount || seatCount < min || seatCount > max) return `series_length ${String(ruleSet.series_length)} is not the seat count ${seatCount} within ${min} to ${max} seats`;
   return undefined;
 }
 

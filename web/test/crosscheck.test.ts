@@ -140,7 +140,11 @@ describe("open-face sets played by sapsam's domain (timeouts, forced moves, a Fa
     const [pinned, bare] = [await verifyExport(text, [serverKey]), await verifyExport(text)];
     expect({ with_key: asPython(pinned.verdict), without_key: asPython(bare.verdict) }).toEqual(expected);
     expect(pinned.reasons).toEqual([]);
-    expect(pinned.checks.filter((c) => c.status !== "passed")).toEqual([]);
+    // A deal export of deal 2 re-decides nothing of its play (deal 1 decided where it starts): its
+    // checks are not covered, which, as in sapsam, is no bar to the anchor; every other passes.
+    const open = pinned.checks.filter((c) => c.status !== "passed");
+    if (name.startsWith("anchored_deal2")) expect(open.every((c) => c.status === "skipped" && c.detail?.startsWith("not covered"))).toBe(true);
+    else expect(open).toEqual([]);
   });
   const forged: Record<string, { file: string; verdict: string; failed: string[] }> = JSON.parse(data("open_face_tampered.json"));
   it.each(Object.entries(forged))("re-chained forgery %s: sapsam's verdict and failed checks", async (_, { file, verdict, failed }) => {

@@ -213,10 +213,19 @@ def _open_face(signer: NoteSigner) -> None:
             export_text(log.anchored(select_table(log.streams[0], Requester.operator()))),
             encoding="utf-8",
         )
-        anchored[path.name] = {
-            "with_key": _report(path, "--server-key", str(HERE / "server.vkey"))[0],
-            "without_key": _report(path)[0],
-        }
+        # A deal export: deal 1 holds the table's opening (re-decided, anchored); deal 2 starts
+        # from what deal 1 decided, which it does not hold (not covered, never anchored).
+        exports = {path: path.name}
+        if name == "timeout.jsonl":
+            for deal in (1, 2):
+                deal_path = folder / f"anchored_deal{deal}_{name}"
+                deal_path.write_text(export_text(log.deal_export(0, deal)), encoding="utf-8")
+                exports[deal_path] = deal_path.name
+        for path in exports:
+            anchored[path.name] = {
+                "with_key": _report(path, "--server-key", str(HERE / "server.vkey"))[0],
+                "without_key": _report(path)[0],
+            }
     (HERE / "open_face_anchored.json").write_text(
         json.dumps(anchored, indent=2) + "\n", encoding="utf-8"
     )

@@ -29,6 +29,13 @@ def _swap_turns(events: Events) -> None:
     events[i], events[j] = second, first
 
 
+def _swap_turns_of_deal_2(events: Events) -> None:
+    """Deal 2's first two placements trade places, in a deal export that lacks deal 1."""
+    first, second = _nth(events, "CardsPlaced", 2, 0), _nth(events, "CardsPlaced", 2, 1)
+    i, j = events.index(first), events.index(second)
+    events[i], events[j] = second, first
+
+
 def _trade_cards(events: Events) -> None:
     """Deal 2, street 1: two seats' placements trade their card (each places one not dealt it)."""
     a, b, *_ = (
@@ -243,6 +250,8 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "signature_stripped": ("signed_fantasyland.jsonl", _signature_stripped),
     "signature_altered": ("signed_pineapple.jsonl", _signature_altered),
     "signature_of_another_seat": ("signed_pineapple.jsonl", _signature_of_another_seat),
+    "deal_export_out_of_turn": ("anchored_deal2_timeout.jsonl", _swap_turns_of_deal_2),
+    "deal1_export_out_of_turn": ("anchored_deal1_timeout.jsonl", _swap_turns),
     "two_seven_middle_flipped": ("pineapple_2_7.jsonl", _middle_result_flipped),
     "two_seven_rescored": ("pineapple_2_7.jsonl", _set("DealScored", 2, totals=_shift_totals)),
     "every_option_kills_moved": (

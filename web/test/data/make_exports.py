@@ -100,10 +100,11 @@ def _open_face(signer: NoteSigner) -> None:
     under 003's (the set ends early), a Fantasyland hand timed out and set by the service, a
     Pineapple seat timed out (its discard made for it); a 2-7 Pineapple set (§8.12); the
     operator's forced timeout under 003's policy with no move limit; a voided deal and a
-    replaced seat; a Fantasyland set and a Pineapple set whose seat 0 signed its own moves
-    (player_signature). The sets
-    with a timeout also anchored by a checkpoint of ``signer`` (open_face_anchored.json: the
-    verdict with and without the key pinned). Then the forgeries of make_open_face_tampered.py."""
+    replaced seat; a committed Fantasyland hand never opened (an outage extending its reveal
+    deadline, then timed out dead); a Fantasyland set and a Pineapple set whose seat 0 signed
+    its own moves (player_signature). The sets with a timeout also anchored by a checkpoint of
+    ``signer`` (open_face_anchored.json: the verdict with and without the key pinned; deal
+    exports of deals 1 and 2 too). Then the forgeries of make_open_face_tampered.py."""
     sys.path[:0] = [str(HERE.parents[2] / "tests" / "domain"), str(HERE.parents[2] / "tests")]
     from open_face_deals import (
         DrivenTable,
@@ -112,6 +113,7 @@ def _open_face(signer: NoteSigner) -> None:
         open_face_table,
     )
     from test_open_face_audit_signatures import _signed
+    from test_open_face_reveal_deadline import _committed_deal
 
     from sapsam.domain.commands import ReplaceSeat, VoidDeal
     from sapsam.domain.open_face.commands import PlaceForSeat
@@ -159,6 +161,17 @@ def _open_face(signer: NoteSigner) -> None:
         table.play_deal(solver=True, late={play.turn})
         return played(table)
 
+    def reveal_timeout() -> DrivenTable:
+        """Deal 2: seat 0's Fantasyland hand committed, never opened; an outage extends the
+        reveal deadline (stage revealing), then the hand is timed out dead and the service sets
+        it with the seed; the rest of the set played."""
+        table = _committed_deal()
+        window = UnservedWindow(20_000, 50_000, "server_restart")
+        table.run(PlaceForSeat((), 51_000, True, (window,), 30_000))
+        table.run(PlaceForSeat((), 80_000, True, (window,), 30_000))
+        table.play_deal()  # the seed's reveal and the score
+        return played(table)
+
     def discard_outage() -> DrivenTable:
         """Pineapple: the discards' deadline fell in an outage (extended, stage discarding),
         the seat's discards opened by the service past the extended deadline."""
@@ -196,6 +209,7 @@ def _open_face(signer: NoteSigner) -> None:
         ("outage.jsonl", outage()),
         ("discard_outage.jsonl", discard_outage()),
         ("voided_replaced.jsonl", voided_and_replaced()),
+        ("reveal_timeout.jsonl", reveal_timeout()),
         ("signed_fantasyland.jsonl", played(fantasyland_table())),
         ("signed_pineapple.jsonl", played(open_face_table("pineapple", 3))),
     ]:

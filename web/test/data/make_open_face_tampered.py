@@ -252,6 +252,10 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
     "signature_of_another_seat": ("signed_pineapple.jsonl", _signature_of_another_seat),
     "deal_export_out_of_turn": ("anchored_deal2_timeout.jsonl", _swap_turns_of_deal_2),
     "deal1_export_out_of_turn": ("anchored_deal1_timeout.jsonl", _swap_turns),
+    "unopened_hand_scored_alive": (
+        "reveal_timeout.jsonl",
+        _set("FantasylandRevealed", 2, dead=False),
+    ),
     "two_seven_middle_flipped": ("pineapple_2_7.jsonl", _middle_result_flipped),
     "two_seven_rescored": ("pineapple_2_7.jsonl", _set("DealScored", 2, totals=_shift_totals)),
     "every_option_kills_moved": (

@@ -62,3 +62,20 @@ describe("open_face_moves: 2-7's middle", () => {
       .toEqual({ fouls: d.fouls, pairs: d.pairs, totals: d.totals });
   });
 });
+
+describe("600 random boards and streets (test/data/make_open_face_moves.py): the page's moves are sapsam's", () => {
+  const cases: { preset: string; board: Record<string, string>; dealt: string; automatic: { reason: string; placement: Record<string, string> } | null; timeout: Record<string, string> }[] =
+    JSON.parse(readFileSync(fileURLToPath(new URL("data/open_face_moves.json", import.meta.url)), "utf8"));
+  it.each(["ofc_classic", "ofc_russian", "pineapple", "pineapple_2_7"])("%s", (preset) => {
+    const mine = cases.filter((c) => c.preset === preset);
+    expect(mine.length).toBeGreaterThan(100);
+    for (const [k, c] of mine.entries()) {
+      const rules = PRESETS[preset]!;
+      const rows = board(c.board);
+      const dealt = parseCards(c.dealt);
+      const made = automaticMove(rules, rows, dealt, pool(rows, dealt), false);
+      expect(made === null ? null : { reason: made.reason, placement: written(made.placement) }, `${preset} case ${k}`).toEqual(c.automatic);
+      expect(written(timeoutMove(rules, rows, dealt, pool(rows, dealt)).placement), `${preset} case ${k} timeout`).toEqual(c.timeout);
+    }
+  });
+});

@@ -5,7 +5,7 @@ hands whatever msgspec refuses to json's scanner, which decides and words the er
 must agree wherever msgspec gives a value: the same value, with the same types and key order.
 These tests compare ``_parse_line`` with the json-only parse on valid lines, on lines with what
 the format refuses (floats, NaN, exponents), and on text mangled at random; and an event line
-read by msgspec with its types checked (``_quick_event``) with the usual dict-then-check path.
+read by msgspec with its types checked (``quick_event``) with the usual dict-then-check path.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from json_strategies import json_values, texts
 
 from sapsam.audit import Requester, select_deal, write_lines
+from sapsam.audit.event_lines import quick_event
 from sapsam.audit.export_format import ExportFormatError
 from sapsam.audit.export_reading import (
     _parse_line,
     _parsed_by_json,
-    _quick_event,
     _well_formed_event,
     event_from_dict,
 )
@@ -203,7 +203,7 @@ def test_event_lines_read_the_same_by_msgspec(
         line = line[:-1] + ", " + json.dumps(key) + ": " + json.dumps(value[key]) + "}"
         line = "{" + json.dumps(key) + ": 0, " + line[1:]
     usual = _event_outcome(_usual_event, line)
-    quick = _quick_event(line)
+    quick = quick_event(line)
     if quick is not None:
         assert usual == _event_outcome(lambda _: quick, line)
     if duplicated:
@@ -223,6 +223,6 @@ def test_event_lines_read_the_same_by_msgspec(
 def test_a_written_export_reads_every_event_line_quickly() -> None:
     stream = recorded_stream(4)
     lines = list(write_lines(select_deal(stream, 1, Requester.operator())))
-    events = [_quick_event(line) for line in lines[1:]]
+    events = [quick_event(line) for line in lines[1:]]
     assert all(event is not None for event in events)
     assert events == [_usual_event(line) for line in lines[1:]]

@@ -7,7 +7,9 @@ content holds is the verifier's question. A malformed line is an ``ExportFormatE
 line and field, which the verifier reports as a failed ``format`` check.
 
 Each line is held to the input limits (``sapsam.audit.export_limits``) before it is parsed, so no
-input can exhaust the parsers; beyond them :func:`read_export` raises ``ExportLimitError``.
+input can exhaust the parsers; beyond them :func:`read_export` raises ``ExportLimitError``. (An
+event line as the log writes it, under 64 KiB, is read first and held to the limits by what was
+read, ``sapsam.audit.event_lines.canonical_event``: the same verdict, without scanning the line.)
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Final, cast
 
 import msgspec
 
+from sapsam.audit.event_lines import QUICK_REFUSED, canonical_event, quick_event, refuse_float
 from sapsam.audit.export_fields import (
     hex_field,
     int_field,
@@ -36,10 +39,7 @@ from sapsam.audit.export_format import (
 )
 from sapsam.audit.export_header_reading import header_from_dict
 from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
-from sapsam.audit.proof_format import (
-    inclusion_from_value,
-    quick_inclusion,
-)
+from sapsam.audit.proof_format import inclusion_from_value
 from sapsam.frozen import from_fields
 from sapsam.log.records import JsonObject
 from sapsam.quoting import quote_prefix
@@ -63,14 +63,9 @@ _scan_value: Callable[[str, int], tuple[Any, int]] = cast(Any, json.scanner.make
 _WHITESPACE = re.compile(r"[ \t\n\r]*")  # what ``decode`` allows around the value
 
 
-def _refuse_float(text: str) -> Any:
-    raise ValueError(f"a float ({text})")
-
-
 # msgspec's C parser, refusing floats through its hook as ``_DECODER`` does (about twice as fast
 # as json's scanner on export lines, which dominated reading an export).
-_QUICK_DECODE: Final = msgspec.json.Decoder(float_hook=_refuse_float).decode
-_QUICK_REFUSED: Final = (msgspec.MsgspecError, RecursionError, UnicodeEncodeError)
+_QUICK_DECODE: Final = msgspec.json.Decoder(float_hook=refuse_float).decode
 
 
 def _parse_line(line: str, number: int) -> Mapping[str, Any]:
@@ -79,7 +74,7 @@ def _parse_line(line: str, number: int) -> Mapping[str, Any]:
         # test_export_parsing.py compares the two); whatever it refuses (a float, NaN, a big
         # exponent, bad JSON, a lone surrogate) goes to json, which decides and words the error.
         value = _QUICK_DECODE(line)
-    except _QUICK_REFUSED:
+    except QUICK_REFUSED:
         value = _parsed_by_json(line, number)
     if type(value) is dict:  # the usual case, without formatting the place for an error
         return value
@@ -214,72 +209,6 @@ def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:
     )
 
 
-class _InclusionLine(msgspec.Struct, forbid_unknown_fields=True):
-    """An event's ``inclusion`` as msgspec reads it (docs/audit.md §2.5)."""
-
-    leaf_index: int
-    proof: str
-
-
-class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
-    """An event line as msgspec reads it when every field is there with its type and no other
-    (msgspec would skip an unknown field's value unread, a float in it included; such a line
-    takes the usual path, which ignores extra fields but refuses a float anywhere)."""
-
-    position: int
-    version: int
-    type: str
-    schema_version: int
-    data: dict[str, Any]
-    metadata: dict[str, Any]
-    hash: str
-    inclusion: _InclusionLine | None = None
-
-
-_QUICK_EVENT_DECODE: Final = msgspec.json.Decoder(_EventLine, float_hook=_refuse_float).decode
-
-
-def _quick_event(line: str) -> ExportedEvent | None:
-    """``_well_formed_event(_parse_line(line))`` in one msgspec call with the types checked in C;
-    None where that is not certain (a field missing or of another type, a float, bad JSON …),
-    and the line then takes the usual path, which names what is wrong. msgspec's ``int`` takes
-    JSON integers only (no ``true``), and the last of duplicate keys wins, as in json
-    (tests/audit/test_export_parsing.py compares the two paths). What
-    ``_event_of_typed_fields`` and ``_exported_event`` do is written out here (every line of an
-    export takes this path)."""
-    try:
-        parsed = _QUICK_EVENT_DECODE(line)
-    except _QUICK_REFUSED:
-        return None
-    event_type = parsed.type
-    hash_text = parsed.hash
-    if not event_type or len(hash_text) != 64:
-        return None
-    try:
-        digest = bytes.fromhex(hash_text)
-    except ValueError:
-        return None
-    included = parsed.inclusion
-    inclusion = None
-    if included is not None:
-        inclusion = quick_inclusion(included.leaf_index, included.proof)
-        if inclusion is None:
-            return None
-    return from_fields(
-        ExportedEvent,
-        {
-            "position": parsed.position,
-            "version": parsed.version,
-            "type": event_type,
-            "schema_version": parsed.schema_version,
-            "data": parsed.data,
-            "metadata": parsed.metadata,
-            "hash": digest,
-            "inclusion": inclusion,
-        },
-    )
-
-
 # Every deal export of a table opens with the table's opening events, line for line alike (under
 # one checkpoint, their proofs too): a verifier going through a table's deal files reads each
 # such line once. A line read before (the same text: the same limits, the same parse, an equal
@@ -327,24 +256,28 @@ def read_export(lines: Iterable[str]) -> AuditExport:
             if known is not None:  # read before: within the limits, well formed
                 events.append(known)
                 continue
-        check_line(line, number)
-        if not line.strip():
-            continue
-        if header is not None:
-            quick = _quick_event(line)
-            if quick is not None:
-                events.append(quick)
-                if opening:
-                    opening = _kept_opening(line, quick)
-                continue
-            opening = False
-        value = _parse_line(line, number)
         if header is None:
-            header = header_from_dict(value, f"line {number}")
-        else:
-            # The place is formatted only for a line that needs the field-by-field checks.
-            event = _well_formed_event(value)
-            events.append(event if event is not None else event_from_dict(value, f"line {number}"))
+            check_line(line, number)
+            if line.strip():
+                header = header_from_dict(_parse_line(line, number), f"line {number}")
+            continue
+        # A line as the log writes it is read, and held to the limits, in one step.
+        quick = canonical_event(line)
+        if quick is None:
+            check_line(line, number)
+            if not line.strip():
+                continue
+            quick = quick_event(line)
+        if quick is not None:
+            events.append(quick)
+            if opening:
+                opening = _kept_opening(line, quick)
+            continue
+        opening = False
+        # The place is formatted only for a line that needs the field-by-field checks.
+        value = _parse_line(line, number)
+        event = _well_formed_event(value)
+        events.append(event if event is not None else event_from_dict(value, f"line {number}"))
     if header is None:
         raise ExportFormatError("the export is empty: no header line")
     return AuditExport(header=header, events=tuple(events), parsed_json=True)

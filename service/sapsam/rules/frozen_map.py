@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, overload
 
 _Value = TypeVar("_Value")
+_Default = TypeVar("_Default")
 
 
 class FrozenMap(Mapping[str, _Value], Generic[_Value]):
@@ -22,6 +23,17 @@ class FrozenMap(Mapping[str, _Value], Generic[_Value]):
 
     def __getitem__(self, key: str) -> _Value:
         return self._lookup[key]
+
+    @overload
+    def get(self, key: str, /) -> _Value | None: ...
+
+    @overload
+    def get(self, key: str, /, default: _Value | _Default) -> _Value | _Default: ...
+
+    def get(self, key: str, /, default: object = None) -> object:
+        # The dict's own get: Mapping's raises and catches a KeyError for every key not held,
+        # which a rule set's per-pair stakes look-up did for every pair of every deal scored.
+        return self._lookup.get(key, default)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._lookup)

@@ -1,0 +1,180 @@
+"""An export's event lines read by msgspec in one call, types checked in C (docs/audit.md §2).
+
+Pure. Two readers, each giving the event ``sapsam.audit.export_reading`` would make of the line, or
+None where that is not certain (the line then takes the usual path, which names what is wrong):
+
+- :func:`quick_event`, for a line already held to the limits (``export_limits.check_line``);
+- :func:`canonical_event`, for a line as the log writes it (canonical JSON: no spaces, no repeated
+  keys, no escapes beyond those needed), *before* the limits: it gives an event only where
+  ``check_line`` certainly passes the line, so the whole line (three quarters of it an inclusion
+  proof's hex) is not scanned.
+
+Why :func:`canonical_event` may skip the scan. Every JSON spelling of a value is at least as long
+as orjson's spelling of the value parsed from it (keys in the order read): a space, an escape
+beyond the needed ones, a ``\u00e9`` where orjson writes the character's UTF-8 bytes, a repeated
+key (whose first value the parse drops) or an explicit ``"inclusion":null`` only adds characters,
+and a JSON integer has one spelling. So an ASCII line exactly as long as its fields' names and
+their values spelled that way, with one colon and comma each, is that spelling: its ``data`` and
+``metadata`` texts are orjson's bytes of the parsed objects, and the rest of it integers and
+strings. Outside its strings (whose content no limit counts) it then holds no number of more than
+19 digits: orjson spells the objects only if their integers are within ±(2^53 − 1) (16 digits at
+most), and the line's own integers are held below 10**19. And it nests no deeper than the two
+texts' opening brackets, inside strings or not, and the one or two objects around them. So
+``check_line`` passes the line when that count is within the limit; anything else (a longer line,
+a big integer, a bracket too many, a character beyond ASCII) declines, and ``check_line`` decides
+as ever. tests/audit/test_event_lines.py holds both readers to the usual path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+import orjson
+
+from sapsam.audit.export_format import ExportedEvent
+from sapsam.audit.export_limits import MAX_NESTING_DEPTH
+from sapsam.audit.proof_format import quick_inclusion
+from sapsam.frozen import from_fields
+
+
+def refuse_float(text: str) -> Any:
+    """msgspec's float hook: an export holds no floats (the usual path refuses them too)."""
+    raise ValueError(f"a float ({text})")
+
+
+QUICK_REFUSED: Final = (msgspec.MsgspecError, RecursionError, UnicodeEncodeError)
+"""What msgspec raises for a line it does not read (the usual path then decides)."""
+
+
+class _InclusionLine(msgspec.Struct, forbid_unknown_fields=True):
+    """An event's ``inclusion`` as msgspec reads it (docs/audit.md §2.5)."""
+
+    leaf_index: int
+    proof: str
+
+
+class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
+    """An event line as msgspec reads it when every field is there with its type and no other
+    (msgspec would skip an unknown field's value unread, a float in it included; such a line
+    takes the usual path, which ignores extra fields but refuses a float anywhere)."""
+
+    position: int
+    version: int
+    type: str
+    schema_version: int
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+    hash: str
+    inclusion: _InclusionLine | None = None
+
+
+_EVENT_DECODE: Final = msgspec.json.Decoder(_EventLine, float_hook=refuse_float).decode
+
+# orjson's spelling of a parsed object, keys in the order read (and refusing what it cannot
+# spell: an integer beyond ±(2^53 − 1), a lone surrogate, nesting deeper than 254).
+_DUMPS: Final = orjson.dumps
+_DUMPS_OPTIONS: Final = orjson.OPT_STRICT_INTEGER
+_DUMPS_REFUSED: Final = orjson.JSONEncodeError
+
+# The shortest spelling's characters besides the values (names, quotes, colons, commas, braces).
+_FRAME: Final = len(
+    '{"data":,"hash":"","metadata":,"position":,"schema_version":,"type":"","version":}'
+)
+_INCLUSION_FRAME: Final = len(',"inclusion":{"leaf_index":,"proof":""}')
+_CANONICAL_MOST_CHARS: Final = 1 << 16
+"""Longer lines (the log's are about 1 KB) take the usual path, limits first."""
+_DIGITS_BOUND: Final = 10**19
+"""An integer below it in magnitude has at most 19 digits (``MAX_NUMBER_DIGITS``)."""
+
+
+def _event(parsed: _EventLine) -> ExportedEvent | None:
+    """The event of a line read with its types, if its type is named, its hash is 64 hex digits
+    and its inclusion is within bounds (what ``export_reading._event_of_typed_fields`` and
+    ``_exported_event`` do, written out: every line of an export takes this path)."""
+    event_type = parsed.type
+    hash_text = parsed.hash
+    if not event_type or len(hash_text) != 64:
+        return None
+    try:
+        digest = bytes.fromhex(hash_text)
+    except ValueError:
+        return None
+    included = parsed.inclusion
+    inclusion = None
+    if included is not None:
+        inclusion = quick_inclusion(included.leaf_index, included.proof)
+        if inclusion is None:
+            return None
+    return from_fields(
+        ExportedEvent,
+        {
+            "position": parsed.position,
+            "version": parsed.version,
+            "type": event_type,
+            "schema_version": parsed.schema_version,
+            "data": parsed.data,
+            "metadata": parsed.metadata,
+            "hash": digest,
+            "inclusion": inclusion,
+        },
+    )
+
+
+def quick_event(line: str) -> ExportedEvent | None:
+    """``_well_formed_event(_parse_line(line))`` of ``sapsam.audit.export_reading`` in one msgspec
+    call with the types checked in C; None where that is not certain (a field missing or of
+    another type, a float, bad JSON …). msgspec's ``int`` takes JSON integers only (no ``true``),
+    and the last of duplicate keys wins, as in json (tests/audit/test_export_parsing.py compares
+    the two paths)."""
+    try:
+        parsed = _EVENT_DECODE(line)
+    except QUICK_REFUSED:
+        return None
+    return _event(parsed)
+
+
+def canonical_event(line: str) -> ExportedEvent | None:
+    """``quick_event(line)`` for a line in the shortest spelling whose limits hold (the module
+    docstring says why no other check is needed); None for any other line, which must then be
+    held to the limits (``check_line``) and read as usual."""
+    if len(line) > _CANONICAL_MOST_CHARS or not line.isascii():
+        return None  # ASCII: a character is a byte, so orjson's bytes count as the line's
+    try:
+        parsed = _EVENT_DECODE(line)
+    except QUICK_REFUSED:
+        return None
+    data, metadata = parsed.data, parsed.metadata
+    try:
+        values_text = _DUMPS(data, option=_DUMPS_OPTIONS) + (
+            _DUMPS(metadata, option=_DUMPS_OPTIONS) if metadata else b"{}"
+        )
+    except _DUMPS_REFUSED:
+        return None
+    position, version, schema_version = parsed.position, parsed.version, parsed.schema_version
+    shortest = (
+        _FRAME
+        + len(values_text)
+        + len(parsed.hash)
+        + len(parsed.type)
+        + len(str(position))
+        + len(str(version))
+        + len(str(schema_version))
+    )
+    enclosing = 1  # the line's own object
+    included = parsed.inclusion
+    if included is not None:
+        leaf = included.leaf_index
+        if not -_DIGITS_BOUND < leaf < _DIGITS_BOUND:
+            return None
+        shortest += _INCLUSION_FRAME + len(str(leaf)) + len(included.proof)
+        enclosing = 2
+    if (
+        shortest != (len(line) - 1 if line.endswith("\n") else len(line))  # as read from a file
+        or not -_DIGITS_BOUND < position < _DIGITS_BOUND
+        or not -_DIGITS_BOUND < version < _DIGITS_BOUND
+        or not -_DIGITS_BOUND < schema_version < _DIGITS_BOUND
+        or values_text.count(b"[") + values_text.count(b"{") + enclosing > MAX_NESTING_DEPTH
+    ):
+        return None
+    return _event(parsed)

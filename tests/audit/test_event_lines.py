@@ -1,0 +1,198 @@
+"""An event line read in one step with its limits (``event_lines.canonical_event``) is read as the
+usual path reads it, and only where ``check_line`` passes it (issue #15 item 8, verify speed).
+
+``read_export`` holds a line to the limits before it parses it, unless ``canonical_event`` reads
+it: that reader must give an event only where the line is within every limit and the usual read
+gives the same event, and must give one for the lines the log writes (or the fast path would be
+dead code). Lines here are the event lines the exporter writes, and lines built from values of
+every kind (deep, big, floats, odd characters) written plainly and then spelled otherwise
+(spaces, a repeated key, escapes, a newline at the end).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from json_strategies import json_values, texts
+
+from sapsam.audit import ExportLimitError, Requester, select_deal, write_lines
+from sapsam.audit.event_lines import canonical_event, quick_event
+from sapsam.audit.export_limits import MAX_NESTING_DEPTH, check_line
+from sapsam.audit.sample_anchored import anchored_log
+from sapsam.audit.sample_series import recorded_stream
+from sapsam.audit.verifier import verify_export
+from sapsam.log.signed_note import NoteSigner
+
+_ODD_CHARACTERS = ["\x00", "\n", '"', "\\", "/", "é", "\U0001f600", "\ud800", "0", "9", "[", "{"]
+_texts = texts(_ODD_CHARACTERS, max_size=6)
+_numbers = st.one_of(
+    st.integers(min_value=-(2**60), max_value=2**60),
+    st.sampled_from([2**53 - 1, 2**53, 10**19 - 1, 10**19, 2**64, -(10**19), 10**25]),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+_deep = st.integers(min_value=MAX_NESTING_DEPTH - 4, max_value=MAX_NESTING_DEPTH + 4).map(
+    lambda depth: [[]] if depth == 0 else json.loads("[" * depth + "]" * depth)
+)
+_plain = st.one_of(st.none(), st.booleans(), st.integers(-99, 99), _texts)
+_odd = st.one_of(_numbers, st.sampled_from(["1" * 25, "ab12" * 16]), _deep)
+# Mostly plain values, so that many lines are within the limits and read in one step.
+_scalars = st.one_of(_plain, _plain, _plain, _plain, _plain, _plain, _plain, _odd)
+_values = json_values(_scalars, _texts, max_size=3, max_leaves=8)
+_FRAME_INTEGERS = st.one_of(
+    st.integers(min_value=0, max_value=10**6),
+    st.integers(min_value=0, max_value=10**6),
+    st.integers(min_value=0, max_value=10**6),
+    st.sampled_from([10**19 - 1, 10**19, 2**63, 2**64 - 1, -1]),
+)
+
+_SPELLINGS = [
+    "plain",
+    "space after a comma",
+    "repeated key",
+    "inclusion null",
+    "escaped type",
+    "escaped key",
+    "newline at the end",
+    "minus zero",
+]
+
+
+def _written(fields: dict[str, Any]) -> str:
+    """The line as the exporter spells it: sorted keys, no spaces, characters as they are."""
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _spelled(fields: dict[str, Any], spelling: str) -> str:
+    line = _written(fields)
+    if spelling == "space after a comma":
+        return line.replace(",", ", ", 1)
+    if spelling == "repeated key":
+        return '{"data":{"x":' + "[" * 40 + "]" * 40 + "}," + line[1:]
+    if spelling == "inclusion null" and "inclusion" not in fields:
+        return line[:-1] + ',"inclusion":null}'
+    if spelling == "escaped type":
+        return line.replace('"type":"', '"type":"\\u0041', 1)
+    if spelling == "escaped key":
+        return line.replace('"hash":', '"h\\u0061sh":', 1)
+    if spelling == "newline at the end":
+        return line + "\n"
+    if spelling == "minus zero":
+        return line.replace('"schema_version":0', '"schema_version":-0', 1)
+    return line
+
+
+def _same_reading(line: str) -> None:
+    """Where canonical_event reads the line, the limits pass it and the usual read agrees."""
+    read = canonical_event(line)
+    if read is None:
+        return
+    check_line(line, 2)  # raises if the line is beyond a limit
+    assert read == quick_event(line)
+    assert [type(getattr(read, name)) for name in ("data", "metadata", "hash")] == [
+        dict,
+        dict,
+        bytes,
+    ]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {
+            "position": _FRAME_INTEGERS,
+            "version": _FRAME_INTEGERS,
+            "type": st.sampled_from(["DealStarted", "SeatConfirmed", "Déal", ""]),
+            "schema_version": st.sampled_from([0, 1, 2, 10**19]),
+            "data": st.dictionaries(_texts, _values, max_size=4),
+            "metadata": st.one_of(st.just({}), st.dictionaries(_texts, _values, max_size=2)),
+            "hash": st.sampled_from(["0f" * 32, "12" * 32, "0F" * 32, "zz" * 32]),
+        },
+        optional={
+            "inclusion": st.fixed_dictionaries(
+                {
+                    "leaf_index": _FRAME_INTEGERS,
+                    "proof": st.sampled_from(["", "12" * 64, "ab" * 32 * 13, "a" * 63]),
+                }
+            )
+        },
+    ),
+    st.sampled_from(_SPELLINGS),
+)
+def test_a_line_read_in_one_step_is_within_the_limits_and_read_alike(
+    fields: dict[str, Any], spelling: str
+) -> None:
+    try:
+        line = _spelled(fields, spelling)
+    except (UnicodeEncodeError, ValueError):
+        return
+    _same_reading(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=5),
+        json_values(
+            st.one_of(
+                st.none(),
+                st.booleans(),
+                st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1),
+                st.text(st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=8),
+            ),
+            st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=5),
+            max_size=3,
+            max_leaves=10,
+        ),
+        max_size=4,
+    ),
+    st.booleans(),
+)
+def test_a_plainly_written_line_within_the_limits_is_read_in_one_step(
+    data: dict[str, Any], included: bool
+) -> None:
+    fields: dict[str, Any] = {
+        "position": 7,
+        "version": 3,
+        "type": "DealStarted",
+        "schema_version": 1,
+        "data": data,
+        "metadata": {},
+        "hash": "ab" * 32,
+    }
+    if included:
+        fields["inclusion"] = {"leaf_index": 12, "proof": "cd" * 32 * 3}
+    line = _written(fields)
+    assert canonical_event(line) is not None
+    _same_reading(line)
+
+
+def _anchored_deal_lines() -> list[str]:
+    signer = NoteSigner.from_seed("sapsam/test", bytes(32))
+    log = anchored_log([recorded_stream(4), recorded_stream(4)], signer)
+    export = log.anchored(select_deal(log.streams[1], 2, Requester.operator()))
+    return list(write_lines(export))
+
+
+def test_every_event_line_the_log_writes_is_read_in_one_step() -> None:
+    lines = _anchored_deal_lines()
+    for line in lines[1:]:
+        assert canonical_event(line) is not None
+        assert canonical_event(line + "\n") == canonical_event(line) == quick_event(line)
+        _same_reading(line)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[" * (MAX_NESTING_DEPTH - 1) + "]" * (MAX_NESTING_DEPTH - 1), str(10**19), str(-(10**19))],
+)
+def test_a_written_line_beyond_a_limit_is_left_to_the_limits(value: str) -> None:
+    # Depth 32 with the line and data objects around it passes check_line; one more does not.
+    lines = _anchored_deal_lines()
+    line = lines[1].replace('"data":{', '"data":{"x":' + value + ",", 1)
+    assert canonical_event(line) is None
+    with pytest.raises(ExportLimitError):
+        verify_export([lines[0], line, *lines[2:]])

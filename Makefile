@@ -35,13 +35,15 @@ typecheck: $(STAMP)
 
 # pytest exits 5 when it collects nothing; that is a failure here, and make stops on it.
 # TEST_WORKERS pytest processes (pytest-xdist) share the suite a file at a time, so a module's
-# shared server or fixture starts once; each worker starts its own embedded PostgreSQL. Much of
-# the suite waits on servers and subprocesses, so two workers on two cores cut the wall time by
-# about a third; TEST_WORKERS=0 runs it in one process. The 25 slowest tests are listed at the
-# end (make test must stay under 10 minutes on a 2-core machine: that list says where it goes).
+# shared server or fixture starts once; each worker starts its own embedded PostgreSQL. They take
+# the files in collection order (--no-loadscope-reorder), which tests/conftest.py makes the longest
+# files first (LONGEST_FILES), so that no worker is left with one at the end while the other idles.
+# Much of the suite waits on servers and subprocesses, so two workers on two cores cut the wall
+# time by about a third; TEST_WORKERS=0 runs it in one process. The 25 slowest tests are listed at
+# the end (make test must stay under 10 minutes on a 2-core machine: that list says where it goes).
 TEST_WORKERS ?= 2
 test: lint typecheck web-unit web-browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # web/node_modules as web/package-lock.json pins it: npm ci from npm's cache when it has the
 # packages (about 2 s), nothing global. It runs again only when the lock file is newer than the last

@@ -129,6 +129,47 @@ class DatabaseFactory:
             raise failed[0]  # type: ignore[misc]
 
 
+# The files whose tests took longest in make test (--durations, at a load of ~9 on two cores),
+# longest first. make test's workers (pytest-xdist, --dist loadfile --no-loadscope-reorder) take
+# whole files in collection order; xdist's own order, most tests first, left these few-test files
+# for last, so one worker still ran one of them while the other had nothing left. A stale entry
+# or a missing file costs time only, never a test.
+LONGEST_FILES = (
+    "tournament/test_tournament_console.py",
+    "tournament/test_tournament_results_kill.py",
+    "clients/test_demo.py",
+    "api/test_fuzz_rpcs.py",
+    "api/test_standby_reads.py",
+    "api/test_graceful_stop.py",
+    "api/test_metrics_endpoint.py",
+    "clients/test_play_survives_restart.py",
+    "packaging/test_cli_imports.py",
+    "unit/test_solver.py",
+    "api/test_deadline_fairness.py",
+    "audit/test_audit_replay_totals.py",
+    "api/test_open_face_deadline_fairness.py",
+    "clients/test_pineapple_demo.py",
+    "api/test_database_recovery.py",
+    "unit/test_fairness_uniformity.py",
+    "audit/test_export_running_deal.py",
+    "packaging/test_wheel.py",
+    "api/test_read_your_writes.py",
+    "clients/test_bots_survive_restart.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the files of LONGEST_FILES first, then the others with the most tests first (what
+    xdist's loadfile does by itself), each file's tests in their own order."""
+    tests = Path(__file__).parent
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    rank = {tests / name: place for place, name in enumerate(LONGEST_FILES)}
+    files = sorted(by_file, key=lambda path: (rank.get(path, len(rank)), -len(by_file[path])))
+    items[:] = [item for path in files for item in by_file[path]]
+
+
 @pytest.fixture(scope="session")
 def postgres_server_url() -> Iterator[str]:
     """A URL of a PostgreSQL server the tests may create databases on."""

@@ -113,9 +113,14 @@ interface Check {
 /**
  * A deal exported with the player's token (ExportDeal) and verified as sent by the server's own
  * verifier (VerifyDeal), the server's key and the page's player's key pinned (`pinned_player_key`):
- * what the browser committed, signed and revealed must hold. The verdict, the failed checks, all.
+ * what the browser committed, signed and revealed must hold. The verdict, the failed checks, all;
+ * and the export and the server key, for the page's own verifier to judge the same file.
  */
-export async function verifyDeal(sapsam: Sapsam, deal: string, who: BrowserPlayer): Promise<{ ok: boolean; verdict: string; failed: Check[]; checks: Check[] }> {
+export async function verifyDeal(
+  sapsam: Sapsam,
+  deal: string,
+  who: BrowserPlayer,
+): Promise<{ ok: boolean; verdict: string; failed: Check[]; checks: Check[]; exportText: string; serverKey: string }> {
   const exported = await call<{ export: string }>(sapsam, "AuditService/ExportDeal", { requestId: crypto.randomUUID(), name: deal }, who.token);
   const publicKey = Buffer.from(who.publicKey, "hex").toString("base64");
   const server = await call<{ verifierKey: string }>(sapsam, "TransparencyService/GetServerKey", {}, who.token);
@@ -131,7 +136,8 @@ export async function verifyDeal(sapsam: Sapsam, deal: string, who: BrowserPlaye
     who.token,
   );
   const checks = verified.checks ?? [];
-  return { ok: verified.ok ?? false, verdict: verified.verdict ?? "", failed: checks.filter((c) => c.status === "CHECK_STATUS_FAILED"), checks };
+  const failed = checks.filter((c) => c.status === "CHECK_STATUS_FAILED");
+  return { ok: verified.ok ?? false, verdict: verified.verdict ?? "", failed, checks, exportText: exported.export, serverKey: server.verifierKey };
 }
 
 /** The page fits its viewport's width (phone width: nothing to scroll sideways). */
@@ -166,4 +172,37 @@ export async function arrowTo(page: Page, name: string): Promise<void> {
     await page.keyboard.press("ArrowRight");
   }
   throw new Error(`the arrows never reached ${name}`);
+}
+
+/** The roles a keyboard or a screen reader acts on or reads as one thing: each needs a name. */
+const NAMED_ROLES = new Set(["button", "link", "textbox", "searchbox", "combobox", "listbox", "slider", "spinbutton", "checkbox", "radio", "switch", "tab", "menuitem", "img"]);
+
+interface AXNode {
+  ignored: boolean;
+  role?: { value: string };
+  name?: { value: string };
+  backendDOMNodeId?: number;
+}
+
+/**
+ * Every control on the page, and every card, has an accessible name (issue #21: "accessible
+ * labels"), as Chromium's own accessibility tree, the one a screen reader is given, computes it
+ * (labels, aria-label, text, alt). Fails listing each unnamed one with its element.
+ */
+export async function expectEveryControlNamed(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: AXNode[] };
+    const unnamed = nodes.filter((n) => !n.ignored && NAMED_ROLES.has(n.role?.value ?? "") && !(n.name?.value ?? "").trim());
+    const described = await Promise.all(
+      unnamed.map(async (n) => {
+        if (n.backendDOMNodeId === undefined) return `${n.role?.value} (no element)`;
+        const { node } = (await cdp.send("DOM.describeNode", { backendNodeId: n.backendDOMNodeId })) as { node: { localName: string; attributes?: string[] } };
+        return `${n.role?.value}: <${node.localName} ${(node.attributes ?? []).join(" ")}>`;
+      }),
+    );
+    expect(described, `controls without an accessible name on ${page.url()}`).toEqual([]);
+  } finally {
+    await cdp.detach();
+  }
 }

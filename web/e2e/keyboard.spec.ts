@@ -6,7 +6,7 @@
 // cards shown, so they never foul.
 import { suggestRows } from "../src/table/hint";
 import { cardShort } from "../src/ui/cards";
-import { type Bots, arrowTo, expect, focusedCard, shot, startBots, stopBots, tabTo, test } from "./fixtures";
+import { type Bots, arrowTo, expect, expectEveryControlNamed, focusedCard, shot, startBots, stopBots, tabTo, test } from "./fixtures";
 
 test("a hand arranged with the keyboard alone", async ({ page, sapsam }) => {
   let bots: Bots | undefined;
@@ -25,6 +25,7 @@ test("a hand arranged with the keyboard alone", async ({ page, sapsam }) => {
     const hand = page.locator(".hand .card-button");
     await expect(hand).toHaveCount(13);
     await expect(page.getByRole("button", { name: /press 1, 2 or 3 for the front, middle or back row/ })).toHaveCount(13);
+    await expectEveryControlNamed(page);
     const cards = await hand.evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset.card!));
     const indices = Array.from({ length: 52 }, (_, i) => i).filter((i) => cards.includes(cardShort(i)));
     expect(indices).toHaveLength(13);
@@ -64,6 +65,7 @@ test("a hand arranged with the keyboard alone", async ({ page, sapsam }) => {
       expect(placed.sort()).toEqual((want as number[]).map(cardShort).sort());
     }
     await expect(page.locator(".foul-warning")).toHaveText("");
+    await expectEveryControlNamed(page);
     await shot(page, "keyboard-arranged");
     await tabTo(page, "#commit");
     await page.keyboard.press("Enter");

@@ -1,6 +1,6 @@
 // The lobby: a table created elsewhere (by a bot) is listed and joined; a tournament taking
 // registrations is listed and the player registers for it; the sign-up survives a reload.
-import { call, expect, shot, startBots, stopBots, test } from "./fixtures";
+import { call, expect, expectEveryControlNamed, shot, startBots, stopBots, test } from "./fixtures";
 
 test("join a listed table and register for a tournament", async ({ page, sapsam }) => {
   const tournament = await call<{ tournament: { name: string } }>(
@@ -34,6 +34,7 @@ test("join a listed table and register for a tournament", async ({ page, sapsam 
 
     const row = page.locator("#tables li", { hasText: "1/2 seated" });
     await expect(row.first()).toBeVisible();
+    await expectEveryControlNamed(page);
     await shot(page, "lobby-listed");
     await page.getByRole("button", { name: /join the pagat table, 1 of 2 seated/ }).first().click();
     await page.waitForURL(/table\.html\?table=/);

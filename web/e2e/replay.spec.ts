@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sapsamBin } from "./global-setup";
-import { type Sapsam, call, expect, shot, test } from "./fixtures";
+import { type Sapsam, call, expect, expectEveryControlNamed, expectFitsWidth, shot, test } from "./fixtures";
 
 const DATA = join(import.meta.dirname, "..", "test", "data");
 
@@ -42,6 +42,9 @@ test("a finished deal from your deals verifies and replays step by step", async 
   const deals = page.getByRole("table", { name: /Every scored deal you played/ });
   await expect(deals.locator("tbody tr")).toHaveCount(1);
   await expect(deals).toContainText("pagat, 2 seats");
+  await expect(deals.locator("tbody time.when")).toHaveCount(1); // when it was scored, under the deal
+  await expectEveryControlNamed(page);
+  await expectFitsWidth(page);
   await shot(page, "history-your-deals");
   await deals.getByRole("link", { name: /Verify and replay deal 1/ }).click();
   await expect(page).toHaveURL(new RegExp(`index\\.html\\?deal=${encodeURIComponent(`${table}/deals/1`)}`));
@@ -83,6 +86,8 @@ test("a finished deal from your deals verifies and replays step by step", async 
     await expect(seat.locator("svg.card")).toHaveCount(13);
     await expect(seat.locator(".replay-total")).toHaveText(/this deal [+-]?\d+ · series -?\d+/);
   }
+  await expectEveryControlNamed(page);
+  await expectFitsWidth(page);
   await shot(page, "replay-3-scored");
   await page.keyboard.press("ArrowLeft");
   await expect(title).toHaveText("The seed is revealed");
@@ -112,6 +117,8 @@ test("a tampered export fails, naming the check", async ({ page, sapsam }) => {
   await replay.getByRole("button", { name: "Go to the first failure" }).click();
   await expect(replay.locator("h3")).toHaveText(/Seat \d cuts at \d+/);
   await expect(replay.getByRole("alert")).toContainText("This event does not hold: sequence");
+  await expectEveryControlNamed(page);
+  await expectFitsWidth(page);
   await shot(page, "replay-tampered-failure");
 
   // An event altered without re-making the chain: the chain check says so, in words.

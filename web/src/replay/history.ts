@@ -22,19 +22,28 @@ const signed = (x: bigint) => `${x > 0n ? "+" : ""}${x}`;
 function row(d: PlayedDeal): HTMLTableRowElement {
   const tr = document.createElement("tr");
   const seat = /\/seats\/(\d+)$/.exec(d.seat)?.[1] ?? "?";
-  const when = d.scoreTime ? new Date(Number(d.scoreTime.seconds) * 1000).toLocaleString() : "";
   const open = document.createElement("a");
   open.href = `index.html?deal=${encodeURIComponent(d.deal)}`;
   open.textContent = "Verify and replay";
   open.setAttribute("aria-label", `Verify and replay deal ${d.dealNumber} of table ${d.deal.split("/")[1]?.slice(0, 8)}`);
   const action = document.createElement("td");
   action.append(open);
+  // When it was scored goes under the deal, not in a column of its own: six columns do not fit a
+  // phone's width (e2e/replay.spec.ts checks the page at 390 px).
+  const dealCell = cell(`${d.dealNumber} · table ${d.deal.split("/")[1]?.slice(0, 8)}…`);
+  if (d.scoreTime) {
+    const scored = new Date(Number(d.scoreTime.seconds) * 1000);
+    const when = document.createElement("time");
+    when.className = "when";
+    when.dateTime = scored.toISOString();
+    when.textContent = scored.toLocaleString();
+    dealCell.append(when);
+  }
   tr.append(
-    cell(`${d.dealNumber} · table ${d.deal.split("/")[1]?.slice(0, 8)}…`),
+    dealCell,
     cell(`${d.ruleSetName}, ${d.seatCount} seats`),
     cell(`seat ${seat}: ${signed(d.delta)}${d.fouled ? " (foul)" : ""}`),
     cell(signed(d.seriesTotal)),
-    cell(when),
     action,
   );
   return tr;

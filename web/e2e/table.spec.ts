@@ -3,9 +3,11 @@
 // mid-arrangement in deal 2 and continues where it was, takes the server's solver's rows (the
 // hint, GetSuggestion), loses its first reveal of deal 3 and reloads (the reveal comes from the
 // rows and nonce kept in the browser), sees every reveal and the final standings; then the
-// server's verifier checks each deal with the browser's player key pinned.
+// server's verifier checks each deal with the browser's player key pinned, and the page's own
+// verifier gives each exported deal the server's verdict. On the way: the countdown, the seats'
+// states, every row of the reveal named and won or lost from your seat, every control named.
 import { type Page } from "@playwright/test";
-import { type Bots, browserPlayer, expect, expectFitsWidth, shot, shotOf, startBots, stopBots, test, verifyDeal } from "./fixtures";
+import { type Bots, browserPlayer, expect, expectEveryControlNamed, expectFitsWidth, shot, shotOf, startBots, stopBots, test, verifyDeal } from "./fixtures";
 
 const DEALS = 3;
 
@@ -38,6 +40,13 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
 
     // Deal 1: cards by keyboard (Enter picks, 1/2/3 puts it in a row), one dragged, one tapped.
     await waitForHand(page, 1);
+    // The countdown of the arranging deadline, and every seat's state (yours: arranging).
+    await expect(page.getByRole("timer")).toHaveText(/^\d+ s left to arrange$/);
+    const seats = page.locator("#seats li");
+    await expect(seats).toHaveCount(4);
+    await expect(page.locator("#seats li.you")).toHaveText(/^Ann \(you\)( \[dealer\])?: 0 · arranging$/);
+    for (const seat of await seats.all()) await expect(seat).toHaveText(/: 0 · (arranging|committed|confirmed)$/);
+    await expect(page.locator("#seats")).toContainText("[dealer]");
     await shot(page, "deal1-dealt");
     const hand = page.locator(".hand .card-button");
     await expect(hand).toHaveCount(13);
@@ -55,10 +64,18 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     await expectFitsWidth(page);
     await shot(page, "deal1-arranged");
     await committed(page, 1);
+    // The reveal from your seat: every row of every seat named, and each other seat's won or lost.
+    const deal1Reveal = page.locator('section.result[data-deal="1"]');
+    await expect(deal1Reveal.locator(".seat-result")).toHaveCount(4);
+    await expect(deal1Reveal.locator(".result-row .hand-name")).toHaveCount(12);
+    await expect(deal1Reveal.locator(".seat-result:not(.you) .outcome")).toHaveCount(9);
+    for (const o of await deal1Reveal.locator(".outcome").all()) await expect(o).toHaveText(/^you (won|lost|tied)$/);
     await shot(page, "deal1-reveal");
 
     // Deal 2: four cards placed, the page reloaded, the same four still placed; then the hint.
     await waitForHand(page, 2);
+    // Deal 1's "Committed and confirmed" is not said of deal 2's hand.
+    await expect(page.locator("#status")).not.toContainText("Committed");
     for (const row of ["1", "2", "3", "3"]) {
       await hand.first().focus();
       await page.keyboard.press("Enter");
@@ -96,18 +113,31 @@ test("a series against three bots, with reloads mid-deal", async ({ page, sapsam
     const kept = await page.evaluate(() => Object.keys(localStorage).filter((k) => /^sapsam\.(kept|discards|fantasyland) /.test(k)));
     expect(kept).toEqual([]);
     await expectFitsWidth(page);
+    await expectEveryControlNamed(page);
     await shot(page, "series-complete");
     await shotOf(page.locator('section.result[data-deal="1"]'), "deal1-result");
-    // The server's own verifier agrees with what the browser committed, signed and revealed.
+    // The server's own verifier agrees with what the browser committed, signed and revealed; the
+    // page's verifier, given the same export and the same key, gives the same verdict.
     const who = await browserPlayer(page);
+    const reports = [];
     for (let deal = 1; deal <= DEALS; deal++) {
       const report = await verifyDeal(sapsam, `${table}/deals/${deal}`, who);
+      reports.push(report);
       expect(report.failed, `deal ${deal}`).toEqual([]);
       expect(report.ok, `deal ${deal}`).toBe(true);
       expect(report.verdict, `deal ${deal}`).toBe("VERIFY_VERDICT_ANCHORED");
       const pinned = report.checks.find((c) => c.name.startsWith("pinned_player_key"));
       expect(pinned?.status, `deal ${deal}: ${JSON.stringify(report.checks.map((c) => c.name))}`).toBe("CHECK_STATUS_PASSED");
     }
+    for (const [index, report] of reports.entries()) {
+      await page.goto(`${sapsam.page}/index.html`); // afresh: no earlier verdict left to match
+      await page.getByLabel("Export file (.jsonl)").setInputFiles({ name: `deal${index + 1}.jsonl`, mimeType: "application/jsonl", buffer: Buffer.from(report.exportText) });
+      await page.getByLabel(/Server key you trust/).fill(report.serverKey);
+      await page.getByRole("button", { name: "Verify" }).click();
+      await expect(page.locator(".verdict-level"), `deal ${index + 1} in the page`).toHaveText(/Anchored/);
+      await expect(page.getByText("Every check:")).toContainText(" 0 failed");
+    }
+    await shot(page, "series-deal3-verified-in-the-page");
     expect(await bots.exited).toBe(0);
   } finally {
     if (bots) stopBots(bots);

@@ -39,8 +39,18 @@ let board: Board | null = null;
 let boardDeal = 0;
 let sending = false;
 
+/** The deal the status line speaks of (a commit, a suggestion, an announcement), 0 for none. */
+let statusDeal = 0;
+
 function say(text: string): void {
   $("status").textContent = text;
+  statusDeal = 0;
+}
+
+/** Words about one deal's arranging: the next deal's hand clears them, as they no longer hold. */
+function sayOfDeal(deal: number, text: string): void {
+  say(text);
+  statusDeal = deal;
 }
 
 const names = seatNamer(() => table);
@@ -135,14 +145,15 @@ async function joinHere(): Promise<void> {
 async function commitRows(): Promise<void> {
   if (!board || !moves || sending) return;
   sending = true;
-  say("Committing your rows (only their hash leaves this browser)…");
+  const deal = boardDeal;
+  sayOfDeal(deal, "Committing your rows (only their hash leaves this browser)…");
   try {
     const natural = (document.getElementById("natural") as HTMLSelectElement | null)?.value ?? "none";
-    await moves.commit(boardDeal, board.arrangement.rows(), naturals(), natural);
-    say("Committed and confirmed: waiting for the other seats.");
+    await moves.commit(deal, board.arrangement.rows(), naturals(), natural);
+    sayOfDeal(deal, "Committed and confirmed: waiting for the other seats.");
   } catch (error) {
     const r = refusal(error);
-    say(`Not committed: ${r.reason || r.code} ${r.message}`);
+    sayOfDeal(deal, `Not committed: ${r.reason || r.code} ${r.message}`);
   } finally {
     sending = false;
     await refresh();
@@ -180,6 +191,7 @@ function renderArranging(t: Table): void {
     return;
   }
   if (!board || boardDeal !== deal) {
+    if (statusDeal && statusDeal !== deal) say(""); // "Committed and confirmed" was the last deal's
     const a = new Arrangement(cards);
     restorePlacements(a, deal);
     boardDeal = deal;
@@ -187,7 +199,7 @@ function renderArranging(t: Table): void {
     const tools = document.createElement("div");
     tools.className = "tools";
     const hint = button("Suggest rows", "hint", () => {
-      say("Asking the server's solver for rows…");
+      sayOfDeal(deal, "Asking the server's solver for rows…");
       const m = moves;
       const ask = () => (m ? askServer(session.api, m.seat, deal) : Promise.reject(new Error("no seat")));
       void closedHint(ask, cards, strict()).then((h) => {
@@ -198,7 +210,7 @@ function renderArranging(t: Table): void {
         if (select && h.natural && [...select.options].some((o) => o.value === h.natural)) select.value = h.natural;
         savePlacements();
         updateCommit();
-        say(hintSaid(h));
+        sayOfDeal(deal, hintSaid(h));
       });
     });
     const clear = button("Clear", "clear", () => {
@@ -236,7 +248,7 @@ function renderAnnouncing(area: HTMLElement, deal: number): void {
   const choose = (surrender: boolean) => () =>
     void once("announce", deal, async () => {
       await m.announce(deal, surrender);
-      say(surrender ? "You surrendered this deal." : "You play this deal.");
+      sayOfDeal(deal, surrender ? "You surrendered this deal." : "You play this deal.");
     }).then(() => refresh());
   const tools = document.createElement("div");
   tools.className = "tools";

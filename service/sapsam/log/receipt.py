@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from sapsam.frozen import from_fields
 from sapsam.log.records import RecordedEvent
 from sapsam.log.signed_note import (
     ED25519,
@@ -65,10 +66,6 @@ class ReceiptEvent:
     position: int
     type: str
     hash: bytes
-
-    def line(self) -> str:
-        """``event <version> <position> <type> <hash hex>`` (no newline)."""
-        return f"event {self.version} {self.position} {self.type} {self.hash.hex()}"
 
 
 @dataclass(frozen=True)
@@ -121,16 +118,13 @@ class Receipt:
 
     def text(self) -> str:
         """The note text, byte for byte as the module docstring specifies."""
-        lines = [
-            HEADER,
-            f"log {self.log}",
-            f"stream {self.stream}",
-            f"versions {self.first_version} {self.last_version}",
-            f"request {self.request_id}",
-            f"time {self.time}",
-            *(event.line() for event in self.events),
-        ]
-        return "".join(line + "\n" for line in lines)
+        events = self.events
+        # One string per line, joined once (every game write signs one).
+        return (
+            f"{HEADER}\nlog {self.log}\nstream {self.stream}\n"
+            f"versions {events[0].version} {events[-1].version}\n"
+            f"request {self.request_id}\ntime {self.time}\n"
+        ) + "".join([f"event {e.version} {e.position} {e.type} {e.hash.hex()}\n" for e in events])
 
     @classmethod
     def parse(cls, text: str) -> Receipt:
@@ -200,7 +194,17 @@ def receipt_of(log: str, events: Sequence[RecordedEvent]) -> Receipt:
         stream,
         request_id,
         recorded_at,
-        tuple(ReceiptEvent(e.version, e.position, e.type, e.hash) for e in events),
+        # ReceiptEvent(...) without its frozen __init__'s four object.__setattr__ (checked, as
+        # every field, by Receipt's __post_init__).
+        tuple(
+            [
+                from_fields(
+                    ReceiptEvent,
+                    {"version": e.version, "position": e.position, "type": e.type, "hash": e.hash},
+                )
+                for e in events
+            ]
+        ),
     )
 
 

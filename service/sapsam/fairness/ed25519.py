@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 try:
-    from nacl.bindings import crypto_sign, crypto_sign_open, crypto_sign_seed_keypair
-    from nacl.exceptions import BadSignatureError
+    # nacl.bindings initialises libsodium (sodium_init) on import; its ``crypto_sign`` and
+    # ``crypto_sign_open`` wrappers copy the whole signed message out and back, so signing and
+    # verifying call the same libsodium functions through PyNaCl's cffi ``lib`` directly.
+    from nacl._sodium import ffi, lib  # type: ignore[import-not-found]  # cffi module, no stubs
+    from nacl.bindings import crypto_sign_seed_keypair
 
     SODIUM = True
 except ImportError:  # pragma: no cover - tested in a subprocess without it
@@ -54,7 +57,11 @@ def secret_key(seed: bytes) -> bytes:
 def sign(secret: bytes, message: bytes) -> bytes:
     """The 64-byte signature of ``message`` by ``secret`` (``secret_key``'s result)."""
     if SODIUM:
-        return bytes(crypto_sign(message, secret)[:SIGNATURE_SIZE])
+        signed = ffi.new("unsigned char[]", len(message) + SIGNATURE_SIZE)
+        if lib.crypto_sign(signed, ffi.NULL, message, len(message), secret) != 0:
+            raise RuntimeError("libsodium could not sign")
+        signature: bytes = ffi.buffer(signed, SIGNATURE_SIZE)[:]
+        return signature
     return _openssl_key(secret[:SEED_SIZE]).sign(message)
 
 
@@ -66,9 +73,9 @@ def holds(public_key: bytes, signature: bytes, message: bytes) -> bool:
         return False
     if not SODIUM:
         return _holds_for_openssl(public_key, signature, message)
-    try:
-        crypto_sign_open(signature + message, public_key)
-    except (BadSignatureError, ValueError):
+    signed = signature + message
+    opened = ffi.new("unsigned char[]", len(signed))
+    if lib.crypto_sign_open(opened, ffi.NULL, signed, len(signed), public_key) != 0:
         return _holds_for_openssl(public_key, signature, message)
     return True
 

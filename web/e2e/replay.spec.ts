@@ -136,8 +136,17 @@ test("a tampered export fails, naming the check", async ({ page, sapsam }) => {
 
 test("a Pineapple set replays street by street, its discards face down until revealed", async ({ page, sapsam }) => {
   await page.goto(`${sapsam.page}/`);
-  await page.getByLabel("Export file (.jsonl)").setInputFiles(join(DATA, "open_face", "pineapple.jsonl"));
-  await page.getByRole("button", { name: "Verify" }).click();
+  // Dropped on the page (issue #21: "an export file dropped on the page"), not chosen: verified at once.
+  const text = readFileSync(join(DATA, "open_face", "pineapple.jsonl"), "utf8");
+  const dropped = await page.evaluateHandle((t) => {
+    const files = new DataTransfer();
+    files.items.add(new File([t], "pineapple.jsonl"));
+    return files;
+  }, text);
+  await page.dispatchEvent("main", "dragover", { dataTransfer: dropped });
+  await expect(page.locator("main.dragging")).toHaveCount(1);
+  await page.dispatchEvent("main", "drop", { dataTransfer: dropped });
+  await expect(page.locator("main.dragging")).toHaveCount(0);
   // Every open-face check passes; only the missing checkpoint keeps it from anchored.
   await expect(page.locator(".verdict-level")).toHaveText(/Internally consistent only/);
   await expect(page.locator(".verdict")).toContainText("the export carries no checkpoint");

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from sapsam.frozen import from_fields
 from sapsam.log.canonical_json import canonical_json, canonical_json_each, json_string
 from sapsam.log.chain import assemble_from_json_parts, chain_hash
 from sapsam.log.records import (
@@ -27,13 +28,14 @@ from sapsam.log.records import (
     RecordedEvent,
     recorded_event,
 )
-from sapsam.store.processed_requests import fingerprint_of_parts
+from sapsam.store.processed_requests import event_type_json, fingerprint_of_parts
 from sapsam.store.reads import decode_json
 
 RESERVED_METADATA = frozenset({"request_id", "actor", "recorded_at"})
 
-# Event type names as JSON strings: a handful of names, encoded once each instead of per event.
-_type_json = lru_cache(maxsize=1024)(json_string)
+# Stream ids as JSON strings: a stream appends many times (a table's deal is 24 calls), and its id
+# goes into every event's canonical bytes and the request's fingerprint.
+_stream_json = lru_cache(maxsize=4096)(json_string)
 
 
 def recorded_at_now() -> str:
@@ -81,12 +83,12 @@ def prepare_append(
         raise ValueError("expected_version must be 0 (new stream) or more")
     if request_digest is not None and len(request_digest) != 32:
         raise ValueError("a request digest is 32 bytes (SHA-256)")
-    extra = dict(metadata or {})
-    clash = RESERVED_METADATA & extra.keys()
-    if clash:
-        raise ValueError(f"metadata keys {sorted(clash)} are set by the store")
+    if metadata:
+        clash = RESERVED_METADATA & metadata.keys()
+        if clash:
+            raise ValueError(f"metadata keys {sorted(clash)} are set by the store")
     event_metadata: dict[str, JsonValue] = {
-        **extra,
+        **(metadata or {}),
         "request_id": request_id,
         "recorded_at": recorded_at_now(),
     }
@@ -97,8 +99,8 @@ def prepare_append(
     # Stored as jsonb like the metadata, and refused (before anything is written) for what has no
     # canonical JSON form, a float say, as event data is.
     response_json = canonical_json(response).decode("utf-8")
-    stream_json = json_string(stream_id)
-    type_json = {event.type: _type_json(event.type) for event in events}
+    stream_json = _stream_json(stream_id)
+    type_json = {event.type: event_type_json(event.type) for event in events}
     canonical = [
         assemble_from_json_parts(
             stream_json,
@@ -110,15 +112,18 @@ def prepare_append(
         )
         for offset, (event, data) in enumerate(zip(events, canonical_data, strict=True), start=1)
     ]
-    fingerprint = fingerprint_of_parts(stream_id, events, canonical_data)
-    return PreparedAppend(
-        event_metadata,
-        canonical_data,
-        canonical_metadata,
-        response_json,
-        type_json,
-        canonical,
-        fingerprint,
+    # PreparedAppend(...) without its frozen __init__'s seven object.__setattr__ (every append).
+    return from_fields(
+        PreparedAppend,
+        {
+            "event_metadata": event_metadata,
+            "canonical_data": canonical_data,
+            "canonical_metadata": canonical_metadata,
+            "response_json": response_json,
+            "type_json": type_json,
+            "canonical": canonical,
+            "fingerprint": fingerprint_of_parts(stream_json, events, canonical_data),
+        },
     )
 
 

@@ -25,7 +25,8 @@ from sapsam.store.reads import select_events
 Connection = psycopg.AsyncConnection[Any]
 
 # Event type names as JSON strings: a handful of names, encoded once each instead of per event.
-_type_json = lru_cache(maxsize=1024)(json_string)
+event_type_json = lru_cache(maxsize=1024)(json_string)
+"""An event type name as a JSON string: a handful of names, each encoded once."""
 
 
 def request_fingerprint(stream_id: str, events: Sequence[NewEvent]) -> bytes:
@@ -37,21 +38,23 @@ def request_fingerprint(stream_id: str, events: Sequence[NewEvent]) -> bytes:
     "stream"}``. The expected version is left out on purpose: a client retrying after a timeout
     may have reloaded the stream, and its retry is still the same request.
     """
-    return fingerprint_of_parts(stream_id, events, [canonical_json(event.data) for event in events])
+    return fingerprint_of_parts(
+        json_string(stream_id), events, [canonical_json(event.data) for event in events]
+    )
 
 
 def fingerprint_of_parts(
-    stream_id: str, events: Sequence[NewEvent], canonical_data: Sequence[bytes]
+    stream_json: bytes, events: Sequence[NewEvent], canonical_data: Sequence[bytes]
 ) -> bytes:
-    """``request_fingerprint`` from each event's canonical data, already computed."""
+    """``request_fingerprint`` from the stream id as a JSON string (``json_string``) and each
+    event's canonical data, already computed."""
     # Assembled from canonical parts (keys in sorted order), equal to canonical_json of the whole.
     parts = [
         b'{"data":%b,"schema_version":%d,"type":%b}'
-        % (data, event.schema_version, _type_json(event.type))
+        % (data, event.schema_version, event_type_json(event.type))
         for event, data in zip(events, canonical_data, strict=True)
     ]
-    stream = json_string(stream_id)
-    return hashlib.sha256(b'{"events":[%b],"stream":%b}' % (b",".join(parts), stream)).digest()
+    return hashlib.sha256(b'{"events":[%b],"stream":%b}' % (b",".join(parts), stream_json)).digest()
 
 
 @dataclass(frozen=True)

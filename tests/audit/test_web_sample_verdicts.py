@@ -1,15 +1,17 @@
 """The browser's verifier is held to sapsam's verdicts (issue #21, "Cross-checks"): the page's
-Vitest (web/test/crosscheck.test.ts) compares its own verdict and failed checks on every sample
+Vitest (web/test/crosscheck*.test.ts) compares its own verdict and failed checks on every sample
 export and re-chained forgery in web/test/data/ with what ``sapsam audit verify`` said of it when
 make_exports.py wrote the files (verdicts.json, tampered.json, open_face*.json, consistency.json,
-receipts.json, witnessed.json). This test is the other half: ``sapsam audit verify`` today still
-says exactly what those files record, so a change to the Python verifier that the page does not
-follow fails here instead of leaving the page checked against a stale answer. Offline, in process.
+receipts.json, witnessed.json) and make_tamper_mutations.py its own (tamper_mutations.json). This
+test is the other half: ``sapsam audit verify`` today still says exactly what those files record,
+so a change to the Python verifier that the page does not follow fails here instead of leaving the
+page checked against a stale answer. Offline, in process.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +70,18 @@ def test_open_face_sets(capsys: pytest.CaptureFixture[str], name: str, verdict: 
 
 
 def _forgeries() -> list[tuple[str, dict[str, Any]]]:
-    return [*_load("tampered.json").items(), *_load("open_face_tampered.json").items()]
+    loaded = ("tampered.json", "open_face_tampered.json", "tamper_mutations.json")
+    return [case for name in loaded for case in _load(name).items()]
+
+
+def test_every_mutation_of_the_tamper_tests_is_cross_checked() -> None:
+    """tamper_mutations.json (make_tamper_mutations.py) holds each edit of
+    tests/audit/test_audit_tampering.py, so the page meets every mutation sapsam's tests make."""
+    sys.path.insert(0, str(Path(__file__).parents[2]))
+    from tests.audit.test_audit_tampering import CASES
+
+    edits = sorted(f"mutation_{edit.__name__}" for edit, _, _ in CASES)
+    assert sorted(_load("tamper_mutations.json")) == edits
 
 
 @pytest.mark.parametrize(("name", "case"), _forgeries())

@@ -187,25 +187,36 @@ def receipt_of(log: str, events: Sequence[RecordedEvent]) -> Receipt:
     if not isinstance(request_id, str) or not isinstance(recorded_at, str):
         raise ReceiptError("the events' metadata lacks request_id or recorded_at")
     stream = events[0].stream_id
-    if any(event.stream_id != stream for event in events):
+    # A game write appends one event: no second stream to look for.
+    if len(events) > 1 and any(event.stream_id != stream for event in events):
         raise ReceiptError("a receipt covers one stream")
-    return Receipt(
-        log,
-        stream,
-        request_id,
-        recorded_at,
-        # ReceiptEvent(...) without its frozen __init__'s four object.__setattr__ (checked, as
-        # every field, by Receipt's __post_init__).
-        tuple(
-            [
-                from_fields(
-                    ReceiptEvent,
-                    {"version": e.version, "position": e.position, "type": e.type, "hash": e.hash},
-                )
-                for e in events
-            ]
-        ),
+    # Receipt(...) and ReceiptEvent(...) without their frozen __init__'s object.__setattr__ per
+    # field (every signed write); Receipt's __post_init__ still checks every field.
+    receipt = from_fields(
+        Receipt,
+        {
+            "log": log,
+            "stream": stream,
+            "request_id": request_id,
+            "time": recorded_at,
+            "events": tuple(
+                [
+                    from_fields(
+                        ReceiptEvent,
+                        {
+                            "version": e.version,
+                            "position": e.position,
+                            "type": e.type,
+                            "hash": e.hash,
+                        },
+                    )
+                    for e in events
+                ]
+            ),
+        },
     )
+    receipt.__post_init__()
+    return receipt
 
 
 def sign_receipt(receipt: Receipt, signer: NoteSigner) -> str:

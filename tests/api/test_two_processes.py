@@ -210,9 +210,15 @@ def test_workers_share_one_port(database_url: str) -> None:
     try:
         server.wait_until_both_serve()
         # Fresh connections are spread over the processes by the kernel (SO_REUSEPORT): with 24
-        # of them, all landing on one process has a chance of about 1 in 8 million.
+        # of them, all landing on one process has a chance of about 1 in 8 million. Each channel
+        # keeps a subchannel pool of its own: from gRPC's global pool a new channel could take
+        # the connection the last one had not yet closed, and all 24 calls went down one
+        # connection to one process whenever the machine was busy (closing a channel is done on
+        # gRPC's threads, later).
         for _ in range(24):
-            with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            with grpc.insecure_channel(
+                f"127.0.0.1:{server.port}", options=[("grpc.use_local_subchannel_pool", 1)]
+            ) as channel:
                 health_pb2_grpc.HealthStub(channel).Check(
                     health_pb2.HealthCheckRequest(), wait_for_ready=True, timeout=60
                 )

@@ -14,13 +14,11 @@ from open_face_game import Played, by_seat, my_hand, open_face_table, play_move,
 from scenarios import World
 from test_open_face_fantasyland_api import (  # noqa: F401 - the fixtures are used by name
     _cut,
-    _earning_seed,
-    _place_toward,
+    _play_an_earning_deal,
     fl_world,
     seeded_server,
 )
 
-from sapsam import fairness
 from sapsam.api.server import RunningServer
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import parse_cards
@@ -41,16 +39,8 @@ def test_a_fantasyland_hand_is_suggested_whole(
     world = fl_world
     _, tables = seeded_server
     seated = open_face_table(world, 2, "ofc_classic")
-    dealer = int(table_of(world, seated).dealer_seat.rsplit("/", 1)[1])
-    earner = (dealer + 1) % 2
-    seed, rows = _earning_seed(seated.table_id, dealer, earner)
     played = Played()
-    tables.deal_seeds = lambda: seed
-    try:
-        _cut(world, seated)
-    finally:
-        tables.deal_seeds = fairness.new_seed
-    _place_toward(world, seated, rows, earner, played)
+    _, earner = _play_an_earning_deal(world, tables, seated, played)
     _cut(world, seated)  # deal 2: the earner plays Fantasyland
     deal = table_of(world, seated).open_face
     fantasy = by_seat(seated, deal.seats[earner].seat)

@@ -137,28 +137,37 @@ def _place_toward(
         )
 
 
-def test_a_fantasyland_is_set_face_down_while_the_other_seat_places_hidden(
-    fl_world: World, seeded_server: tuple[RunningServer, Any], tmp_path: Path
-) -> None:
-    world = fl_world
-    _, tables = seeded_server
-    seated = open_face_table(world, 2, "ofc_classic")
-    table = table_of(world, seated)
-    dealer = int(table.dealer_seat.rsplit("/", 1)[1])
+def _play_an_earning_deal(
+    world: World, tables: Any, seated: Seated, played: Played
+) -> tuple[int, int]:
+    """Deal 1 dealt from a seed under which the seat after the dealer can set a hand that earns
+    Fantasyland, and played so that it does (the other seat places its first legal placements):
+    the dealer and that seat."""
+    dealer = int(table_of(world, seated).dealer_seat.rsplit("/", 1)[1])
     earner = (dealer + 1) % 2
     seed, rows = _earning_seed(seated.table_id, dealer, earner)
-    watchers = {
-        player.position: Watcher(world.api, seated.table, player.token, observer=player.seat)
-        for player in seated.players
-    }
-    spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
-    played = Played()
     tables.deal_seeds = lambda: seed
     try:
         _cut(world, seated)
     finally:
         tables.deal_seeds = fairness.new_seed
     _place_toward(world, seated, rows, earner, played)
+    return dealer, earner
+
+
+def test_a_fantasyland_is_set_face_down_while_the_other_seat_places_hidden(
+    fl_world: World, seeded_server: tuple[RunningServer, Any], tmp_path: Path
+) -> None:
+    world = fl_world
+    _, tables = seeded_server
+    seated = open_face_table(world, 2, "ofc_classic")
+    watchers = {
+        player.position: Watcher(world.api, seated.table, player.token, observer=player.seat)
+        for player in seated.players
+    }
+    spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
+    played = Played()
+    dealer, earner = _play_an_earning_deal(world, tables, seated, played)
 
     # Deal 2: the earner plays Fantasyland; the button stayed.
     _cut(world, seated)
@@ -249,18 +258,9 @@ def test_a_fantasyland_not_set_in_time_is_set_by_the_server(
     world = fl_world
     _, tables = seeded_server
     seated = open_face_table(world, 2, "ofc_classic", move_seconds=MOVE_SECONDS)
-    table = table_of(world, seated)
-    dealer = int(table.dealer_seat.rsplit("/", 1)[1])
-    earner = (dealer + 1) % 2
-    seed, rows = _earning_seed(seated.table_id, dealer, earner)
     spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
     played = Played()
-    tables.deal_seeds = lambda: seed
-    try:
-        _cut(world, seated)
-    finally:
-        tables.deal_seeds = fairness.new_seed
-    _place_toward(world, seated, rows, earner, played)
+    _, earner = _play_an_earning_deal(world, tables, seated, played)
     _cut(world, seated)
     deal = table_of(world, seated).open_face
     assert deal.seats[earner].fantasyland
@@ -301,18 +301,9 @@ def test_a_committed_fantasyland_never_opened_is_timed_out_dead(
     world = fl_world
     _, tables = seeded_server
     seated = open_face_table(world, 2, "ofc_classic", move_seconds=MOVE_SECONDS)
-    table = table_of(world, seated)
-    dealer = int(table.dealer_seat.rsplit("/", 1)[1])
-    earner = (dealer + 1) % 2
-    seed, rows = _earning_seed(seated.table_id, dealer, earner)
     spectator = Watcher(world.api, seated.table, OPERATOR_TOKEN)
     played = Played()
-    tables.deal_seeds = lambda: seed
-    try:
-        _cut(world, seated)
-    finally:
-        tables.deal_seeds = fairness.new_seed
-    _place_toward(world, seated, rows, earner, played)
+    _, earner = _play_an_earning_deal(world, tables, seated, played)
     _cut(world, seated)
     assert table_of(world, seated).open_face.seats[earner].fantasyland
     # play_move commits the Fantasyland hand first, then places the normal seat's streets.
@@ -353,16 +344,8 @@ def test_a_signed_fantasyland_is_committed_and_opened_and_the_deal_verifies(
     world = fl_world
     _, tables = seeded_server
     seated = open_face_table(world, 2, "ofc_classic")
-    dealer = int(table_of(world, seated).dealer_seat.rsplit("/", 1)[1])
-    earner = (dealer + 1) % 2
-    seed, rows = _earning_seed(seated.table_id, dealer, earner)
     played = Played()
-    tables.deal_seeds = lambda: seed
-    try:
-        _cut(world, seated)
-    finally:
-        tables.deal_seeds = fairness.new_seed
-    _place_toward(world, seated, rows, earner, played)
+    _, earner = _play_an_earning_deal(world, tables, seated, played)
     _cut(world, seated)
     deal = table_of(world, seated).open_face
     number = deal.deal_number

@@ -4,6 +4,7 @@
 // call fails (refused, rate limited, the server out of reach), a closed hand falls back to this
 // browser's own simple heuristic (hint.ts), and the page says so; an open-face street has none.
 import { refusal } from "../api/errors";
+import { parseRows } from "../api/seat";
 import type { Api } from "../api/transport";
 import { parseCard } from "../cards";
 import type { Rows } from "../fairness";
@@ -24,8 +25,7 @@ export async function askServer(api: Api, seat: string, deal: number): Promise<S
   const answer = await api.tables.getSuggestion({ seat, dealNumber: BigInt(deal) });
   const s = answer.suggestion;
   if (!s.case) throw new Error("the server sent no suggestion");
-  const rows = { front: s.value.front.map(parseCard), middle: s.value.middle.map(parseCard), back: s.value.back.map(parseCard) };
-  return { kind: s.case === "arrangement" ? "whole" : "street", rows, discards: answer.discards.map(parseCard), natural: answer.natural };
+  return { kind: s.case === "arrangement" ? "whole" : "street", rows: parseRows(s.value), discards: answer.discards.map(parseCard), natural: answer.natural };
 }
 
 /** A closed hand's hint: the server's, or when that fails this browser's heuristic and why. */

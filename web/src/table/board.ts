@@ -3,8 +3,7 @@
 // 2, 3 on a focused card at once, ← → moving between cards; a placed card tapped goes back to the
 // hand (or press 0 on it). Cards can also be dragged onto a row. Each row shows its hand's
 // name, and a foul warning appears as soon as two full rows are out of order.
-import { cardShort, cardSvg } from "../ui/cards";
-import { cardLabel } from "../ui/cards";
+import { arrowBetweenCards, cardLabel, cardShort, cardSvg } from "../ui/cards";
 import { Arrangement, ROWS, ROW_SIZES, type RowName, handName, partialName } from "./arrange";
 
 /** Keys 1, 2, 3: front, middle, back; 0: back to the hand. */
@@ -34,14 +33,7 @@ export class Board {
    */
   private key(e: KeyboardEvent): void {
     const focused = (e.target as HTMLElement | null)?.closest?.("button.card-button") as HTMLButtonElement | null;
-    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
-      const cards = [...this.root.querySelectorAll<HTMLButtonElement>("button.card-button")];
-      if (!focused || !cards.length) return;
-      e.preventDefault();
-      const step = e.key === "ArrowRight" ? 1 : cards.length - 1;
-      cards[(cards.indexOf(focused) + step) % cards.length]!.focus();
-      return;
-    }
+    if (focused && arrowBetweenCards(e, [...this.root.querySelectorAll<HTMLButtonElement>("button.card-button")], focused)) return;
     if (!(e.key in KEY_ROWS)) return;
     const card = this.picked ?? (focused ? Number(focused.dataset.index) : null);
     if (card === null || !Number.isInteger(card)) return;

@@ -5,7 +5,7 @@
 // while you place each street's cards (tap a card, then a row; or focus it, ← → between cards,
 // and press 1/2/3, x to discard; "Suggest" asks the server's solver), set a Fantasyland hand, and see every seat's rows
 // fill, the scores and the totals.
-import { cardLabel, cardShort, cardSvg } from "../ui/cards";
+import { arrowBetweenCards, cardLabel, cardShort, cardSvg } from "../ui/cards";
 import { parseCard } from "../cards";
 import { refusal } from "../api/errors";
 import { OpenFaceMoves, loadSetting } from "../api/openFaceMoves";
@@ -190,14 +190,8 @@ export async function playOpenFace(session: Session, tableName: string, say: (te
       document.querySelector<HTMLButtonElement>(`#arrange button[data-card="${cardShort(card)}"]`)?.focus();
     });
     b.addEventListener("keydown", (e) => {
-      if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
-        // ← → move between the cards (the street's and those placed this street)
-        const all = [...document.querySelectorAll<HTMLButtonElement>("#arrange button.card-button")];
-        const step = e.key === "ArrowRight" ? 1 : all.length - 1;
-        e.preventDefault();
-        all[(all.indexOf(b) + step) % all.length]?.focus();
-        return;
-      }
+      // ← → move between the cards (the street's and those placed this street)
+      if (arrowBetweenCards(e, [...document.querySelectorAll<HTMLButtonElement>("#arrange button.card-button")], b)) return;
       const to = spotForKey(e.key);
       if (!spot && to && plan && plan.room(to) > 0) {
         e.preventDefault();

@@ -105,3 +105,15 @@ export function cardRow(cards: readonly (number | string)[], options: CardOption
   for (const c of cards) row.append(cardSvg(c, options));
   return row;
 }
+
+/**
+ * ← → on a card button: the focus moves to the next or previous of `cards` (wrapping round), and
+ * the key is taken (true); any other key is left to the caller (false).
+ */
+export function arrowBetweenCards(event: KeyboardEvent, cards: readonly HTMLButtonElement[], from: HTMLButtonElement): boolean {
+  if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return false;
+  event.preventDefault();
+  const step = event.key === "ArrowRight" ? 1 : cards.length - 1;
+  cards[(cards.indexOf(from) + step) % cards.length]?.focus();
+  return true;
+}

@@ -119,6 +119,13 @@ print("ok")
 """
 
 
+@pytest.mark.parametrize("size", [0, 32, 63, 65])
+def test_signing_with_a_secret_key_of_the_wrong_size_is_refused(size: int) -> None:
+    # libsodium would read 64 bytes past a shorter buffer: the size is checked before the call.
+    with pytest.raises(ValueError, match="secret key has 64 bytes"):
+        ed25519.sign(bytes(size), b"message")
+
+
 def test_without_pynacl_cryptography_does_it_all() -> None:
     assert ed25519.SODIUM
     completed = subprocess.run(

@@ -39,6 +39,7 @@ except ImportError:  # pragma: no cover - tested in a subprocess without it
 
 PUBLIC_KEY_SIZE: Final = 32
 SEED_SIZE: Final = 32
+SECRET_KEY_SIZE: Final = 64
 SIGNATURE_SIZE: Final = 64
 
 
@@ -56,6 +57,9 @@ def secret_key(seed: bytes) -> bytes:
 
 def sign(secret: bytes, message: bytes) -> bytes:
     """The 64-byte signature of ``message`` by ``secret`` (``secret_key``'s result)."""
+    if len(secret) != SECRET_KEY_SIZE:
+        # libsodium's crypto_sign reads 64 bytes of the key unchecked (PyNaCl's wrapper checked).
+        raise ValueError(f"an Ed25519 secret key has {SECRET_KEY_SIZE} bytes, not {len(secret)}")
     if SODIUM:
         signed = ffi.new("unsigned char[]", len(message) + SIGNATURE_SIZE)
         if lib.crypto_sign(signed, ffi.NULL, message, len(message), secret) != 0:

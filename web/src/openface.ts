@@ -69,8 +69,9 @@ const TABLES: Record<string, Record<string, number[]>> = {
   russian: { back: [2, 4, 6, 8, 10, 15], middle: [4, 8, 12, 16, 20, 30] },
 };
 
-/** rules.md §8.3: a row's royalty under the rule set's table. */
+/** rules.md §8.3: a row's royalty under the rule set's table; §8.12: a 2-7 lowball middle earns none. */
 export function ofcRoyalty(row: "front" | "middle" | "back", cards: readonly number[], rules: OfcRuleSet): number {
+  if (row === "middle" && lowballMiddle(rules)) return 0;
   const key = rowKey(cards);
   const category = CATEGORIES[key[0]!]!;
   if (row === "front") {
@@ -101,7 +102,7 @@ export interface OfcPair {
 export function scoreOpenFace(boards: readonly Rows[], dead: readonly boolean[], rules: OfcRuleSet) {
   const rows3 = ["front", "middle", "back"] as const;
   const lowball = lowballMiddle(rules);
-  const royalties = boards.map((b, s) => (dead[s] ? [0, 0, 0] : rows3.map((r) => (lowball && r === "middle" ? 0 : ofcRoyalty(r, b[r], rules)))));
+  const royalties = boards.map((b, s) => (dead[s] ? [0, 0, 0] : rows3.map((r) => ofcRoyalty(r, b[r], rules))));
   const scoop = (rules.scoop_points as number | undefined) ?? 6;
   const twoOfThree = (rules.two_of_three_points as number | undefined) ?? 1;
   const finnish = (rules.finnish_two_of_spades as string | undefined) ?? "off";

@@ -3,7 +3,7 @@
 import { RANKS } from "./cards";
 import { categoryOf, rowKey } from "./hands";
 import { type OfcRuleSet, ofcRoyalty } from "./openface";
-import { type Board, lowballMiddle } from "./openfaceMoves";
+import type { Board } from "./openfaceMoves";
 
 const AT_LEAST = (row: readonly number[], categories: string[]) => categories.includes(categoryOf(row));
 const QUADS_OR_BETTER = ["four_of_a_kind", "straight_flush"];
@@ -16,8 +16,7 @@ function reenters(rules: OfcRuleSet, b: Board): boolean {
     case "none": return false;
     case "front_trips_back_quads": return trips || AT_LEAST(b.back, QUADS_OR_BETTER);
     case "front_trips_middle_full_house_back_quads": return trips || AT_LEAST(b.middle, FULL_HOUSE_OR_BETTER) || AT_LEAST(b.back, QUADS_OR_BETTER);
-    // A lowball middle (§8.12) earns no royalty.
-    case "row_royalty_over_ten": return (["front", "middle", "back"] as const).some((r) => !(r === "middle" && lowballMiddle(rules)) && ofcRoyalty(r, b[r], rules) > 10);
+    case "row_royalty_over_ten": return (["front", "middle", "back"] as const).some((r) => ofcRoyalty(r, b[r], rules) > 10);
     default: throw new Error(`unknown fantasyland_reentry ${String(rules.fantasyland_reentry)}`);
   }
 }

@@ -83,4 +83,9 @@ describe("table/openFaceStreet", () => {
     expect(royaltiesOf(rows, true, rules)).toEqual({ front: 0, middle: 0, back: 0 });
     expect(royaltiesOf({ ...rows, back: c("2h 3h") }, false, rules).back).toBe(0);
   });
+  it("gives a 2-7 lowball middle no royalty (rules.md §8.12), as the scoring does", () => {
+    const rules = ofcRules({ streetCards: [5, 3, 3, 3, 3], royaltyTable: "american", middleTripsRoyalty: 2, streetDiscards: 1, scoopPoints: 6, twoOfThreePoints: 1, finnishTwoOfSpades: "", middleRow: "deuce_to_seven" });
+    const rows = { front: c("Qs Qd 2c"), middle: c("4c 4d 4h 9s 2d"), back: c("2h 3h 4s 5d 6c") };
+    expect(royaltiesOf(rows, false, rules)).toEqual({ front: 7, middle: 0, back: 2 });
+  });
 });

@@ -12,7 +12,7 @@ import { readExport } from "../export";
 import * as F from "../fairness";
 import { categoryOf } from "../hands";
 import { type OfcRuleSet, dealStreets, ofcRoyalty, schedule } from "../openface";
-import { inOrder, lowballMiddle } from "../openfaceMoves";
+import { inOrder } from "../openfaceMoves";
 import { readRuleSet, rowRoyalty } from "../rules";
 
 type Obj = { [key: string]: Json };
@@ -297,9 +297,8 @@ function scored(d: Obj, ruleSet: Obj, family: string, seats: SeatState[], push: 
   const totals = (d.totals as number[]) ?? [];
   const series = (d.series_totals as number[]) ?? [];
   const scoring = family === "closed" ? readRuleSet(ruleSet) : null;
-  // Open face's royalties (rules.md §8.3); a 2-7 lowball middle earns none (§8.12).
-  const ofcRows = (r: (typeof ROWS)[number], rows: Board) =>
-    (r === "middle" && lowballMiddle(ruleSet as unknown as OfcRuleSet) ? 0 : ofcRoyalty(r, rows[r], ruleSet as unknown as OfcRuleSet));
+  // Open face's royalties (rules.md §8.3; a 2-7 lowball middle earns none, §8.12).
+  const ofcRows = (r: (typeof ROWS)[number], rows: Board) => ofcRoyalty(r, rows[r], ruleSet as unknown as OfcRuleSet);
   for (const st of seats) {
     const text = arrangements[st.seat];
     if (typeof text === "string" && text.includes("|")) {

@@ -5,7 +5,7 @@ import { RANKS, parseCards } from "./cards";
 import { hmac, sha256 } from "./crypto";
 import type { Rows } from "./fairness";
 import { CATEGORIES, compareRows, rowKey } from "./hands";
-import { deuceToSevenKey, lowballMiddle } from "./openfaceMoves";
+import { cmp, deuceToSevenKey, lowballMiddle } from "./openfaceMoves";
 
 export type OfcRuleSet = Record<string, unknown> & { street_cards: number[] };
 
@@ -53,11 +53,6 @@ export const streetDigest = (recordKey: Bytes, t: number, s: number, cards: read
 export const placingOrder = (sched: number[][], t: number, dealer: number, fantasyland: readonly (number | null)[]): number[] => {
   const n = sched[0]!.length;
   return Array.from({ length: n }, (_, k) => (dealer + 1 + k) % n).filter((s) => fantasyland[s] === null && sched[t]![s]! > 0);
-};
-
-const compareKeys = (a: readonly number[], b: readonly number[]): number => {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]! ? 1 : -1;
-  return 0;
 };
 
 /** rules.md §8.2: a finished hand is dead when its rows are out of order (equal allowed). */
@@ -115,7 +110,7 @@ export function scoreOpenFace(boards: readonly Rows[], dead: readonly boolean[],
       let rows: number[];
       if (dead[a] || dead[b]) rows = [0, 0, 0].map(() => (dead[a] && dead[b] ? 0 : dead[a] ? -1 : 1));
       else rows = rows3.map((r) => (lowball && r === "middle"
-        ? compareKeys(deuceToSevenKey(boards[b]![r]), deuceToSevenKey(boards[a]![r]))
+        ? cmp(deuceToSevenKey(boards[b]![r]), deuceToSevenKey(boards[a]![r]))
         : compareRows(boards[a]![r], boards[b]![r])));
       const won = rows.filter((x) => x > 0).length;
       const lost = rows.filter((x) => x < 0).length;

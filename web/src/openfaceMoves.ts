@@ -12,7 +12,8 @@ export const ROWS = ["front", "middle", "back"] as const;
 export const CAPACITY: Record<Row, number> = { front: 3, middle: 5, back: 5 };
 const BIGGEST_ROW_FIRST = ["back", "middle", "front"] as const;
 
-const cmp = (a: RowKey, b: RowKey): number => {
+/** Two row keys compared (1, 0, -1), a shorter key below a longer one it begins. */
+export const cmp = (a: RowKey, b: RowKey): number => {
   for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) return (a[i] ?? -2) > (b[i] ?? -2) ? 1 : -1;
   return 0;
 };

@@ -39,6 +39,13 @@ export function keptStore<T>(prefix: (typeof KEPT_PREFIXES)[number]) {
   };
 }
 
+/** A key keptStore wrote ("<prefix> <seat> <deal>") read back; undefined for any other key. */
+function keptEntry(key: string | null): { seat: string; deal: number } | undefined {
+  const parts = key?.split(" ");
+  if (parts?.length !== 3 || !(KEPT_PREFIXES as readonly string[]).includes(parts[0]!)) return undefined;
+  return { seat: parts[1]!, deal: Number(parts[2]) };
+}
+
 /**
  * Forget what `seat` kept for its deals up to `deal`, once that deal is scored or voided: its
  * rows, nonces, discards and settings were opened (or never will be) and the server publishes
@@ -51,10 +58,8 @@ export function pruneKept(seat: string, deal: number, storage: Storage = localSt
   const gone: string[] = [];
   for (let i = 0; i < storage.length; i++) {
     const key = storage.key(i);
-    const parts = key?.split(" ");
-    if (!key || parts?.length !== 3 || parts[1] !== seat || !(KEPT_PREFIXES as readonly string[]).includes(parts[0]!)) continue;
-    const n = Number(parts[2]);
-    if (Number.isInteger(n) && n <= deal) gone.push(key);
+    const entry = keptEntry(key);
+    if (key && entry?.seat === seat && Number.isInteger(entry.deal) && entry.deal <= deal) gone.push(key);
   }
   for (const key of gone) storage.removeItem(key);
   return gone.length;
@@ -73,8 +78,8 @@ export const PRUNE_TABLES_AT_ONCE = 20;
 export async function pruneKeptTables(api: Api, storage: Storage = localStorage): Promise<number> {
   const seats = new Set<string>();
   for (let i = 0; i < storage.length; i++) {
-    const parts = storage.key(i)?.split(" ");
-    if (parts?.length === 3 && (KEPT_PREFIXES as readonly string[]).includes(parts[0]!) && SEAT_NAME.test(parts[1]!)) seats.add(parts[1]!);
+    const entry = keptEntry(storage.key(i));
+    if (entry && SEAT_NAME.test(entry.seat)) seats.add(entry.seat);
   }
   let removed = 0;
   for (const seat of [...seats].slice(0, PRUNE_TABLES_AT_ONCE)) {

@@ -6,10 +6,17 @@ import { parseCards } from "./cards";
 import { ed25519Verify } from "./crypto";
 import type { ExportEvent } from "./exportFormat";
 import {
-  type DealId, announceMessage, commitMessage, declareMessage, discardsRevealMessage, fantasylandCommitMessage,
+  type DealId, type Rows, announceMessage, commitMessage, declareMessage, discardsRevealMessage, fantasylandCommitMessage,
   fantasylandRevealMessage, placeMessage, revealMessage,
 } from "./fairness";
 import type { Check } from "./verify";
+
+/** The rows an event records (front, middle, back: card names). */
+const eventRows = (d: ExportEvent["data"]): Rows => ({
+  front: parseCards((d.front as string[]).join(" ")),
+  middle: parseCards((d.middle as string[]).join(" ")),
+  back: parseCards((d.back as string[]).join(" ")),
+});
 
 const SIGNED = ["NaturalDeclared", "ArrangementCommitted", "SurrenderAnnounced", "ArrangementRevealed"];
 
@@ -46,11 +53,7 @@ export async function signatureChecks(id: DealId, players: string[], events: Exp
             ? announceMessage(id, seat, player, d.surrender === true)
           : e.type === "NaturalDeclared"
             ? declareMessage(id, seat, player, unhex(d.commitment as string))
-              : revealMessage(id, seat, player, {
-                front: parseCards((d.front as string[]).join(" ")),
-                middle: parseCards((d.middle as string[]).join(" ")),
-                back: parseCards((d.back as string[]).join(" ")),
-              }, unhex(d.nonce as string));
+              : revealMessage(id, seat, player, eventRows(d), unhex(d.nonce as string));
       } catch (err) {
         failure = `version ${e.version}: ${err instanceof Error ? err.message : String(err)}`;
         break;
@@ -121,13 +124,12 @@ function servicesMove(e: ExportEvent): string | undefined {
 /** fairness.md §19: the message an open-face move signs (a placement with the discard commitment recorded right after it, if any). */
 function openFaceMessage(id: DealId, seat: number, player: string, e: ExportEvent, next: ExportEvent | undefined): Bytes {
   const d = e.data;
-  const rows = () => ({ front: parseCards((d.front as string[]).join(" ")), middle: parseCards((d.middle as string[]).join(" ")), back: parseCards((d.back as string[]).join(" ")) });
   if (e.type === "CardsPlaced") {
     const discard = next?.type === "DiscardCommitted" && next.data.seat === d.seat && next.data.street === d.street ? unhex(String(next.data.commitment)) : undefined;
-    return placeMessage(id, seat, player, Number(d.street), rows(), discard);
+    return placeMessage(id, seat, player, Number(d.street), eventRows(d), discard);
   }
   if (e.type === "FantasylandCommitted") return fantasylandCommitMessage(id, seat, player, 2, unhex(String(d.commitment)));
-  if (e.type === "FantasylandRevealed") return fantasylandRevealMessage(id, seat, player, rows(), unhex(String(d.nonce)));
+  if (e.type === "FantasylandRevealed") return fantasylandRevealMessage(id, seat, player, eventRows(d), unhex(String(d.nonce)));
   const streets = d.streets as number[];
   const cards = d.cards as string[];
   const nonces = d.nonces as string[];

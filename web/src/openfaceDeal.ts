@@ -4,10 +4,10 @@
 // deadlines recorded, Pineapple's discards. openfacePlay.ts re-decides each event against it.
 import type { Json } from "./canonical";
 import { parseCard } from "./cards";
+import type { Obj } from "./exportFormat";
 import type { OfcRuleSet } from "./openface";
 import { type Board, ROWS, timeoutPolicy } from "./openfaceMoves";
 
-export type Obj = { [key: string]: Json };
 export type Ev = { version: number; type: string; data: Obj };
 export const cards = (v: Json | undefined): number[] => (Array.isArray(v) ? v.map((c) => parseCard(String(c))) : []);
 const num = (v: Json | undefined): number | null => (typeof v === "number" ? v : null);

@@ -5,13 +5,16 @@ on a pooled connection exactly as before."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
+from sapsam.app.store_interface import SecretChanges
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import ConcurrencyConflict, NewEvent
-from sapsam.store import stream_heads
+from sapsam.store import group_appends, stream_heads
 from sapsam.store.append_count import APPENDED
 from sapsam.store.event_store import EventStore
 
@@ -100,3 +103,57 @@ async def test_without_a_commit_group_the_session_appends_on_its_connection(
         assert pool_requests(store) == requests_before + 1
     finally:
         await store.close()
+
+
+async def test_each_form_of_an_append_is_written_only_if_the_group_sends_it(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append's own statement is written for a batch of one, its batch-statement member for a
+    batch of more, never both (group_appends hands the group both as functions)."""
+    made = {"own": 0, "member": 0}
+
+    def counting(kind: str, make: Callable[..., Any]) -> Callable[..., Any]:
+        def counted_make(*arguments: Any) -> Any:
+            made[kind] += 1
+            return make(*arguments)
+
+        return counted_make
+
+    monkeypatch.setattr(
+        group_appends, "with_companions", counting("own", group_appends.with_companions)
+    )
+    monkeypatch.setattr(
+        group_appends, "batch_member", counting("member", group_appends.batch_member)
+    )
+    assert store.commit_group is not None
+    await append_in_session(
+        store, "s-forms-learn", 0, 0, "learn"
+    )  # the session learns the database
+
+    async def kept_secret(stream: str, expected: int, request: str) -> None:
+        # A kept secret is a companion statement: the own statement is then written with it.
+        async with store.session() as session:
+            await session.append(
+                stream,
+                expected,
+                counted(expected),
+                request,
+                "tester",
+                secrets=SecretChanges(keep=((expected + 1, bytes(32)),)),
+            )
+
+    made.update(own=0, member=0)
+    for version in range(3):  # one at a time: batches of one, each its own statement
+        await kept_secret("s-forms-0", version, f"alone-{version}")
+    assert made == {"own": 3, "member": 0}
+
+    made.update(own=0, member=0)
+    batches, carried = store.commit_group.batches, store.commit_group.statements
+    streams = [f"s-forms-{index}" for index in range(1, 17)]
+    await asyncio.gather(*(kept_secret(stream, 0, f"together-{stream}") for stream in streams))
+    assert store.commit_group.statements - carried == len(streams)
+    assert store.commit_group.batches - batches < len(streams)  # some went together
+    assert made["own"] + made["member"] == len(streams)  # one form each, never both
+    assert made["member"] > 0
+    for stream in streams:
+        verify_stream_chain(await store.read_stream(stream))

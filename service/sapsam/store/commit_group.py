@@ -70,7 +70,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -106,6 +106,12 @@ ENVIRONMENT_SWITCH: Final = "SAPSAM_GROUP_COMMIT"
 BATCH_STATEMENT_SWITCH: Final = "SAPSAM_BATCH_STATEMENT"
 
 Row = tuple[Any, ...]
+Statement = str | Callable[[], str]
+"""An append's own statement, or how to write it: a member the batch statement carries never
+needs its own text (one write in a busy process; the other forms' work is spared)."""
+Batched = BatchMember | Callable[[], BatchMember] | None
+"""The same append as a member of the batch statement, or how to make it (only a batch of more
+than one uses it)."""
 
 
 def enabled_by_environment(switch: str = ENVIRONMENT_SWITCH) -> bool:
@@ -120,11 +126,23 @@ class RunAlone(Exception):  # noqa: N818 - an instruction, not a failure
 
 @dataclass(eq=False)
 class _Member:
-    statement: str
+    statement: Statement
     parameters: Mapping[str, Any]
     stream_id: str
     answer: asyncio.Future[list[Row]]
-    batched: BatchMember | None
+    batched: Batched
+
+    def own_statement(self) -> tuple[str, Mapping[str, Any]]:
+        """The append's own statement and its parameters (written now if it was not yet)."""
+        statement = self.statement
+        return (statement if isinstance(statement, str) else statement()), self.parameters
+
+    def member(self) -> BatchMember:
+        """The append as a member of the batch statement (made now if it was not yet)."""
+        batched = self.batched
+        if batched is None:  # pragma: no cover - only members with one are sent together
+            raise RuntimeError("this append cannot join the batch statement")
+        return batched if isinstance(batched, BatchMember) else batched()
 
 
 @dataclass(eq=False)
@@ -176,15 +194,16 @@ class CommitGroup:
 
     async def execute(
         self,
-        statement: str,
+        statement: Statement,
         parameters: Mapping[str, Any],
         stream_id: str,
-        batched: BatchMember | None = None,
+        batched: Batched = None,
     ) -> list[Row]:
         """The rows of ``statement`` (one autocommit statement appending to ``stream_id``) once
         it has committed with the batch it joined. ``batched``: the same append as a member of
-        the batch statement (``sapsam.store.batch_statement``), which then carries it. Raises
-        ``RunAlone`` when the group did not commit it (run it on your own connection)."""
+        the batch statement (``sapsam.store.batch_statement``), which then carries it. Either
+        may be given as a function that makes it, called only if the batch sends that form.
+        Raises ``RunAlone`` when the group did not commit it (run it on your own connection)."""
         if self._closed or time.monotonic() < self._unreachable_until:
             raise RunAlone
         loop = asyncio.get_running_loop()
@@ -350,10 +369,9 @@ async def _commit(
     use_batch = batch_statement and len(batch) > 1
     together = [m for m in batch if m.batched is not None] if use_batch else []
     alone = [m for m in batch if m.batched is None] if together else batch
-    statements = [(m.statement, m.parameters) for m in alone]
+    statements = [m.own_statement() for m in alone]
     if together:
-        members = [m.batched for m in together if m.batched is not None]
-        statements.insert(0, batch_statement_for(members))
+        statements.insert(0, batch_statement_for([m.member() for m in together]))
     if len(statements) == 1:
         cursors = [await connection.execute(*statements[0])]
     else:

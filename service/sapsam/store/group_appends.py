@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -115,10 +116,11 @@ async def append_by_group(
         handed_to,
         wake_type_listeners,
     )
-    statement = with_companions(companions, parameters) if companions else INSERT_BATCH
-    member = None
-    if all(c.batched is not None for c in companions):
-        member = batch_member(parameters, [c.batched for c in companions if c.batched is not None])
+    # Each form is written only if the group sends it: the append's own statement for a batch
+    # of one (or a member the batch statement cannot carry), the member for a batch of more.
+    statement = partial(with_companions, companions, parameters) if companions else INSERT_BATCH
+    parts = [c.batched for c in companions if c.batched is not None]
+    member = partial(batch_member, parameters, parts) if len(parts) == len(companions) else None
     try:
         rows = await commit_group.execute(statement, parameters, stream_id, member)
     except RunAlone:

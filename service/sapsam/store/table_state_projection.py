@@ -236,9 +236,10 @@ def _state_batch_sql() -> str:
 
 
 def _table_state_statement(
-    event: RecordedEvent | PendingEvent, inside: bool
+    event: RecordedEvent | PendingEvent, inside: bool, change: dict[str, Any] | None = None
 ) -> tuple[str, dict[str, Any]]:
-    """The one statement that folds ``event`` into its table's ``table_state`` row."""
+    """The one statement that folds ``event`` into its table's ``table_state`` row (``change``:
+    its ``_state_change``, when the caller has it already)."""
     data = event.data
     parameters: dict[str, Any] = {"table_id": table_id_of(event), "version": event.version}
     if event.type == "TableCreated":
@@ -256,7 +257,7 @@ def _table_state_statement(
             series_totals=Jsonb([0] * seat_count),
         )
         return _table_state_sql(event.type, inside), parameters
-    for name, value in _state_change(event).items():
+    for name, value in (_state_change(event) if change is None else change).items():
         parameters[name] = Jsonb(value) if _PARAMETER_TYPES[name] == "jsonb" else value
     return _table_state_sql(event.type, inside), parameters
 
@@ -324,21 +325,17 @@ def apply_table_state(connection: StatementSink, event: RecordedEvent) -> None:
 
 # A batch's ``inserted`` has a row per event: a scored deal's rows are written once, not per event.
 def _inline_table_state(event: PendingEvent) -> InlineStatement:
-    sql, parameters = _table_state_statement(event, inside=True)
-    batched = None if event.type == "TableCreated" else _state_part([event])
-    return InlineStatement(sql, parameters, batched)
-
-
-def _state_part(events: Sequence[PendingEvent]) -> BatchedPart:
-    """These events' change to their table's row, for the batch statement."""
-    return BatchedPart(
+    if event.type == "TableCreated":
+        return InlineStatement(*_table_state_statement(event, inside=True))
+    # One event's change, worked out once for both forms (every game write makes both).
+    change = _state_change(event)
+    sql, parameters = _table_state_statement(event, inside=True, change=change)
+    part = BatchedPart(
         "table_state",
         _STATE_BATCH_SQL,
-        {
-            "table_id": table_id_of(events[0]),
-            "events": [{"type": event.type, **_state_change(event)} for event in events],
-        },
+        {"table_id": parameters["table_id"], "events": [{"type": event.type, **change}]},
     )
+    return InlineStatement(sql, parameters, part)
 
 
 def _renamed(expression: str, prefix: str) -> str:
@@ -362,12 +359,24 @@ def _inline_table_state_batch(
         "table_id": table_id_of(events[0]),
         "version": events[-1].version,
     }
-    for index, event in enumerate(events):
+    changes = [_state_change(event) for event in events]  # once, for both forms
+    for index, (event, change) in enumerate(zip(events, changes, strict=True)):
         prefix = f"e{index}_"
-        _, event_parameters = _table_state_statement(event, inside=True)
+        _, event_parameters = _table_state_statement(event, inside=True, change=change)
         parameters.update({prefix + name: value for name, value in event_parameters.items()})
     sql = _chained_update_sql(tuple(event.type for event in events))
-    return [InlineStatement(sql, parameters, _state_part(events))]
+    part = BatchedPart(
+        "table_state",
+        _STATE_BATCH_SQL,
+        {
+            "table_id": parameters["table_id"],
+            "events": [
+                {"type": event.type, **change}
+                for event, change in zip(events, changes, strict=True)
+            ],
+        },
+    )
+    return [InlineStatement(sql, parameters, part)]
 
 
 @lru_cache(maxsize=256)

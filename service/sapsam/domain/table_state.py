@@ -115,7 +115,9 @@ class TableState:
             return TablePhase.NOT_CREATED
         if self.series_complete:
             return TablePhase.SERIES_COMPLETE
-        if any(player is None for player in self.seats):
+        # Plain loops and ``in``, not any() over generators: the phase is asked a few times on
+        # every command decided (the checks, the plans, the settling step).
+        if None in self.seats:
             return TablePhase.SEATING
         if self.first_dealer is None:
             return TablePhase.AWAITING_DEALER
@@ -128,8 +130,10 @@ class TableState:
             return TablePhase.DEALING
         if not deal.reveals_open:
             return TablePhase.ARRANGING if deal.announcements is None else TablePhase.ANNOUNCING
-        if any(awaits_reveal(deal, seat) for seat in range(self.seat_count)):
-            return TablePhase.REVEALING
+        reveals, timeouts = deal.reveals, deal.timeouts
+        for seat in range(self.seat_count):
+            if reveals[seat] is None and timeouts[seat] is None:  # awaits_reveal(deal, seat)
+                return TablePhase.REVEALING
         return TablePhase.AWAITING_SEED
 
     def seat_of(self, player_id: str) -> int | None:

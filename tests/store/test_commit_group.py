@@ -116,6 +116,14 @@ async def test_a_conflicting_member_does_not_fail_the_others(
     assert all(isinstance(o, AppendResult) and not o.replayed for o in outcomes[:-1])
     if batch_statement:  # its guard left it out of the statement; the others committed
         assert group.failed_batches == 0
+        # The batch statement went through libpq's prepared-statement calls on the group's
+        # connection (sapsam.store.prepared_batch), prepared there once.
+        running = group._running
+        assert running is not None and running.connection is not None
+        cursor = await running.connection.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'sapsam_batch_%%'"
+        )
+        assert await cursor.fetchone() == (1,)
     else:  # the batch it was in rolled back; the others ran alone
         assert group.failed_batches >= 1
     assert len(await read_all(connections[0])) == 1 + len(others)

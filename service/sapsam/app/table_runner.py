@@ -41,6 +41,7 @@ from sapsam.app.table_locks import TableLocks
 from sapsam.app.table_memory import TableMemory
 from sapsam.app.table_plans import (
     CONFLICT_RETRIES,
+    STREAM_PREFIX,
     DealtFor,
     Plan,
     PlanFor,
@@ -300,7 +301,8 @@ class TableRunner:
                         [NewEvent(*_encoded(self.codec, event)) for event in events],
                         scoped_request_id,
                         actor,
-                        response={"table_id": str(table_id)},
+                        # str(table_id) from the stream id already made (str(uuid) is Python).
+                        response={"table_id": stream_id.removeprefix(STREAM_PREFIX)},
                         secrets=secret_changes(planned.keep_secret, events),
                         request_digest=request_digest,
                         handed_to=None if self.on_appended is None else self.feed_listener(),

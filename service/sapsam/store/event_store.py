@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, Final
 
 import psycopg
@@ -64,6 +65,29 @@ class PoolPolicy:
 
 
 DEFAULT_POOL_POLICY: Final = PoolPolicy()
+
+
+class _SessionBlock(AbstractAsyncContextManager[PostgresSession]):
+    """``EventStore.session``'s block: the session, its pooled connection (if it took one)
+    given back at the end, with the error that ended the block if one did. A class, not an
+    ``asynccontextmanager`` generator: every call opens one (~1 us less each)."""
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: PostgresSession) -> None:
+        self._session = session
+
+    async def __aenter__(self) -> PostgresSession:
+        return self._session
+
+    async def __aexit__(
+        self,
+        error_type: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self._session.release(error_type, error, traceback)
+
 
 TimeRemaining = Callable[[], float]
 """Seconds left to the call being served (its deadline, or the server's stop, if sooner)."""
@@ -349,24 +373,19 @@ class EventStore:
         """Anything the database or psycopg raises."""
         return (psycopg.Error,)
 
-    @contextlib.asynccontextmanager
-    async def session(self) -> AsyncIterator[PostgresSession]:
+    def session(self) -> AbstractAsyncContextManager[PostgresSession]:
         """Store operations on one pooled connection (``sapsam.store.session``)."""
         # The pooled connection is taken when an operation first needs one: a write the commit
         # group commits needs none (``PostgresSession.append``).
-        session = PostgresSession(
-            None,
-            self.projectors,
-            self.commit_group,
-            pool=self.pool,
-            known=self.known_database,
+        return _SessionBlock(
+            PostgresSession(
+                None,
+                self.projectors,
+                self.commit_group,
+                pool=self.pool,
+                known=self.known_database,
+            )
         )
-        try:
-            yield session
-        except BaseException as error:
-            await session.release(type(error), error, error.__traceback__)
-            raise
-        await session.release()
 
     def write_stamp(self, stream_id: str) -> int:
         """The stream's write stamp now (``sapsam.store.write_stamps``)."""

@@ -13,7 +13,9 @@ and refuses a second one, while an outer interceptor must still be able to chang
 (the stop turns a call it cut off into SERVER_STOPPING) and the call log must see it.
 
 Every servicer method runs on the loop: an ``async def`` is awaited, an async generator drained;
-a plain ``def`` (one that does no I/O, as a test's stub) is simply called.
+a plain ``def`` is simply called: one that returns an async iterator (``WatchTable``: the stream
+it made, one generator less per response) has that drained, any other (no I/O, as a test's stub)
+is iterated.
 """
 
 from __future__ import annotations
@@ -112,7 +114,11 @@ def _streamed(handler: Callable[..., Any], request: Any, context: Any) -> AsyncI
         return responses
     if inspect.iscoroutinefunction(handler):  # grpc.aio's write() style (health's Watch)
         return _written(handler, request, context)
-    return _iterated(handler(request, context))  # a synchronous generator: no I/O
+    made = handler(request, context)
+    if hasattr(made, "__aiter__"):  # a plain method that returns the stream it made (WatchTable)
+        stream: AsyncIterator[Any] = made
+        return stream
+    return _iterated(made)  # a synchronous generator: no I/O
 
 
 async def _iterated(responses: Any) -> AsyncIterator[Any]:

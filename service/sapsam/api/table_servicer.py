@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Final
 
 import grpc
@@ -395,25 +396,25 @@ class TableServicer(SeatMoves):
             raise ApiError("DEAL_NOT_FOUND", f"no deal {request.name}", field="name")
         return table_service_pb2.GetDealResultResponse(result=result)
 
-    async def WatchTable(  # noqa: N802 - the generated method name
+    def WatchTable(  # noqa: N802 - the generated method name
         self, request: table_service_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         """The table's public events after ``after_version``, then live (``sapsam.api.watch``),
-        one a message or, with ``batch_events``, those ready at once in one message."""
+        one a message or, with ``batch_events``, those ready at once in one message: the
+        stream ``watch`` makes, handed to grpc as it is (a plain method, not a generator of
+        its own, so that a response passes one generator less)."""
         table_id = resources.parse_table(request.table, "table")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
         feed = self._feed
         stream_id = stream_id_for(table_id)
-        if not feed.has_events(stream_id):  # else another watcher here has seen it exists
-            await self._load(table_id)  # NOT_FOUND before the stream starts
-        responses = watch(
+        return watch(
             feed,
             stream_id,
             lambda: TableChannel(self._tables, table_id, feed, feed.buffer_limit),
             request.after_version,
             auth.current_caller().player_id,  # a seat's holder is sent its own cards
             table_events_batch if request.batch_events else None,
+            # NOT_FOUND before the stream starts, unless another watcher here has seen it exists
+            None if feed.has_events(stream_id) else partial(self._load, table_id),
         )
-        async for response in responses:
-            yield response

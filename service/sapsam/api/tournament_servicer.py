@@ -16,6 +16,7 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
 from typing import Any, Final
 
 import grpc
@@ -449,28 +450,28 @@ class TournamentServicer(
             around_me=[entry(row) for row in around],
         )
 
-    async def WatchTournament(  # noqa: N802 - the generated method name
+    def WatchTournament(  # noqa: N802 - the generated method name
         self,
         request: tournament_service_pb2.WatchTournamentRequest,
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[tournament_service_pb2.WatchTournamentResponse]:
         """The tournament's events after ``after_version``, then live, until it is complete
-        (``sapsam.api.watch``)."""
+        (``sapsam.api.watch``): the stream ``watch`` makes, handed to grpc as it is."""
         tournament_id = parse_tournament(request.tournament, "tournament")
         if request.after_version < 0:
             raise ApiError("INVALID_ARGUMENT", "after_version must be 0 or more", "after_version")
         feed = self._feed
         stream_id = stream_id_for(tournament_id)
-        if not feed.has_events(stream_id):  # else another watcher here has seen it exists
-            await self._tournaments.load(tournament_id)  # NOT_FOUND first
-        responses = watch(
+        return watch(
             feed,
             stream_id,
             lambda: TournamentChannel(self._tournaments, tournament_id, feed, feed.buffer_limit),
             request.after_version,
+            # NOT_FOUND first, unless another watcher here has seen it exists
+            opening=None
+            if feed.has_events(stream_id)
+            else partial(self._tournaments.load, tournament_id),
         )
-        async for response in responses:
-            yield response
 
 
 def add_tournament_service(servicer: TournamentServicer | None, server: grpc.aio.Server) -> None:

@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -82,7 +81,14 @@ class Sent:
 
 
 class Watcher:
-    """One open stream's place in a channel: what it has yet to send, in a bounded buffer."""
+    """One open stream's place in a channel: what it has yet to send, in a bounded buffer.
+
+    Its stream waits on a bare future (:meth:`next_wake`), not on an ``asyncio.Event``: every
+    wait of every open stream would otherwise make two coroutines besides the future, and
+    thousands of streams' waits are most of what the collector finds young (docs/performance.md,
+    "bench/capacity.py")."""
+
+    __slots__ = ("_limit", "_waiter", "_woken", "behind", "catch_up_through", "waiting")
 
     def __init__(self, buffer_limit: int) -> None:
         self.waiting: deque[Sent] = deque()
@@ -90,7 +96,8 @@ class Watcher:
         self.catch_up_through: int | None = None
         """The last version it reads itself before what the channel hands it (None: none)."""
         self._limit = buffer_limit
-        self._woken = asyncio.Event()
+        self._woken = False  # woken while its stream was not waiting
+        self._waiter: asyncio.Future[None] | None = None
 
     def offer(self, fresh: list[Sent]) -> bool:
         """Take new events; ``False`` (and the buffer is dropped) if they would overflow it."""
@@ -99,17 +106,28 @@ class Watcher:
             self.waiting.clear()
         else:
             self.waiting.extend(fresh)
-        self._woken.set()
+        self.wake()
         return not self.behind
 
     def wake(self) -> None:
-        """Have :meth:`wait` return (the channel closed)."""
-        self._woken.set()
+        """End the stream's wait (new events, or the channel closed), or the next one at once."""
+        waiter = self._waiter
+        if waiter is None:
+            self._woken = True
+            return
+        self._waiter = None
+        if not waiter.done():  # done: the stream was cancelled while it waited
+            waiter.set_result(None)
 
-    async def wait(self) -> None:
-        """Until the channel offers events or closes."""
-        await self._woken.wait()
-        self._woken.clear()
+    def next_wake(self) -> asyncio.Future[None] | None:
+        """What the stream awaits until the channel offers events or closes; None when that
+        happened since its last wait (it goes on at once)."""
+        if self._woken:
+            self._woken = False
+            return None
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiter = waiter
+        return waiter
 
 
 class StreamChannel(abc.ABC):
@@ -318,6 +336,7 @@ async def watch(
     after_version: int,
     player_id: str | None = None,
     batch: Callable[[list[Any]], Any] | None = None,
+    opening: Callable[[], Awaitable[object]] | None = None,
 ) -> AsyncIterator[Any]:
     """The responses for the stream's events after ``after_version``, then live (see the
     module's docstring for how it ends), each as the watcher calling as ``player_id`` (None:
@@ -326,25 +345,14 @@ async def watch(
     ``batch`` (None: one response per event) makes one response of the responses ready at once
     (at most :data:`BATCH_EVENTS`): one message per append while the client keeps up, so a
     stream's writes, each of which costs the server and the client a round through grpc, fall
-    from one per event to one per append."""
+    from one per event to one per append. ``opening`` runs before anything else (a servicer's
+    check that the stream exists: its error ends the call before any message).
+
+    One generator from the channel to grpc: each level a response passes through is a
+    resumption per message and a live object per waiting stream, for thousands of streams."""
+    if opening is not None:
+        await opening()
     most = 1 if batch is None else BATCH_EVENTS
-    async with contextlib.aclosing(_ready(feed, stream_id, create, after_version, most)) as ready:
-        async for sents in ready:
-            if batch is None:
-                yield sents[0].response_for(player_id)
-            else:
-                yield batch([sent.response_for(player_id) for sent in sents])
-
-
-async def _ready(
-    feed: EventFeed,
-    stream_id: str,
-    create: Callable[[], StreamChannel],
-    after_version: int,
-    most: int,
-) -> AsyncGenerator[list[Sent], None]:
-    """The stream's events after ``after_version`` as sent, in runs of at most ``most`` events
-    ready at once; what is not yet in a run stays in the watcher's bounded buffer."""
     channel = feed.channel(stream_id, create)
     watcher = channel.enter()
     try:
@@ -357,7 +365,7 @@ async def _ready(
             for start in range(0, ends, most):
                 part = history[start : min(start + most, ends)]
                 last = part[-1].version
-                yield part
+                yield _response(part, player_id, batch)
             if ends and history[ends - 1].last:
                 return
         while True:
@@ -372,7 +380,7 @@ async def _ready(
                     if sent.last:
                         break
                 if run:
-                    yield run
+                    yield _response(run, player_id, batch)
                     if run[-1].last:
                         return
             if watcher.behind:
@@ -383,6 +391,17 @@ async def _ready(
                 return
             if channel.closed:  # the feed stopped: the server is stopping
                 raise ApiError(SERVER_STOPPING_REASON, SERVER_STOPPING_MESSAGE)
-            await watcher.wait()
+            waiter = watcher.next_wake()
+            if waiter is not None:
+                await waiter
     finally:
         channel.leave(watcher)
+
+
+def _response(
+    run: list[Sent], player_id: str | None, batch: Callable[[list[Any]], Any] | None
+) -> Any:
+    """One message: the run's one event (no ``batch``) or all of them in one."""
+    if batch is None:
+        return run[0].response_for(player_id)
+    return batch([sent.response_for(player_id) for sent in run])

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from api_client import Api, Watcher, error_reason
 
+from sapsam.api import watch as watching
 from sapsam.api.live_feed import EventFeed
 from sapsam.api.server import RunningServer
 from sapsam.api.watch import Sent, StreamChannel, watch
@@ -205,3 +206,28 @@ def test_events_this_process_appended_are_sent_without_a_read_unless_one_is_miss
 
     received = asyncio.run(run())
     assert received == [f"event {version}" for version in range(1, 6)]
+
+
+def test_a_watcher_woken_before_it_waits_goes_on_and_one_woken_while_waiting_wakes() -> None:
+    """A wake-up is never lost: before the wait it makes the next wait return at once (once),
+    during the wait it ends it; a wait cancelled (the client left) takes no later wake-up."""
+
+    async def run() -> None:
+        watcher = watching.Watcher(4)
+        watcher.wake()
+        assert watcher.next_wake() is None  # woken already: go on
+        waiter = watcher.next_wake()
+        assert waiter is not None and not waiter.done()
+        assert watcher.offer([Sent(1, "event 1")])
+        assert waiter.done()
+        await waiter
+        assert [sent.version for sent in watcher.waiting] == [1]
+        cancelled = watcher.next_wake()
+        assert cancelled is not None
+        cancelled.cancel()
+        watcher.wake()  # after the stream left mid-wait: nothing raises
+        assert watcher.next_wake() is not None  # that wake-up went to the cancelled wait
+        assert not watcher.offer([Sent(2, "event 2")] * 5)  # beyond its buffer: behind
+        assert watcher.behind and not watcher.waiting
+
+    asyncio.run(run())

@@ -22,7 +22,9 @@ delivery lag (an event's record time to its arrival on a stream), deals scored, 
 CPU spent in it by the server, PostgreSQL (the backends serving the benchmark's database; on the
 private cluster every cluster process too) and the generators, per table per second. A level
 passes when every method's p99 is at most 100 ms and nothing failed. No new level starts after
-``--max-seconds``.
+``--max-seconds``. Per level also the cyclic collector's pauses, of the server's processes
+(``sapsam serve --gc-report``) and of the generators: each stops its process's loop, so a call
+that meets one waits for it.
 
 Usage: ``python bench/capacity.py [--think-seconds 5] [--start-tables 1000] [--max-tables 1000]
 [--level-seconds 25] [--generators 2] [--tables-per-connection 4] [--workers 2] [--single-level]
@@ -39,15 +41,19 @@ import json
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from _game import warm_up_rules
 from _postgres import benchmark_database, postgres_spent, read_postgres
 from _procs import cpu_by_pid, cpu_delta, latency_summary, rss_mb, stop_cleanly_on_sigterm
 from _seats import Connection, Table, Tally
-from _server import describe, running_server
+from _server import describe, running_server, supported
+
+from sapsam.api.gc_pauses import PauseLog, summarize
 
 P99_LIMIT_MS = 100.0
 TARGET_TABLES = 1000
@@ -61,6 +67,8 @@ async def _generate(
     # full collection, and young collections a tenth as often.
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
+    pauses = PauseLog()  # a generator's own pauses delay the calls it times: reported beside
+    pauses.install()
     tally = Tally()
     gate = asyncio.Semaphore(setup_at_once)
     running: list[tuple[Table, asyncio.Task[None]]] = []
@@ -83,6 +91,7 @@ async def _generate(
             pipe.send(sum(1 for table, _ in running if len(table.seats) == 4))
         elif order[0] == "window":
             tally.reset((order[1], order[2]))
+            pauses.take()
             pipe.send("ok")
         elif order[0] == "report":
             pipe.send(
@@ -92,6 +101,7 @@ async def _generate(
                     "errors": dict(tally.errors),
                     "deals_scored": tally.deals_scored,
                     "messages": tally.messages,
+                    "gc_pauses": [pause.as_json() for pause in pauses.take()],
                 }
             )
         else:
@@ -171,6 +181,7 @@ def run_level(
     database: Any,
     tables: int,
     arguments: argparse.Namespace,
+    gc_report: Path | None,
 ) -> dict[str, Any]:
     """Grow or shrink to ``tables``, let them settle, measure one window."""
     count = len(generators.pipes)
@@ -187,6 +198,7 @@ def run_level(
         time.sleep(arguments.settle_seconds)
     begin = time.monotonic() + 0.2
     until = begin + arguments.level_seconds
+    wall_window = (time.time() + 0.2, time.time() + 0.2 + arguments.level_seconds)
     generators.tell_all("window", begin, until)
     time.sleep(max(0.0, begin - time.monotonic()))
     server_before, load_before = cpu_by_pid(server.pids()), cpu_by_pid(generators.pids())
@@ -268,8 +280,32 @@ def run_level(
             else {}
         ),
         "server_rss_mb": rss,
+        # The cyclic collector's pauses in the window (sapsam serve --gc-report; each stops
+        # its process's loop): a call that meets one waits for it.
+        "gc_pauses": {
+            "server": (
+                None
+                if gc_report is None
+                else summarize(_server_pauses(gc_report, wall_window), arguments.level_seconds)
+            ),
+            "load_generators": summarize(
+                [pause for report in reports for pause in report["gc_pauses"]],
+                arguments.level_seconds,
+            ),
+        },
         "per_method": per_method,
     }
+
+
+def _server_pauses(folder: Path, window: tuple[float, float]) -> list[dict[str, Any]]:
+    """The server processes' collections that ended in ``window`` (wall clock)."""
+    time.sleep(1.5)  # each process appends once a second
+    return [
+        pause
+        for path in folder.glob("gc-*.jsonl")
+        for pause in map(json.loads, path.read_text().splitlines())
+        if window[0] <= pause["at"] <= window[1]
+    ]
 
 
 def next_level(tables: int, passed: int, failed: int | None, ceiling: int) -> int | None:
@@ -312,16 +348,20 @@ def main() -> int:
     began = time.monotonic()
     load_before = os.getloadavg()[0]
     levels: list[dict[str, Any]] = []
+    gc_report = (
+        Path(tempfile.mkdtemp(prefix="sapsam-capacity-gc-")) if supported("--gc-report") else None
+    )
+    extra = [*arguments.server_option, *(["--gc-report", str(gc_report)] if gc_report else [])]
     with (
         benchmark_database(arguments.database_url, "sapsam_bench_capacity") as database,
-        running_server(database.url, arguments.workers, extra=arguments.server_option) as server,
+        running_server(database.url, arguments.workers, extra=extra) as server,
     ):
         generators = Generators(server.target, arguments.generators, arguments)
         try:
             tables: int | None = arguments.start_tables
             passed, failed = 0, None
             while tables is not None and time.monotonic() - began < arguments.max_seconds:
-                level = run_level(generators, server, database, tables, arguments)
+                level = run_level(generators, server, database, tables, arguments, gc_report)
                 levels.append(level)
                 print(json.dumps({k: level[k] for k in list(level)[:8]}), file=sys.stderr)
                 if level["passed"]:

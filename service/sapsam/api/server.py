@@ -56,6 +56,7 @@ from sapsam.api import (
 )
 from sapsam.api.auth import AuthInterceptor, CachedTokenLookup, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
+from sapsam.api.gc_pauses import report_pauses
 from sapsam.api.interception import CallInterceptor, ErrorInterceptor, StatusSender
 from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limit
 from sapsam.api.stopping import StopGate, StoppingInterceptor
@@ -145,6 +146,9 @@ class ServerConfig:
     """The largest request accepted; grpc answers a larger one RESOURCE_EXHAUSTED itself."""
     bench_echo: bool = False
     """Also serve the benchmarking echo RPC (``sapsam.api.bench_echo``); off in production."""
+    gc_report: Path | None = None
+    """A folder to log the collector's pauses in (``sapsam.api.gc_pauses``, a benchmarking aid);
+    ``None``: not logged."""
     http_listen: str | None = None
     """``host:port`` to also serve the same services over Connect and gRPC-web (browsers), on
     the same loop (``sapsam.api.connect_app``, ``sapsam serve --http``); ``None``: gRPC only."""
@@ -446,6 +450,9 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
         # which stops the loop (docs/performance.md, "bench/capacity.py").
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+        pause_report = (
+            None if config.gc_report is None else loop.create_task(report_pauses(config.gc_report))
+        )
         scheme = "TLS" if config.tls_cert else "plaintext"
         _logger.info(
             "serving on %s (port %d, %s, pid %d)", config.listen, served.port, scheme, os.getpid()
@@ -455,6 +462,9 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
             await _drain(served, stopping, config.drain_seconds)
         _logger.info("stopping: finishing calls in flight")
         await served.stop()
+        if pause_report is not None:
+            pause_report.cancel()
+            await asyncio.gather(pause_report, return_exceptions=True)
         _logger.info("stopped")
         return 0
     finally:

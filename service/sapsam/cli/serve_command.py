@@ -101,6 +101,13 @@ def register(subparsers: Any) -> None:
         help="benchmarking aid: also serve sapsam.bench.v1.EchoService/Echo (see bench/service.py)",
     )
     parser.add_argument(
+        "--gc-report",
+        type=Path,
+        metavar="DIR",
+        help="benchmarking aid: each process appends its collector's pauses to DIR/gc-PID.jsonl"
+        " (see bench/capacity.py)",
+    )
+    parser.add_argument(
         "--no-receipts",
         action="store_true",
         help="benchmarking aid: return no signed receipts (docs/transparency.md §9)",
@@ -208,6 +215,7 @@ def _config(arguments: argparse.Namespace) -> ServerConfig:
         token_ttl=token_ttl,
         reuse_port=arguments.workers > 1,
         bench_echo=arguments.bench_echo,
+        gc_report=arguments.gc_report,
         grace_seconds=_non_negative(arguments.grace_seconds, "--grace-seconds"),
         drain_seconds=_non_negative(arguments.drain_seconds, "--drain-seconds"),
         limits=_caller_limits(arguments),

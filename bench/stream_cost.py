@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import multiprocessing
 import os
@@ -43,6 +42,7 @@ from _procs import cpu_by_pid, cpu_delta, stop_cleanly_on_sigterm
 from _seats import Connection, Table, Tally
 from _server import describe, running_server
 
+from sapsam.api.collector import start_serving_collector
 from sapsam_proto.v1 import table_service_pb2
 
 PHASES = ("none", "single", "batch")
@@ -91,8 +91,7 @@ async def _extra_stream(
 
 async def _generate(target: str, think: float, per_connection: int, pipe: Any) -> None:
     warm_up_rules()
-    gc.freeze()
-    gc.set_threshold(10_000, 10, 10)  # as the server and bench/capacity.py's generators do
+    start_serving_collector()  # as the server and bench/capacity.py's generators do
     tally = Tally()
     gate = asyncio.Semaphore(16)
     tables: list[HeadTable] = []

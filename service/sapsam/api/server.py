@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import signal
@@ -56,6 +55,7 @@ from sapsam.api import (
 )
 from sapsam.api.auth import AuthInterceptor, CachedTokenLookup, TokenLookup
 from sapsam.api.call_log import CallLogInterceptor
+from sapsam.api.collector import collect_fully_every, start_serving_collector
 from sapsam.api.gc_pauses import report_pauses
 from sapsam.api.interception import CallInterceptor, ErrorInterceptor, StatusSender
 from sapsam.api.limits import CallerLimits, LimitsInterceptor, token_lookup_limit
@@ -93,12 +93,6 @@ PENDING_CALL_OPTIONS: Final[tuple[tuple[str, int], ...]] = (
 """Calls that arrived and wait for the event loop to take them. grpc's defaults (1,000 and
 3,000) cancel the rest of a burst, as when thousands of watchers reconnect at once after a
 restart; each waiting call costs memory only."""
-GC_THRESHOLDS: Final = (10_000, 10, 10)
-"""The serving process's garbage collector thresholds (Python's default: 700, 10, 10). A call
-allocates hundreds of container objects that die young; at 700 the young generation is
-collected several times a second under load and promotes the objects of calls in flight, which
-then make the full collections (each a stop of the loop, tens to hundreds of milliseconds with
-a large heap) come sooner (docs/performance.md, "bench/capacity.py")."""
 TABLE_SERVICE_NAME: Final = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAYER_SERVICE_NAME: Final = player_service_pb2.DESCRIPTOR.services_by_name[
     "PlayerService"
@@ -443,16 +437,15 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
     stopping = asyncio.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(number, stopping.set)
+    background: list[asyncio.Task[None]] = []
     try:
         served = await serve(config, services)
-        # What start-up made (modules, descriptors, pools: most of the heap of a quiet worker)
-        # lives as long as the process: keep it out of every later full collection, each of
-        # which stops the loop (docs/performance.md, "bench/capacity.py").
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
-        pause_report = (
-            None if config.gc_report is None else loop.create_task(report_pauses(config.gc_report))
-        )
+        # Each collection stops the loop: start-up's objects frozen out of them, young ones
+        # by count, full ones on a timer (sapsam.api.collector).
+        start_serving_collector()
+        background.append(loop.create_task(collect_fully_every()))
+        if config.gc_report is not None:
+            background.append(loop.create_task(report_pauses(config.gc_report)))
         scheme = "TLS" if config.tls_cert else "plaintext"
         _logger.info(
             "serving on %s (port %d, %s, pid %d)", config.listen, served.port, scheme, os.getpid()
@@ -462,12 +455,12 @@ async def _serve_until_signalled(config: ServerConfig, services: Services) -> in
             await _drain(served, stopping, config.drain_seconds)
         _logger.info("stopping: finishing calls in flight")
         await served.stop()
-        if pause_report is not None:
-            pause_report.cancel()
-            await asyncio.gather(pause_report, return_exceptions=True)
         _logger.info("stopped")
         return 0
     finally:
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         for number in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(number)
 

@@ -1,5 +1,6 @@
 """An event line read in one step with its limits (``event_lines.canonical_event``) is read as the
-usual path reads it, and only where ``check_line`` passes it (issue #15 item 8, verify speed).
+usual path reads it, and only where ``check_line`` passes it (issue #15 item 8, verify speed); the
+header line likewise (``event_lines.canonical_object``).
 
 ``read_export`` holds a line to the limits before it parses it, unless ``canonical_event`` reads
 it: that reader must give an event only where the line is within every limit and the usual read
@@ -19,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_strategies import json_values, texts
 
-from sapsam.audit import ExportLimitError, Requester, select_deal, write_lines
-from sapsam.audit.event_lines import canonical_event, quick_event
+from sapsam.audit import ExportLimitError, Requester, select_deal, select_table, write_lines
+from sapsam.audit.event_lines import canonical_event, canonical_object, quick_event
 from sapsam.audit.export_limits import MAX_NESTING_DEPTH, check_line
+from sapsam.audit.export_reading import _parse_line
 from sapsam.audit.sample_anchored import anchored_log
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.audit.verifier import verify_export
@@ -212,3 +214,103 @@ def test_a_repeated_key_cannot_hide_what_is_beyond_a_limit() -> None:
     assert canonical_event(line) is None
     with pytest.raises(ExportLimitError, match="nested deeper"):
         verify_export([lines[0], line, *lines[2:]])
+
+
+# -- the header line (``canonical_object``) ------------------------------------------------------
+
+
+def _same_object(line: str) -> None:
+    """Where canonical_object reads a line, the limits pass it and the usual parse agrees."""
+    read = canonical_object(line)
+    if read is None:
+        return
+    check_line(line, 1)  # raises if the line is beyond a limit
+    assert read == _parse_line(line, 1)
+    assert type(read) is dict
+
+
+_HEADER_SPELLINGS = [
+    "plain",
+    "space after a comma",
+    "repeated key",
+    "escaped character",
+    "escaped key",
+    "newline at the end",
+    "minus zero",
+    "ASCII only",
+]
+
+
+def _header_spelled(value: dict[str, Any], spelling: str) -> str:
+    line = _written(value)
+    if spelling == "space after a comma":
+        return line.replace(",", ", ", 1)
+    if spelling == "repeated key":
+        return '{"x":' + "[" * 40 + "]" * 40 + "," + line[1:]
+    if spelling == "escaped character":
+        return line.replace("—", "\\u2014", 1)
+    if spelling == "escaped key":
+        return line.replace('"scope":', '"sc\\u006fpe":', 1)
+    if spelling == "newline at the end":
+        return line + "\n"
+    if spelling == "minus zero":
+        return line.replace('"seat_count":0', '"seat_count":-0', 1)
+    if spelling == "ASCII only":
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return line
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.dictionaries(_texts, _values, max_size=4),
+    st.sampled_from([0, 3, 10**19, -(2**53)]),
+    st.sampled_from(["sapsam/test\n12\nabc=\n\n— sapsam/test xyz=\n", "plain"]),
+    st.sampled_from(_HEADER_SPELLINGS),
+)
+def test_a_header_read_in_one_step_is_within_the_limits_and_read_alike(
+    rule_set: dict[str, Any], seat_count: int, checkpoint: str, spelling: str
+) -> None:
+    value = {
+        "format": "sapsam-audit-export",
+        "rule_set": rule_set,
+        "scope": "deal",
+        "seat_count": seat_count,
+        "segments": [{"anchor": {"hash": "0" * 64, "version": 0}, "last_hash": "ab" * 32}],
+        "transparency": {"checkpoint": checkpoint, "consistency": []},
+    }
+    try:
+        line = _header_spelled(value, spelling)
+    except (UnicodeEncodeError, ValueError):
+        return
+    _same_object(line)
+
+
+def test_every_header_the_exporter_writes_is_read_in_one_step() -> None:
+    signer = NoteSigner.from_seed("sapsam/test", bytes(32))
+    log = anchored_log([recorded_stream(3), recorded_stream(4)], signer)
+    operator = Requester.operator()
+    exports = [log.anchored(select_deal(stream, 2, operator)) for stream in log.streams]
+    exports += [log.anchored(select_table(stream, operator)) for stream in log.streams]
+    for export in exports:
+        header = next(iter(write_lines(export)))
+        assert not header.isascii()  # the signed note's "—": the bytes, not the characters, count
+        assert canonical_object(header) is not None
+        assert canonical_object(header + "\n") == canonical_object(header) == _parse_line(header, 1)
+        _same_object(header)
+
+
+@pytest.mark.parametrize(
+    ("hidden", "error"),
+    [
+        ('"x":' + "[" * 40 + "]" * 40 + ',"x":0,', "nested deeper"),  # a repeated key's value
+        ('"x":' + "[" * 32 + "]" * 32 + ",", "nested deeper"),
+        ('"x":' + str(10**19) + ",", "longer than"),
+        ('"x":' + str(-(2**64)) + ",", "longer than"),
+    ],
+)
+def test_a_header_beyond_a_limit_is_left_to_the_limits(hidden: str, error: str) -> None:
+    lines = _anchored_deal_lines()
+    header = "{" + hidden + lines[0][1:]
+    assert canonical_object(header) is None
+    with pytest.raises(ExportLimitError, match=error):
+        verify_export([header, *lines[1:]])

@@ -23,6 +23,12 @@ texts' opening brackets, inside strings or not, and the one or two objects aroun
 ``check_line`` passes the line when that count is within the limit; anything else (a longer line,
 a big integer, a bracket too many, a character beyond ASCII) declines, and ``check_line`` decides
 as ever. tests/audit/test_event_lines.py holds both readers to the usual path.
+
+:func:`canonical_object` does the same for any line of one JSON object (the export's header line,
+read as a plain value): the same argument in the line's UTF-8 bytes, where orjson writes a
+character beyond ASCII as itself (fewer bytes than any escape of it). The header always takes
+``check_line``'s careful path otherwise: the genesis anchor's hash is 64 zeros, a run of digits
+the scan cannot tell from a number without finding the line's strings.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _EVENT_DECODE: Final = msgspec.json.Decoder(_EventLine, float_hook=refuse_float).decode
+_VALUE_DECODE: Final = msgspec.json.Decoder(float_hook=refuse_float).decode
 
 # orjson's spelling of a parsed object, keys in the order read (and refusing what it cannot
 # spell: an integer beyond ±(2^53 − 1), a lone surrogate, nesting deeper than 254).
@@ -77,10 +84,12 @@ _DUMPS: Final = orjson.dumps
 _DUMPS_OPTIONS: Final = orjson.OPT_STRICT_INTEGER
 _DUMPS_REFUSED: Final = orjson.JSONEncodeError
 
-# The shortest spelling's characters besides the values (names, quotes, colons, commas, braces).
+# The shortest spelling's characters besides the values (names, quotes, colons, commas, braces),
+# and those of the object ``{"data":…,"metadata":…}`` spelled for them.
 _FRAME: Final = len(
     '{"data":,"hash":"","metadata":,"position":,"schema_version":,"type":"","version":}'
 )
+_VALUES_FRAME: Final = len('{"data":,"metadata":}')
 _INCLUSION_FRAME: Final = len(',"inclusion":{"leaf_index":,"proof":""}')
 _CANONICAL_MOST_CHARS: Final = 1 << 16
 """Longer lines (the log's are about 1 KB) take the usual path, limits first."""
@@ -144,16 +153,16 @@ def canonical_event(line: str) -> ExportedEvent | None:
         parsed = _EVENT_DECODE(line)
     except QUICK_REFUSED:
         return None
-    data, metadata = parsed.data, parsed.metadata
     try:
-        values_text = _DUMPS(data, option=_DUMPS_OPTIONS) + (
-            _DUMPS(metadata, option=_DUMPS_OPTIONS) if metadata else b"{}"
+        values_text = _DUMPS(
+            {"data": parsed.data, "metadata": parsed.metadata}, option=_DUMPS_OPTIONS
         )
     except _DUMPS_REFUSED:
         return None
     position, version, schema_version = parsed.position, parsed.version, parsed.schema_version
     shortest = (
         _FRAME
+        - _VALUES_FRAME
         + len(values_text)
         + len(parsed.hash)
         + len(parsed.type)
@@ -161,14 +170,14 @@ def canonical_event(line: str) -> ExportedEvent | None:
         + len(str(version))
         + len(str(schema_version))
     )
-    enclosing = 1  # the line's own object
+    enclosing = 0  # the line's own object: the values' object stands for it in the count
     included = parsed.inclusion
     if included is not None:
         leaf = included.leaf_index
         if not -_DIGITS_BOUND < leaf < _DIGITS_BOUND:
             return None
         shortest += _INCLUSION_FRAME + len(str(leaf)) + len(included.proof)
-        enclosing = 2
+        enclosing = 1
     if (
         shortest != (len(line) - 1 if line.endswith("\n") else len(line))  # as read from a file
         or not -_DIGITS_BOUND < position < _DIGITS_BOUND
@@ -178,3 +187,30 @@ def canonical_event(line: str) -> ExportedEvent | None:
     ):
         return None
     return _event(parsed)
+
+
+def canonical_object(line: str) -> dict[str, Any] | None:
+    """The object of a line holding one JSON object in the shortest spelling whose limits hold,
+    as ``export_reading._parse_line`` reads it (msgspec, floats refused); None for any other line,
+    which must then be held to the limits (``check_line``) and read as usual. The module docstring
+    says why no other check is needed: outside its strings such a line holds integers of at most
+    16 digits, and it nests no deeper than the opening brackets orjson writes for it."""
+    if len(line) > _CANONICAL_MOST_CHARS:
+        return None
+    try:
+        value = _VALUE_DECODE(line)
+    except QUICK_REFUSED:
+        return None
+    if type(value) is not dict:
+        return None
+    try:
+        text = _DUMPS(value, option=_DUMPS_OPTIONS)
+        size = len(line) if line.isascii() else len(line.encode())  # strict: no lone surrogate
+    except (_DUMPS_REFUSED, UnicodeEncodeError):
+        return None
+    if (
+        len(text) != (size - 1 if line.endswith("\n") else size)  # as read from a file
+        or text.count(b"[") + text.count(b"{") > MAX_NESTING_DEPTH
+    ):
+        return None
+    return value

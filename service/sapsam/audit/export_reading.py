@@ -9,7 +9,8 @@ line and field, which the verifier reports as a failed ``format`` check.
 Each line is held to the input limits (``sapsam.audit.export_limits``) before it is parsed, so no
 input can exhaust the parsers; beyond them :func:`read_export` raises ``ExportLimitError``. (An
 event line as the log writes it, under 64 KiB, is read first and held to the limits by what was
-read, ``sapsam.audit.event_lines.canonical_event``: the same verdict, without scanning the line.)
+read, ``sapsam.audit.event_lines.canonical_event``, and a header so written likewise,
+``canonical_object``: the same verdict, without scanning the line.)
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from typing import Any, Final, cast
 
 import msgspec
 
-from sapsam.audit.event_lines import QUICK_REFUSED, canonical_event, quick_event, refuse_float
+from sapsam.audit.event_lines import (
+    QUICK_REFUSED,
+    canonical_event,
+    canonical_object,
+    quick_event,
+    refuse_float,
+)
 from sapsam.audit.export_fields import (
     hex_field,
     int_field,
@@ -257,9 +264,14 @@ def read_export(lines: Iterable[str]) -> AuditExport:
                 events.append(known)
                 continue
         if header is None:
-            check_line(line, number)
-            if line.strip():
-                header = header_from_dict(_parse_line(line, number), f"line {number}")
+            # A header as the exporter writes it is read, and held to the limits, in one step.
+            value = canonical_object(line)
+            if value is None:
+                check_line(line, number)
+                if not line.strip():
+                    continue
+                value = _parse_line(line, number)
+            header = header_from_dict(value, f"line {number}")
             continue
         # A line as the log writes it is read, and held to the limits, in one step.
         quick = canonical_event(line)

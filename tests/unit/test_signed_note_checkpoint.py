@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 import pytest
 
 from sapsam.log.checkpoint import (
     Checkpoint,
     CheckpointError,
+    OpenedCheckpoint,
     check_extends,
     open_checkpoint,
+    open_parsed_checkpoint,
     sapsam_checkpoint,
     sign_checkpoint,
 )
@@ -22,6 +25,8 @@ from sapsam.log.signed_note import (
     NoteSigner,
     NoteVerificationError,
     add_signature,
+    parse_note,
+    sign_note,
 )
 
 ORIGIN = "sapsam/test.example"
@@ -122,3 +127,38 @@ def test_a_monitor_catches_truncation_forks_and_rewrites() -> None:
         check_extends(seen, sapsam_checkpoint(ORIGIN, 8, rewritten.root(8), 3), [])
     with pytest.raises(CheckpointError, match="cannot extend"):
         check_extends(seen, sapsam_checkpoint("sapsam/other", 11, tree.root(), 3), [])
+
+
+def _opened_or_error(open_it: Callable[[], OpenedCheckpoint]) -> object:
+    try:
+        return open_it()
+    except NoteError as error:
+        return (type(error), str(error))
+
+
+def test_a_checkpoint_opened_from_its_parsed_note_opens_as_from_its_text() -> None:
+    # open_parsed_checkpoint (the audit's reading, which parsed the note already) against
+    # open_checkpoint on honest, cosigned, forged and foreign notes and key sets.
+    note = sign_checkpoint(sapsam_checkpoint(ORIGIN, 5, ROOT, 1), SERVER)
+    witnessed = add_signature(note, WITNESS, timestamp=1_700_000_005)
+    stranger = NoteSigner.from_seed(ORIGIN, b"\x09" * 32)
+    other_log = NoteSigner.from_seed("sapsam/other", b"\x06" * 32)
+    foreign = sign_checkpoint(sapsam_checkpoint("sapsam/other", 5, ROOT, 1), other_log)
+    bad_origin = sign_note(note.split("\n\n")[0].replace(ORIGIN, "bad origin") + "\n", [SERVER])
+    notes = [note, witnessed, note.replace("\n5\n", "\n6\n"), foreign, bad_origin]
+    key_sets = [
+        [SERVER.verifier],
+        [SERVER.verifier, WITNESS.verifier],
+        [WITNESS.verifier],
+        [stranger.verifier],
+        [other_log.verifier, SERVER.verifier],
+    ]
+    for text in notes:
+        parsed = parse_note(text)
+        checkpoint = Checkpoint.parse(parsed.text)
+        for keys in key_sets:
+            assert _opened_or_error(
+                lambda: open_parsed_checkpoint(parsed, checkpoint, keys)  # noqa: B023
+            ) == _opened_or_error(
+                lambda: open_checkpoint(text, keys, checkpoint.origin)  # noqa: B023
+            )

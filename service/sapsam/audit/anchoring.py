@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from hashlib import sha256 as _sha256
 from typing import Final
 
 from sapsam.audit.export_format import (
@@ -33,8 +34,14 @@ from sapsam.audit.export_format import (
 )
 from sapsam.audit.inclusion_walk import inclusion_root
 from sapsam.audit.report import Anchor, AuditCheck, Status, make_check
-from sapsam.log.checkpoint import Checkpoint, CheckpointError, check_extends, open_checkpoint
-from sapsam.log.merkle import NodeId, event_leaf_hash
+from sapsam.log.checkpoint import (
+    Checkpoint,
+    CheckpointError,
+    check_extends,
+    open_checkpoint,
+    open_parsed_checkpoint,
+)
+from sapsam.log.merkle import LEAF_PREFIX, NodeId, event_leaf_hash
 from sapsam.log.merkle_proofs import (
     ProofError,
     inclusion_plan,
@@ -190,7 +197,8 @@ def _checkpoint_check(
         if known is not None:
             return known
     try:
-        checkpoint = Checkpoint.parse(parse_note(transparency.checkpoint).text)
+        note = parse_note(transparency.checkpoint)
+        checkpoint = Checkpoint.parse(note.text)
     except NoteError as error:
         return (
             make_check(
@@ -211,7 +219,8 @@ def _checkpoint_check(
             None,
         )
     try:
-        opened = open_checkpoint(transparency.checkpoint, keys, checkpoint.origin).note
+        # open_checkpoint(transparency.checkpoint, keys, checkpoint.origin), read once.
+        opened = open_parsed_checkpoint(note, checkpoint, keys).note
     except NoteError as error:  # CheckpointError and NoteVerificationError are NoteErrors
         pinned = ", ".join(key.label for key in trust.server_keys)
         return (
@@ -268,8 +277,15 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
         if leaf <= previous_leaf or leaf >= size:
             return _misplaced_leaf(event, leaf, previous_leaf, size)
         previous_leaf = leaf
+        digest = event.hash
         try:
-            reached = inclusion_root(leaf, size, event_leaf_hash(event.hash), inclusion.proof)
+            # event_leaf_hash, written out for the usual 32-byte hash (it refuses another size).
+            leaf_hash = (
+                _sha256(LEAF_PREFIX + digest).digest()
+                if len(digest) == HASH_SIZE
+                else event_leaf_hash(digest)
+            )
+            reached = inclusion_root(leaf, size, leaf_hash, inclusion.proof)
         except ProofError as error:
             return make_check("inclusion", Status.FAILED, f"{_leaf_place(event, leaf)}: {error}")
         if reached != root:

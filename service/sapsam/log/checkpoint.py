@@ -26,6 +26,7 @@ from typing import Final
 from sapsam.log.merkle import HASH_SIZE, MAX_TREE_SIZE
 from sapsam.log.merkle_proofs import verify_consistency
 from sapsam.log.signed_note import (
+    Note,
     NoteError,
     NoteSigner,
     OpenedNote,
@@ -33,6 +34,7 @@ from sapsam.log.signed_note import (
     check_key_name,
     open_note,
     sign_note,
+    verify_note,
 )
 
 TIME_EXTENSION: Final = "time "
@@ -137,6 +139,23 @@ def open_checkpoint(
     checkpoint = Checkpoint.parse(note.text)
     if checkpoint.origin != origin:
         raise CheckpointError(f"a checkpoint of {checkpoint.origin!r}, not of {origin!r}")
+    return _vouched(checkpoint, note, require_log_key)
+
+
+def open_parsed_checkpoint(
+    note: Note, checkpoint: Checkpoint, known_keys: Sequence[VerifierKey]
+) -> OpenedCheckpoint:
+    """``open_checkpoint(message, known_keys, checkpoint.origin)`` for a reader that parsed the
+    note (``parse_note(message)``) and its checkpoint (``Checkpoint.parse(note.text)``) already:
+    the same checks in the same order, without reading either again."""
+    origin = checkpoint.origin
+    check_key_name(origin)
+    return _vouched(checkpoint, verify_note(note, known_keys), True)
+
+
+def _vouched(checkpoint: Checkpoint, note: OpenedNote, require_log_key: bool) -> OpenedCheckpoint:
+    """With ``require_log_key``, refuse a checkpoint no known key of its log signed."""
+    origin = checkpoint.origin
     if require_log_key and not any(
         entry.key.name == origin and entry.timestamp is None for entry in note.verified
     ):

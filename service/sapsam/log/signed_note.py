@@ -404,7 +404,12 @@ def open_note(message: str | bytes, known_keys: Sequence[VerifierKey]) -> Opened
     """Parse a note and verify it against the keys the reader trusts (see the module
     docstring); raises ``NoteError`` for a malformed note and ``NoteVerificationError`` for one
     no known key vouches for."""
-    note = parse_note(message)
+    return verify_note(parse_note(message), known_keys)
+
+
+def verify_note(note: Note, known_keys: Sequence[VerifierKey]) -> OpenedNote:
+    """``open_note`` of a note already parsed (``parse_note``): its signatures verified against
+    the keys the reader trusts, for a caller that read the note's text before it opens it."""
     by_label: dict[tuple[str, int], list[VerifierKey]] = {}
     for key in known_keys:
         entries = by_label.setdefault((key.name, key.key_id), [])

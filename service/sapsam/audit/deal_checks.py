@@ -176,7 +176,8 @@ def _same_rows(text: str | None, arrangement: Arrangement | None) -> bool:
     if text is None or arrangement is None:
         return text is None and arrangement is None
     rows = arrangement.rows
-    if text == "|".join(format_cards(row) for row in rows):
+    front, middle, back = rows
+    if text == f"{format_cards(front)}|{format_cards(middle)}|{format_cards(back)}":
         return True  # the usual case, written alike; otherwise compare the cards themselves
     parts = text.split("|")
     if len(parts) != 3:

@@ -5,6 +5,7 @@ lot). Pure; part of ``sapsam.audit.deal_checks``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from sapsam import fairness
 from sapsam.audit.deal_events import NEW_SERIES, DealEvents
@@ -73,8 +74,46 @@ def _settled(progress: _Progress, seat: int) -> bool:
 
 
 def _expect(progress: _Progress, *stages: str) -> None:
+    """Raise ``_SequenceError`` unless the deal is at one of ``stages``. (Where one stage is
+    expected, ``_step`` compares it first and calls this only to raise: a call per event less.)"""
     if progress.stage not in stages:
         raise _SequenceError(f"it comes at stage {progress.stage!r}, not {' or '.join(stages)}")
+
+
+# The event types _step tells apart, in the order its branches test them. What isinstance answers
+# depends on the type alone: each concrete type's kind (the first of _KINDS its instances are
+# instances of; None: none) is worked out once.
+_KINDS: Final[tuple[type[Event], ...]] = (
+    DealStarted,
+    EntropyContributed,
+    DeckCut,
+    CardsDealt,
+    ArrangementCommitted,
+    SeatConfirmed,
+    SeatTimedOut,
+    DeadlinesExtended,
+    AnnouncementsOpened,
+    SurrenderAnnounced,
+    RevealsOpened,
+    NaturalDeclared,
+    NaturalRevealed,
+    ArrangementRevealed,
+    SeedRevealed,
+    DealScored,
+    DealVoided,
+    SeatReplaced,
+    SeriesCompleted,
+    SeriesStarted,
+)
+_KIND_OF_TYPE: dict[type, type[Event] | None] = {kind: kind for kind in _KINDS}
+_UNKNOWN: Final = object()
+
+
+def _kind_of(event_type: type) -> type[Event] | None:
+    kind = next((kind for kind in _KINDS if issubclass(event_type, kind)), None)
+    if len(_KIND_OF_TYPE) < 256:  # bounded: only types met in events
+        _KIND_OF_TYPE[event_type] = kind
+    return kind
 
 
 def _step(progress: _Progress, event: Event, number: int) -> None:
@@ -82,48 +121,61 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
     deal_number = getattr(event, "deal_number", number)
     if deal_number != number:
         raise _SequenceError(f"it names deal {deal_number} inside deal {number}")
-    if isinstance(event, DealStarted):
-        _expect(progress, "start")
+    # One isinstance per event, against the one kind it can be (the branch below that tests it
+    # first), instead of along the whole chain.
+    kind = _KIND_OF_TYPE.get(type(event), _UNKNOWN)
+    if kind is _UNKNOWN:
+        kind = _kind_of(type(event))
+    if kind is DealStarted and isinstance(event, DealStarted):
+        if progress.stage != "start":
+            _expect(progress, "start")
         progress.dealer = _seat(progress, event.dealer)
         progress.stage = "started"
-    elif isinstance(event, EntropyContributed):
-        _expect(progress, "started")
+    elif kind is EntropyContributed and isinstance(event, EntropyContributed):
+        if progress.stage != "started":
+            _expect(progress, "started")
         if _seat(progress, event.seat) in progress.contributed:
             raise _SequenceError(f"seat {event.seat} already contributed")
         progress.contributed.add(event.seat)
-    elif isinstance(event, DeckCut):
-        _expect(progress, "started")
+    elif kind is DeckCut and isinstance(event, DeckCut):
+        if progress.stage != "started":
+            _expect(progress, "started")
         cutter = fairness.cutter_for(progress.dealer, progress.seat_count)
         if event.seat != cutter:
             raise _SequenceError(f"seat {event.seat} cut; the cut belongs to seat {cutter}")
         progress.stage = "cut"
-    elif isinstance(event, CardsDealt):
-        _expect(progress, "cut")
+    elif kind is CardsDealt and isinstance(event, CardsDealt):
+        if progress.stage != "cut":
+            _expect(progress, "cut")
         progress.stage = "arranging"
-    elif isinstance(event, ArrangementCommitted):
-        _expect(progress, "arranging")
+    elif kind is ArrangementCommitted and isinstance(event, ArrangementCommitted):
+        if progress.stage != "arranging":
+            _expect(progress, "arranging")
         if _settled(progress, _seat(progress, event.seat)):
             raise _SequenceError(f"seat {event.seat} committed after it was settled")
         progress.committed[event.seat] = event.commitment
-    elif isinstance(event, SeatConfirmed):
-        _expect(progress, "arranging")
+    elif kind is SeatConfirmed and isinstance(event, SeatConfirmed):
+        if progress.stage != "arranging":
+            _expect(progress, "arranging")
         if _settled(progress, _seat(progress, event.seat)):
             raise _SequenceError(f"seat {event.seat} confirmed twice or after timing out")
         if progress.committed.get(event.seat) != event.commitment:
             raise _SequenceError(f"seat {event.seat} confirmed a commitment it never made last")
         progress.confirmed.add(event.seat)
-    elif isinstance(event, SeatTimedOut):
+    elif kind is SeatTimedOut and isinstance(event, SeatTimedOut):
         _seat(progress, event.seat)
         if event.stage == "arranging":
-            _expect(progress, "arranging")
+            if progress.stage != "arranging":
+                _expect(progress, "arranging")
             if _settled(progress, event.seat):
                 raise _SequenceError(f"seat {event.seat} timed out after it was settled")
         else:
-            _expect(progress, "revealing")
+            if progress.stage != "revealing":
+                _expect(progress, "revealing")
             if event.seat in progress.revealed | progress.timed_out:
                 raise _SequenceError(f"seat {event.seat} timed out after revealing")
         progress.timed_out.add(event.seat)
-    elif isinstance(event, DeadlinesExtended):
+    elif kind is DeadlinesExtended and isinstance(event, DeadlinesExtended):
         # A deadline moved because no server served when it fell (docs/events.md): it belongs to
         # the stage it names, for seats that have still to act there.
         _expect(progress, event.stage)
@@ -134,16 +186,18 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
                 seat in (progress.confirmed if event.stage == "arranging" else progress.revealed)
             ):
                 raise _SequenceError(f"it extends seat {seat}'s deadline after the seat acted")
-    elif isinstance(event, AnnouncementsOpened):
-        _expect(progress, "arranging")
+    elif kind is AnnouncementsOpened and isinstance(event, AnnouncementsOpened):
+        if progress.stage != "arranging":
+            _expect(progress, "arranging")
         if len(progress.confirmed | progress.timed_out) != progress.seat_count:
             raise _SequenceError("announcements opened before every seat confirmed or timed out")
         progress.turns.opened(event, progress.dealer, progress.seat_count, progress.timed_out)
         progress.stage = "announcing"
-    elif isinstance(event, SurrenderAnnounced):
-        _expect(progress, "announcing")
+    elif kind is SurrenderAnnounced and isinstance(event, SurrenderAnnounced):
+        if progress.stage != "announcing":
+            _expect(progress, "announcing")
         progress.turns.said(event)
-    elif isinstance(event, RevealsOpened):
+    elif kind is RevealsOpened and isinstance(event, RevealsOpened):
         _expect(progress, "arranging", "announcing")
         if len(progress.confirmed | progress.timed_out) != progress.seat_count:
             raise _SequenceError("reveals opened before every seat confirmed or timed out")
@@ -151,49 +205,56 @@ def _step(progress: _Progress, event: Event, number: int) -> None:
             progress.stage == "arranging", len(progress.timed_out) == progress.seat_count
         )
         progress.stage = "revealing"
-    elif isinstance(event, NaturalDeclared):
+    elif kind is NaturalDeclared and isinstance(event, NaturalDeclared):
         # Before the seat's first commitment, once (docs/rules.md §2.9.1).
-        _expect(progress, "arranging")
+        if progress.stage != "arranging":
+            _expect(progress, "arranging")
         seat = _seat(progress, event.seat)
         if seat in progress.declared or seat in progress.committed or _settled(progress, seat):
             raise _SequenceError(f"seat {seat} declared twice or after committing")
         progress.declared.add(seat)
-    elif isinstance(event, NaturalRevealed):
+    elif kind is NaturalRevealed and isinstance(event, NaturalRevealed):
         # Opened with the reveal, in its append, just before the ArrangementRevealed.
-        _expect(progress, "revealing")
+        if progress.stage != "revealing":
+            _expect(progress, "revealing")
         seat = _seat(progress, event.seat)
         if seat not in progress.declared or seat in progress.opened | progress.revealed:
             raise _SequenceError(f"seat {seat} opened a declaration it did not make, or twice")
         progress.opened.add(seat)
-    elif isinstance(event, ArrangementRevealed):
-        _expect(progress, "revealing")
+    elif kind is ArrangementRevealed and isinstance(event, ArrangementRevealed):
+        if progress.stage != "revealing":
+            _expect(progress, "revealing")
         seat = _seat(progress, event.seat)
         if seat not in progress.confirmed or seat in progress.revealed | progress.timed_out:
             raise _SequenceError(f"seat {seat} revealed without a confirmed, unrevealed hand")
         if seat in progress.declared and seat not in progress.opened:
             raise _SequenceError(f"seat {seat} revealed without opening its declaration")
         progress.revealed.add(seat)
-    elif isinstance(event, SeedRevealed):
-        _expect(progress, "revealing")
+    elif kind is SeedRevealed and isinstance(event, SeedRevealed):
+        if progress.stage != "revealing":
+            _expect(progress, "revealing")
         if len(progress.revealed | progress.timed_out) != progress.seat_count:
             raise _SequenceError("the seed was revealed before every seat revealed or timed out")
         progress.stage = "seed"
-    elif isinstance(event, DealScored):
-        _expect(progress, "seed")
+    elif kind is DealScored and isinstance(event, DealScored):
+        if progress.stage != "seed":
+            _expect(progress, "seed")
         progress.stage = "scored"
-    elif isinstance(event, DealVoided):
+    elif kind is DealVoided and isinstance(event, DealVoided):
         # The operator voided the deal in progress: it ends here, unscored.
         _expect(progress, "started", "cut", "arranging", "announcing", "revealing")
         progress.stage = "voided"
-    elif isinstance(event, SeatReplaced):
+    elif kind is SeatReplaced and isinstance(event, SeatReplaced):
         # Between deals: after this deal's score (or voiding), before the next DealStarted.
         _expect(progress, "scored", "voided")
         _seat(progress, event.seat)
-    elif isinstance(event, SeriesCompleted):
-        _expect(progress, "scored")
+    elif kind is SeriesCompleted and isinstance(event, SeriesCompleted):
+        if progress.stage != "scored":
+            _expect(progress, "scored")
         progress.stage = "series complete"
-    elif isinstance(event, SeriesStarted):
-        _expect(progress, "series complete")
+    elif kind is SeriesStarted and isinstance(event, SeriesStarted):
+        if progress.stage != "series complete":
+            _expect(progress, "series complete")
         if progress.after_series != NEW_SERIES:
             raise _SequenceError(
                 f"the table was created with after_series = {progress.after_series}, so no new "

@@ -265,13 +265,13 @@ def read_export(lines: Iterable[str]) -> AuditExport:
                 continue
         if header is None:
             # A header as the exporter writes it is read, and held to the limits, in one step.
-            value = canonical_object(line)
-            if value is None:
+            header_value: Mapping[str, Any] | None = canonical_object(line)
+            if header_value is None:
                 check_line(line, number)
                 if not line.strip():
                     continue
-                value = _parse_line(line, number)
-            header = header_from_dict(value, f"line {number}")
+                header_value = _parse_line(line, number)
+            header = header_from_dict(header_value, f"line {number}")
             continue
         # A line as the log writes it is read, and held to the limits, in one step.
         quick = canonical_event(line)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Final
 
 from sapsam.audit.deal_events import MALFORMED, DealEvents
 from sapsam.audit.report import AuditCheck, Status
@@ -76,10 +77,13 @@ def signature_checks(
         signed_seats: set[int] = set()
         replaced: list[SeatReplaced] = []  # between this deal and the next: for the next ones
         for index, event in enumerate(deal.events):
-            if isinstance(event, SeatReplaced):
+            role = _ROLE_OF_TYPE.get(type(event))
+            if role is None:
+                role = _role_of(type(event))
+            if role is _REPLACED and isinstance(event, SeatReplaced):
                 replaced.append(event)
                 continue
-            if not isinstance(event, _SIGNED_MOVES):
+            if role is not _SIGNED or not isinstance(event, _SIGNED_MOVES):
                 continue
             seat = event.seat
             player = players.get(seat)
@@ -145,6 +149,28 @@ _SIGNED_MOVES = (
     FantasylandRevealed,
     DiscardsRevealed,
 )
+# What the loop of signature_checks does with an event of each concrete type: keep a
+# SeatReplaced, check a signed move, pass over the rest. What isinstance answers depends on the
+# type alone, so each type met is worked out once, as the two isinstance tests would.
+_REPLACED: Final = "replaced"
+_SIGNED: Final = "signed"
+_OTHER: Final = "other"
+_ROLE_OF_TYPE: dict[type, str] = {}
+
+
+def _role_of(event_type: type) -> str:
+    role = (
+        _REPLACED
+        if issubclass(event_type, SeatReplaced)
+        else _SIGNED
+        if issubclass(event_type, _SIGNED_MOVES)
+        else _OTHER
+    )
+    if len(_ROLE_OF_TYPE) < 256:  # bounded: only types met in events
+        _ROLE_OF_TYPE[event_type] = role
+    return role
+
+
 _KINDS: dict[type, str] = {
     NaturalDeclared: "declaration",
     ArrangementCommitted: "commit",

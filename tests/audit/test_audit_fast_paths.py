@@ -350,3 +350,23 @@ def test_the_header_rule_set_compared_as_it_is_gives_what_json_values_give() -> 
         differs = _as_json(export.header.rule_set) != _as_json(created.rule_set)
         assert ("differs from the one recorded" in detail) is differs
         assert differs is bool(edit)
+
+
+def test_header_records_made_without_init_are_the_constructors_records() -> None:
+    # The usual header's records (ExportHeader, its Segments and ChainAnchors, its
+    # ExportTransparency) are made without the frozen __init__: the same instances.
+    read = 0
+    for variant in _header_variants():
+        try:
+            fast = header_from_dict(variant)
+            checked = header_from_dict(types.MappingProxyType(variant))
+        except ExportFormatError:
+            continue
+        read += 1
+        _same_instance(fast, checked)
+        for segment, reference in zip(fast.segments, checked.segments, strict=True):
+            _same_instance(segment, reference)
+            _same_instance(segment.anchor, reference.anchor)
+        if fast.transparency is not None:
+            _same_instance(fast.transparency, checked.transparency)
+    assert read > 10

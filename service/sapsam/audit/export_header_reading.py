@@ -29,6 +29,7 @@ from sapsam.audit.proof_format import (
     quick_transparency,
     transparency_from_value,
 )
+from sapsam.frozen import from_fields
 
 __all__ = ["header_from_dict"]
 
@@ -127,9 +128,18 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
             or last_digest is None
         ):
             return None
+        # Segment(ChainAnchor(...), ...) without the frozen __init__'s setattr per field (neither
+        # class has a __post_init__; tests/audit/test_audit_fast_paths.py holds the two alike).
+        anchor_record = from_fields(ChainAnchor, {"version": anchor_version, "hash": anchor_digest})
         parsed.append(
-            Segment(
-                ChainAnchor(anchor_version, anchor_digest), first_version, last_version, last_digest
+            from_fields(
+                Segment,
+                {
+                    "anchor": anchor_record,
+                    "first_version": first_version,
+                    "last_version": last_version,
+                    "last_hash": last_digest,
+                },
             )
         )
     transparency = None
@@ -141,19 +151,23 @@ def _well_formed_header(value: Mapping[str, Any]) -> ExportHeader | None:
         labels = display_names_from(value["display_names"], "") if "display_names" in value else ()
     except ExportFormatError:
         return None  # named by header_from_dict
-    return ExportHeader(
-        table_id=table_id,
-        stream_id=stream_id,
-        scope=scope,
-        deals=tuple(deals),
-        finished_deals=tuple(finished_deals),
-        rule_set=rule_set,
-        seat_count=seat_count,
-        segments=tuple(parsed),
-        withheld=withheld,
-        format_version=version,
-        display_names=labels,
-        transparency=transparency,
+    # ExportHeader(...) likewise, every field given in the class's order.
+    return from_fields(
+        ExportHeader,
+        {
+            "table_id": table_id,
+            "stream_id": stream_id,
+            "scope": scope,
+            "deals": tuple(deals),
+            "finished_deals": tuple(finished_deals),
+            "rule_set": rule_set,
+            "seat_count": seat_count,
+            "segments": tuple(parsed),
+            "withheld": withheld,
+            "format_version": version,
+            "transparency": transparency,
+            "display_names": labels,
+        },
     )
 
 

@@ -103,7 +103,7 @@ def quick_transparency(value: object) -> ExportTransparency | None:
         or len(value) != 1 + ("consistency" in value)
     ):
         return None
-    return ExportTransparency(checkpoint=checkpoint, consistency=())
+    return from_fields(ExportTransparency, {"checkpoint": checkpoint, "consistency": ()})
 
 
 def transparency_from_value(value: object, where: str) -> ExportTransparency:

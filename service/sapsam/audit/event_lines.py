@@ -94,6 +94,10 @@ _FRAME: Final = len(
 )
 _VALUES_FRAME: Final = len('{"data":,"metadata":}')
 _INCLUSION_FRAME: Final = len(',"inclusion":{"leaf_index":,"proof":""}')
+# What a line holds beyond that object's spelling and its other values, without and with an
+# inclusion proof.
+_LINE_FRAME: Final = _FRAME - _VALUES_FRAME
+_INCLUDED_LINE_FRAME: Final = _LINE_FRAME + _INCLUSION_FRAME
 _CANONICAL_MOST_CHARS: Final = 1 << 16
 """Longer lines (the log's are about 1 KB) take the usual path, limits first."""
 _DIGITS_BOUND: Final = 10**19
@@ -167,29 +171,22 @@ def canonical_event(line: str) -> ExportedEvent | None:
     except _DUMPS_REFUSED:
         return None
     position, version, schema_version = parsed.position, parsed.version, parsed.schema_version
-    shortest = (
-        _FRAME
-        - _VALUES_FRAME
-        + len(values_text)
-        + len(parsed.hash)
-        + len(parsed.type)
-        + len(str(position))
-        + len(str(version))
-        + len(str(schema_version))
-    )
-    enclosing = 0  # the line's own object: the values' object stands for it in the count
     included = parsed.inclusion
-    if included is not None:
-        leaf = included.leaf_index
-        if not -_DIGITS_BOUND < leaf < _DIGITS_BOUND:
-            return None
-        shortest += _INCLUSION_FRAME + len(str(leaf)) + len(included.proof)
-        enclosing = 1
+    if included is None:
+        leaf, proof, enclosing = 0, "", 0  # the values' object stands for the line's own
+        numbers = f"{position}{version}{schema_version}"  # their digits, as the line spells them
+        frame = _LINE_FRAME
+    else:
+        leaf, proof, enclosing = included.leaf_index, included.proof, 1
+        numbers = f"{position}{version}{schema_version}{leaf}"
+        frame = _INCLUDED_LINE_FRAME
+    shortest = frame + len(values_text) + len(parsed.hash) + len(parsed.type) + len(numbers)
     if (
-        shortest != (len(line) - 1 if line.endswith("\n") else len(line))  # as read from a file
+        shortest + len(proof) != (len(line) - 1 if line.endswith("\n") else len(line))  # as read
         or not -_DIGITS_BOUND < position < _DIGITS_BOUND
         or not -_DIGITS_BOUND < version < _DIGITS_BOUND
         or not -_DIGITS_BOUND < schema_version < _DIGITS_BOUND
+        or not -_DIGITS_BOUND < leaf < _DIGITS_BOUND
         or values_text.count(b"[") + values_text.count(b"{") + enclosing > MAX_NESTING_DEPTH
     ):
         return None

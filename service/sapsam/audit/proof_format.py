@@ -20,6 +20,9 @@ from sapsam.audit.export_format import (
 )
 from sapsam.frozen import from_fields
 
+_new: Final = object.__new__
+_set_attribute: Final = object.__setattr__
+
 HASH_HEX: Final = 64
 """Hex digits of one 32-byte hash."""
 MAX_INCLUSION_HASHES: Final = 64
@@ -83,8 +86,11 @@ def quick_inclusion(leaf_index: int, proof: str) -> EventInclusion | None:
     except ValueError:  # binascii.Error is one, as is a character beyond ASCII
         return None
     # Every event line carries one: made without the frozen __init__'s setattr per field (the
-    # class has no defaults and no __post_init__, so the instance is equal).
-    return from_fields(EventInclusion, {"leaf_index": leaf_index, "proof": raw})
+    # class has no defaults and no __post_init__, so the instance is equal), from_fields' two
+    # steps written out.
+    inclusion: EventInclusion = _new(EventInclusion)
+    _set_attribute(inclusion, "__dict__", {"leaf_index": leaf_index, "proof": raw})
+    return inclusion
 
 
 def quick_transparency(value: object) -> ExportTransparency | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from sapsam.domain.events import AnnouncementsOpened, DeadlinesExtended, SurrenderAnnounced
 from sapsam.rules.ruleset import SurrenderRule
@@ -112,7 +113,10 @@ class AnnouncingTurns:
 def surrender_in(recorded_rule_set: Mapping[str, object]) -> bool:
     """Whether a recorded rule set (``TableCreated.rule_set``) has surrender: its ``surrender``
     key, absent when off (``sapsam.rules.ruleset.SURRENDER_FIELDS``)."""
-    return recorded_rule_set.get("surrender", SurrenderRule.OFF.value) != SurrenderRule.OFF.value
+    return recorded_rule_set.get("surrender", _OFF) != _OFF
+
+
+_OFF: Final = SurrenderRule.OFF.value  # read once: every deal verified asks
 
 
 def tell_announcement(

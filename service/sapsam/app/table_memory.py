@@ -40,29 +40,32 @@ class TableMemory:
     recorded events, ending at its version."""
 
     def __init__(self) -> None:
-        self._states: OrderedDict[uuid.UUID, TableState] = OrderedDict()
-        self._stamps: dict[uuid.UUID, int] = {}
-        self._tails: dict[uuid.UUID, tuple[RecordedEvent, ...]] = {}
+        # Keyed by the table id's integer: a UUID's hash and equality are Python code, asked
+        # a dozen times per command here; an int's are not.
+        self._states: OrderedDict[int, TableState] = OrderedDict()
+        self._stamps: dict[int, int] = {}
+        self._tails: dict[int, tuple[RecordedEvent, ...]] = {}
         # The domain events of the latest recorded ones, by chained hash, oldest first.
-        self._decoded: dict[uuid.UUID, dict[bytes, Event]] = {}
+        self._decoded: dict[int, dict[bytes, Event]] = {}
 
     def state(self, table_id: uuid.UUID) -> TableState | None:
         """The remembered state, current or not (a read folds only the log's tail after it)."""
-        return self._states.get(table_id)
+        return self._states.get(table_id.int)
 
     def copy_current_at(self, table_id: uuid.UUID, stamp: int) -> TableState | None:
         """The remembered state if it was made at write stamp ``stamp`` (one just read: then no
         write to the table can have been acknowledged since), else None."""
-        if self._stamps.get(table_id) != stamp:
+        key = table_id.int
+        if self._stamps.get(key) != stamp:
             return None
-        return self._states.get(table_id)
+        return self._states.get(key)
 
     def remembered_events(
         self, table_id: uuid.UUID, state: TableState, from_version: int, to_version: int | None
     ) -> list[RecordedEvent] | None:
         """The events from ``from_version`` (to ``to_version``) of ``state``, the table's
         remembered copy, if they are among the remembered ones, else None."""
-        tail = self._tails.get(table_id, ())
+        tail = self._tails.get(table_id.int, ())
         if from_version > state.version or (to_version is not None and to_version < from_version):
             return []
         if not tail or tail[0].version > max(from_version, 1):
@@ -76,7 +79,7 @@ class TableMemory:
 
     def decoded(self, table_id: uuid.UUID, recorded: RecordedEvent) -> Event | None:
         """The domain event of ``recorded`` if it is among those remembered, else None."""
-        remembered = self._decoded.get(table_id)
+        remembered = self._decoded.get(table_id.int)
         return None if remembered is None else remembered.get(recorded.hash)
 
     def remember(
@@ -90,26 +93,27 @@ class TableMemory:
         """Keep ``state`` unless a later one is remembered; ``stamp``: its write stamp (None: not
         known to be current); ``recorded``: events just read or written, ending at its version;
         ``decoded``: their domain events, one for each (or none)."""
-        self.keep_decoded(table_id, recorded, decoded)
-        cached = self._states.get(table_id)
+        key = table_id.int
+        self._keep_decoded(key, recorded, decoded)
+        cached = self._states.get(key)
         if cached is None or cached.version < state.version:
-            self._states[table_id] = state
-            self._states.move_to_end(table_id)
+            self._states[key] = state
+            self._states.move_to_end(key)
             if stamp is None:
-                self._stamps.pop(table_id, None)
+                self._stamps.pop(key, None)
             else:
-                self._stamps[table_id] = stamp
-            self._tails[table_id] = _joined(self._tails.get(table_id, ()), recorded, state.version)
+                self._stamps[key] = stamp
+            self._tails[key] = _joined(self._tails.get(key, ()), recorded, state.version)
         elif cached.version == state.version:
             # The same state: the later stamp is the one more likely current (both are right).
-            self._states.move_to_end(table_id)
-            known = self._stamps.get(table_id)
+            self._states.move_to_end(key)
+            known = self._stamps.get(key)
             if stamp is not None and (known is None or stamp > known):
-                self._stamps[table_id] = stamp
-            tail = self._tails.get(table_id, ())
+                self._stamps[key] = stamp
+            tail = self._tails.get(key, ())
             longer = not tail or (recorded and recorded[0].version < tail[0].version)
             if recorded and recorded[-1].version == state.version and longer:
-                self._tails[table_id] = tuple(recorded[-TAIL_EVENTS:])
+                self._tails[key] = tuple(recorded[-TAIL_EVENTS:])
         while len(self._states) > CACHE_SIZE:
             evicted, _ = self._states.popitem(last=False)
             self._stamps.pop(evicted, None)
@@ -121,11 +125,16 @@ class TableMemory:
     ) -> None:
         """Keep ``decoded``, the domain events of ``recorded`` (one each; none: nothing kept),
         with the table's latest ones."""
+        self._keep_decoded(table_id.int, recorded, decoded)
+
+    def _keep_decoded(
+        self, key: int, recorded: Sequence[RecordedEvent], decoded: Sequence[Event]
+    ) -> None:
         if not decoded:
             return
         if len(recorded) != len(decoded):
             raise ValueError("one domain event for each recorded event")
-        remembered = self._decoded.setdefault(table_id, {})
+        remembered = self._decoded.setdefault(key, {})
         for event, domain_event in zip(
             recorded[-DECODED_EVENTS:], decoded[-DECODED_EVENTS:], strict=True
         ):
@@ -137,10 +146,11 @@ class TableMemory:
 
     def forget(self, table_id: uuid.UUID) -> None:
         """Drop the remembered state of a table: the next use reads it from the log."""
-        self._states.pop(table_id, None)
-        self._stamps.pop(table_id, None)
-        self._tails.pop(table_id, None)
-        self._decoded.pop(table_id, None)
+        key = table_id.int
+        self._states.pop(key, None)
+        self._stamps.pop(key, None)
+        self._tails.pop(key, None)
+        self._decoded.pop(key, None)
 
 
 def _joined(

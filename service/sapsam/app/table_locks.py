@@ -26,13 +26,13 @@ class TableLocks:
     """
 
     def __init__(self) -> None:
-        self._locks: weakref.WeakValueDictionary[uuid.UUID, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        # By the id's integer: a UUID's hash and equality are Python code (every command).
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
 
     def of(self, table_id: uuid.UUID) -> asyncio.Lock:
         """The table's lock (a new one if no command of it holds or awaits one)."""
-        lock = self._locks.get(table_id)
+        key = table_id.int
+        lock = self._locks.get(key)
         if lock is None:
-            lock = self._locks[table_id] = asyncio.Lock()
+            lock = self._locks[key] = asyncio.Lock()
         return lock

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from sapsam import fairness
 from sapsam.app.open_face_play import dealt_so_far
-from sapsam.app.store_interface import SecretChanges, StoreSession
+from sapsam.app.store_interface import NO_SECRET_CHANGES, SecretChanges, StoreSession
 from sapsam.app.table_memory import CACHE_SIZE
 from sapsam.app.table_plans import SecretMissingError, stream_id_for
 from sapsam.domain.events import DealerChosen, DealVoided, Event, SeedRevealed
@@ -34,11 +34,12 @@ class SecretSeeds:
     written to ``deal_secrets``: the latest ``CACHE_SIZE`` used."""
 
     def __init__(self) -> None:
-        self._seeds: OrderedDict[tuple[uuid.UUID, int], bytes] = OrderedDict()
+        # By (the table id's integer, number): a UUID's hash is Python code.
+        self._seeds: OrderedDict[tuple[int, int], bytes] = OrderedDict()
 
     async def seed(self, session: StoreSession, table_id: uuid.UUID, number: int) -> bytes:
         """A running deal's (or, for number 0, the dealer lot's) secret seed."""
-        seed = self._seeds.get((table_id, number))
+        seed = self._seeds.get((table_id.int, number))
         if seed is None:
             seed = await session.load_secret(stream_id_for(table_id), number)
             if seed is None:
@@ -60,12 +61,13 @@ class SecretSeeds:
 
     def known(self, table_id: uuid.UUID, number: int) -> bytes | None:
         """The seed if this process holds it (no read, and no change to what is kept)."""
-        return self._seeds.get((table_id, number))
+        return self._seeds.get((table_id.int, number))
 
     def remember(self, table_id: uuid.UUID, number: int, seed: bytes) -> None:
         """Keep a seed just written to (or read from) ``deal_secrets``."""
-        self._seeds[(table_id, number)] = seed
-        self._seeds.move_to_end((table_id, number))
+        key = (table_id.int, number)
+        self._seeds[key] = seed
+        self._seeds.move_to_end(key)
         while len(self._seeds) > CACHE_SIZE:
             self._seeds.popitem(last=False)
 
@@ -74,7 +76,7 @@ class SecretSeeds:
         for event in recorded:
             number = _published_secret_recorded(event)
             if number is not None:
-                self._seeds.pop((table_id, number), None)
+                self._seeds.pop((table_id.int, number), None)
 
 
 def secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> SecretChanges:
@@ -84,6 +86,8 @@ def secret_changes(keep: tuple[int, bytes] | None, events: Sequence[Event]) -> S
     published = tuple(
         number for number in (_published_secret(event) for event in events) if number is not None
     )
+    if keep is None and not published:
+        return NO_SECRET_CHANGES  # most writes: one shared value, not a new one each
     return SecretChanges(keep=() if keep is None else (keep,), forget=published)
 
 

@@ -59,23 +59,25 @@ class PausedTournamentGate:
     recorded between a deal's check and its start."""
 
     def __init__(self) -> None:
-        # Each table asked about: its tournament, or None for none (it never changes).
-        self._tournament_of: OrderedDict[uuid.UUID, uuid.UUID | None] = OrderedDict()
+        # Each table asked about, by its id's integer (a UUID's hash is Python code, and every
+        # write asks): its tournament, or None for none (it never changes).
+        self._tournament_of: OrderedDict[int, uuid.UUID | None] = OrderedDict()
 
     def _remember(self, table_id: uuid.UUID, tournament_id: uuid.UUID | None) -> None:
-        self._tournament_of[table_id] = tournament_id
+        self._tournament_of[table_id.int] = tournament_id
         if len(self._tournament_of) > REMEMBERED_TABLES:
             self._tournament_of.popitem(last=False)
 
     def of_no_tournament(self, table_id: uuid.UUID) -> bool:
         """True when the table is remembered as belonging to no tournament (which never
         changes); False when it belongs to one or was not asked about here."""
-        return self._tournament_of.get(table_id, ...) is None
+        return self._tournament_of.get(table_id.int, ...) is None
 
     async def _tournament(self, session: StoreSession, table_id: uuid.UUID) -> uuid.UUID | None:
-        if table_id in self._tournament_of:
-            self._tournament_of.move_to_end(table_id)
-            return self._tournament_of[table_id]
+        key = table_id.int
+        if key in self._tournament_of:
+            self._tournament_of.move_to_end(key)
+            return self._tournament_of[key]
         # The phase first: it answers None for a store keeping no tournament read models.
         if await session.tournament_phase_of_table(str(table_id)) is None:
             tournament_id = None
@@ -88,8 +90,9 @@ class PausedTournamentGate:
     async def starting_deal(self, store: Store, table_id: uuid.UUID) -> AsyncIterator[None]:
         """Around a deal's start (its check and its append): at a tournament's table, hold the
         tournament's pause lock, shared, so that no pause is recorded in between."""
-        if table_id in self._tournament_of:
-            tournament_id = self._tournament_of[table_id]
+        key = table_id.int
+        if key in self._tournament_of:
+            tournament_id = self._tournament_of[key]
         else:
             async with store.session() as session:
                 tournament_id = await self._tournament(session, table_id)
@@ -106,7 +109,7 @@ class PausedTournamentGate:
 
     async def refuse_if_paused(self, session: StoreSession, table_id: uuid.UUID) -> None:
         """Raise ``TOURNAMENT_PAUSED`` when the table's tournament is paused."""
-        if self._tournament_of.get(table_id, ...) is None:
+        if self._tournament_of.get(table_id.int, ...) is None:
             return  # of no tournament (remembered as such)
         phase = await session.tournament_phase_of_table(str(table_id))
         if phase is None:

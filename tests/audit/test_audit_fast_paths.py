@@ -370,3 +370,38 @@ def test_header_records_made_without_init_are_the_constructors_records() -> None
         if fast.transparency is not None:
             _same_instance(fast.transparency, checked.transparency)
     assert read > 10
+
+
+def test_a_verification_s_records_made_without_init_are_the_constructors_records() -> None:
+    # The report (with its anchor), the chain's report, fair dealing's report and each deal's
+    # context are made without the frozen __init__: the same instances as the constructors'.
+    from sapsam.audit.anchoring import Trust
+    from sapsam.audit.families import DealContext
+    from sapsam.audit.sample_anchored import anchored_log
+    from sapsam.audit.verifier import _deal_context, verify_export
+    from sapsam.fairness import verify_deal
+    from sapsam.fairness.example_deals import example_published_deal
+    from sapsam.fairness.vectors import DEAL_INPUTS
+    from sapsam.log.signed_note import NoteSigner
+
+    signer = NoteSigner.from_seed("sapsam/test", bytes(32))
+    log = anchored_log([recorded_stream(4)], signer)
+    lines = list(write_lines(log.anchored(select_deal(log.streams[0], 2, Requester.operator()))))
+    report = verify_export(lines, trust=Trust(server_keys=(signer.verifier,)))
+    assert report.anchor is not None and report.ok
+    for record in (report, report.anchor):
+        _same_instance(record, type(record)(**vars(record)))
+    tampered = [*lines[:-1], lines[-1].replace('"version":', '"version":1', 1)]
+    failed = verify_export(tampered, trust=Trust(server_keys=(signer.verifier,)))
+    assert failed.anchor is None and not failed.ok
+    _same_instance(failed, type(failed)(**vars(failed)))
+    chain = verify_chain_of_stream(
+        "table-1", _chain_events("table-1", _ODD_CONTENTS[:1]), parsed_json=True
+    )
+    assert chain.intact
+    _same_instance(chain, type(chain)(**vars(chain)))
+    deal_report = verify_deal(example_published_deal(DEAL_INPUTS[5]))
+    assert deal_report.ok
+    _same_instance(deal_report, type(deal_report)(**vars(deal_report)))
+    context_fields = (None, None, 4, "close", None, (), ())
+    _same_instance(_deal_context(*context_fields), DealContext(*context_fields))

@@ -34,6 +34,7 @@ from sapsam.audit.export_format import (
 )
 from sapsam.audit.inclusion_walk import inclusion_root
 from sapsam.audit.report import Anchor, AuditCheck, Status, make_check
+from sapsam.frozen import from_fields
 from sapsam.log.checkpoint import (
     Checkpoint,
     CheckpointError,
@@ -153,13 +154,17 @@ def _anchor(checkpoint: Checkpoint, opened: OpenedNote, whose: str) -> Anchor:
         for entry in opened.verified
         if entry.key.name == checkpoint.origin and entry.timestamp is None
     )
-    return Anchor(
-        origin=checkpoint.origin,
-        tree_size=checkpoint.size,
-        root=checkpoint.root,
-        signed_by=signer,
-        witnessed_by=_witnesses(opened),
-        checkpoint=whose,
+    # Anchor(...) without the frozen __init__ (no __post_init__; every field given, in order).
+    return from_fields(
+        Anchor,
+        {
+            "origin": checkpoint.origin,
+            "tree_size": checkpoint.size,
+            "root": checkpoint.root,
+            "signed_by": signer,
+            "witnessed_by": _witnesses(opened),
+            "checkpoint": whose,
+        },
     )
 
 

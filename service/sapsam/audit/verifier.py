@@ -35,7 +35,6 @@ This module runs the checks in order; they live beside it: ``segment_checks`` (2
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Final
 
 from sapsam.audit.anchoring import Trust, anchoring_checks, forget_opened_notes
@@ -53,7 +52,7 @@ from sapsam.audit.opening_checks import (
     opening_check,
 )
 from sapsam.audit.player_signatures import signature_checks
-from sapsam.audit.report import AuditCheck, AuditReport, Status, make_check
+from sapsam.audit.report import Anchor, AuditCheck, AuditReport, Status, make_check
 from sapsam.audit.segment_checks import (
     anchor_check,
     chain_check,
@@ -72,6 +71,7 @@ from sapsam.domain.events import (
     TableCreated,
 )
 from sapsam.domain.family import UnknownFamilyError
+from sapsam.frozen import from_fields
 from sapsam.plurals import plural
 
 
@@ -128,8 +128,40 @@ def verify_audit_export(
     if trust is None:
         return report
     checks, anchor = anchoring_checks(export, trust)
-    anchored = replace(report, checks=report.checks + tuple(checks), anchor=anchor, verdicts=True)
-    return anchored if anchored.ok else replace(anchored, anchor=None)
+    every_check = report.checks + tuple(checks)
+    anchored = _report(
+        report.subject, every_check, report.deals_verified, report.events_checked, anchor, True
+    )
+    if anchored.ok:
+        return anchored
+    return _report(
+        report.subject, every_check, report.deals_verified, report.events_checked, None, True
+    )
+
+
+def _report(
+    subject: str,
+    checks: tuple[AuditCheck, ...],
+    deals_verified: int,
+    events_checked: int,
+    anchor: Anchor | None = None,
+    verdicts: bool = False,
+) -> AuditReport:
+    """``AuditReport(subject, checks, deals_verified, events_checked, anchor, verdicts)`` made
+    without the frozen ``__init__``'s setattr per field (no ``__post_init__``; every field given,
+    in the class's order): one a verification, where ``dataclasses.replace`` made it through
+    ``__init__`` again."""
+    return from_fields(
+        AuditReport,
+        {
+            "subject": subject,
+            "checks": checks,
+            "deals_verified": deals_verified,
+            "events_checked": events_checked,
+            "anchor": anchor,
+            "verdicts": verdicts,
+        },
+    )
 
 
 def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
@@ -154,10 +186,11 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
         family = audit_family_for(created)
     except UnknownFamilyError as error:
         checks.append(make_check("family", Status.FAILED, str(error)))
-        return AuditReport(
-            subject=f"table {header.table_id} ({_scope_text(export)})",
-            checks=tuple(checks),
-            events_checked=len(export.events),
+        return _report(
+            f"table {header.table_id} ({_scope_text(export)})",
+            tuple(checks),
+            0,
+            len(export.events),
         )
     rule_set = _safely("header", None, lambda: family.read_rules(created), None)
     checks.append(_safely("header", None, lambda: header_check(export, decoded, created, rule_set)))
@@ -175,7 +208,7 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
     for index, deal in enumerate(deals):
         if index:
             seated_now = _seating_after(seated_now, deals[index - 1])
-        context = DealContext(
+        context = _deal_context(
             created, chosen, seat_count, after_series, rule_set, seated_now, deals[:index]
         )
         deal_checks, totals = family.deal_checks(deal, context)
@@ -206,11 +239,37 @@ def _verify_content(export: AuditExport, codec: EventCodec) -> AuditReport:
             _TOTALS_UNREADABLE,
         )
     )
-    return AuditReport(
-        subject=f"table {header.table_id} ({_scope_text(export)})",
-        checks=tuple(checks),
-        deals_verified=deals_verified,
-        events_checked=len(export.events),
+    return _report(
+        f"table {header.table_id} ({_scope_text(export)})",
+        tuple(checks),
+        deals_verified,
+        len(export.events),
+    )
+
+
+def _deal_context(
+    created: TableCreated | None,
+    chosen: DealerChosen | None,
+    seat_count: int,
+    after_series: str,
+    rules: object,
+    seated: Sequence[PlayerSeated],
+    earlier: Sequence[DealEvents],
+) -> DealContext:
+    """``DealContext(created, chosen, seat_count, after_series, rules, seated, earlier)`` made
+    without the frozen ``__init__``'s setattr per field (no ``__post_init__``; every field given,
+    in the class's order): one a deal."""
+    return from_fields(
+        DealContext,
+        {
+            "created": created,
+            "chosen": chosen,
+            "seat_count": seat_count,
+            "after_series": after_series,
+            "rules": rules,
+            "seated": seated,
+            "earlier": earlier,
+        },
     )
 
 

@@ -62,6 +62,7 @@ from sapsam.fairness.verification_checks import (
     failing,
     passing,
 )
+from sapsam.frozen import from_fields
 from sapsam.plurals import numbered
 from sapsam.rules.arrangement import Arrangement, ArrangementCheck, FoulReason, check_arrangement
 from sapsam.rules.cards import DECK, Card, format_cards
@@ -327,11 +328,16 @@ def verify_deal(published: PublishedDeal) -> VerificationReport:
     checks.run("scores", (*needs, "fouls"), scores_check)
 
     results = tuple(checks.results)
-    return VerificationReport(
-        ok=all(check.passed for check in results),
-        checks=results,
-        hands=state.hands or None,
-        arrangements=tuple(scored),
+    # VerificationReport(...) without the frozen __init__ (no __post_init__; every field given,
+    # in the class's order).
+    return from_fields(
+        VerificationReport,
+        {
+            "ok": all(check.passed for check in results),
+            "checks": results,
+            "hands": state.hands or None,
+            "arrangements": tuple(scored),
+        },
     )
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from hashlib import sha256 as _sha256
 from typing import Any, Protocol
 
+from sapsam.frozen import from_fields
 from sapsam.log.canonical_json import (
     MAX_SAFE_INTEGER,
     CanonicalJsonError,
@@ -293,8 +294,15 @@ def _verify_chain(
     if parsed_json and not check_stream:
         intact = _intact_chain_end(stream_id, events, previous_hash, previous_version)
         if intact is not None:
-            return ChainReport(
-                stream_id=stream_id, events_checked=len(events), last_hash=intact, problems=()
+            # ChainReport(...) without the frozen __init__ (no __post_init__; every field given).
+            return from_fields(
+                ChainReport,
+                {
+                    "stream_id": stream_id,
+                    "events_checked": len(events),
+                    "last_hash": intact,
+                    "problems": (),
+                },
             )
     problems: list[ChainProblem] = []
     checked = not parsed_json

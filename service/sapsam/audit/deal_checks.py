@@ -76,7 +76,14 @@ def fairness_checks(
         ], None
     checks = [
         # A pass keeps what it found only for a reveal that never came: its phrase says so.
-        _deal_check(check.name, Status.PASSED, check.detail, "", _kept_found(check.found), number)
+        make_check(
+            check.name,
+            Status.PASSED,
+            check.detail,
+            "",
+            check.found if check.found == NO_REVEAL else "",
+            number,
+        )
         if check.passed
         else _deal_check(
             check.name,
@@ -91,10 +98,6 @@ def fairness_checks(
     checks.extend(recorded)
     verified = published.recorded_scores.totals if report.ok else None
     return checks, verified
-
-
-def _kept_found(found: str) -> str:
-    return found if found == NO_REVEAL else ""
 
 
 def _deal_check(

@@ -18,9 +18,9 @@ import pytest
 
 from sapsam.audit import Requester, select_deal, write_lines
 from sapsam.audit import deal_checks as deal_checks_module
+from sapsam.audit.event_lines import exported_event
 from sapsam.audit.export_format import ExportedEvent, ExportFormatError
 from sapsam.audit.export_header_reading import header_from_dict
-from sapsam.audit.export_reading import _exported_event
 from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS, MAX_CONSISTENCY_PROOFS
 from sapsam.audit.report import AuditCheck, Status
 from sapsam.audit.sample_series import recorded_stream
@@ -157,7 +157,7 @@ def test_parsed_chain_walk_reports_what_the_general_walk_reports(stream_id: str)
 
 def test_exported_event_made_without_init_is_the_same_event() -> None:
     values = (7, 3, "DealStarted", 1, {"deal_number": 1}, {"actor": "a"}, bytes(range(32)))
-    fast = _exported_event(*values)
+    fast = exported_event(*values[:-1], values[-1].hex())
     reference = ExportedEvent(*values)
     assert type(fast) is ExportedEvent
     assert fast == reference

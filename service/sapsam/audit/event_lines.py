@@ -38,9 +38,10 @@ from typing import Any, Final
 import msgspec
 import orjson
 
-from sapsam.audit.export_format import ExportedEvent
+from sapsam.audit.export_format import EventInclusion, ExportedEvent
 from sapsam.audit.export_limits import MAX_NESTING_DEPTH
 from sapsam.audit.proof_format import quick_inclusion
+from sapsam.log.records import JsonObject
 
 # sapsam.frozen.from_fields' two steps, called here directly.
 _new: Final = object.__new__
@@ -106,34 +107,60 @@ _DIGITS_BOUND: Final = 10**19
 
 def _event(parsed: _EventLine) -> ExportedEvent | None:
     """The event of a line read with its types, if its type is named, its hash is 64 hex digits
-    and its inclusion is within bounds (what ``export_reading._event_of_typed_fields`` and
-    ``_exported_event`` do, written out: every line of an export takes this path)."""
-    event_type = parsed.type
-    hash_text = parsed.hash
-    if not event_type or len(hash_text) != 64:
-        return None
-    try:
-        digest = bytes.fromhex(hash_text)
-    except ValueError:
-        return None
+    and its inclusion is within bounds (every line of an export takes this path)."""
     included = parsed.inclusion
     inclusion = None
     if included is not None:
         inclusion = quick_inclusion(included.leaf_index, included.proof)
         if inclusion is None:
             return None
-    # from_fields(ExportedEvent, {...}) written out (every line of an export is made here).
+    return exported_event(
+        parsed.position,
+        parsed.version,
+        parsed.type,
+        parsed.schema_version,
+        parsed.data,
+        parsed.metadata,
+        parsed.hash,
+        inclusion,
+    )
+
+
+def exported_event(
+    position: int,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    data: JsonObject,
+    metadata: JsonObject,
+    hash_text: str,
+    inclusion: EventInclusion | None = None,
+) -> ExportedEvent | None:
+    """The event of fields whose types hold, if the type is named and the hash is 64 hex
+    digits; None sends the line to the checks that name the bad field.
+
+    Made for the many lines of an export without the frozen dataclass's ``__init__``, which sets
+    each field through ``object.__setattr__``: the class has no ``__post_init__`` and its one
+    default (``inclusion``) is filled here, so filling the new instance's ``__dict__`` gives an
+    equal instance with the same attributes (tests/audit/test_audit_fast_paths.py holds the two
+    to each other)."""
+    if not event_type or len(hash_text) != 64:
+        return None
+    try:
+        digest = bytes.fromhex(hash_text)
+    except ValueError:
+        return None
     event: ExportedEvent = _new(ExportedEvent)
     _set_attribute(
         event,
         "__dict__",
         {
-            "position": parsed.position,
-            "version": parsed.version,
+            "position": position,
+            "version": version,
             "type": event_type,
-            "schema_version": parsed.schema_version,
-            "data": parsed.data,
-            "metadata": parsed.metadata,
+            "schema_version": schema_version,
+            "data": data,
+            "metadata": metadata,
             "hash": digest,
             "inclusion": inclusion,
         },

@@ -28,6 +28,7 @@ from sapsam.audit.event_lines import (
     QUICK_REFUSED,
     canonical_event,
     canonical_object,
+    exported_event,
     quick_event,
     refuse_float,
 )
@@ -39,7 +40,6 @@ from sapsam.audit.export_fields import (
 )
 from sapsam.audit.export_format import (
     AuditExport,
-    EventInclusion,
     ExportedEvent,
     ExportFormatError,
     ExportHeader,
@@ -47,8 +47,6 @@ from sapsam.audit.export_format import (
 from sapsam.audit.export_header_reading import header_from_dict
 from sapsam.audit.export_limits import MAX_EXPORT_CHARS, check_export_size, check_line
 from sapsam.audit.proof_format import inclusion_from_value
-from sapsam.frozen import from_fields
-from sapsam.log.records import JsonObject
 from sapsam.quoting import quote_prefix
 
 
@@ -114,36 +112,6 @@ _EVENT_FIELDS: Final = operator.itemgetter(
 )
 
 
-def _exported_event(
-    position: int,
-    version: int,
-    event_type: str,
-    schema_version: int,
-    data: JsonObject,
-    metadata: JsonObject,
-    digest: bytes,
-    inclusion: EventInclusion | None = None,
-) -> ExportedEvent:
-    """``ExportedEvent(position, version, event_type, schema_version, data, metadata, digest)``,
-    made for the many lines of an export without the frozen dataclass's ``__init__``, which sets
-    each field through ``object.__setattr__``: the class has no defaults and no
-    ``__post_init__``, so filling the new instance's ``__dict__`` gives an equal instance with
-    the same attributes (tests/audit/test_audit_fast_paths.py holds the two to each other)."""
-    return from_fields(
-        ExportedEvent,
-        {
-            "position": position,
-            "version": version,
-            "type": event_type,
-            "schema_version": schema_version,
-            "data": data,
-            "metadata": metadata,
-            "hash": digest,
-            "inclusion": inclusion,
-        },
-    )
-
-
 def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
     """The usual, well-formed event line in one test; None sends it to the checks that name the
     bad field."""
@@ -164,33 +132,10 @@ def _well_formed_event(value: Mapping[str, Any]) -> ExportedEvent | None:
         and type(metadata) is dict
         and type(hash_text) is str
     ):
-        return _event_of_typed_fields(
+        return exported_event(
             position, version, event_type, schema_version, data, metadata, hash_text
         )
     return None
-
-
-def _event_of_typed_fields(
-    position: int,
-    version: int,
-    event_type: str,
-    schema_version: int,
-    data: JsonObject,
-    metadata: JsonObject,
-    hash_text: str,
-    inclusion: EventInclusion | None = None,
-) -> ExportedEvent | None:
-    """The event of fields whose types hold, if the type is named and the hash is 64 hex
-    digits; None sends the line to the checks that name the bad field."""
-    if not event_type or len(hash_text) != 64:
-        return None
-    try:
-        digest = bytes.fromhex(hash_text)
-    except ValueError:
-        return None
-    return _exported_event(
-        position, version, event_type, schema_version, data, metadata, digest, inclusion
-    )
 
 
 def event_from_dict(value: Mapping[str, Any], where: str) -> ExportedEvent:

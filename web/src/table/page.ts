@@ -47,8 +47,10 @@ function say(text: string): void {
   statusDeal = 0;
 }
 
-/** Words about one deal's arranging: the next deal's hand clears them, as they no longer hold. */
+/** Words about one deal's arranging: the next deal's hand clears them, as they no longer hold;
+ * words that come after it (a commit answered once the next board is up) are not shown. */
 function sayOfDeal(deal: number, text: string): void {
+  if (boardDeal > deal) return;
   say(text);
   statusDeal = deal;
 }

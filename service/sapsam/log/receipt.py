@@ -122,7 +122,7 @@ class Receipt:
         # One string per line, joined once (every game write signs one).
         return (
             f"{HEADER}\nlog {self.log}\nstream {self.stream}\n"
-            f"versions {events[0].version} {events[-1].version}\n"
+            f"versions {self.first_version} {self.last_version}\n"
             f"request {self.request_id}\ntime {self.time}\n"
         ) + "".join([f"event {e.version} {e.position} {e.type} {e.hash.hex()}\n" for e in events])
 

@@ -24,7 +24,6 @@ from sapsam.store.reads import select_events
 
 Connection = psycopg.AsyncConnection[Any]
 
-# Event type names as JSON strings: a handful of names, encoded once each instead of per event.
 event_type_json = lru_cache(maxsize=1024)(json_string)
 """An event type name as a JSON string: a handful of names, each encoded once."""
 

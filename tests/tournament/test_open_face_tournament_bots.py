@@ -34,33 +34,51 @@ OPERATOR = (("authorization", f"Bearer {OPERATOR_TOKEN}"),)
 FAR_FUTURE = Timestamp(seconds=4_102_444_800)
 
 
+def create_turbo_cup(
+    stub: tournament_service_pb2_grpc.TournamentServiceStub,
+    display_name: str,
+    *,
+    rounds: int,
+    entrants: int,
+) -> tournament_pb2.Tournament:
+    """An ``ofc_turbo`` tournament of 2-seat tables, two deals a round, open to ``entrants``."""
+    return stub.CreateTournament(
+        tournament_service_pb2.CreateTournamentRequest(
+            request_id=str(uuid.uuid4()),
+            display_name=display_name,
+            rule_set_preset="ofc_turbo",
+            seats_per_table=2,
+            rounds=rounds,
+            deals_per_round=2,
+            registration_close_time=FAR_FUTURE,
+            max_entrants=entrants,
+        ),
+        metadata=OPERATOR,
+    ).tournament
+
+
+def start(
+    stub: tournament_service_pb2_grpc.TournamentServiceStub, tournament: tournament_pb2.Tournament
+) -> tournament_pb2.Tournament:
+    """The tournament as StartTournament answers it (its first round seated)."""
+    return stub.StartTournament(
+        tournament_service_pb2.StartTournamentRequest(
+            request_id="start", tournament=tournament.name
+        ),
+        metadata=OPERATOR,
+    ).tournament
+
+
 def test_four_bots_play_an_open_face_tournament(server: RunningServer, database_url: str) -> None:
     target = f"127.0.0.1:{server.port}"
     with grpc.insecure_channel(target) as channel:
         stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
-        tournament = stub.CreateTournament(
-            tournament_service_pb2.CreateTournamentRequest(
-                request_id=str(uuid.uuid4()),
-                display_name="OFC bots cup",
-                rule_set_preset="ofc_turbo",
-                seats_per_table=2,
-                rounds=1,
-                deals_per_round=2,
-                registration_close_time=FAR_FUTURE,
-                max_entrants=4,
-            ),
-            metadata=OPERATOR,
-        ).tournament
+        tournament = create_turbo_cup(stub, "OFC bots cup", rounds=1, entrants=4)
         bots = tournament_bots.register_bots(target, 4)
         for bot in bots:
             tournament_bots.enter(channel, bot, tournament.name)
         threads = tournament_bots.run_bots(target, bots, tournament.name)
-        stub.StartTournament(
-            tournament_service_pb2.StartTournamentRequest(
-                request_id="start", tournament=tournament.name
-            ),
-            metadata=OPERATOR,
-        )
+        start(stub, tournament)
         tournament_bots.wait_for(threads, bots, timeout=60)
         final = stub.GetTournament(
             tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
@@ -118,29 +136,12 @@ def test_bots_at_tables_whose_seats_are_given_late_play_them(
     target = f"127.0.0.1:{server.port}"
     with grpc.insecure_channel(target) as channel:
         stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
-        tournament = stub.CreateTournament(
-            tournament_service_pb2.CreateTournamentRequest(
-                request_id=str(uuid.uuid4()),
-                display_name="OFC late seats cup",
-                rule_set_preset="ofc_turbo",
-                seats_per_table=2,
-                rounds=2,
-                deals_per_round=2,
-                registration_close_time=FAR_FUTURE,
-                max_entrants=4,
-            ),
-            metadata=OPERATOR,
-        ).tournament
+        tournament = create_turbo_cup(stub, "OFC late seats cup", rounds=2, entrants=4)
         bots = tournament_bots.register_bots(target, 4)
         for bot in bots:
             tournament_bots.enter(channel, bot, tournament.name)
         threads = tournament_bots.run_bots(target, bots, tournament.name)
-        stub.StartTournament(
-            tournament_service_pb2.StartTournamentRequest(
-                request_id="start", tournament=tournament.name
-            ),
-            metadata=OPERATOR,
-        )
+        start(stub, tournament)
         tournament_bots.wait_for(threads, bots, timeout=90)
         final = stub.GetTournament(
             tournament_service_pb2.GetTournamentRequest(name=tournament.name), metadata=OPERATOR
@@ -155,28 +156,11 @@ def test_open_face_bots_wait_out_a_pause(server: RunningServer, database_url: st
     target = f"127.0.0.1:{server.port}"
     with grpc.insecure_channel(target) as channel:
         stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
-        tournament = stub.CreateTournament(
-            tournament_service_pb2.CreateTournamentRequest(
-                request_id=str(uuid.uuid4()),
-                display_name="OFC pause cup",
-                rule_set_preset="ofc_turbo",
-                seats_per_table=2,
-                rounds=1,
-                deals_per_round=2,
-                registration_close_time=FAR_FUTURE,
-                max_entrants=2,
-            ),
-            metadata=OPERATOR,
-        ).tournament
+        tournament = create_turbo_cup(stub, "OFC pause cup", rounds=1, entrants=2)
         bots = tournament_bots.register_bots(target, 2)
         for bot in bots:
             tournament_bots.enter(channel, bot, tournament.name)
-        started = stub.StartTournament(
-            tournament_service_pb2.StartTournamentRequest(
-                request_id="start", tournament=tournament.name
-            ),
-            metadata=OPERATOR,
-        ).tournament
+        started = start(stub, tournament)
         stub.PauseTournament(
             tournament_service_pb2.PauseTournamentRequest(
                 request_id=str(uuid.uuid4()), tournament=tournament.name, reason="fire drill"
@@ -217,29 +201,12 @@ def test_re_seating_at_an_open_face_table_is_refused_as_at_a_closed_one(
     target = f"127.0.0.1:{server.port}"
     with grpc.insecure_channel(target) as channel:
         stub = tournament_service_pb2_grpc.TournamentServiceStub(channel)
-        tournament = stub.CreateTournament(
-            tournament_service_pb2.CreateTournamentRequest(
-                request_id=str(uuid.uuid4()),
-                display_name="OFC re-seat cup",
-                rule_set_preset="ofc_turbo",
-                seats_per_table=2,
-                rounds=1,
-                deals_per_round=2,
-                registration_close_time=FAR_FUTURE,
-                max_entrants=2,
-            ),
-            metadata=OPERATOR,
-        ).tournament
+        tournament = create_turbo_cup(stub, "OFC re-seat cup", rounds=1, entrants=2)
         bots = tournament_bots.register_bots(target, 3)
         players, newcomer = bots[:2], bots[2]
         for bot in players:
             tournament_bots.enter(channel, bot, tournament.name)
-        started = stub.StartTournament(
-            tournament_service_pb2.StartTournamentRequest(
-                request_id="start", tournament=tournament.name
-            ),
-            metadata=OPERATOR,
-        ).tournament
+        started = start(stub, tournament)
         seated = started.seated_rounds[0].tables[0]
         stub.ForfeitTournamentPlayer(
             tournament_service_pb2.ForfeitTournamentPlayerRequest(

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sapsam import fairness
+from sapsam.audit.sample_series import chained
 from sapsam.domain.commands import (
     ChooseDealer,
     CommitArrangement,
@@ -33,7 +34,6 @@ from sapsam.domain.commands import (
 from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
-from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.presets import DEFAULT_RULE_SET
 from sapsam.rules.solver import solve
@@ -123,26 +123,4 @@ def recorded(
     events: list[Event], positions: Callable[[int], int] = lambda version: version
 ) -> list[RecordedEvent]:
     """The events as the store records them: versions, metadata, the hash chain."""
-    stream_id = f"table-{TABLE_ID}"
-    previous = GENESIS_HASH
-    out: list[RecordedEvent] = []
-    for version, event in enumerate(events, start=1):
-        type_name, schema_version, data = DEFAULT_CODEC.encode(event)
-        metadata = {"actor": "sample", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "r"}
-        previous = chain_hash(
-            previous,
-            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
-        )
-        out.append(
-            RecordedEvent(
-                positions(version),
-                stream_id,
-                version,
-                type_name,
-                schema_version,
-                data,
-                metadata,
-                previous,
-            )
-        )
-    return out
+    return chained(f"table-{TABLE_ID}", map(DEFAULT_CODEC.encode, events), position=positions)

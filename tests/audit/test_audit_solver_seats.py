@@ -21,6 +21,7 @@ import pytest
 import sapsam.rules.solver
 from sapsam import fairness
 from sapsam.audit import Requester, Status, select_deal, verify_export, write_lines
+from sapsam.audit.sample_series import chained
 from sapsam.domain.commands import (
     ChooseDealer,
     CommitArrangement,
@@ -36,7 +37,6 @@ from sapsam.domain.commands import (
 )
 from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
-from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.arrangement import check_arrangement
 from sapsam.rules.ruleset import RuleSet, TimeoutPolicy
@@ -101,22 +101,8 @@ def _solver_deal() -> tuple[list[Json], list[Any]]:
 
 def _recorded(events: list[Json]) -> list[RecordedEvent]:
     """The events chained as the store records them (a forger re-chains the same way)."""
-    stream_id = f"table-{uuid.UUID(int=0x5EA7)}"
-    metadata = {"actor": "sample", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "r"}
-    previous = GENESIS_HASH
-    recorded = []
-    for version, event in enumerate(events, start=1):
-        type_name, schema_version, data = event["type"], event["schema_version"], event["data"]
-        previous = chain_hash(
-            previous,
-            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
-        )
-        recorded.append(
-            RecordedEvent(
-                version, stream_id, version, type_name, schema_version, data, metadata, previous
-            )
-        )
-    return recorded
+    encoded = ((event["type"], event["schema_version"], event["data"]) for event in events)
+    return chained(f"table-{uuid.UUID(int=0x5EA7)}", encoded)
 
 
 def _verify(events: list[Json]) -> Any:

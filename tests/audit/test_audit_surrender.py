@@ -21,6 +21,7 @@ from sapsam.audit.deal_account import pair_items
 from sapsam.audit.deal_account_facts import accounts
 from sapsam.audit.replay import replay
 from sapsam.audit.replay_rendering import render_frame
+from sapsam.audit.sample_series import chained
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,
@@ -37,7 +38,6 @@ from sapsam.domain.commands import (
 from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.domain.table_surrender import announcing_order
-from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.ruleset import RuleSet, SurrenderRule
 from sapsam.rules.solver import solve
@@ -98,22 +98,8 @@ def _deal() -> list[Json]:
 
 def _recorded(events: list[Json]) -> list[RecordedEvent]:
     """The events chained as the store records them (a forger re-chains the same way)."""
-    stream_id = f"table-{TABLE_ID}"
-    metadata = {"actor": "sample", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "r"}
-    previous = GENESIS_HASH
-    out = []
-    for version, event in enumerate(events, start=1):
-        type_name, schema_version, data = event["type"], event["schema_version"], event["data"]
-        previous = chain_hash(
-            previous,
-            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
-        )
-        out.append(
-            RecordedEvent(
-                version, stream_id, version, type_name, schema_version, data, metadata, previous
-            )
-        )
-    return out
+    encoded = ((event["type"], event["schema_version"], event["data"]) for event in events)
+    return chained(f"table-{TABLE_ID}", encoded)
 
 
 def _verify(events: list[Json]) -> Any:

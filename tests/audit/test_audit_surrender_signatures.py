@@ -35,6 +35,7 @@ from test_audit_surrender import (
 from sapsam import fairness
 from sapsam.audit import Requester, read_export, select_deal, verify_export, write_lines
 from sapsam.audit.pinned_player_keys import pinned_key_checks
+from sapsam.audit.sample_series import chained
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,
@@ -55,7 +56,6 @@ from sapsam.domain.events import SurrenderAnnounced
 from sapsam.domain.table import INITIAL_STATE, decide, evolve
 from sapsam.domain.table_surrender import announcing_order
 from sapsam.fairness import player_keys
-from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.solver import solve
 
@@ -258,21 +258,8 @@ def test_the_stored_rules_v6_tables_verify_their_unsigned_announcements() -> Non
 
 
 def _chained(stream_id: str, events: list[Json]) -> list[RecordedEvent]:
-    metadata = {"actor": "sample", "recorded_at": "2026-12-03T00:00:00Z", "request_id": "r"}
-    previous = GENESIS_HASH
-    out = []
-    for version, event in enumerate(events, start=1):
-        type_name, schema_version, data = event["type"], event["schema_version"], event["data"]
-        previous = chain_hash(
-            previous,
-            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
-        )
-        out.append(
-            RecordedEvent(
-                version, stream_id, version, type_name, schema_version, data, metadata, previous
-            )
-        )
-    return out
+    encoded = ((event["type"], event["schema_version"], event["data"]) for event in events)
+    return chained(stream_id, encoded)
 
 
 def test_a_surrender_re_signed_with_a_forgers_key_fails_the_players_pinned_key(

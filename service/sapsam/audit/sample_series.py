@@ -9,7 +9,8 @@ the store records them. Used by the audit's pure tests and by bench/audit.py.
 from __future__ import annotations
 
 import uuid
-from typing import Final
+from collections.abc import Callable, Iterable
+from typing import Any, Final
 
 from sapsam import fairness
 from sapsam.domain.commands import (
@@ -93,28 +94,50 @@ def series_events(
     return events
 
 
-def recorded_stream(
-    seat_count: int, deals: int = 8, table_id: uuid.UUID | None = None
+SAMPLE_METADATA: Final = {
+    "actor": "sample",
+    "recorded_at": "2026-01-01T00:00:00Z",
+    "request_id": "sample",
+}
+"""The metadata every sample event carries (one dict, shared: nothing changes it)."""
+
+
+def chained(
+    stream_id: str,
+    encoded: Iterable[tuple[str, int, dict[str, Any]]],
+    *,
+    metadata: dict[str, Any] = SAMPLE_METADATA,
+    position: Callable[[int], int] = lambda version: version,
 ) -> list[RecordedEvent]:
-    """A table's stream as the store would record it, made without a database."""
-    table_id = table_id or uuid.uuid4()
-    stream_id = f"table-{table_id}"
+    """Encoded events ``(type, schema_version, data)`` as the store records them in
+    ``stream_id`` from version 1: ``metadata`` on each, the hash chain from the genesis, the
+    global position ``position(version)`` (the version itself unless given)."""
     previous = GENESIS_HASH
     recorded: list[RecordedEvent] = []
-    for version, event in enumerate(series_events(table_id, seat_count, deals), start=1):
-        type_name, schema_version, data = DEFAULT_CODEC.encode(event)
-        metadata = {
-            "actor": "sample",
-            "recorded_at": "2026-01-01T00:00:00Z",
-            "request_id": "sample",
-        }
+    for version, (type_name, schema_version, data) in enumerate(encoded, start=1):
         previous = chain_hash(
             previous,
             canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
         )
         recorded.append(
             RecordedEvent(
-                version, stream_id, version, type_name, schema_version, data, metadata, previous
+                position(version),
+                stream_id,
+                version,
+                type_name,
+                schema_version,
+                data,
+                metadata,
+                previous,
             )
         )
     return recorded
+
+
+def recorded_stream(
+    seat_count: int, deals: int = 8, table_id: uuid.UUID | None = None
+) -> list[RecordedEvent]:
+    """A table's stream as the store would record it, made without a database."""
+    table_id = table_id or uuid.uuid4()
+    events = series_events(table_id, seat_count, deals)
+    return chained(f"table-{table_id}", map(DEFAULT_CODEC.encode, events))

@@ -9,7 +9,7 @@ import dataclasses
 import uuid
 
 from sapsam import fairness
-from sapsam.audit.sample_series import NOW_MS, PLAYERS
+from sapsam.audit.sample_series import NOW_MS, PLAYERS, chained
 from sapsam.domain.commands import (
     AnnounceSurrender,
     ChooseDealer,
@@ -29,7 +29,6 @@ from sapsam.domain.event_codec import DEFAULT_CODEC
 from sapsam.domain.events import Event
 from sapsam.domain.table import INITIAL_STATE, TableState, decide, evolve
 from sapsam.fairness.natural_commitments import declaration_commitment
-from sapsam.log.chain import GENESIS_HASH, canonical_event_bytes, chain_hash
 from sapsam.log.records import RecordedEvent
 from sapsam.rules.naturals import NaturalsTable
 from sapsam.rules.presets import DEFAULT_RULE_SET
@@ -105,19 +104,4 @@ def series_with_void(
             opened = {"natural": "none", "natural_nonce": nonce} if naturals else {}
             run(RevealArrangement(PLAYERS[seat], arrangement, nonce, dealt=hands[seat], **opened))
         run(RevealSeed(seed=seed))
-    stream_id = f"table-{table_id}"
-    previous = GENESIS_HASH
-    recorded: list[RecordedEvent] = []
-    metadata = {"actor": "sample", "recorded_at": "2026-01-01T00:00:00Z", "request_id": "sample"}
-    for version, event in enumerate(events, start=1):
-        type_name, schema_version, data = DEFAULT_CODEC.encode(event)
-        previous = chain_hash(
-            previous,
-            canonical_event_bytes(stream_id, version, type_name, schema_version, data, metadata),
-        )
-        recorded.append(
-            RecordedEvent(
-                version, stream_id, version, type_name, schema_version, data, metadata, previous
-            )
-        )
-    return recorded
+    return chained(f"table-{table_id}", map(DEFAULT_CODEC.encode, events))

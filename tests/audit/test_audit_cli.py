@@ -26,6 +26,12 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
+async def _export_deal(table_id: object, deal: int, path: Path, database_url: str) -> None:
+    """``sapsam audit export --table ID --deal N -o PATH`` as the operator; it exits 0."""
+    argv = ["audit", "export", "--table", str(table_id), "--deal", str(deal), "-o", str(path)]
+    assert await asyncio.to_thread(main, [*argv, "--database-url", database_url]) == 0
+
+
 async def test_export_then_verify_round_trip_exits_zero(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -73,23 +79,7 @@ async def test_a_tampered_file_exits_non_zero_naming_the_check(
 ) -> None:
     table_id = await play_series(service, 2, deals=1)
     deal_file = tmp_path / "deal.jsonl"
-    assert (
-        await asyncio.to_thread(
-            main,
-            [
-                "audit",
-                "export",
-                "--table",
-                str(table_id),
-                "--deal",
-                "1",
-                "-o",
-                str(deal_file),
-                "--database-url",
-                database_url,
-            ],
-        )
-    ) == 0
+    await _export_deal(table_id, 1, deal_file, database_url)
     lines = deal_file.read_text(encoding="utf-8").splitlines()
     cut_line = next(i for i, line in enumerate(lines) if '"type":"DeckCut"' in line)
     event = json.loads(lines[cut_line])
@@ -199,23 +189,7 @@ async def test_replay_prints_every_moment_or_one(
 ) -> None:
     table_id = await play_series(service, 2, deals=1)
     deal_file = tmp_path / "deal.jsonl"
-    (
-        await asyncio.to_thread(
-            main,
-            [
-                "audit",
-                "export",
-                "--table",
-                str(table_id),
-                "--deal",
-                "1",
-                "-o",
-                str(deal_file),
-                "--database-url",
-                database_url,
-            ],
-        )
-    )
+    await _export_deal(table_id, 1, deal_file, database_url)
     code, out, _ = _run(capsys, "audit", "replay", str(deal_file), "--plain")
     assert code == 0
     frames = [line for line in out.splitlines() if line.startswith("v")]
@@ -283,23 +257,7 @@ async def test_a_running_deal_verifies_as_incomplete_with_exit_three(
     table_id = await seated_table(service, 2)
     await start_and_deal(service, table_id, 1)
     deal_file = tmp_path / "running.jsonl"
-    assert (
-        await asyncio.to_thread(
-            main,
-            [
-                "audit",
-                "export",
-                "--table",
-                str(table_id),
-                "--deal",
-                "1",
-                "-o",
-                str(deal_file),
-                "--database-url",
-                database_url,
-            ],
-        )
-    ) == 0
+    await _export_deal(table_id, 1, deal_file, database_url)
     code, out, _ = _run(capsys, "audit", "verify", str(deal_file))
     assert code == 3
     assert "… deal 1 · fair_dealing" in out

@@ -3,6 +3,7 @@ import { parseCards } from "../src/cards";
 import { foulReason } from "../src/rules";
 import { Arrangement, handName, partialName } from "../src/table/arrange";
 import { suggestRows } from "../src/table/hint";
+import { StatusLine } from "../src/table/statusLine";
 
 const HAND = parseCards("As Ad Kc Kd Qh Jh Th 9h 2h 5c 6d 7s 8s");
 
@@ -45,5 +46,35 @@ describe("table/hint", () => {
       const rows = suggestRows(hand);
       expect(foulReason(rows, hand, {})).toBeNull();
     }
+  });
+});
+
+describe("table/statusLine", () => {
+  function line(): { shown: string[]; board: { deal: number }; status: StatusLine } {
+    const shown: string[] = [];
+    const board = { deal: 0 };
+    return { shown, board, status: new StatusLine((text) => shown.push(text), () => board.deal) };
+  }
+  it("does not show a deal's words once a later deal's board is up", () => {
+    const { shown, board, status } = line();
+    board.deal = 1;
+    status.sayOfDeal(1, "Committing your rows…");
+    board.deal = 2; // the next hand came before the commit's answer
+    status.boardFor(2);
+    status.sayOfDeal(1, "Committed and confirmed: waiting for the other seats.");
+    expect(shown).toEqual(["Committing your rows…", ""]);
+  });
+  it("clears a deal's words when the next board goes up, but not words about no deal", () => {
+    const { shown, board, status } = line();
+    board.deal = 3;
+    status.sayOfDeal(3, "You play this deal.");
+    status.boardFor(3); // the same deal's board drawn again
+    board.deal = 4;
+    status.boardFor(4);
+    status.say("The operator voided deal 4.");
+    board.deal = 5;
+    status.boardFor(5);
+    status.sayOfDeal(5, "Asking the server's solver for rows…");
+    expect(shown).toEqual(["You play this deal.", "", "The operator voided deal 4.", "Asking the server's solver for rows…"]);
   });
 });

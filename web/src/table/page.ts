@@ -18,6 +18,7 @@ import { Board } from "./board";
 import { askServer, closedHint, hintSaid } from "./suggestion";
 import { renderResult, renderStandings } from "./results";
 import { $, button, dealOf, heldSeat, onceEach, seatNamer, tableReader, takeSeat, watchTable } from "./play";
+import { StatusLine } from "./statusLine";
 import { renderHeader, renderSeats } from "./view";
 
 // Refusals that only mean "already done" or "too late" (the SDK's _NOTHING_TO_DO).
@@ -39,21 +40,9 @@ let board: Board | null = null;
 let boardDeal = 0;
 let sending = false;
 
-/** The deal the status line speaks of (a commit, a suggestion, an announcement), 0 for none. */
-let statusDeal = 0;
-
-function say(text: string): void {
-  $("status").textContent = text;
-  statusDeal = 0;
-}
-
-/** Words about one deal's arranging: the next deal's hand clears them, as they no longer hold;
- * words that come after it (a commit answered once the next board is up) are not shown. */
-function sayOfDeal(deal: number, text: string): void {
-  if (boardDeal > deal) return;
-  say(text);
-  statusDeal = deal;
-}
+const status = new StatusLine((text) => ($("status").textContent = text), () => boardDeal);
+const say = (text: string): void => status.say(text);
+const sayOfDeal = (deal: number, text: string): void => status.sayOfDeal(deal, text);
 
 const names = seatNamer(() => table);
 
@@ -193,7 +182,7 @@ function renderArranging(t: Table): void {
     return;
   }
   if (!board || boardDeal !== deal) {
-    if (statusDeal && statusDeal !== deal) say(""); // "Committed and confirmed" was the last deal's
+    status.boardFor(deal);
     const a = new Arrangement(cards);
     restorePlacements(a, deal);
     boardDeal = deal;

@@ -20,6 +20,9 @@ import pytest
 from sapsam.cli import main
 
 DATA = Path(__file__).parents[2] / "web" / "test" / "data"
+sys.path.append(str(DATA))
+from make_exports import failed_checks  # noqa: E402  (web/test/data is no package)
+
 SERVER_KEY = ("--server-key", str(DATA / "server.vkey"))
 
 
@@ -37,11 +40,7 @@ def _verify(capsys: pytest.CaptureFixture[str], path: Path, *args: str) -> dict[
 
 def _failed(report: dict[str, Any]) -> list[str]:
     """The checks as make_exports.py records them: ``name@deal``, failed or skipped."""
-    return sorted(
-        c["name"] + ("" if c["deal"] is None else f"@{c['deal']}")
-        for c in report["checks"]
-        if c["status"] in ("failed", "skipped")
-    )
+    return sorted(failed_checks(report))
 
 
 def _status(report: dict[str, Any], check: str) -> str:

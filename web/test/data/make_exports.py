@@ -511,14 +511,20 @@ def _json_report(path: Path, *args: str) -> dict[str, Any]:
     return report
 
 
-def _report(path: Path, *args: str) -> tuple[str, list[str]]:
-    report = _json_report(path, *args)
-    failed = [
+def failed_checks(report: dict[str, Any]) -> list[str]:
+    """The checks of a ``--json`` report that failed or were skipped, as the files record them:
+    ``name@deal``, or ``name`` for a check of no one deal (tests/audit/test_web_sample_verdicts.py
+    reads them the same way)."""
+    return [
         c["name"] + ("" if c["deal"] is None else f"@{c['deal']}")
         for c in report["checks"]
         if c["status"] in ("failed", "skipped")
     ]
-    return str(report["verdict"]), failed
+
+
+def _report(path: Path, *args: str) -> tuple[str, list[str]]:
+    report = _json_report(path, *args)
+    return str(report["verdict"]), failed_checks(report)
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,15 +63,19 @@ P99_LIMIT_MS = 100.0
 TARGET_TABLES = 1000
 
 
-async def _generate(
-    target: str,
-    think: float,
-    per_connection: int,
-    setup_at_once: int,
-    batch: bool,
-    collect_in_window: bool,
-    pipe: Any,
-) -> None:
+@dataclass(frozen=True)
+class GeneratorSettings:
+    """What a load generator process is told when it starts (the command line's choices)."""
+
+    target: str
+    think_seconds: float
+    tables_per_connection: int
+    setup_at_once: int
+    batch_events: bool
+    collect_in_window: bool
+
+
+async def _generate(settings: GeneratorSettings, pipe: Any) -> None:
     warm_up_rules()
     # As the server does (sapsam.api.collector): start-up's objects frozen, young collections
     # a tenth as often, no full collection by count (one walks every object of the generator's
@@ -80,7 +85,7 @@ async def _generate(
     pauses = PauseLog()  # a generator's own pauses delay the calls it times: reported beside
     pauses.install()
     tally = Tally()
-    gate = asyncio.Semaphore(setup_at_once)
+    gate = asyncio.Semaphore(settings.setup_at_once)
     running: list[tuple[Table, asyncio.Task[None]]] = []
     connections: list[Connection] = []
     loop = asyncio.get_running_loop()
@@ -94,9 +99,11 @@ async def _generate(
         order = await loop.run_in_executor(None, pipe.recv)
         if order[0] == "tables":
             while len(running) < order[1]:
-                if len(running) % per_connection == 0:
-                    connections.append(Connection(target))
-                table = Table(connections[-1], tally, think, gate, batch)
+                if len(running) % settings.tables_per_connection == 0:
+                    connections.append(Connection(settings.target))
+                table = Table(
+                    connections[-1], tally, settings.think_seconds, gate, settings.batch_events
+                )
                 running.append((table, asyncio.create_task(table.play())))
             while len(running) > order[1]:
                 table, task = running.pop()
@@ -108,7 +115,7 @@ async def _generate(
         elif order[0] == "window":
             tally.reset((order[1], order[2]))
             pauses.take()
-            if not collect_in_window:
+            if not settings.collect_in_window:
                 # A generator stands in for clients on other machines: its own collections
                 # would land in the latencies it times. None in the window; it catches up
                 # after (its CPU still counts, but for those few milliseconds).
@@ -137,19 +144,9 @@ async def _generate(
             return
 
 
-def generator_process(
-    target: str,
-    think: float,
-    per_connection: int,
-    setup_at_once: int,
-    batch: bool,
-    collect_in_window: bool,
-    pipe: Any,
-) -> None:
+def generator_process(settings: GeneratorSettings, pipe: Any) -> None:
     """A load generator process: one event loop playing the tables it is given."""
-    asyncio.run(
-        _generate(target, think, per_connection, setup_at_once, batch, collect_in_window, pipe)
-    )
+    asyncio.run(_generate(settings, pipe))
 
 
 class Generators:
@@ -157,21 +154,18 @@ class Generators:
 
     def __init__(self, target: str, count: int, arguments: argparse.Namespace) -> None:
         context = multiprocessing.get_context("spawn")
+        settings = GeneratorSettings(
+            target,
+            arguments.think_seconds,
+            arguments.tables_per_connection,
+            arguments.setup_at_once,
+            arguments.batch_events,
+            arguments.generators_collect_in_window,
+        )
         self.pipes, self.processes = [], []
         for _ in range(count):
             ours, theirs = context.Pipe()
-            process = context.Process(
-                target=generator_process,
-                args=(
-                    target,
-                    arguments.think_seconds,
-                    arguments.tables_per_connection,
-                    arguments.setup_at_once,
-                    arguments.batch_events,
-                    arguments.generators_collect_in_window,
-                    theirs,
-                ),
-            )
+            process = context.Process(target=generator_process, args=(settings, theirs))
             process.start()
             self.pipes.append(ours)
             self.processes.append(process)

@@ -462,11 +462,15 @@ FORGERIES: dict[str, tuple[str, Callable[[Events], None]]] = {
 }
 
 
-def _rechained(text: str, change: Callable[[Events], None]) -> str:
+def _rechained(
+    text: str, change: Callable[[Events], None], header: dict[str, Any] | None = None
+) -> str:
     """``text`` with ``change`` applied to its events, every hash recomputed from the anchors and
-    the versions renumbered (an event removed or moved), without the proofs."""
+    the versions renumbered (an event removed or moved), without the proofs. ``header``: the
+    file's header as already read (and changed: a rule parameter), else read from ``text``."""
     lines = text.splitlines()
-    header = json.loads(lines[0])
+    if header is None:
+        header = json.loads(lines[0])
     events: Events = [json.loads(line) for line in lines[1:]]
     segments = header["segments"]
     owner = [

@@ -40,13 +40,7 @@ def mutated(text: str, edit: Edit) -> str:
     def change(events: Events) -> None:
         edit(Exported(header, events))
 
-    lines = _rechained(text, change).splitlines()
-    rechained = json.loads(lines[0])
-    for key, value in header.items():  # what the edit changed in the header (a rule parameter)
-        if key not in ("segments", "transparency"):
-            rechained[key] = value
-    first = json.dumps(rechained, sort_keys=True, separators=(",", ":"))
-    return "\n".join([first, *lines[1:]]) + "\n"
+    return _rechained(text, change, header)
 
 
 def main() -> None:

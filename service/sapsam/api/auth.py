@@ -35,7 +35,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -412,17 +412,22 @@ class AuthInterceptor(CallInterceptor):
             _presented_token.reset(token_reset)
             _current_caller.reset(caller_reset)
 
-    @contextlib.asynccontextmanager
-    async def guard_stream(
-        self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AsyncIterator[None]:
-        """Authenticate and authorise, then let the stream run as the caller."""
-        caller_reset, token_reset = await self._enter(method, context)
-        try:
-            yield
-        finally:
-            # A stream may be finished from another context (an abandoned generator closed by
-            # the loop); then the variables are not ours to reset.
-            with contextlib.suppress(ValueError):
-                _presented_token.reset(token_reset)
-                _current_caller.reset(caller_reset)
+    async def stream_opening(self, method: str, request: Any, context: aio.ServicerContext) -> Any:
+        """Authenticate and authorise, then let the stream run as the caller; what to reset."""
+        return await self._enter(method, context)
+
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """The stream no longer runs as the caller."""
+        caller_reset, token_reset = opened
+        # A stream may be finished from another context (an abandoned generator closed by
+        # the loop); then the variables are not ours to reset.
+        with contextlib.suppress(ValueError):
+            _presented_token.reset(token_reset)
+            _current_caller.reset(caller_reset)

@@ -19,13 +19,11 @@ is made directly, without looking up the caller's source line.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
 from typing import Any, Final
 
 from google.protobuf.message import Message
@@ -142,28 +140,33 @@ class CallLogInterceptor(CallInterceptor):
             table, seat = call_subject(request)
             log_call(method, table, seat, status, started)
 
-    @contextlib.asynccontextmanager
-    async def guard_stream(
-        self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AsyncIterator[None]:
-        """Around the stream; count it while it is open, log its outcome when it ends."""
+    async def stream_opening(self, method: str, request: Any, context: aio.ServicerContext) -> Any:
+        """Count the stream while it is open; when it began."""
         started = time.perf_counter()
-        status = "UNKNOWN"
         STREAMS.opened(method)
-        try:
-            yield
+        return started
+
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """Log the stream's outcome (``opened``: when it began)."""
+        if error is None:
             status = "OK"
-        except (asyncio.CancelledError, GeneratorExit):
+        elif isinstance(error, (asyncio.CancelledError, GeneratorExit)):
             # The client went away, its deadline passed, or the server is stopping.
             status = _cancelled_status(context)
-            raise
-        except Exception as error:
+        elif isinstance(error, Exception):
             status = ended_with(error, context).name
-            raise
-        finally:
-            STREAMS.closed(method)
-            table, seat = call_subject(request)
-            log_call(method, table, seat, status, started)
+        else:
+            status = "UNKNOWN"
+        STREAMS.closed(method)
+        table, seat = call_subject(request)
+        log_call(method, table, seat, status, opened)
 
 
 def utc_timestamp(created: float) -> str:

@@ -3,9 +3,14 @@
 grpc's ``grpc.aio.ServerInterceptor`` only sees the method name and metadata before a handler is
 chosen; to act on the request, the servicer context and the outcome, an interceptor has to wrap
 the handler's behaviour. :class:`CallInterceptor` does that once for both call shapes we serve
-(one response, a response stream), so each interceptor implements just ``around`` and
-``guard_stream``. They run in the call's own task, so a context variable set in ``around`` is
-visible to the servicer.
+(one response, a response stream), so each interceptor implements just ``around`` and, for
+streams, ``stream_opening`` and ``stream_ended``. They run in the call's own task, so a context
+variable set in ``around`` or ``stream_opening`` is visible to the servicer.
+
+A stream's interceptors are plain calls made by the one generator that drains the servicer's
+stream, not a context manager each: every open stream kept each interceptor's context manager,
+its generator, its exit method and its arguments alive for as long as it stayed open, about forty
+objects a stream that every full collection walks (docs/performance.md, "bench/capacity.py").
 
 A status travels as an exception, :class:`StatusError`, and only :class:`StatusSender`, the
 outermost interceptor, sends it: grpc.aio sends a status the moment ``context.abort`` is called
@@ -24,7 +29,6 @@ import abc
 import contextlib
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +38,7 @@ from grpc import aio
 from sapsam.api import errors
 
 Proceed = Callable[[], Awaitable[Any]]
-StreamGuard = Callable[[str, Any, Any], AbstractAsyncContextManager[None]]
-_GUARDED = "_sapsam_guarded_stream"  # on a guarded stream: its guards and the servicer's stream
+_GUARDED = "_sapsam_guarded_stream"  # on a guarded stream: its interceptors and the servicer's
 Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]]
 _TOLERANT = "_sapsam_tolerant_deserializer"  # on a deserializer already wrapped by ``_tolerant``
 
@@ -142,13 +145,37 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
     ) -> Any:
         """Run the call (``await proceed()``) and return its single response."""
 
-    @abc.abstractmethod
-    def guard_stream(
+    async def stream_opening(self, method: str, request: Any, context: aio.ServicerContext) -> Any:
+        """Before a response stream's first response: raise to refuse it. What it returns is
+        handed to :meth:`stream_ended` (what to undo; here nothing)."""
+        return None
+
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """After a stream this interceptor opened (``opened``: what :meth:`stream_opening`
+        returned) ended: ``error`` None if it ended normally, else what it raised (as the
+        interceptors inside left it). Raise to end it with another exception instead; returning
+        lets ``error`` (or the normal end) stand."""
+
+    @contextlib.asynccontextmanager
+    async def guard_stream(
         self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AbstractAsyncContextManager[None]:
-        """Around a response stream (a ``contextlib.asynccontextmanager``): entered before its
-        first response, left when it ends, normally or with the exception it raised, which the
-        guard may replace."""
+    ) -> AsyncIterator[None]:
+        """:meth:`stream_opening` and :meth:`stream_ended` as a context manager around a stream
+        (for servers that enter each interceptor by itself: the Connect one)."""
+        opened = await self.stream_opening(method, request, context)
+        try:
+            yield
+        except BaseException as error:
+            await self.stream_ended(method, request, context, opened, error)
+            raise
+        await self.stream_ended(method, request, context, opened, None)
 
     def __init__(self) -> None:
         # grpc.aio runs intercept_service on every call: the handler wrapped for a method is
@@ -197,20 +224,38 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
         return grpc.unary_unary_rpc_method_handler(single, **codecs)
 
     def _guarded(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
-        """The stream ``inner`` inside this interceptor's guard and those of the interceptors
-        inside it, all entered by one generator: a response passes one layer, not one per
-        interceptor (each layer cost every response of every open stream its own resumption)."""
-        inner_guards, source = getattr(inner, _GUARDED, ((), inner))
-        guards: tuple[StreamGuard, ...] = (self.guard_stream, *inner_guards)  # outermost first
+        """The stream ``inner`` run by one generator that opens it through this interceptor and
+        those inside it (outermost first) and, once it ends, tells them so (innermost first,
+        each seeing the exception as the ones inside left it): a response passes one layer, not
+        one per interceptor, and an open stream keeps no object per interceptor but what its
+        ``stream_opening`` returned."""
+        inner_layers, source = getattr(inner, _GUARDED, ((), inner))
+        layers: tuple[CallInterceptor, ...] = (self, *inner_layers)  # outermost first
 
         async def streamed(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
-            async with contextlib.AsyncExitStack() as stack:
-                for guard in guards:
-                    await stack.enter_async_context(guard(method, request, context))
+            opened: list[Any] = []  # what each interceptor opened, outermost first
+            raised: BaseException | None = None
+            try:
+                for layer in layers:
+                    opened.append(await layer.stream_opening(method, request, context))
                 async for response in _streamed(source, request, context):
                     yield response
+            except BaseException as error:  # the interceptors decide what it ends with
+                raised = error
+            for index in range(len(opened) - 1, -1, -1):
+                try:
+                    await layers[index].stream_ended(
+                        method, request, context, opened[index], raised
+                    )
+                except BaseException as replaced:
+                    raised = replaced
+            if raised is not None:
+                try:
+                    raise raised
+                finally:
+                    raised = None  # no cycle through this frame's traceback
 
-        setattr(streamed, _GUARDED, (guards, source))
+        setattr(streamed, _GUARDED, (layers, source))
         return streamed
 
 
@@ -241,14 +286,16 @@ class StatusSender(CallInterceptor):
         except Exception as error:
             await self._send(method, error, context)
 
-    @contextlib.asynccontextmanager
-    async def guard_stream(
-        self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AsyncIterator[None]:
-        """Around the stream; send the status it ended with."""
-        try:
-            yield
-        except Exception as error:
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """Send the status the stream ended with."""
+        if isinstance(error, Exception):
             await self._send(method, error, context)
 
 
@@ -291,15 +338,18 @@ class ErrorInterceptor(CallInterceptor):
         except Exception as error:
             raise self._mapped(method, error, context) from None
 
-    @contextlib.asynccontextmanager
-    async def guard_stream(
-        self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AsyncIterator[None]:
-        """Around the stream; an exception ends it with its mapped status."""
+    async def stream_opening(self, method: str, request: Any, context: aio.ServicerContext) -> Any:
+        """Refuse a request that could not be decoded."""
         self._refuse_undecodable(method, request)
-        try:
-            yield
-        except aio.AbortError:
-            raise
-        except Exception as error:
+
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """An exception ends the stream with its mapped status."""
+        if isinstance(error, Exception) and not isinstance(error, aio.AbortError):
             raise self._mapped(method, error, context) from None

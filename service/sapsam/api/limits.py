@@ -27,12 +27,11 @@ interceptor alike; :class:`LimitsInterceptor` is the grpc side.
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -311,15 +310,12 @@ class LimitsInterceptor(CallInterceptor):
         finally:
             self._in_flight.close(player)
 
-    @contextlib.asynccontextmanager
-    async def guard_stream(
-        self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AsyncIterator[None]:
-        """Refuse the stream if it is over a limit (calls or open streams), else let it run."""
+    async def stream_opening(self, method: str, request: Any, context: aio.ServicerContext) -> Any:
+        """Refuse the stream if it is over a limit (calls or open streams), else count it as
+        its player's; the player whose open streams it counts in (None: none)."""
         player = None if method.startswith(_GRPC_SERVICES_PREFIX) else self._check(method, context)
         if player is None or self._stream_limit <= 0:
-            yield
-            return
+            return None
         if not self._streams.open(player):
             error = _refuse(
                 TOO_MANY_STREAMS_REASON,
@@ -327,10 +323,19 @@ class LimitsInterceptor(CallInterceptor):
                 STREAM_RETRY_SECONDS,
             )
             raise StatusError(errors.status_for_exception(error, method))
-        try:
-            yield
-        finally:
-            self._streams.close(player)
+        return player
+
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """The stream no longer counts as its player's."""
+        if opened is not None:
+            self._streams.close(opened)
 
     def open_streams(self, player: str) -> int:
         """How many streams ``player`` has open here."""

@@ -27,10 +27,9 @@ cancels the database work of those left, answers the unary calls still in flight
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -44,7 +43,7 @@ from sapsam.api.interception import (
     StatusError,
     ended_with,
 )
-from sapsam.store.event_store import waits_bounded_by
+from sapsam.store.event_store import bound_waits, unbound_waits, waits_bounded_by
 
 SERVER_STOPPING_REASON: Final = "SERVER_STOPPING"
 SERVER_STOPPING_MESSAGE: Final = (
@@ -171,6 +170,7 @@ class StoppingInterceptor(CallInterceptor):
     def __init__(self, gate: StopGate) -> None:
         super().__init__()
         self._gate = gate
+        self._time_to_cutoff = gate.time_to_cutoff  # one bound method, not one per stream
 
     def _time_remaining(self, context: aio.ServicerContext) -> Callable[[], float]:
         def remaining() -> float:
@@ -197,14 +197,19 @@ class StoppingInterceptor(CallInterceptor):
             with waits_bounded_by(time_remaining):
                 yield
         except Exception as error:
-            code = ended_with(error, context)
-            if self._gate.stopping and (
-                code in _STOPPED_CODES or (self._gate.cut_off and code in _CUT_OFF_CODES)
-            ):
+            if self._stop_failed(error, context):
                 raise self._stopped() from None
             raise
         finally:
             self._gate.leave()
+
+    def _stop_failed(self, error: Exception, context: aio.ServicerContext) -> bool:
+        """Whether a call that ended with ``error`` is answered SERVER_STOPPING: the stop, not
+        the call, failed it."""
+        code = ended_with(error, context)
+        return self._gate.stopping and (
+            code in _STOPPED_CODES or (self._gate.cut_off and code in _CUT_OFF_CODES)
+        )
 
     async def around(
         self, method: str, request: Any, context: aio.ServicerContext, proceed: Proceed
@@ -223,17 +228,34 @@ class StoppingInterceptor(CallInterceptor):
                     raise
                 raise self._stopped() from None  # cut off by the stop (cut_off_unary_calls)
 
-    @contextlib.asynccontextmanager
-    async def guard_stream(
-        self, method: str, request: Any, context: aio.ServicerContext
-    ) -> AsyncIterator[None]:
-        """Around the stream unless stopping; a stream the stop ends ends SERVER_STOPPING."""
+    async def stream_opening(self, method: str, request: Any, context: aio.ServicerContext) -> Any:
+        """Refuse the stream if stopping, else count it in; the token that bounds its waits
+        (None: grpc's own services, which pass untouched)."""
         if method.startswith(_GRPC_SERVICES_PREFIX):
-            yield
-            return
+            return None
         # Only the stop bounds a stream's waits: its deadline says how long to watch, and a watch
         # that reaches it simply ends (DEADLINE_EXCEEDED), the database being fine.
-        # A stream the stop ends (the feed lets its watchers go) raises SERVER_STOPPING itself
-        # (``sapsam.api.watch``); one that ended on its own during the stop stays OK.
-        with self._admitted(context, self._gate.time_to_cutoff):
-            yield
+        if not self._gate.enter():
+            raise self._stopped()
+        return bound_waits(self._time_to_cutoff)
+
+    async def stream_ended(
+        self,
+        method: str,
+        request: Any,
+        context: aio.ServicerContext,
+        opened: Any,
+        error: BaseException | None,
+    ) -> None:
+        """Count the stream out; a stream the stop ends ends SERVER_STOPPING.
+
+        A stream the stop ends (the feed lets its watchers go) raises SERVER_STOPPING itself
+        (``sapsam.api.watch``); one that ended on its own during the stop stays OK."""
+        if opened is None:
+            return
+        try:
+            unbound_waits(opened)
+            if isinstance(error, Exception) and self._stop_failed(error, context):
+                raise self._stopped() from None
+        finally:
+            self._gate.leave()

@@ -105,14 +105,25 @@ def waits_bounded_by(time_remaining: TimeRemaining) -> Iterator[None]:
     The API sets it around each call, so a call that cannot get a connection is refused
     (``PoolTimeout``: the database is unavailable) while its caller still listens.
     """
-    token = _time_remaining.set(time_remaining)
+    token = bound_waits(time_remaining)
     try:
         yield
     finally:
-        # A stream's generator may be closed in another context (a cancelled call): then
-        # there is nothing of ours to reset.
-        with contextlib.suppress(ValueError):
-            _time_remaining.reset(token)
+        unbound_waits(token)
+
+
+def bound_waits(time_remaining: TimeRemaining) -> contextvars.Token[TimeRemaining | None]:
+    """:func:`waits_bounded_by`'s start, for code that keeps no block open (a stream's
+    interceptor): undone by :func:`unbound_waits` with what it returns."""
+    return _time_remaining.set(time_remaining)
+
+
+def unbound_waits(token: contextvars.Token[TimeRemaining | None]) -> None:
+    """Undo :func:`bound_waits`."""
+    # A stream's generator may be closed in another context (a cancelled call): then there is
+    # nothing of ours to reset.
+    with contextlib.suppress(ValueError):
+        _time_remaining.reset(token)
 
 
 class _CappedBackoff(AttemptWithBackoff):

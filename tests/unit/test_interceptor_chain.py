@@ -67,3 +67,93 @@ def test_an_unknown_method_stays_unknown() -> None:
         return None
 
     assert asyncio.run(interceptor.intercept_service(none, _Details("/t.S/Nope"))) is None
+
+
+class _Recording(CallInterceptor):
+    """Records its stream hooks in ``seen``; ``replace`` turns an error it sees into another."""
+
+    def __init__(self, name: str, seen: list[str], replace: bool = False) -> None:
+        super().__init__()
+        self.name, self.seen, self.replace = name, seen, replace
+
+    async def around(self, method: str, request: Any, context: Any, proceed: Any) -> Any:
+        return await proceed()
+
+    async def stream_opening(self, method: str, request: Any, context: Any) -> Any:
+        self.seen.append(f"open {self.name}")
+        return self.name
+
+    async def stream_ended(
+        self, method: str, request: Any, context: Any, opened: Any, error: BaseException | None
+    ) -> None:
+        self.seen.append(f"end {opened} {type(error).__name__}")
+        if self.replace and isinstance(error, ValueError):
+            raise KeyError(self.name)
+
+
+async def _failing_stream(request: Any, context: Any) -> Any:
+    yield request
+    raise ValueError("the servicer's")
+
+
+def test_a_stream_opens_outermost_first_and_ends_innermost_first_each_seeing_the_last_error() -> (
+    None
+):
+    seen: list[str] = []
+    chain: list[CallInterceptor] = [
+        _Recording("outer", seen),
+        _Recording("middle", seen, replace=True),
+        _Recording("inner", seen),
+    ]
+
+    async def run() -> list[Any]:
+        handler = await _handler_through(
+            chain, grpc.unary_stream_rpc_method_handler(_failing_stream), "/t.S/Watch"
+        )
+        assert handler is not None
+        received = []
+        try:
+            async for response in handler.unary_stream("hello", None):
+                received.append(response)
+        except KeyError as error:
+            received.append(error)
+        return received
+
+    received = asyncio.run(run())
+    assert received[0] == "hello"
+    assert isinstance(received[1], KeyError) and received[1].args == ("middle",)
+    assert seen == [
+        "open outer",
+        "open middle",
+        "open inner",
+        "end inner ValueError",
+        "end middle ValueError",
+        "end outer KeyError",
+    ]
+
+
+class _Refusing(_Recording):
+    async def stream_opening(self, method: str, request: Any, context: Any) -> Any:
+        self.seen.append(f"refuse {self.name}")
+        raise PermissionError(self.name)
+
+
+def test_a_stream_refused_on_opening_ends_only_what_opened_before() -> None:
+    seen: list[str] = []
+    chain: list[CallInterceptor] = [_Recording("outer", seen), _Refusing("inner", seen)]
+
+    async def run() -> None:
+        handler = await _handler_through(
+            chain, grpc.unary_stream_rpc_method_handler(_failing_stream), "/t.S/Watch"
+        )
+        assert handler is not None
+        async for _ in handler.unary_stream("hello", None):
+            raise AssertionError("a refused stream sends nothing")
+
+    try:
+        asyncio.run(run())
+    except PermissionError as error:
+        assert error.args == ("inner",)
+    else:
+        raise AssertionError("the refusal did not end the stream")
+    assert seen == ["open outer", "refuse inner", "end outer PermissionError"]

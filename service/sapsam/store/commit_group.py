@@ -81,6 +81,7 @@ from sapsam.store.batch_statement import BatchMember
 from sapsam.store.batch_statement import batch_statement as batch_statement_for
 from sapsam.store.batch_statement import member_rows as split_rows
 from sapsam.store.prepared_batch import PreparedBatches
+from sapsam.store.prepared_statements import statement_rows
 
 _logger = logging.getLogger("sapsam.store.commit_group")
 
@@ -372,9 +373,10 @@ async def _commit(
     COMMIT around them only if there is more than one statement. A batch of one is sent as its
     own statement: the batch statement's execution costs PostgreSQL ~90 us more for one append
     than the append's own statement (bench/append_cost.py --tables 1), and at human pace most
-    batches are of one. A batch that is the batch statement alone goes through ``prepared``
-    (libpq's prepared-statement calls, ``sapsam.store.prepared_batch``), the rest through
-    psycopg."""
+    batches are of one. A batch that is one statement goes through libpq's prepared-statement
+    calls: the batch statement through ``prepared`` (``sapsam.store.prepared_batch``), an
+    append's own statement through ``sapsam.store.prepared_statements``; the rest through
+    psycopg's pipeline."""
     use_batch = batch_statement and len(batch) > 1
     together = [m for m in batch if m.batched is not None] if use_batch else []
     alone = [m for m in batch if m.batched is None] if together else batch
@@ -385,7 +387,7 @@ async def _commit(
         text, values = statements[0]
         results = [await prepared.rows(text, values["members"])]
     elif len(statements) == 1:
-        results = [await (await connection.execute(*statements[0])).fetchall()]
+        results = [await statement_rows(connection, *statements[0])]
     else:
         async with connection.pipeline():
             await connection.execute("BEGIN")

@@ -34,6 +34,7 @@ from sapsam.store.append_statement import (
 )
 from sapsam.store.batch_statement import BatchMember, batch_member
 from sapsam.store.commit_group import CommitGroup, RunAlone
+from sapsam.store.prepared_statements import statement_rows
 from sapsam.store.projections import InlineStatement, Projector
 from sapsam.store.stream_heads import DatabaseKey, database_key, recall_in, remember_in
 from sapsam.store.subscriptions import WakeupTarget, send_wakeup_to, wakeup_target
@@ -152,10 +153,10 @@ async def run_single_statement(
 ) -> list[tuple[Any, ...]]:
     """The rows of the append's one statement, committed: by the commit group when there is one
     and it takes it (``member``: the same append for its batch statement), else on the caller's
-    own connection."""
+    own connection (through libpq's prepared calls, ``sapsam.store.prepared_statements``)."""
     if commit_group is not None:
         try:
             return await commit_group.execute(statement, parameters, stream_id, member)
         except RunAlone:
             pass
-    return await (await connection.execute(statement, parameters)).fetchall()
+    return await statement_rows(connection, statement, parameters)

@@ -149,12 +149,15 @@ def inline_where_possible(
     read models change inside the insert (no BEGIN, no COMMIT, no statement after it). Anything
     else is applied after the insert in the append's transaction, as always.
     """
+    # The status from libpq directly: ``connection.info`` makes an object and an enum per read.
     if (
         project is not None
         or not connection.autocommit
-        or connection.info.transaction_status != TransactionStatus.IDLE
+        or connection.pgconn.transaction_status != TransactionStatus.IDLE
     ):
         return [projector for projector in projectors if projector.handles(stream_id)], None
+    if not projectors:
+        return (), []  # nothing to inline (inline_projectors' answer, without its pending events)
     return inline_projectors(stream_id, expected_version, events, metadata, projectors)
 
 

@@ -125,7 +125,7 @@ async def append(
         return result
     finally:
         write_stamps.stamps().bump(stream_id)
-        if connection.info.transaction_status != TransactionStatus.IDLE:
+        if connection.pgconn.transaction_status != TransactionStatus.IDLE:
             write_stamps.bump_after_transaction(connection, stream_id)
 
 
@@ -290,7 +290,7 @@ async def _insert(
         handed_to,
         wake_type_listeners,
     )
-    owns_transaction = connection.info.transaction_status == TransactionStatus.IDLE
+    owns_transaction = connection.pgconn.transaction_status == TransactionStatus.IDLE
     statement = INSERT_BATCH
     if companions:
         statement = with_companions(companions, parameters)

@@ -146,7 +146,7 @@ class _Statement:
     """One text prepared on one connection: its name, its parameters in order with how each
     value is sent, and whether each result column is a boolean (else an integer)."""
 
-    __slots__ = ("boolean_columns", "encoders", "formats", "name", "names")
+    __slots__ = ("columns", "encoders", "formats", "name", "names")
 
     def __init__(
         self,
@@ -159,7 +159,9 @@ class _Statement:
         self.names = names
         self.encoders = encoders
         self.formats = [1 if encoder is _BYTEA_ENCODERS else 0 for encoder in encoders]
-        self.boolean_columns = boolean_columns
+        self.columns: tuple[tuple[int, Callable[[bytes], Any]], ...] = tuple(
+            (column, _true if boolean else int) for column, boolean in enumerate(boolean_columns)
+        )
 
     def values(self, parameters: Mapping[str, Any]) -> list[bytes | None] | None:
         """The values as sent, or None if one is of a kind this does not send."""
@@ -179,24 +181,25 @@ class _Statement:
         return values
 
     def rows(self, results: list[pq.abc.PGresult]) -> list[Row]:
+        """The rows as psycopg reads them: text ``t``/``f`` a boolean, any other an int."""
         rows: list[Row] = []
-        booleans = self.boolean_columns
+        columns = self.columns
         for result in results:
             value = result.get_value
             for row in range(result.ntuples):
                 rows.append(
                     tuple(
-                        _column(value(row, column), boolean)
-                        for column, boolean in enumerate(booleans)
+                        [
+                            None if (text := value(row, column)) is None else read(text)
+                            for column, read in columns
+                        ]
                     )
                 )
         return rows
 
 
-def _column(value: bytes | None, boolean: bool) -> Any:
-    if value is None:
-        return None
-    return value == b"t" if boolean else int(value)
+def _true(text: bytes) -> bool:
+    return text == b"t"
 
 
 class _Refused:

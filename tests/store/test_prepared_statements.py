@@ -17,7 +17,7 @@ from psycopg.types.json import Jsonb
 
 from sapsam.log.records import ConcurrencyConflict, NewEvent
 from sapsam.store.appends import append
-from sapsam.store.prepared_statements import statement_rows
+from sapsam.store.prepared_statements import MAX_TEXTS, statement_rows
 from sapsam.store.reads import read_stream
 
 Connection = psycopg.AsyncConnection[Any]
@@ -155,3 +155,10 @@ async def test_an_append_goes_this_way_and_keeps_its_answers(database_url: str) 
         assert conflict.value.current_version == 1
         (recorded,) = await read_stream(first, "s")
         assert recorded == result.events[0]
+
+
+async def test_past_the_bound_texts_go_through_psycopg_unprepared(connection: Connection) -> None:
+    for number in range(MAX_TEXTS + 3):
+        text = f"SELECT %(n)s::int + {number}"
+        assert await statement_rows(connection, text, {"n": 1}) == [(1 + number,)]
+    assert len(await prepared_names(connection)) == MAX_TEXTS

@@ -295,7 +295,8 @@ async def _prepare(connection: Connection, prepared: _Prepared, text: str) -> _S
                 statement = _described(name, names, described)
         if made_ok and isinstance(statement, _Refused):
             await connection.execute(b"DEALLOCATE " + name)  # not left holding server memory
-    prepared.texts[text] = statement
+    if len(prepared.texts) < MAX_TEXTS:  # past it nothing is remembered, refusals included
+        prepared.texts[text] = statement
     return statement
 
 

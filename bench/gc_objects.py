@@ -17,7 +17,10 @@ PostgreSQL cluster; one client process (``grpc.aio``, scripted four-seat tables 
    (``gc.get_count()[0]``, what triggers young collections: tracked objects made minus those
    freed) and the garbage only the collector frees (``gc.collect()``'s unreachable objects,
    by type);
-3. ``per_message``: after a full collection, one StartDeal per table (one message to each of
+3. ``collected``: ``--deals`` more deals, the collector on with the serving thresholds
+   (``sapsam.api.collector``): its collections by generation and the objects they walked, per
+   call (the collector's work, which its pauses are);
+4. ``per_message``: after a full collection, one StartDeal per table (one message to each of
    its four streams), the collector off: the young objects then alive or left as garbage, per
    stream (what the next young collection walks), by type; the StartDeal's own (the table's
    new state) count a quarter each.
@@ -41,6 +44,7 @@ from _game import SEATS, request_id, warm_up_rules
 from _postgres import benchmark_database
 from _seats import Connection, Table, Tally
 
+from sapsam.api.collector import THRESHOLDS
 from sapsam.api.limits import UNLIMITED
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
@@ -192,6 +196,30 @@ def _grown(before: collections.Counter[str], after: collections.Counter[str], pe
     return {name: round(count / per, 2) for name, count in grown.most_common(TOP_TYPES)}
 
 
+class _Walks:
+    """The collections the serving thresholds make while the tables play, and how many
+    objects each walks (its generation and the younger ones)."""
+
+    def __init__(self) -> None:
+        self.collections = [0, 0, 0]
+        self.walked = [0, 0, 0]
+
+    def collecting(self, phase: str, info: dict[str, Any]) -> None:
+        if phase != "start":
+            return
+        generation = info["generation"]
+        self.collections[generation] += 1
+        self.walked[generation] += sum(len(gc.get_objects(g)) for g in range(generation + 1))
+
+    def report(self, calls: int) -> dict[str, Any]:
+        return {
+            "calls": calls,
+            "collections": self.collections,
+            "objects_walked": self.walked,
+            "objects_walked_per_call": round(sum(self.walked) / calls, 1),
+        }
+
+
 def _answer(pipe: Any, client: Any) -> Any:
     while not pipe.poll(1.0):
         if not client.is_alive():
@@ -226,7 +254,7 @@ def main() -> int:
         try:
             assert _answer(ours, client) == "tables"
             gc.freeze()  # as sapsam.api.collector does once serving: what exists so far stays
-            gc.set_threshold(10_000, 10, 1_000_000_000)
+            gc.set_threshold(*THRESHOLDS)
             before = _tracked()
             ours.send("go")
             assert _answer(ours, client) == "streams"
@@ -257,6 +285,14 @@ def main() -> int:
                     name: round(count / calls, 2) for name, count in found.most_common(TOP_TYPES)
                 },
             }
+            gc.collect()
+            gc.enable()
+            walks = _Walks()
+            gc.callbacks.append(walks.collecting)
+            ours.send(("play", arguments.deals))
+            calls = _answer(ours, client)
+            gc.callbacks.remove(walks.collecting)
+            report["collected"] = walks.report(calls)
             gc.collect()
             gc.disable()
             ours.send(("message",))

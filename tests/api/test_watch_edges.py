@@ -231,3 +231,48 @@ def test_a_watcher_woken_before_it_waits_goes_on_and_one_woken_while_waiting_wak
         assert watcher.behind and not watcher.waiting
 
     asyncio.run(run())
+
+
+class _SeatSeesThree(_CountingReads):
+    """Version 3 shows the player "seat" something the others are not sent."""
+
+    def sent_for(self, records: Sequence[RecordedEvent]) -> list[Sent]:
+        return [
+            Sent(sent.version, sent.response, position=sent.position, variants={"seat": "mine"})
+            if sent.version == 3
+            else sent
+            for sent in super().sent_for(records)
+        ]
+
+
+def test_watchers_sent_the_same_run_in_batches_share_one_message_but_a_seat_its_own() -> None:
+    feed = EventFeed("postgresql://unused")  # never started: the test hands events over itself
+    log = [_ping(1)]
+    channel = _SeatSeesThree(feed, log)
+
+    def batched(responses: list[Any]) -> tuple[Any, ...]:
+        return tuple(responses)
+
+    async def run() -> dict[str, list[Any]]:
+        received: dict[str, list[Any]] = {"a": [], "b": [], "seat": []}
+
+        async def follow(player: str) -> None:
+            stream = watch(feed, "counting", lambda: channel, 0, player, batched)
+            async for response in stream:
+                received[player].append(response)
+
+        following = [asyncio.create_task(follow(player)) for player in received]
+        while any(len(messages) < 1 for messages in received.values()):
+            await asyncio.sleep(0.01)
+        log.extend([_ping(2), _ping(3)])
+        channel.take(log[1:3])
+        while any(len(messages) < 2 for messages in received.values()):
+            await asyncio.sleep(0.01)
+        for task in following:
+            task.cancel()
+        return received
+
+    received = asyncio.run(run())
+    assert received["a"][1] == ("event 2", "event 3")
+    assert received["a"][1] is received["b"][1]  # one message for both
+    assert received["seat"][1] == ("event 2", "mine")

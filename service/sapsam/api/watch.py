@@ -147,6 +147,12 @@ class StreamChannel(abc.ABC):
         self._again = False
         self._opening: asyncio.Task[None] | None = None
         self._failures = 0  # reads failed in a row
+        # The last batch of the public view made (its first and last versions): the watchers
+        # at the head are sent the same run of events, one message for all of them.
+        self._batched_from = 0
+        self._batched_through = 0
+        self._batched: Any = None
+        self._batched_by: Callable[[list[Any]], Any] | None = None
         self.opened = False
         self.failed = False
         """Its reads failed :data:`MAX_READ_FAILURES` times in a row: its watchers end."""
@@ -297,6 +303,28 @@ class StreamChannel(abc.ABC):
             self.closed = True
             self._feed.release(self)
 
+    def message(
+        self, run: list[Sent], player_id: str | None, batch: Callable[[list[Any]], Any] | None
+    ) -> Any:
+        """One message of ``run`` (events it published, in order) for a watcher calling as
+        ``player_id``: the run's one event (no ``batch``) or all of them in one. A batch of
+        the public view is made once for every watcher sent the same run (each its own made
+        a message object per watcher per write, alive while the watcher waited)."""
+        if batch is None or (
+            player_id is not None
+            and any(sent.variants is not None and player_id in sent.variants for sent in run)
+        ):
+            return _response(run, player_id, batch)
+        first, through = run[0].version, run[-1].version
+        if (
+            self._batched_by is not batch
+            or self._batched_from != first
+            or self._batched_through != through
+        ):
+            self._batched = batch([sent.response for sent in run])
+            self._batched_by, self._batched_from, self._batched_through = batch, first, through
+        return self._batched
+
     def close(self) -> None:
         """The feed stops: every watcher ends once it has sent what it holds."""
         self.closed = True
@@ -354,6 +382,9 @@ async def watch(
         await opening()
     most = 1 if batch is None else BATCH_EVENTS
     channel = feed.channel(stream_id, create)
+    # What made the channel and checked the stream (closures) need not live as long as the
+    # stream does: thousands of open streams, each walked by every full collection.
+    del create, opening
     watcher = channel.enter()
     try:
         await channel.open()
@@ -362,27 +393,26 @@ async def watch(
         if watcher.catch_up_through is not None:
             history = await channel.history(after_version, watcher.catch_up_through)
             ends = next((i + 1 for i, sent in enumerate(history) if sent.last), len(history))
+            ended = ends > 0 and history[ends - 1].last
             for start in range(0, ends, most):
-                part = history[start : min(start + most, ends)]
-                last = part[-1].version
-                yield _response(part, player_id, batch)
-            if ends and history[ends - 1].last:
+                through = min(start + most, ends)
+                last = history[through - 1].version
+                yield _response(history[start:through], player_id, batch)
+            del history  # not kept while the stream waits
+            if ended:
                 return
         while True:
             while watcher.waiting:
-                run: list[Sent] = []
-                while watcher.waiting and len(run) < most:
-                    sent = watcher.waiting.popleft()
-                    if sent.version <= last:  # an after_version past the head when it joined
-                        continue
-                    last = sent.version
-                    run.append(sent)
-                    if sent.last:
-                        break
-                if run:
-                    yield _response(run, player_id, batch)
-                    if run[-1].last:
-                        return
+                run = _next_run(watcher.waiting, last, most)
+                if run is None:
+                    continue
+                last, ended = run[-1].version, run[-1].last
+                response = channel.message(run, player_id, batch)
+                run = None  # neither kept while the stream waits
+                yield response
+                response = None
+                if ended:
+                    return
             if watcher.behind:
                 raise stream_behind(last)
             if channel.failed:
@@ -396,6 +426,22 @@ async def watch(
                 await waiter
     finally:
         channel.leave(watcher)
+
+
+def _next_run(waiting: deque[Sent], last: int, most: int) -> list[Sent] | None:
+    """The next events of a watcher's buffer to send in one message (at most ``most``, none
+    after a stream's last), taken from it; those at or before ``last`` (an ``after_version``
+    past the head when it joined) are dropped. None if none is left."""
+    run: list[Sent] = []
+    while waiting and len(run) < most:
+        sent = waiting.popleft()
+        if sent.version <= last:
+            continue
+        last = sent.version
+        run.append(sent)
+        if sent.last:
+            break
+    return run or None
 
 
 def _response(

@@ -17,6 +17,8 @@ PostgreSQL cluster; one client process (``grpc.aio``, scripted four-seat tables 
    (``gc.get_count()[0]``, what triggers young collections: tracked objects made minus those
    freed) and the garbage only the collector frees (``gc.collect()``'s unreachable objects,
    by type);
+   Then ``per_table_playing``: every object the collector tracks (beyond start-up's), per
+   table, by type, its streams open and its deals under way;
 3. ``collected``: ``--deals`` more deals, the collector on with the serving thresholds
    (``sapsam.api.collector``): its collections by generation and the objects they walked, per
    call (the collector's work, which its pauses are);
@@ -285,7 +287,14 @@ def main() -> int:
                     name: round(count / calls, 2) for name, count in found.most_common(TOP_TYPES)
                 },
             }
-            gc.collect()
+            playing = _tracked()
+            report["per_table_playing"] = {
+                "objects": round(playing.total() / arguments.tables, 1),
+                "by_type": {
+                    name: round(count / arguments.tables, 2)
+                    for name, count in playing.most_common(TOP_TYPES)
+                },
+            }
             gc.enable()
             walks = _Walks()
             gc.callbacks.append(walks.collecting)

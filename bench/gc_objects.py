@@ -21,13 +21,15 @@ PostgreSQL cluster; one client process (``grpc.aio``, scripted four-seat tables 
    table, by type, its streams open and its deals under way;
 3. ``collected``: ``--deals`` more deals, the collector on with the serving thresholds
    (``sapsam.api.collector``): its collections by generation and the objects they walked, per
-   call (the collector's work, which its pauses are);
+   call, and with ``--census`` what the young ones found, by type. How many come depends on
+   when the allocation bursts meet the threshold: 10 to 35 between runs of one tree on a busy
+   machine, so this part tells trees apart only over many runs;
 4. ``per_message``: after a full collection, one StartDeal per table (one message to each of
    its four streams), the collector off: the young objects then alive or left as garbage, per
    stream (what the next young collection walks), by type; the StartDeal's own (the table's
    new state) count a quarter each.
 
-Usage: ``python bench/gc_objects.py [--tables 100] [--deals 2] [--warm-deals 2]``
+Usage: ``python bench/gc_objects.py [--tables 100] [--deals 2] [--warm-deals 2] [--census]``
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from sapsam.log.signed_note import NoteSigner
 from sapsam_proto.v1 import table_service_pb2
 
 TOP_TYPES = 40
+CENSUS = "--census" in sys.argv
 
 
 class ProbeTable(Table):
@@ -99,8 +102,9 @@ async def _client(target: str, tables: int, deals: int, pipe: Any) -> None:
     loop = asyncio.get_running_loop()
     connections = [Connection(target) for _ in range(max(1, tables // 50))]
     gate = asyncio.Semaphore(8)
+    tally = Tally()
     running = [
-        ProbeTable(connections[index % len(connections)], Tally(), 0.01, gate, True)
+        ProbeTable(connections[index % len(connections)], tally, 0.01, gate, True)
         for index in range(tables)
     ]
     await asyncio.gather(*(table.set_up() for table in running))
@@ -123,9 +127,10 @@ async def _client(target: str, tables: int, deals: int, pipe: Any) -> None:
             else:
                 Table.start_deal_later(table)
         first = False
+        tally.reset((0.0, float("inf")))  # every message counted
         await asyncio.gather(*(table.resting.wait() for table in running))
         await asyncio.sleep(0.5)
-        pipe.send(sum(table.calls for table in running))
+        pipe.send((sum(table.calls for table in running), tally.messages))
     seen = [sum(table.messages_seen) for table in running]
     for table in running:
         table.quiet = True
@@ -205,6 +210,7 @@ class _Walks:
     def __init__(self) -> None:
         self.collections = [0, 0, 0]
         self.walked = [0, 0, 0]
+        self.census: collections.Counter[str] = collections.Counter()
 
     def collecting(self, phase: str, info: dict[str, Any]) -> None:
         if phase != "start":
@@ -212,6 +218,8 @@ class _Walks:
         generation = info["generation"]
         self.collections[generation] += 1
         self.walked[generation] += sum(len(gc.get_objects(g)) for g in range(generation + 1))
+        if CENSUS and generation == 0:
+            self.census.update(_types(gc.get_objects(0)))
 
     def report(self, calls: int) -> dict[str, Any]:
         return {
@@ -219,6 +227,10 @@ class _Walks:
             "collections": self.collections,
             "objects_walked": self.walked,
             "objects_walked_per_call": round(sum(self.walked) / calls, 1),
+            "young_census": {
+                name: round(count / max(1, self.collections[0]))
+                for name, count in self.census.most_common(TOP_TYPES)
+            },
         }
 
 
@@ -237,6 +249,7 @@ def main() -> int:
         "--warm-deals", type=int, default=2, help="deals played before the counted ones"
     )
     parser.add_argument("--database-url")
+    parser.add_argument("--census", action="store_true", help="young objects by type")
     arguments = parser.parse_args()
     streams = arguments.tables * SEATS
     report: dict[str, Any] = {"tables": arguments.tables, "streams": streams}
@@ -272,7 +285,7 @@ def main() -> int:
             gc.disable()
             count = gc.get_count()[0]
             ours.send(("play", arguments.deals))
-            calls = _answer(ours, client)
+            calls, messages = _answer(ours, client)
             grown = gc.get_count()[0] - count
             gc.set_debug(gc.DEBUG_SAVEALL)  # keep what it finds, to say what it was
             garbage = gc.collect()
@@ -281,6 +294,7 @@ def main() -> int:
             gc.garbage.clear()
             report["per_call"] = {
                 "calls": calls,
+                "messages": messages,
                 "young_growth": round(grown / calls, 1),
                 "cyclic_garbage": round(garbage / calls, 1),
                 "cyclic_garbage_by_type": {
@@ -299,9 +313,9 @@ def main() -> int:
             walks = _Walks()
             gc.callbacks.append(walks.collecting)
             ours.send(("play", arguments.deals))
-            calls = _answer(ours, client)
+            calls, messages = _answer(ours, client)
             gc.callbacks.remove(walks.collecting)
-            report["collected"] = walks.report(calls)
+            report["collected"] = walks.report(calls) | {"messages": messages}
             gc.collect()
             gc.disable()
             ours.send(("message",))

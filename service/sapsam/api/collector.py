@@ -11,7 +11,7 @@ took ~15 ms of CPU per worker, an older one 30–60, a full one ~280 ms, 470 ms 
 - Young collections come by count, a tenth as often as Python's default (:data:`THRESHOLDS`): a
   call allocates hundreds of container objects that die young, and at 700 the young generation
   is collected several times a second and promotes the objects of calls in flight.
-- Full collections, which walk every object of every open stream (about a hundred each), never
+- Full collections, which walk every object of every open stream (about sixty-five each), never
   come by count, which at this rate made one every two minutes or so per worker; they come every
   :data:`FULL_COLLECTION_SECONDS` instead (:func:`collect_fully_every`), each logged with its
   duration. What they reclaim (the cycles of calls and streams that ended after living through

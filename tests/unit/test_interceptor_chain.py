@@ -20,6 +20,16 @@ async def _stream(request: Any, context: Any) -> Any:
     yield request
 
 
+class _Written:
+    """What a stream's coroutine writes to (``grpc.aio.ServicerContext.write``)."""
+
+    def __init__(self) -> None:
+        self.responses: list[Any] = []
+
+    async def write(self, response: Any) -> None:
+        self.responses.append(response)
+
+
 class _Details:
     def __init__(self, method: str) -> None:
         self.method = method
@@ -111,13 +121,12 @@ def test_a_stream_opens_outermost_first_and_ends_innermost_first_each_seeing_the
             chain, grpc.unary_stream_rpc_method_handler(_failing_stream), "/t.S/Watch"
         )
         assert handler is not None
-        received = []
+        written = _Written()
         try:
-            async for response in handler.unary_stream("hello", None):
-                received.append(response)
+            await handler.unary_stream("hello", written)
         except KeyError as error:
-            received.append(error)
-        return received
+            written.responses.append(error)
+        return written.responses
 
     received = asyncio.run(run())
     assert received[0] == "hello"
@@ -147,8 +156,11 @@ def test_a_stream_refused_on_opening_ends_only_what_opened_before() -> None:
             chain, grpc.unary_stream_rpc_method_handler(_failing_stream), "/t.S/Watch"
         )
         assert handler is not None
-        async for _ in handler.unary_stream("hello", None):
-            raise AssertionError("a refused stream sends nothing")
+        written = _Written()
+        try:
+            await handler.unary_stream("hello", written)
+        finally:
+            assert written.responses == []  # a refused stream sends nothing
 
     try:
         asyncio.run(run())
@@ -157,3 +169,30 @@ def test_a_stream_refused_on_opening_ends_only_what_opened_before() -> None:
     else:
         raise AssertionError("the refusal did not end the stream")
     assert seen == ["open outer", "refuse inner", "end outer PermissionError"]
+
+
+class _Gone(_Written):
+    """A call grpc can no longer write to (the client left)."""
+
+    async def write(self, response: Any) -> None:
+        raise ConnectionError("the call is over")
+
+
+def test_a_response_that_cannot_be_written_ends_the_stream_as_a_stopped_generator() -> None:
+    seen: list[str] = []
+    chain: list[CallInterceptor] = [_Recording("outer", seen), _Recording("inner", seen)]
+
+    async def run() -> None:
+        handler = await _handler_through(
+            chain, grpc.unary_stream_rpc_method_handler(_failing_stream), "/t.S/Watch"
+        )
+        assert handler is not None
+        await handler.unary_stream("hello", _Gone())
+
+    try:
+        asyncio.run(run())
+    except ConnectionError:
+        pass  # grpc is given the write's own error, as when it wrote the response itself
+    else:
+        raise AssertionError("the write's error was lost")
+    assert seen[-2:] == ["end inner GeneratorExit", "end outer GeneratorExit"]

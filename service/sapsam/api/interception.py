@@ -7,10 +7,11 @@ the handler's behaviour. :class:`CallInterceptor` does that once for both call s
 streams, ``stream_opening`` and ``stream_ended``. They run in the call's own task, so a context
 variable set in ``around`` or ``stream_opening`` is visible to the servicer.
 
-A stream's interceptors are plain calls made by the one generator that drains the servicer's
-stream, not a context manager each: every open stream kept each interceptor's context manager,
-its generator, its exit method and its arguments alive for as long as it stayed open, about forty
-objects a stream that every full collection walks (docs/performance.md, "bench/capacity.py").
+A stream's interceptors are plain calls made by the one coroutine that drains the servicer's
+stream and writes its responses, not a context manager each: every open stream kept each
+interceptor's context manager, its generator, its exit method and its arguments alive for as
+long as it stayed open, about forty objects a stream that every full collection walks
+(docs/performance.md, "bench/capacity.py").
 
 A status travels as an exception, :class:`StatusError`, and only :class:`StatusSender`, the
 outermost interceptor, sends it: grpc.aio sends a status the moment ``context.abort`` is called
@@ -224,24 +225,37 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
         return grpc.unary_unary_rpc_method_handler(single, **codecs)
 
     def _guarded(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
-        """The stream ``inner`` run by one generator that opens it through this interceptor and
-        those inside it (outermost first) and, once it ends, tells them so (innermost first,
-        each seeing the exception as the ones inside left it): a response passes one layer, not
-        one per interceptor, and an open stream keeps no object per interceptor but what its
-        ``stream_opening`` returned."""
+        """The stream ``inner`` run by one coroutine that opens it through this interceptor and
+        those inside it (outermost first), writes its responses (``context.write``) and, once it
+        ends, tells them so (innermost first, each seeing the exception as the ones inside left
+        it): a response passes one layer, not one per interceptor; an open stream keeps no
+        object per interceptor but what its ``stream_opening`` returned; and grpc awaits the
+        coroutine instead of iterating a generator (one ``asend`` fewer per response and
+        waiting stream).
+
+        A response grpc could not write (the call is over: the client left) ends the stream for
+        the interceptors as a generator that grpc stopped iterating would (``GeneratorExit``),
+        and grpc is given its error, as when it wrote the response itself."""
         inner_layers, source = getattr(inner, _GUARDED, ((), inner))
         layers: tuple[CallInterceptor, ...] = (self, *inner_layers)  # outermost first
 
-        async def streamed(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+        async def streamed(request: Any, context: aio.ServicerContext) -> None:
             opened: list[Any] = []  # what each interceptor opened, outermost first
             raised: BaseException | None = None
+            unwritten: BaseException | None = None
             try:
                 for layer in layers:
                     opened.append(await layer.stream_opening(method, request, context))
                 async for response in _streamed(source, request, context):
-                    yield response
+                    try:
+                        await context.write(response)
+                    except BaseException as error:
+                        unwritten = error
+                        break
             except BaseException as error:  # the interceptors decide what it ends with
                 raised = error
+            if unwritten is not None:
+                raised = GeneratorExit()
             for index in range(len(opened) - 1, -1, -1):
                 try:
                     await layers[index].stream_ended(
@@ -249,11 +263,13 @@ class CallInterceptor(aio.ServerInterceptor, abc.ABC):  # type: ignore[misc]
                     )
                 except BaseException as replaced:
                     raised = replaced
+            if unwritten is not None:
+                raised = unwritten
             if raised is not None:
                 try:
                     raise raised
                 finally:
-                    raised = None  # no cycle through this frame's traceback
+                    raised = unwritten = None  # no cycle through this frame's traceback
 
         setattr(streamed, _GUARDED, (layers, source))
         return streamed

@@ -11,6 +11,7 @@ from sapsam.rules.cards import (
     _parse_tokens,
     by_strength,
     canonical_order,
+    card_texts,
     format_cards,
     parse_cards,
 )
@@ -21,6 +22,15 @@ def test_deck_is_52_distinct_cards_in_index_order() -> None:
     assert list(DECK) == list(range(52))
     assert format_cards(DECK[:5]) == "2c 2d 2h 2s 3c"
     assert str(DECK[-1]) == "As"
+
+
+def test_card_texts_are_each_cards_str_in_the_order_given() -> None:
+    cards = [DECK[51], DECK[0], DECK[17], DECK[17], DECK[34]]
+    assert card_texts(cards) == [str(card) for card in cards] == ["As", "2c", "6d", "6d", "Th"]
+    assert card_texts([]) == []
+    assert card_texts(range(52)) == [str(card) for card in DECK]
+    with pytest.raises(IndexError):
+        card_texts([52])
 
 
 def test_every_card_round_trips_through_its_notation() -> None:

@@ -19,6 +19,7 @@ from sapsam.domain.table_views import (
     Viewer,
     deal_view_for,
 )
+from sapsam.rules.cards import card_texts
 from sapsam_proto.v1 import table_pb2
 
 _ROW_TO_WIRE: Final = {
@@ -85,7 +86,7 @@ def _seat_fields(table: str, seat: DealSeatView) -> dict[str, Any]:
     if seat.timeout_consequence is not None:
         fields["timeout_consequence"] = timeout_consequence(seat.timeout_consequence)
     if seat.hand is not None:
-        fields["dealt_cards"] = [str(card) for card in seat.hand]
+        fields["dealt_cards"] = card_texts(seat.hand)
     if seat.nonce is not None:
         fields["nonce"] = seat.nonce
     if seat.arrangement is not None:

@@ -59,6 +59,7 @@ from sapsam.app.table_reads import TableReads
 from sapsam.app.tables import TableService, stream_id_for
 from sapsam.domain import events as domain_events
 from sapsam.domain.table import TableState, fold
+from sapsam.rules.cards import card_texts
 from sapsam.rules.open_face.parameters import MAX_MOVE_SECONDS
 from sapsam.rules.open_face.presets import OPEN_FACE_PRESETS, PINEAPPLE_PRESETS
 from sapsam.rules.ruleset import missing_deadlines
@@ -344,8 +345,8 @@ class TableServicer(SeatMoves):
             raise ApiError("NOT_YOUR_SEAT", f"you do not hold seat {seat} at this table")
         response = table_service_pb2.GetMyHandResponse(
             deal=resources.deal_name(table_id, hand.deal_number),
-            cards=[str(card) for card in sorted(hand.cards)],
-            my_discards=[str(card) for card in hand.discards],
+            cards=card_texts(sorted(hand.cards)),
+            my_discards=card_texts(hand.discards),
         )
         if hand.open_face is not None:  # the deal as the domain lets this seat see it
             response.open_face.CopyFrom(open_face_deal_message(table_id, hand.open_face))

@@ -30,6 +30,7 @@ from sapsam.domain.table_naturals import open_declaration, require_declared, rev
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState, awaits_reveal
 from sapsam.domain.table_surrender import announcing_time_out, close_arranging
 from sapsam.fairness import player_keys
+from sapsam.rules.cards import card_texts
 
 COMMITMENT_BYTES = 32
 
@@ -144,9 +145,9 @@ def decide_reveal(state: TableState, command: RevealArrangement) -> list[Event]:
         ArrangementRevealed(
             deal_number=deal.number,
             seat=seat,
-            front=tuple(str(card) for card in arrangement.front),
-            middle=tuple(str(card) for card in arrangement.middle),
-            back=tuple(str(card) for card in arrangement.back),
+            front=tuple(card_texts(arrangement.front)),
+            middle=tuple(card_texts(arrangement.middle)),
+            back=tuple(card_texts(arrangement.back)),
             nonce=command.nonce.hex(),
             foul=check.foul,
             foul_reason=None if check.reason is None else check.reason.value,

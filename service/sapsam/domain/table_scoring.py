@@ -22,7 +22,7 @@ from sapsam.domain.table_checks import current_deal, require_phase, require_seed
 from sapsam.domain.table_naturals import seat_verdicts
 from sapsam.domain.table_state import DealState, SeatTimeout, TablePhase, TableState
 from sapsam.rules.arrangement import Arrangement
-from sapsam.rules.cards import Card, format_cards
+from sapsam.rules.cards import Card, card_texts, format_cards
 from sapsam.rules.ruleset import RuleSet
 from sapsam.rules.scoring import add_totals, standings
 from sapsam.rules.solver import solve
@@ -134,9 +134,9 @@ def final_arrangements(
 def seat_rows(arrangement: Arrangement) -> SeatRows:
     """An arrangement's rows in card notation, cards in the order the arrangement holds them."""
     return SeatRows(
-        front=tuple(str(card) for card in arrangement.front),
-        middle=tuple(str(card) for card in arrangement.middle),
-        back=tuple(str(card) for card in arrangement.back),
+        front=tuple(card_texts(arrangement.front)),
+        middle=tuple(card_texts(arrangement.middle)),
+        back=tuple(card_texts(arrangement.back)),
     )
 
 

@@ -179,6 +179,12 @@ def format_cards(cards: Iterable[int]) -> str:
     return " ".join(map(_NOTATION.__getitem__, cards))
 
 
+def card_texts(cards: Iterable[int]) -> list[str]:
+    """Each card in the usual notation (``str(card)``), in the order given: looked up, without a
+    call of ``Card.__str__`` per card (a deal's hands, rows and answers print ~200 cards)."""
+    return list(map(_NOTATION.__getitem__, cards))
+
+
 def canonical_order(cards: Iterable[int]) -> tuple[Card, ...]:
     """Cards sorted into canonical deck order (ascending index)."""
     return tuple(_ALL_CARDS[card] for card in sorted(cards))

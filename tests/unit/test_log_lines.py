@@ -13,8 +13,10 @@ from sapsam.api.call_log import (
     JsonLineFormatter,
     TextLineFormatter,
     call_line,
+    call_subject,
     utc_timestamp,
 )
+from sapsam_proto.v1 import table_service_pb2
 
 ISO_UTC_MILLISECONDS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -106,3 +108,28 @@ def test_an_exception_goes_with_its_record_in_either_format() -> None:
         )
     assert "ValueError: boom" in json.loads(JsonLineFormatter().format(record))["exception"]
     assert "ValueError: boom" in TextLineFormatter().format(record)
+
+
+TABLE_ID = "5b0e8c7e-1111-4222-8333-444455556666"
+
+
+def test_a_calls_subject_is_read_from_its_resource_names_alone() -> None:
+    seat = table_service_pb2.RevealArrangementRequest(seat=f"tables/{TABLE_ID}/seats/3")
+    deal = table_service_pb2.GetDealResultRequest(name=f"tables/{TABLE_ID}/deals/12")
+    table = table_service_pb2.GetTableRequest(name=f"tables/{TABLE_ID}")
+    for _twice in range(2):  # the second time from the names remembered
+        assert call_subject(seat) == (TABLE_ID, 3)
+        assert call_subject(deal) == (TABLE_ID, None)
+        assert call_subject(table) == (TABLE_ID, None)
+    assert call_subject(b"echo bytes") == (None, None)
+
+
+def test_a_name_no_table_could_have_names_no_table_however_long() -> None:
+    longest = "tables/" + "a" * 64 + "/seats/1234"
+    assert call_subject(table_service_pb2.GetMyHandRequest(seat=longest)) == ("a" * 64, 1234)
+    # The pattern's "$" lets one final newline through, as it always did.
+    newline = table_service_pb2.GetMyHandRequest(seat=longest + "\n")
+    assert call_subject(newline) == ("a" * 64, 1234)
+    for name in ("tables/" + "a" * 65, longest + "5", longest + "\n\n", "x" * 100_000, "players/x"):
+        request = table_service_pb2.GetMyHandRequest(seat=name)
+        assert call_subject(request) == (None, None)

@@ -45,6 +45,27 @@ def _name_fields(descriptor: Any) -> tuple[str, ...]:
     return tuple(name for name in _NAME_FIELDS if name in descriptor.fields_by_name)
 
 
+# The longest name _TABLE_NAME matches: "tables/", 64 id characters, "/seats/", four digits,
+# and the one final newline its "$" lets through.
+_LONGEST_NAME: Final = 7 + 64 + 7 + 4 + 1
+
+
+def _name_subject(name: str) -> tuple[str, int | None] | None:
+    """The table id and seat number (a seat's name only) of a resource name, None for no table's
+    name."""
+    # Anything longer is no table's name (and is not kept: a client chooses its length).
+    return None if len(name) > _LONGEST_NAME else _short_name_subject(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_name_subject(name: str) -> tuple[str, int | None] | None:
+    # Worked out once per name seen lately: a table's calls name the same few.
+    match = _TABLE_NAME.match(name)
+    if match is None:
+        return None
+    return match.group(1), int(match.group(3)) if match.group(2) == "seats" else None
+
+
 def call_subject(request: Any) -> tuple[str | None, int | None]:
     """The table id and seat number a request is about, from its resource names only."""
     if not isinstance(request, Message):
@@ -54,12 +75,12 @@ def call_subject(request: Any) -> tuple[str | None, int | None]:
     for field_name in _name_fields(request.DESCRIPTOR):
         value = getattr(request, field_name)
         if isinstance(value, str):
-            match = _TABLE_NAME.match(value)
-            if match is None:
+            named = _name_subject(value)
+            if named is None:
                 continue
-            table = match.group(1)
-            if match.group(2) == "seats":
-                seat = int(match.group(3))
+            table, named_seat = named
+            if named_seat is not None:
+                seat = named_seat
         elif isinstance(value, int) and field_name == "seat":
             # JoinTable's requested seat (optional: set or not), an operator's seat number.
             presence = request.DESCRIPTOR.fields_by_name["seat"].has_presence

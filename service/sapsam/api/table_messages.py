@@ -22,7 +22,8 @@ from sapsam.domain.family import TableStage
 from sapsam.domain.table_state import TablePhase, TableState
 from sapsam.domain.table_views import SPECTATOR, TableView, Viewer, table_view_for
 from sapsam.log.records import RecordedEvent
-from sapsam_proto.v1 import table_pb2
+from sapsam.rules.ruleset import RuleSet
+from sapsam_proto.v1 import rule_set_pb2, table_pb2
 
 PHASE_TO_WIRE: Final = {
     TablePhase.SEATING: table_pb2.TABLE_PHASE_SEATING,
@@ -80,14 +81,35 @@ def table_message(
     return table_view_message(table_view_for(state, viewer), facts, display_names)
 
 
+KEPT_RULE_SETS: Final = 4096
+"""Rule-set messages kept (a table's, while it is among the latest served)."""
+_rule_set_messages: dict[int, tuple[RuleSet, rule_set_pb2.RuleSet]] = {}
+
+
+def _kept_rule_set_message(rule_set: RuleSet) -> rule_set_pb2.RuleSet:
+    """``rule_set_message(rule_set)``, made once per rule-set object (a table's state keeps its
+    own from event to event) and shared: the ``Table`` constructor copies it in. Kept with the
+    rule set itself, so the id is not another object's while kept; the oldest go first."""
+    kept = _rule_set_messages.get(id(rule_set))
+    if kept is not None and kept[0] is rule_set:
+        return kept[1]
+    message = rule_set_message(rule_set)
+    _rule_set_messages.pop(id(rule_set), None)  # re-inserted as the newest
+    _rule_set_messages[id(rule_set)] = (rule_set, message)
+    while len(_rule_set_messages) > KEPT_RULE_SETS:
+        del _rule_set_messages[next(iter(_rule_set_messages))]
+    return message
+
+
 def table_view_message(
     view: TableView, facts: TableFacts, display_names: Mapping[str, str]
 ) -> table_pb2.Table:
     """A table view on the wire."""
     table_id = view.table_id
+    table_name = resources.table_name(table_id)  # str(uuid) is Python code: once, not per seat
     seats = [
         table_pb2.Seat(
-            name=resources.seat_name(table_id, seat.seat),
+            name=f"{table_name}/seats/{seat.seat}",
             position=seat.seat,
             player=resources.player_name(seat.player_id or ""),
             display_name=display_names.get(seat.player_id or "", ""),
@@ -102,10 +124,10 @@ def table_view_message(
         for seat in view.seats
     ]
     table = table_pb2.Table(
-        name=resources.table_name(table_id),
+        name=table_name,
         status=table_status(view.phase),
         phase=PHASE_TO_WIRE.get(view.phase, table_pb2.TABLE_PHASE_UNSPECIFIED),
-        rule_set=rule_set_message(view.rule_set),
+        rule_set=_kept_rule_set_message(view.rule_set),
         seat_count=view.seat_count,
         seats=seats,
         version=view.version,
@@ -113,15 +135,15 @@ def table_view_message(
         creator=creator_name(facts.created_by),
     )
     if view.dealer is not None:
-        table.dealer_seat = resources.seat_name(table_id, view.dealer)
+        table.dealer_seat = f"{table_name}/seats/{view.dealer}"
     if view.deal_number is not None:
         table.deal_number = view.deal_number
-        table.current_deal = resources.deal_name(table_id, view.deal_number)
+        table.current_deal = f"{table_name}/deals/{view.deal_number}"
         table.seed_commitment = view.seed_commitment
     if view.cutter is not None:
-        table.cutter_seat = resources.seat_name(table_id, view.cutter)
+        table.cutter_seat = f"{table_name}/seats/{view.cutter}"
     if view.deadline_ms is not None:
         table.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
     if view.announcing is not None:
-        table.announcing_seat = resources.seat_name(table_id, view.announcing)
+        table.announcing_seat = f"{table_name}/seats/{view.announcing}"
     return table

@@ -176,3 +176,21 @@ def test_invalid_receipts_cannot_be_built() -> None:
         Receipt("sapsam/x", "table-1", "r", "t", (event, ReceiptEvent(2, 5, "X", bytes(32))))
     with pytest.raises(ReceiptError):
         receipt_of("sapsam/x", [])
+
+
+def test_the_word_control_and_type_checks_decide_as_their_patterns() -> None:
+    from sapsam.log import receipt as receipt_module
+
+    characters = [chr(code) for code in range(0x300)] + [
+        "\u2028", "\u3000", "\ufeff", "\U0001f600", "\ud800", "\x85", "\xa0",
+    ]  # fmt: skip
+    texts = ["", "Deal.Started_2", "a" * 100, "a" * 101, "1Deal", "table-x y", "req\x7fid"]
+    texts += characters + [first + second for first in characters[::5] for second in characters]
+    for text in texts:
+        word = receipt_module._WORD.fullmatch(text) is not None
+        control = receipt_module._CONTROL.search(text) is not None
+        type_name = receipt_module._TYPE.fullmatch(text) is not None
+        assert receipt_module._is_word(text) is word, repr(text)
+        assert receipt_module._has_control(text) is control, repr(text)
+        for _twice in range(2):  # the second time a good type name is remembered
+            assert receipt_module._is_type_name(text) is type_name, repr(text)

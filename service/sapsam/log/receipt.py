@@ -58,6 +58,44 @@ class ReceiptError(NoteError):
     """Note text that is not a receipt, or a receipt that does not hold together."""
 
 
+# Every signed write checks its receipt's words: for ASCII text, str methods decide exactly what
+# the patterns decide, without a call into the regex engine.
+
+
+def _is_word(text: str) -> bool:
+    """Whether ``text`` is one word: non-empty, no space, no control character (``_WORD``). In
+    ASCII that is 0x21-0x7e only: printable (0x20-0x7e) and no space."""
+    if text.isascii():
+        return text != "" and text.isprintable() and " " not in text
+    return _WORD.fullmatch(text) is not None
+
+
+def _has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (``_CONTROL``): in ASCII, a character that is
+    not printable."""
+    if text.isascii():
+        return not text.isprintable()
+    return _CONTROL.search(text) is not None
+
+
+KNOWN_TYPES_KEPT: Final = 1024
+"""Event type names remembered as well formed (the game's are a few dozen; a receipt read from
+elsewhere may name any, so the memory is bounded)."""
+_known_types: set[str] = set()
+
+
+def _is_type_name(name: str) -> bool:
+    """Whether ``name`` is an event type name (``_TYPE``); a name seen before is not matched
+    again."""
+    if name in _known_types:
+        return True
+    if _TYPE.fullmatch(name) is None:
+        return False
+    if len(_known_types) < KNOWN_TYPES_KEPT:
+        _known_types.add(name)
+    return True
+
+
 @dataclass(frozen=True)
 class ReceiptEvent:
     """One appended event as a receipt names it."""
@@ -83,13 +121,13 @@ class Receipt:
             check_key_name(self.log)
         except NoteError as error:
             raise ReceiptError(f"receipt log: {error}") from None
-        if not _WORD.fullmatch(self.stream):
+        if not _is_word(self.stream):
             raise ReceiptError(
                 "a receipt's stream is one word, without spaces or control characters"
             )
-        if not self.request_id or _CONTROL.search(self.request_id):
+        if not self.request_id or _has_control(self.request_id):
             raise ReceiptError("a receipt's request id is non-empty, without control characters")
-        if not _WORD.fullmatch(self.time):
+        if not _is_word(self.time):
             raise ReceiptError("a receipt's time is one word, without spaces or control characters")
         if not 1 <= len(self.events) <= MAX_EVENTS:
             raise ReceiptError(f"a receipt names 1 to {MAX_EVENTS} events")
@@ -101,7 +139,7 @@ class Receipt:
             if not previous_position < event.position <= MAX_INTEGER:
                 raise ReceiptError("a receipt's events have increasing positions from 1 up")
             previous_position = event.position
-            if not _TYPE.fullmatch(event.type):
+            if not _is_type_name(event.type):
                 raise ReceiptError(f"event type {event.type[:40]!r} is not a type name")
             if len(event.hash) != HASH_SIZE:
                 raise ReceiptError(f"an event's chained hash has {HASH_SIZE} bytes")

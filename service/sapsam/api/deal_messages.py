@@ -43,18 +43,18 @@ def deal_view_message(table_id: uuid.UUID, view: DealView) -> table_pb2.DealResu
     protobuf runtime fills without a Python message object per seat and pair to copy in."""
     table = resources.table_name(table_id)
     fields: dict[str, Any] = {
-        "name": f"{table}/deals/{view.deal_number}",
+        "name": resources.deal_of(table, view.deal_number),
         "deal_number": view.deal_number,
-        "dealer_seat": f"{table}/seats/{view.dealer}",
+        "dealer_seat": resources.seat_of(table, view.dealer),
         "seed_commitment": view.seed_commitment,
-        "cutter_seat": f"{table}/seats/{view.cutter}",
+        "cutter_seat": resources.seat_of(table, view.cutter),
         "seed_revealed": view.seed is not None,
         "scored": view.scored,
         "seats": [_seat_fields(table, seat) for seat in view.seats],
         "pairs": [
             {
-                "first_seat": f"{table}/seats/{pair.seat_a}",
-                "second_seat": f"{table}/seats/{pair.seat_b}",
+                "first_seat": resources.seat_of(table, pair.seat_a),
+                "second_seat": resources.seat_of(table, pair.seat_b),
                 "front": _ROW_TO_WIRE[_sign(pair.rows[0])],
                 "middle": _ROW_TO_WIRE[_sign(pair.rows[1])],
                 "back": _ROW_TO_WIRE[_sign(pair.rows[2])],
@@ -73,7 +73,7 @@ def deal_view_message(table_id: uuid.UUID, view: DealView) -> table_pb2.DealResu
 def _seat_fields(table: str, seat: DealSeatView) -> dict[str, Any]:
     """One seat of a deal view as the fields of its ``DealSeatResult``."""
     fields: dict[str, Any] = {
-        "seat": f"{table}/seats/{seat.seat}",
+        "seat": resources.seat_of(table, seat.seat),
         "entropy": seat.entropy,
         "commitment": seat.commitment,
         "confirmed": seat.confirmed,

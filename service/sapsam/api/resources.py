@@ -60,12 +60,23 @@ def table_name(table_id: uuid.UUID) -> str:
 
 def seat_name(table_id: uuid.UUID, seat: int) -> str:
     """``tables/{table}/seats/{seat}``."""
-    return f"tables/{table_id}/seats/{seat}"
+    return seat_of(table_name(table_id), seat)
 
 
 def deal_name(table_id: uuid.UUID, deal_number: int) -> str:
     """``tables/{table}/deals/{deal}``."""
-    return f"tables/{table_id}/deals/{deal_number}"
+    return deal_of(table_name(table_id), deal_number)
+
+
+def seat_of(table: str, seat: int) -> str:
+    """``{table}/seats/{seat}`` for the table's name already spelt (``tables/{table}``): a
+    message naming many seats spells the table once (``str(uuid)`` is Python code)."""
+    return f"{table}/seats/{seat}"
+
+
+def deal_of(table: str, deal_number: int) -> str:
+    """``{table}/deals/{deal}`` for the table's name already spelt (as :func:`seat_of`)."""
+    return f"{table}/deals/{deal_number}"
 
 
 def player_name(player_id: str) -> str:

@@ -109,7 +109,7 @@ def table_view_message(
     table_name = resources.table_name(table_id)  # str(uuid) is Python code: once, not per seat
     seats = [
         table_pb2.Seat(
-            name=f"{table_name}/seats/{seat.seat}",
+            name=resources.seat_of(table_name, seat.seat),
             position=seat.seat,
             player=resources.player_name(seat.player_id or ""),
             display_name=display_names.get(seat.player_id or "", ""),
@@ -135,15 +135,15 @@ def table_view_message(
         creator=creator_name(facts.created_by),
     )
     if view.dealer is not None:
-        table.dealer_seat = f"{table_name}/seats/{view.dealer}"
+        table.dealer_seat = resources.seat_of(table_name, view.dealer)
     if view.deal_number is not None:
         table.deal_number = view.deal_number
-        table.current_deal = f"{table_name}/deals/{view.deal_number}"
+        table.current_deal = resources.deal_of(table_name, view.deal_number)
         table.seed_commitment = view.seed_commitment
     if view.cutter is not None:
-        table.cutter_seat = f"{table_name}/seats/{view.cutter}"
+        table.cutter_seat = resources.seat_of(table_name, view.cutter)
     if view.deadline_ms is not None:
         table.deadline_time.CopyFrom(timestamp_from_ms(view.deadline_ms))
     if view.announcing is not None:
-        table.announcing_seat = f"{table_name}/seats/{view.announcing}"
+        table.announcing_seat = resources.seat_of(table_name, view.announcing)
     return table

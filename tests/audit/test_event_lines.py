@@ -21,7 +21,12 @@ from hypothesis import strategies as st
 from json_strategies import json_values, texts
 
 from sapsam.audit import ExportLimitError, Requester, select_deal, select_table, write_lines
-from sapsam.audit.event_lines import canonical_event, canonical_object, quick_event
+from sapsam.audit.event_lines import (
+    canonical_event,
+    canonical_object,
+    limited_event,
+    quick_event,
+)
 from sapsam.audit.export_limits import MAX_NESTING_DEPTH, check_line
 from sapsam.audit.export_reading import _parse_line
 from sapsam.audit.sample_anchored import anchored_log
@@ -203,6 +208,20 @@ def test_a_written_line_beyond_a_limit_is_left_to_the_limits(value: str) -> None
     assert canonical_event(line) is None
     with pytest.raises(ExportLimitError):
         verify_export([lines[0], line, *lines[2:]])
+
+
+def test_a_line_not_in_the_shortest_spelling_is_held_to_the_limits_then_read_as_usual() -> None:
+    # limited_event: the canonical step's parse is the read of a line it does not pass (no
+    # second parse), after check_line; a line beyond a limit raises, a blank one is left over.
+    lines = _anchored_deal_lines()
+    spaced = lines[1].replace('"data":{', '"data": {', 1)
+    assert canonical_event(spaced) is None
+    assert limited_event(spaced, 2) == quick_event(spaced) == limited_event(lines[1], 2)
+    deep = lines[1].replace('"data":{', '"data": {"x":' + "[" * 40 + "]" * 40 + ",", 1)
+    with pytest.raises(ExportLimitError):
+        limited_event(deep, 2)
+    assert limited_event("  ", 2) is None
+    assert limited_event("{not json", 2) is None  # the usual path words the error
 
 
 def test_a_repeated_key_cannot_hide_what_is_beyond_a_limit() -> None:

@@ -39,7 +39,7 @@ import msgspec
 import orjson
 
 from sapsam.audit.export_format import EventInclusion, ExportedEvent
-from sapsam.audit.export_limits import MAX_NESTING_DEPTH
+from sapsam.audit.export_limits import MAX_NESTING_DEPTH, check_line
 from sapsam.audit.proof_format import quick_inclusion
 from sapsam.log.records import JsonObject
 
@@ -191,6 +191,32 @@ def canonical_event(line: str) -> ExportedEvent | None:
         parsed = _EVENT_DECODE(line)
     except QUICK_REFUSED:
         return None
+    return _canonical_parsed(line, parsed)
+
+
+def limited_event(line: str, number: int) -> ExportedEvent | None:
+    """The event of line ``number`` held to the limits: ``canonical_event``'s one step where it
+    holds, else ``check_line`` (raising ``ExportLimitError``) and then ``quick_event``; None
+    where the usual path decides (a blank line, too). msgspec reads the line once on the way:
+    a line the canonical step parsed is read from that parse, and one it could not parse
+    ``quick_event`` (the same decoder) could not either."""
+    if len(line) > _CANONICAL_MOST_CHARS or not line.isascii():
+        check_line(line, number)
+        return quick_event(line)
+    try:
+        parsed = _EVENT_DECODE(line)
+    except QUICK_REFUSED:
+        check_line(line, number)
+        return None
+    event = _canonical_parsed(line, parsed)
+    if event is None:
+        check_line(line, number)
+        return _event(parsed)
+    return event
+
+
+def _canonical_parsed(line: str, parsed: _EventLine) -> ExportedEvent | None:
+    """``canonical_event`` of a line msgspec has read (an ASCII line of at most 64 KiB)."""
     try:
         values_text = _DUMPS(
             {"data": parsed.data, "metadata": parsed.metadata}, option=_DUMPS_OPTIONS

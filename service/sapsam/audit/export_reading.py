@@ -9,7 +9,7 @@ line and field, which the verifier reports as a failed ``format`` check.
 Each line is held to the input limits (``sapsam.audit.export_limits``) before it is parsed, so no
 input can exhaust the parsers; beyond them :func:`read_export` raises ``ExportLimitError``. (An
 event line as the log writes it, under 64 KiB, is read first and held to the limits by what was
-read, ``sapsam.audit.event_lines.canonical_event``, and a header so written likewise,
+read, ``sapsam.audit.event_lines.limited_event``, and a header so written likewise,
 ``canonical_object``: the same verdict, without scanning the line.)
 """
 
@@ -26,10 +26,9 @@ import msgspec
 
 from sapsam.audit.event_lines import (
     QUICK_REFUSED,
-    canonical_event,
     canonical_object,
     exported_event,
-    quick_event,
+    limited_event,
     refuse_float,
 )
 from sapsam.audit.export_fields import (
@@ -218,17 +217,15 @@ def read_export(lines: Iterable[str]) -> AuditExport:
                 header_value = _parse_line(line, number)
             header = header_from_dict(header_value, f"line {number}")
             continue
-        # A line as the log writes it is read, and held to the limits, in one step.
-        quick = canonical_event(line)
-        if quick is None:
-            check_line(line, number)
-            if not line.strip():
-                continue
-            quick = quick_event(line)
+        # A line as the log writes it is read, and held to the limits, in one step; any other
+        # is held to the limits first (ExportLimitError), and read by msgspec at most once.
+        quick = limited_event(line, number)
         if quick is not None:
             events.append(quick)
             if opening:
                 opening = _kept_opening(line, quick)
+            continue
+        if not line.strip():
             continue
         opening = False
         # The place is formatted only for a line that needs the field-by-field checks.

@@ -327,10 +327,11 @@ def _decode(
     problems: list[str] = []
     kept = _DECODED if codec is DEFAULT_CODEC else {}
     for event in events:
-        known = kept.get(id(event))
-        if known is not None and known[0] is event:
-            decoded.append((event.version, known[1]))
-            continue
+        if event.type in OPENING_TYPES:  # only those are kept
+            known = kept.get(id(event))
+            if known is not None and known[0] is event:
+                decoded.append((event.version, known[1]))
+                continue
         try:
             value = codec.decode(event.type, event.schema_version, event.data)
         except (ValueError, KeyError, TypeError) as error:

@@ -117,11 +117,12 @@ async def test_a_conflicting_member_does_not_fail_the_others(
     if batch_statement:  # its guard left it out of the statement; the others committed
         assert group.failed_batches == 0
         # The batch statement went through libpq's prepared-statement calls on the group's
-        # connection (sapsam.store.prepared_batch), prepared there once.
+        # connection (sapsam.store.prepared_statements), prepared there once.
         running = group._running
         assert running is not None and running.connection is not None
         cursor = await running.connection.execute(
-            "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'sapsam_batch_%%'"
+            "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'sapsam_statement_%%'"
+            " AND statement LIKE '%%jsonb_array_elements%%'"
         )
         assert await cursor.fetchone() == (1,)
     else:  # the batch it was in rolled back; the others ran alone

@@ -80,7 +80,6 @@ from sapsam.store import write_stamps
 from sapsam.store.batch_statement import BatchMember
 from sapsam.store.batch_statement import batch_statement as batch_statement_for
 from sapsam.store.batch_statement import member_rows as split_rows
-from sapsam.store.prepared_batch import PreparedBatches
 from sapsam.store.prepared_statements import statement_rows
 
 _logger = logging.getLogger("sapsam.store.commit_group")
@@ -155,8 +154,6 @@ class _Running:
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
     connection: psycopg.AsyncConnection[Any] | None = None
-    prepared: PreparedBatches | None = None
-    """The batch statements prepared on ``connection`` (``sapsam.store.prepared_batch``)."""
 
 
 class CommitGroup:
@@ -302,10 +299,7 @@ class CommitGroup:
                     # whose waits the pool's policy bounds, instead of each batch trying again.
                     self._unreachable_until = time.monotonic() + UNREACHABLE_SECONDS
                     raise
-            prepared = running.prepared
-            if prepared is None or not prepared.serves(connection):
-                prepared = running.prepared = PreparedBatches(connection)
-            rows = await _commit(connection, batch, self.batch_statement, prepared)
+            rows = await _commit(connection, batch, self.batch_statement)
         except Exception as error:
             if not isinstance(error, psycopg.Error):
                 _logger.exception("a commit group's batch failed")
@@ -366,27 +360,22 @@ async def _commit(
     connection: psycopg.AsyncConnection[Any],
     batch: list[_Member],
     batch_statement: bool,
-    prepared: PreparedBatches | None = None,
 ) -> list[list[Row]]:
     """Each member's rows, all committed, in one round trip: the members that can be as ONE
     statement (``sapsam.store.batch_statement``), the others one statement each; BEGIN and
     COMMIT around them only if there is more than one statement. A batch of one is sent as its
     own statement: the batch statement's execution costs PostgreSQL ~90 us more for one append
     than the append's own statement (bench/append_cost.py --tables 1), and at human pace most
-    batches are of one. A batch that is one statement goes through libpq's prepared-statement
-    calls: the batch statement through ``prepared`` (``sapsam.store.prepared_batch``), an
-    append's own statement through ``sapsam.store.prepared_statements``; the rest through
-    psycopg's pipeline."""
+    batches are of one. A batch that is one statement (the batch statement, or an append's own)
+    goes through libpq's prepared-statement calls (``sapsam.store.prepared_statements``); the
+    rest through psycopg's pipeline."""
     use_batch = batch_statement and len(batch) > 1
     together = [m for m in batch if m.batched is not None] if use_batch else []
     alone = [m for m in batch if m.batched is None] if together else batch
     statements = [m.own_statement() for m in alone]
     if together:
         statements.insert(0, batch_statement_for([m.member() for m in together]))
-    if len(statements) == 1 and together and prepared is not None:
-        text, values = statements[0]
-        results = [await prepared.rows(text, values["members"])]
-    elif len(statements) == 1:
+    if len(statements) == 1:
         results = [await statement_rows(connection, *statements[0])]
     else:
         async with connection.pipeline():

@@ -1,14 +1,16 @@
-"""An append's own statement sent through libpq's prepared-statement calls directly.
+"""An append's own statement, or a commit group's batch statement, sent through libpq's
+prepared-statement calls directly.
 
 Why: a single append (``INSERT_BATCH``, alone or with its companions: on the caller's
-connection, or a commit group's batch of one) is one statement with a dozen typed parameters.
+connection, or a commit group's batch of one) is one statement with a dozen typed parameters;
+the commit group's batch statement (``sapsam.store.batch_statement``) one text of 8-10 KB with
+one text parameter.
 Through psycopg's ``execute`` each one costs the writer ~75 us of CPU here beyond the round trip
 (``bench/store.py``: psycopg's query conversion, which it redoes on every call for a text
 longer than its cache takes (4,096 characters, as the game's statements with companions are),
 a dumper per parameter, the cursor, the transformer, the prepared-statement manager and its
 generators). Prepared once per connection and text, and sent with ``PQsendQueryPrepared``, the
 same statement costs a fraction of that (docs/performance.md, "2026-12-03 (evening)").
-The commit group's batch statement takes the same road (``sapsam.store.prepared_batch``).
 
 How: on each connection, each text is prepared once under a name of its own, its parameters'
 types left to PostgreSQL, which infers them from the text's casts and context, and described

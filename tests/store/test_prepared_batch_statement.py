@@ -1,6 +1,7 @@
-"""The commit group's batch statement through libpq's prepared-statement calls
-(``sapsam.store.prepared_batch``): the rows psycopg reads, failures as psycopg errors with the
-connection left idle, and texts prepared once per connection."""
+"""The commit group's batch statement's shape (one text parameter, rows of integers and a boolean)
+through libpq's prepared-statement calls (``sapsam.store.prepared_statements``): the rows psycopg
+reads, failures as psycopg errors with the connection left idle, and texts prepared once per
+connection."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from sapsam.store.prepared_batch import PreparedBatches, _numbered
+from sapsam.store.prepared_statements import _numbered, statement_rows
 
 Connection = psycopg.AsyncConnection[Any]
 
@@ -27,45 +28,46 @@ async def connection(database_url: str) -> AsyncIterator[Connection]:
         yield opened
 
 
+async def rows(connection: Connection, text: str, members: str) -> list[tuple[Any, ...]]:
+    return await statement_rows(connection, text, {"members": members})
+
+
 async def test_the_rows_are_the_ones_psycopg_reads(connection: Connection) -> None:
-    prepared = PreparedBatches(connection)
     for members in ("[1]", "[1, 2, 3]", "x" * 40):  # the same text again: prepared once
         expected = await (await connection.execute(ROWS, {"members": members})).fetchall()
-        assert await prepared.rows(ROWS, members) == expected
+        assert await rows(connection, ROWS, members) == expected
     assert len(expected) == 40 and expected[2][3] is None and expected[1][3] is True
     names = await (await connection.execute("SELECT name FROM pg_prepared_statements")).fetchall()
-    assert ("sapsam_batch_0",) in names and ("sapsam_batch_1",) not in names
+    assert ("sapsam_statement_0",) in names and ("sapsam_statement_1",) not in names
 
 
 async def test_a_failing_statement_raises_and_leaves_the_connection_idle(
     connection: Connection,
 ) -> None:
-    prepared = PreparedBatches(connection)
     failing = "SELECT 1 / (length(%(members)s::text) - 2), 0, 0, true"
     with pytest.raises(psycopg.Error, match="division by zero"):
-        await prepared.rows(failing, "ab")
+        await rows(connection, failing, "ab")
     assert connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     assert await (await connection.execute("SELECT 7")).fetchone() == (7,)
-    assert await prepared.rows(failing, "abc") == [(1, 0, 0, True)]
-    with pytest.raises(psycopg.Error):  # a text PostgreSQL refuses is not remembered
-        await prepared.rows("SELECT nonsense(%(members)s)", "x")
-    assert await prepared.rows(ROWS, "x") == [(1, 1000000000000, 2, False)]
+    assert await rows(connection, failing, "abc") == [(1, 0, 0, True)]
+    with pytest.raises(psycopg.Error):  # a text PostgreSQL refuses raises as through psycopg
+        await rows(connection, "SELECT nonsense(%(members)s)", "x")
+    assert await rows(connection, ROWS, "x") == [(1, 1000000000000, 2, False)]
 
 
 async def test_a_new_connection_prepares_its_own(database_url: str) -> None:
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as first:
-        prepared = PreparedBatches(first)
-        assert prepared.serves(first)
-        assert await prepared.rows(ROWS, "ab") == [
+        assert await rows(first, ROWS, "ab") == [
             (1, 1000000000000, 2, False),
             (2, 2000000000000, 3, True),
         ]
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as second:
-        assert not prepared.serves(second)
-        assert await PreparedBatches(second).rows(ROWS, "a") == [(1, 1000000000000, 2, False)]
+        assert await rows(second, ROWS, "a") == [(1, 1000000000000, 2, False)]
+        names = await (await second.execute("SELECT name FROM pg_prepared_statements")).fetchall()
+        assert names == [("sapsam_statement_0",)]
 
 
-def test_the_text_must_have_its_one_parameter() -> None:
-    assert _numbered("SELECT %(members)s, 5 %% 2") == b"SELECT $1, 5 % 2"
-    with pytest.raises(ValueError, match="one parameter"):
-        _numbered("SELECT %(members)s, %(other)s")
+def test_the_text_is_numbered_as_postgresql_takes_it() -> None:
+    assert _numbered("SELECT %(members)s, 5 %% 2") == (b"SELECT $1, 5 % 2", ["members"])
+    # psycopg's other placeholders are left to psycopg
+    assert _numbered("SELECT %(members)s, %s") is None

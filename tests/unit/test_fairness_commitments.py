@@ -98,3 +98,48 @@ def test_check_reveal_refuses_a_malformed_commitment() -> None:
 def test_a_seat_outside_0_to_3_is_refused(seat: int) -> None:
     with pytest.raises(FairnessError, match=f"seat {seat} is outside 0..3"):
         commit(TABLE, 5, seat, ARRANGEMENT, NONCE)
+
+
+class _TableId(uuid.UUID):
+    """A UUID subclass: the commitment reads it through the named checks, not the one step."""
+
+
+class _Nonce(bytes):
+    """A bytes subclass: the same, for the nonce."""
+
+
+@pytest.mark.parametrize("scheme", [1, 2])
+@pytest.mark.parametrize("seat", [0, 3])
+def test_the_one_step_encoding_is_the_named_checks_encoding(scheme: int, seat: int) -> None:
+    # Plain values take the one-step encoding; a UUID and a bytes subclass the
+    # named checks: the same bytes (docs/fairness.md's vectors pin the named path's).
+    for deal_number, nonce in ((1, NONCE), (2**64 - 1, bytes(range(64)))):
+        plain = commit(TABLE, deal_number, seat, ARRANGEMENT, nonce, scheme=scheme, player_id="p")
+        named = commit(
+            _TableId(str(TABLE)),
+            deal_number,
+            seat,
+            ARRANGEMENT,
+            _Nonce(nonce),
+            scheme=scheme,
+            player_id="p",
+        )
+        assert plain == named
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ((0, 1, 52), "the front row holds 52"),
+        ((0, 1, -1), "the front row holds something"),
+        ((0, 1, "a"), "the front row holds something"),
+    ],
+)
+def test_rows_beyond_the_deck_are_refused_by_name(rows: tuple[object, ...], message: str) -> None:
+    class Rows:
+        front = rows
+        middle = (3, 4, 5, 6, 7)
+        back = (8, 9, 10, 11, 12)
+
+    with pytest.raises(FairnessError, match=message):
+        commit(TABLE, 5, 1, Rows(), NONCE)  # type: ignore[arg-type]

@@ -33,6 +33,7 @@ the scan cannot tell from a number without finding the line's strings.
 
 from __future__ import annotations
 
+from binascii import a2b_hex as _a2b_hex
 from typing import Any, Final
 
 import msgspec
@@ -40,7 +41,7 @@ import orjson
 
 from sapsam.audit.export_format import EventInclusion, ExportedEvent
 from sapsam.audit.export_limits import MAX_NESTING_DEPTH, check_line
-from sapsam.audit.proof_format import quick_inclusion
+from sapsam.audit.proof_format import HASH_HEX, MAX_INCLUSION_HASHES, MAX_LEAF_INDEX
 from sapsam.log.records import JsonObject
 
 # sapsam.frozen.from_fields' two steps, called here directly.
@@ -107,23 +108,51 @@ _DIGITS_BOUND: Final = 10**19
 
 def _event(parsed: _EventLine) -> ExportedEvent | None:
     """The event of a line read with its types, if its type is named, its hash is 64 hex digits
-    and its inclusion is within bounds (every line of an export takes this path)."""
+    and its inclusion is within bounds (every line of an export takes this path).
+
+    The inclusion as ``proof_format.inclusion_from_value`` accepts it (a leaf index in range,
+    whole hashes of hex digits only, at most ``MAX_INCLUSION_HASHES``) and the event as
+    :func:`exported_event` makes it, in one frame (two calls a line fewer); None sends the line
+    to the named checks."""
     included = parsed.inclusion
     inclusion = None
     if included is not None:
-        inclusion = quick_inclusion(included.leaf_index, included.proof)
-        if inclusion is None:
+        leaf_index, proof = included.leaf_index, included.proof
+        if (
+            not 0 <= leaf_index <= MAX_LEAF_INDEX
+            or len(proof) % HASH_HEX
+            or len(proof) > MAX_INCLUSION_HASHES * HASH_HEX
+        ):
             return None
-    return exported_event(
-        parsed.position,
-        parsed.version,
-        parsed.type,
-        parsed.schema_version,
-        parsed.data,
-        parsed.metadata,
-        parsed.hash,
-        inclusion,
+        try:
+            raw = _a2b_hex(proof)  # hex digits only (proof_bytes' test): a space is refused too
+        except ValueError:
+            return None
+        inclusion = _new(EventInclusion)
+        _set_attribute(inclusion, "__dict__", {"leaf_index": leaf_index, "proof": raw})
+    event_type, hash_text = parsed.type, parsed.hash
+    if not event_type or len(hash_text) != 64:
+        return None
+    try:
+        digest = bytes.fromhex(hash_text)
+    except ValueError:
+        return None
+    event: ExportedEvent = _new(ExportedEvent)
+    _set_attribute(
+        event,
+        "__dict__",
+        {
+            "position": parsed.position,
+            "version": parsed.version,
+            "type": event_type,
+            "schema_version": parsed.schema_version,
+            "data": parsed.data,
+            "metadata": parsed.metadata,
+            "hash": digest,
+            "inclusion": inclusion,
+        },
     )
+    return event
 
 
 def exported_event(

@@ -8,7 +8,6 @@ reader raises ``ExportFormatError`` naming the field, which the verifier reports
 
 from __future__ import annotations
 
-from binascii import a2b_hex
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -70,27 +69,6 @@ def inclusion_from_value(value: object, where: str) -> EventInclusion:
         leaf_index=_size(value.get("leaf_index"), f"{where}.leaf_index", MAX_LEAF_INDEX),
         proof=proof_bytes(value.get("proof"), f"{where}.proof", MAX_INCLUSION_HASHES),
     )
-
-
-def quick_inclusion(leaf_index: int, proof: str) -> EventInclusion | None:
-    """``inclusion_from_value`` of fields already typed, or None to take the named checks."""
-    if (
-        not 0 <= leaf_index <= MAX_LEAF_INDEX
-        or len(proof) % HASH_HEX
-        or len(proof) > MAX_INCLUSION_HASHES * HASH_HEX
-    ):
-        return None
-    try:
-        # Hex digits only (``proof_bytes``' test): a2b_hex refuses anything else, a space too.
-        raw = a2b_hex(proof)
-    except ValueError:  # binascii.Error is one, as is a character beyond ASCII
-        return None
-    # Every event line carries one: made without the frozen __init__'s setattr per field (the
-    # class has no defaults and no __post_init__, so the instance is equal), from_fields' two
-    # steps written out.
-    inclusion: EventInclusion = _new(EventInclusion)
-    _set_attribute(inclusion, "__dict__", {"leaf_index": leaf_index, "proof": raw})
-    return inclusion
 
 
 def quick_transparency(value: object) -> ExportTransparency | None:

@@ -173,19 +173,21 @@ def check_arrangement(
                     parts.append(f"{len(dealt_set)} cards were dealt, expected {HAND_SIZE}")
                 return _foul(FoulReason.NOT_DEALT_CARDS, "; ".join(parts), values)
     front, middle, back = values
-    if strict_order and middle == back:  # a 3-card front never equals a 5-card middle
+    # Compared by strength, as HandValue's own comparisons do (the evaluators give HandValues),
+    # without a method call per comparison.
+    if strict_order and middle.strength == back.strength:  # a 3-card front never equals a 5-card middle
         return _foul(
             FoulReason.ROWS_OUT_OF_ORDER,
             f"middle {middle.describe()} does not beat back {back.describe()} (rows must increase)",
             values,
         )
-    if front > middle:
+    if front.strength > middle.strength:
         return _foul(
             FoulReason.ROWS_OUT_OF_ORDER,
             f"front {front.describe()} beats middle {middle.describe()}",
             values,
         )
-    if middle > back:
+    if middle.strength > back.strength:
         return _foul(
             FoulReason.ROWS_OUT_OF_ORDER,
             f"middle {middle.describe()} beats back {back.describe()}",

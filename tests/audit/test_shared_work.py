@@ -14,6 +14,7 @@ import pytest
 
 from sapsam.audit import Requester, select_deal, verify_export, write_lines
 from sapsam.audit.anchoring import Trust
+from sapsam.audit.inclusion_walk import EVENT_ROOTS
 from sapsam.audit.opening_checks import _read_rule_set
 from sapsam.audit.report import Verdict
 from sapsam.audit.sample_anchored import AnchoredLog, anchored_log
@@ -143,6 +144,21 @@ def test_a_forgery_after_the_honest_export_gets_the_report_it_gets_alone(
     kept = verify_export(honest, trust=PINNED).to_dict()
     forget_shared_work()
     assert kept == verify_export(honest, trust=PINNED).to_dict()
+
+
+def test_an_opening_events_root_is_kept_for_its_tree_alone(honest: list[str]) -> None:
+    """A table's deal exports share its opening events (read once): the root each one's proof
+    reached is kept by the event, for a tree of that size and that root only."""
+    forget_shared_work()
+    alone = verify_export(honest, trust=PINNED).to_dict()
+    kept = list(EVENT_ROOTS.items())
+    assert len(kept) == 6  # TableCreated, four PlayerSeated, DealerChosen
+    # Roots kept for a tree of another size are not taken: the proofs are walked again.
+    for key, (event, size, root) in kept:
+        EVENT_ROOTS[key] = (event, size + 1, root)
+    assert verify_export(honest, trust=PINNED).to_dict() == alone
+    assert sorted(EVENT_ROOTS.items()) == sorted(kept)
+    assert verify_export(honest, trust=PINNED).to_dict() == alone  # taken as kept
 
 
 def test_a_stranger_key_is_not_taken_for_the_pinned_one(honest: list[str]) -> None:

@@ -32,7 +32,8 @@ from sapsam.audit.export_format import (
     ExportedEvent,
     ExportTransparency,
 )
-from sapsam.audit.inclusion_walk import inclusion_root
+from sapsam.audit.export_reading import OPENING_TYPES
+from sapsam.audit.inclusion_walk import EVENT_ROOTS, inclusion_root
 from sapsam.audit.report import Anchor, AuditCheck, Status, make_check
 from sapsam.frozen import from_fields
 from sapsam.log.checkpoint import (
@@ -259,6 +260,8 @@ def _checkpoint_check(
 # that opened are kept (a refusal is decided again each time), at most 64.
 _OPENED: dict[tuple[str, tuple[VerifierKey, ...]], tuple[AuditCheck, Checkpoint, OpenedNote]] = {}
 _OPENED_KEPT: Final = 64
+_EVENT_ROOTS_KEPT: Final = 4096
+"""At most as many opening events as ``export_reading`` keeps read (``_OPENINGS_KEPT``)."""
 
 
 def forget_opened_notes() -> None:
@@ -282,6 +285,12 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
         if leaf <= previous_leaf or leaf >= size:
             return _misplaced_leaf(event, leaf, previous_leaf, size)
         previous_leaf = leaf
+        shared = event.type in OPENING_TYPES
+        if shared:
+            known = EVENT_ROOTS.get(id(event))
+            if known is not None and known[0] is event and known[1] == size and known[2] == root:
+                proven += 1  # this event's proof reached this root before (in another export)
+                continue
         digest = event.hash
         try:
             # event_leaf_hash, written out for the usual 32-byte hash (it refuses another size).
@@ -302,6 +311,10 @@ def _inclusion_check(events: Sequence[ExportedEvent], checkpoint: Checkpoint) ->
                 expected=root.hex(),
                 found=reached.hex(),
             )
+        if shared:
+            if len(EVENT_ROOTS) >= _EVENT_ROOTS_KEPT:
+                EVENT_ROOTS.clear()
+            EVENT_ROOTS[id(event)] = (event, size, root)
         proven += 1
     if unanchored:
         return make_check(

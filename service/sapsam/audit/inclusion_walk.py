@@ -36,9 +36,18 @@ _STATES_KEPT: Final = 1 << 16
 """About 13 MB at most: a 4-seat deal export in a tree of 4,000 leaves leaves ~300 states."""
 
 
+# The events a table's deal exports share (its opening events, read once for all of them:
+# ``export_reading.OPENING_TYPES``) whose proofs reached a root: by the event's identity, each
+# entry holding the event (so the id is not reused while kept), the tree size and that root. An
+# event is immutable, so the same event in a tree of the same size reaches the same root again
+# (``anchoring`` keeps at most 4,096).
+EVENT_ROOTS: dict[int, tuple[object, int, bytes]] = {}
+
+
 def forget_walks() -> None:
     """Forget every state walked so far (the next proofs are walked in full)."""
     _STATES.clear()
+    EVENT_ROOTS.clear()
 
 
 def inclusion_root(leaf: int, size: int, leaf_hash: bytes, proof: bytes) -> bytes:

@@ -6,6 +6,7 @@ own."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -15,11 +16,12 @@ import pytest
 from sapsam.audit import Requester, select_deal, verify_export, write_lines
 from sapsam.audit.anchoring import Trust
 from sapsam.audit.inclusion_walk import EVENT_ROOTS
-from sapsam.audit.opening_checks import _read_rule_set
-from sapsam.audit.report import Verdict
+from sapsam.audit.opening_checks import _read_rule_set, opening_check
+from sapsam.audit.report import Status, Verdict
 from sapsam.audit.sample_anchored import AnchoredLog, anchored_log
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.audit.verifier import forget_shared_work
+from sapsam.domain.events import DealStarted, PlayerSeated, TableCreated
 from sapsam.log.signed_note import NoteSigner
 from sapsam.rules.ruleset import RuleSet, RuleSetError
 
@@ -159,6 +161,33 @@ def test_an_opening_events_root_is_kept_for_its_tree_alone(honest: list[str]) ->
     assert verify_export(honest, trust=PINNED).to_dict() == alone
     assert sorted(EVENT_ROOTS.items()) == sorted(kept)
     assert verify_export(honest, trust=PINNED).to_dict() == alone  # taken as kept
+
+
+def test_an_opening_check_is_kept_for_the_same_events_alone() -> None:
+    """The opening check of the same events (by identity, as a table's deal exports share
+    them) is the one made before; equal events that are other objects are checked again."""
+    forget_shared_work()
+    created = TableCreated(
+        table_id="t", rule_set={}, seat_count=2, lot_commitment="00", created_by="o"
+    )
+    seated = [PlayerSeated(seat=0, player_id="a"), PlayerSeated(seat=1, player_id="b")]
+    decoded = [
+        (1, created),
+        (2, seated[0]),
+        (3, seated[1]),
+        (4, DealStarted(deal_number=1, dealer=0, seed_commitment="00")),
+    ]
+    first = opening_check(decoded, created)
+    assert first.status is Status.PASSED
+    assert opening_check(list(decoded), created) is first
+    # The same seat twice, in an equal event of its own: checked, not taken as kept.
+    twice = [(1, created), (2, seated[0]), (3, dataclasses.replace(seated[0]))]
+    assert opening_check(twice, created).status is Status.FAILED
+    other = dataclasses.replace(created)
+    assert opening_check([(1, other), *decoded[1:]], other) is not first
+    assert opening_check(decoded, created) is first
+    forget_shared_work()
+    assert opening_check(decoded, created) is not first
 
 
 def test_a_stranger_key_is_not_taken_for_the_pinned_one(honest: list[str]) -> None:

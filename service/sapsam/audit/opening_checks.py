@@ -9,6 +9,7 @@ PlayerSeated per seat, DealerChosen, and the seats given away between earlier de
 
 from __future__ import annotations
 
+import operator
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
@@ -152,6 +153,16 @@ def header_check(
     )
 
 
+# A table's deal exports open with the same opening events (read and decoded once for all of
+# them: ``export_reading``, ``verifier``), so their opening check is the same: kept by the
+# versions and identities of the events before the first DealStarted, each entry holding those
+# events and ``created`` (so no id is reused while kept). At most _OPENINGS_CHECKED_KEPT.
+_OPENINGS_CHECKED: dict[
+    tuple[tuple[int, int], ...], tuple[list[Event], TableCreated | None, AuditCheck]
+] = {}
+_OPENINGS_CHECKED_KEPT: Final = 1024
+
+
 def opening_check(decoded: Sequence[tuple[int, Event]], created: TableCreated | None) -> AuditCheck:
     """TableCreated at version 1, each seat taken once, then the dealer drawn; nothing else."""
     opening: list[tuple[int, Event]] = []
@@ -159,6 +170,23 @@ def opening_check(decoded: Sequence[tuple[int, Event]], created: TableCreated | 
         if isinstance(event, DealStarted):
             break
         opening.append((version, event))
+    key = tuple([(version, id(event)) for version, event in opening])
+    kept = _OPENINGS_CHECKED.get(key)
+    if (
+        kept is not None
+        and kept[1] is created
+        and all(map(operator.is_, kept[0], [event for _, event in opening]))
+    ):
+        return kept[2]
+    check = _opening_check(opening, created)
+    if len(_OPENINGS_CHECKED) >= _OPENINGS_CHECKED_KEPT:
+        _OPENINGS_CHECKED.clear()
+    _OPENINGS_CHECKED[key] = ([event for _, event in opening], created, check)
+    return check
+
+
+def _opening_check(opening: list[tuple[int, Event]], created: TableCreated | None) -> AuditCheck:
+    """``opening_check`` of the events before the first DealStarted."""
     if created is None or not opening or opening[0][1] is not created or opening[0][0] != 1:
         return make_check("opening", Status.FAILED, "the export does not begin with TableCreated")
     seats: dict[int, str] = {}
@@ -263,8 +291,9 @@ def _redrawn_lot(table_id: str, lot_seed: str, seat_count: int) -> tuple[str, in
 
 
 def forget_lots_and_rule_sets() -> None:
-    """Forget the lots redrawn and the rule sets read so far (the next exports' are redrawn and
-    read in full)."""
+    """Forget the lots redrawn, the rule sets read and the openings checked so far (the next
+    exports' are redrawn, read and checked in full)."""
+    _OPENINGS_CHECKED.clear()
     _LOTS.clear()
     _RULE_SETS.clear()
     _LAST_READ.clear()

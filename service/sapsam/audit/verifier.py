@@ -109,7 +109,7 @@ def forget_shared_work() -> None:
     """Forget what the verifications of a process share (each a pure function of what it is
     kept by, and bounded): the checkpoints opened under pinned keys, the inclusion walks, the
     lots redrawn, the rule sets read, and the opening lines a table's deal exports share (read,
-    decoded and chained once). The next export is verified from nothing, as in a
+    decoded, chained, proven and checked once). The next export is verified from nothing, as in a
     process of its own (``bench/verify.py`` measures both ways)."""
     forget_opened_notes()
     forget_walks()

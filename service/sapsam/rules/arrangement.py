@@ -174,8 +174,8 @@ def check_arrangement(
                 return _foul(FoulReason.NOT_DEALT_CARDS, "; ".join(parts), values)
     front, middle, back = values
     # Compared by strength, as HandValue's own comparisons do (the evaluators give HandValues),
-    # without a method call per comparison.
-    if strict_order and middle.strength == back.strength:  # a 3-card front never equals a 5-card middle
+    # without a method call per comparison. A 3-card front never equals a 5-card middle.
+    if strict_order and middle.strength == back.strength:
         return _foul(
             FoulReason.ROWS_OUT_OF_ORDER,
             f"middle {middle.describe()} does not beat back {back.describe()} (rows must increase)",

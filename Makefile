@@ -41,9 +41,20 @@ typecheck: $(STAMP)
 # Much of the suite waits on servers and subprocesses, so two workers on two cores cut the wall
 # time by about a third; TEST_WORKERS=0 runs it in one process. The 25 slowest tests are listed at
 # the end (make test must stay under 10 minutes on a 2-core machine: that list says where it goes).
+# The browser step (web-browser) runs beside pytest: it waits on its server and Chromium about half
+# its ~80 s, which pytest's workers fill. Its output goes to a file shown when pytest is done (so
+# neither interleaves with the other), and make test fails when either fails.
 TEST_WORKERS ?= 2
-test: lint typecheck web-unit web-browser
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+test: lint typecheck web-unit $(STAMP)
+	@browser_log=$$(mktemp); \
+	$(MAKE) --no-print-directory -o $(STAMP) web-browser >$$browser_log 2>&1 & browser=$$!; \
+	trap 'kill $$browser 2>/dev/null; rm -f $$browser_log' EXIT; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25; \
+	tests=$$?; wait $$browser; browser_status=$$?; \
+	echo "== the browser tests (make web-browser), run beside pytest:"; cat $$browser_log; \
+	if [ $$tests != 0 ]; then echo "== make test: pytest failed ($$tests)"; fi; \
+	if [ $$browser_status != 0 ]; then echo "== make test: the browser tests failed ($$browser_status)"; fi; \
+	[ $$tests = 0 ] && [ $$browser_status = 0 ]
 
 # web/node_modules as web/package-lock.json pins it: npm ci from npm's cache when it has the
 # packages (about 2 s), nothing global. It runs again only when the lock file is newer than the last

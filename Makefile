@@ -37,14 +37,15 @@ typecheck: $(STAMP)
 # TEST_WORKERS pytest processes (pytest-xdist) share the suite a file at a time, so a module's
 # shared server or fixture starts once; each worker starts its own embedded PostgreSQL. They take
 # the files in collection order (--no-loadscope-reorder), which tests/conftest.py makes the longest
-# files first (LONGEST_FILES), so that no worker is left with one at the end while the other idles.
+# files first (LONGEST_FILES), so that no worker is left with one at the end while the others idle.
 # Much of the suite waits on servers and subprocesses, so two workers on two cores cut the wall
-# time by about a third; TEST_WORKERS=0 runs it in one process. The 25 slowest tests are listed at
-# the end (make test must stay under 10 minutes on a 2-core machine: that list says where it goes).
-# The browser step (web-browser) runs beside pytest: it waits on its server and Chromium about half
-# its ~80 s, which pytest's workers fill. Its output goes to a file shown when pytest is done (so
-# neither interleaves with the other), and make test fails when either fails.
-TEST_WORKERS ?= 2
+# time by about a third, and a third worker some 8 % more (make test in 577 s against 626 s, at a
+# load of ~5: docs/performance.md); TEST_WORKERS=0 runs it in one process. The 25 slowest tests
+# are listed at the end (make test must stay under 10 minutes on a 2-core machine: that list says
+# where it goes). The browser step (web-browser) runs beside pytest: it waits on its server and
+# Chromium about half of its ~80 s, which pytest's workers fill. Its output goes to a file shown
+# when pytest is done (so neither interleaves with the other); make test fails when either fails.
+TEST_WORKERS ?= 3
 test: lint typecheck web-unit $(STAMP)
 	@browser_log=$$(mktemp); \
 	$(MAKE) --no-print-directory -o $(STAMP) web-browser >$$browser_log 2>&1 & browser=$$!; \

@@ -111,9 +111,9 @@ def _event(parsed: _EventLine) -> ExportedEvent | None:
     and its inclusion is within bounds (every line of an export takes this path).
 
     The inclusion as ``proof_format.inclusion_from_value`` accepts it (a leaf index in range,
-    whole hashes of hex digits only, at most ``MAX_INCLUSION_HASHES``) and the event as
-    :func:`exported_event` makes it, in one frame (two calls a line fewer); None sends the line
-    to the named checks."""
+    whole hashes of hex digits only, at most ``MAX_INCLUSION_HASHES``) written out
+    here (one call a line fewer), the event by :func:`exported_event`; None sends the line to
+    the named checks."""
     included = parsed.inclusion
     inclusion = None
     if included is not None:
@@ -130,29 +130,16 @@ def _event(parsed: _EventLine) -> ExportedEvent | None:
             return None
         inclusion = _new(EventInclusion)
         _set_attribute(inclusion, "__dict__", {"leaf_index": leaf_index, "proof": raw})
-    event_type, hash_text = parsed.type, parsed.hash
-    if not event_type or len(hash_text) != 64:
-        return None
-    try:
-        digest = bytes.fromhex(hash_text)
-    except ValueError:
-        return None
-    event: ExportedEvent = _new(ExportedEvent)
-    _set_attribute(
-        event,
-        "__dict__",
-        {
-            "position": parsed.position,
-            "version": parsed.version,
-            "type": event_type,
-            "schema_version": parsed.schema_version,
-            "data": parsed.data,
-            "metadata": parsed.metadata,
-            "hash": digest,
-            "inclusion": inclusion,
-        },
+    return exported_event(
+        parsed.position,
+        parsed.version,
+        parsed.type,
+        parsed.schema_version,
+        parsed.data,
+        parsed.metadata,
+        parsed.hash,
+        inclusion,
     )
-    return event
 
 
 def exported_event(

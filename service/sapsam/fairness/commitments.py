@@ -26,7 +26,6 @@ from typing import Final, Protocol
 
 from sapsam.fairness.encoding import (
     COMMITMENT_SCHEMES,
-    DECK_SIZE,
     MAX_DEAL_NUMBER,
     MAX_NONCE_BYTES,
     MAX_SEATS,
@@ -67,33 +66,18 @@ class Rows(Protocol):
 
 def encode_rows(arrangement: Rows) -> bytes:
     """``lp(front) || lp(middle) || lp(back)``, each row's card bytes in ascending order."""
-    # Rows of card indices 0..51 (every commitment made or checked) are encoded in one step;
-    # anything else takes the named checks below, which refuse it.
-    try:
-        front_bytes = bytes(arrangement.front)
-        middle_bytes = bytes(arrangement.middle)
-        back_bytes = bytes(arrangement.back)
-    except (TypeError, ValueError):
-        pass
-    else:
-        if max(front_bytes + middle_bytes + back_bytes, default=0) < DECK_SIZE:
-            return b"".join(
-                (
-                    len(front_bytes).to_bytes(4, "big"),
-                    bytes(sorted(front_bytes)),
-                    len(middle_bytes).to_bytes(4, "big"),
-                    bytes(sorted(middle_bytes)),
-                    len(back_bytes).to_bytes(4, "big"),
-                    bytes(sorted(back_bytes)),
-                )
-            )
     front = require_cards(arrangement.front, "the front row")
     middle = require_cards(arrangement.middle, "the middle row")
     back = require_cards(arrangement.back, "the back row")
-    return (
-        length_prefixed(bytes(sorted(front)))
-        + length_prefixed(bytes(sorted(middle)))
-        + length_prefixed(bytes(sorted(back)))
+    return b"".join(
+        (
+            len(front).to_bytes(4, "big"),
+            bytes(sorted(front)),
+            len(middle).to_bytes(4, "big"),
+            bytes(sorted(middle)),
+            len(back).to_bytes(4, "big"),
+            bytes(sorted(back)),
+        )
     )
 
 
@@ -117,69 +101,40 @@ def arrangement_commitment(
     """The client's half: the 32-byte commitment it sends before confirming (``commit``).
 
     Scheme 2 needs the seat's ``player_id``; scheme 1 ignores it."""
-    if (
-        type(scheme) is int
-        and type(table_id) is uuid.UUID
+    scheme = require_scheme(scheme)
+    if scheme == 2 and player_id is None:
+        raise FairnessError("commitment scheme 2 binds the player id: it is needed")
+    # Values as the checks take them (a UUID, not a subclass; plain ints and bytes in range)
+    # are encoded without them; anything else through them, which refuse what is out of range.
+    plain = (
+        type(table_id) is uuid.UUID
         and type(deal_number) is int
         and 0 <= deal_number <= MAX_DEAL_NUMBER
         and type(seat) is int
         and 0 <= seat < MAX_SEATS
         and type(nonce) is bytes
         and MIN_NONCE_BYTES <= len(nonce) <= MAX_NONCE_BYTES
-    ):
-        # Every value as the checks below take it (a UUID, not a subclass; plain ints and
-        # bytes in range): the same bytes in one step, only the rows and the player id checked.
-        if scheme == 1:
-            return hashlib.sha256(
-                b"".join(
-                    (
-                        _TAG_ARRANGEMENT_COMMITMENT_PREFIX,
-                        table_id.bytes,
-                        deal_number.to_bytes(8, "big"),
-                        seat.to_bytes(1, "big"),
-                        encode_rows(arrangement),
-                        len(nonce).to_bytes(4, "big"),
-                        nonce,
-                    )
-                )
-            ).digest()
-        if scheme == 2 and player_id is not None:
-            player = require_player_id(player_id)
-            return hashlib.sha256(
-                b"".join(
-                    (
-                        _TAG_ARRANGEMENT_COMMITMENT_V2_PREFIX,
-                        table_id.bytes,
-                        deal_number.to_bytes(8, "big"),
-                        seat.to_bytes(1, "big"),
-                        len(player).to_bytes(4, "big"),
-                        player,
-                        encode_rows(arrangement),
-                        len(nonce).to_bytes(4, "big"),
-                        nonce,
-                    )
-                )
-            ).digest()
-    if require_scheme(scheme) == 1:
-        return hashlib.sha256(
-            _TAG_ARRANGEMENT_COMMITMENT_PREFIX
-            + require_table_id(table_id)
-            + require_deal_number(deal_number)
-            + u8(require_seat(seat, MAX_SEATS))
-            + encode_rows(arrangement)
-            + length_prefixed(require_nonce(nonce))
-        ).digest()
-    if player_id is None:
-        raise FairnessError("commitment scheme 2 binds the player id: it is needed")
-    return hashlib.sha256(
-        _TAG_ARRANGEMENT_COMMITMENT_V2_PREFIX
-        + require_table_id(table_id)
-        + require_deal_number(deal_number)
-        + u8(require_seat(seat, MAX_SEATS))
-        + length_prefixed(require_player_id(player_id))
-        + encode_rows(arrangement)
-        + length_prefixed(require_nonce(nonce))
-    ).digest()
+    )
+    if plain:
+        table = table_id.bytes
+        deal = deal_number.to_bytes(8, "big")
+        seat_byte = seat.to_bytes(1, "big")
+    else:
+        table = require_table_id(table_id)
+        deal = require_deal_number(deal_number)
+        seat_byte = u8(require_seat(seat, MAX_SEATS))
+    if scheme == 1:
+        prefix, player = _TAG_ARRANGEMENT_COMMITMENT_PREFIX, b""
+    else:
+        assert player_id is not None  # refused above
+        prefix = _TAG_ARRANGEMENT_COMMITMENT_V2_PREFIX
+        player = length_prefixed(require_player_id(player_id))
+    rows = encode_rows(arrangement)
+    nonce_part = (
+        len(nonce).to_bytes(4, "big") + nonce if plain else length_prefixed(require_nonce(nonce))
+    )
+    encoded = b"".join((prefix, table, deal, seat_byte, player, rows, nonce_part))
+    return hashlib.sha256(encoded).digest()
 
 
 commit = arrangement_commitment

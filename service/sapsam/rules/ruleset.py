@@ -180,6 +180,8 @@ class RuleSet:
 
     def unit_between(self, seat_a: int, seat_b: int) -> int:
         """The value of one unit between two seats: ``pair_units``' entry, else ``row_unit``."""
+        if not self.pair_units:  # the usual rule set: no name to build per pair
+            return self.row_unit
         low, high = min(seat_a, seat_b), max(seat_a, seat_b)
         return self.pair_units.get(f"{low}-{high}", self.row_unit)
 

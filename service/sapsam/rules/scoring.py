@@ -273,17 +273,14 @@ def score_deal(
     pairs: list[PairResult] = []
     royalties = [row_royalties(rule_set, check) for check in checks]
     broken = [broken_royalties(rule_set, check) for check in checks]
-    # Looked up once where every pair gets the same answer (the usual deal): no seat holds a
-    # natural, so natural_settlement gives None for each pair; no pair has a stake of its own,
-    # so unit_between gives row_unit; no royalty is paid, so royalty_units gives 0.
+    # No seat holding a natural (the usual deal) is no naturals: natural_settlement would give
+    # None for every pair.
     if (
         naturals is not None
         and len(naturals) == seat_count
         and not any(natural is not None for natural in naturals)
     ):
         naturals = None
-    same_unit = None if rule_set.pair_units else rule_set.row_unit
-    royalties_paid = rule_set.royalties is not RoyaltyPayment.NONE
     for seat_a in range(seat_count):
         for seat_b in range(seat_a + 1, seat_count):
             by_naturals = (
@@ -300,18 +297,11 @@ def score_deal(
                 totals[seat_b] -= delta
                 continue
             rows = compare_rows(checks[seat_a], checks[seat_b])
-            unit = rule_set.unit_between(seat_a, seat_b) if same_unit is None else same_unit
-            delta = settle(rule_set, rows, unit)
-            if royalties_paid:
-                extra = royalty_units(
-                    rule_set,
-                    rows,
-                    royalties[seat_a],
-                    royalties[seat_b],
-                    broken[seat_a],
-                    broken[seat_b],
-                )
-                delta += _int64(extra * unit)
+            extra = royalty_units(
+                rule_set, rows, royalties[seat_a], royalties[seat_b], broken[seat_a], broken[seat_b]
+            )
+            unit = rule_set.unit_between(seat_a, seat_b)
+            delta = settle(rule_set, rows, unit) + _int64(extra * unit)
             # Made without the frozen __init__'s setattr per field (no __post_init__).
             pairs.append(
                 from_fields(

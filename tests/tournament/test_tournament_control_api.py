@@ -19,6 +19,7 @@ from test_tournament_api import OPERATOR, create, event_count, reason_of
 from tournament_play import Services
 
 from sapsam.api.server import RunningServer
+from sapsam.audit.report import Status
 from sapsam.audit.sample_play import play_deal, start_and_deal
 from sapsam.audit.tournament_audit import verify_tournament
 from sapsam.cli import tournament_bots
@@ -376,9 +377,16 @@ async def test_a_forfeited_seat_is_reseated_and_a_paused_round_waits_for_the_res
         by_player = {line.player: line for line in standings}
         assert by_player[leaver].forfeited and by_player[leaver].deals_played == 1
         assert by_player[newcomer.player].deals_played == 1
+    # The results process creates round 2's tables and credits round 1's scores after the round
+    # shows as current: the audit says PENDING for those until it has (CI on 598b499 caught it).
+    deadline = time.monotonic() + 30
     with psycopg.connect(services.database_url, autocommit=True) as connection:
         report = verify_tournament(connection, tournament_id)
-    assert report.holds, report
+        while report.ok and not report.complete and time.monotonic() < deadline:
+            time.sleep(0.05)
+            report = verify_tournament(connection, tournament_id)
+    not_passed = [check for check in report.checks if check.status is not Status.PASSED]
+    assert report.holds, not_passed
 
 
 async def test_a_round_completing_in_a_pause_is_seated_by_the_resume(

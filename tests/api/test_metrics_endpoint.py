@@ -139,21 +139,27 @@ def test_a_scrape_shows_the_calls_streams_pool_appends_and_database_gauges(
     assert value(samples, "sapsam_pool_max_connections") == 16
     assert value(samples, "sapsam_pool_connections", state="in_use") is not None
 
-    # The stream's end, and the gauges read in the background (the database's, the stuck
-    # tables', the checkpoint's once one is signed): every exported name shows up.
+    # The stream's end (the server hears of the cancel after the client let go: waited for, as a
+    # scrape that found every name at once could come before it), and the gauges read in the
+    # background (the database's, the stuck tables', the checkpoint's once one is signed): every
+    # exported name shows up.
     # (The standby's come with --read-database-url alone: tests/api/test_standby_reads.py.)
     exported = set(METRIC_NAMES) - set(STANDBY_METRIC_NAMES)
+    watched = {"method": TABLES + "WatchTable", "status": "CANCELLED"}
     deadline = time.monotonic() + 60
     while True:
         samples = scrape(metrics_port)
-        if names(samples) >= exported:
+        stream_ended = (
+            value(samples, "sapsam_rpc_calls_total", **watched) is not None
+            and value(samples, "sapsam_open_streams", method=TABLES + "WatchTable") == 0
+        )
+        if names(samples) >= exported and stream_ended:
             assert not names(samples) & set(STANDBY_METRIC_NAMES)
             break
         missing = exported - names(samples)
-        assert time.monotonic() < deadline, f"never exported: {sorted(missing)}"
+        assert time.monotonic() < deadline, f"never exported: {sorted(missing)}, {stream_ended=}"
         time.sleep(0.5)
     assert value(samples, "sapsam_open_streams", method=TABLES + "WatchTable") == 0
-    watched = {"method": TABLES + "WatchTable", "status": "CANCELLED"}
     assert value(samples, "sapsam_rpc_calls_total", **watched) == 1
     assert value(samples, "sapsam_stuck_tables") == 0
     assert value(samples, "sapsam_deadlines_overdue") == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -59,10 +60,11 @@ async def test_beyond_the_bound_a_call_is_refused_at_once() -> None:
         running = asyncio.create_task(solvers.solve(time.sleep, 1.0))
         queued = asyncio.create_task(solvers.solve(pow, 3, 3))
         await _until(lambda: solvers.waiting == 2)
-        started = time.monotonic()
+        # At once: refused before the call's first pause, so it waits for nothing (a bound in
+        # seconds here failed whenever a loaded machine held the test up for it).
+        call = solvers.solve(pow, 4, 4)
         with pytest.raises(SolverBusyError) as refused:
-            await solvers.solve(pow, 4, 4)
-        assert time.monotonic() - started < 0.1
+            call.send(None)
         assert refused.value.reason == "SUGGESTIONS_BUSY" and refused.value.retry_seconds > 0
         assert await running is None and await queued == 27
         assert solvers.waiting == 0
@@ -90,13 +92,18 @@ async def test_a_queued_caller_who_leaves_takes_its_work_with_it(tmp_path: Path)
         await solvers.stop()
 
 
-async def test_a_caller_who_leaves_while_solved_keeps_the_slot_until_the_process_is_done() -> None:
+async def test_a_caller_who_leaves_while_solved_keeps_the_slot_until_the_process_is_done(
+    tmp_path: Path,
+) -> None:
     solvers = SolverProcesses(processes=1, max_waiting=1)
+    started = tmp_path / "started"
     try:
         await solvers.solve(pow, 2, 2)
-        running = asyncio.create_task(solvers.solve(time.sleep, 1.0))
-        await _until(lambda: solvers.waiting == 1)
-        await asyncio.sleep(0.2)  # handed to the process
+        # A second's work that says when the process has begun it (a pause of the test's own
+        # could end before the pool handed the work over, and the cancel would then take it).
+        work = ["sh", "-c", f"touch '{started}' && sleep 1"]
+        running = asyncio.create_task(solvers.solve(subprocess.run, work, check=True))
+        await _until(started.exists)  # handed to the process
         running.cancel()
         with pytest.raises(asyncio.CancelledError):
             await running
@@ -130,7 +137,8 @@ async def test_a_process_that_died_idle_is_replaced_before_the_next_call() -> No
         await solvers.solve(pow, 2, 2)
         (first,) = solvers.pids()
         os.kill(first, 9)
-        await asyncio.sleep(1.0)  # the pool notices the death on its own
+        # The pool notices the death on its own: it marks itself broken, then reaps the process.
+        await _until(lambda: not Path(f"/proc/{first}").exists())
         assert await solvers.solve(pow, 2, 6) == 64
         assert solvers.pids() != (first,)
     finally:

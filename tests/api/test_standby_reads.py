@@ -150,8 +150,10 @@ def test_lists_read_the_standby_within_the_bound_and_the_primary_past_it(
                     began = time.monotonic()
                     answers.append((began, second in listed(api, token)))
                     time.sleep(0.1)
+                # Scraped while still paused: once resumed, the next measurement (every 0.5 s)
+                # finds the standby current again, and a scrape after it saw a lag near 0.
+                samples = scrape(metrics_port)
                 connection.execute("SELECT pg_wal_replay_resume()")
-            samples = scrape(metrics_port)
             # The standby dies: the lists go to the primary at the next measurement.
             replicated.standby.stop("immediate")
             stopped = time.monotonic()

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import settings as hypothesis_settings
 from psycopg import sql
 from server_folders import (
     TEST_SERVER_PREFIX,
@@ -39,6 +40,12 @@ from server_folders import (
 
 from sapsam.store import schema
 from sapsam.store.embedded import database_in, start_embedded
+
+# No property test has a deadline (Hypothesis's default is 200 ms an example, 250 ms while it
+# generates): on a loaded machine one example held up that long (the scheduler, a collection of
+# a big heap) would fail its test as "Unreliable test timings". Speed is measured in benchmarks.
+hypothesis_settings.register_profile("sapsam", deadline=None)
+hypothesis_settings.load_profile("sapsam")
 
 
 class DatabaseFactory:

@@ -24,6 +24,7 @@ from sapsam.audit.sample_play import play_deal, start_and_deal
 from sapsam.audit.tournament_audit import verify_tournament
 from sapsam.cli import tournament_bots
 from sapsam_proto.v1 import (
+    table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
     tournament_pb2,
@@ -279,7 +280,10 @@ def test_a_complete_tournament_is_beyond_control(server: RunningServer, database
         start(stub, tournament)
         # Paused at once: the bots finish at most the deal in play, then wait for the resume.
         stub.PauseTournament(pause(stub, tournament, "a short break"), metadata=OPERATOR)
-        time.sleep(4.0)  # the deal in play, if any, is finished and credited meanwhile
+        # The deal in play, if any, finished and credited (waited for: a fixed 4 s could end
+        # first on a loaded machine, and the credit then came during the 2 s held below).
+        tables = table_service_pb2_grpc.TableServiceStub(channel)
+        _wait_for(lambda: _between_deals_and_credited(stub, tables, tournament))
         credited = viewed(stub, tournament).seated_rounds[0].tables[0].deals_credited
         time.sleep(2.0)
         held = viewed(stub, tournament)
@@ -304,6 +308,24 @@ def test_a_complete_tournament_is_beyond_control(server: RunningServer, database
 def viewed(stub: Stub, tournament: str) -> tournament_pb2.Tournament:
     request = tournament_service_pb2.GetTournamentRequest(name=tournament)
     return stub.GetTournament(request, metadata=OPERATOR).tournament
+
+
+NO_DEAL_IN_PLAY = (
+    table_pb2.TABLE_PHASE_SEATING,
+    table_pb2.TABLE_PHASE_AWAITING_DEALER,
+    table_pb2.TABLE_PHASE_BETWEEN_DEALS,
+)
+
+
+def _between_deals_and_credited(stub: Stub, tables: Any, tournament: str) -> bool:
+    """Round 1's first table has no deal in play and every deal it scored is credited."""
+    rounds = viewed(stub, tournament).seated_rounds
+    if not rounds or not rounds[0].tables:
+        return False
+    seated = rounds[0].tables[0]
+    request = table_service_pb2.GetTableRequest(name=seated.table)
+    table = tables.GetTable(request, metadata=OPERATOR).table
+    return table.phase in NO_DEAL_IN_PLAY and seated.deals_credited == table.deal_number
 
 
 def _wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:

@@ -148,7 +148,7 @@ class _Statement:
     """One text prepared on one connection: its name, its parameters in order with how each
     value is sent, and whether each result column is a boolean (else an integer)."""
 
-    __slots__ = ("columns", "encoders", "formats", "name", "names")
+    __slots__ = ("columns", "encoders", "formats", "name", "names", "slots")
 
     def __init__(
         self,
@@ -164,16 +164,37 @@ class _Statement:
         self.columns: tuple[tuple[int, Callable[[bytes], Any]], ...] = tuple(
             (column, _true if boolean else int) for column, boolean in enumerate(boolean_columns)
         )
+        # Each parameter with its encoders and whether a str or an int goes by the two common
+        # encoders, which ``values`` then applies in place (a dozen parameters a write, most of
+        # them text or integers: two calls fewer each).
+        self.slots: tuple[tuple[str, dict[type, Encoder], bool, bool], ...] = tuple(
+            (
+                name,
+                encoder,
+                encoder.get(str) is _text_without_nul,
+                encoder.get(int) is _integer,
+            )
+            for name, encoder in zip(names, encoders, strict=True)
+        )
 
     def values(self, parameters: Mapping[str, Any]) -> list[bytes | None] | None:
         """The values as sent, or None if one is of a kind this does not send."""
         values: list[bytes | None] = []
-        for name, encoders in zip(self.names, self.encoders, strict=True):
+        for name, encoders, takes_text, takes_int in self.slots:
             value = parameters[name]
+            kind = type(value)
+            if kind is str and takes_text:  # _text_without_nul, in place
+                if "\x00" in value:
+                    return None
+                values.append(value.encode("utf-8"))
+                continue
+            if kind is int and takes_int:  # _integer, in place
+                values.append(b"%d" % value)
+                continue
             if value is None:
                 values.append(None)
                 continue
-            encoder = encoders.get(type(value))
+            encoder = encoders.get(kind)
             if encoder is None:
                 return None
             encoded = encoder(value)

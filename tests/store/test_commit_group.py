@@ -16,7 +16,7 @@ import pytest
 
 from sapsam.log.chain import verify_stream_chain
 from sapsam.log.records import AppendResult, ConcurrencyConflict, NewEvent
-from sapsam.store import write_stamps
+from sapsam.store import commit_group, write_stamps
 from sapsam.store.appends import append
 from sapsam.store.commit_group import CommitGroup, RunAlone, enabled_by_environment
 from sapsam.store.event_store import EventStore
@@ -245,6 +245,33 @@ async def test_close_stops_at_once_and_later_appends_run_alone(
     assert after.first_version == 1
     await group.close()  # idempotent
     assert len(await read_all(connections[0])) == 13
+
+
+async def test_an_idle_group_closes_its_connection_and_reopens_for_the_next_append(
+    connections: list[Connection], group: CommitGroup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One timer ends the idle waits (not one per wait): appends closer together than
+    # IDLE_SECONDS keep the connection, a pause that long closes it, the next append reopens it.
+    monkeypatch.setattr(commit_group, "IDLE_SECONDS", 0.4)
+    connection = connections[0]
+    for version in range(4):
+        await append(
+            connection, "idle", version, event(version), f"i-{version}", commit_group=group
+        )
+        running = group._running
+        assert running is not None and running.connection is not None
+        if version == 0:
+            first = running.connection
+        assert running.connection is first  # kept across waits shorter than IDLE_SECONDS
+        await asyncio.sleep(0.25)
+    deadline = time.monotonic() + 5.0
+    while running.task is not None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert running.task is None and running.connection is None and running.idle_timer is None
+    after = await append(connection, "idle", 4, event(4), "i-4", commit_group=group)
+    assert after.first_version == 5 and not after.replayed
+    assert running.connection is not None and running.connection is not first
+    assert group.batches == 5
 
 
 async def test_the_switch(database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

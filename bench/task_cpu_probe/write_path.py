@@ -24,16 +24,29 @@ set as the auth interceptor sets it. Each deal is bench/service.py's 24 calls: s
 entropies, the table, the cut, four hands, four commitments, four confirmations, four reveals
 (rows taken in the dealt order: some deals foul, as in play), the result. One JSON object:
 µs of CPU per call by method, and per call over the deal's mix.
+
+Instructions instead of time, which load does not move: ``--deals N --callgrind-window`` plays
+exactly N deals after the warm-up and has callgrind count only them (a two-line helper compiled
+with ``cc`` at start, its client requests around the deals), under::
+
+    valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \\
+        python bench/task_cpu_probe/write_path.py --tables 1 --deals 20 --callgrind-window
+
+("Collected" over N is a deal's instructions: the servicer, ``app/``, the store's Python, the
+commit group, the checkpointer and the other background loops, the driver's own requests.)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import defaultdict
@@ -194,7 +207,27 @@ class Driver:
         )
 
 
-async def _run(database_url: str, seconds: float, tables: int) -> dict[str, Any]:
+_CALLGRIND_WINDOW = """#include <valgrind/callgrind.h>
+void window_open(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION;
+    CALLGRIND_TOGGLE_COLLECT; }
+void window_close(void) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT("deals"); }
+"""
+
+
+def _callgrind_window(folder: str) -> Any:
+    """The helper whose ``window_open``/``window_close`` make callgrind count what is between
+    (no-ops outside valgrind); needs ``cc`` and valgrind's headers."""
+    source = os.path.join(folder, "window.c")
+    library = os.path.join(folder, "window.so")
+    with open(source, "w") as written:
+        written.write(_CALLGRIND_WINDOW)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", library, source], check=True)
+    return ctypes.CDLL(library)
+
+
+async def _run(
+    database_url: str, seconds: float, tables: int, deals_wanted: int | None, window: Any
+) -> dict[str, Any]:
     keys = ServerKeys(NoteSigner.generate("sapsam.bench/write-path"), (), "generated")
     services = build_services(database_url, server_keys=keys)
     await services.open()
@@ -206,11 +239,15 @@ async def _run(database_url: str, seconds: float, tables: int) -> dict[str, Any]
             await driver.deal(*table)
         spent.clear()
         deals = 0
+        if window is not None:
+            window.window_open()
         until = time.monotonic() + seconds
-        while time.monotonic() < until:
+        while deals < deals_wanted if deals_wanted is not None else time.monotonic() < until:
             for table in seated:
                 await driver.deal(*table)
                 deals += 1
+        if window is not None:
+            window.window_close()
     finally:
         await services.on_stop()
         await services.close()
@@ -235,11 +272,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument(
+        "--deals", type=int, default=None, help="play this many deals (a multiple of --tables)"
+    )
+    parser.add_argument(
+        "--callgrind-window", action="store_true", help="count only the deals (under callgrind)"
+    )
     parser.add_argument("--database-url", default=None)
     arguments = parser.parse_args()
     load_before = os.getloadavg()[0]
-    with benchmark_database(arguments.database_url, "write_path") as database:
-        figures = asyncio.run(_run(database.url, arguments.seconds, arguments.tables))
+    with (
+        benchmark_database(arguments.database_url, "write_path") as database,
+        tempfile.TemporaryDirectory() as folder,
+    ):
+        window = _callgrind_window(folder) if arguments.callgrind_window else None
+        figures = asyncio.run(
+            _run(database.url, arguments.seconds, arguments.tables, arguments.deals, window)
+        )
     figures["load_average_1m"] = {"before": load_before, "after": os.getloadavg()[0]}
     figures["tree"] = os.path.dirname(os.path.dirname(os.path.abspath(auth.__file__)))
     json.dump(figures, sys.stdout, indent=1)

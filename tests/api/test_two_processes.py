@@ -18,15 +18,10 @@ from typing import Any
 import grpc
 import pytest
 from api_client import OPERATOR_TOKEN, Api, Watcher, hidden_information_violations
+from free_ports import free_port
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from sapsam.rules.presets import preset
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def serve_command(database_url: str, port: int, *options: str) -> list[str]:

@@ -8,23 +8,16 @@ folder is on the path only when its own tests run), plus ``restart``.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 import grpc
+from free_ports import free_port
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 OPERATOR_TOKEN = "operator-token-for-client-tests-0123456789"
-
-
-def free_port() -> int:
-    """A port nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class ServedProcess:

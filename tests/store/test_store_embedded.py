@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -127,11 +126,9 @@ def test_with_no_postgresql_at_all_the_error_says_what_to_install(
 
 
 def _refused_url() -> str:
-    """A URL on a local port where nothing listens."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return f"postgresql://sapsam@127.0.0.1:{port}/sapsam"
+    """A URL on a local port where nothing listens (port 1: no port-0 bind of another test, in
+    this process or another, can be given it meanwhile)."""
+    return "postgresql://sapsam@127.0.0.1:1/sapsam"
 
 
 def test_an_unreachable_database_url_is_one_clear_error() -> None:

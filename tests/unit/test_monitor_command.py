@@ -4,7 +4,6 @@ a real server in tests/api/test_audit_monitor.py."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,8 @@ SERVER = NoteSigner.from_seed("sapsam/unit", bytes(32))
 
 
 def _free_address() -> str:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{probe.getsockname()[1]}"
+    # Port 1: nothing listens there, and no port-0 bind of another test can be given it.
+    return "127.0.0.1:1"
 
 
 def _run(*argv: str) -> int:

@@ -306,6 +306,13 @@ def test_discards_not_opened_in_time_are_opened_by_the_sweeper(world: World) -> 
     while table_of(world, seated).phase == table_pb2.TABLE_PHASE_PLAYING:
         assert time.monotonic() < deadline, "the sweeper did not open the discards"
         time.sleep(0.1)
+    # The stream delivers the openings on its own thread, apart from the GetTable that showed
+    # the deal over: waited for, not read at once.
+    watchers[0].wait_for(
+        lambda: (
+            sum(m.event.HasField("discards_revealed") for m in watchers[0].messages) >= len(kept)
+        )
+    )
     for watcher in watchers:
         watcher.cancel()
     opened = [m for m in watchers[0].messages if m.event.HasField("discards_revealed")]

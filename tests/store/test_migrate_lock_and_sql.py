@@ -23,6 +23,7 @@ def _waiting_for_the_lock(url: str) -> int:
     with psycopg.connect(url, autocommit=True) as connection:
         row = connection.execute(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
             " AND classid = %s AND objid = %s AND objsubid = 1",
             [high, low],
         ).fetchone()

@@ -269,7 +269,8 @@ async def test_a_page_without_a_hole_is_read_without_waiting_for_appends_above_i
             assert [event.type for event in await read_all(reader, 0)] == ["Done"]
             assert await read_all(reader, 1) == []
             cursor = await reader.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event = 'PgSleep'"
             )
             assert await cursor.fetchone() == (0,)
         assert [event.type for event in await read_all(reader, 1)] == ["Open"]

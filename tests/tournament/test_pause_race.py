@@ -62,6 +62,7 @@ def _waiting_for_pause_lock(database_url: str) -> int:
     return _count(
         database_url,
         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
         " AND classid = %s::bigint::oid",
         [PAUSE_LOCK_SPACE],
     )

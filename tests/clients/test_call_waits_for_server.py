@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from free_ports import free_port
 
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
@@ -18,10 +19,11 @@ from sapsam_proto.v1 import table_pb2
 
 
 def test_a_call_made_while_the_server_is_down_lands_once_it_is_back(database_url: str) -> None:
+    # Outside the kernel's ephemeral range: no one else is given the port while it is down.
+    address = f"127.0.0.1:{free_port()}"
     first = start_server(
-        ServerConfig(listen="127.0.0.1:0", grace_seconds=1), build_services(database_url, 4)
+        ServerConfig(listen=address, grace_seconds=1), build_services(database_url, 4)
     )
-    address = f"127.0.0.1:{first.port}"
     client = connect(address, attempts=2, reconnect_seconds=60)
     client.register("ann")
     told: list[SapsamError | None] = []
@@ -65,10 +67,11 @@ def test_a_call_made_while_the_server_is_down_lands_once_it_is_back(database_url
 
 
 def test_a_server_gone_for_longer_than_the_window_is_unavailable(database_url: str) -> None:
+    # Outside the kernel's ephemeral range: no one else is given the port while it is down.
+    address = f"127.0.0.1:{free_port()}"
     running = start_server(
-        ServerConfig(listen="127.0.0.1:0", grace_seconds=1), build_services(database_url, 4)
+        ServerConfig(listen=address, grace_seconds=1), build_services(database_url, 4)
     )
-    address = f"127.0.0.1:{running.port}"
     running.stop()
     client = connect(address, attempts=2, reconnect_seconds=1.5)
     started = time.monotonic()

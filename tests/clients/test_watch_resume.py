@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+from free_ports import free_port
+
 from sapsam.api.server import ServerConfig, start_server
 from sapsam.cli.bootstrap import build_services
 from sapsam_client import connect, solver_arranger
@@ -13,10 +15,11 @@ from sapsam_proto.v1 import table_event_pb2
 
 
 def test_a_watch_resumes_after_its_server_restarts(database_url: str) -> None:
+    # Outside the kernel's ephemeral range: no one else is given the port while it is down.
+    address = f"127.0.0.1:{free_port()}"
     first = start_server(
-        ServerConfig(listen="127.0.0.1:0", grace_seconds=1), build_services(database_url, 4)
+        ServerConfig(listen=address, grace_seconds=1), build_services(database_url, 4)
     )
-    address = f"127.0.0.1:{first.port}"
     players = [connect(address, attempts=8) for _ in range(2)]
     for index, client in enumerate(players):
         client.register(f"p{index}")

@@ -58,8 +58,8 @@ def _totals(frame: dict[str, object]) -> list[object]:
 async def test_every_frame_shows_the_running_totals_of_the_deals_before_it(
     service: TableService, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Ann fouls deal 1 (she loses every row to both others), so the series stands moved before
-    # every later deal starts and a fold from zero shows; with the solver's rows alone, 2-3 % of
+    # Ann fouls deal 1 (she loses every row to both others), so the series is moved for sure
+    # once deal 2 starts and a fold from zero shows there; with the solver's rows alone, 2-3 % of
     # random 4-deal series ended all square and failed the check below.
     table_id = await seated_table(service, 3)
     for number in (1, 2, 3, 4):

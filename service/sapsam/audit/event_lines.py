@@ -40,7 +40,7 @@ import msgspec
 import orjson
 
 from sapsam.audit.export_format import EventInclusion, ExportedEvent
-from sapsam.audit.export_limits import MAX_NESTING_DEPTH, check_line
+from sapsam.audit.export_limits import MAX_NESTING_DEPTH, MAX_NUMBER_DIGITS, check_line
 from sapsam.audit.proof_format import HASH_HEX, MAX_INCLUSION_HASHES, MAX_LEAF_INDEX
 from sapsam.log.records import JsonObject
 
@@ -102,7 +102,7 @@ _LINE_FRAME: Final = _FRAME - _VALUES_FRAME
 _INCLUDED_LINE_FRAME: Final = _LINE_FRAME + _INCLUSION_FRAME
 _CANONICAL_MOST_CHARS: Final = 1 << 16
 """Longer lines (the log's are about 1 KB) take the usual path, limits first."""
-_DIGITS_BOUND: Final = 10**19
+_DIGITS_BOUND: Final = 10**MAX_NUMBER_DIGITS
 """An integer below it in magnitude has at most 19 digits (``MAX_NUMBER_DIGITS``)."""
 
 
@@ -252,10 +252,17 @@ def _canonical_parsed(line: str, parsed: _EventLine) -> ExportedEvent | None:
     shortest = frame + len(values_text) + len(parsed.hash) + len(parsed.type) + len(numbers)
     if (
         shortest + len(proof) != (len(line) - 1 if line.endswith("\n") else len(line))  # as read
-        or not -_DIGITS_BOUND < position < _DIGITS_BOUND
-        or not -_DIGITS_BOUND < version < _DIGITS_BOUND
-        or not -_DIGITS_BOUND < schema_version < _DIGITS_BOUND
-        or not -_DIGITS_BOUND < leaf < _DIGITS_BOUND
+        # The integers spelled together in at most 19 characters: none has more digits (a
+        # log's usual line, where positions and leaves have 6 digits or so, compares none).
+        or (
+            len(numbers) > MAX_NUMBER_DIGITS
+            and not (
+                -_DIGITS_BOUND < position < _DIGITS_BOUND
+                and -_DIGITS_BOUND < version < _DIGITS_BOUND
+                and -_DIGITS_BOUND < schema_version < _DIGITS_BOUND
+                and -_DIGITS_BOUND < leaf < _DIGITS_BOUND
+            )
+        )
         or values_text.count(b"[") + values_text.count(b"{") + enclosing > MAX_NESTING_DEPTH
     ):
         return None

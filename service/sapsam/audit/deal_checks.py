@@ -74,11 +74,12 @@ def fairness_checks(
                 deal=number,
             )
         ], None
+    passed = Status.PASSED  # read once (an enum member read off its class costs a hook call)
     checks = [
         # A pass keeps what it found only for a reveal that never came: its phrase says so.
         make_check(
             check.name,
-            Status.PASSED,
+            passed,
             check.detail,
             "",
             check.found if check.found == NO_REVEAL else "",

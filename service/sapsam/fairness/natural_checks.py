@@ -54,7 +54,7 @@ class Declaration:
 def declared_natural(declaration: Declaration | None) -> Natural:
     """What a seat declared, for judging its hand: ``none`` when it declared nothing or never
     opened its declaration (it timed out)."""
-    return Natural.NONE if declaration is None else declared(declaration.natural)
+    return declared(None if declaration is None else declaration.natural)
 
 
 def declaration_problem(

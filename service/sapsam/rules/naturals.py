@@ -84,6 +84,10 @@ class Natural(StrEnum):
     THREE_STRAIGHT_FLUSHES = "three_straight_flushes"  # from rules version 7
 
 
+# Read for every seat judged: a module constant (reading a member off its enum class goes through
+# EnumType's __getattr__ hook in Python 3.11, about 900 instructions a read).
+_NO_NATURAL: Final = Natural.NONE
+
 CLASSIC_NATURALS: Final = (
     Natural.SIX_PAIRS,
     Natural.THREE_STRAIGHTS,
@@ -376,9 +380,9 @@ def declared(text: str | None) -> Natural:
     """A recorded declaration as a :class:`Natural`: ``None`` (never opened) and any name this
     code does not know read as ``none`` (decide refuses unknown names, so the log holds none)."""
     try:
-        return Natural(text) if text is not None else Natural.NONE
+        return Natural(text) if text is not None else _NO_NATURAL
     except ValueError:
-        return Natural.NONE
+        return _NO_NATURAL
 
 
 def judge_seat(
@@ -388,7 +392,7 @@ def judge_seat(
     cards first; then a declared natural, real (no foul, its rows judged no further, the natural
     returned) or false (a foul, ``FALSE_NATURAL``); without one, the rows' order."""
     check = check_arrangement(arrangement, dealt, rule_set.strict_row_order)
-    if natural is Natural.NONE or check.reason in (
+    if natural is _NO_NATURAL or check.reason in (
         FoulReason.WRONG_ROW_SIZE,
         FoulReason.NOT_DEALT_CARDS,
     ):

@@ -65,6 +65,10 @@ class RoyaltyLimit(StrEnum):
     LARGEST_ONLY = "largest_only"
 
 
+# Read per scored pair: a module constant, since reading a member off its enum class goes through
+# EnumType's __getattr__ hook in Python 3.11 (about 900 instructions a read).
+_NO_ROYALTIES: Final = RoyaltyPayment.NONE
+
 ROYALTY_FIELDS: Final[Mapping[str, tuple[int, Category]]] = MappingProxyType(
     {
         "royalty_front_three_of_a_kind": (0, Category.THREE_OF_A_KIND),
@@ -120,7 +124,7 @@ def table_fields(name: str, overrides: Mapping[str, int] | None = None) -> dict[
 
 def row_royalties(rule_set: RuleSet, check: ArrangementCheck) -> tuple[int, int, int]:
     """The royalty each row of a judged arrangement earns (0 for a foul, or under ``none``)."""
-    if rule_set.royalties is RoyaltyPayment.NONE or check.foul or check.values is None:
+    if rule_set.royalties is _NO_ROYALTIES or check.foul or check.values is None:
         return (0, 0, 0)
     if not rule_set.royalty_amounts:  # the seven fields only (every version-4 rule set)
         amounts = [0, 0, 0]
@@ -142,7 +146,7 @@ def broken_royalties(rule_set: RuleSet, check: ArrangementCheck) -> tuple[int, .
     the rows that are straight flushes. Each earns the back's amount for that hand (the highest
     straight flushes first)."""
     if (
-        rule_set.royalties is RoyaltyPayment.NONE
+        rule_set.royalties is _NO_ROYALTIES
         or rule_set.royalty_broken_hands is BrokenHands.NOT_CLAIMED
         or check.foul
         or check.values is None
@@ -215,7 +219,7 @@ def royalty_units(
     """The royalty units the first seat gains from the second (negative: pays), given the row
     results from its side, each seat's :func:`row_royalties` and :func:`broken_royalties` (a
     broken hand's royalty is paid whatever the rows)."""
-    if rule_set.royalties is RoyaltyPayment.NONE:
+    if rule_set.royalties is _NO_ROYALTIES:
         return 0
     if rule_set.royalties is RoyaltyPayment.WON_ROW:
         mine = [amount for amount, result in zip(first, rows, strict=True) if result == 1]
@@ -237,7 +241,7 @@ def _largest(amounts: Iterable[int]) -> int:
 def royalty_bound(rule_set: RuleSet) -> int:
     """The most royalty units one seat can collect from one opponent in one deal (a bound: every
     row its largest amount, and under ``claimed`` three broken hands of the largest amount)."""
-    if rule_set.royalties is RoyaltyPayment.NONE:
+    if rule_set.royalties is _NO_ROYALTIES:
         return 0
     best = [0, 0, 0]
     for key, amount in amount_table(rule_set).items():

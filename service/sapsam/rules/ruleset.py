@@ -58,6 +58,10 @@ from sapsam.rules.rule_options import (
 )
 from sapsam.rules.stakes import check_pair_units
 
+# Read for every seat judged: a module constant (reading a member off its enum class goes through
+# EnumType's __getattr__ hook in Python 3.11, about 900 instructions a read).
+_STRICTLY_INCREASING: Final = RowOrder.STRICTLY_INCREASING
+
 RULES_VERSION: Final = 7
 """The rules-engine version of every new rule set; recorded with every rule set."""
 
@@ -188,7 +192,7 @@ class RuleSet:
     @property
     def strict_row_order(self) -> bool:
         """Whether each row must beat the one before it (``check_arrangement``'s argument)."""
-        return self.row_order is RowOrder.STRICTLY_INCREASING
+        return self.row_order is _STRICTLY_INCREASING
 
     def __post_init__(self) -> None:
         _validate(self, limits=not _READING_RECORDED.get())

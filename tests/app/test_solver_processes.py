@@ -96,12 +96,19 @@ async def test_a_caller_who_leaves_while_solved_keeps_the_slot_until_the_process
     tmp_path: Path,
 ) -> None:
     solvers = SolverProcesses(processes=1, max_waiting=1)
-    started = tmp_path / "started"
+    started, release = tmp_path / "started", tmp_path / "release"
     try:
         await solvers.solve(pow, 2, 2)
-        # A second's work that says when the process has begun it (a pause of the test's own
-        # could end before the pool handed the work over, and the cancel would then take it).
-        work = ["sh", "-c", f"touch '{started}' && sleep 1"]
+        # Work that says when the process has begun it (a pause of the test's own could end
+        # before the pool handed the work over, and the cancel would then take it), and lasts
+        # until the test releases it (a fixed second could end first on a stalled machine);
+        # a minute at most, should the test never release it.
+        work = [
+            "sh",
+            "-c",
+            f"touch '{started}'; i=0; until [ -e '{release}' ] || [ $i -ge 6000 ];"
+            " do sleep 0.01; i=$((i + 1)); done",
+        ]
         running = asyncio.create_task(solvers.solve(subprocess.run, work, check=True))
         await _until(started.exists)  # handed to the process
         running.cancel()
@@ -109,9 +116,11 @@ async def test_a_caller_who_leaves_while_solved_keeps_the_slot_until_the_process
             await running
         with pytest.raises(SolverBusyError):  # the process is still busy with it
             await solvers.solve(pow, 2, 2)
+        release.touch()
         await _until(lambda: solvers.waiting == 0)
         assert await solvers.solve(pow, 2, 3) == 8
     finally:
+        release.touch()  # the stop ends the process, not its shell
         await solvers.stop()
 
 

@@ -76,7 +76,15 @@ def test_a_bot_stopped_with_ctrl_c_says_how_to_resume_and_that_resumes_it(
     bots = [bot]
     try:
         table = bot.wait_for(r"^table: (tables/\S+)").group(1)
-        time.sleep(1)  # seated and watching: the table waits for a second player
+        # Seated (its token kept in its state file before it joins): the table waits for a
+        # second player. Waited for: a fixed second could end first on a stalled machine, and a
+        # bot stopped before it kept its token comes back as someone else.
+        viewer = connect(address)
+        viewer.token = viewer.register("viewer").token
+        deadline = time.monotonic() + 60
+        while not any(seat.display_name == "bot" for seat in viewer.get_table(table).seats):
+            assert time.monotonic() < deadline, bot.output()
+            time.sleep(0.05)
         bot.process.send_signal(signal.SIGINT)
         assert bot.finish(timeout=30) == 130
         resume = bot.wait_for(r"^to resume: (sapsam-bot .+)$").group(1)

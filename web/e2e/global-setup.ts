@@ -15,15 +15,29 @@ const WEB = resolve(import.meta.dirname, "..");
 export const sapsamBin = (name = "sapsam"): string =>
   join(process.env.SAPSAM_BIN ?? resolve(WEB, "..", ".venv", "bin"), name);
 
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
+function bindable(port: number): Promise<boolean> {
+  return new Promise((answer) => {
     const probe = createServer();
-    probe.once("error", fail);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? ok(address.port) : fail(new Error("no port"))));
-    });
+    probe.once("error", () => answer(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => answer(true)));
   });
+}
+
+// Ports for the servers these tests start: a port-0 probe's port is one the kernel hands out again
+// to anyone (pytest's in-process servers and clients run beside these tests), between the probe
+// and the child's own bind (seconds: a Python start). So they come from below the kernel's
+// ephemeral range (32768 up here), which it never hands out by itself, and below
+// tests/free_ports.py's slices (20000 up); in turn from a random start, each checked free by a bind.
+const LOWEST_PORT = 10_000;
+const PORT_COUNT = 10_000;
+let nextPort = Math.floor(Math.random() * PORT_COUNT);
+
+export async function freePort(): Promise<number> {
+  for (let tried = 0; tried < PORT_COUNT; tried++) {
+    const port = LOWEST_PORT + (nextPort++ % PORT_COUNT);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${LOWEST_PORT}..${LOWEST_PORT + PORT_COUNT - 1}`);
 }
 
 export async function waitFor(what: string, url: string, init: RequestInit, child: ChildProcess, seconds: number): Promise<void> {

@@ -118,6 +118,11 @@ test("Fantasyland earned and its hand set through the page", async ({ page, saps
       const heading = (await page.locator("#arrange > p").first().textContent()) ?? "";
       if (heading.startsWith("Fantasyland")) {
         plannedLeft = 0; // deal 1's last streets may have been placed by the server (no choice left: rules.md §8.6)
+        // The first one's deal, read while its hand is shown: once it is set, the deal may be
+        // opened, scored and the next one started before #phase is read (the bot's streets are done
+        // by then if the suggestion took a while). A Fantasyland hand that qualifies again (the
+        // suggestion's rows may) plays the next deal in Fantasyland too.
+        if (!fantasylandDeal) fantasylandDeal = Number(/deal (\d+)/.exec((await page.locator("#phase").textContent()) ?? "")?.[1]);
         expect(await handCards(page)).toHaveLength(13); // ofc_classic: a Fantasyland hand of 13
         await suggested(page);
         await expect(page.locator("#arrange .dead-warning")).toHaveText("");
@@ -126,9 +131,6 @@ test("Fantasyland earned and its hand set through the page", async ({ page, saps
         await place.click();
         await expect(page.locator("#status")).toContainText(/Fantasyland hand is set/, { timeout: 30_000 });
         fantasylands++;
-        // the first one: a Fantasyland hand that qualifies again (the suggestion's rows may) plays
-        // the next deal in Fantasyland too
-        if (!fantasylandDeal) fantasylandDeal = Number(/deal (\d+)/.exec((await page.locator("#phase").textContent()) ?? "")?.[1]);
         await shot(page, "fantasyland-set");
         continue;
       }

@@ -182,3 +182,42 @@ def test_the_commands_say_the_database_is_unreachable_without_a_traceback(
     assert completed.returncode != 0
     assert "cannot reach the database" in completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+_MAKE_USER = """
+import os, pwd, sys, time
+from pathlib import Path
+from sapsam.store.embedded import ensure_os_user
+name, go, lock = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.001)
+ensure_os_user(name, lock)
+print(pwd.getpwnam(name).pw_uid)
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("useradd") is None, reason="makes an OS user: root only"
+)
+def test_processes_starting_together_agree_on_the_os_user(tmp_path: Path) -> None:
+    """pgserver's user made by several processes at once (make test's workers on a fresh
+    machine): each must see the one entry that stays, or initdb, run as the user, cannot chmod
+    a folder chowned to another uid. A throwaway user stands in for ``pgserver``."""
+    name = f"sapsam-t{os.getpid() % 100000}"
+    go = tmp_path / "go"
+    lock = tmp_path / "user.lock"  # this test's own lock: pgserver's stays untouched
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _MAKE_USER, name, str(go), str(lock)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    try:
+        go.touch()
+        seen = {int(child.communicate(timeout=60)[0]) for child in children}
+        assert all(child.returncode == 0 for child in children)
+        assert seen == {pwd.getpwnam(name).pw_uid}
+    finally:
+        subprocess.run(["userdel", "--remove", name], capture_output=True)

@@ -19,6 +19,7 @@ With neither, ``EmbeddedDatabaseUnavailableError`` says exactly what to install.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pwd
 import shlex
@@ -134,6 +135,34 @@ class EmbeddedServer:
             stop()
 
 
+PGSERVER_OS_USER = "pgserver"
+"""As root, pgserver runs PostgreSQL as this OS user, and makes it (``useradd``) when missing."""
+OS_USER_LOCK = Path("/tmp/sapsam-os-user.lock")
+"""A fixed path (not ``TMPDIR``, which differs between callers): every process of the machine
+that may make the user takes the same lock."""
+
+
+def ensure_os_user(name: str, lock_path: Path = OS_USER_LOCK) -> None:
+    """As root, make the OS user ``name`` if it is missing, one process at a time.
+
+    pgserver makes its user itself, unlocked: on a fresh machine make test's workers each start a
+    server at once, two ran ``useradd``, and one chowned its data folder to a uid the other's entry
+    then replaced, so initdb, run as the user, could not chmod the folder ("Operation not
+    permitted"; every test of that worker failed). Made here under an exclusive lock, the user
+    exists before pgserver looks, and it finds it. Not root: nothing to do (PostgreSQL runs as
+    the caller)."""
+    if os.geteuid() != 0:
+        return
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(
+                ["useradd", "-s", "/bin/bash", name], check=True, capture_output=True, text=True
+            )
+
+
 def start_embedded(
     data_dir: str | Path | None = None, *, backend: str | None = None, delete_on_stop: bool = False
 ) -> EmbeddedServer:
@@ -154,6 +183,7 @@ def start_embedded(
             if choice == "pgserver":
                 raise EmbeddedDatabaseUnavailableError(INSTALL_HINT) from error
         else:
+            ensure_os_user(PGSERVER_OS_USER)
             server = get_server(
                 folder / "postgres", cleanup_mode="delete" if delete_on_stop else "stop"
             )

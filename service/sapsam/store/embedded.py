@@ -8,7 +8,9 @@ socket sits in the owner-only data folder), and is stopped on exit if this proce
 Two ways to get the server binaries, tried in order (or forced with
 ``SAPSAM_EMBEDDED_BACKEND=pgserver|system``):
 
-1. the ``pgserver`` package: PostgreSQL shipped in a wheel (Python <= 3.12);
+1. the ``pgserver`` package: PostgreSQL shipped in a wheel (Python <= 3.12). As root it runs the
+   cluster as the OS user ``pgserver``, made here (``useradd``) when missing, one process at a
+   time (:func:`ensure_os_user`);
 2. the machine's own ``initdb``/``pg_ctl`` (on PATH or in the usual distribution folders).
    PostgreSQL refuses to run as root, so as root the cluster is run as an unprivileged user:
    ``SAPSAM_POSTGRES_OS_USER`` if set, else ``postgres``; that user must be able to reach the data

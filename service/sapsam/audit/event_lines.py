@@ -83,10 +83,13 @@ class _EventLine(msgspec.Struct, forbid_unknown_fields=True):
 _EVENT_DECODE: Final = msgspec.json.Decoder(_EventLine, float_hook=refuse_float).decode
 _VALUE_DECODE: Final = msgspec.json.Decoder(float_hook=refuse_float).decode
 
-# orjson's spelling of a parsed object, keys in the order read (and refusing what it cannot
-# spell: an integer beyond ±(2^53 − 1), a lone surrogate, nesting deeper than 254).
+# orjson's spelling of a parsed object (refusing what it cannot spell: an integer beyond
+# ±(2^53 − 1), a lone surrogate, nesting deeper than 254). An object's spelling has the same
+# length whatever the order of its keys; an event's data and metadata are spelled with sorted
+# keys, as the chain spells them (``ExportedEvent.canonical_content``).
 _DUMPS: Final = orjson.dumps
 _DUMPS_OPTIONS: Final = orjson.OPT_STRICT_INTEGER
+_CONTENT_OPTIONS: Final = orjson.OPT_STRICT_INTEGER | orjson.OPT_SORT_KEYS
 _DUMPS_REFUSED: Final = orjson.JSONEncodeError
 
 # The shortest spelling's characters besides the values (names, quotes, colons, commas, braces),
@@ -106,14 +109,14 @@ _DIGITS_BOUND: Final = 10**MAX_NUMBER_DIGITS
 """An integer below it in magnitude has at most 19 digits (``MAX_NUMBER_DIGITS``)."""
 
 
-def _event(parsed: _EventLine) -> ExportedEvent | None:
+def _event(parsed: _EventLine, content: bytes | None = None) -> ExportedEvent | None:
     """The event of a line read with its types, if its type is named, its hash is 64 hex digits
     and its inclusion is within bounds (every line of an export takes this path).
 
     The inclusion as ``proof_format.inclusion_from_value`` accepts it (a leaf index in range,
     whole hashes of hex digits only, at most ``MAX_INCLUSION_HASHES``) written out
-    here (one call a line fewer), the event by :func:`exported_event`; None sends the line to
-    the named checks."""
+    here (one call a line fewer), the event by :func:`exported_event` (``content``: the canonical
+    text of its data and metadata, where known); None sends the line to the named checks."""
     included = parsed.inclusion
     inclusion = None
     if included is not None:
@@ -139,6 +142,7 @@ def _event(parsed: _EventLine) -> ExportedEvent | None:
         parsed.metadata,
         parsed.hash,
         inclusion,
+        content,
     )
 
 
@@ -151,15 +155,17 @@ def exported_event(
     metadata: JsonObject,
     hash_text: str,
     inclusion: EventInclusion | None = None,
+    content: bytes | None = None,
 ) -> ExportedEvent | None:
     """The event of fields whose types hold, if the type is named and the hash is 64 hex
     digits; None sends the line to the checks that name the bad field.
 
     Made for the many lines of an export without the frozen dataclass's ``__init__``, which sets
-    each field through ``object.__setattr__``: the class has no ``__post_init__`` and its one
-    default (``inclusion``) is filled here, so filling the new instance's ``__dict__`` gives an
-    equal instance with the same attributes (tests/audit/test_audit_fast_paths.py holds the two
-    to each other)."""
+    each field through ``object.__setattr__``: the class has no ``__post_init__`` and its two
+    defaults (``inclusion``, and ``canonical_content``, which ``__init__`` leaves to the class)
+    are filled here, so filling the new instance's ``__dict__`` gives an equal instance with the
+    same attributes (tests/audit/test_audit_fast_paths.py holds the two to each other).
+    ``content``: the canonical text of the data and metadata, where the line gave it."""
     if not event_type or len(hash_text) != 64:
         return None
     try:
@@ -179,6 +185,7 @@ def exported_event(
             "metadata": metadata,
             "hash": digest,
             "inclusion": inclusion,
+            "canonical_content": content,
         },
     )
     return event
@@ -235,7 +242,7 @@ def _canonical_parsed(line: str, parsed: _EventLine) -> ExportedEvent | None:
     """``canonical_event`` of a line msgspec has read (an ASCII line of at most 64 KiB)."""
     try:
         values_text = _DUMPS(
-            {"data": parsed.data, "metadata": parsed.metadata}, option=_DUMPS_OPTIONS
+            {"data": parsed.data, "metadata": parsed.metadata}, option=_CONTENT_OPTIONS
         )
     except _DUMPS_REFUSED:
         return None
@@ -266,7 +273,7 @@ def _canonical_parsed(line: str, parsed: _EventLine) -> ExportedEvent | None:
         or values_text.count(b"[") + values_text.count(b"{") + enclosing > MAX_NESTING_DEPTH
     ):
         return None
-    return _event(parsed)
+    return _event(parsed, values_text)
 
 
 def canonical_object(line: str) -> dict[str, Any] | None:

@@ -162,6 +162,11 @@ class ExportedEvent:
     metadata: JsonObject
     hash: bytes
     inclusion: EventInclusion | None = None
+    canonical_content: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    """The canonical JSON of ``{"data": data, "metadata": metadata}`` where the reader had it
+    (``event_lines``: a line in the log's own spelling), for the chain to hash without spelling
+    the two again; None otherwise. Not an argument: an event made or ``replace``d in code has
+    None, so it can never disagree with the data."""
 
     def recorded(self, stream_id: str) -> RecordedEvent:
         """As the store's record type, for the chain functions."""

@@ -169,13 +169,31 @@ def quick_canonical_bytes(event_object: dict[str, JsonValue]) -> bytes | None:
         event_bytes = _ORJSON_DUMPS(event_object, option=_ORJSON_OPTIONS)
     except _ORJSON_REFUSED:
         return None
+    return event_bytes if _orjson_stands(event_bytes) else None
+
+
+def quick_canonical_joined(head: bytes, rest: dict[str, JsonValue]) -> bytes | None:
+    """``quick_canonical_bytes`` of the object whose first members are those of ``head``, an
+    object's text as orjson spells it with sorted keys (at least one member), and whose other
+    members are ``rest``'s, every key of which sorts after ``head``'s: the same bytes, without
+    spelling ``head``'s members again (an export's event line gave them, ``sapsam.log.chain``)."""
+    try:
+        tail = _ORJSON_DUMPS(rest, option=_ORJSON_OPTIONS)
+    except _ORJSON_REFUSED:
+        return None
+    # Sorted keys: the whole object's text is head's members, a comma, then tail's.
+    joined = b",".join((head[:-1], tail[1:]))
+    return joined if _orjson_stands(joined) else None
+
+
+def _orjson_stands(encoded: bytes) -> bool:
+    """Whether orjson's sorted text of a value is its canonical JSON: no ``\\u0000`` (which the
+    checked path refuses) and no character beyond U+FFFF (which may sort a key otherwise)."""
     # find, not ``in``: bytes' ``in`` first tries its operand as an integer, and formats and
     # clears a TypeError for every bytes operand (a few thousand instructions an event).
-    if event_bytes.find(b"\\u0000") >= 0:
-        return None
-    if event_bytes.isascii() or _ASTRAL_LEAD(event_bytes) is None:
-        return event_bytes
-    return None
+    if encoded.find(b"\\u0000") >= 0:
+        return False
+    return encoded.isascii() or _ASTRAL_LEAD(encoded) is None
 
 
 def json_string(text: str) -> bytes:

@@ -32,6 +32,7 @@ from sapsam.log.canonical_json import (
     integer_out_of_range,
     json_string,
     quick_canonical_bytes,
+    quick_canonical_joined,
 )
 from sapsam.log.records import JsonObject, JsonValue, RecordedEvent
 
@@ -199,22 +200,37 @@ def _intact_chain_end(
     """The last hash of an intact chain of parsed events (``canonical_event_bytes`` with
     ``checked=False``, written out: an export's every event takes it), or None at the first
     thing that is not the usual (a version out of turn, bytes only the checked path decides, a
-    hash that differs): the walk then runs from the start and reports what it finds."""
+    hash that differs): the walk then runs from the start and reports what it finds. An event
+    whose reader kept its data and metadata's canonical text (``canonical_content``) is hashed
+    from that text and its other members, the same bytes."""
     expected_previous = previous_hash
     expected_version = previous_version + 1
     for event in events:
         if event.version != expected_version:
             return None
-        event_bytes = quick_canonical_bytes(
-            {
-                "data": event.data,
-                "metadata": event.metadata,
-                "schema_version": event.schema_version,
-                "stream": stream_id,
-                "type": event.type,
-                "version": expected_version,
-            }
-        )
+        content = event.canonical_content
+        if content is not None:
+            # The event object's other members sort after data and metadata (_event_object).
+            event_bytes = quick_canonical_joined(
+                content,
+                {
+                    "schema_version": event.schema_version,
+                    "stream": stream_id,
+                    "type": event.type,
+                    "version": expected_version,
+                },
+            )
+        else:
+            event_bytes = quick_canonical_bytes(
+                {
+                    "data": event.data,
+                    "metadata": event.metadata,
+                    "schema_version": event.schema_version,
+                    "stream": stream_id,
+                    "type": event.type,
+                    "version": expected_version,
+                }
+            )
         if event_bytes is None:
             return None
         if _sha256(expected_previous + event_bytes).digest() != event.hash:
@@ -248,6 +264,11 @@ class ChainedEvent(Protocol):
 
     @property
     def hash(self) -> bytes: ...
+
+    @property
+    def canonical_content(self) -> bytes | None:
+        """The canonical JSON of ``{"data": data, "metadata": metadata}`` if known, else None."""
+        ...
 
 
 def verify_stream_chain(

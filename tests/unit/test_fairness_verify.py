@@ -268,6 +268,36 @@ def test_each_single_alteration_fails_exactly_its_check(
             assert check.passed
 
 
+def _same_but_passed_texts(deal: PublishedDeal) -> None:
+    """``passed_texts=False`` (the audit's) reports what the full report does, but for the
+    expected and found texts of checks that passed, which it may leave empty."""
+    full, quiet = verify_deal(deal), verify_deal(deal, passed_texts=False)
+    assert (quiet.ok, quiet.hands, quiet.arrangements) == (full.ok, full.hands, full.arrangements)
+    assert len(quiet.checks) == len(full.checks)
+    for plain, short in zip(full.checks, quiet.checks, strict=True):
+        if plain.passed and short.expected == short.found == "" != plain.expected:
+            assert short == dataclasses.replace(plain, expected="", found="")
+        else:
+            assert short == plain
+
+
+@pytest.mark.parametrize("name", DEAL_IDS)
+def test_a_report_without_passed_texts_says_the_same_of_every_deal(name: str) -> None:
+    deal = HONEST[name]
+    _same_but_passed_texts(deal)
+    for _, _, alter in ALTERATIONS:
+        _same_but_passed_texts(alter(deal))
+    quiet = verify_deal(deal, passed_texts=False)
+    # The digests' and scores' texts are left out; the reveals' own phrases are kept.
+    assert {check.name for check in quiet.checks if check.expected == ""} >= {
+        "seed_commitment",
+        "contributions",
+        "cut",
+        "dealer",
+        "scores",
+    }
+
+
 def test_the_report_says_what_was_expected_and_what_was_found() -> None:
     deal = HONEST["2 seats"]
     seed_check = verify_deal(_seed(deal)).check("seed_commitment")

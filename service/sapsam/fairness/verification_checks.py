@@ -23,6 +23,7 @@ __all__ = [
     "VerificationReport",
     "check_result",
     "compared",
+    "compared_bytes",
     "failing",
     "passing",
 ]
@@ -146,6 +147,17 @@ def compared(name: str, expected: str, found: str, detail: Callable[[], str]) ->
         )
         return check
     return failing(name, expected, found, detail())
+
+
+def compared_bytes(
+    name: str, expected: bytes, found: bytes, detail: Callable[[], str], texts: bool = True
+) -> Check:
+    """``compared(name, expected.hex(), found.hex(), detail)``. With ``texts`` False, for a
+    reader of a failure's texts only (the audit's report), equal bytes pass with no texts
+    instead (equal bytes have equal hex, so the verdict is the same)."""
+    if not texts and expected == found:
+        return check_result(name, True, "", "", "")
+    return compared(name, expected.hex(), found.hex(), detail)
 
 
 class CheckRunner:

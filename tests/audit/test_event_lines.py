@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from json_strategies import json_values, texts
 
@@ -178,6 +178,9 @@ def test_a_plainly_written_line_within_the_limits_is_read_in_one_step(
     if included:
         fields["inclusion"] = {"leaf_index": 12, "proof": "cd" * 32 * 3}
     line = _written(fields)
+    # The one-step reading bounds the nesting by the brackets it holds, inside strings too: up
+    # to max_leaves=10 containers and bracket characters can make more than the limit.
+    assume(line.count("[") + line.count("{") <= MAX_NESTING_DEPTH)
     assert canonical_event(line) is not None
     _same_reading(line)
 

@@ -23,7 +23,7 @@ from sapsam.audit.event_lines import canonical_event, exported_event
 from sapsam.audit.export_format import ExportedEvent, ExportFormatError
 from sapsam.audit.export_header_reading import header_from_dict
 from sapsam.audit.proof_format import MAX_CHECKPOINT_CHARS, MAX_CONSISTENCY_PROOFS
-from sapsam.audit.report import AuditCheck, Status
+from sapsam.audit.report import AuditCheck, Status, passed_check
 from sapsam.audit.sample_series import recorded_stream
 from sapsam.domain import published as published_module
 from sapsam.fairness import verification_checks
@@ -401,6 +401,41 @@ def test_values_made_without_init_are_the_constructors_values() -> None:
     for kind in (Reveal, PairResult, Check):
         assert not hasattr(kind, "__post_init__")
     assert parse_cards(("As", "Kd", "2c")) == Arrangement.parse("As Kd 2c", "", "").front
+
+
+def test_fair_dealings_passes_made_without_make_checks_tests_are_the_constructors() -> None:
+    """``fairness_checks`` makes its passes by ``passed_check`` where the deal number and the
+    detail need no test: the same checks as the constructor's. A forged deal number (one equal
+    to the events', as True is to 1) is named in every detail, as make_check has it named."""
+    from sapsam.audit.deal_events import DealEvents
+    from sapsam.domain.event_codec import DEFAULT_CODEC
+    from sapsam.domain.events import DealStarted, PlayerSeated, TableCreated
+
+    _same_instance(
+        passed_check("cut", "d", "no reveal", 3),
+        AuditCheck("cut", Status.PASSED, "d", expected="", found="no reveal", deal=3),
+    )
+    events = [
+        DEFAULT_CODEC.decode(recorded.type, recorded.schema_version, recorded.data)
+        for recorded in recorded_stream(4, deals=1)
+    ]
+    created = next(event for event in events if isinstance(event, TableCreated))
+    seated = [event for event in events if isinstance(event, PlayerSeated)]
+    start = next(i for i, event in enumerate(events) if isinstance(event, DealStarted))
+    for number in (1, True):
+        deal = DealEvents(number)
+        deal.events.extend(events[start:])
+        checks, totals = deal_checks_module.fairness_checks(deal, created, None, seated)
+        assert len(checks) >= 10
+        if number is True:  # named in each detail by the constructor, as make_check does
+            assert all(check.deal is None for check in checks)
+            assert all(check.detail.startswith("deal True: ") for check in checks)
+            continue
+        assert totals is not None
+        for check in checks:
+            assert check.status is Status.PASSED
+            reference = AuditCheck(check.name, Status.PASSED, check.detail, "", check.found, 1)
+            _same_instance(check, reference)
 
 
 def test_a_deals_first_event_of_a_type_is_the_one_a_walk_finds() -> None:

@@ -296,3 +296,25 @@ def test_totals_do_not_depend_on_how_the_seats_are_numbered(
     totals = score_deal(rule_set, [judge(rule_set, hand) for hand in deal]).totals
     relabelled = score_deal(rule_set, [judge(rule_set, deal[seat]) for seat in order]).totals
     assert list(relabelled) == [totals[seat] for seat in order]
+
+
+@pytest.mark.parametrize("method", list(ScoringMethod))
+@pytest.mark.parametrize("majority", list(MajorityRule))
+def test_looked_up_row_counts_settle_as_counted_ones(
+    method: ScoringMethod, majority: MajorityRule
+) -> None:
+    """``settle`` looks a tuple of row results up in a table of the 27 outcomes; a list of the
+    same results is counted. Both give the same amount for every outcome, method and majority."""
+    rule_set = DEFAULT_RULE_SET.with_changes(
+        scoring=method,
+        majority=majority,
+        row_unit=3,
+        scoop_bonus=2,
+        one_six_two_of_three=1,
+        one_six_scoop=6,
+    )
+    outcomes = [(f, m, b) for f in (1, 0, -1) for m in (1, 0, -1) for b in (1, 0, -1)]
+    for rows in outcomes:
+        counted = settle(rule_set, list(rows))  # type: ignore[arg-type]
+        assert settle(rule_set, rows) == counted
+        assert settle(rule_set, rows, 5) == settle(rule_set, list(rows), 5)  # type: ignore[arg-type]

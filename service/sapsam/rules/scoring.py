@@ -54,6 +54,10 @@ from sapsam.rules.ruleset import (
 # EnumType's __getattr__ hook in Python 3.11 (about 900 instructions a read).
 _TWO_ROWS_WON: Final = MajorityRule.TWO_ROWS_WON
 _PER_ROW: Final = ScoringMethod.PER_ROW
+_TWO_FOUR: Final = ScoringMethod.TWO_FOUR
+_ONE_SIX: Final = ScoringMethod.ONE_SIX
+_PER_ROW_SCOOP_BONUS: Final = ScoringMethod.PER_ROW_SCOOP_BONUS
+_NO_ROYALTIES: Final = RoyaltyPayment.NONE
 
 INT64_MAX: Final = 2**63 - 1
 """The largest amount any store or client holds (PostgreSQL bigint, a 64-bit integer)."""
@@ -116,10 +120,17 @@ def compare_rows(first: ArrangementCheck, second: ArrangementCheck) -> tuple[int
     if len(first_values) == 3 == len(second_values):  # always, from check_arrangement
         my_front, my_middle, my_back = first_values
         their_front, their_middle, their_back = second_values
+        # _sign of each difference, written out: every pair of every deal is compared.
+        front, middle, back = my_front.strength, my_middle.strength, my_back.strength
+        other_front, other_middle, other_back = (
+            their_front.strength,
+            their_middle.strength,
+            their_back.strength,
+        )
         return (
-            _sign(my_front.strength - their_front.strength),
-            _sign(my_middle.strength - their_middle.strength),
-            _sign(my_back.strength - their_back.strength),
+            (front > other_front) - (front < other_front),
+            (middle > other_middle) - (middle < other_middle),
+            (back > other_back) - (back < other_back),
         )
     front, middle, back = (
         _sign(mine.strength - theirs.strength)
@@ -157,25 +168,43 @@ class Settlement:
         return _int64(self.units * self.row_unit)
 
 
-def _parts(rule_set: RuleSet, rows: tuple[int, int, int]) -> tuple[int, int, int, int]:
-    """:class:`Settlement`'s parts in units: rows, majority, two of three, scoop."""
+def _row_counts(rows: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """Rows won minus lost, the majority under ``more_rows_won`` and under ``two_rows_won``,
+    and the scoop (+1 all won, -1 all lost, else 0)."""
     won = rows.count(1)
     lost = rows.count(-1)
-    by_rows = won - lost
-    majority = _sign(won - lost)
-    if rule_set.majority is _TWO_ROWS_WON:
-        majority = 1 if won >= 2 else -1 if lost >= 2 else 0
+    two_rows = 1 if won >= 2 else -1 if lost >= 2 else 0
     scoop = 1 if won == 3 else -1 if lost == 3 else 0
+    return won - lost, _sign(won - lost), two_rows, scoop
+
+
+# _row_counts of every row outcome a pair can have (each row +1, 0 or -1): every pair of every
+# deal is settled, so its counts are looked up rather than counted.
+_ROW_COUNTS: Final = {
+    (front, middle, back): _row_counts((front, middle, back))
+    for front in (1, 0, -1)
+    for middle in (1, 0, -1)
+    for back in (1, 0, -1)
+}
+
+
+def _parts(rule_set: RuleSet, rows: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """:class:`Settlement`'s parts in units: rows, majority, two of three, scoop."""
+    try:
+        by_rows, more_rows, two_rows, scoop = _ROW_COUNTS[rows]
+    except (KeyError, TypeError):  # not three results of +1, 0, -1 as a tuple: counted
+        by_rows, more_rows, two_rows, scoop = _row_counts(rows)
+    majority = two_rows if rule_set.majority is _TWO_ROWS_WON else more_rows
     method = rule_set.scoring
     if method is _PER_ROW:
         return by_rows, 0, 0, 0
-    if method is ScoringMethod.TWO_FOUR:
+    if method is _TWO_FOUR:
         return by_rows, majority, 0, 0
-    if method is ScoringMethod.ONE_SIX:
+    if method is _ONE_SIX:
         if scoop:
             return 0, 0, 0, scoop * rule_set.one_six_scoop
         return 0, 0, majority * rule_set.one_six_two_of_three, 0
-    if method is ScoringMethod.PER_ROW_SCOOP_BONUS:
+    if method is _PER_ROW_SCOOP_BONUS:
         return by_rows, 0, 0, scoop * rule_set.scoop_bonus
     raise ValueError(f"unknown scoring method {method!r}")  # pragma: no cover - all handled
 
@@ -199,8 +228,13 @@ def settle(rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = Non
     every pair of every deal).
     """
     by_rows, majority, two_of_three, scoop = _parts(rule_set, rows)
-    unit = rule_set.row_unit if unit is None else unit
-    return _int64((by_rows + majority + two_of_three + scoop) * unit)
+    amount = (by_rows + majority + two_of_three + scoop) * (
+        rule_set.row_unit if unit is None else unit
+    )
+    # _int64, in line (scoring settles every pair of every deal).
+    if not -INT64_MAX <= amount <= INT64_MAX:
+        raise ScoreOverflowError("an amount left the 64-bit range")
+    return amount
 
 
 def _int64(amount: int) -> int:
@@ -276,8 +310,14 @@ def score_deal(
         )
     totals = [0] * seat_count
     pairs: list[PairResult] = []
-    royalties = [row_royalties(rule_set, check) for check in checks]
-    broken = [broken_royalties(rule_set, check) for check in checks]
+    # Without royalties (royalty_units 0 for every pair) no seat's royalties are read; without
+    # pair stakes every pair plays for row_unit (unit_between's answer).
+    pays_royalties = rule_set.royalties is not _NO_ROYALTIES
+    if pays_royalties:
+        royalties = [row_royalties(rule_set, check) for check in checks]
+        broken = [broken_royalties(rule_set, check) for check in checks]
+    own_stakes = bool(rule_set.pair_units)
+    unit = rule_set.row_unit
     # No seat holding a natural (the usual deal) is no naturals: natural_settlement would give
     # None for every pair.
     if (
@@ -288,6 +328,8 @@ def score_deal(
         naturals = None
     for seat_a in range(seat_count):
         for seat_b in range(seat_a + 1, seat_count):
+            if own_stakes:
+                unit = rule_set.unit_between(seat_a, seat_b)
             by_naturals = (
                 None
                 if naturals is None
@@ -296,17 +338,24 @@ def score_deal(
             if by_naturals is not None:
                 outcome = by_naturals.outcome
                 rows = (outcome, outcome, outcome)
-                delta = _int64(by_naturals.units * rule_set.unit_between(seat_a, seat_b))
+                delta = _int64(by_naturals.units * unit)
                 pairs.append(PairResult(seat_a, seat_b, rows, delta))
                 totals[seat_a] += delta
                 totals[seat_b] -= delta
                 continue
             rows = compare_rows(checks[seat_a], checks[seat_b])
-            extra = royalty_units(
-                rule_set, rows, royalties[seat_a], royalties[seat_b], broken[seat_a], broken[seat_b]
-            )
-            unit = rule_set.unit_between(seat_a, seat_b)
-            delta = settle(rule_set, rows, unit) + _int64(extra * unit)
+            if pays_royalties:
+                extra = royalty_units(
+                    rule_set,
+                    rows,
+                    royalties[seat_a],
+                    royalties[seat_b],
+                    broken[seat_a],
+                    broken[seat_b],
+                )
+                delta = settle(rule_set, rows, unit) + _int64(extra * unit)
+            else:
+                delta = settle(rule_set, rows, unit)
             # Made without the frozen __init__'s setattr per field (no __post_init__).
             pairs.append(
                 from_fields(

@@ -26,6 +26,7 @@ from typing import Final, Protocol
 
 from sapsam.fairness.encoding import (
     COMMITMENT_SCHEMES,
+    DECK_SIZE,
     MAX_DEAL_NUMBER,
     MAX_NONCE_BYTES,
     MAX_SEATS,
@@ -64,19 +65,52 @@ class Rows(Protocol):
     def back(self) -> Sequence[int]: ...
 
 
+# The u32 length of every row size up to a deck's, encoded once.
+_ROW_LENGTHS: Final = tuple(size.to_bytes(4, "big") for size in range(DECK_SIZE + 1))
+
+
 def encode_rows(arrangement: Rows) -> bytes:
     """``lp(front) || lp(middle) || lp(back)``, each row's card bytes in ascending order."""
-    front = require_cards(arrangement.front, "the front row")
-    middle = require_cards(arrangement.middle, "the middle row")
-    back = require_cards(arrangement.back, "the back row")
+    front, middle, back = arrangement.front, arrangement.middle, arrangement.back
+    # Rows held as tuples (an Arrangement's) are read as one: a single bytes() and max() instead
+    # of three require_cards (every commitment made or checked encodes its rows). Anything else,
+    # or a value require_cards would refuse, takes the row-by-row checks and their errors.
+    if type(front) is tuple and type(middle) is tuple and type(back) is tuple:
+        split, end = len(front), len(front) + len(middle)
+        try:
+            cards = bytes(front + middle + back)
+        except (TypeError, ValueError):
+            cards = _NOT_A_CARD
+        if len(cards) <= DECK_SIZE and (not cards or max(cards) < DECK_SIZE):
+            return b"".join(
+                (
+                    _ROW_LENGTHS[split],
+                    bytes(sorted(cards[:split])),
+                    _ROW_LENGTHS[end - split],
+                    bytes(sorted(cards[split:end])),
+                    _ROW_LENGTHS[len(cards) - end],
+                    bytes(sorted(cards[end:])),
+                )
+            )
+    return _encode_checked_rows(front, middle, back)
+
+
+_NOT_A_CARD: Final = bytes([DECK_SIZE])
+
+
+def _encode_checked_rows(front: Sequence[int], middle: Sequence[int], back: Sequence[int]) -> bytes:
+    """:func:`encode_rows` for any rows: each row checked by ``require_cards`` in turn."""
+    front_bytes = require_cards(front, "the front row")
+    middle_bytes = require_cards(middle, "the middle row")
+    back_bytes = require_cards(back, "the back row")
     return b"".join(
         (
-            len(front).to_bytes(4, "big"),
-            bytes(sorted(front)),
-            len(middle).to_bytes(4, "big"),
-            bytes(sorted(middle)),
-            len(back).to_bytes(4, "big"),
-            bytes(sorted(back)),
+            len(front_bytes).to_bytes(4, "big"),
+            bytes(sorted(front_bytes)),
+            len(middle_bytes).to_bytes(4, "big"),
+            bytes(sorted(middle_bytes)),
+            len(back_bytes).to_bytes(4, "big"),
+            bytes(sorted(back_bytes)),
         )
     )
 

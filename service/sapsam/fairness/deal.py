@@ -30,13 +30,11 @@ from sapsam.fairness.encoding import (
     TAG_RECORD_KEY,
     FairnessError,
     card_bytes,
+    deal_seed_fields,
     length_prefixed,
     require_cards,
-    require_deal_number,
     require_seat,
     require_seat_count,
-    require_seed,
-    require_table_id,
     u8,
 )
 from sapsam.fairness.shuffle import shuffle_deck
@@ -182,10 +180,7 @@ class DealRecord:
 def record_key(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
     """The HMAC key of the deal record; it depends on the seed alone, not on the contributions."""
     return hashlib.sha256(
-        _TAG_RECORD_KEY_PREFIX
-        + require_table_id(table_id)
-        + require_deal_number(deal_number)
-        + length_prefixed(require_seed(seed))
+        _TAG_RECORD_KEY_PREFIX + deal_seed_fields(table_id, deal_number, seed)
     ).digest()
 
 

@@ -155,6 +155,30 @@ def require_deal_number(deal_number: int) -> bytes:
     return u64(deal_number)
 
 
+_SEED_LENGTH: Final = SEED_BYTES.to_bytes(4, "big")
+
+
+def deal_seed_fields(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
+    """``table_id || u64(deal_number) || lp(seed)``, each checked (``require_table_id``,
+    ``require_deal_number``, ``require_seed``): what the seed commitment, the record key and the
+    shuffle key hash after their tags."""
+    # Plain values (a UUID, an int in range, 32 bytes) are encoded without the checks' calls;
+    # anything else goes through them, which refuse it as before.
+    if (
+        type(table_id) is uuid.UUID
+        and type(deal_number) is int
+        and 0 <= deal_number <= MAX_DEAL_NUMBER
+        and type(seed) is bytes
+        and len(seed) == SEED_BYTES
+    ):
+        return table_id.bytes + deal_number.to_bytes(8, "big") + _SEED_LENGTH + seed
+    return (
+        require_table_id(table_id)
+        + require_deal_number(deal_number)
+        + length_prefixed(require_seed(seed))
+    )
+
+
 def require_seed(seed: bytes, what: str = "seed") -> bytes:
     """A seed must be exactly 32 bytes."""
     if not isinstance(seed, bytes | bytearray):

@@ -32,10 +32,10 @@ from sapsam.fairness.encoding import (
     TAG_SEED_COMMITMENT,
     TAG_SHUFFLE_KEY,
     FairnessError,
+    deal_seed_fields,
     keyed_hmac_sha256,
     length_prefixed,
     require_contribution,
-    require_deal_number,
     require_seat_count,
     require_seed,
     require_table_id,
@@ -69,10 +69,7 @@ def new_seed() -> bytes:
 def seed_commitment(table_id: uuid.UUID, deal_number: int, seed: bytes) -> bytes:
     """The 32-byte SHA-256 commitment to a deal's seed, published before anyone acts on the deal."""
     return hashlib.sha256(
-        _TAG_SEED_COMMITMENT_PREFIX
-        + require_table_id(table_id)
-        + require_deal_number(deal_number)
-        + length_prefixed(require_seed(seed))
+        _TAG_SEED_COMMITMENT_PREFIX + deal_seed_fields(table_id, deal_number, seed)
     ).digest()
 
 
@@ -92,9 +89,7 @@ def shuffle_key(
     """The 32-byte HMAC key of the deal's counter stream: seed and every seat's entropy mixed."""
     return hashlib.sha256(
         _TAG_SHUFFLE_KEY_PREFIX
-        + require_table_id(table_id)
-        + require_deal_number(deal_number)
-        + length_prefixed(require_seed(seed))
+        + deal_seed_fields(table_id, deal_number, seed)
         + encode_contributions(contributions)
     ).digest()
 

@@ -144,10 +144,17 @@ def check_arrangement(
     3-card front compares with a 5-card middle as in docs/rules.md §1.4 (a missing kicker is
     weaker than any real card).
     """
-    for name, row, size in zip(ROW_NAMES, arrangement.rows, ROW_SIZES, strict=True):
-        if len(row) != size:
-            return _foul(FoulReason.WRONG_ROW_SIZE, f"{name} has {len(row)} cards, expected {size}")
-    cards = arrangement.cards
+    front_row, middle_row, back_row = arrangement.front, arrangement.middle, arrangement.back
+    # Rows of 3, 5 and 5 (the usual case) pass in one test; otherwise the first wrong one is named.
+    if len(front_row) != FRONT_SIZE or len(middle_row) != MIDDLE_SIZE or len(back_row) != BACK_SIZE:
+        for name, row, size in zip(
+            ROW_NAMES, (front_row, middle_row, back_row), ROW_SIZES, strict=True
+        ):
+            if len(row) != size:
+                return _foul(
+                    FoulReason.WRONG_ROW_SIZE, f"{name} has {len(row)} cards, expected {size}"
+                )
+    cards = front_row + middle_row + back_row
     card_set = set(cards)
     if len(card_set) != len(cards):  # only then are the repeats counted
         repeated = [card for card, count in Counter(cards).items() if count > 1]

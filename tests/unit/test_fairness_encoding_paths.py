@@ -1,7 +1,8 @@
 """The quick paths of fair dealing's encodings held to the checked ones they stand beside.
 
 ``encode_rows`` reads rows held as tuples in one pass and ``deal_seed_fields`` encodes plain
-values without the checks' calls; anything else goes through the checks. Both paths must give
+values without the checks' calls, and ``hand_record_message`` a table's seat with its prefix made
+once; anything else goes through the checks. Both paths must give
 the same bytes for every input, and the same error (type and message) for every refused one.
 """
 
@@ -12,16 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sapsam.fairness.commitments import _encode_checked_rows, encode_rows
+from sapsam.fairness.deal import _TAG_HAND_RECORD_PREFIX, hand_record_message
 from sapsam.fairness.encoding import (
     deal_seed_fields,
     length_prefixed,
     require_deal_number,
     require_seed,
     require_table_id,
+    u8,
 )
 from sapsam.rules.arrangement import Arrangement
 from sapsam.rules.cards import DECK
@@ -101,4 +105,14 @@ def test_deal_seed_fields_encode_and_refuse_as_the_checks_do(
 ) -> None:
     assert _outcome(lambda: deal_seed_fields(table_id, deal_number, seed)) == _outcome(
         lambda: _checked_fields(table_id, deal_number, seed)
+    )
+
+
+@pytest.mark.parametrize("seat", [-1, 0, 1, 2, 3, 4, 5, 255, 256, True, False])
+@pytest.mark.parametrize("cards", [b"", bytes(range(13)), bytearray(range(13)), bytes(range(52))])
+def test_hand_record_messages_are_built_as_their_formula_says(seat: Any, cards: Any) -> None:
+    """``hand_record_message`` takes a prefix made once for a table's seats and card bytes;
+    anything else is encoded field by field, with the same bytes or error."""
+    assert _outcome(lambda: hand_record_message(seat, cards)) == _outcome(
+        lambda: _TAG_HAND_RECORD_PREFIX + u8(seat) + length_prefixed(cards)
     )

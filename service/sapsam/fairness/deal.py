@@ -24,6 +24,7 @@ from typing import Final
 from sapsam.fairness.encoding import (
     DECK_SIZE,
     HAND_SIZE,
+    MAX_SEATS,
     TAG_CUT_DECK_RECORD,
     TAG_DECK_RECORD,
     TAG_HAND_RECORD,
@@ -45,6 +46,10 @@ _TAG_CUT_DECK_RECORD_PREFIX: Final = length_prefixed(TAG_CUT_DECK_RECORD)
 _TAG_DECK_RECORD_PREFIX: Final = length_prefixed(TAG_DECK_RECORD)
 _TAG_HAND_RECORD_PREFIX: Final = length_prefixed(TAG_HAND_RECORD)
 _TAG_RECORD_KEY_PREFIX: Final = length_prefixed(TAG_RECORD_KEY)
+# lp(hand tag) || u8(seat) for each seat of a table.
+_HAND_RECORD_PREFIXES: Final = tuple(
+    _TAG_HAND_RECORD_PREFIX + u8(seat) for seat in range(MAX_SEATS)
+)
 
 
 def left_of(seat: int, seat_count: int) -> int:
@@ -196,6 +201,9 @@ def cut_deck_record_message(cards: bytes) -> bytes:
 
 def hand_record_message(seat: int, cards: bytes) -> bytes:
     """What :func:`hand_digest` signs: ``lp(hand tag) || u8(seat) || lp(hand cards)``."""
+    if type(seat) is int and 0 <= seat < MAX_SEATS and type(cards) is bytes:
+        # A table's seat and card bytes (every hand of every deal): its prefix made once.
+        return _HAND_RECORD_PREFIXES[seat] + len(cards).to_bytes(4, "big") + cards
     return _TAG_HAND_RECORD_PREFIX + u8(seat) + length_prefixed(cards)
 
 

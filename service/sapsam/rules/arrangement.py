@@ -118,14 +118,6 @@ class ArrangementCheck:
     cards: tuple[int, ...] = ()
 
 
-def _values(arrangement: Arrangement) -> tuple[HandValue, HandValue, HandValue]:
-    return (
-        evaluate3(*arrangement.front),
-        evaluate5(*arrangement.middle),
-        evaluate5(*arrangement.back),
-    )
-
-
 def _foul(
     reason: FoulReason, detail: str, values: tuple[HandValue, HandValue, HandValue] | None = None
 ) -> ArrangementCheck:
@@ -162,7 +154,7 @@ def check_arrangement(
         return _foul(
             FoulReason.NOT_DEALT_CARDS, f"card repeated: {format_cards(canonical_order(repeated))}"
         )
-    values = _values(arrangement)
+    values = (evaluate3(*front_row), evaluate5(*middle_row), evaluate5(*back_row))
     if dealt is not None:
         dealt_set = set(dealt)
         # The usual case, exactly the 13 dealt cards, passes in one comparison; otherwise what is

@@ -203,6 +203,7 @@ def test_processes_starting_together_agree_on_the_os_user(tmp_path: Path) -> Non
     """pgserver's user made by several processes at once (make test's workers on a fresh
     machine): each must see the one entry that stays, or initdb, run as the user, cannot chmod
     a folder chowned to another uid. A throwaway user stands in for ``pgserver``."""
+    pytest.importorskip("pgserver")  # whose ensure_user_exists makes the user
     name = f"sapsam-t{os.getpid() % 100000}"
     go = tmp_path / "go"
     lock = tmp_path / "user.lock"  # this test's own lock: pgserver's stays untouched

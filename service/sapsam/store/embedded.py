@@ -145,7 +145,8 @@ that may make the user takes the same lock."""
 
 
 def ensure_os_user(name: str, lock_path: Path = OS_USER_LOCK) -> None:
-    """As root, make the OS user ``name`` if it is missing, one process at a time.
+    """As root, make the OS user ``name`` if it is missing, one process at a time (pgserver's
+    ``ensure_user_exists`` under a lock; pgserver must be installed).
 
     pgserver makes its user itself, unlocked: on a fresh machine make test's workers each start a
     server at once, two ran ``useradd``, and one chowned its data folder to a uid the other's entry
@@ -155,14 +156,11 @@ def ensure_os_user(name: str, lock_path: Path = OS_USER_LOCK) -> None:
     the caller)."""
     if os.geteuid() != 0:
         return
+    from pgserver.utils import ensure_user_exists  # pgserver's own way to make it, now locked
+
     with lock_path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            subprocess.run(
-                ["useradd", "-s", "/bin/bash", name], check=True, capture_output=True, text=True
-            )
+        ensure_user_exists(name)
 
 
 def start_embedded(

@@ -253,20 +253,7 @@ def make_check(
         and len(expected) <= MAX_CHECK_TEXT
         and len(found) <= MAX_CHECK_TEXT
     ):
-        check: AuditCheck = _new(AuditCheck)  # from_fields' two steps, written out
-        _set_attribute(
-            check,
-            "__dict__",
-            {
-                "name": name,
-                "status": status,
-                "detail": detail,
-                "expected": expected,
-                "found": found,
-                "deal": deal,
-            },
-        )
-        return check
+        return _check_as_given(name, status, detail, expected, found, deal)
     return AuditCheck(name, status, detail, expected, found, deal)
 
 
@@ -275,15 +262,23 @@ def passed_check(name: str, detail: str, found: str, deal: int) -> AuditCheck:
     ``deal`` is an int from 1 to :data:`MAX_DEAL_NUMBER` and ``detail`` and ``found`` are text
     within :data:`MAX_CHECK_TEXT`: made without testing them again (fair dealing's passes,
     some ten a deal)."""
+    return _check_as_given(name, _PASSED, detail, "", found, deal)
+
+
+def _check_as_given(
+    name: str, status: Status, detail: str, expected: str, found: str, deal: int | None
+) -> AuditCheck:
+    """The check of fields ``__post_init__`` would leave as they are, set in one step
+    (from_fields' two steps, written out) instead of ``__init__``'s setattr per field."""
     check: AuditCheck = _new(AuditCheck)
     _set_attribute(
         check,
         "__dict__",
         {
             "name": name,
-            "status": _PASSED,
+            "status": status,
             "detail": detail,
-            "expected": "",
+            "expected": expected,
             "found": found,
             "deal": deal,
         },

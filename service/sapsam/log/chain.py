@@ -208,29 +208,19 @@ def _intact_chain_end(
     for event in events:
         if event.version != expected_version:
             return None
+        # The event object's members after data and metadata, which sort first (_event_object).
+        members: dict[str, JsonValue] = {
+            "schema_version": event.schema_version,
+            "stream": stream_id,
+            "type": event.type,
+            "version": expected_version,
+        }
         content = event.canonical_content
-        if content is not None:
-            # The event object's other members sort after data and metadata (_event_object).
-            event_bytes = quick_canonical_joined(
-                content,
-                {
-                    "schema_version": event.schema_version,
-                    "stream": stream_id,
-                    "type": event.type,
-                    "version": expected_version,
-                },
-            )
-        else:
-            event_bytes = quick_canonical_bytes(
-                {
-                    "data": event.data,
-                    "metadata": event.metadata,
-                    "schema_version": event.schema_version,
-                    "stream": stream_id,
-                    "type": event.type,
-                    "version": expected_version,
-                }
-            )
+        event_bytes = (
+            quick_canonical_joined(content, members)
+            if content is not None
+            else quick_canonical_bytes({"data": event.data, "metadata": event.metadata, **members})
+        )
         if event_bytes is None:
             return None
         if _sha256(expected_previous + event_bytes).digest() != event.hash:

@@ -78,10 +78,10 @@ def encode_rows(arrangement: Rows) -> bytes:
     if type(front) is tuple and type(middle) is tuple and type(back) is tuple:
         split, end = len(front), len(front) + len(middle)
         try:
-            cards = bytes(front + middle + back)
+            cards: bytes | None = bytes(front + middle + back)
         except (TypeError, ValueError):
-            cards = _NOT_A_CARD
-        if len(cards) <= DECK_SIZE and (not cards or max(cards) < DECK_SIZE):
+            cards = None
+        if cards is not None and len(cards) <= DECK_SIZE and (not cards or max(cards) < DECK_SIZE):
             return b"".join(
                 (
                     _ROW_LENGTHS[split],
@@ -93,9 +93,6 @@ def encode_rows(arrangement: Rows) -> bytes:
                 )
             )
     return _encode_checked_rows(front, middle, back)
-
-
-_NOT_A_CARD: Final = bytes([DECK_SIZE])
 
 
 def _encode_checked_rows(front: Sequence[int], middle: Sequence[int], back: Sequence[int]) -> bytes:

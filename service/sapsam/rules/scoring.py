@@ -228,13 +228,8 @@ def settle(rule_set: RuleSet, rows: tuple[int, int, int], unit: int | None = Non
     every pair of every deal).
     """
     by_rows, majority, two_of_three, scoop = _parts(rule_set, rows)
-    amount = (by_rows + majority + two_of_three + scoop) * (
-        rule_set.row_unit if unit is None else unit
-    )
-    # _int64, in line (scoring settles every pair of every deal).
-    if not -INT64_MAX <= amount <= INT64_MAX:
-        raise ScoreOverflowError("an amount left the 64-bit range")
-    return amount
+    unit = rule_set.row_unit if unit is None else unit
+    return _int64((by_rows + majority + two_of_three + scoop) * unit)
 
 
 def _int64(amount: int) -> int:
@@ -310,14 +305,11 @@ def score_deal(
         )
     totals = [0] * seat_count
     pairs: list[PairResult] = []
-    # Without royalties (royalty_units 0 for every pair) no seat's royalties are read; without
-    # pair stakes every pair plays for row_unit (unit_between's answer).
+    # Without royalties (royalty_units 0 for every pair) no seat's royalties are read.
     pays_royalties = rule_set.royalties is not _NO_ROYALTIES
     if pays_royalties:
         royalties = [row_royalties(rule_set, check) for check in checks]
         broken = [broken_royalties(rule_set, check) for check in checks]
-    own_stakes = bool(rule_set.pair_units)
-    unit = rule_set.row_unit
     # No seat holding a natural (the usual deal) is no naturals: natural_settlement would give
     # None for every pair.
     if (
@@ -328,8 +320,7 @@ def score_deal(
         naturals = None
     for seat_a in range(seat_count):
         for seat_b in range(seat_a + 1, seat_count):
-            if own_stakes:
-                unit = rule_set.unit_between(seat_a, seat_b)
+            unit = rule_set.unit_between(seat_a, seat_b)
             by_naturals = (
                 None
                 if naturals is None
